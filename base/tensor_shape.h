@@ -1,0 +1,73 @@
+// TensorShape (every dimension known) and PartialTensorShape (unknown rank or dimensions).
+//
+// A TensorShape is what a Tensor has; a PartialTensorShape is what a graph may declare
+// (a Placeholder's `shape` attribute, where -1 is an unknown dimension). Both convert
+// to and from TensorShapeProto.
+#ifndef TENSORACT_BASE_TENSOR_SHAPE_H_
+#define TENSORACT_BASE_TENSOR_SHAPE_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "messages/tensor_shape.pb.h"
+
+namespace tensoract {
+
+class TensorShape {
+ public:
+  TensorShape() = default;  // a scalar
+  TensorShape(std::initializer_list<int64_t> dims) : dims_(dims) {}
+  explicit TensorShape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
+
+  // Fails when a dimension is negative or the element count overflows int64.
+  static StatusOr<TensorShape> FromDims(const std::vector<int64_t>& dims);
+  static StatusOr<TensorShape> FromProto(const tensorflow::TensorShapeProto& proto);
+  void AsProto(tensorflow::TensorShapeProto* proto) const;
+
+  int dims() const { return static_cast<int>(dims_.size()); }
+  int64_t dim_size(int d) const { return dims_[d]; }
+  const std::vector<int64_t>& dim_sizes() const { return dims_; }
+  int64_t num_elements() const;
+
+  void AddDim(int64_t size) { dims_.push_back(size); }
+
+  bool operator==(const TensorShape& o) const { return dims_ == o.dims_; }
+  bool operator!=(const TensorShape& o) const { return dims_ != o.dims_; }
+
+  // "[2,3]"; a scalar is "[]".
+  std::string DebugString() const;
+
+ private:
+  std::vector<int64_t> dims_;
+};
+
+class PartialTensorShape {
+ public:
+  PartialTensorShape() = default;  // unknown rank
+  explicit PartialTensorShape(std::vector<int64_t> dims) : known_rank_(true), dims_(std::move(dims)) {}
+
+  static StatusOr<PartialTensorShape> FromProto(const tensorflow::TensorShapeProto& proto);
+  void AsProto(tensorflow::TensorShapeProto* proto) const;
+
+  bool unknown_rank() const { return !known_rank_; }
+  int dims() const { return known_rank_ ? static_cast<int>(dims_.size()) : -1; }
+  int64_t dim_size(int d) const { return dims_[d]; }  // -1 when unknown
+  bool IsFullyDefined() const;
+
+  // True when some fully defined shape matches both (unknown parts match anything).
+  bool IsCompatibleWith(const TensorShape& shape) const;
+
+  // "[?,784]", or "<unknown>" for unknown rank.
+  std::string DebugString() const;
+
+ private:
+  bool known_rank_ = false;
+  std::vector<int64_t> dims_;
+};
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_BASE_TENSOR_SHAPE_H_

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs everything tensoract builds and tests with, on a fresh Debian 12 machine.
+# Safe to run twice: apt and pip skip what is already there, and a marker file skips
+# `apt-get update` when every package is present.
+#
+#   bootstrap/install-deps.sh            build deps, Fashion-MNIST, tensorflow-cpu (the reference)
+#   bootstrap/install-deps.sh --peers    also the benchmark peers (PyPI torch: several GB)
+set -euo pipefail
+
+want_peers=0
+for arg in "$@"; do
+  case "$arg" in
+    --peers) want_peers=1 ;;
+    *) echo "install-deps.sh: unknown option '$arg' (known: --peers)" >&2; exit 2 ;;
+  esac
+done
+
+packages=(
+  build-essential g++ cmake pkg-config ccache git
+  libcaf-dev
+  libprotobuf-dev protobuf-compiler
+  libeigen3-dev
+  libcapnp-dev capnproto
+  catch2
+  zlib1g-dev
+  dataset-fashion-mnist
+  python3 python3-pip
+)
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: Debian packages already installed"
+fi
+
+# The Python peers. pip may refuse to touch a Debian-managed interpreter (PEP 668);
+# --break-system-packages is then the documented way to install into it anyway.
+py=$(command -v python3)
+pip_install() {
+  "$py" -m pip install -q "$@" 2>/dev/null || "$py" -m pip install -q --break-system-packages "$@"
+}
+if "$py" -c 'import tensorflow' >/dev/null 2>&1; then
+  echo "install-deps: tensorflow already installed"
+else
+  echo "install-deps: installing tensorflow-cpu from PyPI (the compatibility reference)"
+  pip_install tensorflow-cpu || echo "install-deps: WARNING: tensorflow-cpu could not be installed; compatibility tests will say they are skipped" >&2
+fi
+if [ "$want_peers" -eq 1 ]; then
+  if "$py" -c 'import torch' >/dev/null 2>&1; then
+    echo "install-deps: torch already installed"
+  else
+    echo "install-deps: installing torch from PyPI (benchmark peer)"
+    pip_install torch
+  fi
+fi
+echo "install-deps: done"

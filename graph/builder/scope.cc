@@ -1,0 +1,166 @@
+#include "graph/builder/scope.h"
+
+namespace tensoract {
+
+std::string Output::name() const {
+  if (node == nullptr) return "<none>";
+  return index == 0 ? node->name() : StrCat(node->name(), ":", index);
+}
+
+template <class T>
+tensorflow::TensorProto Input::MakeProto(const std::vector<T>& values, const std::vector<int64_t>& dims) {
+  tensorflow::TensorProto p;
+  for (int64_t d : dims) p.mutable_tensor_shape()->add_dim()->set_size(d);
+  if constexpr (std::is_same_v<T, float>) {
+    p.set_dtype(tensorflow::DT_FLOAT);
+    for (float v : values) p.add_float_val(v);
+  } else if constexpr (std::is_same_v<T, double>) {
+    p.set_dtype(tensorflow::DT_DOUBLE);
+    for (double v : values) p.add_double_val(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    p.set_dtype(tensorflow::DT_BOOL);
+    for (bool v : values) p.add_bool_val(v);
+  } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, long long>) {
+    p.set_dtype(tensorflow::DT_INT64);
+    for (auto v : values) p.add_int64_val(v);
+  } else {
+    static_assert(std::is_integral_v<T>, "an inline constant must be a number, bool or string");
+    p.set_dtype(tensorflow::DT_INT32);  // TensorFlow's default for Python ints
+    for (auto v : values) p.add_int_val(static_cast<int32_t>(v));
+  }
+  return p;
+}
+template tensorflow::TensorProto Input::MakeProto(const std::vector<float>&, const std::vector<int64_t>&);
+template tensorflow::TensorProto Input::MakeProto(const std::vector<double>&, const std::vector<int64_t>&);
+template tensorflow::TensorProto Input::MakeProto(const std::vector<bool>&, const std::vector<int64_t>&);
+template tensorflow::TensorProto Input::MakeProto(const std::vector<int>&, const std::vector<int64_t>&);
+template tensorflow::TensorProto Input::MakeProto(const std::vector<long>&, const std::vector<int64_t>&);
+template tensorflow::TensorProto Input::MakeProto(const std::vector<long long>&, const std::vector<int64_t>&);
+
+Input::Input(const std::string& s) : is_constant_(true) {
+  constant_.set_dtype(tensorflow::DT_STRING);
+  constant_.add_string_val(s);
+}
+
+Scope Scope::NewRootScope() {
+  Scope s;
+  s.shared_ = std::make_shared<Shared>();
+  s.shared_->graph = std::make_unique<Graph>();
+  return s;
+}
+
+Scope Scope::NewSubScope(const std::string& name) const {
+  Scope s = *this;
+  s.op_name_.clear();
+  if (name.empty()) return s;
+  std::string unique = UniqueName(prefix_.empty() ? name : prefix_ + "/" + name);
+  s.prefix_ = unique;
+  return s;
+}
+
+Scope Scope::WithOpName(const std::string& name) const {
+  Scope s = *this;
+  s.op_name_ = name;
+  return s;
+}
+
+Scope Scope::WithDevice(const std::string& device) const {
+  Scope s = *this;
+  s.device_ = device;
+  return s;
+}
+
+Scope Scope::WithControlDependencies(const std::vector<Output>& deps) const {
+  Scope s = *this;
+  s.control_deps_.insert(s.control_deps_.end(), deps.begin(), deps.end());
+  return s;
+}
+
+Scope Scope::ColocateWith(const Output& op) const {
+  Scope s = *this;
+  if (op.node) s.colocate_with_ = op.node->name();
+  return s;
+}
+
+void Scope::UpdateStatus(const Status& s) const {
+  if (shared_->status.ok() && !s.ok()) shared_->status = s;
+}
+
+Status Scope::ToGraphDef(tensorflow::GraphDef* graph_def) const {
+  TA_RETURN_IF_ERROR(shared_->status);
+  graph()->ToGraphDef(graph_def);
+  return Status::OK();
+}
+
+std::string Scope::UniqueName(const std::string& base) const {
+  // TensorFlow's rule: the first use is the name itself, the k-th "name_k"; a generated
+  // name that someone already took explicitly is skipped.
+  auto& counts = shared_->name_counts;
+  auto it = counts.find(base);
+  if (it == counts.end()) {
+    counts[base] = 1;
+    return base;
+  }
+  std::string candidate;
+  do {
+    candidate = StrCat(base, "_", it->second++);
+  } while (counts.count(candidate));
+  counts[candidate] = 1;
+  return candidate;
+}
+
+Node* Scope::ToNode(const Input& input) const {
+  if (!input.is_constant()) return input.output().node;
+  const auto& value = input.constant();
+  if (value.dtype() == tensorflow::DT_INVALID) {
+    UpdateStatus(errors::InvalidArgument("an inline constant has rows of different lengths"));
+    return nullptr;
+  }
+  tensorflow::AttrValue v, dtype;
+  *v.mutable_tensor() = value;
+  dtype.set_type(value.dtype());
+  return WithOpName("").AddOp("Const", "Const", {}, {{"value", v}, {"dtype", dtype}});
+}
+
+Node* Scope::AddOp(const std::string& op, const std::string& default_name, const std::vector<Input>& inputs,
+                   const std::map<std::string, tensorflow::AttrValue>& attrs) const {
+  if (!ok()) return nullptr;
+  std::vector<Output> resolved;
+  for (const Input& in : inputs) {
+    Node* n = ToNode(in);
+    if (n == nullptr) {
+      UpdateStatus(errors::InvalidArgument("input ", resolved.size(), " of a new '", op, "' node is empty"));
+      return nullptr;
+    }
+    resolved.push_back(in.is_constant() ? Output(n, 0) : in.output());
+  }
+  const std::string& base = op_name_.empty() ? default_name : op_name_;
+  NodeDef def;
+  def.set_name(UniqueName(prefix_.empty() ? base : prefix_ + "/" + base));
+  def.set_op(op);
+  def.set_device(device_);
+  for (const Output& o : resolved) def.add_input(o.name());
+  for (const Output& dep : control_deps_) def.add_input("^" + dep.node->name());
+  for (const auto& [name, value] : attrs) (*def.mutable_attr())[name] = value;
+  if (!colocate_with_.empty()) (*def.mutable_attr())["_class"].mutable_list()->add_s("loc:@" + colocate_with_);
+  auto node = graph()->AddNode(def);
+  if (!node.ok()) {
+    UpdateStatus(node.status());
+    return nullptr;
+  }
+  for (size_t i = 0; i < resolved.size(); ++i) {
+    const Output& o = resolved[i];
+    DataType have = o.type(), want = (*node)->input_type(static_cast<int>(i));
+    if (have != want && BaseType(have) != want) {
+      UpdateStatus(errors::InvalidArgument("input ", i, " of node '", def.name(), "' (op '", op, "') is '",
+                                           o.name(), "' of type ", DataTypeString(have), " but should be ",
+                                           DataTypeString(want)));
+      return nullptr;
+    }
+    graph()->AddEdge(o.node, o.index, *node, static_cast<int>(i));
+  }
+  for (const Output& dep : control_deps_) graph()->AddControlEdge(dep.node, *node);
+  return *node;
+}
+
+}  // namespace tensoract

@@ -1,0 +1,128 @@
+// The C++ graph builder: Scope, Output and Input.
+//
+//   Scope root = Scope::NewRootScope();
+//   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+//   auto y = ops::Add(root, ops::MatMul(root, w, x), b);   // names "MatMul", "Add"
+//   GraphDef def; TA_RETURN_IF_ERROR(root.ToGraphDef(&def));
+//
+// A Scope carries where new nodes go: a name prefix ("layer1/"), a device, control
+// dependencies and colocation. Names are made unique the way TensorFlow does it: the
+// second "Add" in a scope becomes "Add_1". Errors (an invalid node, a bad input) are
+// recorded in the scope and returned by status() and ToGraphDef(), so building code can
+// chain calls and check once, as in TensorFlow.
+//
+// Scopes are cheap values; all scopes from one root share the graph, the name table and
+// the status. Not thread-safe.
+#ifndef TENSORACT_GRAPH_BUILDER_SCOPE_H_
+#define TENSORACT_GRAPH_BUILDER_SCOPE_H_
+
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "messages/tensor.pb.h"
+
+namespace tensoract {
+
+// One output of a node: "node:index".
+struct Output {
+  Output() = default;
+  Output(Node* n, int i = 0) : node(n), index(i) {}  // NOLINT: implicit like TensorFlow's
+  Node* node = nullptr;
+  int index = 0;
+  DataType type() const { return node ? node->output_type(index) : tensorflow::DT_INVALID; }
+  // "node" for output 0, "node:1" otherwise: what Session::Run feeds and fetches take.
+  std::string name() const;
+};
+
+// An op's input: an existing Output, or a constant written inline, which becomes a Const
+// node: ops::Add(s, x, 1.0f), ops::MatMul(s, {{1.f, 2.f}, {3.f, 4.f}}, x).
+class Input {
+ public:
+  Input(const Output& output) : output_(output) {}  // NOLINT
+  Input(Node* node) : output_(node, 0) {}           // NOLINT
+  Input(const tensorflow::TensorProto& value) : constant_(value), is_constant_(true) {}  // NOLINT
+  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  Input(T scalar) : Input(MakeProto({scalar}, {})) {}  // NOLINT
+  Input(const char* s) : Input(std::string(s)) {}       // NOLINT
+  Input(const std::string& s);                          // NOLINT
+  template <class T>
+  Input(std::initializer_list<T> v) : Input(MakeProto(std::vector<T>(v), {static_cast<int64_t>(v.size())})) {}  // NOLINT
+  template <class T>
+  Input(std::initializer_list<std::initializer_list<T>> rows);  // NOLINT
+
+  bool is_constant() const { return is_constant_; }
+  const Output& output() const { return output_; }
+  const tensorflow::TensorProto& constant() const { return constant_; }
+
+ private:
+  template <class T>
+  static tensorflow::TensorProto MakeProto(const std::vector<T>& values, const std::vector<int64_t>& dims);
+
+  Output output_;
+  tensorflow::TensorProto constant_;
+  bool is_constant_ = false;
+};
+
+class Scope {
+ public:
+  static Scope NewRootScope();
+
+  Scope NewSubScope(const std::string& name) const;  // names below "prefix/name/"
+  Scope WithOpName(const std::string& name) const;   // the next op's exact name (made unique)
+  Scope WithDevice(const std::string& device) const;
+  Scope WithControlDependencies(const std::vector<Output>& deps) const;
+  Scope ColocateWith(const Output& op) const;
+
+  Graph* graph() const { return shared_->graph.get(); }
+  Status status() const { return shared_->status; }
+  bool ok() const { return shared_->status.ok(); }
+  void UpdateStatus(const Status& s) const;
+
+  // Exports the graph; fails with the first error any builder call recorded.
+  Status ToGraphDef(tensorflow::GraphDef* graph_def) const;
+
+  // For ops:: functions: adds a node of `op` with these inputs and attrs, named from the
+  // scope (or `default_name`), with the scope's device, control deps and colocation.
+  // Returns nullptr (and records the error) on failure.
+  Node* AddOp(const std::string& op, const std::string& default_name, const std::vector<Input>& inputs,
+              const std::map<std::string, tensorflow::AttrValue>& attrs) const;
+
+ private:
+  struct Shared {
+    std::unique_ptr<Graph> graph;
+    std::map<std::string, int> name_counts;
+    Status status;
+  };
+  Scope() = default;
+  std::string UniqueName(const std::string& base) const;
+  Node* ToNode(const Input& input) const;
+
+  std::shared_ptr<Shared> shared_;
+  std::string prefix_;  // "" or "a/b"
+  std::string op_name_;
+  std::string device_;
+  std::vector<Output> control_deps_;
+  std::string colocate_with_;
+};
+
+template <class T>
+Input::Input(std::initializer_list<std::initializer_list<T>> rows) {
+  std::vector<T> flat;
+  size_t cols = rows.size() ? rows.begin()->size() : 0;
+  bool ragged = false;
+  for (const auto& r : rows) {
+    ragged |= r.size() != cols;
+    flat.insert(flat.end(), r.begin(), r.end());
+  }
+  constant_ = MakeProto(flat, {static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols)});
+  if (ragged) constant_.set_dtype(tensorflow::DT_INVALID);  // reported when the Const is added
+  is_constant_ = true;
+}
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_GRAPH_BUILDER_SCOPE_H_

@@ -1,0 +1,138 @@
+// Graph: nodes (operations) joined by data edges (tensors) and control edges (ordering).
+//
+// The runtime's working form of a GraphDef: edges are explicit in both directions, each
+// node carries its resolved OpDef and input/output types, and every graph has a Source
+// node (before everything) and a Sink node (after everything), as in TensorFlow, so
+// "ready at the start" and "all done" are ordinary edges.
+//
+// A Graph is built once and then read; it is not thread-safe while being modified.
+// Node ids are dense and stable: ids of removed nodes are not reused.
+#ifndef TENSORACT_GRAPH_GRAPH_H_
+#define TENSORACT_GRAPH_GRAPH_H_
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "base/types.h"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "messages/graph.pb.h"
+
+namespace tensoract {
+
+class Node;
+
+// A data edge carries output `src_output` of `src` into input `dst_input` of `dst`. A
+// control edge has both ports set to kControlSlot.
+struct Edge {
+  static constexpr int kControlSlot = -1;
+  int id;
+  Node* src;
+  int src_output;
+  Node* dst;
+  int dst_input;
+  bool IsControlEdge() const { return src_output == kControlSlot; }
+};
+
+class Node {
+ public:
+  int id() const { return id_; }
+  const std::string& name() const { return def_.name(); }
+  const std::string& type_string() const { return def_.op(); }
+  const NodeDef& def() const { return def_; }
+  NodeDef* mutable_def() { return &def_; }
+  const tensorflow::OpDef& op_def() const { return *op_def_; }
+  const std::string& requested_device() const { return def_.device(); }
+
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  DataType input_type(int i) const { return input_types_[i]; }
+  DataType output_type(int i) const { return output_types_[i]; }
+  const DataTypeVector& input_types() const { return input_types_; }
+  const DataTypeVector& output_types() const { return output_types_; }
+
+  const std::vector<const Edge*>& in_edges() const { return in_edges_; }
+  const std::vector<const Edge*>& out_edges() const { return out_edges_; }
+  // The data edge into input `i`, or nullptr.
+  const Edge* input_edge(int i) const;
+
+  bool IsSource() const { return id_ == 0; }
+  bool IsSink() const { return id_ == 1; }
+  bool IsOp() const { return id_ > 1; }
+  bool IsStateful() const { return op_def_->is_stateful(); }
+
+ private:
+  friend class Graph;
+  int id_ = -1;
+  NodeDef def_;
+  const tensorflow::OpDef* op_def_ = nullptr;
+  DataTypeVector input_types_, output_types_;
+  std::vector<const Edge*> in_edges_, out_edges_;
+};
+
+class Graph {
+ public:
+  explicit Graph(const OpRegistry* registry = OpRegistry::Global());
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // Adds a node without edges; its inputs in `def` are not connected (ImportGraphDef and
+  // the builder connect them). Fails, naming the node, on an unknown op or a NodeDef the
+  // op does not accept; fills in attr defaults.
+  StatusOr<Node*> AddNode(NodeDef def);
+  void RemoveNode(Node* node);
+
+  const Edge* AddEdge(Node* src, int src_output, Node* dst, int dst_input);
+  const Edge* AddControlEdge(Node* src, Node* dst);
+  void RemoveEdge(const Edge* edge);
+
+  Node* source_node() const { return nodes_[0]; }
+  Node* sink_node() const { return nodes_[1]; }
+  Node* FindNodeId(int id) const { return id >= 0 && id < num_node_ids() ? nodes_[id] : nullptr; }
+  Node* FindNode(const std::string& name) const;
+  int num_node_ids() const { return static_cast<int>(nodes_.size()); }
+  int num_op_nodes() const { return num_op_nodes_; }
+  // Every live node, Source and Sink included, in id order.
+  std::vector<Node*> nodes() const;
+  std::vector<Node*> op_nodes() const;
+
+  const tensorflow::VersionDef& versions() const { return versions_; }
+  void set_versions(const tensorflow::VersionDef& v) { versions_ = v; }
+  const OpRegistry* op_registry() const { return registry_; }
+
+  // Writes the op nodes in id order with their inputs rebuilt from the edges: data
+  // inputs by input index, then control inputs as "^name". Source and Sink are implicit.
+  void ToGraphDef(tensorflow::GraphDef* graph_def) const;
+
+  // Connects every op node without inputs to Source and without outputs to Sink, so the
+  // graph has one entry and one exit.
+  void ConnectToSourceAndSink();
+
+ private:
+  Node* AllocateNode(NodeDef def, const tensorflow::OpDef* op_def);
+
+  const OpRegistry* registry_;
+  std::vector<Node*> nodes_;  // by id; nullptr where removed
+  std::vector<std::unique_ptr<Node>> node_storage_;
+  std::vector<std::unique_ptr<Edge>> edges_;  // by id; nullptr where removed
+  std::unordered_map<std::string, Node*> by_name_;
+  tensorflow::VersionDef versions_;
+  int num_op_nodes_ = 0;
+};
+
+// Builds `graph` (which must be empty) from a GraphDef: every node validated against its
+// op, every input resolved ("n", "n:1", "^n") and type-checked, and any cycle reported.
+// Errors name the node and input at fault.
+Status ImportGraphDef(const tensorflow::GraphDef& graph_def, Graph* graph);
+
+// Node ids in an order where every node comes after all its inputs (data and control).
+// Fails with InvalidArgument naming nodes on a cycle.
+Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order);
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_GRAPH_GRAPH_H_

@@ -1,0 +1,50 @@
+// OpDefBuilder: turns TensorFlow's compact op spec strings into an OpDef.
+//
+//   Attr("T: {float, double}")            type attr with allowed values
+//   Attr("transpose_a: bool = false")     typed attr with a default
+//   Attr("N: int >= 1")                   minimum
+//   Attr("shape: shape = { unknown_rank: true }")   default in AttrValue text form
+//   Attr("ksize: list(int) >= 4")         list attr with a minimum length
+//   Input("a: T")                         typed by an attr
+//   Input("x: float")                     fixed type
+//   Input("values: N * T")                N inputs of type T
+//   Input("args: Tin")                    a list(type) attr
+//   Input("ref: Ref(T)")                  a reference input
+//
+// Nothing is checked until Finalize, which names the op and the spec that is wrong.
+#ifndef TENSORACT_GRAPH_OP_DEF_BUILDER_H_
+#define TENSORACT_GRAPH_OP_DEF_BUILDER_H_
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "messages/op_def.pb.h"
+
+namespace tensoract {
+
+class OpDefBuilder {
+ public:
+  explicit OpDefBuilder(std::string op_name);
+
+  OpDefBuilder& Attr(std::string spec);
+  OpDefBuilder& Input(std::string spec);
+  OpDefBuilder& Output(std::string spec);
+  OpDefBuilder& ControlOutput(std::string name);
+  OpDefBuilder& SetIsCommutative();
+  OpDefBuilder& SetIsAggregate();
+  OpDefBuilder& SetIsStateful();
+  OpDefBuilder& SetAllowsUninitializedInput();
+  OpDefBuilder& Doc(std::string summary);
+
+  const std::string& op_name() const { return op_def_.name(); }
+  Status Finalize(tensorflow::OpDef* op_def) const;
+
+ private:
+  tensorflow::OpDef op_def_;
+  std::vector<std::string> attrs_, inputs_, outputs_;
+};
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_GRAPH_OP_DEF_BUILDER_H_

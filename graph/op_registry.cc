@@ -1,0 +1,48 @@
+#include "graph/op_registry.h"
+
+namespace tensoract {
+
+OpRegistry* OpRegistry::Global() {
+  static OpRegistry* const kRegistry = new OpRegistry;  // never destroyed: used by static init
+  return kRegistry;
+}
+
+void OpRegistry::Register(const OpDefBuilder& builder) {
+  auto entry = std::make_unique<Entry>();
+  entry->status = builder.Finalize(&entry->op_def);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = ops_[builder.op_name()];
+  if (slot != nullptr) {
+    slot->status = errors::AlreadyExists("op '", builder.op_name(), "' is registered twice");
+    return;
+  }
+  slot = std::move(entry);
+}
+
+StatusOr<const tensorflow::OpDef*> OpRegistry::LookUp(const std::string& op_type) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = ops_.find(op_type);
+  if (it == ops_.end()) {
+    return errors::NotFound("op type '", op_type, "' is not registered in tensoract (", ops_.size(),
+                            " ops are; see OpRegistry::ListOpNames)");
+  }
+  if (!it->second->status.ok()) return it->second->status;
+  return &it->second->op_def;
+}
+
+std::vector<std::string> OpRegistry::ListOpNames() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> names;
+  for (const auto& [name, entry] : ops_) names.push_back(name);
+  return names;
+}
+
+void OpRegistry::Export(tensorflow::OpList* ops) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  ops->Clear();
+  for (const auto& [name, entry] : ops_) {
+    if (entry->status.ok()) *ops->add_op() = entry->op_def;
+  }
+}
+
+}  // namespace tensoract

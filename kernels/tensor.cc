@@ -1,0 +1,204 @@
+#include "kernels/tensor.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <sstream>
+
+#include "kernels/dtype_dispatch.h"
+
+namespace tensoract {
+namespace {
+
+// Fixed-size elements in memory from an Allocator.
+class AllocatedBuffer : public TensorBuffer {
+ public:
+  AllocatedBuffer(Allocator* allocator, void* data, size_t size)
+      : allocator_(allocator), data_(data), size_(size) {}
+  ~AllocatedBuffer() override { allocator_->DeallocateRaw(data_, size_); }
+  void* data() const override { return data_; }
+  size_t size() const override { return size_; }
+  Allocator* allocator() const override { return allocator_; }
+
+ private:
+  Allocator* allocator_;
+  void* data_;
+  size_t size_;
+};
+
+// std::string elements constructed in allocator memory, destroyed with the buffer.
+class StringBuffer : public AllocatedBuffer {
+ public:
+  StringBuffer(Allocator* allocator, void* data, int64_t n)
+      : AllocatedBuffer(allocator, data, n * sizeof(std::string)), n_(n) {
+    auto* p = static_cast<std::string*>(data);
+    for (int64_t i = 0; i < n; ++i) new (p + i) std::string();
+  }
+  ~StringBuffer() override {
+    auto* p = static_cast<std::string*>(data());
+    for (int64_t i = 0; i < n_; ++i) p[i].~basic_string();
+  }
+
+ private:
+  int64_t n_;
+};
+
+[[noreturn]] void Fatal(const std::string& message) {
+  std::fprintf(stderr, "tensoract: fatal: %s\n", message.c_str());
+  std::abort();
+}
+
+StatusOr<std::shared_ptr<TensorBuffer>> MakeBuffer(Allocator* allocator, DataType dtype,
+                                                   const TensorShape& shape) {
+  const int64_t n = shape.num_elements();
+  if (dtype == tensorflow::DT_STRING) {
+    void* p = allocator->AllocateRaw(kAllocatorAlignment, n * sizeof(std::string));
+    if (p == nullptr) {
+      return errors::ResourceExhausted("allocator '", allocator->Name(), "' could not allocate ",
+                                       n, " strings for a tensor of shape ", shape.DebugString());
+    }
+    return std::shared_ptr<TensorBuffer>(std::make_shared<StringBuffer>(allocator, p, n));
+  }
+  if (!DataTypeIsFixedSize(dtype)) {
+    return errors::InvalidArgument("a tensor cannot hold elements of type ", DataTypeString(dtype));
+  }
+  const size_t bytes = static_cast<size_t>(n) * DataTypeSize(dtype);
+  void* p = allocator->AllocateRaw(kAllocatorAlignment, bytes);
+  if (p == nullptr) {
+    return errors::ResourceExhausted("allocator '", allocator->Name(), "' could not allocate ",
+                                     bytes, " bytes for a ", DataTypeString(dtype),
+                                     " tensor of shape ", shape.DebugString());
+  }
+  return std::shared_ptr<TensorBuffer>(std::make_shared<AllocatedBuffer>(allocator, p, bytes));
+}
+
+// One element as text, the way TensorFlow's SummarizeValue prints it.
+template <class T>
+void PrintElement(std::ostream& os, const T& v) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    os << '"' << v << '"';
+  } else if constexpr (std::is_same_v<T, bool>) {
+    os << (v ? 1 : 0);
+  } else if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) {
+    os << static_cast<int>(v);
+  } else if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
+    os << static_cast<float>(v);
+  } else if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+    os << "(" << v.real() << "," << v.imag() << ")";
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    os << v;
+  } else {
+    os << static_cast<int>(v.value);  // quantized and narrow types: the stored bits
+  }
+}
+
+// Nested brackets per dimension: [[1 2][3 4]].
+template <class T>
+void PrintNested(std::ostream& os, const T* data, const std::vector<int64_t>& dims, int64_t limit) {
+  const int64_t n = [&] { int64_t k = 1; for (int64_t d : dims) k *= d; return k; }();
+  if (dims.empty()) {
+    PrintElement(os, data[0]);
+    return;
+  }
+  const int64_t shown = std::min(n, limit);
+  // strides[i]: elements spanned by one step in dimension i.
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * dims[i + 1];
+  for (int64_t i = 0; i < shown; ++i) {
+    for (size_t d = 0; d < dims.size(); ++d) if (dims[d] > 0 && i % strides[d] == 0) os << '[';
+    if (i % dims.back() != 0) os << ' ';
+    PrintElement(os, data[i]);
+    for (size_t d = 0; d < dims.size(); ++d) if (dims[d] > 0 && (i + 1) % strides[d] == 0) os << ']';
+  }
+  if (shown < n) os << "...";
+  if (n == 0) os << "[]";
+}
+
+}  // namespace
+
+Tensor::Tensor() : dtype_(tensorflow::DT_FLOAT), shape_({0}) {}
+
+Tensor::Tensor(DataType dtype, const TensorShape& shape) : Tensor(cpu_allocator(), dtype, shape) {}
+
+Tensor::Tensor(Allocator* allocator, DataType dtype, const TensorShape& shape)
+    : dtype_(dtype), shape_(shape) {
+  auto buf = MakeBuffer(allocator, dtype, shape);
+  if (!buf.ok()) Fatal(buf.status().ToString());
+  buf_ = std::move(buf).value();
+}
+
+StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype, const TensorShape& shape) {
+  TA_ASSIGN_OR_RETURN(auto buf, MakeBuffer(allocator, dtype, shape));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  t.buf_ = std::move(buf);
+  return t;
+}
+
+void* Tensor::data() const { return buf_ ? buf_->data() : nullptr; }
+
+size_t Tensor::TotalBytes() const {
+  if (dtype_ == tensorflow::DT_STRING) {
+    size_t total = 0;
+    const auto* s = static_cast<const std::string*>(data());
+    for (int64_t i = 0; i < NumElements(); ++i) total += s[i].size();
+    return total;
+  }
+  return static_cast<size_t>(NumElements()) * DataTypeSize(dtype_);
+}
+
+void Tensor::CheckType(DataType expected) const {
+  if (expected != dtype_) {
+    Fatal(StrCat("a ", DataTypeString(dtype_), " tensor was accessed as ", DataTypeString(expected)));
+  }
+}
+
+void Tensor::CheckRank(int expected) const {
+  if (expected != dims()) {
+    Fatal(StrCat("a tensor of shape ", shape_.DebugString(), " was accessed as rank ", expected));
+  }
+}
+
+void Tensor::FatalSizeMismatch(size_t num_values, const TensorShape& shape) {
+  Fatal(StrCat(num_values, " values cannot fill a tensor of shape ", shape.DebugString()));
+}
+
+StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
+  if (shape.num_elements() != NumElements()) {
+    return errors::InvalidArgument("cannot reshape a tensor of shape ", shape_.DebugString(), " (",
+                                   NumElements(), " elements) to ", shape.DebugString(), " (",
+                                   shape.num_elements(), " elements)");
+  }
+  Tensor t = *this;
+  t.shape_ = shape;
+  return t;
+}
+
+Tensor Tensor::DeepCopy(Allocator* allocator) const {
+  Tensor t(allocator, dtype_, shape_);
+  if (dtype_ == tensorflow::DT_STRING) {
+    const auto* from = static_cast<const std::string*>(data());
+    auto* to = static_cast<std::string*>(t.data());
+    for (int64_t i = 0; i < NumElements(); ++i) to[i] = from[i];
+  } else if (NumElements() > 0) {
+    std::memcpy(t.data(), data(), TotalBytes());
+  }
+  return t;
+}
+
+std::string Tensor::SummarizeValue(int64_t max_entries) const {
+  std::ostringstream os;
+  if (!IsInitialized()) return "<uninitialized>";
+  TA_SWITCH_ALL_TYPES(dtype_, os << "<unprintable " << DataTypeString(dtype_) << ">",
+                      PrintNested(os, static_cast<const T*>(data()), shape_.dim_sizes(), max_entries));
+  return os.str();
+}
+
+std::string Tensor::DebugString(int max_entries) const {
+  return StrCat("Tensor<type: ", DataTypeString(dtype_), " shape: ", shape_.DebugString(),
+                " values: ", SummarizeValue(max_entries), ">");
+}
+
+}  // namespace tensoract
