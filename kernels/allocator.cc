@@ -1,6 +1,7 @@
 #include "kernels/allocator.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 namespace tensoract {
@@ -16,6 +17,7 @@ void RaiseTo(std::atomic<int64_t>& target, int64_t value) {
 
 void* CPUAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
   alignment = std::max(alignment, kAllocatorAlignment);
+  if (num_bytes > SIZE_MAX - alignment) return nullptr;  // the rounding below would wrap
   // aligned_alloc wants a size that is a multiple of the alignment; zero-byte tensors
   // still get a distinct pointer.
   size_t rounded = (std::max<size_t>(num_bytes, 1) + alignment - 1) / alignment * alignment;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <sstream>
 
@@ -52,6 +53,14 @@ class StringBuffer : public AllocatedBuffer {
 StatusOr<std::shared_ptr<TensorBuffer>> MakeBuffer(Allocator* allocator, DataType dtype,
                                                    const TensorShape& shape) {
   const int64_t n = shape.num_elements();
+  if (IsRefType(dtype)) {
+    return errors::InvalidArgument("a tensor holds values, not references: dtype ", DataTypeString(dtype));
+  }
+  const int64_t element_size = dtype == tensorflow::DT_STRING ? sizeof(std::string) : DataTypeSize(dtype);
+  if (element_size > 0 && n > std::numeric_limits<int64_t>::max() / element_size) {
+    return errors::InvalidArgument("a ", DataTypeString(dtype), " tensor of shape ", shape.DebugString(),
+                                   " would need more than 2^63 bytes");
+  }
   if (dtype == tensorflow::DT_STRING) {
     void* p = allocator->AllocateRaw(kAllocatorAlignment, n * sizeof(std::string));
     if (p == nullptr) {
@@ -106,10 +115,11 @@ void PrintNested(std::ostream& os, const T* data, const std::vector<int64_t>& di
   std::vector<int64_t> strides(dims.size(), 1);
   for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * dims[i + 1];
   for (int64_t i = 0; i < shown; ++i) {
-    for (size_t d = 0; d < dims.size(); ++d) if (dims[d] > 0 && i % strides[d] == 0) os << '[';
+    // A bracket opens where a sub-array of dimension d starts and closes where it ends.
+    for (size_t d = 0; d < dims.size(); ++d) if (i % (strides[d] * dims[d]) == 0) os << '[';
     if (i % dims.back() != 0) os << ' ';
     PrintElement(os, data[i]);
-    for (size_t d = 0; d < dims.size(); ++d) if (dims[d] > 0 && (i + 1) % strides[d] == 0) os << ']';
+    for (size_t d = 0; d < dims.size(); ++d) if ((i + 1) % (strides[d] * dims[d]) == 0) os << ']';
   }
   if (shown < n) os << "...";
   if (n == 0) os << "[]";

@@ -165,10 +165,11 @@ bool ReadVarint32(const char** p, const char* end, uint32_t* value) {
 }
 
 // TensorFlow's tensor_content for strings (port::DecodeStringList): n lengths as varint32,
-// then the n strings' bytes back to back, which must use up the content exactly.
+// then the n strings' bytes back to back, which must use up the content exactly. The lengths
+// are read twice, so that lengths that claim more bytes than there are cost no memory.
 Status DecodeStringContent(const std::string& content, int64_t n, std::string* out) {
+  const char* const end = content.data() + content.size();
   const char* p = content.data();
-  const char* end = p + content.size();
   uint64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
     uint32_t len;
@@ -176,7 +177,6 @@ Status DecodeStringContent(const std::string& content, int64_t n, std::string* o
       return errors::InvalidArgument("a string TensorProto's tensor_content (", content.size(),
                                      " bytes) ends before the length of string ", i, " of ", n);
     }
-    out[i].resize(len);
     total += len;
   }
   if (total != static_cast<uint64_t>(end - p)) {
@@ -184,9 +184,12 @@ Status DecodeStringContent(const std::string& content, int64_t n, std::string* o
                                    " bytes after the lengths, but the ", n,
                                    " lengths add up to ", total);
   }
+  const char* lengths = content.data();
   for (int64_t i = 0; i < n; ++i) {
-    if (!out[i].empty()) std::memcpy(&out[i][0], p, out[i].size());
-    p += out[i].size();
+    uint32_t len = 0;
+    ReadVarint32(&lengths, end, &len);
+    out[i].assign(p, len);
+    p += len;
   }
   return Status::OK();
 }

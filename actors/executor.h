@@ -1,0 +1,42 @@
+// The executor actor: runs one partition for one step.
+//
+// It counts, for every node, the inputs still missing; a node whose count reaches zero is
+// ready. Inexpensive kernels (and any kernel on small inputs) run inline in the actor's
+// own handler, so a small step never leaves its thread; expensive ones go to the device
+// actor, which runs them on the device's threads and answers with a kernel_done message.
+// All of the step's state belongs to this actor: nothing is locked.
+//
+// Protocol: (start_atom) -> RunGraphResponse once every node has run or the first error
+// (which abandons the step: kernels still in flight finish, and their results are
+// dropped). (abort_atom, Status) ends the step with that status. The actor quits after
+// replying.
+#ifndef TENSORACT_ACTORS_EXECUTOR_H_
+#define TENSORACT_ACTORS_EXECUTOR_H_
+
+#include <memory>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "actors/executor_plan.h"
+#include "actors/messages.h"
+
+namespace tensoract {
+
+struct ExecutorArgs {
+  std::shared_ptr<const ExecutorPlan> plan;
+  caf::actor device;  // runs the expensive kernels
+  int64_t step_id = 0;
+  std::vector<Tensor> args;  // by _Arg index
+};
+
+// Kernels whose inputs total fewer bytes than this run inline even if expensive: handing
+// them to another thread costs more (~20 us to wake one) than computing them.
+constexpr size_t kInlineInputBytes = 16 * 1024;
+
+caf::actor SpawnExecutor(caf::actor_system& system, ExecutorArgs args);
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_ACTORS_EXECUTOR_H_

@@ -1,0 +1,53 @@
+// ExecutorPlan: a registered partition, made ready to run many steps.
+//
+// Built once by the worker when a graph is registered: every node gets its kernel, and the
+// graph is flattened into arrays an executor walks without lookups: where each node's
+// inputs live in one flat slot array, who consumes each output, and how many inputs each
+// node waits for. A plan is immutable once built and shared (shared_ptr) by all the
+// executors running steps of it, and by kernels in flight on device threads.
+#ifndef TENSORACT_ACTORS_EXECUTOR_PLAN_H_
+#define TENSORACT_ACTORS_EXECUTOR_PLAN_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "actors/messages.h"
+#include "kernels/op_kernel.h"
+
+namespace tensoract {
+
+struct ExecutorPlan {
+  struct Consumer {
+    int node;
+    int slot;  // index into the flat input slots; -1 for a control edge
+  };
+  struct NodeItem {
+    std::unique_ptr<OpKernel> kernel;
+    int input_start = 0;  // this node's inputs are slots [input_start, input_start + num_inputs)
+    int num_inputs = 0;
+    int initial_pending = 0;                       // incoming data and control edges
+    std::vector<std::vector<Consumer>> consumers;  // by output port
+    std::vector<int> control_consumers;
+  };
+
+  Device* device = nullptr;
+  std::vector<NodeItem> nodes;
+  std::vector<int> roots;  // nodes with nothing to wait for
+  int num_input_slots = 0;
+  int num_args = 0, num_retvals = 0;
+
+  // Runs node `node` on `inputs` on the calling thread: the one way a kernel runs,
+  // inline in the executor or on a device thread. The result's status names the node; an
+  // output of the wrong type is reported rather than passed on.
+  KernelDone RunNode(int node, const std::vector<Tensor>& inputs, CallFrame* call_frame, int64_t step_id) const;
+
+  // Imports `graph_def` and makes a kernel for every node on `device`. Errors name the
+  // node (unknown op, invalid attrs, no kernel, cycle).
+  static StatusOr<std::shared_ptr<const ExecutorPlan>> Build(const tensorflow::GraphDef& graph_def, Device* device);
+};
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_ACTORS_EXECUTOR_PLAN_H_

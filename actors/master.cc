@@ -1,0 +1,194 @@
+#include "actors/master.h"
+
+#include <chrono>
+#include <map>
+
+#include <caf/all.hpp>
+
+#include "actors/messages.h"
+#include "graph/subgraph.h"
+
+namespace tensoract {
+namespace {
+
+struct CachedCall {
+  std::string graph_handle;
+  CallSignature signature;
+};
+
+struct SessionState {
+  std::shared_ptr<const tensorflow::GraphDef> graph;
+  std::map<std::string, CachedCall> calls;  // by signature key
+};
+
+struct MasterState {
+  MasterOptions options;
+  caf::actor worker;
+  std::map<std::string, SessionState> sessions;
+  int64_t next_session = 0;
+  int64_t next_step = 1;
+  static inline const char* name = "tensoract.master";
+};
+
+using Self = caf::stateful_actor<MasterState>;
+
+std::string SignatureKey(const RunStepRequest& r) {
+  std::string key;
+  for (const auto& f : r.feeds) key += f.first + ",";
+  key += "|";
+  for (const auto& f : r.fetches) key += f + ",";
+  key += "|";
+  for (const auto& t : r.targets) key += t + ",";
+  return key;
+}
+
+// Builds the graph one call signature runs: rewritten for its feeds and fetches, pruned.
+StatusOr<std::shared_ptr<const tensorflow::GraphDef>> BuildCallGraph(const tensorflow::GraphDef& session_graph,
+                                                                     CallSignature* sig) {
+  Graph graph;
+  TA_RETURN_IF_ERROR(ImportGraphDef(session_graph, &graph));
+  TA_RETURN_IF_ERROR(RewriteForCall(&graph, sig));
+  PruneForTargets(&graph, sig->targets);
+  auto out = std::make_shared<tensorflow::GraphDef>();
+  graph.ToGraphDef(out.get());
+  return std::shared_ptr<const tensorflow::GraphDef>(std::move(out));
+}
+
+Status CheckFeeds(const RunStepRequest& r, const CallSignature& sig) {
+  for (size_t i = 0; i < r.feeds.size(); ++i) {
+    const Tensor& t = r.feeds[i].second;
+    if (t.dtype() != sig.feed_types[i]) {
+      return errors::InvalidArgument("feed '", r.feeds[i].first, "' is a ", DataTypeString(t.dtype()),
+                                     " tensor but the graph's tensor '", r.feeds[i].first, "' is ",
+                                     DataTypeString(sig.feed_types[i]));
+    }
+    if (!sig.feed_shapes[i].IsCompatibleWith(t.shape())) {
+      return errors::InvalidArgument("feed '", r.feeds[i].first, "' has shape ", t.shape().DebugString(),
+                                     " but the placeholder declares shape ", sig.feed_shapes[i].DebugString());
+    }
+    if (!t.IsInitialized()) {
+      return errors::InvalidArgument("feed '", r.feeds[i].first, "' is a tensor without memory");
+    }
+  }
+  return Status::OK();
+}
+
+void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
+             caf::typed_response_promise<RunStepResponse> promise) {
+  Status feeds_ok = CheckFeeds(request, call.signature);
+  if (!feeds_ok.ok()) {
+    promise.deliver(RunStepResponse{feeds_ok, {}});
+    return;
+  }
+  auto& st = self->state;
+  RunGraphRequest run;
+  run.graph_handle = call.graph_handle;
+  run.step_id = st.next_step++;
+  run.timeout_ms = request.timeout_ms > 0 ? request.timeout_ms : st.options.default_step_timeout_ms;
+  for (auto& feed : request.feeds) run.args.push_back(std::move(feed.second));
+  const int64_t step_id = run.step_id;
+  // The worker enforces the step's deadline; this one only guards against a lost worker.
+  auto deadline = std::chrono::milliseconds(run.timeout_ms + 5000);
+  self->request(st.worker, deadline, run_graph_atom::value, std::move(run))
+      .then(
+          [=](RunGraphResponse& response) mutable {
+            promise.deliver(RunStepResponse{std::move(response.status), std::move(response.retvals)});
+          },
+          [=](caf::error& error) mutable {
+            promise.deliver(RunStepResponse{FromCafError(error, StrCat("RunGraph of step ", step_id)), {}});
+          });
+}
+
+caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options) {
+  self->state.worker = std::move(worker);
+  self->state.options = options;
+  return {
+      [=](create_session_atom, const CreateSessionRequest& request) {
+        CreateSessionResponse response;
+        // Validate now, so a bad graph fails at creation as in TensorFlow, not at first Run.
+        Graph graph;
+        response.status = request.graph ? ImportGraphDef(*request.graph, &graph)
+                                        : errors::InvalidArgument("CreateSession needs a graph");
+        if (!response.status.ok()) return response;
+        auto& st = self->state;
+        response.session_handle = StrCat("session_", st.next_session++);
+        st.sessions[response.session_handle].graph = request.graph;
+        return response;
+      },
+      [=](run_step_atom, RunStepRequest& request) -> caf::result<RunStepResponse> {
+        auto& st = self->state;
+        auto session = st.sessions.find(request.session_handle);
+        if (session == st.sessions.end()) {
+          return RunStepResponse{errors::FailedPrecondition("session '", request.session_handle,
+                                                            "' does not exist or was closed"), {}};
+        }
+        auto promise = self->make_response_promise<RunStepResponse>();
+        const std::string key = SignatureKey(request);
+        if (auto hit = session->second.calls.find(key); hit != session->second.calls.end()) {
+          RunCall(self, hit->second, std::move(request), promise);
+          return promise;
+        }
+        CachedCall call;
+        for (const auto& f : request.feeds) call.signature.feeds.push_back(f.first);
+        call.signature.fetches = request.fetches;
+        call.signature.targets = request.targets;
+        auto graph = BuildCallGraph(*session->second.graph, &call.signature);
+        if (!graph.ok()) return RunStepResponse{graph.status(), {}};
+        const std::string session_handle = request.session_handle;
+        self->request(st.worker, std::chrono::milliseconds(st.options.register_timeout_ms), register_graph_atom::value,
+                      RegisterGraphRequest{std::move(graph).value()})
+            .then(
+                [=](RegisterGraphResponse& response) mutable {
+                  if (!response.status.ok()) {
+                    promise.deliver(RunStepResponse{response.status, {}});
+                    return;
+                  }
+                  auto s = self->state.sessions.find(session_handle);
+                  if (s == self->state.sessions.end()) {
+                    self->send(self->state.worker, deregister_graph_atom::value, response.graph_handle);
+                    promise.deliver(RunStepResponse{
+                        errors::Cancelled("session '", session_handle, "' was closed while the step started"), {}});
+                    return;
+                  }
+                  call.graph_handle = response.graph_handle;
+                  // Two first steps of one signature may race; the first handle wins, the
+                  // other graph is dropped.
+                  auto [it, inserted] = s->second.calls.emplace(key, call);
+                  if (!inserted) self->send(self->state.worker, deregister_graph_atom::value, response.graph_handle);
+                  RunCall(self, it->second, std::move(request), promise);
+                },
+                [=](caf::error& error) mutable {
+                  promise.deliver(RunStepResponse{FromCafError(error, "RegisterGraph"), {}});
+                });
+        return promise;
+      },
+      [=](close_session_atom, const std::string& handle) {
+        auto& st = self->state;
+        auto it = st.sessions.find(handle);
+        if (it == st.sessions.end()) return errors::NotFound("session '", handle, "' does not exist");
+        for (const auto& [key, call] : it->second.calls) {
+          self->send(st.worker, deregister_graph_atom::value, call.graph_handle);
+        }
+        st.sessions.erase(it);
+        return Status::OK();
+      },
+      [=](inspect_atom) -> std::string {
+        auto& st = self->state;
+        std::string out = StrCat("master: ", st.sessions.size(), " sessions, next step id ", st.next_step);
+        for (const auto& [handle, s] : st.sessions) {
+          out += StrCat("\n  ", handle, ": ", s.graph->node_size(), " nodes, ", s.calls.size(), " cached signatures");
+        }
+        return out;
+      },
+      // Replies to the deregistrations sent above.
+      [=](const Status&) {},
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnMaster(caf::actor_system& system, caf::actor worker, const MasterOptions& options) {
+  return system.spawn(master_actor, std::move(worker), options);
+}
+
+}  // namespace tensoract

@@ -1,0 +1,18 @@
+#include "actors/messages.h"
+
+#include <caf/sec.hpp>
+
+namespace tensoract {
+
+Status FromCafError(const caf::error& error, const std::string& what) {
+  if (!error) return Status::OK();
+  if (error == caf::sec::request_timeout) {
+    return errors::DeadlineExceeded(what, " did not finish before its deadline");
+  }
+  if (error == caf::sec::request_receiver_down) {
+    return errors::Aborted(what, " failed: the actor handling it has stopped");
+  }
+  return errors::Unavailable(what, " failed in the actor system: error code ", static_cast<int>(error.code()));
+}
+
+}  // namespace tensoract

@@ -1,0 +1,109 @@
+// The messages the runtime's actors exchange inside one process.
+//
+// Atoms name the request; the structs carry tensors by reference (a Tensor copy shares
+// its buffer), so a feed or a fetch crosses the master, the worker and the executor
+// without its bytes being copied. Errors travel as Status values inside replies: a
+// caf::error means only that the actor system itself failed (timeout, actor gone).
+//
+// These structs are local-only (CAF_ALLOW_UNSAFE_MESSAGE_TYPE): across processes the
+// control protocol travels as protobuf bytes and tensors over the data plane (a later
+// issue), never through CAF's serializer.
+#ifndef TENSORACT_ACTORS_MESSAGES_H_
+#define TENSORACT_ACTORS_MESSAGES_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+#include <caf/error.hpp>
+
+#include "base/status.h"
+#include "kernels/tensor.h"
+#include "messages/graph.pb.h"
+
+namespace tensoract {
+
+// Session lifecycle, client -> master.
+using create_session_atom = caf::atom_constant<caf::atom("createsess")>;
+using run_step_atom = caf::atom_constant<caf::atom("runstep")>;
+using close_session_atom = caf::atom_constant<caf::atom("closesess")>;
+// Graph lifecycle, master -> worker.
+using register_graph_atom = caf::atom_constant<caf::atom("reggraph")>;
+using run_graph_atom = caf::atom_constant<caf::atom("rungraph")>;
+using deregister_graph_atom = caf::atom_constant<caf::atom("dereggraph")>;
+// Step execution, worker -> executor -> device -> executor.
+using start_atom = caf::atom_constant<caf::atom("start")>;
+using launch_atom = caf::atom_constant<caf::atom("launch")>;
+using kernel_done_atom = caf::atom_constant<caf::atom("kerneldone")>;
+using abort_atom = caf::atom_constant<caf::atom("abort")>;
+// Any actor: a readable snapshot of its state.
+using inspect_atom = caf::atom_constant<caf::atom("inspect")>;
+
+using NamedTensor = std::pair<std::string, Tensor>;
+
+struct CreateSessionRequest {
+  std::shared_ptr<const tensorflow::GraphDef> graph;
+};
+struct CreateSessionResponse {
+  Status status;
+  std::string session_handle;
+};
+
+struct RunStepRequest {
+  std::string session_handle;
+  std::vector<NamedTensor> feeds;
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+  int64_t timeout_ms = 0;  // 0: the master's default
+};
+struct RunStepResponse {
+  Status status;
+  std::vector<Tensor> fetched;  // in the order of RunStepRequest::fetches
+};
+
+struct RegisterGraphRequest {
+  std::shared_ptr<const tensorflow::GraphDef> graph;  // one partition, feeds and fetches rewritten
+};
+struct RegisterGraphResponse {
+  Status status;
+  std::string graph_handle;
+};
+
+struct RunGraphRequest {
+  std::string graph_handle;
+  int64_t step_id = 0;
+  std::vector<Tensor> args;  // by _Arg index
+  int64_t timeout_ms = 0;
+};
+struct RunGraphResponse {
+  Status status;
+  std::vector<Tensor> retvals;  // by _Retval index
+};
+
+// A kernel's result, device thread -> executor.
+struct KernelDone {
+  int node = 0;
+  std::vector<Tensor> outputs;
+  Status status;
+};
+
+// caf::error (a failure of the actor system) as a Status naming what was asked of whom.
+Status FromCafError(const caf::error& error, const std::string& what);
+
+}  // namespace tensoract
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::Status)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::CreateSessionRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::CreateSessionResponse)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunStepRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunStepResponse)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RegisterGraphRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RegisterGraphResponse)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunGraphRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunGraphResponse)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::KernelDone)
+
+#endif  // TENSORACT_ACTORS_MESSAGES_H_

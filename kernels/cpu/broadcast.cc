@@ -1,0 +1,57 @@
+#include "kernels/cpu/broadcast.h"
+
+#include <algorithm>
+
+namespace tensoract {
+
+StatusOr<BroadcastPlan> MakeBroadcastPlan(const TensorShape& x, const TensorShape& y) {
+  const int rank = std::max(x.dims(), y.dims());
+  auto padded = [rank](const TensorShape& s) {
+    std::vector<int64_t> d(rank - s.dims(), 1);
+    d.insert(d.end(), s.dim_sizes().begin(), s.dim_sizes().end());
+    return d;
+  };
+  std::vector<int64_t> xd = padded(x), yd = padded(y);
+  BroadcastPlan plan;
+  std::vector<int64_t> out(rank);
+  // Per dimension of the output: does x / y vary along it?
+  std::vector<std::pair<bool, bool>> varies;
+  std::vector<int64_t> sizes;
+  for (int i = 0; i < rank; ++i) {
+    if (xd[i] != yd[i] && xd[i] != 1 && yd[i] != 1) {
+      return errors::InvalidArgument("incompatible shapes: ", x.DebugString(), " vs. ", y.DebugString());
+    }
+    out[i] = xd[i] == 1 ? yd[i] : xd[i];
+    if (out[i] == 1) continue;  // a size-1 output dimension needs no loop
+    std::pair<bool, bool> v{xd[i] != 1, yd[i] != 1};
+    if (!varies.empty() && varies.back() == v) {
+      sizes.back() *= out[i];
+    } else {
+      varies.push_back(v);
+      sizes.push_back(out[i]);
+    }
+  }
+  plan.output_shape = TensorShape(out);
+  if (sizes.empty()) {  // every dimension has size 1 (or both are scalars)
+    sizes.push_back(1);
+    varies.push_back({true, true});
+  }
+  plan.dims = sizes;
+  const int n = static_cast<int>(sizes.size());
+  plan.x_strides.assign(n, 0);
+  plan.y_strides.assign(n, 0);
+  int64_t xs = 1, ys = 1;
+  for (int i = n - 1; i >= 0; --i) {
+    if (varies[i].first) {
+      plan.x_strides[i] = xs;
+      xs *= sizes[i];
+    }
+    if (varies[i].second) {
+      plan.y_strides[i] = ys;
+      ys *= sizes[i];
+    }
+  }
+  return plan;
+}
+
+}  // namespace tensoract

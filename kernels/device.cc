@@ -1,0 +1,33 @@
+#define EIGEN_USE_THREADS
+#include "kernels/device.h"
+
+#include <unsupported/Eigen/CXX11/Tensor>
+#include <unsupported/Eigen/CXX11/ThreadPool>
+
+#include <random>
+
+namespace tensoract {
+
+struct Device::Pool {
+  explicit Pool(int n) : threads(n), eigen(&threads, n) {}
+  Eigen::ThreadPool threads;
+  Eigen::ThreadPoolDevice eigen;
+};
+
+Device::Device(std::string name, std::string device_type, int num_threads)
+    : allocator_(new CPUAllocator(name)), num_threads_(num_threads < 1 ? 1 : num_threads),
+      pool_(std::make_unique<Pool>(num_threads_)) {
+  attributes_.set_name(std::move(name));
+  attributes_.set_device_type(std::move(device_type));
+  attributes_.set_memory_limit(0);  // host memory: no fixed limit
+  // An incarnation distinguishes this device from a restarted one with the same name.
+  attributes_.set_incarnation(std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32));
+}
+
+Device::~Device() = default;
+
+void Device::Schedule(std::function<void()> fn) { pool_->threads.Schedule(std::move(fn)); }
+
+const Eigen::ThreadPoolDevice* Device::eigen_cpu_device() const { return &pool_->eigen; }
+
+}  // namespace tensoract

@@ -1,0 +1,25 @@
+#include "kernels/op_kernel.h"
+
+namespace tensoract {
+
+OpKernel::OpKernel(OpKernelConstruction* ctx)
+    : name_(ctx->def().name()), type_(ctx->def().op()), input_types_(ctx->input_types()),
+      output_types_(ctx->output_types()) {}
+
+OpKernel::~OpKernel() = default;
+
+OpKernelContext::OpKernelContext(const Params& params)
+    : params_(params), outputs_(params.kernel->num_outputs()) {}
+
+Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor** out) {
+  DataType type = BaseType(params_.kernel->output_types()[i]);
+  auto t = Tensor::Allocate(params_.device->allocator(), type, shape);
+  if (!t.ok()) return t.status().WithContext(StrCat("output ", i, " of node '", params_.kernel->name(), "'"));
+  outputs_[i] = std::move(t).value();
+  *out = &outputs_[i];
+  return Status::OK();
+}
+
+void OpKernelContext::set_output(int i, const Tensor& t) { outputs_[i] = t; }
+
+}  // namespace tensoract

@@ -1,0 +1,137 @@
+// OpKernel: how one node computes on one device.
+//
+// A kernel is made once per node when a graph is registered (its constructor reads and
+// checks the node's attrs), and Compute runs once per step. Compute may run for several
+// steps at once on different threads, so it must not change the kernel's own members;
+// per-step state lives in the OpKernelContext. Errors are reported with
+// OP_REQUIRES(ctx, cond, errors::X(...)) and end the step with that status.
+//
+//   class IdentityOp : public OpKernel {
+//    public:
+//     using OpKernel::OpKernel;
+//     void Compute(OpKernelContext* ctx) override { ctx->set_output(0, ctx->input(0)); }
+//     bool IsExpensive() const override { return false; }
+//   };
+#ifndef TENSORACT_KERNELS_OP_KERNEL_H_
+#define TENSORACT_KERNELS_OP_KERNEL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "graph/node_def_util.h"
+#include "kernels/device.h"
+#include "kernels/tensor.h"
+
+namespace tensoract {
+
+// How a step's feeds reach its _Arg nodes and its _Retval nodes reach the fetches.
+// Called only from the executor's own thread (the call-frame kernels are inexpensive).
+class CallFrame {
+ public:
+  virtual ~CallFrame() = default;
+  virtual Status GetArg(int index, Tensor* value) const = 0;
+  virtual Status SetRetval(int index, const Tensor& value) = 0;
+};
+
+class OpKernelConstruction {
+ public:
+  OpKernelConstruction(Device* device, const NodeDef& def, DataTypeVector input_types,
+                       DataTypeVector output_types)
+      : device_(device), def_(def), input_types_(std::move(input_types)), output_types_(std::move(output_types)) {}
+
+  const NodeDef& def() const { return def_; }
+  Device* device() const { return device_; }
+  const DataTypeVector& input_types() const { return input_types_; }
+  const DataTypeVector& output_types() const { return output_types_; }
+
+  template <class T>
+  Status GetAttr(const std::string& name, T* value) const { return GetNodeAttr(def_, name, value); }
+
+  void SetStatus(const Status& s) { if (status_.ok()) status_ = s; }
+  const Status& status() const { return status_; }
+
+ private:
+  Device* device_;
+  const NodeDef& def_;
+  DataTypeVector input_types_, output_types_;
+  Status status_;
+};
+
+class OpKernelContext;
+
+class OpKernel {
+ public:
+  explicit OpKernel(OpKernelConstruction* ctx);
+  virtual ~OpKernel();
+
+  virtual void Compute(OpKernelContext* ctx) = 0;
+  // Inexpensive kernels run inline in the executor's handler; expensive ones on the
+  // device's threads. Most kernels with real arithmetic should say true.
+  virtual bool IsExpensive() const { return true; }
+
+  const std::string& name() const { return name_; }
+  const std::string& type_string() const { return type_; }
+  const DataTypeVector& input_types() const { return input_types_; }
+  const DataTypeVector& output_types() const { return output_types_; }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+
+ private:
+  std::string name_, type_;
+  DataTypeVector input_types_, output_types_;
+};
+
+class OpKernelContext {
+ public:
+  struct Params {
+    Device* device = nullptr;
+    const OpKernel* kernel = nullptr;
+    const std::vector<Tensor>* inputs = nullptr;
+    CallFrame* call_frame = nullptr;
+    int64_t step_id = 0;
+  };
+  explicit OpKernelContext(const Params& params);
+
+  const OpKernel& op_kernel() const { return *params_.kernel; }
+  Device* device() const { return params_.device; }
+  CallFrame* call_frame() const { return params_.call_frame; }
+  int64_t step_id() const { return params_.step_id; }
+
+  int num_inputs() const { return static_cast<int>(params_.inputs->size()); }
+  const Tensor& input(int i) const { return (*params_.inputs)[i]; }
+
+  // Allocates output `i` from the device's allocator; fails with ResourceExhausted.
+  Status allocate_output(int i, const TensorShape& shape, Tensor** out);
+  void set_output(int i, const Tensor& t);
+  std::vector<Tensor>& outputs() { return outputs_; }
+
+  void SetStatus(const Status& s) { if (status_.ok()) status_ = s; }
+  const Status& status() const { return status_; }
+
+ private:
+  Params params_;
+  std::vector<Tensor> outputs_;
+  Status status_;
+};
+
+#define OP_REQUIRES(CTX, EXP, STATUS) \
+  do {                                \
+    if (!(EXP)) {                     \
+      (CTX)->SetStatus(STATUS);       \
+      return;                         \
+    }                                 \
+  } while (0)
+
+#define OP_REQUIRES_OK(CTX, STATUS)          \
+  do {                                       \
+    ::tensoract::Status _s = (STATUS);       \
+    if (!_s.ok()) {                          \
+      (CTX)->SetStatus(_s);                  \
+      return;                                \
+    }                                        \
+  } while (0)
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_KERNELS_OP_KERNEL_H_
