@@ -122,9 +122,11 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
           return RunStepResponse{errors::FailedPrecondition("session '", request.session_handle,
                                                             "' does not exist or was closed"), {}};
         }
-        auto promise = self->make_response_promise<RunStepResponse>();
+        // A promise takes over the reply: make it only on the paths that answer through it,
+        // never before an early `return RunStepResponse{...}` (that reply would be lost).
         const std::string key = SignatureKey(request);
         if (auto hit = session->second.calls.find(key); hit != session->second.calls.end()) {
+          auto promise = self->make_response_promise<RunStepResponse>();
           RunCall(self, hit->second, std::move(request), promise);
           return promise;
         }
@@ -134,6 +136,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         call.signature.targets = request.targets;
         auto graph = BuildCallGraph(*session->second.graph, &call.signature);
         if (!graph.ok()) return RunStepResponse{graph.status(), {}};
+        auto promise = self->make_response_promise<RunStepResponse>();
         const std::string session_handle = request.session_handle;
         self->request(st.worker, std::chrono::milliseconds(st.options.register_timeout_ms), register_graph_atom::value,
                       RegisterGraphRequest{std::move(graph).value()})

@@ -127,7 +127,7 @@ void AddDefaultsToNodeDef(const OpDef& op_def, NodeDef* node_def) {
 }
 
 Status ValidateNodeDef(const NodeDef& node, const OpDef& op_def) {
-  auto where = [&] { return StrCat("node '", node.name(), "' (op '", op_def.name(), "')"); };
+  auto where = [&] { return StrCat("node '", node.name(), "' (op '", node.op(), "')"); };
   if (node.op() != op_def.name()) {
     return errors::InvalidArgument(where(), " is validated against op '", op_def.name(), "'");
   }

@@ -1,8 +1,9 @@
 #include "graph/op_def_builder.h"
 
-#include <google/protobuf/text_format.h>
-
+#include <algorithm>
 #include <cctype>
+
+#include "base/proto_io.h"
 
 #include "base/types.h"
 
@@ -94,6 +95,31 @@ std::string DefaultAsAttrText(const std::string& type, const std::string& value)
   return "<no default for type " + type + ">";
 }
 
+// A default must itself be a value the attr allows, as TensorFlow's ValidateOpDef insists.
+Status CheckDefault(const OpDef::AttrDef& attr) {
+  const AttrValue& d = attr.default_value();
+  if (attr.has_allowed_values()) {
+    const auto& allowed = attr.allowed_values().list();
+    auto allowed_type = [&](int t) { return std::find(allowed.type().begin(), allowed.type().end(), t) != allowed.type().end(); };
+    auto allowed_string = [&](const std::string& v) { return std::find(allowed.s().begin(), allowed.s().end(), v) != allowed.s().end(); };
+    bool ok = true;
+    if (d.value_case() == AttrValue::kType) ok = allowed_type(d.type());
+    if (d.value_case() == AttrValue::kS) ok = allowed_string(d.s());
+    for (int t : d.list().type()) ok = ok && allowed_type(t);
+    for (const auto& v : d.list().s()) ok = ok && allowed_string(v);
+    if (!ok) return errors::InvalidArgument("the default of attr '", attr.name(), "' is not one of its allowed values");
+  }
+  if (attr.has_minimum()) {
+    int64_t got = attr.type() == "int" ? d.i()
+                  : std::max({d.list().i_size(), d.list().s_size(), d.list().f_size(), d.list().b_size(),
+                              d.list().type_size(), d.list().shape_size()});
+    if (got < attr.minimum()) {
+      return errors::InvalidArgument("the default of attr '", attr.name(), "' is less than its minimum ", attr.minimum());
+    }
+  }
+  return Status::OK();
+}
+
 // "T: {float, double} = DT_FLOAT", "N: int >= 2", "ksize: list(int) >= 4".
 Status ParseAttr(const std::string& spec, OpDef::AttrDef* attr) {
   std::string name, rest;
@@ -122,9 +148,16 @@ Status ParseAttr(const std::string& spec, OpDef::AttrDef* attr) {
   if (!elem.empty() && elem.front() == '{') {
     if (elem.back() != '}') return errors::InvalidArgument("unterminated '{' in attr '", name, "'");
     auto values = SplitList(elem.substr(1, elem.size() - 2));
-    bool strings = !values.empty() && (values[0][0] == '\'' || values[0][0] == '"');
+    auto quoted = [](const std::string& v) {
+      return v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front();
+    };
+    bool strings = !values.empty() && !values[0].empty() && (values[0][0] == '\'' || values[0][0] == '"');
     auto* allowed = attr->mutable_allowed_values()->mutable_list();
     for (const std::string& v : values) {
+      if (strings != quoted(v)) {
+        return errors::InvalidArgument("the allowed values of attr '", name,
+                                       "' mix quoted strings and types, or misquote '", v, "'");
+      }
       if (strings) {
         allowed->add_s(v.substr(1, v.size() - 2));
       } else {
@@ -145,10 +178,12 @@ Status ParseAttr(const std::string& spec, OpDef::AttrDef* attr) {
   attr->set_type(is_list ? "list(" + elem + ")" : elem);
   if (!default_text.empty()) {
     std::string text = DefaultAsAttrText(is_list ? "list(" + elem + ")" : elem, default_text);
-    if (!google::protobuf::TextFormat::ParseFromString(text, attr->mutable_default_value())) {
-      return errors::InvalidArgument("default '", default_text, "' of attr '", name,
-                                     "' is not a valid ", attr->type());
+    Status parsed = ParseTextProto(text, attr->mutable_default_value());
+    if (!parsed.ok()) {
+      return errors::InvalidArgument("default '", default_text, "' of attr '", name, "' is not a valid ",
+                                     attr->type(), " (", parsed.message(), ")");
     }
+    TA_RETURN_IF_ERROR(CheckDefault(*attr));
   }
   return Status::OK();
 }

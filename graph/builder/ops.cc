@@ -37,6 +37,10 @@ Output Const(const Scope& scope, const Input& value) {
                                                value.output().name(), "'"));
     return Output();
   }
+  if (value.constant().dtype() == tensorflow::DT_INVALID) {
+    scope.UpdateStatus(errors::InvalidArgument("an inline constant has rows of different lengths"));
+    return Output();
+  }
   tensorflow::AttrValue v;
   *v.mutable_tensor() = value.constant();
   return Output(scope.AddOp("Const", "Const", {}, {{"value", v}, {"dtype", TypeAttr(value.constant().dtype())}}), 0);

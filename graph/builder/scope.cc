@@ -10,6 +10,7 @@ std::string Output::name() const {
 template <class T>
 tensorflow::TensorProto Input::MakeProto(const std::vector<T>& values, const std::vector<int64_t>& dims) {
   tensorflow::TensorProto p;
+  p.mutable_tensor_shape();  // present even for a scalar, as TensorFlow writes it
   for (int64_t d : dims) p.mutable_tensor_shape()->add_dim()->set_size(d);
   if constexpr (std::is_same_v<T, float>) {
     p.set_dtype(tensorflow::DT_FLOAT);
@@ -39,6 +40,7 @@ template tensorflow::TensorProto Input::MakeProto(const std::vector<long long>&,
 
 Input::Input(const std::string& s) : is_constant_(true) {
   constant_.set_dtype(tensorflow::DT_STRING);
+  constant_.mutable_tensor_shape();
   constant_.add_string_val(s);
 }
 

@@ -46,7 +46,7 @@ class Input {
   Input(Node* node) : output_(node, 0) {}           // NOLINT
   Input(const tensorflow::TensorProto& value) : constant_(value), is_constant_(true) {}  // NOLINT
   template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
-  Input(T scalar) : Input(MakeProto({scalar}, {})) {}  // NOLINT
+  Input(T scalar) : Input(MakeProto(std::vector<T>{scalar}, {})) {}  // NOLINT
   Input(const char* s) : Input(std::string(s)) {}       // NOLINT
   Input(const std::string& s);                          // NOLINT
   template <class T>

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Has TensorFlow write tensors of every dtype, then reads them with tensoract's kernels
+# tests. Exits 77 (skipped) when TensorFlow is not installed.
+set -euo pipefail
+python=$1 tests=$2 dir=$3
+if ! "$python" -c 'import tensorflow' >/dev/null 2>&1; then
+  echo "SKIPPED: tensorflow is not installed (bootstrap/install-deps.sh installs tensorflow-cpu)"
+  exit 77
+fi
+rm -rf "$dir" && mkdir -p "$dir"
+"$python" "$(dirname "$0")/write_tf_tensors.py" "$dir" 2> >(grep -v -E '^(WARNING|I0000|E0000)|oneDNN|cuda|TF-TRT' >&2 || true)
+TENSORACT_TF_TENSOR_DIR="$dir" "$tests" '[tensorflow]'
