@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test (Catch2 through ctest, plus the TensorFlow
+# compatibility checks and the install test). Tests that need a GPU or TensorFlow say
+# "Skipped" where those are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash bootstrap/build.sh
+cd build
+ctest --output-on-failure -j"$(nproc)"
