@@ -15,6 +15,8 @@
 #include "graph/builder/scope.h"
 #include "graph/graph.h"
 
+#include "tests/graph/test_util.h"
+
 namespace tensoract {
 namespace {
 
@@ -22,13 +24,6 @@ using Catch::Matchers::Contains;
 using google::protobuf::util::MessageDifferencer;
 namespace tf = ::tensorflow;
 
-tf::TensorProto TensorFromText(const std::string& text) {
-  tf::TensorProto t;
-  Status s = ParseTextProto(text, &t);
-  INFO(s);
-  REQUIRE(s.ok());
-  return t;
-}
 
 std::vector<std::string> Inputs(const Node* n) {
   return std::vector<std::string>(n->def().input().begin(), n->def().input().end());
@@ -154,7 +149,7 @@ TEST_CASE("an inline matrix {{1.f,2.f},{3.f,4.f}} becomes a Const with TensorFlo
   const Node* c = ConstInput(y.node, 0);
   CHECK(c->name() == "Const");
   CHECK(c->def().attr().at("dtype").type() == tf::DT_FLOAT);
-  const tf::TensorProto want = TensorFromText(R"pb(
+  const tf::TensorProto want = testing::FromText<tf::TensorProto>(R"pb(
     dtype: DT_FLOAT
     tensor_shape { dim { size: 2 } dim { size: 2 } }
     float_val: 1 float_val: 2 float_val: 3 float_val: 4
@@ -190,8 +185,8 @@ TEST_CASE("inline scalars, vectors and strings become Consts of TensorFlow's def
     INFO("got " << got.ShortDebugString());
     // TensorFlow writes `tensor_shape {}` for a scalar; an absent shape reads the same.
     got.mutable_tensor_shape();
-    CHECK(MessageDifferencer::Equals(got, TensorFromText(c.want)));
-    CHECK(c.out.type() == TensorFromText(c.want).dtype());
+    CHECK(MessageDifferencer::Equals(got, testing::FromText<tf::TensorProto>(c.want)));
+    CHECK(c.out.type() == testing::FromText<tf::TensorProto>(c.want).dtype());
   }
 }
 

@@ -17,6 +17,8 @@
 #include "graph/op_def_builder.h"
 #include "graph/op_registry.h"
 
+#include "tests/graph/test_util.h"
+
 namespace tensoract {
 namespace {
 
@@ -24,13 +26,6 @@ using Catch::Matchers::Contains;
 using google::protobuf::util::MessageDifferencer;
 namespace tf = ::tensorflow;
 
-tf::GraphDef GraphFromText(const std::string& text) {
-  tf::GraphDef g;
-  Status s = ParseTextProto(text, &g);
-  INFO(s);
-  REQUIRE(s.ok());
-  return g;
-}
 
 // x (Placeholder) and w (Const) into a MatMul, then an Identity that also waits on w.
 const char* const kMatMulGraph = R"pb(
@@ -68,7 +63,7 @@ const char* const kMatMulGraph = R"pb(
 // The import's error, required to exist.
 Status ImportError(const std::string& text) {
   Graph graph;
-  Status s = ImportGraphDef(GraphFromText(text), &graph);
+  Status s = ImportGraphDef(testing::FromText<tf::GraphDef>(text), &graph);
   REQUIRE_FALSE(s.ok());
   return s;
 }
@@ -82,7 +77,7 @@ bool HasControlEdge(const Node* src, const Node* dst) {
 
 TEST_CASE("a well-formed GraphDef imports with its nodes, types, edges and versions") {
   Graph graph;
-  Status s = ImportGraphDef(GraphFromText(kMatMulGraph), &graph);
+  Status s = ImportGraphDef(testing::FromText<tf::GraphDef>(kMatMulGraph), &graph);
   INFO(s);
   REQUIRE(s.ok());
   CHECK(graph.num_op_nodes() == 4);
@@ -126,7 +121,7 @@ TEST_CASE("a well-formed GraphDef imports with its nodes, types, edges and versi
 
 TEST_CASE("the topological order puts every node after its data and control inputs") {
   Graph graph;
-  REQUIRE(ImportGraphDef(GraphFromText(kMatMulGraph), &graph).ok());
+  REQUIRE(ImportGraphDef(testing::FromText<tf::GraphDef>(kMatMulGraph), &graph).ok());
   std::vector<Node*> order;
   REQUIRE(TopologicalOrder(graph, &order).ok());
   CHECK(order.size() == graph.nodes().size());
@@ -164,7 +159,7 @@ TEST_CASE("a node input naming a missing node is an InvalidArgument naming both"
 
 TEST_CASE("inputs may name nodes that come later in the GraphDef") {
   Graph graph;
-  Status s = ImportGraphDef(GraphFromText(R"pb(
+  Status s = ImportGraphDef(testing::FromText<tf::GraphDef>(R"pb(
     node { name: "b" op: "Identity" input: "a" input: "^c" attr { key: "T" value { type: DT_FLOAT } } }
     node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
     node { name: "c" op: "NoOp" }
@@ -260,14 +255,14 @@ TEST_CASE("a node that is its own input, or a cycle of control edges, is reporte
 
 TEST_CASE("importing into a graph that already has nodes is refused") {
   Graph graph;
-  REQUIRE(ImportGraphDef(GraphFromText(kMatMulGraph), &graph).ok());
-  Status again = ImportGraphDef(GraphFromText(kMatMulGraph), &graph);
+  REQUIRE(ImportGraphDef(testing::FromText<tf::GraphDef>(kMatMulGraph), &graph).ok());
+  Status again = ImportGraphDef(testing::FromText<tf::GraphDef>(kMatMulGraph), &graph);
   CHECK_FALSE(again.ok());
   CHECK(graph.num_op_nodes() == 4);
 }
 
 TEST_CASE("an exported graph is the imported GraphDef with attr defaults, and re-imports to the same") {
-  tf::GraphDef original = GraphFromText(kMatMulGraph);
+  tf::GraphDef original = testing::FromText<tf::GraphDef>(kMatMulGraph);
   Graph graph;
   REQUIRE(ImportGraphDef(original, &graph).ok());
   tf::GraphDef exported;
@@ -289,7 +284,7 @@ TEST_CASE("an exported graph is the imported GraphDef with attr defaults, and re
 
 TEST_CASE("an exported graph writes data inputs by index, then control inputs, in canonical form") {
   Graph graph;
-  REQUIRE(ImportGraphDef(GraphFromText(R"pb(
+  REQUIRE(ImportGraphDef(testing::FromText<tf::GraphDef>(R"pb(
     node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
     node { name: "init" op: "NoOp" }
     node { name: "first" op: "NoOp" }
@@ -327,7 +322,7 @@ TEST_CASE("a reference output may feed a value input, but a value may not feed a
   )pb";
 
   Graph reads(&registry);
-  Status s = ImportGraphDef(GraphFromText(std::string(variable) + R"pb(
+  Status s = ImportGraphDef(testing::FromText<tf::GraphDef>(std::string(variable) + R"pb(
     node { name: "read" op: "Identity" input: "v" attr { key: "T" value { type: DT_FLOAT } } }
     node { name: "assign" op: "Assign" input: "v" input: "read" attr { key: "T" value { type: DT_FLOAT } } }
   )pb"), &reads);
@@ -340,7 +335,7 @@ TEST_CASE("a reference output may feed a value input, but a value may not feed a
   }
 
   Graph writes(&registry);
-  Status bad = ImportGraphDef(GraphFromText(std::string(variable) + R"pb(
+  Status bad = ImportGraphDef(testing::FromText<tf::GraphDef>(std::string(variable) + R"pb(
     node { name: "read" op: "Identity" input: "v" attr { key: "T" value { type: DT_FLOAT } } }
     node { name: "assign" op: "Assign" input: "read" input: "read" attr { key: "T" value { type: DT_FLOAT } } }
   )pb"), &writes);
@@ -351,14 +346,14 @@ TEST_CASE("a reference output may feed a value input, but a value may not feed a
 TEST_CASE("a graph built on a registry only knows that registry's ops") {
   OpRegistry empty;
   Graph graph(&empty);
-  Status s = ImportGraphDef(GraphFromText(R"pb(node { name: "n" op: "NoOp" })pb"), &graph);
+  Status s = ImportGraphDef(testing::FromText<tf::GraphDef>(R"pb(node { name: "n" op: "NoOp" })pb"), &graph);
   CHECK(s.code() == error::NOT_FOUND);
   CHECK_THAT(s.message(), Contains("'n'") && Contains("NoOp"));
 }
 
 TEST_CASE("removing a node removes its edges and frees its name, never its id") {
   Graph graph;
-  REQUIRE(ImportGraphDef(GraphFromText(kMatMulGraph), &graph).ok());
+  REQUIRE(ImportGraphDef(testing::FromText<tf::GraphDef>(kMatMulGraph), &graph).ok());
   Node* mm = graph.FindNode("mm");
   int id = mm->id();
   int ids = graph.num_node_ids();

@@ -12,19 +12,14 @@
 #include "graph/op_def_builder.h"
 #include "graph/op_registry.h"
 
+#include "tests/graph/test_util.h"
+
 namespace tensoract {
 namespace {
 
 using Catch::Matchers::Contains;
 namespace tf = ::tensorflow;
 
-NodeDef NodeFromText(const std::string& text) {
-  NodeDef n;
-  Status s = ParseTextProto(text, &n);
-  INFO(s);
-  REQUIRE(s.ok());
-  return n;
-}
 
 const tf::OpDef& RegisteredOp(const std::string& name) {
   auto op = OpRegistry::Global()->LookUp(name);
@@ -35,7 +30,7 @@ const tf::OpDef& RegisteredOp(const std::string& name) {
 
 // A MatMul node as TensorFlow writes it, before defaults.
 NodeDef MatMulNode() {
-  return NodeFromText(R"pb(
+  return testing::FromText<NodeDef>(R"pb(
     name: "mm" op: "MatMul" input: "x" input: "w"
     attr { key: "T" value { type: DT_FLOAT } }
   )pb");
@@ -78,7 +73,7 @@ TEST_CASE("defaults are added for every attr the node leaves out, and only those
   CHECK(node.attr().at("T").type() == tf::DT_FLOAT);
   CHECK(node.attr_size() == 5);
 
-  NodeDef placeholder = NodeFromText(R"pb(name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } })pb");
+  NodeDef placeholder = testing::FromText<NodeDef>(R"pb(name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } })pb");
   AddDefaultsToNodeDef(RegisteredOp("Placeholder"), &placeholder);
   REQUIRE(placeholder.attr().count("shape"));
   CHECK(placeholder.attr().at("shape").shape().unknown_rank());
@@ -144,14 +139,14 @@ TEST_CASE("a type the op does not allow is an InvalidArgument naming node, attr,
 TEST_CASE("a string the op does not allow is an InvalidArgument naming it") {
   tf::OpDef conv;
   REQUIRE(OpDefBuilder("Pad").Attr("padding: {'SAME', 'VALID'}").Finalize(&conv).ok());
-  NodeDef node = NodeFromText(R"pb(name: "p" op: "Pad" attr { key: "padding" value { s: "FULL" } })pb");
+  NodeDef node = testing::FromText<NodeDef>(R"pb(name: "p" op: "Pad" attr { key: "padding" value { s: "FULL" } })pb");
   Status s = Validate(node, conv);
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(s.message(), Contains("'p'") && Contains("'padding'") && Contains("FULL") && Contains("SAME"));
 }
 
 TEST_CASE("an int or list below its minimum is an InvalidArgument naming node and attr") {
-  NodeDef arg = NodeFromText(R"pb(
+  NodeDef arg = testing::FromText<NodeDef>(R"pb(
     name: "arg" op: "_Arg"
     attr { key: "T" value { type: DT_FLOAT } }
     attr { key: "index" value { i: -1 } }
@@ -162,7 +157,7 @@ TEST_CASE("an int or list below its minimum is an InvalidArgument naming node an
 
   tf::OpDef pool;
   REQUIRE(OpDefBuilder("Pool").Attr("ksize: list(int) >= 4").Finalize(&pool).ok());
-  NodeDef short_list = NodeFromText(R"pb(name: "pool" op: "Pool" attr { key: "ksize" value { list { i: 1 i: 2 } } })pb");
+  NodeDef short_list = testing::FromText<NodeDef>(R"pb(name: "pool" op: "Pool" attr { key: "ksize" value { list { i: 1 i: 2 } } })pb");
   s = Validate(short_list, pool);
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(s.message(), Contains("'pool'") && Contains("'ksize'") && Contains("4"));
@@ -214,7 +209,7 @@ TEST_CASE("input and output types resolve through type attrs") {
 }
 
 TEST_CASE("input and output types resolve through Ref(T), N * T, list(type) and fixed types") {
-  NodeDef node = NodeFromText(R"pb(
+  NodeDef node = testing::FromText<NodeDef>(R"pb(
     name: "f" op: "Fancy"
     attr { key: "T" value { type: DT_DOUBLE } }
     attr { key: "N" value { i: 2 } }
@@ -237,7 +232,7 @@ TEST_CASE("input and output types resolve through Ref(T), N * T, list(type) and 
 }
 
 TEST_CASE("types of a node missing its count attr, or with a negative count, are an error naming both") {
-  NodeDef node = NodeFromText(R"pb(
+  NodeDef node = testing::FromText<NodeDef>(R"pb(
     name: "f" op: "Fancy"
     attr { key: "T" value { type: DT_DOUBLE } }
     attr { key: "Tin" value { list { } } }
@@ -254,7 +249,7 @@ TEST_CASE("types of a node missing its count attr, or with a negative count, are
 }
 
 TEST_CASE("typed attr access returns the value, NotFound when missing, InvalidArgument when of another type") {
-  NodeDef node = NodeFromText(R"pb(
+  NodeDef node = testing::FromText<NodeDef>(R"pb(
     name: "n" op: "Any"
     attr { key: "b" value { b: true } }
     attr { key: "i" value { i: 7 } }

@@ -16,6 +16,8 @@
 #include "graph/op_registry.h"
 #include "messages/op_def.pb.h"
 
+#include "tests/graph/test_util.h"
+
 namespace tensoract {
 namespace {
 
@@ -39,13 +41,6 @@ tf::OpDef::AttrDef AttrNamed(const tf::OpDef& op, const std::string& name) {
   return {};
 }
 
-tf::AttrValue AttrFromText(const std::string& text) {
-  tf::AttrValue v;
-  Status s = ParseTextProto(text, &v);
-  INFO(s);
-  REQUIRE(s.ok());
-  return v;
-}
 
 // The error Finalize gives for `b`, required to be an InvalidArgument.
 Status FinalizeError(const OpDefBuilder& b) {
@@ -62,18 +57,18 @@ TEST_CASE("a type attr with allowed types lists them as allowed values and has n
   CHECK(t.type() == "type");
   CHECK_FALSE(t.has_default_value());
   CHECK_FALSE(t.has_minimum());
-  CHECK(MessageDifferencer::Equals(t.allowed_values(), AttrFromText("list { type: DT_FLOAT type: DT_DOUBLE }")));
+  CHECK(MessageDifferencer::Equals(t.allowed_values(), testing::FromText<tf::AttrValue>("list { type: DT_FLOAT type: DT_DOUBLE }")));
 }
 
 TEST_CASE("an attr with allowed strings is a string attr listing them") {
   tf::OpDef op = Finalized(OpDefBuilder("Conv").Attr("padding: {'SAME', 'VALID'}").Attr("format: {\"NHWC\", \"NCHW\"} = 'NHWC'"));
   const auto& padding = AttrNamed(op, "padding");
   CHECK(padding.type() == "string");
-  CHECK(MessageDifferencer::Equals(padding.allowed_values(), AttrFromText("list { s: 'SAME' s: 'VALID' }")));
+  CHECK(MessageDifferencer::Equals(padding.allowed_values(), testing::FromText<tf::AttrValue>("list { s: 'SAME' s: 'VALID' }")));
   const auto& format = AttrNamed(op, "format");
   CHECK(format.type() == "string");
-  CHECK(MessageDifferencer::Equals(format.allowed_values(), AttrFromText("list { s: 'NHWC' s: 'NCHW' }")));
-  CHECK(MessageDifferencer::Equals(format.default_value(), AttrFromText("s: 'NHWC'")));
+  CHECK(MessageDifferencer::Equals(format.allowed_values(), testing::FromText<tf::AttrValue>("list { s: 'NHWC' s: 'NCHW' }")));
+  CHECK(MessageDifferencer::Equals(format.default_value(), testing::FromText<tf::AttrValue>("s: 'NHWC'")));
 }
 
 TEST_CASE("typed attrs take defaults of every kind, written the way TensorFlow writes them") {
@@ -112,7 +107,7 @@ TEST_CASE("typed attrs take defaults of every kind, written the way TensorFlow w
     REQUIRE(op.attr_size() == 1);
     CHECK(op.attr(0).type() == c.type);
     REQUIRE(op.attr(0).has_default_value());
-    tf::AttrValue want = AttrFromText(c.default_text);
+    tf::AttrValue want = testing::FromText<tf::AttrValue>(c.default_text);
     INFO("got " << op.attr(0).default_value().ShortDebugString());
     CHECK(MessageDifferencer::Equals(op.attr(0).default_value(), want));
   }
@@ -149,7 +144,7 @@ TEST_CASE("a list of allowed types is a list(type) attr with allowed values") {
   const auto& tout = AttrNamed(op, "Tout");
   CHECK(tout.type() == "list(type)");
   CHECK(tout.minimum() == 1);
-  CHECK(MessageDifferencer::Equals(tout.allowed_values(), AttrFromText("list { type: DT_FLOAT type: DT_INT32 }")));
+  CHECK(MessageDifferencer::Equals(tout.allowed_values(), testing::FromText<tf::AttrValue>("list { type: DT_FLOAT type: DT_INT32 }")));
 }
 
 TEST_CASE("args are typed by a type attr, a fixed type, N * T, a list(type) attr or Ref(T)") {
