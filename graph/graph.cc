@@ -151,6 +151,16 @@ void Graph::ConnectToSourceAndSink() {
   }
 }
 
+Status CheckEdgeType(const Node& src, int src_output, const Node& dst, int dst_input, const std::string& source) {
+  DataType have = src.output_type(src_output);
+  DataType want = dst.input_type(dst_input);
+  // A ref output may feed a non-ref input (it is read); not the other way round.
+  if (have == want || BaseType(have) == want) return Status::OK();
+  return errors::InvalidArgument("input ", dst_input, " of node '", dst.name(), "' (op '", dst.type_string(),
+                                 "') was passed ", DataTypeString(have), " from '", source,
+                                 "', incompatible with the expected ", DataTypeString(want));
+}
+
 Status ImportGraphDef(const tensorflow::GraphDef& graph_def, Graph* graph) {
   if (graph->num_op_nodes() != 0) return errors::Internal("ImportGraphDef needs an empty graph");
   if (graph_def.has_versions()) graph->set_versions(graph_def.versions());
@@ -180,14 +190,7 @@ Status ImportGraphDef(const tensorflow::GraphDef& graph_def, Graph* graph) {
                                        src->name(), "' (op '", src->type_string(), "') has only ",
                                        src->num_outputs(), " output(s)");
       }
-      DataType have = src->output_type(id.index);
-      DataType want = node->input_type(data_index);
-      // A ref output may feed a non-ref input (it is read); not the other way round.
-      if (have != want && BaseType(have) != want) {
-        return errors::InvalidArgument("input ", data_index, " of node '", node->name(), "' (op '",
-                                       node->type_string(), "') was passed ", DataTypeString(have), " from '",
-                                       input, "', incompatible with the expected ", DataTypeString(want));
-      }
+      TA_RETURN_IF_ERROR(CheckEdgeType(*src, id.index, *node, data_index, input));
       graph->AddEdge(src, id.index, node, data_index);
       ++data_index;
     }

@@ -124,6 +124,11 @@ class Graph {
   int num_op_nodes_ = 0;
 };
 
+// Checks that output `src_output` of `src` may feed input `dst_input` of `dst`: the
+// types are equal, or a ref output feeds a value input (it is read). InvalidArgument
+// naming both nodes and both types otherwise. `source` is how the input was written.
+Status CheckEdgeType(const Node& src, int src_output, const Node& dst, int dst_input, const std::string& source);
+
 // Builds `graph` (which must be empty) from a GraphDef: every node validated against its
 // op, every input resolved ("n", "n:1", "^n") and type-checked, and any cycle reported.
 // Errors name the node and input at fault.

@@ -1,5 +1,7 @@
 #include "graph/builder/scope.h"
 
+#include "graph/builder/ops.h"
+
 namespace tensoract {
 
 std::string Output::name() const {
@@ -113,15 +115,8 @@ std::string Scope::UniqueName(const std::string& base) const {
 
 Node* Scope::ToNode(const Input& input) const {
   if (!input.is_constant()) return input.output().node;
-  const auto& value = input.constant();
-  if (value.dtype() == tensorflow::DT_INVALID) {
-    UpdateStatus(errors::InvalidArgument("an inline constant has rows of different lengths"));
-    return nullptr;
-  }
-  tensorflow::AttrValue v, dtype;
-  *v.mutable_tensor() = value;
-  dtype.set_type(value.dtype());
-  return WithOpName("").AddOp("Const", "Const", {}, {{"value", v}, {"dtype", dtype}});
+  // An inline constant is an ordinary Const node, made (and checked) the one way.
+  return ops::Const(WithOpName(""), input).node;
 }
 
 Node* Scope::AddOp(const std::string& op, const std::string& default_name, const std::vector<Input>& inputs,
@@ -152,11 +147,9 @@ Node* Scope::AddOp(const std::string& op, const std::string& default_name, const
   }
   for (size_t i = 0; i < resolved.size(); ++i) {
     const Output& o = resolved[i];
-    DataType have = o.type(), want = (*node)->input_type(static_cast<int>(i));
-    if (have != want && BaseType(have) != want) {
-      UpdateStatus(errors::InvalidArgument("input ", i, " of node '", def.name(), "' (op '", op, "') is '",
-                                           o.name(), "' of type ", DataTypeString(have), " but should be ",
-                                           DataTypeString(want)));
+    Status type_ok = CheckEdgeType(*o.node, o.index, **node, static_cast<int>(i), o.name());
+    if (!type_ok.ok()) {
+      UpdateStatus(type_ok);
       return nullptr;
     }
     graph()->AddEdge(o.node, o.index, *node, static_cast<int>(i));
