@@ -118,5 +118,126 @@ Output Stack(const Scope& s, const InputList& values, int64_t axis) {
                 0);
 }
 
+Output Size(const Scope& s, const Input& input, DataType out_type) {
+  return Output(s.AddOp("Size", "Size", {input}, {{"T", TypeAttr(TypeOf(input))}, {"out_type", TypeAttr(out_type)}}), 0);
+}
+
+Output Rank(const Scope& s, const Input& input) { return TypedOp(s, "Rank", {input}); }
+
+OutputList ShapeN(const Scope& s, const InputList& input, DataType out_type) {
+  if (input.size() == 0) {
+    s.UpdateStatus(errors::InvalidArgument("ops::ShapeN needs at least one input"));
+    return {};
+  }
+  return AllOutputs(s.AddOp("ShapeN", "ShapeN", input.inputs(),
+                            {{"N", IntAttr(static_cast<int64_t>(input.size()))},
+                             {"T", TypeAttr(TypeOf(input.inputs()[0]))},
+                             {"out_type", TypeAttr(out_type)}}));
+}
+
+Output Slice(const Scope& s, const Input& input, const Input& begin, const Input& size) {
+  return Output(s.AddOp("Slice", "Slice", {input, begin, size},
+                        {{"T", TypeAttr(TypeOf(input))}, {"Index", TypeAttr(TypeOf(begin))}}),
+                0);
+}
+
+namespace {
+Attrs StridedSliceAttrList(const StridedSliceAttrs& a, DataType t, DataType index) {
+  return {{"T", TypeAttr(t)},
+          {"Index", TypeAttr(index)},
+          {"begin_mask", IntAttr(a.begin_mask)},
+          {"end_mask", IntAttr(a.end_mask)},
+          {"ellipsis_mask", IntAttr(a.ellipsis_mask)},
+          {"new_axis_mask", IntAttr(a.new_axis_mask)},
+          {"shrink_axis_mask", IntAttr(a.shrink_axis_mask)}};
+}
+}  // namespace
+
+Output StridedSlice(const Scope& s, const Input& input, const Input& begin, const Input& end, const Input& strides,
+                    StridedSliceAttrs a) {
+  return Output(s.AddOp("StridedSlice", "StridedSlice", {input, begin, end, strides},
+                        StridedSliceAttrList(a, TypeOf(input), TypeOf(begin))),
+                0);
+}
+
+Output StridedSliceGrad(const Scope& s, const Input& shape, const Input& begin, const Input& end,
+                        const Input& strides, const Input& dy, StridedSliceAttrs a) {
+  return Output(s.AddOp("StridedSliceGrad", "StridedSliceGrad", {shape, begin, end, strides, dy},
+                        StridedSliceAttrList(a, TypeOf(dy), TypeOf(shape))),
+                0);
+}
+
+OutputList Unstack(const Scope& s, const Input& value, int64_t num, int64_t axis) {
+  return AllOutputs(s.AddOp("Unpack", "Unstack", {value},
+                            {{"T", TypeAttr(TypeOf(value))}, {"num", IntAttr(num)}, {"axis", IntAttr(axis)}}));
+}
+
+OutputList Split(const Scope& s, const Input& split_dim, const Input& value, int64_t num_split) {
+  return AllOutputs(s.AddOp("Split", "Split", {split_dim, value},
+                            {{"T", TypeAttr(TypeOf(value))}, {"num_split", IntAttr(num_split)}}));
+}
+
+OutputList SplitV(const Scope& s, const Input& value, const Input& size_splits, const Input& split_dim,
+                  int64_t num_split) {
+  return AllOutputs(s.AddOp("SplitV", "SplitV", {value, size_splits, split_dim},
+                            {{"T", TypeAttr(TypeOf(value))},
+                             {"Tlen", TypeAttr(TypeOf(size_splits))},
+                             {"num_split", IntAttr(num_split)}}));
+}
+
+Output Tile(const Scope& s, const Input& input, const Input& multiples) {
+  return IndexedOp(s, "Tile", input, multiples, "Tmultiples");
+}
+
+Output BroadcastTo(const Scope& s, const Input& input, const Input& shape) {
+  return IndexedOp(s, "BroadcastTo", input, shape, "Tidx");
+}
+
+Output Pad(const Scope& s, const Input& input, const Input& paddings) {
+  return IndexedOp(s, "Pad", input, paddings, "Tpaddings");
+}
+
+Output PadV2(const Scope& s, const Input& input, const Input& paddings, const Input& constant_values) {
+  return Output(s.AddOp("PadV2", "PadV2", {input, paddings, constant_values},
+                        {{"T", TypeAttr(TypeOf(input))}, {"Tpaddings", TypeAttr(TypeOf(paddings))}}),
+                0);
+}
+
+Output Range(const Scope& s, const Input& start, const Input& limit, const Input& delta) {
+  return Output(s.AddOp("Range", "Range", {start, limit, delta}, {{"Tidx", TypeAttr(TypeOf(start))}}), 0);
+}
+
+Output InvertPermutation(const Scope& s, const Input& x) { return TypedOp(s, "InvertPermutation", {x}); }
+
+Output GatherV2(const Scope& s, const Input& params, const Input& indices, const Input& axis, GatherV2Attrs a) {
+  return Output(s.AddOp("GatherV2", "GatherV2", {params, indices, axis},
+                        {{"Tparams", TypeAttr(TypeOf(params))},
+                         {"Tindices", TypeAttr(TypeOf(indices))},
+                         {"Taxis", TypeAttr(TypeOf(axis))},
+                         {"batch_dims", IntAttr(a.batch_dims)}}),
+                0);
+}
+
+Output OneHot(const Scope& s, const Input& indices, const Input& depth, const Input& on_value,
+              const Input& off_value, int64_t axis) {
+  return Output(s.AddOp("OneHot", "OneHot", {indices, depth, on_value, off_value},
+                        {{"T", TypeAttr(TypeOf(on_value))}, {"TI", TypeAttr(TypeOf(indices))}, {"axis", IntAttr(axis)}}),
+                0);
+}
+
+Output UnsortedSegmentSum(const Scope& s, const Input& data, const Input& segment_ids, const Input& num_segments) {
+  return Output(s.AddOp("UnsortedSegmentSum", "UnsortedSegmentSum", {data, segment_ids, num_segments},
+                        {{"T", TypeAttr(TypeOf(data))},
+                         {"Tindices", TypeAttr(TypeOf(segment_ids))},
+                         {"Tnumsegments", TypeAttr(TypeOf(num_segments))}}),
+                0);
+}
+
+Output PlaceholderWithDefault(const Scope& s, const Input& input, const PartialTensorShape& shape) {
+  return Output(s.AddOp("PlaceholderWithDefault", "PlaceholderWithDefault", {input},
+                        {{"dtype", TypeAttr(TypeOf(input))}, {"shape", ShapeAttr(shape)}}),
+                0);
+}
+
 }  // namespace ops
 }  // namespace tensoract

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/tensor_shape.h"
 #include "graph/builder/scope.h"
 
 namespace tensoract {
@@ -60,6 +61,46 @@ Output Transpose(const Scope& scope, const Input& x, const Input& perm);
 Output Concat(const Scope& scope, const InputList& values, const Input& axis);
 // A Pack node.
 Output Stack(const Scope& scope, const InputList& values, int64_t axis = 0);
+
+// ---- sizes -------------------------------------------------------------------------------
+Output Size(const Scope& scope, const Input& input, DataType out_type = tensorflow::DT_INT32);
+Output Rank(const Scope& scope, const Input& input);
+OutputList ShapeN(const Scope& scope, const InputList& input, DataType out_type = tensorflow::DT_INT32);
+
+// ---- slicing, splitting, tiling ----------------------------------------------------------
+// size[i] == -1 takes the rest of dimension i.
+Output Slice(const Scope& scope, const Input& input, const Input& begin, const Input& size);
+struct StridedSliceAttrs {
+  int64_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0, shrink_axis_mask = 0;
+};
+Output StridedSlice(const Scope& scope, const Input& input, const Input& begin, const Input& end,
+                    const Input& strides, StridedSliceAttrs attrs = {});
+Output StridedSliceGrad(const Scope& scope, const Input& shape, const Input& begin, const Input& end,
+                        const Input& strides, const Input& dy, StridedSliceAttrs attrs = {});
+// An Unpack node: `num` outputs, the slices of value along `axis`.
+OutputList Unstack(const Scope& scope, const Input& value, int64_t num, int64_t axis = 0);
+OutputList Split(const Scope& scope, const Input& split_dim, const Input& value, int64_t num_split);
+OutputList SplitV(const Scope& scope, const Input& value, const Input& size_splits, const Input& split_dim,
+                  int64_t num_split);
+Output Tile(const Scope& scope, const Input& input, const Input& multiples);
+Output BroadcastTo(const Scope& scope, const Input& input, const Input& shape);
+// A Pad node (zeros), or PadV2 with constant_values.
+Output Pad(const Scope& scope, const Input& input, const Input& paddings);
+Output PadV2(const Scope& scope, const Input& input, const Input& paddings, const Input& constant_values);
+
+// ---- indices -----------------------------------------------------------------------------
+Output Range(const Scope& scope, const Input& start, const Input& limit, const Input& delta);
+Output InvertPermutation(const Scope& scope, const Input& x);
+struct GatherV2Attrs {
+  int64_t batch_dims = 0;
+};
+Output GatherV2(const Scope& scope, const Input& params, const Input& indices, const Input& axis,
+                GatherV2Attrs attrs = {});
+Output OneHot(const Scope& scope, const Input& indices, const Input& depth, const Input& on_value,
+              const Input& off_value, int64_t axis = -1);
+Output UnsortedSegmentSum(const Scope& scope, const Input& data, const Input& segment_ids, const Input& num_segments);
+
+Output PlaceholderWithDefault(const Scope& scope, const Input& input, const PartialTensorShape& shape);
 
 }  // namespace ops
 }  // namespace tensoract

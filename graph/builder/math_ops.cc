@@ -104,5 +104,15 @@ Output SelectV2(const Scope& scope, const Input& condition, const Input& t, cons
   return TypedOpFrom(scope, "SelectV2", {condition, t, e}, 1);
 }
 
+Output BatchMatMulV2(const Scope& scope, const Input& x, const Input& y, BatchMatMulV2Attrs attrs) {
+  return TypedOp(scope, "BatchMatMulV2", {x, y}, {{"adj_x", BoolAttr(attrs.adj_x)}, {"adj_y", BoolAttr(attrs.adj_y)}});
+}
+
+Output MatrixInverse(const Scope& scope, const Input& input, bool adjoint) {
+  return TypedOp(scope, "MatrixInverse", {input}, {{"adjoint", BoolAttr(adjoint)}});
+}
+
+Output MatrixDeterminant(const Scope& scope, const Input& input) { return TypedOp(scope, "MatrixDeterminant", {input}); }
+
 }  // namespace ops
 }  // namespace tensoract

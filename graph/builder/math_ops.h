@@ -70,6 +70,16 @@ Output LogicalNot(const Scope& scope, const Input& x);
 Output Select(const Scope& scope, const Input& condition, const Input& t, const Input& e);
 Output SelectV2(const Scope& scope, const Input& condition, const Input& t, const Input& e);
 
+// Batched matrices: [..., m, k] x [..., k, n] with the batch dimensions broadcast; adj_x
+// and adj_y take a side's adjoint (its transpose, for real types).
+struct BatchMatMulV2Attrs {
+  bool adj_x = false;
+  bool adj_y = false;
+};
+Output BatchMatMulV2(const Scope& scope, const Input& x, const Input& y, BatchMatMulV2Attrs attrs = {});
+Output MatrixInverse(const Scope& scope, const Input& input, bool adjoint = false);
+Output MatrixDeterminant(const Scope& scope, const Input& input);
+
 }  // namespace ops
 }  // namespace tensoract
 

@@ -27,5 +27,23 @@ Output InputOf(const Node& op, int i) {
   return e == nullptr ? Output() : Output(e->src, e->src_output);
 }
 
+Output OpOutput(const Node& op, int i) { return Output(const_cast<Node*>(&op), i); }
+
+Output SumToShapeOf(const Scope& s, const Output& g, const Output& x) {
+  Output sx = ops::Shape(s, x);
+  ops::BroadcastGradientArgsOutputs args = ops::BroadcastGradientArgs(s, sx, ops::Shape(s, g));
+  return ops::Reshape(s, ops::Sum(s, g, args.r0), sx);
+}
+
+Output ReducedShape(const Scope& s, const Output& input_shape, const Output& axes) {
+  Output rank = ops::Size(s, input_shape);
+  Output a = axes.type() == tensorflow::DT_INT32 ? axes : ops::Cast(s, axes, tensorflow::DT_INT32);
+  Output normalized = ops::FloorMod(s, ops::Add(s, a, rank), rank);
+  // reduced[d] = any(d == normalized): a [rank, len(axes)] comparison, then Any over axes.
+  Output dims = ops::ExpandDims(s, ops::Range(s, 0, rank, 1), 1);
+  Output reduced = ops::Any(s, ops::Equal(s, dims, ops::Reshape(s, normalized, {1, -1})), 1);
+  return ops::SelectV2(s, reduced, ops::OnesLike(s, input_shape), input_shape);
+}
+
 }  // namespace grad
 }  // namespace tensoract

@@ -1,5 +1,5 @@
 // What gradient functions share beyond the ops:: builder functions: sums over broadcast
-// dimensions, and the tensor feeding an op's input.
+// dimensions, the tensor feeding an op's input, and reduced shapes.
 #ifndef TENSORACT_GRAPH_GRADIENTS_GRAD_HELPERS_H_
 #define TENSORACT_GRAPH_GRADIENTS_GRAD_HELPERS_H_
 
@@ -26,6 +26,18 @@ void ReduceBroadcast(const Scope& s, const Output& x, const Output& y, const Out
 
 // The input of `op` at `i` (the tensor that feeds it).
 Output InputOf(const Node& op, int i);
+// Output `i` of `op`.
+Output OpOutput(const Node& op, int i);
+
+// `g`, computed at a broadcast shape, summed over the dimensions `x` was broadcast along
+// and reshaped to x's shape (one side of ReduceBroadcast).
+Output SumToShapeOf(const Scope& s, const Output& g, const Output& x);
+
+// TensorFlow's reduced_shape: `input_shape` (an int32 vector) with the dimensions listed in
+// `axes` (any integer tensor, negative counting from the end) set to 1: the shape a
+// reduction's output has with keep_dims. Built from ops, so the axes and the rank may be
+// unknown until the graph runs.
+Output ReducedShape(const Scope& s, const Output& input_shape, const Output& axes);
 
 }  // namespace grad
 }  // namespace tensoract

@@ -141,6 +141,167 @@ Status CastGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, s
 }
 REGISTER_GRADIENT_OP("Cast", CastGrad);
 
+// ---- more element-wise ops ---------------------------------------------------------------
+
+REGISTER_NO_GRADIENT_OP("FloorDiv");
+
+// Maximum and Minimum: the gradient goes to x where x won (ties to x, as in TensorFlow).
+template <bool kMax>
+Status MaximumMinimumGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output x = InputOf(op, 0), y = InputOf(op, 1);
+  Output x_wins = kMax ? ops::GreaterEqual(s, x, y) : ops::LessEqual(s, x, y);
+  Output zeros = ops::ZerosLike(s, dy[0]);
+  ReduceBroadcast(s, x, y, ops::SelectV2(s, x_wins, dy[0], zeros), ops::SelectV2(s, x_wins, zeros, dy[0]), &(*dx)[0],
+                  &(*dx)[1]);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Maximum", MaximumMinimumGrad<true>);
+REGISTER_GRADIENT_OP("Minimum", MaximumMinimumGrad<false>);
+
+// d(x^y) = y x^(y-1) dx + x^y log(x) dy, with log(x) taken as 0 where x <= 0.
+Status PowGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output x = InputOf(op, 0), y = InputOf(op, 1), z = OpOutput(op, 0);
+  Output gx = ops::Mul(s, dy[0], ops::Mul(s, y, ops::Pow(s, x, ops::Sub(s, y, ops::OnesLike(s, y)))));
+  Output zeros = ops::ZerosLike(s, x);
+  Output positive = ops::Greater(s, x, zeros);
+  Output log_x = ops::SelectV2(s, positive, ops::Log(s, ops::SelectV2(s, positive, x, ops::OnesLike(s, x))), zeros);
+  Output gy = ops::Mul(s, dy[0], ops::Mul(s, z, log_x));
+  ReduceBroadcast(s, x, y, gx, gy, &(*dx)[0], &(*dx)[1]);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Pow", PowGrad);
+
+Status SquaredDifferenceGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output x = InputOf(op, 0), y = InputOf(op, 1);
+  Output d = ops::Sub(s, x, y);
+  Output g = ops::Mul(s, dy[0], ops::Add(s, d, d));
+  ReduceBroadcast(s, x, y, g, ops::Neg(s, g), &(*dx)[0], &(*dx)[1]);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("SquaredDifference", SquaredDifferenceGrad);
+
+// FloorMod: x - floor(x / y) * y, so dx = dy and dy_y = -floor(x / y) dy.
+Status FloorModGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output x = InputOf(op, 0), y = InputOf(op, 1);
+  ReduceBroadcast(s, x, y, dy[0], ops::Mul(s, dy[0], ops::Neg(s, ops::FloorDiv(s, x, y))), &(*dx)[0], &(*dx)[1]);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("FloorMod", FloorModGrad);
+
+Status AbsGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  (*dx)[0] = ops::Mul(s, dy[0], ops::Sign(s, InputOf(op, 0)));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Abs", AbsGrad);
+
+Status SignGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  (*dx)[0] = ops::ZerosLike(s, InputOf(op, 0));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Sign", SignGrad);
+
+constexpr char kReciprocalGrad[] = "ReciprocalGrad";
+REGISTER_GRADIENT_OP("Reciprocal", OutputGrad<kReciprocalGrad>);
+
+Status Log1pGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output x = InputOf(op, 0);
+  (*dx)[0] = ops::RealDiv(s, dy[0], ops::Add(s, ops::OnesLike(s, x), x));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Log1p", Log1pGrad);
+
+// Select: the gradient goes to t where the condition holds, to e elsewhere.
+Status SelectGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output c = InputOf(op, 0);
+  Output zeros = ops::ZerosLike(s, dy[0]);
+  (*dx)[1] = ops::Select(s, c, dy[0], zeros);
+  (*dx)[2] = ops::Select(s, c, zeros, dy[0]);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Select", SelectGrad);
+
+Status SelectV2Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output c = InputOf(op, 0);
+  Output zeros = ops::ZerosLike(s, dy[0]);
+  (*dx)[1] = SumToShapeOf(s, ops::SelectV2(s, c, dy[0], zeros), InputOf(op, 1));
+  (*dx)[2] = SumToShapeOf(s, ops::SelectV2(s, c, zeros, dy[0]), InputOf(op, 2));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("SelectV2", SelectV2Grad);
+
+// Max and Min: dy shared equally among the elements equal to the extreme.
+Status MinOrMaxGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output x = InputOf(op, 0), axes = InputOf(op, 1);
+  Output kept = ReducedShape(s, ops::Shape(s, x), axes);
+  Output y = ops::Reshape(s, OpOutput(op, 0), kept);
+  Output g = ops::Reshape(s, dy[0], kept);
+  Output indicators = ops::Cast(s, ops::Equal(s, y, x), dy[0].type());
+  Output count = ops::Reshape(s, ops::Sum(s, indicators, axes), kept);
+  (*dx)[0] = ops::Mul(s, ops::RealDiv(s, indicators, count), g);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Max", MinOrMaxGrad);
+REGISTER_GRADIENT_OP("Min", MinOrMaxGrad);
+
+// ---- matrices ------------------------------------------------------------------------------
+
+// BatchMatMulV2: MatMul's four cases, then each side summed over the batch dimensions it
+// was broadcast along.
+Status BatchMatMulV2Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  bool adj_x = false, adj_y = false;
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "adj_x", &adj_x));
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "adj_y", &adj_y));
+  Output x = InputOf(op, 0), y = InputOf(op, 1), g = dy[0];
+  Output gx, gy;
+  if (!adj_x && !adj_y) {
+    gx = ops::BatchMatMulV2(s, g, y, {false, true});
+    gy = ops::BatchMatMulV2(s, x, g, {true, false});
+  } else if (!adj_x) {
+    gx = ops::BatchMatMulV2(s, g, y, {false, false});
+    gy = ops::BatchMatMulV2(s, g, x, {true, false});
+  } else if (!adj_y) {
+    gx = ops::BatchMatMulV2(s, y, g, {false, true});
+    gy = ops::BatchMatMulV2(s, x, g, {false, false});
+  } else {
+    gx = ops::BatchMatMulV2(s, y, g, {true, true});
+    gy = ops::BatchMatMulV2(s, g, x, {true, true});
+  }
+  const PartialTensorShape& xs = x.node->output_shape(x.index);
+  const PartialTensorShape& ys = y.node->output_shape(y.index);
+  if (xs.dims() == 2 && ys.dims() == 2) {  // no batch dimensions: nothing was broadcast
+    (*dx)[0] = gx;
+    (*dx)[1] = gy;
+    return Status::OK();
+  }
+  Output sx = ops::Shape(s, x), sy = ops::Shape(s, y);
+  Output bx = ops::StridedSlice(s, sx, {0}, {-2}, {1}), by = ops::StridedSlice(s, sy, {0}, {-2}, {1});
+  ops::BroadcastGradientArgsOutputs r = ops::BroadcastGradientArgs(s, bx, by);
+  (*dx)[0] = ops::Reshape(s, ops::Sum(s, gx, r.r0), sx);
+  (*dx)[1] = ops::Reshape(s, ops::Sum(s, gy, r.r1), sy);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("BatchMatMulV2", BatchMatMulV2Grad);
+
+// d(A^-1) = -A^-1 dA A^-1, so dA = -A^-T g A^-T (adjoints swapped for `adjoint`).
+Status MatrixInverseGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  bool adjoint = false;
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "adjoint", &adjoint));
+  Output inv = OpOutput(op, 0);
+  Output inner = ops::BatchMatMulV2(s, dy[0], inv, {adjoint, !adjoint});
+  (*dx)[0] = ops::Neg(s, ops::BatchMatMulV2(s, inv, inner, {!adjoint, adjoint}));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("MatrixInverse", MatrixInverseGrad);
+
+// d det(A) = det(A) A^-T.
+Status MatrixDeterminantGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output a = InputOf(op, 0), det = OpOutput(op, 0);
+  Output scale = ops::ExpandDims(s, ops::ExpandDims(s, ops::Mul(s, dy[0], det), -1), -1);
+  (*dx)[0] = ops::Mul(s, scale, ops::MatrixInverse(s, a, /*adjoint=*/true));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("MatrixDeterminant", MatrixDeterminantGrad);
+
 }  // namespace
 }  // namespace grad
 }  // namespace tensoract

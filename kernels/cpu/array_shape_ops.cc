@@ -1,5 +1,6 @@
 // Kernels that change or report a shape without touching the elements: Reshape,
-// ExpandDims and Squeeze forward their input's buffer under a new shape; Shape writes it.
+// ExpandDims and Squeeze forward their input's buffer under a new shape; Shape, ShapeN, Size
+// and Rank write it; PlaceholderWithDefault forwards its default.
 // All are cheap and run inline.
 #include <set>
 #include <vector>
@@ -150,7 +151,52 @@ class SqueezeOp : public OpKernel {
   std::vector<int64_t> squeeze_dims_;
 };
 
+// Size and Rank: one scalar from the input's shape.
+class SizeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    const int64_t n = ctx->input(0).NumElements();
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({}), &out));
+    if (output_types()[0] == tensorflow::DT_INT32) {
+      OP_REQUIRES(ctx, n <= INT32_MAX,
+                  errors::InvalidArgument(Where(*this), "Number of elements was larger than representable by 32-bit "
+                                          "output type"));
+      out->base<int32_t>()[0] = static_cast<int32_t>(n);
+    } else {
+      out->base<int64_t>()[0] = n;
+    }
+  }
+};
+
+class RankOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({}), &out));
+    out->base<int32_t>()[0] = ctx->input(0).dims();
+  }
+};
+
+// PlaceholderWithDefault: its input (the default) when not fed; a feed replaces the node.
+class ForwardInputOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return false; }
+  void Compute(OpKernelContext* ctx) override { ctx->set_output(0, ctx->input(0)); }
+};
+
 REGISTER_KERNEL(Name("Reshape").Device(DEVICE_CPU), ReshapeOp);
+REGISTER_KERNEL(Name("ShapeN").Device(DEVICE_CPU), ShapeOp);
+REGISTER_KERNEL(Name("Size").Device(DEVICE_CPU), SizeOp);
+REGISTER_KERNEL(Name("Rank").Device(DEVICE_CPU), RankOp);
+REGISTER_KERNEL(Name("PlaceholderWithDefault").Device(DEVICE_CPU), ForwardInputOp);
 REGISTER_KERNEL(Name("Shape").Device(DEVICE_CPU), ShapeOp);
 REGISTER_KERNEL(Name("ExpandDims").Device(DEVICE_CPU), ExpandDimsOp);
 REGISTER_KERNEL(Name("Squeeze").Device(DEVICE_CPU), SqueezeOp);

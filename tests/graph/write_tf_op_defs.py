@@ -24,7 +24,7 @@ Neg Abs Sign Square Sqrt Rsqrt Reciprocal Exp Log Log1p Tanh Sigmoid Floor Ceil 
 Greater GreaterEqual Less LessEqual Equal NotEqual LogicalAnd LogicalOr LogicalNot
 Select SelectV2 Cast AddN
 TanhGrad SigmoidGrad SqrtGrad RsqrtGrad ReciprocalGrad
-Sum Mean Max Min Prod All Any ArgMax ArgMin
+Sum Mean Max Min Prod All Any ArgMax ArgMin UnsortedSegmentSum
 Reshape Shape ShapeN Size Rank ExpandDims Squeeze ConcatV2 Split SplitV Slice StridedSlice
 StridedSliceGrad Pack Unpack Tile Transpose Fill ZerosLike OnesLike Range GatherV2 OneHot
 Pad PadV2 BroadcastTo BroadcastGradientArgs StopGradient PreventGradient InvertPermutation

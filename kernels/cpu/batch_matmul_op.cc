@@ -1,0 +1,99 @@
+// BatchMatMulV2 on the CPU: one Eigen GEMM per output matrix, over the broadcast batch
+// dimensions (a batch dimension of 1 on either side repeats its matrix), spread over the
+// device's threads by matrix.
+#include <Eigen/Core>
+
+#include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/strided_copy.h"
+
+namespace tensoract {
+namespace {
+
+template <class T>
+class BatchMatMulV2Op : public OpKernel {
+ public:
+  explicit BatchMatMulV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    Status s = ctx->GetAttr("adj_x", &adj_x_);
+    if (s.ok()) s = ctx->GetAttr("adj_y", &adj_y_);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    OP_REQUIRES(ctx, x.dims() >= 2, errors::InvalidArgument(NodePrefix(*this), "In[0] ndims must be >= 2: ", x.dims()));
+    OP_REQUIRES(ctx, y.dims() >= 2, errors::InvalidArgument(NodePrefix(*this), "In[1] ndims must be >= 2: ", y.dims()));
+    const int xr = x.dims(), yr = y.dims();
+    const int64_t m = x.dim_size(adj_x_ ? xr - 1 : xr - 2), k = x.dim_size(adj_x_ ? xr - 2 : xr - 1);
+    const int64_t ky = y.dim_size(adj_y_ ? yr - 1 : yr - 2), n = y.dim_size(adj_y_ ? yr - 2 : yr - 1);
+    OP_REQUIRES(ctx, k == ky,
+                errors::InvalidArgument(NodePrefix(*this), "Matrix size-incompatible: In[0]: ",
+                                        x.shape().DebugString(), ", In[1]: ", y.shape().DebugString()));
+    // The batch dimensions, right-aligned and broadcast.
+    const int br = std::max(xr, yr) - 2;
+    std::vector<int64_t> batch(br), xb(br, 1), yb(br, 1);
+    for (int i = 0; i < br; ++i) {
+      const int xi = i - (br - (xr - 2)), yi = i - (br - (yr - 2));
+      if (xi >= 0) xb[i] = x.dim_size(xi);
+      if (yi >= 0) yb[i] = y.dim_size(yi);
+      OP_REQUIRES(ctx, xb[i] == yb[i] || xb[i] == 1 || yb[i] == 1,
+                  errors::InvalidArgument(NodePrefix(*this), "In[0] and In[1] must have compatible batch dimensions: ",
+                                          x.shape().DebugString(), " vs. ", y.shape().DebugString()));
+      batch[i] = std::max(xb[i], yb[i]);
+      if (xb[i] == 0 || yb[i] == 0) batch[i] = 0;
+    }
+    std::vector<int64_t> out_dims = batch;
+    out_dims.push_back(m);
+    out_dims.push_back(n);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));
+    int64_t count = 1;
+    for (int64_t b : batch) count *= b;
+    if (out->NumElements() == 0) return;
+    // Each side's matrix index for output matrix i (strides 0 where that side broadcasts).
+    std::vector<int64_t> xs(br, 0), ys(br, 0);
+    for (int i = br - 1, sx = 1, sy = 1; i >= 0; --i) {
+      if (xb[i] != 1) xs[i] = sx;
+      if (yb[i] != 1) ys[i] = sy;
+      sx *= xb[i];
+      sy *= yb[i];
+    }
+    using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const int64_t xrows = x.dim_size(xr - 2), xcols = x.dim_size(xr - 1);
+    const int64_t yrows = y.dim_size(yr - 2), ycols = y.dim_size(yr - 1);
+    CwiseParallelFor(ctx, count, std::max<int64_t>(1, m * n * k), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        int64_t xi = 0, yi = 0, rest = i;
+        for (int d = br - 1; d >= 0; --d) {
+          const int64_t idx = rest % batch[d];
+          rest /= batch[d];
+          xi += idx * xs[d];
+          yi += idx * ys[d];
+        }
+        Eigen::Map<const Matrix> a(x.base<T>() + xi * xrows * xcols, xrows, xcols);
+        Eigen::Map<const Matrix> b(y.base<T>() + yi * yrows * ycols, yrows, ycols);
+        Eigen::Map<Matrix> c(out->base<T>() + i * m * n, m, n);
+        if (k == 0) c.setZero();
+        else if (!adj_x_ && !adj_y_) c.noalias() = a * b;
+        else if (adj_x_ && !adj_y_) c.noalias() = a.adjoint() * b;
+        else if (!adj_x_) c.noalias() = a * b.adjoint();
+        else c.noalias() = a.adjoint() * b.adjoint();
+      }
+    });
+  }
+
+ private:
+  bool adj_x_ = false, adj_y_ = false;
+};
+
+#define TA_REGISTER(T) \
+  REGISTER_KERNEL(Name("BatchMatMulV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), BatchMatMulV2Op<T>)
+TA_REGISTER(float);
+TA_REGISTER(double);
+TA_REGISTER(int32_t);
+TA_REGISTER(int64_t);
+#undef TA_REGISTER
+
+}  // namespace
+}  // namespace tensoract

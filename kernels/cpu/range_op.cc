@@ -1,0 +1,88 @@
+// Range and InvertPermutation on the CPU: index vectors computed from scalars or from a
+// permutation. Small, so they run inline.
+#include <cmath>
+#include <type_traits>
+
+#include "kernels/cpu/strided_copy.h"
+
+namespace tensoract {
+namespace {
+
+template <class T>
+class RangeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    for (int i = 0; i < 3; ++i) {
+      OP_REQUIRES(ctx, ctx->input(i).dims() == 0,
+                  errors::InvalidArgument(NodePrefix(*this), i == 0 ? "start" : i == 1 ? "limit" : "delta",
+                                          " must be a scalar, not shape ", ctx->input(i).shape().DebugString()));
+    }
+    const T start = ctx->input(0).base<T>()[0], limit = ctx->input(1).base<T>()[0],
+            delta = ctx->input(2).base<T>()[0];
+    OP_REQUIRES(ctx, delta != T(0), errors::InvalidArgument(NodePrefix(*this), "Requires delta != 0: ", delta));
+    if (delta > T(0)) {
+      OP_REQUIRES(ctx, start <= limit,
+                  errors::InvalidArgument(NodePrefix(*this), "Requires start <= limit when delta > 0: ", start, "/",
+                                          limit));
+    } else {
+      OP_REQUIRES(ctx, start >= limit,
+                  errors::InvalidArgument(NodePrefix(*this), "Requires start >= limit when delta < 0: ", start, "/",
+                                          limit));
+    }
+    int64_t size;
+    if constexpr (std::is_integral_v<T>) {
+      const int64_t span = std::abs(static_cast<int64_t>(limit) - static_cast<int64_t>(start));
+      const int64_t step = std::abs(static_cast<int64_t>(delta));
+      size = (span + step - 1) / step;
+    } else {
+      size = static_cast<int64_t>(std::ceil(std::abs((static_cast<double>(limit) - start) / delta)));
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({size}), &out));
+    T* o = out->base<T>();
+    T value = start;
+    for (int64_t i = 0; i < size; ++i, value += delta) o[i] = value;
+  }
+};
+
+template <class T>
+class InvertPermutationOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    OP_REQUIRES(ctx, x.dims() == 1,
+                errors::InvalidArgument(NodePrefix(*this), "invert_permutation expects a 1D vector."));
+    const int64_t n = x.NumElements();
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    T* y = out->base<T>();
+    for (int64_t i = 0; i < n; ++i) y[i] = T(-1);
+    for (int64_t i = 0; i < n; ++i) {
+      const T d = x.base<T>()[i];
+      OP_REQUIRES(ctx, d >= 0 && d < n,
+                  errors::InvalidArgument(NodePrefix(*this), d, " is not between 0 and ", n));
+      OP_REQUIRES(ctx, y[d] == T(-1), errors::InvalidArgument(NodePrefix(*this), d, " is duplicated in the input."));
+      y[d] = static_cast<T>(i);
+    }
+  }
+};
+
+#define TA_REGISTER_RANGE(T) \
+  REGISTER_KERNEL(Name("Range").Device(DEVICE_CPU).TypeConstraint<T>("Tidx"), RangeOp<T>)
+TA_REGISTER_RANGE(float);
+TA_REGISTER_RANGE(double);
+TA_REGISTER_RANGE(int32_t);
+TA_REGISTER_RANGE(int64_t);
+#undef TA_REGISTER_RANGE
+
+REGISTER_KERNEL(Name("InvertPermutation").Device(DEVICE_CPU).TypeConstraint<int32_t>("T"), InvertPermutationOp<int32_t>);
+REGISTER_KERNEL(Name("InvertPermutation").Device(DEVICE_CPU).TypeConstraint<int64_t>("T"), InvertPermutationOp<int64_t>);
+
+}  // namespace
+}  // namespace tensoract

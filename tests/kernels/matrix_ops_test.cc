@@ -1,0 +1,92 @@
+// BatchMatMulV2, MatrixInverse and MatrixDeterminant on the CPU. Expected values were
+// printed by TensorFlow 2.21 (tf.linalg.matmul, tf.raw_ops.BatchMatMulV2, tf.linalg.inv,
+// tf.linalg.det on the inputs below) and pasted here.
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "tests/kernels/kernel_test_util.h"
+
+namespace tensoract {
+namespace {
+
+namespace tf = ::tensorflow;
+
+using testing::BoolA;
+using testing::Run;
+using testing::RunOp;
+using testing::TypeA;
+using testing::Values;
+
+template <class T>
+std::vector<T> Iota(int n) {
+  std::vector<T> v(n);
+  for (int i = 0; i < n; ++i) v[i] = static_cast<T>(i);
+  return v;
+}
+
+TEMPLATE_TEST_CASE("BatchMatMulV2 broadcasts batch dimensions", "[matrix]", float, double, int32_t, int64_t) {
+  using T = TestType;
+  // tf.linalg.matmul(tf.reshape(tf.range(12.), [2,2,3]), tf.reshape(tf.range(6.), [3,2]))
+  Tensor x = Tensor::FromVector<T>(Iota<T>(12), TensorShape({2, 2, 3}));
+  Tensor y = Tensor::FromVector<T>(Iota<T>(6), TensorShape({3, 2}));
+  Run r = RunOp("BatchMatMulV2", {x, y}, {{"T", TypeA(DataTypeToEnum<T>::value)}});
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].shape() == TensorShape({2, 2, 2}));
+  CHECK(Values<T>(r.outputs[0]) == std::vector<T>{10, 13, 28, 40, 46, 67, 64, 94});
+  // BatchMatMulV2(x=reshape(range(12.), [2,3,2]), y=reshape(range(6.), [1,3,2]), adj_x=True)
+  Tensor xa = Tensor::FromVector<T>(Iota<T>(12), TensorShape({2, 3, 2}));
+  Tensor ya = Tensor::FromVector<T>(Iota<T>(6), TensorShape({1, 3, 2}));
+  r = RunOp("BatchMatMulV2", {xa, ya}, {{"T", TypeA(DataTypeToEnum<T>::value)}, {"adj_x", BoolA(true)}});
+  REQUIRE(r.status.ok());
+  CHECK(Values<T>(r.outputs[0]) == std::vector<T>{20, 26, 26, 35, 56, 80, 62, 89});
+}
+
+TEST_CASE("BatchMatMulV2 rejects mismatched inner or batch dimensions, naming the node", "[matrix]") {
+  Tensor x(tf::DT_FLOAT, TensorShape({2, 2, 3}));
+  Run r = RunOp("BatchMatMulV2", {x, Tensor(tf::DT_FLOAT, TensorShape({4, 2}))}, {{"T", TypeA(tf::DT_FLOAT)}});
+  CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("Matrix size-incompatible"));
+  r = RunOp("BatchMatMulV2", {x, Tensor(tf::DT_FLOAT, TensorShape({3, 3, 2}))}, {{"T", TypeA(tf::DT_FLOAT)}});
+  CHECK_THAT(r.status.message(), Catch::Contains("must have compatible batch dimensions"));
+  r = RunOp("BatchMatMulV2", {Tensor(tf::DT_FLOAT, TensorShape({3})), x}, {{"T", TypeA(tf::DT_FLOAT)}});
+  CHECK_THAT(r.status.message(), Catch::Contains("In[0] ndims must be >= 2: 1"));
+}
+
+TEST_CASE("MatrixInverse inverts each matrix; adjoint inverts the transpose", "[matrix]") {
+  // tf.linalg.inv([[4.,7],[2,6]]) -> [[0.6,-0.7],[-0.2,0.4]]
+  Tensor a = Tensor::FromVector<double>({4, 7, 2, 6}, TensorShape({1, 2, 2}));
+  Run r = RunOp("MatrixInverse", {a}, {{"T", TypeA(tf::DT_DOUBLE)}});
+  REQUIRE(r.status.ok());
+  std::vector<double> want{0.6, -0.7, -0.2, 0.4};
+  for (int i = 0; i < 4; ++i) CHECK(Values<double>(r.outputs[0])[i] == Approx(want[i]));
+  r = RunOp("MatrixInverse", {a}, {{"T", TypeA(tf::DT_DOUBLE)}, {"adjoint", BoolA(true)}});
+  REQUIRE(r.status.ok());
+  std::vector<double> want_t{0.6, -0.2, -0.7, 0.4};
+  for (int i = 0; i < 4; ++i) CHECK(Values<double>(r.outputs[0])[i] == Approx(want_t[i]));
+}
+
+TEST_CASE("MatrixInverse of a singular or non-square matrix is an error", "[matrix]") {
+  // tf.linalg.inv([[1.,2],[2,4]]): "Input is not invertible."
+  Run r = RunOp("MatrixInverse", {Tensor::FromVector<float>({1, 2, 2, 4}, TensorShape({2, 2}))},
+                {{"T", TypeA(tf::DT_FLOAT)}});
+  CHECK(r.status.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("Input is not invertible."));
+  r = RunOp("MatrixInverse", {Tensor(tf::DT_FLOAT, TensorShape({2, 3}))}, {{"T", TypeA(tf::DT_FLOAT)}});
+  CHECK_THAT(r.status.message(), Catch::Contains("must be square"));
+}
+
+TEMPLATE_TEST_CASE("MatrixDeterminant of each matrix of a batch", "[matrix]", float, double) {
+  using T = TestType;
+  // tf.linalg.det([[[4.,7],[2,6]],[[1,2],[3,4]]]) -> [10, -2]
+  Tensor a = Tensor::FromVector<T>({4, 7, 2, 6, 1, 2, 3, 4}, TensorShape({2, 2, 2}));
+  Run r = RunOp("MatrixDeterminant", {a}, {{"T", TypeA(DataTypeToEnum<T>::value)}});
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].shape() == TensorShape({2}));
+  CHECK(Values<T>(r.outputs[0])[0] == Approx(10));
+  CHECK(Values<T>(r.outputs[0])[1] == Approx(-2));
+  r = RunOp("MatrixDeterminant", {Tensor(DataTypeToEnum<T>::value, TensorShape({3, 2}))},
+            {{"T", TypeA(DataTypeToEnum<T>::value)}});
+  CHECK_THAT(r.status.message(), Catch::Contains("must be square"));
+}
+
+}  // namespace
+}  // namespace tensoract
