@@ -282,13 +282,14 @@ Status BatchMatMulV2Grad(const Scope& s, const Node& op, const std::vector<Outpu
 }
 REGISTER_GRADIENT_OP("BatchMatMulV2", BatchMatMulV2Grad);
 
-// d(A^-1) = -A^-1 dA A^-1, so dA = -A^-T g A^-T (adjoints swapped for `adjoint`).
+// With Y = A^-1, dY = -Y dA Y, so dA = -Y^T g Y^T; with `adjoint` (Y = A^-T) it is
+// -Y g^T Y.
 Status MatrixInverseGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   bool adjoint = false;
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "adjoint", &adjoint));
   Output inv = OpOutput(op, 0);
   Output inner = ops::BatchMatMulV2(s, dy[0], inv, {adjoint, !adjoint});
-  (*dx)[0] = ops::Neg(s, ops::BatchMatMulV2(s, inv, inner, {!adjoint, adjoint}));
+  (*dx)[0] = ops::Neg(s, ops::BatchMatMulV2(s, inv, inner, {!adjoint, false}));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("MatrixInverse", MatrixInverseGrad);

@@ -1,0 +1,169 @@
+// Numeric checks (central differences through a Session, actors/gradient_checker.h) of the
+// gradients of the array, matrix and extra element-wise ops, in double.
+#include <catch2/catch.hpp>
+
+#include "actors/gradient_checker.h"
+#include "graph/builder/array_ops.h"
+#include "graph/builder/attr_util.h"
+#include "graph/builder/math_ops.h"
+#include "graph/builder/ops.h"
+#include "graph/gradients/gradients.h"
+
+namespace tensoract {
+namespace {
+
+constexpr double kTolerance = 1e-4;
+const DataType kDouble = tensorflow::DT_DOUBLE;
+
+Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
+const Tensor kX23 = Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3});
+
+void Check(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y,
+           double tolerance = kTolerance) {
+  REQUIRE(root.ok());
+  auto err = MaxGradientError(root, xs, values, y);
+  INFO(err.status().ToString());
+  REQUIRE(err.ok());
+  INFO("max error " << err.value());
+  CHECK(err.value() < tolerance);
+}
+
+// y = f(x) with x a [2,3] placeholder of known or unknown shape.
+template <class F>
+void CheckOne(const char* what, F f, const Tensor& value = kX23, bool known_shape = true,
+              double tolerance = kTolerance) {
+  INFO(what);
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), kDouble,
+                            known_shape ? PartialTensorShape(value.shape().dim_sizes()) : PartialTensorShape());
+  Check(root, {x}, {value}, f(root, x), tolerance);
+}
+
+TEST_CASE("slicing gradients: Slice, StridedSlice, Split, SplitV, Unpack", "[gradients]") {
+  CheckOne("Slice", [](const Scope& s, Output x) { return ops::Slice(s, x, {0, 1}, {2, -1}); });
+  CheckOne("StridedSlice", [](const Scope& s, Output x) {
+    return ops::StridedSlice(s, x, {1, -1}, {0, 0}, {1, -2}, {/*begin_mask=*/1, /*end_mask=*/2});
+  });
+  CheckOne("StridedSlice shrink", [](const Scope& s, Output x) {
+    ops::StridedSliceAttrs a;
+    a.shrink_axis_mask = 1;
+    return ops::StridedSlice(s, x, {1}, {2}, {1}, a);
+  }, kX23, /*known_shape=*/false);
+  CheckOne("Split", [](const Scope& s, Output x) {
+    OutputList parts = ops::Split(s, 1, x, 3);
+    return ops::Add(s, ops::Mul(s, parts[0], parts[2]), parts[1]);
+  });
+  CheckOne("SplitV", [](const Scope& s, Output x) {
+    OutputList parts = ops::SplitV(s, x, {1, 2}, 1, 2);
+    return ops::Mul(s, parts[0], ops::Sum(s, parts[1], 1, {true}));
+  });
+  CheckOne("Unpack", [](const Scope& s, Output x) {
+    OutputList rows = ops::Unstack(s, x, 2, 0);
+    return ops::Mul(s, rows[0], rows[1]);
+  });
+}
+
+TEST_CASE("joining and rearranging gradients: ConcatV2, Pack, Tile, Transpose, Pad, BroadcastTo", "[gradients]") {
+  CheckOne("ConcatV2", [](const Scope& s, Output x) { return ops::Concat(s, {x, ops::Square(s, x)}, -1); }, kX23,
+           /*known_shape=*/false);
+  CheckOne("Pack", [](const Scope& s, Output x) { return ops::Stack(s, {x, ops::Square(s, x)}, 1); });
+  CheckOne("Tile", [](const Scope& s, Output x) { return ops::Tile(s, x, {2, 2}); });
+  CheckOne("Transpose", [](const Scope& s, Output x) { return ops::Transpose(s, ops::Square(s, x), {1, 0}); });
+  CheckOne("Pad", [](const Scope& s, Output x) { return ops::Pad(s, ops::Square(s, x), {{1, 0}, {2, 1}}); });
+  CheckOne("PadV2", [](const Scope& s, Output x) { return ops::PadV2(s, x, {{0, 1}, {1, 1}}, 3.0); });
+  CheckOne("BroadcastTo", [](const Scope& s, Output x) { return ops::BroadcastTo(s, x, {2, 2, 3}); });
+  CheckOne("BroadcastTo of a column", [](const Scope& s, Output x) {
+    return ops::Square(s, ops::BroadcastTo(s, x, {2, 3}));
+  }, Values({1, -2}, {2, 1}));
+  CheckOne("ExpandDims and Squeeze", [](const Scope& s, Output x) {
+    return ops::Squeeze(s, ops::Square(s, ops::ExpandDims(s, x, 1)), {1});
+  });
+  CheckOne("Cast", [](const Scope& s, Output x) {
+    return ops::Cast(s, ops::Square(s, ops::Cast(s, x, tensorflow::DT_FLOAT)), kDouble);
+  }, kX23, true, /*tolerance: float's rounding*/ 1e-2);
+}
+
+TEST_CASE("GatherV2's dense gradient adds repeated indices", "[gradients]") {
+  CheckOne("axis 0", [](const Scope& s, Output x) { return ops::GatherV2(s, x, {1, 0, 1}, 0); });
+  CheckOne("axis 1, 2-D indices", [](const Scope& s, Output x) {
+    return ops::GatherV2(s, x, {{2, 0}, {2, 2}}, 1);
+  });
+  CheckOne("Fill", [](const Scope& s, Output x) {
+    return ops::Fill(s, {2, 2}, ops::Sum(s, x, {0, 1}));
+  });
+  CheckOne("PlaceholderWithDefault", [](const Scope& s, Output x) {
+    return ops::Square(s, ops::PlaceholderWithDefault(s, x, PartialTensorShape({2, 3})));
+  });
+}
+
+// y = op(x, z) for a binary op, x [2,3] and z [3] (broadcast).
+void CheckBinary(const std::string& op, const Tensor& xv, const Tensor& zv) {
+  INFO("op " << op);
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), kDouble);
+  auto z = ops::Placeholder(root.WithOpName("z"), kDouble);
+  Check(root, {x, z}, {xv, zv}, ops::TypedOp(root.WithOpName("y"), op, {x, z}));
+}
+
+TEST_CASE("extra element-wise gradients", "[gradients]") {
+  // No ties (Maximum, Minimum) and no integer quotients (FloorMod): both are kinks.
+  const Tensor z = Values({0.75, 1.75, -1.25}, {3});
+  for (const char* op : {"Maximum", "Minimum", "SquaredDifference", "Div", "FloorMod"}) CheckBinary(op, kX23, z);
+  CheckBinary("Pow", Values({1, 2, 3, 0.5, 1.5, 2.5}, {2, 3}), z);
+  for (const char* op : {"Abs", "Sign", "Reciprocal", "Relu6", "Elu", "Softplus", "LogSoftmax"}) {
+    CheckOne(op, [op](const Scope& s, Output x) { return ops::TypedOp(s, op, {x}); },
+             Values({1, 2.5, -3, 0.5, 7.5, -2}, {2, 3}));
+  }
+  CheckOne("Log1p", [](const Scope& s, Output x) { return ops::Log1p(s, x); }, Values({1, 2, 3, 0.5, 1.5, 0.25}, {2, 3}));
+}
+
+TEST_CASE("Select, SelectV2, Max and Min gradients", "[gradients]") {
+  CheckOne("Select", [](const Scope& s, Output x) {
+    return ops::Select(s, {true, false}, x, ops::Square(s, x));
+  });
+  CheckOne("SelectV2", [](const Scope& s, Output x) {
+    return ops::SelectV2(s, {true, false, true}, x, ops::Sum(s, x, 0, {true}));
+  });
+  for (const char* op : {"Max", "Min"}) {
+    for (bool keep : {false, true}) {
+      INFO("keep_dims " << keep);
+      CheckOne(op, [op, keep](const Scope& s, Output x) {
+        return keep ? (std::string(op) == "Max" ? ops::Max(s, x, 1, {true}) : ops::Min(s, x, 1, {true}))
+                    : (std::string(op) == "Max" ? ops::Max(s, x, {-1, 0}) : ops::Min(s, x, 0));
+      }, kX23, /*known_shape=*/false);
+    }
+  }
+}
+
+TEST_CASE("matrix gradients: BatchMatMulV2 with broadcasting, MatrixInverse, MatrixDeterminant", "[gradients]") {
+  for (bool ax : {false, true}) {
+    for (bool ay : {false, true}) {
+      INFO("adj_x " << ax << " adj_y " << ay);
+      Scope root = Scope::NewRootScope();
+      auto a = ops::Placeholder(root.WithOpName("a"), kDouble);
+      auto b = ops::Placeholder(root.WithOpName("b"), kDouble);
+      auto y = ops::BatchMatMulV2(root, a, b, {ax, ay});
+      Tensor av = Values({1, -2, 3, 0.5, 2, -1, 0.25, 1, -1.5, 2, 0.75, 1.25}, TensorShape({2, ax ? 3 : 2, ax ? 2 : 3}));
+      Tensor bv = Values({0.3, 1, -1, 2, 0.7, -0.4}, ay ? TensorShape({1, 2, 3}) : TensorShape({1, 3, 2}));
+      Check(root, {a, b}, {av, bv}, y);
+    }
+  }
+  const Tensor m = Values({2, 1, 0.5, -1, 3, 0.25, 0.5, 1, 4}, {3, 3});
+  for (bool adjoint : {false, true}) {
+    CheckOne("MatrixInverse", [adjoint](const Scope& s, Output x) { return ops::MatrixInverse(s, x, adjoint); }, m);
+  }
+  CheckOne("MatrixDeterminant", [](const Scope& s, Output x) { return ops::MatrixDeterminant(s, x); }, m);
+}
+
+TEST_CASE("ops without a gradient say so by name", "[gradients]") {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({3}));
+  auto y = ops::TypedOp(root.WithOpName("y"), "Round", {x});
+  std::vector<Output> dx;
+  Status s = AddSymbolicGradients(root, {y}, {x}, &dx);
+  CHECK_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains("Round"));
+}
+
+}  // namespace
+}  // namespace tensoract
