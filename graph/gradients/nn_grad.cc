@@ -1,4 +1,5 @@
 // Gradients of reductions, reshapes and the neural-net blocks an MLP or CNN is made of.
+#include "graph/builder/nn_ops.h"
 #include "graph/gradients/grad_helpers.h"
 #include "graph/shape_inference.h"
 
@@ -122,6 +123,104 @@ Status SoftmaxGrad(const Scope& s, const Node& op, const std::vector<Output>& dy
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Softmax", SoftmaxGrad);
+
+// ---- Convolutions and pools -------------------------------------------------------------
+
+// The window attrs of a Conv2D-family op, to build its gradient ops with the same ones.
+struct ConvWindow {
+  std::vector<int64_t> strides;
+  std::string padding;
+  ops::Conv2DAttrs attrs;
+};
+Status ReadConvAttrs(const Node& op, ConvWindow* a) {
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "strides", &a->strides));
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "padding", &a->padding));
+  GetNodeAttr(op.def(), "data_format", &a->attrs.data_format).IgnoreError();  // absent: the default
+  GetNodeAttr(op.def(), "dilations", &a->attrs.dilations).IgnoreError();
+  GetNodeAttr(op.def(), "use_cudnn_on_gpu", &a->attrs.use_cudnn_on_gpu).IgnoreError();
+  GetNodeAttr(op.def(), "explicit_paddings", &a->attrs.explicit_paddings).IgnoreError();
+  return Status::OK();
+}
+
+// Conv2D(input, filter): input's gradient is the transposed convolution of dy with the
+// filter, the filter's the correlation of input with dy.
+Status Conv2DGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  ConvWindow a;
+  TA_RETURN_IF_ERROR(ReadConvAttrs(op, &a));
+  Output input = InputOf(op, 0), filter = InputOf(op, 1);
+  (*dx)[0] = ops::Conv2DBackpropInput(s, ops::Shape(s, input), filter, dy[0], a.strides, a.padding, a.attrs);
+  (*dx)[1] = ops::Conv2DBackpropFilter(s, input, ops::Shape(s, filter), dy[0], a.strides, a.padding, a.attrs);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Conv2D", Conv2DGrad);
+
+// Conv2DBackpropInput(input_sizes, filter, out_backprop) is linear in filter and in
+// out_backprop: out_backprop's gradient is Conv2D of dy, the filter's the filter gradient
+// of a convolution of dy giving out_backprop.
+Status Conv2DBackpropInputGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
+                               std::vector<Output>* dx) {
+  ConvWindow a;
+  TA_RETURN_IF_ERROR(ReadConvAttrs(op, &a));
+  Output filter = InputOf(op, 1), out_backprop = InputOf(op, 2);
+  (*dx)[1] = ops::Conv2DBackpropFilter(s, dy[0], ops::Shape(s, filter), out_backprop, a.strides, a.padding, a.attrs);
+  (*dx)[2] = ops::Conv2D(s, dy[0], filter, a.strides, a.padding, a.attrs);
+  return Status::OK();  // input_sizes: no gradient
+}
+REGISTER_GRADIENT_OP("Conv2DBackpropInput", Conv2DBackpropInputGrad);
+
+// Conv2DBackpropFilter(input, filter_sizes, out_backprop), linear in input and out_backprop.
+Status Conv2DBackpropFilterGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
+                                std::vector<Output>* dx) {
+  ConvWindow a;
+  TA_RETURN_IF_ERROR(ReadConvAttrs(op, &a));
+  Output input = InputOf(op, 0), out_backprop = InputOf(op, 2);
+  (*dx)[0] = ops::Conv2DBackpropInput(s, ops::Shape(s, input), dy[0], out_backprop, a.strides, a.padding, a.attrs);
+  (*dx)[2] = ops::Conv2D(s, input, dy[0], a.strides, a.padding, a.attrs);
+  return Status::OK();  // filter_sizes: no gradient
+}
+REGISTER_GRADIENT_OP("Conv2DBackpropFilter", Conv2DBackpropFilterGrad);
+
+struct PoolWindow {
+  std::vector<int64_t> ksize, strides;
+  std::string padding;
+  ops::PoolAttrs attrs;
+};
+Status ReadPoolAttrs(const Node& op, PoolWindow* a) {
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "ksize", &a->ksize));
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "strides", &a->strides));
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "padding", &a->padding));
+  GetNodeAttr(op.def(), "data_format", &a->attrs.data_format).IgnoreError();
+  if (a->padding == "EXPLICIT") {
+    return errors::Unimplemented("the gradient of '", op.name(), "' (", op.type_string(),
+                                 ") with EXPLICIT padding is not supported");
+  }
+  return Status::OK();
+}
+
+Status MaxPoolGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  PoolWindow a;
+  TA_RETURN_IF_ERROR(ReadPoolAttrs(op, &a));
+  (*dx)[0] = ops::MaxPoolGrad(s, InputOf(op, 0), OutputOf(op, 0), dy[0], a.ksize, a.strides, a.padding, a.attrs);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("MaxPool", MaxPoolGrad);
+
+Status AvgPoolGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  PoolWindow a;
+  TA_RETURN_IF_ERROR(ReadPoolAttrs(op, &a));
+  (*dx)[0] = ops::AvgPoolGrad(s, ops::Shape(s, InputOf(op, 0)), dy[0], a.ksize, a.strides, a.padding, a.attrs);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("AvgPool", AvgPoolGrad);
+
+// AvgPoolGrad is linear in its grad input: that gradient is AvgPool of dy.
+Status AvgPoolGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  PoolWindow a;
+  TA_RETURN_IF_ERROR(ReadPoolAttrs(op, &a));
+  (*dx)[1] = ops::AvgPool(s, dy[0], a.ksize, a.strides, a.padding, a.attrs);
+  return Status::OK();  // orig_input_shape: no gradient
+}
+REGISTER_GRADIENT_OP("AvgPoolGrad", AvgPoolGradGrad);
 
 }  // namespace
 }  // namespace grad

@@ -1,5 +1,6 @@
-// Neural-network building blocks: activations and their gradients, BiasAdd, softmax and
-// the cross-entropy losses. Definitions and shape functions are TensorFlow 2.21's.
+// Neural-network building blocks: activations and their gradients, BiasAdd, softmax, the
+// cross-entropy losses, 2-D convolutions and pools with their gradients. Definitions and
+// shape functions are TensorFlow 2.21's.
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
 
@@ -70,6 +71,194 @@ Status SparseSoftmaxCrossEntropyShape(InferenceContext* c) {
   TA_RETURN_IF_ERROR(c->ReplaceDim(features, 0, batch, &features));
   c->set_output(0, InferenceContext::Vector(batch));
   c->set_output(1, features);
+  return Status::OK();
+}
+
+// ---- Convolutions and pools ------------------------------------------------------------
+
+// The spatial layout of a 4-D tensor: where its batch, rows, cols and channels are.
+struct Layout {
+  int batch = 0, rows = 1, cols = 2, depth = 3;
+};
+Status ReadLayout(InferenceContext* c, Layout* layout, bool* vect_c = nullptr) {
+  std::string data_format = "NHWC";
+  if (!c->GetAttr("data_format", &data_format).ok()) data_format = "NHWC";
+  if (vect_c != nullptr) *vect_c = data_format == "NCHW_VECT_C";
+  if (data_format == "NCHW" || data_format == "NCHW_VECT_C") *layout = Layout{0, 2, 3, 1};
+  else *layout = Layout{};
+  return Status::OK();
+}
+
+// A list attr of 4 ints (strides, dilations, ksize).
+Status ReadFourInts(InferenceContext* c, const std::string& attr, std::vector<int64_t>* values) {
+  TA_RETURN_IF_ERROR(c->GetAttr(attr, values));
+  if (values->size() != 4) {
+    return errors::InvalidArgument(c->node_def().op(), " requires the ", attr,
+                                   " attribute to contain 4 values, but got: ", values->size());
+  }
+  for (int64_t v : *values) {
+    if (v <= 0) return errors::InvalidArgument(c->node_def().op(), " requires positive ", attr, ", got ", v);
+  }
+  return Status::OK();
+}
+
+// The output size of one spatial dimension (TensorFlow's GetWindowedOutputSize); unknown
+// when the input or (except for SAME) the window is. `pad` holds the explicit paddings
+// before and after.
+Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride, const std::string& padding,
+                          std::pair<int64_t, int64_t> pad, int64_t* out) {
+  *out = shape_inference::kUnknownDim;
+  if (!InferenceContext::ValueKnown(in)) return Status::OK();
+  if (padding == "SAME") {
+    *out = (in + stride - 1) / stride;
+    return Status::OK();
+  }
+  if (!InferenceContext::ValueKnown(k)) return Status::OK();
+  const int64_t effective = (k - 1) * dilation + 1;
+  const int64_t padded = in + (padding == "EXPLICIT" ? pad.first + pad.second : 0);
+  *out = (padded - effective + stride) / stride;
+  if (*out < 0) {
+    return errors::InvalidArgument("Computed output size would be negative: ", *out, " [input_size: ", in,
+                                   ", effective_filter_size: ", effective, ", stride: ", stride, "]");
+  }
+  return Status::OK();
+}
+
+// Explicit paddings, [before, after] for each of the 4 dimensions, when padding is EXPLICIT.
+Status ReadPaddings(InferenceContext* c, std::string* padding, std::vector<int64_t>* explicit_paddings) {
+  TA_RETURN_IF_ERROR(c->GetAttr("padding", padding));
+  explicit_paddings->assign(8, 0);
+  if (*padding != "EXPLICIT") return Status::OK();
+  TA_RETURN_IF_ERROR(c->GetAttr("explicit_paddings", explicit_paddings));
+  if (explicit_paddings->size() != 8) {
+    return errors::InvalidArgument("explicit_paddings attribute must contain 8 values, but got: ",
+                                   explicit_paddings->size());
+  }
+  for (int64_t p : *explicit_paddings) {
+    if (p < 0) return errors::InvalidArgument("All elements of explicit_paddings must be nonnegative, got ", p);
+  }
+  return Status::OK();
+}
+
+// A 4-D shape in `layout` from its batch, rows, cols and depth.
+PartialTensorShape Shape4(const Layout& l, int64_t batch, int64_t rows, int64_t cols, int64_t depth) {
+  std::vector<int64_t> dims(4);
+  dims[l.batch] = batch;
+  dims[l.rows] = rows;
+  dims[l.cols] = cols;
+  dims[l.depth] = depth;
+  return InferenceContext::MakeShape(dims);
+}
+
+// Conv2D: input [batch, rows, cols, depth] (NHWC) and filter [rows, cols, in, out].
+Status Conv2DShape(InferenceContext* c) {
+  Layout l;
+  TA_RETURN_IF_ERROR(ReadLayout(c, &l));
+  PartialTensorShape input, filter;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
+  std::vector<int64_t> strides, dilations, paddings;
+  TA_RETURN_IF_ERROR(ReadFourInts(c, "strides", &strides));
+  TA_RETURN_IF_ERROR(ReadFourInts(c, "dilations", &dilations));
+  std::string padding;
+  TA_RETURN_IF_ERROR(ReadPaddings(c, &padding, &paddings));
+  const int64_t in_depth = InferenceContext::Dim(input, l.depth);
+  const int64_t filter_depth = InferenceContext::Dim(filter, 2);
+  if (InferenceContext::ValueKnown(in_depth) && InferenceContext::ValueKnown(filter_depth)) {
+    if (filter_depth == 0 || in_depth % filter_depth != 0) {
+      return errors::InvalidArgument("Depth of input (", in_depth, ") is not a multiple of input depth of filter (",
+                                     filter_depth, ")");
+    }
+  }
+  int64_t rows, cols;
+  TA_RETURN_IF_ERROR(WindowedOutputSize(InferenceContext::Dim(input, l.rows), InferenceContext::Dim(filter, 0),
+                                        dilations[l.rows], strides[l.rows], padding,
+                                        {paddings[2 * l.rows], paddings[2 * l.rows + 1]}, &rows));
+  TA_RETURN_IF_ERROR(WindowedOutputSize(InferenceContext::Dim(input, l.cols), InferenceContext::Dim(filter, 1),
+                                        dilations[l.cols], strides[l.cols], padding,
+                                        {paddings[2 * l.cols], paddings[2 * l.cols + 1]}, &cols));
+  c->set_output(0, Shape4(l, InferenceContext::Dim(input, l.batch), rows, cols, InferenceContext::Dim(filter, 3)));
+  return Status::OK();
+}
+
+// Conv2DBackpropInput: the shape is input_sizes, all 4 dimensions or only the 2 spatial ones
+// (then batch from out_backprop, depth from the filter).
+Status Conv2DBackpropInputShape(InferenceContext* c) {
+  Layout l;
+  TA_RETURN_IF_ERROR(ReadLayout(c, &l));
+  PartialTensorShape sizes, filter, out_backprop;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &sizes));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 4, &out_backprop));
+  const int64_t n = InferenceContext::Dim(sizes, 0);
+  if (n == 2) {
+    std::vector<int64_t> values;
+    bool known = false;
+    TA_RETURN_IF_ERROR(c->GetIntValues(0, &values, &known));
+    const int64_t rows = known ? values[0] : shape_inference::kUnknownDim;
+    const int64_t cols = known ? values[1] : shape_inference::kUnknownDim;
+    c->set_output(0, Shape4(l, InferenceContext::Dim(out_backprop, l.batch), rows, cols,
+                            InferenceContext::Dim(filter, 2)));
+    return Status::OK();
+  }
+  if (InferenceContext::ValueKnown(n) && n != 4) {
+    return errors::InvalidArgument("Conv2DBackpropInput requires input_sizes to contain 4 values or 2 values, but got: ",
+                                   n);
+  }
+  PartialTensorShape shape;
+  TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &shape));
+  TA_RETURN_IF_ERROR(c->WithRank(shape, 4, &shape));
+  c->set_output(0, shape);
+  return Status::OK();
+}
+
+// Conv2DBackpropFilter: the shape is filter_sizes.
+Status Conv2DBackpropFilterShape(InferenceContext* c) {
+  PartialTensorShape input, out_backprop, shape;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 4, &out_backprop));
+  TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(1, &shape));
+  TA_RETURN_IF_ERROR(c->WithRank(shape, 4, &shape));
+  c->set_output(0, shape);
+  return Status::OK();
+}
+
+// MaxPool and AvgPool: the input's batch, its windowed rows and cols, its depth divided by
+// the depth window.
+Status PoolShape(InferenceContext* c) {
+  Layout l;
+  bool vect_c = false;
+  TA_RETURN_IF_ERROR(ReadLayout(c, &l, &vect_c));
+  if (vect_c) {  // a 5-D layout with a packed channel dimension: not inferred here
+    c->set_output(0, InferenceContext::UnknownShape());
+    return Status::OK();
+  }
+  PartialTensorShape input;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
+  std::vector<int64_t> ksize, strides, paddings;
+  TA_RETURN_IF_ERROR(ReadFourInts(c, "ksize", &ksize));
+  TA_RETURN_IF_ERROR(ReadFourInts(c, "strides", &strides));
+  std::string padding;
+  TA_RETURN_IF_ERROR(ReadPaddings(c, &padding, &paddings));
+  int64_t rows, cols, depth;
+  TA_RETURN_IF_ERROR(WindowedOutputSize(InferenceContext::Dim(input, l.rows), ksize[l.rows], 1, strides[l.rows],
+                                        padding, {paddings[2 * l.rows], paddings[2 * l.rows + 1]}, &rows));
+  TA_RETURN_IF_ERROR(WindowedOutputSize(InferenceContext::Dim(input, l.cols), ksize[l.cols], 1, strides[l.cols],
+                                        padding, {paddings[2 * l.cols], paddings[2 * l.cols + 1]}, &cols));
+  TA_RETURN_IF_ERROR(c->Divide(InferenceContext::Dim(input, l.depth), ksize[l.depth], /*evenly=*/true, &depth));
+  c->set_output(0, Shape4(l, InferenceContext::Dim(input, l.batch), rows, cols, depth));
+  return Status::OK();
+}
+
+// MaxPoolGrad: orig_input's shape.
+Status MaxPoolGradShape(InferenceContext* c) { return shape_inference::UnchangedShapeWithRank(c, 4); }
+
+// AvgPoolGrad: the shape in orig_input_shape.
+Status AvgPoolGradShape(InferenceContext* c) {
+  PartialTensorShape shape;
+  TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &shape));
+  TA_RETURN_IF_ERROR(c->WithRank(shape, 4, &shape));
+  c->set_output(0, shape);
   return Status::OK();
 }
 
@@ -175,6 +364,84 @@ REGISTER_OP("SparseSoftmaxCrossEntropyWithLogits")
     .Attr("Tlabels: {int32, int64} = DT_INT64")
     .SetShapeFn(tensoract::SparseSoftmaxCrossEntropyShape)
     .Doc("Per-example cross entropy of softmax(features) against class indices, and its gradient.");
+
+// Convolutions and pools. The CPU kernels compute NHWC only, as TensorFlow's do.
+#define TA_CONV_ATTRS                                                                          \
+  .Attr("T: {half, bfloat16, float, double, int32}")                                          \
+      .Attr("strides: list(int)")                                                             \
+      .Attr("use_cudnn_on_gpu: bool = true")                                                  \
+      .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")                                         \
+      .Attr("explicit_paddings: list(int) = []")                                              \
+      .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")                                         \
+      .Attr("dilations: list(int) = [1, 1, 1, 1]")
+
+REGISTER_OP("Conv2D")
+    .Input("input: T").Input("filter: T").Output("output: T")
+    TA_CONV_ATTRS
+    .SetShapeFn(tensoract::Conv2DShape)
+    .Doc("2-D convolution of a 4-D input with a [rows, cols, in_depth, out_depth] filter.");
+
+REGISTER_OP("Conv2DBackpropInput")
+    .Input("input_sizes: int32").Input("filter: T").Input("out_backprop: T").Output("output: T")
+    TA_CONV_ATTRS
+    .SetShapeFn(tensoract::Conv2DBackpropInputShape)
+    .Doc("The gradient of Conv2D with respect to its input, of shape input_sizes.");
+
+REGISTER_OP("Conv2DBackpropFilter")
+    .Input("input: T").Input("filter_sizes: int32").Input("out_backprop: T").Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("strides: list(int)")
+    .Attr("use_cudnn_on_gpu: bool = true")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn(tensoract::Conv2DBackpropFilterShape)
+    .Doc("The gradient of Conv2D with respect to its filter, of shape filter_sizes.");
+
+#undef TA_CONV_ATTRS
+
+REGISTER_OP("MaxPool")
+    .Input("input: T").Output("output: T")
+    .Attr("T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8} = DT_FLOAT")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
+    .SetShapeFn(tensoract::PoolShape)
+    .Doc("The maximum of each ksize window of the input.");
+
+REGISTER_OP("AvgPool")
+    .Input("value: T").Output("output: T")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(tensoract::PoolShape)
+    .Doc("The mean of each ksize window of the input, counting only elements inside it.");
+
+REGISTER_OP("MaxPoolGrad")
+    .Input("orig_input: T").Input("orig_output: T").Input("grad: T").Output("output: T")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64} = DT_FLOAT")
+    .SetShapeFn(tensoract::MaxPoolGradShape)
+    .Doc("MaxPool's gradient: each window's gradient goes to its (first) maximum.");
+
+REGISTER_OP("AvgPoolGrad")
+    .Input("orig_input_shape: int32").Input("grad: T").Output("output: T")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(tensoract::AvgPoolGradShape)
+    .Doc("AvgPool's gradient: each window's gradient spread evenly over its elements.");
 
 #undef TA_REAL_NUMBER_TYPES
 #undef TA_NUMBER_TYPES

@@ -1,0 +1,237 @@
+// MaxPool, AvgPool and their gradients on the CPU, NHWC. A window's taps are visited in
+// raster order and every channel of a tap at once (channels are contiguous in NHWC).
+//
+//   MaxPool       the largest tap of each window; padding is never the maximum.
+//   AvgPool       the mean of the window's taps inside the input: with SAME padding, an
+//                 edge window divides by its count of real elements, as TensorFlow does.
+//   MaxPoolGrad   each output's gradient goes to the first largest tap of its window (the
+//                 argmax recomputed from orig_input; ties go to the earliest tap in raster
+//                 order, as TensorFlow's CPU kernel).
+//   AvgPoolGrad   each output's gradient, divided by its window's count, to every real tap.
+//
+// The forward pools split output rows over the device's threads; the gradients split
+// images, whose input gradients are disjoint (neighbouring windows overlap).
+#include <Eigen/Core>
+#include <limits>
+
+#include "kernels/cpu/conv_util.h"
+#include "kernels/cpu/cwise_ops.h"
+
+namespace tensoract {
+namespace {
+
+// The window geometry of a pool over `input` [batch, rows, cols, depth].
+Status PoolDims(const OpKernel& kernel, const conv::WindowAttrs& attrs, const TensorShape& input, conv::ConvDims* d) {
+  if (input.dims() != 4) {
+    return errors::InvalidArgument(conv::NodeContext(kernel), ": input must be 4-dimensional [batch, rows, cols, depth], got ",
+                                   input.DebugString());
+  }
+  d->batch = input.dim_size(0);
+  d->in_rows = input.dim_size(1);
+  d->in_cols = input.dim_size(2);
+  d->in_depth = d->out_depth = input.dim_size(3);
+  d->filter_rows = attrs.ksize[1];
+  d->filter_cols = attrs.ksize[2];
+  Status s = conv::ComputeConvDims(attrs, d);
+  if (!s.ok()) {
+    return s.WithContext(StrCat(conv::NodeContext(kernel), ": input ", input.DebugString(), ", ksize [1,",
+                                d->filter_rows, ",", d->filter_cols, ",1]"));
+  }
+  return Status::OK();
+}
+
+TensorShape PoolOutputShape(const conv::ConvDims& d) { return TensorShape({d.batch, d.out_rows, d.out_cols, d.in_depth}); }
+
+// The window of output (row, col) clipped to the input: rows [r0, r1), cols [c0, c1).
+struct Window {
+  int64_t r0, r1, c0, c1;
+};
+Window WindowAt(const conv::ConvDims& d, int64_t row, int64_t col) {
+  const int64_t r = row * d.stride_rows - d.pad_top, c = col * d.stride_cols - d.pad_left;
+  return {std::max<int64_t>(r, 0), std::min(r + d.filter_rows, d.in_rows), std::max<int64_t>(c, 0),
+          std::min(c + d.filter_cols, d.in_cols)};
+}
+
+// Runs fn(image, out_row, out_col, window) for every output of output rows [begin, end)
+// (global rows: image * out_rows + row).
+template <class F>
+void ForEachOutput(const conv::ConvDims& d, int64_t begin, int64_t end, F fn) {
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t image = r / d.out_rows, row = r % d.out_rows;
+    for (int64_t col = 0; col < d.out_cols; ++col) fn(image, row, col, WindowAt(d, row, col));
+  }
+}
+
+template <class T>
+using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+
+// MaxPool and AvgPool: one class, the reduction of a window told apart by `kMax`.
+template <class T, bool kMax>
+class PoolOp : public OpKernel {
+ public:
+  explicit PoolOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/false, /*has_ksize=*/true, &attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    conv::ConvDims d;
+    OP_REQUIRES_OK(ctx, PoolDims(*this, attrs_, input.shape(), &d));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, PoolOutputShape(d), &out));
+    if (out->NumElements() == 0) return;
+    const int64_t depth = d.in_depth;
+    const T* ip = input.base<T>();
+    T* op = out->base<T>();
+    const int64_t cost = d.out_cols * d.filter_rows * d.filter_cols * depth;
+    CwiseParallelFor(ctx, d.batch * d.out_rows, cost, [&](int64_t begin, int64_t end) {
+      ForEachOutput(d, begin, end, [&](int64_t image, int64_t row, int64_t col, const Window& w) {
+        Eigen::Map<Array<T>> o(op + ((image * d.out_rows + row) * d.out_cols + col) * depth, depth);
+        o.setConstant(kMax ? std::numeric_limits<T>::lowest() : T(0));
+        const T* in_image = ip + image * d.in_rows * d.in_cols * depth;
+        for (int64_t r = w.r0; r < w.r1; ++r) {
+          for (int64_t c = w.c0; c < w.c1; ++c) {
+            Eigen::Map<const Array<T>> tap(in_image + (r * d.in_cols + c) * depth, depth);
+            if (kMax) o = o.max(tap);
+            else o += tap;
+          }
+        }
+        if (!kMax) o /= static_cast<T>((w.r1 - w.r0) * (w.c1 - w.c0));
+      });
+    });
+  }
+
+ private:
+  conv::WindowAttrs attrs_;
+};
+
+// `grad` must have the pool's output shape.
+Status CheckGrad(const OpKernel& kernel, const conv::ConvDims& d, const TensorShape& grad) {
+  if (grad != PoolOutputShape(d)) {
+    return errors::InvalidArgument(conv::NodeContext(kernel), ": grad has shape ", grad.DebugString(),
+                                   " but the pool's output has shape ", PoolOutputShape(d).DebugString());
+  }
+  return Status::OK();
+}
+
+template <class T>
+class MaxPoolGradOp : public OpKernel {
+ public:
+  explicit MaxPoolGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/false, /*has_ksize=*/true, &attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& grad = ctx->input(2);
+    conv::ConvDims d;
+    OP_REQUIRES_OK(ctx, PoolDims(*this, attrs_, input.shape(), &d));
+    OP_REQUIRES(ctx, ctx->input(1).shape() == PoolOutputShape(d),
+                errors::InvalidArgument(conv::NodeContext(*this), ": orig_output has shape ",
+                                        ctx->input(1).shape().DebugString(), " but the pool's output has shape ",
+                                        PoolOutputShape(d).DebugString()));
+    OP_REQUIRES_OK(ctx, CheckGrad(*this, d, grad.shape()));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+    if (out->NumElements() == 0) return;
+    const int64_t depth = d.in_depth, image_size = d.in_rows * d.in_cols * depth;
+    const T* ip = input.base<T>();
+    const T* gp = grad.base<T>();
+    T* op = out->base<T>();
+    const int64_t cost = d.out_rows * d.out_cols * d.filter_rows * d.filter_cols * depth;
+    CwiseParallelFor(ctx, d.batch, cost, [&](int64_t begin, int64_t end) {
+      std::fill(op + begin * image_size, op + end * image_size, T(0));
+      std::vector<T> best(depth);
+      std::vector<int64_t> argmax(depth);
+      ForEachOutput(d, begin * d.out_rows, end * d.out_rows, [&](int64_t image, int64_t row, int64_t col,
+                                                                  const Window& w) {
+        const T* in_image = ip + image * image_size;
+        std::fill(argmax.begin(), argmax.end(), -1);
+        for (int64_t r = w.r0; r < w.r1; ++r) {
+          for (int64_t c = w.c0; c < w.c1; ++c) {
+            const int64_t tap = (r * d.in_cols + c) * depth;
+            for (int64_t ch = 0; ch < depth; ++ch) {
+              const T v = in_image[tap + ch];
+              if (argmax[ch] < 0 || v > best[ch]) {
+                best[ch] = v;
+                argmax[ch] = tap + ch;
+              }
+            }
+          }
+        }
+        const T* g = gp + ((image * d.out_rows + row) * d.out_cols + col) * depth;
+        T* out_image = op + image * image_size;
+        for (int64_t ch = 0; ch < depth; ++ch) {
+          if (argmax[ch] >= 0) out_image[argmax[ch]] += g[ch];
+        }
+      });
+    });
+  }
+
+ private:
+  conv::WindowAttrs attrs_;
+};
+
+template <class T>
+class AvgPoolGradOp : public OpKernel {
+ public:
+  explicit AvgPoolGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/false, /*has_ksize=*/true, &attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& sizes = ctx->input(0);
+    const Tensor& grad = ctx->input(1);
+    OP_REQUIRES(ctx, sizes.dims() == 1 && sizes.NumElements() == 4 && sizes.dtype() == tensorflow::DT_INT32,
+                errors::InvalidArgument(conv::NodeContext(*this),
+                                        ": orig_input_shape must be an int32 vector of 4 elements, got shape ",
+                                        sizes.shape().DebugString()));
+    std::vector<int64_t> dims;
+    for (int i = 0; i < 4; ++i) {
+      const int32_t v = sizes.base<int32_t>()[i];
+      OP_REQUIRES(ctx, v >= 0,
+                  errors::InvalidArgument(conv::NodeContext(*this), ": orig_input_shape has a negative size ", v));
+      dims.push_back(v);
+    }
+    const TensorShape input_shape(dims);
+    conv::ConvDims d;
+    OP_REQUIRES_OK(ctx, PoolDims(*this, attrs_, input_shape, &d));
+    OP_REQUIRES_OK(ctx, CheckGrad(*this, d, grad.shape()));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input_shape, &out));
+    if (out->NumElements() == 0) return;
+    const int64_t depth = d.in_depth, in_image = d.in_rows * d.in_cols * depth;
+    const T* gp = grad.base<T>();
+    T* op = out->base<T>();
+    const int64_t cost = d.out_rows * d.out_cols * d.filter_rows * d.filter_cols * depth;
+    CwiseParallelFor(ctx, d.batch, cost, [&](int64_t begin, int64_t end) {
+      std::fill(op + begin * in_image, op + end * in_image, T(0));
+      ForEachOutput(d, begin * d.out_rows, end * d.out_rows, [&](int64_t image, int64_t row, int64_t col,
+                                                                  const Window& w) {
+        const T scale = T(1) / static_cast<T>((w.r1 - w.r0) * (w.c1 - w.c0));
+        Eigen::Map<const Array<T>> g(gp + ((image * d.out_rows + row) * d.out_cols + col) * depth, depth);
+        T* out_image = op + image * in_image;
+        for (int64_t r = w.r0; r < w.r1; ++r) {
+          for (int64_t c = w.c0; c < w.c1; ++c) {
+            Eigen::Map<Array<T>>(out_image + (r * d.in_cols + c) * depth, depth) += g * scale;
+          }
+        }
+      });
+    });
+  }
+
+ private:
+  conv::WindowAttrs attrs_;
+};
+
+#define TA_REGISTER_POOLS(T)                                                                               \
+  REGISTER_KERNEL(Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, true>);             \
+  REGISTER_KERNEL(Name("AvgPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, false>);            \
+  REGISTER_KERNEL(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradOp<T>);        \
+  REGISTER_KERNEL(Name("AvgPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), AvgPoolGradOp<T>);
+TA_REGISTER_POOLS(float)
+TA_REGISTER_POOLS(double)
+#undef TA_REGISTER_POOLS
+
+}  // namespace
+}  // namespace tensoract

@@ -1,0 +1,113 @@
+// The gradients of Conv2D (and of its two backprops), MaxPool and AvgPool checked against
+// central differences through a real Session (actors/gradient_checker.h), in double.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "actors/gradient_checker.h"
+#include "graph/builder/nn_ops.h"
+#include "graph/builder/ops.h"
+
+namespace tensoract {
+namespace {
+
+// As in gradient_check_test.cc: central differences with delta 1e-3 are exact for the
+// bilinear convolutions up to rounding, and a wrong gradient is off by far more.
+constexpr double kTolerance = 1e-4;
+const DataType kDouble = tensorflow::DT_DOUBLE;
+
+Tensor Pattern(TensorShape shape, double seed) {
+  std::vector<double> v(shape.num_elements());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.9 * static_cast<double>(i) + seed);
+  return Tensor::FromVector<double>(v, shape);
+}
+
+void Check(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y) {
+  auto err = MaxGradientError(root, xs, values, y);
+  INFO(err.status().ToString());
+  REQUIRE(err.ok());
+  INFO("max error " << err.value());
+  CHECK(err.value() < kTolerance);
+}
+
+struct ConvCase {
+  const char* name;
+  TensorShape input, filter;
+  std::vector<int64_t> strides, dilations;
+  const char* padding;
+};
+
+TEST_CASE("Conv2D's gradient with respect to input and filter: SAME, VALID, stride 2, dilation 2", "[gradients][conv]") {
+  const ConvCase cases[] = {
+      {"SAME", {2, 5, 5, 2}, {3, 3, 2, 3}, {1, 1, 1, 1}, {1, 1, 1, 1}, "SAME"},
+      {"VALID", {1, 6, 5, 2}, {3, 2, 2, 2}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID"},
+      {"SAME stride 2", {2, 5, 6, 2}, {3, 3, 2, 2}, {1, 2, 2, 1}, {1, 1, 1, 1}, "SAME"},
+      {"VALID stride 2", {1, 7, 7, 1}, {3, 3, 1, 2}, {1, 2, 2, 1}, {1, 1, 1, 1}, "VALID"},
+      {"SAME dilation 2", {1, 6, 6, 2}, {3, 3, 2, 2}, {1, 1, 1, 1}, {1, 2, 2, 1}, "SAME"},
+      {"VALID dilation 2", {1, 7, 6, 1}, {2, 2, 1, 3}, {1, 1, 1, 1}, {1, 2, 2, 1}, "VALID"},
+  };
+  for (const ConvCase& c : cases) {
+    INFO(c.name);
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root.WithOpName("x"), kDouble);
+    auto f = ops::Placeholder(root.WithOpName("f"), kDouble);
+    ops::Conv2DAttrs attrs;
+    attrs.dilations = c.dilations;
+    auto y = ops::Conv2D(root.WithOpName("y"), x, f, c.strides, c.padding, attrs);
+    Check(root, {x, f}, {Pattern(c.input, 0.2), Pattern(c.filter, 1.1)}, y);
+  }
+}
+
+TEST_CASE("the gradients of Conv2DBackpropInput and Conv2DBackpropFilter", "[gradients][conv]") {
+  const std::vector<int64_t> strides = {1, 2, 2, 1};
+  SECTION("Conv2DBackpropInput, with respect to filter and out_backprop") {
+    Scope root = Scope::NewRootScope();
+    auto f = ops::Placeholder(root.WithOpName("f"), kDouble);
+    auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
+    auto sizes = ops::Const(root, {1, 5, 5, 2});
+    auto y = ops::Conv2DBackpropInput(root.WithOpName("y"), sizes, f, dy, strides, "SAME");
+    Check(root, {f, dy}, {Pattern({3, 3, 2, 2}, 0.4), Pattern({1, 3, 3, 2}, 0.8)}, y);
+  }
+  SECTION("Conv2DBackpropFilter, with respect to input and out_backprop") {
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root.WithOpName("x"), kDouble);
+    auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
+    auto sizes = ops::Const(root, {3, 3, 2, 2});
+    auto y = ops::Conv2DBackpropFilter(root.WithOpName("y"), x, sizes, dy, strides, "SAME");
+    Check(root, {x, dy}, {Pattern({1, 5, 5, 2}, 0.4), Pattern({1, 3, 3, 2}, 0.8)}, y);
+  }
+}
+
+TEST_CASE("MaxPool's gradient, at values without ties", "[gradients][conv]") {
+  for (const char* padding : {"SAME", "VALID"}) {
+    INFO(padding);
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root.WithOpName("x"), kDouble);
+    auto y = ops::MaxPool(root.WithOpName("y"), x, {1, 3, 3, 1}, {1, 2, 2, 1}, padding);
+    // A permutation of 0.1 * [0, 50): no two values within the checker's delta of each other.
+    std::vector<double> v(50);
+    for (int i = 0; i < 50; ++i) v[i] = 0.1 * ((i * 17) % 50);
+    Check(root, {x}, {Tensor::FromVector<double>(v, {1, 5, 5, 2})}, y);
+  }
+}
+
+TEST_CASE("AvgPool's gradient, SAME (partial edge windows) and VALID", "[gradients][conv]") {
+  for (const char* padding : {"SAME", "VALID"}) {
+    INFO(padding);
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root.WithOpName("x"), kDouble);
+    auto y = ops::AvgPool(root.WithOpName("y"), x, {1, 2, 3, 1}, {1, 2, 2, 1}, padding);
+    Check(root, {x}, {Pattern({2, 5, 7, 2}, 0.5)}, y);
+  }
+}
+
+TEST_CASE("AvgPoolGrad's gradient is AvgPool", "[gradients][conv]") {
+  Scope root = Scope::NewRootScope();
+  auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
+  auto sizes = ops::Const(root, {1, 5, 5, 2});
+  auto y = ops::AvgPoolGrad(root.WithOpName("y"), sizes, dy, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+  Check(root, {dy}, {Pattern({1, 3, 3, 2}, 0.3)}, y);
+}
+
+}  // namespace
+}  // namespace tensoract

@@ -1,0 +1,445 @@
+// Conv2D, its two backprops, MaxPool, AvgPool and their gradients on the CPU (NHWC),
+// against naive loops written here from the definitions, against a few values computed by
+// TensorFlow 2.21, and their errors.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tests/kernels/kernel_test_util.h"
+
+namespace tensoract {
+namespace {
+
+using testing::Values;
+using AttrMap = std::map<std::string, tensorflow::AttrValue>;
+
+tensorflow::AttrValue Ints(const std::vector<int64_t>& v) {
+  tensorflow::AttrValue a;
+  for (int64_t i : v) a.mutable_list()->add_i(i);
+  return a;
+}
+tensorflow::AttrValue Str(const std::string& s) {
+  tensorflow::AttrValue a;
+  a.set_s(s);
+  return a;
+}
+
+// Like testing::RunOp, but a kernel that refuses its attrs is a result too.
+testing::Run RunMaybe(const std::string& op, const std::vector<Tensor>& inputs, AttrMap attrs) {
+  NodeDef def;
+  def.set_name("n");
+  def.set_op(op);
+  for (auto& [k, v] : attrs) (*def.mutable_attr())[k] = v;
+  auto op_def = OpRegistry::Global()->LookUp(op);
+  REQUIRE(op_def.ok());
+  AddDefaultsToNodeDef(**op_def, &def);
+  std::unique_ptr<OpKernel> kernel;
+  Status s = CreateOpKernel(testing::TestDevice(), def, **op_def, &kernel);
+  if (!s.ok()) return {s, {}};
+  OpKernelContext::Params params;
+  params.device = testing::TestDevice();
+  params.kernel = kernel.get();
+  params.inputs = &inputs;
+  OpKernelContext ctx(params);
+  kernel->Compute(&ctx);
+  return {ctx.status(), ctx.status().ok() ? ctx.outputs() : std::vector<Tensor>{}};
+}
+
+// Deterministic values in [-1, 1] that are all different enough for max-pool checks.
+std::vector<double> Pattern(int64_t n, double seed) {
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = std::sin(0.7 * static_cast<double>(i) + seed);
+  return v;
+}
+
+template <class T>
+Tensor Make(const std::vector<double>& values, const TensorShape& shape) {
+  std::vector<T> v(values.begin(), values.end());
+  return Tensor::FromVector(v, shape);
+}
+
+Tensor Sizes(const std::vector<int32_t>& v) { return Tensor::FromVector(v, TensorShape({static_cast<int64_t>(v.size())})); }
+
+template <class T>
+void ExpectClose(const Tensor& got, const std::vector<double>& want, double tol) {
+  std::vector<T> g = Values<T>(got);
+  REQUIRE(g.size() == want.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i << ": got " << g[i] << ", want " << want[i]);
+    REQUIRE(std::abs(static_cast<double>(g[i]) - want[i]) <= tol * std::max(1.0, std::abs(want[i])));
+  }
+}
+
+// ---- The naive reference -----------------------------------------------------------------
+
+// One convolution (or pool: o = c, kh/kw the window) in NHWC and its geometry.
+struct Geometry {
+  int64_t n, h, w, c, kh, kw, o;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  std::string padding = "SAME";
+  int64_t oh = 0, ow = 0, pt = 0, pl = 0;
+
+  // TensorFlow's rule: SAME gives ceil(in / stride) outputs, with the padding split so that
+  // any extra element goes after; VALID pads nothing.
+  Geometry& Plan() {
+    auto dim = [&](int64_t in, int64_t k, int64_t d, int64_t s, int64_t* out, int64_t* pad) {
+      const int64_t eff = (k - 1) * d + 1;
+      if (padding == "SAME") {
+        *out = (in + s - 1) / s;
+        *pad = std::max<int64_t>(0, (*out - 1) * s + eff - in) / 2;
+      } else {
+        *out = (in - eff + s) / s;
+        *pad = 0;
+      }
+    };
+    dim(h, kh, dh, sh, &oh, &pt);
+    dim(w, kw, dw, sw, &ow, &pl);
+    return *this;
+  }
+  int64_t X(int64_t b, int64_t y, int64_t x, int64_t ch) const { return ((b * h + y) * w + x) * c + ch; }
+  int64_t F(int64_t y, int64_t x, int64_t ci, int64_t co) const { return ((y * kw + x) * c + ci) * o + co; }
+  int64_t Y(int64_t b, int64_t y, int64_t x, int64_t ch) const { return ((b * oh + y) * ow + x) * o + ch; }
+  TensorShape InShape() const { return TensorShape({n, h, w, c}); }
+  TensorShape FilterShape() const { return TensorShape({kh, kw, c, o}); }
+  TensorShape OutShape() const { return TensorShape({n, oh, ow, o}); }
+  // Calls fn(b, oy, ox, ky, kx, iy, ix) for every tap inside the input.
+  template <class Fn>
+  void ForEachTap(Fn fn) const {
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox)
+          for (int64_t ky = 0; ky < kh; ++ky)
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              const int64_t iy = oy * sh - pt + ky * dh, ix = ox * sw - pl + kx * dw;
+              if (iy >= 0 && iy < h && ix >= 0 && ix < w) fn(b, oy, ox, ky, kx, iy, ix);
+            }
+  }
+  AttrMap ConvAttrs(DataType t) const {
+    return {{"T", testing::TypeA(t)}, {"strides", Ints({1, sh, sw, 1})}, {"dilations", Ints({1, dh, dw, 1})},
+            {"padding", Str(padding)}};
+  }
+  AttrMap PoolAttrs(DataType t) const {
+    return {{"T", testing::TypeA(t)}, {"ksize", Ints({1, kh, kw, 1})}, {"strides", Ints({1, sh, sw, 1})},
+            {"padding", Str(padding)}};
+  }
+};
+
+std::vector<double> RefConv(const Geometry& g, const std::vector<double>& x, const std::vector<double>& f) {
+  std::vector<double> y(g.OutShape().num_elements(), 0.0);
+  g.ForEachTap([&](int64_t b, int64_t oy, int64_t ox, int64_t ky, int64_t kx, int64_t iy, int64_t ix) {
+    for (int64_t co = 0; co < g.o; ++co)
+      for (int64_t ci = 0; ci < g.c; ++ci) y[g.Y(b, oy, ox, co)] += x[g.X(b, iy, ix, ci)] * f[g.F(ky, kx, ci, co)];
+  });
+  return y;
+}
+
+std::vector<double> RefBackpropInput(const Geometry& g, const std::vector<double>& f, const std::vector<double>& dy) {
+  std::vector<double> dx(g.InShape().num_elements(), 0.0);
+  g.ForEachTap([&](int64_t b, int64_t oy, int64_t ox, int64_t ky, int64_t kx, int64_t iy, int64_t ix) {
+    for (int64_t co = 0; co < g.o; ++co)
+      for (int64_t ci = 0; ci < g.c; ++ci) dx[g.X(b, iy, ix, ci)] += f[g.F(ky, kx, ci, co)] * dy[g.Y(b, oy, ox, co)];
+  });
+  return dx;
+}
+
+std::vector<double> RefBackpropFilter(const Geometry& g, const std::vector<double>& x, const std::vector<double>& dy) {
+  std::vector<double> df(g.FilterShape().num_elements(), 0.0);
+  g.ForEachTap([&](int64_t b, int64_t oy, int64_t ox, int64_t ky, int64_t kx, int64_t iy, int64_t ix) {
+    for (int64_t co = 0; co < g.o; ++co)
+      for (int64_t ci = 0; ci < g.c; ++ci) df[g.F(ky, kx, ci, co)] += x[g.X(b, iy, ix, ci)] * dy[g.Y(b, oy, ox, co)];
+  });
+  return df;
+}
+
+// Max and average pools and their gradients (g.o == g.c). The max's argmax is the first
+// maximum in the window's raster order.
+struct PoolRef {
+  std::vector<double> max, avg, max_grad, avg_grad;
+};
+PoolRef RefPools(const Geometry& g, const std::vector<double>& x, const std::vector<double>& dy) {
+  PoolRef r;
+  const int64_t outs = g.OutShape().num_elements();
+  r.max.assign(outs, -1e300);
+  r.avg.assign(outs, 0.0);
+  std::vector<int64_t> argmax(outs, -1), count(outs, 0);
+  g.ForEachTap([&](int64_t b, int64_t oy, int64_t ox, int64_t, int64_t, int64_t iy, int64_t ix) {
+    for (int64_t ch = 0; ch < g.c; ++ch) {
+      const int64_t yi = g.Y(b, oy, ox, ch), xi = g.X(b, iy, ix, ch);
+      if (argmax[yi] < 0 || x[xi] > r.max[yi]) {
+        r.max[yi] = x[xi];
+        argmax[yi] = xi;
+      }
+      r.avg[yi] += x[xi];
+      ++count[yi];
+    }
+  });
+  for (int64_t i = 0; i < outs; ++i) r.avg[i] /= static_cast<double>(count[i]);
+  r.max_grad.assign(x.size(), 0.0);
+  r.avg_grad.assign(x.size(), 0.0);
+  for (int64_t i = 0; i < outs; ++i) r.max_grad[argmax[i]] += dy[i];
+  g.ForEachTap([&](int64_t b, int64_t oy, int64_t ox, int64_t, int64_t, int64_t iy, int64_t ix) {
+    for (int64_t ch = 0; ch < g.c; ++ch) {
+      const int64_t yi = g.Y(b, oy, ox, ch);
+      r.avg_grad[g.X(b, iy, ix, ch)] += dy[yi] / static_cast<double>(count[yi]);
+    }
+  });
+  return r;
+}
+
+// ---- Convolutions ------------------------------------------------------------------------
+
+std::vector<Geometry> ConvConfigs() {
+  std::vector<Geometry> out;
+  auto add = [&](Geometry g) { out.push_back(g.Plan()); };
+  add({2, 7, 6, 3, 3, 3, 4});                                        // SAME, stride 1
+  add({2, 8, 9, 2, 3, 2, 3, 2, 2, 1, 1, "VALID"});                   // VALID, stride 2, odd sizes
+  add({1, 7, 7, 2, 4, 4, 3, 2, 2, 1, 1, "SAME"});                    // even filter: uneven padding
+  add({3, 9, 8, 2, 3, 3, 2, 1, 1, 2, 2, "SAME"});                    // dilation 2
+  add({2, 9, 10, 3, 3, 2, 2, 1, 2, 2, 3, "VALID"});                  // dilations 2x3, strides 1x2
+  add({2, 5, 4, 6, 1, 1, 5});                                        // 1x1, stride 1: no im2col
+  add({2, 5, 5, 3, 1, 1, 4, 2, 2, 1, 1, "SAME"});                    // 1x1, stride 2
+  add({8, 16, 15, 8, 5, 5, 16});                                     // big enough for every thread
+  add({1, 3, 3, 2, 5, 5, 2, 1, 1, 1, 1, "SAME"});                    // filter larger than the input
+  return out;
+}
+
+template <class T>
+void CheckConvConfigs(DataType dtype, double tol) {
+  for (const Geometry& g : ConvConfigs()) {
+    INFO("input " << g.InShape().DebugString() << " filter " << g.FilterShape().DebugString() << " strides " << g.sh
+                  << "x" << g.sw << " dilations " << g.dh << "x" << g.dw << " " << g.padding);
+    const auto x = Pattern(g.InShape().num_elements(), 0.1);
+    const auto f = Pattern(g.FilterShape().num_elements(), 0.9);
+    const auto dy = Pattern(g.OutShape().num_elements(), 2.3);
+    auto y = testing::RunOp("Conv2D", {Make<T>(x, g.InShape()), Make<T>(f, g.FilterShape())}, g.ConvAttrs(dtype));
+    REQUIRE(y.status.ok());
+    REQUIRE(y.outputs[0].shape() == g.OutShape());
+    ExpectClose<T>(y.outputs[0], RefConv(g, x, f), tol);
+
+    const std::vector<int32_t> in_sizes = {int32_t(g.n), int32_t(g.h), int32_t(g.w), int32_t(g.c)};
+    auto dx = testing::RunOp("Conv2DBackpropInput", {Sizes(in_sizes), Make<T>(f, g.FilterShape()), Make<T>(dy, g.OutShape())},
+                             g.ConvAttrs(dtype));
+    INFO(dx.status);
+    REQUIRE(dx.status.ok());
+    REQUIRE(dx.outputs[0].shape() == g.InShape());
+    ExpectClose<T>(dx.outputs[0], RefBackpropInput(g, f, dy), tol);
+
+    const std::vector<int32_t> f_sizes = {int32_t(g.kh), int32_t(g.kw), int32_t(g.c), int32_t(g.o)};
+    auto df = testing::RunOp("Conv2DBackpropFilter", {Make<T>(x, g.InShape()), Sizes(f_sizes), Make<T>(dy, g.OutShape())},
+                             g.ConvAttrs(dtype));
+    INFO(df.status);
+    REQUIRE(df.status.ok());
+    REQUIRE(df.outputs[0].shape() == g.FilterShape());
+    ExpectClose<T>(df.outputs[0], RefBackpropFilter(g, x, dy), tol);
+  }
+}
+
+TEST_CASE("Conv2D and its backprops match naive loops: SAME/VALID, strides, dilations, 1x1, batches", "[conv]") {
+  SECTION("float") { CheckConvConfigs<float>(tensorflow::DT_FLOAT, 1e-4); }
+  SECTION("double") { CheckConvConfigs<double>(tensorflow::DT_DOUBLE, 1e-10); }
+}
+
+// Expected values printed by TensorFlow 2.21 (CPU) with:
+//   x = np.arange(1, 26, dtype=np.float32).reshape(1,5,5,1) / 10.0
+//   x = np.concatenate([x, -x*0.5], axis=3)                                  # [1,5,5,2]
+//   w = (np.arange(1, 37, dtype=np.float32).reshape(2,3,2,3) - 9) / 10.0     # [2,3,2,3]
+//   dy = (np.arange(27, dtype=np.float32).reshape(1,3,3,3) - 13) / 10
+//   tf.nn.conv2d(x, w, strides=[1,2,2,1], padding="SAME")
+//   tf.raw_ops.Conv2DBackpropInput(input_sizes=[1,5,5,2], filter=w, out_backprop=dy, strides=[1,2,2,1], padding="SAME")
+//   tf.raw_ops.Conv2DBackpropFilter(input=x, filter_sizes=[2,3,2,3], out_backprop=dy, strides=[1,2,2,1], padding="SAME")
+//   tf.nn.avg_pool2d(x, ksize=[1,2,2,1], strides=[1,2,2,1], padding="SAME")
+//   tf.nn.max_pool2d(x, ksize=[1,3,3,1], strides=[1,2,2,1], padding="SAME")
+struct TensorFlowCase {
+  std::vector<double> x, w, dy;
+  TensorFlowCase() {
+    for (int i = 1; i <= 25; ++i) {
+      x.push_back(i / 10.0);
+      x.push_back(-i / 20.0);
+    }
+    for (int i = 1; i <= 36; ++i) w.push_back((i - 9) / 10.0);
+    for (int i = 0; i < 27; ++i) dy.push_back((i - 13) / 10.0);
+  }
+};
+
+TEST_CASE("Conv2D, its backprops and the pools give TensorFlow's values on an uneven SAME stride-2 case", "[conv]") {
+  const TensorFlowCase c;
+  const AttrMap conv = {{"T", testing::TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, 2, 2, 1})},
+                        {"padding", Str("SAME")}};
+  const Tensor x = Make<float>(c.x, {1, 5, 5, 2}), w = Make<float>(c.w, {2, 3, 2, 3}), dy = Make<float>(c.dy, {1, 3, 3, 3});
+  auto y = testing::RunOp("Conv2D", {x, w}, conv);
+  REQUIRE(y.status.ok());
+  ExpectClose<float>(y.outputs[0], {1.04, 1.12, 1.2, 1.455, 1.62, 1.785, 0.62, 0.76, 0.9, 2.44, 2.72, 3, 2.655, 3.12,
+                                    3.585, 0.82, 1.16, 1.5, -0.415, -0.2, 0.0150001, -1.665, -1.32, -0.975, -1.945, -1.7,
+                                    -1.455},
+                     1e-5);
+  auto dx = testing::RunOp("Conv2DBackpropInput", {Sizes({1, 5, 5, 2}), w, dy}, conv);
+  REQUIRE(dx.status.ok());
+  ExpectClose<float>(dx.outputs[0],
+                     {0.38,  -0.7,  0.13,  -1.76, 0.29,  -0.52, -0.05, -1.4,  0.2,   -0.34, -6.1,  -7.18, -11.21,
+                      -13.1, -4.57, -5.38, -8.15, -9.5,  -3.04, -3.58, 0.11,  -0.16, -0.41, -0.68, 0.02,  0.02,
+                      -0.59, -0.32, -0.07, 0.2,   -1.51, -1.78, -2.03, -2.3,  0.02,  0.02,  1.03,  1.3,   1.55,
+                      1.82,  -0.16, 0.38,  -0.95, 0.4,   -0.25, 0.56,  -1.13, 0.76,  -0.34, 0.74},
+                     1e-5);
+  auto dw = testing::RunOp("Conv2DBackpropFilter", {x, Sizes({2, 3, 2, 3}), dy}, conv);
+  REQUIRE(dw.status.ok());
+  ExpectClose<float>(dw.outputs[0], {4.08,  4.86,  5.64, -2.04, -2.43, -2.82, 4.59,  5.76,  6.93,  -2.295, -2.88, -3.465,
+                                     1.74,  2.52,  3.3,  -0.87, -1.26, -1.65, -1.12, -0.6,  -0.08, 0.56,   0.3,   0.04,
+                                     -2.7,  -1.92, -1.14, 1.35, 0.96,  0.57,  -2.68, -2.16, -1.64, 1.34,   1.08,  0.82},
+                     1e-5);
+  const AttrMap pool2 = {{"T", testing::TypeA(tensorflow::DT_FLOAT)}, {"ksize", Ints({1, 2, 2, 1})},
+                         {"strides", Ints({1, 2, 2, 1})}, {"padding", Str("SAME")}};
+  auto avg = testing::RunOp("AvgPool", {x}, pool2);
+  REQUIRE(avg.status.ok());
+  ExpectClose<float>(avg.outputs[0], {0.4, -0.2, 0.6, -0.3, 0.75, -0.375, 1.4, -0.7, 1.6, -0.8, 1.75, -0.875, 2.15,
+                                      -1.075, 2.35, -1.175, 2.5, -1.25},
+                     1e-5);
+  AttrMap pool3 = pool2;
+  pool3["ksize"] = Ints({1, 3, 3, 1});
+  auto max = testing::RunOp("MaxPool", {x}, pool3);
+  REQUIRE(max.status.ok());
+  ExpectClose<float>(max.outputs[0], {0.7, -0.05, 0.9, -0.1, 1, -0.2, 1.7, -0.3, 1.9, -0.35, 2, -0.45, 2.2, -0.8, 2.4,
+                                      -0.85, 2.5, -0.95},
+                     1e-5);
+}
+
+TEST_CASE("Conv2D errors name the node and the shapes", "[conv]") {
+  const AttrMap attrs = {{"T", testing::TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, 1, 1, 1})},
+                         {"padding", Str("VALID")}};
+  const Tensor x = Make<float>(Pattern(2 * 4 * 4 * 3, 0), {2, 4, 4, 3});
+  SECTION("a filter of rank 3") {
+    auto r = RunMaybe("Conv2D", {x, Make<float>(Pattern(27, 0), {3, 3, 3})}, attrs);
+    REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("filter must be 4-dimensional") &&
+                                       Catch::Contains("[3,3,3]"));
+  }
+  SECTION("an input depth the filter's does not divide") {
+    auto r = RunMaybe("Conv2D", {x, Make<float>(Pattern(3 * 3 * 2 * 1, 0), {3, 3, 2, 1})}, attrs);
+    REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("evenly divisible by filter depth: 3 vs 2"));
+  }
+  SECTION("a VALID window larger than the input") {
+    auto r = RunMaybe("Conv2D", {x, Make<float>(Pattern(6 * 6 * 3, 0), {6, 6, 3, 1})}, attrs);
+    REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("negative") &&
+                                       Catch::Contains("[2,4,4,3]"));
+  }
+  SECTION("NCHW on the CPU") {
+    AttrMap nchw = attrs;
+    nchw["data_format"] = Str("NCHW");
+    auto r = RunMaybe("Conv2D", {x, Make<float>(Pattern(27, 0), {3, 3, 3, 1})}, nchw);
+    REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("NHWC"));
+  }
+  SECTION("EXPLICIT padding is not implemented") {
+    AttrMap expl = attrs;
+    expl["padding"] = Str("EXPLICIT");
+    expl["explicit_paddings"] = Ints({0, 0, 1, 1, 1, 1, 0, 0});
+    auto r = RunMaybe("Conv2D", {x, Make<float>(Pattern(27, 0), {3, 3, 3, 1})}, expl);
+    REQUIRE(r.status.code() == error::UNIMPLEMENTED);
+  }
+  SECTION("strides over the batch") {
+    AttrMap s = attrs;
+    s["strides"] = Ints({2, 1, 1, 1});
+    auto r = RunMaybe("Conv2D", {x, Make<float>(Pattern(27, 0), {3, 3, 3, 1})}, s);
+    REQUIRE_FALSE(r.status.ok());
+    CHECK_THAT(r.status.message(), Catch::Contains("node 'n'"));
+  }
+  SECTION("an out_backprop of the wrong shape") {
+    auto r = RunMaybe("Conv2DBackpropInput",
+                      {Sizes({2, 4, 4, 3}), Make<float>(Pattern(27, 0), {3, 3, 3, 1}), Make<float>(Pattern(16, 0), {2, 2, 2, 2})},
+                      attrs);
+    REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("out_backprop"));
+  }
+}
+
+// ---- Pools -------------------------------------------------------------------------------
+
+template <class T>
+void CheckPoolConfigs(DataType dtype, double tol) {
+  std::vector<Geometry> configs;
+  auto add = [&](Geometry g) { configs.push_back(g.Plan()); };
+  add({2, 6, 6, 3, 2, 2, 3, 2, 2, 1, 1, "VALID"});
+  add({2, 7, 5, 3, 2, 2, 3, 2, 2, 1, 1, "SAME"});   // odd sizes: edge windows are partial
+  add({1, 7, 8, 2, 3, 3, 2, 2, 2, 1, 1, "SAME"});   // overlapping windows
+  add({3, 5, 6, 4, 3, 2, 4, 1, 1, 1, 1, "VALID"});
+  add({2, 6, 5, 2, 3, 3, 2, 1, 2, 1, 1, "SAME"});
+  add({16, 28, 28, 32, 2, 2, 32, 2, 2, 1, 1, "SAME"});  // the CNN's pool, split over threads
+  for (const Geometry& g : configs) {
+    INFO("input " << g.InShape().DebugString() << " window " << g.kh << "x" << g.kw << " strides " << g.sh << "x"
+                  << g.sw << " " << g.padding);
+    const auto x = Pattern(g.InShape().num_elements(), 0.3);
+    const auto dy = Pattern(g.OutShape().num_elements(), 1.7);
+    const PoolRef ref = RefPools(g, x, dy);
+    const Tensor xt = Make<T>(x, g.InShape()), dyt = Make<T>(dy, g.OutShape());
+    auto max = testing::RunOp("MaxPool", {xt}, g.PoolAttrs(dtype));
+    REQUIRE(max.status.ok());
+    REQUIRE(max.outputs[0].shape() == g.OutShape());
+    ExpectClose<T>(max.outputs[0], ref.max, tol);
+    auto avg = testing::RunOp("AvgPool", {xt}, g.PoolAttrs(dtype));
+    REQUIRE(avg.status.ok());
+    ExpectClose<T>(avg.outputs[0], ref.avg, tol);
+    auto max_grad = testing::RunOp("MaxPoolGrad", {xt, max.outputs[0], dyt}, g.PoolAttrs(dtype));
+    INFO(max_grad.status);
+    REQUIRE(max_grad.status.ok());
+    ExpectClose<T>(max_grad.outputs[0], ref.max_grad, tol);
+    const std::vector<int32_t> sizes = {int32_t(g.n), int32_t(g.h), int32_t(g.w), int32_t(g.c)};
+    auto avg_grad = testing::RunOp("AvgPoolGrad", {Sizes(sizes), dyt}, g.PoolAttrs(dtype));
+    INFO(avg_grad.status);
+    REQUIRE(avg_grad.status.ok());
+    ExpectClose<T>(avg_grad.outputs[0], ref.avg_grad, tol);
+  }
+}
+
+TEST_CASE("MaxPool, AvgPool and their gradients match naive loops", "[conv]") {
+  SECTION("float") { CheckPoolConfigs<float>(tensorflow::DT_FLOAT, 1e-5); }
+  SECTION("double") { CheckPoolConfigs<double>(tensorflow::DT_DOUBLE, 1e-12); }
+}
+
+// TensorFlow 2.21 prints [0, 1, 2, 0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0] for
+//   t = np.array([1,3,3,2, 0,3,1,1, 2,2,2,2, 1,1,1,1], np.float32).reshape(1,4,4,1)
+//   tf.raw_ops.MaxPoolGrad(orig_input=t, orig_output=tf.nn.max_pool2d(t, 2, 2, "VALID"),
+//       grad=[[[[1],[2]],[[3],[4]]]], ksize=[1,2,2,1], strides=[1,2,2,1], padding="VALID")
+TEST_CASE("MaxPoolGrad gives a tied window's gradient to its first maximum, as TensorFlow", "[conv]") {
+  const Tensor t = Make<float>({1, 3, 3, 2, 0, 3, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1}, {1, 4, 4, 1});
+  const AttrMap attrs = {{"T", testing::TypeA(tensorflow::DT_FLOAT)}, {"ksize", Ints({1, 2, 2, 1})},
+                         {"strides", Ints({1, 2, 2, 1})}, {"padding", Str("VALID")}};
+  auto max = testing::RunOp("MaxPool", {t}, attrs);
+  REQUIRE(max.status.ok());
+  auto g = testing::RunOp("MaxPoolGrad", {t, max.outputs[0], Make<float>({1, 2, 3, 4}, {1, 2, 2, 1})}, attrs);
+  REQUIRE(g.status.ok());
+  ExpectClose<float>(g.outputs[0], {0, 1, 2, 0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0}, 0);
+}
+
+TEST_CASE("pool errors name the node", "[conv]") {
+  const Tensor x = Make<float>(Pattern(2 * 4 * 4 * 3, 0), {2, 4, 4, 3});
+  AttrMap attrs = {{"T", testing::TypeA(tensorflow::DT_FLOAT)}, {"ksize", Ints({1, 2, 2, 1})},
+                   {"strides", Ints({1, 2, 2, 1})}, {"padding", Str("VALID")}};
+  SECTION("an input of rank 3") {
+    auto r = RunMaybe("MaxPool", {Make<float>(Pattern(48, 0), {4, 4, 3})}, attrs);
+    REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("[4,4,3]"));
+  }
+  SECTION("a window over the batch") {
+    attrs["ksize"] = Ints({2, 2, 2, 1});
+    auto r = RunMaybe("AvgPool", {x}, attrs);
+    REQUIRE_FALSE(r.status.ok());
+    CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("batch"));
+  }
+  SECTION("NCHW on the CPU") {
+    attrs["data_format"] = Str("NCHW");
+    auto r = RunMaybe("MaxPool", {x}, attrs);
+    REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("NHWC"));
+  }
+  SECTION("a gradient of the wrong shape") {
+    auto r = RunMaybe("AvgPoolGrad", {Sizes({2, 4, 4, 3}), Make<float>(Pattern(6, 0), {1, 2, 1, 3})}, attrs);
+    REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("[1,2,1,3]"));
+  }
+}
+
+}  // namespace
+}  // namespace tensoract
