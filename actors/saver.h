@@ -1,0 +1,82 @@
+// Saver: saves variables to V2 checkpoints and restores them, as TensorFlow 1.x's
+// tf.train.Saver does.
+//
+//   Scope root = Scope::NewRootScope();
+//   auto w = ops::Variable(root.WithOpName("w"), {2, 2}, DT_FLOAT);
+//   auto b = ops::VarHandleOp(root.WithOpName("b"), DT_FLOAT, {2});
+//   Saver saver = Saver::New(root, {w, b}).value();   // adds save/... nodes to the graph
+//   session->Create(graph_def_of(root));
+//   ... train ...
+//   saver.Save(*session, "train/model.ckpt", step);   // train/model.ckpt-<step>.index, ...
+//   saver.Restore(*other_session, LatestCheckpoint("train").value());
+//
+// New adds, under the scope's "save" name scope, a scalar string placeholder for the
+// checkpoint prefix, one SaveV2 of every variable's value and one RestoreV2 whose outputs
+// are assigned back (Assign for reference variables, AssignVariableOp for resource
+// variables, whose dtype is the VarHandleOp's). A variable's name in the checkpoint is its
+// node's name, as TensorFlow's. The nodes are in the graph the scope builds; create the
+// session from it (or Extend a session with them) before calling Save or Restore.
+//
+// Save writes the checkpoint, then the directory's `checkpoint` file (a text-format
+// CheckpointState listing the kept checkpoints, oldest first, relative to the directory
+// when they are in it), and deletes the oldest checkpoints beyond max_to_keep.
+//
+// Thread-safety: Save and Restore must not race with each other on one Saver.
+#ifndef TENSORACT_ACTORS_SAVER_H_
+#define TENSORACT_ACTORS_SAVER_H_
+
+#include <string>
+#include <vector>
+
+#include "actors/session.h"
+#include "base/status.h"
+#include "graph/builder/scope.h"
+
+namespace tensoract {
+
+struct SaverOptions {
+  // Checkpoints kept on disk; older ones are deleted. 0 or less keeps them all.
+  int max_to_keep = 5;
+  // The name scope of the save/restore nodes ("save", made unique: "save_1", ...).
+  std::string name = "save";
+  // The checkpoint state file written beside the checkpoints.
+  std::string latest_filename = "checkpoint";
+};
+
+class Saver {
+ public:
+  // `vars`: outputs of ops::Variable/VariableV2 (references) and of ops::VarHandleOp
+  // (handles). Two with one name, or anything else, is InvalidArgument.
+  static StatusOr<Saver> New(const Scope& scope, const std::vector<Output>& vars, SaverOptions options = {});
+
+  // Writes the variables' values to `prefix`-`global_step` (`prefix` itself when
+  // global_step < 0) and returns that checkpoint's prefix.
+  StatusOr<std::string> Save(Session& session, const std::string& prefix, int64_t global_step = -1);
+  // Assigns every variable its value in the checkpoint at `prefix`.
+  Status Restore(Session& session, const std::string& prefix);
+
+  // The checkpoints this Saver has written and still keeps, oldest first.
+  const std::vector<std::string>& last_checkpoints() const { return last_checkpoints_; }
+
+  // The graph's names for the pieces, to run them without a Saver.
+  const std::string& prefix_tensor_name() const { return prefix_tensor_; }  // feed the prefix here
+  const std::string& save_op_name() const { return save_op_; }
+  const std::string& restore_op_name() const { return restore_op_; }
+
+ private:
+  Saver() = default;
+  Status UpdateCheckpointState(const std::string& path);
+
+  SaverOptions options_;
+  std::string prefix_tensor_, save_op_, restore_op_;
+  std::vector<std::string> last_checkpoints_;
+  std::vector<double> last_timestamps_;
+};
+
+// The newest checkpoint's prefix in `dir`, from its state file; NotFound when there is no
+// state file or the checkpoint it names is gone.
+StatusOr<std::string> LatestCheckpoint(const std::string& dir, const std::string& latest_filename = "checkpoint");
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_ACTORS_SAVER_H_
