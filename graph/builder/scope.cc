@@ -72,6 +72,7 @@ Scope Scope::NewRootScope() {
 Scope Scope::NewSubScope(const std::string& name) const {
   Scope s = *this;
   s.op_name_.clear();
+  s.op_named_as_scope_ = false;
   if (name.empty()) return s;
   std::string unique = UniqueName(prefix_.empty() ? name : prefix_ + "/" + name);
   s.prefix_ = unique;
@@ -81,6 +82,14 @@ Scope Scope::NewSubScope(const std::string& name) const {
 Scope Scope::WithOpName(const std::string& name) const {
   Scope s = *this;
   s.op_name_ = name;
+  s.op_named_as_scope_ = false;
+  return s;
+}
+
+Scope Scope::WithScopeName() const {
+  Scope s = *this;
+  s.op_name_.clear();
+  s.op_named_as_scope_ = !prefix_.empty();
   return s;
 }
 
@@ -182,7 +191,8 @@ Node* Scope::AddOp(const std::string& op, const std::string& default_name, const
   }
   const std::string& base = op_name_.empty() ? default_name : op_name_;
   NodeDef def;
-  def.set_name(UniqueName(prefix_.empty() ? base : prefix_ + "/" + base));
+  // The scope's prefix is already unique: NewSubScope reserved it.
+  def.set_name(op_named_as_scope_ ? prefix_ : UniqueName(prefix_.empty() ? base : prefix_ + "/" + base));
   def.set_op(op);
   def.set_device(device_);
   for (const Output& o : resolved) def.add_input(o.name());

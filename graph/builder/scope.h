@@ -101,6 +101,10 @@ class Scope {
 
   Scope NewSubScope(const std::string& name) const;  // names below "prefix/name/"
   Scope WithOpName(const std::string& name) const;   // the next op's exact name (made unique)
+  // The next op is named the scope's own name: NewSubScope("w").WithScopeName() makes "w"
+  // (or "w_1" if taken) whose helper ops are "w/Assign", "w/Read/...", the way TensorFlow's
+  // Python names a variable's handle after its name scope.
+  Scope WithScopeName() const;
   Scope WithDevice(const std::string& device) const;
   // Ops made in the returned scope run after `deps` (added to the scope's own).
   Scope WithControlDependencies(const std::vector<Output>& deps) const;
@@ -142,6 +146,7 @@ class Scope {
   std::shared_ptr<Shared> shared_;
   std::string prefix_;  // "" or "a/b"
   std::string op_name_;
+  bool op_named_as_scope_ = false;
   std::string device_;
   std::vector<Node*> control_deps_;
   std::set<std::string> colocate_with_;  // node names, without "loc:@"

@@ -1,0 +1,59 @@
+#include "graph/training/variables.h"
+
+#include "base/status.h"
+#include "graph/builder/array_ops.h"
+#include "graph/builder/math_ops.h"
+#include "graph/builder/ops.h"
+
+namespace tensoract {
+
+std::string Variable::name() const { return handle.node ? handle.node->name() : std::string(); }
+
+Variable NewVariable(const Scope& scope, const std::string& name, const InitialValueFn& make_initial_value) {
+  Variable var;
+  if (!scope.ok()) return var;
+  Scope vs = scope.NewSubScope(name);
+  Output initial_value = make_initial_value(vs.NewSubScope("Initializer"));
+  if (!scope.ok() || initial_value.node == nullptr) return var;
+  const PartialTensorShape& shape = initial_value.shape();
+  if (!shape.IsFullyDefined()) {
+    scope.UpdateStatus(errors::InvalidArgument("variable '", name, "': the initial value ", initial_value.name(),
+                                               " has shape ", shape.DebugString(),
+                                               ", which is not fully known"));
+    return var;
+  }
+  var.dtype = initial_value.type();
+  var.shape = shape;
+  var.handle = ops::VarHandleOp(vs.WithScopeName(), var.dtype, shape);
+  if (!scope.ok()) return var;
+  var.initializer = ops::AssignVariableOp(vs.WithOpName("Assign"), var.handle, initial_value);
+  var.value = ops::ReadVariableOp(vs.NewSubScope("Read").WithOpName("ReadVariableOp"), var.handle, var.dtype);
+  return var;
+}
+
+Variable NewVariable(const Scope& scope, const std::string& name, const Output& initial_value) {
+  return NewVariable(scope, name, [&](const Scope&) { return initial_value; });
+}
+
+Variable NewZerosSlot(const Scope& scope, const Variable& like, const std::string& slot) {
+  if (!scope.ok() || like.handle.node == nullptr) return Variable();
+  Scope root = scope.WithNoControlDependencies().ClearColocation();
+  tensorflow::TensorProto dims;
+  dims.set_dtype(tensorflow::DT_INT32);
+  dims.mutable_tensor_shape()->add_dim()->set_size(like.shape.dims());
+  for (int i = 0; i < like.shape.dims(); ++i) dims.add_int_val(static_cast<int32_t>(like.shape.dim_size(i)));
+  return NewVariable(root, like.name() + "/" + slot, [&](const Scope& s) {
+    Output zero = ops::Cast(s.WithOpName("zero"), 0.0, like.dtype);
+    return ops::Fill(s.WithOpName("zeros"), ops::Const(s.WithOpName("shape"), dims), zero);
+  });
+}
+
+Node* GroupInitializers(const Scope& scope, const std::vector<Variable>& vars) {
+  std::vector<Output> deps;
+  for (const Variable& v : vars) {
+    if (v.initializer != nullptr) deps.emplace_back(v.initializer);
+  }
+  return ops::NoOp(scope.WithControlDependencies(deps));
+}
+
+}  // namespace tensoract

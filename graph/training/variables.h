@@ -1,0 +1,52 @@
+// Trainable variables for graphs built in C++: a resource variable with its initializer
+// and the one read that the model uses, as TensorFlow's graph-mode tf.Variable makes them.
+//
+//   Scope root = Scope::NewRootScope();
+//   Variable w = NewVariable(root, "dense/kernel", [](const Scope& s) {
+//     return ops::TruncatedNormal(s, {784, 256}, DT_FLOAT);   // "dense/kernel/Initializer/..."
+//   });
+//   auto y = ops::MatMul(root, x, w.value);
+//   Node* init = GroupInitializers(root.WithOpName("init"), {w, ...});  // run once, or restore
+//
+// Gradients are taken with respect to `handle`: ReadVariableOp passes its gradient to the
+// handle (graph/gradients/state_grad.cc), so every read of the variable contributes.
+#ifndef TENSORACT_GRAPH_TRAINING_VARIABLES_H_
+#define TENSORACT_GRAPH_TRAINING_VARIABLES_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "graph/builder/scope.h"
+
+namespace tensoract {
+
+struct Variable {
+  Output handle;                // VarHandleOp "<name>": a DT_RESOURCE scalar
+  Output value;                 // ReadVariableOp "<name>/Read/ReadVariableOp"
+  Node* initializer = nullptr;  // AssignVariableOp "<name>/Assign" of the initial value
+  DataType dtype = tensorflow::DT_INVALID;
+  PartialTensorShape shape;
+  // The handle node's name: the variable's name in checkpoints.
+  std::string name() const;
+};
+
+// A variable holding its initial value once its initializer runs; dtype and shape are the
+// initial value's (its shape must be fully known). The first form builds the initial
+// value with `make_initial_value` under "<name>/Initializer/", as TensorFlow does; the
+// second takes one built elsewhere. Errors go to the scope's status and leave the
+// Variable's outputs empty. The handle is named `name`, made unique in the scope.
+using InitialValueFn = std::function<Output(const Scope& scope)>;
+Variable NewVariable(const Scope& scope, const std::string& name, const InitialValueFn& make_initial_value);
+Variable NewVariable(const Scope& scope, const std::string& name, const Output& initial_value);
+
+// A variable of zeros shaped like `like`, named "<like's name>/<slot>", for optimizer state
+// (momentum, Adam's m and v).
+Variable NewZerosSlot(const Scope& scope, const Variable& like, const std::string& slot);
+
+// A NoOp that runs every variable's initializer.
+Node* GroupInitializers(const Scope& scope, const std::vector<Variable>& vars);
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_GRAPH_TRAINING_VARIABLES_H_

@@ -1,0 +1,84 @@
+// Training-step throughput of the Fashion-MNIST models (examples/fashion_mnist/model.h)
+// through Session::Run, for the side-by-side comparison with PyTorch and TensorFlow
+// (run_train_bench.sh runs all three).
+//
+//   train_step --model mlp|cnn --batch N --threads N [--steps N] [--warmup N]
+//
+// The batches are real Fashion-MNIST images, prepared before timing (as the peers do), so
+// only the step is measured: feed, forward, backward, Adam updates, fetch of the loss.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "actors/session.h"
+#include "data/batcher.h"
+#include "data/fashion_mnist.h"
+#include "examples/fashion_mnist/model.h"
+
+using namespace tensoract;
+
+int main(int argc, char** argv) {
+  std::string model_name = "mlp";
+  int64_t batch = 64, steps = 200, warmup = 20;
+  int threads = 1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i], v = argv[i + 1];
+    if (a == "--model") model_name = v;
+    else if (a == "--batch") batch = std::atoll(v.c_str());
+    else if (a == "--threads") threads = std::atoi(v.c_str());
+    else if (a == "--steps") steps = std::atoll(v.c_str());
+    else if (a == "--warmup") warmup = std::atoll(v.c_str());
+    else {
+      std::fprintf(stderr, "train_step: unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  auto fail = [](const Status& s) {
+    std::fprintf(stderr, "train_step: %s\n", s.ToString().c_str());
+    return 1;
+  };
+  auto kind = fashion_mnist::ParseModelKind(model_name);
+  if (!kind.ok()) return fail(kind.status());
+  auto train = LoadFashionMnist(DefaultFashionMnistDir(), "train");
+  if (!train.ok()) return fail(train.status());
+
+  Scope root = Scope::NewRootScope();
+  auto model = fashion_mnist::BuildModel(root, *kind);
+  if (!model.ok()) return fail(model.status());
+  tensorflow::GraphDef graph;
+  Status s = root.ToGraphDef(&graph);
+  if (!s.ok()) return fail(s);
+  SessionOptions options;
+  options.num_threads = threads;
+  auto session = Session::New(options);
+  if (!session.ok()) return fail(session.status());
+  s = (*session)->Create(graph);
+  if (s.ok()) s = (*session)->Run({}, {}, {model->init->name()}, nullptr);
+  if (!s.ok()) return fail(s);
+
+  const bool flatten = *kind == fashion_mnist::ModelKind::kMlp;
+  Batcher batcher(&*train, {batch, /*shuffle=*/true, /*seed=*/1, flatten, /*drop_remainder=*/true});
+  std::vector<std::pair<Tensor, Tensor>> batches(16);
+  for (auto& b : batches) batcher.Next(&b.first, &b.second);
+
+  const std::vector<std::string> fetches = {model->loss.name()};
+  const std::vector<std::string> targets = {model->train->name()};
+  std::vector<Tensor> out;
+  auto run = [&](int64_t i) {
+    const auto& b = batches[i % batches.size()];
+    return (*session)->Run({{model->images.name(), b.first}, {model->labels.name(), b.second}}, fetches, targets, &out);
+  };
+  for (int64_t i = 0; i < warmup; ++i) {
+    if (Status st = run(i); !st.ok()) return fail(st);
+  }
+  auto start = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < steps; ++i) {
+    if (Status st = run(i); !st.ok()) return fail(st);
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("tensoract %s batch %lld threads %d: %.1f steps/s (%.0f examples/s, last loss %.4f)\n",
+              model_name.c_str(), static_cast<long long>(batch), threads, steps / secs, steps * batch / secs,
+              out[0].base<float>()[0]);
+  return 0;
+}

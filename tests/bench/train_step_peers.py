@@ -1,0 +1,128 @@
+"""The same Fashion-MNIST training steps as train_step.cc, in PyTorch and in TensorFlow.
+
+  python3 train_step_peers.py torch|tf --model mlp|cnn --batch N --threads N [--steps N]
+
+Same models (784-256-10 MLP; TensorFlow's layers-tutorial CNN: conv5x5x32, pool, conv5x5x64,
+pool, dense 1024, dense 10), Glorot-uniform weights, Adam(1e-3), mean sparse cross-entropy,
+real Fashion-MNIST batches prepared before timing. Each framework gets `threads` threads for
+its intra-op pool and BLAS (OMP/MKL variables are set before import); TensorFlow runs as a
+graph through tf.compat.v1.Session, as tensoract does.
+"""
+import argparse
+import gzip
+import os
+import sys
+import time
+
+p = argparse.ArgumentParser()
+p.add_argument("framework", choices=["torch", "tf"])
+p.add_argument("--model", default="mlp", choices=["mlp", "cnn"])
+p.add_argument("--batch", type=int, default=64)
+p.add_argument("--threads", type=int, default=1)
+p.add_argument("--steps", type=int, default=200)
+p.add_argument("--warmup", type=int, default=20)
+args = p.parse_args()
+for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ[var] = str(args.threads)
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np
+
+data_dir = os.environ.get("TENSORACT_FASHION_MNIST", "/usr/share/datasets/fashion-mnist")
+with gzip.open(os.path.join(data_dir, "train-images-idx3-ubyte.gz")) as f:
+    images = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 28, 28, 1).astype(np.float32) / 255.0
+with gzip.open(os.path.join(data_dir, "train-labels-idx1-ubyte.gz")) as f:
+    labels = np.frombuffer(f.read(), np.uint8, offset=8).astype(np.int64)
+rng = np.random.default_rng(1)
+order = rng.permutation(len(labels))
+batches = []
+for i in range(16):
+    idx = order[i * args.batch:(i + 1) * args.batch]
+    x = images[idx]
+    batches.append((x.reshape(len(idx), 784) if args.model == "mlp" else x, labels[idx]))
+
+
+def timed(step):
+    for i in range(args.warmup):
+        step(i)
+    start = time.perf_counter()
+    for i in range(args.steps):
+        loss = step(i)
+    secs = time.perf_counter() - start
+    return args.steps / secs, loss
+
+
+if args.framework == "torch":
+    import torch
+    from torch import nn
+    torch.set_num_threads(args.threads)
+    torch.set_num_interop_threads(1)
+    torch.manual_seed(1)
+    if args.model == "mlp":
+        net = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
+    else:
+        # NHWC data is transposed to NCHW once, outside the timed step.
+        net = nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                            nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                            nn.Linear(7 * 7 * 64, 1024), nn.ReLU(), nn.Linear(1024, 10))
+    for m in net.modules():
+        if isinstance(m, (nn.Linear, nn.Conv2d)):
+            nn.init.xavier_uniform_(m.weight)
+            nn.init.zeros_(m.bias)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+    tb = [(torch.from_numpy(x if args.model == "mlp" else x.transpose(0, 3, 1, 2).copy()), torch.from_numpy(y))
+          for x, y in batches]
+
+    def step(i):
+        x, y = tb[i % len(tb)]
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(net(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+    name, version = "pytorch", torch.__version__
+else:
+    import tensorflow as tf
+    tf.compat.v1.disable_eager_execution()
+    g = tf.Graph()
+    with g.as_default():
+        tf.compat.v1.set_random_seed(1)
+        init = tf.compat.v1.glorot_uniform_initializer()
+        shape = [None, 784] if args.model == "mlp" else [None, 28, 28, 1]
+        x = tf.compat.v1.placeholder(tf.float32, shape, name="images")
+        y = tf.compat.v1.placeholder(tf.int64, [None], name="labels")
+
+        def dense(h, n_in, n_out, name):
+            w = tf.compat.v1.get_variable(name + "/kernel", [n_in, n_out], initializer=init)
+            b = tf.compat.v1.get_variable(name + "/bias", [n_out], initializer=tf.compat.v1.zeros_initializer())
+            return tf.nn.bias_add(tf.matmul(h, w), b)
+
+        def conv(h, n_in, n_out, name):
+            w = tf.compat.v1.get_variable(name + "/kernel", [5, 5, n_in, n_out], initializer=init)
+            b = tf.compat.v1.get_variable(name + "/bias", [n_out], initializer=tf.compat.v1.zeros_initializer())
+            return tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, w, [1, 1, 1, 1], "SAME"), b))
+
+        if args.model == "mlp":
+            logits = dense(tf.nn.relu(dense(x, 784, 256, "dense")), 256, 10, "dense_1")
+        else:
+            h = tf.nn.max_pool2d(conv(x, 1, 32, "conv2d"), 2, 2, "VALID")
+            h = tf.nn.max_pool2d(conv(h, 32, 64, "conv2d_1"), 2, 2, "VALID")
+            h = tf.reshape(h, [-1, 7 * 7 * 64])
+            logits = dense(tf.nn.relu(dense(h, 7 * 7 * 64, 1024, "dense")), 1024, 10, "dense_1")
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(loss)
+        init_op = tf.compat.v1.global_variables_initializer()
+    config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=args.threads,
+                                      inter_op_parallelism_threads=args.threads)
+    sess = tf.compat.v1.Session(graph=g, config=config)
+    sess.run(init_op)
+
+    def step(i):
+        bx, by = batches[i % len(batches)]
+        return sess.run([loss, train], {x: bx, y: by})[0]
+    name, version = "tensorflow", tf.__version__
+
+rate, last = timed(step)
+print(f"{name} {version} {args.model} batch {args.batch} threads {args.threads}: {rate:.1f} steps/s "
+      f"({rate * args.batch:.0f} examples/s, last loss {last:.4f})")
