@@ -23,6 +23,7 @@ Tensor Pattern(TensorShape shape, double seed) {
 }
 
 void Check(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y) {
+  INFO(root.status().ToString());
   auto err = MaxGradientError(root, xs, values, y);
   INFO(err.status().ToString());
   REQUIRE(err.ok());

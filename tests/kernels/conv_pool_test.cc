@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "graph/builder/nn_ops.h"
+#include "graph/builder/ops.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace tensoract {
@@ -439,6 +441,38 @@ TEST_CASE("pool errors name the node", "[conv]") {
     REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
     CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("[1,2,1,3]"));
   }
+}
+
+TEST_CASE("shape inference of the conv and pool ops follows TensorFlow's windows", "[conv]") {
+  Scope root = Scope::NewRootScope();
+  const DataType f32 = tensorflow::DT_FLOAT;
+  auto x = ops::Placeholder(root, f32, PartialTensorShape({64, 28, 28, 1}));
+  auto f = ops::Placeholder(root, f32, PartialTensorShape({5, 5, 1, 32}));
+  auto same = ops::Conv2D(root, x, f, {1, 1, 1, 1}, "SAME");
+  auto valid = ops::Conv2D(root, x, f, {1, 2, 2, 1}, "VALID");
+  ops::Conv2DAttrs dilated;
+  dilated.dilations = {1, 2, 2, 1};
+  auto dil = ops::Conv2D(root, ops::Placeholder(root, f32, PartialTensorShape({-1, 28, -1, 1})), f, {1, 1, 1, 1},
+                         "VALID", dilated);
+  auto pool = ops::MaxPool(root, same, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+  auto avg = ops::AvgPool(root, ops::Placeholder(root, f32, PartialTensorShape({2, 7, 7, 3})), {1, 2, 2, 1},
+                          {1, 2, 2, 1}, "VALID");
+  auto dx = ops::Conv2DBackpropInput(root, ops::Const(root, {64, 28, 28, 1}), f, same, {1, 1, 1, 1}, "SAME");
+  auto df = ops::Conv2DBackpropFilter(root, x, ops::Placeholder(root, tensorflow::DT_INT32), same, {1, 1, 1, 1}, "SAME");
+  REQUIRE(root.status().ok());
+  auto shape = [](const Output& o) { return o.node->output_shape(o.index).DebugString(); };
+  CHECK(shape(same) == "[64,28,28,32]");
+  CHECK(shape(valid) == "[64,12,12,32]");
+  CHECK(shape(dil) == "[?,20,?,32]");
+  CHECK(shape(pool) == "[64,14,14,32]");
+  CHECK(shape(avg) == "[2,3,3,3]");
+  CHECK(shape(dx) == "[64,28,28,1]");
+  CHECK(shape(df) == "[?,?,?,?]");
+
+  Scope bad = Scope::NewRootScope();
+  ops::Conv2D(bad, ops::Placeholder(bad, f32, PartialTensorShape({1, 3, 3, 3})),
+              ops::Placeholder(bad, f32, PartialTensorShape({5, 5, 3, 1})), {1, 1, 1, 1}, "VALID");
+  CHECK_THAT(bad.status().message(), Catch::Contains("negative"));
 }
 
 }  // namespace
