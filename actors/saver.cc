@@ -156,7 +156,10 @@ Status Saver::Restore(Session& session, const std::string& prefix) {
   return Status::OK();
 }
 
-StatusOr<std::string> LatestCheckpoint(const std::string& dir, const std::string& latest_filename) {
+namespace {
+
+// The directory's state file, parsed; NotFound when there is none.
+StatusOr<tensorflow::CheckpointState> ReadCheckpointState(const std::string& dir, const std::string& latest_filename) {
   const std::string file = (fs::path(dir) / latest_filename).string();
   std::error_code ec;
   if (!fs::exists(file, ec)) return errors::NotFound("no checkpoint state file ", file);
@@ -165,13 +168,42 @@ StatusOr<std::string> LatestCheckpoint(const std::string& dir, const std::string
   TA_RETURN_IF_ERROR(ReadFileToString(file, &text));
   Status st = ParseTextProto(text, &state);
   if (!st.ok()) return errors::DataLoss("checkpoint state file ", file, " does not parse: ", st.message());
-  if (state.model_checkpoint_path().empty()) return errors::NotFound("checkpoint state file ", file, " names no checkpoint");
-  fs::path path(state.model_checkpoint_path());
-  if (path.is_relative()) path = fs::path(dir) / path;
-  if (!fs::exists(BundleIndexFilename(path.string()), ec)) {
-    return errors::NotFound("the latest checkpoint in ", file, ", ", path.string(), ", does not exist");
+  return state;
+}
+
+std::string InDir(const std::string& dir, const std::string& path) {
+  fs::path p(path);
+  return p.is_relative() ? (fs::path(dir) / p).string() : p.string();
+}
+
+}  // namespace
+
+Status Saver::RecoverLastCheckpoints(const std::string& dir) {
+  StatusOr<tensorflow::CheckpointState> state = ReadCheckpointState(dir, options_.latest_filename);
+  if (!state.ok()) return state.status().code() == error::NOT_FOUND ? Status::OK() : state.status();
+  last_checkpoints_.clear();
+  last_timestamps_.clear();
+  std::error_code ec;
+  for (int i = 0; i < state->all_model_checkpoint_paths_size(); ++i) {
+    const std::string path = InDir(dir, state->all_model_checkpoint_paths(i));
+    if (!fs::exists(BundleIndexFilename(path), ec)) continue;  // deleted by hand: nothing to keep
+    last_checkpoints_.push_back(path);
+    last_timestamps_.push_back(i < state->all_model_checkpoint_timestamps_size() ? state->all_model_checkpoint_timestamps(i)
+                                                                              : NowSeconds());
   }
-  return path.string();
+  return Status::OK();
+}
+
+StatusOr<std::string> LatestCheckpoint(const std::string& dir, const std::string& latest_filename) {
+  TA_ASSIGN_OR_RETURN(tensorflow::CheckpointState state, ReadCheckpointState(dir, latest_filename));
+  const std::string file = (fs::path(dir) / latest_filename).string();
+  if (state.model_checkpoint_path().empty()) return errors::NotFound("checkpoint state file ", file, " names no checkpoint");
+  const std::string path = InDir(dir, state.model_checkpoint_path());
+  std::error_code ec;
+  if (!fs::exists(BundleIndexFilename(path), ec)) {
+    return errors::NotFound("the latest checkpoint in ", file, ", ", path, ", does not exist");
+  }
+  return path;
 }
 
 }  // namespace tensoract

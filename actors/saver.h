@@ -55,6 +55,10 @@ class Saver {
   // Assigns every variable its value in the checkpoint at `prefix`.
   Status Restore(Session& session, const std::string& prefix);
 
+  // Adopts the checkpoints listed in `dir`'s state file (those still on disk) as if this
+  // Saver had written them, so max_to_keep counts them after a restart (TensorFlow's
+  // recover_last_checkpoints). No state file: nothing to adopt, OK.
+  Status RecoverLastCheckpoints(const std::string& dir);
   // The checkpoints this Saver has written and still keeps, oldest first.
   const std::vector<std::string>& last_checkpoints() const { return last_checkpoints_; }
 

@@ -177,6 +177,7 @@ Status Main(const Flags& flags) {
   }
   if (!latest.empty()) {
     TA_RETURN_IF_ERROR(saver->Restore(*session, latest));
+    TA_RETURN_IF_ERROR(saver->RecoverLastCheckpoints(ckpt_dir));
     std::vector<Tensor> out;
     TA_RETURN_IF_ERROR(session->Run({}, {model.global_step.value.name()}, {}, &out));
     const int64_t step = out[0].base<int64_t>()[0];

@@ -160,8 +160,18 @@ TEST_CASE("Save keeps max_to_keep checkpoints, lists them in the checkpoint file
   Ok(m.saver->Restore(*fresh, *latest));
   CHECK(Values(Fetch(*fresh, {"w_read"})[0]) == std::vector<float>{41, 42});
 
+  // A Saver of a restarted program adopts the kept checkpoints, so max_to_keep still holds.
+  Model restarted(options);
+  Ok(restarted.saver->RecoverLastCheckpoints(dir.path.string()));
+  CHECK(restarted.saver->last_checkpoints() == std::vector<std::string>{prefix + "-300", prefix + "-400"});
+  auto again = testing::NewSessionWith(restarted.def);
+  Ok(restarted.saver->Restore(*again, *latest));
+  Ok(restarted.saver->Save(*again, prefix, 500).status());
+  CHECK_FALSE(fs::exists(prefix + "-300.index"));
+  CHECK(restarted.saver->last_checkpoints() == std::vector<std::string>{prefix + "-400", prefix + "-500"});
+
   // A state file naming a checkpoint that is gone.
-  fs::remove(prefix + "-400.index");
+  fs::remove(prefix + "-500.index");
   CHECK(LatestCheckpoint(dir.path.string()).status().code() == error::NOT_FOUND);
 }
 
