@@ -2,12 +2,16 @@
 // through Session::Run, for the side-by-side comparison with PyTorch and TensorFlow
 // (run_train_bench.sh runs all three).
 //
-//   train_step --model mlp|cnn --batch N --threads N [--steps N] [--warmup N]
+//   train_step --model mlp|cnn --batch N --threads N [--steps N] [--warmup N] [--profile 1]
+//
+// --profile 1 also traces 10 steps and prints the ops by their share of kernel time.
 //
 // The batches are real Fashion-MNIST images, prepared before timing (as the peers do), so
 // only the step is measured: feed, forward, backward, Adam updates, fetch of the loss.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <cstdlib>
 #include <string>
 
@@ -22,6 +26,7 @@ int main(int argc, char** argv) {
   std::string model_name = "mlp";
   int64_t batch = 64, steps = 200, warmup = 20;
   int threads = 1;
+  bool profile = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--model") model_name = v;
@@ -29,6 +34,7 @@ int main(int argc, char** argv) {
     else if (a == "--threads") threads = std::atoi(v.c_str());
     else if (a == "--steps") steps = std::atoll(v.c_str());
     else if (a == "--warmup") warmup = std::atoll(v.c_str());
+    else if (a == "--profile") profile = v == "1";
     else {
       std::fprintf(stderr, "train_step: unknown option %s\n", a.c_str());
       return 2;
@@ -80,5 +86,36 @@ int main(int argc, char** argv) {
   std::printf("tensoract %s batch %lld threads %d: %.1f steps/s (%.0f examples/s, last loss %.4f)\n",
               model_name.c_str(), static_cast<long long>(batch), threads, steps / secs, steps * batch / secs,
               out[0].base<float>()[0]);
+  if (profile) {
+    // Kernel time per op type over 10 traced steps.
+    std::map<std::string, double> by_op;
+    std::map<std::string, std::string> op_of;
+    for (const auto& n : graph.node()) op_of[n.name()] = n.op();
+    double total = 0;
+    for (int i = 0; i < 10; ++i) {
+      RunOptions ro;
+      ro.trace_level = RunOptions::FULL_TRACE;
+      RunMetadata md;
+      const auto& b = batches[i % batches.size()];
+      Status st = (*session)->Run(ro, {{model->images.name(), b.first}, {model->labels.name(), b.second}}, fetches,
+                                  targets, &out, &md);
+      if (!st.ok()) return fail(st);
+      for (const auto& dev : md.step_stats.dev_stats()) {
+        for (const auto& ns : dev.node_stats()) {
+          double us = (ns.op_end_rel_micros() - ns.op_start_rel_micros()) / 10.0;
+          by_op[op_of[ns.node_name()]] += us;
+          total += us;
+        }
+      }
+    }
+    std::vector<std::pair<double, std::string>> sorted;
+    for (const auto& [op, us] : by_op) sorted.emplace_back(us, op);
+    std::sort(sorted.rbegin(), sorted.rend());
+    std::printf("kernel time per step: %.0f us\n", total);
+    for (const auto& [us, op] : sorted) {
+      if (us < total * 0.005) break;
+      std::printf("  %-28s %9.0f us  %5.1f%%\n", op.c_str(), us, 100 * us / total);
+    }
+  }
   return 0;
 }
