@@ -1,4 +1,5 @@
 // Gradients of reductions, reshapes and the neural-net blocks an MLP or CNN is made of.
+#include "graph/builder/array_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/gradients/grad_helpers.h"
 #include "graph/shape_inference.h"
@@ -12,7 +13,7 @@ using ops::TypedOp;
 Output OutputOf(const Node& op, int i) { return Output(const_cast<Node*>(&op), i); }
 
 // The reduction axes of `op` (input 1), normalised to [0, rank), when they are a constant
-// and the input's rank is known; FailedPrecondition naming the node otherwise.
+// and the input's rank is known; an error otherwise (the caller then builds the general form).
 Status ConstantAxes(const Node& op, int rank, std::vector<bool>* reduced) {
   Output axes = InputOf(op, 1);
   if (axes.node == nullptr || axes.node->type_string() != "Const" || rank < 0) {
@@ -36,9 +37,16 @@ Status ReductionGrad(const Scope& s, const Node& op, const Output& dy, Output* d
   Output x = InputOf(op, 0);
   const int rank = x.node->output_shape(x.index).dims();
   std::vector<bool> reduced;
-  TA_RETURN_IF_ERROR(ConstantAxes(op, rank, &reduced));
   bool keep_dims = false;
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "keep_dims", &keep_dims));
+  if (!ConstantAxes(op, rank, &reduced).ok()) {
+    // Axes computed at run time, or a rank unknown when building: TensorFlow's general
+    // form, dy reshaped to x's shape with 1 at every reduced axis, then broadcast.
+    Output x_shape = ops::Shape(s, x);
+    Output g = keep_dims ? dy : ops::Reshape(s, dy, ReducedShape(s, x_shape, InputOf(op, 1)));
+    *dx = ops::BroadcastTo(s, g, x_shape);
+    return Status::OK();
+  }
   Output g = dy;
   if (!keep_dims) {
     // x's shape with every reduced dimension set to 1: Shape(x) * mask + ones_where_reduced.

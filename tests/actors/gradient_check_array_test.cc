@@ -135,6 +135,21 @@ TEST_CASE("Select, SelectV2, Max and Min gradients", "[gradients]") {
   }
 }
 
+TEST_CASE("Sum and Mean gradients with axes computed at run time and an input of unknown rank", "[gradients]") {
+  for (bool keep : {false, true}) {
+    INFO("keep_dims " << keep);
+    CheckOne("Sum", [keep](const Scope& s, Output x) {
+      return ops::Sum(s, x, ops::Identity(s, Input({1})), {keep});  // Identity: not a Const
+    }, kX23, /*known_shape=*/false);
+    CheckOne("Mean", [keep](const Scope& s, Output x) {
+      return ops::Mean(s, x, ops::Identity(s, Input({0, -1})), {keep});
+    }, kX23, /*known_shape=*/false);
+    CheckOne("Mean of a known shape", [keep](const Scope& s, Output x) {
+      return ops::Mean(s, x, ops::Identity(s, Input({0})), {keep});
+    });
+  }
+}
+
 TEST_CASE("matrix gradients: BatchMatMulV2 with broadcasting, MatrixInverse, MatrixDeterminant", "[gradients]") {
   for (bool ax : {false, true}) {
     for (bool ay : {false, true}) {
