@@ -1,8 +1,13 @@
 // BiasAdd and BiasAddGrad on the CPU, in both data formats: NHWC (channels last) views the
-// value as [rest, C]; NCHW as [N, C, rest].
-#define EIGEN_USE_THREADS
-#include "kernels/kernel_registry.h"
-#include "kernels/tensor_eigen.h"
+// value as [rest, C]; NCHW as [N, C, rest]. Both split their work over the device's threads
+// with CwiseParallelFor: BiasAdd by rows, BiasAddGrad into per-block partial sums added at
+// the end.
+#include <Eigen/Core>
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/cwise_ops.h"
 
 namespace tensoract {
 namespace {
@@ -40,6 +45,67 @@ Status ReadDataFormat(OpKernelConstruction* ctx, bool* nchw) {
   return Status::OK();
 }
 
+// Rows summed per block before the block's sum takes them: the float error grows with
+// kRowBlock + rows / kRowBlock additions rather than with rows.
+constexpr Index kRowBlock = 256;
+
+// out[c] = sum over rows r of in[r * C + c]: NHWC's reduction. The rows are split into a
+// few blocks per device thread, each summed (vectorised over the channels) into its own
+// partial; the partials are then added in block order.
+template <class T>
+void SumRows(OpKernelContext* ctx, const T* in, Index rows, Index channels, T* out) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  const int threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
+  // Blocks of at least ~64K elements each, at most 4 per thread.
+  const Index by_size = std::max<Index>(1, rows * channels / (64 * 1024));
+  const Index blocks = std::max<Index>(1, std::min<Index>({by_size, Index(4) * threads, rows}));
+  const Index per_block = (rows + blocks - 1) / blocks;
+  std::vector<T> partial(static_cast<size_t>(blocks * channels), T(0));
+  T* pp = partial.data();
+  CwiseParallelFor(ctx, blocks, per_block * channels, [=](int64_t first, int64_t last) {
+    Array block_sum(channels);
+    for (Index b = first; b < last; ++b) {
+      const Index r0 = b * per_block, r1 = std::min(rows, r0 + per_block);
+      Eigen::Map<Array> sum(pp + b * channels, channels);
+      for (Index r = r0; r < r1; r += kRowBlock) {
+        const Index r_end = std::min(r1, r + kRowBlock);
+        if constexpr (std::is_floating_point_v<T>) {
+          block_sum.setZero();
+          T* bs = block_sum.data();
+          for (Index i = r; i < r_end; ++i) {
+            const T* row = in + i * channels;
+            for (Index c = 0; c < channels; ++c) bs[c] += row[c];
+          }
+          sum += block_sum;
+        } else {
+          T* s = sum.data();
+          for (Index i = r; i < r_end; ++i) {
+            const T* row = in + i * channels;
+            for (Index c = 0; c < channels; ++c) s[c] += row[c];
+          }
+        }
+      }
+    }
+  });
+  Eigen::Map<Array> o(out, channels);
+  o = Eigen::Map<const Array>(pp, channels);
+  for (Index b = 1; b < blocks; ++b) o += Eigen::Map<const Array>(pp + b * channels, channels);
+}
+
+// NCHW's reduction over outer and inner: each [inner] row summed on its own (in parallel),
+// then the row sums of each channel added.
+template <class T>
+void SumInner(OpKernelContext* ctx, const T* in, const BiasLayout& l, T* out) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  const Index rows = l.outer * l.channels, inner = l.inner;
+  std::vector<T> row_sums(static_cast<size_t>(rows));
+  T* rs = row_sums.data();
+  CwiseParallelFor(ctx, rows, inner, [=](int64_t first, int64_t last) {
+    for (Index r = first; r < last; ++r) rs[r] = Eigen::Map<const Array>(in + r * inner, inner).sum();
+  });
+  SumRows(ctx, rs, l.outer, l.channels, out);
+}
+
 template <class T>
 class BiasAddOp : public OpKernel {
  public:
@@ -59,25 +125,25 @@ class BiasAddOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
     if (value.NumElements() == 0) return;
-    const Eigen::ThreadPoolDevice& d = *ctx->device()->eigen_cpu_device();
-    if (l.inner == 1) {
-      // Channels last (the dense layers' case): one vectorised row at a time.
-      using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-      const Index c = l.channels;
-      const T* ip = value.base<T>();
-      const T* bp = bias.base<T>();
-      T* op = out->base<T>();
-      d.parallelFor(l.outer, Eigen::TensorOpCost(2 * c * sizeof(T), c * sizeof(T), c), [=](Index first, Index last) {
+    using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+    const T* ip = value.base<T>();
+    const T* bp = bias.base<T>();
+    T* op = out->base<T>();
+    const Index c = l.channels, inner = l.inner;
+    if (inner == 1) {
+      // Channels last (NHWC, the dense layers): one vectorised row of C at a time.
+      CwiseParallelFor(ctx, l.outer, c, [=](int64_t first, int64_t last) {
         Eigen::Map<const Array> b(bp, c);
         for (Index r = first; r < last; ++r) Eigen::Map<Array>(op + r * c, c) = Eigen::Map<const Array>(ip + r * c, c) + b;
       });
       return;
     }
-    using Tensor3 = typename TTypes<T, 3>::Tensor;
-    Tensor3 in(value.base<T>(), l.outer, l.channels, l.inner);
-    Tensor3 o(out->base<T>(), l.outer, l.channels, l.inner);
-    Tensor3 b(bias.base<T>(), 1, l.channels, 1);
-    o.device(d) = in + b.broadcast(Eigen::array<Index, 3>{l.outer, 1, l.inner});
+    // NCHW: rows of `inner` elements, row r adding bias[r % C].
+    CwiseParallelFor(ctx, l.outer * c, inner, [=](int64_t first, int64_t last) {
+      for (Index r = first; r < last; ++r) {
+        Eigen::Map<Array>(op + r * inner, inner) = Eigen::Map<const Array>(ip + r * inner, inner) + bp[r % c];
+      }
+    });
   }
   bool IsExpensive() const override { return false; }
 
@@ -97,14 +163,17 @@ class BiasAddGradOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({l.channels}), &out));
     if (l.channels == 0) return;
-    const Eigen::ThreadPoolDevice& d = *ctx->device()->eigen_cpu_device();
-    typename TTypes<T>::Flat o = out->flat<T>();
+    T* op = out->base<T>();
     if (grad.NumElements() == 0) {
-      o.setZero();
+      std::fill(op, op + l.channels, T(0));
       return;
     }
-    typename TTypes<T, 3>::Tensor in(grad.base<T>(), l.outer, l.channels, l.inner);
-    o.device(d) = in.sum(Eigen::array<Index, 2>{0, 2});
+    const T* gp = grad.base<T>();
+    if (l.inner == 1) {
+      SumRows(ctx, gp, l.outer, l.channels, op);
+    } else {
+      SumInner(ctx, gp, l, op);
+    }
   }
   bool IsExpensive() const override { return false; }
 

@@ -9,10 +9,14 @@
 //                 order, as TensorFlow's CPU kernel).
 //   AvgPoolGrad   each output's gradient, divided by its window's count, to every real tap.
 //
-// The forward pools split output rows over the device's threads; the gradients split
-// images, whose input gradients are disjoint (neighbouring windows overlap).
+// The forward pools split output rows over the device's threads. MaxPoolGrad with windows
+// that never overlap (stride >= ksize, e.g. 2x2 stride 2) splits output rows too, each
+// window writing its taps once; otherwise the gradients split images, whose input gradients
+// are disjoint (neighbouring windows overlap).
 #include <Eigen/Core>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
@@ -114,12 +118,69 @@ Status CheckGrad(const OpKernel& kernel, const conv::ConvDims& d, const TensorSh
   return Status::OK();
 }
 
+// A window's tap number (raster order), as wide as T so the argmax scan vectorises.
+template <class T>
+using TapIndex = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
+
+// For each channel the value and tap number of the window's first largest tap (a later tap
+// takes over only when strictly larger, so ties and NaNs keep the earliest). The window
+// must hold at least one tap.
+template <class T, class Tap>
+void WindowArgmax(const T* in_image, const conv::ConvDims& d, const Window& w, int64_t depth, T* __restrict best,
+                  Tap* __restrict argmax) {
+  const T* first = in_image + (w.r0 * d.in_cols + w.c0) * depth;
+  for (int64_t ch = 0; ch < depth; ++ch) {
+    best[ch] = first[ch];
+    argmax[ch] = 0;
+  }
+  Tap t = 0;
+  for (int64_t r = w.r0; r < w.r1; ++r) {
+    for (int64_t c = w.c0; c < w.c1; ++c, ++t) {
+      if (t == 0) continue;
+      const T* __restrict tap = in_image + (r * d.in_cols + c) * depth;
+      for (int64_t ch = 0; ch < depth; ++ch) {
+        const bool larger = tap[ch] > best[ch];
+        best[ch] = larger ? tap[ch] : best[ch];
+        argmax[ch] = larger ? t : argmax[ch];
+      }
+    }
+  }
+}
+
+// A 2x2 window of taps a b / c d (raster order): each channel's gradient to the first
+// largest tap, zero to the others (the window's taps are written by no other window).
+// Not inlined: inlined into the pass below, GCC 12 leaves the loop scalar (and branchy).
+template <class T>
+__attribute__((noinline)) void MaxGrad2x2(const T* __restrict a, const T* __restrict b, const T* __restrict c,
+                                          const T* __restrict d,
+                                          const T* __restrict g, T* __restrict oa, T* __restrict ob, T* __restrict oc, T* __restrict od,
+                                          int64_t depth) {
+  for (int64_t ch = 0; ch < depth; ++ch) {
+    const T va = a[ch], vb = b[ch], vc = c[ch], vd = d[ch], gv = g[ch];
+    // Strictly larger takes over, so ties (and NaNs) keep the earlier tap. Selects, not
+    // branches, so the loop vectorises.
+    T m = va;
+    TapIndex<T> k = 0;
+    k = vb > m ? 1 : k;
+    m = vb > m ? vb : m;
+    k = vc > m ? 2 : k;
+    m = vc > m ? vc : m;
+    k = vd > m ? 3 : k;
+    oa[ch] = k == 0 ? gv : T(0);
+    ob[ch] = k == 1 ? gv : T(0);
+    oc[ch] = k == 2 ? gv : T(0);
+    od[ch] = k == 3 ? gv : T(0);
+  }
+}
+
 template <class T>
 class MaxPoolGradOp : public OpKernel {
  public:
   explicit MaxPoolGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/false, /*has_ksize=*/true, &attrs_));
   }
+
+  using Tap = TapIndex<T>;
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
@@ -138,32 +199,69 @@ class MaxPoolGradOp : public OpKernel {
     const T* ip = input.base<T>();
     const T* gp = grad.base<T>();
     T* op = out->base<T>();
-    const int64_t cost = d.out_rows * d.out_cols * d.filter_rows * d.filter_cols * depth;
-    CwiseParallelFor(ctx, d.batch, cost, [&](int64_t begin, int64_t end) {
-      std::fill(op + begin * image_size, op + end * image_size, T(0));
-      std::vector<T> best(depth);
-      std::vector<int64_t> argmax(depth);
-      ForEachOutput(d, begin * d.out_rows, end * d.out_rows, [&](int64_t image, int64_t row, int64_t col,
-                                                                  const Window& w) {
-        const T* in_image = ip + image * image_size;
-        std::fill(argmax.begin(), argmax.end(), -1);
-        for (int64_t r = w.r0; r < w.r1; ++r) {
-          for (int64_t c = w.c0; c < w.c1; ++c) {
-            const int64_t tap = (r * d.in_cols + c) * depth;
-            for (int64_t ch = 0; ch < depth; ++ch) {
-              const T v = in_image[tap + ch];
-              if (argmax[ch] < 0 || v > best[ch]) {
-                best[ch] = v;
-                argmax[ch] = tap + ch;
-              }
+    const int64_t taps = d.filter_rows * d.filter_cols;
+    const int64_t cost = d.out_cols * taps * depth;
+    // Windows that never overlap (stride >= ksize in both dimensions) each write their own
+    // taps' gradients, so output rows split over threads; windows that tile the input
+    // exactly write every element of it, so the output needs no zero fill first.
+    const bool disjoint = d.stride_rows >= d.filter_rows && d.stride_cols >= d.filter_cols;
+    if (disjoint) {
+      const bool tiles = d.stride_rows == d.filter_rows && d.stride_cols == d.filter_cols && d.pad_top == 0 &&
+                         d.pad_left == 0 && d.out_rows * d.stride_rows >= d.in_rows &&
+                         d.out_cols * d.stride_cols >= d.in_cols;
+      if (!tiles) {
+        const int64_t n = out->NumElements();
+        CwiseParallelFor(ctx, n, 1, [&](int64_t b, int64_t e) { std::fill(op + b, op + e, T(0)); });
+      }
+      CwiseParallelFor(ctx, d.batch * d.out_rows, cost, [&](int64_t begin, int64_t end) {
+        std::vector<T> best(depth);
+        std::vector<Tap> argmax(depth);
+        ForEachOutput(d, begin, end, [&](int64_t image, int64_t row, int64_t col, const Window& w) {
+          const int64_t window_taps = (w.r1 - w.r0) * (w.c1 - w.c0);
+          if (window_taps == 0) return;
+          const T* in_image = ip + image * image_size;
+          T* out_image = op + image * image_size;
+          const T* g = gp + ((image * d.out_rows + row) * d.out_cols + col) * depth;
+          if (w.r1 - w.r0 == 2 && w.c1 - w.c0 == 2) {
+            // A whole 2x2 window (the common pool): argmax and writes in one pass, in registers.
+            const int64_t at = (w.r0 * d.in_cols + w.c0) * depth, below = d.in_cols * depth;
+            MaxGrad2x2(in_image + at, in_image + at + depth, in_image + at + below, in_image + at + below + depth, g,
+                       out_image + at, out_image + at + depth, out_image + at + below,
+                       out_image + at + below + depth, depth);
+            return;
+          }
+          WindowArgmax(in_image, d, w, depth, best.data(), argmax.data());
+          const Tap* am = argmax.data();
+          Tap t = 0;
+          for (int64_t r = w.r0; r < w.r1; ++r) {
+            for (int64_t c = w.c0; c < w.c1; ++c, ++t) {
+              T* o = out_image + (r * d.in_cols + c) * depth;
+              for (int64_t ch = 0; ch < depth; ++ch) o[ch] = am[ch] == t ? g[ch] : T(0);
             }
           }
+        });
+      });
+      return;
+    }
+    // Overlapping windows: images split over threads (their input gradients are disjoint),
+    // each window's gradient added at its argmax.
+    CwiseParallelFor(ctx, d.batch, d.out_rows * cost, [&](int64_t begin, int64_t end) {
+      std::fill(op + begin * image_size, op + end * image_size, T(0));
+      std::vector<T> best(depth);
+      std::vector<Tap> argmax(depth);
+      std::vector<int64_t> tap_offset(taps);
+      ForEachOutput(d, begin * d.out_rows, end * d.out_rows, [&](int64_t image, int64_t row, int64_t col,
+                                                                  const Window& w) {
+        if (w.r1 <= w.r0 || w.c1 <= w.c0) return;
+        const T* in_image = ip + image * image_size;
+        T* out_image = op + image * image_size;
+        WindowArgmax(in_image, d, w, depth, best.data(), argmax.data());
+        int64_t t = 0;
+        for (int64_t r = w.r0; r < w.r1; ++r) {
+          for (int64_t c = w.c0; c < w.c1; ++c) tap_offset[t++] = (r * d.in_cols + c) * depth;
         }
         const T* g = gp + ((image * d.out_rows + row) * d.out_cols + col) * depth;
-        T* out_image = op + image * image_size;
-        for (int64_t ch = 0; ch < depth; ++ch) {
-          if (argmax[ch] >= 0) out_image[argmax[ch]] += g[ch];
-        }
+        for (int64_t ch = 0; ch < depth; ++ch) out_image[tap_offset[argmax[ch]] + ch] += g[ch];
       });
     });
   }

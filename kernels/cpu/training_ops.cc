@@ -2,13 +2,15 @@
 // variables (Apply*: update in place, output the reference, as Assign does) and on resource
 // variables (ResourceApply*: copy-on-write first, as AssignAddVariableOp does, so a value a
 // reader already took never changes). The arithmetic is TensorFlow's (training_ops.cc), as
-// Eigen expressions spread over the device's threads when the variable is large.
-#define EIGEN_USE_THREADS
+// Eigen array expressions fused into one blocked pass over the tensors, spread over the
+// device's threads by CwiseParallelFor when the variable is large.
+#include <Eigen/Core>
 #include <algorithm>
 #include <memory>
 #include <mutex>
 #include <vector>
 
+#include "kernels/cpu/cwise_ops.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/resource_handle.h"
 #include "kernels/tensor_eigen.h"
@@ -24,16 +26,38 @@ struct InputSpec {
   bool scalar;
 };
 
+// Each update is one fused pass over its tensors: the variable is cut into blocks of kBlock
+// elements (the device's threads take ranges of blocks), and a block's Eigen array
+// expressions run one after another while its slices of var/accum/grad are in L1.
+constexpr int64_t kBlock = 1024;
+
+template <class T>
+using Arr = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <class T>
+using ConstArr = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// Runs fn(begin, length) over [0, n) in blocks, split over the device's threads.
+template <class F>
+void ForBlocks(OpKernelContext* ctx, int64_t n, int64_t cost_per_element, F fn) {
+  CwiseParallelFor(ctx, n, cost_per_element, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; b += kBlock) fn(b, std::min(end, b + kBlock) - b);
+  });
+}
+
 template <class T>
 struct GradientDescent {
   static constexpr int kNumVars = 1;
   static std::vector<const char*> VarNames() { return {"var"}; }
   static std::vector<InputSpec> Inputs() { return {{"alpha", true}, {"delta", false}}; }
   // in: the non-variable inputs, in order.
-  static void Apply(const Eigen::ThreadPoolDevice& d, const std::vector<Tensor*>& vars, const std::vector<Tensor>& in,
+  static void Apply(OpKernelContext* ctx, const std::vector<Tensor*>& vars, const std::vector<Tensor>& in,
                     bool /*nesterov*/) {
     const T alpha = in[0].base<T>()[0];
-    vars[0]->flat<T>().device(d) -= in[1].flat<T>() * alpha;
+    T* var = vars[0]->base<T>();
+    const T* delta = in[1].base<T>();
+    ForBlocks(ctx, vars[0]->NumElements(), 2, [&](int64_t b, int64_t n) {
+      Arr<T>(var + b, n) -= ConstArr<T>(delta + b, n) * alpha;
+    });
   }
 };
 
@@ -42,18 +66,22 @@ struct Momentum {
   static constexpr int kNumVars = 2;
   static std::vector<const char*> VarNames() { return {"var", "accum"}; }
   static std::vector<InputSpec> Inputs() { return {{"lr", true}, {"grad", false}, {"momentum", true}}; }
-  static void Apply(const Eigen::ThreadPoolDevice& d, const std::vector<Tensor*>& vars, const std::vector<Tensor>& in,
+  static void Apply(OpKernelContext* ctx, const std::vector<Tensor*>& vars, const std::vector<Tensor>& in,
                     bool nesterov) {
-    auto var = vars[0]->flat<T>();
-    auto accum = vars[1]->flat<T>();
+    T* var = vars[0]->base<T>();
+    T* accum = vars[1]->base<T>();
     const T lr = in[0].base<T>()[0], momentum = in[2].base<T>()[0];
-    auto grad = in[1].flat<T>();
-    accum.device(d) = accum * momentum + grad;
-    if (nesterov) {
-      var.device(d) -= grad * lr + accum * (momentum * lr);
-    } else {
-      var.device(d) -= accum * lr;
-    }
+    const T* grad = in[1].base<T>();
+    ForBlocks(ctx, vars[0]->NumElements(), 4, [&](int64_t b, int64_t n) {
+      Arr<T> v(var + b, n), a(accum + b, n);
+      ConstArr<T> g(grad + b, n);
+      a = a * momentum + g;
+      if (nesterov) {
+        v -= g * lr + a * (momentum * lr);
+      } else {
+        v -= a * lr;
+      }
+    });
   }
 };
 
@@ -65,22 +93,26 @@ struct Adam {
     return {{"beta1_power", true}, {"beta2_power", true}, {"lr", true},   {"beta1", true},
             {"beta2", true},       {"epsilon", true},     {"grad", false}};
   }
-  static void Apply(const Eigen::ThreadPoolDevice& d, const std::vector<Tensor*>& vars, const std::vector<Tensor>& in,
+  static void Apply(OpKernelContext* ctx, const std::vector<Tensor*>& vars, const std::vector<Tensor>& in,
                     bool nesterov) {
-    auto var = vars[0]->flat<T>();
-    auto m = vars[1]->flat<T>();
-    auto v = vars[2]->flat<T>();
+    T* var = vars[0]->base<T>();
+    T* m = vars[1]->base<T>();
+    T* v = vars[2]->base<T>();
     const T beta1_power = in[0].base<T>()[0], beta2_power = in[1].base<T>()[0], lr = in[2].base<T>()[0];
     const T beta1 = in[3].base<T>()[0], beta2 = in[4].base<T>()[0], epsilon = in[5].base<T>()[0];
-    auto grad = in[6].flat<T>();
+    const T* grad = in[6].base<T>();
     const T alpha = lr * Eigen::numext::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
-    m.device(d) += (grad - m) * (T(1) - beta1);
-    v.device(d) += (grad.square() - v) * (T(1) - beta2);
-    if (nesterov) {
-      var.device(d) -= ((grad * (T(1) - beta1) + m * beta1) * alpha) / (v.sqrt() + epsilon);
-    } else {
-      var.device(d) -= (m * alpha) / (v.sqrt() + epsilon);
-    }
+    ForBlocks(ctx, vars[0]->NumElements(), 16, [&](int64_t b, int64_t n) {
+      Arr<T> var_b(var + b, n), m_b(m + b, n), v_b(v + b, n);
+      ConstArr<T> g(grad + b, n);
+      m_b += (g - m_b) * (T(1) - beta1);
+      v_b += (g.square() - v_b) * (T(1) - beta2);
+      if (nesterov) {
+        var_b -= ((g * (T(1) - beta1) + m_b * beta1) * alpha) / (v_b.sqrt() + epsilon);
+      } else {
+        var_b -= (m_b * alpha) / (v_b.sqrt() + epsilon);
+      }
+    });
   }
 };
 
@@ -163,7 +195,7 @@ class ApplyOp : public OpKernel {
         if (!tensors[i]->RefCountIsOne()) *tensors[i] = tensors[i]->DeepCopy(ctx->device()->allocator());
       }
     }
-    if (tensors[0]->NumElements() > 0) A::Apply(*ctx->device()->eigen_cpu_device(), tensors, in, use_nesterov_);
+    if (tensors[0]->NumElements() > 0) A::Apply(ctx, tensors, in, use_nesterov_);
     locks.clear();
     if (!kResource) ctx->set_output_ref(0, vars[0]);
   }
