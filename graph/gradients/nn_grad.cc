@@ -10,8 +10,6 @@ namespace {
 
 using ops::TypedOp;
 
-Output OutputOf(const Node& op, int i) { return Output(const_cast<Node*>(&op), i); }
-
 // The reduction axes of `op` (input 1), normalised to [0, rank), when they are a constant
 // and the input's rank is known; an error otherwise (the caller then builds the general form).
 Status ConstantAxes(const Node& op, int rank, std::vector<bool>* reduced) {
@@ -85,7 +83,7 @@ Status MeanGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, s
   auto size = [&](const Output& t) {
     return ops::Prod(s, ops::Shape(s, t), 0);
   };
-  Output count = TypedOp(s, "RealDiv", {ops::Cast(s, size(x), x.type()), ops::Cast(s, size(OutputOf(op, 0)), x.type())});
+  Output count = TypedOp(s, "RealDiv", {ops::Cast(s, size(x), x.type()), ops::Cast(s, size(OpOutput(op, 0)), x.type())});
   (*dx)[0] = TypedOp(s, "RealDiv", {sum_grad, count});
   return Status::OK();
 }
@@ -100,7 +98,7 @@ REGISTER_GRADIENT_OP("ExpandDims", ReshapeGrad);
 REGISTER_GRADIENT_OP("Squeeze", ReshapeGrad);
 
 Status ReluGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  (*dx)[0] = TypedOp(s, "ReluGrad", {dy[0], OutputOf(op, 0)});
+  (*dx)[0] = TypedOp(s, "ReluGrad", {dy[0], OpOutput(op, 0)});
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Relu", ReluGrad);
@@ -117,7 +115,7 @@ REGISTER_GRADIENT_OP("BiasAdd", BiasAddGrad);
 // d loss / d logits = backprop (the op's second output) scaled by the loss gradient per row.
 Status SparseXentGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   Output scale = ops::ExpandDims(s, dy[0], -1);
-  (*dx)[0] = TypedOp(s, "Mul", {scale, OutputOf(op, 1)});
+  (*dx)[0] = TypedOp(s, "Mul", {scale, OpOutput(op, 1)});
   return Status::OK();  // labels: no gradient
 }
 REGISTER_GRADIENT_OP("SparseSoftmaxCrossEntropyWithLogits", SparseXentGrad);
@@ -125,7 +123,7 @@ REGISTER_GRADIENT_OP("SoftmaxCrossEntropyWithLogits", SparseXentGrad);
 
 // d softmax: (dy - sum(dy * y, last axis, keep_dims)) * y.
 Status SoftmaxGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  Output y = OutputOf(op, 0);
+  Output y = OpOutput(op, 0);
   Output sum = ops::Sum(s, TypedOp(s, "Mul", {dy[0], y}), -1, {/*keep_dims=*/true});
   (*dx)[0] = TypedOp(s, "Mul", {TypedOp(s, "Sub", {dy[0], sum}), y});
   return Status::OK();
@@ -208,7 +206,7 @@ Status ReadPoolAttrs(const Node& op, PoolWindow* a) {
 Status MaxPoolGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   PoolWindow a;
   TA_RETURN_IF_ERROR(ReadPoolAttrs(op, &a));
-  (*dx)[0] = ops::MaxPoolGrad(s, InputOf(op, 0), OutputOf(op, 0), dy[0], a.ksize, a.strides, a.padding, a.attrs);
+  (*dx)[0] = ops::MaxPoolGrad(s, InputOf(op, 0), OpOutput(op, 0), dy[0], a.ksize, a.strides, a.padding, a.attrs);
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("MaxPool", MaxPoolGrad);
