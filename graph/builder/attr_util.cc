@@ -41,6 +41,7 @@ tensorflow::AttrValue ShapeAttr(const PartialTensorShape& shape) {
 
 tensorflow::AttrValue IntListAttr(const std::vector<int64_t>& values) {
   tensorflow::AttrValue v;
+  v.mutable_list();  // an empty list is still a list, not an unset value
   for (int64_t x : values) v.mutable_list()->add_i(x);
   return v;
 }

@@ -46,20 +46,13 @@ CrossEntropyOutputs SparseSoftmaxCrossEntropyWithLogits(const Scope& scope, cons
 
 namespace {
 
-// A list(int) attr that is a list even when empty (explicit_paddings = []).
-tensorflow::AttrValue IntList(const std::vector<int64_t>& values) {
-  tensorflow::AttrValue v = IntListAttr(values);
-  v.mutable_list();
-  return v;
-}
-
 Attrs ConvAttrs(const std::vector<int64_t>& strides, const std::string& padding, const Conv2DAttrs& a) {
   return {{"strides", IntListAttr(strides)},
           {"padding", StringAttr(padding)},
           {"data_format", StringAttr(a.data_format)},
           {"dilations", IntListAttr(a.dilations)},
           {"use_cudnn_on_gpu", BoolAttr(a.use_cudnn_on_gpu)},
-          {"explicit_paddings", IntList(a.explicit_paddings)}};
+          {"explicit_paddings", IntListAttr(a.explicit_paddings)}};
 }
 
 Attrs PoolAttrValues(const std::vector<int64_t>& ksize, const std::vector<int64_t>& strides, const std::string& padding,
