@@ -70,6 +70,7 @@ class Placer {
   const CostModel& cost_;
 
   std::vector<DeviceInfo> devices_;
+  ParsedDeviceName default_device_;         // options_.default_device, parsed
   std::vector<int> parent_;                 // union-find, by node id
   std::map<int, Group> groups_;             // by root id
   std::map<std::pair<int, int>, bool> kernel_cache_;  // (node id, device) -> has a kernel
@@ -90,7 +91,7 @@ Status Placer::ReadDevices() {
     d.type = a.device_type().empty() ? d.parsed.type : a.device_type();
     devices_.push_back(std::move(d));
   }
-  return Status::OK();
+  return ParseDeviceSpec(options_.default_device, &default_device_).WithContext("the default device");
 }
 
 Status Placer::InitGroups() {
@@ -100,7 +101,7 @@ Status Placer::InitGroups() {
     Group& g = groups_[n->id()];
     g.members.push_back(n);
     Status s = ParseDeviceSpec(n->requested_device(), &g.spec);
-    if (!s.ok()) return s.WithContext(StrCat("node ", Quoted(*n), ": "));
+    if (!s.ok()) return s.WithContext(StrCat("node ", Quoted(*n)));
     if (!g.spec.IsEmpty()) g.asked = n;
   }
   return Status::OK();
@@ -187,7 +188,7 @@ bool Placer::GroupHasKernels(const Group& g, int device) {
 
 std::string Placer::Members(const Group& g) const {
   if (g.members.size() < 2) return "";
-  std::string s = "; it is colocated with";
+  std::string s = "; its colocation group is";
   const size_t shown = std::min<size_t>(g.members.size(), 6);
   for (size_t i = 0; i < shown; ++i) s += StrCat(i ? ", '" : " '", g.members[i]->name(), "'");
   if (g.members.size() > shown) s += StrCat(" and ", g.members.size() - shown, " more");
@@ -255,11 +256,9 @@ Status Placer::ComputeFeasible(Group* g) {
 
   // TensorFlow's default device: where unconstrained nodes go when it can run them.
   if (g->spec.IsEmpty() && !options_.default_device.empty()) {
-    ParsedDeviceName def;
-    TA_RETURN_IF_ERROR(ParseDeviceSpec(options_.default_device, &def).WithContext("the default device: "));
     std::vector<int> narrowed;
     for (int d : with_kernels) {
-      if (IsSpecification(def, devices_[d].parsed)) narrowed.push_back(d);
+      if (IsSpecification(default_device_, devices_[d].parsed)) narrowed.push_back(d);
     }
     if (!narrowed.empty()) with_kernels = narrowed;
   }

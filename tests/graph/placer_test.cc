@@ -100,6 +100,26 @@ TEST_CASE("on one device every op node goes there, and the log says so", "[place
   CHECK(std::find(log.begin(), log.end(), "a1: " + kCpu0) != log.end());
 }
 
+TEST_CASE("placing a placed graph again changes nothing; _Arg and _Retval are placed too", "[placer]") {
+  Graph g;
+  Import(Chain("a", 2) + Chain("b", 2) +
+             "node { name: 'arg' op: '_Arg' attr { key: 'T' value { type: DT_FLOAT } } "
+             "attr { key: 'index' value { i: 0 } } }\n"
+             "node { name: 'ret' op: '_Retval' input: 'arg' attr { key: 'T' value { type: DT_FLOAT } } "
+             "attr { key: 'index' value { i: 0 } } }\n",
+         &g);
+  REQUIRE(Place(&g, Cpus(2)).ok());
+  std::vector<std::string> first;
+  for (Node* n : g.op_nodes()) {
+    CHECK_FALSE(n->def().device().empty());
+    first.push_back(n->def().device());
+  }
+  REQUIRE(Place(&g, Cpus(2)).ok());
+  std::vector<std::string> second;
+  for (Node* n : g.op_nodes()) second.push_back(n->def().device());
+  CHECK(first == second);
+}
+
 TEST_CASE("an idle or light graph stays on device 0 when there are several", "[placer]") {
   Graph g;
   Import(Placeholder("x", 2, 2) + Unary("Relu", "r", "x") + Unary("Identity", "i", "r"), &g);
@@ -431,6 +451,16 @@ TEST_CASE("bad input is an InvalidArgument that names what is wrong", "[placer]"
     REQUIRE(s.code() == error::INVALID_ARGUMENT);
     CHECK_THAT(s.message(), Contains("'r'"));
     CHECK_THAT(s.message(), Contains("ghost"));
+  }
+  SECTION("a malformed default device") {
+    Graph g;
+    Import(Placeholder("x", 2, 2), &g);
+    PlacerOptions options;
+    options.default_device = "/device:CPU:zero";
+    Status s = Place(&g, Cpus(1), options);
+    REQUIRE(s.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(s.message(), Contains("default device"));
+    CHECK_THAT(s.message(), Contains("/device:CPU:zero"));
   }
   SECTION("no devices, or a device without a complete name") {
     Graph g;
