@@ -288,7 +288,7 @@ double Placer::Simulate(Node* n, int d, bool commit) {
   double inputs_ready = 0;
   std::set<const Node*> seen;
   for (const Edge* e : n->in_edges()) {
-    const Node* src = e->src;
+    Node* src = e->src;
     if (!src->IsOp()) continue;  // Source: ready at 0
     const bool data = !e->IsControlEdge();
     if (node_device_[src->id()] < 0) {
@@ -299,12 +299,12 @@ double Placer::Simulate(Node* n, int d, bool commit) {
       const int gd = here ? d : sg.feasible.front();
       if (gd == d) {
         const double t = cost_.ComputeMicros(*src, devices_[d].type);
-        if (commit) PlaceAt(const_cast<Node*>(src), d, device_free + t);
+        if (commit) PlaceAt(src, d, device_free + t);
         device_free += t;
       } else {
         const double start = free_[gd];
         const double t = start + cost_.ComputeMicros(*src, devices_[gd].type);
-        if (commit) PlaceAt(const_cast<Node*>(src), gd, t);
+        if (commit) PlaceAt(src, gd, t);
         const int64_t bytes = data ? cost_.OutputBytes(*src, e->src_output) : 0;
         inputs_ready = std::max(inputs_ready, t + cost_.TransferMicros(bytes, devices_[gd].name, devices_[d].name));
       }
