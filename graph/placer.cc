@@ -147,10 +147,9 @@ Status Placer::Colocate() {
         if (c.compare(0, prefix.size(), prefix) != 0) continue;  // other _class values say nothing about devices
         const std::string target = c.substr(prefix.size());
         Node* other = graph_->FindNode(target);
-        if (other == nullptr || !other->IsOp()) {
-          return errors::InvalidArgument("node ", Quoted(*n), " is to be colocated with node '", target,
-                                         "' (", kColocationAttrName, " '", c, "'), which is not in the graph");
-        }
+        // The master places each call's pruned graph, which may have dropped the node a
+        // group is named after; the remaining members still go together through it only.
+        if (other == nullptr || !other->IsOp()) continue;
         TA_RETURN_IF_ERROR(Union(n, other, StrCat(kColocationAttrName, " '", c, "'")));
       }
     }

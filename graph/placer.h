@@ -10,7 +10,7 @@
 //    the node and the string.
 // 2. Colocation groups, by union-find over the nodes:
 //    - `_class: ["loc:@w", ...]` puts a node in the group of each named node (TensorFlow's
-//      colocate_with; a name not in the graph is an InvalidArgument);
+//      colocate_with; a name not in the graph, pruned away, is ignored);
 //    - a data edge into a reference input (IsRefType) or a DT_RESOURCE input joins the
 //      consumer to its producer: the variable lives in the resource manager or buffer of
 //      one device, and Assign, ReadVariableOp, ResourceApplyAdam ... must run there. This
