@@ -13,8 +13,8 @@ namespace {
 // The step's call frame: feeds in by _Arg index, fetches out by _Retval index.
 class StepCallFrame : public CallFrame {
  public:
-  StepCallFrame(std::vector<Tensor> args, int num_retvals)
-      : args_(std::move(args)), retvals_(num_retvals), set_(num_retvals, false) {}
+  StepCallFrame(std::vector<Tensor> args, int num_retvals, std::vector<int> owned_retvals)
+      : args_(std::move(args)), retvals_(num_retvals), set_(num_retvals, false), owned_(std::move(owned_retvals)) {}
   Status GetArg(int index, Tensor* value) const override {
     if (index < 0 || index >= static_cast<int>(args_.size())) {
       return errors::InvalidArgument("the step has ", args_.size(), " feeds but the graph asks for feed ", index);
@@ -31,8 +31,9 @@ class StepCallFrame : public CallFrame {
     return Status::OK();
   }
   std::vector<Tensor> TakeRetvals() { return std::move(retvals_); }
+  // Every fetch this partition produces is set (other partitions produce the rest).
   bool AllSet() const {
-    for (bool b : set_) if (!b) return false;
+    for (int i : owned_) if (!set_[i]) return false;
     return true;
   }
 
@@ -40,6 +41,7 @@ class StepCallFrame : public CallFrame {
   std::vector<Tensor> args_;
   std::vector<Tensor> retvals_;
   std::vector<bool> set_;
+  std::vector<int> owned_;
 };
 
 // The values in flight for one iteration of one frame. A step without control flow has
@@ -64,7 +66,8 @@ struct ExecutorState {
   int completed = 0;
   int in_flight = 0;  // kernels on the device's threads or running asynchronously
   bool finished = false;
-  std::shared_ptr<tensorflow::DeviceStepStats> stats;
+  std::shared_ptr<tensorflow::StepStats> stats;  // one DeviceStepStats: this partition's device
+  tensorflow::DeviceStepStats* device_stats = nullptr;
   std::vector<int64_t> scheduled_ns;  // when each node became ready (with statistics)
   caf::response_promise promise;
   static inline const char* name = "tensoract.executor";
@@ -90,9 +93,15 @@ void MakeReady(ExecutorState& st, int node) {
 }
 
 // One NodeExecStats as TensorFlow fills it: absolute start, times relative to it, outputs.
-void RecordStats(ExecutorState& st, const KernelDone& done) {
+// `inline_run`: the kernel ran in the executor's handler (an actor-system thread), not on
+// the device's pool; trace viewers show the two kinds of thread apart.
+void RecordStats(ExecutorState& st, const KernelDone& done, bool inline_run) {
+  auto& names = *st.device_stats->mutable_thread_names();
+  if (!names.count(done.thread_id)) {
+    names[done.thread_id] = inline_run ? "actor thread (inline kernels)" : "device pool or async completion";
+  }
   const ExecutorPlan::NodeItem& item = st.plan->nodes[done.node];
-  tensorflow::NodeExecStats* ns = st.stats->add_node_stats();
+  tensorflow::NodeExecStats* ns = st.device_stats->add_node_stats();
   ns->set_node_name(item.kernel->name());
   ns->set_timeline_label(item.timeline_label);
   ns->set_all_start_nanos(done.start_ns);
@@ -171,10 +180,10 @@ Status TakeInputs(ExecutorState& st, const ExecutorPlan::NodeItem& item, NodeInp
   return Status::OK();
 }
 
-void Complete(Self* self, KernelDone& done) {
+void Complete(Self* self, KernelDone& done, bool inline_run) {
   auto& st = self->state;
   if (!done.status.ok()) return Finish(self, done.status);
-  if (st.collect_stats) RecordStats(st, done);
+  if (st.collect_stats) RecordStats(st, done, inline_run);
   Propagate(self, done);
 }
 
@@ -206,7 +215,7 @@ void Process(Self* self) {
       }
     }
     st.plan->RunNode(node, st.scratch, st.frame.get(), st.step_id, st.collect_stats, &st.done);
-    Complete(self, st.done);
+    Complete(self, st.done, /*inline_run=*/true);
   }
   if (st.finished || st.in_flight > 0) return;
   if (st.completed == static_cast<int>(st.plan->nodes.size())) {
@@ -223,14 +232,16 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
   st.device = std::move(args.device);
   st.step_id = args.step_id;
   st.collect_stats = args.collect_stats;
-  st.frame = std::make_unique<StepCallFrame>(std::move(args.args), st.plan->num_retvals);
+  st.frame = std::make_unique<StepCallFrame>(std::move(args.args), st.plan->num_retvals,
+                                             st.plan->retval_indices);
   st.root.slots.resize(st.plan->num_input_slots);
   if (st.plan->has_ref_edges) st.root.ref_slots.resize(st.plan->num_input_slots);
   st.root.pending.reserve(st.plan->nodes.size());
   for (const auto& item : st.plan->nodes) st.root.pending.push_back(item.initial_pending);
   if (st.collect_stats) {
-    st.stats = std::make_shared<tensorflow::DeviceStepStats>();
-    st.stats->set_device(st.plan->device->name());
+    st.stats = std::make_shared<tensorflow::StepStats>();
+    st.device_stats = st.stats->add_dev_stats();
+    st.device_stats->set_device(st.plan->device->name());
     st.scheduled_ns.assign(st.plan->nodes.size(), 0);
   }
   return {
@@ -244,7 +255,7 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
         auto& st = self->state;
         --st.in_flight;
         if (st.finished) return;
-        Complete(self, done);
+        Complete(self, done, /*inline_run=*/false);
         Process(self);
       },
       [=](abort_atom, const Status& status) { Finish(self, status); },

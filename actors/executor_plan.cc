@@ -19,6 +19,7 @@ OpKernelContext::Params MakeParams(const ExecutorPlan& plan, int node, const Nod
   params.input_refs = inputs.refs.empty() ? nullptr : &inputs.refs;
   params.call_frame = call_frame;
   params.step_id = step_id;
+  params.rendezvous = plan.rendezvous.get();
   return params;
 }
 
@@ -105,11 +106,13 @@ void ExecutorPlan::RunNodeAsync(int node, NodeInputs inputs, int64_t step_id, bo
 }
 
 StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorflow::GraphDef& graph_def,
-                                                                  Device* device) {
+                                                                  Device* device,
+                                                                  std::shared_ptr<Rendezvous> rendezvous) {
   Graph graph;
   TA_RETURN_IF_ERROR(ImportGraphDef(graph_def, &graph));
   auto plan = std::make_shared<ExecutorPlan>();
   plan->device = device;
+  plan->rendezvous = std::move(rendezvous);
   // Op nodes get dense ids 0..n-1 in the plan; Source and Sink are left out.
   std::vector<int> plan_id(graph.num_node_ids(), -1);
   std::vector<Node*> ops = graph.op_nodes();
@@ -132,12 +135,20 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
       item.timeline_label += StrCat(k ? ", " : "", node->def().input(k));
     }
     item.timeline_label += ")";
+    if (node->type_string() == "_Send" || node->type_string() == "_Recv") {
+      // Tracing pairs the two ends of a transfer by their key (actors/chrome_trace.h).
+      auto key = RendezvousKeyOf(node->def());
+      if (key.ok()) item.timeline_label += StrCat(" key=", key.value());
+    }
     // Pruning may drop the _Arg of a feed nothing needs, so count by the highest index.
     int64_t index = 0;
     if (node->type_string() == "_Arg" && GetNodeAttr(node->def(), "index", &index).ok()) {
       plan->num_args = std::max(plan->num_args, static_cast<int>(index) + 1);
     }
-    if (node->type_string() == "_Retval") ++plan->num_retvals;
+    if (node->type_string() == "_Retval" && GetNodeAttr(node->def(), "index", &index).ok()) {
+      plan->retval_indices.push_back(static_cast<int>(index));
+      plan->num_retvals = std::max(plan->num_retvals, static_cast<int>(index) + 1);
+    }
   }
   for (size_t i = 0; i < ops.size(); ++i) {
     ExecutorPlan::NodeItem& item = plan->nodes[i];

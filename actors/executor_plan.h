@@ -16,6 +16,7 @@
 #include "graph/graph.h"
 #include "actors/messages.h"
 #include "kernels/op_kernel.h"
+#include "kernels/rendezvous.h"
 
 namespace tensoract {
 
@@ -45,11 +46,14 @@ struct ExecutorPlan {
   };
 
   Device* device = nullptr;
+  // Where this partition's _Send and _Recv meet the other partitions' (the worker's).
+  std::shared_ptr<Rendezvous> rendezvous;
   std::vector<NodeItem> nodes;
   std::vector<int> roots;  // nodes with nothing to wait for
   int num_input_slots = 0;
   int num_args = 0;  // feeds the graph reads: 1 + its highest _Arg index
-  int num_retvals = 0;
+  int num_retvals = 0;  // 1 + the highest _Retval index (a partition may hold only some)
+  std::vector<int> retval_indices;  // the _Retval indices this partition sets
   bool has_ref_edges = false;  // some edge carries a variable reference
 
   // Runs node `node` on the calling thread: the one way a synchronous kernel runs, inline
@@ -67,7 +71,8 @@ struct ExecutorPlan {
 
   // Imports `graph_def` and makes a kernel for every node on `device`. Errors name the
   // node (unknown op, invalid attrs, no kernel, cycle).
-  static StatusOr<std::shared_ptr<const ExecutorPlan>> Build(const tensorflow::GraphDef& graph_def, Device* device);
+  static StatusOr<std::shared_ptr<const ExecutorPlan>> Build(const tensorflow::GraphDef& graph_def, Device* device,
+                                                             std::shared_ptr<Rendezvous> rendezvous = nullptr);
 };
 
 // Wall-clock nanoseconds, the time base of step statistics.

@@ -29,8 +29,21 @@ class actor_system;
 namespace tensoract {
 
 struct SessionOptions {
-  // Threads of the actor scheduler and of the CPU device's pool; 0: one per core.
+  // Threads of the actor scheduler and of the CPU devices' pools; 0: one per core.
   int num_threads = 0;
+  // CPU devices of the worker (TensorFlow's ConfigProto.device_count["CPU"]); the threads
+  // are shared out among them. Nodes go where their device constraints say, or where the
+  // placer's cost model expects them to finish first (graph/placer.h).
+  int num_cpu_devices = 1;
+  // A constraint no device can meet falls back to a device that can run the node
+  // (ConfigProto.allow_soft_placement) instead of failing.
+  bool allow_soft_placement = false;
+  // Float tensors cross devices as bfloat16, their high 16 bits: half the bytes, 8
+  // significant bits (GraphOptions.enable_bfloat16_sendrecv; whitepaper section 5.5).
+  bool enable_bfloat16_sendrecv = false;
+  // Recvs wait until their values are needed (GraphOptions.enable_recv_scheduling;
+  // whitepaper section 5.2), lowering peak memory on the receiving device.
+  bool enable_recv_scheduling = false;
   // A step that runs longer fails with DeadlineExceeded (RunOptions may set its own).
   int64_t step_timeout_ms = 10 * 60 * 1000;
   // The graph passes run on every call graph: common-subexpression elimination and

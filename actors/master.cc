@@ -6,8 +6,12 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.h"
+#include "graph/cost_model.h"
+#include "graph/partition.h"
+#include "graph/placer.h"
 #include "graph/subgraph.h"
 #include "kernels/constant_evaluator.h"
+#include "kernels/kernel_registry.h"
 
 namespace tensoract {
 namespace {
@@ -15,7 +19,9 @@ namespace {
 struct CachedCall {
   std::string graph_handle;
   CallSignature signature;
-  std::shared_ptr<const tensorflow::GraphDef> graph;  // as registered (RunMetadata.partition_graphs)
+  std::shared_ptr<const tensorflow::GraphDef> graph;  // as registered: every device's nodes
+  // One per device (RunMetadata.partition_graphs).
+  std::vector<std::shared_ptr<const tensorflow::GraphDef>> partitions;
 };
 
 struct SessionState {
@@ -27,6 +33,8 @@ struct SessionState {
 struct MasterState {
   MasterOptions options;
   caf::actor worker;
+  std::vector<tensorflow::DeviceAttributes> devices;  // the worker's, asked for once
+  CostModel cost_model;  // static estimates, refined by every step that collects statistics
   std::map<std::string, SessionState> sessions;
   int64_t next_session = 0;
   int64_t next_step = 1;
@@ -45,19 +53,36 @@ std::string SignatureKey(const RunStepRequest& r) {
   return key;
 }
 
-// Builds the graph one call signature runs: rewritten for its feeds and fetches, pruned,
-// optimised.
-StatusOr<std::shared_ptr<const tensorflow::GraphDef>> BuildCallGraph(const tensorflow::GraphDef& session_graph,
-                                                                     const GraphOptimizerOptions& optimizer,
-                                                                     CallSignature* sig) {
+// Builds what one call signature runs: the session's graph rewritten for its feeds and
+// fetches, pruned, optimised, placed on `devices` and partitioned by device.
+Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const MasterState& st, CachedCall* call) {
   Graph graph;
   TA_RETURN_IF_ERROR(ImportGraphDef(session_graph, &graph));
-  TA_RETURN_IF_ERROR(RewriteForCall(&graph, sig));
-  PruneForTargets(&graph, sig->targets);
-  TA_RETURN_IF_ERROR(OptimizeGraph(optimizer, CpuConstantEvaluator(), &graph));
-  auto out = std::make_shared<tensorflow::GraphDef>();
-  graph.ToGraphDef(out.get());
-  return std::shared_ptr<const tensorflow::GraphDef>(std::move(out));
+  TA_RETURN_IF_ERROR(RewriteForCall(&graph, &call->signature));
+  PruneForTargets(&graph, call->signature.targets);
+  TA_RETURN_IF_ERROR(OptimizeGraph(st.options.optimizer, CpuConstantEvaluator(), &graph));
+  PlacerOptions placer;
+  placer.allow_soft_placement = st.options.allow_soft_placement;
+  placer.cost_model = &st.cost_model;
+  TA_RETURN_IF_ERROR(PlaceGraph(&graph, st.devices,
+                                [](const Node& n, const std::string& type) { return KernelExists(n.def(), type); },
+                                placer));
+  PartitionOptions partition;
+  partition.lossy_float_transfers = st.options.enable_bfloat16_sendrecv;
+  partition.schedule_recvs = st.options.enable_recv_scheduling;
+  const CostModel* cost = &st.cost_model;
+  partition.node_cost = [cost](const Node& n) { return cost->ComputeMicros(n, DEVICE_CPU); };
+  std::map<std::string, tensorflow::GraphDef> parts;
+  TA_RETURN_IF_ERROR(Partition(graph, partition, &parts));
+  auto all = std::make_shared<tensorflow::GraphDef>();
+  *all->mutable_versions() = graph.versions();
+  for (auto& [device, part] : parts) {
+    for (const NodeDef& node : part.node()) *all->add_node() = node;
+    if (!part.has_versions()) *part.mutable_versions() = graph.versions();
+    call->partitions.push_back(std::make_shared<const tensorflow::GraphDef>(std::move(part)));
+  }
+  call->graph = std::move(all);
+  return Status::OK();
 }
 
 Status CheckFeeds(const RunStepRequest& r, const CallSignature& sig) {
@@ -94,23 +119,69 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
   run.collect_stats = request.collect_stats;
   for (auto& feed : request.feeds) run.args.push_back(std::move(feed.second));
   const int64_t step_id = run.step_id;
-  std::shared_ptr<const tensorflow::GraphDef> partition_graph;
-  if (request.output_partition_graphs) partition_graph = call.graph;
+  std::vector<std::shared_ptr<const tensorflow::GraphDef>> partition_graphs;
+  if (request.output_partition_graphs) partition_graphs = call.partitions;
   // The worker enforces the step's deadline; this one only guards against a lost worker.
   auto deadline = std::chrono::milliseconds(run.timeout_ms + 5000);
   self->request(st.worker, deadline, run_graph_atom::value, std::move(run))
       .then(
           [=](RunGraphResponse& response) mutable {
-            RunStepResponse reply{std::move(response.status), std::move(response.retvals), nullptr, {}};
-            if (response.step_stats) {
-              reply.step_stats = std::make_shared<tensorflow::StepStats>();
-              *reply.step_stats->add_dev_stats() = std::move(*response.step_stats);
-            }
-            if (partition_graph) reply.partition_graphs.push_back(partition_graph);
+            RunStepResponse reply{std::move(response.status), std::move(response.retvals),
+                                  std::move(response.step_stats), std::move(partition_graphs)};
+            // Measured times make the next placements better (whitepaper section 3.2.1).
+            if (reply.step_stats) self->state.cost_model.RecordStepStats(*reply.step_stats);
             promise.deliver(std::move(reply));
           },
           [=](caf::error& error) mutable {
             promise.deliver(RunStepResponse{FromCafError(error, StrCat("RunGraph of step ", step_id)), {}, nullptr, {}});
+          });
+}
+
+// The first step of a signature: builds its call graph, registers it with the worker,
+// caches the handle and runs the step.
+void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
+                  caf::typed_response_promise<RunStepResponse> promise) {
+  auto& st = self->state;
+  const std::string session_handle = request.session_handle;
+  auto session = st.sessions.find(session_handle);
+  if (session == st.sessions.end()) {
+    promise.deliver(RunStepResponse{errors::FailedPrecondition("session '", session_handle,
+                                                               "' does not exist or was closed"), {}, nullptr, {}});
+    return;
+  }
+  CachedCall call;
+  for (const auto& f : request.feeds) call.signature.feeds.push_back(f.first);
+  call.signature.fetches = request.fetches;
+  call.signature.targets = request.targets;
+  Status built = BuildCallGraph(*session->second.graph, st, &call);
+  if (!built.ok()) {
+    promise.deliver(RunStepResponse{built, {}, nullptr, {}});
+    return;
+  }
+  self->request(st.worker, std::chrono::milliseconds(st.options.register_timeout_ms), register_graph_atom::value,
+                RegisterGraphRequest{call.graph})
+      .then(
+          [=](RegisterGraphResponse& response) mutable {
+            if (!response.status.ok()) {
+              promise.deliver(RunStepResponse{response.status, {}, nullptr, {}});
+              return;
+            }
+            auto s = self->state.sessions.find(session_handle);
+            if (s == self->state.sessions.end()) {
+              self->send(self->state.worker, deregister_graph_atom::value, response.graph_handle);
+              promise.deliver(RunStepResponse{
+                  errors::Cancelled("session '", session_handle, "' was closed while the step started"), {}, nullptr, {}});
+              return;
+            }
+            call.graph_handle = response.graph_handle;
+            // Two first steps of one signature may race; the first handle wins, the
+            // other graph is dropped.
+            auto [it, inserted] = s->second.calls.emplace(key, call);
+            if (!inserted) self->send(self->state.worker, deregister_graph_atom::value, response.graph_handle);
+            RunCall(self, it->second, std::move(request), promise);
+          },
+          [=](caf::error& error) mutable {
+            promise.deliver(RunStepResponse{FromCafError(error, "RegisterGraph"), {}, nullptr, {}});
           });
 }
 
@@ -145,39 +216,20 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
           RunCall(self, hit->second, std::move(request), promise);
           return promise;
         }
-        CachedCall call;
-        for (const auto& f : request.feeds) call.signature.feeds.push_back(f.first);
-        call.signature.fetches = request.fetches;
-        call.signature.targets = request.targets;
-        auto graph = BuildCallGraph(*session->second.graph, st.options.optimizer, &call.signature);
-        if (!graph.ok()) return RunStepResponse{graph.status(), {}, nullptr, {}};
-        call.graph = graph.value();
         auto promise = self->make_response_promise<RunStepResponse>();
-        const std::string session_handle = request.session_handle;
-        self->request(st.worker, std::chrono::milliseconds(st.options.register_timeout_ms), register_graph_atom::value,
-                      RegisterGraphRequest{std::move(graph).value()})
+        if (!st.devices.empty()) {
+          StartNewCall(self, key, std::move(request), promise);
+          return promise;
+        }
+        // The first step asks the worker for its devices; placement needs them.
+        self->request(st.worker, std::chrono::milliseconds(st.options.register_timeout_ms), get_devices_atom::value)
             .then(
-                [=](RegisterGraphResponse& response) mutable {
-                  if (!response.status.ok()) {
-                    promise.deliver(RunStepResponse{response.status, {}, nullptr, {}});
-                    return;
-                  }
-                  auto s = self->state.sessions.find(session_handle);
-                  if (s == self->state.sessions.end()) {
-                    self->send(self->state.worker, deregister_graph_atom::value, response.graph_handle);
-                    promise.deliver(RunStepResponse{
-                        errors::Cancelled("session '", session_handle, "' was closed while the step started"), {}, nullptr, {}});
-                    return;
-                  }
-                  call.graph_handle = response.graph_handle;
-                  // Two first steps of one signature may race; the first handle wins, the
-                  // other graph is dropped.
-                  auto [it, inserted] = s->second.calls.emplace(key, call);
-                  if (!inserted) self->send(self->state.worker, deregister_graph_atom::value, response.graph_handle);
-                  RunCall(self, it->second, std::move(request), promise);
+                [=](std::vector<tensorflow::DeviceAttributes>& devices) mutable {
+                  if (self->state.devices.empty()) self->state.devices = std::move(devices);
+                  StartNewCall(self, key, std::move(request), promise);
                 },
                 [=](caf::error& error) mutable {
-                  promise.deliver(RunStepResponse{FromCafError(error, "RegisterGraph"), {}, nullptr, {}});
+                  promise.deliver(RunStepResponse{FromCafError(error, "asking the worker for its devices"), {}, nullptr, {}});
                 });
         return promise;
       },

@@ -7,7 +7,10 @@
 // sends RunGraph. Step ids are the master's.
 //
 // Before registering, the call graph goes through the graph optimizer (CSE, constant
-// folding on the CPU kernels) as MasterOptions::optimizer says.
+// folding on the CPU kernels) as MasterOptions::optimizer says, then is placed on the
+// worker's devices (graph/placer.h, with a cost model that learns from the statistics of
+// the steps that collect them) and partitioned by device with _Send/_Recv pairs
+// (graph/partition.h).
 //
 // Protocol: (create_session_atom, CreateSessionRequest) -> CreateSessionResponse
 //           (extend_session_atom, ExtendSessionRequest) -> ExtendSessionResponse
@@ -29,6 +32,9 @@ struct MasterOptions {
   int64_t default_step_timeout_ms = 10 * 60 * 1000;
   int64_t register_timeout_ms = 60 * 1000;
   GraphOptimizerOptions optimizer;  // passes run on every call graph
+  bool allow_soft_placement = false;      // see SessionOptions
+  bool enable_bfloat16_sendrecv = false;  // see SessionOptions
+  bool enable_recv_scheduling = false;    // see SessionOptions
 };
 
 caf::actor SpawnMaster(caf::actor_system& system, caf::actor worker, const MasterOptions& options);

@@ -22,6 +22,7 @@
 
 #include "base/status.h"
 #include "kernels/tensor.h"
+#include "messages/device_attributes.pb.h"
 #include "messages/graph.pb.h"
 #include "messages/step_stats.pb.h"
 
@@ -40,6 +41,8 @@ using reset_atom = caf::atom_constant<caf::atom("reset")>;
 using register_graph_atom = caf::atom_constant<caf::atom("reggraph")>;
 using run_graph_atom = caf::atom_constant<caf::atom("rungraph")>;
 using deregister_graph_atom = caf::atom_constant<caf::atom("dereggraph")>;
+// The worker's devices (std::vector<tensorflow::DeviceAttributes>), master -> worker.
+using get_devices_atom = caf::atom_constant<caf::atom("getdevices")>;
 // Step execution, worker -> executor -> device -> executor.
 using start_atom = caf::atom_constant<caf::atom("start")>;
 using launch_atom = caf::atom_constant<caf::atom("launch")>;
@@ -87,7 +90,10 @@ struct RunStepResponse {
 };
 
 struct RegisterGraphRequest {
-  std::shared_ptr<const tensorflow::GraphDef> graph;  // one partition, feeds and fetches rewritten
+  // The worker's share of a call graph, feeds and fetches rewritten: every node names its
+  // device (empty: the worker's first), and nodes on different devices meet only through
+  // _Send/_Recv pairs (graph/partition.h). The worker makes one executor plan per device.
+  std::shared_ptr<const tensorflow::GraphDef> graph;
 };
 struct RegisterGraphResponse {
   Status status;
@@ -104,7 +110,7 @@ struct RunGraphRequest {
 struct RunGraphResponse {
   Status status;
   std::vector<Tensor> retvals;  // by _Retval index
-  std::shared_ptr<tensorflow::DeviceStepStats> step_stats;  // when asked for
+  std::shared_ptr<tensorflow::StepStats> step_stats;  // when asked for: one DeviceStepStats per device
 };
 
 // A kernel's result, device thread (or async kernel) -> executor.
@@ -134,5 +140,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RegisterGraphResponse)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunGraphRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunGraphResponse)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::KernelDone)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<tensorflow::DeviceAttributes>)
 
 #endif  // TENSORACT_ACTORS_MESSAGES_H_

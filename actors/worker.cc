@@ -1,5 +1,6 @@
 #include "actors/worker.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -7,39 +8,139 @@
 
 #include "actors/device_actor.h"
 #include "actors/executor.h"
+#include "actors/rendezvous.h"
 
 namespace tensoract {
 namespace {
 
+// A registered graph: one plan per device it uses.
+struct RegisteredGraph {
+  std::vector<std::shared_ptr<const ExecutorPlan>> plans;
+  std::vector<int> device_index;  // the device of each plan
+  int num_args = 0;
+};
+
+// A step in flight: its executors, and what their replies add up to so far.
+struct RunningStep {
+  std::vector<caf::actor> executors;
+  int remaining = 0;
+  RunGraphResponse response;
+  caf::typed_response_promise<RunGraphResponse> promise;
+};
+
 struct WorkerState {
   WorkerOptions options;
-  std::shared_ptr<Device> cpu;
-  caf::actor cpu_actor;
-  std::map<std::string, std::shared_ptr<const ExecutorPlan>> graphs;
-  std::map<int64_t, caf::actor> running;  // step id -> executor
+  std::vector<std::shared_ptr<Device>> devices;
+  std::vector<caf::actor> device_actors;
+  caf::actor rendezvous_actor;
+  std::shared_ptr<ActorRendezvous> rendezvous;
+  std::map<std::string, RegisteredGraph> graphs;
+  std::map<int64_t, std::shared_ptr<RunningStep>> running;
   int64_t next_graph = 0;
   static inline const char* name = "tensoract.worker";
 };
 
 using Self = caf::stateful_actor<WorkerState>;
 
+// Splits `graph` by device and makes a plan for each part.
+StatusOr<RegisteredGraph> BuildPlans(WorkerState& st, const tensorflow::GraphDef& graph) {
+  std::map<int, tensorflow::GraphDef> parts;
+  for (const NodeDef& node : graph.node()) {
+    int index = 0;
+    if (!node.device().empty()) {
+      auto it = std::find_if(st.devices.begin(), st.devices.end(),
+                             [&](const std::shared_ptr<Device>& d) { return d->name() == node.device(); });
+      if (it == st.devices.end()) {
+        std::string names;
+        for (const auto& d : st.devices) names += StrCat(names.empty() ? "" : ", ", d->name());
+        return errors::InvalidArgument("node '", node.name(), "' is assigned to device '", node.device(),
+                                       "', which worker ", st.options.task_name, " does not have (it has ", names, ")");
+      }
+      index = static_cast<int>(it - st.devices.begin());
+    }
+    tensorflow::GraphDef& part = parts[index];
+    if (part.node_size() == 0) {
+      *part.mutable_versions() = graph.versions();
+      *part.mutable_library() = graph.library();
+    }
+    *part.add_node() = node;
+  }
+  RegisteredGraph registered;
+  for (auto& [index, part] : parts) {
+    auto plan = ExecutorPlan::Build(part, st.devices[index].get(), st.rendezvous);
+    if (!plan.ok()) return plan.status();
+    registered.num_args = std::max(registered.num_args, plan.value()->num_args);
+    registered.plans.push_back(std::move(plan).value());
+    registered.device_index.push_back(index);
+  }
+  return registered;
+}
+
+// Folds one executor's reply into its step; the step ends with the last reply.
+void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
+  auto& st = self->state;
+  auto found = st.running.find(step_id);
+  if (found == st.running.end()) return;
+  RunningStep& step = *found->second;
+  RunGraphResponse& merged = step.response;
+  if (!reply.status.ok() && merged.status.ok()) {
+    // The first error is the cause; stop everything else in the step.
+    merged.status = reply.status;
+    Status abort = errors::Aborted("step ", step_id, " was aborted because another device failed: ",
+                                   reply.status.message());
+    for (const caf::actor& e : step.executors) self->send(e, abort_atom::value, abort);
+    self->send(st.rendezvous_actor, abort_atom::value, step_id, abort);
+  }
+  if (reply.status.ok()) {
+    if (merged.retvals.size() < reply.retvals.size()) merged.retvals.resize(reply.retvals.size());
+    for (size_t i = 0; i < reply.retvals.size(); ++i) {
+      if (reply.retvals[i].IsInitialized()) merged.retvals[i] = std::move(reply.retvals[i]);
+    }
+    if (reply.step_stats) {
+      if (!merged.step_stats) merged.step_stats = std::make_shared<tensorflow::StepStats>();
+      for (auto& dev : *reply.step_stats->mutable_dev_stats()) *merged.step_stats->add_dev_stats() = std::move(dev);
+    }
+  }
+  if (--step.remaining > 0) return;
+  if (!merged.status.ok()) {
+    merged.retvals.clear();
+    merged.step_stats.reset();
+  }
+  step.promise.deliver(std::move(merged));
+  self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
+  st.running.erase(found);
+}
+
 caf::behavior worker_actor(Self* self, WorkerOptions options) {
   auto& st = self->state;
   st.options = options;
-  st.cpu = std::make_shared<Device>(options.task_name + "/device:CPU:0", DEVICE_CPU, options.cpu_threads);
-  st.cpu_actor = SpawnDeviceActor(self->system(), st.cpu);
-  self->link_to(st.cpu_actor);  // the device goes down with its worker
+  const int n = std::max(1, options.num_cpu_devices);
+  st.rendezvous_actor = SpawnRendezvous(self->system(), options.task_name);
+  self->link_to(st.rendezvous_actor);
+  st.rendezvous = std::make_shared<ActorRendezvous>(st.rendezvous_actor);
+  for (int i = 0; i < n; ++i) {
+    // Threads are shared out: with more devices than threads, each still gets one.
+    int threads = std::max(1, options.cpu_threads / n + (i < options.cpu_threads % n ? 1 : 0));
+    auto device = std::make_shared<Device>(StrCat(options.task_name, "/device:CPU:", i), DEVICE_CPU, threads);
+    st.device_actors.push_back(SpawnDeviceActor(self->system(), device));
+    self->link_to(st.device_actors.back());  // the devices go down with their worker
+    st.devices.push_back(std::move(device));
+  }
   return {
       [=](register_graph_atom, const RegisterGraphRequest& request) {
         auto& st = self->state;
         RegisterGraphResponse response;
-        auto plan = ExecutorPlan::Build(*request.graph, st.cpu.get());
-        if (!plan.ok()) {
-          response.status = plan.status();
+        if (!request.graph) {
+          response.status = errors::InvalidArgument("RegisterGraph needs a graph");
+          return response;
+        }
+        auto plans = BuildPlans(st, *request.graph);
+        if (!plans.ok()) {
+          response.status = plans.status();
           return response;
         }
         response.graph_handle = StrCat("graph_", st.next_graph++);
-        st.graphs[response.graph_handle] = std::move(plan).value();
+        st.graphs[response.graph_handle] = std::move(plans).value();
         return response;
       },
       [=](run_graph_atom, RunGraphRequest& request) -> caf::result<RunGraphResponse> {
@@ -49,53 +150,89 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           return RunGraphResponse{errors::NotFound("graph handle '", request.graph_handle,
                                                    "' is not registered on worker ", st.options.task_name), {}, nullptr};
         }
-        if (static_cast<int>(request.args.size()) < it->second->num_args) {
-          return RunGraphResponse{errors::InvalidArgument("graph '", request.graph_handle, "' takes ",
-                                                          it->second->num_args, " feeds but the step gave ",
-                                                          request.args.size()), {}, nullptr};
+        const RegisteredGraph& graph = it->second;
+        if (static_cast<int>(request.args.size()) < graph.num_args) {
+          return RunGraphResponse{errors::InvalidArgument("graph '", request.graph_handle, "' takes ", graph.num_args,
+                                                          " feeds but the step gave ", request.args.size()), {}, nullptr};
         }
         const int64_t step_id = request.step_id;
-        caf::actor executor = SpawnExecutor(self->system(), ExecutorArgs{it->second, st.cpu_actor, step_id,
-                                                                         std::move(request.args),
-                                                                         request.collect_stats});
-        st.running[step_id] = executor;
+        if (st.running.count(step_id)) {
+          return RunGraphResponse{errors::AlreadyExists("step ", step_id, " is already running on worker ",
+                                                        st.options.task_name), {}, nullptr};
+        }
+        auto step = std::make_shared<RunningStep>();
+        step->promise = self->make_response_promise<RunGraphResponse>();
+        step->remaining = static_cast<int>(graph.plans.size());
+        st.running[step_id] = step;
+        for (size_t p = 0; p < graph.plans.size(); ++p) {
+          // Each executor gets every feed: a Tensor copy shares its buffer.
+          std::vector<Tensor> args = p + 1 == graph.plans.size() ? std::move(request.args) : request.args;
+          step->executors.push_back(SpawnExecutor(
+              self->system(), ExecutorArgs{graph.plans[p], st.device_actors[graph.device_index[p]], step_id,
+                                           std::move(args), request.collect_stats}));
+        }
+        if (graph.plans.empty()) {
+          auto promise = step->promise;
+          st.running.erase(step_id);
+          promise.deliver(RunGraphResponse{});
+          return promise;
+        }
         int64_t timeout_ms = request.timeout_ms > 0 ? request.timeout_ms : st.options.default_step_timeout_ms;
-        auto promise = self->make_response_promise<RunGraphResponse>();
-        self->request(executor, std::chrono::milliseconds(timeout_ms), start_atom::value)
-            .then(
-                [=](RunGraphResponse& response) mutable {
-                  self->state.running.erase(step_id);
-                  promise.deliver(std::move(response));
-                },
-                [=](caf::error& error) mutable {
-                  self->state.running.erase(step_id);
-                  // Stop the step: its executor may still be waiting on kernels.
-                  self->send(executor, abort_atom::value, errors::Cancelled("step ", step_id, " was abandoned"));
-                  promise.deliver(RunGraphResponse{FromCafError(error, StrCat("step ", step_id)), {}, nullptr});
-                });
-        return promise;
+        for (const caf::actor& executor : step->executors) {
+          self->request(executor, std::chrono::milliseconds(timeout_ms), start_atom::value)
+              .then([=](RunGraphResponse& reply) { OnExecutorDone(self, step_id, std::move(reply)); },
+                    [=](caf::error& error) {
+                      // Stop this executor: it may still be waiting on kernels or Recvs.
+                      self->send(executor, abort_atom::value, errors::Cancelled("step ", step_id, " was abandoned"));
+                      OnExecutorDone(self, step_id,
+                                     RunGraphResponse{FromCafError(error, StrCat("step ", step_id)), {}, nullptr});
+                    });
+        }
+        return step->promise;
+      },
+      [=](get_devices_atom) {
+        std::vector<tensorflow::DeviceAttributes> out;
+        for (const auto& d : self->state.devices) out.push_back(d->attributes());
+        return out;
       },
       [=](reset_atom, const std::vector<std::string>& containers) {
         // As TensorFlow's Reset: no names means the default container. A container that
         // does not exist is already reset.
-        ResourceMgr* rm = self->state.cpu->resource_manager();
-        if (containers.empty()) {
-          rm->Cleanup("").IgnoreError();
+        for (const auto& device : self->state.devices) {
+          ResourceMgr* rm = device->resource_manager();
+          if (containers.empty()) rm->Cleanup("").IgnoreError();
+          for (const std::string& c : containers) rm->Cleanup(c).IgnoreError();
         }
-        for (const std::string& c : containers) rm->Cleanup(c).IgnoreError();
         return Status::OK();
       },
       [=](deregister_graph_atom, const std::string& handle) {
         return self->state.graphs.erase(handle) ? Status::OK()
                                                 : errors::NotFound("graph handle '", handle, "' is not registered");
       },
-      [=](inspect_atom) -> std::string {
+      [=](inspect_atom) -> caf::result<std::string> {
         auto& st = self->state;
         std::string steps;
-        for (const auto& [id, actor] : st.running) steps += StrCat(steps.empty() ? "" : ", ", id);
-        std::string resources = st.cpu->resource_manager()->DebugString();
-        return StrCat("worker ", st.options.task_name, ": ", st.graphs.size(), " graphs registered, steps running: [",
-                      steps, "]", resources.empty() ? "" : "\n  resources:\n  ", resources);
+        for (const auto& [id, step] : st.running) {
+          steps += StrCat(steps.empty() ? "" : ", ", id, " (", step->remaining, " of ", step->executors.size(),
+                          " devices busy)");
+        }
+        std::string out = StrCat("worker ", st.options.task_name, ": ", st.devices.size(), " devices, ",
+                                 st.graphs.size(), " graphs registered, steps running: [", steps, "]");
+        for (const auto& device : st.devices) {
+          AllocatorStats mem = device->allocator()->GetStats();
+          out += StrCat("\n  device ", device->name(), ": ", device->num_threads(), " threads, memory in use ",
+                        mem.bytes_in_use, " B, peak ", mem.peak_bytes_in_use, " B");
+          std::string resources = device->resource_manager()->DebugString();
+          if (!resources.empty()) out += StrCat("\n  resources on ", device->name(), ":\n  ", resources);
+        }
+        // The rendezvous's part: which Recv waits for which Send.
+        auto promise = self->make_response_promise<std::string>();
+        self->request(st.rendezvous_actor, std::chrono::seconds(5), inspect_atom::value)
+            .then([=](std::string& rdv) mutable { promise.deliver(out + "\n" + rdv); },
+                  [=](caf::error& e) mutable {
+                    promise.deliver(out + "\n" + FromCafError(e, "inspecting the rendezvous").ToString());
+                  });
+        return promise;
       },
   };
 }

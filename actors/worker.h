@@ -1,14 +1,24 @@
 // The worker actor: one per process (task). Owns the devices, the registered graphs and
 // the steps running on them.
 //
-// RegisterGraph turns a partition GraphDef into an ExecutorPlan (kernels made once) and
-// answers with a handle; RunGraph spawns an executor for (handle, step) and answers with
-// its fetches; DeregisterGraph forgets a plan (steps still running keep theirs).
+// A worker has one or more CPU devices (each with its share of the threads), each behind
+// its device actor, and one rendezvous actor where its devices' _Send and _Recv meet.
+//
+// RegisterGraph splits the graph by the device each node names and turns each part into
+// an ExecutorPlan (kernels made once), answering with one handle for all of them.
+// RunGraph spawns one executor per part for the step and answers once all have finished,
+// with the fetches of all and a DeviceStepStats per device. The first error ends the
+// step: the other executors are aborted, every Recv still waiting fails, and the reply
+// carries that first error (the cause, not the aborts it caused). Either way the step's
+// rendezvous entries are dropped when it ends. DeregisterGraph forgets the plans (steps
+// still running keep theirs).
 //
 // Protocol: (register_graph_atom, RegisterGraphRequest) -> RegisterGraphResponse
 //           (run_graph_atom, RunGraphRequest) -> RunGraphResponse
 //           (deregister_graph_atom, std::string handle) -> Status
-//           (inspect_atom) -> std::string
+//           (get_devices_atom) -> std::vector<tensorflow::DeviceAttributes>
+//           (reset_atom, std::vector<std::string> containers) -> Status
+//           (inspect_atom) -> std::string (with its rendezvous's and devices' state)
 #ifndef TENSORACT_ACTORS_WORKER_H_
 #define TENSORACT_ACTORS_WORKER_H_
 
@@ -24,7 +34,8 @@ namespace tensoract {
 
 struct WorkerOptions {
   std::string task_name = "/job:localhost/replica:0/task:0";
-  int cpu_threads = 1;  // threads of the CPU device's pool
+  int cpu_threads = 1;      // threads of the CPU devices' pools, shared out among them
+  int num_cpu_devices = 1;  // /device:CPU:0 ... /device:CPU:<n-1>
   int64_t default_step_timeout_ms = 10 * 60 * 1000;
 };
 

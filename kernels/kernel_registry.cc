@@ -66,6 +66,16 @@ std::string KernelsRegisteredForOp(const std::string& op) {
   return out.empty() ? "<no registered kernels>" : out;
 }
 
+bool KernelExists(const NodeDef& def, const std::string& device_type) {
+  Registry& r = GlobalRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto [begin, end] = r.by_op.equal_range(def.op());
+  for (auto it = begin; it != end; ++it) {
+    if (Matches(it->second.def, device_type, def)) return true;
+  }
+  return false;
+}
+
 Status CreateOpKernel(Device* device, const NodeDef& def, const tensorflow::OpDef& op_def,
                       std::unique_ptr<OpKernel>* kernel) {
   KernelFactory factory;

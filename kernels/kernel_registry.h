@@ -53,6 +53,9 @@ void RegisterKernel(const KernelDef& def, KernelFactory factory);
 Status CreateOpKernel(Device* device, const NodeDef& def, const tensorflow::OpDef& op_def,
                       std::unique_ptr<OpKernel>* kernel);
 
+// Whether some kernel computes `def` on devices of `device_type` (the placer's question).
+bool KernelExists(const NodeDef& def, const std::string& device_type);
+
 // "device='CPU'; T in [float]\ndevice='CPU'; T in [double]", or "<no registered kernels>".
 std::string KernelsRegisteredForOp(const std::string& op);
 

@@ -28,6 +28,7 @@
 namespace tensoract {
 
 class Var;
+class Rendezvous;
 
 // How a step's feeds reach its _Arg nodes and its _Retval nodes reach the fetches.
 // Called only from the executor's own thread (the call-frame kernels are inexpensive).
@@ -98,6 +99,8 @@ class OpKernelContext {
     const std::vector<std::shared_ptr<Var>>* input_refs = nullptr;
     CallFrame* call_frame = nullptr;
     int64_t step_id = 0;
+    // Where _Send and _Recv exchange tensors with other devices; nullptr outside a worker.
+    Rendezvous* rendezvous = nullptr;
     // Where the outputs go; nullptr: the context's own vector. An executor running many
     // kernels on one thread passes one vector for all of them and saves an allocation each.
     std::vector<Tensor>* output_storage = nullptr;
@@ -108,6 +111,7 @@ class OpKernelContext {
   Device* device() const { return params_.device; }
   CallFrame* call_frame() const { return params_.call_frame; }
   int64_t step_id() const { return params_.step_id; }
+  Rendezvous* rendezvous() const { return params_.rendezvous; }
 
   int num_inputs() const { return static_cast<int>(params_.inputs->size()); }
   const Tensor& input(int i) const { return (*params_.inputs)[i]; }

@@ -1,0 +1,160 @@
+#include "actors/rendezvous.h"
+
+#include <deque>
+#include <map>
+#include <set>
+#include <vector>
+
+#include <caf/all.hpp>
+
+namespace tensoract {
+namespace {
+
+// Who waits for a key: a local kernel's callback, or a remote asker's response promise.
+struct Waiter {
+  Rendezvous::DoneCallback callback;
+  caf::typed_response_promise<RendezvousValue> promise;
+  void Answer(const RendezvousValue& v) {
+    if (callback) {
+      callback(v.status, v.value, v.is_dead);
+    } else {
+      promise.deliver(v);
+    }
+  }
+};
+
+struct StepTable {
+  std::map<std::string, RendezvousValue> sent;            // values no Recv has taken yet
+  std::map<std::string, std::vector<Waiter>> waiting;      // Recvs no Send has answered yet
+  Status aborted;                                          // set once the step is aborted
+};
+
+struct RendezvousState {
+  std::string owner;
+  std::map<int64_t, StepTable> steps;
+  // Steps cleaned up recently: a straggling Send for one of them is dropped instead of
+  // opening the step's table again. Bounded, oldest forgotten first.
+  std::set<int64_t> finished;
+  std::deque<int64_t> finished_order;
+  static constexpr size_t kFinishedRemembered = 4096;
+  static inline const char* name = "tensoract.rendezvous";
+};
+
+using Self = caf::stateful_actor<RendezvousState>;
+
+void Deliver(Self* self, int64_t step, const std::string& key, RendezvousValue value) {
+  auto& st = self->state;
+  if (st.finished.count(step)) return;
+  StepTable& table = st.steps[step];
+  if (!table.aborted.ok()) return;
+  auto w = table.waiting.find(key);
+  if (w != table.waiting.end()) {
+    std::vector<Waiter> waiters = std::move(w->second);
+    table.waiting.erase(w);
+    // One Send feeds one Recv; a second Recv of the key is a partitioning bug, told apart.
+    waiters.front().Answer(value);
+    for (size_t i = 1; i < waiters.size(); ++i) {
+      waiters[i].Answer({errors::Internal("rendezvous key ", key, " of step ", step, " was received twice"), {}, false});
+    }
+    return;
+  }
+  if (table.sent.count(key)) {
+    // The receiver will get this error instead of a value it cannot trust.
+    table.sent[key] = {errors::Internal("rendezvous key ", key, " of step ", step, " was sent twice"), {}, false};
+    return;
+  }
+  table.sent.emplace(key, std::move(value));
+}
+
+void Receive(Self* self, int64_t step, const std::string& key, Waiter waiter) {
+  auto& st = self->state;
+  if (st.finished.count(step)) {
+    return waiter.Answer({errors::Aborted("step ", step, " has ended; nothing more arrives for ", key), {}, false});
+  }
+  StepTable& table = st.steps[step];
+  if (!table.aborted.ok()) return waiter.Answer({table.aborted, {}, false});
+  auto s = table.sent.find(key);
+  if (s != table.sent.end()) {
+    RendezvousValue v = std::move(s->second);
+    table.sent.erase(s);
+    return waiter.Answer(v);
+  }
+  table.waiting[key].push_back(std::move(waiter));
+}
+
+void FailWaiters(StepTable& table, const Status& status) {
+  auto waiting = std::move(table.waiting);
+  table.waiting.clear();
+  for (auto& [key, waiters] : waiting) {
+    for (Waiter& w : waiters) w.Answer({status, {}, false});
+  }
+}
+
+caf::behavior rendezvous_actor(Self* self, std::string owner) {
+  self->state.owner = std::move(owner);
+  return {
+      [=](rdv_send_atom, int64_t step, const std::string& key, RendezvousValue& value) {
+        Deliver(self, step, key, std::move(value));
+      },
+      [=](rdv_recv_atom, int64_t step, const std::string& key, RecvCallback& cb) {
+        Receive(self, step, key, Waiter{std::move(cb.done), {}});
+      },
+      [=](rdv_recv_atom, int64_t step, const std::string& key) -> caf::result<RendezvousValue> {
+        auto promise = self->make_response_promise<RendezvousValue>();
+        Receive(self, step, key, Waiter{nullptr, promise});
+        return promise;
+      },
+      [=](abort_atom, int64_t step, const Status& status) {
+        auto& st = self->state;
+        if (st.finished.count(step)) return;
+        StepTable& table = st.steps[step];
+        if (table.aborted.ok()) table.aborted = status.ok() ? errors::Aborted("step ", step, " was aborted") : status;
+        table.sent.clear();
+        FailWaiters(table, table.aborted);
+      },
+      [=](cleanup_step_atom, int64_t step) {
+        auto& st = self->state;
+        auto it = st.steps.find(step);
+        if (it != st.steps.end()) {
+          FailWaiters(it->second, errors::Aborted("step ", step, " ended while this Recv was waiting"));
+          st.steps.erase(it);
+        }
+        if (st.finished.insert(step).second) {
+          st.finished_order.push_back(step);
+          if (st.finished_order.size() > RendezvousState::kFinishedRemembered) {
+            st.finished.erase(st.finished_order.front());
+            st.finished_order.pop_front();
+          }
+        }
+      },
+      [=](inspect_atom) -> std::string {
+        auto& st = self->state;
+        std::string out = StrCat("rendezvous of ", st.owner, ": ", st.steps.size(), " steps with entries");
+        for (const auto& [step, table] : st.steps) {
+          out += StrCat("\n  step ", step, table.aborted.ok() ? "" : " (aborted)");
+          for (const auto& [key, waiters] : table.waiting) {
+            out += StrCat("\n    Recv waits for Send of ", key, " (", waiters.size(), " receiver",
+                          waiters.size() == 1 ? ")" : "s)");
+          }
+          for (const auto& [key, value] : table.sent) out += StrCat("\n    sent, not yet received: ", key);
+        }
+        return out;
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnRendezvous(caf::actor_system& system, std::string owner) {
+  return system.spawn(rendezvous_actor, std::move(owner));
+}
+
+void ActorRendezvous::Send(int64_t step_id, const std::string& key, const Tensor& value, bool is_dead) {
+  caf::anon_send(actor_, rdv_send_atom::value, step_id, key, RendezvousValue{Status::OK(), value, is_dead});
+}
+
+void ActorRendezvous::RecvAsync(int64_t step_id, const std::string& key, DoneCallback done) {
+  caf::anon_send(actor_, rdv_recv_atom::value, step_id, key, RecvCallback{std::move(done)});
+}
+
+}  // namespace tensoract

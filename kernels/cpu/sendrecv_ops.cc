@@ -1,0 +1,77 @@
+// _Send and _Recv: the two ends of a cross-device edge (graph/partition.h adds them).
+//
+// Both build their rendezvous key once, from the attrs the partitioner wrote. _Send hands
+// its input to the step's rendezvous and is done at once; _Recv is asynchronous: it asks
+// for the value and finishes when the rendezvous answers, so the executor never blocks.
+// The received value is copied into the receiving device's memory (DESIGN.md: a tensor is
+// copied where it changes device), so a device's memory statistics, and what Recv
+// scheduling saves, are its own.
+#include "kernels/kernel_registry.h"
+#include "kernels/rendezvous.h"
+
+namespace tensoract {
+namespace {
+
+std::string KeyFromAttrs(OpKernelConstruction* ctx) {
+  auto key = RendezvousKeyOf(ctx->def());
+  if (!key.ok()) ctx->SetStatus(key.status());
+  return key.ok() ? key.value() : "";
+}
+
+Status NoRendezvous(const OpKernel& k) {
+  return errors::FailedPrecondition("node '", k.name(), "' (op '", k.type_string(),
+                                    "') needs a rendezvous, but it runs outside a worker's step");
+}
+
+class SendOp : public OpKernel {
+ public:
+  explicit SendOp(OpKernelConstruction* ctx) : OpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
+  void Compute(OpKernelContext* ctx) override {
+    OP_REQUIRES(ctx, ctx->rendezvous() != nullptr, NoRendezvous(*this));
+    ctx->rendezvous()->Send(ctx->step_id(), key_, ctx->input(0), /*is_dead=*/false);
+  }
+  bool IsExpensive() const override { return false; }
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string key_;
+};
+
+class RecvOp : public AsyncOpKernel {
+ public:
+  explicit RecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    if (ctx->rendezvous() == nullptr) {
+      ctx->SetStatus(NoRendezvous(*this));
+      return done();
+    }
+    ctx->rendezvous()->RecvAsync(ctx->step_id(), key_,
+                                 [this, ctx, done = std::move(done)](const Status& s, const Tensor& value, bool is_dead) {
+                                   if (!s.ok()) {
+                                     ctx->SetStatus(s);
+                                   } else if (is_dead) {
+                                     // Dead values come from control flow's untaken branches.
+                                     ctx->SetStatus(errors::Unimplemented("node '", name(), "' received a dead value for ",
+                                                                          key_, "; dead tensors need control flow"));
+                                   } else if (value.dtype() != output_types()[0]) {
+                                     ctx->SetStatus(errors::Internal("node '", name(), "' expects ",
+                                                                     DataTypeString(output_types()[0]), " but ", key_,
+                                                                     " carried ", DataTypeString(value.dtype())));
+                                   } else {
+                                     // The value changes device, so it moves into this device's
+                                     // memory: each device's statistics count what it holds.
+                                     ctx->set_output(0, value.DeepCopy(ctx->device()->allocator()));
+                                   }
+                                   done();
+                                 });
+  }
+
+ private:
+  std::string key_;
+};
+
+REGISTER_KERNEL(Name("_Send").Device(DEVICE_CPU), SendOp);
+REGISTER_KERNEL(Name("_Recv").Device(DEVICE_CPU), RecvOp);
+
+}  // namespace
+}  // namespace tensoract

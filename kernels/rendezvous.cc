@@ -1,0 +1,18 @@
+#include "kernels/rendezvous.h"
+
+#include "graph/rendezvous_key.h"
+
+namespace tensoract {
+
+StatusOr<std::string> RendezvousKeyOf(const NodeDef& def) {
+  std::string send_device, recv_device, tensor_name;
+  int64_t incarnation = 0;
+  Status s = GetNodeAttr(def, "send_device", &send_device);
+  if (s.ok()) s = GetNodeAttr(def, "recv_device", &recv_device);
+  if (s.ok()) s = GetNodeAttr(def, "tensor_name", &tensor_name);
+  if (s.ok()) s = GetNodeAttr(def, "send_device_incarnation", &incarnation);
+  if (!s.ok()) return s.WithContext(StrCat("the rendezvous key of node '", def.name(), "' (op '", def.op(), "')"));
+  return RendezvousKey(send_device, incarnation, recv_device, tensor_name);
+}
+
+}  // namespace tensoract

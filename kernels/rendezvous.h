@@ -1,0 +1,43 @@
+// Rendezvous: where a _Send leaves a tensor and the matching _Recv picks it up.
+//
+// A key names one transfer of one step (TensorFlow's format, graph/partition.h's
+// RendezvousKey: "src_device;src_incarnation;dst_device;tensor_name;frame:iteration").
+// Send never blocks: the value waits in the rendezvous until it is received. RecvAsync
+// never blocks either: `done` runs once, on some other thread, when the value is there or
+// when the step is aborted (then with the abort's status). The dead flag of a value
+// travels with it (control flow's untaken branches).
+//
+// The runtime's implementation is an actor (actors/rendezvous.h); kernels see only this.
+// Thread-safety: every method may be called from any thread.
+#ifndef TENSORACT_KERNELS_RENDEZVOUS_H_
+#define TENSORACT_KERNELS_RENDEZVOUS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "base/status.h"
+#include "graph/node_def_util.h"
+#include "kernels/tensor.h"
+
+namespace tensoract {
+
+class Rendezvous {
+ public:
+  using DoneCallback = std::function<void(const Status& status, const Tensor& value, bool is_dead)>;
+
+  virtual ~Rendezvous() = default;
+  // Leaves `value` under `key` for step `step_id`. A second send of one key in one step is
+  // an error the receiver sees (it names the key).
+  virtual void Send(int64_t step_id, const std::string& key, const Tensor& value, bool is_dead) = 0;
+  virtual void RecvAsync(int64_t step_id, const std::string& key, DoneCallback done) = 0;
+};
+
+// The key a _Send or _Recv node exchanges its tensor under, from the attrs the partitioner
+// wrote (send_device, send_device_incarnation, recv_device, tensor_name), for the root
+// frame's iteration 0. InvalidArgument naming the node if an attr is missing.
+StatusOr<std::string> RendezvousKeyOf(const NodeDef& send_or_recv);
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_KERNELS_RENDEZVOUS_H_
