@@ -239,6 +239,11 @@ OpDefBuilder& OpDefBuilder::ControlOutput(std::string name) { op_def_.add_contro
 OpDefBuilder& OpDefBuilder::SetIsCommutative() { op_def_.set_is_commutative(true); return *this; }
 OpDefBuilder& OpDefBuilder::SetIsAggregate() { op_def_.set_is_aggregate(true); return *this; }
 OpDefBuilder& OpDefBuilder::SetIsStateful() { op_def_.set_is_stateful(true); return *this; }
+
+OpDefBuilder& OpDefBuilder::SetIsDistributedCommunication() {
+  op_def_.set_is_distributed_communication(true);
+  return *this;
+}
 OpDefBuilder& OpDefBuilder::SetAllowsUninitializedInput() { op_def_.set_allows_uninitialized_input(true); return *this; }
 OpDefBuilder& OpDefBuilder::Doc(std::string summary) { op_def_.set_summary(std::move(summary)); return *this; }
 OpDefBuilder& OpDefBuilder::SetShapeFn(ShapeInferenceFn fn) { shape_fn_ = std::move(fn); return *this; }

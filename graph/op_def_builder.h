@@ -54,6 +54,8 @@ class OpDefBuilder {
   OpDefBuilder& SetIsAggregate();
   OpDefBuilder& SetIsStateful();
   OpDefBuilder& SetAllowsUninitializedInput();
+  // The op waits on another device or process (_Recv), as TensorFlow flags it.
+  OpDefBuilder& SetIsDistributedCommunication();
   OpDefBuilder& Doc(std::string summary);
   OpDefBuilder& SetShapeFn(ShapeInferenceFn fn);
 

@@ -29,21 +29,6 @@ REGISTER_OP("_Recv")
     .Attr("recv_device: string")
     .Attr("client_terminated: bool = false")
     .SetIsStateful()
+    .SetIsDistributedCommunication()  // it waits on another device or process
     .SetShapeFn(tensoract::shape_inference::UnknownShape)
     .Doc("Receives the tensor sent from send_device under the rendezvous key its attrs make.");
-
-namespace tensoract {
-namespace {
-
-// TensorFlow flags _Recv `is_distributed_communication` (it waits on another device or
-// process). OpDefBuilder has no setter for that flag yet, so it is set on the registered
-// OpDef right after registration, which static initialisation runs first in this file.
-// TODO: replace by OpDefBuilder::SetIsDistributedCommunication() once the builder has it.
-const bool kRecvFlagged = [] {
-  auto op_def = OpRegistry::Global()->LookUp("_Recv");
-  if (op_def.ok()) const_cast<tensorflow::OpDef*>(*op_def)->set_is_distributed_communication(true);
-  return op_def.ok();
-}();
-
-}  // namespace
-}  // namespace tensoract

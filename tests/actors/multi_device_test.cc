@@ -1,6 +1,7 @@
 // One worker with several CPU devices: placement by constraints, partitions joined by
 // _Send/_Recv through the rendezvous, one transfer per (tensor, device), failures that
 // abort the whole step, lossy float transfers, and results equal to one device's.
+#include <cmath>
 #include <cstring>
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,8 @@
 #include "graph/builder/ops.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
+#include "graph/training/optimizers.h"
+#include "graph/training/variables.h"
 #include "tests/actors/test_util.h"
 
 namespace tensoract {
@@ -178,6 +181,50 @@ TEST_CASE("lossy transfers keep the high 16 bits of each float crossing devices"
     CHECK(Bits(crossed[i]) == (in[i] & 0xFFFF0000u));
     CHECK(Bits(Values(out[1])[i]) == in[i]);  // no device crossed: exact
   }
+}
+
+TEST_CASE("training still converges when every float crossing devices is cut to 16 bits", "[multi_device]") {
+  // y = 3x + 2 learned by w and b living on CPU:1 while the data and the loss are on CPU:0:
+  // the weights' reads and their gradients cross as bfloat16.
+  Scope root = Scope::NewRootScope();
+  Scope on0 = root.WithDevice(Cpu(0)), on1 = root.WithDevice(Cpu(1));
+  auto x = ops::Placeholder(on0.WithOpName("x"), tensorflow::DT_FLOAT);
+  auto y = ops::Placeholder(on0.WithOpName("y"), tensorflow::DT_FLOAT);
+  Variable w = NewVariable(on1, "w", [](const Scope& s) { return ops::Const(s, 0.5f); });
+  Variable b = NewVariable(on1, "b", [](const Scope& s) { return ops::Const(s, 0.0f); });
+  auto loss = ops::Mean(on0.WithOpName("loss"),
+                        ops::Square(on0, ops::Sub(on0, ops::Add(on0, ops::Mul(on0, x, w.value), b.value), y)), {0});
+  GradientDescentOptimizer sgd(0.3);
+  Node* train = sgd.Minimize(root, loss, {w, b});
+  Node* init = GroupInitializers(root, {w, b});
+  tensorflow::GraphDef graph;
+  REQUIRE(root.ToGraphDef(&graph).ok());
+
+  SessionOptions options;
+  options.num_cpu_devices = 2;
+  options.enable_bfloat16_sendrecv = true;
+  auto session = testing::NewSessionWith(graph, options);
+  std::vector<Tensor> out;
+  REQUIRE(session->Run({}, {}, {init->name()}, &out).ok());
+  std::vector<float> xs, ys;
+  for (int i = 0; i < 32; ++i) {
+    xs.push_back(static_cast<float>(i) / 31.f);
+    ys.push_back(3 * xs.back() + 2);
+  }
+  Tensor xt = Tensor::FromVector<float>(xs), yt = Tensor::FromVector<float>(ys);
+  float first = 0, last = 0;
+  for (int step = 0; step < 400; ++step) {
+    Status s = session->Run({{"x", xt}, {"y", yt}}, {"loss"}, {train->name()}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    (step == 0 ? first : last) = out[0].base<float>()[0];
+  }
+  REQUIRE(session->Run({}, {w.value.name(), b.value.name()}, {}, &out).ok());
+  UNSCOPED_INFO("loss " << first << " -> " << last << ", w " << out[0].base<float>()[0] << ", b "
+                        << out[1].base<float>()[0]);
+  CHECK(last < first / 100);
+  CHECK(std::abs(out[0].base<float>()[0] - 3) < 0.1);
+  CHECK(std::abs(out[1].base<float>()[0] - 2) < 0.1);
 }
 
 // The peak of `device`'s memory, from the worker's inspection text.
