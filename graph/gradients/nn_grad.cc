@@ -119,7 +119,16 @@ Status SparseXentGrad(const Scope& s, const Node& op, const std::vector<Output>&
   return Status::OK();  // labels: no gradient
 }
 REGISTER_GRADIENT_OP("SparseSoftmaxCrossEntropyWithLogits", SparseXentGrad);
-REGISTER_GRADIENT_OP("SoftmaxCrossEntropyWithLogits", SparseXentGrad);
+
+// Dense labels are differentiable too: d loss / d labels = -log_softmax(logits) per row.
+Status XentGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  TA_RETURN_IF_ERROR(SparseXentGrad(s, op, dy, dx));
+  Output scale = ops::ExpandDims(s, dy[0], -1);
+  Output log_softmax = TypedOp(s, "LogSoftmax", {InputOf(op, 0)});
+  (*dx)[1] = TypedOp(s, "Mul", {scale, TypedOp(s, "Neg", {log_softmax})});
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("SoftmaxCrossEntropyWithLogits", XentGrad);
 
 // d softmax: (dy - sum(dy * y, last axis, keep_dims)) * y.
 Status SoftmaxGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {

@@ -118,6 +118,17 @@ TEST_CASE("BiasAdd, Softmax and softmax cross-entropy gradients", "[gradients]")
                             {{"T", ops::TypeAttr(kDouble)}, {"Tlabels", ops::TypeAttr(tensorflow::DT_INT32)}});
     Check(root, {logits}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3})}, Output(xent, 0));
   }
+  {
+    // Dense labels (a distribution per row): the loss's gradient for logits and labels.
+    Scope root = Scope::NewRootScope();
+    auto logits = ops::Placeholder(root.WithOpName("logits"), kDouble, PartialTensorShape({2, 3}));
+    auto labels = ops::Placeholder(root.WithOpName("labels"), kDouble, PartialTensorShape({2, 3}));
+    Node* xent = root.AddOp("SoftmaxCrossEntropyWithLogits", "xent", {logits, labels},
+                            {{"T", ops::TypeAttr(kDouble)}});
+    Check(root, {logits, labels},
+          {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3}), Values({0.2, 0.3, 0.5, 0.6, 0.1, 0.3}, {2, 3})},
+          Output(xent, 0));
+  }
 }
 
 }  // namespace

@@ -248,7 +248,12 @@ tensorflow::GraphDef LateConsumers() {
     for (int i = 0; i < 4; ++i) {
       big.push_back(ops::Fill(on0.WithOpName(StrCat("big", i)), {1 << 20}, ops::Add(on0, seed, float(i))));
     }
-    auto m = ops::Fill(on1.WithOpName("m"), {256, 256}, ops::Identity(on1, seed));
+    // The chain on CPU:1 starts only once all four exist (`gate`), so without scheduling
+    // all four copies are on CPU:1 before the first is used, however the threads run.
+    std::vector<Output> sums;
+    for (const Output& b : big) sums.push_back(ops::Sum(on0, b, {0}));
+    auto gate = ops::Mul(on0.WithOpName("gate"), ops::AddN(on0, sums), 0.f);
+    auto m = ops::Fill(on1.WithOpName("m"), {256, 256}, ops::Add(on1, seed, gate));
     Output t = m;
     for (int i = 0; i < 4; ++i) {
       Output product = ops::MatMul(on1.WithOpName(StrCat("stage", i)), t, m);
