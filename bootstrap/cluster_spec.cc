@@ -50,7 +50,8 @@ StatusOr<TaskAddress> ParseAddress(std::string_view text, const std::string& whe
   bool digits = !port.empty() && port.size() <= 5;
   for (char c : port) digits = digits && std::isdigit(static_cast<unsigned char>(c));
   if (!digits || std::stoul(std::string(port)) > 65535) {
-    return errors::InvalidArgument(where, ": bad port '", port, "' in '", text, "' (expected a number from 0 to 65535)");
+    return errors::InvalidArgument(where, ": bad port '", port, "' in '", text,
+                                   "' (expected a number from 0 to 65535)");
   }
   return TaskAddress{std::string(host), static_cast<uint16_t>(std::stoul(std::string(port)))};
 }
@@ -90,7 +91,9 @@ StatusOr<ClusterSpec> ClusterSpec::Parse(std::string_view text) {
     }
     spec.jobs_.emplace(job, std::move(tasks));
   }
-  if (spec.jobs_.empty()) return errors::InvalidArgument("cluster spec is empty (expected job=host:port[,...][;job=...])");
+  if (spec.jobs_.empty()) {
+    return errors::InvalidArgument("cluster spec is empty (expected job=host:port[,...][;job=...])");
+  }
   return spec;
 }
 

@@ -65,7 +65,8 @@ TEST_CASE("asking for a task the spec does not have names the job and its range"
              Catch::Contains("task 2 of job 'worker' is out of range") && Catch::Contains("indices 0 to 1"));
   auto unknown = spec->Task("chief", 0);
   REQUIRE_FALSE(unknown.ok());
-  CHECK_THAT(unknown.status().message(), Catch::Contains("job 'chief' is not in the cluster spec (its jobs: ps, worker)"));
+  CHECK_THAT(unknown.status().message(),
+             Catch::Contains("job 'chief' is not in the cluster spec (its jobs: ps, worker)"));
 }
 
 TEST_CASE("node options come from flags, a config file, or both with the flags winning") {
