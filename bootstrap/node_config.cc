@@ -1,0 +1,135 @@
+#include "bootstrap/node_config.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace tensoract {
+namespace {
+
+const std::set<std::string>& Keys() {
+  static const std::set<std::string> keys = {"cluster", "job", "task", "listen", "token-file", "cpu-devices",
+                                             "threads"};
+  return keys;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+std::string NormalizeKey(std::string key) {
+  std::replace(key.begin(), key.end(), '_', '-');
+  return key;
+}
+
+StatusOr<int> ParseInt(const std::string& key, const std::string& value, int min) {
+  bool digits = !value.empty() && value.size() <= 9;
+  for (char c : value) digits = digits && c >= '0' && c <= '9';
+  if (!digits || std::stoi(value) < min) {
+    return errors::InvalidArgument(key, ": '", value, "' is not a whole number of at least ", min);
+  }
+  return std::stoi(value);
+}
+
+// Reads `key = value` lines into `values`; relative token files are from the file's folder,
+// so a config file and its token can move together.
+Status ReadConfigFile(const std::string& path, std::map<std::string, std::string>* values) {
+  std::ifstream in(path);
+  if (!in) return errors::InvalidArgument("--config: cannot read '", path, "'");
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::string text = Trim(line.substr(0, line.find('#')));
+    if (text.empty()) continue;
+    size_t eq = text.find('=');
+    std::string where = StrCat(path, ":", number);
+    if (eq == std::string::npos) return errors::InvalidArgument(where, ": expected 'key = value', got '", text, "'");
+    std::string key = NormalizeKey(Trim(text.substr(0, eq)));
+    std::string value = Trim(text.substr(eq + 1));  // a cluster spec has '=' of its own
+    if (!Keys().count(key)) return errors::InvalidArgument(where, ": unknown key '", key, "'");
+    if (values->count(key)) return errors::InvalidArgument(where, ": key '", key, "' given twice");
+    if (key == "token-file" && !value.empty() && value[0] != '/') {
+      size_t slash = path.rfind('/');
+      if (slash != std::string::npos) value = path.substr(0, slash + 1) + value;
+    }
+    (*values)[key] = value;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args) {
+  std::map<std::string, std::string> flags;
+  std::string config;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.rfind("--", 0) != 0) return errors::InvalidArgument("unexpected argument '", arg, "'");
+    std::string key = arg.substr(2), value;
+    size_t eq = key.find('=');
+    if (eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return errors::InvalidArgument(arg, " needs a value");
+    }
+    key = NormalizeKey(key);
+    if (key == "config") {
+      config = value;
+    } else if (Keys().count(key)) {
+      flags[key] = value;
+    } else {
+      return errors::InvalidArgument("unknown flag '--", key, "'");
+    }
+  }
+  std::map<std::string, std::string> values;
+  if (!config.empty()) TA_RETURN_IF_ERROR(ReadConfigFile(config, &values));
+  for (const auto& [key, value] : flags) values[key] = value;
+
+  NodeOptions options;
+  for (const char* required : {"cluster", "job", "task"}) {
+    if (values[required].empty()) {
+      return errors::InvalidArgument("--", required, " is required (on the command line or in --config)");
+    }
+  }
+  TA_ASSIGN_OR_RETURN(options.cluster, ClusterSpec::Parse(values["cluster"]));
+  options.job = values["job"];
+  TA_ASSIGN_OR_RETURN(options.task, ParseInt("--task", values["task"], 0));
+  TA_ASSIGN_OR_RETURN(options.address, options.cluster.Task(options.job, options.task));
+  if (values.count("listen")) options.listen = values["listen"];
+  if (options.listen.empty()) return errors::InvalidArgument("--listen: empty address");
+  options.token_file = values["token-file"];
+  if (values.count("cpu-devices")) {
+    TA_ASSIGN_OR_RETURN(options.cpu_devices, ParseInt("--cpu-devices", values["cpu-devices"], 1));
+  }
+  if (values.count("threads")) {
+    TA_ASSIGN_OR_RETURN(options.threads, ParseInt("--threads", values["threads"], 0));
+  }
+  return options;
+}
+
+std::string NodeUsage() {
+  return "usage: tensoract-node --cluster SPEC --job NAME --task INDEX [options]\n"
+         "       tensoract-node --config FILE [options]\n"
+         "Starts one task of a cluster: its worker, reachable by peers that present the\n"
+         "cluster token.\n"
+         "  --cluster SPEC     'ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224'\n"
+         "                     (port 0: any free port, printed in the ready line)\n"
+         "  --job NAME         this task's job\n"
+         "  --task INDEX       this task's index in its job (0-based)\n"
+         "  --config FILE      'key = value' lines with the same keys (cluster, job, task,\n"
+         "                     listen, token-file, cpu-devices, threads); flags win\n"
+         "  --listen ADDRESS   where to accept peers (default 127.0.0.1; 0.0.0.0: everywhere)\n"
+         "  --token-file PATH  the cluster's shared token (default: $TENSORACT_CLUSTER_TOKEN)\n"
+         "  --cpu-devices N    CPU devices of the worker (default 1)\n"
+         "  --threads N        scheduler and device threads (default 0: one per core)\n"
+         "Prints 'tensoract-node ready: <task> on <host>:<port>; data plane: pending' when\n"
+         "listening; SIGTERM or SIGINT stops it (exit 0). Exit 2: bad arguments; 1: could\n"
+         "not start (no token, port in use).\n";
+}
+
+}  // namespace tensoract

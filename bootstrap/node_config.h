@@ -1,0 +1,56 @@
+// NodeOptions: what one tensoract-node process is, read from its command line and,
+// optionally, a config file.
+//
+//   tensoract-node --cluster 'ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224'
+//                  --job worker --task 1 --token-file cluster.token
+//   tensoract-node --config worker1.conf
+//
+// The config file has one `key = value` per line; '#' starts a comment. Its keys are the
+// long flags without the dashes (a '_' may stand for a '-'):
+//
+//   # worker1.conf
+//   cluster = ps=127.0.0.1:2222; worker=127.0.0.1:2223,127.0.0.1:2224
+//   job = worker
+//   task = 1
+//   token-file = /etc/tensoract/cluster.token   # relative paths: from the file's folder
+//   listen = 127.0.0.1
+//
+// A flag on the command line wins over the same key in the file. --cluster, --job and
+// --task are required (from one or the other); the task must be in the spec.
+//
+// The cluster token (every peer must present it, bootstrap/node_auth.h) comes from
+// --token-file, else from the environment variable TENSORACT_CLUSTER_TOKEN. There is no
+// insecure mode: a node without a token refuses to start.
+#ifndef TENSORACT_BOOTSTRAP_NODE_CONFIG_H_
+#define TENSORACT_BOOTSTRAP_NODE_CONFIG_H_
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "bootstrap/cluster_spec.h"
+
+namespace tensoract {
+
+struct NodeOptions {
+  ClusterSpec cluster;
+  std::string job;
+  int task = 0;
+  TaskAddress address;              // the task's entry in the cluster spec
+  std::string listen = "127.0.0.1"; // where the node accepts peers: loopback unless told
+  std::string token_file;           // empty: TENSORACT_CLUSTER_TOKEN
+  int cpu_devices = 1;
+  int threads = 0;                  // actor scheduler and CPU device threads; 0: one per core
+
+  std::string task_name() const { return TaskName(job, task); }
+};
+
+// Parses the arguments after the program name. InvalidArgument names the bad flag, key
+// (with file:line) or spec part.
+StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args);
+
+std::string NodeUsage();
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_BOOTSTRAP_NODE_CONFIG_H_

@@ -1,0 +1,117 @@
+// tensoract-node: the process of one task of a cluster. It spawns the task's worker,
+// publishes the worker's gatekeeper (bootstrap/node_auth.h) on the task's port, prints one
+// ready line, and runs until SIGTERM or SIGINT. Flags and config file: bootstrap/node_config.h
+// (or --help).
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/worker.h"
+#include "bootstrap/node_auth.h"
+#include "bootstrap/node_config.h"
+
+namespace tensoract {
+namespace {
+
+// How long a clean shutdown may take before the process gives up on it. The actor system
+// waits for every actor to finish; an actor that never does must not keep a stopped node
+// (and whoever supervises it) waiting forever.
+constexpr auto kShutdownDeadline = std::chrono::seconds(5);
+
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+int Run(const NodeOptions& options, const std::string& token, const sigset_t& stop_signals) {
+  const std::string task = options.task_name();
+  caf::actor_system_config config;
+  config.load<caf::io::middleman>();
+  // CAF's default is 4 scheduler threads; more threads than cores only adds wake-ups.
+  unsigned cores = std::thread::hardware_concurrency();
+  int threads = options.threads > 0 ? options.threads : (cores == 0 ? 2 : static_cast<int>(cores));
+  config.set("scheduler.max-threads", static_cast<size_t>(threads));
+  caf::actor_system system{config};
+
+  WorkerOptions worker_options;
+  worker_options.task_name = task;
+  worker_options.cpu_threads = threads;
+  worker_options.num_cpu_devices = options.cpu_devices;
+  caf::actor worker = SpawnWorker(system, worker_options);
+  caf::actor gatekeeper = SpawnGatekeeper(system, token, worker, task);
+  auto stop_actors = [&] {
+    caf::anon_send_exit(gatekeeper, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
+  };
+
+  // reuse: a restarted node must get its port back while the old one's is in TIME_WAIT.
+  // (SO_REUSEADDR does not let two live nodes share a port: the second bind fails.)
+  auto port = system.middleman().publish(gatekeeper, options.address.port, options.listen.c_str(), true);
+  if (!port) {
+    std::cerr << "tensoract-node " << task << ": cannot listen on " << options.listen << ":" << options.address.port
+              << ": " << system.render(port.error()) << " (is another process using the port?)\n";
+    stop_actors();
+    return 1;
+  }
+  if (!IsLoopback(options.address.host) && IsLoopback(options.listen)) {
+    std::cerr << "tensoract-node " << task << ": note: the cluster spec gives this task the address "
+              << options.address.ToString() << " but it listens on " << options.listen
+              << " only; pass --listen to accept peers from other hosts\n";
+  }
+  // The data-plane endpoint (tensors between processes) is not started yet: its port will
+  // be announced here, in place of "pending", once the data plane exists.
+  TaskAddress listening{options.listen, *port};
+  std::cout << "tensoract-node ready: " << task << " on " << listening.ToString() << "; data plane: pending"
+            << std::endl;
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  std::cerr << "tensoract-node " << task << ": " << (signal_number == SIGINT ? "SIGINT" : "SIGTERM")
+            << ", shutting down\n";
+  std::thread([] {
+    std::this_thread::sleep_for(kShutdownDeadline);
+    std::fputs("tensoract-node: shutdown took too long, exiting anyway\n", stderr);
+    _exit(1);
+  }).detach();
+  system.middleman().unpublish(gatekeeper, *port);
+  stop_actors();
+  return 0;  // ~actor_system waits for the actors and closes every connection
+}
+
+}  // namespace
+}  // namespace tensoract
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::cout << tensoract::NodeUsage();
+      return 0;
+    }
+  }
+  auto options = tensoract::ParseNodeArgs(args);
+  if (!options.ok()) {
+    std::cerr << "tensoract-node: " << options.status() << "\n(tensoract-node --help shows the flags)\n";
+    return 2;
+  }
+  auto token = tensoract::LoadClusterToken(options->token_file);
+  if (!token.ok()) {
+    std::cerr << "tensoract-node " << options->task_name() << ": refusing to start: " << token.status() << "\n";
+    return 1;
+  }
+  // Blocked here, before any thread starts, so every thread inherits the mask and the
+  // signals wait for sigwait in Run instead of killing the process mid-step.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  return tensoract::Run(*options, *token, stop_signals);
+}

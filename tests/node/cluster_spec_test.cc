@@ -1,0 +1,130 @@
+// Cluster specs, node options and the token comparison: what a user types and the errors
+// that name what is wrong with it.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "bootstrap/cluster_spec.h"
+#include "bootstrap/node_auth.h"
+#include "bootstrap/node_config.h"
+
+namespace tensoract {
+namespace {
+
+std::string ErrorOf(const std::string& spec) {
+  auto parsed = ClusterSpec::Parse(spec);
+  REQUIRE_FALSE(parsed.ok());
+  CHECK(parsed.status().code() == error::INVALID_ARGUMENT);
+  return parsed.status().message();
+}
+
+TEST_CASE("a cluster spec lists each job's tasks in index order") {
+  auto spec = ClusterSpec::Parse("ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224");
+  REQUIRE(spec.ok());
+  CHECK(spec->jobs() == std::vector<std::string>{"ps", "worker"});
+  CHECK(spec->num_tasks("worker") == 2);
+  CHECK(spec->num_tasks("chief") == 0);
+  auto task = spec->Task("worker", 1);
+  REQUIRE(task.ok());
+  CHECK(task->host == "127.0.0.1");
+  CHECK(task->port == 2224);
+  CHECK(TaskName("worker", 1) == "/job:worker/replica:0/task:1");
+}
+
+TEST_CASE("a cluster spec tolerates whitespace and line breaks and prints canonically") {
+  auto spec = ClusterSpec::Parse("  worker = 127.0.0.1:2223 , localhost:2224 ;\n ps=[::1]:2222 ; ");
+  REQUIRE(spec.ok());
+  CHECK(spec->ToString() == "ps=[::1]:2222;worker=127.0.0.1:2223,localhost:2224");
+  CHECK(spec->Task("ps", 0)->host == "::1");
+}
+
+TEST_CASE("a bad cluster spec gets an InvalidArgument naming the bad part") {
+  CHECK_THAT(ErrorOf("worker=127.0.0.1"), Catch::Contains("job 'worker', task 0") &&
+                                              Catch::Contains("'127.0.0.1' has no port"));
+  CHECK_THAT(ErrorOf("worker=a:1,b:70000"), Catch::Contains("task 1") && Catch::Contains("bad port '70000'"));
+  CHECK_THAT(ErrorOf("worker=a:x1"), Catch::Contains("bad port 'x1'"));
+  CHECK_THAT(ErrorOf("worker=a:1;worker=b:2"), Catch::Contains("job 'worker' appears twice"));
+  CHECK_THAT(ErrorOf("worker=a:1,,b:2"), Catch::Contains("task 1: empty address"));
+  CHECK_THAT(ErrorOf("worker=a:1;ps=a:1"), Catch::Contains("a:1 is already another task's"));
+  CHECK_THAT(ErrorOf("1st=a:1"), Catch::Contains("bad job name '1st'"));
+  CHECK_THAT(ErrorOf("a:1"), Catch::Contains("'a:1' is not job=host:port"));
+  CHECK_THAT(ErrorOf(" ; "), Catch::Contains("cluster spec is empty"));
+  CHECK_THAT(ErrorOf("ps=[::1]"), Catch::Contains("has no port"));
+}
+
+TEST_CASE("asking for a task the spec does not have names the job and its range") {
+  auto spec = ClusterSpec::Parse("ps=h:1;worker=h:2,h:3");
+  REQUIRE(spec.ok());
+  auto out_of_range = spec->Task("worker", 2);
+  REQUIRE_FALSE(out_of_range.ok());
+  CHECK_THAT(out_of_range.status().message(),
+             Catch::Contains("task 2 of job 'worker' is out of range") && Catch::Contains("indices 0 to 1"));
+  auto unknown = spec->Task("chief", 0);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK_THAT(unknown.status().message(),
+             Catch::Contains("job 'chief' is not in the cluster spec (its jobs: ps, worker)"));
+}
+
+TEST_CASE("node options come from flags, a config file, or both with the flags winning") {
+  auto flags = ParseNodeArgs({"--cluster", "ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224", "--job",
+                              "worker", "--task=1", "--cpu-devices", "2"});
+  REQUIRE(flags.ok());
+  CHECK(flags->task_name() == "/job:worker/replica:0/task:1");
+  CHECK(flags->address.port == 2224);
+  CHECK(flags->listen == "127.0.0.1");
+  CHECK(flags->cpu_devices == 2);
+
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("node_config_test_" + std::to_string(getpid()) + ".conf")).string();
+  {
+    std::ofstream out(path);
+    out << "# a worker\ncluster = ps=127.0.0.1:2222; worker=127.0.0.1:2223,127.0.0.1:2224\n"
+        << "job = worker\ntask = 0   # the first\ntoken_file = cluster.token\nlisten = 0.0.0.0\n";
+  }
+  auto file = ParseNodeArgs({"--config", path, "--task", "1"});
+  REQUIRE(file.ok());
+  CHECK(file->task == 1);
+  CHECK(file->listen == "0.0.0.0");
+  // A relative token file is next to the config file.
+  CHECK(file->token_file == path.substr(0, path.rfind('/') + 1) + "cluster.token");
+
+  {
+    std::ofstream out(path);
+    out << "job = worker\ncolour = blue\n";
+  }
+  auto bad = ParseNodeArgs({"--config", path});
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.status().message(), Catch::Contains(path + ":2: unknown key 'colour'"));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("bad node flags are named") {
+  auto missing = ParseNodeArgs({"--cluster", "worker=h:1", "--job", "worker"});
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.status().message(), Catch::Contains("--task is required"));
+  auto range = ParseNodeArgs({"--cluster", "worker=h:1", "--job", "worker", "--task", "3"});
+  REQUIRE_FALSE(range.ok());
+  CHECK_THAT(range.status().message(), Catch::Contains("task 3 of job 'worker' is out of range"));
+  auto negative = ParseNodeArgs({"--cluster", "worker=h:1", "--job", "worker", "--task", "-1"});
+  REQUIRE_FALSE(negative.ok());
+  CHECK_THAT(negative.status().message(), Catch::Contains("--task: '-1'"));
+  auto unknown = ParseNodeArgs({"--clutser", "worker=h:1"});
+  REQUIRE_FALSE(unknown.ok());
+  CHECK_THAT(unknown.status().message(), Catch::Contains("unknown flag '--clutser'"));
+}
+
+TEST_CASE("tokens match only when equal, whatever their lengths") {
+  CHECK(TokensMatch("s3cret", "s3cret"));
+  CHECK_FALSE(TokensMatch("s3creT", "s3cret"));
+  CHECK_FALSE(TokensMatch("s3cre", "s3cret"));
+  CHECK_FALSE(TokensMatch("s3crets3cret", "s3cret"));  // a repeat of the token is not it
+  CHECK_FALSE(TokensMatch("", "s3cret"));
+  CHECK_FALSE(TokensMatch("", ""));  // an empty token never opens the door
+}
+
+}  // namespace
+}  // namespace tensoract
