@@ -1,4 +1,4 @@
-# Header of one tensor sent over tensoract's (future) data plane.
+# Header of one tensor sent over tensoract's data plane (actors/data_plane_*.h).
 #
 # Why Cap'n Proto for the header and nothing else: a tensor on the wire is a
 # small header followed by its raw element bytes. The header is decoded in
@@ -10,9 +10,15 @@
 # with no copy into or out of a message arena and no size limit imposed by
 # Cap'n Proto's traversal limits.
 #
-# Stream layout per tensor:
-#   [Cap'n Proto message, standard stream framing: segment table + segments]
-#   [byteLength raw bytes, unless the payload is inline in `data`]
+# Stream layout (actors/data_plane_wire.h). Client -> server: one
+# RecvTensorRequest message per request. Server -> client: DataPlaneReply
+# messages, each either
+#   [frame: a TensorFrame][firstChunk raw bytes]            or
+#   [chunk: a TensorChunk][length raw bytes]
+# where every message uses standard stream framing (segment table +
+# segments). A tensor's byteLength bytes are its frame's firstChunk bytes
+# followed by its chunks, in offset order. Chunks of different requests may
+# interleave, so a 4-byte reply never waits behind all of a 64 MB one.
 #
 # Wire-level numbering follows TensorFlow where it has one (dtype carries the
 # tensorflow.DataType enum value from messages/types.proto).
@@ -39,8 +45,9 @@ struct TensorFrame {
   # result differs from the original. Only meaningful with dtype DT_FLOAT.
 
   byteLength @4 :UInt64;
-  # Number of raw bytes that follow this header on the stream (after any
-  # lossy16 truncation). 0 when the payload is inline in `data` or when
+  # Number of raw payload bytes (after any lossy16 truncation) that follow on
+  # the stream: firstChunk of them right after this header, the rest in
+  # TensorChunk messages. 0 when the payload is inline in `data` or when
   # isDead is set.
 
   isDead @5 :Bool;
@@ -48,6 +55,44 @@ struct TensorFrame {
   # control flow). No payload follows; shape/dtype are informative only.
 
   data @6 :Data;
-  # Optional inline payload for small tensors, to save a separate write.
-  # When set, byteLength is 0 and nothing follows the header on the stream.
+  # Optional inline payload for small tensors (unused by the current sender,
+  # which gathers header and payload into one write instead). When set,
+  # byteLength is 0 and nothing follows the header on the stream.
+
+  requestId @7 :UInt64;
+  # The RecvTensorRequest this frame answers; replies come in any order.
+
+  statusCode @8 :Int32;
+  statusMessage @9 :Text;
+  # A failed request: tensorflow.error.Code (0 = OK) and a message naming the
+  # key. Nothing follows an error frame.
+
+  firstChunk @10 :UInt64;
+  # Raw payload bytes that follow this frame directly (at most byteLength);
+  # the rest arrive in TensorChunk messages.
+}
+
+struct TensorChunk {
+  # A continuation of a tensor's payload: `length` raw bytes that
+  # follow this message, to be placed at `offset` of the request's payload.
+  requestId @0 :UInt64;
+  offset @1 :UInt64;
+  length @2 :UInt64;
+}
+
+struct DataPlaneReply {
+  union {
+    frame @0 :TensorFrame;
+    chunk @1 :TensorChunk;
+  }
+}
+
+struct RecvTensorRequest {
+  requestId @0 :UInt64;
+  # Chosen by the client, unique on its connection.
+  stepId @1 :Int64;
+  key @2 :Text;
+  # Rendezvous key, as in TensorFrame.key.
+  lossy16 @3 :Bool;
+  # Send DT_FLOAT payloads truncated to their upper 16 bits.
 }

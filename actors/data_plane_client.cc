@@ -1,0 +1,367 @@
+#include "actors/data_plane_client.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+
+#include <capnp/serialize.h>
+
+#include "actors/data_plane_wire.h"
+#include "messages/tensor_frame.capnp.h"
+
+namespace tensoract {
+
+struct DataPlaneClient::Request {
+  uint64_t id = 0;
+  std::string key;
+  int64_t deadline_ms = 0;
+  Allocator* allocator = nullptr;
+  DoneCallback done;
+  // Filled from the reply's frame, by the connection's reader thread only.
+  bool header_seen = false;
+  bool lossy16 = false;
+  Tensor value;
+  char* destination = nullptr;  // nullptr: the payload is read and discarded
+  Status failure;               // set when the payload is discarded for a reason
+  uint64_t wire_bytes = 0;
+  uint64_t received = 0;
+};
+
+struct DataPlaneClient::Connection {
+  Connection(DataPlaneClient* client, std::string peer, int fd)
+      : client(client), peer(std::move(peer)), fd(fd) {}
+
+  // Removes the request from those in flight; nullptr if it has already ended (deadline).
+  std::shared_ptr<Request> Take(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = pending.find(id);
+    if (it == pending.end()) return nullptr;
+    auto request = std::move(it->second);
+    pending.erase(it);
+    return request;
+  }
+  std::shared_ptr<Request> Find(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = pending.find(id);
+    return it == pending.end() ? nullptr : it->second;
+  }
+
+  // Ends a request taken out of `pending`.
+  void Finish(const std::shared_ptr<Request>& request, const Status& status, const Tensor& value,
+              bool is_dead) {
+    {
+      std::lock_guard<std::mutex> lock(client->mu_);
+      client->deadlines_.erase({request->deadline_ms, request->id});
+    }
+    request->done(status, value, is_dead);
+  }
+
+  Status Describe(const Status& s, const std::string& key) const {
+    return Status(s.code(), StrCat("data plane peer ", peer, ", key '", key, "': ", s.message()));
+  }
+
+  // The payload is all there: widen a lossy16 payload and hand the tensor over.
+  void Complete(const std::shared_ptr<Request>& request) {
+    if (request->lossy16 && request->destination != nullptr) {
+      // The 2n bytes sit at the front of the 4n-byte buffer; widening from the back never
+      // overwrites a 16-bit value before it is read.
+      const int64_t n = request->value.NumElements();
+      const uint16_t* in = reinterpret_cast<const uint16_t*>(request->destination);
+      uint32_t* out = reinterpret_cast<uint32_t*>(request->destination);
+      for (int64_t i = n - 1; i >= 0; --i) out[i] = uint32_t{in[i]} << 16;
+    }
+    auto taken = Take(request->id);
+    if (taken == nullptr) return;  // its deadline passed meanwhile
+    if (!request->failure.ok()) {
+      Finish(taken, Describe(request->failure, request->key), Tensor(), false);
+    } else {
+      Finish(taken, Status::OK(), request->value, false);
+    }
+  }
+
+  Status OnFrame(data_plane::FrameReader& reader, TensorFrame::Reader frame) {
+    const uint64_t id = frame.getRequestId();
+    std::shared_ptr<Request> request = Find(id);
+    const std::string key = request ? request->key : std::string(frame.getKey().cStr());
+    if (frame.getStatusCode() != 0) {
+      if (auto taken = Take(id)) {
+        Status s(static_cast<error::Code>(frame.getStatusCode()), frame.getStatusMessage().cStr());
+        Finish(taken, Describe(s, key), Tensor(), false);
+      }
+      return reader.ReadRaw(nullptr, frame.getFirstChunk());
+    }
+    if (frame.getIsDead()) {
+      if (auto taken = Take(id)) Finish(taken, Status::OK(), Tensor(), true);
+      return reader.ReadRaw(nullptr, frame.getFirstChunk());
+    }
+    // Check the header before trusting any size in it.
+    const auto dtype = static_cast<DataType>(frame.getDtype());
+    if (!tensorflow::DataType_IsValid(static_cast<int>(frame.getDtype())) || !DataTypeIsFixedSize(dtype)) {
+      return errors::DataLoss("bad reply frame for key '", key, "': dtype ", frame.getDtype());
+    }
+    std::vector<int64_t> dims;
+    for (int64_t d : frame.getShape()) dims.push_back(d);
+    auto shape = TensorShape::FromDims(dims);
+    if (!shape.ok()) return errors::DataLoss("bad reply frame for key '", key, "': ", shape.status().message());
+    const bool lossy16 = frame.getLossy16();
+    if (lossy16 && dtype != tensorflow::DT_FLOAT) {
+      return errors::DataLoss("bad reply frame for key '", key, "': lossy16 on a ", DataTypeString(dtype));
+    }
+    const uint64_t n = static_cast<uint64_t>(shape->num_elements());
+    const uint64_t element_bytes = lossy16 ? 2 : DataTypeSize(dtype);
+    const uint64_t expected = n * element_bytes;
+    if (n > UINT64_MAX / 8 || frame.getByteLength() != expected || frame.getFirstChunk() > expected) {
+      return errors::DataLoss("bad reply frame for key '", key, "': ", frame.getByteLength(),
+                              " bytes announced for ", n, " elements of ", DataTypeString(dtype));
+    }
+    if (request == nullptr || request->header_seen) {
+      return reader.ReadRaw(nullptr, frame.getFirstChunk());  // ended already: drop its bytes
+    }
+    request->header_seen = true;
+    request->lossy16 = lossy16;
+    request->wire_bytes = expected;
+    auto value = Tensor::Allocate(request->allocator, dtype, *shape);
+    if (value.ok()) {
+      request->value = std::move(value).value();
+      request->destination = static_cast<char*>(request->value.data());
+    } else {
+      request->failure = value.status();
+    }
+    TA_RETURN_IF_ERROR(reader.ReadRaw(request->destination, frame.getFirstChunk()));
+    request->received = frame.getFirstChunk();
+    if (request->received == request->wire_bytes) Complete(request);
+    return Status::OK();
+  }
+
+  Status OnChunk(data_plane::FrameReader& reader, TensorChunk::Reader chunk) {
+    std::shared_ptr<Request> request = Find(chunk.getRequestId());
+    if (request == nullptr) return reader.ReadRaw(nullptr, chunk.getLength());
+    if (!request->header_seen || chunk.getOffset() != request->received ||
+        chunk.getLength() > request->wire_bytes - request->received) {
+      return errors::DataLoss("bad chunk for key '", request->key, "': ", chunk.getLength(), " bytes at ",
+                              chunk.getOffset(), " of ", request->wire_bytes);
+    }
+    char* dst = request->destination ? request->destination + chunk.getOffset() : nullptr;
+    TA_RETURN_IF_ERROR(reader.ReadRaw(dst, chunk.getLength()));
+    request->received += chunk.getLength();
+    if (request->received == request->wire_bytes) Complete(request);
+    return Status::OK();
+  }
+
+  void ReaderLoop() {
+    data_plane::FrameReader reader(fd);
+    Status error;
+    for (;;) {
+      kj::Array<capnp::word> words;
+      error = reader.ReadMessage(&words);
+      if (!error.ok()) break;
+      try {
+        capnp::FlatArrayMessageReader message(words);
+        auto reply = message.getRoot<DataPlaneReply>();
+        error = reply.isFrame() ? OnFrame(reader, reply.getFrame()) : OnChunk(reader, reply.getChunk());
+      } catch (const kj::Exception& e) {
+        error = errors::DataLoss("bad reply header: ", e.getDescription().cStr());
+      }
+      if (!error.ok()) break;
+    }
+    // The stream is over or out of step: every request on it fails.
+    std::unordered_map<uint64_t, std::shared_ptr<Request>> failed;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      broken = true;
+      failed.swap(pending);
+    }
+    bool cancelled = client->Retire(this);
+    if (cancelled) error = errors::Cancelled("the data plane client is shutting down");
+    for (auto& [id, request] : failed) Finish(request, Describe(error, request->key), Tensor(), false);
+    finished = true;
+  }
+
+  DataPlaneClient* const client;
+  const std::string peer;
+  std::mutex write_mu;  // one request written at a time; guards fd's closing
+  int fd;
+  std::mutex mu;  // guards pending and broken
+  std::unordered_map<uint64_t, std::shared_ptr<Request>> pending;
+  bool broken = false;
+  std::thread reader;
+  std::atomic<bool> finished{false};
+};
+
+DataPlaneClient::DataPlaneClient() { timer_ = std::thread([this] { TimerLoop(); }); }
+
+DataPlaneClient::~DataPlaneClient() {
+  std::vector<std::shared_ptr<Connection>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    shutting_down_ = true;
+    for (auto& [peer, conn] : connections_) all.push_back(conn);
+    all.insert(all.end(), retired_.begin(), retired_.end());
+    connections_.clear();
+    retired_.clear();
+    timer_cv_.notify_all();
+  }
+  for (auto& conn : all) {
+    std::lock_guard<std::mutex> lock(conn->write_mu);
+    shutdown(conn->fd, SHUT_RDWR);  // the reader wakes and fails what is in flight
+  }
+  for (auto& conn : all) {
+    conn->reader.join();
+    std::lock_guard<std::mutex> lock(conn->write_mu);
+    close(conn->fd);
+    conn->fd = -1;
+  }
+  timer_.join();
+}
+
+bool DataPlaneClient::Retire(Connection* conn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (shutting_down_) return true;
+  auto it = connections_.find(conn->peer);
+  if (it != connections_.end() && it->second.get() == conn) {
+    retired_.push_back(std::move(it->second));
+    connections_.erase(it);
+  }
+  return false;
+}
+
+StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::GetConnection(const std::string& peer,
+                                                                                      int64_t deadline_ms) {
+  std::vector<std::shared_ptr<Connection>> done;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shutting_down_) return errors::Cancelled("the data plane client is shutting down");
+    auto it = connections_.find(peer);
+    if (it != connections_.end()) return it->second;
+    // Broken connections whose reader has ended are joined here, off the hot path.
+    for (size_t i = 0; i < retired_.size();) {
+      if (retired_[i]->finished) {
+        done.push_back(std::move(retired_[i]));
+        retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+    }
+  }
+  for (auto& conn : done) {
+    conn->reader.join();
+    std::lock_guard<std::mutex> lock(conn->write_mu);
+    close(conn->fd);
+    conn->fd = -1;
+  }
+  // Connect outside the lock: other peers' requests need not wait for this one.
+  TA_ASSIGN_OR_RETURN(int fd, data_plane::ConnectTo(peer, deadline_ms));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (shutting_down_) {
+    close(fd);
+    return errors::Cancelled("the data plane client is shutting down");
+  }
+  auto it = connections_.find(peer);
+  if (it != connections_.end()) {  // another thread connected first
+    close(fd);
+    return it->second;
+  }
+  auto conn = std::make_shared<Connection>(this, peer, fd);
+  conn->reader = std::thread([c = conn.get()] { c->ReaderLoop(); });
+  connections_[peer] = conn;
+  return conn;
+}
+
+void DataPlaneClient::RecvTensorAsync(const std::string& peer, int64_t step_id, const std::string& key,
+                                      bool lossy16, int64_t deadline_ms, Allocator* allocator,
+                                      DoneCallback done) {
+  auto conn = GetConnection(peer, deadline_ms);
+  if (!conn.ok()) {
+    const Status& s = conn.status();
+    done(Status(s.code(), StrCat(s.message(), " (receiving key '", key, "')")), Tensor(), false);
+    return;
+  }
+  auto request = std::make_shared<Request>();
+  request->key = key;
+  request->deadline_ms = deadline_ms;
+  request->allocator = allocator;
+  request->done = std::move(done);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    request->id = next_request_id_++;
+    deadlines_.emplace(std::make_pair(deadline_ms, request->id), *conn);
+    timer_cv_.notify_one();
+  }
+  bool broken;
+  {
+    std::lock_guard<std::mutex> lock((*conn)->mu);
+    broken = (*conn)->broken;
+    if (!broken) (*conn)->pending.emplace(request->id, request);
+  }
+  if (broken) {
+    (*conn)->Finish(request, (*conn)->Describe(errors::Unavailable("connection lost"), key), Tensor(), false);
+    return;
+  }
+  capnp::MallocMessageBuilder message(64);
+  auto req = message.initRoot<RecvTensorRequest>();
+  req.setRequestId(request->id);
+  req.setStepId(step_id);
+  req.setKey(key);
+  req.setLossy16(lossy16);
+  kj::Array<capnp::word> words = data_plane::Encode(message);
+  iovec iov{words.begin(), words.size() * sizeof(capnp::word)};
+  std::lock_guard<std::mutex> lock((*conn)->write_mu);
+  if ((*conn)->fd < 0 || !data_plane::WriteAll((*conn)->fd, &iov, 1).ok()) {
+    // The reader sees the shut-down socket and fails every request on it, this one too.
+    if ((*conn)->fd >= 0) shutdown((*conn)->fd, SHUT_RDWR);
+  }
+}
+
+StatusOr<DataPlaneClient::Received> DataPlaneClient::RecvTensor(const std::string& peer, int64_t step_id,
+                                                                const std::string& key, bool lossy16,
+                                                                int64_t deadline_ms, Allocator* allocator) {
+  auto result = std::make_shared<std::promise<StatusOr<Received>>>();
+  auto future = result->get_future();
+  RecvTensorAsync(peer, step_id, key, lossy16, deadline_ms, allocator,
+                  [result](const Status& s, const Tensor& value, bool is_dead) {
+                    if (s.ok()) {
+                      result->set_value(Received{value, is_dead});
+                    } else {
+                      result->set_value(s);
+                    }
+                  });
+  // The timer thread answers at the deadline; the margin only guards against a bug there.
+  const int64_t wait_ms = std::max<int64_t>(0, deadline_ms - data_plane::SteadyNowMs()) + 5000;
+  if (future.wait_for(std::chrono::milliseconds(wait_ms)) != std::future_status::ready) {
+    return errors::DeadlineExceeded("data plane peer ", peer, ", key '", key, "': no answer, not even at the deadline");
+  }
+  return future.get();
+}
+
+void DataPlaneClient::TimerLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!shutting_down_) {
+    if (deadlines_.empty()) {
+      timer_cv_.wait(lock);  // until a request comes (or the destructor)
+      continue;
+    }
+    auto first = deadlines_.begin();
+    const int64_t now = data_plane::SteadyNowMs();
+    if (first->first.first > now) {
+      timer_cv_.wait_for(lock, std::chrono::milliseconds(first->first.first - now));
+      continue;
+    }
+    const uint64_t id = first->first.second;
+    std::shared_ptr<Connection> conn = first->second.lock();
+    deadlines_.erase(first);
+    lock.unlock();
+    if (conn != nullptr) {
+      if (auto request = conn->Take(id)) {
+        request->done(errors::DeadlineExceeded("data plane peer ", conn->peer, ", key '", request->key,
+                                               "': no reply before the deadline"),
+                      Tensor(), false);
+      }
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace tensoract

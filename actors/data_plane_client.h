@@ -1,0 +1,97 @@
+// DataPlaneClient: fetches tensors from other processes' DataPlaneServers.
+//
+// One TCP connection per peer ("host:port"), opened by the first request to it and reused
+// by every later one; many requests may be in flight on it at once and their replies come
+// back in any order, matched by request id. A reply's payload is read straight from the
+// socket into a Tensor allocated from the request's allocator (a lossy16 payload is read
+// into the same buffer and widened in place).
+//
+// Every request ends, exactly once, in `done`:
+//   - OK with the tensor (and its dead flag);
+//   - the error the server's provider gave (the message names the key and the peer);
+//   - DeadlineExceeded naming the peer and key when `deadline_ms` passes first;
+//   - Unavailable naming the peer when it cannot be reached or the connection breaks;
+//   - DataLoss when the reply is not a well-formed frame (the connection is then dropped);
+//   - ResourceExhausted when the allocator cannot hold the tensor.
+// `deadline_ms` is an absolute time on the steady clock in milliseconds
+// (data_plane::SteadyNowMs() + timeout).
+//
+// Threads: a reader thread per connection, which decodes replies and runs `done`; a timer
+// thread that fails requests past their deadline (running their `done`); and the caller,
+// which writes its request under the connection's write lock and, for the first request
+// to a peer, connects (waiting at most until the deadline). `done` may therefore run on
+// any of these threads, including the caller's (a refused connection); it must not block
+// for long, as it holds up the connection's other replies.
+// Thread-safety: every method may be called from any thread. The destructor fails the
+// requests still in flight with Cancelled and joins every thread; it must not run inside
+// a `done`.
+#ifndef TENSORACT_ACTORS_DATA_PLANE_CLIENT_H_
+#define TENSORACT_ACTORS_DATA_PLANE_CLIENT_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "kernels/allocator.h"
+#include "kernels/tensor.h"
+
+namespace tensoract {
+
+class DataPlaneClient {
+ public:
+  using DoneCallback = std::function<void(const Status& status, const Tensor& value, bool is_dead)>;
+
+  struct Received {
+    Tensor value;
+    bool is_dead = false;
+  };
+
+  DataPlaneClient();
+  ~DataPlaneClient();
+  DataPlaneClient(const DataPlaneClient&) = delete;
+  DataPlaneClient& operator=(const DataPlaneClient&) = delete;
+
+  // Asks `peer` for the value of `key` in step `step_id`; `lossy16` asks for a DT_FLOAT
+  // payload truncated to 16 bits per element on the wire.
+  void RecvTensorAsync(const std::string& peer, int64_t step_id, const std::string& key, bool lossy16,
+                       int64_t deadline_ms, Allocator* allocator, DoneCallback done);
+
+  // Blocks until RecvTensorAsync's `done` has run; waits at most until the deadline (plus
+  // a margin for the timer thread). For tests and tools.
+  StatusOr<Received> RecvTensor(const std::string& peer, int64_t step_id, const std::string& key,
+                                bool lossy16, int64_t deadline_ms, Allocator* allocator = cpu_allocator());
+
+  struct Connection;  // one peer's socket and its requests in flight (data_plane_client.cc)
+  struct Request;     // one request in flight
+
+ private:
+  // The live connection to `peer`, connecting if there is none.
+  StatusOr<std::shared_ptr<Connection>> GetConnection(const std::string& peer, int64_t deadline_ms);
+  // A connection's reader calls this when its stream ends; true if the client is
+  // shutting down (its requests are then Cancelled rather than Unavailable).
+  bool Retire(Connection* conn);
+  void TimerLoop();
+
+  std::mutex mu_;  // guards everything below
+  std::condition_variable timer_cv_;
+  bool shutting_down_ = false;
+  uint64_t next_request_id_ = 1;
+  std::unordered_map<std::string, std::shared_ptr<Connection>> connections_;
+  // Broken connections whose reader thread has still to be joined.
+  std::vector<std::shared_ptr<Connection>> retired_;
+  // Deadlines of the requests in flight: (deadline_ms, request id) -> connection.
+  std::map<std::pair<int64_t, uint64_t>, std::weak_ptr<Connection>> deadlines_;
+  std::thread timer_;
+};
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_ACTORS_DATA_PLANE_CLIENT_H_

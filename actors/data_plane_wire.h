@@ -1,0 +1,81 @@
+// The data plane's byte stream: sockets, Cap'n Proto framing and raw payloads.
+//
+// Shared by DataPlaneServer and DataPlaneClient (actors/data_plane_server.h,
+// actors/data_plane_client.h); the message layout is messages/tensor_frame.capnp. A
+// message is a small Cap'n Proto header in standard stream framing; a tensor's bytes
+// follow it raw, so they are written straight from the tensor (one gathered sendmsg) and
+// read straight into the destination tensor, never through a message arena.
+//
+// Raw bytes are in host order: both ends must be little-endian (x86-64, AArch64).
+//
+// Thread-safety: FrameReader belongs to one reading thread; the free functions are
+// thread-safe, but concurrent writers on one socket must serialise themselves.
+#ifndef TENSORACT_ACTORS_DATA_PLANE_WIRE_H_
+#define TENSORACT_ACTORS_DATA_PLANE_WIRE_H_
+
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <capnp/message.h>
+#include <kj/array.h>
+
+#include "base/status.h"
+
+namespace tensoract {
+namespace data_plane {
+
+// Payloads go out in pieces of this size, so that one big tensor delays another
+// request's reply on the same connection by at most one piece.
+constexpr size_t kChunkBytes = size_t{4} << 20;
+// A header larger than this is a corrupt stream, not a header (keys are short).
+constexpr size_t kMaxHeaderBytes = size_t{1} << 20;
+
+// TCP_NODELAY (a 4-byte reply must not wait for Nagle) and large socket buffers.
+void TuneSocket(int fd);
+
+// "host:port" -> a connected socket, or Unavailable naming the peer. Waits at most
+// until `deadline_ms` (milliseconds on the steady clock, see SteadyNowMs).
+StatusOr<int> ConnectTo(const std::string& peer, int64_t deadline_ms);
+// A listening socket on host:port (port 0: any free port); `*bound_port` tells which.
+StatusOr<int> ListenOn(const std::string& host, int port, int* bound_port);
+
+int64_t SteadyNowMs();
+
+// The message in stream framing (segment table + segments), ready to write.
+kj::Array<capnp::word> Encode(capnp::MessageBuilder& message);
+
+// Writes every byte of `iov` (EINTR and partial writes handled; no SIGPIPE). Unavailable
+// with the OS's reason when the socket fails.
+Status WriteAll(int fd, struct iovec* iov, int iovcnt);
+
+// Reads a socket: whole Cap'n Proto messages, and raw bytes straight into a destination.
+// Small reads are served from a buffer; large ones bypass it.
+class FrameReader {
+ public:
+  explicit FrameReader(int fd);
+
+  // One message in stream framing into `*words` (for capnp::FlatArrayMessageReader).
+  // Unavailable when the peer closed or the socket failed, DataLoss for a segment table
+  // that cannot be a header.
+  Status ReadMessage(kj::Array<capnp::word>* words);
+  // Exactly `n` bytes into `dst`; `dst` nullptr discards them.
+  Status ReadRaw(void* dst, size_t n);
+
+ private:
+  // At least one more byte into the buffer.
+  Status Fill();
+
+  int fd_;
+  std::vector<char> buffer_;
+  size_t begin_ = 0;  // unread bytes are buffer_[begin_, end_)
+  size_t end_ = 0;
+};
+
+}  // namespace data_plane
+}  // namespace tensoract
+
+#endif  // TENSORACT_ACTORS_DATA_PLANE_WIRE_H_

@@ -1,0 +1,318 @@
+// The data plane between a DataPlaneServer and a DataPlaneClient over loopback: exact
+// bytes for every numeric dtype, big and empty tensors, late and out-of-order replies,
+// lossy16's bit patterns, and every way a request can fail (provider error, deadline,
+// nobody listening, server stopped, server process killed) ending in an error, not a hang.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "actors/data_plane.h"
+
+namespace tensoract {
+namespace {
+
+using data_plane::SteadyNowMs;
+
+// A provider backed by a map: answers at once when the key is there, otherwise when Put
+// comes. Keys starting with "fail:" are answered with NotFound naming the key.
+class Store {
+ public:
+  void Put(const std::string& key, const Tensor& value, bool is_dead = false) {
+    std::vector<DataPlaneServer::Reply> waiting;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      values_[key] = {value, is_dead};
+      waiting.swap(waiting_[key]);
+    }
+    for (auto& reply : waiting) reply(Status::OK(), value, is_dead);
+  }
+  DataPlaneServer::Provider provider() {
+    return [this](int64_t step, const std::string& key, DataPlaneServer::Reply reply) {
+      if (key.rfind("fail:", 0) == 0) {
+        reply(errors::NotFound("no tensor '", key, "' in step ", step), Tensor(), false);
+        return;
+      }
+      std::unique_lock<std::mutex> lock(mu_);
+      auto it = values_.find(key);
+      if (it == values_.end()) {
+        waiting_[key].push_back(std::move(reply));
+        return;
+      }
+      auto [value, dead] = it->second;
+      lock.unlock();
+      reply(Status::OK(), value, dead);
+    };
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::pair<Tensor, bool>> values_;
+  std::map<std::string, std::vector<DataPlaneServer::Reply>> waiting_;
+};
+
+std::unique_ptr<DataPlaneServer> StartServer(Store& store) {
+  auto server = DataPlaneServer::Start(store.provider());
+  REQUIRE(server.ok());
+  return std::move(server).value();
+}
+
+std::string PeerOf(const DataPlaneServer& server) { return "127.0.0.1:" + std::to_string(server.port()); }
+
+int64_t In(int64_t ms) { return SteadyNowMs() + ms; }
+
+bool SameBytes(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && a.TotalBytes() == b.TotalBytes() &&
+         (a.TotalBytes() == 0 || std::memcmp(a.data(), b.data(), a.TotalBytes()) == 0);
+}
+
+template <class T>
+Tensor Iota(int64_t n, TensorShape shape) {
+  std::vector<T> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(i * 3 - 7);
+  return Tensor::FromVector(v, shape);
+}
+
+TEST_CASE("numeric tensors, a scalar and an empty tensor arrive with their exact bytes", "[data_plane]") {
+  Store store;
+  auto server = StartServer(store);
+  std::map<std::string, Tensor> sent = {
+      {"f32", Iota<float>(6, TensorShape({2, 3}))},
+      {"f64", Iota<double>(5, TensorShape({5}))},
+      {"i32", Iota<int32_t>(4, TensorShape({2, 2}))},
+      {"i64", Iota<int64_t>(3, TensorShape({3, 1}))},
+      {"u8", Iota<uint8_t>(7, TensorShape({7}))},
+      {"bool", Tensor::FromVector<bool>({true, false, true})},
+      {"scalar", Tensor::Scalar<float>(2.5f)},
+      {"empty", Tensor(tensorflow::DT_FLOAT, TensorShape({0, 4}))},
+  };
+  for (auto& [key, value] : sent) store.Put(key, value);
+  DataPlaneClient client;
+  for (auto& [key, value] : sent) {
+    auto got = client.RecvTensor(PeerOf(*server), 1, key, false, In(5000));
+    REQUIRE(got.ok());
+    CHECK_FALSE(got->is_dead);
+    CHECK(SameBytes(got->value, value));
+  }
+  // Asking for lossy16 leaves non-float tensors exact.
+  auto ints = client.RecvTensor(PeerOf(*server), 1, "i64", true, In(5000));
+  REQUIRE(ints.ok());
+  CHECK(SameBytes(ints->value, sent["i64"]));
+}
+
+TEST_CASE("a 64 MB tensor arrives whole, into the given allocator", "[data_plane]") {
+  Store store;
+  auto server = StartServer(store);
+  const int64_t n = 16 << 20;  // floats
+  Tensor big(tensorflow::DT_FLOAT, TensorShape({n}));
+  float* p = big.base<float>();
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(i % 100003) * 0.5f;
+  store.Put("big", big);
+  CPUAllocator allocator("receiver");
+  DataPlaneClient client;
+  auto got = client.RecvTensor(PeerOf(*server), 1, "big", false, In(30000), &allocator);
+  REQUIRE(got.ok());
+  CHECK(SameBytes(got->value, big));
+  CHECK(allocator.GetStats().bytes_in_use == n * 4);
+}
+
+TEST_CASE("a request waits for a value sent after it, and the dead flag travels", "[data_plane]") {
+  Store store;
+  auto server = StartServer(store);
+  DataPlaneClient client;
+  auto late = std::async(std::launch::async,
+                         [&] { return client.RecvTensor(PeerOf(*server), 7, "late", false, In(10000)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  store.Put("late", Tensor::Scalar<int32_t>(42));
+  auto got = late.get();
+  REQUIRE(got.ok());
+  CHECK(got->value.base<int32_t>()[0] == 42);
+
+  store.Put("dead", Tensor(), /*is_dead=*/true);
+  auto dead = client.RecvTensor(PeerOf(*server), 7, "dead", false, In(5000));
+  REQUIRE(dead.ok());
+  CHECK(dead->is_dead);
+}
+
+TEST_CASE("many requests in flight on one connection are answered out of order", "[data_plane]") {
+  Store store;
+  auto server = StartServer(store);
+  DataPlaneClient client;
+  constexpr int kRequests = 64;
+  std::vector<std::future<std::pair<Status, Tensor>>> results;
+  for (int i = 0; i < kRequests; ++i) {
+    auto p = std::make_shared<std::promise<std::pair<Status, Tensor>>>();
+    results.push_back(p->get_future());
+    client.RecvTensorAsync(PeerOf(*server), 3, "k" + std::to_string(i), false, In(20000), cpu_allocator(),
+                           [p](const Status& s, const Tensor& v, bool) { p->set_value({s, v}); });
+  }
+  // Answer from the last to the first; a large one in the middle must not hold up the rest.
+  store.Put("k32", Iota<float>(3 << 20, TensorShape({3 << 20})));
+  for (int i = kRequests - 1; i >= 0; --i) {
+    if (i != 32) store.Put("k" + std::to_string(i), Tensor::Scalar<int64_t>(i));
+  }
+  for (int i = 0; i < kRequests; ++i) {
+    REQUIRE(results[i].wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    auto [status, value] = results[i].get();
+    REQUIRE(status.ok());
+    if (i == 32) {
+      CHECK(value.NumElements() == (3 << 20));
+    } else {
+      CHECK(value.base<int64_t>()[0] == i);
+    }
+  }
+}
+
+TEST_CASE("lossy16 keeps the upper 16 bits of each float and zeroes the rest", "[data_plane]") {
+  Store store;
+  auto server = StartServer(store);
+  std::vector<uint32_t> bits = {0x3f800000u, 0x3fffffffu, 0xbf8123abu, 0x7f800000u, 0x00000001u,
+                                0x7fc00001u, 0x12345678u, 0xffffffffu, 0x80000000u};
+  Tensor t(tensorflow::DT_FLOAT, TensorShape({static_cast<int64_t>(bits.size())}));
+  std::memcpy(t.data(), bits.data(), bits.size() * 4);
+  store.Put("x", t);
+  // And one that needs several chunks.
+  const int64_t n = 3 << 20;
+  Tensor big(tensorflow::DT_FLOAT, TensorShape({n}));
+  for (int64_t i = 0; i < n; ++i) reinterpret_cast<uint32_t*>(big.data())[i] = static_cast<uint32_t>(i * 2654435761u);
+  store.Put("big", big);
+  DataPlaneClient client;
+  auto got = client.RecvTensor(PeerOf(*server), 1, "x", true, In(5000));
+  REQUIRE(got.ok());
+  REQUIRE(got->value.dtype() == tensorflow::DT_FLOAT);
+  const uint32_t* out = static_cast<const uint32_t*>(got->value.data());
+  for (size_t i = 0; i < bits.size(); ++i) CHECK(out[i] == (bits[i] & 0xffff0000u));
+  auto got_big = client.RecvTensor(PeerOf(*server), 1, "big", true, In(20000));
+  REQUIRE(got_big.ok());
+  const uint32_t* in = static_cast<const uint32_t*>(big.data());
+  const uint32_t* wide = static_cast<const uint32_t*>(got_big->value.data());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) wrong += wide[i] != (in[i] & 0xffff0000u);
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("the provider's error reaches the client naming the key", "[data_plane]") {
+  Store store;
+  auto server = StartServer(store);
+  store.Put("s", Tensor::FromVector<std::string>({"a", "b"}));
+  DataPlaneClient client;
+  auto got = client.RecvTensor(PeerOf(*server), 9, "fail:weights", false, In(5000));
+  REQUIRE_FALSE(got.ok());
+  CHECK(got.status().code() == error::NOT_FOUND);
+  CHECK_THAT(got.status().message(), Catch::Contains("fail:weights"));
+  CHECK_THAT(got.status().message(), Catch::Contains(PeerOf(*server)));
+  auto strings = client.RecvTensor(PeerOf(*server), 9, "s", false, In(5000));
+  CHECK(strings.status().code() == error::UNIMPLEMENTED);
+  // The connection still works afterwards.
+  store.Put("ok", Tensor::Scalar<float>(1));
+  CHECK(client.RecvTensor(PeerOf(*server), 9, "ok", false, In(5000)).ok());
+}
+
+TEST_CASE("a value that never comes ends in DeadlineExceeded naming the peer and key", "[data_plane]") {
+  Store store;
+  auto server = StartServer(store);
+  DataPlaneClient client;
+  const auto start = std::chrono::steady_clock::now();
+  auto got = client.RecvTensor(PeerOf(*server), 1, "never", false, In(200));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  REQUIRE(got.status().code() == error::DEADLINE_EXCEEDED);
+  CHECK_THAT(got.status().message(), Catch::Contains("never"));
+  CHECK_THAT(got.status().message(), Catch::Contains(PeerOf(*server)));
+  CHECK(waited >= std::chrono::milliseconds(190));
+  CHECK(waited < std::chrono::seconds(3));
+  // The late answer is dropped, and the connection goes on serving.
+  store.Put("never", Iota<float>(2 << 20, TensorShape({2 << 20})));
+  store.Put("next", Tensor::Scalar<float>(3));
+  auto next = client.RecvTensor(PeerOf(*server), 1, "next", false, In(5000));
+  REQUIRE(next.ok());
+  CHECK(next->value.base<float>()[0] == 3);
+}
+
+TEST_CASE("a peer nobody listens on is Unavailable, naming it", "[data_plane]") {
+  int port;
+  {
+    Store store;
+    auto server = StartServer(store);
+    port = server->port();
+  }  // stopped: the port is free now
+  DataPlaneClient client;
+  const std::string peer = "127.0.0.1:" + std::to_string(port);
+  auto got = client.RecvTensor(peer, 1, "k", false, In(5000));
+  REQUIRE(got.status().code() == error::UNAVAILABLE);
+  CHECK_THAT(got.status().message(), Catch::Contains(peer));
+  auto bad = client.RecvTensor("no-port-here", 1, "k", false, In(5000));
+  CHECK(bad.status().code() == error::INVALID_ARGUMENT);
+}
+
+TEST_CASE("stopping the server mid-request fails the request instead of hanging", "[data_plane]") {
+  Store store;
+  auto server = StartServer(store);
+  const std::string peer = PeerOf(*server);
+  DataPlaneClient client;
+  store.Put("warm", Tensor::Scalar<float>(1));
+  REQUIRE(client.RecvTensor(peer, 1, "warm", false, In(5000)).ok());
+  auto pending = std::async(std::launch::async, [&] { return client.RecvTensor(peer, 1, "waits", false, In(30000)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto start = std::chrono::steady_clock::now();
+  server->Stop();
+  auto got = pending.get();
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+  REQUIRE(got.status().code() == error::UNAVAILABLE);
+  CHECK_THAT(got.status().message(), Catch::Contains(peer));
+  CHECK_THAT(got.status().message(), Catch::Contains("waits"));
+  // A reply after Stop is dropped, not written to a closed socket.
+  store.Put("waits", Tensor::Scalar<float>(2));
+  // And the next request reconnects (and is refused).
+  CHECK(client.RecvTensor(peer, 1, "warm", false, In(5000)).status().code() == error::UNAVAILABLE);
+}
+
+TEST_CASE("a server process killed mid-request gives Unavailable promptly", "[data_plane]") {
+  // The child serves from its own address space; it must never return into Catch.
+  int port_pipe[2];
+  REQUIRE(pipe(port_pipe) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    alarm(60);  // never outlive a parent that failed to kill it
+    close(port_pipe[0]);
+    static Store store;
+    store.Put("small", Tensor::Scalar<int32_t>(5));
+    // "slow" is never sent: the parent's request is in flight when the child dies.
+    auto server = DataPlaneServer::Start(store.provider());
+    int port = server.ok() ? (*server)->port() : -1;
+    if (write(port_pipe[1], &port, sizeof(port)) != sizeof(port)) _exit(1);
+    for (;;) pause();
+  }
+  close(port_pipe[1]);
+  int port = -1;
+  REQUIRE(read(port_pipe[0], &port, sizeof(port)) == sizeof(port));
+  close(port_pipe[0]);
+  REQUIRE(port > 0);
+  const std::string peer = "127.0.0.1:" + std::to_string(port);
+  DataPlaneClient client;
+  auto small = client.RecvTensor(peer, 1, "small", false, In(5000));
+  REQUIRE(small.ok());
+  CHECK(small->value.base<int32_t>()[0] == 5);
+
+  auto pending = std::async(std::launch::async, [&] { return client.RecvTensor(peer, 1, "slow", false, In(30000)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto start = std::chrono::steady_clock::now();
+  kill(child, SIGKILL);
+  auto got = pending.get();
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+  int wstatus = 0;
+  waitpid(child, &wstatus, 0);
+  REQUIRE(got.status().code() == error::UNAVAILABLE);
+  CHECK_THAT(got.status().message(), Catch::Contains(peer));
+}
+
+}  // namespace
+}  // namespace tensoract
