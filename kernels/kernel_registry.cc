@@ -66,30 +66,24 @@ std::string KernelsRegisteredForOp(const std::string& op) {
   return out.empty() ? "<no registered kernels>" : out;
 }
 
-bool KernelExists(const NodeDef& def, const std::string& device_type) {
+// The factory of the first kernel registered for `def` on `device_type`, or an empty one.
+static KernelFactory FindKernelFactory(const NodeDef& def, const std::string& device_type) {
   Registry& r = GlobalRegistry();
   std::lock_guard<std::mutex> lock(r.mu);
   auto [begin, end] = r.by_op.equal_range(def.op());
   for (auto it = begin; it != end; ++it) {
-    if (Matches(it->second.def, device_type, def)) return true;
+    if (Matches(it->second.def, device_type, def)) return it->second.factory;
   }
-  return false;
+  return nullptr;
+}
+
+bool KernelExists(const NodeDef& def, const std::string& device_type) {
+  return FindKernelFactory(def, device_type) != nullptr;
 }
 
 Status CreateOpKernel(Device* device, const NodeDef& def, const tensorflow::OpDef& op_def,
                       std::unique_ptr<OpKernel>* kernel) {
-  KernelFactory factory;
-  {
-    Registry& r = GlobalRegistry();
-    std::lock_guard<std::mutex> lock(r.mu);
-    auto [begin, end] = r.by_op.equal_range(def.op());
-    for (auto it = begin; it != end; ++it) {
-      if (Matches(it->second.def, device->device_type(), def)) {
-        factory = it->second.factory;
-        break;
-      }
-    }
-  }
+  KernelFactory factory = FindKernelFactory(def, device->device_type());
   if (!factory) {
     std::string type_attrs;
     for (const auto& attr : op_def.attr()) {
