@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "actors/session.h"
+#include "base/json_string.h"
 #include "base/proto_io.h"
 #include "base/types.h"
 
@@ -88,29 +89,6 @@ bool VisitSimpleType(DataType dtype, Fn&& fn) {
     case tensorflow::DT_BOOL: fn(bool{}); return true;
     default: return false;
   }
-}
-
-std::string JsonString(const std::string& s) {
-  std::ostringstream os;
-  os << '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': os << "\\\""; break;
-      case '\\': os << "\\\\"; break;
-      case '\n': os << "\\n"; break;
-      case '\t': os << "\\t"; break;
-      case '\r': os << "\\r"; break;
-      default:
-        if (c < 0x20) {
-          static const char* hex = "0123456789abcdef";
-          os << "\\u00" << hex[c >> 4] << hex[c & 15];
-        } else {
-          os << c;
-        }
-    }
-  }
-  os << '"';
-  return os.str();
 }
 
 template <class T>

@@ -18,6 +18,7 @@
 #include <Eigen/Core>
 
 #include "actors/saver.h"
+#include "base/json_string.h"
 #include "graph/builder/ops.h"
 #include "kernels/checkpoint/tensor_bundle.h"
 #include "kernels/tensor.h"
@@ -35,23 +36,6 @@ std::string Hex(const std::string& s) {
   return out;
 }
 
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(c);
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out + "\"";
-}
-
 template <class T>
 void Numbers(const Tensor& t, std::ostream& os) {
   for (int64_t i = 0; i < t.NumElements(); ++i) {
@@ -67,7 +51,7 @@ void Numbers(const Tensor& t, std::ostream& os) {
 }
 
 Status TensorJson(const Tensor& t, std::ostream& os) {
-  os << "{\"dtype\": " << Quote(DataTypeString(t.dtype())) << ", \"shape\": [";
+  os << "{\"dtype\": " << JsonString(DataTypeString(t.dtype())) << ", \"shape\": [";
   for (int d = 0; d < t.dims(); ++d) os << (d ? "," : "") << t.dim_size(d);
   os << "], \"values\": [";
   switch (t.dtype()) {
@@ -90,7 +74,7 @@ Status TensorJson(const Tensor& t, std::ostream& os) {
       }
       break;
     case tensorflow::DT_STRING:
-      for (int64_t i = 0; i < t.NumElements(); ++i) os << (i ? "," : "") << Quote(Hex(t.base<std::string>()[i]));
+      for (int64_t i = 0; i < t.NumElements(); ++i) os << (i ? "," : "") << JsonString(Hex(t.base<std::string>()[i]));
       break;
     default:
       return errors::Unimplemented("checkpoint_tool cannot print ", DataTypeString(t.dtype()));
@@ -105,7 +89,7 @@ Status PrintBundle(const BundleReader& r, std::ostream& os) {
   for (const std::string& key : r.keys()) {
     Tensor t;
     TA_RETURN_IF_ERROR(r.Lookup(key, &t));
-    os << (first ? "" : ", ") << Quote(key) << ": ";
+    os << (first ? "" : ", ") << JsonString(key) << ": ";
     TA_RETURN_IF_ERROR(TensorJson(t, os));
     first = false;
   }
@@ -180,7 +164,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!s.ok()) {
-    std::cout << "{\"error\": " << Quote(ErrorCodeName(s.code())) << ", \"message\": " << Quote(s.message()) << "}\n";
+    std::cout << "{\"error\": " << JsonString(ErrorCodeName(s.code())) << ", \"message\": " << JsonString(s.message()) << "}\n";
     return 1;
   }
   std::cout << out.str();
