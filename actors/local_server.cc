@@ -1,10 +1,14 @@
 #include "actors/local_server.h"
 
+#include <cctype>
+#include <cstdlib>
 #include <thread>
 
 #include <caf/all.hpp>
+#include <caf/io/all.hpp>
 
 #include "actors/master.h"
+#include "actors/remote_master.h"
 #include "actors/worker.h"
 
 namespace tensoract {
@@ -16,9 +20,10 @@ int ThreadsFor(const SessionOptions& options) {
 }
 
 struct LocalServer::OwnedSystem {
-  explicit OwnedSystem(int threads) : config(MakeConfig(threads)), system(config) {}
-  static caf::actor_system_config MakeConfig(int threads) {
+  OwnedSystem(int threads, bool remote) : config(MakeConfig(threads, remote)), system(config) {}
+  static caf::actor_system_config MakeConfig(int threads, bool remote) {
     caf::actor_system_config cfg;
+    if (remote) cfg.load<caf::io::middleman>();
     // CAF's default is 4 threads; more threads than cores only adds wake-ups (DESIGN.md).
     cfg.set("scheduler.max-threads", static_cast<size_t>(threads));
     return cfg;
@@ -28,12 +33,17 @@ struct LocalServer::OwnedSystem {
 };
 
 StatusOr<std::unique_ptr<LocalServer>> LocalServer::New(const SessionOptions& options) {
-  auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options));
+  if (!options.target.empty()) return Connect(options);
+  auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options), false);
   caf::actor_system& system = owned->system;
   return std::unique_ptr<LocalServer>(new LocalServer(system, std::move(owned), options));
 }
 
 StatusOr<std::unique_ptr<LocalServer>> LocalServer::New(caf::actor_system& system, const SessionOptions& options) {
+  if (!options.target.empty()) {
+    return errors::InvalidArgument("a remote target (", options.target,
+                                   ") needs a session with its own actor system: use Session::New(options)");
+  }
   return std::unique_ptr<LocalServer>(new LocalServer(system, nullptr, options));
 }
 
@@ -53,9 +63,46 @@ LocalServer::LocalServer(caf::actor_system& system, std::unique_ptr<OwnedSystem>
   master_ = SpawnMaster(system_, worker_, master_options);
 }
 
+StatusOr<std::unique_ptr<LocalServer>> LocalServer::Connect(const SessionOptions& options) {
+  constexpr const char* kScheme = "tensoract://";
+  const std::string& target = options.target;
+  if (target.rfind(kScheme, 0) != 0) {
+    return errors::InvalidArgument("target '", target, "' is not of the form tensoract://host:port");
+  }
+  std::string where = target.substr(std::string(kScheme).size());
+  size_t colon = where.rfind(':');
+  int port = colon == std::string::npos ? 0 : std::atoi(where.c_str() + colon + 1);
+  if (colon == std::string::npos || colon == 0 || port <= 0 || port > 65535) {
+    return errors::InvalidArgument("target '", target, "' has no valid host:port");
+  }
+  std::string host = where.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  std::string token = options.cluster_token;
+  if (token.empty()) {
+    const char* env = std::getenv("TENSORACT_CLUSTER_TOKEN");
+    token = env ? env : "";
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  }
+  if (token.empty()) {
+    return errors::FailedPrecondition("target ", target,
+                                      " needs the cluster token: set SessionOptions::cluster_token or "
+                                      "TENSORACT_CLUSTER_TOKEN");
+  }
+  auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options), true);
+  caf::actor_system& system = owned->system;
+  caf::actor master = SpawnRemoteMaster(
+      system, RemoteAddress{host, static_cast<uint16_t>(port), token, StrCat("master ", target), 5000},
+      options.step_timeout_ms);
+  return std::unique_ptr<LocalServer>(new LocalServer(system, std::move(owned), options, std::move(master)));
+}
+
+LocalServer::LocalServer(caf::actor_system& system, std::unique_ptr<OwnedSystem> owned, const SessionOptions& options,
+                         caf::actor remote_master)
+    : owned_(std::move(owned)), system_(system), options_(options), master_(std::move(remote_master)) {}
+
 LocalServer::~LocalServer() {
   caf::anon_send_exit(master_, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(worker_, caf::exit_reason::user_shutdown);
+  if (worker_) caf::anon_send_exit(worker_, caf::exit_reason::user_shutdown);
   // An owned actor system waits for every actor to finish when it is destroyed (owned_).
 }
 

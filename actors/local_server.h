@@ -29,6 +29,14 @@ class actor_system;
 namespace tensoract {
 
 struct SessionOptions {
+  // Where the master is: empty for one in this process (with a worker of its own), or
+  // "tensoract://host:port" for the master of a running cluster's node (tensoract-node),
+  // like TensorFlow's grpc:// targets. A remote session behaves as a local one; its
+  // graphs run on the cluster's tasks (the device options below are then the node's).
+  std::string target;
+  // The cluster's shared token, presented to a remote target; empty: the environment's
+  // TENSORACT_CLUSTER_TOKEN.
+  std::string cluster_token;
   // Threads of the actor scheduler and of the CPU devices' pools; 0: one per core.
   int num_threads = 0;
   // CPU devices of the worker (TensorFlow's ConfigProto.device_count["CPU"]); the threads
@@ -57,6 +65,10 @@ class LocalServer {
   static StatusOr<std::unique_ptr<LocalServer>> New(const SessionOptions& options = {});
   // In the application's actor system, which must outlive the server.
   static StatusOr<std::unique_ptr<LocalServer>> New(caf::actor_system& system, const SessionOptions& options = {});
+  // The client's end of a remote target (options.target = "tensoract://host:port"): its
+  // master() is a proxy of the node's master (actors/remote_master.h) and it has no
+  // worker. InvalidArgument for a malformed target, FailedPrecondition without a token.
+  static StatusOr<std::unique_ptr<LocalServer>> Connect(const SessionOptions& options);
   ~LocalServer();  // stops the master and the worker
 
   caf::actor_system& system() const { return system_; }
@@ -67,6 +79,8 @@ class LocalServer {
  private:
   struct OwnedSystem;
   LocalServer(caf::actor_system& system, std::unique_ptr<OwnedSystem> owned, const SessionOptions& options);
+  LocalServer(caf::actor_system& system, std::unique_ptr<OwnedSystem> owned, const SessionOptions& options,
+              caf::actor remote_master);
 
   std::unique_ptr<OwnedSystem> owned_;  // destroyed last: it waits for the actors to end
   caf::actor_system& system_;

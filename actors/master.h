@@ -12,6 +12,23 @@
 // the steps that collect them) and partitioned by device with _Send/_Recv pairs
 // (graph/partition.h).
 //
+// In a cluster (MasterOptions::remote_tasks), the master drives its own task's worker
+// and a RemoteWorker per other task alike. It learns every task's devices, incarnation
+// and data-plane address from heartbeats, places the call graph on all their devices
+// (feeds and fetches stay on its own task; nodes without a constraint go there too) and
+// partitions it in two levels: by device, then the devices' parts grouped by task, one
+// registration per task. A step is one RunGraph per task (a counter and a promise); the
+// first error aborts the step on the others, and when all have answered every task is
+// told to drop the step's leftovers (CleanupGraph).
+//
+// Faults: every heartbeat_interval_ms the master asks each remote task for a heartbeat.
+// One that does not answer within heartbeat_timeout_ms (frozen), or cannot be reached
+// (killed), is unhealthy: every step using it fails at once with Unavailable naming the
+// task, and the step is aborted on the other tasks. A task that answers with a new
+// incarnation has restarted: the calls registered on it are dropped, so the next step
+// registers its graphs again (its variables are gone; see TrainingLoop for recovery).
+// A step that needs an unhealthy task fails with Unavailable naming it.
+//
 // Protocol: (create_session_atom, CreateSessionRequest) -> CreateSessionResponse
 //           (extend_session_atom, ExtendSessionRequest) -> ExtendSessionResponse
 //           (run_step_atom, RunStepRequest) -> RunStepResponse
@@ -24,6 +41,10 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include <string>
+#include <vector>
+
+#include "actors/remote_node.h"
 #include "graph/optimizer/graph_optimizer.h"
 
 namespace tensoract {
@@ -35,8 +56,15 @@ struct MasterOptions {
   bool allow_soft_placement = false;      // see SessionOptions
   bool enable_bfloat16_sendrecv = false;  // see SessionOptions
   bool enable_recv_scheduling = false;    // see SessionOptions
+  // The cluster, when the master drives more than its own task: the other tasks'
+  // addresses (RemoteAddress::name is the task's name, "/job:ps/replica:0/task:0"). The
+  // actor system needs CAF's middleman then.
+  std::vector<RemoteAddress> remote_tasks;
+  int64_t heartbeat_interval_ms = 1000;
+  int64_t heartbeat_timeout_ms = 3000;
 };
 
+// `worker` is the master's own task's worker (feeds and fetches live there).
 caf::actor SpawnMaster(caf::actor_system& system, caf::actor worker, const MasterOptions& options);
 
 }  // namespace tensoract

@@ -11,6 +11,7 @@
 #ifndef TENSORACT_ACTORS_MESSAGES_H_
 #define TENSORACT_ACTORS_MESSAGES_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -41,8 +42,6 @@ using reset_atom = caf::atom_constant<caf::atom("reset")>;
 using register_graph_atom = caf::atom_constant<caf::atom("reggraph")>;
 using run_graph_atom = caf::atom_constant<caf::atom("rungraph")>;
 using deregister_graph_atom = caf::atom_constant<caf::atom("dereggraph")>;
-// The worker's devices (std::vector<tensorflow::DeviceAttributes>), master -> worker.
-using get_devices_atom = caf::atom_constant<caf::atom("getdevices")>;
 // Step execution, worker -> executor -> device -> executor.
 using start_atom = caf::atom_constant<caf::atom("start")>;
 using launch_atom = caf::atom_constant<caf::atom("launch")>;
@@ -50,6 +49,13 @@ using kernel_done_atom = caf::atom_constant<caf::atom("kerneldone")>;
 using abort_atom = caf::atom_constant<caf::atom("abort")>;
 // Any actor: a readable snapshot of its state.
 using inspect_atom = caf::atom_constant<caf::atom("inspect")>;
+// Cluster, master -> worker: liveness and identity (WorkerInfo), where the other tasks'
+// data planes are (PeerDirectory), stopping a step that failed elsewhere, and dropping
+// what is left of a step once every task has answered RunGraph.
+using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;
+using set_peers_atom = caf::atom_constant<caf::atom("setpeers")>;
+using abort_step_atom = caf::atom_constant<caf::atom("abortstep")>;
+using cleanup_graph_atom = caf::atom_constant<caf::atom("cleangraph")>;
 
 using NamedTensor = std::pair<std::string, Tensor>;
 
@@ -106,11 +112,30 @@ struct RunGraphRequest {
   std::vector<Tensor> args;  // by _Arg index
   int64_t timeout_ms = 0;
   bool collect_stats = false;  // per-node statistics in RunGraphResponse::step_stats
+  // The step spans tasks: its rendezvous entries stay until the master's CleanupGraph
+  // (another task may still be fetching what this one sent). Otherwise the worker drops
+  // them as soon as the step ends.
+  bool master_cleans_up = false;
 };
 struct RunGraphResponse {
   Status status;
   std::vector<Tensor> retvals;  // by _Retval index
   std::shared_ptr<tensorflow::StepStats> step_stats;  // when asked for: one DeviceStepStats per device
+};
+
+// A worker's identity and health, its answer to a heartbeat.
+struct WorkerInfo {
+  Status status;                 // not OK: the task could not be reached (a remote one)
+  std::string task;              // "/job:worker/replica:0/task:1"
+  uint64_t incarnation = 0;      // changes when the task's process restarts
+  std::string data_plane;        // "host:port" of its data plane; empty: none
+  std::vector<tensorflow::DeviceAttributes> devices;
+  std::vector<int64_t> running_steps;
+};
+
+// Task name -> "host:port" of its data plane (tensoract.PeerDirectory).
+struct PeerDirectory {
+  std::map<std::string, std::string> data_plane_by_task;
 };
 
 // A kernel's result, device thread (or async kernel) -> executor.
@@ -140,6 +165,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RegisterGraphResponse)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunGraphRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunGraphResponse)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::KernelDone)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<tensorflow::DeviceAttributes>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::WorkerInfo)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::PeerDirectory)
 
 #endif  // TENSORACT_ACTORS_MESSAGES_H_

@@ -135,6 +135,7 @@ Status Session::Reset(const std::vector<std::string>& containers) {
 std::string Session::Inspect() {
   std::string out;
   for (const caf::actor& a : {server_->master(), server_->worker()}) {
+    if (!a) continue;  // a remote target: its master's answer covers the node
     Status s = Ask<std::string>(
         server_->system(), a, 5000, "Inspect",
         [&](std::string& text) {

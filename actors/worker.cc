@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
+#include <random>
 
 #include <caf/all.hpp>
 
+#include "actors/cluster_rendezvous.h"
+#include "actors/data_plane_client.h"
+#include "actors/data_plane_server.h"
 #include "actors/device_actor.h"
 #include "actors/executor.h"
 #include "actors/rendezvous.h"
@@ -24,6 +29,7 @@ struct RegisteredGraph {
 struct RunningStep {
   std::vector<caf::actor> executors;
   int remaining = 0;
+  bool master_cleans_up = false;
   RunGraphResponse response;
   caf::typed_response_promise<RunGraphResponse> promise;
 };
@@ -33,7 +39,10 @@ struct WorkerState {
   std::vector<std::shared_ptr<Device>> devices;
   std::vector<caf::actor> device_actors;
   caf::actor rendezvous_actor;
-  std::shared_ptr<ActorRendezvous> rendezvous;
+  std::shared_ptr<ClusterRendezvous> rendezvous;
+  uint64_t incarnation = 0;  // tells this process's worker apart from a restarted one
+  std::unique_ptr<DataPlaneServer> data_plane;  // with serve_data_plane
+  std::string data_plane_address;
   std::map<std::string, RegisteredGraph> graphs;
   std::map<int64_t, std::shared_ptr<RunningStep>> running;
   int64_t next_graph = 0;
@@ -107,7 +116,7 @@ void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
     merged.step_stats.reset();
   }
   step.promise.deliver(std::move(merged));
-  self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
+  if (!step.master_cleans_up) self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
   st.running.erase(found);
 }
 
@@ -117,7 +126,32 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
   const int n = std::max(1, options.num_cpu_devices);
   st.rendezvous_actor = SpawnRendezvous(self->system(), options.task_name);
   self->link_to(st.rendezvous_actor);
-  st.rendezvous = std::make_shared<ActorRendezvous>(st.rendezvous_actor);
+  st.incarnation = (static_cast<uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
+  std::shared_ptr<DataPlaneClient> fetcher;
+  if (options.serve_data_plane) {
+    caf::actor rdv = st.rendezvous_actor;
+    // Another task's fetch is a Recv on this task's rendezvous, answered when the _Send
+    // here has run (or with the step's abort status).
+    auto provider = [rdv](int64_t step, const std::string& key, DataPlaneServer::Reply reply) {
+      caf::anon_send(rdv, rdv_recv_atom::value, step, key,
+                     RecvCallback{[reply](const Status& s, const Tensor& v, bool dead) { reply(s, v, dead); }});
+    };
+    DataPlaneServer::Options where;
+    where.host = options.data_plane_host;
+    auto server = DataPlaneServer::Start(provider, where);
+    if (server.ok()) {
+      st.data_plane = std::move(server).value();
+      st.data_plane_address = StrCat(options.data_plane_host, ":", st.data_plane->port());
+      fetcher = std::make_shared<DataPlaneClient>();
+    } else {
+      // The worker still runs single-task steps; the master sees no data plane and fails
+      // any step that needs one, naming this task.
+      std::fprintf(stderr, "worker %s: no data plane: %s\n", options.task_name.c_str(),
+                   server.status().ToString().c_str());
+    }
+  }
+  st.rendezvous = std::make_shared<ClusterRendezvous>(st.rendezvous_actor, options.task_name, std::move(fetcher),
+                                                      options.default_step_timeout_ms);
   for (int i = 0; i < n; ++i) {
     // Threads are shared out: with more devices than threads, each still gets one.
     int threads = std::max(1, options.cpu_threads / n + (i < options.cpu_threads % n ? 1 : 0));
@@ -161,6 +195,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
                                                         st.options.task_name), {}, nullptr};
         }
         auto step = std::make_shared<RunningStep>();
+        step->master_cleans_up = request.master_cleans_up;
         step->promise = self->make_response_promise<RunGraphResponse>();
         step->remaining = static_cast<int>(graph.plans.size());
         st.running[step_id] = step;
@@ -174,6 +209,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         if (graph.plans.empty()) {
           auto promise = step->promise;
           st.running.erase(step_id);
+          if (!request.master_cleans_up) self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
           promise.deliver(RunGraphResponse{});
           return promise;
         }
@@ -190,10 +226,29 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         }
         return step->promise;
       },
-      [=](get_devices_atom) {
-        std::vector<tensorflow::DeviceAttributes> out;
-        for (const auto& d : self->state.devices) out.push_back(d->attributes());
-        return out;
+      [=](heartbeat_atom) {
+        auto& st = self->state;
+        WorkerInfo info;
+        info.task = st.options.task_name;
+        info.incarnation = st.incarnation;
+        info.data_plane = st.data_plane_address;
+        for (const auto& d : st.devices) info.devices.push_back(d->attributes());
+        for (const auto& [id, step] : st.running) info.running_steps.push_back(id);
+        return info;
+      },
+      [=](set_peers_atom, PeerDirectory& peers) {
+        self->state.rendezvous->SetPeers(std::move(peers.data_plane_by_task));
+        return Status::OK();
+      },
+      [=](abort_step_atom, int64_t step_id, const Status& why) {
+        auto& st = self->state;
+        self->send(st.rendezvous_actor, abort_atom::value, step_id, why);
+        auto it = st.running.find(step_id);
+        if (it == st.running.end()) return;
+        for (const caf::actor& e : it->second->executors) self->send(e, abort_atom::value, why);
+      },
+      [=](cleanup_graph_atom, int64_t step_id) {
+        self->send(self->state.rendezvous_actor, cleanup_step_atom::value, step_id);
       },
       [=](reset_atom, const std::vector<std::string>& containers) {
         // As TensorFlow's Reset: no names means the default container. A container that

@@ -16,9 +16,18 @@
 // Protocol: (register_graph_atom, RegisterGraphRequest) -> RegisterGraphResponse
 //           (run_graph_atom, RunGraphRequest) -> RunGraphResponse
 //           (deregister_graph_atom, std::string handle) -> Status
-//           (get_devices_atom) -> std::vector<tensorflow::DeviceAttributes>
 //           (reset_atom, std::vector<std::string> containers) -> Status
 //           (inspect_atom) -> std::string (with its rendezvous's and devices' state)
+//   In a cluster (the master drives several tasks):
+//           (heartbeat_atom) -> WorkerInfo (task, incarnation, data-plane address, devices)
+//           (set_peers_atom, PeerDirectory) -> Status (where the other tasks' data planes are)
+//           (abort_step_atom, int64_t step, Status) -> nothing: the step's executors stop,
+//               its Recvs fail with that status
+//           (cleanup_graph_atom, int64_t step) -> nothing: drops the step's rendezvous
+//               entries (RunGraph with master_cleans_up keeps them until this comes)
+//
+// With serve_data_plane the worker listens for other tasks' tensor fetches
+// (actors/data_plane_server.h) and fetches theirs (actors/cluster_rendezvous.h).
 #ifndef TENSORACT_ACTORS_WORKER_H_
 #define TENSORACT_ACTORS_WORKER_H_
 
@@ -37,6 +46,9 @@ struct WorkerOptions {
   int cpu_threads = 1;      // threads of the CPU devices' pools, shared out among them
   int num_cpu_devices = 1;  // /device:CPU:0 ... /device:CPU:<n-1>
   int64_t default_step_timeout_ms = 10 * 60 * 1000;
+  // Serve this task's tensors to other tasks, on data_plane_host (port: any free one).
+  bool serve_data_plane = false;
+  std::string data_plane_host = "127.0.0.1";
 };
 
 caf::actor SpawnWorker(caf::actor_system& system, const WorkerOptions& options);

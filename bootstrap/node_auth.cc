@@ -32,9 +32,9 @@ std::string DescribeSender(caf::event_based_actor* self) {
 // One write per line, so lines from several actors do not interleave.
 void Log(const std::string& line) { std::cerr << (line + "\n") << std::flush; }
 
-caf::behavior Gatekeeper(caf::event_based_actor* self, std::string token, caf::actor worker, std::string task_name) {
-  // Linked: a gatekeeper whose worker is gone would hand out a dead handle.
-  self->link_to(worker);
+caf::behavior Gatekeeper(caf::event_based_actor* self, std::string token, caf::actor service, std::string task_name) {
+  // Linked: a gatekeeper whose service is gone would hand out a dead handle.
+  self->link_to(service);
   return {
       [=](hello_atom, const std::string& presented) -> caf::result<caf::actor> {
         if (!TokensMatch(presented, token)) {
@@ -42,7 +42,7 @@ caf::behavior Gatekeeper(caf::event_based_actor* self, std::string token, caf::a
           return caf::make_error(caf::sec::runtime_error, std::string(kRefused));
         }
         Log(StrCat("tensoract-node ", task_name, ": accepted ", DescribeSender(self)));
-        return worker;
+        return service;
       },
   };
 }
@@ -91,12 +91,12 @@ bool TokensMatch(std::string_view presented, std::string_view expected) {
   return diff == 0 && !expected.empty();
 }
 
-caf::actor SpawnGatekeeper(caf::actor_system& system, std::string token, caf::actor worker,
+caf::actor SpawnGatekeeper(caf::actor_system& system, std::string token, caf::actor service,
                            std::string task_name) {
-  return system.spawn(Gatekeeper, std::move(token), std::move(worker), std::move(task_name));
+  return system.spawn(Gatekeeper, std::move(token), std::move(service), std::move(task_name));
 }
 
-StatusOr<caf::actor> ConnectToWorker(caf::actor_system& system, const std::string& host, uint16_t port,
+StatusOr<caf::actor> ConnectToNode(caf::actor_system& system, const std::string& host, uint16_t port,
                                      const std::string& token, std::chrono::milliseconds timeout) {
   std::string where = StrCat(host, ":", port);
   caf::scoped_actor self{system};
@@ -127,7 +127,7 @@ StatusOr<caf::actor> ConnectToWorker(caf::actor_system& system, const std::strin
                  }
                });
   TA_RETURN_IF_ERROR(status);
-  if (!worker) return errors::Internal("node ", where, " answered hello without a worker");
+  if (!worker) return errors::Internal("node ", where, " answered hello without its service");
   return worker;
 }
 

@@ -1,18 +1,19 @@
-// The cluster token check: who may talk to a node's worker.
+// The cluster token check: who may talk to a node's master and worker.
 //
 // CAF 0.17 has no authentication hook (any process that speaks BASP can connect), so a
-// node publishes on its port only a gatekeeper actor, never its worker. A peer says
+// node publishes on its port only a gatekeeper actor, never its node service. A peer says
 //
 //   (hello_atom, std::string token) -> caf::actor
 //
-// and gets the worker's handle back when the token matches the cluster's (compared in
+// and gets the node service's handle back (actors/node_service.h: the node's master and
+// worker behind the control protocol) when the token matches the cluster's (compared in
 // constant time); otherwise the error "refused: wrong cluster token", and the node logs the
 // refusal on stderr with the peer's node id (its process id and host id). Only CAF's own
 // types cross the wire here (an atom, a string, an actor handle, an error), so nothing
 // needs a type-ID registration.
 //
 // What it is and is not: it keeps a peer that does not know the token (another cluster, a
-// stale config, a port scanner speaking BASP politely) from getting a handle to the worker.
+// stale config, a port scanner speaking BASP politely) from getting a handle to the node service.
 // It is not encryption, and a hostile peer that forges BASP messages to guessed actor ids
 // is not stopped by it; that needs TLS (CAF's openssl module) on a network you do not
 // trust. This is also why a node listens on loopback unless told otherwise.
@@ -27,6 +28,7 @@
 #include <caf/actor.hpp>
 #include <caf/atom.hpp>
 
+#include "actors/rpc.h"
 #include "base/status.h"
 
 namespace caf {
@@ -35,7 +37,6 @@ class actor_system;
 
 namespace tensoract {
 
-using hello_atom = caf::atom_constant<caf::atom("hello")>;
 
 // The name of the environment variable holding the token when no file is given.
 inline constexpr const char* kClusterTokenEnv = "TENSORACT_CLUSTER_TOKEN";
@@ -49,15 +50,15 @@ StatusOr<std::string> LoadClusterToken(const std::string& token_file);
 // (so timing tells a guesser nothing about how much of a guess was right).
 bool TokensMatch(std::string_view presented, std::string_view expected);
 
-// The gatekeeper of `worker` for the task `task_name` (named in its log lines).
-caf::actor SpawnGatekeeper(caf::actor_system& system, std::string token, caf::actor worker,
+// The gatekeeper of `service` for the task `task_name` (named in its log lines).
+caf::actor SpawnGatekeeper(caf::actor_system& system, std::string token, caf::actor service,
                            std::string task_name);
 
 // Client side, blocking (call it from a plain thread, never inside an actor): connects to
-// the node at host:port, presents `token` and returns its worker. Each of the two round
+// the node at host:port, presents `token` and returns its node service. Each of the two round
 // trips waits at most `timeout`. Unavailable when nothing (or no tensoract node) listens
 // there, PermissionDenied when the node refuses the token, DeadlineExceeded on a timeout.
-StatusOr<caf::actor> ConnectToWorker(caf::actor_system& system, const std::string& host, uint16_t port,
+StatusOr<caf::actor> ConnectToNode(caf::actor_system& system, const std::string& host, uint16_t port,
                                      const std::string& token, std::chrono::milliseconds timeout);
 
 }  // namespace tensoract

@@ -10,7 +10,7 @@ namespace {
 
 const std::set<std::string>& Keys() {
   static const std::set<std::string> keys = {"cluster", "job", "task", "listen", "token-file", "cpu-devices",
-                                             "threads"};
+                                             "threads", "heartbeat-interval-ms", "heartbeat-timeout-ms"};
   return keys;
 }
 
@@ -109,25 +109,37 @@ StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args) {
   if (values.count("threads")) {
     TA_ASSIGN_OR_RETURN(options.threads, ParseInt("--threads", values["threads"], 0));
   }
+  if (values.count("heartbeat-interval-ms")) {
+    TA_ASSIGN_OR_RETURN(options.heartbeat_interval_ms,
+                        ParseInt("--heartbeat-interval-ms", values["heartbeat-interval-ms"], 1));
+  }
+  if (values.count("heartbeat-timeout-ms")) {
+    TA_ASSIGN_OR_RETURN(options.heartbeat_timeout_ms,
+                        ParseInt("--heartbeat-timeout-ms", values["heartbeat-timeout-ms"], 1));
+  }
   return options;
 }
 
 std::string NodeUsage() {
   return "usage: tensoract-node --cluster SPEC --job NAME --task INDEX [options]\n"
          "       tensoract-node --config FILE [options]\n"
-         "Starts one task of a cluster: its worker, reachable by peers that present the\n"
-         "cluster token.\n"
+         "Starts one task of a cluster: its worker and a master (for tensoract://host:port\n"
+         "sessions), reachable by peers that present the cluster token.\n"
          "  --cluster SPEC     'ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224'\n"
          "                     (port 0: any free port, printed in the ready line)\n"
          "  --job NAME         this task's job\n"
          "  --task INDEX       this task's index in its job (0-based)\n"
          "  --config FILE      'key = value' lines with the same keys (cluster, job, task,\n"
-         "                     listen, token-file, cpu-devices, threads); flags win\n"
+         "                     listen, token-file, cpu-devices, threads, heartbeat-...);\n"
+         "                     flags win\n"
          "  --listen ADDRESS   where to accept peers (default 127.0.0.1; 0.0.0.0: everywhere)\n"
          "  --token-file PATH  the cluster's shared token (default: $TENSORACT_CLUSTER_TOKEN)\n"
          "  --cpu-devices N    CPU devices of the worker (default 1)\n"
          "  --threads N        scheduler and device threads (default 0: one per core)\n"
-         "Prints 'tensoract-node ready: <task> on <host>:<port>; data plane: pending' when\n"
+         "  --heartbeat-interval-ms N  how often this node's master checks the other tasks\n"
+         "                     (default 1000)\n"
+         "  --heartbeat-timeout-ms N   a task silent this long is unavailable (default 3000)\n"
+         "Prints 'tensoract-node ready: <task> on <host>:<port>; data plane: <host>:<port>' when\n"
          "listening; SIGTERM or SIGINT stops it (exit 0). Exit 2: bad arguments; 1: could\n"
          "not start (no token, port in use).\n";
 }

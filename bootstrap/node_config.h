@@ -41,6 +41,8 @@ struct NodeOptions {
   std::string token_file;           // empty: TENSORACT_CLUSTER_TOKEN
   int cpu_devices = 1;
   int threads = 0;                  // actor scheduler and CPU device threads; 0: one per core
+  int heartbeat_interval_ms = 1000; // this node's master asks every other task this often
+  int heartbeat_timeout_ms = 3000;  // and marks one that stays silent this long unavailable
 
   std::string task_name() const { return TaskName(job, task); }
 };

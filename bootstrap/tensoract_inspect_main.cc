@@ -74,7 +74,7 @@ int Inspect(const InspectArgs& args, const std::string& token) {
   caf::actor_system_config config;
   config.load<caf::io::middleman>();
   caf::actor_system system{config};
-  auto worker = ConnectToWorker(system, args.address.host, args.address.port, token, timeout);
+  auto worker = ConnectToNode(system, args.address.host, args.address.port, token, timeout);
   if (!worker.ok()) {
     std::cerr << "tensoract-inspect: " << worker.status() << "\n";
     return 1;

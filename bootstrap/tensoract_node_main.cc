@@ -1,6 +1,8 @@
-// tensoract-node: the process of one task of a cluster. It spawns the task's worker,
-// publishes the worker's gatekeeper (bootstrap/node_auth.h) on the task's port, prints one
-// ready line, and runs until SIGTERM or SIGINT. Flags and config file: bootstrap/node_config.h
+// tensoract-node: the process of one task of a cluster. It spawns the task's worker (with
+// its data plane), a master that drives every task of the cluster (for clients that
+// connect with a tensoract://host:port target), and the node service that answers both
+// for other processes; publishes the service's gatekeeper (bootstrap/node_auth.h) on the
+// task's port, prints one ready line, and runs until SIGTERM or SIGINT. Flags and config file: bootstrap/node_config.h
 // (or --help).
 #include <pthread.h>
 #include <signal.h>
@@ -14,6 +16,9 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/master.h"
+#include "actors/messages.h"
+#include "actors/node_service.h"
 #include "actors/worker.h"
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_config.h"
@@ -44,12 +49,36 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
   worker_options.task_name = task;
   worker_options.cpu_threads = threads;
   worker_options.num_cpu_devices = options.cpu_devices;
+  worker_options.serve_data_plane = true;
+  worker_options.data_plane_host = options.listen;
   caf::actor worker = SpawnWorker(system, worker_options);
-  caf::actor gatekeeper = SpawnGatekeeper(system, token, worker, task);
+  MasterOptions master_options;
+  for (const std::string& job : options.cluster.jobs()) {
+    for (int t = 0; t < options.cluster.num_tasks(job); ++t) {
+      if (job == options.job && t == options.task) continue;
+      TaskAddress peer = options.cluster.Task(job, t).value();
+      master_options.remote_tasks.push_back(RemoteAddress{peer.host, peer.port, token, TaskName(job, t), 5000});
+    }
+  }
+  master_options.heartbeat_interval_ms = options.heartbeat_interval_ms;
+  master_options.heartbeat_timeout_ms = options.heartbeat_timeout_ms;
+  caf::actor master = SpawnMaster(system, worker, master_options);
+  caf::actor service = SpawnNodeService(system, worker, master);
+  caf::actor gatekeeper = SpawnGatekeeper(system, token, service, task);
   auto stop_actors = [&] {
     caf::anon_send_exit(gatekeeper, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(service, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
   };
+  // The worker's data plane, to announce it.
+  std::string data_plane = "none";
+  {
+    caf::scoped_actor self{system};
+    self->request(worker, std::chrono::seconds(10), heartbeat_atom::value)
+        .receive([&](WorkerInfo& info) { if (!info.data_plane.empty()) data_plane = info.data_plane; },
+                 [&](caf::error&) {});
+  }
 
   // reuse: a restarted node must get its port back while the old one's is in TIME_WAIT.
   // (SO_REUSEADDR does not let two live nodes share a port: the second bind fails.)
@@ -65,10 +94,8 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
               << options.address.ToString() << " but it listens on " << options.listen
               << " only; pass --listen to accept peers from other hosts\n";
   }
-  // The data-plane endpoint (tensors between processes) is not started yet: its port will
-  // be announced here, in place of "pending", once the data plane exists.
   TaskAddress listening{options.listen, *port};
-  std::cout << "tensoract-node ready: " << task << " on " << listening.ToString() << "; data plane: pending"
+  std::cout << "tensoract-node ready: " << task << " on " << listening.ToString() << "; data plane: " << data_plane
             << std::endl;
 
   int signal_number = 0;

@@ -18,7 +18,7 @@ import time
 
 FAILURES = []
 NODES = []
-READY = re.compile(r"^tensoract-node ready: (\S+) on ([^ ]+):(\d+); data plane: pending$")
+READY = re.compile(r"^tensoract-node ready: (\S+) on ([^ ]+):(\d+); data plane: (\S+)$")
 DEADLINE_S = 20  # any single step; a healthy one takes well under a second
 
 

@@ -1,0 +1,46 @@
+#include "actors/cluster_rendezvous.h"
+
+#include "actors/data_plane_client.h"
+#include "actors/data_plane_wire.h"
+
+namespace tensoract {
+
+std::string TaskOfDevice(const std::string& device) {
+  size_t at = device.find("/device:");
+  return at == std::string::npos ? device : device.substr(0, at);
+}
+
+ClusterRendezvous::ClusterRendezvous(caf::actor local, std::string task, std::shared_ptr<DataPlaneClient> client,
+                                     int64_t recv_timeout_ms)
+    : local_(std::move(local)), task_(std::move(task)), client_(std::move(client)), recv_timeout_ms_(recv_timeout_ms) {}
+
+void ClusterRendezvous::Send(int64_t step_id, const std::string& key, const Tensor& value, bool is_dead) {
+  local_.Send(step_id, key, value, is_dead);
+}
+
+void ClusterRendezvous::RecvAsync(int64_t step_id, const std::string& key, DoneCallback done) {
+  if (client_ == nullptr) return local_.RecvAsync(step_id, key, std::move(done));
+  // The key's first field is the send device.
+  const std::string send_task = TaskOfDevice(key.substr(0, key.find(';')));
+  if (send_task == task_) return local_.RecvAsync(step_id, key, std::move(done));
+  std::string peer;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = peers_.find(send_task);
+    if (it != peers_.end()) peer = it->second;
+  }
+  if (peer.empty()) {
+    return done(errors::Unavailable("task ", task_, " cannot fetch ", key, ": the master has not said where task ",
+                                    send_task, "'s data plane is"),
+                Tensor(), false);
+  }
+  client_->RecvTensorAsync(peer, step_id, key, /*lossy16=*/false, data_plane::SteadyNowMs() + recv_timeout_ms_,
+                           cpu_allocator(), std::move(done));
+}
+
+void ClusterRendezvous::SetPeers(std::map<std::string, std::string> data_plane_by_task) {
+  std::lock_guard<std::mutex> lock(mu_);
+  peers_ = std::move(data_plane_by_task);
+}
+
+}  // namespace tensoract

@@ -1,0 +1,296 @@
+#include "actors/node_service.h"
+
+#include <chrono>
+#include <functional>
+
+#include <caf/all.hpp>
+
+#include "actors/messages.h"
+#include "actors/rpc.h"
+#include "messages/master.pb.h"
+#include "messages/tensoract_worker.pb.h"
+#include "messages/worker.pb.h"
+
+namespace tensoract {
+namespace {
+
+// The caller has its own deadline (a step's, a heartbeat's); this one only keeps a
+// request to a local actor that has stopped from living forever.
+constexpr auto kLocalTimeout = std::chrono::seconds(3600);
+
+using Self = caf::event_based_actor;
+
+void Reply(caf::response_promise& rp, const Status& status, const std::string& bytes) {
+  rp.deliver(static_cast<int32_t>(status.code()), status.message(), bytes);
+}
+
+template <class Proto>
+std::string Bytes(const Proto& proto) {
+  std::string out;
+  proto.SerializeToString(&out);
+  return out;
+}
+
+// Sends `args` to `to` and answers `rp` with what `convert` makes of the reply.
+template <class LocalReply, class... Args>
+void Forward(Self* self, const caf::actor& to, caf::response_promise rp, const std::string& method,
+             std::function<Status(LocalReply&, std::string*)> convert, Args&&... args) {
+  self->request(to, kLocalTimeout, std::forward<Args>(args)...)
+      .then(
+          [rp, convert](LocalReply& reply) mutable {
+            std::string bytes;
+            Status s = convert(reply, &bytes);
+            Reply(rp, s, bytes);
+          },
+          [rp, method](caf::error& e) mutable { Reply(rp, FromCafError(e, method), ""); });
+}
+
+Status ToRunStepResponse(RunStepResponse& r, const std::vector<std::string>& fetches, std::string* out) {
+  tensorflow::RunStepResponse proto;
+  if (r.status.ok()) {
+    for (size_t i = 0; i < r.fetched.size(); ++i) {
+      tensorflow::NamedTensorProto* t = proto.add_tensor();
+      t->set_name(i < fetches.size() ? fetches[i] : "");
+      r.fetched[i].AsProtoTensorContent(t->mutable_tensor());
+    }
+    if (r.step_stats) *proto.mutable_metadata()->mutable_step_stats() = *r.step_stats;
+    for (const auto& g : r.partition_graphs) *proto.mutable_metadata()->add_partition_graphs() = *g;
+  }
+  proto.set_status_code(static_cast<tensorflow::error::Code>(r.status.code()));
+  proto.set_status_error_message(r.status.message());
+  *out = Bytes(proto);
+  return r.status;
+}
+
+// The master's methods. False when `method` is not one.
+bool ServeMaster(Self* self, const caf::actor& master, const std::string& method, const std::string& bytes,
+                 caf::response_promise& rp) {
+  auto bad = [&]() { Reply(rp, errors::InvalidArgument("cannot parse the ", method, " request"), ""); };
+  if (method == "CreateSession") {
+    tensorflow::CreateSessionRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    auto graph = std::make_shared<tensorflow::GraphDef>(std::move(*req.mutable_graph_def()));
+    Forward<CreateSessionResponse>(
+        self, master, rp, method,
+        [](CreateSessionResponse& r, std::string* out) {
+          tensorflow::CreateSessionResponse proto;
+          proto.set_session_handle(r.session_handle);
+          *out = Bytes(proto);
+          return r.status;
+        },
+        create_session_atom::value, CreateSessionRequest{std::move(graph)});
+  } else if (method == "ExtendSession") {
+    tensorflow::ExtendSessionRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    ExtendSessionRequest local{req.session_handle(),
+                               std::make_shared<tensorflow::GraphDef>(std::move(*req.mutable_graph_def())),
+                               req.current_graph_version()};
+    Forward<ExtendSessionResponse>(
+        self, master, rp, method,
+        [](ExtendSessionResponse& r, std::string* out) {
+          tensorflow::ExtendSessionResponse proto;
+          proto.set_new_graph_version(r.new_graph_version);
+          *out = Bytes(proto);
+          return r.status;
+        },
+        extend_session_atom::value, std::move(local));
+  } else if (method == "RunStep") {
+    tensorflow::RunStepRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    RunStepRequest local;
+    local.session_handle = req.session_handle();
+    for (const auto& feed : req.feed()) {
+      auto t = Tensor::FromProto(feed.tensor());
+      if (!t.ok()) {
+        Reply(rp, errors::InvalidArgument("RunStep feed '", feed.name(), "': ", t.status().message()), "");
+        return true;
+      }
+      local.feeds.emplace_back(feed.name(), std::move(t).value());
+    }
+    local.fetches.assign(req.fetch().begin(), req.fetch().end());
+    local.targets.assign(req.target().begin(), req.target().end());
+    local.timeout_ms = req.options().timeout_in_ms();
+    local.collect_stats = req.options().trace_level() != tensorflow::RunOptions::NO_TRACE;
+    local.output_partition_graphs = req.options().output_partition_graphs();
+    std::vector<std::string> fetches = local.fetches;
+    Forward<RunStepResponse>(
+        self, master, rp, method,
+        [fetches](RunStepResponse& r, std::string* out) { return ToRunStepResponse(r, fetches, out); },
+        run_step_atom::value, std::move(local));
+  } else if (method == "CloseSession") {
+    tensorflow::CloseSessionRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    Forward<Status>(
+        self, master, rp, method,
+        [](Status& s, std::string* out) {
+          *out = Bytes(tensorflow::CloseSessionResponse());
+          return s;
+        },
+        close_session_atom::value, req.session_handle());
+  } else if (method == "Reset") {
+    tensorflow::ResetRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    std::vector<std::string> containers(req.container().begin(), req.container().end());
+    Forward<Status>(
+        self, master, rp, method,
+        [](Status& s, std::string* out) {
+          *out = Bytes(tensorflow::ResetResponse());
+          return s;
+        },
+        reset_atom::value, std::move(containers));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+tensoract::HeartbeatResponse ToHeartbeat(const WorkerInfo& info) {
+  tensoract::HeartbeatResponse proto;
+  proto.set_task(info.task);
+  proto.set_worker_incarnation(info.incarnation);
+  proto.set_data_plane_address(info.data_plane);
+  for (const auto& d : info.devices) *proto.add_device_attributes() = d;
+  for (int64_t s : info.running_steps) proto.add_running_step_id(s);
+  return proto;
+}
+
+// The worker's methods. False when `method` is not one.
+bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method, const std::string& bytes,
+                 caf::response_promise& rp) {
+  auto bad = [&]() { Reply(rp, errors::InvalidArgument("cannot parse the ", method, " request"), ""); };
+  if (method == "Heartbeat") {
+    tensoract::HeartbeatRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    int64_t sequence = req.sequence();
+    Forward<WorkerInfo>(
+        self, worker, rp, method,
+        [sequence](WorkerInfo& info, std::string* out) {
+          tensoract::HeartbeatResponse proto = ToHeartbeat(info);
+          proto.set_sequence(sequence);
+          *out = Bytes(proto);
+          return Status::OK();
+        },
+        heartbeat_atom::value);
+  } else if (method == "SetPeers") {
+    tensoract::PeerDirectoryRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    PeerDirectory local;
+    local.data_plane_by_task.insert(req.data_plane_by_task().begin(), req.data_plane_by_task().end());
+    Forward<Status>(
+        self, worker, rp, method,
+        [](Status& s, std::string* out) {
+          *out = Bytes(tensoract::PeerDirectoryResponse());
+          return s;
+        },
+        set_peers_atom::value, std::move(local));
+  } else if (method == "RegisterGraph") {
+    tensorflow::RegisterGraphRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    auto graph = std::make_shared<tensorflow::GraphDef>(std::move(*req.mutable_graph_def()));
+    Forward<RegisterGraphResponse>(
+        self, worker, rp, method,
+        [](RegisterGraphResponse& r, std::string* out) {
+          tensorflow::RegisterGraphResponse proto;
+          proto.set_graph_handle(r.graph_handle);
+          *out = Bytes(proto);
+          return r.status;
+        },
+        register_graph_atom::value, RegisterGraphRequest{std::move(graph)});
+  } else if (method == "RunGraph") {
+    tensorflow::RunGraphRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    if (req.send_size() > 0) {
+      Reply(rp, errors::Unimplemented("RunGraph with tensors in the request: feeds travel over the data plane"), "");
+      return true;
+    }
+    RunGraphRequest local;
+    local.graph_handle = req.graph_handle();
+    local.step_id = req.step_id();
+    local.collect_stats = req.exec_opts().record_timeline() || req.exec_opts().record_costs();
+    // A remote step always spans tasks: the master says when its values may go.
+    local.master_cleans_up = true;
+    Forward<RunGraphResponse>(
+        self, worker, rp, method,
+        [](RunGraphResponse& r, std::string* out) {
+          tensorflow::RunGraphResponse proto;
+          if (r.step_stats) *proto.mutable_step_stats() = std::move(*r.step_stats);
+          proto.set_status_code(static_cast<tensorflow::error::Code>(r.status.code()));
+          proto.set_status_error_message(r.status.message());
+          *out = Bytes(proto);
+          return r.status;
+        },
+        run_graph_atom::value, std::move(local));
+  } else if (method == "DeregisterGraph") {
+    tensorflow::DeregisterGraphRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    Forward<Status>(
+        self, worker, rp, method,
+        [](Status& s, std::string* out) {
+          *out = Bytes(tensorflow::DeregisterGraphResponse());
+          return s;
+        },
+        deregister_graph_atom::value, req.graph_handle());
+  } else if (method == "CleanupGraph") {
+    tensorflow::CleanupGraphRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    self->send(worker, cleanup_graph_atom::value, req.step_id());
+    Reply(rp, Status::OK(), Bytes(tensorflow::CleanupGraphResponse()));
+  } else if (method == "AbortStep") {
+    tensoract::AbortStepRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    Status why = RpcStatus(req.code(), req.message());
+    if (why.ok()) why = errors::Aborted("step ", req.step_id(), " was aborted");
+    self->send(worker, abort_step_atom::value, req.step_id(), why);
+    Reply(rp, Status::OK(), Bytes(tensoract::AbortStepResponse()));
+  } else if (method == "CleanupAll") {
+    tensorflow::CleanupAllRequest req;
+    if (!req.ParseFromString(bytes)) return bad(), true;
+    std::vector<std::string> containers(req.container().begin(), req.container().end());
+    Forward<Status>(
+        self, worker, rp, method,
+        [](Status& s, std::string* out) {
+          *out = Bytes(tensorflow::CleanupAllResponse());
+          return s;
+        },
+        reset_atom::value, std::move(containers));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
+  // The service is useless without its worker; it goes down with it.
+  self->link_to(worker);
+  return {
+      [=](rpc_atom, const std::string& method, const std::string& bytes) {
+        auto rp = self->make_response_promise();
+        if (ServeWorker(self, worker, method, bytes, rp)) return;
+        if (master && ServeMaster(self, master, method, bytes, rp)) return;
+        Reply(rp, errors::Unimplemented("this node has no method '", method, "'",
+                                        master ? "" : " (it runs no master)"), "");
+      },
+      [=](inspect_atom) {
+        auto rp = self->make_response_promise();
+        auto ask_worker = [=](std::string prefix) mutable {
+          self->request(worker, std::chrono::seconds(10), inspect_atom::value)
+              .then([=](std::string& w) mutable { rp.deliver(prefix + w); },
+                    [=](caf::error& e) mutable {
+                      rp.deliver(prefix + FromCafError(e, "inspecting the worker").ToString());
+                    });
+        };
+        if (!master) return ask_worker("");
+        self->request(master, std::chrono::seconds(10), inspect_atom::value)
+            .then([=](std::string& m) mutable { ask_worker(m + "\n"); },
+                  [=](caf::error& e) mutable { ask_worker(FromCafError(e, "inspecting the master").ToString() + "\n"); });
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnNodeService(caf::actor_system& system, caf::actor worker, caf::actor master) {
+  return system.spawn(NodeService, std::move(worker), std::move(master));
+}
+
+}  // namespace tensoract

@@ -1,0 +1,155 @@
+#include "actors/remote_master.h"
+
+#include <caf/all.hpp>
+
+#include "actors/messages.h"
+#include "actors/rpc.h"
+#include "messages/master.pb.h"
+
+namespace tensoract {
+namespace {
+
+constexpr int64_t kControlTimeoutMs = 60 * 1000;
+// Beyond a step's own deadline, which the remote master enforces: only a backstop.
+constexpr int64_t kStepSlackMs = 10 * 1000;
+
+struct RemoteMasterState {
+  RemoteNode node;
+  int64_t default_step_timeout_ms = 0;
+  static inline const char* name = "tensoract.remote_master";
+};
+using Self = caf::stateful_actor<RemoteMasterState>;
+
+template <class Proto>
+std::string Bytes(const Proto& proto) {
+  std::string out;
+  proto.SerializeToString(&out);
+  return out;
+}
+
+Status ParseOr(const Status& s, const std::string& bytes, google::protobuf::Message* proto, const char* what) {
+  if (!s.ok()) return s;
+  if (!proto->ParseFromString(bytes)) return errors::DataLoss("cannot parse the ", what, " response");
+  return Status::OK();
+}
+
+template <class Reply>
+caf::typed_response_promise<Reply> CallAndConvert(Self* self, const std::string& method, std::string request,
+                                                   int64_t timeout_ms,
+                                                   std::function<Reply(const Status&, const std::string&)> convert) {
+  auto promise = self->make_response_promise<Reply>();
+  self->state.node.Call(method, std::move(request), timeout_ms,
+                        [promise, convert](const Status& s, std::string bytes) mutable {
+                          promise.deliver(convert(s, bytes));
+                        });
+  return promise;
+}
+
+RunStepResponse FromRunStep(const Status& s, const std::string& bytes, size_t num_fetches) {
+  tensorflow::RunStepResponse r;
+  RunStepResponse out;
+  out.status = ParseOr(s, bytes, &r, "RunStep");
+  if (!out.status.ok()) return out;
+  if (static_cast<size_t>(r.tensor_size()) != num_fetches) {
+    out.status = errors::DataLoss("RunStep answered ", r.tensor_size(), " tensors for ", num_fetches, " fetches");
+    return out;
+  }
+  for (const auto& named : r.tensor()) {
+    auto t = Tensor::FromProto(named.tensor());
+    if (!t.ok()) {
+      out.status = errors::DataLoss("fetch '", named.name(), "' in the RunStep response: ", t.status().message());
+      out.fetched.clear();
+      return out;
+    }
+    out.fetched.push_back(std::move(t).value());
+  }
+  if (r.has_metadata()) {
+    if (r.metadata().has_step_stats()) {
+      out.step_stats = std::make_shared<tensorflow::StepStats>(r.metadata().step_stats());
+    }
+    for (const auto& g : r.metadata().partition_graphs()) {
+      out.partition_graphs.push_back(std::make_shared<const tensorflow::GraphDef>(g));
+    }
+  }
+  return out;
+}
+
+caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t default_step_timeout_ms) {
+  self->state.node.Attach(self, std::move(address));
+  self->state.default_step_timeout_ms = default_step_timeout_ms;
+  return {
+      [=](create_session_atom, const CreateSessionRequest& request) {
+        tensorflow::CreateSessionRequest proto;
+        if (request.graph) *proto.mutable_graph_def() = *request.graph;
+        return CallAndConvert<CreateSessionResponse>(
+            self, "CreateSession", Bytes(proto), kControlTimeoutMs, [](const Status& s, const std::string& bytes) {
+              tensorflow::CreateSessionResponse r;
+              CreateSessionResponse out;
+              out.status = ParseOr(s, bytes, &r, "CreateSession");
+              out.session_handle = r.session_handle();
+              return out;
+            });
+      },
+      [=](extend_session_atom, const ExtendSessionRequest& request) {
+        tensorflow::ExtendSessionRequest proto;
+        proto.set_session_handle(request.session_handle);
+        if (request.graph) *proto.mutable_graph_def() = *request.graph;
+        proto.set_current_graph_version(request.current_graph_version);
+        return CallAndConvert<ExtendSessionResponse>(
+            self, "ExtendSession", Bytes(proto), kControlTimeoutMs, [](const Status& s, const std::string& bytes) {
+              tensorflow::ExtendSessionResponse r;
+              ExtendSessionResponse out;
+              out.status = ParseOr(s, bytes, &r, "ExtendSession");
+              out.new_graph_version = r.new_graph_version();
+              return out;
+            });
+      },
+      [=](run_step_atom, const RunStepRequest& request) {
+        tensorflow::RunStepRequest proto;
+        proto.set_session_handle(request.session_handle);
+        for (const auto& [name, tensor] : request.feeds) {
+          tensorflow::NamedTensorProto* feed = proto.add_feed();
+          feed->set_name(name);
+          tensor.AsProtoTensorContent(feed->mutable_tensor());
+        }
+        for (const auto& f : request.fetches) proto.add_fetch(f);
+        for (const auto& t : request.targets) proto.add_target(t);
+        proto.mutable_options()->set_timeout_in_ms(request.timeout_ms);
+        if (request.collect_stats) proto.mutable_options()->set_trace_level(tensorflow::RunOptions::FULL_TRACE);
+        proto.mutable_options()->set_output_partition_graphs(request.output_partition_graphs);
+        int64_t timeout =
+            (request.timeout_ms > 0 ? request.timeout_ms : self->state.default_step_timeout_ms) + kStepSlackMs;
+        size_t num_fetches = request.fetches.size();
+        return CallAndConvert<RunStepResponse>(
+            self, "RunStep", Bytes(proto), timeout,
+            [num_fetches](const Status& s, const std::string& bytes) { return FromRunStep(s, bytes, num_fetches); });
+      },
+      [=](close_session_atom, const std::string& handle) {
+        tensorflow::CloseSessionRequest proto;
+        proto.set_session_handle(handle);
+        return CallAndConvert<Status>(self, "CloseSession", Bytes(proto), kControlTimeoutMs,
+                                      [](const Status& s, const std::string&) { return s; });
+      },
+      [=](inspect_atom) {
+        auto promise = self->make_response_promise<std::string>();
+        self->state.node.Inspect(kControlTimeoutMs, [promise](const Status& s, std::string text) mutable {
+          promise.deliver(s.ok() ? text : s.ToString());
+        });
+        return promise;
+      },
+      [=](reset_atom, const std::vector<std::string>& containers) {
+        tensorflow::ResetRequest proto;
+        for (const auto& c : containers) proto.add_container(c);
+        return CallAndConvert<Status>(self, "Reset", Bytes(proto), kControlTimeoutMs,
+                                      [](const Status& s, const std::string&) { return s; });
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnRemoteMaster(caf::actor_system& system, RemoteAddress address, int64_t default_step_timeout_ms) {
+  return system.spawn(remote_master_actor, std::move(address), default_step_timeout_ms);
+}
+
+}  // namespace tensoract

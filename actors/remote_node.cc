@@ -1,0 +1,111 @@
+#include "actors/remote_node.h"
+
+#include <chrono>
+#include <set>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/messages.h"
+#include "actors/rpc.h"
+
+namespace tensoract {
+namespace {
+
+// The text a node put into its error reply (the gatekeeper's refusal), or CAF's rendering.
+std::string ErrorText(caf::actor_system& system, const caf::error& e) {
+  if (e.context().match_elements<std::string>()) return e.context().get_as<std::string>(0);
+  return system.render(e);
+}
+
+}  // namespace
+
+void RemoteNode::Attach(caf::event_based_actor* self, RemoteAddress address) {
+  self_ = self;
+  address_ = std::move(address);
+  self->set_down_handler([this](caf::down_msg& down) {
+    if (service_ && down.source == service_.address()) service_ = nullptr;
+  });
+}
+
+void RemoteNode::Call(const std::string& method, std::string request, int64_t timeout_ms, Done done) {
+  Pending call{method, std::move(request), timeout_ms, std::move(done)};
+  if (service_) return Send(std::move(call));
+  pending_.push_back(std::move(call));
+  if (!connecting_) Connect();
+}
+
+void RemoteNode::Tell(const std::string& method, std::string request) {
+  Call(method, std::move(request), 60 * 1000, [](const Status&, std::string) {});
+}
+
+void RemoteNode::Send(Pending call) {
+  const std::string what = StrCat(address_.name, " (", address_.host, ":", address_.port, ") ", call.method);
+  Done done = std::move(call.done);
+  int64_t timeout_ms = call.timeout_ms;
+  auto on_error = [this, done, what, timeout_ms](caf::error& e) {
+    if (e == caf::sec::request_timeout) {
+      return done(errors::DeadlineExceeded(what, ": no answer within ", timeout_ms, " ms"), "");
+    }
+    service_ = nullptr;  // the next call connects again
+    done(errors::Unavailable(what, " failed: ", ErrorText(self_->home_system(), e)), "");
+  };
+  if (call.method == kInspect) {
+    self_->request(service_, std::chrono::milliseconds(timeout_ms), inspect_atom::value)
+        .then([done](std::string& text) { done(Status::OK(), std::move(text)); }, on_error);
+    return;
+  }
+  self_->request(service_, std::chrono::milliseconds(timeout_ms), rpc_atom::value, call.method,
+                 std::move(call.request))
+      .then(
+          [done](int32_t code, std::string& message, std::string& response) {
+            done(RpcStatus(code, message), std::move(response));
+          },
+          on_error);
+}
+
+void RemoteNode::FailPending(const Status& status) {
+  std::vector<Pending> failed = std::move(pending_);
+  pending_.clear();
+  for (Pending& call : failed) call.done(status, "");
+}
+
+void RemoteNode::Connect() {
+  connecting_ = true;
+  const std::string where = StrCat(address_.name, " (", address_.host, ":", address_.port, ")");
+  auto timeout = std::chrono::milliseconds(address_.connect_timeout_ms);
+  auto failed = [this, where](caf::error& e, const char* step) {
+    connecting_ = false;
+    std::string text = ErrorText(self_->home_system(), e);
+    Status status = e == caf::sec::request_timeout
+                        ? errors::DeadlineExceeded(where, ": no answer to ", step, " in time")
+                    : text.find("wrong cluster token") != std::string::npos
+                        ? errors::PermissionDenied(where, " ", text)
+                        : errors::Unavailable("cannot reach ", where, " (", step, "): ", text);
+    FailPending(status);
+  };
+  auto mm = self_->home_system().middleman().actor_handle();
+  self_->request(mm, timeout, caf::connect_atom::value, address_.host, address_.port)
+      .then(
+          [this, where, timeout, failed](const caf::node_id&, caf::strong_actor_ptr& published,
+                                         const std::set<std::string>&) {
+            if (!published) {
+              connecting_ = false;
+              return FailPending(errors::Unavailable("cannot reach ", where, ": nothing is published there"));
+            }
+            self_->request(caf::actor_cast<caf::actor>(published), timeout, hello_atom::value, address_.token)
+                .then(
+                    [this](caf::actor& service) {
+                      connecting_ = false;
+                      service_ = std::move(service);
+                      self_->monitor(service_);
+                      std::vector<Pending> calls = std::move(pending_);
+                      pending_.clear();
+                      for (Pending& call : calls) Send(std::move(call));
+                    },
+                    [failed](caf::error& e) mutable { failed(e, "hello"); });
+          },
+          [failed](caf::error& e) mutable { failed(e, "connect"); });
+}
+
+}  // namespace tensoract

@@ -1,0 +1,73 @@
+// RemoteNode: the node service of another process, as one actor calls it.
+//
+// Used inside an event-based actor (RemoteWorker, RemoteMaster). The first call connects:
+// CAF's middleman connects to host:port (asynchronously, with a deadline), the node's
+// gatekeeper is greeted with the cluster token and hands out its node service
+// (actors/node_service.h). Calls made meanwhile wait and are sent in order once the
+// service is known. The actor monitors the service: when the process goes away, the
+// handle is dropped and the next call connects again, reaching a restarted process at the
+// same address (a new node, so a new CAF connection).
+//
+// Every call ends in `done` exactly once, with the response bytes or an error naming the
+// node and the method: Unavailable (cannot connect, connection lost), PermissionDenied
+// (wrong token), DeadlineExceeded (no answer within the call's timeout), or the error the
+// remote method returned.
+#ifndef TENSORACT_ACTORS_REMOTE_NODE_H_
+#define TENSORACT_ACTORS_REMOTE_NODE_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "base/status.h"
+
+namespace tensoract {
+
+struct RemoteAddress {
+  std::string host;
+  uint16_t port = 0;
+  std::string token;
+  std::string name;  // how errors name the node, e.g. its task
+  int64_t connect_timeout_ms = 5000;
+};
+
+class RemoteNode {
+ public:
+  using Done = std::function<void(const Status& status, std::string response)>;
+
+  // Must be called once, when the actor starts: installs its down handler.
+  void Attach(caf::event_based_actor* self, RemoteAddress address);
+  void Call(const std::string& method, std::string request, int64_t timeout_ms, Done done);
+  // The node's state (actors/node_service.h's inspect), as text.
+  void Inspect(int64_t timeout_ms, Done done) { Call(kInspect, "", timeout_ms, std::move(done)); }
+  // Sends without waiting for the answer (cleanups, aborts); errors are dropped.
+  void Tell(const std::string& method, std::string request);
+
+  const RemoteAddress& address() const { return address_; }
+  bool connected() const { return static_cast<bool>(service_); }
+
+ private:
+  static constexpr const char* kInspect = "";  // not a method: the inspect message
+  struct Pending {
+    std::string method, request;
+    int64_t timeout_ms;
+    Done done;
+  };
+  void Connect();
+  void Send(Pending call);
+  void FailPending(const Status& status);
+
+  RemoteAddress address_;
+  caf::event_based_actor* self_ = nullptr;
+  caf::actor service_;
+  bool connecting_ = false;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_ACTORS_REMOTE_NODE_H_

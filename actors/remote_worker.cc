@@ -1,0 +1,143 @@
+#include "actors/remote_worker.h"
+
+#include <caf/all.hpp>
+
+#include "actors/messages.h"
+#include "messages/tensoract_worker.pb.h"
+#include "messages/worker.pb.h"
+
+namespace tensoract {
+namespace {
+
+constexpr int64_t kControlTimeoutMs = 60 * 1000;
+// Beyond a step's own deadline, which the master enforces: only a backstop.
+constexpr int64_t kStepSlackMs = 10 * 1000;
+
+struct RemoteWorkerState {
+  RemoteNode node;
+  int64_t heartbeat_sequence = 0;
+  static inline const char* name = "tensoract.remote_worker";
+};
+using Self = caf::stateful_actor<RemoteWorkerState>;
+
+template <class Proto>
+std::string Bytes(const Proto& proto) {
+  std::string out;
+  proto.SerializeToString(&out);
+  return out;
+}
+
+// Calls `method` and answers the promise with what `convert` makes of the response
+// (or of the failure: `convert` gets the error status and empty bytes).
+template <class Reply>
+caf::typed_response_promise<Reply> CallAndConvert(Self* self, const std::string& method, std::string request,
+                                                   int64_t timeout_ms,
+                                                   std::function<Reply(const Status&, const std::string&)> convert) {
+  auto promise = self->make_response_promise<Reply>();
+  self->state.node.Call(method, std::move(request), timeout_ms,
+                        [promise, convert](const Status& s, std::string bytes) mutable {
+                          promise.deliver(convert(s, bytes));
+                        });
+  return promise;
+}
+
+Status ParseOr(const Status& s, const std::string& bytes, google::protobuf::Message* proto, const char* what) {
+  if (!s.ok()) return s;
+  if (!proto->ParseFromString(bytes)) return errors::DataLoss("cannot parse the ", what, " response");
+  return Status::OK();
+}
+
+caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
+  self->state.node.Attach(self, std::move(address));
+  return {
+      [=](register_graph_atom, const RegisterGraphRequest& request) {
+        tensorflow::RegisterGraphRequest proto;
+        if (request.graph) *proto.mutable_graph_def() = *request.graph;
+        return CallAndConvert<RegisterGraphResponse>(
+            self, "RegisterGraph", Bytes(proto), kControlTimeoutMs, [](const Status& s, const std::string& bytes) {
+              tensorflow::RegisterGraphResponse r;
+              RegisterGraphResponse out;
+              out.status = ParseOr(s, bytes, &r, "RegisterGraph");
+              out.graph_handle = r.graph_handle();
+              return out;
+            });
+      },
+      [=](run_graph_atom, const RunGraphRequest& request) -> caf::result<RunGraphResponse> {
+        if (!request.args.empty()) {
+          return RunGraphResponse{errors::InvalidArgument("a remote RunGraph cannot carry feeds (task ",
+                                                          self->state.node.address().name, ")"),
+                                  {}, nullptr};
+        }
+        tensorflow::RunGraphRequest proto;
+        proto.set_graph_handle(request.graph_handle);
+        proto.set_step_id(request.step_id);
+        proto.mutable_exec_opts()->set_record_timeline(request.collect_stats);
+        proto.set_store_errors_in_response_body(true);
+        int64_t timeout = (request.timeout_ms > 0 ? request.timeout_ms : kControlTimeoutMs) + kStepSlackMs;
+        return CallAndConvert<RunGraphResponse>(
+            self, "RunGraph", Bytes(proto), timeout, [](const Status& s, const std::string& bytes) {
+              tensorflow::RunGraphResponse r;
+              RunGraphResponse out;
+              out.status = ParseOr(s, bytes, &r, "RunGraph");
+              if (out.status.ok() && r.has_step_stats()) {
+                out.step_stats = std::make_shared<tensorflow::StepStats>(std::move(*r.mutable_step_stats()));
+              }
+              return out;
+            });
+      },
+      [=](deregister_graph_atom, const std::string& handle) {
+        tensorflow::DeregisterGraphRequest proto;
+        proto.set_graph_handle(handle);
+        return CallAndConvert<Status>(self, "DeregisterGraph", Bytes(proto), kControlTimeoutMs,
+                                      [](const Status& s, const std::string&) { return s; });
+      },
+      [=](heartbeat_atom) {
+        tensoract::HeartbeatRequest proto;
+        proto.set_sequence(++self->state.heartbeat_sequence);
+        return CallAndConvert<WorkerInfo>(
+            self, "Heartbeat", Bytes(proto), kControlTimeoutMs, [](const Status& s, const std::string& bytes) {
+              tensoract::HeartbeatResponse r;
+              WorkerInfo info;
+              info.status = ParseOr(s, bytes, &r, "Heartbeat");
+              info.task = r.task();
+              info.incarnation = r.worker_incarnation();
+              info.data_plane = r.data_plane_address();
+              info.devices.assign(r.device_attributes().begin(), r.device_attributes().end());
+              info.running_steps.assign(r.running_step_id().begin(), r.running_step_id().end());
+              return info;
+            });
+      },
+      [=](set_peers_atom, const PeerDirectory& peers) {
+        tensoract::PeerDirectoryRequest proto;
+        for (const auto& [task, address] : peers.data_plane_by_task) (*proto.mutable_data_plane_by_task())[task] = address;
+        return CallAndConvert<Status>(self, "SetPeers", Bytes(proto), kControlTimeoutMs,
+                                      [](const Status& s, const std::string&) { return s; });
+      },
+      [=](abort_step_atom, int64_t step_id, const Status& why) {
+        tensoract::AbortStepRequest proto;
+        proto.set_step_id(step_id);
+        proto.set_code(static_cast<tensorflow::error::Code>(why.code()));
+        proto.set_message(why.message());
+        self->state.node.Tell("AbortStep", Bytes(proto));
+      },
+      [=](cleanup_graph_atom, int64_t step_id) {
+        tensorflow::CleanupGraphRequest proto;
+        proto.set_step_id(step_id);
+        self->state.node.Tell("CleanupGraph", Bytes(proto));
+      },
+      [=](reset_atom, const std::vector<std::string>& containers) {
+        tensorflow::CleanupAllRequest proto;
+        for (const auto& c : containers) proto.add_container(c);
+        return CallAndConvert<Status>(self, "CleanupAll", Bytes(proto), kControlTimeoutMs,
+                                      [](const Status& s, const std::string&) { return s; });
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnRemoteWorker(caf::actor_system& system, RemoteAddress address) {
+  return system.spawn(remote_worker_actor, std::move(address));
+}
+
+}  // namespace tensoract
