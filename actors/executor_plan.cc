@@ -92,7 +92,8 @@ void ExecutorPlan::RunNodeAsync(int node, NodeInputs inputs, int64_t step_id, bo
   pending->ctx = std::make_unique<OpKernelContext>(MakeParams(*this, node, pending->inputs, nullptr, step_id));
   if (timed) pending->start_ns = NowNanos();
   auto* kernel = static_cast<AsyncOpKernel*>(nodes[node].kernel.get());
-  kernel->ComputeAsync(pending->ctx.get(), [pending, kernel, node, timed, done = std::move(done)] {
+  kernel->ComputeAsync(pending->ctx.get(), [pending, kernel, node, timed, plan = shared_from_this(),
+                                            done = std::move(done)] {
     KernelDone result;
     result.node = node;
     if (timed) {

@@ -27,7 +27,9 @@ struct NodeInputs {
   std::vector<std::shared_ptr<Var>> refs;  // empty unless the node has ref inputs
 };
 
-struct ExecutorPlan {
+// Shared: an async kernel's completion (a Recv answered by another process after the step
+// was abandoned and its graph deregistered) keeps the plan, and so the kernel, alive.
+struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   struct Consumer {
     int node;
     int slot;  // index into the flat input slots

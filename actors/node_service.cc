@@ -262,6 +262,13 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
 caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
   // The service is useless without its worker; it goes down with it.
   self->link_to(worker);
+  // A peer holding this handle could send it an exit message (by mistake, say from a
+  // tool that cleans up its own actors). Only a linked local actor's exit (the worker
+  // going down) stops the service; the node stops it with exit_reason::kill, which CAF
+  // never hands to an exit handler.
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    if (msg.source && msg.source.node() == self->home_system().node()) self->quit(msg.reason);
+  });
   return {
       [=](rpc_atom, const std::string& method, const std::string& bytes) {
         auto rp = self->make_response_promise();

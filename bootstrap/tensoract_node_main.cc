@@ -67,7 +67,7 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
   caf::actor gatekeeper = SpawnGatekeeper(system, token, service, task);
   auto stop_actors = [&] {
     caf::anon_send_exit(gatekeeper, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(service, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(service, caf::exit_reason::kill);  // it ignores other exits
     caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
   };

@@ -1,0 +1,267 @@
+// The distributed runtime with real processes on loopback: tensoract-node tasks started
+// and killed by the tests, a client Session with a tensoract:// target. Every wait has a
+// deadline (the node helper's 20 s for startup, the session's step timeouts).
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "actors/messages.h"
+#include "actors/session.h"
+#include "bootstrap/node_auth.h"
+#include "graph/builder/array_ops.h"
+#include "graph/builder/math_ops.h"
+#include "graph/builder/nn_ops.h"
+#include "graph/builder/ops.h"
+#include "graph/training/optimizers.h"
+#include "tests/cluster/node_process.h"
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+namespace tensoract {
+namespace {
+
+using testing::kTestToken;
+using testing::Local;
+using testing::NodeProcess;
+
+constexpr const char* kPs = "/job:ps/replica:0/task:0";
+constexpr const char* kWorker1 = "/job:worker/replica:0/task:1";
+
+tensorflow::TensorProto Proto(const Tensor& t) {
+  tensorflow::TensorProto p;
+  t.AsProtoTensorContent(&p);
+  return p;
+}
+
+// One ps and two workers; the master is worker 0's (the client's target).
+struct Cluster {
+  NodeProcess ps, worker0, worker1;
+  std::string spec;
+  explicit Cluster(const std::vector<std::string>& master_flags = {}) {
+    // ps and worker 1 take any free port; worker 0, whose master drives them, learns theirs.
+    REQUIRE(ps.Start("ps=127.0.0.1:0;worker=127.0.0.1:0,127.0.0.1:0", "ps", 0));
+    REQUIRE(worker1.Start("ps=127.0.0.1:0;worker=127.0.0.1:0,127.0.0.1:0", "worker", 1));
+    spec = "ps=" + Local(ps.port()) + ";worker=127.0.0.1:0," + Local(worker1.port());
+    INFO(worker0.error());
+    REQUIRE(worker0.Start(spec, "worker", 0, master_flags));
+  }
+  std::string target() const { return "tensoract://" + Local(worker0.port()); }
+  // Restarts worker 1 on its port (a new process: a new incarnation).
+  void RestartWorker1() {
+    int port = worker1.port();
+    worker1.Signal(SIGKILL);
+    worker1.Wait(5000);
+    std::string own = "ps=127.0.0.1:0;worker=127.0.0.1:0," + Local(port);
+    INFO(worker1.error());
+    REQUIRE(worker1.Start(own, "worker", 1));
+  }
+};
+
+std::unique_ptr<Session> Connect(const std::string& target, const std::string& token = kTestToken,
+                                 int64_t step_timeout_ms = 60000) {
+  SessionOptions options;
+  options.target = target;
+  options.cluster_token = token;
+  options.step_timeout_ms = step_timeout_ms;
+  auto session = Session::New(options);
+  REQUIRE(session.ok());
+  return std::move(session).value();
+}
+
+// A two-layer regression: weights on the ps, the hidden layer on worker 1, the output
+// and the loss on the master's task; devices empty -> the local runtime places it all.
+struct Model {
+  Scope root = Scope::NewRootScope();
+  Variable w1, w2;
+  Output x, loss;
+  Node* train = nullptr;
+  Node* init = nullptr;
+  explicit Model(bool spread) {
+    Scope ps = root.WithDevice(spread ? kPs : "");
+    Scope w = root.WithDevice(spread ? kWorker1 : "");
+    std::vector<float> a(16 * 32), b(32);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = 0.01f * static_cast<float>((i * 7) % 23) - 0.1f;
+    for (size_t i = 0; i < b.size(); ++i) b[i] = 0.02f * static_cast<float>((i * 5) % 11) - 0.1f;
+    w1 = NewVariable(ps, "w1", ops::Const(ps.WithOpName("w1_init"), Proto(Tensor::FromVector<float>(a, TensorShape({16, 32})))));
+    w2 = NewVariable(ps, "w2", ops::Const(ps.WithOpName("w2_init"), Proto(Tensor::FromVector<float>(b, TensorShape({32, 1})))));
+    x = ops::Placeholder(root.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 16}));
+    Output h = ops::Relu(w.WithOpName("h"), ops::MatMul(w, x, w1.value));
+    Output y = ops::MatMul(root.WithOpName("y"), h, w2.value);
+    loss = ops::Mean(root.WithOpName("loss"), ops::Square(root, ops::Sub(root, y, 1.f)), {0, 1});
+    GradientDescentOptimizer sgd(0.05);
+    train = sgd.Minimize(root, loss, {w1, w2}, nullptr);
+    init = GroupInitializers(root.WithOpName("init"), {w1, w2});
+  }
+  tensorflow::GraphDef Def() {
+    tensorflow::GraphDef def;
+    REQUIRE(root.ToGraphDef(&def).ok());
+    return def;
+  }
+};
+
+Tensor Batch(int step) {
+  std::vector<float> v(8 * 16);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = 0.1f * static_cast<float>((i + 3 * step) % 17) - 0.5f;
+  return Tensor::FromVector<float>(v, TensorShape({8, 16}));
+}
+
+// Losses of `steps` training steps.
+std::vector<float> Train(Session& session, Model& m, int steps) {
+  REQUIRE(session.Create(m.Def()).ok());
+  Status s = session.Run({}, {}, {m.init->name()}, nullptr);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  std::vector<float> losses;
+  for (int i = 0; i < steps; ++i) {
+    std::vector<Tensor> out;
+    s = session.Run({{"x", Batch(i)}}, {"loss"}, {m.train->name()}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    losses.push_back(out[0].base<float>()[0]);
+  }
+  return losses;
+}
+
+// What tensoract-inspect prints for the node at `port`.
+std::string InspectNode(int port) {
+  caf::actor_system_config config;
+  config.load<caf::io::middleman>();
+  caf::actor_system system{config};
+  auto service = ConnectToNode(system, "127.0.0.1", static_cast<uint16_t>(port), kTestToken, std::chrono::seconds(5));
+  if (!service.ok()) return service.status().ToString();
+  std::string text;
+  caf::scoped_actor self{system};
+  self->request(*service, std::chrono::seconds(5), inspect_atom::value)
+      .receive([&](std::string& t) { text = t; }, [&](caf::error& e) { text = system.render(e); });
+  return text;
+}
+
+TEST_CASE("a graph spread over three processes trains exactly as the local runtime", "[cluster]") {
+  Model local_model(false);
+  auto local = Session::New().value();
+  std::vector<float> expected = Train(*local, local_model, 6);
+
+  Cluster cluster;
+  Model spread(true);
+  auto remote = Connect(cluster.target());
+  std::vector<float> got = Train(*remote, spread, 6);
+  CHECK(got == expected);
+
+  // The pieces ran where the graph put them: the ps holds the variables, worker 1 ran steps.
+  std::string ps = InspectNode(cluster.ps.port());
+  CHECK_THAT(ps, Catch::Contains("w1") && Catch::Contains("steps running: []"));
+  std::string master = remote->Inspect();
+  CHECK_THAT(master, Catch::Contains(std::string("task ") + kWorker1 + ": healthy"));
+}
+
+TEST_CASE("a client with the wrong token is refused", "[cluster]") {
+  Cluster cluster;
+  auto session = Connect(cluster.target(), "not-the-token");
+  Model m(true);
+  Status s = session->Create(m.Def());
+  CHECK(s.code() == error::PERMISSION_DENIED);
+  CHECK_THAT(s.message(), Catch::Contains("wrong cluster token"));
+}
+
+// A step that keeps worker 1 busy for seconds: a chain of 2048x2048 MatMuls there, on a
+// fed matrix (a constant one would be folded away by the master).
+struct SlowStep {
+  Scope root = Scope::NewRootScope();
+  std::string fetch;
+  Tensor input = Tensor::FromVector<float>(std::vector<float>(2048 * 2048, 0.0001f), TensorShape({2048, 2048}));
+  SlowStep() {
+    Scope w = root.WithDevice(kWorker1);
+    Output a = ops::Placeholder(root.WithOpName("a"), tensorflow::DT_FLOAT, PartialTensorShape({2048, 2048}));
+    Output m = a;
+    for (int i = 0; i < 30; ++i) m = ops::MatMul(w, m, a);
+    fetch = ops::Sum(root.WithOpName("total"), m, {0, 1}).name();
+  }
+};
+
+// Runs the slow step, does `to_worker1` to worker 1 half a second in, and checks that Run
+// fails naming worker 1 within the heartbeat timeout (1 s here) plus a second, plus slack
+// for a loaded machine.
+void ExpectFailureNamingWorker1(Cluster& cluster, int sig) {
+  SlowStep slow;
+  tensorflow::GraphDef def;
+  REQUIRE(slow.root.ToGraphDef(&def).ok());
+  auto session = Connect(cluster.target());
+  REQUIRE(session->Create(def).ok());
+  auto started = std::chrono::steady_clock::now();
+  auto run = std::async(std::launch::async, [&] {
+    std::vector<Tensor> out;
+    return session->Run({{"a", slow.input}}, {slow.fetch}, {}, &out);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  cluster.worker1.Signal(sig);
+  auto signalled = std::chrono::steady_clock::now();
+  REQUIRE(run.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  Status s = run.get();
+  double after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+  INFO(s.ToString() << " after " << after_s << " s");
+  CHECK((s.code() == error::UNAVAILABLE || s.code() == error::ABORTED));
+  CHECK_THAT(s.message(), Catch::Contains(kWorker1));
+  // The figure, for the record (the bound is the heartbeat timeout plus a second);
+  // the check is only a hang guard.
+  WARN("signal " << sig << ": Run failed " << after_s << " s after it, "
+                 << std::chrono::duration<double>(signalled - started).count() << " s into the step: "
+                 << s.ToString());
+  CHECK(after_s < 10.0);
+}
+
+TEST_CASE("a worker killed in the middle of a step fails the step naming it; a restarted one works again",
+          "[cluster]") {
+  Cluster cluster({"--heartbeat-interval-ms", "200", "--heartbeat-timeout-ms", "1000"});
+  ExpectFailureNamingWorker1(cluster, SIGKILL);
+  // The ps dropped the failed step's state.
+  CHECK_THAT(InspectNode(cluster.ps.port()), Catch::Contains("steps running: []"));
+
+  cluster.RestartWorker1();
+  // The master notices the new incarnation at its next heartbeat and registers again.
+  Model m(true);
+  auto session = Connect(cluster.target());
+  REQUIRE(session->Create(m.Def()).ok());
+  Status s;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    s = session->Run({}, {}, {m.init->name()}, nullptr);
+    if (s.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  INFO(s.ToString());
+  CHECK(s.ok());
+  std::vector<Tensor> out;
+  s = session->Run({{"x", Batch(0)}}, {"loss"}, {m.train->name()}, &out);
+  INFO(s.ToString());
+  CHECK(s.ok());
+}
+
+TEST_CASE("a frozen worker fails the step within the heartbeat timeout; it is used again once it thaws",
+          "[cluster]") {
+  Cluster cluster({"--heartbeat-interval-ms", "200", "--heartbeat-timeout-ms", "1000"});
+  ExpectFailureNamingWorker1(cluster, SIGSTOP);
+  cluster.worker1.Signal(SIGCONT);
+  int exited = cluster.worker0.Wait(200);
+  INFO("worker 0 exit status (-1: still running): " << exited);
+  REQUIRE(exited == -1);
+  Model m(true);
+  auto session = Connect(cluster.target());
+  Status created = session->Create(m.Def());
+  INFO(created.ToString());
+  REQUIRE(created.ok());
+  Status s;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    s = session->Run({}, {}, {m.init->name()}, nullptr);
+    if (s.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  INFO(s.ToString());
+  CHECK(s.ok());
+}
+
+}  // namespace
+}  // namespace tensoract
