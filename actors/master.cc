@@ -211,8 +211,18 @@ void FailStep(Self* self, int64_t step_id, const Status& why) {
   FinishStep(self, step_id);
 }
 
+void AskHeartbeat(Self* self, int task, int64_t timeout_ms, std::function<void()> then);
+
 void OnRunGraphDone(Self* self, int64_t step_id, int task, RunGraphResponse reply) {
   auto& st = self->state;
+  if (reply.status.code() == error::NOT_FOUND && st.cluster() &&
+      reply.status.message().find("is not registered on worker") != std::string::npos) {
+    // The task forgot the graph: it restarted since the last heartbeat. Ask now, so its
+    // new incarnation drops the stale registrations before the next step.
+    reply.status = errors::Aborted("task ", st.tasks[task].name, " lost its graphs (it restarted): ",
+                                   reply.status.message());
+    if (!st.tasks[task].heartbeat_in_flight) AskHeartbeat(self, task, st.options.heartbeat_timeout_ms, [] {});
+  }
   auto found = st.steps.find(step_id);
   if (found == st.steps.end()) return;  // already failed
   StepInFlight& step = found->second;

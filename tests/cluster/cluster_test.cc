@@ -11,6 +11,7 @@
 
 #include "actors/messages.h"
 #include "actors/session.h"
+#include "actors/training_loop.h"
 #include "bootstrap/node_auth.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
@@ -51,6 +52,14 @@ struct Cluster {
     REQUIRE(worker0.Start(spec, "worker", 0, master_flags));
   }
   std::string target() const { return "tensoract://" + Local(worker0.port()); }
+  // Restarts the ps on its port (a new process: its variables are gone).
+  void RestartPs() {
+    int port = ps.port();
+    ps.Signal(SIGKILL);
+    ps.Wait(5000);
+    INFO(ps.error());
+    REQUIRE(ps.Start("ps=" + Local(port) + ";worker=127.0.0.1:0,127.0.0.1:0", "ps", 0));
+  }
   // Restarts worker 1 on its port (a new process: a new incarnation).
   void RestartWorker1() {
     int port = worker1.port();
@@ -261,6 +270,52 @@ TEST_CASE("a frozen worker fails the step within the heartbeat timeout; it is us
   }
   INFO(s.ToString());
   CHECK(s.ok());
+}
+
+std::vector<float> ReadW1(Session& session) {
+  std::vector<Tensor> out;
+  Status s = session.Run({}, {"w1/Read/ReadVariableOp"}, {}, &out);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  return std::vector<float>(out[0].base<float>(), out[0].base<float>() + out[0].NumElements());
+}
+
+TEST_CASE("a restarted ps: the training loop restores the latest checkpoint and replays the lost steps",
+          "[cluster]") {
+  Model local_model(false);
+  auto local = Session::New().value();
+  Train(*local, local_model, 10);
+  std::vector<float> expected = ReadW1(*local);
+
+  Cluster cluster({"--heartbeat-interval-ms", "200", "--heartbeat-timeout-ms", "1000"});
+  Model m(true);
+  Saver saver = Saver::New(m.root, {m.w1.handle, m.w2.handle}).value();
+  auto session = Connect(cluster.target());
+  REQUIRE(session->Create(m.Def()).ok());
+  char dir_template[] = "/tmp/tensoract_loop_XXXXXX";
+  std::string dir = mkdtemp(dir_template);
+  TrainingLoopOptions options;
+  options.checkpoint_dir = dir;
+  options.save_every_steps = 3;
+  options.init_op = m.init->name();
+  TrainingLoop loop(*session, saver, options);
+  REQUIRE(loop.Start().ok());
+  auto step_fn = [&](Session& s, int64_t step) {
+    return s.Run({{"x", Batch(static_cast<int>(step))}}, {}, {m.train->name()}, nullptr);
+  };
+  while (loop.step() < 5) REQUIRE(loop.Step(step_fn).ok());
+  CHECK(loop.last_saved_step() == 3);
+  cluster.RestartPs();  // w1 and w2 are gone with it
+  while (loop.step() < 10) {
+    Status s = loop.Step(step_fn);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+  }
+  CHECK(loop.recoveries() == 1);
+  // Steps 4 and 5 were replayed from the step-3 checkpoint with the same batches: the
+  // weights are those of an uninterrupted run.
+  CHECK(ReadW1(*session) == expected);
+  std::system(("rm -rf " + dir).c_str());
 }
 
 }  // namespace
