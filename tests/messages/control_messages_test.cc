@@ -442,7 +442,13 @@ Fixtures ControlFixtures() {
   *alive.add_device_attributes() = Device();
   alive.add_running_step_id(42);
   alive.add_running_step_id(-1);
+  alive.set_task("/job:worker/replica:0/task:1");
+  alive.set_data_plane_address("127.0.0.1:41831");
   add(alive);
+  PeerDirectoryRequest peers;
+  (*peers.mutable_data_plane_by_task())["/job:ps/replica:0/task:0"] = "127.0.0.1:40001";
+  (*peers.mutable_data_plane_by_task())["/job:worker/replica:0/task:1"] = "[::1]:40002";
+  add(peers);
   return out;
 }
 
