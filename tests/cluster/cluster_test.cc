@@ -13,12 +13,12 @@
 #include "actors/session.h"
 #include "actors/training_loop.h"
 #include "bootstrap/node_auth.h"
+#include "bootstrap/node_process.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/training/optimizers.h"
-#include "tests/cluster/node_process.h"
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -26,9 +26,9 @@
 namespace tensoract {
 namespace {
 
-using testing::kTestToken;
-using testing::Local;
-using testing::NodeProcess;
+using local_cluster::kTestToken;
+using local_cluster::Local;
+using local_cluster::NodeProcess;
 
 constexpr const char* kPs = "/job:ps/replica:0/task:0";
 constexpr const char* kWorker1 = "/job:worker/replica:0/task:1";
