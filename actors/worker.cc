@@ -280,13 +280,25 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           std::string resources = device->resource_manager()->DebugString();
           if (!resources.empty()) out += StrCat("\n  resources on ", device->name(), ":\n  ", resources);
         }
-        // The rendezvous's part: which Recv waits for which Send.
+        // The rendezvous's part (which Recv waits for which Send) and each running
+        // executor's (which nodes wait for how many inputs), gathered in that order.
+        std::vector<caf::actor> asked = {st.rendezvous_actor};
+        for (const auto& [id, step] : st.running) asked.insert(asked.end(), step->executors.begin(), step->executors.end());
+        auto parts = std::make_shared<std::vector<std::string>>(asked.size());
+        auto remaining = std::make_shared<size_t>(asked.size());
         auto promise = self->make_response_promise<std::string>();
-        self->request(st.rendezvous_actor, std::chrono::seconds(5), inspect_atom::value)
-            .then([=](std::string& rdv) mutable { promise.deliver(out + "\n" + rdv); },
-                  [=](caf::error& e) mutable {
-                    promise.deliver(out + "\n" + FromCafError(e, "inspecting the rendezvous").ToString());
-                  });
+        for (size_t i = 0; i < asked.size(); ++i) {
+          auto done = [=](std::string text) mutable {
+            (*parts)[i] = std::move(text);
+            if (--*remaining > 0) return;
+            std::string all = out;
+            for (const std::string& p : *parts) all += "\n" + p;
+            promise.deliver(all);
+          };
+          self->request(asked[i], std::chrono::seconds(5), inspect_atom::value)
+              .then([=](std::string& text) mutable { done(std::move(text)); },
+                    [=](caf::error& e) mutable { done(FromCafError(e, "inspecting").ToString()); });
+        }
         return promise;
       },
   };
