@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <functional>
 #include <future>
 #include <thread>
 
@@ -195,7 +196,7 @@ struct SlowStep {
 // Runs the slow step, does `to_worker1` to worker 1 half a second in, and checks that Run
 // fails naming worker 1 within the heartbeat timeout (1 s here) plus a second, plus slack
 // for a loaded machine.
-void ExpectFailureNamingWorker1(Cluster& cluster, int sig) {
+void ExpectFailureNamingWorker1(Cluster& cluster, int sig, const std::function<void()>& while_stuck = {}) {
   SlowStep slow;
   tensorflow::GraphDef def;
   REQUIRE(slow.root.ToGraphDef(&def).ok());
@@ -209,6 +210,7 @@ void ExpectFailureNamingWorker1(Cluster& cluster, int sig) {
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   cluster.worker1.Signal(sig);
   auto signalled = std::chrono::steady_clock::now();
+  if (while_stuck) while_stuck();
   REQUIRE(run.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
   Status s = run.get();
   double after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
@@ -252,7 +254,13 @@ TEST_CASE("a worker killed in the middle of a step fails the step naming it; a r
 TEST_CASE("a frozen worker fails the step within the heartbeat timeout; it is used again once it thaws",
           "[cluster]") {
   Cluster cluster({"--heartbeat-interval-ms", "200", "--heartbeat-timeout-ms", "1000"});
-  ExpectFailureNamingWorker1(cluster, SIGSTOP);
+  std::string stuck;
+  ExpectFailureNamingWorker1(cluster, SIGSTOP, [&] { stuck = InspectNode(cluster.worker0.port()); });
+  // While worker 1 was frozen, the master's node showed the step waiting for it: the
+  // master's step table names the task, the executor its Recv in flight.
+  INFO(stuck);
+  CHECK_THAT(stuck, Catch::Contains("waiting for 2 of 2 tasks") && Catch::Contains(kWorker1) &&
+                        Catch::Contains("executor of step") && Catch::Contains("in flight"));
   cluster.worker1.Signal(SIGCONT);
   int exited = cluster.worker0.Wait(200);
   INFO("worker 0 exit status (-1: still running): " << exited);
