@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # examples/distributed_fashion_mnist, shortened: a ps and two workers (tensoract-node
-# processes on loopback) train the MLP for 300 steps in each mode (sync, async, model),
+# processes on loopback) train the MLP for 400 steps in each mode (sync, async, model),
 # and each mode must end within 0.02 of the local run's accuracy; bad input is a clear
 # error (exit status 2) and starts no node; no node outlives the program.
 #   tests/examples_distributed_fashion_mnist.sh <distributed_fashion_mnist binary> <scratch dir>
@@ -35,7 +35,7 @@ expect_error "--steps wants a whole number" --steps many
 expect_error "cannot run tensoract-node at '$dir/no-node'" --node-binary "$dir/no-node"
 
 rc=0
-timeout 120 "$bin" --steps 300 > "$dir/run.out" 2> "$dir/run.err" || rc=$?
+timeout 120 "$bin" --steps 400 > "$dir/run.out" 2> "$dir/run.err" || rc=$?
 cat "$dir/run.out"
 if [ "$rc" -ne 0 ]; then
   echo "exit status $rc; stderr:"
