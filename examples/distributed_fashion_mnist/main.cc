@@ -88,7 +88,8 @@ void StopNodesOnInterrupt() {
       // cluster itself (then waitid fails: the node is gone too).
       while (pid > 0 && std::chrono::steady_clock::now() < deadline) {
         siginfo_t info{};
-        if (waitid(P_PID, static_cast<id_t>(pid.load()), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0) break;
+        const int rc = waitid(P_PID, static_cast<id_t>(pid.load()), &info, WEXITED | WNOHANG | WNOWAIT);
+        if (rc != 0 || info.si_pid != 0) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
     }
@@ -98,7 +99,8 @@ void StopNodesOnInterrupt() {
 
 const char* const kUsage =
     "usage: distributed_fashion_mnist [--mode sync|async|model|all] [--steps N] [--batch B]\n"
-    "           [--learning-rate X] [--momentum M] [--seed N] [--data-dir DIR] [--node-binary PATH] [--show-partitions]\n";
+    "           [--learning-rate X] [--momentum M] [--seed N] [--data-dir DIR] [--node-binary PATH]\n"
+    "           [--show-partitions]\n";
 
 struct Flags {
   std::vector<std::string> modes = {"sync", "async", "model"};
@@ -371,7 +373,9 @@ int Main(int argc, char** argv) {
   for (const std::string& mode : flags.modes) {
     Result r;
     r.status = mode == "sync" ? RunSync(ctx, &r) : mode == "async" ? RunAsync(ctx, &r) : RunModel(ctx, &r);
-    if (!r.status.ok()) std::fprintf(stderr, "distributed_fashion_mnist: mode %s: %s\n", mode.c_str(), r.status.ToString().c_str());
+    if (!r.status.ok()) {
+      std::fprintf(stderr, "distributed_fashion_mnist: mode %s: %s\n", mode.c_str(), r.status.ToString().c_str());
+    }
     results.push_back(r);
   }
   for (auto& pid : g_node_pids) pid = 0;

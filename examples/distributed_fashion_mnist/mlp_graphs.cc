@@ -73,7 +73,8 @@ Tower BuildTower(const Scope& feeds, const Scope& layer1, const Scope& layer2, c
   Scope d1 = layer2.NewSubScope("dense_1");
   Output logits = ops::BiasAdd(d1, ops::MatMul(d1, t.hidden, w.w2.value), w.b2.value);
   Scope loss = layer2.NewSubScope("loss");
-  t.loss = ops::Mean(loss.WithOpName("value"), ops::SparseSoftmaxCrossEntropyWithLogits(loss, logits, t.labels).loss, {0});
+  Output xent = ops::SparseSoftmaxCrossEntropyWithLogits(loss, logits, t.labels).loss;
+  t.loss = ops::Mean(loss.WithOpName("value"), xent, {0});
   Scope acc = layer2.NewSubScope("accuracy");
   Output predicted = ops::ArgMax(acc, logits, 1, tensorflow::DT_INT32);
   t.correct = ops::Sum(acc.WithOpName("correct"), ops::Cast(acc, ops::Equal(acc, predicted, t.labels), kFloat), {0});
