@@ -37,7 +37,9 @@ Variable NewVariable(const Scope& scope, const std::string& name, const Output& 
 
 Variable NewZerosSlot(const Scope& scope, const Variable& like, const std::string& slot) {
   if (!scope.ok() || like.handle.node == nullptr) return Variable();
-  Scope root = scope.WithNoControlDependencies().ClearColocation();
+  // A slot lives where its variable does (TensorFlow colocates them): the update op that
+  // uses both is placed with the variable, whatever device the optimizer's scope names.
+  Scope root = scope.WithNoControlDependencies().ClearColocation().ColocateWith(like.handle);
   tensorflow::TensorProto dims;
   dims.set_dtype(tensorflow::DT_INT32);
   dims.mutable_tensor_shape()->add_dim()->set_size(like.shape.dims());

@@ -173,3 +173,33 @@ TEST_CASE("minimize errors: a loss that depends on no variable; a bad initial va
 
 }  // namespace
 }  // namespace tensoract
+
+namespace tensoract {
+namespace {
+
+TEST_CASE("a slot lives with its variable on another device than the optimizer's scope", "[optimizers]") {
+  Scope root = Scope::NewRootScope();
+  Scope far = root.WithDevice("/device:CPU:1");
+  Variable w = NewVariable(far, "w", ops::Const(far.WithOpName("w_init"), {1.f, -2.f, 0.5f}));
+  Output x = ops::Const(root.WithOpName("x"), {2.f, 1.f, -1.f});
+  Output loss = ops::Sum(root.WithOpName("loss"), ops::Square(root, ops::Mul(root, w.value, x)), {0});
+  MomentumOptimizer momentum(0.1, 0.9);
+  Node* train = momentum.Minimize(root, loss, {w}, nullptr);
+  REQUIRE(train != nullptr);
+  std::vector<Variable> vars = {w};
+  for (const Variable& v : momentum.variables()) vars.push_back(v);
+  REQUIRE(GroupInitializers(root.WithOpName("init"), vars) != nullptr);
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  SessionOptions options;
+  options.num_cpu_devices = 2;
+  auto session = Session::New(options).value();
+  REQUIRE(session->Create(def).ok());
+  REQUIRE(session->Run({}, {}, {"init"}, nullptr).ok());
+  Status s = session->Run({}, {}, {train->name()}, nullptr);
+  INFO(s.ToString());
+  CHECK(s.ok());
+}
+
+}  // namespace
+}  // namespace tensoract
