@@ -10,7 +10,8 @@ namespace {
 
 const std::set<std::string>& Keys() {
   static const std::set<std::string> keys = {"cluster", "job", "task", "listen", "token-file", "cpu-devices",
-                                             "threads", "heartbeat-interval-ms", "heartbeat-timeout-ms"};
+                                             "threads", "heartbeat-interval-ms", "heartbeat-timeout-ms",
+                                             "bfloat16-sendrecv"};
   return keys;
 }
 
@@ -113,6 +114,13 @@ StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args) {
     TA_ASSIGN_OR_RETURN(options.heartbeat_interval_ms,
                         ParseInt("--heartbeat-interval-ms", values["heartbeat-interval-ms"], 1));
   }
+  if (values.count("bfloat16-sendrecv")) {
+    const std::string& v = values["bfloat16-sendrecv"];
+    if (v != "true" && v != "false" && v != "1" && v != "0") {
+      return errors::InvalidArgument("--bfloat16-sendrecv: '", v, "' is not true or false");
+    }
+    options.bfloat16_sendrecv = v == "true" || v == "1";
+  }
   if (values.count("heartbeat-timeout-ms")) {
     TA_ASSIGN_OR_RETURN(options.heartbeat_timeout_ms,
                         ParseInt("--heartbeat-timeout-ms", values["heartbeat-timeout-ms"], 1));
@@ -139,6 +147,8 @@ std::string NodeUsage() {
          "  --heartbeat-interval-ms N  how often this node's master checks the other tasks\n"
          "                     (default 1000)\n"
          "  --heartbeat-timeout-ms N   a task silent this long is unavailable (default 3000)\n"
+         "  --bfloat16-sendrecv true   this node's master sends float tensors between devices\n"
+         "                     and tasks as bfloat16 (half the bytes; default false)\n"
          "Prints 'tensoract-node ready: <task> on <host>:<port>; data plane: <host>:<port>' when\n"
          "listening; SIGTERM or SIGINT stops it (exit 0). Exit 2: bad arguments; 1: could\n"
          "not start (no token, port in use).\n";

@@ -43,6 +43,7 @@ struct NodeOptions {
   int threads = 0;                  // actor scheduler and CPU device threads; 0: one per core
   int heartbeat_interval_ms = 1000; // this node's master asks every other task this often
   int heartbeat_timeout_ms = 3000;  // and marks one that stays silent this long unavailable
+  bool bfloat16_sendrecv = false;   // the master's lossy 16-bit transfers (SessionOptions)
 
   std::string task_name() const { return TaskName(job, task); }
 };

@@ -280,6 +280,38 @@ TEST_CASE("a frozen worker fails the step within the heartbeat timeout; it is us
   CHECK(s.ok());
 }
 
+TEST_CASE("with --bfloat16-sendrecv, floats cross processes as bfloat16", "[cluster]") {
+  Model local_model(false);
+  auto local = Session::New().value();
+  REQUIRE(local->Create(local_model.Def()).ok());
+  REQUIRE(local->Run({}, {}, {local_model.init->name()}, nullptr).ok());
+  std::vector<Tensor> expected;
+  REQUIRE(local->Run({{"x", Batch(0)}}, {"loss"}, {}, &expected).ok());
+
+  Cluster cluster({"--bfloat16-sendrecv", "true"});
+  Model m(true);
+  auto session = Connect(cluster.target());
+  REQUIRE(session->Create(m.Def()).ok());
+  REQUIRE(session->Run({}, {}, {m.init->name()}, nullptr).ok());
+  RunOptions options;
+  options.output_partition_graphs = true;
+  RunMetadata metadata;
+  std::vector<Tensor> got;
+  Status s = session->Run(options, {{"x", Batch(0)}}, {"loss"}, {}, &got, &metadata);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  // 8 significant bits on the wire: close to the local loss, not necessarily equal.
+  CHECK(got[0].base<float>()[0] == Approx(expected[0].base<float>()[0]).epsilon(0.02));
+  int casts = 0;
+  for (const auto& g : metadata.partition_graphs) {
+    for (const auto& n : g.node()) {
+      auto dst = n.attr().find("DstT");
+      if (n.op() == "Cast" && dst != n.attr().end() && dst->second.type() == tensorflow::DT_BFLOAT16) ++casts;
+    }
+  }
+  CHECK(casts > 0);
+}
+
 std::vector<float> ReadW1(Session& session) {
   std::vector<Tensor> out;
   Status s = session.Run({}, {"w1/Read/ReadVariableOp"}, {}, &out);
