@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.h"
+#include "actors/remote_node.h"
 #include "actors/rpc.h"
 #include "messages/master.pb.h"
 #include "messages/tensoract_worker.pb.h"
@@ -22,13 +23,6 @@ using Self = caf::event_based_actor;
 
 void Reply(caf::response_promise& rp, const Status& status, const std::string& bytes) {
   rp.deliver(static_cast<int32_t>(status.code()), status.message(), bytes);
-}
-
-template <class Proto>
-std::string Bytes(const Proto& proto) {
-  std::string out;
-  proto.SerializeToString(&out);
-  return out;
 }
 
 // Sends `args` to `to` and answers `rp` with what `convert` makes of the reply.
@@ -58,7 +52,7 @@ Status ToRunStepResponse(RunStepResponse& r, const std::vector<std::string>& fet
   }
   proto.set_status_code(static_cast<tensorflow::error::Code>(r.status.code()));
   proto.set_status_error_message(r.status.message());
-  *out = Bytes(proto);
+  *out = ProtoBytes(proto);
   return r.status;
 }
 
@@ -75,7 +69,7 @@ bool ServeMaster(Self* self, const caf::actor& master, const std::string& method
         [](CreateSessionResponse& r, std::string* out) {
           tensorflow::CreateSessionResponse proto;
           proto.set_session_handle(r.session_handle);
-          *out = Bytes(proto);
+          *out = ProtoBytes(proto);
           return r.status;
         },
         create_session_atom::value, CreateSessionRequest{std::move(graph)});
@@ -90,7 +84,7 @@ bool ServeMaster(Self* self, const caf::actor& master, const std::string& method
         [](ExtendSessionResponse& r, std::string* out) {
           tensorflow::ExtendSessionResponse proto;
           proto.set_new_graph_version(r.new_graph_version);
-          *out = Bytes(proto);
+          *out = ProtoBytes(proto);
           return r.status;
         },
         extend_session_atom::value, std::move(local));
@@ -123,7 +117,7 @@ bool ServeMaster(Self* self, const caf::actor& master, const std::string& method
     Forward<Status>(
         self, master, rp, method,
         [](Status& s, std::string* out) {
-          *out = Bytes(tensorflow::CloseSessionResponse());
+          *out = ProtoBytes(tensorflow::CloseSessionResponse());
           return s;
         },
         close_session_atom::value, req.session_handle());
@@ -134,7 +128,7 @@ bool ServeMaster(Self* self, const caf::actor& master, const std::string& method
     Forward<Status>(
         self, master, rp, method,
         [](Status& s, std::string* out) {
-          *out = Bytes(tensorflow::ResetResponse());
+          *out = ProtoBytes(tensorflow::ResetResponse());
           return s;
         },
         reset_atom::value, std::move(containers));
@@ -167,7 +161,7 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
         [sequence](WorkerInfo& info, std::string* out) {
           tensoract::HeartbeatResponse proto = ToHeartbeat(info);
           proto.set_sequence(sequence);
-          *out = Bytes(proto);
+          *out = ProtoBytes(proto);
           return Status::OK();
         },
         heartbeat_atom::value);
@@ -179,7 +173,7 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
     Forward<Status>(
         self, worker, rp, method,
         [](Status& s, std::string* out) {
-          *out = Bytes(tensoract::PeerDirectoryResponse());
+          *out = ProtoBytes(tensoract::PeerDirectoryResponse());
           return s;
         },
         set_peers_atom::value, std::move(local));
@@ -192,7 +186,7 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
         [](RegisterGraphResponse& r, std::string* out) {
           tensorflow::RegisterGraphResponse proto;
           proto.set_graph_handle(r.graph_handle);
-          *out = Bytes(proto);
+          *out = ProtoBytes(proto);
           return r.status;
         },
         register_graph_atom::value, RegisterGraphRequest{std::move(graph)});
@@ -216,7 +210,7 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
           if (r.step_stats) *proto.mutable_step_stats() = std::move(*r.step_stats);
           proto.set_status_code(static_cast<tensorflow::error::Code>(r.status.code()));
           proto.set_status_error_message(r.status.message());
-          *out = Bytes(proto);
+          *out = ProtoBytes(proto);
           return r.status;
         },
         run_graph_atom::value, std::move(local));
@@ -226,7 +220,7 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
     Forward<Status>(
         self, worker, rp, method,
         [](Status& s, std::string* out) {
-          *out = Bytes(tensorflow::DeregisterGraphResponse());
+          *out = ProtoBytes(tensorflow::DeregisterGraphResponse());
           return s;
         },
         deregister_graph_atom::value, req.graph_handle());
@@ -234,14 +228,14 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
     tensorflow::CleanupGraphRequest req;
     if (!req.ParseFromString(bytes)) return bad(), true;
     self->send(worker, cleanup_graph_atom::value, req.step_id());
-    Reply(rp, Status::OK(), Bytes(tensorflow::CleanupGraphResponse()));
+    Reply(rp, Status::OK(), ProtoBytes(tensorflow::CleanupGraphResponse()));
   } else if (method == "AbortStep") {
     tensoract::AbortStepRequest req;
     if (!req.ParseFromString(bytes)) return bad(), true;
     Status why = RpcStatus(req.code(), req.message());
     if (why.ok()) why = errors::Aborted("step ", req.step_id(), " was aborted");
     self->send(worker, abort_step_atom::value, req.step_id(), why);
-    Reply(rp, Status::OK(), Bytes(tensoract::AbortStepResponse()));
+    Reply(rp, Status::OK(), ProtoBytes(tensoract::AbortStepResponse()));
   } else if (method == "CleanupAll") {
     tensorflow::CleanupAllRequest req;
     if (!req.ParseFromString(bytes)) return bad(), true;
@@ -249,7 +243,7 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
     Forward<Status>(
         self, worker, rp, method,
         [](Status& s, std::string* out) {
-          *out = Bytes(tensorflow::CleanupAllResponse());
+          *out = ProtoBytes(tensorflow::CleanupAllResponse());
           return s;
         },
         reset_atom::value, std::move(containers));
@@ -289,7 +283,9 @@ caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
         if (!master) return ask_worker("");
         self->request(master, std::chrono::seconds(10), inspect_atom::value)
             .then([=](std::string& m) mutable { ask_worker(m + "\n"); },
-                  [=](caf::error& e) mutable { ask_worker(FromCafError(e, "inspecting the master").ToString() + "\n"); });
+                  [=](caf::error& e) mutable {
+                    ask_worker(FromCafError(e, "inspecting the master").ToString() + "\n");
+                  });
       },
   };
 }

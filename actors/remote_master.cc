@@ -20,35 +20,10 @@ struct RemoteMasterState {
 };
 using Self = caf::stateful_actor<RemoteMasterState>;
 
-template <class Proto>
-std::string Bytes(const Proto& proto) {
-  std::string out;
-  proto.SerializeToString(&out);
-  return out;
-}
-
-Status ParseOr(const Status& s, const std::string& bytes, google::protobuf::Message* proto, const char* what) {
-  if (!s.ok()) return s;
-  if (!proto->ParseFromString(bytes)) return errors::DataLoss("cannot parse the ", what, " response");
-  return Status::OK();
-}
-
-template <class Reply>
-caf::typed_response_promise<Reply> CallAndConvert(Self* self, const std::string& method, std::string request,
-                                                   int64_t timeout_ms,
-                                                   std::function<Reply(const Status&, const std::string&)> convert) {
-  auto promise = self->make_response_promise<Reply>();
-  self->state.node.Call(method, std::move(request), timeout_ms,
-                        [promise, convert](const Status& s, std::string bytes) mutable {
-                          promise.deliver(convert(s, bytes));
-                        });
-  return promise;
-}
-
 RunStepResponse FromRunStep(const Status& s, const std::string& bytes, size_t num_fetches) {
   tensorflow::RunStepResponse r;
   RunStepResponse out;
-  out.status = ParseOr(s, bytes, &r, "RunStep");
+  out.status = ParseResponse(s, bytes, &r, "RunStep");
   if (!out.status.ok()) return out;
   if (static_cast<size_t>(r.tensor_size()) != num_fetches) {
     out.status = errors::DataLoss("RunStep answered ", r.tensor_size(), " tensors for ", num_fetches, " fetches");
@@ -82,10 +57,11 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         tensorflow::CreateSessionRequest proto;
         if (request.graph) *proto.mutable_graph_def() = *request.graph;
         return CallAndConvert<CreateSessionResponse>(
-            self, "CreateSession", Bytes(proto), kControlTimeoutMs, [](const Status& s, const std::string& bytes) {
+            self, self->state.node, "CreateSession", ProtoBytes(proto), kControlTimeoutMs,
+            [](const Status& s, const std::string& bytes) {
               tensorflow::CreateSessionResponse r;
               CreateSessionResponse out;
-              out.status = ParseOr(s, bytes, &r, "CreateSession");
+              out.status = ParseResponse(s, bytes, &r, "CreateSession");
               out.session_handle = r.session_handle();
               return out;
             });
@@ -96,10 +72,11 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         if (request.graph) *proto.mutable_graph_def() = *request.graph;
         proto.set_current_graph_version(request.current_graph_version);
         return CallAndConvert<ExtendSessionResponse>(
-            self, "ExtendSession", Bytes(proto), kControlTimeoutMs, [](const Status& s, const std::string& bytes) {
+            self, self->state.node, "ExtendSession", ProtoBytes(proto), kControlTimeoutMs,
+            [](const Status& s, const std::string& bytes) {
               tensorflow::ExtendSessionResponse r;
               ExtendSessionResponse out;
-              out.status = ParseOr(s, bytes, &r, "ExtendSession");
+              out.status = ParseResponse(s, bytes, &r, "ExtendSession");
               out.new_graph_version = r.new_graph_version();
               return out;
             });
@@ -120,14 +97,13 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         int64_t timeout =
             (request.timeout_ms > 0 ? request.timeout_ms : self->state.default_step_timeout_ms) + kStepSlackMs;
         size_t num_fetches = request.fetches.size();
-        return CallAndConvert<RunStepResponse>(
-            self, "RunStep", Bytes(proto), timeout,
+        return CallAndConvert<RunStepResponse>(self, self->state.node, "RunStep", ProtoBytes(proto), timeout,
             [num_fetches](const Status& s, const std::string& bytes) { return FromRunStep(s, bytes, num_fetches); });
       },
       [=](close_session_atom, const std::string& handle) {
         tensorflow::CloseSessionRequest proto;
         proto.set_session_handle(handle);
-        return CallAndConvert<Status>(self, "CloseSession", Bytes(proto), kControlTimeoutMs,
+        return CallAndConvert<Status>(self, self->state.node, "CloseSession", ProtoBytes(proto), kControlTimeoutMs,
                                       [](const Status& s, const std::string&) { return s; });
       },
       [=](inspect_atom) {
@@ -140,7 +116,7 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
       [=](reset_atom, const std::vector<std::string>& containers) {
         tensorflow::ResetRequest proto;
         for (const auto& c : containers) proto.add_container(c);
-        return CallAndConvert<Status>(self, "Reset", Bytes(proto), kControlTimeoutMs,
+        return CallAndConvert<Status>(self, self->state.node, "Reset", ProtoBytes(proto), kControlTimeoutMs,
                                       [](const Status& s, const std::string&) { return s; });
       },
   };

@@ -20,6 +20,13 @@ std::string ErrorText(caf::actor_system& system, const caf::error& e) {
 
 }  // namespace
 
+Status ParseResponse(const Status& status, const std::string& bytes, google::protobuf::MessageLite* proto,
+                     const char* method) {
+  if (!status.ok()) return status;
+  if (!proto->ParseFromString(bytes)) return errors::DataLoss("cannot parse the ", method, " response");
+  return Status::OK();
+}
+
 void RemoteNode::Attach(caf::event_based_actor* self, RemoteAddress address) {
   self_ = self;
   address_ = std::move(address);

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include <caf/actor.hpp>
+#include <caf/typed_response_promise.hpp>
+#include <google/protobuf/message_lite.h>
 #include <caf/fwd.hpp>
 
 #include "base/status.h"
@@ -67,6 +69,29 @@ class RemoteNode {
   bool connecting_ = false;
   std::vector<Pending> pending_;
 };
+
+// Helpers of the proxies (RemoteWorker, RemoteMaster) and the node service.
+
+// A protobuf message as the bytes of an RPC.
+inline std::string ProtoBytes(const google::protobuf::MessageLite& proto) { return proto.SerializeAsString(); }
+
+// `status` if it is an error, else `bytes` parsed into `proto` (DataLoss naming `method`
+// when they do not parse).
+Status ParseResponse(const Status& status, const std::string& bytes, google::protobuf::MessageLite* proto,
+                     const char* method);
+
+// Calls `method` on `node` and answers the actor's current request with what `convert`
+// makes of the outcome (on failure `convert` gets the error and empty bytes).
+template <class Reply, class Actor>
+caf::typed_response_promise<Reply> CallAndConvert(Actor* self, RemoteNode& node, const std::string& method,
+                                                   std::string request, int64_t timeout_ms,
+                                                   std::function<Reply(const Status&, const std::string&)> convert) {
+  auto promise = self->template make_response_promise<Reply>();
+  node.Call(method, std::move(request), timeout_ms, [promise, convert](const Status& s, std::string bytes) mutable {
+    promise.deliver(convert(s, bytes));
+  });
+  return promise;
+}
 
 }  // namespace tensoract
 

@@ -20,33 +20,6 @@ struct RemoteWorkerState {
 };
 using Self = caf::stateful_actor<RemoteWorkerState>;
 
-template <class Proto>
-std::string Bytes(const Proto& proto) {
-  std::string out;
-  proto.SerializeToString(&out);
-  return out;
-}
-
-// Calls `method` and answers the promise with what `convert` makes of the response
-// (or of the failure: `convert` gets the error status and empty bytes).
-template <class Reply>
-caf::typed_response_promise<Reply> CallAndConvert(Self* self, const std::string& method, std::string request,
-                                                   int64_t timeout_ms,
-                                                   std::function<Reply(const Status&, const std::string&)> convert) {
-  auto promise = self->make_response_promise<Reply>();
-  self->state.node.Call(method, std::move(request), timeout_ms,
-                        [promise, convert](const Status& s, std::string bytes) mutable {
-                          promise.deliver(convert(s, bytes));
-                        });
-  return promise;
-}
-
-Status ParseOr(const Status& s, const std::string& bytes, google::protobuf::Message* proto, const char* what) {
-  if (!s.ok()) return s;
-  if (!proto->ParseFromString(bytes)) return errors::DataLoss("cannot parse the ", what, " response");
-  return Status::OK();
-}
-
 caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
   self->state.node.Attach(self, std::move(address));
   return {
@@ -54,10 +27,11 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
         tensorflow::RegisterGraphRequest proto;
         if (request.graph) *proto.mutable_graph_def() = *request.graph;
         return CallAndConvert<RegisterGraphResponse>(
-            self, "RegisterGraph", Bytes(proto), kControlTimeoutMs, [](const Status& s, const std::string& bytes) {
+            self, self->state.node, "RegisterGraph", ProtoBytes(proto), kControlTimeoutMs,
+            [](const Status& s, const std::string& bytes) {
               tensorflow::RegisterGraphResponse r;
               RegisterGraphResponse out;
-              out.status = ParseOr(s, bytes, &r, "RegisterGraph");
+              out.status = ParseResponse(s, bytes, &r, "RegisterGraph");
               out.graph_handle = r.graph_handle();
               return out;
             });
@@ -75,10 +49,11 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
         proto.set_store_errors_in_response_body(true);
         int64_t timeout = (request.timeout_ms > 0 ? request.timeout_ms : kControlTimeoutMs) + kStepSlackMs;
         return CallAndConvert<RunGraphResponse>(
-            self, "RunGraph", Bytes(proto), timeout, [](const Status& s, const std::string& bytes) {
+            self, self->state.node, "RunGraph", ProtoBytes(proto), timeout,
+            [](const Status& s, const std::string& bytes) {
               tensorflow::RunGraphResponse r;
               RunGraphResponse out;
-              out.status = ParseOr(s, bytes, &r, "RunGraph");
+              out.status = ParseResponse(s, bytes, &r, "RunGraph");
               if (out.status.ok() && r.has_step_stats()) {
                 out.step_stats = std::make_shared<tensorflow::StepStats>(std::move(*r.mutable_step_stats()));
               }
@@ -88,17 +63,18 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
       [=](deregister_graph_atom, const std::string& handle) {
         tensorflow::DeregisterGraphRequest proto;
         proto.set_graph_handle(handle);
-        return CallAndConvert<Status>(self, "DeregisterGraph", Bytes(proto), kControlTimeoutMs,
+        return CallAndConvert<Status>(self, self->state.node, "DeregisterGraph", ProtoBytes(proto), kControlTimeoutMs,
                                       [](const Status& s, const std::string&) { return s; });
       },
       [=](heartbeat_atom) {
         tensoract::HeartbeatRequest proto;
         proto.set_sequence(++self->state.heartbeat_sequence);
         return CallAndConvert<WorkerInfo>(
-            self, "Heartbeat", Bytes(proto), kControlTimeoutMs, [](const Status& s, const std::string& bytes) {
+            self, self->state.node, "Heartbeat", ProtoBytes(proto), kControlTimeoutMs,
+            [](const Status& s, const std::string& bytes) {
               tensoract::HeartbeatResponse r;
               WorkerInfo info;
-              info.status = ParseOr(s, bytes, &r, "Heartbeat");
+              info.status = ParseResponse(s, bytes, &r, "Heartbeat");
               info.task = r.task();
               info.incarnation = r.worker_incarnation();
               info.data_plane = r.data_plane_address();
@@ -109,8 +85,10 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
       },
       [=](set_peers_atom, const PeerDirectory& peers) {
         tensoract::PeerDirectoryRequest proto;
-        for (const auto& [task, address] : peers.data_plane_by_task) (*proto.mutable_data_plane_by_task())[task] = address;
-        return CallAndConvert<Status>(self, "SetPeers", Bytes(proto), kControlTimeoutMs,
+        for (const auto& [task, address] : peers.data_plane_by_task) {
+          (*proto.mutable_data_plane_by_task())[task] = address;
+        }
+        return CallAndConvert<Status>(self, self->state.node, "SetPeers", ProtoBytes(proto), kControlTimeoutMs,
                                       [](const Status& s, const std::string&) { return s; });
       },
       [=](abort_step_atom, int64_t step_id, const Status& why) {
@@ -118,17 +96,17 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
         proto.set_step_id(step_id);
         proto.set_code(static_cast<tensorflow::error::Code>(why.code()));
         proto.set_message(why.message());
-        self->state.node.Tell("AbortStep", Bytes(proto));
+        self->state.node.Tell("AbortStep", ProtoBytes(proto));
       },
       [=](cleanup_graph_atom, int64_t step_id) {
         tensorflow::CleanupGraphRequest proto;
         proto.set_step_id(step_id);
-        self->state.node.Tell("CleanupGraph", Bytes(proto));
+        self->state.node.Tell("CleanupGraph", ProtoBytes(proto));
       },
       [=](reset_atom, const std::vector<std::string>& containers) {
         tensorflow::CleanupAllRequest proto;
         for (const auto& c : containers) proto.add_container(c);
-        return CallAndConvert<Status>(self, "CleanupAll", Bytes(proto), kControlTimeoutMs,
+        return CallAndConvert<Status>(self, self->state.node, "CleanupAll", ProtoBytes(proto), kControlTimeoutMs,
                                       [](const Status& s, const std::string&) { return s; });
       },
   };
