@@ -143,6 +143,16 @@ Scope Scope::ClearColocation() const {
   return s;
 }
 
+Scope Scope::AtRoot() const {
+  Scope s = *this;
+  s.prefix_.clear();
+  s.op_name_.clear();
+  s.op_named_as_scope_ = false;
+  s.control_deps_.clear();
+  s.colocate_with_.clear();
+  return s;
+}
+
 void Scope::UpdateStatus(const Status& s) const {
   if (shared_->status.ok() && !s.ok()) shared_->status = s;
 }

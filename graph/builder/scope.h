@@ -113,6 +113,10 @@ class Scope {
   // groups `op` is itself colocated with, added to the scope's own, sorted.
   Scope ColocateWith(const Output& op) const;
   Scope ClearColocation() const;
+  // The same graph and device, but no name prefix, control dependencies or colocation: for
+  // builders that name helper nodes after other nodes ("cond/add/Switch" for the Switch
+  // feeding "cond/add"), whatever scope they were called in.
+  Scope AtRoot() const;
 
   const std::string& name_prefix() const { return prefix_; }
   const std::string& device() const { return device_; }
