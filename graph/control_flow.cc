@@ -36,6 +36,7 @@ bool IsControlFlowOp(const std::string& op) {
 int ControlFlowInfo::OutputFrame(const Node& n) const {
   int f = frame_of[n.id()];
   if (f < 0) return f;
+  if (IsEnter(n)) return enters[n.id()];
   if (IsExit(n)) return frames[f].parent;
   return f;
 }
@@ -44,6 +45,7 @@ Status BuildControlFlowInfo(const Graph& graph, ControlFlowInfo* info) {
   info->frames.clear();
   info->frames.push_back(ControlFlowInfo::Frame{});
   info->frame_of.assign(graph.num_node_ids(), -1);
+  info->enters.assign(graph.num_node_ids(), -1);
   std::map<std::string, int> by_name;          // child frames by name
   std::vector<const Node*> decided_by(graph.num_node_ids(), nullptr);  // the input that set a node's frame
   auto frame_name = [&](int f) { return f == 0 ? std::string("the root frame") : "frame '" + info->frames[f].name + "'"; };
@@ -86,6 +88,7 @@ Status BuildControlFlowInfo(const Graph& graph, ControlFlowInfo* info) {
       }
       out = found->second;
       info->frames[out].enters.push_back(n->id());
+      info->enters[n->id()] = out;
     } else if (IsExit(*n) || IsNextIteration(*n)) {
       if (own == 0) {
         return errors::InvalidArgument(n->type_string(), " node '", n->name(),

@@ -52,6 +52,7 @@ struct ControlFlowInfo {
   };
   std::vector<Frame> frames;  // frames[0] is the root
   std::vector<int> frame_of;  // by node id: the frame the node runs in (-1: Source/Sink)
+  std::vector<int> enters;    // by node id: the frame an Enter node enters (-1: not an Enter)
 
   // The frame a node's outputs are in: the child frame for an Enter, the parent frame for
   // an Exit, else its own.

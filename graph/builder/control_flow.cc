@@ -43,10 +43,12 @@ class Context {
       Node* n = g->FindNodeId(id);
       if (n == nullptr) continue;
       std::vector<const Edge*> in(n->in_edges().begin(), n->in_edges().end());
-      bool has_data_input = false;
+      // A node with an input from inside (data, or control from a nested pivot) is placed
+      // by it; the others hang off the pivot.
+      bool has_inside_input = false;
       for (const Edge* e : in) {
         if (!IsOutside(e->src)) {
-          has_data_input |= !e->IsControlEdge();
+          has_inside_input |= e->src->IsOp();
           continue;
         }
         Node* src = e->src;
@@ -61,9 +63,9 @@ class Context {
         TA_RETURN_IF_ERROR(scope_.status());
         g->RemoveEdge(e);
         g->AddEdge(r.node, r.index, n, dst_input);
-        has_data_input = true;
+        has_inside_input = true;
       }
-      if (!has_data_input && pivot_.node != nullptr) g->AddControlEdge(pivot_.node, n);
+      if (!has_inside_input && pivot_.node != nullptr) g->AddControlEdge(pivot_.node, n);
     }
     return scope_.status();
   }
