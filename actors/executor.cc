@@ -614,7 +614,7 @@ void Process(Self* self) {
     const TaggedNode t = st.ready.front();
     st.ready.pop_front();
     const NodeItem& item = st.plan->nodes[t.node];
-    if (t.dead && !item.is_transfer) {
+    if (t.dead && !item.runs_when_dead) {
       SkipDead(self, t);
       continue;
     }
@@ -644,6 +644,8 @@ void Process(Self* self) {
       }
     }
     st.plan->RunNode(t.node, st.scratch, st.frame.get(), st.step_id, st.collect_stats, &st.done);
+    // Only a _Send stays dead for having run with a dead input (a recording push does not).
+    if (t.dead && !item.is_transfer) st.done.input_dead = false;
     Complete(self, st.done, /*inline_run=*/true);
   }
   if (st.finished || st.in_flight > 0) return;

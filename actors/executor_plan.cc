@@ -164,6 +164,7 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
     item.is_expensive = item.kernel->IsExpensive();
     item.can_output_dead = item.kernel->CanOutputDead();
     item.is_transfer = node->type_string() == "_Send" || node->type_string() == "_Recv";
+    item.runs_when_dead = item.kernel->RunsWithDeadInputs();
     if (IsMerge(*node)) {
       item.kind = Kind::kMerge;
     } else if (IsEnter(*node)) {

@@ -66,7 +66,8 @@ struct ExecutorPlan {
     // Not kPlain, or may output dead values (Switch, _Recv): the executor's general path.
     bool needs_control_flow = false;
     bool can_output_dead = false;
-    bool is_transfer = false;  // _Send or _Recv: runs even with a dead input
+    bool is_transfer = false;  // _Send or _Recv
+    bool runs_when_dead = false;  // runs even with a dead input (OpKernel::RunsWithDeadInputs)
     bool is_constant_enter = false;
     int child_frame = -1;      // an Enter's frame
     bool has_ref_input = false;

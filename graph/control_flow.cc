@@ -50,11 +50,15 @@ Status BuildControlFlowInfo(const Graph& graph, ControlFlowInfo* info) {
   std::vector<const Node*> decided_by(graph.num_node_ids(), nullptr);  // the input that set a node's frame
   auto frame_name = [&](int f) { return f == 0 ? std::string("the root frame") : "frame '" + info->frames[f].name + "'"; };
 
+  // Nodes without inputs start in the root frame (the builder's graphs are not yet joined
+  // to the Source).
   std::deque<const Node*> queue;
-  for (const Edge* e : graph.source_node()->out_edges()) {
-    if (!e->dst->IsOp() || info->frame_of[e->dst->id()] >= 0) continue;
-    info->frame_of[e->dst->id()] = 0;
-    queue.push_back(e->dst);
+  for (const Node* n : graph.op_nodes()) {
+    bool has_input = false;
+    for (const Edge* e : n->in_edges()) has_input |= e->src->IsOp();
+    if (has_input) continue;
+    info->frame_of[n->id()] = 0;
+    queue.push_back(n);
   }
   while (!queue.empty()) {
     const Node* n = queue.front();

@@ -80,6 +80,10 @@ class OpKernel {
   // (control flow's untaken branches): Switch, and _Recv receiving a dead value. Any other
   // kernel must set every output.
   virtual bool CanOutputDead() const { return false; }
+  // True for the kernels the executor runs even when an input is dead (is_input_dead tells
+  // them): _Send, which passes the deadness on, and a while loop gradient's StackPushV2,
+  // which records it. Any other node with a dead input is skipped, its outputs dead.
+  virtual bool RunsWithDeadInputs() const { return false; }
 
   const std::string& name() const { return name_; }
   const std::string& type_string() const { return type_; }

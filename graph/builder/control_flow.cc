@@ -23,7 +23,7 @@ class Context {
       : scope_(scope), boundary_(boundary), pivot_(pivot), route_(std::move(route)),
         move_controls_(move_controls), control_targets_(std::move(control_targets)) {}
 
-  bool IsOutside(const Node* n) const { return n->IsOp() && n->id() < boundary_; }
+  bool IsOutside(const Node* n) const { return n->IsOp() && (n->id() < boundary_ || scope_.IsMarkedOutside(n)); }
 
   // `t` as seen inside: routed when it is from outside.
   Output Inside(const Output& t, const std::string& consumer) {
@@ -41,7 +41,7 @@ class Context {
     Graph* g = scope_.graph();
     for (int id = first; id < last; ++id) {
       Node* n = g->FindNodeId(id);
-      if (n == nullptr) continue;
+      if (n == nullptr || scope_.IsMarkedOutside(n)) continue;
       std::vector<const Edge*> in(n->in_edges().begin(), n->in_edges().end());
       // A node with an input from inside (data, or control from a nested pivot) is placed
       // by it; the others hang off the pivot.

@@ -153,6 +153,12 @@ Scope Scope::AtRoot() const {
   return s;
 }
 
+void Scope::MarkOutside(const Node* node) const {
+  if (node != nullptr) shared_->outside.insert(node->id());
+}
+
+bool Scope::IsMarkedOutside(const Node* node) const { return shared_->outside.count(node->id()) > 0; }
+
 void Scope::UpdateStatus(const Status& s) const {
   if (shared_->status.ok() && !s.ok()) shared_->status = s;
 }

@@ -118,6 +118,13 @@ class Scope {
   // feeding "cond/add"), whatever scope they were called in.
   Scope AtRoot() const;
 
+  // For builders that, while a conditional branch or loop body is being built, add nodes
+  // that belong outside it (a loop's gradient saves forward values onto stacks from inside
+  // the backward loop's body): ops::Cond and ops::WhileLoop leave a marked node where it is
+  // and treat it as made outside them.
+  void MarkOutside(const Node* node) const;
+  bool IsMarkedOutside(const Node* node) const;
+
   const std::string& name_prefix() const { return prefix_; }
   const std::string& device() const { return device_; }
 
@@ -141,6 +148,7 @@ class Scope {
   struct Shared {
     std::unique_ptr<Graph> graph;
     std::map<std::string, int> name_counts;
+    std::set<int> outside;  // node ids (MarkOutside)
     Status status;
   };
   Scope() = default;

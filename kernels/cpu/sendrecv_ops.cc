@@ -33,6 +33,7 @@ class SendOp : public OpKernel {
                             ctx->input(0), ctx->is_input_dead());
   }
   bool IsExpensive() const override { return false; }
+  bool RunsWithDeadInputs() const override { return true; }
   const std::string& key() const { return key_; }
 
  private:
@@ -69,6 +70,7 @@ class RecvOp : public AsyncOpKernel {
                                  });
   }
   bool CanOutputDead() const override { return true; }
+  bool RunsWithDeadInputs() const override { return true; }  // a dead control input: it still receives
 
  private:
   std::string key_;

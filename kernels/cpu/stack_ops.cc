@@ -17,26 +17,29 @@ class Stack : public ResourceBase {
   Stack(std::string name, DataType elem_type, int64_t max_size)
       : name_(std::move(name)), elem_type_(elem_type), max_size_(max_size) {}
 
-  Status Push(const Tensor& value) {
+  // `dead`: a dead value (from an untaken branch), which Pop gives back dead.
+  Status Push(const Tensor& value, bool dead = false) {
     std::lock_guard<std::mutex> lock(mu_);
     TA_RETURN_IF_ERROR(CheckOpen());
-    if (value.dtype() != elem_type_) {
+    if (!dead && value.dtype() != elem_type_) {
       return errors::InvalidArgument("Stack[", name_, "] holds ", DataTypeString(elem_type_), " but was pushed ",
                                      DataTypeString(value.dtype()));
     }
     if (max_size_ > 0 && static_cast<int64_t>(values_.size()) >= max_size_) {
       return errors::InvalidArgument("Stack[", name_, "] overflowed its max_size (", max_size_, ")");
     }
-    values_.push_back(value);
+    values_.push_back({dead ? Tensor() : value, dead});
     return Status::OK();
   }
-  StatusOr<Tensor> Pop() {
+  // The last value pushed; *dead says whether it was a dead one.
+  StatusOr<Tensor> Pop(bool* dead) {
     std::lock_guard<std::mutex> lock(mu_);
     TA_RETURN_IF_ERROR(CheckOpen());
     if (values_.empty()) return errors::InvalidArgument("Stack[", name_, "] is empty.");
-    Tensor t = std::move(values_.back());
+    Entry e = std::move(values_.back());
     values_.pop_back();
-    return t;
+    *dead = e.dead;
+    return e.value;
   }
   void Close() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -57,8 +60,12 @@ class Stack : public ResourceBase {
   const std::string name_;
   const DataType elem_type_;
   const int64_t max_size_;
+  struct Entry {
+    Tensor value;
+    bool dead;
+  };
   mutable std::mutex mu_;
-  std::vector<Tensor> values_;
+  std::vector<Entry> values_;
   bool closed_ = false;
 };
 
@@ -102,16 +109,31 @@ StatusOr<std::shared_ptr<Stack>> LookupStack(OpKernelContext* ctx) {
   return stack;
 }
 
+// With the attr `_push_dead` (set by while loops' gradients, graph/gradients/
+// while_grad.cc) the push runs even when its value is dead, and pushes a dead marker, so
+// that the pops of the backward loop stay in step with the forward iterations whatever
+// branches they took; without a live handle (an iteration that does not run the body) it
+// does nothing. Its output is then dead. Without the attr, a dead input skips the push,
+// as in TensorFlow.
 class StackPushOp : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  explicit StackPushOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    if (!ctx->GetAttr("_push_dead", &push_dead_).ok()) push_dead_ = false;
+  }
   void Compute(OpKernelContext* ctx) override {
+    const Tensor& handle = ctx->input(0);
+    if (ctx->is_input_dead() && (handle.dtype() != tensorflow::DT_RESOURCE || handle.NumElements() != 1)) return;
     auto stack = LookupStack(ctx);
     OP_REQUIRES_OK(ctx, stack.status());
-    OP_REQUIRES_OK(ctx, stack.value()->Push(ctx->input(1)));
-    ctx->set_output(0, ctx->input(1));
+    OP_REQUIRES_OK(ctx, stack.value()->Push(ctx->input(1), ctx->is_input_dead()));
+    if (!ctx->is_input_dead()) ctx->set_output(0, ctx->input(1));
   }
   bool IsExpensive() const override { return false; }
+  bool RunsWithDeadInputs() const override { return push_dead_; }
+  bool CanOutputDead() const override { return push_dead_; }
+
+ private:
+  bool push_dead_ = false;
 };
 
 class StackPopOp : public OpKernel {
@@ -123,11 +145,13 @@ class StackPopOp : public OpKernel {
     OP_REQUIRES(ctx, stack.value()->elem_type() == output_types()[0],
                 errors::InvalidArgument("node '", name(), "' pops ", DataTypeString(output_types()[0]),
                                         " from a stack of ", DataTypeString(stack.value()->elem_type())));
-    auto value = stack.value()->Pop();
+    bool dead = false;
+    auto value = stack.value()->Pop(&dead);
     OP_REQUIRES_OK(ctx, value.status());
-    ctx->set_output(0, value.value());
+    if (!dead) ctx->set_output(0, value.value());  // a dead marker pops as a dead value
   }
   bool IsExpensive() const override { return false; }
+  bool CanOutputDead() const override { return true; }
 };
 
 class StackCloseOp : public OpKernel {
