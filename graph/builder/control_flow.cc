@@ -31,7 +31,8 @@ class Context {
     auto key = std::make_pair(t.node->id(), t.index);
     auto found = routed_.find(key);
     if (found != routed_.end()) return found->second;
-    Output r = route_(scope_.AtRoot(), t, consumer);
+    // As tf.colocate_with: the route goes where the tensor is, whatever the scope's device.
+    Output r = route_(scope_.AtRoot().WithDevice(""), t, consumer);
     routed_[key] = r;
     return r;
   }
