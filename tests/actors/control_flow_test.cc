@@ -2,8 +2,14 @@
 // through a Session with TensorFlow 1.x's semantics: dead values on untaken branches,
 // frames and iterations, loop invariants, parallel_iterations, nesting, and clear errors
 // for malformed graphs and loops that never end.
+#include <chrono>
 #include <set>
+#include <thread>
 
+#include <caf/all.hpp>
+
+#include "actors/device_actor.h"
+#include "actors/executor.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"
@@ -481,6 +487,56 @@ TEST_CASE("ControlTrigger runs even when its inputs are dead") {
   CHECK(s.code() == error::INVALID_ARGUMENT);
   REQUIRE(session->Run({{"p", Tensor::Scalar<bool>(true)}}, {after_noop.name()}, {}, &out).ok());
   CHECK(Float(out[0]) == 6.f);
+}
+
+}  // namespace
+}  // namespace tensoract
+
+namespace tensoract {
+namespace {
+
+TEST_CASE("an executor in the middle of an endless loop stops at an abort (cancellation) with its status") {
+  // The runtime stops a step by sending its executors abort_atom: the worker does so at the
+  // step's deadline, and so can anything that cancels a step. The executor hands control
+  // back to its mailbox every few thousand nodes, so the abort gets in.
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> r;
+  REQUIRE(ops::WhileLoop(
+              root, {ops::Const(root, 0.f)},
+              [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+                *pred = ops::Less(s, v[0], ops::Add(s, v[0], 1.f));
+                return s.status();
+              },
+              [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+                *next = {ops::Identity(s, v[0])};
+                return s.status();
+              },
+              &r)
+              .ok());
+  tf::GraphDef def = ToGraphDef(root);
+  caf::actor_system_config cfg;
+  caf::actor_system system{cfg};
+  auto device = std::make_shared<Device>("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, 1);
+  auto plan = ExecutorPlan::Build(def, device.get());
+  INFO(plan.status().ToString());
+  REQUIRE(plan.ok());
+  caf::actor device_actor = SpawnDeviceActor(system, device);
+  caf::actor executor = SpawnExecutor(system, ExecutorArgs{plan.value(), device_actor, 7, {}, false});
+  caf::scoped_actor self{system};
+  auto started = std::chrono::steady_clock::now();
+  std::thread canceller([executor] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    caf::anon_send(executor, abort_atom::value, errors::Cancelled("step 7 was cancelled"));
+  });
+  Status status;
+  self->request(executor, std::chrono::seconds(30), start_atom::value)
+      .receive([&](RunGraphResponse& reply) { status = reply.status; },
+               [&](caf::error& e) { status = FromCafError(e, "step 7"); });
+  canceller.join();
+  CHECK(status.code() == error::CANCELLED);
+  CHECK_THAT(status.message(), Catch::Contains("step 7"));
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  self->send_exit(device_actor, caf::exit_reason::user_shutdown);
 }
 
 }  // namespace
