@@ -113,7 +113,6 @@ TEST_CASE("nested loops and a conditional spread over two devices give one devic
           "[multi_device][control_flow]") {
   auto build = [](bool spread) {
     Scope root = Scope::NewRootScope().WithDevice(Cpu(0));
-    Scope other = spread ? root.WithDevice(Cpu(1)) : root;
     auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
     auto x = ops::Placeholder(root.WithOpName("x"), tf::DT_FLOAT, kScalar);
     std::vector<Output> r;
@@ -156,7 +155,6 @@ TEST_CASE("nested loops and a conditional spread over two devices give one devic
         &r);
     INFO(s.ToString());
     REQUIRE(s.ok());
-    (void)other;
     tf::GraphDef def;
     REQUIRE(root.ToGraphDef(&def).ok());
     return std::make_pair(def, r[1].name());
