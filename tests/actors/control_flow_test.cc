@@ -541,3 +541,47 @@ TEST_CASE("an executor in the middle of an endless loop stops at an abort (cance
 
 }  // namespace
 }  // namespace tensoract
+
+namespace tensoract {
+namespace {
+
+TEST_CASE("a reference variable inside a loop: read every iteration, and updated every iteration") {
+  Scope root = Scope::NewRootScope();
+  auto w = ops::Variable(root.WithOpName("w"), PartialTensorShape(std::vector<int64_t>{}), tf::DT_FLOAT);
+  auto init = ops::Assign(root.WithOpName("init"), w, 2.f);
+  auto hits = ops::Variable(root.WithOpName("hits"), PartialTensorShape(std::vector<int64_t>{}), tf::DT_FLOAT);
+  auto init_hits = ops::Assign(root.WithOpName("init_hits"), hits, 0.f);
+  std::vector<Output> r;
+  ops::WhileLoopOptions options;
+  options.parallel_iterations = 1;  // the updates of hits happen in order
+  REQUIRE(ops::WhileLoop(
+              root, {ops::Const(root, 0), ops::Const(root, 1.f)},
+              [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+                *pred = ops::Less(s, v[0], 5);
+                return s.status();
+              },
+              [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+                // w enters as a reference (RefEnter) and is read by Mul; hits += 1 per iteration.
+                auto bump = ops::AssignAdd(s, hits, 1.f);
+                *next = {ops::Add(s.WithControlDependencies({bump}), v[0], 1), ops::Mul(s, v[1], w)};
+                return s.status();
+              },
+              &r, options)
+              .ok());
+  tf::GraphDef def = ToGraphDef(root);
+  bool ref_enter = false;
+  for (const auto& node : def.node()) ref_enter |= node.op() == "RefEnter";
+  CHECK(ref_enter);
+  auto session = NewSessionWith(def);
+  std::vector<Tensor> out;
+  REQUIRE(session->Run({}, {}, {"init", "init_hits"}, &out).ok());
+  Status s = session->Run({}, {r[1].name(), r[0].name()}, {}, &out);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(Float(out[0]) == 32.f);  // 2^5
+  REQUIRE(session->Run({}, {"hits"}, {}, &out).ok());
+  CHECK(Float(out[0]) == 5.f);
+}
+
+}  // namespace
+}  // namespace tensoract
