@@ -5,6 +5,7 @@
 #include <functional>
 #include <thread>
 
+#include "graph/control_flow.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -20,6 +21,10 @@ OpKernelContext::Params MakeParams(const ExecutorPlan& plan, int node, const Nod
   params.call_frame = call_frame;
   params.step_id = step_id;
   params.rendezvous = plan.rendezvous.get();
+  params.is_input_dead = inputs.is_input_dead;
+  params.inputs_present = inputs.inputs_present;
+  params.frame_id = inputs.frame_id;
+  params.iter_id = inputs.iter_id;
   return params;
 }
 
@@ -35,7 +40,14 @@ void CollectOutputs(const OpKernel& k, OpKernelContext& ctx, KernelDone* done) {
                          : ctx.status().WithContext(StrCat("node '", k.name(), "' (op '", k.type_string(), "')"));
     return;
   }
+  // Switch and _Recv leave an output unset to make it dead; the others must set them all.
+  const bool may_be_unset = k.CanOutputDead();
+  done->dead_outputs = 0;
   for (int i = 0; i < k.num_outputs(); ++i) {
+    if (may_be_unset && !ctx.output_set(i)) {
+      if (i < 32) done->dead_outputs |= uint32_t{1} << i;
+      continue;
+    }
     if (IsRefType(k.output_types()[i])) {
       if (ctx.output_refs().empty() || ctx.output_refs()[i] == nullptr) {
         done->status = errors::Internal("node '", k.name(), "' (op '", k.type_string(), "') did not set ref output ", i);
@@ -65,6 +77,8 @@ int64_t NowNanos() {
 void ExecutorPlan::RunNode(int node, const NodeInputs& inputs, CallFrame* call_frame, int64_t step_id, bool timed,
                            KernelDone* done) const {
   done->node = node;
+  done->tag = inputs.tag;
+  done->input_dead = inputs.is_input_dead;
   done->status = Status::OK();
   done->output_refs.clear();
   if (timed) {
@@ -96,6 +110,8 @@ void ExecutorPlan::RunNodeAsync(int node, NodeInputs inputs, int64_t step_id, bo
                                             done = std::move(done)] {
     KernelDone result;
     result.node = node;
+    result.tag = pending->inputs.tag;
+    result.input_dead = pending->inputs.is_input_dead;
     if (timed) {
       result.start_ns = pending->start_ns;
       result.end_ns = NowNanos();
@@ -118,25 +134,63 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
   std::vector<int> plan_id(graph.num_node_ids(), -1);
   std::vector<Node*> ops = graph.op_nodes();
   for (size_t i = 0; i < ops.size(); ++i) plan_id[ops[i]->id()] = static_cast<int>(i);
+
+  // Frames: only graphs with control flow need the analysis; the others are one frame.
+  bool has_control_flow = false;
+  for (Node* node : ops) has_control_flow |= IsControlFlow(*node);
+  ControlFlowInfo cf;
+  if (has_control_flow) TA_RETURN_IF_ERROR(BuildControlFlowInfo(graph, &cf));
+  plan->frames.resize(has_control_flow ? cf.frames.size() : 1);
+  for (size_t f = 0; has_control_flow && f < cf.frames.size(); ++f) {
+    Frame& frame = plan->frames[f];
+    frame.name = cf.frames[f].name;
+    frame.parent = cf.frames[f].parent;
+    frame.parallel_iterations = cf.frames[f].parallel_iterations;
+    frame.num_enters = static_cast<int>(cf.frames[f].enters.size());
+  }
+  plan->has_loops = plan->frames.size() > 1;
+
   plan->nodes.resize(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     Node* node = ops[i];
     ExecutorPlan::NodeItem& item = plan->nodes[i];
     TA_RETURN_IF_ERROR(CreateOpKernel(device, node->def(), node->op_def(), &item.kernel));
-    item.input_start = plan->num_input_slots;
+    item.frame = has_control_flow ? cf.frame_of[node->id()] : 0;
+    Frame& frame = plan->frames[item.frame];
+    item.pending_id = frame.num_nodes++;
+    item.input_start = frame.num_input_slots;
     item.num_inputs = node->num_inputs();
+    frame.num_input_slots += item.num_inputs;
     item.is_async = item.kernel->IsAsync();
     item.is_expensive = item.kernel->IsExpensive();
+    item.can_output_dead = item.kernel->CanOutputDead();
+    item.is_transfer = node->type_string() == "_Send" || node->type_string() == "_Recv";
+    item.runs_when_dead = item.kernel->RunsWithDeadInputs();
+    if (IsMerge(*node)) {
+      item.kind = Kind::kMerge;
+    } else if (IsEnter(*node)) {
+      item.kind = Kind::kEnter;
+      item.child_frame = cf.OutputFrame(*node);
+      TA_RETURN_IF_ERROR(GetNodeAttr(node->def(), "is_constant", &item.is_constant_enter));
+    } else if (IsExit(*node)) {
+      item.kind = Kind::kExit;
+      frame.exits.push_back(static_cast<int>(i));
+    } else if (IsNextIteration(*node)) {
+      item.kind = Kind::kNextIteration;
+    } else if (IsControlTrigger(*node)) {
+      item.kind = Kind::kControlTrigger;
+    }
+    item.needs_control_flow = item.kind != Kind::kPlain || item.can_output_dead;
+    plan->has_step_resources |= node->type_string() == "StackV2";
     for (DataType t : node->input_types()) item.has_ref_input |= IsRefType(t);
     for (DataType t : node->output_types()) plan->has_ref_edges |= IsRefType(t);
-    plan->num_input_slots += item.num_inputs;
     item.consumers.resize(node->num_outputs());
     item.timeline_label = StrCat(node->name(), " = ", node->type_string(), "(");
     for (int k = 0; k < node->def().input_size(); ++k) {
       item.timeline_label += StrCat(k ? ", " : "", node->def().input(k));
     }
     item.timeline_label += ")";
-    if (node->type_string() == "_Send" || node->type_string() == "_Recv") {
+    if (item.is_transfer) {
       // Tracing pairs the two ends of a transfer by their key (actors/chrome_trace.h).
       auto key = RendezvousKeyOf(node->def());
       if (key.ok()) item.timeline_label += StrCat(" key=", key.value());
@@ -151,21 +205,40 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
       plan->num_retvals = std::max(plan->num_retvals, static_cast<int>(index) + 1);
     }
   }
+  plan->num_input_slots = plan->frames[0].num_input_slots;
+  std::vector<int> control_inputs(ops.size(), 0);
   for (size_t i = 0; i < ops.size(); ++i) {
     ExecutorPlan::NodeItem& item = plan->nodes[i];
     for (const Edge* e : ops[i]->out_edges()) {
       int dst = plan_id[e->dst->id()];
       if (dst < 0) continue;  // the Sink
-      ++plan->nodes[dst].initial_pending;
+      ExecutorPlan::NodeItem& consumer = plan->nodes[dst];
+      ++consumer.initial_pending;
       if (e->IsControlEdge()) {
-        item.control_consumers.push_back(dst);
+        ++control_inputs[dst];
+        item.control_consumers.push_back({dst, -1, consumer.pending_id});
       } else {
-        item.consumers[e->src_output].push_back({dst, plan->nodes[dst].input_start + e->dst_input});
+        item.consumers[e->src_output].push_back({dst, consumer.input_start + e->dst_input, consumer.pending_id});
       }
     }
   }
+  // A value into a Merge needs the general path's counting (see executor.cc).
   for (size_t i = 0; i < ops.size(); ++i) {
-    if (plan->nodes[i].initial_pending == 0) plan->roots.push_back(static_cast<int>(i));
+    ExecutorPlan::NodeItem& item = plan->nodes[i];
+    for (const auto& port : item.consumers) {
+      for (const Consumer& c : port) item.needs_control_flow |= plan->nodes[c.node].kind == Kind::kMerge;
+    }
+    for (const Consumer& c : item.control_consumers) item.needs_control_flow |= plan->nodes[c.node].kind == Kind::kMerge;
+  }
+  for (size_t i = 0; i < ops.size(); ++i) {
+    ExecutorPlan::NodeItem& item = plan->nodes[i];
+    // A Merge waits for all its control inputs (2 each) and one live data input (the low
+    // bit), or for all its data inputs to be dead.
+    if (item.kind == Kind::kMerge) item.initial_pending = 2 * control_inputs[i] + 1;
+    Frame& frame = plan->frames[item.frame];
+    frame.initial_pending.resize(frame.num_nodes);
+    frame.initial_pending[item.pending_id] = item.initial_pending;
+    if (item.initial_pending == 0) plan->roots.push_back(static_cast<int>(i));
   }
   return std::shared_ptr<const ExecutorPlan>(std::move(plan));
 }

@@ -21,42 +21,87 @@
 namespace tensoract {
 
 // What one kernel invocation gets: its inputs (values, and the variables behind ref
-// inputs), the step's call frame and id, and whether to time it.
+// inputs), and where it runs: the frame instance and iteration (for _Send/_Recv keys),
+// whether an input is dead (only a _Send runs so), and the executor's tag for it, which
+// comes back in its KernelDone.
 struct NodeInputs {
   std::vector<Tensor> values;
   std::vector<std::shared_ptr<Var>> refs;  // empty unless the node has ref inputs
+  bool is_input_dead = false;
+  uint64_t inputs_present = ~uint64_t{0};  // a Merge's: only its live input
+  int64_t frame_id = 0;
+  int64_t iter_id = 0;
+  intptr_t tag = 0;
 };
 
+// A plan's nodes are grouped by the frame (loop) they run in (graph/control_flow.h). Each
+// frame has its own numbering of its nodes' pending counts and input slots, so one
+// iteration of a loop holds only its own nodes' state. Without loops there is one frame,
+// the root, holding every node, numbered as the plan's nodes are.
+//
 // Shared: an async kernel's completion (a Recv answered by another process after the step
 // was abandoned and its graph deregistered) keeps the plan, and so the kernel, alive.
 struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   struct Consumer {
     int node;
-    int slot;  // index into the flat input slots
+    int slot;     // index into the flat input slots of the consumer's frame
+    int pending;  // the consumer's pending-count index in its frame
+  };
+  // What the executor does with a node beyond running its kernel.
+  enum class Kind : uint8_t {
+    kPlain,
+    kMerge,          // ready on the first live input, or when all inputs are dead
+    kEnter,          // outputs into a child frame
+    kExit,           // outputs into the parent frame, when the loop ends
+    kNextIteration,  // outputs into the next iteration
+    kControlTrigger, // runs even when its inputs are dead
   };
   struct NodeItem {
     std::unique_ptr<OpKernel> kernel;
-    int input_start = 0;  // this node's inputs are slots [input_start, input_start + num_inputs)
+    int input_start = 0;  // this node's inputs are slots [input_start, input_start + num_inputs) of its frame
     int num_inputs = 0;
-    int initial_pending = 0;                       // incoming data and control edges
+    int pending_id = 0;   // index of its pending count in its frame
+    int frame = 0;        // index into ExecutorPlan::frames
+    int initial_pending = 0;                       // incoming data and control edges (a Merge: see executor.cc)
     std::vector<std::vector<Consumer>> consumers;  // by output port
-    std::vector<int> control_consumers;
+    std::vector<Consumer> control_consumers;       // slot unused
+    Kind kind = Kind::kPlain;
+    // Not kPlain, or may output dead values (Switch, _Recv): the executor's general path.
+    bool needs_control_flow = false;
+    bool can_output_dead = false;
+    bool is_transfer = false;  // _Send or _Recv
+    bool runs_when_dead = false;  // runs even with a dead input (OpKernel::RunsWithDeadInputs)
+    bool is_constant_enter = false;
+    int child_frame = -1;      // an Enter's frame
     bool has_ref_input = false;
     bool is_async = false;
     bool is_expensive = true;
     std::string timeline_label;  // "name = Op(input, ...)" for step statistics
+  };
+  struct Frame {
+    std::string name;             // "" for the root
+    int parent = -1;
+    int parallel_iterations = 1;
+    int num_enters = 0;           // Enter nodes into it in this partition
+    int num_nodes = 0;            // nodes running in it
+    int num_input_slots = 0;
+    std::vector<int> initial_pending;  // by pending id
+    std::vector<int> exits;            // its Exit nodes
   };
 
   Device* device = nullptr;
   // Where this partition's _Send and _Recv meet the other partitions' (the worker's).
   std::shared_ptr<Rendezvous> rendezvous;
   std::vector<NodeItem> nodes;
+  std::vector<Frame> frames;  // frames[0] is the root
   std::vector<int> roots;  // nodes with nothing to wait for
-  int num_input_slots = 0;
+  int num_input_slots = 0;  // of the root frame
   int num_args = 0;  // feeds the graph reads: 1 + its highest _Arg index
   int num_retvals = 0;  // 1 + the highest _Retval index (a partition may hold only some)
   std::vector<int> retval_indices;  // the _Retval indices this partition sets
   bool has_ref_edges = false;  // some edge carries a variable reference
+  bool has_loops = false;      // more frames than the root
+  bool has_step_resources = false;  // some node makes per-step resources (stacks)
 
   // Runs node `node` on the calling thread: the one way a synchronous kernel runs, inline
   // in the executor or on a device thread. The result's status names the node; an output

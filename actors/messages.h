@@ -141,6 +141,9 @@ struct PeerDirectory {
 // A kernel's result, device thread (or async kernel) -> executor.
 struct KernelDone {
   int node = 0;
+  intptr_t tag = 0;          // the executor's, from NodeInputs::tag (which iteration it ran in)
+  bool input_dead = false;   // it ran with a dead input (a _Send): its outputs are dead
+  uint32_t dead_outputs = 0;  // bit i: output i is dead (left unset by a Switch or _Recv)
   std::vector<Tensor> outputs;
   std::vector<std::shared_ptr<Var>> output_refs;  // empty unless the node has ref outputs
   Status status;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "graph/control_flow.h"
+
 namespace tensoract {
 namespace {
 
@@ -77,6 +79,7 @@ StatusOr<Node*> Graph::AddNode(NodeDef def) {
   auto reg = registry_->LookUpOpData(def.op());
   if (!reg.ok()) return reg.status().WithContext(StrCat("node '", def.name(), "'"));
   const tensorflow::OpDef& op_def = (*reg)->op_def;
+  if (def.op() != op_def.name()) def.set_op(op_def.name());  // an alias: "Leave" is an Exit
   AddDefaultsToNodeDef(op_def, &def);
   TA_RETURN_IF_ERROR(ValidateNodeDef(def, op_def));
   DataTypeVector inputs, outputs;
@@ -220,21 +223,34 @@ Status ImportGraphDef(const tensorflow::GraphDef& graph_def, Graph* graph) {
   }
   graph->ConnectToSourceAndSink();
   // Reports a cycle, else infers every node's shapes, producers first.
-  return shape_inference::InferGraphShapes(graph);
+  TA_RETURN_IF_ERROR(shape_inference::InferGraphShapes(graph));
+  // Loops and conditionals must form well-nested frames (graph/control_flow.h).
+  for (Node* node : added) {
+    if (IsControlFlow(*node)) {
+      ControlFlowInfo info;
+      return BuildControlFlowInfo(*graph, &info);
+    }
+  }
+  return Status::OK();
 }
 
 Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
   order->clear();
   std::vector<int> pending(graph.num_node_ids(), 0);
   std::vector<Node*> ready;
+  // A loop's back edges (NextIteration -> Merge) are left out: they are what makes a
+  // control-flow loop a cycle, and its Merge comes before its body.
   for (Node* n : graph.nodes()) {
-    pending[n->id()] = static_cast<int>(n->in_edges().size());
+    for (const Edge* e : n->in_edges()) {
+      if (!e->src->IsOp() || !IsNextIteration(*e->src)) ++pending[n->id()];
+    }
     if (pending[n->id()] == 0) ready.push_back(n);
   }
   while (!ready.empty()) {
     Node* n = ready.back();
     ready.pop_back();
     order->push_back(n);
+    if (n->IsOp() && IsNextIteration(*n)) continue;
     for (const Edge* e : n->out_edges()) {
       if (--pending[e->dst->id()] == 0) ready.push_back(e->dst);
     }

@@ -28,11 +28,20 @@ StatusOr<const OpRegistrationData*> OpRegistry::LookUpOpData(const std::string& 
   std::lock_guard<std::mutex> lock(mu_);
   auto it = ops_.find(op_type);
   if (it == ops_.end()) {
+    auto alias = aliases_.find(op_type);
+    if (alias != aliases_.end()) it = ops_.find(alias->second);
+  }
+  if (it == ops_.end()) {
     return errors::NotFound("op type '", op_type, "' is not registered in tensoract (", ops_.size(),
                             " ops are; see OpRegistry::ListOpNames)");
   }
   if (!it->second->status.ok()) return it->second->status;
   return &it->second->data;
+}
+
+void OpRegistry::RegisterAlias(const std::string& alias, const std::string& op) {
+  std::lock_guard<std::mutex> lock(mu_);
+  aliases_[alias] = op;
 }
 
 std::vector<std::string> OpRegistry::ListOpNames() const {

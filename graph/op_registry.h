@@ -45,6 +45,12 @@ class OpRegistry {
   // lifetime (entries are never removed).
   StatusOr<const OpRegistrationData*> LookUpOpData(const std::string& op_type) const;
 
+  // Makes `alias` another name of the registered op `op` (the whitepaper's "Leave" for
+  // TensorFlow's "Exit"): looking it up gives `op`'s registration, and a node written with
+  // the alias becomes a node of `op` (Graph::AddNode). Aliases are not listed or exported.
+  void RegisterAlias(const std::string& alias, const std::string& op);
+
+  // Ops only, without aliases.
   std::vector<std::string> ListOpNames() const;
   void Export(tensorflow::OpList* ops) const;
 
@@ -55,6 +61,7 @@ class OpRegistry {
   };
   mutable std::mutex mu_;  // registration may come from several shared libraries' initialisers
   std::map<std::string, std::unique_ptr<Entry>> ops_;
+  std::map<std::string, std::string> aliases_;  // alias -> op
 };
 
 namespace register_op {
@@ -75,6 +82,10 @@ struct Done {
 
 #define TA_OP_CONCAT_INNER(a, b) a##b
 #define TA_OP_CONCAT(a, b) TA_OP_CONCAT_INNER(a, b)
+// REGISTER_OP_ALIAS("Leave", "Exit"): see OpRegistry::RegisterAlias.
+#define REGISTER_OP_ALIAS(alias, op)                                                    \
+  static const bool TA_OP_CONCAT(ta_register_op_alias_, __COUNTER__) =                   \
+      (::tensoract::OpRegistry::Global()->RegisterAlias(alias, op), true)
 #define REGISTER_OP(name)                                                          \
   static ::tensoract::register_op::Done TA_OP_CONCAT(ta_register_op_, __COUNTER__) = \
       ::tensoract::register_op::Registrar(name).builder()

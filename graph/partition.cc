@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "graph/control_flow.h"
 #include "graph/slack_analysis.h"
 
 namespace tensoract {
@@ -44,7 +45,18 @@ class Partitioner {
                                        "') has no device; Partition needs a placed graph");
       }
     }
-    for (const Node* node : graph_.op_nodes()) AddNodeAndInputs(*node);
+    for (const Node* node : graph_.op_nodes()) {
+      if (IsControlFlow(*node)) {
+        TA_RETURN_IF_ERROR(BuildControlFlowInfo(graph_, &cf_));
+        has_frames_ = cf_.HasLoops();
+        break;
+      }
+    }
+    if (has_frames_) TA_RETURN_IF_ERROR(PrepareControlFlow());
+    for (const Node* node : graph_.op_nodes()) {
+      AddNodeAndInputs(*node);
+      TA_RETURN_IF_ERROR(status_);
+    }
     for (auto& [device, part] : *partitions_) *part.mutable_versions() = graph_.versions();
     return options_.schedule_recvs ? ScheduleRecvs() : Status::OK();
   }
@@ -59,6 +71,128 @@ class Partitioner {
   };
   // (producer id, output port or kControlSlot, destination device)
   using PairKey = std::tuple<int, int, std::string>;
+
+  // The device a node's partition is: where the placer put it, except for the control-flow
+  // nodes that PrepareControlFlow moves next to their data.
+  const std::string& DeviceOf(const Node& n) const {
+    auto it = moved_.find(n.id());
+    return it == moved_.end() ? n.def().device() : it->second;
+  }
+
+  // The frame an edge's value is in, when both its ends run in it: the edges that need a
+  // control loop on the receiving device when they cross devices. 0 otherwise.
+  int FrameOfEdge(const Node& src) const { return has_frames_ ? std::max(0, cf_.OutputFrame(src)) : 0; }
+
+  // TensorFlow's OptimizeControlFlowColocation: a Switch goes with its data, an Exit with
+  // its input, an Enter (of a value) and a NextIteration with their first consumer, so
+  // fewer loops span devices and a NextIteration never feeds a Merge on another device.
+  // Also finds each loop's LoopCond, which the control loops of other devices follow.
+  Status PrepareControlFlow() {
+    std::vector<Node*> order;
+    TA_RETURN_IF_ERROR(TopologicalOrder(graph_, &order));
+    for (const Node* n : order) {
+      if (!n->IsOp()) continue;
+      const Node* with = nullptr;
+      if (IsSwitch(*n)) {
+        if (const Edge* e = n->input_edge(0)) with = e->src;
+      } else if (IsExit(*n)) {
+        if (const Edge* e = n->input_edge(0)) with = e->src;
+      } else if ((IsEnter(*n) && !IsRefType(n->input_type(0))) || IsNextIteration(*n)) {
+        for (const Edge* e : n->out_edges()) {
+          if (!e->IsControlEdge() && e->dst->IsOp()) {
+            with = e->dst;
+            break;
+          }
+        }
+      }
+      if (with != nullptr && with->IsOp() && DeviceOf(*with) != DeviceOf(*n)) moved_[n->id()] = DeviceOf(*with);
+      if (IsLoopCond(*n)) loop_cond_[cf_.frame_of[n->id()]] = n;
+    }
+    // A NextIteration's consumer may have moved after it was placed next to it.
+    for (const Node* n : graph_.op_nodes()) {
+      if (!IsNextIteration(*n)) continue;
+      for (const Edge* e : n->out_edges()) {
+        if (!e->IsControlEdge() && e->dst->IsOp()) {
+          if (DeviceOf(*e->dst) != DeviceOf(*n)) moved_[n->id()] = DeviceOf(*e->dst);
+          break;
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+  // A name no node has, in the graph or among those added: "<base>_<n>".
+  std::string FreshName(const std::string& base) {
+    for (;; ++next_number_) {
+      std::string name = base + "_" + std::to_string(next_number_);
+      if (graph_.FindNode(name) == nullptr && by_name_.count(name) == 0) {
+        ++next_number_;
+        return name;
+      }
+    }
+  }
+
+  // The Merge of the control loop that runs frame `frame` on `device` (TensorFlow's
+  // AddControlFlow): a device that receives values inside a loop whose LoopCond is on
+  // another device needs its own copy of the loop's iterations and end. Nested frames
+  // stack their control loops: an inner one enters from the outer one's Merge.
+  //
+  //   Enter(dummy, frame) -> Merge(Enter, NextIteration) -> Switch(Merge, LoopCond's value)
+  //   Switch:1 -> NextIteration
+  //
+  // Every _Recv of the frame on `device` runs after the Merge, so it runs once per
+  // iteration, and the last iteration (the LoopCond's false) ends the frame there.
+  std::string ControlLoop(int frame, const std::string& device) {
+    auto key = std::make_pair(frame, device);
+    auto found = control_loops_.find(key);
+    if (found != control_loops_.end()) return found->second;
+    auto cond = loop_cond_.find(frame);
+    if (cond == loop_cond_.end()) {
+      if (status_.ok()) {
+        status_ = errors::InvalidArgument("A cross-device loop must have a pivot predicate: loop '",
+                                          cf_.frames[frame].name, "' has no LoopCond");
+      }
+      return "";
+    }
+    const std::string base = "_cloop/" + cf_.frames[frame].name;
+    const std::string merge_name = FreshName(base + "/Merge");
+    control_loops_[key] = merge_name;  // before the LoopCond is cut: its _Recv runs after this Merge
+    const int parent = cf_.frames[frame].parent;
+    std::string enter_input;
+    if (parent == 0) {
+      NodeDef* dummy = NewNode(device, FreshName(base + "/dummy"), "Const");
+      SetAttr(dummy, "dtype", tensorflow::DT_FLOAT);
+      tensorflow::TensorProto* value = (*dummy->mutable_attr())["value"].mutable_tensor();
+      value->set_dtype(tensorflow::DT_FLOAT);
+      value->mutable_tensor_shape()->add_dim()->set_size(0);
+      enter_input = dummy->name();
+    } else {
+      enter_input = ControlLoop(parent, device);
+    }
+    NodeDef* enter = NewNode(device, FreshName(base + "/Enter"), "Enter");
+    enter->add_input(enter_input);
+    SetAttr(enter, "T", tensorflow::DT_FLOAT);
+    SetAttr(enter, "frame_name", cf_.frames[frame].name);
+    SetAttr(enter, "is_constant", false);
+    SetAttr(enter, "parallel_iterations", static_cast<int64_t>(cf_.frames[frame].parallel_iterations));
+    const std::string next_name = FreshName(base + "/NextIteration");
+    NodeDef* merge = NewNode(device, merge_name, "Merge");
+    merge->add_input(enter->name());
+    merge->add_input(next_name);
+    SetAttr(merge, "T", tensorflow::DT_FLOAT);
+    SetAttr(merge, "N", static_cast<int64_t>(2));
+    const Node& loop_cond = *cond->second;
+    const std::string pred = DeviceOf(loop_cond) == device ? loop_cond.name()
+                                                           : CutTensor(loop_cond, 0, "cloop_" + merge_name, -1, device);
+    NodeDef* sw = NewNode(device, FreshName(base + "/Switch"), "Switch");
+    sw->add_input(merge_name);
+    sw->add_input(pred);
+    SetAttr(sw, "T", tensorflow::DT_FLOAT);
+    NodeDef* next = NewNode(device, next_name, "NextIteration");
+    next->add_input(sw->name() + ":1");
+    SetAttr(next, "T", tensorflow::DT_FLOAT);
+    return merge_name;
+  }
 
   NodeDef* AddNodeDef(const std::string& device, NodeDef def) {
     def.set_device(device);
@@ -94,7 +228,7 @@ class Partitioner {
   }
 
   void AddNodeAndInputs(const Node& dst) {
-    const std::string& device = dst.def().device();
+    const std::string& device = DeviceOf(dst);
     NodeDef def = dst.def();
     def.clear_input();
     // Data inputs in input order, then control inputs, each once.
@@ -108,8 +242,8 @@ class Partitioner {
     std::set<std::string> control_inputs;
     for (const Edge* e : edges) {
       if (e->src->IsSource()) continue;
-      std::string input = e->src->def().device() == device ? InputString(e->src->name(), e->src_output)
-                                                            : CutEdge(*e, device);
+      std::string input = DeviceOf(*e->src) == device ? InputString(e->src->name(), e->src_output)
+                                                       : CutEdge(*e, device);
       if (e->IsControlEdge() && !control_inputs.insert(input).second) continue;
       def.add_input(input);
     }
@@ -119,22 +253,30 @@ class Partitioner {
   // Sends what `e` carries to `dst_device` (once per tensor and device); returns the input
   // the consumer on dst_device reads.
   std::string CutEdge(const Edge& e, const std::string& dst_device) {
-    const Node& src = *e.src;
-    const PairKey key{src.id(), e.src_output, dst_device};
+    return CutTensor(*e.src, e.src_output, std::to_string(e.id), e.dst->id(), dst_device);
+  }
+
+  // Sends output `src_output` of `src` (kControlSlot: that src has run) to `dst_device`,
+  // once per tensor and device, for consumer `dst_id` (-1: one the partitioner adds);
+  // `edge_tag` names the pair ("edge_<tag>_<src>"). Returns what the consumer reads.
+  std::string CutTensor(const Node& src, int src_output, const std::string& edge_tag, int dst_id,
+                        const std::string& dst_device) {
+    const bool control = src_output == Edge::kControlSlot;
+    const PairKey key{src.id(), src_output, dst_device};
     auto found = pairs_.find(key);
     if (found != pairs_.end()) {
-      found->second.consumers.push_back(e.dst->id());
+      if (dst_id >= 0) found->second.consumers.push_back(dst_id);
       return found->second.consumer_input;
     }
 
-    const std::string& src_device = src.def().device();
+    const std::string& src_device = DeviceOf(src);
     const int n = NewPairNumber(src.name());
     const std::string suffix = std::to_string(n);
     const std::string prefix = src.name() + "/";
     std::string sent;  // the input of the _Send
     DataType type;
     bool lossy = false;
-    if (e.IsControlEdge()) {
+    if (control) {
       // A control edge carries no value: an empty tensor that exists once src has run.
       NodeDef* dummy = NewNode(src_device, prefix + "_Control_" + suffix, "Const");
       dummy->add_input(InputString(src.name(), Edge::kControlSlot));
@@ -145,8 +287,8 @@ class Partitioner {
       sent = dummy->name();
       type = tensorflow::DT_FLOAT;
     } else {
-      sent = InputString(src.name(), e.src_output);
-      type = BaseType(src.output_type(e.src_output));
+      sent = InputString(src.name(), src_output);
+      type = BaseType(src.output_type(src_output));
       lossy = options_.lossy_float_transfers && type == tensorflow::DT_FLOAT;
       if (lossy) {
         NodeDef* narrow = NewNode(src_device, prefix + "_ToBfloat16_" + suffix, "Cast");
@@ -159,7 +301,7 @@ class Partitioner {
       }
     }
 
-    const std::string tensor_name = "edge_" + std::to_string(e.id) + "_" + src.name();
+    const std::string tensor_name = "edge_" + edge_tag + "_" + src.name();
     auto set_pair_attrs = [&](NodeDef* def) {
       SetAttr(def, "tensor_name", tensor_name);
       SetAttr(def, "send_device", src_device);
@@ -185,8 +327,12 @@ class Partitioner {
       SetAttr(widen, "Truncate", false);
       consumer_input = widen->name();
     }
-    if (e.IsControlEdge()) consumer_input = InputString(recv->name(), Edge::kControlSlot);
-    pairs_.emplace(key, Pair{recv, consumer_input, src.id(), {e.dst->id()}});
+    if (control) consumer_input = InputString(recv->name(), Edge::kControlSlot);
+    // Inside a loop the _Recv runs once per iteration of the loop's control loop here.
+    if (const int frame = FrameOfEdge(src); frame > 0) recv->add_input("^" + ControlLoop(frame, dst_device));
+    Pair pair{recv, consumer_input, src.id(), {}};
+    if (dst_id >= 0) pair.consumers.push_back(dst_id);
+    pairs_.emplace(key, pair);
     return consumer_input;
   }
 
@@ -218,7 +364,7 @@ class Partitioner {
     TA_RETURN_IF_ERROR(ComputeSlack(graph_, options_.node_cost, &t));
     // Per device, its original nodes by ASAP finish, latest first (ties: lowest id).
     std::map<std::string, std::vector<const Node*>> by_device;
-    for (const Node* node : graph_.op_nodes()) by_device[node->def().device()].push_back(node);
+    for (const Node* node : graph_.op_nodes()) by_device[DeviceOf(*node)].push_back(node);
     for (auto& [device, nodes] : by_device) {
       std::stable_sort(nodes.begin(), nodes.end(), [&](const Node* a, const Node* b) {
         return t.AsapFinish(a->id()) > t.AsapFinish(b->id());
@@ -227,6 +373,9 @@ class Partitioner {
     // Sums of the same costs along different paths may differ in the last bits.
     constexpr double kEpsilon = 1e-9;
     for (auto& [key, pair] : pairs_) {
+      // Inside loops a control edge from another frame would be malformed; those _Recvs
+      // already wait for their control loop.
+      if (FrameOfEdge(*graph_.FindNodeId(pair.src_id)) != 0 || pair.consumers.empty()) continue;
       double need = t.critical_path;
       for (int c : pair.consumers) need = std::min(need, t.alap[c]);
       const double arrive = t.AsapFinish(pair.src_id);
@@ -236,6 +385,7 @@ class Partitioner {
         if (finish > need + kEpsilon) continue;
         if (finish <= arrive + kEpsilon) break;  // holding the Recv back gains nothing
         if (consumers.count(candidate->id()) || DependsOn(candidate->name(), pair.recv->name())) continue;
+        if (has_frames_ && cf_.frame_of[candidate->id()] != 0) continue;
         pair.recv->add_input(InputString(candidate->name(), Edge::kControlSlot));
         break;
       }
@@ -250,6 +400,13 @@ class Partitioner {
   std::unordered_map<std::string, NodeDef*> by_name_;  // every node written, by name
   std::unordered_map<std::string, std::string> send_of_recv_;
   int next_number_ = 0;
+  // Control flow (empty without loops).
+  ControlFlowInfo cf_;
+  bool has_frames_ = false;
+  std::map<int, std::string> moved_;               // node id -> device (PrepareControlFlow)
+  std::map<int, const Node*> loop_cond_;           // frame -> its LoopCond
+  std::map<std::pair<int, std::string>, std::string> control_loops_;  // (frame, device) -> Merge
+  Status status_;
 };
 
 }  // namespace

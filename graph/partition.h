@@ -42,9 +42,27 @@
 // partition, and through the edges added before) is skipped for the next one, so no cycle
 // is ever created.
 //
-// Not handled: control-flow frames (Enter/Exit/NextIteration across devices), host-memory
-// placement of Send/Recv on GPUs, and client-terminated feeds and fetches (the call frame's
-// _Arg/_Retval nodes do that job here and stay on their devices unchanged).
+// Loops across devices (whitepaper section 4.4, TensorFlow's AddControlFlow): a device
+// that receives a value inside a loop whose LoopCond is elsewhere could not tell when an
+// iteration starts or the loop ends. It gets a control loop of its own for that frame:
+//
+//   _cloop/<frame>/Enter_<n>   Enter of an empty float (or of the enclosing frame's control
+//                              loop Merge, for a nested loop: control loops nest too)
+//   _cloop/<frame>/Merge_<n>   Merge(Enter, NextIteration)
+//   _cloop/<frame>/Switch_<n>  Switch(Merge, the LoopCond's value, received every iteration)
+//   _cloop/<frame>/NextIteration_<n>   NextIteration(Switch:1)
+//
+// and every _Recv of a value of that frame on that device waits (control edge) for the
+// control loop's Merge, so it runs once per iteration, with the iteration in its key
+// (frame:iter), and the LoopCond's last (false) value ends the frame there. Before that,
+// control-flow nodes move next to their data, as TensorFlow's
+// OptimizeControlFlowColocation does: a Switch to its data input's device, an Exit to its
+// input's, an Enter (of a value) and a NextIteration to their first consumer's. Recv
+// scheduling leaves _Recvs inside loops alone.
+//
+// Not handled: host-memory placement of Send/Recv on GPUs, and client-terminated feeds and
+// fetches (the call frame's _Arg/_Retval nodes do that job here and stay on their devices
+// unchanged).
 #ifndef TENSORACT_GRAPH_PARTITION_H_
 #define TENSORACT_GRAPH_PARTITION_H_
 
@@ -70,8 +88,9 @@ struct PartitionOptions {
 
 // Fills `partitions` (cleared first) with one GraphDef per device name, each node with its
 // device set and the graph's versions. `graph` is not modified. InvalidArgument naming the
-// node when an op node has no device; with schedule_recvs, InvalidArgument when the graph
-// has a cycle.
+// node when an op node has no device, when a loop that spans devices has no LoopCond, or
+// for malformed frames (graph/control_flow.h); with schedule_recvs, InvalidArgument when the
+// graph has a cycle other than a loop's.
 Status Partition(const Graph& graph, const PartitionOptions& options,
                  std::map<std::string, tensorflow::GraphDef>* partitions);
 

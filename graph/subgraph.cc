@@ -66,12 +66,22 @@ Status RewriteForCall(Graph* graph, CallSignature* sig) {
     TA_ASSIGN_OR_RETURN(Node * arg, AddCallNode(graph, "_Arg", FreshName(*graph, "_arg_" + Flatten(sig->feeds[i])),
                                                 type, static_cast<int>(i)));
     std::vector<const Edge*> consumers;
-    for (const Edge* e : node->out_edges()) if (e->src_output == port) consumers.push_back(e);
+    // As TensorFlow does, a fed Placeholder's control edges move to its replacement too:
+    // whatever had to wait for it now waits for the feed, and it need not run.
+    const bool placeholder = node->type_string() == "Placeholder" || node->type_string() == "PlaceholderV2";
+    for (const Edge* e : node->out_edges()) {
+      if (e->src_output == port || (placeholder && e->IsControlEdge())) consumers.push_back(e);
+    }
     for (const Edge* e : consumers) {
       Node* dst = e->dst;
       int dst_input = e->dst_input;
+      const bool control = e->IsControlEdge();
       graph->RemoveEdge(e);
-      graph->AddEdge(arg, 0, dst, dst_input);
+      if (control) {
+        if (dst->IsOp()) graph->AddControlEdge(arg, dst);
+      } else {
+        graph->AddEdge(arg, 0, dst, dst_input);
+      }
     }
     graph->AddControlEdge(graph->source_node(), arg);
     fed[{node->id(), port}] = arg;

@@ -22,10 +22,14 @@ Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor*
   if (!t.ok()) return t.status().WithContext(StrCat("output ", i, " of node '", params_.kernel->name(), "'"));
   (*outputs_)[i] = std::move(t).value();
   *out = &(*outputs_)[i];
+  if (i < 64) outputs_set_ |= uint64_t{1} << i;
   return Status::OK();
 }
 
-void OpKernelContext::set_output(int i, const Tensor& t) { (*outputs_)[i] = t; }
+void OpKernelContext::set_output(int i, const Tensor& t) {
+  (*outputs_)[i] = t;
+  if (i < 64) outputs_set_ |= uint64_t{1} << i;
+}
 
 const std::shared_ptr<Var>& OpKernelContext::input_ref(int i) const {
   static const std::shared_ptr<Var> kNone;
@@ -35,6 +39,7 @@ const std::shared_ptr<Var>& OpKernelContext::input_ref(int i) const {
 void OpKernelContext::set_output_ref(int i, std::shared_ptr<Var> var) {
   if (output_refs_.empty()) output_refs_.resize(outputs_->size());
   output_refs_[i] = std::move(var);
+  if (i < 64) outputs_set_ |= uint64_t{1} << i;
 }
 
 void AsyncOpKernel::Compute(OpKernelContext* ctx) {

@@ -76,6 +76,14 @@ class OpKernel {
   virtual bool IsExpensive() const { return true; }
   // True for AsyncOpKernel: Compute is not called; ComputeAsync is.
   virtual bool IsAsync() const { return false; }
+  // True for the kernels that may leave an output unset, which makes that output dead
+  // (control flow's untaken branches): Switch, and _Recv receiving a dead value. Any other
+  // kernel must set every output.
+  virtual bool CanOutputDead() const { return false; }
+  // True for the kernels the executor runs even when an input is dead (is_input_dead tells
+  // them): _Send, which passes the deadness on, and a while loop gradient's StackPushV2,
+  // which records it. Any other node with a dead input is skipped, its outputs dead.
+  virtual bool RunsWithDeadInputs() const { return false; }
 
   const std::string& name() const { return name_; }
   const std::string& type_string() const { return type_; }
@@ -104,6 +112,16 @@ class OpKernelContext {
     // Where the outputs go; nullptr: the context's own vector. An executor running many
     // kernels on one thread passes one vector for all of them and saves an allocation each.
     std::vector<Tensor>* output_storage = nullptr;
+    // The executor runs a node with a dead input only if it is a _Send (which passes the
+    // deadness on to its _Recv); every other such node is skipped.
+    bool is_input_dead = false;
+    // Bit i clear: input i has no value (a Merge's inputs other than the live one). Inputs
+    // from 64 on always have one.
+    uint64_t inputs_present = ~uint64_t{0};
+    // The frame instance and iteration the node runs in (0, 0 outside loops): a _Send or
+    // _Recv inside a loop exchanges one value per iteration under keys ending in them.
+    int64_t frame_id = 0;
+    int64_t iter_id = 0;
   };
   explicit OpKernelContext(const Params& params);
 
@@ -112,8 +130,14 @@ class OpKernelContext {
   CallFrame* call_frame() const { return params_.call_frame; }
   int64_t step_id() const { return params_.step_id; }
   Rendezvous* rendezvous() const { return params_.rendezvous; }
+  bool is_input_dead() const { return params_.is_input_dead; }
+  int64_t frame_id() const { return params_.frame_id; }
+  int64_t iter_id() const { return params_.iter_id; }
 
   int num_inputs() const { return static_cast<int>(params_.inputs->size()); }
+  // False for an input that has no value: only a Merge sees such inputs (all but its
+  // first live one).
+  bool has_input(int i) const { return i >= 64 || ((params_.inputs_present >> i) & 1); }
   const Tensor& input(int i) const { return (*params_.inputs)[i]; }
   // The variable behind reference input `i`; nullptr when input `i` is not a reference.
   const std::shared_ptr<Var>& input_ref(int i) const;
@@ -126,6 +150,9 @@ class OpKernelContext {
   // variable itself, the others its value when they run.
   void set_output_ref(int i, std::shared_ptr<Var> var);
   std::vector<Tensor>& outputs() { return *outputs_; }
+  // Whether the kernel set output i (set_output, allocate_output or set_output_ref); one
+  // left unset is dead, which only kernels that CanOutputDead may do.
+  bool output_set(int i) const { return i >= 64 || ((outputs_set_ >> i) & 1); }
   std::vector<std::shared_ptr<Var>>& output_refs() { return output_refs_; }
 
   void SetStatus(const Status& s) { if (status_.ok()) status_ = s; }
@@ -136,6 +163,7 @@ class OpKernelContext {
   std::vector<Tensor> own_outputs_;
   std::vector<Tensor>* outputs_;  // own_outputs_ or Params::output_storage
   std::vector<std::shared_ptr<Var>> output_refs_;  // sized on the first set_output_ref
+  uint64_t outputs_set_ = 0;  // bit i: output i was set
   Status status_;
 };
 

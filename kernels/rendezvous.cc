@@ -15,4 +15,11 @@ StatusOr<std::string> RendezvousKeyOf(const NodeDef& def) {
   return RendezvousKey(send_device, incarnation, recv_device, tensor_name);
 }
 
+std::string RendezvousKeyInFrame(const std::string& root_key, int64_t frame_id, int64_t iter_id) {
+  if (frame_id == 0 && iter_id == 0) return root_key;
+  // The key ends in ";<frame>:<iter>"; only that part changes.
+  const size_t last = root_key.rfind(';');
+  return StrCat(root_key.substr(0, last + 1), frame_id, ":", iter_id);
+}
+
 }  // namespace tensoract

@@ -38,6 +38,11 @@ class Rendezvous {
 // frame's iteration 0. InvalidArgument naming the node if an attr is missing.
 StatusOr<std::string> RendezvousKeyOf(const NodeDef& send_or_recv);
 
+// `root_key` (a key for the root frame's iteration 0, as RendezvousKeyOf makes it) for
+// iteration `iter_id` of frame instance `frame_id`: a _Send/_Recv pair inside a loop
+// exchanges one value per iteration.
+std::string RendezvousKeyInFrame(const std::string& root_key, int64_t frame_id, int64_t iter_id);
+
 }  // namespace tensoract
 
 #endif  // TENSORACT_KERNELS_RENDEZVOUS_H_

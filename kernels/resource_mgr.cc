@@ -5,6 +5,8 @@
 #include <cstdlib>
 
 namespace tensoract {
+
+std::string StepContainerName(int64_t step_id) { return StrCat("__per_step_", step_id); }
 namespace {
 
 const std::string& ContainerOrDefault(const std::string& container) {

@@ -28,6 +28,10 @@
 
 namespace tensoract {
 
+// The container of the resources that live for one step only (a while loop's gradient
+// stacks): the executor drops it when the step ends.
+std::string StepContainerName(int64_t step_id);
+
 class ResourceBase {
  public:
   virtual ~ResourceBase() = default;

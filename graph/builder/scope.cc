@@ -143,6 +143,22 @@ Scope Scope::ClearColocation() const {
   return s;
 }
 
+Scope Scope::AtRoot() const {
+  Scope s = *this;
+  s.prefix_.clear();
+  s.op_name_.clear();
+  s.op_named_as_scope_ = false;
+  s.control_deps_.clear();
+  s.colocate_with_.clear();
+  return s;
+}
+
+void Scope::MarkOutside(const Node* node) const {
+  if (node != nullptr) shared_->outside.insert(node->id());
+}
+
+bool Scope::IsMarkedOutside(const Node* node) const { return shared_->outside.count(node->id()) > 0; }
+
 void Scope::UpdateStatus(const Status& s) const {
   if (shared_->status.ok() && !s.ok()) shared_->status = s;
 }

@@ -113,6 +113,17 @@ class Scope {
   // groups `op` is itself colocated with, added to the scope's own, sorted.
   Scope ColocateWith(const Output& op) const;
   Scope ClearColocation() const;
+  // The same graph and device, but no name prefix, control dependencies or colocation: for
+  // builders that name helper nodes after other nodes ("cond/add/Switch" for the Switch
+  // feeding "cond/add"), whatever scope they were called in.
+  Scope AtRoot() const;
+
+  // For builders that, while a conditional branch or loop body is being built, add nodes
+  // that belong outside it (a loop's gradient saves forward values onto stacks from inside
+  // the backward loop's body): ops::Cond and ops::WhileLoop leave a marked node where it is
+  // and treat it as made outside them.
+  void MarkOutside(const Node* node) const;
+  bool IsMarkedOutside(const Node* node) const;
 
   const std::string& name_prefix() const { return prefix_; }
   const std::string& device() const { return device_; }
@@ -137,6 +148,7 @@ class Scope {
   struct Shared {
     std::unique_ptr<Graph> graph;
     std::map<std::string, int> name_counts;
+    std::set<int> outside;  // node ids (MarkOutside)
     Status status;
   };
   Scope() = default;

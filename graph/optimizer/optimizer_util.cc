@@ -3,13 +3,18 @@
 #include <functional>
 #include <queue>
 
+#include "graph/control_flow.h"
+
 namespace tensoract {
 
 std::vector<Node*> StableTopologicalOrder(const Graph& graph) {
   std::vector<int> pending(graph.num_node_ids(), 0);
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;  // node ids, lowest first
+  // Loops' back edges (NextIteration -> Merge) are left out, as in TopologicalOrder.
   for (Node* n : graph.nodes()) {
-    pending[n->id()] = static_cast<int>(n->in_edges().size());
+    for (const Edge* e : n->in_edges()) {
+      if (!e->src->IsOp() || !IsNextIteration(*e->src)) ++pending[n->id()];
+    }
     if (pending[n->id()] == 0) ready.push(n->id());
   }
   std::vector<Node*> order;
@@ -17,6 +22,7 @@ std::vector<Node*> StableTopologicalOrder(const Graph& graph) {
     Node* n = graph.FindNodeId(ready.top());
     ready.pop();
     if (n->IsOp()) order.push_back(n);
+    if (n->IsOp() && IsNextIteration(*n)) continue;
     for (const Edge* e : n->out_edges()) {
       if (--pending[e->dst->id()] == 0) ready.push(e->dst->id());
     }

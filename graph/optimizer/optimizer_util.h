@@ -10,8 +10,9 @@ namespace tensoract {
 
 // The op nodes in an order where each comes after all its inputs (data and control), ties
 // broken by lowest id, so that a pass walking it makes the same choices on every run.
-// Nodes on a cycle (a control-flow loop) and everything after them are left out: the
-// passes then simply do not touch them, which is always safe.
+// A control-flow loop's back edges (NextIteration -> Merge) do not count, so a loop's
+// body comes after its Merge nodes; nodes on any other cycle (a malformed graph) and
+// everything after them are left out: the passes then simply do not touch them.
 std::vector<Node*> StableTopologicalOrder(const Graph& graph);
 
 // True when any input or output of `node` is a reference (a variable's storage), or a data

@@ -28,9 +28,12 @@ class SendOp : public OpKernel {
   explicit SendOp(OpKernelConstruction* ctx) : OpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES(ctx, ctx->rendezvous() != nullptr, NoRendezvous(*this));
-    ctx->rendezvous()->Send(ctx->step_id(), key_, ctx->input(0), /*is_dead=*/false);
+    // A dead input (an untaken branch) is sent as dead: the _Recv's output is dead too.
+    ctx->rendezvous()->Send(ctx->step_id(), RendezvousKeyInFrame(key_, ctx->frame_id(), ctx->iter_id()),
+                            ctx->input(0), ctx->is_input_dead());
   }
   bool IsExpensive() const override { return false; }
+  bool RunsWithDeadInputs() const override { return true; }
   const std::string& key() const { return key_; }
 
  private:
@@ -45,17 +48,18 @@ class RecvOp : public AsyncOpKernel {
       ctx->SetStatus(NoRendezvous(*this));
       return done();
     }
-    ctx->rendezvous()->RecvAsync(ctx->step_id(), key_,
-                                 [this, ctx, done = std::move(done)](const Status& s, const Tensor& value, bool is_dead) {
+    std::string key = RendezvousKeyInFrame(key_, ctx->frame_id(), ctx->iter_id());
+    ctx->rendezvous()->RecvAsync(ctx->step_id(), key,
+                                 [this, ctx, key, done = std::move(done)](const Status& s, const Tensor& value,
+                                                                          bool is_dead) {
                                    if (!s.ok()) {
                                      ctx->SetStatus(s);
                                    } else if (is_dead) {
-                                     // Dead values come from control flow's untaken branches.
-                                     ctx->SetStatus(errors::Unimplemented("node '", name(), "' received a dead value for ",
-                                                                          key_, "; dead tensors need control flow"));
+                                     // A dead value (an untaken branch): the output stays unset,
+                                     // which makes it dead here too.
                                    } else if (value.dtype() != output_types()[0]) {
                                      ctx->SetStatus(errors::Internal("node '", name(), "' expects ",
-                                                                     DataTypeString(output_types()[0]), " but ", key_,
+                                                                     DataTypeString(output_types()[0]), " but ", key,
                                                                      " carried ", DataTypeString(value.dtype())));
                                    } else {
                                      // The value changes device, so it moves into this device's
@@ -65,6 +69,8 @@ class RecvOp : public AsyncOpKernel {
                                    done();
                                  });
   }
+  bool CanOutputDead() const override { return true; }
+  bool RunsWithDeadInputs() const override { return true; }  // a dead control input: it still receives
 
  private:
   std::string key_;

@@ -15,7 +15,9 @@ values: exactly, except where a case marks a fetch whose arithmetic order may di
 (MatMul's sums), which may differ by 1e-6 relative.
 
 The hand-written TF 1.x graphs of tests/data (tf1_*.pbtxt, which tests/actors runs without
-TensorFlow) go through the same comparison, imported by TensorFlow itself.
+TensorFlow) go through the same comparison, imported by TensorFlow itself; among them a
+tf.cond and a tf.while_loop. TF 1.x control flow built by TensorFlow (case_control_flow:
+conditionals and loops, nested either way, shape invariants) is compared too.
 
 Exits 77 (ctest: skipped) when TensorFlow cannot be imported.
 """
@@ -176,6 +178,48 @@ def case_dtypes():
     return graph, steps, {dd.name, "doubles:0"}
 
 
+def case_control_flow():
+    """TF 1.x control flow (tf.compat.v1's, not v2's functional ops): tf.cond, a
+    tf.while_loop with loop invariants, a loop nested in a loop, a loop in a cond, a cond in
+    a loop, and a loop whose vector grows (shape invariant)."""
+    tf1.disable_control_flow_v2()
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf1.placeholder(tf.float32, [2], name="x")
+        p = tf1.placeholder(tf.bool, [], name="p")
+        n = tf1.placeholder(tf.int32, [], name="n")
+        y = tf1.cond(p, lambda: x * 2.0 + 1.0, lambda: tf1.square(x) - 1.0, name="cond")
+        tf1.identity(y, name="y")
+        i, a = tf1.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a * x + 1.0),
+                              [tf1.constant(0), tf1.constant([1.0, 1.0])], name="loop")
+        tf1.identity(a, name="a")
+
+        def outer_body(i, t):
+            _, s = tf1.while_loop(lambda j, s: j < i, lambda j, s: (j + 1, s + tf1.cast(j, tf.float32) * x),
+                                  [tf1.constant(0), t], name="inner")
+            return i + 1, s
+        tf1.while_loop(lambda i, t: i < n, outer_body, [tf1.constant(0), tf1.zeros([2])], name="outer")
+        tf1.cond(p, lambda: tf1.while_loop(lambda k: k < n, lambda k: k * 2 + 1, [tf1.constant(0)]),
+                 lambda: tf1.constant(-1), name="loop_in_cond")
+
+        def cond_in_body(k, acc):
+            term = tf1.cond(tf1.equal(k % 3, 0), lambda: tf1.reduce_sum(x), lambda: tf1.cast(k, tf.float32))
+            return k + 1, acc + term
+        tf1.while_loop(lambda k, acc: k < n, cond_in_body, [tf1.constant(0), tf1.constant(0.0)], name="cond_in_loop")
+        tf1.while_loop(lambda k, v: k < n, lambda k, v: (k + 1, tf1.concat([v, tf1.reshape(tf1.cast(k, tf.float32), [1])], 0)),
+                       [tf1.constant(0), tf1.zeros([1])],
+                       shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])], name="grow")
+    xv = np.array([0.5, -2.0], np.float32)
+    names = ["y:0", "cond/Merge:1", "a:0", "loop/Exit:0", "outer/Exit_1:0", "loop_in_cond/Merge:0",
+             "cond_in_loop/Exit_1:0", "grow/Exit_1:0"]
+    t, f = np.bool_(True), np.bool_(False)
+    steps = [step(names, {"x:0": xv, "p:0": t, "n:0": np.int32(5)}),
+             step(names, {"x:0": xv, "p:0": f, "n:0": np.int32(0)}),
+             step(names, {"x:0": xv, "p:0": f, "n:0": np.int32(12)}),
+             step(["a:0"], {"x:0": xv, "n:0": np.int32(10000)})]
+    return graph, steps, {"a:0", "outer/Exit_1:0", "cond_in_loop/Exit_1:0"}
+
+
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 
 
@@ -234,10 +278,35 @@ def case_hand_written_resource_variables():
     return imported(HAND_WRITTEN["hand_written_resource_variables"]), steps, set()
 
 
+def case_hand_written_cond():
+    """tests/data/tf1_cond.pbtxt: a tf.cond written by hand in TF 1.x's format."""
+    x = np.array([1.5, -2.0], np.float32)
+    steps = [
+        step(["y:0", "cond/Merge:1", "two/Merge:0", "two/Merge:1"], {"x:0": x, "p:0": np.bool_(True)}),
+        step(["y:0", "cond/Merge:1", "two/Merge:0", "two/Merge:1"], {"x:0": x, "p:0": np.bool_(False)}),
+        step(["cond/add:0"], {"x:0": x, "p:0": np.bool_(False)}),
+        step(["cond/sub:0", "cond/mul:0"], {"x:0": x, "p:0": np.bool_(False), "cond/mul:0": x}),
+        step(["y:0"], {"x:0": x, "p:0": np.bool_(True), "cond/switch_t:0": np.bool_(False)}),
+    ]
+    return imported(HAND_WRITTEN["hand_written_cond"]), steps, set()
+
+
+def case_hand_written_while_loop():
+    """tests/data/tf1_while_loop.pbtxt: a tf.while_loop written by hand in TF 1.x's format."""
+    x = np.array([0.5, -2.0], np.float32)
+    steps = [step(["count:0", "result:0"], {"x:0": x, "n:0": np.int32(k)}) for k in (0, 1, 3, 10, 1000)]
+    steps += [step(["count:0"], {"i:0": np.int32(5), "n:0": np.int32(8)}),
+              step(["result:0"], {"x:0": x, "n:0": np.int32(3), "while/Exit:0": np.int32(7)})]
+    return imported(HAND_WRITTEN["hand_written_while_loop"]), steps, set()
+
+
 HAND_WRITTEN = {"hand_written_ref_variables": "tf1_variables.pbtxt",
-                "hand_written_resource_variables": "tf1_resource_variables.pbtxt"}
+                "hand_written_resource_variables": "tf1_resource_variables.pbtxt",
+                "hand_written_cond": "tf1_cond.pbtxt",
+                "hand_written_while_loop": "tf1_while_loop.pbtxt"}
 CASES = [case_constants, case_ref_variables, case_resource_variables, case_dtypes,
-         case_hand_written_ref_variables, case_hand_written_resource_variables]
+         case_hand_written_ref_variables, case_hand_written_resource_variables, case_control_flow,
+         case_hand_written_cond, case_hand_written_while_loop]
 
 
 def run_tensorflow(graph, steps):
@@ -258,7 +327,11 @@ def feed_arg(name, value):
     value = np.asarray(value)
     dtype = DTYPE_NAMES[value.dtype]
     # repr() of a Python float round-trips, so float32 and double values arrive exactly.
-    flat = ",".join(repr(v.item()) if dtype in ("float", "double") else str(v.item()) for v in value.flatten())
+    def text(v):
+        if dtype in ("float", "double"):
+            return repr(v.item())
+        return str(v.item()).lower() if dtype == "bool" else str(v.item())
+    flat = ",".join(text(v) for v in value.flatten())
     return f"feed={name}={dtype}:{flat}@{'x'.join(str(d) for d in value.shape)}"
 
 
