@@ -16,6 +16,7 @@
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_process.h"
 #include "graph/builder/array_ops.h"
+#include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
@@ -310,6 +311,53 @@ TEST_CASE("with --bfloat16-sendrecv, floats cross processes as bfloat16", "[clus
     }
   }
   CHECK(casts > 0);
+}
+
+// A while loop whose body runs on three processes: i counts on the master's task, the
+// float state is updated on worker 1 and on the ps each iteration (control flow across
+// processes: each task gets its own control loop, issue 7).
+std::pair<int, float> SpreadLoop(Session& session, bool spread, int n) {
+  Scope root = Scope::NewRootScope();
+  const std::string w1 = spread ? kWorker1 : "";
+  const std::string ps = spread ? kPs : "";
+  std::vector<Output> out;
+  Status s = ops::WhileLoop(
+      root, {ops::Const(root, 0), ops::Const(root, 1.f)},
+      [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(sc, v[0], n);
+        return sc.status();
+      },
+      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
+        Output i = ops::Add(sc, v[0], 1);
+        Scope on_w1 = sc.WithDevice(w1);
+        Output a = ops::Add(on_w1, ops::Mul(on_w1, v[1], 0.5f), ops::Cast(on_w1, i, tensorflow::DT_FLOAT));
+        *next = {i, ops::Sub(sc.WithDevice(ps), a, 0.25f)};
+        return sc.status();
+      },
+      &out);
+  REQUIRE(s.ok());
+  ops::Identity(root.WithOpName("count"), out[0]);
+  ops::Identity(root.WithOpName("state"), out[1]);
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  REQUIRE(session.Create(def).ok());
+  std::vector<Tensor> got;
+  Status run = session.Run({}, {"count", "state"}, {}, &got);
+  INFO(run.ToString());
+  REQUIRE(run.ok());
+  return {got[0].base<int32_t>()[0], got[1].base<float>()[0]};
+}
+
+TEST_CASE("a while loop whose body spans three processes ends with the local result", "[cluster]") {
+  Cluster cluster;
+  for (int n : {0, 1, 25}) {
+    auto local = Session::New().value();
+    auto expected = SpreadLoop(*local, false, n);
+    auto remote = Connect(cluster.target());
+    auto got = SpreadLoop(*remote, true, n);
+    CHECK(got.first == n);
+    CHECK(got == expected);
+  }
 }
 
 std::vector<float> ReadW1(Session& session) {
