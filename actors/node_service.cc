@@ -39,6 +39,15 @@ void Forward(Self* self, const caf::actor& to, caf::response_promise rp, const s
           [rp, method](caf::error& e) mutable { Reply(rp, FromCafError(e, method), ""); });
 }
 
+// The converter of a method whose reply is only a status: the empty response proto.
+template <class ResponseProto>
+std::function<Status(Status&, std::string*)> StatusReply() {
+  return [](Status& s, std::string* out) {
+    *out = ProtoBytes(ResponseProto());
+    return s;
+  };
+}
+
 Status ToRunStepResponse(RunStepResponse& r, const std::vector<std::string>& fetches, std::string* out) {
   tensorflow::RunStepResponse proto;
   if (r.status.ok()) {
@@ -116,10 +125,7 @@ bool ServeMaster(Self* self, const caf::actor& master, const std::string& method
     if (!req.ParseFromString(bytes)) return bad(), true;
     Forward<Status>(
         self, master, rp, method,
-        [](Status& s, std::string* out) {
-          *out = ProtoBytes(tensorflow::CloseSessionResponse());
-          return s;
-        },
+        StatusReply<tensorflow::CloseSessionResponse>(),
         close_session_atom::value, req.session_handle());
   } else if (method == "Reset") {
     tensorflow::ResetRequest req;
@@ -127,10 +133,7 @@ bool ServeMaster(Self* self, const caf::actor& master, const std::string& method
     std::vector<std::string> containers(req.container().begin(), req.container().end());
     Forward<Status>(
         self, master, rp, method,
-        [](Status& s, std::string* out) {
-          *out = ProtoBytes(tensorflow::ResetResponse());
-          return s;
-        },
+        StatusReply<tensorflow::ResetResponse>(),
         reset_atom::value, std::move(containers));
   } else {
     return false;
@@ -172,10 +175,7 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
     local.data_plane_by_task.insert(req.data_plane_by_task().begin(), req.data_plane_by_task().end());
     Forward<Status>(
         self, worker, rp, method,
-        [](Status& s, std::string* out) {
-          *out = ProtoBytes(tensoract::PeerDirectoryResponse());
-          return s;
-        },
+        StatusReply<tensoract::PeerDirectoryResponse>(),
         set_peers_atom::value, std::move(local));
   } else if (method == "RegisterGraph") {
     tensorflow::RegisterGraphRequest req;
@@ -219,10 +219,7 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
     if (!req.ParseFromString(bytes)) return bad(), true;
     Forward<Status>(
         self, worker, rp, method,
-        [](Status& s, std::string* out) {
-          *out = ProtoBytes(tensorflow::DeregisterGraphResponse());
-          return s;
-        },
+        StatusReply<tensorflow::DeregisterGraphResponse>(),
         deregister_graph_atom::value, req.graph_handle());
   } else if (method == "CleanupGraph") {
     tensorflow::CleanupGraphRequest req;
@@ -242,10 +239,7 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
     std::vector<std::string> containers(req.container().begin(), req.container().end());
     Forward<Status>(
         self, worker, rp, method,
-        [](Status& s, std::string* out) {
-          *out = ProtoBytes(tensorflow::CleanupAllResponse());
-          return s;
-        },
+        StatusReply<tensorflow::CleanupAllResponse>(),
         reset_atom::value, std::move(containers));
   } else {
     return false;
