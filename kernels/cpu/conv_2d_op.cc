@@ -1,18 +1,18 @@
-// Conv2D on the CPU, NHWC: im2col of a block of output rows into a scratch matrix, then one
-// Eigen GEMM of that [pixels, rows*cols*in_depth] matrix with the filter viewed as
-// [rows*cols*in_depth, out_depth] (HWIO is exactly that, row-major); the product is the
-// block of the NHWC output. Blocks of output rows are spread over the device's threads.
-// A 1x1 filter with stride 1 needs no im2col: the input already is that matrix.
-#include <Eigen/Core>
+// Conv2D on the CPU, NHWC. Float with the AVX-512 kernels: gemm::ConvForward, which reads
+// each output pixel's input rows in place (no im2col), pixels spread over the device's
+// threads. Otherwise (double, shallow inputs, a build without AVX-512): im2col of a block
+// of output rows into a scratch matrix, then one GEMM (gemm::Gemm) of that [pixels,
+// rows*cols*in_depth] matrix with the filter viewed as [rows*cols*in_depth, out_depth]
+// (HWIO is exactly that, row-major). A 1x1 filter with stride 1 needs no im2col: the input already is that matrix.
+#include <type_traits>
+#include <vector>
 
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/gemm.h"
 
 namespace tensoract {
 namespace {
-
-template <class T>
-using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 template <class T>
 class Conv2DOp : public OpKernel {
@@ -36,25 +36,37 @@ class Conv2DOp : public OpKernel {
       return;
     }
     const T* ip = input.base<T>();
-    Eigen::Map<const Matrix<T>> f(filter.base<T>(), k, d.out_depth);
-    const int64_t pixels_per_row = d.out_cols;
+    if constexpr (std::is_same_v<T, float>) {
+      // Deep enough inputs only: with a depth of 1 or 3 the kernel's per-tap pointer setup
+      // costs more than im2col's copy.
+      if (gemm::HaveFastKernels() && d.in_depth >= 8) {
+        gemm::PackedFilter packed;
+        gemm::PackFilter(filter.base<float>(), k, d.out_depth, &packed);
+        const int64_t pixels = d.batch * d.out_rows * d.out_cols;
+        CwiseParallelFor(ctx, pixels, k * d.out_depth, [&](int64_t begin, int64_t end) {
+          gemm::ConvForward(d, ip, packed, begin, end, op);
+        });
+        return;
+      }
+    }
+    const T* fp = filter.base<T>();
+    const int64_t n = d.out_depth, pixels_per_row = d.out_cols;
     const bool direct = d.filter_rows == 1 && d.filter_cols == 1 && d.stride_rows == 1 && d.stride_cols == 1;
     const int64_t block_rows = conv::RowsPerBlock(pixels_per_row * k, sizeof(T));
     // Global output rows (image * out_rows + row): their outputs are contiguous in NHWC.
-    CwiseParallelFor(ctx, d.batch * d.out_rows, pixels_per_row * k * d.out_depth, [&](int64_t begin, int64_t end) {
+    CwiseParallelFor(ctx, d.batch * d.out_rows, pixels_per_row * k * n, [&](int64_t begin, int64_t end) {
       if (direct) {
         const int64_t m = (end - begin) * pixels_per_row;
-        Eigen::Map<const Matrix<T>> in(ip + begin * pixels_per_row * k, m, k);
-        Eigen::Map<Matrix<T>>(op + begin * pixels_per_row * d.out_depth, m, d.out_depth).noalias() = in * f;
+        gemm::Gemm(false, false, m, n, k, ip + begin * pixels_per_row * k, k, fp, n,
+                   op + begin * pixels_per_row * n, n, false);
         return;
       }
-      Matrix<T> cols(std::min(block_rows, end - begin) * pixels_per_row, k);
+      std::vector<T> cols(std::min(block_rows, end - begin) * pixels_per_row * k);
       for (int64_t r = begin; r < end; r += block_rows) {
-        const int64_t n = std::min(block_rows, end - r);
-        conv::Im2Col(d, ip, r, r + n, cols.data());
-        const int64_t m = n * pixels_per_row;
-        Eigen::Map<Matrix<T>>(op + r * pixels_per_row * d.out_depth, m, d.out_depth).noalias() =
-            Eigen::Map<const Matrix<T>>(cols.data(), m, k) * f;
+        const int64_t rows = std::min(block_rows, end - r);
+        conv::Im2Col(d, ip, r, r + rows, cols.data());
+        gemm::Gemm(false, false, rows * pixels_per_row, n, k, cols.data(), k, fp, n, op + r * pixels_per_row * n, n,
+                   false);
       }
     });
   }

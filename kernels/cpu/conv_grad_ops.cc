@@ -7,17 +7,19 @@
 //   Conv2DBackpropFilter: filter_grad = sum over blocks of im2col(input)^T * out_backprop;
 //                         each thread accumulates its own partial sum, added up at the end.
 //
-// A 1x1 filter with stride 1 skips im2col and col2im.
-#include <Eigen/Core>
+// A 1x1 filter with stride 1 skips im2col and col2im. Float with the AVX-512 kernels
+// (kernels/cpu/gemm.h) skips both altogether: the input gradient of a stride-1 convolution
+// is itself a convolution (of out_backprop with the flipped filter), and the filter
+// gradient accumulates input x out_backprop products in registers over rows of pixels.
+#include <atomic>
+#include <type_traits>
 
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/gemm.h"
 
 namespace tensoract {
 namespace {
-
-template <class T>
-using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // A shape given as an int32 vector input (input_sizes, filter_sizes).
 Status ShapeFromSizes(const OpKernel& kernel, const std::string& arg, const Tensor& sizes, TensorShape* shape) {
@@ -79,26 +81,35 @@ class Conv2DBackpropInputOp : public OpKernel {
       return;
     }
     const T* gp = out_backprop.base<T>();
-    Eigen::Map<const Matrix<T>> f(filter.base<T>(), k, d.out_depth);
+    if constexpr (std::is_same_v<T, float>) {
+      conv::ConvDims as_conv;
+      if (gemm::HaveFastKernels() && d.out_depth >= 8 && gemm::BackpropInputAsConv(d, &as_conv)) {
+        gemm::PackedFilter packed;
+        gemm::PackFlippedFilter(d, filter.base<float>(), &packed);
+        CwiseParallelFor(ctx, out->NumElements() / d.in_depth, k * d.out_depth, [&](int64_t begin, int64_t end) {
+          gemm::ConvForward(as_conv, gp, packed, begin, end, ip);
+        });
+        return;
+      }
+    }
+    const T* fp = filter.base<T>();
+    const int64_t n = d.out_depth;
     const int64_t out_pixels = d.out_rows * d.out_cols;
     const int64_t in_image = d.in_rows * d.in_cols * d.in_depth;
     if (IsDirect(d)) {
-      CwiseParallelFor(ctx, d.batch * out_pixels, k * d.out_depth, [&](int64_t begin, int64_t end) {
-        Eigen::Map<Matrix<T>>(ip + begin * k, end - begin, k).noalias() =
-            Eigen::Map<const Matrix<T>>(gp + begin * d.out_depth, end - begin, d.out_depth) * f.transpose();
+      CwiseParallelFor(ctx, d.batch * out_pixels, k * n, [&](int64_t begin, int64_t end) {
+        gemm::Gemm(false, true, end - begin, k, n, gp + begin * n, n, fp, n, ip + begin * k, k, false);
       });
       return;
     }
     const int64_t block_images = conv::RowsPerBlock(out_pixels * k, sizeof(T));
-    CwiseParallelFor(ctx, d.batch, out_pixels * k * d.out_depth, [&](int64_t begin, int64_t end) {
+    CwiseParallelFor(ctx, d.batch, out_pixels * k * n, [&](int64_t begin, int64_t end) {
       std::fill(ip + begin * in_image, ip + end * in_image, T(0));
-      Matrix<T> cols(std::min(block_images, end - begin) * out_pixels, k);
+      std::vector<T> cols(std::min(block_images, end - begin) * out_pixels * k);
       for (int64_t b = begin; b < end; b += block_images) {
-        const int64_t n = std::min(block_images, end - b);
-        Eigen::Map<Matrix<T>> c(cols.data(), n * out_pixels, k);
-        c.noalias() = Eigen::Map<const Matrix<T>>(gp + b * out_pixels * d.out_depth, n * out_pixels, d.out_depth) *
-                      f.transpose();
-        conv::Col2ImAdd(d, cols.data(), b, b + n, ip);
+        const int64_t images = std::min(block_images, end - b);
+        gemm::Gemm(false, true, images * out_pixels, k, n, gp + b * out_pixels * n, n, fp, n, cols.data(), k, false);
+        conv::Col2ImAdd(d, cols.data(), b, b + images, ip);
       }
     });
   }
@@ -106,6 +117,31 @@ class Conv2DBackpropInputOp : public OpKernel {
  private:
   conv::WindowAttrs attrs_;
 };
+
+// The filter gradient through gemm::ConvBackpropFilter: images split into one part per
+// thread, each summed into its own partial, the partials added into `result` (zeroed).
+// False when that kernel does not cover `d`.
+bool FastFilterGrad(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const float* out_backprop,
+                    float* result) {
+  const int64_t size = d.patch_size() * d.out_depth;
+  const int64_t parts = std::min<int64_t>(d.batch, conv::NumThreads(ctx));
+  std::vector<std::vector<float>> partial(parts);
+  std::atomic<bool> covered{true};
+  CwiseParallelFor(ctx, parts, int64_t{1} << 40, [&](int64_t first, int64_t last) {
+    for (int64_t p = first; p < last; ++p) {
+      partial[p].assign(size, 0.f);
+      if (!gemm::ConvBackpropFilter(d, input, out_backprop, d.batch * p / parts, d.batch * (p + 1) / parts,
+                                    partial[p].data())) {
+        covered = false;
+      }
+    }
+  });
+  if (!covered) return false;
+  for (const std::vector<float>& p : partial) {
+    for (int64_t i = 0; i < size; ++i) result[i] += p[i];
+  }
+  return true;
+}
 
 template <class T>
 class Conv2DBackpropFilterOp : public OpKernel {
@@ -126,40 +162,44 @@ class Conv2DBackpropFilterOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, filter_shape, &out));
     if (out->NumElements() == 0) return;
     const int64_t k = d.patch_size();
-    Eigen::Map<Matrix<T>> result(out->base<T>(), k, d.out_depth);
-    result.setZero();
+    const int64_t n = d.out_depth;
+    T* result = out->base<T>();
+    std::fill(result, result + k * n, T(0));
     const int64_t rows = d.batch * d.out_rows;  // global output rows, as im2col counts them
     if (rows == 0 || d.out_cols == 0) return;
     const T* ip = input.base<T>();
     const T* gp = out_backprop.base<T>();
+    if constexpr (std::is_same_v<T, float>) {
+      if (gemm::HaveFastKernels() && FastFilterGrad(ctx, d, ip, gp, result)) return;
+    }
     const bool direct = IsDirect(d);
     const int64_t block_rows = conv::RowsPerBlock(d.out_cols * k, sizeof(T));
     // A few parts per thread, each summing its rows into its own [k, out_depth] partial.
     const int64_t parts = std::min<int64_t>(rows, 2 * conv::NumThreads(ctx));
-    std::vector<Matrix<T>> partial(parts);
-    const int64_t cost_per_part = rows / parts * d.out_cols * k * d.out_depth;
+    std::vector<std::vector<T>> partial(parts);
+    const int64_t cost_per_part = rows / parts * d.out_cols * k * n;
     CwiseParallelFor(ctx, parts, cost_per_part, [&](int64_t part_begin, int64_t part_end) {
       for (int64_t p = part_begin; p < part_end; ++p) {
         const int64_t begin = rows * p / parts, end = rows * (p + 1) / parts;
-        Matrix<T>& acc = partial[p];
-        acc.setZero(k, d.out_depth);
+        std::vector<T>& acc = partial[p];
+        acc.assign(k * n, T(0));
         if (direct) {
           const int64_t m = (end - begin) * d.out_cols;
-          acc.noalias() += Eigen::Map<const Matrix<T>>(ip + begin * d.out_cols * k, m, k).transpose() *
-                           Eigen::Map<const Matrix<T>>(gp + begin * d.out_cols * d.out_depth, m, d.out_depth);
+          gemm::Gemm(true, false, k, n, m, ip + begin * d.out_cols * k, k, gp + begin * d.out_cols * n, n, acc.data(),
+                     n, true);
           continue;
         }
-        Matrix<T> cols(std::min(block_rows, end - begin) * d.out_cols, k);
+        std::vector<T> cols(std::min(block_rows, end - begin) * d.out_cols * k);
         for (int64_t r = begin; r < end; r += block_rows) {
-          const int64_t n = std::min(block_rows, end - r);
-          const int64_t m = n * d.out_cols;
-          conv::Im2Col(d, ip, r, r + n, cols.data());
-          acc.noalias() += Eigen::Map<const Matrix<T>>(cols.data(), m, k).transpose() *
-                           Eigen::Map<const Matrix<T>>(gp + r * d.out_cols * d.out_depth, m, d.out_depth);
+          const int64_t m = std::min(block_rows, end - r) * d.out_cols;
+          conv::Im2Col(d, ip, r, r + m / d.out_cols, cols.data());
+          gemm::Gemm(true, false, k, n, m, cols.data(), k, gp + r * d.out_cols * n, n, acc.data(), n, true);
         }
       }
     });
-    for (const Matrix<T>& p : partial) result += p;
+    for (const std::vector<T>& p : partial) {
+      for (int64_t i = 0; i < k * n; ++i) result[i] += p[i];
+    }
   }
 
  private:

@@ -1,6 +1,8 @@
-// MatMul on the CPU: Eigen's GEMM over the tensors' row-major buffers, no copies. A large
-// product is cut into one block of rows (or columns) per device thread, each its own GEMM.
-#include <Eigen/Core>
+// MatMul on the CPU: gemm::Gemm (our packed AVX-512 GEMM for float, Eigen's for double)
+// over the tensors' row-major buffers, no copies. A large product is cut into one block of
+// rows (or columns) per device thread, each its own GEMM.
+
+#include "kernels/cpu/gemm.h"
 
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/device.h"
@@ -33,13 +35,10 @@ class MatMulOp : public OpKernel {
                                         "; the inner dimensions ", k, " and ", kb, " differ"));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
-    Eigen::Map<const Matrix> am(a.base<T>(), a.dim_size(0), a.dim_size(1));
-    Eigen::Map<const Matrix> bm(b.base<T>(), b.dim_size(0), b.dim_size(1));
-    Eigen::Map<Matrix> cm(out->base<T>(), m, n);
-    if (k == 0) {
-      cm.setZero();
-      return;
-    }
+    const T* ap = a.base<T>();
+    const T* bp = b.base<T>();
+    T* cp = out->base<T>();
+    const int64_t lda = a.dim_size(1), ldb = b.dim_size(1);
     // One block per thread: GEMM packs its right-hand side once per call, so fewer, larger
     // blocks beat the finer chunks element-wise kernels use. Rows when there are more of
     // them, else columns, so a [1, n] product still splits.
@@ -47,37 +46,25 @@ class MatMulOp : public OpKernel {
     const bool by_rows = m >= n;
     const int64_t extent = by_rows ? m : n;
     const int64_t blocks = (m * n * k < (int64_t{1} << 18)) ? 1 : std::min<int64_t>(threads, extent);
-    const int64_t step = (extent + blocks - 1) / blocks;
+    // Whole 64-column panels of the GEMM's tiles per block where there are enough.
+    const int64_t quantum = (!by_rows && extent >= 64 * blocks) ? 64 : 1;
+    const int64_t step = ((extent + blocks - 1) / blocks + quantum - 1) / quantum * quantum;
     CwiseParallelFor(ctx, blocks, int64_t{1} << 40, [&](int64_t first, int64_t last) {
       for (int64_t blk = first; blk < last; ++blk) {
-        const int64_t b = blk * step, e = std::min(extent, b + step);
-        if (b >= e) continue;
-        if (by_rows) {
-          Product(am, bm, b, e - b, 0, n, cm);
-        } else {
-          Product(am, bm, 0, m, b, e - b, cm);
+        const int64_t lo = blk * step, hi = std::min(extent, lo + step);
+        if (lo >= hi) continue;
+        if (by_rows) {  // rows [lo, hi) of op(a) and of c
+          gemm::Gemm(transpose_a_, transpose_b_, hi - lo, n, k, transpose_a_ ? ap + lo : ap + lo * lda, lda, bp, ldb,
+                     cp + lo * n, n, false);
+        } else {  // columns [lo, hi) of op(b) and of c
+          gemm::Gemm(transpose_a_, transpose_b_, m, hi - lo, k, ap, lda, transpose_b_ ? bp + lo * ldb : bp + lo, ldb,
+                     cp + lo, n, false);
         }
       }
     });
   }
 
  private:
-  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  // c[r0:r0+rows, c0:c0+cols] = op(a)[r0:, :] * op(b)[:, c0:].
-  void Product(const Eigen::Map<const Matrix>& am, const Eigen::Map<const Matrix>& bm, int64_t r0, int64_t rows,
-               int64_t c0, int64_t cols, Eigen::Map<Matrix>& cm) const {
-    auto c = cm.block(r0, c0, rows, cols);
-    if (!transpose_a_ && !transpose_b_) {
-      c.noalias() = am.middleRows(r0, rows) * bm.middleCols(c0, cols);
-    } else if (transpose_a_ && !transpose_b_) {
-      c.noalias() = am.middleCols(r0, rows).transpose() * bm.middleCols(c0, cols);
-    } else if (!transpose_a_) {
-      c.noalias() = am.middleRows(r0, rows) * bm.middleRows(c0, cols).transpose();
-    } else {
-      c.noalias() = am.middleCols(r0, rows).transpose() * bm.middleRows(c0, cols).transpose();
-    }
-  }
-
   bool transpose_a_ = false, transpose_b_ = false;
 };
 

@@ -1,0 +1,439 @@
+// The packed GEMM and the convolutions of gemm.h. The one idea everywhere: a tile of C of
+// MR rows x 32 columns lives in 2*MR AVX-512 registers while k runs; per k it loads 32
+// values of B (two vectors) and broadcasts MR values of A, 2*MR fused multiply-adds.
+//
+// Sgemm follows the usual blocking: B cut into [KC, NC] blocks packed into 32-column
+// panels (a panel of KC rows, 32 KiB, stays in L1 while the A panels pass), A into [MC, KC]
+// blocks packed into MR-row panels (L2). The convolutions skip A's packing: their A rows
+// are input pixels read in place through pointers.
+#include "kernels/cpu/gemm.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <Eigen/Core>
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
+
+namespace tensoract {
+namespace gemm {
+
+PackedFilter::~PackedFilter() { std::free(data); }
+
+namespace {
+
+constexpr int64_t kNR = 64;  // columns of an Sgemm tile: four AVX-512 vectors
+
+float* AlignedAlloc(int64_t floats) {
+  const size_t bytes = (static_cast<size_t>(std::max<int64_t>(floats, 16)) * sizeof(float) + 63) / 64 * 64;
+  return static_cast<float*>(std::aligned_alloc(64, bytes));
+}
+
+// A per-thread scratch buffer that only grows.
+struct Scratch {
+  float* data = nullptr;
+  int64_t size = 0;
+  ~Scratch() { std::free(data); }
+  float* Get(int64_t floats) {
+    if (floats > size) {
+      std::free(data);
+      data = AlignedAlloc(floats);
+      size = floats;
+    }
+    return data;
+  }
+};
+
+int64_t Panels(int64_t n, int64_t nr) { return (n + nr - 1) / nr; }
+
+// Packs rows [0, k) and columns [0, n) of op(b) into nr-column panels [panel][k][nr],
+// zero-padding the last panel.
+void PackB(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int64_t nr, float* dst) {
+  for (int64_t j0 = 0; j0 < n; j0 += nr, dst += k * nr) {
+    const int64_t cols = std::min(nr, n - j0);
+    if (!trans_b) {
+      for (int64_t p = 0; p < k; ++p) {
+        const float* src = b + p * ldb + j0;
+        float* out = dst + p * nr;
+        std::memcpy(out, src, cols * sizeof(float));
+        if (cols < nr) std::memset(out + cols, 0, (nr - cols) * sizeof(float));
+      }
+    } else {
+      for (int64_t j = 0; j < nr; ++j) {
+        float* out = dst + j;
+        if (j >= cols) {
+          for (int64_t p = 0; p < k; ++p) out[p * nr] = 0.f;
+          continue;
+        }
+        const float* src = b + (j0 + j) * ldb;
+        for (int64_t p = 0; p < k; ++p) out[p * nr] = src[p];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void PackFilter(const float* filter, int64_t k, int64_t n, PackedFilter* packed) {
+  std::free(packed->data);
+  packed->k = k;
+  packed->n = n;
+  packed->nr = n % 64 == 0 ? 64 : 32;
+  packed->data = AlignedAlloc(Panels(n, packed->nr) * packed->nr * k);
+  PackB(false, filter, n, k, n, packed->nr, packed->data);
+}
+
+void PackFlippedFilter(const conv::ConvDims& d, const float* filter, PackedFilter* packed) {
+  // The backprop's filter: [fr', fc', out_depth, in_depth] with fr' = rows-1-fr.
+  const int64_t rows = d.filter_rows, cols = d.filter_cols, ci = d.in_depth, co = d.out_depth;
+  std::vector<float> flipped(rows * cols * ci * co);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      const float* src = filter + ((rows - 1 - r) * cols + (cols - 1 - c)) * ci * co;
+      float* dst = flipped.data() + (r * cols + c) * co * ci;
+      for (int64_t i = 0; i < ci; ++i) {
+        for (int64_t o = 0; o < co; ++o) dst[o * ci + i] = src[i * co + o];
+      }
+    }
+  }
+  PackFilter(flipped.data(), rows * cols * co, ci, packed);
+}
+
+bool BackpropInputAsConv(const conv::ConvDims& d, conv::ConvDims* c) {
+  if (d.stride_rows != 1 || d.stride_cols != 1 || d.dilation_rows != 1 || d.dilation_cols != 1) return false;
+  *c = d;
+  c->in_rows = d.out_rows;
+  c->in_cols = d.out_cols;
+  c->in_depth = d.out_depth;
+  c->out_rows = d.in_rows;
+  c->out_cols = d.in_cols;
+  c->out_depth = d.in_depth;
+  c->pad_top = d.filter_rows - 1 - d.pad_top;
+  c->pad_left = d.filter_cols - 1 - d.pad_left;
+  return c->pad_top >= 0 && c->pad_left >= 0;
+}
+
+namespace {
+
+template <class T>
+void EigenGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+               int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Stride = Eigen::OuterStride<>;
+  if (m <= 0 || n <= 0) return;
+  Eigen::Map<Matrix, 0, Stride> cm(c, m, n, Stride(ldc));
+  if (!accumulate) cm.setZero();
+  if (k <= 0) return;
+  Eigen::Map<const Matrix, 0, Stride> am(a, trans_a ? k : m, trans_a ? m : k, Stride(lda));
+  Eigen::Map<const Matrix, 0, Stride> bm(b, trans_b ? n : k, trans_b ? k : n, Stride(ldb));
+  if (!trans_a && !trans_b) cm.noalias() += am * bm;
+  else if (trans_a && !trans_b) cm.noalias() += am.transpose() * bm;
+  else if (!trans_a) cm.noalias() += am * bm.transpose();
+  else cm.noalias() += am.transpose() * bm.transpose();
+}
+
+}  // namespace
+
+void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+           const double* b, int64_t ldb, double* c, int64_t ldc, bool accumulate) {
+  EigenGemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+}
+
+#ifdef __AVX512F__
+
+bool HaveFastKernels() { return true; }
+
+namespace {
+
+// Sgemm's tile: 6 rows x 64 columns (24 accumulators; per k 4 loads of B and 6 broadcasts
+// of A). Measured in L1 on this CPU: 6x64 and 8x32 run at ~95% of the FMA peak, 12x32
+// (14 loads per 24 FMAs) at ~80%: the load ports, not the FMA units, limit taller tiles.
+constexpr int64_t kMR = 6;
+constexpr int64_t kKC = 256, kMC = 384, kNC = 4096;  // measured best of KC 128-384 here
+
+// The mask of vector v (16 columns) of a tile whose first `cols` columns are valid.
+inline __mmask16 ColumnMask(int64_t cols, int v) {
+  const int64_t left = cols - 16 * v;
+  return left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+}
+
+// Writes (or adds) rows [0, rows) and columns [0, cols) of the MR x 16*NV tile to c.
+template <int MR, int NV>
+inline void StoreTile(const __m512* acc, float* c, int64_t ldc, int64_t rows, int64_t cols, bool add) {
+  __mmask16 mask[NV];
+  for (int v = 0; v < NV; ++v) mask[v] = ColumnMask(cols, v);
+  for (int64_t i = 0; i < rows; ++i, c += ldc) {
+    for (int v = 0; v < NV; ++v) {
+      __m512 x = acc[i * NV + v];
+      if (add) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask[v], c + 16 * v));
+      _mm512_mask_storeu_ps(c + 16 * v, mask[v], x);
+    }
+  }
+}
+
+// The register tile: c[MR rows, 16*NV columns] (+)= sum over taps t and depth p of
+// a(t, i, p) * b(t * depth + p, columns), where a(t, i, p) = rows[t * MR + i][p * a_step]
+// (packed A: the rows are panel + i and a_step MR; A in place: its rows and a_step 1) and
+// b(q, .) = b + q * b_step (a packed panel: b_step 16*NV; B in place: its row stride).
+template <int MR, int NV>
+void Tile(int64_t taps, int64_t depth, const float* const* rows, int64_t a_step, const float* __restrict b,
+          int64_t b_step, float* c, int64_t ldc, int64_t nrows, int64_t cols, bool add) {
+  // C is likely far (a 1024 x 1024 C is 4 MiB): fetch the tile's rows while k runs.
+  for (int64_t i = 0; i < nrows; ++i) {
+    for (int v = 0; v < NV; ++v) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 16 * v), _MM_HINT_T0);
+  }
+  __m512 acc[MR * NV];
+#pragma GCC unroll 32
+  for (int i = 0; i < MR * NV; ++i) acc[i] = _mm512_setzero_ps();
+  for (int64_t t = 0; t < taps; ++t, rows += MR) {
+    const float* r[MR];
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) r[i] = rows[i];
+#pragma GCC unroll 2
+    for (int64_t p = 0; p < depth; ++p) {
+      __m512 bv[NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
+#pragma GCC unroll 16
+      for (int i = 0; i < MR; ++i) {
+        const __m512 a = _mm512_set1_ps(r[i][p * a_step]);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[i * NV + v] = _mm512_fmadd_ps(a, bv[v], acc[i * NV + v]);
+      }
+      b += b_step;
+    }
+  }
+  StoreTile<MR, NV>(acc, c, ldc, nrows, cols, add);
+}
+
+// Packs rows [0, m) x columns [0, k) of a^T (a is [k, m]) into MR-row panels [panel][k][MR].
+void PackTransposedA(const float* a, int64_t lda, int64_t m, int64_t k, float* dst) {
+  for (int64_t i0 = 0; i0 < m; i0 += kMR, dst += k * kMR) {
+    const int64_t rows = std::min(kMR, m - i0);
+    for (int64_t p = 0; p < k; ++p) {
+      const float* src = a + p * lda + i0;
+      float* out = dst + p * kMR;
+      for (int64_t i = 0; i < kMR; ++i) out[i] = i < rows ? src[i] : 0.f;
+    }
+  }
+}
+
+// Below this many rows of C a packed B panel is used by too few tiles to pay for packing.
+constexpr int64_t kSmallM = 4 * kMR;
+
+thread_local Scratch tls_a, tls_b, tls_t;
+
+}  // namespace
+
+void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+           int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.f);
+    }
+    return;
+  }
+  if (trans_b && m <= 256 && n > m) {
+    // Few rows and a transposed B (a dense layer's input gradient, dy * W^T): gathering B's
+    // columns into panels would cost as much as the product (measured: 38 GFLOP/s for 64 x
+    // 3136 x 1024). c^T = b * op(a)^T reads b in place as the A side; c takes the transpose.
+    float* ct = tls_t.Get(n * m);
+    Sgemm(false, !trans_a, n, m, k, b, ldb, a, lda, ct, m, false);
+    for (int64_t i = 0; i < m; ++i) {
+      float* row = c + i * ldc;
+      for (int64_t j = 0; j < n; ++j) row[j] = (accumulate ? row[j] : 0.f) + ct[j * m + i];
+    }
+    return;
+  }
+  // A without a transpose is read in place; B too when few tiles share its panels.
+  const bool b_in_place = !trans_b && m < kSmallM;
+  float* bpack = b_in_place ? nullptr : tls_b.Get(kKC * Panels(std::min(n, kNC), kNR) * kNR);
+  float* apack = trans_a ? tls_a.Get(kKC * ((std::min(m, kMC) + kMR - 1) / kMR) * kMR) : nullptr;
+  float* edge = tls_t.Get(kKC * kNR);  // B's last partial panel, when B is read in place
+  const float* rows[kMR];
+  for (int64_t jc = 0; jc < n; jc += kNC) {
+    const int64_t nc = std::min(kNC, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kKC) {
+      const int64_t kc = std::min(kKC, k - pc);
+      const bool add = accumulate || pc > 0;
+      if (!b_in_place) PackB(trans_b, trans_b ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, kNR, bpack);
+      for (int64_t ic = 0; ic < m; ic += kMC) {
+        const int64_t mc = std::min(kMC, m - ic);
+        if (trans_a) PackTransposedA(a + pc * lda + ic, lda, mc, kc, apack);
+        for (int64_t jr = 0; jr < nc; jr += kNR) {
+          const int64_t cols = std::min(kNR, nc - jr);
+          const float* bp;
+          int64_t b_step;
+          if (!b_in_place) {
+            bp = bpack + (jr / kNR) * kc * kNR;
+            b_step = kNR;
+          } else if (cols == kNR) {
+            bp = b + pc * ldb + jc + jr;
+            b_step = ldb;
+          } else {
+            PackB(false, b + pc * ldb + jc + jr, ldb, kc, cols, kNR, edge);
+            bp = edge;
+            b_step = kNR;
+          }
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            const int64_t nrows = std::min(kMR, mc - ir);
+            for (int64_t i = 0; i < kMR; ++i) {
+              // Rows past the end repeat the last one (their results are not stored).
+              const int64_t row = std::min(i, nrows - 1);
+              rows[i] = trans_a ? apack + (ir / kMR) * kc * kMR + row : a + (ic + ir + row) * lda + pc;
+            }
+            Tile<kMR, 4>(1, kc, rows, trans_a ? kMR : 1, bp, b_step, c + (ic + ir) * ldc + jc + jr, ldc, nrows, cols,
+                         add);
+          }
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+// The pixels of one tile: 6 with 64-column panels, 8 with 32 (see kMR).
+template <int MR, int NV>
+void ConvForwardTiles(const conv::ConvDims& d, const float* input, const PackedFilter& filter, int64_t pixel_begin,
+                      int64_t pixel_end, float* output) {
+  thread_local std::vector<float> zeros;
+  thread_local std::vector<const float*> rows_of_tile;
+  const int64_t taps = d.filter_rows * d.filter_cols, depth = d.in_depth, n = d.out_depth, nr = 16 * NV;
+  if (static_cast<int64_t>(zeros.size()) < depth) zeros.assign(depth, 0.f);
+  rows_of_tile.resize(taps * MR);
+  const int64_t out_pixels = d.out_rows * d.out_cols;
+  for (int64_t p0 = pixel_begin; p0 < pixel_end; p0 += MR) {
+    const int64_t rows = std::min<int64_t>(MR, pixel_end - p0);
+    // The input row (depth values) under each tap of each pixel of the tile; padding reads
+    // zeros, and the missing pixels of a last partial tile repeat its last pixel.
+    for (int64_t i = 0; i < MR; ++i) {
+      const int64_t p = p0 + std::min(i, rows - 1);
+      const int64_t image = p / out_pixels, pixel = p % out_pixels;
+      const int64_t oh = pixel / d.out_cols, ow = pixel % d.out_cols;
+      const float* image_in = input + image * d.in_rows * d.in_cols * depth;
+      for (int64_t fr = 0, t = 0; fr < d.filter_rows; ++fr) {
+        const int64_t ih = oh * d.stride_rows - d.pad_top + fr * d.dilation_rows;
+        for (int64_t fc = 0; fc < d.filter_cols; ++fc, ++t) {
+          const int64_t iw = ow * d.stride_cols - d.pad_left + fc * d.dilation_cols;
+          const bool inside = ih >= 0 && ih < d.in_rows && iw >= 0 && iw < d.in_cols;
+          rows_of_tile[t * MR + i] = inside ? image_in + (ih * d.in_cols + iw) * depth : zeros.data();
+        }
+      }
+    }
+    for (int64_t j0 = 0; j0 < n; j0 += nr) {
+      Tile<MR, NV>(taps, depth, rows_of_tile.data(), 1, filter.data + (j0 / nr) * filter.k * nr, nr,
+                   output + p0 * n + j0, n, rows, std::min(nr, n - j0), false);
+    }
+  }
+}
+
+}  // namespace
+
+bool ConvForward(const conv::ConvDims& d, const float* input, const PackedFilter& filter, int64_t pixel_begin,
+                 int64_t pixel_end, float* output) {
+  if (filter.nr == 64) ConvForwardTiles<6, 4>(d, input, filter, pixel_begin, pixel_end, output);
+  else ConvForwardTiles<8, 2>(d, input, filter, pixel_begin, pixel_end, output);
+  return true;
+}
+
+bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float* out_backprop, int64_t image_begin,
+                        int64_t image_end, float* filter_grad) {
+  if (d.stride_rows != 1 || d.stride_cols != 1 || d.dilation_rows != 1 || d.dilation_cols != 1) return false;
+  const int64_t ci = d.in_depth, co = d.out_depth;
+  if (ci % 16 != 0) return false;
+  constexpr int MR = 8;  // output depths per tile; the tile's columns are 32 (or 16) input depths
+  const int64_t taps = d.filter_rows * d.filter_cols;
+  // The gradient transposed, [tap][out_depth][in_depth], so tiles load and store as rows.
+  thread_local Scratch tls_grad;
+  float* grad_t = tls_grad.Get(taps * co * ci);
+  std::fill(grad_t, grad_t + taps * co * ci, 0.f);
+  const int64_t in_image = d.in_rows * d.in_cols * ci, out_image = d.out_rows * d.out_cols * co;
+  for (int64_t image = image_begin; image < image_end; ++image) {
+    const float* in = input + image * in_image;
+    const float* dy = out_backprop + image * out_image;
+    for (int64_t fr = 0; fr < d.filter_rows; ++fr) {
+      for (int64_t fc = 0; fc < d.filter_cols; ++fc) {
+        const int64_t t = fr * d.filter_cols + fc;
+        // Output columns whose tap reads inside the image: iw = ow - pad_left + fc.
+        const int64_t ow_lo = std::max<int64_t>(0, d.pad_left - fc);
+        const int64_t ow_hi = std::min<int64_t>(d.out_cols, d.in_cols + d.pad_left - fc);
+        if (ow_lo >= ow_hi) continue;
+        for (int64_t m0 = 0; m0 < co; m0 += MR) {
+          const int64_t mr = std::min<int64_t>(MR, co - m0);
+          for (int64_t c0 = 0; c0 < ci; c0 += 32) {
+            const int64_t cols = std::min<int64_t>(32, ci - c0);
+            const __mmask16 k0 = ColumnMask(cols, 0), k1 = ColumnMask(cols, 1);
+            float* g = grad_t + (t * co + m0) * ci + c0;
+            __m512 acc[2 * MR];
+#pragma GCC unroll 16
+            for (int i = 0; i < MR; ++i) {
+              acc[2 * i] = i < mr ? _mm512_maskz_loadu_ps(k0, g + i * ci) : _mm512_setzero_ps();
+              acc[2 * i + 1] = i < mr ? _mm512_maskz_loadu_ps(k1, g + i * ci + 16) : _mm512_setzero_ps();
+            }
+            for (int64_t oh = 0; oh < d.out_rows; ++oh) {
+              const int64_t ih = oh - d.pad_top + fr;
+              if (ih < 0 || ih >= d.in_rows) continue;
+              const float* x = in + (ih * d.in_cols + ow_lo - d.pad_left + fc) * ci + c0;
+              const float* y = dy + (oh * d.out_cols + ow_lo) * co + m0;
+              if (mr == MR && cols == 32) {
+                for (int64_t ow = ow_lo; ow < ow_hi; ++ow, x += ci, y += co) {
+                  const __m512 b0 = _mm512_loadu_ps(x), b1 = _mm512_loadu_ps(x + 16);
+#pragma GCC unroll 16
+                  for (int i = 0; i < MR; ++i) {
+                    const __m512 a = _mm512_set1_ps(y[i]);
+                    acc[2 * i] = _mm512_fmadd_ps(a, b0, acc[2 * i]);
+                    acc[2 * i + 1] = _mm512_fmadd_ps(a, b1, acc[2 * i + 1]);
+                  }
+                }
+              } else {
+                for (int64_t ow = ow_lo; ow < ow_hi; ++ow, x += ci, y += co) {
+                  const __m512 b0 = _mm512_maskz_loadu_ps(k0, x), b1 = _mm512_maskz_loadu_ps(k1, x + 16);
+                  for (int i = 0; i < mr; ++i) {
+                    const __m512 a = _mm512_set1_ps(y[i]);
+                    acc[2 * i] = _mm512_fmadd_ps(a, b0, acc[2 * i]);
+                    acc[2 * i + 1] = _mm512_fmadd_ps(a, b1, acc[2 * i + 1]);
+                  }
+                }
+              }
+            }
+            for (int i = 0; i < mr; ++i) {
+              _mm512_mask_storeu_ps(g + i * ci, k0, acc[2 * i]);
+              _mm512_mask_storeu_ps(g + i * ci + 16, k1, acc[2 * i + 1]);
+            }
+          }
+        }
+      }
+    }
+  }
+  for (int64_t t = 0; t < taps; ++t) {
+    for (int64_t o = 0; o < co; ++o) {
+      const float* src = grad_t + (t * co + o) * ci;
+      float* dst = filter_grad + t * ci * co + o;
+      for (int64_t i = 0; i < ci; ++i) dst[i * co] += src[i];
+    }
+  }
+  return true;
+}
+
+#else  // no AVX-512: Eigen's GEMM, and the convolutions decline
+
+bool HaveFastKernels() { return false; }
+
+void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+           int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+  EigenGemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+}
+
+bool ConvForward(const conv::ConvDims&, const float*, const PackedFilter&, int64_t, int64_t, float*) { return false; }
+
+bool ConvBackpropFilter(const conv::ConvDims&, const float*, const float*, int64_t, int64_t, float*) { return false; }
+
+#endif
+
+}  // namespace gemm
+}  // namespace tensoract

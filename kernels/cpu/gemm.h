@@ -1,0 +1,85 @@
+// Single-precision matrix products for the CPU kernels: a packed, cache-blocked GEMM with
+// an AVX-512 register-tile micro-kernel (MatMul, the dense layers' gradients), and the
+// convolutions built on the same micro-kernel without im2col:
+//
+//   ConvForward:          output = conv(input, filter), NHWC x HWIO, any stride and
+//                         dilation. Each tile of output pixels reads its input rows
+//                         through pointers (an "indirect" GEMM): padding points at zeros.
+//   ConvBackpropInput:    stride 1: a ConvForward of out_backprop with the filter
+//                         flipped and its in/out depths swapped. Other strides: false,
+//                         and the caller uses its im2col path.
+//   ConvBackpropFilter:   filter_grad = sum over pixels of input patch x out_backprop,
+//                         accumulated in registers over whole rows of pixels.
+//
+// Built with AVX-512 (-march=native on such a CPU) they run the micro-kernel; otherwise
+// the GEMM falls back to Eigen and the convolutions answer false (callers keep their
+// im2col paths). Everything here is single-threaded: callers split work over threads.
+#ifndef TENSORACT_KERNELS_CPU_GEMM_H_
+#define TENSORACT_KERNELS_CPU_GEMM_H_
+
+#include <cstdint>
+
+#include "kernels/cpu/conv_util.h"
+
+namespace tensoract {
+namespace gemm {
+
+// True when the AVX-512 kernels are compiled in.
+bool HaveFastKernels();
+
+// c[m, n] = op(a)[m, k] * op(b)[k, n], or c += that product when `accumulate`. Row-major;
+// op(a) = a (a is [m, k], leading dimension lda) or a^T (a is [k, m]); likewise b.
+void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+           int64_t ldb, float* c, int64_t ldc, bool accumulate);
+
+// The same for doubles, through Eigen's GEMM (no AVX-512 kernel for them).
+void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+           const double* b, int64_t ldb, double* c, int64_t ldc, bool accumulate);
+
+// Either, by element type (for kernels templated on it).
+inline void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                 const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+  Sgemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+}
+inline void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+                 const double* b, int64_t ldb, double* c, int64_t ldc, bool accumulate) {
+  Dgemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+}
+
+// The filter of a convolution laid out for the micro-kernel: [k, n] (k = rows * cols *
+// in_depth, n = out_depth) cut into panels of nr (64 when n is a multiple of 64, else 32)
+// columns, zero-padded. Made once per kernel call and shared by all threads.
+struct PackedFilter {
+  int64_t k = 0, n = 0, nr = 32;
+  float* data = nullptr;  // owned
+  PackedFilter() = default;
+  PackedFilter(const PackedFilter&) = delete;
+  PackedFilter& operator=(const PackedFilter&) = delete;
+  ~PackedFilter();
+};
+// Packs an HWIO filter [k, n] as is.
+void PackFilter(const float* filter, int64_t k, int64_t n, PackedFilter* packed);
+// Packs the filter of the stride-1 ConvBackpropInput: flipped in rows and columns, in and
+// out depths swapped ([rows, cols, out_depth, in_depth]).
+void PackFlippedFilter(const conv::ConvDims& d, const float* filter, PackedFilter* packed);
+
+// Output pixels [pixel_begin, pixel_end) (global: image * out_rows * out_cols + pixel) of
+// the convolution `d` of `input` with the packed filter, written to `output` (NHWC).
+// Returns false (and writes nothing) without the AVX-512 kernels.
+bool ConvForward(const conv::ConvDims& d, const float* input, const PackedFilter& filter, int64_t pixel_begin,
+                 int64_t pixel_end, float* output);
+
+// The geometry of the forward convolution that computes Conv2DBackpropInput of `d` (stride
+// 1, dilation 1 only: returns false otherwise).
+bool BackpropInputAsConv(const conv::ConvDims& d, conv::ConvDims* as_conv);
+
+// Adds to filter_grad [k, n] the gradient from the images [image_begin, image_end) of
+// `input` and `out_backprop`. Returns false when this kernel does not cover `d` (stride or
+// dilation other than 1, in_depth not a multiple of 16); the caller then uses im2col.
+bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float* out_backprop, int64_t image_begin,
+                        int64_t image_end, float* filter_grad);
+
+}  // namespace gemm
+}  // namespace tensoract
+
+#endif  // TENSORACT_KERNELS_CPU_GEMM_H_
