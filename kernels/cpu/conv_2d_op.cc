@@ -1,9 +1,12 @@
-// Conv2D on the CPU, NHWC. Float with the AVX-512 kernels: gemm::ConvForward, which reads
-// each output pixel's input rows in place (no im2col), pixels spread over the device's
-// threads. Otherwise (double, shallow inputs, a build without AVX-512): im2col of a block
-// of output rows into a scratch matrix, then one GEMM (gemm::Gemm) of that [pixels,
-// rows*cols*in_depth] matrix with the filter viewed as [rows*cols*in_depth, out_depth]
-// (HWIO is exactly that, row-major). A 1x1 filter with stride 1 needs no im2col: the input already is that matrix.
+// Conv2D on the CPU, NHWC. Float with the AVX-512 kernels (kernels/cpu/gemm.h): a 1-deep
+// input (grey images) through gemm::ConvForwardDepth1, a deeper one through
+// gemm::ConvForward, which reads each output pixel's input rows in place (no im2col); work
+// spread over the device's threads. Otherwise (double, inputs 2-7 deep, a build without
+// AVX-512): im2col of a block of output rows into a scratch matrix, then one GEMM
+// (gemm::Gemm) of that [pixels, rows*cols*in_depth] matrix with the filter viewed as
+// [rows*cols*in_depth, out_depth] (HWIO is exactly that, row-major). A 1x1 filter with
+// stride 1 needs no im2col: the input already is that matrix.
+#include <atomic>
 #include <type_traits>
 #include <vector>
 
@@ -39,6 +42,13 @@ class Conv2DOp : public OpKernel {
     if constexpr (std::is_same_v<T, float>) {
       // Deep enough inputs only: with a depth of 1 or 3 the kernel's per-tap pointer setup
       // costs more than im2col's copy.
+      if (d.in_depth == 1 && d.batch > 0) {
+        std::atomic<bool> done{true};
+        CwiseParallelFor(ctx, d.batch, d.out_rows * d.out_cols * k * d.out_depth, [&](int64_t begin, int64_t end) {
+          if (!gemm::ConvForwardDepth1(d, ip, filter.base<float>(), begin, end, op)) done = false;
+        });
+        if (done) return;
+      }
       if (gemm::HaveFastKernels() && d.in_depth >= 8) {
         gemm::PackedFilter packed;
         gemm::PackFilter(filter.base<float>(), k, d.out_depth, &packed);

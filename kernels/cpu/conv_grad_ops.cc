@@ -118,7 +118,7 @@ class Conv2DBackpropInputOp : public OpKernel {
   conv::WindowAttrs attrs_;
 };
 
-// The filter gradient through gemm::ConvBackpropFilter: images split into one part per
+// The filter gradient through gemm::ConvBackpropFilter (or its 1-deep form): images split into one part per
 // thread, each summed into its own partial, the partials added into `result` (zeroed).
 // False when that kernel does not cover `d`.
 bool FastFilterGrad(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const float* out_backprop,
@@ -130,10 +130,9 @@ bool FastFilterGrad(OpKernelContext* ctx, const conv::ConvDims& d, const float* 
   CwiseParallelFor(ctx, parts, int64_t{1} << 40, [&](int64_t first, int64_t last) {
     for (int64_t p = first; p < last; ++p) {
       partial[p].assign(size, 0.f);
-      if (!gemm::ConvBackpropFilter(d, input, out_backprop, d.batch * p / parts, d.batch * (p + 1) / parts,
-                                    partial[p].data())) {
-        covered = false;
-      }
+      const int64_t begin = d.batch * p / parts, end = d.batch * (p + 1) / parts;
+      auto kernel = d.in_depth == 1 ? gemm::ConvBackpropFilterDepth1 : gemm::ConvBackpropFilter;
+      if (!kernel(d, input, out_backprop, begin, end, partial[p].data())) covered = false;
     }
   });
   if (!covered) return false;

@@ -420,6 +420,138 @@ bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float
   return true;
 }
 
+namespace {
+
+// A zero-padded copy of one 1-deep image: row r, column c hold input (r - pad_top, c -
+// pad_left), for every row and column a tap of an output pixel (or a tile overrunning the
+// row by up to `slack` columns, or `extra_rows` more) can read.
+struct PaddedImage {
+  int64_t rows = 0, cols = 0;
+  std::vector<float> data;
+  void Fill(const conv::ConvDims& d, const float* image, int64_t slack, int64_t extra_rows) {
+    rows = d.out_rows - 1 + d.filter_rows + extra_rows;
+    cols = d.out_cols - 1 + d.filter_cols + slack;
+    data.assign(rows * cols, 0.f);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t ir = r - d.pad_top;
+      if (ir < 0 || ir >= d.in_rows) continue;
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t ic = c - d.pad_left;
+        if (ic >= 0 && ic < d.in_cols) data[r * cols + c] = image[ir * d.in_cols + ic];
+      }
+    }
+  }
+};
+
+bool IsDepth1Unit(const conv::ConvDims& d) {
+  return d.in_depth == 1 && d.stride_rows == 1 && d.stride_cols == 1 && d.dilation_rows == 1 &&
+         d.dilation_cols == 1;
+}
+
+// The filter gradient of rows [fr0, fr0 + R) of a 1-deep filter with FC columns, for one
+// image: acc[tap][32 outputs] in registers over all its pixels.
+template <int R, int FC>
+void FilterGradDepth1Rows(const conv::ConvDims& d, const PaddedImage& pad, const float* dy, int64_t fr0, int64_t j0,
+                          float* filter_grad) {
+  const int64_t n = d.out_depth, cols = std::min<int64_t>(32, n - j0);
+  const __mmask16 k0 = ColumnMask(cols, 0), k1 = ColumnMask(cols, 1);
+  const int64_t valid_rows = std::min<int64_t>(R, d.filter_rows - fr0);
+  __m512 acc[2 * R * FC];
+#pragma GCC unroll 32
+  for (int t = 0; t < R * FC; ++t) {
+    const bool valid = t / FC < valid_rows;
+    const float* g = filter_grad + ((fr0 + t / FC) * FC + t % FC) * n + j0;
+    acc[2 * t] = valid ? _mm512_maskz_loadu_ps(k0, g) : _mm512_setzero_ps();
+    acc[2 * t + 1] = valid ? _mm512_maskz_loadu_ps(k1, g + 16) : _mm512_setzero_ps();
+  }
+  for (int64_t oh = 0; oh < d.out_rows; ++oh) {
+    const float* rows = pad.data.data() + (oh + fr0) * pad.cols;
+    const float* y = dy + oh * d.out_cols * n + j0;
+    for (int64_t ow = 0; ow < d.out_cols; ++ow, y += n) {
+      const __m512 y0 = _mm512_maskz_loadu_ps(k0, y), y1 = _mm512_maskz_loadu_ps(k1, y + 16);
+#pragma GCC unroll 32
+      for (int t = 0; t < R * FC; ++t) {
+        const __m512 a = _mm512_set1_ps(rows[(t / FC) * pad.cols + ow + t % FC]);
+        acc[2 * t] = _mm512_fmadd_ps(a, y0, acc[2 * t]);
+        acc[2 * t + 1] = _mm512_fmadd_ps(a, y1, acc[2 * t + 1]);
+      }
+    }
+  }
+  for (int t = 0; t < valid_rows * FC; ++t) {
+    float* g = filter_grad + ((fr0 + t / FC) * FC + t % FC) * n + j0;
+    _mm512_mask_storeu_ps(g, k0, acc[2 * t]);
+    _mm512_mask_storeu_ps(g + 16, k1, acc[2 * t + 1]);
+  }
+}
+
+template <int R, int FC>
+void FilterGradDepth1(const conv::ConvDims& d, const float* input, const float* out_backprop, int64_t image_begin,
+                      int64_t image_end, float* filter_grad) {
+  PaddedImage pad;
+  for (int64_t image = image_begin; image < image_end; ++image) {
+    pad.Fill(d, input + image * d.in_rows * d.in_cols, 0, R);
+    const float* dy = out_backprop + image * d.out_rows * d.out_cols * d.out_depth;
+    for (int64_t j0 = 0; j0 < d.out_depth; j0 += 32) {
+      for (int64_t fr0 = 0; fr0 < d.filter_rows; fr0 += R) FilterGradDepth1Rows<R, FC>(d, pad, dy, fr0, j0, filter_grad);
+    }
+  }
+}
+
+}  // namespace
+
+bool ConvForwardDepth1(const conv::ConvDims& d, const float* input, const float* filter, int64_t image_begin,
+                       int64_t image_end, float* output) {
+  if (!IsDepth1Unit(d)) return false;
+  constexpr int MR = 8;  // pixels of a tile: consecutive in an output row
+  const int64_t n = d.out_depth;
+  PaddedImage pad;
+  for (int64_t image = image_begin; image < image_end; ++image) {
+    pad.Fill(d, input + image * d.in_rows * d.in_cols, MR, 0);
+    float* out_image = output + image * d.out_rows * d.out_cols * n;
+    for (int64_t j0 = 0; j0 < n; j0 += 32) {
+      const int64_t cols = std::min<int64_t>(32, n - j0);
+      const __mmask16 k0 = ColumnMask(cols, 0), k1 = ColumnMask(cols, 1);
+      for (int64_t oh = 0; oh < d.out_rows; ++oh) {
+        for (int64_t ow0 = 0; ow0 < d.out_cols; ow0 += MR) {
+          __m512 acc[2 * MR];
+#pragma GCC unroll 16
+          for (int i = 0; i < 2 * MR; ++i) acc[i] = _mm512_setzero_ps();
+          const float* w = filter + j0;
+          for (int64_t fr = 0; fr < d.filter_rows; ++fr) {
+            const float* row = pad.data.data() + (oh + fr) * pad.cols + ow0;
+            for (int64_t fc = 0; fc < d.filter_cols; ++fc, w += n) {
+              const __m512 w0 = _mm512_maskz_loadu_ps(k0, w), w1 = _mm512_maskz_loadu_ps(k1, w + 16);
+#pragma GCC unroll 8
+              for (int i = 0; i < MR; ++i) {
+                const __m512 a = _mm512_set1_ps(row[fc + i]);
+                acc[2 * i] = _mm512_fmadd_ps(a, w0, acc[2 * i]);
+                acc[2 * i + 1] = _mm512_fmadd_ps(a, w1, acc[2 * i + 1]);
+              }
+            }
+          }
+          const int64_t pixels = std::min<int64_t>(MR, d.out_cols - ow0);
+          float* o = out_image + (oh * d.out_cols + ow0) * n + j0;
+          for (int64_t i = 0; i < pixels; ++i, o += n) {
+            _mm512_mask_storeu_ps(o, k0, acc[2 * i]);
+            _mm512_mask_storeu_ps(o + 16, k1, acc[2 * i + 1]);
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+
+bool ConvBackpropFilterDepth1(const conv::ConvDims& d, const float* input, const float* out_backprop,
+                              int64_t image_begin, int64_t image_end, float* filter_grad) {
+  if (!IsDepth1Unit(d)) return false;
+  // Two filter rows of 5 taps, or three of 3, per pass: 20 or 18 accumulators.
+  if (d.filter_cols == 5) FilterGradDepth1<2, 5>(d, input, out_backprop, image_begin, image_end, filter_grad);
+  else if (d.filter_cols == 3) FilterGradDepth1<3, 3>(d, input, out_backprop, image_begin, image_end, filter_grad);
+  else return false;
+  return true;
+}
+
 #else  // no AVX-512: Eigen's GEMM, and the convolutions decline
 
 bool HaveFastKernels() { return false; }
@@ -432,6 +564,12 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
 bool ConvForward(const conv::ConvDims&, const float*, const PackedFilter&, int64_t, int64_t, float*) { return false; }
 
 bool ConvBackpropFilter(const conv::ConvDims&, const float*, const float*, int64_t, int64_t, float*) { return false; }
+
+bool ConvForwardDepth1(const conv::ConvDims&, const float*, const float*, int64_t, int64_t, float*) { return false; }
+
+bool ConvBackpropFilterDepth1(const conv::ConvDims&, const float*, const float*, int64_t, int64_t, float*) {
+  return false;
+}
 
 #endif
 

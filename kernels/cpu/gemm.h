@@ -69,6 +69,18 @@ void PackFlippedFilter(const conv::ConvDims& d, const float* filter, PackedFilte
 bool ConvForward(const conv::ConvDims& d, const float* input, const PackedFilter& filter, int64_t pixel_begin,
                  int64_t pixel_end, float* output);
 
+// A convolution of a 1-deep input (a network's first layer on grey images), stride 1 and
+// dilation 1: images [image_begin, image_end) of `input` with the HWIO `filter` [taps,
+// out_depth] into `output`. Per output row it reads a zero-padded copy of the input rows,
+// so a tile's pixels under a tap are consecutive floats. False when `d` is not such a
+// convolution or the kernels are not compiled in.
+bool ConvForwardDepth1(const conv::ConvDims& d, const float* input, const float* filter, int64_t image_begin,
+                       int64_t image_end, float* output);
+
+// The filter gradient of such a convolution, added to filter_grad [taps, out_depth].
+bool ConvBackpropFilterDepth1(const conv::ConvDims& d, const float* input, const float* out_backprop,
+                              int64_t image_begin, int64_t image_end, float* filter_grad);
+
 // The geometry of the forward convolution that computes Conv2DBackpropInput of `d` (stride
 // 1, dilation 1 only: returns false otherwise).
 bool BackpropInputAsConv(const conv::ConvDims& d, conv::ConvDims* as_conv);

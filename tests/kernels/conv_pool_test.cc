@@ -212,6 +212,9 @@ std::vector<Geometry> ConvConfigs() {
   add({1, 9, 9, 32, 3, 3, 64, 2, 2, 1, 1, "SAME"});                  // stride 2: backprops decline
   add({2, 5, 6, 16, 4, 4, 128});                                     // even filter, two 64-wide panels
   add({5, 28, 28, 1, 5, 5, 32});                                     // the tutorial CNN's first conv
+  add({2, 9, 8, 1, 3, 3, 40});                                       // 1-deep, 3x3, a partial panel
+  add({2, 10, 9, 1, 5, 5, 16, 1, 1, 1, 1, "VALID"});                 // 1-deep, VALID
+  add({1, 6, 7, 1, 4, 4, 8});                                        // 1-deep, 4x4: the filter grad declines
   return out;
 }
 

@@ -1,0 +1,117 @@
+// GFLOP/s of each GEMM-shaped kernel of the Fashion-MNIST CNN's training step (batch 64
+// by default), run directly on a CPU device of N threads, no graph: where the step's time
+// goes, kernel by kernel, and what each reaches against the machine's FMA peak.
+//
+//   cnn_kernels [--threads N] [--batch N] [--reps N]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "graph/op_registry.h"
+#include "kernels/kernel_registry.h"
+
+using namespace tensoract;
+
+namespace {
+
+tensorflow::AttrValue IntsA(std::vector<int64_t> v) {
+  tensorflow::AttrValue a;
+  for (int64_t x : v) a.mutable_list()->add_i(x);
+  return a;
+}
+tensorflow::AttrValue StrA(const std::string& s) { tensorflow::AttrValue a; a.set_s(s); return a; }
+tensorflow::AttrValue TypeA(DataType t) { tensorflow::AttrValue a; a.set_type(t); return a; }
+tensorflow::AttrValue BoolA(bool b) { tensorflow::AttrValue a; a.set_b(b); return a; }
+
+Tensor Random(std::vector<int64_t> dims) {
+  static std::mt19937 rng(1);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  Tensor t(tensorflow::DT_FLOAT, TensorShape(dims));
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.base<float>()[i] = normal(rng);
+  return t;
+}
+Tensor Sizes(std::vector<int32_t> v) {
+  Tensor t(tensorflow::DT_INT32, TensorShape({static_cast<int64_t>(v.size())}));
+  for (size_t i = 0; i < v.size(); ++i) t.base<int32_t>()[i] = v[i];
+  return t;
+}
+
+// Times `reps` runs of `op` on `inputs`; prints ms per run and GFLOP/s for `flops` per run.
+void Time(Device* device, const std::string& label, const std::string& op, const std::vector<Tensor>& inputs,
+          std::map<std::string, tensorflow::AttrValue> attrs, double flops, int reps) {
+  NodeDef def;
+  def.set_name(label);
+  def.set_op(op);
+  for (auto& [k, v] : attrs) (*def.mutable_attr())[k] = v;
+  auto op_def = OpRegistry::Global()->LookUp(op);
+  AddDefaultsToNodeDef(**op_def, &def);
+  std::unique_ptr<OpKernel> kernel;
+  Status s = CreateOpKernel(device, def, **op_def, &kernel);
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", label.c_str(), s.ToString().c_str());
+    std::exit(1);
+  }
+  auto run = [&] {
+    OpKernelContext::Params params;
+    params.device = device;
+    params.kernel = kernel.get();
+    params.inputs = &inputs;
+    OpKernelContext ctx(params);
+    kernel->Compute(&ctx);
+    if (!ctx.status().ok()) {
+      std::fprintf(stderr, "%s: %s\n", label.c_str(), ctx.status().ToString().c_str());
+      std::exit(1);
+    }
+  };
+  run();
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    run();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::printf("%-34s %8.2f ms %7.1f GFLOP/s\n", label.c_str(), best * 1e3, flops / best * 1e-9);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 1, reps = 10;
+  int64_t b = 64;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--threads") threads = std::atoi(argv[i + 1]);
+    else if (a == "--batch") b = std::atoll(argv[i + 1]);
+    else if (a == "--reps") reps = std::atoi(argv[i + 1]);
+  }
+  Device device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, threads);
+  std::printf("CNN kernels, batch %lld, %d thread(s), best of %d\n", static_cast<long long>(b), threads, reps);
+  const std::map<std::string, tensorflow::AttrValue> conv = {
+      {"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", IntsA({1, 1, 1, 1})}, {"padding", StrA("SAME")}};
+  // conv1: [b,28,28,1] * [5,5,1,32]; conv2: [b,14,14,32] * [5,5,32,64].
+  const double f1 = 2.0 * b * 28 * 28 * 32 * 25, f2 = 2.0 * b * 14 * 14 * 64 * 25 * 32;
+  Time(&device, "conv1 Conv2D", "Conv2D", {Random({b, 28, 28, 1}), Random({5, 5, 1, 32})}, conv, f1, reps);
+  Time(&device, "conv1 Conv2DBackpropFilter", "Conv2DBackpropFilter",
+       {Random({b, 28, 28, 1}), Sizes({5, 5, 1, 32}), Random({b, 28, 28, 32})}, conv, f1, reps);
+  Time(&device, "conv2 Conv2D", "Conv2D", {Random({b, 14, 14, 32}), Random({5, 5, 32, 64})}, conv, f2, reps);
+  Time(&device, "conv2 Conv2DBackpropInput", "Conv2DBackpropInput",
+       {Sizes({int32_t(b), 14, 14, 32}), Random({5, 5, 32, 64}), Random({b, 14, 14, 64})}, conv, f2, reps);
+  Time(&device, "conv2 Conv2DBackpropFilter", "Conv2DBackpropFilter",
+       {Random({b, 14, 14, 32}), Sizes({5, 5, 32, 64}), Random({b, 14, 14, 64})}, conv, f2, reps);
+  // dense1: [b,3136] x [3136,1024]: forward, weight gradient (x^T dy), input gradient (dy W^T).
+  const double fd = 2.0 * b * 3136 * 1024;
+  auto mm = [](bool ta, bool tb) {
+    return std::map<std::string, tensorflow::AttrValue>{
+        {"T", TypeA(tensorflow::DT_FLOAT)}, {"transpose_a", BoolA(ta)}, {"transpose_b", BoolA(tb)}};
+  };
+  Time(&device, "dense1 MatMul", "MatMul", {Random({b, 3136}), Random({3136, 1024})}, mm(false, false), fd, reps);
+  Time(&device, "dense1 MatMul x^T dy", "MatMul", {Random({b, 3136}), Random({b, 1024})}, mm(true, false), fd, reps);
+  Time(&device, "dense1 MatMul dy W^T", "MatMul", {Random({b, 1024}), Random({3136, 1024})}, mm(false, true), fd,
+       reps);
+  return 0;
+}
