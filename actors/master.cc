@@ -13,6 +13,7 @@
 #include "actors/messages.h"
 #include "actors/remote_worker.h"
 #include "graph/cost_model.h"
+#include "graph/optimizer/remapper.h"
 #include "graph/partition.h"
 #include "graph/placer.h"
 #include "graph/subgraph.h"
@@ -127,6 +128,7 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const MasterSta
   TA_RETURN_IF_ERROR(PlaceGraph(&graph, devices,
                                 [](const Node& n, const std::string& type) { return KernelExists(n.def(), type); },
                                 placer));
+  if (st.options.optimizer.do_remapping) FuseBiasAndRelu(&graph);
   PartitionOptions partition;
   for (const auto& d : devices) partition.device_incarnations[d.name()] = static_cast<int64_t>(d.incarnation());
   partition.lossy_float_transfers = st.options.enable_bfloat16_sendrecv;

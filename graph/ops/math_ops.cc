@@ -111,6 +111,19 @@ REGISTER_OP("MatMul")
     .SetShapeFn(MatMulShape)
     .Doc("The matrix product a * b, either operand optionally transposed.");
 
+// MatMul with a BiasAdd (and a Relu) applied in the same kernel (see _FusedConv2D).
+REGISTER_OP("_FusedMatMul")
+    .Input("a: T").Input("b: T").Input("args: num_args * T").Output("product: T")
+    .Attr("transpose_a: bool = false")
+    .Attr("transpose_b: bool = false")
+    .Attr("T: {bfloat16, half, float}")
+    .Attr("num_args: int >= 0")
+    .Attr("fused_ops: list(string) = []")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("leakyrelu_alpha: float = 0.2")
+    .SetShapeFn(MatMulShape)
+    .Doc("MatMul followed by the fused_ops (BiasAdd, optionally Relu) in one kernel.");
+
 // ---- element-wise binary ops, broadcasting ---------------------------------------------
 
 #define TA_BINARY_OP(NAME, TYPES, DOC)                                                   \

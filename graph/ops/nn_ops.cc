@@ -381,6 +381,29 @@ REGISTER_OP("Conv2D")
     .SetShapeFn(tensoract::Conv2DShape)
     .Doc("2-D convolution of a 4-D input with a [rows, cols, in_depth, out_depth] filter.");
 
+// Conv2D with a BiasAdd (and a Relu) applied to its output in the same kernel: what the
+// remapper (graph/optimizer/remapper.h) makes of Conv2D -> BiasAdd [-> Relu] on a CPU, as
+// TensorFlow's grappler remapper does. args: the bias.
+REGISTER_OP("_FusedConv2D")
+    .Input("input: T").Input("filter: T").Input("args: TArgs").Input("host_args: num_host_args * float")
+    .Output("output: T")
+    .Attr("T: {half, float, double, int8, qint8}")
+    .Attr("TArgs: list(type) >= 1")
+    .Attr("num_args: int >= 0")
+    .Attr("num_host_args: int >= 0 = 0")
+    .Attr("strides: list(int)")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
+    .Attr("filter_format: {'HWIO', 'OIHW', 'OIHW_VECT_I'} = 'HWIO'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .Attr("use_cudnn_on_gpu: bool = true")
+    .Attr("fused_ops: list(string) = []")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("leakyrelu_alpha: float = 0.2")
+    .SetShapeFn(tensoract::Conv2DShape)
+    .Doc("Conv2D followed by the fused_ops (BiasAdd, optionally Relu) in one kernel.");
+
 REGISTER_OP("Conv2DBackpropInput")
     .Input("input_sizes: int32").Input("filter: T").Input("out_backprop: T").Output("output: T")
     TA_CONV_ATTRS

@@ -31,6 +31,9 @@ namespace tensoract {
 struct GraphOptimizerOptions {
   bool do_common_subexpression_elimination = true;
   bool do_constant_folding = true;
+  // After placement: Conv2D/MatMul -> BiasAdd [-> Relu] on a CPU become one fused kernel
+  // (graph/optimizer/remapper.h), as TensorFlow's grappler remapper does.
+  bool do_remapping = true;
   // A folded value larger than this stays computed at run time.
   int64_t max_constant_size_in_bytes = 10 << 20;
   // When set, constant folding only evaluates nodes it accepts (for instance, only nodes
@@ -42,6 +45,7 @@ struct GraphOptimizerOptions {
     GraphOptimizerOptions o;
     o.do_common_subexpression_elimination = false;
     o.do_constant_folding = false;
+    o.do_remapping = false;
     return o;
   }
 };

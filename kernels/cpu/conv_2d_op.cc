@@ -12,6 +12,7 @@
 
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/gemm.h"
 
 namespace tensoract {
@@ -22,6 +23,7 @@ class Conv2DOp : public OpKernel {
  public:
   explicit Conv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/true, /*has_ksize=*/false, &attrs_));
+    OP_REQUIRES_OK(ctx, epilogue_.Init(ctx));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -31,13 +33,20 @@ class Conv2DOp : public OpKernel {
     OP_REQUIRES_OK(ctx, conv::ConvDimsFromShapes(*this, attrs_, input.shape(), filter.shape(), &d));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}), &out));
+    const T* bias = nullptr;
+    if (epilogue_.active()) {
+      OP_REQUIRES_OK(ctx, epilogue_.CheckBias(*this, ctx->input(2), d.out_depth));
+      bias = ctx->input(2).base<T>();
+    }
     if (out->NumElements() == 0) return;
     const int64_t k = d.patch_size();
     T* op = out->base<T>();
     if (k == 0) {
       std::fill(op, op + out->NumElements(), T(0));
+      epilogue_.Apply(op, out->NumElements() / d.out_depth, d.out_depth, d.out_depth, bias);
       return;
     }
+    const int64_t image_pixels = d.out_rows * d.out_cols;
     const T* ip = input.base<T>();
     if constexpr (std::is_same_v<T, float>) {
       // Deep enough inputs only: with a depth of 1 or 3 the kernel's per-tap pointer setup
@@ -45,7 +54,12 @@ class Conv2DOp : public OpKernel {
       if (d.in_depth == 1 && d.batch > 0) {
         std::atomic<bool> done{true};
         CwiseParallelFor(ctx, d.batch, d.out_rows * d.out_cols * k * d.out_depth, [&](int64_t begin, int64_t end) {
-          if (!gemm::ConvForwardDepth1(d, ip, filter.base<float>(), begin, end, op)) done = false;
+          if (!gemm::ConvForwardDepth1(d, ip, filter.base<float>(), begin, end, op)) {
+            done = false;
+            return;
+          }
+          epilogue_.Apply(op + begin * image_pixels * d.out_depth, (end - begin) * image_pixels, d.out_depth,
+                          d.out_depth, bias);
         });
         if (done) return;
       }
@@ -55,6 +69,7 @@ class Conv2DOp : public OpKernel {
         const int64_t pixels = d.batch * d.out_rows * d.out_cols;
         CwiseParallelFor(ctx, pixels, k * d.out_depth, [&](int64_t begin, int64_t end) {
           gemm::ConvForward(d, ip, packed, begin, end, op);
+          epilogue_.Apply(op + begin * d.out_depth, end - begin, d.out_depth, d.out_depth, bias);
         });
         return;
       }
@@ -69,6 +84,7 @@ class Conv2DOp : public OpKernel {
         const int64_t m = (end - begin) * pixels_per_row;
         gemm::Gemm(false, false, m, n, k, ip + begin * pixels_per_row * k, k, fp, n,
                    op + begin * pixels_per_row * n, n, false);
+        epilogue_.Apply(op + begin * pixels_per_row * n, m, n, n, bias);
         return;
       }
       std::vector<T> cols(std::min(block_rows, end - begin) * pixels_per_row * k);
@@ -77,16 +93,20 @@ class Conv2DOp : public OpKernel {
         conv::Im2Col(d, ip, r, r + rows, cols.data());
         gemm::Gemm(false, false, rows * pixels_per_row, n, k, cols.data(), k, fp, n, op + r * pixels_per_row * n, n,
                    false);
+        epilogue_.Apply(op + r * pixels_per_row * n, rows * pixels_per_row, n, n, bias);
       }
     });
   }
 
  private:
   conv::WindowAttrs attrs_;
+  FusedEpilogue epilogue_;  // _FusedConv2D's BiasAdd [+ Relu]
 };
 
 REGISTER_KERNEL(Name("Conv2D").Device(DEVICE_CPU).TypeConstraint<float>("T"), Conv2DOp<float>);
 REGISTER_KERNEL(Name("Conv2D").Device(DEVICE_CPU).TypeConstraint<double>("T"), Conv2DOp<double>);
+REGISTER_KERNEL(Name("_FusedConv2D").Device(DEVICE_CPU).TypeConstraint<float>("T"), Conv2DOp<float>);
+REGISTER_KERNEL(Name("_FusedConv2D").Device(DEVICE_CPU).TypeConstraint<double>("T"), Conv2DOp<double>);
 
 }  // namespace
 }  // namespace tensoract

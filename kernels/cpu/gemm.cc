@@ -221,10 +221,8 @@ void PackTransposedA(const float* a, int64_t lda, int64_t m, int64_t k, float* d
   }
 }
 
-// Below this many rows of C a packed B panel is used by too few tiles to pay for packing.
-constexpr int64_t kSmallM = 4 * kMR;
 
-thread_local Scratch tls_a, tls_b, tls_t;
+thread_local Scratch tls_a, tls_b, tls_t, tls_edge;
 
 }  // namespace
 
@@ -250,10 +248,12 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
     return;
   }
   // A without a transpose is read in place; B too when few tiles share its panels.
-  const bool b_in_place = !trans_b && m < kSmallM;
+  const bool b_in_place = !trans_b && m <= 64;  // measured: 64 x 1024 x 3136 ~8% faster in place
   float* bpack = b_in_place ? nullptr : tls_b.Get(kKC * Panels(std::min(n, kNC), kNR) * kNR);
   float* apack = trans_a ? tls_a.Get(kKC * ((std::min(m, kMC) + kMR - 1) / kMR) * kMR) : nullptr;
-  float* edge = tls_t.Get(kKC * kNR);  // B's last partial panel, when B is read in place
+  // B's last partial panel when B is read in place (not tls_t: that may hold the caller's
+  // c^T, above, while this runs).
+  float* edge = b_in_place ? tls_edge.Get(kKC * kNR) : nullptr;
   const float* rows[kMR];
   for (int64_t jc = 0; jc < n; jc += kNC) {
     const int64_t nc = std::min(kNC, n - jc);

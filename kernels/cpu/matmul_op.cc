@@ -5,6 +5,7 @@
 #include "kernels/cpu/gemm.h"
 
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/fused_epilogue.h"
 #include "kernels/device.h"
 #include "kernels/kernel_registry.h"
 
@@ -17,6 +18,7 @@ class MatMulOp : public OpKernel {
   explicit MatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     Status s = ctx->GetAttr("transpose_a", &transpose_a_);
     if (s.ok()) s = ctx->GetAttr("transpose_b", &transpose_b_);
+    if (s.ok()) s = epilogue_.Init(ctx);
     if (!s.ok()) ctx->SetStatus(s);
   }
 
@@ -33,6 +35,11 @@ class MatMulOp : public OpKernel {
                                         a.shape().DebugString(), ", In[1]: ", b.shape().DebugString(),
                                         (transpose_a_ ? " (a transposed)" : ""), (transpose_b_ ? " (b transposed)" : ""),
                                         "; the inner dimensions ", k, " and ", kb, " differ"));
+    const T* bias = nullptr;
+    if (epilogue_.active()) {
+      OP_REQUIRES_OK(ctx, epilogue_.CheckBias(*this, ctx->input(2), n));
+      bias = ctx->input(2).base<T>();
+    }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
     const T* ap = a.base<T>();
@@ -56,20 +63,24 @@ class MatMulOp : public OpKernel {
         if (by_rows) {  // rows [lo, hi) of op(a) and of c
           gemm::Gemm(transpose_a_, transpose_b_, hi - lo, n, k, transpose_a_ ? ap + lo : ap + lo * lda, lda, bp, ldb,
                      cp + lo * n, n, false);
+          epilogue_.Apply(cp + lo * n, hi - lo, n, n, bias);
         } else {  // columns [lo, hi) of op(b) and of c
           gemm::Gemm(transpose_a_, transpose_b_, m, hi - lo, k, ap, lda, transpose_b_ ? bp + lo * ldb : bp + lo, ldb,
                      cp + lo, n, false);
+          epilogue_.Apply(cp + lo, m, hi - lo, n, bias == nullptr ? nullptr : bias + lo);
         }
       }
     });
   }
 
  private:
+  FusedEpilogue epilogue_;  // _FusedMatMul's BiasAdd [+ Relu]
   bool transpose_a_ = false, transpose_b_ = false;
 };
 
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"), MatMulOp<float>);
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<double>("T"), MatMulOp<double>);
+REGISTER_KERNEL(Name("_FusedMatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"), MatMulOp<float>);
 
 }  // namespace
 }  // namespace tensoract

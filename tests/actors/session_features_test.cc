@@ -2,12 +2,16 @@
 // statistics and partition graphs, asynchronous kernels, concurrent steps, and the graph
 // optimizer switched on and off.
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <set>
 #include <thread>
 
 #include <catch2/catch.hpp>
 
+#include "graph/builder/array_ops.h"
+#include "graph/builder/math_ops.h"
+#include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
@@ -226,6 +230,74 @@ TEST_CASE("the graph optimizer folds constants and merges duplicates; each pass 
 
   auto none = RegisteredOps(GraphOptimizerOptions::AllOff());
   CHECK((Has(none, "k") && Has(none, "a") && Has(none, "b")));
+}
+
+// The remapper (graph/optimizer/remapper.h): Conv2D/MatMul -> BiasAdd [-> Relu] become one
+// fused kernel on the CPU, with the very same values; a BiasAdd whose value is also used
+// elsewhere keeps its Relu apart, and nothing is fused with the remapper off.
+tensorflow::TensorProto Proto(const Tensor& t) {
+  tensorflow::TensorProto proto;
+  t.AsProtoTensorContent(&proto);
+  return proto;
+}
+
+struct FusionRun {
+  std::vector<std::vector<float>> values;
+  std::vector<std::string> ops;  // of the partition graph
+};
+FusionRun RunFusionGraph(const GraphOptimizerOptions& optimizer) {
+  SessionOptions options;
+  options.optimizer = optimizer;
+  auto session = testing::NewSessionWith(Build([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT);
+    std::vector<float> filter(3 * 3 * 2 * 20), bias(20), weights(50 * 7), bias2(7);
+    for (size_t i = 0; i < filter.size(); ++i) filter[i] = std::sin(0.7f * i);
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.1f * (i % 5) - 0.2f;
+    for (size_t i = 0; i < weights.size(); ++i) weights[i] = std::cos(0.3f * i) * 0.1f;
+    for (size_t i = 0; i < bias2.size(); ++i) bias2[i] = -0.05f * i;
+    auto f = ops::Const(s, Proto(Tensor::FromVector<float>(filter, TensorShape({3, 3, 2, 20}))));
+    auto conv = ops::Conv2D(s.WithOpName("conv"), x, f, {1, 1, 1, 1}, "SAME");
+    auto biased = ops::BiasAdd(s.WithOpName("biased"), conv, ops::Const(s, Proto(Tensor::FromVector<float>(bias))));
+    ops::Relu(s.WithOpName("relu"), biased);
+    auto flat = ops::Reshape(s, x, ops::Const(s, Proto(Tensor::FromVector<int32_t>({2, 50}))));
+    auto w = ops::Const(s, Proto(Tensor::FromVector<float>(weights, TensorShape({50, 7}))));
+    auto mm = ops::MatMul(s.WithOpName("mm"), flat, w);
+    auto mm_biased = ops::BiasAdd(s.WithOpName("mm_biased"), mm, ops::Const(s, Proto(Tensor::FromVector<float>(bias2))));
+    ops::Relu(s.WithOpName("mm_relu"), mm_biased);
+    ops::Neg(s.WithOpName("also_biased"), mm_biased);  // mm_biased has two consumers: no Relu fusion
+  }), options);
+  std::vector<float> input(2 * 5 * 5 * 2);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = std::sin(1.3f * i) * 2;
+  RunOptions run;
+  run.output_partition_graphs = true;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  const Tensor x = Tensor::FromVector<float>(input, TensorShape({2, 5, 5, 2}));
+  REQUIRE(session->Run(run, {{"x", x}}, {"relu", "mm_relu", "also_biased"}, {}, &out, &metadata).ok());
+  FusionRun r;
+  for (const Tensor& t : out) r.values.push_back(Values(t));
+  for (const auto& n : metadata.partition_graphs.at(0).node()) r.ops.push_back(n.op() + ":" + n.name());
+  return r;
+}
+
+TEST_CASE("the remapper fuses Conv2D and MatMul with BiasAdd and Relu, with the same values") {
+  const FusionRun fused = RunFusionGraph(GraphOptimizerOptions());
+  GraphOptimizerOptions off;
+  off.do_remapping = false;
+  const FusionRun apart = RunFusionGraph(off);
+  REQUIRE(fused.values.size() == 3);
+  for (int i = 0; i < 3; ++i) CHECK(fused.values[i] == apart.values[i]);  // bit for bit
+  int relu_nonzero = 0;
+  for (float v : fused.values[0]) relu_nonzero += v > 0;
+  CHECK(relu_nonzero > 0);
+  CHECK(relu_nonzero < static_cast<int>(fused.values[0].size()));  // the Relu did clip
+  CHECK(Has(fused.ops, "_FusedConv2D:relu"));
+  CHECK(Has(fused.ops, "_FusedMatMul:mm_biased"));  // BiasAdd fused; its two consumers stay
+  CHECK(Has(fused.ops, "Relu:mm_relu"));
+  CHECK_FALSE(Has(fused.ops, "Conv2D:conv"));
+  CHECK(Has(apart.ops, "Conv2D:conv"));
+  CHECK(Has(apart.ops, "BiasAdd:biased"));
+  CHECK(Has(apart.ops, "Relu:relu"));
 }
 
 }  // namespace

@@ -113,5 +113,22 @@ int main(int argc, char** argv) {
   Time(&device, "dense1 MatMul x^T dy", "MatMul", {Random({b, 3136}), Random({b, 1024})}, mm(true, false), fd, reps);
   Time(&device, "dense1 MatMul dy W^T", "MatMul", {Random({b, 1024}), Random({3136, 1024})}, mm(false, true), fd,
        reps);
+  // The element-wise kernels around conv1's output [b,28,28,32] (GB/s of tensor bytes
+  // read and written, printed in the GFLOP/s column as GB/s).
+  const int64_t e = b * 28 * 28 * 32;
+  const double bytes = 4.0 * e;
+  const std::map<std::string, tensorflow::AttrValue> f32 = {{"T", TypeA(tensorflow::DT_FLOAT)}};
+  const Tensor act = Random({b, 28, 28, 32});
+  Time(&device, "conv1 BiasAdd (GB/s)", "BiasAdd", {act, Random({32})}, f32, 2 * bytes, reps);
+  Time(&device, "conv1 Relu (GB/s)", "Relu", {act}, f32, 2 * bytes, reps);
+  Time(&device, "conv1 ReluGrad (GB/s)", "ReluGrad", {act, act}, f32, 3 * bytes, reps);
+  Time(&device, "conv1 BiasAddGrad (GB/s)", "BiasAddGrad", {act}, f32, bytes, reps);
+  const std::map<std::string, tensorflow::AttrValue> pool = {{"T", TypeA(tensorflow::DT_FLOAT)},
+                                                             {"ksize", IntsA({1, 2, 2, 1})},
+                                                             {"strides", IntsA({1, 2, 2, 1})},
+                                                             {"padding", StrA("SAME")}};
+  Time(&device, "conv1 MaxPool (GB/s)", "MaxPool", {act}, pool, 1.25 * bytes, reps);
+  const Tensor pooled = Random({b, 14, 14, 32});
+  Time(&device, "conv1 MaxPoolGrad (GB/s)", "MaxPoolGrad", {act, pooled, pooled}, pool, 2.5 * bytes, reps);
   return 0;
 }

@@ -30,7 +30,7 @@ StridedSliceGrad Pack Unpack Tile Transpose Fill ZerosLike OnesLike Range Gather
 Pad PadV2 BroadcastTo BroadcastGradientArgs StopGradient PreventGradient InvertPermutation
 MatMul BatchMatMulV2 MatrixInverse MatrixDeterminant
 Relu Relu6 Elu Softplus Softmax LogSoftmax SoftmaxCrossEntropyWithLogits
-SparseSoftmaxCrossEntropyWithLogits BiasAdd BiasAddGrad Conv2D MaxPool AvgPool
+SparseSoftmaxCrossEntropyWithLogits BiasAdd BiasAddGrad Conv2D MaxPool AvgPool _FusedConv2D _FusedMatMul
 ReluGrad Relu6Grad EluGrad SoftplusGrad Conv2DBackpropInput Conv2DBackpropFilter MaxPoolGrad
 AvgPoolGrad
 RandomUniform RandomUniformInt RandomStandardNormal TruncatedNormal RandomShuffle
