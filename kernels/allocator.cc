@@ -18,8 +18,9 @@ void RaiseTo(std::atomic<int64_t>& target, int64_t value) {
 // Large buffers come back at the same sizes every training step. Given back to glibc, one
 // above its mmap threshold (32 MiB at most) returns to the kernel, and the next step pays
 // for fresh pages: a batch-512 CNN step took ~45,000 page faults, 180 MB of zeroing. Freed
-// blocks of at least kMinCachedBytes (sizes rounded up to whole pages, default alignment) wait here for the
-// next request of the same size, up to kMaxCachedBytes in all; the rest go back to glibc.
+// blocks of at least kMinCachedBytes (default alignment, sizes rounded up to whole pages)
+// wait here for the next request of the same size, up to kMaxCachedBytes in all; the rest
+// go back to glibc.
 class LargeBlockCache {
  public:
   static constexpr size_t kMinCachedBytes = 1 << 20;

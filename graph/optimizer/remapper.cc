@@ -92,7 +92,9 @@ bool Fuse(Graph* graph, const std::vector<Node*>& chain) {
     int input;  // Edge::kControlSlot for a control edge
   };
   std::vector<Sink> consumers;
-  for (const Edge* e : last->out_edges()) consumers.push_back({e->dst, e->IsControlEdge() ? Edge::kControlSlot : e->dst_input});
+  for (const Edge* e : last->out_edges()) {
+    consumers.push_back({e->dst, e->IsControlEdge() ? Edge::kControlSlot : e->dst_input});
+  }
   const PartialTensorShape shape = last->output_shape(0);
 
   for (Node* n : chain) graph->RemoveNode(n);

@@ -498,7 +498,9 @@ void FilterGradDepth1(const conv::ConvDims& d, const float* input, const float* 
     pad.Fill(d, input + image * d.in_rows * d.in_cols, 0, R);
     const float* dy = out_backprop + image * d.out_rows * d.out_cols * d.out_depth;
     for (int64_t j0 = 0; j0 < d.out_depth; j0 += 32) {
-      for (int64_t fr0 = 0; fr0 < d.filter_rows; fr0 += R) FilterGradDepth1Rows<R, FC>(d, pad, dy, fr0, j0, filter_grad);
+      for (int64_t fr0 = 0; fr0 < d.filter_rows; fr0 += R) {
+        FilterGradDepth1Rows<R, FC>(d, pad, dy, fr0, j0, filter_grad);
+      }
     }
   }
 }

@@ -262,7 +262,8 @@ FusionRun RunFusionGraph(const GraphOptimizerOptions& optimizer) {
     auto flat = ops::Reshape(s, x, ops::Const(s, Proto(Tensor::FromVector<int32_t>({2, 50}))));
     auto w = ops::Const(s, Proto(Tensor::FromVector<float>(weights, TensorShape({50, 7}))));
     auto mm = ops::MatMul(s.WithOpName("mm"), flat, w);
-    auto mm_biased = ops::BiasAdd(s.WithOpName("mm_biased"), mm, ops::Const(s, Proto(Tensor::FromVector<float>(bias2))));
+    auto b2 = ops::Const(s, Proto(Tensor::FromVector<float>(bias2)));
+    auto mm_biased = ops::BiasAdd(s.WithOpName("mm_biased"), mm, b2);
     ops::Relu(s.WithOpName("mm_relu"), mm_biased);
     ops::Neg(s.WithOpName("also_biased"), mm_biased);  // mm_biased has two consumers: no Relu fusion
   }), options);
