@@ -118,9 +118,17 @@ class Conv2DBackpropInputOp : public OpKernel {
   conv::WindowAttrs attrs_;
 };
 
-// The filter gradient through gemm::ConvBackpropFilter (or its 1-deep form): images split into one part per
-// thread, each summed into its own partial, the partials added into `result` (zeroed).
-// False when that kernel does not cover `d`.
+// Adds each thread's partial filter gradient into `result` (an empty partial adds nothing).
+template <class T>
+void AddPartials(const std::vector<std::vector<T>>& partials, T* result) {
+  for (const std::vector<T>& p : partials) {
+    for (size_t i = 0; i < p.size(); ++i) result[i] += p[i];
+  }
+}
+
+// The filter gradient through gemm::ConvBackpropFilter (or its 1-deep form): images split
+// into one part per thread; the first part adds straight into `result` (zeroed), the others
+// into partials added at the end. False when that kernel does not cover `d`.
 bool FastFilterGrad(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const float* out_backprop,
                     float* result) {
   const int64_t size = d.patch_size() * d.out_depth;
@@ -129,16 +137,18 @@ bool FastFilterGrad(OpKernelContext* ctx, const conv::ConvDims& d, const float* 
   std::atomic<bool> covered{true};
   CwiseParallelFor(ctx, parts, int64_t{1} << 40, [&](int64_t first, int64_t last) {
     for (int64_t p = first; p < last; ++p) {
-      partial[p].assign(size, 0.f);
+      float* dst = result;
+      if (p > 0) {
+        partial[p].assign(size, 0.f);
+        dst = partial[p].data();
+      }
       const int64_t begin = d.batch * p / parts, end = d.batch * (p + 1) / parts;
       auto kernel = d.in_depth == 1 ? gemm::ConvBackpropFilterDepth1 : gemm::ConvBackpropFilter;
-      if (!kernel(d, input, out_backprop, begin, end, partial[p].data())) covered = false;
+      if (!kernel(d, input, out_backprop, begin, end, dst)) covered = false;
     }
   });
   if (!covered) return false;
-  for (const std::vector<float>& p : partial) {
-    for (int64_t i = 0; i < size; ++i) result[i] += p[i];
-  }
+  AddPartials(partial, result);
   return true;
 }
 
@@ -196,9 +206,7 @@ class Conv2DBackpropFilterOp : public OpKernel {
         }
       }
     });
-    for (const std::vector<T>& p : partial) {
-      for (int64_t i = 0; i < k * n; ++i) result[i] += p[i];
-    }
+    AddPartials(partial, result);
   }
 
  private:
