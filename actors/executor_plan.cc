@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "graph/control_flow.h"
+#include "kernels/denormal.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -88,7 +89,10 @@ void ExecutorPlan::RunNode(int node, const NodeInputs& inputs, CallFrame* call_f
   OpKernelContext::Params params = MakeParams(*this, node, inputs, call_frame, step_id);
   params.output_storage = &done->outputs;
   OpKernelContext ctx(params);
-  nodes[node].kernel->Compute(&ctx);
+  {
+    ScopedFlushDenormal flush;
+    nodes[node].kernel->Compute(&ctx);
+  }
   if (timed) done->end_ns = NowNanos();
   CollectOutputs(*nodes[node].kernel, ctx, done);
 }
@@ -106,6 +110,7 @@ void ExecutorPlan::RunNodeAsync(int node, NodeInputs inputs, int64_t step_id, bo
   pending->ctx = std::make_unique<OpKernelContext>(MakeParams(*this, node, pending->inputs, nullptr, step_id));
   if (timed) pending->start_ns = NowNanos();
   auto* kernel = static_cast<AsyncOpKernel*>(nodes[node].kernel.get());
+  ScopedFlushDenormal flush;
   kernel->ComputeAsync(pending->ctx.get(), [pending, kernel, node, timed, plan = shared_from_this(),
                                             done = std::move(done)] {
     KernelDone result;

@@ -6,11 +6,23 @@
 
 #include <random>
 
+#include "kernels/denormal.h"
+
 namespace tensoract {
+
+// The device's threads run kernels only: they flush denormals from their start.
+struct KernelThreadEnvironment : Eigen::StlThreadEnvironment {
+  EnvThread* CreateThread(std::function<void()> f) {
+    return Eigen::StlThreadEnvironment::CreateThread([f = std::move(f)] {
+      FlushDenormalsOnThisThread();
+      f();
+    });
+  }
+};
 
 struct Device::Pool {
   explicit Pool(int n) : threads(n), eigen(&threads, n) {}
-  Eigen::ThreadPool threads;
+  Eigen::ThreadPoolTempl<KernelThreadEnvironment> threads;
   Eigen::ThreadPoolDevice eigen;
 };
 

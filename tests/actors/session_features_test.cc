@@ -1,6 +1,7 @@
 // Session features beyond a plain Run: Extend with version checks, RunMetadata with step
 // statistics and partition graphs, asynchronous kernels, concurrent steps, and the graph
 // optimizer switched on and off.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <chrono>
@@ -299,6 +300,33 @@ TEST_CASE("the remapper fuses Conv2D and MatMul with BiasAdd and Relu, with the 
   CHECK(Has(apart.ops, "Conv2D:conv"));
   CHECK(Has(apart.ops, "BiasAdd:biased"));
   CHECK(Has(apart.ops, "Relu:relu"));
+}
+
+
+// Kernels flush denormals to zero, as TensorFlow's do: 1e-20 squared (1e-40) comes out as 0,
+// and a denormal input counts as 0 (sqrt gives 0, not 1e-19.5). Both a small tensor (computed
+// on the scheduling thread) and a large one (split over the device's threads) are checked.
+// The caller's own floating-point mode is left alone.
+TEST_CASE("kernels flush denormal floats to zero, as TensorFlow does") {
+  auto session = testing::NewSessionWith(Build([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT);
+    ops::Mul(s.WithOpName("square"), x, x);
+    auto d = ops::Placeholder(s.WithOpName("d"), tensorflow::DT_FLOAT);
+    ops::Sqrt(s.WithOpName("root"), d);
+  }));
+  for (int64_t n : {int64_t{4}, int64_t{1} << 20}) {
+    CAPTURE(n);
+    std::vector<float> tiny(n, 1e-20f), denormal(n, 1e-39f);
+    std::vector<Tensor> out;
+    REQUIRE(session->Run({{"x", Tensor::FromVector<float>(tiny)}, {"d", Tensor::FromVector<float>(denormal)}},
+                         {"square", "root"}, {}, &out).ok());
+    for (const Tensor& t : out) {
+      const std::vector<float> v = Values(t);
+      CHECK(std::count(v.begin(), v.end(), 0.f) == n);
+    }
+  }
+  volatile float a = 1e-20f;
+  CHECK(a * a > 0.f);  // this thread still has IEEE denormals
 }
 
 }  // namespace
