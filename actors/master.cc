@@ -128,7 +128,7 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const MasterSta
   TA_RETURN_IF_ERROR(PlaceGraph(&graph, devices,
                                 [](const Node& n, const std::string& type) { return KernelExists(n.def(), type); },
                                 placer));
-  if (st.options.optimizer.do_remapping) FuseBiasAndRelu(&graph);
+  if (st.options.optimizer.do_remapping) Remap(&graph);
   PartitionOptions partition;
   for (const auto& d : devices) partition.device_incarnations[d.name()] = static_cast<int64_t>(d.incarnation());
   partition.lossy_float_transfers = st.options.enable_bfloat16_sendrecv;

@@ -456,6 +456,21 @@ REGISTER_OP("MaxPoolGrad")
     .SetShapeFn(tensoract::MaxPoolGradShape)
     .Doc("MaxPool's gradient: each window's gradient goes to its (first) maximum.");
 
+// MaxPoolGrad followed by ReluGrad with the pool's input as features: what the remapper
+// (graph/optimizer/remapper.h) makes of a Relu -> MaxPool layer's gradient. tensoract's
+// own op (TensorFlow has none like it): only the remapper creates it, after placement.
+REGISTER_OP("_MaxPoolGradWithReluGrad")
+    .Input("orig_input: T").Input("orig_output: T").Input("grad: T").Output("output: T")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("T: {float, double}")
+    .SetShapeFn(tensoract::MaxPoolGradShape)
+    .Doc("ReluGrad(MaxPoolGrad(orig_input, orig_output, grad), orig_input): a window's gradient goes to its "
+         "(first) maximum when that maximum is positive.");
+
 REGISTER_OP("AvgPoolGrad")
     .Input("orig_input_shape: int32").Input("grad: T").Output("output: T")
     .Attr("ksize: list(int) >= 4")

@@ -1,4 +1,4 @@
-// Conv2D/MatMul -> BiasAdd [-> Relu] fusion on CPU devices (see remapper.h).
+// The remapper's fusions on CPU devices (see remapper.h).
 #include "graph/optimizer/remapper.h"
 
 #include <algorithm>
@@ -37,54 +37,31 @@ bool SameCpuFloat(const Node& a, const Node& b) {
          a.def().attr().at("T").type() == b.def().attr().at("T").type();
 }
 
-// Replaces `chain` (the product, the BiasAdd, maybe the Relu) by one fused node.
-bool Fuse(Graph* graph, const std::vector<Node*>& chain) {
-  Node* product = chain.front();
-  Node* bias_add = chain[1];
-  Node* last = chain.back();
-  const bool is_conv = product->type_string() == "Conv2D";
-  NodeDef def;
-  def.set_name(last->name());
-  def.set_op(is_conv ? "_FusedConv2D" : "_FusedMatMul");
-  def.set_device(last->requested_device());
-  const std::vector<std::string> copied =
-      is_conv ? std::vector<std::string>{"T", "strides", "padding", "explicit_paddings", "data_format", "dilations",
-                                         "use_cudnn_on_gpu"}
-              : std::vector<std::string>{"T", "transpose_a", "transpose_b"};
-  for (const std::string& name : copied) {
-    auto it = product->def().attr().find(name);
-    if (it != product->def().attr().end()) (*def.mutable_attr())[name] = it->second;
-  }
-  (*def.mutable_attr())["num_args"].set_i(1);
-  if (is_conv) (*def.mutable_attr())["TArgs"].mutable_list()->add_type(product->def().attr().at("T").type());
-  auto* fused_ops = (*def.mutable_attr())["fused_ops"].mutable_list();
-  fused_ops->add_s("BiasAdd");
-  if (chain.size() == 3) fused_ops->add_s("Relu");
+// A data input of the fused node: output `port` of `node`.
+struct Source {
+  Node* node;
+  int port;
+};
 
-  // Inputs: the product's two, the bias; everyone's control inputs.
-  struct Source {
-    Node* node;
-    int port;
-  };
-  std::vector<Source> data(3, Source{nullptr, 0});
-  std::vector<Node*> control;
-  for (Node* n : chain) {
-    for (const Edge* e : n->in_edges()) {
-      if (e->IsControlEdge()) {
-        const bool inside = std::find(chain.begin(), chain.end(), e->src) != chain.end();
-        if (!e->src->IsSource() && !inside && std::find(control.begin(), control.end(), e->src) == control.end()) {
-          control.push_back(e->src);
-        }
-      } else if (n == product && e->dst_input < 2) {
-        data[e->dst_input] = {e->src, e->src_output};
-      } else if (n == bias_add && e->dst_input == 1) {
-        data[2] = {e->src, e->src_output};
-      }
-    }
-  }
+// Replaces the nodes of `chain` by one node made from `def` (its op and attrs; name, device
+// and inputs are filled here): its data inputs are `data`, its control inputs everyone's
+// from outside the chain, and it takes over the consumers and the inferred shape of the
+// chain's last node, whose name it takes.
+bool ReplaceChain(Graph* graph, const std::vector<Node*>& chain, const std::vector<Source>& data, NodeDef def) {
+  Node* last = chain.back();
   for (const Source& s : data) {
     if (s.node == nullptr) return false;  // an unconnected input: leave the graph alone
   }
+  std::vector<Node*> control;
+  for (Node* n : chain) {
+    for (const Edge* e : n->in_edges()) {
+      if (!e->IsControlEdge() || e->src->IsSource()) continue;
+      const bool inside = std::find(chain.begin(), chain.end(), e->src) != chain.end();
+      if (!inside && std::find(control.begin(), control.end(), e->src) == control.end()) control.push_back(e->src);
+    }
+  }
+  def.set_name(last->name());
+  def.set_device(last->requested_device());
   for (const Source& s : data) def.add_input(s.port == 0 ? s.node->name() : StrCat(s.node->name(), ":", s.port));
   for (Node* c : control) def.add_input("^" + c->name());
   struct Sink {
@@ -102,7 +79,7 @@ bool Fuse(Graph* graph, const std::vector<Node*>& chain) {
   if (!added.ok()) return false;  // cannot happen for the ops matched; the graph would be broken
   Node* fused = *added;
   fused->set_output_shape(0, shape);
-  for (int i = 0; i < 3; ++i) graph->AddEdge(data[i].node, data[i].port, fused, i);
+  for (size_t i = 0; i < data.size(); ++i) graph->AddEdge(data[i].node, data[i].port, fused, static_cast<int>(i));
   for (Node* c : control) graph->AddControlEdge(c, fused);
   for (const Sink& s : consumers) {
     if (s.input == Edge::kControlSlot) graph->AddControlEdge(fused, s.node);
@@ -111,7 +88,41 @@ bool Fuse(Graph* graph, const std::vector<Node*>& chain) {
   return true;
 }
 
-}  // namespace
+// Data input `input` of `n`; {nullptr, 0} when unconnected.
+Source DataInput(const Node& n, int input) {
+  for (const Edge* e : n.in_edges()) {
+    if (!e->IsControlEdge() && e->dst_input == input) return {e->src, e->src_output};
+  }
+  return {nullptr, 0};
+}
+
+void CopyAttrs(const Node& from, const std::vector<std::string>& names, NodeDef* def) {
+  for (const std::string& name : names) {
+    auto it = from.def().attr().find(name);
+    if (it != from.def().attr().end()) (*def->mutable_attr())[name] = it->second;
+  }
+}
+
+// Replaces `chain` (the product, the BiasAdd, maybe the Relu) by one fused node.
+bool FuseProduct(Graph* graph, const std::vector<Node*>& chain) {
+  Node* product = chain.front();
+  const bool is_conv = product->type_string() == "Conv2D";
+  NodeDef def;
+  def.set_op(is_conv ? "_FusedConv2D" : "_FusedMatMul");
+  CopyAttrs(*product,
+            is_conv ? std::vector<std::string>{"T", "strides", "padding", "explicit_paddings", "data_format",
+                                               "dilations", "use_cudnn_on_gpu"}
+                    : std::vector<std::string>{"T", "transpose_a", "transpose_b"},
+            &def);
+  (*def.mutable_attr())["num_args"].set_i(1);
+  if (is_conv) (*def.mutable_attr())["TArgs"].mutable_list()->add_type(product->def().attr().at("T").type());
+  auto* fused_ops = (*def.mutable_attr())["fused_ops"].mutable_list();
+  fused_ops->add_s("BiasAdd");
+  if (chain.size() == 3) fused_ops->add_s("Relu");
+  // Inputs: the product's two, the bias.
+  return ReplaceChain(graph, chain, {DataInput(*product, 0), DataInput(*product, 1), DataInput(*chain[1], 1)},
+                      std::move(def));
+}
 
 int FuseBiasAndRelu(Graph* graph) {
   int fused = 0;
@@ -137,9 +148,41 @@ int FuseBiasAndRelu(Graph* graph) {
     if (to_relu != nullptr && to_relu->dst->type_string() == "Relu" && SameCpuFloat(*bias_add, *to_relu->dst)) {
       chain.push_back(to_relu->dst);
     }
-    if (Fuse(graph, chain)) ++fused;
+    if (FuseProduct(graph, chain)) ++fused;
   }
   return fused;
 }
+
+// MaxPoolGrad(x, pooled, dy) -> ReluGrad(., x), x being the pool's input and the Relu's
+// output (ReluGrad's features): the gradient a window routes to its maximum m survives the
+// ReluGrad exactly when m > 0, and every other element is 0 either way.
+int FuseMaxPoolGradAndReluGrad(Graph* graph) {
+  int fused = 0;
+  std::vector<int> ids;
+  for (Node* n : graph->op_nodes()) ids.push_back(n->id());
+  for (int id : ids) {
+    Node* pool_grad = graph->FindNodeId(id);  // nullptr once fused away
+    if (pool_grad == nullptr || pool_grad->type_string() != "MaxPoolGrad") continue;
+    if (AttrString(*pool_grad, "data_format", "NHWC") != "NHWC") continue;
+    const Edge* to_relu_grad = SoleConsumer(*pool_grad);
+    if (to_relu_grad == nullptr || to_relu_grad->dst_input != 0) continue;
+    Node* relu_grad = to_relu_grad->dst;
+    if (relu_grad->type_string() != "ReluGrad" || !SameCpuFloat(*pool_grad, *relu_grad)) continue;
+    const Source x = DataInput(*pool_grad, 0), features = DataInput(*relu_grad, 1);
+    if (x.node == nullptr || x.node != features.node || x.port != features.port) continue;
+    NodeDef def;
+    def.set_op("_MaxPoolGradWithReluGrad");
+    CopyAttrs(*pool_grad, {"T", "ksize", "strides", "padding", "explicit_paddings", "data_format"}, &def);
+    if (ReplaceChain(graph, {pool_grad, relu_grad}, {x, DataInput(*pool_grad, 1), DataInput(*pool_grad, 2)},
+                     std::move(def))) {
+      ++fused;
+    }
+  }
+  return fused;
+}
+
+}  // namespace
+
+int Remap(Graph* graph) { return FuseBiasAndRelu(graph) + FuseMaxPoolGradAndReluGrad(graph); }
 
 }  // namespace tensoract

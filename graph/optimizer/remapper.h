@@ -1,8 +1,14 @@
-// The remapper: on a placed graph, fuses Conv2D -> BiasAdd [-> Relu] into _FusedConv2D and
-// MatMul -> BiasAdd [-> Relu] into _FusedMatMul where all of them run on one CPU device,
-// as TensorFlow's grappler remapper does for its CPU kernels. The fused kernel adds the
-// bias and applies the Relu to each block of its output right after computing it, which
-// saves two passes over the activations (kernels/cpu/fused_epilogue.h).
+// The remapper: on a placed graph, replaces chains of nodes that run on one CPU device by
+// one kernel that does their work in fewer passes over memory:
+//   - Conv2D -> BiasAdd [-> Relu] into _FusedConv2D and MatMul -> BiasAdd [-> Relu] into
+//     _FusedMatMul, as TensorFlow's grappler remapper does for its CPU kernels: the bias
+//     and the Relu are applied to each block of output right after it is computed
+//     (kernels/cpu/fused_epilogue.h), which saves two passes over the activations;
+//   - MaxPoolGrad -> ReluGrad, where the pool's input is the Relu's output that ReluGrad
+//     takes as features (a Relu -> MaxPool layer's gradient), into _MaxPoolGradWithReluGrad,
+//     a tensoract op TensorFlow lacks: a window's gradient goes to its maximum only when
+//     that maximum is positive, which saves the ReluGrad's pass over the input gradient.
+// The values are the very same as the unfused nodes'.
 //
 // A node is fused only when its output goes to the next node of the pattern alone (no
 // other consumer, no control edge out, not fetched): the intermediate values must not be
@@ -15,8 +21,8 @@
 
 namespace tensoract {
 
-// Returns the number of patterns fused.
-int FuseBiasAndRelu(Graph* graph);
+// Every fusion above; returns the number of patterns fused.
+int Remap(Graph* graph);
 
 }  // namespace tensoract
 

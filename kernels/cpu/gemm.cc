@@ -212,11 +212,13 @@ void Tile(int64_t taps, int64_t depth, const float* const* rows, int64_t a_step,
 // Packs rows [0, m) x columns [0, k) of a^T (a is [k, m]) into MR-row panels [panel][k][MR].
 void PackTransposedA(const float* a, int64_t lda, int64_t m, int64_t k, float* dst) {
   for (int64_t i0 = 0; i0 < m; i0 += kMR, dst += k * kMR) {
-    const int64_t rows = std::min(kMR, m - i0);
+    // One masked 8-lane move per k (was a scalar loop): lanes past m load as zeros, lanes
+    // past kMR are not written.
+    static_assert(kMR <= 8, "a panel row must fit one 256-bit vector");
+    const __mmask8 load_mask = static_cast<__mmask8>((1u << std::min(kMR, m - i0)) - 1);
+    constexpr __mmask8 kStoreMask = (1u << kMR) - 1;
     for (int64_t p = 0; p < k; ++p) {
-      const float* src = a + p * lda + i0;
-      float* out = dst + p * kMR;
-      for (int64_t i = 0; i < kMR; ++i) out[i] = i < rows ? src[i] : 0.f;
+      _mm256_mask_storeu_ps(dst + p * kMR, kStoreMask, _mm256_maskz_loadu_ps(load_mask, a + p * lda + i0));
     }
   }
 }

@@ -8,6 +8,9 @@
 //                 argmax recomputed from orig_input; ties go to the earliest tap in raster
 //                 order, as TensorFlow's CPU kernel).
 //   AvgPoolGrad   each output's gradient, divided by its window's count, to every real tap.
+//   _MaxPoolGradWithReluGrad  MaxPoolGrad whose gradient reaches the maximum only when that
+//                 maximum is positive: ReluGrad(MaxPoolGrad(x, ...), x) in one pass, for
+//                 x = Relu(...) (made by the remapper, graph/optimizer/remapper.h).
 //
 // The forward pools split output rows over the device's threads. MaxPoolGrad with windows
 // that never overlap (stride >= ksize, e.g. 2x2 stride 2) splits output rows too, each
@@ -147,6 +150,30 @@ void WindowArgmax(const T* in_image, const conv::ConvDims& d, const Window& w, i
   }
 }
 
+// For ReluGrad after MaxPoolGrad: a window whose maximum is not positive routes its
+// gradient to no tap (tap -1).
+template <class T, class Tap>
+void DropNonPositive(const T* best, Tap* argmax, int64_t depth) {
+  for (int64_t ch = 0; ch < depth; ++ch) argmax[ch] = best[ch] > T(0) ? argmax[ch] : Tap(-1);
+}
+
+// For ReluGrad after a 2x2 MaxPoolGrad: each channel's gradient, or 0 where the window's
+// maximum (what the gradient's tap holds) is not positive. A pass of its own: folded into
+// MaxGrad2x2's loop, GCC 12 no longer vectorises that loop.
+template <class T>
+__attribute__((noinline)) void GateByMaximum2x2(const T* __restrict a, const T* __restrict b, const T* __restrict c,
+                                                const T* __restrict d, const T* __restrict g, T* __restrict out,
+                                                int64_t depth) {
+  for (int64_t ch = 0; ch < depth; ++ch) {
+    // The strict comparisons of MaxGrad2x2's argmax, so a NaN tap counts the same there.
+    T m = a[ch];
+    m = b[ch] > m ? b[ch] : m;
+    m = c[ch] > m ? c[ch] : m;
+    m = d[ch] > m ? d[ch] : m;
+    out[ch] = m > T(0) ? g[ch] : T(0);
+  }
+}
+
 // A 2x2 window of taps a b / c d (raster order): each channel's gradient to the first
 // largest tap, zero to the others (the window's taps are written by no other window).
 // Not inlined: inlined into the pass below, GCC 12 leaves the loop scalar (and branchy).
@@ -173,7 +200,8 @@ __attribute__((noinline)) void MaxGrad2x2(const T* __restrict a, const T* __rest
   }
 }
 
-template <class T>
+// MaxPoolGrad, and _MaxPoolGradWithReluGrad when kReluGrad.
+template <class T, bool kReluGrad>
 class MaxPoolGradOp : public OpKernel {
  public:
   explicit MaxPoolGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -225,12 +253,18 @@ class MaxPoolGradOp : public OpKernel {
           if (w.r1 - w.r0 == 2 && w.c1 - w.c0 == 2) {
             // A whole 2x2 window (the common pool): argmax and writes in one pass, in registers.
             const int64_t at = (w.r0 * d.in_cols + w.c0) * depth, below = d.in_cols * depth;
-            MaxGrad2x2(in_image + at, in_image + at + depth, in_image + at + below, in_image + at + below + depth, g,
+            const T *ta = in_image + at, *tb = ta + depth, *tc = ta + below, *td = tc + depth;
+            if (kReluGrad) {
+              GateByMaximum2x2(ta, tb, tc, td, g, best.data(), depth);
+              g = best.data();
+            }
+            MaxGrad2x2(ta, tb, tc, td, g,
                        out_image + at, out_image + at + depth, out_image + at + below,
                        out_image + at + below + depth, depth);
             return;
           }
           WindowArgmax(in_image, d, w, depth, best.data(), argmax.data());
+          if (kReluGrad) DropNonPositive(best.data(), argmax.data(), depth);
           const Tap* am = argmax.data();
           Tap t = 0;
           for (int64_t r = w.r0; r < w.r1; ++r) {
@@ -261,7 +295,11 @@ class MaxPoolGradOp : public OpKernel {
           for (int64_t c = w.c0; c < w.c1; ++c) tap_offset[t++] = (r * d.in_cols + c) * depth;
         }
         const T* g = gp + ((image * d.out_rows + row) * d.out_cols + col) * depth;
-        for (int64_t ch = 0; ch < depth; ++ch) out_image[tap_offset[argmax[ch]] + ch] += g[ch];
+        for (int64_t ch = 0; ch < depth; ++ch) {
+          // The element a window routes to holds the window's maximum: where that is not
+          // positive, ReluGrad would zero whatever the windows add there.
+          if (!kReluGrad || best[ch] > T(0)) out_image[tap_offset[argmax[ch]] + ch] += g[ch];
+        }
       });
     });
   }
@@ -325,7 +363,9 @@ class AvgPoolGradOp : public OpKernel {
 #define TA_REGISTER_POOLS(T)                                                                               \
   REGISTER_KERNEL(Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, true>);             \
   REGISTER_KERNEL(Name("AvgPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, false>);            \
-  REGISTER_KERNEL(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradOp<T>);        \
+  REGISTER_KERNEL(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradOp<T, false>); \
+  REGISTER_KERNEL(Name("_MaxPoolGradWithReluGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),               \
+                  MaxPoolGradOp<T, true>);                                                                 \
   REGISTER_KERNEL(Name("AvgPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), AvgPoolGradOp<T>);
 TA_REGISTER_POOLS(float)
 TA_REGISTER_POOLS(double)

@@ -233,9 +233,10 @@ TEST_CASE("the graph optimizer folds constants and merges duplicates; each pass 
   CHECK((Has(none, "k") && Has(none, "a") && Has(none, "b")));
 }
 
-// The remapper (graph/optimizer/remapper.h): Conv2D/MatMul -> BiasAdd [-> Relu] become one
-// fused kernel on the CPU, with the very same values; a BiasAdd whose value is also used
-// elsewhere keeps its Relu apart, and nothing is fused with the remapper off.
+// The remapper (graph/optimizer/remapper.h): Conv2D/MatMul -> BiasAdd [-> Relu] and
+// MaxPoolGrad -> ReluGrad become one fused kernel each on the CPU, with the very same values;
+// a BiasAdd whose value is also used elsewhere keeps its Relu apart, and nothing is fused
+// with the remapper off.
 tensorflow::TensorProto Proto(const Tensor& t) {
   tensorflow::TensorProto proto;
   t.AsProtoTensorContent(&proto);
@@ -267,6 +268,14 @@ FusionRun RunFusionGraph(const GraphOptimizerOptions& optimizer) {
     auto mm_biased = ops::BiasAdd(s.WithOpName("mm_biased"), mm, b2);
     ops::Relu(s.WithOpName("mm_relu"), mm_biased);
     ops::Neg(s.WithOpName("also_biased"), mm_biased);  // mm_biased has two consumers: no Relu fusion
+    // A Relu -> MaxPool layer's gradient: MaxPoolGrad -> ReluGrad on the Relu's output.
+    auto relu = ops::Relu(s.WithOpName("x_relu"), x);
+    auto pooled = ops::MaxPool(s, relu, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+    std::vector<float> dy(2 * 3 * 3 * 2);
+    for (size_t i = 0; i < dy.size(); ++i) dy[i] = 1.f + i;
+    auto pool_grad = ops::MaxPoolGrad(s, relu, pooled, ops::Const(s, Proto(Tensor::FromVector<float>(dy, TensorShape({2, 3, 3, 2})))),
+                                      {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+    ops::ReluGrad(s.WithOpName("relu_grad"), pool_grad, relu);
   }), options);
   std::vector<float> input(2 * 5 * 5 * 2);
   for (size_t i = 0; i < input.size(); ++i) input[i] = std::sin(1.3f * i) * 2;
@@ -275,20 +284,21 @@ FusionRun RunFusionGraph(const GraphOptimizerOptions& optimizer) {
   RunMetadata metadata;
   std::vector<Tensor> out;
   const Tensor x = Tensor::FromVector<float>(input, TensorShape({2, 5, 5, 2}));
-  REQUIRE(session->Run(run, {{"x", x}}, {"relu", "mm_relu", "also_biased"}, {}, &out, &metadata).ok());
+  REQUIRE(session->Run(run, {{"x", x}}, {"relu", "mm_relu", "also_biased", "relu_grad"}, {}, &out, &metadata).ok());
   FusionRun r;
   for (const Tensor& t : out) r.values.push_back(Values(t));
   for (const auto& n : metadata.partition_graphs.at(0).node()) r.ops.push_back(n.op() + ":" + n.name());
   return r;
 }
 
-TEST_CASE("the remapper fuses Conv2D and MatMul with BiasAdd and Relu, with the same values") {
+TEST_CASE("the remapper fuses Conv2D and MatMul with BiasAdd and Relu, MaxPoolGrad with ReluGrad, with the same values") {
   const FusionRun fused = RunFusionGraph(GraphOptimizerOptions());
   GraphOptimizerOptions off;
   off.do_remapping = false;
   const FusionRun apart = RunFusionGraph(off);
-  REQUIRE(fused.values.size() == 3);
-  for (int i = 0; i < 3; ++i) CHECK(fused.values[i] == apart.values[i]);  // bit for bit
+  REQUIRE(fused.values.size() == 4);
+  for (int i = 0; i < 4; ++i) CHECK(fused.values[i] == apart.values[i]);  // bit for bit
+  CHECK(std::count(fused.values[3].begin(), fused.values[3].end(), 0.f) < 100);  // some gradient got through
   int relu_nonzero = 0;
   for (float v : fused.values[0]) relu_nonzero += v > 0;
   CHECK(relu_nonzero > 0);
@@ -297,6 +307,8 @@ TEST_CASE("the remapper fuses Conv2D and MatMul with BiasAdd and Relu, with the 
   CHECK(Has(fused.ops, "_FusedMatMul:mm_biased"));  // BiasAdd fused; its two consumers stay
   CHECK(Has(fused.ops, "Relu:mm_relu"));
   CHECK_FALSE(Has(fused.ops, "Conv2D:conv"));
+  CHECK(Has(fused.ops, "_MaxPoolGradWithReluGrad:relu_grad"));
+  CHECK(Has(apart.ops, "ReluGrad:relu_grad"));
   CHECK(Has(apart.ops, "Conv2D:conv"));
   CHECK(Has(apart.ops, "BiasAdd:biased"));
   CHECK(Has(apart.ops, "Relu:relu"));

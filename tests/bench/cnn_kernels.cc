@@ -130,5 +130,8 @@ int main(int argc, char** argv) {
   Time(&device, "conv1 MaxPool (GB/s)", "MaxPool", {act}, pool, 1.25 * bytes, reps);
   const Tensor pooled = Random({b, 14, 14, 32});
   Time(&device, "conv1 MaxPoolGrad (GB/s)", "MaxPoolGrad", {act, pooled, pooled}, pool, 2.5 * bytes, reps);
+  // What the remapper makes of MaxPoolGrad -> ReluGrad: the same bytes as MaxPoolGrad alone.
+  Time(&device, "conv1 MaxPoolGrad+ReluGrad (GB/s)", "_MaxPoolGradWithReluGrad", {act, pooled, pooled}, pool,
+       2.5 * bytes, reps);
   return 0;
 }

@@ -78,7 +78,7 @@ def main():
     # Typed feeds, scalars, full precision, int64 beyond 2^53.
     rc, out, err = run(tool, "--graph", res, "--json", "--run", "target=init",
                        "--run", "feed=count/Read/ReadVariableOp=int64:9007199254740993@ "
-                       "feed=x=0.1,0.2,1e-40,-3.4028235e38@2x2 feed=y/ReadVariableOp=1,0,0,1@2x2 "
+                       "feed=x=0.1,0.2,1e-30,-3.4028235e38@2x2 feed=y/ReadVariableOp=1,0,0,1@2x2 "
                        "fetch=count/Read/ReadVariableOp,y")
     steps = json_steps(out)
     check("typed and scalar feeds", rc == 0 and len(steps) == 2, out + err)
@@ -86,8 +86,9 @@ def main():
         count, y = steps[1]["fetches"]
         check("int64 exact", count == {"name": "count/Read/ReadVariableOp", "dtype": "int64", "shape": [],
                                        "values": [9007199254740993]}, count)
-        # float32 values printed with 9 significant digits read back to the same float.
-        check("float32 in full precision", y["values"] == [0.100000001, 0.200000003, 9.99994610e-41,
+        # float32 values printed with 9 significant digits read back to the same float (not a
+        # denormal: y = x . I, and kernels flush denormals to zero, as TensorFlow's do).
+        check("float32 in full precision", y["values"] == [0.100000001, 0.200000003, 1e-30,
                                                            -3.40282347e+38], y)
     rc, out, err = run(tool, "--graph", res, "--run", "feed=x=int32:1,2@1x2 fetch=y")
     check("a feed of the wrong dtype is a step error", rc == 1 and "int32" in err and "'x'" in err, out + err)

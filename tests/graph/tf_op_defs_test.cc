@@ -76,7 +76,9 @@ TEST_CASE("every op of the registry has its TensorFlow OpDef checked above and a
     auto data = OpRegistry::Global()->LookUpOpData(name);
     REQUIRE(data.ok());
     CHECK(static_cast<bool>((*data)->shape_inference_fn));
-    CHECK(TensorFlowOpDefs().count(name) == 1);
+    // tensoract's own fused ops, which only its remapper puts in a graph (after placement,
+    // so no GraphDef a user or TensorFlow writes holds them), have no TensorFlow OpDef.
+    if (name != "_MaxPoolGradWithReluGrad") CHECK(TensorFlowOpDefs().count(name) == 1);
   }
 }
 

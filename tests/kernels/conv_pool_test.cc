@@ -400,6 +400,22 @@ void CheckPoolConfigs(DataType dtype, double tol) {
     INFO(max_grad.status);
     REQUIRE(max_grad.status.ok());
     ExpectClose<T>(max_grad.outputs[0], ref.max_grad, tol);
+    {
+      // The remapper's _MaxPoolGradWithReluGrad is ReluGrad(MaxPoolGrad(x), x) to the bit, for
+      // x a Relu's output (many windows all zero here) and for any x.
+      std::vector<double> relu_x(x.size());
+      for (size_t i = 0; i < x.size(); ++i) relu_x[i] = std::max(0.0, x[i] - 0.6);
+      for (const Tensor& in : {Make<T>(relu_x, g.InShape()), xt}) {
+        auto pooled = testing::RunOp("MaxPool", {in}, g.PoolAttrs(dtype));
+        auto apart = testing::RunOp("MaxPoolGrad", {in, pooled.outputs[0], dyt}, g.PoolAttrs(dtype));
+        REQUIRE(apart.status.ok());
+        auto relu_grad = testing::RunOp("ReluGrad", {apart.outputs[0], in}, {{"T", testing::TypeA(dtype)}});
+        auto fused = testing::RunOp("_MaxPoolGradWithReluGrad", {in, pooled.outputs[0], dyt}, g.PoolAttrs(dtype));
+        INFO(fused.status);
+        REQUIRE(fused.status.ok());
+        CHECK(testing::Values<T>(fused.outputs[0]) == testing::Values<T>(relu_grad.outputs[0]));
+      }
+    }
     const std::vector<int32_t> sizes = {int32_t(g.n), int32_t(g.h), int32_t(g.w), int32_t(g.c)};
     auto avg_grad = testing::RunOp("AvgPoolGrad", {Sizes(sizes), dyt}, g.PoolAttrs(dtype));
     INFO(avg_grad.status);
