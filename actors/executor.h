@@ -41,6 +41,10 @@ struct ExecutorArgs {
   int64_t step_id = 0;
   std::vector<Tensor> args;  // by _Arg index
   bool collect_stats = false;
+  // The plan's device, kept alive while this executor may run kernels on the calling
+  // thread (their parallel parts use the device's threads): a session torn down mid-kernel
+  // must not free the device under it.
+  std::shared_ptr<Device> device_owner;
 };
 
 // Kernels whose inputs total fewer bytes than this run inline even if expensive: handing

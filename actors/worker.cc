@@ -204,7 +204,8 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           std::vector<Tensor> args = p + 1 == graph.plans.size() ? std::move(request.args) : request.args;
           step->executors.push_back(SpawnExecutor(
               self->system(), ExecutorArgs{graph.plans[p], st.device_actors[graph.device_index[p]], step_id,
-                                           std::move(args), request.collect_stats}));
+                                           std::move(args), request.collect_stats,
+                                           st.devices[graph.device_index[p]]}));
         }
         if (graph.plans.empty()) {
           auto promise = step->promise;
