@@ -3,8 +3,11 @@
 // It counts, for every node, the inputs still missing; a node whose count reaches zero is
 // ready. Inexpensive kernels (and any kernel on small inputs) run inline in the actor's
 // own handler, so a small step never leaves its thread; expensive ones go to the device
-// actor, which runs them on the device's threads and answers with a kernel_done message;
-// asynchronous kernels (AsyncOpKernel) answer with the same message when they finish.
+// actor, which runs them on the device's threads and answers with a kernel_done message,
+// unless nothing else is ready or in flight: then the kernel runs in the handler too (as
+// TensorFlow runs its last ready node inline), sparing two thread hand-offs that cost a
+// sequential step more than the concurrency they buy; asynchronous kernels (AsyncOpKernel)
+// answer with kernel_done when they finish.
 // All of the step's state belongs to this actor: nothing is locked (variables behind ref
 // edges have their own locks).
 //
