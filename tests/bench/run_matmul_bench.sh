@@ -10,7 +10,7 @@ rounds=${2:-3}
 shift 2 || shift $# || true
 threads_list=${*:-1 2}
 gf() { awk '{for (i=1;i<=NF;i++) if ($(i+1)=="GFLOP/s") print $i}'; }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END { if (NR == 0) print ""; else if (NR % 2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
+source "$here/median.sh"
 printf "| n | threads | tensoract GFLOP/s | NumPy GFLOP/s | PyTorch GFLOP/s | vs best |\n|---|---|---|---|---|---|\n"
 for t in $threads_list; do
   ours=""; peers=""

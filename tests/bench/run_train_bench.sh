@@ -15,7 +15,7 @@ batches=${4:-64 512}
 threads_list=${5:-1 2}
 rounds=${6:-3}
 rate() { awk '{for (i=1;i<=NF;i++) if ($(i+1)=="steps/s") print $i}'; }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END { if (NR == 0) print ""; else if (NR % 2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
+source "$here/median.sh"
 printf "| model | batch | threads | tensoract steps/s | PyTorch steps/s | TensorFlow steps/s | vs faster peer |\n"
 printf "|---|---|---|---|---|---|---|\n"
 for model in $models; do
