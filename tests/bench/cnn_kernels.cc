@@ -2,7 +2,7 @@
 // by default), run directly on a CPU device of N threads, no graph: where the step's time
 // goes, kernel by kernel, and what each reaches against the machine's FMA peak.
 //
-//   cnn_kernels [--threads N] [--batch N] [--reps N]
+//   cnn_kernels [--threads N] [--batch N] [--reps N] [--cold 1]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +41,14 @@ Tensor Sizes(std::vector<int32_t> v) {
   return t;
 }
 
+// --cold: each run starts with its operands out of the caches, as inside a training step,
+// where other kernels' tensors pass through between two runs of the same kernel.
+bool g_cold = false;
+void EvictCaches() {
+  static std::vector<float> junk(64 << 20 >> 2);
+  for (size_t i = 0; i < junk.size(); i += 16) junk[i] += 1.f;
+}
+
 // Times `reps` runs of `op` on `inputs`; prints ms per run and GFLOP/s for `flops` per run.
 void Time(Device* device, const std::string& label, const std::string& op, const std::vector<Tensor>& inputs,
           std::map<std::string, tensorflow::AttrValue> attrs, double flops, int reps) {
@@ -71,6 +79,7 @@ void Time(Device* device, const std::string& label, const std::string& op, const
   run();
   double best = 1e30;
   for (int r = 0; r < reps; ++r) {
+    if (g_cold) EvictCaches();
     auto start = std::chrono::steady_clock::now();
     run();
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -88,9 +97,11 @@ int main(int argc, char** argv) {
     if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else if (a == "--batch") b = std::atoll(argv[i + 1]);
     else if (a == "--reps") reps = std::atoi(argv[i + 1]);
+    else if (a == "--cold") g_cold = std::atoi(argv[i + 1]) != 0;
   }
   Device device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, threads);
-  std::printf("CNN kernels, batch %lld, %d thread(s), best of %d\n", static_cast<long long>(b), threads, reps);
+  std::printf("CNN kernels, batch %lld, %d thread(s), best of %d%s\n", static_cast<long long>(b), threads, reps,
+              g_cold ? ", caches evicted before each run" : "");
   const std::map<std::string, tensorflow::AttrValue> conv = {
       {"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", IntsA({1, 1, 1, 1})}, {"padding", StrA("SAME")}};
   // conv1: [b,28,28,1] * [5,5,1,32]; conv2: [b,14,14,32] * [5,5,32,64].

@@ -2,9 +2,10 @@
 // through Session::Run, for the side-by-side comparison with PyTorch and TensorFlow
 // (run_train_bench.sh runs all three).
 //
-//   train_step --model mlp|cnn --batch N --threads N [--steps N] [--warmup N] [--profile 1]
+//   train_step --model mlp|cnn --batch N --threads N [--steps N] [--warmup N] [--profile 1|2]
 //
-// --profile 1 also traces 10 steps and prints the ops by their share of kernel time.
+// --profile 1 also traces 10 steps and prints the ops by their share of kernel time;
+// --profile 2 prints the nodes instead (fused nodes under their last original node's name).
 //
 // The batches are real Fashion-MNIST images, prepared before timing (as the peers do), so
 // only the step is measured: feed, forward, backward, Adam updates, fetch of the loss.
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
   std::string model_name = "mlp";
   int64_t batch = 64, steps = 200, warmup = 20;
   int threads = 1;
-  bool profile = false;
+  int profile = 0;  // 1: kernel time by op type; 2: by node
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--model") model_name = v;
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     else if (a == "--threads") threads = std::atoi(v.c_str());
     else if (a == "--steps") steps = std::atoll(v.c_str());
     else if (a == "--warmup") warmup = std::atoll(v.c_str());
-    else if (a == "--profile") profile = v == "1";
+    else if (a == "--profile") profile = std::atoi(v.c_str());
     else {
       std::fprintf(stderr, "train_step: unknown option %s\n", a.c_str());
       return 2;
@@ -103,7 +104,7 @@ int main(int argc, char** argv) {
       for (const auto& dev : md.step_stats.dev_stats()) {
         for (const auto& ns : dev.node_stats()) {
           double us = (ns.op_end_rel_micros() - ns.op_start_rel_micros()) / 10.0;
-          by_op[op_of[ns.node_name()]] += us;
+          by_op[profile == 2 ? ns.node_name() : op_of[ns.node_name()]] += us;
           total += us;
         }
       }
