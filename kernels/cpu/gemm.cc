@@ -210,21 +210,74 @@ void Tile(int64_t taps, int64_t depth, const float* const* rows, int64_t a_step,
 }
 
 // Packs rows [0, m) x columns [0, k) of a^T (a is [k, m]) into MR-row panels [panel][k][MR].
+template <int MR>
 void PackTransposedA(const float* a, int64_t lda, int64_t m, int64_t k, float* dst) {
-  for (int64_t i0 = 0; i0 < m; i0 += kMR, dst += k * kMR) {
-    // One masked 8-lane move per k (was a scalar loop): lanes past m load as zeros, lanes
-    // past kMR are not written.
-    static_assert(kMR <= 8, "a panel row must fit one 256-bit vector");
-    const __mmask8 load_mask = static_cast<__mmask8>((1u << std::min(kMR, m - i0)) - 1);
-    constexpr __mmask8 kStoreMask = (1u << kMR) - 1;
+  static_assert(MR <= 16, "a panel row must fit one vector");
+  constexpr __mmask16 kStoreMask = static_cast<__mmask16>((1u << MR) - 1);
+  for (int64_t i0 = 0; i0 < m; i0 += MR, dst += k * MR) {
+    // One masked move per k (was a scalar loop): lanes past m load as zeros, lanes past MR
+    // are not written.
+    const __mmask16 load_mask = static_cast<__mmask16>((1u << std::min<int64_t>(MR, m - i0)) - 1);
     for (int64_t p = 0; p < k; ++p) {
-      _mm256_mask_storeu_ps(dst + p * kMR, kStoreMask, _mm256_maskz_loadu_ps(load_mask, a + p * lda + i0));
+      _mm512_mask_storeu_ps(dst + p * MR, kStoreMask, _mm512_maskz_loadu_ps(load_mask, a + p * lda + i0));
     }
   }
 }
 
-
 thread_local Scratch tls_a, tls_b, tls_t, tls_edge;
+
+// The blocked product with an MR x 16*NV register tile (see Sgemm).
+template <int MR, int NV>
+void BlockedSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
+  constexpr int64_t NR = 16 * NV;
+  // A without a transpose is read in place; B too when few tiles share its panels.
+  const bool b_in_place = !trans_b && m <= 64 && n >= NR;  // measured: 64 x 1024 x 3136 ~8% faster in place
+  float* bpack = b_in_place ? nullptr : tls_b.Get(kKC * Panels(std::min(n, kNC), NR) * NR);
+  float* apack = trans_a ? tls_a.Get(kKC * ((std::min(m, kMC) + MR - 1) / MR) * MR) : nullptr;
+  // B's last partial panel when B is read in place (not tls_t: that may hold the caller's
+  // c^T, above, while this runs).
+  float* edge = b_in_place ? tls_edge.Get(kKC * NR) : nullptr;
+  const float* rows[MR];
+  for (int64_t jc = 0; jc < n; jc += kNC) {
+    const int64_t nc = std::min(kNC, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kKC) {
+      const int64_t kc = std::min(kKC, k - pc);
+      const bool add = accumulate || pc > 0;
+      if (!b_in_place) PackB(trans_b, trans_b ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, NR, bpack);
+      for (int64_t ic = 0; ic < m; ic += kMC) {
+        const int64_t mc = std::min(kMC, m - ic);
+        if (trans_a) PackTransposedA<MR>(a + pc * lda + ic, lda, mc, kc, apack);
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          const int64_t cols = std::min(NR, nc - jr);
+          const float* bp;
+          int64_t b_step;
+          if (!b_in_place) {
+            bp = bpack + (jr / NR) * kc * NR;
+            b_step = NR;
+          } else if (cols == NR) {
+            bp = b + pc * ldb + jc + jr;
+            b_step = ldb;
+          } else {
+            PackB(false, b + pc * ldb + jc + jr, ldb, kc, cols, NR, edge);
+            bp = edge;
+            b_step = NR;
+          }
+          for (int64_t ir = 0; ir < mc; ir += MR) {
+            const int64_t nrows = std::min<int64_t>(MR, mc - ir);
+            for (int64_t i = 0; i < MR; ++i) {
+              // Rows past the end repeat the last one (their results are not stored).
+              const int64_t row = std::min(i, nrows - 1);
+              rows[i] = trans_a ? apack + (ir / MR) * kc * MR + row : a + (ic + ir + row) * lda + pc;
+            }
+            Tile<MR, NV>(1, kc, rows, trans_a ? MR : 1, bp, b_step, c + (ic + ir) * ldc + jc + jr, ldc, nrows, cols,
+                         add);
+          }
+        }
+      }
+    }
+  }
+}
 
 }  // namespace
 
@@ -237,70 +290,36 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
     }
     return;
   }
-  if (n < 32 || k < 16) {
-    // A narrow product (a 10-class logits layer and its gradients) fills too little of a 64-
-    // column tile: Eigen's smaller kernels are 2-4x faster there (measured: 64 x 10 x 256).
+  if (k < 4) {
     EigenGemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
     return;
   }
-  if (trans_b && m <= 256 && n > m) {
-    // Few rows and a transposed B (a dense layer's input gradient, dy * W^T): gathering B's
-    // columns into panels would cost as much as the product (measured: 38 GFLOP/s for 64 x
-    // 3136 x 1024). c^T = b * op(a)^T reads b in place as the A side; c takes the transpose.
+  // Where op(a) or op(b) would cost as much to pack as the product, compute c^T = op(b)^T *
+  // op(a)^T instead, which reads them in place, and write c from it:
+  //  - few rows and a transposed B (a dense layer's input gradient, dy * W^T; measured
+  //    38 GFLOP/s for 64 x 3136 x 1024 before);
+  //  - a transposed A and a narrow product (a 10-class layer's weight gradient, x^T * dy:
+  //    packing x^T took longer than the product).
+  if ((trans_b && m <= 256 && n > m) || (trans_a && n <= 16 && m > n)) {
     float* ct = tls_t.Get(n * m);
-    Sgemm(false, !trans_a, n, m, k, b, ldb, a, lda, ct, m, false);
+    Sgemm(!trans_b, !trans_a, n, m, k, b, ldb, a, lda, ct, m, false);
     for (int64_t i = 0; i < m; ++i) {
       float* row = c + i * ldc;
       for (int64_t j = 0; j < n; ++j) row[j] = (accumulate ? row[j] : 0.f) + ct[j * m + i];
     }
     return;
   }
-  // A without a transpose is read in place; B too when few tiles share its panels.
-  const bool b_in_place = !trans_b && m <= 64;  // measured: 64 x 1024 x 3136 ~8% faster in place
-  float* bpack = b_in_place ? nullptr : tls_b.Get(kKC * Panels(std::min(n, kNC), kNR) * kNR);
-  float* apack = trans_a ? tls_a.Get(kKC * ((std::min(m, kMC) + kMR - 1) / kMR) * kMR) : nullptr;
-  // B's last partial panel when B is read in place (not tls_t: that may hold the caller's
-  // c^T, above, while this runs).
-  float* edge = b_in_place ? tls_edge.Get(kKC * kNR) : nullptr;
-  const float* rows[kMR];
-  for (int64_t jc = 0; jc < n; jc += kNC) {
-    const int64_t nc = std::min(kNC, n - jc);
-    for (int64_t pc = 0; pc < k; pc += kKC) {
-      const int64_t kc = std::min(kKC, k - pc);
-      const bool add = accumulate || pc > 0;
-      if (!b_in_place) PackB(trans_b, trans_b ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, kNR, bpack);
-      for (int64_t ic = 0; ic < m; ic += kMC) {
-        const int64_t mc = std::min(kMC, m - ic);
-        if (trans_a) PackTransposedA(a + pc * lda + ic, lda, mc, kc, apack);
-        for (int64_t jr = 0; jr < nc; jr += kNR) {
-          const int64_t cols = std::min(kNR, nc - jr);
-          const float* bp;
-          int64_t b_step;
-          if (!b_in_place) {
-            bp = bpack + (jr / kNR) * kc * kNR;
-            b_step = kNR;
-          } else if (cols == kNR) {
-            bp = b + pc * ldb + jc + jr;
-            b_step = ldb;
-          } else {
-            PackB(false, b + pc * ldb + jc + jr, ldb, kc, cols, kNR, edge);
-            bp = edge;
-            b_step = kNR;
-          }
-          for (int64_t ir = 0; ir < mc; ir += kMR) {
-            const int64_t nrows = std::min(kMR, mc - ir);
-            for (int64_t i = 0; i < kMR; ++i) {
-              // Rows past the end repeat the last one (their results are not stored).
-              const int64_t row = std::min(i, nrows - 1);
-              rows[i] = trans_a ? apack + (ir / kMR) * kc * kMR + row : a + (ic + ir + row) * lda + pc;
-            }
-            Tile<kMR, 4>(1, kc, rows, trans_a ? kMR : 1, bp, b_step, c + (ic + ir) * ldc + jc + jr, ldc, nrows, cols,
-                         add);
-          }
-        }
-      }
-    }
+  if (n <= 16) {
+    // A narrow product (a 10-class logits layer): one vector of columns per row, 12 rows a
+    // tile (measured 512 x 10 x 256: 36 us, Eigen 62 us).
+    BlockedSgemm<12, 1>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+    return;
   }
+  if (n < 48) {
+    BlockedSgemm<8, 2>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+    return;
+  }
+  BlockedSgemm<kMR, 4>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
 namespace {
