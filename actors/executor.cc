@@ -136,6 +136,7 @@ struct ExecutorState {
   KernelDone done;     // its result, reused
   int completed = 0;   // root-frame nodes done
   int in_flight = 0;  // kernels on the device's threads or running asynchronously
+  int device_threads = 1;  // of the plan's device
   bool finished = false;
   bool resume_sent = false;
   std::vector<std::vector<std::unique_ptr<IterationState>>> spare;  // retired iterations, by frame
@@ -637,8 +638,11 @@ void Process(Self* self) {
     // nodes and the actor's mailbox go on meanwhile; when there is nothing else to go on
     // with (no other node ready, none in flight), it runs here, as TensorFlow's executor
     // runs its last ready node inline: two thread hand-offs fewer per kernel, which on a
-    // shared 2-core VM cost up to half of a small training step.
-    if (item.is_expensive && !(st.ready.empty() && st.in_flight == 0)) {
+    // shared 2-core VM cost up to half of a small training step. A device of one thread
+    // gets every kernel inline: its pool would run them one at a time all the same, but on
+    // another core than the one whose caches hold their inputs (MLP batch 512: the big
+    // GEMMs ran 1.4x slower there), after a hand-off each way.
+    if (item.is_expensive && st.device_threads > 1 && !(st.ready.empty() && st.in_flight == 0)) {
       size_t input_bytes = 0;
       for (const Tensor& in : st.scratch.values) input_bytes += in.TotalBytes();
       if (input_bytes >= kInlineInputBytes) {
@@ -671,6 +675,7 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
   st.plan = std::move(args.plan);
   st.device = std::move(args.device);
   st.device_owner = std::move(args.device_owner);
+  st.device_threads = st.plan->device->num_threads();
   st.step_id = args.step_id;
   st.collect_stats = args.collect_stats;
   st.frame = std::make_unique<StepCallFrame>(std::move(args.args), st.plan->num_retvals,
