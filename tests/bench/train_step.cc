@@ -3,9 +3,12 @@
 // (run_train_bench.sh runs all three).
 //
 //   train_step --model mlp|cnn --batch N --threads N [--steps N] [--warmup N] [--profile 1|2]
+//              [--trace FILE]
 //
 // --profile 1 also traces 10 steps and prints the ops by their share of kernel time;
 // --profile 2 prints the nodes instead (fused nodes under their last original node's name).
+// --trace FILE writes the last traced step as a Chrome trace (chrome://tracing, Perfetto):
+// which thread ran what, and where a step waits.
 //
 // The batches are real Fashion-MNIST images, prepared before timing (as the peers do), so
 // only the step is measured: feed, forward, backward, Adam updates, fetch of the loss.
@@ -16,6 +19,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "actors/chrome_trace.h"
 #include "actors/session.h"
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
@@ -28,6 +32,7 @@ int main(int argc, char** argv) {
   int64_t batch = 64, steps = 200, warmup = 20;
   int threads = 1;
   int profile = 0;  // 1: kernel time by op type; 2: by node
+  std::string trace_path;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--model") model_name = v;
@@ -36,6 +41,7 @@ int main(int argc, char** argv) {
     else if (a == "--steps") steps = std::atoll(v.c_str());
     else if (a == "--warmup") warmup = std::atoll(v.c_str());
     else if (a == "--profile") profile = std::atoi(v.c_str());
+    else if (a == "--trace") trace_path = v;
     else {
       std::fprintf(stderr, "train_step: unknown option %s\n", a.c_str());
       return 2;
@@ -87,7 +93,7 @@ int main(int argc, char** argv) {
   std::printf("tensoract %s batch %lld threads %d: %.1f steps/s (%.0f examples/s, last loss %.4f)\n",
               model_name.c_str(), static_cast<long long>(batch), threads, steps / secs, steps * batch / secs,
               out[0].base<float>()[0]);
-  if (profile) {
+  if (profile || !trace_path.empty()) {
     // Kernel time per op type over 10 traced steps.
     std::map<std::string, double> by_op;
     std::map<std::string, std::string> op_of;
@@ -101,6 +107,9 @@ int main(int argc, char** argv) {
       Status st = (*session)->Run(ro, {{model->images.name(), b.first}, {model->labels.name(), b.second}}, fetches,
                                   targets, &out, &md);
       if (!st.ok()) return fail(st);
+      if (i == 9 && !trace_path.empty()) {
+        if (Status w = WriteChromeTrace(md.step_stats, trace_path); !w.ok()) return fail(w);
+      }
       for (const auto& dev : md.step_stats.dev_stats()) {
         for (const auto& ns : dev.node_stats()) {
           double us = (ns.op_end_rel_micros() - ns.op_start_rel_micros()) / 10.0;
@@ -112,6 +121,7 @@ int main(int argc, char** argv) {
     std::vector<std::pair<double, std::string>> sorted;
     for (const auto& [op, us] : by_op) sorted.emplace_back(us, op);
     std::sort(sorted.rbegin(), sorted.rend());
+    if (!profile) return 0;
     std::printf("kernel time per step: %.0f us\n", total);
     for (const auto& [us, op] : sorted) {
       if (us < total * 0.005) break;
