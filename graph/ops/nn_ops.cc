@@ -223,6 +223,16 @@ Status Conv2DBackpropFilterShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// _Conv2DBackpropFilterWithBias: Conv2DBackpropFilter's shape, and a vector of
+// out_backprop's depth (BiasAddGrad of it, NHWC).
+Status Conv2DBackpropFilterWithBiasShape(InferenceContext* c) {
+  TA_RETURN_IF_ERROR(Conv2DBackpropFilterShape(c));
+  PartialTensorShape out_backprop;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 4, &out_backprop));
+  c->set_output(1, InferenceContext::Vector(InferenceContext::Dim(out_backprop, 3)));
+  return Status::OK();
+}
+
 // MaxPool and AvgPool: the input's batch, its windowed rows and cols, its depth divided by
 // the depth window.
 Status PoolShape(InferenceContext* c) {
@@ -421,6 +431,24 @@ REGISTER_OP("Conv2DBackpropFilter")
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
     .SetShapeFn(tensoract::Conv2DBackpropFilterShape)
     .Doc("The gradient of Conv2D with respect to its filter, of shape filter_sizes.");
+
+// Conv2DBackpropFilter and BiasAddGrad of the same out_backprop (a conv layer with a bias):
+// what the remapper (graph/optimizer/remapper.h) makes of them. tensoract's own op (like
+// TensorFlow's oneDNN-only _MklConv2DBackpropFilterWithBias): only the remapper creates it,
+// after placement. NHWC only.
+REGISTER_OP("_Conv2DBackpropFilterWithBias")
+    .Input("input: T").Input("filter_sizes: int32").Input("out_backprop: T")
+    .Output("filter_backprop: T").Output("bias_backprop: T")
+    .Attr("T: {float, double}")
+    .Attr("strides: list(int)")
+    .Attr("use_cudnn_on_gpu: bool = true")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn(tensoract::Conv2DBackpropFilterWithBiasShape)
+    .Doc("Conv2DBackpropFilter(input, filter_sizes, out_backprop) and BiasAddGrad(out_backprop): the bias "
+         "gradient summed on the pass the filter gradient makes over out_backprop.");
 
 #undef TA_CONV_ATTRS
 

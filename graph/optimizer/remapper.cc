@@ -43,49 +43,59 @@ struct Source {
   int port;
 };
 
-// Replaces the nodes of `chain` by one node made from `def` (its op and attrs; name, device
-// and inputs are filled here): its data inputs are `data`, its control inputs everyone's
-// from outside the chain, and it takes over the consumers and the inferred shape of the
-// chain's last node, whose name it takes.
-bool ReplaceChain(Graph* graph, const std::vector<Node*>& chain, const std::vector<Source>& data, NodeDef def) {
-  Node* last = chain.back();
+// Replaces `nodes` by one node made from `def` (its op and attrs; name, device and inputs
+// are filled here): its data inputs are `data`, its control inputs everyone's from outside
+// `nodes`; output i of it takes over the consumers and inferred shape of output 0 of
+// `outputs[i]`, and it takes the name of outputs[0].
+bool ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vector<Node*>& outputs,
+                  const std::vector<Source>& data, NodeDef def) {
   for (const Source& s : data) {
     if (s.node == nullptr) return false;  // an unconnected input: leave the graph alone
   }
   std::vector<Node*> control;
-  for (Node* n : chain) {
+  for (Node* n : nodes) {
     for (const Edge* e : n->in_edges()) {
       if (!e->IsControlEdge() || e->src->IsSource()) continue;
-      const bool inside = std::find(chain.begin(), chain.end(), e->src) != chain.end();
+      const bool inside = std::find(nodes.begin(), nodes.end(), e->src) != nodes.end();
       if (!inside && std::find(control.begin(), control.end(), e->src) == control.end()) control.push_back(e->src);
     }
   }
-  def.set_name(last->name());
-  def.set_device(last->requested_device());
+  def.set_name(outputs.front()->name());
+  def.set_device(outputs.front()->requested_device());
   for (const Source& s : data) def.add_input(s.port == 0 ? s.node->name() : StrCat(s.node->name(), ":", s.port));
   for (Node* c : control) def.add_input("^" + c->name());
   struct Sink {
+    int output;
     Node* node;
     int input;  // Edge::kControlSlot for a control edge
   };
   std::vector<Sink> consumers;
-  for (const Edge* e : last->out_edges()) {
-    consumers.push_back({e->dst, e->IsControlEdge() ? Edge::kControlSlot : e->dst_input});
+  std::vector<PartialTensorShape> shapes;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (const Edge* e : outputs[i]->out_edges()) {
+      consumers.push_back({static_cast<int>(i), e->dst, e->IsControlEdge() ? Edge::kControlSlot : e->dst_input});
+    }
+    shapes.push_back(outputs[i]->output_shape(0));
   }
-  const PartialTensorShape shape = last->output_shape(0);
 
-  for (Node* n : chain) graph->RemoveNode(n);
+  for (Node* n : nodes) graph->RemoveNode(n);
   StatusOr<Node*> added = graph->AddNode(def);
   if (!added.ok()) return false;  // cannot happen for the ops matched; the graph would be broken
   Node* fused = *added;
-  fused->set_output_shape(0, shape);
+  for (size_t i = 0; i < shapes.size(); ++i) fused->set_output_shape(static_cast<int>(i), shapes[i]);
   for (size_t i = 0; i < data.size(); ++i) graph->AddEdge(data[i].node, data[i].port, fused, static_cast<int>(i));
   for (Node* c : control) graph->AddControlEdge(c, fused);
   for (const Sink& s : consumers) {
     if (s.input == Edge::kControlSlot) graph->AddControlEdge(fused, s.node);
-    else graph->AddEdge(fused, 0, s.node, s.input);
+    else graph->AddEdge(fused, s.output, s.node, s.input);
   }
   return true;
+}
+
+// A chain of nodes, each the sole consumer of the one before, replaced by one node that
+// takes over the last one's output.
+bool ReplaceChain(Graph* graph, const std::vector<Node*>& chain, const std::vector<Source>& data, NodeDef def) {
+  return ReplaceNodes(graph, chain, {chain.back()}, data, std::move(def));
 }
 
 // Data input `input` of `n`; {nullptr, 0} when unconnected.
@@ -181,8 +191,47 @@ int FuseMaxPoolGradAndReluGrad(Graph* graph) {
   return fused;
 }
 
+// Conv2DBackpropFilter(x, sizes, g) and BiasAddGrad(g) of the same g (a conv layer with a
+// bias: both read all of its output gradient) into _Conv2DBackpropFilterWithBias, whose
+// kernel sums g per channel on the pass it makes anyway. Float only (the AVX-512 kernels
+// do the summing in cache); the BiasAddGrad must have consumers (a value somebody uses).
+int FuseConvFilterAndBiasGrad(Graph* graph) {
+  int fused = 0;
+  std::vector<int> ids;
+  for (Node* n : graph->op_nodes()) ids.push_back(n->id());
+  for (int id : ids) {
+    Node* bias_grad = graph->FindNodeId(id);  // nullptr once fused away
+    if (bias_grad == nullptr || bias_grad->type_string() != "BiasAddGrad") continue;
+    if (AttrString(*bias_grad, "data_format", "NHWC") != "NHWC" || bias_grad->out_edges().empty()) continue;
+    if (bias_grad->def().attr().at("T").type() != tensorflow::DT_FLOAT) continue;
+    const Source g = DataInput(*bias_grad, 0);
+    if (g.node == nullptr) continue;
+    Node* filter_grad = nullptr;
+    for (const Edge* e : g.node->out_edges()) {
+      if (e->IsControlEdge() || e->src_output != g.port || e->dst_input != 2) continue;
+      if (e->dst->type_string() == "Conv2DBackpropFilter" &&
+          AttrString(*e->dst, "data_format", "NHWC") == "NHWC" && SameCpuFloat(*e->dst, *bias_grad)) {
+        filter_grad = e->dst;
+        break;
+      }
+    }
+    if (filter_grad == nullptr) continue;
+    NodeDef def;
+    def.set_op("_Conv2DBackpropFilterWithBias");
+    CopyAttrs(*filter_grad,
+              {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"}, &def);
+    if (ReplaceNodes(graph, {filter_grad, bias_grad}, {filter_grad, bias_grad},
+                     {DataInput(*filter_grad, 0), DataInput(*filter_grad, 1), g}, std::move(def))) {
+      ++fused;
+    }
+  }
+  return fused;
+}
+
 }  // namespace
 
-int Remap(Graph* graph) { return FuseBiasAndRelu(graph) + FuseMaxPoolGradAndReluGrad(graph); }
+int Remap(Graph* graph) {
+  return FuseBiasAndRelu(graph) + FuseMaxPoolGradAndReluGrad(graph) + FuseConvFilterAndBiasGrad(graph);
+}
 
 }  // namespace tensoract

@@ -7,12 +7,16 @@
 //   - MaxPoolGrad -> ReluGrad, where the pool's input is the Relu's output that ReluGrad
 //     takes as features (a Relu -> MaxPool layer's gradient), into _MaxPoolGradWithReluGrad,
 //     a tensoract op TensorFlow lacks: a window's gradient goes to its maximum only when
-//     that maximum is positive, which saves the ReluGrad's pass over the input gradient.
-// The values are the very same as the unfused nodes'.
+//     that maximum is positive, which saves the ReluGrad's pass over the input gradient;
+//   - Conv2DBackpropFilter and BiasAddGrad of one output gradient (a conv layer with a
+//     bias) into _Conv2DBackpropFilterWithBias, tensoract's op: the bias gradient is summed
+//     on the filter gradient's pass over that tensor instead of a pass of its own.
+// The values are the very same as the unfused nodes', except the fused bias gradient's,
+// which sums in another order (equal up to float rounding).
 //
-// A node is fused only when its output goes to the next node of the pattern alone (no
-// other consumer, no control edge out, not fetched): the intermediate values must not be
-// needed. The fused node takes the last node's name, its consumers and everyone's
+// A node of a chain is fused only when its output goes to the next node of the pattern
+// alone (no other consumer, no control edge out, not fetched): the intermediate values must
+// not be needed. The fused node takes the last node's name, its consumers and everyone's
 // control inputs. Gradients are built before this runs, so the fused ops need none.
 #ifndef TENSORACT_GRAPH_OPTIMIZER_REMAPPER_H_
 #define TENSORACT_GRAPH_OPTIMIZER_REMAPPER_H_

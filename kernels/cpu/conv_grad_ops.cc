@@ -11,6 +11,9 @@
 // (kernels/cpu/gemm.h) skips both altogether: the input gradient of a stride-1 convolution
 // is itself a convolution (of out_backprop with the flipped filter), and the filter
 // gradient accumulates input x out_backprop products in registers over rows of pixels.
+//
+// _Conv2DBackpropFilterWithBias (the remapper's) is Conv2DBackpropFilter with BiasAddGrad of
+// out_backprop as a second output, summed by the fast kernels on their pass over it.
 #include <atomic>
 #include <type_traits>
 
@@ -118,7 +121,7 @@ class Conv2DBackpropInputOp : public OpKernel {
   conv::WindowAttrs attrs_;
 };
 
-// Adds each thread's partial filter gradient into `result` (an empty partial adds nothing).
+// Adds each thread's partial sums into `result` (an empty partial adds nothing).
 template <class T>
 void AddPartials(const std::vector<std::vector<T>>& partials, T* result) {
   for (const std::vector<T>& p : partials) {
@@ -126,36 +129,44 @@ void AddPartials(const std::vector<std::vector<T>>& partials, T* result) {
   }
 }
 
-// The filter gradient through gemm::ConvBackpropFilter (or its 1-deep form): images split
-// into one part per thread; the first part adds straight into `result` (zeroed), the others
-// into partials added at the end. False when that kernel does not cover `d`.
+// The filter gradient (and with `bias_grad` the bias gradient) through
+// gemm::ConvBackpropFilter or its 1-deep form: images split into one part per thread; the
+// first part adds straight into the zeroed results, the others into partials added at the
+// end. False when that kernel does not cover `d`.
 bool FastFilterGrad(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const float* out_backprop,
-                    float* result) {
+                    float* result, float* bias_grad) {
   const int64_t size = d.patch_size() * d.out_depth;
   const int64_t parts = std::min<int64_t>(d.batch, conv::NumThreads(ctx));
-  std::vector<std::vector<float>> partial(parts);
+  std::vector<std::vector<float>> partial(parts), partial_bias(parts);
   std::atomic<bool> covered{true};
   CwiseParallelFor(ctx, parts, int64_t{1} << 40, [&](int64_t first, int64_t last) {
     for (int64_t p = first; p < last; ++p) {
       float* dst = result;
+      float* bias_dst = bias_grad;
       if (p > 0) {
         partial[p].assign(size, 0.f);
         dst = partial[p].data();
+        if (bias_grad) {
+          partial_bias[p].assign(d.out_depth, 0.f);
+          bias_dst = partial_bias[p].data();
+        }
       }
       const int64_t begin = d.batch * p / parts, end = d.batch * (p + 1) / parts;
       auto kernel = d.in_depth == 1 ? gemm::ConvBackpropFilterDepth1 : gemm::ConvBackpropFilter;
-      if (!kernel(d, input, out_backprop, begin, end, dst)) covered = false;
+      if (!kernel(d, input, out_backprop, begin, end, dst, bias_dst)) covered = false;
     }
   });
   if (!covered) return false;
   AddPartials(partial, result);
+  if (bias_grad) AddPartials(partial_bias, bias_grad);
   return true;
 }
 
 template <class T>
 class Conv2DBackpropFilterOp : public OpKernel {
  public:
-  explicit Conv2DBackpropFilterOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit Conv2DBackpropFilterOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), with_bias_(ctx->def().op() == "_Conv2DBackpropFilterWithBias") {
     OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/true, /*has_ksize=*/false, &attrs_));
   }
 
@@ -169,7 +180,13 @@ class Conv2DBackpropFilterOp : public OpKernel {
     OP_REQUIRES_OK(ctx, CheckOutBackprop(*this, d, out_backprop.shape()));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, filter_shape, &out));
-    if (out->NumElements() == 0) return;
+    T* bias_grad = nullptr;
+    if (with_bias_) {
+      Tensor* bias_out = nullptr;
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({d.out_depth}), &bias_out));
+      bias_grad = bias_out->base<T>();
+      std::fill(bias_grad, bias_grad + d.out_depth, T(0));
+    }
     const int64_t k = d.patch_size();
     const int64_t n = d.out_depth;
     T* result = out->base<T>();
@@ -179,8 +196,17 @@ class Conv2DBackpropFilterOp : public OpKernel {
     const T* ip = input.base<T>();
     const T* gp = out_backprop.base<T>();
     if constexpr (std::is_same_v<T, float>) {
-      if (gemm::HaveFastKernels() && FastFilterGrad(ctx, d, ip, gp, result)) return;
+      if (out->NumElements() > 0 && gemm::HaveFastKernels() && FastFilterGrad(ctx, d, ip, gp, result, bias_grad)) {
+        return;
+      }
     }
+    if (bias_grad) {
+      // The paths below make no pass of their own over out_backprop: sum it apart.
+      for (int64_t p = 0; p < rows * d.out_cols; ++p) {
+        for (int64_t j = 0; j < n; ++j) bias_grad[j] += gp[p * n + j];
+      }
+    }
+    if (out->NumElements() == 0) return;
     const bool direct = IsDirect(d);
     const int64_t block_rows = conv::RowsPerBlock(d.out_cols * k, sizeof(T));
     // A few parts per thread, each summing its rows into its own [k, out_depth] partial.
@@ -211,12 +237,15 @@ class Conv2DBackpropFilterOp : public OpKernel {
 
  private:
   conv::WindowAttrs attrs_;
+  const bool with_bias_;  // _Conv2DBackpropFilterWithBias: also output 1, BiasAddGrad(out_backprop)
 };
 
 #define TA_REGISTER_CONV_GRADS(T)                                                                            \
   REGISTER_KERNEL(Name("Conv2DBackpropInput").Device(DEVICE_CPU).TypeConstraint<T>("T"),                     \
                   Conv2DBackpropInputOp<T>);                                                                 \
   REGISTER_KERNEL(Name("Conv2DBackpropFilter").Device(DEVICE_CPU).TypeConstraint<T>("T"),                    \
+                  Conv2DBackpropFilterOp<T>);                                                                \
+  REGISTER_KERNEL(Name("_Conv2DBackpropFilterWithBias").Device(DEVICE_CPU).TypeConstraint<T>("T"),           \
                   Conv2DBackpropFilterOp<T>);
 TA_REGISTER_CONV_GRADS(float)
 TA_REGISTER_CONV_GRADS(double)

@@ -160,6 +160,16 @@ inline __mmask16 ColumnMask(int64_t cols, int v) {
   return left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
 }
 
+// bias_grad[j] += sum over `rows` rows of n values (`rows` pixels of out_backprop).
+void AddRowSums(const float* rows_data, int64_t rows, int64_t n, float* bias_grad) {
+  for (int64_t j0 = 0; j0 < n; j0 += 16) {
+    const __mmask16 k = ColumnMask(n - j0, 0);
+    __m512 acc = _mm512_maskz_loadu_ps(k, bias_grad + j0);
+    for (int64_t r = 0; r < rows; ++r) acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(k, rows_data + r * n + j0));
+    _mm512_mask_storeu_ps(bias_grad + j0, k, acc);
+  }
+}
+
 // Writes (or adds) rows [0, rows) and columns [0, cols) of the MR x 16*NV tile to c.
 template <int MR, int NV>
 inline void StoreTile(const __m512* acc, float* c, int64_t ldc, int64_t rows, int64_t cols, bool add) {
@@ -369,7 +379,7 @@ bool ConvForward(const conv::ConvDims& d, const float* input, const PackedFilter
 }
 
 bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float* out_backprop, int64_t image_begin,
-                        int64_t image_end, float* filter_grad) {
+                        int64_t image_end, float* filter_grad, float* bias_grad) {
   if (d.stride_rows != 1 || d.stride_cols != 1 || d.dilation_rows != 1 || d.dilation_cols != 1) return false;
   const int64_t ci = d.in_depth, co = d.out_depth;
   if (ci % 16 != 0) return false;
@@ -450,6 +460,8 @@ bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float
           }
         }
       }
+      // The band's out_backprop rows are still in L1.
+      if (bias_grad) AddRowSums(dy + oh0 * d.out_cols * co, (oh1 - oh0) * d.out_cols, co, bias_grad);
     }
   }
   for (int64_t t = 0; t < taps; ++t) {
@@ -532,7 +544,7 @@ void FilterGradDepth1Rows(const conv::ConvDims& d, const PaddedImage& pad, const
 
 template <int R, int FC>
 void FilterGradDepth1(const conv::ConvDims& d, const float* input, const float* out_backprop, int64_t image_begin,
-                      int64_t image_end, float* filter_grad) {
+                      int64_t image_end, float* filter_grad, float* bias_grad) {
   PaddedImage pad;
   for (int64_t image = image_begin; image < image_end; ++image) {
     pad.Fill(d, input + image * d.in_rows * d.in_cols, 0, R);
@@ -542,6 +554,8 @@ void FilterGradDepth1(const conv::ConvDims& d, const float* input, const float* 
         FilterGradDepth1Rows<R, FC>(d, pad, dy, fr0, j0, filter_grad);
       }
     }
+    // The image's out_backprop was just read (L2).
+    if (bias_grad) AddRowSums(dy, d.out_rows * d.out_cols, d.out_depth, bias_grad);
   }
 }
 
@@ -594,12 +608,16 @@ bool ConvForwardDepth1(const conv::ConvDims& d, const float* input, const float*
 }
 
 bool ConvBackpropFilterDepth1(const conv::ConvDims& d, const float* input, const float* out_backprop,
-                              int64_t image_begin, int64_t image_end, float* filter_grad) {
+                              int64_t image_begin, int64_t image_end, float* filter_grad, float* bias_grad) {
   if (!IsDepth1Unit(d)) return false;
   // Two filter rows of 5 taps, or three of 3, per pass: 20 or 18 accumulators.
-  if (d.filter_cols == 5) FilterGradDepth1<2, 5>(d, input, out_backprop, image_begin, image_end, filter_grad);
-  else if (d.filter_cols == 3) FilterGradDepth1<3, 3>(d, input, out_backprop, image_begin, image_end, filter_grad);
-  else return false;
+  if (d.filter_cols == 5) {
+    FilterGradDepth1<2, 5>(d, input, out_backprop, image_begin, image_end, filter_grad, bias_grad);
+  } else if (d.filter_cols == 3) {
+    FilterGradDepth1<3, 3>(d, input, out_backprop, image_begin, image_end, filter_grad, bias_grad);
+  } else {
+    return false;
+  }
   return true;
 }
 
@@ -614,11 +632,14 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
 
 bool ConvForward(const conv::ConvDims&, const float*, const PackedFilter&, int64_t, int64_t, float*) { return false; }
 
-bool ConvBackpropFilter(const conv::ConvDims&, const float*, const float*, int64_t, int64_t, float*) { return false; }
+bool ConvBackpropFilter(const conv::ConvDims&, const float*, const float*, int64_t, int64_t, float*, float*) {
+  return false;
+}
 
 bool ConvForwardDepth1(const conv::ConvDims&, const float*, const float*, int64_t, int64_t, float*) { return false; }
 
-bool ConvBackpropFilterDepth1(const conv::ConvDims&, const float*, const float*, int64_t, int64_t, float*) {
+bool ConvBackpropFilterDepth1(const conv::ConvDims&, const float*, const float*, int64_t, int64_t, float*,
+                              float*) {
   return false;
 }
 

@@ -77,19 +77,22 @@ bool ConvForward(const conv::ConvDims& d, const float* input, const PackedFilter
 bool ConvForwardDepth1(const conv::ConvDims& d, const float* input, const float* filter, int64_t image_begin,
                        int64_t image_end, float* output);
 
-// The filter gradient of such a convolution, added to filter_grad [taps, out_depth].
+// The filter gradient of such a convolution, added to filter_grad [taps, out_depth]; with a
+// bias_grad [out_depth], out_backprop summed over the images' pixels is added to it too.
 bool ConvBackpropFilterDepth1(const conv::ConvDims& d, const float* input, const float* out_backprop,
-                              int64_t image_begin, int64_t image_end, float* filter_grad);
+                              int64_t image_begin, int64_t image_end, float* filter_grad, float* bias_grad);
 
 // The geometry of the forward convolution that computes Conv2DBackpropInput of `d` (stride
 // 1, dilation 1 only: returns false otherwise).
 bool BackpropInputAsConv(const conv::ConvDims& d, conv::ConvDims* as_conv);
 
 // Adds to filter_grad [k, n] the gradient from the images [image_begin, image_end) of
-// `input` and `out_backprop`. Returns false when this kernel does not cover `d` (stride or
-// dilation other than 1, in_depth not a multiple of 16); the caller then uses im2col.
+// `input` and `out_backprop`, and with a bias_grad [out_depth] the sum of out_backprop over
+// their pixels to it (summed while in cache). Returns false, having added nothing, when
+// this kernel does not cover `d` (stride or dilation other than 1, in_depth not a multiple
+// of 16); the caller then uses im2col.
 bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float* out_backprop, int64_t image_begin,
-                        int64_t image_end, float* filter_grad);
+                        int64_t image_end, float* filter_grad, float* bias_grad);
 
 }  // namespace gemm
 }  // namespace tensoract

@@ -276,6 +276,13 @@ FusionRun RunFusionGraph(const GraphOptimizerOptions& optimizer) {
     auto pool_grad = ops::MaxPoolGrad(s, relu, pooled, ops::Const(s, Proto(Tensor::FromVector<float>(dy, TensorShape({2, 3, 3, 2})))),
                                       {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
     ops::ReluGrad(s.WithOpName("relu_grad"), pool_grad, relu);
+    // A conv layer's filter and bias gradients of one output gradient (here gy for both the
+    // layer's input and its output gradient: 16 deep, the AVX-512 path).
+    auto gy = ops::Placeholder(s.WithOpName("gy"), tensorflow::DT_FLOAT);
+    ops::Conv2DBackpropFilter(s.WithOpName("filter_grad"), gy,
+                              ops::Const(s, Proto(Tensor::FromVector<int32_t>({3, 3, 16, 16}))), gy, {1, 1, 1, 1},
+                              "SAME");
+    ops::BiasAddGrad(s.WithOpName("bias_grad"), gy);
   }), options);
   std::vector<float> input(2 * 5 * 5 * 2);
   for (size_t i = 0; i < input.size(); ++i) input[i] = std::sin(1.3f * i) * 2;
@@ -284,20 +291,32 @@ FusionRun RunFusionGraph(const GraphOptimizerOptions& optimizer) {
   RunMetadata metadata;
   std::vector<Tensor> out;
   const Tensor x = Tensor::FromVector<float>(input, TensorShape({2, 5, 5, 2}));
-  REQUIRE(session->Run(run, {{"x", x}}, {"relu", "mm_relu", "also_biased", "relu_grad"}, {}, &out, &metadata).ok());
+  std::vector<float> gy(2 * 6 * 6 * 16);
+  for (size_t i = 0; i < gy.size(); ++i) gy[i] = std::cos(0.37f * i);
+  REQUIRE(session
+              ->Run(run, {{"x", x}, {"gy", Tensor::FromVector<float>(gy, TensorShape({2, 6, 6, 16}))}},
+                    {"relu", "mm_relu", "also_biased", "relu_grad", "filter_grad", "bias_grad"}, {}, &out, &metadata)
+              .ok());
   FusionRun r;
   for (const Tensor& t : out) r.values.push_back(Values(t));
   for (const auto& n : metadata.partition_graphs.at(0).node()) r.ops.push_back(n.op() + ":" + n.name());
   return r;
 }
 
-TEST_CASE("the remapper fuses Conv2D and MatMul with BiasAdd and Relu, MaxPoolGrad with ReluGrad, with the same values") {
+TEST_CASE("the remapper fuses Conv2D and MatMul with BiasAdd and Relu, MaxPoolGrad with ReluGrad, conv filter "
+          "and bias gradients, with the same values") {
   const FusionRun fused = RunFusionGraph(GraphOptimizerOptions());
   GraphOptimizerOptions off;
   off.do_remapping = false;
   const FusionRun apart = RunFusionGraph(off);
-  REQUIRE(fused.values.size() == 4);
-  for (int i = 0; i < 4; ++i) CHECK(fused.values[i] == apart.values[i]);  // bit for bit
+  REQUIRE(fused.values.size() == 6);
+  for (int i = 0; i < 5; ++i) CHECK(fused.values[i] == apart.values[i]);  // bit for bit
+  // The fused bias gradient sums in another order: equal up to float rounding.
+  REQUIRE(fused.values[5].size() == 16);
+  for (int i = 0; i < 16; ++i) CHECK(fused.values[5][i] == Approx(apart.values[5][i]).margin(1e-5));
+  CHECK(Has(fused.ops, "_Conv2DBackpropFilterWithBias:filter_grad"));
+  CHECK_FALSE(Has(fused.ops, "BiasAddGrad:bias_grad"));
+  CHECK(Has(apart.ops, "BiasAddGrad:bias_grad"));
   CHECK(std::count(fused.values[3].begin(), fused.values[3].end(), 0.f) < 100);  // some gradient got through
   int relu_nonzero = 0;
   for (float v : fused.values[0]) relu_nonzero += v > 0;

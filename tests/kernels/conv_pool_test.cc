@@ -246,6 +246,19 @@ void CheckConvConfigs(DataType dtype, double tol) {
     REQUIRE(df.status.ok());
     REQUIRE(df.outputs[0].shape() == g.FilterShape());
     ExpectClose<T>(df.outputs[0], RefBackpropFilter(g, x, dy), tol);
+
+    // The remapper's _Conv2DBackpropFilterWithBias: the same filter gradient to the bit, and
+    // BiasAddGrad(dy) (summed in another order: close, not equal).
+    auto fused = testing::RunOp("_Conv2DBackpropFilterWithBias",
+                                {Make<T>(x, g.InShape()), Sizes(f_sizes), Make<T>(dy, g.OutShape())}, g.ConvAttrs(dtype));
+    INFO(fused.status);
+    REQUIRE(fused.status.ok());
+    REQUIRE(fused.outputs.size() == 2);
+    CHECK(Values<T>(fused.outputs[0]) == Values<T>(df.outputs[0]));
+    std::vector<double> bias_grad(g.o, 0.0);
+    for (size_t i = 0; i < dy.size(); ++i) bias_grad[i % g.o] += dy[i];
+    REQUIRE(fused.outputs[1].shape() == TensorShape({g.o}));
+    ExpectClose<T>(fused.outputs[1], bias_grad, tol);
   }
 }
 
