@@ -234,44 +234,44 @@ void PackTransposedA(const float* a, int64_t lda, int64_t m, int64_t k, float* d
   }
 }
 
-thread_local Scratch tls_a, tls_b, tls_t, tls_edge;
+thread_local Scratch tls_a, tls_b, tls_t;
 
 // The blocked product with an MR x 16*NV register tile (see Sgemm).
 template <int MR, int NV>
 void BlockedSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                   const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
   constexpr int64_t NR = 16 * NV;
-  // A without a transpose is read in place; B too when few tiles share its panels.
-  const bool b_in_place = !trans_b && m <= 64 && n >= NR;  // measured: 64 x 1024 x 3136 ~8% faster in place
-  float* bpack = b_in_place ? nullptr : tls_b.Get(kKC * Panels(std::min(n, kNC), NR) * NR);
+  // A without a transpose is read in place; B is packed into panels: all of a [kc, nc]
+  // block up front when several blocks of rows reuse it, else each panel just before its
+  // one pass of row tiles, which then finds it in cache. (Reading B in place for 64 rows,
+  // as this did before, lost 5-15%: its rows are pages apart and thrash L1's sets.) For
+  // two row tiles or fewer (a narrow product's transpose) packing costs more than it saves:
+  // B is read in place there, but for a last partial panel.
+  const bool b_in_place = !trans_b && m <= 2 * MR;
+  const bool pack_per_panel = b_in_place || m <= kMC;
+  float* bpack = tls_b.Get(kKC * (pack_per_panel ? NR : Panels(std::min(n, kNC), NR) * NR));
   float* apack = trans_a ? tls_a.Get(kKC * ((std::min(m, kMC) + MR - 1) / MR) * MR) : nullptr;
-  // B's last partial panel when B is read in place (not tls_t: that may hold the caller's
-  // c^T, above, while this runs).
-  float* edge = b_in_place ? tls_edge.Get(kKC * NR) : nullptr;
   const float* rows[MR];
   for (int64_t jc = 0; jc < n; jc += kNC) {
     const int64_t nc = std::min(kNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKC) {
       const int64_t kc = std::min(kKC, k - pc);
       const bool add = accumulate || pc > 0;
-      if (!b_in_place) PackB(trans_b, trans_b ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, NR, bpack);
+      if (!pack_per_panel) PackB(trans_b, trans_b ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, NR, bpack);
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
         if (trans_a) PackTransposedA<MR>(a + pc * lda + ic, lda, mc, kc, apack);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           const int64_t cols = std::min(NR, nc - jr);
-          const float* bp;
-          int64_t b_step;
-          if (!b_in_place) {
-            bp = bpack + (jr / NR) * kc * NR;
-            b_step = NR;
-          } else if (cols == NR) {
+          const float* bp = bpack + (jr / NR) * kc * NR;
+          int64_t b_step = NR;
+          if (b_in_place && cols == NR) {
             bp = b + pc * ldb + jc + jr;
             b_step = ldb;
-          } else {
-            PackB(false, b + pc * ldb + jc + jr, ldb, kc, cols, NR, edge);
-            bp = edge;
-            b_step = NR;
+          } else if (pack_per_panel) {
+            const int64_t j = jc + jr;
+            PackB(trans_b, trans_b ? b + j * ldb + pc : b + pc * ldb + j, ldb, kc, cols, NR, bpack);
+            bp = bpack;
           }
           for (int64_t ir = 0; ir < mc; ir += MR) {
             const int64_t nrows = std::min<int64_t>(MR, mc - ir);
