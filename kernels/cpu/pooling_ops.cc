@@ -72,6 +72,28 @@ void ForEachOutput(const conv::ConvDims& d, int64_t begin, int64_t end, F fn) {
 template <class T>
 using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
 
+// Whether every window is 2x2 at stride 2 and wholly inside the input (no padding).
+bool IsWhole2x2(const conv::ConvDims& d) {
+  return d.filter_rows == 2 && d.filter_cols == 2 && d.stride_rows == 2 && d.stride_cols == 2 && d.pad_top == 0 &&
+         d.pad_left == 0 && 2 * d.out_rows <= d.in_rows && 2 * d.out_cols <= d.in_cols;
+}
+
+// Per channel the largest of four taps, compared as the general path's Eigen max does
+// (std::max(o, tap) in raster order: a NaN tap never replaces the running value), in a
+// loop GCC turns into vector max instructions.
+template <class T>
+void Max2x2(const T* __restrict a, const T* __restrict b, const T* __restrict c, const T* __restrict e,
+            T* __restrict out, int64_t depth) {
+  for (int64_t ch = 0; ch < depth; ++ch) {
+    T v = std::numeric_limits<T>::lowest();
+    v = v < a[ch] ? a[ch] : v;
+    v = v < b[ch] ? b[ch] : v;
+    v = v < c[ch] ? c[ch] : v;
+    v = v < e[ch] ? e[ch] : v;
+    out[ch] = v;
+  }
+}
+
 // MaxPool and AvgPool: one class, the reduction of a window told apart by `kMax`.
 template <class T, bool kMax>
 class PoolOp : public OpKernel {
@@ -91,6 +113,23 @@ class PoolOp : public OpKernel {
     const T* ip = input.base<T>();
     T* op = out->base<T>();
     const int64_t cost = d.out_cols * d.filter_rows * d.filter_cols * depth;
+    if (kMax && IsWhole2x2(d)) {
+      // The CNN's pools: two input rows per output row, no per-window bookkeeping (half the
+      // time of the general path at batch 512, where it is bound by memory).
+      CwiseParallelFor(ctx, d.batch * d.out_rows, cost, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const int64_t image = r / d.out_rows, row = r % d.out_rows;
+          const T* top = ip + (image * d.in_rows + 2 * row) * d.in_cols * depth;
+          const T* bottom = top + d.in_cols * depth;
+          T* o = op + r * d.out_cols * depth;
+          for (int64_t col = 0; col < d.out_cols; ++col, o += depth) {
+            const int64_t at = 2 * col * depth;
+            Max2x2(top + at, top + at + depth, bottom + at, bottom + at + depth, o, depth);
+          }
+        }
+      });
+      return;
+    }
     CwiseParallelFor(ctx, d.batch * d.out_rows, cost, [&](int64_t begin, int64_t end) {
       ForEachOutput(d, begin, end, [&](int64_t image, int64_t row, int64_t col, const Window& w) {
         Eigen::Map<Array<T>> o(op + ((image * d.out_rows + row) * d.out_cols + col) * depth, depth);
