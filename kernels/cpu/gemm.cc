@@ -9,6 +9,7 @@
 #include "kernels/cpu/gemm.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -62,7 +63,20 @@ void PackB(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int6
         if (cols < nr) std::memset(out + cols, 0, (nr - cols) * sizeof(float));
       }
     } else {
-      for (int64_t j = 0; j < nr; ++j) {
+      int64_t j = 0;
+#ifdef __AVX512F__
+      // 16 columns at a time: one gather per k of their 16 values (a scalar loop writing
+      // one strided float at a time was 20% of a 512 x 3136 x 1024 product).
+      if (ldb <= INT32_MAX / 16) {
+        const __m512i rows = _mm512_mullo_epi32(
+            _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(int32_t(ldb)));
+        for (; j + 16 <= cols; j += 16) {
+          const float* src = b + (j0 + j) * ldb;
+          for (int64_t p = 0; p < k; ++p) _mm512_storeu_ps(dst + p * nr + j, _mm512_i32gather_ps(rows, src + p, 4));
+        }
+      }
+#endif
+      for (; j < nr; ++j) {
         float* out = dst + j;
         if (j >= cols) {
           for (int64_t p = 0; p < k; ++p) out[p * nr] = 0.f;
