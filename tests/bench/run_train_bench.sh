@@ -3,7 +3,8 @@
 # TensorFlow, for batch 64 and 512 and 1 and 2 threads; prints each framework's median over
 # `rounds` runs and our ratio against the faster peer's median (above 1.0x: we are faster).
 # The frameworks take turns within each round (ours, PyTorch, TensorFlow, then again), so a
-# slow spell of a shared machine hits all of them rather than one.
+# slow spell of a shared machine hits all of them rather than one; a run during which the
+# hypervisor stole over STEAL_LIMIT% (default 10) of the CPU time is repeated (bench_util.sh).
 #   tests/bench/run_train_bench.sh [build_dir] [steps] [models] [batches] [threads] [rounds]
 #   e.g. tests/bench/run_train_bench.sh build 200 "mlp cnn" "64 512" "1 2" 3
 set -euo pipefail
@@ -15,7 +16,7 @@ batches=${4:-64 512}
 threads_list=${5:-1 2}
 rounds=${6:-3}
 rate() { awk '{for (i=1;i<=NF;i++) if ($(i+1)=="steps/s") print $i}'; }
-source "$here/median.sh"
+source "$here/bench_util.sh"
 printf "| model | batch | threads | tensoract steps/s | PyTorch steps/s | TensorFlow steps/s | vs faster peer |\n"
 printf "|---|---|---|---|---|---|---|\n"
 for model in $models; do
@@ -29,11 +30,11 @@ for model in $models; do
       args=(--model "$model" --batch "$batch" --threads "$threads" --steps "$n" --warmup "$w")
       ours=""; torch=""; tf=""
       for ((r = 0; r < rounds; ++r)); do
-        line=$("$build/tests/bench/train_step" "${args[@]}")
+        line=$(quiet_run "$build/tests/bench/train_step" "${args[@]}")
         echo "$line" >&2; ours="$ours $(echo "$line" | rate)"
-        line=$(python3 "$here/train_step_peers.py" torch "${args[@]}" 2>/dev/null || echo "torch unavailable")
+        line=$(quiet_run python3 "$here/train_step_peers.py" torch "${args[@]}" 2>/dev/null || echo "torch unavailable")
         echo "$line" >&2; torch="$torch $(echo "$line" | rate)"
-        line=$(python3 "$here/train_step_peers.py" tf "${args[@]}" 2>/dev/null || echo "tf unavailable")
+        line=$(quiet_run python3 "$here/train_step_peers.py" tf "${args[@]}" 2>/dev/null || echo "tf unavailable")
         echo "$line" >&2; tf="$tf $(echo "$line" | rate)"
       done
       a=$(echo "$ours" | median); b=$(echo "$torch" | median); c=$(echo "$tf" | median)
