@@ -22,7 +22,7 @@ quiet_run() {
     before=$(cpu_ticks)
     out=$("$@") || { echo "$out"; return 1; }
     after=$(cpu_ticks)
-    pct=$(echo "$before $after" | awk '{ d = $4 - $2; printf "%d", d > 0 ? 100 * ($3 - $1) / d : 0 }')
+    pct=$(echo "$before $after" | awk '{ d = $4 - $2; printf "%d", (d > 0 ? 100 * ($3 - $1) / d : 0) }')
     [ "$pct" -le "$limit" ] && break
     echo "quiet_run: ${pct}% of the CPU time stolen during attempt $attempt of: $*" >&2
   done
