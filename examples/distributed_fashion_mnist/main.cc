@@ -21,10 +21,11 @@
 // fashion-mnist (or $TENSORACT_FASHION_MNIST), and the tensoract-node of this program's
 // build tree (<build>/bootstrap/tensoract-node). It ends with one line per mode:
 //
-//   mode sync: accuracy 0.8397 (local 0.8397); 17041 examples/s (local 78420) ok
+//   mode sync: accuracy 0.8397 (local 0.8397); 17041 examples/s (local 78420) ok: within 0.02
 //
-// Exit status: 0 when every mode ran and came within 0.02 of the local accuracy; 1 when a
-// mode failed or fell short; 2 for bad flags or unreadable data.
+// Exit status: 0 when every mode ran and came within 0.02 of the local accuracy (async:
+// 0.08, see kAsyncTolerance); 1 when a mode failed or fell short; 2 for bad flags or
+// unreadable data.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,9 +55,13 @@ namespace distributed_mnist {
 namespace {
 
 // How far below the local runtime's accuracy a mode may end. Sync and model compute what
-// the local run does (up to the order of float sums); async trains on stale weights half
-// of the time, which costs a little.
+// the local run does (up to the order of float sums). Async trains on stale weights, and
+// how stale depends on how the two replicas happen to interleave: measured on this 2-core
+// VM over 25 runs of the test (400 steps, local 0.814), 0.80-0.82 in 23, but 0.75 and
+// 0.78 while the hypervisor was stealing heavily (one replica ran on while the other was
+// descheduled). Its bound says "it learned", not "it matched".
 constexpr double kTolerance = 0.02;
+constexpr double kAsyncTolerance = 0.08;
 // A step takes milliseconds; a minute means something is stuck, and the step fails.
 constexpr int64_t kStepTimeoutMs = 60000;
 // How long the second async client waits for the first to initialize the variables.
@@ -389,11 +394,12 @@ int Main(int argc, char** argv) {
       all_ok = false;
       continue;
     }
-    const bool close_enough = r.accuracy >= local.accuracy - kTolerance;
+    const double tolerance = flags.modes[i] == "async" ? kAsyncTolerance : kTolerance;
+    const bool close_enough = r.accuracy >= local.accuracy - tolerance;
     all_ok &= close_enough;
-    std::printf("mode %s: accuracy %.4f (local %.4f); %.0f examples/s (local %.0f) %s\n", flags.modes[i].c_str(),
+    std::printf("mode %s: accuracy %.4f (local %.4f); %.0f examples/s (local %.0f) %s%.2f\n", flags.modes[i].c_str(),
                 r.accuracy, local.accuracy, r.examples_per_s, local.examples_per_s,
-                close_enough ? "ok" : "BELOW the local accuracy - 0.02");
+                close_enough ? "ok: within " : "BELOW the local accuracy - ", tolerance);
   }
   return all_ok ? 0 : 1;
 }
