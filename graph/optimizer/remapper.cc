@@ -134,104 +134,93 @@ bool FuseProduct(Graph* graph, const std::vector<Node*>& chain) {
                       std::move(def));
 }
 
-int FuseBiasAndRelu(Graph* graph) {
-  int fused = 0;
+// Calls try_fuse(graph, node) for each node of one of `ops` the graph holds now, but for
+// those an earlier fusion of the loop removed; returns how many it fused.
+int FuseEach(Graph* graph, const std::vector<std::string>& ops, bool (*try_fuse)(Graph*, Node*)) {
   std::vector<int> ids;
-  for (Node* n : graph->op_nodes()) ids.push_back(n->id());
+  for (Node* n : graph->op_nodes()) {
+    if (std::find(ops.begin(), ops.end(), n->type_string()) != ops.end()) ids.push_back(n->id());
+  }
+  int fused = 0;
   for (int id : ids) {
-    Node* product = graph->FindNodeId(id);  // nullptr once fused away
-    if (product == nullptr) continue;
-    const std::string& op = product->type_string();
-    if (op != "Conv2D" && op != "MatMul") continue;
-    if (op == "Conv2D" && AttrString(*product, "data_format", "NHWC") != "NHWC") continue;
-    const Edge* to_bias = SoleConsumer(*product);
-    if (to_bias == nullptr || to_bias->dst_input != 0) continue;
-    Node* bias_add = to_bias->dst;
-    if (bias_add->type_string() != "BiasAdd" || AttrString(*bias_add, "data_format", "NHWC") != "NHWC" ||
-        !SameCpuFloat(*product, *bias_add)) {
-      continue;
-    }
-    // TensorFlow's _FusedMatMul has no double.
-    if (op == "MatMul" && product->def().attr().at("T").type() != tensorflow::DT_FLOAT) continue;
-    std::vector<Node*> chain = {product, bias_add};
-    const Edge* to_relu = SoleConsumer(*bias_add);
-    if (to_relu != nullptr && to_relu->dst->type_string() == "Relu" && SameCpuFloat(*bias_add, *to_relu->dst)) {
-      chain.push_back(to_relu->dst);
-    }
-    if (FuseProduct(graph, chain)) ++fused;
+    Node* n = graph->FindNodeId(id);  // nullptr once fused away
+    if (n != nullptr && try_fuse(graph, n)) ++fused;
   }
   return fused;
+}
+
+// Conv2D or MatMul -> BiasAdd [-> Relu].
+bool TryFuseBiasAndRelu(Graph* graph, Node* product) {
+  const std::string& op = product->type_string();
+  if (op == "Conv2D" && AttrString(*product, "data_format", "NHWC") != "NHWC") return false;
+  const Edge* to_bias = SoleConsumer(*product);
+  if (to_bias == nullptr || to_bias->dst_input != 0) return false;
+  Node* bias_add = to_bias->dst;
+  if (bias_add->type_string() != "BiasAdd" || AttrString(*bias_add, "data_format", "NHWC") != "NHWC" ||
+      !SameCpuFloat(*product, *bias_add)) {
+    return false;
+  }
+  // TensorFlow's _FusedMatMul has no double.
+  if (op == "MatMul" && product->def().attr().at("T").type() != tensorflow::DT_FLOAT) return false;
+  std::vector<Node*> chain = {product, bias_add};
+  const Edge* to_relu = SoleConsumer(*bias_add);
+  if (to_relu != nullptr && to_relu->dst->type_string() == "Relu" && SameCpuFloat(*bias_add, *to_relu->dst)) {
+    chain.push_back(to_relu->dst);
+  }
+  return FuseProduct(graph, chain);
 }
 
 // MaxPoolGrad(x, pooled, dy) -> ReluGrad(., x), x being the pool's input and the Relu's
 // output (ReluGrad's features): the gradient a window routes to its maximum m survives the
 // ReluGrad exactly when m > 0, and every other element is 0 either way.
-int FuseMaxPoolGradAndReluGrad(Graph* graph) {
-  int fused = 0;
-  std::vector<int> ids;
-  for (Node* n : graph->op_nodes()) ids.push_back(n->id());
-  for (int id : ids) {
-    Node* pool_grad = graph->FindNodeId(id);  // nullptr once fused away
-    if (pool_grad == nullptr || pool_grad->type_string() != "MaxPoolGrad") continue;
-    if (AttrString(*pool_grad, "data_format", "NHWC") != "NHWC") continue;
-    const Edge* to_relu_grad = SoleConsumer(*pool_grad);
-    if (to_relu_grad == nullptr || to_relu_grad->dst_input != 0) continue;
-    Node* relu_grad = to_relu_grad->dst;
-    if (relu_grad->type_string() != "ReluGrad" || !SameCpuFloat(*pool_grad, *relu_grad)) continue;
-    const Source x = DataInput(*pool_grad, 0), features = DataInput(*relu_grad, 1);
-    if (x.node == nullptr || x.node != features.node || x.port != features.port) continue;
-    NodeDef def;
-    def.set_op("_MaxPoolGradWithReluGrad");
-    CopyAttrs(*pool_grad, {"T", "ksize", "strides", "padding", "explicit_paddings", "data_format"}, &def);
-    if (ReplaceChain(graph, {pool_grad, relu_grad}, {x, DataInput(*pool_grad, 1), DataInput(*pool_grad, 2)},
-                     std::move(def))) {
-      ++fused;
-    }
-  }
-  return fused;
+bool TryFuseMaxPoolGradAndReluGrad(Graph* graph, Node* pool_grad) {
+  if (AttrString(*pool_grad, "data_format", "NHWC") != "NHWC") return false;
+  const Edge* to_relu_grad = SoleConsumer(*pool_grad);
+  if (to_relu_grad == nullptr || to_relu_grad->dst_input != 0) return false;
+  Node* relu_grad = to_relu_grad->dst;
+  if (relu_grad->type_string() != "ReluGrad" || !SameCpuFloat(*pool_grad, *relu_grad)) return false;
+  const Source x = DataInput(*pool_grad, 0), features = DataInput(*relu_grad, 1);
+  if (x.node == nullptr || x.node != features.node || x.port != features.port) return false;
+  NodeDef def;
+  def.set_op("_MaxPoolGradWithReluGrad");
+  CopyAttrs(*pool_grad, {"T", "ksize", "strides", "padding", "explicit_paddings", "data_format"}, &def);
+  return ReplaceChain(graph, {pool_grad, relu_grad}, {x, DataInput(*pool_grad, 1), DataInput(*pool_grad, 2)},
+                      std::move(def));
 }
 
 // Conv2DBackpropFilter(x, sizes, g) and BiasAddGrad(g) of the same g (a conv layer with a
 // bias: both read all of its output gradient) into _Conv2DBackpropFilterWithBias, whose
 // kernel sums g per channel on the pass it makes anyway. Float only (the AVX-512 kernels
 // do the summing in cache); the BiasAddGrad must have consumers (a value somebody uses).
-int FuseConvFilterAndBiasGrad(Graph* graph) {
-  int fused = 0;
-  std::vector<int> ids;
-  for (Node* n : graph->op_nodes()) ids.push_back(n->id());
-  for (int id : ids) {
-    Node* bias_grad = graph->FindNodeId(id);  // nullptr once fused away
-    if (bias_grad == nullptr || bias_grad->type_string() != "BiasAddGrad") continue;
-    if (AttrString(*bias_grad, "data_format", "NHWC") != "NHWC" || bias_grad->out_edges().empty()) continue;
-    if (bias_grad->def().attr().at("T").type() != tensorflow::DT_FLOAT) continue;
-    const Source g = DataInput(*bias_grad, 0);
-    if (g.node == nullptr) continue;
-    Node* filter_grad = nullptr;
-    for (const Edge* e : g.node->out_edges()) {
-      if (e->IsControlEdge() || e->src_output != g.port || e->dst_input != 2) continue;
-      if (e->dst->type_string() == "Conv2DBackpropFilter" &&
-          AttrString(*e->dst, "data_format", "NHWC") == "NHWC" && SameCpuFloat(*e->dst, *bias_grad)) {
-        filter_grad = e->dst;
-        break;
-      }
-    }
-    if (filter_grad == nullptr) continue;
-    NodeDef def;
-    def.set_op("_Conv2DBackpropFilterWithBias");
-    CopyAttrs(*filter_grad,
-              {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"}, &def);
-    if (ReplaceNodes(graph, {filter_grad, bias_grad}, {filter_grad, bias_grad},
-                     {DataInput(*filter_grad, 0), DataInput(*filter_grad, 1), g}, std::move(def))) {
-      ++fused;
+bool TryFuseConvFilterAndBiasGrad(Graph* graph, Node* bias_grad) {
+  if (AttrString(*bias_grad, "data_format", "NHWC") != "NHWC" || bias_grad->out_edges().empty()) return false;
+  if (bias_grad->def().attr().at("T").type() != tensorflow::DT_FLOAT) return false;
+  const Source g = DataInput(*bias_grad, 0);
+  if (g.node == nullptr) return false;
+  Node* filter_grad = nullptr;
+  for (const Edge* e : g.node->out_edges()) {
+    if (e->IsControlEdge() || e->src_output != g.port || e->dst_input != 2) continue;
+    if (e->dst->type_string() == "Conv2DBackpropFilter" && AttrString(*e->dst, "data_format", "NHWC") == "NHWC" &&
+        SameCpuFloat(*e->dst, *bias_grad)) {
+      filter_grad = e->dst;
+      break;
     }
   }
-  return fused;
+  if (filter_grad == nullptr) return false;
+  NodeDef def;
+  def.set_op("_Conv2DBackpropFilterWithBias");
+  CopyAttrs(*filter_grad,
+            {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"}, &def);
+  return ReplaceNodes(graph, {filter_grad, bias_grad}, {filter_grad, bias_grad},
+                      {DataInput(*filter_grad, 0), DataInput(*filter_grad, 1), g}, std::move(def));
 }
 
 }  // namespace
 
 int Remap(Graph* graph) {
-  return FuseBiasAndRelu(graph) + FuseMaxPoolGradAndReluGrad(graph) + FuseConvFilterAndBiasGrad(graph);
+  return FuseEach(graph, {"Conv2D", "MatMul"}, TryFuseBiasAndRelu) +
+         FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad) +
+         FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad);
 }
 
 }  // namespace tensoract
