@@ -473,13 +473,21 @@ REGISTER_OP("AvgPool")
     .SetShapeFn(tensoract::PoolShape)
     .Doc("The mean of each ksize window of the input, counting only elements inside it.");
 
+// The inputs and window attrs MaxPoolGrad and the remapper's _MaxPoolGradWithReluGrad
+// share: the remapper copies these attrs from one to the other.
+#define TA_MAX_POOL_GRAD_SIGNATURE                                                             \
+  .Input("orig_input: T")                                                                      \
+      .Input("orig_output: T")                                                                 \
+      .Input("grad: T")                                                                        \
+      .Output("output: T")                                                                     \
+      .Attr("ksize: list(int) >= 4")                                                           \
+      .Attr("strides: list(int) >= 4")                                                         \
+      .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")                                          \
+      .Attr("explicit_paddings: list(int) = []")                                               \
+      .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+
 REGISTER_OP("MaxPoolGrad")
-    .Input("orig_input: T").Input("orig_output: T").Input("grad: T").Output("output: T")
-    .Attr("ksize: list(int) >= 4")
-    .Attr("strides: list(int) >= 4")
-    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-    .Attr("explicit_paddings: list(int) = []")
-    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    TA_MAX_POOL_GRAD_SIGNATURE
     .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64} = DT_FLOAT")
     .SetShapeFn(tensoract::MaxPoolGradShape)
     .Doc("MaxPool's gradient: each window's gradient goes to its (first) maximum.");
@@ -488,16 +496,13 @@ REGISTER_OP("MaxPoolGrad")
 // (graph/optimizer/remapper.h) makes of a Relu -> MaxPool layer's gradient. tensoract's
 // own op (TensorFlow has none like it): only the remapper creates it, after placement.
 REGISTER_OP("_MaxPoolGradWithReluGrad")
-    .Input("orig_input: T").Input("orig_output: T").Input("grad: T").Output("output: T")
-    .Attr("ksize: list(int) >= 4")
-    .Attr("strides: list(int) >= 4")
-    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-    .Attr("explicit_paddings: list(int) = []")
-    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    TA_MAX_POOL_GRAD_SIGNATURE
     .Attr("T: {float, double}")
     .SetShapeFn(tensoract::MaxPoolGradShape)
     .Doc("ReluGrad(MaxPoolGrad(orig_input, orig_output, grad), orig_input): a window's gradient goes to its "
          "(first) maximum when that maximum is positive.");
+
+#undef TA_MAX_POOL_GRAD_SIGNATURE
 
 REGISTER_OP("AvgPoolGrad")
     .Input("orig_input_shape: int32").Input("grad: T").Output("output: T")
