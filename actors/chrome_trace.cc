@@ -245,9 +245,12 @@ std::string StepStatsToChromeTrace(const tensorflow::StepStats& stats) {
     // Both ends sit strictly inside their slices where the slices have a length, since the
     // viewers bind a flow event to the slice that encloses it and a boundary is ambiguous.
     // The recv end is not earlier than the send end (a viewer drops a flow that runs
-    // backwards) unless the recv slice itself ends first.
-    const int64_t s_ts = send.mid_ns();
-    const int64_t f_ts = std::min(std::max(recv.mid_ns(), s_ts), recv.start_ns + recv.dur_ns);
+    // backwards): a recv that completed before the middle of its send's slice (the send
+    // kernel's slice goes on after it handed the value over) moves the send end back to
+    // the recv's end, or to the send's start.
+    const int64_t recv_end = recv.start_ns + recv.dur_ns;
+    const int64_t s_ts = std::min(send.mid_ns(), std::max(send.start_ns, recv_end));
+    const int64_t f_ts = std::min(std::max(recv.mid_ns(), s_ts), recv_end);
     for (const auto& [ph, e, ts] : {std::tuple<const char*, const NodeEvent*, int64_t>{"s", &send, s_ts},
                                     std::tuple<const char*, const NodeEvent*, int64_t>{"f", &recv, f_ts}}) {
       begin_event();

@@ -9,6 +9,7 @@
 
 #include "actors/master.h"
 #include "actors/remote_master.h"
+#include "actors/scheduler_config.h"
 #include "actors/worker.h"
 
 namespace tensoract {
@@ -24,8 +25,7 @@ struct LocalServer::OwnedSystem {
   static caf::actor_system_config MakeConfig(int threads, bool remote) {
     caf::actor_system_config cfg;
     if (remote) cfg.load<caf::io::middleman>();
-    // CAF's default is 4 threads; more threads than cores only adds wake-ups (DESIGN.md).
-    cfg.set("scheduler.max-threads", static_cast<size_t>(threads));
+    ConfigureScheduler(cfg, threads);
     return cfg;
   }
   caf::actor_system_config config;

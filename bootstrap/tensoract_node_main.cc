@@ -19,6 +19,7 @@
 #include "actors/master.h"
 #include "actors/messages.h"
 #include "actors/node_service.h"
+#include "actors/scheduler_config.h"
 #include "actors/worker.h"
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_config.h"
@@ -39,10 +40,9 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
   const std::string task = options.task_name();
   caf::actor_system_config config;
   config.load<caf::io::middleman>();
-  // CAF's default is 4 scheduler threads; more threads than cores only adds wake-ups.
   unsigned cores = std::thread::hardware_concurrency();
   int threads = options.threads > 0 ? options.threads : (cores == 0 ? 2 : static_cast<int>(cores));
-  config.set("scheduler.max-threads", static_cast<size_t>(threads));
+  ConfigureScheduler(config, threads);
   caf::actor_system system{config};
 
   WorkerOptions worker_options;

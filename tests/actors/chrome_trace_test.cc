@@ -378,6 +378,28 @@ TEST_CASE("a hand-built step becomes one process per device and one slice per no
     CHECK(f["ts"].number >= s["ts"].number);
   }
 
+  SECTION("a recv that completes before the middle of its send's slice still gets a forward flow") {
+    tensorflow::StepStats late = stats;
+    for (auto& dev : *late.mutable_dev_stats()) {
+      for (auto& ns : *dev.mutable_node_stats()) {
+        if (ns.node_name() != "send_a") continue;  // it started at +1000; recv_a ends at +5500
+        ns.set_op_end_rel_nanos(20000);
+        ns.set_all_end_rel_nanos(20000);
+      }
+    }
+    const Json root_late = Parse(StepStatsToChromeTrace(late));
+    const std::vector<const Json*> starts = Events(root_late, "s");
+    const std::vector<const Json*> finishes = Events(root_late, "f");
+    REQUIRE(starts.size() == 1);
+    REQUIRE(finishes.size() == 1);
+    const Json& send = NodeEventNamed(root_late, "send_a");
+    const Json& recv = NodeEventNamed(root_late, "recv_a");
+    CHECK((*starts[0])["ts"].number > send["ts"].number);
+    CHECK((*starts[0])["ts"].number < send["ts"].number + send["dur"].number);
+    CHECK((*finishes[0])["ts"].number >= (*starts[0])["ts"].number);
+    CHECK((*finishes[0])["ts"].number <= recv["ts"].number + recv["dur"].number);
+  }
+
   SECTION("the output depends only on the stats, not on the order of the devices") {
     tensorflow::StepStats swapped;
     *swapped.add_dev_stats() = stats.dev_stats(1);
