@@ -511,6 +511,23 @@ TEST_CASE("Reshaped keeps the buffer and checks the element count", "[tensor]") 
   CHECK_THAT(bad.status().message(), Catch::Contains("6 elements") && Catch::Contains("8 elements"));
 }
 
+TEST_CASE("a freed buffer of 64 KiB or more is handed out again for the same size", "[tensor]") {
+  // Each training step asks for the same sizes again; fresh pages from the kernel cost a
+  // page fault per 4 KiB (kernels/allocator.cc).
+  CPUAllocator alloc("test");
+  for (size_t bytes : {size_t{64} << 10, size_t{256} << 10, size_t{3} << 20}) {
+    void* first = alloc.AllocateRaw(kAllocatorAlignment, bytes);
+    REQUIRE(first != nullptr);
+    std::memset(first, 1, bytes);
+    alloc.DeallocateRaw(first, bytes);
+    void* again = alloc.AllocateRaw(kAllocatorAlignment, bytes);
+    CHECK(again == first);
+    CHECK(reinterpret_cast<uintptr_t>(again) % kAllocatorAlignment == 0);
+    alloc.DeallocateRaw(again, bytes);
+  }
+  CHECK(alloc.GetStats().bytes_in_use == 0);
+}
+
 TEST_CASE("allocator statistics go up with tensors and back down when they go", "[tensor]") {
   CPUAllocator alloc("test");
   {
