@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Our MatMul kernel (through the runtime) against the best BLAS here: each side's median
-# GFLOP/s over `rounds` runs that take turns (ours, then the peers, then again), so a slow
+# GFLOP/s over `rounds` runs that take turns (the side going first alternates), so a slow
 # spell of a shared machine hits both; a run during which the hypervisor stole over
 # STEAL_LIMIT% (default 10) of the CPU time is repeated (bench_util.sh).
 #   tests/bench/run_matmul_bench.sh [build_dir] [rounds] [threads...]
@@ -16,8 +16,13 @@ printf "| n | threads | tensoract GFLOP/s | NumPy GFLOP/s | PyTorch GFLOP/s | vs
 for t in $threads_list; do
   ours=""; peers=""
   for ((r = 0; r < rounds; ++r)); do
-    out=$(quiet_run "$build/tests/bench/matmul_gflops" --threads "$t"); echo "$out" >&2; ours="$ours"$'\n'"$out"
-    out=$(quiet_run python3 "$here/matmul_peers.py" --threads "$t"); echo "$out" >&2; peers="$peers"$'\n'"$out"
+    for side in $( ((r % 2)) && echo "peers ours" || echo "ours peers"); do  # who goes first alternates
+      if [ "$side" = ours ]; then
+        out=$(quiet_run "$build/tests/bench/matmul_gflops" --threads "$t"); echo "$out" >&2; ours="$ours"$'\n'"$out"
+      else
+        out=$(quiet_run python3 "$here/matmul_peers.py" --threads "$t"); echo "$out" >&2; peers="$peers"$'\n'"$out"
+      fi
+    done
   done
   for n in 256 512 1024 2048; do
     a=$(echo "$ours" | grep "n=$n " | gf | tr '\n' ' ' | median)

@@ -2,7 +2,7 @@
 # Training steps per second of the Fashion-MNIST MLP and CNN in tensoract, PyTorch and
 # TensorFlow, for batch 64 and 512 and 1 and 2 threads; prints each framework's median over
 # `rounds` runs and our ratio against the faster peer's median (above 1.0x: we are faster).
-# The frameworks take turns within each round (ours, PyTorch, TensorFlow, then again), so a
+# The frameworks take turns within each round (each round starting with the next one), so a
 # slow spell of a shared machine hits all of them rather than one; a run during which the
 # hypervisor stole over STEAL_LIMIT% (default 10) of the CPU time is repeated (bench_util.sh).
 #   tests/bench/run_train_bench.sh [build_dir] [steps] [models] [batches] [threads] [rounds]
@@ -30,12 +30,18 @@ for model in $models; do
       args=(--model "$model" --batch "$batch" --threads "$threads" --steps "$n" --warmup "$w")
       ours=""; torch=""; tf=""
       for ((r = 0; r < rounds; ++r)); do
-        line=$(quiet_run "$build/tests/bench/train_step" "${args[@]}")
-        echo "$line" >&2; ours="$ours $(echo "$line" | rate)"
-        line=$(quiet_run python3 "$here/train_step_peers.py" torch "${args[@]}" 2>/dev/null || echo "torch unavailable")
-        echo "$line" >&2; torch="$torch $(echo "$line" | rate)"
-        line=$(quiet_run python3 "$here/train_step_peers.py" tf "${args[@]}" 2>/dev/null || echo "tf unavailable")
-        echo "$line" >&2; tf="$tf $(echo "$line" | rate)"
+        # Round r starts with framework r mod 3, so none always runs first (or right after
+        # another's warm-up) in a sitting.
+        for ((f = 0; f < 3; ++f)); do
+          case $(( (r + f) % 3 )) in
+            0) line=$(quiet_run "$build/tests/bench/train_step" "${args[@]}")
+               echo "$line" >&2; ours="$ours $(echo "$line" | rate)" ;;
+            1) line=$(quiet_run python3 "$here/train_step_peers.py" torch "${args[@]}" 2>/dev/null || echo "torch unavailable")
+               echo "$line" >&2; torch="$torch $(echo "$line" | rate)" ;;
+            2) line=$(quiet_run python3 "$here/train_step_peers.py" tf "${args[@]}" 2>/dev/null || echo "tf unavailable")
+               echo "$line" >&2; tf="$tf $(echo "$line" | rate)" ;;
+          esac
+        done
       done
       a=$(echo "$ours" | median); b=$(echo "$torch" | median); c=$(echo "$tf" | median)
       ratio=$(awk -v a="$a" -v b="${b:-0}" -v c="${c:-0}" 'BEGIN { m = (b > c ? b : c); if (m > 0) printf "%.2fx", a / m; else print "n/a" }')
