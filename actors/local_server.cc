@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <cstdlib>
-#include <thread>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -14,11 +13,7 @@
 
 namespace tensoract {
 
-int ThreadsFor(const SessionOptions& options) {
-  if (options.num_threads > 0) return options.num_threads;
-  unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 2 : static_cast<int>(n);
-}
+int ThreadsFor(const SessionOptions& options) { return ThreadsOrCores(options.num_threads); }
 
 struct LocalServer::OwnedSystem {
   OwnedSystem(int threads, bool remote) : config(MakeConfig(threads, remote)), system(config) {}

@@ -2,10 +2,17 @@
 
 #include <chrono>
 #include <cstddef>
+#include <thread>
 
 #include <caf/actor_system_config.hpp>
 
 namespace tensoract {
+
+int ThreadsOrCores(int requested) {
+  if (requested > 0) return requested;
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 2 : static_cast<int>(cores);
+}
 
 void ConfigureScheduler(caf::actor_system_config& config, int threads) {
   config.set("scheduler.max-threads", static_cast<size_t>(threads < 1 ? 1 : threads));

@@ -10,6 +10,9 @@ class actor_system_config;
 
 namespace tensoract {
 
+// `requested` threads if positive, else one per core (2 where the core count is unknown).
+int ThreadsOrCores(int requested);
+
 // `threads` scheduler threads (CAF's default is 4: more threads than cores only adds
 // wake-ups), and idle threads that never sleep on a timer while a message may be waiting.
 void ConfigureScheduler(caf::actor_system_config& config, int threads);

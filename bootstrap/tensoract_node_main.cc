@@ -40,8 +40,7 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
   const std::string task = options.task_name();
   caf::actor_system_config config;
   config.load<caf::io::middleman>();
-  unsigned cores = std::thread::hardware_concurrency();
-  int threads = options.threads > 0 ? options.threads : (cores == 0 ? 2 : static_cast<int>(cores));
+  const int threads = ThreadsOrCores(options.threads);
   ConfigureScheduler(config, threads);
   caf::actor_system system{config};
 
