@@ -160,7 +160,10 @@ void Finish(Self* self, Status status) {
   }
   RunGraphResponse response;
   response.status = std::move(status);
-  if (response.status.ok()) response.retvals = st.frame->TakeRetvals();
+  if (response.status.ok()) {
+    response.retvals = st.frame->TakeRetvals();
+    response.produced = st.plan->retval_indices;  // all set: Process checked FirstUnset
+  }
   response.step_stats = std::move(st.stats);
   st.promise.deliver(std::move(response));
   self->quit();

@@ -65,9 +65,24 @@ struct StepInFlight {
   int remaining = 0;
   Status status;  // the first error
   std::vector<Tensor> retvals;
+  std::vector<int> produced;          // which retvals the tasks' replies set
+  std::vector<std::string> fetches;   // the request's, by retval index
   std::shared_ptr<tensorflow::StepStats> step_stats;
   std::vector<std::shared_ptr<const tensorflow::GraphDef>> partition_graphs;
 };
+
+// A step whose tasks all succeeded but left a fetch unset is a bug somewhere in the
+// runtime: it fails naming the fetch instead of answering with a short or empty result.
+Status CheckAllFetched(const StepInFlight& step) {
+  std::vector<bool> got(step.fetches.size(), false);
+  for (int i : step.produced) {
+    if (static_cast<size_t>(i) < got.size()) got[i] = true;
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!got[i]) return errors::Internal("no partition of the step produced fetch '", step.fetches[i], "'");
+  }
+  return Status::OK();
+}
 
 struct MasterState {
   MasterOptions options;
@@ -193,6 +208,7 @@ void FinishStep(Self* self, int64_t step_id) {
       self->send(st.tasks[t].worker, cleanup_graph_atom::value, step_id);
     }
   }
+  if (step.status.ok()) step.status = CheckAllFetched(step);
   RunStepResponse reply;
   reply.status = step.status;
   if (step.status.ok()) {
@@ -239,10 +255,7 @@ void OnRunGraphDone(Self* self, int64_t step_id, int task, RunGraphResponse repl
     }
   }
   if (reply.status.ok()) {
-    if (step.retvals.size() < reply.retvals.size()) step.retvals.resize(reply.retvals.size());
-    for (size_t i = 0; i < reply.retvals.size(); ++i) {
-      if (reply.retvals[i].IsInitialized()) step.retvals[i] = std::move(reply.retvals[i]);
-    }
+    MoveProducedRetvals(&reply, &step.retvals, &step.produced);
     if (reply.step_stats) {
       if (!step.step_stats) step.step_stats = std::make_shared<tensorflow::StepStats>();
       for (auto& dev : *reply.step_stats->mutable_dev_stats()) *step.step_stats->add_dev_stats() = std::move(dev);
@@ -272,6 +285,7 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
   StepInFlight& step = st.steps[step_id];
   step.promise = promise;
   step.remaining = static_cast<int>(call.tasks.size());
+  step.fetches = call.signature.fetches;
   if (request.output_partition_graphs) step.partition_graphs = call.partitions;
   for (const TaskGraph& tg : call.tasks) step.tasks.push_back(tg.task);
   for (const TaskGraph& tg : call.tasks) {
@@ -293,7 +307,7 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
                 OnRunGraphDone(self, step_id, task,
                                RunGraphResponse{FromCafError(error, StrCat("RunGraph of step ", step_id, " on task ",
                                                                            self->state.tasks[task].name)),
-                                                {}, nullptr});
+                                                {}, nullptr, {}});
               });
   }
 }

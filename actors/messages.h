@@ -119,9 +119,16 @@ struct RunGraphRequest {
 };
 struct RunGraphResponse {
   Status status;
-  std::vector<Tensor> retvals;  // by _Retval index
+  std::vector<Tensor> retvals;  // by _Retval index; only those in `produced` are values
   std::shared_ptr<tensorflow::StepStats> step_stats;  // when asked for: one DeviceStepStats per device
+  // The _Retval indices this response set. Each partition of a graph sets its own; the
+  // others' entries are empty Tensors, which must not overwrite a value another partition
+  // set (an empty Tensor cannot be told from a fetched empty value).
+  std::vector<int> produced;
 };
+// Moves the retvals `from` produced into `into` (grown as needed), and adds their indices
+// to `produced` when given: gathering the partitions' (and the tasks') results of a step.
+void MoveProducedRetvals(RunGraphResponse* from, std::vector<Tensor>* into, std::vector<int>* produced = nullptr);
 
 // A worker's identity and health, its answer to a heartbeat.
 struct WorkerInfo {

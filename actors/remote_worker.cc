@@ -40,7 +40,7 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
         if (!request.args.empty()) {
           return RunGraphResponse{errors::InvalidArgument("a remote RunGraph cannot carry feeds (task ",
                                                           self->state.node.address().name, ")"),
-                                  {}, nullptr};
+                                  {}, nullptr, {}};
         }
         tensorflow::RunGraphRequest proto;
         proto.set_graph_handle(request.graph_handle);

@@ -101,10 +101,7 @@ void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
     self->send(st.rendezvous_actor, abort_atom::value, step_id, abort);
   }
   if (reply.status.ok()) {
-    if (merged.retvals.size() < reply.retvals.size()) merged.retvals.resize(reply.retvals.size());
-    for (size_t i = 0; i < reply.retvals.size(); ++i) {
-      if (reply.retvals[i].IsInitialized()) merged.retvals[i] = std::move(reply.retvals[i]);
-    }
+    MoveProducedRetvals(&reply, &merged.retvals, &merged.produced);
     if (reply.step_stats) {
       if (!merged.step_stats) merged.step_stats = std::make_shared<tensorflow::StepStats>();
       for (auto& dev : *reply.step_stats->mutable_dev_stats()) *merged.step_stats->add_dev_stats() = std::move(dev);
@@ -113,6 +110,7 @@ void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
   if (--step.remaining > 0) return;
   if (!merged.status.ok()) {
     merged.retvals.clear();
+    merged.produced.clear();
     merged.step_stats.reset();
   }
   step.promise.deliver(std::move(merged));
@@ -182,17 +180,17 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         auto it = st.graphs.find(request.graph_handle);
         if (it == st.graphs.end()) {
           return RunGraphResponse{errors::NotFound("graph handle '", request.graph_handle,
-                                                   "' is not registered on worker ", st.options.task_name), {}, nullptr};
+                                                   "' is not registered on worker ", st.options.task_name), {}, nullptr, {}};
         }
         const RegisteredGraph& graph = it->second;
         if (static_cast<int>(request.args.size()) < graph.num_args) {
           return RunGraphResponse{errors::InvalidArgument("graph '", request.graph_handle, "' takes ", graph.num_args,
-                                                          " feeds but the step gave ", request.args.size()), {}, nullptr};
+                                                          " feeds but the step gave ", request.args.size()), {}, nullptr, {}};
         }
         const int64_t step_id = request.step_id;
         if (st.running.count(step_id)) {
           return RunGraphResponse{errors::AlreadyExists("step ", step_id, " is already running on worker ",
-                                                        st.options.task_name), {}, nullptr};
+                                                        st.options.task_name), {}, nullptr, {}};
         }
         auto step = std::make_shared<RunningStep>();
         step->master_cleans_up = request.master_cleans_up;
@@ -222,7 +220,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
                       // Stop this executor: it may still be waiting on kernels or Recvs.
                       self->send(executor, abort_atom::value, errors::Cancelled("step ", step_id, " was abandoned"));
                       OnExecutorDone(self, step_id,
-                                     RunGraphResponse{FromCafError(error, StrCat("step ", step_id)), {}, nullptr});
+                                     RunGraphResponse{FromCafError(error, StrCat("step ", step_id)), {}, nullptr, {}});
                     });
         }
         return step->promise;

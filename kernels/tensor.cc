@@ -64,16 +64,25 @@ class SmallBuffer : public TensorBuffer {
 constexpr size_t kSmallBlockBytes = 256;
 constexpr size_t kSmallBlockCacheSize = 4096;  // per thread: 1 MiB at most
 
+// Set once this thread's cache is destroyed. A Tensor can outlive it: a static one is
+// destroyed by exit() after the main thread's thread_locals, and its buffer's block then
+// goes straight back to free() (a plain bool: readable until the thread is gone).
+thread_local bool tls_small_blocks_destroyed = false;
+
 struct SmallBlockCache {
   std::vector<void*> blocks;
   ~SmallBlockCache() {
+    tls_small_blocks_destroyed = true;
     for (void* b : blocks) std::free(b);
+    blocks.clear();
   }
 };
 
-SmallBlockCache& ThreadSmallBlocks() {
+// This thread's cache, or null after it was destroyed.
+SmallBlockCache* ThreadSmallBlocks() {
+  if (tls_small_blocks_destroyed) return nullptr;
   thread_local SmallBlockCache cache;
-  return cache;
+  return &cache;
 }
 
 template <class T>
@@ -85,10 +94,10 @@ struct SmallBlockAllocator {
   T* allocate(size_t n) {
     static_assert(alignof(T) <= alignof(std::max_align_t), "blocks have malloc's alignment");
     if (n * sizeof(T) > kSmallBlockBytes) return static_cast<T*>(::operator new(n * sizeof(T)));
-    auto& cache = ThreadSmallBlocks().blocks;
-    if (!cache.empty()) {
-      void* b = cache.back();
-      cache.pop_back();
+    SmallBlockCache* cache = ThreadSmallBlocks();
+    if (cache != nullptr && !cache->blocks.empty()) {
+      void* b = cache->blocks.back();
+      cache->blocks.pop_back();
       return static_cast<T*>(b);
     }
     void* b = std::malloc(kSmallBlockBytes);
@@ -100,9 +109,9 @@ struct SmallBlockAllocator {
       ::operator delete(p);
       return;
     }
-    auto& cache = ThreadSmallBlocks().blocks;
-    if (cache.size() < kSmallBlockCacheSize) {
-      cache.push_back(p);
+    SmallBlockCache* cache = ThreadSmallBlocks();
+    if (cache != nullptr && cache->blocks.size() < kSmallBlockCacheSize) {
+      cache->blocks.push_back(p);
     } else {
       std::free(p);
     }

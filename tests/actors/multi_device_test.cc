@@ -107,6 +107,36 @@ TEST_CASE("a graph pinned over 4 CPU devices gives one device's results, one tra
   }
 }
 
+TEST_CASE("fetches from several devices all arrive whatever order the devices finish in", "[multi_device]") {
+  // Each device's executor answers with the fetches it produced; the others' slots in its
+  // reply are empty tensors. Gathering them once let a late reply's empty slot overwrite
+  // an earlier reply's value (a fetch came back as shape [0], about one step in ten). An
+  // empty value that is really fetched (`none`, shape [0]) must still arrive as itself.
+  auto graph = Build([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x").WithDevice(Cpu(0)), tensorflow::DT_FLOAT);
+    ops::Neg(s.WithOpName("on0").WithDevice(Cpu(0)), x);
+    ops::Mul(s.WithOpName("on1").WithDevice(Cpu(1)), x, 2.f);
+    ops::Slice(s.WithOpName("none").WithDevice(Cpu(1)), x, ops::Const(s.WithDevice(Cpu(1)), {0}),
+               ops::Const(s.WithDevice(Cpu(1)), {0}));
+    ops::Identity(s.WithOpName("again0").WithDevice(Cpu(0)), x);
+  });
+  SessionOptions options;
+  options.num_cpu_devices = 2;
+  auto session = testing::NewSessionWith(graph, options);
+  for (int step = 0; step < 300; ++step) {
+    const float v = static_cast<float>(step);
+    std::vector<Tensor> out;
+    Status s = session->Run({{"x", Tensor::FromVector<float>({v, 1})}}, {"on1", "on0", "none", "again0"}, {}, &out);
+    INFO("step " << step << ": " << s.ToString());
+    REQUIRE(s.ok());
+    REQUIRE(out.size() == 4);
+    REQUIRE(Values(out[0]) == std::vector<float>{2 * v, 2});
+    REQUIRE(Values(out[1]) == std::vector<float>{-v, -1});
+    REQUIRE(out[2].shape() == TensorShape({0}));
+    REQUIRE(Values(out[3]) == std::vector<float>{v, 1});
+  }
+}
+
 TEST_CASE("a kernel failing on one device aborts the step on all of them, naming the node", "[multi_device]") {
   // `bad` on CPU:1 fails for a feed of the wrong size; CPU:0 waits for its value.
   auto graph = Build([](const Scope& s) {
@@ -176,6 +206,12 @@ TEST_CASE("lossy transfers keep the high 16 bits of each float crossing devices"
   Status s = session->Run({{"x", Tensor::FromVector<float>(feed)}}, {"y", "same"}, {}, &out);
   INFO(s.ToString());
   REQUIRE(s.ok());
+  REQUIRE(out.size() == 2);
+  for (const Tensor& t : out) {
+    INFO(t.DebugString());
+    REQUIRE(t.dtype() == tensorflow::DT_FLOAT);
+    REQUIRE(t.NumElements() == static_cast<int64_t>(in.size()));
+  }
   std::vector<float> crossed = Values(out[0]);
   for (size_t i = 0; i < in.size(); ++i) {
     CHECK(Bits(crossed[i]) == (in[i] & 0xFFFF0000u));

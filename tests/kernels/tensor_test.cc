@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <Eigen/Core>
@@ -526,6 +527,27 @@ TEST_CASE("a freed buffer of 64 KiB or more is handed out again for the same siz
     alloc.DeallocateRaw(again, bytes);
   }
   CHECK(alloc.GetStats().bytes_in_use == 0);
+}
+
+// A thread_local made before the thread's first small tensor is destroyed after the
+// thread's cache of small blocks (reverse order of construction), as a static Tensor is
+// after the main thread's thread_locals at exit. Its block must go to free(), not into the
+// destroyed cache: before the fix AddressSanitizer reported a heap-use-after-free here.
+struct LateHolder {
+  std::vector<Tensor> tensors;
+};
+
+TEST_CASE("a small tensor outliving its thread's block cache is freed cleanly", "[tensor]") {
+  std::thread worker([] {
+    thread_local LateHolder holder;  // constructed first, destroyed last
+    holder.tensors.push_back(Tensor::FromVector<float>({1, 2, 3}));
+    holder.tensors.push_back(Tensor::FromVector<float>({4, 5}));
+    CHECK(holder.tensors[1].base<float>()[1] == 5);
+  });
+  worker.join();
+  // The thread is gone; this thread's blocks still work.
+  Tensor t = Tensor::FromVector<float>({7});
+  CHECK(t.base<float>()[0] == 7);
 }
 
 TEST_CASE("allocator statistics go up with tensors and back down when they go", "[tensor]") {
