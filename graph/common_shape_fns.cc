@@ -12,6 +12,13 @@ Status UnknownShape(InferenceContext* c) {
 
 Status NoOutputs(InferenceContext*) { return Status::OK(); }
 
+Status ShapeFromShapeInput(InferenceContext* c) {
+  PartialTensorShape out;
+  TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &out));
+  c->set_output(0, out);
+  return Status::OK();
+}
+
 Status ScalarShape(InferenceContext* c) {
   for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, InferenceContext::Scalar());
   return Status::OK();

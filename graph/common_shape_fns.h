@@ -29,6 +29,9 @@ Status UnchangedShapeWithRankAtMost(InferenceContext* c, int rank);
 Status MergeBothInputsShapeFn(InferenceContext* c);
 // Output 0 is the node's `shape` attr (VariableV2).
 Status ExplicitShape(InferenceContext* c);
+// Output 0's shape is the value of input 0, a shape vector (random ops, Fill,
+// StridedSliceGrad); unknown dimensions where the value is not known.
+Status ShapeFromShapeInput(InferenceContext* c);
 
 // NumPy broadcasting of `a` and `b`, aligned at the last dimension. A dimension of 1
 // stretches to the other; known dimensions other than 1 must be equal. Where one side is

@@ -155,10 +155,7 @@ Status FillShape(InferenceContext* c) {
       if (d < 0) return errors::InvalidArgument("Fill dimensions must be >= 0");
     }
   }
-  PartialTensorShape out;
-  TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &out));
-  c->set_output(0, out);
-  return Status::OK();
+  return shape_inference::ShapeFromShapeInput(c);
 }
 
 Status IdentityNShape(InferenceContext* c) {

@@ -110,13 +110,6 @@ Status StridedSliceShape(InferenceContext* c) {
   return Status::OK();
 }
 
-Status StridedSliceGradShape(InferenceContext* c) {
-  PartialTensorShape out;
-  TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &out));
-  c->set_output(0, out);
-  return Status::OK();
-}
-
 Status UnpackShape(InferenceContext* c) {
   const PartialTensorShape& value = c->input(0);
   if (!InferenceContext::RankKnown(value)) return shape_inference::UnknownShape(c);
@@ -432,7 +425,7 @@ REGISTER_OP("StridedSliceGrad")
     .Attr("T: type").Attr("Index: {int32, int64}")
     .Attr("begin_mask: int = 0").Attr("end_mask: int = 0").Attr("ellipsis_mask: int = 0")
     .Attr("new_axis_mask: int = 0").Attr("shrink_axis_mask: int = 0")
-    .SetShapeFn(tensoract::StridedSliceGradShape)
+    .SetShapeFn(tensoract::shape_inference::ShapeFromShapeInput)
     .Doc("Zeros of `shape` with dy written where StridedSlice would have read.");
 
 REGISTER_OP("Unpack")

@@ -9,19 +9,11 @@ namespace {
 
 using shape_inference::InferenceContext;
 
-// The output shape is the value of the `shape` input (input 0).
-Status RandomShape(InferenceContext* c) {
-  PartialTensorShape out;
-  TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &out));
-  c->set_output(0, out);
-  return Status::OK();
-}
-
 Status RandomUniformIntShape(InferenceContext* c) {
   PartialTensorShape unused;
   TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &unused));
   TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 0, &unused));
-  return RandomShape(c);
+  return shape_inference::ShapeFromShapeInput(c);
 }
 
 }  // namespace
@@ -33,7 +25,7 @@ REGISTER_OP("RandomUniform")
     .Attr("dtype: {half, bfloat16, float, double}")
     .Attr("T: {int32, int64}")
     .SetIsStateful()
-    .SetShapeFn(tensoract::RandomShape)
+    .SetShapeFn(tensoract::shape_inference::ShapeFromShapeInput)
     .Doc("Uniform values in [0, 1).");
 
 REGISTER_OP("RandomUniformInt")
@@ -51,7 +43,7 @@ REGISTER_OP("RandomStandardNormal")
     .Attr("dtype: {half, bfloat16, float, double}")
     .Attr("T: {int32, int64}")
     .SetIsStateful()
-    .SetShapeFn(tensoract::RandomShape)
+    .SetShapeFn(tensoract::shape_inference::ShapeFromShapeInput)
     .Doc("Normal values with mean 0 and standard deviation 1.");
 
 REGISTER_OP("TruncatedNormal")
@@ -60,7 +52,7 @@ REGISTER_OP("TruncatedNormal")
     .Attr("dtype: {half, bfloat16, float, double}")
     .Attr("T: {int32, int64}")
     .SetIsStateful()
-    .SetShapeFn(tensoract::RandomShape)
+    .SetShapeFn(tensoract::shape_inference::ShapeFromShapeInput)
     .Doc("Standard normal values, redrawn when more than 2 standard deviations from 0.");
 
 REGISTER_OP("RandomShuffle")
