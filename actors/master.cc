@@ -305,9 +305,8 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
         .then([=](RunGraphResponse& response) { OnRunGraphDone(self, step_id, task, std::move(response)); },
               [=](caf::error& error) {
                 OnRunGraphDone(self, step_id, task,
-                               RunGraphResponse{FromCafError(error, StrCat("RunGraph of step ", step_id, " on task ",
-                                                                           self->state.tasks[task].name)),
-                                                {}, nullptr, {}});
+                               RunGraphFailure(FromCafError(error, StrCat("RunGraph of step ", step_id, " on task ",
+                                                                           self->state.tasks[task].name))));
               });
   }
 }

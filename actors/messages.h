@@ -126,6 +126,12 @@ struct RunGraphResponse {
   // set (an empty Tensor cannot be told from a fetched empty value).
   std::vector<int> produced;
 };
+// A RunGraph that failed before any executor ran: `status` and nothing else.
+inline RunGraphResponse RunGraphFailure(Status status) {
+  RunGraphResponse r;
+  r.status = std::move(status);
+  return r;
+}
 // Moves the retvals `from` produced into `into` (grown as needed), and adds their indices
 // to `produced` when given: gathering the partitions' (and the tasks') results of a step.
 void MoveProducedRetvals(RunGraphResponse* from, std::vector<Tensor>* into, std::vector<int>* produced = nullptr);

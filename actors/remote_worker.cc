@@ -38,9 +38,8 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
       },
       [=](run_graph_atom, const RunGraphRequest& request) -> caf::result<RunGraphResponse> {
         if (!request.args.empty()) {
-          return RunGraphResponse{errors::InvalidArgument("a remote RunGraph cannot carry feeds (task ",
-                                                          self->state.node.address().name, ")"),
-                                  {}, nullptr, {}};
+          return RunGraphFailure(errors::InvalidArgument("a remote RunGraph cannot carry feeds (task ",
+                                                          self->state.node.address().name, ")"));
         }
         tensorflow::RunGraphRequest proto;
         proto.set_graph_handle(request.graph_handle);

@@ -179,18 +179,18 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         auto& st = self->state;
         auto it = st.graphs.find(request.graph_handle);
         if (it == st.graphs.end()) {
-          return RunGraphResponse{errors::NotFound("graph handle '", request.graph_handle,
-                                                   "' is not registered on worker ", st.options.task_name), {}, nullptr, {}};
+          return RunGraphFailure(errors::NotFound("graph handle '", request.graph_handle,
+                                                   "' is not registered on worker ", st.options.task_name));
         }
         const RegisteredGraph& graph = it->second;
         if (static_cast<int>(request.args.size()) < graph.num_args) {
-          return RunGraphResponse{errors::InvalidArgument("graph '", request.graph_handle, "' takes ", graph.num_args,
-                                                          " feeds but the step gave ", request.args.size()), {}, nullptr, {}};
+          return RunGraphFailure(errors::InvalidArgument("graph '", request.graph_handle, "' takes ", graph.num_args,
+                                                          " feeds but the step gave ", request.args.size()));
         }
         const int64_t step_id = request.step_id;
         if (st.running.count(step_id)) {
-          return RunGraphResponse{errors::AlreadyExists("step ", step_id, " is already running on worker ",
-                                                        st.options.task_name), {}, nullptr, {}};
+          return RunGraphFailure(errors::AlreadyExists("step ", step_id, " is already running on worker ",
+                                                        st.options.task_name));
         }
         auto step = std::make_shared<RunningStep>();
         step->master_cleans_up = request.master_cleans_up;
@@ -220,7 +220,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
                       // Stop this executor: it may still be waiting on kernels or Recvs.
                       self->send(executor, abort_atom::value, errors::Cancelled("step ", step_id, " was abandoned"));
                       OnExecutorDone(self, step_id,
-                                     RunGraphResponse{FromCafError(error, StrCat("step ", step_id)), {}, nullptr, {}});
+                                     RunGraphFailure(FromCafError(error, StrCat("step ", step_id))));
                     });
         }
         return step->promise;
