@@ -1,11 +1,11 @@
 // The packed GEMM and the convolutions of gemm.h. The one idea everywhere: a tile of C of
-// MR rows x 32 columns lives in 2*MR AVX-512 registers while k runs; per k it loads 32
-// values of B (two vectors) and broadcasts MR values of A, 2*MR fused multiply-adds.
+// MR rows x 16*NV columns lives in MR*NV AVX-512 registers while k runs; per k it loads NV
+// vectors of B and broadcasts MR values of A, MR*NV fused multiply-adds.
 //
-// Sgemm follows the usual blocking: B cut into [KC, NC] blocks packed into 32-column
-// panels (a panel of KC rows, 32 KiB, stays in L1 while the A panels pass), A into [MC, KC]
-// blocks packed into MR-row panels (L2). The convolutions skip A's packing: their A rows
-// are input pixels read in place through pointers.
+// Sgemm follows the usual blocking: B cut into [KC, NC] blocks packed into 64-column panels
+// (a panel of KC = 512 rows is 128 KiB: it streams from L2 while MC rows of A pass it), A
+// read in place ([MC, KC] of it in L2), or packed into MR-row panels when transposed. The
+// convolutions skip A's packing too: their A rows are input pixels read through pointers.
 #include "kernels/cpu/gemm.h"
 
 #include <algorithm>
@@ -166,7 +166,10 @@ namespace {
 // of A). Measured in L1 on this CPU: 6x64 and 8x32 run at ~95% of the FMA peak, 12x32
 // (14 loads per 24 FMAs) at ~80%: the load ports, not the FMA units, limit taller tiles.
 constexpr int64_t kMR = 6;
-constexpr int64_t kKC = 256, kMC = 384, kNC = 4096;  // measured best of KC 128-384 here
+// Blocks: KC rows of B per pass over C (a larger KC means fewer passes of C through the
+// caches: 512 measured 4-8% faster than 256 from 512 x 784 x 256 to 2048^3, in A/B rounds of
+// KC 128-1024 and MC 96-384), MC rows of A per B block, NC columns of B.
+constexpr int64_t kKC = 512, kMC = 192, kNC = 4096;
 
 // The mask of vector v (16 columns) of a tile whose first `cols` columns are valid.
 inline __mmask16 ColumnMask(int64_t cols, int v) {
@@ -255,6 +258,9 @@ template <int MR, int NV>
 void BlockedSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                   const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
   constexpr int64_t NR = 16 * NV;
+  // k in equal blocks of at most kKC (784 = 2 x 392, not 512 + 272; a thin last block pays
+  // a pass over C for a few k).
+  const int64_t k_blocks = (k + kKC - 1) / kKC, KC = (k + k_blocks - 1) / k_blocks;
   // A without a transpose is read in place; B is packed into panels: all of a [kc, nc]
   // block up front when several blocks of rows reuse it, else each panel just before its
   // one pass of row tiles, which then finds it in cache. (Reading B in place for 64 rows,
@@ -263,13 +269,13 @@ void BlockedSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, c
   // B is read in place there, but for a last partial panel.
   const bool b_in_place = !trans_b && m <= 2 * MR;
   const bool pack_per_panel = b_in_place || m <= kMC;
-  float* bpack = tls_b.Get(kKC * (pack_per_panel ? NR : Panels(std::min(n, kNC), NR) * NR));
-  float* apack = trans_a ? tls_a.Get(kKC * ((std::min(m, kMC) + MR - 1) / MR) * MR) : nullptr;
+  float* bpack = tls_b.Get(KC * (pack_per_panel ? NR : Panels(std::min(n, kNC), NR) * NR));
+  float* apack = trans_a ? tls_a.Get(KC * ((std::min(m, kMC) + MR - 1) / MR) * MR) : nullptr;
   const float* rows[MR];
   for (int64_t jc = 0; jc < n; jc += kNC) {
     const int64_t nc = std::min(kNC, n - jc);
-    for (int64_t pc = 0; pc < k; pc += kKC) {
-      const int64_t kc = std::min(kKC, k - pc);
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      const int64_t kc = std::min(KC, k - pc);
       const bool add = accumulate || pc > 0;
       if (!pack_per_panel) PackB(trans_b, trans_b ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, NR, bpack);
       for (int64_t ic = 0; ic < m; ic += kMC) {

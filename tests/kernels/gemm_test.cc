@@ -53,8 +53,11 @@ TEST_CASE("Sgemm matches a naive product for every transpose, edge and path") {
       }
     }
   }
-  // Longer k crosses the 256-deep blocks; a tall m crosses the 384-row blocks.
+  // Longer k crosses the (at most) 512-deep blocks, split equally (1025 = 342 + 342 + 341);
+  // a tall m crosses the 192-row blocks.
   CheckProduct(false, false, 400, 70, 600, false, &rng);
+  CheckProduct(false, false, 200, 130, 1025, true, &rng);
+  CheckProduct(true, false, 400, 65, 1100, false, &rng);
   CheckProduct(true, false, 37, 200, 513, true, &rng);
   CheckProduct(false, true, 64, 300, 257, false, &rng);
   CheckProduct(true, true, 260, 33, 300, true, &rng);
