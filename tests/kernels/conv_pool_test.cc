@@ -211,6 +211,12 @@ std::vector<Geometry> ConvConfigs() {
   add({2, 7, 5, 48, 3, 2, 10, 1, 1, 1, 1, "VALID"});                 // 48 inputs: a half input panel
   add({1, 9, 9, 32, 3, 3, 64, 2, 2, 1, 1, "SAME"});                  // stride 2: backprops decline
   add({2, 5, 6, 16, 4, 4, 128});                                     // even filter, two 64-wide panels
+  // The forward kernel reads a filter row of a window as one run of a padded image copy:
+  // strided and row-dilated windows, images of exactly one tile (tiles then span two images
+  // where a thread's range starts mid-image), and images smaller than a tile (per-tap path).
+  add({2, 9, 10, 16, 3, 3, 64, 2, 1, 2, 1, "SAME"});
+  add({5, 3, 2, 16, 3, 3, 64});
+  add({4, 2, 2, 16, 3, 3, 64});
   add({5, 28, 28, 1, 5, 5, 32});                                     // the tutorial CNN's first conv
   add({2, 9, 8, 1, 3, 3, 40});                                       // 1-deep, 3x3, a partial panel
   add({2, 10, 9, 1, 5, 5, 16, 1, 1, 1, 1, "VALID"});                 // 1-deep, VALID
