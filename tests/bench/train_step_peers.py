@@ -1,6 +1,8 @@
 """The same Fashion-MNIST training steps as train_step.cc, in PyTorch and in TensorFlow.
 
   python3 train_step_peers.py torch|tf --model mlp|cnn --batch N --threads N [--steps N]
+                              [--profile N]   (tf: then N traced steps, time per node, as
+                                               train_step --profile prints ours)
 
 Same models (784-256-10 MLP; TensorFlow's layers-tutorial CNN: conv5x5x32, pool, conv5x5x64,
 pool, dense 1024, dense 10), Glorot-uniform weights, Adam(1e-3), mean sparse cross-entropy,
@@ -21,6 +23,7 @@ p.add_argument("--batch", type=int, default=64)
 p.add_argument("--threads", type=int, default=1)
 p.add_argument("--steps", type=int, default=200)
 p.add_argument("--warmup", type=int, default=20)
+p.add_argument("--profile", type=int, default=0)
 args = p.parse_args()
 for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[var] = str(args.threads)
@@ -126,3 +129,20 @@ else:
 rate, last = timed(step)
 print(f"{name} {version} {args.model} batch {args.batch} threads {args.threads}: {rate:.1f} steps/s "
       f"({rate * args.batch:.0f} examples/s, last loss {last:.4f})")
+
+if args.profile > 0 and args.framework == "tf":
+    # Each node's time in traced steps (its step_stats), averaged, largest first: the same
+    # table as `train_step --profile`, to set TensorFlow's kernels beside ours op by op.
+    per_node = {}
+    for i in range(args.profile):
+        bx, by = batches[i % len(batches)]
+        meta = tf.compat.v1.RunMetadata()
+        sess.run([loss, train], {x: bx, y: by}, run_metadata=meta,
+                 options=tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE))
+        for dev in meta.step_stats.dev_stats:
+            for node in dev.node_stats:
+                per_node[node.node_name] = per_node.get(node.node_name, 0) + node.all_end_rel_micros / args.profile
+    total = sum(per_node.values())
+    print(f"kernel time per step: {total:.0f} us")
+    for node, us in sorted(per_node.items(), key=lambda kv: -kv[1])[:15]:
+        print(f"  {node:50s} {us:9.0f} us {100 * us / total:6.1f}%")
