@@ -9,6 +9,8 @@
 #include "kernels/cpu/gemm.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -445,17 +447,68 @@ bool ConvForward(const conv::ConvDims& d, const float* input, const PackedFilter
   return true;
 }
 
+namespace {
+
+// The filter gradient of `R` input depths [c0, c0 + R) x 16*NV output depths [j0, j0 + cols)
+// of one tap (fr, fc), over output rows [oh0, oh1) of one image, added to its rows of the
+// HWIO gradient g (g points at [tap][c0][j0]). Per pixel: NV loads of out_backprop (one
+// contiguous run), R broadcasts of the input, R*NV FMAs.
+template <int R, int NV>
+void FilterGradTile(const conv::ConvDims& d, const float* in, const float* dy, int64_t oh0, int64_t oh1, int64_t fr,
+                    int64_t fc, int64_t ow_lo, int64_t ow_hi, int64_t cols, float* g) {
+  const int64_t ci = d.in_depth, co = d.out_depth;
+  __mmask16 mask[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) mask[v] = ColumnMask(cols, v);
+  __m512 acc[R * NV];
+#pragma GCC unroll 32
+  for (int i = 0; i < R * NV; ++i) acc[i] = _mm512_maskz_loadu_ps(mask[i % NV], g + (i / NV) * co + 16 * (i % NV));
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    const int64_t ih = oh - d.pad_top + fr;
+    if (ih < 0 || ih >= d.in_rows) continue;
+    const float* x = in + (ih * d.in_cols + ow_lo - d.pad_left + fc) * ci;
+    const float* y = dy + (oh * d.out_cols + ow_lo) * co;
+    for (int64_t ow = ow_lo; ow < ow_hi; ++ow, x += ci, y += co) {
+      __m512 b[NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) b[v] = _mm512_maskz_loadu_ps(mask[v], y + 16 * v);
+#pragma GCC unroll 8
+      for (int i = 0; i < R; ++i) {
+        const __m512 a = _mm512_set1_ps(x[i]);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[i * NV + v] = _mm512_fmadd_ps(a, b[v], acc[i * NV + v]);
+      }
+    }
+  }
+#pragma GCC unroll 32
+  for (int i = 0; i < R * NV; ++i) _mm512_mask_storeu_ps(g + (i / NV) * co + 16 * (i % NV), mask[i % NV], acc[i]);
+}
+
+using FilterGradTileFn = void (*)(const conv::ConvDims&, const float*, const float*, int64_t, int64_t, int64_t,
+                                  int64_t, int64_t, int64_t, int64_t, float*);
+
+// The tiles of NV vectors of output depths, by their number of input depths (1 to MR).
+template <int NV, int... R>
+constexpr std::array<FilterGradTileFn, sizeof...(R)> FilterGradTiles(std::integer_sequence<int, R...>) {
+  return {&FilterGradTile<R + 1, NV>...};
+}
+
+}  // namespace
+
 bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float* out_backprop, int64_t image_begin,
                         int64_t image_end, float* filter_grad, float* bias_grad) {
   if (d.stride_rows != 1 || d.stride_cols != 1 || d.dilation_rows != 1 || d.dilation_cols != 1) return false;
   const int64_t ci = d.in_depth, co = d.out_depth;
-  if (ci % 16 != 0) return false;
-  constexpr int MR = 8;  // output depths per tile; the tile's columns are 32 (or 16) input depths
-  const int64_t taps = d.filter_rows * d.filter_cols;
-  // The gradient transposed, [tap][out_depth][in_depth], so tiles load and store as rows.
-  thread_local Scratch tls_grad;
-  float* grad_t = tls_grad.Get(taps * co * ci);
-  std::fill(grad_t, grad_t + taps * co * ci, 0.f);
+  // Tile rows are input depths (broadcast), columns output depths (out_backprop's pixel rows
+  // are contiguous in them), so a tile is a block of the HWIO gradient itself: 6 x 64 (the
+  // product kernels' tile; 4 loads and 6 broadcasts per 24 FMAs), 8 x 32 or 8 x 16 where the
+  // output depths are fewer.
+  static constexpr auto kTiles4 = FilterGradTiles<4>(std::make_integer_sequence<int, 6>());
+  static constexpr auto kTiles2 = FilterGradTiles<2>(std::make_integer_sequence<int, 8>());
+  static constexpr auto kTiles1 = FilterGradTiles<1>(std::make_integer_sequence<int, 8>());
+  const int64_t nr = co > 32 ? 64 : co > 16 ? 32 : 16;
+  const FilterGradTileFn* tiles = nr == 64 ? kTiles4.data() : nr == 32 ? kTiles2.data() : kTiles1.data();
+  const int64_t mr = nr == 64 ? 6 : 8;
   const int64_t in_image = d.in_rows * d.in_cols * ci, out_image = d.out_rows * d.out_cols * co;
   // Bands of output rows whose input rows (band + filter rows - 1) and out_backprop rows fit
   // in ~32 KiB of L1: every (tap, depth block) pass of a band then reads them from L1. A
@@ -470,72 +523,26 @@ bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float
     for (int64_t oh0 = 0; oh0 < d.out_rows; oh0 += band) {
       const int64_t oh1 = std::min(d.out_rows, oh0 + band);
       for (int64_t fr = 0; fr < d.filter_rows; ++fr) {
+        // Skip a filter row that reads no input row of the band (padding only).
+        const int64_t ih_lo = std::max<int64_t>(oh0 - d.pad_top + fr, 0);
+        const int64_t ih_hi = std::min<int64_t>(oh1 - d.pad_top + fr, d.in_rows);
+        if (ih_lo >= ih_hi) continue;
         for (int64_t fc = 0; fc < d.filter_cols; ++fc) {
-          const int64_t t = fr * d.filter_cols + fc;
           // Output columns whose tap reads inside the image: iw = ow - pad_left + fc.
           const int64_t ow_lo = std::max<int64_t>(0, d.pad_left - fc);
           const int64_t ow_hi = std::min<int64_t>(d.out_cols, d.in_cols + d.pad_left - fc);
           if (ow_lo >= ow_hi) continue;
-          for (int64_t m0 = 0; m0 < co; m0 += MR) {
-            const int64_t mr = std::min<int64_t>(MR, co - m0);
-            for (int64_t c0 = 0; c0 < ci; c0 += 32) {
-              const int64_t cols = std::min<int64_t>(32, ci - c0);
-              const __mmask16 k0 = ColumnMask(cols, 0), k1 = ColumnMask(cols, 1);
-              float* g = grad_t + (t * co + m0) * ci + c0;
-              __m512 acc[2 * MR];
-#pragma GCC unroll 16
-              for (int i = 0; i < MR; ++i) {
-                acc[2 * i] = i < mr ? _mm512_maskz_loadu_ps(k0, g + i * ci) : _mm512_setzero_ps();
-                acc[2 * i + 1] = i < mr ? _mm512_maskz_loadu_ps(k1, g + i * ci + 16) : _mm512_setzero_ps();
-              }
-              for (int64_t oh = oh0; oh < oh1; ++oh) {
-                const int64_t ih = oh - d.pad_top + fr;
-                if (ih < 0 || ih >= d.in_rows) continue;
-                const float* x = in + (ih * d.in_cols + ow_lo - d.pad_left + fc) * ci + c0;
-                const float* y = dy + (oh * d.out_cols + ow_lo) * co + m0;
-                if (mr == MR && cols == 32) {
-                  for (int64_t ow = ow_lo; ow < ow_hi; ++ow, x += ci, y += co) {
-                    const __m512 b0 = _mm512_loadu_ps(x), b1 = _mm512_loadu_ps(x + 16);
-#pragma GCC unroll 16
-                    for (int i = 0; i < MR; ++i) {
-                      const __m512 a = _mm512_set1_ps(y[i]);
-                      acc[2 * i] = _mm512_fmadd_ps(a, b0, acc[2 * i]);
-                      acc[2 * i + 1] = _mm512_fmadd_ps(a, b1, acc[2 * i + 1]);
-                    }
-                  }
-                } else {
-                  for (int64_t ow = ow_lo; ow < ow_hi; ++ow, x += ci, y += co) {
-                    const __m512 b0 = _mm512_maskz_loadu_ps(k0, x), b1 = _mm512_maskz_loadu_ps(k1, x + 16);
-#pragma GCC unroll 16
-                    for (int i = 0; i < MR; ++i) {
-                      if (i >= mr) break;
-                      const __m512 a = _mm512_set1_ps(y[i]);
-                      acc[2 * i] = _mm512_fmadd_ps(a, b0, acc[2 * i]);
-                      acc[2 * i + 1] = _mm512_fmadd_ps(a, b1, acc[2 * i + 1]);
-                    }
-                  }
-                }
-              }
-              // Constant indices into acc only (see FilterGradDepth1Rows).
-#pragma GCC unroll 16
-              for (int i = 0; i < MR; ++i) {
-                if (i >= mr) break;
-                _mm512_mask_storeu_ps(g + i * ci, k0, acc[2 * i]);
-                _mm512_mask_storeu_ps(g + i * ci + 16, k1, acc[2 * i + 1]);
-              }
+          float* g_tap = filter_grad + (fr * d.filter_cols + fc) * ci * co;
+          for (int64_t c0 = 0; c0 < ci; c0 += mr) {
+            const FilterGradTileFn tile = tiles[std::min(mr, ci - c0) - 1];
+            for (int64_t j0 = 0; j0 < co; j0 += nr) {
+              tile(d, in + c0, dy + j0, oh0, oh1, fr, fc, ow_lo, ow_hi, std::min(nr, co - j0), g_tap + c0 * co + j0);
             }
           }
         }
       }
       // The band's out_backprop rows are still in L1.
       if (bias_grad) AddRowSums(dy + oh0 * d.out_cols * co, (oh1 - oh0) * d.out_cols, co, bias_grad);
-    }
-  }
-  for (int64_t t = 0; t < taps; ++t) {
-    for (int64_t o = 0; o < co; ++o) {
-      const float* src = grad_t + (t * co + o) * ci;
-      float* dst = filter_grad + t * ci * co + o;
-      for (int64_t i = 0; i < ci; ++i) dst[i * co] += src[i];
     }
   }
   return true;

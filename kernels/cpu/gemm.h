@@ -89,8 +89,8 @@ bool BackpropInputAsConv(const conv::ConvDims& d, conv::ConvDims* as_conv);
 // Adds to filter_grad [k, n] the gradient from the images [image_begin, image_end) of
 // `input` and `out_backprop`, and with a bias_grad [out_depth] the sum of out_backprop over
 // their pixels to it (summed while in cache). Returns false, having added nothing, when
-// this kernel does not cover `d` (stride or dilation other than 1, in_depth not a multiple
-// of 16); the caller then uses im2col.
+// this kernel does not cover `d` (stride or dilation other than 1); the caller then uses
+// im2col.
 bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float* out_backprop, int64_t image_begin,
                         int64_t image_end, float* filter_grad, float* bias_grad);
 

@@ -211,6 +211,10 @@ std::vector<Geometry> ConvConfigs() {
   add({2, 7, 5, 48, 3, 2, 10, 1, 1, 1, 1, "VALID"});                 // 48 inputs: a half input panel
   add({1, 9, 9, 32, 3, 3, 64, 2, 2, 1, 1, "SAME"});                  // stride 2: backprops decline
   add({2, 5, 6, 16, 4, 4, 128});                                     // even filter, two 64-wide panels
+  // The filter gradient's tiles: 6 input depths x 64 outputs, 8 x 32, 8 x 16, and the
+  // shorter tiles of the depths left over (7 = one tile of 7; 13 = 8 + 5).
+  add({2, 6, 6, 7, 3, 3, 32});
+  add({2, 5, 5, 13, 2, 2, 20});
   // The forward kernel reads a filter row of a window as one run of a padded image copy:
   // strided and row-dilated windows, images of exactly one tile (tiles then span two images
   // where a thread's range starts mid-image), and images smaller than a tile (per-tap path).
