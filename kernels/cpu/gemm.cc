@@ -58,9 +58,26 @@ void PackB(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int6
   for (int64_t j0 = 0; j0 < n; j0 += nr, dst += k * nr) {
     const int64_t cols = std::min(nr, n - j0);
     if (!trans_b) {
+      // B's rows are ldb apart (pages apart in a wide B), each its own trip to memory: the
+      // row kAhead rows on is requested while this one is copied, and a full row is copied
+      // inline. (A memcpy call per row, each waiting on its row, took half of a 64 x 1024 x
+      // 3136 product: a dense layer's forward pass at batch 64. Now 1.4-1.5x faster, 1024^3
+      // 1.04x.)
+      constexpr int64_t kAhead = 16;
       for (int64_t p = 0; p < k; ++p) {
         const float* src = b + p * ldb + j0;
         float* out = dst + p * nr;
+#ifdef __AVX512F__
+        if (p + kAhead < k) {
+          for (int64_t q = 0; q < cols; q += 16) {
+            _mm_prefetch(reinterpret_cast<const char*>(src + kAhead * ldb + q), _MM_HINT_T0);
+          }
+        }
+        if (cols == nr && nr % 16 == 0) {
+          for (int64_t q = 0; q < nr; q += 16) _mm512_storeu_ps(out + q, _mm512_loadu_ps(src + q));
+          continue;
+        }
+#endif
         std::memcpy(out, src, cols * sizeof(float));
         if (cols < nr) std::memset(out + cols, 0, (nr - cols) * sizeof(float));
       }
