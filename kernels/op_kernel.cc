@@ -26,6 +26,22 @@ Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor*
   return Status::OK();
 }
 
+Status OpKernelContext::forward_input_or_allocate_output(int input_index, int output_index, const TensorShape& shape,
+                                                         Tensor** out) {
+  const Tensor& in = input(input_index);
+  const DataType type = BaseType(params_.kernel->output_types()[output_index]);
+  if (has_input(input_index) && input_ref(input_index) == nullptr && in.dtype() == type && type != tensorflow::DT_STRING &&
+      in.NumElements() == shape.num_elements() && in.RefCountIsOne()) {
+    auto t = in.Reshaped(shape);
+    if (t.ok()) {
+      set_output(output_index, std::move(t).value());
+      *out = &(*outputs_)[output_index];
+      return Status::OK();
+    }
+  }
+  return allocate_output(output_index, shape, out);
+}
+
 void OpKernelContext::set_output(int i, const Tensor& t) {
   (*outputs_)[i] = t;
   if (i < 64) outputs_set_ |= uint64_t{1} << i;

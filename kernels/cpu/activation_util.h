@@ -1,6 +1,7 @@
 // The shape of every element-wise activation kernel and of its gradient, for relu_op.cc and
-// softplus_op.cc: input checks and output allocation here, the arithmetic in Operate, an
-// Eigen expression evaluated on the device's ThreadPoolDevice.
+// softplus_op.cc: input checks and output allocation here (in the input's buffer when the
+// kernel holds its only reference), the arithmetic in Operate, an Eigen expression evaluated
+// on the device's ThreadPoolDevice.
 //
 // Include only from .cc files that define EIGEN_USE_THREADS before any include.
 #ifndef TENSORACT_KERNELS_CPU_ACTIVATION_UTIL_H_
@@ -18,7 +19,7 @@ class UnaryActivationOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     Tensor* y = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(0, 0, x.shape(), &y));
     if (x.NumElements() == 0) return;
     Operate(*ctx->device()->eigen_cpu_device(), x.flat<T>(), y->flat<T>());
   }
@@ -40,7 +41,7 @@ class BinaryActivationGradOp : public OpKernel {
                                         " must have the same size and shape.  Input 0: ", g.shape().DebugString(),
                                         " != input 1: ", f.shape().DebugString()));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, g.shape(), &out));
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(0, 0, g.shape(), &out));
     if (g.NumElements() == 0) return;
     Operate(*ctx->device()->eigen_cpu_device(), g.flat<T>(), f.flat<T>(), out->flat<T>());
   }

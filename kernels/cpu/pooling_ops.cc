@@ -239,6 +239,27 @@ __attribute__((noinline)) void MaxGrad2x2(const T* __restrict a, const T* __rest
   }
 }
 
+// MaxGrad2x2 over the window's own taps: the output in the input's buffer (forwarded), each
+// tap read before it is overwritten.
+template <class T>
+__attribute__((noinline)) void MaxGrad2x2InPlace(T* __restrict a, T* __restrict b, T* __restrict c, T* __restrict d,
+                                                 const T* __restrict g, int64_t depth) {
+  for (int64_t ch = 0; ch < depth; ++ch) {
+    const T va = a[ch], vb = b[ch], vc = c[ch], vd = d[ch], gv = g[ch];
+    T m = va;
+    TapIndex<T> k = 0;
+    k = vb > m ? 1 : k;
+    m = vb > m ? vb : m;
+    k = vc > m ? 2 : k;
+    m = vc > m ? vc : m;
+    k = vd > m ? 3 : k;
+    a[ch] = k == 0 ? gv : T(0);
+    b[ch] = k == 1 ? gv : T(0);
+    c[ch] = k == 2 ? gv : T(0);
+    d[ch] = k == 3 ? gv : T(0);
+  }
+}
+
 // MaxPoolGrad, and _MaxPoolGradWithReluGrad when kReluGrad.
 template <class T, bool kReluGrad>
 class MaxPoolGradOp : public OpKernel {
@@ -259,23 +280,28 @@ class MaxPoolGradOp : public OpKernel {
                                         ctx->input(1).shape().DebugString(), " but the pool's output has shape ",
                                         PoolOutputShape(d).DebugString()));
     OP_REQUIRES_OK(ctx, CheckGrad(*this, d, grad.shape()));
+    // Windows that never overlap (stride >= ksize in both dimensions) each write their own
+    // taps' gradients, so output rows split over threads; windows that tile the input
+    // exactly write every element of it, so the output needs no zero fill first.
+    const bool disjoint = d.stride_rows >= d.filter_rows && d.stride_cols >= d.filter_cols;
+    const bool tiles = disjoint && d.stride_rows == d.filter_rows && d.stride_cols == d.filter_cols &&
+                       d.pad_top == 0 && d.pad_left == 0 && d.out_rows * d.stride_rows >= d.in_rows &&
+                       d.out_cols * d.stride_cols >= d.in_cols;
+    // Tiling windows read their taps before writing them and touch no other element: the
+    // gradient can then go into orig_input's buffer when this is its last consumer (a CNN's
+    // pooled activations), instead of a fresh one fetched from memory as it is written.
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+    OP_REQUIRES_OK(ctx, tiles ? ctx->forward_input_or_allocate_output(0, 0, input.shape(), &out)
+                              : ctx->allocate_output(0, input.shape(), &out));
     if (out->NumElements() == 0) return;
     const int64_t depth = d.in_depth, image_size = d.in_rows * d.in_cols * depth;
     const T* ip = input.base<T>();
     const T* gp = grad.base<T>();
     T* op = out->base<T>();
+    const bool in_place = op == ip;
     const int64_t taps = d.filter_rows * d.filter_cols;
     const int64_t cost = d.out_cols * taps * depth;
-    // Windows that never overlap (stride >= ksize in both dimensions) each write their own
-    // taps' gradients, so output rows split over threads; windows that tile the input
-    // exactly write every element of it, so the output needs no zero fill first.
-    const bool disjoint = d.stride_rows >= d.filter_rows && d.stride_cols >= d.filter_cols;
     if (disjoint) {
-      const bool tiles = d.stride_rows == d.filter_rows && d.stride_cols == d.filter_cols && d.pad_top == 0 &&
-                         d.pad_left == 0 && d.out_rows * d.stride_rows >= d.in_rows &&
-                         d.out_cols * d.stride_cols >= d.in_cols;
       if (!tiles) {
         const int64_t n = out->NumElements();
         CwiseParallelFor(ctx, n, 1, [&](int64_t b, int64_t e) { std::fill(op + b, op + e, T(0)); });
@@ -296,6 +322,11 @@ class MaxPoolGradOp : public OpKernel {
             if (kReluGrad) {
               GateByMaximum2x2(ta, tb, tc, td, g, best.data(), depth);
               g = best.data();
+            }
+            if (in_place) {
+              T* oa = out_image + at;
+              MaxGrad2x2InPlace(oa, oa + depth, oa + below, oa + below + depth, g, depth);
+              return;
             }
             MaxGrad2x2(ta, tb, tc, td, g,
                        out_image + at, out_image + at + depth, out_image + at + below,

@@ -437,6 +437,27 @@ void CheckPoolConfigs(DataType dtype, double tol) {
         INFO(fused.status);
         REQUIRE(fused.status.ok());
         CHECK(testing::Values<T>(fused.outputs[0]) == testing::Values<T>(relu_grad.outputs[0]));
+        // With the kernel holding orig_input's only reference (the executor hands a value's
+        // last consumer the value itself), windows that tile the input write the gradient
+        // into orig_input's buffer; the same bits either way. ReluGrad likewise reuses its
+        // gradient input's buffer.
+        const bool tiles = g.kh == g.sh && g.kw == g.sw && g.pt == 0 && g.pl == 0 && g.oh * g.sh >= g.h && g.ow * g.sw >= g.w;
+        for (const char* op : {"MaxPoolGrad", "_MaxPoolGradWithReluGrad"}) {
+          INFO(op);
+          const std::vector<Tensor> sole = {in.DeepCopy(), pooled.outputs[0], dyt};
+          auto forwarded = testing::RunOp(op, sole, g.PoolAttrs(dtype));
+          REQUIRE(forwarded.status.ok());
+          CHECK(forwarded.outputs[0].SharesBufferWith(sole[0]) == tiles);
+          const auto& expected = std::string(op) == "MaxPoolGrad" ? apart : fused;
+          CHECK(testing::Values<T>(forwarded.outputs[0]) == testing::Values<T>(expected.outputs[0]));
+        }
+        const std::vector<Tensor> sole = {apart.outputs[0].DeepCopy(), in};
+        auto relu_in_place = testing::RunOp("ReluGrad", sole, {{"T", testing::TypeA(dtype)}});
+        REQUIRE(relu_in_place.status.ok());
+        CHECK(relu_in_place.outputs[0].SharesBufferWith(sole[0]));
+        CHECK(testing::Values<T>(relu_in_place.outputs[0]) == testing::Values<T>(relu_grad.outputs[0]));
+        // A buffer someone else holds is never written.
+        CHECK_FALSE(relu_grad.outputs[0].SharesBufferWith(apart.outputs[0]));
       }
     }
     const std::vector<int32_t> sizes = {int32_t(g.n), int32_t(g.h), int32_t(g.w), int32_t(g.c)};
