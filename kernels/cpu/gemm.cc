@@ -501,6 +501,14 @@ void FilterGradTile(const conv::ConvDims& d, const float* in, const float* dy, i
   for (int i = 0; i < R * NV; ++i) _mm512_mask_storeu_ps(g + (i / NV) * co + 16 * (i % NV), mask[i % NV], acc[i]);
 }
 
+// Requests share `slot` of `slots` of the cache lines of data[0, floats) into L2.
+void PrefetchShareToL2(const float* data, int64_t floats, int64_t slot, int64_t slots) {
+  const int64_t lines = (floats + 15) / 16;
+  for (int64_t l = slot * lines / slots; l < (slot + 1) * lines / slots; ++l) {
+    _mm_prefetch(reinterpret_cast<const char*>(data + l * 16), _MM_HINT_T1);
+  }
+}
+
 using FilterGradTileFn = void (*)(const conv::ConvDims&, const float*, const float*, int64_t, int64_t, int64_t,
                                   int64_t, int64_t, int64_t, int64_t, float*);
 
@@ -534,6 +542,10 @@ bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float
   const int64_t out_row_bytes = d.out_cols * co * int64_t{sizeof(float)};
   const int64_t band = std::clamp<int64_t>(
       ((32 << 10) - (d.filter_rows - 1) * in_row_bytes) / (in_row_bytes + out_row_bytes), 1, d.out_rows);
+  // The next image's input and out_backprop are requested into L2 while this one computes,
+  // a share at each (band, tap) pass, instead of coming from memory at its first pass (conv2
+  // at batch 512 with cold caches: 1.05x, median of 25 interleaved rounds, twice).
+  const int64_t taps = d.filter_rows * d.filter_cols, slots = (d.out_rows + band - 1) / band * taps;
   for (int64_t image = image_begin; image < image_end; ++image) {
     const float* in = input + image * in_image;
     const float* dy = out_backprop + image * out_image;
@@ -550,6 +562,11 @@ bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float
           const int64_t ow_hi = std::min<int64_t>(d.out_cols, d.in_cols + d.pad_left - fc);
           if (ow_lo >= ow_hi) continue;
           float* g_tap = filter_grad + (fr * d.filter_cols + fc) * ci * co;
+          if (image + 1 < image_end) {
+            const int64_t slot = (oh0 / band) * taps + fr * d.filter_cols + fc;
+            PrefetchShareToL2(in + in_image, in_image, slot, slots);
+            PrefetchShareToL2(dy + out_image, out_image, slot, slots);
+          }
           for (int64_t c0 = 0; c0 < ci; c0 += mr) {
             const FilterGradTileFn tile = tiles[std::min(mr, ci - c0) - 1];
             for (int64_t j0 = 0; j0 < co; j0 += nr) {
