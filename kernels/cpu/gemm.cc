@@ -590,10 +590,11 @@ bool IsDepth1Unit(const conv::ConvDims& d) {
 }
 
 // The filter gradient of rows [fr0, fr0 + R) of a 1-deep filter with FC columns, for one
-// image: acc[tap][32 outputs] in registers over all its pixels.
+// image: acc[tap][32 outputs] in registers over all its pixels; with next_dy, share `call` of
+// `calls` of the next image's out_backprop is requested into L2 along the way.
 template <int R, int FC>
 void FilterGradDepth1Rows(const conv::ConvDims& d, const PaddedImage& pad, const float* dy, int64_t fr0, int64_t j0,
-                          float* filter_grad) {
+                          float* filter_grad, const float* next_dy, int64_t call, int64_t calls) {
   const int64_t n = d.out_depth, cols = std::min<int64_t>(32, n - j0);
   const __mmask16 k0 = ColumnMask(cols, 0), k1 = ColumnMask(cols, 1);
   const int64_t valid_rows = std::min<int64_t>(R, d.filter_rows - fr0);
@@ -606,6 +607,7 @@ void FilterGradDepth1Rows(const conv::ConvDims& d, const PaddedImage& pad, const
     acc[2 * t + 1] = valid ? _mm512_maskz_loadu_ps(k1, g + 16) : _mm512_setzero_ps();
   }
   for (int64_t oh = 0; oh < d.out_rows; ++oh) {
+    if (next_dy) PrefetchShareToL2(next_dy, d.out_rows * d.out_cols * n, call * d.out_rows + oh, calls * d.out_rows);
     const float* rows = pad.data.data() + (oh + fr0) * pad.cols;
     const float* y = dy + oh * d.out_cols * n + j0;
     for (int64_t ow = 0; ow < d.out_cols; ++ow, y += n) {
@@ -636,9 +638,16 @@ void FilterGradDepth1(const conv::ConvDims& d, const float* input, const float* 
   for (int64_t image = image_begin; image < image_end; ++image) {
     pad.Fill(d, input + image * d.in_rows * d.in_cols, 0, R);
     const float* dy = out_backprop + image * d.out_rows * d.out_cols * d.out_depth;
+    // The next image's out_backprop (100 KB for 28 x 28 x 32) is requested into L2 a share
+    // per output row of each pass, instead of coming from memory at its first pass: conv1's
+    // filter gradient at batch 512, cold caches, 1.47x (median of 25 interleaved rounds).
+    const int64_t out_image = d.out_rows * d.out_cols * d.out_depth;
+    const float* next_dy = image + 1 < image_end ? dy + out_image : nullptr;
+    const int64_t calls = (d.out_depth + 31) / 32 * ((d.filter_rows + R - 1) / R);
+    int64_t call = 0;
     for (int64_t j0 = 0; j0 < d.out_depth; j0 += 32) {
-      for (int64_t fr0 = 0; fr0 < d.filter_rows; fr0 += R) {
-        FilterGradDepth1Rows<R, FC>(d, pad, dy, fr0, j0, filter_grad);
+      for (int64_t fr0 = 0; fr0 < d.filter_rows; fr0 += R, ++call) {
+        FilterGradDepth1Rows<R, FC>(d, pad, dy, fr0, j0, filter_grad, next_dy, call, calls);
       }
     }
     // The image's out_backprop was just read (L2).
