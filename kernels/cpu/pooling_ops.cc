@@ -213,6 +213,20 @@ __attribute__((noinline)) void GateByMaximum2x2(const T* __restrict a, const T* 
   }
 }
 
+// The first largest of a 2x2 window's taps va vb / vc vd (raster order). Strictly larger
+// takes over, so ties (and NaNs) keep the earlier tap. Selects, not branches, so the loops
+// below vectorise.
+template <class T>
+inline TapIndex<T> FirstMaxTap2x2(T va, T vb, T vc, T vd) {
+  T m = va;
+  TapIndex<T> k = 0;
+  k = vb > m ? 1 : k;
+  m = vb > m ? vb : m;
+  k = vc > m ? 2 : k;
+  m = vc > m ? vc : m;
+  return vd > m ? 3 : k;
+}
+
 // A 2x2 window of taps a b / c d (raster order): each channel's gradient to the first
 // largest tap, zero to the others (the window's taps are written by no other window).
 // Not inlined: inlined into the pass below, GCC 12 leaves the loop scalar (and branchy).
@@ -222,16 +236,8 @@ __attribute__((noinline)) void MaxGrad2x2(const T* __restrict a, const T* __rest
                                           const T* __restrict g, T* __restrict oa, T* __restrict ob, T* __restrict oc, T* __restrict od,
                                           int64_t depth) {
   for (int64_t ch = 0; ch < depth; ++ch) {
-    const T va = a[ch], vb = b[ch], vc = c[ch], vd = d[ch], gv = g[ch];
-    // Strictly larger takes over, so ties (and NaNs) keep the earlier tap. Selects, not
-    // branches, so the loop vectorises.
-    T m = va;
-    TapIndex<T> k = 0;
-    k = vb > m ? 1 : k;
-    m = vb > m ? vb : m;
-    k = vc > m ? 2 : k;
-    m = vc > m ? vc : m;
-    k = vd > m ? 3 : k;
+    const TapIndex<T> k = FirstMaxTap2x2(a[ch], b[ch], c[ch], d[ch]);
+    const T gv = g[ch];
     oa[ch] = k == 0 ? gv : T(0);
     ob[ch] = k == 1 ? gv : T(0);
     oc[ch] = k == 2 ? gv : T(0);
@@ -245,14 +251,8 @@ template <class T>
 __attribute__((noinline)) void MaxGrad2x2InPlace(T* __restrict a, T* __restrict b, T* __restrict c, T* __restrict d,
                                                  const T* __restrict g, int64_t depth) {
   for (int64_t ch = 0; ch < depth; ++ch) {
-    const T va = a[ch], vb = b[ch], vc = c[ch], vd = d[ch], gv = g[ch];
-    T m = va;
-    TapIndex<T> k = 0;
-    k = vb > m ? 1 : k;
-    m = vb > m ? vb : m;
-    k = vc > m ? 2 : k;
-    m = vc > m ? vc : m;
-    k = vd > m ? 3 : k;
+    const TapIndex<T> k = FirstMaxTap2x2(a[ch], b[ch], c[ch], d[ch]);
+    const T gv = g[ch];
     a[ch] = k == 0 ? gv : T(0);
     b[ch] = k == 1 ? gv : T(0);
     c[ch] = k == 2 ? gv : T(0);
