@@ -58,6 +58,11 @@ class CPUAllocator : public Allocator {
   std::atomic<int64_t> largest_alloc_size_{0};
 };
 
+// aligned_alloc for host buffers (tensors, kernels' scratch): blocks of 2 MiB or more are
+// aligned to 2 MiB and backed by transparent huge pages where the kernel allows. Free with
+// std::free.
+void* AlignedHostAlloc(size_t alignment, size_t num_bytes);
+
 // The process-wide host allocator, for tensors made outside any device (a client's feeds).
 Allocator* cpu_allocator();
 

@@ -8,6 +8,8 @@
 // convolutions skip A's packing too: their A rows are input pixels read through pointers.
 #include "kernels/cpu/gemm.h"
 
+#include "kernels/allocator.h"
+
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -32,7 +34,7 @@ constexpr int64_t kNR = 64;  // columns of an Sgemm tile: four AVX-512 vectors
 
 float* AlignedAlloc(int64_t floats) {
   const size_t bytes = (static_cast<size_t>(std::max<int64_t>(floats, 16)) * sizeof(float) + 63) / 64 * 64;
-  return static_cast<float*>(std::aligned_alloc(64, bytes));
+  return static_cast<float*>(AlignedHostAlloc(64, bytes));
 }
 
 // A per-thread scratch buffer that only grows.
