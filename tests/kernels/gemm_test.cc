@@ -61,6 +61,9 @@ TEST_CASE("Sgemm matches a naive product for every transpose, edge and path") {
   CheckProduct(true, false, 37, 200, 513, true, &rng);
   CheckProduct(false, true, 64, 300, 257, false, &rng);
   CheckProduct(true, true, 260, 33, 300, true, &rng);
+  // Wide n crosses the 512-column blocks of B (a partial last one).
+  CheckProduct(false, false, 200, 1100, 70, false, &rng);
+  CheckProduct(false, true, 300, 700, 90, true, &rng);
   // k = 0: c is zeroed, or kept when accumulating.
   CheckProduct(false, false, 5, 9, 0, false, &rng);
   CheckProduct(false, true, 5, 9, 0, true, &rng);
