@@ -28,10 +28,19 @@ Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor*
 
 Status OpKernelContext::forward_input_or_allocate_output(int input_index, int output_index, const TensorShape& shape,
                                                          Tensor** out) {
-  const Tensor& in = input(input_index);
+  return forward_input_or_allocate_output({input_index}, output_index, shape, out);
+}
+
+Status OpKernelContext::forward_input_or_allocate_output(std::initializer_list<int> candidates, int output_index,
+                                                         const TensorShape& shape, Tensor** out) {
   const DataType type = BaseType(params_.kernel->output_types()[output_index]);
-  if (has_input(input_index) && input_ref(input_index) == nullptr && in.dtype() == type && type != tensorflow::DT_STRING &&
-      in.NumElements() == shape.num_elements() && in.RefCountIsOne()) {
+  for (int input_index : candidates) {
+    if (!has_input(input_index) || input_ref(input_index) != nullptr) continue;
+    const Tensor& in = input(input_index);
+    if (in.dtype() != type || type == tensorflow::DT_STRING || in.NumElements() != shape.num_elements() ||
+        !in.RefCountIsOne()) {
+      continue;
+    }
     auto t = in.Reshaped(shape);
     if (t.ok()) {
       set_output(output_index, std::move(t).value());

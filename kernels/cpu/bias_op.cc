@@ -123,7 +123,7 @@ class BiasAddOp : public OpKernel {
                                         bias.shape().DebugString(), " vs. ", value.shape().DebugString(), " (node '",
                                         name(), "')"));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(0, 0, value.shape(), &out));
     if (value.NumElements() == 0) return;
     using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
     const T* ip = value.base<T>();

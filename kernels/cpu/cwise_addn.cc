@@ -23,8 +23,10 @@ class AddNOp : public OpKernel {
       ctx->set_output(0, first);
       return;
     }
+    // Into input 0's or 1's buffer when the kernel holds its only reference: the first pass
+    // reads both before writing; a later input's buffer would be overwritten before it is read.
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, first.shape(), &out));
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, first.shape(), &out));
     T* op = out->base<T>();
     using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
     CwiseParallelFor(ctx, first.NumElements(), n, [&](int64_t b, int64_t e) {

@@ -10,7 +10,9 @@
 // Functors for one op family live in that family's .cc file, so only it instantiates them.
 //
 // Large tensors are split into chunks over the device's threads by CwiseParallelFor; small
-// ones (and kernels run without a device) compute on the calling thread.
+// ones (and kernels run without a device) compute on the calling thread. The output takes
+// over an input's buffer when the kernel holds its only reference and it has the output's
+// dtype and element count (forward_input_or_allocate_output), as TensorFlow's kernels do.
 #ifndef TENSORACT_KERNELS_CPU_CWISE_OPS_H_
 #define TENSORACT_KERNELS_CPU_CWISE_OPS_H_
 
@@ -58,8 +60,10 @@ class BinaryOp : public OpKernel {
       OP_REQUIRES(ctx, plan.ok(), plan.status().WithContext(CwiseNodeContext(*this)));
       out_shape = &plan->output_shape;
     }
+    // The output may take over an operand's buffer (each element is read before its own
+    // index is written, and an operand with the output's element count is laid out as it is).
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, *out_shape, &out));
     const T* xp = x.base<T>();
     const T* yp = y.base<T>();
     Out* op = out->base<Out>();
@@ -149,7 +153,7 @@ class UnaryOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(0, 0, x.shape(), &out));
     const T* xp = x.base<T>();
     Out* op = out->base<Out>();
     F f;
@@ -175,7 +179,7 @@ class SimpleBinaryOp : public OpKernel {
                                         ": The two arguments to a cwise op must have same number of elements, got ",
                                         a.NumElements(), " and ", b.NumElements()));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, a.shape(), &out));
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, a.shape(), &out));
     const T* ap = a.base<T>();
     const T* bp = b.base<T>();
     T* op = out->base<T>();

@@ -381,5 +381,85 @@ TEST_CASE("large element-wise ops split over the device's threads give the same 
   CHECK(ok);
 }
 
+// ---- outputs in an operand's buffer ------------------------------------------------------------
+
+// The kernel holds an input's only reference when the executor hands a value's last consumer
+// the value itself; the inputs vector below is then that only holder.
+TEST_CASE("element-wise kernels write into an operand nothing else holds, else into a fresh buffer", "[cwise]") {
+  const std::vector<float> xs = {1, 2, 3, 4, 5, 6}, ys = {10, 20, 30, 40, 50, 60};
+  SECTION("binary: x, or y when x is broadcast or held") {
+    std::vector<Tensor> in = {V<float>(xs, {2, 3}), V<float>(ys, {2, 3})};
+    Tensor out = Out("Sub", in);
+    CHECK(out.SharesBufferWith(in[0]));
+    CHECK(Values<float>(out) == std::vector<float>{-9, -18, -27, -36, -45, -54});
+    std::vector<Tensor> row_first = {V<float>({1, 2, 3}, {3}), V<float>(ys, {2, 3})};
+    out = Out("Sub", row_first);
+    CHECK(out.SharesBufferWith(row_first[1]));
+    CHECK(Values<float>(out) == std::vector<float>{-9, -18, -27, -39, -48, -57});
+    Tensor held = V<float>(xs, {2, 3});
+    std::vector<Tensor> one_held = {held, V<float>(ys, {2, 3})};
+    out = Out("Mul", one_held);
+    CHECK(out.SharesBufferWith(one_held[1]));
+    CHECK(Values<float>(held) == xs);  // a buffer someone else holds is never written
+    CHECK(Values<float>(out) == std::vector<float>{10, 40, 90, 160, 250, 360});
+  }
+  SECTION("a different output dtype, a broadcast operand or a shared buffer is not taken") {
+    std::vector<Tensor> cmp = {V<float>(xs, {2, 3}), V<float>(ys, {2, 3})};
+    Tensor less = Out("Less", cmp);
+    CHECK_FALSE(less.SharesBufferWith(cmp[0]));
+    CHECK(Bools(less) == std::vector<int>{1, 1, 1, 1, 1, 1});
+    std::vector<Tensor> small = {V<float>({1, 2, 3}, {3}), V<float>({10, 100}, {2, 1})};
+    Tensor outer = Out("AddV2", small);
+    CHECK_FALSE(outer.SharesBufferWith(small[0]));
+    CHECK_FALSE(outer.SharesBufferWith(small[1]));
+    CHECK(Values<float>(outer) == std::vector<float>{11, 12, 13, 101, 102, 103});
+    Tensor same = V<float>(xs, {2, 3});
+    std::vector<Tensor> twice = {same, same};
+    same = Tensor();
+    Tensor sq = Out("Mul", twice);  // both inputs are one buffer: two holders
+    CHECK_FALSE(sq.SharesBufferWith(twice[0]));
+    CHECK(Values<float>(sq) == std::vector<float>{1, 4, 9, 16, 25, 36});
+  }
+  SECTION("unary, gradient helpers, BiasAdd and AddN") {
+    std::vector<Tensor> neg = {V<float>(xs, {2, 3})};
+    Tensor out = Out("Neg", neg);
+    CHECK(out.SharesBufferWith(neg[0]));
+    CHECK(Values<float>(out) == std::vector<float>{-1, -2, -3, -4, -5, -6});
+    std::vector<Tensor> tanh_grad = {V<float>({0.5f, 0.f}, {2}), V<float>({2.f, 3.f}, {2})};
+    out = Out("TanhGrad", tanh_grad);
+    CHECK(out.SharesBufferWith(tanh_grad[0]));
+    CHECK(Values<float>(out) == std::vector<float>{1.5f, 3.f});
+    std::vector<Tensor> bias = {V<float>(xs, {2, 3}), V<float>({10, 20, 30}, {3})};
+    out = Out("BiasAdd", bias);
+    CHECK(out.SharesBufferWith(bias[0]));
+    CHECK(Values<float>(out) == std::vector<float>{11, 22, 33, 14, 25, 36});
+    AttrValue n3;
+    n3.set_i(3);
+    // Only input 2 is free: it is read after the first pass has written, so not taken.
+    Tensor a = V<float>(xs, {2, 3}), b = V<float>(ys, {2, 3});
+    std::vector<Tensor> third_free = {a, b, V<float>({100, 200, 300, 400, 500, 600}, {2, 3})};
+    out = Out("AddN", third_free, {{"N", n3}});
+    for (const Tensor& t : third_free) CHECK_FALSE(out.SharesBufferWith(t));
+    CHECK(Values<float>(out) == std::vector<float>{111, 222, 333, 444, 555, 666});
+    std::vector<Tensor> second_free = {a, V<float>(ys, {2, 3}), b};
+    out = Out("AddN", second_free, {{"N", n3}});
+    CHECK(out.SharesBufferWith(second_free[1]));
+    CHECK(Values<float>(out) == std::vector<float>{21, 42, 63, 84, 105, 126});
+  }
+  SECTION("split over the device's threads") {
+    const int64_t n = 1 << 20;
+    std::vector<float> big(n), row(1024);
+    for (int64_t i = 0; i < n; ++i) big[i] = static_cast<float>(i % 1000);
+    for (int64_t i = 0; i < 1024; ++i) row[i] = static_cast<float>(i % 7);
+    std::vector<Tensor> in = {V<float>(row, {1024}), V<float>(big, {1024, 1024})};
+    Tensor out = Out("SquaredDifference", in);
+    CHECK(out.SharesBufferWith(in[1]));
+    const float* o = out.base<float>();
+    bool ok = true;
+    for (int64_t i = 0; i < n; ++i) ok &= o[i] == (row[i % 1024] - big[i]) * (row[i % 1024] - big[i]);
+    CHECK(ok);
+  }
+}
+
 }  // namespace
 }  // namespace tensoract
