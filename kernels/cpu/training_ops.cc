@@ -1,7 +1,9 @@
 // The optimizer updates on the CPU: gradient descent, momentum and Adam, on reference
 // variables (Apply*: update in place, output the reference, as Assign does) and on resource
-// variables (ResourceApply*: copy-on-write first, as AssignAddVariableOp does, so a value a
-// reader already took never changes). The arithmetic is TensorFlow's (training_ops.cc), as
+// variables (ResourceApply*: copy-on-write, as AssignAddVariableOp does, so a value a reader
+// already took never changes: a variable someone else still holds is updated out of place,
+// its new values written straight into a fresh buffer, one pass instead of a copy and then
+// the update). The arithmetic is TensorFlow's (training_ops.cc), as
 // Eigen array expressions fused into one blocked pass over the tensors, spread over the
 // device's threads by CwiseParallelFor when the variable is large.
 #include <Eigen/Core>
@@ -36,6 +38,14 @@ using Arr = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <class T>
 using ConstArr = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
+// A variable's values before (in) and after (out) the update: the same buffer when the
+// update is in place.
+template <class T>
+struct VarSlot {
+  const T* in;
+  T* out;
+};
+
 // Runs fn(begin, length) over [0, n) in blocks, split over the device's threads.
 template <class F>
 void ForBlocks(OpKernelContext* ctx, int64_t n, int64_t cost_per_element, F fn) {
@@ -50,13 +60,13 @@ struct GradientDescent {
   static std::vector<const char*> VarNames() { return {"var"}; }
   static std::vector<InputSpec> Inputs() { return {{"alpha", true}, {"delta", false}}; }
   // in: the non-variable inputs, in order.
-  static void Apply(OpKernelContext* ctx, const std::vector<Tensor*>& vars, const std::vector<Tensor>& in,
-                    bool /*nesterov*/) {
+  static void Apply(OpKernelContext* ctx, const std::vector<VarSlot<T>>& vars, int64_t size,
+                    const std::vector<Tensor>& in, bool /*nesterov*/) {
     const T alpha = in[0].base<T>()[0];
-    T* var = vars[0]->base<T>();
+    const VarSlot<T> var = vars[0];
     const T* delta = in[1].base<T>();
-    ForBlocks(ctx, vars[0]->NumElements(), 2, [&](int64_t b, int64_t n) {
-      Arr<T>(var + b, n) -= ConstArr<T>(delta + b, n) * alpha;
+    ForBlocks(ctx, size, 2, [&](int64_t b, int64_t n) {
+      Arr<T>(var.out + b, n) = ConstArr<T>(var.in + b, n) - ConstArr<T>(delta + b, n) * alpha;
     });
   }
 };
@@ -66,20 +76,19 @@ struct Momentum {
   static constexpr int kNumVars = 2;
   static std::vector<const char*> VarNames() { return {"var", "accum"}; }
   static std::vector<InputSpec> Inputs() { return {{"lr", true}, {"grad", false}, {"momentum", true}}; }
-  static void Apply(OpKernelContext* ctx, const std::vector<Tensor*>& vars, const std::vector<Tensor>& in,
-                    bool nesterov) {
-    T* var = vars[0]->base<T>();
-    T* accum = vars[1]->base<T>();
+  static void Apply(OpKernelContext* ctx, const std::vector<VarSlot<T>>& vars, int64_t size,
+                    const std::vector<Tensor>& in, bool nesterov) {
+    const VarSlot<T> var = vars[0], accum = vars[1];
     const T lr = in[0].base<T>()[0], momentum = in[2].base<T>()[0];
     const T* grad = in[1].base<T>();
-    ForBlocks(ctx, vars[0]->NumElements(), 4, [&](int64_t b, int64_t n) {
-      Arr<T> v(var + b, n), a(accum + b, n);
-      ConstArr<T> g(grad + b, n);
-      a = a * momentum + g;
+    ForBlocks(ctx, size, 4, [&](int64_t b, int64_t n) {
+      ConstArr<T> v(var.in + b, n), g(grad + b, n);
+      Arr<T> a(accum.out + b, n);
+      a = ConstArr<T>(accum.in + b, n) * momentum + g;
       if (nesterov) {
-        v -= g * lr + a * (momentum * lr);
+        Arr<T>(var.out + b, n) = v - (g * lr + a * (momentum * lr));
       } else {
-        v -= a * lr;
+        Arr<T>(var.out + b, n) = v - a * lr;
       }
     });
   }
@@ -93,24 +102,22 @@ struct Adam {
     return {{"beta1_power", true}, {"beta2_power", true}, {"lr", true},   {"beta1", true},
             {"beta2", true},       {"epsilon", true},     {"grad", false}};
   }
-  static void Apply(OpKernelContext* ctx, const std::vector<Tensor*>& vars, const std::vector<Tensor>& in,
-                    bool nesterov) {
-    T* var = vars[0]->base<T>();
-    T* m = vars[1]->base<T>();
-    T* v = vars[2]->base<T>();
+  static void Apply(OpKernelContext* ctx, const std::vector<VarSlot<T>>& vars, int64_t size,
+                    const std::vector<Tensor>& in, bool nesterov) {
+    const VarSlot<T> var = vars[0], m = vars[1], v = vars[2];
     const T beta1_power = in[0].base<T>()[0], beta2_power = in[1].base<T>()[0], lr = in[2].base<T>()[0];
     const T beta1 = in[3].base<T>()[0], beta2 = in[4].base<T>()[0], epsilon = in[5].base<T>()[0];
     const T* grad = in[6].base<T>();
     const T alpha = lr * Eigen::numext::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
-    ForBlocks(ctx, vars[0]->NumElements(), 16, [&](int64_t b, int64_t n) {
-      Arr<T> var_b(var + b, n), m_b(m + b, n), v_b(v + b, n);
-      ConstArr<T> g(grad + b, n);
-      m_b += (g - m_b) * (T(1) - beta1);
-      v_b += (g.square() - v_b) * (T(1) - beta2);
+    ForBlocks(ctx, size, 16, [&](int64_t b, int64_t n) {
+      Arr<T> m_b(m.out + b, n), v_b(v.out + b, n);
+      ConstArr<T> g(grad + b, n), var_in(var.in + b, n), m_in(m.in + b, n), v_in(v.in + b, n);
+      m_b = m_in + (g - m_in) * (T(1) - beta1);
+      v_b = v_in + (g.square() - v_in) * (T(1) - beta2);
       if (nesterov) {
-        var_b -= ((g * (T(1) - beta1) + m_b * beta1) * alpha) / (v_b.sqrt() + epsilon);
+        Arr<T>(var.out + b, n) = var_in - ((g * (T(1) - beta1) + m_b * beta1) * alpha) / (v_b.sqrt() + epsilon);
       } else {
-        var_b -= (m_b * alpha) / (v_b.sqrt() + epsilon);
+        Arr<T>(var.out + b, n) = var_in - (m_b * alpha) / (v_b.sqrt() + epsilon);
       }
     });
   }
@@ -189,13 +196,33 @@ class ApplyOp : public OpKernel {
       }
       in.push_back(t);
     }
-    if (kResource) {
-      // Copy-on-write: a value a reader already took must not change under it.
-      for (int i = 0; i < A::kNumVars; ++i) {
-        if (!tensors[i]->RefCountIsOne()) *tensors[i] = tensors[i]->DeepCopy(ctx->device()->allocator());
+    // Copy-on-write: a value a reader already took must not change under it. Such a
+    // variable's update reads the old buffer and writes a fresh one, which then replaces it.
+    std::vector<VarSlot<T>> slots(A::kNumVars);
+    std::vector<Tensor> fresh(A::kNumVars);
+    std::vector<bool> replaced(A::kNumVars, false);
+    for (int i = 0; i < A::kNumVars; ++i) {
+      slots[i] = {tensors[i]->base<T>(), tensors[i]->base<T>()};
+      // One variable in two roles gets one slot (and at most one fresh buffer).
+      const int first = static_cast<int>(std::find(tensors.begin(), tensors.end(), tensors[i]) - tensors.begin());
+      if (first < i) {
+        slots[i] = slots[first];
+        continue;
+      }
+      if (kResource && !tensors[i]->RefCountIsOne()) {
+        auto t = Tensor::Allocate(ctx->device()->allocator(), tensors[i]->dtype(), tensors[i]->shape());
+        OP_REQUIRES(ctx, t.ok(), t.status().WithContext(StrCat("copy-on-write of ", vars[i]->name(), " (node '",
+                                                               name(), "')")));
+        fresh[i] = std::move(t).value();
+        slots[i].out = fresh[i].base<T>();
+        replaced[i] = true;
       }
     }
-    if (tensors[0]->NumElements() > 0) A::Apply(ctx, tensors, in, use_nesterov_);
+    const int64_t size = tensors[0]->NumElements();
+    if (size > 0) A::Apply(ctx, slots, size, in, use_nesterov_);
+    for (int i = 0; i < A::kNumVars; ++i) {
+      if (replaced[i]) *tensors[i] = std::move(fresh[i]);
+    }
     locks.clear();
     if (!kResource) ctx->set_output_ref(0, vars[0]);
   }

@@ -120,12 +120,16 @@ TEMPLATE_TEST_CASE("ApplyMomentum and ResourceApplyMomentum, with and without Ne
                                            ops::Placeholder(s, dt), ops::Placeholder(s, dt), {false, nesterov});
     REQUIRE(s.ok());
     KernelRunner rr;
-    auto rout = rr.Run(Output(res), {ResourceVar<TestType>(rr, "w", kVar), ResourceVar<TestType>(rr, "a", {0.5, 0.5, 0.5}),
-                                     S<TestType>(0.1), Make<TestType>(kGrad, kShape), S<TestType>(0.9)});
+    Tensor a = ResourceVar<TestType>(rr, "a", {0.5, 0.5, 0.5});
+    // A reader holds accum's value: accum is updated out of place, var in place.
+    auto held = rr.device()->resource_manager()->Lookup<Var>(*a.base<ResourceHandle>()).value()->Read().value();
+    auto rout = rr.Run(Output(res), {ResourceVar<TestType>(rr, "w", kVar), a, S<TestType>(0.1),
+                                     Make<TestType>(kGrad, kShape), S<TestType>(0.9)});
     INFO(rout.status());
     REQUIRE(rout.ok());
     CheckClose(ResourceValue<TestType>(rr, "w"), want, Tol<TestType>());
     CheckClose(ResourceValue<TestType>(rr, "a"), {0.55, 0.25, 0.75}, Tol<TestType>());
+    CheckClose(AsDoubles<TestType>(held), {0.5, 0.5, 0.5}, 0);
   }
 }
 
@@ -171,12 +175,20 @@ TEMPLATE_TEST_CASE("ApplyAdam and ResourceApplyAdam, with and without Nesterov",
                                ResourceVar<TestType>(rr, "v", v0)};
     for (const Tensor& t : scalars()) rin.push_back(t);
     rin.push_back(Make<TestType>(kGrad, kShape));
+    // Readers hold w's and m's values (a gradient product still using the weights): those
+    // two are updated out of place, v in place, with the same results.
+    auto read = [&](int i) {
+      return rr.device()->resource_manager()->Lookup<Var>(*rin[i].base<ResourceHandle>()).value()->Read().value();
+    };
+    const Tensor held_w = read(0), held_m = read(1);
     auto rout = rr.Run(Output(res), rin);
     INFO(rout.status());
     REQUIRE(rout.ok());
     CheckClose(ResourceValue<TestType>(rr, "w"), want, tol);
     CheckClose(ResourceValue<TestType>(rr, "m"), m1, tol);
     CheckClose(ResourceValue<TestType>(rr, "v"), v1, tol);
+    CheckClose(AsDoubles<TestType>(held_w), kVar, 0);
+    CheckClose(AsDoubles<TestType>(held_m), m0, tol);
   }
 }
 
