@@ -1,5 +1,6 @@
 #include "actors/master.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -71,6 +72,14 @@ struct StepInFlight {
   std::vector<std::shared_ptr<const tensorflow::GraphDef>> partition_graphs;
 };
 
+// A signature's first step while its graphs are being registered (before it becomes a
+// StepInFlight): a task found unavailable meanwhile fails it at once, where its RegisterGraph
+// request would wait for register_timeout_ms (60 s by default).
+struct CallStarting {
+  std::vector<int> tasks;
+  std::function<void(const Status&)> fail;
+};
+
 // A step whose tasks all succeeded but left a fetch unset is a bug somewhere in the
 // runtime: it fails naming the fetch instead of answering with a short or empty result.
 Status CheckAllFetched(const StepInFlight& step) {
@@ -90,6 +99,8 @@ struct MasterState {
   CostModel cost_model;  // static estimates, refined by every step that collects statistics
   std::map<std::string, SessionState> sessions;
   std::map<int64_t, StepInFlight> steps;
+  std::map<int64_t, CallStarting> starting;  // by a start id of their own
+  int64_t next_start = 0;
   // Callers waiting for every task to be known and healthy.
   std::vector<std::function<void(const Status&)>> waiting_for_cluster;
   int discovering = 0;  // heartbeats of the discovery round still out
@@ -340,6 +351,13 @@ void FailStepsOn(Self* self, int task, const Status& why) {
     }
   }
   for (int64_t id : failing) FailStep(self, id, why);
+  std::vector<std::function<void(const Status&)>> failing_starts;
+  for (const auto& [id, start] : self->state.starting) {
+    if (std::find(start.tasks.begin(), start.tasks.end(), task) != start.tasks.end()) {
+      failing_starts.push_back(start.fail);
+    }
+  }
+  for (auto& fail : failing_starts) fail(why);  // each erases its own entry
 }
 
 PeerDirectory Directory(const MasterState& st) {
@@ -467,8 +485,12 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
   auto remaining = std::make_shared<int>(static_cast<int>(call->tasks.size()));
   auto failure = std::make_shared<Status>();
   auto request_ptr = std::make_shared<RunStepRequest>(std::move(request));
+  const int64_t start_id = st.next_start++;
+  // Runs once: when every task has answered, or when one is found unavailable first (the
+  // answers still out are then ignored).
   auto all_answered = [=]() mutable {
     auto& st = self->state;
+    if (st.starting.erase(start_id) == 0) return;
     auto forget = [&]() {
       for (const TaskGraph& tg : call->tasks) {
         if (!tg.handle.empty()) self->send(st.tasks[tg.task].worker, deregister_graph_atom::value, tg.handle);
@@ -492,12 +514,26 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
     if (!inserted) forget();
     RunCall(self, it->second, std::move(*request_ptr), promise);
   };
+  CallStarting& starting = st.starting[start_id];
+  for (const TaskGraph& tg : call->tasks) starting.tasks.push_back(tg.task);
+  starting.fail = [=](const Status& why) mutable {
+    if (failure->ok()) *failure = why;
+    all_answered();
+  };
   for (size_t i = 0; i < call->tasks.size(); ++i) {
     const int task = call->tasks[i].task;
     self->request(st.tasks[task].worker, std::chrono::milliseconds(st.options.register_timeout_ms),
                   register_graph_atom::value, RegisterGraphRequest{call->tasks[i].graph})
         .then(
             [=](RegisterGraphResponse& response) mutable {
+              auto& st = self->state;
+              if (st.starting.count(start_id) == 0) {
+                // The call failed while this task registered: nothing will run the graph.
+                if (response.status.ok()) {
+                  self->send(st.tasks[task].worker, deregister_graph_atom::value, response.graph_handle);
+                }
+                return;
+              }
               if (response.status.ok()) {
                 call->tasks[i].handle = response.graph_handle;
               } else if (failure->ok()) {
@@ -508,6 +544,7 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
               if (--*remaining == 0) all_answered();
             },
             [=](caf::error& error) mutable {
+              if (self->state.starting.count(start_id) == 0) return;
               if (failure->ok()) *failure = FromCafError(error, StrCat("RegisterGraph on task ", self->state.tasks[task].name));
               if (--*remaining == 0) all_answered();
             });
@@ -559,6 +596,11 @@ std::string InspectMaster(const MasterState& st) {
     std::string tasks;
     for (int t : step.tasks) tasks += StrCat(tasks.empty() ? "" : ", ", st.tasks[t].name);
     out += StrCat("\n  step ", id, ": waiting for ", step.remaining, " of ", step.tasks.size(), " tasks [", tasks, "]");
+  }
+  for (const auto& [id, start] : st.starting) {
+    std::string tasks;
+    for (int t : start.tasks) tasks += StrCat(tasks.empty() ? "" : ", ", st.tasks[t].name);
+    out += StrCat("\n  a first step registering its graphs on tasks [", tasks, "]");
   }
   return out;
 }

@@ -281,6 +281,47 @@ TEST_CASE("a frozen worker fails the step within the heartbeat timeout; it is us
   CHECK(s.ok());
 }
 
+// A signature's first step registers its graphs on every task before it runs: a task frozen
+// then must fail the step within the heartbeat timeout too, not after the registration's
+// own 60 s deadline (seen once: a loaded machine took over 0.5 s to register the slow step
+// above, so worker 1 froze in the middle of it and Run hung past 20 s).
+TEST_CASE("a worker frozen while a first step registers its graphs fails that step within the heartbeat timeout",
+          "[cluster]") {
+  Cluster cluster({"--heartbeat-interval-ms", "200", "--heartbeat-timeout-ms", "1000"});
+  Model m(true);
+  auto session = Connect(cluster.target());
+  REQUIRE(session->Create(m.Def()).ok());
+  // One step connects every task; the training step is a new signature, registered anew.
+  Status s = session->Run({}, {}, {m.init->name()}, nullptr);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  cluster.worker1.Signal(SIGSTOP);
+  auto started = std::chrono::steady_clock::now();
+  auto train = [&] {
+    std::vector<Tensor> out;
+    return session->Run({{"x", Batch(0)}}, {"loss"}, {m.train->name()}, &out);
+  };
+  auto run = std::async(std::launch::async, train);
+  REQUIRE(run.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  s = run.get();
+  double after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  INFO(s.ToString() << " after " << after_s << " s");
+  CHECK(s.code() == error::UNAVAILABLE);
+  CHECK_THAT(s.message(), Catch::Contains(kWorker1));
+  CHECK(after_s < 10.0);  // a hang guard: the bound is the heartbeat timeout plus an interval
+  // The graphs the other tasks registered for the failed start are dropped, and a thawed
+  // worker 1 serves the same signature again.
+  cluster.worker1.Signal(SIGCONT);
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    s = train();
+    if (s.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  INFO(s.ToString());
+  CHECK(s.ok());
+  CHECK_THAT(session->Inspect(), !Catch::Contains("registering its graphs"));
+}
+
 TEST_CASE("with --bfloat16-sendrecv, floats cross processes as bfloat16", "[cluster]") {
   Model local_model(false);
   auto local = Session::New().value();
