@@ -48,9 +48,16 @@ class MatMulOp : public OpKernel {
     const int64_t lda = a.dim_size(1), ldb = b.dim_size(1);
     // One block per thread: GEMM packs its right-hand side once per call, so fewer, larger
     // blocks beat the finer chunks element-wise kernels use. Rows when there are more of
-    // them, else columns, so a [1, n] product still splits.
+    // them, else columns, so a [1, n] product still splits. But an untransposed A that fits
+    // in a core's L2 (2 MiB here) splits by columns wherever each thread gets whole 64-column
+    // panels: each thread then packs only its share of B and reads A in place from cache,
+    // where a split by rows packs all of B once per thread (a dense layer at batch 512,
+    // [512, 784] x [784, 256], on two threads: MLP training 176 -> 197 steps/s, medians of 7
+    // alternations; faster in 10 of 12 pairs over two runs). A larger A stays split by rows: 2048^3 on two threads lost 20% when
+    // both threads streamed all of it.
     const int threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
-    const bool by_rows = m >= n;
+    const bool share_a = !transpose_a_ && m * k * int64_t{sizeof(T)} <= (int64_t{2} << 20) && n >= 64 * threads;
+    const bool by_rows = !share_a && m >= n;
     const int64_t extent = by_rows ? m : n;
     const int64_t blocks = (m * n * k < (int64_t{1} << 18)) ? 1 : std::min<int64_t>(threads, extent);
     // Whole 64-column panels of the GEMM's tiles per block where there are enough.
