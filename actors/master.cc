@@ -592,15 +592,17 @@ std::string InspectMaster(const MasterState& st) {
                     ", data plane ", t.data_plane.empty() ? "-" : t.data_plane, ", ", t.devices.size(), " devices");
     }
   }
+  auto names = [&](const std::vector<int>& tasks) {
+    std::string list;
+    for (int t : tasks) list += StrCat(list.empty() ? "" : ", ", st.tasks[t].name);
+    return list;
+  };
   for (const auto& [id, step] : st.steps) {
-    std::string tasks;
-    for (int t : step.tasks) tasks += StrCat(tasks.empty() ? "" : ", ", st.tasks[t].name);
-    out += StrCat("\n  step ", id, ": waiting for ", step.remaining, " of ", step.tasks.size(), " tasks [", tasks, "]");
+    out += StrCat("\n  step ", id, ": waiting for ", step.remaining, " of ", step.tasks.size(), " tasks [",
+                  names(step.tasks), "]");
   }
   for (const auto& [id, start] : st.starting) {
-    std::string tasks;
-    for (int t : start.tasks) tasks += StrCat(tasks.empty() ? "" : ", ", st.tasks[t].name);
-    out += StrCat("\n  a first step registering its graphs on tasks [", tasks, "]");
+    out += StrCat("\n  a first step registering its graphs on tasks [", names(start.tasks), "]");
   }
   return out;
 }

@@ -53,8 +53,8 @@ class MatMulOp : public OpKernel {
     // panels: each thread then packs only its share of B and reads A in place from cache,
     // where a split by rows packs all of B once per thread (a dense layer at batch 512,
     // [512, 784] x [784, 256], on two threads: MLP training 176 -> 197 steps/s, medians of 7
-    // alternations; faster in 10 of 12 pairs over two runs). A larger A stays split by rows: 2048^3 on two threads lost 20% when
-    // both threads streamed all of it.
+    // alternations; faster in 10 of 12 pairs over two runs). A larger A stays split by
+    // rows: 2048^3 on two threads lost 20% when both threads streamed all of it.
     const int threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
     const bool share_a = !transpose_a_ && m * k * int64_t{sizeof(T)} <= (int64_t{2} << 20) && n >= 64 * threads;
     const bool by_rows = !share_a && m >= n;
