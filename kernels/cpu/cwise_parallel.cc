@@ -1,9 +1,13 @@
 // CwiseParallelFor: the element-wise kernels' split of large tensors over the device's threads.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "kernels/cpu/cwise_ops.h"
 
@@ -15,23 +19,53 @@ constexpr int64_t kMinParallelCost = 64 * 1024;
 // Per chunk, so a chunk is worth handing to another thread.
 constexpr int64_t kMinChunkCost = 16 * 1024;
 
+// How long the calling thread polls for the helpers' last chunk before it sleeps. The
+// chunks are even, so the helpers usually finish within microseconds of the caller; a
+// futex sleep and wake-up costs tens of microseconds on a VM, several times per training
+// step, where OpenMP-based peers spin.
+constexpr auto kSpinBeforeSleep = std::chrono::microseconds(100);
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();  // yields the core's pipeline to a hyperthread sibling doing the work
+#endif
+}
+
 // Shared with the pool tasks, which may start after the kernel has returned (they then find
 // no chunk left and touch nothing else).
 struct Work {
   const std::function<void(int64_t, int64_t)>* fn = nullptr;
   int64_t n = 0, chunk = 0, chunks = 0;
   std::atomic<int64_t> next{0};
-  std::mutex mu;
+  std::atomic<int64_t> done{0};
+  std::mutex mu;  // only for the caller's sleep once it stops polling
   std::condition_variable cv;
-  int64_t done = 0;  // guarded by mu
 
   // Runs chunks until none is left unclaimed.
   void RunChunks() {
     for (int64_t c; (c = next.fetch_add(1)) < chunks;) {
       const int64_t b = c * chunk;
       (*fn)(b, std::min(n, b + chunk));
-      std::lock_guard<std::mutex> lock(mu);
-      if (++done == chunks) cv.notify_all();
+      if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks) {
+        // Taking the lock orders this notify after a caller's check of `done` under it.
+        std::lock_guard<std::mutex> lock(mu);
+        cv.notify_all();
+      }
+    }
+  }
+
+  bool Finished() const { return done.load(std::memory_order_acquire) == chunks; }
+
+  // Returns once every chunk is done: polls for kSpinBeforeSleep, then sleeps.
+  void Wait() {
+    const auto deadline = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+    for (int i = 1; !Finished(); ++i) {
+      CpuRelax();
+      if (i % 64 == 0 && std::chrono::steady_clock::now() > deadline) {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return Finished(); });
+        return;
+      }
     }
   }
 };
@@ -59,8 +93,7 @@ void CwiseParallelFor(OpKernelContext* ctx, int64_t n, int64_t cost_per_element,
   const int helpers = static_cast<int>(std::min<int64_t>(threads, work->chunks) - 1);
   for (int i = 0; i < helpers; ++i) device->Schedule([work] { work->RunChunks(); });
   work->RunChunks();
-  std::unique_lock<std::mutex> lock(work->mu);
-  work->cv.wait(lock, [&] { return work->done == work->chunks; });
+  work->Wait();
 }
 
 std::string CwiseNodeContext(const OpKernel& kernel) {
