@@ -6,13 +6,23 @@
 
 #include <random>
 
-#include "kernels/kernel_thread_pool.h"
+#include "kernels/denormal.h"
 
 namespace tensoract {
 
+// The device's threads run kernels only: they flush denormals from their start.
+struct KernelThreadEnvironment : Eigen::StlThreadEnvironment {
+  EnvThread* CreateThread(std::function<void()> f) {
+    return Eigen::StlThreadEnvironment::CreateThread([f = std::move(f)] {
+      FlushDenormalsOnThisThread();
+      f();
+    });
+  }
+};
+
 struct Device::Pool {
-  explicit Pool(int n) : threads(NewKernelThreadPool(n)), eigen(threads.get(), n) {}
-  std::unique_ptr<Eigen::ThreadPoolInterface> threads;
+  explicit Pool(int n) : threads(n), eigen(&threads, n) {}
+  Eigen::ThreadPoolTempl<KernelThreadEnvironment> threads;
   Eigen::ThreadPoolDevice eigen;
 };
 
@@ -28,7 +38,7 @@ Device::Device(std::string name, std::string device_type, int num_threads)
 
 Device::~Device() = default;
 
-void Device::Schedule(std::function<void()> fn) { pool_->threads->Schedule(std::move(fn)); }
+void Device::Schedule(std::function<void()> fn) { pool_->threads.Schedule(std::move(fn)); }
 
 const Eigen::ThreadPoolDevice* Device::eigen_cpu_device() const { return &pool_->eigen; }
 

@@ -22,7 +22,9 @@ constexpr int64_t kMinChunkCost = 16 * 1024;
 // How long the calling thread polls for the helpers' last chunk before it sleeps. The
 // chunks are even, so the helpers usually finish within microseconds of the caller; a
 // futex sleep and wake-up costs tens of microseconds on a VM, several times per training
-// step, where OpenMP-based peers spin.
+// step, where OpenMP-based peers spin. (MLP training at batch 512 on two dedicated cores:
+// 294 -> 328 steps/s, medians of 4 alternations. Idle pool threads polling for 1 ms as
+// well lost: 226, a poller took a CPU the step's working threads needed.)
 constexpr auto kSpinBeforeSleep = std::chrono::microseconds(100);
 
 inline void CpuRelax() {
