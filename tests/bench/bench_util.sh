@@ -17,12 +17,16 @@ cpu_ticks() { awk '/^cpu /{ t = 0; for (i = 2; i <= NF; ++i) t += $i; print $9, 
 # third of its time stolen measures the host, not the program (this VM's steal goes from
 # 0 to 90% within minutes); every framework gets the same rule. Notes on stderr.
 quiet_run() {
-  local limit=${STEAL_LIMIT:-10} out before after pct
+  local limit=${STEAL_LIMIT:-10} out before after pct reported
   for attempt in 1 2 3; do
     before=$(cpu_ticks)
     out=$("$@") || { echo "$out"; return 1; }
     after=$(cpu_ticks)
     pct=$(echo "$before $after" | awk '{ d = $4 - $2; printf "%d", (d > 0 ? 100 * ($3 - $1) / d : 0) }')
+    # A program that reports the steal during its timed part ("steal N%") is judged on that:
+    # over the whole process, a peer's seconds of single-threaded imports dilute the figure.
+    reported=$(echo "$out" | grep -o 'steal [0-9]*%' | tail -1 | tr -dc '0-9')
+    [ -n "$reported" ] && pct=$reported
     [ "$pct" -le "$limit" ] && break
     echo "quiet_run: ${pct}% of the CPU time stolen during attempt $attempt of: $*" >&2
   done

@@ -45,14 +45,28 @@ for i in range(16):
     batches.append((x.reshape(len(idx), 784) if args.model == "mlp" else x, labels[idx]))
 
 
+def cpu_ticks():
+    """The machine's CPU time so far and the hypervisor's steal of it (/proc/stat), in ticks."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return v[7], sum(v)
+    except (OSError, ValueError, IndexError):
+        return 0, 0
+
+
 def timed(step):
     for i in range(args.warmup):
         step(i)
+    before = cpu_ticks()
     start = time.perf_counter()
     for i in range(args.steps):
         loss = step(i)
     secs = time.perf_counter() - start
-    return args.steps / secs, loss
+    after = cpu_ticks()
+    total = after[1] - before[1]
+    steal = 100 * (after[0] - before[0]) // total if total > 0 else 0
+    return args.steps / secs, loss, steal
 
 
 if args.framework == "torch":
@@ -126,9 +140,9 @@ else:
         return sess.run([loss, train], {x: bx, y: by})[0]
     name, version = "tensorflow", tf.__version__
 
-rate, last = timed(step)
+rate, last, steal = timed(step)
 print(f"{name} {version} {args.model} batch {args.batch} threads {args.threads}: {rate:.1f} steps/s "
-      f"({rate * args.batch:.0f} examples/s, last loss {last:.4f})")
+      f"({rate * args.batch:.0f} examples/s, last loss {last:.4f}; steal {steal}%)")
 
 if args.profile > 0 and args.framework == "tf":
     # Each node's time in traced steps (its step_stats), averaged, largest first: the same
