@@ -49,8 +49,7 @@ int main(int argc, char** argv) {
     Output y = x;
     for (int i = 0; i < kChain; ++i) {
       if (square) y = ops::MatMul(root, y, b);
-      else if (i == 0) y = ops::MatMul(root, x, b);
-      else y = ops::MatMul(root.WithControlDependencies({y}), x, b);
+      else y = ops::MatMul(i == 0 ? root : root.WithControlDependencies({y}), x, b);
     }
     ops::NoOp(root.WithOpName("done").WithControlDependencies({y}));
     tensorflow::GraphDef graph;
