@@ -1,8 +1,8 @@
-// Conv2D on the CPU, NHWC. Float with the AVX-512 kernels (kernels/cpu/gemm.h): a 1-deep
+// Conv2D on the CPU, NHWC. Float with the AVX-512 or AVX2 kernels (kernels/cpu/gemm.h): a 1-deep
 // input (grey images) through gemm::ConvForwardDepth1, a deeper one through
 // gemm::ConvForward, which reads each output pixel's input rows in place (no im2col); work
 // spread over the device's threads. Otherwise (double, inputs 2-7 deep, a build without
-// AVX-512): im2col of a block of output rows into a scratch matrix, then one GEMM
+// AVX2): im2col of a block of output rows into a scratch matrix, then one GEMM
 // (gemm::Gemm) of that [pixels, rows*cols*in_depth] matrix with the filter viewed as
 // [rows*cols*in_depth, out_depth] (HWIO is exactly that, row-major). A 1x1 filter with
 // stride 1 needs no im2col: the input already is that matrix.

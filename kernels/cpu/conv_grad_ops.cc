@@ -7,7 +7,7 @@
 //   Conv2DBackpropFilter: filter_grad = sum over blocks of im2col(input)^T * out_backprop;
 //                         each thread accumulates its own partial sum, added up at the end.
 //
-// A 1x1 filter with stride 1 skips im2col and col2im. Float with the AVX-512 kernels
+// A 1x1 filter with stride 1 skips im2col and col2im. Float with the AVX-512 or AVX2 kernels
 // (kernels/cpu/gemm.h) skips both altogether: the input gradient of a stride-1 convolution
 // is itself a convolution (of out_backprop with the flipped filter), and the filter
 // gradient accumulates input x out_backprop products in registers over rows of pixels.

@@ -1,9 +1,11 @@
 // The packed GEMM and the convolutions of gemm.h. The one idea everywhere: a tile of C of
-// MR rows x 16*NV columns lives in MR*NV AVX-512 registers while k runs; per k it loads NV
-// vectors of B and broadcasts MR values of A, MR*NV fused multiply-adds.
+// MR rows x NV vectors of columns lives in MR*NV registers (AVX-512 or AVX2, simd.h) while
+// k runs; per k it loads NV vectors of B and broadcasts MR values of A, MR*NV fused
+// multiply-adds.
 //
-// Sgemm follows the usual blocking: B cut into [KC, NC] blocks packed into 64-column panels
-// (a panel of KC = 512 rows is 128 KiB: it streams from L2 while MC rows of A pass it), A
+// Sgemm follows the usual blocking: B cut into [KC, NC] blocks packed into panels one tile
+// wide (AVX-512: a 64-column panel of KC = 512 rows is 128 KiB: it streams from L2 while MC
+// rows of A pass it; AVX2: a 16-column one of 256 rows is 16 KiB and stays in L1), A
 // read in place ([MC, KC] of it in L2), or packed into MR-row panels when transposed. The
 // convolutions skip A's packing too: their A rows are input pixels read through pointers.
 #include "kernels/cpu/gemm.h"
@@ -19,9 +21,8 @@
 #include <vector>
 
 #include <Eigen/Core>
-#ifdef __AVX512F__
-#include <immintrin.h>
-#endif
+
+#include "kernels/cpu/simd.h"
 
 namespace tensoract {
 namespace gemm {
@@ -30,7 +31,21 @@ PackedFilter::~PackedFilter() { std::free(data); }
 
 namespace {
 
-constexpr int64_t kNR = 64;  // columns of an Sgemm tile: four AVX-512 vectors
+#if TENSORACT_HAVE_SIMD
+using simd::Simd;
+constexpr int kL = Simd::kLanes;                     // floats per vector
+constexpr bool kWide = Simd::kRegisters >= 32;        // AVX-512's 32 registers
+#endif
+
+// The columns of a packed filter's panel (the convolutions' register tiles are that wide):
+// 64 (6 x 64 tiles) where the out depth is a multiple of 64, else 32 (8 x 32) with AVX-512;
+// 16 (6 x 16) with AVX2.
+int64_t ConvPanelWidth(int64_t n) {
+#if TENSORACT_HAVE_SIMD
+  if constexpr (!kWide) return 2 * kL;
+#endif
+  return n % 64 == 0 ? 64 : 32;
+}
 
 float* AlignedAlloc(int64_t floats) {
   const size_t bytes = (static_cast<size_t>(std::max<int64_t>(floats, 16)) * sizeof(float) + 63) / 64 * 64;
@@ -54,6 +69,28 @@ struct Scratch {
 
 int64_t Panels(int64_t n, int64_t nr) { return (n + nr - 1) / nr; }
 
+#if TENSORACT_HAVE_SIMD && !defined(__AVX512F__)
+// dst[q * ld_dst + i] = src[i * ld_src + q] for an 8 x 8 block.
+inline void Transpose8x8(const float* src, int64_t ld_src, float* dst, int64_t ld_dst) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld_src);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(dst + i * ld_dst, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * ld_dst, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+}
+#endif
+
 // Packs rows [0, k) and columns [0, n) of op(b) into nr-column panels [panel][k][nr],
 // zero-padding the last panel.
 void PackB(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int64_t nr, float* dst) {
@@ -69,14 +106,14 @@ void PackB(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int6
       for (int64_t p = 0; p < k; ++p) {
         const float* src = b + p * ldb + j0;
         float* out = dst + p * nr;
-#ifdef __AVX512F__
+#if TENSORACT_HAVE_SIMD
         if (p + kAhead < k) {
-          for (int64_t q = 0; q < cols; q += 16) {
+          for (int64_t q = 0; q < cols; q += 16) {  // a cache line a request
             _mm_prefetch(reinterpret_cast<const char*>(src + kAhead * ldb + q), _MM_HINT_T0);
           }
         }
-        if (cols == nr && nr % 16 == 0) {
-          for (int64_t q = 0; q < nr; q += 16) _mm512_storeu_ps(out + q, _mm512_loadu_ps(src + q));
+        if (cols == nr && nr % kL == 0) {
+          for (int64_t q = 0; q < nr; q += kL) Simd::Store(out + q, Simd::Load(src + q));
           continue;
         }
 #endif
@@ -85,7 +122,7 @@ void PackB(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int6
       }
     } else {
       int64_t j = 0;
-#ifdef __AVX512F__
+#if defined(__AVX512F__)
       // 16 columns at a time: one gather per k of their 16 values (a scalar loop writing
       // one strided float at a time was 20% of a 512 x 3136 x 1024 product).
       if (ldb <= INT32_MAX / 16) {
@@ -94,6 +131,16 @@ void PackB(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int6
         for (; j + 16 <= cols; j += 16) {
           const float* src = b + (j0 + j) * ldb;
           for (int64_t p = 0; p < k; ++p) _mm512_storeu_ps(dst + p * nr + j, _mm512_i32gather_ps(rows, src + p, 4));
+        }
+      }
+#elif TENSORACT_HAVE_SIMD
+      // 8 columns x 8 k at a time, transposed in registers (AVX2's gathers are slow).
+      for (; j + 8 <= cols; j += 8) {
+        const float* src = b + (j0 + j) * ldb;
+        int64_t p = 0;
+        for (; p + 8 <= k; p += 8) Transpose8x8(src + p, ldb, dst + p * nr + j, nr);
+        for (; p < k; ++p) {
+          for (int64_t q = 0; q < 8; ++q) dst[p * nr + j + q] = src[q * ldb + p];
         }
       }
 #endif
@@ -116,7 +163,7 @@ void PackFilter(const float* filter, int64_t k, int64_t n, PackedFilter* packed)
   std::free(packed->data);
   packed->k = k;
   packed->n = n;
-  packed->nr = n % 64 == 0 ? 64 : 32;
+  packed->nr = ConvPanelWidth(n);
   packed->data = AlignedAlloc(Panels(n, packed->nr) * packed->nr * k);
   PackB(false, filter, n, k, n, packed->nr, packed->data);
 }
@@ -177,51 +224,64 @@ void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const do
   EigenGemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
-#ifdef __AVX512F__
+#if TENSORACT_HAVE_SIMD
 
 bool HaveFastKernels() { return true; }
 
 namespace {
 
-// Sgemm's tile: 6 rows x 64 columns (24 accumulators; per k 4 loads of B and 6 broadcasts
-// of A). Measured in L1 on this CPU: 6x64 and 8x32 run at ~95% of the FMA peak, 12x32
-// (14 loads per 24 FMAs) at ~80%: the load ports, not the FMA units, limit taller tiles.
-constexpr int64_t kMR = 6;
-// Blocks: KC rows of B per pass over C (a larger KC means fewer passes of C through the
-// caches: 512 measured 4-8% faster than 256 from 512 x 784 x 256 to 2048^3, in A/B rounds of
-// KC 128-1024 and MC 96-384), MC rows of A per B block, NC columns of B: 512 keeps a packed
-// [KC, NC] block at 1 MiB, half a core's L2, so it stays there while all of A's row blocks
-// pass it (with 4096, a 1024-column block filled L2: 512 x 3136 x 1024 with B transposed
-// 83 -> 96 GFLOP/s, 2048^3 on two threads +8%), but a packed (transposed) A is packed again
-// for every NC block, so it keeps 4096 (3136 x 1024 x 512 with A transposed lost 5% at 512).
-constexpr int64_t kKC = 512, kMC = 192, kNC = 512, kNCPackedA = 4096;
+// The register tiles, by the registers there are. AVX-512 (32 registers of 16 floats):
+// Sgemm's tile is 6 rows x 64 columns (24 accumulators; per k 4 loads of B and 6
+// broadcasts of A). Measured in L1 on an AVX-512 Xeon: 6x64 and 8x32 run at ~95% of the
+// FMA peak, 12x32 (14 loads per 24 FMAs) at ~80%: the load ports, not the FMA units, limit
+// taller tiles. AVX2 (16 registers of 8 floats): 6 x 16 (12 accumulators, 2 vectors of B
+// and a broadcast), the usual Haswell/Zen shape.
+constexpr int kMR = 6, kNV = kWide ? 4 : 2;
+// Blocks: KC rows of B per pass over C, MC rows of A per B block, NC columns of B.
+// AVX-512: a larger KC means fewer passes of C through the caches: 512 measured 4-8% faster
+// than 256 from 512 x 784 x 256 to 2048^3, in A/B rounds of KC 128-1024 and MC 96-384; NC
+// 512 keeps a packed [KC, NC] block at 1 MiB, half a core's L2, so it stays there while all
+// of A's row blocks pass it (with 4096, a 1024-column block filled L2: 512 x 3136 x 1024
+// with B transposed 83 -> 96 GFLOP/s, 2048^3 on two threads +8%), but a packed (transposed)
+// A is packed again for every NC block, so it keeps 4096 (3136 x 1024 x 512 with A
+// transposed lost 5% at 512). AVX2 (a Zen 3 core: 32 KiB L1, 512 KiB L2): a [KC, 16] panel
+// of B at KC 256 is 16 KiB, so it stays in L1 while a block of A's rows passes it.
+constexpr int64_t kKC = kWide ? 512 : 256, kMC = kWide ? 192 : 144, kNC = 512, kNCPackedA = 4096;
 
-// The mask of vector v (16 columns) of a tile whose first `cols` columns are valid.
-inline __mmask16 ColumnMask(int64_t cols, int v) {
-  const int64_t left = cols - 16 * v;
-  return left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
-}
+// The mask of vector v of a tile whose first `cols` columns are valid.
+inline Simd::Mask ColumnMask(int64_t cols, int v) { return Simd::FirstLanes(cols - int64_t{kL} * v); }
 
 // bias_grad[j] += sum over `rows` rows of n values (`rows` pixels of out_backprop).
 void AddRowSums(const float* rows_data, int64_t rows, int64_t n, float* bias_grad) {
-  for (int64_t j0 = 0; j0 < n; j0 += 16) {
-    const __mmask16 k = ColumnMask(n - j0, 0);
-    __m512 acc = _mm512_maskz_loadu_ps(k, bias_grad + j0);
-    for (int64_t r = 0; r < rows; ++r) acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(k, rows_data + r * n + j0));
-    _mm512_mask_storeu_ps(bias_grad + j0, k, acc);
+  for (int64_t j0 = 0; j0 < n; j0 += kL) {
+    const Simd::Mask k = ColumnMask(n - j0, 0);
+    Simd::V acc = Simd::MaskLoad(k, bias_grad + j0);
+    for (int64_t r = 0; r < rows; ++r) acc = Simd::Add(acc, Simd::MaskLoad(k, rows_data + r * n + j0));
+    Simd::MaskStore(bias_grad + j0, k, acc);
   }
 }
 
-// Writes (or adds) rows [0, rows) and columns [0, cols) of the MR x 16*NV tile to c.
+// Writes (or adds) rows [0, rows) and columns [0, cols) of the MR x kL*NV tile to c. Full
+// rows take plain moves: AVX2's masked stores are microcoded on some CPUs (Zen).
 template <int MR, int NV>
-inline void StoreTile(const __m512* acc, float* c, int64_t ldc, int64_t rows, int64_t cols, bool add) {
-  __mmask16 mask[NV];
+inline void StoreTile(const Simd::V* acc, float* c, int64_t ldc, int64_t rows, int64_t cols, bool add) {
+  if (cols >= NV * kL) {
+    for (int64_t i = 0; i < rows; ++i, c += ldc) {
+      for (int v = 0; v < NV; ++v) {
+        Simd::V x = acc[i * NV + v];
+        if (add) x = Simd::Add(x, Simd::Load(c + kL * v));
+        Simd::Store(c + kL * v, x);
+      }
+    }
+    return;
+  }
+  Simd::Mask mask[NV];
   for (int v = 0; v < NV; ++v) mask[v] = ColumnMask(cols, v);
   for (int64_t i = 0; i < rows; ++i, c += ldc) {
     for (int v = 0; v < NV; ++v) {
-      __m512 x = acc[i * NV + v];
-      if (add) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask[v], c + 16 * v));
-      _mm512_mask_storeu_ps(c + 16 * v, mask[v], x);
+      Simd::V x = acc[i * NV + v];
+      if (add) x = Simd::Add(x, Simd::MaskLoad(mask[v], c + kL * v));
+      Simd::MaskStore(c + kL * v, mask[v], x);
     }
   }
 }
@@ -231,35 +291,35 @@ inline void StoreTile(const __m512* acc, float* c, int64_t ldc, int64_t rows, in
 template <int NV>
 inline void PrefetchTileOfC(const float* c, int64_t ldc, int64_t nrows) {
   for (int64_t i = 0; i < nrows; ++i) {
-    for (int v = 0; v < NV; ++v) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 16 * v), _MM_HINT_T0);
+    for (int q = 0; q < NV * kL; q += 16) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + q), _MM_HINT_T0);
   }
 }
 
-// The register tile: c[MR rows, 16*NV columns] (+)= sum over taps t and depth p of
+// The register tile: c[MR rows, kL*NV columns] (+)= sum over taps t and depth p of
 // rows[t * MR + i][p] * b(t * depth + p, columns), where b(q, .) = b + q * b_step (a packed
-// panel: b_step 16*NV; B in place: its row stride). The rows are A's own (A read in place)
+// panel: b_step kL*NV; B in place: its row stride). The rows are A's own (A read in place)
 // or a convolution's input pixels.
 template <int MR, int NV>
 void Tile(int64_t taps, int64_t depth, const float* const* rows, const float* __restrict b, int64_t b_step, float* c,
           int64_t ldc, int64_t nrows, int64_t cols, bool add) {
   PrefetchTileOfC<NV>(c, ldc, nrows);
-  __m512 acc[MR * NV];
+  Simd::V acc[MR * NV];
 #pragma GCC unroll 32
-  for (int i = 0; i < MR * NV; ++i) acc[i] = _mm512_setzero_ps();
+  for (int i = 0; i < MR * NV; ++i) acc[i] = Simd::Zero();
   for (int64_t t = 0; t < taps; ++t, rows += MR) {
     const float* r[MR];
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) r[i] = rows[i];
 #pragma GCC unroll 2
     for (int64_t p = 0; p < depth; ++p) {
-      __m512 bv[NV];
+      Simd::V bv[NV];
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
+      for (int v = 0; v < NV; ++v) bv[v] = Simd::Load(b + kL * v);
 #pragma GCC unroll 16
       for (int i = 0; i < MR; ++i) {
-        const __m512 a = _mm512_set1_ps(r[i][p]);
+        const Simd::V a = Simd::Broadcast(r[i][p]);
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[i * NV + v] = _mm512_fmadd_ps(a, bv[v], acc[i * NV + v]);
+        for (int v = 0; v < NV; ++v) acc[i * NV + v] = Simd::Fma(a, bv[v], acc[i * NV + v]);
       }
       b += b_step;
     }
@@ -275,46 +335,47 @@ template <int MR, int NV>
 void PackedATile(int64_t depth, const float* __restrict a, const float* __restrict b, int64_t b_step, float* c,
                  int64_t ldc, int64_t nrows, int64_t cols, bool add) {
   PrefetchTileOfC<NV>(c, ldc, nrows);
-  __m512 acc[MR * NV];
+  Simd::V acc[MR * NV];
 #pragma GCC unroll 32
-  for (int i = 0; i < MR * NV; ++i) acc[i] = _mm512_setzero_ps();
+  for (int i = 0; i < MR * NV; ++i) acc[i] = Simd::Zero();
 #pragma GCC unroll 2
   for (int64_t p = 0; p < depth; ++p, a += MR, b += b_step) {
-    __m512 bv[NV];
+    Simd::V bv[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
+    for (int v = 0; v < NV; ++v) bv[v] = Simd::Load(b + kL * v);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
-      const __m512 av = _mm512_set1_ps(a[i]);
+      const Simd::V av = Simd::Broadcast(a[i]);
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[i * NV + v] = _mm512_fmadd_ps(av, bv[v], acc[i * NV + v]);
+      for (int v = 0; v < NV; ++v) acc[i * NV + v] = Simd::Fma(av, bv[v], acc[i * NV + v]);
     }
   }
   StoreTile<MR, NV>(acc, c, ldc, nrows, cols, add);
 }
 
-// Packs rows [0, m) x columns [0, k) of a^T (a is [k, m]) into MR-row panels [panel][k][MR].
+// Packs rows [0, m) x columns [0, k) of a^T (a is [k, m]) into MR-row panels [panel][k][MR]:
+// a vector's worth of a panel row at a time, lanes past m loaded as zeros, lanes past MR
+// not written (was a scalar loop).
 template <int MR>
 void PackTransposedA(const float* a, int64_t lda, int64_t m, int64_t k, float* dst) {
-  static_assert(MR <= 16, "a panel row must fit one vector");
-  constexpr __mmask16 kStoreMask = static_cast<__mmask16>((1u << MR) - 1);
   for (int64_t i0 = 0; i0 < m; i0 += MR, dst += k * MR) {
-    // One masked move per k (was a scalar loop): lanes past m load as zeros, lanes past MR
-    // are not written.
-    const __mmask16 load_mask = static_cast<__mmask16>((1u << std::min<int64_t>(MR, m - i0)) - 1);
-    for (int64_t p = 0; p < k; ++p) {
-      _mm512_mask_storeu_ps(dst + p * MR, kStoreMask, _mm512_maskz_loadu_ps(load_mask, a + p * lda + i0));
+    for (int q = 0; q < MR; q += kL) {
+      const Simd::Mask load_mask = Simd::FirstLanes(std::min<int64_t>(MR, m - i0) - q);
+      const Simd::Mask store_mask = Simd::FirstLanes(MR - q);
+      for (int64_t p = 0; p < k; ++p) {
+        Simd::MaskStore(dst + p * MR + q, store_mask, Simd::MaskLoad(load_mask, a + p * lda + i0 + q));
+      }
     }
   }
 }
 
 thread_local Scratch tls_a, tls_b, tls_t;
 
-// The blocked product with an MR x 16*NV register tile (see Sgemm).
+// The blocked product with an MR x kL*NV register tile (see Sgemm).
 template <int MR, int NV>
 void BlockedSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                   const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
-  constexpr int64_t NR = 16 * NV;
+  constexpr int64_t NR = kL * NV;
   const int64_t NC = trans_a ? kNCPackedA : kNC;
   // k in equal blocks of at most kKC (784 = 2 x 392, not 512 + 272; a thin last block pays
   // a pass over C for a few k).
@@ -399,17 +460,19 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
     }
     return;
   }
-  if (n <= 16) {
+  if (n <= kL) {
     // A narrow product (a 10-class logits layer): one vector of columns per row, 12 rows a
-    // tile (measured 512 x 10 x 256: 36 us, Eigen 62 us).
+    // tile (measured with AVX-512 512 x 10 x 256: 36 us, Eigen 62 us).
     BlockedSgemm<12, 1>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
     return;
   }
-  if (n < 48) {
-    BlockedSgemm<8, 2>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
-    return;
+  if constexpr (kWide) {
+    if (n < 48) {
+      BlockedSgemm<8, 2>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+      return;
+    }
   }
-  BlockedSgemm<kMR, 4>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
+  BlockedSgemm<kMR, kNV>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
 namespace {
@@ -446,7 +509,7 @@ void ConvForwardTiles(const conv::ConvDims& d, const float* input, const PackedF
   thread_local std::vector<float> zeros;
   thread_local std::vector<const float*> rows_of_tile;
   thread_local PaddedImage padded[2];
-  const int64_t depth = d.in_depth, n = d.out_depth, nr = 16 * NV;
+  const int64_t depth = d.in_depth, n = d.out_depth, nr = kL * NV;
   const int64_t out_pixels = d.out_rows * d.out_cols;
   // Through a padded copy of each image, a tile's pixel reads one run of filter_cols * depth
   // floats per filter row: 5 pointers and runs of 160 for a 5x5x32 filter instead of 25 of
@@ -500,14 +563,18 @@ void ConvForwardTiles(const conv::ConvDims& d, const float* input, const PackedF
 
 bool ConvForward(const conv::ConvDims& d, const float* input, const PackedFilter& filter, int64_t pixel_begin,
                  int64_t pixel_end, float* output) {
-  if (filter.nr == 64) ConvForwardTiles<6, 4>(d, input, filter, pixel_begin, pixel_end, output);
-  else ConvForwardTiles<8, 2>(d, input, filter, pixel_begin, pixel_end, output);
+  if constexpr (kWide) {
+    if (filter.nr == 64) ConvForwardTiles<6, 4>(d, input, filter, pixel_begin, pixel_end, output);
+    else ConvForwardTiles<8, 2>(d, input, filter, pixel_begin, pixel_end, output);
+  } else {
+    ConvForwardTiles<6, 2>(d, input, filter, pixel_begin, pixel_end, output);
+  }
   return true;
 }
 
 namespace {
 
-// The filter gradient of `R` input depths [c0, c0 + R) x 16*NV output depths [j0, j0 + cols)
+// The filter gradient of `R` input depths [c0, c0 + R) x kL*NV output depths [j0, j0 + cols)
 // of one tap (fr, fc), over output rows [oh0, oh1) of one image, added to its rows of the
 // HWIO gradient g (g points at [tap][c0][j0]). Per pixel: NV loads of out_backprop (one
 // contiguous run), R broadcasts of the input, R*NV FMAs.
@@ -515,31 +582,41 @@ template <int R, int NV>
 void FilterGradTile(const conv::ConvDims& d, const float* in, const float* dy, int64_t oh0, int64_t oh1, int64_t fr,
                     int64_t fc, int64_t ow_lo, int64_t ow_hi, int64_t cols, float* g) {
   const int64_t ci = d.in_depth, co = d.out_depth;
-  __mmask16 mask[NV];
+  // Plain loads and stores for a full tile (AVX2's masked moves cost more), masked ones for
+  // the last columns.
+  const bool full = cols >= NV * kL;
+  Simd::Mask mask[NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) mask[v] = ColumnMask(cols, v);
-  __m512 acc[R * NV];
+  Simd::V acc[R * NV];
 #pragma GCC unroll 32
-  for (int i = 0; i < R * NV; ++i) acc[i] = _mm512_maskz_loadu_ps(mask[i % NV], g + (i / NV) * co + 16 * (i % NV));
+  for (int i = 0; i < R * NV; ++i) {
+    const float* gi = g + (i / NV) * co + kL * (i % NV);
+    acc[i] = full ? Simd::Load(gi) : Simd::MaskLoad(mask[i % NV], gi);
+  }
   for (int64_t oh = oh0; oh < oh1; ++oh) {
     const int64_t ih = oh - d.pad_top + fr;
     if (ih < 0 || ih >= d.in_rows) continue;
     const float* x = in + (ih * d.in_cols + ow_lo - d.pad_left + fc) * ci;
     const float* y = dy + (oh * d.out_cols + ow_lo) * co;
     for (int64_t ow = ow_lo; ow < ow_hi; ++ow, x += ci, y += co) {
-      __m512 b[NV];
+      Simd::V b[NV];
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) b[v] = _mm512_maskz_loadu_ps(mask[v], y + 16 * v);
-#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) b[v] = full ? Simd::Load(y + kL * v) : Simd::MaskLoad(mask[v], y + kL * v);
+#pragma GCC unroll 12
       for (int i = 0; i < R; ++i) {
-        const __m512 a = _mm512_set1_ps(x[i]);
+        const Simd::V a = Simd::Broadcast(x[i]);
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[i * NV + v] = _mm512_fmadd_ps(a, b[v], acc[i * NV + v]);
+        for (int v = 0; v < NV; ++v) acc[i * NV + v] = Simd::Fma(a, b[v], acc[i * NV + v]);
       }
     }
   }
 #pragma GCC unroll 32
-  for (int i = 0; i < R * NV; ++i) _mm512_mask_storeu_ps(g + (i / NV) * co + 16 * (i % NV), mask[i % NV], acc[i]);
+  for (int i = 0; i < R * NV; ++i) {
+    float* gi = g + (i / NV) * co + kL * (i % NV);
+    if (full) Simd::Store(gi, acc[i]);
+    else Simd::MaskStore(gi, mask[i % NV], acc[i]);
+  }
 }
 
 // Requests share `slot` of `slots` of the cache lines of data[0, floats) into L2.
@@ -569,12 +646,23 @@ bool ConvBackpropFilter(const conv::ConvDims& d, const float* input, const float
   // are contiguous in them), so a tile is a block of the HWIO gradient itself: 6 x 64 (the
   // product kernels' tile; 4 loads and 6 broadcasts per 24 FMAs), 8 x 32 or 8 x 16 where the
   // output depths are fewer.
-  static constexpr auto kTiles4 = FilterGradTiles<4>(std::make_integer_sequence<int, 6>());
-  static constexpr auto kTiles2 = FilterGradTiles<2>(std::make_integer_sequence<int, 8>());
-  static constexpr auto kTiles1 = FilterGradTiles<1>(std::make_integer_sequence<int, 8>());
-  const int64_t nr = co > 32 ? 64 : co > 16 ? 32 : 16;
-  const FilterGradTileFn* tiles = nr == 64 ? kTiles4.data() : nr == 32 ? kTiles2.data() : kTiles1.data();
-  const int64_t mr = nr == 64 ? 6 : 8;
+  // With AVX2's 16 registers: 6 x 16, or 12 x 8 for 8 output depths or fewer.
+  const FilterGradTileFn* tiles;
+  int64_t nr, mr;
+  if constexpr (kWide) {
+    static constexpr auto kTiles4 = FilterGradTiles<4>(std::make_integer_sequence<int, 6>());
+    static constexpr auto kTiles2 = FilterGradTiles<2>(std::make_integer_sequence<int, 8>());
+    static constexpr auto kTiles1 = FilterGradTiles<1>(std::make_integer_sequence<int, 8>());
+    nr = co > 32 ? 64 : co > 16 ? 32 : 16;
+    tiles = nr == 64 ? kTiles4.data() : nr == 32 ? kTiles2.data() : kTiles1.data();
+    mr = nr == 64 ? 6 : 8;
+  } else {
+    static constexpr auto kTiles2 = FilterGradTiles<2>(std::make_integer_sequence<int, 6>());
+    static constexpr auto kTiles1 = FilterGradTiles<1>(std::make_integer_sequence<int, 12>());
+    nr = co > 8 ? 16 : 8;
+    tiles = nr == 16 ? kTiles2.data() : kTiles1.data();
+    mr = nr == 16 ? 6 : 12;
+  }
   const int64_t in_image = d.in_rows * d.in_cols * ci, out_image = d.out_rows * d.out_cols * co;
   // Bands of output rows whose input rows (band + filter rows - 1) and out_backprop rows fit
   // in ~32 KiB of L1: every (tap, depth block) pass of a band then reads them from L1. A
@@ -631,33 +719,33 @@ bool IsDepth1Unit(const conv::ConvDims& d) {
 }
 
 // The filter gradient of rows [fr0, fr0 + R) of a 1-deep filter with FC columns, for one
-// image: acc[tap][32 outputs] in registers over all its pixels; with next_dy, share `call` of
+// image: acc[tap][2 vectors of outputs] in registers over all its pixels; with next_dy, share `call` of
 // `calls` of the next image's out_backprop is requested into L2 along the way.
 template <int R, int FC>
 void FilterGradDepth1Rows(const conv::ConvDims& d, const PaddedImage& pad, const float* dy, int64_t fr0, int64_t j0,
                           float* filter_grad, const float* next_dy, int64_t call, int64_t calls) {
-  const int64_t n = d.out_depth, cols = std::min<int64_t>(32, n - j0);
-  const __mmask16 k0 = ColumnMask(cols, 0), k1 = ColumnMask(cols, 1);
+  const int64_t n = d.out_depth, cols = std::min<int64_t>(2 * kL, n - j0);
+  const Simd::Mask k0 = ColumnMask(cols, 0), k1 = ColumnMask(cols, 1);
   const int64_t valid_rows = std::min<int64_t>(R, d.filter_rows - fr0);
-  __m512 acc[2 * R * FC];
+  Simd::V acc[2 * R * FC];
 #pragma GCC unroll 32
   for (int t = 0; t < R * FC; ++t) {
     const bool valid = t / FC < valid_rows;
     const float* g = filter_grad + ((fr0 + t / FC) * FC + t % FC) * n + j0;
-    acc[2 * t] = valid ? _mm512_maskz_loadu_ps(k0, g) : _mm512_setzero_ps();
-    acc[2 * t + 1] = valid ? _mm512_maskz_loadu_ps(k1, g + 16) : _mm512_setzero_ps();
+    acc[2 * t] = valid ? Simd::MaskLoad(k0, g) : Simd::Zero();
+    acc[2 * t + 1] = valid ? Simd::MaskLoad(k1, g + kL) : Simd::Zero();
   }
   for (int64_t oh = 0; oh < d.out_rows; ++oh) {
     if (next_dy) PrefetchShareToL2(next_dy, d.out_rows * d.out_cols * n, call * d.out_rows + oh, calls * d.out_rows);
     const float* rows = pad.data.data() + (oh + fr0) * pad.cols;
     const float* y = dy + oh * d.out_cols * n + j0;
     for (int64_t ow = 0; ow < d.out_cols; ++ow, y += n) {
-      const __m512 y0 = _mm512_maskz_loadu_ps(k0, y), y1 = _mm512_maskz_loadu_ps(k1, y + 16);
+      const Simd::V y0 = Simd::MaskLoad(k0, y), y1 = Simd::MaskLoad(k1, y + kL);
 #pragma GCC unroll 32
       for (int t = 0; t < R * FC; ++t) {
-        const __m512 a = _mm512_set1_ps(rows[(t / FC) * pad.cols + ow + t % FC]);
-        acc[2 * t] = _mm512_fmadd_ps(a, y0, acc[2 * t]);
-        acc[2 * t + 1] = _mm512_fmadd_ps(a, y1, acc[2 * t + 1]);
+        const Simd::V a = Simd::Broadcast(rows[(t / FC) * pad.cols + ow + t % FC]);
+        acc[2 * t] = Simd::Fma(a, y0, acc[2 * t]);
+        acc[2 * t + 1] = Simd::Fma(a, y1, acc[2 * t + 1]);
       }
     }
   }
@@ -667,8 +755,8 @@ void FilterGradDepth1Rows(const conv::ConvDims& d, const PaddedImage& pad, const
   for (int t = 0; t < R * FC; ++t) {
     if (t / FC >= valid_rows) continue;
     float* g = filter_grad + ((fr0 + t / FC) * FC + t % FC) * n + j0;
-    _mm512_mask_storeu_ps(g, k0, acc[2 * t]);
-    _mm512_mask_storeu_ps(g + 16, k1, acc[2 * t + 1]);
+    Simd::MaskStore(g, k0, acc[2 * t]);
+    Simd::MaskStore(g + kL, k1, acc[2 * t + 1]);
   }
 }
 
@@ -684,9 +772,9 @@ void FilterGradDepth1(const conv::ConvDims& d, const float* input, const float* 
     // filter gradient at batch 512, cold caches, 1.47x (median of 25 interleaved rounds).
     const int64_t out_image = d.out_rows * d.out_cols * d.out_depth;
     const float* next_dy = image + 1 < image_end ? dy + out_image : nullptr;
-    const int64_t calls = (d.out_depth + 31) / 32 * ((d.filter_rows + R - 1) / R);
+    const int64_t calls = (d.out_depth + 2 * kL - 1) / (2 * kL) * ((d.filter_rows + R - 1) / R);
     int64_t call = 0;
-    for (int64_t j0 = 0; j0 < d.out_depth; j0 += 32) {
+    for (int64_t j0 = 0; j0 < d.out_depth; j0 += 2 * kL) {
       for (int64_t fr0 = 0; fr0 < d.filter_rows; fr0 += R, ++call) {
         FilterGradDepth1Rows<R, FC>(d, pad, dy, fr0, j0, filter_grad, next_dy, call, calls);
       }
@@ -701,30 +789,31 @@ void FilterGradDepth1(const conv::ConvDims& d, const float* input, const float* 
 bool ConvForwardDepth1(const conv::ConvDims& d, const float* input, const float* filter, int64_t image_begin,
                        int64_t image_end, float* output) {
   if (!IsDepth1Unit(d)) return false;
-  constexpr int MR = 8;  // pixels of a tile: consecutive in an output row
+  // Pixels of a tile, consecutive in an output row: 2 * MR accumulators.
+  constexpr int MR = kWide ? 8 : 6;
   const int64_t n = d.out_depth;
   PaddedImage pad;
   for (int64_t image = image_begin; image < image_end; ++image) {
     pad.Fill(d, input + image * d.in_rows * d.in_cols, MR, 0);
     float* out_image = output + image * d.out_rows * d.out_cols * n;
-    for (int64_t j0 = 0; j0 < n; j0 += 32) {
-      const int64_t cols = std::min<int64_t>(32, n - j0);
-      const __mmask16 k0 = ColumnMask(cols, 0), k1 = ColumnMask(cols, 1);
+    for (int64_t j0 = 0; j0 < n; j0 += 2 * kL) {
+      const int64_t cols = std::min<int64_t>(2 * kL, n - j0);
+      const Simd::Mask k0 = ColumnMask(cols, 0), k1 = ColumnMask(cols, 1);
       for (int64_t oh = 0; oh < d.out_rows; ++oh) {
         for (int64_t ow0 = 0; ow0 < d.out_cols; ow0 += MR) {
-          __m512 acc[2 * MR];
+          Simd::V acc[2 * MR];
 #pragma GCC unroll 16
-          for (int i = 0; i < 2 * MR; ++i) acc[i] = _mm512_setzero_ps();
+          for (int i = 0; i < 2 * MR; ++i) acc[i] = Simd::Zero();
           const float* w = filter + j0;
           for (int64_t fr = 0; fr < d.filter_rows; ++fr) {
             const float* row = pad.data.data() + (oh + fr) * pad.cols + ow0;
             for (int64_t fc = 0; fc < d.filter_cols; ++fc, w += n) {
-              const __m512 w0 = _mm512_maskz_loadu_ps(k0, w), w1 = _mm512_maskz_loadu_ps(k1, w + 16);
+              const Simd::V w0 = Simd::MaskLoad(k0, w), w1 = Simd::MaskLoad(k1, w + kL);
 #pragma GCC unroll 8
               for (int i = 0; i < MR; ++i) {
-                const __m512 a = _mm512_set1_ps(row[fc + i]);
-                acc[2 * i] = _mm512_fmadd_ps(a, w0, acc[2 * i]);
-                acc[2 * i + 1] = _mm512_fmadd_ps(a, w1, acc[2 * i + 1]);
+                const Simd::V a = Simd::Broadcast(row[fc + i]);
+                acc[2 * i] = Simd::Fma(a, w0, acc[2 * i]);
+                acc[2 * i + 1] = Simd::Fma(a, w1, acc[2 * i + 1]);
               }
             }
           }
@@ -734,8 +823,8 @@ bool ConvForwardDepth1(const conv::ConvDims& d, const float* input, const float*
 #pragma GCC unroll 8
           for (int i = 0; i < MR; ++i) {
             if (i >= pixels) continue;
-            _mm512_mask_storeu_ps(o + i * n, k0, acc[2 * i]);
-            _mm512_mask_storeu_ps(o + i * n + 16, k1, acc[2 * i + 1]);
+            Simd::MaskStore(o + i * n, k0, acc[2 * i]);
+            Simd::MaskStore(o + i * n + kL, k1, acc[2 * i + 1]);
           }
         }
       }
@@ -747,18 +836,19 @@ bool ConvForwardDepth1(const conv::ConvDims& d, const float* input, const float*
 bool ConvBackpropFilterDepth1(const conv::ConvDims& d, const float* input, const float* out_backprop,
                               int64_t image_begin, int64_t image_end, float* filter_grad, float* bias_grad) {
   if (!IsDepth1Unit(d)) return false;
-  // Two filter rows of 5 taps, or three of 3, per pass: 20 or 18 accumulators.
+  // Per pass, AVX-512: two filter rows of 5 taps or three of 3 (20 or 18 accumulators);
+  // AVX2: one of 5 or two of 3 (10 or 12 of its 16 registers).
   if (d.filter_cols == 5) {
-    FilterGradDepth1<2, 5>(d, input, out_backprop, image_begin, image_end, filter_grad, bias_grad);
+    FilterGradDepth1<kWide ? 2 : 1, 5>(d, input, out_backprop, image_begin, image_end, filter_grad, bias_grad);
   } else if (d.filter_cols == 3) {
-    FilterGradDepth1<3, 3>(d, input, out_backprop, image_begin, image_end, filter_grad, bias_grad);
+    FilterGradDepth1<kWide ? 3 : 2, 3>(d, input, out_backprop, image_begin, image_end, filter_grad, bias_grad);
   } else {
     return false;
   }
   return true;
 }
 
-#else  // no AVX-512: Eigen's GEMM, and the convolutions decline
+#else  // neither AVX-512 nor AVX2: Eigen's GEMM, and the convolutions decline
 
 bool HaveFastKernels() { return false; }
 

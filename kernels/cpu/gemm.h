@@ -1,6 +1,6 @@
 // Single-precision matrix products for the CPU kernels: a packed, cache-blocked GEMM with
-// an AVX-512 register-tile micro-kernel (MatMul, the dense layers' gradients), and the
-// convolutions built on the same micro-kernel without im2col:
+// a register-tile micro-kernel (AVX-512 or AVX2, kernels/cpu/simd.h) for MatMul and the
+// dense layers' gradients, and the convolutions built on the same micro-kernel without im2col:
 //
 //   ConvForward:          output = conv(input, filter), NHWC x HWIO, any stride and
 //                         dilation. Each tile of output pixels reads its input rows
@@ -11,9 +11,10 @@
 //   ConvBackpropFilter:   filter_grad = sum over pixels of input patch x out_backprop,
 //                         accumulated in registers over whole rows of pixels.
 //
-// Built with AVX-512 (-march=native on such a CPU) they run the micro-kernel; otherwise
-// the GEMM falls back to Eigen and the convolutions answer false (callers keep their
-// im2col paths). Everything here is single-threaded: callers split work over threads.
+// Built with AVX-512, or AVX2 and FMA (-march=native on such a CPU, or the portable
+// x86-64-v3 build) they run the micro-kernel; otherwise the GEMM falls back to Eigen and the
+// convolutions answer false (callers keep their im2col paths). Everything here is
+// single-threaded: callers split work over threads.
 #ifndef TENSORACT_KERNELS_CPU_GEMM_H_
 #define TENSORACT_KERNELS_CPU_GEMM_H_
 
@@ -24,7 +25,7 @@
 namespace tensoract {
 namespace gemm {
 
-// True when the AVX-512 kernels are compiled in.
+// True when the AVX-512 or AVX2 kernels are compiled in.
 bool HaveFastKernels();
 
 // c[m, n] = op(a)[m, k] * op(b)[k, n], or c += that product when `accumulate`. Row-major;
@@ -47,8 +48,8 @@ inline void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, co
 }
 
 // The filter of a convolution laid out for the micro-kernel: [k, n] (k = rows * cols *
-// in_depth, n = out_depth) cut into panels of nr (64 when n is a multiple of 64, else 32)
-// columns, zero-padded. Made once per kernel call and shared by all threads.
+// in_depth, n = out_depth) cut into panels of nr (AVX-512: 64 when n is a multiple of 64,
+// else 32; AVX2: 16) columns, zero-padded. Made once per kernel call and shared by all threads.
 struct PackedFilter {
   int64_t k = 0, n = 0, nr = 32;
   float* data = nullptr;  // owned
@@ -65,7 +66,7 @@ void PackFlippedFilter(const conv::ConvDims& d, const float* filter, PackedFilte
 
 // Output pixels [pixel_begin, pixel_end) (global: image * out_rows * out_cols + pixel) of
 // the convolution `d` of `input` with the packed filter, written to `output` (NHWC).
-// Returns false (and writes nothing) without the AVX-512 kernels.
+// Returns false (and writes nothing) without the fast kernels.
 bool ConvForward(const conv::ConvDims& d, const float* input, const PackedFilter& filter, int64_t pixel_begin,
                  int64_t pixel_end, float* output);
 
