@@ -85,9 +85,12 @@ inline void Transpose8x8(const float* src, int64_t ld_src, float* dst, int64_t l
     r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
   }
   for (int i = 0; i < 4; ++i) {
-    _mm256_storeu_ps(dst + i * ld_dst, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
-    _mm256_storeu_ps(dst + (i + 4) * ld_dst, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+    t[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+    t[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
   }
+  // In ascending order: with ld_dst < 8 (PackA's 6-float rows) each row overwrites the
+  // previous one's last lanes, which belong to it.
+  for (int i = 0; i < 8; ++i) _mm256_storeu_ps(dst + i * ld_dst, t[i]);
 }
 #endif
 
@@ -245,8 +248,13 @@ constexpr int kMR = 6, kNV = kWide ? 4 : 2;
 // with B transposed 83 -> 96 GFLOP/s, 2048^3 on two threads +8%), but a packed (transposed)
 // A is packed again for every NC block, so it keeps 4096 (3136 x 1024 x 512 with A
 // transposed lost 5% at 512). AVX2 (a Zen 3 core: 32 KiB L1, 512 KiB L2): a [KC, 16] panel
-// of B at KC 256 is 16 KiB, so it stays in L1 while a block of A's rows passes it.
-constexpr int64_t kKC = kWide ? 512 : 256, kMC = kWide ? 192 : 144, kNC = 512, kNCPackedA = 4096;
+// of B at KC 256 is 16 KiB, so it stays in L1 while a block of A's rows passes it; KC 192
+// measured 2-4% slower than 256 and 384 (256^3 to 2048^3, one thread, three alternations),
+// MC 96 about even with 144 and 240.
+constexpr int64_t kKC = kWide ? 512 : 256, kMC = kWide ? 192 : 96, kNC = 512, kNCPackedA = 4096;
+// AVX2 packs an untransposed A too (see BlockedSgemm): 1024^3 and 2048^3 4-7% faster on one
+// thread (three alternations), 512^3 +1%; 256^3 lost 1-2%, so n < 512 reads A in place.
+constexpr bool kPackPlainA = !kWide;
 
 // The mask of vector v of a tile whose first `cols` columns are valid.
 inline Simd::Mask ColumnMask(int64_t cols, int v) { return Simd::FirstLanes(cols - int64_t{kL} * v); }
@@ -369,6 +377,26 @@ void PackTransposedA(const float* a, int64_t lda, int64_t m, int64_t k, float* d
   }
 }
 
+// Packs rows [0, m) x columns [0, k) of a (a is [m, k]) into MR-row panels [panel][k][MR]
+// like PackTransposedA. Writes up to 8 floats past the panels (the scratch has room).
+template <int MR>
+void PackA(const float* a, int64_t lda, int64_t m, int64_t k, float* dst) {
+  for (int64_t i0 = 0; i0 < m; i0 += MR, dst += k * MR) {
+    const int64_t rows = std::min<int64_t>(MR, m - i0);
+    int64_t p = 0;
+#if !defined(__AVX512F__)
+    // 8 rows x 8 k transposed in registers, for MR <= 8 and 8 rows to read (the ones past
+    // the panel's MR are overwritten).
+    if (MR <= 8 && i0 + 8 <= m) {
+      for (; p + 8 <= k; p += 8) Transpose8x8(a + i0 * lda + p, lda, dst + p * MR, MR);
+    }
+#endif
+    for (; p < k; ++p) {
+      for (int64_t i = 0; i < MR; ++i) dst[p * MR + i] = i < rows ? a[(i0 + i) * lda + p] : 0.f;
+    }
+  }
+}
+
 thread_local Scratch tls_a, tls_b, tls_t;
 
 // The blocked product with an MR x kL*NV register tile (see Sgemm).
@@ -376,7 +404,10 @@ template <int MR, int NV>
 void BlockedSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                   const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate) {
   constexpr int64_t NR = kL * NV;
-  const int64_t NC = trans_a ? kNCPackedA : kNC;
+  // AVX2 packs A too (one pointer for a tile's broadcasts, one stream from L2, where six
+  // row pointers each streamed their own), but for a product of a few rows.
+  const bool pack_a = trans_a || (kPackPlainA && m > 2 * MR && n >= 512);
+  const int64_t NC = pack_a ? kNCPackedA : kNC;
   // k in equal blocks of at most kKC (784 = 2 x 392, not 512 + 272; a thin last block pays
   // a pass over C for a few k).
   const int64_t k_blocks = (k + kKC - 1) / kKC, KC = (k + k_blocks - 1) / k_blocks;
@@ -389,7 +420,7 @@ void BlockedSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, c
   const bool b_in_place = !trans_b && m <= 2 * MR;
   const bool pack_per_panel = b_in_place || m <= kMC;
   float* bpack = tls_b.Get(KC * (pack_per_panel ? NR : Panels(std::min(n, NC), NR) * NR));
-  float* apack = trans_a ? tls_a.Get(KC * ((std::min(m, kMC) + MR - 1) / MR) * MR) : nullptr;
+  float* apack = pack_a ? tls_a.Get(KC * ((std::min(m, kMC) + MR - 1) / MR) * MR + 8) : nullptr;
   const float* rows[MR];
   for (int64_t jc = 0; jc < n; jc += NC) {
     const int64_t nc = std::min(NC, n - jc);
@@ -400,6 +431,7 @@ void BlockedSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, c
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
         if (trans_a) PackTransposedA<MR>(a + pc * lda + ic, lda, mc, kc, apack);
+        else if (pack_a) PackA<MR>(a + ic * lda + pc, lda, mc, kc, apack);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           const int64_t cols = std::min(NR, nc - jr);
           const float* bp = bpack + (jr / NR) * kc * NR;
@@ -415,7 +447,7 @@ void BlockedSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, c
           for (int64_t ir = 0; ir < mc; ir += MR) {
             const int64_t nrows = std::min<int64_t>(MR, mc - ir);
             float* ct = c + (ic + ir) * ldc + jc + jr;
-            if (trans_a) {
+            if (pack_a) {
               // A packed panel's rows past the end are zeros (their results are not stored).
               PackedATile<MR, NV>(kc, apack + (ir / MR) * kc * MR, bp, b_step, ct, ldc, nrows, cols, add);
               continue;

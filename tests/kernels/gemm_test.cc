@@ -64,6 +64,9 @@ TEST_CASE("Sgemm matches a naive product for every transpose, edge and path") {
   // Wide n crosses the 512-column blocks of B (a partial last one).
   CheckProduct(false, false, 200, 1100, 70, false, &rng);
   CheckProduct(false, true, 300, 700, 90, true, &rng);
+  // A packed too (AVX2, n >= 512): k across the 256-deep blocks and rows across the blocks
+  // of A, with partial panels of rows and of 8 k.
+  CheckProduct(false, false, 151, 530, 603, true, &rng);
   // k = 0: c is zeroed, or kept when accumulating.
   CheckProduct(false, false, 5, 9, 0, false, &rng);
   CheckProduct(false, true, 5, 9, 0, true, &rng);
