@@ -259,6 +259,17 @@ constexpr bool kPackPlainA = !kWide;
 // The mask of vector v of a tile whose first `cols` columns are valid.
 inline Simd::Mask ColumnMask(int64_t cols, int v) { return Simd::FirstLanes(cols - int64_t{kL} * v); }
 
+// A vector at p: all of it when `full`, else the lanes of `mask` (the rest zeros). AVX2's
+// masked moves cost more than plain ones (on Zen 3 a masked store is microcoded, several
+// cycles each), so the kernels take them only for a last partial vector of columns.
+inline Simd::V LoadPart(const float* p, Simd::Mask mask, bool full) {
+  return full ? Simd::Load(p) : Simd::MaskLoad(mask, p);
+}
+inline void StorePart(float* p, Simd::Mask mask, bool full, Simd::V v) {
+  if (full) Simd::Store(p, v);
+  else Simd::MaskStore(p, mask, v);
+}
+
 // bias_grad[j] += sum over `rows` rows of n values (`rows` pixels of out_backprop).
 void AddRowSums(const float* rows_data, int64_t rows, int64_t n, float* bias_grad) {
   for (int64_t j0 = 0; j0 < n; j0 += kL) {
@@ -362,16 +373,18 @@ void PackedATile(int64_t depth, const float* __restrict a, const float* __restri
 }
 
 // Packs rows [0, m) x columns [0, k) of a^T (a is [k, m]) into MR-row panels [panel][k][MR]:
-// a vector's worth of a panel row at a time, lanes past m loaded as zeros, lanes past MR
-// not written (was a scalar loop).
+// a vector's worth of a panel row at a time (was a scalar loop). A panel row is stored as
+// whole vectors, in ascending order, so lanes past MR land in the next row's place before
+// that row is written (AVX2's masked stores are slow); up to kL floats past the panels are
+// written (the scratch has room). Lanes past m load as zeros.
 template <int MR>
 void PackTransposedA(const float* a, int64_t lda, int64_t m, int64_t k, float* dst) {
   for (int64_t i0 = 0; i0 < m; i0 += MR, dst += k * MR) {
-    for (int q = 0; q < MR; q += kL) {
-      const Simd::Mask load_mask = Simd::FirstLanes(std::min<int64_t>(MR, m - i0) - q);
-      const Simd::Mask store_mask = Simd::FirstLanes(MR - q);
-      for (int64_t p = 0; p < k; ++p) {
-        Simd::MaskStore(dst + p * MR + q, store_mask, Simd::MaskLoad(load_mask, a + p * lda + i0 + q));
+    for (int64_t p = 0; p < k; ++p) {
+      const float* src = a + p * lda + i0;
+      for (int q = 0; q < MR; q += kL) {
+        const int64_t valid = m - i0 - q;
+        Simd::Store(dst + p * MR + q, LoadPart(src + q, Simd::FirstLanes(valid), valid >= kL));
       }
     }
   }
@@ -420,7 +433,7 @@ void BlockedSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, c
   const bool b_in_place = !trans_b && m <= 2 * MR;
   const bool pack_per_panel = b_in_place || m <= kMC;
   float* bpack = tls_b.Get(KC * (pack_per_panel ? NR : Panels(std::min(n, NC), NR) * NR));
-  float* apack = pack_a ? tls_a.Get(KC * ((std::min(m, kMC) + MR - 1) / MR) * MR + 8) : nullptr;
+  float* apack = pack_a ? tls_a.Get(KC * ((std::min(m, kMC) + MR - 1) / MR) * MR + kL) : nullptr;
   const float* rows[MR];
   for (int64_t jc = 0; jc < n; jc += NC) {
     const int64_t nc = std::min(NC, n - jc);
@@ -614,8 +627,6 @@ template <int R, int NV>
 void FilterGradTile(const conv::ConvDims& d, const float* in, const float* dy, int64_t oh0, int64_t oh1, int64_t fr,
                     int64_t fc, int64_t ow_lo, int64_t ow_hi, int64_t cols, float* g) {
   const int64_t ci = d.in_depth, co = d.out_depth;
-  // Plain loads and stores for a full tile (AVX2's masked moves cost more), masked ones for
-  // the last columns.
   const bool full = cols >= NV * kL;
   Simd::Mask mask[NV];
 #pragma GCC unroll 4
@@ -624,7 +635,7 @@ void FilterGradTile(const conv::ConvDims& d, const float* in, const float* dy, i
 #pragma GCC unroll 32
   for (int i = 0; i < R * NV; ++i) {
     const float* gi = g + (i / NV) * co + kL * (i % NV);
-    acc[i] = full ? Simd::Load(gi) : Simd::MaskLoad(mask[i % NV], gi);
+    acc[i] = LoadPart(gi, mask[i % NV], full);
   }
   for (int64_t oh = oh0; oh < oh1; ++oh) {
     const int64_t ih = oh - d.pad_top + fr;
@@ -634,7 +645,7 @@ void FilterGradTile(const conv::ConvDims& d, const float* in, const float* dy, i
     for (int64_t ow = ow_lo; ow < ow_hi; ++ow, x += ci, y += co) {
       Simd::V b[NV];
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) b[v] = full ? Simd::Load(y + kL * v) : Simd::MaskLoad(mask[v], y + kL * v);
+      for (int v = 0; v < NV; ++v) b[v] = LoadPart(y + kL * v, mask[v], full);
 #pragma GCC unroll 12
       for (int i = 0; i < R; ++i) {
         const Simd::V a = Simd::Broadcast(x[i]);
@@ -645,9 +656,7 @@ void FilterGradTile(const conv::ConvDims& d, const float* in, const float* dy, i
   }
 #pragma GCC unroll 32
   for (int i = 0; i < R * NV; ++i) {
-    float* gi = g + (i / NV) * co + kL * (i % NV);
-    if (full) Simd::Store(gi, acc[i]);
-    else Simd::MaskStore(gi, mask[i % NV], acc[i]);
+    StorePart(g + (i / NV) * co + kL * (i % NV), mask[i % NV], full, acc[i]);
   }
 }
 
@@ -758,21 +767,22 @@ void FilterGradDepth1Rows(const conv::ConvDims& d, const PaddedImage& pad, const
                           float* filter_grad, const float* next_dy, int64_t call, int64_t calls) {
   const int64_t n = d.out_depth, cols = std::min<int64_t>(2 * kL, n - j0);
   const Simd::Mask k0 = ColumnMask(cols, 0), k1 = ColumnMask(cols, 1);
+  const bool full0 = cols >= kL, full1 = cols >= 2 * kL;
   const int64_t valid_rows = std::min<int64_t>(R, d.filter_rows - fr0);
   Simd::V acc[2 * R * FC];
 #pragma GCC unroll 32
   for (int t = 0; t < R * FC; ++t) {
     const bool valid = t / FC < valid_rows;
     const float* g = filter_grad + ((fr0 + t / FC) * FC + t % FC) * n + j0;
-    acc[2 * t] = valid ? Simd::MaskLoad(k0, g) : Simd::Zero();
-    acc[2 * t + 1] = valid ? Simd::MaskLoad(k1, g + kL) : Simd::Zero();
+    acc[2 * t] = valid ? LoadPart(g, k0, full0) : Simd::Zero();
+    acc[2 * t + 1] = valid ? LoadPart(g + kL, k1, full1) : Simd::Zero();
   }
   for (int64_t oh = 0; oh < d.out_rows; ++oh) {
     if (next_dy) PrefetchShareToL2(next_dy, d.out_rows * d.out_cols * n, call * d.out_rows + oh, calls * d.out_rows);
     const float* rows = pad.data.data() + (oh + fr0) * pad.cols;
     const float* y = dy + oh * d.out_cols * n + j0;
     for (int64_t ow = 0; ow < d.out_cols; ++ow, y += n) {
-      const Simd::V y0 = Simd::MaskLoad(k0, y), y1 = Simd::MaskLoad(k1, y + kL);
+      const Simd::V y0 = LoadPart(y, k0, full0), y1 = LoadPart(y + kL, k1, full1);
 #pragma GCC unroll 32
       for (int t = 0; t < R * FC; ++t) {
         const Simd::V a = Simd::Broadcast(rows[(t / FC) * pad.cols + ow + t % FC]);
@@ -787,8 +797,8 @@ void FilterGradDepth1Rows(const conv::ConvDims& d, const PaddedImage& pad, const
   for (int t = 0; t < R * FC; ++t) {
     if (t / FC >= valid_rows) continue;
     float* g = filter_grad + ((fr0 + t / FC) * FC + t % FC) * n + j0;
-    Simd::MaskStore(g, k0, acc[2 * t]);
-    Simd::MaskStore(g + kL, k1, acc[2 * t + 1]);
+    StorePart(g, k0, full0, acc[2 * t]);
+    StorePart(g + kL, k1, full1, acc[2 * t + 1]);
   }
 }
 
@@ -831,6 +841,7 @@ bool ConvForwardDepth1(const conv::ConvDims& d, const float* input, const float*
     for (int64_t j0 = 0; j0 < n; j0 += 2 * kL) {
       const int64_t cols = std::min<int64_t>(2 * kL, n - j0);
       const Simd::Mask k0 = ColumnMask(cols, 0), k1 = ColumnMask(cols, 1);
+      const bool full0 = cols >= kL, full1 = cols >= 2 * kL;
       for (int64_t oh = 0; oh < d.out_rows; ++oh) {
         for (int64_t ow0 = 0; ow0 < d.out_cols; ow0 += MR) {
           Simd::V acc[2 * MR];
@@ -840,7 +851,7 @@ bool ConvForwardDepth1(const conv::ConvDims& d, const float* input, const float*
           for (int64_t fr = 0; fr < d.filter_rows; ++fr) {
             const float* row = pad.data.data() + (oh + fr) * pad.cols + ow0;
             for (int64_t fc = 0; fc < d.filter_cols; ++fc, w += n) {
-              const Simd::V w0 = Simd::MaskLoad(k0, w), w1 = Simd::MaskLoad(k1, w + kL);
+              const Simd::V w0 = LoadPart(w, k0, full0), w1 = LoadPart(w + kL, k1, full1);
 #pragma GCC unroll 8
               for (int i = 0; i < MR; ++i) {
                 const Simd::V a = Simd::Broadcast(row[fc + i]);
@@ -855,8 +866,8 @@ bool ConvForwardDepth1(const conv::ConvDims& d, const float* input, const float*
 #pragma GCC unroll 8
           for (int i = 0; i < MR; ++i) {
             if (i >= pixels) continue;
-            Simd::MaskStore(o + i * n, k0, acc[2 * i]);
-            Simd::MaskStore(o + i * n + kL, k1, acc[2 * i + 1]);
+            StorePart(o + i * n, k0, full0, acc[2 * i]);
+            StorePart(o + i * n + kL, k1, full1, acc[2 * i + 1]);
           }
         }
       }
