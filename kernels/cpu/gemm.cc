@@ -6,7 +6,8 @@
 // Sgemm follows the usual blocking: B cut into [KC, NC] blocks packed into panels one tile
 // wide (AVX-512: a 64-column panel of KC = 512 rows is 128 KiB: it streams from L2 while MC
 // rows of A pass it; AVX2: a 16-column one of 256 rows is 16 KiB and stays in L1), A
-// read in place ([MC, KC] of it in L2), or packed into MR-row panels when transposed. The
+// read in place ([MC, KC] of it in L2), or packed into MR-row panels when transposed (and,
+// with AVX2, for products of 512 columns or more). The
 // convolutions skip A's packing too: their A rows are input pixels read through pointers.
 #include "kernels/cpu/gemm.h"
 
@@ -230,6 +231,8 @@ void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const do
 #if TENSORACT_HAVE_SIMD
 
 bool HaveFastKernels() { return true; }
+
+const char* KernelIsa() { return Simd::kName; }
 
 namespace {
 
@@ -894,6 +897,8 @@ bool ConvBackpropFilterDepth1(const conv::ConvDims& d, const float* input, const
 #else  // neither AVX-512 nor AVX2: Eigen's GEMM, and the convolutions decline
 
 bool HaveFastKernels() { return false; }
+
+const char* KernelIsa() { return "Eigen"; }
 
 void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
            int64_t ldb, float* c, int64_t ldc, bool accumulate) {

@@ -28,6 +28,10 @@ namespace gemm {
 // True when the AVX-512 or AVX2 kernels are compiled in.
 bool HaveFastKernels();
 
+// The vectors the float kernels were built for: "AVX-512", "AVX2" or "Eigen" (neither; the
+// benchmarks print it, since figures from different builds do not compare).
+const char* KernelIsa();
+
 // c[m, n] = op(a)[m, k] * op(b)[k, n], or c += that product when `accumulate`. Row-major;
 // op(a) = a (a is [m, k], leading dimension lda) or a^T (a is [k, m]); likewise b.
 void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "graph/op_registry.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/kernel_registry.h"
 
 using namespace tensoract;
@@ -100,8 +101,8 @@ int main(int argc, char** argv) {
     else if (a == "--cold") g_cold = std::atoi(argv[i + 1]) != 0;
   }
   Device device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, threads);
-  std::printf("CNN kernels, batch %lld, %d thread(s), best of %d%s\n", static_cast<long long>(b), threads, reps,
-              g_cold ? ", caches evicted before each run" : "");
+  std::printf("CNN kernels (%s), batch %lld, %d thread(s), best of %d%s\n", gemm::KernelIsa(),
+              static_cast<long long>(b), threads, reps, g_cold ? ", caches evicted before each run" : "");
   const std::map<std::string, tensorflow::AttrValue> conv = {
       {"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", IntsA({1, 1, 1, 1})}, {"padding", StrA("SAME")}};
   // conv1: [b,28,28,1] * [5,5,1,32]; conv2: [b,14,14,32] * [5,5,32,64].

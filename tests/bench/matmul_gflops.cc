@@ -15,6 +15,7 @@
 
 #include "actors/session.h"
 #include "graph/builder/ops.h"
+#include "kernels/cpu/gemm.h"
 
 using namespace tensoract;
 
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
     if (square) std::printf("tensoract matmul n=%lld", static_cast<long long>(n));
     else std::printf("tensoract matmul %lldx%lldx%lld", static_cast<long long>(m), static_cast<long long>(k),
                      static_cast<long long>(n));
-    std::printf(" threads %d: %.1f GFLOP/s\n", threads, flops * reps / secs / 1e9);
+    std::printf(" threads %d: %.1f GFLOP/s (kernels %s)\n", threads, flops * reps / secs / 1e9, gemm::KernelIsa());
   }
   return 0;
 }

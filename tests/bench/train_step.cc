@@ -24,6 +24,7 @@
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
 #include "examples/fashion_mnist/model.h"
+#include "kernels/cpu/gemm.h"
 
 using namespace tensoract;
 
@@ -118,9 +119,9 @@ int main(int argc, char** argv) {
     if (Status st = run(i); !st.ok()) return fail(st);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("tensoract %s batch %lld threads %d: %.1f steps/s (%.0f examples/s, last loss %.4f; steal %d%%)\n",
+  std::printf("tensoract %s batch %lld threads %d: %.1f steps/s (%.0f examples/s, last loss %.4f; steal %d%%; kernels %s)\n",
               model_name.c_str(), static_cast<long long>(batch), threads, steps / secs, steps * batch / secs,
-              out[0].base<float>()[0], StealPercent(ticks_before, ReadCpuTicks()));
+              out[0].base<float>()[0], StealPercent(ticks_before, ReadCpuTicks()), gemm::KernelIsa());
   if (profile || !trace_path.empty()) {
     // Kernel time per op type over 10 traced steps.
     std::map<std::string, double> by_op;
