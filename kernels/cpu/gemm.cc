@@ -70,7 +70,7 @@ struct Scratch {
 
 int64_t Panels(int64_t n, int64_t nr) { return (n + nr - 1) / nr; }
 
-#if TENSORACT_HAVE_SIMD && !defined(__AVX512F__)
+#if defined(__AVX2__) && !defined(__AVX512F__)
 // dst[q * ld_dst + i] = src[i * ld_src + q] for an 8 x 8 block.
 inline void Transpose8x8(const float* src, int64_t ld_src, float* dst, int64_t ld_dst) {
   __m256 r[8], t[8];
@@ -137,7 +137,7 @@ void PackB(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int6
           for (int64_t p = 0; p < k; ++p) _mm512_storeu_ps(dst + p * nr + j, _mm512_i32gather_ps(rows, src + p, 4));
         }
       }
-#elif TENSORACT_HAVE_SIMD
+#elif defined(__AVX2__)
       // 8 columns x 8 k at a time, transposed in registers (AVX2's gathers are slow).
       for (; j + 8 <= cols; j += 8) {
         const float* src = b + (j0 + j) * ldb;
@@ -400,7 +400,7 @@ void PackA(const float* a, int64_t lda, int64_t m, int64_t k, float* dst) {
   for (int64_t i0 = 0; i0 < m; i0 += MR, dst += k * MR) {
     const int64_t rows = std::min<int64_t>(MR, m - i0);
     int64_t p = 0;
-#if !defined(__AVX512F__)
+#if defined(__AVX2__) && !defined(__AVX512F__)
     // 8 rows x 8 k transposed in registers, for MR <= 8 and 8 rows to read (the ones past
     // the panel's MR are overwritten).
     if (MR <= 8 && i0 + 8 <= m) {

@@ -4,15 +4,20 @@
 // kernels are written once against `Simd` and pick their tile shapes from kLanes and
 // kRegisters. Without either, TENSORACT_HAVE_SIMD is 0 and gemm.cc falls back to Eigen.
 //
+// TENSORACT_SIMD_EMULATE_WIDE builds the AVX-512 shapes (16 lanes, 32 registers) on plain
+// arrays instead, on any CPU: the gemm_wide_emulated_tests binary runs gemm's tests through
+// it, so the AVX-512 tiling is checked on machines without AVX-512 (slowly).
+//
 // Only gemm.cc should include this: its functions are tiny inlines, and every other file
 // reaches the kernels through gemm.h.
 #ifndef TENSORACT_KERNELS_CPU_SIMD_H_
 #define TENSORACT_KERNELS_CPU_SIMD_H_
 
+#include <cmath>
 #include <cstdint>
 
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
-#include <immintrin.h>
+#if defined(TENSORACT_SIMD_EMULATE_WIDE) || defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>  // _mm_prefetch at least (x86-64 always has SSE)
 #define TENSORACT_HAVE_SIMD 1
 #else
 #define TENSORACT_HAVE_SIMD 0
@@ -21,7 +26,58 @@
 namespace tensoract {
 namespace simd {
 
-#if defined(__AVX512F__)
+#if defined(TENSORACT_SIMD_EMULATE_WIDE)
+
+struct Simd {
+  struct V {
+    float x[16];
+  };
+  using Mask = uint16_t;
+  static constexpr int kLanes = 16;
+  static constexpr int kRegisters = 32;
+  static constexpr const char* kName = "AVX-512 (emulated)";
+
+  static V Zero() { return V{}; }
+  static V Load(const float* p) {
+    V v;
+    for (int i = 0; i < 16; ++i) v.x[i] = p[i];
+    return v;
+  }
+  static void Store(float* p, V v) {
+    for (int i = 0; i < 16; ++i) p[i] = v.x[i];
+  }
+  static V Broadcast(float x) {
+    V v;
+    for (float& e : v.x) e = x;
+    return v;
+  }
+  static V Fma(V a, V b, V c) {
+    for (int i = 0; i < 16; ++i) c.x[i] = std::fma(a.x[i], b.x[i], c.x[i]);
+    return c;
+  }
+  static V Add(V a, V b) {
+    for (int i = 0; i < 16; ++i) a.x[i] += b.x[i];
+    return a;
+  }
+  static Mask FirstLanes(int64_t valid) {
+    return valid >= 16 ? Mask(0xFFFF) : valid <= 0 ? Mask(0) : Mask((1u << valid) - 1);
+  }
+  // Like the hardware: lanes outside the mask are neither read nor written.
+  static V MaskLoad(Mask m, const float* p) {
+    V v{};
+    for (int i = 0; i < 16; ++i) {
+      if (m >> i & 1) v.x[i] = p[i];
+    }
+    return v;
+  }
+  static void MaskStore(float* p, Mask m, V v) {
+    for (int i = 0; i < 16; ++i) {
+      if (m >> i & 1) p[i] = v.x[i];
+    }
+  }
+};
+
+#elif defined(__AVX512F__)
 
 struct Simd {
   using V = __m512;
