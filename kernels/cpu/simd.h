@@ -6,7 +6,7 @@
 //
 // TENSORACT_SIMD_EMULATE_WIDE builds the AVX-512 shapes (16 lanes, 32 registers) on plain
 // arrays instead, on any CPU: the gemm_wide_emulated_tests binary runs gemm's tests through
-// it, so the AVX-512 tiling is checked on machines without AVX-512 (slowly).
+// it, so the AVX-512 tiling is checked on machines without AVX-512.
 //
 // Only gemm.cc should include this: its functions are tiny inlines, and every other file
 // reaches the kernels through gemm.h.
