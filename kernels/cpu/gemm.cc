@@ -283,27 +283,20 @@ void AddRowSums(const float* rows_data, int64_t rows, int64_t n, float* bias_gra
   }
 }
 
-// Writes (or adds) rows [0, rows) and columns [0, cols) of the MR x kL*NV tile to c. Full
-// rows take plain moves: AVX2's masked stores are microcoded on some CPUs (Zen).
+// Writes (or adds) rows [0, rows) and columns [0, cols) of the MR x kL*NV tile to c.
 template <int MR, int NV>
 inline void StoreTile(const Simd::V* acc, float* c, int64_t ldc, int64_t rows, int64_t cols, bool add) {
-  if (cols >= NV * kL) {
-    for (int64_t i = 0; i < rows; ++i, c += ldc) {
-      for (int v = 0; v < NV; ++v) {
-        Simd::V x = acc[i * NV + v];
-        if (add) x = Simd::Add(x, Simd::Load(c + kL * v));
-        Simd::Store(c + kL * v, x);
-      }
-    }
-    return;
-  }
   Simd::Mask mask[NV];
-  for (int v = 0; v < NV; ++v) mask[v] = ColumnMask(cols, v);
+  bool full[NV];
+  for (int v = 0; v < NV; ++v) {
+    mask[v] = ColumnMask(cols, v);
+    full[v] = cols >= kL * (v + 1);
+  }
   for (int64_t i = 0; i < rows; ++i, c += ldc) {
     for (int v = 0; v < NV; ++v) {
       Simd::V x = acc[i * NV + v];
-      if (add) x = Simd::Add(x, Simd::MaskLoad(mask[v], c + kL * v));
-      Simd::MaskStore(c + kL * v, mask[v], x);
+      if (add) x = Simd::Add(x, LoadPart(c + kL * v, mask[v], full[v]));
+      StorePart(c + kL * v, mask[v], full[v], x);
     }
   }
 }

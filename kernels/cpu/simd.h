@@ -26,6 +26,11 @@
 namespace tensoract {
 namespace simd {
 
+// The first `valid` of 16 lanes as a bit mask (none when valid <= 0, all when valid >= 16).
+inline uint16_t FirstOf16Lanes(int64_t valid) {
+  return valid >= 16 ? uint16_t(0xFFFF) : valid <= 0 ? uint16_t(0) : uint16_t((1u << valid) - 1);
+}
+
 #if defined(TENSORACT_SIMD_EMULATE_WIDE)
 
 struct Simd {
@@ -59,9 +64,7 @@ struct Simd {
     for (int i = 0; i < 16; ++i) a.x[i] += b.x[i];
     return a;
   }
-  static Mask FirstLanes(int64_t valid) {
-    return valid >= 16 ? Mask(0xFFFF) : valid <= 0 ? Mask(0) : Mask((1u << valid) - 1);
-  }
+  static Mask FirstLanes(int64_t valid) { return FirstOf16Lanes(valid); }
   // Like the hardware: lanes outside the mask are neither read nor written.
   static V MaskLoad(Mask m, const float* p) {
     V v{};
@@ -93,9 +96,7 @@ struct Simd {
   static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V Add(V a, V b) { return _mm512_add_ps(a, b); }
   // The first `valid` lanes (none when valid <= 0, all when valid >= kLanes).
-  static Mask FirstLanes(int64_t valid) {
-    return valid >= 16 ? Mask(0xFFFF) : valid <= 0 ? Mask(0) : Mask((1u << valid) - 1);
-  }
+  static Mask FirstLanes(int64_t valid) { return FirstOf16Lanes(valid); }
   // Lanes outside the mask read as zeros and are never touched in memory.
   static V MaskLoad(Mask m, const float* p) { return _mm512_maskz_loadu_ps(m, p); }
   static void MaskStore(float* p, Mask m, V v) { _mm512_mask_storeu_ps(p, m, v); }
