@@ -1,6 +1,7 @@
-// The vector operations of the float micro-kernels (kernels/cpu/gemm.cc), for the widest
-// instruction set the build targets: AVX-512 (16 floats a vector, 32 registers, mask
-// registers) or AVX2 with FMA (8 floats, 16 registers, masks as integer vectors). The
+// The vector operations of the float micro-kernels (kernels/cpu/gemm.cc and gemm_conv.cc,
+// through gemm_tile.h), for the widest instruction set the build targets: AVX-512 (16
+// floats a vector, 32 registers, mask registers) or AVX2 with FMA (8 floats, 16 registers,
+// masks as integer vectors). The
 // kernels are written once against `Simd` and pick their tile shapes from kLanes and
 // kRegisters. Without either, TENSORACT_HAVE_SIMD is 0 and gemm.cc falls back to Eigen.
 //
@@ -8,8 +9,8 @@
 // arrays instead, on any CPU: the gemm_wide_emulated_tests binary runs gemm's tests through
 // it, so the AVX-512 tiling is checked on machines without AVX-512.
 //
-// Only gemm.cc should include this: its functions are tiny inlines, and every other file
-// reaches the kernels through gemm.h.
+// Only gemm_tile.h should include this: its functions are tiny inlines, and every other
+// file reaches the kernels through gemm.h.
 #ifndef TENSORACT_KERNELS_CPU_SIMD_H_
 #define TENSORACT_KERNELS_CPU_SIMD_H_
 
