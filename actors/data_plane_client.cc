@@ -9,6 +9,7 @@
 
 #include <capnp/serialize.h>
 
+#include "actors/data_plane_auth.h"
 #include "actors/data_plane_wire.h"
 #include "messages/tensor_frame.capnp.h"
 
@@ -21,7 +22,7 @@ struct DataPlaneClient::Request {
   Allocator* allocator = nullptr;
   DoneCallback done;
   // Filled from the reply's frame, by the connection's reader thread only.
-  bool header_seen = false;
+  std::atomic<bool> header_seen{false};  // read by the timer too
   bool lossy16 = false;
   Tensor value;
   char* destination = nullptr;  // nullptr: the payload is read and discarded
@@ -191,7 +192,9 @@ struct DataPlaneClient::Connection {
   std::atomic<bool> finished{false};
 };
 
-DataPlaneClient::DataPlaneClient() { timer_ = std::thread([this] { TimerLoop(); }); }
+DataPlaneClient::DataPlaneClient(const std::string& token) : key_(data_plane::HandshakeKey(token)) {
+  timer_ = std::thread([this] { TimerLoop(); });
+}
 
 DataPlaneClient::~DataPlaneClient() {
   std::vector<std::shared_ptr<Connection>> all;
@@ -254,6 +257,12 @@ StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::GetConne
   }
   // Connect outside the lock: other peers' requests need not wait for this one.
   TA_ASSIGN_OR_RETURN(int fd, data_plane::ConnectTo(peer, deadline_ms));
+  // Both ends prove they hold the cluster token before any request goes out.
+  Status proven = data_plane::AuthenticateServer(fd, key_, deadline_ms, peer);
+  if (!proven.ok()) {
+    close(fd);
+    return proven;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (shutting_down_) {
     close(fd);
@@ -355,6 +364,12 @@ void DataPlaneClient::TimerLoop() {
     lock.unlock();
     if (conn != nullptr) {
       if (auto request = conn->Take(id)) {
+        if (request->header_seen) {
+          // The peer stalled midway through this tensor: the stream is out of step for
+          // good. Its reader fails the rest; the next request connects afresh.
+          std::lock_guard<std::mutex> write_lock(conn->write_mu);
+          if (conn->fd >= 0) shutdown(conn->fd, SHUT_RDWR);
+        }
         request->done(errors::DeadlineExceeded("data plane peer ", conn->peer, ", key '", request->key,
                                                "': no reply before the deadline"),
                       Tensor(), false);

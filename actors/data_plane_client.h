@@ -11,6 +11,7 @@
 //   - the error the server's provider gave (the message names the key and the peer);
 //   - DeadlineExceeded naming the peer and key when `deadline_ms` passes first;
 //   - Unavailable naming the peer when it cannot be reached or the connection breaks;
+//   - PermissionDenied naming the peer when it fails the token handshake either way;
 //   - DataLoss when the reply is not a well-formed frame (the connection is then dropped);
 //   - ResourceExhausted when the allocator cannot hold the tensor.
 // `deadline_ms` is an absolute time on the steady clock in milliseconds
@@ -39,6 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "actors/cluster_credentials.h"
 #include "base/status.h"
 #include "kernels/allocator.h"
 #include "kernels/tensor.h"
@@ -54,7 +56,9 @@ class DataPlaneClient {
     bool is_dead = false;
   };
 
-  DataPlaneClient();
+  // `token`: the cluster's; each connection proves it to the server and checks the
+  // server's proof (actors/data_plane_auth.h) before any request.
+  explicit DataPlaneClient(const std::string& token);
   ~DataPlaneClient();
   DataPlaneClient(const DataPlaneClient&) = delete;
   DataPlaneClient& operator=(const DataPlaneClient&) = delete;
@@ -80,6 +84,7 @@ class DataPlaneClient {
   bool Retire(Connection* conn);
   void TimerLoop();
 
+  const Digest key_;  // the handshake key derived from the token
   std::mutex mu_;  // guards everything below
   std::condition_variable timer_cv_;
   bool shutting_down_ = false;

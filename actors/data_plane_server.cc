@@ -1,15 +1,25 @@
 #include "actors/data_plane_server.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <iostream>
+#include <system_error>
 
 #include <capnp/serialize.h>
 
+#include "actors/data_plane_auth.h"
 #include "actors/data_plane_wire.h"
 #include "messages/tensor_frame.capnp.h"
 
@@ -32,6 +42,12 @@ struct Outgoing {
   size_t bytes = 0;
   size_t sent = 0;
   bool header_sent = false;
+  // The piece on its way: its header, and how much of it and of its payload went out.
+  kj::Array<capnp::word> header;
+  size_t header_done = 0;
+  size_t piece_bytes = 0;
+  size_t piece_done = 0;
+  bool in_piece = false;
 
   bool finished() const { return header_sent && sent == bytes; }
 };
@@ -65,10 +81,9 @@ std::unique_ptr<Outgoing> MakeOutgoing(uint64_t request_id, const std::string& k
   return out;
 }
 
-// Writes the next piece of `item`: its header with the first chunk, or the next chunk.
-Status WritePiece(int fd, Outgoing& item) {
+// Builds the header of `item`'s next piece: its frame with the first chunk, or the next chunk.
+void StartPiece(Outgoing& item) {
   capnp::MallocMessageBuilder message(128);
-  size_t offset = item.sent;
   size_t length = std::min(kChunkBytes, item.bytes - item.sent);
   auto reply = message.initRoot<DataPlaneReply>();
   if (!item.header_sent) {
@@ -92,23 +107,80 @@ Status WritePiece(int fd, Outgoing& item) {
   } else {
     auto chunk = reply.initChunk();
     chunk.setRequestId(item.request_id);
-    chunk.setOffset(offset);
+    chunk.setOffset(item.sent);
     chunk.setLength(length);
   }
-  kj::Array<capnp::word> header = data_plane::Encode(message);
-  iovec iov[2] = {{header.begin(), header.size() * sizeof(capnp::word)},
-                  {const_cast<char*>(item.payload) + offset, length}};
-  TA_RETURN_IF_ERROR(data_plane::WriteAll(fd, iov, length > 0 ? 2 : 1));
+  item.header = data_plane::Encode(message);
+  item.header_done = 0;
+  item.piece_bytes = length;
+  item.piece_done = 0;
+  item.in_piece = true;
+}
+
+// Writes what it can of `item`'s current piece (starting the next one if none is under
+// way): all of it, or with `dontwait` what the socket takes without blocking. `*done`
+// tells whether the piece went out whole. Unavailable when the socket fails or, blocking,
+// the client took nothing for the send timeout.
+Status WritePiece(int fd, Outgoing& item, bool dontwait, bool* done) {
+  *done = false;
+  if (!item.in_piece) StartPiece(item);
+  const size_t header_bytes = item.header.size() * sizeof(capnp::word);
+  for (;;) {
+    iovec iov[2];
+    int count = 0;
+    if (item.header_done < header_bytes) {
+      iov[count++] = {reinterpret_cast<char*>(item.header.begin()) + item.header_done, header_bytes - item.header_done};
+    }
+    if (item.piece_done < item.piece_bytes) {
+      iov[count++] = {const_cast<char*>(item.payload) + item.sent + item.piece_done, item.piece_bytes - item.piece_done};
+    }
+    if (count == 0) break;
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(count);
+    const ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL | (dontwait ? MSG_DONTWAIT : 0));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if ((errno == EAGAIN || errno == EWOULDBLOCK) && dontwait) return Status::OK();
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return errors::Unavailable("the client stopped reading");
+      return errors::Unavailable("send failed: ", std::strerror(errno));
+    }
+    size_t left = static_cast<size_t>(n);
+    const size_t from_header = std::min(left, header_bytes - item.header_done);
+    item.header_done += from_header;
+    item.piece_done += left - from_header;
+  }
+  item.in_piece = false;
   item.header_sent = true;
-  item.sent += length;
+  item.sent += item.piece_bytes;
   if (!item.status.ok()) item.sent = item.bytes;
+  *done = true;
   return Status::OK();
+}
+
+void SetTimeout(int fd, int option, int64_t ms) {
+  timeval tv{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
+  setsockopt(fd, SOL_SOCKET, option, &tv, sizeof(tv));
+}
+
+std::string PeerOf(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  char host[INET6_ADDRSTRLEN] = "?";
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    if (addr.ss_family == AF_INET) {
+      inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&addr)->sin_addr, host, sizeof(host));
+    } else if (addr.ss_family == AF_INET6) {
+      inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&addr)->sin6_addr, host, sizeof(host));
+    }
+  }
+  return host;
 }
 
 }  // namespace
 
 struct DataPlaneServer::Connection {
-  explicit Connection(int fd) : fd(fd) {}
+  Connection(DataPlaneServer* server, int fd) : server(server), fd(fd) {}
 
   // Marks the connection closed and wakes everyone; the socket is shut down so that a
   // blocked read or write returns. Requires mu held.
@@ -118,22 +190,32 @@ struct DataPlaneServer::Connection {
     cv.notify_all();
   }
 
-  // Writes the piece with the socket owned (`writing`), then gives the socket back.
-  void WriteOwned(std::unique_lock<std::mutex>& lock, Outgoing& item) {
+  // Writes (part of) the item's piece with the socket owned (`writing`), then gives the
+  // socket back. Whether the piece went out whole.
+  bool WriteOwned(std::unique_lock<std::mutex>& lock, Outgoing& item, bool dontwait) {
     writing = true;
     lock.unlock();
-    Status s = WritePiece(fd, item);
+    bool done = false;
+    Status s = WritePiece(fd, item, dontwait, &done);
     lock.lock();
     writing = false;
     if (!s.ok()) CloseLocked();
     cv.notify_all();
+    return done;
   }
 
+  // Called from whichever thread answers a request (the rendezvous actor's, often): it
+  // never blocks on the socket.
   void Enqueue(std::unique_ptr<Outgoing> item) {
     std::unique_lock<std::mutex> lock(mu);
+    --outstanding;
     if (closed) return;  // the client is gone: nobody to tell
     if (queue.empty() && !writing && item->bytes <= kChunkBytes) {
-      WriteOwned(lock, *item);  // the round-trip fast path: no hand-off to the writer
+      // The round-trip fast path: no hand-off to the writer unless the socket is full.
+      if (WriteOwned(lock, *item, /*dontwait=*/true) && item->finished()) return;
+      if (closed) return;
+      queue.push_front(std::move(item));  // its piece is under way: it goes on first
+      cv.notify_all();
       return;
     }
     queue.push_back(std::move(item));
@@ -144,81 +226,204 @@ struct DataPlaneServer::Connection {
     std::unique_lock<std::mutex> lock(mu);
     for (;;) {
       cv.wait(lock, [&] { return closed || (!queue.empty() && !writing); });
-      if (closed) return;
+      if (closed) break;
       std::unique_ptr<Outgoing> item = std::move(queue.front());
       queue.pop_front();
-      WriteOwned(lock, *item);
+      WriteOwned(lock, *item, /*dontwait=*/false);
       // Round robin: an unfinished reply goes behind the others, one piece at a time.
-      if (!item->finished()) queue.push_back(std::move(item));
+      if (!item->finished() && !closed) queue.push_back(std::move(item));
     }
+    --threads_running;
   }
 
-  void ReaderLoop(const Provider& provider, const std::shared_ptr<Connection>& self) {
-    data_plane::FrameReader reader(fd);
-    for (;;) {
-      kj::Array<capnp::word> words;
-      if (!reader.ReadMessage(&words).ok()) break;
-      uint64_t request_id;
-      int64_t step_id;
-      std::string key;
-      bool lossy16;
-      try {
-        capnp::FlatArrayMessageReader message(words);
-        auto request = message.getRoot<RecvTensorRequest>();
-        request_id = request.getRequestId();
-        step_id = request.getStepId();
-        key = request.getKey();
-        lossy16 = request.getLossy16();
-      } catch (const kj::Exception&) {
-        break;  // not a request: the stream cannot be trusted any further
+  void ReaderLoop(const std::shared_ptr<Connection>& self) {
+    const Options& options = server->options_;
+    const std::string peer = PeerOf(fd);
+    Status auth = data_plane::AuthenticateClient(fd, server->key_, data_plane::SteadyNowMs() + options.handshake_timeout_ms);
+    if (!auth.ok()) {
+      server->LogOnce(peer, StrCat("refused a data plane connection from ", peer, ": ", auth.message()));
+    } else {
+      // A writer blocked on a client that stopped reading gives up after this long.
+      SetTimeout(fd, SO_SNDTIMEO, options.send_timeout_ms);
+      data_plane::FrameReader reader(fd);
+      reader.SetTimeouts(options.idle_timeout_ms, options.frame_timeout_ms);
+      for (;;) {
+        kj::Array<capnp::word> words;
+        if (!reader.ReadMessage(&words).ok()) break;
+        uint64_t request_id;
+        int64_t step_id;
+        std::string key;
+        bool lossy16;
+        try {
+          capnp::FlatArrayMessageReader message(words);
+          auto request = message.getRoot<RecvTensorRequest>();
+          request_id = request.getRequestId();
+          step_id = request.getStepId();
+          key = request.getKey();
+          lossy16 = request.getLossy16();
+        } catch (const kj::Exception&) {
+          break;  // not a request: the stream cannot be trusted any further
+        }
+        bool too_many;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          too_many = outstanding >= options.max_pending_replies;
+          ++outstanding;
+        }
+        if (too_many) {
+          Enqueue(MakeOutgoing(request_id, key, lossy16,
+                               errors::ResourceExhausted("data plane: more than ", options.max_pending_replies,
+                                                         " requests of this connection wait for their tensors"),
+                               Tensor(), false));
+          continue;
+        }
+        server->provider_(step_id, key, [self, request_id, key, lossy16](const Status& s, const Tensor& v, bool dead) {
+          self->Enqueue(MakeOutgoing(request_id, key, lossy16, s, v, dead));
+        });
       }
-      provider(step_id, key, [self, request_id, key, lossy16](const Status& s, const Tensor& v, bool dead) {
-        self->Enqueue(MakeOutgoing(request_id, key, lossy16, s, v, dead));
-      });
     }
-    std::lock_guard<std::mutex> lock(mu);
-    CloseLocked();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      CloseLocked();
+    }
+    --threads_running;
   }
 
+  DataPlaneServer* const server;
   const int fd;
   std::mutex mu;
   std::condition_variable cv;
   std::deque<std::unique_ptr<Outgoing>> queue;
-  bool writing = false;  // a thread is writing to the socket
+  int outstanding = 0;     // requests handed to the provider and not yet answered
+  bool writing = false;    // a thread is writing to the socket
   bool closed = false;
+  bool fd_closed = false;  // reaped: the descriptor is gone
+  std::atomic<int> threads_running{0};
   std::thread reader;
   std::thread writer;
 };
 
 StatusOr<std::unique_ptr<DataPlaneServer>> DataPlaneServer::Start(Provider provider, Options options) {
+  if (options.token.empty()) {
+    return errors::InvalidArgument("data plane: no cluster token (every connection must prove it holds one)");
+  }
   int port = 0;
   TA_ASSIGN_OR_RETURN(int fd, data_plane::ListenOn(options.host, options.port, &port));
-  std::unique_ptr<DataPlaneServer> server(new DataPlaneServer(std::move(provider), fd, port));
+  std::unique_ptr<DataPlaneServer> server(new DataPlaneServer(std::move(provider), std::move(options), fd, port));
   server->acceptor_ = std::thread([s = server.get()] { s->AcceptLoop(); });
   return server;
 }
 
-DataPlaneServer::DataPlaneServer(Provider provider, int listen_fd, int port)
-    : provider_(std::move(provider)), listen_fd_(listen_fd), port_(port) {}
+DataPlaneServer::DataPlaneServer(Provider provider, Options options, int listen_fd, int port)
+    : provider_(std::move(provider)),
+      options_(std::move(options)),
+      key_(data_plane::HandshakeKey(options_.token)),
+      listen_fd_(listen_fd),
+      port_(port) {
+  reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
 
 DataPlaneServer::~DataPlaneServer() { Stop(); }
+
+void DataPlaneServer::LogOnce(const std::string& peer, const std::string& line) {
+  {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    if (logged_.size() >= 1024) logged_.clear();
+    if (!logged_.insert(peer).second) return;
+  }
+  std::cerr << ("tensoract data plane :" + std::to_string(port_) + ": " + line + " (logged once per peer)\n")
+            << std::flush;
+}
+
+void DataPlaneServer::Shed() {
+  if (reserve_fd_ >= 0) close(reserve_fd_);
+  int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd >= 0) close(fd);
+  reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  LogOnce("", "out of file descriptors: shedding new connections");
+  // If even the reserve could not be had, do not spin on the still-readable socket.
+  if (reserve_fd_ < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+void DataPlaneServer::ReapLocked() {
+  for (size_t i = 0; i < connections_.size();) {
+    auto& conn = connections_[i];
+    bool done;
+    {
+      std::lock_guard<std::mutex> lock(conn->mu);
+      done = conn->threads_running == 0 && !conn->writing;
+    }
+    if (!done) {
+      ++i;
+      continue;
+    }
+    conn->reader.join();
+    conn->writer.join();
+    {
+      std::lock_guard<std::mutex> lock(conn->mu);
+      close(conn->fd);
+      conn->fd_closed = true;
+    }
+    connections_[i] = std::move(connections_.back());
+    connections_.pop_back();
+  }
+}
+
+size_t DataPlaneServer::live_connections() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ReapLocked();
+  return connections_.size();
+}
 
 void DataPlaneServer::AcceptLoop() {
   for (;;) {
     int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (stopped_) return;
+          ReapLocked();
+        }
+        Shed();
+        continue;
+      }
       return;  // shut down by Stop()
     }
-    data_plane::TuneSocket(fd);
-    auto conn = std::make_shared<Connection>(fd);
     std::lock_guard<std::mutex> lock(mu_);
     if (stopped_) {
       close(fd);
       return;
     }
-    conn->reader = std::thread([this, conn] { conn->ReaderLoop(provider_, conn); });
-    conn->writer = std::thread([conn] { conn->WriterLoop(); });
+    ReapLocked();
+    if (connections_.size() >= static_cast<size_t>(options_.max_connections)) {
+      LogOnce(PeerOf(fd), StrCat("refused a data plane connection from ", PeerOf(fd), ": ", options_.max_connections,
+                                 " connections are open"));
+      close(fd);
+      continue;
+    }
+    data_plane::TuneSocket(fd);
+    auto conn = std::make_shared<Connection>(this, fd);
+    try {
+      conn->threads_running = 2;
+      conn->reader = std::thread([conn] { conn->ReaderLoop(conn); });
+    } catch (const std::system_error&) {
+      // Out of threads: refuse this connection, keep serving the others.
+      close(fd);
+      LogOnce("", "cannot start a thread: refusing new data plane connections until some end");
+      continue;
+    }
+    try {
+      conn->writer = std::thread([conn] { conn->WriterLoop(); });
+    } catch (const std::system_error&) {
+      {
+        std::lock_guard<std::mutex> conn_lock(conn->mu);
+        conn->CloseLocked();
+        --conn->threads_running;
+      }
+      LogOnce("", "cannot start a thread: refusing new data plane connections until some end");
+    }
     connections_.push_back(std::move(conn));
   }
 }
@@ -232,18 +437,20 @@ void DataPlaneServer::Stop() {
   shutdown(listen_fd_, SHUT_RDWR);  // wakes accept()
   if (acceptor_.joinable()) acceptor_.join();
   close(listen_fd_);
+  if (reserve_fd_ >= 0) close(reserve_fd_);
   for (auto& conn : connections_) {
     {
       std::lock_guard<std::mutex> lock(conn->mu);
       conn->CloseLocked();
     }
-    conn->reader.join();
-    conn->writer.join();
+    if (conn->reader.joinable()) conn->reader.join();
+    if (conn->writer.joinable()) conn->writer.join();
     // A reply being written from the provider's thread fails fast on the shut-down
     // socket; wait for it before the descriptor can be reused.
     std::unique_lock<std::mutex> lock(conn->mu);
     conn->cv.wait(lock, [&] { return !conn->writing; });
-    close(conn->fd);
+    if (!conn->fd_closed) close(conn->fd);
+    conn->fd_closed = true;
   }
   connections_.clear();
 }

@@ -14,11 +14,23 @@
 // `reply` travels to the client as a status. Only fixed-size dtypes travel; a string or
 // resource tensor is answered with Unimplemented.
 //
-// Threads: one accepting thread; per connection a reader thread (decodes requests, calls
-// the provider) and a writer thread (sends queued replies piece by piece). A small reply
-// found with nothing queued ahead of it is written by the thread calling `reply` itself,
-// saving a thread wake-up on the round trip. Stop() (or the destructor) shuts every
-// socket down and joins every thread; a `reply` called after that is dropped.
+// Trust and bounds: a connection first completes the data plane handshake
+// (actors/data_plane_auth.h: both ends prove they hold the cluster token) within
+// `handshake_timeout_ms`; nothing it sends before reaches the provider. At most
+// `max_connections` connections live at once (more are closed at accept), each with at
+// most `max_pending_replies` requests unanswered (more are answered ResourceExhausted).
+// A connection idle for `idle_timeout_ms`, one that stops midway through a request for
+// `frame_timeout_ms`, or one whose client stops reading for `send_timeout_ms`, is closed.
+// Closed connections' threads are joined and their sockets closed as new ones arrive.
+// Out of descriptors, the acceptor sheds connections and carries on.
+//
+// Threads: one accepting thread; per connection a reader thread (authenticates, decodes
+// requests, calls the provider) and a writer thread (sends queued replies piece by
+// piece). A small reply found with nothing queued ahead of it is written by the thread
+// calling `reply` itself, without blocking (the caller is the rendezvous actor): what the
+// socket does not take at once is left to the writer, saving a thread wake-up on the
+// round trip. Stop() (or the destructor) shuts every socket down and joins every thread;
+// a `reply` called after that is dropped.
 // Thread-safety: port() and Stop() may be called from any thread.
 #ifndef TENSORACT_ACTORS_DATA_PLANE_SERVER_H_
 #define TENSORACT_ACTORS_DATA_PLANE_SERVER_H_
@@ -27,10 +39,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "actors/cluster_credentials.h"
 #include "base/status.h"
 #include "kernels/tensor.h"
 
@@ -44,35 +58,54 @@ class DataPlaneServer {
   struct Options {
     std::string host = "127.0.0.1";  // IPv4 address to listen on
     int port = 0;                    // 0: any free port, see port()
+    std::string token;               // the cluster token clients must prove they hold
+    int max_connections = 256;
+    int max_pending_replies = 4096;       // per connection
+    int64_t handshake_timeout_ms = 10000;
+    int64_t idle_timeout_ms = 600000;     // no request at all for this long
+    int64_t frame_timeout_ms = 30000;     // a request started and not finished
+    int64_t send_timeout_ms = 30000;      // a reply the client does not take
   };
 
-  // Listens and starts serving; Unavailable when the address cannot be bound.
+  // Listens and starts serving; Unavailable when the address cannot be bound,
+  // InvalidArgument without a token.
   static StatusOr<std::unique_ptr<DataPlaneServer>> Start(Provider provider, Options options);
-  static StatusOr<std::unique_ptr<DataPlaneServer>> Start(Provider provider) {
-    return Start(std::move(provider), Options());
-  }
 
   ~DataPlaneServer();
   DataPlaneServer(const DataPlaneServer&) = delete;
   DataPlaneServer& operator=(const DataPlaneServer&) = delete;
 
   int port() const { return port_; }
+  // Connections whose threads still run (for tests and Inspect).
+  size_t live_connections();
   // Closes the listening socket and every connection, and joins every thread. Idempotent.
   void Stop();
 
   struct Connection;  // one accepted client (data_plane_server.cc)
 
  private:
-  DataPlaneServer(Provider provider, int listen_fd, int port);
+  DataPlaneServer(Provider provider, Options options, int listen_fd, int port);
   void AcceptLoop();
+  // Joins and closes connections whose threads ended. Requires mu_ held.
+  void ReapLocked();
+  // Out of descriptors: accept the next connection on the reserve descriptor and close it.
+  void Shed();
+
+  // A refusal's log line, once per peer address.
+  void LogOnce(const std::string& peer, const std::string& line);
 
   Provider provider_;
+  const Options options_;
+  const Digest key_;  // the handshake key derived from the token
+  int reserve_fd_ = -1;
   int listen_fd_;
   int port_;
   std::thread acceptor_;
   std::mutex mu_;
   bool stopped_ = false;
   std::vector<std::shared_ptr<Connection>> connections_;
+  std::mutex log_mu_;
+  std::set<std::string> logged_;
 };
 
 }  // namespace tensoract

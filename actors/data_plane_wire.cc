@@ -150,6 +150,21 @@ Status WriteAll(int fd, struct iovec* iov, int iovcnt) {
 
 FrameReader::FrameReader(int fd) : fd_(fd), buffer_(64 << 10) {}
 
+Status FrameReader::AwaitReadable() {
+  const int64_t limit = at_message_start_ ? idle_ms_ : frame_ms_;
+  if (limit < 0) return Status::OK();
+  for (;;) {
+    pollfd p{fd_, POLLIN, 0};
+    int rc = poll(&p, 1, static_cast<int>(std::min<int64_t>(limit, 1 << 30)));
+    if (rc > 0) return Status::OK();
+    if (rc == 0) {
+      return errors::DeadlineExceeded(at_message_start_ ? "no request for " : "nothing more of a message for ", limit,
+                                      " ms");
+    }
+    if (errno != EINTR) return errors::Unavailable("poll failed: ", OsError(errno));
+  }
+}
+
 Status FrameReader::Fill() {
   if (begin_ == end_) begin_ = end_ = 0;
   if (end_ == buffer_.size()) {  // compact: move the unread tail to the front
@@ -158,9 +173,11 @@ Status FrameReader::Fill() {
     begin_ = 0;
   }
   for (;;) {
+    TA_RETURN_IF_ERROR(AwaitReadable());
     const ssize_t n = recv(fd_, buffer_.data() + end_, buffer_.size() - end_, 0);
     if (n > 0) {
       end_ += static_cast<size_t>(n);
+      at_message_start_ = false;  // a message has begun: the rest of it is due soon
       return Status::OK();
     }
     if (n == 0) return errors::Unavailable("connection closed by the peer");
@@ -178,6 +195,7 @@ Status FrameReader::ReadRaw(void* dst, size_t n) {
   // Large reads go straight into the destination: the payload's one and only copy is the
   // kernel's, out of the socket.
   while (out != nullptr && n >= buffer_.size() / 2) {
+    TA_RETURN_IF_ERROR(AwaitReadable());
     const ssize_t got = recv(fd_, out, n, MSG_WAITALL);
     if (got == 0) return errors::Unavailable("connection closed by the peer");
     if (got < 0) {
@@ -204,7 +222,10 @@ Status FrameReader::ReadMessage(kj::Array<capnp::word>* words) {
   // Stream framing: u32 (segment count - 1), u32 size in words of each segment, padded to
   // a whole word, then the segments.
   uint32_t first[2];
-  TA_RETURN_IF_ERROR(ReadRaw(first, sizeof(first)));
+  at_message_start_ = begin_ == end_;
+  Status started = ReadRaw(first, sizeof(first));
+  at_message_start_ = false;
+  TA_RETURN_IF_ERROR(started);
   const uint64_t segments = uint64_t{first[0]} + 1;
   if (segments > 64) {
     return errors::DataLoss("bad data plane header: ", segments, " segments");

@@ -64,15 +64,27 @@ class FrameReader {
   Status ReadMessage(kj::Array<capnp::word>* words);
   // Exactly `n` bytes into `dst`; `dst` nullptr discards them.
   Status ReadRaw(void* dst, size_t n);
+  // Deadlines (milliseconds; -1, the default: none): waiting for the first byte of a
+  // message at most `idle_ms`, for each later byte of it at most `frame_ms`. A read that
+  // waits longer fails with DeadlineExceeded (a peer that went silent or stalled midway).
+  void SetTimeouts(int64_t idle_ms, int64_t frame_ms) {
+    idle_ms_ = idle_ms;
+    frame_ms_ = frame_ms;
+  }
 
  private:
   // At least one more byte into the buffer.
   Status Fill();
+  // Waits until the socket is readable, within the deadline that applies now.
+  Status AwaitReadable();
 
   int fd_;
   std::vector<char> buffer_;
   size_t begin_ = 0;  // unread bytes are buffer_[begin_, end_)
   size_t end_ = 0;
+  int64_t idle_ms_ = -1;
+  int64_t frame_ms_ = -1;
+  bool at_message_start_ = false;  // the next byte begins a message: the idle deadline
 };
 
 }  // namespace data_plane

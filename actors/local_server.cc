@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/cluster_transport.h"
 #include "actors/master.h"
 #include "actors/remote_master.h"
 #include "actors/scheduler_config.h"
@@ -16,10 +17,13 @@ namespace tensoract {
 int ThreadsFor(const SessionOptions& options) { return ThreadsOrCores(options.num_threads); }
 
 struct LocalServer::OwnedSystem {
-  OwnedSystem(int threads, bool remote) : config(MakeConfig(threads, remote)), system(config) {}
-  static caf::actor_system_config MakeConfig(int threads, bool remote) {
+  // `credentials` null: a local system, with no network at all.
+  OwnedSystem(int threads, const ClusterCredentials* credentials)
+      : config(MakeConfig(threads, credentials)), system(config) {}
+  static caf::actor_system_config MakeConfig(int threads, const ClusterCredentials* credentials) {
     caf::actor_system_config cfg;
-    if (remote) cfg.load<caf::io::middleman>();
+    // Checked by the caller: credentials that MakeSslContext refuses never get here.
+    if (credentials != nullptr) (void)ConfigureClusterTransport(cfg, *credentials, "tensoract client");
     ConfigureScheduler(cfg, threads);
     return cfg;
   }
@@ -29,7 +33,7 @@ struct LocalServer::OwnedSystem {
 
 StatusOr<std::unique_ptr<LocalServer>> LocalServer::New(const SessionOptions& options) {
   if (!options.target.empty()) return Connect(options);
-  auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options), false);
+  auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options), nullptr);
   caf::actor_system& system = owned->system;
   return std::unique_ptr<LocalServer>(new LocalServer(system, std::move(owned), options));
 }
@@ -83,10 +87,13 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::Connect(const SessionOptions
                                       " needs the cluster token: set SessionOptions::cluster_token or "
                                       "TENSORACT_CLUSTER_TOKEN");
   }
-  auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options), true);
+  ClusterCredentials credentials;
+  credentials.token = token;
+  TA_RETURN_IF_ERROR(credentials.Validate());
+  auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options), &credentials);
   caf::actor_system& system = owned->system;
   caf::actor master = SpawnRemoteMaster(
-      system, RemoteAddress{host, static_cast<uint16_t>(port), token, StrCat("master ", target), 5000},
+      system, RemoteAddress{host, static_cast<uint16_t>(port), StrCat("master ", target), 5000},
       options.step_timeout_ms);
   return std::unique_ptr<LocalServer>(new LocalServer(system, std::move(owned), options, std::move(master)));
 }

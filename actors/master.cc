@@ -10,6 +10,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/cluster_credentials.h"
 #include "actors/cluster_rendezvous.h"
 #include "actors/messages.h"
 #include "actors/remote_worker.h"
@@ -23,6 +24,10 @@
 
 namespace tensoract {
 namespace {
+
+// TensorFlow's words for a handle the master does not know (master.cc): Aborted, which
+// retry logic takes as "start over with a new session".
+Status SessionNotFound(const std::string& handle) { return errors::Aborted("Session ", handle, " is not found."); }
 
 using heartbeat_tick_atom = caf::atom_constant<caf::atom("hbtick")>;
 
@@ -104,7 +109,6 @@ struct MasterState {
   // Callers waiting for every task to be known and healthy.
   std::vector<std::function<void(const Status&)>> waiting_for_cluster;
   int discovering = 0;  // heartbeats of the discovery round still out
-  int64_t next_session = 0;
   int64_t next_step = 1;
   bool heartbeats_started = false;  // with the first session: an idle master bothers nobody
   bool cluster() const { return tasks.size() > 1; }
@@ -244,8 +248,7 @@ void AskHeartbeat(Self* self, int task, int64_t timeout_ms, std::function<void()
 
 void OnRunGraphDone(Self* self, int64_t step_id, int task, RunGraphResponse reply) {
   auto& st = self->state;
-  if (reply.status.code() == error::NOT_FOUND && st.cluster() &&
-      reply.status.message().find("is not registered on worker") != std::string::npos) {
+  if (reply.graph_not_found && st.cluster()) {
     // The task forgot the graph: it restarted since the last heartbeat. Ask now, so its
     // new incarnation drops the stale registrations before the next step.
     reply.status = errors::Aborted("task ", st.tasks[task].name, " lost its graphs (it restarted): ",
@@ -292,7 +295,7 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
     }
   }
   const int64_t step_id = st.next_step++;
-  const int64_t timeout_ms = request.timeout_ms > 0 ? request.timeout_ms : st.options.default_step_timeout_ms;
+  const int64_t timeout_ms = StepTimeoutMs(request.timeout_ms, st.options.default_step_timeout_ms);
   StepInFlight& step = st.steps[step_id];
   step.promise = promise;
   step.remaining = static_cast<int>(call.tasks.size());
@@ -468,8 +471,7 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
   const std::string session_handle = request.session_handle;
   auto session = st.sessions.find(session_handle);
   if (session == st.sessions.end()) {
-    promise.deliver(RunStepResponse{errors::FailedPrecondition("session '", session_handle,
-                                                               "' does not exist or was closed"), {}, nullptr, {}});
+    promise.deliver(RunStepResponse{SessionNotFound(session_handle), {}, nullptr, {}});
     return;
   }
   auto call = std::make_shared<CachedCall>();
@@ -604,6 +606,10 @@ std::string InspectMaster(const MasterState& st) {
   for (const auto& [id, start] : st.starting) {
     out += StrCat("\n  a first step registering its graphs on tasks [", names(start.tasks), "]");
   }
+  if (!st.waiting_for_cluster.empty()) {
+    out += StrCat("\n  ", st.waiting_for_cluster.size(), " first steps wait to learn every task's devices (",
+                  st.discovering, " heartbeats out)");
+  }
   return out;
 }
 
@@ -641,7 +647,9 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
           st.heartbeats_started = true;
           self->send(self, heartbeat_tick_atom::value);
         }
-        response.session_handle = StrCat("session_", st.next_session++);
+        // Random, as TensorFlow's: a client of a master that restarted must not reach another
+        // client's session under its old handle.
+        response.session_handle = RandomHandle();
         st.sessions[response.session_handle].graph = request.graph;
         return response;
       },
@@ -649,8 +657,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         auto& st = self->state;
         auto session = st.sessions.find(request.session_handle);
         if (session == st.sessions.end()) {
-          return RunStepResponse{errors::FailedPrecondition("session '", request.session_handle,
-                                                            "' does not exist or was closed"), {}, nullptr, {}};
+          return RunStepResponse{SessionNotFound(request.session_handle), {}, nullptr, {}};
         }
         // A promise takes over the reply: make it only on the paths that answer through it,
         // never before an early `return RunStepResponse{...}` (that reply would be lost).
@@ -677,8 +684,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         ExtendSessionResponse response;
         auto it = st.sessions.find(request.session_handle);
         if (it == st.sessions.end()) {
-          response.status = errors::FailedPrecondition("session '", request.session_handle,
-                                                       "' does not exist or was closed");
+          response.status = SessionNotFound(request.session_handle);
           return response;
         }
         SessionState& session = it->second;
@@ -717,7 +723,9 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
       [=](close_session_atom, const std::string& handle) {
         auto& st = self->state;
         auto it = st.sessions.find(handle);
-        if (it == st.sessions.end()) return errors::NotFound("session '", handle, "' does not exist");
+        if (it == st.sessions.end()) {
+          return errors::Aborted("Session ", handle, " is not found. Possibly, this master has restarted.");
+        }
         DeregisterCalls(self, it->second);
         st.sessions.erase(it);
         return Status::OK();

@@ -29,6 +29,15 @@
 
 namespace tensoract {
 
+// The longest step deadline a request may ask for (30 days). A larger one (INT64_MAX from a
+// careless or hostile client) would overflow where CAF turns it into nanoseconds past now.
+inline constexpr int64_t kMaxTimeoutMs = int64_t{30} * 24 * 3600 * 1000;
+// A request's timeout: `requested` clamped to kMaxTimeoutMs, or `fallback` when it is <= 0.
+inline int64_t StepTimeoutMs(int64_t requested, int64_t fallback) {
+  return requested > 0 ? (requested < kMaxTimeoutMs ? requested : kMaxTimeoutMs) : fallback;
+}
+
+
 class Var;
 
 // Session lifecycle, client -> master.
@@ -125,6 +134,8 @@ struct RunGraphResponse {
   // others' entries are empty Tensors, which must not overwrite a value another partition
   // set (an empty Tensor cannot be told from a fetched empty value).
   std::vector<int> produced;
+  // The worker does not know the graph handle: it restarted since the graph was registered.
+  bool graph_not_found = false;
 };
 // A RunGraph that failed before any executor ran: `status` and nothing else.
 inline RunGraphResponse RunGraphFailure(Status status) {

@@ -211,6 +211,11 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
           proto.set_status_code(static_cast<tensorflow::error::Code>(r.status.code()));
           proto.set_status_error_message(r.status.message());
           *out = ProtoBytes(proto);
+          if (r.graph_not_found) {
+            tensoract::RunGraphResponseExtras extras;
+            extras.set_graph_not_found(true);
+            *out += ProtoBytes(extras);  // concatenated protobufs merge: an unknown field to TensorFlow
+          }
           return r.status;
         },
         run_graph_atom::value, std::move(local));

@@ -94,8 +94,7 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         proto.mutable_options()->set_timeout_in_ms(request.timeout_ms);
         if (request.collect_stats) proto.mutable_options()->set_trace_level(tensorflow::RunOptions::FULL_TRACE);
         proto.mutable_options()->set_output_partition_graphs(request.output_partition_graphs);
-        int64_t timeout =
-            (request.timeout_ms > 0 ? request.timeout_ms : self->state.default_step_timeout_ms) + kStepSlackMs;
+        int64_t timeout = StepTimeoutMs(request.timeout_ms, self->state.default_step_timeout_ms) + kStepSlackMs;
         size_t num_fetches = request.fetches.size();
         return CallAndConvert<RunStepResponse>(self, self->state.node, "RunStep", ProtoBytes(proto), timeout,
             [num_fetches](const Status& s, const std::string& bytes) { return FromRunStep(s, bytes, num_fetches); });

@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/cluster_transport.h"
 #include "actors/messages.h"
 #include "actors/rpc.h"
 
@@ -80,39 +81,30 @@ void RemoteNode::FailPending(const Status& status) {
 void RemoteNode::Connect() {
   connecting_ = true;
   const std::string where = StrCat(address_.name, " (", address_.host, ":", address_.port, ")");
-  auto timeout = std::chrono::milliseconds(address_.connect_timeout_ms);
-  auto failed = [this, where](caf::error& e, const char* step) {
+  caf::actor_system& system = self_->home_system();
+  if (!HasClusterTransport(system)) {
     connecting_ = false;
-    std::string text = ErrorText(self_->home_system(), e);
-    Status status = e == caf::sec::request_timeout
-                        ? errors::DeadlineExceeded(where, ": no answer to ", step, " in time")
-                    : text.find("wrong cluster token") != std::string::npos
-                        ? errors::PermissionDenied(where, " ", text)
-                        : errors::Unavailable("cannot reach ", where, " (", step, "): ", text);
-    FailPending(status);
-  };
-  auto mm = self_->home_system().middleman().actor_handle();
-  self_->request(mm, timeout, caf::connect_atom::value, address_.host, address_.port)
+    return FailPending(errors::FailedPrecondition("cannot reach ", where, ": this process's actor system was not "
+                                                  "configured with ConfigureClusterTransport"));
+  }
+  // The transport's connect: TLS with the cluster's credentials before any BASP byte, and
+  // asynchronous with a deadline, so a peer that never answers blocks nothing.
+  self_->request(system.middleman().actor_handle(), std::chrono::milliseconds(address_.connect_timeout_ms),
+                 caf::connect_atom::value, address_.host, address_.port)
       .then(
-          [this, where, timeout, failed](const caf::node_id&, caf::strong_actor_ptr& published,
-                                         const std::set<std::string>&) {
-            if (!published) {
-              connecting_ = false;
-              return FailPending(errors::Unavailable("cannot reach ", where, ": nothing is published there"));
-            }
-            self_->request(caf::actor_cast<caf::actor>(published), timeout, hello_atom::value, address_.token)
-                .then(
-                    [this](caf::actor& service) {
-                      connecting_ = false;
-                      service_ = std::move(service);
-                      self_->monitor(service_);
-                      std::vector<Pending> calls = std::move(pending_);
-                      pending_.clear();
-                      for (Pending& call : calls) Send(std::move(call));
-                    },
-                    [failed](caf::error& e) mutable { failed(e, "hello"); });
+          [this, where](const caf::node_id&, caf::strong_actor_ptr& published, const std::set<std::string>&) {
+            connecting_ = false;
+            if (!published) return FailPending(errors::Unavailable("cannot reach ", where, ": nothing is published there"));
+            service_ = caf::actor_cast<caf::actor>(std::move(published));
+            self_->monitor(service_);
+            std::vector<Pending> calls = std::move(pending_);
+            pending_.clear();
+            for (Pending& call : calls) Send(std::move(call));
           },
-          [failed](caf::error& e) mutable { failed(e, "connect"); });
+          [this, where](caf::error& e) {
+            connecting_ = false;
+            FailPending(DescribeConnectFailure(self_->home_system(), e, address_.host, address_.port, where));
+          });
 }
 
 }  // namespace tensoract

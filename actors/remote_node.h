@@ -1,16 +1,16 @@
 // RemoteNode: the node service of another process, as one actor calls it.
 //
-// Used inside an event-based actor (RemoteWorker, RemoteMaster). The first call connects:
-// CAF's middleman connects to host:port (asynchronously, with a deadline), the node's
-// gatekeeper is greeted with the cluster token and hands out its node service
-// (actors/node_service.h). Calls made meanwhile wait and are sent in order once the
-// service is known. The actor monitors the service: when the process goes away, the
+// Used inside an event-based actor (RemoteWorker, RemoteMaster). The first call connects
+// through the process's cluster transport (actors/cluster_transport.h: the actor system
+// must have been configured with ConfigureClusterTransport), asynchronously and with a
+// deadline; the node publishes its node service (actors/node_service.h). Calls made meanwhile wait and are sent in order
+// once the service is known. The actor monitors the service: when the process goes away, the
 // handle is dropped and the next call connects again, reaching a restarted process at the
 // same address (a new node, so a new CAF connection).
 //
 // Every call ends in `done` exactly once, with the response bytes or an error naming the
 // node and the method: Unavailable (cannot connect, connection lost), PermissionDenied
-// (wrong token), DeadlineExceeded (no answer within the call's timeout), or the error the
+// (the node rejected our credentials), DeadlineExceeded (no answer within the call's timeout), or the error the
 // remote method returned.
 #ifndef TENSORACT_ACTORS_REMOTE_NODE_H_
 #define TENSORACT_ACTORS_REMOTE_NODE_H_
@@ -32,7 +32,6 @@ namespace tensoract {
 struct RemoteAddress {
   std::string host;
   uint16_t port = 0;
-  std::string token;
   std::string name;  // how errors name the node, e.g. its task
   int64_t connect_timeout_ms = 5000;
 };

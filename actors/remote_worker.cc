@@ -53,6 +53,8 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
               tensorflow::RunGraphResponse r;
               RunGraphResponse out;
               out.status = ParseResponse(s, bytes, &r, "RunGraph");
+              tensoract::RunGraphResponseExtras extras;
+              if (extras.ParseFromString(bytes)) out.graph_not_found = extras.graph_not_found();
               if (out.status.ok() && r.has_step_stats()) {
                 out.step_stats = std::make_shared<tensorflow::StepStats>(std::move(*r.mutable_step_stats()));
               }

@@ -29,9 +29,6 @@
 namespace tensoract {
 
 using rpc_atom = caf::atom_constant<caf::atom("rpc")>;
-// The first message to a node: (hello_atom, std::string cluster_token) -> caf::actor,
-// its node service, or an error when the token is wrong (bootstrap/node_auth.h).
-using hello_atom = caf::atom_constant<caf::atom("hello")>;
 
 inline Status RpcStatus(int32_t code, const std::string& message) {
   if (code == 0) return Status::OK();

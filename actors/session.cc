@@ -96,7 +96,7 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
   request.feeds = feeds;
   request.fetches = fetches;
   request.targets = targets;
-  request.timeout_ms = options.timeout_ms > 0 ? options.timeout_ms : server_->options().step_timeout_ms;
+  request.timeout_ms = StepTimeoutMs(options.timeout_ms, server_->options().step_timeout_ms);
   request.collect_stats = metadata != nullptr && options.trace_level != RunOptions::NO_TRACE;
   request.output_partition_graphs = metadata != nullptr && options.output_partition_graphs;
   const int64_t wait_ms = request.timeout_ms + kClientSlackMs;

@@ -8,6 +8,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/cluster_credentials.h"
 #include "actors/cluster_rendezvous.h"
 #include "actors/data_plane_client.h"
 #include "actors/data_plane_server.h"
@@ -45,7 +46,6 @@ struct WorkerState {
   std::string data_plane_address;
   std::map<std::string, RegisteredGraph> graphs;
   std::map<int64_t, std::shared_ptr<RunningStep>> running;
-  int64_t next_graph = 0;
   static inline const char* name = "tensoract.worker";
 };
 
@@ -136,11 +136,12 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
     };
     DataPlaneServer::Options where;
     where.host = options.data_plane_host;
+    where.token = options.cluster_token;
     auto server = DataPlaneServer::Start(provider, where);
     if (server.ok()) {
       st.data_plane = std::move(server).value();
       st.data_plane_address = StrCat(options.data_plane_host, ":", st.data_plane->port());
-      fetcher = std::make_shared<DataPlaneClient>();
+      fetcher = std::make_shared<DataPlaneClient>(options.cluster_token);
     } else {
       // The worker still runs single-task steps; the master sees no data plane and fails
       // any step that needs one, naming this task.
@@ -171,7 +172,9 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           response.status = plans.status();
           return response;
         }
-        response.graph_handle = StrCat("graph_", st.next_graph++);
+        // Random, as TensorFlow's: a master that outlived this worker's restart must not find
+        // another graph under its old handle.
+        response.graph_handle = StrCat("graph_", RandomHandle());
         st.graphs[response.graph_handle] = std::move(plans).value();
         return response;
       },
@@ -179,8 +182,12 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         auto& st = self->state;
         auto it = st.graphs.find(request.graph_handle);
         if (it == st.graphs.end()) {
-          return RunGraphFailure(errors::NotFound("graph handle '", request.graph_handle,
-                                                   "' is not registered on worker ", st.options.task_name));
+          // TensorFlow's words (graph_mgr.cc); the flag says it without the words.
+          RunGraphResponse unknown = RunGraphFailure(errors::Aborted(
+              "Graph handle is not found: ", request.graph_handle, ". Possibly, this worker (", st.options.task_name,
+              ") just restarted."));
+          unknown.graph_not_found = true;
+          return unknown;
         }
         const RegisteredGraph& graph = it->second;
         if (static_cast<int>(request.args.size()) < graph.num_args) {
@@ -212,7 +219,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           promise.deliver(RunGraphResponse{});
           return promise;
         }
-        int64_t timeout_ms = request.timeout_ms > 0 ? request.timeout_ms : st.options.default_step_timeout_ms;
+        int64_t timeout_ms = StepTimeoutMs(request.timeout_ms, st.options.default_step_timeout_ms);
         for (const caf::actor& executor : step->executors) {
           self->request(executor, std::chrono::milliseconds(timeout_ms), start_atom::value)
               .then([=](RunGraphResponse& reply) { OnExecutorDone(self, step_id, std::move(reply)); },

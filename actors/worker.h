@@ -49,6 +49,9 @@ struct WorkerOptions {
   // Serve this task's tensors to other tasks, on data_plane_host (port: any free one).
   bool serve_data_plane = false;
   std::string data_plane_host = "127.0.0.1";
+  // The cluster token both ends of every data-plane connection prove they hold
+  // (actors/data_plane_auth.h); required with serve_data_plane.
+  std::string cluster_token;
 };
 
 caf::actor SpawnWorker(caf::actor_system& system, const WorkerOptions& options);

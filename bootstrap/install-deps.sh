@@ -23,6 +23,7 @@ packages=(
   libcapnp-dev capnproto
   catch2
   zlib1g-dev
+  libssl-dev openssl
   dataset-fashion-mnist
   python3 python3-pip
 )

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -86,6 +87,10 @@ bool NodeProcess::Start(const std::string& cluster, const std::string& job, int 
     // Dies with the parent: a crashed test or example must not leave nodes listening.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(126);  // the parent was already gone
+    if (options_.max_open_files > 0) {
+      rlimit limit{static_cast<rlim_t>(options_.max_open_files), static_cast<rlim_t>(options_.max_open_files)};
+      if (setrlimit(RLIMIT_NOFILE, &limit) != 0) _exit(125);
+    }
     dup2(pipe_fds[1], STDOUT_FILENO);     // dup2 clears close-on-exec on stdout
     execve(argv[0], argv.data(), envp.data());
     _exit(127);

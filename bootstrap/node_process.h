@@ -40,6 +40,7 @@ struct NodeProcessOptions {
   std::string token = kTestToken;
   int threads = 2;  // the node's --threads
   int ready_timeout_ms = 20000;
+  int max_open_files = 0;  // > 0: the child's RLIMIT_NOFILE (tests of descriptor exhaustion)
 };
 
 class NodeProcess {

@@ -64,7 +64,7 @@ StatusOr<InspectArgs> ParseArgs(const std::vector<std::string>& args) {
 int Inspect(const InspectArgs& args, const std::string& token) {
   const std::chrono::milliseconds timeout(args.timeout_ms);
   // Belt and braces: each request below has its deadline, and this one bounds the whole
-  // run (connect, hello, inspect, shutdown) in case something in between blocks.
+  // run (connect, inspect, shutdown) in case something in between blocks.
   std::thread([total = 3 * timeout + std::chrono::seconds(2)] {
     std::this_thread::sleep_for(total);
     std::fputs("tensoract-inspect: gave up: no result in time\n", stderr);
@@ -72,9 +72,13 @@ int Inspect(const InspectArgs& args, const std::string& token) {
   }).detach();
 
   caf::actor_system_config config;
-  config.load<caf::io::middleman>();
+  Status configured = ConfigureClusterTransport(config, ClusterCredentials::FromToken(token), "tensoract-inspect");
+  if (!configured.ok()) {
+    std::cerr << "tensoract-inspect: " << configured << "\n";
+    return 1;
+  }
   caf::actor_system system{config};
-  auto worker = ConnectToNode(system, args.address.host, args.address.port, token, timeout);
+  auto worker = ConnectToNode(system, args.address.host, args.address.port, timeout);
   if (!worker.ok()) {
     std::cerr << "tensoract-inspect: " << worker.status() << "\n";
     return 1;

@@ -1,8 +1,9 @@
 // tensoract-node: the process of one task of a cluster. It spawns the task's worker (with
 // its data plane), a master that drives every task of the cluster (for clients that
 // connect with a tensoract://host:port target), and the node service that answers both
-// for other processes; publishes the service's gatekeeper (bootstrap/node_auth.h) on the
-// task's port, prints one ready line, and runs until SIGTERM or SIGINT. Flags and config file: bootstrap/node_config.h
+// for other processes; publishes the service on the task's port through the cluster
+// transport (actors/cluster_transport.h: only peers that prove they hold the cluster's
+// credentials reach it), prints one ready line, and runs until SIGTERM or SIGINT. Flags and config file: bootstrap/node_config.h
 // (or --help).
 #include <pthread.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/cluster_transport.h"
 #include "actors/master.h"
 #include "actors/messages.h"
 #include "actors/node_service.h"
@@ -39,7 +41,13 @@ bool IsLoopback(const std::string& host) {
 int Run(const NodeOptions& options, const std::string& token, const sigset_t& stop_signals) {
   const std::string task = options.task_name();
   caf::actor_system_config config;
-  config.load<caf::io::middleman>();
+  ClusterCredentials credentials;
+  credentials.token = token;
+  Status configured = ConfigureClusterTransport(config, credentials, "tensoract-node " + task);
+  if (!configured.ok()) {
+    std::cerr << "tensoract-node " << task << ": refusing to start: " << configured << "\n";
+    return 1;
+  }
   const int threads = ThreadsOrCores(options.threads);
   ConfigureScheduler(config, threads);
   caf::actor_system system{config};
@@ -50,13 +58,14 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
   worker_options.num_cpu_devices = options.cpu_devices;
   worker_options.serve_data_plane = true;
   worker_options.data_plane_host = options.listen;
+  worker_options.cluster_token = token;
   caf::actor worker = SpawnWorker(system, worker_options);
   MasterOptions master_options;
   for (const std::string& job : options.cluster.jobs()) {
     for (int t = 0; t < options.cluster.num_tasks(job); ++t) {
       if (job == options.job && t == options.task) continue;
       TaskAddress peer = options.cluster.Task(job, t).value();
-      master_options.remote_tasks.push_back(RemoteAddress{peer.host, peer.port, token, TaskName(job, t), 5000});
+      master_options.remote_tasks.push_back(RemoteAddress{peer.host, peer.port, TaskName(job, t), 5000});
     }
   }
   master_options.heartbeat_interval_ms = options.heartbeat_interval_ms;
@@ -64,9 +73,7 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
   master_options.enable_bfloat16_sendrecv = options.bfloat16_sendrecv;
   caf::actor master = SpawnMaster(system, worker, master_options);
   caf::actor service = SpawnNodeService(system, worker, master);
-  caf::actor gatekeeper = SpawnGatekeeper(system, token, service, task);
   auto stop_actors = [&] {
-    caf::anon_send_exit(gatekeeper, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(service, caf::exit_reason::kill);  // it ignores other exits
     caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
@@ -82,7 +89,7 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
 
   // reuse: a restarted node must get its port back while the old one's is in TIME_WAIT.
   // (SO_REUSEADDR does not let two live nodes share a port: the second bind fails.)
-  auto port = system.middleman().publish(gatekeeper, options.address.port, options.listen.c_str(), true);
+  auto port = system.middleman().publish(service, options.address.port, options.listen.c_str(), true);
   if (!port) {
     std::cerr << "tensoract-node " << task << ": cannot listen on " << options.listen << ":" << options.address.port
               << ": " << system.render(port.error()) << " (is another process using the port?)\n";
@@ -107,7 +114,7 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
     std::fputs("tensoract-node: shutdown took too long, exiting anyway\n", stderr);
     _exit(1);
   }).detach();
-  system.middleman().unpublish(gatekeeper, *port);
+  system.middleman().unpublish(service, *port);
   stop_actors();
   return 0;  // ~actor_system waits for the actors and closes every connection
 }

@@ -77,6 +77,12 @@ template <class T, int NDIMS = 1>
 struct TTypes;
 
 // The memory behind a tensor. Owned through shared_ptr by every Tensor that refers to it.
+// The largest tensor Tensor::FromProto builds from a TensorProto holding fewer values than
+// elements (1 GiB, or $TENSORACT_MAX_EXPANDED_TENSOR_BYTES read once): a 20-byte proto can
+// announce 32 GiB, and the bytes must not be allocated just because a peer asked.
+inline constexpr const char* kMaxExpandedTensorBytesEnv = "TENSORACT_MAX_EXPANDED_TENSOR_BYTES";
+uint64_t MaxExpandedTensorBytes();
+
 class TensorBuffer {
  public:
   virtual ~TensorBuffer() = default;
@@ -154,7 +160,8 @@ class Tensor {
   Tensor DeepCopy(Allocator* allocator = cpu_allocator()) const;
 
   // TensorProto conversion (kernels/tensor_proto.cc). FromProto checks that the proto's
-  // shape, dtype and value count agree and names what does not.
+  // shape, dtype and value count agree and names what does not, and that a tensor
+  // expanded from fewer values than elements stays within MaxExpandedTensorBytes().
   static StatusOr<Tensor> FromProto(const tensorflow::TensorProto& proto,
                                     Allocator* allocator = cpu_allocator());
   // Writes the elements into the typed repeated field (float_val, int_val, ...).

@@ -12,6 +12,7 @@
 //    TensorFlow writes a large constant filled with one value.
 // TensorFlow reads tensor_content whenever it is non-empty, and reads no values at all
 // for a tensor with no elements; so does FromProto.
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -216,6 +217,19 @@ void ResourceAsProto(const Tensor& t, tensorflow::TensorProto* proto) {
 
 }  // namespace
 
+uint64_t MaxExpandedTensorBytes() {
+  static const uint64_t limit = [] {
+    const char* env = std::getenv(kMaxExpandedTensorBytesEnv);
+    if (env != nullptr && *env != '\0') {
+      char* end = nullptr;
+      unsigned long long v = std::strtoull(env, &end, 10);
+      if (end != nullptr && *end == '\0' && v > 0) return static_cast<uint64_t>(v);
+    }
+    return uint64_t{1} << 30;
+  }();
+  return limit;
+}
+
 StatusOr<Tensor> Tensor::FromProto(const tensorflow::TensorProto& proto, Allocator* allocator) {
   const DataType dtype = proto.dtype();
   // Resource and variant tensors are not modelled; a reference type is a property of a graph
@@ -235,6 +249,16 @@ StatusOr<Tensor> Tensor::FromProto(const tensorflow::TensorProto& proto, Allocat
   if (n > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(element_size)) {
     return errors::InvalidArgument("a ", DataTypeString(dtype), " tensor of shape ",
                                    shape.DebugString(), " has too many elements to hold");
+  }
+  // Without tensor_content the values may be fewer than the elements (TensorFlow repeats
+  // the last one: how `tf.zeros([1000, 1000])` is stored). That expansion is capped, so a
+  // few bytes from a file or a peer cannot make this process allocate and fill gigabytes.
+  const uint64_t bytes = static_cast<uint64_t>(n) * element_size;
+  if (proto.tensor_content().empty() && bytes > MaxExpandedTensorBytes()) {
+    return errors::InvalidArgument("a TensorProto of ", proto.ByteSizeLong(), " bytes announces a ",
+                                   DataTypeString(dtype), " tensor of shape ", shape.DebugString(), " (", bytes,
+                                   " bytes); one expanded from fewer values than elements may hold at most ",
+                                   MaxExpandedTensorBytes(), " bytes (", kMaxExpandedTensorBytesEnv, ")");
   }
   TA_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(allocator, dtype, shape));
   if (n == 0) return t;  // TensorFlow looks at no values for an empty tensor.

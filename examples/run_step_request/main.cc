@@ -96,11 +96,13 @@ int main(int argc, char** argv) {
   auto token = tensoract::LoadClusterToken("");
   if (!token.ok()) return Fail(token.status());
 
+  // The actor system joins the cluster: every connection it makes proves the token.
   caf::actor_system_config config;
-  config.load<caf::io::middleman>();
+  auto configured = tensoract::ConfigureClusterTransport(config, tensoract::ClusterCredentials::FromToken(*token));
+  if (!configured.ok()) return Fail(configured);
   caf::actor_system system{config};
   auto node = tensoract::ConnectToNode(system, where.substr(0, colon),
-                                       static_cast<uint16_t>(std::stoi(where.substr(colon + 1))), *token,
+                                       static_cast<uint16_t>(std::stoi(where.substr(colon + 1))),
                                        std::chrono::seconds(10));
   if (!node.ok()) return Fail(node.status());
 

@@ -16,11 +16,25 @@
 #include <catch2/catch.hpp>
 
 #include "actors/data_plane.h"
+#include "actors/data_plane_auth.h"
+#include "messages/tensor_frame.capnp.h"
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <sys/socket.h>
 
 namespace tensoract {
 namespace {
 
 using data_plane::SteadyNowMs;
+
+constexpr const char* kToken = "data-plane-test-token";
+
+DataPlaneServer::Options TestOptions() {
+  DataPlaneServer::Options options;
+  options.token = kToken;
+  return options;
+}
 
 // A provider backed by a map: answers at once when the key is there, otherwise when Put
 // comes. Keys starting with "fail:" are answered with NotFound naming the key.
@@ -60,7 +74,7 @@ class Store {
 };
 
 std::unique_ptr<DataPlaneServer> StartServer(Store& store) {
-  auto server = DataPlaneServer::Start(store.provider());
+  auto server = DataPlaneServer::Start(store.provider(), TestOptions());
   REQUIRE(server.ok());
   return std::move(server).value();
 }
@@ -95,7 +109,7 @@ TEST_CASE("numeric tensors, a scalar and an empty tensor arrive with their exact
       {"empty", Tensor(tensorflow::DT_FLOAT, TensorShape({0, 4}))},
   };
   for (auto& [key, value] : sent) store.Put(key, value);
-  DataPlaneClient client;
+  DataPlaneClient client(kToken);
   for (auto& [key, value] : sent) {
     auto got = client.RecvTensor(PeerOf(*server), 1, key, false, In(5000));
     REQUIRE(got.ok());
@@ -117,7 +131,7 @@ TEST_CASE("a 64 MB tensor arrives whole, into the given allocator", "[data_plane
   for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(i % 100003) * 0.5f;
   store.Put("big", big);
   CPUAllocator allocator("receiver");
-  DataPlaneClient client;
+  DataPlaneClient client(kToken);
   auto got = client.RecvTensor(PeerOf(*server), 1, "big", false, In(30000), &allocator);
   REQUIRE(got.ok());
   CHECK(SameBytes(got->value, big));
@@ -127,7 +141,7 @@ TEST_CASE("a 64 MB tensor arrives whole, into the given allocator", "[data_plane
 TEST_CASE("a request waits for a value sent after it, and the dead flag travels", "[data_plane]") {
   Store store;
   auto server = StartServer(store);
-  DataPlaneClient client;
+  DataPlaneClient client(kToken);
   auto late = std::async(std::launch::async,
                          [&] { return client.RecvTensor(PeerOf(*server), 7, "late", false, In(10000)); });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -145,7 +159,7 @@ TEST_CASE("a request waits for a value sent after it, and the dead flag travels"
 TEST_CASE("many requests in flight on one connection are answered out of order", "[data_plane]") {
   Store store;
   auto server = StartServer(store);
-  DataPlaneClient client;
+  DataPlaneClient client(kToken);
   constexpr int kRequests = 64;
   std::vector<std::future<std::pair<Status, Tensor>>> results;
   for (int i = 0; i < kRequests; ++i) {
@@ -184,7 +198,7 @@ TEST_CASE("lossy16 keeps the upper 16 bits of each float and zeroes the rest", "
   Tensor big(tensorflow::DT_FLOAT, TensorShape({n}));
   for (int64_t i = 0; i < n; ++i) reinterpret_cast<uint32_t*>(big.data())[i] = static_cast<uint32_t>(i * 2654435761u);
   store.Put("big", big);
-  DataPlaneClient client;
+  DataPlaneClient client(kToken);
   auto got = client.RecvTensor(PeerOf(*server), 1, "x", true, In(5000));
   REQUIRE(got.ok());
   REQUIRE(got->value.dtype() == tensorflow::DT_FLOAT);
@@ -203,7 +217,7 @@ TEST_CASE("the provider's error reaches the client naming the key", "[data_plane
   Store store;
   auto server = StartServer(store);
   store.Put("s", Tensor::FromVector<std::string>({"a", "b"}));
-  DataPlaneClient client;
+  DataPlaneClient client(kToken);
   auto got = client.RecvTensor(PeerOf(*server), 9, "fail:weights", false, In(5000));
   REQUIRE_FALSE(got.ok());
   CHECK(got.status().code() == error::NOT_FOUND);
@@ -219,7 +233,7 @@ TEST_CASE("the provider's error reaches the client naming the key", "[data_plane
 TEST_CASE("a value that never comes ends in DeadlineExceeded naming the peer and key", "[data_plane]") {
   Store store;
   auto server = StartServer(store);
-  DataPlaneClient client;
+  DataPlaneClient client(kToken);
   const auto start = std::chrono::steady_clock::now();
   auto got = client.RecvTensor(PeerOf(*server), 1, "never", false, In(200));
   const auto waited = std::chrono::steady_clock::now() - start;
@@ -243,7 +257,7 @@ TEST_CASE("a peer nobody listens on is Unavailable, naming it", "[data_plane]") 
     auto server = StartServer(store);
     port = server->port();
   }  // stopped: the port is free now
-  DataPlaneClient client;
+  DataPlaneClient client(kToken);
   const std::string peer = "127.0.0.1:" + std::to_string(port);
   auto got = client.RecvTensor(peer, 1, "k", false, In(5000));
   REQUIRE(got.status().code() == error::UNAVAILABLE);
@@ -256,7 +270,7 @@ TEST_CASE("stopping the server mid-request fails the request instead of hanging"
   Store store;
   auto server = StartServer(store);
   const std::string peer = PeerOf(*server);
-  DataPlaneClient client;
+  DataPlaneClient client(kToken);
   store.Put("warm", Tensor::Scalar<float>(1));
   REQUIRE(client.RecvTensor(peer, 1, "warm", false, In(5000)).ok());
   auto pending = std::async(std::launch::async, [&] { return client.RecvTensor(peer, 1, "waits", false, In(30000)); });
@@ -286,7 +300,7 @@ TEST_CASE("a server process killed mid-request gives Unavailable promptly", "[da
     static Store store;
     store.Put("small", Tensor::Scalar<int32_t>(5));
     // "slow" is never sent: the parent's request is in flight when the child dies.
-    auto server = DataPlaneServer::Start(store.provider());
+    auto server = DataPlaneServer::Start(store.provider(), TestOptions());
     int port = server.ok() ? (*server)->port() : -1;
     if (write(port_pipe[1], &port, sizeof(port)) != sizeof(port)) _exit(1);
     for (;;) pause();
@@ -297,7 +311,7 @@ TEST_CASE("a server process killed mid-request gives Unavailable promptly", "[da
   close(port_pipe[0]);
   REQUIRE(port > 0);
   const std::string peer = "127.0.0.1:" + std::to_string(port);
-  DataPlaneClient client;
+  DataPlaneClient client(kToken);
   auto small = client.RecvTensor(peer, 1, "small", false, In(5000));
   REQUIRE(small.ok());
   CHECK(small->value.base<int32_t>()[0] == 5);
@@ -312,6 +326,159 @@ TEST_CASE("a server process killed mid-request gives Unavailable promptly", "[da
   waitpid(child, &wstatus, 0);
   REQUIRE(got.status().code() == error::UNAVAILABLE);
   CHECK_THAT(got.status().message(), Catch::Contains(peer));
+}
+
+// A client speaking the protocol by hand: connected and through the handshake, so that a
+// test can stall midway or stop reading.
+int HandshakenSocket(const DataPlaneServer& server, const std::string& token = kToken) {
+  auto fd = data_plane::ConnectTo(PeerOf(server), In(5000));
+  REQUIRE(fd.ok());
+  Status s = data_plane::AuthenticateServer(*fd, data_plane::HandshakeKey(token), In(5000), PeerOf(server));
+  if (!s.ok()) {
+    close(*fd);
+    return -1;
+  }
+  return *fd;
+}
+
+std::string RequestBytes(uint64_t id, int64_t step, const std::string& key) {
+  capnp::MallocMessageBuilder message;
+  auto request = message.initRoot<RecvTensorRequest>();
+  request.setRequestId(id);
+  request.setStepId(step);
+  request.setKey(key);
+  auto words = capnp::messageToFlatArray(message);
+  return std::string(reinterpret_cast<const char*>(words.begin()), words.size() * sizeof(capnp::word));
+}
+
+bool ClosedWithin(int fd, int ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  std::vector<char> buf(1 << 16);
+  while (std::chrono::steady_clock::now() < deadline) {
+    timeval tv{0, 50000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    ssize_t n = recv(fd, buf.data(), buf.size(), 0);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return true;
+  }
+  return false;
+}
+
+TEST_CASE("a server refuses to start without a token, and a client with another token is refused",
+          "[data_plane][trust]") {
+  Store store;
+  auto none = DataPlaneServer::Start(store.provider(), DataPlaneServer::Options());
+  REQUIRE_FALSE(none.ok());
+  CHECK_THAT(none.status().message(), Catch::Contains("no cluster token"));
+  auto server = StartServer(store);
+  store.Put("secret", Tensor::Scalar<float>(42));
+  DataPlaneClient stranger("not-the-token");
+  auto got = stranger.RecvTensor(PeerOf(*server), 1, "secret", false, In(3000));
+  REQUIRE(got.status().code() == error::PERMISSION_DENIED);
+  CHECK_THAT(got.status().message(), Catch::Contains(PeerOf(*server)));
+  DataPlaneClient member(kToken);
+  auto ok = member.RecvTensor(PeerOf(*server), 1, "secret", false, In(3000));
+  REQUIRE(ok.ok());
+  CHECK(ok->value.base<float>()[0] == 42);
+}
+
+TEST_CASE("half a request is dropped at the frame deadline, a silent stranger at the handshake deadline",
+          "[data_plane][trust]") {
+  Store store;
+  DataPlaneServer::Options options = TestOptions();
+  options.frame_timeout_ms = 300;
+  options.handshake_timeout_ms = 300;
+  auto server = DataPlaneServer::Start(store.provider(), options);
+  REQUIRE(server.ok());
+  int fd = HandshakenSocket(**server);
+  REQUIRE(fd >= 0);
+  const std::string request = RequestBytes(1, 1, "k");
+  REQUIRE(send(fd, request.data(), 5, MSG_NOSIGNAL) == 5);  // and nothing more
+  CHECK(ClosedWithin(fd, 3000));
+  close(fd);
+  auto silent = data_plane::ConnectTo(PeerOf(**server), In(3000));
+  REQUIRE(silent.ok());
+  CHECK(ClosedWithin(*silent, 3000));
+  close(*silent);
+  size_t live = 2;
+  for (int i = 0; i < 40 && live > 0; ++i) {  // the server's threads end just after the close
+    live = (*server)->live_connections();
+    if (live > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(live == 0);
+}
+
+TEST_CASE("a client that never reads: replying to it never blocks the caller, and it is dropped at the "
+          "send deadline", "[data_plane][trust]") {
+  Store store;
+  // 64 replies of 1 MB: each small enough for the caller's own non-blocking write, together
+  // far more than the socket buffers hold.
+  Tensor big(tensorflow::DT_FLOAT, TensorShape({1 << 18}));
+  std::memset(big.data(), 0, big.TotalBytes());
+  DataPlaneServer::Options options = TestOptions();
+  options.send_timeout_ms = 500;
+  auto server = DataPlaneServer::Start(store.provider(), options);
+  REQUIRE(server.ok());
+  int fd = HandshakenSocket(**server);
+  REQUIRE(fd >= 0);
+  int small = 1 << 12;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  std::string requests;
+  for (int i = 0; i < 64; ++i) requests += RequestBytes(static_cast<uint64_t>(i + 1), 1, "big" + std::to_string(i));
+  REQUIRE(send(fd, requests.data(), requests.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(requests.size()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the requests wait in the store
+  // Put answers the waiting requests from this thread, as the rendezvous actor would.
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 64; ++i) store.Put("big" + std::to_string(i), big);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(500));
+  // The writer gives up on the client at the send deadline and the connection goes.
+  bool gone = false;
+  for (int i = 0; i < 60 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    gone = (*server)->live_connections() == 0;
+  }
+  CHECK(gone);
+  close(fd);
+}
+
+TEST_CASE("requests beyond a connection's bound are answered ResourceExhausted, not kept",
+          "[data_plane][trust]") {
+  Store store;
+  DataPlaneServer::Options options = TestOptions();
+  options.max_pending_replies = 100;
+  auto server = DataPlaneServer::Start(store.provider(), options);
+  REQUIRE(server.ok());
+  DataPlaneClient client(kToken);
+  std::vector<std::future<StatusOr<DataPlaneClient::Received>>> waiting;
+  for (int i = 0; i < 100; ++i) {
+    waiting.push_back(std::async(std::launch::async, [&, i] {
+      return client.RecvTensor(PeerOf(**server), 7, "later" + std::to_string(i), false, In(5000));
+    }));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto refused = client.RecvTensor(PeerOf(**server), 7, "one-too-many", false, In(5000));
+  CHECK(refused.status().code() == error::RESOURCE_EXHAUSTED);
+  for (int i = 0; i < 100; ++i) store.Put("later" + std::to_string(i), Tensor::Scalar<int32_t>(i));
+  for (auto& w : waiting) CHECK(w.get().ok());
+}
+
+TEST_CASE("a thousand connections opened and closed are reaped: threads joined, descriptors closed",
+          "[data_plane][trust]") {
+  Store store;
+  auto server = StartServer(store);
+  for (int i = 0; i < 1000; ++i) {
+    auto fd = data_plane::ConnectTo(PeerOf(*server), In(3000));
+    REQUIRE(fd.ok());
+    close(*fd);
+  }
+  size_t live = 1000;
+  for (int i = 0; i < 50 && live > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    live = server->live_connections();
+  }
+  CHECK(live == 0);
+  store.Put("x", Tensor::Scalar<float>(1));
+  DataPlaneClient client(kToken);
+  CHECK(client.RecvTensor(PeerOf(*server), 1, "x", false, In(3000)).ok());
 }
 
 }  // namespace

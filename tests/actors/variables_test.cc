@@ -144,9 +144,16 @@ TEST_CASE("sessions of one server share variables; Reset clears the container an
   auto other = testing::NewSessionWith(RefVariableGraph());
   CHECK(other->Run({}, {"read"}, {}, nullptr).code() == error::FAILED_PRECONDITION);
 
+  // Handles are random (TensorFlow's 16 hex digits), so a stale client cannot guess one.
+  CHECK(a->handle().size() == 16);
+  CHECK(a->handle() != b->handle());
+  const std::string b_handle = b->handle();
   REQUIRE(a->Reset().ok());
-  // Reset closed every session of the server ...
-  CHECK(b->Run({}, {"read"}, {}, nullptr).code() == error::FAILED_PRECONDITION);
+  // Reset closed every session of the server: the master no longer knows b's handle, and
+  // says so as TensorFlow does (Aborted, which retry logic keys on).
+  Status gone = b->Run({}, {"read"}, {}, nullptr);
+  CHECK(gone.code() == error::ABORTED);
+  CHECK_THAT(gone.message(), Catch::Contains("Session " + b_handle + " is not found."));
   // ... and the variable is gone: a new session finds it uninitialised.
   auto c = Session::New(**server).value();
   REQUIRE(c->Create(RefVariableGraph()).ok());

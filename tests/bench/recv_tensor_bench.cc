@@ -103,14 +103,18 @@ bool WriteFull(int fd, const void* p, size_t n) {
     tensors[c.name] = t;
     largest = std::max(largest, c.bytes);
   }
-  auto server = DataPlaneServer::Start([&](int64_t, const std::string& key, DataPlaneServer::Reply reply) {
-    auto it = tensors.find(key);
-    if (it == tensors.end()) {
-      reply(errors::NotFound("no tensor ", key), Tensor(), false);
-    } else {
-      reply(Status::OK(), it->second, false);
-    }
-  });
+  DataPlaneServer::Options options;
+  options.token = "bench-token";
+  auto server = DataPlaneServer::Start(
+      [&](int64_t, const std::string& key, DataPlaneServer::Reply reply) {
+        auto it = tensors.find(key);
+        if (it == tensors.end()) {
+          reply(errors::NotFound("no tensor ", key), Tensor(), false);
+        } else {
+          reply(Status::OK(), it->second, false);
+        }
+      },
+      options);
   int raw_port = 0;
   auto raw_listener = data_plane::ListenOn("127.0.0.1", 0, &raw_port);
   if (!server.ok() || !raw_listener.ok()) _exit(1);
@@ -167,7 +171,7 @@ int Main(int argc, char** argv) {
   }
 
   CachingAllocator cache;
-  DataPlaneClient client;
+  DataPlaneClient client("bench-token");
   auto run = [&](const char* impl, Allocator* allocator, const Case& c) {
     std::vector<double> times;
     for (int i = -3; i < c.reps; ++i) {

@@ -139,11 +139,12 @@ std::vector<float> Train(Session& session, Model& m, int steps) {
 }
 
 // What tensoract-inspect prints for the node at `port`.
-std::string InspectNode(int port) {
+std::string InspectNode(int port, const std::string& token = kTestToken) {
   caf::actor_system_config config;
-  config.load<caf::io::middleman>();
+  Status configured = ConfigureClusterTransport(config, ClusterCredentials::FromToken(token));
+  if (!configured.ok()) return configured.ToString();
   caf::actor_system system{config};
-  auto service = ConnectToNode(system, "127.0.0.1", static_cast<uint16_t>(port), kTestToken, std::chrono::seconds(5));
+  auto service = ConnectToNode(system, "127.0.0.1", static_cast<uint16_t>(port), std::chrono::seconds(5));
   if (!service.ok()) return service.status().ToString();
   std::string text;
   caf::scoped_actor self{system};

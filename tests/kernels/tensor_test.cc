@@ -434,6 +434,19 @@ TEST_CASE("FromProto names what is wrong with a bad TensorProto", "[tensor][prot
     s.add_string_val("b");
     CHECK_THAT(ReadError(s).message(), Catch::Contains("2 values in string_val"));
   }
+  SECTION("a 20-byte TensorProto announcing 32 GiB is refused before anything is allocated") {
+    TensorProto p = MakeProto(tensorflow::DT_FLOAT, {int64_t{1} << 33});
+    p.add_float_val(1);
+    REQUIRE(p.ByteSizeLong() <= 20);
+    CHECK_THAT(ReadError(p).message(), Catch::Contains("34359738368 bytes") && Catch::Contains("at most 1073741824") &&
+                                           Catch::Contains("TENSORACT_MAX_EXPANDED_TENSOR_BYTES"));
+    // Below the limit the expansion is TensorFlow's: the one value repeated.
+    TensorProto small = MakeProto(tensorflow::DT_FLOAT, {1000});
+    small.add_float_val(2.5f);
+    auto t = Tensor::FromProto(small);
+    REQUIRE(t.ok());
+    CHECK(t->base<float>()[999] == 2.5f);
+  }
   SECTION("a shape too large to allocate is refused before its size wraps around") {
     TensorProto p = MakeProto(tensorflow::DT_FLOAT, {int64_t{1} << 61, 2});
     p.add_float_val(1);

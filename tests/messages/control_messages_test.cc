@@ -449,6 +449,9 @@ Fixtures ControlFixtures() {
   (*peers.mutable_data_plane_by_task())["/job:ps/replica:0/task:0"] = "127.0.0.1:40001";
   (*peers.mutable_data_plane_by_task())["/job:worker/replica:0/task:1"] = "[::1]:40002";
   add(peers);
+  RunGraphResponseExtras extras;
+  extras.set_graph_not_found(true);
+  add(extras);
   return out;
 }
 

@@ -117,14 +117,5 @@ TEST_CASE("bad node flags are named") {
   CHECK_THAT(unknown.status().message(), Catch::Contains("unknown flag '--clutser'"));
 }
 
-TEST_CASE("tokens match only when equal, whatever their lengths") {
-  CHECK(TokensMatch("s3cret", "s3cret"));
-  CHECK_FALSE(TokensMatch("s3creT", "s3cret"));
-  CHECK_FALSE(TokensMatch("s3cre", "s3cret"));
-  CHECK_FALSE(TokensMatch("s3crets3cret", "s3cret"));  // a repeat of the token is not it
-  CHECK_FALSE(TokensMatch("", "s3cret"));
-  CHECK_FALSE(TokensMatch("", ""));  // an empty token never opens the door
-}
-
 }  // namespace
 }  // namespace tensoract

@@ -133,8 +133,8 @@ def main():
     rc, out, err, secs = run(inspect, address, "--token-file", wrong, env=clean)
     check("inspect with a wrong token is refused", rc not in (0, None)
           and "refused: wrong cluster token" in err and out == "", f"rc {rc}, out {out!r}, err {err!r}")
-    check("the node logs the refusal with the peer's node id",
-          wait_for_log(a, "refused peer node"), node_stderr(a))
+    check("the node logs the refusal with the peer's address",
+          wait_for_log(a, "refused a control connection from 127.0.0.1"), node_stderr(a))
 
     rc, out, err, secs = run(inspect, address, env=clean)
     check("inspect without any token says so", rc not in (0, None) and "no cluster token" in err,

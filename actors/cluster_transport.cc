@@ -1,0 +1,574 @@
+#include "actors/cluster_transport.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <fcntl.h>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <caf/io/basp_broker.hpp>
+#include <caf/io/middleman_actor_impl.hpp>
+#include <caf/io/network/acceptor_impl.hpp>
+#include <caf/io/network/default_multiplexer.hpp>
+#include <caf/io/network/stream.hpp>
+
+namespace tensoract {
+namespace {
+
+namespace net = caf::io::network;
+using net::native_socket;
+using net::rw_state;
+
+constexpr auto kHandshakeDeadline = std::chrono::seconds(10);
+constexpr size_t kMaxInboundHandshakes = 128;
+constexpr size_t kMaxRemembered = 1024;  // logged peers, recorded failures
+
+using Clock = std::chrono::steady_clock;
+
+// OpenSSL writes with write(2): a peer that closed would raise SIGPIPE and end the process.
+// Blocked for the call and any pending one discarded, as CAF's own OpenSSL module does.
+class SigpipeBlock {
+ public:
+  SigpipeBlock() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_, &saved_);
+  }
+  ~SigpipeBlock() {
+    timespec zero{};
+    while (sigtimedwait(&pipe_, nullptr, &zero) > 0) {
+    }
+    pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+  }
+
+ private:
+  sigset_t pipe_;
+  sigset_t saved_;
+};
+
+void Log(const std::string& line) { std::cerr << (line + "\n") << std::flush; }
+
+// The failures of outbound handshakes, by "host:port", for the caller's error message.
+struct HandshakeFailure {
+  bool rejected = false;  // the peer spoke but refused our credentials (or is not TLS)
+  std::string detail;
+};
+std::mutex failures_mu;
+std::unordered_map<std::string, HandshakeFailure> failures;
+
+void RecordFailure(const std::string& endpoint, const HandshakeFailure& reason) {
+  std::lock_guard<std::mutex> lock(failures_mu);
+  if (failures.size() >= kMaxRemembered) failures.clear();
+  failures[endpoint] = reason;
+}
+
+void ClearFailure(const std::string& endpoint) {
+  std::lock_guard<std::mutex> lock(failures_mu);
+  failures.erase(endpoint);
+}
+
+std::string PeerAddress(native_socket fd) {
+  auto addr = net::remote_addr_of_fd(fd);
+  return addr ? *addr : std::string("an unknown address");
+}
+
+class TlsChannel;
+
+// What every connection of one transport shares: the TLS context, the handshake watchdog,
+// the once-per-peer log and the descriptor kept in reserve for shedding connections.
+class TransportState {
+ public:
+  TransportState(std::shared_ptr<SSL_CTX> ctx, std::string fingerprint, std::string log_name)
+      : ctx_(std::move(ctx)), fingerprint_(std::move(fingerprint)), log_name_(std::move(log_name)) {
+    reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    watchdog_ = std::thread([this] { WatchdogLoop(); });
+  }
+  ~TransportState() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    watchdog_.join();
+    if (reserve_fd_ >= 0) close(reserve_fd_);
+  }
+
+  SSL_CTX* ctx() const { return ctx_.get(); }
+  const std::string& fingerprint() const { return fingerprint_; }
+
+  // Registers a handshake in progress; false (the caller closes the socket) when too many
+  // inbound ones already wait.
+  bool BeginHandshake(const TlsChannel* channel, native_socket fd, bool inbound) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (inbound && inbound_ >= kMaxInboundHandshakes) return false;
+    handshakes_[channel] = Handshake{Clock::now() + kHandshakeDeadline, fd, inbound};
+    if (inbound) ++inbound_;
+    cv_.notify_all();
+    return true;
+  }
+  // Called when the handshake ends (either way) and when the channel goes: the socket is
+  // still open then, so the watchdog never shuts down a descriptor that was reused.
+  void EndHandshake(const TlsChannel* channel) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = handshakes_.find(channel);
+    if (it == handshakes_.end()) return;
+    if (it->second.inbound) --inbound_;
+    handshakes_.erase(it);
+  }
+
+  // A log line for `peer`, the first time only (until the memory of peers fills up).
+  void LogOncePerPeer(const std::string& peer, const std::string& what) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (logged_.size() >= kMaxRemembered) logged_.clear();
+      if (!logged_.insert(peer + '\n' + what).second) return;
+    }
+    Log(StrCat(log_name_, ": ", what, " (logged once per peer)"));
+  }
+
+  // The process is out of descriptors: accept the waiting connection with the reserve
+  // descriptor and close it at once. Otherwise it stays in the backlog, the listening
+  // socket stays readable and the multiplexer spins on it.
+  void Shed(native_socket listen_fd) {
+    if (reserve_fd_ >= 0) {
+      close(reserve_fd_);
+      reserve_fd_ = -1;
+    }
+    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) close(fd);
+    reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    LogOncePerPeer("", "out of file descriptors: shedding new control connections");
+  }
+
+ private:
+  struct Handshake {
+    Clock::time_point deadline;
+    native_socket fd;
+    bool inbound;
+  };
+
+  void WatchdogLoop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopping_) {
+      auto next = Clock::time_point::max();
+      const auto now = Clock::now();
+      for (auto it = handshakes_.begin(); it != handshakes_.end();) {
+        if (it->second.deadline <= now) {
+          // The multiplexer sees the shut-down socket, the handshake fails and the
+          // connection is closed there.
+          shutdown(it->second.fd, SHUT_RDWR);
+          if (it->second.inbound) --inbound_;
+          it = handshakes_.erase(it);
+        } else {
+          next = std::min(next, it->second.deadline);
+          ++it;
+        }
+      }
+      if (next == Clock::time_point::max()) {
+        cv_.wait(lock);
+      } else {
+        cv_.wait_until(lock, next);
+      }
+    }
+  }
+
+  std::shared_ptr<SSL_CTX> ctx_;
+  const std::string fingerprint_;
+  const std::string log_name_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<const TlsChannel*, Handshake> handshakes_;
+  size_t inbound_ = 0;
+  std::unordered_set<std::string> logged_;
+  bool stopping_ = false;
+  int reserve_fd_ = -1;  // touched by the multiplexer thread only
+  std::thread watchdog_;
+};
+
+// One connection's TLS session, driven by CAF's multiplexer through TlsStream: the
+// handshake first (no byte reaches BASP before it completes), then records.
+class TlsChannel {
+ public:
+  TlsChannel(std::shared_ptr<TransportState> state, bool inbound, std::string endpoint)
+      : state_(std::move(state)), inbound_(inbound), endpoint_(std::move(endpoint)) {}
+  ~TlsChannel() {
+    state_->EndHandshake(this);
+    if (ssl_ != nullptr) SSL_free(ssl_);
+  }
+
+  // False (and the caller closes the socket) when no session can be made or too many
+  // handshakes wait.
+  bool Init(native_socket fd) {
+    peer_ = PeerAddress(fd);
+    ssl_ = SSL_new(state_->ctx());
+    if (ssl_ == nullptr || SSL_set_fd(ssl_, fd) != 1) return false;
+    if (inbound_) {
+      SSL_set_accept_state(ssl_);
+    } else {
+      SSL_set_connect_state(ssl_);
+    }
+    return state_->BeginHandshake(this, fd, inbound_);
+  }
+
+  void Attach(net::stream* stream) { stream_ = stream; }
+
+  rw_state Read(size_t& result, void* buf, size_t len) {
+    result = 0;
+    SigpipeBlock guard;
+    if (!established_) {
+      rw_state s = Handshake(/*writing=*/false, len);
+      if (!established_) return s;
+    }
+    if (len == 0) return rw_state::indeterminate;
+    ERR_clear_error();  // see Handshake
+    int n = SSL_read(ssl_, buf, static_cast<int>(std::min<size_t>(len, INT32_MAX)));
+    if (n > 0) {
+      result = static_cast<size_t>(n);
+      return rw_state::success;
+    }
+    int err = SSL_get_error(ssl_, n);
+    return err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ? rw_state::success : rw_state::failure;
+  }
+
+  rw_state Write(size_t& result, const void* buf, size_t len) {
+    result = 0;
+    SigpipeBlock guard;
+    if (!established_) {
+      rw_state s = Handshake(/*writing=*/true, len);
+      if (!established_) return s;
+    }
+    if (len == 0) return rw_state::indeterminate;
+    ERR_clear_error();  // see Handshake
+    int n = SSL_write(ssl_, buf, static_cast<int>(std::min<size_t>(len, INT32_MAX)));
+    if (n > 0) {
+      result = static_cast<size_t>(n);
+      return rw_state::success;
+    }
+    int err = SSL_get_error(ssl_, n);
+    return err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ? rw_state::success : rw_state::failure;
+  }
+
+  // Decrypted bytes wait inside OpenSSL: the socket will not signal them, so read on.
+  bool MustReadMore() const { return established_ && SSL_pending(ssl_) > 0; }
+
+ private:
+  rw_state Handshake(bool writing, size_t len) {
+    // OpenSSL's error queue is per thread, and one multiplexer thread drives every
+    // connection: an error another connection left there would make SSL_get_error report
+    // this healthy one as failed (and close it). So every call starts with an empty queue.
+    ERR_clear_error();
+    int r = SSL_do_handshake(ssl_);
+    if (r == 1) {
+      established_ = true;
+      state_->EndHandshake(this);
+      if (!inbound_) ClearFailure(endpoint_);
+      if (write_paused_) {  // BASP's queued bytes may go now
+        write_paused_ = false;
+        stream_->backend().add(net::operation::write, stream_->fd(), stream_);
+      }
+      return rw_state::success;
+    }
+    int err = SSL_get_error(ssl_, r);
+    if (err == SSL_ERROR_WANT_READ) {
+      if (writing && len == 0) return rw_state::indeterminate;
+      if (writing) {
+        // BASP has bytes queued but TLS waits for the peer: stop polling for writability,
+        // or the multiplexer spins until the peer answers.
+        write_paused_ = true;
+        stream_->backend().del(net::operation::write, stream_->fd(), stream_);
+      }
+      return rw_state::success;
+    }
+    if (err == SSL_ERROR_WANT_WRITE) return rw_state::success;
+    Fail(err);
+    return rw_state::failure;
+  }
+
+  void Fail(int err) {
+    const int os_error = errno;
+    std::string detail;
+    if (err != SSL_ERROR_SYSCALL) {
+      detail = SslErrorText();
+    } else if (os_error == 0 || os_error == EAGAIN || os_error == EWOULDBLOCK) {
+      detail = "the connection closed during the handshake";
+    } else {
+      detail = std::strerror(os_error);
+    }
+    const std::string& peer = peer_;
+    if (!inbound_) {
+      RecordFailure(endpoint_, HandshakeFailure{err == SSL_ERROR_SSL, detail});
+    } else {
+      state_->LogOncePerPeer(peer, StrCat("refused a control connection from ", peer,
+                                          ": it did not complete the cluster handshake (", detail, ")"));
+    }
+  }
+
+  std::shared_ptr<TransportState> state_;
+  const bool inbound_;
+  const std::string endpoint_;  // "host:port" for an outbound connection
+  std::string peer_;            // the peer's address, for log lines
+  SSL* ssl_ = nullptr;
+  net::stream* stream_ = nullptr;
+  bool established_ = false;
+  bool write_paused_ = false;
+};
+
+// CAF's stream with the TLS channel as its read/write policy.
+class TlsStream : public net::stream {
+ public:
+  TlsStream(net::default_multiplexer& mpx, native_socket fd, std::unique_ptr<TlsChannel> channel)
+      : net::stream(mpx, fd), policy_{std::move(channel)} {
+    policy_.channel->Attach(this);
+  }
+  void handle_event(net::operation op) override { handle_event_impl(op, policy_); }
+
+ private:
+  struct Policy {
+    std::unique_ptr<TlsChannel> channel;
+    rw_state read_some(size_t& result, native_socket, void* buf, size_t len) { return channel->Read(result, buf, len); }
+    rw_state write_some(size_t& result, native_socket, const void* buf, size_t len) {
+      return channel->Write(result, buf, len);
+    }
+    bool must_read_more(native_socket, size_t) { return channel->MustReadMore(); }
+  };
+  Policy policy_;
+};
+
+class TlsScribe : public caf::io::scribe {
+ public:
+  TlsScribe(net::default_multiplexer& mpx, native_socket fd, std::unique_ptr<TlsChannel> channel)
+      : scribe(net::conn_hdl_from_socket(fd)), stream_(mpx, fd, std::move(channel)) {}
+
+  void configure_read(caf::io::receive_policy::config config) override {
+    stream_.configure_read(config);
+    if (!launched_) {
+      launched_ = true;
+      stream_.start(this);
+      // A writable event drives the handshake even before BASP has anything to send.
+      stream_.force_empty_write(this);
+    }
+  }
+  void ack_writes(bool enable) override { stream_.ack_writes(enable); }
+  std::vector<char>& wr_buf() override { return stream_.wr_buf(); }
+  std::vector<char>& rd_buf() override { return stream_.rd_buf(); }
+  void graceful_shutdown() override {
+    stream_.graceful_shutdown();
+    detach(&stream_.backend(), false);
+  }
+  void flush() override { stream_.flush(this); }
+  std::string addr() const override {
+    auto x = net::remote_addr_of_fd(stream_.fd());
+    return x ? *x : "";
+  }
+  uint16_t port() const override {
+    auto x = net::remote_port_of_fd(stream_.fd());
+    return x ? *x : 0;
+  }
+  void add_to_loop() override { stream_.activate(this); }
+  void remove_from_loop() override { stream_.passivate(); }
+
+ private:
+  bool launched_ = false;
+  TlsStream stream_;
+};
+
+// A scribe for `fd`, or nullptr after closing `fd`.
+caf::io::scribe_ptr MakeScribe(net::default_multiplexer& mpx, native_socket fd,
+                               const std::shared_ptr<TransportState>& state, bool inbound, std::string endpoint) {
+  auto channel = std::make_unique<TlsChannel>(state, inbound, std::move(endpoint));
+  if (!channel->Init(fd)) {
+    if (inbound) {
+      const std::string peer = PeerAddress(fd);
+      state->LogOncePerPeer(peer, StrCat("refused a control connection from ", peer, ": ", kMaxInboundHandshakes,
+                                         " handshakes already wait"));
+    }
+    channel.reset();
+    close(fd);
+    return nullptr;
+  }
+  return caf::make_counted<TlsScribe>(mpx, fd, std::move(channel));
+}
+
+struct AcceptPolicy {
+  explicit AcceptPolicy(std::shared_ptr<TransportState> state) : state(std::move(state)) {}
+  bool try_accept(native_socket& result, native_socket listen_fd) {
+    result = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (result >= 0) {
+      int one = 1;
+      setsockopt(result, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      return true;
+    }
+    if (errno == EMFILE || errno == ENFILE) state->Shed(listen_fd);
+    result = net::invalid_native_socket;
+    return false;
+  }
+  std::shared_ptr<TransportState> state;
+};
+
+class TlsDoorman : public caf::io::doorman {
+ public:
+  TlsDoorman(net::default_multiplexer& mpx, native_socket fd, std::shared_ptr<TransportState> state)
+      : doorman(net::accept_hdl_from_socket(fd)), acceptor_(mpx, fd, state), state_(std::move(state)) {}
+
+  bool new_connection() override {
+    if (detached()) return false;
+    auto& mpx = acceptor_.backend();
+    auto scribe = MakeScribe(mpx, acceptor_.accepted_socket(), state_, /*inbound=*/true, "");
+    if (!scribe) return false;
+    auto hdl = scribe->hdl();
+    parent()->add_scribe(std::move(scribe));
+    return doorman::new_connection(&mpx, hdl);
+  }
+  void graceful_shutdown() override {
+    acceptor_.graceful_shutdown();
+    detach(&acceptor_.backend(), false);
+  }
+  void launch() override { acceptor_.start(this); }
+  std::string addr() const override {
+    auto x = net::local_addr_of_fd(acceptor_.fd());
+    return x ? *x : "";
+  }
+  uint16_t port() const override {
+    auto x = net::local_port_of_fd(acceptor_.fd());
+    return x ? *x : 0;
+  }
+  void add_to_loop() override { acceptor_.activate(this); }
+  void remove_from_loop() override { acceptor_.passivate(); }
+
+ private:
+  net::acceptor_impl<AcceptPolicy> acceptor_;
+  std::shared_ptr<TransportState> state_;
+};
+
+// A socket connecting to host:port without waiting for the connection: the multiplexer
+// polls it like any other, so a peer that never answers (a black hole) blocks no thread;
+// the caller's request deadline ends the wait. IP literals involve no look-up.
+caf::expected<native_socket> StartConnect(const std::string& host, uint16_t port) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (getaddrinfo(host == "localhost" ? "127.0.0.1" : host.c_str(), service.c_str(), &hints, &found) != 0 ||
+      found == nullptr) {
+    return caf::make_error(caf::sec::cannot_connect_to_node, "cannot resolve " + host);
+  }
+  int fd = socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int rc = fd < 0 ? -1 : connect(fd, found->ai_addr, found->ai_addrlen);
+  int err = errno;
+  freeaddrinfo(found);
+  if (fd < 0 || (rc != 0 && err != EINPROGRESS)) {
+    if (fd >= 0) close(fd);
+    return caf::make_error(caf::sec::cannot_connect_to_node, StrCat("cannot connect to ", host, ":", port, ": ",
+                                                                    std::strerror(err)));
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  return fd;
+}
+
+// The credentials' TLS contexts, by fingerprint: ConfigureClusterTransport puts one here and
+// names it in the actor system's config, where the network backend finds it.
+std::mutex contexts_mu;
+std::map<std::string, std::shared_ptr<SSL_CTX>> contexts;
+constexpr const char* kConfigKey = "tensoract.cluster-credentials";
+constexpr const char* kConfigLogName = "tensoract.cluster-log-name";
+
+// CAF's network backend, with TLS connections: CAF's middleman actor, BASP, publish and
+// connect all go through new_tcp_scribe and new_tcp_doorman, so none can bypass them.
+class TlsMultiplexer : public net::default_multiplexer {
+ public:
+  explicit TlsMultiplexer(caf::actor_system* sys) : default_multiplexer(sys) {
+    const std::string fingerprint = caf::get_or(sys->config(), kConfigKey, std::string());
+    std::shared_ptr<SSL_CTX> ctx;
+    {
+      std::lock_guard<std::mutex> lock(contexts_mu);
+      auto it = contexts.find(fingerprint);
+      if (it != contexts.end()) ctx = it->second;
+    }
+    if (ctx) {
+      state_ = std::make_shared<TransportState>(std::move(ctx), fingerprint,
+                                                caf::get_or(sys->config(), kConfigLogName, std::string("tensoract")));
+    }
+  }
+
+  caf::expected<caf::io::scribe_ptr> new_tcp_scribe(const std::string& host, uint16_t port) override {
+    if (!state_) return caf::make_error(caf::sec::cannot_connect_to_node, "no cluster credentials");
+    auto fd = StartConnect(host, port);
+    if (!fd) {
+      RecordFailure(StrCat(host, ":", port), HandshakeFailure{false, system().render(fd.error())});
+      return std::move(fd.error());
+    }
+    auto scribe = MakeScribe(*this, *fd, state_, /*inbound=*/false, StrCat(host, ":", port));
+    if (!scribe) return caf::make_error(caf::sec::cannot_connect_to_node, "cannot start a TLS session");
+    return scribe;
+  }
+
+  caf::expected<caf::io::doorman_ptr> new_tcp_doorman(uint16_t port, const char* in, bool reuse) override {
+    if (!state_) return caf::make_error(caf::sec::cannot_open_port, "no cluster credentials");
+    auto fd = net::new_tcp_acceptor_impl(port, in, reuse);
+    if (!fd) return std::move(fd.error());
+    return caf::make_counted<TlsDoorman>(*this, *fd, state_);
+  }
+
+ private:
+  std::shared_ptr<TransportState> state_;
+};
+
+}  // namespace
+
+Status ConfigureClusterTransport(caf::actor_system_config& config, const ClusterCredentials& credentials,
+                                 const std::string& log_name) {
+  const std::string fingerprint = credentials.Fingerprint();
+  {
+    std::lock_guard<std::mutex> lock(contexts_mu);
+    if (contexts.find(fingerprint) == contexts.end()) {
+      TA_ASSIGN_OR_RETURN(SslContextPtr ctx, MakeSslContext(credentials));
+      contexts[fingerprint] = std::shared_ptr<SSL_CTX>(ctx.release(), SslContextDeleter());
+    }
+  }
+  caf::put(config.content, kConfigKey, fingerprint);
+  caf::put(config.content, kConfigLogName, log_name);
+  config.load<caf::io::middleman, TlsMultiplexer>();
+  return Status::OK();
+}
+
+bool HasClusterTransport(caf::actor_system& system) {
+  return system.has_middleman() && dynamic_cast<TlsMultiplexer*>(&system.middleman().backend()) != nullptr;
+}
+
+Status DescribeConnectFailure(caf::actor_system& system, const caf::error& error, const std::string& host,
+                              uint16_t port, const std::string& where) {
+  HandshakeFailure failure;
+  {
+    std::lock_guard<std::mutex> lock(failures_mu);
+    auto it = failures.find(StrCat(host, ":", port));
+    if (it != failures.end()) failure = it->second;
+  }
+  if (failure.rejected) {
+    return errors::PermissionDenied(where, " refused: wrong cluster token or credentials, or not a tensoract node (TLS: ",
+                                    failure.detail, ")");
+  }
+  if (error == caf::sec::request_timeout) return errors::DeadlineExceeded(where, ": no answer in time");
+  return errors::Unavailable("cannot reach ", where, ": ",
+                             failure.detail.empty() ? system.render(error) : failure.detail);
+}
+
+}  // namespace tensoract
