@@ -255,14 +255,21 @@ class TlsChannel {
       if (!established_) return s;
     }
     if (len == 0) return rw_state::indeterminate;
-    ERR_clear_error();  // see Handshake
-    int n = SSL_write(ssl_, buf, static_cast<int>(std::min<size_t>(len, INT32_MAX)));
-    if (n > 0) {
-      result = static_cast<size_t>(n);
-      return rw_state::success;
+    // SSL_write returns after each 16 KiB record: keep going while the socket takes more,
+    // or a 1 MiB message would cost 64 trips through the multiplexer.
+    const char* bytes = static_cast<const char*>(buf);
+    while (result < len) {
+      ERR_clear_error();  // see Handshake
+      int n = SSL_write(ssl_, bytes + result, static_cast<int>(std::min<size_t>(len - result, INT32_MAX)));
+      if (n > 0) {
+        result += static_cast<size_t>(n);
+        continue;
+      }
+      int err = SSL_get_error(ssl_, n);
+      if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) break;
+      return rw_state::failure;
     }
-    int err = SSL_get_error(ssl_, n);
-    return err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ? rw_state::success : rw_state::failure;
+    return rw_state::success;
   }
 
   // Decrypted bytes wait inside OpenSSL: the socket will not signal them, so read on.
