@@ -32,7 +32,15 @@ void RemoteNode::Attach(caf::event_based_actor* self, RemoteAddress address) {
   self_ = self;
   address_ = std::move(address);
   self->set_down_handler([this](caf::down_msg& down) {
-    if (service_ && down.source == service_.address()) service_ = nullptr;
+    if (!service_ || down.source != service_.address()) return;
+    service_ = nullptr;
+    // CAF 0.17 may never answer a request to a proxy whose node went away (it would wait
+    // out its whole deadline): the calls in flight fail now, naming the node.
+    auto lost = std::move(in_flight_);
+    in_flight_.clear();
+    const Status why = errors::Unavailable(address_.name, " (", address_.host, ":", address_.port,
+                                           ") went away: ", ErrorText(self_->home_system(), down.reason));
+    for (auto& [id, done] : lost) done(why, "");
   });
 }
 
@@ -49,7 +57,16 @@ void RemoteNode::Tell(const std::string& method, std::string request) {
 
 void RemoteNode::Send(Pending call) {
   const std::string what = StrCat(address_.name, " (", address_.host, ":", address_.port, ") ", call.method);
-  Done done = std::move(call.done);
+  // The call's `done` runs once: from its reply, its error, or the service's down message.
+  const uint64_t id = next_call_++;
+  in_flight_.emplace(id, std::move(call.done));
+  Done done = [this, id](const Status& s, std::string response) {
+    auto it = in_flight_.find(id);
+    if (it == in_flight_.end()) return;  // already failed by the down message
+    Done d = std::move(it->second);
+    in_flight_.erase(it);
+    d(s, std::move(response));
+  };
   int64_t timeout_ms = call.timeout_ms;
   auto on_error = [this, done, what, timeout_ms](caf::error& e) {
     if (e == caf::sec::request_timeout) {

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,9 @@ class RemoteNode {
   caf::event_based_actor* self_ = nullptr;
   caf::actor service_;
   bool connecting_ = false;
-  std::vector<Pending> pending_;
+  std::vector<Pending> pending_;                 // waiting for a connection
+  std::map<uint64_t, Done> in_flight_;           // sent, not answered
+  uint64_t next_call_ = 0;
 };
 
 // Helpers of the proxies (RemoteWorker, RemoteMaster) and the node service.

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "base/durable_file.h"
 #include "base/proto_io.h"
 #include "graph/builder/attr_util.h"
 #include "graph/builder/io_ops.h"
@@ -43,13 +44,19 @@ std::string RelativeTo(const std::string& dir, const std::string& path) {
   return path;
 }
 
-Status WriteFileAtomically(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp";
-  TA_RETURN_IF_ERROR(WriteStringToFile(tmp, contents));
+// Removes what crashed saves of `prefix` left in its directory: temporary files older than
+// `before` (a save running now, in another saver, started after it).
+void RemoveStaleTemporaries(const std::string& prefix, fs::file_time_type before) {
+  const fs::path p(prefix);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  const std::string stem = p.filename().string();
   std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return errors::PermissionDenied("cannot rename ", tmp, " to ", path, ": ", ec.message());
-  return Status::OK();
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, stem.size(), stem) != 0 || name.find(".tempstate") == std::string::npos) continue;
+    std::error_code time_ec;
+    if (fs::last_write_time(it->path(), time_ec) < before && !time_ec) fs::remove(it->path(), time_ec);
+  }
 }
 
 }  // namespace
@@ -113,9 +120,11 @@ StatusOr<Saver> Saver::New(const Scope& scope, const std::vector<Output>& vars, 
 
 StatusOr<std::string> Saver::Save(Session& session, const std::string& prefix, int64_t global_step) {
   const std::string path = global_step < 0 ? prefix : StrCat(prefix, "-", global_step);
+  const auto started = fs::file_time_type::clock::now();
   Status st = session.Run({{prefix_tensor_, Tensor::Scalar<std::string>(path)}}, {}, {save_op_}, nullptr);
   if (!st.ok()) return st.WithContext(StrCat("Saver: saving ", path));
   TA_RETURN_IF_ERROR(UpdateCheckpointState(path));
+  RemoveStaleTemporaries(prefix, started);
   return path;
 }
 
@@ -129,8 +138,9 @@ Status Saver::UpdateCheckpointState(const std::string& path) {
   }
   last_checkpoints_.push_back(path);
   last_timestamps_.push_back(NowSeconds());
+  std::vector<std::string> expired;
   while (options_.max_to_keep > 0 && static_cast<int>(last_checkpoints_.size()) > options_.max_to_keep) {
-    DeleteCheckpoint(last_checkpoints_.front());
+    expired.push_back(last_checkpoints_.front());
     last_checkpoints_.erase(last_checkpoints_.begin());
     last_timestamps_.erase(last_timestamps_.begin());
   }
@@ -143,7 +153,12 @@ Status Saver::UpdateCheckpointState(const std::string& path) {
     state.add_all_model_checkpoint_timestamps(last_timestamps_[i]);
   }
   const std::string file = (fs::path(dir.empty() ? "." : dir) / options_.latest_filename).string();
-  return WriteFileAtomically(file, ToTextProto(state));
+  // The state file first, then the deletions: a crash in between leaves files no state file
+  // names, never a state file naming files that are gone.
+  TA_RETURN_IF_ERROR(WriteFileDurably(file, ToTextProto(state)));
+  CrashPoint("checkpoint_state_written");
+  for (const std::string& old : expired) DeleteCheckpoint(old);
+  return Status::OK();
 }
 
 Status Saver::Restore(Session& session, const std::string& prefix) {

@@ -5,8 +5,9 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <random>
+#include <cerrno>
 
+#include "base/durable_file.h"
 #include "base/proto_io.h"
 #include "kernels/checkpoint/crc32c.h"
 #include "kernels/checkpoint/table_builder.h"
@@ -23,13 +24,6 @@ using tensorflow::BundleHeaderProto;
 // kTensorBundleMinConsumer).
 constexpr int kBundleVersion = 1;
 constexpr int kBundleMinConsumer = 0;
-
-std::string TempSuffix() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), ".tempstate%016llx", static_cast<unsigned long long>(rng()));
-  return buf;
-}
 
 bool IsSupportedType(DataType dt) { return dt == tensorflow::DT_STRING || DataTypeIsFixedSize(dt); }
 
@@ -147,9 +141,7 @@ BundleWriter::BundleWriter(std::string prefix) : prefix_(std::move(prefix)) {
                                        ec.message());
     return;
   }
-  const std::string suffix = TempSuffix();
-  tmp_data_ = BundleDataFilename(prefix_, 0, 1) + suffix;
-  tmp_index_ = BundleIndexFilename(prefix_) + suffix;
+  tmp_data_ = BundleDataFilename(prefix_, 0, 1) + UniqueTempSuffix();
   data_.open(tmp_data_, std::ios::binary | std::ios::trunc);
   if (!data_) status_ = errors::PermissionDenied("cannot write checkpoint data file ", tmp_data_);
 }
@@ -159,7 +151,6 @@ BundleWriter::~BundleWriter() {
   data_.close();
   std::error_code ec;
   if (!tmp_data_.empty()) fs::remove(tmp_data_, ec);
-  if (!tmp_index_.empty()) fs::remove(tmp_index_, ec);
 }
 
 Status BundleWriter::Add(const std::string& key, const Tensor& tensor) {
@@ -180,7 +171,7 @@ Status BundleWriter::Add(const std::string& key, const Tensor& tensor) {
   entry.set_size(static_cast<int64_t>(bytes.size()));
   entry.set_crc32c(masked_crc);
   data_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!data_) return status_ = errors::DataLoss("error writing checkpoint data file ", tmp_data_);
+  if (!data_) return status_ = WriteError(tmp_data_, errno);
   offset_ += static_cast<int64_t>(bytes.size());
   return Status::OK();
 }
@@ -189,7 +180,7 @@ Status BundleWriter::Finish() {
   if (!status_.ok()) return status_;
   if (finished_) return errors::FailedPrecondition("checkpoint ", prefix_, ": Finish called twice");
   data_.close();
-  if (!data_) return status_ = errors::DataLoss("error writing checkpoint data file ", tmp_data_);
+  if (!data_) return status_ = WriteError(tmp_data_, errno);
 
   table::TableBuilder builder;
   BundleHeaderProto header;
@@ -199,12 +190,19 @@ Status BundleWriter::Finish() {
   TA_RETURN_IF_ERROR(status_ = builder.Add("", header.SerializeAsString()));
   for (const auto& [key, entry] : entries_) TA_RETURN_IF_ERROR(status_ = builder.Add(key, entry.SerializeAsString()));
   TA_RETURN_IF_ERROR(status_ = builder.Finish());
-  TA_RETURN_IF_ERROR(status_ = WriteStringToFile(tmp_index_, builder.contents()));
 
+  // Crash-safe order: the data on the disk before its name, the index (which makes the
+  // checkpoint exist for readers) only after the data it points into, each flushed. A crash
+  // anywhere leaves the previous checkpoint of this prefix or the new one, and at worst a
+  // temporary or an unindexed data file that no state file names.
+  TA_RETURN_IF_ERROR(status_ = SyncFile(tmp_data_));
+  CrashPoint("checkpoint_data_written");
   std::error_code ec;
   fs::rename(tmp_data_, BundleDataFilename(prefix_, 0, 1), ec);
-  if (!ec) fs::rename(tmp_index_, BundleIndexFilename(prefix_), ec);
   if (ec) return status_ = errors::PermissionDenied("cannot rename checkpoint files into ", prefix_, ": ", ec.message());
+  CrashPoint("checkpoint_data_renamed");
+  TA_RETURN_IF_ERROR(status_ = WriteFileDurably(BundleIndexFilename(prefix_), builder.contents()));
+  CrashPoint("checkpoint_index_written");
   finished_ = true;
   return Status::OK();
 }

@@ -39,8 +39,10 @@ std::string BundleIndexFilename(const std::string& prefix);
 std::string BundleDataFilename(const std::string& prefix, int shard, int num_shards);
 
 // Writes one single-shard bundle. Nothing is visible under the prefix until Finish
-// succeeds: the files are written under temporary names and renamed into place, data
-// first, index last, so a reader sees the old bundle or the whole new one. The directory
+// succeeds: the files are written under unique temporary names, flushed to the disk and
+// renamed into place, data first, index last (base/durable_file.h), so a reader sees the old
+// bundle or the whole new one, even after a crash of the process or the machine. A full
+// disk is ResourceExhausted naming the file. The directory
 // of the prefix is made if missing, as TensorFlow's SaveV2 does.
 class BundleWriter {
  public:
@@ -56,7 +58,7 @@ class BundleWriter {
  private:
 
   std::string prefix_;
-  std::string tmp_data_, tmp_index_;
+  std::string tmp_data_;  // the data file under its temporary name until Finish
   std::ofstream data_;
   int64_t offset_ = 0;
   std::map<std::string, tensorflow::BundleEntryProto> entries_;  // in the table's key order

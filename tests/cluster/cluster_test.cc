@@ -390,6 +390,33 @@ std::pair<int, float> SpreadLoop(Session& session, bool spread, int n) {
   return {got[0].base<int32_t>()[0], got[1].base<float>()[0]};
 }
 
+TEST_CASE("the master killed mid-step: the client's Run fails with Unavailable naming it, promptly",
+          "[cluster][faults]") {
+  Cluster cluster;
+  SlowStep slow;
+  tensorflow::GraphDef def;
+  REQUIRE(slow.root.ToGraphDef(&def).ok());
+  auto session = Connect(cluster.target());
+  REQUIRE(session->Create(def).ok());
+  auto run = std::async(std::launch::async, [&] {
+    std::vector<Tensor> out;
+    return session->Run({{"a", slow.input}}, {slow.fetch}, {}, &out);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  cluster.worker0.Signal(SIGKILL);  // worker 0 runs the master the client talks to
+  auto killed = std::chrono::steady_clock::now();
+  REQUIRE(run.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  Status s = run.get();
+  double after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  INFO(s.ToString() << " after " << after_s << " s");
+  CHECK(s.code() == error::UNAVAILABLE);
+  CHECK_THAT(s.message(), Catch::Contains(cluster.target()));
+  // It used to wait for the step's deadline (60 s here) plus 10 s: CAF never answered the
+  // request sent to the dead master. The bound: the heartbeat timeout (3 s) plus a second.
+  CHECK(after_s < 4.0);
+  WARN("master killed: Run failed " << after_s << " s after it");
+}
+
 TEST_CASE("a while loop whose body spans three processes ends with the local result", "[cluster]") {
   Cluster cluster;
   for (int n : {0, 1, 25}) {
