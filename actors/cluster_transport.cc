@@ -309,7 +309,12 @@ class TlsChannel {
   }
 
   void Fail(int err) {
-    const int os_error = errno;
+    int os_error = errno;
+    // A refused non-blocking connect shows up as EPIPE on the first write: the socket's
+    // own error says what happened.
+    int so_error = 0;
+    socklen_t so_len = sizeof(so_error);
+    if (getsockopt(stream_->fd(), SOL_SOCKET, SO_ERROR, &so_error, &so_len) == 0 && so_error != 0) os_error = so_error;
     std::string detail;
     if (err != SSL_ERROR_SYSCALL) {
       detail = SslErrorText();

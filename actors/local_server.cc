@@ -93,7 +93,7 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::Connect(const SessionOptions
   auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options), &credentials);
   caf::actor_system& system = owned->system;
   caf::actor master = SpawnRemoteMaster(
-      system, RemoteAddress{host, static_cast<uint16_t>(port), StrCat("master ", target), 5000},
+      system, RemoteAddress{host, static_cast<uint16_t>(port), StrCat("master ", target), 5000, true},
       options.step_timeout_ms);
   return std::unique_ptr<LocalServer>(new LocalServer(system, std::move(owned), options, std::move(master)));
 }

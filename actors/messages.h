@@ -41,6 +41,10 @@ inline int64_t StepTimeoutMs(int64_t requested, int64_t fallback) {
 class Var;
 
 // Session lifecycle, client -> master.
+// (master_gone_atom, std::string owner, Status why) to a worker: the remote master that
+// registered graphs and ran steps as `owner` went away (its process died or its connection
+// broke); the worker aborts those steps, drops their rendezvous entries and the graphs.
+using master_gone_atom = caf::atom_constant<caf::atom("mastergone")>;
 using create_session_atom = caf::atom_constant<caf::atom("createsess")>;
 using run_step_atom = caf::atom_constant<caf::atom("runstep")>;
 using close_session_atom = caf::atom_constant<caf::atom("closesess")>;
@@ -109,6 +113,9 @@ struct RegisterGraphRequest {
   // device (empty: the worker's first), and nodes on different devices meet only through
   // _Send/_Recv pairs (graph/partition.h). The worker makes one executor plan per device.
   std::shared_ptr<const tensorflow::GraphDef> graph;
+  // Who registered it: "" for this process's master; for a remote one, the node service's
+  // name for it, so the graph goes when that master does (master_gone_atom).
+  std::string owner;
 };
 struct RegisterGraphResponse {
   Status status;
@@ -125,6 +132,7 @@ struct RunGraphRequest {
   // (another task may still be fetching what this one sent). Otherwise the worker drops
   // them as soon as the step ends.
   bool master_cleans_up = false;
+  std::string owner;  // as RegisterGraphRequest::owner
 };
 struct RunGraphResponse {
   Status status;

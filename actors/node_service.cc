@@ -151,9 +151,10 @@ tensoract::HeartbeatResponse ToHeartbeat(const WorkerInfo& info) {
   return proto;
 }
 
-// The worker's methods. False when `method` is not one.
+// The worker's methods. False when `method` is not one. `owner` names the remote master
+// that sent the request ("" for a local one): its graphs and steps go when it does.
 bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method, const std::string& bytes,
-                 caf::response_promise& rp) {
+                 caf::response_promise& rp, const std::string& owner) {
   auto bad = [&]() { Reply(rp, errors::InvalidArgument("cannot parse the ", method, " request"), ""); };
   if (method == "Heartbeat") {
     tensoract::HeartbeatRequest req;
@@ -189,7 +190,7 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
           *out = ProtoBytes(proto);
           return r.status;
         },
-        register_graph_atom::value, RegisterGraphRequest{std::move(graph)});
+        register_graph_atom::value, RegisterGraphRequest{std::move(graph), owner});
   } else if (method == "RunGraph") {
     tensorflow::RunGraphRequest req;
     if (!req.ParseFromString(bytes)) return bad(), true;
@@ -203,6 +204,7 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
     local.collect_stats = req.exec_opts().record_timeline() || req.exec_opts().record_costs();
     // A remote step always spans tasks: the master says when its values may go.
     local.master_cleans_up = true;
+    local.owner = owner;
     Forward<RunGraphResponse>(
         self, worker, rp, method,
         [](RunGraphResponse& r, std::string* out) {
@@ -252,7 +254,32 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
   return true;
 }
 
+// The remote masters that sent worker requests, monitored: when one goes away (its process
+// died, its connection broke) the worker drops what it registered and ran (TensorFlow's
+// workers keep such leftovers until a restart).
+using Owners = std::map<caf::actor_addr, std::string>;
+
+std::string OwnerOfSender(Self* self, Owners& owners) {
+  const caf::strong_actor_ptr& sender = self->current_sender();
+  if (!sender || sender->node() == self->home_system().node()) return "";
+  auto [it, added] = owners.emplace(sender->address(), "");
+  if (added) {
+    it->second = caf::to_string(sender->address());
+    self->monitor(caf::actor_cast<caf::actor>(sender));
+  }
+  return it->second;
+}
+
 caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
+  auto owners = std::make_shared<Owners>();
+  self->set_down_handler([self, worker, owners](caf::down_msg& down) {
+    auto it = owners->find(down.source);
+    if (it == owners->end()) return;
+    self->send(worker, master_gone_atom::value, it->second,
+               errors::Aborted("the master that ran this step went away (", self->home_system().render(down.reason),
+                               ")"));
+    owners->erase(it);
+  });
   // The service is useless without its worker; it goes down with it.
   self->link_to(worker);
   // A peer holding this handle could send it an exit message (by mistake, say from a
@@ -264,8 +291,10 @@ caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
   });
   return {
       [=](rpc_atom, const std::string& method, const std::string& bytes) {
+        // Before the promise: making it takes the sender out of the current message.
+        const std::string owner = OwnerOfSender(self, *owners);
         auto rp = self->make_response_promise();
-        if (ServeWorker(self, worker, method, bytes, rp)) return;
+        if (ServeWorker(self, worker, method, bytes, rp, owner)) return;
         if (master && ServeMaster(self, master, method, bytes, rp)) return;
         Reply(rp, errors::Unimplemented("this node has no method '", method, "'",
                                         master ? "" : " (it runs no master)"), "");

@@ -34,6 +34,7 @@ void RemoteNode::Attach(caf::event_based_actor* self, RemoteAddress address) {
   self->set_down_handler([this](caf::down_msg& down) {
     if (!service_ || down.source != service_.address()) return;
     service_ = nullptr;
+    if (!address_.fail_calls_when_gone) return;
     // CAF 0.17 may never answer a request to a proxy whose node went away (it would wait
     // out its whole deadline): the calls in flight fail now, naming the node.
     auto lost = std::move(in_flight_);

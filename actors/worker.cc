@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <random>
 
 #include <caf/all.hpp>
@@ -24,6 +25,7 @@ struct RegisteredGraph {
   std::vector<std::shared_ptr<const ExecutorPlan>> plans;
   std::vector<int> device_index;  // the device of each plan
   int num_args = 0;
+  std::string owner;  // RegisterGraphRequest::owner
 };
 
 // A step in flight: its executors, and what their replies add up to so far.
@@ -31,6 +33,7 @@ struct RunningStep {
   std::vector<caf::actor> executors;
   int remaining = 0;
   bool master_cleans_up = false;
+  std::string owner;  // RunGraphRequest::owner
   RunGraphResponse response;
   caf::typed_response_promise<RunGraphResponse> promise;
 };
@@ -46,6 +49,9 @@ struct WorkerState {
   std::string data_plane_address;
   std::map<std::string, RegisteredGraph> graphs;
   std::map<int64_t, std::shared_ptr<RunningStep>> running;
+  // Steps that ended with their rendezvous entries kept for the master's CleanupGraph, by
+  // the remote master that ran them: dropped if it goes away before it cleans up.
+  std::map<std::string, std::set<int64_t>> awaiting_cleanup;
   static inline const char* name = "tensoract.worker";
 };
 
@@ -114,7 +120,11 @@ void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
     merged.step_stats.reset();
   }
   step.promise.deliver(std::move(merged));
-  if (!step.master_cleans_up) self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
+  if (!step.master_cleans_up) {
+    self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
+  } else if (!step.owner.empty()) {
+    st.awaiting_cleanup[step.owner].insert(step_id);
+  }
   st.running.erase(found);
 }
 
@@ -175,7 +185,8 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         // Random, as TensorFlow's: a master that outlived this worker's restart must not find
         // another graph under its old handle.
         response.graph_handle = StrCat("graph_", RandomHandle());
-        st.graphs[response.graph_handle] = std::move(plans).value();
+        RegisteredGraph& registered = st.graphs[response.graph_handle] = std::move(plans).value();
+        registered.owner = request.owner;
         return response;
       },
       [=](run_graph_atom, RunGraphRequest& request) -> caf::result<RunGraphResponse> {
@@ -201,6 +212,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         }
         auto step = std::make_shared<RunningStep>();
         step->master_cleans_up = request.master_cleans_up;
+        step->owner = request.owner;
         step->promise = self->make_response_promise<RunGraphResponse>();
         step->remaining = static_cast<int>(graph.plans.size());
         st.running[step_id] = step;
@@ -253,7 +265,30 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         if (it == st.running.end()) return;
         for (const caf::actor& e : it->second->executors) self->send(e, abort_atom::value, why);
       },
+      [=](master_gone_atom, const std::string& owner, const Status& why) {
+        auto& st = self->state;
+        if (owner.empty()) return;  // this process's own master never goes alone
+        for (auto& [step_id, step] : st.running) {
+          if (step->owner != owner) continue;
+          // Nobody will send CleanupGraph: the step drops its rendezvous entries when it ends.
+          step->master_cleans_up = false;
+          self->send(st.rendezvous_actor, abort_atom::value, step_id, why);
+          for (const caf::actor& e : step->executors) self->send(e, abort_atom::value, why);
+        }
+        for (auto it = st.graphs.begin(); it != st.graphs.end();) {
+          it = it->second.owner == owner ? st.graphs.erase(it) : std::next(it);
+        }
+        auto waiting = st.awaiting_cleanup.find(owner);
+        if (waiting != st.awaiting_cleanup.end()) {
+          for (int64_t step_id : waiting->second) self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
+          st.awaiting_cleanup.erase(waiting);
+        }
+      },
       [=](cleanup_graph_atom, int64_t step_id) {
+        for (auto it = self->state.awaiting_cleanup.begin(); it != self->state.awaiting_cleanup.end();) {
+          it->second.erase(step_id);
+          it = it->second.empty() ? self->state.awaiting_cleanup.erase(it) : std::next(it);
+        }
         self->send(self->state.rendezvous_actor, cleanup_step_atom::value, step_id);
       },
       [=](reset_atom, const std::vector<std::string>& containers) {

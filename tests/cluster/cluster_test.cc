@@ -415,6 +415,20 @@ TEST_CASE("the master killed mid-step: the client's Run fails with Unavailable n
   // request sent to the dead master. The bound: the heartbeat timeout (3 s) plus a second.
   CHECK(after_s < 4.0);
   WARN("master killed: Run failed " << after_s << " s after it");
+  // Worker 1 was running its share: it notices its master went away, aborts the step and
+  // drops the graphs and rendezvous entries that master left (they used to stay forever).
+  std::string w1;
+  for (int i = 0; i < 40; ++i) {
+    w1 = InspectNode(cluster.worker1.port());
+    if (w1.find("0 graphs registered, steps running: []") != std::string::npos &&
+        w1.find("0 steps with entries") != std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK_THAT(w1, Catch::Contains("0 graphs registered, steps running: []") && Catch::Contains("0 steps with entries"));
+  WARN("worker 1 clean " << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()
+                         << " s after the master was killed");
 }
 
 TEST_CASE("a while loop whose body spans three processes ends with the local result", "[cluster]") {
