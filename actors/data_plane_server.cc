@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -377,6 +378,15 @@ size_t DataPlaneServer::live_connections() {
 
 void DataPlaneServer::AcceptLoop() {
   for (;;) {
+    // Wake up now and then even without new connections, so that ended ones give back
+    // their descriptors and threads promptly.
+    pollfd waiting{listen_fd_, POLLIN, 0};
+    if (poll(&waiting, 1, 200) == 0) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopped_) return;
+      ReapLocked();
+      continue;
+    }
     int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;

@@ -21,7 +21,7 @@
 // most `max_pending_replies` requests unanswered (more are answered ResourceExhausted).
 // A connection idle for `idle_timeout_ms`, one that stops midway through a request for
 // `frame_timeout_ms`, or one whose client stops reading for `send_timeout_ms`, is closed.
-// Closed connections' threads are joined and their sockets closed as new ones arrive.
+// Closed connections' threads are joined and their sockets closed within 200 ms.
 // Out of descriptors, the acceptor sheds connections and carries on.
 //
 // Threads: one accepting thread; per connection a reader thread (authenticates, decodes

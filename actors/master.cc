@@ -47,6 +47,7 @@ struct CachedCall {
 };
 
 struct SessionState {
+  std::string owner;  // CreateSessionRequest::owner
   std::shared_ptr<const tensorflow::GraphDef> graph;
   int64_t graph_version = 0;
   std::map<std::string, CachedCall> calls;  // by signature key
@@ -66,6 +67,7 @@ struct TaskState {
 
 // A step in flight: one RunGraph per task, gathered.
 struct StepInFlight {
+  std::string session;  // the session whose step it is
   caf::typed_response_promise<RunStepResponse> promise;
   std::vector<int> tasks;
   int remaining = 0;
@@ -246,6 +248,22 @@ void FailStep(Self* self, int64_t step_id, const Status& why) {
 
 void AskHeartbeat(Self* self, int task, int64_t timeout_ms, std::function<void()> then);
 
+// Cancels the running steps of `session` (as TensorFlow's StartCancel): every task stops
+// the step's executors and fails its Recvs with `why`; the client's Run returns it.
+void CancelSessionSteps(Self* self, const std::string& session, const Status& why) {
+  std::vector<int64_t> cancelled;
+  for (const auto& [id, step] : self->state.steps) {
+    if (step.session == session) cancelled.push_back(id);
+  }
+  for (int64_t id : cancelled) {
+    // A local step has no CleanupGraph to wait for; the abort is what stops it.
+    if (!self->state.cluster()) {
+      for (int t : self->state.steps[id].tasks) self->send(self->state.tasks[t].worker, abort_step_atom::value, id, why);
+    }
+    FailStep(self, id, why);
+  }
+}
+
 void OnRunGraphDone(Self* self, int64_t step_id, int task, RunGraphResponse reply) {
   auto& st = self->state;
   if (reply.graph_not_found && st.cluster()) {
@@ -297,6 +315,7 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
   const int64_t step_id = st.next_step++;
   const int64_t timeout_ms = StepTimeoutMs(request.timeout_ms, st.options.default_step_timeout_ms);
   StepInFlight& step = st.steps[step_id];
+  step.session = request.session_handle;
   step.promise = promise;
   step.remaining = static_cast<int>(call.tasks.size());
   step.fetches = call.signature.fetches;
@@ -651,6 +670,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         // client's session under its old handle.
         response.session_handle = RandomHandle();
         st.sessions[response.session_handle].graph = request.graph;
+        st.sessions[response.session_handle].owner = request.owner;
         return response;
       },
       [=](run_step_atom, RunStepRequest& request) -> caf::result<RunStepResponse> {
@@ -726,9 +746,24 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         if (it == st.sessions.end()) {
           return errors::Aborted("Session ", handle, " is not found. Possibly, this master has restarted.");
         }
+        CancelSessionSteps(self, handle, errors::Cancelled("Session ", handle, " was closed"));
         DeregisterCalls(self, it->second);
         st.sessions.erase(it);
         return Status::OK();
+      },
+      [=](client_gone_atom, const std::string& owner) {
+        auto& st = self->state;
+        if (owner.empty()) return;
+        std::vector<std::string> gone;
+        for (const auto& [handle, session] : st.sessions) {
+          if (session.owner == owner) gone.push_back(handle);
+        }
+        for (const std::string& handle : gone) {
+          Log(StrCat("master: the client of session ", handle, " went away; closing it"));
+          CancelSessionSteps(self, handle, errors::Cancelled("the client of session ", handle, " went away"));
+          DeregisterCalls(self, st.sessions[handle]);
+          st.sessions.erase(handle);
+        }
       },
       [=](heartbeat_tick_atom) {
         auto& st = self->state;

@@ -45,6 +45,9 @@ class Var;
 // registered graphs and ran steps as `owner` went away (its process died or its connection
 // broke); the worker aborts those steps, drops their rendezvous entries and the graphs.
 using master_gone_atom = caf::atom_constant<caf::atom("mastergone")>;
+// (client_gone_atom, std::string owner) to a master: the remote client that created
+// sessions as `owner` went away; they are closed and their running steps cancelled.
+using client_gone_atom = caf::atom_constant<caf::atom("clientgone")>;
 using create_session_atom = caf::atom_constant<caf::atom("createsess")>;
 using run_step_atom = caf::atom_constant<caf::atom("runstep")>;
 using close_session_atom = caf::atom_constant<caf::atom("closesess")>;
@@ -74,6 +77,9 @@ using NamedTensor = std::pair<std::string, Tensor>;
 
 struct CreateSessionRequest {
   std::shared_ptr<const tensorflow::GraphDef> graph;
+  // The remote client that creates it ("" for one in this process): when that client goes
+  // away, its sessions are closed and their steps cancelled (client_gone_atom).
+  std::string owner;
 };
 struct CreateSessionResponse {
   Status status;

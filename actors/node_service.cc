@@ -65,9 +65,10 @@ Status ToRunStepResponse(RunStepResponse& r, const std::vector<std::string>& fet
   return r.status;
 }
 
-// The master's methods. False when `method` is not one.
+// The master's methods. False when `method` is not one. `owner` names the remote client
+// that sent the request ("" for a local one): its sessions close when it goes away.
 bool ServeMaster(Self* self, const caf::actor& master, const std::string& method, const std::string& bytes,
-                 caf::response_promise& rp) {
+                 caf::response_promise& rp, const std::string& owner) {
   auto bad = [&]() { Reply(rp, errors::InvalidArgument("cannot parse the ", method, " request"), ""); };
   if (method == "CreateSession") {
     tensorflow::CreateSessionRequest req;
@@ -81,7 +82,7 @@ bool ServeMaster(Self* self, const caf::actor& master, const std::string& method
           *out = ProtoBytes(proto);
           return r.status;
         },
-        create_session_atom::value, CreateSessionRequest{std::move(graph)});
+        create_session_atom::value, CreateSessionRequest{std::move(graph), owner});
   } else if (method == "ExtendSession") {
     tensorflow::ExtendSessionRequest req;
     if (!req.ParseFromString(bytes)) return bad(), true;
@@ -254,31 +255,45 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
   return true;
 }
 
-// The remote masters that sent worker requests, monitored: when one goes away (its process
-// died, its connection broke) the worker drops what it registered and ran (TensorFlow's
-// workers keep such leftovers until a restart).
-using Owners = std::map<caf::actor_addr, std::string>;
+// The remote processes that sent requests, watched: when one goes away (it died, its
+// connection broke) the worker drops what a master there registered and ran, and the master
+// closes the sessions a client there opened (TensorFlow keeps such leftovers until a restart
+// or a timeout). A process is named by its CAF node id; it is watched through a monitor on
+// one of its actors that sent a request (a client may send each request from a short-lived
+// actor: an actor that merely exits is not its process going away, so the next request's
+// sender is watched instead).
+struct Peers {
+  std::map<std::string, caf::actor_addr> watched_by_node;
+  std::map<caf::actor_addr, std::string> node_of_watched;
+};
 
-std::string OwnerOfSender(Self* self, Owners& owners) {
+std::string OwnerOfSender(Self* self, Peers& peers) {
   const caf::strong_actor_ptr& sender = self->current_sender();
   if (!sender || sender->node() == self->home_system().node()) return "";
-  auto [it, added] = owners.emplace(sender->address(), "");
-  if (added) {
-    it->second = caf::to_string(sender->address());
+  std::string node = caf::to_string(sender->node());
+  if (!peers.watched_by_node.count(node)) {
+    peers.watched_by_node[node] = sender->address();
+    peers.node_of_watched[sender->address()] = node;
     self->monitor(caf::actor_cast<caf::actor>(sender));
   }
-  return it->second;
+  return node;
 }
 
 caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
-  auto owners = std::make_shared<Owners>();
-  self->set_down_handler([self, worker, owners](caf::down_msg& down) {
-    auto it = owners->find(down.source);
-    if (it == owners->end()) return;
-    self->send(worker, master_gone_atom::value, it->second,
+  auto peers = std::make_shared<Peers>();
+  self->set_down_handler([self, worker, master, peers](caf::down_msg& down) {
+    auto it = peers->node_of_watched.find(down.source);
+    if (it == peers->node_of_watched.end()) return;
+    const std::string node = it->second;
+    peers->node_of_watched.erase(it);
+    peers->watched_by_node.erase(node);
+    if (down.reason != caf::exit_reason::remote_link_unreachable) return;  // an actor, not its process
+    // The process was a master (sent worker requests) or a client (sent master requests);
+    // each side drops what it left and ignores a name it does not know.
+    self->send(worker, master_gone_atom::value, node,
                errors::Aborted("the master that ran this step went away (", self->home_system().render(down.reason),
                                ")"));
-    owners->erase(it);
+    if (master) self->send(master, client_gone_atom::value, node);
   });
   // The service is useless without its worker; it goes down with it.
   self->link_to(worker);
@@ -292,10 +307,10 @@ caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
   return {
       [=](rpc_atom, const std::string& method, const std::string& bytes) {
         // Before the promise: making it takes the sender out of the current message.
-        const std::string owner = OwnerOfSender(self, *owners);
+        const std::string owner = OwnerOfSender(self, *peers);
         auto rp = self->make_response_promise();
         if (ServeWorker(self, worker, method, bytes, rp, owner)) return;
-        if (master && ServeMaster(self, master, method, bytes, rp)) return;
+        if (master && ServeMaster(self, master, method, bytes, rp, owner)) return;
         Reply(rp, errors::Unimplemented("this node has no method '", method, "'",
                                         master ? "" : " (it runs no master)"), "");
       },

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <functional>
@@ -429,6 +431,68 @@ TEST_CASE("the master killed mid-step: the client's Run fails with Unavailable n
   CHECK_THAT(w1, Catch::Contains("0 graphs registered, steps running: []") && Catch::Contains("0 steps with entries"));
   WARN("worker 1 clean " << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()
                          << " s after the master was killed");
+}
+
+// The client of the next test, in a process of its own (this binary again): a session on
+// $CLIENT_TARGET running a step that does not end.
+TEST_CASE("a client that runs an endless step (run in a child process)", "[.][client_child]") {
+  const char* target = std::getenv("CLIENT_TARGET");
+  REQUIRE(target != nullptr);
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> r;
+  REQUIRE(ops::WhileLoop(
+              root, {ops::Const(root, 0)},
+              [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+                *pred = ops::Less(s, v[0], 1000000000);
+                return s.status();
+              },
+              [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+                *next = {ops::Add(s, v[0], 1)};
+                return s.status();
+              },
+              &r)
+              .ok());
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  auto session = Connect(target);
+  REQUIRE(session->Create(def).ok());
+  std::vector<Tensor> out;
+  (void)session->Run({}, {r[0].name()}, {}, &out);
+  _exit(0);
+}
+
+TEST_CASE("a client killed mid-step: the master cancels its step and closes its session", "[cluster][faults]") {
+  NodeProcess node;
+  REQUIRE(node.Start("worker=127.0.0.1:0", "worker", 0));
+  const std::string target = "tensoract://" + Local(node.port());
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    setenv("CLIENT_TARGET", target.c_str(), 1);
+    execl("/proc/self/exe", "client_child", "[client_child]", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::string seen;
+  for (int i = 0; i < 100 && seen.find("1 steps running") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    seen = InspectNode(node.port());
+  }
+  INFO(seen);
+  REQUIRE_THAT(seen, Catch::Contains("1 sessions, 1 steps running"));
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  const auto killed = std::chrono::steady_clock::now();
+  for (int i = 0; i < 50; ++i) {
+    seen = InspectNode(node.port());
+    if (seen.find("0 sessions, 0 steps running") != std::string::npos &&
+        seen.find("steps running: []") != std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK_THAT(seen, Catch::Contains("0 sessions, 0 steps running") && Catch::Contains("steps running: []"));
+  WARN("client killed: its session closed and its step stopped "
+       << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count() << " s later");
 }
 
 TEST_CASE("a while loop whose body spans three processes ends with the local result", "[cluster]") {
