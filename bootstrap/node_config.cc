@@ -132,7 +132,7 @@ std::string NodeUsage() {
   return "usage: tensoract-node --cluster SPEC --job NAME --task INDEX [options]\n"
          "       tensoract-node --config FILE [options]\n"
          "Starts one task of a cluster: its worker and a master (for tensoract://host:port\n"
-         "sessions), reachable by peers that present the cluster token.\n"
+         "sessions), reachable only by peers that prove they hold the cluster token.\n"
          "  --cluster SPEC     'ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224'\n"
          "                     (port 0: any free port, printed in the ready line)\n"
          "  --job NAME         this task's job\n"

@@ -18,7 +18,7 @@
 // A flag on the command line wins over the same key in the file. --cluster, --job and
 // --task are required (from one or the other); the task must be in the spec.
 //
-// The cluster token (every peer must present it, bootstrap/node_auth.h) comes from
+// The cluster token (every peer must prove it holds it: actors/cluster_transport.h) comes from
 // --token-file, else from the environment variable TENSORACT_CLUSTER_TOKEN. There is no
 // insecure mode: a node without a token refuses to start.
 #ifndef TENSORACT_BOOTSTRAP_NODE_CONFIG_H_
