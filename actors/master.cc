@@ -30,6 +30,7 @@ namespace {
 Status SessionNotFound(const std::string& handle) { return errors::Aborted("Session ", handle, " is not found."); }
 
 using heartbeat_tick_atom = caf::atom_constant<caf::atom("hbtick")>;
+using session_gc_atom = caf::atom_constant<caf::atom("sessiongc")>;
 
 // One task's share of a call: its graph (every node on one of its devices) and the
 // handle its worker gave that graph.
@@ -51,6 +52,7 @@ struct SessionState {
   std::shared_ptr<const tensorflow::GraphDef> graph;
   int64_t graph_version = 0;
   std::map<std::string, CachedCall> calls;  // by signature key
+  std::chrono::steady_clock::time_point last_used;  // the last request naming it
 };
 
 // What the master knows of one task of the cluster.
@@ -113,6 +115,7 @@ struct MasterState {
   int discovering = 0;  // heartbeats of the discovery round still out
   int64_t next_step = 1;
   bool heartbeats_started = false;  // with the first session: an idle master bothers nobody
+  bool session_gc_started = false;  // likewise
   bool cluster() const { return tasks.size() > 1; }
   static inline const char* name = "tensoract.master";
 };
@@ -600,11 +603,41 @@ void DeregisterCalls(Self* self, const SessionState& session) {
   }
 }
 
+// Closes a session: its running steps end with `why` (Cancelled), its graphs are dropped.
+void CloseSession(Self* self, const std::string& handle, const Status& why) {
+  auto& st = self->state;
+  auto it = st.sessions.find(handle);
+  if (it == st.sessions.end()) return;
+  CancelSessionSteps(self, handle, why);
+  DeregisterCalls(self, it->second);
+  st.sessions.erase(it);
+}
+
+// Closes the sessions nobody used for session_gc_seconds (none has a step running).
+void CollectIdleSessions(Self* self) {
+  auto& st = self->state;
+  const auto idle_limit = std::chrono::seconds(st.options.session_gc_seconds);
+  const auto now = std::chrono::steady_clock::now();
+  std::set<std::string> busy;
+  for (const auto& [id, step] : st.steps) busy.insert(step.session);
+  std::vector<std::string> idle;
+  for (const auto& [handle, session] : st.sessions) {
+    if (!busy.count(handle) && now - session.last_used >= idle_limit) idle.push_back(handle);
+  }
+  for (const std::string& handle : idle) {
+    Log(StrCat("master: closing session ", handle, ": unused for ", st.options.session_gc_seconds, " s"));
+    CloseSession(self, handle, errors::Cancelled("Session ", handle, " was closed: unused for ",
+                                                 st.options.session_gc_seconds, " s"));
+  }
+}
+
 std::string InspectMaster(const MasterState& st) {
   std::string out = StrCat("master: ", st.sessions.size(), " sessions, ", st.steps.size(),
                            " steps running, next step id ", st.next_step);
   for (const auto& [handle, s] : st.sessions) {
-    out += StrCat("\n  ", handle, ": ", s.graph->node_size(), " nodes, ", s.calls.size(), " cached signatures");
+    const auto idle = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - s.last_used);
+    out += StrCat("\n  ", handle, ": ", s.graph->node_size(), " nodes, ", s.calls.size(), " cached signatures, idle ",
+                  idle.count(), " s");
   }
   if (st.cluster()) {
     for (const TaskState& t : st.tasks) {
@@ -669,8 +702,14 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         // Random, as TensorFlow's: a client of a master that restarted must not reach another
         // client's session under its old handle.
         response.session_handle = RandomHandle();
-        st.sessions[response.session_handle].graph = request.graph;
-        st.sessions[response.session_handle].owner = request.owner;
+        SessionState& session = st.sessions[response.session_handle];
+        session.graph = request.graph;
+        session.owner = request.owner;
+        session.last_used = std::chrono::steady_clock::now();
+        if (st.options.session_gc_seconds > 0 && !st.session_gc_started) {
+          st.session_gc_started = true;
+          self->send(self, session_gc_atom::value);
+        }
         return response;
       },
       [=](run_step_atom, RunStepRequest& request) -> caf::result<RunStepResponse> {
@@ -679,6 +718,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         if (session == st.sessions.end()) {
           return RunStepResponse{SessionNotFound(request.session_handle), {}, nullptr, {}};
         }
+        session->second.last_used = std::chrono::steady_clock::now();
         // A promise takes over the reply: make it only on the paths that answer through it,
         // never before an early `return RunStepResponse{...}` (that reply would be lost).
         const std::string key = SignatureKey(request);
@@ -708,6 +748,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
           return response;
         }
         SessionState& session = it->second;
+        session.last_used = std::chrono::steady_clock::now();
         if (request.current_graph_version != session.graph_version) {
           // TensorFlow's words: another client extended the graph meanwhile.
           response.status = errors::Aborted("Current version is ", session.graph_version, " but caller expected ",
@@ -746,9 +787,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         if (it == st.sessions.end()) {
           return errors::Aborted("Session ", handle, " is not found. Possibly, this master has restarted.");
         }
-        CancelSessionSteps(self, handle, errors::Cancelled("Session ", handle, " was closed"));
-        DeregisterCalls(self, it->second);
-        st.sessions.erase(it);
+        CloseSession(self, handle, errors::Cancelled("Session ", handle, " was closed"));
         return Status::OK();
       },
       [=](client_gone_atom, const std::string& owner) {
@@ -760,9 +799,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         }
         for (const std::string& handle : gone) {
           Log(StrCat("master: the client of session ", handle, " went away; closing it"));
-          CancelSessionSteps(self, handle, errors::Cancelled("the client of session ", handle, " went away"));
-          DeregisterCalls(self, st.sessions[handle]);
-          st.sessions.erase(handle);
+          CloseSession(self, handle, errors::Cancelled("the client of session ", handle, " went away"));
         }
       },
       [=](heartbeat_tick_atom) {
@@ -774,6 +811,12 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         }
         self->delayed_send(self, std::chrono::milliseconds(st.options.heartbeat_interval_ms),
                            heartbeat_tick_atom::value);
+      },
+      [=](session_gc_atom) {
+        CollectIdleSessions(self);
+        // Checked a few times per period, so a session goes at most a quarter late.
+        const int64_t period_ms = std::max<int64_t>(self->state.options.session_gc_seconds * 250, 100);
+        self->delayed_send(self, std::chrono::milliseconds(period_ms), session_gc_atom::value);
       },
       [=](inspect_atom) -> std::string { return InspectMaster(self->state); },
       // Replies to the deregistrations and peer directories sent above.

@@ -27,7 +27,9 @@
 // task, and the step is aborted on the other tasks. A task that answers with a new
 // incarnation has restarted: the calls registered on it are dropped, so the next step
 // registers its graphs again (its variables are gone; see TrainingLoop for recovery).
-// A step that needs an unhealthy task fails with Unavailable naming it.
+// A step that needs an unhealthy task fails with Unavailable naming it. A remote client
+// that goes away has its sessions closed at once (client_gone_atom); one that only stops
+// using a session leaves it to the idle-session collector (session_gc_seconds).
 //
 // Protocol: (create_session_atom, CreateSessionRequest) -> CreateSessionResponse
 //           (extend_session_atom, ExtendSessionRequest) -> ExtendSessionResponse
@@ -62,6 +64,10 @@ struct MasterOptions {
   std::vector<RemoteAddress> remote_tasks;
   int64_t heartbeat_interval_ms = 1000;
   int64_t heartbeat_timeout_ms = 3000;
+  // A session with no step running and no request for this long is closed, as by
+  // CloseSession (TensorFlow's master garbage-collects idle sessions the same way, for
+  // clients that vanish without closing). 0: never.
+  int64_t session_gc_seconds = 0;
 };
 
 // `worker` is the master's own task's worker (feeds and fetches live there).

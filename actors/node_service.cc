@@ -8,6 +8,7 @@
 #include "actors/messages.h"
 #include "actors/remote_node.h"
 #include "actors/rpc.h"
+#include "actors/rpc_requests.h"
 #include "messages/master.pb.h"
 #include "messages/tensoract_worker.pb.h"
 #include "messages/worker.pb.h"
@@ -65,77 +66,59 @@ Status ToRunStepResponse(RunStepResponse& r, const std::vector<std::string>& fet
   return r.status;
 }
 
+// Answers `rp` with why `decoded` failed, or hands its value to `use`.
+template <class T, class Use>
+void IfDecoded(caf::response_promise& rp, StatusOr<T> decoded, Use&& use) {
+  if (!decoded.ok()) return Reply(rp, decoded.status(), "");
+  use(std::move(decoded).value());
+}
+
 // The master's methods. False when `method` is not one. `owner` names the remote client
 // that sent the request ("" for a local one): its sessions close when it goes away.
 bool ServeMaster(Self* self, const caf::actor& master, const std::string& method, const std::string& bytes,
                  caf::response_promise& rp, const std::string& owner) {
-  auto bad = [&]() { Reply(rp, errors::InvalidArgument("cannot parse the ", method, " request"), ""); };
   if (method == "CreateSession") {
-    tensorflow::CreateSessionRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    auto graph = std::make_shared<tensorflow::GraphDef>(std::move(*req.mutable_graph_def()));
-    Forward<CreateSessionResponse>(
-        self, master, rp, method,
-        [](CreateSessionResponse& r, std::string* out) {
-          tensorflow::CreateSessionResponse proto;
-          proto.set_session_handle(r.session_handle);
-          *out = ProtoBytes(proto);
-          return r.status;
-        },
-        create_session_atom::value, CreateSessionRequest{std::move(graph), owner});
+    IfDecoded(rp, rpc::DecodeCreateSession(bytes, owner), [&](CreateSessionRequest local) {
+      Forward<CreateSessionResponse>(
+          self, master, rp, method,
+          [](CreateSessionResponse& r, std::string* out) {
+            tensorflow::CreateSessionResponse proto;
+            proto.set_session_handle(r.session_handle);
+            *out = ProtoBytes(proto);
+            return r.status;
+          },
+          create_session_atom::value, std::move(local));
+    });
   } else if (method == "ExtendSession") {
-    tensorflow::ExtendSessionRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    ExtendSessionRequest local{req.session_handle(),
-                               std::make_shared<tensorflow::GraphDef>(std::move(*req.mutable_graph_def())),
-                               req.current_graph_version()};
-    Forward<ExtendSessionResponse>(
-        self, master, rp, method,
-        [](ExtendSessionResponse& r, std::string* out) {
-          tensorflow::ExtendSessionResponse proto;
-          proto.set_new_graph_version(r.new_graph_version);
-          *out = ProtoBytes(proto);
-          return r.status;
-        },
-        extend_session_atom::value, std::move(local));
+    IfDecoded(rp, rpc::DecodeExtendSession(bytes), [&](ExtendSessionRequest local) {
+      Forward<ExtendSessionResponse>(
+          self, master, rp, method,
+          [](ExtendSessionResponse& r, std::string* out) {
+            tensorflow::ExtendSessionResponse proto;
+            proto.set_new_graph_version(r.new_graph_version);
+            *out = ProtoBytes(proto);
+            return r.status;
+          },
+          extend_session_atom::value, std::move(local));
+    });
   } else if (method == "RunStep") {
-    tensorflow::RunStepRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    RunStepRequest local;
-    local.session_handle = req.session_handle();
-    for (const auto& feed : req.feed()) {
-      auto t = Tensor::FromProto(feed.tensor());
-      if (!t.ok()) {
-        Reply(rp, errors::InvalidArgument("RunStep feed '", feed.name(), "': ", t.status().message()), "");
-        return true;
-      }
-      local.feeds.emplace_back(feed.name(), std::move(t).value());
-    }
-    local.fetches.assign(req.fetch().begin(), req.fetch().end());
-    local.targets.assign(req.target().begin(), req.target().end());
-    local.timeout_ms = req.options().timeout_in_ms();
-    local.collect_stats = req.options().trace_level() != tensorflow::RunOptions::NO_TRACE;
-    local.output_partition_graphs = req.options().output_partition_graphs();
-    std::vector<std::string> fetches = local.fetches;
-    Forward<RunStepResponse>(
-        self, master, rp, method,
-        [fetches](RunStepResponse& r, std::string* out) { return ToRunStepResponse(r, fetches, out); },
-        run_step_atom::value, std::move(local));
+    IfDecoded(rp, rpc::DecodeRunStep(bytes), [&](RunStepRequest local) {
+      std::vector<std::string> fetches = local.fetches;
+      Forward<RunStepResponse>(
+          self, master, rp, method,
+          [fetches](RunStepResponse& r, std::string* out) { return ToRunStepResponse(r, fetches, out); },
+          run_step_atom::value, std::move(local));
+    });
   } else if (method == "CloseSession") {
-    tensorflow::CloseSessionRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    Forward<Status>(
-        self, master, rp, method,
-        StatusReply<tensorflow::CloseSessionResponse>(),
-        close_session_atom::value, req.session_handle());
+    IfDecoded(rp, rpc::DecodeCloseSession(bytes), [&](std::string handle) {
+      Forward<Status>(self, master, rp, method, StatusReply<tensorflow::CloseSessionResponse>(),
+                      close_session_atom::value, std::move(handle));
+    });
   } else if (method == "Reset") {
-    tensorflow::ResetRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    std::vector<std::string> containers(req.container().begin(), req.container().end());
-    Forward<Status>(
-        self, master, rp, method,
-        StatusReply<tensorflow::ResetResponse>(),
-        reset_atom::value, std::move(containers));
+    IfDecoded(rp, rpc::DecodeReset(bytes), [&](std::vector<std::string> containers) {
+      Forward<Status>(self, master, rp, method, StatusReply<tensorflow::ResetResponse>(), reset_atom::value,
+                      std::move(containers));
+    });
   } else {
     return false;
   }
@@ -156,99 +139,74 @@ tensoract::HeartbeatResponse ToHeartbeat(const WorkerInfo& info) {
 // that sent the request ("" for a local one): its graphs and steps go when it does.
 bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method, const std::string& bytes,
                  caf::response_promise& rp, const std::string& owner) {
-  auto bad = [&]() { Reply(rp, errors::InvalidArgument("cannot parse the ", method, " request"), ""); };
   if (method == "Heartbeat") {
-    tensoract::HeartbeatRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    int64_t sequence = req.sequence();
-    Forward<WorkerInfo>(
-        self, worker, rp, method,
-        [sequence](WorkerInfo& info, std::string* out) {
-          tensoract::HeartbeatResponse proto = ToHeartbeat(info);
-          proto.set_sequence(sequence);
-          *out = ProtoBytes(proto);
-          return Status::OK();
-        },
-        heartbeat_atom::value);
+    IfDecoded(rp, rpc::DecodeHeartbeat(bytes), [&](int64_t sequence) {
+      Forward<WorkerInfo>(
+          self, worker, rp, method,
+          [sequence](WorkerInfo& info, std::string* out) {
+            tensoract::HeartbeatResponse proto = ToHeartbeat(info);
+            proto.set_sequence(sequence);
+            *out = ProtoBytes(proto);
+            return Status::OK();
+          },
+          heartbeat_atom::value);
+    });
   } else if (method == "SetPeers") {
-    tensoract::PeerDirectoryRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    PeerDirectory local;
-    local.data_plane_by_task.insert(req.data_plane_by_task().begin(), req.data_plane_by_task().end());
-    Forward<Status>(
-        self, worker, rp, method,
-        StatusReply<tensoract::PeerDirectoryResponse>(),
-        set_peers_atom::value, std::move(local));
+    IfDecoded(rp, rpc::DecodeSetPeers(bytes), [&](PeerDirectory local) {
+      Forward<Status>(self, worker, rp, method, StatusReply<tensoract::PeerDirectoryResponse>(),
+                      set_peers_atom::value, std::move(local));
+    });
   } else if (method == "RegisterGraph") {
-    tensorflow::RegisterGraphRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    auto graph = std::make_shared<tensorflow::GraphDef>(std::move(*req.mutable_graph_def()));
-    Forward<RegisterGraphResponse>(
-        self, worker, rp, method,
-        [](RegisterGraphResponse& r, std::string* out) {
-          tensorflow::RegisterGraphResponse proto;
-          proto.set_graph_handle(r.graph_handle);
-          *out = ProtoBytes(proto);
-          return r.status;
-        },
-        register_graph_atom::value, RegisterGraphRequest{std::move(graph), owner});
+    IfDecoded(rp, rpc::DecodeRegisterGraph(bytes, owner), [&](RegisterGraphRequest local) {
+      Forward<RegisterGraphResponse>(
+          self, worker, rp, method,
+          [](RegisterGraphResponse& r, std::string* out) {
+            tensorflow::RegisterGraphResponse proto;
+            proto.set_graph_handle(r.graph_handle);
+            *out = ProtoBytes(proto);
+            return r.status;
+          },
+          register_graph_atom::value, std::move(local));
+    });
   } else if (method == "RunGraph") {
-    tensorflow::RunGraphRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    if (req.send_size() > 0) {
-      Reply(rp, errors::Unimplemented("RunGraph with tensors in the request: feeds travel over the data plane"), "");
-      return true;
-    }
-    RunGraphRequest local;
-    local.graph_handle = req.graph_handle();
-    local.step_id = req.step_id();
-    local.collect_stats = req.exec_opts().record_timeline() || req.exec_opts().record_costs();
-    // A remote step always spans tasks: the master says when its values may go.
-    local.master_cleans_up = true;
-    local.owner = owner;
-    Forward<RunGraphResponse>(
-        self, worker, rp, method,
-        [](RunGraphResponse& r, std::string* out) {
-          tensorflow::RunGraphResponse proto;
-          if (r.step_stats) *proto.mutable_step_stats() = std::move(*r.step_stats);
-          proto.set_status_code(static_cast<tensorflow::error::Code>(r.status.code()));
-          proto.set_status_error_message(r.status.message());
-          *out = ProtoBytes(proto);
-          if (r.graph_not_found) {
-            tensoract::RunGraphResponseExtras extras;
-            extras.set_graph_not_found(true);
-            *out += ProtoBytes(extras);  // concatenated protobufs merge: an unknown field to TensorFlow
-          }
-          return r.status;
-        },
-        run_graph_atom::value, std::move(local));
+    IfDecoded(rp, rpc::DecodeRunGraph(bytes, owner), [&](RunGraphRequest local) {
+      Forward<RunGraphResponse>(
+          self, worker, rp, method,
+          [](RunGraphResponse& r, std::string* out) {
+            tensorflow::RunGraphResponse proto;
+            if (r.step_stats) *proto.mutable_step_stats() = std::move(*r.step_stats);
+            proto.set_status_code(static_cast<tensorflow::error::Code>(r.status.code()));
+            proto.set_status_error_message(r.status.message());
+            *out = ProtoBytes(proto);
+            if (r.graph_not_found) {
+              tensoract::RunGraphResponseExtras extras;
+              extras.set_graph_not_found(true);
+              *out += ProtoBytes(extras);  // concatenated protobufs merge: an unknown field to TensorFlow
+            }
+            return r.status;
+          },
+          run_graph_atom::value, std::move(local));
+    });
   } else if (method == "DeregisterGraph") {
-    tensorflow::DeregisterGraphRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    Forward<Status>(
-        self, worker, rp, method,
-        StatusReply<tensorflow::DeregisterGraphResponse>(),
-        deregister_graph_atom::value, req.graph_handle());
+    IfDecoded(rp, rpc::DecodeDeregisterGraph(bytes), [&](std::string handle) {
+      Forward<Status>(self, worker, rp, method, StatusReply<tensorflow::DeregisterGraphResponse>(),
+                      deregister_graph_atom::value, std::move(handle));
+    });
   } else if (method == "CleanupGraph") {
-    tensorflow::CleanupGraphRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    self->send(worker, cleanup_graph_atom::value, req.step_id());
-    Reply(rp, Status::OK(), ProtoBytes(tensorflow::CleanupGraphResponse()));
+    IfDecoded(rp, rpc::DecodeCleanupGraph(bytes), [&](int64_t step_id) {
+      self->send(worker, cleanup_graph_atom::value, step_id);
+      Reply(rp, Status::OK(), ProtoBytes(tensorflow::CleanupGraphResponse()));
+    });
   } else if (method == "AbortStep") {
-    tensoract::AbortStepRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    Status why = RpcStatus(req.code(), req.message());
-    if (why.ok()) why = errors::Aborted("step ", req.step_id(), " was aborted");
-    self->send(worker, abort_step_atom::value, req.step_id(), why);
-    Reply(rp, Status::OK(), ProtoBytes(tensoract::AbortStepResponse()));
+    IfDecoded(rp, rpc::DecodeAbortStep(bytes), [&](rpc::AbortStep abort) {
+      self->send(worker, abort_step_atom::value, abort.step_id, abort.why);
+      Reply(rp, Status::OK(), ProtoBytes(tensoract::AbortStepResponse()));
+    });
   } else if (method == "CleanupAll") {
-    tensorflow::CleanupAllRequest req;
-    if (!req.ParseFromString(bytes)) return bad(), true;
-    std::vector<std::string> containers(req.container().begin(), req.container().end());
-    Forward<Status>(
-        self, worker, rp, method,
-        StatusReply<tensorflow::CleanupAllResponse>(),
-        reset_atom::value, std::move(containers));
+    IfDecoded(rp, rpc::DecodeCleanupAll(bytes), [&](std::vector<std::string> containers) {
+      Forward<Status>(self, worker, rp, method, StatusReply<tensorflow::CleanupAllResponse>(), reset_atom::value,
+                      std::move(containers));
+    });
   } else {
     return false;
   }

@@ -11,7 +11,7 @@ namespace {
 const std::set<std::string>& Keys() {
   static const std::set<std::string> keys = {"cluster", "job", "task", "listen", "token-file", "cpu-devices",
                                              "threads", "heartbeat-interval-ms", "heartbeat-timeout-ms",
-                                             "bfloat16-sendrecv"};
+                                             "bfloat16-sendrecv", "session-gc-seconds"};
   return keys;
 }
 
@@ -125,6 +125,10 @@ StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args) {
     TA_ASSIGN_OR_RETURN(options.heartbeat_timeout_ms,
                         ParseInt("--heartbeat-timeout-ms", values["heartbeat-timeout-ms"], 1));
   }
+  if (values.count("session-gc-seconds")) {
+    TA_ASSIGN_OR_RETURN(options.session_gc_seconds,
+                        ParseInt("--session-gc-seconds", values["session-gc-seconds"], 0));
+  }
   return options;
 }
 
@@ -149,6 +153,8 @@ std::string NodeUsage() {
          "  --heartbeat-timeout-ms N   a task silent this long is unavailable (default 3000)\n"
          "  --bfloat16-sendrecv true   this node's master sends float tensors between devices\n"
          "                     and tasks as bfloat16 (half the bytes; default false)\n"
+         "  --session-gc-seconds N     this node's master closes a session unused for N s\n"
+         "                     (its client vanished without closing it; default 0: never)\n"
          "Prints 'tensoract-node ready: <task> on <host>:<port>; data plane: <host>:<port>' when\n"
          "listening; SIGTERM or SIGINT stops it (exit 0). Exit 2: bad arguments; 1: could\n"
          "not start (no token, port in use).\n";

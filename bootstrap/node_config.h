@@ -44,6 +44,7 @@ struct NodeOptions {
   int heartbeat_interval_ms = 1000; // this node's master asks every other task this often
   int heartbeat_timeout_ms = 3000;  // and marks one that stays silent this long unavailable
   bool bfloat16_sendrecv = false;   // the master's lossy 16-bit transfers (SessionOptions)
+  int session_gc_seconds = 0;       // the master closes sessions idle this long; 0: never
 
   std::string task_name() const { return TaskName(job, task); }
 };

@@ -71,6 +71,7 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
   master_options.heartbeat_interval_ms = options.heartbeat_interval_ms;
   master_options.heartbeat_timeout_ms = options.heartbeat_timeout_ms;
   master_options.enable_bfloat16_sendrecv = options.bfloat16_sendrecv;
+  master_options.session_gc_seconds = options.session_gc_seconds;
   caf::actor master = SpawnMaster(system, worker, master_options);
   caf::actor service = SpawnNodeService(system, worker, master);
   auto stop_actors = [&] {

@@ -6,7 +6,6 @@
 #include <future>
 #include <thread>
 
-#include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "tests/actors/test_util.h"
@@ -14,35 +13,13 @@
 namespace tensoract {
 namespace {
 
-// A loop of a billion iterations: it runs until something stops it.
-tensorflow::GraphDef EndlessLoop(std::string* fetch) {
-  Scope root = Scope::NewRootScope();
-  std::vector<Output> r;
-  REQUIRE(ops::WhileLoop(
-              root, {ops::Const(root, 0)},
-              [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
-                *pred = ops::Less(s, v[0], 1000000000);
-                return s.status();
-              },
-              [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
-                *next = {ops::Add(s, v[0], 1)};
-                return s.status();
-              },
-              &r)
-              .ok());
-  *fetch = r[0].name();
-  tensorflow::GraphDef def;
-  REQUIRE(root.ToGraphDef(&def).ok());
-  return def;
-}
-
 TEST_CASE("Session::Close cancels the session's running step; the blocked Run returns Cancelled",
           "[cancellation]") {
   auto server = LocalServer::New();
   REQUIRE(server.ok());
   auto session = Session::New(**server).value();
   std::string fetch;
-  REQUIRE(session->Create(EndlessLoop(&fetch)).ok());
+  REQUIRE(session->Create(testing::EndlessLoopGraph(&fetch)).ok());
   auto run = std::async(std::launch::async, [&] {
     std::vector<Tensor> out;
     return session->Run({}, {fetch}, {}, &out);

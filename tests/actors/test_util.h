@@ -10,6 +10,9 @@
 
 #include "actors/session.h"
 #include "base/proto_io.h"
+#include "graph/builder/control_flow.h"
+#include "graph/builder/math_ops.h"
+#include "graph/builder/ops.h"
 
 namespace tensoract {
 namespace testing {
@@ -32,6 +35,29 @@ inline std::unique_ptr<Session> NewSessionWith(const tensorflow::GraphDef& graph
   INFO(s.ToString());
   REQUIRE(s.ok());
   return std::move(session).value();
+}
+
+// A while loop of a billion iterations: a step that runs until something stops it (a
+// deadline, a cancel, a fault). `*fetch` is its result.
+inline tensorflow::GraphDef EndlessLoopGraph(std::string* fetch) {
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> r;
+  Status built = ops::WhileLoop(
+      root, {ops::Const(root, 0)},
+      [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(s, v[0], 1000000000);
+        return s.status();
+      },
+      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        *next = {ops::Add(s, v[0], 1)};
+        return s.status();
+      },
+      &r);
+  REQUIRE(built.ok());
+  *fetch = r[0].name();
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  return def;
 }
 
 }  // namespace testing

@@ -17,6 +17,8 @@
 #include "actors/training_loop.h"
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_process.h"
+#include "tests/actors/test_util.h"
+#include "tests/cluster/cluster_test_util.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"
@@ -33,6 +35,7 @@ namespace {
 using local_cluster::kTestToken;
 using local_cluster::Local;
 using local_cluster::NodeProcess;
+using testing::InspectNode;
 
 constexpr const char* kPs = "/job:ps/replica:0/task:0";
 constexpr const char* kWorker1 = "/job:worker/replica:0/task:1";
@@ -140,20 +143,6 @@ std::vector<float> Train(Session& session, Model& m, int steps) {
   return losses;
 }
 
-// What tensoract-inspect prints for the node at `port`.
-std::string InspectNode(int port, const std::string& token = kTestToken) {
-  caf::actor_system_config config;
-  Status configured = ConfigureClusterTransport(config, ClusterCredentials::FromToken(token));
-  if (!configured.ok()) return configured.ToString();
-  caf::actor_system system{config};
-  auto service = ConnectToNode(system, "127.0.0.1", static_cast<uint16_t>(port), std::chrono::seconds(5));
-  if (!service.ok()) return service.status().ToString();
-  std::string text;
-  caf::scoped_actor self{system};
-  self->request(*service, std::chrono::seconds(5), inspect_atom::value)
-      .receive([&](std::string& t) { text = t; }, [&](caf::error& e) { text = system.render(e); });
-  return text;
-}
 
 TEST_CASE("a graph spread over three processes trains exactly as the local runtime", "[cluster]") {
   Model local_model(false);
@@ -438,26 +427,12 @@ TEST_CASE("the master killed mid-step: the client's Run fails with Unavailable n
 TEST_CASE("a client that runs an endless step (run in a child process)", "[.][client_child]") {
   const char* target = std::getenv("CLIENT_TARGET");
   REQUIRE(target != nullptr);
-  Scope root = Scope::NewRootScope();
-  std::vector<Output> r;
-  REQUIRE(ops::WhileLoop(
-              root, {ops::Const(root, 0)},
-              [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
-                *pred = ops::Less(s, v[0], 1000000000);
-                return s.status();
-              },
-              [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
-                *next = {ops::Add(s, v[0], 1)};
-                return s.status();
-              },
-              &r)
-              .ok());
-  tensorflow::GraphDef def;
-  REQUIRE(root.ToGraphDef(&def).ok());
+  std::string fetch;
+  tensorflow::GraphDef def = testing::EndlessLoopGraph(&fetch);
   auto session = Connect(target);
   REQUIRE(session->Create(def).ok());
   std::vector<Tensor> out;
-  (void)session->Run({}, {r[0].name()}, {}, &out);
+  (void)session->Run({}, {fetch}, {}, &out);
   _exit(0);
 }
 
@@ -493,6 +468,34 @@ TEST_CASE("a client killed mid-step: the master cancels its step and closes its 
   CHECK_THAT(seen, Catch::Contains("0 sessions, 0 steps running") && Catch::Contains("steps running: []"));
   WARN("client killed: its session closed and its step stopped "
        << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count() << " s later");
+}
+
+TEST_CASE("with --session-gc-seconds, a session nobody uses is closed; one in use stays", "[cluster][faults]") {
+  NodeProcess node;
+  REQUIRE(node.Start("worker=127.0.0.1:0", "worker", 0, {"--session-gc-seconds", "1"}));
+  const std::string target = "tensoract://" + Local(node.port());
+  Scope root = Scope::NewRootScope();
+  auto y = ops::Add(root.WithOpName("y"), ops::Const(root, 1.f), 2.f);
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  auto abandoned = Connect(target);
+  auto used = Connect(target);
+  REQUIRE(abandoned->Create(def).ok());
+  REQUIRE(used->Create(def).ok());
+  std::vector<Tensor> out;
+  // `used` runs a step every 200 ms for 3 s; `abandoned` does nothing after its first.
+  REQUIRE(abandoned->Run({}, {"y"}, {}, &out).ok());
+  for (int i = 0; i < 15; ++i) {
+    Status s = used->Run({}, {"y"}, {}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  CHECK_THAT(InspectNode(node.port()), Catch::Contains("master: 1 sessions"));
+  Status gone = abandoned->Run({}, {"y"}, {}, &out);
+  CHECK(gone.code() == error::ABORTED);  // TensorFlow's "Session ... is not found."
+  CHECK_THAT(gone.message(), Catch::Contains("is not found"));
+  CHECK(used->Run({}, {"y"}, {}, &out).ok());
 }
 
 TEST_CASE("a while loop whose body spans three processes ends with the local result", "[cluster]") {

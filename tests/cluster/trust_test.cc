@@ -28,6 +28,7 @@
 #include "actors/session.h"
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_process.h"
+#include "tests/cluster/cluster_test_util.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "messages/master.pb.h"
@@ -54,20 +55,8 @@ struct Target {
   NodeProcess node;
 };
 
-// What a member of the cluster gets from the node's inspect (its worker's state), or the error.
-std::string InspectAsMember(int port, const std::string& token = kTestToken) {
-  caf::actor_system_config config;
-  Status configured = ConfigureClusterTransport(config, ClusterCredentials::FromToken(token));
-  if (!configured.ok()) return configured.ToString();
-  caf::actor_system system{config};
-  auto service = ConnectToNode(system, "127.0.0.1", static_cast<uint16_t>(port), std::chrono::seconds(5));
-  if (!service.ok()) return service.status().ToString();
-  std::string text;
-  caf::scoped_actor self{system};
-  self->request(*service, std::chrono::seconds(5), inspect_atom::value)
-      .receive([&](std::string& t) { text = t; }, [&](caf::error& e) { text = system.render(e); });
-  return text;
-}
+// What a member of the cluster (or a holder of `token`) gets from the node's inspect.
+std::string InspectAsMember(int port, const std::string& token = kTestToken) { return testing::InspectNode(port, token); }
 
 int ConnectTcp(int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -1,0 +1,19 @@
+// Helpers shared by the cluster tests (real tensoract-node processes on loopback).
+#ifndef TENSORACT_TESTS_CLUSTER_CLUSTER_TEST_UTIL_H_
+#define TENSORACT_TESTS_CLUSTER_CLUSTER_TEST_UTIL_H_
+
+#include <string>
+
+#include "bootstrap/node_process.h"
+
+namespace tensoract {
+namespace testing {
+
+// What tensoract-inspect prints for the node at 127.0.0.1:`port` (its master and worker),
+// asked by a process that holds `token`; the error as text when it cannot.
+std::string InspectNode(int port, const std::string& token = local_cluster::kTestToken);
+
+}  // namespace testing
+}  // namespace tensoract
+
+#endif  // TENSORACT_TESTS_CLUSTER_CLUSTER_TEST_UTIL_H_
