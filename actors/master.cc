@@ -10,17 +10,10 @@
 
 #include <caf/all.hpp>
 
+#include "actors/call_graph.h"
 #include "actors/cluster_credentials.h"
-#include "actors/cluster_rendezvous.h"
+#include "actors/cluster_membership.h"
 #include "actors/messages.h"
-#include "actors/remote_worker.h"
-#include "graph/cost_model.h"
-#include "graph/optimizer/remapper.h"
-#include "graph/partition.h"
-#include "graph/placer.h"
-#include "graph/subgraph.h"
-#include "kernels/constant_evaluator.h"
-#include "kernels/kernel_registry.h"
 
 namespace tensoract {
 namespace {
@@ -29,23 +22,7 @@ namespace {
 // retry logic takes as "start over with a new session".
 Status SessionNotFound(const std::string& handle) { return errors::Aborted("Session ", handle, " is not found."); }
 
-using heartbeat_tick_atom = caf::atom_constant<caf::atom("hbtick")>;
 using session_gc_atom = caf::atom_constant<caf::atom("sessiongc")>;
-
-// One task's share of a call: its graph (every node on one of its devices) and the
-// handle its worker gave that graph.
-struct TaskGraph {
-  int task = 0;
-  std::shared_ptr<const tensorflow::GraphDef> graph;
-  std::string handle;
-};
-
-struct CachedCall {
-  CallSignature signature;
-  std::vector<TaskGraph> tasks;  // the master's own task (feeds, fetches) first
-  // One per device (RunMetadata.partition_graphs).
-  std::vector<std::shared_ptr<const tensorflow::GraphDef>> partitions;
-};
 
 struct SessionState {
   std::string owner;  // CreateSessionRequest::owner
@@ -53,18 +30,6 @@ struct SessionState {
   int64_t graph_version = 0;
   std::map<std::string, CachedCall> calls;  // by signature key
   std::chrono::steady_clock::time_point last_used;  // the last request naming it
-};
-
-// What the master knows of one task of the cluster.
-struct TaskState {
-  std::string name;
-  caf::actor worker;  // the local worker, or a RemoteWorker
-  bool healthy = false;
-  bool heartbeat_in_flight = false;
-  uint64_t incarnation = 0;  // 0: never heard from
-  std::string data_plane;
-  std::vector<tensorflow::DeviceAttributes> devices;
-  Status last_error;
 };
 
 // A step in flight: one RunGraph per task, gathered.
@@ -104,115 +69,20 @@ Status CheckAllFetched(const StepInFlight& step) {
 
 struct MasterState {
   MasterOptions options;
-  std::vector<TaskState> tasks;  // [0]: the master's own task
+  std::unique_ptr<ClusterMembership> membership;  // the tasks, [0] the master's own
   CostModel cost_model;  // static estimates, refined by every step that collects statistics
   std::map<std::string, SessionState> sessions;
   std::map<int64_t, StepInFlight> steps;
   std::map<int64_t, CallStarting> starting;  // by a start id of their own
   int64_t next_start = 0;
-  // Callers waiting for every task to be known and healthy.
-  std::vector<std::function<void(const Status&)>> waiting_for_cluster;
-  int discovering = 0;  // heartbeats of the discovery round still out
   int64_t next_step = 1;
-  bool heartbeats_started = false;  // with the first session: an idle master bothers nobody
-  bool session_gc_started = false;  // likewise
-  bool cluster() const { return tasks.size() > 1; }
+  bool session_gc_started = false;  // with the first session: an idle master does nothing
+  bool cluster() const { return membership->cluster(); }
+  const caf::actor& worker(int task) const { return membership->task(task).worker; }
   static inline const char* name = "tensoract.master";
 };
 
 using Self = caf::stateful_actor<MasterState>;
-
-std::string SignatureKey(const RunStepRequest& r) {
-  std::string key;
-  for (const auto& f : r.feeds) key += f.first + ",";
-  key += "|";
-  for (const auto& f : r.fetches) key += f + ",";
-  key += "|";
-  for (const auto& t : r.targets) key += t + ",";
-  return key;
-}
-
-std::vector<tensorflow::DeviceAttributes> AllDevices(const MasterState& st) {
-  std::vector<tensorflow::DeviceAttributes> all;
-  for (const TaskState& t : st.tasks) all.insert(all.end(), t.devices.begin(), t.devices.end());
-  return all;
-}
-
-// Builds what one call signature runs: the session's graph rewritten for its feeds and
-// fetches, pruned, optimised, placed on every task's devices and partitioned by device,
-// then by task.
-Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const MasterState& st, CachedCall* call) {
-  Graph graph;
-  TA_RETURN_IF_ERROR(ImportGraphDef(session_graph, &graph));
-  TA_RETURN_IF_ERROR(RewriteForCall(&graph, &call->signature));
-  PruneForTargets(&graph, call->signature.targets);
-  TA_RETURN_IF_ERROR(OptimizeGraph(st.options.optimizer, CpuConstantEvaluator(), &graph));
-  const std::vector<tensorflow::DeviceAttributes> devices = AllDevices(st);
-  PlacerOptions placer;
-  placer.allow_soft_placement = st.options.allow_soft_placement;
-  placer.cost_model = &st.cost_model;
-  if (st.cluster() && !st.tasks[0].devices.empty()) {
-    // As TensorFlow's master: what the graph does not place goes to the master's task,
-    // and the step's feeds and fetches are exchanged there.
-    const std::string home = st.tasks[0].devices[0].name();
-    placer.default_device = home;
-    for (Node* n : graph.op_nodes()) {
-      if (n->type_string() == "_Arg" || n->type_string() == "_Retval") n->mutable_def()->set_device(home);
-    }
-  }
-  TA_RETURN_IF_ERROR(PlaceGraph(&graph, devices,
-                                [](const Node& n, const std::string& type) { return KernelExists(n.def(), type); },
-                                placer));
-  if (st.options.optimizer.do_remapping) Remap(&graph);
-  PartitionOptions partition;
-  for (const auto& d : devices) partition.device_incarnations[d.name()] = static_cast<int64_t>(d.incarnation());
-  partition.lossy_float_transfers = st.options.enable_bfloat16_sendrecv;
-  partition.schedule_recvs = st.options.enable_recv_scheduling;
-  const CostModel* cost = &st.cost_model;
-  partition.node_cost = [cost](const Node& n) { return cost->ComputeMicros(n, DEVICE_CPU); };
-  std::map<std::string, tensorflow::GraphDef> parts;
-  TA_RETURN_IF_ERROR(Partition(graph, partition, &parts));
-  // The second level: each task gets one graph with its devices' parts.
-  std::map<int, tensorflow::GraphDef> by_task;
-  for (auto& [device, part] : parts) {
-    const std::string task = TaskOfDevice(device);
-    int index = -1;
-    for (size_t t = 0; t < st.tasks.size(); ++t) {
-      if (st.tasks[t].name == task) index = static_cast<int>(t);
-    }
-    if (index < 0 && !st.cluster()) index = 0;  // a lone worker may name its devices its own way
-    if (index < 0) return errors::Internal("device ", device, " belongs to no task of the cluster");
-    tensorflow::GraphDef& mine = by_task[index];
-    *mine.mutable_versions() = graph.versions();
-    for (const NodeDef& node : part.node()) *mine.add_node() = node;
-    if (!part.has_versions()) *part.mutable_versions() = graph.versions();
-    call->partitions.push_back(std::make_shared<const tensorflow::GraphDef>(std::move(part)));
-  }
-  if (by_task.empty()) by_task[0];  // nothing to run: the master's task answers an empty step
-  for (auto& [index, g] : by_task) {
-    call->tasks.push_back(TaskGraph{index, std::make_shared<const tensorflow::GraphDef>(std::move(g)), ""});
-  }
-  return Status::OK();
-}
-
-Status CheckFeeds(const RunStepRequest& r, const CallSignature& sig) {
-  for (size_t i = 0; i < r.feeds.size(); ++i) {
-    const Tensor& t = r.feeds[i].second;
-    if (t.dtype() != sig.feed_types[i]) {
-      return errors::InvalidArgument("feed '", r.feeds[i].first, "' is a ", DataTypeString(t.dtype()),
-                                     " tensor but the graph's tensor '", r.feeds[i].first, "' is ",
-                                     DataTypeString(sig.feed_types[i]));
-    }
-    if (!sig.feed_shapes[i].IsCompatibleWith(t.shape())) {
-      return errors::InvalidArgument("feed '", r.feeds[i].first, "' has shape ", t.shape().DebugString(),
-                                     " but the placeholder declares shape ", sig.feed_shapes[i].DebugString());
-    }
-    if (!t.IsInitialized()) {
-      return errors::InvalidArgument("feed '", r.feeds[i].first, "' is a tensor without memory");
-    }
-  }
-  return Status::OK();
-}
 
 // Ends a step: answers the client, and in a cluster tells every task of the step to drop
 // what is left of it (after aborting it there, if it failed).
@@ -224,8 +94,8 @@ void FinishStep(Self* self, int64_t step_id) {
   st.steps.erase(found);
   if (st.cluster()) {
     for (int t : step.tasks) {
-      if (!step.status.ok()) self->send(st.tasks[t].worker, abort_step_atom::value, step_id, step.status);
-      self->send(st.tasks[t].worker, cleanup_graph_atom::value, step_id);
+      if (!step.status.ok()) self->send(st.worker(t), abort_step_atom::value, step_id, step.status);
+      self->send(st.worker(t), cleanup_graph_atom::value, step_id);
     }
   }
   if (step.status.ok()) step.status = CheckAllFetched(step);
@@ -249,8 +119,6 @@ void FailStep(Self* self, int64_t step_id, const Status& why) {
   FinishStep(self, step_id);
 }
 
-void AskHeartbeat(Self* self, int task, int64_t timeout_ms, std::function<void()> then);
-
 // Cancels the running steps of `session` (as TensorFlow's StartCancel): every task stops
 // the step's executors and fails its Recvs with `why`; the client's Run returns it.
 void CancelSessionSteps(Self* self, const std::string& session, const Status& why) {
@@ -261,7 +129,7 @@ void CancelSessionSteps(Self* self, const std::string& session, const Status& wh
   for (int64_t id : cancelled) {
     // A local step has no CleanupGraph to wait for; the abort is what stops it.
     if (!self->state.cluster()) {
-      for (int t : self->state.steps[id].tasks) self->send(self->state.tasks[t].worker, abort_step_atom::value, id, why);
+      for (int t : self->state.steps[id].tasks) self->send(self->state.worker(t), abort_step_atom::value, id, why);
     }
     FailStep(self, id, why);
   }
@@ -272,9 +140,9 @@ void OnRunGraphDone(Self* self, int64_t step_id, int task, RunGraphResponse repl
   if (reply.graph_not_found && st.cluster()) {
     // The task forgot the graph: it restarted since the last heartbeat. Ask now, so its
     // new incarnation drops the stale registrations before the next step.
-    reply.status = errors::Aborted("task ", st.tasks[task].name, " lost its graphs (it restarted): ",
+    reply.status = errors::Aborted("task ", st.membership->task(task).name, " lost its graphs (it restarted): ",
                                    reply.status.message());
-    if (!st.tasks[task].heartbeat_in_flight) AskHeartbeat(self, task, st.options.heartbeat_timeout_ms, [] {});
+    st.membership->CheckNow(task);
   }
   auto found = st.steps.find(step_id);
   if (found == st.steps.end()) return;  // already failed
@@ -283,10 +151,10 @@ void OnRunGraphDone(Self* self, int64_t step_id, int task, RunGraphResponse repl
     // The first error is the cause; the other tasks stop now rather than at their Recvs'
     // deadlines.
     step.status = reply.status;
-    Status abort = errors::Aborted("step ", step_id, " was aborted because task ", st.tasks[task].name,
+    Status abort = errors::Aborted("step ", step_id, " was aborted because task ", st.membership->task(task).name,
                                    " failed: ", reply.status.message());
     for (int t : step.tasks) {
-      if (t != task) self->send(st.tasks[t].worker, abort_step_atom::value, step_id, abort);
+      if (t != task) self->send(st.worker(t), abort_step_atom::value, step_id, abort);
     }
   }
   if (reply.status.ok()) {
@@ -308,7 +176,7 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
   }
   auto& st = self->state;
   for (const TaskGraph& tg : call.tasks) {
-    const TaskState& task = st.tasks[tg.task];
+    const TaskState& task = st.membership->task(tg.task);
     if (!task.healthy) {
       promise.deliver(RunStepResponse{errors::Unavailable("task ", task.name, " is unavailable: ",
                                                           task.last_error.message()), {}, nullptr, {}});
@@ -336,13 +204,13 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
     }
     const int task = tg.task;
     // The workers enforce the step's deadline; this one only guards against a lost worker.
-    self->request(st.tasks[task].worker, std::chrono::milliseconds(timeout_ms + 5000), run_graph_atom::value,
+    self->request(st.worker(task), std::chrono::milliseconds(timeout_ms + 5000), run_graph_atom::value,
                   std::move(run))
         .then([=](RunGraphResponse& response) { OnRunGraphDone(self, step_id, task, std::move(response)); },
               [=](caf::error& error) {
                 OnRunGraphDone(self, step_id, task,
                                RunGraphFailure(FromCafError(error, StrCat("RunGraph of step ", step_id, " on task ",
-                                                                           self->state.tasks[task].name))));
+                                                                           self->state.membership->task(task).name))));
               });
   }
 }
@@ -360,7 +228,7 @@ void DropCallsOn(Self* self, int task) {
         continue;
       }
       for (const TaskGraph& tg : it->second.tasks) {
-        if (tg.task != task) self->send(st.tasks[tg.task].worker, deregister_graph_atom::value, tg.handle);
+        if (tg.task != task) self->send(st.worker(tg.task), deregister_graph_atom::value, tg.handle);
       }
       it = session.calls.erase(it);
     }
@@ -385,105 +253,7 @@ void FailStepsOn(Self* self, int task, const Status& why) {
   for (auto& fail : failing_starts) fail(why);  // each erases its own entry
 }
 
-PeerDirectory Directory(const MasterState& st) {
-  PeerDirectory peers;
-  for (const TaskState& t : st.tasks) {
-    if (!t.data_plane.empty()) peers.data_plane_by_task[t.name] = t.data_plane;
-  }
-  return peers;
-}
-
-void SendPeers(Self* self) {
-  PeerDirectory peers = Directory(self->state);
-  for (const TaskState& t : self->state.tasks) self->send(t.worker, set_peers_atom::value, peers);
-}
-
 void Log(const std::string& line) { std::fputs((line + "\n").c_str(), stderr); }
-
-void MarkUnhealthy(Self* self, int task, const Status& why) {
-  TaskState& t = self->state.tasks[task];
-  if (t.healthy) Log(StrCat("master: task ", t.name, " is unavailable: ", why.message()));
-  t.healthy = false;
-  t.last_error = why;
-  FailStepsOn(self, task, errors::Unavailable("task ", t.name, " is unavailable: ", why.message()));
-}
-
-void OnHeartbeat(Self* self, int task, WorkerInfo info) {
-  auto& st = self->state;
-  TaskState& t = st.tasks[task];
-  if (!info.status.ok()) return MarkUnhealthy(self, task, info.status);
-  if (t.name.empty()) t.name = info.task;  // the master's own task names itself
-  if (!info.task.empty() && info.task != t.name) {
-    return MarkUnhealthy(self, task, errors::FailedPrecondition("the node at its address says it is task ",
-                                                                info.task));
-  }
-  if (t.incarnation != 0 && info.incarnation != t.incarnation) {
-    Log(StrCat("master: task ", t.name, " restarted (incarnation ", t.incarnation, " -> ", info.incarnation,
-               "); its graphs will be registered again"));
-    FailStepsOn(self, task, errors::Aborted("task ", t.name, " restarted during the step and lost its state"));
-    DropCallsOn(self, task);
-  } else if (!t.healthy && t.incarnation != 0) {
-    Log(StrCat("master: task ", t.name, " answers again"));
-  }
-  bool moved = info.data_plane != t.data_plane;
-  t.incarnation = info.incarnation;
-  t.data_plane = std::move(info.data_plane);
-  t.devices = std::move(info.devices);
-  t.healthy = true;
-  t.last_error = Status::OK();
-  if (moved && st.cluster()) SendPeers(self);
-}
-
-void AskHeartbeat(Self* self, int task, int64_t timeout_ms, std::function<void()> then) {
-  auto& st = self->state;
-  st.tasks[task].heartbeat_in_flight = true;
-  self->request(st.tasks[task].worker, std::chrono::milliseconds(timeout_ms), heartbeat_atom::value)
-      .then(
-          [=](WorkerInfo& info) {
-            self->state.tasks[task].heartbeat_in_flight = false;
-            OnHeartbeat(self, task, std::move(info));
-            then();
-          },
-          [=](caf::error& e) {
-            self->state.tasks[task].heartbeat_in_flight = false;
-            Status why = e == caf::sec::request_timeout
-                             ? errors::DeadlineExceeded("no heartbeat within ", timeout_ms, " ms")
-                             : FromCafError(e, "heartbeat");
-            MarkUnhealthy(self, task, why);
-            then();
-          });
-}
-
-// Calls `next` once every task is known and healthy (asking those that are not), or with
-// Unavailable naming the tasks that are not.
-void WithCluster(Self* self, std::function<void(const Status&)> next) {
-  auto& st = self->state;
-  bool ready = true;
-  for (const TaskState& t : st.tasks) ready &= t.healthy;
-  if (ready) return next(Status::OK());
-  st.waiting_for_cluster.push_back(std::move(next));
-  if (st.discovering > 0) return;
-  auto round_done = [self]() {
-    auto& st = self->state;
-    if (--st.discovering > 0) return;
-    std::string missing;
-    for (const TaskState& t : st.tasks) {
-      if (!t.healthy) missing += StrCat(missing.empty() ? "" : "; ", t.name, ": ", t.last_error.message());
-    }
-    Status status = missing.empty() ? Status::OK() : errors::Unavailable("tasks not reachable: ", missing);
-    if (status.ok() && st.cluster()) SendPeers(self);
-    auto waiting = std::move(st.waiting_for_cluster);
-    st.waiting_for_cluster.clear();
-    for (auto& k : waiting) k(status);
-  };
-  // A first contact includes connecting; give it the longer of the two.
-  int64_t timeout = std::max<int64_t>(st.options.heartbeat_timeout_ms, 5000);
-  for (size_t t = 0; t < st.tasks.size(); ++t) {
-    if (st.tasks[t].healthy) continue;
-    ++st.discovering;
-    AskHeartbeat(self, static_cast<int>(t), timeout, round_done);
-  }
-}
 
 // The first step of a signature: builds its call graph, registers each task's share with
 // that task, caches the handles and runs the step.
@@ -500,7 +270,7 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
   for (const auto& f : request.feeds) call->signature.feeds.push_back(f.first);
   call->signature.fetches = request.fetches;
   call->signature.targets = request.targets;
-  Status built = BuildCallGraph(*session->second.graph, st, call.get());
+  Status built = BuildCallGraph(*session->second.graph, st.membership->tasks(), st.options, st.cost_model, call.get());
   if (!built.ok()) {
     promise.deliver(RunStepResponse{built, {}, nullptr, {}});
     return;
@@ -517,7 +287,7 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
     if (st.starting.erase(start_id) == 0) return;
     auto forget = [&]() {
       for (const TaskGraph& tg : call->tasks) {
-        if (!tg.handle.empty()) self->send(st.tasks[tg.task].worker, deregister_graph_atom::value, tg.handle);
+        if (!tg.handle.empty()) self->send(st.worker(tg.task), deregister_graph_atom::value, tg.handle);
       }
     };
     if (!failure->ok()) {
@@ -546,7 +316,7 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
   };
   for (size_t i = 0; i < call->tasks.size(); ++i) {
     const int task = call->tasks[i].task;
-    self->request(st.tasks[task].worker, std::chrono::milliseconds(st.options.register_timeout_ms),
+    self->request(st.worker(task), std::chrono::milliseconds(st.options.register_timeout_ms),
                   register_graph_atom::value, RegisterGraphRequest{call->tasks[i].graph})
         .then(
             [=](RegisterGraphResponse& response) mutable {
@@ -554,7 +324,7 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
               if (st.starting.count(start_id) == 0) {
                 // The call failed while this task registered: nothing will run the graph.
                 if (response.status.ok()) {
-                  self->send(st.tasks[task].worker, deregister_graph_atom::value, response.graph_handle);
+                  self->send(st.worker(task), deregister_graph_atom::value, response.graph_handle);
                 }
                 return;
               }
@@ -562,14 +332,14 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
                 call->tasks[i].handle = response.graph_handle;
               } else if (failure->ok()) {
                 *failure = self->state.cluster()
-                               ? response.status.WithContext(StrCat("registering on task ", self->state.tasks[task].name))
+                               ? response.status.WithContext(StrCat("registering on task ", self->state.membership->task(task).name))
                                : response.status;
               }
               if (--*remaining == 0) all_answered();
             },
             [=](caf::error& error) mutable {
               if (self->state.starting.count(start_id) == 0) return;
-              if (failure->ok()) *failure = FromCafError(error, StrCat("RegisterGraph on task ", self->state.tasks[task].name));
+              if (failure->ok()) *failure = FromCafError(error, StrCat("RegisterGraph on task ", self->state.membership->task(task).name));
               if (--*remaining == 0) all_answered();
             });
   }
@@ -578,9 +348,9 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
 // Asks every task and answers `promise` with the first error, or OK.
 void ResetAll(Self* self, const std::vector<std::string>& containers, caf::typed_response_promise<Status> promise) {
   auto& st = self->state;
-  auto remaining = std::make_shared<int>(static_cast<int>(st.tasks.size()));
+  auto remaining = std::make_shared<int>(static_cast<int>(st.membership->tasks().size()));
   auto result = std::make_shared<Status>();
-  for (const TaskState& t : st.tasks) {
+  for (const TaskState& t : st.membership->tasks()) {
     std::string name = t.name;
     self->request(t.worker, std::chrono::milliseconds(st.options.register_timeout_ms), reset_atom::value, containers)
         .then(
@@ -598,7 +368,7 @@ void ResetAll(Self* self, const std::vector<std::string>& containers, caf::typed
 void DeregisterCalls(Self* self, const SessionState& session) {
   for (const auto& [key, call] : session.calls) {
     for (const TaskGraph& tg : call.tasks) {
-      self->send(self->state.tasks[tg.task].worker, deregister_graph_atom::value, tg.handle);
+      self->send(self->state.worker(tg.task), deregister_graph_atom::value, tg.handle);
     }
   }
 }
@@ -639,16 +409,10 @@ std::string InspectMaster(const MasterState& st) {
     out += StrCat("\n  ", handle, ": ", s.graph->node_size(), " nodes, ", s.calls.size(), " cached signatures, idle ",
                   idle.count(), " s");
   }
-  if (st.cluster()) {
-    for (const TaskState& t : st.tasks) {
-      out += StrCat("\n  task ", t.name, ": ", t.healthy ? "healthy" : "UNAVAILABLE",
-                    t.healthy ? "" : StrCat(" (", t.last_error.message(), ")"), ", incarnation ", t.incarnation,
-                    ", data plane ", t.data_plane.empty() ? "-" : t.data_plane, ", ", t.devices.size(), " devices");
-    }
-  }
+  out += st.membership->Inspect();
   auto names = [&](const std::vector<int>& tasks) {
     std::string list;
-    for (int t : tasks) list += StrCat(list.empty() ? "" : ", ", st.tasks[t].name);
+    for (int t : tasks) list += StrCat(list.empty() ? "" : ", ", st.membership->task(t).name);
     return list;
   };
   for (const auto& [id, step] : st.steps) {
@@ -658,28 +422,21 @@ std::string InspectMaster(const MasterState& st) {
   for (const auto& [id, start] : st.starting) {
     out += StrCat("\n  a first step registering its graphs on tasks [", names(start.tasks), "]");
   }
-  if (!st.waiting_for_cluster.empty()) {
-    out += StrCat("\n  ", st.waiting_for_cluster.size(), " first steps wait to learn every task's devices (",
-                  st.discovering, " heartbeats out)");
-  }
+  out += st.membership->InspectWaiting();
   return out;
 }
 
 caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options) {
   auto& st = self->state;
   st.options = options;
-  TaskState home;
-  home.name = "";  // filled in by the first heartbeat
-  home.worker = std::move(worker);
-  st.tasks.push_back(std::move(home));
-  for (const RemoteAddress& address : options.remote_tasks) {
-    TaskState t;
-    t.name = address.name;
-    t.worker = SpawnRemoteWorker(self->system(), address);
-    self->link_to(t.worker);
-    t.last_error = errors::Unavailable("not contacted yet");
-    st.tasks.push_back(std::move(t));
-  }
+  ClusterMembership::Events events;
+  events.unavailable = [self](int task, const Status& why) { FailStepsOn(self, task, why); };
+  events.restarted = [self](int task) {
+    FailStepsOn(self, task, errors::Aborted("task ", self->state.membership->task(task).name,
+                                            " restarted during the step and lost its state"));
+    DropCallsOn(self, task);
+  };
+  st.membership = std::make_unique<ClusterMembership>(self, std::move(worker), options, std::move(events));
   if (st.cluster()) {
     // Step ids key every task's rendezvous: a restarted master must not reuse its
     // predecessor's, so they start somewhere random.
@@ -695,10 +452,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
                                         : errors::InvalidArgument("CreateSession needs a graph");
         if (!response.status.ok()) return response;
         auto& st = self->state;
-        if (st.cluster() && !st.heartbeats_started) {
-          st.heartbeats_started = true;
-          self->send(self, heartbeat_tick_atom::value);
-        }
+        st.membership->StartHeartbeats();
         // Random, as TensorFlow's: a client of a master that restarted must not reach another
         // client's session under its old handle.
         response.session_handle = RandomHandle();
@@ -730,7 +484,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         // Placement needs every task's devices: the first step of a signature makes sure
         // the master knows them.
         auto request_ptr = std::make_shared<RunStepRequest>(std::move(request));
-        WithCluster(self, [=](const Status& ready) mutable {
+        self->state.membership->WithCluster([=](const Status& ready) mutable {
           if (!ready.ok()) {
             promise.deliver(RunStepResponse{ready, {}, nullptr, {}});
             return;
@@ -802,16 +556,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
           CloseSession(self, handle, errors::Cancelled("the client of session ", handle, " went away"));
         }
       },
-      [=](heartbeat_tick_atom) {
-        auto& st = self->state;
-        for (size_t t = 1; t < st.tasks.size(); ++t) {
-          if (!st.tasks[t].heartbeat_in_flight) {
-            AskHeartbeat(self, static_cast<int>(t), st.options.heartbeat_timeout_ms, [] {});
-          }
-        }
-        self->delayed_send(self, std::chrono::milliseconds(st.options.heartbeat_interval_ms),
-                           heartbeat_tick_atom::value);
-      },
+      [=](heartbeat_tick_atom) { self->state.membership->Tick(); },
       [=](session_gc_atom) {
         CollectIdleSessions(self);
         // Checked a few times per period, so a session goes at most a quarter late.

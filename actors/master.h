@@ -6,30 +6,22 @@
 // and caches the handle; every later step with that signature only checks the feeds and
 // sends RunGraph. Step ids are the master's.
 //
-// Before registering, the call graph goes through the graph optimizer (CSE, constant
-// folding on the CPU kernels) as MasterOptions::optimizer says, then is placed on the
-// worker's devices (graph/placer.h, with a cost model that learns from the statistics of
-// the steps that collect them) and partitioned by device with _Send/_Recv pairs
-// (graph/partition.h).
+// Compiling a call (rewriting, pruning, optimising, placing, partitioning by device and
+// by task) is actors/call_graph.h; knowing the cluster's tasks (heartbeats, health,
+// incarnations, data-plane addresses) is actors/cluster_membership.h.
 //
 // In a cluster (MasterOptions::remote_tasks), the master drives its own task's worker
-// and a RemoteWorker per other task alike. It learns every task's devices, incarnation
-// and data-plane address from heartbeats, places the call graph on all their devices
-// (feeds and fetches stay on its own task; nodes without a constraint go there too) and
-// partitions it in two levels: by device, then the devices' parts grouped by task, one
-// registration per task. A step is one RunGraph per task (a counter and a promise); the
-// first error aborts the step on the others, and when all have answered every task is
-// told to drop the step's leftovers (CleanupGraph).
+// and a RemoteWorker per other task alike. A step is one RunGraph per task (a counter and
+// a promise); the first error aborts the step on the others, and when all have answered
+// every task is told to drop the step's leftovers (CleanupGraph).
 //
-// Faults: every heartbeat_interval_ms the master asks each remote task for a heartbeat.
-// One that does not answer within heartbeat_timeout_ms (frozen), or cannot be reached
-// (killed), is unhealthy: every step using it fails at once with Unavailable naming the
-// task, and the step is aborted on the other tasks. A task that answers with a new
-// incarnation has restarted: the calls registered on it are dropped, so the next step
-// registers its graphs again (its variables are gone; see TrainingLoop for recovery).
-// A step that needs an unhealthy task fails with Unavailable naming it. A remote client
-// that goes away has its sessions closed at once (client_gone_atom); one that only stops
-// using a session leaves it to the idle-session collector (session_gc_seconds).
+// Faults: a task the membership finds unavailable (frozen past the heartbeat timeout, or
+// killed) fails every step using it at once with Unavailable naming the task, and the step
+// is aborted on the other tasks. A task that comes back with a new incarnation has
+// restarted: the calls registered on it are dropped, so the next step registers its graphs
+// again (its variables are gone; see TrainingLoop for recovery). A remote client that goes
+// away has its sessions closed at once (client_gone_atom); one that only stops using a
+// session leaves it to the idle-session collector (session_gc_seconds).
 //
 // Protocol: (create_session_atom, CreateSessionRequest) -> CreateSessionResponse
 //           (extend_session_atom, ExtendSessionRequest) -> ExtendSessionResponse

@@ -131,7 +131,8 @@ Status ValidateNodeDef(const NodeDef& node, const OpDef& op_def) {
   if (node.op() != op_def.name()) {
     return errors::InvalidArgument(where(), " is validated against op '", op_def.name(), "'");
   }
-  for (const auto& [name, value] : node.attr()) {
+  for (const auto& entry : node.attr()) {
+    const std::string& name = entry.first;  // a plain name: lambdas cannot capture bindings (C++17)
     // Attrs starting with '_' belong to the runtime (_class, _output_shapes), not the op.
     if (!name.empty() && name[0] == '_') continue;
     auto decl = std::find_if(op_def.attr().begin(), op_def.attr().end(),

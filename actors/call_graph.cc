@@ -1,0 +1,107 @@
+#include "actors/call_graph.h"
+
+#include "actors/cluster_rendezvous.h"
+#include "graph/optimizer/remapper.h"
+#include "graph/partition.h"
+#include "graph/placer.h"
+#include "kernels/constant_evaluator.h"
+#include "kernels/kernel_registry.h"
+
+namespace tensoract {
+
+std::string SignatureKey(const RunStepRequest& r) {
+  std::string key;
+  for (const auto& f : r.feeds) key += f.first + ",";
+  key += "|";
+  for (const auto& f : r.fetches) key += f + ",";
+  key += "|";
+  for (const auto& t : r.targets) key += t + ",";
+  return key;
+}
+
+namespace {
+
+std::vector<tensorflow::DeviceAttributes> AllDevices(const std::vector<TaskState>& tasks) {
+  std::vector<tensorflow::DeviceAttributes> all;
+  for (const TaskState& t : tasks) all.insert(all.end(), t.devices.begin(), t.devices.end());
+  return all;
+}
+
+}  // namespace
+
+Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vector<TaskState>& tasks,
+                      const MasterOptions& options, const CostModel& cost_model, CachedCall* call) {
+  const bool cluster = tasks.size() > 1;
+  Graph graph;
+  TA_RETURN_IF_ERROR(ImportGraphDef(session_graph, &graph));
+  TA_RETURN_IF_ERROR(RewriteForCall(&graph, &call->signature));
+  PruneForTargets(&graph, call->signature.targets);
+  TA_RETURN_IF_ERROR(OptimizeGraph(options.optimizer, CpuConstantEvaluator(), &graph));
+  const std::vector<tensorflow::DeviceAttributes> devices = AllDevices(tasks);
+  PlacerOptions placer;
+  placer.allow_soft_placement = options.allow_soft_placement;
+  placer.cost_model = &cost_model;
+  if (cluster && !tasks[0].devices.empty()) {
+    // As TensorFlow's master: what the graph does not place goes to the master's task,
+    // and the step's feeds and fetches are exchanged there.
+    const std::string home = tasks[0].devices[0].name();
+    placer.default_device = home;
+    for (Node* n : graph.op_nodes()) {
+      if (n->type_string() == "_Arg" || n->type_string() == "_Retval") n->mutable_def()->set_device(home);
+    }
+  }
+  TA_RETURN_IF_ERROR(PlaceGraph(&graph, devices,
+                                [](const Node& n, const std::string& type) { return KernelExists(n.def(), type); },
+                                placer));
+  if (options.optimizer.do_remapping) Remap(&graph);
+  PartitionOptions partition;
+  for (const auto& d : devices) partition.device_incarnations[d.name()] = static_cast<int64_t>(d.incarnation());
+  partition.lossy_float_transfers = options.enable_bfloat16_sendrecv;
+  partition.schedule_recvs = options.enable_recv_scheduling;
+  const CostModel* cost = &cost_model;
+  partition.node_cost = [cost](const Node& n) { return cost->ComputeMicros(n, DEVICE_CPU); };
+  std::map<std::string, tensorflow::GraphDef> parts;
+  TA_RETURN_IF_ERROR(Partition(graph, partition, &parts));
+  // The second level: each task gets one graph with its devices' parts.
+  std::map<int, tensorflow::GraphDef> by_task;
+  for (auto& [device, part] : parts) {
+    const std::string task = TaskOfDevice(device);
+    int index = -1;
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      if (tasks[t].name == task) index = static_cast<int>(t);
+    }
+    if (index < 0 && !cluster) index = 0;  // a lone worker may name its devices its own way
+    if (index < 0) return errors::Internal("device ", device, " belongs to no task of the cluster");
+    tensorflow::GraphDef& mine = by_task[index];
+    *mine.mutable_versions() = graph.versions();
+    for (const NodeDef& node : part.node()) *mine.add_node() = node;
+    if (!part.has_versions()) *part.mutable_versions() = graph.versions();
+    call->partitions.push_back(std::make_shared<const tensorflow::GraphDef>(std::move(part)));
+  }
+  if (by_task.empty()) by_task[0];  // nothing to run: the master's task answers an empty step
+  for (auto& [index, g] : by_task) {
+    call->tasks.push_back(TaskGraph{index, std::make_shared<const tensorflow::GraphDef>(std::move(g)), ""});
+  }
+  return Status::OK();
+}
+
+Status CheckFeeds(const RunStepRequest& r, const CallSignature& sig) {
+  for (size_t i = 0; i < r.feeds.size(); ++i) {
+    const Tensor& t = r.feeds[i].second;
+    if (t.dtype() != sig.feed_types[i]) {
+      return errors::InvalidArgument("feed '", r.feeds[i].first, "' is a ", DataTypeString(t.dtype()),
+                                     " tensor but the graph's tensor '", r.feeds[i].first, "' is ",
+                                     DataTypeString(sig.feed_types[i]));
+    }
+    if (!sig.feed_shapes[i].IsCompatibleWith(t.shape())) {
+      return errors::InvalidArgument("feed '", r.feeds[i].first, "' has shape ", t.shape().DebugString(),
+                                     " but the placeholder declares shape ", sig.feed_shapes[i].DebugString());
+    }
+    if (!t.IsInitialized()) {
+      return errors::InvalidArgument("feed '", r.feeds[i].first, "' is a tensor without memory");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace tensoract

@@ -1,0 +1,152 @@
+#include "actors/cluster_membership.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "actors/remote_worker.h"
+
+namespace tensoract {
+namespace {
+
+void Log(const std::string& line) { std::fputs((line + "\n").c_str(), stderr); }
+
+}  // namespace
+
+ClusterMembership::ClusterMembership(caf::event_based_actor* self, caf::actor local_worker,
+                                     const MasterOptions& options, Events events)
+    : self_(self), options_(options), events_(std::move(events)) {
+  TaskState home;
+  home.name = "";  // filled in by the first heartbeat
+  home.worker = std::move(local_worker);
+  tasks_.push_back(std::move(home));
+  for (const RemoteAddress& address : options.remote_tasks) {
+    TaskState t;
+    t.name = address.name;
+    t.worker = SpawnRemoteWorker(self->system(), address);
+    self->link_to(t.worker);
+    t.last_error = errors::Unavailable("not contacted yet");
+    tasks_.push_back(std::move(t));
+  }
+}
+
+void ClusterMembership::StartHeartbeats() {
+  if (!cluster() || heartbeats_started_) return;
+  heartbeats_started_ = true;
+  self_->send(self_, heartbeat_tick_atom::value);
+}
+
+void ClusterMembership::Tick() {
+  for (size_t t = 1; t < tasks_.size(); ++t) {
+    if (!tasks_[t].heartbeat_in_flight) AskHeartbeat(static_cast<int>(t), options_.heartbeat_timeout_ms, [] {});
+  }
+  self_->delayed_send(self_, std::chrono::milliseconds(options_.heartbeat_interval_ms), heartbeat_tick_atom::value);
+}
+
+void ClusterMembership::CheckNow(int task) {
+  if (!tasks_[task].heartbeat_in_flight) AskHeartbeat(task, options_.heartbeat_timeout_ms, [] {});
+}
+
+void ClusterMembership::SendPeers() {
+  PeerDirectory peers;
+  for (const TaskState& t : tasks_) {
+    if (!t.data_plane.empty()) peers.data_plane_by_task[t.name] = t.data_plane;
+  }
+  for (const TaskState& t : tasks_) self_->send(t.worker, set_peers_atom::value, peers);
+}
+
+void ClusterMembership::MarkUnhealthy(int task, const Status& why) {
+  TaskState& t = tasks_[task];
+  if (t.healthy) Log(StrCat("master: task ", t.name, " is unavailable: ", why.message()));
+  t.healthy = false;
+  t.last_error = why;
+  events_.unavailable(task, errors::Unavailable("task ", t.name, " is unavailable: ", why.message()));
+}
+
+void ClusterMembership::OnHeartbeat(int task, WorkerInfo info) {
+  TaskState& t = tasks_[task];
+  if (!info.status.ok()) return MarkUnhealthy(task, info.status);
+  if (t.name.empty()) t.name = info.task;  // the master's own task names itself
+  if (!info.task.empty() && info.task != t.name) {
+    return MarkUnhealthy(task, errors::FailedPrecondition("the node at its address says it is task ", info.task));
+  }
+  if (t.incarnation != 0 && info.incarnation != t.incarnation) {
+    Log(StrCat("master: task ", t.name, " restarted (incarnation ", t.incarnation, " -> ", info.incarnation,
+               "); its graphs will be registered again"));
+    events_.restarted(task);
+  } else if (!t.healthy && t.incarnation != 0) {
+    Log(StrCat("master: task ", t.name, " answers again"));
+  }
+  bool moved = info.data_plane != t.data_plane;
+  t.incarnation = info.incarnation;
+  t.data_plane = std::move(info.data_plane);
+  t.devices = std::move(info.devices);
+  t.healthy = true;
+  t.last_error = Status::OK();
+  if (moved && cluster()) SendPeers();
+}
+
+void ClusterMembership::AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then) {
+  tasks_[task].heartbeat_in_flight = true;
+  self_->request(tasks_[task].worker, std::chrono::milliseconds(timeout_ms), heartbeat_atom::value)
+      .then(
+          [=](WorkerInfo& info) {
+            tasks_[task].heartbeat_in_flight = false;
+            OnHeartbeat(task, std::move(info));
+            then();
+          },
+          [=](caf::error& e) {
+            tasks_[task].heartbeat_in_flight = false;
+            Status why = e == caf::sec::request_timeout
+                             ? errors::DeadlineExceeded("no heartbeat within ", timeout_ms, " ms")
+                             : FromCafError(e, "heartbeat");
+            MarkUnhealthy(task, why);
+            then();
+          });
+}
+
+void ClusterMembership::WithCluster(std::function<void(const Status&)> next) {
+  bool ready = true;
+  for (const TaskState& t : tasks_) ready &= t.healthy;
+  if (ready) return next(Status::OK());
+  waiting_for_cluster_.push_back(std::move(next));
+  if (discovering_ > 0) return;
+  auto round_done = [this]() {
+    if (--discovering_ > 0) return;
+    std::string missing;
+    for (const TaskState& t : tasks_) {
+      if (!t.healthy) missing += StrCat(missing.empty() ? "" : "; ", t.name, ": ", t.last_error.message());
+    }
+    Status status = missing.empty() ? Status::OK() : errors::Unavailable("tasks not reachable: ", missing);
+    if (status.ok() && cluster()) SendPeers();
+    auto waiting = std::move(waiting_for_cluster_);
+    waiting_for_cluster_.clear();
+    for (auto& k : waiting) k(status);
+  };
+  // A first contact includes connecting; give it the longer of the two.
+  int64_t timeout = std::max<int64_t>(options_.heartbeat_timeout_ms, 5000);
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    if (tasks_[t].healthy) continue;
+    ++discovering_;
+    AskHeartbeat(static_cast<int>(t), timeout, round_done);
+  }
+}
+
+std::string ClusterMembership::Inspect() const {
+  std::string out;
+  if (!cluster()) return out;
+  for (const TaskState& t : tasks_) {
+    out += StrCat("\n  task ", t.name, ": ", t.healthy ? "healthy" : "UNAVAILABLE",
+                  t.healthy ? "" : StrCat(" (", t.last_error.message(), ")"), ", incarnation ", t.incarnation,
+                  ", data plane ", t.data_plane.empty() ? "-" : t.data_plane, ", ", t.devices.size(), " devices");
+  }
+  return out;
+}
+
+std::string ClusterMembership::InspectWaiting() const {
+  if (waiting_for_cluster_.empty()) return "";
+  return StrCat("\n  ", waiting_for_cluster_.size(), " first steps wait to learn every task's devices (", discovering_,
+                " heartbeats out)");
+}
+
+}  // namespace tensoract

@@ -1,0 +1,95 @@
+// What a master knows of its cluster's tasks, and how it keeps that current.
+//
+// Task 0 is the master's own (its local worker); the others are remote, each reached through
+// a RemoteWorker. Every heartbeat_interval_ms the membership asks each remote task for a
+// heartbeat (its name, incarnation, devices and data-plane address). A task that does not
+// answer within heartbeat_timeout_ms (frozen) or cannot be reached (killed) is unhealthy;
+// one that answers with a new incarnation has restarted. The membership says so through its
+// Events (the master fails the steps using the task, and drops a restarted task's
+// registrations) and tells every worker where the others' data planes are when one moves.
+//
+// It lives in the master actor's state and acts through that actor (`self`): its requests'
+// replies run in the master's context, like everything else there. Heartbeats start with
+// StartHeartbeats (the master's first session: an idle master bothers nobody); the master
+// hands every heartbeat_tick_atom it receives to Tick.
+#ifndef TENSORACT_ACTORS_CLUSTER_MEMBERSHIP_H_
+#define TENSORACT_ACTORS_CLUSTER_MEMBERSHIP_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/master.h"
+#include "actors/messages.h"
+
+namespace tensoract {
+
+using heartbeat_tick_atom = caf::atom_constant<caf::atom("hbtick")>;
+
+// What the master knows of one task of the cluster.
+struct TaskState {
+  std::string name;
+  caf::actor worker;  // the local worker, or a RemoteWorker
+  bool healthy = false;
+  bool heartbeat_in_flight = false;
+  uint64_t incarnation = 0;  // 0: never heard from
+  std::string data_plane;
+  std::vector<tensorflow::DeviceAttributes> devices;
+  Status last_error;
+};
+
+class ClusterMembership {
+ public:
+  struct Events {
+    // `task` stopped answering (or answers as another task): its steps fail with `why`.
+    std::function<void(int task, const Status& why)> unavailable;
+    // `task` answered with a new incarnation: it lost its graphs and its steps.
+    std::function<void(int task)> restarted;
+  };
+
+  // Spawns a RemoteWorker per MasterOptions::remote_tasks, linked to `self`.
+  ClusterMembership(caf::event_based_actor* self, caf::actor local_worker, const MasterOptions& options,
+                    Events events);
+
+  const std::vector<TaskState>& tasks() const { return tasks_; }
+  const TaskState& task(int t) const { return tasks_[t]; }
+  bool cluster() const { return tasks_.size() > 1; }
+
+  // Starts the periodic heartbeats (once; later calls do nothing).
+  void StartHeartbeats();
+  // A heartbeat_tick_atom arrived: asks every remote task not already asked, and schedules
+  // the next tick.
+  void Tick();
+  // Asks `task` for a heartbeat now unless one is out (it seems to have restarted).
+  void CheckNow(int task);
+  // Calls `next` once every task is known and healthy (asking those that are not), or with
+  // Unavailable naming the tasks that are not.
+  void WithCluster(std::function<void(const Status&)> next);
+
+  // The membership's part of the master's inspect text (empty for a lone master).
+  std::string Inspect() const;
+  // "", or a line on the first steps waiting to learn every task's devices.
+  std::string InspectWaiting() const;
+
+ private:
+  void AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then);
+  void OnHeartbeat(int task, WorkerInfo info);
+  void MarkUnhealthy(int task, const Status& why);
+  void SendPeers();
+
+  caf::event_based_actor* const self_;
+  const MasterOptions options_;
+  const Events events_;
+  std::vector<TaskState> tasks_;  // [0]: the master's own task
+  // Callers waiting for every task to be known and healthy.
+  std::vector<std::function<void(const Status&)>> waiting_for_cluster_;
+  int discovering_ = 0;  // heartbeats of the discovery round still out
+  bool heartbeats_started_ = false;
+};
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_ACTORS_CLUSTER_MEMBERSHIP_H_
