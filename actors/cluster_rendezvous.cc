@@ -1,7 +1,7 @@
 #include "actors/cluster_rendezvous.h"
 
-#include "actors/data_plane_client.h"
-#include "actors/data_plane_wire.h"
+#include "actors/data_plane/client.h"
+#include "actors/data_plane/wire.h"
 
 namespace tensoract {
 

@@ -2,7 +2,7 @@
 //
 // A _Recv whose key names a send device on this worker's own task waits in the local
 // rendezvous actor (actors/rendezvous.h). One whose send device is on another task is
-// fetched from that task's data plane (actors/data_plane_client.h), which answers from its
+// fetched from that task's data plane (actors/data_plane/client.h), which answers from its
 // own rendezvous actor once the _Send there has run. Sends are always local: a value
 // waits where it was produced until the task that needs it asks (pull, as TensorFlow's
 // RecvTensor).

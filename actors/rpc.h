@@ -10,7 +10,7 @@
 // serializer beyond what it does for every message, and the bytes are exactly what a
 // TensorFlow tool would read. `code` is a tensorflow::error::Code; OK means the response
 // bytes hold the response. Tensors of RunGraph steps never travel here: they go over the
-// data plane (actors/data_plane.h).
+// data plane (actors/data_plane/data_plane.h).
 //
 // The node service (actors/node_service.h) answers these for a process's master and
 // worker; RemoteWorker and RemoteMaster (actors/remote_worker.h, actors/remote_master.h)

@@ -11,8 +11,8 @@
 
 #include "actors/cluster_credentials.h"
 #include "actors/cluster_rendezvous.h"
-#include "actors/data_plane_client.h"
-#include "actors/data_plane_server.h"
+#include "actors/data_plane/client.h"
+#include "actors/data_plane/server.h"
 #include "actors/device_actor.h"
 #include "actors/executor.h"
 #include "actors/rendezvous.h"

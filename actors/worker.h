@@ -27,7 +27,7 @@
 //               entries (RunGraph with master_cleans_up keeps them until this comes)
 //
 // With serve_data_plane the worker listens for other tasks' tensor fetches
-// (actors/data_plane_server.h) and fetches theirs (actors/cluster_rendezvous.h).
+// (actors/data_plane/server.h) and fetches theirs (actors/cluster_rendezvous.h).
 #ifndef TENSORACT_ACTORS_WORKER_H_
 #define TENSORACT_ACTORS_WORKER_H_
 
@@ -50,7 +50,7 @@ struct WorkerOptions {
   bool serve_data_plane = false;
   std::string data_plane_host = "127.0.0.1";
   // The cluster token both ends of every data-plane connection prove they hold
-  // (actors/data_plane_auth.h); required with serve_data_plane.
+  // (actors/data_plane/auth.h); required with serve_data_plane.
   std::string cluster_token;
 };
 

@@ -10,7 +10,7 @@
 # with no copy into or out of a message arena and no size limit imposed by
 # Cap'n Proto's traversal limits.
 #
-# Stream layout (actors/data_plane_wire.h). Client -> server: one
+# Stream layout (actors/data_plane/wire.h). Client -> server: one
 # RecvTensorRequest message per request. Server -> client: DataPlaneReply
 # messages, each either
 #   [frame: a TensorFrame][firstChunk raw bytes]            or

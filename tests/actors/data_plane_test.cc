@@ -15,8 +15,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "actors/data_plane.h"
-#include "actors/data_plane_auth.h"
+#include "actors/data_plane/data_plane.h"
+#include "actors/data_plane/auth.h"
 #include "messages/tensor_frame.capnp.h"
 
 #include <capnp/message.h>

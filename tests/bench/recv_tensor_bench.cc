@@ -25,7 +25,7 @@
 #include <mutex>
 #include <vector>
 
-#include "actors/data_plane.h"
+#include "actors/data_plane/data_plane.h"
 
 namespace tensoract {
 namespace {

@@ -22,7 +22,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/cluster_transport.h"
-#include "actors/data_plane.h"
+#include "actors/data_plane/data_plane.h"
 #include "actors/messages.h"
 #include "actors/rpc.h"
 #include "actors/session.h"

@@ -13,10 +13,10 @@
 #include <mutex>
 #include <thread>
 
-#include "actors/data_plane_auth.h"
-#include "actors/data_plane_client.h"
-#include "actors/data_plane_server.h"
-#include "actors/data_plane_wire.h"
+#include "actors/data_plane/auth.h"
+#include "actors/data_plane/client.h"
+#include "actors/data_plane/server.h"
+#include "actors/data_plane/wire.h"
 #include "actors/executor_plan.h"
 #include "actors/rpc_requests.h"
 #include "kernels/device.h"

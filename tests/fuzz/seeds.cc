@@ -6,7 +6,7 @@
 
 #include <capnp/message.h>
 
-#include "actors/data_plane_wire.h"
+#include "actors/data_plane/wire.h"
 #include "actors/rpc_requests.h"
 #include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"

@@ -1,4 +1,4 @@
-#include "actors/data_plane_wire.h"
+#include "actors/data_plane/wire.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

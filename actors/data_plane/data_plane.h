@@ -4,8 +4,8 @@
 #ifndef TENSORACT_ACTORS_DATA_PLANE_H_
 #define TENSORACT_ACTORS_DATA_PLANE_H_
 
-#include "actors/data_plane_client.h"
-#include "actors/data_plane_server.h"
-#include "actors/data_plane_wire.h"
+#include "actors/data_plane/client.h"
+#include "actors/data_plane/server.h"
+#include "actors/data_plane/wire.h"
 
 #endif  // TENSORACT_ACTORS_DATA_PLANE_H_

@@ -15,7 +15,7 @@
 // resource tensor is answered with Unimplemented.
 //
 // Trust and bounds: a connection first completes the data plane handshake
-// (actors/data_plane_auth.h: both ends prove they hold the cluster token) within
+// (actors/data_plane/auth.h: both ends prove they hold the cluster token) within
 // `handshake_timeout_ms`; nothing it sends before reaches the provider. At most
 // `max_connections` connections live at once (more are closed at accept), each with at
 // most `max_pending_replies` requests unanswered (more are answered ResourceExhausted).
@@ -81,7 +81,7 @@ class DataPlaneServer {
   // Closes the listening socket and every connection, and joins every thread. Idempotent.
   void Stop();
 
-  struct Connection;  // one accepted client (data_plane_server.cc)
+  struct Connection;  // one accepted client (server.cc)
 
  private:
   DataPlaneServer(Provider provider, Options options, int listen_fd, int port);

@@ -57,7 +57,7 @@ class DataPlaneClient {
   };
 
   // `token`: the cluster's; each connection proves it to the server and checks the
-  // server's proof (actors/data_plane_auth.h) before any request.
+  // server's proof (actors/data_plane/auth.h) before any request.
   explicit DataPlaneClient(const std::string& token);
   ~DataPlaneClient();
   DataPlaneClient(const DataPlaneClient&) = delete;
@@ -73,7 +73,7 @@ class DataPlaneClient {
   StatusOr<Received> RecvTensor(const std::string& peer, int64_t step_id, const std::string& key,
                                 bool lossy16, int64_t deadline_ms, Allocator* allocator = cpu_allocator());
 
-  struct Connection;  // one peer's socket and its requests in flight (data_plane_client.cc)
+  struct Connection;  // one peer's socket and its requests in flight (client.cc)
   struct Request;     // one request in flight
 
  private:

@@ -1,4 +1,4 @@
-#include "actors/data_plane_server.h"
+#include "actors/data_plane/server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -20,8 +20,8 @@
 
 #include <capnp/serialize.h>
 
-#include "actors/data_plane_auth.h"
-#include "actors/data_plane_wire.h"
+#include "actors/data_plane/auth.h"
+#include "actors/data_plane/wire.h"
 #include "messages/tensor_frame.capnp.h"
 
 namespace tensoract {

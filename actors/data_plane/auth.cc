@@ -1,4 +1,4 @@
-#include "actors/data_plane_auth.h"
+#include "actors/data_plane/auth.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "actors/data_plane_wire.h"
+#include "actors/data_plane/wire.h"
 
 namespace tensoract {
 namespace data_plane {

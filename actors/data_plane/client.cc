@@ -1,4 +1,4 @@
-#include "actors/data_plane_client.h"
+#include "actors/data_plane/client.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -9,8 +9,8 @@
 
 #include <capnp/serialize.h>
 
-#include "actors/data_plane_auth.h"
-#include "actors/data_plane_wire.h"
+#include "actors/data_plane/auth.h"
+#include "actors/data_plane/wire.h"
 #include "messages/tensor_frame.capnp.h"
 
 namespace tensoract {

@@ -1,7 +1,7 @@
 // The data plane's byte stream: sockets, Cap'n Proto framing and raw payloads.
 //
-// Shared by DataPlaneServer and DataPlaneClient (actors/data_plane_server.h,
-// actors/data_plane_client.h); the message layout is messages/tensor_frame.capnp. A
+// Shared by DataPlaneServer and DataPlaneClient (actors/data_plane/server.h,
+// actors/data_plane/client.h); the message layout is messages/tensor_frame.capnp. A
 // message is a small Cap'n Proto header in standard stream framing; a tensor's bytes
 // follow it raw, so they are written straight from the tensor (one gathered sendmsg) and
 // read straight into the destination tensor, never through a message arena.
