@@ -150,7 +150,9 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
     auto server = DataPlaneServer::Start(provider, where);
     if (server.ok()) {
       st.data_plane = std::move(server).value();
-      st.data_plane_address = StrCat(options.data_plane_host, ":", st.data_plane->port());
+      const std::string& host =
+          options.data_plane_advertise.empty() ? options.data_plane_host : options.data_plane_advertise;
+      st.data_plane_address = StrCat(host, ":", st.data_plane->port());
       fetcher = std::make_shared<DataPlaneClient>(options.cluster_token);
     } else {
       // The worker still runs single-task steps; the master sees no data plane and fails

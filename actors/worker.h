@@ -49,6 +49,8 @@ struct WorkerOptions {
   // Serve this task's tensors to other tasks, on data_plane_host (port: any free one).
   bool serve_data_plane = false;
   std::string data_plane_host = "127.0.0.1";
+  // The host other tasks are told to fetch from (heartbeats); empty: data_plane_host.
+  std::string data_plane_advertise;
   // The cluster token both ends of every data-plane connection prove they hold
   // (actors/data_plane/auth.h); required with serve_data_plane.
   std::string cluster_token;

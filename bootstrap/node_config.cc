@@ -1,5 +1,7 @@
 #include "bootstrap/node_config.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -11,7 +13,7 @@ namespace {
 const std::set<std::string>& Keys() {
   static const std::set<std::string> keys = {"cluster", "job", "task", "listen", "token-file", "cpu-devices",
                                              "threads", "heartbeat-interval-ms", "heartbeat-timeout-ms",
-                                             "bfloat16-sendrecv", "session-gc-seconds"};
+                                             "bfloat16-sendrecv", "session-gc-seconds", "advertise"};
   return keys;
 }
 
@@ -102,7 +104,19 @@ StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args) {
   TA_ASSIGN_OR_RETURN(options.task, ParseInt("--task", values["task"], 0));
   TA_ASSIGN_OR_RETURN(options.address, options.cluster.Task(options.job, options.task));
   if (values.count("listen")) options.listen = values["listen"];
-  if (options.listen.empty()) return errors::InvalidArgument("--listen: empty address");
+  in_addr ipv4;
+  if (inet_pton(AF_INET, options.listen.c_str(), &ipv4) != 1) {
+    return errors::InvalidArgument("--listen: '", options.listen,
+                                   "' is not an IPv4 address (the data plane listens on IPv4 only; "
+                                   "0.0.0.0 listens everywhere)");
+  }
+  const bool everywhere = options.listen == "0.0.0.0";
+  options.advertise = values.count("advertise") ? values["advertise"] : (everywhere ? options.address.host : options.listen);
+  if (options.advertise.empty() || options.advertise == "0.0.0.0" || options.advertise == "::") {
+    return errors::InvalidArgument("--advertise: '", options.advertise,
+                                   "' is not an address peers can reach; name this host's address",
+                                   everywhere ? " (--listen 0.0.0.0 announces the cluster spec's host unless told)" : "");
+  }
   options.token_file = values["token-file"];
   if (values.count("cpu-devices")) {
     TA_ASSIGN_OR_RETURN(options.cpu_devices, ParseInt("--cpu-devices", values["cpu-devices"], 1));
@@ -144,7 +158,10 @@ std::string NodeUsage() {
          "  --config FILE      'key = value' lines with the same keys (cluster, job, task,\n"
          "                     listen, token-file, cpu-devices, threads, heartbeat-...);\n"
          "                     flags win\n"
-         "  --listen ADDRESS   where to accept peers (default 127.0.0.1; 0.0.0.0: everywhere)\n"
+         "  --listen ADDRESS   the IPv4 address to accept peers on (default 127.0.0.1;\n"
+         "                     0.0.0.0: everywhere)\n"
+         "  --advertise HOST   the host peers are told to reach this node's data plane at\n"
+         "                     (default: --listen, or the spec's host with --listen 0.0.0.0)\n"
          "  --token-file PATH  the cluster's shared token (default: $TENSORACT_CLUSTER_TOKEN)\n"
          "  --cpu-devices N    CPU devices of the worker (default 1)\n"
          "  --threads N        scheduler and device threads (default 0: one per core)\n"

@@ -16,7 +16,9 @@
 //   listen = 127.0.0.1
 //
 // A flag on the command line wins over the same key in the file. --cluster, --job and
-// --task are required (from one or the other); the task must be in the spec.
+// --task are required (from one or the other); the task must be in the spec. --listen is
+// an IPv4 address (the data plane listens on IPv4 only); --advertise (a host name or an
+// address) must be one peers can dial, so never 0.0.0.0.
 //
 // The cluster token (every peer must prove it holds it: actors/cluster_transport.h) comes from
 // --token-file, else from the environment variable TENSORACT_CLUSTER_TOKEN. There is no
@@ -37,7 +39,10 @@ struct NodeOptions {
   std::string job;
   int task = 0;
   TaskAddress address;              // the task's entry in the cluster spec
-  std::string listen = "127.0.0.1"; // where the node accepts peers: loopback unless told
+  std::string listen = "127.0.0.1"; // where the node accepts peers: loopback unless told (IPv4)
+  // The host peers are told to reach this node's data plane at. Default: `listen`, or the
+  // cluster spec's host for this task when `listen` is 0.0.0.0 (which no peer can dial).
+  std::string advertise;
   std::string token_file;           // empty: TENSORACT_CLUSTER_TOKEN
   int cpu_devices = 1;
   int threads = 0;                  // actor scheduler and CPU device threads; 0: one per core

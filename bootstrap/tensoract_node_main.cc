@@ -58,6 +58,7 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
   worker_options.num_cpu_devices = options.cpu_devices;
   worker_options.serve_data_plane = true;
   worker_options.data_plane_host = options.listen;
+  worker_options.data_plane_advertise = options.advertise;
   worker_options.cluster_token = token;
   caf::actor worker = SpawnWorker(system, worker_options);
   MasterOptions master_options;
@@ -79,13 +80,19 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
     caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
   };
-  // The worker's data plane, to announce it.
-  std::string data_plane = "none";
+  // The worker's data plane, to announce it. A node without one would run half-configured
+  // (every step that spans tasks failing), so it refuses to start instead.
+  std::string data_plane;
   {
     caf::scoped_actor self{system};
     self->request(worker, std::chrono::seconds(10), heartbeat_atom::value)
-        .receive([&](WorkerInfo& info) { if (!info.data_plane.empty()) data_plane = info.data_plane; },
-                 [&](caf::error&) {});
+        .receive([&](WorkerInfo& info) { data_plane = info.data_plane; }, [&](caf::error&) {});
+  }
+  if (data_plane.empty()) {
+    std::cerr << "tensoract-node " << task << ": refusing to start: its data plane cannot listen on "
+              << options.listen << " (see the line above)\n";
+    stop_actors();
+    return 1;
   }
 
   // reuse: a restarted node must get its port back while the old one's is in TIME_WAIT.

@@ -102,6 +102,30 @@ TEST_CASE("node options come from flags, a config file, or both with the flags w
   std::remove(path.c_str());
 }
 
+TEST_CASE("a node announces an address peers can dial") {
+  const std::vector<std::string> task = {"--cluster", "worker=10.1.2.3:2222", "--job", "worker", "--task", "0"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = task;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return ParseNodeArgs(args);
+  };
+  auto loopback = with({});
+  REQUIRE(loopback.ok());
+  CHECK(loopback->advertise == "127.0.0.1");
+  auto everywhere = with({"--listen", "0.0.0.0"});
+  REQUIRE(everywhere.ok());
+  CHECK(everywhere->advertise == "10.1.2.3");  // the spec's host, not 0.0.0.0
+  auto told = with({"--listen", "0.0.0.0", "--advertise", "node7.example"});
+  REQUIRE(told.ok());
+  CHECK(told->advertise == "node7.example");
+  auto ipv6 = with({"--listen", "::"});
+  REQUIRE_FALSE(ipv6.ok());
+  CHECK_THAT(ipv6.status().message(), Catch::Contains("--listen: '::' is not an IPv4 address"));
+  auto unreachable = with({"--advertise", "0.0.0.0"});
+  REQUIRE_FALSE(unreachable.ok());
+  CHECK_THAT(unreachable.status().message(), Catch::Contains("--advertise: '0.0.0.0' is not an address peers can reach"));
+}
+
 TEST_CASE("bad node flags are named") {
   auto missing = ParseNodeArgs({"--cluster", "worker=h:1", "--job", "worker"});
   REQUIRE_FALSE(missing.ok());

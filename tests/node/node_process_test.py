@@ -208,11 +208,24 @@ def main():
         ("a task out of range", ["--cluster", "worker=h:1", "--job", "worker", "--task", "1"], 2,
          "task 1 of job 'worker' is out of range"),
         ("an unknown flag", ["--cluster", "worker=h:1", "--jbo", "worker"], 2, "unknown flag '--jbo'"),
+        ("an IPv6 address to listen on", ["--cluster", "worker=h:1", "--job", "worker", "--task", "0",
+                                          "--listen", "::1"], 2, "--listen: '::1' is not an IPv4 address"),
+        ("a host name to listen on", ["--cluster", "worker=h:1", "--job", "worker", "--task", "0",
+                                      "--listen", "localhost"], 2, "--listen: 'localhost' is not an IPv4 address"),
+        ("0.0.0.0 to announce", ["--cluster", "worker=h:1", "--job", "worker", "--task", "0", "--listen", "0.0.0.0",
+                                 "--advertise", "0.0.0.0"], 2, "--advertise: '0.0.0.0' is not an address peers"),
     ]
     for what, args, want_rc, want_err in cases:
         rc, out, err, secs = run(node, *args, env=clean)
         check(f"a node with {what} refuses to start", rc == want_rc and want_err in err and out == "",
               f"rc {rc}, err {err!r}")
+
+    # An address that is not this host's (TEST-NET-1): the data plane cannot listen, and the
+    # node refuses to start rather than run without one.
+    rc, out, err, secs = run(node, "--cluster", "worker=127.0.0.1:0", "--job", "worker", "--task", "0",
+                             "--listen", "192.0.2.1", "--token-file", token, env=clean)
+    check("a node that cannot listen where told refuses to start", rc == 1 and "refusing to start" in err
+          and "192.0.2.1" in err and out == "", f"rc {rc}, err {err!r}")
 
 
 if __name__ == "__main__":
