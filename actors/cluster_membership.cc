@@ -23,7 +23,9 @@ ClusterMembership::ClusterMembership(caf::event_based_actor* self, caf::actor lo
   for (const RemoteAddress& address : options.remote_tasks) {
     TaskState t;
     t.name = address.name;
-    t.worker = SpawnRemoteWorker(self->system(), address);
+    // Its steps there are aborted if no heartbeat renews the lease for one interval past
+    // the heartbeat timeout (this master froze or was cut off).
+    t.worker = SpawnRemoteWorker(self->system(), address, options.heartbeat_interval_ms + options.heartbeat_timeout_ms);
     self->link_to(t.worker);
     t.last_error = errors::Unavailable("not contacted yet");
     tasks_.push_back(std::move(t));

@@ -92,9 +92,11 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::Connect(const SessionOptions
   TA_RETURN_IF_ERROR(credentials.Validate());
   auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options), &credentials);
   caf::actor_system& system = owned->system;
-  caf::actor master = SpawnRemoteMaster(
-      system, RemoteAddress{host, static_cast<uint16_t>(port), StrCat("master ", target), 5000, true},
-      options.step_timeout_ms);
+  RemoteAddress address{host, static_cast<uint16_t>(port), StrCat("master ", target), 5000};
+  address.fail_calls_when_gone = true;
+  address.liveness_interval_ms = options.master_heartbeat_interval_ms;
+  address.liveness_timeout_ms = options.master_heartbeat_timeout_ms;
+  caf::actor master = SpawnRemoteMaster(system, address, options.step_timeout_ms);
   return std::unique_ptr<LocalServer>(new LocalServer(system, std::move(owned), options, std::move(master)));
 }
 

@@ -54,6 +54,12 @@ struct SessionOptions {
   bool enable_recv_scheduling = false;
   // A step that runs longer fails with DeadlineExceeded (RunOptions may set its own).
   int64_t step_timeout_ms = 10 * 60 * 1000;
+  // A remote target only: while a call waits, the client asks the master's node for a
+  // heartbeat every master_heartbeat_interval_ms, and fails the call with Unavailable
+  // naming the master when one goes unanswered for master_heartbeat_timeout_ms (a frozen
+  // or cut-off master; a dead one is noticed at once). 0: wait out the call's deadline.
+  int64_t master_heartbeat_interval_ms = 1000;
+  int64_t master_heartbeat_timeout_ms = 3000;
   // The graph passes run on every call graph: common-subexpression elimination and
   // constant folding, each switchable off (TensorFlow's OptimizerOptions).
   GraphOptimizerOptions optimizer;

@@ -48,6 +48,10 @@ using master_gone_atom = caf::atom_constant<caf::atom("mastergone")>;
 // (client_gone_atom, std::string owner) to a master: the remote client that created
 // sessions as `owner` went away; they are closed and their running steps cancelled.
 using client_gone_atom = caf::atom_constant<caf::atom("clientgone")>;
+// (master_lease_atom, std::string owner, int64_t lease_ms) to a worker: the remote master
+// `owner` renewed its lease (it sent a heartbeat); if it does not renew it within lease_ms,
+// the worker aborts its running steps (a frozen or cut-off master never "goes away").
+using master_lease_atom = caf::atom_constant<caf::atom("mastlease")>;
 using create_session_atom = caf::atom_constant<caf::atom("createsess")>;
 using run_step_atom = caf::atom_constant<caf::atom("runstep")>;
 using close_session_atom = caf::atom_constant<caf::atom("closesess")>;

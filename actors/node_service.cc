@@ -140,7 +140,11 @@ tensoract::HeartbeatResponse ToHeartbeat(const WorkerInfo& info) {
 bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method, const std::string& bytes,
                  caf::response_promise& rp, const std::string& owner) {
   if (method == "Heartbeat") {
-    IfDecoded(rp, rpc::DecodeHeartbeat(bytes), [&](int64_t sequence) {
+    IfDecoded(rp, rpc::DecodeHeartbeat(bytes), [&](rpc::Heartbeat heartbeat) {
+      if (!owner.empty() && heartbeat.lease_ms > 0) {
+        self->send(worker, master_lease_atom::value, owner, heartbeat.lease_ms);
+      }
+      const int64_t sequence = heartbeat.sequence;
       Forward<WorkerInfo>(
           self, worker, rp, method,
           [sequence](WorkerInfo& info, std::string* out) {

@@ -53,6 +53,7 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
   self->state.node.Attach(self, std::move(address));
   self->state.default_step_timeout_ms = default_step_timeout_ms;
   return {
+      [=](liveness_tick_atom) { self->state.node.OnLivenessTick(); },
       [=](create_session_atom, const CreateSessionRequest& request) {
         tensorflow::CreateSessionRequest proto;
         if (request.graph) *proto.mutable_graph_def() = *request.graph;

@@ -37,12 +37,41 @@ void RemoteNode::Attach(caf::event_based_actor* self, RemoteAddress address) {
     if (!address_.fail_calls_when_gone) return;
     // CAF 0.17 may never answer a request to a proxy whose node went away (it would wait
     // out its whole deadline): the calls in flight fail now, naming the node.
-    auto lost = std::move(in_flight_);
-    in_flight_.clear();
-    const Status why = errors::Unavailable(address_.name, " (", address_.host, ":", address_.port,
-                                           ") went away: ", ErrorText(self_->home_system(), down.reason));
-    for (auto& [id, done] : lost) done(why, "");
+    FailInFlight(errors::Unavailable(address_.name, " (", address_.host, ":", address_.port,
+                                     ") went away: ", ErrorText(self_->home_system(), down.reason)));
   });
+}
+
+void RemoteNode::FailInFlight(const Status& why) {
+  if (service_) self_->demonitor(service_);
+  service_ = nullptr;
+  auto lost = std::move(in_flight_);
+  in_flight_.clear();
+  for (auto& [id, done] : lost) done(why, "");
+}
+
+void RemoteNode::ScheduleLivenessTick() {
+  if (address_.liveness_interval_ms <= 0 || liveness_tick_scheduled_) return;
+  liveness_tick_scheduled_ = true;
+  self_->delayed_send(self_, std::chrono::milliseconds(address_.liveness_interval_ms), liveness_tick_atom::value);
+}
+
+void RemoteNode::OnLivenessTick() {
+  liveness_tick_scheduled_ = false;
+  if (in_flight_.empty() || !service_) return;  // nothing waits, or a connect (with its own deadline) runs
+  const int64_t timeout_ms = address_.liveness_timeout_ms;
+  caf::actor probed = service_;
+  self_->request(service_, std::chrono::milliseconds(timeout_ms), rpc_atom::value, std::string("Heartbeat"),
+                 std::string())
+      .then(
+          [this](int32_t, std::string&, std::string&) { ScheduleLivenessTick(); },
+          [this, probed, timeout_ms](caf::error& e) {
+            if (service_ != probed) return;  // already failed and reconnected
+            FailInFlight(errors::Unavailable(
+                address_.name, " (", address_.host, ":", address_.port, ") did not answer a heartbeat within ",
+                timeout_ms, " ms (frozen, or cut off from here): ",
+                e == caf::sec::request_timeout ? "no answer" : ErrorText(self_->home_system(), e)));
+          });
 }
 
 void RemoteNode::Call(const std::string& method, std::string request, int64_t timeout_ms, Done done) {
@@ -68,6 +97,7 @@ void RemoteNode::Send(Pending call) {
     in_flight_.erase(it);
     d(s, std::move(response));
   };
+  ScheduleLivenessTick();
   int64_t timeout_ms = call.timeout_ms;
   auto on_error = [this, done, what, timeout_ms](caf::error& e) {
     if (e == caf::sec::request_timeout) {

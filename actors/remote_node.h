@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <caf/actor.hpp>
+#include <caf/atom.hpp>
 #include <caf/typed_response_promise.hpp>
 #include <google/protobuf/message_lite.h>
 #include <caf/fwd.hpp>
@@ -40,7 +41,16 @@ struct RemoteAddress {
   // client's master. Not yet for the master's workers: with it, the master's heartbeats
   // stalled after a worker restart in tests/cluster (not understood yet; see RESULTS).
   bool fail_calls_when_gone = false;
+  // While calls are in flight, ask the node for a heartbeat every liveness_interval_ms;
+  // one unanswered within liveness_timeout_ms fails them all with Unavailable naming the
+  // node. A frozen process, or one the network cut off without a reset, never sends the
+  // "down" a dead one does: without this a call waits out its own deadline (a step's can
+  // be hours). 0: off. The actor hands each liveness_tick_atom to OnLivenessTick.
+  int64_t liveness_interval_ms = 0;
+  int64_t liveness_timeout_ms = 0;
 };
+
+using liveness_tick_atom = caf::atom_constant<caf::atom("livetick")>;
 
 class RemoteNode {
  public:
@@ -53,6 +63,9 @@ class RemoteNode {
   void Inspect(int64_t timeout_ms, Done done) { Call(kInspect, "", timeout_ms, std::move(done)); }
   // Sends without waiting for the answer (cleanups, aborts); errors are dropped.
   void Tell(const std::string& method, std::string request);
+
+  // A liveness_tick_atom arrived (see RemoteAddress::liveness_interval_ms).
+  void OnLivenessTick();
 
   const RemoteAddress& address() const { return address_; }
   bool connected() const { return static_cast<bool>(service_); }
@@ -67,6 +80,9 @@ class RemoteNode {
   void Connect();
   void Send(Pending call);
   void FailPending(const Status& status);
+  // Fails every call in flight with `why` and forgets the service (the next call connects).
+  void FailInFlight(const Status& why);
+  void ScheduleLivenessTick();
 
   RemoteAddress address_;
   caf::event_based_actor* self_ = nullptr;
@@ -75,6 +91,7 @@ class RemoteNode {
   std::vector<Pending> pending_;                 // waiting for a connection
   std::map<uint64_t, Done> in_flight_;           // sent, not answered
   uint64_t next_call_ = 0;
+  bool liveness_tick_scheduled_ = false;
 };
 
 // Helpers of the proxies (RemoteWorker, RemoteMaster) and the node service.

@@ -16,12 +16,14 @@ constexpr int64_t kStepSlackMs = 10 * 1000;
 struct RemoteWorkerState {
   RemoteNode node;
   int64_t heartbeat_sequence = 0;
+  int64_t master_lease_ms = 0;
   static inline const char* name = "tensoract.remote_worker";
 };
 using Self = caf::stateful_actor<RemoteWorkerState>;
 
-caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
+caf::behavior remote_worker_actor(Self* self, RemoteAddress address, int64_t master_lease_ms) {
   self->state.node.Attach(self, std::move(address));
+  self->state.master_lease_ms = master_lease_ms;
   return {
       [=](register_graph_atom, const RegisterGraphRequest& request) {
         tensorflow::RegisterGraphRequest proto;
@@ -70,6 +72,7 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
       [=](heartbeat_atom) {
         tensoract::HeartbeatRequest proto;
         proto.set_sequence(++self->state.heartbeat_sequence);
+        proto.set_lease_ms(self->state.master_lease_ms);
         return CallAndConvert<WorkerInfo>(
             self, self->state.node, "Heartbeat", ProtoBytes(proto), kControlTimeoutMs,
             [](const Status& s, const std::string& bytes) {
@@ -115,8 +118,8 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address) {
 
 }  // namespace
 
-caf::actor SpawnRemoteWorker(caf::actor_system& system, RemoteAddress address) {
-  return system.spawn(remote_worker_actor, std::move(address));
+caf::actor SpawnRemoteWorker(caf::actor_system& system, RemoteAddress address, int64_t master_lease_ms) {
+  return system.spawn(remote_worker_actor, std::move(address), master_lease_ms);
 }
 
 }  // namespace tensoract

@@ -20,7 +20,9 @@
 namespace tensoract {
 
 // The actor system must have CAF's middleman loaded.
-caf::actor SpawnRemoteWorker(caf::actor_system& system, RemoteAddress address);
+// `master_lease_ms`: each heartbeat renews the master's lease on its steps at the worker
+// for that long (see master_lease_atom); 0: none.
+caf::actor SpawnRemoteWorker(caf::actor_system& system, RemoteAddress address, int64_t master_lease_ms = 0);
 
 }  // namespace tensoract
 

@@ -68,10 +68,11 @@ StatusOr<std::vector<std::string>> DecodeReset(const std::string& bytes) {
   return std::vector<std::string>(req.container().begin(), req.container().end());
 }
 
-StatusOr<int64_t> DecodeHeartbeat(const std::string& bytes) {
+StatusOr<Heartbeat> DecodeHeartbeat(const std::string& bytes) {
   tensoract::HeartbeatRequest req;
   TA_RETURN_IF_ERROR(Parse("Heartbeat", bytes, &req));
-  return req.sequence();
+  // Clamped like a step's timeout: a lease near INT64_MAX would overflow the deadline.
+  return Heartbeat{req.sequence(), req.lease_ms() > 0 ? StepTimeoutMs(req.lease_ms(), 0) : 0};
 }
 
 StatusOr<PeerDirectory> DecodeSetPeers(const std::string& bytes) {

@@ -30,7 +30,11 @@ StatusOr<std::vector<std::string>> DecodeReset(const std::string& bytes);  // th
 
 // The worker's methods (TensorFlow's WorkerService and tensoract's own). `owner` names the
 // remote master that sent the request ("" for a local one).
-StatusOr<int64_t> DecodeHeartbeat(const std::string& bytes);  // the sequence number
+struct Heartbeat {
+  int64_t sequence = 0;
+  int64_t lease_ms = 0;  // the sending master's lease on its steps; 0: none
+};
+StatusOr<Heartbeat> DecodeHeartbeat(const std::string& bytes);
 StatusOr<PeerDirectory> DecodeSetPeers(const std::string& bytes);
 StatusOr<RegisterGraphRequest> DecodeRegisterGraph(const std::string& bytes, const std::string& owner);
 StatusOr<RunGraphRequest> DecodeRunGraph(const std::string& bytes, const std::string& owner);

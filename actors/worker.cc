@@ -20,6 +20,10 @@
 namespace tensoract {
 namespace {
 
+using lease_check_atom = caf::atom_constant<caf::atom("leasechk")>;
+// How often the masters' leases are checked: expiry is noticed at most this late.
+constexpr int64_t kLeaseCheckMs = 100;
+
 // A registered graph: one plan per device it uses.
 struct RegisteredGraph {
   std::vector<std::shared_ptr<const ExecutorPlan>> plans;
@@ -52,6 +56,14 @@ struct WorkerState {
   // Steps that ended with their rendezvous entries kept for the master's CleanupGraph, by
   // the remote master that ran them: dropped if it goes away before it cleans up.
   std::map<std::string, std::set<int64_t>> awaiting_cleanup;
+  // The remote masters' leases on their steps: until when, and for how long each renewal.
+  struct Lease {
+    std::chrono::steady_clock::time_point until;
+    int64_t ms = 0;
+    bool expired = false;  // its steps were aborted; the next renewal starts it again
+  };
+  std::map<std::string, Lease> leases;
+  bool lease_check_scheduled = false;
   static inline const char* name = "tensoract.worker";
 };
 
@@ -89,6 +101,25 @@ StatusOr<RegisteredGraph> BuildPlans(WorkerState& st, const tensorflow::GraphDef
     registered.device_index.push_back(index);
   }
   return registered;
+}
+
+// Aborts the running steps the remote master `owner` ran, with `why`, and drops what they
+// keep for its CleanupGraph: that master will not send it (it went away or stopped
+// renewing its lease).
+void AbandonStepsOf(Self* self, const std::string& owner, const Status& why) {
+  auto& st = self->state;
+  for (auto& [step_id, step] : st.running) {
+    if (step->owner != owner) continue;
+    // The step drops its rendezvous entries when it ends.
+    step->master_cleans_up = false;
+    self->send(st.rendezvous_actor, abort_atom::value, step_id, why);
+    for (const caf::actor& e : step->executors) self->send(e, abort_atom::value, why);
+  }
+  auto waiting = st.awaiting_cleanup.find(owner);
+  if (waiting != st.awaiting_cleanup.end()) {
+    for (int64_t step_id : waiting->second) self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
+    st.awaiting_cleanup.erase(waiting);
+  }
 }
 
 // Folds one executor's reply into its step; the step ends with the last reply.
@@ -270,20 +301,41 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
       [=](master_gone_atom, const std::string& owner, const Status& why) {
         auto& st = self->state;
         if (owner.empty()) return;  // this process's own master never goes alone
-        for (auto& [step_id, step] : st.running) {
-          if (step->owner != owner) continue;
-          // Nobody will send CleanupGraph: the step drops its rendezvous entries when it ends.
-          step->master_cleans_up = false;
-          self->send(st.rendezvous_actor, abort_atom::value, step_id, why);
-          for (const caf::actor& e : step->executors) self->send(e, abort_atom::value, why);
-        }
+        AbandonStepsOf(self, owner, why);
         for (auto it = st.graphs.begin(); it != st.graphs.end();) {
           it = it->second.owner == owner ? st.graphs.erase(it) : std::next(it);
         }
-        auto waiting = st.awaiting_cleanup.find(owner);
-        if (waiting != st.awaiting_cleanup.end()) {
-          for (int64_t step_id : waiting->second) self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
-          st.awaiting_cleanup.erase(waiting);
+        st.leases.erase(owner);
+      },
+      [=](master_lease_atom, const std::string& owner, int64_t lease_ms) {
+        auto& st = self->state;
+        WorkerState::Lease& lease = st.leases[owner];
+        lease.until = std::chrono::steady_clock::now() + std::chrono::milliseconds(lease_ms);
+        lease.ms = lease_ms;
+        lease.expired = false;
+        if (!st.lease_check_scheduled) {
+          st.lease_check_scheduled = true;
+          self->delayed_send(self, std::chrono::milliseconds(kLeaseCheckMs), lease_check_atom::value);
+        }
+      },
+      [=](lease_check_atom) {
+        auto& st = self->state;
+        st.lease_check_scheduled = false;
+        const auto now = std::chrono::steady_clock::now();
+        for (auto& [owner, lease] : st.leases) {
+          if (lease.expired || now < lease.until) continue;
+          lease.expired = true;
+          // Its graphs stay: a master that thaws runs them again (a dead one takes them
+          // with it, master_gone_atom).
+          AbandonStepsOf(self, owner,
+                         errors::Aborted("the master that ran this step stopped renewing its lease (no heartbeat for ",
+                                         lease.ms, " ms): it is frozen or cut off from this worker"));
+        }
+        bool any_live = false;
+        for (const auto& [owner, lease] : st.leases) any_live |= !lease.expired;
+        if (any_live) {
+          st.lease_check_scheduled = true;
+          self->delayed_send(self, std::chrono::milliseconds(kLeaseCheckMs), lease_check_atom::value);
         }
       },
       [=](cleanup_graph_atom, int64_t step_id) {

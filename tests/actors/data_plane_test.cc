@@ -49,6 +49,13 @@ class Store {
     }
     for (auto& reply : waiting) reply(Status::OK(), value, is_dead);
   }
+  // Requests waiting for a value not yet Put.
+  size_t num_waiting() {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t n = 0;
+    for (const auto& [key, replies] : waiting_) n += replies.size();
+    return n;
+  }
   DataPlaneServer::Provider provider() {
     return [this](int64_t step, const std::string& key, DataPlaneServer::Reply reply) {
       if (key.rfind("fail:", 0) == 0) {
@@ -454,7 +461,9 @@ TEST_CASE("requests beyond a connection's bound are answered ResourceExhausted, 
       return client.RecvTensor(PeerOf(**server), 7, "later" + std::to_string(i), false, In(5000));
     }));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Until the server holds all 100 (on a loaded machine the threads take a while).
+  for (int i = 0; i < 1000 && store.num_waiting() < 100; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(store.num_waiting() == 100);
   auto refused = client.RecvTensor(PeerOf(**server), 7, "one-too-many", false, In(5000));
   CHECK(refused.status().code() == error::RESOURCE_EXHAUSTED);
   for (int i = 0; i < 100; ++i) store.Put("later" + std::to_string(i), Tensor::Scalar<int32_t>(i));

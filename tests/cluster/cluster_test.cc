@@ -422,6 +422,83 @@ TEST_CASE("the master killed mid-step: the client's Run fails with Unavailable n
                          << " s after the master was killed");
 }
 
+TEST_CASE("the master frozen mid-step: the client's Run fails naming it; worker 1 ends its share of the step",
+          "[cluster][faults]") {
+  Cluster cluster;
+  // An endless loop whose body runs on worker 1: worker 1 keeps waiting for the master's
+  // task, iteration after iteration.
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> out;
+  REQUIRE(ops::WhileLoop(
+              root, {ops::Const(root, 0)},
+              [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
+                *pred = ops::Less(sc, v[0], 1000000000);
+                return sc.status();
+              },
+              [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
+                *next = {ops::Add(sc.WithDevice(kWorker1), v[0], 1)};
+                return sc.status();
+              },
+              &out)
+              .ok());
+  ops::Identity(root.WithOpName("count"), out[0]);
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  auto session = Connect(cluster.target());
+  REQUIRE(session->Create(def).ok());
+  auto run = std::async(std::launch::async, [&] {
+    std::vector<Tensor> got;
+    return session->Run({}, {"count"}, {}, &got);
+  });
+  std::string w1;
+  for (int i = 0; i < 100 && w1.find("steps running: [") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    w1 = InspectNode(cluster.worker1.port());
+    if (w1.find("steps running: []") != std::string::npos) w1.clear();
+  }
+  INFO(w1);
+  REQUIRE_THAT(w1, Catch::Contains("steps running: ["));
+  cluster.worker0.Signal(SIGSTOP);  // worker 0 runs the master the client talks to
+  const auto frozen = std::chrono::steady_clock::now();
+  auto since_frozen = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen).count();
+  };
+  REQUIRE(run.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  Status s = run.get();
+  const double failed_s = since_frozen();
+  INFO(s.ToString() << " after " << failed_s << " s");
+  CHECK(s.code() == error::UNAVAILABLE);
+  CHECK_THAT(s.message(), Catch::Contains(cluster.target()) && Catch::Contains("heartbeat"));
+  // The client's heartbeat timeout (3 s) plus its interval (1 s), plus slack.
+  CHECK(failed_s < 5.0);
+  // Worker 1 holds the master's lease (its heartbeat interval plus timeout, 4 s): once it
+  // lapses, worker 1 aborts the step and drops its rendezvous entries.
+  for (int i = 0; i < 100; ++i) {
+    w1 = InspectNode(cluster.worker1.port());
+    if (w1.find("steps running: []") != std::string::npos && w1.find("0 steps with entries") != std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const double w1_clean_s = since_frozen();
+  CHECK_THAT(w1, Catch::Contains("steps running: []") && Catch::Contains("0 steps with entries"));
+  CHECK(w1_clean_s < 6.0);
+  WARN("master frozen: Run failed " << failed_s << " s after, worker 1 clean " << w1_clean_s << " s after");
+  // Thawed, the master serves again: a new session's step that spans both workers runs.
+  cluster.worker0.Signal(SIGCONT);
+  Scope again = Scope::NewRootScope();
+  ops::Identity(again.WithOpName("y"), ops::Add(again.WithDevice(kWorker1), ops::Const(again, 1.f), 2.f));
+  tensorflow::GraphDef small;
+  REQUIRE(again.ToGraphDef(&small).ok());
+  auto next = Connect(cluster.target());
+  REQUIRE(next->Create(small).ok());
+  std::vector<Tensor> y;
+  Status thawed = next->Run({}, {"y"}, {}, &y);
+  INFO(thawed.ToString());
+  REQUIRE(thawed.ok());
+  CHECK(y[0].base<float>()[0] == 3.f);
+}
+
 // The client of the next test, in a process of its own (this binary again): a session on
 // $CLIENT_TARGET running a step that does not end.
 TEST_CASE("a client that runs an endless step (run in a child process)", "[.][client_child]") {

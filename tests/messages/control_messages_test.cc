@@ -435,6 +435,7 @@ Fixtures ControlFixtures() {
   HeartbeatRequest beat;
   beat.set_master_incarnation(0xfedcba9876543210ULL);
   beat.set_sequence(17);
+  beat.set_lease_ms(4000);
   add(beat);
   HeartbeatResponse alive;
   alive.set_sequence(17);
