@@ -500,8 +500,8 @@ caf::expected<native_socket> StartConnect(const std::string& host, uint16_t port
 // names it in the actor system's config, where the network backend finds it.
 std::mutex contexts_mu;
 std::map<std::string, std::shared_ptr<SSL_CTX>> contexts;
-constexpr const char* kConfigKey = "tensoract.cluster-credentials";
-constexpr const char* kConfigLogName = "tensoract.cluster-log-name";
+constexpr char kConfigKey[] = "tensoract.cluster-credentials";
+constexpr char kConfigLogName[] = "tensoract.cluster-log-name";
 
 // CAF's network backend, with TLS connections: CAF's middleman actor, BASP, publish and
 // connect all go through new_tcp_scribe and new_tcp_doorman, so none can bypass them.

@@ -53,8 +53,12 @@ bool NodeProcess::Start(const std::string& cluster, const std::string& job, int 
     error_ = "cannot run the node binary " + binary + ": " + std::strerror(errno);
     return false;
   }
-  std::vector<std::string> args = {binary, "--cluster", cluster, "--job", job, "--task", std::to_string(task),
-                                   "--threads", std::to_string(options_.threads)};
+  std::vector<std::string> args = options_.command_prefix;
+  for (const std::string& a : {binary, std::string("--cluster"), cluster, std::string("--job"), job,
+                               std::string("--task"), std::to_string(task), std::string("--threads"),
+                               std::to_string(options_.threads)}) {
+    args.push_back(a);
+  }
   args.insert(args.end(), extra.begin(), extra.end());
   // argv and the environment are built before fork: between fork and exec a child of a
   // multi-threaded parent may only make async-signal-safe calls (no setenv, no malloc).

@@ -41,6 +41,9 @@ struct NodeProcessOptions {
   int threads = 2;  // the node's --threads
   int ready_timeout_ms = 20000;
   int max_open_files = 0;  // > 0: the child's RLIMIT_NOFILE (tests of descriptor exhaustion)
+  // Runs the node under this command, e.g. {"/usr/sbin/ip", "netns", "exec", "ns1"} (the
+  // first element an absolute path; the command must exec the node, keeping its pid).
+  std::vector<std::string> command_prefix;
 };
 
 class NodeProcess {

@@ -12,6 +12,10 @@ namespace testing {
 // What tensoract-inspect prints for the node at 127.0.0.1:`port` (its master and worker),
 // asked by a process that holds `token`; the error as text when it cannot.
 std::string InspectNode(int port, const std::string& token = local_cluster::kTestToken);
+// The same for the node at `host`:`port`, waiting at most `timeout_ms` for each of
+// connecting and the answer.
+std::string InspectNodeAt(const std::string& host, int port, int64_t timeout_ms = 5000,
+                          const std::string& token = local_cluster::kTestToken);
 
 }  // namespace testing
 }  // namespace tensoract
