@@ -76,20 +76,32 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::Connect(const SessionOptions
   }
   std::string host = where.substr(0, colon);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  std::string token = options.cluster_token;
-  if (token.empty()) {
-    const char* env = std::getenv("TENSORACT_CLUSTER_TOKEN");
-    token = env ? env : "";
-    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
-  }
-  if (token.empty()) {
-    return errors::FailedPrecondition("target ", target,
-                                      " needs the cluster token: set SessionOptions::cluster_token or "
-                                      "TENSORACT_CLUSTER_TOKEN");
-  }
   ClusterCredentials credentials;
-  credentials.token = token;
-  TA_RETURN_IF_ERROR(credentials.Validate());
+  if (!options.tls_cert_file.empty()) {
+    credentials.tls_cert_file = options.tls_cert_file;
+    credentials.tls_key_file = options.tls_key_file;
+    credentials.tls_ca_file = options.tls_ca_file;
+  } else {
+    credentials.token = options.cluster_token;
+    if (credentials.token.empty()) {
+      const char* env = std::getenv("TENSORACT_CLUSTER_TOKEN");
+      credentials.token = env ? env : "";
+      while (!credentials.token.empty() && std::isspace(static_cast<unsigned char>(credentials.token.back()))) {
+        credentials.token.pop_back();
+      }
+    }
+    if (credentials.token.empty()) {
+      return errors::FailedPrecondition("target ", target,
+                                        " needs the cluster token: set SessionOptions::cluster_token or "
+                                        "TENSORACT_CLUSTER_TOKEN (or the tls_* files for TLS mode)");
+    }
+  }
+  Status valid = credentials.Validate();
+  if (!valid.ok()) return errors::FailedPrecondition("target ", target, ": ", valid.message());
+  if (credentials.tls()) {
+    auto loaded = MakeSslContext(credentials);  // a bad file is told here, not at the first call
+    if (!loaded.ok()) return errors::FailedPrecondition("target ", target, ": ", loaded.status().message());
+  }
   auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options), &credentials);
   caf::actor_system& system = owned->system;
   RemoteAddress address{host, static_cast<uint16_t>(port), StrCat("master ", target), 5000};

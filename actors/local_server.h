@@ -37,6 +37,9 @@ struct SessionOptions {
   // The cluster's shared token, presented to a remote target; empty: the environment's
   // TENSORACT_CLUSTER_TOKEN.
   std::string cluster_token;
+  // TLS mode instead of the token (the cluster's nodes run with --tls-*): the client's
+  // certificate and key from the cluster CA, and the CA's certificate (PEM files).
+  std::string tls_cert_file, tls_key_file, tls_ca_file;
   // Threads of the actor scheduler and of the CPU devices' pools; 0: one per core.
   int num_threads = 0;
   // CPU devices of the worker (TensorFlow's ConfigProto.device_count["CPU"]); the threads

@@ -177,14 +177,14 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
     };
     DataPlaneServer::Options where;
     where.host = options.data_plane_host;
-    where.token = options.cluster_token;
+    where.credentials = options.credentials;
     auto server = DataPlaneServer::Start(provider, where);
     if (server.ok()) {
       st.data_plane = std::move(server).value();
       const std::string& host =
           options.data_plane_advertise.empty() ? options.data_plane_host : options.data_plane_advertise;
       st.data_plane_address = StrCat(host, ":", st.data_plane->port());
-      fetcher = std::make_shared<DataPlaneClient>(options.cluster_token);
+      fetcher = std::make_shared<DataPlaneClient>(options.credentials);
     } else {
       // The worker still runs single-task steps; the master sees no data plane and fails
       // any step that needs one, naming this task.

@@ -37,6 +37,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include "actors/cluster_credentials.h"
 #include "kernels/device.h"
 
 namespace tensoract {
@@ -51,9 +52,10 @@ struct WorkerOptions {
   std::string data_plane_host = "127.0.0.1";
   // The host other tasks are told to fetch from (heartbeats); empty: data_plane_host.
   std::string data_plane_advertise;
-  // The cluster token both ends of every data-plane connection prove they hold
-  // (actors/data_plane/auth.h); required with serve_data_plane.
-  std::string cluster_token;
+  // What both ends of every data-plane connection prove: the cluster token, or
+  // certificates from the cluster CA (actors/cluster_credentials.h); required with
+  // serve_data_plane.
+  ClusterCredentials credentials;
 };
 
 caf::actor SpawnWorker(caf::actor_system& system, const WorkerOptions& options);

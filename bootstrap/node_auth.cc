@@ -41,6 +41,27 @@ StatusOr<std::string> LoadClusterToken(const std::string& token_file) {
   return token;
 }
 
+StatusOr<ClusterCredentials> LoadClusterCredentials(const std::string& token_file, const std::string& tls_cert_file,
+                                                    const std::string& tls_key_file, const std::string& tls_ca_file) {
+  ClusterCredentials credentials;
+  if (tls_cert_file.empty() && (!tls_key_file.empty() || !tls_ca_file.empty())) {
+    return errors::FailedPrecondition("TLS mode needs the task's certificate (--tls-cert) as well");
+  }
+  if (!tls_cert_file.empty()) {
+    credentials.tls_cert_file = tls_cert_file;
+    credentials.tls_key_file = tls_key_file;
+    credentials.tls_ca_file = tls_ca_file;
+    Status valid = credentials.Validate();
+    if (!valid.ok()) return errors::FailedPrecondition(valid.message());
+    // Loaded once here, so that a bad file is reported before anything starts.
+    auto loaded = MakeSslContext(credentials);
+    if (!loaded.ok()) return errors::FailedPrecondition(loaded.status().message());
+    return credentials;
+  }
+  TA_ASSIGN_OR_RETURN(credentials.token, LoadClusterToken(token_file));
+  return credentials;
+}
+
 StatusOr<caf::actor> ConnectToNode(caf::actor_system& system, const std::string& host, uint16_t port,
                                    std::chrono::milliseconds timeout) {
   const std::string where = StrCat("node ", host, ":", port);

@@ -31,6 +31,12 @@ inline constexpr const char* kClusterTokenEnv = "TENSORACT_CLUSTER_TOKEN";
 // none or it is empty, naming where it looked.
 StatusOr<std::string> LoadClusterToken(const std::string& token_file);
 
+// A process's credentials from its flags: TLS mode when `tls_cert_file` is given (then
+// `tls_key_file` and `tls_ca_file` are required and must load; no token is read), token
+// mode otherwise (LoadClusterToken). The error names the missing or unreadable piece.
+StatusOr<ClusterCredentials> LoadClusterCredentials(const std::string& token_file, const std::string& tls_cert_file,
+                                                    const std::string& tls_key_file, const std::string& tls_ca_file);
+
 // Client side, blocking (call it from a plain thread, never inside an actor): connects to
 // the node at host:port through the cluster transport `system` was configured with
 // (actors/cluster_transport.h) and returns its node service, waiting at most `timeout`.

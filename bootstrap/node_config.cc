@@ -13,7 +13,8 @@ namespace {
 const std::set<std::string>& Keys() {
   static const std::set<std::string> keys = {"cluster", "job", "task", "listen", "token-file", "cpu-devices",
                                              "threads", "heartbeat-interval-ms", "heartbeat-timeout-ms",
-                                             "bfloat16-sendrecv", "session-gc-seconds", "advertise"};
+                                             "bfloat16-sendrecv", "session-gc-seconds", "advertise",
+                                             "tls-cert", "tls-key", "tls-ca"};
   return keys;
 }
 
@@ -53,7 +54,8 @@ Status ReadConfigFile(const std::string& path, std::map<std::string, std::string
     std::string value = Trim(text.substr(eq + 1));  // a cluster spec has '=' of its own
     if (!Keys().count(key)) return errors::InvalidArgument(where, ": unknown key '", key, "'");
     if (values->count(key)) return errors::InvalidArgument(where, ": key '", key, "' given twice");
-    if (key == "token-file" && !value.empty() && value[0] != '/') {
+    const bool is_path = key == "token-file" || key == "tls-cert" || key == "tls-key" || key == "tls-ca";
+    if (is_path && !value.empty() && value[0] != '/') {
       size_t slash = path.rfind('/');
       if (slash != std::string::npos) value = path.substr(0, slash + 1) + value;
     }
@@ -118,6 +120,9 @@ StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args) {
                                    everywhere ? " (--listen 0.0.0.0 announces the cluster spec's host unless told)" : "");
   }
   options.token_file = values["token-file"];
+  options.tls_cert_file = values["tls-cert"];
+  options.tls_key_file = values["tls-key"];
+  options.tls_ca_file = values["tls-ca"];
   if (values.count("cpu-devices")) {
     TA_ASSIGN_OR_RETURN(options.cpu_devices, ParseInt("--cpu-devices", values["cpu-devices"], 1));
   }
@@ -163,6 +168,10 @@ std::string NodeUsage() {
          "  --advertise HOST   the host peers are told to reach this node's data plane at\n"
          "                     (default: --listen, or the spec's host with --listen 0.0.0.0)\n"
          "  --token-file PATH  the cluster's shared token (default: $TENSORACT_CLUSTER_TOKEN)\n"
+         "  --tls-cert PATH, --tls-key PATH, --tls-ca PATH\n"
+         "                     TLS mode instead of the token: this task's certificate and key,\n"
+         "                     and the cluster CA that signed every task's (PEM files;\n"
+         "                     bootstrap/make-cluster-certs.sh makes them)\n"
          "  --cpu-devices N    CPU devices of the worker (default 1)\n"
          "  --threads N        scheduler and device threads (default 0: one per core)\n"
          "  --heartbeat-interval-ms N  how often this node's master checks the other tasks\n"

@@ -44,6 +44,9 @@ struct NodeOptions {
   // cluster spec's host for this task when `listen` is 0.0.0.0 (which no peer can dial).
   std::string advertise;
   std::string token_file;           // empty: TENSORACT_CLUSTER_TOKEN
+  // TLS mode (instead of the token): this task's certificate and key, and the cluster CA
+  // (bootstrap/make-cluster-certs.sh makes them).
+  std::string tls_cert_file, tls_key_file, tls_ca_file;
   int cpu_devices = 1;
   int threads = 0;                  // actor scheduler and CPU device threads; 0: one per core
   int heartbeat_interval_ms = 1000; // this node's master asks every other task this often

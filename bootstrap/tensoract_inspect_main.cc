@@ -24,14 +24,18 @@ namespace tensoract {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: tensoract-inspect HOST:PORT [--token-file PATH] [--timeout-ms N]\n"
+    "usage: tensoract-inspect HOST:PORT [--token-file PATH | --tls-cert P --tls-key P --tls-ca P]\n"
+    "                         [--timeout-ms N]\n"
     "Prints the state of the worker of the tensoract-node at HOST:PORT.\n"
     "  --token-file PATH  the cluster token (default: $TENSORACT_CLUSTER_TOKEN)\n"
+    "  --tls-cert, --tls-key, --tls-ca PATH  TLS mode: a certificate and key from the\n"
+    "                     cluster CA, and the CA's certificate\n"
     "  --timeout-ms N     deadline of each round trip (default 5000)\n";
 
 struct InspectArgs {
   TaskAddress address;
   std::string token_file;
+  std::string tls_cert_file, tls_key_file, tls_ca_file;
   int timeout_ms = 5000;
 };
 
@@ -40,11 +44,18 @@ StatusOr<InspectArgs> ParseArgs(const std::vector<std::string>& args) {
   bool have_address = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "--token-file" || arg == "--timeout-ms") {
+    if (arg == "--token-file" || arg == "--timeout-ms" || arg == "--tls-cert" || arg == "--tls-key" ||
+        arg == "--tls-ca") {
       if (i + 1 == args.size()) return errors::InvalidArgument(arg, " needs a value");
       const std::string& value = args[++i];
       if (arg == "--token-file") {
         parsed.token_file = value;
+      } else if (arg == "--tls-cert") {
+        parsed.tls_cert_file = value;
+      } else if (arg == "--tls-key") {
+        parsed.tls_key_file = value;
+      } else if (arg == "--tls-ca") {
+        parsed.tls_ca_file = value;
       } else {
         bool digits = !value.empty() && value.size() <= 8 && value.find_first_not_of("0123456789") == std::string::npos;
         if (!digits || std::stoi(value) == 0) return errors::InvalidArgument("--timeout-ms: bad value '", value, "'");
@@ -61,7 +72,7 @@ StatusOr<InspectArgs> ParseArgs(const std::vector<std::string>& args) {
   return parsed;
 }
 
-int Inspect(const InspectArgs& args, const std::string& token) {
+int Inspect(const InspectArgs& args, const ClusterCredentials& credentials) {
   const std::chrono::milliseconds timeout(args.timeout_ms);
   // Belt and braces: each request below has its deadline, and this one bounds the whole
   // run (connect, inspect, shutdown) in case something in between blocks.
@@ -72,7 +83,7 @@ int Inspect(const InspectArgs& args, const std::string& token) {
   }).detach();
 
   caf::actor_system_config config;
-  Status configured = ConfigureClusterTransport(config, ClusterCredentials::FromToken(token), "tensoract-inspect");
+  Status configured = ConfigureClusterTransport(config, credentials, "tensoract-inspect");
   if (!configured.ok()) {
     std::cerr << "tensoract-inspect: " << configured << "\n";
     return 1;
@@ -114,10 +125,11 @@ int main(int argc, char** argv) {
     std::cerr << "tensoract-inspect: " << parsed.status() << "\n" << tensoract::kUsage;
     return 2;
   }
-  auto token = tensoract::LoadClusterToken(parsed->token_file);
-  if (!token.ok()) {
-    std::cerr << "tensoract-inspect: " << token.status() << "\n";
+  auto credentials = tensoract::LoadClusterCredentials(parsed->token_file, parsed->tls_cert_file,
+                                                       parsed->tls_key_file, parsed->tls_ca_file);
+  if (!credentials.ok()) {
+    std::cerr << "tensoract-inspect: " << credentials.status() << "\n";
     return 1;
   }
-  return tensoract::Inspect(*parsed, *token);
+  return tensoract::Inspect(*parsed, *credentials);
 }

@@ -38,11 +38,9 @@ bool IsLoopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
-int Run(const NodeOptions& options, const std::string& token, const sigset_t& stop_signals) {
+int Run(const NodeOptions& options, const ClusterCredentials& credentials, const sigset_t& stop_signals) {
   const std::string task = options.task_name();
   caf::actor_system_config config;
-  ClusterCredentials credentials;
-  credentials.token = token;
   Status configured = ConfigureClusterTransport(config, credentials, "tensoract-node " + task);
   if (!configured.ok()) {
     std::cerr << "tensoract-node " << task << ": refusing to start: " << configured << "\n";
@@ -59,7 +57,7 @@ int Run(const NodeOptions& options, const std::string& token, const sigset_t& st
   worker_options.serve_data_plane = true;
   worker_options.data_plane_host = options.listen;
   worker_options.data_plane_advertise = options.advertise;
-  worker_options.cluster_token = token;
+  worker_options.credentials = credentials;
   caf::actor worker = SpawnWorker(system, worker_options);
   MasterOptions master_options;
   for (const std::string& job : options.cluster.jobs()) {
@@ -143,9 +141,10 @@ int main(int argc, char** argv) {
     std::cerr << "tensoract-node: " << options.status() << "\n(tensoract-node --help shows the flags)\n";
     return 2;
   }
-  auto token = tensoract::LoadClusterToken(options->token_file);
-  if (!token.ok()) {
-    std::cerr << "tensoract-node " << options->task_name() << ": refusing to start: " << token.status() << "\n";
+  auto credentials = tensoract::LoadClusterCredentials(options->token_file, options->tls_cert_file,
+                                                       options->tls_key_file, options->tls_ca_file);
+  if (!credentials.ok()) {
+    std::cerr << "tensoract-node " << options->task_name() << ": refusing to start: " << credentials.status() << "\n";
     return 1;
   }
   // Blocked here, before any thread starts, so every thread inherits the mask and the
@@ -155,5 +154,5 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  return tensoract::Run(*options, *token, stop_signals);
+  return tensoract::Run(*options, *credentials, stop_signals);
 }

@@ -14,6 +14,11 @@
 #include "messages/tensor_frame.capnp.h"
 
 namespace tensoract {
+namespace {
+
+constexpr int64_t kRequestSendTimeoutMs = 30000;
+
+}  // namespace
 
 struct DataPlaneClient::Request {
   uint64_t id = 0;
@@ -32,8 +37,8 @@ struct DataPlaneClient::Request {
 };
 
 struct DataPlaneClient::Connection {
-  Connection(DataPlaneClient* client, std::string peer, int fd)
-      : client(client), peer(std::move(peer)), fd(fd) {}
+  Connection(DataPlaneClient* client, std::string peer, int fd, std::unique_ptr<data_plane::Stream> stream)
+      : client(client), peer(std::move(peer)), fd(fd), stream(std::move(stream)) {}
 
   // Removes the request from those in flight; nullptr if it has already ended (deadline).
   std::shared_ptr<Request> Take(uint64_t id) {
@@ -153,7 +158,7 @@ struct DataPlaneClient::Connection {
   }
 
   void ReaderLoop() {
-    data_plane::FrameReader reader(fd);
+    data_plane::FrameReader reader(*stream);
     Status error;
     for (;;) {
       kj::Array<capnp::word> words;
@@ -185,6 +190,7 @@ struct DataPlaneClient::Connection {
   const std::string peer;
   std::mutex write_mu;  // one request written at a time; guards fd's closing
   int fd;
+  std::unique_ptr<data_plane::Stream> stream;  // fd's bytes, plain or in TLS
   std::mutex mu;  // guards pending and broken
   std::unordered_map<uint64_t, std::shared_ptr<Request>> pending;
   bool broken = false;
@@ -192,7 +198,18 @@ struct DataPlaneClient::Connection {
   std::atomic<bool> finished{false};
 };
 
-DataPlaneClient::DataPlaneClient(const std::string& token) : key_(data_plane::HandshakeKey(token)) {
+DataPlaneClient::DataPlaneClient(const std::string& token) : DataPlaneClient(ClusterCredentials::FromToken(token)) {}
+
+DataPlaneClient::DataPlaneClient(const ClusterCredentials& credentials)
+    : key_(data_plane::HandshakeKey(credentials.token)) {
+  if (credentials.tls()) {
+    auto tls = MakeSslContext(credentials);
+    if (tls.ok()) {
+      tls_ = std::move(tls).value();
+    } else {
+      setup_error_ = tls.status();
+    }
+  }
   timer_ = std::thread([this] { TimerLoop(); });
 }
 
@@ -255,14 +272,27 @@ StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::GetConne
     close(conn->fd);
     conn->fd = -1;
   }
+  TA_RETURN_IF_ERROR(setup_error_);
   // Connect outside the lock: other peers' requests need not wait for this one.
   TA_ASSIGN_OR_RETURN(int fd, data_plane::ConnectTo(peer, deadline_ms));
-  // Both ends prove they hold the cluster token before any request goes out.
-  Status proven = data_plane::AuthenticateServer(fd, key_, deadline_ms, peer);
+  // Both ends prove they belong to the cluster before any request goes out: the token's
+  // handshake, or TLS with the cluster CA's certificates.
+  std::unique_ptr<data_plane::Stream> stream;
+  Status proven;
+  if (tls_) {
+    stream = std::make_unique<data_plane::Stream>(fd, tls_.get(), /*server=*/false);
+    proven = stream->Handshake(deadline_ms, peer);
+  } else {
+    proven = data_plane::AuthenticateServer(fd, key_, deadline_ms, peer);
+    stream = std::make_unique<data_plane::Stream>(fd);
+  }
   if (!proven.ok()) {
+    stream.reset();
     close(fd);
     return proven;
   }
+  // A server that stops reading our requests fails them after this long, not never.
+  stream->SetSendTimeout(kRequestSendTimeoutMs);
   std::lock_guard<std::mutex> lock(mu_);
   if (shutting_down_) {
     close(fd);
@@ -273,7 +303,7 @@ StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::GetConne
     close(fd);
     return it->second;
   }
-  auto conn = std::make_shared<Connection>(this, peer, fd);
+  auto conn = std::make_shared<Connection>(this, peer, fd, std::move(stream));
   conn->reader = std::thread([c = conn.get()] { c->ReaderLoop(); });
   connections_[peer] = conn;
   return conn;
@@ -318,7 +348,7 @@ void DataPlaneClient::RecvTensorAsync(const std::string& peer, int64_t step_id, 
   kj::Array<capnp::word> words = data_plane::Encode(message);
   iovec iov{words.begin(), words.size() * sizeof(capnp::word)};
   std::lock_guard<std::mutex> lock((*conn)->write_mu);
-  if ((*conn)->fd < 0 || !data_plane::WriteAll((*conn)->fd, &iov, 1).ok()) {
+  if ((*conn)->fd < 0 || !(*conn)->stream->WriteAll(&iov, 1).ok()) {
     // The reader sees the shut-down socket and fails every request on it, this one too.
     if ((*conn)->fd >= 0) shutdown((*conn)->fd, SHUT_RDWR);
   }

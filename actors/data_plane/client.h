@@ -58,7 +58,11 @@ class DataPlaneClient {
 
   // `token`: the cluster's; each connection proves it to the server and checks the
   // server's proof (actors/data_plane/auth.h) before any request.
+  // Token mode: the HMAC handshake with the cluster token, then plain bytes.
   explicit DataPlaneClient(const std::string& token);
+  // Token or TLS mode (actors/cluster_credentials.h). Certificates that do not load fail
+  // every request with the reason.
+  explicit DataPlaneClient(const ClusterCredentials& credentials);
   ~DataPlaneClient();
   DataPlaneClient(const DataPlaneClient&) = delete;
   DataPlaneClient& operator=(const DataPlaneClient&) = delete;
@@ -84,7 +88,9 @@ class DataPlaneClient {
   bool Retire(Connection* conn);
   void TimerLoop();
 
-  const Digest key_;  // the handshake key derived from the token
+  const Digest key_;    // token mode: the handshake key derived from the token
+  SslContextPtr tls_;   // TLS mode: certificate, key and the cluster CA
+  Status setup_error_;  // TLS mode: why the certificates did not load
   std::mutex mu_;  // guards everything below
   std::condition_variable timer_cv_;
   bool shutting_down_ = false;

@@ -119,10 +119,10 @@ void StartPiece(Outgoing& item) {
 }
 
 // Writes what it can of `item`'s current piece (starting the next one if none is under
-// way): all of it, or with `dontwait` what the socket takes without blocking. `*done`
-// tells whether the piece went out whole. Unavailable when the socket fails or, blocking,
+// way): all of it, or with `dontwait` what the stream takes without waiting. `*done`
+// tells whether the piece went out whole. Unavailable when the socket fails or, waiting,
 // the client took nothing for the send timeout.
-Status WritePiece(int fd, Outgoing& item, bool dontwait, bool* done) {
+Status WritePiece(data_plane::Stream& stream, Outgoing& item, bool dontwait, bool* done) {
   *done = false;
   if (!item.in_piece) StartPiece(item);
   const size_t header_bytes = item.header.size() * sizeof(capnp::word);
@@ -136,17 +136,14 @@ Status WritePiece(int fd, Outgoing& item, bool dontwait, bool* done) {
       iov[count++] = {const_cast<char*>(item.payload) + item.sent + item.piece_done, item.piece_bytes - item.piece_done};
     }
     if (count == 0) break;
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = static_cast<size_t>(count);
-    const ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL | (dontwait ? MSG_DONTWAIT : 0));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if ((errno == EAGAIN || errno == EWOULDBLOCK) && dontwait) return Status::OK();
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return errors::Unavailable("the client stopped reading");
-      return errors::Unavailable("send failed: ", std::strerror(errno));
+    size_t left;
+    if (dontwait) {
+      TA_ASSIGN_OR_RETURN(left, stream.WriteNow(iov, count));
+      if (left == 0) return Status::OK();  // the socket is full: the writer goes on later
+    } else {
+      left = (header_bytes - item.header_done) + (item.piece_bytes - item.piece_done);
+      TA_RETURN_IF_ERROR(stream.WriteAll(iov, count));
     }
-    size_t left = static_cast<size_t>(n);
     const size_t from_header = std::min(left, header_bytes - item.header_done);
     item.header_done += from_header;
     item.piece_done += left - from_header;
@@ -157,11 +154,6 @@ Status WritePiece(int fd, Outgoing& item, bool dontwait, bool* done) {
   if (!item.status.ok()) item.sent = item.bytes;
   *done = true;
   return Status::OK();
-}
-
-void SetTimeout(int fd, int option, int64_t ms) {
-  timeval tv{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
-  setsockopt(fd, SOL_SOCKET, option, &tv, sizeof(tv));
 }
 
 std::string PeerOf(int fd) {
@@ -181,7 +173,9 @@ std::string PeerOf(int fd) {
 }  // namespace
 
 struct DataPlaneServer::Connection {
-  Connection(DataPlaneServer* server, int fd) : server(server), fd(fd) {}
+  Connection(DataPlaneServer* server, int fd)
+      : server(server), fd(fd), stream(server->tls_ ? data_plane::Stream(fd, server->tls_.get(), /*server=*/true)
+                                                    : data_plane::Stream(fd)) {}
 
   // Marks the connection closed and wakes everyone; the socket is shut down so that a
   // blocked read or write returns. Requires mu held.
@@ -197,7 +191,7 @@ struct DataPlaneServer::Connection {
     writing = true;
     lock.unlock();
     bool done = false;
-    Status s = WritePiece(fd, item, dontwait, &done);
+    Status s = WritePiece(stream, item, dontwait, &done);
     lock.lock();
     writing = false;
     if (!s.ok()) CloseLocked();
@@ -240,13 +234,15 @@ struct DataPlaneServer::Connection {
   void ReaderLoop(const std::shared_ptr<Connection>& self) {
     const Options& options = server->options_;
     const std::string peer = PeerOf(fd);
-    Status auth = data_plane::AuthenticateClient(fd, server->key_, data_plane::SteadyNowMs() + options.handshake_timeout_ms);
+    const int64_t deadline = data_plane::SteadyNowMs() + options.handshake_timeout_ms;
+    Status auth = stream.tls() ? stream.Handshake(deadline, peer)
+                               : data_plane::AuthenticateClient(fd, server->key_, deadline);
     if (!auth.ok()) {
       server->LogOnce(peer, StrCat("refused a data plane connection from ", peer, ": ", auth.message()));
     } else {
       // A writer blocked on a client that stopped reading gives up after this long.
-      SetTimeout(fd, SO_SNDTIMEO, options.send_timeout_ms);
-      data_plane::FrameReader reader(fd);
+      stream.SetSendTimeout(options.send_timeout_ms);
+      data_plane::FrameReader reader(stream);
       reader.SetTimeouts(options.idle_timeout_ms, options.frame_timeout_ms);
       for (;;) {
         kj::Array<capnp::word> words;
@@ -292,6 +288,7 @@ struct DataPlaneServer::Connection {
 
   DataPlaneServer* const server;
   const int fd;
+  data_plane::Stream stream;  // the socket's bytes, plain or in TLS
   std::mutex mu;
   std::condition_variable cv;
   std::deque<std::unique_ptr<Outgoing>> queue;
@@ -305,20 +302,25 @@ struct DataPlaneServer::Connection {
 };
 
 StatusOr<std::unique_ptr<DataPlaneServer>> DataPlaneServer::Start(Provider provider, Options options) {
-  if (options.token.empty()) {
-    return errors::InvalidArgument("data plane: no cluster token (every connection must prove it holds one)");
+  Status valid = options.credentials.Validate();
+  if (!valid.ok()) return errors::InvalidArgument("data plane: ", valid.message());
+  SslContextPtr tls;
+  if (options.credentials.tls()) {
+    TA_ASSIGN_OR_RETURN(tls, MakeSslContext(options.credentials));
   }
   int port = 0;
   TA_ASSIGN_OR_RETURN(int fd, data_plane::ListenOn(options.host, options.port, &port));
-  std::unique_ptr<DataPlaneServer> server(new DataPlaneServer(std::move(provider), std::move(options), fd, port));
+  std::unique_ptr<DataPlaneServer> server(
+      new DataPlaneServer(std::move(provider), std::move(options), std::move(tls), fd, port));
   server->acceptor_ = std::thread([s = server.get()] { s->AcceptLoop(); });
   return server;
 }
 
-DataPlaneServer::DataPlaneServer(Provider provider, Options options, int listen_fd, int port)
+DataPlaneServer::DataPlaneServer(Provider provider, Options options, SslContextPtr tls, int listen_fd, int port)
     : provider_(std::move(provider)),
       options_(std::move(options)),
-      key_(data_plane::HandshakeKey(options_.token)),
+      key_(data_plane::HandshakeKey(options_.credentials.token)),
+      tls_(std::move(tls)),
       listen_fd_(listen_fd),
       port_(port) {
   reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);

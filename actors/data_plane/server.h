@@ -14,9 +14,11 @@
 // `reply` travels to the client as a status. Only fixed-size dtypes travel; a string or
 // resource tensor is answered with Unimplemented.
 //
-// Trust and bounds: a connection first completes the data plane handshake
-// (actors/data_plane/auth.h: both ends prove they hold the cluster token) within
-// `handshake_timeout_ms`; nothing it sends before reaches the provider. At most
+// Trust and bounds: a connection first completes the data plane handshake within
+// `handshake_timeout_ms` (token mode, actors/data_plane/auth.h: both ends prove they hold
+// the cluster token; TLS mode: a mutual TLS handshake, both ends presenting certificates
+// from the cluster CA, and every byte after it in TLS: actors/data_plane/stream.h); nothing
+// it sends before reaches the provider. At most
 // `max_connections` connections live at once (more are closed at accept), each with at
 // most `max_pending_replies` requests unanswered (more are answered ResourceExhausted).
 // A connection idle for `idle_timeout_ms`, one that stops midway through a request for
@@ -58,7 +60,9 @@ class DataPlaneServer {
   struct Options {
     std::string host = "127.0.0.1";  // IPv4 address to listen on
     int port = 0;                    // 0: any free port, see port()
-    std::string token;               // the cluster token clients must prove they hold
+    // What clients must prove: the cluster token (token mode: the HMAC handshake, then
+    // plain bytes), or a certificate from the cluster CA (TLS mode: every byte in TLS).
+    ClusterCredentials credentials;
     int max_connections = 256;
     int max_pending_replies = 4096;       // per connection
     int64_t handshake_timeout_ms = 10000;
@@ -68,7 +72,7 @@ class DataPlaneServer {
   };
 
   // Listens and starts serving; Unavailable when the address cannot be bound,
-  // InvalidArgument without a token.
+  // InvalidArgument without credentials (or with certificates that do not load).
   static StatusOr<std::unique_ptr<DataPlaneServer>> Start(Provider provider, Options options);
 
   ~DataPlaneServer();
@@ -84,7 +88,7 @@ class DataPlaneServer {
   struct Connection;  // one accepted client (server.cc)
 
  private:
-  DataPlaneServer(Provider provider, Options options, int listen_fd, int port);
+  DataPlaneServer(Provider provider, Options options, SslContextPtr tls, int listen_fd, int port);
   void AcceptLoop();
   // Joins and closes connections whose threads ended. Requires mu_ held.
   void ReapLocked();
@@ -96,7 +100,8 @@ class DataPlaneServer {
 
   Provider provider_;
   const Options options_;
-  const Digest key_;  // the handshake key derived from the token
+  const Digest key_;         // token mode: the handshake key derived from the token
+  const SslContextPtr tls_;  // TLS mode: certificate, key and the cluster CA
   int reserve_fd_ = -1;
   int listen_fd_;
   int port_;

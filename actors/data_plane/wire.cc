@@ -124,45 +124,12 @@ kj::Array<capnp::word> Encode(capnp::MessageBuilder& message) {
   return capnp::messageToFlatArray(message);
 }
 
-Status WriteAll(int fd, struct iovec* iov, int iovcnt) {
-  while (iovcnt > 0) {
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = static_cast<size_t>(std::min(iovcnt, IOV_MAX));
-    const ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errors::Unavailable("send failed: ", OsError(errno));
-    }
-    size_t left = static_cast<size_t>(n);
-    while (iovcnt > 0 && left >= iov->iov_len) {
-      left -= iov->iov_len;
-      ++iov;
-      --iovcnt;
-    }
-    if (iovcnt > 0) {
-      iov->iov_base = static_cast<char*>(iov->iov_base) + left;
-      iov->iov_len -= left;
-    }
-  }
-  return Status::OK();
-}
+FrameReader::FrameReader(Stream& stream) : stream_(stream), buffer_(64 << 10) {}
 
-FrameReader::FrameReader(int fd) : fd_(fd), buffer_(64 << 10) {}
-
-Status FrameReader::AwaitReadable() {
-  const int64_t limit = at_message_start_ ? idle_ms_ : frame_ms_;
-  if (limit < 0) return Status::OK();
-  for (;;) {
-    pollfd p{fd_, POLLIN, 0};
-    int rc = poll(&p, 1, static_cast<int>(std::min<int64_t>(limit, 1 << 30)));
-    if (rc > 0) return Status::OK();
-    if (rc == 0) {
-      return errors::DeadlineExceeded(at_message_start_ ? "no request for " : "nothing more of a message for ", limit,
-                                      " ms");
-    }
-    if (errno != EINTR) return errors::Unavailable("poll failed: ", OsError(errno));
-  }
+Status FrameReader::Explain(const Status& s) const {
+  if (s.code() != error::DEADLINE_EXCEEDED) return s;
+  return errors::DeadlineExceeded(at_message_start_ ? "no request for " : "nothing more of a message for ", WaitMs(),
+                                  " ms");
 }
 
 Status FrameReader::Fill() {
@@ -172,17 +139,11 @@ Status FrameReader::Fill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  for (;;) {
-    TA_RETURN_IF_ERROR(AwaitReadable());
-    const ssize_t n = recv(fd_, buffer_.data() + end_, buffer_.size() - end_, 0);
-    if (n > 0) {
-      end_ += static_cast<size_t>(n);
-      at_message_start_ = false;  // a message has begun: the rest of it is due soon
-      return Status::OK();
-    }
-    if (n == 0) return errors::Unavailable("connection closed by the peer");
-    if (errno != EINTR) return errors::Unavailable("receive failed: ", OsError(errno));
-  }
+  auto got = stream_.ReadSome(buffer_.data() + end_, buffer_.size() - end_, WaitMs());
+  if (!got.ok()) return Explain(got.status());
+  end_ += *got;
+  at_message_start_ = false;  // a message has begun: the rest of it is due soon
+  return Status::OK();
 }
 
 Status FrameReader::ReadRaw(void* dst, size_t n) {
@@ -193,17 +154,13 @@ Status FrameReader::ReadRaw(void* dst, size_t n) {
   n -= buffered;
   if (out != nullptr) out += buffered;
   // Large reads go straight into the destination: the payload's one and only copy is the
-  // kernel's, out of the socket.
+  // kernel's (or TLS's), out of the socket.
   while (out != nullptr && n >= buffer_.size() / 2) {
-    TA_RETURN_IF_ERROR(AwaitReadable());
-    const ssize_t got = recv(fd_, out, n, MSG_WAITALL);
-    if (got == 0) return errors::Unavailable("connection closed by the peer");
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return errors::Unavailable("receive failed: ", OsError(errno));
-    }
-    out += got;
-    n -= static_cast<size_t>(got);
+    auto got = stream_.ReadSome(out, n, WaitMs(), /*all=*/true);
+    if (!got.ok()) return Explain(got.status());
+    at_message_start_ = false;
+    out += *got;
+    n -= *got;
   }
   while (n > 0) {
     TA_RETURN_IF_ERROR(Fill());

@@ -23,6 +23,7 @@
 #include <capnp/message.h>
 #include <kj/array.h>
 
+#include "actors/data_plane/stream.h"
 #include "base/status.h"
 
 namespace tensoract {
@@ -48,15 +49,12 @@ int64_t SteadyNowMs();
 // The message in stream framing (segment table + segments), ready to write.
 kj::Array<capnp::word> Encode(capnp::MessageBuilder& message);
 
-// Writes every byte of `iov` (EINTR and partial writes handled; no SIGPIPE). Unavailable
-// with the OS's reason when the socket fails.
-Status WriteAll(int fd, struct iovec* iov, int iovcnt);
 
-// Reads a socket: whole Cap'n Proto messages, and raw bytes straight into a destination.
+// Reads a stream: whole Cap'n Proto messages, and raw bytes straight into a destination.
 // Small reads are served from a buffer; large ones bypass it.
 class FrameReader {
  public:
-  explicit FrameReader(int fd);
+  explicit FrameReader(Stream& stream);
 
   // One message in stream framing into `*words` (for capnp::FlatArrayMessageReader).
   // Unavailable when the peer closed or the socket failed, DataLoss for a segment table
@@ -75,10 +73,12 @@ class FrameReader {
  private:
   // At least one more byte into the buffer.
   Status Fill();
-  // Waits until the socket is readable, within the deadline that applies now.
-  Status AwaitReadable();
+  // How long a read may wait now: the idle or the frame deadline.
+  int64_t WaitMs() const { return at_message_start_ ? idle_ms_ : frame_ms_; }
+  // DeadlineExceeded in the words of the deadline that passed; other errors as they are.
+  Status Explain(const Status& s) const;
 
-  int fd_;
+  Stream& stream_;
   std::vector<char> buffer_;
   size_t begin_ = 0;  // unread bytes are buffer_[begin_, end_)
   size_t end_ = 0;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <future>
 #include <map>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "actors/data_plane/data_plane.h"
 #include "actors/data_plane/auth.h"
 #include "messages/tensor_frame.capnp.h"
+#include "tests/actors/test_util.h"
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
@@ -32,7 +34,7 @@ constexpr const char* kToken = "data-plane-test-token";
 
 DataPlaneServer::Options TestOptions() {
   DataPlaneServer::Options options;
-  options.token = kToken;
+  options.credentials.token = kToken;
   return options;
 }
 
@@ -488,6 +490,62 @@ TEST_CASE("a thousand connections opened and closed are reaped: threads joined, 
   store.Put("x", Tensor::Scalar<float>(1));
   DataPlaneClient client(kToken);
   CHECK(client.RecvTensor(PeerOf(*server), 1, "x", false, In(3000)).ok());
+}
+
+TEST_CASE("in TLS mode tensors travel in mutual TLS; a peer without the cluster CA's certificate is refused",
+          "[data_plane][trust][tls]") {
+  const std::string dir = std::filesystem::temp_directory_path() / ("data_plane_tls_" + std::to_string(getpid()));
+  testing::MakeClusterCerts(dir, {"server", "client"});
+  testing::MakeClusterCerts(dir + "/other", {"stranger"});
+  auto cert = [](const std::string& d, const std::string& name) {
+    ClusterCredentials c;
+    c.tls_cert_file = d + "/" + name + ".pem";
+    c.tls_key_file = d + "/" + name + ".key";
+    c.tls_ca_file = d + "/ca.pem";
+    return c;
+  };
+  Store store;
+  DataPlaneServer::Options options = TestOptions();
+  options.credentials = cert(dir, "server");
+  auto server = DataPlaneServer::Start(store.provider(), options);
+  INFO(server.status().ToString());
+  REQUIRE(server.ok());
+  std::vector<float> values(300000);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f;
+  store.Put("big", Tensor::FromVector<float>(values));
+  store.Put("small", Tensor::Scalar<int32_t>(7));
+
+  DataPlaneClient member(cert(dir, "client"));
+  auto big = member.RecvTensor(PeerOf(**server), 1, "big", false, In(5000));
+  INFO(big.status().ToString());
+  REQUIRE(big.ok());
+  CHECK(testing::Values(big->value) == values);
+  auto small = member.RecvTensor(PeerOf(**server), 1, "small", false, In(5000));
+  REQUIRE(small.ok());
+  CHECK(small->value.base<int32_t>()[0] == 7);
+  auto missing = member.RecvTensor(PeerOf(**server), 1, "fail:nothing", false, In(5000));
+  CHECK(missing.status().code() == error::NOT_FOUND);
+
+  // A certificate from another CA: refused by the server (and the server refused by it).
+  DataPlaneClient stranger(cert(dir + "/other", "stranger"));
+  auto refused = stranger.RecvTensor(PeerOf(**server), 1, "small", false, In(5000));
+  INFO(refused.status().ToString());
+  CHECK(refused.status().code() == error::PERMISSION_DENIED);
+  // The token's handshake is not TLS: refused too, and it never reaches the provider.
+  DataPlaneClient token_holder(kToken);
+  auto plain = token_holder.RecvTensor(PeerOf(**server), 1, "small", false, In(5000));
+  CHECK_FALSE(plain.ok());
+  // A token-mode server does not take a TLS client either.
+  auto token_server = StartServer(store);
+  auto crossed = member.RecvTensor(PeerOf(*token_server), 1, "small", false, In(5000));
+  CHECK_FALSE(crossed.ok());
+  // Certificates that do not load fail every request with the reason.
+  ClusterCredentials broken = cert(dir, "client");
+  broken.tls_key_file = dir + "/server.key";
+  DataPlaneClient mismatched(broken);
+  auto bad = mismatched.RecvTensor(PeerOf(**server), 1, "small", false, In(5000));
+  CHECK_THAT(bad.status().message(), Catch::Contains("cannot load the TLS key"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

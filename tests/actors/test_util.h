@@ -23,6 +23,15 @@ inline std::string DataPath(const std::string& name) {
   return std::string(dir ? dir : "tests/data") + "/" + name;
 }
 
+// A cluster CA and a certificate and key per name in `dir` (bootstrap/make-cluster-certs.sh):
+// dir/ca.pem, dir/<name>.pem, dir/<name>.key.
+inline void MakeClusterCerts(const std::string& dir, const std::vector<std::string>& names) {
+  std::string command = "bash " + DataPath("../../bootstrap/make-cluster-certs.sh") + " " + dir;
+  for (const std::string& name : names) command += " " + name;
+  INFO(command);
+  REQUIRE(std::system((command + " >/dev/null").c_str()) == 0);
+}
+
 inline std::vector<float> Values(const Tensor& t) {
   const float* p = t.base<float>();
   return std::vector<float>(p, p + t.NumElements());

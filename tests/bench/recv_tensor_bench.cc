@@ -90,7 +90,7 @@ bool ReadFull(int fd, void* p, size_t n) {
 
 bool WriteFull(int fd, const void* p, size_t n) {
   iovec iov{const_cast<void*>(p), n};
-  return data_plane::WriteAll(fd, &iov, 1).ok();
+  return data_plane::Stream(fd).WriteAll(&iov, 1).ok();
 }
 
 // The child: a DataPlaneServer on the tensors and a raw TCP loop on the same bytes.
@@ -104,7 +104,7 @@ bool WriteFull(int fd, const void* p, size_t n) {
     largest = std::max(largest, c.bytes);
   }
   DataPlaneServer::Options options;
-  options.token = "bench-token";
+  options.credentials.token = "bench-token";
   auto server = DataPlaneServer::Start(
       [&](int64_t, const std::string& key, DataPlaneServer::Reply reply) {
         auto it = tensors.find(key);

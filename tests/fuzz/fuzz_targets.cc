@@ -96,7 +96,7 @@ int ControlRequest(const uint8_t* data, size_t size) {
 int DataPlaneServer(const uint8_t* data, size_t size) {
   static tensoract::DataPlaneServer* server = [] {
     tensoract::DataPlaneServer::Options options;
-    options.token = kToken;
+    options.credentials.token = kToken;
     options.max_connections = 4096;
     options.idle_timeout_ms = options.frame_timeout_ms = options.send_timeout_ms = 2000;
     auto started = tensoract::DataPlaneServer::Start(Provide, options);
