@@ -8,6 +8,9 @@
 // and a DataPlaneServer holding the same tensors. The parent times each transfer and
 // prints the median per request, one line per measurement:
 //   <impl> <size> <value> <unit>      e.g. "raw_tcp 64MB 3.91 GB/s", "tensoract 4B 61.2 us"
+// With $TENSORACT_BENCH_TLS_DIR (ca.pem, server.pem/.key, client.pem/.key, as
+// bootstrap/make-cluster-certs.sh makes them) the same requests also go to a TLS-mode
+// server ("tensoract_tls" lines, and their ratio to the token mode's plain bytes).
 // Received tensors come from a caching allocator (as a device's pool would be), so the
 // 64 MiB case measures the transfer rather than the kernel's first touch of fresh pages;
 // "tensoract_fresh_pages" shows the same with the plain CPU allocator.
@@ -93,7 +96,19 @@ bool WriteFull(int fd, const void* p, size_t n) {
   return data_plane::Stream(fd).WriteAll(&iov, 1).ok();
 }
 
-// The child: a DataPlaneServer on the tensors and a raw TCP loop on the same bytes.
+// TLS-mode credentials of `name` from $TENSORACT_BENCH_TLS_DIR; empty without it.
+ClusterCredentials TlsCredentials(const std::string& name) {
+  ClusterCredentials c;
+  const char* dir = std::getenv("TENSORACT_BENCH_TLS_DIR");
+  if (dir == nullptr || *dir == '\0') return c;
+  c.tls_cert_file = std::string(dir) + "/" + name + ".pem";
+  c.tls_key_file = std::string(dir) + "/" + name + ".key";
+  c.tls_ca_file = std::string(dir) + "/ca.pem";
+  return c;
+}
+
+// The child: a DataPlaneServer on the tensors (and a TLS-mode one, when asked) and a raw
+// TCP loop on the same bytes.
 [[noreturn]] void Serve(int report_fd, const std::vector<Case>& cases) {
   std::map<std::string, Tensor> tensors;
   size_t largest = 0;
@@ -105,20 +120,28 @@ bool WriteFull(int fd, const void* p, size_t n) {
   }
   DataPlaneServer::Options options;
   options.credentials.token = "bench-token";
-  auto server = DataPlaneServer::Start(
-      [&](int64_t, const std::string& key, DataPlaneServer::Reply reply) {
-        auto it = tensors.find(key);
-        if (it == tensors.end()) {
-          reply(errors::NotFound("no tensor ", key), Tensor(), false);
-        } else {
-          reply(Status::OK(), it->second, false);
-        }
-      },
-      options);
+  auto provider = [&](int64_t, const std::string& key, DataPlaneServer::Reply reply) {
+    auto it = tensors.find(key);
+    if (it == tensors.end()) {
+      reply(errors::NotFound("no tensor ", key), Tensor(), false);
+    } else {
+      reply(Status::OK(), it->second, false);
+    }
+  };
+  auto server = DataPlaneServer::Start(provider, options);
+  StatusOr<std::unique_ptr<DataPlaneServer>> tls_server = errors::NotFound("no TLS");
+  if (TlsCredentials("server").tls()) {
+    options.credentials = TlsCredentials("server");
+    tls_server = DataPlaneServer::Start(provider, options);
+    if (!tls_server.ok()) {
+      std::fprintf(stderr, "TLS server: %s\n", tls_server.status().ToString().c_str());
+      _exit(1);
+    }
+  }
   int raw_port = 0;
   auto raw_listener = data_plane::ListenOn("127.0.0.1", 0, &raw_port);
   if (!server.ok() || !raw_listener.ok()) _exit(1);
-  int ports[2] = {(*server)->port(), raw_port};
+  int ports[3] = {(*server)->port(), raw_port, tls_server.ok() ? (*tls_server)->port() : 0};
   if (write(report_fd, ports, sizeof(ports)) != sizeof(ports)) _exit(1);
   std::vector<char> buffer(largest, 0x3c);
   int fd = accept(*raw_listener, nullptr, nullptr);
@@ -145,7 +168,7 @@ int Main(int argc, char** argv) {
     Serve(pipe_fds[1], cases);
   }
   close(pipe_fds[1]);
-  int ports[2];
+  int ports[3];
   if (read(pipe_fds[0], ports, sizeof(ports)) != sizeof(ports)) {
     std::fprintf(stderr, "the server process did not start\n");
     return 1;
@@ -171,12 +194,15 @@ int Main(int argc, char** argv) {
   }
 
   CachingAllocator cache;
-  DataPlaneClient client("bench-token");
-  auto run = [&](const char* impl, Allocator* allocator, const Case& c) {
+  DataPlaneClient token_client("bench-token");
+  DataPlaneClient tls_client(TlsCredentials("client"));
+  const std::string tls_peer = "127.0.0.1:" + std::to_string(ports[2]);
+  auto run = [&](const char* impl, Allocator* allocator, const Case& c, bool tls = false) {
     std::vector<double> times;
+    DataPlaneClient& client = tls ? tls_client : token_client;
     for (int i = -3; i < c.reps; ++i) {
       const auto start = std::chrono::steady_clock::now();
-      auto got = client.RecvTensor(peer, 1, c.name, false, SteadyNowMs() + 30000, allocator);
+      auto got = client.RecvTensor(tls ? tls_peer : peer, 1, c.name, false, SteadyNowMs() + 30000, allocator);
       if (!got.ok() || got->value.TotalBytes() != c.bytes) {
         std::fprintf(stderr, "%s\n", got.status().ToString().c_str());
         std::exit(1);
@@ -193,6 +219,16 @@ int Main(int argc, char** argv) {
                 c.bytes <= 4 ? t / raw_seconds[c.name] : raw_seconds[c.name] / t);
   }
   run("tensoract_fresh_pages", cpu_allocator(), cases[1]);
+  if (ports[2] != 0) {
+    for (const Case& c : cases) {
+      const double plain = run("tensoract", &cache, c);
+      const double tls = run("tensoract_tls", &cache, c, /*tls=*/true);
+      std::printf("ratio %s tls/token %s %.2f\n", c.name, c.bytes <= 4 ? "time" : "throughput",
+                  c.bytes <= 4 ? tls / plain : plain / tls);
+      std::printf("ratio %s tls/raw_tcp %s %.2f\n", c.name, c.bytes <= 4 ? "time" : "throughput",
+                  c.bytes <= 4 ? tls / raw_seconds[c.name] : raw_seconds[c.name] / tls);
+    }
+  }
 
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);

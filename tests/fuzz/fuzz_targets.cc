@@ -127,18 +127,28 @@ int DataPlaneClient(const uint8_t* data, size_t size) {
   }();
   static const Digest key = data_plane::HandshakeKey(kToken);
   const int64_t deadline = data_plane::SteadyNowMs() + kStuckMs;
-  // The fake server: proves the token, sends the input as its replies, hangs up.
+  // The fake server: on the first connection it proves the token, sends the input as its
+  // replies and stops writing; later connections (the client reconnects for a request made
+  // after the stream ended) are hung up at once. It runs until the client is gone.
+  std::atomic<bool> client_gone{false};
   std::thread server([&] {
-    pollfd p{listener, POLLIN, 0};
-    if (poll(&p, 1, kStuckMs) <= 0) Stuck("the client never connected");
-    int fd = accept(listener, nullptr, nullptr);
-    if (fd < 0) Stuck("accept failed");
-    if (data_plane::AuthenticateClient(fd, key, deadline).ok()) {
-      (void)data_plane::WriteExactly(fd, data, size, deadline);
-      shutdown(fd, SHUT_WR);
-      Drain(fd, deadline);
+    std::vector<int> accepted;
+    while (!client_gone) {
+      pollfd p{listener, POLLIN, 0};
+      if (poll(&p, 1, 20) <= 0) continue;
+      int fd = accept(listener, nullptr, nullptr);
+      if (fd < 0) continue;
+      if (!accepted.empty()) {
+        close(fd);
+        continue;
+      }
+      accepted.push_back(fd);
+      if (data_plane::AuthenticateClient(fd, key, deadline).ok()) {
+        (void)data_plane::WriteExactly(fd, data, size, deadline);
+        shutdown(fd, SHUT_WR);
+      }
     }
-    close(fd);
+    for (int fd : accepted) close(fd);
   });
   {
     tensoract::DataPlaneClient client(kToken);
@@ -161,6 +171,7 @@ int DataPlaneClient(const uint8_t* data, size_t size) {
       Stuck("a request never ended");
     }
   }
+  client_gone = true;
   server.join();
   return 0;
 }

@@ -3,7 +3,7 @@
 # (default 5), one after another, and prints what each did:
 #   bash tests/fuzz/run-fuzzers.sh [MINUTES] [TARGET...]     # targets: all when none named
 # It builds the fuzzers first, in build-fuzz/ (clang, every library with coverage, ASan and
-# UBSan; about 25 minutes on 2 cores the first time). Each target starts from its kept
+# UBSan, -O1; about 25 minutes on 2 cores the first time; tests/sanitize/run-sanitized-tests.sh shares it). Each target starts from its kept
 # inputs (tests/fuzz/corpus/<target>/) and grows a working corpus in build-fuzz/corpus/<target>/.
 # A crash, a sanitizer report, a hang or a leak of the harness lands in
 # build-fuzz/findings/<target>/: fix it, copy the input into tests/fuzz/corpus/<target>/
@@ -19,7 +19,7 @@ fi
 command -v clang++ >/dev/null || { echo "run-fuzzers: needs clang (apt-get install clang)" >&2; exit 1; }
 
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTENSORACT_FUZZ=ON \
-      -DTENSORACT_BUILD_EXAMPLES=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+      -DTENSORACT_BUILD_EXAMPLES=OFF -DCMAKE_BUILD_TYPE=None "-DCMAKE_CXX_FLAGS=-O1 -gline-tables-only" >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
 
 summary=()
