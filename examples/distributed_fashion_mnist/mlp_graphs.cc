@@ -90,12 +90,18 @@ std::vector<Output> Handles(const Weights& w) {
 // Fills in everything but the placeholders; `init` covers the weights and the optimizer's
 // momentum slots.
 StatusOr<MlpGraph> Finish(const Scope& root, const Weights& w, const std::vector<Variable>& slots,
-                          const Output& loss, const Output& correct, Node* train) {
+                          const Output& loss, const Output& correct, Node* train, bool with_saver) {
   std::vector<Variable> all = w.all();
   all.insert(all.end(), slots.begin(), slots.end());
   Node* init = GroupInitializers(root.WithOpName("init"), all);
   TA_RETURN_IF_ERROR(root.status());
   MlpGraph g;
+  if (with_saver) {
+    std::vector<Output> handles;
+    for (const Variable& v : all) handles.push_back(v.handle);
+    TA_ASSIGN_OR_RETURN(Saver saver, Saver::New(root, handles));
+    g.saver = std::move(saver);
+  }
   g.loss = loss.name();
   g.correct = correct.name();
   g.train = train->name();
@@ -117,7 +123,7 @@ StatusOr<MlpGraph> BuildLocal(const MlpOptions& options) {
   Tower t = BuildTower(root, root, root, w);
   MomentumOptimizer opt(options.learning_rate, options.momentum);
   Node* train = opt.Minimize(root, t.loss, w.all());
-  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, opt.variables(), t.loss, t.correct, train));
+  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, opt.variables(), t.loss, t.correct, train, options.with_saver));
   AddFeeds(t, &g);
   return g;
 }
@@ -156,7 +162,7 @@ StatusOr<MlpGraph> BuildSync(const MlpOptions& options, int towers) {
   for (const Tower& t : built) losses.push_back(t.loss), corrects.push_back(t.correct);
   Output loss = ops::Mul(root.WithOpName("loss"), towers == 1 ? losses[0] : ops::AddN(root, losses), share);
   Output correct = towers == 1 ? corrects[0] : ops::AddN(root.WithOpName("correct"), corrects);
-  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, opt.variables(), loss, correct, train));
+  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, opt.variables(), loss, correct, train, options.with_saver));
   for (const Tower& t : built) AddFeeds(t, &g);
   return g;
 }
@@ -173,7 +179,7 @@ StatusOr<MlpGraph> BuildAsyncReplica(const MlpOptions& options, int task) {
   TA_RETURN_IF_ERROR(AddSymbolicGradients(compute, {t.loss}, Handles(w), &grads));
   MomentumOptimizer opt(options.learning_rate, options.momentum);
   Node* train = opt.ApplyGradients(ps, w.all(), grads);
-  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, opt.variables(), t.loss, t.correct, train));
+  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, opt.variables(), t.loss, t.correct, train, options.with_saver));
   AddFeeds(t, &g);
   return g;
 }
@@ -205,7 +211,7 @@ StatusOr<MlpGraph> BuildModelParallel(const MlpOptions& options) {
   Node* train = ops::NoOp(root.WithOpName("train").WithControlDependencies({Output(train1), Output(train2)}));
   std::vector<Variable> slots = opt1.variables();
   slots.insert(slots.end(), opt2.variables().begin(), opt2.variables().end());
-  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, slots, t.loss, t.correct, train));
+  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, slots, t.loss, t.correct, train, options.with_saver));
   AddFeeds(t, &g);
   return g;
 }

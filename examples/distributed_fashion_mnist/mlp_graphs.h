@@ -19,9 +19,11 @@
 #ifndef TENSORACT_EXAMPLES_DISTRIBUTED_FASHION_MNIST_MLP_GRAPHS_H_
 #define TENSORACT_EXAMPLES_DISTRIBUTED_FASHION_MNIST_MLP_GRAPHS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "actors/saver.h"
 #include "base/status.h"
 #include "messages/graph.pb.h"
 
@@ -36,6 +38,9 @@ struct MlpOptions {
   // Prefixes every node name. The ps keeps variables across sessions, keyed by name, so
   // the modes of one run use different prefixes and never see each other's weights.
   std::string prefix;
+  // Adds a Saver of every variable (weights and optimizer slots) to the graph, for
+  // checkpoints (the soak test's TrainingLoop).
+  bool with_saver = false;
 };
 
 // A graph and the names a training loop feeds, fetches and runs.
@@ -47,6 +52,7 @@ struct MlpGraph {
   std::string correct;  // scalar float: how many of the fed images are classified right
   std::string train;    // one update of every variable
   std::string init;     // initializes every variable (weights and momentum)
+  std::optional<Saver> saver;  // with MlpOptions::with_saver
 };
 
 StatusOr<MlpGraph> BuildLocal(const MlpOptions& options);

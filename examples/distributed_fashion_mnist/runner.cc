@@ -22,7 +22,10 @@ Tensor Rows(const Tensor& t, int64_t begin, int64_t end) {
   return rows;
 }
 
-// The batch split evenly among the graph's towers, in order.
+void PrintPartitions(const std::string& label, const RunMetadata& metadata);
+
+}  // namespace
+
 StatusOr<std::vector<std::pair<std::string, Tensor>>> Feeds(const MlpGraph& graph, const Tensor& images,
                                                             const Tensor& labels) {
   const int64_t towers = static_cast<int64_t>(graph.images.size());
@@ -40,6 +43,8 @@ StatusOr<std::vector<std::pair<std::string, Tensor>>> Feeds(const MlpGraph& grap
   }
   return feeds;
 }
+
+namespace {
 
 void PrintPartitions(const std::string& label, const RunMetadata& metadata) {
   for (const auto& part : metadata.partition_graphs) {

@@ -51,6 +51,11 @@ struct TrainOptions {
   bool show_partitions = false;  // print where the first step's partitions ran
 };
 
+// The batch split evenly among the graph's towers, in order, as feeds; InvalidArgument
+// when it does not split evenly.
+StatusOr<std::vector<std::pair<std::string, Tensor>>> Feeds(const MlpGraph& graph, const Tensor& images,
+                                                            const Tensor& labels);
+
 // Runs the graph's train op for options.steps batches, printing the loss ten times.
 // The first failing step's status, naming the step.
 Status Train(Session& session, const MlpGraph& graph, BatchStream& stream, const TrainOptions& options,
