@@ -29,6 +29,8 @@
 #include <caf/io/network/default_multiplexer.hpp>
 #include <caf/io/network/stream.hpp>
 
+#include "actors/sigpipe_block.h"
+
 namespace tensoract {
 namespace {
 
@@ -41,27 +43,6 @@ constexpr size_t kMaxInboundHandshakes = 128;
 constexpr size_t kMaxRemembered = 1024;  // logged peers, recorded failures
 
 using Clock = std::chrono::steady_clock;
-
-// OpenSSL writes with write(2): a peer that closed would raise SIGPIPE and end the process.
-// Blocked for the call and any pending one discarded, as CAF's own OpenSSL module does.
-class SigpipeBlock {
- public:
-  SigpipeBlock() {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_, &saved_);
-  }
-  ~SigpipeBlock() {
-    timespec zero{};
-    while (sigtimedwait(&pipe_, nullptr, &zero) > 0) {
-    }
-    pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
-  }
-
- private:
-  sigset_t pipe_;
-  sigset_t saved_;
-};
 
 void Log(const std::string& line) { std::cerr << (line + "\n") << std::flush; }
 

@@ -35,6 +35,7 @@ struct SessionState {
 // A step in flight: one RunGraph per task, gathered.
 struct StepInFlight {
   std::string session;  // the session whose step it is
+  int64_t request_id = 0;  // the client's name for the call (RunStepRequest::request_id)
   caf::typed_response_promise<RunStepResponse> promise;
   std::vector<int> tasks;
   int remaining = 0;
@@ -76,6 +77,8 @@ struct MasterState {
   std::map<int64_t, CallStarting> starting;  // by a start id of their own
   int64_t next_start = 0;
   int64_t next_step = 1;
+  // Cancels that came before their step started (session, request id), with when they came.
+  std::map<std::pair<std::string, int64_t>, std::chrono::steady_clock::time_point> early_cancels;
   bool session_gc_started = false;  // with the first session: an idle master does nothing
   bool cluster() const { return membership->cluster(); }
   const caf::actor& worker(int task) const { return membership->task(task).worker; }
@@ -119,20 +122,43 @@ void FailStep(Self* self, int64_t step_id, const Status& why) {
   FinishStep(self, step_id);
 }
 
-// Cancels the running steps of `session` (as TensorFlow's StartCancel): every task stops
-// the step's executors and fails its Recvs with `why`; the client's Run returns it.
+// Cancels a running step (as TensorFlow's StartCancel): every task stops the step's
+// executors and fails its Recvs with `why`; the client's Run returns it.
+void CancelStep(Self* self, int64_t id, const Status& why) {
+  auto it = self->state.steps.find(id);
+  if (it == self->state.steps.end()) return;
+  // A local step has no CleanupGraph to wait for; the abort is what stops it.
+  if (!self->state.cluster()) {
+    for (int t : it->second.tasks) self->send(self->state.worker(t), abort_step_atom::value, id, why);
+  }
+  FailStep(self, id, why);
+}
+
+// Cancels the running steps of `session`.
 void CancelSessionSteps(Self* self, const std::string& session, const Status& why) {
   std::vector<int64_t> cancelled;
   for (const auto& [id, step] : self->state.steps) {
     if (step.session == session) cancelled.push_back(id);
   }
-  for (int64_t id : cancelled) {
-    // A local step has no CleanupGraph to wait for; the abort is what stops it.
-    if (!self->state.cluster()) {
-      for (int t : self->state.steps[id].tasks) self->send(self->state.worker(t), abort_step_atom::value, id, why);
-    }
-    FailStep(self, id, why);
+  for (int64_t id : cancelled) CancelStep(self, id, why);
+}
+
+Status StepCancelled(int64_t request_id) {
+  return errors::Cancelled("the step was cancelled (request ", request_id, ")");
+}
+
+// A cancel for a step of `session` the client called `request_id`: now if it runs, else
+// when it starts (kept a minute: a cancel may overtake its step, never by that much).
+void CancelRequest(Self* self, const std::string& session, int64_t request_id) {
+  auto& st = self->state;
+  for (const auto& [id, step] : st.steps) {
+    if (step.session == session && step.request_id == request_id) return CancelStep(self, id, StepCancelled(request_id));
   }
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = st.early_cancels.begin(); it != st.early_cancels.end();) {
+    it = now - it->second > std::chrono::minutes(1) ? st.early_cancels.erase(it) : std::next(it);
+  }
+  st.early_cancels[{session, request_id}] = now;
 }
 
 void OnRunGraphDone(Self* self, int64_t step_id, int task, RunGraphResponse reply) {
@@ -169,6 +195,10 @@ void OnRunGraphDone(Self* self, int64_t step_id, int task, RunGraphResponse repl
 
 void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
              caf::typed_response_promise<RunStepResponse> promise) {
+  if (request.request_id != 0 && self->state.early_cancels.erase({request.session_handle, request.request_id}) > 0) {
+    promise.deliver(RunStepResponse{StepCancelled(request.request_id), {}, nullptr, {}});
+    return;
+  }
   Status feeds_ok = CheckFeeds(request, call.signature);
   if (!feeds_ok.ok()) {
     promise.deliver(RunStepResponse{feeds_ok, {}, nullptr, {}});
@@ -187,6 +217,7 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
   const int64_t timeout_ms = StepTimeoutMs(request.timeout_ms, st.options.default_step_timeout_ms);
   StepInFlight& step = st.steps[step_id];
   step.session = request.session_handle;
+  step.request_id = request.request_id;
   step.promise = promise;
   step.remaining = static_cast<int>(call.tasks.size());
   step.fetches = call.signature.fetches;
@@ -203,8 +234,10 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
       for (auto& feed : request.feeds) run.args.push_back(std::move(feed.second));
     }
     const int task = tg.task;
-    // The workers enforce the step's deadline; this one only guards against a lost worker.
-    self->request(st.worker(task), std::chrono::milliseconds(timeout_ms + 5000), run_graph_atom::value,
+    // No CAF timeout: the worker enforces the step's deadline, a remote one's proxy has its
+    // own for the call, and a timeout here would sit in CAF's clock (~190 bytes) until it
+    // fired, long after the step.
+    self->request(st.worker(task), caf::infinite, run_graph_atom::value,
                   std::move(run))
         .then([=](RunGraphResponse& response) { OnRunGraphDone(self, step_id, task, std::move(response)); },
               [=](caf::error& error) {
@@ -534,6 +567,12 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         auto promise = self->make_response_promise<Status>();
         ResetAll(self, containers, promise);
         return promise;
+      },
+      [=](cancel_step_atom, const std::string& session, int64_t request_id) -> Status {
+        if (request_id == 0) return errors::InvalidArgument("CancelStep needs the request_id the step was run with");
+        if (!self->state.sessions.count(session)) return SessionNotFound(session);
+        CancelRequest(self, session, request_id);
+        return Status::OK();
       },
       [=](close_session_atom, const std::string& handle) {
         auto& st = self->state;

@@ -28,6 +28,7 @@
 //           (run_step_atom, RunStepRequest) -> RunStepResponse
 //           (reset_atom, std::vector<std::string> containers) -> Status (closes every session)
 //           (close_session_atom, std::string handle) -> Status
+//           (cancel_step_atom, std::string handle, int64_t request_id) -> Status
 //           (inspect_atom) -> std::string
 #ifndef TENSORACT_ACTORS_MASTER_H_
 #define TENSORACT_ACTORS_MASTER_H_

@@ -56,6 +56,9 @@ using create_session_atom = caf::atom_constant<caf::atom("createsess")>;
 using run_step_atom = caf::atom_constant<caf::atom("runstep")>;
 using close_session_atom = caf::atom_constant<caf::atom("closesess")>;
 using extend_session_atom = caf::atom_constant<caf::atom("extendsess")>;
+// (cancel_step_atom, std::string session, int64_t request_id) -> Status: cancels the step
+// the session runs for that RunStepRequest::request_id (see StepCanceller).
+using cancel_step_atom = caf::atom_constant<caf::atom("cancelstep")>;
 // Drops resource containers (variables) on every worker: client -> master -> workers.
 using reset_atom = caf::atom_constant<caf::atom("reset")>;
 // Graph lifecycle, master -> worker.
@@ -110,6 +113,9 @@ struct RunStepRequest {
   int64_t timeout_ms = 0;  // 0: the master's default
   bool collect_stats = false;             // RunOptions trace_level above NO_TRACE
   bool output_partition_graphs = false;   // RunOptions.output_partition_graphs
+  // The client's name for this call (TensorFlow's RunStepRequest.request_id), by which
+  // cancel_step_atom finds it; 0: not cancellable.
+  int64_t request_id = 0;
 };
 struct RunStepResponse {
   Status status;

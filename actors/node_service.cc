@@ -16,9 +16,6 @@
 namespace tensoract {
 namespace {
 
-// The caller has its own deadline (a step's, a heartbeat's); this one only keeps a
-// request to a local actor that has stopped from living forever.
-constexpr auto kLocalTimeout = std::chrono::seconds(3600);
 
 using Self = caf::event_based_actor;
 
@@ -30,7 +27,10 @@ void Reply(caf::response_promise& rp, const Status& status, const std::string& b
 template <class LocalReply, class... Args>
 void Forward(Self* self, const caf::actor& to, caf::response_promise rp, const std::string& method,
              std::function<Status(LocalReply&, std::string*)> convert, Args&&... args) {
-  self->request(to, kLocalTimeout, std::forward<Args>(args)...)
+  // No timeout: the master and the worker are local and always answer (CAF answers for an
+  // actor that stopped), and the caller has its own deadline. A CAF 0.17 request timeout
+  // would stay in the clock until it fired, ~190 bytes per request for as long as it is.
+  self->request(to, caf::infinite, std::forward<Args>(args)...)
       .then(
           [rp, convert](LocalReply& reply) mutable {
             std::string bytes;
@@ -113,6 +113,11 @@ bool ServeMaster(Self* self, const caf::actor& master, const std::string& method
     IfDecoded(rp, rpc::DecodeCloseSession(bytes), [&](std::string handle) {
       Forward<Status>(self, master, rp, method, StatusReply<tensorflow::CloseSessionResponse>(),
                       close_session_atom::value, std::move(handle));
+    });
+  } else if (method == "CancelStep") {
+    IfDecoded(rp, rpc::DecodeCancelStep(bytes), [&](rpc::CancelStep cancel) {
+      Forward<Status>(self, master, rp, method, StatusReply<tensoract::CancelStepResponse>(), cancel_step_atom::value,
+                      std::move(cancel.session_handle), cancel.request_id);
     });
   } else if (method == "Reset") {
     IfDecoded(rp, rpc::DecodeReset(bytes), [&](std::vector<std::string> containers) {

@@ -5,6 +5,7 @@
 #include "actors/messages.h"
 #include "actors/rpc.h"
 #include "messages/master.pb.h"
+#include "messages/tensoract_worker.pb.h"
 
 namespace tensoract {
 namespace {
@@ -53,7 +54,7 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
   self->state.node.Attach(self, std::move(address));
   self->state.default_step_timeout_ms = default_step_timeout_ms;
   return {
-      [=](liveness_tick_atom) { self->state.node.OnLivenessTick(); },
+      [=](remote_node_tick_atom) { self->state.node.OnTick(); },
       [=](create_session_atom, const CreateSessionRequest& request) {
         tensorflow::CreateSessionRequest proto;
         if (request.graph) *proto.mutable_graph_def() = *request.graph;
@@ -95,10 +96,18 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         proto.mutable_options()->set_timeout_in_ms(request.timeout_ms);
         if (request.collect_stats) proto.mutable_options()->set_trace_level(tensorflow::RunOptions::FULL_TRACE);
         proto.mutable_options()->set_output_partition_graphs(request.output_partition_graphs);
+        proto.set_request_id(request.request_id);
         int64_t timeout = StepTimeoutMs(request.timeout_ms, self->state.default_step_timeout_ms) + kStepSlackMs;
         size_t num_fetches = request.fetches.size();
         return CallAndConvert<RunStepResponse>(self, self->state.node, "RunStep", ProtoBytes(proto), timeout,
             [num_fetches](const Status& s, const std::string& bytes) { return FromRunStep(s, bytes, num_fetches); });
+      },
+      [=](cancel_step_atom, const std::string& session, int64_t request_id) {
+        tensoract::CancelStepRequest proto;
+        proto.set_session_handle(session);
+        proto.set_request_id(request_id);
+        return CallAndConvert<Status>(self, self->state.node, "CancelStep", ProtoBytes(proto), kControlTimeoutMs,
+                                      [](const Status& s, const std::string&) { return s; });
       },
       [=](close_session_atom, const std::string& handle) {
         tensorflow::CloseSessionRequest proto;

@@ -13,6 +13,14 @@
 namespace tensoract {
 namespace {
 
+// How often a RemoteNode with calls in flight checks their deadlines.
+constexpr int64_t kTickMs = 100;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 // The text a node put into its error reply (the gatekeeper's refusal), or CAF's rendering.
 std::string ErrorText(caf::actor_system& system, const caf::error& e) {
   if (e.context().match_elements<std::string>()) return e.context().get_as<std::string>(0);
@@ -47,25 +55,49 @@ void RemoteNode::FailInFlight(const Status& why) {
   service_ = nullptr;
   auto lost = std::move(in_flight_);
   in_flight_.clear();
-  for (auto& [id, done] : lost) done(why, "");
+  for (auto& [id, call] : lost) call.done(why, "");
 }
 
-void RemoteNode::ScheduleLivenessTick() {
-  if (address_.liveness_interval_ms <= 0 || liveness_tick_scheduled_) return;
-  liveness_tick_scheduled_ = true;
-  self_->delayed_send(self_, std::chrono::milliseconds(address_.liveness_interval_ms), liveness_tick_atom::value);
+void RemoteNode::ScheduleTick() {
+  if (tick_scheduled_) return;
+  tick_scheduled_ = true;
+  self_->delayed_send(self_, std::chrono::milliseconds(kTickMs), remote_node_tick_atom::value);
 }
 
-void RemoteNode::OnLivenessTick() {
-  liveness_tick_scheduled_ = false;
-  if (in_flight_.empty() || !service_) return;  // nothing waits, or a connect (with its own deadline) runs
+void RemoteNode::OnTick() {
+  tick_scheduled_ = false;
+  const int64_t now = NowMs();
+  std::vector<std::pair<Done, Status>> expired;
+  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+    if (now < it->second.deadline_ms) {
+      ++it;
+      continue;
+    }
+    expired.emplace_back(std::move(it->second.done),
+                         errors::DeadlineExceeded(it->second.what, ": no answer within ", it->second.timeout_ms, " ms"));
+    it = in_flight_.erase(it);
+  }
+  for (auto& [done, why] : expired) done(why, "");
+  if (in_flight_.empty()) return;
+  if (address_.liveness_interval_ms > 0 && service_ && !probe_out_ &&
+      now - last_probe_ms_ >= address_.liveness_interval_ms) {
+    Probe();
+  }
+  ScheduleTick();
+}
+
+void RemoteNode::Probe() {
+  probe_out_ = true;
+  last_probe_ms_ = NowMs();
   const int64_t timeout_ms = address_.liveness_timeout_ms;
   caf::actor probed = service_;
+  // A heartbeat a second with a short timeout: what CAF's clock keeps for it is small.
   self_->request(service_, std::chrono::milliseconds(timeout_ms), rpc_atom::value, std::string("Heartbeat"),
                  std::string())
       .then(
-          [this](int32_t, std::string&, std::string&) { ScheduleLivenessTick(); },
+          [this](int32_t, std::string&, std::string&) { probe_out_ = false; },
           [this, probed, timeout_ms](caf::error& e) {
+            probe_out_ = false;
             if (service_ != probed) return;  // already failed and reconnected
             FailInFlight(errors::Unavailable(
                 address_.name, " (", address_.host, ":", address_.port, ") did not answer a heartbeat within ",
@@ -87,32 +119,30 @@ void RemoteNode::Tell(const std::string& method, std::string request) {
 
 void RemoteNode::Send(Pending call) {
   const std::string what = StrCat(address_.name, " (", address_.host, ":", address_.port, ") ", call.method);
-  // The call's `done` runs once: from its reply, its error, or the service's down message.
+  // The call's `done` runs once: from its reply, its error, its deadline (OnTick) or the
+  // service's down message.
   const uint64_t id = next_call_++;
-  in_flight_.emplace(id, std::move(call.done));
+  if (in_flight_.empty()) last_probe_ms_ = NowMs();  // the first probe an interval from now
+  in_flight_.emplace(id, InFlight{std::move(call.done), NowMs() + call.timeout_ms, what, call.timeout_ms});
   Done done = [this, id](const Status& s, std::string response) {
     auto it = in_flight_.find(id);
-    if (it == in_flight_.end()) return;  // already failed by the down message
-    Done d = std::move(it->second);
+    if (it == in_flight_.end()) return;  // already failed (deadline, down message)
+    Done d = std::move(it->second.done);
     in_flight_.erase(it);
     d(s, std::move(response));
   };
-  ScheduleLivenessTick();
-  int64_t timeout_ms = call.timeout_ms;
-  auto on_error = [this, done, what, timeout_ms](caf::error& e) {
-    if (e == caf::sec::request_timeout) {
-      return done(errors::DeadlineExceeded(what, ": no answer within ", timeout_ms, " ms"), "");
-    }
+  ScheduleTick();
+  auto on_error = [this, done, what](caf::error& e) {
     service_ = nullptr;  // the next call connects again
     done(errors::Unavailable(what, " failed: ", ErrorText(self_->home_system(), e)), "");
   };
+  // No CAF timeout: the deadline is OnTick's (see remote_node_tick_atom).
   if (call.method == kInspect) {
-    self_->request(service_, std::chrono::milliseconds(timeout_ms), inspect_atom::value)
+    self_->request(service_, caf::infinite, inspect_atom::value)
         .then([done](std::string& text) { done(Status::OK(), std::move(text)); }, on_error);
     return;
   }
-  self_->request(service_, std::chrono::milliseconds(timeout_ms), rpc_atom::value, call.method,
-                 std::move(call.request))
+  self_->request(service_, caf::infinite, rpc_atom::value, call.method, std::move(call.request))
       .then(
           [done](int32_t code, std::string& message, std::string& response) {
             done(RpcStatus(code, message), std::move(response));

@@ -45,12 +45,16 @@ struct RemoteAddress {
   // one unanswered within liveness_timeout_ms fails them all with Unavailable naming the
   // node. A frozen process, or one the network cut off without a reset, never sends the
   // "down" a dead one does: without this a call waits out its own deadline (a step's can
-  // be hours). 0: off. The actor hands each liveness_tick_atom to OnLivenessTick.
+  // be hours). 0: off.
   int64_t liveness_interval_ms = 0;
   int64_t liveness_timeout_ms = 0;
 };
 
-using liveness_tick_atom = caf::atom_constant<caf::atom("livetick")>;
+// The RemoteNode's timer: while calls are in flight it arrives every 100 ms, and the actor
+// hands it to RemoteNode::OnTick. Calls' deadlines are kept here rather than as CAF
+// request timeouts, which CAF 0.17 keeps in its clock until they fire (~190 bytes each for
+// as long as the deadline: a step's calls at hundreds of steps a second add up).
+using remote_node_tick_atom = caf::atom_constant<caf::atom("rnodetick")>;
 
 class RemoteNode {
  public:
@@ -64,8 +68,9 @@ class RemoteNode {
   // Sends without waiting for the answer (cleanups, aborts); errors are dropped.
   void Tell(const std::string& method, std::string request);
 
-  // A liveness_tick_atom arrived (see RemoteAddress::liveness_interval_ms).
-  void OnLivenessTick();
+  // A remote_node_tick_atom arrived: fails the calls past their deadline and, with
+  // RemoteAddress::liveness_interval_ms, probes the node.
+  void OnTick();
 
   const RemoteAddress& address() const { return address_; }
   bool connected() const { return static_cast<bool>(service_); }
@@ -82,16 +87,25 @@ class RemoteNode {
   void FailPending(const Status& status);
   // Fails every call in flight with `why` and forgets the service (the next call connects).
   void FailInFlight(const Status& why);
-  void ScheduleLivenessTick();
+  void ScheduleTick();
+  void Probe();
+  struct InFlight {
+    Done done;
+    int64_t deadline_ms;  // steady clock
+    std::string what;     // "name (host:port) Method", for errors
+    int64_t timeout_ms;
+  };
 
   RemoteAddress address_;
   caf::event_based_actor* self_ = nullptr;
   caf::actor service_;
   bool connecting_ = false;
   std::vector<Pending> pending_;                 // waiting for a connection
-  std::map<uint64_t, Done> in_flight_;           // sent, not answered
+  std::map<uint64_t, InFlight> in_flight_;       // sent, not answered
   uint64_t next_call_ = 0;
-  bool liveness_tick_scheduled_ = false;
+  bool tick_scheduled_ = false;
+  bool probe_out_ = false;
+  int64_t last_probe_ms_ = 0;
 };
 
 // Helpers of the proxies (RemoteWorker, RemoteMaster) and the node service.

@@ -25,6 +25,7 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address, int64_t mas
   self->state.node.Attach(self, std::move(address));
   self->state.master_lease_ms = master_lease_ms;
   return {
+      [=](remote_node_tick_atom) { self->state.node.OnTick(); },
       [=](register_graph_atom, const RegisterGraphRequest& request) {
         tensorflow::RegisterGraphRequest proto;
         if (request.graph) *proto.mutable_graph_def() = *request.graph;

@@ -53,6 +53,7 @@ StatusOr<RunStepRequest> DecodeRunStep(const std::string& bytes) {
   local.timeout_ms = StepTimeoutMs(req.options().timeout_in_ms(), 0);
   local.collect_stats = req.options().trace_level() != tensorflow::RunOptions::NO_TRACE;
   local.output_partition_graphs = req.options().output_partition_graphs();
+  local.request_id = req.request_id();
   return local;
 }
 
@@ -66,6 +67,12 @@ StatusOr<std::vector<std::string>> DecodeReset(const std::string& bytes) {
   tensorflow::ResetRequest req;
   TA_RETURN_IF_ERROR(Parse("Reset", bytes, &req));
   return std::vector<std::string>(req.container().begin(), req.container().end());
+}
+
+StatusOr<CancelStep> DecodeCancelStep(const std::string& bytes) {
+  tensoract::CancelStepRequest req;
+  TA_RETURN_IF_ERROR(Parse("CancelStep", bytes, &req));
+  return CancelStep{req.session_handle(), req.request_id()};
 }
 
 StatusOr<Heartbeat> DecodeHeartbeat(const std::string& bytes) {
@@ -145,6 +152,7 @@ const std::map<std::string, std::function<Status(const std::string&)>>& Decoders
       {"RunStep", [](const std::string& b) { return Dropped(DecodeRunStep(b)); }},
       {"CloseSession", [](const std::string& b) { return Dropped(DecodeCloseSession(b)); }},
       {"Reset", [](const std::string& b) { return Dropped(DecodeReset(b)); }},
+      {"CancelStep", [](const std::string& b) { return Dropped(DecodeCancelStep(b)); }},
       {"Heartbeat", [](const std::string& b) { return Dropped(DecodeHeartbeat(b)); }},
       {"SetPeers", [](const std::string& b) { return Dropped(DecodeSetPeers(b)); }},
       {"RegisterGraph", [](const std::string& b) { return Dropped(DecodeRegisterGraph(b, "")); }},

@@ -27,6 +27,11 @@ StatusOr<ExtendSessionRequest> DecodeExtendSession(const std::string& bytes);
 StatusOr<RunStepRequest> DecodeRunStep(const std::string& bytes);
 StatusOr<std::string> DecodeCloseSession(const std::string& bytes);  // the session handle
 StatusOr<std::vector<std::string>> DecodeReset(const std::string& bytes);  // the containers
+struct CancelStep {
+  std::string session_handle;
+  int64_t request_id = 0;
+};
+StatusOr<CancelStep> DecodeCancelStep(const std::string& bytes);
 
 // The worker's methods (TensorFlow's WorkerService and tensoract's own). `owner` names the
 // remote master that sent the request ("" for a local one).

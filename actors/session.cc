@@ -1,9 +1,11 @@
 #include "actors/session.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <caf/all.hpp>
 
+#include "actors/cluster_credentials.h"
 #include "actors/messages.h"
 
 namespace tensoract {
@@ -65,9 +67,24 @@ Status Session::Create(const tensorflow::GraphDef& graph) {
       [&](CreateSessionResponse& r) {
         handle_ = r.session_handle;
         graph_version_ = 0;
+        if (r.status.ok()) graph_ = graph;
         return r.status;
       },
       create_session_atom::value, CreateSessionRequest{std::make_shared<const tensorflow::GraphDef>(graph)});
+}
+
+Status Session::Recreate() {
+  if (closed_ || (handle_.empty() && graph_.node_size() == 0)) return NoGraph(closed_, "Recreate");
+  if (!handle_.empty()) {
+    // The old session, if the master still has it, would keep its graphs registered. A
+    // master that cannot answer soon has surely lost it.
+    const int64_t timeout_ms = std::min<int64_t>(server_->options().step_timeout_ms, 10000);
+    (void)Ask<Status>(server_->system(), master(), timeout_ms, "CloseSession", [](Status& s) { return s; },
+                      close_session_atom::value, handle_);
+    handle_.clear();
+  }
+  const tensorflow::GraphDef graph = graph_;  // Create keeps it again when it succeeds
+  return Create(graph);
 }
 
 Status Session::Extend(const tensorflow::GraphDef& more) {
@@ -76,10 +93,41 @@ Status Session::Extend(const tensorflow::GraphDef& more) {
   return Ask<ExtendSessionResponse>(
       server_->system(), master(), server_->options().step_timeout_ms, "ExtendSession",
       [&](ExtendSessionResponse& r) {
-        if (r.status.ok()) graph_version_ = r.new_graph_version;
+        if (r.status.ok()) {
+          graph_version_ = r.new_graph_version;
+          for (const auto& node : more.node()) *graph_.add_node() = node;
+          if (more.has_versions()) *graph_.mutable_versions() = more.versions();
+        }
         return r.status;
       },
       extend_session_atom::value, std::move(request));
+}
+
+void StepCanceller::Cancel() {
+  std::function<void()> cancel;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cancelled_ = true;
+    cancel = cancel_;
+  }
+  if (cancel) cancel();
+}
+
+bool StepCanceller::cancelled() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return cancelled_;
+}
+
+bool StepCanceller::Install(std::function<void()> cancel) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cancelled_) return false;
+  cancel_ = std::move(cancel);
+  return true;
+}
+
+void StepCanceller::Uninstall() {
+  std::lock_guard<std::mutex> lock(mu_);
+  cancel_ = nullptr;
 }
 
 Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
@@ -100,6 +148,21 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
   request.collect_stats = metadata != nullptr && options.trace_level != RunOptions::NO_TRACE;
   request.output_partition_graphs = metadata != nullptr && options.output_partition_graphs;
   const int64_t wait_ms = request.timeout_ms + kClientSlackMs;
+  if (options.canceller) {
+    // The master finds the step by the request id this call gives it.
+    request.request_id = static_cast<int64_t>(RandomId() >> 1) | 1;
+    caf::actor to = master();
+    auto cancel = [to, handle = handle_, id = request.request_id] {
+      caf::anon_send(to, cancel_step_atom::value, handle, id);
+    };
+    if (!options.canceller->Install(cancel)) return errors::Cancelled("the step was cancelled before it started");
+  }
+  struct Uninstall {
+    StepCanceller* canceller;
+    ~Uninstall() {
+      if (canceller != nullptr) canceller->Uninstall();
+    }
+  } uninstall{options.canceller.get()};
   return Ask<RunStepResponse>(
       server_->system(), master(), wait_ms, "RunStep",
       [&](RunStepResponse& r) {

@@ -16,7 +16,9 @@
 #ifndef TENSORACT_ACTORS_SESSION_H_
 #define TENSORACT_ACTORS_SESSION_H_
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +33,31 @@
 
 namespace tensoract {
 
+// Cancels one Run from another thread, as TensorFlow's CancellationManager does for one
+// call:
+//   auto canceller = std::make_shared<StepCanceller>();
+//   RunOptions options;
+//   options.canceller = canceller;
+//   auto run = std::async([&] { return session->Run(options, feeds, fetches, {}, &out); });
+//   canceller->Cancel();   // the step stops on every task; Run returns CANCELLED
+// A canceller serves one Run at a time; cancelled before that Run starts, the Run returns
+// CANCELLED at once. Thread-safe.
+class StepCanceller {
+ public:
+  void Cancel();
+  bool cancelled() const;
+
+ private:
+  friend class Session;
+  // Run says how to cancel its step while it runs; false when already cancelled.
+  bool Install(std::function<void()> cancel);
+  void Uninstall();
+
+  mutable std::mutex mu_;
+  bool cancelled_ = false;
+  std::function<void()> cancel_;
+};
+
 // TensorFlow's RunOptions, the fields this runtime honours.
 struct RunOptions {
   enum TraceLevel { NO_TRACE = 0, SOFTWARE_TRACE = 1, HARDWARE_TRACE = 2, FULL_TRACE = 3 };
@@ -38,6 +65,7 @@ struct RunOptions {
   TraceLevel trace_level = NO_TRACE;
   int64_t timeout_ms = 0;  // 0: SessionOptions::step_timeout_ms
   bool output_partition_graphs = false;  // the graphs the workers ran, in RunMetadata
+  std::shared_ptr<StepCanceller> canceller;  // to cancel this call from another thread
 };
 
 // TensorFlow's RunMetadata: what a step reports besides its fetches.
@@ -64,6 +92,11 @@ class Session {
   // Adds the nodes of `more` to the session's graph (they may use the existing nodes as
   // inputs). Validated like Create; on failure the graph is unchanged.
   Status Extend(const tensorflow::GraphDef& more);
+  // Creates the session anew on the master with the graph it had (Create's and every
+  // Extend's nodes), after closing the old one where the master still has it: what a
+  // client does when its master restarted and forgot it (TensorFlow's MonitoredSession
+  // makes a new session on every recovery). Variables are not touched: restore them.
+  Status Recreate();
   int64_t graph_version() const { return graph_version_; }
 
   Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
@@ -91,6 +124,7 @@ class Session {
   std::unique_ptr<LocalServer> owned_;  // set when the session made its own server
   LocalServer* server_;
   std::string handle_;
+  tensorflow::GraphDef graph_;  // Create's graph with every Extend's nodes, for Recreate
   bool closed_ = false;  // Close or Reset ended the session
   int64_t graph_version_ = 0;
 };

@@ -51,7 +51,10 @@ Status TrainingLoop::Recover(const Status& why) {
   Status last = why;
   while (std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(options_.retry_interval_ms));
-    last = RestoreOrInit();
+    // A new session each time, as TensorFlow's MonitoredSession: a master that restarted
+    // knows the old one no more (and one that did not just registers its graphs again).
+    last = session_.Recreate();
+    if (last.ok()) last = RestoreOrInit();
     if (last.ok()) {
       ++recoveries_;
       std::fprintf(stderr, "TrainingLoop: recovered at step %lld\n", static_cast<long long>(step_));

@@ -11,10 +11,11 @@
 //   }
 //
 // Step runs the caller's step function for the current step number. When it fails with
-// Unavailable or Aborted (a task was killed, froze, or restarted and lost its variables),
-// the loop waits for the cluster to answer again, restores the latest checkpoint (or runs
-// the init op when there is none) and runs the step function again for the restored step
-// number: at most the steps since the last checkpoint are lost, and since the function
+// Unavailable or Aborted (a task was killed, froze, or restarted and lost its variables;
+// the master itself restarted and lost the session), the loop waits for the cluster to
+// answer again, creates the session anew (Session::Recreate), restores the latest
+// checkpoint (or runs the init op when there is none) and runs the step function again for
+// the restored step number: at most the steps since the last checkpoint are lost, and since the function
 // gets the step number, a deterministic input pipeline replays exactly those steps. Any
 // other error is returned as is. A checkpoint is written after every save_every_steps
 // steps, or when save_every_seconds have passed since the last one.

@@ -21,6 +21,9 @@ namespace tensoract {
 namespace {
 
 using lease_check_atom = caf::atom_constant<caf::atom("leasechk")>;
+using deadline_check_atom = caf::atom_constant<caf::atom("deadlnchk")>;
+// How often running steps' deadlines are checked: a step ends at most this late.
+constexpr int64_t kDeadlineCheckMs = 50;
 // How often the masters' leases are checked: expiry is noticed at most this late.
 constexpr int64_t kLeaseCheckMs = 100;
 
@@ -40,6 +43,12 @@ struct RunningStep {
   std::string owner;  // RunGraphRequest::owner
   RunGraphResponse response;
   caf::typed_response_promise<RunGraphResponse> promise;
+  // The step's deadline, checked by the worker's deadline tick (not by a CAF request
+  // timeout: CAF 0.17 keeps each request's timeout in its clock until it fires, ~190 bytes
+  // for as long as the deadline, which at hundreds of steps a second adds up).
+  std::chrono::steady_clock::time_point deadline;
+  int64_t timeout_ms = 0;
+  bool expired = false;
 };
 
 struct WorkerState {
@@ -64,6 +73,7 @@ struct WorkerState {
   };
   std::map<std::string, Lease> leases;
   bool lease_check_scheduled = false;
+  bool deadline_check_scheduled = false;
   static inline const char* name = "tensoract.worker";
 };
 
@@ -145,6 +155,11 @@ void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
     }
   }
   if (--step.remaining > 0) return;
+  if (merged.status.ok() && std::chrono::steady_clock::now() > step.deadline) {
+    // Done, but late: a deadline is a promise to the caller, as TensorFlow's is.
+    merged.status =
+        errors::DeadlineExceeded("step ", step_id, " did not finish before its deadline (", step.timeout_ms, " ms)");
+  }
   if (!merged.status.ok()) {
     merged.retvals.clear();
     merged.produced.clear();
@@ -264,9 +279,16 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           promise.deliver(RunGraphResponse{});
           return promise;
         }
-        int64_t timeout_ms = StepTimeoutMs(request.timeout_ms, st.options.default_step_timeout_ms);
+        step->timeout_ms = StepTimeoutMs(request.timeout_ms, st.options.default_step_timeout_ms);
+        step->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(step->timeout_ms);
+        if (!st.deadline_check_scheduled || step->timeout_ms < kDeadlineCheckMs) {
+          st.deadline_check_scheduled = true;
+          self->delayed_send(self, std::chrono::milliseconds(std::min(step->timeout_ms, kDeadlineCheckMs)),
+                             deadline_check_atom::value);
+        }
         for (const caf::actor& executor : step->executors) {
-          self->request(executor, std::chrono::milliseconds(timeout_ms), start_atom::value)
+          // Local: the executor answers (or CAF does, if it stops); the deadline is the tick's.
+          self->request(executor, caf::infinite, start_atom::value)
               .then([=](RunGraphResponse& reply) { OnExecutorDone(self, step_id, std::move(reply)); },
                     [=](caf::error& error) {
                       // Stop this executor: it may still be waiting on kernels or Recvs.
@@ -306,6 +328,22 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           it = it->second.owner == owner ? st.graphs.erase(it) : std::next(it);
         }
         st.leases.erase(owner);
+      },
+      [=](deadline_check_atom) {
+        auto& st = self->state;
+        st.deadline_check_scheduled = false;
+        const auto now = std::chrono::steady_clock::now();
+        for (auto& [step_id, step] : st.running) {
+          if (step->expired || now < step->deadline) continue;
+          step->expired = true;
+          const Status why =
+              errors::DeadlineExceeded("step ", step_id, " did not finish before its deadline (", step->timeout_ms, " ms)");
+          for (const caf::actor& e : step->executors) self->send(e, abort_atom::value, why);
+        }
+        if (!st.running.empty()) {
+          st.deadline_check_scheduled = true;
+          self->delayed_send(self, std::chrono::milliseconds(kDeadlineCheckMs), deadline_check_atom::value);
+        }
       },
       [=](master_lease_atom, const std::string& owner, int64_t lease_ms) {
         auto& st = self->state;

@@ -15,7 +15,15 @@ DataType BaseType(DataType dt) { return IsRefType(dt) ? DataType(dt - kRefOffset
 DataType MakeRefType(DataType dt) { return IsRefType(dt) ? dt : DataType(dt + kRefOffset); }
 
 std::string DataTypeString(DataType dt) {
-  if (IsRefType(dt)) return DataTypeString(BaseType(dt)) + "_ref";
+  if (IsRefType(dt)) {
+    // One level only: a value off the wire may be any int32 (a proto3 enum keeps unknown
+    // values), and "ref of ref of ..." would recurse once per 100 of it.
+    const DataType base = BaseType(dt);
+    if (IsRefType(base) || !tensorflow::DataType_IsValid(base)) {
+      return "unknown dtype " + std::to_string(static_cast<int>(dt));
+    }
+    return DataTypeString(base) + "_ref";
+  }
   switch (dt) {
     case tensorflow::DT_INVALID: return "INVALID";
     case tensorflow::DT_BFLOAT16: return "bfloat16";

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -16,6 +17,7 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <google/protobuf/stubs/logging.h>
 
 #include "actors/cluster_transport.h"
 #include "actors/master.h"
@@ -36,6 +38,22 @@ constexpr auto kShutdownDeadline = std::chrono::seconds(5);
 
 bool IsLoopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// Protobuf logs each string field of a request that is not UTF-8, once per field and
+// request: a peer could fill the log. The first few go to stderr, then one line says the
+// rest are dropped (the requests themselves are refused with InvalidArgument as ever).
+void LimitProtobufLogs() {
+  google::protobuf::SetLogHandler([](google::protobuf::LogLevel level, const char* file, int line,
+                                     const std::string& message) {
+    static std::atomic<int> logged{0};
+    const int n = logged++;
+    if (n < 20) {
+      std::cerr << "tensoract-node: protobuf: " << message << "\n";
+    } else if (n == 20) {
+      std::cerr << "tensoract-node: protobuf: further messages of protobuf's parser are not logged\n";
+    }
+  });
 }
 
 int Run(const NodeOptions& options, const ClusterCredentials& credentials, const sigset_t& stop_signals) {
@@ -154,5 +172,6 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  tensoract::LimitProtobufLogs();
   return tensoract::Run(*options, *credentials, stop_signals);
 }

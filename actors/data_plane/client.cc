@@ -11,6 +11,7 @@
 
 #include "actors/data_plane/auth.h"
 #include "actors/data_plane/wire.h"
+#include "actors/rpc.h"
 #include "messages/tensor_frame.capnp.h"
 
 namespace tensoract {
@@ -89,19 +90,25 @@ struct DataPlaneClient::Connection {
   }
 
   Status OnFrame(data_plane::FrameReader& reader, TensorFrame::Reader frame) {
+    // Every field is read before anything changes: Cap'n Proto checks a field when it is
+    // read and throws for a malformed one, and a request taken out of `pending` before such
+    // a throw would never be answered (found by fuzzing the reply reader).
     const uint64_t id = frame.getRequestId();
+    const int32_t status_code = frame.getStatusCode();
+    const std::string status_message = status_code != 0 ? frame.getStatusMessage().cStr() : "";
+    const uint64_t first_chunk = frame.getFirstChunk();
     std::shared_ptr<Request> request = Find(id);
     const std::string key = request ? request->key : std::string(frame.getKey().cStr());
-    if (frame.getStatusCode() != 0) {
+    if (status_code != 0) {
       if (auto taken = Take(id)) {
-        Status s(static_cast<error::Code>(frame.getStatusCode()), frame.getStatusMessage().cStr());
+        Status s = RpcStatus(status_code, status_message);  // a code out of range is Internal
         Finish(taken, Describe(s, key), Tensor(), false);
       }
-      return reader.ReadRaw(nullptr, frame.getFirstChunk());
+      return reader.ReadRaw(nullptr, first_chunk);
     }
     if (frame.getIsDead()) {
       if (auto taken = Take(id)) Finish(taken, Status::OK(), Tensor(), true);
-      return reader.ReadRaw(nullptr, frame.getFirstChunk());
+      return reader.ReadRaw(nullptr, first_chunk);
     }
     // Check the header before trusting any size in it.
     const auto dtype = static_cast<DataType>(frame.getDtype());
@@ -119,12 +126,12 @@ struct DataPlaneClient::Connection {
     const uint64_t n = static_cast<uint64_t>(shape->num_elements());
     const uint64_t element_bytes = lossy16 ? 2 : DataTypeSize(dtype);
     const uint64_t expected = n * element_bytes;
-    if (n > UINT64_MAX / 8 || frame.getByteLength() != expected || frame.getFirstChunk() > expected) {
+    if (n > UINT64_MAX / 8 || frame.getByteLength() != expected || first_chunk > expected) {
       return errors::DataLoss("bad reply frame for key '", key, "': ", frame.getByteLength(),
                               " bytes announced for ", n, " elements of ", DataTypeString(dtype));
     }
     if (request == nullptr || request->header_seen) {
-      return reader.ReadRaw(nullptr, frame.getFirstChunk());  // ended already: drop its bytes
+      return reader.ReadRaw(nullptr, first_chunk);  // ended already: drop its bytes
     }
     request->header_seen = true;
     request->lossy16 = lossy16;
@@ -136,8 +143,8 @@ struct DataPlaneClient::Connection {
     } else {
       request->failure = value.status();
     }
-    TA_RETURN_IF_ERROR(reader.ReadRaw(request->destination, frame.getFirstChunk()));
-    request->received = frame.getFirstChunk();
+    TA_RETURN_IF_ERROR(reader.ReadRaw(request->destination, first_chunk));
+    request->received = first_chunk;
     if (request->received == request->wire_bytes) Complete(request);
     return Status::OK();
   }

@@ -16,6 +16,7 @@
 
 #include "actors/cluster_credentials.h"
 #include "actors/data_plane/wire.h"
+#include "actors/sigpipe_block.h"
 
 namespace tensoract {
 namespace data_plane {
@@ -88,6 +89,7 @@ Status Stream::Handshake(int64_t deadline_ms, const std::string& peer) {
     long verified;
     {
       std::lock_guard<std::mutex> lock(ssl_mu_);
+      SigpipeBlock no_sigpipe;
       ERR_clear_error();  // a stale error of this thread would be taken for this call's
       rc = SSL_do_handshake(ssl_);
       err = SSL_get_error(ssl_, rc);
@@ -117,6 +119,7 @@ Status Stream::Handshake(int64_t deadline_ms, const std::string& peer) {
 
 StatusOr<size_t> Stream::SslRead(void* buf, size_t n, short* wait_events) {
   std::lock_guard<std::mutex> lock(ssl_mu_);
+  SigpipeBlock no_sigpipe;  // a read may write (an alert, a key update)
   ERR_clear_error();
   const int rc = SSL_read(ssl_, buf, static_cast<int>(std::min<size_t>(n, INT_MAX)));
   if (rc > 0) return static_cast<size_t>(rc);
@@ -132,6 +135,7 @@ StatusOr<size_t> Stream::SslRead(void* buf, size_t n, short* wait_events) {
 
 StatusOr<size_t> Stream::SslWrite(const void* buf, size_t n, short* wait_events) {
   std::lock_guard<std::mutex> lock(ssl_mu_);
+  SigpipeBlock no_sigpipe;
   ERR_clear_error();
   const int rc = SSL_write(ssl_, buf, static_cast<int>(std::min<size_t>(n, INT_MAX)));
   if (rc > 0) return static_cast<size_t>(rc);

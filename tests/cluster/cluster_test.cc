@@ -67,6 +67,15 @@ struct Cluster {
     INFO(ps.error());
     REQUIRE(ps.Start("ps=" + Local(port) + ";worker=127.0.0.1:0,127.0.0.1:0", "ps", 0));
   }
+  // Restarts worker 0, the master's task, on its port (a new master: no sessions).
+  void RestartWorker0(const std::vector<std::string>& master_flags = {}) {
+    int port = worker0.port();
+    worker0.Signal(SIGKILL);
+    worker0.Wait(5000);
+    const std::string own = "ps=" + Local(ps.port()) + ";worker=" + Local(port) + "," + Local(worker1.port());
+    INFO(worker0.error());
+    REQUIRE(worker0.Start(own, "worker", 0, master_flags));
+  }
   // Restarts worker 1 on its port (a new process: a new incarnation).
   void RestartWorker1() {
     int port = worker1.port();
@@ -422,11 +431,9 @@ TEST_CASE("the master killed mid-step: the client's Run fails with Unavailable n
                          << " s after the master was killed");
 }
 
-TEST_CASE("the master frozen mid-step: the client's Run fails naming it; worker 1 ends its share of the step",
-          "[cluster][faults]") {
-  Cluster cluster;
-  // An endless loop whose body runs on worker 1: worker 1 keeps waiting for the master's
-  // task, iteration after iteration.
+// An endless loop ("count") whose body runs on worker 1: worker 1 keeps waiting for the
+// master's task, iteration after iteration.
+tensorflow::GraphDef EndlessLoopOnWorker1() {
   Scope root = Scope::NewRootScope();
   std::vector<Output> out;
   REQUIRE(ops::WhileLoop(
@@ -444,8 +451,54 @@ TEST_CASE("the master frozen mid-step: the client's Run fails naming it; worker 
   ops::Identity(root.WithOpName("count"), out[0]);
   tensorflow::GraphDef def;
   REQUIRE(root.ToGraphDef(&def).ok());
+  return def;
+}
+
+TEST_CASE("a StepCanceller cancels a step running across processes; the session goes on", "[cluster][faults]") {
+  Cluster cluster;
   auto session = Connect(cluster.target());
+  tensorflow::GraphDef def = EndlessLoopOnWorker1();
+  Scope more = Scope::NewRootScope().NewSubScope("extra");  // names apart from the loop's
+  ops::Identity(more.WithOpName("y"), ops::Add(more.WithDevice(kWorker1), ops::Const(more, 1.f), 2.f));
+  tensorflow::GraphDef small;
+  REQUIRE(more.ToGraphDef(&small).ok());
+  for (const auto& node : small.node()) *def.add_node() = node;
   REQUIRE(session->Create(def).ok());
+  auto canceller = std::make_shared<StepCanceller>();
+  RunOptions options;
+  options.canceller = canceller;
+  auto run = std::async(std::launch::async, [&] {
+    std::vector<Tensor> got;
+    return session->Run(options, {}, {"count"}, {}, &got);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  const auto cancelled = std::chrono::steady_clock::now();
+  canceller->Cancel();
+  REQUIRE(run.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  Status s = run.get();
+  const double after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled).count();
+  INFO(s.ToString() << " after " << after_s << " s");
+  CHECK(s.code() == error::CANCELLED);
+  CHECK(after_s < 2.0);
+  // Worker 1 dropped its share, and the session runs another step across both workers.
+  std::string w1;
+  for (int i = 0; i < 50; ++i) {
+    w1 = InspectNode(cluster.worker1.port());
+    if (w1.find("steps running: []") != std::string::npos && w1.find("0 steps with entries") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK_THAT(w1, Catch::Contains("steps running: []") && Catch::Contains("0 steps with entries"));
+  std::vector<Tensor> y;
+  REQUIRE(session->Run({}, {"extra/y"}, {}, &y).ok());
+  CHECK(y[0].base<float>()[0] == 3.f);
+  WARN("cancelled across processes: Run returned " << after_s << " s after Cancel()");
+}
+
+TEST_CASE("the master frozen mid-step: the client's Run fails naming it; worker 1 ends its share of the step",
+          "[cluster][faults]") {
+  Cluster cluster;
+  auto session = Connect(cluster.target());
+  REQUIRE(session->Create(EndlessLoopOnWorker1()).ok());
   auto run = std::async(std::launch::async, [&] {
     std::vector<Tensor> got;
     return session->Run({}, {"count"}, {}, &got);
@@ -629,6 +682,44 @@ TEST_CASE("a restarted ps: the training loop restores the latest checkpoint and 
   CHECK(loop.recoveries() == 1);
   // Steps 4 and 5 were replayed from the step-3 checkpoint with the same batches: the
   // weights are those of an uninterrupted run.
+  CHECK(ReadW1(*session) == expected);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("a restarted master: the training loop makes a new session, restores the latest checkpoint, goes on",
+          "[cluster][faults]") {
+  Model local_model(false);
+  auto local = Session::New().value();
+  Train(*local, local_model, 10);
+  std::vector<float> expected = ReadW1(*local);
+
+  const std::vector<std::string> flags = {"--heartbeat-interval-ms", "200", "--heartbeat-timeout-ms", "1000"};
+  Cluster cluster(flags);
+  Model m(true);
+  Saver saver = Saver::New(m.root, {m.w1.handle, m.w2.handle}).value();
+  auto session = Connect(cluster.target());
+  REQUIRE(session->Create(m.Def()).ok());
+  char dir_template[] = "/tmp/tensoract_loop_XXXXXX";
+  std::string dir = mkdtemp(dir_template);
+  TrainingLoopOptions options;
+  options.checkpoint_dir = dir;
+  options.save_every_steps = 3;
+  options.init_op = m.init->name();
+  TrainingLoop loop(*session, saver, options);
+  REQUIRE(loop.Start().ok());
+  auto step_fn = [&](Session& s, int64_t step) {
+    return s.Run({{"x", Batch(static_cast<int>(step))}}, {}, {m.train->name()}, nullptr);
+  };
+  while (loop.step() < 5) REQUIRE(loop.Step(step_fn).ok());
+  const std::string old_handle = session->handle();
+  cluster.RestartWorker0(flags);  // the master and its sessions are gone
+  while (loop.step() < 10) {
+    Status s = loop.Step(step_fn);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+  }
+  CHECK(loop.recoveries() == 1);
+  CHECK(session->handle() != old_handle);
   CHECK(ReadW1(*session) == expected);
   std::system(("rm -rf " + dir).c_str());
 }

@@ -13,6 +13,8 @@
 #include <mutex>
 #include <thread>
 
+#include <google/protobuf/stubs/logging.h>
+
 #include "actors/data_plane/auth.h"
 #include "actors/data_plane/client.h"
 #include "actors/data_plane/server.h"
@@ -29,6 +31,13 @@ namespace fuzz {
 namespace {
 
 constexpr char kToken[] = "fuzz-token";
+
+// Protobuf logs every string field that is not UTF-8 as an error: millions of lines under
+// a fuzzer. The node quiets it the same way (bootstrap/tensoract_node_main.cc).
+const bool kProtobufQuiet = [] {
+  google::protobuf::SetLogHandler(nullptr);
+  return true;
+}();
 // Longer than any correct exchange on loopback takes; past it the target is stuck.
 constexpr int64_t kStuckMs = 10000;
 

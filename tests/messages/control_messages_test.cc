@@ -432,6 +432,10 @@ Fixtures ControlFixtures() {
   abort.set_message("the client cancelled the step");
   abort.set_session_handle("session-1");
   add(abort);
+  CancelStepRequest cancel;
+  cancel.set_session_handle("0123456789abcdef");
+  cancel.set_request_id(77);
+  add(cancel);
   HeartbeatRequest beat;
   beat.set_master_incarnation(0xfedcba9876543210ULL);
   beat.set_sequence(17);

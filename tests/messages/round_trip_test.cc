@@ -214,6 +214,11 @@ TEST_CASE("every DataType's short name parses back to it") {
   CHECK(DataTypeString(tf::DT_FLOAT) == "float");
   CHECK(DataTypeString(tf::DT_INT32_REF) == "int32_ref");
   CHECK(DataTypeString(tf::DT_BFLOAT16) == "bfloat16");
+  // Any int32 can arrive as a dtype (a proto3 enum keeps unknown values): named, not
+  // recursed on (it once recursed once per 100, overflowing the stack; found by fuzzing).
+  CHECK(DataTypeString(static_cast<tf::DataType>(1568000000)) == "unknown dtype 1568000000");
+  CHECK(DataTypeString(static_cast<tf::DataType>(-5)) == "unknown dtype -5");
+  CHECK(DataTypeString(static_cast<tf::DataType>(250)) == "unknown dtype 250");
 }
 
 TEST_CASE("error codes are TensorFlow's numbers and names, and a Status carries each") {
