@@ -260,20 +260,28 @@ StatusOr<Tensor> Tensor::FromProto(const tensorflow::TensorProto& proto, Allocat
                                    " bytes); one expanded from fewer values than elements may hold at most ",
                                    MaxExpandedTensorBytes(), " bytes (", kMaxExpandedTensorBytesEnv, ")");
   }
+  // With tensor_content, the bytes present bound the tensor before anything is allocated
+  // (a 4-byte content announcing 2^33 floats was allocated first, 32 GiB; found by fuzzing).
+  if (!proto.tensor_content().empty() && n > 0) {  // an empty tensor reads no values, as TensorFlow's
+    const size_t have = proto.tensor_content().size();
+    // (A small string tensor's content is left to its decoder, which names the string at fault.)
+    if (dtype == tensorflow::DT_STRING && have < static_cast<uint64_t>(n) && bytes > MaxExpandedTensorBytes()) {
+      return errors::InvalidArgument("a TensorProto's tensor_content has ", have, " bytes, but a string tensor of shape ",
+                                     shape.DebugString(), " needs at least one per string");
+    }
+    if (dtype != tensorflow::DT_STRING && have != bytes) {
+      return errors::InvalidArgument("a TensorProto's tensor_content has ", have, " bytes, but a ",
+                                     DataTypeString(dtype), " tensor of shape ", shape.DebugString(), " needs ", bytes,
+                                     " bytes (", n, " elements of ", element_size, ")");
+    }
+  }
   TA_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(allocator, dtype, shape));
   if (n == 0) return t;  // TensorFlow looks at no values for an empty tensor.
 
   if (dtype == tensorflow::DT_STRING && !proto.tensor_content().empty()) {
     TA_RETURN_IF_ERROR(DecodeStringContent(proto.tensor_content(), n, t.base<std::string>()));
   } else if (!proto.tensor_content().empty()) {
-    const size_t want = static_cast<size_t>(n) * element_size;
-    if (proto.tensor_content().size() != want) {
-      return errors::InvalidArgument(
-          "a TensorProto's tensor_content has ", proto.tensor_content().size(), " bytes, but a ",
-          DataTypeString(dtype), " tensor of shape ", shape.DebugString(), " needs ", want,
-          " bytes (", n, " elements of ", element_size, ")");
-    }
-    std::memcpy(t.data(), proto.tensor_content().data(), want);
+    std::memcpy(t.data(), proto.tensor_content().data(), bytes);  // its size was checked above
     if (dtype == tensorflow::DT_BOOL) {
       // A bool byte other than 0 or 1 is undefined behaviour in C++; read any non-zero as true.
       auto* bytes = static_cast<uint8_t*>(t.data());

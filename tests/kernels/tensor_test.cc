@@ -447,6 +447,15 @@ TEST_CASE("FromProto names what is wrong with a bad TensorProto", "[tensor][prot
     REQUIRE(t.ok());
     CHECK(t->base<float>()[999] == 2.5f);
   }
+  SECTION("a tensor_content of 4 bytes announcing 32 GiB is refused before anything is allocated") {
+    // Found by fuzzing: the content's size was checked after the allocation.
+    TensorProto p = MakeProto(tensorflow::DT_FLOAT, {int64_t{1} << 33});
+    p.set_tensor_content(std::string("\x00\x00\x80\x3f", 4));
+    CHECK_THAT(ReadError(p).message(), Catch::Contains("has 4 bytes") && Catch::Contains("needs 34359738368 bytes"));
+    TensorProto s = MakeProto(tensorflow::DT_STRING, {int64_t{1} << 30});
+    s.set_tensor_content(std::string("\x01a", 2));
+    CHECK_THAT(ReadError(s).message(), Catch::Contains("at least one per string"));
+  }
   SECTION("a shape too large to allocate is refused before its size wraps around") {
     TensorProto p = MakeProto(tensorflow::DT_FLOAT, {int64_t{1} << 61, 2});
     p.add_float_val(1);
