@@ -46,27 +46,34 @@ inline std::unique_ptr<Session> NewSessionWith(const tensorflow::GraphDef& graph
   return std::move(session).value();
 }
 
-// A while loop of a billion iterations: a step that runs until something stops it (a
-// deadline, a cancel, a fault). `*fetch` is its result.
-inline tensorflow::GraphDef EndlessLoopGraph(std::string* fetch) {
+// A while loop counting from 0 to `bound`, its body (an Add) on `body_device` ("": where
+// the placer likes); its result is the node "count".
+inline tensorflow::GraphDef CountingLoopGraph(int32_t bound, const std::string& body_device = "") {
   Scope root = Scope::NewRootScope();
   std::vector<Output> r;
   Status built = ops::WhileLoop(
       root, {ops::Const(root, 0)},
       [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
-        *pred = ops::Less(s, v[0], 1000000000);
+        *pred = ops::Less(s, v[0], bound);
         return s.status();
       },
       [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
-        *next = {ops::Add(s, v[0], 1)};
+        *next = {ops::Add(s.WithDevice(body_device), v[0], 1)};
         return s.status();
       },
       &r);
   REQUIRE(built.ok());
-  *fetch = r[0].name();
+  ops::Identity(root.WithOpName("count"), r[0]);
   tensorflow::GraphDef def;
   REQUIRE(root.ToGraphDef(&def).ok());
   return def;
+}
+
+// A loop of a billion iterations: a step that runs until something stops it (a deadline, a
+// cancel, a fault). `*fetch` is its result.
+inline tensorflow::GraphDef EndlessLoopGraph(std::string* fetch) {
+  *fetch = "count";
+  return CountingLoopGraph(1000000000);
 }
 
 }  // namespace testing

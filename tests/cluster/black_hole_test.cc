@@ -16,9 +16,7 @@
 
 #include "actors/session.h"
 #include "bootstrap/node_process.h"
-#include "graph/builder/control_flow.h"
-#include "graph/builder/math_ops.h"
-#include "graph/builder/ops.h"
+#include "tests/actors/test_util.h"
 #include "tests/cluster/cluster_test_util.h"
 
 namespace tensoract {
@@ -92,23 +90,7 @@ TEST_CASE("a black-holed ps: the step fails within the heartbeat timeout; the ot
   REQUIRE(worker0.Start(spec, "worker", 0, {"--listen", o}));
 
   // An endless loop whose body runs on the ps: the ps is always needed.
-  Scope root = Scope::NewRootScope();
-  std::vector<Output> out;
-  REQUIRE(ops::WhileLoop(
-              root, {ops::Const(root, 0)},
-              [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
-                *pred = ops::Less(sc, v[0], 1000000000);
-                return sc.status();
-              },
-              [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
-                *next = {ops::Add(sc.WithDevice("/job:ps/replica:0/task:0"), v[0], 1)};
-                return sc.status();
-              },
-              &out)
-              .ok());
-  ops::Identity(root.WithOpName("count"), out[0]);
-  tensorflow::GraphDef def;
-  REQUIRE(root.ToGraphDef(&def).ok());
+  tensorflow::GraphDef def = testing::CountingLoopGraph(1000000000, "/job:ps/replica:0/task:0");
   SessionOptions options;
   options.target = "tensoract://" + At(o, worker0.port());
   options.cluster_token = kTestToken;

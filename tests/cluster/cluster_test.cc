@@ -355,34 +355,9 @@ TEST_CASE("with --bfloat16-sendrecv, floats cross processes as bfloat16", "[clus
   CHECK(casts > 0);
 }
 
-// A while loop whose body runs on three processes: i counts on the master's task, the
-// float state is updated on worker 1 and on the ps each iteration (control flow across
-// processes: each task gets its own control loop, issue 7).
+// The spread loop (testing::SpreadLoopGraph) run to `n` in `session`: its count and state.
 std::pair<int, float> SpreadLoop(Session& session, bool spread, int n) {
-  Scope root = Scope::NewRootScope();
-  const std::string w1 = spread ? kWorker1 : "";
-  const std::string ps = spread ? kPs : "";
-  std::vector<Output> out;
-  Status s = ops::WhileLoop(
-      root, {ops::Const(root, 0), ops::Const(root, 1.f)},
-      [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
-        *pred = ops::Less(sc, v[0], n);
-        return sc.status();
-      },
-      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
-        Output i = ops::Add(sc, v[0], 1);
-        Scope on_w1 = sc.WithDevice(w1);
-        Output a = ops::Add(on_w1, ops::Mul(on_w1, v[1], 0.5f), ops::Cast(on_w1, i, tensorflow::DT_FLOAT));
-        *next = {i, ops::Sub(sc.WithDevice(ps), a, 0.25f)};
-        return sc.status();
-      },
-      &out);
-  REQUIRE(s.ok());
-  ops::Identity(root.WithOpName("count"), out[0]);
-  ops::Identity(root.WithOpName("state"), out[1]);
-  tensorflow::GraphDef def;
-  REQUIRE(root.ToGraphDef(&def).ok());
-  REQUIRE(session.Create(def).ok());
+  REQUIRE(session.Create(testing::SpreadLoopGraph(spread, n)).ok());
   std::vector<Tensor> got;
   Status run = session.Run({}, {"count", "state"}, {}, &got);
   INFO(run.ToString());
@@ -433,26 +408,7 @@ TEST_CASE("the master killed mid-step: the client's Run fails with Unavailable n
 
 // An endless loop ("count") whose body runs on worker 1: worker 1 keeps waiting for the
 // master's task, iteration after iteration.
-tensorflow::GraphDef EndlessLoopOnWorker1() {
-  Scope root = Scope::NewRootScope();
-  std::vector<Output> out;
-  REQUIRE(ops::WhileLoop(
-              root, {ops::Const(root, 0)},
-              [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
-                *pred = ops::Less(sc, v[0], 1000000000);
-                return sc.status();
-              },
-              [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
-                *next = {ops::Add(sc.WithDevice(kWorker1), v[0], 1)};
-                return sc.status();
-              },
-              &out)
-              .ok());
-  ops::Identity(root.WithOpName("count"), out[0]);
-  tensorflow::GraphDef def;
-  REQUIRE(root.ToGraphDef(&def).ok());
-  return def;
-}
+tensorflow::GraphDef EndlessLoopOnWorker1() { return testing::CountingLoopGraph(1000000000, kWorker1); }
 
 TEST_CASE("a StepCanceller cancels a step running across processes; the session goes on", "[cluster][faults]") {
   Cluster cluster;
@@ -648,46 +604,12 @@ std::vector<float> ReadW1(Session& session) {
   return std::vector<float>(out[0].base<float>(), out[0].base<float>() + out[0].NumElements());
 }
 
-TEST_CASE("a restarted ps: the training loop restores the latest checkpoint and replays the lost steps",
-          "[cluster]") {
-  Model local_model(false);
-  auto local = Session::New().value();
-  Train(*local, local_model, 10);
-  std::vector<float> expected = ReadW1(*local);
-
-  Cluster cluster({"--heartbeat-interval-ms", "200", "--heartbeat-timeout-ms", "1000"});
-  Model m(true);
-  Saver saver = Saver::New(m.root, {m.w1.handle, m.w2.handle}).value();
-  auto session = Connect(cluster.target());
-  REQUIRE(session->Create(m.Def()).ok());
-  char dir_template[] = "/tmp/tensoract_loop_XXXXXX";
-  std::string dir = mkdtemp(dir_template);
-  TrainingLoopOptions options;
-  options.checkpoint_dir = dir;
-  options.save_every_steps = 3;
-  options.init_op = m.init->name();
-  TrainingLoop loop(*session, saver, options);
-  REQUIRE(loop.Start().ok());
-  auto step_fn = [&](Session& s, int64_t step) {
-    return s.Run({{"x", Batch(static_cast<int>(step))}}, {}, {m.train->name()}, nullptr);
-  };
-  while (loop.step() < 5) REQUIRE(loop.Step(step_fn).ok());
-  CHECK(loop.last_saved_step() == 3);
-  cluster.RestartPs();  // w1 and w2 are gone with it
-  while (loop.step() < 10) {
-    Status s = loop.Step(step_fn);
-    INFO(s.ToString());
-    REQUIRE(s.ok());
-  }
-  CHECK(loop.recoveries() == 1);
-  // Steps 4 and 5 were replayed from the step-3 checkpoint with the same batches: the
-  // weights are those of an uninterrupted run.
-  CHECK(ReadW1(*session) == expected);
-  std::system(("rm -rf " + dir).c_str());
-}
-
-TEST_CASE("a restarted master: the training loop makes a new session, restores the latest checkpoint, goes on",
-          "[cluster][faults]") {
+// Trains the two-layer model on the cluster under a TrainingLoop checkpointing every 3
+// steps: 5 steps, then `fault` (with the cluster's flags), then on to step 10. The loop must
+// recover once and end with the weights of an uninterrupted 10-step run. The session's
+// handle before and after the fault.
+std::pair<std::string, std::string> TrainThroughFault(
+    const std::function<void(Cluster&, const std::vector<std::string>& flags)>& fault) {
   Model local_model(false);
   auto local = Session::New().value();
   Train(*local, local_model, 10);
@@ -711,17 +633,32 @@ TEST_CASE("a restarted master: the training loop makes a new session, restores t
     return s.Run({{"x", Batch(static_cast<int>(step))}}, {}, {m.train->name()}, nullptr);
   };
   while (loop.step() < 5) REQUIRE(loop.Step(step_fn).ok());
-  const std::string old_handle = session->handle();
-  cluster.RestartWorker0(flags);  // the master and its sessions are gone
+  CHECK(loop.last_saved_step() == 3);
+  const std::string before = session->handle();
+  fault(cluster, flags);
   while (loop.step() < 10) {
     Status s = loop.Step(step_fn);
     INFO(s.ToString());
     REQUIRE(s.ok());
   }
   CHECK(loop.recoveries() == 1);
-  CHECK(session->handle() != old_handle);
+  // Steps 4 and 5 were replayed from the step-3 checkpoint with the same batches: the
+  // weights are those of an uninterrupted run.
   CHECK(ReadW1(*session) == expected);
   std::system(("rm -rf " + dir).c_str());
+  return {before, session->handle()};
+}
+
+TEST_CASE("a restarted ps: the training loop restores the latest checkpoint and replays the lost steps",
+          "[cluster]") {
+  TrainThroughFault([](Cluster& cluster, const std::vector<std::string>&) { cluster.RestartPs(); });
+}
+
+TEST_CASE("a restarted master: the training loop makes a new session, restores the latest checkpoint, goes on",
+          "[cluster][faults]") {
+  auto [before, after] = TrainThroughFault(
+      [](Cluster& cluster, const std::vector<std::string>& flags) { cluster.RestartWorker0(flags); });
+  CHECK(after != before);
 }
 
 }  // namespace

@@ -2,15 +2,47 @@
 
 #include <chrono>
 
+#include <catch2/catch.hpp>
+
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
 #include "actors/cluster_transport.h"
 #include "actors/messages.h"
 #include "bootstrap/node_auth.h"
+#include "graph/builder/control_flow.h"
+#include "graph/builder/math_ops.h"
+#include "graph/builder/ops.h"
 
 namespace tensoract {
 namespace testing {
+
+tensorflow::GraphDef SpreadLoopGraph(bool spread, int n) {
+  Scope root = Scope::NewRootScope();
+  const std::string w1 = spread ? "/job:worker/replica:0/task:1" : "";
+  const std::string ps = spread ? "/job:ps/replica:0/task:0" : "";
+  std::vector<Output> out;
+  Status s = ops::WhileLoop(
+      root, {ops::Const(root, 0), ops::Const(root, 1.f)},
+      [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(sc, v[0], n);
+        return sc.status();
+      },
+      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
+        Output i = ops::Add(sc, v[0], 1);
+        Scope on_w1 = sc.WithDevice(w1);
+        Output a = ops::Add(on_w1, ops::Mul(on_w1, v[1], 0.5f), ops::Cast(on_w1, i, tensorflow::DT_FLOAT));
+        *next = {i, ops::Sub(sc.WithDevice(ps), a, 0.25f)};
+        return sc.status();
+      },
+      &out);
+  REQUIRE(s.ok());
+  ops::Identity(root.WithOpName("count"), out[0]);
+  ops::Identity(root.WithOpName("state"), out[1]);
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  return def;
+}
 
 std::string InspectNode(int port, const std::string& token) { return InspectNodeAt("127.0.0.1", port, 5000, token); }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bootstrap/node_process.h"
+#include "messages/graph.pb.h"
 
 namespace tensoract {
 namespace testing {
@@ -14,6 +15,12 @@ namespace testing {
 std::string InspectNode(int port, const std::string& token = local_cluster::kTestToken);
 // The same for the node at `host`:`port`, waiting at most `timeout_ms` for each of
 // connecting and the answer.
+// A while loop whose body runs on three processes with `spread` (i counts on the master's
+// task, the float state is updated on worker 1 and on the ps every iteration: control flow
+// across processes, each task with its own control loop), or anywhere without; n
+// iterations; its results are the nodes "count" and "state".
+tensorflow::GraphDef SpreadLoopGraph(bool spread, int n);
+
 std::string InspectNodeAt(const std::string& host, int port, int64_t timeout_ms = 5000,
                           const std::string& token = local_cluster::kTestToken);
 

@@ -10,10 +10,8 @@
 
 #include "actors/session.h"
 #include "bootstrap/node_process.h"
-#include "graph/builder/control_flow.h"
-#include "graph/builder/math_ops.h"
-#include "graph/builder/ops.h"
 #include "tests/actors/test_util.h"
+#include "tests/cluster/cluster_test_util.h"
 
 namespace tensoract {
 namespace {
@@ -36,31 +34,8 @@ SessionOptions TlsClient(const std::string& target, const std::string& dir, cons
   return options;
 }
 
-// A loop whose state is updated on worker 1 and on the ps every iteration: tensors cross
-// both channels between all three processes.
-tensorflow::GraphDef SpreadLoop(bool spread) {
-  Scope root = Scope::NewRootScope();
-  std::vector<Output> out;
-  Status s = ops::WhileLoop(
-      root, {ops::Const(root, 0), ops::Const(root, 1.f)},
-      [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
-        *pred = ops::Less(sc, v[0], 20);
-        return sc.status();
-      },
-      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
-        Output i = ops::Add(sc, v[0], 1);
-        Scope on_w1 = sc.WithDevice(spread ? "/job:worker/replica:0/task:1" : "");
-        Output a = ops::Add(on_w1, ops::Mul(on_w1, v[1], 0.5f), ops::Cast(on_w1, i, tensorflow::DT_FLOAT));
-        *next = {i, ops::Sub(sc.WithDevice(spread ? "/job:ps/replica:0/task:0" : ""), a, 0.25f)};
-        return sc.status();
-      },
-      &out);
-  REQUIRE(s.ok());
-  ops::Identity(root.WithOpName("state"), out[1]);
-  tensorflow::GraphDef def;
-  REQUIRE(root.ToGraphDef(&def).ok());
-  return def;
-}
+// The spread loop, 20 iterations: tensors cross both channels between all three processes.
+tensorflow::GraphDef SpreadLoop(bool spread) { return testing::SpreadLoopGraph(spread, 20); }
 
 TEST_CASE("a cluster in TLS mode runs steps across its processes and refuses other CAs' certificates",
           "[cluster][trust][tls]") {

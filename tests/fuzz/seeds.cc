@@ -8,7 +8,6 @@
 
 #include "actors/data_plane/wire.h"
 #include "actors/rpc_requests.h"
-#include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/scope.h"
@@ -16,6 +15,7 @@
 #include "messages/tensor_frame.capnp.h"
 #include "messages/tensoract_worker.pb.h"
 #include "messages/worker.pb.h"
+#include "tests/actors/test_util.h"
 
 namespace tensoract {
 namespace fuzz {
@@ -47,23 +47,7 @@ std::vector<std::string> Graphs() {
     tensorflow::GraphDef def;
     if (root.ToGraphDef(&def).ok()) out.push_back(def.SerializeAsString());
   }
-  {
-    Scope root = Scope::NewRootScope();
-    std::vector<Output> r;
-    Status built = ops::WhileLoop(
-        root, {ops::Const(root, 0)},
-        [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
-          *pred = ops::Less(s, v[0], 10);
-          return s.status();
-        },
-        [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
-          *next = {ops::Add(s, v[0], 1)};
-          return s.status();
-        },
-        &r);
-    tensorflow::GraphDef def;
-    if (built.ok() && root.ToGraphDef(&def).ok()) out.push_back(def.SerializeAsString());
-  }
+  out.push_back(testing::CountingLoopGraph(10).SerializeAsString());
   return out;
 }
 
