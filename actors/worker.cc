@@ -20,12 +20,10 @@
 namespace tensoract {
 namespace {
 
-using lease_check_atom = caf::atom_constant<caf::atom("leasechk")>;
-using deadline_check_atom = caf::atom_constant<caf::atom("deadlnchk")>;
-// How often running steps' deadlines are checked: a step ends at most this late.
-constexpr int64_t kDeadlineCheckMs = 50;
-// How often the masters' leases are checked: expiry is noticed at most this late.
-constexpr int64_t kLeaseCheckMs = 100;
+// The worker's timer: while a step runs or a remote master holds a live lease, it checks
+// the steps' deadlines and the leases this often (each is acted on at most this late).
+using worker_tick_atom = caf::atom_constant<caf::atom("workertick")>;
+constexpr int64_t kTickMs = 50;
 
 // A registered graph: one plan per device it uses.
 struct RegisteredGraph {
@@ -72,8 +70,7 @@ struct WorkerState {
     bool expired = false;  // its steps were aborted; the next renewal starts it again
   };
   std::map<std::string, Lease> leases;
-  bool lease_check_scheduled = false;
-  bool deadline_check_scheduled = false;
+  bool tick_scheduled = false;
   static inline const char* name = "tensoract.worker";
 };
 
@@ -111,6 +108,16 @@ StatusOr<RegisteredGraph> BuildPlans(WorkerState& st, const tensorflow::GraphDef
     registered.device_index.push_back(index);
   }
   return registered;
+}
+
+Status StepDeadlineExceeded(int64_t step_id, int64_t timeout_ms) {
+  return errors::DeadlineExceeded("step ", step_id, " did not finish before its deadline (", timeout_ms, " ms)");
+}
+
+void ScheduleTick(Self* self) {
+  if (self->state.tick_scheduled) return;
+  self->state.tick_scheduled = true;
+  self->delayed_send(self, std::chrono::milliseconds(kTickMs), worker_tick_atom::value);
 }
 
 // Aborts the running steps the remote master `owner` ran, with `why`, and drops what they
@@ -157,8 +164,7 @@ void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
   if (--step.remaining > 0) return;
   if (merged.status.ok() && std::chrono::steady_clock::now() > step.deadline) {
     // Done, but late: a deadline is a promise to the caller, as TensorFlow's is.
-    merged.status =
-        errors::DeadlineExceeded("step ", step_id, " did not finish before its deadline (", step.timeout_ms, " ms)");
+    merged.status = StepDeadlineExceeded(step_id, step.timeout_ms);
   }
   if (!merged.status.ok()) {
     merged.retvals.clear();
@@ -281,11 +287,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         }
         step->timeout_ms = StepTimeoutMs(request.timeout_ms, st.options.default_step_timeout_ms);
         step->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(step->timeout_ms);
-        if (!st.deadline_check_scheduled || step->timeout_ms < kDeadlineCheckMs) {
-          st.deadline_check_scheduled = true;
-          self->delayed_send(self, std::chrono::milliseconds(std::min(step->timeout_ms, kDeadlineCheckMs)),
-                             deadline_check_atom::value);
-        }
+        ScheduleTick(self);
         for (const caf::actor& executor : step->executors) {
           // Local: the executor answers (or CAF does, if it stops); the deadline is the tick's.
           self->request(executor, caf::infinite, start_atom::value)
@@ -329,37 +331,24 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         }
         st.leases.erase(owner);
       },
-      [=](deadline_check_atom) {
-        auto& st = self->state;
-        st.deadline_check_scheduled = false;
-        const auto now = std::chrono::steady_clock::now();
-        for (auto& [step_id, step] : st.running) {
-          if (step->expired || now < step->deadline) continue;
-          step->expired = true;
-          const Status why =
-              errors::DeadlineExceeded("step ", step_id, " did not finish before its deadline (", step->timeout_ms, " ms)");
-          for (const caf::actor& e : step->executors) self->send(e, abort_atom::value, why);
-        }
-        if (!st.running.empty()) {
-          st.deadline_check_scheduled = true;
-          self->delayed_send(self, std::chrono::milliseconds(kDeadlineCheckMs), deadline_check_atom::value);
-        }
-      },
       [=](master_lease_atom, const std::string& owner, int64_t lease_ms) {
         auto& st = self->state;
         WorkerState::Lease& lease = st.leases[owner];
         lease.until = std::chrono::steady_clock::now() + std::chrono::milliseconds(lease_ms);
         lease.ms = lease_ms;
         lease.expired = false;
-        if (!st.lease_check_scheduled) {
-          st.lease_check_scheduled = true;
-          self->delayed_send(self, std::chrono::milliseconds(kLeaseCheckMs), lease_check_atom::value);
-        }
+        ScheduleTick(self);
       },
-      [=](lease_check_atom) {
+      [=](worker_tick_atom) {
         auto& st = self->state;
-        st.lease_check_scheduled = false;
+        st.tick_scheduled = false;
         const auto now = std::chrono::steady_clock::now();
+        for (auto& [step_id, step] : st.running) {
+          if (step->expired || now < step->deadline) continue;
+          step->expired = true;
+          const Status why = StepDeadlineExceeded(step_id, step->timeout_ms);
+          for (const caf::actor& e : step->executors) self->send(e, abort_atom::value, why);
+        }
         for (auto& [owner, lease] : st.leases) {
           if (lease.expired || now < lease.until) continue;
           lease.expired = true;
@@ -369,12 +358,9 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
                          errors::Aborted("the master that ran this step stopped renewing its lease (no heartbeat for ",
                                          lease.ms, " ms): it is frozen or cut off from this worker"));
         }
-        bool any_live = false;
-        for (const auto& [owner, lease] : st.leases) any_live |= !lease.expired;
-        if (any_live) {
-          st.lease_check_scheduled = true;
-          self->delayed_send(self, std::chrono::milliseconds(kLeaseCheckMs), lease_check_atom::value);
-        }
+        bool any_live_lease = false;
+        for (const auto& [owner, lease] : st.leases) any_live_lease |= !lease.expired;
+        if (!st.running.empty() || any_live_lease) ScheduleTick(self);
       },
       [=](cleanup_graph_atom, int64_t step_id) {
         for (auto it = self->state.awaiting_cleanup.begin(); it != self->state.awaiting_cleanup.end();) {
