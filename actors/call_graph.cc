@@ -50,9 +50,14 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
       if (n->type_string() == "_Arg" || n->type_string() == "_Retval") n->mutable_def()->set_device(home);
     }
   }
+  std::vector<std::string> placement_log;
+  placer.log_device_placement = options.log_device_placement;
+  placer.placement_log = &placement_log;
   TA_RETURN_IF_ERROR(PlaceGraph(&graph, devices,
                                 [](const Node& n, const std::string& type) { return KernelExists(n.def(), type); },
                                 placer));
+  // TensorFlow prints the placement of every node it compiles, on stderr.
+  for (const std::string& line : placement_log) std::fprintf(stderr, "%s\n", line.c_str());
   if (options.optimizer.do_remapping) Remap(&graph);
   PartitionOptions partition;
   for (const auto& d : devices) partition.device_incarnations[d.name()] = static_cast<int64_t>(d.incarnation());

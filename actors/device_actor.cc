@@ -23,11 +23,8 @@ caf::behavior device_actor(caf::stateful_actor<DeviceState>* self, std::shared_p
         });
       },
       [=](inspect_atom) -> std::string {
-        const Device& d = *self->state.device;
-        AllocatorStats s = self->state.device->allocator()->GetStats();
-        return StrCat("device ", d.name(), ": ", d.num_threads(), " threads, ", self->state.launched,
-                      " kernels launched; memory in use ", s.bytes_in_use, " B, peak ", s.peak_bytes_in_use,
-                      " B, ", s.num_allocs, " allocations");
+        return StrCat("device ", self->state.device->DebugString(), "; ", self->state.launched,
+                      " kernels launched");
       },
   };
 }

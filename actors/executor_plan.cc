@@ -1,5 +1,6 @@
 #include "actors/executor_plan.h"
 
+#include <exception>
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -91,7 +92,14 @@ void ExecutorPlan::RunNode(int node, const NodeInputs& inputs, CallFrame* call_f
   OpKernelContext ctx(params);
   {
     ScopedFlushDenormal flush;
-    nodes[node].kernel->Compute(&ctx);
+    // A kernel that throws (a bug: kernels report errors as Status) fails its step with a
+    // Status naming it instead of taking down the executor and leaving the step to hang.
+    try {
+      nodes[node].kernel->Compute(&ctx);
+    } catch (const std::exception& e) {
+      ctx.SetStatus(errors::Internal("node '", nodes[node].kernel->name(), "' (op '",
+                                     nodes[node].kernel->type_string(), "') threw: ", e.what()));
+    }
   }
   if (timed) done->end_ns = NowNanos();
   CollectOutputs(*nodes[node].kernel, ctx, done);

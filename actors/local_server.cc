@@ -51,12 +51,14 @@ LocalServer::LocalServer(caf::actor_system& system, std::unique_ptr<OwnedSystem>
   WorkerOptions worker_options;
   worker_options.cpu_threads = ThreadsFor(options);
   worker_options.num_cpu_devices = options.num_cpu_devices;
+  worker_options.gpu = options.gpu;
   worker_options.default_step_timeout_ms = options.step_timeout_ms;
   worker_ = SpawnWorker(system_, worker_options);
   MasterOptions master_options;
   master_options.default_step_timeout_ms = options.step_timeout_ms;
   master_options.optimizer = options.optimizer;
   master_options.allow_soft_placement = options.allow_soft_placement;
+  master_options.log_device_placement = options.log_device_placement;
   master_options.enable_bfloat16_sendrecv = options.enable_bfloat16_sendrecv;
   master_options.enable_recv_scheduling = options.enable_recv_scheduling;
   master_ = SpawnMaster(system_, worker_, master_options);

@@ -21,6 +21,7 @@
 
 #include "base/status.h"
 #include "graph/optimizer/graph_optimizer.h"
+#include "kernels/device.h"
 
 namespace caf {
 class actor_system;
@@ -49,6 +50,13 @@ struct SessionOptions {
   // A constraint no device can meet falls back to a device that can run the node
   // (ConfigProto.allow_soft_placement) instead of failing.
   bool allow_soft_placement = false;
+  // Prints "node: device" for every node of each call graph it places, on stderr
+  // (ConfigProto.log_device_placement).
+  bool log_device_placement = false;
+  // The worker's GPUs (one /device:GPU:N each, where CUDA finds any): which are visible,
+  // and how much of each one's memory the process may take (GPUOptions). Nodes with a
+  // GPU kernel go to a GPU unless their device says otherwise.
+  GpuDeviceOptions gpu;
   // Float tensors cross devices as bfloat16, their high 16 bits: half the bytes, 8
   // significant bits (GraphOptions.enable_bfloat16_sendrecv; whitepaper section 5.5).
   bool enable_bfloat16_sendrecv = false;

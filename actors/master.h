@@ -49,6 +49,7 @@ struct MasterOptions {
   int64_t register_timeout_ms = 60 * 1000;
   GraphOptimizerOptions optimizer;  // passes run on every call graph
   bool allow_soft_placement = false;      // see SessionOptions
+  bool log_device_placement = false;      // see SessionOptions
   bool enable_bfloat16_sendrecv = false;  // see SessionOptions
   bool enable_recv_scheduling = false;    // see SessionOptions
   // The cluster, when the master drives more than its own task: the other tasks'

@@ -11,6 +11,9 @@
 
 #include "actors/cluster_credentials.h"
 #include "actors/cluster_rendezvous.h"
+#ifdef TENSORACT_HAVE_CUDA
+#include "kernels/gpu/gpu_device.h"
+#endif
 #include "actors/data_plane/client.h"
 #include "actors/data_plane/server.h"
 #include "actors/device_actor.h"
@@ -223,6 +226,15 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
     self->link_to(st.device_actors.back());  // the devices go down with their worker
     st.devices.push_back(std::move(device));
   }
+#ifdef TENSORACT_HAVE_CUDA
+  std::string gpu_notes;
+  for (auto& device : gpu::MakeGpuDevices(options.task_name, options.gpu, &gpu_notes)) {
+    st.device_actors.push_back(SpawnDeviceActor(self->system(), device));
+    self->link_to(st.device_actors.back());
+    st.devices.push_back(std::move(device));
+  }
+  if (!gpu_notes.empty()) std::fprintf(stderr, "worker %s: %s", options.task_name.c_str(), gpu_notes.c_str());
+#endif
   return {
       [=](register_graph_atom, const RegisterGraphRequest& request) {
         auto& st = self->state;
@@ -393,9 +405,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         std::string out = StrCat("worker ", st.options.task_name, ": ", st.devices.size(), " devices, ",
                                  st.graphs.size(), " graphs registered, steps running: [", steps, "]");
         for (const auto& device : st.devices) {
-          AllocatorStats mem = device->allocator()->GetStats();
-          out += StrCat("\n  device ", device->name(), ": ", device->num_threads(), " threads, memory in use ",
-                        mem.bytes_in_use, " B, peak ", mem.peak_bytes_in_use, " B");
+          out += StrCat("\n  device ", device->DebugString());
           std::string resources = device->resource_manager()->DebugString();
           if (!resources.empty()) out += StrCat("\n  resources on ", device->name(), ":\n  ", resources);
         }

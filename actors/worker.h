@@ -46,6 +46,8 @@ struct WorkerOptions {
   std::string task_name = "/job:localhost/replica:0/task:0";
   int cpu_threads = 1;      // threads of the CPU devices' pools, shared out among them
   int num_cpu_devices = 1;  // /device:CPU:0 ... /device:CPU:<n-1>
+  // /device:GPU:0 ... for the visible GPUs, in builds with CUDA (none without a GPU).
+  GpuDeviceOptions gpu;
   int64_t default_step_timeout_ms = 10 * 60 * 1000;
   // Serve this task's tensors to other tasks, on data_plane_host (port: any free one).
   bool serve_data_plane = false;

@@ -261,6 +261,18 @@ Status Placer::ComputeFeasible(Group* g) {
     }
     if (!narrowed.empty()) with_kernels = narrowed;
   }
+  // TensorFlow's device-type priority: a group that does not ask for a device type runs on
+  // a GPU when one has kernels for all of it, unless earlier steps measured its nodes
+  // (then the simulation weighs the measured times).
+  bool measured = false;
+  for (const Node* m : g->members) measured = measured || cost_.HasMeasurement(m->name());
+  if (!g->spec.has_type && !measured) {
+    std::vector<int> gpus;
+    for (int d : with_kernels) {
+      if (devices_[d].type == "GPU") gpus.push_back(d);
+    }
+    if (!gpus.empty()) with_kernels = gpus;
+  }
   g->feasible = with_kernels;
   if (g->feasible.size() == 1) g->device = g->feasible[0];  // pinned
   return Status::OK();

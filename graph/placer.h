@@ -25,6 +25,9 @@
 //    device and the devices there are. With allow_soft_placement the constraint is relaxed
 //    instead: first to its job/replica/task alone, then to any device with the kernels.
 //    A group without constraints goes to `default_device` when that names a feasible one.
+//    A group whose constraint names no device type goes to a GPU when a GPU has the
+//    kernels for all its members (TensorFlow's device-type priority: GPU before CPU),
+//    unless the cost model has measured one of its nodes: then step 5 decides.
 // 4. Pinned groups, whose feasible set is one device (a complete name asks for that), go
 //    there.
 // 5. Every other group is placed by a greedy simulated execution of the graph: nodes are

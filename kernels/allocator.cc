@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include <sys/mman.h>
@@ -135,6 +136,16 @@ AllocatorStats CPUAllocator::GetStats() const {
   s.peak_bytes_in_use = peak_bytes_in_use_.load();
   s.largest_alloc_size = largest_alloc_size_.load();
   return s;
+}
+
+std::string AllocatorStatsString(const AllocatorStats& s) {
+  std::string out = "in use " + std::to_string(s.bytes_in_use) + " B, peak " + std::to_string(s.peak_bytes_in_use) +
+                    " B, " + std::to_string(s.num_allocs) + " allocations";
+  if (s.bytes_limit > 0) {
+    out += ", limit " + std::to_string(s.bytes_limit) + " B, reserved " + std::to_string(s.bytes_reserved) +
+           " B, largest free block " + std::to_string(s.largest_free_block_bytes) + " B";
+  }
+  return out;
 }
 
 Allocator* cpu_allocator() {

@@ -22,7 +22,14 @@ struct AllocatorStats {
   int64_t bytes_in_use = 0;
   int64_t peak_bytes_in_use = 0;
   int64_t largest_alloc_size = 0;
+  // Allocators with a fixed budget (the GPU's BFC allocator); 0 where memory is the host's.
+  int64_t bytes_limit = 0;
+  int64_t bytes_reserved = 0;            // taken from the system in regions
+  int64_t largest_free_block_bytes = 0;  // the largest request that fits without growing
 };
+
+// "in use 1.2 MB, peak 3 MB, 12 allocations" (+ ", limit ..., largest free block ...").
+std::string AllocatorStatsString(const AllocatorStats& stats);
 
 class Allocator {
  public:
@@ -33,6 +40,9 @@ class Allocator {
   // `num_bytes` is what was asked of AllocateRaw for this pointer.
   virtual void DeallocateRaw(void* ptr, size_t num_bytes) = 0;
   virtual AllocatorStats GetStats() const = 0;
+  // False for memory the host cannot touch (a GPU's): such tensors never keep their bytes
+  // inline, and only the device's kernels and copies read them.
+  virtual bool IsHostMemory() const { return true; }
   // Small tensors keep their bytes inside their buffer object rather than asking
   // AllocateRaw; they report them here so the statistics still count every tensor.
   virtual void NoteInlineAllocation(size_t num_bytes) {}

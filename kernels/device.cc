@@ -26,8 +26,20 @@ struct Device::Pool {
   Eigen::ThreadPoolDevice eigen;
 };
 
+bool IsHostMemoryType(DataType dtype) {
+  switch (BaseType(dtype)) {
+    case tensorflow::DT_INT32:
+    case tensorflow::DT_STRING:
+    case tensorflow::DT_RESOURCE:
+    case tensorflow::DT_VARIANT:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Device::Device(std::string name, std::string device_type, int num_threads)
-    : allocator_(new CPUAllocator(name)), num_threads_(num_threads < 1 ? 1 : num_threads), resource_mgr_(name),
+    : allocator_(new CPUAllocator(name)), host_allocator_(allocator_), num_threads_(num_threads < 1 ? 1 : num_threads), resource_mgr_(name),
       pool_(std::make_unique<Pool>(num_threads_)) {
   attributes_.set_name(std::move(name));
   attributes_.set_device_type(std::move(device_type));
@@ -36,7 +48,22 @@ Device::Device(std::string name, std::string device_type, int num_threads)
   attributes_.set_incarnation(std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32));
 }
 
+Device::Device(tensorflow::DeviceAttributes attributes, Allocator* allocator, Allocator* host_allocator)
+    : attributes_(std::move(attributes)), allocator_(allocator), host_allocator_(host_allocator), num_threads_(1),
+      resource_mgr_(attributes_.name()), pool_(std::make_unique<Pool>(1)) {
+  attributes_.set_incarnation(std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32));
+}
+
 Device::~Device() = default;
+
+StatusOr<Tensor> Device::CopyOnDevice(const Tensor& src) { return src.DeepCopy(AllocatorFor(src.dtype())); }
+
+std::string Device::DebugString() const {
+  std::string out = name() + ": " + std::to_string(num_threads_) + " threads, memory " +
+                    AllocatorStatsString(allocator_->GetStats());
+  if (!attributes_.physical_device_desc().empty()) out += "; " + attributes_.physical_device_desc();
+  return out;
+}
 
 void Device::Schedule(std::function<void()> fn) { pool_->threads.Schedule(std::move(fn)); }
 

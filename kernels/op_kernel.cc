@@ -18,7 +18,7 @@ OpKernelContext::OpKernelContext(const Params& params)
 
 Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor** out) {
   DataType type = BaseType(params_.kernel->output_types()[i]);
-  auto t = Tensor::Allocate(params_.device->allocator(), type, shape);
+  auto t = Tensor::Allocate(params_.device->AllocatorFor(type), type, shape);
   if (!t.ok()) return t.status().WithContext(StrCat("output ", i, " of node '", params_.kernel->name(), "'"));
   (*outputs_)[i] = std::move(t).value();
   *out = &(*outputs_)[i];

@@ -22,4 +22,15 @@ std::string RendezvousKeyInFrame(const std::string& root_key, int64_t frame_id, 
   return StrCat(root_key.substr(0, last + 1), frame_id, ":", iter_id);
 }
 
+std::string RendezvousKeyForKernel(OpKernelConstruction* ctx) {
+  auto key = RendezvousKeyOf(ctx->def());
+  if (!key.ok()) ctx->SetStatus(key.status());
+  return key.ok() ? key.value() : "";
+}
+
+Status NoRendezvousError(const OpKernel& k) {
+  return errors::FailedPrecondition("node '", k.name(), "' (op '", k.type_string(),
+                                    "') needs a rendezvous, but it runs outside a worker's step");
+}
+
 }  // namespace tensoract

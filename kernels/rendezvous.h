@@ -18,6 +18,7 @@
 
 #include "base/status.h"
 #include "graph/node_def_util.h"
+#include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
 
 namespace tensoract {
@@ -42,6 +43,12 @@ StatusOr<std::string> RendezvousKeyOf(const NodeDef& send_or_recv);
 // iteration `iter_id` of frame instance `frame_id`: a _Send/_Recv pair inside a loop
 // exchanges one value per iteration.
 std::string RendezvousKeyInFrame(const std::string& root_key, int64_t frame_id, int64_t iter_id);
+
+// For the _Send and _Recv kernels of every device: the key from the node's attrs (an
+// error goes to `ctx`, and the key is then empty), and the error of running outside a
+// worker's step.
+std::string RendezvousKeyForKernel(OpKernelConstruction* ctx);
+Status NoRendezvousError(const OpKernel& kernel);
 
 }  // namespace tensoract
 

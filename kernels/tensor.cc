@@ -180,14 +180,15 @@ StatusOr<std::shared_ptr<TensorBuffer>> MakeBuffer(Allocator* allocator, DataTyp
     return errors::InvalidArgument("a tensor cannot hold elements of type ", DataTypeString(dtype));
   }
   const size_t bytes = static_cast<size_t>(n) * DataTypeSize(dtype);
-  if (bytes <= SmallBuffer::kCapacity) {
+  if (bytes <= SmallBuffer::kCapacity && allocator->IsHostMemory()) {
     return std::shared_ptr<TensorBuffer>(std::allocate_shared<SmallBuffer>(SmallBlockAllocator<SmallBuffer>(), allocator, bytes));
   }
   void* p = allocator->AllocateRaw(kAllocatorAlignment, bytes);
   if (p == nullptr) {
     return errors::ResourceExhausted("allocator '", allocator->Name(), "' could not allocate ",
                                      bytes, " bytes for a ", DataTypeString(dtype),
-                                     " tensor of shape ", shape.DebugString());
+                                     " tensor of shape ", shape.DebugString(), " (",
+                                     AllocatorStatsString(allocator->GetStats()), ")");
   }
   return std::shared_ptr<TensorBuffer>(std::make_shared<AllocatedBuffer>(allocator, p, bytes));
 }

@@ -141,6 +141,9 @@ class Tensor {
     return static_cast<T*>(data());
   }
   void* data() const;
+  // The allocator the elements came from (the buffer's; nullptr for no buffer): tells
+  // GPU memory from host memory, and pinned host memory from pageable.
+  Allocator* buffer_allocator() const { return buf_ ? buf_->allocator() : nullptr; }
 
   // Eigen views (include kernels/tensor_eigen.h).
   template <class T>

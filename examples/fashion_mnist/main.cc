@@ -9,7 +9,8 @@
 // (0: one per core), --seed N, --data DIR (default $TENSORACT_FASHION_MNIST or Debian's
 // /usr/share/datasets/fashion-mnist), --checkpoint-dir DIR (default
 // checkpoints/fashion_mnist_<model>; "" for none), --fresh (ignore existing checkpoints),
-// --train-examples N (use the first N training images, for quick runs).
+// --train-examples N (use the first N training images, for quick runs), --device cpu|gpu
+// (gpu: train on the GPU, an error where there is none; cpu, the default, hides GPUs).
 #include <unistd.h>
 
 #include <chrono>
@@ -23,6 +24,7 @@
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
 #include "examples/fashion_mnist/model.h"
+#include "graph/builder/ops.h"
 
 using namespace tensoract;
 using fashion_mnist::Model;
@@ -42,7 +44,23 @@ struct Flags {
   bool checkpoint_dir_set = false;
   bool fresh = false;
   int64_t train_examples = 0;
+  std::string device = "cpu";
 };
+
+// --device gpu: fails unless this machine's worker has a GPU device (the model's nodes then
+// go to it, as every node with a GPU kernel does), rather than training on the CPU.
+Status RequireGpu(const SessionOptions& options) {
+  Scope probe = Scope::NewRootScope();
+  ops::Identity(probe.WithOpName("on_gpu").WithDevice("/device:GPU:0"), ops::Const(probe, 1.f));
+  tensorflow::GraphDef def;
+  TA_RETURN_IF_ERROR(probe.ToGraphDef(&def));
+  TA_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(options));
+  Status s = session->Create(def);
+  std::vector<Tensor> out;
+  if (s.ok()) s = session->Run({}, {"on_gpu"}, {}, &out);
+  if (!s.ok()) return errors::FailedPrecondition("--device gpu: this machine has no usable GPU (", s.message(), ")");
+  return Status::OK();
+}
 
 Status ParseFlags(int argc, char** argv, Flags* f) {
   for (int i = 1; i < argc; ++i) {
@@ -59,7 +77,12 @@ Status ParseFlags(int argc, char** argv, Flags* f) {
       *out = static_cast<std::remove_pointer_t<decltype(out)>>(d);
       return Status::OK();
     };
-    if (a == "--model") {
+    if (a == "--device") {
+      TA_ASSIGN_OR_RETURN(f->device, value("--device"));
+      if (f->device != "cpu" && f->device != "gpu") {
+        return errors::InvalidArgument("--device must be cpu or gpu, not '", f->device, "'");
+      }
+    } else if (a == "--model") {
       TA_ASSIGN_OR_RETURN(f->model, value("--model"));
     } else if (a == "--epochs") {
       TA_RETURN_IF_ERROR(number("--epochs", &f->epochs));
@@ -164,7 +187,9 @@ Status Main(const Flags& flags) {
 
   SessionOptions options;
   options.num_threads = flags.threads;
+  if (flags.device == "cpu") options.gpu.visible_device_list = "none";
   TA_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(options));
+  if (flags.device == "gpu") TA_RETURN_IF_ERROR(RequireGpu(options));
   TA_RETURN_IF_ERROR(session->Create(graph));
 
   const bool flatten = kind == ModelKind::kMlp;

@@ -1,5 +1,6 @@
 // Identity-like kernels: StopGradient, PreventGradient and IdentityN forward their inputs'
 // buffers (they matter only to gradients); Snapshot copies its input into a new buffer.
+// None reads elements on the host, so the GPU runs them too.
 #include <cstring>
 
 #include "kernels/kernel_registry.h"
@@ -20,14 +21,9 @@ class SnapshotOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
-    if (input.dtype() == tensorflow::DT_STRING) {
-      for (int64_t i = 0; i < input.NumElements(); ++i) out->base<std::string>()[i] = input.base<std::string>()[i];
-    } else if (input.NumElements() > 0) {
-      std::memcpy(out->data(), input.data(), input.TotalBytes());
-    }
+    auto copy = ctx->device()->CopyOnDevice(ctx->input(0));
+    OP_REQUIRES_OK(ctx, copy.status());
+    ctx->set_output(0, std::move(copy).value());
   }
   bool IsExpensive() const override { return false; }
 };
@@ -36,6 +32,10 @@ REGISTER_KERNEL(Name("StopGradient").Device(DEVICE_CPU), ForwardOp);
 REGISTER_KERNEL(Name("PreventGradient").Device(DEVICE_CPU), ForwardOp);
 REGISTER_KERNEL(Name("IdentityN").Device(DEVICE_CPU), ForwardOp);
 REGISTER_KERNEL(Name("Snapshot").Device(DEVICE_CPU), SnapshotOp);
+REGISTER_KERNEL(Name("StopGradient").Device(DEVICE_GPU), ForwardOp);
+REGISTER_KERNEL(Name("PreventGradient").Device(DEVICE_GPU), ForwardOp);
+REGISTER_KERNEL(Name("IdentityN").Device(DEVICE_GPU), ForwardOp);
+REGISTER_KERNEL(Name("Snapshot").Device(DEVICE_GPU), SnapshotOp);
 
 }  // namespace
 }  // namespace tensoract

@@ -200,6 +200,15 @@ REGISTER_KERNEL(Name("PlaceholderWithDefault").Device(DEVICE_CPU), ForwardInputO
 REGISTER_KERNEL(Name("Shape").Device(DEVICE_CPU), ShapeOp);
 REGISTER_KERNEL(Name("ExpandDims").Device(DEVICE_CPU), ExpandDimsOp);
 REGISTER_KERNEL(Name("Squeeze").Device(DEVICE_CPU), SqueezeOp);
+// On a GPU the same kernels: they read only shapes, and int32 shape tensors are in host
+// memory there (IsHostMemoryType). An int64 shape would be in the GPU's memory: not here.
+REGISTER_KERNEL(Name("Reshape").Device(DEVICE_GPU).TypeConstraint<int32_t>("Tshape"), ReshapeOp);
+REGISTER_KERNEL(Name("Shape").Device(DEVICE_GPU).TypeConstraint<int32_t>("out_type"), ShapeOp);
+REGISTER_KERNEL(Name("ShapeN").Device(DEVICE_GPU).TypeConstraint<int32_t>("out_type"), ShapeOp);
+REGISTER_KERNEL(Name("Size").Device(DEVICE_GPU).TypeConstraint<int32_t>("out_type"), SizeOp);
+REGISTER_KERNEL(Name("Rank").Device(DEVICE_GPU), RankOp);
+REGISTER_KERNEL(Name("ExpandDims").Device(DEVICE_GPU).TypeConstraint<int32_t>("Tdim"), ExpandDimsOp);
+REGISTER_KERNEL(Name("Squeeze").Device(DEVICE_GPU), SqueezeOp);
 
 }  // namespace
 }  // namespace tensoract

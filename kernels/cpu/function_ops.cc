@@ -49,6 +49,7 @@ class NoOp : public OpKernel {
 REGISTER_KERNEL(Name("_Arg").Device(DEVICE_CPU), ArgOp);
 REGISTER_KERNEL(Name("_Retval").Device(DEVICE_CPU), RetvalOp);
 REGISTER_KERNEL(Name("NoOp").Device(DEVICE_CPU), NoOp);
+REGISTER_KERNEL(Name("NoOp").Device(DEVICE_GPU), NoOp);
 
 }  // namespace
 }  // namespace tensoract

@@ -12,6 +12,7 @@ class IdentityOp : public OpKernel {
 };
 
 REGISTER_KERNEL(Name("Identity").Device(DEVICE_CPU), IdentityOp);
+REGISTER_KERNEL(Name("Identity").Device(DEVICE_GPU), IdentityOp);
 
 }  // namespace
 }  // namespace tensoract

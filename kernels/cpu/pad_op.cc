@@ -45,6 +45,10 @@ class PadOp : public OpKernel {
 
 REGISTER_KERNEL(Name("Pad").Device(DEVICE_CPU), PadOp);
 REGISTER_KERNEL(Name("PadV2").Device(DEVICE_CPU), PadOp);
+// On a GPU the same kernel (its element moves go to the GPU: strided_copy.h); index
+// inputs must be int32, which stays in host memory there.
+REGISTER_KERNEL(Name("Pad").Device(DEVICE_GPU).TypeConstraint<int32_t>("Tpaddings"), PadOp);
+REGISTER_KERNEL(Name("PadV2").Device(DEVICE_GPU).TypeConstraint<int32_t>("Tpaddings"), PadOp);
 
 }  // namespace
 }  // namespace tensoract

@@ -3,6 +3,10 @@
 // VarIsInitializedOp and DestroyResourceOp use it. Unlike reference variables, a value
 // once read never changes: writers update in place only when nobody else holds the
 // buffer, and copy it otherwise.
+//
+// None of these kernels touches a tensor's elements except through the device
+// (Device::CopyOnDevice), so the same kernels serve the GPU: the variable's value stays in
+// the GPU's memory, its handle in host memory.
 #include "kernels/cpu/dense_update.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/variable.h"
@@ -29,6 +33,9 @@ class VarHandleOp : public OpKernel {
 };
 
 REGISTER_KERNEL(Name("VarHandleOp").Device(DEVICE_CPU), VarHandleOp);
+// On a GPU: the variables its kernels update (the optimizers' Apply* kernels).
+REGISTER_KERNEL(Name("VarHandleOp").Device(DEVICE_GPU).TypeConstraint("dtype", {tensorflow::DT_FLOAT, tensorflow::DT_DOUBLE}),
+                VarHandleOp);
 
 const ResourceHandle& HandleInput(OpKernelContext* ctx) { return *ctx->input(0).base<ResourceHandle>(); }
 
@@ -67,6 +74,8 @@ class ReadVariableOp : public OpKernel {
 };
 
 REGISTER_KERNEL(Name("ReadVariableOp").Device(DEVICE_CPU), ReadVariableOp);
+REGISTER_KERNEL(Name("ReadVariableOp").Device(DEVICE_GPU).TypeConstraint("dtype", {tensorflow::DT_FLOAT, tensorflow::DT_DOUBLE}),
+                ReadVariableOp);
 
 class AssignVariableOp : public OpKernel {
  public:
@@ -95,10 +104,12 @@ class AssignVariableOp : public OpKernel {
     OP_REQUIRES(ctx, !validate_shape_ || !v.is_initialized || same_shape,
                 errors::InvalidArgument("Trying to assign to variable ", v.name(), " with shape ",
                                         lhs->shape().DebugString(), " a value of shape ", value.shape().DebugString()));
-    if (same_shape && lhs->RefCountIsOne()) {
+    if (same_shape && lhs->RefCountIsOne() && ctx->device()->allocator()->IsHostMemory()) {
       OP_REQUIRES_OK(ctx, ApplyDenseUpdate(DenseUpdate::kAssign, value, lhs, v.name()));
     } else {
-      *lhs = value.DeepCopy(ctx->device()->allocator());  // readers keep the old buffer
+      auto copy = ctx->device()->CopyOnDevice(value);  // readers keep the old buffer
+      OP_REQUIRES_OK(ctx, copy.status());
+      *lhs = std::move(copy).value();
     }
     v.is_initialized = true;
   }
@@ -110,6 +121,8 @@ class AssignVariableOp : public OpKernel {
 };
 
 REGISTER_KERNEL(Name("AssignVariableOp").Device(DEVICE_CPU), AssignVariableOp);
+REGISTER_KERNEL(Name("AssignVariableOp").Device(DEVICE_GPU).TypeConstraint("dtype", {tensorflow::DT_FLOAT, tensorflow::DT_DOUBLE}),
+                AssignVariableOp);
 
 template <DenseUpdate kOp>
 class AssignUpdateVariableOp : public OpKernel {

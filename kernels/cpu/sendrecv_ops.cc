@@ -12,22 +12,11 @@
 namespace tensoract {
 namespace {
 
-std::string KeyFromAttrs(OpKernelConstruction* ctx) {
-  auto key = RendezvousKeyOf(ctx->def());
-  if (!key.ok()) ctx->SetStatus(key.status());
-  return key.ok() ? key.value() : "";
-}
-
-Status NoRendezvous(const OpKernel& k) {
-  return errors::FailedPrecondition("node '", k.name(), "' (op '", k.type_string(),
-                                    "') needs a rendezvous, but it runs outside a worker's step");
-}
-
 class SendOp : public OpKernel {
  public:
-  explicit SendOp(OpKernelConstruction* ctx) : OpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
+  explicit SendOp(OpKernelConstruction* ctx) : OpKernel(ctx), key_(RendezvousKeyForKernel(ctx)) {}
   void Compute(OpKernelContext* ctx) override {
-    OP_REQUIRES(ctx, ctx->rendezvous() != nullptr, NoRendezvous(*this));
+    OP_REQUIRES(ctx, ctx->rendezvous() != nullptr, NoRendezvousError(*this));
     // A dead input (an untaken branch) is sent as dead: the _Recv's output is dead too.
     ctx->rendezvous()->Send(ctx->step_id(), RendezvousKeyInFrame(key_, ctx->frame_id(), ctx->iter_id()),
                             ctx->input(0), ctx->is_input_dead());
@@ -42,10 +31,10 @@ class SendOp : public OpKernel {
 
 class RecvOp : public AsyncOpKernel {
  public:
-  explicit RecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(KeyFromAttrs(ctx)) {}
+  explicit RecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(RendezvousKeyForKernel(ctx)) {}
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     if (ctx->rendezvous() == nullptr) {
-      ctx->SetStatus(NoRendezvous(*this));
+      ctx->SetStatus(NoRendezvousError(*this));
       return done();
     }
     std::string key = RendezvousKeyInFrame(key_, ctx->frame_id(), ctx->iter_id());

@@ -39,6 +39,9 @@ class SliceOp : public OpKernel {
 };
 
 REGISTER_KERNEL(Name("Slice").Device(DEVICE_CPU), SliceOp);
+// On a GPU the same kernel (its element moves go to the GPU: strided_copy.h); index
+// inputs must be int32, which stays in host memory there.
+REGISTER_KERNEL(Name("Slice").Device(DEVICE_GPU).TypeConstraint<int32_t>("Index"), SliceOp);
 
 }  // namespace
 }  // namespace tensoract

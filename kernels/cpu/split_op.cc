@@ -127,6 +127,11 @@ class UnpackOp : public OpKernel {
 REGISTER_KERNEL(Name("Split").Device(DEVICE_CPU), SplitOp);
 REGISTER_KERNEL(Name("SplitV").Device(DEVICE_CPU), SplitVOp);
 REGISTER_KERNEL(Name("Unpack").Device(DEVICE_CPU), UnpackOp);
+// On a GPU the same kernel (its element moves go to the GPU: strided_copy.h); index
+// inputs must be int32, which stays in host memory there.
+REGISTER_KERNEL(Name("Split").Device(DEVICE_GPU), SplitOp);
+REGISTER_KERNEL(Name("SplitV").Device(DEVICE_GPU).TypeConstraint<int32_t>("Tlen"), SplitVOp);
+REGISTER_KERNEL(Name("Unpack").Device(DEVICE_GPU), UnpackOp);
 
 }  // namespace
 }  // namespace tensoract

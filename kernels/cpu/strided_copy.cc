@@ -1,6 +1,7 @@
 #include "kernels/cpu/strided_copy.h"
 
 #include <cstring>
+#include <map>
 
 #include "kernels/cpu/cwise_ops.h"
 
@@ -45,13 +46,36 @@ void CopyBox(OpKernelContext* ctx, const E* src, const StridedView& sv, E* dst, 
   CwiseParallelFor(ctx, rows, std::max<int64_t>(1, inner), copy_rows);
 }
 
+struct DeviceMovers {
+  DeviceStridedCopyFn copy = nullptr;
+  DeviceFillFn fill = nullptr;
+};
+
+std::map<std::string, DeviceMovers>& Movers() {
+  static auto* movers = new std::map<std::string, DeviceMovers>;
+  return *movers;
+}
+
+// The movers of the device `t` lives on, when its memory is not the host's.
+const DeviceMovers* MoversFor(OpKernelContext* ctx, const Tensor& t) {
+  const Allocator* a = t.buffer_allocator();
+  if (a == nullptr || a->IsHostMemory()) return nullptr;
+  auto it = Movers().find(ctx->device()->device_type());
+  return it == Movers().end() ? nullptr : &it->second;
+}
+
 }  // namespace
+
+void RegisterDeviceElementMovers(const std::string& device_type, DeviceStridedCopyFn copy, DeviceFillFn fill) {
+  Movers()[device_type] = {copy, fill};
+}
 
 void StridedCopy(OpKernelContext* ctx, const Tensor& src, const StridedView& src_view, Tensor* dst,
                  const StridedView& dst_view, const std::vector<int64_t>& dims) {
   for (int64_t d : dims) {
     if (d == 0) return;
   }
+  if (const DeviceMovers* m = MoversFor(ctx, *dst)) return m->copy(ctx, src, src_view, dst, dst_view, dims);
   const void* s = src.data();
   void* t = dst->data();
   if (src.dtype() == tensorflow::DT_STRING) {
@@ -79,6 +103,7 @@ std::vector<int64_t> RowMajorStrides(const TensorShape& shape) {
 void FillElements(OpKernelContext* ctx, const Tensor* value, Tensor* dst) {
   const int64_t n = dst->NumElements();
   if (n == 0) return;
+  if (const DeviceMovers* m = MoversFor(ctx, *dst)) return m->fill(ctx, value, dst);
   if (dst->dtype() == tensorflow::DT_STRING) {
     std::string* p = dst->base<std::string>();
     const std::string v = value == nullptr ? std::string() : value->base<std::string>()[0];

@@ -26,6 +26,14 @@ struct StridedView {
 void StridedCopy(OpKernelContext* ctx, const Tensor& src, const StridedView& src_view, Tensor* dst,
                  const StridedView& dst_view, const std::vector<int64_t>& dims);
 
+// A device whose memory the host cannot touch (a GPU) gives its own element movers; the
+// array kernels above then run on it unchanged (their index inputs are int32, which stays
+// in host memory there). Registered once, at static initialisation, by device type.
+using DeviceStridedCopyFn = void (*)(OpKernelContext* ctx, const Tensor& src, const StridedView& src_view, Tensor* dst,
+                                     const StridedView& dst_view, const std::vector<int64_t>& dims);
+using DeviceFillFn = void (*)(OpKernelContext* ctx, const Tensor* value, Tensor* dst);
+void RegisterDeviceElementMovers(const std::string& device_type, DeviceStridedCopyFn copy, DeviceFillFn fill);
+
 // Row-major strides of `shape`, in elements.
 std::vector<int64_t> RowMajorStrides(const TensorShape& shape);
 

@@ -189,6 +189,10 @@ class StridedSliceGradOp : public OpKernel {
 
 REGISTER_KERNEL(Name("StridedSlice").Device(DEVICE_CPU), StridedSliceOp);
 REGISTER_KERNEL(Name("StridedSliceGrad").Device(DEVICE_CPU), StridedSliceGradOp);
+// On a GPU the same kernel (its element moves go to the GPU: strided_copy.h); index
+// inputs must be int32, which stays in host memory there.
+REGISTER_KERNEL(Name("StridedSlice").Device(DEVICE_GPU).TypeConstraint<int32_t>("Index"), StridedSliceOp);
+REGISTER_KERNEL(Name("StridedSliceGrad").Device(DEVICE_GPU).TypeConstraint<int32_t>("Index"), StridedSliceGradOp);
 
 }  // namespace
 }  // namespace tensoract

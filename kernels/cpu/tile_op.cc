@@ -73,6 +73,10 @@ class BroadcastToOp : public OpKernel {
 
 REGISTER_KERNEL(Name("Tile").Device(DEVICE_CPU), TileOp);
 REGISTER_KERNEL(Name("BroadcastTo").Device(DEVICE_CPU), BroadcastToOp);
+// On a GPU the same kernel (its element moves go to the GPU: strided_copy.h); index
+// inputs must be int32, which stays in host memory there.
+REGISTER_KERNEL(Name("Tile").Device(DEVICE_GPU).TypeConstraint<int32_t>("Tmultiples"), TileOp);
+REGISTER_KERNEL(Name("BroadcastTo").Device(DEVICE_GPU).TypeConstraint<int32_t>("Tidx"), BroadcastToOp);
 
 }  // namespace
 }  // namespace tensoract

@@ -3,7 +3,10 @@
 // (run_train_bench.sh runs all three).
 //
 //   train_step --model mlp|cnn --batch N --threads N [--steps N] [--warmup N] [--profile 1|2]
-//              [--trace FILE]
+//              [--trace FILE] [--device cpu|gpu]
+//
+// --device gpu trains on the GPU (the nodes with GPU kernels go there; the batches are fed
+// from host memory each step, as the peers' are); cpu (the default) hides every GPU.
 //
 // --profile 1 also traces 10 steps and prints the ops by their share of kernel time;
 // --profile 2 prints the nodes instead (fused nodes under their last original node's name).
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
   int threads = 1;
   int profile = 0;  // 1: kernel time by op type; 2: by node
   std::string trace_path;
+  std::string device = "cpu";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--model") model_name = v;
@@ -70,6 +74,7 @@ int main(int argc, char** argv) {
     else if (a == "--warmup") warmup = std::atoll(v.c_str());
     else if (a == "--profile") profile = std::atoi(v.c_str());
     else if (a == "--trace") trace_path = v;
+    else if (a == "--device") device = v;
     else {
       std::fprintf(stderr, "train_step: unknown option %s\n", a.c_str());
       return 2;
@@ -92,6 +97,7 @@ int main(int argc, char** argv) {
   if (!s.ok()) return fail(s);
   SessionOptions options;
   options.num_threads = threads;
+  if (device != "gpu") options.gpu.visible_device_list = "none";
   auto session = Session::New(options);
   if (!session.ok()) return fail(session.status());
   s = (*session)->Create(graph);
@@ -119,9 +125,10 @@ int main(int argc, char** argv) {
     if (Status st = run(i); !st.ok()) return fail(st);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("tensoract %s batch %lld threads %d: %.1f steps/s (%.0f examples/s, last loss %.4f; steal %d%%; kernels %s)\n",
-              model_name.c_str(), static_cast<long long>(batch), threads, steps / secs, steps * batch / secs,
-              out[0].base<float>()[0], StealPercent(ticks_before, ReadCpuTicks()), gemm::KernelIsa());
+  std::printf("tensoract %s batch %lld threads %d device %s: %.1f steps/s (%.0f examples/s, last loss %.4f; steal %d%%; kernels %s)\n",
+              model_name.c_str(), static_cast<long long>(batch), threads, device.c_str(), steps / secs,
+              steps * batch / secs, out[0].base<float>()[0], StealPercent(ticks_before, ReadCpuTicks()),
+              device == "gpu" ? "cuda" : gemm::KernelIsa());
   if (profile || !trace_path.empty()) {
     // Kernel time per op type over 10 traced steps.
     std::map<std::string, double> by_op;

@@ -1,7 +1,9 @@
 """The same Fashion-MNIST training steps as train_step.cc, in PyTorch and in TensorFlow.
 
   python3 train_step_peers.py torch|tf --model mlp|cnn --batch N --threads N [--steps N]
-                              [--profile N]   (tf: then N traced steps, time per node, as
+                              [--profile N] [--device cpu|gpu]  (gpu: torch on CUDA; each
+                                               step copies its batch from host memory, as
+                                               train_step --device gpu feeds it)   (tf: then N traced steps, time per node, as
                                                train_step --profile prints ours)
 
 Same models (784-256-10 MLP; TensorFlow's layers-tutorial CNN: conv5x5x32, pool, conv5x5x64,
@@ -24,6 +26,7 @@ p.add_argument("--threads", type=int, default=1)
 p.add_argument("--steps", type=int, default=200)
 p.add_argument("--warmup", type=int, default=20)
 p.add_argument("--profile", type=int, default=0)
+p.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
 args = p.parse_args()
 for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[var] = str(args.threads)
@@ -86,6 +89,8 @@ if args.framework == "torch":
         if isinstance(m, (nn.Linear, nn.Conv2d)):
             nn.init.xavier_uniform_(m.weight)
             nn.init.zeros_(m.bias)
+    dev = torch.device("cuda" if args.device == "gpu" else "cpu")
+    net = net.to(dev)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss()
     tb = [(torch.from_numpy(x if args.model == "mlp" else x.transpose(0, 3, 1, 2).copy()), torch.from_numpy(y))
@@ -93,6 +98,7 @@ if args.framework == "torch":
 
     def step(i):
         x, y = tb[i % len(tb)]
+        x, y = x.to(dev), y.to(dev)
         opt.zero_grad(set_to_none=True)
         loss = loss_fn(net(x), y)
         loss.backward()
@@ -141,7 +147,7 @@ else:
     name, version = "tensorflow", tf.__version__
 
 rate, last, steal = timed(step)
-print(f"{name} {version} {args.model} batch {args.batch} threads {args.threads}: {rate:.1f} steps/s "
+print(f"{name} {version} {args.model} batch {args.batch} threads {args.threads} device {args.device}: {rate:.1f} steps/s "
       f"({rate * args.batch:.0f} examples/s, last loss {last:.4f}; steal {steal}%)")
 
 if args.profile > 0 and args.framework == "tf":
