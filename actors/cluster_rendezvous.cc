@@ -18,7 +18,7 @@ void ClusterRendezvous::Send(int64_t step_id, const std::string& key, const Tens
   local_.Send(step_id, key, value, is_dead);
 }
 
-void ClusterRendezvous::RecvAsync(int64_t step_id, const std::string& key, DoneCallback done) {
+void ClusterRendezvous::RecvAsync(int64_t step_id, const std::string& key, Allocator* allocator, DoneCallback done) {
   if (client_ == nullptr) return local_.RecvAsync(step_id, key, std::move(done));
   // The key's first field is the send device.
   const std::string send_task = TaskOfDevice(key.substr(0, key.find(';')));
@@ -35,7 +35,7 @@ void ClusterRendezvous::RecvAsync(int64_t step_id, const std::string& key, DoneC
                 Tensor(), false);
   }
   client_->RecvTensorAsync(peer, step_id, key, /*lossy16=*/false, data_plane::SteadyNowMs() + recv_timeout_ms_,
-                           cpu_allocator(), std::move(done));
+                           allocator != nullptr ? allocator : cpu_allocator(), std::move(done));
 }
 
 void ClusterRendezvous::SetPeers(std::map<std::string, std::string> data_plane_by_task) {

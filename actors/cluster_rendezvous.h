@@ -33,7 +33,8 @@ class ClusterRendezvous : public Rendezvous {
                     int64_t recv_timeout_ms);
 
   void Send(int64_t step_id, const std::string& key, const Tensor& value, bool is_dead) override;
-  void RecvAsync(int64_t step_id, const std::string& key, DoneCallback done) override;
+  using Rendezvous::RecvAsync;
+  void RecvAsync(int64_t step_id, const std::string& key, Allocator* allocator, DoneCallback done) override;
 
   void SetPeers(std::map<std::string, std::string> data_plane_by_task);
 

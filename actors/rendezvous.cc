@@ -153,7 +153,7 @@ void ActorRendezvous::Send(int64_t step_id, const std::string& key, const Tensor
   caf::anon_send(actor_, rdv_send_atom::value, step_id, key, RendezvousValue{Status::OK(), value, is_dead});
 }
 
-void ActorRendezvous::RecvAsync(int64_t step_id, const std::string& key, DoneCallback done) {
+void ActorRendezvous::RecvAsync(int64_t step_id, const std::string& key, Allocator* /*allocator*/, DoneCallback done) {
   caf::anon_send(actor_, rdv_recv_atom::value, step_id, key, RecvCallback{std::move(done)});
 }
 

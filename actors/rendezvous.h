@@ -53,7 +53,9 @@ class ActorRendezvous : public Rendezvous {
  public:
   explicit ActorRendezvous(caf::actor actor) : actor_(std::move(actor)) {}
   void Send(int64_t step_id, const std::string& key, const Tensor& value, bool is_dead) override;
-  void RecvAsync(int64_t step_id, const std::string& key, DoneCallback done) override;
+  using Rendezvous::RecvAsync;
+  // Values are this process's: `allocator` is not needed.
+  void RecvAsync(int64_t step_id, const std::string& key, Allocator* allocator, DoneCallback done) override;
   const caf::actor& actor() const { return actor_; }
 
  private:

@@ -31,7 +31,14 @@ class Rendezvous {
   // Leaves `value` under `key` for step `step_id`. A second send of one key in one step is
   // an error the receiver sees (it names the key).
   virtual void Send(int64_t step_id, const std::string& key, const Tensor& value, bool is_dead) = 0;
-  virtual void RecvAsync(int64_t step_id, const std::string& key, DoneCallback done) = 0;
+  // `allocator`: where a value that comes from another process is written, so that it is
+  // copied once: the receiving device's own allocator on a CPU, pinned host memory for a
+  // GPU; nullptr: the process's CPU allocator. A value from this process arrives as its
+  // sender left it.
+  virtual void RecvAsync(int64_t step_id, const std::string& key, Allocator* allocator, DoneCallback done) = 0;
+  void RecvAsync(int64_t step_id, const std::string& key, DoneCallback done) {
+    RecvAsync(step_id, key, nullptr, std::move(done));
+  }
 };
 
 // The key a _Send or _Recv node exchanges its tensor under, from the attrs the partitioner

@@ -38,8 +38,9 @@ class RecvOp : public AsyncOpKernel {
       return done();
     }
     std::string key = RendezvousKeyInFrame(key_, ctx->frame_id(), ctx->iter_id());
-    ctx->rendezvous()->RecvAsync(ctx->step_id(), key,
-                                 [this, ctx, key, done = std::move(done)](const Status& s, const Tensor& value,
+    Allocator* mine = ctx->device()->allocator();
+    ctx->rendezvous()->RecvAsync(ctx->step_id(), key, mine,
+                                 [this, ctx, key, mine, done = std::move(done)](const Status& s, const Tensor& value,
                                                                           bool is_dead) {
                                    if (!s.ok()) {
                                      ctx->SetStatus(s);
@@ -52,8 +53,12 @@ class RecvOp : public AsyncOpKernel {
                                                                      " carried ", DataTypeString(value.dtype())));
                                    } else {
                                      // The value changes device, so it moves into this device's
-                                     // memory: each device's statistics count what it holds.
-                                     ctx->set_output(0, value.DeepCopy(ctx->device()->allocator()));
+                                     // memory: each device's statistics count what it holds. One
+                                     // from another process is already there (written by the
+                                     // data plane into `mine`).
+                                     ctx->set_output(0, value.buffer_allocator() == mine || value.NumElements() == 0
+                                                            ? value
+                                                            : value.DeepCopy(mine));
                                    }
                                    done();
                                  });

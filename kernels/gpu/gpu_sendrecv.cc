@@ -57,8 +57,9 @@ class GpuRecvOp : public AsyncOpKernel {
       return done();
     }
     std::string key = RendezvousKeyInFrame(key_, ctx->frame_id(), ctx->iter_id());
+    // From another process the bytes land in pinned memory: one copy to the GPU, unstaged.
     ctx->rendezvous()->RecvAsync(
-        ctx->step_id(), key, [this, ctx, key, done = std::move(done)](const Status& s, const Tensor& value, bool is_dead) {
+        ctx->step_id(), key, ContextOf(ctx)->pinned_allocator(), [this, ctx, key, done = std::move(done)](const Status& s, const Tensor& value, bool is_dead) {
           if (!s.ok()) {
             ctx->SetStatus(s);
           } else if (is_dead) {
