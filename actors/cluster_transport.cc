@@ -71,6 +71,7 @@ std::string PeerAddress(native_socket fd) {
 }
 
 class TlsChannel;
+class TlsStream;
 
 // What every connection of one transport shares: the TLS context, the handshake watchdog,
 // the once-per-peer log and the descriptor kept in reserve for shedding connections.
@@ -197,6 +198,7 @@ class TlsChannel {
   // False (and the caller closes the socket) when no session can be made or too many
   // handshakes wait.
   bool Init(native_socket fd) {
+    fd_ = fd;
     peer_ = PeerAddress(fd);
     ssl_ = SSL_new(state_->ctx());
     if (ssl_ == nullptr || SSL_set_fd(ssl_, fd) != 1) return false;
@@ -208,7 +210,7 @@ class TlsChannel {
     return state_->BeginHandshake(this, fd, inbound_);
   }
 
-  void Attach(net::stream* stream) { stream_ = stream; }
+  void Attach(TlsStream* stream) { stream_ = stream; }
 
   rw_state Read(size_t& result, void* buf, size_t len) {
     result = 0;
@@ -269,7 +271,7 @@ class TlsChannel {
       if (!inbound_) ClearFailure(endpoint_);
       if (write_paused_) {  // BASP's queued bytes may go now
         write_paused_ = false;
-        stream_->backend().add(net::operation::write, stream_->fd(), stream_);
+        ResumeWrites();
       }
       return rw_state::success;
     }
@@ -280,7 +282,7 @@ class TlsChannel {
         // BASP has bytes queued but TLS waits for the peer: stop polling for writability,
         // or the multiplexer spins until the peer answers.
         write_paused_ = true;
-        stream_->backend().del(net::operation::write, stream_->fd(), stream_);
+        PauseWrites();
       }
       return rw_state::success;
     }
@@ -289,13 +291,16 @@ class TlsChannel {
     return rw_state::failure;
   }
 
+  void PauseWrites();
+  void ResumeWrites();
+
   void Fail(int err) {
     int os_error = errno;
     // A refused non-blocking connect shows up as EPIPE on the first write: the socket's
     // own error says what happened.
     int so_error = 0;
     socklen_t so_len = sizeof(so_error);
-    if (getsockopt(stream_->fd(), SOL_SOCKET, SO_ERROR, &so_error, &so_len) == 0 && so_error != 0) os_error = so_error;
+    if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &so_error, &so_len) == 0 && so_error != 0) os_error = so_error;
     std::string detail;
     if (err != SSL_ERROR_SYSCALL) {
       detail = SslErrorText();
@@ -318,7 +323,8 @@ class TlsChannel {
   const std::string endpoint_;  // "host:port" for an outbound connection
   std::string peer_;            // the peer's address, for log lines
   SSL* ssl_ = nullptr;
-  net::stream* stream_ = nullptr;
+  TlsStream* stream_ = nullptr;
+  native_socket fd_ = net::invalid_native_socket;
   bool established_ = false;
   bool write_paused_ = false;
 };
@@ -332,7 +338,27 @@ class TlsStream : public net::stream {
   }
   void handle_event(net::operation op) override { handle_event_impl(op, policy_); }
 
+  // The scribe this stream belongs to (it owns the stream, so it outlives it).
+  void SetOwner(net::stream_manager* owner) { owner_ = owner; }
+  // The scribe left the loop: nothing may register the stream again.
+  void MarkDetached() { detached_ = true; }
+
+  // While the handshake waits for the peer, BASP's queued bytes must not keep the socket
+  // polled for writing (the multiplexer would spin). Leaving the loop for writing drops
+  // CAF's reference to the writing manager, so resuming must register it again, the way
+  // CAF itself starts writing (force_empty_write): re-adding the write event alone left
+  // a stream polled for writing with no manager, which crashed on a failed write and kept
+  // the multiplexer (and the actor system's shutdown) waiting forever.
+  void PauseWrites() { backend().del(net::operation::write, fd(), this); }
+  void ResumeWrites() {
+    if (owner_ == nullptr || detached_) return;
+    state_.writing = false;
+    force_empty_write(manager_ptr{owner_});
+  }
+
  private:
+  net::stream_manager* owner_ = nullptr;
+  bool detached_ = false;
   struct Policy {
     std::unique_ptr<TlsChannel> channel;
     rw_state read_some(size_t& result, native_socket, void* buf, size_t len) { return channel->Read(result, buf, len); }
@@ -344,10 +370,15 @@ class TlsStream : public net::stream {
   Policy policy_;
 };
 
+void TlsChannel::PauseWrites() { stream_->PauseWrites(); }
+void TlsChannel::ResumeWrites() { stream_->ResumeWrites(); }
+
 class TlsScribe : public caf::io::scribe {
  public:
   TlsScribe(net::default_multiplexer& mpx, native_socket fd, std::unique_ptr<TlsChannel> channel)
-      : scribe(net::conn_hdl_from_socket(fd)), stream_(mpx, fd, std::move(channel)) {}
+      : scribe(net::conn_hdl_from_socket(fd)), stream_(mpx, fd, std::move(channel)) {
+    stream_.SetOwner(this);
+  }
 
   void configure_read(caf::io::receive_policy::config config) override {
     stream_.configure_read(config);
@@ -362,6 +393,7 @@ class TlsScribe : public caf::io::scribe {
   std::vector<char>& wr_buf() override { return stream_.wr_buf(); }
   std::vector<char>& rd_buf() override { return stream_.rd_buf(); }
   void graceful_shutdown() override {
+    stream_.MarkDetached();
     stream_.graceful_shutdown();
     detach(&stream_.backend(), false);
   }
@@ -375,7 +407,10 @@ class TlsScribe : public caf::io::scribe {
     return x ? *x : 0;
   }
   void add_to_loop() override { stream_.activate(this); }
-  void remove_from_loop() override { stream_.passivate(); }
+  void remove_from_loop() override {
+    stream_.MarkDetached();
+    stream_.passivate();
+  }
 
  private:
   bool launched_ = false;
