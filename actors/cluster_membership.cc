@@ -20,7 +20,10 @@ ClusterMembership::ClusterMembership(caf::event_based_actor* self, caf::actor lo
   home.name = "";  // filled in by the first heartbeat
   home.worker = std::move(local_worker);
   tasks_.push_back(std::move(home));
-  for (const RemoteAddress& address : options.remote_tasks) {
+  for (RemoteAddress address : options.remote_tasks) {
+    // A worker's process gone: its RunGraph and registrations fail now, naming it, not at
+    // their deadlines.
+    address.fail_calls_when_gone = true;
     TaskState t;
     t.name = address.name;
     // Its steps there are aborted if no heartbeat renews the lease for one interval past

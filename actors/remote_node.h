@@ -38,8 +38,7 @@ struct RemoteAddress {
   int64_t connect_timeout_ms = 5000;
   // Fail the calls in flight as soon as the node goes away (CAF 0.17 may never answer a
   // request to a proxy whose node died; the call would wait out its deadline). Set for a
-  // client's master. Not yet for the master's workers: with it, the master's heartbeats
-  // stalled after a worker restart in tests/cluster (not understood yet; see RESULTS).
+  // client's master and for the master's workers.
   bool fail_calls_when_gone = false;
   // While calls are in flight, ask the node for a heartbeat every liveness_interval_ms;
   // one unanswered within liveness_timeout_ms fails them all with Unavailable naming the
