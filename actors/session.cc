@@ -57,14 +57,23 @@ static Status NoGraph(bool closed, const char* call) {
                 : errors::FailedPrecondition("Session::", call, " before Session::Create gave it a graph");
 }
 
+std::pair<std::string, bool> Session::State() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {handle_, closed_};
+}
+
+std::string Session::handle() const { return State().first; }
+
 Status Session::Create(const tensorflow::GraphDef& graph) {
-  if (closed_) return NoGraph(closed_, "Create");
-  if (!handle_.empty()) {
-    return errors::AlreadyExists("this session already has a graph (session '", handle_, "'); make a new session");
+  const auto [handle, closed] = State();
+  if (closed) return NoGraph(closed, "Create");
+  if (!handle.empty()) {
+    return errors::AlreadyExists("this session already has a graph (session '", handle, "'); make a new session");
   }
   return Ask<CreateSessionResponse>(
       server_->system(), master(), server_->options().step_timeout_ms, "CreateSession",
       [&](CreateSessionResponse& r) {
+        std::lock_guard<std::mutex> lock(mu_);
         handle_ = r.session_handle;
         graph_version_ = 0;
         if (r.status.ok()) graph_ = graph;
@@ -74,13 +83,15 @@ Status Session::Create(const tensorflow::GraphDef& graph) {
 }
 
 Status Session::Recreate() {
-  if (closed_ || (handle_.empty() && graph_.node_size() == 0)) return NoGraph(closed_, "Recreate");
-  if (!handle_.empty()) {
+  const auto [handle, closed] = State();
+  if (closed || (handle.empty() && graph_.node_size() == 0)) return NoGraph(closed, "Recreate");
+  if (!handle.empty()) {
     // The old session, if the master still has it, would keep its graphs registered. A
     // master that cannot answer soon has surely lost it.
     const int64_t timeout_ms = std::min<int64_t>(server_->options().step_timeout_ms, 10000);
     (void)Ask<Status>(server_->system(), master(), timeout_ms, "CloseSession", [](Status& s) { return s; },
-                      close_session_atom::value, handle_);
+                      close_session_atom::value, handle);
+    std::lock_guard<std::mutex> lock(mu_);
     handle_.clear();
   }
   const tensorflow::GraphDef graph = graph_;  // Create keeps it again when it succeeds
@@ -88,8 +99,9 @@ Status Session::Recreate() {
 }
 
 Status Session::Extend(const tensorflow::GraphDef& more) {
-  if (handle_.empty()) return NoGraph(closed_, "Extend");
-  ExtendSessionRequest request{handle_, std::make_shared<const tensorflow::GraphDef>(more), graph_version_};
+  const auto [handle, closed] = State();
+  if (handle.empty()) return NoGraph(closed, "Extend");
+  ExtendSessionRequest request{handle, std::make_shared<const tensorflow::GraphDef>(more), graph_version_};
   return Ask<ExtendSessionResponse>(
       server_->system(), master(), server_->options().step_timeout_ms, "ExtendSession",
       [&](ExtendSessionResponse& r) {
@@ -138,9 +150,10 @@ Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds, co
 Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& feeds,
                     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
                     std::vector<Tensor>* outputs, RunMetadata* metadata) {
-  if (handle_.empty()) return NoGraph(closed_, "Run");
+  const auto [handle, closed] = State();
+  if (handle.empty()) return NoGraph(closed, "Run");
   RunStepRequest request;
-  request.session_handle = handle_;
+  request.session_handle = handle;
   request.feeds = feeds;
   request.fetches = fetches;
   request.targets = targets;
@@ -152,8 +165,8 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
     // The master finds the step by the request id this call gives it.
     request.request_id = static_cast<int64_t>(RandomId() >> 1) | 1;
     caf::actor to = master();
-    auto cancel = [to, handle = handle_, id = request.request_id] {
-      caf::anon_send(to, cancel_step_atom::value, handle, id);
+    auto cancel = [to, session = handle, id = request.request_id] {
+      caf::anon_send(to, cancel_step_atom::value, session, id);
     };
     if (!options.canceller->Install(cancel)) return errors::Cancelled("the step was cancelled before it started");
   }
@@ -178,18 +191,25 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
 }
 
 Status Session::Close() {
-  if (handle_.empty()) return Status::OK();
-  std::string handle = std::move(handle_);
-  handle_.clear();
-  closed_ = true;
+  std::string handle;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (handle_.empty()) return Status::OK();
+    handle = std::move(handle_);
+    handle_.clear();
+    closed_ = true;
+  }
   return Ask<Status>(
       server_->system(), master(), server_->options().step_timeout_ms, "CloseSession",
       [](Status& s) { return s; }, close_session_atom::value, handle);
 }
 
 Status Session::Reset(const std::vector<std::string>& containers) {
-  handle_.clear();  // the master closes every session, this one too
-  closed_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    handle_.clear();  // the master closes every session, this one too
+    closed_ = true;
+  }
   return Ask<Status>(
       server_->system(), master(), server_->options().step_timeout_ms, "Reset", [](Status& s) { return s; },
       reset_atom::value, containers);

@@ -12,7 +12,8 @@
 // variables (actors/local_server.h).
 //
 // Thread-safety: Run may be called from several threads at once; each call is its own
-// step. Create, Extend and Close must not race with Run.
+// step. Close and Reset may be called from any thread while Runs wait (those Runs then
+// end with Cancelled). Create, Recreate and Extend must not race with each other.
 #ifndef TENSORACT_ACTORS_SESSION_H_
 #define TENSORACT_ACTORS_SESSION_H_
 
@@ -114,7 +115,7 @@ class Session {
 
   // For inspection and for applications that talk to the master directly.
   const caf::actor& master() const { return server_->master(); }
-  const std::string& handle() const { return handle_; }  // the master's name for this session
+  std::string handle() const;  // the master's name for this session
   // A snapshot of every actor's state, one line or more per actor.
   std::string Inspect();
 
@@ -123,9 +124,14 @@ class Session {
 
   std::unique_ptr<LocalServer> owned_;  // set when the session made its own server
   LocalServer* server_;
-  std::string handle_;
+  // What Close may change while a Run reads it. The graph and its version are Create's
+  // and Extend's alone.
+  mutable std::mutex mu_;
+  std::string handle_;   // guarded by mu_
+  bool closed_ = false;  // guarded by mu_: Close or Reset ended the session
+  // The handle (empty: no graph) and whether the session was closed, under mu_.
+  std::pair<std::string, bool> State() const;
   tensorflow::GraphDef graph_;  // Create's graph with every Extend's nodes, for Recreate
-  bool closed_ = false;  // Close or Reset ended the session
   int64_t graph_version_ = 0;
 };
 
