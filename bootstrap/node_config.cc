@@ -14,7 +14,7 @@ const std::set<std::string>& Keys() {
   static const std::set<std::string> keys = {"cluster", "job", "task", "listen", "token-file", "cpu-devices",
                                              "threads", "heartbeat-interval-ms", "heartbeat-timeout-ms",
                                              "bfloat16-sendrecv", "session-gc-seconds", "advertise",
-                                             "tls-cert", "tls-key", "tls-ca"};
+                                             "tls-cert", "tls-key", "tls-ca", "gpus"};
   return keys;
 }
 
@@ -126,6 +126,7 @@ StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args) {
   if (values.count("cpu-devices")) {
     TA_ASSIGN_OR_RETURN(options.cpu_devices, ParseInt("--cpu-devices", values["cpu-devices"], 1));
   }
+  if (values.count("gpus")) options.gpus = values["gpus"];
   if (values.count("threads")) {
     TA_ASSIGN_OR_RETURN(options.threads, ParseInt("--threads", values["threads"], 0));
   }
@@ -173,6 +174,8 @@ std::string NodeUsage() {
          "                     and the cluster CA that signed every task's (PEM files;\n"
          "                     bootstrap/make-cluster-certs.sh makes them)\n"
          "  --cpu-devices N    CPU devices of the worker (default 1)\n"
+         "  --gpus LIST        the GPUs the worker makes devices for: \"0,2\", or \"none\"\n"
+         "                     (default: every GPU CUDA finds)\n"
          "  --threads N        scheduler and device threads (default 0: one per core)\n"
          "  --heartbeat-interval-ms N  how often this node's master checks the other tasks\n"
          "                     (default 1000)\n"

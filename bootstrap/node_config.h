@@ -48,6 +48,7 @@ struct NodeOptions {
   // (bootstrap/make-cluster-certs.sh makes them).
   std::string tls_cert_file, tls_key_file, tls_ca_file;
   int cpu_devices = 1;
+  std::string gpus;                 // GpuDeviceOptions::visible_device_list ("" all, "none")
   int threads = 0;                  // actor scheduler and CPU device threads; 0: one per core
   int heartbeat_interval_ms = 1000; // this node's master asks every other task this often
   int heartbeat_timeout_ms = 3000;  // and marks one that stays silent this long unavailable

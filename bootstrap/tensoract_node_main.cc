@@ -72,6 +72,7 @@ int Run(const NodeOptions& options, const ClusterCredentials& credentials, const
   worker_options.task_name = task;
   worker_options.cpu_threads = threads;
   worker_options.num_cpu_devices = options.cpu_devices;
+  worker_options.gpu.visible_device_list = options.gpus;
   worker_options.serve_data_plane = true;
   worker_options.data_plane_host = options.listen;
   worker_options.data_plane_advertise = options.advertise;

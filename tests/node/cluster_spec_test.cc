@@ -71,8 +71,9 @@ TEST_CASE("asking for a task the spec does not have names the job and its range"
 
 TEST_CASE("node options come from flags, a config file, or both with the flags winning") {
   auto flags = ParseNodeArgs({"--cluster", "ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224", "--job",
-                              "worker", "--task=1", "--cpu-devices", "2"});
+                              "worker", "--task=1", "--cpu-devices", "2", "--gpus", "none"});
   REQUIRE(flags.ok());
+  CHECK(flags->gpus == "none");
   CHECK(flags->task_name() == "/job:worker/replica:0/task:1");
   CHECK(flags->address.port == 2224);
   CHECK(flags->listen == "127.0.0.1");
