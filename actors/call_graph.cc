@@ -43,9 +43,12 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
   placer.cost_model = &cost_model;
   if (cluster && !tasks[0].devices.empty()) {
     // As TensorFlow's master: what the graph does not place goes to the master's task,
-    // and the step's feeds and fetches are exchanged there.
+    // and the step's feeds and fetches are exchanged there. On a task with a GPU the
+    // default is the task, so its GPU takes the nodes it has kernels for (device priority).
     const std::string home = tasks[0].devices[0].name();
-    placer.default_device = home;
+    bool home_has_gpu = false;
+    for (const auto& d : tasks[0].devices) home_has_gpu = home_has_gpu || d.device_type() == DEVICE_GPU;
+    placer.default_device = home_has_gpu ? TaskOfDevice(home) : home;
     for (Node* n : graph.op_nodes()) {
       if (n->type_string() == "_Arg" || n->type_string() == "_Retval") n->mutable_def()->set_device(home);
     }
