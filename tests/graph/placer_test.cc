@@ -471,3 +471,27 @@ TEST_CASE("bad input is an InvalidArgument that names what is wrong", "[placer]"
 
 }  // namespace
 }  // namespace tensoract
+
+namespace tensoract {
+namespace {
+
+TEST_CASE("nodes go to a GPU that has their kernels unless their device says otherwise", "[placer]") {
+  Graph g;
+  // Light ops that the cost model alone would leave beside their CPU inputs.
+  Import(Placeholder("x", 4, 4) + Unary("Relu", "on_gpu", "x") + Unary("Relu", "pinned", "x", "/device:CPU:0") +
+             Unary("Sigmoid", "no_gpu_kernel", "x"),
+         &g);
+  std::vector<tf::DeviceAttributes> devices = {Dev(kCpu0, "CPU"), Dev(kGpu0, "GPU")};
+  // Placeholders and Sigmoid have no GPU kernel here; everything has a CPU kernel.
+  KernelSupportFn kernels = [](const Node& n, const std::string& type) {
+    return type == "CPU" || (n.type_string() != "Placeholder" && n.type_string() != "Sigmoid");
+  };
+  REQUIRE(Place(&g, devices, {}, kernels).ok());
+  CHECK(DeviceOf(g, "on_gpu") == kGpu0);
+  CHECK(DeviceOf(g, "pinned") == kCpu0);
+  CHECK(DeviceOf(g, "no_gpu_kernel") == kCpu0);
+  CHECK(DeviceOf(g, "x") == kCpu0);
+}
+
+}  // namespace
+}  // namespace tensoract
