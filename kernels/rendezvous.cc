@@ -33,4 +33,27 @@ Status NoRendezvousError(const OpKernel& k) {
                                     "') needs a rendezvous, but it runs outside a worker's step");
 }
 
+void RecvKernel::ComputeAsync(OpKernelContext* ctx, DoneCallback done) {
+  if (ctx->rendezvous() == nullptr) {
+    ctx->SetStatus(NoRendezvousError(*this));
+    return done();
+  }
+  std::string key = RendezvousKeyInFrame(key_, ctx->frame_id(), ctx->iter_id());
+  ctx->rendezvous()->RecvAsync(
+      ctx->step_id(), key, ReceiveInto(ctx),
+      [this, ctx, key, done = std::move(done)](const Status& s, const Tensor& value, bool is_dead) {
+        if (!s.ok()) {
+          ctx->SetStatus(s);
+        } else if (is_dead) {
+          // A dead value (an untaken branch): the output stays unset, which makes it dead here too.
+        } else if (value.dtype() != output_types()[0]) {
+          ctx->SetStatus(errors::Internal("node '", name(), "' expects ", DataTypeString(output_types()[0]), " but ",
+                                          key, " carried ", DataTypeString(value.dtype())));
+        } else {
+          Accept(ctx, key, value);
+        }
+        done();
+      });
+}
+
 }  // namespace tensoract

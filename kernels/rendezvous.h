@@ -57,6 +57,28 @@ std::string RendezvousKeyInFrame(const std::string& root_key, int64_t frame_id, 
 std::string RendezvousKeyForKernel(OpKernelConstruction* ctx);
 Status NoRendezvousError(const OpKernel& kernel);
 
+// The half of a _Recv that is the same on every device: it asks the step's rendezvous for
+// its key (in the node's frame and iteration) and finishes when the answer comes, so the
+// executor never blocks; an error or a dtype other than the node's fails the step, and a
+// dead value leaves the output unset (dead). Each device says where a value from another
+// process is written (ReceiveInto) and how a live value becomes its output (Accept).
+class RecvKernel : public AsyncOpKernel {
+ public:
+  explicit RecvKernel(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(RendezvousKeyForKernel(ctx)) {}
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) final;
+  bool CanOutputDead() const override { return true; }
+  bool RunsWithDeadInputs() const override { return true; }  // a dead control input: it still receives
+
+ protected:
+  // Rendezvous::RecvAsync's allocator.
+  virtual Allocator* ReceiveInto(OpKernelContext* ctx) const = 0;
+  // Sets output 0 from `value` (live, the node's dtype), or the context's status.
+  virtual void Accept(OpKernelContext* ctx, const std::string& key, const Tensor& value) const = 0;
+
+ private:
+  std::string key_;
+};
+
 }  // namespace tensoract
 
 #endif  // TENSORACT_KERNELS_RENDEZVOUS_H_

@@ -29,45 +29,19 @@ class SendOp : public OpKernel {
   std::string key_;
 };
 
-class RecvOp : public AsyncOpKernel {
+// The value changes device, so it moves into this device's memory: each device's
+// statistics count what it holds. One from another process is already there (the data
+// plane wrote it into this device's allocator).
+class RecvOp : public RecvKernel {
  public:
-  explicit RecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(RendezvousKeyForKernel(ctx)) {}
-  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
-    if (ctx->rendezvous() == nullptr) {
-      ctx->SetStatus(NoRendezvousError(*this));
-      return done();
-    }
-    std::string key = RendezvousKeyInFrame(key_, ctx->frame_id(), ctx->iter_id());
-    Allocator* mine = ctx->device()->allocator();
-    ctx->rendezvous()->RecvAsync(ctx->step_id(), key, mine,
-                                 [this, ctx, key, mine, done = std::move(done)](const Status& s, const Tensor& value,
-                                                                          bool is_dead) {
-                                   if (!s.ok()) {
-                                     ctx->SetStatus(s);
-                                   } else if (is_dead) {
-                                     // A dead value (an untaken branch): the output stays unset,
-                                     // which makes it dead here too.
-                                   } else if (value.dtype() != output_types()[0]) {
-                                     ctx->SetStatus(errors::Internal("node '", name(), "' expects ",
-                                                                     DataTypeString(output_types()[0]), " but ", key,
-                                                                     " carried ", DataTypeString(value.dtype())));
-                                   } else {
-                                     // The value changes device, so it moves into this device's
-                                     // memory: each device's statistics count what it holds. One
-                                     // from another process is already there (written by the
-                                     // data plane into `mine`).
-                                     ctx->set_output(0, value.buffer_allocator() == mine || value.NumElements() == 0
-                                                            ? value
-                                                            : value.DeepCopy(mine));
-                                   }
-                                   done();
-                                 });
-  }
-  bool CanOutputDead() const override { return true; }
-  bool RunsWithDeadInputs() const override { return true; }  // a dead control input: it still receives
+  using RecvKernel::RecvKernel;
 
- private:
-  std::string key_;
+ protected:
+  Allocator* ReceiveInto(OpKernelContext* ctx) const override { return ctx->device()->allocator(); }
+  void Accept(OpKernelContext* ctx, const std::string&, const Tensor& value) const override {
+    Allocator* mine = ctx->device()->allocator();
+    ctx->set_output(0, value.buffer_allocator() == mine || value.NumElements() == 0 ? value : value.DeepCopy(mine));
+  }
 };
 
 REGISTER_KERNEL(Name("_Send").Device(DEVICE_CPU), SendOp);

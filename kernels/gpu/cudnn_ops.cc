@@ -206,6 +206,37 @@ StatusOr<Tensor> Workspace(GpuContext* gpu, size_t bytes) {
   return gpu->Scratch(static_cast<int64_t>(bytes));
 }
 
+// What the three convolution kernels share: the GPU's cuDNN handle, the filter as OHWI in
+// scratch memory (transposed from `hwio` when given: the forward and backward-data
+// passes read it, the backward-filter pass writes it), and the descriptors.
+template <class T>
+struct ConvSetup {
+  GpuContext* gpu = nullptr;
+  CudnnHandle* handle = nullptr;
+  Tensor ohwi;
+  Tensor4d x, y;
+  Filter4d f;
+  ConvDesc conv;
+
+  Status Prepare(OpKernelContext* ctx, const ConvShape& s, const ConvAttrs& a, const T* hwio) {
+    gpu = ContextOf(ctx);
+    handle = HandleFor(gpu);
+    TA_RETURN_IF_ERROR(handle->status);
+    TA_ASSIGN_OR_RETURN(ohwi, Tensor::Allocate(gpu->device_allocator(), DataTypeToEnum<T>::value,
+                                               TensorShape({s.o, s.fh, s.fw, s.c})));
+    if (hwio != nullptr) TransposeFilter<T>(hwio, static_cast<T*>(ohwi.data()), s.fh, s.fw, s.c, s.o, true, StreamOf(ctx));
+    return CudnnStatus(Describe<T>(s, a, &x, &f, &conv, &y), ctx->op_kernel().name(), "describing the convolution");
+  }
+};
+
+// The gradient fed to a backward pass must have the convolution's output shape.
+Status CheckOutBackprop(const std::string& node, const ConvShape& s, const Tensor& dy) {
+  if (dy.shape() == TensorShape({s.n, s.wh.out, s.ww.out, s.o})) return Status::OK();
+  return errors::InvalidArgument("node '", node, "': out_backprop has shape ", dy.shape().DebugString(),
+                                 ", the convolution's output would be [", s.n, ",", s.wh.out, ",", s.ww.out, ",", s.o,
+                                 "]");
+}
+
 template <class T>
 class Conv2DOp : public OpKernel {
  public:
@@ -219,29 +250,21 @@ class Conv2DOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({s.n, s.wh.out, s.ww.out, s.o}), &out));
     if (out->NumElements() == 0) return;
-    GpuContext* gpu = ContextOf(ctx);
-    CudnnHandle* h = HandleFor(gpu);
-    OP_REQUIRES_OK(ctx, h->status);
-    auto ohwi = Tensor::Allocate(gpu->device_allocator(), filter.dtype(), TensorShape({s.o, s.fh, s.fw, s.c}));
-    OP_REQUIRES_OK(ctx, ohwi.status());
-    TransposeFilter<T>(In<T>(ctx, 1), Out<T>(&ohwi.value()), s.fh, s.fw, s.c, s.o, true, StreamOf(ctx));
-    Tensor4d x, y;
-    Filter4d f;
-    ConvDesc conv;
-    TA_CUDNN(Describe<T>(s, attrs_, &x, &f, &conv, &y), "describing the convolution");
-    std::lock_guard<std::mutex> lock(h->mu);
+    ConvSetup<T> c;
+    OP_REQUIRES_OK(ctx, c.Prepare(ctx, s, attrs_, In<T>(ctx, 1)));
+    std::lock_guard<std::mutex> lock(c.handle->mu);
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int found = 0;
-    TA_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(h->handle, x.d, f.d, conv.d, y.d, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-                                                    &found, perf),
+    TA_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(c.handle->handle, c.x.d, c.f.d, c.conv.d, c.y.d,
+                                                    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
              "choosing an algorithm");
     auto algo = PickAlgorithm(name(), perf, found, "forward");
     OP_REQUIRES_OK(ctx, algo.status());
-    auto workspace = Workspace(gpu, algo->memory);
+    auto workspace = Workspace(c.gpu, algo->memory);
     OP_REQUIRES_OK(ctx, workspace.status());
     const T one = 1, zero = 0;
-    TA_CUDNN(cudnnConvolutionForward(h->handle, &one, x.d, In<T>(ctx, 0), f.d, ohwi->data(), conv.d, algo->algo,
-                                     workspace->data(), algo->memory, &zero, y.d, out->data()),
+    TA_CUDNN(cudnnConvolutionForward(c.handle->handle, &one, c.x.d, In<T>(ctx, 0), c.f.d, c.ohwi.data(), c.conv.d,
+                                     algo->algo, workspace->data(), algo->memory, &zero, c.y.d, out->data()),
              "forward convolution");
     OP_REQUIRES_OK(ctx, EndLaunch(ctx));
   }
@@ -274,36 +297,25 @@ class Conv2DBackpropInputOp : public OpKernel {
     const Tensor& dy = ctx->input(2);
     ConvShape s;
     OP_REQUIRES_OK(ctx, MakeConvShape(name(), attrs_, input_shape, filter.shape(), &s));
-    OP_REQUIRES(ctx, dy.shape() == TensorShape({s.n, s.wh.out, s.ww.out, s.o}),
-                errors::InvalidArgument("node '", name(), "': out_backprop has shape ", dy.shape().DebugString(),
-                                        ", the convolution's output would be [", s.n, ",", s.wh.out, ",", s.ww.out, ",",
-                                        s.o, "]"));
+    OP_REQUIRES_OK(ctx, CheckOutBackprop(name(), s, dy));
     Tensor* dx = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input_shape, &dx));
     if (dx->NumElements() == 0) return;
-    GpuContext* gpu = ContextOf(ctx);
-    CudnnHandle* h = HandleFor(gpu);
-    OP_REQUIRES_OK(ctx, h->status);
-    auto ohwi = Tensor::Allocate(gpu->device_allocator(), filter.dtype(), TensorShape({s.o, s.fh, s.fw, s.c}));
-    OP_REQUIRES_OK(ctx, ohwi.status());
-    TransposeFilter<T>(In<T>(ctx, 1), Out<T>(&ohwi.value()), s.fh, s.fw, s.c, s.o, true, StreamOf(ctx));
-    Tensor4d x, y;
-    Filter4d f;
-    ConvDesc conv;
-    TA_CUDNN(Describe<T>(s, attrs_, &x, &f, &conv, &y), "describing the convolution");
-    std::lock_guard<std::mutex> lock(h->mu);
+    ConvSetup<T> c;
+    OP_REQUIRES_OK(ctx, c.Prepare(ctx, s, attrs_, In<T>(ctx, 1)));
+    std::lock_guard<std::mutex> lock(c.handle->mu);
     cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
     int found = 0;
-    TA_CUDNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(h->handle, f.d, y.d, conv.d, x.d,
+    TA_CUDNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(c.handle->handle, c.f.d, c.y.d, c.conv.d, c.x.d,
                                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf),
              "choosing an algorithm");
     auto algo = PickAlgorithm(name(), perf, found, "backward-data");
     OP_REQUIRES_OK(ctx, algo.status());
-    auto workspace = Workspace(gpu, algo->memory);
+    auto workspace = Workspace(c.gpu, algo->memory);
     OP_REQUIRES_OK(ctx, workspace.status());
     const T one = 1, zero = 0;
-    TA_CUDNN(cudnnConvolutionBackwardData(h->handle, &one, f.d, ohwi->data(), y.d, In<T>(ctx, 2), conv.d, algo->algo,
-                                          workspace->data(), algo->memory, &zero, x.d, dx->data()),
+    TA_CUDNN(cudnnConvolutionBackwardData(c.handle->handle, &one, c.f.d, c.ohwi.data(), c.y.d, In<T>(ctx, 2), c.conv.d,
+                                          algo->algo, workspace->data(), algo->memory, &zero, c.x.d, dx->data()),
              "backward-data convolution");
     OP_REQUIRES_OK(ctx, EndLaunch(ctx));
   }
@@ -325,44 +337,35 @@ class Conv2DBackpropFilterOp : public OpKernel {
     const Tensor& dy = ctx->input(2);
     ConvShape s;
     OP_REQUIRES_OK(ctx, MakeConvShape(name(), attrs_, input.shape(), filter_shape, &s));
-    OP_REQUIRES(ctx, dy.shape() == TensorShape({s.n, s.wh.out, s.ww.out, s.o}),
-                errors::InvalidArgument("node '", name(), "': out_backprop has shape ", dy.shape().DebugString(),
-                                        ", the convolution's output would be [", s.n, ",", s.wh.out, ",", s.ww.out, ",",
-                                        s.o, "]"));
+    OP_REQUIRES_OK(ctx, CheckOutBackprop(name(), s, dy));
     Tensor* dw = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, filter_shape, &dw));
     if (dw->NumElements() == 0) return;
-    GpuContext* gpu = ContextOf(ctx);
     if (input.NumElements() == 0 || dy.NumElements() == 0) {
       LaunchFillConstant<T>(T(0), Out<T>(dw), dw->NumElements(), StreamOf(ctx));
       OP_REQUIRES_OK(ctx, EndLaunch(ctx));
       return;
     }
-    CudnnHandle* h = HandleFor(gpu);
-    OP_REQUIRES_OK(ctx, h->status);
-    auto ohwi = Tensor::Allocate(gpu->device_allocator(), dw->dtype(), TensorShape({s.o, s.fh, s.fw, s.c}));
-    OP_REQUIRES_OK(ctx, ohwi.status());
-    Tensor4d x, y;
-    Filter4d f;
-    ConvDesc conv;
-    TA_CUDNN(Describe<T>(s, attrs_, &x, &f, &conv, &y), "describing the convolution");
+    ConvSetup<T> c;
+    OP_REQUIRES_OK(ctx, c.Prepare(ctx, s, attrs_, nullptr));
     {
-      std::lock_guard<std::mutex> lock(h->mu);
+      std::lock_guard<std::mutex> lock(c.handle->mu);
       cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
       int found = 0;
-      TA_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h->handle, x.d, y.d, conv.d, f.d,
+      TA_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(c.handle->handle, c.x.d, c.y.d, c.conv.d, c.f.d,
                                                              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, perf),
                "choosing an algorithm");
       auto algo = PickAlgorithm(name(), perf, found, "backward-filter");
       OP_REQUIRES_OK(ctx, algo.status());
-      auto workspace = Workspace(gpu, algo->memory);
+      auto workspace = Workspace(c.gpu, algo->memory);
       OP_REQUIRES_OK(ctx, workspace.status());
       const T one = 1, zero = 0;
-      TA_CUDNN(cudnnConvolutionBackwardFilter(h->handle, &one, x.d, In<T>(ctx, 0), y.d, In<T>(ctx, 2), conv.d,
-                                              algo->algo, workspace->data(), algo->memory, &zero, f.d, ohwi->data()),
+      TA_CUDNN(cudnnConvolutionBackwardFilter(c.handle->handle, &one, c.x.d, In<T>(ctx, 0), c.y.d, In<T>(ctx, 2),
+                                              c.conv.d, algo->algo, workspace->data(), algo->memory, &zero, c.f.d,
+                                              c.ohwi.data()),
                "backward-filter convolution");
     }
-    TransposeFilter<T>(static_cast<const T*>(ohwi->data()), Out<T>(dw), s.fh, s.fw, s.c, s.o, false, StreamOf(ctx));
+    TransposeFilter<T>(static_cast<const T*>(c.ohwi.data()), Out<T>(dw), s.fh, s.fw, s.c, s.o, false, StreamOf(ctx));
     OP_REQUIRES_OK(ctx, EndLaunch(ctx));
   }
   bool IsExpensive() const override { return false; }

@@ -8,17 +8,6 @@ namespace tensoract {
 namespace gpu {
 namespace {
 
-// The broadcast of inputs 0 and 1 and its kernel index; InvalidArgument naming the node.
-Status PlanBroadcast(OpKernelContext* ctx, BroadcastPlan* plan, BroadcastIndex* index) {
-  auto made = MakeBroadcastPlan(ctx->input(0).shape(), ctx->input(1).shape());
-  if (!made.ok()) {
-    return errors::InvalidArgument(made.status().message(), " (node '", ctx->op_kernel().name(), "')");
-  }
-  *plan = std::move(made).value();
-  TA_ASSIGN_OR_RETURN(*index, IndexOf(*plan));
-  return Status::OK();
-}
-
 template <class T, UnaryKind kOp>
 class UnaryOp : public OpKernel {
  public:
@@ -34,59 +23,35 @@ class UnaryOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// A binary op over NumPy-broadcast inputs: kLaunch(kOp, x, y, z, n, index, stream). An
+// output of the inputs' type may take over an input's buffer (forward_input_or_allocate
+// allocates when the dtypes differ, as for comparisons).
+template <class Kind, Kind kOp, class I, class O,
+          void (*kLaunch)(Kind, const I*, const I*, O*, int64_t, const BroadcastIndex&, cudaStream_t)>
+class BroadcastOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
+    auto plan = MakeBroadcastPlan(ctx->input(0).shape(), ctx->input(1).shape());
+    OP_REQUIRES(ctx, plan.ok(), errors::InvalidArgument(plan.status().message(), " (node '", name(), "')"));
+    auto index = IndexOf(plan.value());
+    OP_REQUIRES_OK(ctx, index.status());
+    Tensor* z = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, plan->output_shape, &z));
+    kLaunch(kOp, In<I>(ctx, 0), In<I>(ctx, 1), Out<O>(z), plan->output_shape.num_elements(), index.value(),
+            StreamOf(ctx));
+    OP_REQUIRES_OK(ctx, EndLaunch(ctx));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
 template <class T, BinaryKind kOp>
-class BinaryOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
-    BroadcastPlan plan;
-    BroadcastIndex index;
-    OP_REQUIRES_OK(ctx, PlanBroadcast(ctx, &plan, &index));
-    Tensor* z = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, plan.output_shape, &z));
-    LaunchBinary<T>(kOp, In<T>(ctx, 0), In<T>(ctx, 1), Out<T>(z), plan.output_shape.num_elements(), index,
-                    StreamOf(ctx));
-    OP_REQUIRES_OK(ctx, EndLaunch(ctx));
-  }
-  bool IsExpensive() const override { return false; }
-};
-
+using BinaryOp = BroadcastOp<BinaryKind, kOp, T, T, LaunchBinary<T>>;
 template <class T, CompareKind kOp>
-class CompareOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
-    BroadcastPlan plan;
-    BroadcastIndex index;
-    OP_REQUIRES_OK(ctx, PlanBroadcast(ctx, &plan, &index));
-    Tensor* z = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan.output_shape, &z));
-    LaunchCompare<T>(kOp, In<T>(ctx, 0), In<T>(ctx, 1), Out<bool>(z), plan.output_shape.num_elements(), index,
-                     StreamOf(ctx));
-    OP_REQUIRES_OK(ctx, EndLaunch(ctx));
-  }
-  bool IsExpensive() const override { return false; }
-};
-
+using CompareOp = BroadcastOp<CompareKind, kOp, T, bool, LaunchCompare<T>>;
 template <LogicalKind kOp>
-class LogicalOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
-    BroadcastPlan plan;
-    BroadcastIndex index;
-    OP_REQUIRES_OK(ctx, PlanBroadcast(ctx, &plan, &index));
-    Tensor* z = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, plan.output_shape, &z));
-    LaunchLogical(kOp, In<bool>(ctx, 0), In<bool>(ctx, 1), Out<bool>(z), plan.output_shape.num_elements(),
-                  index, StreamOf(ctx));
-    OP_REQUIRES_OK(ctx, EndLaunch(ctx));
-  }
-  bool IsExpensive() const override { return false; }
-};
+using LogicalOp = BroadcastOp<LogicalKind, kOp, bool, bool, LaunchLogical>;
 
 class LogicalNotOp : public OpKernel {
  public:

@@ -48,41 +48,20 @@ class GpuSendOp : public AsyncOpKernel {
   std::string key_;
 };
 
-class GpuRecvOp : public AsyncOpKernel {
+class GpuRecvOp : public RecvKernel {
  public:
-  explicit GpuRecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx), key_(RendezvousKeyForKernel(ctx)) {}
-  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
-    if (ctx->rendezvous() == nullptr) {
-      ctx->SetStatus(NoRendezvousError(*this));
-      return done();
-    }
-    std::string key = RendezvousKeyInFrame(key_, ctx->frame_id(), ctx->iter_id());
-    // From another process the bytes land in pinned memory: one copy to the GPU, unstaged.
-    ctx->rendezvous()->RecvAsync(
-        ctx->step_id(), key, ContextOf(ctx)->pinned_allocator(), [this, ctx, key, done = std::move(done)](const Status& s, const Tensor& value, bool is_dead) {
-          if (!s.ok()) {
-            ctx->SetStatus(s);
-          } else if (is_dead) {
-            // A dead value: the output stays unset, so it is dead here too.
-          } else if (value.dtype() != output_types()[0]) {
-            ctx->SetStatus(errors::Internal("node '", name(), "' expects ", DataTypeString(output_types()[0]), " but ",
-                                            key, " carried ", DataTypeString(value.dtype())));
-          } else if (IsHostMemoryType(value.dtype())) {
-            ctx->set_output(0, value);
-          } else {
-            Tensor* out = nullptr;
-            Status a = ctx->allocate_output(0, value.shape(), &out);
-            if (a.ok()) a = ContextOf(ctx)->CopyToDevice(value, *out);
-            if (!a.ok()) ctx->SetStatus(a.WithContext(StrCat("node '", name(), "' receiving ", key)));
-          }
-          done();
-        });
-  }
-  bool CanOutputDead() const override { return true; }
-  bool RunsWithDeadInputs() const override { return true; }
+  using RecvKernel::RecvKernel;
 
- private:
-  std::string key_;
+ protected:
+  // From another process the bytes land in pinned memory: one copy to the GPU, unstaged.
+  Allocator* ReceiveInto(OpKernelContext* ctx) const override { return ContextOf(ctx)->pinned_allocator(); }
+  void Accept(OpKernelContext* ctx, const std::string& key, const Tensor& value) const override {
+    if (IsHostMemoryType(value.dtype())) return ctx->set_output(0, value);
+    Tensor* out = nullptr;
+    Status s = ctx->allocate_output(0, value.shape(), &out);
+    if (s.ok()) s = ContextOf(ctx)->CopyToDevice(value, *out);
+    if (!s.ok()) ctx->SetStatus(s.WithContext(StrCat("node '", name(), "' receiving ", key)));
+  }
 };
 
 REGISTER_KERNEL(Name("_Send").Device(DEVICE_GPU), GpuSendOp);
