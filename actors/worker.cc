@@ -11,13 +11,11 @@
 
 #include "actors/cluster_credentials.h"
 #include "actors/cluster_rendezvous.h"
-#ifdef TENSORACT_HAVE_CUDA
-#include "kernels/gpu/gpu_device.h"
-#endif
 #include "actors/data_plane/client.h"
 #include "actors/data_plane/server.h"
 #include "actors/device_actor.h"
 #include "actors/executor.h"
+#include "actors/local_devices.h"
 #include "actors/rendezvous.h"
 
 namespace tensoract {
@@ -186,7 +184,6 @@ void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
 caf::behavior worker_actor(Self* self, WorkerOptions options) {
   auto& st = self->state;
   st.options = options;
-  const int n = std::max(1, options.num_cpu_devices);
   st.rendezvous_actor = SpawnRendezvous(self->system(), options.task_name);
   self->link_to(st.rendezvous_actor);
   st.incarnation = (static_cast<uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
@@ -218,23 +215,17 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
   }
   st.rendezvous = std::make_shared<ClusterRendezvous>(st.rendezvous_actor, options.task_name, std::move(fetcher),
                                                       options.default_step_timeout_ms);
-  for (int i = 0; i < n; ++i) {
-    // Threads are shared out: with more devices than threads, each still gets one.
-    int threads = std::max(1, options.cpu_threads / n + (i < options.cpu_threads % n ? 1 : 0));
-    auto device = std::make_shared<Device>(StrCat(options.task_name, "/device:CPU:", i), DEVICE_CPU, threads);
+  std::vector<std::shared_ptr<Device>> devices = options.devices;
+  if (devices.empty()) {
+    std::string gpu_notes;
+    devices = MakeLocalDevices(options.task_name, options.cpu_threads, options.num_cpu_devices, options.gpu, &gpu_notes);
+    if (!gpu_notes.empty()) std::fprintf(stderr, "worker %s: %s", options.task_name.c_str(), gpu_notes.c_str());
+  }
+  for (auto& device : devices) {
     st.device_actors.push_back(SpawnDeviceActor(self->system(), device));
     self->link_to(st.device_actors.back());  // the devices go down with their worker
     st.devices.push_back(std::move(device));
   }
-#ifdef TENSORACT_HAVE_CUDA
-  std::string gpu_notes;
-  for (auto& device : gpu::MakeGpuDevices(options.task_name, options.gpu, &gpu_notes)) {
-    st.device_actors.push_back(SpawnDeviceActor(self->system(), device));
-    self->link_to(st.device_actors.back());
-    st.devices.push_back(std::move(device));
-  }
-  if (!gpu_notes.empty()) std::fprintf(stderr, "worker %s: %s", options.task_name.c_str(), gpu_notes.c_str());
-#endif
   return {
       [=](register_graph_atom, const RegisterGraphRequest& request) {
         auto& st = self->state;

@@ -33,6 +33,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
@@ -48,6 +49,9 @@ struct WorkerOptions {
   int num_cpu_devices = 1;  // /device:CPU:0 ... /device:CPU:<n-1>
   // /device:GPU:0 ... for the visible GPUs, in builds with CUDA (none without a GPU).
   GpuDeviceOptions gpu;
+  // Devices made by the caller (a LocalServer shares them with its eager context); empty:
+  // the worker makes its own from the options above (actors/local_devices.h).
+  std::vector<std::shared_ptr<Device>> devices;
   int64_t default_step_timeout_ms = 10 * 60 * 1000;
   // Serve this task's tensors to other tasks, on data_plane_host (port: any free one).
   bool serve_data_plane = false;

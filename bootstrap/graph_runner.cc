@@ -7,7 +7,7 @@
 #include <sstream>
 #include <type_traits>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "base/json_string.h"
 #include "base/proto_io.h"
 #include "base/types.h"

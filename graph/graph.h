@@ -25,6 +25,7 @@
 namespace tensoract {
 
 class Node;
+class EagerNode;
 
 // The GraphDef producer version graphs built here are written with: TensorFlow 2.21's
 // TF_GRAPH_DEF_VERSION, whose op semantics we follow. Version-dependent behaviour (a
@@ -87,9 +88,15 @@ class Node {
   bool IsOp() const { return id_ > 1; }
   bool IsStateful() const { return op_def_->is_stateful(); }
 
+  // The eager op this node describes (graph/builder/eager_node.h), or nullptr for a node
+  // of a graph.
+  EagerNode* eager() const { return eager_; }
+
  private:
   friend class Graph;
+  friend class EagerNode;
   int id_ = -1;
+  EagerNode* eager_ = nullptr;
   NodeDef def_;
   const tensorflow::OpDef* op_def_ = nullptr;
   const ShapeInferenceFn* shape_fn_ = nullptr;

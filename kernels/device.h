@@ -72,6 +72,9 @@ class Device {
   // host-memory types; on a GPU a copy in its memory, complete when this returns (for
   // constants, made once when a graph is registered).
   virtual StatusOr<Tensor> CopyFromHost(const Tensor& host) { return host; }
+  // `t` (on this device) in host memory: `t` itself on a CPU and for the host-memory
+  // types; on a GPU a copy, complete when this returns (eager values read by the caller).
+  virtual StatusOr<Tensor> CopyToHost(const Tensor& t) { return t; }
   // Variables and other state that outlive steps; shared by every session on the worker.
   ResourceMgr* resource_manager() { return &resource_mgr_; }
   int num_threads() const { return num_threads_; }

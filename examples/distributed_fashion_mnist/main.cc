@@ -43,7 +43,7 @@
 #include <thread>
 #include <vector>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "bootstrap/node_process.h"
 #include "data/fashion_mnist.h"
 #include "examples/distributed_fashion_mnist/loopback_cluster.h"

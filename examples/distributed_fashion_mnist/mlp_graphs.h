@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/saver.h"
+#include "client/saver.h"
 #include "base/status.h"
 #include "messages/graph.pb.h"
 

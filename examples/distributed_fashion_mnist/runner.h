@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "data/batcher.h"
 #include "examples/distributed_fashion_mnist/mlp_graphs.h"
 

@@ -19,8 +19,8 @@
 #include <optional>
 #include <string>
 
-#include "actors/saver.h"
-#include "actors/session.h"
+#include "client/saver.h"
+#include "client/session.h"
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
 #include "examples/fashion_mnist/model.h"

@@ -3,7 +3,7 @@
 // prints y.
 #include <cstdio>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "graph/builder/ops.h"
 
 using namespace tensoract;

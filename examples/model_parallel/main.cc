@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "actors/chrome_trace.h"
-#include "actors/session.h"
+#include "client/session.h"
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
 #include "graph/builder/array_ops.h"

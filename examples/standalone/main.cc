@@ -1,7 +1,7 @@
 // Builds and runs z = (a + b) * a with an installed tensoract and checks the answer.
 #include <cstdio>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "graph/builder/ops.h"
 
 using namespace tensoract;

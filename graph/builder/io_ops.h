@@ -1,5 +1,5 @@
 // Builder functions for the checkpoint ops (graph/ops/io_ops.cc): SaveV2, RestoreV2 and
-// MergeV2Checkpoints. Conventions as in graph/builder/ops.h. actors/saver.h builds whole
+// MergeV2Checkpoints. Conventions as in graph/builder/ops.h. client/saver.h builds whole
 // save/restore subgraphs from these.
 #ifndef TENSORACT_GRAPH_BUILDER_IO_OPS_H_
 #define TENSORACT_GRAPH_BUILDER_IO_OPS_H_

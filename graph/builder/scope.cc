@@ -1,8 +1,24 @@
 #include "graph/builder/scope.h"
 
+#include "graph/builder/eager_node.h"
 #include "graph/builder/ops.h"
 
 namespace tensoract {
+
+Output::Output(Node* n, int i) : node(n), index(i) {
+  if (n != nullptr && n->eager() != nullptr) eager = n->eager()->shared_from_this();
+}
+
+EagerNode::EagerNode(const tensorflow::OpDef* op_def, DataTypeVector input_types, DataTypeVector output_types) {
+  node_.eager_ = this;
+  node_.op_def_ = op_def;
+  node_.input_types_ = std::move(input_types);
+  node_.output_types_ = std::move(output_types);
+  node_.output_shapes_.resize(node_.output_types_.size());
+}
+
+EagerNode::~EagerNode() = default;
+EagerRunner::~EagerRunner() = default;
 
 std::string Output::name() const {
   if (node == nullptr) return "<none>";
@@ -67,6 +83,17 @@ Scope Scope::NewRootScope() {
   versions.set_producer(kGraphDefVersion);
   s.shared_->graph->set_versions(versions);
   return s;
+}
+
+Scope Scope::NewEagerScope(EagerRunner* runner) {
+  Scope s = NewRootScope();
+  s.shared_->eager = runner;
+  return s;
+}
+
+void Scope::KeepRecent(std::shared_ptr<EagerNode> node) const {
+  shared_->recent[shared_->next_recent] = std::move(node);
+  shared_->next_recent = (shared_->next_recent + 1) % Shared::kRecent;
 }
 
 Scope Scope::NewSubScope(const std::string& name) const {
@@ -187,6 +214,15 @@ std::string Scope::UniqueName(const std::string& base) const {
 }
 
 Node* Scope::ToNode(const Input& input) const {
+  if (!input.is_constant() && input.output().is_eager()) {
+    // An eager value in a graph: the value a traced function captured from outside it.
+    auto captured = input.output().eager->Capture(*this, input.output().index);
+    if (!captured.ok()) {
+      UpdateStatus(captured.status());
+      return nullptr;
+    }
+    return captured.value().node;
+  }
   if (!input.is_constant()) return input.output().node;
   // An inline constant is an ordinary Const node, made (and checked) the one way, in a
   // sub-scope named "Const" as TensorFlow's C++ API does: "Const/Const", "Const_1/Const".
@@ -196,6 +232,16 @@ Node* Scope::ToNode(const Input& input) const {
 Node* Scope::AddOp(const std::string& op, const std::string& default_name, const std::vector<Input>& inputs,
                    const std::map<std::string, tensorflow::AttrValue>& attrs) const {
   if (!ok()) return nullptr;
+  if (is_eager()) {
+    auto result = shared_->eager->RunOp(*this, op, inputs, attrs);
+    if (!result.ok()) {
+      UpdateStatus(result.status());
+      return nullptr;
+    }
+    Node* node = &result.value()->node();
+    KeepRecent(std::move(result).value());
+    return node;
+  }
   std::vector<Output> resolved;
   for (const Input& in : inputs) {
     Node* n = ToNode(in);

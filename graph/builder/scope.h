@@ -15,6 +15,12 @@
 //
 // Scopes are cheap values; all scopes from one root share the graph, the name table and
 // the status. Not thread-safe.
+//
+// An eager scope (client/eager_context.h makes one) runs each op at once instead: the same
+// ops:: functions return Outputs that hold the values, and an error is recorded the same
+// way (naming the op and its inputs' shapes). Control dependencies and colocation mean
+// nothing there (ops run in program order where they are called). A Node* an eager builder
+// call returns stays valid while an Output of it is held, and at least for the next 16 ops.
 #ifndef TENSORACT_GRAPH_BUILDER_SCOPE_H_
 #define TENSORACT_GRAPH_BUILDER_SCOPE_H_
 
@@ -30,12 +36,17 @@
 
 namespace tensoract {
 
-// One output of a node: "node:index".
+class EagerRunner;
+
+// One output of a node: "node:index". An eager op's Output also holds the op's result
+// alive (graph/builder/eager_node.h); `node` then points into it.
 struct Output {
   Output() = default;
-  Output(Node* n, int i = 0) : node(n), index(i) {}  // NOLINT: implicit like TensorFlow's
+  Output(Node* n, int i = 0);  // NOLINT: implicit like TensorFlow's
   Node* node = nullptr;
   int index = 0;
+  std::shared_ptr<EagerNode> eager;  // set for an eager op's output
+  bool is_eager() const { return eager != nullptr; }
   DataType type() const { return node ? node->output_type(index) : tensorflow::DT_INVALID; }
   // "node" for output 0, "node:1" otherwise: what Session::Run feeds and fetches take.
   std::string name() const;
@@ -98,6 +109,9 @@ class Scope {
  public:
   // A new graph, written with producer version kGraphDefVersion.
   static Scope NewRootScope();
+  // A scope whose ops run at once through `runner`, which must outlive every scope made
+  // from it (client/eager_context.h: EagerContext::scope()).
+  static Scope NewEagerScope(EagerRunner* runner);
 
   Scope NewSubScope(const std::string& name) const;  // names below "prefix/name/"
   Scope WithOpName(const std::string& name) const;   // the next op's exact name (made unique)
@@ -132,6 +146,15 @@ class Scope {
   Status status() const { return shared_->status; }
   bool ok() const { return shared_->status.ok(); }
   void UpdateStatus(const Status& s) const;
+  // Forgets the recorded error, for an eager program that handled it and goes on.
+  void ClearStatus() const { shared_->status = Status::OK(); }
+
+  // Whether ops run at once (an eager scope), and through what.
+  bool is_eager() const { return shared_->eager != nullptr; }
+  EagerRunner* eager_runner() const { return shared_->eager; }
+  // For eager runners: keeps a result alive while the builder function that asked for it
+  // wraps the Node* it got into Outputs (see the note at the top).
+  void KeepRecent(std::shared_ptr<EagerNode> node) const;
 
   // Exports the graph; fails with the first error any builder call recorded.
   Status ToGraphDef(tensorflow::GraphDef* graph_def) const;
@@ -150,6 +173,10 @@ class Scope {
     std::map<std::string, int> name_counts;
     std::set<int> outside;  // node ids (MarkOutside)
     Status status;
+    EagerRunner* eager = nullptr;  // set for an eager scope
+    static constexpr int kRecent = 16;
+    std::shared_ptr<EagerNode> recent[kRecent];  // the last eager results (KeepRecent)
+    int next_recent = 0;
   };
   Scope() = default;
   std::string UniqueName(const std::string& base) const;

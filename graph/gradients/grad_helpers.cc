@@ -1,5 +1,7 @@
 #include "graph/gradients/grad_helpers.h"
 
+#include "graph/builder/eager_node.h"
+
 namespace tensoract {
 namespace grad {
 
@@ -23,6 +25,10 @@ void ReduceBroadcast(const Scope& s, const Output& x, const Output& y, const Out
 }
 
 Output InputOf(const Node& op, int i) {
+  if (op.eager() != nullptr) {  // an op a gradient tape recorded: its inputs are kept
+    const auto& in = op.eager()->inputs;
+    return i >= 0 && i < static_cast<int>(in.size()) ? in[i] : Output();
+  }
   const Edge* e = op.input_edge(i);
   return e == nullptr ? Output() : Output(e->src, e->src_output);
 }

@@ -44,3 +44,30 @@ REGISTER_OP("_Retval")
 REGISTER_OP("NoOp")
     .SetShapeFn(tensoract::shape_inference::NoOutputs)
     .Doc("Does nothing; useful for control dependencies.");
+
+// A call of a function of the graph's library (TensorFlow 2's tf.function calls). `f`
+// names the function; Tin and Tout are its argument and result types.
+REGISTER_OP("PartitionedCall")
+    .Input("args: Tin")
+    .Output("output: Tout")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("f: func")
+    .Attr("config: string = ''")
+    .Attr("config_proto: string = ''")
+    .Attr("executor_type: string = ''")
+    .SetShapeFn(tensoract::shape_inference::UnknownShape)
+    .Doc("Calls function `f` (stateless: it may be pruned or merged).");
+
+REGISTER_OP("StatefulPartitionedCall")
+    .Input("args: Tin")
+    .Output("output: Tout")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("f: func")
+    .Attr("config: string = ''")
+    .Attr("config_proto: string = ''")
+    .Attr("executor_type: string = ''")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::UnknownShape)
+    .Doc("Calls function `f`, which has side effects.");

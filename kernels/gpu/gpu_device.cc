@@ -1,8 +1,9 @@
 #include "kernels/gpu/gpu_device.h"
 
-
 #include <cstdlib>
+#include <future>
 #include <sstream>
+
 #include "kernels/gpu/gpu_context.h"
 
 namespace tensoract {
@@ -39,6 +40,16 @@ StatusOr<Tensor> GpuDevice::CopyFromHost(const Tensor& host) {
   TA_RETURN_IF_ERROR(context_->CopyToDevice(host, copy));
   TA_RETURN_IF_ERROR(context_->Synchronize());
   return copy;
+}
+
+StatusOr<Tensor> GpuDevice::CopyToHost(const Tensor& t) {
+  if (IsHostMemoryType(t.dtype()) || (t.buffer_allocator() && t.buffer_allocator()->IsHostMemory())) return t;
+  std::promise<std::pair<Status, Tensor>> copied;
+  auto result = copied.get_future();
+  context_->CopyToHost(t, [&copied](const Status& s, const Tensor& host) { copied.set_value({s, host}); });
+  auto [status, host] = result.get();  // the copy waits for the kernels queued before it
+  TA_RETURN_IF_ERROR(status);
+  return host;
 }
 
 std::vector<std::shared_ptr<Device>> MakeGpuDevices(const std::string& task_name, const GpuDeviceOptions& options,

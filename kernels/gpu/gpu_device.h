@@ -28,6 +28,7 @@ class GpuDevice : public Device {
   GpuContext* context() const { return context_; }
   StatusOr<Tensor> CopyOnDevice(const Tensor& src) override;
   StatusOr<Tensor> CopyFromHost(const Tensor& host) override;
+  StatusOr<Tensor> CopyToHost(const Tensor& t) override;
 
  private:
   GpuContext* context_;

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/saver.h"
+#include "client/saver.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"

@@ -1,8 +1,8 @@
-// Numeric checks (central differences through a Session, actors/gradient_checker.h) of the
+// Numeric checks (central differences through a Session, client/gradient_checker.h) of the
 // gradients of the array, matrix and extra element-wise ops, in double.
 #include <catch2/catch.hpp>
 
-#include "actors/gradient_checker.h"
+#include "client/gradient_checker.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/attr_util.h"
 #include "graph/builder/math_ops.h"

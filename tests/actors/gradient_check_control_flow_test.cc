@@ -1,10 +1,10 @@
 // Gradients through conditionals and while loops (issue 7), checked against central
-// differences through a real Session (actors/gradient_checker.h): the branch that ran,
+// differences through a real Session (client/gradient_checker.h): the branch that ran,
 // x^n by repeated multiplication, loop invariants, a small RNN, a conditional inside a
 // loop, a loop inside a loop, and the loop's own values read back from stacks.
 #include <catch2/catch.hpp>
 
-#include "actors/gradient_checker.h"
+#include "client/gradient_checker.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"

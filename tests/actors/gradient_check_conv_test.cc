@@ -1,10 +1,10 @@
 // The gradients of Conv2D (and of its two backprops), MaxPool and AvgPool checked against
-// central differences through a real Session (actors/gradient_checker.h), in double.
+// central differences through a real Session (client/gradient_checker.h), in double.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
-#include "actors/gradient_checker.h"
+#include "client/gradient_checker.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
 

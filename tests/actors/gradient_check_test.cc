@@ -1,8 +1,8 @@
 // Every registered gradient whose kernels exist, checked against central differences
-// through a real Session (actors/gradient_checker.h). Doubles keep the check tight.
+// through a real Session (client/gradient_checker.h). Doubles keep the check tight.
 #include <catch2/catch.hpp>
 
-#include "actors/gradient_checker.h"
+#include "client/gradient_checker.h"
 #include "graph/builder/attr_util.h"
 #include "graph/builder/ops.h"
 

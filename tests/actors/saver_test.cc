@@ -1,4 +1,4 @@
-// Saver (actors/saver.h): checkpoints of reference and resource variables written through a
+// Saver (client/saver.h): checkpoints of reference and resource variables written through a
 // Session, kept up to max_to_keep, listed in the `checkpoint` file, and restored into a
 // fresh server; the checkpoint ops run directly; LatestCheckpoint.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <set>
 #include <unistd.h>
 
-#include "actors/saver.h"
+#include "client/saver.h"
 #include "graph/builder/io_ops.h"
 #include "graph/builder/ops.h"
 #include "kernels/checkpoint/tensor_bundle.h"

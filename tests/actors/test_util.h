@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "base/proto_io.h"
 #include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"

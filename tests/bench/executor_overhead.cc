@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "base/proto_io.h"
 #include "graph/builder/ops.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/training/variables.h"

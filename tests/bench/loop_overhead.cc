@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <string>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "base/proto_io.h"
 #include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"

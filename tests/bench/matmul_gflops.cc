@@ -13,7 +13,7 @@
 #include <random>
 #include <string>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "graph/builder/ops.h"
 #include "kernels/cpu/gemm.h"
 

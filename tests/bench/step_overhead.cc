@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "graph/builder/ops.h"
 
 using namespace tensoract;

@@ -23,7 +23,7 @@
 #include <string>
 
 #include "actors/chrome_trace.h"
-#include "actors/session.h"
+#include "client/session.h"
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
 #include "examples/fashion_mnist/model.h"

@@ -13,8 +13,8 @@
 #include <thread>
 
 #include "actors/messages.h"
-#include "actors/session.h"
-#include "actors/training_loop.h"
+#include "client/session.h"
+#include "client/training_loop.h"
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_process.h"
 #include "tests/actors/test_util.h"

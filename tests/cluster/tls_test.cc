@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "bootstrap/node_process.h"
 #include "tests/actors/test_util.h"
 #include "tests/cluster/cluster_test_util.h"

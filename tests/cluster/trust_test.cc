@@ -25,7 +25,7 @@
 #include "actors/data_plane/data_plane.h"
 #include "actors/messages.h"
 #include "actors/rpc.h"
-#include "actors/session.h"
+#include "client/session.h"
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_process.h"
 #include "tests/cluster/cluster_test_util.h"

@@ -17,7 +17,7 @@
 
 #include <Eigen/Core>
 
-#include "actors/saver.h"
+#include "client/saver.h"
 #include "base/json_string.h"
 #include "graph/builder/ops.h"
 #include "kernels/checkpoint/tensor_bundle.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "examples/fashion_mnist/model.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"

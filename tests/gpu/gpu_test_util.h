@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "graph/builder/ops.h"
 
 namespace tensoract {

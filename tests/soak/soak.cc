@@ -33,8 +33,8 @@
 #include <caf/io/all.hpp>
 
 #include "actors/messages.h"
-#include "actors/session.h"
-#include "actors/training_loop.h"
+#include "client/session.h"
+#include "client/training_loop.h"
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_process.h"
 #include "data/batcher.h"

@@ -1,12 +1,14 @@
-#include "actors/local_server.h"
+#include "client/local_server.h"
 
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
 #include "actors/cluster_transport.h"
+#include "actors/local_devices.h"
 #include "actors/master.h"
 #include "actors/remote_master.h"
 #include "actors/scheduler_config.h"
@@ -53,6 +55,11 @@ LocalServer::LocalServer(caf::actor_system& system, std::unique_ptr<OwnedSystem>
   worker_options.num_cpu_devices = options.num_cpu_devices;
   worker_options.gpu = options.gpu;
   worker_options.default_step_timeout_ms = options.step_timeout_ms;
+  std::string gpu_notes;
+  devices_ = MakeLocalDevices(worker_options.task_name, worker_options.cpu_threads, options.num_cpu_devices,
+                              options.gpu, &gpu_notes);
+  if (!gpu_notes.empty()) std::fprintf(stderr, "local server: %s", gpu_notes.c_str());
+  worker_options.devices = devices_;
   worker_ = SpawnWorker(system_, worker_options);
   MasterOptions master_options;
   master_options.default_step_timeout_ms = options.step_timeout_ms;

@@ -11,11 +11,12 @@
 //
 // The server must outlive its sessions. Thread-safety: the accessors may be called from
 // any thread.
-#ifndef TENSORACT_ACTORS_LOCAL_SERVER_H_
-#define TENSORACT_ACTORS_LOCAL_SERVER_H_
+#ifndef TENSORACT_CLIENT_LOCAL_SERVER_H_
+#define TENSORACT_CLIENT_LOCAL_SERVER_H_
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include <caf/actor.hpp>
 
@@ -91,6 +92,9 @@ class LocalServer {
   caf::actor_system& system() const { return system_; }
   const caf::actor& master() const { return master_; }
   const caf::actor& worker() const { return worker_; }
+  // The worker's devices, CPUs first, for running ops in this process outside a graph
+  // (client/eager_context.h); empty for a remote target's client end.
+  const std::vector<std::shared_ptr<Device>>& devices() const { return devices_; }
   const SessionOptions& options() const { return options_; }
 
  private:
@@ -103,6 +107,7 @@ class LocalServer {
   caf::actor_system& system_;
   SessionOptions options_;
   caf::actor master_, worker_;
+  std::vector<std::shared_ptr<Device>> devices_;
 };
 
 // Threads for `options`: num_threads, or one per core.
@@ -110,4 +115,4 @@ int ThreadsFor(const SessionOptions& options);
 
 }  // namespace tensoract
 
-#endif  // TENSORACT_ACTORS_LOCAL_SERVER_H_
+#endif  // TENSORACT_CLIENT_LOCAL_SERVER_H_

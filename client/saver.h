@@ -22,13 +22,13 @@
 // when they are in it), and deletes the oldest checkpoints beyond max_to_keep.
 //
 // Thread-safety: Save and Restore must not race with each other on one Saver.
-#ifndef TENSORACT_ACTORS_SAVER_H_
-#define TENSORACT_ACTORS_SAVER_H_
+#ifndef TENSORACT_CLIENT_SAVER_H_
+#define TENSORACT_CLIENT_SAVER_H_
 
 #include <string>
 #include <vector>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "base/status.h"
 #include "graph/builder/scope.h"
 
@@ -83,4 +83,4 @@ StatusOr<std::string> LatestCheckpoint(const std::string& dir, const std::string
 
 }  // namespace tensoract
 
-#endif  // TENSORACT_ACTORS_SAVER_H_
+#endif  // TENSORACT_CLIENT_SAVER_H_

@@ -1,9 +1,9 @@
-#include "actors/gradient_checker.h"
+#include "client/gradient_checker.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "actors/session.h"
+#include "client/session.h"
 #include "graph/builder/ops.h"
 #include "graph/gradients/gradients.h"
 

@@ -10,8 +10,8 @@
 // +-delta); y must be float or double. Adds a placeholder for y's gradient and the gradient
 // nodes to the scope's graph. Use double for tight checks: float's rounding alone gives
 // errors around 1e-3 with the default delta.
-#ifndef TENSORACT_ACTORS_GRADIENT_CHECKER_H_
-#define TENSORACT_ACTORS_GRADIENT_CHECKER_H_
+#ifndef TENSORACT_CLIENT_GRADIENT_CHECKER_H_
+#define TENSORACT_CLIENT_GRADIENT_CHECKER_H_
 
 #include <vector>
 
@@ -25,4 +25,4 @@ StatusOr<double> MaxGradientError(const Scope& scope, const std::vector<Output>&
 
 }  // namespace tensoract
 
-#endif  // TENSORACT_ACTORS_GRADIENT_CHECKER_H_
+#endif  // TENSORACT_CLIENT_GRADIENT_CHECKER_H_

@@ -1,4 +1,4 @@
-#include "actors/saver.h"
+#include "client/saver.h"
 
 #include <chrono>
 #include <filesystem>

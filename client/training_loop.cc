@@ -1,4 +1,4 @@
-#include "actors/training_loop.h"
+#include "client/training_loop.h"
 
 #include <cstdio>
 #include <cstdlib>

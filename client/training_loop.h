@@ -21,16 +21,16 @@
 // steps, or when save_every_seconds have passed since the last one.
 //
 // Thread-safety: one thread drives a loop.
-#ifndef TENSORACT_ACTORS_TRAINING_LOOP_H_
-#define TENSORACT_ACTORS_TRAINING_LOOP_H_
+#ifndef TENSORACT_CLIENT_TRAINING_LOOP_H_
+#define TENSORACT_CLIENT_TRAINING_LOOP_H_
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
 
-#include "actors/saver.h"
-#include "actors/session.h"
+#include "client/saver.h"
+#include "client/session.h"
 
 namespace tensoract {
 
@@ -78,4 +78,4 @@ bool IsRecoverable(const Status& s);
 
 }  // namespace tensoract
 
-#endif  // TENSORACT_ACTORS_TRAINING_LOOP_H_
+#endif  // TENSORACT_CLIENT_TRAINING_LOOP_H_

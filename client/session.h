@@ -9,13 +9,13 @@
 // nodes, Run sends RunStep and waits for the reply (with a deadline), Close sends
 // CloseSession. Feeds and fetches name any tensor "node:port"; targets name nodes to run
 // for their effects. Sessions made from one LocalServer share its worker and so its
-// variables (actors/local_server.h).
+// variables (client/local_server.h).
 //
 // Thread-safety: Run may be called from several threads at once; each call is its own
 // step. Close and Reset may be called from any thread while Runs wait (those Runs then
 // end with Cancelled). Create, Recreate and Extend must not race with each other.
-#ifndef TENSORACT_ACTORS_SESSION_H_
-#define TENSORACT_ACTORS_SESSION_H_
+#ifndef TENSORACT_CLIENT_SESSION_H_
+#define TENSORACT_CLIENT_SESSION_H_
 
 #include <functional>
 #include <memory>
@@ -26,7 +26,7 @@
 
 #include <caf/actor.hpp>
 
-#include "actors/local_server.h"
+#include "client/local_server.h"
 #include "base/status.h"
 #include "kernels/tensor.h"
 #include "messages/graph.pb.h"
@@ -137,4 +137,4 @@ class Session {
 
 }  // namespace tensoract
 
-#endif  // TENSORACT_ACTORS_SESSION_H_
+#endif  // TENSORACT_CLIENT_SESSION_H_

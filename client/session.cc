@@ -1,4 +1,4 @@
-#include "actors/session.h"
+#include "client/session.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,0 +1,28 @@
+#include "actors/local_devices.h"
+
+#include <algorithm>
+
+#include "base/status.h"
+#ifdef TENSORACT_HAVE_CUDA
+#include "kernels/gpu/gpu_device.h"
+#endif
+
+namespace tensoract {
+
+std::vector<std::shared_ptr<Device>> MakeLocalDevices(const std::string& task_name, int cpu_threads,
+                                                      int num_cpu_devices, const GpuDeviceOptions& gpu,
+                                                      std::string* notes) {
+  std::vector<std::shared_ptr<Device>> devices;
+  const int n = std::max(1, num_cpu_devices);
+  for (int i = 0; i < n; ++i) {
+    // Threads are shared out: with more devices than threads, each still gets one.
+    int threads = std::max(1, cpu_threads / n + (i < cpu_threads % n ? 1 : 0));
+    devices.push_back(std::make_shared<Device>(StrCat(task_name, "/device:CPU:", i), DEVICE_CPU, threads));
+  }
+#ifdef TENSORACT_HAVE_CUDA
+  for (auto& device : gpu::MakeGpuDevices(task_name, gpu, notes)) devices.push_back(std::move(device));
+#endif
+  return devices;
+}
+
+}  // namespace tensoract

@@ -1,0 +1,298 @@
+#include "client/function.h"
+
+#include <set>
+#include <unordered_map>
+
+#include "graph/builder/array_ops.h"
+#include "graph/builder/ops.h"
+#include "graph/control_flow.h"
+#include "graph/gradients/gradients.h"
+#include "graph/op_registry.h"
+
+namespace tensoract {
+namespace {
+
+thread_local TraceState* current_trace = nullptr;
+
+// Sets the thread's trace for a scope of C++ code, restoring the enclosing one after.
+class TraceGuard {
+ public:
+  explicit TraceGuard(TraceState* trace) : saved_(current_trace) { current_trace = trace; }
+  ~TraceGuard() { current_trace = saved_; }
+
+ private:
+  TraceState* saved_;
+};
+
+const tensorflow::OpDef* CallOpDef() {
+  static const tensorflow::OpDef* def = OpRegistry::Global()->LookUp("StatefulPartitionedCall").value();
+  return def;
+}
+
+// An eager value's shape, which is always fully known.
+TensorShape FullShape(const PartialTensorShape& shape) {
+  std::vector<int64_t> dims;
+  for (int d = 0; d < shape.dims(); ++d) dims.push_back(shape.dim_size(d));
+  return TensorShape(dims);
+}
+
+std::string ShapeString(DataType dtype, const PartialTensorShape& shape) {
+  return StrCat(DataTypeString(dtype), shape.DebugString());
+}
+
+// The stateful nodes that automatic control dependencies order: those that run once per
+// call in the function's top level (not inside a loop's frame or a conditional's branch,
+// where an edge out would carry the branch's deadness), in the order the trace made them.
+std::vector<const Node*> OrderedStatefulNodes(const Graph& graph) {
+  std::vector<const Node*> stateful;
+  ControlFlowInfo cf;
+  if (!BuildControlFlowInfo(graph, &cf).ok()) return stateful;
+  std::vector<bool> in_branch(graph.num_node_ids(), false);
+  for (const Node* n : graph.op_nodes()) {  // id order: inputs before their consumers
+    bool branch = false;
+    if (!IsMerge(*n)) {
+      for (const Edge* e : n->in_edges()) {
+        if (e->src->IsOp() && (IsSwitch(*e->src) || in_branch[e->src->id()])) branch = true;
+      }
+    }
+    in_branch[n->id()] = branch;
+    if (branch || cf.frame_of[n->id()] != 0 || IsControlFlow(*n) || !n->IsStateful()) continue;
+    const std::string& op = n->type_string();
+    if (op == "Placeholder" || op == "VarHandleOp" || op == "_Arg" || op == "_Retval") continue;
+    stateful.push_back(n);
+  }
+  return stateful;
+}
+
+}  // namespace
+
+TraceState* CurrentTrace() { return current_trace; }
+
+// One trace: its graph, the session that runs it, and its gradient graph once asked for.
+struct Function::Concrete {
+  Scope graph = Scope::NewRootScope();  // as traced (the gradient nodes join it later)
+  std::vector<Output> args;             // the placeholders "args_<i>"
+  std::vector<Output> outputs;          // the Identity nodes "output_<i>"
+  std::vector<std::pair<Output, Output>> captures;  // (graph node, eager value)
+  tensorflow::GraphDef graph_def;  // with the automatic control dependencies
+  std::unique_ptr<Session> session;
+  std::vector<std::string> feeds, fetches, targets;
+  // The gradient: fed the arguments and "dy_<i>", fetching one gradient per argument and
+  // capture ("" where none flows).
+  std::unique_ptr<Session> backward;
+  std::vector<std::string> backward_feeds, backward_fetches;
+};
+
+Function::Function(EagerContext& ctx, std::string name, Body body, FunctionOptions options)
+    : ctx_(ctx), name_(std::move(name)), body_(std::move(body)), options_(std::move(options)) {}
+
+Function::~Function() = default;
+
+StatusOr<std::string> Function::SignatureKey(const Scope& scope, const std::vector<FunctionArg>& args) const {
+  std::string key = StrCat("device=", scope.device(), ";");
+  size_t tensors = 0;
+  const auto& signature = options_.input_signature;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const FunctionArg& arg = args[i];
+    if (const Output* o = std::get_if<Output>(&arg)) {
+      if (o->node == nullptr) return errors::InvalidArgument("Function '", name_, "': argument ", i, " is empty");
+      if (!o->is_eager()) {
+        return errors::InvalidArgument("Function '", name_, "': argument ", i, " ('", o->name(),
+                                       "') is a tensor of a graph; call with eager values");
+      }
+      DataType dtype = o->type();
+      const PartialTensorShape& shape = o->shape();
+      if (!signature.empty()) {
+        if (tensors >= signature.size()) {
+          return errors::InvalidArgument("Function '", name_, "' got more tensor arguments than its input signature's ",
+                                         signature.size());
+        }
+        const TensorSpec& spec = signature[tensors];
+        if (spec.dtype != dtype || !spec.shape.IsCompatibleWith(FullShape(shape))) {
+          return errors::InvalidArgument("Function '", name_, "': argument ", i, " (", ShapeString(dtype, shape),
+                                         ") does not match the input signature's ",
+                                         ShapeString(spec.dtype, spec.shape));
+        }
+        key += StrCat("T", ShapeString(spec.dtype, spec.shape), ";");
+      } else {
+        key += StrCat("T", ShapeString(dtype, shape), ";");
+      }
+      ++tensors;
+    } else if (const bool* b = std::get_if<bool>(&arg)) {
+      key += *b ? "b1;" : "b0;";
+    } else if (const int64_t* n = std::get_if<int64_t>(&arg)) {
+      key += StrCat("i", *n, ";");
+    } else if (const double* d = std::get_if<double>(&arg)) {
+      key += StrCat("d", *d, ";");
+    } else {
+      const std::string& s = std::get<std::string>(arg);
+      key += StrCat("s", s.size(), ":", s, ";");
+    }
+  }
+  if (!signature.empty() && tensors != signature.size()) {
+    return errors::InvalidArgument("Function '", name_, "' got ", tensors, " tensor arguments; its input signature has ",
+                                   signature.size());
+  }
+  return key;
+}
+
+StatusOr<std::unique_ptr<Function::Concrete>> Function::Trace(const Scope& scope,
+                                                               const std::vector<FunctionArg>& args) {
+  auto c = std::make_unique<Concrete>();
+  TraceState state;
+  state.context = &ctx_;
+  state.function_name = name_;
+  state.may_create_variables = trace_count_ == 0;
+  ++trace_count_;
+  std::vector<FunctionArg> traced_args;
+  size_t tensors = 0;
+  for (const FunctionArg& arg : args) {
+    const Output* o = std::get_if<Output>(&arg);
+    if (o == nullptr) {
+      traced_args.push_back(arg);
+      continue;
+    }
+    PartialTensorShape shape =
+        options_.input_signature.empty() ? o->shape() : options_.input_signature[tensors].shape;
+    Output p = ops::Placeholder(c->graph.WithOpName(StrCat("args_", tensors)), o->type(), shape);
+    c->feeds.push_back(p.node->name());
+    c->args.push_back(p);
+    traced_args.push_back(p);
+    ++tensors;
+  }
+  auto fail = [&](const Status& s) {
+    return Status(s.code(), StrCat("tracing Function '", name_, "': ", s.message()));
+  };
+  std::vector<Output> results;
+  {
+    TraceGuard guard(&state);
+    results = body_(c->graph.WithDevice(scope.device()), traced_args);
+    for (size_t i = 0; i < results.size() && c->graph.ok(); ++i) {
+      if (results[i].node == nullptr) return fail(errors::InvalidArgument("output ", i, " is empty"));
+      // An output may be an eager value the body returned as it was: it is captured.
+      c->outputs.push_back(ops::Identity(c->graph.WithOpName(StrCat("output_", i)), results[i]));
+      if (c->outputs.back().node != nullptr) c->fetches.push_back(c->outputs.back().node->name());
+    }
+  }
+  if (!c->graph.ok()) return fail(c->graph.status());
+  c->captures = state.captures;
+
+  // Automatic control dependencies, on the GraphDef (the traced graph stays as it was, for
+  // the gradient, which must not run the body's side effects again).
+  TA_RETURN_IF_ERROR(c->graph.ToGraphDef(&c->graph_def));
+  std::vector<const Node*> stateful = OrderedStatefulNodes(*c->graph.graph());
+  std::unordered_map<std::string, NodeDef*> by_name;
+  for (NodeDef& n : *c->graph_def.mutable_node()) by_name[n.name()] = &n;
+  for (size_t k = 1; k < stateful.size(); ++k) {
+    by_name[stateful[k]->name()]->add_input(StrCat("^", stateful[k - 1]->name()));
+  }
+  if (!stateful.empty()) {
+    const std::string& last = stateful.back()->name();
+    for (const Output& out : c->outputs) by_name[out.node->name()]->add_input(StrCat("^", last));
+    c->targets.push_back(last);
+  }
+  TA_ASSIGN_OR_RETURN(c->session, Session::New(ctx_.server()));
+  Status created = c->session->Create(c->graph_def);
+  if (!created.ok()) return fail(created);
+  return c;
+}
+
+StatusOr<Function::Concrete*> Function::ConcreteFor(const Scope& scope, const std::vector<FunctionArg>& args) {
+  TA_ASSIGN_OR_RETURN(std::string key, SignatureKey(scope, args));
+  auto found = concrete_.find(key);
+  if (found != concrete_.end()) return found->second.get();
+  TA_ASSIGN_OR_RETURN(std::unique_ptr<Concrete> c, Trace(scope, args));
+  Concrete* raw = c.get();
+  concrete_.emplace(std::move(key), std::move(c));
+  return raw;
+}
+
+StatusOr<tensorflow::GraphDef> Function::GraphFor(const Scope& scope, const std::vector<FunctionArg>& args) {
+  TA_ASSIGN_OR_RETURN(Concrete* c, ConcreteFor(scope, args));
+  return c->graph_def;
+}
+
+Status Function::BuildBackward(Concrete* c) {
+  if (c->backward) return Status::OK();
+  Scope& g = c->graph;
+  std::vector<Output> dys;
+  for (size_t i = 0; i < c->outputs.size(); ++i) {
+    const Output& out = c->outputs[i];
+    dys.push_back(ops::Placeholder(g.WithOpName(StrCat("dy_", i)), out.type(), out.shape()));
+  }
+  std::vector<Output> xs = c->args;
+  for (const auto& capture : c->captures) xs.push_back(capture.first);
+  std::vector<Output> grads;
+  TA_RETURN_IF_ERROR(AddSymbolicGradients(g, c->outputs, xs, dys, &grads));
+  c->backward_feeds = c->feeds;
+  for (const Output& dy : dys) c->backward_feeds.push_back(dy.node->name());
+  for (const Output& grad : grads) c->backward_fetches.push_back(grad.node == nullptr ? "" : grad.name());
+  tensorflow::GraphDef def;
+  TA_RETURN_IF_ERROR(g.ToGraphDef(&def));
+  TA_ASSIGN_OR_RETURN(c->backward, Session::New(ctx_.server()));
+  return c->backward->Create(def);
+}
+
+StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std::vector<FunctionArg>& args) {
+  if (!scope.is_eager()) {
+    // Called while another function is traced: the body joins the caller's graph.
+    std::vector<Output> results = body_(scope, args);
+    TA_RETURN_IF_ERROR(scope.status());
+    return results;
+  }
+  TA_ASSIGN_OR_RETURN(Concrete* c, ConcreteFor(scope, args));
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::vector<Output> inputs;  // for a tape: the tensor arguments, then the captures
+  for (const FunctionArg& arg : args) {
+    const Output* o = std::get_if<Output>(&arg);
+    if (o == nullptr) continue;
+    TA_ASSIGN_OR_RETURN(Tensor value, ValueOf(*o));
+    feeds.emplace_back(c->feeds[feeds.size()], std::move(value));
+    inputs.push_back(*o);
+  }
+  std::vector<Tensor> outs;
+  Status ran = c->session->Run(feeds, c->fetches, c->targets, &outs);
+  if (!ran.ok()) return Status(ran.code(), StrCat("Function '", name_, "': ", ran.message()));
+  DataTypeVector input_types;
+  for (const Output& in : inputs) input_types.push_back(in.type());
+  std::shared_ptr<EagerNode> call =
+      ctx_.MakeOp(CallOpDef(), input_types, std::move(outs), ctx_.server().devices().front().get());
+  std::vector<Output> results;
+  for (int i = 0; i < call->node().num_outputs(); ++i) results.emplace_back(&call->node(), i);
+  if (ctx_.recording()) {
+    for (const auto& capture : c->captures) inputs.push_back(capture.second);
+    call->gradient = [this, c](const Scope& s, const Node& node, const std::vector<Output>& dy,
+                               std::vector<Output>* dx) -> Status {
+      TA_RETURN_IF_ERROR(BuildBackward(c));
+      const std::vector<Output>& in = node.eager()->inputs;
+      std::vector<std::pair<std::string, Tensor>> feeds;
+      for (size_t i = 0; i < c->args.size(); ++i) {
+        TA_ASSIGN_OR_RETURN(Tensor v, ValueOf(in[i]));
+        feeds.emplace_back(c->backward_feeds[i], std::move(v));
+      }
+      for (size_t i = 0; i < dy.size(); ++i) {
+        TA_ASSIGN_OR_RETURN(Tensor v, ValueOf(dy[i]));
+        feeds.emplace_back(c->backward_feeds[c->args.size() + i], std::move(v));
+      }
+      std::vector<std::string> fetches;
+      for (const std::string& f : c->backward_fetches) {
+        if (!f.empty()) fetches.push_back(f);
+      }
+      std::vector<Tensor> grads;
+      TA_RETURN_IF_ERROR(c->backward->Run(feeds, fetches, {}, &grads));
+      size_t next = 0;
+      for (size_t j = 0; j < c->backward_fetches.size() && j < dx->size(); ++j) {
+        if (c->backward_fetches[j].empty()) continue;
+        (*dx)[j] = FromTensor(s.WithDevice(ctx_.server().devices().front()->name()), grads[next++]);
+      }
+      return s.status();
+    };
+    NodeDef def;
+    def.set_name(name_);
+    def.set_op("StatefulPartitionedCall");
+    ctx_.Record(call, std::move(inputs), std::move(def));
+  }
+  return results;
+}
+
+}  // namespace tensoract

@@ -1,0 +1,119 @@
+// Function: a C++ callable traced into a graph, once per input signature (tf.function; the
+// RFC's "functions, not sessions").
+//
+//   Function step(*ctx, "step", [&](const Scope& s, const std::vector<FunctionArg>& args) {
+//     Output x = std::get<Output>(args[0]);
+//     return std::vector<Output>{ops::Mul(s, x, w.Read(s))};
+//   });
+//   std::vector<Output> y = step(ctx->scope(), {x}).value();   // eager values
+//
+// The first call with a new signature (each tensor argument's dtype and shape, each other
+// argument's value, the scope's device) runs the callable on a graph scope whose tensor
+// arguments are placeholders, and hands the graph to the context's master, which compiles
+// and registers it with the worker once; every later call with that signature is one step
+// of that graph through the master, worker and executor actors. trace_count() says how
+// many traces ran. An input signature (FunctionOptions) with unknown dimensions makes
+// calls of any matching shape share one trace.
+//
+// As in TensorFlow 2:
+// - stateful ops run in program order (each depends on the previous one: automatic control
+//   dependencies) and every one of them runs, the outputs depending on all;
+// - variables (client/eager_variable.h) may be created only during the first trace: they
+//   are made eagerly then, and a later trace that tries is FailedPrecondition;
+// - eager values the callable reads (captured) become constants of the graph, variables a
+//   VarHandleOp naming the same variable;
+// - a tensor's value is unknown while tracing, so C++ `if` and `for` on one cannot work:
+//   ValueOf fails saying to use ops::Cond and ops::WhileLoop, which trace into the graph;
+// - called in a graph scope (one Function calling another while it is traced), the callee
+//   is traced into the caller's graph;
+// - a gradient tape records a call as one op whose gradient runs the function's
+//   gradient graph (built once from the trace by graph/gradients), so gradients reach the
+//   arguments and the variables the function read;
+// - GraphFor gives the traced graph, which runs under a plain Session: feed "args_<i>",
+//   fetch "output_<i>" (R24).
+//
+// Thread-safety: as its context (one thread at a time).
+#ifndef TENSORACT_CLIENT_FUNCTION_H_
+#define TENSORACT_CLIENT_FUNCTION_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "base/status.h"
+#include "client/eager_context.h"
+#include "client/session.h"
+#include "graph/builder/scope.h"
+#include "messages/graph.pb.h"
+
+namespace tensoract {
+
+// A tensor argument, or a value that is part of the signature (a new value retraces).
+using FunctionArg = std::variant<Output, bool, int64_t, double, std::string>;
+
+struct TensorSpec {
+  DataType dtype = tensorflow::DT_INVALID;
+  PartialTensorShape shape;  // unknown dimensions accept any size
+};
+
+struct FunctionOptions {
+  // tf.function's input_signature: one spec per tensor argument, in order. Empty: each
+  // call's own dtypes and shapes are the signature.
+  std::vector<TensorSpec> input_signature;
+};
+
+// What a running trace is (thread-local while a Function traces): for Variable::New's
+// rule and for captures.
+struct TraceState {
+  EagerContext* context = nullptr;
+  std::string function_name;
+  bool may_create_variables = false;
+  // The eager values the trace read, each with the node standing for it in the graph.
+  std::map<std::pair<const EagerNode*, int>, Output> captured;
+  std::vector<std::pair<Output, Output>> captures;  // (graph node, eager value), in order
+};
+// The trace running on this thread, or nullptr.
+TraceState* CurrentTrace();
+
+class Function {
+ public:
+  using Body = std::function<std::vector<Output>(const Scope& scope, const std::vector<FunctionArg>& args)>;
+
+  Function(EagerContext& ctx, std::string name, Body body, FunctionOptions options = {});
+  ~Function();
+  Function(const Function&) = delete;
+  Function& operator=(const Function&) = delete;
+
+  // Calls the function: `scope` is the caller's (eager: a step of the traced graph; a
+  // graph scope: the body is traced into that graph). Returns eager values.
+  StatusOr<std::vector<Output>> operator()(const Scope& scope, const std::vector<FunctionArg>& args);
+
+  // The graph traced for these arguments (tracing it if no call has yet).
+  StatusOr<tensorflow::GraphDef> GraphFor(const Scope& scope, const std::vector<FunctionArg>& args);
+
+  int trace_count() const { return trace_count_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  struct Concrete;
+  StatusOr<std::string> SignatureKey(const Scope& scope, const std::vector<FunctionArg>& args) const;
+  StatusOr<Concrete*> ConcreteFor(const Scope& scope, const std::vector<FunctionArg>& args);
+  StatusOr<std::unique_ptr<Concrete>> Trace(const Scope& scope, const std::vector<FunctionArg>& args);
+  // The gradient graph of `c`, built on first use.
+  Status BuildBackward(Concrete* c);
+
+  EagerContext& ctx_;
+  std::string name_;
+  Body body_;
+  FunctionOptions options_;
+  int trace_count_ = 0;
+  std::map<std::string, std::unique_ptr<Concrete>> concrete_;
+};
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_CLIENT_FUNCTION_H_
