@@ -249,7 +249,8 @@ Node* Scope::AddOp(const std::string& op, const std::string& default_name, const
       UpdateStatus(errors::InvalidArgument("input ", resolved.size(), " of a new '", op, "' node is empty"));
       return nullptr;
     }
-    resolved.push_back(in.is_constant() ? Output(n, 0) : in.output());
+    // An inline constant and a captured eager value are single-output nodes made here.
+    resolved.push_back(in.is_constant() || in.output().is_eager() ? Output(n, 0) : in.output());
   }
   const std::string& base = op_name_.empty() ? default_name : op_name_;
   NodeDef def;

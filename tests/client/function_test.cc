@@ -1,0 +1,209 @@
+// Function (client/function.h): tracing, signatures, the variable rule, automatic control
+// dependencies, nested calls, gradients through calls and the exported graph.
+#include <catch2/catch.hpp>
+
+#include "client/eager_variable.h"
+#include "client/function.h"
+#include "client/gradient_tape.h"
+#include "client/session.h"
+#include "graph/builder/array_ops.h"
+#include "graph/builder/control_flow.h"
+#include "graph/builder/math_ops.h"
+#include "graph/builder/ops.h"
+#include "tests/client/eager_test_util.h"
+
+namespace tensoract {
+namespace {
+
+using testing::Floats;
+using testing::NewContext;
+using testing::Scalar;
+
+Output Vec(const Scope& s, std::vector<float> v) {
+  auto n = static_cast<int64_t>(v.size());
+  return FromTensor(s, Tensor::FromVector<float>(v, TensorShape({n})));
+}
+
+TEST_CASE("a function traces once per signature and then runs its graph", "[function]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Function square(*ctx, "square", [](const Scope& g, const std::vector<FunctionArg>& args) {
+    Output x = std::get<Output>(args[0]);
+    CHECK(!x.is_eager());  // a placeholder of the graph being traced
+    return std::vector<Output>{ops::Mul(g, x, x)};
+  });
+  auto y = square(s, {Vec(s, {1, 2, 3})});
+  REQUIRE(y.ok());
+  CHECK(Floats(y.value()[0]) == std::vector<float>{1, 4, 9});
+  CHECK(square.trace_count() == 1);
+  CHECK(Floats(square(s, {Vec(s, {4, 5, 6})}).value()[0]) == std::vector<float>{16, 25, 36});
+  CHECK(square.trace_count() == 1);  // same dtype and shape
+  CHECK(Floats(square(s, {Vec(s, {2, 2})}).value()[0]) == std::vector<float>{4, 4});
+  CHECK(square.trace_count() == 2);  // a new shape retraces
+  square(s, {ops::Const(s, {3})});
+  CHECK(square.trace_count() == 3);  // a new dtype too
+}
+
+TEST_CASE("non-tensor arguments are part of the signature", "[function]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Function scale(*ctx, "scale", [](const Scope& g, const std::vector<FunctionArg>& args) {
+    Output x = std::get<Output>(args[0]);
+    bool twice = std::get<bool>(args[1]);
+    return std::vector<Output>{twice ? ops::Mul(g, x, 2.f) : ops::Identity(g, x)};
+  });
+  Output x = Vec(s, {1, 2});
+  CHECK(Floats(scale(s, {x, true}).value()[0]) == std::vector<float>{2, 4});
+  CHECK(Floats(scale(s, {x, false}).value()[0]) == std::vector<float>{1, 2});
+  CHECK(Floats(scale(s, {x, true}).value()[0]) == std::vector<float>{2, 4});
+  CHECK(scale.trace_count() == 2);
+}
+
+TEST_CASE("an input signature with unknown dimensions avoids retracing", "[function]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  FunctionOptions options;
+  options.input_signature = {{tensorflow::DT_FLOAT, PartialTensorShape({-1})}};
+  Function total(*ctx, "total",
+                 [](const Scope& g, const std::vector<FunctionArg>& args) {
+                   return std::vector<Output>{ops::Sum(g, std::get<Output>(args[0]), 0)};
+                 },
+                 options);
+  CHECK(Scalar(total(s, {Vec(s, {1, 2})}).value()[0]) == 3);
+  CHECK(Scalar(total(s, {Vec(s, {1, 2, 3, 4})}).value()[0]) == 10);
+  CHECK(total.trace_count() == 1);
+  auto wrong = total(s, {ops::Const(s, {{1.f}})});
+  REQUIRE(!wrong.ok());
+  CHECK(wrong.status().message().find("input signature") != std::string::npos);
+}
+
+TEST_CASE("variables may be created only during the first trace", "[function]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Variable v;
+  Function counter(*ctx, "counter", [&](const Scope& g, const std::vector<FunctionArg>& args) {
+    if (!v.valid() || std::get<bool>(args[0])) {
+      auto made = Variable::New(g, 10.f, "count");
+      if (!made.ok()) {
+        g.UpdateStatus(made.status());
+        return std::vector<Output>{};
+      }
+      v = made.value();
+    }
+    v.AssignAdd(g, 1.f);
+    return std::vector<Output>{v.Read(g)};
+  });
+  CHECK(Scalar(counter(s, {false}).value()[0]) == 11);
+  CHECK(Scalar(counter(s, {false}).value()[0]) == 12);  // the variable outlives the call
+  CHECK(Scalar(v.Read(s)) == 12);                       // and is the eager one
+  auto again = counter(s, {true});                      // a second trace creating one
+  REQUIRE(!again.ok());
+  CHECK(again.status().code() == error::FAILED_PRECONDITION);
+  CHECK(again.status().message().find("first") != std::string::npos);
+}
+
+TEST_CASE("stateful ops keep program order and all run", "[function]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  auto v = Variable::New(s, 0.f, "v").value();
+  auto log = Variable::New(s, 0.f, "log").value();
+  Function f(*ctx, "f", [&](const Scope& g, const std::vector<FunctionArg>&) {
+    v.Assign(g, 1.f);
+    Output first = v.Read(g);   // 1: after the assignment before it
+    v.AssignAdd(g, 2.f);
+    Output second = v.Read(g);  // 3
+    v.Assign(g, 10.f);
+    log.AssignAdd(g, 1.f);      // nothing reads it, it runs anyway
+    return std::vector<Output>{first, second};
+  });
+  for (int i = 0; i < 5; ++i) {
+    auto out = f(s, {});
+    REQUIRE(out.ok());
+    CHECK(Scalar(out.value()[0]) == 1);
+    CHECK(Scalar(out.value()[1]) == 3);
+  }
+  CHECK(Scalar(v.Read(s)) == 10);
+  CHECK(Scalar(log.Read(s)) == 5);
+}
+
+TEST_CASE("a function may call another, and conditionals trace with ops::Cond", "[function]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Function inner(*ctx, "inner", [](const Scope& g, const std::vector<FunctionArg>& args) {
+    return std::vector<Output>{ops::Add(g, std::get<Output>(args[0]), 1.f)};
+  });
+  Function outer(*ctx, "outer", [&](const Scope& g, const std::vector<FunctionArg>& args) {
+    Output x = std::get<Output>(args[0]);
+    std::vector<Output> y = inner(g, {x}).value();
+    std::vector<Output> out;
+    Status st = ops::Cond(
+        g, ops::Greater(g, ops::Sum(g, y[0], 0), 0.f),
+        [&](const Scope& b, std::vector<Output>* o) { o->push_back(ops::Mul(b, y[0], 2.f)); return b.status(); },
+        [&](const Scope& b, std::vector<Output>* o) { o->push_back(ops::Neg(b, y[0])); return b.status(); }, &out);
+    g.UpdateStatus(st);
+    return out;
+  });
+  CHECK(Floats(outer(s, {Vec(s, {1, 2})}).value()[0]) == std::vector<float>{4, 6});
+  CHECK(Floats(outer(s, {Vec(s, {-5, -6})}).value()[0]) == std::vector<float>{4, 5});
+  CHECK(outer.trace_count() == 1);
+  CHECK(inner.trace_count() == 0);  // traced into outer's graph
+}
+
+TEST_CASE("C++ control flow on a traced tensor is an error naming ops::Cond", "[function]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Function f(*ctx, "branchy", [](const Scope& g, const std::vector<FunctionArg>& args) {
+    Output x = std::get<Output>(args[0]);
+    auto value = ValueOf(x);
+    if (!value.ok()) {
+      g.UpdateStatus(value.status());
+      return std::vector<Output>{};
+    }
+    return std::vector<Output>{x};
+  });
+  auto out = f(s, {Vec(s, {1})});
+  REQUIRE(!out.ok());
+  CHECK(out.status().message().find("ops::Cond") != std::string::npos);
+  CHECK(out.status().message().find("branchy") != std::string::npos);
+}
+
+TEST_CASE("captured eager values and gradients through a function call", "[function]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  auto w = Variable::New(s, Vec(s, {3, 4}), "w").value();
+  Output offset = Vec(s, {0.5f, 0.5f});  // captured as a constant
+  Function f(*ctx, "f", [&](const Scope& g, const std::vector<FunctionArg>& args) {
+    Output x = std::get<Output>(args[0]);
+    return std::vector<Output>{ops::Sum(g, ops::Add(g, ops::Mul(g, ops::Mul(g, x, x), w.Read(g)), offset), 0)};
+  });
+  Output x = Vec(s, {1, 2});
+  GradientTape tape(*ctx);
+  tape.Watch(x);
+  tape.Watch(w);
+  auto y = f(s, {x});
+  INFO(y.status().ToString());
+  REQUIRE(y.ok());
+  CHECK(Scalar(y.value()[0]) == 1 * 1 * 3 + 2 * 2 * 4 + 1);
+  auto g = tape.Gradient(y.value()[0], {x, w.handle()});
+  REQUIRE(g.ok());
+  CHECK(Floats(g.value()[0]) == std::vector<float>{6, 16});  // 2xw
+  CHECK(Floats(g.value()[1]) == std::vector<float>{1, 4});   // x^2
+}
+
+TEST_CASE("a traced function's graph runs under a plain Session", "[function]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Function f(*ctx, "affine", [](const Scope& g, const std::vector<FunctionArg>& args) {
+    return std::vector<Output>{ops::Add(g, ops::Mul(g, std::get<Output>(args[0]), 3.f), 1.f)};
+  });
+  auto def = f.GraphFor(s, {Vec(s, {0, 0})});
+  REQUIRE(def.ok());
+  auto session = Session::New().value();
+  REQUIRE(session->Create(def.value()).ok());
+  std::vector<Tensor> out;
+  REQUIRE(session->Run({{"args_0", Tensor::FromVector<float>({1, 2})}}, {"output_0"}, {}, &out).ok());
+  CHECK(std::vector<float>(out[0].base<float>(), out[0].base<float>() + 2) == std::vector<float>{4, 7});
+}
+
+}  // namespace
+}  // namespace tensoract
