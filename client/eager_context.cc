@@ -210,13 +210,13 @@ StatusOr<EagerContext::CachedKernel*> EagerContext::KernelFor(Device* device, co
   for (DataType t : k->input_types) {
     if (IsRefType(t)) {
       return errors::InvalidArgument("op ", op, " takes a reference (a TensorFlow 1 variable), which eager code does "
-                                     "not have: use a resource variable (client/eager_variable.h)");
+                                     "not have: use a resource variable (MakeVariable, client/eager_variable.h)");
     }
   }
   for (DataType t : k->output_types) {
     if (IsRefType(t)) {
       return errors::InvalidArgument("op ", op, " makes a reference (a TensorFlow 1 variable), which eager code does "
-                                     "not have: use a resource variable (client/eager_variable.h)");
+                                     "not have: use a resource variable (MakeVariable, client/eager_variable.h)");
     }
   }
   k->def.set_device(device->name());

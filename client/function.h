@@ -1,6 +1,7 @@
 // Function: a C++ callable traced into a graph, once per input signature (tf.function; the
 // RFC's "functions, not sessions").
 //
+//   Variable w = MakeVariable(ctx->scope(), "w", {1.f, 2.f}).value();
 //   Function step(*ctx, "step", [&](const Scope& s, const std::vector<FunctionArg>& args) {
 //     Output x = std::get<Output>(args[0]);
 //     return std::vector<Output>{ops::Mul(s, x, w.Read(s))};
@@ -18,8 +19,9 @@
 // As in TensorFlow 2:
 // - stateful ops run in program order (each depends on the previous one: automatic control
 //   dependencies) and every one of them runs, the outputs depending on all;
-// - variables (client/eager_variable.h) may be created only during the first trace: they
-//   are made eagerly then, and a later trace that tries is FailedPrecondition;
+// - variables (MakeVariable, client/eager_variable.h) may be created only during the
+//   first trace: they are made eagerly then, and a later trace that tries is
+//   FailedPrecondition;
 // - eager values the callable reads (captured) become constants of the graph, variables a
 //   VarHandleOp naming the same variable;
 // - a tensor's value is unknown while tracing, so C++ `if` and `for` on one cannot work:
@@ -66,7 +68,7 @@ struct FunctionOptions {
   std::vector<TensorSpec> input_signature;
 };
 
-// What a running trace is (thread-local while a Function traces): for Variable::New's
+// What a running trace is (thread-local while a Function traces): for MakeVariable's
 // rule and for captures.
 struct TraceState {
   EagerContext* context = nullptr;

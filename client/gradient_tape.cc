@@ -33,7 +33,7 @@ void GradientTape::Watch(const Output& x) {
   watched_values_.push_back(x);
 }
 
-void GradientTape::Watch(const Variable& v) { Watch(v.handle()); }
+void GradientTape::Watch(const Variable& v) { Watch(v.handle); }
 
 bool GradientTape::Watched(const Output& x) const {
   return x.is_eager() && (recorded_.count(x.eager.get()) > 0 || watched_.count({x.eager.get(), x.index}) > 0);
@@ -143,7 +143,7 @@ StatusOr<std::vector<Output>> GradientTape::Gradient(const Output& target, const
 StatusOr<std::vector<Output>> GradientTape::Gradient(const Output& target,
                                                      const std::vector<Variable>& sources) {
   std::vector<Output> handles;
-  for (const Variable& v : sources) handles.push_back(v.handle());
+  for (const Variable& v : sources) handles.push_back(v.handle);
   return Gradient(target, handles);
 }
 

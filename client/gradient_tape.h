@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "client/eager_context.h"
-#include "client/eager_variable.h"
+#include "graph/training/variables.h"
 
 namespace tensoract {
 

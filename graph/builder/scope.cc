@@ -197,6 +197,8 @@ Status Scope::ToGraphDef(tensorflow::GraphDef* graph_def) const {
 }
 
 std::string Scope::UniqueName(const std::string& base) const {
+  // Eager ops have no names to keep apart (and a loop of them must not grow the table).
+  if (is_eager()) return base;
   // TensorFlow's rule: the first use is the name itself, the k-th "name_k"; a generated
   // name that someone already took explicitly is skipped.
   auto& counts = shared_->name_counts;

@@ -13,9 +13,21 @@ Output Optimizer::Constant(const Scope& scope, double value, DataType dtype, con
 }
 
 Variable Optimizer::AddSlot(const Scope& root, const Variable& var, const std::string& slot) {
+  // One slot per variable and kind, however many times gradients are applied (eagerly:
+  // every step), as TensorFlow's get_or_make_slot.
+  const std::string key = var.name() + "/" + slot;
+  auto found = slots_.find(key);
+  if (found != slots_.end()) return found->second;
   Variable v = NewZerosSlot(root, var, slot);
-  if (v.handle.node != nullptr) state_.push_back(v);
+  if (v.handle.node != nullptr) {
+    state_.push_back(v);
+    slots_[key] = v;
+  }
   return v;
+}
+
+Output Optimizer::Current(const Scope& scope, const Variable& var) {
+  return scope.is_eager() ? var.Read(scope) : var.value;
 }
 
 Node* Optimizer::Minimize(const Scope& scope, const Output& loss, const std::vector<Variable>& vars,
@@ -89,6 +101,7 @@ Node* MomentumOptimizer::ApplyDense(const Scope& root, const Scope& scope, const
 
 void AdamOptimizer::Prepare(const Scope& scope, const Scope& root, const std::vector<Variable>& vars) {
   dtype_ = vars.empty() ? tensorflow::DT_FLOAT : vars[0].dtype;
+  if (beta1_power_.handle.node != nullptr) return;  // made on the first application
   const Scope& at = root;
   beta1_power_ = NewVariable(at, "beta1_power", [&](const Scope& s) { return Constant(s, beta1_, dtype_, "initial_value"); });
   beta2_power_ = NewVariable(at, "beta2_power", [&](const Scope& s) { return Constant(s, beta2_, dtype_, "initial_value"); });
@@ -100,7 +113,7 @@ Node* AdamOptimizer::ApplyDense(const Scope& root, const Scope& scope, const Var
   Variable m = AddSlot(root, var, "Adam");
   Variable v = AddSlot(root, var, "Adam_1");
   if (m.handle.node == nullptr || v.handle.node == nullptr) return nullptr;
-  return ops::ResourceApplyAdam(scope, var.handle, m.handle, v.handle, beta1_power_.value, beta2_power_.value,
+  return ops::ResourceApplyAdam(scope, var.handle, m.handle, v.handle, Current(scope, beta1_power_), Current(scope, beta2_power_),
                                 Constant(scope, learning_rate_, var.dtype, "learning_rate"),
                                 Constant(scope, beta1_, var.dtype, "beta1"), Constant(scope, beta2_, var.dtype, "beta2"),
                                 Constant(scope, epsilon_, var.dtype, "epsilon"), grad);
@@ -108,9 +121,9 @@ Node* AdamOptimizer::ApplyDense(const Scope& root, const Scope& scope, const Var
 
 Node* AdamOptimizer::Finish(const Scope& scope) {
   Node* b1 = ops::AssignVariableOp(scope.WithOpName("update_beta1_power"), beta1_power_.handle,
-                                   ops::Mul(scope, beta1_power_.value, Constant(scope, beta1_, dtype_, "beta1")));
+                                   ops::Mul(scope, Current(scope, beta1_power_), Constant(scope, beta1_, dtype_, "beta1")));
   Node* b2 = ops::AssignVariableOp(scope.WithOpName("update_beta2_power"), beta2_power_.handle,
-                                   ops::Mul(scope, beta2_power_.value, Constant(scope, beta2_, dtype_, "beta2")));
+                                   ops::Mul(scope, Current(scope, beta2_power_), Constant(scope, beta2_, dtype_, "beta2")));
   if (b1 == nullptr || b2 == nullptr) return nullptr;
   return ops::NoOp(scope.WithOpName("finish").WithControlDependencies({Output(b1), Output(b2)}));
 }

@@ -12,9 +12,17 @@
 // "w1/Adam_1"), so a checkpoint's names match one TensorFlow would write for the same
 // model. Errors go to the scope's status (Minimize returns nullptr).
 // Only resource variables (graph/training/variables.h) are supported.
+//
+// Eagerly (TensorFlow 2's optimizer.apply_gradients), ApplyGradients on an eager scope
+// runs the updates at once; slots and Adam's beta powers are made on the first call and
+// kept, so calling it every step trains:
+//   auto grads = tape.Gradient(loss, vars).value();
+//   adam.ApplyGradients(ctx->scope(), vars, grads);
+// (Minimize builds graph gradients, so it is for graphs only.)
 #ifndef TENSORACT_GRAPH_TRAINING_OPTIMIZERS_H_
 #define TENSORACT_GRAPH_TRAINING_OPTIMIZERS_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,9 +59,12 @@ class Optimizer {
   // A constant `value` of `dtype` (the learning rate and friends).
   static Output Constant(const Scope& scope, double value, DataType dtype, const std::string& name);
   Variable AddSlot(const Scope& root, const Variable& var, const std::string& slot);
+  // The variable's value now: its read node in a graph, a new read in an eager scope.
+  static Output Current(const Scope& scope, const Variable& var);
 
   std::string name_;
   std::vector<Variable> state_;
+  std::map<std::string, Variable> slots_;  // by "<variable>/<slot>"
 };
 
 // var -= learning_rate * grad.

@@ -1,6 +1,9 @@
 #include "graph/training/variables.h"
 
+#include <atomic>
+
 #include "base/status.h"
+#include "graph/builder/eager_node.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
@@ -8,6 +11,8 @@
 namespace tensoract {
 
 std::string Variable::name() const { return handle.node ? handle.node->name() : std::string(); }
+
+Output Variable::Read(const Scope& scope) const { return ops::ReadVariableOp(scope, handle, dtype); }
 
 Variable NewVariable(const Scope& scope, const std::string& name, const InitialValueFn& make_initial_value) {
   Variable var;
@@ -24,6 +29,22 @@ Variable NewVariable(const Scope& scope, const std::string& name, const InitialV
   }
   var.dtype = initial_value.type();
   var.shape = shape;
+  if (scope.is_eager()) {
+    // A variable of its own, whatever names other eager variables have.
+    static std::atomic<int64_t> eager_variables{0};
+    ops::VarHandleOpAttrs attrs;
+    attrs.shared_name = StrCat(vs.name_prefix(), "_", eager_variables++);
+    attrs.debug_name = vs.name_prefix();
+    var.handle = ops::VarHandleOp(vs, var.dtype, shape, attrs);
+    if (!scope.ok()) return var;
+    NodeDef def;  // its name, for name() (checkpoints, slots)
+    def.set_name(vs.name_prefix());
+    def.set_op("VarHandleOp");
+    var.handle.eager->set_def(std::move(def));
+    ops::AssignVariableOp(vs, var.handle, initial_value);  // ran: nothing to initialize later
+    var.value = var.Read(vs);
+    return var;
+  }
   var.handle = ops::VarHandleOp(vs.WithScopeName(), var.dtype, shape);
   if (!scope.ok()) return var;
   var.initializer = ops::AssignVariableOp(vs.WithOpName("Assign"), var.handle, initial_value);

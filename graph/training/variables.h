@@ -10,6 +10,13 @@
 //
 // Gradients are taken with respect to `handle`: ReadVariableOp passes its gradient to the
 // handle (graph/gradients/state_grad.cc), so every read of the variable contributes.
+//
+// In an eager scope (client/eager_context.h) the same calls make a variable at once: its
+// handle is an eager value naming a variable of its own (a unique shared name), already
+// holding its initial value (no initializer to run), and `value` is that initial value;
+// read the current one with Read(scope). The optimizers below work on such variables too,
+// their updates running eagerly. client/eager_variable.h's MakeVariable also works while
+// a Function traces.
 #ifndef TENSORACT_GRAPH_TRAINING_VARIABLES_H_
 #define TENSORACT_GRAPH_TRAINING_VARIABLES_H_
 
@@ -29,6 +36,8 @@ struct Variable {
   PartialTensorShape shape;
   // The handle node's name: the variable's name in checkpoints.
   std::string name() const;
+  // A read of the current value in `scope` (a new ReadVariableOp: eager, it runs now).
+  Output Read(const Scope& scope) const;
 };
 
 // A variable holding its initial value once its initializer runs; dtype and shape are the

@@ -82,15 +82,15 @@ TEST_CASE("variables may be created only during the first trace", "[function]") 
   Scope s = ctx->scope();
   Variable v;
   Function counter(*ctx, "counter", [&](const Scope& g, const std::vector<FunctionArg>& args) {
-    if (!v.valid() || std::get<bool>(args[0])) {
-      auto made = Variable::New(g, 10.f, "count");
+    if (v.handle.node == nullptr || std::get<bool>(args[0])) {
+      auto made = MakeVariable(g, "count", 10.f);
       if (!made.ok()) {
         g.UpdateStatus(made.status());
         return std::vector<Output>{};
       }
       v = made.value();
     }
-    v.AssignAdd(g, 1.f);
+    ops::AssignAddVariableOp(g, v.handle, 1.f);
     return std::vector<Output>{v.Read(g)};
   });
   CHECK(Scalar(counter(s, {false}).value()[0]) == 11);
@@ -105,15 +105,15 @@ TEST_CASE("variables may be created only during the first trace", "[function]") 
 TEST_CASE("stateful ops keep program order and all run", "[function]") {
   auto ctx = NewContext();
   Scope s = ctx->scope();
-  auto v = Variable::New(s, 0.f, "v").value();
-  auto log = Variable::New(s, 0.f, "log").value();
+  Variable v = MakeVariable(s, "v", 0.f).value();
+  Variable log = MakeVariable(s, "log", 0.f).value();
   Function f(*ctx, "f", [&](const Scope& g, const std::vector<FunctionArg>&) {
-    v.Assign(g, 1.f);
-    Output first = v.Read(g);   // 1: after the assignment before it
-    v.AssignAdd(g, 2.f);
+    ops::AssignVariableOp(g, v.handle, 1.f);
+    Output first = v.Read(g);  // 1: after the assignment before it
+    ops::AssignAddVariableOp(g, v.handle, 2.f);
     Output second = v.Read(g);  // 3
-    v.Assign(g, 10.f);
-    log.AssignAdd(g, 1.f);      // nothing reads it, it runs anyway
+    ops::AssignVariableOp(g, v.handle, 10.f);
+    ops::AssignAddVariableOp(g, log.handle, 1.f);  // nothing reads it, it runs anyway
     return std::vector<Output>{first, second};
   });
   for (int i = 0; i < 5; ++i) {
@@ -170,7 +170,7 @@ TEST_CASE("C++ control flow on a traced tensor is an error naming ops::Cond", "[
 TEST_CASE("captured eager values and gradients through a function call", "[function]") {
   auto ctx = NewContext();
   Scope s = ctx->scope();
-  auto w = Variable::New(s, Vec(s, {3, 4}), "w").value();
+  Variable w = MakeVariable(s, "w", Vec(s, {3, 4})).value();
   Output offset = Vec(s, {0.5f, 0.5f});  // captured as a constant
   Function f(*ctx, "f", [&](const Scope& g, const std::vector<FunctionArg>& args) {
     Output x = std::get<Output>(args[0]);
@@ -184,7 +184,7 @@ TEST_CASE("captured eager values and gradients through a function call", "[funct
   INFO(y.status().ToString());
   REQUIRE(y.ok());
   CHECK(Scalar(y.value()[0]) == 1 * 1 * 3 + 2 * 2 * 4 + 1);
-  auto g = tape.Gradient(y.value()[0], {x, w.handle()});
+  auto g = tape.Gradient(y.value()[0], {x, w.handle});
   REQUIRE(g.ok());
   CHECK(Floats(g.value()[0]) == std::vector<float>{6, 16});  // 2xw
   CHECK(Floats(g.value()[1]) == std::vector<float>{1, 4});   // x^2

@@ -2,8 +2,12 @@
 // gradient functions, checked against closed forms and central differences.
 #include <catch2/catch.hpp>
 
-#include <cmath>
+#include <stdlib.h>
 
+#include <cmath>
+#include <filesystem>
+
+#include "client/eager_checkpoint.h"
 #include "client/eager_variable.h"
 #include "client/gradient_tape.h"
 #include "graph/builder/array_ops.h"
@@ -11,6 +15,7 @@
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/training_ops.h"
+#include "graph/training/optimizers.h"
 #include "tests/client/eager_test_util.h"
 
 namespace tensoract {
@@ -35,8 +40,8 @@ TEST_CASE("a tape differentiates what it watched", "[tape]") {
 TEST_CASE("gradients with respect to variables, through broadcasting and reductions", "[tape]") {
   auto ctx = NewContext();
   Scope s = ctx->scope();
-  auto w = Variable::New(s, ops::Const(s, {{1.f, 2.f}, {3.f, 4.f}}), "w");
-  auto b = Variable::New(s, ops::Const(s, {0.5f, -0.5f}), "b");
+  auto w = MakeVariable(s, "w", ops::Const(s, {{1.f, 2.f}, {3.f, 4.f}}));
+  auto b = MakeVariable(s, "b", {0.5f, -0.5f});
   REQUIRE(w.ok());
   REQUIRE(b.ok());
   Output x = ops::Const(s, {{1.f, 1.f}, {2.f, 0.f}, {0.f, 3.f}});
@@ -142,7 +147,7 @@ TEST_CASE("a tape's gradients match central differences", "[tape]") {
 TEST_CASE("optimizers' apply ops run eagerly on variables", "[tape]") {
   auto ctx = NewContext();
   Scope s = ctx->scope();
-  auto v = Variable::New(s, ops::Const(s, {1.f, 2.f}), "v");
+  auto v = MakeVariable(s, "v", {1.f, 2.f});
   REQUIRE(v.ok());
   for (int step = 0; step < 3; ++step) {
     GradientTape tape(*ctx);
@@ -150,11 +155,72 @@ TEST_CASE("optimizers' apply ops run eagerly on variables", "[tape]") {
     Output loss = ops::Sum(s, ops::Square(s, v.value().Read(s)), 0);  // gradient 2v
     auto g = tape.Gradient(loss, {v.value()});
     REQUIRE(g.ok());
-    ops::ResourceApplyGradientDescent(s, v.value().handle(), 0.25f, g.value()[0]);
+    ops::ResourceApplyGradientDescent(s, v.value().handle, 0.25f, g.value()[0]);
     REQUIRE(s.status().ok());
   }
   // v <- v - 0.25 * 2v = v / 2, three times.
   CHECK(Floats(v.value().Read(s)) == std::vector<float>{0.125f, 0.25f});
+}
+
+TEST_CASE("the graph optimizers train eager variables, keeping their slots", "[tape]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  // Fit y = 2x + 1 by least squares.
+  Variable w = MakeVariable(s, "w", {0.f}).value();
+  Variable b = MakeVariable(s, "b", {0.f}).value();
+  Output x = ops::Const(s, {0.f, 1.f, 2.f, 3.f});
+  Output y = ops::Const(s, {1.f, 3.f, 5.f, 7.f});
+  AdamOptimizer adam(0.1);
+  float first = 0, last = 0;
+  for (int step = 0; step < 300; ++step) {
+    GradientTape tape(*ctx);
+    tape.Watch(w);
+    tape.Watch(b);
+    Output loss = ops::Mean(s, ops::Square(s, ops::Sub(s, ops::Add(s, ops::Mul(s, x, w.Read(s)), b.Read(s)), y)), 0);
+    auto g = tape.Gradient(loss, {w, b});
+    REQUIRE(g.ok());
+    REQUIRE(adam.ApplyGradients(s, {w, b}, g.value()) != nullptr);
+    REQUIRE(s.status().ok());
+    (step == 0 ? first : last) = Scalar(loss);
+  }
+  CHECK(last < first / 100);
+  CHECK(Floats(w.Read(s))[0] == Approx(2).margin(0.05));
+  CHECK(Floats(b.Read(s))[0] == Approx(1).margin(0.1));
+  CHECK(adam.variables().size() == 6);  // m and v per variable, two beta powers: made once
+}
+
+TEST_CASE("eager variables are saved and restored in V2 checkpoints a graph can read", "[tape]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Variable w = MakeVariable(s, "dense/kernel", {{1.f, 2.f}, {3.f, 4.f}}).value();
+  auto ckpt = Checkpoint::New(*ctx, {w});
+  REQUIRE(ckpt.ok());
+  char tmpl[] = "/tmp/eager_checkpoint_XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  auto path = ckpt.value().Save(dir + "/model.ckpt", 7);
+  INFO(path.status().ToString());
+  REQUIRE(path.ok());
+  ops::AssignVariableOp(s, w.handle, ops::Const(s, {{0.f, 0.f}, {0.f, 0.f}}));
+  CHECK(Floats(w.Read(s)) == std::vector<float>{0, 0, 0, 0});
+  REQUIRE(ckpt.value().Restore(path.value()).ok());
+  CHECK(Floats(w.Read(s)) == std::vector<float>{1, 2, 3, 4});
+
+  // A graph with a variable of the same name restores it.
+  Scope g = Scope::NewRootScope();
+  auto kernel = ops::VarHandleOp(g.WithOpName("dense/kernel"), tensorflow::DT_FLOAT, PartialTensorShape({2, 2}));
+  auto read = ops::ReadVariableOp(g.WithOpName("read"), kernel, tensorflow::DT_FLOAT);
+  auto saver = Saver::New(g, {kernel});
+  REQUIRE(saver.ok());
+  tensorflow::GraphDef def;
+  REQUIRE(g.ToGraphDef(&def).ok());
+  auto session = Session::New().value();
+  REQUIRE(session->Create(def).ok());
+  REQUIRE(saver.value().Restore(*session, path.value()).ok());
+  std::vector<Tensor> out;
+  REQUIRE(session->Run({}, {"read"}, {}, &out).ok());
+  CHECK(std::vector<float>(out[0].base<float>(), out[0].base<float>() + 4) == std::vector<float>{1, 2, 3, 4});
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
