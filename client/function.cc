@@ -1,5 +1,6 @@
 #include "client/function.h"
 
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -40,14 +41,24 @@ std::string ShapeString(DataType dtype, const PartialTensorShape& shape) {
   return StrCat(DataTypeString(dtype), shape.DebugString());
 }
 
-// The stateful nodes that automatic control dependencies order: those that run once per
-// call in the function's top level (not inside a loop's frame or a conditional's branch,
-// where an edge out would carry the branch's deadness), in the order the trace made them.
-std::vector<const Node*> OrderedStatefulNodes(const Graph& graph) {
-  std::vector<const Node*> stateful;
+// Automatic control dependencies: the edges that make the stateful nodes of a trace run in
+// the order the trace made them, as TensorFlow 2 does. Nodes using one resource (a
+// variable's handle) run in program order; stateful nodes using none (random numbers,
+// summaries) run in program order among themselves; nodes on different resources may run
+// at once. Only nodes that run once per call count: those in the function's top level, not
+// inside a loop's frame or a conditional's branch (an edge out of a branch would carry its
+// deadness). `last` gets the last node of each chain, which the outputs then depend on.
+struct AutomaticControlDeps {
+  std::vector<std::pair<const Node*, const Node*>> edges;  // (before, after)
+  std::vector<const Node*> last;
+};
+
+AutomaticControlDeps OrderStatefulNodes(const Graph& graph) {
+  AutomaticControlDeps deps;
   ControlFlowInfo cf;
-  if (!BuildControlFlowInfo(graph, &cf).ok()) return stateful;
+  if (!BuildControlFlowInfo(graph, &cf).ok()) return deps;
   std::vector<bool> in_branch(graph.num_node_ids(), false);
+  std::map<int, const Node*> last_on;  // by the resource's producer node id; -1: no resource
   for (const Node* n : graph.op_nodes()) {  // id order: inputs before their consumers
     bool branch = false;
     if (!IsMerge(*n)) {
@@ -59,9 +70,21 @@ std::vector<const Node*> OrderedStatefulNodes(const Graph& graph) {
     if (branch || cf.frame_of[n->id()] != 0 || IsControlFlow(*n) || !n->IsStateful()) continue;
     const std::string& op = n->type_string();
     if (op == "Placeholder" || op == "VarHandleOp" || op == "_Arg" || op == "_Retval") continue;
-    stateful.push_back(n);
+    std::set<int> resources;
+    for (const Edge* e : n->in_edges()) {
+      if (!e->IsControlEdge() && n->input_type(e->dst_input) == tensorflow::DT_RESOURCE) resources.insert(e->src->id());
+    }
+    if (resources.empty()) resources.insert(-1);
+    for (int r : resources) {
+      auto& prev = last_on[r];
+      if (prev != nullptr) deps.edges.push_back({prev, n});
+      prev = n;
+    }
   }
-  return stateful;
+  std::set<const Node*> last;
+  for (const auto& entry : last_on) last.insert(entry.second);
+  deps.last.assign(last.begin(), last.end());
+  return deps;
 }
 
 }  // namespace
@@ -180,16 +203,13 @@ StatusOr<std::unique_ptr<Function::Concrete>> Function::Trace(const Scope& scope
   // Automatic control dependencies, on the GraphDef (the traced graph stays as it was, for
   // the gradient, which must not run the body's side effects again).
   TA_RETURN_IF_ERROR(c->graph.ToGraphDef(&c->graph_def));
-  std::vector<const Node*> stateful = OrderedStatefulNodes(*c->graph.graph());
+  AutomaticControlDeps deps = OrderStatefulNodes(*c->graph.graph());
   std::unordered_map<std::string, NodeDef*> by_name;
   for (NodeDef& n : *c->graph_def.mutable_node()) by_name[n.name()] = &n;
-  for (size_t k = 1; k < stateful.size(); ++k) {
-    by_name[stateful[k]->name()]->add_input(StrCat("^", stateful[k - 1]->name()));
-  }
-  if (!stateful.empty()) {
-    const std::string& last = stateful.back()->name();
-    for (const Output& out : c->outputs) by_name[out.node->name()]->add_input(StrCat("^", last));
-    c->targets.push_back(last);
+  for (const auto& [before, after] : deps.edges) by_name[after->name()]->add_input(StrCat("^", before->name()));
+  for (const Node* last : deps.last) {
+    for (const Output& out : c->outputs) by_name[out.node->name()]->add_input(StrCat("^", last->name()));
+    c->targets.push_back(last->name());
   }
   TA_ASSIGN_OR_RETURN(c->session, Session::New(ctx_.server()));
   Status created = c->session->Create(c->graph_def);

@@ -8,8 +8,15 @@
 #include "graph/gradients/gradient_registry.h"
 
 namespace tensoract {
+namespace {
 
-GradientTape::GradientTape(EagerContext& ctx, bool persistent) : ctx_(ctx), persistent_(persistent) {
+// A variable's handle: an eager resource value.
+bool IsVariableHandle(const Output& x) { return x.is_eager() && x.type() == tensorflow::DT_RESOURCE; }
+
+}  // namespace
+
+GradientTape::GradientTape(EagerContext& ctx, bool persistent, bool watch_accessed_variables)
+    : ctx_(ctx), persistent_(persistent), watch_accessed_variables_(watch_accessed_variables) {
   StartRecording();
 }
 
@@ -41,12 +48,17 @@ bool GradientTape::Watched(const Output& x) const {
 
 bool GradientTape::Wants(const std::vector<Output>& inputs) const {
   for (const Output& in : inputs) {
-    if (Watched(in)) return true;
+    if (Watched(in) || (watch_accessed_variables_ && IsVariableHandle(in))) return true;
   }
   return false;
 }
 
 void GradientTape::Record(const std::shared_ptr<EagerNode>& op) {
+  if (watch_accessed_variables_) {
+    for (const Output& in : op->inputs) {
+      if (IsVariableHandle(in) && !watched_.count({in.eager.get(), in.index})) Watch(in);
+    }
+  }
   recorded_.insert(op.get());
   ops_.push_back(op);
 }

@@ -6,7 +6,9 @@
 //   std::vector<Output> g = tape.Gradient(y, {x}).value();   // 2x, an eager value
 //
 // While a tape lives it records every op that reads a watched tensor or the output of an
-// op it recorded. Gradient walks the recorded ops backwards from the target and runs,
+// op it recorded. Like TensorFlow's default (watch_accessed_variables), a variable that
+// an op reads while the tape records is watched without asking: Gradient(loss, vars)
+// just works after the forward pass. Gradient walks the recorded ops backwards from the target and runs,
 // eagerly, the same gradient functions graphs use (graph/gradients/gradient_registry.h):
 // gradients of a tensor's consumers are summed, an output no gradient reached gets zeros,
 // StopGradient and the other no-gradient ops stop it, an op without a gradient function on
@@ -33,7 +35,7 @@ namespace tensoract {
 
 class GradientTape : public OpRecorder {
  public:
-  explicit GradientTape(EagerContext& ctx, bool persistent = false);
+  explicit GradientTape(EagerContext& ctx, bool persistent = false, bool watch_accessed_variables = true);
   ~GradientTape() override;
   GradientTape(const GradientTape&) = delete;
   GradientTape& operator=(const GradientTape&) = delete;
@@ -63,6 +65,7 @@ class GradientTape : public OpRecorder {
 
   EagerContext& ctx_;
   const bool persistent_;
+  const bool watch_accessed_variables_;
   bool recording_ = false;
   bool used_ = false;
   std::set<TensorKey> watched_;

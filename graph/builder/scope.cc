@@ -146,6 +146,8 @@ Scope Scope::WithNoControlDependencies() const {
 
 Scope Scope::ColocateWith(const Output& op) const {
   Scope s = *this;
+  // An eager value is nowhere in a graph; a graph using it names its device instead.
+  if (op.is_eager()) return s;
   if (op.node == nullptr) {
     UpdateStatus(errors::InvalidArgument("ColocateWith was given an empty output"));
     return s;

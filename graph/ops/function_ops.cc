@@ -69,5 +69,6 @@ REGISTER_OP("StatefulPartitionedCall")
     .Attr("config_proto: string = ''")
     .Attr("executor_type: string = ''")
     .SetIsStateful()
+    .SetIsDistributedCommunication()
     .SetShapeFn(tensoract::shape_inference::UnknownShape)
     .Doc("Calls function `f`, which has side effects.");

@@ -27,14 +27,21 @@ Variable Optimizer::AddSlot(const Scope& root, const Variable& var, const std::s
 }
 
 Output Optimizer::Current(const Scope& scope, const Variable& var) {
-  return scope.is_eager() ? var.Read(scope) : var.value;
+  // An eager variable's `value` is its first value: read it again.
+  return scope.is_eager() || var.handle.is_eager() ? var.Read(scope) : var.value;
+}
+
+void Optimizer::Build(const Scope& scope, const std::vector<Variable>& vars) {
+  Scope root = scope.WithNoControlDependencies().ClearColocation();
+  Prepare(scope.NewSubScope(name_), root, vars);
+  for (const Variable& v : vars) MakeSlots(root, v);
 }
 
 Node* Optimizer::Minimize(const Scope& scope, const Output& loss, const std::vector<Variable>& vars,
                           const Variable* global_step) {
   if (!scope.ok()) return nullptr;
   std::vector<Output> xs;
-  for (const Variable& v : vars) xs.push_back(v.handle);
+  for (const Variable& v : vars) xs.push_back(v.Handle(scope));
   std::vector<Output> grads;
   Status s = AddSymbolicGradients(scope, {loss}, xs, &grads);
   if (!s.ok()) {

@@ -44,6 +44,11 @@ class Optimizer {
   Node* ApplyGradients(const Scope& scope, const std::vector<Variable>& vars, const std::vector<Output>& grads,
                        const Variable* global_step = nullptr);
 
+  // Makes the optimizer's state for `vars` now (Keras' optimizer.build): what a traced
+  // function's updates need before the trace, as variables are made only eagerly there.
+  // ApplyGradients makes whatever is missing itself.
+  void Build(const Scope& scope, const std::vector<Variable>& vars);
+
   // The state this optimizer created (slots, Adam's beta powers): to initialize and save.
   const std::vector<Variable>& variables() const { return state_; }
 
@@ -54,6 +59,8 @@ class Optimizer {
   virtual Node* ApplyDense(const Scope& root, const Scope& scope, const Variable& var, const Output& grad) = 0;
   // Built once before the updates ("<name>/"); Adam makes its beta powers here.
   virtual void Prepare(const Scope& scope, const Scope& root, const std::vector<Variable>& vars) {}
+  // Makes the slots of `var` (in `root`).
+  virtual void MakeSlots(const Scope& root, const Variable& var) {}
   // Runs after every update (Adam advances its beta powers); nullptr when nothing.
   virtual Node* Finish(const Scope& scope) { return nullptr; }
   // A constant `value` of `dtype` (the learning rate and friends).
@@ -88,6 +95,7 @@ class MomentumOptimizer : public Optimizer {
 
  protected:
   Node* ApplyDense(const Scope& root, const Scope& scope, const Variable& var, const Output& grad) override;
+  void MakeSlots(const Scope& root, const Variable& var) override { AddSlot(root, var, "Momentum"); }
 
  private:
   double learning_rate_, momentum_;
@@ -106,6 +114,10 @@ class AdamOptimizer : public Optimizer {
   void Prepare(const Scope& scope, const Scope& root, const std::vector<Variable>& vars) override;
   Node* ApplyDense(const Scope& root, const Scope& scope, const Variable& var, const Output& grad) override;
   Node* Finish(const Scope& scope) override;
+  void MakeSlots(const Scope& root, const Variable& var) override {
+    AddSlot(root, var, "Adam");
+    AddSlot(root, var, "Adam_1");
+  }
 
  private:
   double learning_rate_, beta1_, beta2_, epsilon_;

@@ -12,7 +12,17 @@ namespace tensoract {
 
 std::string Variable::name() const { return handle.node ? handle.node->name() : std::string(); }
 
-Output Variable::Read(const Scope& scope) const { return ops::ReadVariableOp(scope, handle, dtype); }
+Output Variable::Handle(const Scope& scope) const {
+  if (scope.is_eager() || !handle.is_eager()) return handle;
+  auto captured = handle.eager->Capture(scope, handle.index);
+  if (!captured.ok()) {
+    scope.UpdateStatus(captured.status());
+    return Output();
+  }
+  return captured.value();
+}
+
+Output Variable::Read(const Scope& scope) const { return ops::ReadVariableOp(scope, Handle(scope), dtype); }
 
 Variable NewVariable(const Scope& scope, const std::string& name, const InitialValueFn& make_initial_value) {
   Variable var;

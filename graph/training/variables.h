@@ -36,6 +36,9 @@ struct Variable {
   PartialTensorShape shape;
   // The handle node's name: the variable's name in checkpoints.
   std::string name() const;
+  // The handle in `scope`: `handle`, or, for an eager variable used while a graph is built
+  // (a Function's trace), the VarHandleOp that stands for it in that graph.
+  Output Handle(const Scope& scope) const;
   // A read of the current value in `scope` (a new ReadVariableOp: eager, it runs now).
   Output Read(const Scope& scope) const;
 };

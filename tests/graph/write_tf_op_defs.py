@@ -19,6 +19,7 @@ from tensorflow.python.framework import op_def_registry  # noqa: E402
 
 OPS = """
 Const Placeholder PlaceholderWithDefault Identity IdentityN Snapshot NoOp _Arg _Retval
+PartitionedCall StatefulPartitionedCall
 Add AddV2 Sub Mul Div RealDiv DivNoNan FloorDiv FloorMod Maximum Minimum Pow SquaredDifference
 Neg Abs Sign Square Sqrt Rsqrt Reciprocal Exp Log Log1p Tanh Sigmoid Floor Ceil Round
 Greater GreaterEqual Less LessEqual Equal NotEqual LogicalAnd LogicalOr LogicalNot
