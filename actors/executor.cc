@@ -739,7 +739,9 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
 }  // namespace
 
 caf::actor SpawnExecutor(caf::actor_system& system, ExecutorArgs args) {
-  return system.spawn(executor_actor, std::move(args));
+  // lazy_init: the executor is first scheduled by the start message the worker sends it
+  // at once, not also for its initialisation (one scheduling round less per step).
+  return system.spawn<caf::lazy_init>(executor_actor, std::move(args));
 }
 
 }  // namespace tensoract

@@ -13,6 +13,7 @@
 #include "actors/remote_master.h"
 #include "actors/scheduler_config.h"
 #include "actors/worker.h"
+#include "client/step_caller.h"
 
 namespace tensoract {
 
@@ -49,7 +50,7 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::New(caf::actor_system& syste
 }
 
 LocalServer::LocalServer(caf::actor_system& system, std::unique_ptr<OwnedSystem> owned, const SessionOptions& options)
-    : owned_(std::move(owned)), system_(system), options_(options) {
+    : owned_(std::move(owned)), system_(system), options_(options), step_caller_(new StepCaller(system)) {
   WorkerOptions worker_options;
   worker_options.cpu_threads = ThreadsFor(options);
   worker_options.num_cpu_devices = options.num_cpu_devices;
@@ -123,7 +124,11 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::Connect(const SessionOptions
 
 LocalServer::LocalServer(caf::actor_system& system, std::unique_ptr<OwnedSystem> owned, const SessionOptions& options,
                          caf::actor remote_master)
-    : owned_(std::move(owned)), system_(system), options_(options), master_(std::move(remote_master)) {}
+    : owned_(std::move(owned)),
+      system_(system),
+      options_(options),
+      master_(std::move(remote_master)),
+      step_caller_(new StepCaller(system)) {}
 
 LocalServer::~LocalServer() {
   caf::anon_send_exit(master_, caf::exit_reason::user_shutdown);

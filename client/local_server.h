@@ -30,6 +30,8 @@ class actor_system;
 
 namespace tensoract {
 
+class StepCaller;
+
 struct SessionOptions {
   // Where the master is: empty for one in this process (with a worker of its own), or
   // "tensoract://host:port" for the master of a running cluster's node (tensoract-node),
@@ -95,6 +97,8 @@ class LocalServer {
   // The worker's devices, CPUs first, for running ops in this process outside a graph
   // (client/eager_context.h); empty for a remote target's client end.
   const std::vector<std::shared_ptr<Device>>& devices() const { return devices_; }
+  // How Session::Run sends its steps to master() (client/step_caller.h).
+  StepCaller& step_caller() const { return *step_caller_; }
   const SessionOptions& options() const { return options_; }
 
  private:
@@ -108,6 +112,7 @@ class LocalServer {
   SessionOptions options_;
   caf::actor master_, worker_;
   std::vector<std::shared_ptr<Device>> devices_;
+  std::unique_ptr<StepCaller> step_caller_;
 };
 
 // Threads for `options`: num_threads, or one per core.

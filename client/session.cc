@@ -7,6 +7,7 @@
 
 #include "actors/cluster_credentials.h"
 #include "actors/messages.h"
+#include "client/step_caller.h"
 
 namespace tensoract {
 namespace {
@@ -176,18 +177,15 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
       if (canceller != nullptr) canceller->Uninstall();
     }
   } uninstall{options.canceller.get()};
-  return Ask<RunStepResponse>(
-      server_->system(), master(), wait_ms, "RunStep",
-      [&](RunStepResponse& r) {
-        if (metadata != nullptr) {
-          if (r.step_stats) metadata->step_stats = std::move(*r.step_stats);
-          metadata->partition_graphs.clear();
-          for (const auto& g : r.partition_graphs) metadata->partition_graphs.push_back(*g);
-        }
-        if (r.status.ok() && outputs != nullptr) *outputs = std::move(r.fetched);
-        return r.status;
-      },
-      run_step_atom::value, std::move(request));
+  RunStepResponse r;
+  TA_RETURN_IF_ERROR(server_->step_caller().Call(master(), std::move(request), wait_ms, &r));
+  if (metadata != nullptr) {
+    if (r.step_stats) metadata->step_stats = std::move(*r.step_stats);
+    metadata->partition_graphs.clear();
+    for (const auto& g : r.partition_graphs) metadata->partition_graphs.push_back(*g);
+  }
+  if (r.status.ok() && outputs != nullptr) *outputs = std::move(r.fetched);
+  return r.status;
 }
 
 Status Session::Close() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "graph/control_flow.h"
+#include "graph/function_inline.h"
 
 namespace tensoract {
 namespace {
@@ -189,6 +190,12 @@ Status CheckEdgeType(const Node& src, int src_output, const Node& dst, int dst_i
 
 Status ImportGraphDef(const tensorflow::GraphDef& graph_def, Graph* graph) {
   if (graph->num_op_nodes() != 0) return errors::Internal("ImportGraphDef needs an empty graph");
+  if (graph_def.library().function_size() > 0) {
+    // TensorFlow 2's function calls: their bodies take their place (graph/function_inline.h).
+    tensorflow::GraphDef inlined = graph_def;
+    TA_RETURN_IF_ERROR(InlineFunctionCalls(&inlined));
+    return ImportGraphDef(inlined, graph);
+  }
   if (graph_def.has_versions()) graph->set_versions(graph_def.versions());
   std::vector<Node*> added;
   added.reserve(graph_def.node_size());

@@ -5,7 +5,8 @@ Usage: tf_graph_compat.py TENSORACT_RUN WORK_DIR
 
 Each case builds a graph with tf.compat.v1 in graph mode (constants, placeholders,
 MatMul, Add, Mul, Identity, ref variables, resource variables, constant initialisers,
-assign_add/assign_sub, and unused nodes that pruning must drop), writes it as a binary
+assign_add/assign_sub, unused nodes that pruning must drop, and TensorFlow 2 functions
+calling functions: a function library), writes it as a binary
 .pb and as a text .pbtxt (with TF 1.x's `_output_shapes`), and runs a SEQUENCE of steps
 in one tf.compat.v1.Session: steps before the initialiser (which must fail with
 FAILED_PRECONDITION naming the variable), the initialiser, fetches with feeds, updates,
@@ -143,6 +144,41 @@ def case_resource_variables():
         step([out.name], {dense.name: np.array([[1.5, -2.0]], dtype=np.float32)}),
     ]
     return graph, steps, {out.name, dense.name}
+
+
+def case_functions():
+    """TensorFlow 2 functions in a graph: tf.function calling tf.function (a library, a
+    StatefulPartitionedCall calling a PartitionedCall), a captured resource variable that
+    the outer function updates, two results of which one feeds another op."""
+    graph = tf.Graph()
+    with graph.as_default():
+        @tf.function
+        def inner(x, w):
+            return tf.matmul(x, w) + 1.0
+
+        @tf.function
+        def outer(x, w, v):
+            y = inner(x, w)
+            v.assign_add(tf.reduce_sum(y))
+            return y * 2.0, tf.reduce_sum(y)
+
+        x = tf1.placeholder(tf.float32, [None, 2], name="x")
+        w = tf1.constant([[1.0, 2.0], [3.0, -4.0]], name="w")
+        v = tf.Variable(0.5, name="v")
+        scaled, total = outer(x, w, v)
+        a = tf1.identity(scaled, name="a")
+        s = tf1.multiply(total, 3.0, name="s")
+        init = tf1.variables_initializer([v], name="init")
+        value = v.read_value()
+    feed = np.array([[1.0, 1.0], [0.0, 1.0], [2.0, -0.5]], dtype=np.float32)
+    steps = [
+        step(targets=[init.name]),
+        step([a.name, s.name], {x.name: feed}),
+        step([value.name]),
+        step([s.name], {x.name: feed[:1]}),
+        step([value.name]),
+    ]
+    return graph, steps, {a.name, s.name}
 
 
 def case_dtypes():
@@ -304,7 +340,7 @@ HAND_WRITTEN = {"hand_written_ref_variables": "tf1_variables.pbtxt",
                 "hand_written_resource_variables": "tf1_resource_variables.pbtxt",
                 "hand_written_cond": "tf1_cond.pbtxt",
                 "hand_written_while_loop": "tf1_while_loop.pbtxt"}
-CASES = [case_constants, case_ref_variables, case_resource_variables, case_dtypes,
+CASES = [case_constants, case_ref_variables, case_resource_variables, case_functions, case_dtypes,
          case_hand_written_ref_variables, case_hand_written_resource_variables, case_control_flow,
          case_hand_written_cond, case_hand_written_while_loop]
 

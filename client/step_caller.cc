@@ -1,0 +1,94 @@
+#include "client/step_caller.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+
+#include <caf/all.hpp>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace tensoract {
+
+// Where the relay leaves one call's reply for the thread waiting on it.
+struct ReplySlot {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<bool> ready{false};
+  bool sleeping = false;  // under mu
+  RunStepResponse response;
+  caf::error error;
+
+  void Fill(RunStepResponse r, caf::error e) {
+    bool wake;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      response = std::move(r);
+      error = std::move(e);
+      ready.store(true, std::memory_order_release);
+      wake = sleeping;
+    }
+    if (wake) cv.notify_one();
+  }
+
+  // True once filled, false at the deadline.
+  bool Wait(std::chrono::steady_clock::time_point deadline) {
+    // About 50 us of polling: a small step's reply comes within it.
+    for (int i = 0; i < 20000; ++i) {
+      if (ready.load(std::memory_order_acquire)) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      _mm_pause();
+#endif
+    }
+    std::unique_lock<std::mutex> lock(mu);
+    sleeping = true;
+    bool filled = cv.wait_until(lock, deadline, [this] { return ready.load(std::memory_order_acquire); });
+    sleeping = false;
+    return filled;
+  }
+};
+
+}  // namespace tensoract
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<tensoract::ReplySlot>)
+
+namespace tensoract {
+namespace {
+
+using relay_step_atom = caf::atom_constant<caf::atom("relaystep")>;
+
+caf::behavior relay_actor(caf::event_based_actor* self) {
+  return {
+      [=](relay_step_atom, const caf::actor& master, RunStepRequest& request, std::shared_ptr<ReplySlot> slot) {
+        // No timeout here: the master ends a step at its deadline, and the caller's wait
+        // has its own.
+        self->request(master, caf::infinite, run_step_atom::value, std::move(request))
+            .then([slot](RunStepResponse& r) { slot->Fill(std::move(r), caf::error()); },
+                  [slot](caf::error& e) { slot->Fill(RunStepResponse(), std::move(e)); });
+      },
+  };
+}
+
+}  // namespace
+
+StepCaller::StepCaller(caf::actor_system& system) : relay_(system.spawn(relay_actor)) {}
+
+StepCaller::~StepCaller() { caf::anon_send_exit(relay_, caf::exit_reason::user_shutdown); }
+
+Status StepCaller::Call(const caf::actor& master, RunStepRequest request, int64_t wait_ms,
+                        RunStepResponse* response) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  auto slot = std::make_shared<ReplySlot>();
+  caf::anon_send(relay_, relay_step_atom::value, master, std::move(request), slot);
+  if (!slot->Wait(deadline)) return FromCafError(caf::sec::request_timeout, "RunStep");
+  std::lock_guard<std::mutex> lock(slot->mu);
+  if (slot->error) return FromCafError(slot->error, "RunStep");
+  *response = std::move(slot->response);
+  return Status::OK();
+}
+
+}  // namespace tensoract
