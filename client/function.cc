@@ -1,5 +1,6 @@
 #include "client/function.h"
 
+#include <atomic>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -7,6 +8,7 @@
 #include "graph/builder/array_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/control_flow.h"
+#include "graph/function_library.h"
 #include "graph/gradients/gradients.h"
 #include "graph/op_registry.h"
 
@@ -85,6 +87,29 @@ AutomaticControlDeps OrderStatefulNodes(const Graph& graph) {
   for (const auto& entry : last_on) last.insert(entry.second);
   deps.last.assign(last.begin(), last.end());
   return deps;
+}
+
+// Writes `graph`'s automatic control dependencies into `def` (its GraphDef), the outputs
+// (nodes of the graph) waiting for every chain's last node; returns those last nodes'
+// names, which a caller runs as targets or a FunctionDef lists as control outputs.
+std::vector<std::string> ApplyAutomaticControlDeps(const Graph& graph, const std::vector<Output>& outputs,
+                                                   tensorflow::GraphDef* def) {
+  AutomaticControlDeps deps = OrderStatefulNodes(graph);
+  std::unordered_map<std::string, NodeDef*> by_name;
+  for (NodeDef& n : *def->mutable_node()) by_name[n.name()] = &n;
+  for (const auto& [before, after] : deps.edges) by_name[after->name()]->add_input(StrCat("^", before->name()));
+  std::vector<std::string> last;
+  for (const Node* n : deps.last) {
+    for (const Output& out : outputs) by_name[out.node->name()]->add_input(StrCat("^", n->name()));
+    last.push_back(n->name());
+  }
+  return last;
+}
+
+// A name no other traced function of this process has.
+std::string FunctionDefName(const std::string& function) {
+  static std::atomic<int64_t> traced{0};
+  return StrCat("__inference_", function, "_", traced++);
 }
 
 }  // namespace
@@ -203,14 +228,7 @@ StatusOr<std::unique_ptr<Function::Concrete>> Function::Trace(const Scope& scope
   // Automatic control dependencies, on the GraphDef (the traced graph stays as it was, for
   // the gradient, which must not run the body's side effects again).
   TA_RETURN_IF_ERROR(c->graph.ToGraphDef(&c->graph_def));
-  AutomaticControlDeps deps = OrderStatefulNodes(*c->graph.graph());
-  std::unordered_map<std::string, NodeDef*> by_name;
-  for (NodeDef& n : *c->graph_def.mutable_node()) by_name[n.name()] = &n;
-  for (const auto& [before, after] : deps.edges) by_name[after->name()]->add_input(StrCat("^", before->name()));
-  for (const Node* last : deps.last) {
-    for (const Output& out : c->outputs) by_name[out.node->name()]->add_input(StrCat("^", last->name()));
-    c->targets.push_back(last->name());
-  }
+  c->targets = ApplyAutomaticControlDeps(*c->graph.graph(), c->outputs, &c->graph_def);
   TA_ASSIGN_OR_RETURN(c->session, Session::New(ctx_.server()));
   Status created = c->session->Create(c->graph_def);
   if (!created.ok()) return fail(created);
@@ -234,16 +252,32 @@ StatusOr<tensorflow::GraphDef> Function::GraphFor(const Scope& scope, const std:
 
 Status Function::BuildBackward(Concrete* c) {
   if (c->backward) return Status::OK();
-  Scope& g = c->graph;
-  std::vector<Output> dys;
+  // The trace as it was made (no automatic control dependencies: the gradient must not run
+  // the body's side effects again), its calls inlined, in a scope of its own.
+  tensorflow::GraphDef plain;
+  TA_RETURN_IF_ERROR(c->graph.ToGraphDef(&plain));
+  TA_ASSIGN_OR_RETURN(Scope g, Scope::FromGraphDef(plain));
+  auto find = [&](const Output& traced) -> StatusOr<Output> {
+    Node* n = g.graph()->FindNode(traced.node->name());
+    if (n == nullptr) return errors::Internal("node '", traced.node->name(), "' is not in the inlined trace");
+    return Output(n, traced.index);
+  };
+  std::vector<Output> ys, xs, dys;
   for (size_t i = 0; i < c->outputs.size(); ++i) {
-    const Output& out = c->outputs[i];
-    dys.push_back(ops::Placeholder(g.WithOpName(StrCat("dy_", i)), out.type(), out.shape()));
+    TA_ASSIGN_OR_RETURN(Output y, find(c->outputs[i]));
+    ys.push_back(y);
+    dys.push_back(ops::Placeholder(g.WithOpName(StrCat("dy_", i)), y.type(), y.shape()));
   }
-  std::vector<Output> xs = c->args;
-  for (const auto& capture : c->captures) xs.push_back(capture.first);
+  for (const Output& arg : c->args) {
+    TA_ASSIGN_OR_RETURN(Output x, find(arg));
+    xs.push_back(x);
+  }
+  for (const auto& capture : c->captures) {
+    TA_ASSIGN_OR_RETURN(Output x, find(capture.first));
+    xs.push_back(x);
+  }
   std::vector<Output> grads;
-  TA_RETURN_IF_ERROR(AddSymbolicGradients(g, c->outputs, xs, dys, &grads));
+  TA_RETURN_IF_ERROR(AddSymbolicGradients(g, ys, xs, dys, &grads));
   c->backward_feeds = c->feeds;
   for (const Output& dy : dys) c->backward_feeds.push_back(dy.node->name());
   for (const Output& grad : grads) c->backward_fetches.push_back(grad.node == nullptr ? "" : grad.name());
@@ -253,13 +287,82 @@ Status Function::BuildBackward(Concrete* c) {
   return c->backward->Create(def);
 }
 
-StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std::vector<FunctionArg>& args) {
-  if (!scope.is_eager()) {
-    // Called while another function is traced: the body joins the caller's graph.
-    std::vector<Output> results = body_(scope, args);
-    TA_RETURN_IF_ERROR(scope.status());
-    return results;
+StatusOr<std::vector<Output>> Function::CallInGraph(const Scope& scope, const std::vector<FunctionArg>& args) {
+  // TensorFlow 2's form: the callee traced into a FunctionDef of the caller's library and
+  // a StatefulPartitionedCall of it (ImportGraphDef inlines it again to run it).
+  Scope body = Scope::NewRootScope();
+  TraceState state;
+  state.context = &ctx_;
+  state.function_name = name_;
+  const TraceState* caller = CurrentTrace();
+  state.may_create_variables = caller != nullptr ? caller->may_create_variables : trace_count_ == 0;
+  ++trace_count_;
+  std::vector<FunctionArg> traced_args;
+  std::vector<Input> call_inputs;
+  std::vector<std::pair<std::string, DataType>> arg_names;
+  tensorflow::AttrValue tin, tout;
+  tin.mutable_list();
+  tout.mutable_list();
+  for (const FunctionArg& arg : args) {
+    const Output* o = std::get_if<Output>(&arg);
+    if (o == nullptr) {
+      traced_args.push_back(arg);
+      continue;
+    }
+    std::string arg_name = StrCat("args_", arg_names.size());
+    traced_args.push_back(ops::Placeholder(body.WithOpName(arg_name), o->type(), o->shape()));
+    arg_names.emplace_back(arg_name, o->type());
+    call_inputs.push_back(*o);
+    tin.mutable_list()->add_type(o->type());
   }
+  std::vector<Output> results, outputs;
+  {
+    TraceGuard guard(&state);
+    results = body_(body.WithDevice(scope.device()), traced_args);
+    for (size_t i = 0; i < results.size() && body.ok(); ++i) {
+      outputs.push_back(ops::Identity(body.WithOpName(StrCat("output_", i)), results[i]));
+    }
+  }
+  auto fail = [&](const Status& st) {
+    return Status(st.code(), StrCat("tracing Function '", name_, "': ", st.message()));
+  };
+  if (!body.ok()) return fail(body.status());
+  tensorflow::GraphDef def;
+  TA_RETURN_IF_ERROR(body.ToGraphDef(&def));
+  std::vector<std::string> side_effects = ApplyAutomaticControlDeps(*body.graph(), outputs, &def);
+  std::vector<std::string> output_names;
+  DataTypeVector output_types;
+  for (const Output& out : outputs) {
+    output_names.push_back(out.name());
+    output_types.push_back(out.type());
+    tout.mutable_list()->add_type(out.type());
+  }
+  // What the body captured becomes arguments too, which the call passes (captured in turn
+  // by the caller's trace), as TensorFlow 2 does: so a variable read deep inside is one
+  // the caller's gradient reaches.
+  for (const auto& [in_body, eager] : state.captures) {
+    if (in_body.index != 0) return fail(errors::Internal("a capture with more than one output"));
+    arg_names.emplace_back(in_body.node->name(), in_body.type());
+    call_inputs.push_back(eager);
+    tin.mutable_list()->add_type(in_body.type());
+  }
+  const std::string function_name = FunctionDefName(name_);
+  auto f = MakeFunctionDef(def, function_name, arg_names, output_names, output_types, side_effects);
+  if (!f.ok()) return fail(f.status());
+  auto* library = scope.graph()->mutable_library();
+  for (const auto& inner : def.library().function()) *library->add_function() = inner;  // its own callees
+  *library->add_function() = std::move(f).value();
+  tensorflow::AttrValue callee;
+  callee.mutable_func()->set_name(function_name);
+  Node* call = scope.AddOp("StatefulPartitionedCall", name_, call_inputs, {{"Tin", tin}, {"Tout", tout}, {"f", callee}});
+  TA_RETURN_IF_ERROR(scope.status());
+  // Its outputs' shapes are the body's (a call's own shape function cannot tell).
+  for (size_t i = 0; i < outputs.size(); ++i) call->set_output_shape(static_cast<int>(i), outputs[i].shape());
+  return AllOutputs(call);
+}
+
+StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std::vector<FunctionArg>& args) {
+  if (!scope.is_eager()) return CallInGraph(scope, args);
   TA_ASSIGN_OR_RETURN(Concrete* c, ConcreteFor(scope, args));
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::vector<Output> inputs;  // for a tape: the tensor arguments, then the captures

@@ -27,7 +27,8 @@
 // - a tensor's value is unknown while tracing, so C++ `if` and `for` on one cannot work:
 //   ValueOf fails saying to use ops::Cond and ops::WhileLoop, which trace into the graph;
 // - called in a graph scope (one Function calling another while it is traced), the callee
-//   is traced into the caller's graph;
+//   is traced into a FunctionDef of the caller's graph library, called by a
+//   StatefulPartitionedCall node: the form TensorFlow 2 writes (the runtime inlines it);
 // - a gradient tape records a call as one op whose gradient runs the function's
 //   gradient graph (built once from the trace by graph/gradients), so gradients reach the
 //   arguments and the variables the function read;
@@ -105,6 +106,9 @@ class Function {
   StatusOr<std::string> SignatureKey(const Scope& scope, const std::vector<FunctionArg>& args) const;
   StatusOr<Concrete*> ConcreteFor(const Scope& scope, const std::vector<FunctionArg>& args);
   StatusOr<std::unique_ptr<Concrete>> Trace(const Scope& scope, const std::vector<FunctionArg>& args);
+  // A call while another function traces: a StatefulPartitionedCall of this function's
+  // FunctionDef, which joins the caller's library.
+  StatusOr<std::vector<Output>> CallInGraph(const Scope& scope, const std::vector<FunctionArg>& args);
   // The gradient graph of `c`, built on first use.
   Status BuildBackward(Concrete* c);
 

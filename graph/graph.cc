@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "graph/control_flow.h"
-#include "graph/function_inline.h"
+#include "graph/function_library.h"
 
 namespace tensoract {
 namespace {
@@ -143,6 +143,7 @@ std::vector<Node*> Graph::op_nodes() const {
 void Graph::ToGraphDef(tensorflow::GraphDef* graph_def) const {
   graph_def->Clear();
   *graph_def->mutable_versions() = versions_;
+  if (library_.function_size() > 0) *graph_def->mutable_library() = library_;
   for (Node* node : op_nodes()) {
     NodeDef* def = graph_def->add_node();
     *def = node->def();
@@ -191,7 +192,7 @@ Status CheckEdgeType(const Node& src, int src_output, const Node& dst, int dst_i
 Status ImportGraphDef(const tensorflow::GraphDef& graph_def, Graph* graph) {
   if (graph->num_op_nodes() != 0) return errors::Internal("ImportGraphDef needs an empty graph");
   if (graph_def.library().function_size() > 0) {
-    // TensorFlow 2's function calls: their bodies take their place (graph/function_inline.h).
+    // TensorFlow 2's function calls: their bodies take their place (graph/function_library.h).
     tensorflow::GraphDef inlined = graph_def;
     TA_RETURN_IF_ERROR(InlineFunctionCalls(&inlined));
     return ImportGraphDef(inlined, graph);

@@ -138,6 +138,12 @@ class Graph {
   void set_versions(const tensorflow::VersionDef& v) { versions_ = v; }
   const OpRegistry* op_registry() const { return registry_; }
 
+  // The functions nodes of this graph call (a traced Function calling another adds its
+  // callee here); written out by ToGraphDef. An imported graph's calls are inlined, so
+  // its library stays empty (graph/function_inline.h).
+  const tensorflow::FunctionDefLibrary& library() const { return library_; }
+  tensorflow::FunctionDefLibrary* mutable_library() { return &library_; }
+
   // Writes the op nodes in id order with their inputs rebuilt from the edges: data
   // inputs by input index, then control inputs as "^name". Source and Sink are implicit.
   void ToGraphDef(tensorflow::GraphDef* graph_def) const;
@@ -155,6 +161,7 @@ class Graph {
   std::vector<std::unique_ptr<Edge>> edges_;  // by id; nullptr where removed
   std::unordered_map<std::string, Node*> by_name_;
   tensorflow::VersionDef versions_;
+  tensorflow::FunctionDefLibrary library_;
   int num_op_nodes_ = 0;
 };
 

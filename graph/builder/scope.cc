@@ -85,6 +85,13 @@ Scope Scope::NewRootScope() {
   return s;
 }
 
+StatusOr<Scope> Scope::FromGraphDef(const tensorflow::GraphDef& graph_def) {
+  Scope s = NewRootScope();
+  TA_RETURN_IF_ERROR(ImportGraphDef(graph_def, s.graph()));
+  for (const Node* n : s.graph()->op_nodes()) s.shared_->name_counts[n->name()] = 1;
+  return s;
+}
+
 Scope Scope::NewEagerScope(EagerRunner* runner) {
   Scope s = NewRootScope();
   s.shared_->eager = runner;

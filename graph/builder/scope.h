@@ -109,6 +109,9 @@ class Scope {
  public:
   // A new graph, written with producer version kGraphDefVersion.
   static Scope NewRootScope();
+  // A root scope over the graph of `graph_def` (imported: library calls inlined), to add
+  // to it; new names avoid the existing ones.
+  static StatusOr<Scope> FromGraphDef(const tensorflow::GraphDef& graph_def);
   // A scope whose ops run at once through `runner`, which must outlive every scope made
   // from it (client/eager_context.h: EagerContext::scope()).
   static Scope NewEagerScope(EagerRunner* runner);

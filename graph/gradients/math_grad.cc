@@ -12,6 +12,13 @@ Status IdentityGrad(const Scope& s, const Node& op, const std::vector<Output>& d
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Identity", IdentityGrad);
+
+// Each output is its input (an inlined function call's results).
+Status IdentityNGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  for (size_t i = 0; i < dx->size() && i < dy.size(); ++i) (*dx)[i] = dy[i];
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("IdentityN", IdentityNGrad);
 REGISTER_GRADIENT_OP("Snapshot", IdentityGrad);
 REGISTER_NO_GRADIENT_OP("StopGradient");
 REGISTER_NO_GRADIENT_OP("Const");

@@ -1,8 +1,8 @@
 // A GraphDef written by TensorFlow 2 with a function library (tests/data/tf2_functions.pbtxt:
 // a StatefulPartitionedCall of a function that calls another through a PartitionedCall and
 // updates a captured variable) runs through the C++ Session with TensorFlow's values; and
-// the inliner's errors (graph/function_inline.h).
-#include "graph/function_inline.h"
+// the inliner's errors (graph/function_library.h).
+#include "graph/function_library.h"
 #include "tests/actors/test_util.h"
 
 namespace tensoract {

@@ -146,7 +146,47 @@ TEST_CASE("a function may call another, and conditionals trace with ops::Cond", 
   CHECK(Floats(outer(s, {Vec(s, {1, 2})}).value()[0]) == std::vector<float>{4, 6});
   CHECK(Floats(outer(s, {Vec(s, {-5, -6})}).value()[0]) == std::vector<float>{4, 5});
   CHECK(outer.trace_count() == 1);
-  CHECK(inner.trace_count() == 0);  // traced into outer's graph
+  CHECK(inner.trace_count() == 1);  // traced once, into outer's library
+
+  // TensorFlow 2's form: a library function and a StatefulPartitionedCall of it, which a
+  // plain Session runs.
+  auto def = outer.GraphFor(s, {Vec(s, {1, 2})});
+  REQUIRE(def.ok());
+  REQUIRE(def.value().library().function_size() == 1);
+  CHECK(def.value().library().function(0).signature().name().rfind("__inference_inner_", 0) == 0);
+  bool calls = false;
+  for (const auto& n : def.value().node()) calls |= n.op() == "StatefulPartitionedCall";
+  CHECK(calls);
+  auto session = Session::New().value();
+  REQUIRE(session->Create(def.value()).ok());
+  std::vector<Tensor> out;
+  REQUIRE(session->Run({{"args_0", Tensor::FromVector<float>({3, 4})}}, {"output_0"}, {}, &out).ok());
+  CHECK(std::vector<float>(out[0].base<float>(), out[0].base<float>() + 2) == std::vector<float>{8, 10});
+}
+
+TEST_CASE("gradients flow through a function that calls another", "[function]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Variable w = MakeVariable(s, "w", Vec(s, {2, 3})).value();
+  Function inner(*ctx, "inner", [&](const Scope& g, const std::vector<FunctionArg>& args) {
+    return std::vector<Output>{ops::Mul(g, std::get<Output>(args[0]), w.Read(g))};
+  });
+  Function outer(*ctx, "outer", [&](const Scope& g, const std::vector<FunctionArg>& args) {
+    Output x = std::get<Output>(args[0]);
+    Output y = inner(g, {ops::Mul(g, x, x)}).value()[0];  // w x^2
+    return std::vector<Output>{ops::Sum(g, y, 0)};
+  });
+  Output x = Vec(s, {1, 2});
+  GradientTape tape(*ctx);
+  tape.Watch(x);
+  auto y = outer(s, {x});
+  REQUIRE(y.ok());
+  CHECK(Scalar(y.value()[0]) == 2 * 1 + 3 * 4);
+  auto g = tape.Gradient(y.value()[0], {x, w.handle});
+  INFO(g.status().ToString());
+  REQUIRE(g.ok());
+  CHECK(Floats(g.value()[0]) == std::vector<float>{4, 12});  // 2wx
+  CHECK(Floats(g.value()[1]) == std::vector<float>{1, 4});   // x^2
 }
 
 TEST_CASE("C++ control flow on a traced tensor is an error naming ops::Cond", "[function]") {

@@ -1,4 +1,4 @@
-#include "graph/function_inline.h"
+#include "graph/function_library.h"
 
 #include <map>
 #include <set>
@@ -207,7 +207,76 @@ class Inliner {
   std::map<std::string, const FunctionDef*> library_;
 };
 
+// "node:out_arg:j" for output `k` of `node` (the FunctionDef form of "node:k").
+StatusOr<std::string> FunctionTensorName(const NodeDef& node, int64_t k) {
+  TA_ASSIGN_OR_RETURN(const tensorflow::OpDef* op_def, OpRegistry::Global()->LookUp(node.op()));
+  int64_t base = 0;
+  for (const auto& arg : op_def->output_arg()) {
+    int64_t n = ArgCount(arg, node.attr());
+    if (k < base + n) return StrCat(node.name(), ":", arg.name(), ":", k - base);
+    base += n;
+  }
+  return errors::InvalidArgument("node '", node.name(), "' (op ", node.op(), ") has no output ", k);
+}
+
 }  // namespace
+
+StatusOr<tensorflow::FunctionDef> MakeFunctionDef(const tensorflow::GraphDef& graph_def, const std::string& name,
+                                                  const std::vector<std::pair<std::string, DataType>>& args,
+                                                  const std::vector<std::string>& outputs,
+                                                  const DataTypeVector& output_types,
+                                                  const std::vector<std::string>& control_outputs) {
+  tensorflow::FunctionDef f;
+  auto* sig = f.mutable_signature();
+  sig->set_name(name);
+  std::map<std::string, const NodeDef*> by_name;
+  for (const NodeDef& n : graph_def.node()) by_name[n.name()] = &n;
+  std::set<std::string> arg_set;
+  for (const auto& [a, type] : args) {
+    if (!by_name.count(a)) return errors::InvalidArgument("function '", name, "': argument '", a, "' names no node");
+    arg_set.insert(a);
+    auto* in = sig->add_input_arg();
+    in->set_name(a);
+    in->set_type(type);
+  }
+  // A graph tensor ("node" or "node:k") in the FunctionDef's form.
+  auto rewrite = [&](const std::string& tensor) -> StatusOr<std::string> {
+    size_t colon = tensor.rfind(':');
+    std::string node = colon == std::string::npos ? tensor : tensor.substr(0, colon);
+    int64_t k = colon == std::string::npos ? 0 : std::atoll(tensor.c_str() + colon + 1);
+    if (arg_set.count(node)) return node;
+    auto found = by_name.find(node);
+    if (found == by_name.end()) return errors::InvalidArgument("function '", name, "': '", tensor, "' names no node");
+    return FunctionTensorName(*found->second, k);
+  };
+  for (const NodeDef& n : graph_def.node()) {
+    if (arg_set.count(n.name())) continue;
+    NodeDef* m = f.add_node_def();
+    *m = n;
+    m->clear_input();
+    for (const std::string& in : n.input()) {
+      if (in.rfind("^", 0) == 0) {
+        if (!arg_set.count(in.substr(1))) m->add_input(in);  // waiting for an argument is implied
+        continue;
+      }
+      TA_ASSIGN_OR_RETURN(std::string t, rewrite(in));
+      m->add_input(t);
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    auto* out = sig->add_output_arg();
+    out->set_name(StrCat("output_", i));
+    out->set_type(i < output_types.size() ? output_types[i] : tensorflow::DT_INVALID);
+    TA_ASSIGN_OR_RETURN(std::string t, rewrite(outputs[i]));
+    (*f.mutable_ret())[out->name()] = t;
+  }
+  for (const std::string& c : control_outputs) {
+    if (!by_name.count(c)) return errors::InvalidArgument("function '", name, "': control output '", c, "' names no node");
+    sig->add_control_output(c);
+    (*f.mutable_control_ret())[c] = c;
+  }
+  return f;
+}
 
 Status InlineFunctionCalls(tensorflow::GraphDef* graph_def) {
   Inliner inliner(*graph_def);
