@@ -7,7 +7,8 @@
 //   eager_fashion_mnist --mode function --epochs 2 --train-examples 12800
 //
 // Options: --mode eager|function|both, --epochs N, --batch-size N, --learning-rate X,
-// --seed N, --train-examples N (the first N training images), --data DIR (default
+// --seed N, --threads N (0: one per core), --train-examples N (the first N training
+// images), --data DIR (default
 // $TENSORACT_FASHION_MNIST or Debian's /usr/share/datasets/fashion-mnist).
 #include <chrono>
 #include <cmath>
@@ -39,8 +40,15 @@ struct Flags {
   double learning_rate = 0.001;
   int64_t seed = 42;
   int64_t train_examples = 0;
+  int threads = 0;
   std::string data = DefaultFashionMnistDir();
 };
+
+StatusOr<std::unique_ptr<EagerContext>> NewContext(const Flags& flags) {
+  SessionOptions options;
+  options.num_threads = flags.threads;
+  return EagerContext::New(options);
+}
 
 // The model's variables and its forward pass, which works in an eager scope (the values)
 // and in a Function's trace (the graph) alike.
@@ -122,7 +130,7 @@ Status RunEpoch(const char* mode, int64_t epoch, const Flags& flags, Batcher* tr
 }
 
 Status TrainEagerly(const Flags& flags, const ImageDataset& train_set, const ImageDataset& test) {
-  TA_ASSIGN_OR_RETURN(auto ctx, EagerContext::New());
+  TA_ASSIGN_OR_RETURN(auto ctx, NewContext(flags));
   Scope s = ctx->scope();
   TA_ASSIGN_OR_RETURN(Mlp mlp, NewMlp(s, flags.seed));
   AdamOptimizer adam(flags.learning_rate);
@@ -144,7 +152,7 @@ Status TrainEagerly(const Flags& flags, const ImageDataset& train_set, const Ima
 }
 
 Status TrainWithFunction(const Flags& flags, const ImageDataset& train_set, const ImageDataset& test) {
-  TA_ASSIGN_OR_RETURN(auto ctx, EagerContext::New());
+  TA_ASSIGN_OR_RETURN(auto ctx, NewContext(flags));
   Scope s = ctx->scope();
   TA_ASSIGN_OR_RETURN(Mlp mlp, NewMlp(s, flags.seed));
   AdamOptimizer adam(flags.learning_rate);
@@ -205,6 +213,8 @@ Status ParseFlags(int argc, char** argv, Flags* f) {
       TA_RETURN_IF_ERROR(number(&f->learning_rate));
     } else if (a == "--seed") {
       TA_RETURN_IF_ERROR(number(&f->seed));
+    } else if (a == "--threads") {
+      TA_RETURN_IF_ERROR(number(&f->threads));
     } else if (a == "--train-examples") {
       TA_RETURN_IF_ERROR(number(&f->train_examples));
     } else if (a == "--data") {

@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
-# Runs the step-overhead benchmark and its TensorFlow peer in one go and prints the ratio.
+# Runs the step-overhead benchmark and its TensorFlow peers in one go and prints the ratios:
+# TensorFlow's Session.run from Python, and its C API (TF_SessionRun) with the ops on the
+# caller's thread (inter_op -1) and on one pool thread (inter_op 1).
 #   tests/bench/run_step_overhead.sh [build_dir] [steps]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build}
 steps=${2:-20000}
+us() { awk '{for (i=1;i<=NF;i++) if ($(i+1)=="us/step") print $i}'; }
+ratio() { [ -n "$2" ] && awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "ratio: tensoract takes %.2fx the time per step of %s\n", a / b, n }'; }
 ours=$("$build/tests/bench/step_overhead" "$steps")
 peer=$(python3 "$here/step_overhead_tf.py" "$steps")
 echo "$ours"
 echo "$peer"
-a=$(echo "$ours" | awk '{for (i=1;i<=NF;i++) if ($(i+1)=="us/step") print $i}')
-b=$(echo "$peer" | awk '{for (i=1;i<=NF;i++) if ($(i+1)=="us/step") print $i}')
-[ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { printf "ratio: tensoract takes %.2fx the time per step of TensorFlow\n", a / b }'
+a=$(echo "$ours" | us)
+ratio "$a" "$(echo "$peer" | us)" "TensorFlow's Session.run (Python)" || true
+if [ -x "$build/tests/bench/step_overhead_tf_capi" ]; then
+  inline=$("$build/tests/bench/step_overhead_tf_capi" "$steps" -1 2>/dev/null)
+  pool=$("$build/tests/bench/step_overhead_tf_capi" "$steps" 1 2>/dev/null)
+  echo "$inline"
+  echo "$pool"
+  ratio "$a" "$(echo "$inline" | us)" "TensorFlow's C API, ops on the caller's thread" || true
+  ratio "$a" "$(echo "$pool" | us)" "TensorFlow's C API, one pool thread" || true
+else
+  echo "TensorFlow C API peer not built (tensorflow-cpu not found when configuring)"
+fi

@@ -1,6 +1,6 @@
 """The same Fashion-MNIST training steps as train_step.cc, in PyTorch and in TensorFlow.
 
-  python3 train_step_peers.py torch|tf --model mlp|cnn --batch N --threads N [--steps N]
+  python3 train_step_peers.py torch|tf|tf2 --model mlp|cnn --batch N --threads N [--steps N]
                               [--profile N] [--device cpu|gpu]  (gpu: torch on CUDA; each
                                                step copies its batch from host memory, as
                                                train_step --device gpu feeds it)   (tf: then N traced steps, time per node, as
@@ -10,7 +10,9 @@ Same models (784-256-10 MLP; TensorFlow's layers-tutorial CNN: conv5x5x32, pool,
 pool, dense 1024, dense 10), Glorot-uniform weights, Adam(1e-3), mean sparse cross-entropy,
 real Fashion-MNIST batches prepared before timing. Each framework gets `threads` threads for
 its intra-op pool and BLAS (OMP/MKL variables are set before import); TensorFlow runs as a
-graph through tf.compat.v1.Session, as tensoract does.
+graph through tf.compat.v1.Session, as tensoract does ("tf"), or the TensorFlow 2 way
+("tf2": a tf.function step with a GradientTape and tf.keras' Adam, the peer of
+examples/eager_fashion_mnist's traced step).
 """
 import argparse
 import gzip
@@ -19,7 +21,7 @@ import sys
 import time
 
 p = argparse.ArgumentParser()
-p.add_argument("framework", choices=["torch", "tf"])
+p.add_argument("framework", choices=["torch", "tf", "tf2"])
 p.add_argument("--model", default="mlp", choices=["mlp", "cnn"])
 p.add_argument("--batch", type=int, default=64)
 p.add_argument("--threads", type=int, default=1)
@@ -105,6 +107,45 @@ if args.framework == "torch":
         opt.step()
         return loss.item()
     name, version = "pytorch", torch.__version__
+elif args.framework == "tf2":
+    import tensorflow as tf
+    tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+    tf.config.threading.set_inter_op_parallelism_threads(args.threads)
+    tf.random.set_seed(1)
+    init = tf.keras.initializers.GlorotUniform(seed=1)
+
+    def variable(shape, name):
+        return tf.Variable(init(shape) if len(shape) > 1 else tf.zeros(shape), name=name)
+
+    if args.model == "mlp":
+        params = [variable([784, 256], "w1"), variable([256], "b1"), variable([256, 10], "w2"), variable([10], "b2")]
+
+        def logits_of(x):
+            return tf.matmul(tf.nn.relu(tf.matmul(x, params[0]) + params[1]), params[2]) + params[3]
+    else:
+        params = [variable([5, 5, 1, 32], "c1"), variable([32], "cb1"), variable([5, 5, 32, 64], "c2"),
+                  variable([64], "cb2"), variable([7 * 7 * 64, 1024], "w1"), variable([1024], "b1"),
+                  variable([1024, 10], "w2"), variable([10], "b2")]
+
+        def logits_of(x):
+            h = tf.nn.max_pool2d(tf.nn.relu(tf.nn.conv2d(x, params[0], 1, "SAME") + params[1]), 2, 2, "VALID")
+            h = tf.nn.max_pool2d(tf.nn.relu(tf.nn.conv2d(h, params[2], 1, "SAME") + params[3]), 2, 2, "VALID")
+            h = tf.nn.relu(tf.matmul(tf.reshape(h, [-1, 7 * 7 * 64]), params[4]) + params[5])
+            return tf.matmul(h, params[6]) + params[7]
+    adam = tf.keras.optimizers.Adam(1e-3)
+
+    @tf.function
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits_of(x)))
+        adam.apply_gradients(zip(tape.gradient(loss, params), params))
+        return loss
+    tb = [(tf.constant(x), tf.constant(y.astype(np.int32))) for x, y in batches]
+
+    def step(i):
+        x, y = tb[i % len(tb)]
+        return float(train_step(x, y))
+    name, version = "tensorflow-tf.function", tf.__version__
 else:
     import tensorflow as tf
     tf.compat.v1.disable_eager_execution()
