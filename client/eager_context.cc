@@ -53,6 +53,16 @@ class EagerOp final : public EagerNode {
     return in_graph;
   }
 
+  bool KnownValue(int index, tensorflow::TensorProto* value) const override {
+    if (index < 0 || index >= static_cast<int>(outputs.size())) return false;
+    const Tensor& t = outputs[index];
+    if (t.NumElements() > 64 || t.dtype() == tensorflow::DT_RESOURCE) return false;
+    auto host = device->CopyToHost(t);
+    if (!host.ok()) return false;
+    host.value().AsProtoField(value);
+    return true;
+  }
+
   StatusOr<Output> MakeCapture(const Scope& graph_scope, int index) const {
     const Tensor& t = outputs[index];
     if (t.dtype() == tensorflow::DT_RESOURCE) {
@@ -342,24 +352,32 @@ StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunOp(const Scope& scope, con
       c->set_output_shape(0, PartialTensorShape(in[i].shape().dim_sizes()));
       input_values.emplace_back(&c->node(), 0);
     }
-    NodeDef def;
-    if (result->kernel_def != nullptr) def = *result->kernel_def;
-    def.set_op(op);
-    def.set_name(op);
-    Record(result, std::move(input_values), std::move(def));
+    Record(result, std::move(input_values), result->kernel_def);
   }
   return std::shared_ptr<EagerNode>(std::move(result));
 }
 
-void EagerContext::Record(const std::shared_ptr<EagerNode>& op, std::vector<Output> inputs, NodeDef def) {
-  std::vector<OpRecorder*> wanting;
+void EagerContext::Record(const std::shared_ptr<EagerNode>& op, std::vector<Output> inputs, const NodeDef* def) {
+  OpRecorder* wanting[8];
+  size_t n = 0;
+  bool more = false;
   for (OpRecorder* r : recorders_) {
-    if (r->Wants(inputs)) wanting.push_back(r);
+    if (!r->Wants(inputs)) continue;
+    if (n < 8) {
+      wanting[n++] = r;
+    } else {
+      more = true;
+    }
   }
-  if (wanting.empty()) return;
+  if (n == 0) return;
   op->inputs = std::move(inputs);
-  op->set_def(std::move(def));
-  for (OpRecorder* r : wanting) r->Record(op);
+  op->set_shared_def(def);  // the kernel cache's: no copy per recorded op
+  for (size_t i = 0; i < n; ++i) wanting[i]->Record(op);
+  if (more) {  // more than 8 tapes at once: ask the rest again
+    for (size_t i = 8; i < recorders_.size(); ++i) {
+      if (recorders_[i]->Wants(op->inputs)) recorders_[i]->Record(op);
+    }
+  }
 }
 
 std::shared_ptr<Device> EagerContext::SharedDevice(Device* device) const {

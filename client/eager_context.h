@@ -78,9 +78,9 @@ class EagerContext : public EagerRunner {
   // on `device`, as the results of one op of `op_def`.
   std::shared_ptr<EagerNode> MakeOp(const tensorflow::OpDef* op_def, DataTypeVector input_types,
                                     std::vector<Tensor> outputs, Device* device);
-  // Offers `op` (with the `inputs` it read, and `def` for its gradient function) to the
-  // recording tapes; those that watch an input keep it.
-  void Record(const std::shared_ptr<EagerNode>& op, std::vector<Output> inputs, NodeDef def);
+  // Offers `op` (with the `inputs` it read, and `def` for its gradient function; `def`
+  // outlives the op) to the recording tapes; those that watch an input keep it.
+  void Record(const std::shared_ptr<EagerNode>& op, std::vector<Output> inputs, const NodeDef* def);
   bool recording() const { return !recorders_.empty(); }
 
   // EagerRunner: runs the op now.

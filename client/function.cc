@@ -129,6 +129,7 @@ struct Function::Concrete {
   // capture ("" where none flows).
   std::unique_ptr<Session> backward;
   std::vector<std::string> backward_feeds, backward_fetches;
+  NodeDef call_def;  // what a tape's record of a call says it is
 };
 
 Function::Function(EagerContext& ctx, std::string name, Body body, FunctionOptions options)
@@ -410,10 +411,9 @@ StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std
       }
       return s.status();
     };
-    NodeDef def;
-    def.set_name(name_);
-    def.set_op("StatefulPartitionedCall");
-    ctx_.Record(call, std::move(inputs), std::move(def));
+    c->call_def.set_name(name_);
+    c->call_def.set_op("StatefulPartitionedCall");
+    ctx_.Record(call, std::move(inputs), &c->call_def);
   }
   return results;
 }

@@ -52,9 +52,9 @@ struct Edge {
 class Node {
  public:
   int id() const { return id_; }
-  const std::string& name() const { return def_.name(); }
-  const std::string& type_string() const { return def_.op(); }
-  const NodeDef& def() const { return def_; }
+  const std::string& name() const { return def().name(); }
+  const std::string& type_string() const { return def().op(); }
+  const NodeDef& def() const { return shared_def_ != nullptr ? *shared_def_ : def_; }
   NodeDef* mutable_def() { return &def_; }
   const tensorflow::OpDef& op_def() const { return *op_def_; }
   const std::string& requested_device() const { return def_.device(); }
@@ -98,6 +98,7 @@ class Node {
   int id_ = -1;
   EagerNode* eager_ = nullptr;
   NodeDef def_;
+  const NodeDef* shared_def_ = nullptr;  // an eager op's, instead of def_ (EagerNode)
   const tensorflow::OpDef* op_def_ = nullptr;
   const ShapeInferenceFn* shape_fn_ = nullptr;
   DataTypeVector input_types_, output_types_;

@@ -36,6 +36,8 @@ class EagerNode : public std::enable_shared_from_this<EagerNode> {
   void set_output_shape(int i, PartialTensorShape shape) { node_.output_shapes_[i] = std::move(shape); }
   // Gives the node its NodeDef (op, name, attrs), for the gradient functions that read attrs.
   void set_def(NodeDef def) { node_.def_ = std::move(def); }
+  // The same without a copy: `def` (a kernel cache's) outlives the node.
+  void set_shared_def(const NodeDef* def) { node_.shared_def_ = def; }
 
   // The op's inputs, kept while a gradient tape records it (they keep the values that the
   // op's gradient needs alive); empty otherwise.
@@ -43,6 +45,10 @@ class EagerNode : public std::enable_shared_from_this<EagerNode> {
   // Output `index` used while building a graph (a traced function reading a tensor made
   // outside it): the node that stands for it in `graph_scope`'s graph.
   virtual StatusOr<Output> Capture(const Scope& graph_scope, int index) const = 0;
+
+  // Output `index`'s value, when it is small enough to be worth knowing while building
+  // (gradient functions use constant axes and shapes to build less).
+  virtual bool KnownValue(int index, tensorflow::TensorProto* value) const { return false; }
 
   // A gradient of its own, used instead of the registry's (a traced function's call).
   std::function<Status(const Scope&, const Node&, const std::vector<Output>& dy, std::vector<Output>* dx)> gradient;

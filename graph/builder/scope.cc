@@ -67,10 +67,17 @@ template tensorflow::TensorProto Input::MakeProto(const std::vector<int>&, const
 template tensorflow::TensorProto Input::MakeProto(const std::vector<long>&, const std::vector<int64_t>&);
 template tensorflow::TensorProto Input::MakeProto(const std::vector<long long>&, const std::vector<int64_t>&);
 
+const tensorflow::TensorProto& Input::constant() const {
+  static const tensorflow::TensorProto* const kNone = new tensorflow::TensorProto;
+  return constant_ ? *constant_ : *kNone;
+}
+
 Input::Input(const std::string& s) : is_constant_(true) {
-  constant_.set_dtype(tensorflow::DT_STRING);
-  constant_.mutable_tensor_shape();
-  constant_.add_string_val(s);
+  auto proto = std::make_shared<tensorflow::TensorProto>();
+  proto->set_dtype(tensorflow::DT_STRING);
+  proto->mutable_tensor_shape();
+  proto->add_string_val(s);
+  constant_ = std::move(proto);
 }
 
 Scope Scope::NewRootScope() {

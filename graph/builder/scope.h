@@ -65,7 +65,10 @@ class Input {
  public:
   Input(const Output& output) : output_(output) {}  // NOLINT
   Input(Node* node) : output_(node, 0) {}           // NOLINT
-  Input(const tensorflow::TensorProto& value) : constant_(value), is_constant_(true) {}  // NOLINT
+  Input(const tensorflow::TensorProto& value)  // NOLINT
+      : constant_(std::make_shared<const tensorflow::TensorProto>(value)), is_constant_(true) {}
+  Input(tensorflow::TensorProto&& value)  // NOLINT
+      : constant_(std::make_shared<const tensorflow::TensorProto>(std::move(value))), is_constant_(true) {}
   template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
   Input(T scalar) : Input(MakeProto(std::vector<T>{scalar}, {})) {}  // NOLINT
   Input(const char* s) : Input(std::string(s)) {}       // NOLINT
@@ -77,14 +80,16 @@ class Input {
 
   bool is_constant() const { return is_constant_; }
   const Output& output() const { return output_; }
-  const tensorflow::TensorProto& constant() const { return constant_; }
+  const tensorflow::TensorProto& constant() const;
 
  private:
   template <class T>
   static tensorflow::TensorProto MakeProto(const std::vector<T>& values, const std::vector<int64_t>& dims);
 
   Output output_;
-  tensorflow::TensorProto constant_;
+  // Shared and made only for a constant: an Input of an Output (every eager op's inputs)
+  // then costs no TensorProto.
+  std::shared_ptr<const tensorflow::TensorProto> constant_;
   bool is_constant_ = false;
 };
 
@@ -203,8 +208,9 @@ Input::Input(std::initializer_list<std::initializer_list<T>> rows) {
     ragged |= r.size() != cols;
     flat.insert(flat.end(), r.begin(), r.end());
   }
-  constant_ = MakeProto(flat, {static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols)});
-  if (ragged) constant_.set_dtype(tensorflow::DT_INVALID);  // reported when the Const is added
+  auto proto = MakeProto(flat, {static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols)});
+  if (ragged) proto.set_dtype(tensorflow::DT_INVALID);  // reported when the Const is added
+  constant_ = std::make_shared<const tensorflow::TensorProto>(std::move(proto));
   is_constant_ = true;
 }
 

@@ -173,12 +173,9 @@ Status GatherV2Grad(const Scope& s, const Node& op, const std::vector<Output>& d
   const int params_rank = params.node->output_shape(params.index).dims();
   const int indices_rank = indices.node->output_shape(indices.index).dims();
   std::vector<int64_t> axis_values;
-  bool constant = axis_in.node->type_string() == "Const";
-  if (constant) {
-    const tensorflow::TensorProto* value = nullptr;
-    TA_RETURN_IF_ERROR(GetNodeAttr(axis_in.node->def(), "value", &value));
-    constant = shape_inference::TensorProtoToInt64s(*value, &axis_values).ok() && axis_values.size() == 1;
-  }
+  tensorflow::TensorProto value;
+  bool constant = KnownValue(axis_in, &value);
+  if (constant) constant = shape_inference::TensorProtoToInt64s(value, &axis_values).ok() && axis_values.size() == 1;
   if (batch_dims != 0 || !constant || params_rank < 0 || indices_rank < 0) {
     return errors::Unimplemented("the gradient of '", op.name(), "' (GatherV2) needs batch_dims 0, a constant axis "
                                  "and params and indices of known rank");

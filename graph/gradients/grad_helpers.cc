@@ -35,6 +35,16 @@ Output InputOf(const Node& op, int i) {
 
 Output OpOutput(const Node& op, int i) { return Output(const_cast<Node*>(&op), i); }
 
+bool KnownValue(const Output& out, tensorflow::TensorProto* value) {
+  if (out.node == nullptr) return false;
+  if (out.is_eager()) return out.eager->KnownValue(out.index, value);
+  if (out.node->type_string() != "Const") return false;
+  const tensorflow::TensorProto* v = nullptr;
+  if (!GetNodeAttr(out.node->def(), "value", &v).ok()) return false;
+  *value = *v;
+  return true;
+}
+
 Output SumToShapeOf(const Scope& s, const Output& g, const Output& x) {
   Output sx = ops::Shape(s, x);
   ops::BroadcastGradientArgsOutputs args = ops::BroadcastGradientArgs(s, sx, ops::Shape(s, g));

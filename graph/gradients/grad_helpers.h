@@ -29,6 +29,10 @@ Output InputOf(const Node& op, int i);
 // Output `i` of `op`.
 Output OpOutput(const Node& op, int i);
 
+// `out`'s value when it is known while building: a Const node's, or a (small) eager
+// value's. False otherwise.
+bool KnownValue(const Output& out, tensorflow::TensorProto* value);
+
 // `g`, computed at a broadcast shape, summed over the dimensions `x` was broadcast along
 // and reshaped to x's shape (one side of ReduceBroadcast).
 Output SumToShapeOf(const Scope& s, const Output& g, const Output& x);

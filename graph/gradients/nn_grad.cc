@@ -13,15 +13,13 @@ using ops::TypedOp;
 // The reduction axes of `op` (input 1), normalised to [0, rank), when they are a constant
 // and the input's rank is known; an error otherwise (the caller then builds the general form).
 Status ConstantAxes(const Node& op, int rank, std::vector<bool>* reduced) {
-  Output axes = InputOf(op, 1);
-  if (axes.node == nullptr || axes.node->type_string() != "Const" || rank < 0) {
+  tensorflow::TensorProto value;
+  if (!KnownValue(InputOf(op, 1), &value) || rank < 0) {
     return errors::Unimplemented("the gradient of '", op.name(), "' (", op.type_string(),
                                  ") needs constant axes and an input of known rank");
   }
-  const tensorflow::TensorProto* value = nullptr;
-  TA_RETURN_IF_ERROR(GetNodeAttr(axes.node->def(), "value", &value));
   std::vector<int64_t> list;
-  TA_RETURN_IF_ERROR(shape_inference::TensorProtoToInt64s(*value, &list));
+  TA_RETURN_IF_ERROR(shape_inference::TensorProtoToInt64s(value, &list));
   reduced->assign(rank, false);
   for (int64_t a : list) {
     if (a < -rank || a >= rank) return errors::InvalidArgument("axis ", a, " of '", op.name(), "' is out of range");

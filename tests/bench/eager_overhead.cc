@@ -2,7 +2,7 @@
 // a traced function's call. Peers: eager_overhead_torch.cc (libtorch) for the first two,
 // TensorFlow's C API and tf.function for the call (run_eager_overhead.sh runs them all).
 //
-//   eager_overhead [calls]
+//   eager_overhead [calls] [add|tape|call]   (one of them alone: for a profiler)
 //
 // - eager Add: y = x + one on 1-element float tensors, through ops::Add on an eager scope;
 // - tape step: loss = sum(relu(x·w + b)) with x [4,8], w [8,8], b [8] watched, then
@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "client/eager_context.h"
 #include "client/function.h"
@@ -39,7 +40,7 @@ Output Filled(const Scope& s, std::vector<int64_t> dims, float first) {
   return FromTensor(s, Tensor::FromVector<float>(v, shape));
 }
 
-int Run(int calls) {
+int Run(int calls, const std::string& only) {
   SessionOptions options;
   options.num_threads = 1;  // the peers run on one thread too
   auto made = EagerContext::New(options);
@@ -50,11 +51,13 @@ int Run(int calls) {
   EagerContext& ctx = *made.value();
   Scope s = ctx.scope();
 
+  auto wanted = [&](const char* part) { return only.empty() || only == part; };
   Output x = Filled(s, {1}, 1.f), one = Filled(s, {1}, 1.f);
-  double add_us = MicrosPerCall(calls, [&] { x = ops::Add(s, x, one); });
+  double add_us = 0, tape_us = 0, call_us = 0;
+  if (wanted("add")) add_us = MicrosPerCall(calls, [&] { x = ops::Add(s, x, one); });
 
   Output xs = Filled(s, {4, 8}, 0.1f), w = Filled(s, {8, 8}, 0.2f), b = Filled(s, {8}, 0.f);
-  double tape_us = MicrosPerCall(calls / 10, [&] {
+  if (wanted("tape")) tape_us = MicrosPerCall(calls / 10, [&] {
     GradientTape tape(ctx);
     tape.Watch(w);
     tape.Watch(b);
@@ -69,7 +72,7 @@ int Run(int calls) {
   });
   Output xv = FromTensor(s, Tensor::FromVector<float>({1, 1}, TensorShape({1, 2})));
   Status call_status;
-  double call_us = MicrosPerCall(calls / 10, [&] {
+  if (wanted("call")) call_us = MicrosPerCall(calls / 10, [&] {
     auto y = affine(s, {xv});
     if (!y.ok()) call_status = y.status();
   });
@@ -87,4 +90,4 @@ int Run(int calls) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return Run(argc > 1 ? std::atoi(argv[1]) : 200000); }
+int main(int argc, char** argv) { return Run(argc > 1 ? std::atoi(argv[1]) : 200000, argc > 2 ? argv[2] : ""); }
