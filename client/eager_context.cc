@@ -8,6 +8,7 @@
 #include "graph/device_name.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
+#include "kernels/denormal.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 #include "kernels/resource_handle.h"
@@ -325,7 +326,12 @@ StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunOp(const Scope& scope, con
     params.kernel = kernel->kernel.get();
     params.inputs = &in;
     OpKernelContext ctx(params);
-    kernel->kernel->Compute(&ctx);
+    {
+      // As the executor runs every kernel: denormals flushed (kernels/denormal.h), here on
+      // the caller's thread and only while the kernel runs.
+      ScopedFlushDenormal flush;
+      kernel->kernel->Compute(&ctx);
+    }
     if (!ctx.status().ok()) return Status(ctx.status().code(), StrCat(describe(), ": ", ctx.status().message()));
     const int n = static_cast<int>(kernel->output_types.size());
     for (int i = 0; i < n; ++i) {

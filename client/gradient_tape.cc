@@ -126,6 +126,13 @@ StatusOr<std::vector<Output>> GradientTape::Gradient(const Output& target, const
     if (!fn) continue;  // registered without a gradient: StopGradient, Shape, ...
     // A function call's recorded inputs include what it captured (its variables).
     std::vector<Output> dx(std::max<size_t>(node.num_inputs(), op->inputs.size()));
+    // The inputs no source lies behind want no gradient: say so to the gradient function.
+    op->skip_inputs = 0;
+    for (size_t j = 0; j < op->inputs.size() && j < 64; ++j) {
+      const Output& in = op->inputs[j];
+      bool wanted = in.is_eager() && (reached.count(in.eager.get()) || source_keys.count({in.eager.get(), in.index}));
+      if (!wanted) op->skip_inputs |= uint64_t{1} << j;
+    }
     Status st = fn(s, node, dy, &dx);
     if (st.ok()) st = s.status();
     if (!st.ok()) {

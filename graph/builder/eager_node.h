@@ -13,6 +13,7 @@
 #ifndef TENSORACT_GRAPH_BUILDER_EAGER_NODE_H_
 #define TENSORACT_GRAPH_BUILDER_EAGER_NODE_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -49,6 +50,11 @@ class EagerNode : public std::enable_shared_from_this<EagerNode> {
   // Output `index`'s value, when it is small enough to be worth knowing while building
   // (gradient functions use constant axes and shapes to build less).
   virtual bool KnownValue(int index, tensorflow::TensorProto* value) const { return false; }
+
+  // Bit i set: no gradient is wanted for input i (a tape sets it before running the op's
+  // gradient function; grad::Needed reads it), so that one like MatMul's builds only what
+  // is wanted, as PyTorch's needs_input_grad and TensorFlow's skip_input_indices do.
+  uint64_t skip_inputs = 0;
 
   // A gradient of its own, used instead of the registry's (a traced function's call).
   std::function<Status(const Scope&, const Node&, const std::vector<Output>& dy, std::vector<Output>* dx)> gradient;

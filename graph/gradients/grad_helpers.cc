@@ -35,6 +35,10 @@ Output InputOf(const Node& op, int i) {
 
 Output OpOutput(const Node& op, int i) { return Output(const_cast<Node*>(&op), i); }
 
+bool Needed(const Node& op, int i) {
+  return op.eager() == nullptr || i >= 64 || ((op.eager()->skip_inputs >> i) & 1) == 0;
+}
+
 bool KnownValue(const Output& out, tensorflow::TensorProto* value) {
   if (out.node == nullptr) return false;
   if (out.is_eager()) return out.eager->KnownValue(out.index, value);

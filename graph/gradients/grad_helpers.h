@@ -29,6 +29,11 @@ Output InputOf(const Node& op, int i);
 // Output `i` of `op`.
 Output OpOutput(const Node& op, int i);
 
+// Whether the gradient of `op`'s input `i` is wanted: always in a graph (pruning drops what
+// nobody uses), and in eager code unless the tape said otherwise (EagerNode::skip_inputs).
+// For gradient functions whose inputs' gradients cost real work to build.
+bool Needed(const Node& op, int i);
+
 // `out`'s value when it is known while building: a Const node's, or a (small) eager
 // value's. False otherwise.
 bool KnownValue(const Output& out, tensorflow::TensorProto* value);

@@ -120,18 +120,12 @@ Status MatMulGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "transpose_a", &ta));
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "transpose_b", &tb));
   Output a = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
-  if (!ta && !tb) {
-    (*dx)[0] = ops::MatMul(s, g, b, {false, true});
-    (*dx)[1] = ops::MatMul(s, a, g, {true, false});
-  } else if (!ta && tb) {
-    (*dx)[0] = ops::MatMul(s, g, b, {false, false});
-    (*dx)[1] = ops::MatMul(s, g, a, {true, false});
-  } else if (ta && !tb) {
-    (*dx)[0] = ops::MatMul(s, b, g, {false, true});
-    (*dx)[1] = ops::MatMul(s, a, g, {false, false});
-  } else {
-    (*dx)[0] = ops::MatMul(s, b, g, {true, true});
-    (*dx)[1] = ops::MatMul(s, g, a, {true, true});
+  // d/da and d/db: which operands in which order, and transposed how, for each case.
+  if (Needed(op, 0)) {
+    (*dx)[0] = !ta ? ops::MatMul(s, g, b, {false, !tb}) : ops::MatMul(s, b, g, {tb, true});
+  }
+  if (Needed(op, 1)) {
+    (*dx)[1] = !tb ? ops::MatMul(s, a, g, {!ta, false}) : ops::MatMul(s, g, a, {true, ta});
   }
   return Status::OK();
 }
@@ -260,19 +254,8 @@ Status BatchMatMulV2Grad(const Scope& s, const Node& op, const std::vector<Outpu
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "adj_y", &adj_y));
   Output x = InputOf(op, 0), y = InputOf(op, 1), g = dy[0];
   Output gx, gy;
-  if (!adj_x && !adj_y) {
-    gx = ops::BatchMatMulV2(s, g, y, {false, true});
-    gy = ops::BatchMatMulV2(s, x, g, {true, false});
-  } else if (!adj_x) {
-    gx = ops::BatchMatMulV2(s, g, y, {false, false});
-    gy = ops::BatchMatMulV2(s, g, x, {true, false});
-  } else if (!adj_y) {
-    gx = ops::BatchMatMulV2(s, y, g, {false, true});
-    gy = ops::BatchMatMulV2(s, x, g, {false, false});
-  } else {
-    gx = ops::BatchMatMulV2(s, y, g, {true, true});
-    gy = ops::BatchMatMulV2(s, g, x, {true, true});
-  }
+  if (Needed(op, 0)) gx = !adj_x ? ops::BatchMatMulV2(s, g, y, {false, !adj_y}) : ops::BatchMatMulV2(s, y, g, {adj_y, true});
+  if (Needed(op, 1)) gy = !adj_y ? ops::BatchMatMulV2(s, x, g, {!adj_x, false}) : ops::BatchMatMulV2(s, g, x, {true, adj_x});
   const PartialTensorShape& xs = x.node->output_shape(x.index);
   const PartialTensorShape& ys = y.node->output_shape(y.index);
   if (xs.dims() == 2 && ys.dims() == 2) {  // no batch dimensions: nothing was broadcast
@@ -283,8 +266,8 @@ Status BatchMatMulV2Grad(const Scope& s, const Node& op, const std::vector<Outpu
   Output sx = ops::Shape(s, x), sy = ops::Shape(s, y);
   Output bx = ops::StridedSlice(s, sx, {0}, {-2}, {1}), by = ops::StridedSlice(s, sy, {0}, {-2}, {1});
   ops::BroadcastGradientArgsOutputs r = ops::BroadcastGradientArgs(s, bx, by);
-  (*dx)[0] = ops::Reshape(s, ops::Sum(s, gx, r.r0), sx);
-  (*dx)[1] = ops::Reshape(s, ops::Sum(s, gy, r.r1), sy);
+  if (gx.node != nullptr) (*dx)[0] = ops::Reshape(s, ops::Sum(s, gx, r.r0), sx);
+  if (gy.node != nullptr) (*dx)[1] = ops::Reshape(s, ops::Sum(s, gy, r.r1), sy);
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("BatchMatMulV2", BatchMatMulV2Grad);

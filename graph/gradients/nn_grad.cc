@@ -161,8 +161,12 @@ Status Conv2DGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
   ConvWindow a;
   TA_RETURN_IF_ERROR(ReadConvAttrs(op, &a));
   Output input = InputOf(op, 0), filter = InputOf(op, 1);
-  (*dx)[0] = ops::Conv2DBackpropInput(s, ops::Shape(s, input), filter, dy[0], a.strides, a.padding, a.attrs);
-  (*dx)[1] = ops::Conv2DBackpropFilter(s, input, ops::Shape(s, filter), dy[0], a.strides, a.padding, a.attrs);
+  if (Needed(op, 0)) {  // not for a first layer's images, eagerly
+    (*dx)[0] = ops::Conv2DBackpropInput(s, ops::Shape(s, input), filter, dy[0], a.strides, a.padding, a.attrs);
+  }
+  if (Needed(op, 1)) {
+    (*dx)[1] = ops::Conv2DBackpropFilter(s, input, ops::Shape(s, filter), dy[0], a.strides, a.padding, a.attrs);
+  }
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Conv2D", Conv2DGrad);
