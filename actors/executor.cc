@@ -151,6 +151,9 @@ using Self = caf::stateful_actor<ExecutorState>;
 using Kind = ExecutorPlan::Kind;
 using NodeItem = ExecutorPlan::NodeItem;
 
+std::unique_ptr<IterationState> NewIteration(ExecutorState& st, FrameState* frame, int64_t iter);
+void Recycle(ExecutorState& st, int frame_info, std::unique_ptr<IterationState> it);
+
 void Finish(Self* self, Status status) {
   auto& st = self->state;
   if (st.finished) return;
@@ -165,8 +168,40 @@ void Finish(Self* self, Status status) {
     response.produced = st.plan->retval_indices;  // all set: Process checked FirstUnset
   }
   response.step_stats = std::move(st.stats);
+  // Nothing of the step left running: the executor may serve the partition's next step
+  // (the worker keeps it), sparing a spawn and a teardown per step. Kernels still in
+  // flight (an abandoned step) would answer into the next step: then it quits.
+  response.executor_idle = st.in_flight == 0;
+  const bool idle = response.executor_idle;
   st.promise.deliver(std::move(response));
-  self->quit();
+  if (!idle) self->quit();
+}
+
+// Sets the executor up for step `step_id` (its first, or a later one once idle): what a
+// step owns starts afresh; the plan, the device and the retired iterations' arrays stay.
+void BeginStep(ExecutorState& st, int64_t step_id, std::vector<Tensor> args, bool collect_stats) {
+  st.step_id = step_id;
+  st.collect_stats = collect_stats;
+  st.frame = std::make_unique<StepCallFrame>(std::move(args), st.plan->num_retvals, st.plan->retval_indices);
+  if (st.root != nullptr) Recycle(st, 0, std::move(st.root_frame.iterations.front()));
+  st.root_frame = FrameState();
+  st.root_frame.outstanding_iterations = 1;
+  st.root_frame.iterations.push_back(NewIteration(st, &st.root_frame, 0));
+  st.root = st.root_frame.iterations.front().get();
+  st.ready.clear();
+  st.completed = 0;
+  st.in_flight = 0;
+  st.finished = false;
+  st.resume_sent = false;
+  st.stats.reset();
+  st.device_stats = nullptr;
+  st.scheduled_ns.clear();
+  if (st.collect_stats) {
+    st.stats = std::make_shared<tensorflow::StepStats>();
+    st.device_stats = st.stats->add_dev_stats();
+    st.device_stats->set_device(st.plan->device->name());
+    st.scheduled_ns.assign(st.plan->nodes.size(), 0);
+  }
 }
 
 void MakeReady(ExecutorState& st, int node, IterationState* it, bool dead) {
@@ -679,26 +714,28 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
   st.device = std::move(args.device);
   st.device_owner = std::move(args.device_owner);
   st.device_threads = st.plan->device->num_threads();
-  st.step_id = args.step_id;
-  st.collect_stats = args.collect_stats;
-  st.frame = std::make_unique<StepCallFrame>(std::move(args.args), st.plan->num_retvals,
-                                             st.plan->retval_indices);
   st.spare.resize(st.plan->frames.size());
-  st.root_frame.outstanding_iterations = 1;
-  st.root_frame.iterations.push_back(NewIteration(st, &st.root_frame, 0));
-  st.root = st.root_frame.iterations.front().get();
-  if (st.collect_stats) {
-    st.stats = std::make_shared<tensorflow::StepStats>();
-    st.device_stats = st.stats->add_dev_stats();
-    st.device_stats->set_device(st.plan->device->name());
-    st.scheduled_ns.assign(st.plan->nodes.size(), 0);
-  }
+  BeginStep(st, args.step_id, std::move(args.args), args.collect_stats);
+  auto start = [=] {
+    auto& st = self->state;
+    st.promise = self->make_response_promise();
+    for (int root : st.plan->roots) MakeReady(st, root, st.root, false);
+    Process(self);  // may already deliver the promise
+  };
   return {
-      [=](start_atom) {
+      [=](start_atom) { start(); },
+      // A later step, once idle (the worker's pool of executors).
+      [=](start_atom, ExecutorStep& next) {
         auto& st = self->state;
-        st.promise = self->make_response_promise();
-        for (int root : st.plan->roots) MakeReady(st, root, st.root, false);
-        Process(self);  // may already deliver the promise
+        if (!st.finished) {
+          RunGraphResponse busy;
+          busy.status = errors::Internal("executor of step ", st.step_id, " was asked to start step ", next.step_id,
+                                         " while running");
+          self->make_response_promise().deliver(std::move(busy));
+          return;
+        }
+        BeginStep(st, next.step_id, std::move(next.args), next.collect_stats);
+        start();  // answers through the promise it makes
       },
       [=](kernel_done_atom, KernelDone& done) {
         auto& st = self->state;
@@ -712,7 +749,9 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
         st.resume_sent = false;
         if (!st.finished) Process(self);
       },
-      [=](abort_atom, const Status& status) { Finish(self, status); },
+      [=](abort_atom, const Status& status) {
+        if (!self->state.finished) Finish(self, status);
+      },
       [=](inspect_atom) -> std::string {
         auto& st = self->state;
         std::string out = StrCat("executor of step ", st.step_id, ": ", st.completed, "/",

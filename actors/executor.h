@@ -22,8 +22,10 @@
 //
 // Protocol: (start_atom) -> RunGraphResponse once every node has run or the first error
 // (which abandons the step: kernels still in flight finish, and their results are
-// dropped). (abort_atom, Status) ends the step with that status. The actor quits after
-// replying.
+// dropped). (abort_atom, Status) ends the step with that status. After replying, an
+// executor with nothing in flight stays idle (the reply's executor_idle), and
+// (start_atom, ExecutorStep) runs another step of its partition: the worker keeps a few idle ones per partition, sparing a spawn
+// and a teardown per step. One with kernels still in flight quits.
 #ifndef TENSORACT_ACTORS_EXECUTOR_H_
 #define TENSORACT_ACTORS_EXECUTOR_H_
 
@@ -50,6 +52,13 @@ struct ExecutorArgs {
   std::shared_ptr<Device> device_owner;
 };
 
+// A later step for an idle executor (start_atom, ExecutorStep).
+struct ExecutorStep {
+  int64_t step_id = 0;
+  std::vector<Tensor> args;  // by _Arg index
+  bool collect_stats = false;
+};
+
 // Kernels whose inputs total fewer bytes than this run inline even if expensive: handing
 // them to another thread costs more (~20 us to wake one) than computing them.
 constexpr size_t kInlineInputBytes = 16 * 1024;
@@ -57,5 +66,7 @@ constexpr size_t kInlineInputBytes = 16 * 1024;
 caf::actor SpawnExecutor(caf::actor_system& system, ExecutorArgs args);
 
 }  // namespace tensoract
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::ExecutorStep)
 
 #endif  // TENSORACT_ACTORS_EXECUTOR_H_

@@ -160,6 +160,9 @@ struct RunGraphResponse {
   std::vector<int> produced;
   // The worker does not know the graph handle: it restarted since the graph was registered.
   bool graph_not_found = false;
+  // From an executor: it stays, idle, for another step of its partition (the worker keeps
+  // it); false: it has quit.
+  bool executor_idle = false;
 };
 // A RunGraph that failed before any executor ran: `status` and nothing else.
 inline RunGraphResponse RunGraphFailure(Status status) {

@@ -32,7 +32,13 @@ struct RegisteredGraph {
   std::vector<int> device_index;  // the device of each plan
   int num_args = 0;
   std::string owner;  // RegisterGraphRequest::owner
+  // Executors of each plan idle after a step, for the next ones (actors/executor.h). They
+  // are linked to the worker while they wait, so they go down with it.
+  std::vector<std::vector<caf::actor>> idle;
 };
+
+// Idle executors kept per plan: as many as the steps of one graph that usually overlap.
+constexpr size_t kIdleExecutorsPerPlan = 2;
 
 // A step in flight: its executors, and what their replies add up to so far.
 struct RunningStep {
@@ -141,6 +147,31 @@ void AbandonStepsOf(Self* self, const std::string& owner, const Status& why) {
 }
 
 // Folds one executor's reply into its step; the step ends with the last reply.
+// Stops the idle executors of `graph` (it is being forgotten).
+void StopIdleExecutors(Self* self, RegisteredGraph& graph) {
+  for (auto& pool : graph.idle) {
+    for (const caf::actor& e : pool) {
+      self->unlink_from(e);
+      self->send_exit(e, caf::exit_reason::user_shutdown);
+    }
+    pool.clear();
+  }
+}
+
+// An executor that finished a step of plan `plan` of graph `handle`: kept for the next
+// step if it stayed idle and there is room, else stopped.
+void ReturnExecutor(Self* self, const std::string& handle, size_t plan, const caf::actor& executor, bool idle) {
+  if (!idle) return;  // it quit
+  auto found = self->state.graphs.find(handle);
+  if (found != self->state.graphs.end() && plan < found->second.idle.size() &&
+      found->second.idle[plan].size() < kIdleExecutorsPerPlan) {
+    self->link_to(executor);
+    found->second.idle[plan].push_back(executor);
+    return;
+  }
+  self->send_exit(executor, caf::exit_reason::user_shutdown);
+}
+
 void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
   auto& st = self->state;
   auto found = st.running.find(step_id);
@@ -244,6 +275,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         response.graph_handle = StrCat("graph_", RandomHandle());
         RegisteredGraph& registered = st.graphs[response.graph_handle] = std::move(plans).value();
         registered.owner = request.owner;
+        registered.idle.resize(registered.plans.size());
         return response;
       },
       [=](run_graph_atom, RunGraphRequest& request) -> caf::result<RunGraphResponse> {
@@ -257,7 +289,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           unknown.graph_not_found = true;
           return unknown;
         }
-        const RegisteredGraph& graph = it->second;
+        RegisteredGraph& graph = it->second;
         if (static_cast<int>(request.args.size()) < graph.num_args) {
           return RunGraphFailure(errors::InvalidArgument("graph '", request.graph_handle, "' takes ", graph.num_args,
                                                           " feeds but the step gave ", request.args.size()));
@@ -273,9 +305,22 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         step->promise = self->make_response_promise<RunGraphResponse>();
         step->remaining = static_cast<int>(graph.plans.size());
         st.running[step_id] = step;
+        // Each partition's executor: an idle one of an earlier step, or a new one. Every
+        // executor gets every feed (a Tensor copy shares its buffer).
+        std::vector<std::vector<Tensor>> later_args(graph.plans.size());
+        std::vector<bool> reused(graph.plans.size(), false);
         for (size_t p = 0; p < graph.plans.size(); ++p) {
-          // Each executor gets every feed: a Tensor copy shares its buffer.
           std::vector<Tensor> args = p + 1 == graph.plans.size() ? std::move(request.args) : request.args;
+          auto& pool = graph.idle[p];
+          if (!pool.empty()) {
+            caf::actor executor = std::move(pool.back());
+            pool.pop_back();
+            self->unlink_from(executor);
+            step->executors.push_back(std::move(executor));
+            later_args[p] = std::move(args);
+            reused[p] = true;
+            continue;
+          }
           step->executors.push_back(SpawnExecutor(
               self->system(), ExecutorArgs{graph.plans[p], st.device_actors[graph.device_index[p]], step_id,
                                            std::move(args), request.collect_stats,
@@ -291,16 +336,23 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         step->timeout_ms = StepTimeoutMs(request.timeout_ms, st.options.default_step_timeout_ms);
         step->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(step->timeout_ms);
         ScheduleTick(self);
-        for (const caf::actor& executor : step->executors) {
+        const std::string handle = request.graph_handle;
+        for (size_t p = 0; p < step->executors.size(); ++p) {
+          const caf::actor executor = step->executors[p];
           // Local: the executor answers (or CAF does, if it stops); the deadline is the tick's.
-          self->request(executor, caf::infinite, start_atom::value)
-              .then([=](RunGraphResponse& reply) { OnExecutorDone(self, step_id, std::move(reply)); },
-                    [=](caf::error& error) {
-                      // Stop this executor: it may still be waiting on kernels or Recvs.
-                      self->send(executor, abort_atom::value, errors::Cancelled("step ", step_id, " was abandoned"));
-                      OnExecutorDone(self, step_id,
-                                     RunGraphFailure(FromCafError(error, StrCat("step ", step_id))));
-                    });
+          auto sent = reused[p] ? self->request(executor, caf::infinite, start_atom::value,
+                                                ExecutorStep{step_id, std::move(later_args[p]), request.collect_stats})
+                                : self->request(executor, caf::infinite, start_atom::value);
+          sent.then(
+              [=](RunGraphResponse& reply) {
+                ReturnExecutor(self, handle, p, executor, reply.executor_idle);
+                OnExecutorDone(self, step_id, std::move(reply));
+              },
+              [=](caf::error& error) {
+                // Stop this executor: it may still be waiting on kernels or Recvs.
+                self->send(executor, abort_atom::value, errors::Cancelled("step ", step_id, " was abandoned"));
+                OnExecutorDone(self, step_id, RunGraphFailure(FromCafError(error, StrCat("step ", step_id))));
+              });
         }
         return step->promise;
       },
@@ -330,6 +382,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         if (owner.empty()) return;  // this process's own master never goes alone
         AbandonStepsOf(self, owner, why);
         for (auto it = st.graphs.begin(); it != st.graphs.end();) {
+          if (it->second.owner == owner) StopIdleExecutors(self, it->second);
           it = it->second.owner == owner ? st.graphs.erase(it) : std::next(it);
         }
         st.leases.erase(owner);
@@ -383,8 +436,11 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         return Status::OK();
       },
       [=](deregister_graph_atom, const std::string& handle) {
-        return self->state.graphs.erase(handle) ? Status::OK()
-                                                : errors::NotFound("graph handle '", handle, "' is not registered");
+        auto found = self->state.graphs.find(handle);
+        if (found == self->state.graphs.end()) return errors::NotFound("graph handle '", handle, "' is not registered");
+        StopIdleExecutors(self, found->second);
+        self->state.graphs.erase(found);
+        return Status::OK();
       },
       [=](inspect_atom) -> caf::result<std::string> {
         auto& st = self->state;
