@@ -1,6 +1,7 @@
 #include "client/function.h"
 
 #include <atomic>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -241,6 +242,14 @@ StatusOr<Function::Concrete*> Function::ConcreteFor(const Scope& scope, const st
   auto found = concrete_.find(key);
   if (found != concrete_.end()) return found->second.get();
   TA_ASSIGN_OR_RETURN(std::unique_ptr<Concrete> c, Trace(scope, args));
+  if (!warned_retracing_ && trace_count_ >= 5 && 2 * trace_count_ >= call_count_) {
+    warned_retracing_ = true;
+    std::fprintf(stderr,
+                 "Function '%s' has been traced %d times in %lld calls: its signature keeps changing (new "
+                 "shapes, dtypes or non-tensor values). An input signature with unknown dimensions, or tensors "
+                 "in place of changing C++ values, avoids retracing.\n",
+                 name_.c_str(), trace_count_, static_cast<long long>(call_count_));
+  }
   Concrete* raw = c.get();
   concrete_.emplace(std::move(key), std::move(c));
   return raw;
@@ -363,7 +372,13 @@ StatusOr<std::vector<Output>> Function::CallInGraph(const Scope& scope, const st
 }
 
 StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std::vector<FunctionArg>& args) {
+  return (*this)(scope, args, RunOptions(), nullptr);
+}
+
+StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std::vector<FunctionArg>& args,
+                                                   const RunOptions& options, RunMetadata* metadata) {
   if (!scope.is_eager()) return CallInGraph(scope, args);
+  ++call_count_;
   TA_ASSIGN_OR_RETURN(Concrete* c, ConcreteFor(scope, args));
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::vector<Output> inputs;  // for a tape: the tensor arguments, then the captures
@@ -375,7 +390,7 @@ StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std
     inputs.push_back(*o);
   }
   std::vector<Tensor> outs;
-  Status ran = c->session->Run(feeds, c->fetches, c->targets, &outs);
+  Status ran = c->session->Run(options, feeds, c->fetches, c->targets, &outs, metadata);
   if (!ran.ok()) return Status(ran.code(), StrCat("Function '", name_, "': ", ran.message()));
   DataTypeVector input_types;
   for (const Output& in : inputs) input_types.push_back(in.type());

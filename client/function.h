@@ -33,7 +33,8 @@
 //   gradient graph (built once from the trace by graph/gradients), so gradients reach the
 //   arguments and the variables the function read;
 // - GraphFor gives the traced graph, which runs under a plain Session: feed "args_<i>",
-//   fetch "output_<i>" (R24).
+//   fetch "output_<i>" (R24);
+// - RunOptions and RunMetadata pass through a call to its step (R30).
 //
 // Thread-safety: as its context (one thread at a time).
 #ifndef TENSORACT_CLIENT_FUNCTION_H_
@@ -94,11 +95,19 @@ class Function {
   // Calls the function: `scope` is the caller's (eager: a step of the traced graph; a
   // graph scope: the body is traced into that graph). Returns eager values.
   StatusOr<std::vector<Output>> operator()(const Scope& scope, const std::vector<FunctionArg>& args);
+  // The same with the step's RunOptions (trace level, timeout, canceller) and, given
+  // `metadata`, its RunMetadata (step stats, partition graphs), as Session::Run takes them.
+  StatusOr<std::vector<Output>> operator()(const Scope& scope, const std::vector<FunctionArg>& args,
+                                           const RunOptions& options, RunMetadata* metadata = nullptr);
 
   // The graph traced for these arguments (tracing it if no call has yet).
   StatusOr<tensorflow::GraphDef> GraphFor(const Scope& scope, const std::vector<FunctionArg>& args);
 
+  // Traces so far, and eager calls so far. Tracing on half the calls or more (after 5
+  // traces) prints a warning once, as TensorFlow's retracing warning: the signature keeps
+  // changing (a new shape each call, say), and an input signature would help.
   int trace_count() const { return trace_count_; }
+  int64_t call_count() const { return call_count_; }
   const std::string& name() const { return name_; }
 
  private:
@@ -117,6 +126,8 @@ class Function {
   Body body_;
   FunctionOptions options_;
   int trace_count_ = 0;
+  int64_t call_count_ = 0;
+  bool warned_retracing_ = false;
   std::map<std::string, std::unique_ptr<Concrete>> concrete_;
 };
 

@@ -245,5 +245,85 @@ TEST_CASE("a traced function's graph runs under a plain Session", "[function]") 
   CHECK(std::vector<float>(out[0].base<float>(), out[0].base<float>() + 2) == std::vector<float>{4, 7});
 }
 
+TEST_CASE("the RFC's retracing counts: 100 calls of one key, shapes, dtypes, device scopes", "[function]") {
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Function square(*ctx, "square", [](const Scope& g, const std::vector<FunctionArg>& args) {
+    Output x = std::get<Output>(args[0]);
+    return std::vector<Output>{ops::Mul(g, x, x)};
+  });
+  Output two = Vec(s, {2});
+  for (int i = 0; i < 100; ++i) REQUIRE(square(s, {two}).ok());
+  CHECK(square.trace_count() == 1);  // R1
+  CHECK(square.call_count() == 100);
+  // R12: [2.], [2.,3.], [[2.]], [3.], [4.,5.] make exactly three graphs (with [2.]'s).
+  square(s, {Vec(s, {2, 3})});
+  square(s, {ops::Const(s, {{2.f}})});
+  square(s, {Vec(s, {3})});
+  square(s, {Vec(s, {4, 5})});
+  CHECK(square.trace_count() == 3);
+  // R11: int32 is another graph; R14: so is another device scope.
+  square(s, {ops::Const(s, {2})});
+  CHECK(square.trace_count() == 4);
+  auto on_cpu = square(s.WithDevice("/device:CPU:0"), {two});
+  REQUIRE(on_cpu.ok());
+  CHECK(square.trace_count() == 5);
+  CHECK(Scalar(on_cpu.value()[0]) == 4);
+}
+
+TEST_CASE("a traced function gives eager execution's results", "[function]") {  // R3
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  auto body = [](const Scope& g, const Output& x, const Output& y) {
+    Output a = ops::Add(g, ops::Mul(g, x, y), ops::Square(g, x));
+    Output b = ops::Tanh(g, ops::Sub(g, a, ops::Exp(g, ops::Neg(g, y))));
+    Output c = ops::MatMul(g, ops::Reshape(g, b, {2, 2}), ops::Reshape(g, y, {2, 2}), {true, false});
+    return ops::Mean(g, ops::Maximum(g, c, 0.1f), {1});
+  };
+  Function f(*ctx, "mixed", [&](const Scope& g, const std::vector<FunctionArg>& args) {
+    return std::vector<Output>{body(g, std::get<Output>(args[0]), std::get<Output>(args[1]))};
+  });
+  Output x = Vec(s, {0.5f, -1.f, 2.f, 0.25f}), y = Vec(s, {1.5f, 0.f, -0.5f, 3.f});
+  std::vector<float> eager = Floats(body(s, x, y));
+  std::vector<float> traced = Floats(f(s, {x, y}).value()[0]);
+  REQUIRE(eager.size() == traced.size());
+  for (size_t i = 0; i < eager.size(); ++i) CHECK(traced[i] == Approx(eager[i]).epsilon(1e-6));
+}
+
+TEST_CASE("a call after its captured variable is destroyed fails cleanly", "[function]") {  // R10
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Variable v = MakeVariable(s, "v", 1.f).value();
+  Function read(*ctx, "read", [&](const Scope& g, const std::vector<FunctionArg>&) {
+    return std::vector<Output>{v.Read(g)};
+  });
+  CHECK(Scalar(read(s, {}).value()[0]) == 1);
+  ops::DestroyResourceOp(s, v.handle);
+  REQUIRE(s.status().ok());
+  auto gone = read(s, {});
+  REQUIRE(!gone.ok());
+  CHECK(gone.status().code() == error::FAILED_PRECONDITION);
+  CHECK(gone.status().message().find("v") != std::string::npos);
+}
+
+TEST_CASE("RunOptions and RunMetadata pass through a call", "[function]") {  // R30
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Function f(*ctx, "f", [](const Scope& g, const std::vector<FunctionArg>& args) {
+    return std::vector<Output>{ops::Add(g, std::get<Output>(args[0]), 1.f)};
+  });
+  RunOptions options;
+  options.trace_level = RunOptions::FULL_TRACE;
+  RunMetadata metadata;
+  auto out = f(s, {Vec(s, {1})}, options, &metadata);
+  REQUIRE(out.ok());
+  REQUIRE(metadata.step_stats.dev_stats_size() >= 1);
+  bool add = false;
+  for (const auto& dev : metadata.step_stats.dev_stats()) {
+    for (const auto& node : dev.node_stats()) add |= node.node_name().find("Add") != std::string::npos;
+  }
+  CHECK(add);
+}
+
 }  // namespace
 }  // namespace tensoract
