@@ -40,6 +40,19 @@ TensorShape FullShape(const PartialTensorShape& shape) {
   return TensorShape(dims);
 }
 
+// A tensor argument's part of a signature key: its dtype and dimensions as raw bytes (a
+// call computes its key every time; formatting them as text cost a microsecond).
+void AppendTensorKey(DataType dtype, const PartialTensorShape& shape, std::string* key) {
+  key->push_back('T');
+  const int32_t d = static_cast<int32_t>(dtype), rank = shape.dims();
+  key->append(reinterpret_cast<const char*>(&d), sizeof d);
+  key->append(reinterpret_cast<const char*>(&rank), sizeof rank);
+  for (int i = 0; i < rank; ++i) {
+    const int64_t n = shape.dim_size(i);
+    key->append(reinterpret_cast<const char*>(&n), sizeof n);
+  }
+}
+
 std::string ShapeString(DataType dtype, const PartialTensorShape& shape) {
   return StrCat(DataTypeString(dtype), shape.DebugString());
 }
@@ -139,7 +152,8 @@ Function::Function(EagerContext& ctx, std::string name, Body body, FunctionOptio
 Function::~Function() = default;
 
 StatusOr<std::string> Function::SignatureKey(const Scope& scope, const std::vector<FunctionArg>& args) const {
-  std::string key = StrCat("device=", scope.device(), ";");
+  std::string key = scope.device();
+  key.push_back(';');
   size_t tensors = 0;
   const auto& signature = options_.input_signature;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -163,9 +177,9 @@ StatusOr<std::string> Function::SignatureKey(const Scope& scope, const std::vect
                                          ") does not match the input signature's ",
                                          ShapeString(spec.dtype, spec.shape));
         }
-        key += StrCat("T", ShapeString(spec.dtype, spec.shape), ";");
+        AppendTensorKey(spec.dtype, spec.shape, &key);
       } else {
-        key += StrCat("T", ShapeString(dtype, shape), ";");
+        AppendTensorKey(dtype, shape, &key);
       }
       ++tensors;
     } else if (const bool* b = std::get_if<bool>(&arg)) {
