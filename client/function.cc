@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -38,6 +39,37 @@ TensorShape FullShape(const PartialTensorShape& shape) {
   std::vector<int64_t> dims;
   for (int d = 0; d < shape.dims(); ++d) dims.push_back(shape.dim_size(d));
   return TensorShape(dims);
+}
+
+// The tensors among `args`, in order, a list argument's elements in its place.
+std::vector<const Output*> TensorsOf(const std::vector<FunctionArg>& args) {
+  std::vector<const Output*> tensors;
+  for (const FunctionArg& arg : args) {
+    if (const Output* o = std::get_if<Output>(&arg)) tensors.push_back(o);
+    if (const auto* list = std::get_if<std::vector<Output>>(&arg)) {
+      for (const Output& o : *list) tensors.push_back(&o);
+    }
+  }
+  return tensors;
+}
+
+// `args` with the k-th tensor (in TensorsOf's order) replaced by make(tensor, k).
+std::vector<FunctionArg> MapTensors(const std::vector<FunctionArg>& args,
+                                    const std::function<Output(const Output&, size_t)>& make) {
+  std::vector<FunctionArg> mapped;
+  size_t k = 0;
+  for (const FunctionArg& arg : args) {
+    if (const Output* o = std::get_if<Output>(&arg)) {
+      mapped.push_back(make(*o, k++));
+    } else if (const auto* list = std::get_if<std::vector<Output>>(&arg)) {
+      std::vector<Output> elements;
+      for (const Output& e : *list) elements.push_back(make(e, k++));
+      mapped.push_back(std::move(elements));
+    } else {
+      mapped.push_back(arg);
+    }
+  }
+  return mapped;
 }
 
 // A tensor argument's part of a signature key: its dtype and dimensions as raw bytes (a
@@ -156,32 +188,38 @@ StatusOr<std::string> Function::SignatureKey(const Scope& scope, const std::vect
   key.push_back(';');
   size_t tensors = 0;
   const auto& signature = options_.input_signature;
+  auto tensor_key = [&](const Output* o, size_t i) -> Status {
+    if (o->node == nullptr) return errors::InvalidArgument("Function '", name_, "': argument ", i, " is empty");
+    if (!o->is_eager()) {
+      return errors::InvalidArgument("Function '", name_, "': argument ", i, " ('", o->name(),
+                                     "') is a tensor of a graph; call with eager values");
+    }
+    DataType dtype = o->type();
+    const PartialTensorShape& shape = o->shape();
+    if (!signature.empty()) {
+      if (tensors >= signature.size()) {
+        return errors::InvalidArgument("Function '", name_, "' got more tensor arguments than its input signature's ",
+                                       signature.size());
+      }
+      const TensorSpec& spec = signature[tensors];
+      if (spec.dtype != dtype || !spec.shape.IsCompatibleWith(FullShape(shape))) {
+        return errors::InvalidArgument("Function '", name_, "': argument ", i, " (", ShapeString(dtype, shape),
+                                       ") does not match the input signature's ", ShapeString(spec.dtype, spec.shape));
+      }
+      AppendTensorKey(spec.dtype, spec.shape, &key);
+    } else {
+      AppendTensorKey(dtype, shape, &key);
+    }
+    ++tensors;
+    return Status::OK();
+  };
   for (size_t i = 0; i < args.size(); ++i) {
     const FunctionArg& arg = args[i];
     if (const Output* o = std::get_if<Output>(&arg)) {
-      if (o->node == nullptr) return errors::InvalidArgument("Function '", name_, "': argument ", i, " is empty");
-      if (!o->is_eager()) {
-        return errors::InvalidArgument("Function '", name_, "': argument ", i, " ('", o->name(),
-                                       "') is a tensor of a graph; call with eager values");
-      }
-      DataType dtype = o->type();
-      const PartialTensorShape& shape = o->shape();
-      if (!signature.empty()) {
-        if (tensors >= signature.size()) {
-          return errors::InvalidArgument("Function '", name_, "' got more tensor arguments than its input signature's ",
-                                         signature.size());
-        }
-        const TensorSpec& spec = signature[tensors];
-        if (spec.dtype != dtype || !spec.shape.IsCompatibleWith(FullShape(shape))) {
-          return errors::InvalidArgument("Function '", name_, "': argument ", i, " (", ShapeString(dtype, shape),
-                                         ") does not match the input signature's ",
-                                         ShapeString(spec.dtype, spec.shape));
-        }
-        AppendTensorKey(spec.dtype, spec.shape, &key);
-      } else {
-        AppendTensorKey(dtype, shape, &key);
-      }
-      ++tensors;
+      TA_RETURN_IF_ERROR(tensor_key(o, i));
+    } else if (const auto* list = std::get_if<std::vector<Output>>(&arg)) {
+      key += StrCat("L", list->size(), ":");
+      for (const Output& e : *list) TA_RETURN_IF_ERROR(tensor_key(&e, i));
     } else if (const bool* b = std::get_if<bool>(&arg)) {
       key += *b ? "b1;" : "b0;";
     } else if (const int64_t* n = std::get_if<int64_t>(&arg)) {
@@ -208,22 +246,13 @@ StatusOr<std::unique_ptr<Function::Concrete>> Function::Trace(const Scope& scope
   state.function_name = name_;
   state.may_create_variables = trace_count_ == 0;
   ++trace_count_;
-  std::vector<FunctionArg> traced_args;
-  size_t tensors = 0;
-  for (const FunctionArg& arg : args) {
-    const Output* o = std::get_if<Output>(&arg);
-    if (o == nullptr) {
-      traced_args.push_back(arg);
-      continue;
-    }
-    PartialTensorShape shape =
-        options_.input_signature.empty() ? o->shape() : options_.input_signature[tensors].shape;
-    Output p = ops::Placeholder(c->graph.WithOpName(StrCat("args_", tensors)), o->type(), shape);
+  std::vector<FunctionArg> traced_args = MapTensors(args, [&](const Output& o, size_t k) {
+    PartialTensorShape shape = options_.input_signature.empty() ? o.shape() : options_.input_signature[k].shape;
+    Output p = ops::Placeholder(c->graph.WithOpName(StrCat("args_", k)), o.type(), shape);
     c->feeds.push_back(p.node->name());
     c->args.push_back(p);
-    traced_args.push_back(p);
-    ++tensors;
-  }
+    return p;
+  });
   auto fail = [&](const Status& s) {
     return Status(s.code(), StrCat("tracing Function '", name_, "': ", s.message()));
   };
@@ -272,6 +301,13 @@ StatusOr<Function::Concrete*> Function::ConcreteFor(const Scope& scope, const st
 StatusOr<tensorflow::GraphDef> Function::GraphFor(const Scope& scope, const std::vector<FunctionArg>& args) {
   TA_ASSIGN_OR_RETURN(Concrete* c, ConcreteFor(scope, args));
   return c->graph_def;
+}
+
+StatusOr<std::vector<Output>> Function::Captures(const Scope& scope, const std::vector<FunctionArg>& args) {
+  TA_ASSIGN_OR_RETURN(Concrete* c, ConcreteFor(scope, args));
+  std::vector<Output> eager;
+  for (const auto& capture : c->captures) eager.push_back(capture.second);
+  return eager;
 }
 
 Status Function::BuildBackward(Concrete* c) {
@@ -327,18 +363,13 @@ StatusOr<std::vector<Output>> Function::CallInGraph(const Scope& scope, const st
   tensorflow::AttrValue tin, tout;
   tin.mutable_list();
   tout.mutable_list();
-  for (const FunctionArg& arg : args) {
-    const Output* o = std::get_if<Output>(&arg);
-    if (o == nullptr) {
-      traced_args.push_back(arg);
-      continue;
-    }
-    std::string arg_name = StrCat("args_", arg_names.size());
-    traced_args.push_back(ops::Placeholder(body.WithOpName(arg_name), o->type(), o->shape()));
-    arg_names.emplace_back(arg_name, o->type());
-    call_inputs.push_back(*o);
-    tin.mutable_list()->add_type(o->type());
-  }
+  traced_args = MapTensors(args, [&](const Output& o, size_t k) {
+    std::string arg_name = StrCat("args_", k);
+    arg_names.emplace_back(arg_name, o.type());
+    call_inputs.push_back(o);
+    tin.mutable_list()->add_type(o.type());
+    return ops::Placeholder(body.WithOpName(arg_name), o.type(), o.shape());
+  });
   std::vector<Output> results, outputs;
   {
     TraceGuard guard(&state);
@@ -396,9 +427,7 @@ StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std
   TA_ASSIGN_OR_RETURN(Concrete* c, ConcreteFor(scope, args));
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::vector<Output> inputs;  // for a tape: the tensor arguments, then the captures
-  for (const FunctionArg& arg : args) {
-    const Output* o = std::get_if<Output>(&arg);
-    if (o == nullptr) continue;
+  for (const Output* o : TensorsOf(args)) {
     TA_ASSIGN_OR_RETURN(Tensor value, ValueOf(*o));
     feeds.emplace_back(c->feeds[feeds.size()], std::move(value));
     inputs.push_back(*o);

@@ -8,8 +8,8 @@
 //   });
 //   std::vector<Output> y = step(ctx->scope(), {x}).value();   // eager values
 //
-// The first call with a new signature (each tensor argument's dtype and shape, each other
-// argument's value, the scope's device) runs the callable on a graph scope whose tensor
+// The first call with a new signature (each tensor argument's dtype and shape, a list
+// argument's length and its tensors', each other argument's value, the scope's device) runs the callable on a graph scope whose tensor
 // arguments are placeholders, and hands the graph to the context's master, which compiles
 // and registers it with the worker once; every later call with that signature is one step
 // of that graph through the master, worker and executor actors. trace_count() says how
@@ -56,8 +56,9 @@
 
 namespace tensoract {
 
-// A tensor argument, or a value that is part of the signature (a new value retraces).
-using FunctionArg = std::variant<Output, bool, int64_t, double, std::string>;
+// A tensor argument, a list of them (keyed on its length and each element's dtype and
+// shape), or a value that is part of the signature (a new value retraces).
+using FunctionArg = std::variant<Output, std::vector<Output>, bool, int64_t, double, std::string>;
 
 struct TensorSpec {
   DataType dtype = tensorflow::DT_INVALID;
@@ -102,6 +103,9 @@ class Function {
 
   // The graph traced for these arguments (tracing it if no call has yet).
   StatusOr<tensorflow::GraphDef> GraphFor(const Scope& scope, const std::vector<FunctionArg>& args);
+  // The eager values that trace captured (its variables' handles, the tensors it read from
+  // outside), in the order it read them.
+  StatusOr<std::vector<Output>> Captures(const Scope& scope, const std::vector<FunctionArg>& args);
 
   // Traces so far, and eager calls so far. Tracing on half the calls or more (after 5
   // traces) prints a warning once, as TensorFlow's retracing warning: the signature keeps

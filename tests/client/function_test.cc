@@ -2,6 +2,8 @@
 // dependencies, nested calls, gradients through calls and the exported graph.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "client/eager_variable.h"
 #include "client/function.h"
 #include "client/gradient_tape.h"
@@ -323,6 +325,46 @@ TEST_CASE("RunOptions and RunMetadata pass through a call", "[function]") {  // 
     for (const auto& node : dev.node_stats()) add |= node.node_name().find("Add") != std::string::npos;
   }
   CHECK(add);
+}
+
+TEST_CASE("list arguments are keyed on their length and each element", "[function]") {  // R15
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Function total(*ctx, "total", [](const Scope& g, const std::vector<FunctionArg>& args) {
+    const auto& xs = std::get<std::vector<Output>>(args[0]);
+    std::vector<Input> parts(xs.begin(), xs.end());
+    return std::vector<Output>{ops::AddN(g, InputList(parts))};
+  });
+  CHECK(Floats(total(s, {std::vector<Output>{Vec(s, {1, 2}), Vec(s, {3, 4})}}).value()[0]) == std::vector<float>{4, 6});
+  CHECK(Floats(total(s, {std::vector<Output>{Vec(s, {5, 6}), Vec(s, {7, 8})}}).value()[0]) == std::vector<float>{12, 14});
+  CHECK(total.trace_count() == 1);
+  total(s, {std::vector<Output>{Vec(s, {1, 2}), Vec(s, {3, 4}), Vec(s, {5, 6})}});  // a longer list
+  CHECK(total.trace_count() == 2);
+  total(s, {std::vector<Output>{Vec(s, {1}), Vec(s, {3})}});  // elements of another shape
+  CHECK(total.trace_count() == 3);
+}
+
+TEST_CASE("a function lists what it captured", "[function]") {  // R4
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Variable w = MakeVariable(s, "W", Vec(s, {2, 2})).value();
+  Variable b = MakeVariable(s, "b", Vec(s, {1, 1})).value();
+  Variable c = MakeVariable(s, "c", 0.f).value();
+  Function f(*ctx, "f", [&](const Scope& g, const std::vector<FunctionArg>& args) {
+    ops::AssignAddVariableOp(g, c.handle, 1.f);
+    return std::vector<Output>{ops::Add(g, ops::Mul(g, std::get<Output>(args[0]), w.Read(g)), b.Read(g))};
+  });
+  Output x = Vec(s, {3, 4});
+  CHECK(Floats(f(s, {x}).value()[0]) == std::vector<float>{7, 9});
+  CHECK(Scalar(c.Read(s)) == 1);
+  auto captured = f.Captures(s, {x});
+  REQUIRE(captured.ok());
+  REQUIRE(captured.value().size() == 3);
+  // In the order the body read them; C++ may evaluate W's and b's reads either way.
+  std::set<const EagerNode*> got, want = {w.handle.eager.get(), b.handle.eager.get(), c.handle.eager.get()};
+  for (const Output& o : captured.value()) got.insert(o.eager.get());
+  CHECK(got == want);
+  CHECK(captured.value()[0].eager == c.handle.eager);
 }
 
 }  // namespace
