@@ -476,4 +476,34 @@ StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std
   return results;
 }
 
+StatusOr<std::unique_ptr<GraphFunction>> GraphFunction::New(EagerContext& ctx, const tensorflow::GraphDef& graph,
+                                                            std::vector<std::string> inputs,
+                                                            std::vector<std::string> outputs) {
+  std::unique_ptr<GraphFunction> f(new GraphFunction);
+  f->ctx_ = &ctx;
+  f->inputs_ = std::move(inputs);
+  f->outputs_ = std::move(outputs);
+  TA_ASSIGN_OR_RETURN(f->session_, Session::New(ctx.server()));
+  TA_RETURN_IF_ERROR(f->session_->Create(graph));
+  return f;
+}
+
+StatusOr<std::vector<Output>> GraphFunction::operator()(const Scope& scope, const std::vector<Output>& args) {
+  if (args.size() != inputs_.size()) {
+    return errors::InvalidArgument("a graph function of ", inputs_.size(), " inputs called with ", args.size());
+  }
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (size_t i = 0; i < args.size(); ++i) {
+    TA_ASSIGN_OR_RETURN(Tensor value, ValueOf(args[i]));
+    feeds.emplace_back(inputs_[i], std::move(value));
+  }
+  std::vector<Tensor> outs;
+  TA_RETURN_IF_ERROR(session_->Run(feeds, outputs_, {}, &outs));
+  std::shared_ptr<EagerNode> call =
+      ctx_->MakeOp(CallOpDef(), DataTypeVector(), std::move(outs), ctx_->server().devices().front().get());
+  std::vector<Output> results;
+  for (int i = 0; i < call->node().num_outputs(); ++i) results.emplace_back(&call->node(), i);
+  return results;
+}
+
 }  // namespace tensoract

@@ -135,6 +135,26 @@ class Function {
   std::map<std::string, std::unique_ptr<Concrete>> concrete_;
 };
 
+// A function made from a graph that exists already (the RFC's NewGraphFunction, TensorFlow's
+// wrap_function(...).prune): calls feed `inputs` and fetch `outputs` (tensor names of
+// `graph`), and run only what the outputs need (stateful nodes off that path are pruned).
+// Eager values in and out, as Function's.
+//
+//   auto square = GraphFunction::New(*ctx, graph_def, {"Square:0"}, {"Square_1:0"}).value();
+//   Output y = (*square)(s, {x}).value()[0];
+class GraphFunction {
+ public:
+  static StatusOr<std::unique_ptr<GraphFunction>> New(EagerContext& ctx, const tensorflow::GraphDef& graph,
+                                                      std::vector<std::string> inputs, std::vector<std::string> outputs);
+  StatusOr<std::vector<Output>> operator()(const Scope& scope, const std::vector<Output>& args);
+
+ private:
+  GraphFunction() = default;
+  EagerContext* ctx_ = nullptr;
+  std::unique_ptr<Session> session_;
+  std::vector<std::string> inputs_, outputs_;
+};
+
 }  // namespace tensoract
 
 #endif  // TENSORACT_CLIENT_FUNCTION_H_

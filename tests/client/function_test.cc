@@ -367,5 +367,25 @@ TEST_CASE("a function lists what it captured", "[function]") {  // R4
   CHECK(captured.value()[0].eager == c.handle.eager);
 }
 
+TEST_CASE("a function made from an existing graph runs only what its outputs need", "[function]") {  // R26
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Variable counter = MakeVariable(s, "counter", 0.f).value();
+  Scope g = Scope::NewRootScope();
+  Output x = ops::Placeholder(g.WithOpName("x"), tensorflow::DT_FLOAT);
+  Output sq = ops::Square(g.WithOpName("Square"), x);
+  ops::Square(g.WithOpName("Square_1"), sq);
+  ops::AssignAddVariableOp(g.WithOpName("bump"), counter.Handle(g), 1.f);  // stateful, off the path
+  tensorflow::GraphDef def;
+  REQUIRE(g.ToGraphDef(&def).ok());
+  auto square = GraphFunction::New(*ctx, def, {"Square:0"}, {"Square_1:0"});
+  INFO(square.status().ToString());
+  REQUIRE(square.ok());
+  auto y = (*square.value())(s, {Vec(s, {2})});
+  REQUIRE(y.ok());
+  CHECK(Scalar(y.value()[0]) == 4);
+  CHECK(Scalar(counter.Read(s)) == 0);  // pruned
+}
+
 }  // namespace
 }  // namespace tensoract
