@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "client/function.h"
+#include "client/session.h"
 #include "graph/builder/ops.h"
 #include "graph/device_name.h"
 #include "graph/node_def_util.h"
@@ -24,8 +25,6 @@ struct EagerContext::CachedKernel {
   DataTypeVector input_types, output_types;
   std::shared_ptr<Device> device;  // where it runs (the CPU when a GPU has no kernel)
 };
-
-namespace {
 
 // The result of one eager op: its outputs, on the device it ran on.
 class EagerOp final : public EagerNode {
@@ -96,6 +95,8 @@ class EagerOp final : public EagerNode {
   const NodeDef* kernel_def = nullptr;  // the cached kernel's (the context outlives its ops)
 };
 
+namespace {
+
 const tensorflow::OpDef* ConstOpDef() {
   static const tensorflow::OpDef* def = OpRegistry::Global()->LookUp("Const").value();
   return def;
@@ -147,10 +148,6 @@ void AppendAttrKey(std::string* key, const tensorflow::AttrValue& v) {
 }  // namespace
 
 StatusOr<std::unique_ptr<EagerContext>> EagerContext::New(const SessionOptions& options) {
-  if (!options.target.empty()) {
-    return errors::Unimplemented("eager execution runs in this process; a cluster target (", options.target,
-                                 ") is for sessions and their graphs");
-  }
   TA_ASSIGN_OR_RETURN(std::unique_ptr<LocalServer> server, LocalServer::New(options));
   return std::unique_ptr<EagerContext>(new EagerContext(std::move(server)));
 }
@@ -158,6 +155,13 @@ StatusOr<std::unique_ptr<EagerContext>> EagerContext::New(const SessionOptions& 
 EagerContext::EagerContext(std::unique_ptr<LocalServer> server)
     : server_(std::move(server)), scope_(Scope::NewEagerScope(this)) {
   const auto& devices = server_->devices();
+  if (devices.empty()) {
+    // A cluster's client end: ops run on the cluster, their values come back here.
+    remote_ = true;
+    host_device_ = std::make_shared<Device>("/job:client/replica:0/task:0/device:CPU:0", DEVICE_CPU, 1);
+    default_device_ = host_device_.get();
+    return;
+  }
   default_device_ = devices.front().get();
   for (const auto& d : devices) {
     if (d->device_type() == DEVICE_GPU) {
@@ -169,13 +173,18 @@ EagerContext::EagerContext(std::unique_ptr<LocalServer> server)
 
 EagerContext::~EagerContext() = default;
 
+Device* EagerContext::host_device() const {
+  return remote_ ? host_device_.get() : server_->devices().front().get();
+}
+
 void EagerContext::PopRecorder(OpRecorder* recorder) {
   auto it = std::find(recorders_.begin(), recorders_.end(), recorder);
   if (it != recorders_.end()) recorders_.erase(it);
 }
 
 StatusOr<Device*> EagerContext::DeviceFor(const std::string& spec) {
-  if (spec.empty()) return default_device_;
+  // On a cluster values live here and the master checks the device an op names.
+  if (spec.empty() || remote_) return default_device_;
   auto found = device_for_spec_.find(spec);
   if (found != device_for_spec_.end()) return found->second;
   ParsedDeviceName want;
@@ -288,10 +297,19 @@ StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunOp(const Scope& scope, con
     TA_ASSIGN_OR_RETURN(Tensor t, device->CopyFromHost(host));
     result = std::make_shared<EagerOp>(ConstOpDef(), DataTypeVector{}, DataTypeVector{t.dtype()}, SharedDevice(device));
     result->outputs.push_back(std::move(t));
-  } else {
-    if (op == "Placeholder" || op == "PlaceholderWithDefault") {
-      return errors::InvalidArgument("a ", op, " has no value in eager code: make the value with FromTensor");
+  } else if (op == "Placeholder" || op == "PlaceholderWithDefault") {
+    return errors::InvalidArgument("a ", op, " has no value in eager code: make the value with FromTensor");
+  } else if (remote_) {
+    in.reserve(inputs.size());
+    for (const Input& input : inputs) {
+      auto t = InputTensor(input, device);
+      if (!t.ok()) {
+        return Status(t.status().code(), StrCat("eager ", op, " input ", in.size(), ": ", t.status().message()));
+      }
+      in.push_back(std::move(t).value());
     }
+    TA_ASSIGN_OR_RETURN(result, RunRemote(scope.device(), op, attrs, in));
+  } else {
     auto k = KernelFor(device, op, attrs, inputs.size(), !scope.device().empty());
     if (!k.ok()) return Status(k.status().code(), StrCat("eager ", op, ": ", k.status().message()));
     CachedKernel* kernel = k.value();
@@ -363,6 +381,131 @@ StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunOp(const Scope& scope, con
   return std::shared_ptr<EagerNode>(std::move(result));
 }
 
+// One op kind run on a cluster: its nodes in the context's remote session.
+struct EagerContext::RemoteOp {
+  std::vector<std::string> feeds, fetches, targets;
+  NodeDef def;  // the op's node: what a tape's gradient function reads
+  const tensorflow::OpDef* op_def = nullptr;
+  DataTypeVector input_types, output_types;
+};
+
+StatusOr<std::shared_ptr<EagerOp>> EagerContext::RunRemote(const std::string& device, const std::string& op,
+                                                          const std::map<std::string, tensorflow::AttrValue>& attrs,
+                                                          const std::vector<Tensor>& in) {
+  auto describe = [&] {
+    std::string s;
+    for (const Tensor& t : in) s += StrCat(s.empty() ? "" : ", ", Describe(t));
+    return StrCat(op, " on ", device.empty() ? std::string("the cluster") : device, " with inputs (", s, ")");
+  };
+  std::string key = StrCat(device, ";", op, ";");
+  for (const auto& [name, value] : attrs) {
+    key += name;
+    key.push_back('=');
+    AppendAttrKey(&key, value);
+  }
+  for (const Tensor& t : in) {
+    key += StrCat(";", static_cast<int>(t.dtype()));
+    if (t.dtype() == tensorflow::DT_RESOURCE) {  // each variable its own graph (see below)
+      const ResourceHandle& h = *t.base<ResourceHandle>();
+      key += StrCat(":", h.device(), ":", h.container(), ":", h.name());
+    }
+  }
+  auto found = remote_ops_.find(key);
+  if (found == remote_ops_.end() && op == "VarHandleOp") {
+    // A handle is only a name: made here, naming the variable on the device the scope
+    // names; the ops that use it run graphs that name it there (above).
+    auto r = std::make_unique<RemoteOp>();
+    TA_ASSIGN_OR_RETURN(r->op_def, OpRegistry::Global()->LookUp(op));
+    r->def.set_name(op);
+    r->def.set_op(op);
+    r->def.set_device(device);
+    for (const auto& [name, value] : attrs) (*r->def.mutable_attr())[name] = value;
+    AddDefaultsToNodeDef(*r->op_def, &r->def);
+    r->output_types = {tensorflow::DT_RESOURCE};
+    found = remote_ops_.emplace(key, std::move(r)).first;
+  }
+  if (op == "VarHandleOp") {
+    RemoteOp& r = *found->second;
+    std::string container, shared_name;
+    GetNodeAttr(r.def, "container", &container).IgnoreError();
+    GetNodeAttr(r.def, "shared_name", &shared_name).IgnoreError();
+    if (shared_name.empty()) {
+      return errors::InvalidArgument(describe(), ": a variable on a cluster needs a shared name (MakeVariable gives one)");
+    }
+    Tensor handle(tensorflow::DT_RESOURCE, TensorShape());
+    *handle.base<ResourceHandle>() = ResourceHandle(device, container, shared_name, 0, "Var");
+    auto result = std::make_shared<EagerOp>(r.op_def, DataTypeVector{}, r.output_types, host_device_);
+    result->outputs.push_back(std::move(handle));
+    result->kernel_def = &r.def;
+    return result;
+  }
+  if (found == remote_ops_.end()) {
+    // The op's first run with these attrs and input types: a placeholder per input and the
+    // op, added to the session's graph under a prefix of their own.
+    auto r = std::make_unique<RemoteOp>();
+    TA_ASSIGN_OR_RETURN(r->op_def, OpRegistry::Global()->LookUp(op));
+    const std::string prefix = StrCat("eager_", remote_ops_.size());
+    tensorflow::GraphDef def;
+    r->def.set_name(prefix + "/" + op);
+    r->def.set_op(op);
+    r->def.set_device(device);
+    for (size_t i = 0; i < in.size(); ++i) {
+      NodeDef* p = def.add_node();
+      p->set_name(StrCat(prefix, "/input", i));
+      if (in[i].dtype() == tensorflow::DT_RESOURCE) {
+        // A variable lives on its task and its handle may not leave it (the placer keeps a
+        // resource with its users): the graph names the variable itself, on its device.
+        const ResourceHandle& h = *in[i].base<ResourceHandle>();
+        p->set_op("VarHandleOp");
+        p->set_device(h.device());
+        (*p->mutable_attr())["container"].set_s(h.container());
+        (*p->mutable_attr())["shared_name"].set_s(h.name());
+        auto dtype = attrs.count("dtype") ? attrs.at("dtype") : attrs.count("T") ? attrs.at("T") : tensorflow::AttrValue();
+        (*p->mutable_attr())["dtype"].set_type(dtype.type() == tensorflow::DT_INVALID ? tensorflow::DT_FLOAT : dtype.type());
+        (*p->mutable_attr())["shape"].mutable_shape()->set_unknown_rank(true);
+        r->def.add_input(p->name());
+        r->feeds.push_back("");  // not fed
+        continue;
+      }
+      p->set_op("Placeholder");
+      (*p->mutable_attr())["dtype"].set_type(in[i].dtype());
+      r->def.add_input(p->name());
+      r->feeds.push_back(p->name());
+    }
+    for (const auto& [name, value] : attrs) (*r->def.mutable_attr())[name] = value;
+    AddDefaultsToNodeDef(*r->op_def, &r->def);
+    TA_RETURN_IF_ERROR(ValidateNodeDef(r->def, *r->op_def));
+    TA_RETURN_IF_ERROR(InOutTypesForNode(r->def, *r->op_def, &r->input_types, &r->output_types));
+    for (size_t i = 0; i < in.size() && i < r->input_types.size(); ++i) {
+      if (in[i].dtype() != r->input_types[i]) {
+        return errors::InvalidArgument(describe(), ": input ", i, " must be ", DataTypeString(r->input_types[i]));
+      }
+    }
+    for (size_t j = 0; j < r->output_types.size(); ++j) r->fetches.push_back(StrCat(r->def.name(), ":", j));
+    if (r->output_types.empty()) r->targets.push_back(r->def.name());
+    *def.add_node() = r->def;
+    if (!remote_session_) {
+      TA_ASSIGN_OR_RETURN(remote_session_, Session::New(*server_));
+      TA_RETURN_IF_ERROR(remote_session_->Create(def));
+    } else {
+      TA_RETURN_IF_ERROR(remote_session_->Extend(def));
+    }
+    found = remote_ops_.emplace(key, std::move(r)).first;
+  }
+  RemoteOp& r = *found->second;
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (!r.feeds[i].empty()) feeds.emplace_back(r.feeds[i], in[i]);
+  }
+  std::vector<Tensor> outs;
+  Status ran = remote_session_->Run(feeds, r.fetches, r.targets, &outs);
+  if (!ran.ok()) return Status(ran.code(), StrCat(describe(), ": ", ran.message()));
+  auto result = std::make_shared<EagerOp>(r.op_def, r.input_types, r.output_types, host_device_);
+  result->outputs = std::move(outs);
+  result->kernel_def = &r.def;
+  return result;
+}
+
 void EagerContext::Record(const std::shared_ptr<EagerNode>& op, std::vector<Output> inputs, const NodeDef* def) {
   OpRecorder* wanting[8];
   size_t n = 0;
@@ -387,6 +530,7 @@ void EagerContext::Record(const std::shared_ptr<EagerNode>& op, std::vector<Outp
 }
 
 std::shared_ptr<Device> EagerContext::SharedDevice(Device* device) const {
+  if (device == host_device_.get()) return host_device_;
   for (const auto& d : server_->devices()) {
     if (d.get() == device) return d;
   }

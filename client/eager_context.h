@@ -20,6 +20,15 @@
 // traced functions (client/function.h) and sessions made on server() see the variables
 // eager code made, and the other way round.
 //
+// With SessionOptions::target naming a cluster ("tensoract://host:port"), ops run on the
+// cluster instead: each kind of op (op, attrs, input dtypes, device) becomes a small graph
+// of the context's session there, run once per call with the inputs fed and the outputs
+// fetched back, so values live in this process and variables on the cluster's tasks
+// (their handles come back). A device scope names a task's device
+// ("/job:worker/replica:0/task:1/device:CPU:0"); without one the master places the op.
+// Functions run on the cluster as their graphs. Each op is then a round trip to the
+// master: use Functions for anything that loops.
+//
 // Thread-safety: one thread at a time uses a context and its scopes (TensorFlow's eager
 // contexts are per thread too); Outputs may be read from any thread once made. A context
 // outlives the scopes and Outputs made from it.
@@ -40,6 +49,8 @@
 namespace tensoract {
 
 class OpKernel;
+class Session;
+class EagerOp;  // an op's results (eager_context.cc)
 
 // What a gradient tape needs from the context: every eager op is offered to each active
 // recorder, which keeps the ops it is watching (client/gradient_tape.h).
@@ -64,6 +75,9 @@ class EagerContext : public EagerRunner {
   LocalServer& server() { return *server_; }
   // Where ops without a device go: the first GPU, or the CPU.
   Device* default_device() const { return default_device_; }
+  // Where values fetched from graphs (a Function's results) are kept: the first CPU, or on
+  // a cluster's client end the values' host memory here.
+  Device* host_device() const;
   // The device a scope's device string names ("" the default, "/device:CPU:0", "/gpu:0",
   // a full name); InvalidArgument when none of the context's devices matches.
   StatusOr<Device*> DeviceFor(const std::string& spec);
@@ -96,6 +110,11 @@ class EagerContext : public EagerRunner {
                                     bool device_named);
   StatusOr<Tensor> InputTensor(const Input& input, Device* device) const;
   std::shared_ptr<Device> SharedDevice(Device* device) const;
+  // On a cluster: runs `op` there on the (host) input values; its results come back here.
+  struct RemoteOp;
+  StatusOr<std::shared_ptr<EagerOp>> RunRemote(const std::string& device, const std::string& op,
+                                               const std::map<std::string, tensorflow::AttrValue>& attrs,
+                                               const std::vector<Tensor>& in);
 
   std::unique_ptr<LocalServer> server_;
   Scope scope_;
@@ -104,6 +123,12 @@ class EagerContext : public EagerRunner {
   std::unordered_map<std::string, std::unique_ptr<CachedKernel>> kernels_;
   std::vector<OpRecorder*> recorders_;
   std::string key_;  // scratch for kernel cache keys
+  // A cluster's client end (no local devices): ops run through remote_session_, one small
+  // graph per op kind, and values are kept in host_device_'s memory here.
+  bool remote_ = false;
+  std::shared_ptr<Device> host_device_;
+  std::unique_ptr<Session> remote_session_;
+  std::unordered_map<std::string, std::unique_ptr<RemoteOp>> remote_ops_;
 };
 
 // The value of an eager op's output, in host memory (copied from a GPU, waiting for the

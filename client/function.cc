@@ -438,7 +438,7 @@ StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std
   DataTypeVector input_types;
   for (const Output& in : inputs) input_types.push_back(in.type());
   std::shared_ptr<EagerNode> call =
-      ctx_.MakeOp(CallOpDef(), input_types, std::move(outs), ctx_.server().devices().front().get());
+      ctx_.MakeOp(CallOpDef(), input_types, std::move(outs), ctx_.host_device());
   std::vector<Output> results;
   for (int i = 0; i < call->node().num_outputs(); ++i) results.emplace_back(&call->node(), i);
   if (ctx_.recording()) {
@@ -465,7 +465,7 @@ StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std
       size_t next = 0;
       for (size_t j = 0; j < c->backward_fetches.size() && j < dx->size(); ++j) {
         if (c->backward_fetches[j].empty()) continue;
-        (*dx)[j] = FromTensor(s.WithDevice(ctx_.server().devices().front()->name()), grads[next++]);
+        (*dx)[j] = FromTensor(s.WithDevice(ctx_.host_device()->name()), grads[next++]);
       }
       return s.status();
     };
@@ -500,7 +500,7 @@ StatusOr<std::vector<Output>> GraphFunction::operator()(const Scope& scope, cons
   std::vector<Tensor> outs;
   TA_RETURN_IF_ERROR(session_->Run(feeds, outputs_, {}, &outs));
   std::shared_ptr<EagerNode> call =
-      ctx_->MakeOp(CallOpDef(), DataTypeVector(), std::move(outs), ctx_->server().devices().front().get());
+      ctx_->MakeOp(CallOpDef(), DataTypeVector(), std::move(outs), ctx_->host_device());
   std::vector<Output> results;
   for (int i = 0; i < call->node().num_outputs(); ++i) results.emplace_back(&call->node(), i);
   return results;

@@ -13,6 +13,10 @@
 #include <thread>
 
 #include "actors/messages.h"
+#include "client/eager_context.h"
+#include "client/eager_variable.h"
+#include "client/function.h"
+#include "client/gradient_tape.h"
 #include "client/session.h"
 #include "client/training_loop.h"
 #include "bootstrap/node_auth.h"
@@ -659,6 +663,60 @@ TEST_CASE("a restarted master: the training loop makes a new session, restores t
   auto [before, after] = TrainThroughFault(
       [](Cluster& cluster, const std::vector<std::string>& flags) { cluster.RestartWorker0(flags); });
   CHECK(after != before);
+}
+
+std::vector<float> EagerFloats(const Output& out) {
+  auto t = ValueOf(out);
+  INFO(t.status().ToString());
+  REQUIRE(t.ok());
+  return std::vector<float>(t.value().base<float>(), t.value().base<float>() + t.value().NumElements());
+}
+
+TEST_CASE("eager ops, a tape, variables and a Function against a cluster", "[cluster][eager]") {
+  Cluster cluster;
+  SessionOptions options;
+  options.target = cluster.target();
+  options.cluster_token = kTestToken;
+  options.step_timeout_ms = 60000;
+  auto made = EagerContext::New(options);
+  INFO(made.status().ToString());
+  REQUIRE(made.ok());
+  EagerContext& ctx = *made.value();
+  Scope s = ctx.scope();
+  Scope on_ps = s.WithDevice(std::string(kPs) + "/device:CPU:0");
+  Scope on_worker1 = s.WithDevice(std::string(kWorker1) + "/device:CPU:0");
+  Output x = ops::Const(s, {1.f, 2.f});
+  Output y = ops::Mul(on_worker1, x, 3.f);  // runs on worker 1, its value comes back
+  REQUIRE(s.status().ok());
+  CHECK(EagerFloats(y) == std::vector<float>{3, 6});
+
+  // A variable on the ps, trained by a tape's gradient.
+  auto v = MakeVariable(on_ps, "v", {1.f, 1.f});
+  INFO(v.status().ToString());
+  REQUIRE(v.ok());
+  GradientTape tape(ctx);
+  Output loss = ops::Sum(on_worker1, ops::Mul(on_worker1, v.value().Read(on_ps), y), 0);
+  auto grads = tape.Gradient(loss, {v.value()});
+  INFO(grads.status().ToString());
+  REQUIRE(grads.ok());
+  CHECK(EagerFloats(grads.value()[0]) == std::vector<float>{3, 6});
+  ops::AssignSubVariableOp(on_ps, v.value().handle, grads.value()[0]);
+  REQUIRE(s.status().ok());
+  CHECK(EagerFloats(v.value().Read(on_ps)) == std::vector<float>{-2, -5});
+
+  // A Function's graph runs on the cluster and reads the same variable.
+  Function f(ctx, "f", [&](const Scope& g, const std::vector<FunctionArg>& args) {
+    return std::vector<Output>{ops::Mul(g.WithDevice(kWorker1), std::get<Output>(args[0]), v.value().Read(g))};
+  });
+  auto out = f(s, {x});
+  INFO(out.status().ToString());
+  REQUIRE(out.ok());
+  CHECK(EagerFloats(out.value()[0]) == std::vector<float>{-2, -10});
+
+  // An op on a task the cluster does not have: an error naming the device.
+  ops::Add(s.WithDevice("/job:worker/replica:0/task:7/device:CPU:0"), x, x);
+  REQUIRE(!s.status().ok());
+  CHECK_THAT(s.status().message(), Catch::Contains("task:7"));
 }
 
 }  // namespace
