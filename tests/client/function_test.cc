@@ -387,5 +387,37 @@ TEST_CASE("a function made from an existing graph runs only what its outputs nee
   CHECK(Scalar(counter.Read(s)) == 0);  // pruned
 }
 
+TEST_CASE("loops inside a function trace with ops::WhileLoop", "[function]") {  // R23's loop
+  auto ctx = NewContext();
+  Scope s = ctx->scope();
+  Variable calls = MakeVariable(s, "calls", 0.f).value();
+  Function power(*ctx, "power", [&](const Scope& g, const std::vector<FunctionArg>& args) {
+    Output x = std::get<Output>(args[0]), n = std::get<Output>(args[1]);
+    ops::AssignAddVariableOp(g, calls.handle, 1.f);  // a side effect beside the loop
+    std::vector<Output> r;
+    Status st = ops::WhileLoop(
+        g, {ops::Const(g, 0), ops::OnesLike(g, x)},
+        [&](const Scope& b, const std::vector<Output>& v, Output* pred) {
+          *pred = ops::Less(b, v[0], n);
+          return b.status();
+        },
+        [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+          *next = {ops::Add(b, v[0], 1), ops::Mul(b, v[1], x)};
+          return b.status();
+        },
+        &r);
+    g.UpdateStatus(st);
+    return std::vector<Output>{r.size() == 2 ? r[1] : Output()};
+  });
+  Output x = Vec(s, {2, 3});
+  auto cube = power(s, {x, ops::Const(s, 3)});
+  INFO(cube.status().ToString());
+  REQUIRE(cube.ok());
+  CHECK(Floats(cube.value()[0]) == std::vector<float>{8, 27});
+  CHECK(Floats(power(s, {x, ops::Const(s, 5)}).value()[0]) == std::vector<float>{32, 243});
+  CHECK(power.trace_count() == 1);  // n is a tensor: one graph for every n
+  CHECK(Scalar(calls.Read(s)) == 2);
+}
+
 }  // namespace
 }  // namespace tensoract
