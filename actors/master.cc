@@ -32,11 +32,31 @@ struct SessionState {
   std::chrono::steady_clock::time_point last_used;  // the last request naming it
 };
 
+// Where a step's reply goes: the RunStep request's response promise, or the callback a
+// caller in this process gave instead (RunStepRequest::reply_to).
+class StepReply {
+ public:
+  StepReply() = default;
+  explicit StepReply(caf::typed_response_promise<RunStepResponse> promise) : promise_(std::move(promise)) {}
+  explicit StepReply(std::function<void(RunStepResponse)> direct) : direct_(std::move(direct)) {}
+  void deliver(RunStepResponse reply) {
+    if (direct_) {
+      direct_(std::move(reply));
+    } else {
+      promise_.deliver(std::move(reply));
+    }
+  }
+
+ private:
+  caf::typed_response_promise<RunStepResponse> promise_;
+  std::function<void(RunStepResponse)> direct_;
+};
+
 // A step in flight: one RunGraph per task, gathered.
 struct StepInFlight {
   std::string session;  // the session whose step it is
   int64_t request_id = 0;  // the client's name for the call (RunStepRequest::request_id)
-  caf::typed_response_promise<RunStepResponse> promise;
+  StepReply promise;
   std::vector<int> tasks;
   int remaining = 0;
   Status status;  // the first error
@@ -193,8 +213,7 @@ void OnRunGraphDone(Self* self, int64_t step_id, int task, RunGraphResponse repl
   if (--step.remaining == 0) FinishStep(self, step_id);
 }
 
-void RunCall(Self* self, const CachedCall& call, RunStepRequest request,
-             caf::typed_response_promise<RunStepResponse> promise) {
+void RunCall(Self* self, const CachedCall& call, RunStepRequest request, StepReply promise) {
   if (request.request_id != 0 && self->state.early_cancels.erase({request.session_handle, request.request_id}) > 0) {
     promise.deliver(RunStepResponse{StepCancelled(request.request_id), {}, nullptr, {}});
     return;
@@ -290,8 +309,7 @@ void Log(const std::string& line) { std::fputs((line + "\n").c_str(), stderr); }
 
 // The first step of a signature: builds its call graph, registers each task's share with
 // that task, caches the handles and runs the step.
-void StartNewCall(Self* self, const std::string& key, RunStepRequest request,
-                  caf::typed_response_promise<RunStepResponse> promise) {
+void StartNewCall(Self* self, const std::string& key, RunStepRequest request, StepReply promise) {
   auto& st = self->state;
   const std::string session_handle = request.session_handle;
   auto session = st.sessions.find(session_handle);
@@ -503,16 +521,27 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         auto& st = self->state;
         auto session = st.sessions.find(request.session_handle);
         if (session == st.sessions.end()) {
-          return RunStepResponse{SessionNotFound(request.session_handle), {}, nullptr, {}};
+          RunStepResponse missing{SessionNotFound(request.session_handle), {}, nullptr, {}};
+          if (!request.reply_to) return missing;
+          request.reply_to(std::move(missing));
+          return RunStepResponse{};  // to nobody: the request came without a sender
         }
         session->second.last_used = std::chrono::steady_clock::now();
         // A promise takes over the reply: make it only on the paths that answer through it,
         // never before an early `return RunStepResponse{...}` (that reply would be lost).
+        // A caller that gave reply_to sent no request to answer: no promise then.
+        const bool direct = static_cast<bool>(request.reply_to);
+        caf::typed_response_promise<RunStepResponse> response;
+        StepReply promise = direct ? StepReply(std::move(request.reply_to))
+                                   : StepReply(response = self->make_response_promise<RunStepResponse>());
+        auto answer = [&]() -> caf::result<RunStepResponse> {
+          if (direct) return RunStepResponse{};
+          return response;
+        };
         const std::string key = SignatureKey(request);
-        auto promise = self->make_response_promise<RunStepResponse>();
         if (auto hit = session->second.calls.find(key); hit != session->second.calls.end()) {
           RunCall(self, hit->second, std::move(request), promise);
-          return promise;
+          return answer();
         }
         // Placement needs every task's devices: the first step of a signature makes sure
         // the master knows them.
@@ -524,7 +553,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
           }
           StartNewCall(self, key, std::move(*request_ptr), promise);
         });
-        return promise;
+        return answer();
       },
       [=](extend_session_atom, const ExtendSessionRequest& request) {
         auto& st = self->state;

@@ -12,6 +12,7 @@
 #define TENSORACT_ACTORS_MESSAGES_H_
 
 #include <map>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -105,6 +106,8 @@ struct ExtendSessionResponse {
   int64_t new_graph_version = 0;
 };
 
+struct RunStepResponse;
+
 struct RunStepRequest {
   std::string session_handle;
   std::vector<NamedTensor> feeds;
@@ -116,6 +119,10 @@ struct RunStepRequest {
   // The client's name for this call (TensorFlow's RunStepRequest.request_id), by which
   // cancel_step_atom finds it; 0: not cancellable.
   int64_t request_id = 0;
+  // A caller in the master's process may take the reply here instead of as the request's
+  // response (it then sends RunStep without a sender): one actor hop less per step
+  // (client/step_caller.h). Never set by a remote caller.
+  std::function<void(RunStepResponse)> reply_to;
 };
 struct RunStepResponse {
   Status status;

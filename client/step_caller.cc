@@ -80,10 +80,15 @@ StepCaller::StepCaller(caf::actor_system& system) : relay_(system.spawn(relay_ac
 StepCaller::~StepCaller() { caf::anon_send_exit(relay_, caf::exit_reason::user_shutdown); }
 
 Status StepCaller::Call(const caf::actor& master, RunStepRequest request, int64_t wait_ms,
-                        RunStepResponse* response) {
+                        RunStepResponse* response, bool master_is_local) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   auto slot = std::make_shared<ReplySlot>();
-  caf::anon_send(relay_, relay_step_atom::value, master, std::move(request), slot);
+  if (master_is_local) {
+    request.reply_to = [slot](RunStepResponse r) { slot->Fill(std::move(r), caf::error()); };
+    caf::anon_send(master, run_step_atom::value, std::move(request));
+  } else {
+    caf::anon_send(relay_, relay_step_atom::value, master, std::move(request), slot);
+  }
   if (!slot->Wait(deadline)) return FromCafError(caf::sec::request_timeout, "RunStep");
   std::lock_guard<std::mutex> lock(slot->mu);
   if (slot->error) return FromCafError(slot->error, "RunStep");

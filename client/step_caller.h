@@ -3,12 +3,13 @@
 //
 // A CAF request from a blocking scoped_actor makes an actor per call, puts its timeout in
 // CAF's clock (a thread woken per call) and sleeps on a condition variable that the reply
-// must wake: a 3-node step took 53-87 us, most of it thread wake-ups. Here one relay
-// actor, made once per server, makes every call (request without a clock timer: the
-// runtime enforces the step's deadline itself) and puts the reply into the caller's
-// ReplySlot; the caller spins on the slot for a short while before it sleeps on it, so a
-// reply that comes within the spin costs no wake-up. The caller's own wait still ends at
-// its deadline, with DeadlineExceeded.
+// must wake: a 3-node step took 53-87 us, most of it thread wake-ups. Here the reply goes
+// into the caller's ReplySlot: a master in this process fills it itself (the request
+// carries a callback, RunStepRequest::reply_to); a remote master's proxy is asked by one
+// relay actor, made once per server, that fills it (a request without a clock timer: the
+// runtime enforces the step's deadline itself). The caller spins on the slot for a short
+// while before it sleeps on it, so a reply that comes within the spin costs no wake-up.
+// The caller's own wait still ends at its deadline, with DeadlineExceeded.
 //
 // Thread-safety: Call may be made from any number of threads at once.
 #ifndef TENSORACT_CLIENT_STEP_CALLER_H_
@@ -33,8 +34,11 @@ class StepCaller {
 
   // Sends `request` to `master` and waits up to `wait_ms` for its reply, which goes to
   // `response`; a failure of the actor system (the master gone, the wait's deadline) is
-  // the Status, naming RunStep.
-  Status Call(const caf::actor& master, RunStepRequest request, int64_t wait_ms, RunStepResponse* response);
+  // the Status, naming RunStep. `master_is_local`: the master runs in this process, and
+  // fills the reply slot itself (RunStepRequest::reply_to), one actor hop fewer than the
+  // relay's request.
+  Status Call(const caf::actor& master, RunStepRequest request, int64_t wait_ms, RunStepResponse* response,
+              bool master_is_local = false);
 
  private:
   caf::actor relay_;
