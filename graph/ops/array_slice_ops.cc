@@ -87,6 +87,17 @@ Status StridedSliceShape(InferenceContext* c) {
     TA_RETURN_IF_ERROR(c->GetAttr(name, &m));
     masks |= m;
   }
+  // An index (a shrunk axis) takes one element going forwards: TensorFlow refuses any
+  // other stride there, when building as when running. Masks and strides both count the
+  // spec's entries, so this needs no canonicalisation.
+  int64_t shrink = 0, ellipsis = 0;
+  TA_RETURN_IF_ERROR(c->GetAttr("shrink_axis_mask", &shrink));
+  TA_RETURN_IF_ERROR(c->GetAttr("ellipsis_mask", &ellipsis));
+  for (size_t i = 0; ks && i < strides.size() && i < 64; ++i) {
+    if ((shrink >> i & 1) && !(ellipsis >> i & 1) && strides[i] <= 0) {
+      return errors::InvalidArgument("only stride 1 allowed on non-range indexing.");
+    }
+  }
   if (!kb || !ke || !ks || masks != 0 || !InferenceContext::RankKnown(input) ||
       begin.size() != static_cast<size_t>(input.dims()) || end.size() != begin.size() ||
       strides.size() != begin.size()) {

@@ -1,6 +1,7 @@
 // Range and InvertPermutation on the CPU: index vectors computed from scalars or from a
 // permutation. Small, so they run inline.
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/cpu/strided_copy.h"
@@ -32,13 +33,24 @@ class RangeOp : public OpKernel {
                   errors::InvalidArgument(NodePrefix(*this), "Requires start >= limit when delta < 0: ", start, "/",
                                           limit));
     }
+    // The element count, checked against int64 before it becomes a size (TensorFlow's
+    // "Requires ((limit - start) / delta) <= ..."): an infinite or huge span is an error,
+    // not an overflowing cast.
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
     int64_t size;
     if constexpr (std::is_integral_v<T>) {
-      const int64_t span = std::abs(static_cast<int64_t>(limit) - static_cast<int64_t>(start));
-      const int64_t step = std::abs(static_cast<int64_t>(delta));
-      size = (span + step - 1) / step;
+      const __int128 span = static_cast<__int128>(limit) - static_cast<__int128>(start);
+      const __int128 step = static_cast<__int128>(delta);
+      const __int128 n = ((span < 0 ? -span : span) + (step < 0 ? -step : step) - 1) / (step < 0 ? -step : step);
+      OP_REQUIRES(ctx, n <= kMax,
+                  errors::InvalidArgument(NodePrefix(*this), "Requires ((limit - start) / delta) <= ", kMax));
+      size = static_cast<int64_t>(n);
     } else {
-      size = static_cast<int64_t>(std::ceil(std::abs((static_cast<double>(limit) - start) / delta)));
+      const double n = std::ceil(std::abs((static_cast<double>(limit) - static_cast<double>(start)) /
+                                          static_cast<double>(delta)));
+      OP_REQUIRES(ctx, n <= static_cast<double>(kMax),  // false for inf and NaN too
+                  errors::InvalidArgument(NodePrefix(*this), "Requires ((limit - start) / delta) <= ", kMax));
+      size = static_cast<int64_t>(n);
     }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({size}), &out));

@@ -1,4 +1,5 @@
-// Reductions on the CPU: Sum, Mean, Prod, Max, Min, All, Any.
+// Reductions on the CPU: Sum, Mean, Prod, Max, Min, All, Any. Max and Min propagate NaN,
+// as TensorFlow's do (Eigen's default reducers drop it), on every path.
 //
 // The input is simplified the way TensorFlow's ReductionHelper does it: dimensions of size
 // 1 are dropped and neighbours that are both reduced or both kept are merged. Every
@@ -183,8 +184,8 @@ class ReductionOp : public OpKernel {
 #define TA_REGISTER_NUMERIC(T)                                                      \
   TA_REGISTER_REDUCTION("Sum", T, Eigen::internal::SumReducer<T>);                  \
   TA_REGISTER_REDUCTION("Prod", T, Eigen::internal::ProdReducer<T>);                \
-  TA_REGISTER_REDUCTION("Max", T, Eigen::internal::MaxReducer<T>);                  \
-  TA_REGISTER_REDUCTION("Min", T, Eigen::internal::MinReducer<T>);
+  TA_REGISTER_REDUCTION("Max", T, Eigen::internal::MaxReducer<T, Eigen::PropagateNaN>); \
+  TA_REGISTER_REDUCTION("Min", T, Eigen::internal::MinReducer<T, Eigen::PropagateNaN>);
 TA_REGISTER_NUMERIC(float)
 TA_REGISTER_NUMERIC(double)
 TA_REGISTER_NUMERIC(int32_t)

@@ -89,6 +89,9 @@ Status Canonicalize(const std::string& where, const TensorShape& input, std::vec
     };
     int64_t b, e;
     if (dshrink[i]) {
+      // An index takes one element going forwards (TensorFlow's words follow); a negative
+      // stride here once sliced nothing into an output of the index's shape, unwritten.
+      if (s < 0) return errors::InvalidArgument(where, "only stride 1 allowed on non-range indexing.");
       b = db[i] < 0 ? dim + db[i] : db[i];
       e = b + 1;
       if (b < 0 || b >= dim) {

@@ -1,0 +1,93 @@
+// Regressions of the numerical-fidelity issue's first findings: a kernel must refuse, not
+// crash, and not return memory it never wrote; NaN propagates through Max and Min as it
+// does in TensorFlow.
+#include <cmath>
+#include <limits>
+
+#include "graph/builder/array_ops.h"
+#include "graph/builder/ops.h"
+#include "tests/kernels/kernel_test_util.h"
+
+namespace tensoract {
+namespace {
+
+using testing::RunOp;
+using testing::Run;
+using testing::TypeA;
+using testing::Values;
+
+TEST_CASE("Range refuses a size that overflows instead of ending the process", "[fidelity]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  Run r = RunOp("Range", {Tensor::Scalar<float>(0), Tensor::Scalar<float>(inf), Tensor::Scalar<float>(1)},
+                {{"Tidx", TypeA(tensorflow::DT_FLOAT)}});
+  CHECK(r.status.code() == error::INVALID_ARGUMENT);
+  CHECK(r.status.message().find("Requires ((limit - start) / delta) <=") != std::string::npos);
+  r = RunOp("Range", {Tensor::Scalar<double>(0), Tensor::Scalar<double>(1e300), Tensor::Scalar<double>(1e-300)},
+            {{"Tidx", TypeA(tensorflow::DT_DOUBLE)}});
+  CHECK(r.status.code() == error::INVALID_ARGUMENT);
+  const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+  r = RunOp("Range", {Tensor::Scalar<int64_t>(lo), Tensor::Scalar<int64_t>(hi), Tensor::Scalar<int64_t>(1)},
+            {{"Tidx", TypeA(tensorflow::DT_INT64)}});
+  CHECK(r.status.code() == error::INVALID_ARGUMENT);
+  // Still counts as before.
+  r = RunOp("Range", {Tensor::Scalar<float>(0), Tensor::Scalar<float>(1), Tensor::Scalar<float>(0.25f)},
+            {{"Tidx", TypeA(tensorflow::DT_FLOAT)}});
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{0, 0.25f, 0.5f, 0.75f});
+}
+
+TEST_CASE("StridedSlice refuses an index with a negative stride, as TensorFlow does", "[fidelity]") {
+  Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  auto slice = [&](std::vector<int32_t> strides) {
+    tensorflow::AttrValue shrink;
+    shrink.set_i(1);
+    return RunOp("StridedSlice",
+                 {x, Tensor::FromVector<int32_t>({1, 0}), Tensor::FromVector<int32_t>({2, 3}),
+                  Tensor::FromVector<int32_t>(strides)},
+                 {{"T", TypeA(tensorflow::DT_FLOAT)}, {"Index", TypeA(tensorflow::DT_INT32)},
+                  {"shrink_axis_mask", shrink}});
+  };
+  Run r = slice({-1, 1});
+  CHECK(r.status.code() == error::INVALID_ARGUMENT);
+  CHECK(r.status.message().find("only stride 1 allowed on non-range indexing") != std::string::npos);
+  r = slice({2, 1});  // a positive stride still takes the one element, as in TensorFlow
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{4, 5, 6});
+}
+
+TEST_CASE("a graph with such a slice is refused when it is built", "[fidelity]") {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root, tensorflow::DT_FLOAT, PartialTensorShape({2, 3}));
+  ops::StridedSliceAttrs attrs;
+  attrs.shrink_axis_mask = 1;
+  ops::StridedSlice(root, x, {1, 0}, {2, 3}, {-1, 1}, attrs);
+  CHECK(root.status().code() == error::INVALID_ARGUMENT);
+  CHECK(root.status().message().find("only stride 1 allowed on non-range indexing") != std::string::npos);
+}
+
+TEST_CASE("Max and Min propagate NaN on every axis and through the threaded paths", "[fidelity]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t n : {7, 64, 100003}) {  // scalar tails, vector packets, several threads
+    std::vector<float> v(static_cast<size_t>(n) * 2);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 97) - 40;
+    v[static_cast<size_t>(n) / 2] = nan;  // row 0 only
+    Tensor x = Tensor::FromVector<float>(v, TensorShape({2, n}));
+    for (const char* op : {"Max", "Min"}) {
+      INFO(op << " over " << n);
+      Run all = RunOp(op, {x, Tensor::FromVector<int32_t>({0, 1})}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+      REQUIRE(all.status.ok());
+      CHECK(std::isnan(all.outputs[0].base<float>()[0]));
+      Run rows = RunOp(op, {x, Tensor::Scalar<int32_t>(1)}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+      REQUIRE(rows.status.ok());
+      CHECK(std::isnan(rows.outputs[0].base<float>()[0]));
+      CHECK(!std::isnan(rows.outputs[0].base<float>()[1]));
+      Run cols = RunOp(op, {x, Tensor::Scalar<int32_t>(0)}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+      REQUIRE(cols.status.ok());
+      CHECK(std::isnan(cols.outputs[0].base<float>()[n / 2]));
+      CHECK(!std::isnan(cols.outputs[0].base<float>()[0]));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tensoract
