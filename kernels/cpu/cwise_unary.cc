@@ -1,6 +1,7 @@
 // Element-wise unary math on the CPU: Neg, Square, Sqrt, Rsqrt, Exp, Log, Tanh, Sigmoid, Abs,
 // Sign, Reciprocal, Log1p, Floor, Ceil, Round. Eigen's vectorised array functions; Sigmoid is
 // Eigen's logistic function, as TensorFlow's.
+#include <cmath>
 #include <type_traits>
 
 #include "kernels/cpu/cwise_ops.h"
@@ -16,10 +17,17 @@ struct Square : CwiseFunctor {
   template <class A>
   auto operator()(const A& a) const { return a.square(); }
 };
+// The correctly rounded square root, element by element: Eigen's vectorised float sqrt
+// (a reciprocal-square-root estimate refined once, with EIGEN_FAST_MATH) gave NaN for +inf
+// from 16 elements on, where TensorFlow gives inf.
+struct ExactSqrt {
+  template <class T>
+  T operator()(const T& x) const { return std::sqrt(x); }
+};
 struct Sqrt : CwiseFunctor {
   static constexpr int kCost = 4;
   template <class A>
-  auto operator()(const A& a) const { return a.sqrt(); }
+  auto operator()(const A& a) const { return a.unaryExpr(ExactSqrt()); }
 };
 struct Rsqrt : CwiseFunctor {
   static constexpr int kCost = 5;

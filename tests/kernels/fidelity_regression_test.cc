@@ -89,5 +89,19 @@ TEST_CASE("Max and Min propagate NaN on every axis and through the threaded path
   }
 }
 
+TEST_CASE("Sqrt of +inf is +inf on the vectorised paths too", "[fidelity]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int n : {1, 8, 16, 33, 1000}) {
+    INFO(n << " elements");
+    std::vector<float> v(n, inf);
+    v[0] = 4;
+    Run r = RunOp("Sqrt", {Tensor::FromVector<float>(v)}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+    REQUIRE(r.status.ok());
+    std::vector<float> y = Values<float>(r.outputs[0]);
+    CHECK(y[0] == 2);
+    for (int i = 1; i < n; ++i) CHECK(y[i] == inf);
+  }
+}
+
 }  // namespace
 }  // namespace tensoract
