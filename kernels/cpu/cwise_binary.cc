@@ -124,6 +124,13 @@ struct FloorMod : CwiseFunctor {
   auto operator()(const A& a, const B& b) const { return a.binaryExpr(b, FloorModScalar<ScalarOf<A>>()); }
 };
 
+// std::pow element by element for floats: Eigen's vectorised pow lost the sign of an
+// infinite result of a negative base and an odd exponent ((-2)^129 gave +inf from 16
+// elements on); TensorFlow gives -inf, as the scalar path always did.
+struct ExactPow {
+  template <class T>
+  T operator()(const T& x, const T& y) const { return std::pow(x, y); }
+};
 struct Pow : CwiseFunctor {
   static constexpr int kCost = 20;
   static constexpr bool kNoNegativeExponent = true;
@@ -131,7 +138,7 @@ struct Pow : CwiseFunctor {
   auto operator()(const A& a, const B& b) const {
     using T = ScalarOf<A>;
     if constexpr (std::is_integral_v<T>) return a.binaryExpr(b, IntPowScalar<T>());
-    else return a.pow(b);
+    else return a.binaryExpr(b, ExactPow());
   }
 };
 

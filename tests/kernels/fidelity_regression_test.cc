@@ -103,5 +103,18 @@ TEST_CASE("Sqrt of +inf is +inf on the vectorised paths too", "[fidelity]") {
   }
 }
 
+TEST_CASE("Pow keeps the sign of an infinite result of a negative base and an odd exponent", "[fidelity]") {
+  for (int n : {1, 16, 33}) {
+    INFO(n << " elements");
+    std::vector<float> x(n, -1e20f), y(n, 3.f);
+    x[0] = -std::numeric_limits<float>::infinity();  // (-inf)^3
+    x[n - 1] = -2.f;  // (-2)^129 overflows
+    y[n - 1] = 129.f;
+    Run r = RunOp("Pow", {Tensor::FromVector<float>(x), Tensor::FromVector<float>(y)}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+    REQUIRE(r.status.ok());
+    for (float v : Values<float>(r.outputs[0])) CHECK(v == -std::numeric_limits<float>::infinity());
+  }
+}
+
 }  // namespace
 }  // namespace tensoract
