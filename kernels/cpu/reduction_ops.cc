@@ -9,6 +9,7 @@
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include <type_traits>
 #include <vector>
 
 #include "kernels/kernel_registry.h"
@@ -110,7 +111,8 @@ struct FloatDivideByCount {
   }
 };
 
-template <class T, class Reducer, class Finish = NoFinish>
+// Acc: the type the reduction runs in (wider than T for int32 Mean).
+template <class T, class Reducer, class Finish = NoFinish, class Acc = T>
 class ReductionOp : public OpKernel {
  public:
   explicit ReductionOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -133,6 +135,25 @@ class ReductionOp : public OpKernel {
     }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan.out_shape, &out));
+    if constexpr (std::is_same_v<Acc, T>) {
+      Reduce(ctx, input, out->base<T>(), plan);
+    } else {
+      // Summed in a wider type, as TensorFlow sums int32 (a mean of large values must not
+      // wrap), then narrowed.
+      Tensor wide(DataTypeToEnum<Acc>::value, input.shape()), wide_out(DataTypeToEnum<Acc>::value, plan.out_shape);
+      const T* in = input.base<T>();
+      Acc* w = wide.base<Acc>();
+      for (int64_t i = 0; i < input.NumElements(); ++i) w[i] = static_cast<Acc>(in[i]);
+      Reduce(ctx, wide, wide_out.base<Acc>(), plan);
+      T* o = out->base<T>();
+      const Acc* wo = wide_out.base<Acc>();
+      for (int64_t i = 0; i < out->NumElements(); ++i) o[i] = static_cast<T>(wo[i]);
+    }
+  }
+
+ private:
+  // The passes over `input` (of Acc) into `out_data` (plan.out_shape's elements of Acc).
+  void Reduce(OpKernelContext* ctx, const Tensor& input, Acc* out_data, const ReductionPlan& plan) {
     const Eigen::ThreadPoolDevice& d = *ctx->device()->eigen_cpu_device();
     std::vector<int64_t> groups = plan.groups;
     std::vector<bool> reduced = plan.reduced;
@@ -152,14 +173,14 @@ class ReductionOp : public OpKernel {
       for (int g = last + 1; g < static_cast<int>(groups.size()); ++g) c *= groups[g];
       bool more = false;
       for (int g = 0; g < last; ++g) more |= reduced[g];
-      T* dest;
+      Acc* dest;
       if (more) {
-        scratch = Tensor(DataTypeToEnum<T>::value, TensorShape({a * c}));
-        dest = scratch.base<T>();
+        scratch = Tensor(DataTypeToEnum<Acc>::value, TensorShape({a * c}));
+        dest = scratch.base<Acc>();
       } else {
-        dest = out->base<T>();
+        dest = out_data;
       }
-      ReduceMiddle<T, Reducer>(d, current.base<T>(), dest, a, groups[last], c);
+      ReduceMiddle<Acc, Reducer>(d, current.base<Acc>(), dest, a, groups[last], c);
       groups.erase(groups.begin() + last);
       reduced.erase(reduced.begin() + last);
       if (!more) break;
@@ -171,10 +192,9 @@ class ReductionOp : public OpKernel {
         reduced.erase(reduced.begin() + last);
       }
     }
-    Finish()(d, out->base<T>(), out->NumElements(), plan.reduced_count);
+    Finish()(d, out_data, plan.out_shape.num_elements(), plan.reduced_count);
   }
 
- private:
   bool keep_dims_ = false;
 };
 
@@ -194,7 +214,7 @@ TA_REGISTER_NUMERIC(int64_t)
 
 TA_REGISTER_REDUCTION("Mean", float, Eigen::internal::SumReducer<float>, FloatDivideByCount);
 TA_REGISTER_REDUCTION("Mean", double, Eigen::internal::SumReducer<double>, FloatDivideByCount);
-TA_REGISTER_REDUCTION("Mean", int32_t, Eigen::internal::SumReducer<int32_t>, DivideByCount);
+TA_REGISTER_REDUCTION("Mean", int32_t, Eigen::internal::SumReducer<int64_t>, DivideByCount, int64_t);
 TA_REGISTER_REDUCTION("Mean", int64_t, Eigen::internal::SumReducer<int64_t>, DivideByCount);
 
 REGISTER_KERNEL(Name("All").Device(DEVICE_CPU), ReductionOp<bool, Eigen::internal::AndReducer>);

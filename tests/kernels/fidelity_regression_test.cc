@@ -116,5 +116,17 @@ TEST_CASE("Pow keeps the sign of an infinite result of a negative base and an od
   }
 }
 
+TEST_CASE("an int32 Mean does not wrap in its sum, as TensorFlow's does not", "[fidelity]") {
+  const int32_t big = 1 << 30;
+  Run r = RunOp("Mean", {Tensor::FromVector<int32_t>({big, big, big}), Tensor::Scalar<int32_t>(0)},
+                {{"T", TypeA(tensorflow::DT_INT32)}});
+  REQUIRE(r.status.ok());
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{big});
+  r = RunOp("Mean", {Tensor::FromVector<int32_t>({big, big, big, -7, 2, 0}, TensorShape({2, 3})), Tensor::Scalar<int32_t>(1)},
+            {{"T", TypeA(tensorflow::DT_INT32)}});
+  REQUIRE(r.status.ok());
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{big, -1});  // -5 / 3 truncates toward zero
+}
+
 }  // namespace
 }  // namespace tensoract
