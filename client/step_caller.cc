@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include <caf/all.hpp>
 
@@ -61,7 +62,9 @@ namespace {
 
 using relay_step_atom = caf::atom_constant<caf::atom("relaystep")>;
 
-caf::behavior relay_actor(caf::event_based_actor* self) {
+// `what` only names it for inspection: CAF 0.17 binds a reference to a null argument tuple
+// when a function actor is spawned with no arguments at all (UBSan reports it).
+caf::behavior relay_actor(caf::event_based_actor* self, const std::string& what) {
   return {
       [=](relay_step_atom, const caf::actor& master, RunStepRequest& request, std::shared_ptr<ReplySlot> slot) {
         // No timeout here: the master ends a step at its deadline, and the caller's wait
@@ -75,7 +78,8 @@ caf::behavior relay_actor(caf::event_based_actor* self) {
 
 }  // namespace
 
-StepCaller::StepCaller(caf::actor_system& system) : relay_(system.spawn(relay_actor)) {}
+StepCaller::StepCaller(caf::actor_system& system)
+    : relay_(system.spawn(relay_actor, std::string("tensoract.step_relay"))) {}
 
 StepCaller::~StepCaller() { caf::anon_send_exit(relay_, caf::exit_reason::user_shutdown); }
 
