@@ -105,6 +105,26 @@ const tensorflow::OpDef* ConstOpDef() {
 // "float[2,3]" for error messages.
 std::string Describe(const Tensor& t) { return StrCat(DataTypeString(t.dtype()), t.shape().DebugString()); }
 
+// "MatMul on <device> with inputs (float[2,3], float[3,2])": what an eager error names.
+std::string DescribeCall(const std::string& op, const std::string& where, const std::vector<Tensor>& in) {
+  std::string s;
+  for (const Tensor& t : in) s += StrCat(s.empty() ? "" : ", ", Describe(t));
+  return StrCat(op, " on ", where, " with inputs (", s, ")");
+}
+
+// An op's results as an eager value: `outputs` on `device`, with their concrete shapes.
+std::shared_ptr<EagerOp> NewEagerOp(const tensorflow::OpDef* op_def, DataTypeVector input_types,
+                                    std::vector<Tensor> outputs, std::shared_ptr<Device> device) {
+  DataTypeVector types;
+  for (const Tensor& t : outputs) types.push_back(t.dtype());
+  auto op = std::make_shared<EagerOp>(op_def, std::move(input_types), std::move(types), std::move(device));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    op->set_output_shape(static_cast<int>(i), PartialTensorShape(outputs[i].shape().dim_sizes()));
+  }
+  op->outputs = std::move(outputs);
+  return op;
+}
+
 // The kernel cache key's part for one attr value: short and exact for the common kinds.
 void AppendAttrKey(std::string* key, const tensorflow::AttrValue& v) {
   auto append_bytes = [key](const void* p, size_t n) { key->append(static_cast<const char*>(p), n); };
@@ -143,6 +163,25 @@ void AppendAttrKey(std::string* key, const tensorflow::AttrValue& v) {
       key->push_back(':');
       *key += bytes;
   }
+}
+
+// Every attr's part of a cache key, in the map's (sorted) order.
+void AppendAttrsKey(std::string* key, const std::map<std::string, tensorflow::AttrValue>& attrs) {
+  for (const auto& [name, value] : attrs) {
+    *key += name;
+    key->push_back('=');
+    AppendAttrKey(key, value);
+  }
+}
+
+// Gives `def` (op, name and inputs set) `attrs` and the op's defaults, checks it, and
+// works out its input and output types.
+Status CompleteNodeDef(const tensorflow::OpDef& op_def, const std::map<std::string, tensorflow::AttrValue>& attrs,
+                       NodeDef* def, DataTypeVector* input_types, DataTypeVector* output_types) {
+  for (const auto& [name, value] : attrs) (*def->mutable_attr())[name] = value;
+  AddDefaultsToNodeDef(op_def, def);
+  TA_RETURN_IF_ERROR(ValidateNodeDef(*def, op_def));
+  return InOutTypesForNode(*def, op_def, input_types, output_types);
 }
 
 }  // namespace
@@ -207,11 +246,7 @@ StatusOr<EagerContext::CachedKernel*> EagerContext::KernelFor(Device* device, co
   key_.assign(reinterpret_cast<const char*>(&device), sizeof device);
   key_ += op;
   key_.push_back('\0');
-  for (const auto& [name, value] : attrs) {
-    key_ += name;
-    key_.push_back('=');
-    AppendAttrKey(&key_, value);
-  }
+  AppendAttrsKey(&key_, attrs);
   auto found = kernels_.find(key_);
   if (found != kernels_.end()) return found->second.get();
 
@@ -223,10 +258,7 @@ StatusOr<EagerContext::CachedKernel*> EagerContext::KernelFor(Device* device, co
   // Inputs named only for ValidateNodeDef's count (a list input's length is an attr, so the
   // count follows from the key).
   for (size_t i = 0; i < num_inputs; ++i) k->def.add_input(StrCat("input", i));
-  for (const auto& [name, value] : attrs) (*k->def.mutable_attr())[name] = value;
-  AddDefaultsToNodeDef(*op_def, &k->def);
-  TA_RETURN_IF_ERROR(ValidateNodeDef(k->def, *op_def));
-  TA_RETURN_IF_ERROR(InOutTypesForNode(k->def, *op_def, &k->input_types, &k->output_types));
+  TA_RETURN_IF_ERROR(CompleteNodeDef(*op_def, attrs, &k->def, &k->input_types, &k->output_types));
   for (DataType t : k->input_types) {
     if (IsRefType(t)) {
       return errors::InvalidArgument("op ", op, " takes a reference (a TensorFlow 1 variable), which eager code does "
@@ -258,6 +290,18 @@ StatusOr<EagerContext::CachedKernel*> EagerContext::KernelFor(Device* device, co
   auto* raw = k.get();
   kernels_.emplace(key_, std::move(k));
   return raw;
+}
+
+StatusOr<std::vector<Tensor>> EagerContext::InputTensors(const std::string& op, const std::vector<Input>& inputs,
+                                                         Device* device) const {
+  std::vector<Tensor> in;
+  in.reserve(inputs.size());
+  for (const Input& input : inputs) {
+    auto t = InputTensor(input, device);
+    if (!t.ok()) return Status(t.status().code(), StrCat("eager ", op, " input ", in.size(), ": ", t.status().message()));
+    in.push_back(std::move(t).value());
+  }
+  return in;
 }
 
 StatusOr<Tensor> EagerContext::InputTensor(const Input& input, Device* device) const {
@@ -295,38 +339,19 @@ StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunOp(const Scope& scope, con
     if (value == attrs.end() || !value->second.has_tensor()) return errors::InvalidArgument("Const without a value");
     TA_ASSIGN_OR_RETURN(Tensor host, Tensor::FromProto(value->second.tensor()));
     TA_ASSIGN_OR_RETURN(Tensor t, device->CopyFromHost(host));
-    result = std::make_shared<EagerOp>(ConstOpDef(), DataTypeVector{}, DataTypeVector{t.dtype()}, SharedDevice(device));
-    result->outputs.push_back(std::move(t));
+    result = NewEagerOp(ConstOpDef(), {}, {std::move(t)}, SharedDevice(device));
   } else if (op == "Placeholder" || op == "PlaceholderWithDefault") {
     return errors::InvalidArgument("a ", op, " has no value in eager code: make the value with FromTensor");
   } else if (remote_) {
-    in.reserve(inputs.size());
-    for (const Input& input : inputs) {
-      auto t = InputTensor(input, device);
-      if (!t.ok()) {
-        return Status(t.status().code(), StrCat("eager ", op, " input ", in.size(), ": ", t.status().message()));
-      }
-      in.push_back(std::move(t).value());
-    }
+    TA_ASSIGN_OR_RETURN(in, InputTensors(op, inputs, device));
     TA_ASSIGN_OR_RETURN(result, RunRemote(scope.device(), op, attrs, in));
   } else {
     auto k = KernelFor(device, op, attrs, inputs.size(), !scope.device().empty());
     if (!k.ok()) return Status(k.status().code(), StrCat("eager ", op, ": ", k.status().message()));
     CachedKernel* kernel = k.value();
     device = kernel->device.get();
-    in.reserve(inputs.size());
-    for (const Input& input : inputs) {
-      auto t = InputTensor(input, device);
-      if (!t.ok()) {
-        return Status(t.status().code(), StrCat("eager ", op, " input ", in.size(), ": ", t.status().message()));
-      }
-      in.push_back(std::move(t).value());
-    }
-    auto describe = [&] {
-      std::string s;
-      for (const Tensor& t : in) s += StrCat(s.empty() ? "" : ", ", Describe(t));
-      return StrCat(op, " on ", device->name(), " with inputs (", s, ")");
-    };
+    TA_ASSIGN_OR_RETURN(in, InputTensors(op, inputs, device));
+    auto describe = [&] { return DescribeCall(op, device->name(), in); };
     if (in.size() != kernel->input_types.size()) {
       return errors::InvalidArgument(describe(), ": the op takes ", kernel->input_types.size(), " inputs");
     }
@@ -355,12 +380,8 @@ StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunOp(const Scope& scope, con
     for (int i = 0; i < n; ++i) {
       if (!ctx.output_set(i)) return errors::Internal(describe(), ": the kernel left output ", i, " unset");
     }
-    result = std::make_shared<EagerOp>(kernel->op_def, kernel->input_types, kernel->output_types, kernel->device);
-    result->outputs = std::move(ctx.outputs());
+    result = NewEagerOp(kernel->op_def, kernel->input_types, std::move(ctx.outputs()), kernel->device);
     result->kernel_def = &kernel->def;
-  }
-  for (size_t i = 0; i < result->outputs.size(); ++i) {
-    result->set_output_shape(static_cast<int>(i), PartialTensorShape(result->outputs[i].shape().dim_sizes()));
   }
   if (!recorders_.empty()) {
     // The op's inputs as eager values (an inline constant becomes one), for its gradient.
@@ -371,9 +392,7 @@ StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunOp(const Scope& scope, con
         input_values.push_back(inputs[i].output());
         continue;
       }
-      auto c = std::make_shared<EagerOp>(ConstOpDef(), DataTypeVector{}, DataTypeVector{in[i].dtype()}, result->device);
-      c->outputs.push_back(in[i]);
-      c->set_output_shape(0, PartialTensorShape(in[i].shape().dim_sizes()));
+      auto c = NewEagerOp(ConstOpDef(), {}, {in[i]}, result->device);
       input_values.emplace_back(&c->node(), 0);
     }
     Record(result, std::move(input_values), result->kernel_def);
@@ -392,17 +411,9 @@ struct EagerContext::RemoteOp {
 StatusOr<std::shared_ptr<EagerOp>> EagerContext::RunRemote(const std::string& device, const std::string& op,
                                                           const std::map<std::string, tensorflow::AttrValue>& attrs,
                                                           const std::vector<Tensor>& in) {
-  auto describe = [&] {
-    std::string s;
-    for (const Tensor& t : in) s += StrCat(s.empty() ? "" : ", ", Describe(t));
-    return StrCat(op, " on ", device.empty() ? std::string("the cluster") : device, " with inputs (", s, ")");
-  };
+  auto describe = [&] { return DescribeCall(op, device.empty() ? std::string("the cluster") : device, in); };
   std::string key = StrCat(device, ";", op, ";");
-  for (const auto& [name, value] : attrs) {
-    key += name;
-    key.push_back('=');
-    AppendAttrKey(&key, value);
-  }
+  AppendAttrsKey(&key, attrs);
   for (const Tensor& t : in) {
     key += StrCat(";", static_cast<int>(t.dtype()));
     if (t.dtype() == tensorflow::DT_RESOURCE) {  // each variable its own graph (see below)
@@ -419,9 +430,7 @@ StatusOr<std::shared_ptr<EagerOp>> EagerContext::RunRemote(const std::string& de
     r->def.set_name(op);
     r->def.set_op(op);
     r->def.set_device(device);
-    for (const auto& [name, value] : attrs) (*r->def.mutable_attr())[name] = value;
-    AddDefaultsToNodeDef(*r->op_def, &r->def);
-    r->output_types = {tensorflow::DT_RESOURCE};
+    TA_RETURN_IF_ERROR(CompleteNodeDef(*r->op_def, attrs, &r->def, &r->input_types, &r->output_types));
     found = remote_ops_.emplace(key, std::move(r)).first;
   }
   if (op == "VarHandleOp") {
@@ -434,8 +443,7 @@ StatusOr<std::shared_ptr<EagerOp>> EagerContext::RunRemote(const std::string& de
     }
     Tensor handle(tensorflow::DT_RESOURCE, TensorShape());
     *handle.base<ResourceHandle>() = ResourceHandle(device, container, shared_name, 0, "Var");
-    auto result = std::make_shared<EagerOp>(r.op_def, DataTypeVector{}, r.output_types, host_device_);
-    result->outputs.push_back(std::move(handle));
+    auto result = NewEagerOp(r.op_def, {}, {std::move(handle)}, host_device_);
     result->kernel_def = &r.def;
     return result;
   }
@@ -472,10 +480,7 @@ StatusOr<std::shared_ptr<EagerOp>> EagerContext::RunRemote(const std::string& de
       r->def.add_input(p->name());
       r->feeds.push_back(p->name());
     }
-    for (const auto& [name, value] : attrs) (*r->def.mutable_attr())[name] = value;
-    AddDefaultsToNodeDef(*r->op_def, &r->def);
-    TA_RETURN_IF_ERROR(ValidateNodeDef(r->def, *r->op_def));
-    TA_RETURN_IF_ERROR(InOutTypesForNode(r->def, *r->op_def, &r->input_types, &r->output_types));
+    TA_RETURN_IF_ERROR(CompleteNodeDef(*r->op_def, attrs, &r->def, &r->input_types, &r->output_types));
     for (size_t i = 0; i < in.size() && i < r->input_types.size(); ++i) {
       if (in[i].dtype() != r->input_types[i]) {
         return errors::InvalidArgument(describe(), ": input ", i, " must be ", DataTypeString(r->input_types[i]));
@@ -500,8 +505,7 @@ StatusOr<std::shared_ptr<EagerOp>> EagerContext::RunRemote(const std::string& de
   std::vector<Tensor> outs;
   Status ran = remote_session_->Run(feeds, r.fetches, r.targets, &outs);
   if (!ran.ok()) return Status(ran.code(), StrCat(describe(), ": ", ran.message()));
-  auto result = std::make_shared<EagerOp>(r.op_def, r.input_types, r.output_types, host_device_);
-  result->outputs = std::move(outs);
+  auto result = NewEagerOp(r.op_def, r.input_types, std::move(outs), host_device_);
   result->kernel_def = &r.def;
   return result;
 }
@@ -539,14 +543,7 @@ std::shared_ptr<Device> EagerContext::SharedDevice(Device* device) const {
 
 std::shared_ptr<EagerNode> EagerContext::MakeOp(const tensorflow::OpDef* op_def, DataTypeVector input_types,
                                                 std::vector<Tensor> outputs, Device* device) {
-  DataTypeVector types;
-  for (const Tensor& t : outputs) types.push_back(t.dtype());
-  auto op = std::make_shared<EagerOp>(op_def, std::move(input_types), std::move(types), SharedDevice(device));
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    op->set_output_shape(static_cast<int>(i), PartialTensorShape(outputs[i].shape().dim_sizes()));
-  }
-  op->outputs = std::move(outputs);
-  return op;
+  return NewEagerOp(op_def, std::move(input_types), std::move(outputs), SharedDevice(device));
 }
 
 StatusOr<Tensor> ValueOf(const Output& output) {

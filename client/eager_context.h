@@ -109,6 +109,9 @@ class EagerContext : public EagerRunner {
                                     const std::map<std::string, tensorflow::AttrValue>& attrs, size_t num_inputs,
                                     bool device_named);
   StatusOr<Tensor> InputTensor(const Input& input, Device* device) const;
+  // Every input as a tensor on `device`; an error names `op` and the input.
+  StatusOr<std::vector<Tensor>> InputTensors(const std::string& op, const std::vector<Input>& inputs,
+                                             Device* device) const;
   std::shared_ptr<Device> SharedDevice(Device* device) const;
   // On a cluster: runs `op` there on the (host) input values; its results come back here.
   struct RemoteOp;

@@ -238,6 +238,22 @@ StatusOr<std::string> Function::SignatureKey(const Scope& scope, const std::vect
   return key;
 }
 
+Status Function::TraceError(const Status& s) const {
+  return Status(s.code(), StrCat("tracing Function '", name_, "': ", s.message()));
+}
+
+Status Function::TraceBody(const Scope& graph, const std::string& device, const std::vector<FunctionArg>& traced_args,
+                           TraceState* state, std::vector<Output>* outputs) {
+  TraceGuard guard(state);
+  std::vector<Output> results = body_(graph.WithDevice(device), traced_args);
+  for (size_t i = 0; i < results.size() && graph.ok(); ++i) {
+    if (results[i].node == nullptr) return TraceError(errors::InvalidArgument("output ", i, " is empty"));
+    // An output may be an eager value the body returned as it was: it is captured.
+    outputs->push_back(ops::Identity(graph.WithOpName(StrCat("output_", i)), results[i]));
+  }
+  return graph.ok() ? Status::OK() : TraceError(graph.status());
+}
+
 StatusOr<std::unique_ptr<Function::Concrete>> Function::Trace(const Scope& scope,
                                                                const std::vector<FunctionArg>& args) {
   auto c = std::make_unique<Concrete>();
@@ -253,21 +269,8 @@ StatusOr<std::unique_ptr<Function::Concrete>> Function::Trace(const Scope& scope
     c->args.push_back(p);
     return p;
   });
-  auto fail = [&](const Status& s) {
-    return Status(s.code(), StrCat("tracing Function '", name_, "': ", s.message()));
-  };
-  std::vector<Output> results;
-  {
-    TraceGuard guard(&state);
-    results = body_(c->graph.WithDevice(scope.device()), traced_args);
-    for (size_t i = 0; i < results.size() && c->graph.ok(); ++i) {
-      if (results[i].node == nullptr) return fail(errors::InvalidArgument("output ", i, " is empty"));
-      // An output may be an eager value the body returned as it was: it is captured.
-      c->outputs.push_back(ops::Identity(c->graph.WithOpName(StrCat("output_", i)), results[i]));
-      if (c->outputs.back().node != nullptr) c->fetches.push_back(c->outputs.back().node->name());
-    }
-  }
-  if (!c->graph.ok()) return fail(c->graph.status());
+  TA_RETURN_IF_ERROR(TraceBody(c->graph, scope.device(), traced_args, &state, &c->outputs));
+  for (const Output& out : c->outputs) c->fetches.push_back(out.node->name());
   c->captures = state.captures;
 
   // Automatic control dependencies, on the GraphDef (the traced graph stays as it was, for
@@ -276,7 +279,7 @@ StatusOr<std::unique_ptr<Function::Concrete>> Function::Trace(const Scope& scope
   c->targets = ApplyAutomaticControlDeps(*c->graph.graph(), c->outputs, &c->graph_def);
   TA_ASSIGN_OR_RETURN(c->session, Session::New(ctx_.server()));
   Status created = c->session->Create(c->graph_def);
-  if (!created.ok()) return fail(created);
+  if (!created.ok()) return TraceError(created);
   return c;
 }
 
@@ -370,18 +373,8 @@ StatusOr<std::vector<Output>> Function::CallInGraph(const Scope& scope, const st
     tin.mutable_list()->add_type(o.type());
     return ops::Placeholder(body.WithOpName(arg_name), o.type(), o.shape());
   });
-  std::vector<Output> results, outputs;
-  {
-    TraceGuard guard(&state);
-    results = body_(body.WithDevice(scope.device()), traced_args);
-    for (size_t i = 0; i < results.size() && body.ok(); ++i) {
-      outputs.push_back(ops::Identity(body.WithOpName(StrCat("output_", i)), results[i]));
-    }
-  }
-  auto fail = [&](const Status& st) {
-    return Status(st.code(), StrCat("tracing Function '", name_, "': ", st.message()));
-  };
-  if (!body.ok()) return fail(body.status());
+  std::vector<Output> outputs;
+  TA_RETURN_IF_ERROR(TraceBody(body, scope.device(), traced_args, &state, &outputs));
   tensorflow::GraphDef def;
   TA_RETURN_IF_ERROR(body.ToGraphDef(&def));
   std::vector<std::string> side_effects = ApplyAutomaticControlDeps(*body.graph(), outputs, &def);
@@ -396,14 +389,14 @@ StatusOr<std::vector<Output>> Function::CallInGraph(const Scope& scope, const st
   // by the caller's trace), as TensorFlow 2 does: so a variable read deep inside is one
   // the caller's gradient reaches.
   for (const auto& [in_body, eager] : state.captures) {
-    if (in_body.index != 0) return fail(errors::Internal("a capture with more than one output"));
+    if (in_body.index != 0) return TraceError(errors::Internal("a capture with more than one output"));
     arg_names.emplace_back(in_body.node->name(), in_body.type());
     call_inputs.push_back(eager);
     tin.mutable_list()->add_type(in_body.type());
   }
   const std::string function_name = FunctionDefName(name_);
   auto f = MakeFunctionDef(def, function_name, arg_names, output_names, output_types, side_effects);
-  if (!f.ok()) return fail(f.status());
+  if (!f.ok()) return TraceError(f.status());
   auto* library = scope.graph()->mutable_library();
   for (const auto& inner : def.library().function()) *library->add_function() = inner;  // its own callees
   *library->add_function() = std::move(f).value();
@@ -439,8 +432,7 @@ StatusOr<std::vector<Output>> Function::operator()(const Scope& scope, const std
   for (const Output& in : inputs) input_types.push_back(in.type());
   std::shared_ptr<EagerNode> call =
       ctx_.MakeOp(CallOpDef(), input_types, std::move(outs), ctx_.host_device());
-  std::vector<Output> results;
-  for (int i = 0; i < call->node().num_outputs(); ++i) results.emplace_back(&call->node(), i);
+  std::vector<Output> results = AllOutputs(&call->node());
   if (ctx_.recording()) {
     for (const auto& capture : c->captures) inputs.push_back(capture.second);
     call->gradient = [this, c](const Scope& s, const Node& node, const std::vector<Output>& dy,
@@ -501,9 +493,7 @@ StatusOr<std::vector<Output>> GraphFunction::operator()(const Scope& scope, cons
   TA_RETURN_IF_ERROR(session_->Run(feeds, outputs_, {}, &outs));
   std::shared_ptr<EagerNode> call =
       ctx_->MakeOp(CallOpDef(), DataTypeVector(), std::move(outs), ctx_->host_device());
-  std::vector<Output> results;
-  for (int i = 0; i < call->node().num_outputs(); ++i) results.emplace_back(&call->node(), i);
-  return results;
+  return AllOutputs(&call->node());
 }
 
 }  // namespace tensoract

@@ -122,6 +122,12 @@ class Function {
   // A call while another function traces: a StatefulPartitionedCall of this function's
   // FunctionDef, which joins the caller's library.
   StatusOr<std::vector<Output>> CallInGraph(const Scope& scope, const std::vector<FunctionArg>& args);
+  // Runs the body on `graph` (its tensor arguments `traced_args`) under `state`, its
+  // results becoming Identity nodes "output_<i>" in `outputs`.
+  Status TraceBody(const Scope& graph, const std::string& device, const std::vector<FunctionArg>& traced_args,
+                   TraceState* state, std::vector<Output>* outputs);
+  // `s` naming the function being traced.
+  Status TraceError(const Status& s) const;
   // The gradient graph of `c`, built on first use.
   Status BuildBackward(Concrete* c);
 
