@@ -144,6 +144,9 @@ struct ExecutorState {
   tensorflow::DeviceStepStats* device_stats = nullptr;
   std::vector<int64_t> scheduled_ns;  // when each node became ready (with statistics)
   caf::response_promise promise;
+  // The step's: a step ending in an error cancels what its asynchronous kernels wait on
+  // (queues), so they hold nothing once it is over. A new one per step.
+  std::shared_ptr<CancellationManager> cancellation;
   static inline const char* name = "tensoract.executor";
 };
 
@@ -158,6 +161,7 @@ void Finish(Self* self, Status status) {
   auto& st = self->state;
   if (st.finished) return;
   st.finished = true;
+  if (!status.ok() && st.cancellation) st.cancellation->StartCancel();
   if (st.plan->has_step_resources) {
     st.plan->device->resource_manager()->Cleanup(StepContainerName(st.step_id)).IgnoreError();
   }
@@ -196,6 +200,7 @@ void BeginStep(ExecutorState& st, int64_t step_id, std::vector<Tensor> args, boo
   st.stats.reset();
   st.device_stats = nullptr;
   st.scheduled_ns.clear();
+  if (st.plan->has_cancellable_kernels) st.cancellation = std::make_shared<CancellationManager>();
   if (st.collect_stats) {
     st.stats = std::make_shared<tensorflow::StepStats>();
     st.device_stats = st.stats->add_dev_stats();
@@ -667,7 +672,8 @@ void Process(Self* self) {
     if (item.is_async) {
       ++st.in_flight;
       caf::actor me = caf::actor_cast<caf::actor>(self);
-      st.plan->RunNodeAsync(t.node, std::move(st.scratch), st.step_id, st.collect_stats, [me](KernelDone done) {
+      st.plan->RunNodeAsync(t.node, std::move(st.scratch), st.step_id, st.collect_stats, st.cancellation,
+                            [me](KernelDone done) {
         caf::anon_send(me, kernel_done_atom::value, std::move(done));
       });
       continue;

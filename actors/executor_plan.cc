@@ -106,16 +106,21 @@ void ExecutorPlan::RunNode(int node, const NodeInputs& inputs, CallFrame* call_f
 }
 
 void ExecutorPlan::RunNodeAsync(int node, NodeInputs inputs, int64_t step_id, bool timed,
+                                std::shared_ptr<CancellationManager> cancellation,
                                 std::function<void(KernelDone)> done) const {
   // The context points into `inputs`; both live in one heap block until the kernel is done.
   struct Pending {
     NodeInputs inputs;
+    std::shared_ptr<CancellationManager> cancellation;
     std::unique_ptr<OpKernelContext> ctx;
     int64_t start_ns = 0;
   };
   auto pending = std::make_shared<Pending>();
   pending->inputs = std::move(inputs);
-  pending->ctx = std::make_unique<OpKernelContext>(MakeParams(*this, node, pending->inputs, nullptr, step_id));
+  pending->cancellation = std::move(cancellation);
+  OpKernelContext::Params params = MakeParams(*this, node, pending->inputs, nullptr, step_id);
+  params.cancellation = pending->cancellation.get();
+  pending->ctx = std::make_unique<OpKernelContext>(params);
   if (timed) pending->start_ns = NowNanos();
   auto* kernel = static_cast<AsyncOpKernel*>(nodes[node].kernel.get());
   ScopedFlushDenormal flush;
@@ -195,6 +200,9 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
     }
     item.needs_control_flow = item.kind != Kind::kPlain || item.can_output_dead;
     plan->has_step_resources |= node->type_string() == "StackV2";
+    // A _Recv's wait ends through the rendezvous's abort; other asynchronous kernels
+    // (queues, readers) wait on state outside the step and need its cancellation.
+    plan->has_cancellable_kernels |= item.is_async && !item.is_transfer;
     for (DataType t : node->input_types()) item.has_ref_input |= IsRefType(t);
     for (DataType t : node->output_types()) plan->has_ref_edges |= IsRefType(t);
     item.consumers.resize(node->num_outputs());

@@ -15,6 +15,7 @@
 
 #include "graph/graph.h"
 #include "actors/messages.h"
+#include "kernels/cancellation.h"
 #include "kernels/op_kernel.h"
 #include "kernels/rendezvous.h"
 
@@ -102,6 +103,7 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   bool has_ref_edges = false;  // some edge carries a variable reference
   bool has_loops = false;      // more frames than the root
   bool has_step_resources = false;  // some node makes per-step resources (stacks)
+  bool has_cancellable_kernels = false;  // some asynchronous kernel other than _Recv (queues)
 
   // Runs node `node` on the calling thread: the one way a synchronous kernel runs, inline
   // in the executor or on a device thread. The result's status names the node; an output
@@ -112,9 +114,10 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
                KernelDone* done) const;
 
   // Starts an asynchronous kernel; `done` gets its result, from whatever thread the kernel
-  // finishes on. The inputs and the kernel's context live until then.
+  // finishes on. The inputs, the kernel's context and `cancellation` (the step's, which
+  // the kernel may register with while it waits) live until then.
   void RunNodeAsync(int node, NodeInputs inputs, int64_t step_id, bool timed,
-                    std::function<void(KernelDone)> done) const;
+                    std::shared_ptr<CancellationManager> cancellation, std::function<void(KernelDone)> done) const;
 
   // Imports `graph_def` and makes a kernel for every node on `device`. Errors name the
   // node (unknown op, invalid attrs, no kernel, cycle).

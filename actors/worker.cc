@@ -16,6 +16,7 @@
 #include "actors/device_actor.h"
 #include "actors/executor.h"
 #include "actors/local_devices.h"
+#include "actors/queue_actor.h"
 #include "actors/rendezvous.h"
 
 namespace tensoract {
@@ -255,6 +256,8 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
   for (auto& device : devices) {
     st.device_actors.push_back(SpawnDeviceActor(self->system(), device));
     self->link_to(st.device_actors.back());  // the devices go down with their worker
+    // Queues made by this worker's steps are actors of its own, going down with it.
+    device->set_queue_maker(MakeQueueMaker(self->system(), self->address()));
     st.devices.push_back(std::move(device));
   }
   return {

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "kernels/allocator.h"
+#include "kernels/queue.h"
 #include "kernels/resource_mgr.h"
 #include "kernels/tensor.h"
 #include "messages/device_attributes.pb.h"
@@ -78,6 +79,11 @@ class Device {
   // Variables and other state that outlive steps; shared by every session on the worker.
   ResourceMgr* resource_manager() { return &resource_mgr_; }
   int num_threads() const { return num_threads_; }
+  // How queue kernels make their queues (kernels/queue.h): the worker that runs this
+  // device's steps installs its queue actors' maker before its first step; empty outside
+  // a worker.
+  void set_queue_maker(QueueMaker maker) { queue_maker_ = std::move(maker); }
+  const QueueMaker& queue_maker() const { return queue_maker_; }
 
   // "<name>: 2 threads, memory in use 0 B, peak 0 B, 0 allocations" (and the limit, the
   // largest free block and the physical device where there are), for inspection.
@@ -102,6 +108,7 @@ class Device {
   Allocator* host_allocator_;
   int num_threads_;
   ResourceMgr resource_mgr_;
+  QueueMaker queue_maker_;
   std::unique_ptr<Pool> pool_;
 };
 

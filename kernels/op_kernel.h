@@ -30,6 +30,7 @@ namespace tensoract {
 
 class Var;
 class Rendezvous;
+class CancellationManager;
 
 // How a step's feeds reach its _Arg nodes and its _Retval nodes reach the fetches.
 // Called only from the executor's own thread (the call-frame kernels are inexpensive).
@@ -123,6 +124,9 @@ class OpKernelContext {
     // _Recv inside a loop exchanges one value per iteration under keys ending in them.
     int64_t frame_id = 0;
     int64_t iter_id = 0;
+    // The step's cancellation (kernels/cancellation.h), for asynchronous kernels that wait
+    // on something outside the step (a queue); nullptr outside a worker's step.
+    CancellationManager* cancellation = nullptr;
   };
   explicit OpKernelContext(const Params& params);
 
@@ -134,6 +138,7 @@ class OpKernelContext {
   bool is_input_dead() const { return params_.is_input_dead; }
   int64_t frame_id() const { return params_.frame_id; }
   int64_t iter_id() const { return params_.iter_id; }
+  CancellationManager* cancellation() const { return params_.cancellation; }
 
   int num_inputs() const { return static_cast<int>(params_.inputs->size()); }
   // False for an input that has no value: only a Merge sees such inputs (all but its

@@ -1,0 +1,66 @@
+// The queue actor: one per queue (FIFO, padding FIFO, random shuffle, priority), the
+// runtime's implementation of the kernels' QueueInterface (kernels/queue.h).
+//
+// The actor owns the buffer, the enqueues waiting for room and the dequeues waiting for
+// elements; nothing is locked. A waiting operation is a callback kept in the actor, so a
+// blocked enqueue or dequeue holds no thread; it is answered, in arrival order, when the
+// queue can serve it, when the queue closes, or when its step is cancelled (the kernel
+// registered a cancel message with the step's CancellationManager). The queue's size and
+// closed flag are mirrored in atomics for QueueSizeV2 and QueueIsClosedV2.
+//
+// Protocol (in-process only: queue ops run on the queue's own task; other tasks reach
+// them through Send/Recv like any other node):
+//   (queue_enqueue_atom, QueueEnqueueRequest)   -> nothing (the request's callback runs)
+//   (queue_dequeue_atom, QueueDequeueRequest)   -> nothing (the request's callback runs)
+//   (queue_close_atom, bool cancel_pending_enqueues, QueueDoneCallback) -> nothing
+//   (queue_cancel_atom, int64_t attempt)        -> nothing: fails that attempt with Cancelled
+//   (queue_destroy_atom)                        -> fails everything waiting, then quits
+//   (inspect_atom)                              -> std::string
+// The actor links to the worker that made it, so it goes down with its task.
+#ifndef TENSORACT_ACTORS_QUEUE_ACTOR_H_
+#define TENSORACT_ACTORS_QUEUE_ACTOR_H_
+
+#include <caf/actor.hpp>
+#include <caf/actor_addr.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+
+#include "actors/messages.h"
+#include "kernels/queue.h"
+
+namespace tensoract {
+
+using queue_enqueue_atom = caf::atom_constant<caf::atom("qenqueue")>;
+using queue_dequeue_atom = caf::atom_constant<caf::atom("qdequeue")>;
+using queue_close_atom = caf::atom_constant<caf::atom("qclose")>;
+using queue_cancel_atom = caf::atom_constant<caf::atom("qcancel")>;
+using queue_destroy_atom = caf::atom_constant<caf::atom("qdestroy")>;
+
+struct QueueEnqueueRequest {
+  int64_t attempt = 0;
+  std::vector<QueueTuple> elements;
+  QueueInterface::DoneCallback done;
+};
+
+struct QueueDequeueRequest {
+  int64_t attempt = 0;
+  int64_t num = -1;  // < 0: one element, unbatched
+  bool allow_small_batch = false;
+  QueueInterface::DequeueCallback done;
+};
+
+struct QueueDoneCallback {
+  QueueInterface::DoneCallback done;
+};
+
+// The maker a worker installs on its devices (Device::set_queue_maker): each queue is a
+// new actor in `system`, linked to `owner` (the worker).
+QueueMaker MakeQueueMaker(caf::actor_system& system, caf::actor_addr owner);
+
+}  // namespace tensoract
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::QueueEnqueueRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::QueueDequeueRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::QueueDoneCallback)
+
+#endif  // TENSORACT_ACTORS_QUEUE_ACTOR_H_

@@ -1,0 +1,201 @@
+#include "kernels/queue.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace tensoract {
+namespace {
+
+bool Copyable(DataType t) { return DataTypeIsFixedSize(t) || t == tensorflow::DT_STRING; }
+
+// Copies `count` elements of `from` starting at `from_offset` into `to` at `to_offset`.
+void CopyElements(const Tensor& from, int64_t from_offset, Tensor* to, int64_t to_offset, int64_t count) {
+  if (count == 0) return;
+  if (from.dtype() == tensorflow::DT_STRING) {
+    const auto* src = from.base<std::string>() + from_offset;
+    std::copy(src, src + count, to->base<std::string>() + to_offset);
+    return;
+  }
+  const size_t size = DataTypeSize(from.dtype());
+  std::memcpy(static_cast<char*>(to->data()) + to_offset * size,
+              static_cast<const char*>(from.data()) + from_offset * size, count * size);
+}
+
+// `element` copied into row `row` of `batch`, each dimension padded up to the batch's
+// (which is at least as large): the rest of the row keeps its zeros.
+void CopyPadded(const Tensor& element, Tensor* batch, int64_t row) {
+  const int rank = element.dims();
+  // padded_stride[d]: elements of the padded layout per step of dimension d.
+  std::vector<int64_t> padded_stride(rank + 1, 1);
+  bool same = true;
+  for (int d = rank - 1; d >= 0; --d) {
+    padded_stride[d] = padded_stride[d + 1] * batch->dim_size(d + 1);
+    same &= element.dim_size(d) == batch->dim_size(d + 1);
+  }
+  const int64_t row_start = row * padded_stride[0];
+  if (same) return CopyElements(element, 0, batch, row_start, element.NumElements());
+  if (element.NumElements() == 0) return;
+  // Copy the element's innermost runs one by one, each to its padded position.
+  const int64_t inner = element.dim_size(rank - 1);
+  const int64_t runs = element.NumElements() / inner;
+  for (int64_t r = 0; r < runs; ++r) {
+    int64_t rem = r, offset = 0;
+    for (int d = rank - 2; d >= 0; --d) {
+      offset += (rem % element.dim_size(d)) * padded_stride[d];
+      rem /= element.dim_size(d);
+    }
+    CopyElements(element, r * inner, batch, row_start + offset, inner);
+  }
+}
+
+}  // namespace
+
+const char* QueueSpec::KindName() const {
+  switch (kind) {
+    case Kind::kFifo: return "FIFOQueue";
+    case Kind::kPaddingFifo: return "PaddingFIFOQueue";
+    case Kind::kRandomShuffle: return "RandomShuffleQueue";
+    case Kind::kPriority: return "PriorityQueue";
+  }
+  return "Queue";
+}
+
+std::string QueueSpec::Describe() const { return StrCat(KindName(), " '", name, "'"); }
+
+int64_t QueueSpec::max_size() const { return capacity < 0 ? std::numeric_limits<int64_t>::max() : capacity; }
+
+Status QueueSpec::ValidateElement(const QueueTuple& element) const {
+  if (element.size() != component_types.size()) {
+    return errors::InvalidArgument(Describe(), " expects ", component_types.size(), " components, got ",
+                                   element.size());
+  }
+  for (size_t i = 0; i < element.size(); ++i) {
+    if (element[i].dtype() != component_types[i]) {
+      return errors::InvalidArgument(Describe(), ": component ", i, " has dtype ",
+                                     DataTypeString(element[i].dtype()), " but the queue holds ",
+                                     DataTypeString(component_types[i]));
+    }
+    if (!Copyable(element[i].dtype())) {
+      return errors::Unimplemented(Describe(), ": component ", i, " of dtype ", DataTypeString(element[i].dtype()),
+                                   " cannot be queued");
+    }
+    if (!shapes.empty() && !shapes[i].IsCompatibleWith(element[i].shape())) {
+      return errors::InvalidArgument("Shape mismatch in tuple component ", i, ". Expected ",
+                                     shapes[i].DebugString(), ", got ", element[i].shape().DebugString());
+    }
+  }
+  if (kind == Kind::kPriority && element[0].dims() != 0) {
+    return errors::InvalidArgument(Describe(), ": the priority (component 0) must be a scalar, got shape ",
+                                   element[0].shape().DebugString());
+  }
+  return Status::OK();
+}
+
+Status QueueSpec::ValidateBatch(const QueueTuple& batch) const {
+  if (batch.size() != component_types.size()) {
+    return errors::InvalidArgument(Describe(), " expects ", component_types.size(), " components, got ",
+                                   batch.size());
+  }
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].dtype() != component_types[i]) {
+      return errors::InvalidArgument(Describe(), ": component ", i, " has dtype ", DataTypeString(batch[i].dtype()),
+                                     " but the queue holds ", DataTypeString(component_types[i]));
+    }
+    if (batch[i].dims() == 0) {
+      return errors::InvalidArgument(Describe(), ": EnqueueMany needs a batch dimension, but component ", i,
+                                     " is a scalar");
+    }
+    if (batch[i].dim_size(0) != batch[0].dim_size(0)) {
+      return errors::InvalidArgument(Describe(), ": EnqueueMany needs one batch size, but component ", i, " has ",
+                                     batch[i].dim_size(0), " elements and component 0 has ", batch[0].dim_size(0));
+    }
+    if (!shapes.empty()) {
+      std::vector<int64_t> dims = batch[i].shape().dim_sizes();
+      TensorShape element(std::vector<int64_t>(dims.begin() + 1, dims.end()));
+      if (!shapes[i].IsCompatibleWith(element)) {
+        return errors::InvalidArgument("Shape mismatch in tuple component ", i, ". Expected ",
+                                       shapes[i].DebugString(), ", got ", element.DebugString(),
+                                       " (the batch's elements)");
+      }
+    }
+  }
+  if (kind == Kind::kPriority && batch[0].dims() != 1) {
+    return errors::InvalidArgument(Describe(), ": the priorities (component 0) must be a vector, got shape ",
+                                   batch[0].shape().DebugString());
+  }
+  return Status::OK();
+}
+
+Status QueueSpec::CheckSameAs(const QueueSpec& other) const {
+  if (kind != other.kind || component_types != other.component_types || capacity != other.capacity) {
+    return errors::InvalidArgument("Shared queue '", name, "' is a ", KindName(), " of ",
+                                   DataTypeVectorString(component_types), " with capacity ", capacity,
+                                   " but was declared again as a ", other.KindName(), " of ",
+                                   DataTypeVectorString(other.component_types), " with capacity ", other.capacity);
+  }
+  bool same_shapes = shapes.size() == other.shapes.size();
+  for (size_t i = 0; same_shapes && i < shapes.size(); ++i) {
+    same_shapes = shapes[i].DebugString() == other.shapes[i].DebugString();
+  }
+  if (!same_shapes) return errors::InvalidArgument("Shared queue '", name, "' was declared again with other shapes");
+  return Status::OK();
+}
+
+std::vector<QueueTuple> SplitBatch(const QueueTuple& batch) {
+  const int64_t n = batch.empty() ? 0 : batch[0].dim_size(0);
+  std::vector<QueueTuple> elements(n);
+  for (const Tensor& component : batch) {
+    std::vector<int64_t> dims = component.shape().dim_sizes();
+    TensorShape shape(std::vector<int64_t>(dims.begin() + 1, dims.end()));
+    const int64_t per = shape.num_elements();
+    for (int64_t i = 0; i < n; ++i) {
+      Tensor element(component.dtype(), shape);
+      CopyElements(component, i * per, &element, 0, per);
+      elements[i].push_back(std::move(element));
+    }
+  }
+  return elements;
+}
+
+StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<QueueTuple>& elements) {
+  QueueTuple batch;
+  const int64_t n = static_cast<int64_t>(elements.size());
+  for (size_t c = 0; c < spec.component_types.size(); ++c) {
+    std::vector<int64_t> dims;
+    if (n == 0) {
+      // An empty batch of the declared shape (unknown dimensions as 0).
+      if (!spec.shapes.empty() && !spec.shapes[c].unknown_rank()) {
+        for (int d = 0; d < spec.shapes[c].dims(); ++d) dims.push_back(std::max<int64_t>(spec.shapes[c].dim_size(d), 0));
+      }
+    } else {
+      dims = elements[0][c].shape().dim_sizes();
+      for (const QueueTuple& e : elements) {
+        const Tensor& t = e[c];
+        if (t.dims() != static_cast<int>(dims.size())) {
+          return errors::InvalidArgument(spec.Describe(), ": cannot batch component ", c, " of ranks ", dims.size(),
+                                         " and ", t.dims());
+        }
+        for (int d = 0; d < t.dims(); ++d) {
+          if (t.dim_size(d) == dims[d]) continue;
+          if (spec.kind != QueueSpec::Kind::kPaddingFifo) {
+            return errors::InvalidArgument(spec.Describe(), ": cannot batch component ", c, " of shapes ",
+                                           elements[0][c].shape().DebugString(), " and ", t.shape().DebugString(),
+                                           " (a PaddingFIFOQueue pads them)");
+          }
+          dims[d] = std::max(dims[d], t.dim_size(d));
+        }
+      }
+    }
+    dims.insert(dims.begin(), n);
+    Tensor out(spec.component_types[c], TensorShape(dims));
+    if (DataTypeIsFixedSize(out.dtype()) && spec.kind == QueueSpec::Kind::kPaddingFifo) {
+      std::memset(out.data(), 0, out.TotalBytes());
+    }
+    for (int64_t i = 0; i < n; ++i) CopyPadded(elements[i][c], &out, i);
+    batch.push_back(std::move(out));
+  }
+  return batch;
+}
+
+}  // namespace tensoract

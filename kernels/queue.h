@@ -1,0 +1,91 @@
+// Queues as the kernels see them (whitepaper 4.6): what a queue holds, how its elements are
+// checked, split and batched, and the asynchronous interface its kernels call.
+//
+// A queue is a resource on its device, made by the FIFOQueueV2 / RandomShuffleQueueV2 /
+// PaddingFIFOQueueV2 / PriorityQueueV2 kernels. Its implementation is the runtime's queue
+// actor (actors/queue_actor.h), which the worker installs on its devices as their
+// QueueMaker; kernels see only QueueInterface. Every operation answers through a callback,
+// from the queue's thread: an enqueue into a full queue and a dequeue from an empty one
+// wait without holding a thread, and a step that ends meanwhile cancels them through its
+// CancellationManager.
+//
+// TensorFlow's semantics: after Close, enqueues fail with Cancelled and dequeues drain what
+// is left, then fail with OutOfRange; a dequeue-many that cannot be served in full gives
+// back what it had taken (DequeueUpTo instead returns the smaller batch).
+#ifndef TENSORACT_KERNELS_QUEUE_H_
+#define TENSORACT_KERNELS_QUEUE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "base/tensor_shape.h"
+#include "kernels/cancellation.h"
+#include "kernels/resource_mgr.h"
+#include "kernels/tensor.h"
+
+namespace tensoract {
+
+// One element of a queue: a tensor per component.
+using QueueTuple = std::vector<Tensor>;
+
+struct QueueSpec {
+  enum class Kind { kFifo, kPaddingFifo, kRandomShuffle, kPriority };
+  Kind kind = Kind::kFifo;
+  std::string name;                         // the resource's name, for messages
+  DataTypeVector component_types;           // a priority queue's starts with its int64 priority
+  std::vector<PartialTensorShape> shapes;   // empty: any shapes; else one per component
+  int64_t capacity = -1;                    // < 0: unbounded
+  int64_t min_after_dequeue = 0;            // RandomShuffleQueue only
+  int64_t seed = 0, seed2 = 0;              // RandomShuffleQueue only; both 0: nondeterministic
+
+  // "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue" or "PriorityQueue".
+  const char* KindName() const;
+  // "FIFOQueue 'q'": how messages name the queue, as TensorFlow's do.
+  std::string Describe() const;
+  int64_t max_size() const;  // the capacity, or the largest int64 when unbounded
+  // Checks one element for Enqueue (its dtypes and shapes against the queue's).
+  Status ValidateElement(const QueueTuple& element) const;
+  // Checks a batch for EnqueueMany (same dtypes, a common first dimension, shapes after it).
+  Status ValidateBatch(const QueueTuple& batch) const;
+  // An existing shared queue that a second kernel declares again must agree with it.
+  Status CheckSameAs(const QueueSpec& other) const;
+};
+
+// The elements of a batch (EnqueueMany's components, split along their first dimension).
+std::vector<QueueTuple> SplitBatch(const QueueTuple& batch);
+// `elements` stacked along a new first dimension, one tensor per component; a padding
+// queue's elements are first padded (zeros, empty strings) to each component's largest
+// shape. With no elements: empty batches of the declared shapes.
+StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<QueueTuple>& elements);
+
+class QueueInterface : public ResourceBase {
+ public:
+  using DoneCallback = std::function<void(const Status&)>;
+  using DequeueCallback = std::function<void(const Status&, QueueTuple)>;
+
+  virtual const QueueSpec& spec() const = 0;
+  // Adds `elements` (validated by the caller) in order, waiting for room as needed; `done`
+  // runs when all are in, or with Cancelled when the queue closes with
+  // cancel_pending_enqueues or `cancellation` fires first (those already in stay).
+  virtual void Enqueue(std::vector<QueueTuple> elements, CancellationManager* cancellation, DoneCallback done) = 0;
+  // `num < 0`: one element, as is. Else `num` elements batched (BatchElements); with
+  // `allow_small_batch`, fewer once the queue is closed (DequeueUpTo).
+  virtual void Dequeue(int64_t num, bool allow_small_batch, CancellationManager* cancellation,
+                       DequeueCallback done) = 0;
+  virtual void Close(bool cancel_pending_enqueues, DoneCallback done) = 0;
+  // Snapshots (another step may change them at once).
+  virtual int64_t size() const = 0;
+  virtual bool is_closed() const = 0;
+};
+
+// How a device makes a queue: installed by the runtime (actors/queue_actor.h) on the
+// devices of a worker. Without one (a device outside a worker), queue ops fail.
+using QueueMaker = std::function<StatusOr<std::shared_ptr<QueueInterface>>(const QueueSpec& spec)>;
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_KERNELS_QUEUE_H_
