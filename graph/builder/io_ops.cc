@@ -38,5 +38,48 @@ Node* MergeV2Checkpoints(const Scope& scope, const Input& checkpoint_prefixes, c
                       {"allow_missing_files", BoolAttr(attrs.allow_missing_files)}});
 }
 
+Output FixedLengthRecordReader(const Scope& scope, const FixedLengthRecordReaderAttrs& attrs) {
+  Node* node = scope.AddOp("FixedLengthRecordReaderV2", "FixedLengthRecordReader", {},
+                           {{"header_bytes", IntAttr(attrs.header_bytes)},
+                            {"record_bytes", IntAttr(attrs.record_bytes)},
+                            {"footer_bytes", IntAttr(attrs.footer_bytes)},
+                            {"hop_bytes", IntAttr(attrs.hop_bytes)},
+                            {"encoding", StringAttr(attrs.encoding)},
+                            {"container", StringAttr(attrs.container)},
+                            {"shared_name", StringAttr(attrs.shared_name)}});
+  return node ? Output(node, 0) : Output();
+}
+
+Output TFRecordReader(const Scope& scope, const std::string& compression_type) {
+  Node* node = scope.AddOp("TFRecordReaderV2", "TFRecordReader", {}, {{"compression_type", StringAttr(compression_type)}});
+  return node ? Output(node, 0) : Output();
+}
+
+Output WholeFileReader(const Scope& scope) {
+  Node* node = scope.AddOp("WholeFileReaderV2", "WholeFileReader", {}, {});
+  return node ? Output(node, 0) : Output();
+}
+
+Output TextLineReader(const Scope& scope, int64_t skip_header_lines) {
+  Node* node = scope.AddOp("TextLineReaderV2", "TextLineReader", {}, {{"skip_header_lines", IntAttr(skip_header_lines)}});
+  return node ? Output(node, 0) : Output();
+}
+
+ReaderOutputs ReaderRead(const Scope& scope, const Input& reader, const Input& queue) {
+  Node* node = scope.AddOp("ReaderReadV2", "ReaderRead", {reader, queue}, {});
+  return node ? ReaderOutputs{Output(node, 0), Output(node, 1)} : ReaderOutputs{};
+}
+
+ReaderOutputs ReaderReadUpTo(const Scope& scope, const Input& reader, const Input& queue, const Input& num_records) {
+  Node* node = scope.AddOp("ReaderReadUpToV2", "ReaderReadUpTo", {reader, queue, num_records}, {});
+  return node ? ReaderOutputs{Output(node, 0), Output(node, 1)} : ReaderOutputs{};
+}
+
+Output DecodeRaw(const Scope& scope, const Input& bytes, DataType out_type, bool little_endian) {
+  Node* node = scope.AddOp("DecodeRaw", "DecodeRaw", {bytes},
+                           {{"out_type", TypeAttr(out_type)}, {"little_endian", BoolAttr(little_endian)}});
+  return node ? Output(node, 0) : Output();
+}
+
 }  // namespace ops
 }  // namespace tensoract

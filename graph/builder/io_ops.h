@@ -1,6 +1,7 @@
 // Builder functions for the checkpoint ops (graph/ops/io_ops.cc): SaveV2, RestoreV2 and
-// MergeV2Checkpoints. Conventions as in graph/builder/ops.h. client/saver.h builds whole
-// save/restore subgraphs from these.
+// MergeV2Checkpoints; the readers (graph/ops/reader_ops.cc) and DecodeRaw. Conventions as
+// in graph/builder/ops.h. client/saver.h builds whole save/restore subgraphs from these;
+// graph/training/input.h the queues readers take their files from.
 #ifndef TENSORACT_GRAPH_BUILDER_IO_OPS_H_
 #define TENSORACT_GRAPH_BUILDER_IO_OPS_H_
 
@@ -31,6 +32,30 @@ struct MergeV2CheckpointsAttrs {
 };
 Node* MergeV2Checkpoints(const Scope& scope, const Input& checkpoint_prefixes, const Input& destination_prefix,
                          MergeV2CheckpointsAttrs attrs = {});
+
+struct FixedLengthRecordReaderAttrs {
+  int64_t header_bytes = 0;
+  int64_t record_bytes = 0;
+  int64_t footer_bytes = 0;
+  int64_t hop_bytes = 0;
+  std::string encoding;  // "", "ZLIB", "GZIP"
+  std::string container, shared_name;
+};
+Output FixedLengthRecordReader(const Scope& scope, const FixedLengthRecordReaderAttrs& attrs);
+Output TFRecordReader(const Scope& scope, const std::string& compression_type = "");
+Output WholeFileReader(const Scope& scope);
+Output TextLineReader(const Scope& scope, int64_t skip_header_lines = 0);
+
+struct ReaderOutputs {
+  Output key, value;
+};
+// The reader's next record, its file names dequeued from `queue` (a queue of strings).
+ReaderOutputs ReaderRead(const Scope& scope, const Input& reader, const Input& queue);
+// Up to `num_records` (int64) records as two vectors.
+ReaderOutputs ReaderReadUpTo(const Scope& scope, const Input& reader, const Input& queue, const Input& num_records);
+
+// Each string's bytes as a vector of `out_type` (one more dimension than `bytes`).
+Output DecodeRaw(const Scope& scope, const Input& bytes, DataType out_type, bool little_endian = true);
 
 }  // namespace ops
 }  // namespace tensoract

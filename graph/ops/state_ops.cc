@@ -98,3 +98,20 @@ REGISTER_OP("IsVariableInitialized")
     .Doc("Whether the variable behind ref has been assigned a value.");
 
 #undef TA_NUMBER_TYPES
+
+REGISTER_OP("CountUpTo")
+    .Input("ref: Ref(T)")
+    .Output("output: T")
+    .Attr("limit: int")
+    .Attr("T: {int32, int64}")
+    .SetShapeFn(tensoract::shape_inference::ScalarShape)
+    .Doc("Increments the counter and outputs its value before; OutOfRange once it has reached limit.");
+
+REGISTER_OP("ResourceCountUpTo")
+    .Input("resource: resource")
+    .Output("output: T")
+    .Attr("limit: int")
+    .Attr("T: {int32, int64}")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::ScalarShape)
+    .Doc("CountUpTo on a resource variable.");
