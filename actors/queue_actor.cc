@@ -105,7 +105,7 @@ void GiveBack(QueueState& st, DequeueAttempt& d) {
 }
 
 void Answer(QueueState& st, DequeueAttempt& d) {
-  if (d.request.num < 0) return d.request.done(Status::OK(), std::move(d.taken.front()));
+  if (d.request.num < 0) return d.request.done(Status::OK(), AlignedElement(std::move(d.taken.front())));
   auto batch = BatchElements(st.spec, d.taken);
   if (!batch.ok()) {
     GiveBack(st, d);

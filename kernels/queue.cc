@@ -145,17 +145,25 @@ Status QueueSpec::CheckSameAs(const QueueSpec& other) const {
 std::vector<QueueTuple> SplitBatch(const QueueTuple& batch) {
   const int64_t n = batch.empty() ? 0 : batch[0].dim_size(0);
   std::vector<QueueTuple> elements(n);
+  for (QueueTuple& e : elements) e.reserve(batch.size());
   for (const Tensor& component : batch) {
     std::vector<int64_t> dims = component.shape().dim_sizes();
     TensorShape shape(std::vector<int64_t>(dims.begin() + 1, dims.end()));
-    const int64_t per = shape.num_elements();
+    // Each element is a view of its row of the batch (no copy): dequeue-many copies it
+    // once into its batch; a single dequeue aligns it first (AlignedElement).
     for (int64_t i = 0; i < n; ++i) {
-      Tensor element(component.dtype(), shape);
-      CopyElements(component, i * per, &element, 0, per);
-      elements[i].push_back(std::move(element));
+      auto element = component.Slice(i, i + 1).Reshaped(shape);
+      elements[i].push_back(std::move(element).value());
     }
   }
   return elements;
+}
+
+QueueTuple AlignedElement(QueueTuple element) {
+  for (Tensor& t : element) {
+    if (!t.IsAligned()) t = t.DeepCopy();
+  }
+  return element;
 }
 
 StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<QueueTuple>& elements) {
@@ -192,7 +200,12 @@ StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<Queu
     if (DataTypeIsFixedSize(out.dtype()) && spec.kind == QueueSpec::Kind::kPaddingFifo) {
       std::memset(out.data(), 0, out.TotalBytes());
     }
-    for (int64_t i = 0; i < n; ++i) CopyPadded(elements[i][c], &out, i);
+    if (spec.kind == QueueSpec::Kind::kPaddingFifo) {
+      for (int64_t i = 0; i < n; ++i) CopyPadded(elements[i][c], &out, i);
+    } else {
+      const int64_t row = n == 0 ? 0 : out.NumElements() / n;
+      for (int64_t i = 0; i < n; ++i) CopyElements(elements[i][c], 0, &out, i * row, row);
+    }
     batch.push_back(std::move(out));
   }
   return batch;

@@ -55,8 +55,11 @@ struct QueueSpec {
   Status CheckSameAs(const QueueSpec& other) const;
 };
 
-// The elements of a batch (EnqueueMany's components, split along their first dimension).
+// The elements of a batch (EnqueueMany's components, split along their first dimension):
+// views of the batch's rows, which may be unaligned.
 std::vector<QueueTuple> SplitBatch(const QueueTuple& batch);
+// `element` with every component aligned for kernels (a copy of those that are not).
+QueueTuple AlignedElement(QueueTuple element);
 // `elements` stacked along a new first dimension, one tensor per component; a padding
 // queue's elements are first padded (zeros, empty strings) to each component's largest
 // shape. With no elements: empty batches of the declared shapes.

@@ -10,7 +10,10 @@
 // /usr/share/datasets/fashion-mnist), --checkpoint-dir DIR (default
 // checkpoints/fashion_mnist_<model>; "" for none), --fresh (ignore existing checkpoints),
 // --train-examples N (use the first N training images, for quick runs), --device cpu|gpu
-// (gpu: train on the GPU, an error where there is none; cpu, the default, hides GPUs).
+// (gpu: train on the GPU, an error where there is none; cpu, the default, hides GPUs),
+// --input feed|pipeline (feed, the default: batches fed from the client; pipeline: read
+// inside the graph from the IDX files by readers, shuffled in a RandomShuffleQueue and
+// batched, trained under a MonitoredSession: examples/fashion_mnist/input_pipeline.h).
 #include <unistd.h>
 
 #include <chrono>
@@ -19,10 +22,12 @@
 #include <optional>
 #include <string>
 
+#include "client/monitored_session.h"
 #include "client/saver.h"
 #include "client/session.h"
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
+#include "examples/fashion_mnist/input_pipeline.h"
 #include "examples/fashion_mnist/model.h"
 #include "graph/builder/ops.h"
 
@@ -45,6 +50,7 @@ struct Flags {
   bool fresh = false;
   int64_t train_examples = 0;
   std::string device = "cpu";
+  std::string input = "feed";
 };
 
 // --device gpu: fails unless this machine's worker has a GPU device (the model's nodes then
@@ -82,6 +88,11 @@ Status ParseFlags(int argc, char** argv, Flags* f) {
       if (f->device != "cpu" && f->device != "gpu") {
         return errors::InvalidArgument("--device must be cpu or gpu, not '", f->device, "'");
       }
+    } else if (a == "--input") {
+      TA_ASSIGN_OR_RETURN(f->input, value("--input"));
+      if (f->input != "feed" && f->input != "pipeline") {
+        return errors::InvalidArgument("--input must be feed or pipeline, not '", f->input, "'");
+      }
     } else if (a == "--model") {
       TA_ASSIGN_OR_RETURN(f->model, value("--model"));
     } else if (a == "--epochs") {
@@ -108,6 +119,9 @@ Status ParseFlags(int argc, char** argv, Flags* f) {
     }
   }
   if (f->batch_size < 1) return errors::InvalidArgument("--batch-size must be at least 1");
+  if (f->input == "pipeline" && f->train_examples > 0) {
+    return errors::InvalidArgument("--train-examples applies to --input feed (the pipeline reads the whole files)");
+  }
   return Status::OK();
 }
 
@@ -153,14 +167,126 @@ StatusOr<double> Evaluate(Session* session, const Model& model, const ImageDatas
   return correct / static_cast<double>(test.count);
 }
 
+// The step number of a checkpoint prefix ("dir/model.ckpt-938" -> 938); 0 when none.
+int64_t StepOf(const std::string& prefix) {
+  const size_t dash = prefix.rfind('-');
+  return dash == std::string::npos ? 0 : std::strtoll(prefix.c_str() + dash + 1, nullptr, 10);
+}
+
+// --input pipeline: the batches come from readers and queues inside the graph; a
+// MonitoredSession restores or initialises, runs the queue runners and the hooks
+// (checkpoints every epoch's worth of steps and at the end, NaN loss check), and the
+// input's OutOfRange after the last epoch ends training.
+Status TrainFromPipeline(const Flags& flags, ModelKind kind, int64_t epochs, const std::string& ckpt_dir,
+                         const ImageDataset& test) {
+  constexpr int64_t kTrainExamples = 60000;
+  const int64_t steps_per_epoch = (kTrainExamples + flags.batch_size - 1) / flags.batch_size;
+  // Resuming: the checkpoint's step says how many epochs are done; the pipeline reads the rest.
+  std::string latest;
+  if (!ckpt_dir.empty() && !flags.fresh) {
+    StatusOr<std::string> found = LatestCheckpoint(ckpt_dir);
+    if (found.ok()) latest = *found;
+  }
+  const int64_t start_epoch = std::min(epochs, StepOf(latest) * flags.batch_size / kTrainExamples);
+  if (!latest.empty()) {
+    std::fprintf(stderr, "fashion_mnist: resuming from %s (step %lld, epoch %lld done)\n", latest.c_str(),
+                 static_cast<long long>(StepOf(latest)), static_cast<long long>(start_epoch));
+  }
+  const bool flatten = kind == ModelKind::kMlp;
+  Scope root = Scope::NewRootScope();
+  fashion_mnist::PipelineOptions input_options;
+  input_options.data_dir = flags.data;
+  input_options.epochs = epochs - start_epoch;
+  input_options.batch_size = flags.batch_size;
+  input_options.seed = flags.seed;
+  input_options.flatten = flatten;
+  if (input_options.epochs > 0) {
+    TA_ASSIGN_OR_RETURN(fashion_mnist::TrainingInput input, fashion_mnist::BuildIdxPipeline(root, input_options));
+    fashion_mnist::ModelOptions model_options;
+    model_options.learning_rate = flags.learning_rate;
+    model_options.seed = flags.seed;
+    model_options.images_source = input.images;
+    model_options.labels_source = input.labels;
+    TA_ASSIGN_OR_RETURN(Model model, fashion_mnist::BuildModel(root, kind, model_options));
+    Node* local_init = PipelineLocalInit(root.WithOpName("local_init"), input.pipeline);
+    Output ready = VariablesInitialized(root.WithOpName("ready"), model.variables);
+    std::optional<Saver> saver;
+    if (!ckpt_dir.empty()) {
+      std::vector<Output> handles;
+      for (const Variable& v : model.variables) handles.push_back(v.handle);
+      TA_ASSIGN_OR_RETURN(Saver made, Saver::New(root, handles));
+      saver.emplace(std::move(made));
+    }
+    tensorflow::GraphDef graph;
+    TA_RETURN_IF_ERROR(root.ToGraphDef(&graph));
+    SessionOptions options;
+    options.num_threads = flags.threads;
+    if (flags.device == "cpu") options.gpu.visible_device_list = "none";
+    TA_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(options));
+    TA_RETURN_IF_ERROR(session->Create(graph));
+
+    MonitoredSessionOptions monitored;
+    monitored.checkpoint_dir = latest.empty() ? "" : ckpt_dir;
+    monitored.scaffold.init_op = model.init->name();
+    monitored.scaffold.local_init_op = local_init->name();
+    monitored.scaffold.ready_op = ready.name();
+    monitored.scaffold.saver = saver ? &*saver : nullptr;
+    monitored.queue_runners = input.pipeline.queue_runners;
+    std::shared_ptr<CheckpointSaverHook> checkpoints;
+    if (saver) {
+      checkpoints = std::make_shared<CheckpointSaverHook>(ckpt_dir, &*saver, model.global_step.value.name(),
+                                                          steps_per_epoch);
+      monitored.hooks.push_back(checkpoints);
+    }
+    monitored.hooks.push_back(std::make_shared<NanTensorHook>(model.loss.name()));
+    TA_ASSIGN_OR_RETURN(std::unique_ptr<MonitoredSession> training, MonitoredSession::New(session.get(), monitored));
+
+    const std::vector<std::string> fetches = {model.loss.name(), model.correct.name(), model.labels.name()};
+    int64_t epoch = start_epoch, examples = 0, done = 0;
+    double loss_sum = 0, correct = 0;
+    auto bar = std::make_unique<ProgressBar>(epoch, epochs, steps_per_epoch);
+    std::vector<Tensor> out;
+    while (!training->ShouldStop()) {
+      Status s = training->Run({}, fetches, {model.train->name()}, &out);
+      if (s.code() == error::OUT_OF_RANGE) break;  // the last epoch is done
+      TA_RETURN_IF_ERROR(s);
+      const int64_t b = out[2].NumElements();
+      loss_sum += out[0].base<float>()[0] * b;
+      correct += out[1].base<float>()[0];
+      examples += b;
+      bar->Update(std::min(++done, steps_per_epoch), examples, loss_sum / examples, correct / examples);
+      if (examples >= kTrainExamples && epoch + 1 < epochs) {  // an epoch's worth: a new bar
+        examples = done = 0;
+        loss_sum = correct = 0;
+        bar = std::make_unique<ProgressBar>(++epoch, epochs, steps_per_epoch);
+      }
+    }
+    TA_RETURN_IF_ERROR(training->Close());
+    if (checkpoints) {
+      for (const std::string& path : checkpoints->saved()) std::fprintf(stderr, "fashion_mnist: saved %s\n", path.c_str());
+    }
+    TA_ASSIGN_OR_RETURN(double accuracy, Evaluate(session.get(), model, test, flatten));
+    std::printf("fashion_mnist %s: test accuracy %.4f after %lld epochs\n", fashion_mnist::ModelName(kind), accuracy,
+                static_cast<long long>(epochs));
+    return Status::OK();
+  }
+  return errors::FailedPrecondition("fashion_mnist: all ", epochs, " epochs are done already (", latest,
+                                    "); pass --fresh to start over or more --epochs");
+}
+
 Status Main(const Flags& flags) {
   TA_ASSIGN_OR_RETURN(ModelKind kind, fashion_mnist::ParseModelKind(flags.model));
   const int64_t epochs = flags.epochs >= 0 ? flags.epochs : (kind == ModelKind::kMlp ? 10 : 5);
   const std::string ckpt_dir =
       flags.checkpoint_dir_set ? flags.checkpoint_dir : std::string("checkpoints/fashion_mnist_") + flags.model;
 
-  TA_ASSIGN_OR_RETURN(ImageDataset train, LoadFashionMnist(flags.data, "train"));
   TA_ASSIGN_OR_RETURN(ImageDataset test, LoadFashionMnist(flags.data, "t10k"));
+  if (flags.input == "pipeline") {
+    std::fprintf(stderr, "fashion_mnist: %s, the training images read inside the graph from %s\n",
+                 fashion_mnist::ModelName(kind), flags.data.c_str());
+    return TrainFromPipeline(flags, kind, epochs, ckpt_dir, test);
+  }
+  TA_ASSIGN_OR_RETURN(ImageDataset train, LoadFashionMnist(flags.data, "train"));
   if (flags.train_examples > 0 && flags.train_examples < train.count) {
     train.count = flags.train_examples;
     train.images.resize(train.count * train.rows * train.cols);

@@ -84,17 +84,22 @@ StatusOr<ModelKind> ParseModelKind(const std::string& name) {
 
 const char* ModelName(ModelKind kind) { return kind == ModelKind::kMlp ? "mlp" : "cnn"; }
 
+// A placeholder, or one that takes `source` when it is not fed.
+Output Input(const Scope& scope, DataType dtype, const PartialTensorShape& shape, const Output& source) {
+  if (source.node == nullptr) return ops::Placeholder(scope, dtype, shape);
+  return ops::PlaceholderWithDefault(scope, source, shape);
+}
+
 StatusOr<Model> BuildModel(const Scope& root, ModelKind kind, const ModelOptions& options) {
   Model m;
   Layers layers(root, options.seed);
+  m.labels = Input(root.WithOpName("labels"), tensorflow::DT_INT32, PartialTensorShape({-1}), options.labels_source);
   if (kind == ModelKind::kMlp) {
-    m.images = ops::Placeholder(root.WithOpName("images"), kFloat, PartialTensorShape({-1, 784}));
-    m.labels = ops::Placeholder(root.WithOpName("labels"), tensorflow::DT_INT32, PartialTensorShape({-1}));
+    m.images = Input(root.WithOpName("images"), kFloat, PartialTensorShape({-1, 784}), options.images_source);
     Output hidden = layers.Dense("dense", m.images, 784, 256, /*relu=*/true);
     m.logits = layers.Dense("dense_1", hidden, 256, 10, /*relu=*/false);
   } else {
-    m.images = ops::Placeholder(root.WithOpName("images"), kFloat, PartialTensorShape({-1, 28, 28, 1}));
-    m.labels = ops::Placeholder(root.WithOpName("labels"), tensorflow::DT_INT32, PartialTensorShape({-1}));
+    m.images = Input(root.WithOpName("images"), kFloat, PartialTensorShape({-1, 28, 28, 1}), options.images_source);
     Output c1 = layers.Pool("max_pooling2d", layers.ConvRelu("conv2d", m.images, 1, 32));
     Output c2 = layers.Pool("max_pooling2d_1", layers.ConvRelu("conv2d_1", c1, 32, 64));
     Output flat = ops::Reshape(root.WithOpName("flatten/Reshape"), c2, {-1, 7 * 7 * 64});

@@ -28,12 +28,16 @@ const char* ModelName(ModelKind kind);
 struct ModelOptions {
   double learning_rate = 0.001;
   int64_t seed = 42;
+  // Where the batches come from when nothing is fed: an input pipeline's dequeued batch
+  // (images float [batch, 784] or [batch, 28, 28, 1], labels int32 [batch]). Unset: the
+  // images and labels must be fed.
+  Output images_source, labels_source;
 };
 
 // The nodes an application feeds, fetches and runs.
 struct Model {
-  Output images;   // placeholder float [batch, 784] (mlp) or [batch, 28, 28, 1] (cnn)
-  Output labels;   // placeholder int32 [batch]
+  Output images;   // placeholder float [batch, 784] (mlp) or [batch, 28, 28, 1] (cnn),
+  Output labels;   // placeholder int32 [batch]; with sources, defaulting to them
   Output logits;   // [batch, 10]
   Output loss;     // scalar: mean cross-entropy of the batch
   Output correct;  // scalar float: how many of the batch are classified right

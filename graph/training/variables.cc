@@ -89,4 +89,10 @@ Node* GroupInitializers(const Scope& scope, const std::vector<Variable>& vars) {
   return ops::NoOp(scope.WithControlDependencies(deps));
 }
 
+Output VariablesInitialized(const Scope& scope, const std::vector<Variable>& vars) {
+  std::vector<Input> flags;
+  for (const Variable& v : vars) flags.push_back(ops::VarIsInitializedOp(scope, v.handle));
+  return ops::Stack(scope, flags);
+}
+
 }  // namespace tensoract

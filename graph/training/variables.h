@@ -59,6 +59,11 @@ Variable NewZerosSlot(const Scope& scope, const Variable& like, const std::strin
 // A NoOp that runs every variable's initializer.
 Node* GroupInitializers(const Scope& scope, const std::vector<Variable>& vars);
 
+// A bool vector: whether each of `vars` is initialised (a MonitoredSession's ready_op,
+// client/monitored_session.h; TensorFlow builds report_uninitialized_variables the same
+// way, then masks the names, which needs ops this runtime lacks).
+Output VariablesInitialized(const Scope& scope, const std::vector<Variable>& vars);
+
 }  // namespace tensoract
 
 #endif  // TENSORACT_GRAPH_TRAINING_VARIABLES_H_

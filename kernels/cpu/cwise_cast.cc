@@ -1,5 +1,6 @@
-// Cast on the CPU between float, double, int32, int64 and bool (C++ conversions, as
-// TensorFlow's Eigen casts: to bool is x != 0, float to integer truncates toward zero).
+// Cast on the CPU between float, double, bool and every integer type (C++ conversions, as
+// TensorFlow's Eigen casts: to bool is x != 0, float to integer truncates toward zero,
+// integers wrap modulo their width).
 // A cast to the same type forwards its input.
 //
 // float <-> bfloat16 is what lossy cross-device transfers use (whitepaper 5.5): bfloat16 is
@@ -110,12 +111,24 @@ class CastBfloat16ToFloatOp : public OpKernel {
   TA_REGISTER_CAST(SRC, double);    \
   TA_REGISTER_CAST(SRC, int32_t);   \
   TA_REGISTER_CAST(SRC, int64_t);   \
-  TA_REGISTER_CAST(SRC, bool);
+  TA_REGISTER_CAST(SRC, bool);      \
+  TA_REGISTER_CAST(SRC, int8_t);    \
+  TA_REGISTER_CAST(SRC, int16_t);   \
+  TA_REGISTER_CAST(SRC, uint8_t);   \
+  TA_REGISTER_CAST(SRC, uint16_t);  \
+  TA_REGISTER_CAST(SRC, uint32_t);  \
+  TA_REGISTER_CAST(SRC, uint64_t);
 TA_REGISTER_CASTS_FROM(float)
 TA_REGISTER_CASTS_FROM(double)
 TA_REGISTER_CASTS_FROM(int32_t)
 TA_REGISTER_CASTS_FROM(int64_t)
 TA_REGISTER_CASTS_FROM(bool)
+TA_REGISTER_CASTS_FROM(int8_t)
+TA_REGISTER_CASTS_FROM(int16_t)
+TA_REGISTER_CASTS_FROM(uint8_t)
+TA_REGISTER_CASTS_FROM(uint16_t)
+TA_REGISTER_CASTS_FROM(uint32_t)
+TA_REGISTER_CASTS_FROM(uint64_t)
 #undef TA_REGISTER_CASTS_FROM
 #undef TA_REGISTER_CAST
 REGISTER_KERNEL(Name("Cast").Device(DEVICE_CPU).TypeConstraint<float>("SrcT").TypeConstraint<Eigen::bfloat16>("DstT"),
