@@ -53,10 +53,14 @@ REGISTER_OP("RandomShuffleQueueV2")
     .Output("handle: resource")
     .Attr("component_types: list(type) >= 1")
     .Attr("shapes: list(shape) >= 0 = []")
+    .Attr("capacity: int = -1")
     .Attr("min_after_dequeue: int = 0")
     .Attr("seed: int = 0")
     .Attr("seed2: int = 0")
-    .TA_QUEUE_COMMON_ATTRS
+    .Attr("container: string = ''")
+    .Attr("shared_name: string = ''")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::ScalarShape)
     .Doc("A queue that dequeues elements in a random order, keeping min_after_dequeue until closed.");
 
 REGISTER_OP("PriorityQueueV2")

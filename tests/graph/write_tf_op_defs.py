@@ -44,6 +44,11 @@ VarIsInitializedOp DestroyResourceOp
 _Send _Recv _HostSend _HostRecv
 Switch RefSwitch Merge RefMerge Enter RefEnter Exit RefExit NextIteration RefNextIteration
 LoopCond ControlTrigger StackV2 StackPushV2 StackPopV2 StackCloseV2
+FIFOQueueV2 PaddingFIFOQueueV2 RandomShuffleQueueV2 PriorityQueueV2 QueueEnqueueV2 QueueEnqueueManyV2
+QueueDequeueV2 QueueDequeueManyV2 QueueDequeueUpToV2 QueueCloseV2 QueueIsClosedV2 QueueSizeV2
+FixedLengthRecordReaderV2 TFRecordReaderV2 WholeFileReaderV2 TextLineReaderV2 ReaderReadV2
+ReaderReadUpToV2 ReaderNumRecordsProducedV2 ReaderNumWorkUnitsCompletedV2 ReaderResetV2
+DecodeRaw CountUpTo ResourceCountUpTo ScalarSummary
 """.split()
 
 
