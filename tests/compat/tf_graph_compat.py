@@ -340,9 +340,53 @@ HAND_WRITTEN = {"hand_written_ref_variables": "tf1_variables.pbtxt",
                 "hand_written_resource_variables": "tf1_resource_variables.pbtxt",
                 "hand_written_cond": "tf1_cond.pbtxt",
                 "hand_written_while_loop": "tf1_while_loop.pbtxt"}
+def case_parse_example():
+    """tf.Examples parsed by tf.io.parse_example (ParseExampleV2), the TF 1 ParseExample op
+    and tf.io.parse_single_example: dense float, int64 and defaulted features, a
+    variable-length (sparse) feature, and a required feature missing (an error)."""
+    def example(pixels, label, tags=None, with_label=True):
+        feature = {"pixels": tf.train.Feature(float_list=tf.train.FloatList(value=pixels))}
+        if with_label:
+            feature["label"] = tf.train.Feature(int64_list=tf.train.Int64List(value=[label]))
+        if tags is not None:
+            feature["tags"] = tf.train.Feature(int64_list=tf.train.Int64List(value=tags))
+        return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+    good = [example([0.5, -1.0, 2.0], 3, [7, 8]), example([1e-3, 0.0, -0.25], -2), example([4, 5, 6], 1 << 40, [9])]
+    spec = {"pixels": tf.io.FixedLenFeature([3], tf.float32), "label": tf.io.FixedLenFeature([], tf.int64),
+            "weight": tf.io.FixedLenFeature([1], tf.float32, default_value=[0.5]),
+            "tags": tf.io.VarLenFeature(tf.int64)}
+    graph = tf.Graph()
+    with graph.as_default():
+        batch = tf1.constant(good, name="good")
+        parsed = tf.io.parse_example(batch, spec)
+        tf.identity(parsed["pixels"], name="pixels")
+        tf.identity(parsed["label"], name="label")
+        tf.identity(parsed["weight"], name="weight")
+        tf.identity(parsed["tags"].indices, name="tag_indices")
+        tf.identity(parsed["tags"].values, name="tag_values")
+        tf.identity(parsed["tags"].dense_shape, name="tag_shape")
+        v1 = tf.raw_ops.ParseExample(serialized=batch, names=[], sparse_keys=["tags"], dense_keys=["label"],
+                                     dense_defaults=[tf.constant([], tf.int64)], sparse_types=[tf.int64],
+                                     dense_shapes=[[]])
+        tf.identity(v1[3][0], name="v1_label")
+        tf.identity(v1[1][0], name="v1_tag_values")
+        single = tf.io.parse_single_example(tf1.constant(good[0]), spec)
+        tf.identity(single["pixels"], name="single_pixels")
+        tf.identity(single["tags"].indices, name="single_tag_indices")
+        missing = tf.io.parse_example(tf1.constant([good[1], example([1, 2, 3], 0, with_label=False)]), spec)
+        tf.identity(missing["label"], name="missing_label")
+    steps = [
+        step(["pixels:0", "label:0", "weight:0", "tag_indices:0", "tag_values:0", "tag_shape:0"]),
+        step(["v1_label:0", "v1_tag_values:0", "single_pixels:0", "single_tag_indices:0"]),
+        step(["missing_label:0"], names_in_error=["label"]),
+    ]
+    return graph, steps, set()
+
+
 CASES = [case_constants, case_ref_variables, case_resource_variables, case_functions, case_dtypes,
          case_hand_written_ref_variables, case_hand_written_resource_variables, case_control_flow,
-         case_hand_written_cond, case_hand_written_while_loop]
+         case_hand_written_cond, case_hand_written_while_loop, case_parse_example]
 
 
 def run_tensorflow(graph, steps):

@@ -48,7 +48,7 @@ FIFOQueueV2 PaddingFIFOQueueV2 RandomShuffleQueueV2 PriorityQueueV2 QueueEnqueue
 QueueDequeueV2 QueueDequeueManyV2 QueueDequeueUpToV2 QueueCloseV2 QueueIsClosedV2 QueueSizeV2
 FixedLengthRecordReaderV2 TFRecordReaderV2 WholeFileReaderV2 TextLineReaderV2 ReaderReadV2
 ReaderReadUpToV2 ReaderNumRecordsProducedV2 ReaderNumWorkUnitsCompletedV2 ReaderResetV2
-DecodeRaw CountUpTo ResourceCountUpTo ScalarSummary Assert
+DecodeRaw CountUpTo ResourceCountUpTo ScalarSummary Assert ParseExample ParseExampleV2 ParseSingleExample
 """.split()
 
 
