@@ -7,20 +7,47 @@
 
 namespace tensoract {
 namespace fashion_mnist {
+namespace {
 
-StatusOr<TrainingInput> BuildIdxPipeline(const Scope& root, const PipelineOptions& options) {
+// The epochs of one file, in order (the shuffling is the queue's).
+Output FileQueue(const Scope& scope, const std::string& name, const std::string& path, const PipelineOptions& options,
+                 InputPipeline* pipeline) {
+  StringInputProducerOptions producer;
+  producer.num_epochs = options.epochs;
+  producer.shuffle = false;
+  producer.name = name;
+  return StringInputProducer(scope, ops::StringVector({path}), producer, pipeline);
+}
+
+// Raw pixels [n, 784] uint8 and labels [n] (any integer type) of each read, shuffled and
+// batched; the batch becomes [0, 1] floats shaped for the model and int32 class ids after
+// the dequeue (the queue holds bytes: a quarter of the floats' memory and copying).
+StatusOr<TrainingInput> ShuffleAndBatch(const Scope& scope, const Output& pixels, const Output& labels,
+                                        int enqueue_threads, const PipelineOptions& options, TrainingInput in) {
+  BatchOptions batch;
+  batch.batch_size = options.batch_size;
+  batch.enqueue_many = true;
+  batch.num_threads = enqueue_threads;
+  batch.capacity = options.capacity;
+  batch.min_after_dequeue = options.min_after_dequeue;
+  batch.seed = options.seed;
+  batch.allow_smaller_final_batch = true;  // every example of the last epoch trains
+  batch.shapes = {PartialTensorShape(std::vector<int64_t>{784}), PartialTensorShape(std::vector<int64_t>{})};
+  OutputList out = ShuffleBatch(scope, {pixels, labels}, batch, &in.pipeline);
+  if (!scope.ok()) return scope.status();
+  Output scaled = ops::Mul(scope, ops::Cast(scope, out[0], tensorflow::DT_FLOAT), ops::Const(scope, 1.f / 255.f));
+  in.images = options.flatten ? scaled : ops::Reshape(scope, scaled, {-1, 28, 28, 1});
+  in.labels = ops::Cast(scope, out[1], tensorflow::DT_INT32);
+  if (!scope.ok()) return scope.status();
+  return in;
+}
+
+StatusOr<TrainingInput> BuildIdxPipeline(const Scope& scope, const PipelineOptions& options) {
   TrainingInput in;
-  Scope scope = root.NewSubScope("input");
-  // The same epochs of both files, in file order (the shuffling is the queue's).
-  auto files = [&](const std::string& name, const std::string& file) {
-    StringInputProducerOptions producer;
-    producer.num_epochs = options.epochs;
-    producer.shuffle = false;
-    producer.name = name;
-    return StringInputProducer(scope, ops::StringVector({options.data_dir + "/" + file}), producer, &in.pipeline);
-  };
-  Output image_files = files("image_files", "train-images-idx3-ubyte.gz");
-  Output label_files = files("label_files", "train-labels-idx1-ubyte.gz");
+  Output image_files = FileQueue(scope, "image_files", options.data_dir + "/train-images-idx3-ubyte.gz", options,
+                                 &in.pipeline);
+  Output label_files = FileQueue(scope, "label_files", options.data_dir + "/train-labels-idx1-ubyte.gz", options,
+                                 &in.pipeline);
   auto reader = [&](const std::string& name, int64_t header, int64_t record) {
     ops::FixedLengthRecordReaderAttrs attrs;
     attrs.header_bytes = header;
@@ -33,26 +60,33 @@ StatusOr<TrainingInput> BuildIdxPipeline(const Scope& root, const PipelineOption
                                                   reader("image_reader", 16, 784), image_files, n);
   ops::ReaderOutputs labels = ops::ReaderReadUpTo(scope.WithOpName("read_labels"),
                                                   reader("label_reader", 8, 1), label_files, n);
-  // The queue holds raw bytes (a quarter of the floats' memory and copying); the batch
-  // becomes [0, 1] floats shaped for the model and int32 class ids after the dequeue.
   Output pixels = ops::Reshape(scope, ops::DecodeRaw(scope, images.value, tensorflow::DT_UINT8), {-1, 784});
   Output ids = ops::Reshape(scope, ops::DecodeRaw(scope, labels.value, tensorflow::DT_UINT8), {-1});
-  BatchOptions batch;
-  batch.batch_size = options.batch_size;
-  batch.enqueue_many = true;
-  batch.num_threads = 1;  // images and labels stay in lockstep
-  batch.capacity = options.capacity;
-  batch.min_after_dequeue = options.min_after_dequeue;
-  batch.seed = options.seed;
-  batch.allow_smaller_final_batch = true;  // every example of the last epoch trains
-  batch.shapes = {PartialTensorShape(std::vector<int64_t>{784}), PartialTensorShape(std::vector<int64_t>{})};
-  OutputList out = ShuffleBatch(scope, {pixels, ids}, batch, &in.pipeline);
+  // One reading thread keeps each image with its label (see the header).
+  return ShuffleAndBatch(scope, pixels, ids, 1, options, std::move(in));
+}
+
+StatusOr<TrainingInput> BuildTFRecordPipeline(const Scope& scope, const PipelineOptions& options) {
+  TrainingInput in;
+  Output files = FileQueue(scope, "files", options.tfrecord, options, &in.pipeline);
+  Output reader = ops::TFRecordReader(scope.WithOpName("reader"));
+  ops::ReaderOutputs records =
+      ops::ReaderReadUpTo(scope.WithOpName("read"), reader, files, ops::Const(scope, options.read_batch));
+  OutputList parsed = ops::ParseExample(
+      scope, records.value,
+      {{"image_raw", tensorflow::DT_STRING, PartialTensorShape(std::vector<int64_t>{}), std::nullopt},
+       {"label", tensorflow::DT_INT64, PartialTensorShape(std::vector<int64_t>{}), std::nullopt}});
   if (!scope.ok()) return scope.status();
-  Output scaled = ops::Mul(scope, ops::Cast(scope, out[0], tensorflow::DT_FLOAT), ops::Const(scope, 1.f / 255.f));
-  in.images = options.flatten ? scaled : ops::Reshape(scope, scaled, {-1, 28, 28, 1});
-  in.labels = ops::Cast(scope, out[1], tensorflow::DT_INT32);
-  TA_RETURN_IF_ERROR(root.status());
-  return in;
+  Output pixels = ops::Reshape(scope, ops::DecodeRaw(scope, parsed[0], tensorflow::DT_UINT8), {-1, 784});
+  // Each record is whole: two threads may read and parse side by side.
+  return ShuffleAndBatch(scope, pixels, parsed[1], 2, options, std::move(in));
+}
+
+}  // namespace
+
+StatusOr<TrainingInput> BuildInputPipeline(const Scope& root, const PipelineOptions& options) {
+  Scope scope = root.NewSubScope("input");
+  return options.tfrecord.empty() ? BuildIdxPipeline(scope, options) : BuildTFRecordPipeline(scope, options);
 }
 
 }  // namespace fashion_mnist

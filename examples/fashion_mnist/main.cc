@@ -13,7 +13,8 @@
 // (gpu: train on the GPU, an error where there is none; cpu, the default, hides GPUs),
 // --input feed|pipeline (feed, the default: batches fed from the client; pipeline: read
 // inside the graph from the IDX files by readers, shuffled in a RandomShuffleQueue and
-// batched, trained under a MonitoredSession: examples/fashion_mnist/input_pipeline.h).
+// batched, trained under a MonitoredSession: examples/fashion_mnist/input_pipeline.h),
+// --tfrecord FILE (with --input pipeline: read a TFRecord file of tf.Examples instead).
 #include <unistd.h>
 
 #include <chrono>
@@ -51,6 +52,7 @@ struct Flags {
   int64_t train_examples = 0;
   std::string device = "cpu";
   std::string input = "feed";
+  std::string tfrecord;
 };
 
 // --device gpu: fails unless this machine's worker has a GPU device (the model's nodes then
@@ -93,6 +95,8 @@ Status ParseFlags(int argc, char** argv, Flags* f) {
       if (f->input != "feed" && f->input != "pipeline") {
         return errors::InvalidArgument("--input must be feed or pipeline, not '", f->input, "'");
       }
+    } else if (a == "--tfrecord") {
+      TA_ASSIGN_OR_RETURN(f->tfrecord, value("--tfrecord"));
     } else if (a == "--model") {
       TA_ASSIGN_OR_RETURN(f->model, value("--model"));
     } else if (a == "--epochs") {
@@ -119,6 +123,9 @@ Status ParseFlags(int argc, char** argv, Flags* f) {
     }
   }
   if (f->batch_size < 1) return errors::InvalidArgument("--batch-size must be at least 1");
+  if (!f->tfrecord.empty() && f->input != "pipeline") {
+    return errors::InvalidArgument("--tfrecord needs --input pipeline");
+  }
   if (f->input == "pipeline" && f->train_examples > 0) {
     return errors::InvalidArgument("--train-examples applies to --input feed (the pipeline reads the whole files)");
   }
@@ -196,12 +203,13 @@ Status TrainFromPipeline(const Flags& flags, ModelKind kind, int64_t epochs, con
   Scope root = Scope::NewRootScope();
   fashion_mnist::PipelineOptions input_options;
   input_options.data_dir = flags.data;
+  input_options.tfrecord = flags.tfrecord;
   input_options.epochs = epochs - start_epoch;
   input_options.batch_size = flags.batch_size;
   input_options.seed = flags.seed;
   input_options.flatten = flatten;
   if (input_options.epochs > 0) {
-    TA_ASSIGN_OR_RETURN(fashion_mnist::TrainingInput input, fashion_mnist::BuildIdxPipeline(root, input_options));
+    TA_ASSIGN_OR_RETURN(fashion_mnist::TrainingInput input, fashion_mnist::BuildInputPipeline(root, input_options));
     fashion_mnist::ModelOptions model_options;
     model_options.learning_rate = flags.learning_rate;
     model_options.seed = flags.seed;
@@ -283,7 +291,7 @@ Status Main(const Flags& flags) {
   TA_ASSIGN_OR_RETURN(ImageDataset test, LoadFashionMnist(flags.data, "t10k"));
   if (flags.input == "pipeline") {
     std::fprintf(stderr, "fashion_mnist: %s, the training images read inside the graph from %s\n",
-                 fashion_mnist::ModelName(kind), flags.data.c_str());
+                 fashion_mnist::ModelName(kind), flags.tfrecord.empty() ? flags.data.c_str() : flags.tfrecord.c_str());
     return TrainFromPipeline(flags, kind, epochs, ckpt_dir, test);
   }
   TA_ASSIGN_OR_RETURN(ImageDataset train, LoadFashionMnist(flags.data, "train"));

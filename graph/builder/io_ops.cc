@@ -81,5 +81,39 @@ Output DecodeRaw(const Scope& scope, const Input& bytes, DataType out_type, bool
   return node ? Output(node, 0) : Output();
 }
 
+OutputList ParseExample(const Scope& scope, const Input& serialized, const std::vector<DenseFeature>& features) {
+  std::vector<std::string> keys;
+  tensorflow::AttrValue types, shapes, empty_types;
+  types.mutable_list();
+  shapes.mutable_list();
+  empty_types.mutable_list();
+  for (const DenseFeature& f : features) {
+    keys.push_back(f.key);
+    types.mutable_list()->add_type(f.dtype);
+    f.shape.AsProto(shapes.mutable_list()->add_shape());
+  }
+  // serialized, names, sparse_keys, dense_keys, ragged_keys, then the defaults.
+  std::vector<Input> inputs{serialized, StringVector({}), StringVector({}), StringVector(keys), StringVector({})};
+  for (const DenseFeature& f : features) {
+    if (f.default_value.has_value()) {
+      inputs.push_back(*f.default_value);
+      continue;
+    }
+    tensorflow::TensorProto none;  // an empty default: the feature is required
+    none.set_dtype(f.dtype);
+    none.mutable_tensor_shape()->add_dim()->set_size(0);
+    inputs.push_back(Input(none));
+  }
+  Node* node = scope.AddOp("ParseExampleV2", "ParseExample", inputs,
+                           {{"Tdense", types},
+                            {"num_sparse", IntAttr(0)},
+                            {"sparse_types", empty_types},
+                            {"ragged_value_types", empty_types},
+                            {"ragged_split_types", empty_types},
+                            {"dense_shapes", shapes}});
+  if (node == nullptr) return {};
+  return AllOutputs(node);
+}
+
 }  // namespace ops
 }  // namespace tensoract

@@ -5,6 +5,7 @@
 #ifndef TENSORACT_GRAPH_BUILDER_IO_OPS_H_
 #define TENSORACT_GRAPH_BUILDER_IO_OPS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,18 @@ ReaderOutputs ReaderReadUpTo(const Scope& scope, const Input& reader, const Inpu
 
 // Each string's bytes as a vector of `out_type` (one more dimension than `bytes`).
 Output DecodeRaw(const Scope& scope, const Input& bytes, DataType out_type, bool little_endian = true);
+
+// A fixed-shape feature of tf.Examples (tf.io.FixedLenFeature); an empty default makes
+// it required.
+struct DenseFeature {
+  std::string key;
+  DataType dtype;
+  PartialTensorShape shape;
+  std::optional<Input> default_value;  // none: required
+};
+// tf.io.parse_example (ParseExampleV2) of a vector of serialized tf.Examples: one output
+// per feature, [batch] + its shape.
+OutputList ParseExample(const Scope& scope, const Input& serialized, const std::vector<DenseFeature>& features);
 
 }  // namespace ops
 }  // namespace tensoract
