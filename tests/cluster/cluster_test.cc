@@ -39,6 +39,8 @@ namespace {
 using local_cluster::kTestToken;
 using local_cluster::Local;
 using local_cluster::NodeProcess;
+using testing::Cluster;
+using testing::Connect;
 using testing::InspectNode;
 
 constexpr const char* kPs = "/job:ps/replica:0/task:0";
@@ -48,58 +50,6 @@ tensorflow::TensorProto Proto(const Tensor& t) {
   tensorflow::TensorProto p;
   t.AsProtoTensorContent(&p);
   return p;
-}
-
-// One ps and two workers; the master is worker 0's (the client's target).
-struct Cluster {
-  NodeProcess ps, worker0, worker1;
-  std::string spec;
-  explicit Cluster(const std::vector<std::string>& master_flags = {}) {
-    // ps and worker 1 take any free port; worker 0, whose master drives them, learns theirs.
-    REQUIRE(ps.Start("ps=127.0.0.1:0;worker=127.0.0.1:0,127.0.0.1:0", "ps", 0));
-    REQUIRE(worker1.Start("ps=127.0.0.1:0;worker=127.0.0.1:0,127.0.0.1:0", "worker", 1));
-    spec = "ps=" + Local(ps.port()) + ";worker=127.0.0.1:0," + Local(worker1.port());
-    INFO(worker0.error());
-    REQUIRE(worker0.Start(spec, "worker", 0, master_flags));
-  }
-  std::string target() const { return "tensoract://" + Local(worker0.port()); }
-  // Restarts the ps on its port (a new process: its variables are gone).
-  void RestartPs() {
-    int port = ps.port();
-    ps.Signal(SIGKILL);
-    ps.Wait(5000);
-    INFO(ps.error());
-    REQUIRE(ps.Start("ps=" + Local(port) + ";worker=127.0.0.1:0,127.0.0.1:0", "ps", 0));
-  }
-  // Restarts worker 0, the master's task, on its port (a new master: no sessions).
-  void RestartWorker0(const std::vector<std::string>& master_flags = {}) {
-    int port = worker0.port();
-    worker0.Signal(SIGKILL);
-    worker0.Wait(5000);
-    const std::string own = "ps=" + Local(ps.port()) + ";worker=" + Local(port) + "," + Local(worker1.port());
-    INFO(worker0.error());
-    REQUIRE(worker0.Start(own, "worker", 0, master_flags));
-  }
-  // Restarts worker 1 on its port (a new process: a new incarnation).
-  void RestartWorker1() {
-    int port = worker1.port();
-    worker1.Signal(SIGKILL);
-    worker1.Wait(5000);
-    std::string own = "ps=127.0.0.1:0;worker=127.0.0.1:0," + Local(port);
-    INFO(worker1.error());
-    REQUIRE(worker1.Start(own, "worker", 1));
-  }
-};
-
-std::unique_ptr<Session> Connect(const std::string& target, const std::string& token = kTestToken,
-                                 int64_t step_timeout_ms = 60000) {
-  SessionOptions options;
-  options.target = target;
-  options.cluster_token = token;
-  options.step_timeout_ms = step_timeout_ms;
-  auto session = Session::New(options);
-  REQUIRE(session.ok());
-  return std::move(session).value();
 }
 
 // A two-layer regression: weights on the ps, the hidden layer on worker 1, the output

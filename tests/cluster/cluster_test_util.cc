@@ -1,5 +1,7 @@
 #include "tests/cluster/cluster_test_util.h"
 
+#include <signal.h>
+
 #include <chrono>
 
 #include <catch2/catch.hpp>
@@ -16,6 +18,54 @@
 
 namespace tensoract {
 namespace testing {
+
+using local_cluster::Local;
+
+Cluster::Cluster(const std::vector<std::string>& master_flags) {
+  // ps and worker 1 take any free port; worker 0, whose master drives them, learns theirs.
+  REQUIRE(ps.Start("ps=127.0.0.1:0;worker=127.0.0.1:0,127.0.0.1:0", "ps", 0));
+  REQUIRE(worker1.Start("ps=127.0.0.1:0;worker=127.0.0.1:0,127.0.0.1:0", "worker", 1));
+  spec = "ps=" + Local(ps.port()) + ";worker=127.0.0.1:0," + Local(worker1.port());
+  INFO(worker0.error());
+  REQUIRE(worker0.Start(spec, "worker", 0, master_flags));
+}
+
+void Cluster::RestartPs() {
+  int port = ps.port();
+  ps.Signal(SIGKILL);
+  ps.Wait(5000);
+  INFO(ps.error());
+  REQUIRE(ps.Start("ps=" + Local(port) + ";worker=127.0.0.1:0,127.0.0.1:0", "ps", 0));
+}
+
+void Cluster::RestartWorker0(const std::vector<std::string>& master_flags) {
+  int port = worker0.port();
+  worker0.Signal(SIGKILL);
+  worker0.Wait(5000);
+  const std::string own = "ps=" + Local(ps.port()) + ";worker=" + Local(port) + "," + Local(worker1.port());
+  INFO(worker0.error());
+  REQUIRE(worker0.Start(own, "worker", 0, master_flags));
+}
+
+void Cluster::RestartWorker1() {
+  int port = worker1.port();
+  worker1.Signal(SIGKILL);
+  worker1.Wait(5000);
+  std::string own = "ps=127.0.0.1:0;worker=127.0.0.1:0," + Local(port);
+  INFO(worker1.error());
+  REQUIRE(worker1.Start(own, "worker", 1));
+}
+
+std::unique_ptr<Session> Connect(const std::string& target, const std::string& token, int64_t step_timeout_ms) {
+  SessionOptions options;
+  options.target = target;
+  options.cluster_token = token;
+  options.step_timeout_ms = step_timeout_ms;
+  auto session = Session::New(options);
+  REQUIRE(session.ok());
+  return std::move(session).value();
+}
+
 
 tensorflow::GraphDef SpreadLoopGraph(bool spread, int n) {
   Scope root = Scope::NewRootScope();

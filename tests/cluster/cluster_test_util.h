@@ -2,13 +2,35 @@
 #ifndef TENSORACT_TESTS_CLUSTER_CLUSTER_TEST_UTIL_H_
 #define TENSORACT_TESTS_CLUSTER_CLUSTER_TEST_UTIL_H_
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "bootstrap/node_process.h"
+#include "client/session.h"
 #include "messages/graph.pb.h"
 
 namespace tensoract {
 namespace testing {
+
+// One ps and two workers, each a tensoract-node process on loopback; the master is
+// worker 0's (the client's target). Started by the constructor (REQUIRE on failure).
+struct Cluster {
+  local_cluster::NodeProcess ps, worker0, worker1;
+  std::string spec;
+  explicit Cluster(const std::vector<std::string>& master_flags = {});
+  std::string target() const { return "tensoract://" + local_cluster::Local(worker0.port()); }
+  // Restarts the ps on its port (a new process: its variables are gone).
+  void RestartPs();
+  // Restarts worker 0, the master's task, on its port (a new master: no sessions).
+  void RestartWorker0(const std::vector<std::string>& master_flags = {});
+  // Restarts worker 1 on its port (a new process: a new incarnation).
+  void RestartWorker1();
+};
+
+// A client session on `target` holding `token`.
+std::unique_ptr<Session> Connect(const std::string& target, const std::string& token = local_cluster::kTestToken,
+                                 int64_t step_timeout_ms = 60000);
 
 // What tensoract-inspect prints for the node at 127.0.0.1:`port` (its master and worker),
 // asked by a process that holds `token`; the error as text when it cannot.
