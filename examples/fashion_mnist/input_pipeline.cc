@@ -1,5 +1,7 @@
 #include "examples/fashion_mnist/input_pipeline.h"
 
+#include <fstream>
+
 #include "graph/builder/array_ops.h"
 #include "graph/builder/io_ops.h"
 #include "graph/builder/math_ops.h"
@@ -42,24 +44,35 @@ StatusOr<TrainingInput> ShuffleAndBatch(const Scope& scope, const Output& pixels
   return in;
 }
 
+// An IDX file of the data directory: the plain one where there is one (nothing to inflate
+// every epoch), else Debian's gzipped one.
+struct IdxFile {
+  std::string path, encoding;
+};
+IdxFile FindIdxFile(const std::string& dir, const std::string& stem) {
+  const std::string plain = dir + "/" + stem;
+  if (std::ifstream(plain).good()) return {plain, ""};
+  return {plain + ".gz", "GZIP"};
+}
+
 StatusOr<TrainingInput> BuildIdxPipeline(const Scope& scope, const PipelineOptions& options) {
   TrainingInput in;
-  Output image_files = FileQueue(scope, "image_files", options.data_dir + "/train-images-idx3-ubyte.gz", options,
-                                 &in.pipeline);
-  Output label_files = FileQueue(scope, "label_files", options.data_dir + "/train-labels-idx1-ubyte.gz", options,
-                                 &in.pipeline);
-  auto reader = [&](const std::string& name, int64_t header, int64_t record) {
+  const IdxFile image_file = FindIdxFile(options.data_dir, "train-images-idx3-ubyte");
+  const IdxFile label_file = FindIdxFile(options.data_dir, "train-labels-idx1-ubyte");
+  Output image_files = FileQueue(scope, "image_files", image_file.path, options, &in.pipeline);
+  Output label_files = FileQueue(scope, "label_files", label_file.path, options, &in.pipeline);
+  auto reader = [&](const std::string& name, int64_t header, int64_t record, const std::string& encoding) {
     ops::FixedLengthRecordReaderAttrs attrs;
     attrs.header_bytes = header;
     attrs.record_bytes = record;
-    attrs.encoding = "GZIP";
+    attrs.encoding = encoding;
     return ops::FixedLengthRecordReader(scope.WithOpName(name), attrs);
   };
   Output n = ops::Const(scope.WithOpName("read_batch"), options.read_batch);
   ops::ReaderOutputs images = ops::ReaderReadUpTo(scope.WithOpName("read_images"),
-                                                  reader("image_reader", 16, 784), image_files, n);
+                                                  reader("image_reader", 16, 784, image_file.encoding), image_files, n);
   ops::ReaderOutputs labels = ops::ReaderReadUpTo(scope.WithOpName("read_labels"),
-                                                  reader("label_reader", 8, 1), label_files, n);
+                                                  reader("label_reader", 8, 1, label_file.encoding), label_files, n);
   Output pixels = ops::Reshape(scope, ops::DecodeRaw(scope, images.value, tensorflow::DT_UINT8), {-1, 784});
   Output ids = ops::Reshape(scope, ops::DecodeRaw(scope, labels.value, tensorflow::DT_UINT8), {-1});
   // One reading thread keeps each image with its label (see the header).
