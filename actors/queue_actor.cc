@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <random>
 
@@ -10,12 +11,6 @@
 
 namespace tensoract {
 namespace {
-
-// What QueueSizeV2 and QueueIsClosedV2 read without asking the actor.
-struct QueueCounters {
-  std::atomic<int64_t> size{0};
-  std::atomic<bool> closed{false};
-};
 
 // The elements, in the order the queue's kind gives them out.
 class Buffer {
@@ -29,12 +24,12 @@ class Buffer {
     }
   }
   int64_t size() const { return static_cast<int64_t>(items_.size()); }
-  void Push(QueueTuple element) {
+  void Push(QueueElement element) {
     items_.push_back(std::move(element));
     if (kind_ == QueueSpec::Kind::kPriority) std::push_heap(items_.begin(), items_.end(), Later);
   }
-  QueueTuple Pop() {
-    QueueTuple out;
+  QueueElement Pop() {
+    QueueElement out;
     if (kind_ == QueueSpec::Kind::kPriority) {
       std::pop_heap(items_.begin(), items_.end(), Later);
     } else if (kind_ == QueueSpec::Kind::kRandomShuffle) {
@@ -50,7 +45,7 @@ class Buffer {
     return out;
   }
   // An element a failed dequeue-many gives back: first in line again in a FIFO queue.
-  void Restore(QueueTuple element) {
+  void Restore(QueueElement element) {
     if (kind_ == QueueSpec::Kind::kFifo || kind_ == QueueSpec::Kind::kPaddingFifo) {
       items_.push_front(std::move(element));
     } else {
@@ -60,13 +55,53 @@ class Buffer {
 
  private:
   // The heap's order: the smallest priority on top.
-  static bool Later(const QueueTuple& a, const QueueTuple& b) {
-    return a[0].base<int64_t>()[0] > b[0].base<int64_t>()[0];
-  }
+  static bool Later(const QueueElement& a, const QueueElement& b) { return a.Priority() > b.Priority(); }
   QueueSpec::Kind kind_ = QueueSpec::Kind::kFifo;
-  std::deque<QueueTuple> items_;
+  std::deque<QueueElement> items_;
   std::mt19937_64 rng_;
 };
+
+
+// What the actor and the kernels' fast paths share, every field under `mu`. The actor
+// owns the waiting operations; an operation that can be served at once (room for an
+// enqueue, elements for a dequeue, nobody waiting before it) is served by the calling
+// kernel under the lock, without a round trip through the actor: a training step's
+// dequeue from a filled queue costs no thread hand-off. Anything that must wait goes to
+// the actor, which answers it when it can.
+struct SharedQueue {
+  explicit SharedQueue(const QueueSpec& s) : spec(s) { buffer.Init(s); }
+  const QueueSpec spec;
+  std::mutex mu;
+  Buffer buffer;
+  bool closed = false;
+  // Operations sent to the actor and not answered yet (in flight or waiting): a fast path
+  // never overtakes one of its own kind.
+  int64_t waiting_enqueues = 0, waiting_dequeues = 0;
+  // Elements the first waiting enqueue still has to put in. A fast-path dequeue wakes the
+  // actor for it only once there is room for them all (or the queue ran dry): a blocked
+  // enqueue-many of 256 then costs the consumer one hand-off, not one per dequeue of 64.
+  int64_t blocked_enqueue_need = 0;
+  // Mirrors for QueueSizeV2 and QueueIsClosedV2, read without the lock.
+  std::atomic<int64_t> size{0};
+  std::atomic<bool> is_closed{false};
+
+  // How many elements may leave now: a shuffling queue keeps min_after_dequeue to mix
+  // until it is closed.
+  int64_t Available() const {
+    if (spec.kind == QueueSpec::Kind::kRandomShuffle && !closed) {
+      return std::max<int64_t>(0, buffer.size() - spec.min_after_dequeue);
+    }
+    return buffer.size();
+  }
+  void NoteSize() { size = buffer.size(); }
+};
+
+// Callbacks to run once the lock is released (they send messages; one might call back).
+using Answers = std::vector<std::function<void()>>;
+
+void RunAnswers(Answers& answers) {
+  for (auto& answer : answers) answer();
+}
 
 struct EnqueueAttempt {
   QueueEnqueueRequest request;
@@ -75,14 +110,11 @@ struct EnqueueAttempt {
 
 struct DequeueAttempt {
   QueueDequeueRequest request;
-  std::vector<QueueTuple> taken;
+  std::vector<QueueElement> taken;
 };
 
 struct QueueState {
-  QueueSpec spec;
-  Buffer buffer;
-  std::shared_ptr<QueueCounters> counters;
-  bool closed = false;
+  std::shared_ptr<SharedQueue> q;
   std::deque<EnqueueAttempt> enqueues;  // waiting for room, in arrival order
   std::deque<DequeueAttempt> dequeues;  // waiting for elements, in arrival order
   static inline const char* name = "tensoract.queue";
@@ -90,109 +122,137 @@ struct QueueState {
 
 using Self = caf::stateful_actor<QueueState>;
 
-bool CanTake(const QueueState& st) {
-  if (st.buffer.size() == 0) return false;
-  // A shuffling queue keeps min_after_dequeue elements to mix until it is closed.
-  if (st.spec.kind == QueueSpec::Kind::kRandomShuffle && !st.closed) {
-    return st.buffer.size() > st.spec.min_after_dequeue;
+void GiveBack(SharedQueue& q, std::vector<QueueElement>& taken) {
+  for (auto it = taken.rbegin(); it != taken.rend(); ++it) q.buffer.Restore(std::move(*it));
+  taken.clear();
+}
+
+// The answer to a dequeue that has its elements (under the lock: a batch that cannot be
+// made gives them back).
+void AnswerDequeue(SharedQueue& q, DequeueAttempt& d, Answers* answers) {
+  auto done = std::move(d.request.done);
+  if (d.request.num < 0) {
+    answers->push_back([done, e = ElementTensors(d.taken.front())]() mutable { done(Status::OK(), std::move(e)); });
+    return;
   }
-  return true;
-}
-
-void GiveBack(QueueState& st, DequeueAttempt& d) {
-  for (auto it = d.taken.rbegin(); it != d.taken.rend(); ++it) st.buffer.Restore(std::move(*it));
-  d.taken.clear();
-}
-
-void Answer(QueueState& st, DequeueAttempt& d) {
-  if (d.request.num < 0) return d.request.done(Status::OK(), AlignedElement(std::move(d.taken.front())));
-  auto batch = BatchElements(st.spec, d.taken);
+  auto batch = BatchElements(q.spec, d.taken);
   if (!batch.ok()) {
-    GiveBack(st, d);
-    return d.request.done(batch.status(), {});
+    GiveBack(q, d.taken);
+    answers->push_back([done, s = batch.status()] { done(s, {}); });
+    return;
   }
-  d.request.done(Status::OK(), std::move(batch).value());
+  answers->push_back([done, b = std::move(batch).value()]() mutable { done(Status::OK(), std::move(b)); });
 }
 
 // Serves what can be served: enqueues while there is room, dequeues while there are
 // elements, until neither moves; then fails the dequeues a closed queue can never serve.
-void Pump(Self* self) {
-  auto& st = self->state;
-  const int64_t max_size = st.spec.max_size();
+void PumpLocked(QueueState& st, Answers* answers) {
+  SharedQueue& q = *st.q;
+  const int64_t max_size = q.spec.max_size();
   for (bool progress = true; progress;) {
     progress = false;
     while (!st.enqueues.empty()) {
       EnqueueAttempt& e = st.enqueues.front();
-      while (e.next < e.request.elements.size() && st.buffer.size() < max_size) {
-        st.buffer.Push(std::move(e.request.elements[e.next++]));
+      while (e.next < e.request.elements.size() && q.buffer.size() < max_size) {
+        q.buffer.Push(std::move(e.request.elements[e.next++]));
         progress = true;
       }
       if (e.next < e.request.elements.size()) break;
-      auto done = std::move(e.request.done);
+      answers->push_back([done = std::move(e.request.done)] { done(Status::OK()); });
       st.enqueues.pop_front();
-      done(Status::OK());
+      --q.waiting_enqueues;
       progress = true;
     }
     while (!st.dequeues.empty()) {
       DequeueAttempt& d = st.dequeues.front();
       const size_t want = d.request.num < 0 ? 1 : static_cast<size_t>(d.request.num);
-      while (d.taken.size() < want && CanTake(st)) {
-        d.taken.push_back(st.buffer.Pop());
+      while (d.taken.size() < want && q.Available() > 0) {
+        d.taken.push_back(q.buffer.Pop());
         progress = true;
       }
       if (d.taken.size() < want) {
         // Closed, and no enqueue left to bring more: the wait would never end.
-        if (!st.closed || !st.enqueues.empty()) break;
+        if (!q.closed || !st.enqueues.empty()) break;
         if (d.request.allow_small_batch && !d.taken.empty()) {
-          Answer(st, d);
+          AnswerDequeue(q, d, answers);
         } else {
-          const size_t had = d.taken.size() + static_cast<size_t>(st.buffer.size());
-          GiveBack(st, d);
-          d.request.done(errors::OutOfRange(st.spec.Describe(), " is closed and has insufficient elements (requested ",
-                                            want, ", current size ", had, ")"),
-                         {});
+          const size_t had = d.taken.size() + static_cast<size_t>(q.buffer.size());
+          GiveBack(q, d.taken);
+          answers->push_back([done = std::move(d.request.done), s = errors::OutOfRange(
+                                  q.spec.Describe(), " is closed and has insufficient elements (requested ", want,
+                                  ", current size ", had, ")")] { done(s, {}); });
         }
       } else {
-        Answer(st, d);
+        AnswerDequeue(q, d, answers);
       }
       st.dequeues.pop_front();
+      --q.waiting_dequeues;
       progress = true;
     }
   }
-  st.counters->size = st.buffer.size();
+  q.blocked_enqueue_need =
+      st.enqueues.empty()
+          ? 0
+          : static_cast<int64_t>(st.enqueues.front().request.elements.size() - st.enqueues.front().next);
+  q.NoteSize();
+}
+
+void Pump(Self* self) {
+  Answers answers;
+  {
+    std::lock_guard<std::mutex> lock(self->state.q->mu);
+    PumpLocked(self->state, &answers);
+  }
+  RunAnswers(answers);
 }
 
 void CancelAttempt(Self* self, int64_t attempt) {
   auto& st = self->state;
-  for (auto it = st.enqueues.begin(); it != st.enqueues.end(); ++it) {
-    if (it->request.attempt != attempt) continue;
-    auto done = std::move(it->request.done);
-    st.enqueues.erase(it);
-    done(errors::Cancelled("Enqueue operation was cancelled"));
-    return Pump(self);
+  SharedQueue& q = *st.q;
+  Answers answers;
+  {
+    std::lock_guard<std::mutex> lock(q.mu);
+    for (auto it = st.enqueues.begin(); it != st.enqueues.end(); ++it) {
+      if (it->request.attempt != attempt) continue;
+      answers.push_back([done = std::move(it->request.done)] { done(errors::Cancelled("Enqueue operation was cancelled")); });
+      st.enqueues.erase(it);
+      --q.waiting_enqueues;
+      break;
+    }
+    for (auto it = st.dequeues.begin(); answers.empty() && it != st.dequeues.end(); ++it) {
+      if (it->request.attempt != attempt) continue;
+      GiveBack(q, it->taken);
+      answers.push_back([done = std::move(it->request.done)] { done(errors::Cancelled("Dequeue operation was cancelled"), {}); });
+      st.dequeues.erase(it);
+      --q.waiting_dequeues;
+      break;
+    }
+    // Not waiting (any more): it finished before the cancellation arrived.
+    if (!answers.empty()) PumpLocked(st, &answers);
   }
-  for (auto it = st.dequeues.begin(); it != st.dequeues.end(); ++it) {
-    if (it->request.attempt != attempt) continue;
-    GiveBack(st, *it);
-    auto done = std::move(it->request.done);
-    st.dequeues.erase(it);
-    done(errors::Cancelled("Dequeue operation was cancelled"), {});
-    return Pump(self);
-  }
-  // Not waiting (any more): it finished before the cancellation arrived.
+  RunAnswers(answers);
 }
 
-caf::behavior queue_actor(Self* self, QueueSpec spec, std::shared_ptr<QueueCounters> counters, caf::actor_addr owner) {
-  self->state.spec = std::move(spec);
-  self->state.buffer.Init(self->state.spec);
-  self->state.counters = std::move(counters);
+caf::behavior queue_actor(Self* self, std::shared_ptr<SharedQueue> q, caf::actor_addr owner) {
+  self->state.q = std::move(q);
   if (auto worker = caf::actor_cast<caf::actor>(owner)) self->link_to(worker);
   return {
       [=](queue_enqueue_atom, QueueEnqueueRequest& request) {
         auto& st = self->state;
-        if (st.closed) return request.done(errors::Cancelled(st.spec.Describe(), " is closed."));
-        st.enqueues.push_back({std::move(request), 0});
-        Pump(self);
+        Answers answers;
+        {
+          std::lock_guard<std::mutex> lock(st.q->mu);
+          if (st.q->closed) {
+            --st.q->waiting_enqueues;
+            answers.push_back([done = std::move(request.done), s = errors::Cancelled(st.q->spec.Describe(), " is closed.")] {
+              done(s);
+            });
+          } else {
+            st.enqueues.push_back({std::move(request), 0});
+            PumpLocked(st, &answers);
+          }
+        }
+        RunAnswers(answers);
       },
       [=](queue_dequeue_atom, QueueDequeueRequest& request) {
         self->state.dequeues.push_back({std::move(request), {}});
@@ -200,20 +260,28 @@ caf::behavior queue_actor(Self* self, QueueSpec spec, std::shared_ptr<QueueCount
       },
       [=](queue_close_atom, bool cancel_pending_enqueues, QueueDoneCallback& done) {
         auto& st = self->state;
-        st.closed = true;
-        st.counters->closed = true;
-        if (cancel_pending_enqueues) {
-          std::deque<EnqueueAttempt> cancelled;
-          cancelled.swap(st.enqueues);
-          for (EnqueueAttempt& e : cancelled) e.request.done(errors::Cancelled("Enqueue operation was cancelled"));
+        Answers answers;
+        {
+          std::lock_guard<std::mutex> lock(st.q->mu);
+          st.q->closed = true;
+          st.q->is_closed = true;
+          if (cancel_pending_enqueues) {
+            for (EnqueueAttempt& e : st.enqueues) {
+              answers.push_back([d = std::move(e.request.done)] { d(errors::Cancelled("Enqueue operation was cancelled")); });
+            }
+            st.q->waiting_enqueues -= static_cast<int64_t>(st.enqueues.size());
+            st.enqueues.clear();
+          }
+          PumpLocked(st, &answers);
         }
-        Pump(self);
+        RunAnswers(answers);
         done.done(Status::OK());
       },
+      [=](queue_pump_atom) { Pump(self); },
       [=](queue_cancel_atom, int64_t attempt) { CancelAttempt(self, attempt); },
       [=](queue_destroy_atom) {
         auto& st = self->state;
-        const Status gone = errors::Cancelled(st.spec.Describe(), " was destroyed (its container was reset)");
+        const Status gone = errors::Cancelled(st.q->spec.Describe(), " was destroyed (its container was reset)");
         for (EnqueueAttempt& e : st.enqueues) e.request.done(gone);
         for (DequeueAttempt& d : st.dequeues) d.request.done(gone, {});
         st.enqueues.clear();
@@ -222,9 +290,10 @@ caf::behavior queue_actor(Self* self, QueueSpec spec, std::shared_ptr<QueueCount
       },
       [=](inspect_atom) -> std::string {
         auto& st = self->state;
-        return StrCat(st.spec.Describe(), ": ", st.buffer.size(), " of ",
-                      st.spec.capacity < 0 ? std::string("unbounded") : std::to_string(st.spec.capacity),
-                      " elements", st.closed ? ", closed" : "", ", ", st.enqueues.size(), " enqueues and ",
+        std::lock_guard<std::mutex> lock(st.q->mu);
+        return StrCat(st.q->spec.Describe(), ": ", st.q->buffer.size(), " of ",
+                      st.q->spec.capacity < 0 ? std::string("unbounded") : std::to_string(st.q->spec.capacity),
+                      " elements", st.q->closed ? ", closed" : "", ", ", st.enqueues.size(), " enqueues and ",
                       st.dequeues.size(), " dequeues waiting");
       },
   };
@@ -262,13 +331,29 @@ class CancelLink {
 
 class ActorQueue : public QueueInterface {
  public:
-  ActorQueue(QueueSpec spec, caf::actor actor, std::shared_ptr<QueueCounters> counters)
-      : spec_(std::move(spec)), actor_(std::move(actor)), counters_(std::move(counters)) {}
+  ActorQueue(std::shared_ptr<SharedQueue> q, caf::actor actor) : q_(std::move(q)), actor_(std::move(actor)) {}
   ~ActorQueue() override { caf::anon_send(actor_, queue_destroy_atom::value); }
 
-  const QueueSpec& spec() const override { return spec_; }
+  const QueueSpec& spec() const override { return q_->spec; }
 
-  void Enqueue(std::vector<QueueTuple> elements, CancellationManager* cancellation, DoneCallback done) override {
+  void Enqueue(std::vector<QueueElement> elements, CancellationManager* cancellation, DoneCallback done) override {
+    {
+      std::unique_lock<std::mutex> lock(q_->mu);
+      if (q_->closed) {
+        lock.unlock();
+        return done(errors::Cancelled(q_->spec.Describe(), " is closed."));
+      }
+      const int64_t n = static_cast<int64_t>(elements.size());
+      if (q_->waiting_enqueues == 0 && q_->buffer.size() + n <= q_->spec.max_size()) {
+        for (QueueElement& e : elements) q_->buffer.Push(std::move(e));
+        q_->NoteSize();
+        const bool wake = q_->waiting_dequeues > 0;
+        lock.unlock();
+        if (wake) caf::anon_send(actor_, queue_pump_atom::value);
+        return done(Status::OK());
+      }
+      ++q_->waiting_enqueues;
+    }
     const int64_t attempt = next_attempt_++;
     auto link = std::make_shared<CancelLink>(cancellation);
     caf::anon_send(actor_, queue_enqueue_atom::value,
@@ -280,6 +365,22 @@ class ActorQueue : public QueueInterface {
   }
 
   void Dequeue(int64_t num, bool allow_small_batch, CancellationManager* cancellation, DequeueCallback done) override {
+    std::vector<QueueElement> taken;
+    {
+      std::unique_lock<std::mutex> lock(q_->mu);
+      const int64_t want = num < 0 ? 1 : num;
+      taken.reserve(want);
+      if (q_->waiting_dequeues == 0 && q_->Available() >= want) {
+        for (int64_t i = 0; i < want; ++i) taken.push_back(q_->buffer.Pop());
+        q_->NoteSize();
+        const int64_t room = q_->spec.max_size() - q_->buffer.size();
+        const bool wake = q_->waiting_enqueues > 0 && (room >= q_->blocked_enqueue_need || q_->buffer.size() == 0);
+        lock.unlock();
+        if (wake) caf::anon_send(actor_, queue_pump_atom::value);
+        return AnswerTaken(num, std::move(taken), done);
+      }
+      ++q_->waiting_dequeues;
+    }
     const int64_t attempt = next_attempt_++;
     auto link = std::make_shared<CancelLink>(cancellation);
     caf::anon_send(actor_, queue_dequeue_atom::value,
@@ -295,16 +396,29 @@ class ActorQueue : public QueueInterface {
     caf::anon_send(actor_, queue_close_atom::value, cancel_pending_enqueues, QueueDoneCallback{std::move(done)});
   }
 
-  int64_t size() const override { return counters_->size; }
-  bool is_closed() const override { return counters_->closed; }
+  int64_t size() const override { return q_->size; }
+  bool is_closed() const override { return q_->is_closed; }
   std::string DebugString() const override {
-    return StrCat(spec_.Describe(), ": ", size(), " elements", is_closed() ? ", closed" : "");
+    return StrCat(q_->spec.Describe(), ": ", size(), " elements", is_closed() ? ", closed" : "");
   }
 
  private:
-  const QueueSpec spec_;
+  // A fast-path dequeue's answer, made outside the lock.
+  void AnswerTaken(int64_t num, std::vector<QueueElement> taken, const DequeueCallback& done) {
+    if (num < 0) return done(Status::OK(), ElementTensors(taken.front()));
+    auto batch = BatchElements(q_->spec, taken);
+    if (batch.ok()) return done(Status::OK(), std::move(batch).value());
+    {
+      std::lock_guard<std::mutex> lock(q_->mu);
+      GiveBack(*q_, taken);
+      q_->NoteSize();
+    }
+    caf::anon_send(actor_, queue_pump_atom::value);
+    done(batch.status(), {});
+  }
+
+  std::shared_ptr<SharedQueue> q_;
   caf::actor actor_;
-  std::shared_ptr<QueueCounters> counters_;
   std::atomic<int64_t> next_attempt_{0};
 };
 
@@ -312,9 +426,9 @@ class ActorQueue : public QueueInterface {
 
 QueueMaker MakeQueueMaker(caf::actor_system& system, caf::actor_addr owner) {
   return [&system, owner](const QueueSpec& spec) -> StatusOr<std::shared_ptr<QueueInterface>> {
-    auto counters = std::make_shared<QueueCounters>();
-    caf::actor actor = system.spawn<caf::lazy_init>(queue_actor, spec, counters, owner);
-    return std::shared_ptr<QueueInterface>(std::make_shared<ActorQueue>(spec, std::move(actor), counters));
+    auto q = std::make_shared<SharedQueue>(spec);
+    caf::actor actor = system.spawn<caf::lazy_init>(queue_actor, q, owner);
+    return std::shared_ptr<QueueInterface>(std::make_shared<ActorQueue>(q, std::move(actor)));
   };
 }
 

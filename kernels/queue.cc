@@ -142,31 +142,42 @@ Status QueueSpec::CheckSameAs(const QueueSpec& other) const {
   return Status::OK();
 }
 
-std::vector<QueueTuple> SplitBatch(const QueueTuple& batch) {
+Tensor QueueElement::Component(size_t i) const {
+  const Tensor& t = (*tensors)[i];
+  if (row < 0) return t;
+  Tensor out(t.dtype(), ComponentShape(i));
+  CopyElements(t, row * out.NumElements(), &out, 0, out.NumElements());
+  return out;
+}
+
+TensorShape QueueElement::ComponentShape(size_t i) const {
+  const Tensor& t = (*tensors)[i];
+  if (row < 0) return t.shape();
+  std::vector<int64_t> dims = t.shape().dim_sizes();
+  return TensorShape(std::vector<int64_t>(dims.begin() + 1, dims.end()));
+}
+
+int64_t QueueElement::Priority() const { return (*tensors)[0].base<int64_t>()[row < 0 ? 0 : row]; }
+
+std::vector<QueueElement> SplitBatch(QueueTuple batch) {
   const int64_t n = batch.empty() ? 0 : batch[0].dim_size(0);
-  std::vector<QueueTuple> elements(n);
-  for (QueueTuple& e : elements) e.reserve(batch.size());
-  for (const Tensor& component : batch) {
-    std::vector<int64_t> dims = component.shape().dim_sizes();
-    TensorShape shape(std::vector<int64_t>(dims.begin() + 1, dims.end()));
-    // Each element is a view of its row of the batch (no copy): dequeue-many copies it
-    // once into its batch; a single dequeue aligns it first (AlignedElement).
-    for (int64_t i = 0; i < n; ++i) {
-      auto element = component.Slice(i, i + 1).Reshaped(shape);
-      elements[i].push_back(std::move(element).value());
-    }
-  }
+  auto shared = std::make_shared<const QueueTuple>(std::move(batch));
+  std::vector<QueueElement> elements(n);
+  for (int64_t i = 0; i < n; ++i) elements[i] = QueueElement{shared, i};
   return elements;
 }
 
-QueueTuple AlignedElement(QueueTuple element) {
-  for (Tensor& t : element) {
-    if (!t.IsAligned()) t = t.DeepCopy();
-  }
-  return element;
+QueueElement WholeElement(QueueTuple tensors) {
+  return QueueElement{std::make_shared<const QueueTuple>(std::move(tensors)), -1};
 }
 
-StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<QueueTuple>& elements) {
+QueueTuple ElementTensors(const QueueElement& element) {
+  QueueTuple out;
+  for (size_t i = 0; i < element.tensors->size(); ++i) out.push_back(element.Component(i));
+  return out;
+}
+
+StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<QueueElement>& elements) {
   QueueTuple batch;
   const int64_t n = static_cast<int64_t>(elements.size());
   for (size_t c = 0; c < spec.component_types.size(); ++c) {
@@ -177,34 +188,36 @@ StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<Queu
         for (int d = 0; d < spec.shapes[c].dims(); ++d) dims.push_back(std::max<int64_t>(spec.shapes[c].dim_size(d), 0));
       }
     } else {
-      dims = elements[0][c].shape().dim_sizes();
-      for (const QueueTuple& e : elements) {
-        const Tensor& t = e[c];
-        if (t.dims() != static_cast<int>(dims.size())) {
+      const TensorShape first = elements[0].ComponentShape(c);
+      dims = first.dim_sizes();
+      for (const QueueElement& e : elements) {
+        const TensorShape shape = e.ComponentShape(c);
+        if (shape.dims() != static_cast<int>(dims.size())) {
           return errors::InvalidArgument(spec.Describe(), ": cannot batch component ", c, " of ranks ", dims.size(),
-                                         " and ", t.dims());
+                                         " and ", shape.dims());
         }
-        for (int d = 0; d < t.dims(); ++d) {
-          if (t.dim_size(d) == dims[d]) continue;
+        for (int d = 0; d < shape.dims(); ++d) {
+          if (shape.dim_size(d) == dims[d]) continue;
           if (spec.kind != QueueSpec::Kind::kPaddingFifo) {
             return errors::InvalidArgument(spec.Describe(), ": cannot batch component ", c, " of shapes ",
-                                           elements[0][c].shape().DebugString(), " and ", t.shape().DebugString(),
+                                           first.DebugString(), " and ", shape.DebugString(),
                                            " (a PaddingFIFOQueue pads them)");
           }
-          dims[d] = std::max(dims[d], t.dim_size(d));
+          dims[d] = std::max(dims[d], shape.dim_size(d));
         }
       }
     }
     dims.insert(dims.begin(), n);
     Tensor out(spec.component_types[c], TensorShape(dims));
-    if (DataTypeIsFixedSize(out.dtype()) && spec.kind == QueueSpec::Kind::kPaddingFifo) {
-      std::memset(out.data(), 0, out.TotalBytes());
-    }
+    const int64_t row = n == 0 ? 0 : out.NumElements() / n;
     if (spec.kind == QueueSpec::Kind::kPaddingFifo) {
-      for (int64_t i = 0; i < n; ++i) CopyPadded(elements[i][c], &out, i);
+      if (DataTypeIsFixedSize(out.dtype())) std::memset(out.data(), 0, out.TotalBytes());
+      for (int64_t i = 0; i < n; ++i) CopyPadded(elements[i].Component(c), &out, i);
     } else {
-      const int64_t row = n == 0 ? 0 : out.NumElements() / n;
-      for (int64_t i = 0; i < n; ++i) CopyElements(elements[i][c], 0, &out, i * row, row);
+      for (int64_t i = 0; i < n; ++i) {
+        const QueueElement& e = elements[i];
+        CopyElements((*e.tensors)[c], e.row < 0 ? 0 : e.row * row, &out, i * row, row);
+      }
     }
     batch.push_back(std::move(out));
   }

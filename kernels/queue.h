@@ -29,8 +29,24 @@
 
 namespace tensoract {
 
-// One element of a queue: a tensor per component.
+// A tensor per component: an element given or taken whole, or a batch of elements.
 using QueueTuple = std::vector<Tensor>;
+
+// One element in a queue: row `row` of the batch an EnqueueMany gave (each component's
+// first dimension indexes the elements), or, with row < 0, the tensors an Enqueue gave.
+// Elements of one batch share it: enqueuing many allocates nothing per element, and a
+// dequeue-many copies each row once, into its output.
+struct QueueElement {
+  std::shared_ptr<const QueueTuple> tensors;
+  int64_t row = -1;
+
+  // Component i as a tensor of its own (a row is copied; a whole tensor is shared).
+  Tensor Component(size_t i) const;
+  // The element's shape in component i.
+  TensorShape ComponentShape(size_t i) const;
+  // A priority queue's priority: component 0, an int64 scalar.
+  int64_t Priority() const;
+};
 
 struct QueueSpec {
   enum class Kind { kFifo, kPaddingFifo, kRandomShuffle, kPriority };
@@ -55,15 +71,16 @@ struct QueueSpec {
   Status CheckSameAs(const QueueSpec& other) const;
 };
 
-// The elements of a batch (EnqueueMany's components, split along their first dimension):
-// views of the batch's rows, which may be unaligned.
-std::vector<QueueTuple> SplitBatch(const QueueTuple& batch);
-// `element` with every component aligned for kernels (a copy of those that are not).
-QueueTuple AlignedElement(QueueTuple element);
+// The elements of a batch (EnqueueMany's components, split along their first dimension).
+std::vector<QueueElement> SplitBatch(QueueTuple batch);
+// One element given whole (Enqueue's components).
+QueueElement WholeElement(QueueTuple tensors);
+// An element's components as tensors of their own (a single dequeue's outputs).
+QueueTuple ElementTensors(const QueueElement& element);
 // `elements` stacked along a new first dimension, one tensor per component; a padding
 // queue's elements are first padded (zeros, empty strings) to each component's largest
 // shape. With no elements: empty batches of the declared shapes.
-StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<QueueTuple>& elements);
+StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<QueueElement>& elements);
 
 class QueueInterface : public ResourceBase {
  public:
@@ -74,7 +91,7 @@ class QueueInterface : public ResourceBase {
   // Adds `elements` (validated by the caller) in order, waiting for room as needed; `done`
   // runs when all are in, or with Cancelled when the queue closes with
   // cancel_pending_enqueues or `cancellation` fires first (those already in stay).
-  virtual void Enqueue(std::vector<QueueTuple> elements, CancellationManager* cancellation, DoneCallback done) = 0;
+  virtual void Enqueue(std::vector<QueueElement> elements, CancellationManager* cancellation, DoneCallback done) = 0;
   // `num < 0`: one element, as is. Else `num` elements batched (BatchElements); with
   // `allow_small_batch`, fewer once the queue is closed (DequeueUpTo).
   virtual void Dequeue(int64_t num, bool allow_small_batch, CancellationManager* cancellation,

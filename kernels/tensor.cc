@@ -262,49 +262,6 @@ StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype, const Te
 
 void* Tensor::data() const { return buf_ ? buf_->data() : nullptr; }
 
-namespace {
-
-// Some rows of another tensor's buffer, which it keeps alive.
-class SubBuffer : public TensorBuffer {
- public:
-  SubBuffer(std::shared_ptr<TensorBuffer> parent, size_t offset, size_t size)
-      : parent_(std::move(parent)), data_(static_cast<char*>(parent_->data()) + offset), size_(size) {}
-  void* data() const override { return data_; }
-  size_t size() const override { return size_; }
-  Allocator* allocator() const override { return nullptr; }
-
- private:
-  std::shared_ptr<TensorBuffer> parent_;
-  void* data_;
-  size_t size_;
-};
-
-}  // namespace
-
-Tensor Tensor::Slice(int64_t begin, int64_t end) const {
-  std::vector<int64_t> dims = shape_.dim_sizes();
-  dims[0] = end - begin;
-  const TensorShape shape(dims);
-  if (!DataTypeIsFixedSize(dtype_)) {
-    Tensor out(dtype_, shape);
-    const int64_t row = dims[0] == 0 ? 0 : shape.num_elements() / dims[0];
-    if (dtype_ == tensorflow::DT_STRING) {
-      std::copy(base<std::string>() + begin * row, base<std::string>() + end * row, out.base<std::string>());
-    }
-    return out;
-  }
-  Tensor out;
-  out.dtype_ = dtype_;
-  out.shape_ = shape;
-  const size_t row_bytes = (shape_.dim_size(0) == 0 ? 0 : TotalBytes() / shape_.dim_size(0));
-  if (buf_ != nullptr && end > begin) {
-    out.buf_ = std::make_shared<SubBuffer>(buf_, begin * row_bytes, (end - begin) * row_bytes);
-  }
-  return out;
-}
-
-bool Tensor::IsAligned() const { return reinterpret_cast<uintptr_t>(data()) % kAllocatorAlignment == 0; }
-
 size_t Tensor::TotalBytes() const {
   if (dtype_ == tensorflow::DT_STRING) {
     size_t total = 0;

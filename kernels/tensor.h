@@ -161,11 +161,6 @@ class Tensor {
   StatusOr<Tensor> Reshaped(const TensorShape& shape) const;
   // A new buffer holding a copy of the elements.
   Tensor DeepCopy(Allocator* allocator = cpu_allocator()) const;
-  // Rows [begin, end) of dimension 0, sharing this tensor's buffer (no copy), for
-  // fixed-size dtypes (others: a copy). The rows need not start on an alignment boundary:
-  // check IsAligned() before handing one to a kernel (DeepCopy aligns it).
-  Tensor Slice(int64_t begin, int64_t end) const;
-  bool IsAligned() const;
 
   // TensorProto conversion (kernels/tensor_proto.cc). FromProto checks that the proto's
   // shape, dtype and value count agree and names what does not, and that a tensor

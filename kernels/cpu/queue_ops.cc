@@ -102,13 +102,13 @@ class EnqueueOp : public AsyncOpKernel {
     if (!queue.ok()) return ctx->SetStatus(queue.status()), done();
     const QueueSpec& spec = queue.value()->spec();
     QueueTuple components = ComponentsFrom(ctx, 1);
-    std::vector<QueueTuple> elements;
     Status valid = many_ ? spec.ValidateBatch(components) : spec.ValidateElement(components);
     if (!valid.ok()) return ctx->SetStatus(valid.WithContext(StrCat("node '", name(), "'"))), done();
+    std::vector<QueueElement> elements;
     if (many_) {
-      elements = SplitBatch(components);
+      elements = SplitBatch(std::move(components));
     } else {
-      elements.push_back(std::move(components));
+      elements.push_back(WholeElement(std::move(components)));
     }
     queue.value()->Enqueue(std::move(elements), ctx->cancellation(), [ctx, done](const Status& s) {
       ctx->SetStatus(s);

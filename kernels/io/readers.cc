@@ -111,7 +111,10 @@ class FixedLengthRecordReader : public WorkReader {
     if (file_.stream->gcount() != o_.record_bytes) {
       return errors::DataLoss(work, ": could not read the record at offset ", pos_);
     }
-    *key = StrCat(work, ":", record_number_++);
+    // Not StrCat (a stream): keys are made for every record.
+    *key = work;
+    *key += ':';
+    *key += std::to_string(record_number_++);
     pos_ += o_.hop_bytes > 0 ? o_.hop_bytes : o_.record_bytes;
     return Status::OK();
   }
@@ -136,7 +139,11 @@ class TFRecordReader : public WorkReader {
   }
   Status ReadRecord(const std::string& work, std::string* key, std::string* value, bool* at_end) override {
     TA_RETURN_IF_ERROR(reader_->Next(value, at_end));
-    if (!*at_end) *key = StrCat(work, ":", reader_->record_offset());
+    if (!*at_end) {
+      *key = work;
+      *key += ':';
+      *key += std::to_string(reader_->record_offset());
+    }
     return Status::OK();
   }
   void OnWorkFinished() override {
