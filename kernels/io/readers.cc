@@ -87,7 +87,7 @@ class FixedLengthRecordReader : public WorkReader {
   Status OnWorkStarted(const std::string& work) override {
     TA_ASSIGN_OR_RETURN(file_, OpenInputFile(work, o_.encoding));
     limit_ = file_.size - o_.footer_bytes;
-    if (limit_ < o_.header_bytes) {
+    if (o_.footer_bytes > file_.size || limit_ < o_.header_bytes) {
       return errors::DataLoss(work, ": ", file_.size, " bytes cannot hold its ", o_.header_bytes, "-byte header and ",
                               o_.footer_bytes, "-byte footer");
     }
@@ -97,12 +97,14 @@ class FixedLengthRecordReader : public WorkReader {
     return Status::OK();
   }
   Status ReadRecord(const std::string& work, std::string* key, std::string* value, bool* at_end) override {
-    if (pos_ == limit_ || (o_.hop_bytes > 0 && pos_ + o_.record_bytes > limit_)) {
+    // Compared as what is left, so that no attr, however large, overflows.
+    const int64_t left = limit_ - pos_;
+    if (left <= 0 || (o_.hop_bytes > 0 && o_.record_bytes > left)) {
       *at_end = true;
       return Status::OK();
     }
-    if (pos_ + o_.record_bytes > limit_) {
-      return errors::DataLoss(work, ": ", limit_ - pos_, " bytes at offset ", pos_, " are less than a record (",
+    if (o_.record_bytes > left) {
+      return errors::DataLoss(work, ": ", left, " bytes at offset ", pos_, " are less than a record (",
                               o_.record_bytes, " bytes): the file is truncated or its record size is wrong");
     }
     value->resize(o_.record_bytes);
@@ -134,7 +136,7 @@ class TFRecordReader : public WorkReader {
  protected:
   Status OnWorkStarted(const std::string& work) override {
     TA_ASSIGN_OR_RETURN(file_, OpenInputFile(work, compression_));
-    reader_ = std::make_unique<RecordReader>(file_.stream.get(), work);
+    reader_ = std::make_unique<RecordReader>(file_.stream.get(), work, static_cast<uint64_t>(file_.size));
     return Status::OK();
   }
   Status ReadRecord(const std::string& work, std::string* key, std::string* value, bool* at_end) override {

@@ -1,5 +1,6 @@
 #include "kernels/io/record_io.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -56,9 +57,10 @@ Status RecordReader::Next(std::string* data, bool* at_end) {
   if (crc32c::Unmask(GetFixed32(header + 8)) != crc32c::Value(header, 8)) {
     return errors::DataLoss(name_, ": corrupted record at offset ", record_offset_, " (its length's checksum is wrong)");
   }
-  if (length > limit_) {
-    return errors::DataLoss(name_, ": record at offset ", record_offset_, " claims ", length, " bytes, over the limit of ",
-                            limit_);
+  const uint64_t left = size_ - std::min(size_, record_offset_ + 12);
+  if (length > left || left - length < 4) {
+    return errors::DataLoss(name_, ": truncated record at offset ", record_offset_, " (", length,
+                            " bytes of data announced, ", left, " bytes left in the file)");
   }
   data->resize(length);
   char footer[4];

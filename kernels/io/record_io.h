@@ -24,10 +24,11 @@ std::string EncodeRecord(const std::string& data);
 
 class RecordReader {
  public:
-  // `name`: the file, for messages. `limit`: refuse records longer than this (a corrupt
-  // length must not make us allocate gigabytes).
-  RecordReader(std::istream* in, std::string name, uint64_t limit = uint64_t{1} << 31)
-      : in_(in), name_(std::move(name)), limit_(limit) {}
+  // `name`: the file, for messages. `size`: the bytes the stream holds; a record that
+  // claims more than what is left is DataLoss before anything is allocated for it (a
+  // corrupt length must not make us allocate gigabytes).
+  RecordReader(std::istream* in, std::string name, uint64_t size)
+      : in_(in), name_(std::move(name)), size_(size) {}
   // The next record into *data; *at_end (and OK) at a clean end of the stream.
   Status Next(std::string* data, bool* at_end);
   // Where the record Next returns last starts.
@@ -36,7 +37,7 @@ class RecordReader {
  private:
   std::istream* in_;
   std::string name_;
-  uint64_t limit_;
+  uint64_t size_;
   uint64_t offset_ = 0, record_offset_ = 0;
 };
 

@@ -16,6 +16,7 @@
 #include "graph/builder/data_flow_ops.h"
 #include "graph/builder/io_ops.h"
 #include "graph/training/input.h"
+#include "kernels/checkpoint/crc32c.h"
 #include "kernels/io/record_io.h"
 #include "graph/builder/array_ops.h"
 #include "tests/actors/test_util.h"
@@ -168,6 +169,18 @@ TEST_CASE("a corrupt or truncated TFRecord file is DataLoss naming the file and 
   s = ReadAll(*truncated, &keys, &values);
   CHECK(s.code() == error::DATA_LOSS);
   CHECK_THAT(s.message(), Catch::Contains("truncated record at offset 21"));
+
+  // A length with a valid checksum that claims a terabyte: refused before allocating.
+  std::string huge(12, '\0');
+  const uint64_t length = uint64_t{1} << 40;
+  for (int i = 0; i < 8; ++i) huge[i] = static_cast<char>(length >> (8 * i));
+  const uint32_t crc = crc32c::Mask(crc32c::Value(huge.data(), 8));
+  for (int i = 0; i < 4; ++i) huge[8 + i] = static_cast<char>(crc >> (8 * i));
+  WriteBytes(file, huge + "some bytes");
+  auto lying = ReaderSession({file}, [](const Scope& s) { return ops::TFRecordReader(s); });
+  s = ReadAll(*lying, &keys, &values);
+  CHECK(s.code() == error::DATA_LOSS);
+  CHECK_THAT(s.message(), Catch::Contains("1099511627776 bytes of data announced, 10 bytes left"));
 }
 
 TEST_CASE("WholeFileReader gives each file whole; TextLineReader its lines; ReadUpTo batches of records",
