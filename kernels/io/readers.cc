@@ -117,7 +117,8 @@ class FixedLengthRecordReader : public WorkReader {
     *key = work;
     *key += ':';
     *key += std::to_string(record_number_++);
-    pos_ += o_.hop_bytes > 0 ? o_.hop_bytes : o_.record_bytes;
+    const int64_t step = o_.hop_bytes > 0 ? o_.hop_bytes : o_.record_bytes;
+    pos_ = step > limit_ - pos_ ? limit_ : pos_ + step;
     return Status::OK();
   }
   void OnWorkFinished() override { file_ = InputFile(); }
