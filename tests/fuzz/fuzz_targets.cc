@@ -22,6 +22,7 @@
 #include "actors/executor_plan.h"
 #include "actors/rpc_requests.h"
 #include "kernels/device.h"
+#include "kernels/io/readers.h"
 #include "kernels/tensor.h"
 #include "messages/graph.pb.h"
 #include "messages/tensor.pb.h"
@@ -185,6 +186,36 @@ int DataPlaneClient(const uint8_t* data, size_t size) {
   return 0;
 }
 
+int RecordFile(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  // One file per process, rewritten for every input.
+  static const std::string path = "/tmp/tensoract_fuzz_record_file_" + std::to_string(::getpid());
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr) return 0;
+    std::fwrite(data + 1, 1, size - 1, f);
+    std::fclose(f);
+  }
+  std::shared_ptr<WorkReader> reader;
+  switch (data[0] % 4) {
+    case 0: reader = NewTFRecordReader(""); break;
+    case 1: reader = NewTFRecordReader("GZIP"); break;
+    case 2: reader = NewTextLineReader(1); break;
+    default: {
+      FixedLengthRecordOptions options;
+      options.header_bytes = data[0] >> 4;
+      options.record_bytes = 1 + (data[0] >> 2) % 8;
+      options.hop_bytes = data[0] % 3;
+      reader = NewFixedLengthRecordReader(options);
+    }
+  }
+  reader->AddWork(path);
+  std::vector<std::string> keys, values;
+  bool needs_work = false;
+  (void)reader->Read(1 << 20, &keys, &values, &needs_work);
+  return 0;
+}
+
 const std::vector<Target>& Targets() {
   static const std::vector<Target> targets = {
       {"graph_def", GraphDef},
@@ -192,6 +223,7 @@ const std::vector<Target>& Targets() {
       {"control_request", ControlRequest},
       {"data_plane_server", DataPlaneServer},
       {"data_plane_client", DataPlaneClient},
+      {"record_file", RecordFile},
   };
   return targets;
 }

@@ -30,6 +30,10 @@ int DataPlaneServer(const uint8_t* data, size_t size);
 // The data-plane client's reply reader: a server that proved the token answers three
 // requests with these bytes, then hangs up.
 int DataPlaneClient(const uint8_t* data, size_t size);
+// A data file an input pipeline reads (kernels/io/readers.h): the first byte picks the
+// reader (TFRecord plain or GZIP, fixed-length records with a header), the rest is the
+// file, read to its end or its first error.
+int RecordFile(const uint8_t* data, size_t size);
 
 struct Target {
   std::string name;  // the corpus folder and the libFuzzer binary (fuzz_<name>)

@@ -14,7 +14,7 @@ minutes=${1:-5}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(graph_def tensor_proto control_request data_plane_server data_plane_client)
+  targets=(graph_def tensor_proto control_request data_plane_server data_plane_client record_file)
 fi
 command -v clang++ >/dev/null || { echo "run-fuzzers: needs clang (apt-get install clang)" >&2; exit 1; }
 

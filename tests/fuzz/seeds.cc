@@ -11,6 +11,7 @@
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/scope.h"
+#include "kernels/io/record_io.h"
 #include "messages/master.pb.h"
 #include "messages/tensor_frame.capnp.h"
 #include "messages/tensoract_worker.pb.h"
@@ -69,6 +70,12 @@ std::vector<std::string> TensorProtos() {
   proto.add_float_val(1.f);
   out.push_back(proto.SerializeAsString());
   return out;
+}
+
+// A reader selector byte, then a file: two TFRecords; three fixed-length records.
+std::vector<std::string> RecordFiles() {
+  return {std::string(1, '\0') + EncodeRecord("first") + EncodeRecord(""),
+          std::string(1, '\3') + "abcdefghijkl", std::string(1, '\2') + "header\nline\n"};
 }
 
 std::vector<std::string> ControlRequests() {
@@ -200,6 +207,7 @@ void WriteSeeds(const std::string& corpus_dir) {
   WriteAll(corpus / "control_request", ControlRequests());
   WriteAll(corpus / "data_plane_server", ServerRequests());
   WriteAll(corpus / "data_plane_client", ClientReplies());
+  WriteAll(corpus / "record_file", RecordFiles());
 }
 
 }  // namespace fuzz
