@@ -27,6 +27,7 @@ OpKernelContext::Params MakeParams(const ExecutorPlan& plan, int node, const Nod
   params.inputs_present = inputs.inputs_present;
   params.frame_id = inputs.frame_id;
   params.iter_id = inputs.iter_id;
+  params.outputs_required = plan.nodes[node].outputs_required;
   return params;
 }
 
@@ -246,6 +247,9 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
   // A value into a Merge needs the general path's counting (see executor.cc).
   for (size_t i = 0; i < ops.size(); ++i) {
     ExecutorPlan::NodeItem& item = plan->nodes[i];
+    for (size_t o = 0; o < item.consumers.size() && o < 64; ++o) {
+      if (item.consumers[o].empty()) item.outputs_required &= ~(uint64_t{1} << o);
+    }
     for (const auto& port : item.consumers) {
       for (const Consumer& c : port) item.needs_control_flow |= plan->nodes[c.node].kind == Kind::kMerge;
     }

@@ -65,6 +65,7 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
     int frame = 0;        // index into ExecutorPlan::frames
     int initial_pending = 0;                       // incoming data and control edges (a Merge: see executor.cc)
     std::vector<std::vector<Consumer>> consumers;  // by output port
+    uint64_t outputs_required = ~uint64_t{0};      // bit o: output o has a consumer (OpKernelContext)
     std::vector<Consumer> control_consumers;       // slot unused
     Kind kind = Kind::kPlain;
     // Not kPlain, or may output dead values (Switch, _Recv): the executor's general path.

@@ -124,6 +124,10 @@ class OpKernelContext {
     // _Recv inside a loop exchanges one value per iteration under keys ending in them.
     int64_t frame_id = 0;
     int64_t iter_id = 0;
+    // Bit i clear: nothing consumes output i in this graph (TensorFlow's output_required):
+    // a kernel may set it cheaply (an empty value of the right shape) instead of computing
+    // it. Outputs from 64 on are always required.
+    uint64_t outputs_required = ~uint64_t{0};
     // The step's cancellation (kernels/cancellation.h), for asynchronous kernels that wait
     // on something outside the step (a queue); nullptr outside a worker's step.
     CancellationManager* cancellation = nullptr;
@@ -139,6 +143,7 @@ class OpKernelContext {
   int64_t frame_id() const { return params_.frame_id; }
   int64_t iter_id() const { return params_.iter_id; }
   CancellationManager* cancellation() const { return params_.cancellation; }
+  bool output_required(int i) const { return i >= 64 || ((params_.outputs_required >> i) & 1); }
 
   int num_inputs() const { return static_cast<int>(params_.inputs->size()); }
   // False for an input that has no value: only a Merge sees such inputs (all but its

@@ -11,7 +11,7 @@ Status WorkReader::Read(int64_t max_records, std::vector<std::string>* keys, std
                         bool* needs_work) {
   std::lock_guard<std::mutex> lock(mu_);
   *needs_work = false;
-  while (static_cast<int64_t>(keys->size()) < max_records) {
+  while (static_cast<int64_t>(values->size()) < max_records) {
     if (!working_) {
       if (pending_.empty()) {
         *needs_work = true;
@@ -28,7 +28,7 @@ Status WorkReader::Read(int64_t max_records, std::vector<std::string>* keys, std
     }
     std::string key, value;
     bool at_end = false;
-    Status read = ReadRecord(current_, &key, &value, &at_end);
+    Status read = ReadRecord(current_, keys ? &key : nullptr, &value, &at_end);
     if (!read.ok()) {
       // The rest of a corrupt unit is skipped; the next Read starts the next unit.
       OnWorkFinished();
@@ -41,7 +41,7 @@ Status WorkReader::Read(int64_t max_records, std::vector<std::string>* keys, std
       ++completed_;
       continue;
     }
-    keys->push_back(std::move(key));
+    if (keys) keys->push_back(std::move(key));
     values->push_back(std::move(value));
     ++records_;
   }
@@ -113,10 +113,12 @@ class FixedLengthRecordReader : public WorkReader {
     if (file_.stream->gcount() != o_.record_bytes) {
       return errors::DataLoss(work, ": could not read the record at offset ", pos_);
     }
-    // Not StrCat (a stream): keys are made for every record.
-    *key = work;
-    *key += ':';
-    *key += std::to_string(record_number_++);
+    if (key) {  // not StrCat (a stream): keys are made for every record
+      *key = work;
+      *key += ':';
+      *key += std::to_string(record_number_);
+    }
+    ++record_number_;
     const int64_t step = o_.hop_bytes > 0 ? o_.hop_bytes : o_.record_bytes;
     pos_ = step > limit_ - pos_ ? limit_ : pos_ + step;
     return Status::OK();
@@ -142,7 +144,7 @@ class TFRecordReader : public WorkReader {
   }
   Status ReadRecord(const std::string& work, std::string* key, std::string* value, bool* at_end) override {
     TA_RETURN_IF_ERROR(reader_->Next(value, at_end));
-    if (!*at_end) {
+    if (!*at_end && key) {
       *key = work;
       *key += ':';
       *key += std::to_string(reader_->record_offset());
@@ -176,7 +178,7 @@ class WholeFileReader : public WorkReader {
     value->resize(file.size);
     file.stream->read(value->data(), file.size);
     if (file.stream->gcount() != file.size) return errors::DataLoss(work, ": read ", file.stream->gcount(), " of ", file.size, " bytes");
-    *key = work;
+    if (key) *key = work;
     done_ = true;
     return Status::OK();
   }
@@ -204,7 +206,8 @@ class TextLineReader : public WorkReader {
       return Status::OK();
     }
     if (!value->empty() && value->back() == '\r') value->pop_back();
-    *key = StrCat(work, ":", ++line_);
+    ++line_;
+    if (key) *key = StrCat(work, ":", line_);
     return Status::OK();
   }
   void OnWorkFinished() override { file_ = InputFile(); }

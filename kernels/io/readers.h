@@ -29,8 +29,8 @@ namespace tensoract {
 
 class WorkReader : public ResourceBase {
  public:
-  // Reads records until `keys` holds `max_records` or the work runs out; `*needs_work`
-  // then says the reader holds no more.
+  // Reads records until `values` holds `max_records` or the work runs out; `*needs_work`
+  // then says the reader holds no more. `keys` nullptr: the keys are not wanted (not made).
   Status Read(int64_t max_records, std::vector<std::string>* keys, std::vector<std::string>* values,
               bool* needs_work);
   void AddWork(std::string work);
@@ -43,6 +43,7 @@ class WorkReader : public ResourceBase {
  protected:
   // The format: start a work unit, read one record (or say it ended), finish it.
   virtual Status OnWorkStarted(const std::string& work) = 0;
+  // `key` nullptr: not wanted.
   virtual Status ReadRecord(const std::string& work, std::string* key, std::string* value, bool* at_end) = 0;
   virtual void OnWorkFinished() {}
   virtual const char* Kind() const = 0;
