@@ -269,6 +269,8 @@ Status TrainFromPipeline(const Flags& flags, ModelKind kind, int64_t epochs, con
         bar = std::make_unique<ProgressBar>(++epoch, epochs, steps_per_epoch);
       }
     }
+    // The last epoch's batches straddle the epochs' boundaries: close its bar.
+    if (examples > 0 && done < steps_per_epoch) bar->Update(steps_per_epoch, examples, loss_sum / examples, correct / examples);
     TA_RETURN_IF_ERROR(training->Close());
     if (checkpoints) {
       for (const std::string& path : checkpoints->saved()) std::fprintf(stderr, "fashion_mnist: saved %s\n", path.c_str());
