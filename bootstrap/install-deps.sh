@@ -22,7 +22,7 @@ packages=(
   libeigen3-dev
   libcapnp-dev capnproto
   catch2
-  zlib1g-dev
+  zlib1g-dev libdeflate-dev
   libssl-dev openssl
   dataset-fashion-mnist
   python3 python3-pip
