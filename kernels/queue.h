@@ -4,9 +4,10 @@
 // A queue is a resource on its device, made by the FIFOQueueV2 / RandomShuffleQueueV2 /
 // PaddingFIFOQueueV2 / PriorityQueueV2 kernels. Its implementation is the runtime's queue
 // actor (actors/queue_actor.h), which the worker installs on its devices as their
-// QueueMaker; kernels see only QueueInterface. Every operation answers through a callback,
-// from the queue's thread: an enqueue into a full queue and a dequeue from an empty one
-// wait without holding a thread, and a step that ends meanwhile cancels them through its
+// QueueMaker; kernels see only QueueInterface. Every operation answers through a callback:
+// at once, on the caller's thread, when it can be served now; else later, from the
+// queue's thread. An enqueue into a full queue and a dequeue from an empty one wait without
+// holding a thread, and a step that ends meanwhile cancels them through its
 // CancellationManager.
 //
 // TensorFlow's semantics: after Close, enqueues fail with Cancelled and dequeues drain what
