@@ -174,6 +174,23 @@ StatusOr<double> Evaluate(Session* session, const Model& model, const ImageDatas
   return correct / static_cast<double>(test.count);
 }
 
+// A Saver of every model variable, under `root`; none when checkpoints are off ("").
+StatusOr<std::optional<Saver>> NewSaver(const Scope& root, const Model& model, const std::string& ckpt_dir) {
+  if (ckpt_dir.empty()) return std::optional<Saver>();
+  std::vector<Output> handles;
+  for (const Variable& v : model.variables) handles.push_back(v.handle);
+  TA_ASSIGN_OR_RETURN(Saver saver, Saver::New(root, handles));
+  return std::optional<Saver>(std::move(saver));
+}
+
+// The session the flags ask for: its threads, and GPUs hidden unless --device gpu.
+SessionOptions TrainingSessionOptions(const Flags& flags) {
+  SessionOptions options;
+  options.num_threads = flags.threads;
+  if (flags.device == "cpu") options.gpu.visible_device_list = "none";
+  return options;
+}
+
 // The step number of a checkpoint prefix ("dir/model.ckpt-938" -> 938); 0 when none.
 int64_t StepOf(const std::string& prefix) {
   const size_t dash = prefix.rfind('-');
@@ -218,18 +235,10 @@ Status TrainFromPipeline(const Flags& flags, ModelKind kind, int64_t epochs, con
     TA_ASSIGN_OR_RETURN(Model model, fashion_mnist::BuildModel(root, kind, model_options));
     Node* local_init = PipelineLocalInit(root.WithOpName("local_init"), input.pipeline);
     Output ready = VariablesInitialized(root.WithOpName("ready"), model.variables);
-    std::optional<Saver> saver;
-    if (!ckpt_dir.empty()) {
-      std::vector<Output> handles;
-      for (const Variable& v : model.variables) handles.push_back(v.handle);
-      TA_ASSIGN_OR_RETURN(Saver made, Saver::New(root, handles));
-      saver.emplace(std::move(made));
-    }
+    TA_ASSIGN_OR_RETURN(std::optional<Saver> saver, NewSaver(root, model, ckpt_dir));
     tensorflow::GraphDef graph;
     TA_RETURN_IF_ERROR(root.ToGraphDef(&graph));
-    SessionOptions options;
-    options.num_threads = flags.threads;
-    if (flags.device == "cpu") options.gpu.visible_device_list = "none";
+    const SessionOptions options = TrainingSessionOptions(flags);
     TA_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(options));
     TA_RETURN_IF_ERROR(session->Create(graph));
 
@@ -311,19 +320,11 @@ Status Main(const Flags& flags) {
   model_options.learning_rate = flags.learning_rate;
   model_options.seed = flags.seed;
   TA_ASSIGN_OR_RETURN(Model model, fashion_mnist::BuildModel(root, kind, model_options));
-  std::optional<Saver> saver;
-  if (!ckpt_dir.empty()) {
-    std::vector<Output> handles;
-    for (const Variable& v : model.variables) handles.push_back(v.handle);
-    TA_ASSIGN_OR_RETURN(Saver made, Saver::New(root, handles));
-    saver.emplace(std::move(made));
-  }
+  TA_ASSIGN_OR_RETURN(std::optional<Saver> saver, NewSaver(root, model, ckpt_dir));
   tensorflow::GraphDef graph;
   TA_RETURN_IF_ERROR(root.ToGraphDef(&graph));
 
-  SessionOptions options;
-  options.num_threads = flags.threads;
-  if (flags.device == "cpu") options.gpu.visible_device_list = "none";
+  const SessionOptions options = TrainingSessionOptions(flags);
   TA_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(options));
   if (flags.device == "gpu") TA_RETURN_IF_ERROR(RequireGpu(options));
   TA_RETURN_IF_ERROR(session->Create(graph));

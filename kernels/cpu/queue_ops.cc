@@ -5,6 +5,7 @@
 // asynchronous: the queue answers when it can, and the executor's thread is never held.
 #include "kernels/kernel_registry.h"
 #include "kernels/queue.h"
+#include "kernels/resource_input.h"
 
 namespace tensoract {
 namespace {
@@ -79,13 +80,7 @@ class QueueOp : public QueueMakerOp {
 };
 
 StatusOr<std::shared_ptr<QueueInterface>> LookupQueue(OpKernelContext* ctx) {
-  const Tensor& handle = ctx->input(0);
-  if (handle.dtype() != tensorflow::DT_RESOURCE || handle.NumElements() != 1) {
-    return errors::InvalidArgument("node '", ctx->op_kernel().name(), "': input 0 is not a queue handle");
-  }
-  auto queue = ctx->resource_manager()->Lookup<QueueInterface>(*handle.base<ResourceHandle>());
-  if (!queue.ok()) return queue.status().WithContext(StrCat("node '", ctx->op_kernel().name(), "'"));
-  return queue;
+  return LookupResourceInput<QueueInterface>(ctx, 0, "queue");
 }
 
 QueueTuple ComponentsFrom(OpKernelContext* ctx, int first) {

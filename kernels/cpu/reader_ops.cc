@@ -7,6 +7,7 @@
 #include "kernels/io/readers.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/queue.h"
+#include "kernels/resource_input.h"
 
 namespace tensoract {
 namespace {
@@ -95,26 +96,15 @@ class TextLineReaderOp : public ReaderOp {
   int64_t skip_ = 0;
 };
 
-template <class T>
-StatusOr<std::shared_ptr<T>> LookupInput(OpKernelContext* ctx, int i, const char* what) {
-  const Tensor& handle = ctx->input(i);
-  if (handle.dtype() != tensorflow::DT_RESOURCE || handle.NumElements() != 1) {
-    return errors::InvalidArgument("node '", ctx->op_kernel().name(), "': input ", i, " is not a ", what, " handle");
-  }
-  auto found = ctx->resource_manager()->Lookup<T>(*handle.base<ResourceHandle>());
-  if (!found.ok()) return found.status().WithContext(StrCat("node '", ctx->op_kernel().name(), "'"));
-  return found;
-}
-
 class ReaderReadOp : public AsyncOpKernel {
  public:
   explicit ReaderReadOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx) {
     up_to_ = ctx->def().op() == "ReaderReadUpToV2";
   }
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
-    auto reader = LookupInput<WorkReader>(ctx, 0, "reader");
+    auto reader = LookupResourceInput<WorkReader>(ctx, 0, "reader");
     if (!reader.ok()) return ctx->SetStatus(reader.status()), done();
-    auto queue = LookupInput<QueueInterface>(ctx, 1, "queue");
+    auto queue = LookupResourceInput<QueueInterface>(ctx, 1, "queue");
     if (!queue.ok()) return ctx->SetStatus(queue.status()), done();
     const QueueSpec& spec = queue.value()->spec();
     if (spec.component_types != DataTypeVector{tensorflow::DT_STRING}) {
@@ -194,7 +184,7 @@ class ReaderCountOp : public OpKernel {
     records_ = ctx->def().op() == "ReaderNumRecordsProducedV2";
   }
   void Compute(OpKernelContext* ctx) override {
-    auto reader = LookupInput<WorkReader>(ctx, 0, "reader");
+    auto reader = LookupResourceInput<WorkReader>(ctx, 0, "reader");
     OP_REQUIRES_OK(ctx, reader.status());
     ctx->set_output(0, Tensor::Scalar<int64_t>(records_ ? reader.value()->records_produced()
                                                         : reader.value()->work_units_completed()));
@@ -209,7 +199,7 @@ class ReaderResetOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    auto reader = LookupInput<WorkReader>(ctx, 0, "reader");
+    auto reader = LookupResourceInput<WorkReader>(ctx, 0, "reader");
     OP_REQUIRES_OK(ctx, reader.status());
     reader.value()->Reset();
   }
