@@ -57,7 +57,7 @@ def build(data_path, records):
         b = tf1.get_variable("b", [1], initializer=tf1.zeros_initializer())
         loss = tf.reduce_mean(tf.square(tf.matmul(xb, w) + b - yb), name="loss")
         step = tf1.train.get_or_create_global_step()
-        tf1.train.GradientDescentOptimizer(0.5).minimize(loss, global_step=step, name="train")
+        tf1.train.GradientDescentOptimizer(0.2).minimize(loss, global_step=step, name="train")
         all_x = tf.constant(records[:, :4])
         all_y = tf.constant(records[:, 4:])
         tf.reduce_mean(tf.square(tf.matmul(all_x, w) + b - all_y), name="full_loss")
