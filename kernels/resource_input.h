@@ -1,4 +1,4 @@
-// The resource an input handle names, for kernels that take one (queues, readers): the
+// The resource an input handle names, for kernels that take one (queues, readers, stacks): the
 // handle is checked to be a single DT_RESOURCE and to name a T; errors name the node.
 #ifndef TENSORACT_KERNELS_RESOURCE_INPUT_H_
 #define TENSORACT_KERNELS_RESOURCE_INPUT_H_

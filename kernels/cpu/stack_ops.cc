@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "kernels/kernel_registry.h"
+#include "kernels/resource_input.h"
 #include "kernels/resource_mgr.h"
 
 namespace tensoract {
@@ -100,13 +101,7 @@ class StackOp : public OpKernel {
 };
 
 StatusOr<std::shared_ptr<Stack>> LookupStack(OpKernelContext* ctx) {
-  const Tensor& handle = ctx->input(0);
-  if (handle.dtype() != tensorflow::DT_RESOURCE || handle.NumElements() != 1) {
-    return errors::InvalidArgument("node '", ctx->op_kernel().name(), "': input 0 is not a stack handle");
-  }
-  auto stack = ctx->resource_manager()->Lookup<Stack>(*handle.base<ResourceHandle>());
-  if (!stack.ok()) return stack.status().WithContext(StrCat("node '", ctx->op_kernel().name(), "'"));
-  return stack;
+  return LookupResourceInput<Stack>(ctx, 0, "stack");
 }
 
 // With the attr `_push_dead` (set by while loops' gradients, graph/gradients/
