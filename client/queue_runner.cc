@@ -25,8 +25,10 @@ QueueRunner::~QueueRunner() {
 
 void QueueRunner::RunEnqueue(const std::string& op) {
   std::vector<Tensor> none;
+  RunOptions options;
+  options.spin_for_reply = false;  // an enqueue into a full queue waits for the consumer
   while (!coord_->ShouldStop()) {
-    Status s = session_->Run({}, {}, {op}, &none);
+    Status s = session_->Run(options, {}, {}, {op}, &none);
     if (s.ok()) continue;
     if (s.code() == error::OUT_OF_RANGE) {
       // This thread's input is exhausted; the last one to see it closes the queue.

@@ -179,7 +179,8 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
   } uninstall{options.canceller.get()};
   RunStepResponse r;
   // A server with a worker of its own runs its master here too.
-  TA_RETURN_IF_ERROR(server_->step_caller().Call(master(), std::move(request), wait_ms, &r, server_->worker() != nullptr));
+  TA_RETURN_IF_ERROR(server_->step_caller().Call(master(), std::move(request), wait_ms, &r, server_->worker() != nullptr,
+                                                options.spin_for_reply));
   if (metadata != nullptr) {
     if (r.step_stats) metadata->step_stats = std::move(*r.step_stats);
     metadata->partition_graphs.clear();

@@ -67,6 +67,10 @@ struct RunOptions {
   int64_t timeout_ms = 0;  // 0: SessionOptions::step_timeout_ms
   bool output_partition_graphs = false;  // the graphs the workers ran, in RunMetadata
   std::shared_ptr<StepCanceller> canceller;  // to cancel this call from another thread
+  // Poll for the reply for ~50 us before sleeping: a step that answers within microseconds
+  // then costs no thread wake-up. False for a call that mostly waits (a queue runner's
+  // enqueue into a full queue), where polling only takes a core from the steps that work.
+  bool spin_for_reply = true;
 };
 
 // TensorFlow's RunMetadata: what a step reports besides its fetches.

@@ -37,13 +37,13 @@ struct ReplySlot {
   }
 
   // True once filled, false at the deadline.
-  bool Wait(std::chrono::steady_clock::time_point deadline) {
+  bool Wait(std::chrono::steady_clock::time_point deadline, bool spin) {
     // 50 us of polling: a small step's reply comes within it. Timed, not counted: a
     // pause takes 10 cycles on some x86 cores and 140 on others (Skylake on), where 20,000
     // of them spun for a millisecond, a core taken from the step's own kernels and from
     // other callers (a queue runner's thread).
     const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-    for (int i = 1;; ++i) {
+    for (int i = 1; spin; ++i) {
       if (ready.load(std::memory_order_acquire)) return true;
 #if defined(__x86_64__) || defined(__i386__)
       _mm_pause();
@@ -89,7 +89,7 @@ StepCaller::StepCaller(caf::actor_system& system)
 StepCaller::~StepCaller() { caf::anon_send_exit(relay_, caf::exit_reason::user_shutdown); }
 
 Status StepCaller::Call(const caf::actor& master, RunStepRequest request, int64_t wait_ms,
-                        RunStepResponse* response, bool master_is_local) {
+                        RunStepResponse* response, bool master_is_local, bool spin) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   auto slot = std::make_shared<ReplySlot>();
   if (master_is_local) {
@@ -98,7 +98,7 @@ Status StepCaller::Call(const caf::actor& master, RunStepRequest request, int64_
   } else {
     caf::anon_send(relay_, relay_step_atom::value, master, std::move(request), slot);
   }
-  if (!slot->Wait(deadline)) return FromCafError(caf::sec::request_timeout, "RunStep");
+  if (!slot->Wait(deadline, spin)) return FromCafError(caf::sec::request_timeout, "RunStep");
   std::lock_guard<std::mutex> lock(slot->mu);
   if (slot->error) return FromCafError(slot->error, "RunStep");
   *response = std::move(slot->response);

@@ -8,7 +8,8 @@
 // carries a callback, RunStepRequest::reply_to); a remote master's proxy is asked by one
 // relay actor, made once per server, that fills it (a request without a clock timer: the
 // runtime enforces the step's deadline itself). The caller spins on the slot for a short
-// while before it sleeps on it, so a reply that comes within the spin costs no wake-up.
+// while before it sleeps on it, so a reply that comes within the spin costs no wake-up
+// (unless told not to: a call that will wait anyway should not take a core polling).
 // The caller's own wait still ends at its deadline, with DeadlineExceeded.
 //
 // Thread-safety: Call may be made from any number of threads at once.
@@ -37,8 +38,9 @@ class StepCaller {
   // the Status, naming RunStep. `master_is_local`: the master runs in this process, and
   // fills the reply slot itself (RunStepRequest::reply_to), one actor hop fewer than the
   // relay's request.
+  // `spin`: poll for the reply before sleeping (RunOptions::spin_for_reply).
   Status Call(const caf::actor& master, RunStepRequest request, int64_t wait_ms, RunStepResponse* response,
-              bool master_is_local = false);
+              bool master_is_local = false, bool spin = true);
 
  private:
   caf::actor relay_;

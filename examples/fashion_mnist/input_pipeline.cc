@@ -23,7 +23,8 @@ Output FileQueue(const Scope& scope, const std::string& name, const std::string&
 
 // Raw pixels [n, 784] uint8 and labels [n] (any integer type) of each read, shuffled and
 // batched; the batch becomes [0, 1] floats shaped for the model and int32 class ids after
-// the dequeue (the queue holds bytes: a quarter of the floats' memory and copying).
+// the dequeue (the queue holds bytes: a quarter of the floats' memory and copying), in a
+// runner of their own that keeps two such batches ready (PrefetchQueue).
 StatusOr<TrainingInput> ShuffleAndBatch(const Scope& scope, const Output& pixels, const Output& labels,
                                         int enqueue_threads, const PipelineOptions& options, TrainingInput in) {
   BatchOptions batch;
@@ -38,9 +39,14 @@ StatusOr<TrainingInput> ShuffleAndBatch(const Scope& scope, const Output& pixels
   OutputList out = ShuffleBatch(scope, {pixels, labels}, batch, &in.pipeline);
   if (!scope.ok()) return scope.status();
   Output scaled = ops::Mul(scope, ops::Cast(scope, out[0], tensorflow::DT_FLOAT), ops::Const(scope, 1.f / 255.f));
-  in.images = options.flatten ? scaled : ops::Reshape(scope, scaled, {-1, 28, 28, 1});
-  in.labels = ops::Cast(scope, out[1], tensorflow::DT_INT32);
+  Output images = options.flatten ? scaled : ops::Reshape(scope, scaled, {-1, 28, 28, 1});
+  Output ids = ops::Cast(scope, out[1], tensorflow::DT_INT32);
+  // Batches made (gathered from the shuffling queue and converted) while the previous step
+  // trains: a step starts from a finished batch, as a fed one does.
+  OutputList ready = PrefetchQueue(scope, {images, ids}, PrefetchOptions(), &in.pipeline);
   if (!scope.ok()) return scope.status();
+  in.images = ready[0];
+  in.labels = ready[1];
   return in;
 }
 

@@ -118,6 +118,30 @@ OutputList ShuffleBatch(const Scope& scope, const OutputList& tensors, BatchOpti
   return BuildBatch(scope, tensors, options, /*shuffle=*/true, pipeline);
 }
 
+OutputList PrefetchQueue(const Scope& root, const OutputList& tensors, const PrefetchOptions& options,
+                         InputPipeline* pipeline) {
+  Scope scope = root.NewSubScope(options.name);
+  if (tensors.empty()) {
+    scope.UpdateStatus(errors::InvalidArgument(options.name, ": nothing to prefetch"));
+    return {};
+  }
+  DataTypeVector types;
+  std::vector<PartialTensorShape> shapes;
+  for (const Output& t : tensors) {
+    types.push_back(t.type());
+    shapes.push_back(t.shape());
+  }
+  ops::QueueAttrs attrs;  // no shapes: a final batch may be smaller
+  attrs.capacity = options.capacity;
+  Output queue = ops::FIFOQueue(scope.WithOpName("fifo_queue"), types, attrs);
+  if (!scope.ok()) return {};
+  Node* enqueue = ops::QueueEnqueue(scope, queue, InputList(tensors));
+  if (enqueue == nullptr) return {};
+  pipeline->queue_runners.push_back(RunnerFor(scope, queue, enqueue, std::max(options.num_threads, 1)));
+  // The queue keeps no shapes; the outputs have the tensors' (TensorFlow's set_shape).
+  return ops::QueueDequeue(scope, queue, types, shapes);
+}
+
 Node* PipelineLocalInit(const Scope& scope, const InputPipeline& pipeline) {
   return GroupInitializers(scope, pipeline.local_variables);
 }

@@ -72,6 +72,19 @@ OutputList Batch(const Scope& scope, const OutputList& tensors, const BatchOptio
 // ... or shuffled (a RandomShuffleQueue; options.name defaults to "shuffle_batch" there).
 OutputList ShuffleBatch(const Scope& scope, const OutputList& tensors, BatchOptions options, InputPipeline* pipeline);
 
+struct PrefetchOptions {
+  int64_t capacity = 2;  // batches made ahead
+  int num_threads = 1;
+  std::string name = "prefetch_queue";
+};
+
+// TensorFlow 1's prefetch_queue (tf.contrib.slim): a small FIFO queue of whole batches, each
+// `tensors` one element, which a runner fills while the steps run. A step's dequeue then
+// hands over a batch made during the previous step instead of assembling (and converting)
+// it on the step's own critical path. The outputs have the tensors' static shapes.
+OutputList PrefetchQueue(const Scope& scope, const OutputList& tensors, const PrefetchOptions& options,
+                         InputPipeline* pipeline);
+
 // A NoOp that initialises the pipeline's local variables.
 Node* PipelineLocalInit(const Scope& scope, const InputPipeline& pipeline);
 

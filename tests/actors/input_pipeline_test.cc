@@ -3,6 +3,7 @@
 // and corrupt, read through sessions as a TensorFlow 1 input pipeline reads them.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -242,7 +243,7 @@ struct Pipeline {
 };
 
 Pipeline MakePipeline(const std::vector<std::string>& files, int64_t num_epochs, bool shuffle_batch,
-                      int64_t batch_size, bool allow_smaller = false) {
+                      int64_t batch_size, bool allow_smaller = false, bool prefetch = false) {
   Scope root = Scope::NewRootScope();
   Pipeline p;
   StringInputProducerOptions producer;
@@ -263,6 +264,12 @@ Pipeline MakePipeline(const std::vector<std::string>& files, int64_t num_epochs,
   batch.min_after_dequeue = 2;
   batch.seed = 3;
   OutputList out = shuffle_batch ? ShuffleBatch(root, {value}, batch, &p.input) : Batch(root, {value}, batch, &p.input);
+  if (prefetch) {
+    const PartialTensorShape batched = out[0].shape();
+    out = PrefetchQueue(root, out, PrefetchOptions(), &p.input);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].shape().DebugString() == batched.DebugString());  // the static shape survives the queue
+  }
   PipelineLocalInit(root.WithOpName("local_init"), p.input);
   Status s = root.ToGraphDef(&p.graph);
   INFO(s.ToString());
@@ -305,6 +312,44 @@ TEST_CASE("queue runners feed a batch until the last epoch; OutOfRange then ends
     for (const auto& [record, times] : seen) CHECK(times == 2);
     CHECK(coord.Join().ok());
   }
+}
+
+TEST_CASE("a prefetch queue hands over whole batches in order, the smaller last one too, then OutOfRange",
+          "[input]") {
+  TempDir dir;
+  std::vector<std::string> files;
+  for (int f = 0; f < 3; ++f) {
+    files.push_back(dir.File("part" + std::to_string(f)));
+    WriteBytes(files.back(), std::string("H") + char('a' + 4 * f) + char('b' + 4 * f) + char('c' + 4 * f) + char('d' + 4 * f));
+  }
+  Pipeline p = MakePipeline(files, /*num_epochs=*/2, /*shuffle_batch=*/false, /*batch_size=*/5,
+                            /*allow_smaller=*/true, /*prefetch=*/true);
+  CHECK(p.input.queue_runners.size() == 3);  // file names, batches, prefetched batches
+  auto session = testing::NewSessionWith(p.graph);
+  std::vector<Tensor> out;
+  REQUIRE(session->Run({}, {}, {"local_init"}, &out).ok());
+  Coordinator coord;
+  REQUIRE(StartQueueRunners(session.get(), p.input.queue_runners, &coord).ok());
+  std::vector<int64_t> sizes;
+  std::string records;
+  Status end;
+  while (true) {
+    Status s = session->Run({}, {p.batch}, {}, &out);
+    if (!s.ok()) {
+      end = s;
+      break;
+    }
+    sizes.push_back(out[0].dim_size(0));
+    records.append(reinterpret_cast<const char*>(out[0].base<uint8_t>()), out[0].NumElements());
+  }
+  coord.RequestStop();
+  INFO(end.ToString());
+  CHECK(end.code() == error::OUT_OF_RANGE);
+  CHECK(sizes == std::vector<int64_t>{5, 5, 2});  // 6 records x 2 epochs
+  // Two batch threads may swap records; every record comes twice.
+  std::sort(records.begin(), records.end());
+  CHECK(records == "aabbccddeeffgghhiijjkkll");
+  CHECK(coord.Join().ok());
 }
 
 TEST_CASE("a runner's error stops the coordinator, which reports it from Join", "[input]") {
