@@ -22,7 +22,7 @@ packages=(
   libeigen3-dev
   libcapnp-dev capnproto
   catch2
-  zlib1g-dev libdeflate-dev
+  zlib1g-dev libdeflate-dev libpng-dev
   libssl-dev openssl
   dataset-fashion-mnist
   python3 python3-pip
@@ -53,6 +53,13 @@ if "$py" -c 'import tensorflow' >/dev/null 2>&1; then
 else
   echo "install-deps: installing tensorflow-cpu from PyPI (the compatibility reference)"
   pip_install tensorflow-cpu || echo "install-deps: WARNING: tensorflow-cpu could not be installed; compatibility tests will say they are skipped" >&2
+fi
+# TensorBoard reads our event files in the tests (its reader and its HTTP server).
+if "$py" -c 'import tensorboard' >/dev/null 2>&1; then
+  echo "install-deps: tensorboard already installed"
+else
+  echo "install-deps: installing tensorboard from PyPI (reads the event files in tests)"
+  pip_install tensorboard || echo "install-deps: WARNING: tensorboard could not be installed; its tests will say they are skipped" >&2
 fi
 if [ "$want_peers" -eq 1 ]; then
   if "$py" -c 'import torch' >/dev/null 2>&1; then

@@ -130,3 +130,38 @@ Status LoggingTensorHook::AfterRun(SessionRunContext&, const SessionRunValues& v
 }
 
 }  // namespace tensoract
+
+namespace tensoract {
+
+Status SummarySaverHook::AfterCreateSession(Session& session) {
+  TA_ASSIGN_OR_RETURN(next_step_, FetchStep(session, global_step_));
+  return Status::OK();
+}
+
+SessionRunArgs SummarySaverHook::BeforeRun(SessionRunContext&) {
+  requested_ = timer_.ShouldTrigger(next_step_);
+  SessionRunArgs args{{global_step_}, {}};
+  if (requested_) args.fetches.push_back(summary_op_);
+  return args;
+}
+
+Status SummarySaverHook::AfterRun(SessionRunContext&, const SessionRunValues& values) {
+  // The fetched step is the one before this Run's update.
+  TA_ASSIGN_OR_RETURN(int64_t step, ScalarAsInt64(values.results[0]));
+  if (!started_) {
+    started_ = true;
+    TA_RETURN_IF_ERROR(writer_->AddSessionLog(tensorflow::SessionLog::START, step));
+  }
+  if (requested_) {
+    if (values.results.size() < 2 || values.results[1].dtype() != tensorflow::DT_STRING ||
+        values.results[1].NumElements() != 1) {
+      return errors::InvalidArgument("SummarySaverHook: ", summary_op_, " is not a scalar string summary");
+    }
+    TA_RETURN_IF_ERROR(writer_->AddSummary(values.results[1].base<std::string>()[0], step));
+    timer_.Triggered(step);
+  }
+  next_step_ = step + 1;
+  return Status::OK();
+}
+
+}  // namespace tensoract

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "client/file_writer.h"
 #include "client/saver.h"
 #include "client/session.h"
 
@@ -165,6 +166,29 @@ class LoggingTensorHook : public SessionRunHook {
 
 // A scalar's value as int64 (global steps are int64 or int32).
 StatusOr<int64_t> ScalarAsInt64(const Tensor& t);
+
+// Writes the output of `summary_op` (a serialized Summary, ops::MergeSummary's) to
+// `writer` every N steps or T seconds, under the global step the same Run fetched, and a
+// SessionLog START when the session is first run (TensorBoard then drops the events of an
+// earlier run past that step). TensorFlow's SummarySaverHook.
+class SummarySaverHook : public SessionRunHook {
+ public:
+  SummarySaverHook(FileWriter* writer, std::string summary_op, std::string global_step, int64_t every_steps,
+                   int64_t every_secs = 0)
+      : writer_(writer), summary_op_(std::move(summary_op)), global_step_(std::move(global_step)),
+        timer_(every_steps, every_secs) {}
+  Status AfterCreateSession(Session& session) override;
+  SessionRunArgs BeforeRun(SessionRunContext&) override;
+  Status AfterRun(SessionRunContext& context, const SessionRunValues& values) override;
+  Status End(Session&) override { return writer_->Flush(); }
+
+ private:
+  FileWriter* writer_;
+  std::string summary_op_, global_step_;
+  StepTimer timer_;
+  int64_t next_step_ = -1;  // the global step the next Run will see
+  bool started_ = false, requested_ = false;
+};
 
 }  // namespace tensoract
 

@@ -7,12 +7,12 @@ bin=$1
 dir=$2
 rm -rf "$dir"
 mkdir -p "$dir"
-"$bin" --model mlp --epochs 1 --train-examples 3200 --checkpoint-dir "$dir/ckpt" > "$dir/first.out" 2> "$dir/first.err"
+"$bin" --model mlp --epochs 1 --train-examples 3200 --checkpoint-dir "$dir/ckpt" --logdir "$dir/logs" > "$dir/first.out" 2> "$dir/first.err"
 cat "$dir/first.out"
 grep -q "saved $dir/ckpt/model.ckpt-50" "$dir/first.err" || { echo "no checkpoint saved"; cat "$dir/first.err"; exit 1; }
 grep -q "test accuracy" "$dir/first.out"
 test -f "$dir/ckpt/checkpoint"
-"$bin" --model mlp --epochs 2 --train-examples 3200 --checkpoint-dir "$dir/ckpt" > "$dir/second.out" 2> "$dir/second.err"
+"$bin" --model mlp --epochs 2 --train-examples 3200 --checkpoint-dir "$dir/ckpt" --logdir "$dir/logs" > "$dir/second.out" 2> "$dir/second.err"
 cat "$dir/second.out"
 grep -q "resumed from $dir/ckpt/model.ckpt-50 (step 50, epoch 1 done)" "$dir/second.err" || { echo "did not resume"; cat "$dir/second.err"; exit 1; }
 grep -q "epoch 2/2" "$dir/second.err"

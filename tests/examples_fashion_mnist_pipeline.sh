@@ -13,17 +13,17 @@ mkdir -p "$dir"
 accuracy() { sed -n 's/.*test accuracy \([0-9.]*\).*/\1/p' "$1"; }
 at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 
-"$bin" --model mlp --epochs 1 --input pipeline --checkpoint-dir "$dir/ckpt" > "$dir/idx.out" 2> "$dir/idx.err"
+"$bin" --model mlp --epochs 1 --input pipeline --checkpoint-dir "$dir/ckpt" --logdir "$dir/logs" > "$dir/idx.out" 2> "$dir/idx.err"
 cat "$dir/idx.out"
 grep -q "saved $dir/ckpt/model.ckpt-938" "$dir/idx.err" || { echo "no checkpoint after one epoch"; cat "$dir/idx.err"; exit 1; }
 at_least "$(accuracy "$dir/idx.out")" 0.80 || { echo "IDX pipeline: accuracy too low"; exit 1; }
-"$bin" --model mlp --epochs 2 --input pipeline --checkpoint-dir "$dir/ckpt" > "$dir/resume.out" 2> "$dir/resume.err"
+"$bin" --model mlp --epochs 2 --input pipeline --checkpoint-dir "$dir/ckpt" --logdir "$dir/logs" > "$dir/resume.out" 2> "$dir/resume.err"
 grep -q "resuming from $dir/ckpt/model.ckpt-938 (step 938, epoch 1 done)" "$dir/resume.err" || { echo "did not resume"; cat "$dir/resume.err"; exit 1; }
 grep -q "saved $dir/ckpt/model.ckpt-1876" "$dir/resume.err" || { echo "no checkpoint after the second epoch"; cat "$dir/resume.err"; exit 1; }
 at_least "$(accuracy "$dir/resume.out")" 0.82 || { echo "resumed run: accuracy too low"; exit 1; }
 
 if "$python" "$here/compat/write_fashion_mnist_tfrecord.py" "$dir/train.tfrecord"; then
-  "$bin" --model mlp --epochs 1 --input pipeline --tfrecord "$dir/train.tfrecord" --checkpoint-dir "" \
+  "$bin" --model mlp --epochs 1 --input pipeline --tfrecord "$dir/train.tfrecord" --checkpoint-dir "" --logdir "" \
     > "$dir/tfrecord.out" 2> "$dir/tfrecord.err"
   cat "$dir/tfrecord.out"
   at_least "$(accuracy "$dir/tfrecord.out")" 0.80 || { echo "TFRecord pipeline: accuracy too low"; cat "$dir/tfrecord.err"; exit 1; }

@@ -14,7 +14,11 @@
 // --input feed|pipeline (feed, the default: batches fed from the client; pipeline: read
 // inside the graph from the IDX files by readers, shuffled in a RandomShuffleQueue and
 // batched, trained under a MonitoredSession: examples/fashion_mnist/input_pipeline.h),
-// --tfrecord FILE (with --input pipeline: read a TFRecord file of tf.Examples instead).
+// --tfrecord FILE (with --input pipeline: read a TFRecord file of tf.Examples instead),
+// --logdir DIR (default logs/fashion_mnist_<model>; "" for none: TensorBoard's event file
+// with the graph, one traced step's run metadata, and every --summary-every N steps
+// (default 100) the loss, the accuracy, histograms of the weights and three input images;
+// `tensorboard --logdir logs` shows them).
 #include <unistd.h>
 
 #include <chrono>
@@ -23,6 +27,7 @@
 #include <optional>
 #include <string>
 
+#include "client/file_writer.h"
 #include "client/monitored_session.h"
 #include "client/saver.h"
 #include "client/session.h"
@@ -53,6 +58,9 @@ struct Flags {
   std::string device = "cpu";
   std::string input = "feed";
   std::string tfrecord;
+  std::string logdir;
+  bool logdir_set = false;
+  int64_t summary_every = 100;
 };
 
 // --device gpu: fails unless this machine's worker has a GPU device (the model's nodes then
@@ -68,6 +76,20 @@ Status RequireGpu(const SessionOptions& options) {
   if (s.ok()) s = session->Run({}, {"on_gpu"}, {}, &out);
   if (!s.ok()) return errors::FailedPrecondition("--device gpu: this machine has no usable GPU (", s.message(), ")");
   return Status::OK();
+}
+
+// The run's event file in --logdir, starting with the graph and a START at `start_step`
+// unless it is negative (no writer when --logdir is "").
+StatusOr<std::unique_ptr<FileWriter>> OpenSummaries(const Flags& flags, const tensorflow::GraphDef& graph,
+                                                    int64_t start_step) {
+  if (flags.logdir.empty()) return std::unique_ptr<FileWriter>();
+  FileWriterOptions options;
+  options.flush_secs = 10;
+  TA_ASSIGN_OR_RETURN(std::unique_ptr<FileWriter> writer, FileWriter::Open(flags.logdir, options));
+  TA_RETURN_IF_ERROR(writer->AddGraph(graph));
+  if (start_step >= 0) TA_RETURN_IF_ERROR(writer->AddSessionLog(tensorflow::SessionLog::START, start_step));
+  std::fprintf(stderr, "fashion_mnist: summaries for TensorBoard in %s\n", writer->path().c_str());
+  return writer;
 }
 
 Status ParseFlags(int argc, char** argv, Flags* f) {
@@ -95,6 +117,11 @@ Status ParseFlags(int argc, char** argv, Flags* f) {
       if (f->input != "feed" && f->input != "pipeline") {
         return errors::InvalidArgument("--input must be feed or pipeline, not '", f->input, "'");
       }
+    } else if (a == "--logdir") {
+      TA_ASSIGN_OR_RETURN(f->logdir, value("--logdir"));
+      f->logdir_set = true;
+    } else if (a == "--summary-every") {
+      TA_RETURN_IF_ERROR(number("--summary-every", &f->summary_every));
     } else if (a == "--tfrecord") {
       TA_ASSIGN_OR_RETURN(f->tfrecord, value("--tfrecord"));
     } else if (a == "--model") {
@@ -123,6 +150,8 @@ Status ParseFlags(int argc, char** argv, Flags* f) {
     }
   }
   if (f->batch_size < 1) return errors::InvalidArgument("--batch-size must be at least 1");
+  if (f->summary_every < 1) return errors::InvalidArgument("--summary-every must be at least 1");
+  if (!f->logdir_set) f->logdir = "logs/fashion_mnist_" + f->model;
   if (!f->tfrecord.empty() && f->input != "pipeline") {
     return errors::InvalidArgument("--tfrecord needs --input pipeline");
   }
@@ -256,6 +285,12 @@ Status TrainFromPipeline(const Flags& flags, ModelKind kind, int64_t epochs, con
       monitored.hooks.push_back(checkpoints);
     }
     monitored.hooks.push_back(std::make_shared<NanTensorHook>(model.loss.name()));
+    // The hook marks the START at the step it first sees.
+    TA_ASSIGN_OR_RETURN(std::unique_ptr<FileWriter> summaries, OpenSummaries(flags, graph, /*start_step=*/-1));
+    if (summaries) {
+      monitored.hooks.push_back(std::make_shared<SummarySaverHook>(summaries.get(), model.summary.name(),
+                                                                   model.global_step.value.name(), flags.summary_every));
+    }
     TA_ASSIGN_OR_RETURN(std::unique_ptr<MonitoredSession> training, MonitoredSession::New(session.get(), monitored));
 
     const std::vector<std::string> fetches = {model.loss.name(), model.correct.name(), model.labels.name()};
@@ -281,6 +316,7 @@ Status TrainFromPipeline(const Flags& flags, ModelKind kind, int64_t epochs, con
     // The last epoch's batches straddle the epochs' boundaries: close its bar.
     if (examples > 0 && done < steps_per_epoch) bar->Update(steps_per_epoch, examples, loss_sum / examples, correct / examples);
     TA_RETURN_IF_ERROR(training->Close());
+    if (summaries) TA_RETURN_IF_ERROR(summaries->Close());
     if (checkpoints) {
       for (const std::string& path : checkpoints->saved()) std::fprintf(stderr, "fashion_mnist: saved %s\n", path.c_str());
     }
@@ -331,7 +367,7 @@ Status Main(const Flags& flags) {
 
   const bool flatten = kind == ModelKind::kMlp;
   Batcher batches(&train, {flags.batch_size, /*shuffle=*/true, static_cast<uint64_t>(flags.seed), flatten});
-  int64_t start_epoch = 0;
+  int64_t start_epoch = 0, global_step = 0;
   std::string latest;
   if (saver && !flags.fresh) {
     StatusOr<std::string> found = LatestCheckpoint(ckpt_dir);
@@ -346,9 +382,14 @@ Status Main(const Flags& flags) {
     start_epoch = step / batches.batches_per_epoch();
     std::fprintf(stderr, "fashion_mnist: resumed from %s (step %lld, epoch %lld done)\n", latest.c_str(),
                  static_cast<long long>(step), static_cast<long long>(start_epoch));
+    global_step = step;
   } else {
     TA_RETURN_IF_ERROR(session->Run({}, {}, {model.init->name()}, nullptr));
   }
+  TA_ASSIGN_OR_RETURN(std::unique_ptr<FileWriter> summaries, OpenSummaries(flags, graph, global_step));
+  // One step traced for TensorBoard's graph view (compute time and memory per node), once
+  // the first steps have warmed the caches.
+  const int64_t traced_step = global_step + 10;
 
   const std::vector<std::string> fetches = {model.loss.name(), model.correct.name()};
   const std::vector<std::string> targets = {model.train->name()};
@@ -360,7 +401,22 @@ Status Main(const Flags& flags) {
     Tensor x, y;
     std::vector<Tensor> out;
     while (batches.Next(&x, &y)) {
-      TA_RETURN_IF_ERROR(session->Run({{model.images.name(), x}, {model.labels.name(), y}}, fetches, targets, &out));
+      const std::vector<std::pair<std::string, Tensor>> feeds = {{model.images.name(), x}, {model.labels.name(), y}};
+      if (summaries && (global_step % flags.summary_every == 0 || global_step == traced_step)) {
+        std::vector<std::string> with_summary = fetches;
+        with_summary.push_back(model.summary.name());
+        RunOptions run_options;
+        RunMetadata metadata;
+        if (global_step == traced_step) run_options.trace_level = RunOptions::FULL_TRACE;
+        TA_RETURN_IF_ERROR(session->Run(run_options, feeds, with_summary, targets, &out, &metadata));
+        TA_RETURN_IF_ERROR(summaries->AddSummary(out[2].base<std::string>()[0], global_step));
+        if (global_step == traced_step) {
+          TA_RETURN_IF_ERROR(summaries->AddRunMetadata(metadata, "step_" + std::to_string(global_step), global_step));
+        }
+      } else {
+        TA_RETURN_IF_ERROR(session->Run(feeds, fetches, targets, &out));
+      }
+      ++global_step;
       const int64_t b = x.dim_size(0);
       loss_sum += out[0].base<float>()[0] * b;
       correct += out[1].base<float>()[0];
@@ -375,6 +431,7 @@ Status Main(const Flags& flags) {
       std::fprintf(stderr, "fashion_mnist: saved %s\n", path.c_str());
     }
   }
+  if (summaries) TA_RETURN_IF_ERROR(summaries->Close());
   TA_ASSIGN_OR_RETURN(double accuracy, Evaluate(session.get(), model, test, flatten));
   std::printf("fashion_mnist %s: test accuracy %.4f after %lld epochs\n", fashion_mnist::ModelName(kind), accuracy,
               static_cast<long long>(epochs));

@@ -1,5 +1,7 @@
 #include "examples/fashion_mnist/model.h"
 
+#include "graph/builder/summary_ops.h"
+
 #include <cmath>
 
 #include "graph/builder/array_ops.h"
@@ -7,6 +9,7 @@
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/random_ops.h"
+#include "graph/builder/summary_ops.h"
 #include "graph/training/optimizers.h"
 
 namespace tensoract {
@@ -118,9 +121,19 @@ StatusOr<Model> BuildModel(const Scope& root, ModelKind kind, const ModelOptions
   AdamOptimizer adam(options.learning_rate);
   m.train = adam.Minimize(root, m.loss, layers.variables(), &m.global_step);
   m.variables = layers.variables();
+  m.weights = layers.variables();
   m.variables.insert(m.variables.end(), adam.variables().begin(), adam.variables().end());
   m.variables.push_back(m.global_step);
   m.init = GroupInitializers(root.WithOpName("init"), m.variables);
+
+  Scope summaries = root.NewSubScope("summaries");
+  std::vector<Output> parts = {
+      ops::ScalarSummary(summaries, std::string("loss"), m.loss),
+      ops::ScalarSummary(summaries, std::string("accuracy"),
+                         ops::Div(summaries, m.correct, ops::Cast(summaries, ops::Size(summaries, m.labels), kFloat))),
+      ops::ImageSummary(summaries, std::string("images"), ops::Reshape(summaries, m.images, {-1, 28, 28, 1}))};
+  for (const Variable& w : m.weights) parts.push_back(ops::HistogramSummary(summaries, w.name(), w.value));
+  m.summary = ops::MergeSummary(summaries.WithOpName("merged"), parts);
   TA_RETURN_IF_ERROR(root.status());
   return m;
 }

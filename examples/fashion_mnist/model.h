@@ -46,6 +46,10 @@ struct Model {
   Variable global_step;   // int64
   // Everything a checkpoint must hold: weights, Adam's state, global_step.
   std::vector<Variable> variables;
+  std::vector<Variable> weights;  // the layers' kernels and biases (trained)
+  // One serialized Summary for TensorBoard: the batch's loss and accuracy, a histogram of
+  // every weight, the batch's first three images.
+  Output summary;
 };
 
 // Adds the model to `root`'s graph; errors are the scope's (naming the node).

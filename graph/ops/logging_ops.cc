@@ -1,16 +1,6 @@
-// Assert, and summaries (whitepaper 9.1): ops that turn values into a serialized Summary protobuf
-// (messages/summary.proto) for event files and TensorBoard. Definitions are TensorFlow
-// 2.21's.
+// Assert: a step that checks a condition. Definitions are TensorFlow 2.21's.
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
-
-REGISTER_OP("ScalarSummary")
-    .Input("tags: string")
-    .Input("values: T")
-    .Output("summary: string")
-    .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}")
-    .SetShapeFn(tensoract::shape_inference::ScalarShape)
-    .Doc("A Summary with one simple_value per tag (tags and values of the same shape).");
 
 REGISTER_OP("Assert")
     .Input("condition: bool")

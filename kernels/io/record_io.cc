@@ -72,7 +72,9 @@ Status RecordReader::Next(std::string* data, bool* at_end) {
                             " bytes of data announced)");
   }
   if (crc32c::Unmask(GetFixed32(footer)) != crc32c::Value(data->data(), length)) {
-    return errors::DataLoss(name_, ": corrupted record at offset ", record_offset_, " (its data's checksum is wrong)");
+    // TensorFlow's readers name where the failing checksummed block starts: here the data.
+    return errors::DataLoss(name_, ": corrupted record at offset ", record_offset_ + 12,
+                            " (its data's checksum is wrong; the record starts at ", record_offset_, ")");
   }
   offset_ += 12 + length + 4;
   return Status::OK();

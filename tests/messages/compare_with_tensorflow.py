@@ -68,6 +68,7 @@ TF_FRAMEWORK_MODULES = [
     "tensorflow.core.framework.step_stats_pb2",
     "tensorflow.core.framework.cost_graph_pb2",
     "tensorflow.core.framework.summary_pb2",
+    "tensorflow.core.util.event_pb2",
     "tensorflow.core.example.feature_pb2",
     "tensorflow.core.example.example_pb2",
     # Session configuration and the parts of the control protocol pip ships.
