@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace tensoract {
 namespace {
@@ -25,9 +28,33 @@ const std::vector<double>& DefaultLimits() {
 Histogram::Histogram()
     : limits_(DefaultLimits()), buckets_(limits_.size(), 0.0), min_(limits_.back()), max_(-limits_.back()) {}
 
+// The first limit above `value` (std::upper_bound's answer), found from a guess: the limits
+// are 1e-12 * 1.1^k, so log2 |value| (read off the double's exponent and mantissa, within
+// 0.09) says k within a step or two, and a short walk over the real limits ends it. A
+// summary of a 784x256 weight matrix spent 6 ms in a binary search over 1,550 limits.
+size_t Histogram::BucketFor(double value) const {
+  const size_t n = limits_.size();
+  const size_t zero = n / 2;  // the limits mirror around their 0
+  size_t guess = zero + 1;
+  const double a = std::abs(value);
+  if (a > 1e-12 && a <= DBL_MAX) {
+    uint64_t bits;
+    std::memcpy(&bits, &a, sizeof bits);
+    const double log2_a = static_cast<double>(static_cast<int64_t>((bits >> 52) & 0x7FF) - 1023) +
+                          static_cast<double>(bits & ((uint64_t{1} << 52) - 1)) / static_cast<double>(uint64_t{1} << 52);
+    constexpr double kLog2Smallest = -39.863137138648348;  // log2(1e-12)
+    constexpr double kStepsPerOctave = 7.272540897341713;  // 1 / log2(1.1)
+    const double k = std::max(0.0, (log2_a - kLog2Smallest) * kStepsPerOctave);
+    const size_t steps = static_cast<size_t>(std::min(k, static_cast<double>(zero)));
+    guess = value > 0 ? std::min(n - 1, zero + 1 + steps) : zero - steps;
+  }
+  while (guess > 0 && limits_[guess - 1] > value) --guess;
+  while (guess < n && limits_[guess] <= value) ++guess;
+  return guess;
+}
+
 void Histogram::Add(double value) {
-  size_t b = static_cast<size_t>(std::upper_bound(limits_.begin(), limits_.end(), value) - limits_.begin());
-  b = std::min(b, buckets_.size() - 1);  // DBL_MAX itself: the last bucket
+  const size_t b = std::min(BucketFor(value), buckets_.size() - 1);  // DBL_MAX itself: the last bucket
   buckets_[b] += 1.0;
   min_ = std::min(min_, value);
   max_ = std::max(max_, value);

@@ -20,6 +20,8 @@ class Histogram {
   void EncodeToProto(tensorflow::HistogramProto* proto) const;
 
  private:
+  size_t BucketFor(double value) const;
+
   const std::vector<double>& limits_;
   std::vector<double> buckets_;
   double min_, max_, num_ = 0, sum_ = 0, sum_squares_ = 0;

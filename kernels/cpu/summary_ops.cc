@@ -23,10 +23,10 @@ namespace tensoract {
 namespace {
 
 template <class T>
-double AsDouble(const Tensor& t, int64_t i) {
+double ToDouble(const T& v) {
   constexpr bool kReal = std::is_arithmetic_v<T> || std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>;
   if constexpr (kReal) {
-    return static_cast<double>(t.base<T>()[i]);
+    return static_cast<double>(v);
   } else {
     return 0;  // the ops' type attrs admit real numbers only
   }
@@ -35,7 +35,7 @@ double AsDouble(const Tensor& t, int64_t i) {
 // Element i of a real-number tensor, as a double.
 double ElementAsDouble(const Tensor& t, int64_t i) {
   double v = 0;
-  TA_SWITCH_FIXED_SIZE_TYPES(t.dtype(), break, v = AsDouble<T>(t, i));
+  TA_SWITCH_FIXED_SIZE_TYPES(t.dtype(), break, v = ToDouble<T>(t.base<T>()[i]));
   return v;
 }
 
@@ -80,17 +80,26 @@ class ScalarSummaryOp : public OpKernel {
 class HistogramSummaryOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
+
+  template <class T>
+  Status AddAll(const Tensor& values, Histogram* histogram) const {
+    const T* p = values.base<T>();
+    for (int64_t i = 0, n = values.NumElements(); i < n; ++i) {
+      const double v = ToDouble<T>(p[i]);
+      if (std::isnan(v)) return errors::InvalidArgument("Nan in summary histogram for: ", name());
+      if (std::isinf(v)) return errors::InvalidArgument("Infinity in Histogram for: ", name());
+      histogram->Add(v);
+    }
+    return Status::OK();
+  }
   void Compute(OpKernelContext* ctx) override {
     std::string tag;
     if (!ScalarTag(ctx, "tags", &tag)) return;
     const Tensor& values = ctx->input(1);
     Histogram histogram;
-    for (int64_t i = 0; i < values.NumElements(); ++i) {
-      const double v = ElementAsDouble(values, i);
-      OP_REQUIRES(ctx, !std::isnan(v), errors::InvalidArgument("Nan in summary histogram for: ", name()));
-      OP_REQUIRES(ctx, !std::isinf(v), errors::InvalidArgument("Infinity in Histogram for: ", name()));
-      histogram.Add(v);
-    }
+    Status added;
+    TA_SWITCH_FIXED_SIZE_TYPES(values.dtype(), break, added = AddAll<T>(values, &histogram));
+    OP_REQUIRES_OK(ctx, added);
     tensorflow::Summary summary;
     tensorflow::Summary::Value* value = summary.add_value();
     value->set_tag(tag);
