@@ -548,6 +548,9 @@ void RecordStats(ExecutorState& st, const KernelDone& done, bool inline_run) {
   ns->set_scheduled_nanos(st.scheduled_ns[done.node]);
   ns->set_scheduled_micros(st.scheduled_ns[done.node] / 1000);
   ns->set_thread_id(done.thread_id);
+  // What the node's outputs hold, as the memory it allocated (TensorFlow counts temporaries
+  // too, which its allocator tracks per step): TensorBoard's graph view shows it per node.
+  int64_t output_bytes = 0;
   for (size_t i = 0; i < done.outputs.size(); ++i) {
     const Tensor& t = done.outputs[i];
     if (!done.output_refs.empty() && done.output_refs[i]) continue;  // a reference allocates nothing
@@ -559,6 +562,13 @@ void RecordStats(ExecutorState& st, const KernelDone& done, bool inline_run) {
     t.shape().AsProto(d->mutable_shape());
     d->mutable_allocation_description()->set_requested_bytes(static_cast<int64_t>(t.TotalBytes()));
     d->mutable_allocation_description()->set_allocator_name(st.plan->device->allocator()->Name());
+    output_bytes += static_cast<int64_t>(t.TotalBytes());
+  }
+  if (output_bytes > 0) {
+    tensorflow::AllocatorMemoryUsed* memory = ns->add_memory();
+    memory->set_allocator_name(st.plan->device->allocator()->Name());
+    memory->set_total_bytes(output_bytes);
+    memory->set_peak_bytes(output_bytes);
   }
 }
 

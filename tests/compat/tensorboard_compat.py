@@ -219,7 +219,11 @@ def check_main_job(fashion_mnist, work):
     check(tags["run_metadata"] == ["step_10"], f"the traced step's run metadata ({tags['run_metadata']})")
     metadata = acc.RunMetadata("step_10")
     traced = {n.node_name for d in metadata.step_stats.dev_stats for n in d.node_stats}
-    check("dense/Relu" in traced and "loss/value" in traced and len(traced) > 20, f"run metadata times the graph's nodes ({len(traced)})")
+    check("dense/Relu" in traced and "loss/value" in traced and len(traced) > 20,
+          f"run metadata times the graph's nodes ({len(traced)})")
+    relu = [n for d in metadata.step_stats.dev_stats for n in d.node_stats if n.node_name == "dense/Relu"]
+    relu_bytes = relu[0].memory[0].total_bytes if relu and relu[0].memory else 0
+    check(relu_bytes == 64 * 256 * 4, f"and the memory of their outputs (dense/Relu: {relu_bytes} bytes)")
     return logdir, files[0], [(s.step, s.value) for s in loss]
 
 
