@@ -26,6 +26,7 @@ ClusterMembership::ClusterMembership(caf::event_based_actor* self, caf::actor lo
     address.fail_calls_when_gone = true;
     TaskState t;
     t.name = address.name;
+    t.address = StrCat(address.host, ":", address.port);
     // Its steps there are aborted if no heartbeat renews the lease for one interval past
     // the heartbeat timeout (this master froze or was cut off).
     t.worker = SpawnRemoteWorker(self->system(), address, options.heartbeat_interval_ms + options.heartbeat_timeout_ms);
@@ -88,6 +89,7 @@ void ClusterMembership::OnHeartbeat(int task, WorkerInfo info) {
   t.devices = std::move(info.devices);
   t.healthy = true;
   t.last_error = Status::OK();
+  t.last_heartbeat = std::chrono::steady_clock::now();
   if (moved && cluster()) SendPeers();
 }
 

@@ -16,6 +16,7 @@
 #define TENSORACT_ACTORS_CLUSTER_MEMBERSHIP_H_
 
 #include <cstdint>
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -39,6 +40,8 @@ struct TaskState {
   std::string data_plane;
   std::vector<tensorflow::DeviceAttributes> devices;
   Status last_error;
+  std::string address;  // host:port of its node ("" for the master's own)
+  std::chrono::steady_clock::time_point last_heartbeat;  // its last answer (epoch: none yet)
 };
 
 class ClusterMembership {

@@ -2,6 +2,9 @@
 
 #include <caf/all.hpp>
 
+#include "kernels/resource_mgr.h"
+#include "messages/observer.pb.h"
+
 namespace tensoract {
 namespace {
 
@@ -25,6 +28,27 @@ caf::behavior device_actor(caf::stateful_actor<DeviceState>* self, std::shared_p
       [=](inspect_atom) -> std::string {
         return StrCat("device ", self->state.device->DebugString(), "; ", self->state.launched,
                       " kernels launched");
+      },
+      [=](observe_atom) -> std::string {
+        observe::NodeSnapshot part;
+        observe::Actor* actor = part.add_actors();
+        Device& device = *self->state.device;
+        actor->set_name("device " + device.name());
+        actor->set_kind("device");
+        actor->set_mailbox(static_cast<int64_t>(self->mailbox().size()));
+        const AllocatorStats stats = device.allocator()->GetStats();
+        actor->set_doing(StrCat(self->state.launched, " kernels launched, ", stats.bytes_in_use, " bytes in use (peak ",
+                                stats.peak_bytes_in_use, ")"));
+        // Its resources (variables, queues, readers), one line each.
+        const std::string resources = device.resource_manager()->DebugString();
+        size_t start = 0;
+        while (start < resources.size()) {
+          size_t end = resources.find('\n', start);
+          if (end == std::string::npos) end = resources.size();
+          if (end > start) part.add_resources(StrCat(device.name(), ": ", resources.substr(start, end - start)));
+          start = end + 1;
+        }
+        return part.SerializeAsString();
       },
   };
 }

@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "actors/device_actor.h"
+#include "messages/observer.pb.h"
 #include "kernels/resource_mgr.h"
 #include "kernels/variable.h"
 
@@ -136,6 +137,8 @@ struct ExecutorState {
   KernelDone done;     // its result, reused
   int completed = 0;   // root-frame nodes done
   int in_flight = 0;  // kernels on the device's threads or running asynchronously
+  std::vector<int> running;  // by node: how many of its kernels are in flight (an observer asks)
+  std::chrono::steady_clock::time_point started;  // the step's start here
   int device_threads = 1;  // of the plan's device
   bool finished = false;
   bool resume_sent = false;
@@ -195,6 +198,8 @@ void BeginStep(ExecutorState& st, int64_t step_id, std::vector<Tensor> args, boo
   st.ready.clear();
   st.completed = 0;
   st.in_flight = 0;
+  st.running.assign(st.plan->nodes.size(), 0);
+  st.started = std::chrono::steady_clock::now();
   st.finished = false;
   st.resume_sent = false;
   st.stats.reset();
@@ -681,6 +686,7 @@ void Process(Self* self) {
     st.scratch.tag = reinterpret_cast<intptr_t>(t.iter);
     if (item.is_async) {
       ++st.in_flight;
+      ++st.running[t.node];
       caf::actor me = caf::actor_cast<caf::actor>(self);
       st.plan->RunNodeAsync(t.node, std::move(st.scratch), st.step_id, st.collect_stats, st.cancellation,
                             [me](KernelDone done) {
@@ -701,6 +707,7 @@ void Process(Self* self) {
       for (const Tensor& in : st.scratch.values) input_bytes += in.TotalBytes();
       if (input_bytes >= kInlineInputBytes) {
         ++st.in_flight;
+        ++st.running[t.node];
         self->send(st.device, launch_atom::value,
                    KernelLaunch{st.plan, t.node, std::move(st.scratch), st.step_id, st.collect_stats,
                                 caf::actor_cast<caf::actor>(self)});
@@ -722,6 +729,59 @@ void Process(Self* self) {
                                                 "conditional that was not taken"));
   }
   Finish(self, Status::OK());
+}
+
+// This executor's part of its node's snapshot (messages/observer.proto): its step, its
+// device, and per root-frame node whether it is running, ready or waiting, with what a
+// pending _Send waits for (the nodes before it that have not produced their outputs).
+std::string Observe(Self* self) {
+  auto& st = self->state;
+  const ExecutorPlan& plan = *st.plan;
+  observe::NodeSnapshot part;
+  observe::Executor* e = part.add_executors();
+  e->set_step_id(st.step_id);
+  e->set_device(plan.device->name());
+  e->set_age_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count());
+  e->set_done(st.completed);
+  e->set_total(plan.frames[0].num_nodes);
+  observe::Actor* actor = part.add_actors();
+  actor->set_name(StrCat("executor of step ", st.step_id, " on ", plan.device->name()));
+  actor->set_kind("executor");
+  actor->set_mailbox(static_cast<int64_t>(self->mailbox().size()));
+  actor->set_doing(st.finished ? "idle" : StrCat(st.completed, " of ", plan.frames[0].num_nodes, " nodes done, ",
+                                                st.ready.size(), " ready, ", st.in_flight, " in flight"));
+  if (st.finished) return part.SerializeAsString();
+  for (const TaggedNode& t : st.ready) e->add_ready(plan.nodes[t.node].kernel->name());
+  // Who feeds whom, backwards: only now, for the rare observer.
+  std::vector<std::vector<int>> inputs(plan.nodes.size());
+  for (size_t n = 0; n < plan.nodes.size(); ++n) {
+    for (const auto& port : plan.nodes[n].consumers) {
+      for (const ExecutorPlan::Consumer& c : port) inputs[c.node].push_back(static_cast<int>(n));
+    }
+    for (const ExecutorPlan::Consumer& c : plan.nodes[n].control_consumers) inputs[c.node].push_back(static_cast<int>(n));
+  }
+  auto waiting = [&](int n) { const NodeItem& item = plan.nodes[n]; return item.frame == 0 && st.root->pending[item.pending_id] > 0; };
+  for (size_t n = 0; n < plan.nodes.size(); ++n) {
+    const NodeItem& item = plan.nodes[n];
+    if (st.running[n] > 0) {
+      observe::RunningNode* r = e->add_running();
+      r->set_name(item.kernel->name());
+      r->set_op(item.kernel->type_string());
+      if (item.kernel->type_string() == "_Recv") r->set_recv_key(item.transfer_key);
+    }
+    if (!waiting(static_cast<int>(n))) continue;
+    const bool send = item.kernel->type_string() == "_Send";
+    if (!send && e->pending_size() >= 50) continue;  // enough to see what a step waits on
+    observe::PendingNode* p = send ? e->add_pending_sends() : e->add_pending();
+    p->set_name(send ? item.transfer_key : item.kernel->name());
+    p->set_op(item.kernel->type_string());
+    p->set_missing_inputs(st.root->pending[item.pending_id]);
+    // What it waits for: its inputs still running or waiting themselves.
+    for (int in : inputs[n]) {
+      if (st.running[in] > 0 || waiting(in)) p->add_blocked_on(plan.nodes[in].kernel->name());
+    }
+  }
+  return part.SerializeAsString();
 }
 
 caf::behavior executor_actor(Self* self, ExecutorArgs args) {
@@ -756,6 +816,7 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
       [=](kernel_done_atom, KernelDone& done) {
         auto& st = self->state;
         --st.in_flight;
+        if (done.node >= 0 && static_cast<size_t>(done.node) < st.running.size()) --st.running[done.node];
         if (st.finished) return;
         Complete(self, done, /*inline_run=*/false);
         Process(self);
@@ -788,6 +849,7 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
         }
         return out;
       },
+      [=](observe_atom) -> std::string { return Observe(self); },
   };
 }
 

@@ -215,7 +215,10 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
     if (item.is_transfer) {
       // Tracing pairs the two ends of a transfer by their key (actors/chrome_trace.h).
       auto key = RendezvousKeyOf(node->def());
-      if (key.ok()) item.timeline_label += StrCat(" key=", key.value());
+      if (key.ok()) {
+        item.timeline_label += StrCat(" key=", key.value());
+        item.transfer_key = key.value();
+      }
     }
     // Pruning may drop the _Arg of a feed nothing needs, so count by the highest index.
     int64_t index = 0;

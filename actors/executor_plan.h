@@ -79,6 +79,7 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
     bool is_async = false;
     bool is_expensive = true;
     std::string timeline_label;  // "name = Op(input, ...)" for step statistics
+    std::string transfer_key;    // a _Send's or _Recv's rendezvous key (root frame, iteration 0)
   };
   struct Frame {
     std::string name;             // "" for the root

@@ -14,6 +14,7 @@
 #include "actors/cluster_credentials.h"
 #include "actors/cluster_membership.h"
 #include "actors/messages.h"
+#include "messages/observer.pb.h"
 
 namespace tensoract {
 namespace {
@@ -65,6 +66,8 @@ struct StepInFlight {
   std::vector<std::string> fetches;   // the request's, by retval index
   std::shared_ptr<tensorflow::StepStats> step_stats;
   std::vector<std::shared_ptr<const tensorflow::GraphDef>> partition_graphs;
+  std::chrono::steady_clock::time_point started;  // for an observer
+  std::vector<int> answered;                       // the tasks that replied
 };
 
 // A signature's first step while its graphs are being registered (before it becomes a
@@ -210,6 +213,7 @@ void OnRunGraphDone(Self* self, int64_t step_id, int task, RunGraphResponse repl
       for (auto& dev : *reply.step_stats->mutable_dev_stats()) *step.step_stats->add_dev_stats() = std::move(dev);
     }
   }
+  step.answered.push_back(task);
   if (--step.remaining == 0) FinishStep(self, step_id);
 }
 
@@ -239,6 +243,7 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request, StepRep
   step.request_id = request.request_id;
   step.promise = promise;
   step.remaining = static_cast<int>(call.tasks.size());
+  step.started = std::chrono::steady_clock::now();
   step.fetches = call.signature.fetches;
   if (request.output_partition_graphs) step.partition_graphs = call.partitions;
   for (const TaskGraph& tg : call.tasks) step.tasks.push_back(tg.task);
@@ -452,6 +457,41 @@ void CollectIdleSessions(Self* self) {
   }
 }
 
+// The master's part of its node's snapshot (messages/observer.proto): the cluster's tasks
+// as its heartbeats see them, and the steps in flight with the tasks they still wait for.
+std::string ObserveMaster(Self* self) {
+  const MasterState& st = self->state;
+  observe::NodeSnapshot part;
+  observe::Actor* actor = part.add_actors();
+  actor->set_name("master");
+  actor->set_kind("master");
+  actor->set_mailbox(static_cast<int64_t>(self->mailbox().size()));
+  actor->set_doing(StrCat(st.sessions.size(), " sessions, ", st.steps.size(), " steps running"));
+  const auto now = std::chrono::steady_clock::now();
+  for (const TaskState& t : st.membership->tasks()) {
+    observe::Task* task = part.add_tasks();
+    task->set_name(t.name);
+    task->set_address(t.address);
+    task->set_healthy(t.healthy);
+    task->set_incarnation(t.incarnation);
+    task->set_since_heartbeat_s(t.last_heartbeat.time_since_epoch().count() == 0
+                                    ? -1
+                                    : std::chrono::duration<double>(now - t.last_heartbeat).count());
+    if (!t.healthy) task->set_error(t.last_error.message());
+  }
+  for (const auto& [id, step] : st.steps) {
+    observe::Step* s = part.add_steps();
+    s->set_step_id(id);
+    s->set_age_s(std::chrono::duration<double>(now - step.started).count());
+    for (int t : step.tasks) {
+      if (std::find(step.answered.begin(), step.answered.end(), t) == step.answered.end()) {
+        s->add_waiting_for(st.membership->task(t).name);
+      }
+    }
+  }
+  return part.SerializeAsString();
+}
+
 std::string InspectMaster(const MasterState& st) {
   std::string out = StrCat("master: ", st.sessions.size(), " sessions, ", st.steps.size(),
                            " steps running, next step id ", st.next_step);
@@ -632,6 +672,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         self->delayed_send(self, std::chrono::milliseconds(period_ms), session_gc_atom::value);
       },
       [=](inspect_atom) -> std::string { return InspectMaster(self->state); },
+      [=](observe_atom) -> std::string { return ObserveMaster(self); },
       // Replies to the deregistrations and peer directories sent above.
       [=](const Status&) {},
   };

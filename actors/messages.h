@@ -73,6 +73,9 @@ using kernel_done_atom = caf::atom_constant<caf::atom("kerneldone")>;
 using abort_atom = caf::atom_constant<caf::atom("abort")>;
 // Any actor: a readable snapshot of its state.
 using inspect_atom = caf::atom_constant<caf::atom("inspect")>;
+// (observe_atom) -> std::string: the actor's part of its node's snapshot for an observer
+// (a serialized observe::NodeSnapshot with only its own fields set; messages/observer.proto).
+using observe_atom = caf::atom_constant<caf::atom("observe")>;
 // Cluster, master -> worker: liveness and identity (WorkerInfo), where the other tasks'
 // data planes are (PeerDirectory), stopping a step that failed elsewhere, and dropping
 // what is left of a step once every task has answered RunGraph.

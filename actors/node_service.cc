@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.h"
+#include "actors/observe.h"
 #include "actors/remote_node.h"
 #include "actors/rpc.h"
 #include "actors/rpc_requests.h"
@@ -280,6 +281,19 @@ caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
         if (master && ServeMaster(self, master, method, bytes, rp, owner)) return;
         Reply(rp, errors::Unimplemented("this node has no method '", method, "'",
                                         master ? "" : " (it runs no master)"), "");
+      },
+      [=](observe_atom) {
+        auto rp = self->make_response_promise();
+        observe::NodeSnapshot base;
+        base.set_wall_time(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+        std::vector<caf::actor> asked = {worker};
+        std::vector<std::string> names = {"the worker"};
+        if (master) {
+          asked.push_back(master);
+          names.push_back("the master");
+        }
+        GatherSnapshot(self, asked, names, std::move(base), std::chrono::seconds(4),
+                       [rp](observe::NodeSnapshot all) mutable { rp.deliver(all.SerializeAsString()); });
       },
       [=](inspect_atom) {
         auto rp = self->make_response_promise();

@@ -9,6 +9,8 @@
 //
 //   (rpc_atom, method, bytes) -> (int32_t code, std::string message, std::string bytes)
 //   (inspect_atom) -> std::string: the master's state (if any) and the worker's
+//   (observe_atom) -> std::string: a serialized observe::NodeSnapshot of the whole node
+//                    (messages/observer.proto), for tensoract-observe
 //
 // A request the service cannot parse gets InvalidArgument naming the method; an unknown
 // method gets Unimplemented.

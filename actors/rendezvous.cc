@@ -7,6 +7,8 @@
 
 #include <caf/all.hpp>
 
+#include "messages/observer.pb.h"
+
 namespace tensoract {
 namespace {
 
@@ -14,6 +16,7 @@ namespace {
 struct Waiter {
   Rendezvous::DoneCallback callback;
   caf::typed_response_promise<RendezvousValue> promise;
+  std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();  // for an observer
   void Answer(const RendezvousValue& v) {
     if (callback) {
       callback(v.status, v.value, v.is_dead);
@@ -126,6 +129,35 @@ caf::behavior rendezvous_actor(Self* self, std::string owner) {
             st.finished_order.pop_front();
           }
         }
+      },
+      [=](observe_atom) -> std::string {
+        auto& st = self->state;
+        observe::NodeSnapshot part;
+        observe::Actor* actor = part.add_actors();
+        actor->set_name("rendezvous of " + st.owner);
+        actor->set_kind("rendezvous");
+        actor->set_mailbox(static_cast<int64_t>(self->mailbox().size()));
+        size_t waits = 0, unclaimed = 0;
+        const auto now = std::chrono::steady_clock::now();
+        for (const auto& [step, table] : st.steps) {
+          for (const auto& [key, waiters] : table.waiting) {
+            observe::Wait* w = part.add_waits();
+            w->set_step_id(step);
+            w->set_key(key);
+            w->set_recv_waiting(true);
+            w->set_age_s(std::chrono::duration<double>(now - waiters.front().since).count());
+            ++waits;
+          }
+          for (const auto& [key, value] : table.sent) {
+            observe::Wait* w = part.add_waits();
+            w->set_step_id(step);
+            w->set_key(key);
+            ++unclaimed;
+          }
+        }
+        actor->set_doing(StrCat(st.steps.size(), " steps, ", waits, " Recvs waiting, ", unclaimed,
+                                " values sent and not received"));
+        return part.SerializeAsString();
       },
       [=](inspect_atom) -> std::string {
         auto& st = self->state;

@@ -10,6 +10,7 @@
 #include <caf/all.hpp>
 
 #include "actors/cluster_credentials.h"
+#include "actors/observe.h"
 #include "actors/cluster_rendezvous.h"
 #include "actors/data_plane/client.h"
 #include "actors/data_plane/server.h"
@@ -444,6 +445,32 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         StopIdleExecutors(self, found->second);
         self->state.graphs.erase(found);
         return Status::OK();
+      },
+      [=](observe_atom) -> caf::result<std::string> {
+        auto& st = self->state;
+        observe::NodeSnapshot base;
+        base.set_task(st.options.task_name);
+        base.set_incarnation(st.incarnation);
+        observe::Actor* actor = base.add_actors();
+        actor->set_name("worker " + st.options.task_name);
+        actor->set_kind("worker");
+        actor->set_mailbox(static_cast<int64_t>(self->mailbox().size()));
+        actor->set_doing(StrCat(st.graphs.size(), " graphs registered, ", st.running.size(), " steps running"));
+        std::vector<caf::actor> asked = st.device_actors;
+        std::vector<std::string> names;
+        for (const auto& d : st.devices) names.push_back("device " + d->name());
+        asked.push_back(st.rendezvous_actor);
+        names.push_back("the rendezvous");
+        for (const auto& [id, step] : st.running) {
+          for (const caf::actor& e : step->executors) {
+            asked.push_back(e);
+            names.push_back(StrCat("an executor of step ", id));
+          }
+        }
+        auto promise = self->make_response_promise<std::string>();
+        GatherSnapshot(self, asked, names, std::move(base), std::chrono::seconds(2),
+                       [promise](observe::NodeSnapshot all) mutable { promise.deliver(all.SerializeAsString()); });
+        return promise;
       },
       [=](inspect_atom) -> caf::result<std::string> {
         auto& st = self->state;

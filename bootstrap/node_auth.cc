@@ -9,6 +9,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/cluster_transport.h"
+#include "bootstrap/cluster_spec.h"
 
 namespace tensoract {
 namespace {
@@ -80,6 +81,33 @@ StatusOr<caf::actor> ConnectToNode(caf::actor_system& system, const std::string&
   TA_RETURN_IF_ERROR(status);
   if (!published) return errors::Unavailable(where, ": nothing is published there");
   return caf::actor_cast<caf::actor>(std::move(published));
+}
+
+StatusOr<bool> ParseNodeClientFlag(const std::vector<std::string>& args, size_t* i, NodeClientFlags* flags) {
+  const std::string& arg = args[*i];
+  if (arg == "--token-file" || arg == "--timeout-ms" || arg == "--tls-cert" || arg == "--tls-key" || arg == "--tls-ca") {
+    if (*i + 1 == args.size()) return errors::InvalidArgument(arg, " needs a value");
+    const std::string& value = args[++*i];
+    if (arg == "--token-file") {
+      flags->token_file = value;
+    } else if (arg == "--tls-cert") {
+      flags->tls_cert_file = value;
+    } else if (arg == "--tls-key") {
+      flags->tls_key_file = value;
+    } else if (arg == "--tls-ca") {
+      flags->tls_ca_file = value;
+    } else {
+      const bool digits = !value.empty() && value.size() <= 8 && value.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits || std::stoi(value) == 0) return errors::InvalidArgument("--timeout-ms: bad value '", value, "'");
+      flags->timeout_ms = std::stoi(value);
+    }
+    return true;
+  }
+  if (arg.rfind("--", 0) == 0) return false;
+  if (!flags->address.empty()) return errors::InvalidArgument("unexpected argument '", arg, "'");
+  TA_RETURN_IF_ERROR(ParseTaskAddress(arg).status());
+  flags->address = arg;
+  return true;
 }
 
 }  // namespace tensoract

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
 
@@ -45,6 +46,22 @@ StatusOr<ClusterCredentials> LoadClusterCredentials(const std::string& token_fil
 // `system` has no cluster transport.
 StatusOr<caf::actor> ConnectToNode(caf::actor_system& system, const std::string& host, uint16_t port,
                                    std::chrono::milliseconds timeout);
+
+// The flags of a tool that talks to one node (tensoract-inspect, tensoract-observe):
+// HOST:PORT, --token-file PATH or --tls-cert/--tls-key/--tls-ca PATH, --timeout-ms N.
+struct NodeClientFlags {
+  std::string address;  // host:port, as given
+  std::string token_file, tls_cert_file, tls_key_file, tls_ca_file;
+  int timeout_ms = 5000;
+};
+inline constexpr const char* kNodeClientFlagsUsage =
+    "  --token-file PATH  the cluster token (default: $TENSORACT_CLUSTER_TOKEN)\n"
+    "  --tls-cert, --tls-key, --tls-ca PATH  TLS mode: a certificate and key from the\n"
+    "                     cluster CA, and the CA's certificate\n"
+    "  --timeout-ms N     deadline of each round trip\n";
+// Takes args[*i] (and its value, advancing *i) when it is one of these flags or the
+// address: true if it was; an error for a flag without a valid value or a second address.
+StatusOr<bool> ParseNodeClientFlag(const std::vector<std::string>& args, size_t* i, NodeClientFlags* flags);
 
 }  // namespace tensoract
 

@@ -26,54 +26,26 @@ namespace {
 constexpr const char* kUsage =
     "usage: tensoract-inspect HOST:PORT [--token-file PATH | --tls-cert P --tls-key P --tls-ca P]\n"
     "                         [--timeout-ms N]\n"
-    "Prints the state of the worker of the tensoract-node at HOST:PORT.\n"
-    "  --token-file PATH  the cluster token (default: $TENSORACT_CLUSTER_TOKEN)\n"
-    "  --tls-cert, --tls-key, --tls-ca PATH  TLS mode: a certificate and key from the\n"
-    "                     cluster CA, and the CA's certificate\n"
-    "  --timeout-ms N     deadline of each round trip (default 5000)\n";
+    "Prints the state of the worker of the tensoract-node at HOST:PORT.\n";
 
 struct InspectArgs {
   TaskAddress address;
-  std::string token_file;
-  std::string tls_cert_file, tls_key_file, tls_ca_file;
-  int timeout_ms = 5000;
+  NodeClientFlags flags;
 };
 
 StatusOr<InspectArgs> ParseArgs(const std::vector<std::string>& args) {
   InspectArgs parsed;
-  bool have_address = false;
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--token-file" || arg == "--timeout-ms" || arg == "--tls-cert" || arg == "--tls-key" ||
-        arg == "--tls-ca") {
-      if (i + 1 == args.size()) return errors::InvalidArgument(arg, " needs a value");
-      const std::string& value = args[++i];
-      if (arg == "--token-file") {
-        parsed.token_file = value;
-      } else if (arg == "--tls-cert") {
-        parsed.tls_cert_file = value;
-      } else if (arg == "--tls-key") {
-        parsed.tls_key_file = value;
-      } else if (arg == "--tls-ca") {
-        parsed.tls_ca_file = value;
-      } else {
-        bool digits = !value.empty() && value.size() <= 8 && value.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits || std::stoi(value) == 0) return errors::InvalidArgument("--timeout-ms: bad value '", value, "'");
-        parsed.timeout_ms = std::stoi(value);
-      }
-    } else if (arg.rfind("--", 0) == 0 || have_address) {
-      return errors::InvalidArgument("unexpected argument '", arg, "'");
-    } else {
-      TA_ASSIGN_OR_RETURN(parsed.address, ParseTaskAddress(arg));
-      have_address = true;
-    }
+    TA_ASSIGN_OR_RETURN(bool taken, ParseNodeClientFlag(args, &i, &parsed.flags));
+    if (!taken) return errors::InvalidArgument("unexpected argument '", args[i], "'");
   }
-  if (!have_address) return errors::InvalidArgument("which node? (HOST:PORT is required)");
+  if (parsed.flags.address.empty()) return errors::InvalidArgument("which node? (HOST:PORT is required)");
+  TA_ASSIGN_OR_RETURN(parsed.address, ParseTaskAddress(parsed.flags.address));
   return parsed;
 }
 
 int Inspect(const InspectArgs& args, const ClusterCredentials& credentials) {
-  const std::chrono::milliseconds timeout(args.timeout_ms);
+  const std::chrono::milliseconds timeout(args.flags.timeout_ms);
   // Belt and braces: each request below has its deadline, and this one bounds the whole
   // run (connect, inspect, shutdown) in case something in between blocks.
   std::thread([total = 3 * timeout + std::chrono::seconds(2)] {
@@ -116,17 +88,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   for (const std::string& arg : args) {
     if (arg == "--help" || arg == "-h") {
-      std::cout << tensoract::kUsage;
+      std::cout << tensoract::kUsage << tensoract::kNodeClientFlagsUsage;
       return 0;
     }
   }
   auto parsed = tensoract::ParseArgs(args);
   if (!parsed.ok()) {
-    std::cerr << "tensoract-inspect: " << parsed.status() << "\n" << tensoract::kUsage;
+    std::cerr << "tensoract-inspect: " << parsed.status() << "\n" << tensoract::kUsage << tensoract::kNodeClientFlagsUsage;
     return 2;
   }
-  auto credentials = tensoract::LoadClusterCredentials(parsed->token_file, parsed->tls_cert_file,
-                                                       parsed->tls_key_file, parsed->tls_ca_file);
+  auto credentials = tensoract::LoadClusterCredentials(parsed->flags.token_file, parsed->flags.tls_cert_file,
+                                                       parsed->flags.tls_key_file, parsed->flags.tls_ca_file);
   if (!credentials.ok()) {
     std::cerr << "tensoract-inspect: " << credentials.status() << "\n";
     return 1;

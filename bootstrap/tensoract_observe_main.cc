@@ -1,0 +1,177 @@
+// tensoract-observe: a live view of a whole running cluster, seen from any one of its nodes
+// (bootstrap/observer.h): every task and its health, every actor with its mailbox and what
+// it does, the steps in flight, each executor's running, ready and pending nodes, the
+// rendezvous waits, and why the oldest step is not done yet.
+//
+//   tensoract-observe HOST:PORT [--token-file F | --tls-...] [--interval-ms N] [--timeout-ms N]
+//   tensoract-observe HOST:PORT --once            one frame on stdout, then exit
+//   tensoract-observe HOST:PORT --why [STEP]      why STEP (default: the oldest) is stuck
+//
+// Live, it redraws every --interval-ms (default 1000) until 'q', Ctrl-C or SIGTERM. It
+// presents the cluster's token or TLS certificate like any peer. Exit 0, or 1 when the
+// first node cannot be reached, 2 on bad arguments.
+#include <poll.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "bootstrap/cluster_spec.h"
+#include "bootstrap/node_auth.h"
+#include "bootstrap/observer.h"
+
+namespace tensoract {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tensoract-observe HOST:PORT [--once | --why [STEP]] [--interval-ms N]\n"
+    "                         [--token-file PATH | --tls-cert P --tls-key P --tls-ca P] [--timeout-ms N]\n"
+    "A live view of the cluster of the tensoract-node at HOST:PORT ('q' quits).\n"
+    "  --once             print one frame and exit\n"
+    "  --why [STEP]       explain why STEP (default: the oldest step in flight) has not finished\n"
+    "  --interval-ms N    time between frames (default 1000)\n";
+
+struct ObserveArgs {
+  NodeClientFlags flags;
+  bool once = false, why = false;
+  int64_t why_step = -1;
+  int interval_ms = 1000;
+};
+
+StatusOr<ObserveArgs> ParseArgs(const std::vector<std::string>& args) {
+  ObserveArgs parsed;
+  parsed.flags.timeout_ms = 1500;
+  auto number = [](const std::string& v) {
+    return !v.empty() && v.size() <= 18 && v.find_first_not_of("0123456789") == std::string::npos;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--once") {
+      parsed.once = true;
+    } else if (args[i] == "--why") {
+      parsed.why = true;
+      if (i + 1 < args.size() && number(args[i + 1])) parsed.why_step = std::stoll(args[++i]);
+    } else if (args[i] == "--interval-ms") {
+      if (i + 1 == args.size() || !number(args[i + 1]) || args[i + 1].size() > 7) {
+        return errors::InvalidArgument("--interval-ms needs a number of milliseconds");
+      }
+      parsed.interval_ms = std::max(50, std::stoi(args[++i]));
+    } else {
+      TA_ASSIGN_OR_RETURN(bool taken, ParseNodeClientFlag(args, &i, &parsed.flags));
+      if (!taken) return errors::InvalidArgument("unexpected argument '", args[i], "'");
+    }
+  }
+  if (parsed.flags.address.empty()) return errors::InvalidArgument("which node? (HOST:PORT is required)");
+  return parsed;
+}
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop = true; }
+
+// 'q' on a terminal's stdin, read without waiting for a newline.
+class KeyReader {
+ public:
+  KeyReader() : tty_(isatty(STDIN_FILENO)) {
+    if (!tty_ || tcgetattr(STDIN_FILENO, &saved_) != 0) {
+      tty_ = false;
+      return;
+    }
+    termios raw = saved_;
+    raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
+    tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+  }
+  ~KeyReader() {
+    if (tty_) tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
+  }
+  // Waits up to `ms` for a key; true when it was 'q'.
+  bool QuitWithin(int ms) {
+    if (!tty_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      return false;
+    }
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    if (poll(&p, 1, ms) <= 0) return false;
+    char c = 0;
+    return read(STDIN_FILENO, &c, 1) == 1 && (c == 'q' || c == 'Q');
+  }
+
+ private:
+  bool tty_;
+  termios saved_{};
+};
+
+std::string Frame(Observer& observer, const ObserveArgs& args) {
+  ClusterView view = observer.Poll();
+  std::string out = RenderView(view);
+  const int64_t step = args.why_step >= 0 ? args.why_step : OldestStep(view);
+  if (step >= 0) out += "\nWHY\n  " + ExplainStep(view, step);
+  return out;
+}
+
+int Observe(const ObserveArgs& args, const ClusterCredentials& credentials) {
+  caf::actor_system_config config;
+  Status configured = ConfigureClusterTransport(config, credentials, "tensoract-observe");
+  if (!configured.ok()) {
+    std::cerr << "tensoract-observe: " << configured << "\n";
+    return 1;
+  }
+  caf::actor_system system{config};
+  auto start = ParseTaskAddress(args.flags.address);
+  Observer observer(system, *start, std::chrono::milliseconds(args.flags.timeout_ms));
+  if (args.once || args.why) {
+    ClusterView view = observer.Poll();
+    if (view.nodes.empty()) {
+      std::cerr << "tensoract-observe: " << args.flags.address << ": " << view.silent.begin()->second << "\n";
+      return 1;
+    }
+    if (args.once) std::cout << RenderView(view);
+    if (args.why) {
+      const int64_t step = args.why_step >= 0 ? args.why_step : OldestStep(view);
+      std::cout << (step < 0 ? std::string("no step in flight\n") : ExplainStep(view, step));
+    }
+    std::cout << std::flush;
+    return 0;
+  }
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  KeyReader keys;
+  while (!g_stop) {
+    const std::string frame = Frame(observer, args);
+    std::cout << "\x1b[H\x1b[2J" << frame << "\n(refreshing every " << args.interval_ms << " ms; q quits)"
+              << std::flush;
+    if (keys.QuitWithin(args.interval_ms)) break;
+  }
+  std::cout << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace tensoract
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::cout << tensoract::kUsage << tensoract::kNodeClientFlagsUsage;
+      return 0;
+    }
+  }
+  auto parsed = tensoract::ParseArgs(args);
+  if (!parsed.ok()) {
+    std::cerr << "tensoract-observe: " << parsed.status() << "\n" << tensoract::kUsage << tensoract::kNodeClientFlagsUsage;
+    return 2;
+  }
+  auto credentials = tensoract::LoadClusterCredentials(parsed->flags.token_file, parsed->flags.tls_cert_file,
+                                                       parsed->flags.tls_key_file, parsed->flags.tls_ca_file);
+  if (!credentials.ok()) {
+    std::cerr << "tensoract-observe: " << credentials.status() << "\n";
+    return 1;
+  }
+  return tensoract::Observe(*parsed, *credentials);
+}
