@@ -9,6 +9,8 @@
 
 #include <caf/all.hpp>
 
+#include "messages/observer.pb.h"
+
 namespace tensoract {
 namespace {
 
@@ -288,6 +290,20 @@ caf::behavior queue_actor(Self* self, std::shared_ptr<SharedQueue> q, caf::actor
         st.dequeues.clear();
         self->quit();
       },
+      [=](observe_atom) -> std::string {
+        auto& st = self->state;
+        observe::NodeSnapshot part;
+        observe::Actor* actor = part.add_actors();
+        actor->set_kind("queue");
+        actor->set_mailbox(static_cast<int64_t>(self->mailbox().size()));
+        std::lock_guard<std::mutex> lock(st.q->mu);
+        actor->set_name(st.q->spec.Describe());
+        actor->set_doing(StrCat(st.q->buffer.size(), " of ",
+                                st.q->spec.capacity < 0 ? std::string("unbounded") : std::to_string(st.q->spec.capacity),
+                                " elements", st.q->closed ? ", closed" : "", ", ", st.enqueues.size(), " enqueues and ",
+                                st.dequeues.size(), " dequeues waiting"));
+        return part.SerializeAsString();
+      },
       [=](inspect_atom) -> std::string {
         auto& st = self->state;
         std::lock_guard<std::mutex> lock(st.q->mu);
@@ -424,10 +440,30 @@ class ActorQueue : public QueueInterface {
 
 }  // namespace
 
-QueueMaker MakeQueueMaker(caf::actor_system& system, caf::actor_addr owner) {
-  return [&system, owner](const QueueSpec& spec) -> StatusOr<std::shared_ptr<QueueInterface>> {
+void QueueRegistry::Add(caf::actor_addr queue) {
+  std::lock_guard<std::mutex> lock(mu_);
+  queues_.push_back(std::move(queue));
+}
+
+std::vector<caf::actor> QueueRegistry::Live() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<caf::actor> live;
+  std::vector<caf::actor_addr> kept;
+  for (caf::actor_addr& addr : queues_) {
+    if (auto actor = caf::actor_cast<caf::actor>(addr)) {
+      live.push_back(std::move(actor));
+      kept.push_back(std::move(addr));
+    }
+  }
+  queues_ = std::move(kept);
+  return live;
+}
+
+QueueMaker MakeQueueMaker(caf::actor_system& system, caf::actor_addr owner, std::shared_ptr<QueueRegistry> registry) {
+  return [&system, owner, registry](const QueueSpec& spec) -> StatusOr<std::shared_ptr<QueueInterface>> {
     auto q = std::make_shared<SharedQueue>(spec);
     caf::actor actor = system.spawn<caf::lazy_init>(queue_actor, q, owner);
+    if (registry) registry->Add(actor.address());
     return std::shared_ptr<QueueInterface>(std::make_shared<ActorQueue>(q, std::move(actor)));
   };
 }

@@ -20,9 +20,13 @@
 //   (queue_pump_atom)                           -> nothing: a fast path made room or elements
 //   (queue_destroy_atom)                        -> fails everything waiting, then quits
 //   (inspect_atom)                              -> std::string
+//   (observe_atom)                              -> std::string (its part of a node snapshot)
 // The actor links to the worker that made it, so it goes down with its task.
 #ifndef TENSORACT_ACTORS_QUEUE_ACTOR_H_
 #define TENSORACT_ACTORS_QUEUE_ACTOR_H_
+
+#include <mutex>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/actor_addr.hpp>
@@ -60,7 +64,21 @@ struct QueueDoneCallback {
 
 // The maker a worker installs on its devices (Device::set_queue_maker): each queue is a
 // new actor in `system`, linked to `owner` (the worker).
-QueueMaker MakeQueueMaker(caf::actor_system& system, caf::actor_addr owner);
+// The queue actors a worker made, for an observer: weak addresses, the live ones on demand.
+// Thread-safety: any thread (kernels make queues).
+class QueueRegistry {
+ public:
+  void Add(caf::actor_addr queue);
+  std::vector<caf::actor> Live();  // forgets the ones gone
+
+ private:
+  std::mutex mu_;
+  std::vector<caf::actor_addr> queues_;
+};
+
+// `registry` (may be null) learns every queue actor made.
+QueueMaker MakeQueueMaker(caf::actor_system& system, caf::actor_addr owner,
+                          std::shared_ptr<QueueRegistry> registry = nullptr);
 
 }  // namespace tensoract
 

@@ -63,6 +63,7 @@ struct WorkerState {
   std::vector<std::shared_ptr<Device>> devices;
   std::vector<caf::actor> device_actors;
   caf::actor rendezvous_actor;
+  std::shared_ptr<QueueRegistry> queues = std::make_shared<QueueRegistry>();  // for an observer
   std::shared_ptr<ClusterRendezvous> rendezvous;
   uint64_t incarnation = 0;  // tells this process's worker apart from a restarted one
   std::unique_ptr<DataPlaneServer> data_plane;  // with serve_data_plane
@@ -258,7 +259,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
     st.device_actors.push_back(SpawnDeviceActor(self->system(), device));
     self->link_to(st.device_actors.back());  // the devices go down with their worker
     // Queues made by this worker's steps are actors of its own, going down with it.
-    device->set_queue_maker(MakeQueueMaker(self->system(), self->address()));
+    device->set_queue_maker(MakeQueueMaker(self->system(), self->address(), st.queues));
     st.devices.push_back(std::move(device));
   }
   return {
@@ -461,6 +462,10 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         for (const auto& d : st.devices) names.push_back("device " + d->name());
         asked.push_back(st.rendezvous_actor);
         names.push_back("the rendezvous");
+        for (caf::actor& q : st.queues->Live()) {
+          asked.push_back(std::move(q));
+          names.push_back("a queue");
+        }
         for (const auto& [id, step] : st.running) {
           for (const caf::actor& e : step->executors) {
             asked.push_back(e);

@@ -26,6 +26,7 @@ packages=(
   libssl-dev openssl
   dataset-fashion-mnist
   python3 python3-pip
+  tmux
 )
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

@@ -91,6 +91,7 @@ TEST_CASE("tensoract-observe shows the cluster and explains a stuck step, a froz
   CHECK_THAT(frame, Catch::Contains("master") && Catch::Contains("rendezvous") && Catch::Contains("executor of step"));
   CHECK_THAT(frame, Catch::Contains("STEPS IN FLIGHT (1)"));
   CHECK_THAT(frame, Catch::Contains("running  dequeue (QueueDequeueV2)"));
+  CHECK_THAT(frame, Catch::Contains("queue      FIFOQueue 'w1_queue'") && Catch::Contains("1 dequeues waiting"));
 
   // Nothing frozen: the root is the empty queue on worker 1.
   const std::string why = Observe(cluster.worker0.port(), "--why");
@@ -120,6 +121,15 @@ TEST_CASE("tensoract-observe shows the cluster and explains a stuck step, a froz
   CHECK(std::regex_search(frozen, key));
   CHECK_THAT(frozen, Catch::Contains("`sum` waits for `w1_value/_Recv_"));
 
+  // TENSORACT_OBSERVE_CAPTURE=FILE keeps what the observer showed (README's example).
+  if (const char* capture = std::getenv("TENSORACT_OBSERVE_CAPTURE")) {
+    if (FILE* f = std::fopen(capture, "w")) {
+      std::fprintf(f, "$ tensoract-observe 127.0.0.1:PORT --once\n%s\n$ tensoract-observe 127.0.0.1:PORT --why\n%s\n"
+                      "(worker 1 frozen with SIGSTOP)\n$ tensoract-observe 127.0.0.1:PORT --why\n%s",
+                   frame.c_str(), why.c_str(), frozen.c_str());
+      std::fclose(f);
+    }
+  }
   // Let the step go: it ends normally.
   auto feeder = Connect(cluster.target());
   REQUIRE(feeder->Create(BlockedGraph()).ok());
