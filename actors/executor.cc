@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 
 #include <caf/all.hpp>
 
@@ -139,6 +140,8 @@ struct ExecutorState {
   int in_flight = 0;  // kernels on the device's threads or running asynchronously
   std::vector<int> running;  // by node: how many of its kernels are in flight (an observer asks)
   std::chrono::steady_clock::time_point started;  // the step's start here
+  std::shared_ptr<const WatchSpec> watch;         // this step's watched tensors (rarely set)
+  std::map<std::pair<int, int>, observe::TensorStats> seen;  // a NaN search's outputs so far
   int device_threads = 1;  // of the plan's device
   bool finished = false;
   bool resume_sent = false;
@@ -186,8 +189,11 @@ void Finish(Self* self, Status status) {
 
 // Sets the executor up for step `step_id` (its first, or a later one once idle): what a
 // step owns starts afresh; the plan, the device and the retired iterations' arrays stay.
-void BeginStep(ExecutorState& st, int64_t step_id, std::vector<Tensor> args, bool collect_stats) {
+void BeginStep(ExecutorState& st, int64_t step_id, std::vector<Tensor> args, bool collect_stats,
+               std::shared_ptr<const WatchSpec> watch) {
   st.step_id = step_id;
+  st.watch = std::move(watch);
+  st.seen.clear();
   st.collect_stats = collect_stats;
   st.frame = std::make_unique<StepCallFrame>(std::move(args), st.plan->num_retvals, st.plan->retval_indices);
   if (st.root != nullptr) Recycle(st, 0, std::move(st.root_frame.iterations.front()));
@@ -608,9 +614,80 @@ Status TakeInputs(ExecutorState& st, IterationState* it, const NodeItem& item, N
   return Status::OK();
 }
 
+// A watched step: the statistics of the node's watched outputs go to the sink; a NaN
+// search stops the step at the first output holding a NaN or an infinity, and reports it
+// with its inputs as their producers left them. OK, or the error that stops the step.
+Status Watch(ExecutorState& st, const KernelDone& done) {
+  const WatchSpec& spec = *st.watch;
+  const NodeItem& item = st.plan->nodes[done.node];
+  auto stats = [&](int port, const Tensor& t) {
+    observe::TensorStats s = StatsOf(t, spec.values);
+    s.set_node(item.kernel->name());
+    s.set_output(port);
+    s.set_step_id(st.step_id);
+    s.set_device(st.plan->device->name());
+    return s;
+  };
+  auto watched = spec.outputs.find(item.kernel->name());
+  if (watched != spec.outputs.end() && spec.sink) {
+    for (int port : watched->second) {
+      if (port < static_cast<int>(done.outputs.size()) && done.outputs[port].IsInitialized()) {
+        spec.sink->Add(stats(port, done.outputs[port]));
+      }
+    }
+  }
+  if (!spec.find_nan) return Status::OK();
+  int bad = -1;
+  for (size_t o = 0; o < done.outputs.size(); ++o) {
+    if (!done.outputs[o].IsInitialized()) continue;
+    st.seen[{done.node, static_cast<int>(o)}] = stats(static_cast<int>(o), done.outputs[o]);
+    if (bad < 0 && HasNanOrInf(done.outputs[o])) bad = static_cast<int>(o);
+  }
+  if (bad < 0) return Status::OK();
+  observe::NanReport report;
+  report.set_step_id(st.step_id);
+  report.set_device(st.plan->device->name());
+  report.set_node(item.kernel->name());
+  report.set_op(item.kernel->type_string());
+  for (size_t o = 0; o < done.outputs.size(); ++o) {
+    auto it = st.seen.find({done.node, static_cast<int>(o)});
+    if (it != st.seen.end()) *report.add_outputs() = it->second;
+  }
+  // Its inputs, by input index: the producers' outputs feeding this node's slots.
+  std::vector<const observe::TensorStats*> inputs(item.num_inputs, nullptr);
+  for (size_t n = 0; n < st.plan->nodes.size(); ++n) {
+    const auto& ports = st.plan->nodes[n].consumers;
+    for (size_t o = 0; o < ports.size(); ++o) {
+      for (const ExecutorPlan::Consumer& c : ports[o]) {
+        const int index = c.slot - item.input_start;
+        if (c.node != done.node || index < 0 || index >= item.num_inputs) continue;
+        auto it = st.seen.find({static_cast<int>(n), static_cast<int>(o)});
+        if (it != st.seen.end()) inputs[index] = &it->second;
+      }
+    }
+  }
+  std::string described;
+  for (const observe::TensorStats* in : inputs) {
+    if (in == nullptr) continue;
+    *report.add_inputs() = *in;
+    described += StrCat(described.empty() ? "" : "; ", in->node(), ":", in->output(), " min ", in->min(), " max ",
+                        in->max(), " NaN ", in->nan_count(), " inf ", in->inf_count());
+  }
+  const observe::TensorStats& out = st.seen[{done.node, bad}];
+  if (spec.sink) spec.sink->Add(std::move(report));
+  return errors::InvalidArgument("NaN search: node '", item.kernel->name(), "' (", item.kernel->type_string(), ") on ",
+                                 st.plan->device->name(), " produced ", out.nan_count(), " NaN and ", out.inf_count(),
+                                 " infinite values in output ", bad, " of step ", st.step_id, "; its inputs: ",
+                                 described.empty() ? "none seen" : described);
+}
+
 void Complete(Self* self, KernelDone& done, bool inline_run) {
   auto& st = self->state;
   if (!done.status.ok()) return Finish(self, done.status);
+  if (st.watch) {
+    Status watched = Watch(st, done);
+    if (!watched.ok()) return Finish(self, watched);
+  }
   if (st.collect_stats) RecordStats(st, done, inline_run);
   Status s = Propagate(st, done);
   if (!s.ok()) Finish(self, s);
@@ -791,7 +868,7 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
   st.device_owner = std::move(args.device_owner);
   st.device_threads = st.plan->device->num_threads();
   st.spare.resize(st.plan->frames.size());
-  BeginStep(st, args.step_id, std::move(args.args), args.collect_stats);
+  BeginStep(st, args.step_id, std::move(args.args), args.collect_stats, std::move(args.watch));
   auto start = [=] {
     auto& st = self->state;
     st.promise = self->make_response_promise();
@@ -810,7 +887,7 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
           self->make_response_promise().deliver(std::move(busy));
           return;
         }
-        BeginStep(st, next.step_id, std::move(next.args), next.collect_stats);
+        BeginStep(st, next.step_id, std::move(next.args), next.collect_stats, std::move(next.watch));
         start();  // answers through the promise it makes
       },
       [=](kernel_done_atom, KernelDone& done) {

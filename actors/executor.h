@@ -36,6 +36,7 @@
 #include <caf/actor_system.hpp>
 
 #include "actors/executor_plan.h"
+#include "actors/tensor_watch.h"
 #include "actors/messages.h"
 
 namespace tensoract {
@@ -50,6 +51,7 @@ struct ExecutorArgs {
   // thread (their parallel parts use the device's threads): a session torn down mid-kernel
   // must not free the device under it.
   std::shared_ptr<Device> device_owner;
+  std::shared_ptr<const WatchSpec> watch;  // tensors to watch in this step (null: none)
 };
 
 // A later step for an idle executor (start_atom, ExecutorStep).
@@ -57,6 +59,7 @@ struct ExecutorStep {
   int64_t step_id = 0;
   std::vector<Tensor> args;  // by _Arg index
   bool collect_stats = false;
+  std::shared_ptr<const WatchSpec> watch;
 };
 
 // Kernels whose inputs total fewer bytes than this run inline even if expensive: handing

@@ -196,6 +196,15 @@ void OnRunGraphDone(Self* self, int64_t step_id, int task, RunGraphResponse repl
   auto found = st.steps.find(step_id);
   if (found == st.steps.end()) return;  // already failed
   StepInFlight& step = found->second;
+  // A task aborted because another failed (its Recv's peer ended the step) may answer
+  // before the one that failed: the failure itself is the step's error, as TensorFlow's
+  // StatusGroup prefers a root error to the aborts it caused.
+  const auto derived = [](const Status& s) {
+    return s.code() == error::ABORTED || s.code() == error::CANCELLED;
+  };
+  if (!reply.status.ok() && !step.status.ok() && derived(step.status) && !derived(reply.status)) {
+    step.status = reply.status;
+  }
   if (!reply.status.ok() && step.status.ok()) {
     // The first error is the cause; the other tasks stop now rather than at their Recvs'
     // deadlines.

@@ -76,6 +76,9 @@ using inspect_atom = caf::atom_constant<caf::atom("inspect")>;
 // (observe_atom) -> std::string: the actor's part of its node's snapshot for an observer
 // (a serialized observe::NodeSnapshot with only its own fields set; messages/observer.proto).
 using observe_atom = caf::atom_constant<caf::atom("observe")>;
+// (watch_atom, std::string request) -> Status: a worker watches tensors in its next steps
+// (a serialized observe::WatchRequest; actors/tensor_watch.h).
+using watch_atom = caf::atom_constant<caf::atom("watch")>;
 // Cluster, master -> worker: liveness and identity (WorkerInfo), where the other tasks'
 // data planes are (PeerDirectory), stopping a step that failed elsewhere, and dropping
 // what is left of a step once every task has answered RunGraph.

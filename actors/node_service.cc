@@ -282,6 +282,12 @@ caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
         Reply(rp, errors::Unimplemented("this node has no method '", method, "'",
                                         master ? "" : " (it runs no master)"), "");
       },
+      [=](watch_atom, const std::string& request) {
+        auto rp = self->make_response_promise();
+        self->request(worker, std::chrono::seconds(5), watch_atom::value, request)
+            .then([=](const Status& s) mutable { rp.deliver(s.ok() ? std::string() : s.ToString()); },
+                  [=](caf::error& e) mutable { rp.deliver(FromCafError(e, "asking the worker to watch").ToString()); });
+      },
       [=](observe_atom) {
         auto rp = self->make_response_promise();
         observe::NodeSnapshot base;

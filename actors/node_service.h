@@ -11,6 +11,8 @@
 //   (inspect_atom) -> std::string: the master's state (if any) and the worker's
 //   (observe_atom) -> std::string: a serialized observe::NodeSnapshot of the whole node
 //                    (messages/observer.proto), for tensoract-observe
+//   (watch_atom, std::string) -> std::string: the worker watches tensors in its next steps
+//                    (a serialized observe::WatchRequest); "" or the error
 //
 // A request the service cannot parse gets InvalidArgument naming the method; an unknown
 // method gets Unimplemented.

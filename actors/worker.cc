@@ -64,6 +64,10 @@ struct WorkerState {
   std::vector<caf::actor> device_actors;
   caf::actor rendezvous_actor;
   std::shared_ptr<QueueRegistry> queues = std::make_shared<QueueRegistry>();  // for an observer
+  // Tensors an observer asked to watch in the next `watch_steps` steps, and what was seen.
+  std::shared_ptr<const WatchSpec> watch;
+  int watch_steps = 0;
+  std::shared_ptr<WatchSink> watched = std::make_shared<WatchSink>();
   std::shared_ptr<ClusterRendezvous> rendezvous;
   uint64_t incarnation = 0;  // tells this process's worker apart from a restarted one
   std::unique_ptr<DataPlaneServer> data_plane;  // with serve_data_plane
@@ -310,6 +314,11 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         step->promise = self->make_response_promise<RunGraphResponse>();
         step->remaining = static_cast<int>(graph.plans.size());
         st.running[step_id] = step;
+        std::shared_ptr<const WatchSpec> watch;
+        if (st.watch && st.watch_steps > 0) {
+          watch = st.watch;
+          if (--st.watch_steps == 0) st.watch.reset();
+        }
         // Each partition's executor: an idle one of an earlier step, or a new one. Every
         // executor gets every feed (a Tensor copy shares its buffer).
         std::vector<std::vector<Tensor>> later_args(graph.plans.size());
@@ -329,7 +338,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           step->executors.push_back(SpawnExecutor(
               self->system(), ExecutorArgs{graph.plans[p], st.device_actors[graph.device_index[p]], step_id,
                                            std::move(args), request.collect_stats,
-                                           st.devices[graph.device_index[p]]}));
+                                           st.devices[graph.device_index[p]], watch}));
         }
         if (graph.plans.empty()) {
           auto promise = step->promise;
@@ -346,7 +355,8 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           const caf::actor executor = step->executors[p];
           // Local: the executor answers (or CAF does, if it stops); the deadline is the tick's.
           auto sent = reused[p] ? self->request(executor, caf::infinite, start_atom::value,
-                                                ExecutorStep{step_id, std::move(later_args[p]), request.collect_stats})
+                                                ExecutorStep{step_id, std::move(later_args[p]), request.collect_stats,
+                                                             watch})
                                 : self->request(executor, caf::infinite, start_atom::value);
           sent.then(
               [=](RunGraphResponse& reply) {
@@ -447,10 +457,23 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         self->state.graphs.erase(found);
         return Status::OK();
       },
+      [=](watch_atom, const std::string& bytes) -> Status {
+        auto& st = self->state;
+        observe::WatchRequest request;
+        if (!request.ParseFromString(bytes)) return errors::InvalidArgument("an unreadable watch request");
+        if (request.steps() < 1 || request.steps() > 1000) {
+          return errors::InvalidArgument("watch: steps must be 1 to 1000, not ", request.steps());
+        }
+        TA_ASSIGN_OR_RETURN(WatchSpec spec, WatchSpec::FromRequest(request, st.watched));
+        st.watch = std::make_shared<const WatchSpec>(std::move(spec));
+        st.watch_steps = request.steps();
+        return Status::OK();
+      },
       [=](observe_atom) -> caf::result<std::string> {
         auto& st = self->state;
         observe::NodeSnapshot base;
         base.set_task(st.options.task_name);
+        st.watched->CopyTo(&base);
         base.set_incarnation(st.incarnation);
         observe::Actor* actor = base.add_actors();
         actor->set_name("worker " + st.options.task_name);

@@ -257,6 +257,42 @@ ClusterView Observer::Poll() {
   return view;
 }
 
+Status Observer::Watch(const ClusterView& view, const observe::WatchRequest& request) {
+  std::vector<std::string> addresses = {view.origin};
+  for (const observe::Task& t : view.tasks) {
+    if (!t.address().empty()) addresses.push_back(t.address());
+  }
+  const std::string bytes = request.SerializeAsString();
+  for (const std::string& address : addresses) {
+    TA_ASSIGN_OR_RETURN(caf::actor node, Connection(address));
+    caf::scoped_actor self{system_};
+    Status result = errors::DeadlineExceeded("no answer from ", address);
+    self->request(node, timeout_, watch_atom::value, bytes)
+        .receive([&](const std::string& error) { result = error.empty() ? Status::OK() : errors::Internal(error); },
+                 [&](caf::error& e) { result = FromCafError(e, StrCat("asking ", address, " to watch")); });
+    TA_RETURN_IF_ERROR(result);
+  }
+  return Status::OK();
+}
+
+std::string RenderStats(const observe::TensorStats& s) {
+  std::string shape;
+  for (int64_t d : s.shape()) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+  std::string out = StrCat("step ", s.step_id(), "  ", s.node(), ":", s.output(), " on ", s.device(), "  ", s.dtype(),
+                           " [", shape, "]  min ", s.min(), " max ", s.max(), " mean ", s.mean(), "  NaN ",
+                           s.nan_count(), " inf ", s.inf_count());
+  if (!s.values().empty()) out += "\n    values: " + s.values();
+  return out;
+}
+
+std::string RenderNan(const observe::NanReport& r) {
+  std::string out = StrCat("first NaN or infinity of step ", r.step_id(), ": node `", r.node(), "` (", r.op(), ") on ",
+                           r.device(), "\n");
+  for (const auto& o : r.outputs()) out += "  output " + RenderStats(o) + "\n";
+  for (const auto& i : r.inputs()) out += "  input  " + RenderStats(i) + "\n";
+  return out;
+}
+
 int64_t OldestStep(const ClusterView& view) {
   int64_t oldest = -1;
   double age = -1;

@@ -41,6 +41,9 @@ class Observer {
   Observer(caf::actor_system& system, TaskAddress start, std::chrono::milliseconds timeout);
   // One round: the start node, then every other task its master knows.
   ClusterView Poll();
+  // Asks every node of `view` to watch tensors in its next steps (actors/tensor_watch.h);
+  // the reports come with later Polls (NodeSnapshot::watched and nans). The first error.
+  Status Watch(const ClusterView& view, const observe::WatchRequest& request);
 
  private:
   StatusOr<caf::actor> Connection(const std::string& address);
@@ -63,6 +66,10 @@ int64_t OldestStep(const ClusterView& view);
 // waits on /job:worker/replica:0/task:1: its executor has `add` pending on Recv `x:0` from
 // /job:ps/replica:0/task:0, which does not answer (no heartbeat for 2.3 s)".
 std::string ExplainStep(const ClusterView& view, int64_t step_id);
+
+// A watched tensor's statistics, one line; a NaN search's finding, with its inputs.
+std::string RenderStats(const observe::TensorStats& stats);
+std::string RenderNan(const observe::NanReport& report);
 
 // "/job:ps/replica:0/task:0" from a device name (or a rendezvous key's source device).
 std::string TaskOfDevice(const std::string& device);

@@ -6,6 +6,11 @@
 //   tensoract-observe HOST:PORT [--token-file F | --tls-...] [--interval-ms N] [--timeout-ms N]
 //   tensoract-observe HOST:PORT --once            one frame on stdout, then exit
 //   tensoract-observe HOST:PORT --why [STEP]      why STEP (default: the oldest) is stuck
+//   tensoract-observe HOST:PORT --watch T1,T2 [--steps N] [--values]
+//                                                 statistics of tensors in the next N steps
+//   tensoract-observe HOST:PORT --find-nan        the first node of the next step whose
+//                                                 output holds a NaN or an infinity (the step
+//                                                 stops there), with its inputs
 //
 // Live, it redraws every --interval-ms (default 1000) until 'q', Ctrl-C or SIGTERM. It
 // presents the cluster's token or TLS certificate like any peer. Exit 0, or 1 when the
@@ -18,6 +23,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -36,13 +42,19 @@ constexpr const char* kUsage =
     "A live view of the cluster of the tensoract-node at HOST:PORT ('q' quits).\n"
     "  --once             print one frame and exit\n"
     "  --why [STEP]       explain why STEP (default: the oldest step in flight) has not finished\n"
-    "  --interval-ms N    time between frames (default 1000)\n";
+    "  --interval-ms N    time between frames (default 1000)\n"
+    "  --watch T1,T2      watch tensors (\"node\" or \"node:k\") in the next --steps N steps (default 1):\n"
+    "                     shape, min, max, mean, NaN and infinity counts (--values: the values too)\n"
+    "  --find-nan         stop the next step at the first node producing a NaN or an infinity\n"
+    "  --wait-ms N        how long --watch and --find-nan wait for the steps (default 30000)\n";
 
 struct ObserveArgs {
   NodeClientFlags flags;
   bool once = false, why = false;
   int64_t why_step = -1;
   int interval_ms = 1000;
+  observe::WatchRequest watch;  // --watch / --find-nan
+  int wait_ms = 30000;
 };
 
 StatusOr<ObserveArgs> ParseArgs(const std::vector<std::string>& args) {
@@ -57,6 +69,24 @@ StatusOr<ObserveArgs> ParseArgs(const std::vector<std::string>& args) {
     } else if (args[i] == "--why") {
       parsed.why = true;
       if (i + 1 < args.size() && number(args[i + 1])) parsed.why_step = std::stoll(args[++i]);
+    } else if (args[i] == "--watch" && i + 1 < args.size()) {
+      std::string list = args[++i];
+      for (size_t start = 0; start <= list.size();) {
+        size_t comma = list.find(',', start);
+        if (comma == std::string::npos) comma = list.size();
+        if (comma > start) parsed.watch.add_tensors(list.substr(start, comma - start));
+        start = comma + 1;
+      }
+    } else if (args[i] == "--find-nan") {
+      parsed.watch.set_find_nan(true);
+    } else if (args[i] == "--values") {
+      parsed.watch.set_values(true);
+    } else if ((args[i] == "--steps" || args[i] == "--wait-ms") && i + 1 < args.size() && number(args[i + 1]) &&
+               args[i + 1].size() <= 7) {
+      const int v = std::stoi(args[i + 1]);
+      if (args[i] == "--steps") parsed.watch.set_steps(v);
+      else parsed.wait_ms = v;
+      ++i;
     } else if (args[i] == "--interval-ms") {
       if (i + 1 == args.size() || !number(args[i + 1]) || args[i + 1].size() > 7) {
         return errors::InvalidArgument("--interval-ms needs a number of milliseconds");
@@ -68,6 +98,7 @@ StatusOr<ObserveArgs> ParseArgs(const std::vector<std::string>& args) {
     }
   }
   if (parsed.flags.address.empty()) return errors::InvalidArgument("which node? (HOST:PORT is required)");
+  if (parsed.watch.steps() == 0) parsed.watch.set_steps(1);
   return parsed;
 }
 
@@ -114,6 +145,62 @@ std::string Frame(Observer& observer, const ObserveArgs& args) {
   return out;
 }
 
+// --watch and --find-nan: arms every node, then polls until the watched steps are seen
+// (or a NaN search's finding), printing each new report once.
+int WatchAndReport(Observer& observer, const ObserveArgs& args) {
+  ClusterView view = observer.Poll();
+  if (view.nodes.empty()) {
+    std::cerr << "tensoract-observe: " << args.flags.address << ": " << view.silent.begin()->second << "\n";
+    return 1;
+  }
+  // What the nodes kept from earlier watches is not news.
+  auto key = [](const observe::TensorStats& s) { return StrCat(s.step_id(), " ", s.device(), " ", s.node(), ":", s.output()); };
+  std::set<std::string> shown;
+  std::set<int64_t> nan_steps;
+  for (const auto& node : view.nodes) {
+    for (const auto& w : node.watched()) shown.insert(key(w));
+    for (const auto& n : node.nans()) nan_steps.insert(n.step_id());
+  }
+  Status armed = observer.Watch(view, args.watch);
+  if (!armed.ok()) {
+    std::cerr << "tensoract-observe: " << armed << "\n";
+    return 1;
+  }
+  std::cout << "watching " << (args.watch.find_nan() ? "for the first NaN or infinity in the next step" : "")
+            << (args.watch.find_nan() && args.watch.tensors_size() > 0 ? " and " : "");
+  for (int i = 0; i < args.watch.tensors_size(); ++i) std::cout << (i ? ", " : "") << args.watch.tensors(i);
+  if (args.watch.tensors_size() > 0) std::cout << " in the next " << args.watch.steps() << " steps";
+  std::cout << "\n" << std::flush;
+  std::set<int64_t> steps_seen;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(args.wait_ms);
+  bool nan_found = false;
+  while (std::chrono::steady_clock::now() < deadline && !g_stop) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    view = observer.Poll();
+    for (const auto& node : view.nodes) {
+      for (const auto& w : node.watched()) {
+        if (!shown.insert(key(w)).second) continue;
+        std::cout << RenderStats(w) << "\n";
+        steps_seen.insert(w.step_id());
+      }
+      for (const auto& n : node.nans()) {
+        if (!nan_steps.insert(n.step_id()).second) continue;
+        std::cout << RenderNan(n);
+        nan_found = true;
+      }
+    }
+    std::cout << std::flush;
+    const bool watch_done = args.watch.tensors_size() == 0 || static_cast<int>(steps_seen.size()) >= args.watch.steps();
+    if (watch_done && (!args.watch.find_nan() || nan_found)) return 0;
+  }
+  if (args.watch.find_nan() && !nan_found) std::cout << "no NaN or infinity seen within " << args.wait_ms << " ms\n";
+  if (args.watch.tensors_size() > 0 && static_cast<int>(steps_seen.size()) < args.watch.steps()) {
+    std::cout << "saw " << steps_seen.size() << " of " << args.watch.steps() << " steps within " << args.wait_ms
+              << " ms\n";
+  }
+  return 0;
+}
+
 int Observe(const ObserveArgs& args, const ClusterCredentials& credentials) {
   caf::actor_system_config config;
   // A quiet guest on the cluster's cores, which needs no latency: one scheduler thread
@@ -128,6 +215,7 @@ int Observe(const ObserveArgs& args, const ClusterCredentials& credentials) {
   caf::actor_system system{config};
   auto start = ParseTaskAddress(args.flags.address);
   Observer observer(system, *start, std::chrono::milliseconds(args.flags.timeout_ms));
+  if (args.watch.tensors_size() > 0 || args.watch.find_nan()) return WatchAndReport(observer, args);
   if (args.once || args.why) {
     ClusterView view = observer.Poll();
     if (view.nodes.empty()) {

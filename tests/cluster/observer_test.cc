@@ -8,6 +8,7 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <future>
 #include <regex>
@@ -173,6 +174,63 @@ TEST_CASE("tensoract-observe follows a task's restart", "[cluster][observe]") {
   CHECK(!second.empty());
   CHECK(second != first);
   CHECK_THAT(back, Catch::Contains("3 nodes answered, 0 silent"));
+}
+
+// On worker 1: "scaled" = 3a; "ratio" = (a - a) / (a * 0), NaN for any finite a; on the
+// ps: "out" = 2 ratio.
+tensorflow::GraphDef NanGraph() {
+  Scope root = Scope::NewRootScope();
+  Scope ps = root.WithDevice(kPs);
+  Scope w1 = root.WithDevice(kWorker1);
+  auto a = ops::Placeholder(root.WithOpName("a"), tensorflow::DT_FLOAT);
+  ops::Mul(w1.WithOpName("scaled"), a, 3.f);
+  Output num = ops::Sub(w1.WithOpName("num"), a, a);
+  Output den = ops::Mul(w1.WithOpName("den"), a, 0.f);
+  Output ratio = ops::RealDiv(w1.WithOpName("ratio"), num, den);
+  ops::Mul(ps.WithOpName("out"), ratio, 2.f);
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  return def;
+}
+
+TEST_CASE("tensoract-observe watches tensors of the next steps, and finds the first NaN", "[cluster][observe]") {
+  Cluster cluster;
+  auto session = Connect(cluster.target());
+  REQUIRE(session->Create(NanGraph()).ok());
+  std::vector<Tensor> out;
+  REQUIRE(session->Run({{"a", Tensor::Scalar<float>(1.f)}}, {"scaled"}, {}, &out).ok());  // registered, warm
+
+  // Watch "scaled" in the next two steps (the tool waits for them).
+  auto watching = std::async(std::launch::async, [&] {
+    return Observe(cluster.worker0.port(), "--watch scaled --steps 2 --wait-ms 20000");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  for (float a : {2.f, 5.f}) REQUIRE(session->Run({{"a", Tensor::Scalar<float>(a)}}, {"scaled"}, {}, &out).ok());
+  const std::string watched = watching.get();
+  INFO(watched);
+  CHECK(std::regex_search(watched, std::regex("step [0-9]+  scaled:0 on /job:worker/replica:0/task:1/device:CPU:0  "
+                                              "float \\[\\]  min 6 max 6 mean 6  NaN 0 inf 0")));
+  CHECK_THAT(watched, Catch::Contains("scaled:0") && Catch::Contains("min 15 max 15 mean 15"));
+  CHECK_THAT(watched, !Catch::Contains("saw 1 of 2"));
+
+  // The NaN search stops the next step at `ratio`, the division, and shows its inputs.
+  auto searching = std::async(std::launch::async, [&] {
+    return Observe(cluster.worker0.port(), "--find-nan --wait-ms 20000");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  Status stopped = session->Run({{"a", Tensor::Scalar<float>(4.f)}}, {"out"}, {}, &out);
+  const std::string found = searching.get();
+  INFO(found);
+  INFO(stopped.ToString());
+  CHECK(stopped.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(stopped.message(), Catch::Contains("NaN search: node 'ratio' (RealDiv)"));
+  CHECK_THAT(found, Catch::Contains("node `ratio` (RealDiv) on /job:worker/replica:0/task:1/device:CPU:0"));
+  CHECK(std::regex_search(found, std::regex("output step [0-9]+  ratio:0 .* NaN 1 inf 0")));
+  CHECK(std::regex_search(found, std::regex("input  step [0-9]+  num:0 .* min 0 max 0 mean 0  NaN 0 inf 0")));
+  CHECK(std::regex_search(found, std::regex("input  step [0-9]+  den:0 .* min 0 max 0 mean 0  NaN 0 inf 0")));
+  // Searched once: the next step runs, and its NaN comes out as TensorFlow's does.
+  REQUIRE(session->Run({{"a", Tensor::Scalar<float>(4.f)}}, {"out"}, {}, &out).ok());
+  CHECK(std::isnan(out[0].base<float>()[0]));
 }
 
 TEST_CASE("the live view refreshes in a terminal and quits on q", "[cluster][observe]") {
