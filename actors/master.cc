@@ -97,6 +97,11 @@ struct MasterState {
   CostModel cost_model;  // static estimates, refined by every step that collects statistics
   std::map<std::string, SessionState> sessions;
   std::map<int64_t, StepInFlight> steps;
+  // The last step run with statistics, for an observer's slow-step view (a copy: the
+  // client takes the reply's).
+  std::shared_ptr<const tensorflow::StepStats> last_traced;
+  int64_t last_traced_step = 0;
+  double last_traced_s = 0;
   std::map<int64_t, CallStarting> starting;  // by a start id of their own
   int64_t next_start = 0;
   int64_t next_step = 1;
@@ -132,7 +137,12 @@ void FinishStep(Self* self, int64_t step_id) {
     reply.step_stats = std::move(step.step_stats);
     reply.partition_graphs = std::move(step.partition_graphs);
     // Measured times make the next placements better (whitepaper section 3.2.1).
-    if (reply.step_stats) st.cost_model.RecordStepStats(*reply.step_stats);
+    if (reply.step_stats) {
+      st.cost_model.RecordStepStats(*reply.step_stats);
+      st.last_traced = std::make_shared<const tensorflow::StepStats>(*reply.step_stats);
+      st.last_traced_step = step_id;
+      st.last_traced_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - step.started).count();
+    }
   }
   step.promise.deliver(std::move(reply));
 }
@@ -487,6 +497,12 @@ std::string ObserveMaster(Self* self) {
                                     ? -1
                                     : std::chrono::duration<double>(now - t.last_heartbeat).count());
     if (!t.healthy) task->set_error(t.last_error.message());
+  }
+  if (st.last_traced) {
+    observe::TracedStep* traced = part.mutable_last_traced();
+    traced->set_step_id(st.last_traced_step);
+    traced->set_duration_s(st.last_traced_s);
+    *traced->mutable_step_stats() = *st.last_traced;
   }
   for (const auto& [id, step] : st.steps) {
     observe::Step* s = part.add_steps();

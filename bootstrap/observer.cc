@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <future>
+#include <map>
+#include <set>
 
 #include <caf/all.hpp>
 
@@ -273,6 +275,122 @@ Status Observer::Watch(const ClusterView& view, const observe::WatchRequest& req
     TA_RETURN_IF_ERROR(result);
   }
   return Status::OK();
+}
+
+namespace {
+
+struct TracedNode {
+  std::string device, name, op;
+  int64_t start = 0, end = 0;  // microseconds
+  std::vector<std::string> inputs;  // node names (same device)
+  std::string key;                  // a _Send's or _Recv's rendezvous key
+};
+
+// "name = Op(a, b:1, ^c) key=K" (the executor's timeline label).
+void ParseLabel(const std::string& label, TracedNode* n) {
+  const size_t eq = label.find(" = "), open = label.find('('), close = label.find(')');
+  if (eq != std::string::npos && open != std::string::npos) n->op = label.substr(eq + 3, open - eq - 3);
+  if (open != std::string::npos && close != std::string::npos && close > open) {
+    std::string list = label.substr(open + 1, close - open - 1);
+    for (size_t start = 0; start < list.size();) {
+      size_t comma = list.find(", ", start);
+      if (comma == std::string::npos) comma = list.size();
+      std::string in = list.substr(start, comma - start);
+      if (!in.empty() && in[0] == '^') in = in.substr(1);
+      if (const size_t colon = in.rfind(':'); colon != std::string::npos) in = in.substr(0, colon);
+      if (!in.empty()) n->inputs.push_back(in);
+      start = comma + 2;
+    }
+  }
+  if (const size_t k = label.find(" key="); k != std::string::npos) n->key = label.substr(k + 5);
+}
+
+std::string Ms(double us) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f ms", us / 1000);
+  return buf;
+}
+
+}  // namespace
+
+std::string ExplainSlowStep(const ClusterView& view) {
+  const observe::TracedStep* traced = nullptr;
+  for (const auto& node : view.nodes) {
+    if (node.has_last_traced()) traced = &node.last_traced();
+  }
+  if (traced == nullptr) return "";
+  std::vector<TracedNode> nodes;
+  std::map<std::pair<std::string, std::string>, size_t> by_name;  // (device, name)
+  std::map<std::string, size_t> sends;                            // key -> _Send
+  for (const auto& dev : traced->step_stats().dev_stats()) {
+    for (const auto& ns : dev.node_stats()) {
+      TracedNode n;
+      n.device = dev.device();
+      n.name = ns.node_name();
+      n.start = ns.all_start_micros();
+      n.end = ns.all_start_micros() + ns.all_end_rel_micros();
+      ParseLabel(ns.timeline_label(), &n);
+      by_name[{n.device, n.name}] = nodes.size();
+      if (n.op == "_Send" && !n.key.empty()) sends[n.key] = nodes.size();
+      nodes.push_back(std::move(n));
+    }
+  }
+  if (nodes.empty()) return "";
+  int64_t first = nodes.front().start;
+  size_t last = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    first = std::min(first, nodes[i].start);
+    if (nodes[i].end > nodes[last].end) last = i;
+  }
+  // Back from the last to end: each node's predecessor is the input that ended last.
+  std::vector<size_t> path = {last};
+  std::set<size_t> visited = {last};
+  for (size_t at = last; path.size() < 200;) {
+    const TracedNode& n = nodes[at];
+    std::vector<size_t> preds;
+    for (const std::string& in : n.inputs) {
+      auto it = by_name.find({n.device, in});
+      if (it != by_name.end()) preds.push_back(it->second);
+    }
+    if (n.op == "_Recv") {
+      auto it = sends.find(n.key);
+      if (it != sends.end()) preds.push_back(it->second);
+    }
+    size_t best = SIZE_MAX;
+    for (size_t p : preds) {
+      if (visited.count(p)) continue;
+      if (best == SIZE_MAX || nodes[p].end > nodes[best].end) best = p;
+    }
+    if (best == SIZE_MAX) break;
+    visited.insert(best);
+    path.push_back(best);
+    at = best;
+  }
+  std::reverse(path.begin(), path.end());
+  std::string out = StrCat("step ", traced->step_id(), " (traced) took ", Ms(traced->duration_s() * 1e6), "; nodes ran ",
+                           Ms(static_cast<double>(nodes[last].end - first)), " from the first start to the last end\n");
+  out += "  critical path (each waited for the one before it to end):\n";
+  for (size_t i : path) {
+    const TracedNode& n = nodes[i];
+    out += StrCat("    ", Pad(TaskOfDevice(n.device), 30), Pad(n.name, 36), Pad(n.op, 18), Ms(static_cast<double>(n.end - n.start)),
+                  " (starts at ", Ms(static_cast<double>(n.start - first)), ")\n");
+  }
+  // Per task: where its time went.
+  std::map<std::string, std::vector<size_t>> by_task;
+  for (size_t i = 0; i < nodes.size(); ++i) by_task[TaskOfDevice(nodes[i].device)].push_back(i);
+  out += "  busiest nodes per task:\n";
+  for (auto& [task, list] : by_task) {
+    std::sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+      return nodes[a].end - nodes[a].start > nodes[b].end - nodes[b].start;
+    });
+    std::string top;
+    for (size_t k = 0; k < list.size() && k < 3; ++k) {
+      const TracedNode& n = nodes[list[k]];
+      top += StrCat(k ? ", " : "", n.name, " (", n.op, ") ", Ms(static_cast<double>(n.end - n.start)));
+    }
+    out += StrCat("    ", Pad(task, 30), top, "\n");
+  }
+  return out;
 }
 
 std::string RenderStats(const observe::TensorStats& s) {

@@ -67,6 +67,12 @@ int64_t OldestStep(const ClusterView& view);
 // /job:ps/replica:0/task:0, which does not answer (no heartbeat for 2.3 s)".
 std::string ExplainStep(const ClusterView& view, int64_t step_id);
 
+// The master's last traced step (a client's Run with a trace level): its critical path,
+// the chain of nodes (across devices and tasks, a _Recv continuing at its _Send) each of
+// which waited for the previous one to end, walked back from the node that ended last;
+// and per task its busiest nodes. "" when no step was traced.
+std::string ExplainSlowStep(const ClusterView& view);
+
 // A watched tensor's statistics, one line; a NaN search's finding, with its inputs.
 std::string RenderStats(const observe::TensorStats& stats);
 std::string RenderNan(const observe::NanReport& report);

@@ -6,6 +6,7 @@
 //   tensoract-observe HOST:PORT [--token-file F | --tls-...] [--interval-ms N] [--timeout-ms N]
 //   tensoract-observe HOST:PORT --once            one frame on stdout, then exit
 //   tensoract-observe HOST:PORT --why [STEP]      why STEP (default: the oldest) is stuck
+//   tensoract-observe HOST:PORT --slow            the critical path of the last traced step
 //   tensoract-observe HOST:PORT --watch T1,T2 [--steps N] [--values]
 //                                                 statistics of tensors in the next N steps
 //   tensoract-observe HOST:PORT --find-nan        the first node of the next step whose
@@ -43,6 +44,7 @@ constexpr const char* kUsage =
     "  --once             print one frame and exit\n"
     "  --why [STEP]       explain why STEP (default: the oldest step in flight) has not finished\n"
     "  --interval-ms N    time between frames (default 1000)\n"
+    "  --slow             the critical path of the master's last traced step, and each task's busiest nodes\n"
     "  --watch T1,T2      watch tensors (\"node\" or \"node:k\") in the next --steps N steps (default 1):\n"
     "                     shape, min, max, mean, NaN and infinity counts (--values: the values too)\n"
     "  --find-nan         stop the next step at the first node producing a NaN or an infinity\n"
@@ -50,7 +52,7 @@ constexpr const char* kUsage =
 
 struct ObserveArgs {
   NodeClientFlags flags;
-  bool once = false, why = false;
+  bool once = false, why = false, slow = false;
   int64_t why_step = -1;
   int interval_ms = 1000;
   observe::WatchRequest watch;  // --watch / --find-nan
@@ -77,6 +79,8 @@ StatusOr<ObserveArgs> ParseArgs(const std::vector<std::string>& args) {
         if (comma > start) parsed.watch.add_tensors(list.substr(start, comma - start));
         start = comma + 1;
       }
+    } else if (args[i] == "--slow") {
+      parsed.slow = true;
     } else if (args[i] == "--find-nan") {
       parsed.watch.set_find_nan(true);
     } else if (args[i] == "--values") {
@@ -142,6 +146,8 @@ std::string Frame(Observer& observer, const ObserveArgs& args) {
   std::string out = RenderView(view);
   const int64_t step = args.why_step >= 0 ? args.why_step : OldestStep(view);
   if (step >= 0) out += "\nWHY\n  " + ExplainStep(view, step);
+  const std::string slow = ExplainSlowStep(view);
+  if (!slow.empty()) out += "\nLAST TRACED STEP\n  " + slow;
   return out;
 }
 
@@ -216,6 +222,17 @@ int Observe(const ObserveArgs& args, const ClusterCredentials& credentials) {
   auto start = ParseTaskAddress(args.flags.address);
   Observer observer(system, *start, std::chrono::milliseconds(args.flags.timeout_ms));
   if (args.watch.tensors_size() > 0 || args.watch.find_nan()) return WatchAndReport(observer, args);
+  if (args.slow) {
+    ClusterView view = observer.Poll();
+    if (view.nodes.empty()) {
+      std::cerr << "tensoract-observe: " << args.flags.address << ": " << view.silent.begin()->second << "\n";
+      return 1;
+    }
+    const std::string slow = ExplainSlowStep(view);
+    std::cout << (slow.empty() ? "no step was traced yet (a Run with RunOptions::trace_level above NO_TRACE)\n" : slow)
+              << std::flush;
+    return 0;
+  }
   if (args.once || args.why) {
     ClusterView view = observer.Poll();
     if (view.nodes.empty()) {

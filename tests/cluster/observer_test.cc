@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "client/session.h"
+#include "graph/builder/array_ops.h"
 #include "graph/builder/data_flow_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
@@ -231,6 +232,41 @@ TEST_CASE("tensoract-observe watches tensors of the next steps, and finds the fi
   // Searched once: the next step runs, and its NaN comes out as TensorFlow's does.
   REQUIRE(session->Run({{"a", Tensor::Scalar<float>(4.f)}}, {"out"}, {}, &out).ok());
   CHECK(std::isnan(out[0].base<float>()[0]));
+}
+
+TEST_CASE("tensoract-observe --slow walks a traced step's critical path across tasks", "[cluster][observe]") {
+  Cluster cluster;
+  auto session = Connect(cluster.target());
+  // The ps makes the weights; worker 1 multiplies a large batch by them (the slow part);
+  // the master's task sums the product.
+  Scope root = Scope::NewRootScope();
+  Scope ps = root.WithDevice(kPs);
+  Scope w1 = root.WithDevice(kWorker1);
+  auto fill = ops::Placeholder(root.WithOpName("fill_value"), tensorflow::DT_FLOAT);  // fed: nothing folds
+  Output w = ops::Identity(ps.WithOpName("w"), ops::Fill(ps, ops::Const(ps, {1024, 1024}), fill));
+  Output x = ops::Fill(w1, ops::Const(w1, {1024, 1024}), fill);
+  Output h = ops::MatMul(w1.WithOpName("big_matmul"), x, w);
+  ops::Sum(root.WithOpName("total"), h, {0, 1});
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  REQUIRE(session->Create(def).ok());
+  CHECK_THAT(Observe(cluster.worker0.port(), "--slow"), Catch::Contains("no step was traced yet"));
+  RunOptions options;
+  options.trace_level = RunOptions::FULL_TRACE;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  REQUIRE(session->Run(options, {{"fill_value", Tensor::Scalar<float>(0.5f)}}, {"total"}, {}, &out, &metadata).ok());
+  const std::string slow = Observe(cluster.worker0.port(), "--slow");
+  INFO(slow);
+  CHECK_THAT(slow, Catch::Contains("(traced) took") && Catch::Contains("critical path"));
+  // The path runs from the ps's weights through the big product on worker 1 to the sum.
+  const size_t weights = slow.find("/job:ps/replica:0/task:0"), product = slow.find("big_matmul"),
+               sum = slow.find("total");
+  CHECK(weights != std::string::npos);
+  CHECK(product != std::string::npos);
+  CHECK(sum != std::string::npos);
+  CHECK((weights < product && product < sum));
+  CHECK(std::regex_search(slow, std::regex("/job:worker/replica:0/task:1 +big_matmul \\(MatMul\\)")));
 }
 
 TEST_CASE("the live view refreshes in a terminal and quits on q", "[cluster][observe]") {
