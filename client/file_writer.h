@@ -24,7 +24,7 @@
 
 #include "base/status.h"
 #include "client/session.h"
-#include "kernels/io/record_io.h"
+#include "kernels/io/event_file.h"
 #include "messages/event.pb.h"
 #include "messages/graph.pb.h"
 
@@ -58,17 +58,16 @@ class FileWriter {
   // Flushes and closes the file; later calls fail with FailedPrecondition.
   Status Close();
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return file_->path(); }
 
  private:
-  FileWriter(std::string path, std::unique_ptr<RecordWriter> records, double flush_secs);
+  FileWriter(std::unique_ptr<EventFileWriter> file, double flush_secs);
   void FlushPeriodically();
 
-  const std::string path_;
+  const std::unique_ptr<EventFileWriter> file_;
   const double flush_secs_;
-  std::mutex mu_;
+  std::mutex mu_;  // for the flusher's wait
   std::condition_variable wake_;
-  std::unique_ptr<RecordWriter> records_;  // null once closed
   bool stop_ = false;
   std::thread flusher_;
 };
