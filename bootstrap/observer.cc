@@ -338,9 +338,11 @@ std::string ExplainSlowStep(const ClusterView& view) {
   if (nodes.empty()) return "";
   int64_t first = nodes.front().start;
   size_t last = 0;
+  // The walk starts at the last node to end other than a _Send: a _Send's end includes
+  // handing its value over, which may outlast the step's last real work.
   for (size_t i = 0; i < nodes.size(); ++i) {
     first = std::min(first, nodes[i].start);
-    if (nodes[i].end > nodes[last].end) last = i;
+    if ((nodes[last].op == "_Send" || nodes[i].end > nodes[last].end) && nodes[i].op != "_Send") last = i;
   }
   // Back from the last to end: each node's predecessor is the input that ended last.
   std::vector<size_t> path = {last};

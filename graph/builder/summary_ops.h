@@ -32,6 +32,31 @@ Output TensorSummaryV2(const Scope& scope, const Input& tag, const Input& tensor
 // The values of several summaries in one (a tag twice fails the step).
 Output MergeSummary(const Scope& scope, const std::vector<Output>& summaries);
 
+// TensorFlow 2's summary writer (tf.summary.create_file_writer and its write ops), in a
+// graph or, on an eager scope, op by op:
+//
+//   Output writer = ops::SummaryWriter(scope);
+//   ops::CreateSummaryFileWriter(scope, writer, "logs/run1");
+//   ops::WriteScalarSummary(scope, writer, step, "loss", loss);
+//   ops::CloseSummaryWriter(scope, writer);
+Output SummaryWriter(const Scope& scope, const std::string& shared_name = "");
+// Opens `writer` on a new event file in `logdir` (flushing every flush_millis, default
+// TensorFlow's 2 minutes); a writer already open stays as it is.
+Node* CreateSummaryFileWriter(const Scope& scope, const Input& writer, const Input& logdir,
+                              int32_t flush_millis = 120000, const std::string& filename_suffix = "");
+Node* WriteScalarSummary(const Scope& scope, const Input& writer, const Input& step, const Input& tag,
+                         const Input& value);
+Node* WriteHistogramSummary(const Scope& scope, const Input& writer, const Input& step, const Input& tag,
+                            const Input& values);
+Node* WriteImageSummary(const Scope& scope, const Input& writer, const Input& step, const Input& tag,
+                        const Input& images, int64_t max_images = 3);
+// A tensor with a plugin's metadata (what tf.summary.scalar writes in TensorFlow 2).
+Node* WriteSummary(const Scope& scope, const Input& writer, const Input& step, const Input& tensor, const Input& tag,
+                   const tensorflow::SummaryMetadata& metadata);
+Node* FlushSummaryWriter(const Scope& scope, const Input& writer);
+// Flushes, closes and deletes the writer.
+Node* CloseSummaryWriter(const Scope& scope, const Input& writer);
+
 }  // namespace ops
 }  // namespace tensoract
 

@@ -47,3 +47,86 @@ REGISTER_OP("MergeSummary")
     .Attr("N: int >= 1")
     .SetShapeFn(tensoract::shape_inference::ScalarShape)
     .Doc("The union of the values of serialized Summary protos; a tag seen twice is an error.");
+
+// TensorFlow 2's summary writer: a resource made by SummaryWriter and opened on a log
+// directory by CreateSummaryFileWriter; the Write*Summary ops append an event by step.
+REGISTER_OP("SummaryWriter")
+    .Output("writer: resource")
+    .Attr("shared_name: string = ''")
+    .Attr("container: string = ''")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::ScalarShape)
+    .Doc("A handle to a summary writer (opened by CreateSummaryFileWriter).");
+
+REGISTER_OP("CreateSummaryFileWriter")
+    .Input("writer: resource")
+    .Input("logdir: string")
+    .Input("max_queue: int32")
+    .Input("flush_millis: int32")
+    .Input("filename_suffix: string")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::NoOutputs)
+    .Doc("Opens the writer on a new event file in logdir (once: later calls keep the open one).");
+
+REGISTER_OP("WriteScalarSummary")
+    .Input("writer: resource")
+    .Input("step: int64")
+    .Input("tag: string")
+    .Input("value: T")
+    .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::NoOutputs)
+    .Doc("Writes a scalar summary at step.");
+
+REGISTER_OP("WriteHistogramSummary")
+    .Input("writer: resource")
+    .Input("step: int64")
+    .Input("tag: string")
+    .Input("values: T")
+    .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, bool} = DT_FLOAT")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::NoOutputs)
+    .Doc("Writes a histogram summary at step.");
+
+REGISTER_OP("WriteImageSummary")
+    .Input("writer: resource")
+    .Input("step: int64")
+    .Input("tag: string")
+    .Input("tensor: T")
+    .Input("bad_color: uint8")
+    .Attr("max_images: int >= 1 = 3")
+    .Attr("T: {uint8, double, float, half} = DT_FLOAT")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::NoOutputs)
+    .Doc("Writes an image summary at step.");
+
+REGISTER_OP("WriteSummary")
+    .Input("writer: resource")
+    .Input("step: int64")
+    .Input("tensor: T")
+    .Input("tag: string")
+    .Input("summary_metadata: string")
+    .Attr("T: type")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::NoOutputs)
+    .Doc("Writes a tensor summary with its plugin's metadata at step (tf.summary.scalar's).");
+
+REGISTER_OP("WriteRawProtoSummary")
+    .Input("writer: resource")
+    .Input("step: int64")
+    .Input("tensor: string")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::NoOutputs)
+    .Doc("Writes serialized Summary protos at step.");
+
+REGISTER_OP("FlushSummaryWriter")
+    .Input("writer: resource")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::NoOutputs)
+    .Doc("Hands what the writer wrote to the operating system.");
+
+REGISTER_OP("CloseSummaryWriter")
+    .Input("writer: resource")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::NoOutputs)
+    .Doc("Flushes and closes the writer, and deletes its resource.");

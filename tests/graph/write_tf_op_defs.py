@@ -49,7 +49,9 @@ QueueDequeueV2 QueueDequeueManyV2 QueueDequeueUpToV2 QueueCloseV2 QueueIsClosedV
 FixedLengthRecordReaderV2 TFRecordReaderV2 WholeFileReaderV2 TextLineReaderV2 ReaderReadV2
 ReaderReadUpToV2 ReaderNumRecordsProducedV2 ReaderNumWorkUnitsCompletedV2 ReaderResetV2
 DecodeRaw CountUpTo ResourceCountUpTo ScalarSummary Assert ParseExample ParseExampleV2 ParseSingleExample
-HistogramSummary ImageSummary TensorSummaryV2 MergeSummary
+HistogramSummary ImageSummary TensorSummaryV2 MergeSummary SummaryWriter CreateSummaryFileWriter
+WriteScalarSummary WriteHistogramSummary WriteImageSummary WriteSummary WriteRawProtoSummary FlushSummaryWriter
+CloseSummaryWriter
 """.split()
 
 
