@@ -159,23 +159,32 @@ TEST_CASE("a FileWriter's event file starts with the format and holds summaries,
   CHECK((*a)->path() != (*b)->path());
 }
 
+// The child of the next test, a fresh process (this binary again, exec'd: no threads
+// inherited from the test's): three summaries, no Flush, no Close, then SIGKILL once the
+// writer's own period has passed.
+TEST_CASE("a FileWriter killed between flushes (run in a child process)", "[.][summary_child]") {
+  const char* logdir = std::getenv("SUMMARY_TEST_DIR");
+  REQUIRE(logdir != nullptr);
+  FileWriterOptions options;
+  options.flush_secs = 0.05;
+  auto writer = FileWriter::Open(logdir, options);
+  REQUIRE(writer.ok());
+  tensorflow::Summary summary;
+  summary.add_value()->set_tag("x");
+  for (int step = 0; step < 3; ++step) REQUIRE((*writer)->AddSummary(summary, step).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  raise(SIGKILL);
+}
+
 TEST_CASE("a FileWriter flushes on its period: a process killed after it keeps its events", "[summary]") {
   TempDir dir;
   const std::string logdir = (dir.path / "killed").string();
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {
-    // No Flush, no Close: only the writer's own period hands the events to the system.
-    FileWriterOptions options;
-    options.flush_secs = 0.05;
-    auto writer = FileWriter::Open(logdir, options);
-    if (!writer.ok()) _exit(3);
-    tensorflow::Summary summary;
-    summary.add_value()->set_tag("x");
-    for (int step = 0; step < 3; ++step) (*writer)->AddSummary(summary, step).IgnoreError();
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    raise(SIGKILL);
-    _exit(4);
+    setenv("SUMMARY_TEST_DIR", logdir.c_str(), 1);
+    execl("/proc/self/exe", "summary_child", "[summary_child]", static_cast<char*>(nullptr));
+    _exit(127);
   }
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
