@@ -256,6 +256,26 @@ ClusterView Observer::Poll() {
       view.silent[other.task] = s.status().message();
     }
   }
+  // Every node runs a master, but only those with sessions send heartbeats: the tasks'
+  // health is the word of the master that heard from most of them.
+  auto heard = [](const observe::NodeSnapshot& n) {
+    return std::count_if(n.tasks().begin(), n.tasks().end(), [](const observe::Task& t) { return t.incarnation() != 0; });
+  };
+  const observe::NodeSnapshot* best = &view.nodes.front();
+  for (const auto& n : view.nodes) {
+    if (n.tasks_size() == best->tasks_size() && heard(n) > heard(*best)) best = &n;
+  }
+  if (best != &view.nodes.front()) {
+    // Its own task has no address in its list; the origin's list has it.
+    std::map<std::string, std::string> addresses;
+    for (const observe::Task& t : view.tasks) addresses[t.name()] = t.address();
+    std::vector<observe::Task> tasks(best->tasks().begin(), best->tasks().end());
+    for (observe::Task& t : tasks) {
+      if (t.name().empty()) t.set_name(best->task());
+      if (t.address().empty()) t.set_address(addresses[t.name()]);
+    }
+    view.tasks = std::move(tasks);
+  }
   return view;
 }
 
@@ -471,7 +491,7 @@ std::string RenderView(const ClusterView& view) {
     for (const observe::Task& t : view.tasks) {
       char inc[24];
       std::snprintf(inc, sizeof(inc), "%016llx", static_cast<unsigned long long>(t.incarnation()));
-      const bool own = t.address().empty();
+      const bool own = t.address().empty() || t.name() == view.nodes.front().task();
       const bool silent = view.silent.count(t.name()) > 0;
       // An idle master has not asked yet (its heartbeats start with the first session).
       const std::string health = own ? "this node" : silent ? "SILENT" : t.healthy() ? "healthy"
