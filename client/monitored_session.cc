@@ -19,8 +19,7 @@ MonitoredSession::~MonitoredSession() {
   if (!closed_) StopRunners().IgnoreError();
 }
 
-StatusOr<std::string> MonitoredSession::NotReadyReason() {
-  const std::string& ready_op = options_.scaffold.ready_op;
+StatusOr<std::string> MonitoredSession::NotReadyReason(const std::string& ready_op) {
   if (ready_op.empty()) return std::string();
   std::vector<Tensor> out;
   Status s = session_->Run({}, {ready_op}, {}, &out);
@@ -42,10 +41,10 @@ StatusOr<std::string> MonitoredSession::NotReadyReason() {
                                  "; expected a string vector of names or a bool vector");
 }
 
-Status MonitoredSession::WaitUntilReady() {
+Status MonitoredSession::WaitUntilReady(const std::string& op) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.max_wait_ms);
   for (;;) {
-    TA_ASSIGN_OR_RETURN(std::string reason, NotReadyReason());
+    TA_ASSIGN_OR_RETURN(std::string reason, NotReadyReason(op));
     if (reason.empty()) return Status::OK();
     if (std::chrono::steady_clock::now() >= deadline) {
       return errors::DeadlineExceeded("the session was not ready after waiting ", options_.max_wait_ms,
@@ -70,12 +69,22 @@ Status MonitoredSession::Prepare() {
     }
     if (!restored && !scaffold.init_op.empty()) TA_RETURN_IF_ERROR(session_->Run({}, {}, {scaffold.init_op}, &none));
   } else {
-    TA_RETURN_IF_ERROR(WaitUntilReady());
+    // What the local init needs, or else everything.
+    TA_RETURN_IF_ERROR(WaitUntilReady(scaffold.ready_for_local_init_op.empty() ? scaffold.ready_op
+                                                                               : scaffold.ready_for_local_init_op));
   }
-  if (!scaffold.local_init_op.empty()) TA_RETURN_IF_ERROR(session_->Run({}, {}, {scaffold.local_init_op}, &none));
-  if (options_.is_chief) {
-    TA_ASSIGN_OR_RETURN(std::string reason, NotReadyReason());
-    if (!reason.empty()) return errors::FailedPrecondition("the model is not ready after init_op or restore: ", reason);
+  if (!scaffold.local_init_op.empty()) {
+    TA_ASSIGN_OR_RETURN(std::string missing, NotReadyReason(scaffold.ready_for_local_init_op));
+    if (!missing.empty()) {
+      return errors::FailedPrecondition("the model is not ready for local_init_op '", scaffold.local_init_op,
+                                        "': ", missing);
+    }
+    TA_RETURN_IF_ERROR(session_->Run({}, {}, {scaffold.local_init_op}, &none));
+  }
+  TA_ASSIGN_OR_RETURN(std::string reason, NotReadyReason(scaffold.ready_op));
+  if (!reason.empty()) {
+    return errors::FailedPrecondition("the model is not ready after ",
+                                      options_.is_chief ? "init_op or restore" : "its chief prepared it", ": ", reason);
   }
   coord_ = std::make_unique<Coordinator>();
   stop_ = input_exhausted_ = false;

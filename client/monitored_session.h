@@ -16,9 +16,12 @@
 // Creation, as TensorFlow's SessionManager does it:
 //   chief      restores the latest checkpoint of checkpoint_dir, or runs init_op when
 //              there is none; then the local init op; then checks ready_op.
-//   non-chief  waits (polling every recovery_wait_ms, up to max_wait_ms) until ready_op
-//              says every variable is initialised (the chief has restored or initialised
-//              them), then runs the local init op.
+//   non-chief  waits (polling every recovery_wait_ms, up to max_wait_ms) until
+//              ready_for_local_init_op says the chief has restored or initialised what
+//              the local init needs (without one: until ready_op is ready), then runs the
+//              local init op, then checks ready_op.
+// A local init op runs only once ready_for_local_init_op is ready, for the chief too
+// (FailedPrecondition naming what is missing otherwise).
 // ready_op is a fetch: a string vector of the uninitialised variables' names
 // (ReportUninitializedVariables; empty means ready), or a bool vector (all true means
 // ready). Then the queue runners start under the session's Coordinator, and every hook's
@@ -51,6 +54,10 @@ struct Scaffold {
   std::string init_op;        // run by the chief when there is no checkpoint to restore
   std::string local_init_op;  // run by every session after it is ready (local variables)
   std::string ready_op;       // see above; empty: always ready
+  // What must be ready before local_init_op may run (TensorFlow's: the uninitialised
+  // global variables, while ready_op also covers the local ones the local init makes);
+  // empty: no condition (then a non-chief waits for ready_op before its local init).
+  std::string ready_for_local_init_op;
   Saver* saver = nullptr;     // restores checkpoints (chief); none: always init_op
 };
 
@@ -86,8 +93,8 @@ class MonitoredSession {
   MonitoredSession(Session* session, MonitoredSessionOptions options)
       : session_(session), options_(std::move(options)) {}
   Status Prepare();  // restore-or-init / wait, local init, runners, AfterCreateSession
-  Status WaitUntilReady();
-  StatusOr<std::string> NotReadyReason();  // "" when ready
+  Status WaitUntilReady(const std::string& op);
+  StatusOr<std::string> NotReadyReason(const std::string& op);  // "" when ready (or no op)
   Status StopRunners();
 
   Session* session_;

@@ -90,8 +90,11 @@ Node* GroupInitializers(const Scope& scope, const std::vector<Variable>& vars) {
 }
 
 Output VariablesInitialized(const Scope& scope, const std::vector<Variable>& vars) {
+  // The flags without the scope's op name: it is the result's (a WithOpName("ready") scope
+  // once named the first flag "ready", and a ready_op checked one variable only).
+  const Scope flags_scope = scope.NewSubScope("");
   std::vector<Input> flags;
-  for (const Variable& v : vars) flags.push_back(ops::VarIsInitializedOp(scope, v.handle));
+  for (const Variable& v : vars) flags.push_back(ops::VarIsInitializedOp(flags_scope, v.handle));
   return ops::Stack(scope, flags);
 }
 

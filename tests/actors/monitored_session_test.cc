@@ -208,5 +208,57 @@ TEST_CASE("a non-chief waits until its chief has initialised the variables, or g
   CHECK(Fetch(*chief_session, "global_step/Read/ReadVariableOp") == 1);  // the variables are shared
 }
 
+TEST_CASE("a non-chief runs its local init once the globals are ready (ready_for_local_init_op)", "[monitored]") {
+  // The global step and w (the chief's), and a local variable every session initialises
+  // itself; ready_op covers all three, ready_for_local_init_op only the globals.
+  Scope root = Scope::NewRootScope();
+  Variable step = NewVariable(root, "global_step", ops::Const(root, int64_t{0}));
+  Variable w = NewVariable(root, "w", ops::Const(root, 1.f));
+  Variable local = NewVariable(root, "local_count", ops::Const(root, int64_t{7}));
+  GroupInitializers(root.WithOpName("init"), {step, w});
+  GroupInitializers(root.WithOpName("local_init"), {local});
+  VariablesInitialized(root.WithOpName("ready"), {step, w, local});
+  VariablesInitialized(root.WithOpName("ready_for_local_init"), {step, w});
+  tensorflow::GraphDef graph;
+  REQUIRE(root.ToGraphDef(&graph).ok());
+  auto server = LocalServer::New();
+  REQUIRE(server.ok());
+  auto chief_session = Session::New(**server).value();
+  auto worker_session = Session::New(**server).value();
+  REQUIRE(chief_session->Create(graph).ok());
+  REQUIRE(worker_session->Create(graph).ok());
+  auto options = [](bool chief, bool with_local_condition) {
+    MonitoredSessionOptions o;
+    o.is_chief = chief;
+    o.scaffold.init_op = "init";
+    o.scaffold.local_init_op = "local_init";
+    o.scaffold.ready_op = "ready";
+    if (with_local_condition) o.scaffold.ready_for_local_init_op = "ready_for_local_init";
+    o.recovery_wait_ms = 50;
+    o.max_wait_ms = 5000;
+    return o;
+  };
+  // The globals initialised (as a chief would), the local variable not yet: without the
+  // condition, a non-chief waits for a ready_op only its own local init could satisfy.
+  std::vector<Tensor> none;
+  REQUIRE(chief_session->Run({}, {}, {"init"}, &none).ok());
+  {
+    // VariablesInitialized's result carries the scope's name ("ready"), every flag in it.
+    std::vector<Tensor> r;
+    REQUIRE(worker_session->Run({}, {"ready"}, {}, &r).ok());
+    REQUIRE(r[0].NumElements() == 3);
+    CHECK((r[0].base<bool>()[0] && r[0].base<bool>()[1] && !r[0].base<bool>()[2]));
+  }
+  MonitoredSessionOptions blind = options(false, false);
+  blind.max_wait_ms = 300;
+  auto stuck = MonitoredSession::New(worker_session.get(), blind);
+  CHECK(stuck.status().code() == error::DEADLINE_EXCEEDED);
+  // With it, the non-chief sees the globals ready, runs its local init, and is ready.
+  auto worker = MonitoredSession::New(worker_session.get(), options(false, true));
+  INFO(worker.status().ToString());
+  REQUIRE(worker.ok());
+  CHECK(Fetch(*worker_session, "local_count/Read/ReadVariableOp") == 7);
+}
+
 }  // namespace
 }  // namespace tensoract
