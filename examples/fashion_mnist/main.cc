@@ -268,6 +268,7 @@ Status TrainFromPipeline(const Flags& flags, ModelKind kind, int64_t epochs, con
     tensorflow::GraphDef graph;
     TA_RETURN_IF_ERROR(root.ToGraphDef(&graph));
     const SessionOptions options = TrainingSessionOptions(flags);
+    if (flags.device == "gpu") TA_RETURN_IF_ERROR(RequireGpu(options));
     TA_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(options));
     TA_RETURN_IF_ERROR(session->Create(graph));
 
