@@ -44,7 +44,13 @@ Status MakeReductionPlan(const OpKernel& kernel, const Tensor& input, const Tens
                                      "): Invalid reduction dimension (", axis, " for input with ", rank,
                                      " dimension(s)");
     }
-    is_reduced[axis < 0 ? axis + rank : axis] = true;
+    const int64_t d = axis < 0 ? axis + rank : axis;
+    if (is_reduced[d]) {
+      // TensorFlow's words (reduction_ops_common): an axis named twice is refused.
+      return errors::InvalidArgument("node '", kernel.name(), "' (", kernel.type_string(),
+                                     "): Invalid reduction arguments: Axes contains duplicate dimension: ", d);
+    }
+    is_reduced[d] = true;
   }
   std::vector<int64_t> out_dims;
   for (int d = 0; d < rank; ++d) {

@@ -128,5 +128,24 @@ TEST_CASE("an int32 Mean does not wrap in its sum, as TensorFlow's does not", "[
   CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{big, -1});  // -5 / 3 truncates toward zero
 }
 
+TEST_CASE("a reduction refuses an axis named twice, as TensorFlow does", "[fidelity]") {
+  Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  for (const char* op : {"Sum", "Max", "Mean", "Prod"}) {
+    for (const std::vector<int32_t>& axes : {std::vector<int32_t>{0, 0}, std::vector<int32_t>{1, -1}}) {
+      Run r = RunOp(op, {x, Tensor::FromVector<int32_t>(axes, TensorShape({2}))},
+                    {{"T", TypeA(tensorflow::DT_FLOAT)}, {"Tidx", TypeA(tensorflow::DT_INT32)}});
+      INFO(op << " " << r.status.ToString());
+      CHECK(r.status.code() == error::INVALID_ARGUMENT);
+      CHECK(r.status.message().find("Axes contains duplicate dimension: " + std::to_string(axes[0] < 0 ? axes[0] + 2 : axes[0])) !=
+            std::string::npos);
+    }
+  }
+  // Distinct axes still reduce.
+  Run ok = RunOp("Sum", {x, Tensor::FromVector<int32_t>({0, 1}, TensorShape({2}))},
+                 {{"T", TypeA(tensorflow::DT_FLOAT)}, {"Tidx", TypeA(tensorflow::DT_INT32)}});
+  REQUIRE(ok.status.ok());
+  CHECK(Values<float>(ok.outputs[0]) == std::vector<float>{21});
+}
+
 }  // namespace
 }  // namespace tensoract
