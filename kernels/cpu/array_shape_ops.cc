@@ -32,8 +32,12 @@ class ReshapeOp : public OpKernel {
     OP_REQUIRES(ctx, sizes.dims() == 1,
                 errors::InvalidArgument(Where(*this), "sizes input must be 1-D, not ", sizes.shape().DebugString()));
     std::vector<int64_t> dims = IntValues(sizes);
+    // TensorFlow's rule (reshape_op.h): the known sizes' product leaves out zeros, and
+    // when a size is 0 the input's zero dimensions are left out too, so that -1 can still
+    // be inferred: [0, 3] to [-1, 0] is [3, 0].
     int64_t product = 1;
     int unknown = -1;
+    bool sizes_have_zero = false;
     for (int i = 0; i < static_cast<int>(dims.size()); ++i) {
       if (dims[i] == -1) {
         OP_REQUIRES(ctx, unknown < 0,
@@ -43,20 +47,35 @@ class ReshapeOp : public OpKernel {
       } else {
         OP_REQUIRES(ctx, dims[i] >= 0,
                     errors::InvalidArgument(Where(*this), "Size ", i, " must be non-negative, not ", dims[i]));
-        product *= dims[i];
+        if (dims[i] == 0) {
+          sizes_have_zero = true;
+        } else {
+          product *= dims[i];
+        }
       }
     }
     const int64_t n = input.NumElements();
     if (unknown >= 0) {
-      OP_REQUIRES(ctx, product > 0 ? n % product == 0 : n == 0,
+      int64_t counted = 1;
+      bool input_has_zero = false;
+      for (int d = 0; d < input.dims(); ++d) {
+        if (input.dim_size(d) > 0 || !sizes_have_zero) {
+          counted *= input.dim_size(d);
+        } else {
+          input_has_zero = true;
+        }
+      }
+      const int64_t missing = counted / product;
+      OP_REQUIRES(ctx, input_has_zero || product * missing == counted,
                   errors::InvalidArgument(Where(*this), "Input to reshape is a tensor with ", n,
                                           " values, but the requested shape requires a multiple of ", product));
-      dims[unknown] = product > 0 ? n / product : 0;
-      product = n;
+      dims[unknown] = missing;
     }
-    OP_REQUIRES(ctx, product == n,
+    int64_t total = 1;
+    for (int64_t d : dims) total *= d;
+    OP_REQUIRES(ctx, total == n,
                 errors::InvalidArgument(Where(*this), "Input to reshape is a tensor with ", n,
-                                        " values, but the requested shape has ", product));
+                                        " values, but the requested shape has ", total));
     StatusOr<Tensor> out = input.Reshaped(TensorShape(dims));
     OP_REQUIRES_OK(ctx, out.status());
     ctx->set_output(0, *out);

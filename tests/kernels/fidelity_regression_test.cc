@@ -128,6 +128,31 @@ TEST_CASE("an int32 Mean does not wrap in its sum, as TensorFlow's does not", "[
   CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{big, -1});  // -5 / 3 truncates toward zero
 }
 
+TEST_CASE("Reshape of an empty tensor infers -1 as TensorFlow does", "[fidelity]") {
+  struct Case {
+    std::vector<int64_t> input, sizes, want;
+  };
+  // TensorFlow 2.21's shapes for the same calls.
+  const std::vector<Case> cases = {{{0, 3}, {-1, 3}, {0, 3}},
+                                   {{0, 3}, {-1, 0}, {3, 0}},
+                                   {{0, 3}, {2, -1}, {2, 0}},
+                                   {{0, 3}, {0, -1}, {0, 3}},
+                                   {{2, 0, 3}, {-1, 0, 2}, {3, 0, 2}}};
+  for (const Case& c : cases) {
+    Tensor x(tensorflow::DT_FLOAT, TensorShape(c.input));
+    Run r = RunOp("Reshape", {x, Tensor::FromVector<int64_t>(c.sizes, TensorShape({static_cast<int64_t>(c.sizes.size())}))},
+                  {{"T", TypeA(tensorflow::DT_FLOAT)}, {"Tshape", TypeA(tensorflow::DT_INT64)}});
+    INFO(r.status.ToString());
+    REQUIRE(r.status.ok());
+    CHECK(r.outputs[0].shape().dim_sizes() == c.want);
+  }
+  // A size that cannot hold the elements is still refused.
+  Tensor six = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  Run bad = RunOp("Reshape", {six, Tensor::FromVector<int64_t>({-1, 4}, TensorShape({2}))},
+                  {{"T", TypeA(tensorflow::DT_FLOAT)}, {"Tshape", TypeA(tensorflow::DT_INT64)}});
+  CHECK(bad.status.code() == error::INVALID_ARGUMENT);
+}
+
 TEST_CASE("a reduction refuses an axis named twice, as TensorFlow does", "[fidelity]") {
   Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
   for (const char* op : {"Sum", "Max", "Mean", "Prod"}) {
