@@ -34,10 +34,49 @@ struct Rsqrt : CwiseFunctor {
   template <class A>
   auto operator()(const A& a) const { return a.rsqrt(); }
 };
+// Eigen 3.4's vectorised float exp is inf from x > 88.3763 (its clamp), where the true
+// exp, the scalar one and TensorFlow's (a newer Eigen) stay finite up to 88.7228: a packet
+// with such a lane is computed lane by lane. Every other packet costs one compare more.
+struct FullRangeExp {
+  template <class T>
+  T operator()(const T& x) const { return Eigen::numext::exp(x); }
+  template <class Packet>
+  Packet packetOp(const Packet& x) const {
+    namespace ei = Eigen::internal;
+    using T = typename ei::unpacket_traits<Packet>::type;
+    if constexpr (std::is_same_v<T, float>) {
+      if (ei::predux_any(ei::pcmp_lt(ei::pset1<Packet>(88.3762626647949f), x))) {
+        constexpr int kLanes = ei::unpacket_traits<Packet>::size;
+        alignas(64) T lanes[kLanes];
+        ei::pstoreu(lanes, x);
+        for (int i = 0; i < kLanes; ++i) lanes[i] = std::exp(lanes[i]);
+        return ei::ploadu<Packet>(lanes);
+      }
+    }
+    return ei::pexp(x);
+  }
+};
+}  // namespace
+}  // namespace tensoract
+
+template <>
+struct Eigen::internal::functor_traits<tensoract::FullRangeExp> {
+  enum { Cost = 10, PacketAccess = packet_traits<float>::HasExp };
+};
+
+namespace tensoract {
+namespace {
+
 struct Exp : CwiseFunctor {
   static constexpr int kCost = 10;
   template <class A>
-  auto operator()(const A& a) const { return a.exp(); }
+  auto operator()(const A& a) const {
+    if constexpr (std::is_same_v<typename A::Scalar, float>) {
+      return a.unaryExpr(FullRangeExp());
+    } else {
+      return a.exp();
+    }
+  }
 };
 struct Log : CwiseFunctor {
   static constexpr int kCost = 10;

@@ -128,6 +128,28 @@ TEST_CASE("an int32 Mean does not wrap in its sum, as TensorFlow's does not", "[
   CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{big, -1});  // -5 / 3 truncates toward zero
 }
 
+TEST_CASE("float Exp stays finite up to its true overflow on the vectorised path", "[fidelity]") {
+  // 1,000 values across (88.0, 89.0): enough for every vector width; the vectorised path
+  // once gave inf from 88.3763 on.
+  std::vector<float> xs;
+  for (int i = 0; i < 1000; ++i) xs.push_back(88.0f + 0.001f * static_cast<float>(i));
+  xs.push_back(-104.f);  // underflow still 0
+  xs.push_back(INFINITY);
+  Run r = RunOp("Exp", {Tensor::FromVector<float>(xs, TensorShape({static_cast<int64_t>(xs.size())}))},
+                {{"T", TypeA(tensorflow::DT_FLOAT)}});
+  REQUIRE(r.status.ok());
+  const std::vector<float> y = Values<float>(r.outputs[0]);
+  int differ = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float want = std::exp(xs[i]);
+    const bool same = std::isinf(want) ? std::isinf(y[i]) : std::abs(y[i] - want) <= 4e-7f * std::abs(want);
+    if (!same && differ++ < 3) WARN("Exp(" << xs[i] << ") = " << y[i] << ", std::exp " << want);
+  }
+  CHECK(differ == 0);
+  CHECK(std::isfinite(y[720]));  // exp(88.72) = 3.36e38 < FLT_MAX
+  CHECK(std::isinf(y[999]));     // exp(88.999) overflows
+}
+
 TEST_CASE("Reshape of an empty tensor infers -1 as TensorFlow does", "[fidelity]") {
   struct Case {
     std::vector<int64_t> input, sizes, want;
