@@ -88,11 +88,47 @@ struct Tanh : CwiseFunctor {
   template <class A>
   auto operator()(const A& a) const { return a.tanh(); }
 };
+// The logistic function for float as 1 / (1 + e) for x >= 0 and e / (1 + e) below, with
+// e = exp(-|x|), which never overflows: Eigen 3.4's float logistic (a rational
+// approximation) was off by up to 8e-4 relative for x in [-11.5, -5], where TensorFlow's
+// is within 4e-7.
+struct AccurateLogistic {
+  template <class T>
+  T operator()(const T& x) const {
+    const T e = std::exp(-std::abs(x));
+    const T r = T(1) / (T(1) + e);
+    return x >= T(0) ? r : e * r;
+  }
+  template <class Packet>
+  Packet packetOp(const Packet& x) const {
+    namespace ei = Eigen::internal;
+    const Packet one = ei::pset1<Packet>(1);
+    const Packet e = ei::pexp(ei::pnegate(ei::pabs(x)));
+    const Packet r = ei::pdiv(one, ei::padd(one, e));
+    return ei::pselect(ei::pcmp_le(ei::pzero(x), x), r, ei::pmul(e, r));
+  }
+};
+}  // namespace
+}  // namespace tensoract
+
+template <>
+struct Eigen::internal::functor_traits<tensoract::AccurateLogistic> {
+  enum { Cost = 14, PacketAccess = packet_traits<float>::HasExp && packet_traits<float>::HasDiv };
+};
+
+namespace tensoract {
+namespace {
+
 struct Sigmoid : CwiseFunctor {
-  static constexpr int kCost = 12;
+  static constexpr int kCost = 14;
   template <class A>
   auto operator()(const A& a) const {
-    return a.unaryExpr(Eigen::internal::scalar_logistic_op<typename A::Scalar>());
+    using T = typename A::Scalar;
+    if constexpr (std::is_same_v<T, float>) {
+      return a.unaryExpr(AccurateLogistic());
+    } else {
+      return a.unaryExpr(Eigen::internal::scalar_logistic_op<T>());
+    }
   }
 };
 struct Abs : CwiseFunctor {
