@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <deque>
-#include <map>
 
 #include <caf/all.hpp>
 
 #include "actors/device_actor.h"
-#include "messages/observer.pb.h"
+#include "actors/executor_report.h"
 #include "kernels/resource_mgr.h"
 #include "kernels/variable.h"
 
@@ -140,8 +139,7 @@ struct ExecutorState {
   int in_flight = 0;  // kernels on the device's threads or running asynchronously
   std::vector<int> running;  // by node: how many of its kernels are in flight (an observer asks)
   std::chrono::steady_clock::time_point started;  // the step's start here
-  std::shared_ptr<const WatchSpec> watch;         // this step's watched tensors (rarely set)
-  std::map<std::pair<int, int>, observe::TensorStats> seen;  // a NaN search's outputs so far
+  std::unique_ptr<StepWatch> watch;  // this step's watched tensors (rarely set)
   int device_threads = 1;  // of the plan's device
   bool finished = false;
   bool resume_sent = false;
@@ -192,8 +190,7 @@ void Finish(Self* self, Status status) {
 void BeginStep(ExecutorState& st, int64_t step_id, std::vector<Tensor> args, bool collect_stats,
                std::shared_ptr<const WatchSpec> watch) {
   st.step_id = step_id;
-  st.watch = std::move(watch);
-  st.seen.clear();
+  st.watch = watch ? std::make_unique<StepWatch>(std::move(watch), st.plan.get(), step_id) : nullptr;
   st.collect_stats = collect_stats;
   st.frame = std::make_unique<StepCallFrame>(std::move(args), st.plan->num_retvals, st.plan->retval_indices);
   if (st.root != nullptr) Recycle(st, 0, std::move(st.root_frame.iterations.front()));
@@ -267,10 +264,6 @@ std::vector<int>& LiveInputs(ExecutorState& st, IterationState* it) {
   return it->live_input;
 }
 
-// All outputs dead, or none.
-constexpr uint32_t kAllDead = ~uint32_t{0};
-constexpr uint32_t kNoneDead = 0;
-bool OutputDead(uint32_t dead_outputs, size_t port) { return port >= 32 ? dead_outputs == kAllDead : (dead_outputs >> port) & 1; }
 
 // The fast path: a node without control flow, all inputs live, whose consumers are in its
 // own iteration and are no Merge. Only counts down.
@@ -537,52 +530,6 @@ Status Propagate(ExecutorState& st, KernelDone& done) {
   return Status::OK();
 }
 
-// One NodeExecStats as TensorFlow fills it: absolute start, times relative to it, outputs.
-// `inline_run`: the kernel ran in the executor's handler (an actor-system thread), not on
-// the device's pool; trace viewers show the two kinds of thread apart.
-void RecordStats(ExecutorState& st, const KernelDone& done, bool inline_run) {
-  auto& names = *st.device_stats->mutable_thread_names();
-  if (!names.count(done.thread_id)) {
-    names[done.thread_id] = inline_run ? "actor thread (inline kernels)" : "device pool or async completion";
-  }
-  const ExecutorPlan::NodeItem& item = st.plan->nodes[done.node];
-  tensorflow::NodeExecStats* ns = st.device_stats->add_node_stats();
-  ns->set_node_name(item.kernel->name());
-  ns->set_timeline_label(item.timeline_label);
-  ns->set_all_start_nanos(done.start_ns);
-  ns->set_all_start_micros(done.start_ns / 1000);
-  ns->set_op_start_rel_nanos(0);
-  ns->set_op_end_rel_nanos(done.end_ns - done.start_ns);
-  ns->set_all_end_rel_nanos(done.end_ns - done.start_ns);
-  ns->set_op_end_rel_micros((done.end_ns - done.start_ns) / 1000);
-  ns->set_all_end_rel_micros((done.end_ns - done.start_ns) / 1000);
-  ns->set_scheduled_nanos(st.scheduled_ns[done.node]);
-  ns->set_scheduled_micros(st.scheduled_ns[done.node] / 1000);
-  ns->set_thread_id(done.thread_id);
-  // What the node's outputs hold, as the memory it allocated (TensorFlow counts temporaries
-  // too, which its allocator tracks per step): TensorBoard's graph view shows it per node.
-  int64_t output_bytes = 0;
-  for (size_t i = 0; i < done.outputs.size(); ++i) {
-    const Tensor& t = done.outputs[i];
-    if (!done.output_refs.empty() && done.output_refs[i]) continue;  // a reference allocates nothing
-    if (OutputDead(done.dead_outputs, i)) continue;                   // a dead output
-    tensorflow::NodeOutput* out = ns->add_output();
-    out->set_slot(static_cast<int>(i));
-    tensorflow::TensorDescription* d = out->mutable_tensor_description();
-    d->set_dtype(t.dtype());
-    t.shape().AsProto(d->mutable_shape());
-    d->mutable_allocation_description()->set_requested_bytes(static_cast<int64_t>(t.TotalBytes()));
-    d->mutable_allocation_description()->set_allocator_name(st.plan->device->allocator()->Name());
-    output_bytes += static_cast<int64_t>(t.TotalBytes());
-  }
-  if (output_bytes > 0) {
-    tensorflow::AllocatorMemoryUsed* memory = ns->add_memory();
-    memory->set_allocator_name(st.plan->device->allocator()->Name());
-    memory->set_total_bytes(output_bytes);
-    memory->set_peak_bytes(output_bytes);
-  }
-}
-
 // Moves a ready node's inputs out of their slots. A ref edge into a value input is read
 // now, under the variable's lock: TensorFlow reads a ref when its consumer runs.
 Status TakeInputs(ExecutorState& st, IterationState* it, const NodeItem& item, NodeInputs* in) {
@@ -614,81 +561,21 @@ Status TakeInputs(ExecutorState& st, IterationState* it, const NodeItem& item, N
   return Status::OK();
 }
 
-// A watched step: the statistics of the node's watched outputs go to the sink; a NaN
-// search stops the step at the first output holding a NaN or an infinity, and reports it
-// with its inputs as their producers left them. OK, or the error that stops the step.
-Status Watch(ExecutorState& st, const KernelDone& done) {
-  const WatchSpec& spec = *st.watch;
-  const NodeItem& item = st.plan->nodes[done.node];
-  auto stats = [&](int port, const Tensor& t) {
-    observe::TensorStats s = StatsOf(t, spec.values);
-    s.set_node(item.kernel->name());
-    s.set_output(port);
-    s.set_step_id(st.step_id);
-    s.set_device(st.plan->device->name());
-    return s;
-  };
-  auto watched = spec.outputs.find(item.kernel->name());
-  if (watched != spec.outputs.end() && spec.sink) {
-    for (int port : watched->second) {
-      if (port < static_cast<int>(done.outputs.size()) && done.outputs[port].IsInitialized()) {
-        spec.sink->Add(stats(port, done.outputs[port]));
-      }
-    }
-  }
-  if (!spec.find_nan) return Status::OK();
-  int bad = -1;
-  for (size_t o = 0; o < done.outputs.size(); ++o) {
-    if (!done.outputs[o].IsInitialized()) continue;
-    st.seen[{done.node, static_cast<int>(o)}] = stats(static_cast<int>(o), done.outputs[o]);
-    if (bad < 0 && HasNanOrInf(done.outputs[o])) bad = static_cast<int>(o);
-  }
-  if (bad < 0) return Status::OK();
-  observe::NanReport report;
-  report.set_step_id(st.step_id);
-  report.set_device(st.plan->device->name());
-  report.set_node(item.kernel->name());
-  report.set_op(item.kernel->type_string());
-  for (size_t o = 0; o < done.outputs.size(); ++o) {
-    auto it = st.seen.find({done.node, static_cast<int>(o)});
-    if (it != st.seen.end()) *report.add_outputs() = it->second;
-  }
-  // Its inputs, by input index: the producers' outputs feeding this node's slots.
-  std::vector<const observe::TensorStats*> inputs(item.num_inputs, nullptr);
-  for (size_t n = 0; n < st.plan->nodes.size(); ++n) {
-    const auto& ports = st.plan->nodes[n].consumers;
-    for (size_t o = 0; o < ports.size(); ++o) {
-      for (const ExecutorPlan::Consumer& c : ports[o]) {
-        const int index = c.slot - item.input_start;
-        if (c.node != done.node || index < 0 || index >= item.num_inputs) continue;
-        auto it = st.seen.find({static_cast<int>(n), static_cast<int>(o)});
-        if (it != st.seen.end()) inputs[index] = &it->second;
-      }
-    }
-  }
-  std::string described;
-  for (const observe::TensorStats* in : inputs) {
-    if (in == nullptr) continue;
-    *report.add_inputs() = *in;
-    described += StrCat(described.empty() ? "" : "; ", in->node(), ":", in->output(), " min ", in->min(), " max ",
-                        in->max(), " NaN ", in->nan_count(), " inf ", in->inf_count());
-  }
-  const observe::TensorStats& out = st.seen[{done.node, bad}];
-  if (spec.sink) spec.sink->Add(std::move(report));
-  return errors::InvalidArgument("NaN search: node '", item.kernel->name(), "' (", item.kernel->type_string(), ") on ",
-                                 st.plan->device->name(), " produced ", out.nan_count(), " NaN and ", out.inf_count(),
-                                 " infinite values in output ", bad, " of step ", st.step_id, "; its inputs: ",
-                                 described.empty() ? "none seen" : described);
-}
-
 void Complete(Self* self, KernelDone& done, bool inline_run) {
   auto& st = self->state;
   if (!done.status.ok()) return Finish(self, done.status);
   if (st.watch) {
-    Status watched = Watch(st, done);
+    Status watched = st.watch->OnNodeDone(done.node, done.outputs);
     if (!watched.ok()) return Finish(self, watched);
   }
-  if (st.collect_stats) RecordStats(st, done, inline_run);
+  if (st.collect_stats) {
+    auto& names = *st.device_stats->mutable_thread_names();
+    if (!names.count(done.thread_id)) {
+      // Trace viewers show the kernels run in the executor's handler apart from the pool's.
+      names[done.thread_id] = inline_run ? "actor thread (inline kernels)" : "device pool or async completion";
+    }
+    RecordNodeStats(*st.plan, done, st.scheduled_ns[done.node], st.device_stats);
+  }
   Status s = Propagate(st, done);
   if (!s.ok()) Finish(self, s);
 }
@@ -808,57 +695,21 @@ void Process(Self* self) {
   Finish(self, Status::OK());
 }
 
-// This executor's part of its node's snapshot (messages/observer.proto): its step, its
-// device, and per root-frame node whether it is running, ready or waiting, with what a
-// pending _Send waits for (the nodes before it that have not produced their outputs).
+// This executor's part of its node's snapshot (actors/executor_report.h).
 std::string Observe(Self* self) {
   auto& st = self->state;
-  const ExecutorPlan& plan = *st.plan;
-  observe::NodeSnapshot part;
-  observe::Executor* e = part.add_executors();
-  e->set_step_id(st.step_id);
-  e->set_device(plan.device->name());
-  e->set_age_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count());
-  e->set_done(st.completed);
-  e->set_total(plan.frames[0].num_nodes);
-  observe::Actor* actor = part.add_actors();
-  actor->set_name(StrCat("executor of step ", st.step_id, " on ", plan.device->name()));
-  actor->set_kind("executor");
-  actor->set_mailbox(static_cast<int64_t>(self->mailbox().size()));
-  actor->set_doing(st.finished ? "idle" : StrCat(st.completed, " of ", plan.frames[0].num_nodes, " nodes done, ",
-                                                st.ready.size(), " ready, ", st.in_flight, " in flight"));
-  if (st.finished) return part.SerializeAsString();
-  for (const TaggedNode& t : st.ready) e->add_ready(plan.nodes[t.node].kernel->name());
-  // Who feeds whom, backwards: only now, for the rare observer.
-  std::vector<std::vector<int>> inputs(plan.nodes.size());
-  for (size_t n = 0; n < plan.nodes.size(); ++n) {
-    for (const auto& port : plan.nodes[n].consumers) {
-      for (const ExecutorPlan::Consumer& c : port) inputs[c.node].push_back(static_cast<int>(n));
-    }
-    for (const ExecutorPlan::Consumer& c : plan.nodes[n].control_consumers) inputs[c.node].push_back(static_cast<int>(n));
-  }
-  auto waiting = [&](int n) { const NodeItem& item = plan.nodes[n]; return item.frame == 0 && st.root->pending[item.pending_id] > 0; };
-  for (size_t n = 0; n < plan.nodes.size(); ++n) {
-    const NodeItem& item = plan.nodes[n];
-    if (st.running[n] > 0) {
-      observe::RunningNode* r = e->add_running();
-      r->set_name(item.kernel->name());
-      r->set_op(item.kernel->type_string());
-      if (item.kernel->type_string() == "_Recv") r->set_recv_key(item.transfer_key);
-    }
-    if (!waiting(static_cast<int>(n))) continue;
-    const bool send = item.kernel->type_string() == "_Send";
-    if (!send && e->pending_size() >= 50) continue;  // enough to see what a step waits on
-    observe::PendingNode* p = send ? e->add_pending_sends() : e->add_pending();
-    p->set_name(send ? item.transfer_key : item.kernel->name());
-    p->set_op(item.kernel->type_string());
-    p->set_missing_inputs(st.root->pending[item.pending_id]);
-    // What it waits for: its inputs still running or waiting themselves.
-    for (int in : inputs[n]) {
-      if (st.running[in] > 0 || waiting(in)) p->add_blocked_on(plan.nodes[in].kernel->name());
-    }
-  }
-  return part.SerializeAsString();
+  ExecutorView view;
+  view.plan = st.plan.get();
+  view.step_id = st.step_id;
+  view.age_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.started).count();
+  view.completed = st.completed;
+  view.in_flight = st.in_flight;
+  view.finished = st.finished;
+  view.mailbox = static_cast<int64_t>(self->mailbox().size());
+  for (const TaggedNode& t : st.ready) view.ready.push_back(t.node);
+  view.running = &st.running;
+  view.root_pending = &st.root->pending;
+  return ObserveExecutor(view);
 }
 
 caf::behavior executor_actor(Self* self, ExecutorArgs args) {

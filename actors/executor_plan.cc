@@ -271,4 +271,17 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
   return std::shared_ptr<const ExecutorPlan>(std::move(plan));
 }
 
+std::vector<std::vector<ExecutorPlan::Producer>> ExecutorPlan::ProducersByNode() const {
+  std::vector<std::vector<Producer>> producers(nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    for (size_t port = 0; port < nodes[n].consumers.size(); ++port) {
+      for (const Consumer& c : nodes[n].consumers[port]) {
+        producers[c.node].push_back({static_cast<int>(n), static_cast<int>(port), c.slot - nodes[c.node].input_start});
+      }
+    }
+    for (const Consumer& c : nodes[n].control_consumers) producers[c.node].push_back({static_cast<int>(n), -1, -1});
+  }
+  return producers;
+}
+
 }  // namespace tensoract

@@ -92,6 +92,16 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
     std::vector<int> exits;            // its Exit nodes
   };
 
+  // A node's inputs, backwards from the consumer lists: for the rare observer and NaN
+  // search, never the executor's hot path. `index` is the input's position (-1: a control
+  // edge).
+  struct Producer {
+    int node;
+    int port;
+    int index;
+  };
+  std::vector<std::vector<Producer>> ProducersByNode() const;
+
   Device* device = nullptr;
   // Where this partition's _Send and _Recv meet the other partitions' (the worker's).
   std::shared_ptr<Rendezvous> rendezvous;

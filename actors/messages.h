@@ -202,6 +202,14 @@ struct PeerDirectory {
   std::map<std::string, std::string> data_plane_by_task;
 };
 
+// Which outputs of a node are dead, a bit per output: all of them, or none; and output
+// `port`'s bit (an output past the 32nd is dead only when all are).
+constexpr uint32_t kAllDead = ~uint32_t{0};
+constexpr uint32_t kNoneDead = 0;
+inline bool OutputDead(uint32_t dead_outputs, size_t port) {
+  return port >= 32 ? dead_outputs == kAllDead : (dead_outputs >> port) & 1;
+}
+
 // A kernel's result, device thread (or async kernel) -> executor.
 struct KernelDone {
   int node = 0;

@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 
+#include "graph/node_def_util.h"
 #include "kernels/dtype_dispatch.h"
 
 namespace tensoract {
@@ -84,21 +85,76 @@ StatusOr<WatchSpec> WatchSpec::FromRequest(const observe::WatchRequest& request,
   spec.find_nan = request.find_nan();
   spec.sink = std::move(sink);
   for (const std::string& name : request.tensors()) {
-    const size_t colon = name.rfind(':');
-    int output = 0;
-    std::string node = name;
-    if (colon != std::string::npos) {
-      const std::string k = name.substr(colon + 1);
-      if (k.empty() || k.size() > 4 || k.find_first_not_of("0123456789") != std::string::npos) {
-        return errors::InvalidArgument("cannot watch '", name, "': not \"node\" or \"node:output\"");
-      }
-      output = std::stoi(k);
-      node = name.substr(0, colon);
+    TensorId id;
+    Status parsed = ParseTensorName(name, &id);
+    if (!parsed.ok() || id.IsControl()) {
+      return errors::InvalidArgument("cannot watch '", name, "': not \"node\" or \"node:output\"");
     }
-    if (node.empty()) return errors::InvalidArgument("cannot watch '", name, "': no node name");
-    spec.outputs[node].push_back(output);
+    spec.outputs[id.node].push_back(id.index);
   }
   return spec;
+}
+
+StepWatch::StepWatch(std::shared_ptr<const WatchSpec> spec, const ExecutorPlan* plan, int64_t step_id)
+    : spec_(std::move(spec)), plan_(plan), step_id_(step_id) {}
+
+observe::TensorStats StepWatch::Stats(int node, int port, const Tensor& t) const {
+  observe::TensorStats s = StatsOf(t, spec_->values);
+  s.set_node(plan_->nodes[node].kernel->name());
+  s.set_output(port);
+  s.set_step_id(step_id_);
+  s.set_device(plan_->device->name());
+  return s;
+}
+
+Status StepWatch::OnNodeDone(int node, const std::vector<Tensor>& outputs) {
+  const OpKernel& kernel = *plan_->nodes[node].kernel;
+  auto watched = spec_->outputs.find(kernel.name());
+  if (watched != spec_->outputs.end() && spec_->sink) {
+    for (int port : watched->second) {
+      if (port < static_cast<int>(outputs.size()) && outputs[port].IsInitialized()) {
+        spec_->sink->Add(Stats(node, port, outputs[port]));
+      }
+    }
+  }
+  if (!spec_->find_nan) return Status::OK();
+  int bad = -1;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    if (!outputs[o].IsInitialized()) continue;
+    seen_[{node, static_cast<int>(o)}] = Stats(node, static_cast<int>(o), outputs[o]);
+    if (bad < 0 && HasNanOrInf(outputs[o])) bad = static_cast<int>(o);
+  }
+  if (bad < 0) return Status::OK();
+  observe::NanReport report;
+  report.set_step_id(step_id_);
+  report.set_device(plan_->device->name());
+  report.set_node(kernel.name());
+  report.set_op(kernel.type_string());
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    auto it = seen_.find({node, static_cast<int>(o)});
+    if (it != seen_.end()) *report.add_outputs() = it->second;
+  }
+  // Its inputs, by input index: the producers' outputs feeding it.
+  std::vector<const observe::TensorStats*> inputs(plan_->nodes[node].num_inputs, nullptr);
+  const std::vector<std::vector<ExecutorPlan::Producer>> producers = plan_->ProducersByNode();
+  for (const ExecutorPlan::Producer& p : producers[node]) {
+    if (p.index < 0 || p.index >= static_cast<int>(inputs.size())) continue;  // a control edge
+    auto it = seen_.find({p.node, p.port});
+    if (it != seen_.end()) inputs[p.index] = &it->second;
+  }
+  std::string described;
+  for (const observe::TensorStats* in : inputs) {
+    if (in == nullptr) continue;
+    *report.add_inputs() = *in;
+    described += StrCat(described.empty() ? "" : "; ", in->node(), ":", in->output(), " min ", in->min(), " max ",
+                        in->max(), " NaN ", in->nan_count(), " inf ", in->inf_count());
+  }
+  const observe::TensorStats& out = seen_[{node, bad}];
+  if (spec_->sink) spec_->sink->Add(std::move(report));
+  return errors::InvalidArgument("NaN search: node '", kernel.name(), "' (", kernel.type_string(), ") on ",
+                                 plan_->device->name(), " produced ", out.nan_count(), " NaN and ", out.inf_count(),
+                                 " infinite values in output ", bad, " of step ", step_id_, "; its inputs: ",
+                                 described.empty() ? "none seen" : described);
 }
 
 observe::TensorStats StatsOf(const Tensor& t, bool values) {

@@ -1,7 +1,7 @@
 // Watching tensors of running steps without changing the graph (TensorFlow's tfdbg), for
 // tensoract-observe --watch and --find-nan: what a worker was asked to watch (a WatchSpec,
-// handed to the executors of its next steps) and where they leave what they saw (the
-// worker's WatchSink, read by the observer's snapshot).
+// handed to the executors of its next steps, each watching through a StepWatch) and where
+// they leave what they saw (the worker's WatchSink, read by the observer's snapshot).
 #ifndef TENSORACT_ACTORS_TENSOR_WATCH_H_
 #define TENSORACT_ACTORS_TENSOR_WATCH_H_
 
@@ -11,7 +11,9 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "actors/executor_plan.h"
 #include "kernels/tensor.h"
 #include "messages/observer.pb.h"
 
@@ -39,6 +41,24 @@ struct WatchSpec {
   std::shared_ptr<WatchSink> sink;
   // From a request's "node" / "node:k" names; InvalidArgument for a malformed one.
   static StatusOr<WatchSpec> FromRequest(const observe::WatchRequest& request, std::shared_ptr<WatchSink> sink);
+};
+
+// One step's watching in one executor: the statistics of the watched outputs go to the
+// spec's sink; a NaN search stops the step at the first output holding a NaN or an
+// infinity, reported with the node's inputs as their producers left them.
+class StepWatch {
+ public:
+  StepWatch(std::shared_ptr<const WatchSpec> spec, const ExecutorPlan* plan, int64_t step_id);
+  // After `node` produced `outputs`: OK, or the error that stops the step (a NaN found).
+  Status OnNodeDone(int node, const std::vector<Tensor>& outputs);
+
+ private:
+  observe::TensorStats Stats(int node, int port, const Tensor& t) const;
+
+  const std::shared_ptr<const WatchSpec> spec_;
+  const ExecutorPlan* plan_;
+  const int64_t step_id_;
+  std::map<std::pair<int, int>, observe::TensorStats> seen_;  // a NaN search's outputs so far
 };
 
 // Statistics of `t` (min, max and mean over the finite values, NaN and infinity counts;
