@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,35 @@ inline constexpr const char* kNodeClientFlagsUsage =
 // Takes args[*i] (and its value, advancing *i) when it is one of these flags or the
 // address: true if it was; an error for a flag without a valid value or a second address.
 StatusOr<bool> ParseNodeClientFlag(const std::vector<std::string>& args, size_t* i, NodeClientFlags* flags);
+
+// The main of such a tool (ParseNodeClientFlag's): --help prints `usage` and the client
+// flags; `parse` makes the tool's Args (with a NodeClientFlags `flags`) from the arguments,
+// exit status 2 when it fails; then the credentials load (1 when they cannot) and `run`
+// gives the exit status.
+template <class Args>
+int NodeClientMain(const char* tool, const char* usage, int argc, char** argv,
+                   StatusOr<Args> (*parse)(const std::vector<std::string>&),
+                   int (*run)(const Args&, const ClusterCredentials&)) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::cout << usage << kNodeClientFlagsUsage;
+      return 0;
+    }
+  }
+  StatusOr<Args> parsed = parse(args);
+  if (!parsed.ok()) {
+    std::cerr << tool << ": " << parsed.status() << "\n" << usage << kNodeClientFlagsUsage;
+    return 2;
+  }
+  const NodeClientFlags& f = parsed->flags;
+  auto credentials = LoadClusterCredentials(f.token_file, f.tls_cert_file, f.tls_key_file, f.tls_ca_file);
+  if (!credentials.ok()) {
+    std::cerr << tool << ": " << credentials.status() << "\n";
+    return 1;
+  }
+  return run(*parsed, *credentials);
+}
 
 }  // namespace tensoract
 

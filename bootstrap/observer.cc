@@ -466,7 +466,7 @@ std::string ExplainStep(const ClusterView& view, int64_t step_id) {
     const bool answered = walk.Node(task) != nullptr;
     const bool reaches_silence = chain.find("does not answer") != std::string::npos ||
                                  chain.find("is unavailable") != std::string::npos;
-    const int score = (answered ? 2 : 0) + (reaches_silence ? 4 : 0) + (answered && !reaches_silence ? 0 : 0);
+    const int score = (answered ? 2 : 0) + (reaches_silence ? 4 : 0);
     const int rank = score * 100000 + static_cast<int>(chain.size());
     if (rank > best) {
       best = rank;

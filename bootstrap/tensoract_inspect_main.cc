@@ -85,23 +85,6 @@ int Inspect(const InspectArgs& args, const ClusterCredentials& credentials) {
 }  // namespace tensoract
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (const std::string& arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      std::cout << tensoract::kUsage << tensoract::kNodeClientFlagsUsage;
-      return 0;
-    }
-  }
-  auto parsed = tensoract::ParseArgs(args);
-  if (!parsed.ok()) {
-    std::cerr << "tensoract-inspect: " << parsed.status() << "\n" << tensoract::kUsage << tensoract::kNodeClientFlagsUsage;
-    return 2;
-  }
-  auto credentials = tensoract::LoadClusterCredentials(parsed->flags.token_file, parsed->flags.tls_cert_file,
-                                                       parsed->flags.tls_key_file, parsed->flags.tls_ca_file);
-  if (!credentials.ok()) {
-    std::cerr << "tensoract-inspect: " << credentials.status() << "\n";
-    return 1;
-  }
-  return tensoract::Inspect(*parsed, *credentials);
+  return tensoract::NodeClientMain<tensoract::InspectArgs>("tensoract-inspect", tensoract::kUsage, argc, argv,
+                                                          tensoract::ParseArgs, tensoract::Inspect);
 }

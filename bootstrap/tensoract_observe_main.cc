@@ -264,23 +264,6 @@ int Observe(const ObserveArgs& args, const ClusterCredentials& credentials) {
 }  // namespace tensoract
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (const std::string& arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      std::cout << tensoract::kUsage << tensoract::kNodeClientFlagsUsage;
-      return 0;
-    }
-  }
-  auto parsed = tensoract::ParseArgs(args);
-  if (!parsed.ok()) {
-    std::cerr << "tensoract-observe: " << parsed.status() << "\n" << tensoract::kUsage << tensoract::kNodeClientFlagsUsage;
-    return 2;
-  }
-  auto credentials = tensoract::LoadClusterCredentials(parsed->flags.token_file, parsed->flags.tls_cert_file,
-                                                       parsed->flags.tls_key_file, parsed->flags.tls_ca_file);
-  if (!credentials.ok()) {
-    std::cerr << "tensoract-observe: " << credentials.status() << "\n";
-    return 1;
-  }
-  return tensoract::Observe(*parsed, *credentials);
+  return tensoract::NodeClientMain<tensoract::ObserveArgs>("tensoract-observe", tensoract::kUsage, argc, argv,
+                                                          tensoract::ParseArgs, tensoract::Observe);
 }

@@ -1,7 +1,6 @@
 #include "client/file_writer.h"
 
 #include <chrono>
-#include <filesystem>
 
 #include "kernels/io/event_file.h"
 #include "messages/config.pb.h"

@@ -120,6 +120,13 @@ double ElementAsDouble(const Tensor& t, int64_t i) {
   return v;
 }
 
+StatusOr<std::string> ScalarTag(const Tensor& t, const char* what) {
+  if (t.dims() != 0 || t.dtype() != tensorflow::DT_STRING) {
+    return errors::InvalidArgument(what, " must be scalar, not ", t.shape().DebugString());
+  }
+  return t.base<std::string>()[0];
+}
+
 Status AddHistogram(const std::string& tag, const Tensor& values, const std::string& node, tensorflow::Summary* out) {
   Histogram histogram;
   Status added;

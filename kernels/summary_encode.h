@@ -14,6 +14,9 @@
 
 namespace tensoract {
 
+// The string of a scalar string tensor (a tag); InvalidArgument naming `what` otherwise.
+StatusOr<std::string> ScalarTag(const Tensor& t, const char* what);
+
 // Element i of a real-number tensor, as a double (0 for other types).
 double ElementAsDouble(const Tensor& t, int64_t i);
 

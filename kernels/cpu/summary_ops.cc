@@ -17,17 +17,6 @@ void OutputSummary(OpKernelContext* ctx, const tensorflow::Summary& summary) {
   ctx->set_output(0, out);
 }
 
-// A scalar string input (a tag).
-bool ScalarTag(OpKernelContext* ctx, const char* what, std::string* tag) {
-  const Tensor& t = ctx->input(0);
-  if (t.dims() != 0) {
-    ctx->SetStatus(errors::InvalidArgument(what, " must be scalar, not ", t.shape().DebugString()));
-    return false;
-  }
-  *tag = t.base<std::string>()[0];
-  return true;
-}
-
 class ScalarSummaryOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -53,10 +42,10 @@ class HistogramSummaryOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    std::string tag;
-    if (!ScalarTag(ctx, "tags", &tag)) return;
+    auto tag = ScalarTag(ctx->input(0), "tags");
+    OP_REQUIRES_OK(ctx, tag.status());
     tensorflow::Summary summary;
-    OP_REQUIRES_OK(ctx, AddHistogram(tag, ctx->input(1), name(), &summary));
+    OP_REQUIRES_OK(ctx, AddHistogram(*tag, ctx->input(1), name(), &summary));
     OutputSummary(ctx, summary);
   }
 };
@@ -77,10 +66,10 @@ class ImageSummaryOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    std::string tag;
-    if (!ScalarTag(ctx, "Tags", &tag)) return;
+    auto tag = ScalarTag(ctx->input(0), "Tags");
+    OP_REQUIRES_OK(ctx, tag.status());
     tensorflow::Summary summary;
-    OP_REQUIRES_OK(ctx, AddImages(tag, ctx->input(1), max_images_, bad_color_, &summary));
+    OP_REQUIRES_OK(ctx, AddImages(*tag, ctx->input(1), max_images_, bad_color_, &summary));
     OutputSummary(ctx, summary);
   }
 
@@ -93,15 +82,15 @@ class TensorSummaryV2Op : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    std::string tag;
-    if (!ScalarTag(ctx, "tag", &tag)) return;
+    auto tag = ScalarTag(ctx->input(0), "tag");
+    OP_REQUIRES_OK(ctx, tag.status());
     const Tensor& tensor = ctx->input(1);
     const Tensor& metadata = ctx->input(2);
     OP_REQUIRES(ctx, metadata.NumElements() == 1,
                 errors::InvalidArgument("serialized_summary_metadata must be one string, not ",
                                         metadata.shape().DebugString()));
     tensorflow::Summary summary;
-    AddTensor(tag, tensor, &summary);
+    AddTensor(*tag, tensor, &summary);
     OP_REQUIRES(ctx, summary.mutable_value(0)->mutable_metadata()->ParseFromString(metadata.base<std::string>()[0]),
                 errors::InvalidArgument("serialized_summary_metadata is not a SummaryMetadata"));
     OutputSummary(ctx, summary);

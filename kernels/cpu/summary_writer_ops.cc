@@ -132,19 +132,13 @@ class WriteOp : public OpKernel {
 
  protected:
   virtual Status Encode(OpKernelContext* ctx, tensorflow::Summary* summary) = 0;
-  // The scalar string input `i` (a tag).
-  static StatusOr<std::string> Tag(OpKernelContext* ctx, int i) {
-    const Tensor& t = ctx->input(i);
-    if (t.dims() != 0) return errors::InvalidArgument("tag must be scalar, not ", t.shape().DebugString());
-    return t.base<std::string>()[0];
-  }
 };
 
 class WriteScalarSummaryOp : public WriteOp {
  public:
   using WriteOp::WriteOp;
   Status Encode(OpKernelContext* ctx, tensorflow::Summary* summary) override {
-    TA_ASSIGN_OR_RETURN(std::string tag, Tag(ctx, 2));
+    TA_ASSIGN_OR_RETURN(std::string tag, ScalarTag(ctx->input(2), "tag"));
     const Tensor& value = ctx->input(3);
     if (value.dims() != 0) return errors::InvalidArgument("value must be scalar, not ", value.shape().DebugString());
     tensorflow::Summary::Value* v = summary->add_value();
@@ -158,7 +152,7 @@ class WriteHistogramSummaryOp : public WriteOp {
  public:
   using WriteOp::WriteOp;
   Status Encode(OpKernelContext* ctx, tensorflow::Summary* summary) override {
-    TA_ASSIGN_OR_RETURN(std::string tag, Tag(ctx, 2));
+    TA_ASSIGN_OR_RETURN(std::string tag, ScalarTag(ctx->input(2), "tag"));
     return AddHistogram(tag, ctx->input(3), name(), summary);
   }
 };
@@ -169,7 +163,7 @@ class WriteImageSummaryOp : public WriteOp {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("max_images", &max_images_));
   }
   Status Encode(OpKernelContext* ctx, tensorflow::Summary* summary) override {
-    TA_ASSIGN_OR_RETURN(std::string tag, Tag(ctx, 2));
+    TA_ASSIGN_OR_RETURN(std::string tag, ScalarTag(ctx->input(2), "tag"));
     const Tensor& color = ctx->input(4);
     if (color.dims() != 1) return errors::InvalidArgument("bad_color must be a vector, not ", color.shape().DebugString());
     std::vector<uint8_t> bad_color(color.base<uint8_t>(), color.base<uint8_t>() + color.NumElements());
@@ -184,7 +178,7 @@ class WriteSummaryOp : public WriteOp {
  public:
   using WriteOp::WriteOp;
   Status Encode(OpKernelContext* ctx, tensorflow::Summary* summary) override {
-    TA_ASSIGN_OR_RETURN(std::string tag, Tag(ctx, 3));
+    TA_ASSIGN_OR_RETURN(std::string tag, ScalarTag(ctx->input(3), "tag"));
     const Tensor& metadata = ctx->input(4);
     if (metadata.NumElements() != 1) {
       return errors::InvalidArgument("summary_metadata must be one string, not ", metadata.shape().DebugString());
