@@ -4,9 +4,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <set>
 #include <sstream>
 #include <type_traits>
 
+#include "client/saved_model.h"
 #include "client/session.h"
 #include "base/json_string.h"
 #include "base/proto_io.h"
@@ -109,7 +112,9 @@ void JsonElement(std::ostream& os, T v) {
   }
 }
 
-bool IsStepFlag(const std::string& flag) { return flag == "--feed" || flag == "--fetch" || flag == "--target"; }
+bool IsStepFlag(const std::string& flag) {
+  return flag == "--feed" || flag == "--feed-proto" || flag == "--fetch" || flag == "--target";
+}
 
 void PrintStepError(const GraphRunSpec& spec, size_t step, const Status& s, std::ostream& out, std::ostream& err) {
   if (spec.json) {
@@ -212,6 +217,12 @@ StatusOr<GraphRunSpec> ParseGraphRunArgs(const std::vector<std::string>& args) {
     const std::string& value = args[++i];
     if (flag == "--graph") {
       spec.graph_path = value;
+    } else if (flag == "--saved-model") {
+      spec.saved_model_dir = value;
+    } else if (flag == "--signature") {
+      spec.signature = value;
+    } else if (flag == "--tag-set") {
+      spec.tag_set = value;
     } else if (flag == "--run") {
       TA_ASSIGN_OR_RETURN(RunStepSpec step, ParseRunStep(value));
       spec.steps.push_back(std::move(step));
@@ -222,16 +233,22 @@ StatusOr<GraphRunSpec> ParseGraphRunArgs(const std::vector<std::string>& args) {
         single.fetches.push_back(value);
       } else if (flag == "--target") {
         single.targets.push_back(value);
+      } else if (flag == "--feed-proto") {
+        TA_ASSIGN_OR_RETURN(auto feed, ParseProtoFeed(value));
+        single.feeds.push_back(std::move(feed));
       } else {
         TA_ASSIGN_OR_RETURN(auto feed, ParseFeed(value));
         single.feeds.push_back(std::move(feed));
       }
     } else {
       return errors::InvalidArgument("unknown flag '", flag,
-                                     "' (known: --graph --feed --fetch --target --run --json --keep-going --help)");
+                                     "' (known: --graph --saved-model --signature --tag-set --feed --feed-proto "
+                                     "--fetch --target --run --json --keep-going --help)");
     }
   }
-  if (spec.graph_path.empty()) return errors::InvalidArgument("--graph is required");
+  if (spec.graph_path.empty() == spec.saved_model_dir.empty()) {
+    return errors::InvalidArgument("one of --graph and --saved-model is required");
+  }
   if (single_used && spec.multi_step) {
     return errors::InvalidArgument("--feed/--fetch/--target describe a single step; with --run put them in each --run");
   }
@@ -260,17 +277,47 @@ std::string TensorToJson(const Tensor& t) {
   return os.str();
 }
 
+StatusOr<std::pair<std::string, Tensor>> ParseProtoFeed(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return errors::InvalidArgument("--feed-proto '", text, "' is not NAME=FILE");
+  tensorflow::TensorProto proto;
+  TA_RETURN_IF_ERROR(ReadBinaryProto(text.substr(eq + 1), &proto));
+  StatusOr<Tensor> t = Tensor::FromProto(proto);
+  if (!t.ok()) return t.status().WithContext(StrCat("--feed-proto ", text));
+  return std::make_pair(text.substr(0, eq), std::move(t).value());
+}
+
 Status RunGraphFile(const GraphRunSpec& spec, std::ostream& out, std::ostream& err) {
-  tensorflow::GraphDef graph;
-  TA_RETURN_IF_ERROR(ReadProto(spec.graph_path, &graph));
-  TA_ASSIGN_OR_RETURN(auto session, Session::New());
-  TA_RETURN_IF_ERROR(session->Create(graph));
+  std::unique_ptr<Session> session;
+  std::unique_ptr<SavedModelBundle> bundle;
+  if (!spec.saved_model_dir.empty()) {
+    std::set<std::string> tags;
+    for (const std::string& t : Split(spec.tag_set, ',')) tags.insert(t);
+    TA_ASSIGN_OR_RETURN(bundle, LoadSavedModel(spec.saved_model_dir, tags));
+  } else {
+    tensorflow::GraphDef graph;
+    TA_RETURN_IF_ERROR(ReadProto(spec.graph_path, &graph));
+    TA_ASSIGN_OR_RETURN(session, Session::New());
+    TA_RETURN_IF_ERROR(session->Create(graph));
+  }
   Status first_error;
   size_t failed = 0;
   for (size_t step = 0; step < spec.steps.size(); ++step) {
-    const RunStepSpec& run = spec.steps[step];
+    RunStepSpec run = spec.steps[step];
     std::vector<Tensor> outputs;
-    Status s = session->Run(run.feeds, run.fetches, run.targets, &outputs);
+    Status s;
+    if (bundle != nullptr) {
+      std::vector<std::pair<std::string, Tensor>> named;
+      s = run.targets.empty() ? bundle->Run(spec.signature, run.feeds, &named, run.fetches)
+                              : errors::InvalidArgument("a SavedModel's signature has no targets");
+      run.fetches.clear();
+      for (auto& [key, value] : named) {
+        run.fetches.push_back(key);
+        outputs.push_back(std::move(value));
+      }
+    } else {
+      s = session->Run(run.feeds, run.fetches, run.targets, &outputs);
+    }
     if (!s.ok()) {
       if (!spec.keep_going) {
         if (spec.json) PrintStepError(spec, step, s, out, err);
@@ -307,13 +354,16 @@ Status RunGraphFile(const GraphRunSpec& spec, std::ostream& out, std::ostream& e
 
 std::string GraphRunUsage() {
   return R"(usage: tensoract-run --graph FILE [--json] [--keep-going] STEPS
-Runs steps of a TensorFlow GraphDef (text if FILE ends in .pbtxt or .txt, else binary).
+       tensoract-run --saved-model DIR [--tag-set serve] [--signature serving_default] STEPS
+Runs steps of a TensorFlow GraphDef (text if FILE ends in .pbtxt or .txt, else binary),
+or of a SavedModel's signature (feeds and fetches named by its keys; no --fetch: all).
 
 STEPS is either one step:
   [--feed NAME=[DTYPE:]VALUES[@SHAPE]]... [--fetch TENSOR]... [--target NODE]...
 or several, run in order on one session (variables keep their values between them):
   --run 'feed=NAME=[DTYPE:]VALUES[@SHAPE] fetch=T1,T2 target=N1,N2' --run '...' ...
 
+  --feed-proto NAME=FILE   feeds a binary TensorProto (any dtype, strings too)
   NAME, TENSOR  "node" or "node:port"      DTYPE  float (default), double, int8, int16,
   VALUES  1,-2.5,3e4 (nan, inf)                   int32, int64, uint8..uint64, bool
   SHAPE   2x3; none: a vector; "@" alone: a scalar

@@ -11,6 +11,14 @@
 //
 // The graph file is text when it ends in .pbtxt or .txt, binary otherwise.
 //
+// A SavedModel's signature instead of a graph (feeds and fetches by the signature's keys;
+// without --fetch, every output):
+//
+//   tensoract-run --saved-model DIR [--tag-set serve] [--signature serving_default]
+//       --feed images=0.5,0.25@1x784 [--fetch output_0]
+//
+// --feed-proto NAME=FILE feeds a binary TensorProto file (any dtype, strings included).
+//
 // A feed is NAME=[DTYPE:]VALUES[@SHAPE]:
 //   NAME    any tensor, "node" or "node:port"
 //   DTYPE   float (the default), double, int8, int16, int32, int64, uint8, uint16, uint32,
@@ -64,6 +72,9 @@ struct RunStepSpec {
 
 struct GraphRunSpec {
   std::string graph_path;
+  std::string saved_model_dir;  // instead of graph_path: run a SavedModel's signature
+  std::string signature = "serving_default";
+  std::string tag_set = "serve";  // comma-separated
   std::vector<RunStepSpec> steps;  // run in order on one session
   bool json = false;               // JSON Lines instead of DebugString lines
   bool keep_going = false;         // report a failed step and go on with the next
@@ -74,6 +85,8 @@ struct GraphRunSpec {
 StatusOr<Tensor> ParseFeedValue(const std::string& text);
 // "name=[dtype:]values[@shape]" -> (name, tensor).
 StatusOr<std::pair<std::string, Tensor>> ParseFeed(const std::string& text);
+// "name=FILE", FILE a binary TensorProto -> (name, tensor).
+StatusOr<std::pair<std::string, Tensor>> ParseProtoFeed(const std::string& text);
 // The text of one --run: "feed=x=1,2 fetch=y,z target=init".
 StatusOr<RunStepSpec> ParseRunStep(const std::string& text);
 // Parses the command line above (without argv[0]); InvalidArgument names an unknown or

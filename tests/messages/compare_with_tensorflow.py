@@ -77,6 +77,10 @@ TF_FRAMEWORK_MODULES = [
     "tensorflow.core.protobuf.named_tensor_pb2",
     "tensorflow.core.protobuf.config_pb2",
     "tensorflow.core.protobuf.tensorflow_server_pb2",
+    # MetaGraphs and SavedModels.
+    "tensorflow.core.protobuf.saver_pb2",
+    "tensorflow.core.protobuf.meta_graph_pb2",
+    "tensorflow.core.protobuf.saved_model_pb2",
 ]
 TF_OPTIONAL_MODULES = [
     # GraphDebugInfo lives in core/framework in new TF, core/protobuf before.
@@ -113,6 +117,12 @@ OMITTED = {
     },
     "tensorflow.ServerDef": {
         7: "ClusterDeviceFilters: per-task device filters, not used yet",
+    },
+    "tensorflow.MetaGraphDef": {
+        7: "SavedObjectGraph: the loader restores through the SaverDef instead",
+    },
+    "tensorflow.TensorInfo": {
+        5: "CompositeTensor (TypeSpecProto): signatures of composite tensors are refused",
     },
 }
 
