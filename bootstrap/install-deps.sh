@@ -23,6 +23,7 @@ packages=(
   libcapnp-dev capnproto
   catch2
   zlib1g-dev libdeflate-dev libpng-dev
+  libre2-dev
   libssl-dev openssl
   dataset-fashion-mnist
   python3 python3-pip

@@ -1,7 +1,8 @@
 // Checkpoints: SaveV2 writes tensors to a V2 checkpoint (TensorFlow's tensor bundle, see
 // kernels/checkpoint/tensor_bundle.h), RestoreV2 reads them back, MergeV2Checkpoints
-// joins the bundles of a sharded save into one. Definitions are TensorFlow 2.21's, so the
-// save/restore subgraphs of TF 1.x Savers validate unchanged.
+// joins the bundles of a sharded save into one; ShardedFilename and ShardedFilespec name
+// the shards of a sharded save. Definitions are TensorFlow 2.21's, so the save/restore
+// subgraphs of TF 1.x Savers validate unchanged.
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
 
@@ -28,6 +29,14 @@ Status SaveV2Shape(InferenceContext* c) { return CheckSaveRestoreInputs(c, c->nu
 Status RestoreV2Shape(InferenceContext* c) {
   TA_RETURN_IF_ERROR(CheckSaveRestoreInputs(c, c->num_outputs()));
   return shape_inference::UnknownShape(c);
+}
+
+// Every input is a scalar, and so is the name.
+Status ScalarInputsShape(InferenceContext* c) {
+  PartialTensorShape s;
+  for (int i = 0; i < c->num_inputs(); ++i) TA_RETURN_IF_ERROR(c->WithRank(c->input(i), 0, &s));
+  c->set_output(0, InferenceContext::Scalar());
+  return Status::OK();
 }
 
 Status MergeV2CheckpointsShape(InferenceContext* c) {
@@ -68,3 +77,18 @@ REGISTER_OP("MergeV2Checkpoints")
     .SetIsStateful()
     .SetShapeFn(tensoract::MergeV2CheckpointsShape)
     .Doc("Merges the V2 checkpoints at `checkpoint_prefixes` into one at `destination_prefix`.");
+
+REGISTER_OP("ShardedFilename")
+    .Input("basename: string")
+    .Input("shard: int32")
+    .Input("num_shards: int32")
+    .Output("filename: string")
+    .SetShapeFn(tensoract::ScalarInputsShape)
+    .Doc("The name of one shard: \"basename-00001-of-00004\" (printf's %s-%05d-of-%05d).");
+
+REGISTER_OP("ShardedFilespec")
+    .Input("basename: string")
+    .Input("num_shards: int32")
+    .Output("filename: string")
+    .SetShapeFn(tensoract::ScalarInputsShape)
+    .Doc("The glob matching every shard's name, basename-?????" "-of-00004 for 4 shards.");

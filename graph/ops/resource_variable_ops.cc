@@ -125,3 +125,11 @@ REGISTER_OP("DestroyResourceOp")
     .SetIsStateful()
     .SetShapeFn(tensoract::shape_inference::NoOutputs)
     .Doc("Deletes the resource behind the handle.");
+
+// TF 2.13+ SavedModel save functions put one before each SaveV2, to stop a variable in
+// copy-on-read mode from copying its buffer for every read during the save.
+REGISTER_OP("DisableCopyOnRead")
+    .Input("resource: resource")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::NoOutputs)
+    .Doc("Turns off the variable's copy-on-read mode (tensoract's variables have none).");

@@ -3,6 +3,7 @@
 // Select takes a scalar condition (all of t or all of e), a vector one over t's first
 // dimension (rows), or one of t's shape. SelectV2 broadcasts the three inputs together.
 #include <algorithm>
+#include <string>
 
 #include "kernels/cpu/cwise_ops.h"
 
@@ -153,6 +154,7 @@ TA_REGISTER_SELECT(double)
 TA_REGISTER_SELECT(int32_t)
 TA_REGISTER_SELECT(int64_t)
 TA_REGISTER_SELECT(bool)
+TA_REGISTER_SELECT(std::string)  // TF 1.x Savers choose between two file name constants
 #undef TA_REGISTER_SELECT
 
 }  // namespace

@@ -1,8 +1,8 @@
 // Resource variables: VarHandleOp makes a handle naming a Var in the device's
 // ResourceMgr; ReadVariableOp, AssignVariableOp, AssignAdd/SubVariableOp,
-// VarIsInitializedOp and DestroyResourceOp use it. Unlike reference variables, a value
-// once read never changes: writers update in place only when nobody else holds the
-// buffer, and copy it otherwise.
+// VarIsInitializedOp, DestroyResourceOp and DisableCopyOnRead use it. Unlike reference
+// variables, a value once read never changes: writers update in place only when nobody
+// else holds the buffer, and copy it otherwise.
 //
 // None of these kernels touches a tensor's elements except through the device
 // (Device::CopyOnDevice), so the same kernels serve the GPU: the variable's value stays in
@@ -178,6 +178,31 @@ class DestroyResourceOp : public OpKernel {
 };
 
 REGISTER_KERNEL(Name("DestroyResourceOp").Device(DEVICE_CPU), DestroyResourceOp);
+
+// TensorFlow's variables have a copy-on-read mode (its sparse kernels, ResourceGather and
+// the ResourceScatter ops, switch it on) that this op turns off before a SavedModel save;
+// ours always copy on write instead, so there is nothing to turn off. What remains is TensorFlow's check that the handle names a
+// variable, failing as it fails: FailedPrecondition for a missing variable and for a
+// handle to another kind of resource alike.
+class DisableCopyOnReadOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& handle = ctx->input(0);
+    OP_REQUIRES(ctx, handle.dtype() == tensorflow::DT_RESOURCE && handle.NumElements() == 1,
+                errors::InvalidArgument("node '", name(), "': input 0 is not a variable handle"));
+    const ResourceHandle& h = *handle.base<ResourceHandle>();
+    auto var = ctx->resource_manager()->Lookup<Var>(h);
+    OP_REQUIRES(ctx, var.ok(),
+                errors::FailedPrecondition("Could not find variable ", h.name(), ". This could mean that the variable "
+                                           "has been deleted. In TF1, it can also mean the variable is uninitialized. "
+                                           "Debug info: container=", h.container(), ", status error message=",
+                                           var.status().message()));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+REGISTER_KERNEL(Name("DisableCopyOnRead").Device(DEVICE_CPU), DisableCopyOnReadOp);
 
 }  // namespace
 }  // namespace tensoract

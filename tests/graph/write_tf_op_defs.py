@@ -52,6 +52,7 @@ DecodeRaw CountUpTo ResourceCountUpTo ScalarSummary Assert ParseExample ParseExa
 HistogramSummary ImageSummary TensorSummaryV2 MergeSummary SummaryWriter CreateSummaryFileWriter
 WriteScalarSummary WriteHistogramSummary WriteImageSummary WriteSummary WriteRawProtoSummary FlushSummaryWriter
 CloseSummaryWriter
+StringJoin StaticRegexFullMatch RegexFullMatch ShardedFilename ShardedFilespec DisableCopyOnRead
 """.split()
 
 
