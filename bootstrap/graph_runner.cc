@@ -271,7 +271,14 @@ std::string TensorToJson(const Tensor& t) {
     }
     os << ']';
   });
-  // Other dtypes (strings, half, resources...) as TensorFlow would print them.
+  if (!known && t.dtype() == tensorflow::DT_STRING) {
+    const std::string* p = t.base<std::string>();
+    os << '[';
+    for (int64_t i = 0; i < t.NumElements(); ++i) os << (i ? "," : "") << JsonString(p[i]);
+    os << ']';
+    known = true;
+  }
+  // Other dtypes (half, resources...) as TensorFlow would print them.
   if (!known) os << "null,\"text\":" << JsonString(t.SummarizeValue(t.NumElements()));
   os << '}';
   return os.str();

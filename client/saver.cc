@@ -6,6 +6,7 @@
 
 #include "base/durable_file.h"
 #include "base/proto_io.h"
+#include "client/meta_graph.h"
 #include "graph/builder/attr_util.h"
 #include "graph/builder/io_ops.h"
 #include "graph/builder/ops.h"
@@ -28,6 +29,7 @@ double NowSeconds() {
 void DeleteCheckpoint(const std::string& prefix) {
   std::error_code ec;
   fs::remove(BundleIndexFilename(prefix), ec);
+  fs::remove(prefix + ".meta", ec);
   const fs::path p(prefix);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   const std::string data_stem = p.filename().string() + ".data-";
@@ -111,11 +113,45 @@ StatusOr<Saver> Saver::New(const Scope& scope, const std::vector<Output>& vars, 
     }
   }
   Node* restore_all = ops::NoOp(s.WithOpName("restore_all").WithControlDependencies(assigns));
+  // TensorFlow's SaverDef names a tensor to fetch for saving: the prefix, once saved.
+  Output saved = ops::Identity(s.WithOpName("control_dependency").WithControlDependencies({Output(save, 0)}), prefix);
   if (!s.ok()) return s.status();
   saver.prefix_tensor_ = prefix.node->name() + ":0";
   saver.save_op_ = save->name();
+  saver.save_tensor_ = saved.node->name() + ":0";
   saver.restore_op_ = restore_all->name();
   return saver;
+}
+
+StatusOr<Saver> Saver::FromSaverDef(const tensorflow::SaverDef& def, SaverOptions options) {
+  if (def.filename_tensor_name().empty() || def.save_tensor_name().empty() || def.restore_op_name().empty()) {
+    return errors::InvalidArgument("SaverDef: filename_tensor_name, save_tensor_name and restore_op_name must all be set");
+  }
+  if (def.version() != tensorflow::SaverDef::V2) {
+    return errors::InvalidArgument("SaverDef: only V2 checkpoints are supported, not version ", static_cast<int>(def.version()));
+  }
+  Saver saver;
+  if (def.max_to_keep() != 0) options.max_to_keep = def.max_to_keep();
+  saver.options_ = std::move(options);
+  saver.prefix_tensor_ = def.filename_tensor_name();
+  saver.save_tensor_ = def.save_tensor_name();
+  const std::string& t = def.save_tensor_name();
+  saver.save_op_ = t.substr(0, t.rfind(':'));
+  saver.restore_op_ = def.restore_op_name();
+  saver.sharded_ = def.sharded();
+  return saver;
+}
+
+tensorflow::SaverDef Saver::saver_def() const {
+  tensorflow::SaverDef def;
+  def.set_filename_tensor_name(prefix_tensor_);
+  def.set_save_tensor_name(save_tensor_);
+  def.set_restore_op_name(restore_op_);
+  def.set_max_to_keep(options_.max_to_keep);
+  def.set_sharded(sharded_);
+  def.set_keep_checkpoint_every_n_hours(10000.0f);  // TensorFlow's default: never
+  def.set_version(tensorflow::SaverDef::V2);
+  return def;
 }
 
 StatusOr<std::string> Saver::Save(Session& session, const std::string& prefix, int64_t global_step) {
@@ -123,6 +159,10 @@ StatusOr<std::string> Saver::Save(Session& session, const std::string& prefix, i
   const auto started = fs::file_time_type::clock::now();
   Status st = session.Run({{prefix_tensor_, Tensor::Scalar<std::string>(path)}}, {}, {save_op_}, nullptr);
   if (!st.ok()) return st.WithContext(StrCat("Saver: saving ", path));
+  if (options_.write_meta_graph) {
+    const tensorflow::SaverDef def = saver_def();
+    TA_RETURN_IF_ERROR(WriteMetaGraph(path + ".meta", MakeMetaGraph(session.graph_def(), &def, options_.collections)));
+  }
   TA_RETURN_IF_ERROR(UpdateCheckpointState(path));
   RemoveStaleTemporaries(prefix, started);
   return path;

@@ -17,6 +17,13 @@
 // node's name, as TensorFlow's. The nodes are in the graph the scope builds; create the
 // session from it (or Extend a session with them) before calling Save or Restore.
 //
+// The Saver's SaverDef (filename tensor, save tensor, restore op) goes into MetaGraphDefs:
+// Save writes `<checkpoint>.meta` beside each checkpoint (the session's graph, the
+// SaverDef and the options' collections), which ImportMetaGraph (client/meta_graph.h)
+// and TensorFlow's tf.compat.v1.train.import_meta_graph read back, ready to restore and go
+// on training. FromSaverDef makes a Saver for any graph that has one (TensorFlow's own
+// sharded Savers included).
+//
 // Save writes the checkpoint, then the directory's `checkpoint` file (a text-format
 // CheckpointState listing the kept checkpoints, oldest first, relative to the directory
 // when they are in it), and deletes the oldest checkpoints beyond max_to_keep.
@@ -25,12 +32,14 @@
 #ifndef TENSORACT_CLIENT_SAVER_H_
 #define TENSORACT_CLIENT_SAVER_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "client/session.h"
 #include "base/status.h"
 #include "graph/builder/scope.h"
+#include "messages/saver.pb.h"
 
 namespace tensoract {
 
@@ -41,6 +50,10 @@ struct SaverOptions {
   std::string name = "save";
   // The checkpoint state file written beside the checkpoints.
   std::string latest_filename = "checkpoint";
+  // Whether Save writes `<checkpoint>.meta` (TensorFlow's write_meta_graph).
+  bool write_meta_graph = true;
+  // Node collections written into each .meta, e.g. {"train_op", {"train"}}.
+  std::map<std::string, std::vector<std::string>> collections;
 };
 
 class Saver {
@@ -48,6 +61,11 @@ class Saver {
   // `vars`: outputs of ops::Variable/VariableV2 (references) and of ops::VarHandleOp
   // (handles). Two with one name, or anything else, is InvalidArgument.
   static StatusOr<Saver> New(const Scope& scope, const std::vector<Output>& vars, SaverOptions options = {});
+  // A Saver running the nodes `def` names (a graph imported from a MetaGraphDef or a
+  // SavedModel); InvalidArgument when a name is missing or the format is not V2.
+  static StatusOr<Saver> FromSaverDef(const tensorflow::SaverDef& def, SaverOptions options = {});
+  // TensorFlow's description of this Saver's nodes (version V2, not sharded).
+  tensorflow::SaverDef saver_def() const;
 
   // Writes the variables' values to `prefix`-`global_step` (`prefix` itself when
   // global_step < 0) and returns that checkpoint's prefix.
@@ -64,7 +82,8 @@ class Saver {
 
   // The graph's names for the pieces, to run them without a Saver.
   const std::string& prefix_tensor_name() const { return prefix_tensor_; }  // feed the prefix here
-  const std::string& save_op_name() const { return save_op_; }
+  const std::string& save_op_name() const { return save_op_; }                // run it to save
+  const std::string& save_tensor_name() const { return save_tensor_; }        // or fetch this
   const std::string& restore_op_name() const { return restore_op_; }
 
  private:
@@ -72,7 +91,8 @@ class Saver {
   Status UpdateCheckpointState(const std::string& path);
 
   SaverOptions options_;
-  std::string prefix_tensor_, save_op_, restore_op_;
+  std::string prefix_tensor_, save_op_, save_tensor_, restore_op_;
+  bool sharded_ = false;
   std::vector<std::string> last_checkpoints_;
   std::vector<double> last_timestamps_;
 };

@@ -103,6 +103,8 @@ class Session {
   // makes a new session on every recovery). Variables are not touched: restore them.
   Status Recreate();
   int64_t graph_version() const { return graph_version_; }
+  // Create's graph with every Extend's nodes (what a MetaGraphDef of the session holds).
+  const tensorflow::GraphDef& graph_def() const { return graph_; }
 
   Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
              const std::vector<std::string>& targets, std::vector<Tensor>* outputs);

@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""SavedModels written by TensorFlow 2.21 run here with TensorFlow's outputs, and
+SavedModels written here run in TensorFlow with ours.
+
+Usage: tf_saved_model_compat.py TENSORACT_RUN SAVED_MODEL_TOOL WORK_DIR
+
+TensorFlow writes, tensoract-run --saved-model runs every signature (inputs as TensorProto
+files) and each output must equal TensorFlow's (1e-5 relative; MatMul and convolution
+sums may be ordered differently):
+  - a Keras MLP and a Keras CNN, exported for serving (`model.export`),
+  - a Keras MLP saved with tf.saved_model.save (its serving function reads the Keras
+    variables, which only the object graph ties to the checkpoint's keys),
+  - a tf.Module with two signatures (one returning a dict) sharing a variable,
+  - a TensorFlow 1 graph (tf.compat.v1.saved_model.Builder: the sharded Saver, reference
+    variables, ParseExampleV2 over serialized tf.Examples) with predict, classify and
+    regress signatures, and the same SavedModel rewritten with the legacy `Variable` op of
+    older TensorFlow versions.
+Bad input is a clear error, never a crash: a truncated saved_model.pb, a missing
+variables file, an unknown tag set, an unknown signature, a wrong dtype.
+
+tensoract writes (saved_model_tool export DIR): a graph with variables and a Saver, and a
+traced Function; TensorFlow loads both with tf.saved_model.load and
+tf.compat.v1.saved_model.load, and its outputs must equal what saved_model_tool printed.
+
+Exits 77 (ctest: skipped) when TensorFlow cannot be imported.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+try:
+    import numpy as np
+    import tensorflow as tf
+except ImportError as e:
+    print(f"SKIPPED: tensorflow cannot be imported ({e}); bootstrap/install-deps.sh installs tensorflow-cpu")
+    sys.exit(77)
+
+tf1 = tf.compat.v1
+RUN, TOOL, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def run_signature(model_dir, signature, inputs, tag_set="serve"):
+    """Runs one signature here; inputs {key: np.ndarray or list of bytes}. Returns
+    (code, {key: np.ndarray} or message)."""
+    args = [RUN, "--saved-model", model_dir, "--signature", signature, "--tag-set", tag_set, "--json"]
+    for i, (key, value) in enumerate(inputs.items()):
+        path = os.path.join(WORK, f"feed_{i}.pb")
+        dtype = tf.string if isinstance(value, list) else None
+        with open(path, "wb") as f:
+            f.write(tf.make_tensor_proto(value, dtype=dtype).SerializeToString())
+        args += ["--feed-proto", f"{key}={path}"]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
+    if not lines:
+        # A load error comes before any step: "tensoract-run: CODE: message" on stderr, exit 1.
+        m = re.search(r"^tensoract-run: ([A-Z_]+): (.*)$", p.stderr, re.M)
+        if p.returncode == 1 and m:
+            return m.group(1), m.group(2)
+        return "CRASH", f"exit {p.returncode}: {p.stderr[-500:]}"
+    step = json.loads(lines[0])
+    if step["code"] != "OK":
+        return step["code"], step.get("message", "")
+    out = {}
+    for f in step["fetches"]:
+        values = f["values"]
+        if f["dtype"] == "string":
+            out[f["name"]] = np.array([v.encode("latin-1") if isinstance(v, str) else v for v in values],
+                                      dtype=object).reshape(f["shape"])
+        else:
+            out[f["name"]] = np.array(values, dtype=np.float64).reshape(f["shape"])
+    return "OK", out
+
+
+def same(ours, theirs, rtol=1e-5, atol=1e-6):
+    theirs = np.asarray(theirs)
+    if theirs.dtype == object or theirs.dtype.kind in "SU":
+        return ours.shape == theirs.shape and all(
+            (a.decode() if isinstance(a, bytes) else a) == (b.decode() if isinstance(b, bytes) else b)
+            for a, b in zip(ours.flat, theirs.flat))
+    return ours.shape == theirs.shape and np.allclose(ours, theirs.astype(np.float64), rtol=rtol, atol=atol)
+
+
+def compare_signature(model_dir, signature, inputs, expected, what):
+    code, out = run_signature(model_dir, signature, inputs)
+    if code != "OK":
+        check(False, f"{what}: {signature} ran here ({code}: {out})")
+        return
+    for key, want in expected.items():
+        want = want.numpy() if hasattr(want, "numpy") else want
+        check(key in out and same(out[key], want), f"{what}: {signature} output '{key}' equals TensorFlow's")
+
+
+def tf2_outputs(model_dir, signature, inputs):
+    loaded = tf.saved_model.load(model_dir)
+    fn = loaded.signatures[signature]
+    return {k: v.numpy() for k, v in fn(**{k: tf.constant(v) for k, v in inputs.items()}).items()}
+
+
+rng = np.random.default_rng(7)
+
+
+# ------------------------------------------------------------------ TensorFlow writes
+
+def keras_models():
+    images = rng.random((5, 28, 28, 1), dtype=np.float32)
+    mlp = tf.keras.Sequential([tf.keras.Input((784,)), tf.keras.layers.Dense(64, activation="relu"),
+                               tf.keras.layers.Dense(10, activation="softmax")])
+    cnn = tf.keras.Sequential([
+        tf.keras.Input((28, 28, 1)),
+        tf.keras.layers.Conv2D(8, 5, padding="same", activation="relu"), tf.keras.layers.MaxPooling2D(2),
+        tf.keras.layers.Conv2D(16, 3, activation="relu"), tf.keras.layers.AveragePooling2D(2),
+        tf.keras.layers.Flatten(), tf.keras.layers.Dense(32, activation="relu"),
+        tf.keras.layers.Dense(10), tf.keras.layers.Softmax()])
+    for name, model, x in (("keras_mlp", mlp, images.reshape(5, 784)), ("keras_cnn", cnn, images)):
+        d = os.path.join(WORK, name)
+        model.export(d, verbose=False)
+        sig = tf.saved_model.load(d).signatures["serving_default"]
+        (key,) = sig.structured_input_signature[1].keys()
+        compare_signature(d, "serving_default", {key: x}, tf2_outputs(d, "serving_default", {key: x}),
+                          f"{name} (model.export)")
+    d = os.path.join(WORK, "keras_mlp_saved")
+    tf.saved_model.save(mlp, d)
+    x = images.reshape(5, 784)
+    sig = tf.saved_model.load(d).signatures["serving_default"]
+    (key,) = sig.structured_input_signature[1].keys()
+    compare_signature(d, "serving_default", {key: x}, tf2_outputs(d, "serving_default", {key: x}),
+                      "keras_mlp (tf.saved_model.save)")
+
+
+class Scaler(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = tf.Variable(2.5)
+        self.offset = tf.Variable([1.0, -1.0, 0.5])
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    def transform(self, x):
+        return {"scaled": x * self.scale + self.offset, "total": tf.reduce_sum(x, axis=1)}
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+    def add(self, x):
+        return x + self.scale
+
+
+def module_model():
+    d = os.path.join(WORK, "module")
+    m = Scaler()
+    m.scale.assign(3.0)  # a value that differs from the initial one: it must come from the checkpoint
+    tf.saved_model.save(m, d, signatures={"transform": m.transform, "add": m.add})
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    compare_signature(d, "transform", {"x": x}, tf2_outputs(d, "transform", {"x": x}), "tf.Module")
+    compare_signature(d, "add", {"x": np.float32(1.5)}, tf2_outputs(d, "add", {"x": np.float32(1.5)}), "tf.Module")
+    return d
+
+
+def example(x, k=None):
+    feature = {"x": tf.train.Feature(float_list=tf.train.FloatList(value=x))}
+    if k is not None:
+        feature["k"] = tf.train.Feature(int64_list=tf.train.Int64List(value=[k]))
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
+def tf1_model():
+    """TensorFlow 1's SavedModelBuilder: a sharded Saver, VariableV2, ParseExampleV2."""
+    d = os.path.join(WORK, "tf1")
+    graph = tf.Graph()
+    with graph.as_default():
+        serialized = tf1.placeholder(tf.string, [None], name="tf_example")
+        feats = tf1.io.parse_example(serialized, {"x": tf1.io.FixedLenFeature([4], tf.float32),
+                                                  "k": tf1.io.FixedLenFeature([], tf.int64, default_value=1)})
+        w = tf1.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="W", use_resource=False)
+        b = tf1.Variable([0.1, 0.2, 0.3], name="b", use_resource=False)
+        logits = tf1.matmul(feats["x"], w) + b * tf1.cast(tf1.expand_dims(feats["k"], 1), tf.float32)
+        scores = tf1.nn.softmax(logits, name="scores")
+        classes = tf1.tile(tf1.constant([["cat", "dog", "emu"]]), [tf1.shape(scores)[0], 1])
+        total = tf1.reduce_sum(logits, axis=1, keepdims=True)
+        sigs = tf1.saved_model.signature_def_utils
+        with tf1.Session() as s:
+            s.run(tf1.global_variables_initializer())
+            builder = tf1.saved_model.Builder(d)
+            builder.add_meta_graph_and_variables(
+                s, ["serve"], main_op=tf1.tables_initializer(),
+                signature_def_map={
+                    "serving_default": sigs.predict_signature_def({"examples": serialized},
+                                                                  {"scores": scores, "logits": logits}),
+                    "classify": sigs.classification_signature_def(serialized, classes, scores),
+                    "regress": sigs.regression_signature_def(serialized, total)})
+            builder.save()
+    batch = [example([1, 2, 3, 4]), example([0.5, -1, 2, 0], k=3), example([0, 0, 0, 1], k=-2)]
+    expected = {}
+    with tf.Graph().as_default(), tf1.Session() as s:
+        meta = tf1.saved_model.load(s, ["serve"], d)
+        for key, sig in meta.signature_def.items():
+            if key.startswith("__"):
+                continue
+            (inp,) = sig.inputs.values()
+            names = sorted(sig.outputs)
+            values = s.run([sig.outputs[n].name for n in names], {inp.name: batch})
+            expected[key] = ((list(sig.inputs)[0]), dict(zip(names, values)))
+    for key, (inp, outs) in expected.items():
+        compare_signature(d, key, {inp: batch}, outs, "TF1 SavedModelBuilder")
+
+    # Older TensorFlow wrote the legacy `Variable` op; the same model with it loads too.
+    old = os.path.join(WORK, "tf1_legacy_variable")
+    shutil.copytree(d, old)
+    from tensorflow.core.protobuf import saved_model_pb2
+    sm = saved_model_pb2.SavedModel()
+    with open(os.path.join(old, "saved_model.pb"), "rb") as f:
+        sm.ParseFromString(f.read())
+    n = 0
+    for node in sm.meta_graphs[0].graph_def.node:
+        if node.op == "VariableV2":
+            node.op = "Variable"
+            n += 1
+    with open(os.path.join(old, "saved_model.pb"), "wb") as f:
+        f.write(sm.SerializeToString())
+    check(n == 2, "legacy Variable rewrite touched both variables")
+    inp, outs = expected["serving_default"]
+    compare_signature(old, "serving_default", {inp: batch}, outs, "TF1 SavedModel with legacy Variable ops")
+    return d
+
+
+def bad_input(module_dir, tf1_dir):
+    x = {"x": np.float32(1.0)}
+    truncated = os.path.join(WORK, "truncated")
+    shutil.copytree(module_dir, truncated)
+    path = os.path.join(truncated, "saved_model.pb")
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data[: len(data) // 2])
+    code, msg = run_signature(truncated, "add", x)
+    check(code == "DATA_LOSS" and "saved_model.pb" in msg, f"truncated saved_model.pb: {code}: {msg[:120]}")
+
+    no_vars = os.path.join(WORK, "no_variables")
+    shutil.copytree(tf1_dir, no_vars)
+    for f in os.listdir(os.path.join(no_vars, "variables")):
+        if f.startswith("variables.data"):
+            os.remove(os.path.join(no_vars, "variables", f))
+    code, msg = run_signature(no_vars, "regress", {"inputs": [example([1, 2, 3, 4])]})
+    check(code in ("NOT_FOUND", "DATA_LOSS") and "variables.data" in msg,
+          f"missing variables data file: {code}: {msg[:160]}")
+    no_index = os.path.join(WORK, "no_index")
+    shutil.copytree(tf1_dir, no_index)
+    os.remove(os.path.join(no_index, "variables", "variables.index"))
+    code, msg = run_signature(no_index, "regress", {"inputs": [example([1, 2, 3, 4])]})
+    check(code == "NOT_FOUND" and "variables.index" in msg, f"missing variables index: {code}: {msg[:160]}")
+
+    code, msg = run_signature(module_dir, "add", x, tag_set="train")
+    check(code == "NOT_FOUND" and "train" in msg and "serve" in msg, f"unknown tag set: {code}: {msg[:160]}")
+    code, msg = run_signature(module_dir, "nope", x)
+    check(code == "NOT_FOUND" and "'nope'" in msg and "add" in msg, f"unknown signature: {code}: {msg[:160]}")
+    code, msg = run_signature(module_dir, "add", {"x": np.int32(1)})
+    check(code == "INVALID_ARGUMENT" and "float" in msg and "int32" in msg, f"wrong dtype: {code}: {msg[:160]}")
+    code, msg = run_signature(module_dir, "transform", {"x": np.zeros((2, 4), np.float32)})
+    check(code == "INVALID_ARGUMENT" and "[2,4]" in msg, f"wrong shape: {code}: {msg[:160]}")
+    code, msg = run_signature(os.path.join(WORK, "does_not_exist"), "add", x)
+    check(code == "NOT_FOUND", f"no SavedModel there: {code}: {msg[:160]}")
+
+
+# ------------------------------------------------------------------ tensoract writes
+
+def exported_here():
+    d = os.path.join(WORK, "ours")
+    p = subprocess.run([TOOL, "export", d], capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, f"saved_model_tool export ({p.stderr[-300:]})")
+    if p.returncode != 0:
+        return
+    # The tool prints one JSON line per (model, signature): its inputs and our outputs.
+    for line in p.stdout.splitlines():
+        case = json.loads(line)
+        model_dir, key = case["dir"], case["signature"]
+        inputs = {k: np.array(v["values"], dtype=v["dtype"]).reshape(v["shape"]) for k, v in case["inputs"].items()}
+        ours = {k: np.array(v["values"]).reshape(v["shape"]) for k, v in case["outputs"].items()}
+        theirs = tf2_outputs(model_dir, key, inputs)
+        for k, v in ours.items():
+            check(k in theirs and same(v, theirs[k]), f"{case['what']}: tf.saved_model.load gives our '{k}'")
+        with tf.Graph().as_default(), tf1.Session() as s:
+            meta = tf1.saved_model.load(s, ["serve"], model_dir)
+            sig = meta.signature_def[key]
+            names = sorted(sig.outputs)
+            values = s.run([sig.outputs[n].name for n in names],
+                           {sig.inputs[k].name: v for k, v in inputs.items()})
+            for n, v in zip(names, values):
+                check(same(ours[n], v), f"{case['what']}: tf.compat.v1 loader gives our '{n}'")
+
+
+if __name__ == "__main__":
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    keras_models()
+    module_dir = module_model()
+    tf1_dir = tf1_model()
+    bad_input(module_dir, tf1_dir)
+    exported_here()
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1 if failures else 0)
