@@ -7,6 +7,7 @@
 #include "base/durable_file.h"
 #include "base/proto_io.h"
 #include "base/tensor_shape.h"
+#include "client/saved_object_graph.h"
 #include "kernels/checkpoint/tensor_bundle.h"
 
 namespace tensoract {
@@ -184,6 +185,8 @@ StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModel(const std::string& ex
       feeds.emplace_back(saver.filename_tensor_name(), Tensor::Scalar<std::string>(prefix));
       st = bundle->session_->Run(feeds, {}, {NodeOf(saver.restore_op_name())}, nullptr);
       if (!st.ok()) return context(st, "restoring its variables");
+      st = RestoreCapturedVariables(*bundle->session_, meta_graph, prefix);
+      if (!st.ok()) return context(st, "restoring the variables its functions capture");
     }
   }
   const std::string init_op = InitOpName(meta_graph);
