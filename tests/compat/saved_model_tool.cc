@@ -1,6 +1,12 @@
 // saved_model_tool: the tensoract side of tests/compat/tf_saved_model_compat.py.
 //
 //   saved_model_tool export DIR
+//   saved_model_tool train-meta DIR         trains a model 3 steps, saves DIR/model.ckpt-3 and
+//                                           its .meta (collection "train_op"); prints "w"
+//   saved_model_tool resume-meta META CKPT FETCH
+//                                           a new session from META (ImportMetaGraph),
+//                                           restored from CKPT; prints FETCH, runs the
+//                                           "train_op" collection once, prints FETCH again
 //
 // Writes two SavedModels under DIR, each with variables whose values differ from their
 // initial ones (so a loader must restore them):
@@ -26,6 +32,8 @@
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
+#include "graph/training/optimizers.h"
+#include "graph/training/variables.h"
 
 namespace tensoract {
 namespace {
@@ -119,21 +127,68 @@ Status ExportFunction(const std::string& dir) {
   return Status::OK();
 }
 
+Status PrintValue(Session& session, const std::string& fetch, const std::string& label) {
+  std::vector<Tensor> out;
+  TA_RETURN_IF_ERROR(session.Run({}, {fetch}, {}, &out));
+  std::cout << "{\"" << label << "\": " << Json(out[0]) << "}\n";
+  return Status::OK();
+}
+
+Status TrainMeta(const std::string& dir) {
+  Scope root = Scope::NewRootScope();
+  Variable w = NewVariable(root, "w", ops::Const(root, Input({1.f, -2.f, 3.f})));
+  auto target = ops::Const(root, Input({0.5f, 0.5f, 0.5f}));
+  auto diff = ops::Sub(root, w.value, target);
+  auto loss = ops::Sum(root.WithOpName("loss"), ops::Mul(root, diff, diff), Input(0));
+  GradientDescentOptimizer sgd(0.1);
+  Node* train = sgd.Minimize(root.WithOpName("train"), loss, {w});
+  GroupInitializers(root.WithOpName("init"), {w});
+  SaverOptions options;
+  options.collections = {{"train_op", {train->name()}}};
+  TA_ASSIGN_OR_RETURN(Saver saver, Saver::New(root, {w.handle}, options));
+  tensorflow::GraphDef graph;
+  TA_RETURN_IF_ERROR(root.ToGraphDef(&graph));
+  TA_ASSIGN_OR_RETURN(auto session, Session::New());
+  TA_RETURN_IF_ERROR(session->Create(graph));
+  TA_RETURN_IF_ERROR(session->Run({}, {}, {"init"}, nullptr));
+  for (int i = 0; i < 3; ++i) TA_RETURN_IF_ERROR(session->Run({}, {}, {train->name()}, nullptr));
+  TA_RETURN_IF_ERROR(saver.Save(*session, dir + "/model.ckpt", 3).status());
+  return PrintValue(*session, w.value.node->name() + ":0", "w");
+}
+
+Status ResumeMeta(const std::string& meta_path, const std::string& checkpoint, const std::string& fetch) {
+  TA_ASSIGN_OR_RETURN(tensorflow::MetaGraphDef meta, ReadMetaGraph(meta_path));
+  TA_ASSIGN_OR_RETURN(auto session, Session::New());
+  TA_ASSIGN_OR_RETURN(Saver saver, ImportMetaGraph(*session, meta));
+  TA_RETURN_IF_ERROR(saver.Restore(*session, checkpoint));
+  TA_RETURN_IF_ERROR(PrintValue(*session, fetch, "restored"));
+  const std::vector<std::string> train = CollectionNodes(meta, "train_op");
+  if (train.empty()) return errors::NotFound(meta_path, " has no train_op collection");
+  TA_RETURN_IF_ERROR(session->Run({}, {}, {train[0]}, nullptr));
+  return PrintValue(*session, fetch, "trained");
+}
+
 }  // namespace
 }  // namespace tensoract
 
 int main(int argc, char** argv) {
   using namespace tensoract;
-  if (argc != 3 || std::string(argv[1]) != "export") {
-    std::cerr << "usage: saved_model_tool export DIR\n";
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  Status st;
+  if (args.size() == 2 && args[0] == "export") {
+    st = ExportGraph(args[1] + "/graph");
+    if (st.ok()) st = ExportFunction(args[1] + "/function");
+  } else if (args.size() == 2 && args[0] == "train-meta") {
+    st = TrainMeta(args[1]);
+  } else if (args.size() == 4 && args[0] == "resume-meta") {
+    st = ResumeMeta(args[1], args[2], args[3]);
+  } else {
+    std::cerr << "usage: saved_model_tool export DIR | train-meta DIR | resume-meta META CKPT FETCH\n";
     return 2;
   }
-  const std::string dir = argv[2];
-  for (Status st : {ExportGraph(dir + "/graph"), ExportFunction(dir + "/function")}) {
-    if (!st.ok()) {
-      std::cerr << "saved_model_tool: " << st << "\n";
-      return 1;
-    }
+  if (!st.ok()) {
+    std::cerr << "saved_model_tool: " << st << "\n";
+    return 1;
   }
   return 0;
 }

@@ -18,6 +18,11 @@ sums may be ordered differently):
 Bad input is a clear error, never a crash: a truncated saved_model.pb, a missing
 variables file, an unknown tag set, an unknown signature, a wrong dtype.
 
+MetaGraphs beside checkpoints, both ways: tensoract's Saver writes model.ckpt-3.meta, which
+TensorFlow's tf.compat.v1.train.import_meta_graph reads, restores and trains on from its
+"train_op" collection; TensorFlow's Saver writes one that tensoract's ImportMetaGraph reads
+and trains on the same way. One step from the restored values must agree.
+
 tensoract writes (saved_model_tool export DIR): a graph with variables and a Saver, and a
 traced Function; TensorFlow loads both with tf.saved_model.load and
 tf.compat.v1.saved_model.load, and its outputs must equal what saved_model_tool printed.
@@ -296,6 +301,55 @@ def exported_here():
                 check(same(ours[n], v), f"{case['what']}: tf.compat.v1 loader gives our '{n}'")
 
 
+def tool_json(*args):
+    p = subprocess.run([TOOL, *args], capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, f"saved_model_tool {args[0]} ({p.stderr[-300:]})")
+    out = {}
+    for line in p.stdout.splitlines():
+        for k, v in json.loads(line).items():
+            out[k] = np.array(v["values"]).reshape(v["shape"])
+    return out
+
+
+def tf_resume(meta, ckpt, fetch):
+    with tf.Graph().as_default(), tf1.Session() as s:
+        saver = tf1.train.import_meta_graph(meta)
+        saver.restore(s, ckpt)
+        restored = s.run(fetch)
+        s.run(tf1.get_collection("train_op")[0])
+        return restored, s.run(fetch)
+
+
+def meta_graphs():
+    # Ours -> TensorFlow.
+    d = os.path.join(WORK, "meta_ours")
+    os.makedirs(d)
+    trained = tool_json("train-meta", d)
+    meta, ckpt = os.path.join(d, "model.ckpt-3.meta"), os.path.join(d, "model.ckpt-3")
+    check(os.path.exists(meta), "our Saver wrote model.ckpt-3.meta")
+    ours = tool_json("resume-meta", meta, ckpt, "w/Read/ReadVariableOp:0")
+    restored, after = tf_resume(meta, ckpt, "w/Read/ReadVariableOp:0")
+    check(same(ours["restored"], restored) and same(trained["w"], restored),
+          "TensorFlow's import_meta_graph restores our checkpoint through our .meta")
+    check(same(ours["trained"], after), "TensorFlow trains on from our .meta's train_op as we do")
+
+    # TensorFlow -> ours.
+    d = os.path.join(WORK, "meta_tf")
+    with tf.Graph().as_default(), tf1.Session() as s:
+        w = tf1.Variable([1.0, -2.0, 3.0], name="w", use_resource=False)
+        loss = tf1.reduce_sum(tf1.square(w - 0.5))
+        train = tf1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        tf1.add_to_collection("train_op", train)
+        s.run(tf1.global_variables_initializer())
+        for _ in range(3):
+            s.run(train)
+        path = tf1.train.Saver().save(s, os.path.join(d, "model.ckpt"), global_step=3)
+    restored, after = tf_resume(path + ".meta", path, "w:0")
+    ours = tool_json("resume-meta", path + ".meta", path, "w:0")
+    check(same(ours["restored"], restored), "our ImportMetaGraph restores TensorFlow's checkpoint through its .meta")
+    check(same(ours["trained"], after), "we train on from TensorFlow's .meta's train_op as it does")
+
+
 if __name__ == "__main__":
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -304,5 +358,6 @@ if __name__ == "__main__":
     tf1_dir = tf1_model()
     bad_input(module_dir, tf1_dir)
     exported_here()
+    meta_graphs()
     print(f"{len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
