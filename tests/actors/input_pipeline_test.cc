@@ -21,6 +21,7 @@
 #include "kernels/io/record_io.h"
 #include "graph/builder/array_ops.h"
 #include "tests/actors/test_util.h"
+#include "tests/temp_dir.h"
 
 namespace tensoract {
 namespace {
@@ -32,16 +33,7 @@ using tensorflow::DT_INT32;
 using tensorflow::DT_STRING;
 using tensorflow::DT_UINT8;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tensoract_input_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(reinterpret_cast<uintptr_t>(this)));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string File(const std::string& name) const { return (path / name).string(); }
-};
+using testing::TempDir;
 
 void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);

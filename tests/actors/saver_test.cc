@@ -13,6 +13,7 @@
 #include "kernels/checkpoint/tensor_bundle.h"
 #include "messages/checkpoint_state.pb.h"
 #include "tests/actors/test_util.h"
+#include "tests/temp_dir.h"
 
 namespace tensoract {
 namespace {
@@ -20,21 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::Values;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("tensoract_saver_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+using testing::TempDir;
 
 void Ok(const Status& s) {
   INFO(s.ToString());

@@ -21,21 +21,14 @@
 #include "kernels/io/event_file.h"
 #include "kernels/io/png.h"
 #include "tests/actors/test_util.h"
+#include "tests/temp_dir.h"
 
 namespace tensoract {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tensoract_summary_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(reinterpret_cast<uintptr_t>(this)));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using testing::TempDir;
 
 tensorflow::Summary RunSummary(const Scope& root, const Output& summary, Status* status = nullptr) {
   tensorflow::GraphDef graph;

@@ -15,28 +15,14 @@
 #include "kernels/checkpoint/table_builder.h"
 #include "kernels/checkpoint/table_reader.h"
 #include "kernels/checkpoint/tensor_bundle.h"
+#include "tests/temp_dir.h"
 
 namespace tensoract {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory for one test case, removed after it.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("tensoract_ckpt_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+using testing::TempDir;
 
 std::string ReadAll(const std::string& path) {
   std::string s;
