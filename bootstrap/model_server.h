@@ -1,0 +1,134 @@
+// ModelServer: one model served over TensorFlow Serving's REST API (tensoract-serve).
+//
+// The model lives under a base path as numbered version directories, each a SavedModel:
+//
+//   /models/mnist/1/saved_model.pb, variables/...
+//   /models/mnist/2/...
+//
+// Every poll interval the server lists the base path and serves the newest version that
+// holds a SavedModel (TensorFlow Serving's default "latest" policy): it loads it (tags
+// {"serve"}) beside the one serving, swaps it in, and lets the old one go once the
+// requests still running on it are done. A version that fails to load leaves the previous
+// one serving and shows as END with its error in the model status; it is tried again only
+// when its saved_model.pb changes. A version whose directory disappears is unloaded.
+//
+// Endpoints (paths as TensorFlow Serving's, case-insensitive):
+//   GET  /v1/models/NAME[/versions/N]              model status
+//   GET  /v1/models/NAME[/versions/N]/metadata     signatures
+//   POST /v1/models/NAME[/versions/N]:predict      (and :classify, :regress)
+// Bodies and errors are bootstrap/serving_json.h's; an unknown model or version is 404.
+//
+// Thread-safety: HandleRequest may be called from any number of threads at once (the HTTP
+// server's pool does); PollOnce from one thread at a time. Start and Stop from the owner.
+#ifndef TENSORACT_BOOTSTRAP_MODEL_SERVER_H_
+#define TENSORACT_BOOTSTRAP_MODEL_SERVER_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "bootstrap/serving_json.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace tensoract {
+
+class SavedModelBundle;
+struct RunOptions;
+
+struct ModelServerOptions {
+  std::string model_name;
+  std::string model_base_path;
+  std::string rest_api_host = "127.0.0.1";  // TensorFlow Serving binds every address
+  int rest_api_port = 8501;                 // 0: any free port (Start returns it)
+  // Seconds between polls of the base path; 0 or less: look once, at start.
+  double file_system_poll_wait_seconds = 1;
+  int rest_api_num_threads = 0;             // 0: 4 per core, as TensorFlow Serving
+  int64_t rest_api_timeout_in_ms = 30000;   // each request's step deadline; 0: none
+  size_t max_request_bytes = 64u << 20;     // larger bodies are answered 413
+  // TensorFlow Serving's --enable_signature_method_name_check: classify and regress
+  // want signatures of those methods (by default: of that shape).
+  bool enable_signature_method_name_check = false;
+};
+
+class ModelServer {
+ public:
+  explicit ModelServer(ModelServerOptions options);
+  ~ModelServer();  // Stop()s
+  ModelServer(const ModelServer&) = delete;
+  ModelServer& operator=(const ModelServer&) = delete;
+
+  // Loads the newest version (blocking; a model that fails to load is reported in its
+  // status and is no reason not to start), starts polling and the HTTP server, and
+  // returns the port it listens on. A port that cannot be bound is an error.
+  StatusOr<int> Start();
+  // Stops accepting, waits for the requests and the poller to finish, unloads the model.
+  void Stop();
+
+  // One look at the base path: loads and swaps in a newer version, unloads old ones.
+  void PollOnce();
+
+  // The REST API without the HTTP: a method, a path (no query) and a body give a status
+  // code and a JSON body.
+  struct Response {
+    int status = 200;
+    std::string body;
+  };
+  Response HandleRequest(const std::string& method, const std::string& path, const std::string& body);
+
+  // The version serving now (nullopt: none).
+  std::optional<int64_t> serving_version() const;
+
+ private:
+  struct Servable;
+  struct VersionState {
+    std::string state;       // LOADING, AVAILABLE, UNLOADING, END
+    Status status;           // why it failed to load
+    std::string fingerprint; // of saved_model.pb when it failed: retried only when it changes
+  };
+  struct Route;
+
+  Status Dispatch(const std::string& method, const std::string& path, const std::string& body,
+                  std::string* output);
+  StatusOr<std::shared_ptr<Servable>> ServableFor(const std::string& name, std::optional<int64_t> version) const;
+  Status Predict(const Route& route, const std::string& body, std::string* output);
+  Status ClassifyOrRegress(const Route& route, const std::string& body, bool classify, std::string* output);
+  Status Metadata(const Route& route, std::string* output);
+  Status ModelStatus(const Route& route, std::string* output);
+  RunOptions RequestRunOptions() const;
+
+  void SetState(int64_t version, const std::string& state, const Status& status = Status::OK(),
+                const std::string& fingerprint = "");
+  void PollLoop();
+
+  const ModelServerOptions options_;
+
+  mutable std::mutex mu_;                // guards serving_, versions_
+  std::shared_ptr<Servable> serving_;
+  std::map<int64_t, VersionState, std::greater<int64_t>> versions_;  // newest first
+
+  // Owned by the polling thread (and Start, before it runs).
+  std::vector<std::shared_ptr<Servable>> retiring_;  // swapped out, requests may still hold them
+  std::string last_list_error_;
+
+  std::mutex poll_mu_;  // serialises PollOnce
+  std::mutex stop_mu_;  // with stop_cv_, the poller's sleep between polls
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread poller_;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread http_thread_;
+};
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_BOOTSTRAP_MODEL_SERVER_H_
