@@ -302,6 +302,13 @@ StatusOr<int> ModelServer::Start() {
   if (threads <= 0) threads = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_payload_max_length(options_.max_request_bytes);
+  // httplib's default sets SO_REUSEPORT, with which a second server binds a port already
+  // in use and the kernel splits the connections between the two. SO_REUSEADDR alone
+  // lets a restart reuse a port in TIME_WAIT and refuses one that someone listens on.
+  http_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   auto handler = [this](const httplib::Request& req, httplib::Response& res) {
     Response r = HandleRequest(req.method, req.path, req.body);
     res.status = r.status;
