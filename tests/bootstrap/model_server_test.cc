@@ -20,20 +20,13 @@
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
+#include "tests/temp_dir.h"
 
 namespace tensoract {
 namespace {
 
 namespace fs = std::filesystem;
 using serving::Json;
-
-// A fresh directory under the build tree's temporary folder.
-fs::path TempDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("tensoract_model_server_test_" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 // Version `version` of a model computing y = x * w (x: float [?, 2], w a variable holding
 // {w0, w1}), written the way a server must see it appear: complete, then renamed.
@@ -105,7 +98,8 @@ std::vector<double> Predict(ModelServer& server, const std::string& version_path
 }
 
 TEST_CASE("the model server answers the REST API for the newest version") {
-  const fs::path base = TempDir("answers") / "m";
+  testing::TempDir dir;
+  const fs::path base = dir.path / "m";
   WriteVersion(base, 1, 2, 3);
   ModelServer server(Options(base));
   server.PollOnce();
@@ -132,7 +126,8 @@ TEST_CASE("the model server answers the REST API for the newest version") {
 }
 
 TEST_CASE("requests the model server cannot answer get TensorFlow Serving's status and text") {
-  const fs::path base = TempDir("errors") / "m";
+  testing::TempDir dir;
+  const fs::path base = dir.path / "m";
   WriteVersion(base, 1, 2, 3);
   ModelServer server(Options(base));
   server.PollOnce();
@@ -185,7 +180,8 @@ TEST_CASE("requests the model server cannot answer get TensorFlow Serving's stat
 }
 
 TEST_CASE("a new version replaces the one serving; the old one is unloaded") {
-  const fs::path base = TempDir("versions") / "m";
+  testing::TempDir dir;
+  const fs::path base = dir.path / "m";
   WriteVersion(base, 1, 2, 3);
   ModelServer server(Options(base));
   server.PollOnce();
@@ -206,7 +202,8 @@ TEST_CASE("a new version replaces the one serving; the old one is unloaded") {
 }
 
 TEST_CASE("a version that fails to load leaves the previous one serving, and is retried once it changes") {
-  const fs::path base = TempDir("broken") / "m";
+  testing::TempDir dir;
+  const fs::path base = dir.path / "m";
   WriteVersion(base, 1, 2, 3);
   ModelServer server(Options(base));
   server.PollOnce();
@@ -234,7 +231,8 @@ TEST_CASE("a version that fails to load leaves the previous one serving, and is 
 }
 
 TEST_CASE("a version whose directory disappears is unloaded, and an older one takes over") {
-  const fs::path base = TempDir("removed") / "m";
+  testing::TempDir dir;
+  const fs::path base = dir.path / "m";
   WriteVersion(base, 1, 2, 3);
   WriteVersion(base, 2, 1, 1);
   ModelServer server(Options(base));
@@ -254,7 +252,8 @@ TEST_CASE("a version whose directory disappears is unloaded, and an older one ta
 }
 
 TEST_CASE("a base path without versions serves nothing and says so") {
-  const fs::path base = TempDir("empty") / "m";
+  testing::TempDir dir;
+  const fs::path base = dir.path / "m";
   ModelServer server(Options(base));
   server.PollOnce();  // the path does not even exist
   auto r = server.HandleRequest("GET", "/v1/models/m", "");
@@ -263,7 +262,8 @@ TEST_CASE("a base path without versions serves nothing and says so") {
 }
 
 TEST_CASE("requests racing version swaps each get one version's answer") {
-  const fs::path base = TempDir("race") / "m";
+  testing::TempDir dir;
+  const fs::path base = dir.path / "m";
   WriteVersion(base, 1, 1, 1);
   ModelServer server(Options(base));
   server.PollOnce();
@@ -319,7 +319,8 @@ std::string HttpRequest(int port, const std::string& request) {
 }
 
 TEST_CASE("the model server listens on a free port, limits bodies, and stops") {
-  const fs::path base = TempDir("http") / "m";
+  testing::TempDir dir;
+  const fs::path base = dir.path / "m";
   WriteVersion(base, 1, 2, 3);
   ModelServerOptions options = Options(base);
   options.max_request_bytes = 1000;
