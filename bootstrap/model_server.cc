@@ -174,6 +174,20 @@ void ForgetCafThreadState() { caf::logger::set_current_actor_system(nullptr); }
 
 void Log(const std::string& line) { std::cerr << "tensoract-serve: " + line + "\n" << std::flush; }
 
+// The numbered version directories under `base`, newest first.
+StatusOr<std::map<int64_t, fs::path, std::greater<int64_t>>> ListVersionDirs(const std::string& base) {
+  std::map<int64_t, fs::path, std::greater<int64_t>> versions;
+  std::error_code ec;
+  fs::directory_iterator it(base, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code dir_ec;
+    if (!it->is_directory(dir_ec)) continue;
+    if (auto v = VersionOf(it->path().filename().string())) versions[*v] = it->path();
+  }
+  if (ec) return errors::NotFound("cannot list the model base path ", base, ": ", ec.message());
+  return versions;
+}
+
 }  // namespace
 
 ModelServer::ModelServer(ModelServerOptions options) : options_(std::move(options)) {}
@@ -194,82 +208,79 @@ void ModelServer::SetState(int64_t version, const std::string& state, const Stat
 
 void ModelServer::PollOnce() {
   std::lock_guard<std::mutex> poll_lock(poll_mu_);
-  // The version directories there are now.
-  std::map<int64_t, fs::path, std::greater<int64_t>> on_disk;
-  std::error_code ec;
-  fs::directory_iterator it(options_.model_base_path, ec);
-  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    std::error_code dir_ec;
-    if (!it->is_directory(dir_ec)) continue;
-    if (auto v = VersionOf(it->path().filename().string())) on_disk[*v] = it->path();
+  auto on_disk = ListVersionDirs(options_.model_base_path);
+  if (!on_disk.ok()) {
+    // Nothing is known about the versions, so nothing changes (TensorFlow Serving's file
+    // system source does the same). Said once, not every poll.
+    if (on_disk.status().message() != last_list_error_) Log(on_disk.status().message());
+    last_list_error_ = on_disk.status().message();
+    ReleaseRetired();
+    return;
   }
-  if (ec) {
-    // Nothing is known about the versions, so nothing changes (TensorFlow Serving's
-    // file system source does the same).
-    std::string message = StrCat("cannot list the model base path ", options_.model_base_path, ": ", ec.message());
-    if (message != last_list_error_) Log(message);
-    last_list_error_ = message;
-  } else {
-    last_list_error_.clear();
-    std::optional<int64_t> current = serving_version();
-    // The newest version that holds a SavedModel (a directory still being written has
-    // none yet).
-    std::optional<int64_t> target;
-    for (const auto& [v, path] : on_disk) {
-      if (MaybeSavedModelDirectory(path.string())) {
-        target = v;
-        break;
-      }
-    }
-    const bool current_on_disk = current && on_disk.count(*current);
-    if (target && (!current || *target > *current || (!current_on_disk && *target != *current))) {
-      const fs::path& path = on_disk.at(*target);
-      const std::string fingerprint = Fingerprint(path);
-      bool failed_before = false;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        auto state = versions_.find(*target);
-        failed_before = state != versions_.end() && !state->second.status.ok() &&
-                        state->second.fingerprint == fingerprint;
-      }
-      if (!failed_before) {
-        SetState(*target, "LOADING");
-        Log(StrCat("loading version ", *target, " of model ", options_.model_name, " from ", path.string()));
-        auto bundle = LoadSavedModel(path.string(), {kSavedModelTagServe});
-        ForgetCafThreadState();
-        if (!bundle.ok()) {
-          Log(StrCat("version ", *target, " of model ", options_.model_name,
-                     " failed to load: ", bundle.status().ToString()));
-          SetState(*target, "END", bundle.status(), fingerprint);
-        } else {
-          auto servable = std::make_shared<Servable>();
-          servable->version = *target;
-          servable->bundle = std::move(bundle).value();
-          std::shared_ptr<Servable> old;
-          {
-            std::lock_guard<std::mutex> lock(mu_);
-            old = std::move(serving_);
-            serving_ = std::move(servable);
-            versions_[*target] = VersionState{"AVAILABLE", Status::OK(), ""};
-            if (old) versions_[old->version] = VersionState{"UNLOADING", Status::OK(), ""};
-          }
-          if (old) retiring_.push_back(std::move(old));
-          Log(StrCat("serving version ", *target, " of model ", options_.model_name));
-        }
-      }
-    }
-    // A serving version whose directory is gone and that nothing replaced goes.
-    current = serving_version();
-    if (current && !on_disk.count(*current)) {
-      std::lock_guard<std::mutex> lock(mu_);
-      versions_[*current] = VersionState{"UNLOADING", Status::OK(), ""};
-      retiring_.push_back(std::move(serving_));
-      Log(StrCat("version ", *current, " of model ", options_.model_name, " was removed; unloading it"));
+  last_list_error_.clear();
+  // The newest version that holds a SavedModel (a directory still being written has none
+  // yet). It replaces the one serving when it is newer, or when that one's directory is
+  // gone.
+  std::optional<int64_t> target;
+  for (const auto& [v, path] : *on_disk) {
+    if (MaybeSavedModelDirectory(path.string())) {
+      target = v;
+      break;
     }
   }
-  // Versions swapped out are unloaded here, on this thread, once no request holds them:
-  // a request copies the pointer under mu_ and only while it is serving_, so a count of
-  // one stays one.
+  std::optional<int64_t> current = serving_version();
+  const bool current_on_disk = current && on_disk->count(*current);
+  if (target && (!current || *target > *current || (!current_on_disk && *target != *current))) {
+    LoadVersion(*target, on_disk->at(*target));
+  }
+  // A serving version whose directory is gone and that nothing replaced goes.
+  current = serving_version();
+  if (current && !on_disk->count(*current)) {
+    Log(StrCat("version ", *current, " of model ", options_.model_name, " was removed; unloading it"));
+    std::lock_guard<std::mutex> lock(mu_);
+    versions_[*current] = VersionState{"UNLOADING", Status::OK(), ""};
+    retiring_.push_back(std::move(serving_));
+  }
+  ReleaseRetired();
+}
+
+void ModelServer::LoadVersion(int64_t version, const fs::path& path) {
+  const std::string fingerprint = Fingerprint(path);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto state = versions_.find(version);
+    if (state != versions_.end() && !state->second.status.ok() && state->second.fingerprint == fingerprint) {
+      return;  // failed before, and unchanged since
+    }
+  }
+  SetState(version, "LOADING");
+  Log(StrCat("loading version ", version, " of model ", options_.model_name, " from ", path.string()));
+  auto bundle = LoadSavedModel(path.string(), {kSavedModelTagServe});
+  ForgetCafThreadState();
+  if (!bundle.ok()) {
+    Log(StrCat("version ", version, " of model ", options_.model_name, " failed to load: ", bundle.status().ToString()));
+    SetState(version, "END", bundle.status(), fingerprint);
+    return;
+  }
+  auto servable = std::make_shared<Servable>();
+  servable->version = version;
+  servable->bundle = std::move(bundle).value();
+  std::shared_ptr<Servable> old;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    old = std::move(serving_);
+    serving_ = std::move(servable);
+    versions_[version] = VersionState{"AVAILABLE", Status::OK(), ""};
+    if (old) versions_[old->version] = VersionState{"UNLOADING", Status::OK(), ""};
+  }
+  if (old) retiring_.push_back(std::move(old));
+  Log(StrCat("serving version ", version, " of model ", options_.model_name));
+}
+
+// Versions swapped out are unloaded here, on the polling thread, once no request holds
+// them: a request copies the pointer under mu_ and only while it is serving_, so a count
+// of one stays one.
+void ModelServer::ReleaseRetired() {
   for (auto r = retiring_.begin(); r != retiring_.end();) {
     if (r->use_count() == 1) {
       const int64_t version = (*r)->version;
@@ -372,6 +383,7 @@ void ModelServer::Stop() {
   // listen_after_bind returns once the pool has finished the requests it holds.
   if (http_thread_.joinable()) http_thread_.join();
   if (poller_.joinable()) poller_.join();
+  std::lock_guard<std::mutex> poll_lock(poll_mu_);  // a PollOnce of the owner's may still run
   std::shared_ptr<Servable> last;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -379,6 +391,7 @@ void ModelServer::Stop() {
   }
   last.reset();
   retiring_.clear();
+  ForgetCafThreadState();
 }
 
 ModelServer::Response ModelServer::HandleRequest(const std::string& method, const std::string& path,

@@ -25,6 +25,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -108,6 +109,9 @@ class ModelServer {
 
   void SetState(int64_t version, const std::string& state, const Status& status = Status::OK(),
                 const std::string& fingerprint = "");
+  // Loads `version` from `path` and swaps it in (PollOnce's, under poll_mu_).
+  void LoadVersion(int64_t version, const std::filesystem::path& path);
+  void ReleaseRetired();
   void PollLoop();
 
   const ModelServerOptions options_;
