@@ -176,6 +176,45 @@ TEST_CASE("values are quoted in errors as RapidJSON's pretty writer prints them,
   CHECK(quoted.rfind("[0, 1, 2", 0) == 0);
 }
 
+TEST_CASE("truncated and mutated bodies are errors or requests, never a crash") {
+  const std::vector<std::string> bodies = {
+      R"({"signature_name": "s", "instances": [{"a": [1, 2], "b": {"b64": "AAH/"}}, {"a": [3, 4], "b": "x"}]})",
+      R"({"inputs": {"a": [[1.5e3, -2, NaN]], "b": ["\u00e9\ud83d\ude00"]}})",
+      R"({"context": {"k": 1}, "examples": [{"f": [1.5, 2.5], "g": "s", "h": {"b64": "aGk="}}, {"i": true}]})",
+  };
+  auto sig = Signature({{"a", DT_FLOAT, {kUnknownRank}}, {"b", DT_STRING, {kUnknownRank}}});
+  uint32_t seed = 12345;
+  auto next = [&seed] { return seed = seed * 1664525u + 1013904223u; };
+  const std::string alphabet = "{}[]\",:0123456789.eE-+ abtfnNIu\\\x01\xff";
+  int parsed = 0;
+  auto exercise = [&](const std::string& body) {
+    auto doc = ParseRequestJson(body);
+    if (!doc.ok()) return;
+    ++parsed;
+    (void)RequestSignatureName(*doc);
+    auto inputs = PredictInputsFromJson(*doc, sig, "");
+    if (inputs.ok()) (void)PredictResponseJson(inputs->tensors, inputs->format);
+    (void)ExamplesFromJson(*doc);
+    (void)JsonDebugString(*doc);
+  };
+  for (const std::string& body : bodies) {
+    for (size_t n = 0; n <= body.size(); ++n) exercise(body.substr(0, n));
+    for (int i = 0; i < 3000; ++i) {
+      std::string mutated = body;
+      for (int k = 1 + next() % 3; k > 0; --k) {
+        const size_t at = next() % mutated.size();
+        switch (next() % 3) {
+          case 0: mutated[at] = alphabet[next() % alphabet.size()]; break;
+          case 1: mutated.erase(at, 1); break;
+          default: mutated.insert(at, 1, alphabet[next() % alphabet.size()]);
+        }
+      }
+      exercise(mutated);
+    }
+  }
+  CHECK(parsed > 100);
+}
+
 // ---------------------------------------------------------------------------------------
 // Predict requests.
 
