@@ -1,6 +1,5 @@
 #include "bootstrap/model_server.h"
 
-#include <caf/logger.hpp>
 #include <httplib.h>
 #include <sys/stat.h>
 
@@ -165,13 +164,6 @@ std::optional<int64_t> VersionOf(const std::string& name) {
   return std::stoll(name);
 }
 
-// CAF 0.17 keeps, per thread, a counted reference to the logger of the last actor system
-// the thread made or made a scoped_actor in, and an actor system's destructor waits for
-// its logger to go: a model loaded on one thread, or run on a pool thread that lives on,
-// and unloaded on another would hang the unloading thread forever. Each thread lets go of
-// that reference once it is done with a model.
-void ForgetCafThreadState() { caf::logger::set_current_actor_system(nullptr); }
-
 void Log(const std::string& line) { std::cerr << "tensoract-serve: " + line + "\n" << std::flush; }
 
 // The numbered version directories under `base`, newest first.
@@ -256,7 +248,6 @@ void ModelServer::LoadVersion(int64_t version, const fs::path& path) {
   SetState(version, "LOADING");
   Log(StrCat("loading version ", version, " of model ", options_.model_name, " from ", path.string()));
   auto bundle = LoadSavedModel(path.string(), {kSavedModelTagServe});
-  ForgetCafThreadState();
   if (!bundle.ok()) {
     Log(StrCat("version ", version, " of model ", options_.model_name, " failed to load: ", bundle.status().ToString()));
     SetState(version, "END", bundle.status(), fingerprint);
@@ -391,7 +382,6 @@ void ModelServer::Stop() {
   }
   last.reset();
   retiring_.clear();
-  ForgetCafThreadState();
 }
 
 ModelServer::Response ModelServer::HandleRequest(const std::string& method, const std::string& path,
@@ -406,7 +396,6 @@ ModelServer::Response ModelServer::HandleRequest(const std::string& method, cons
   } catch (const std::exception& e) {
     status = errors::Internal("answering ", method, " ", path, ": ", e.what());
   }
-  ForgetCafThreadState();
   response.status = serving::HttpStatusFor(status);
   response.body = status.ok() ? std::move(output) : serving::ErrorJson(status);
   return response;

@@ -13,6 +13,7 @@
 #include "actors/remote_master.h"
 #include "actors/scheduler_config.h"
 #include "actors/worker.h"
+#include "client/caf_thread_state.h"
 #include "client/step_caller.h"
 
 namespace tensoract {
@@ -35,6 +36,7 @@ struct LocalServer::OwnedSystem {
 };
 
 StatusOr<std::unique_ptr<LocalServer>> LocalServer::New(const SessionOptions& options) {
+  KeepCafThreadState keep;  // a server may be destroyed on another thread (caf_thread_state.h)
   if (!options.target.empty()) return Connect(options);
   auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options), nullptr);
   caf::actor_system& system = owned->system;
@@ -42,6 +44,7 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::New(const SessionOptions& op
 }
 
 StatusOr<std::unique_ptr<LocalServer>> LocalServer::New(caf::actor_system& system, const SessionOptions& options) {
+  KeepCafThreadState keep;
   if (!options.target.empty()) {
     return errors::InvalidArgument("a remote target (", options.target,
                                    ") needs a session with its own actor system: use Session::New(options)");

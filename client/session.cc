@@ -7,6 +7,7 @@
 
 #include "actors/cluster_credentials.h"
 #include "actors/messages.h"
+#include "client/caf_thread_state.h"
 #include "client/step_caller.h"
 
 namespace tensoract {
@@ -21,6 +22,7 @@ constexpr int64_t kClientSlackMs = 10 * 1000;
 template <class Reply, class... Args>
 Status Ask(caf::actor_system& system, const caf::actor& actor, int64_t timeout_ms, const std::string& what,
            const std::function<Status(Reply&)>& on_reply, Args&&... args) {
+  KeepCafThreadState keep;  // the scoped_actor must not leave a logger reference behind
   caf::scoped_actor self{system};
   Status status;
   self->request(actor, std::chrono::milliseconds(timeout_ms), std::forward<Args>(args)...)

@@ -1,0 +1,31 @@
+// Leaves an application thread's CAF state as the thread had it before a client call.
+//
+// CAF 0.17 keeps, per thread, a reference to the logger of the last actor system that
+// thread created an actor system, spawned or made a scoped_actor in, and ~actor_system
+// waits until every such reference is gone. A Session (or SavedModelBundle) made or called
+// on one thread and destroyed on another would wait there forever for the first thread's
+// reference. Client calls that touch an actor system from the caller's thread hold one of
+// these for their duration.
+#ifndef TENSORACT_CLIENT_CAF_THREAD_STATE_H_
+#define TENSORACT_CLIENT_CAF_THREAD_STATE_H_
+
+#include <caf/logger.hpp>
+
+namespace tensoract {
+
+class KeepCafThreadState {
+ public:
+  KeepCafThreadState() : had_logger_(caf::logger::current_logger() != nullptr) {}
+  ~KeepCafThreadState() {
+    if (!had_logger_) caf::logger::set_current_actor_system(nullptr);
+  }
+  KeepCafThreadState(const KeepCafThreadState&) = delete;
+  KeepCafThreadState& operator=(const KeepCafThreadState&) = delete;
+
+ private:
+  bool had_logger_;
+};
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_CLIENT_CAF_THREAD_STATE_H_
