@@ -322,11 +322,33 @@ StatusOr<int> ModelServer::Start() {
   // Every path goes to HandleRequest, which answers the ones TensorFlow Serving does not
   // know as it would.
   const httplib::Server::Handler all(handler);
+  // Bodies are read by the handler itself: httplib reads one of a request that says it is
+  // a form (what `curl -d` sends, and TensorFlow Serving accepts) only up to 8 KiB,
+  // a limit compiled into Debian's library. The payload limit above still applies.
+  const httplib::Server::HandlerWithContentReader with_body =
+      [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
+        std::string body;
+        const bool complete = read([&](const char* data, size_t n) {
+          body.append(data, n);
+          return true;
+        });
+        if (!complete) {  // over the payload limit, or the connection broke
+          res.status = 413;
+          res.set_content(serving::ErrorJson(Status(error::INVALID_ARGUMENT,
+                                                    StrCat("request body larger than ", options_.max_request_bytes,
+                                                           " bytes, or cut short"))),
+                          "application/json");
+          return;
+        }
+        Response r = HandleRequest(req.method, req.path, body);
+        res.status = r.status;
+        res.set_content(r.body, "application/json");
+      };
   http_->Get(".*", all);
-  http_->Post(".*", all);
-  http_->Put(".*", all);
-  http_->Delete(".*", all);
-  http_->Patch(".*", all);
+  http_->Post(".*", with_body);
+  http_->Put(".*", with_body);
+  http_->Delete(".*", with_body);
+  http_->Patch(".*", with_body);
   // A CORS preflight, as TensorFlow Serving answers one.
   http_->Options(".*", [](const httplib::Request& req, httplib::Response& res) {
     const std::string origin = req.get_header_value("Origin");

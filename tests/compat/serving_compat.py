@@ -164,10 +164,10 @@ class Server:
             raise RuntimeError(f"tensoract-serve for {name} printed no port: {''.join(self.stderr)[-2000:]}")
         self.url = f"http://127.0.0.1:{self.port}"
 
-    def request(self, method, path, body=None, raw=None, timeout=60):
+    def request(self, method, path, body=None, raw=None, timeout=60, content_type="application/json"):
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         req = urllib.request.Request(self.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+                                     headers={"Content-Type": content_type})
         try:
             with urllib.request.urlopen(req, timeout=timeout) as r:
                 return r.status, json.loads(r.read().decode())
@@ -258,6 +258,12 @@ def mlp_checks(servers):
     check(code == 200 and close(body["outputs"], want1[out_key]), f"columnar predict equals TensorFlow's ({code})")
     code, body = server.predict({"inputs": {key: x[:2].tolist()}}, version=1)
     check(code == 200 and close(body["outputs"], want1[out_key][:2]), "columnar predict by input key, /versions/1")
+    # What `curl -d @request.json` sends: a form's content type, here with a body over 8 KiB.
+    big = np.tile(x, (40, 1))
+    code, body = server.request("POST", "/v1/models/mlp:predict", {"instances": big.tolist()},
+                                content_type="application/x-www-form-urlencoded")
+    check(code == 200 and close(body["predictions"], np.tile(want1[out_key], (40, 1))),
+          f"a 200-instance request sent as a form (curl -d) is answered ({code})")
 
     # 8 threads at once, each with its own batches.
     results = []
