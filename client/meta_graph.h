@@ -24,6 +24,7 @@
 #include "client/session.h"
 #include "messages/graph.pb.h"
 #include "messages/meta_graph.pb.h"
+#include "messages/variable.pb.h"
 
 namespace tensoract {
 
@@ -31,9 +32,9 @@ namespace tensoract {
 // these files follow.
 inline constexpr char kMetaGraphTensorFlowVersion[] = "2.21.0";
 
-// A MetaGraphDef of `graph`, with `saver` (may be null) and node-list collections.
+// A MetaGraphDef of `graph`, with `saver` (may be null) and the collections.
 tensorflow::MetaGraphDef MakeMetaGraph(const tensorflow::GraphDef& graph, const tensorflow::SaverDef* saver,
-                                       const std::map<std::string, std::vector<std::string>>& collections = {});
+                                       const MetaGraphCollections& collections = {});
 
 // Binary (a .meta file) or text (ending in .pbtxt or .txt).
 Status WriteMetaGraph(const std::string& path, const tensorflow::MetaGraphDef& meta_graph);
@@ -46,6 +47,10 @@ StatusOr<Saver> ImportMetaGraph(Session& session, const tensorflow::MetaGraphDef
 
 // The node names of a node-list collection; empty when there is no such collection.
 std::vector<std::string> CollectionNodes(const tensorflow::MetaGraphDef& meta_graph, const std::string& key);
+// The VariableDefs of a "variables" or "trainable_variables" collection (written here or by
+// TensorFlow); DataLoss when one does not parse.
+StatusOr<std::vector<tensorflow::VariableDef>> CollectionVariables(const tensorflow::MetaGraphDef& meta_graph,
+                                                                   const std::string& key);
 
 }  // namespace tensoract
 

@@ -39,9 +39,22 @@
 #include "client/session.h"
 #include "base/status.h"
 #include "graph/builder/scope.h"
+#include "graph/training/variables.h"
 #include "messages/saver.pb.h"
 
 namespace tensoract {
+
+// What each .meta a Saver writes names besides the graph (TensorFlow's collections).
+struct MetaGraphCollections {
+  // Node-list collections, e.g. {"train_op", {"train"}}.
+  std::map<std::string, std::vector<std::string>> nodes;
+  // Described by VariableDefs in "variables" (these and the trainable ones) and
+  // "trainable_variables", from which TensorFlow's import_meta_graph rebuilds its variable
+  // objects (tf.compat.v1.global_variables() after an import). Graph variables only
+  // (graph/training/variables.h): an eager variable has no initializer to name.
+  std::vector<Variable> variables;
+  std::vector<Variable> trainable_variables;
+};
 
 struct SaverOptions {
   // Checkpoints kept on disk; older ones are deleted. 0 or less keeps them all.
@@ -52,8 +65,8 @@ struct SaverOptions {
   std::string latest_filename = "checkpoint";
   // Whether Save writes `<checkpoint>.meta` (TensorFlow's write_meta_graph).
   bool write_meta_graph = true;
-  // Node collections written into each .meta, e.g. {"train_op", {"train"}}.
-  std::map<std::string, std::vector<std::string>> collections;
+  // Collections written into each .meta.
+  MetaGraphCollections collections;
 };
 
 class Saver {

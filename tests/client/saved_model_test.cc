@@ -17,6 +17,7 @@
 #include "client/saver.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
+#include "graph/training/variables.h"
 #include "tests/client/eager_test_util.h"
 #include "tests/temp_dir.h"
 
@@ -165,7 +166,7 @@ TEST_CASE("a Saver writes a MetaGraphDef that ImportMetaGraph reads back into a 
   TempDir dir;
   LinearModel m = MakeLinear();
   SaverOptions options;
-  options.collections = {{"outputs", {"y"}}};
+  options.collections.nodes = {{"outputs", {"y"}}};
   auto saver = Saver::FromSaverDef(m.meta.saver_def(), options);
   Ok(saver.status());
   Ok(m.session->Run({}, {}, {"init_w"}, nullptr));
@@ -189,6 +190,41 @@ TEST_CASE("a Saver writes a MetaGraphDef that ImportMetaGraph reads back into a 
   no_saver.clear_saver_def();
   CHECK(ImportMetaGraph(*Session::New().value(), no_saver).status().code() == error::FAILED_PRECONDITION);
   CHECK(ReadMetaGraph(dir / "missing.meta").status().code() == error::NOT_FOUND);
+}
+
+TEST_CASE("a .meta describes the Saver's variables as TensorFlow's VariableDefs", "[saved_model]") {
+  TempDir dir;
+  Scope root = Scope::NewRootScope();
+  Variable w = NewVariable(root, "w", ops::Const(root, Input({1.f, 2.f})));
+  Variable step = NewVariable(root, "global_step", ops::Const(root, Input(int64_t{0})));
+  GroupInitializers(root.WithOpName("init"), {w, step});
+  SaverOptions options;
+  options.collections.trainable_variables = {w};
+  options.collections.variables = {step};
+  auto saver = Saver::New(root, {w.handle, step.handle}, options);
+  Ok(saver.status());
+  tensorflow::GraphDef graph;
+  Ok(root.ToGraphDef(&graph));
+  auto session = Session::New().value();
+  Ok(session->Create(graph));
+  Ok(session->Run({}, {}, {"init"}, nullptr));
+  auto path = saver->Save(*session, dir / "model.ckpt");
+  Ok(path.status());
+  auto meta = ReadMetaGraph(*path + ".meta").value();
+  auto all = CollectionVariables(meta, "variables");
+  auto trainable = CollectionVariables(meta, "trainable_variables");
+  Ok(all.status());
+  Ok(trainable.status());
+  REQUIRE(all->size() == 2);
+  REQUIRE(trainable->size() == 1);
+  const tensorflow::VariableDef& def = (*trainable)[0];
+  CHECK(def.variable_name() == "w:0");
+  CHECK(def.initializer_name() == "w/Assign");
+  CHECK(def.snapshot_name() == "w/Read/ReadVariableOp:0");
+  CHECK(def.is_resource());
+  CHECK(def.trainable());
+  CHECK((*all)[1].variable_name() == "global_step:0");
+  CHECK(!(*all)[1].trainable());
 }
 
 TEST_CASE("a traced Function saved as a SavedModel gives the function's results when loaded", "[saved_model]") {

@@ -144,7 +144,8 @@ Status TrainMeta(const std::string& dir) {
   Node* train = sgd.Minimize(root.WithOpName("train"), loss, {w});
   GroupInitializers(root.WithOpName("init"), {w});
   SaverOptions options;
-  options.collections = {{"train_op", {train->name()}}};
+  options.collections.nodes = {{"train_op", {train->name()}}};
+  options.collections.trainable_variables = {w};
   TA_ASSIGN_OR_RETURN(Saver saver, Saver::New(root, {w.handle}, options));
   tensorflow::GraphDef graph;
   TA_RETURN_IF_ERROR(root.ToGraphDef(&graph));

@@ -311,9 +311,13 @@ def tool_json(*args):
     return out
 
 
-def tf_resume(meta, ckpt, fetch):
+def tf_resume(meta, ckpt, fetch, variables=None):
     with tf.Graph().as_default(), tf1.Session() as s:
         saver = tf1.train.import_meta_graph(meta)
+        if variables is not None:  # the variable objects import_meta_graph rebuilt
+            names = sorted(v.op.name for v in tf1.trainable_variables())
+            check(names == variables, f"TensorFlow rebuilds the trainable variables {variables} ({names})")
+            check(sorted(v.op.name for v in tf1.global_variables()) == variables, "... and the global ones")
         saver.restore(s, ckpt)
         restored = s.run(fetch)
         s.run(tf1.get_collection("train_op")[0])
@@ -328,7 +332,7 @@ def meta_graphs():
     meta, ckpt = os.path.join(d, "model.ckpt-3.meta"), os.path.join(d, "model.ckpt-3")
     check(os.path.exists(meta), "our Saver wrote model.ckpt-3.meta")
     ours = tool_json("resume-meta", meta, ckpt, "w/Read/ReadVariableOp:0")
-    restored, after = tf_resume(meta, ckpt, "w/Read/ReadVariableOp:0")
+    restored, after = tf_resume(meta, ckpt, "w/Read/ReadVariableOp:0", variables=["w"])
     check(same(ours["restored"], restored) and same(trained["w"], restored),
           "TensorFlow's import_meta_graph restores our checkpoint through our .meta")
     check(same(ours["trained"], after), "TensorFlow trains on from our .meta's train_op as we do")

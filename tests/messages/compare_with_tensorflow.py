@@ -78,6 +78,7 @@ TF_FRAMEWORK_MODULES = [
     "tensorflow.core.protobuf.config_pb2",
     "tensorflow.core.protobuf.tensorflow_server_pb2",
     # MetaGraphs and SavedModels.
+    "tensorflow.core.framework.variable_pb2",
     "tensorflow.core.protobuf.saver_pb2",
     "tensorflow.core.protobuf.meta_graph_pb2",
     "tensorflow.core.protobuf.saved_model_pb2",
