@@ -22,6 +22,7 @@ StatusOr<Checkpoint> Checkpoint::New(EagerContext& ctx, const std::vector<Variab
   }
   TA_RETURN_IF_ERROR(g.status());
   Checkpoint c;
+  options.write_meta_graph = false;  // as tf.train.Checkpoint: the graph here is only the Saver's
   TA_ASSIGN_OR_RETURN(Saver saver, Saver::New(g, handles, options));
   c.saver_ = std::make_shared<Saver>(std::move(saver));
   tensorflow::GraphDef def;

@@ -208,7 +208,13 @@ StatusOr<std::optional<Saver>> NewSaver(const Scope& root, const Model& model, c
   if (ckpt_dir.empty()) return std::optional<Saver>();
   std::vector<Output> handles;
   for (const Variable& v : model.variables) handles.push_back(v.handle);
-  TA_ASSIGN_OR_RETURN(Saver saver, Saver::New(root, handles));
+  // Each checkpoint's .meta names the train op and the variables, so TensorFlow's
+  // import_meta_graph (or ImportMetaGraph here) can train on from it.
+  SaverOptions options;
+  options.collections.nodes = {{"train_op", {model.train->name()}}};
+  options.collections.trainable_variables = model.weights;
+  options.collections.variables = model.variables;
+  TA_ASSIGN_OR_RETURN(Saver saver, Saver::New(root, handles, options));
   return std::optional<Saver>(std::move(saver));
 }
 

@@ -111,14 +111,20 @@ Output VarHandleOp(const Scope& scope, DataType dtype, const PartialTensorShape&
   tensorflow::AttrValue devices;
   devices.mutable_list();  // an empty list is still a list
   for (const std::string& d : attrs.allowed_devices) devices.mutable_list()->add_s(d);
-  return Output(scope.AddOp("VarHandleOp", "VarHandleOp", {},
-                            {{"container", StringAttr(attrs.container)},
-                             {"shared_name", StringAttr(attrs.shared_name)},
-                             {"debug_name", StringAttr(attrs.debug_name)},
-                             {"dtype", TypeAttr(dtype)},
-                             {"shape", ShapeAttr(shape)},
-                             {"allowed_devices", devices}}),
-                0);
+  Node* node = scope.AddOp("VarHandleOp", "VarHandleOp", {},
+                           {{"container", StringAttr(attrs.container)},
+                            {"shared_name", StringAttr(attrs.shared_name)},
+                            {"debug_name", StringAttr(attrs.debug_name)},
+                            {"dtype", TypeAttr(dtype)},
+                            {"shape", ShapeAttr(shape)},
+                            {"allowed_devices", devices}});
+  // A graph variable is shared under its node's name, as TensorFlow's Python writes it:
+  // TensorFlow's kernel takes an empty shared_name literally, so every unnamed VarHandleOp
+  // of a graph would be one variable there (ours falls back to the node name either way).
+  if (node != nullptr && !scope.is_eager() && attrs.shared_name.empty()) {
+    (*node->mutable_def()->mutable_attr())["shared_name"] = StringAttr(node->name());
+  }
+  return Output(node, 0);
 }
 
 Output ReadVariableOp(const Scope& scope, const Input& resource, DataType dtype) {

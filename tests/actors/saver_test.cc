@@ -124,8 +124,10 @@ TEST_CASE("Save keeps max_to_keep checkpoints, lists them in the checkpoint file
   CHECK(fs::exists(prefix + "-400.data-00000-of-00001"));
   std::set<std::string> files;
   for (const auto& e : fs::directory_iterator(dir.path)) files.insert(e.path().filename().string());
+  // Each checkpoint has its MetaGraphDef beside it, deleted with it.
   CHECK(files == std::set<std::string>{"checkpoint", "model.ckpt-300.index", "model.ckpt-300.data-00000-of-00001",
-                                       "model.ckpt-400.index", "model.ckpt-400.data-00000-of-00001"});
+                                       "model.ckpt-300.meta", "model.ckpt-400.index",
+                                       "model.ckpt-400.data-00000-of-00001", "model.ckpt-400.meta"});
 
   // The state file, in TensorFlow's text format, relative to the directory.
   tensorflow::CheckpointState state;
