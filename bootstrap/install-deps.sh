@@ -25,7 +25,7 @@ packages=(
   zlib1g-dev libdeflate-dev libpng-dev
   libre2-dev
   libssl-dev openssl
-  nlohmann-json3-dev libcpp-httplib-dev
+  rapidjson-dev libcpp-httplib-dev
   dataset-fashion-mnist
   python3 python3-pip
   tmux

@@ -10,6 +10,8 @@
 #include <iostream>
 #include <string_view>
 
+#include "bootstrap/serving_examples.h"
+#include "bootstrap/serving_status.h"
 #include "client/saved_model.h"
 
 namespace tensoract {
