@@ -303,7 +303,11 @@ StatusOr<int> ModelServer::Start() {
 
   http_ = std::make_unique<httplib::Server>();
   int threads = options_.rest_api_num_threads;
-  if (threads <= 0) threads = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // httplib gives each kept-alive connection a pool thread until it closes or idles out
+  // (5 s), where TensorFlow Serving's event loop needs none: with TensorFlow Serving's 4
+  // per core, a 9th client on this 2-core machine waited seconds for a free thread. Idle
+  // threads cost little, so the default is at least 64 (64 connections at once).
+  if (threads <= 0) threads = std::max(64, 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_payload_max_length(options_.max_request_bytes);
   // A response goes out as two writes (headers, body): with Nagle's algorithm the body

@@ -53,7 +53,7 @@ struct ModelServerOptions {
   int rest_api_port = 8501;                 // 0: any free port (Start returns it)
   // Seconds between polls of the base path; 0 or less: look once, at start.
   double file_system_poll_wait_seconds = 1;
-  int rest_api_num_threads = 0;             // 0: 4 per core, as TensorFlow Serving
+  int rest_api_num_threads = 0;             // 0: 4 per core, at least 64 (model_server.cc)
   int64_t rest_api_timeout_in_ms = 30000;   // each request's step deadline; 0: none
   size_t max_request_bytes = 64u << 20;     // larger bodies are answered 413
   // TensorFlow Serving's --enable_signature_method_name_check: classify and regress
