@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <limits>
 #include <filesystem>
 #include <iostream>
 #include <string_view>
@@ -313,12 +314,19 @@ StatusOr<int> ModelServer::Start() {
   // A response goes out as two writes (headers, body): with Nagle's algorithm the body
   // waits for the client's delayed ACK, 40 ms per request on Linux.
   http_->set_tcp_nodelay(true);
+  // httplib closes a kept-alive connection after 5 requests by default. Clients then
+  // reconnect all at once, overflow its listen backlog of 5 (compiled into Debian's
+  // library) and wait out a SYN retry: 1 s stalls under 8 clients. A connection serves
+  // requests until it idles out or the client closes it, as with TensorFlow Serving.
+  http_->set_keep_alive_max_count(std::numeric_limits<int>::max());
   // httplib's default sets SO_REUSEPORT, with which a second server binds a port already
   // in use and the kernel splits the connections between the two. SO_REUSEADDR alone
   // lets a restart reuse a port in TIME_WAIT and refuses one that someone listens on.
-  http_->set_socket_options([](socket_t sock) {
+  auto listening = std::make_shared<std::vector<socket_t>>();
+  http_->set_socket_options([listening](socket_t sock) {
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    listening->push_back(sock);
   });
   auto handler = [this](const httplib::Request& req, httplib::Response& res) {
     Response r = HandleRequest(req.method, req.path, req.body);
@@ -385,6 +393,10 @@ StatusOr<int> ModelServer::Start() {
   } else if (!http_->bind_to_port(options_.rest_api_host, port)) {
     return errors::Unavailable("cannot bind ", options_.rest_api_host, ":", port, " (in use, or not an address here)");
   }
+  // httplib listens with a backlog of 5, compiled into Debian's library: a burst of new
+  // connections while the accepting thread waits for a core overflows it, and a dropped
+  // SYN costs its client a 1 s retry. Listening again on the bound socket raises it.
+  if (!listening->empty()) ::listen(listening->back(), SOMAXCONN);  // the socket bound last
   http_thread_ = std::thread([this] { http_->listen_after_bind(); });
   // httplib's stop() is ignored until the server runs; wait for that, so that Stop works.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -67,8 +67,8 @@ int Measure(const std::string& label, int clients, int per_client, const std::fu
   for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
   std::sort(all.begin(), all.end());
   const size_t n = all.size();
-  std::printf("%s: %d clients, %zu requests, %.1f requests/s, p50 %.0f us, p99 %.0f us%s\n", label.c_str(), clients, n,
-              n / seconds, all[n / 2], all[std::min(n - 1, static_cast<size_t>(n * 0.99))],
+  std::printf("%s: %d clients, %zu requests, %.1f requests/s, p50 %.0f us, p99 %.0f us, max %.0f us%s\n", label.c_str(),
+              clients, n, n / seconds, all[n / 2], all[std::min(n - 1, static_cast<size_t>(n * 0.99))], all.back(),
               failed ? (", " + std::to_string(failed.load()) + " FAILED").c_str() : "");
   return failed ? 1 : 0;
 }
