@@ -25,6 +25,7 @@ constexpr char kAssetsDirectory[] = "assets";
 constexpr char kInitOpSignatureKey[] = "__saved_model_init_op";
 constexpr char kMainOpCollection[] = "saved_model_main_op";
 constexpr char kLegacyInitOpCollection[] = "legacy_init_op";
+constexpr char kAssetsCollection[] = "saved_model_assets";  // TensorFlow 1's
 
 std::string VariablesPrefix(const std::string& export_dir) {
   return (fs::path(export_dir) / kVariablesDirectory / kVariablesFilename).string();
@@ -67,11 +68,23 @@ std::string InitOpName(const tensorflow::MetaGraphDef& meta_graph) {
   return "";
 }
 
-// Each asset's tensor fed the asset file's path in export_dir/assets.
-std::vector<std::pair<std::string, Tensor>> AssetFeeds(const std::string& export_dir,
-                                                       const tensorflow::MetaGraphDef& meta_graph) {
+// Each asset's tensor fed the asset file's path in export_dir/assets. TensorFlow 2 lists
+// the assets in asset_file_def; TensorFlow 1's builder in a collection of Any-wrapped
+// AssetFileDefs. A collection entry that is not one is DataLoss.
+StatusOr<std::vector<std::pair<std::string, Tensor>>> AssetFeeds(const std::string& export_dir,
+                                                                 const tensorflow::MetaGraphDef& meta_graph) {
+  std::vector<tensorflow::AssetFileDef> assets(meta_graph.asset_file_def().begin(), meta_graph.asset_file_def().end());
+  auto c = meta_graph.collection_def().find(kAssetsCollection);
+  if (c != meta_graph.collection_def().end()) {
+    for (const auto& any : c->second.any_list().value()) {
+      if (!any.UnpackTo(&assets.emplace_back())) {
+        return errors::DataLoss("the SavedModel at ", export_dir, ": collection '", kAssetsCollection,
+                                "' holds a ", any.type_url(), ", not an AssetFileDef");
+      }
+    }
+  }
   std::vector<std::pair<std::string, Tensor>> feeds;
-  for (const auto& asset : meta_graph.asset_file_def()) {
+  for (const auto& asset : assets) {
     const std::string path = (fs::path(export_dir) / kAssetsDirectory / asset.filename()).string();
     feeds.emplace_back(asset.tensor_info().name(), Tensor::Scalar<std::string>(path));
   }
@@ -168,7 +181,7 @@ StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModel(const std::string& ex
   Status st = bundle->session_->Create(meta_graph.graph_def());
   if (!st.ok()) return context(st, "its graph");
 
-  const std::vector<std::pair<std::string, Tensor>> asset_feeds = AssetFeeds(export_dir, meta_graph);
+  TA_ASSIGN_OR_RETURN(const auto asset_feeds, AssetFeeds(export_dir, meta_graph));
   const tensorflow::SaverDef& saver = meta_graph.saver_def();
   if (!saver.restore_op_name().empty()) {
     const std::string prefix = VariablesPrefix(export_dir);

@@ -1,7 +1,8 @@
 // Checkpoints: SaveV2 writes tensors to a V2 checkpoint (TensorFlow's tensor bundle, see
 // kernels/checkpoint/tensor_bundle.h), RestoreV2 reads them back, MergeV2Checkpoints
 // joins the bundles of a sharded save into one; ShardedFilename and ShardedFilespec name
-// the shards of a sharded save. Definitions are TensorFlow 2.21's, so the save/restore
+// the shards of a sharded save; ReadFile and WriteFile move a whole file (a SavedModel's
+// assets arrive as file names). Definitions are TensorFlow 2.21's, so the save/restore
 // subgraphs of TF 1.x Savers validate unchanged.
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
@@ -92,3 +93,20 @@ REGISTER_OP("ShardedFilespec")
     .Output("filename: string")
     .SetShapeFn(tensoract::ScalarInputsShape)
     .Doc("The glob matching every shard's name, basename-?????" "-of-00004 for 4 shards.");
+
+REGISTER_OP("ReadFile")
+    .Input("filename: string")
+    .Output("contents: string")
+    .SetShapeFn(tensoract::ScalarInputsShape)
+    .Doc("The whole file at `filename` as one string.");
+
+REGISTER_OP("WriteFile")
+    .Input("filename: string")
+    .Input("contents: string")
+    .SetIsStateful()
+    .SetShapeFn([](tensoract::shape_inference::InferenceContext* c) {
+      tensoract::PartialTensorShape s;
+      TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, &s));
+      return c->WithRank(c->input(1), 0, &s);
+    })
+    .Doc("Writes `contents` to `filename`, replacing it, creating missing directories.");

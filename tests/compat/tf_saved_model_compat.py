@@ -14,7 +14,8 @@ sums may be ordered differently):
   - a TensorFlow 1 graph (tf.compat.v1.saved_model.Builder: the sharded Saver, reference
     variables, ParseExampleV2 over serialized tf.Examples) with predict, classify and
     regress signatures, and the same SavedModel rewritten with the legacy `Variable` op of
-    older TensorFlow versions.
+    older TensorFlow versions,
+  - a TensorFlow 1 model with an asset file (its path fed to the init op on load).
 Bad input is a clear error, never a crash: a truncated saved_model.pb, a missing
 variables file, an unknown tag set, an unknown signature, a wrong dtype.
 
@@ -236,6 +237,34 @@ def tf1_model():
     return d
 
 
+def asset_model():
+    """TensorFlow 1's assets: a file copied into assets/, its path fed to the init op on
+    load (as a vocabulary table's initializer reads it; here ReadFile into a variable)."""
+    d = os.path.join(WORK, "assets_model")
+    src = os.path.join(WORK, "vocab.txt")
+    with open(src, "w") as f:
+        f.write("cat\ndog\nemu\n")
+    with tf.Graph().as_default():
+        x = tf1.placeholder(tf.float32, [None], name="x")
+        path = tf1.constant(src, name="vocab_path")
+        tf1.add_to_collection(tf1.GraphKeys.ASSET_FILEPATHS, path)
+        vocab = tf1.Variable("", name="vocab", use_resource=False, trainable=False)
+        load_vocab = tf1.group(tf1.assign(vocab, tf1.io.read_file(path)), name="load_vocab")
+        with tf1.Session() as s:
+            s.run(tf1.global_variables_initializer())
+            builder = tf1.saved_model.Builder(d)
+            builder.add_meta_graph_and_variables(
+                s, ["serve"], assets_collection=tf1.get_collection(tf1.GraphKeys.ASSET_FILEPATHS),
+                main_op=load_vocab,
+                signature_def_map={"serving_default": tf1.saved_model.signature_def_utils.predict_signature_def(
+                    {"x": x}, {"vocab": tf1.identity(vocab), "double": x * 2})})
+            builder.save()
+    os.remove(src)  # only the copy in assets/ is left: the loader must feed its path
+    code, out = run_signature(d, "serving_default", {"x": np.array([1.5], np.float32)})
+    check(code == "OK" and out["vocab"].reshape(-1)[0] in (b"cat\ndog\nemu\n", "cat\ndog\nemu\n"),
+          f"an asset's path is fed to the init op on load: it reads assets/vocab.txt ({code}: {str(out)[:120]})")
+
+
 def bad_input(module_dir, tf1_dir):
     x = {"x": np.float32(1.0)}
     truncated = os.path.join(WORK, "truncated")
@@ -360,6 +389,7 @@ if __name__ == "__main__":
     keras_models()
     module_dir = module_model()
     tf1_dir = tf1_model()
+    asset_model()
     bad_input(module_dir, tf1_dir)
     exported_here()
     meta_graphs()

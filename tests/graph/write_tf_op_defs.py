@@ -52,7 +52,9 @@ DecodeRaw CountUpTo ResourceCountUpTo ScalarSummary Assert ParseExample ParseExa
 HistogramSummary ImageSummary TensorSummaryV2 MergeSummary SummaryWriter CreateSummaryFileWriter
 WriteScalarSummary WriteHistogramSummary WriteImageSummary WriteSummary WriteRawProtoSummary FlushSummaryWriter
 CloseSummaryWriter
-StringJoin StaticRegexFullMatch RegexFullMatch ShardedFilename ShardedFilespec DisableCopyOnRead
+StringJoin StaticRegexFullMatch RegexFullMatch ShardedFilename ShardedFilespec DisableCopyOnRead ReadFile WriteFile
+Where ReverseV2 TopKV2 Cumsum Cumprod MirrorPad MirrorPadGrad Gather ClipByValue
+DynamicStitch ParallelDynamicStitch ListDiff ConcatOffset
 """.split()
 
 
