@@ -6,6 +6,9 @@
 // 2.21 (python3, the tf.raw_ops call in each comment) and pasted here.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -332,6 +335,29 @@ TEST_CASE("DisableCopyOnRead is stateful and checks that its handle names a vari
   r = RunOp("DisableCopyOnRead", {Handle(rm->MakeHandle<NotAVariable>("", "disable_copy_on_read/q"))}, {});
   CHECK(r.status.code() == error::FAILED_PRECONDITION);
   CHECK_THAT(r.status.message(), Catch::Contains("Could not find variable disable_copy_on_read/q"));
+}
+
+}  // namespace
+}  // namespace tensoract
+
+namespace tensoract {
+namespace {
+
+TEST_CASE("WriteFile writes a whole file (making its directory) and ReadFile reads it back", "[string][file]") {
+  const std::string dir = "/tmp/tensoract_file_ops_" + std::to_string(::getpid());
+  const std::string path = dir + "/sub/vocab.txt";
+  testing::Run w = testing::RunOp("WriteFile", {Tensor::Scalar<std::string>(path),
+                                                Tensor::Scalar<std::string>(std::string("cat\n\0dog", 8))}, {});
+  REQUIRE(w.status.ok());
+  testing::Run r = testing::RunOp("ReadFile", {Tensor::Scalar<std::string>(path)}, {});
+  REQUIRE(r.status.ok());
+  CHECK(testing::Values<std::string>(r.outputs[0]) == std::vector<std::string>{std::string("cat\n\0dog", 8)});
+  testing::Run missing = testing::RunOp("ReadFile", {Tensor::Scalar<std::string>(dir + "/nothing")}, {});
+  CHECK(missing.status.code() == error::NOT_FOUND);
+  CHECK(missing.status.message().find("nothing") != std::string::npos);
+  testing::Run vector = testing::RunOp("ReadFile", {Tensor::FromVector<std::string>({path})}, {});
+  CHECK(vector.status.code() == error::INVALID_ARGUMENT);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
