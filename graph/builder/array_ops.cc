@@ -233,6 +233,75 @@ Output UnsortedSegmentSum(const Scope& s, const Input& data, const Input& segmen
                 0);
 }
 
+Output Gather(const Scope& s, const Input& params, const Input& indices) {
+  return Output(s.AddOp("Gather", "Gather", {params, indices},
+                        {{"Tparams", TypeAttr(TypeOf(params))}, {"Tindices", TypeAttr(TypeOf(indices))}}),
+                0);
+}
+
+Output Where(const Scope& s, const Input& input) { return TypedOp(s, "Where", {input}); }
+
+namespace {
+Output Stitch(const Scope& s, const char* op, const InputList& indices, const InputList& data) {
+  if (indices.size() == 0 || indices.size() != data.size()) {
+    s.UpdateStatus(errors::InvalidArgument("ops::", op, " needs as many data as indices inputs, at least one; got ",
+                                           indices.size(), " and ", data.size()));
+    return Output();
+  }
+  std::vector<Input> inputs = indices.inputs();
+  inputs.insert(inputs.end(), data.begin(), data.end());
+  return Output(s.AddOp(op, op, inputs,
+                        {{"N", IntAttr(static_cast<int64_t>(indices.size()))},
+                         {"T", TypeAttr(TypeOf(data.inputs()[0]))}}),
+                0);
+}
+}  // namespace
+
+Output DynamicStitch(const Scope& s, const InputList& indices, const InputList& data) {
+  return Stitch(s, "DynamicStitch", indices, data);
+}
+Output ParallelDynamicStitch(const Scope& s, const InputList& indices, const InputList& data) {
+  return Stitch(s, "ParallelDynamicStitch", indices, data);
+}
+
+ListDiffOutputs ListDiff(const Scope& s, const Input& x, const Input& y, DataType out_idx) {
+  Node* n = s.AddOp("ListDiff", "ListDiff", {x, y}, {{"T", TypeAttr(TypeOf(x))}, {"out_idx", TypeAttr(out_idx)}});
+  if (n == nullptr) return {};
+  return {Output(n, 0), Output(n, 1)};
+}
+
+OutputList ConcatOffset(const Scope& s, const Input& concat_dim, const InputList& shape) {
+  if (shape.size() < 2) {
+    s.UpdateStatus(errors::InvalidArgument("ops::ConcatOffset needs at least two shapes"));
+    return {};
+  }
+  std::vector<Input> inputs{concat_dim};
+  inputs.insert(inputs.end(), shape.begin(), shape.end());
+  return AllOutputs(s.AddOp("ConcatOffset", "ConcatOffset", inputs,
+                            {{"N", IntAttr(static_cast<int64_t>(shape.size()))},
+                             {"shape_type", TypeAttr(TypeOf(shape.inputs()[0]))}}));
+}
+
+Output ReverseV2(const Scope& s, const Input& tensor, const Input& axis) {
+  return IndexedOp(s, "ReverseV2", tensor, axis, "Tidx");
+}
+
+Output MirrorPad(const Scope& s, const Input& input, const Input& paddings, const std::string& mode) {
+  return Output(s.AddOp("MirrorPad", "MirrorPad", {input, paddings},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"Tpaddings", TypeAttr(TypeOf(paddings))},
+                         {"mode", StringAttr(mode)}}),
+                0);
+}
+
+Output MirrorPadGrad(const Scope& s, const Input& input, const Input& paddings, const std::string& mode) {
+  return Output(s.AddOp("MirrorPadGrad", "MirrorPadGrad", {input, paddings},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"Tpaddings", TypeAttr(TypeOf(paddings))},
+                         {"mode", StringAttr(mode)}}),
+                0);
+}
+
 Output PlaceholderWithDefault(const Scope& s, const Input& input, const PartialTensorShape& shape) {
   return Output(s.AddOp("PlaceholderWithDefault", "PlaceholderWithDefault", {input},
                         {{"dtype", TypeAttr(TypeOf(input))}, {"shape", ShapeAttr(shape)}}),

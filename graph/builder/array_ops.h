@@ -99,6 +99,28 @@ Output GatherV2(const Scope& scope, const Input& params, const Input& indices, c
 Output OneHot(const Scope& scope, const Input& indices, const Input& depth, const Input& on_value,
               const Input& off_value, int64_t axis = -1);
 Output UnsortedSegmentSum(const Scope& scope, const Input& data, const Input& segment_ids, const Input& num_segments);
+// TensorFlow 1's Gather: GatherV2 on axis 0.
+Output Gather(const Scope& scope, const Input& params, const Input& indices);
+// The coordinates of the true (non-zero) elements of `input`: int64 [count, rank].
+Output Where(const Scope& scope, const Input& input);
+// merged[indices[m][i]] = data[m][i] (int32 indices; a later index wins).
+Output DynamicStitch(const Scope& scope, const InputList& indices, const InputList& data);
+Output ParallelDynamicStitch(const Scope& scope, const InputList& indices, const InputList& data);
+// out: the elements of x not in y (vectors), in x's order; idx: their positions in x.
+struct ListDiffOutputs {
+  Output out, idx;
+};
+ListDiffOutputs ListDiff(const Scope& scope, const Input& x, const Input& y,
+                         DataType out_idx = tensorflow::DT_INT32);
+// Where each of the tensors with these shapes starts in their concatenation along
+// concat_dim (an int32 scalar).
+OutputList ConcatOffset(const Scope& scope, const Input& concat_dim, const InputList& shape);
+
+// ---- mirroring ---------------------------------------------------------------------------
+Output ReverseV2(const Scope& scope, const Input& tensor, const Input& axis);
+// mode: "REFLECT" (the edge is not repeated) or "SYMMETRIC" (it is).
+Output MirrorPad(const Scope& scope, const Input& input, const Input& paddings, const std::string& mode);
+Output MirrorPadGrad(const Scope& scope, const Input& input, const Input& paddings, const std::string& mode);
 
 Output PlaceholderWithDefault(const Scope& scope, const Input& input, const PartialTensorShape& shape);
 

@@ -1,6 +1,7 @@
-// GatherV2 on the CPU: params seen as [batch, outer, gather, inner] and indices as
-// [batch, n]; output row (b, o, j) is params row (b, o, indices[b, j]), `inner` elements
-// copied at once. Every index is checked before anything is copied.
+// GatherV2 and TensorFlow 1's Gather (axis 0, no batch dimensions) on the CPU: params seen
+// as [batch, outer, gather, inner] and indices as [batch, n]; output row (b, o, j) is params
+// row (b, o, indices[b, j]), `inner` elements copied at once. Every index is checked before
+// anything is copied.
 #include <cstring>
 
 #include "kernels/cpu/cwise_ops.h"
@@ -24,6 +25,7 @@ std::string MultiIndex(const TensorShape& shape, int64_t flat) {
 class GatherV2Op : public OpKernel {
  public:
   explicit GatherV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    if (ctx->def().op() == "Gather") return;  // v1: no batch_dims attr, 0
     Status s = ctx->GetAttr("batch_dims", &batch_dims_);
     if (!s.ok()) ctx->SetStatus(s);
   }
@@ -31,15 +33,19 @@ class GatherV2Op : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& params = ctx->input(0);
     const Tensor& indices_t = ctx->input(1);
-    const Tensor& axis_t = ctx->input(2);
-    OP_REQUIRES(ctx, axis_t.NumElements() == 1,
-                errors::InvalidArgument(NodePrefix(*this), "axis must be scalar, not ", axis_t.shape().DebugString()));
     const int rank = params.dims();
-    int64_t axis = IndexValues(axis_t)[0];
-    OP_REQUIRES(ctx, axis >= -rank && axis < rank,
-                errors::InvalidArgument(NodePrefix(*this), "Expected axis in the range [", -rank, ", ", rank,
-                                        "), but got ", axis));
-    if (axis < 0) axis += rank;
+    int64_t axis = 0;  // v1 Gather has no axis input: 0
+    if (ctx->num_inputs() == 3) {
+      const Tensor& axis_t = ctx->input(2);
+      OP_REQUIRES(ctx, axis_t.NumElements() == 1,
+                  errors::InvalidArgument(NodePrefix(*this), "axis must be scalar, not ", axis_t.shape().DebugString()));
+      axis = IndexValues(axis_t)[0];
+      OP_REQUIRES(ctx, axis >= -rank && axis < rank,
+                  errors::InvalidArgument(NodePrefix(*this), "Expected axis in the range [", -rank, ", ", rank,
+                                          "), but got ", axis));
+      if (axis < 0) axis += rank;
+    }
+    OP_REQUIRES(ctx, rank >= 1, errors::InvalidArgument(NodePrefix(*this), "params must be at least 1 dimensional"));
     int64_t batch_dims = batch_dims_;
     if (batch_dims < 0) batch_dims += indices_t.dims();
     OP_REQUIRES(ctx, batch_dims >= 0 && batch_dims <= axis && batch_dims <= indices_t.dims(),
@@ -103,6 +109,7 @@ class GatherV2Op : public OpKernel {
 };
 
 REGISTER_KERNEL(Name("GatherV2").Device(DEVICE_CPU), GatherV2Op);
+REGISTER_KERNEL(Name("Gather").Device(DEVICE_CPU), GatherV2Op);
 
 }  // namespace
 }  // namespace tensoract

@@ -1,0 +1,58 @@
+// Gradients of the index and mirror ops (graph/ops/array_index_ops.cc, array_mirror_ops.cc),
+// as TensorFlow's array_grad.py and data_flow_grad.py build them. v1 Gather's is dense, as
+// GatherV2's (array_grad.cc). Where and ListDiff have none in TensorFlow either (their
+// outputs are indices, or picked values TensorFlow does not differentiate).
+#include "graph/gradients/grad_helpers.h"
+
+namespace tensoract {
+namespace grad {
+namespace {
+
+REGISTER_NO_GRADIENT_OP("ConcatOffset");
+
+Status ReverseV2Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  (*dx)[0] = ops::ReverseV2(s, dy[0], InputOf(op, 1));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("ReverseV2", ReverseV2Grad);
+
+// MirrorPad's gradient folds the padding back (MirrorPadGrad); MirrorPadGrad's is linear in
+// its input, so its gradient pads the incoming one again.
+Status MirrorPadGradFn(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  std::string mode;
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "mode", &mode));
+  (*dx)[0] = ops::MirrorPadGrad(s, dy[0], InputOf(op, 1), mode);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("MirrorPad", MirrorPadGradFn);
+
+Status MirrorPadGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  std::string mode;
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "mode", &mode));
+  (*dx)[0] = ops::MirrorPad(s, dy[0], InputOf(op, 1), mode);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("MirrorPadGrad", MirrorPadGradGrad);
+
+// Gather (axis 0): dy's rows added back at their indices, of any rank.
+Status GatherGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output params = InputOf(op, 0);
+  Output rows = ops::GatherV2(s, ops::Shape(s, params), 0, 0);
+  (*dx)[0] = ops::UnsortedSegmentSum(s, dy[0], InputOf(op, 1), rows);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Gather", GatherGrad);
+
+// DynamicStitch and ParallelDynamicStitch: data[m]'s gradient is dy's rows at indices[m].
+// A row a later index overwrote gets its gradient all the same, as in TensorFlow.
+Status DynamicStitchGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const int n = op.num_inputs() / 2;
+  for (int m = 0; m < n; ++m) (*dx)[n + m] = ops::GatherV2(s, dy[0], InputOf(op, m), 0);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("DynamicStitch", DynamicStitchGrad);
+REGISTER_GRADIENT_OP("ParallelDynamicStitch", DynamicStitchGrad);
+
+}  // namespace
+}  // namespace grad
+}  // namespace tensoract
