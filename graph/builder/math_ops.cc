@@ -114,5 +114,35 @@ Output MatrixInverse(const Scope& scope, const Input& input, bool adjoint) {
 
 Output MatrixDeterminant(const Scope& scope, const Input& input) { return TypedOp(scope, "MatrixDeterminant", {input}); }
 
+namespace {
+Output Cumulative(const Scope& scope, const char* op, const Input& x, const Input& axis, CumulativeAttrs attrs) {
+  return TypedOp(scope, op, {x, axis},
+                 {{"Tidx", TypeAttr(TypeOf(axis))},
+                  {"exclusive", BoolAttr(attrs.exclusive)},
+                  {"reverse", BoolAttr(attrs.reverse)}});
+}
+}  // namespace
+
+Output Cumsum(const Scope& scope, const Input& x, const Input& axis, CumulativeAttrs attrs) {
+  return Cumulative(scope, "Cumsum", x, axis, attrs);
+}
+Output Cumprod(const Scope& scope, const Input& x, const Input& axis, CumulativeAttrs attrs) {
+  return Cumulative(scope, "Cumprod", x, axis, attrs);
+}
+
+TopKV2Outputs TopKV2(const Scope& scope, const Input& input, const Input& k, TopKV2Attrs attrs) {
+  Node* n = scope.AddOp("TopKV2", "TopKV2", {input, k},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"Tk", TypeAttr(TypeOf(k))},
+                         {"index_type", TypeAttr(attrs.index_type)},
+                         {"sorted", BoolAttr(attrs.sorted)}});
+  if (n == nullptr) return {};
+  return {Output(n, 0), Output(n, 1)};
+}
+
+Output ClipByValue(const Scope& scope, const Input& t, const Input& clip_value_min, const Input& clip_value_max) {
+  return TypedOp(scope, "ClipByValue", {t, clip_value_min, clip_value_max});
+}
+
 }  // namespace ops
 }  // namespace tensoract

@@ -80,6 +80,26 @@ Output BatchMatMulV2(const Scope& scope, const Input& x, const Input& y, BatchMa
 Output MatrixInverse(const Scope& scope, const Input& input, bool adjoint = false);
 Output MatrixDeterminant(const Scope& scope, const Input& input);
 
+// Running sums and products along `axis` (a scalar): exclusive leaves each element out of
+// its own, reverse runs from the end.
+struct CumulativeAttrs {
+  bool exclusive = false;
+  bool reverse = false;
+};
+Output Cumsum(const Scope& scope, const Input& x, const Input& axis, CumulativeAttrs attrs = {});
+Output Cumprod(const Scope& scope, const Input& x, const Input& axis, CumulativeAttrs attrs = {});
+// The k largest entries of each row (last dimension), largest first, and their positions.
+struct TopKV2Attrs {
+  bool sorted = true;
+  DataType index_type = tensorflow::DT_INT32;
+};
+struct TopKV2Outputs {
+  Output values, indices;
+};
+TopKV2Outputs TopKV2(const Scope& scope, const Input& input, const Input& k, TopKV2Attrs attrs = {});
+// t clipped to [clip_value_min, clip_value_max] (scalars or of t's shape).
+Output ClipByValue(const Scope& scope, const Input& t, const Input& clip_value_min, const Input& clip_value_max);
+
 }  // namespace ops
 }  // namespace tensoract
 

@@ -1,0 +1,124 @@
+// Cumsum and Cumprod on the CPU. The input is seen as [outer, n, inner] around the scan
+// axis; every line of n elements is accumulated in order, from its end when `reverse`, each
+// output taking the running value before (exclusive) or after (inclusive) its own element.
+// That is the order of Eigen's scan, which TensorFlow's kernels use, so float results are
+// TensorFlow's bit for bit; half and bfloat16 accumulate in their own type as there.
+// Integers wrap.
+#include <Eigen/Core>
+#include <type_traits>
+
+#include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/strided_copy.h"
+
+namespace tensoract {
+namespace {
+
+struct SumOp {
+  template <class T>
+  static T Identity() { return T(0); }
+  template <class T>
+  static T Apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      return a + b;
+    }
+  }
+};
+
+struct ProdOp {
+  template <class T>
+  static T Identity() { return T(1); }
+  template <class T>
+  static T Apply(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      // Unsigned arithmetic wraps; unsigned short would be promoted to int (and overflow).
+      using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+      return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    } else {
+      return a * b;
+    }
+  }
+};
+
+template <class T, class Op>
+class ScanOp : public OpKernel {
+ public:
+  explicit ScanOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    Status s = ctx->GetAttr("exclusive", &exclusive_);
+    if (s.ok()) s = ctx->GetAttr("reverse", &reverse_);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& axis_t = ctx->input(1);
+    OP_REQUIRES(ctx, axis_t.dims() == 0,
+                errors::InvalidArgument(NodePrefix(*this), "ScanOp: axis must be a scalar, not ",
+                                        axis_t.shape().DebugString()));
+    const int rank = input.dims();
+    int64_t axis = IndexValues(axis_t)[0];
+    if (axis < 0) axis += rank;
+    // TensorFlow's message names the axis after adding the rank to a negative one.
+    OP_REQUIRES(ctx, axis >= 0 && axis < rank,
+                errors::InvalidArgument(NodePrefix(*this), "ScanOp: Expected scan axis in the range [", -rank, ", ",
+                                        rank, "), but got ", axis));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+    if (input.NumElements() == 0) return;
+    int64_t outer = 1, inner = 1;
+    const int64_t n = input.dim_size(static_cast<int>(axis));
+    for (int d = 0; d < axis; ++d) outer *= input.dim_size(d);
+    for (int d = static_cast<int>(axis) + 1; d < rank; ++d) inner *= input.dim_size(d);
+    const T* x = input.base<T>();
+    T* y = out->base<T>();
+    const bool exclusive = exclusive_, reverse = reverse_;
+    // Each outer block is independent: its `inner` lines run side by side, one running value each.
+    CwiseParallelFor(ctx, outer, n * inner, [&](int64_t begin, int64_t end) {
+      std::vector<T> acc(inner);
+      for (int64_t o = begin; o < end; ++o) {
+        for (auto& a : acc) a = Op::template Identity<T>();
+        for (int64_t step = 0; step < n; ++step) {
+          const int64_t j = reverse ? n - 1 - step : step;
+          const T* xs = x + (o * n + j) * inner;
+          T* ys = y + (o * n + j) * inner;
+          for (int64_t k = 0; k < inner; ++k) {
+            if (exclusive) {
+              ys[k] = acc[k];
+              acc[k] = Op::Apply(acc[k], xs[k]);
+            } else {
+              acc[k] = Op::Apply(acc[k], xs[k]);
+              ys[k] = acc[k];
+            }
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  bool exclusive_ = false, reverse_ = false;
+};
+
+#define TA_REGISTER(T)                                                                                  \
+  REGISTER_KERNEL(Name("Cumsum").Device(DEVICE_CPU).TypeConstraint<T>("T"), ScanOp<T, SumOp>);        \
+  REGISTER_KERNEL(Name("Cumprod").Device(DEVICE_CPU).TypeConstraint<T>("T"), ScanOp<T, ProdOp>)
+TA_REGISTER(float);
+TA_REGISTER(double);
+TA_REGISTER(Eigen::half);
+TA_REGISTER(Eigen::bfloat16);
+TA_REGISTER(int8_t);
+TA_REGISTER(int16_t);
+TA_REGISTER(int32_t);
+TA_REGISTER(int64_t);
+TA_REGISTER(uint8_t);
+TA_REGISTER(uint16_t);
+TA_REGISTER(uint32_t);
+TA_REGISTER(uint64_t);
+TA_REGISTER(complex64);
+TA_REGISTER(complex128);
+#undef TA_REGISTER
+
+}  // namespace
+}  // namespace tensoract
