@@ -18,7 +18,9 @@ values: exactly, except where a case marks a fetch whose arithmetic order may di
 The hand-written TF 1.x graphs of tests/data (tf1_*.pbtxt, which tests/actors runs without
 TensorFlow) go through the same comparison, imported by TensorFlow itself; among them a
 tf.cond and a tf.while_loop. TF 1.x control flow built by TensorFlow (case_control_flow:
-conditionals and loops, nested either way, shape invariants) is compared too.
+conditionals and loops, nested either way, shape invariants) is compared too, and so are
+the gradient graphs tf.gradients writes for reductions, concatenations and gathers over
+shapes known only at run time (DynamicStitch, ListDiff, ConcatOffset, Cumprod, ...).
 
 Exits 77 (ctest: skipped) when TensorFlow cannot be imported.
 """
@@ -384,9 +386,82 @@ def case_parse_example():
     return graph, steps, set()
 
 
+def case_gradient_ops():
+    """tf.gradients over shapes known only when the graph runs: TensorFlow's gradient graph of
+    a reduction over a fed axis has DynamicStitch (its reduced shape), reduce_prod's has
+    ListDiff and Cumprod, tf.concat's has ConcatOffset and Slice, gathers UnsortedSegmentSum;
+    a TensorFlow 1 Gather (tf.raw_ops.Gather) too."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf1.placeholder(tf.float32, [None, None], name="x")
+        y = tf1.placeholder(tf.float32, [None, None], name="y")
+        a = tf1.placeholder(tf.int32, [], name="axis")
+        terms = [tf.reduce_sum(tf.reduce_sum(x * x, axis=a)),
+                 tf.reduce_sum(tf.square(tf.concat([x, y * 2.0], axis=1))),
+                 tf.reduce_sum(tf.square(tf.gather(x, [1, 0, 1], axis=0))),
+                 tf.reduce_sum(tf.gather(x, [2, 0], axis=1)),
+                 tf.reduce_sum(tf.reduce_prod(x, axis=a)),
+                 tf.reduce_mean(tf.reduce_max(x, axis=0)),
+                 tf.reduce_sum(tf.raw_ops.Gather(params=y, indices=[[0, 1], [1, 1]]) * 3.0)]
+        loss = tf.add_n(terms, name="loss")
+        dx, dy = tf.gradients(loss, [x, y])
+        tf1.identity(dx, name="dx")
+        tf1.identity(dy, name="dy")
+    used = {n.op for n in graph.as_graph_def().node}
+    assert {"DynamicStitch", "ListDiff", "ConcatOffset", "Cumprod", "Gather"} <= used, used
+    xv = np.array([[1.5, -2.0, 0.5], [3.0, 0.25, -1.0]], np.float32)
+    yv = np.array([[0.5, 1.0], [-1.5, 2.0]], np.float32)
+    fetches = ["loss:0", "dx:0", "dy:0"]
+    steps = [step(fetches, {"x:0": xv, "y:0": yv, "axis:0": np.int32(k)}) for k in (0, 1, -1, -2)]
+    steps += [step(fetches, {"x:0": xv[:, :2] * 0.5, "y:0": yv, "axis:0": np.int32(1)}),
+              step(fetches, {"x:0": xv, "y:0": yv[:1], "axis:0": np.int32(0)}),  # concat rows differ
+              step(fetches, {"x:0": xv, "y:0": yv, "axis:0": np.int32(2)})]       # no axis 2
+    return graph, steps, set(fetches)
+
+
+def case_index_and_scan_ops():
+    """The ops TensorFlow programs use directly: tf.where and tf.boolean_mask (Where), tf.reverse,
+    tf.math.top_k, tf.cumsum and tf.math.cumprod, tf.pad in REFLECT and SYMMETRIC modes
+    (MirrorPad) and ClipByValue, with the gradients of all but top_k (MirrorPadGrad, ...)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf1.placeholder(tf.float32, [None, 4], name="x")
+        lo = tf1.placeholder(tf.float32, [], name="lo")
+        tf1.identity(tf.where(x > 0.0), name="coords")
+        tf1.identity(tf.boolean_mask(x, x[:, 0] > 0.0), name="masked")
+        rev = tf.reverse(x, [0, 1])
+        top = tf.math.top_k(x * 1.0, k=3)
+        tf1.identity(top.indices, name="top_indices")
+        sums = tf.cumsum(x, axis=1, exclusive=True, reverse=True)
+        prods = tf.math.cumprod(x, axis=0)
+        reflect = tf.pad(x, [[1, 1], [2, 3]], mode="REFLECT")
+        symmetric = tf.pad(x, [[1, 0], [0, 4]], mode="SYMMETRIC")
+        # tf.clip_by_value writes Minimum and Maximum; the ClipByValue op itself, with its gradient:
+        clipped = tf.raw_ops.ClipByValue(t=x, clip_value_min=lo, clip_value_max=tf.fill(tf.shape(x), 1.5))
+        tf1.identity(top.values, name="top")
+        # Not top_k: TensorFlow's gradient of it scatters with ScatterNd, which is not here yet.
+        outs = {"rev": rev, "sums": sums, "prods": prods, "reflect": reflect, "symmetric": symmetric,
+                "clipped": clipped}
+        for name, t in outs.items():
+            tf1.identity(t, name=name)
+        loss = tf.add_n([tf.reduce_sum(tf.square(t)) for t in outs.values()], name="loss")
+        dx, dlo = tf.gradients(loss, [x, lo])
+        tf1.identity(dx, name="dx")
+        tf1.identity(dlo, name="dlo")
+        tf1.identity(tf.gradients(tf.reduce_sum(reflect[1:, :8] * symmetric), x)[0], name="dx2")
+    xv = np.array([[1.5, -2.0, 0.5, 4.0], [3.0, 0.25, -1.0, 2.5], [-0.5, 2.0, 1.0, -3.0]], np.float32)
+    fetches = ["coords:0", "masked:0", "top_indices:0", "rev:0", "top:0", "sums:0", "prods:0", "reflect:0",
+               "symmetric:0", "clipped:0", "loss:0", "dx:0", "dlo:0", "dx2:0"]
+    steps = [step(fetches, {"x:0": xv, "lo:0": np.float32(-1.25)}),
+             step(fetches, {"x:0": xv[1:] * -1.0, "lo:0": np.float32(0.0)}),
+             step(["reflect:0"], {"x:0": xv[:1]})]  # REFLECT needs 2 rows: refused
+    return graph, steps, {"loss:0", "dx:0", "dlo:0", "dx2:0", "prods:0"}
+
+
 CASES = [case_constants, case_ref_variables, case_resource_variables, case_functions, case_dtypes,
          case_hand_written_ref_variables, case_hand_written_resource_variables, case_control_flow,
-         case_hand_written_cond, case_hand_written_while_loop, case_parse_example]
+         case_hand_written_cond, case_hand_written_while_loop, case_parse_example, case_gradient_ops,
+         case_index_and_scan_ops]
 
 
 def run_tensorflow(graph, steps):
