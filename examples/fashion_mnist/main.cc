@@ -269,7 +269,8 @@ Status TrainFromPipeline(const Flags& flags, ModelKind kind, int64_t epochs, con
     model_options.labels_source = input.labels;
     TA_ASSIGN_OR_RETURN(Model model, fashion_mnist::BuildModel(root, kind, model_options));
     Node* local_init = PipelineLocalInit(root.WithOpName("local_init"), input.pipeline);
-    Output ready = VariablesInitialized(root.WithOpName("ready"), model.variables);
+    // TensorFlow's Scaffold default: the names of the variables not initialised yet.
+    Output ready = ReportUninitializedVariables(root.WithOpName("ready"), model.variables);
     TA_ASSIGN_OR_RETURN(std::optional<Saver> saver, NewSaver(root, model, ckpt_dir));
     tensorflow::GraphDef graph;
     TA_RETURN_IF_ERROR(root.ToGraphDef(&graph));

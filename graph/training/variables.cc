@@ -98,4 +98,19 @@ Output VariablesInitialized(const Scope& scope, const std::vector<Variable>& var
   return ops::Stack(scope, flags);
 }
 
+Output ReportUninitializedVariables(const Scope& scope, const std::vector<Variable>& vars) {
+  tensorflow::TensorProto names;
+  names.set_dtype(tensorflow::DT_STRING);
+  names.mutable_tensor_shape()->add_dim()->set_size(static_cast<int64_t>(vars.size()));
+  for (const Variable& v : vars) names.add_string_val(v.name());
+  if (vars.empty()) return ops::Const(scope, names);
+  const Scope s = scope.NewSubScope("report_uninitialized_variables");
+  std::vector<Input> flags;
+  for (const Variable& v : vars) flags.push_back(ops::VarIsInitializedOp(s, v.handle));
+  Output missing = ops::LogicalNot(s, ops::Stack(s, flags));
+  const Scope mask = s.NewSubScope("boolean_mask");
+  Output indices = ops::Squeeze(mask, ops::Where(mask, missing), {1});
+  return ops::GatherV2(scope, ops::Const(s, names), indices, 0);
+}
+
 }  // namespace tensoract

@@ -59,10 +59,17 @@ Variable NewZerosSlot(const Scope& scope, const Variable& like, const std::strin
 // A NoOp that runs every variable's initializer.
 Node* GroupInitializers(const Scope& scope, const std::vector<Variable>& vars);
 
-// A bool vector: whether each of `vars` is initialised (a MonitoredSession's ready_op,
-// client/monitored_session.h; TensorFlow builds report_uninitialized_variables the same
-// way, then masks the names, which needs ops this runtime lacks).
+// A bool vector: whether each of `vars` is initialised (a MonitoredSession accepts it as
+// its ready_op, client/monitored_session.h).
 Output VariablesInitialized(const Scope& scope, const std::vector<Variable>& vars);
+
+// A string vector: the names of those of `vars` not initialised yet, in order; empty when
+// all are (TensorFlow's tf.compat.v1.report_uninitialized_variables, a Scaffold's default
+// ready_op). Built as TensorFlow builds it, under "report_uninitialized_variables/": a
+// VarIsInitializedOp per variable, stacked, LogicalNot, and a boolean mask (Where, Squeeze,
+// GatherV2) over a constant of the names. The result, the GatherV2, is named by `scope`.
+// No variables: an empty string constant.
+Output ReportUninitializedVariables(const Scope& scope, const std::vector<Variable>& vars);
 
 }  // namespace tensoract
 

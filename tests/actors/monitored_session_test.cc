@@ -260,5 +260,76 @@ TEST_CASE("a non-chief runs its local init once the globals are ready (ready_for
   CHECK(Fetch(*worker_session, "local_count/Read/ReadVariableOp") == 7);
 }
 
+TEST_CASE("ReportUninitializedVariables names the variables not initialised yet, as TensorFlow's does",
+          "[monitored]") {
+  Scope root = Scope::NewRootScope();
+  Variable step = NewVariable(root, "global_step", ops::Const(root, int64_t{0}));
+  Variable w = NewVariable(root, "dense/kernel", ops::Const(root, 1.f));
+  Variable b = NewVariable(root, "dense/bias", ops::Const(root, 0.f));
+  GroupInitializers(root.WithOpName("init_w"), {w});
+  GroupInitializers(root.WithOpName("init"), {step, w, b});
+  Output report = ReportUninitializedVariables(root.WithOpName("uninitialized"), {step, w, b});
+  Output none = ReportUninitializedVariables(root.WithOpName("no_variables"), {});
+  REQUIRE(root.ok());
+  CHECK(report.name() == "uninitialized");
+  CHECK(report.type() == tensorflow::DT_STRING);
+  CHECK(report.shape().DebugString() == "[?]");
+  CHECK(root.graph()->FindNode("report_uninitialized_variables/boolean_mask/Where") != nullptr);
+  tensorflow::GraphDef graph;
+  REQUIRE(root.ToGraphDef(&graph).ok());
+  auto session = testing::NewSessionWith(graph);
+  auto names = [&](const std::string& fetch) {
+    std::vector<Tensor> out;
+    Status s = session->Run({}, {fetch}, {}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    REQUIRE(out[0].dims() == 1);
+    return std::vector<std::string>(out[0].base<std::string>(), out[0].base<std::string>() + out[0].NumElements());
+  };
+  // tf.compat.v1.report_uninitialized_variables(): [b'global_step', b'dense/kernel', b'dense/bias'],
+  // then [b'global_step', b'dense/bias'] once the kernel is initialised, then [].
+  CHECK(names("uninitialized") == std::vector<std::string>{"global_step", "dense/kernel", "dense/bias"});
+  CHECK(names("no_variables").empty());
+  std::vector<Tensor> unused;
+  REQUIRE(session->Run({}, {}, {"init_w"}, &unused).ok());
+  CHECK(names("uninitialized") == std::vector<std::string>{"global_step", "dense/bias"});
+  REQUIRE(session->Run({}, {}, {"init"}, &unused).ok());
+  CHECK(names("uninitialized").empty());
+}
+
+TEST_CASE("a Scaffold's ready_op may be ReportUninitializedVariables: a non-chief's wait names what is missing",
+          "[monitored]") {
+  Scope root = Scope::NewRootScope();
+  Variable step = NewVariable(root, "global_step", ops::Const(root, int64_t{0}));
+  Variable w = NewVariable(root, "w", ops::Const(root, 1.f));
+  GroupInitializers(root.WithOpName("init"), {step, w});
+  ReportUninitializedVariables(root.WithOpName("ready"), {step, w});
+  tensorflow::GraphDef graph;
+  REQUIRE(root.ToGraphDef(&graph).ok());
+  auto server = LocalServer::New();
+  REQUIRE(server.ok());
+  auto chief_session = Session::New(**server).value();
+  auto worker_session = Session::New(**server).value();
+  REQUIRE(chief_session->Create(graph).ok());
+  REQUIRE(worker_session->Create(graph).ok());
+  MonitoredSessionOptions o;
+  o.scaffold.init_op = "init";
+  o.scaffold.ready_op = "ready";
+  o.is_chief = false;
+  o.recovery_wait_ms = 50;
+  o.max_wait_ms = 300;
+  auto alone = MonitoredSession::New(worker_session.get(), o);
+  CHECK(alone.status().code() == error::DEADLINE_EXCEEDED);
+  CHECK_THAT(alone.status().message(), Catch::Contains("uninitialized variables: global_step, w"));
+  o.is_chief = true;
+  auto chief = MonitoredSession::New(chief_session.get(), o);
+  INFO(chief.status().ToString());
+  REQUIRE(chief.ok());
+  o.is_chief = false;
+  auto worker = MonitoredSession::New(worker_session.get(), o);
+  INFO(worker.status().ToString());
+  REQUIRE(worker.ok());
+}
+
 }  // namespace
 }  // namespace tensoract
