@@ -282,6 +282,18 @@ OutputList ConcatOffset(const Scope& s, const Input& concat_dim, const InputList
                              {"shape_type", TypeAttr(TypeOf(shape.inputs()[0]))}}));
 }
 
+Output GatherNd(const Scope& s, const Input& params, const Input& indices) {
+  return Output(s.AddOp("GatherNd", "GatherNd", {params, indices},
+                        {{"Tparams", TypeAttr(TypeOf(params))}, {"Tindices", TypeAttr(TypeOf(indices))}}),
+                0);
+}
+
+Output ScatterNd(const Scope& s, const Input& indices, const Input& updates, const Input& shape) {
+  return Output(s.AddOp("ScatterNd", "ScatterNd", {indices, updates, shape},
+                        {{"T", TypeAttr(TypeOf(updates))}, {"Tindices", TypeAttr(TypeOf(indices))}}),
+                0);
+}
+
 Output ReverseV2(const Scope& s, const Input& tensor, const Input& axis) {
   return IndexedOp(s, "ReverseV2", tensor, axis, "Tidx");
 }

@@ -116,6 +116,11 @@ ListDiffOutputs ListDiff(const Scope& scope, const Input& x, const Input& y,
 // concat_dim (an int32 scalar).
 OutputList ConcatOffset(const Scope& scope, const Input& concat_dim, const InputList& shape);
 
+// The slices of params at the index tuples of indices' last dimension, and their inverse:
+// zeros of `shape` with each update added at its tuple.
+Output GatherNd(const Scope& scope, const Input& params, const Input& indices);
+Output ScatterNd(const Scope& scope, const Input& indices, const Input& updates, const Input& shape);
+
 // ---- mirroring ---------------------------------------------------------------------------
 Output ReverseV2(const Scope& scope, const Input& tensor, const Input& axis);
 // mode: "REFLECT" (the edge is not repeated) or "SYMMETRIC" (it is).

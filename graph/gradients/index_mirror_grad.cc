@@ -1,7 +1,8 @@
-// Gradients of the index and mirror ops (graph/ops/array_index_ops.cc, array_mirror_ops.cc),
-// as TensorFlow's array_grad.py and data_flow_grad.py build them. v1 Gather's is dense, as
-// GatherV2's (array_grad.cc). Where and ListDiff have none in TensorFlow either (their
-// outputs are indices, or picked values TensorFlow does not differentiate).
+// Gradients of the index and mirror ops (graph/ops/array_index_ops.cc, array_nd_ops.cc,
+// array_mirror_ops.cc), as TensorFlow's array_grad.py and data_flow_grad.py build them. v1
+// Gather's is dense, as GatherV2's (array_grad.cc). Where and ListDiff have none in
+// TensorFlow either (their outputs are indices, or picked values TensorFlow does not
+// differentiate).
 #include "graph/gradients/grad_helpers.h"
 
 namespace tensoract {
@@ -52,6 +53,23 @@ Status DynamicStitchGrad(const Scope& s, const Node& op, const std::vector<Outpu
 }
 REGISTER_GRADIENT_OP("DynamicStitch", DynamicStitchGrad);
 REGISTER_GRADIENT_OP("ParallelDynamicStitch", DynamicStitchGrad);
+
+// GatherNd and ScatterNd are each other's gradients (dense here, where TensorFlow returns
+// IndexedSlices for a GatherNd of depth-1 tuples).
+Status GatherNdGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output params = InputOf(op, 0), indices = InputOf(op, 1);
+  const DataType t = indices.type() == tensorflow::DT_INT64 ? tensorflow::DT_INT64 : tensorflow::DT_INT32;
+  Output idx = indices.type() == t ? indices : ops::Cast(s, indices, t);
+  (*dx)[0] = ops::ScatterNd(s, idx, dy[0], ops::Shape(s, params, t));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("GatherNd", GatherNdGrad);
+
+Status ScatterNdGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  (*dx)[1] = ops::GatherNd(s, dy[0], InputOf(op, 0));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("ScatterNd", ScatterNdGrad);
 
 }  // namespace
 }  // namespace grad

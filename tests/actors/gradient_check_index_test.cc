@@ -1,6 +1,7 @@
 // Numeric checks (central differences through a Session, client/gradient_checker.h) of the
 // gradients of ReverseV2, MirrorPad, MirrorPadGrad, v1 Gather, DynamicStitch,
-// ParallelDynamicStitch, Cumsum, Cumprod, TopKV2 and ClipByValue, in double.
+// ParallelDynamicStitch, GatherNd, ScatterNd, Cumsum, Cumprod, TopKV2 and ClipByValue, in
+// double.
 #include <catch2/catch.hpp>
 
 #include "client/gradient_checker.h"
@@ -68,6 +69,18 @@ TEST_CASE("v1 Gather, DynamicStitch and ParallelDynamicStitch gradients", "[grad
   CheckOne("ParallelDynamicStitch, scalar indices", [](const Scope& s, Output x) {
     OutputList rows = ops::Unstack(s, x, 2, 0);
     return ops::ParallelDynamicStitch(s, {Input(1), Input(0)}, {ops::Square(s, rows[0]), rows[1]});
+  });
+}
+
+TEST_CASE("GatherNd and ScatterNd gradients", "[gradients]") {
+  CheckOne("GatherNd, slices and a repeated tuple", [](const Scope& s, Output x) {
+    return ops::Square(s, ops::GatherNd(s, x, {{1}, {0}, {1}}));
+  });
+  CheckOne("GatherNd, elements, int64 tuples", [](const Scope& s, Output x) {
+    return ops::GatherNd(s, x, Input({{int64_t{1}, int64_t{2}}, {int64_t{0}, int64_t{0}}}));
+  }, kX23, /*known_shape=*/false);
+  CheckOne("ScatterNd", [](const Scope& s, Output x) {
+    return ops::Square(s, ops::ScatterNd(s, {{2}, {0}}, x, {4, 3}));
   });
 }
 

@@ -422,7 +422,8 @@ def case_gradient_ops():
 def case_index_and_scan_ops():
     """The ops TensorFlow programs use directly: tf.where and tf.boolean_mask (Where), tf.reverse,
     tf.math.top_k, tf.cumsum and tf.math.cumprod, tf.pad in REFLECT and SYMMETRIC modes
-    (MirrorPad) and ClipByValue, with the gradients of all but top_k (MirrorPadGrad, ...)."""
+    (MirrorPad) and ClipByValue, with their gradients (MirrorPadGrad, ScatterNd, ...); and
+    tf.gather_nd / tf.scatter_nd with theirs."""
     graph = tf.Graph()
     with graph.as_default():
         x = tf1.placeholder(tf.float32, [None, 4], name="x")
@@ -438,10 +439,9 @@ def case_index_and_scan_ops():
         symmetric = tf.pad(x, [[1, 0], [0, 4]], mode="SYMMETRIC")
         # tf.clip_by_value writes Minimum and Maximum; the ClipByValue op itself, with its gradient:
         clipped = tf.raw_ops.ClipByValue(t=x, clip_value_min=lo, clip_value_max=tf.fill(tf.shape(x), 1.5))
-        tf1.identity(top.values, name="top")
-        # Not top_k: TensorFlow's gradient of it scatters with ScatterNd, which is not here yet.
-        outs = {"rev": rev, "sums": sums, "prods": prods, "reflect": reflect, "symmetric": symmetric,
-                "clipped": clipped}
+        # top_k's gradient in TensorFlow's graph scatters with ScatterNd.
+        outs = {"rev": rev, "top": top.values, "sums": sums, "prods": prods, "reflect": reflect,
+                "symmetric": symmetric, "clipped": clipped}
         for name, t in outs.items():
             tf1.identity(t, name=name)
         loss = tf.add_n([tf.reduce_sum(tf.square(t)) for t in outs.values()], name="loss")
@@ -449,13 +449,19 @@ def case_index_and_scan_ops():
         tf1.identity(dx, name="dx")
         tf1.identity(dlo, name="dlo")
         tf1.identity(tf.gradients(tf.reduce_sum(reflect[1:, :8] * symmetric), x)[0], name="dx2")
+        picked = tf.gather_nd(x, [[1, 2], [0, 0], [1, 2]])
+        spread = tf.scatter_nd([[3], [0]], x[:2] * 2.0, [5, 4])
+        tf1.identity(picked, name="picked")
+        tf1.identity(spread, name="spread")
+        tf1.identity(tf.gradients(tf.reduce_sum(picked * picked) + tf.reduce_sum(spread * spread), x)[0], name="dx3")
     xv = np.array([[1.5, -2.0, 0.5, 4.0], [3.0, 0.25, -1.0, 2.5], [-0.5, 2.0, 1.0, -3.0]], np.float32)
     fetches = ["coords:0", "masked:0", "top_indices:0", "rev:0", "top:0", "sums:0", "prods:0", "reflect:0",
-               "symmetric:0", "clipped:0", "loss:0", "dx:0", "dlo:0", "dx2:0"]
+               "symmetric:0", "clipped:0", "loss:0", "dx:0", "dlo:0", "dx2:0", "picked:0", "spread:0", "dx3:0"]
     steps = [step(fetches, {"x:0": xv, "lo:0": np.float32(-1.25)}),
              step(fetches, {"x:0": xv[1:] * -1.0, "lo:0": np.float32(0.0)}),
-             step(["reflect:0"], {"x:0": xv[:1]})]  # REFLECT needs 2 rows: refused
-    return graph, steps, {"loss:0", "dx:0", "dlo:0", "dx2:0", "prods:0"}
+             step(["reflect:0"], {"x:0": xv[:1]}),  # REFLECT needs 2 rows: refused
+             step(["picked:0"], {"x:0": xv[:1]})]   # no row 1: refused
+    return graph, steps, {"loss:0", "dx:0", "dlo:0", "dx2:0", "prods:0", "dx3:0"}
 
 
 CASES = [case_constants, case_ref_variables, case_resource_variables, case_functions, case_dtypes,

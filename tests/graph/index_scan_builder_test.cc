@@ -1,5 +1,5 @@
-// The builders of Where, Gather, DynamicStitch, ListDiff, ConcatOffset, ReverseV2,
-// MirrorPad(Grad), Cumsum, Cumprod, TopKV2 and ClipByValue: the nodes they make and the
+// The builders of Where, Gather, DynamicStitch, ListDiff, ConcatOffset, GatherNd, ScatterNd,
+// ReverseV2, MirrorPad(Grad), Cumsum, Cumprod, TopKV2 and ClipByValue: the nodes they make and the
 // shapes their shape functions infer. Expected shapes and refusals are TensorFlow 2.21's,
 // printed by building the same nodes with tf.raw_ops in a tf.Graph (the call in each comment).
 #include <catch2/catch.hpp>
@@ -78,6 +78,25 @@ TEST_CASE("ListDiff gives two vectors of unknown length; ConcatOffset the shapes
   CHECK(offsets[1].shape().DebugString() == "[?]");
   // ListDiff(x=placeholder([2,3]), ...): "Shape must be rank 1 but is rank 2"
   CHECK_THAT(Inferred([](const Scope& s) { return ops::ListDiff(s, P(s, Shape({2, 3})), P(s, Shape({3}))).out; }),
+             Contains("refused"));
+}
+
+TEST_CASE("GatherNd's shape is indices' outer shape then params' rest; ScatterNd's is its shape input", "[index]") {
+  // tf.raw_ops.GatherNd(params=placeholder([5,None,3]), indices=placeholder(int32, [4,None,2])): (4, None, 3)
+  CHECK(Inferred([](const Scope& s) {
+          return ops::GatherNd(s, P(s, Shape({5, -1, 3})), P(s, Shape({4, -1, 2}), tf::DT_INT32));
+        }) == "[4,?,3]");
+  CHECK(Inferred([](const Scope& s) {
+          return ops::GatherNd(s, P(s, Shape({5, 3})), P(s, Shape({4, -1}), tf::DT_INT32));
+        }) == "<unknown>");
+  CHECK_THAT(Inferred([](const Scope& s) { return ops::GatherNd(s, P(s, Shape({5, 3})), {{1, 2, 0}}); }),
+             Contains("indices.shape[-1] must be <= params.rank"));
+  // ScatterNd(indices=[[0],[2]], updates=placeholder([2,3]), shape=[4,3]): (4, 3)
+  CHECK(Inferred([](const Scope& s) { return ops::ScatterNd(s, {{0}, {2}}, P(s, Shape({2, 3})), {4, 3}); }) == "[4,3]");
+  CHECK(Inferred([](const Scope& s) {
+          return ops::ScatterNd(s, {{0}, {2}}, P(s, Shape({2, 3})), P(s, Shape({2}), tf::DT_INT32));
+        }) == "[?,?]");
+  CHECK_THAT(Inferred([](const Scope& s) { return ops::ScatterNd(s, {{0}, {2}}, P(s, Shape({2, 5})), {4, 3}); }),
              Contains("refused"));
 }
 

@@ -54,7 +54,7 @@ WriteScalarSummary WriteHistogramSummary WriteImageSummary WriteSummary WriteRaw
 CloseSummaryWriter
 StringJoin StaticRegexFullMatch RegexFullMatch ShardedFilename ShardedFilespec DisableCopyOnRead ReadFile WriteFile
 Where ReverseV2 TopKV2 Cumsum Cumprod MirrorPad MirrorPadGrad Gather ClipByValue
-DynamicStitch ParallelDynamicStitch ListDiff ConcatOffset
+DynamicStitch ParallelDynamicStitch ListDiff ConcatOffset GatherNd ScatterNd
 """.split()
 
 

@@ -1,5 +1,5 @@
 // Kernels of the index ops: Where, v1 Gather, DynamicStitch and ParallelDynamicStitch,
-// ListDiff and ConcatOffset. Expected values and messages were printed by TensorFlow 2.21
+// ListDiff, ConcatOffset, GatherNd and ScatterNd. Expected values and messages were printed by TensorFlow 2.21
 // (python3, the tf.raw_ops call named in each comment, eagerly on the CPU) and pasted here.
 #include <catch2/catch.hpp>
 #include <Eigen/Core>
@@ -234,6 +234,118 @@ TEST_CASE("ConcatOffset refuses what TensorFlow refuses, in its words", "[index]
   r = RunOp("ConcatOffset", {Tensor::Scalar<int32_t>(1), T2<int32_t>({2, 3, 5}, {1, 3}), T2<int32_t>({2, 7, 5}, {1, 3})},
             {{"N", IntA(2)}});
   CHECK_THAT(r.status.message(), Contains("input 1 should be a vector, but got shape [1,3]"));
+}
+
+tf::AttrValue StrA(const std::string& s) { tf::AttrValue v; v.set_s(s); return v; }
+
+Run GatherNd(const Tensor& params, const Tensor& indices, const std::string& policy = "") {
+  return RunOp("GatherNd", {params, indices},
+               {{"Tparams", TypeA(params.dtype())}, {"Tindices", TypeA(indices.dtype())},
+                {"bad_indices_policy", StrA(policy)}});
+}
+Run ScatterNd(const Tensor& indices, const Tensor& updates, std::vector<int32_t> shape, const std::string& policy = "") {
+  return RunOp("ScatterNd", {indices, updates, I32(shape)},
+               {{"T", TypeA(updates.dtype())}, {"Tindices", TypeA(indices.dtype())}, {"bad_indices_policy", StrA(policy)}});
+}
+const Tensor kP32 = T2<float>({1, 2, 3, 4, 5, 6}, {3, 2});
+
+TEST_CASE("GatherNd reads the slices its index tuples address", "[index]") {
+  // tf.raw_ops.GatherNd(params=[[1.,2],[3,4],[5,6]], indices=[[2],[0]]): [[5,6],[1,2]]
+  Run r = GatherNd(kP32, T2<int32_t>({2, 0}, {2, 1}));
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].shape() == TensorShape({2, 2}));
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{5, 6, 1, 2});
+  // GatherNd(params=..., indices=[[2,1],[0,0]]): [6, 1]
+  r = GatherNd(kP32, T2<int64_t>({2, 1, 0, 0}, {2, 2}));
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{6, 1});
+  // GatherNd(params=..., indices=tf.zeros([2,0], tf.int32)): params twice, shape (2, 3, 2)
+  r = GatherNd(kP32, Tensor(tf::DT_INT32, TensorShape({2, 0})));
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].shape() == TensorShape({2, 3, 2}));
+  // GatherNd(params=["a","b"], indices=[[1],[0]]): [b'b', b'a']
+  r = GatherNd(Tensor::FromVector<std::string>({"a", "b"}), T2<int32_t>({1, 0}, {2, 1}));
+  REQUIRE(r.status.ok());
+  CHECK(Values<std::string>(r.outputs[0]) == std::vector<std::string>{"b", "a"});
+  // GatherNd(..., indices=[[2,1],[0,2]], bad_indices_policy="IGNORE"): [6, 0]
+  r = GatherNd(kP32, T2<int32_t>({2, 1, 0, 2}, {2, 2}), "IGNORE");
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{6, 0});
+}
+
+TEST_CASE("GatherNd refuses what TensorFlow refuses, in its words", "[index]") {
+  // GatherNd(params=..., indices=[[2,1],[0,2]])
+  CHECK_THAT(GatherNd(kP32, T2<int32_t>({2, 1, 0, 2}, {2, 2})).status.message(),
+             Contains("indices[1] = [0, 2] does not index into param shape [3,2], node name: n"));
+  // GatherNd(params=[1.,2,3], indices=[5]): "indices = [5] does not index into param shape [3]"
+  CHECK_THAT(GatherNd(Tensor::FromVector<float>({1, 2, 3}), I32({5})).status.message(),
+             Contains("indices = [5] does not index into param shape [3]"));
+  // GatherNd(params=[[1.,2],[3,4]], indices=[[[0,0],[1,1]],[[0,1],[2,0]]])
+  CHECK_THAT(GatherNd(T2<float>({1, 2, 3, 4}, {2, 2}), T2<int32_t>({0, 0, 1, 1, 0, 1, 2, 0}, {2, 2, 2})).status.message(),
+             Contains("indices[1,1] = [2, 0] does not index into param shape [2,2]"));
+  CHECK_THAT(GatherNd(kP32, T2<int32_t>({2, 1, 0}, {1, 3})).status.message(),
+             Contains("index innermost dimension length must be <= params rank; saw: 3 vs. 2"));
+  CHECK_THAT(GatherNd(kP32, Tensor::Scalar<int32_t>(1)).status.message(), Contains("indices must be at least a vector"));
+  CHECK_THAT(GatherNd(Tensor::Scalar<float>(1), Tensor(tf::DT_INT32, TensorShape({2, 0}))).status.message(),
+             Contains("params must be at least a vector"));
+  CHECK_THAT(GatherNd(Tensor(tf::DT_FLOAT, TensorShape({0, 3})), T2<int32_t>({0}, {1, 1})).status.message(),
+             Contains("Requested more than 0 entries, but params is empty.  Params shape: [0,3]"));
+}
+
+TEST_CASE("ScatterNd adds each update at its tuple into zeros, repeated tuples adding up", "[index]") {
+  // tf.raw_ops.ScatterNd(indices=[[4],[3],[1],[7],[1]], updates=[9.,10,11,12,13], shape=[8])
+  Run r = ScatterNd(T2<int32_t>({4, 3, 1, 7, 1}, {5, 1}), Tensor::FromVector<float>({9, 10, 11, 12, 13}), {8});
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{0, 24, 0, 10, 9, 0, 0, 12});
+  // ScatterNd(indices=[[0],[2]], updates=[[1.,2],[3,4]], shape=[3,2]): [[1,2],[0,0],[3,4]]
+  r = ScatterNd(T2<int64_t>({0, 2}, {2, 1}), T2<float>({1, 2, 3, 4}, {2, 2}), {3, 2});
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{1, 2, 0, 0, 3, 4});
+  // ScatterNd(indices=[[1],[1]], updates=tf.constant([2147483647, 1]), shape=[3]): [0, -2147483648, 0]
+  r = ScatterNd(T2<int32_t>({1, 1}, {2, 1}), I32({2147483647, 1}), {3});
+  REQUIRE(r.status.ok());
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{0, -2147483647 - 1, 0});
+  // ScatterNd(indices=[[1],[1]], updates=["a","b"], shape=[3]): [b'', b'ab', b'']
+  r = ScatterNd(T2<int32_t>({1, 1}, {2, 1}), Tensor::FromVector<std::string>({"a", "b"}), {3});
+  REQUIRE(r.status.ok());
+  CHECK(Values<std::string>(r.outputs[0]) == std::vector<std::string>{"", "ab", ""});
+  // ScatterNd(indices=[[4],[8]], updates=[1.,2], shape=[8], bad_indices_policy="IGNORE")
+  r = ScatterNd(T2<int32_t>({4, 8}, {2, 1}), Tensor::FromVector<float>({1, 2}), {8}, "IGNORE");
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{0, 0, 0, 0, 1, 0, 0, 0});
+  // ScatterNd(indices=tf.zeros([0,1], tf.int32), updates=tf.zeros([0]), shape=[3]): zeros
+  r = ScatterNd(Tensor(tf::DT_INT32, TensorShape({0, 1})), Tensor(tf::DT_FLOAT, TensorShape({0})), {3});
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{0, 0, 0});
+}
+
+TEST_CASE("ScatterNd refuses what TensorFlow refuses, in its words, and where TensorFlow crashes", "[index]") {
+  const Tensor one = Tensor::FromVector<float>({1});
+  CHECK_THAT(ScatterNd(T2<int32_t>({4, 8}, {2, 1}), Tensor::FromVector<float>({1, 2}), {8}).status.message(),
+             Contains("indices[1] = [8] does not index into shape [8]"));
+  CHECK_THAT(ScatterNd(T2<int32_t>({0, 1, 3, 0}, {1, 2, 2}), T2<float>({1, 2}, {1, 2}), {3, 2}).status.message(),
+             Contains("indices[0,1] = [3, 0] does not index into shape [3,2]"));
+  CHECK_THAT(ScatterNd(T2<int32_t>({0, 1}, {2, 1}), Tensor::FromVector<float>({1, 2, 3}), {8}).status.message(),
+             Contains("Dimensions [0,1) of indices[shape=[2,1]] must match dimensions [0,1) of updates[shape=[3]]"));
+  CHECK_THAT(ScatterNd(T2<int32_t>({0, 1}, {2, 1}), T2<float>({1, 2, 3, 1, 2, 3}, {2, 3}), {8, 2}).status.message(),
+             Contains("Dimensions [1,2) of input[shape=[8,2]] must match dimensions [1,2) of updates[shape=[2,3]]"));
+  CHECK_THAT(ScatterNd(T2<int32_t>({0, 1, 2}, {1, 3}), one, {8, 2}).status.message(),
+             Contains("Dimensions [3,2) of input[shape=[8,2]] must match dimensions [1,1) of updates[shape=[1]]"));
+  // ScatterNd(indices=[[[1]]], updates=[1.], shape=[3]) ends TensorFlow 2.21's process (a CHECK).
+  CHECK_THAT(ScatterNd(T2<int32_t>({1}, {1, 1, 1}), one, {3}).status.message(),
+             Contains("Dimensions [0,2) of indices[shape=[1,1,1]] must match dimensions [0,2) of updates[shape=[1]]"));
+  CHECK_THAT(ScatterNd(Tensor::Scalar<int32_t>(0), one, {8}).status.message(),
+             Contains("Indices shape must have rank at least one. Found:[]"));
+  CHECK_THAT(ScatterNd(T2<int32_t>({1}, {1, 1}), Tensor::Scalar<float>(1), {3}).status.message(),
+             Contains("Updates shape must have rank at least one. Found:[]"));
+  CHECK_THAT(ScatterNd(T2<int32_t>({0}, {1, 1}), one, {-8}).status.message(), Contains("Dimension -8 must be >= 0"));
+  CHECK_THAT(ScatterNd(T2<int32_t>({0}, {1, 1}), one, {0}).status.message(),
+             Contains("Indices and updates specified for empty output.  indices shape: [1,1]"));
+  CHECK_THAT(ScatterNd(Tensor(tf::DT_INT32, TensorShape({2, 0})), T2<float>({1, 2, 3, 4}, {2, 2}), {2}).status.message(),
+             Contains("Indices and updates specified for empty output shape"));
+  Run r = RunOp("ScatterNd", {T2<int32_t>({0}, {1, 1}), one, T2<int32_t>({8}, {1, 1})},
+                {{"T", TOf<float>()}, {"Tindices", TOf<int32_t>()}});
+  CHECK_THAT(r.status.message(), Contains("Shape must be a vector"));
 }
 
 }  // namespace
