@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <set>
 #include <thread>
+
+#include <google/protobuf/util/message_differencer.h>
 
 #include "graph/control_flow.h"
 #include "kernels/denormal.h"
@@ -141,9 +144,44 @@ void ExecutorPlan::RunNodeAsync(int node, NodeInputs inputs, int64_t step_id, bo
   });
 }
 
+namespace {
+
+// Whether a node's kernel is shared by the session's plans: stateful ops, as TensorFlow's
+// OpSegment::ShouldOwnKernel decides, except function calls (a call's kernel belongs to
+// its graph) and the ops that carry a step's values in and out, which hold no state.
+bool SharesKernel(const Node& node) {
+  if (!node.op_def().is_stateful()) return false;
+  static const std::set<std::string> kOwnKernel = {"PartitionedCall", "StatefulPartitionedCall", "_Arg", "_Retval",
+                                                   "_Send", "_Recv", "_HostSend", "_HostRecv"};
+  return kOwnKernel.count(node.type_string()) == 0;
+}
+
+Status MakeKernel(Device* device, const Node& node, SharedKernels* shared, std::shared_ptr<OpKernel>* kernel) {
+  if (shared == nullptr || !SharesKernel(node)) {
+    std::unique_ptr<OpKernel> own;
+    TA_RETURN_IF_ERROR(CreateOpKernel(device, node.def(), node.op_def(), &own));
+    *kernel = std::move(own);
+    return Status::OK();
+  }
+  const std::string key = StrCat(device->name(), "/", node.name());
+  auto it = shared->by_node.find(key);
+  if (it != shared->by_node.end() && google::protobuf::util::MessageDifferencer::Equals(it->second.def, node.def())) {
+    *kernel = it->second.kernel;
+    return Status::OK();
+  }
+  std::unique_ptr<OpKernel> made;
+  TA_RETURN_IF_ERROR(CreateOpKernel(device, node.def(), node.op_def(), &made));
+  *kernel = std::move(made);
+  if (it == shared->by_node.end()) shared->by_node.emplace(key, SharedKernels::Entry{node.def(), *kernel});
+  return Status::OK();
+}
+
+}  // namespace
+
 StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorflow::GraphDef& graph_def,
                                                                   Device* device,
-                                                                  std::shared_ptr<Rendezvous> rendezvous) {
+                                                                  std::shared_ptr<Rendezvous> rendezvous,
+                                                                  SharedKernels* shared) {
   Graph graph;
   TA_RETURN_IF_ERROR(ImportGraphDef(graph_def, &graph));
   auto plan = std::make_shared<ExecutorPlan>();
@@ -173,7 +211,7 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
   for (size_t i = 0; i < ops.size(); ++i) {
     Node* node = ops[i];
     ExecutorPlan::NodeItem& item = plan->nodes[i];
-    TA_RETURN_IF_ERROR(CreateOpKernel(device, node->def(), node->op_def(), &item.kernel));
+    TA_RETURN_IF_ERROR(MakeKernel(device, *node, shared, &item.kernel));
     item.frame = has_control_flow ? cf.frame_of[node->id()] : 0;
     Frame& frame = plan->frames[item.frame];
     item.pending_id = frame.num_nodes++;

@@ -9,6 +9,7 @@
 #define TENSORACT_ACTORS_EXECUTOR_PLAN_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,19 @@
 #include "kernels/rendezvous.h"
 
 namespace tensoract {
+
+// The kernels of stateful ops shared by every plan of one session, as TensorFlow's
+// OpSegment shares them: a random op keeps drawing new numbers, and any stateful kernel
+// keeps its state, across the session's call signatures (each its own registered graph).
+// Keyed by device and node name; a node whose NodeDef differs gets a kernel of its own.
+// Used only from the worker's handler (no lock); the plans hold the kernels they use.
+struct SharedKernels {
+  struct Entry {
+    NodeDef def;  // the same node only when its NodeDef matches
+    std::shared_ptr<OpKernel> kernel;
+  };
+  std::map<std::string, Entry> by_node;
+};
 
 // What one kernel invocation gets: its inputs (values, and the variables behind ref
 // inputs), and where it runs: the frame instance and iteration (for _Send/_Recv keys),
@@ -58,7 +72,7 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
     kControlTrigger, // runs even when its inputs are dead
   };
   struct NodeItem {
-    std::unique_ptr<OpKernel> kernel;
+    std::shared_ptr<OpKernel> kernel;  // shared with the session's other plans when stateful
     int input_start = 0;  // this node's inputs are slots [input_start, input_start + num_inputs) of its frame
     int num_inputs = 0;
     int pending_id = 0;   // index of its pending count in its frame
@@ -131,10 +145,12 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   void RunNodeAsync(int node, NodeInputs inputs, int64_t step_id, bool timed,
                     std::shared_ptr<CancellationManager> cancellation, std::function<void(KernelDone)> done) const;
 
-  // Imports `graph_def` and makes a kernel for every node on `device`. Errors name the
-  // node (unknown op, invalid attrs, no kernel, cycle).
+  // Imports `graph_def` and makes a kernel for every node on `device` (a stateful op's from
+  // `shared` when given: the session's). Errors name the node (unknown op, invalid attrs,
+  // no kernel, cycle).
   static StatusOr<std::shared_ptr<const ExecutorPlan>> Build(const tensorflow::GraphDef& graph_def, Device* device,
-                                                             std::shared_ptr<Rendezvous> rendezvous = nullptr);
+                                                             std::shared_ptr<Rendezvous> rendezvous = nullptr,
+                                                             SharedKernels* shared = nullptr);
 };
 
 // Wall-clock nanoseconds, the time base of step statistics.

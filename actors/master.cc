@@ -392,7 +392,7 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request, St
   for (size_t i = 0; i < call->tasks.size(); ++i) {
     const int task = call->tasks[i].task;
     self->request(st.worker(task), std::chrono::milliseconds(st.options.register_timeout_ms),
-                  register_graph_atom::value, RegisterGraphRequest{call->tasks[i].graph})
+                  register_graph_atom::value, RegisterGraphRequest{call->tasks[i].graph, "", session_handle})
         .then(
             [=](RegisterGraphResponse& response) mutable {
               auto& st = self->state;

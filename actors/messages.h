@@ -145,6 +145,9 @@ struct RegisterGraphRequest {
   // Who registered it: "" for this process's master; for a remote one, the node service's
   // name for it, so the graph goes when that master does (master_gone_atom).
   std::string owner;
+  // The master's session: graphs of one session share their stateful kernels
+  // (SharedKernels, actors/executor_plan.h). Empty: shared with nothing.
+  std::string session_handle;
 };
 struct RegisterGraphResponse {
   Status status;

@@ -29,6 +29,7 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address, int64_t mas
       [=](register_graph_atom, const RegisterGraphRequest& request) {
         tensorflow::RegisterGraphRequest proto;
         if (request.graph) *proto.mutable_graph_def() = *request.graph;
+        proto.set_session_handle(request.session_handle);
         return CallAndConvert<RegisterGraphResponse>(
             self, self->state.node, "RegisterGraph", ProtoBytes(proto), kControlTimeoutMs,
             [](const Status& s, const std::string& bytes) {

@@ -93,7 +93,7 @@ StatusOr<PeerDirectory> DecodeSetPeers(const std::string& bytes) {
 StatusOr<RegisterGraphRequest> DecodeRegisterGraph(const std::string& bytes, const std::string& owner) {
   tensorflow::RegisterGraphRequest req;
   TA_RETURN_IF_ERROR(Parse("RegisterGraph", bytes, &req));
-  return RegisterGraphRequest{TakeGraph(req.mutable_graph_def()), owner};
+  return RegisterGraphRequest{TakeGraph(req.mutable_graph_def()), owner, req.session_handle()};
 }
 
 StatusOr<RunGraphRequest> DecodeRunGraph(const std::string& bytes, const std::string& owner) {

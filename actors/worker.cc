@@ -34,6 +34,9 @@ struct RegisteredGraph {
   std::vector<int> device_index;  // the device of each plan
   int num_args = 0;
   std::string owner;  // RegisterGraphRequest::owner
+  // The stateful kernels its plans share with the other graphs of its session; they go
+  // when the session's last graph does.
+  std::shared_ptr<SharedKernels> shared_kernels;
   // Executors of each plan idle after a step, for the next ones (actors/executor.h). They
   // are linked to the worker while they wait, so they go down with it.
   std::vector<std::vector<caf::actor>> idle;
@@ -84,6 +87,8 @@ struct WorkerState {
     bool expired = false;  // its steps were aborted; the next renewal starts it again
   };
   std::map<std::string, Lease> leases;
+  // Each session's shared stateful kernels, held by its registered graphs (by "owner|handle").
+  std::map<std::string, std::weak_ptr<SharedKernels>> session_kernels;
   bool tick_scheduled = false;
   static inline const char* name = "tensoract.worker";
 };
@@ -91,7 +96,8 @@ struct WorkerState {
 using Self = caf::stateful_actor<WorkerState>;
 
 // Splits `graph` by device and makes a plan for each part.
-StatusOr<RegisteredGraph> BuildPlans(WorkerState& st, const tensorflow::GraphDef& graph) {
+StatusOr<RegisteredGraph> BuildPlans(WorkerState& st, const tensorflow::GraphDef& graph,
+                                     std::shared_ptr<SharedKernels> shared) {
   std::map<int, tensorflow::GraphDef> parts;
   for (const NodeDef& node : graph.node()) {
     int index = 0;
@@ -114,14 +120,31 @@ StatusOr<RegisteredGraph> BuildPlans(WorkerState& st, const tensorflow::GraphDef
     *part.add_node() = node;
   }
   RegisteredGraph registered;
+  registered.shared_kernels = shared;
   for (auto& [index, part] : parts) {
-    auto plan = ExecutorPlan::Build(part, st.devices[index].get(), st.rendezvous);
+    auto plan = ExecutorPlan::Build(part, st.devices[index].get(), st.rendezvous, shared.get());
     if (!plan.ok()) return plan.status();
     registered.num_args = std::max(registered.num_args, plan.value()->num_args);
     registered.plans.push_back(std::move(plan).value());
     registered.device_index.push_back(index);
   }
   return registered;
+}
+
+// The kernels shared by the graphs of `request`'s session (from one master: the owner is
+// part of the key); null for a graph of no session.
+std::shared_ptr<SharedKernels> SessionKernels(WorkerState& st, const RegisterGraphRequest& request) {
+  if (request.session_handle.empty()) return nullptr;
+  for (auto it = st.session_kernels.begin(); it != st.session_kernels.end();) {
+    it = it->second.expired() ? st.session_kernels.erase(it) : std::next(it);  // sessions gone
+  }
+  std::weak_ptr<SharedKernels>& slot = st.session_kernels[request.owner + "|" + request.session_handle];
+  std::shared_ptr<SharedKernels> shared = slot.lock();
+  if (shared == nullptr) {
+    shared = std::make_shared<SharedKernels>();
+    slot = shared;
+  }
+  return shared;
 }
 
 Status StepDeadlineExceeded(int64_t step_id, int64_t timeout_ms) {
@@ -274,7 +297,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           response.status = errors::InvalidArgument("RegisterGraph needs a graph");
           return response;
         }
-        auto plans = BuildPlans(st, *request.graph);
+        auto plans = BuildPlans(st, *request.graph, SessionKernels(st, request));
         if (!plans.ok()) {
           response.status = plans.status();
           return response;

@@ -1,20 +1,23 @@
 // The stateful random ops on the CPU: RandomUniform, RandomUniformInt,
-// RandomStandardNormal, TruncatedNormal and RandomShuffle.
+// RandomStandardNormal, TruncatedNormal and RandomShuffle, with TensorFlow's generator and
+// transforms (kernels/random/philox.h): the same seed and seed2 attributes give
+// TensorFlow's numbers.
 //
-// Each kernel (one per node) owns a generator: a key from the node's seed and seed2 (both 0:
-// from std::random_device, as TensorFlow does) and a counter that every run advances by the
-// numbers it draws. Element i of a run draws from its own small stream, keyed by the key and
-// the counter's value plus i (SplitMix64's mixing function), so a large output is filled by
-// the device's threads in any order and still comes out the same: the same seeds give the
-// same sequence of outputs every time the graph is made afresh, and each run new numbers.
-// Not TensorFlow's Philox: the values differ from TensorFlow's, the distributions do not.
+// Each kernel (one per node) owns a Philox generator seeded from the node's seed and seed2
+// (both 0: from std::random_device, as TensorFlow does). A run reserves 256 generator calls
+// per output element and moves the generator past them, so every run draws fresh numbers;
+// within a run, group g of the output (4 floats or 2 doubles per call) comes from call g
+// of the reservation (call 256 * g / 4 onwards for the truncated normal, which rejects), so
+// the device's threads fill the groups in any order with the same result.
 #define EIGEN_USE_THREADS
-#include <atomic>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <random>
 
 #include "kernels/kernel_registry.h"
+#include "kernels/random/philox.h"
 #include "kernels/resource_handle.h"
 #include "kernels/tensor_eigen.h"
 
@@ -22,41 +25,9 @@ namespace tensoract {
 namespace {
 
 using Index = Eigen::DenseIndex;
+using random::Philox;
 
-inline uint64_t Mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-// One element's stream.
-class ElementRng {
- public:
-  ElementRng(uint64_t key, uint64_t counter) : state_(Mix(key ^ Mix(counter + 0x632BE59BD9B4E019ULL))) {}
-  uint64_t Next() {
-    state_ += 0x9E3779B97F4A7C15ULL;
-    return Mix(state_);
-  }
-  // [0, 1), every value a multiple of 2^-24 (float) or 2^-53 (double).
-  template <class T>
-  T Uniform() {
-    if (sizeof(T) <= 4) return static_cast<T>(static_cast<float>(Next() >> 40) * 0x1.0p-24f);
-    return static_cast<T>(static_cast<double>(Next() >> 11) * 0x1.0p-53);
-  }
-  // Box-Muller on two uniforms; (0, 1] for the logarithm.
-  double Normal() {
-    const double u1 = (static_cast<double>(Next() >> 11) + 1.0) * 0x1.0p-53;
-    const double u2 = static_cast<double>(Next() >> 11) * 0x1.0p-53;
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-  }
-  // Uniform in [0, range), range > 0 (Lemire's multiply, no division).
-  uint64_t Below(uint64_t range) { return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * range) >> 64); }
-
- private:
-  uint64_t state_;
-};
-
-// The node's generator: seeds in the constructor, one counter advanced by every run.
+// The node's generator: seeded in the constructor, advanced by every run's reservation.
 class RandomOpBase : public OpKernel {
  public:
   explicit RandomOpBase(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -65,27 +36,58 @@ class RandomOpBase : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("seed2", &seed2));
     if (seed == 0 && seed2 == 0) {
       std::random_device rd;
-      key_ = (static_cast<uint64_t>(rd()) << 32) ^ rd();
-    } else {
-      key_ = Mix(static_cast<uint64_t>(seed)) ^ Mix(Mix(static_cast<uint64_t>(seed2)) + 0x9E3779B97F4A7C15ULL);
+      seed = static_cast<int64_t>((static_cast<uint64_t>(rd()) << 32) ^ rd());
+      seed2 = static_cast<int64_t>((static_cast<uint64_t>(rd()) << 32) ^ rd());
     }
+    generator_ = Philox(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
   }
   bool IsExpensive() const override { return false; }
 
  protected:
-  // Reserves `n` element streams for this run; returns the first.
-  uint64_t Reserve(uint64_t n) const { return counter_.fetch_add(n, std::memory_order_relaxed); }
-  uint64_t key() const { return key_; }
+  // This run's generator: `calls` generator calls are reserved for it.
+  Philox Reserve(uint64_t calls) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    Philox local = generator_;
+    generator_.Skip(calls);
+    return local;
+  }
 
-  // Fills elements [0, n) with f(rng, i) on the device's threads.
-  template <class T, class F>
-  void Fill(OpKernelContext* ctx, T* out, Index n, double cycles_per_element, F f) const {
-    const uint64_t base = Reserve(n), key = key_;
+  // Fills out[0, n) group by group: group g from the reservation's call g.
+  template <class Dist, class T, class... Args>
+  void FillGroups(OpKernelContext* ctx, T* out, Index n, double cycles_per_group, Args... args) const {
+    const Philox base = Reserve(static_cast<uint64_t>(n) * random::kReservedCallsPerElement);
+    constexpr int kGroup = Dist::kGroupSize;
+    const Index groups = (n + kGroup - 1) / kGroup;
     ctx->device()->eigen_cpu_device()->parallelFor(
-        n, Eigen::TensorOpCost(0, sizeof(T), cycles_per_element), [=](Index first, Index last) {
-          for (Index i = first; i < last; ++i) {
-            ElementRng rng(key, base + i);
-            out[i] = f(rng);
+        groups, Eigen::TensorOpCost(0, kGroup * sizeof(T), cycles_per_group), [=](Index first, Index last) {
+          Philox gen = base;
+          gen.Skip(static_cast<uint64_t>(first));
+          T buf[kGroup];
+          for (Index g = first; g < last; ++g) {
+            Dist::Group(&gen, args..., buf);
+            const Index at = g * kGroup;
+            std::copy(buf, buf + std::min<Index>(kGroup, n - at), out + at);
+          }
+        });
+  }
+
+  // The truncated normal's groups: group g from call g * kCallsPerRejectingGroup<T> on.
+  template <class T>
+  void FillTruncatedNormal(OpKernelContext* ctx, T* out, Index n) const {
+    const Philox base = Reserve(static_cast<uint64_t>(n) * random::kReservedCallsPerElement);
+    using Dist = random::TruncatedNormal<T>;
+    constexpr int kGroup = Dist::kGroupSize;
+    const Index groups = (n + kGroup - 1) / kGroup;
+    ctx->device()->eigen_cpu_device()->parallelFor(
+        groups, Eigen::TensorOpCost(0, kGroup * sizeof(T), 300), [=](Index first, Index last) {
+          T buf[kGroup];
+          for (Index g = first; g < last; ++g) {
+            Philox gen = base;
+            gen.Skip(static_cast<uint64_t>(g) * random::kCallsPerRejectingGroup<T>);
+            random::SingleSample words(&gen);
+            Dist::Group(&words, buf);
+            const Index at = g * kGroup;
+            std::copy(buf, buf + std::min<Index>(kGroup, n - at), out + at);
           }
         });
   }
@@ -108,8 +110,8 @@ class RandomOpBase : public OpKernel {
   }
 
  private:
-  uint64_t key_ = 0;
-  mutable std::atomic<uint64_t> counter_{0};
+  mutable std::mutex mu_;
+  mutable Philox generator_;
 };
 
 enum class Distribution { kUniform, kNormal, kTruncatedNormal };
@@ -125,19 +127,13 @@ class RandomOp : public RandomOpBase {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     switch (kDist) {
       case Distribution::kUniform:
-        Fill(ctx, out->base<T>(), out->NumElements(), 5, [](ElementRng& r) { return r.Uniform<T>(); });
+        FillGroups<random::Uniform<T>>(ctx, out->base<T>(), out->NumElements(), 20);
         break;
       case Distribution::kNormal:
-        Fill(ctx, out->base<T>(), out->NumElements(), 60, [](ElementRng& r) { return static_cast<T>(r.Normal()); });
+        FillGroups<random::Normal<T>>(ctx, out->base<T>(), out->NumElements(), 150);
         break;
       case Distribution::kTruncatedNormal:
-        // Redrawn until within 2 standard deviations (95% of draws are).
-        Fill(ctx, out->base<T>(), out->NumElements(), 70, [](ElementRng& r) {
-          for (;;) {
-            const double z = r.Normal();
-            if (std::abs(z) < 2.0) return static_cast<T>(z);
-          }
-        });
+        FillTruncatedNormal(ctx, out->base<T>(), out->NumElements());
         break;
     }
   }
@@ -165,9 +161,7 @@ class RandomUniformIntOp : public RandomOpBase {
     OP_REQUIRES(ctx, lo < hi,
                 errors::InvalidArgument("Need minval < maxval: ", lo, " >= ", hi, " (node '", name(), "')"));
     const uint64_t range = static_cast<uint64_t>(static_cast<int64_t>(hi)) - static_cast<uint64_t>(static_cast<int64_t>(lo));
-    Fill(ctx, out->base<T>(), out->NumElements(), 5, [=](ElementRng& r) {
-      return static_cast<T>(static_cast<uint64_t>(static_cast<int64_t>(lo)) + r.Below(range));
-    });
+    FillGroups<random::UniformInt<T>>(ctx, out->base<T>(), out->NumElements(), 20, lo, range);
   }
 };
 
@@ -183,10 +177,13 @@ class RandomShuffleOp : public RandomOpBase {
       return;
     }
     const int64_t n = in.dim_size(0), row = in.NumElements() / n;
+    // TensorFlow's order: n - 1 words reserved (four per call); position i swaps with
+    // i + word % (n - i), from the front.
+    Philox gen = Reserve((static_cast<uint64_t>(n - 1) + 3) / 4);
+    random::SingleSample words(&gen);
     std::vector<int64_t> perm(n);
     for (int64_t i = 0; i < n; ++i) perm[i] = i;
-    ElementRng rng(key(), Reserve(1));
-    for (int64_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[rng.Below(static_cast<uint64_t>(i) + 1)]);
+    for (int64_t i = 0; i + 1 < n; ++i) std::swap(perm[i], perm[i + words() % static_cast<uint64_t>(n - i)]);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
     if (in.dtype() == tensorflow::DT_STRING) {

@@ -14,6 +14,7 @@
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
+#include "graph/builder/random_ops.h"
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
 #include "kernels/kernel_registry.h"
@@ -358,6 +359,47 @@ TEST_CASE("kernels flush denormal floats to zero, as TensorFlow does") {
   }
   volatile float a = 1e-20f;
   CHECK(a * a > 0.f);  // this thread still has IEEE denormals
+}
+
+}  // namespace
+}  // namespace tensoract
+
+namespace tensoract {
+namespace {
+
+// TensorFlow's first three draws of tf.raw_ops.RandomUniform(shape=[3], seed=1, seed2=2) in
+// one tf.compat.v1.Session, whichever fetches each run names.
+const std::vector<std::vector<float>> kUniformDraws = {{0.40639675f, 0.8575996f, 0.05539584f},
+                                                       {0.16840732f, 0.88910615f, 0.53549695f},
+                                                       {0.49945498f, 0.06284702f, 0.46006584f}};
+
+std::vector<float> FloatsOf(const Tensor& t) { return {t.base<float>(), t.base<float>() + t.NumElements()}; }
+
+TEST_CASE("a stateful op keeps its state across a session's call signatures, as TensorFlow's OpSegment",
+          "[session][random]") {
+  Scope root = Scope::NewRootScope();
+  auto u = ops::RandomUniform(root.WithOpName("u"), ops::Const(root, Input({3})), tensorflow::DT_FLOAT, {1, 2});
+  ops::Const(root.WithOpName("c"), Input(1.f));
+  ops::Identity(root.WithOpName("d"), u);
+  tensorflow::GraphDef graph;
+  REQUIRE(root.ToGraphDef(&graph).ok());
+  auto server = LocalServer::New().value();
+  auto session = Session::New(*server).value();
+  REQUIRE(session->Create(graph).ok());
+  std::vector<Tensor> out;
+  // Three call signatures, three graphs registered with the worker: one generator.
+  REQUIRE(session->Run({}, {"u"}, {}, &out).ok());
+  CHECK(FloatsOf(out[0]) == kUniformDraws[0]);
+  REQUIRE(session->Run({}, {"u", "c"}, {}, &out).ok());
+  CHECK(FloatsOf(out[0]) == kUniformDraws[1]);
+  REQUIRE(session->Run({}, {"d"}, {}, &out).ok());
+  CHECK(FloatsOf(out[0]) == kUniformDraws[2]);
+
+  // Another session of the same server has kernels of its own: it starts from the start.
+  auto other = Session::New(*server).value();
+  REQUIRE(other->Create(graph).ok());
+  REQUIRE(other->Run({}, {"u", "c"}, {}, &out).ok());
+  CHECK(FloatsOf(out[0]) == kUniformDraws[0]);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The random kernels (kernels/cpu/random_op.cc): distributions checked on large samples
-// (mean, variance, bounds; truncation at 2 standard deviations), determinism for given seeds
+// The random kernels (kernels/cpu/random_op.cc): TensorFlow's numbers for given seeds (its
+// Philox generator and transforms), distributions checked on large samples (mean,
+// variance, bounds; truncation at 2 standard deviations), determinism for given seeds
 // across freshly made kernels, new numbers on every run, and errors.
 #include <catch2/catch.hpp>
 
@@ -51,6 +52,80 @@ void InitRandom(KernelRunner& r, Builder f, ops::RandomAttrs seeds) {
   Output node = f(s, ops::Placeholder(s, tf::DT_INT64), DataTypeToEnum<T>::value, seeds);
   REQUIRE(s.ok());
   REQUIRE(r.Init(node).ok());
+}
+
+// Two runs of a kernel with shape input `n`: TensorFlow's first and second draws.
+template <class T>
+void ExpectTensorFlowDraws(Builder f, ops::RandomAttrs seeds, int64_t n, const std::vector<double>& first,
+                           const std::vector<double>& second) {
+  KernelRunner r;
+  InitRandom<T>(r, f, seeds);
+  for (const auto* want : {&first, &second}) {
+    auto out = r.Run({Tensor::FromVector<int64_t>({n})});
+    REQUIRE(out.ok());
+    const std::vector<double> got = AsDoubles<T>(out->at(0));
+    REQUIRE(got.size() == want->size());
+    for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == (*want)[i]);  // bit for bit
+  }
+}
+
+TEST_CASE("seeded random ops give TensorFlow's numbers, run after run", "[random]") {
+  // Printed by TensorFlow 2.21: tf.raw_ops.RandomUniform(shape=[5], dtype=tf.float32, seed=1,
+  // seed2=2) run twice in one tf.compat.v1.Session, and so on for each op below.
+  ExpectTensorFlowDraws<float>(ops::RandomUniform, {1, 2}, 5,
+                               {0.406396746635437, 0.8575996160507202, 0.05539584159851074, 0.08587229251861572,
+                                0.41215360164642334},
+                               {0.15982985496520996, 0.3912637233734131, 0.9523847103118896, 0.584368109703064,
+                                0.7269216775894165});
+  ExpectTensorFlowDraws<double>(ops::RandomUniform, {1, 2}, 3,
+                                {0.2511744980841868, 0.44316677020093853, 0.2972296290781924},
+                                {0.34725887121466203, 0.28397618048562, 0.15394488122016758});
+  ExpectTensorFlowDraws<float>(ops::RandomStandardNormal, {3, 4}, 5,
+                               {0.28962206840515137, -0.2734510600566864, -0.2986593246459961, 0.13109374046325684,
+                                -0.2823999226093292},
+                               {0.45714184641838074, -0.2932099997997284, -0.06920979171991348, -0.7209293246269226,
+                                -1.1057207584381104});
+  ExpectTensorFlowDraws<double>(ops::RandomStandardNormal, {3, 4}, 3,
+                                {-0.7030205923675534, -1.1787800830679616, -1.1381825408299184},
+                                {-1.6497661081415087, 0.13804427934901886, -0.5952228484785483});
+  ExpectTensorFlowDraws<float>(ops::TruncatedNormal, {5, 6}, 5,
+                               {0.7032734155654907, -0.4358273148536682, -0.8223473429679871, -0.287870317697525,
+                                -0.8171683549880981},
+                               {-0.07082463800907135, -0.37630730867385864, -0.8508504033088684, -1.034483551979065,
+                                0.5332415103912354});
+
+  // tf.raw_ops.RandomUniformInt(shape=[5], minval=-10, maxval=1000, seed=7, seed2=8), and
+  // int64 in [0, 10**15).
+  Scope s = Scope::NewRootScope();
+  auto i32 = ops::RandomUniformInt(s, ops::Placeholder(s, tf::DT_INT32), ops::Placeholder(s, tf::DT_INT32),
+                                   ops::Placeholder(s, tf::DT_INT32), {7, 8});
+  auto i64 = ops::RandomUniformInt(s, ops::Placeholder(s, tf::DT_INT32), ops::Placeholder(s, tf::DT_INT64),
+                                   ops::Placeholder(s, tf::DT_INT64), {7, 8});
+  KernelRunner r32, r64;
+  REQUIRE(r32.Init(i32).ok());
+  REQUIRE(r64.Init(i64).ok());
+  const std::vector<std::vector<double>> want32 = {{716, 368, 547, 732, 558}, {974, 190, 257, 291, 582}};
+  const std::vector<std::vector<double>> want64 = {{786144769580494, 73197567980399, 669472434535144},
+                                                   {387504938845709, 813519051551013, 671673723544528}};
+  for (int run = 0; run < 2; ++run) {
+    auto a = r32.Run({Tensor::FromVector<int32_t>({5}), Tensor::Scalar<int32_t>(-10), Tensor::Scalar<int32_t>(1000)});
+    auto b = r64.Run({Tensor::FromVector<int32_t>({3}), Tensor::Scalar<int64_t>(0),
+                      Tensor::Scalar<int64_t>(1000000000000000)});
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    CHECK(AsDoubles<int32_t>(a->at(0)) == want32[run]);
+    CHECK(AsDoubles<int64_t>(b->at(0)) == want64[run]);
+  }
+
+  // tf.raw_ops.RandomShuffle(value=tf.range(8), seed=9, seed2=10).
+  KernelRunner rs;
+  REQUIRE(rs.Init(ops::RandomShuffle(s, ops::Placeholder(s, tf::DT_INT32), {9, 10})).ok());
+  const std::vector<std::vector<double>> shuffled = {{1, 4, 6, 2, 0, 3, 7, 5}, {1, 5, 6, 3, 7, 0, 4, 2}};
+  for (int run = 0; run < 2; ++run) {
+    auto out = rs.Run({Tensor::FromVector<int32_t>({0, 1, 2, 3, 4, 5, 6, 7})});
+    REQUIRE(out.ok());
+    CHECK(AsDoubles<int32_t>(out->at(0)) == shuffled[run]);
+  }
 }
 
 TEMPLATE_TEST_CASE("RandomUniform, RandomStandardNormal and TruncatedNormal have their distributions", "[random]",
