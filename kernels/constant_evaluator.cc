@@ -4,6 +4,7 @@
 #include <memory>
 #include <thread>
 
+#include "kernels/denormal.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -43,7 +44,12 @@ class CpuEvaluator : public ConstantEvaluator {
     params.kernel = kernel.get();
     params.inputs = &values;
     OpKernelContext ctx(params);
-    kernel->Compute(&ctx);
+    {
+      // As the executor runs kernels: a folded constant must be the value the same node
+      // computes when its input is fed (issue 32 found them differing on denormals).
+      ScopedFlushDenormal flush;
+      kernel->Compute(&ctx);
+    }
     if (!ctx.status().ok()) return ctx.status().WithContext(where);
     outputs->clear();
     outputs->resize(kernel->num_outputs());

@@ -146,6 +146,19 @@ TEST_CASE("the CPU evaluator runs a kernel and writes its outputs as TensorProto
   CHECK(std::vector<int32_t>(t->base<int32_t>(), t->base<int32_t>() + 3) == std::vector<int32_t>{10, 20, 30});
 }
 
+TEST_CASE("the CPU evaluator flushes denormals as the executor's kernels do", "[fidelity]") {
+  // 1e-40 * 1: a denormal the executor's kernels read as 0 (flush-to-zero and
+  // denormals-are-zero, as TensorFlow's); folding must give the fed graph's value.
+  NodeDef def = Binary("Mul", tf::DT_FLOAT);
+  tf::TensorProto a = Proto(Tensor::FromVector<float>({1e-40f, -3e-39f, 1.5f}));
+  tf::TensorProto b = Proto(Tensor::Scalar<float>(1.f));
+  std::vector<tf::TensorProto> out;
+  REQUIRE(CpuConstantEvaluator()->Evaluate(def, OpDefOf("Mul"), {&a, &b}, &out).ok());
+  StatusOr<Tensor> t = Tensor::FromProto(out[0]);
+  REQUIRE(t.ok());
+  CHECK(std::vector<float>(t->base<float>(), t->base<float>() + 3) == std::vector<float>{0.f, 0.f, 1.5f});
+}
+
 TEST_CASE("the CPU evaluator reports, and does not crash on, kernels it cannot run") {
   std::vector<tf::TensorProto> out;
   SECTION("no CPU kernel for the dtype") {
