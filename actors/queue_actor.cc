@@ -35,6 +35,11 @@ class Buffer {
     if (kind_ == QueueSpec::Kind::kPriority) {
       std::pop_heap(items_.begin(), items_.end(), Later);
     } else if (kind_ == QueueSpec::Kind::kRandomShuffle) {
+      // A scan every size/2 dequeues: amortised O(1) per dequeue.
+      if (++pops_since_compaction_ > items_.size() / 2 + 16) {
+        pops_since_compaction_ = 0;
+        CompactElements(&items_);
+      }
       std::uniform_int_distribution<size_t> pick(0, items_.size() - 1);
       std::swap(items_[pick(rng_)], items_.back());
     } else {
@@ -61,6 +66,7 @@ class Buffer {
   QueueSpec::Kind kind_ = QueueSpec::Kind::kFifo;
   std::deque<QueueElement> items_;
   std::mt19937_64 rng_;
+  size_t pops_since_compaction_ = 0;  // a shuffling queue's (CompactElements)
 };
 
 

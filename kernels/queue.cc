@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <map>
 
 namespace tensoract {
 namespace {
@@ -175,6 +176,32 @@ QueueTuple ElementTensors(const QueueElement& element) {
   QueueTuple out;
   for (size_t i = 0; i < element.tensors->size(); ++i) out.push_back(element.Component(i));
   return out;
+}
+
+void CompactElements(std::deque<QueueElement>* elements) {
+  std::map<const QueueTuple*, std::vector<size_t>> rows_of;  // batch -> its elements' positions
+  for (size_t i = 0; i < elements->size(); ++i) {
+    const QueueElement& e = (*elements)[i];
+    if (e.row >= 0) rows_of[e.tensors.get()].push_back(i);
+  }
+  for (const auto& [batch, positions] : rows_of) {
+    const int64_t rows = (*batch)[0].dim_size(0);
+    const int64_t kept = static_cast<int64_t>(positions.size());
+    if (kept * 2 >= rows) continue;
+    QueueTuple packed;
+    for (const Tensor& component : *batch) {
+      std::vector<int64_t> dims = component.shape().dim_sizes();
+      const int64_t row_size = rows == 0 ? 0 : component.NumElements() / rows;
+      dims[0] = kept;
+      Tensor out(component.dtype(), TensorShape(dims));
+      for (int64_t k = 0; k < kept; ++k) {
+        CopyElements(component, (*elements)[positions[k]].row * row_size, &out, k * row_size, row_size);
+      }
+      packed.push_back(std::move(out));
+    }
+    auto shared = std::make_shared<const QueueTuple>(std::move(packed));
+    for (int64_t k = 0; k < kept; ++k) (*elements)[positions[k]] = QueueElement{shared, k};
+  }
 }
 
 StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<QueueElement>& elements) {

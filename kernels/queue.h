@@ -17,6 +17,7 @@
 #define TENSORACT_KERNELS_QUEUE_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -78,6 +79,12 @@ std::vector<QueueElement> SplitBatch(QueueTuple batch);
 QueueElement WholeElement(QueueTuple tensors);
 // An element's components as tensors of their own (a single dequeue's outputs).
 QueueTuple ElementTensors(const QueueElement& element);
+// Rows of a batch leave a shuffling queue in random order, and SplitBatch's elements share
+// their batch, so a batch stays allocated until its last row leaves (fed 256 rows at a
+// time, a queue of 10,000 held ~5x its rows' bytes). Packs the rows of every batch with
+// fewer than half of its rows among `elements` into a new batch of just those rows (each
+// row copied once per halving), so about twice the rows' bytes at most stay held.
+void CompactElements(std::deque<QueueElement>* elements);
 // `elements` stacked along a new first dimension, one tensor per component; a padding
 // queue's elements are first padded (zeros, empty strings) to each component's largest
 // shape. With no elements: empty batches of the declared shapes.
