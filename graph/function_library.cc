@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/lower_functional_ops.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "messages/function.pb.h"
@@ -76,6 +77,15 @@ class Inliner {
 
   // Appends to `out` what replaces `call`: the body of its function, recursively inlined.
   Status Expand(const NodeDef& call, int depth, std::vector<NodeDef>* out) {
+    if (IsFunctionalControlFlow(call.op())) {
+      // Its branches, cond and body are calls, inlined as any other.
+      if (depth >= kMaxDepth) {
+        return errors::InvalidArgument("node '", call.name(), "' (", call.op(), ") nests calls more than ", kMaxDepth,
+                                       " deep: does a function call itself?");
+      }
+      return LowerFunctionalControlFlow(
+          call, [this, depth](const NodeDef& c, std::vector<NodeDef>* o) { return Expand(c, depth + 1, o); }, out);
+    }
     AttrMap call_attrs;
     const FunctionDef* f = CalledFunction(call, library_, &call_attrs);
     if (f == nullptr) {

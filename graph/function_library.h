@@ -12,7 +12,9 @@
 // (control_ret: its side effects), and the body's nodes wait for the call's control inputs.
 // Calls inside bodies are inlined the same way, to any depth; a function that calls itself
 // is InvalidArgument. Attr placeholders in a body ("$T") take the call's attr values. The
-// library is gone from the result.
+// library is gone from the result. TensorFlow 2's functional control flow (If, While and
+// their Stateless forms) is lowered to Switch/Merge and loop frames on the way, its
+// branches, cond and body inlined as calls (graph/lower_functional_ops.h).
 //
 // ImportGraphDef runs this on any GraphDef with a library, so sessions, the master and
 // tensoract-run take such graphs as they are.

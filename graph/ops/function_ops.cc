@@ -22,6 +22,18 @@ Status ArgShape(shape_inference::InferenceContext* c) {
   return shape_inference::UnknownShape(c);
 }
 
+// TensorFlow 2's functional If and While: their outputs have the shapes `output_shapes`
+// lists when it lists one per output, else unknown ones. They never run as kernels: the
+// graph importer lowers them to Switch/Merge and loop frames (graph/lower_functional_ops.h).
+Status FunctionalOutputShapes(shape_inference::InferenceContext* c) {
+  std::vector<PartialTensorShape> shapes;
+  if (c->GetAttr("output_shapes", &shapes).ok() && static_cast<int>(shapes.size()) == c->num_outputs()) {
+    for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, shapes[i]);
+    return Status::OK();
+  }
+  return shape_inference::UnknownShape(c);
+}
+
 }  // namespace
 }  // namespace tensoract
 
@@ -72,3 +84,56 @@ REGISTER_OP("StatefulPartitionedCall")
     .SetIsDistributedCommunication()
     .SetShapeFn(tensoract::shape_inference::UnknownShape)
     .Doc("Calls function `f`, which has side effects.");
+
+// TensorFlow 2's control flow (tf.cond and tf.while_loop in a tf.function): the branches,
+// cond and body are functions of the graph's library. The Stateless forms promise their
+// functions have no side effects.
+REGISTER_OP("If")
+    .Input("cond: Tcond")
+    .Input("input: Tin")
+    .Output("output: Tout")
+    .Attr("Tcond: type")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("then_branch: func")
+    .Attr("else_branch: func")
+    .Attr("output_shapes: list(shape) = []")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::FunctionalOutputShapes)
+    .Doc("output = cond ? then_branch(input) : else_branch(input).");
+
+REGISTER_OP("StatelessIf")
+    .Input("cond: Tcond")
+    .Input("input: Tin")
+    .Output("output: Tout")
+    .Attr("Tcond: type")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("then_branch: func")
+    .Attr("else_branch: func")
+    .Attr("output_shapes: list(shape) = []")
+    .SetShapeFn(tensoract::FunctionalOutputShapes)
+    .Doc("If, with branches that have no side effects.");
+
+REGISTER_OP("While")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: list(type) >= 0")
+    .Attr("cond: func")
+    .Attr("body: func")
+    .Attr("output_shapes: list(shape) = []")
+    .Attr("parallel_iterations: int = 10")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::FunctionalOutputShapes)
+    .Doc("output = input; while cond(output): output = body(output).");
+
+REGISTER_OP("StatelessWhile")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: list(type) >= 0")
+    .Attr("cond: func")
+    .Attr("body: func")
+    .Attr("output_shapes: list(shape) = []")
+    .Attr("parallel_iterations: int = 10")
+    .SetShapeFn(tensoract::FunctionalOutputShapes)
+    .Doc("While, with a cond and body that have no side effects.");

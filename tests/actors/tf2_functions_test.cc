@@ -1,7 +1,10 @@
 // A GraphDef written by TensorFlow 2 with a function library (tests/data/tf2_functions.pbtxt:
 // a StatefulPartitionedCall of a function that calls another through a PartitionedCall and
 // updates a captured variable) runs through the C++ Session with TensorFlow's values; and
-// the inliner's errors (graph/function_library.h).
+// the inliner's errors (graph/function_library.h); and TensorFlow 2's functional If and
+// While lowered to Switch/Merge and loop frames (graph/lower_functional_ops.h).
+#include <map>
+
 #include "graph/function_library.h"
 #include "tests/actors/test_util.h"
 
@@ -85,6 +88,133 @@ TEST_CASE("a function calling itself and a call with the wrong inputs are errors
   s = InlineFunctionCalls(&graph);
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK(s.message().find("takes 1") != std::string::npos);
+}
+
+// A node of a FunctionDef or GraphDef: op, inputs, and a type attr T (when `t` is set).
+tensorflow::NodeDef* AddNode(google::protobuf::RepeatedPtrField<tensorflow::NodeDef>* nodes, const std::string& name,
+                             const std::string& op, std::vector<std::string> inputs,
+                             tensorflow::DataType t = tensorflow::DT_INVALID) {
+  auto* n = nodes->Add();
+  n->set_name(name);
+  n->set_op(op);
+  for (auto& in : inputs) n->add_input(in);
+  if (t != tensorflow::DT_INVALID) (*n->mutable_attr())["T"].set_type(t);
+  return n;
+}
+
+tensorflow::NodeDef* AddConst(google::protobuf::RepeatedPtrField<tensorflow::NodeDef>* nodes, const std::string& name,
+                              int32_t value) {
+  auto* c = AddNode(nodes, name, "Const", {});
+  (*c->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+  Tensor::Scalar<int32_t>(value).AsProtoTensorContent((*c->mutable_attr())["value"].mutable_tensor());
+  return c;
+}
+
+// A function of int32 arguments `args` and results `rets` ({name, tensor}).
+tensorflow::FunctionDef* AddFunction(tensorflow::GraphDef* graph, const std::string& name,
+                                     const std::vector<std::string>& args,
+                                     const std::vector<std::pair<std::string, std::string>>& rets,
+                                     tensorflow::DataType ret_type = tensorflow::DT_INT32) {
+  auto* f = graph->mutable_library()->add_function();
+  f->mutable_signature()->set_name(name);
+  for (const auto& a : args) {
+    auto* in = f->mutable_signature()->add_input_arg();
+    in->set_name(a);
+    in->set_type(tensorflow::DT_INT32);
+  }
+  for (const auto& [r, tensor] : rets) {
+    auto* out = f->mutable_signature()->add_output_arg();
+    out->set_name(r);
+    out->set_type(ret_type);
+    (*f->mutable_ret())[r] = tensor;
+  }
+  return f;
+}
+
+void SetTypes(tensorflow::NodeDef* n, const std::string& attr, int count) {
+  auto* list = (*n->mutable_attr())[attr].mutable_list();
+  for (int i = 0; i < count; ++i) list->add_type(tensorflow::DT_INT32);
+}
+
+// x = fed; while (i < 10) { i += 3; x *= 2 } (constants inside cond and body); then
+// If(i > 10, x + 100, -x).
+tensorflow::GraphDef FunctionalControlFlowGraph() {
+  tensorflow::GraphDef graph;
+  auto* cond = AddFunction(&graph, "cond", {"i", "x"}, {{"less", "less:z:0"}}, tensorflow::DT_BOOL);
+  AddConst(cond->mutable_node_def(), "ten", 10);
+  AddNode(cond->mutable_node_def(), "less", "Less", {"i", "ten:output:0"}, tensorflow::DT_INT32);
+  auto* body = AddFunction(&graph, "body", {"i", "x"}, {{"i2", "add:z:0"}, {"x2", "mul:z:0"}});
+  AddConst(body->mutable_node_def(), "three", 3);
+  AddConst(body->mutable_node_def(), "two", 2);
+  AddNode(body->mutable_node_def(), "add", "AddV2", {"i", "three:output:0"}, tensorflow::DT_INT32);
+  AddNode(body->mutable_node_def(), "mul", "Mul", {"x", "two:output:0"}, tensorflow::DT_INT32);
+  auto* then_f = AddFunction(&graph, "then", {"x"}, {{"y", "plus:z:0"}});
+  AddConst(then_f->mutable_node_def(), "hundred", 100);
+  AddNode(then_f->mutable_node_def(), "plus", "AddV2", {"x", "hundred:output:0"}, tensorflow::DT_INT32);
+  auto* else_f = AddFunction(&graph, "else", {"x"}, {{"y", "neg:y:0"}});
+  AddNode(else_f->mutable_node_def(), "neg", "Neg", {"x"}, tensorflow::DT_INT32);
+
+  auto* x = AddNode(graph.mutable_node(), "x", "Placeholder", {});
+  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+  AddConst(graph.mutable_node(), "zero", 0);
+  auto* loop = AddNode(graph.mutable_node(), "loop", "StatelessWhile", {"zero", "x"});
+  SetTypes(loop, "T", 2);
+  (*loop->mutable_attr())["cond"].mutable_func()->set_name("cond");
+  (*loop->mutable_attr())["body"].mutable_func()->set_name("body");
+  AddConst(graph.mutable_node(), "limit", 10);
+  AddNode(graph.mutable_node(), "big", "Greater", {"loop", "limit"}, tensorflow::DT_INT32);
+  auto* branch = AddNode(graph.mutable_node(), "branch", "StatelessIf", {"big", "loop:1"});
+  (*branch->mutable_attr())["Tcond"].set_type(tensorflow::DT_BOOL);
+  SetTypes(branch, "Tin", 1);
+  SetTypes(branch, "Tout", 1);
+  (*branch->mutable_attr())["then_branch"].mutable_func()->set_name("then");
+  (*branch->mutable_attr())["else_branch"].mutable_func()->set_name("else");
+  return graph;
+}
+
+TEST_CASE("a functional While and If run as loops and conditionals with their functions' constants") {
+  auto session = NewSessionWith(FunctionalControlFlowGraph());
+  std::vector<Tensor> out;
+  Status s = session->Run({{"x", Tensor::Scalar<int32_t>(5)}}, {"loop:0", "loop:1", "branch"}, {}, &out);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(*out[0].base<int32_t>() == 12);  // 0, 3, 6, 9, 12
+  CHECK(*out[1].base<int32_t>() == 80);  // 5 * 2^4
+  CHECK(*out[2].base<int32_t>() == 180);
+}
+
+TEST_CASE("a lowered While is a frame named after it; an If's branches hang off Switches") {
+  tensorflow::GraphDef graph = FunctionalControlFlowGraph();
+  REQUIRE(InlineFunctionCalls(&graph).ok());
+  std::map<std::string, std::string> op_of;
+  for (const auto& n : graph.node()) {
+    op_of[n.name()] = n.op();
+    if (n.op() == "Enter") CHECK(n.attr().at("frame_name").s() == "loop");
+  }
+  CHECK(op_of["loop"] == "IdentityN");
+  CHECK(op_of["loop/cond/ten"] == "Const");
+  CHECK(op_of["loop/next_iteration_1"] == "NextIteration");
+  CHECK(op_of["branch"] == "IdentityN");
+  CHECK(op_of["branch/input_0"] == "Switch");
+  CHECK(op_of["branch/output_0"] == "Merge");
+  CHECK(op_of["branch/then/hundred"] == "Const");
+}
+
+TEST_CASE("a While without loop variables and an If on a non-bool cond are refused") {
+  tensorflow::GraphDef graph = FunctionalControlFlowGraph();
+  auto* loop = graph.mutable_node(2);
+  REQUIRE(loop->name() == "loop");
+  loop->clear_input();
+  (*loop->mutable_attr())["T"].mutable_list()->clear_type();
+  Status s = InlineFunctionCalls(&graph);
+  CHECK(s.code() == error::INVALID_ARGUMENT);
+  CHECK(s.message().find("no loop variables") != std::string::npos);
+
+  graph = FunctionalControlFlowGraph();
+  (*graph.mutable_node(5)->mutable_attr())["Tcond"].set_type(tensorflow::DT_INT32);
+  s = InlineFunctionCalls(&graph);
+  CHECK(s.code() == error::INVALID_ARGUMENT);
+  CHECK(s.message().find("only bool conds") != std::string::npos);
 }
 
 }  // namespace

@@ -464,10 +464,72 @@ def case_index_and_scan_ops():
     return graph, steps, {"loss:0", "dx:0", "dlo:0", "dx2:0", "prods:0", "dx3:0"}
 
 
+def case_functional_control_flow():
+    """TensorFlow 2's control flow in a tf.function: tf.cond (StatelessIf; If where a branch
+    updates a variable) and tf.while_loop (StatelessWhile), nested either way, with a
+    captured value. The runtime lowers them to Switch/Merge and loop frames. (Not their
+    gradients yet: TensorFlow's pass the forward If's intermediates as Optional variants and
+    a While's as TensorLists, which tensors here do not hold.)"""
+    tf1.enable_control_flow_v2()  # case_control_flow turns v2 off; tf.function uses v2 anyway
+    graph = tf.Graph()
+    with graph.as_default():
+        v = tf.Variable(1.0, name="v")
+
+        @tf.function
+        def f(x, n, p):
+            y = tf.cond(n > 2, lambda: x * 2.0, lambda: x - 1.0)
+            _, a = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a * 0.5 + y), [0, x])
+
+            def outer_body(i, t):
+                _, s = tf.while_loop(lambda j, s: j < i, lambda j, s: (j + 1, s + tf.cast(j, tf.float32) * x),
+                                     [0, t])
+                return i + 1, s
+            _, nested = tf.while_loop(lambda i, t: i < n, outer_body, [0, tf.zeros([2])])
+            in_loop = tf.while_loop(
+                lambda k, acc: k < n,
+                lambda k, acc: (k + 1, acc + tf.cond(tf.equal(k % 3, 0), lambda: tf.reduce_sum(x), lambda: tf.cast(k, tf.float32))),
+                [0, 0.0])[1]
+            in_cond = tf.cond(p, lambda: tf.while_loop(lambda k: k < n, lambda k: k * 2 + 1, [0])[0], lambda: -1)
+            return a, nested, in_loop, in_cond
+
+        @tf.function
+        def bump(p):
+            return tf.cond(p, lambda: v.assign_add(2.0), lambda: v.read_value())
+
+        @tf.function
+        def smooth(x, p):
+            return tf.cond(p, lambda: tf.tanh(x) * x, lambda: tf.exp(x * 0.5))
+
+        x = tf1.placeholder(tf.float32, [2], name="x")
+        n = tf1.placeholder(tf.int32, [], name="n")
+        p = tf1.placeholder(tf.bool, [], name="p")
+        for name, t in zip(["a", "nested", "in_loop", "in_cond"], f(x, n, p)):
+            tf1.identity(t, name=name)
+        tf1.identity(bump(p), name="bumped")
+        tf1.identity(smooth(x, p), name="s")
+        init = tf1.variables_initializer([v], name="init")
+        value = tf1.identity(v.read_value(), name="value")
+    used = {n.op for n in graph.as_graph_def().node} | {
+        n.op for f in graph.as_graph_def().library.function for n in f.node_def}
+    assert {"StatelessIf", "If", "StatelessWhile"} <= used, used
+    xv = np.array([0.5, -2.0], np.float32)
+    fetches = ["a:0", "nested:0", "in_loop:0", "in_cond:0", "s:0"]
+    t, f_ = np.bool_(True), np.bool_(False)
+    steps = [step(targets=[init.name]),
+             step(fetches, {"x:0": xv, "n:0": np.int32(5), "p:0": t}),
+             step(fetches, {"x:0": xv, "n:0": np.int32(0), "p:0": f_}),
+             step(fetches, {"x:0": xv * 3.0, "n:0": np.int32(12), "p:0": f_}),
+             step(["bumped:0"], {"p:0": t}),
+             step(["bumped:0"], {"p:0": f_}),
+             step(["bumped:0", "value:0"], {"p:0": t}),
+             step(["value:0"])]
+    return graph, steps, {"a:0", "nested:0", "in_loop:0", "s:0"}
+
+
 CASES = [case_constants, case_ref_variables, case_resource_variables, case_functions, case_dtypes,
          case_hand_written_ref_variables, case_hand_written_resource_variables, case_control_flow,
          case_hand_written_cond, case_hand_written_while_loop, case_parse_example, case_gradient_ops,
-         case_index_and_scan_ops]
+         case_index_and_scan_ops, case_functional_control_flow]
 
 
 def run_tensorflow(graph, steps):

@@ -55,6 +55,8 @@ CloseSummaryWriter
 StringJoin StaticRegexFullMatch RegexFullMatch ShardedFilename ShardedFilespec DisableCopyOnRead ReadFile WriteFile
 Where ReverseV2 TopKV2 Cumsum Cumprod MirrorPad MirrorPadGrad Gather ClipByValue
 DynamicStitch ParallelDynamicStitch ListDiff ConcatOffset GatherNd ScatterNd
+If StatelessIf While StatelessWhile BatchMatMul BatchMatMulV3 FusedBatchNormV3 FusedBatchNormGradV3
+DepthwiseConv2dNative DepthwiseConv2dNativeBackpropInput DepthwiseConv2dNativeBackpropFilter Einsum
 """.split()
 
 

@@ -1,0 +1,189 @@
+#include "graph/lower_functional_ops.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/types.h"
+
+namespace tensoract {
+namespace {
+
+using tensorflow::AttrValue;
+using tensorflow::NodeDef;
+
+// Builds the nodes of one lowered op: each named "<op>/<suffix>", on the op's device.
+class Lowering {
+ public:
+  Lowering(const NodeDef& node, std::vector<NodeDef>* out) : node_(node), out_(out) {
+    for (const std::string& in : node.input()) (in.rfind("^", 0) == 0 ? control_ : data_).push_back(in);
+  }
+
+  const std::vector<std::string>& data() const { return data_; }
+  const std::vector<std::string>& control() const { return control_; }
+  std::string Name(const std::string& suffix) const { return StrCat(node_.name(), "/", suffix); }
+
+  NodeDef* Add(const std::string& name, const std::string& op, std::vector<std::string> inputs) {
+    out_->emplace_back();
+    NodeDef* n = &out_->back();
+    n->set_name(name);
+    n->set_op(op);
+    n->set_device(node_.device());
+    for (std::string& in : inputs) n->add_input(std::move(in));
+    return n;
+  }
+  // A node of one type attr T.
+  NodeDef* AddTyped(const std::string& name, const std::string& op, DataType t, std::vector<std::string> inputs) {
+    NodeDef* n = Add(name, op, std::move(inputs));
+    (*n->mutable_attr())["T"].set_type(t);
+    return n;
+  }
+  NodeDef* AddMerge(const std::string& name, DataType t, std::string a, std::string b) {
+    NodeDef* n = AddTyped(name, "Merge", t, {std::move(a), std::move(b)});
+    (*n->mutable_attr())["N"].set_i(2);
+    return n;
+  }
+  // A call of `f` (the func attr `f_attr` of the node) for the inliner to expand.
+  NodeDef Call(const std::string& name, const std::string& f_attr, const AttrValue& tin, const AttrValue& tout,
+               std::vector<std::string> inputs) const {
+    NodeDef call;
+    call.set_name(name);
+    call.set_op("PartitionedCall");
+    call.set_device(node_.device());
+    for (std::string& in : inputs) call.add_input(std::move(in));
+    auto& attrs = *call.mutable_attr();
+    attrs["f"] = node_.attr().at(f_attr);
+    attrs["Tin"] = tin;
+    attrs["Tout"] = tout;
+    return call;
+  }
+  // The op's own name: its results in order, after `control` (a NoOp without results).
+  void AddResults(const AttrValue& types, const std::vector<std::string>& results, const std::string& control) {
+    bool none = types.list().type_size() == 0;
+    NodeDef* n = Add(node_.name(), none ? "NoOp" : "IdentityN", results);
+    if (!control.empty()) n->add_input(StrCat("^", control));
+    if (!none) (*n->mutable_attr())["T"] = types;
+  }
+
+ private:
+  const NodeDef& node_;
+  std::vector<NodeDef>* out_;
+  std::vector<std::string> data_, control_;
+};
+
+Status NeedAttrs(const NodeDef& node, std::initializer_list<const char*> names) {
+  for (const char* a : names) {
+    if (!node.attr().count(a)) return errors::InvalidArgument("node '", node.name(), "' (", node.op(), ") has no attr ", a);
+  }
+  return Status::OK();
+}
+
+Status LowerIf(const NodeDef& node, const ExpandCall& expand, std::vector<NodeDef>* out) {
+  TA_RETURN_IF_ERROR(NeedAttrs(node, {"Tcond", "Tin", "Tout", "then_branch", "else_branch"}));
+  if (node.attr().at("Tcond").type() != tensorflow::DT_BOOL) {
+    return errors::InvalidArgument("node '", node.name(), "' (", node.op(), ") has a cond of type ",
+                                   DataTypeString(node.attr().at("Tcond").type()), "; only bool conds are supported");
+  }
+  Lowering l(node, out);
+  const AttrValue& tin = node.attr().at("Tin");
+  const AttrValue& tout = node.attr().at("Tout");
+  if (l.data().size() != static_cast<size_t>(tin.list().type_size()) + 1) {
+    return errors::InvalidArgument("node '", node.name(), "' (", node.op(), ") has ", l.data().size(),
+                                   " inputs; its Tin names ", tin.list().type_size(), " besides the cond");
+  }
+  const std::string& cond = l.data()[0];
+  std::vector<std::string> pred_inputs = {cond, cond};
+  for (const std::string& c : l.control()) pred_inputs.push_back(c);
+  l.AddTyped(l.Name("switch_pred"), "Switch", tensorflow::DT_BOOL, pred_inputs);
+  l.AddTyped(l.Name("pivot_f"), "Identity", tensorflow::DT_BOOL, {l.Name("switch_pred:0")});
+  l.AddTyped(l.Name("pivot_t"), "Identity", tensorflow::DT_BOOL, {l.Name("switch_pred:1")});
+  std::vector<std::string> then_in, else_in;
+  for (int i = 0; i < tin.list().type_size(); ++i) {
+    std::string sw = l.Name(StrCat("input_", i));
+    std::vector<std::string> inputs = {l.data()[i + 1], cond};
+    for (const std::string& c : l.control()) inputs.push_back(c);
+    l.AddTyped(sw, "Switch", tin.list().type(i), inputs);
+    else_in.push_back(sw + ":0");
+    then_in.push_back(sw + ":1");
+  }
+  then_in.push_back(StrCat("^", l.Name("pivot_t")));
+  else_in.push_back(StrCat("^", l.Name("pivot_f")));
+  TA_RETURN_IF_ERROR(expand(l.Call(l.Name("then"), "then_branch", tin, tout, then_in), out));
+  TA_RETURN_IF_ERROR(expand(l.Call(l.Name("else"), "else_branch", tin, tout, else_in), out));
+  std::vector<std::string> results;
+  for (int j = 0; j < tout.list().type_size(); ++j) {
+    std::string merge = l.Name(StrCat("output_", j));
+    l.AddMerge(merge, tout.list().type(j), StrCat(l.Name("then"), ":", j), StrCat(l.Name("else"), ":", j));
+    results.push_back(merge);
+  }
+  // Live once the taken branch has finished, side effects included, whichever it was.
+  l.AddTyped(l.Name("then_done"), "Identity", tensorflow::DT_BOOL, {l.Name("pivot_t"), StrCat("^", l.Name("then"))});
+  l.AddTyped(l.Name("else_done"), "Identity", tensorflow::DT_BOOL, {l.Name("pivot_f"), StrCat("^", l.Name("else"))});
+  l.AddMerge(l.Name("branch_executed"), tensorflow::DT_BOOL, l.Name("then_done"), l.Name("else_done"));
+  l.AddResults(tout, results, l.Name("branch_executed"));
+  return Status::OK();
+}
+
+Status LowerWhile(const NodeDef& node, const ExpandCall& expand, std::vector<NodeDef>* out) {
+  TA_RETURN_IF_ERROR(NeedAttrs(node, {"T", "cond", "body"}));
+  Lowering l(node, out);
+  const AttrValue& types = node.attr().at("T");
+  const int n = types.list().type_size();
+  if (n == 0) return errors::InvalidArgument("node '", node.name(), "' (", node.op(), ") has no loop variables");
+  if (l.data().size() != static_cast<size_t>(n)) {
+    return errors::InvalidArgument("node '", node.name(), "' (", node.op(), ") has ", l.data().size(),
+                                   " inputs; its T names ", n);
+  }
+  int64_t parallel = 10;
+  if (node.attr().count("parallel_iterations")) parallel = node.attr().at("parallel_iterations").i();
+  std::vector<std::string> merges, identities, exits;
+  for (int i = 0; i < n; ++i) {
+    DataType t = types.list().type(i);
+    std::vector<std::string> inputs = {l.data()[i]};
+    for (const std::string& c : l.control()) inputs.push_back(c);
+    NodeDef* enter = l.AddTyped(l.Name(StrCat("enter_", i)), "Enter", t, inputs);
+    auto& attrs = *enter->mutable_attr();
+    attrs["frame_name"].set_s(node.name());
+    attrs["is_constant"].set_b(false);
+    attrs["parallel_iterations"].set_i(parallel);
+    merges.push_back(l.Name(StrCat("merge_", i)));
+    l.AddMerge(merges.back(), t, l.Name(StrCat("enter_", i)), l.Name(StrCat("next_iteration_", i)));
+  }
+  AttrValue bool_type;
+  bool_type.mutable_list()->add_type(tensorflow::DT_BOOL);
+  std::vector<std::string> cond_in = merges;
+  cond_in.push_back(StrCat("^", merges[0]));  // the cond's constants run in the loop's frame
+  TA_RETURN_IF_ERROR(expand(l.Call(l.Name("cond"), "cond", types, bool_type, cond_in), out));
+  l.Add(l.Name("loop_cond"), "LoopCond", {l.Name("cond:0")});
+  for (int i = 0; i < n; ++i) {
+    DataType t = types.list().type(i);
+    std::string sw = l.Name(StrCat("switch_", i));
+    l.AddTyped(sw, "Switch", t, {merges[i], l.Name("loop_cond")});
+    exits.push_back(l.Name(StrCat("exit_", i)));
+    l.AddTyped(exits.back(), "Exit", t, {sw + ":0"});
+    identities.push_back(l.Name(StrCat("identity_", i)));
+    l.AddTyped(identities.back(), "Identity", t, {sw + ":1"});
+  }
+  std::vector<std::string> body_in = identities;
+  body_in.push_back(StrCat("^", identities[0]));  // dead once the loop ends
+  TA_RETURN_IF_ERROR(expand(l.Call(l.Name("body"), "body", types, types, body_in), out));
+  for (int i = 0; i < n; ++i) {
+    l.AddTyped(l.Name(StrCat("next_iteration_", i)), "NextIteration", types.list().type(i),
+               {StrCat(l.Name("body"), ":", i)});
+  }
+  l.AddResults(types, exits, "");
+  return Status::OK();
+}
+
+}  // namespace
+
+bool IsFunctionalControlFlow(const std::string& op) {
+  return op == "If" || op == "StatelessIf" || op == "While" || op == "StatelessWhile";
+}
+
+Status LowerFunctionalControlFlow(const NodeDef& node, const ExpandCall& expand, std::vector<NodeDef>* out) {
+  if (node.op() == "If" || node.op() == "StatelessIf") return LowerIf(node, expand, out);
+  return LowerWhile(node, expand, out);
+}
+
+}  // namespace tensoract
