@@ -144,5 +144,11 @@ Output ClipByValue(const Scope& scope, const Input& t, const Input& clip_value_m
   return TypedOp(scope, "ClipByValue", {t, clip_value_min, clip_value_max});
 }
 
+Output Erf(const Scope& scope, const Input& x) { return TypedOp(scope, "Erf", {x}); }
+Output Sin(const Scope& scope, const Input& x) { return TypedOp(scope, "Sin", {x}); }
+Output Cos(const Scope& scope, const Input& x) { return TypedOp(scope, "Cos", {x}); }
+Output Atan2(const Scope& scope, const Input& y, const Input& x) { return TypedOp(scope, "Atan2", {y, x}); }
+Output TruncateDiv(const Scope& scope, const Input& x, const Input& y) { return TypedOp(scope, "TruncateDiv", {x, y}); }
+
 }  // namespace ops
 }  // namespace tensoract

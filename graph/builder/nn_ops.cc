@@ -22,6 +22,18 @@ Output SoftplusGrad(const Scope& scope, const Input& gradients, const Input& fea
   return TypedOp(scope, "SoftplusGrad", {gradients, features});
 }
 
+Output LeakyRelu(const Scope& scope, const Input& features, float alpha) {
+  return TypedOp(scope, "LeakyRelu", {features}, {{"alpha", FloatAttr(alpha)}});
+}
+Output LeakyReluGrad(const Scope& scope, const Input& gradients, const Input& features, float alpha) {
+  return TypedOp(scope, "LeakyReluGrad", {gradients, features}, {{"alpha", FloatAttr(alpha)}});
+}
+Output Selu(const Scope& scope, const Input& features) { return TypedOp(scope, "Selu", {features}); }
+Output SeluGrad(const Scope& scope, const Input& gradients, const Input& outputs) {
+  return TypedOp(scope, "SeluGrad", {gradients, outputs});
+}
+Output L2Loss(const Scope& scope, const Input& t) { return TypedOp(scope, "L2Loss", {t}); }
+
 Output BiasAdd(const Scope& scope, const Input& value, const Input& bias, BiasAddAttrs attrs) {
   return TypedOp(scope, "BiasAdd", {value, bias}, {{"data_format", StringAttr(attrs.data_format)}});
 }

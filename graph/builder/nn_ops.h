@@ -21,6 +21,14 @@ Output Elu(const Scope& scope, const Input& features);
 Output EluGrad(const Scope& scope, const Input& gradients, const Input& outputs);
 Output Softplus(const Scope& scope, const Input& features);
 Output SoftplusGrad(const Scope& scope, const Input& gradients, const Input& features);
+// features, or alpha * features where features <= 0 (alpha may exceed 1 or be negative).
+Output LeakyRelu(const Scope& scope, const Input& features, float alpha = 0.2f);
+Output LeakyReluGrad(const Scope& scope, const Input& gradients, const Input& features, float alpha = 0.2f);
+Output Selu(const Scope& scope, const Input& features);
+// `outputs` are Selu's outputs, not its features.
+Output SeluGrad(const Scope& scope, const Input& gradients, const Input& outputs);
+// sum(t * t) / 2, a scalar.
+Output L2Loss(const Scope& scope, const Input& t);
 
 struct BiasAddAttrs {
   std::string data_format = "NHWC";  // or "NCHW"

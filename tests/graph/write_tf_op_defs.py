@@ -55,6 +55,7 @@ CloseSummaryWriter
 StringJoin StaticRegexFullMatch RegexFullMatch ShardedFilename ShardedFilespec DisableCopyOnRead ReadFile WriteFile
 Where ReverseV2 TopKV2 Cumsum Cumprod MirrorPad MirrorPadGrad Gather ClipByValue
 DynamicStitch ParallelDynamicStitch ListDiff ConcatOffset GatherNd ScatterNd
+LeakyRelu LeakyReluGrad Selu SeluGrad Erf Sin Cos Atan2 TruncateDiv L2Loss
 If StatelessIf While StatelessWhile BatchMatMul BatchMatMulV3 FusedBatchNormV3 FusedBatchNormGradV3
 DepthwiseConv2dNative DepthwiseConv2dNativeBackpropInput DepthwiseConv2dNativeBackpropFilter Einsum
 """.split()

@@ -2,6 +2,7 @@
 // crash, and not return memory it never wrote; NaN propagates through Max and Min as it
 // does in TensorFlow.
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "graph/builder/array_ops.h"
@@ -218,6 +219,33 @@ TEST_CASE("a reduction refuses an axis named twice, as TensorFlow does", "[fidel
                  {{"T", TypeA(tensorflow::DT_FLOAT)}, {"Tidx", TypeA(tensorflow::DT_INT32)}});
   REQUIRE(ok.status.ok());
   CHECK(Values<float>(ok.outputs[0]) == std::vector<float>{21});
+}
+
+TEST_CASE("Sin, Cos, Erf, Atan2, Selu and LeakyRelu give each element what it gives alone", "[fidelity]") {
+  // 100003 elements take the vectorised packets, the scalar tail and several threads; every
+  // 331st element (and the last) is run again as a one-element tensor, bit for bit.
+  std::vector<float> v(100003), w(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = -40.0f + 80.0f * static_cast<float>(i) / static_cast<float>(v.size()) + 1e-3f * static_cast<float>(i % 7);
+    w[i] = 3.0f - static_cast<float>(i % 13) * 0.47f;
+  }
+  auto same_bits = [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (const char* op : {"Sin", "Cos", "Erf", "Selu", "LeakyRelu", "Atan2"}) {
+    INFO(op);
+    const bool binary = std::string(op) == "Atan2";
+    auto run = [&](const std::vector<float>& x, const std::vector<float>& y) {
+      std::vector<Tensor> in = {Tensor::FromVector<float>(x)};
+      if (binary) in.push_back(Tensor::FromVector<float>(y));
+      Run r = RunOp(op, in, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+      REQUIRE(r.status.ok());
+      return Values<float>(r.outputs[0]);
+    };
+    const std::vector<float> all = run(v, w);
+    for (size_t i = 0; i < v.size(); i = i + 331 < v.size() || i == v.size() - 1 ? i + 331 : v.size() - 1) {
+      INFO("element " << i << " of " << v[i]);
+      CHECK(same_bits(all[i], run({v[i]}, {w[i]})[0]));
+    }
+  }
 }
 
 }  // namespace

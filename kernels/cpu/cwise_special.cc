@@ -1,0 +1,142 @@
+// Erf, Sin, Cos, Atan2 and TruncateDiv on the CPU.
+//
+// The transcendental ones are the C library's, element by element, on every path: Eigen's
+// vectorised sin and cos differ from its scalar ones in the last bit (TensorFlow's own
+// results change with the position of an element in its tensor), and here the vectorised
+// and threaded paths must give what one element alone gives. TensorFlow's float results
+// are within 2 ulp of these (its Eigen has its own erf and atan2 approximations: its
+// atan2f(1, 1) is one ulp below the correctly rounded pi/4 this gives). half and bfloat16
+// compute in float and round once, as Eigen's half types do.
+//
+// TruncateDiv rounds the quotient toward zero. For integers it is C++'s division; the most
+// negative value divided by -1 wraps, and a zero divisor is refused with TensorFlow's
+// Internal error (its kernel does not flag TruncateDiv as a dividing op, so the failure
+// surfaces as "unexpected").
+#include <cmath>
+#include <complex>
+#include <type_traits>
+
+#include "kernels/cpu/cwise_ops.h"
+
+namespace tensoract {
+namespace {
+
+// Applies fn in the widest of T and float: half and bfloat16 round their float result once.
+template <class T, class Fn>
+T ViaFloat(T x, Fn fn) {
+  if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
+    return T(fn(static_cast<float>(x)));
+  } else {
+    return fn(x);
+  }
+}
+
+struct ScalarErf {
+  template <class T>
+  T operator()(const T& x) const { return ViaFloat(x, [](auto v) { return std::erf(v); }); }
+};
+struct ScalarSin {
+  template <class T>
+  T operator()(const T& x) const { return ViaFloat(x, [](auto v) { return std::sin(v); }); }
+};
+struct ScalarCos {
+  template <class T>
+  T operator()(const T& x) const { return ViaFloat(x, [](auto v) { return std::cos(v); }); }
+};
+struct ScalarAtan2 {
+  template <class T>
+  T operator()(const T& y, const T& x) const {
+    if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
+      return T(std::atan2(static_cast<float>(y), static_cast<float>(x)));
+    } else {
+      return std::atan2(y, x);
+    }
+  }
+};
+
+// x / y toward zero: the quotient in T, then truncated (exact, so half types need no care).
+struct ScalarTruncateDiv {
+  template <class T>
+  T operator()(const T& x, const T& y) const {
+    if constexpr (std::is_integral_v<T>) {
+      if constexpr (std::is_signed_v<T>) {
+        using U = std::make_unsigned_t<T>;
+        if (y == T(-1)) return static_cast<T>(U(0) - static_cast<U>(x));  // wraps for the minimum
+      }
+      return static_cast<T>(x / y);
+    } else {
+      const T q = x / y;
+      return ViaFloat(q, [](auto v) { return std::trunc(v); });
+    }
+  }
+};
+
+template <class Scalar>
+struct Unary : CwiseFunctor {
+  static constexpr int kCost = 20;
+  template <class A>
+  auto operator()(const A& a) const { return a.unaryExpr(Scalar()); }
+};
+template <class Scalar, int kCostPerElement>
+struct Binary : CwiseFunctor {
+  static constexpr int kCost = kCostPerElement;
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const { return a.binaryExpr(b, Scalar()); }
+};
+
+template <class T>
+class TruncateDivOp : public BinaryOp<T, Binary<ScalarTruncateDiv, 4>> {
+ public:
+  using BinaryOp<T, Binary<ScalarTruncateDiv, 4>>::BinaryOp;
+
+  void Compute(OpKernelContext* ctx) override {
+    if constexpr (std::is_integral_v<T>) {
+      const Tensor& x = ctx->input(0);
+      const Tensor& y = ctx->input(1);
+      bool zero = false;
+      const T* yp = y.base<T>();
+      for (int64_t i = 0, n = y.NumElements(); i < n; ++i) zero |= yp[i] == T(0);
+      // Only a division actually made fails (an empty broadcast divides nothing).
+      OP_REQUIRES(ctx, !zero || x.NumElements() == 0,
+                  errors::Internal(CwiseNodeContext(*this),
+                                   ": Unexpected error in binary operator (only integer div and mod should have "
+                                   "errors)"));
+    }
+    BinaryOp<T, Binary<ScalarTruncateDiv, 4>>::Compute(ctx);
+  }
+};
+
+#define TA_REGISTER_UNARY(OP, SCALAR, T) \
+  REGISTER_KERNEL(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), UnaryOp<T, Unary<SCALAR>>)
+#define TA_REGISTER_REAL(T)                                                                                  \
+  TA_REGISTER_UNARY("Erf", ScalarErf, T);                                                                    \
+  TA_REGISTER_UNARY("Sin", ScalarSin, T);                                                                    \
+  TA_REGISTER_UNARY("Cos", ScalarCos, T);                                                                    \
+  REGISTER_KERNEL(Name("Atan2").Device(DEVICE_CPU).TypeConstraint<T>("T"), BinaryOp<T, Binary<ScalarAtan2, 20>>); \
+  REGISTER_KERNEL(Name("TruncateDiv").Device(DEVICE_CPU).TypeConstraint<T>("T"), TruncateDivOp<T>);
+TA_REGISTER_REAL(float)
+TA_REGISTER_REAL(double)
+TA_REGISTER_REAL(Eigen::half)
+TA_REGISTER_REAL(Eigen::bfloat16)
+#undef TA_REGISTER_REAL
+
+TA_REGISTER_UNARY("Sin", ScalarSin, complex64);
+TA_REGISTER_UNARY("Cos", ScalarCos, complex64);
+TA_REGISTER_UNARY("Sin", ScalarSin, complex128);
+TA_REGISTER_UNARY("Cos", ScalarCos, complex128);
+#undef TA_REGISTER_UNARY
+
+#define TA_REGISTER_TRUNCATE_DIV(T) \
+  REGISTER_KERNEL(Name("TruncateDiv").Device(DEVICE_CPU).TypeConstraint<T>("T"), TruncateDivOp<T>)
+TA_REGISTER_TRUNCATE_DIV(uint8_t);
+TA_REGISTER_TRUNCATE_DIV(int8_t);
+TA_REGISTER_TRUNCATE_DIV(uint16_t);
+TA_REGISTER_TRUNCATE_DIV(int16_t);
+TA_REGISTER_TRUNCATE_DIV(int32_t);
+TA_REGISTER_TRUNCATE_DIV(uint32_t);
+TA_REGISTER_TRUNCATE_DIV(uint64_t);
+TA_REGISTER_TRUNCATE_DIV(int64_t);
+#undef TA_REGISTER_TRUNCATE_DIV
+
+}  // namespace
+}  // namespace tensoract

@@ -1,0 +1,118 @@
+// LeakyRelu and Selu with their gradients, and L2Loss, on the CPU: Eigen expressions on the
+// device's ThreadPoolDevice, as TensorFlow's kernels are.
+//
+// LeakyRelu selects on features > 0 rather than taking max(x, alpha x): alpha may be above
+// 1 or negative. Selu's exp is the C library's, element by element, so a tensor's vectorised
+// packets and its scalar tail agree (Eigen's packet exp and std::exp can differ in the last
+// bit); TensorFlow's float results are within a few ulp of these.
+#define EIGEN_USE_THREADS
+#include <cmath>
+
+#include "kernels/cpu/activation_util.h"
+
+namespace tensoract {
+namespace {
+
+// TensorFlow's constants, rounded to T as its kernel rounds them.
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kSeluScaleAlpha = 1.7580993408473768599402175208123;
+
+template <class T>
+class LeakyReluOp : public UnaryActivationOp<T> {
+ public:
+  explicit LeakyReluOp(OpKernelConstruction* ctx) : UnaryActivationOp<T>(ctx) {
+    float alpha = 0.2f;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("alpha", &alpha));
+    alpha_ = static_cast<T>(alpha);
+  }
+  void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat x,
+               typename TTypes<T>::Flat y) const override {
+    y.device(d) = (x > T(0)).select(x, x * alpha_);
+  }
+
+ private:
+  T alpha_;
+};
+
+// `features` may be LeakyRelu's input or its output: for alpha > 0 both have one sign.
+template <class T>
+class LeakyReluGradOp : public BinaryActivationGradOp<T> {
+ public:
+  explicit LeakyReluGradOp(OpKernelConstruction* ctx) : BinaryActivationGradOp<T>(ctx) {
+    float alpha = 0.2f;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("alpha", &alpha));
+    alpha_ = static_cast<T>(alpha);
+  }
+  void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat g, typename TTypes<T>::Flat f,
+               typename TTypes<T>::Flat out) const override {
+    out.device(d) = (f > T(0)).select(g, g * alpha_);
+  }
+
+ private:
+  T alpha_;
+};
+
+// exp(x) - 1 in T (half types through float), one element at a time on every path.
+struct ScalarExpMinusOne {
+  template <class T>
+  T operator()(const T& x) const {
+    if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
+      return T(std::exp(static_cast<float>(x))) - T(1);
+    } else {
+      return std::exp(x) - T(1);
+    }
+  }
+};
+
+template <class T>
+class SeluOp : public UnaryActivationOp<T> {
+ public:
+  using UnaryActivationOp<T>::UnaryActivationOp;
+  void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat x,
+               typename TTypes<T>::Flat y) const override {
+    const T scale(kSeluScale), scale_alpha(kSeluScaleAlpha);
+    y.device(d) = (x < T(0)).select(x.unaryExpr(ScalarExpMinusOne()) * scale_alpha, x * scale);
+  }
+};
+
+// From Selu's outputs: d/dx selu = selu(x) + scale * alpha below zero, scale above.
+template <class T>
+class SeluGradOp : public BinaryActivationGradOp<T> {
+ public:
+  using BinaryActivationGradOp<T>::BinaryActivationGradOp;
+  void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat g, typename TTypes<T>::Flat a,
+               typename TTypes<T>::Flat out) const override {
+    const T scale(kSeluScale), scale_alpha(kSeluScaleAlpha);
+    out.device(d) = (a < T(0)).select(g * (a + scale_alpha), g * scale);
+  }
+};
+
+// Half the sum of squares, summed by Eigen's full reduction on the thread pool as
+// TensorFlow's kernel sums it. An empty tensor gives 0.
+template <class T>
+class L2LossOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& t = ctx->input(0);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
+    auto x = t.flat<T>();
+    out->scalar<T>().device(*ctx->device()->eigen_cpu_device()) = (x.square() * T(0.5)).sum();
+  }
+};
+
+#define TA_REGISTER(T)                                                                                   \
+  REGISTER_KERNEL(Name("LeakyRelu").Device(DEVICE_CPU).TypeConstraint<T>("T"), LeakyReluOp<T>);          \
+  REGISTER_KERNEL(Name("LeakyReluGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), LeakyReluGradOp<T>);  \
+  REGISTER_KERNEL(Name("Selu").Device(DEVICE_CPU).TypeConstraint<T>("T"), SeluOp<T>);                    \
+  REGISTER_KERNEL(Name("SeluGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), SeluGradOp<T>);            \
+  REGISTER_KERNEL(Name("L2Loss").Device(DEVICE_CPU).TypeConstraint<T>("T"), L2LossOp<T>);
+TA_REGISTER(float)
+TA_REGISTER(double)
+TA_REGISTER(Eigen::half)
+TA_REGISTER(Eigen::bfloat16)
+#undef TA_REGISTER
+
+}  // namespace
+}  // namespace tensoract
