@@ -305,31 +305,6 @@ REGISTER_OP("SelectV2")
 
 namespace {
 
-// [..., m, k] x [..., k, n] -> [broadcast(...), m, n], adj_x/adj_y swapping a side's last two.
-Status BatchMatMulV2Shape(InferenceContext* c) {
-  PartialTensorShape a, b;
-  TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 2, &a));
-  TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 2, &b));
-  bool adj_x = false, adj_y = false;
-  TA_RETURN_IF_ERROR(c->GetAttr("adj_x", &adj_x));
-  TA_RETURN_IF_ERROR(c->GetAttr("adj_y", &adj_y));
-  if (!InferenceContext::RankKnown(a) || !InferenceContext::RankKnown(b)) {
-    c->set_output(0, InferenceContext::UnknownShape());
-    return Status::OK();
-  }
-  const int64_t m = InferenceContext::Dim(a, adj_x ? -1 : -2), ka = InferenceContext::Dim(a, adj_x ? -2 : -1);
-  const int64_t kb = InferenceContext::Dim(b, adj_y ? -1 : -2), n = InferenceContext::Dim(b, adj_y ? -2 : -1);
-  int64_t unused;
-  TA_RETURN_IF_ERROR(c->MergeDim(ka, kb, &unused));
-  PartialTensorShape batch_a, batch_b, batch, out;
-  TA_RETURN_IF_ERROR(c->Subshape(a, 0, -2, &batch_a));
-  TA_RETURN_IF_ERROR(c->Subshape(b, 0, -2, &batch_b));
-  TA_RETURN_IF_ERROR(BroadcastShapes(*c, batch_a, batch_b, &batch));
-  TA_RETURN_IF_ERROR(c->Concatenate(batch, InferenceContext::Matrix(m, n), &out));
-  c->set_output(0, out);
-  return Status::OK();
-}
-
 // [..., n, n] in; `drop_matrix`: the batch dimensions out (determinants), else the same.
 Status SquareMatrixShape(InferenceContext* c, bool drop_matrix) {
   PartialTensorShape input;
@@ -358,15 +333,6 @@ Status MatrixInverseShape(InferenceContext* c) { return SquareMatrixShape(c, fal
 Status MatrixDeterminantShape(InferenceContext* c) { return SquareMatrixShape(c, true); }
 
 }  // namespace
-
-REGISTER_OP("BatchMatMulV2")
-    .Input("x: T").Input("y: T").Output("output: T")
-    .Attr("T: {bfloat16, half, float, double, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, "
-          "complex128}")
-    .Attr("adj_x: bool = false").Attr("adj_y: bool = false")
-    .Attr("grad_x: bool = false").Attr("grad_y: bool = false")
-    .SetShapeFn(BatchMatMulV2Shape)
-    .Doc("The matrix products of x's and y's last two dimensions, batch dimensions broadcast.");
 
 REGISTER_OP("MatrixInverse")
     .Input("input: T").Output("output: T")

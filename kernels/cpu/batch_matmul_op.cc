@@ -1,6 +1,11 @@
-// BatchMatMulV2 on the CPU: one Eigen GEMM per output matrix, over the broadcast batch
-// dimensions (a batch dimension of 1 on either side repeats its matrix), spread over the
-// device's threads by matrix.
+// BatchMatMul, BatchMatMulV2 and BatchMatMulV3 on the CPU: one Eigen GEMM per output
+// matrix, over the broadcast batch dimensions (a batch dimension of 1 on either side
+// repeats its matrix), spread over the device's threads by matrix. BatchMatMul (v1) takes
+// no broadcasting: both sides have the same rank and batch dimensions. BatchMatMulV3's
+// sides may be of other types than its output (TensorFlow's CPU kernels: all three the
+// same, or int8/uint8 sides and an int32 output); they are converted to it first.
+#include <type_traits>
+
 #include <Eigen/Core>
 
 #include "kernels/cpu/broadcast.h"
@@ -10,10 +15,10 @@
 namespace tensoract {
 namespace {
 
-template <class T>
-class BatchMatMulV2Op : public OpKernel {
+template <class Ta, class Tb, class T, bool kBroadcast>
+class BatchMatMulOp : public OpKernel {
  public:
-  explicit BatchMatMulV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit BatchMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     Status s = ctx->GetAttr("adj_x", &adj_x_);
     if (s.ok()) s = ctx->GetAttr("adj_y", &adj_y_);
     if (!s.ok()) ctx->SetStatus(s);
@@ -22,14 +27,24 @@ class BatchMatMulV2Op : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
+    if (!kBroadcast) {  // TensorFlow's v1 checks, in its order and words
+      OP_REQUIRES(ctx, x.dims() == y.dims(),
+                  errors::InvalidArgument(NodePrefix(*this), "In[0] and In[1] has different ndims: ",
+                                          x.shape().DebugString(), " vs. ", y.shape().DebugString()));
+      OP_REQUIRES(ctx, x.dims() >= 2,
+                  errors::InvalidArgument(NodePrefix(*this), "In[0] and In[1] ndims must be >= 2: ", x.dims()));
+      for (int i = 0; i < x.dims() - 2; ++i) {
+        OP_REQUIRES(ctx, x.dim_size(i) == y.dim_size(i),
+                    errors::InvalidArgument(NodePrefix(*this), "In[0].dim(", i, ") and In[1].dim(", i,
+                                            ") must be the same: ", x.shape().DebugString(), " vs ",
+                                            y.shape().DebugString()));
+      }
+    }
     OP_REQUIRES(ctx, x.dims() >= 2, errors::InvalidArgument(NodePrefix(*this), "In[0] ndims must be >= 2: ", x.dims()));
     OP_REQUIRES(ctx, y.dims() >= 2, errors::InvalidArgument(NodePrefix(*this), "In[1] ndims must be >= 2: ", y.dims()));
     const int xr = x.dims(), yr = y.dims();
     const int64_t m = x.dim_size(adj_x_ ? xr - 1 : xr - 2), k = x.dim_size(adj_x_ ? xr - 2 : xr - 1);
     const int64_t ky = y.dim_size(adj_y_ ? yr - 1 : yr - 2), n = y.dim_size(adj_y_ ? yr - 2 : yr - 1);
-    OP_REQUIRES(ctx, k == ky,
-                errors::InvalidArgument(NodePrefix(*this), "Matrix size-incompatible: In[0]: ",
-                                        x.shape().DebugString(), ", In[1]: ", y.shape().DebugString()));
     // The batch dimensions, right-aligned and broadcast.
     const int br = std::max(xr, yr) - 2;
     std::vector<int64_t> batch(br), xb(br, 1), yb(br, 1);
@@ -43,6 +58,10 @@ class BatchMatMulV2Op : public OpKernel {
       batch[i] = std::max(xb[i], yb[i]);
       if (xb[i] == 0 || yb[i] == 0) batch[i] = 0;
     }
+    // TensorFlow checks the batch dimensions first.
+    OP_REQUIRES(ctx, k == ky,
+                errors::InvalidArgument(NodePrefix(*this), "Matrix size-incompatible: In[0]: ",
+                                        x.shape().DebugString(), ", In[1]: ", y.shape().DebugString()));
     std::vector<int64_t> out_dims = batch;
     out_dims.push_back(m);
     out_dims.push_back(n);
@@ -60,6 +79,8 @@ class BatchMatMulV2Op : public OpKernel {
       sy *= yb[i];
     }
     using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using MatrixA = Eigen::Matrix<Ta, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using MatrixB = Eigen::Matrix<Tb, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     const int64_t xrows = x.dim_size(xr - 2), xcols = x.dim_size(xr - 1);
     const int64_t yrows = y.dim_size(yr - 2), ycols = y.dim_size(yr - 1);
     CwiseParallelFor(ctx, count, std::max<int64_t>(1, m * n * k), [&](int64_t begin, int64_t end) {
@@ -71,28 +92,50 @@ class BatchMatMulV2Op : public OpKernel {
           xi += idx * xs[d];
           yi += idx * ys[d];
         }
-        Eigen::Map<const Matrix> a(x.base<T>() + xi * xrows * xcols, xrows, xcols);
-        Eigen::Map<const Matrix> b(y.base<T>() + yi * yrows * ycols, yrows, ycols);
+        Eigen::Map<const MatrixA> ma(x.base<Ta>() + xi * xrows * xcols, xrows, xcols);
+        Eigen::Map<const MatrixB> mb(y.base<Tb>() + yi * yrows * ycols, yrows, ycols);
         Eigen::Map<Matrix> c(out->base<T>() + i * m * n, m, n);
-        if (k == 0) c.setZero();
-        else if (!adj_x_ && !adj_y_) c.noalias() = a * b;
-        else if (adj_x_ && !adj_y_) c.noalias() = a.adjoint() * b;
-        else if (!adj_x_) c.noalias() = a * b.adjoint();
-        else c.noalias() = a.adjoint() * b.adjoint();
+        if (k == 0) {
+          c.setZero();
+        } else if constexpr (std::is_same_v<Ta, T> && std::is_same_v<Tb, T>) {
+          Multiply(ma, mb, &c);
+        } else {
+          const Matrix a = ma.template cast<T>(), b = mb.template cast<T>();
+          Multiply(a, b, &c);
+        }
       }
     });
   }
 
  private:
+  template <class A, class B, class C>
+  void Multiply(const A& a, const B& b, C* c) const {
+    if (!adj_x_ && !adj_y_) c->noalias() = a * b;
+    else if (adj_x_ && !adj_y_) c->noalias() = a.adjoint() * b;
+    else if (!adj_x_) c->noalias() = a * b.adjoint();
+    else c->noalias() = a.adjoint() * b.adjoint();
+  }
+
   bool adj_x_ = false, adj_y_ = false;
 };
 
-#define TA_REGISTER(T) \
-  REGISTER_KERNEL(Name("BatchMatMulV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), BatchMatMulV2Op<T>)
+#define TA_REGISTER(T)                                                                                       \
+  REGISTER_KERNEL(Name("BatchMatMul").Device(DEVICE_CPU).TypeConstraint<T>("T"), BatchMatMulOp<T, T, T, false>); \
+  REGISTER_KERNEL(Name("BatchMatMulV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), BatchMatMulOp<T, T, T, true>); \
+  TA_REGISTER_V3(T, T, T)
+#define TA_REGISTER_V3(Ta, Tb, Tout)                                                                            \
+  REGISTER_KERNEL(Name("BatchMatMulV3").Device(DEVICE_CPU).TypeConstraint<Ta>("Ta").TypeConstraint<Tb>("Tb")     \
+                      .TypeConstraint<Tout>("Tout"),                                                             \
+                  BatchMatMulOp<Ta, Tb, Tout, true>)
 TA_REGISTER(float);
 TA_REGISTER(double);
 TA_REGISTER(int32_t);
 TA_REGISTER(int64_t);
+TA_REGISTER_V3(int8_t, int8_t, int32_t);
+TA_REGISTER_V3(int8_t, uint8_t, int32_t);
+TA_REGISTER_V3(uint8_t, int8_t, int32_t);
+TA_REGISTER_V3(uint8_t, uint8_t, int32_t);
+#undef TA_REGISTER_V3
 #undef TA_REGISTER
 
 }  // namespace

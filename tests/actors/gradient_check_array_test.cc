@@ -5,6 +5,7 @@
 #include "client/gradient_checker.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/attr_util.h"
+#include "graph/builder/batch_matmul_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/gradients/gradients.h"
@@ -168,6 +169,28 @@ TEST_CASE("matrix gradients: BatchMatMulV2 with broadcasting, MatrixInverse, Mat
     CheckOne("MatrixInverse", [adjoint](const Scope& s, Output x) { return ops::MatrixInverse(s, x, adjoint); }, m);
   }
   CheckOne("MatrixDeterminant", [](const Scope& s, Output x) { return ops::MatrixDeterminant(s, x); }, m);
+}
+
+TEST_CASE("matrix gradients: BatchMatMul (v1) and BatchMatMulV3 with broadcasting", "[gradients]") {
+  for (bool ax : {false, true}) {
+    for (bool ay : {false, true}) {
+      INFO("adj_x " << ax << " adj_y " << ay);
+      Tensor av = Values({1, -2, 3, 0.5, 2, -1, 0.25, 1, -1.5, 2, 0.75, 1.25}, TensorShape({2, ax ? 3 : 2, ax ? 2 : 3}));
+      Tensor bv = Values({0.3, 1, -1, 2, 0.7, -0.4, 1.5, -0.2, 0.9, 1.1, -0.6, 0.8},
+                         ay ? TensorShape({2, 2, 3}) : TensorShape({2, 3, 2}));
+      {
+        Scope root = Scope::NewRootScope();
+        auto a = ops::Placeholder(root.WithOpName("a"), kDouble);
+        auto b = ops::Placeholder(root.WithOpName("b"), kDouble);
+        Check(root, {a, b}, {av, bv}, ops::BatchMatMul(root, a, b, {ax, ay}));
+      }
+      Scope root = Scope::NewRootScope();
+      auto a = ops::Placeholder(root.WithOpName("a"), kDouble);
+      auto b = ops::Placeholder(root.WithOpName("b"), kDouble);
+      Tensor b1 = Values({0.3, 1, -1, 2, 0.7, -0.4}, ay ? TensorShape({1, 2, 3}) : TensorShape({1, 3, 2}));
+      Check(root, {a, b}, {av, b1}, ops::BatchMatMulV3(root, a, b, {ax, ay}));
+    }
+  }
 }
 
 TEST_CASE("ops without a gradient say so by name", "[gradients]") {

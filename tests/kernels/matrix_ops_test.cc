@@ -1,4 +1,4 @@
-// BatchMatMulV2, MatrixInverse and MatrixDeterminant on the CPU. Expected values were
+// BatchMatMul, BatchMatMulV2, BatchMatMulV3, MatrixInverse and MatrixDeterminant on the CPU. Expected values were
 // printed by TensorFlow 2.21 (tf.linalg.matmul, tf.raw_ops.BatchMatMulV2, tf.linalg.inv,
 // tf.linalg.det on the inputs below) and pasted here.
 #include <catch2/catch.hpp>
@@ -49,6 +49,56 @@ TEST_CASE("BatchMatMulV2 rejects mismatched inner or batch dimensions, naming th
   CHECK_THAT(r.status.message(), Catch::Contains("must have compatible batch dimensions"));
   r = RunOp("BatchMatMulV2", {Tensor(tf::DT_FLOAT, TensorShape({3})), x}, {{"T", TypeA(tf::DT_FLOAT)}});
   CHECK_THAT(r.status.message(), Catch::Contains("In[0] ndims must be >= 2: 1"));
+}
+
+TEMPLATE_TEST_CASE("BatchMatMul (v1) multiplies matrices of equal batch dimensions", "[matrix]", float, double, int32_t,
+                   int64_t) {
+  using T = TestType;
+  // tf.raw_ops.BatchMatMul(x=reshape(range(12.), [2,2,3]), y=reshape(range(12.), [2,3,2])), and y=x, adj_y=True
+  Tensor x = Tensor::FromVector<T>(Iota<T>(12), TensorShape({2, 2, 3}));
+  Tensor y = Tensor::FromVector<T>(Iota<T>(12), TensorShape({2, 3, 2}));
+  Run r = RunOp("BatchMatMul", {x, y}, {{"T", TypeA(DataTypeToEnum<T>::value)}});
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].shape() == TensorShape({2, 2, 2}));
+  CHECK(Values<T>(r.outputs[0]) == std::vector<T>{10, 13, 28, 40, 172, 193, 244, 274});
+  r = RunOp("BatchMatMul", {x, x}, {{"T", TypeA(DataTypeToEnum<T>::value)}, {"adj_y", BoolA(true)}});
+  REQUIRE(r.status.ok());
+  CHECK(Values<T>(r.outputs[0]) == std::vector<T>{5, 14, 14, 50, 149, 212, 212, 302});
+}
+
+TEST_CASE("BatchMatMul (v1) does not broadcast: TensorFlow's messages", "[matrix]") {
+  Tensor x(tf::DT_FLOAT, TensorShape({2, 2, 3}));
+  Run r = RunOp("BatchMatMul", {x, Tensor(tf::DT_FLOAT, TensorShape({1, 3, 2}))}, {{"T", TypeA(tf::DT_FLOAT)}});
+  CHECK_THAT(r.status.message(), Catch::Contains("In[0].dim(0) and In[1].dim(0) must be the same: [2,2,3] vs [1,3,2]"));
+  r = RunOp("BatchMatMul", {x, Tensor(tf::DT_FLOAT, TensorShape({3, 2}))}, {{"T", TypeA(tf::DT_FLOAT)}});
+  CHECK_THAT(r.status.message(), Catch::Contains("In[0] and In[1] has different ndims: [2,2,3] vs. [3,2]"));
+  r = RunOp("BatchMatMul", {x, Tensor(tf::DT_FLOAT, TensorShape({2, 4, 2}))}, {{"T", TypeA(tf::DT_FLOAT)}});
+  CHECK_THAT(r.status.message(), Catch::Contains("Matrix size-incompatible: In[0]: [2,2,3], In[1]: [2,4,2]"));
+}
+
+TEST_CASE("BatchMatMulV3: one type throughout, or int8/uint8 sides with an int32 product", "[matrix]") {
+  auto attrs = [](tf::DataType a, tf::DataType b, tf::DataType out) {
+    return std::map<std::string, tf::AttrValue>{{"Ta", TypeA(a)}, {"Tb", TypeA(b)}, {"Tout", TypeA(out)}};
+  };
+  // tf.raw_ops.BatchMatMulV3(x=reshape(range(12.), [2,2,3]), y=reshape(range(12.), [2,3,2]), Tout=...)
+  Tensor x = Tensor::FromVector<float>(Iota<float>(12), TensorShape({2, 2, 3}));
+  Tensor y = Tensor::FromVector<float>(Iota<float>(12), TensorShape({2, 3, 2}));
+  Run r = RunOp("BatchMatMulV3", {x, y}, attrs(tf::DT_FLOAT, tf::DT_FLOAT, tf::DT_FLOAT));
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{10, 13, 28, 40, 172, 193, 244, 274});
+  Tensor xi = Tensor::FromVector<int8_t>(Iota<int8_t>(12), TensorShape({2, 2, 3}));
+  Tensor yu = Tensor::FromVector<uint8_t>(Iota<uint8_t>(12), TensorShape({2, 3, 2}));
+  r = RunOp("BatchMatMulV3", {xi, yu}, attrs(tf::DT_INT8, tf::DT_UINT8, tf::DT_INT32));
+  REQUIRE(r.status.ok());
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{10, 13, 28, 40, 172, 193, 244, 274});
+  // int8 products past int8's range are exact in int32: 127 * 127 * 3
+  Tensor big = Tensor::FromVector<int8_t>({127, 127, 127}, TensorShape({1, 3}));
+  Tensor col = Tensor::FromVector<int8_t>({127, 127, 127}, TensorShape({3, 1}));
+  r = RunOp("BatchMatMulV3", {big, col}, attrs(tf::DT_INT8, tf::DT_INT8, tf::DT_INT32));
+  REQUIRE(r.status.ok());
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{48387});
+  r = RunOp("BatchMatMulV3", {x, Tensor(tf::DT_FLOAT, TensorShape({3, 2, 2}))}, attrs(tf::DT_FLOAT, tf::DT_FLOAT, tf::DT_FLOAT));
+  CHECK_THAT(r.status.message(), Catch::Contains("In[0] and In[1] must have compatible batch dimensions: [2,2,3] vs. [3,2,2]"));
 }
 
 TEST_CASE("MatrixInverse inverts each matrix; adjoint inverts the transpose", "[matrix]") {
