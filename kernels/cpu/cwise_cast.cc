@@ -1,16 +1,34 @@
-// Cast on the CPU between float, double, bool and every integer type (C++ conversions, as
-// TensorFlow's Eigen casts: to bool is x != 0, float to integer truncates toward zero,
-// integers wrap modulo their width).
+// Cast on the CPU between every pair of bool, the integer types, half, bfloat16, float,
+// double, complex64 and complex128, with TensorFlow's conversion rules on x86-64:
+//
+//  - to bool: x != 0 (NaN is true); from bool: 0 or 1.
+//  - between integers: modulo the destination's width (C++'s conversions).
+//  - integer to half or bfloat16: through float, then rounded to nearest even (as Eigen's
+//    constructors do), so 65520 and above are inf in half.
+//  - floating point to integer truncates toward zero; a value out of range (and NaN) gives
+//    what TensorFlow's scalar code gives on x86-64, where the conversion instruction
+//    returns its "integer indefinite" (the minimum) for anything it cannot represent:
+//    int32 and int64 get their minimum; int8, int16, uint8 and uint16 take the low bits of
+//    the int32 conversion (300.0 to uint8 is 44, 1e10 is 0); uint32 the low bits of the
+//    int64 conversion; uint64 is the int64 conversion of x, or of x - 2^63 with the top bit
+//    set for x >= 2^63 (inf and NaN give 2^63). half and bfloat16 convert through float.
+//    TensorFlow's own results for such values depend on where the element sits in its
+//    tensor (its vectorised loop converts differently from its scalar tail: 300.0 to uint8
+//    is 255 there); every element here gets the scalar rule, wherever it sits.
+//  - between floating types: rounded to nearest even (double to half and bfloat16 through
+//    float, as Eigen does). Truncate=true instead drops the mantissa bits the destination
+//    lacks, for float to half and bfloat16 and double to float and half (TensorFlow's
+//    pairs; double to bfloat16 and half to bfloat16 round either way). NaN stays NaN.
+//  - complex to real takes the real part (NumPy's rule); real to complex has imaginary 0.
 // A cast to the same type forwards its input.
 //
 // float <-> bfloat16 is what lossy cross-device transfers use (whitepaper 5.5): bfloat16 is
-// the high 16 bits of a float32 (sign, 8 exponent bits, 7 mantissa bits). To bfloat16 with
-// Truncate=true drops the low 16 bits; with Truncate=false (the default) it rounds to the
-// nearest, ties to even, as TensorFlow does. A NaN stays a NaN either way (a quiet one
-// with its sign: dropping the low bits of a NaN whose payload lives there would give an
-// infinity). Back to float is exact: the low 16 bits become zeros.
+// the high 16 bits of a float32. A NaN stays a NaN either way (a quiet one with its sign:
+// dropping the low bits of a NaN whose payload lives there would give an infinity).
 #include <cmath>
+#include <complex>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/cpu/cwise_ops.h"
@@ -18,37 +36,12 @@
 namespace tensoract {
 namespace {
 
-template <class Src, class Dst>
-class CastOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    if constexpr (std::is_same_v<Src, Dst>) {
-      ctx->set_output(0, x);
-    } else {
-      Tensor* out = nullptr;
-      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
-      const Src* xp = x.base<Src>();
-      Dst* op = out->base<Dst>();
-      CwiseParallelFor(ctx, x.NumElements(), 1, [&](int64_t b, int64_t e) {
-        if constexpr (std::is_integral_v<Src> && !std::is_same_v<Src, bool> && std::is_arithmetic_v<Dst> &&
-                      !std::is_same_v<Dst, bool>) {
-          // From an integer every conversion is defined, and the compiler vectorises this
-          // loop where Eigen converts element by element (uint8 to float: 13.4 -> 4.5 us for
-          // a 64-image Fashion-MNIST batch on an AVX-512 Xeon).
-          for (int64_t i = b; i < e; ++i) op[i] = static_cast<Dst>(xp[i]);
-        } else {
-          Eigen::Map<Eigen::Array<Dst, Eigen::Dynamic, 1>>(op + b, e - b) =
-              Eigen::Map<const Eigen::Array<Src, Eigen::Dynamic, 1>>(xp + b, e - b).template cast<Dst>();
-        }
-      });
-    }
-  }
-
-  bool IsExpensive() const override { return !std::is_same_v<Src, Dst>; }
-};
+template <class T>
+constexpr bool kIsComplex = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
+template <class T>
+constexpr bool kIsSmallFloat = std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>;
+template <class T>
+constexpr bool kIsInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 uint32_t FloatBits(float f) {
   uint32_t bits;
@@ -67,83 +60,175 @@ uint16_t FloatToBfloat16Bits(float f, bool truncate) {
   return static_cast<uint16_t>((bits + rounding_bias) >> 16);
 }
 
-class CastFloatToBfloat16Op : public OpKernel {
+Eigen::bfloat16 ToBfloat16(float f, bool truncate) {
+  return Eigen::bfloat16(Eigen::bfloat16_impl::raw_uint16_to_bfloat16(FloatToBfloat16Bits(f, truncate)));
+}
+
+// x with its lowest `n` mantissa bits cleared (Truncate=true); NaN untouched.
+float DropLowBits(float x, int n) {
+  if (std::isnan(x)) return x;
+  uint32_t bits = FloatBits(x) & ~((1u << n) - 1);
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+double DropLowBits(double x, int n) {
+  if (std::isnan(x)) return x;
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits &= ~((uint64_t{1} << n) - 1);
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+// x86-64's truncating conversions (cvttss2si/cvttsd2si): the minimum for NaN and for
+// anything whose truncation does not fit. Written out, so the compiler's own choice of
+// instructions (or a vectorised loop) cannot change the answer.
+template <class F>
+int32_t X86ToInt32(F x) {
+  const double d = static_cast<double>(x);
+  if (!(d > -2147483649.0 && d < 2147483648.0)) return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(d);
+}
+template <class F>
+int64_t X86ToInt64(F x) {
+  if (!(x >= F(-9223372036854775808.0) && x < F(9223372036854775808.0))) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(x);
+}
+
+// A float or double to an integer type, by the rules in the header comment.
+template <class Dst, class F>
+Dst FloatToInteger(F x) {
+  if constexpr (std::is_same_v<Dst, int32_t>) {
+    return X86ToInt32(x);
+  } else if constexpr (std::is_same_v<Dst, int64_t>) {
+    return X86ToInt64(x);
+  } else if constexpr (sizeof(Dst) < 4) {
+    return static_cast<Dst>(static_cast<uint32_t>(X86ToInt32(x)));
+  } else if constexpr (std::is_same_v<Dst, uint32_t>) {
+    return static_cast<uint32_t>(static_cast<uint64_t>(X86ToInt64(x)));
+  } else {  // uint64_t
+    const uint64_t low = static_cast<uint64_t>(X86ToInt64(x));
+    const uint64_t high = static_cast<uint64_t>(X86ToInt64(static_cast<F>(x - F(9223372036854775808.0))));
+    return low | (high & (low >> 63 ? ~uint64_t{0} : uint64_t{0}));
+  }
+}
+
+// One element from Src to Dst (neither complex, not equal types).
+template <class Src, class Dst>
+Dst ConvertReal(Src x, bool truncate) {
+  if constexpr (std::is_same_v<Dst, bool>) {
+    if constexpr (kIsSmallFloat<Src>) return static_cast<float>(x) != 0.0f;
+    else return x != Src(0);
+  } else if constexpr (std::is_same_v<Src, bool>) {
+    return static_cast<Dst>(x ? 1.0f : 0.0f);
+  } else if constexpr (kIsSmallFloat<Src>) {
+    // Exactly a float first, then as from a float; TensorFlow truncates no half or
+    // bfloat16 source (half to bfloat16 rounds even with Truncate=true).
+    return ConvertReal<float, Dst>(static_cast<float>(x), /*truncate=*/false);
+  } else if constexpr (std::is_floating_point_v<Src> && kIsInteger<Dst>) {
+    return FloatToInteger<Dst>(x);
+  } else if constexpr (std::is_same_v<Dst, Eigen::bfloat16>) {
+    // Truncate applies to float sources only; a double rounds to float first.
+    return ToBfloat16(static_cast<float>(x), truncate && std::is_same_v<Src, float>);
+  } else if constexpr (std::is_same_v<Dst, Eigen::half>) {
+    if constexpr (std::is_same_v<Src, float>) return Eigen::half(truncate ? DropLowBits(x, 13) : x);
+    else if constexpr (std::is_same_v<Src, double>) return Eigen::half(static_cast<float>(truncate ? DropLowBits(x, 42) : x));
+    else return Eigen::half(static_cast<float>(x));
+  } else if constexpr (std::is_same_v<Src, double> && std::is_same_v<Dst, float>) {
+    return static_cast<float>(truncate ? DropLowBits(x, 29) : x);
+  } else {
+    return static_cast<Dst>(x);  // integer to integer (wrapping), integer or float to float
+  }
+}
+
+template <class Src, class Dst>
+Dst Convert(Src x, bool truncate) {
+  if constexpr (kIsComplex<Src> && kIsComplex<Dst>) {
+    return Dst(static_cast<typename Dst::value_type>(x.real()), static_cast<typename Dst::value_type>(x.imag()));
+  } else if constexpr (kIsComplex<Src>) {
+    if constexpr (std::is_same_v<Dst, bool>) return x != Src(0);
+    else return ConvertReal<typename Src::value_type, Dst>(x.real(), truncate);
+  } else if constexpr (kIsComplex<Dst>) {
+    using R = typename Dst::value_type;
+    if constexpr (std::is_same_v<Src, R>) return Dst(x, R(0));
+    else return Dst(ConvertReal<Src, R>(x, truncate), R(0));
+  } else {
+    return ConvertReal<Src, Dst>(x, truncate);
+  }
+}
+
+template <class Src, class Dst>
+class CastOp : public OpKernel {
  public:
-  explicit CastFloatToBfloat16Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit CastOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("Truncate", &truncate_));
   }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
-    const float* xp = x.base<float>();
-    uint16_t* op = reinterpret_cast<uint16_t*>(out->base<Eigen::bfloat16>());
-    const bool truncate = truncate_;
-    CwiseParallelFor(ctx, x.NumElements(), 1, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) op[i] = FloatToBfloat16Bits(xp[i], truncate);
-    });
+    if constexpr (std::is_same_v<Src, Dst>) {
+      ctx->set_output(0, x);
+    } else {
+      Tensor* out = nullptr;
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+      const Src* xp = x.base<Src>();
+      Dst* op = out->base<Dst>();
+      const bool truncate = truncate_;
+      CwiseParallelFor(ctx, x.NumElements(), 1, [&](int64_t b, int64_t e) {
+        if constexpr (kIsInteger<Src> && std::is_arithmetic_v<Dst> && !std::is_same_v<Dst, bool>) {
+          // From an integer to an integer, float or double every conversion is defined, and
+          // the compiler vectorises this loop (uint8 to float: 13.4 -> 4.5 us for a 64-image
+          // Fashion-MNIST batch on an AVX-512 Xeon).
+          for (int64_t i = b; i < e; ++i) op[i] = static_cast<Dst>(xp[i]);
+        } else {
+          for (int64_t i = b; i < e; ++i) op[i] = Convert<Src, Dst>(xp[i], truncate);
+        }
+      });
+    }
   }
 
-  bool IsExpensive() const override { return true; }
+  bool IsExpensive() const override { return !std::is_same_v<Src, Dst>; }
 
  private:
   bool truncate_ = false;
 };
 
-class CastBfloat16ToFloatOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
-    const uint16_t* xp = reinterpret_cast<const uint16_t*>(x.base<Eigen::bfloat16>());
-    float* op = out->base<float>();
-    CwiseParallelFor(ctx, x.NumElements(), 1, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        const uint32_t bits = static_cast<uint32_t>(xp[i]) << 16;
-        std::memcpy(&op[i], &bits, sizeof bits);
-      }
-    });
-  }
-
-  bool IsExpensive() const override { return true; }
-};
-
 #define TA_REGISTER_CAST(SRC, DST)                                                                   \
   REGISTER_KERNEL(Name("Cast").Device(DEVICE_CPU).TypeConstraint<SRC>("SrcT").TypeConstraint<DST>("DstT"), \
                   CastOp<SRC, DST>)
-#define TA_REGISTER_CASTS_FROM(SRC) \
-  TA_REGISTER_CAST(SRC, float);     \
-  TA_REGISTER_CAST(SRC, double);    \
-  TA_REGISTER_CAST(SRC, int32_t);   \
-  TA_REGISTER_CAST(SRC, int64_t);   \
-  TA_REGISTER_CAST(SRC, bool);      \
-  TA_REGISTER_CAST(SRC, int8_t);    \
-  TA_REGISTER_CAST(SRC, int16_t);   \
-  TA_REGISTER_CAST(SRC, uint8_t);   \
-  TA_REGISTER_CAST(SRC, uint16_t);  \
-  TA_REGISTER_CAST(SRC, uint32_t);  \
-  TA_REGISTER_CAST(SRC, uint64_t);
-TA_REGISTER_CASTS_FROM(float)
-TA_REGISTER_CASTS_FROM(double)
-TA_REGISTER_CASTS_FROM(int32_t)
-TA_REGISTER_CASTS_FROM(int64_t)
+#define TA_REGISTER_CASTS_FROM(SRC)       \
+  TA_REGISTER_CAST(SRC, bool);            \
+  TA_REGISTER_CAST(SRC, uint8_t);         \
+  TA_REGISTER_CAST(SRC, uint16_t);        \
+  TA_REGISTER_CAST(SRC, uint32_t);        \
+  TA_REGISTER_CAST(SRC, uint64_t);        \
+  TA_REGISTER_CAST(SRC, int8_t);          \
+  TA_REGISTER_CAST(SRC, int16_t);         \
+  TA_REGISTER_CAST(SRC, int32_t);         \
+  TA_REGISTER_CAST(SRC, int64_t);         \
+  TA_REGISTER_CAST(SRC, Eigen::half);     \
+  TA_REGISTER_CAST(SRC, Eigen::bfloat16); \
+  TA_REGISTER_CAST(SRC, float);           \
+  TA_REGISTER_CAST(SRC, double);          \
+  TA_REGISTER_CAST(SRC, complex64);       \
+  TA_REGISTER_CAST(SRC, complex128);
 TA_REGISTER_CASTS_FROM(bool)
-TA_REGISTER_CASTS_FROM(int8_t)
-TA_REGISTER_CASTS_FROM(int16_t)
 TA_REGISTER_CASTS_FROM(uint8_t)
 TA_REGISTER_CASTS_FROM(uint16_t)
 TA_REGISTER_CASTS_FROM(uint32_t)
 TA_REGISTER_CASTS_FROM(uint64_t)
+TA_REGISTER_CASTS_FROM(int8_t)
+TA_REGISTER_CASTS_FROM(int16_t)
+TA_REGISTER_CASTS_FROM(int32_t)
+TA_REGISTER_CASTS_FROM(int64_t)
+TA_REGISTER_CASTS_FROM(Eigen::half)
+TA_REGISTER_CASTS_FROM(Eigen::bfloat16)
+TA_REGISTER_CASTS_FROM(float)
+TA_REGISTER_CASTS_FROM(double)
+TA_REGISTER_CASTS_FROM(complex64)
+TA_REGISTER_CASTS_FROM(complex128)
 #undef TA_REGISTER_CASTS_FROM
 #undef TA_REGISTER_CAST
-REGISTER_KERNEL(Name("Cast").Device(DEVICE_CPU).TypeConstraint<float>("SrcT").TypeConstraint<Eigen::bfloat16>("DstT"),
-                CastFloatToBfloat16Op);
-REGISTER_KERNEL(Name("Cast").Device(DEVICE_CPU).TypeConstraint<Eigen::bfloat16>("SrcT").TypeConstraint<float>("DstT"),
-                CastBfloat16ToFloatOp);
 
 }  // namespace
 }  // namespace tensoract
