@@ -122,7 +122,7 @@ REGISTER_OP("_FusedMatMul")
     .Attr("epsilon: float = 0.0001")
     .Attr("leakyrelu_alpha: float = 0.2")
     .SetShapeFn(MatMulShape)
-    .Doc("MatMul followed by the fused_ops (BiasAdd, optionally Relu) in one kernel.");
+    .Doc("MatMul followed by the fused_ops (BiasAdd, optionally an activation) in one kernel.");
 
 // ---- element-wise binary ops, broadcasting ---------------------------------------------
 

@@ -23,10 +23,8 @@ Status GetLayout(const std::string& node, const TensorShape& shape, bool nchw, B
   if (shape.dims() < 2) {
     return errors::InvalidArgument("Input tensor must be at least 2D: ", shape.DebugString(), " (node '", node, "')");
   }
-  if (nchw && shape.dims() < 3) {
-    return errors::InvalidArgument("NCHW format supports only 3D or higher input, but got: ", shape.DebugString(),
-                                   " (node '", node, "')");
-  }
+  // NCHW's channels are dimension 1, which for a matrix is its last, as NHWC's: TensorFlow's
+  // kernel takes such a value (its shape function refuses one of known rank 2).
   const int c = nchw ? 1 : shape.dims() - 1;
   layout->channels = shape.dim_size(c);
   for (int i = 0; i < c; ++i) layout->outer *= shape.dim_size(i);
@@ -119,7 +117,7 @@ class BiasAddOp : public OpKernel {
     OP_REQUIRES(ctx, bias.dims() == 1,
                 errors::InvalidArgument("Biases must be 1D: ", bias.shape().DebugString(), " (node '", name(), "')"));
     OP_REQUIRES(ctx, bias.dim_size(0) == l.channels,
-                errors::InvalidArgument("Must provide as many biases as the channel dimension of the input tensor: ",
+                errors::InvalidArgument("Must provide as many biases as the last dimension of the input tensor: ",
                                         bias.shape().DebugString(), " vs. ", value.shape().DebugString(), " (node '",
                                         name(), "')"));
     Tensor* out = nullptr;

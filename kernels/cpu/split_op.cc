@@ -68,6 +68,14 @@ class SplitVOp : public OpKernel {
                 errors::InvalidArgument(NodePrefix(*this), "size_splits must be a vector of num_split = ", n,
                                         " elements, but has shape ", ctx->input(1).shape().DebugString()));
     const int64_t dim = input.dim_size(axis);
+    if (n == 1) {
+      // TensorFlow's one-output case: the input itself, its size given exactly (not -1).
+      OP_REQUIRES(ctx, sizes[0] == dim,
+                  errors::InvalidArgument(NodePrefix(*this), "If there is only one output, it must have the same size "
+                                          "as the input. Input size: ", dim, " output size: ", sizes[0]));
+      ctx->set_output(0, input);
+      return;
+    }
     int64_t total = 0;
     int unknown = -1;
     for (int i = 0; i < n; ++i) {
