@@ -146,7 +146,7 @@ TEST_CASE("BiasAdd refuses a bias that does not match the channels, and values b
   auto f = [](const Scope& s, const Input& v, const Input& b) { return ops::BiasAdd(s, v, b); };
   auto out = RunBinary<float>(f, Make<float>(kX, kShape), Make<float>({1, 2, 3}, TensorShape({3})));
   REQUIRE(out.status().code() == error::INVALID_ARGUMENT);
-  CHECK_THAT(out.status().message(), Catch::Contains("Must provide as many biases as the channel dimension"));
+  CHECK_THAT(out.status().message(), Catch::Contains("Must provide as many biases as the last dimension"));
   out = RunBinary<float>(f, Make<float>({1, 2}, TensorShape({2})), Make<float>({1, 2}, TensorShape({2})));
   REQUIRE(out.status().code() == error::INVALID_ARGUMENT);
   CHECK_THAT(out.status().message(), Catch::Contains("Input tensor must be at least 2D"));
