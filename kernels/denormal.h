@@ -6,6 +6,12 @@
 #ifndef TENSORACT_KERNELS_DENORMAL_H_
 #define TENSORACT_KERNELS_DENORMAL_H_
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
 namespace tensoract {
 
 // Sets flush-to-zero and denormals-are-zero on the calling thread (a no-op off x86).
@@ -23,6 +29,20 @@ class ScopedFlushDenormal {
  private:
   unsigned int saved_mode_;
 };
+
+// `x`, or a zero of its sign when `x` is denormal: what SSE arithmetic under DAZ reads, for
+// scalar code that inspects a float's bits instead (the C library's log and pow). Tested on
+// the bits: under DAZ, std::fpclassify's comparisons see a denormal as zero.
+template <class T>
+T DenormalAsZero(T x) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr int kMantissa = std::numeric_limits<T>::digits - 1;
+  constexpr Bits kExponent = ((Bits(1) << (sizeof(T) * 8 - 1 - kMantissa)) - 1) << kMantissa;
+  Bits bits;
+  std::memcpy(&bits, &x, sizeof(T));
+  if ((bits & kExponent) != 0 || (bits & ((Bits(1) << kMantissa) - 1)) == 0) return x;
+  return std::signbit(x) ? T(-0.0) : T(0.0);
+}
 
 }  // namespace tensoract
 

@@ -20,9 +20,15 @@ struct KernelThreadEnvironment : Eigen::StlThreadEnvironment {
   }
 };
 
+// Kernels run on `threads`; the Eigen expressions they evaluate in parallel run on
+// `intra_op`, as TensorFlow separates its inter-op and intra-op pools. Eigen's parallelFor
+// blocks its caller until the shards are done, and a pool thread queues shards on its own
+// queue: with one pool, as many concurrent kernels as threads (two int64 Sums on two
+// threads) each waited for shards only they could run, for ever (issue 32's harness).
 struct Device::Pool {
-  explicit Pool(int n) : threads(n), eigen(&threads, n) {}
+  explicit Pool(int n) : threads(n), intra_op(n), eigen(&intra_op, n) {}
   Eigen::ThreadPoolTempl<KernelThreadEnvironment> threads;
+  Eigen::ThreadPoolTempl<KernelThreadEnvironment> intra_op;
   Eigen::ThreadPoolDevice eigen;
 };
 

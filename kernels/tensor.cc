@@ -171,8 +171,9 @@ StatusOr<std::shared_ptr<TensorBuffer>> MakeBuffer(Allocator* allocator, DataTyp
   }
   const int64_t element_size = ElementSize(dtype);
   if (element_size > 0 && n > std::numeric_limits<int64_t>::max() / element_size) {
-    return errors::InvalidArgument("a ", DataTypeString(dtype), " tensor of shape ", shape.DebugString(),
-                                   " would need more than 2^63 bytes");
+    // ResourceExhausted, as TensorFlow's allocator reports it (Range(0, 2^63-1, 1) there).
+    return errors::ResourceExhausted("a ", DataTypeString(dtype), " tensor of shape ", shape.DebugString(),
+                                     " would need more than 2^63 bytes");
   }
   if (dtype == tensorflow::DT_STRING) return MakeObjectBuffer<std::string>(allocator, shape);
   if (dtype == tensorflow::DT_RESOURCE) return MakeObjectBuffer<ResourceHandle>(allocator, shape);

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/denormal.h"
 
 namespace tensoract {
 namespace {
@@ -84,11 +85,41 @@ struct Div : CwiseFunctor {
   }
 };
 
+// Float max and min as TensorFlow computes them: NaN from either side wins, and of two equal
+// values (+0 and -0; a denormal, read as zero, and a zero) the second operand is the result
+// (x86's maxps order). Eigen 3.4's PropagateNaN max gave the first: Maximum(-0, +0) was -0,
+// TensorFlow's +0 (issue 32's harness).
+template <bool kMax>
+struct MaxMinSecondOnTies {
+  template <class T>
+  T operator()(const T& x, const T& y) const {
+    if (std::isnan(x)) return x;
+    if (std::isnan(y)) return y;
+    return (kMax ? y < x : x < y) ? x : y;
+  }
+  template <class Packet>
+  Packet packetOp(const Packet& x, const Packet& y) const {
+    namespace ei = Eigen::internal;
+    const Packet pick = ei::pselect(kMax ? ei::pcmp_lt(y, x) : ei::pcmp_lt(x, y), x, y);
+    return ei::pselect(ei::pcmp_eq(x, x), ei::pselect(ei::pcmp_eq(y, y), pick, y), x);
+  }
+};
+}  // namespace
+}  // namespace tensoract
+
+template <bool kMax>
+struct Eigen::internal::functor_traits<tensoract::MaxMinSecondOnTies<kMax>> {
+  enum { Cost = 3, PacketAccess = packet_traits<float>::Vectorizable };
+};
+
+namespace tensoract {
+namespace {
+
 struct Maximum : CwiseFunctor {
   template <class A, class B>
   auto operator()(const A& a, const B& b) const {
     if constexpr (std::is_integral_v<ScalarOf<A>>) return a.max(b);
-    else return a.binaryExpr(b, Eigen::internal::scalar_max_op<ScalarOf<A>, ScalarOf<A>, Eigen::PropagateNaN>());
+    else return a.binaryExpr(b, MaxMinSecondOnTies<true>());
   }
 };
 
@@ -96,7 +127,7 @@ struct Minimum : CwiseFunctor {
   template <class A, class B>
   auto operator()(const A& a, const B& b) const {
     if constexpr (std::is_integral_v<ScalarOf<A>>) return a.min(b);
-    else return a.binaryExpr(b, Eigen::internal::scalar_min_op<ScalarOf<A>, ScalarOf<A>, Eigen::PropagateNaN>());
+    else return a.binaryExpr(b, MaxMinSecondOnTies<false>());
   }
 };
 
@@ -127,9 +158,12 @@ struct FloorMod : CwiseFunctor {
 // std::pow element by element for floats: Eigen's vectorised pow lost the sign of an
 // infinite result of a negative base and an odd exponent ((-2)^129 gave +inf from 16
 // elements on); TensorFlow gives -inf, as the scalar path always did.
+// Denormal operands are read as zeros of their sign, as the kernels' SSE arithmetic (DAZ)
+// and TensorFlow's vectorised pow read them: pow(0, 1e-45) is 1 there, and was std::pow's 0
+// here (issue 32's harness).
 struct ExactPow {
   template <class T>
-  T operator()(const T& x, const T& y) const { return std::pow(x, y); }
+  T operator()(const T& x, const T& y) const { return std::pow(DenormalAsZero(x), DenormalAsZero(y)); }
 };
 struct Pow : CwiseFunctor {
   static constexpr int kCost = 20;

@@ -5,13 +5,40 @@
 #include <type_traits>
 
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/denormal.h"
+
+namespace tensoract {
+namespace {
+
+// Floats flip their sign bit, as TensorFlow's do: Eigen 3.4's vectorised negation is 0 - x,
+// which gives +0 for +0 and flushes denormals (issue 32's harness).
+struct FlipSign {
+  template <class T>
+  T operator()(const T& x) const { return -x; }
+  template <class Packet>
+  Packet packetOp(const Packet& x) const {
+    namespace ei = Eigen::internal;
+    using T = typename ei::unpacket_traits<Packet>::type;
+    return ei::pxor(x, ei::pset1<Packet>(T(-0.0)));
+  }
+};
+}  // namespace
+}  // namespace tensoract
+
+template <>
+struct Eigen::internal::functor_traits<tensoract::FlipSign> {
+  enum { Cost = 1, PacketAccess = packet_traits<float>::Vectorizable };
+};
 
 namespace tensoract {
 namespace {
 
 struct Neg : CwiseFunctor {
   template <class A>
-  auto operator()(const A& a) const { return -a; }
+  auto operator()(const A& a) const {
+    if constexpr (std::is_floating_point_v<typename A::Scalar>) return a.unaryExpr(FlipSign());
+    else return -a;
+  }
 };
 struct Square : CwiseFunctor {
   template <class A>
@@ -29,10 +56,16 @@ struct Sqrt : CwiseFunctor {
   template <class A>
   auto operator()(const A& a) const { return a.unaryExpr(ExactSqrt()); }
 };
+// 1 / sqrt(x), both correctly rounded: Eigen 3.4's rsqrt was 50% off at the smallest normal
+// float (1.4e19 for 1.2e-38, TensorFlow 9.2e18) and at double's extremes (issue 32's harness).
+struct ExactRsqrt {
+  template <class T>
+  T operator()(const T& x) const { return T(1) / std::sqrt(x); }
+};
 struct Rsqrt : CwiseFunctor {
   static constexpr int kCost = 5;
   template <class A>
-  auto operator()(const A& a) const { return a.rsqrt(); }
+  auto operator()(const A& a) const { return a.unaryExpr(ExactRsqrt()); }
 };
 // Eigen 3.4's vectorised float exp is inf from x > 88.3763 (its clamp), where the true
 // exp, the scalar one and TensorFlow's (a newer Eigen) stay finite up to 88.7228: a packet
@@ -78,10 +111,32 @@ struct Exp : CwiseFunctor {
     }
   }
 };
+// Eigen's vectorised log reads a denormal as zero (the kernels run with DAZ, as
+// TensorFlow's): -inf. Its scalar path, std::log, reads the bits and gave -103.97 for
+// 1.4e-45 at the ends of a chunk (issue 32's harness); it now sees the same zero.
+struct DenormalsAreZeroLog {
+  template <class T>
+  T operator()(const T& x) const {
+    return std::log(DenormalAsZero(x));
+  }
+  template <class Packet>
+  Packet packetOp(const Packet& x) const { return Eigen::internal::plog(x); }
+};
+}  // namespace
+}  // namespace tensoract
+
+template <>
+struct Eigen::internal::functor_traits<tensoract::DenormalsAreZeroLog> {
+  enum { Cost = 10, PacketAccess = packet_traits<float>::HasLog };
+};
+
+namespace tensoract {
+namespace {
+
 struct Log : CwiseFunctor {
   static constexpr int kCost = 10;
   template <class A>
-  auto operator()(const A& a) const { return a.log(); }
+  auto operator()(const A& a) const { return a.unaryExpr(DenormalsAreZeroLog()); }
 };
 struct Tanh : CwiseFunctor {
   static constexpr int kCost = 12;

@@ -55,8 +55,9 @@ class RangeOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({size}), &out));
     T* o = out->base<T>();
-    T value = start;
-    for (int64_t i = 0; i < size; ++i, value += delta) o[i] = value;
+    // start + i * delta, as TensorFlow computes each element: a running sum drifts (float
+    // Range(0, 1, 0.1)'s 8th value was 0.70000005, TensorFlow's 0.69999999; issue 32).
+    for (int64_t i = 0; i < size; ++i) o[i] = static_cast<T>(start + static_cast<T>(i) * delta);
   }
 };
 

@@ -13,7 +13,8 @@ class ReluOp : public UnaryActivationOp<T> {
   using UnaryActivationOp<T>::UnaryActivationOp;
   void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat x,
                typename TTypes<T>::Flat y) const override {
-    y.device(d) = x.cwiseMax(T(0));
+    // + 0 turns Eigen 3.4's max(-0, 0) = -0 into TensorFlow's +0 (issue 32's harness).
+    y.device(d) = x.cwiseMax(T(0)) + T(0);
   }
 };
 
@@ -23,7 +24,7 @@ class Relu6Op : public UnaryActivationOp<T> {
   using UnaryActivationOp<T>::UnaryActivationOp;
   void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat x,
                typename TTypes<T>::Flat y) const override {
-    y.device(d) = x.cwiseMax(T(0)).cwiseMin(T(6));
+    y.device(d) = x.cwiseMax(T(0)).cwiseMin(T(6)) + T(0);  // +0 for -0, as Relu
   }
 };
 

@@ -89,7 +89,10 @@ class TransposeOp : public OpKernel {
     std::vector<int> perm(rank);
     std::vector<bool> seen(rank, false);
     for (int i = 0; i < rank; ++i) {
-      const int64_t p = perm_t.dtype() == tensorflow::DT_INT32 ? perm_t.base<int32_t>()[i] : perm_t.base<int64_t>()[i];
+      int64_t p = perm_t.dtype() == tensorflow::DT_INT32 ? perm_t.base<int32_t>()[i] : perm_t.base<int64_t>()[i];
+      // A negative entry counts from the end, as TensorFlow 2.21 reads it (perm [-1, 0] of a
+      // matrix is [1, 0]; issue 32).
+      if (p < 0 && p >= -rank) p += rank;
       OP_REQUIRES(ctx, p >= 0 && p < rank,
                   errors::InvalidArgument("node '", name(), "' (Transpose): ", p, " is out of range [0 .. ", rank,
                                           ")"));

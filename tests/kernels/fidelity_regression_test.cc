@@ -1,12 +1,15 @@
 // Regressions of the numerical-fidelity issue's first findings: a kernel must refuse, not
 // crash, and not return memory it never wrote; NaN propagates through Max and Min as it
 // does in TensorFlow.
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <limits>
 
 #include "graph/builder/array_ops.h"
 #include "graph/builder/ops.h"
+#include "kernels/denormal.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace tensoract {
@@ -246,6 +249,171 @@ TEST_CASE("Sin, Cos, Erf, Atan2, Selu and LeakyRelu give each element what it gi
       CHECK(same_bits(all[i], run({v[i]}, {w[i]})[0]));
     }
   }
+}
+
+// ---- Found by the differential harness (tests/compat/tf_fidelity_compat.py) ----------
+
+TEST_CASE("kernels on every device thread evaluating Eigen in parallel finish", "[fidelity]") {
+  // Each device thread runs a kernel whose Eigen reduction waits for shards on the pool: with
+  // one pool for both, two int64 Sums on two threads waited for each other for ever.
+  // Deleted only when every kernel finished (a deadlocked pool cannot be joined).
+  auto* owned = new Device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, 2);
+  Device& device = *owned;
+  std::vector<int64_t> v(1 << 20);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>(i % 1000) - 500;
+  const Tensor x = Tensor::FromVector<int64_t>(v, TensorShape({1024, 1024}));
+  NodeDef def;
+  def.set_name("sum");
+  def.set_op("Sum");
+  (*def.mutable_attr())["T"] = TypeA(tensorflow::DT_INT64);
+  auto op_def = OpRegistry::Global()->LookUp("Sum");
+  REQUIRE(op_def.ok());
+  AddDefaultsToNodeDef(**op_def, &def);
+  std::vector<std::promise<int64_t>> sums(4);
+  for (int k = 0; k < 4; ++k) {
+    device.Schedule([&, k] {
+      std::unique_ptr<OpKernel> kernel;
+      if (!CreateOpKernel(&device, def, **op_def, &kernel).ok()) return sums[k].set_value(-1);
+      const std::vector<Tensor> inputs = {x, Tensor::Scalar<int32_t>(k % 2)};
+      OpKernelContext::Params params;
+      params.device = &device;
+      params.kernel = kernel.get();
+      params.inputs = &inputs;
+      OpKernelContext ctx(params);
+      kernel->Compute(&ctx);
+      sums[k].set_value(ctx.status().ok() ? ctx.outputs()[0].base<int64_t>()[7] : -1);
+    });
+  }
+  int64_t column7 = 0, row7 = 0;  // output 7 of the reduction over axis 0, over axis 1
+  for (int i = 0; i < 1024; ++i) {
+    column7 += v[static_cast<size_t>(i) * 1024 + 7];
+    row7 += v[7 * 1024 + static_cast<size_t>(i)];
+  }
+  for (int k = 0; k < 4; ++k) {
+    std::future<int64_t> sum = sums[k].get_future();
+    REQUIRE(sum.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
+    CHECK(sum.get() == (k % 2 == 0 ? column7 : row7));
+  }
+  delete owned;
+}
+
+namespace {
+uint32_t Bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+// `x` repeated to n elements, so the scalar path (n = 1), the vectorised one and the tails
+// (n = 37) are all taken.
+std::vector<float> Repeat(std::vector<float> x, size_t n) {
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = x[i % x.size()];
+  return out;
+}
+Tensor Floats(const std::vector<float>& v) { return Tensor::FromVector<float>(v); }
+}  // namespace
+
+TEST_CASE("Neg flips the sign bit: -(+0) is -0 and denormals keep their magnitude", "[fidelity]") {
+  const float denormal = 1e-45f;
+  for (size_t n : {1, 2, 37, 4099}) {
+    INFO(n << " elements");
+    Run r = RunOp("Neg", {Floats(Repeat({0.0f, denormal, -0.0f}, n))}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+    REQUIRE(r.status.ok());
+    for (size_t i = 0; i < n; ++i) {
+      const float want = i % 3 == 0 ? -0.0f : i % 3 == 1 ? -denormal : 0.0f;
+      CHECK(Bits(r.outputs[0].base<float>()[i]) == Bits(want));
+    }
+  }
+}
+
+TEST_CASE("Maximum and Minimum give the second operand of two equal zeros and propagate NaN", "[fidelity]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t n : {1, 4, 37, 4099}) {
+    INFO(n << " elements");
+    const Tensor x = Floats(Repeat({-0.0f, 0.0f, nan, 1.0f, -3.0f}, n));
+    const Tensor y = Floats(Repeat({0.0f, -0.0f, 2.0f, nan, 4.0f}, n));
+    Run max = RunOp("Maximum", {x, y}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+    Run min = RunOp("Minimum", {x, y}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+    REQUIRE((max.status.ok() && min.status.ok()));
+    for (size_t i = 0; i < n; ++i) {
+      const float a = max.outputs[0].base<float>()[i], b = min.outputs[0].base<float>()[i];
+      switch (i % 5) {
+        case 0: CHECK((Bits(a) == Bits(0.0f) && Bits(b) == Bits(0.0f))); break;
+        case 1: CHECK((Bits(a) == Bits(-0.0f) && Bits(b) == Bits(-0.0f))); break;
+        case 2: case 3: CHECK((std::isnan(a) && std::isnan(b))); break;
+        case 4: CHECK((a == 4.0f && b == -3.0f)); break;
+      }
+    }
+  }
+}
+
+TEST_CASE("Relu and Relu6 of -0 are +0, as TensorFlow's", "[fidelity]") {
+  for (const char* op : {"Relu", "Relu6"}) {
+    for (size_t n : {1, 37}) {
+      INFO(op << " over " << n);
+      Run r = RunOp(op, {Floats(Repeat({-0.0f, -2.0f, 3.0f}, n))}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+      REQUIRE(r.status.ok());
+      for (size_t i = 0; i < n; ++i) {
+        CHECK(Bits(r.outputs[0].base<float>()[i]) == Bits(i % 3 == 2 ? 3.0f : 0.0f));
+      }
+    }
+  }
+}
+
+TEST_CASE("Rsqrt is 1 / sqrt(x) at the extremes of float and double", "[fidelity]") {
+  const float fmin = std::numeric_limits<float>::min();
+  Run f = RunOp("Rsqrt", {Floats(Repeat({fmin, 4.027392864f, 1e30f}, 37))}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+  REQUIRE(f.status.ok());
+  for (size_t i = 0; i < 37; ++i) {
+    const float x = Repeat({fmin, 4.027392864f, 1e30f}, 37)[i];
+    CHECK(f.outputs[0].base<float>()[i] == 1.0f / std::sqrt(x));  // 9.2233720e18 for the smallest normal
+  }
+  const double dmin = std::numeric_limits<double>::min(), dmax = std::numeric_limits<double>::max();
+  Run d = RunOp("Rsqrt", {Tensor::FromVector<double>({dmin, dmax, dmin, dmax, 2.0})}, {{"T", TypeA(tensorflow::DT_DOUBLE)}});
+  REQUIRE(d.status.ok());
+  CHECK(d.outputs[0].base<double>()[0] == 1.0 / std::sqrt(dmin));  // 6.7e153, not 1.5e154
+  CHECK(d.outputs[0].base<double>()[1] == 1.0 / std::sqrt(dmax));  // 7.5e-155, not 4.2e-155
+}
+
+TEST_CASE("Log and Pow read a denormal as zero on every path, as the vectorised ones do", "[fidelity]") {
+  ScopedFlushDenormal daz;  // what every kernel runs under in a session
+  const float denormal = 1e-45f;
+  for (size_t n : {1, 37, 4099}) {
+    INFO(n << " elements");
+    Run log = RunOp("Log", {Floats(Repeat({denormal, -denormal}, n))}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+    REQUIRE(log.status.ok());
+    for (size_t i = 0; i < n; ++i) CHECK(log.outputs[0].base<float>()[i] == -std::numeric_limits<float>::infinity());
+    Run pow = RunOp("Pow", {Floats(Repeat({0.0f}, n)), Floats(Repeat({denormal, -denormal}, n))},
+                    {{"T", TypeA(tensorflow::DT_FLOAT)}});
+    REQUIRE(pow.status.ok());
+    for (size_t i = 0; i < n; ++i) CHECK(pow.outputs[0].base<float>()[i] == 1.0f);  // 0^0
+  }
+}
+
+TEST_CASE("float Range computes start + i * delta, not a running sum", "[fidelity]") {
+  Run r = RunOp("Range", {Tensor::Scalar<float>(0), Tensor::Scalar<float>(1), Tensor::Scalar<float>(0.1f)},
+                {{"Tidx", TypeA(tensorflow::DT_FLOAT)}});
+  REQUIRE(r.status.ok());
+  REQUIRE(r.outputs[0].NumElements() == 10);
+  for (int i = 0; i < 10; ++i) CHECK(r.outputs[0].base<float>()[i] == 0.0f + static_cast<float>(i) * 0.1f);
+  CHECK(r.outputs[0].base<float>()[7] == 0.699999988f);  // the sum drifted to 0.70000005
+}
+
+TEST_CASE("Transpose reads a negative permutation entry from the end, as TensorFlow 2.21", "[fidelity]") {
+  Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  Run r = RunOp("Transpose", {x, Tensor::FromVector<int32_t>({-1, 0})}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].shape() == TensorShape({3, 2}));
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{1, 4, 2, 5, 3, 6});
+  Run bad = RunOp("Transpose", {x, Tensor::FromVector<int32_t>({-3, 0})}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
+  CHECK(bad.status.code() == error::INVALID_ARGUMENT);
+}
+
+TEST_CASE("a tensor too large to address is ResourceExhausted, as TensorFlow's allocator says", "[fidelity]") {
+  const int64_t hi = std::numeric_limits<int64_t>::max();
+  Run r = RunOp("Range", {Tensor::Scalar<int64_t>(0), Tensor::Scalar<int64_t>(hi), Tensor::Scalar<int64_t>(1)},
+                {{"Tidx", TypeA(tensorflow::DT_INT64)}});
+  CHECK(r.status.code() == error::RESOURCE_EXHAUSTED);
 }
 
 }  // namespace
