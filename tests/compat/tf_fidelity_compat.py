@@ -3,7 +3,7 @@
 TensorFlow 2.21 and here, compared.
 
 Usage: tf_fidelity_compat.py FIDELITY_TOOL WORK_DIR [--full] [--ops Add,Sum] [--seed N]
-                             [--markdown FILE] [--verbose]
+                             [--seeds N] [--modes fed,unknown,const] [--markdown FILE] [--verbose]
 
 For each op of fidelity_catalogue.CATALOGUE and each type-attr combination our CPU kernel
 registry claims (`fidelity_tool kernels`), the catalogue's generator makes cases: random
@@ -19,8 +19,11 @@ The GraphDefs are built once (with TensorFlow, tf.raw_ops) and both sides run th
 TensorFlow imports them (tf.import_graph_def validates them as graph construction does) and
 runs them in a tf.compat.v1.Session with oneDNN off (TF_ENABLE_ONEDNN_OPTS=0: the reference
 is TensorFlow's own kernels; oneDNN is an optional vendor backend with its own rounding);
-fidelity_tool runs them on one tensoract session. Many cases share a graph and a step; a step
-that fails is split until the failing cases are found. Outcomes must agree:
+fidelity_tool runs them on one tensoract server. Many cases share a graph and a step, since a
+new step signature costs a few milliseconds on either side: ours run first (fidelity_tool
+learns which kinds of case fail and runs those alone), then TensorFlow's, where the cases
+that failed here run one by one and a failing shared step is split in halves. Outcomes must
+agree:
 
   * refusals: the same error code, at the same stage ("create": the graph is refused,
     "run": the step fails). A dtype TensorFlow has no CPU kernel for is reported, not failed.
@@ -29,9 +32,12 @@ that fails is split until the failing cases are found. Outcomes must agree:
     rounded IEEE operations; a stated ulp count or error bound for the rest; NaN where
     TensorFlow has NaN).
 
-It prints every difference, a table per op and dtype (runs, agreeing, accepted, differing),
-and exits 1 when a difference is not in ACCEPTED below, 0 otherwise; 77 (ctest: skipped)
-when TensorFlow cannot be imported. --full runs more shapes, sizes and seeds (minutes more).
+It prints the differences (the first three per op and dtype; all with --verbose, and all in
+WORK_DIR/differences.json), a table per op and dtype (runs, agreeing, accepted, differing),
+the dtypes TensorFlow computes that our kernels do not claim, and exits 1 when a difference
+is not in ACCEPTED below, 0 otherwise; 77 (ctest: skipped) when TensorFlow cannot be
+imported. --full runs larger shapes and four seeds (about 3 minutes instead of 40 s).
+WORK_DIR/cases.txt names each case id (fidelity_tool's FIDELITY_TOOL_TRACE=1 prints ids).
 """
 import argparse
 import inspect
@@ -43,6 +49,7 @@ import struct
 import subprocess
 import sys
 import time
+import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -151,37 +158,50 @@ def explicit_type_attrs(op, combo):
     return {k: tf.as_dtype(cat.np_type(v)) if v != "bool" else tf.bool for k, v in combo.items() if k not in implied}
 
 
-def make_records(claimed, ops, full, seed):
+def make_records(claimed, ops, full, seeds):
+    """Every case of every catalogue op for every claimed combination, for each seed (the
+    edge-value cases, the same for every seed, once)."""
     records = []
-    for spec in cat.CATALOGUE:
-        if ops and spec.op not in ops:
-            continue
-        combos = [c for c in claimed.get(spec.op, []) if spec.accept(c)]
-        if spec.op in ("LogicalAnd", "LogicalOr", "LogicalNot") and spec.op in claimed:
-            combos = [{}]
-        # Per row, the combination whose other type attrs are int32 (the usual index type)
-        # first: it gets every case, the others a few.
-        combos.sort(key=lambda c: sum(v != "int32" for v in list(c.values())[1:]))
-        seen_rows = set()
-        for combo in combos:
-            row = spec.row(combo)
-            secondary = row in seen_rows
-            seen_rows.add(row)
-            rng = np.random.default_rng([seed, zlib_crc(spec.op), zlib_crc(json.dumps(combo, sort_keys=True))])
-            cases = list(spec.cases(rng, combo, full))
-            if secondary:
-                step = max(1, len(cases) // spec.secondary_cases)
-                cases = cases[::step][:spec.secondary_cases]
-            attrs_from_combo = explicit_type_attrs(spec.op, combo)
-            for case in cases:
-                attrs = dict(attrs_from_combo)
-                attrs.update(case.attrs)
-                records.append(Record(len(records), spec, combo, row, case, attrs))
+    seen = set()
+    for seed in seeds:
+        for spec in cat.CATALOGUE:
+            if ops and spec.op not in ops:
+                continue
+            make_spec_records(spec, claimed, full, seed, records, seen)
     return records
 
 
+def make_spec_records(spec, claimed, full, seed, records, seen):
+    """Records of one op's cases for one seed, skipping those already in `seen`."""
+    combos = [c for c in claimed.get(spec.op, []) if spec.accept(c)]
+    if spec.op in ("LogicalAnd", "LogicalOr", "LogicalNot") and spec.op in claimed:
+        combos = [{}]
+    # Per row, the combination whose other type attrs are int32 (the usual index type)
+    # first: it gets every case, the others a few.
+    combos.sort(key=lambda c: sum(v != "int32" for v in list(c.values())[1:]))
+    seen_rows = set()
+    for combo in combos:
+        row = spec.row(combo)
+        secondary = row in seen_rows
+        seen_rows.add(row)
+        rng = np.random.default_rng([seed, zlib_crc(spec.op), zlib_crc(json.dumps(combo, sort_keys=True))])
+        cases = list(spec.cases(rng, combo, full))
+        if secondary:
+            step = max(1, len(cases) // spec.secondary_cases)
+            cases = cases[::step][:spec.secondary_cases]
+        attrs_from_combo = explicit_type_attrs(spec.op, combo)
+        for case in cases:
+            attrs = dict(attrs_from_combo)
+            attrs.update(case.attrs)
+            fingerprint = (spec.op, json.dumps(combo, sort_keys=True), case.tag, repr(sorted(attrs.items())),
+                           tuple(a.tobytes() for a in case.inputs))
+            if fingerprint in seen:
+                continue
+            seen.add(fingerprint)
+            records.append(Record(len(records), spec, combo, row, case, attrs))
+
+
 def zlib_crc(text):
-    import zlib
     return zlib.crc32(text.encode())
 
 
@@ -554,6 +574,7 @@ def main():
     parser.add_argument("--full", action="store_true", help="more shapes, sizes and seeds")
     parser.add_argument("--ops", default="", help="comma-separated ops (default: the whole catalogue)")
     parser.add_argument("--seed", type=int, default=32)
+    parser.add_argument("--seeds", type=int, default=0, help="random seeds from --seed on (default 1, --full 4)")
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--markdown", default="", help="also write the table as Markdown to this file")
     parser.add_argument("--verbose", action="store_true", help="every difference, not the first three per row")
@@ -564,14 +585,14 @@ def main():
     ops = {o for o in args.ops.split(",") if o}
 
     claimed = json.loads(subprocess.run([args.tool, "kernels"], check=True, capture_output=True, text=True).stdout)
-    records = make_records(claimed, ops, args.full, args.seed)
-    missing = [s.op for s in cat.CATALOGUE if s.op not in claimed and (not ops or s.op in ops)]
+    seeds = range(args.seed, args.seed + (args.seeds or (4 if args.full else 1)))
+    records = make_records(claimed, ops, args.full, seeds)
+    missing = [s.op for s in cat.CATALOGUE if not claimed.get(s.op) and (not ops or s.op in ops)]
     by_id = {r.id: r for r in records}
     with open(os.path.join(args.work, "cases.txt"), "w") as f:  # for reading fidelity_tool's trace
         f.writelines(f"c{r.id} {r.spec.op} {json.dumps(r.combo)} {r.case.tag}\n" for r in records)
 
-    # Build every batch's GraphDefs, write our side's files, start fidelity_tool, then run
-    # TensorFlow while it works.
+    # Build every batch's GraphDefs (a graph per batch and mode) and write our side's files.
     batches = []
     manifest = ""
     for b in range(0, len(records), BATCH):
@@ -589,9 +610,21 @@ def main():
         f.write(manifest)
     built = time.time()
     # Here first: the cases that fail here are the ones TensorFlow is asked one by one.
-    tool = subprocess.run([args.tool, "run", manifest_path, ours_path], stderr=subprocess.PIPE, text=True)
+    trace_path = os.path.join(args.work, "trace.txt")
+    with open(trace_path, "w") as trace:
+        tool = subprocess.run([args.tool, "run", manifest_path, ours_path], stderr=trace,
+                              env=dict(os.environ, FIDELITY_TOOL_TRACE="1"))
     if tool.returncode != 0:
-        print(f"FAILED: fidelity_tool exited {tool.returncode}: {tool.stderr.strip()[-2000:]}")
+        # A kernel must never take the process down: name the cases of the last step.
+        with open(trace_path) as f:
+            trace_lines = f.read().splitlines()
+        steps = [l for l in trace_lines if l.startswith("fidelity_tool: step of")]
+        last = [int(i) for i in steps[-1].split(":")[2].split()] if steps else []
+        print(f"FAILED: fidelity_tool exited {tool.returncode} ({trace_path}); its last step ran:")
+        for cid in last[:20]:
+            r = by_id[cid]
+            print(f"  c{cid} {r.spec.op} {json.dumps(r.combo)} {r.case.tag}")
+        print("\n".join(l for l in trace_lines[-5:] if not l.startswith("fidelity_tool: step of")))
         return 1
     ours_done = time.time()
     # Our lines come in manifest order: batch by batch, mode by mode.
@@ -659,18 +692,26 @@ def main():
     print(header)
     print("-" * len(header))
     totals = {"runs": 0, "agree": 0, "accepted": 0, "differ": 0, "no_tf_kernel": 0}
-    md = ["| op | dtype | runs | agree | accepted | differ | note |", "|---|---|---:|---:|---:|---:|---|"]
+    by_op = defaultdict(lambda: {"rows": [], "runs": 0, "agree": 0, "accepted": 0, "differ": 0, "no_tf_kernel": 0})
     for (op, row), c in sorted(table.items()):
         note = f"TensorFlow has no CPU kernel ({c['no_tf_kernel']} runs)" if c["no_tf_kernel"] else ""
         print(f"{op:<18} {row:<16} {c['runs']:>6} {c['agree']:>6} {c['accepted']:>8} {c['differ']:>6}  {note}")
-        md.append(f"| {op} | {row} | {c['runs']} | {c['agree']} | {c['accepted']} | {c['differ']} | {note} |")
+        by_op[op]["rows"].append(row)
         for k in totals:
             totals[k] += c[k]
+            by_op[op][k] += c[k]
+    # The Markdown summary: a line per op, its dtypes together.
+    md = ["| op | dtypes | runs | agree | accepted | differ | TensorFlow has no kernel |",
+          "|---|---|---:|---:|---:|---:|---:|"]
+    for op, c in sorted(by_op.items()):
+        rows = c["rows"] if len(c["rows"]) <= 13 else [f"{len(c['rows'])} pairs"]
+        md.append(f"| {op} | {', '.join(rows)} | {c['runs']} | {c['agree']} | {c['accepted']} | {c['differ']} | "
+                  f"{c['no_tf_kernel'] or ''} |")
     print("-" * len(header))
     print(f"{'total':<18} {len(table):<16} {totals['runs']:>6} {totals['agree']:>6} {totals['accepted']:>8} "
-          f"{totals['differ']:>6}")
-    md.append(f"| **total** | {len(table)} rows | {totals['runs']} | {totals['agree']} | {totals['accepted']} | "
-              f"{totals['differ']} | |")
+          f"{totals['differ']:>6}  {totals['no_tf_kernel']} runs where TensorFlow has no kernel")
+    md.append(f"| **total: {len(by_op)} ops** | {len(table)} op/dtype rows | {totals['runs']} | {totals['agree']} | "
+              f"{totals['accepted']} | {totals['differ']} | {totals['no_tf_kernel']} |")
 
     # What TensorFlow computes that our kernels do not claim (information, not failure).
     lacking = []
