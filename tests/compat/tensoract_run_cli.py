@@ -105,7 +105,7 @@ def main():
                         (["--graph", ref, "--run", "fetch=a,,b"], "empty name"),
                         (["--graph", ref, "--bogus", "1"], "'--bogus'"),
                         (["--graph"], "'--graph'"),
-                        (["--fetch", "y"], "--graph is required")):
+                        (["--fetch", "y"], "one of --graph and --saved-model is required")):
         rc, out, err = run(tool, *args)
         check(f"bad command line {args[-2:]}", rc == 2 and words in err, err)
     rc, out, err = run(tool, "--help")
