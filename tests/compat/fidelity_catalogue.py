@@ -181,8 +181,9 @@ class OpSpec:
     tolerance: Tolerance = EXACT
     # Which claimed dtypes to test: a predicate on the combo. Default: every attr real.
     accept: Callable = lambda combo: all(v in REAL_TYPES for v in combo.values())
-    # The attr whose value names the table's row ("T"); None: the first type attr.
+    # The table's row for a combo: label(combo), else combo[label_attr], else the first attr's.
     label: Optional[Callable] = None
+    label_attr: Optional[str] = None
     # A claimed combination beyond the first of each label gets this many cases (index types).
     secondary_cases: int = 3
     # (inputs, combo, output shape) -> a boolean mask of the output elements whose values are
@@ -192,7 +193,14 @@ class OpSpec:
     def row(self, combo):
         if self.label is not None:
             return self.label(combo)
+        if self.label_attr is not None:
+            return combo[self.label_attr]
         return next(iter(combo.values()), "-") if combo else "-"
+
+    def other_attrs(self, combo):
+        """The combo's values besides the row's (index types and the like)."""
+        key = self.label_attr or next(iter(combo), None)
+        return [v for k, v in combo.items() if k != key] if self.label is None else []
 
 
 # The shapes elementwise cases use. The vectorised paths start at 16 elements (8 or 16
@@ -216,20 +224,23 @@ def tiled_edges(rng, dt, size):
     return rng.permutation(np.resize(e, size))
 
 
-def elementwise_unary_cases(low=None, high=None):
+def elementwise_unary_cases(low=None, high=None, attrs=None):
     """Edge values (alone, and spread through a vector that takes the threaded path) and
-    random values over UNARY_SHAPES; low/high narrow the random values' range (not the edges)."""
+    random values over UNARY_SHAPES; low/high narrow the random values' range (not the edges);
+    attrs go to every case."""
+    a = dict(attrs or {})
+
     def gen(rng, combo, full):
         dt = next(iter(combo.values()))
         e = edge_values(dt)
-        yield Case([e], f"edges {len(e)}")
-        yield Case([tiled_edges(rng, dt, 5000)], "edges tiled [5000]")
+        yield Case([e], f"edges {len(e)}", attrs=a)
+        yield Case([tiled_edges(rng, dt, 5000)], "edges tiled [5000]", attrs=a)
         for shape in (UNARY_SHAPES_FULL if full else UNARY_SHAPES):
-            yield Case([random_values(rng, dt, shape, low, high)], "random " + shape_str(shape))
-        yield Case([random_values(rng, dt, (257,), low, high, edges=True)], "random+edges [257]")
+            yield Case([random_values(rng, dt, shape, low, high)], "random " + shape_str(shape), attrs=a)
+        yield Case([random_values(rng, dt, (257,), low, high, edges=True)], "random+edges [257]", attrs=a)
         if full:
             for _ in range(4):
-                yield Case([random_values(rng, dt, (4099,), low, high, edges=True)], "random+edges [4099]")
+                yield Case([random_values(rng, dt, (4099,), low, high, edges=True)], "random+edges [4099]", attrs=a)
     return gen
 
 
@@ -280,8 +291,8 @@ def elementwise_binary_cases(int_rhs=None, int_lhs=None, nonzero_int_rhs=False, 
     return gen
 
 
-def unary(op, tolerance=EXACT, low=None, high=None, **kw):
-    return OpSpec(op, elementwise_unary_cases(low, high), tolerance, **kw)
+def unary(op, tolerance=EXACT, low=None, high=None, attrs=None, **kw):
+    return OpSpec(op, elementwise_unary_cases(low, high, attrs), tolerance, **kw)
 
 
 def binary(op, tolerance=EXACT, **kw):
@@ -666,6 +677,151 @@ def fill_cases(rng, combo, full):
     yield Case([np.array([2], dtype=it), random_values(rng, dt, (2,))], "non-scalar value", aux=[0])
 
 
+def finfo_of(dtype):
+    return finfo("bfloat16" if dtype.name == "bfloat16" else {2: "half", 4: "float", 8: "double"}[dtype.itemsize])
+
+
+def addn_bound(inputs, attrs, outputs):
+    n = len(inputs)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = sum(np.abs(x.astype(np.float64)) for x in inputs)
+    return 2 * n * order_dependent(total, float(finfo_of(inputs[0].dtype).max), outputs[0].shape)
+
+
+def addn_cases(rng, combo, full):
+    dt = combo["T"]
+    build = lambda raw_op, ts, attrs: raw_op(inputs=ts, **attrs)  # noqa: E731
+    for n, shape in [(1, (5,)), (2, (3, 4)), (3, (17,)), (4, (4100,)), (2, ()), (3, (0, 2)), (5, (2, 3, 4))]:
+        ins = [random_values(rng, dt, shape, edges=(n == 3)) for _ in range(n)]
+        yield Case(ins, f"{n} x {shape_str(shape)}", build=build)
+    yield Case([random_values(rng, dt, (3,)), random_values(rng, dt, (4,))], "shape mismatch", build=build)
+
+
+def bias_add_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape, fmt in [((4, 3), "NHWC"), ((2, 5, 5, 7), "NHWC"), ((0, 3), "NHWC"), ((64, 70), "NHWC"),
+                       ((2, 3, 4, 5), "NCHW"), ((2, 3), "NCHW"), ((3,), "NHWC"), ((2, 3, 4), "NCHW")]:
+        c = shape[1] if fmt == "NCHW" and len(shape) > 2 else shape[-1]
+        yield Case([random_values(rng, dt, shape, edges=dt in FLOATS), random_values(rng, dt, (c,))],
+                   f"{shape_str(shape)} {fmt}", attrs={"data_format": fmt})
+    yield Case([random_values(rng, dt, (4, 3)), random_values(rng, dt, (4,))], "bias length mismatch",
+               attrs={"data_format": "NHWC"})
+
+
+def clip_cases(rng, combo, full):
+    dt = combo["T"]
+    lo = cast(-2.5, dt) if dt in FLOATS else np.array(0, dtype=np_type(dt))
+    hi = cast(3.5, dt) if dt in FLOATS else np.array(50, dtype=np_type(dt))
+    for shape in [(), (7,), (4100,), (3, 5), (0,)]:
+        yield Case([random_values(rng, dt, shape), lo, hi], f"{shape_str(shape)} scalar bounds")
+    yield Case([random_values(rng, dt, (6, 7), edges=dt in FLOATS), random_values(rng, dt, (6, 7)),
+                random_values(rng, dt, (6, 7))], "[6,7] tensor bounds")
+    yield Case([tiled_edges(rng, dt, 300), lo, hi], "edges [300]")
+    yield Case([random_values(rng, dt, (6, 7)), random_values(rng, dt, (7,)), hi], "bounds of another shape")
+
+
+def cumulative_bound(inputs, attrs, outputs):
+    x, axis = inputs
+    if x.ndim == 0:
+        return np.zeros(outputs[0].shape)
+    ax = int(axis) % x.ndim
+    n = max(1, x.shape[ax])
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.sum(np.abs(x.astype(np.float64)), axis=ax, keepdims=True)
+    return 2 * n * order_dependent(np.broadcast_to(total, x.shape), float(finfo_of(x.dtype).max), x.shape)
+
+
+def cumprod_bound(inputs, attrs, outputs):
+    x, axis = inputs
+    n = max(1, x.shape[int(axis) % x.ndim]) if x.ndim else 1
+    return 2 * n * np.abs(outputs[0].astype(np.float64))
+
+
+def cumulative_cases(product):
+    bound = cumprod_bound if product else cumulative_bound
+
+    def gen(rng, combo, full):
+        dt, it = combo["T"], np_type(combo["Tidx"])
+        low, high = ((-2, 2) if dt in FLOATS else (-3, 3)) if product else (None, None)
+        for shape, axis in [((7,), 0), ((3, 5), 1), ((3, 5), 0), ((3, 5), -1), ((2, 3, 4), 1), ((0, 3), 0),
+                            ((4100,), 0), ((64, 70), 1), ((5,), 1)]:
+            for exclusive, reverse in [(False, False), (True, False), (False, True), (True, True)]:
+                yield Case([random_values(rng, dt, shape, low, high), np.array(axis, dtype=it)],
+                           f"{shape_str(shape)} axis {axis} exclusive={exclusive} reverse={reverse}",
+                           attrs={"exclusive": exclusive, "reverse": reverse}, aux=[1], bound=bound)
+        yield Case([random_values(rng, dt, (5, 9), low, high, edges=dt in FLOATS), np.array(1, dtype=it)],
+                   "edges [5,9] axis 1", attrs={"exclusive": False, "reverse": False}, aux=[1], bound=bound)
+    return gen
+
+
+def reverse_cases(rng, combo, full):
+    dt, it = combo["T"], np_type(combo["Tidx"])
+    for shape, axes in [((5,), [0]), ((3, 4), [1]), ((3, 4), [0, 1]), ((3, 4), []), ((2, 3, 4), [-1, 0]),
+                        ((0, 3), [0]), ((64, 70), [0]), ((3, 4), [2]), ((3, 4), [0, 0])]:
+        yield Case([random_values(rng, dt, shape), np.array(axes, dtype=it)], f"{shape_str(shape)} axes {axes}",
+                   aux=[1])
+
+
+def mirror_pad_cases(rng, combo, full):
+    dt, it = combo["T"], np_type(combo["Tpaddings"])
+    for shape, pads, mode in [((5,), [[2, 1]], "REFLECT"), ((5,), [[2, 1]], "SYMMETRIC"),
+                              ((3, 4), [[1, 2], [3, 0]], "REFLECT"), ((3, 4), [[3, 3], [4, 4]], "SYMMETRIC"),
+                              ((3, 4), [[3, 0], [0, 0]], "REFLECT"), ((64, 70), [[5, 6], [7, 8]], "REFLECT"),
+                              ((2, 3), [[-1, 0], [0, 0]], "SYMMETRIC")]:
+        yield Case([random_values(rng, dt, shape), np.array(pads, dtype=it)], f"{shape_str(shape)} {pads} {mode}",
+                   attrs={"mode": mode}, aux=[1])
+
+
+def expand_dims_cases(rng, combo, full):
+    dt, it = combo["T"], np_type(combo["Tdim"])
+    for shape, dim in [((), 0), ((5,), 0), ((5,), 1), ((5,), -1), ((3, 4), -3), ((3, 4), 3), ((3, 4), -4)]:
+        yield Case([random_values(rng, dt, shape), np.array(dim, dtype=it)], f"{shape_str(shape)} dim {dim}", aux=[1])
+
+
+def squeeze_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape, dims in [((1, 5, 1), []), ((1, 5, 1), [0]), ((1, 5, 1), [-1]), ((5,), []), ((1,), []),
+                        ((1, 5, 1), [1]), ((1, 0, 1), [2])]:
+        yield Case([random_values(rng, dt, shape)], f"{shape_str(shape)} dims {dims}", attrs={"axis": dims})  # raw_ops name of squeeze_dims
+
+
+def l2_loss_bound(inputs, attrs, outputs):
+    x = inputs[0].astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.sum(x * x) / 2 if x.size else 0.0
+    return 2 * max(1, x.size) * order_dependent(total, float(finfo_of(inputs[0].dtype).max), ())
+
+
+def l2_loss_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape in [(), (0,), (7,), (3, 5), (4100,), (64, 300)]:
+        yield Case([random_values(rng, dt, shape)], shape_str(shape), bound=l2_loss_bound)
+    yield Case([random_values(rng, dt, (257,), edges=True)], "random+edges [257]", bound=l2_loss_bound)
+
+
+def batch_matmul_bound(inputs, attrs, outputs):
+    a, b = (x.astype(np.float64) for x in inputs)
+    if attrs.get("adj_x"):
+        a = np.swapaxes(a, -1, -2)
+    if attrs.get("adj_y"):
+        b = np.swapaxes(b, -1, -2)
+    k = max(1, a.shape[-1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        return 2 * k * order_dependent(np.abs(a) @ np.abs(b), float(finfo_of(inputs[0].dtype).max), outputs[0].shape)
+
+
+def batch_matmul_cases(rng, combo, full):
+    dt = combo["T"]
+    for sa, sb, ax, ay in [((2, 3, 4), (2, 4, 5), False, False), ((2, 4, 3), (2, 4, 5), True, False),
+                           ((3, 4), (2, 5, 4), False, True), ((1, 3, 4), (6, 4, 2), False, False),
+                           ((2, 1, 3, 4), (5, 4, 2), False, False), ((0, 3, 4), (0, 4, 5), False, False),
+                           ((2, 3, 0), (2, 0, 5), False, False), ((4, 33, 70), (4, 70, 9), False, False),
+                           ((2, 3, 4), (3, 4, 5), False, False), ((2, 3, 4), (2, 5, 5), False, False)]:
+        yield Case([random_values(rng, dt, sa), random_values(rng, dt, sb)],
+                   f"{shape_str(sa)}x{shape_str(sb)} adj={ax},{ay}", attrs={"adj_x": ax, "adj_y": ay},
+                   bound=batch_matmul_bound)
+
+
 def not_bool(combo):
     return all(v in NUMERIC for v in combo.values())
 
@@ -714,7 +870,18 @@ CATALOGUE = [
     OpSpec("StridedSlice", strided_slice_cases), OpSpec("ConcatV2", concat_cases), OpSpec("Pack", pack_cases),
     OpSpec("Tile", tile_cases), OpSpec("Pad", pad_cases), OpSpec("GatherV2", gather_cases),
     OpSpec("OneHot", one_hot_cases), OpSpec("Range", range_cases), OpSpec("Fill", fill_cases),
+    # Ops added since (issue 32's missing ones), each a line or a small generator.
+    unary("Sin", TRANSCENDENTAL), unary("Cos", TRANSCENDENTAL), unary("Erf", TRANSCENDENTAL),
+    unary("Selu", EXP_MINUS_ONE), unary("LeakyRelu", attrs={"alpha": 0.2}),
+    unary("ZerosLike"), unary("OnesLike"),
+    binary("Atan2", TRANSCENDENTAL), binary("TruncateDiv", nonzero_int_rhs=True), binary("DivNoNan"),
+    OpSpec("AddN", addn_cases, SUM_BOUND), OpSpec("BiasAdd", bias_add_cases), OpSpec("ClipByValue", clip_cases),
+    OpSpec("Cumsum", cumulative_cases(False), SUM_BOUND), OpSpec("Cumprod", cumulative_cases(True), SUM_BOUND),
+    OpSpec("ReverseV2", reverse_cases, label_attr="T"), OpSpec("MirrorPad", mirror_pad_cases),
+    OpSpec("ExpandDims", expand_dims_cases), OpSpec("Squeeze", squeeze_cases),
+    OpSpec("L2Loss", l2_loss_cases, SUM_BOUND), OpSpec("BatchMatMulV2", batch_matmul_cases, SUM_BOUND),
 ]
 
 # Bounds by op for the "bound" tolerances (a case may bring its own).
-BOUNDS = {"Prod": prod_bound, "Mean": mean_bound, "Elu": elu_bound, "Pow": pow_bound}
+BOUNDS = {"Prod": prod_bound, "Mean": mean_bound, "Elu": elu_bound, "Selu": elu_bound, "Pow": pow_bound,
+          "AddN": addn_bound}

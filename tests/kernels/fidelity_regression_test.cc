@@ -390,6 +390,17 @@ TEST_CASE("Log and Pow read a denormal as zero on every path, as the vectorised 
   }
 }
 
+TEST_CASE("Atan2 reads a denormal as zero, not as glibc computes it under DAZ", "[fidelity]") {
+  ScopedFlushDenormal daz;
+  const double pi = std::acos(-1.0);
+  Run r = RunOp("Atan2", {Tensor::FromVector<double>({5e-324, -5e-324, 0.0}), Tensor::FromVector<double>({-2.5, -2.5, 5e-324})},
+                {{"T", TypeA(tensorflow::DT_DOUBLE)}});
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].base<double>()[0] == pi);  // glibc under DAZ: -pi
+  CHECK(r.outputs[0].base<double>()[1] == -pi);
+  CHECK(r.outputs[0].base<double>()[2] == 0.0);
+}
+
 TEST_CASE("float Range computes start + i * delta, not a running sum", "[fidelity]") {
   Run r = RunOp("Range", {Tensor::Scalar<float>(0), Tensor::Scalar<float>(1), Tensor::Scalar<float>(0.1f)},
                 {{"Tidx", TypeA(tensorflow::DT_FLOAT)}});
