@@ -12,6 +12,24 @@
 
 #include "kernels/tensor.h"
 
+// m(T); for every number type TensorFlow's kernels commonly register (its
+// TF_CALL_NUMBER_TYPES): the kernel registrations of one op for all of them.
+#define TA_CALL_NUMBER_TYPES(m)                                                          \
+  m(float);                                                                             \
+  m(double);                                                                            \
+  m(Eigen::half);                                                                       \
+  m(Eigen::bfloat16);                                                                   \
+  m(int8_t);                                                                            \
+  m(int16_t);                                                                           \
+  m(int32_t);                                                                           \
+  m(int64_t);                                                                           \
+  m(uint8_t);                                                                           \
+  m(uint16_t);                                                                          \
+  m(uint32_t);                                                                          \
+  m(uint64_t);                                                                          \
+  m(complex64);                                                                         \
+  m(complex128)
+
 #define TA_DTYPE_CASE(ENUM, TYPE, ...) \
   case ::tensorflow::ENUM: {           \
     using T = TYPE;                    \

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/strided_copy.h"
+#include "kernels/dtype_dispatch.h"
 
 namespace tensoract {
 namespace {
@@ -221,20 +222,7 @@ REGISTER_KERNEL(Name("GatherNd").Device(DEVICE_CPU).TypeConstraint("Tparams", Ga
   REGISTER_KERNEL(Name("ScatterNd").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint(        \
                       "Tindices", DataTypeVector{::tensorflow::DT_INT32, ::tensorflow::DT_INT64}), \
                   ScatterNdOp<T>)
-TA_REGISTER(float);
-TA_REGISTER(double);
-TA_REGISTER(Eigen::half);
-TA_REGISTER(Eigen::bfloat16);
-TA_REGISTER(int8_t);
-TA_REGISTER(int16_t);
-TA_REGISTER(int32_t);
-TA_REGISTER(int64_t);
-TA_REGISTER(uint8_t);
-TA_REGISTER(uint16_t);
-TA_REGISTER(uint32_t);
-TA_REGISTER(uint64_t);
-TA_REGISTER(complex64);
-TA_REGISTER(complex128);
+TA_CALL_NUMBER_TYPES(TA_REGISTER);
 TA_REGISTER(bool);
 TA_REGISTER(std::string);
 #undef TA_REGISTER

@@ -13,6 +13,7 @@
 #include <Eigen/Core>
 
 #include "kernels/cpu/strided_copy.h"
+#include "kernels/dtype_dispatch.h"
 
 namespace tensoract {
 namespace {
@@ -218,20 +219,7 @@ REGISTER_KERNEL(Name("MirrorPad").Device(DEVICE_CPU).TypeConstraint("T", MirrorP
 
 #define TA_REGISTER(T) \
   REGISTER_KERNEL(Name("MirrorPadGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MirrorPadGradOp<T>)
-TA_REGISTER(float);
-TA_REGISTER(double);
-TA_REGISTER(Eigen::half);
-TA_REGISTER(Eigen::bfloat16);
-TA_REGISTER(int8_t);
-TA_REGISTER(int16_t);
-TA_REGISTER(int32_t);
-TA_REGISTER(int64_t);
-TA_REGISTER(uint8_t);
-TA_REGISTER(uint16_t);
-TA_REGISTER(uint32_t);
-TA_REGISTER(uint64_t);
-TA_REGISTER(complex64);
-TA_REGISTER(complex128);
+TA_CALL_NUMBER_TYPES(TA_REGISTER);
 #undef TA_REGISTER
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/strided_copy.h"
+#include "kernels/dtype_dispatch.h"
 
 namespace tensoract {
 namespace {
@@ -104,20 +105,7 @@ class ScanOp : public OpKernel {
 #define TA_REGISTER(T)                                                                                  \
   REGISTER_KERNEL(Name("Cumsum").Device(DEVICE_CPU).TypeConstraint<T>("T"), ScanOp<T, SumOp>);        \
   REGISTER_KERNEL(Name("Cumprod").Device(DEVICE_CPU).TypeConstraint<T>("T"), ScanOp<T, ProdOp>)
-TA_REGISTER(float);
-TA_REGISTER(double);
-TA_REGISTER(Eigen::half);
-TA_REGISTER(Eigen::bfloat16);
-TA_REGISTER(int8_t);
-TA_REGISTER(int16_t);
-TA_REGISTER(int32_t);
-TA_REGISTER(int64_t);
-TA_REGISTER(uint8_t);
-TA_REGISTER(uint16_t);
-TA_REGISTER(uint32_t);
-TA_REGISTER(uint64_t);
-TA_REGISTER(complex64);
-TA_REGISTER(complex128);
+TA_CALL_NUMBER_TYPES(TA_REGISTER);
 #undef TA_REGISTER
 
 }  // namespace

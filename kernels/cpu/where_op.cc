@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 
 #include "kernels/cpu/strided_copy.h"
+#include "kernels/dtype_dispatch.h"
 
 namespace tensoract {
 namespace {
@@ -47,21 +48,8 @@ bool WhereOp<bool>::IsTrue(const bool& v) {
 
 #define TA_REGISTER(T) REGISTER_KERNEL(Name("Where").Device(DEVICE_CPU).TypeConstraint<T>("T"), WhereOp<T>)
 TA_REGISTER(bool);
-TA_REGISTER(float);
-TA_REGISTER(double);
-// TensorFlow's CPU kernel refuses half (Unimplemented); it has a plain answer, given here.
-TA_REGISTER(Eigen::half);
-TA_REGISTER(Eigen::bfloat16);
-TA_REGISTER(int8_t);
-TA_REGISTER(int16_t);
-TA_REGISTER(int32_t);
-TA_REGISTER(int64_t);
-TA_REGISTER(uint8_t);
-TA_REGISTER(uint16_t);
-TA_REGISTER(uint32_t);
-TA_REGISTER(uint64_t);
-TA_REGISTER(complex64);
-TA_REGISTER(complex128);
+// Half too, where TensorFlow's CPU kernel refuses it (Unimplemented): it has a plain answer.
+TA_CALL_NUMBER_TYPES(TA_REGISTER);
 #undef TA_REGISTER
 
 }  // namespace
