@@ -885,3 +885,27 @@ CATALOGUE = [
 # Bounds by op for the "bound" tolerances (a case may bring its own).
 BOUNDS = {"Prod": prod_bound, "Mean": mean_bound, "Elu": elu_bound, "Selu": elu_bound, "Pow": pow_bound,
           "AddN": addn_bound}
+
+# ---- op families in their own files ------------------------------------------------------
+# A family of ops (fidelity_catalogue_<family>.py) brings its own CATALOGUE list and may bring
+# BOUNDS (op -> bound) and ACCEPTED (dicts of tf_fidelity_compat.Accepted's fields): imported
+# here, after everything above is defined, so a family module imports what it uses from this
+# one.
+FAMILIES = ("nn", "segment", "depthwise", "random")
+FAMILY_ACCEPTED = []
+
+
+def _add_families():
+    import importlib
+    import importlib.util
+    for family in FAMILIES:
+        name = "fidelity_catalogue_" + family
+        if importlib.util.find_spec(name) is None:
+            continue
+        module = importlib.import_module(name)
+        CATALOGUE.extend(module.CATALOGUE)
+        BOUNDS.update(getattr(module, "BOUNDS", {}))
+        FAMILY_ACCEPTED.extend(getattr(module, "ACCEPTED", []))
+
+
+_add_families()

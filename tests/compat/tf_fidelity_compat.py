@@ -140,6 +140,8 @@ ACCEPTED = [
              "(kernels/cpu/cwise_cast.cc, which another change is rewriting now)"),
 ]
 
+ACCEPTED += [Accepted(**a) for a in cat.FAMILY_ACCEPTED]  # the op families' own (fidelity_catalogue)
+
 # ---- cases ---------------------------------------------------------------------------------
 
 
