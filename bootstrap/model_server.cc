@@ -1,15 +1,10 @@
 #include "bootstrap/model_server.h"
 
 #include <httplib.h>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <limits>
-#include <filesystem>
-#include <iostream>
-#include <string_view>
 
 #include "bootstrap/serving_examples.h"
 #include "bootstrap/serving_status.h"
@@ -17,285 +12,24 @@
 
 namespace tensoract {
 
-namespace fs = std::filesystem;
 using serving::Json;
 
-struct ModelServer::Servable {
-  int64_t version = 0;
-  std::unique_ptr<SavedModelBundle> bundle;
-};
-
-// A request path, taken apart as TensorFlow Serving's two regular expressions do
-// (http_rest_api_util.cc):
-//   POST (?i)/v1/models/([^/:]+)(?:(?:/versions/(\d+))|(?:/labels/([^/:]+)))?:(classify|regress|predict)
-//   GET  (?i)/v1/models(?:/([^/:]+))?(?:(?:/versions/(\d+))|(?:/labels/([^/:]+)))?(?:\/(metadata))?
-// by hand: std::regex backtracks by recursion, and a path is the client's to choose.
-struct ModelServer::Route {
-  std::string name;
-  std::optional<int64_t> version;
-  std::optional<std::string> label;
-  std::string verb;         // POST: the text after ':', as written
-  std::string subresource;  // GET: "metadata" as written, or ""
-};
-
 namespace {
-
-bool ConsumeIcase(std::string_view* s, std::string_view prefix) {
-  if (s->size() < prefix.size()) return false;
-  for (size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>((*s)[i])) != prefix[i]) return false;
-  }
-  s->remove_prefix(prefix.size());
-  return true;
-}
-
-bool EqualsIcase(std::string_view s, std::string_view lower) {
-  std::string_view rest = s;
-  return ConsumeIcase(&rest, lower) && rest.empty();
-}
-
-// [^/:]+
-std::string_view TakeSegment(std::string_view* s) {
-  size_t n = 0;
-  while (n < s->size() && (*s)[n] != '/' && (*s)[n] != ':') ++n;
-  std::string_view seg = s->substr(0, n);
-  s->remove_prefix(n);
-  return seg;
-}
-
-// \d+
-std::string_view TakeDigits(std::string_view* s) {
-  size_t n = 0;
-  while (n < s->size() && (*s)[n] >= '0' && (*s)[n] <= '9') ++n;
-  std::string_view digits = s->substr(0, n);
-  s->remove_prefix(n);
-  return digits;
-}
-
-// (?:(?:/versions/(\d+))|(?:/labels/([^/:]+)))?  Leaves `s` alone when neither matches.
-void TakeVersionOrLabel(std::string_view* s, std::string* version, std::optional<std::string>* label) {
-  std::string_view rest = *s;
-  if (ConsumeIcase(&rest, "/versions/")) {
-    std::string_view digits = TakeDigits(&rest);
-    if (!digits.empty()) {
-      *version = std::string(digits);
-      *s = rest;
-    }
-    return;
-  }
-  rest = *s;
-  if (ConsumeIcase(&rest, "/labels/")) {
-    std::string_view seg = TakeSegment(&rest);
-    if (!seg.empty()) {
-      *label = std::string(seg);
-      *s = rest;
-    }
-  }
-}
-
-bool MatchPredictionPath(std::string_view s, std::string* name, std::string* version,
-                         std::optional<std::string>* label, std::string* verb) {
-  if (!ConsumeIcase(&s, "/v1/models/")) return false;
-  std::string_view seg = TakeSegment(&s);
-  if (seg.empty()) return false;
-  *name = std::string(seg);
-  TakeVersionOrLabel(&s, version, label);
-  if (s.empty() || s[0] != ':') return false;
-  s.remove_prefix(1);
-  if (!EqualsIcase(s, "classify") && !EqualsIcase(s, "regress") && !EqualsIcase(s, "predict")) return false;
-  *verb = std::string(s);
-  return true;
-}
-
-// Everything after the model name: (?:/versions/N|/labels/L)?(?:/metadata)?, to the end.
-bool MatchStatusTail(std::string_view s, std::string* version, std::optional<std::string>* label,
-                     std::string* subresource) {
-  TakeVersionOrLabel(&s, version, label);
-  if (s.empty()) return true;
-  std::string_view rest = s;
-  if (ConsumeIcase(&rest, "/metadata") && rest.empty()) {
-    *subresource = std::string(s.substr(1));
-    return true;
-  }
-  return false;
-}
-
-bool MatchStatusPath(std::string_view s, std::string* name, std::string* version, std::optional<std::string>* label,
-                     std::string* subresource) {
-  if (!ConsumeIcase(&s, "/v1/models")) return false;
-  // The model name is optional, so "/v1/models/versions/3" is version 3 of no model
-  // when "versions" as a name leaves a tail that does not match.
-  if (!s.empty() && s[0] == '/') {
-    std::string_view rest = s.substr(1);
-    std::string_view seg = TakeSegment(&rest);
-    std::string v, sub;
-    std::optional<std::string> l;
-    if (!seg.empty() && MatchStatusTail(rest, &v, &l, &sub)) {
-      *name = std::string(seg);
-      *version = v;
-      *label = l;
-      *subresource = sub;
-      return true;
-    }
-  }
-  return MatchStatusTail(s, version, label, subresource);
-}
 
 std::string ServableRequestString(const std::string& name, std::optional<int64_t> version) {
   return version ? StrCat("Specific(", name, ", ", *version, ")") : StrCat("Latest(", name, ")");
 }
 
-// What changes when a SavedModel is rewritten: a version that failed to load is tried
-// again only when this does.
-std::string Fingerprint(const fs::path& dir) {
-  std::string out;
-  for (const char* name : {"saved_model.pb", "saved_model.pbtxt", "variables/variables.index"}) {
-    struct stat st;
-    if (::stat((dir / name).c_str(), &st) == 0) {
-      out += StrCat(name, ":", st.st_size, ":", st.st_mtim.tv_sec, ".", st.st_mtim.tv_nsec, ";");
-    }
-  }
-  return out;
-}
-
-// A version directory's name: digits only (TensorFlow Serving reads it as an int64).
-std::optional<int64_t> VersionOf(const std::string& name) {
-  if (name.empty() || name.size() > 18) return std::nullopt;
-  for (char c : name) {
-    if (c < '0' || c > '9') return std::nullopt;
-  }
-  return std::stoll(name);
-}
-
-void Log(const std::string& line) { std::cerr << "tensoract-serve: " + line + "\n" << std::flush; }
-
-// The numbered version directories under `base`, newest first.
-StatusOr<std::map<int64_t, fs::path, std::greater<int64_t>>> ListVersionDirs(const std::string& base) {
-  std::map<int64_t, fs::path, std::greater<int64_t>> versions;
-  std::error_code ec;
-  fs::directory_iterator it(base, ec);
-  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    std::error_code dir_ec;
-    if (!it->is_directory(dir_ec)) continue;
-    if (auto v = VersionOf(it->path().filename().string())) versions[*v] = it->path();
-  }
-  if (ec) return errors::NotFound("cannot list the model base path ", base, ": ", ec.message());
-  return versions;
-}
-
 }  // namespace
 
-ModelServer::ModelServer(ModelServerOptions options) : options_(std::move(options)) {}
+ModelServer::ModelServer(ModelServerOptions options)
+    : options_(std::move(options)), versions_(options_.model_name, options_.model_base_path) {}
 
 ModelServer::~ModelServer() { Stop(); }
 
-std::optional<int64_t> ModelServer::serving_version() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!serving_) return std::nullopt;
-  return serving_->version;
-}
+std::optional<int64_t> ModelServer::serving_version() const { return versions_.serving_version(); }
 
-void ModelServer::SetState(int64_t version, const std::string& state, const Status& status,
-                           const std::string& fingerprint) {
-  std::lock_guard<std::mutex> lock(mu_);
-  versions_[version] = VersionState{state, status, fingerprint};
-}
-
-void ModelServer::PollOnce() {
-  std::lock_guard<std::mutex> poll_lock(poll_mu_);
-  auto on_disk = ListVersionDirs(options_.model_base_path);
-  if (!on_disk.ok()) {
-    // Nothing is known about the versions, so nothing changes (TensorFlow Serving's file
-    // system source does the same). Said once, not every poll.
-    if (on_disk.status().message() != last_list_error_) Log(on_disk.status().message());
-    last_list_error_ = on_disk.status().message();
-    ReleaseRetired();
-    return;
-  }
-  last_list_error_.clear();
-  // The newest version that holds a SavedModel (a directory still being written has none
-  // yet). It replaces the one serving when it is newer, or when that one's directory is
-  // gone.
-  std::optional<int64_t> target;
-  for (const auto& [v, path] : *on_disk) {
-    if (MaybeSavedModelDirectory(path.string())) {
-      target = v;
-      break;
-    }
-  }
-  std::optional<int64_t> current = serving_version();
-  const bool current_on_disk = current && on_disk->count(*current);
-  if (target && (!current || *target > *current || (!current_on_disk && *target != *current))) {
-    LoadVersion(*target, on_disk->at(*target));
-  }
-  // A serving version whose directory is gone and that nothing replaced goes.
-  current = serving_version();
-  if (current && !on_disk->count(*current)) {
-    Log(StrCat("version ", *current, " of model ", options_.model_name, " was removed; unloading it"));
-    std::lock_guard<std::mutex> lock(mu_);
-    versions_[*current] = VersionState{"UNLOADING", Status::OK(), ""};
-    retiring_.push_back(std::move(serving_));
-  }
-  ReleaseRetired();
-}
-
-void ModelServer::LoadVersion(int64_t version, const fs::path& path) {
-  const std::string fingerprint = Fingerprint(path);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto state = versions_.find(version);
-    if (state != versions_.end() && !state->second.status.ok() && state->second.fingerprint == fingerprint) {
-      return;  // failed before, and unchanged since
-    }
-  }
-  SetState(version, "LOADING");
-  Log(StrCat("loading version ", version, " of model ", options_.model_name, " from ", path.string()));
-  auto bundle = LoadSavedModel(path.string(), {kSavedModelTagServe});
-  if (!bundle.ok()) {
-    Log(StrCat("version ", version, " of model ", options_.model_name, " failed to load: ", bundle.status().ToString()));
-    SetState(version, "END", bundle.status(), fingerprint);
-    return;
-  }
-  auto servable = std::make_shared<Servable>();
-  servable->version = version;
-  servable->bundle = std::move(bundle).value();
-  std::shared_ptr<Servable> old;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    old = std::move(serving_);
-    serving_ = std::move(servable);
-    versions_[version] = VersionState{"AVAILABLE", Status::OK(), ""};
-    if (old) versions_[old->version] = VersionState{"UNLOADING", Status::OK(), ""};
-  }
-  if (old) retiring_.push_back(std::move(old));
-  Log(StrCat("serving version ", version, " of model ", options_.model_name));
-}
-
-// Versions swapped out are unloaded here, on the polling thread, once no request holds
-// them: a request copies the pointer under mu_ and only while it is serving_, so a count
-// of one stays one.
-void ModelServer::ReleaseRetired() {
-  for (auto r = retiring_.begin(); r != retiring_.end();) {
-    if (r->use_count() == 1) {
-      const int64_t version = (*r)->version;
-      r->reset();
-      SetState(version, "END");
-      r = retiring_.erase(r);
-    } else {
-      ++r;
-    }
-  }
-}
-
-void ModelServer::PollLoop() {
-  const auto interval = std::chrono::duration<double>(options_.file_system_poll_wait_seconds);
-  std::unique_lock<std::mutex> lock(stop_mu_);
-  while (!stop_cv_.wait_for(lock, interval, [this] { return stopping_; })) {
-    lock.unlock();
-    PollOnce();
-    lock.lock();
-  }
-}
+void ModelServer::PollOnce() { versions_.PollOnce(); }
 
 StatusOr<int> ModelServer::Start() {
   if (options_.model_name.empty()) return errors::InvalidArgument("a model name is needed (--model_name)");
@@ -403,28 +137,15 @@ StatusOr<int> ModelServer::Start() {
   while (!http_->is_running() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  if (options_.file_system_poll_wait_seconds > 0) poller_ = std::thread([this] { PollLoop(); });
+  versions_.StartPolling(options_.file_system_poll_wait_seconds);
   return port;
 }
 
 void ModelServer::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(stop_mu_);
-    stopping_ = true;
-  }
-  stop_cv_.notify_all();
   if (http_) http_->stop();
   // listen_after_bind returns once the pool has finished the requests it holds.
   if (http_thread_.joinable()) http_thread_.join();
-  if (poller_.joinable()) poller_.join();
-  std::lock_guard<std::mutex> poll_lock(poll_mu_);  // a PollOnce of the owner's may still run
-  std::shared_ptr<Servable> last;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    last = std::move(serving_);
-  }
-  last.reset();
-  retiring_.clear();
+  versions_.Clear();
 }
 
 ModelServer::Response ModelServer::HandleRequest(const std::string& method, const std::string& path,
@@ -446,42 +167,18 @@ ModelServer::Response ModelServer::HandleRequest(const std::string& method, cons
 
 Status ModelServer::Dispatch(const std::string& method, const std::string& path, const std::string& body,
                              std::string* output) {
-  std::string_view p = path;
-  if (!ConsumeIcase(&p, "/v1/")) return errors::NotFound("Not found: ", method, " ", path);
-  Route route;
-  std::string version;
-  bool matched = false;
-  if (method == "POST") {
-    matched = MatchPredictionPath(path, &route.name, &version, &route.label, &route.verb);
-  } else if (method == "GET") {
-    matched = MatchStatusPath(path, &route.name, &version, &route.label, &route.subresource);
-  }
-  if (!version.empty()) {
-    int64_t v = 0;
-    auto [end, ec] = std::from_chars(version.data(), version.data() + version.size(), v);
-    if (ec != std::errc() || end != version.data() + version.size()) {
-      return errors::InvalidArgument("Failed to convert version: ", version, " to numeric.");
-    }
-    route.version = v;
-  }
-  if (matched && method == "POST") {
-    if (route.verb == "predict") return Predict(route, body, output);
-    if (route.verb == "classify") return ClassifyOrRegress(route, body, true, output);
-    if (route.verb == "regress") return ClassifyOrRegress(route, body, false, output);
-  } else if (matched) {
-    if (route.subresource == "metadata") return Metadata(route, output);
-    return ModelStatus(route, output);
-  }
+  TA_ASSIGN_OR_RETURN(Route route, serving::ParseRoute(method, path));
+  if (method == "GET") return route.subresource == "metadata" ? Metadata(route, output) : ModelStatus(route, output);
+  if (route.verb == "predict") return Predict(route, body, output);
+  if (route.verb == "classify") return ClassifyOrRegress(route, body, true, output);
+  if (route.verb == "regress") return ClassifyOrRegress(route, body, false, output);
   return errors::InvalidArgument("Malformed request: ", method, " ", path);
 }
 
-StatusOr<std::shared_ptr<ModelServer::Servable>> ModelServer::ServableFor(const std::string& name,
-                                                                          std::optional<int64_t> version) const {
+StatusOr<std::shared_ptr<Servable>> ModelServer::ServableFor(const std::string& name,
+                                                             std::optional<int64_t> version) const {
   std::shared_ptr<Servable> servable;
-  if (name == options_.model_name) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (serving_ && (!version || serving_->version == *version)) servable = serving_;
-  }
+  if (name == options_.model_name) servable = versions_.Serving(version);
   if (!servable) return errors::NotFound("Servable not found for request: ", ServableRequestString(name, version));
   return servable;
 }
@@ -583,14 +280,7 @@ Status ModelServer::ModelStatus(const Route& route, std::string* output) {
   if (route.name.empty()) return errors::InvalidArgument("Missing model name in request.");
   // A label is ignored here, as TensorFlow Serving's status call ignores it.
   std::vector<serving::VersionStatus> list;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (route.name == options_.model_name) {
-      for (const auto& [version, state] : versions_) {
-        if (!route.version || *route.version == version) list.push_back({version, state.state, state.status});
-      }
-    }
-  }
+  if (route.name == options_.model_name) list = versions_.Statuses(route.version);
   if (list.empty()) {
     if (route.version) {
       return errors::NotFound("Could not find version ", *route.version, " of model ", route.name);

@@ -1,18 +1,10 @@
 // ModelServer: one model served over TensorFlow Serving's REST API (tensoract-serve).
 //
-// The model lives under a base path as numbered version directories, each a SavedModel:
+// The model lives under a base path as numbered version directories, each a SavedModel,
+// polled every file_system_poll_wait_seconds (bootstrap/servable_versions.h: the newest
+// serves; one that fails to load leaves the previous one serving).
 //
-//   /models/mnist/1/saved_model.pb, variables/...
-//   /models/mnist/2/...
-//
-// Every poll interval the server lists the base path and serves the newest version that
-// holds a SavedModel (TensorFlow Serving's default "latest" policy): it loads it (tags
-// {"serve"}) beside the one serving, swaps it in, and lets the old one go once the
-// requests still running on it are done. A version that fails to load leaves the previous
-// one serving and shows as END with its error in the model status; it is tried again only
-// when its saved_model.pb changes. A version whose directory disappears is unloaded.
-//
-// Endpoints (paths as TensorFlow Serving's, case-insensitive):
+// Endpoints (paths as TensorFlow Serving's, case-insensitive: bootstrap/serving_routes.h):
 //   GET  /v1/models/NAME[/versions/N]              model status
 //   GET  /v1/models/NAME[/versions/N]/metadata     signatures
 //   POST /v1/models/NAME[/versions/N]:predict      (and :classify, :regress)
@@ -23,19 +15,16 @@
 #ifndef TENSORACT_BOOTSTRAP_MODEL_SERVER_H_
 #define TENSORACT_BOOTSTRAP_MODEL_SERVER_H_
 
-#include <condition_variable>
 #include <cstdint>
-#include <filesystem>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "base/status.h"
+#include "bootstrap/servable_versions.h"
 #include "bootstrap/serving_json.h"
+#include "bootstrap/serving_routes.h"
 
 namespace httplib {
 class Server;
@@ -43,7 +32,6 @@ class Server;
 
 namespace tensoract {
 
-class SavedModelBundle;
 struct RunOptions;
 
 struct ModelServerOptions {
@@ -90,13 +78,7 @@ class ModelServer {
   std::optional<int64_t> serving_version() const;
 
  private:
-  struct Servable;
-  struct VersionState {
-    std::string state;       // LOADING, AVAILABLE, UNLOADING, END
-    Status status;           // why it failed to load
-    std::string fingerprint; // of saved_model.pb when it failed: retried only when it changes
-  };
-  struct Route;
+  using Route = serving::Route;
 
   Status Dispatch(const std::string& method, const std::string& path, const std::string& body,
                   std::string* output);
@@ -107,28 +89,8 @@ class ModelServer {
   Status ModelStatus(const Route& route, std::string* output);
   RunOptions RequestRunOptions() const;
 
-  void SetState(int64_t version, const std::string& state, const Status& status = Status::OK(),
-                const std::string& fingerprint = "");
-  // Loads `version` from `path` and swaps it in (PollOnce's, under poll_mu_).
-  void LoadVersion(int64_t version, const std::filesystem::path& path);
-  void ReleaseRetired();
-  void PollLoop();
-
   const ModelServerOptions options_;
-
-  mutable std::mutex mu_;                // guards serving_, versions_
-  std::shared_ptr<Servable> serving_;
-  std::map<int64_t, VersionState, std::greater<int64_t>> versions_;  // newest first
-
-  // Owned by the polling thread (and Start, before it runs).
-  std::vector<std::shared_ptr<Servable>> retiring_;  // swapped out, requests may still hold them
-  std::string last_list_error_;
-
-  std::mutex poll_mu_;  // serialises PollOnce
-  std::mutex stop_mu_;  // with stop_cv_, the poller's sleep between polls
-  std::condition_variable stop_cv_;
-  bool stopping_ = false;
-  std::thread poller_;
+  ServableVersions versions_;
   std::unique_ptr<httplib::Server> http_;
   std::thread http_thread_;
 };
