@@ -33,24 +33,17 @@ import time
 import urllib.error
 import urllib.request
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-try:
+from compat_util import Checks, skip_without  # noqa: E402
+with skip_without():
     import numpy as np
     import tensorflow as tf
-except ImportError as e:
-    print(f"SKIPPED: tensorflow cannot be imported ({e}); bootstrap/install-deps.sh installs tensorflow-cpu")
-    sys.exit(77)
 
 tf1 = tf.compat.v1
 SERVE, WORK = sys.argv[1], sys.argv[2]
-failures = []
 rng = np.random.default_rng(11)
 
 
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
+check = Checks()
 
 
 def close(ours, theirs, rtol=1e-5, atol=1e-6):
@@ -462,14 +455,14 @@ def main():
     finally:
         for s in servers:
             s.kill()
-    if failures:
-        print(f"{len(failures)} check(s) failed")
+    if check.failures:
+        check.summary()
         for s in servers:
             tail = "".join(s.stderr)[-3000:]
             if tail:
                 print(f"--- tensoract-serve {s.name} stderr (tail):\n{tail}")
         sys.exit(1)
-    print("all checks passed")
+    sys.exit(check.summary())
 
 
 if __name__ == "__main__":

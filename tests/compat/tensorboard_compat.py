@@ -31,27 +31,20 @@ import sys
 import time
 import urllib.request
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-try:
+from compat_util import Checks, skip_without  # noqa: E402
+with skip_without('tensorflow or tensorboard', 'bootstrap/install-deps.sh installs both'):
     import numpy as np
     import tensorflow as tf
     from tensorboard.backend.event_processing import event_accumulator
     from tensorboard.backend.event_processing import event_file_loader
     from tensorboard.util import tb_logging
-except ImportError as e:
-    print(f"SKIPPED: tensorflow or tensorboard cannot be imported ({e}); bootstrap/install-deps.sh installs both")
-    sys.exit(77)
 
 from tensorflow.core.framework import summary_pb2
 
 tf1 = tf.compat.v1
-FAILURES = []
 
 
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILURES.append(what)
+check = Checks()
 
 
 def summary_graph():
@@ -311,11 +304,7 @@ def main():
     logdir, event_file, loss = check_main_job(fashion_mnist, work)
     check_tensorboard_server(logdir, loss)
     check_damage(tool, event_file, work)
-    if FAILURES:
-        print(f"{len(FAILURES)} FAILED")
-        return 1
-    print("all passed")
-    return 0
+    return check.summary()
 
 
 if __name__ == "__main__":

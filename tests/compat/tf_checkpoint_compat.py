@@ -22,22 +22,15 @@ import shutil
 import subprocess
 import sys
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-try:
+from compat_util import Checks, skip_without  # noqa: E402
+with skip_without():
     import numpy as np
     import tensorflow as tf
-except ImportError as e:
-    print(f"SKIPPED: tensorflow cannot be imported ({e}); bootstrap/install-deps.sh installs tensorflow-cpu")
-    sys.exit(77)
 
 tf1 = tf.compat.v1
-FAILURES = []
 
 
-def check(cond, what):
-    if not cond:
-        FAILURES.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 def tool(*args):
@@ -192,11 +185,7 @@ def main():
     case_tf_saver_tensoract_reads(sharded=False)
     case_tf_saver_tensoract_reads(sharded=True)
     case_tensoract_saver_tf_reads()
-    if FAILURES:
-        print(f"{len(FAILURES)} mismatches")
-        return 1
-    print("all checkpoints match")
-    return 0
+    return check.summary("all checkpoints match")
 
 
 if __name__ == "__main__":

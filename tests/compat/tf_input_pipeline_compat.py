@@ -19,13 +19,10 @@ import os
 import subprocess
 import sys
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-try:
+from compat_util import skip_without  # noqa: E402
+with skip_without():
     import numpy as np
     import tensorflow as tf
-except ImportError as e:
-    print(f"SKIPPED: tensorflow cannot be imported ({e})")
-    sys.exit(77)
 
 tf1 = tf.compat.v1
 RECORDS, EPOCHS, BATCH = 200, 8, 10

@@ -37,23 +37,16 @@ import shutil
 import subprocess
 import sys
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-try:
+from compat_util import Checks, skip_without  # noqa: E402
+with skip_without():
     import numpy as np
     import tensorflow as tf
-except ImportError as e:
-    print(f"SKIPPED: tensorflow cannot be imported ({e}); bootstrap/install-deps.sh installs tensorflow-cpu")
-    sys.exit(77)
 
 tf1 = tf.compat.v1
 RUN, TOOL, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
 
 
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+check = Checks()
 
 
 def run_signature(model_dir, signature, inputs, tag_set="serve"):
@@ -393,5 +386,4 @@ if __name__ == "__main__":
     bad_input(module_dir, tf1_dir)
     exported_here()
     meta_graphs()
-    print(f"{len(failures)} failure(s)")
-    sys.exit(1 if failures else 0)
+    sys.exit(check.summary())

@@ -12,13 +12,10 @@ import gzip
 import os
 import sys
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-try:
+from compat_util import skip_without  # noqa: E402
+with skip_without():
     import numpy as np
     import tensorflow as tf
-except ImportError as e:
-    print(f"SKIPPED: tensorflow cannot be imported ({e})")
-    sys.exit(77)
 
 
 def main():
