@@ -1,0 +1,137 @@
+// Depthwise 2-D convolution and its two gradients (MobileNet's layers), with TensorFlow
+// 2.21's OpDefs and shape functions: each input channel is convolved with its own
+// depth_multiplier filters, giving in_depth * depth_multiplier output channels.
+#include "graph/common_shape_fns.h"
+#include "graph/op_registry.h"
+
+namespace tensoract {
+namespace {
+
+using shape_inference::InferenceContext;
+
+// TensorFlow's CheckValidPadding: explicit_paddings holds [before, after] for each of the 4
+// dimensions when padding is EXPLICIT (none in batch and depth), and is empty otherwise.
+Status CheckExplicitPaddings(const std::string& padding, const std::vector<int64_t>& paddings, bool nchw) {
+  if (padding != "EXPLICIT") {
+    if (!paddings.empty()) {
+      return errors::InvalidArgument("explicit_paddings attribute must be empty if the padding attribute is not "
+                                     "EXPLICIT");
+    }
+    return Status::OK();
+  }
+  if (paddings.size() != 8) {
+    return errors::InvalidArgument("explicit_paddings attribute must contain 8 values, but got: ", paddings.size());
+  }
+  for (int64_t p : paddings) {
+    if (p < 0) return errors::InvalidArgument("All elements of explicit_paddings must be nonnegative");
+  }
+  const int depth = nchw ? 1 : 3;
+  if (paddings[0] != 0 || paddings[1] != 0 || paddings[2 * depth] != 0 || paddings[2 * depth + 1] != 0) {
+    return errors::InvalidArgument("Nonzero explicit padding in the batch or depth dimensions is not supported");
+  }
+  return Status::OK();
+}
+
+// TensorFlow's GetWindowedOutputSizeFromDimsV2: SAME gives ceil(in / stride); VALID and
+// EXPLICIT (in + padding - effective window + stride) / stride, refused when the padded
+// input is shorter than the window. Unknown when the input (or, but for SAME, the window) is.
+Status WindowedSize(InferenceContext* c, int64_t in, int64_t k, int64_t dilation, int64_t stride,
+                    const std::string& padding, int64_t before, int64_t after, int64_t* out) {
+  if (stride <= 0) return errors::InvalidArgument("Stride must be > 0, but got ", stride);
+  if (dilation < 1) return errors::InvalidArgument("Dilation rate must be >= 1, but got ", dilation);
+  *out = shape_inference::kUnknownDim;
+  if (padding == "SAME") {
+    if (InferenceContext::ValueKnown(in)) *out = (in + stride - 1) / stride;
+    return Status::OK();
+  }
+  if (!InferenceContext::ValueKnown(in) || !InferenceContext::ValueKnown(k)) return Status::OK();
+  const int64_t padded = in + (padding == "EXPLICIT" ? before + after : 0);
+  const int64_t window = (k - 1) * dilation + 1;
+  if (padded < window) {
+    return errors::InvalidArgument("Negative dimension size caused by subtracting ", window, " from ", padded);
+  }
+  *out = (padded - window + stride) / stride;
+  return Status::OK();
+}
+
+Status DepthwiseConv2DNativeShape(InferenceContext* c) {
+  PartialTensorShape input, filter;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
+  std::vector<int64_t> strides, dilations, paddings;
+  TA_RETURN_IF_ERROR(c->GetAttr("strides", &strides));
+  if (strides.size() != 4) {
+    return errors::InvalidArgument("DepthwiseConv2D requires the stride attribute to contain 4 values, but got: ",
+                                   strides.size());
+  }
+  if (!c->GetAttr("dilations", &dilations).ok()) dilations.assign(4, 1);
+  if (dilations.size() != 4) {
+    return errors::InvalidArgument("DepthwiseConv2D requires the dilations attribute to contain 4 values, but got: ",
+                                   dilations.size());
+  }
+  std::string data_format = "NHWC", padding;
+  if (!c->GetAttr("data_format", &data_format).ok()) data_format = "NHWC";
+  const bool nchw = data_format == "NCHW";
+  const int rows = nchw ? 2 : 1, cols = nchw ? 3 : 2, depth = nchw ? 1 : 3;
+  TA_RETURN_IF_ERROR(c->GetAttr("padding", &padding));
+  if (!c->GetAttr("explicit_paddings", &paddings).ok()) paddings.clear();
+  TA_RETURN_IF_ERROR(CheckExplicitPaddings(padding, paddings, nchw));
+  if (padding != "EXPLICIT") paddings.assign(8, 0);
+
+  int64_t in_depth;
+  TA_RETURN_IF_ERROR(c->MergeDim(InferenceContext::Dim(input, depth), InferenceContext::Dim(filter, 2), &in_depth));
+  const int64_t out_depth = InferenceContext::Multiply(in_depth, InferenceContext::Dim(filter, 3));
+  int64_t out_rows, out_cols;
+  TA_RETURN_IF_ERROR(WindowedSize(c, InferenceContext::Dim(input, rows), InferenceContext::Dim(filter, 0),
+                                  dilations[rows], strides[rows], padding, paddings[2 * rows],
+                                  paddings[2 * rows + 1], &out_rows));
+  TA_RETURN_IF_ERROR(WindowedSize(c, InferenceContext::Dim(input, cols), InferenceContext::Dim(filter, 1),
+                                  dilations[cols], strides[cols], padding, paddings[2 * cols],
+                                  paddings[2 * cols + 1], &out_cols));
+  const int64_t batch = InferenceContext::Dim(input, 0);
+  c->set_output(0, nchw ? InferenceContext::MakeShape({batch, out_depth, out_rows, out_cols})
+                        : InferenceContext::MakeShape({batch, out_rows, out_cols, out_depth}));
+  return Status::OK();
+}
+
+// The gradients' shapes are their size inputs (input_sizes, filter_sizes), of rank 4.
+template <int kSizes>
+Status ShapeFromSizes(InferenceContext* c) {
+  PartialTensorShape shape;
+  TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(kSizes, &shape));
+  TA_RETURN_IF_ERROR(c->WithRank(shape, 4, &shape));
+  c->set_output(0, shape);
+  return Status::OK();
+}
+
+}  // namespace
+}  // namespace tensoract
+
+#define TA_DEPTHWISE_ATTRS                                                \
+  .Attr("T: {half, bfloat16, float, double}")                            \
+      .Attr("strides: list(int)")                                        \
+      .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")                    \
+      .Attr("explicit_paddings: list(int) = []")                         \
+      .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")                    \
+      .Attr("dilations: list(int) = [1, 1, 1, 1]")
+
+REGISTER_OP("DepthwiseConv2dNative")
+    .Input("input: T").Input("filter: T").Output("output: T")
+    TA_DEPTHWISE_ATTRS
+    .SetShapeFn(tensoract::DepthwiseConv2DNativeShape)
+    .Doc("Depthwise 2-D convolution of input [batch, rows, cols, in_depth] with a filter [rows, cols, in_depth, "
+         "depth_multiplier]: output channel i * depth_multiplier + m is channel i convolved with filter m.");
+
+REGISTER_OP("DepthwiseConv2dNativeBackpropInput")
+    .Input("input_sizes: int32").Input("filter: T").Input("out_backprop: T").Output("output: T")
+    TA_DEPTHWISE_ATTRS
+    .SetShapeFn(tensoract::ShapeFromSizes<0>)
+    .Doc("The gradient of DepthwiseConv2dNative with respect to its input, of shape input_sizes.");
+
+REGISTER_OP("DepthwiseConv2dNativeBackpropFilter")
+    .Input("input: T").Input("filter_sizes: int32").Input("out_backprop: T").Output("output: T")
+    TA_DEPTHWISE_ATTRS
+    .SetShapeFn(tensoract::ShapeFromSizes<1>)
+    .Doc("The gradient of DepthwiseConv2dNative with respect to its filter, of shape filter_sizes.");
+
+#undef TA_DEPTHWISE_ATTRS
