@@ -28,6 +28,43 @@ Output TruncatedNormal(const Scope& scope, const Input& shape, DataType dtype, R
 // `value` with its first dimension permuted.
 Output RandomShuffle(const Scope& scope, const Input& value, RandomAttrs attrs = {});
 
+// Stateless random ops (graph/ops/stateless_random_ops.cc): the numbers are a function of
+// `seed` (an int32 or int64 vector [2]) or of a Philox `key` (uint64 [1]), `counter` (uint64
+// [2]) and `alg` (int32 scalar, 1 = Philox), the same in every run; TensorFlow's numbers.
+Output StatelessRandomUniform(const Scope& scope, const Input& shape, const Input& seed,
+                              DataType dtype = tensorflow::DT_FLOAT);
+Output StatelessRandomNormal(const Scope& scope, const Input& shape, const Input& seed,
+                             DataType dtype = tensorflow::DT_FLOAT);
+Output StatelessTruncatedNormal(const Scope& scope, const Input& shape, const Input& seed,
+                                DataType dtype = tensorflow::DT_FLOAT);
+// Integers in [minval, maxval); dtype follows minval.
+Output StatelessRandomUniformInt(const Scope& scope, const Input& shape, const Input& seed, const Input& minval,
+                                 const Input& maxval);
+// Integers over dtype's whole range.
+Output StatelessRandomUniformFullInt(const Scope& scope, const Input& shape, const Input& seed,
+                                     DataType dtype = tensorflow::DT_UINT64);
+
+struct KeyCounterAlg {
+  Output key, counter, alg;  // alg: null from StatelessRandomGetKeyCounter
+};
+// What the V2 ops take to draw what the V1 ops draw from `seed`.
+KeyCounterAlg StatelessRandomGetKeyCounter(const Scope& scope, const Input& seed);
+KeyCounterAlg StatelessRandomGetKeyCounterAlg(const Scope& scope, const Input& seed);
+Output StatelessRandomGetAlg(const Scope& scope);
+
+Output StatelessRandomUniformV2(const Scope& scope, const Input& shape, const Input& key, const Input& counter,
+                                const Input& alg, DataType dtype = tensorflow::DT_FLOAT);
+Output StatelessRandomNormalV2(const Scope& scope, const Input& shape, const Input& key, const Input& counter,
+                               const Input& alg, DataType dtype = tensorflow::DT_FLOAT);
+Output StatelessTruncatedNormalV2(const Scope& scope, const Input& shape, const Input& key, const Input& counter,
+                                  const Input& alg, DataType dtype = tensorflow::DT_FLOAT);
+// dtype follows minval.
+Output StatelessRandomUniformIntV2(const Scope& scope, const Input& shape, const Input& key, const Input& counter,
+                                   const Input& alg, const Input& minval, const Input& maxval);
+Output StatelessRandomUniformFullIntV2(const Scope& scope, const Input& shape, const Input& key,
+                                       const Input& counter, const Input& alg,
+                                       DataType dtype = tensorflow::DT_UINT64);
+
 }  // namespace ops
 }  // namespace tensoract
 

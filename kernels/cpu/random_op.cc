@@ -8,7 +8,8 @@
 // per output element and moves the generator past them, so every run draws fresh numbers;
 // within a run, group g of the output (4 floats or 2 doubles per call) comes from call g
 // of the reservation (call 256 * g / 4 onwards for the truncated normal, which rejects), so
-// the device's threads fill the groups in any order with the same result.
+// the device's threads fill the groups in any order with the same result (the filling is
+// kernels/random/fill.h's, which the stateless ops share).
 #define EIGEN_USE_THREADS
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <random>
 
 #include "kernels/kernel_registry.h"
+#include "kernels/random/fill.h"
 #include "kernels/random/philox.h"
 #include "kernels/resource_handle.h"
 #include "kernels/tensor_eigen.h"
@@ -52,61 +54,22 @@ class RandomOpBase : public OpKernel {
     return local;
   }
 
-  // Fills out[0, n) group by group: group g from the reservation's call g.
+  // Fills out[0, n) with Dist's values from a fresh reservation (kernels/random/fill.h).
   template <class Dist, class T, class... Args>
   void FillGroups(OpKernelContext* ctx, T* out, Index n, double cycles_per_group, Args... args) const {
     const Philox base = Reserve(static_cast<uint64_t>(n) * random::kReservedCallsPerElement);
-    constexpr int kGroup = Dist::kGroupSize;
-    const Index groups = (n + kGroup - 1) / kGroup;
-    ctx->device()->eigen_cpu_device()->parallelFor(
-        groups, Eigen::TensorOpCost(0, kGroup * sizeof(T), cycles_per_group), [=](Index first, Index last) {
-          Philox gen = base;
-          gen.Skip(static_cast<uint64_t>(first));
-          T buf[kGroup];
-          for (Index g = first; g < last; ++g) {
-            Dist::Group(&gen, args..., buf);
-            const Index at = g * kGroup;
-            std::copy(buf, buf + std::min<Index>(kGroup, n - at), out + at);
-          }
-        });
+    random::FillGroups<Dist>(*ctx->device()->eigen_cpu_device(), base, out, n, cycles_per_group, args...);
   }
 
-  // The truncated normal's groups: group g from call g * kCallsPerRejectingGroup<T> on.
   template <class T>
   void FillTruncatedNormal(OpKernelContext* ctx, T* out, Index n) const {
     const Philox base = Reserve(static_cast<uint64_t>(n) * random::kReservedCallsPerElement);
-    using Dist = random::TruncatedNormal<T>;
-    constexpr int kGroup = Dist::kGroupSize;
-    const Index groups = (n + kGroup - 1) / kGroup;
-    ctx->device()->eigen_cpu_device()->parallelFor(
-        groups, Eigen::TensorOpCost(0, kGroup * sizeof(T), 300), [=](Index first, Index last) {
-          T buf[kGroup];
-          for (Index g = first; g < last; ++g) {
-            Philox gen = base;
-            gen.Skip(static_cast<uint64_t>(g) * random::kCallsPerRejectingGroup<T>);
-            random::SingleSample words(&gen);
-            Dist::Group(&words, buf);
-            const Index at = g * kGroup;
-            std::copy(buf, buf + std::min<Index>(kGroup, n - at), out + at);
-          }
-        });
+    random::FillTruncatedNormal(*ctx->device()->eigen_cpu_device(), base, out, n);
   }
 
   // The `shape` input (0) as a TensorShape; InvalidArgument as TensorFlow words it.
   Status ShapeFromInput(OpKernelContext* ctx, TensorShape* shape) const {
-    const Tensor& t = ctx->input(0);
-    if (t.dims() != 1 || (t.dtype() != tensorflow::DT_INT32 && t.dtype() != tensorflow::DT_INT64)) {
-      return errors::InvalidArgument("shape must be a vector of {int32,int64}, got shape ", t.shape().DebugString(),
-                                     " (node '", name(), "')");
-    }
-    std::vector<int64_t> dims;
-    for (int64_t i = 0; i < t.NumElements(); ++i) {
-      const int64_t d = t.dtype() == tensorflow::DT_INT32 ? t.base<int32_t>()[i] : t.base<int64_t>()[i];
-      if (d < 0) return errors::InvalidArgument("Dimension ", d, " must be >= 0 (node '", name(), "')");
-      dims.push_back(d);
-    }
-    *shape = TensorShape(dims);
-    return Status::OK();
+    return random::ShapeFromShapeTensor(ctx->input(0), name(), shape);
   }
 
  private:

@@ -16,15 +16,20 @@
 #include <cstring>
 #include <type_traits>
 
+#include <Eigen/Core>
+
 namespace tensoract {
 namespace random {
 
 class Philox {
  public:
   using Result = std::array<uint32_t, 4>;
+  using Key = std::array<uint32_t, 2>;
   static constexpr int kResultElementCount = 4;
 
   Philox() = default;
+  // A generator at a given counter and key (the stateless ops' form).
+  Philox(const Result& counter, const Key& key) : counter_(counter), key_(key) {}
   // TensorFlow's seeding: seed is the key, seed2 the counter's high half.
   Philox(uint64_t seed, uint64_t seed2) {
     key_[0] = static_cast<uint32_t>(seed);
@@ -58,6 +63,9 @@ class Philox {
     if (counter_[1] < hi && ++counter_[2] == 0) ++counter_[3];
   }
 
+  const Result& counter() const { return counter_; }
+  const Key& key() const { return key_; }
+
  private:
   void SkipOne() {
     if (++counter_[0] == 0 && ++counter_[1] == 0 && ++counter_[2] == 0) ++counter_[3];
@@ -66,7 +74,7 @@ class Philox {
   static constexpr uint32_t kMultiplierA = 0xD2511F53, kMultiplierB = 0xCD9E8D57;
   static constexpr uint32_t kWeylA = 0x9E3779B9, kWeylB = 0xBB67AE85;
   Result counter_{};
-  std::array<uint32_t, 2> key_{};
+  Key key_{};
 };
 
 // The generator's outputs one 32-bit word at a time (for distributions that reject some
@@ -101,6 +109,18 @@ inline double Uint64ToDouble(uint32_t x0, uint32_t x1) {
   double d;
   std::memcpy(&d, &bits, sizeof(d));
   return d - 1.0;
+}
+
+// [0, 1) from the word's low 10 (half) or 7 (bfloat16) bits: a number in [1, 2) minus 1,
+// which is exact.
+inline Eigen::half Uint16ToHalf(uint16_t x) {
+  const Eigen::half one_to_two = Eigen::numext::bit_cast<Eigen::half>(static_cast<uint16_t>((15u << 10) | (x & 0x3ffu)));
+  return one_to_two - Eigen::half(1.0f);
+}
+inline Eigen::bfloat16 Uint16ToBfloat16(uint16_t x) {
+  const Eigen::bfloat16 one_to_two =
+      Eigen::numext::bit_cast<Eigen::bfloat16>(static_cast<uint16_t>((127u << 7) | (x & 0x7fu)));
+  return one_to_two - Eigen::bfloat16(1.0f);
 }
 
 // Two standard normals from two words (Box-Muller; sine first, then cosine).
@@ -145,8 +165,37 @@ struct Uniform<double> {
   }
 };
 
+template <>
+struct Uniform<Eigen::half> {
+  static constexpr int kGroupSize = 4;
+  static void Group(Philox* gen, Eigen::half* out) {
+    const Philox::Result r = (*gen)();
+    for (int i = 0; i < 4; ++i) out[i] = Uint16ToHalf(static_cast<uint16_t>(r[i]));
+  }
+};
+template <>
+struct Uniform<Eigen::bfloat16> {
+  static constexpr int kGroupSize = 4;
+  static void Group(Philox* gen, Eigen::bfloat16* out) {
+    const Philox::Result r = (*gen)();
+    for (int i = 0; i < 4; ++i) out[i] = Uint16ToBfloat16(static_cast<uint16_t>(r[i]));
+  }
+};
+
+// half and bfloat16 normals are float ones rounded (to nearest even), as TensorFlow makes
+// them.
 template <class T>
-struct Normal;
+struct Normal {
+  static_assert(std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>);
+  static constexpr int kGroupSize = 4;
+  static void Group(Philox* gen, T* out) {
+    const Philox::Result r = (*gen)();
+    float f[4];
+    BoxMullerFloat(r[0], r[1], &f[0], &f[1]);
+    BoxMullerFloat(r[2], r[3], &f[2], &f[3]);
+    for (int i = 0; i < 4; ++i) out[i] = T(f[i]);
+  }
+};
 template <>
 struct Normal<float> {
   static constexpr int kGroupSize = 4;
@@ -165,24 +214,26 @@ struct Normal<double> {
   }
 };
 
-// Normals redrawn until within two standard deviations; words one at a time.
+// Normals redrawn until within two standard deviations; words one at a time. half and
+// bfloat16 draw and truncate float normals, then round them.
 template <class T>
 struct TruncatedNormal {
-  static constexpr int kGroupSize = std::is_same_v<T, float> ? 4 : 2;
+  using Work = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  static constexpr int kGroupSize = std::is_same_v<T, double> ? 2 : 4;
   static void Group(SingleSample* words, T* out) {
     int n = 0;
     for (;;) {
-      T v[2];
-      if constexpr (std::is_same_v<T, float>) {
+      Work v[2];
+      if constexpr (std::is_same_v<Work, float>) {
         const uint32_t x0 = (*words)(), x1 = (*words)();
         BoxMullerFloat(x0, x1, &v[0], &v[1]);
       } else {
         const uint32_t x0 = (*words)(), x1 = (*words)(), x2 = (*words)(), x3 = (*words)();
         BoxMullerDouble(x0, x1, x2, x3, &v[0], &v[1]);
       }
-      for (T x : v) {
-        if (std::abs(x) < T(2)) {
-          out[n++] = x;
+      for (Work x : v) {
+        if (std::abs(x) < Work(2)) {
+          out[n++] = T(x);
           if (n == kGroupSize) return;
         }
       }
@@ -199,6 +250,19 @@ struct UniformInt {
     for (int i = 0; i < kGroupSize; ++i) {
       const uint64_t bits = sizeof(T) == 4 ? r[i] : (r[2 * i] | static_cast<uint64_t>(r[2 * i + 1]) << 32);
       out[i] = static_cast<T>(static_cast<uint64_t>(lo) + bits % range);
+    }
+  }
+};
+
+// Every value of the type: one word each (32-bit types) or two (64-bit, low word first).
+template <class T>
+struct UniformFullInt {
+  static constexpr int kGroupSize = sizeof(T) == 4 ? 4 : 2;
+  static void Group(Philox* gen, T* out) {
+    const Philox::Result r = (*gen)();
+    for (int i = 0; i < kGroupSize; ++i) {
+      const uint64_t bits = sizeof(T) == 4 ? r[i] : (r[2 * i] | static_cast<uint64_t>(r[2 * i + 1]) << 32);
+      out[i] = static_cast<T>(bits);
     }
   }
 };

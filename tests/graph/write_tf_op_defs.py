@@ -26,6 +26,8 @@ Greater GreaterEqual Less LessEqual Equal NotEqual LogicalAnd LogicalOr LogicalN
 Select SelectV2 Cast AddN
 TanhGrad SigmoidGrad SqrtGrad RsqrtGrad ReciprocalGrad
 Sum Mean Max Min Prod All Any ArgMax ArgMin UnsortedSegmentSum
+UnsortedSegmentMax UnsortedSegmentMin UnsortedSegmentProd SegmentSum SegmentMean SegmentMax SegmentMin
+SegmentProd Expm1
 Reshape Shape ShapeN Size Rank ExpandDims Squeeze ConcatV2 Split SplitV Slice StridedSlice
 StridedSliceGrad Pack Unpack Tile Transpose Fill ZerosLike OnesLike Range GatherV2 OneHot
 Pad PadV2 BroadcastTo BroadcastGradientArgs StopGradient PreventGradient InvertPermutation
@@ -58,6 +60,10 @@ DynamicStitch ParallelDynamicStitch ListDiff ConcatOffset GatherNd ScatterNd
 LeakyRelu LeakyReluGrad Selu SeluGrad Erf Sin Cos Atan2 TruncateDiv L2Loss
 If StatelessIf While StatelessWhile BatchMatMul BatchMatMulV3 FusedBatchNormV3 FusedBatchNormGradV3
 DepthwiseConv2dNative DepthwiseConv2dNativeBackpropInput DepthwiseConv2dNativeBackpropFilter Einsum
+StatelessRandomUniform StatelessRandomNormal StatelessTruncatedNormal StatelessRandomUniformInt
+StatelessRandomUniformFullInt StatelessRandomGetKeyCounter StatelessRandomGetAlg StatelessRandomGetKeyCounterAlg
+StatelessRandomUniformV2 StatelessRandomNormalV2 StatelessTruncatedNormalV2 StatelessRandomUniformIntV2
+StatelessRandomUniformFullIntV2
 """.split()
 
 

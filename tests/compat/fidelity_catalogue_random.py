@@ -1,0 +1,211 @@
+"""The stateless random ops in the differential harness (fidelity_catalogue's family "random").
+
+A stateless op's numbers are a function of its inputs (a seed pair, or a Philox key, counter
+and algorithm), so TensorFlow's are the only right ones: every value is compared bit for bit
+(EXACT). The cases cover empty, odd and large shapes (100003 values take the threaded path,
+whose per-group generator offsets must be TensorFlow's), seeds at the extremes of their type,
+bounds for the integer ops (the whole range, one value, refusals), every refusal TensorFlow's
+kernels and shape functions make, and graphs that TensorFlow's Python writes
+(tf.random.stateless_uniform and the like: StatelessRandomGetKeyCounter feeding a V2 op).
+"""
+import numpy as np
+
+from fidelity_catalogue import EXACT, Case, OpSpec, np_type, shape_str
+
+SHAPES = [(), (0,), (1,), (3,), (7,), (2, 3, 5), (3, 0, 2), (4097,), (100003,)]
+U64_MAX = np.iinfo(np.uint64).max
+PHILOX, THREEFRY, AUTO_SELECT = 1, 2, 3
+REFUSAL_ROWS = ("float", "int64")  # the dtypes whose rows get the refusal cases
+
+
+def seed_pairs(dt):
+    info = np.iinfo(np_type(dt))
+    pairs = [(0, 0), (1, 2), (info.max, info.min), (info.min, info.max), (info.max, info.max)]
+    if info.min < 0:
+        pairs += [(-1, -1), (12345, -987654321 if info.bits > 31 else -98765)]
+    return pairs
+
+
+def arr(values, dt):
+    return np.array(values, dtype=np_type(dt) if isinstance(dt, str) else dt)
+
+
+# ---- V1: (shape, seed[, minval, maxval]) ----------------------------------------------------
+
+
+def v1_cases(bounds=None):
+    """bounds(dtype) -> [(minval, maxval)]: the integer op's bounds; None: no bounds inputs."""
+    def gen(rng, combo, full):
+        dt, it, st = combo["dtype"], combo["T"], combo["Tseed"]
+        seeds = seed_pairs(st)
+        pairs = bounds(dt) if bounds else [None]
+
+        def case(shape, seed, tag, b=None, shape_values=None):
+            ins = [arr(shape if shape_values is None else shape_values, it), arr(seed, st)]
+            if bounds:
+                b = b if b is not None else pairs[0]
+                ins += [arr(b[0], dt), arr(b[1], dt)]
+                tag += f" bounds {b[0]},{b[1]}"
+            return Case(ins, tag, aux=[0])
+
+        for i, shape in enumerate(SHAPES):
+            s = seeds[i % len(seeds)]
+            yield case(shape, s, f"{shape_str(shape)} seed {s}", pairs[i % len(pairs)])
+        for s in seeds:
+            yield case((5,), s, f"[5] seed {s}")
+        for _ in range(2):
+            info = np.iinfo(np_type(st))
+            s = tuple(int(v) for v in rng.integers(info.min, info.max, size=2, dtype=np_type(st), endpoint=True))
+            yield case((9,), s, f"[9] random seed {s}")
+        for b in pairs[1:]:
+            yield case((4097,), (7, 8), "[4097] seed (7, 8)", b)
+        if dt not in REFUSAL_ROWS:
+            return  # the refusals do not depend on dtype: one row's are enough
+        yield case((3,), (1, 2, 3), "seed of 3 refused")
+        yield case((2, -1), (1, 2), "negative size refused")
+        yield case(None, (1, 2), "shape not a vector refused", shape_values=[[2]])
+        if bounds:
+            yield case((4,), (1, 2), "minval == maxval refused", (5, 5))
+            yield case((4,), (1, 2), "minval > maxval refused", (6, -6))
+            yield case((0,), (1, 2), "empty: any bounds", (5, 5))
+            yield Case([arr([4], it), arr((1, 2), st), arr([1], dt), arr(9, dt)], "minval not a scalar refused",
+                       aux=[0])
+    return gen
+
+
+def int_bounds(dt):
+    info = np.iinfo(np_type(dt))
+    return [(0, 10), (-5, 5), (int(info.min), int(info.max)), (int(info.max) - 1, int(info.max)),
+            (-3, -2), (int(info.min), int(info.min) + 3), (0, 1 << (info.bits - 2))]
+
+
+# ---- V2: (shape, key, counter, alg[, minval, maxval]) -------------------------------------
+
+
+def key_counters(rng):
+    return [([0], [0, 0]), ([1], [2, 3]), ([U64_MAX], [U64_MAX, U64_MAX]), ([U64_MAX], [U64_MAX - 5, 0]),
+            ([int(rng.integers(0, U64_MAX, dtype=np.uint64, endpoint=True))],
+             [int(v) for v in rng.integers(0, U64_MAX, size=2, dtype=np.uint64, endpoint=True)])]
+
+
+def v2_cases(bounds=None, tf_written=None):
+    """tf_written: functions (tf, shape, seed, dtype) -> output, TensorFlow Python's way of
+    drawing these numbers (a StatelessRandomGetKeyCounter and this op), run as cases."""
+    def gen(rng, combo, full):
+        dt, it = combo["dtype"], combo["Tshape"]
+        pairs = bounds(dt) if bounds else [None]
+
+        def case(shape, key, counter, alg, tag, b=None, shape_values=None):
+            ins = [arr(shape if shape_values is None else shape_values, it), arr(key, np.uint64),
+                   arr(counter, np.uint64), arr(alg, np.int32)]
+            if bounds:
+                b = b if b is not None else pairs[0]
+                ins += [arr(b[0], dt), arr(b[1], dt)]
+                tag += f" bounds {b[0]},{b[1]}"
+            return Case(ins, tag + f" alg {np.array(alg).tolist()}", aux=[0])
+
+        kcs = key_counters(rng)
+        for i, shape in enumerate(SHAPES):
+            key, counter = kcs[i % len(kcs)]
+            yield case(shape, key, counter, PHILOX if i % 2 else AUTO_SELECT,
+                       f"{shape_str(shape)} key {key} counter {counter}", pairs[i % len(pairs)])
+        for key, counter in kcs:
+            yield case((6,), key, counter, PHILOX, f"[6] key {key} counter {counter}")
+        for b in pairs[1:]:
+            yield case((4097,), [7], [8, 9], PHILOX, "[4097]", b)
+        # Counters longer than two words: the first two count.
+        yield case((5,), [1], [2, 3, 4], PHILOX, "counter of 3")
+        for f in tf_written or ():
+            for shape, seed in [((5,), (1, 2)), ((3, 7), (-1, 2**40)), ((4097,), (0, 0))]:
+                yield Case([arr(shape, it), arr(seed, np.int64)], f"TensorFlow-written {f.__name__} "
+                           f"{shape_str(shape)} seed {seed}", aux=[0],
+                           build=lambda raw, ts, attrs, f=f, dt=dt: f(ts[0], ts[1], np_type(dt)))
+        if dt not in REFUSAL_ROWS:
+            return  # the refusals do not depend on dtype: one row's are enough
+        # Refusals: the algorithm (ThreeFry has no CPU kernel; 0 and 4 are no algorithm), the
+        # key's and counter's shapes. TensorFlow asks for a counter at least `alg` long.
+        for alg in (THREEFRY, 0, 4, -1):
+            yield case((5,), [1], [2, 3], alg, "unsupported algorithm")
+            yield case((0,), [1], [2, 3], alg, "empty, unsupported algorithm")
+        yield case((5,), [1, 2], [2, 3], PHILOX, "key of 2 refused")
+        yield case((5,), [1], [2], THREEFRY, "ThreeFry counter of 1")
+        yield case((5,), [1], [2], PHILOX, "Philox counter of 1")
+        yield case((5,), [1], [], AUTO_SELECT, "counter of 0 refused")
+        yield case((5,), [1], [2, 3], [PHILOX], "alg not a scalar refused")
+        yield case((2, -1), [1], [2, 3], PHILOX, "negative size refused")
+        yield case(None, [1], [2, 3], PHILOX, "shape not a vector refused", shape_values=[[2]])
+        if bounds:
+            yield case((4,), [1], [2, 3], PHILOX, "minval == maxval refused", (5, 5))
+            yield case((4,), [1], [2, 3], THREEFRY, "minval > maxval before the algorithm", (6, -6))
+            yield case((0,), [1], [2, 3], PHILOX, "empty: any bounds", (5, 5))
+    return gen
+
+
+def uniform(shape, seed, dtype):
+    import tensorflow as tf
+    return tf.random.stateless_uniform(shape, seed, dtype=dtype)
+
+
+def uniform_between(shape, seed, dtype):
+    import tensorflow as tf
+    return tf.random.stateless_uniform(shape, seed, minval=-2.5, maxval=4.0, dtype=dtype)
+
+
+def normal(shape, seed, dtype):
+    import tensorflow as tf
+    return tf.random.stateless_normal(shape, seed, dtype=dtype)
+
+
+def truncated_normal(shape, seed, dtype):
+    import tensorflow as tf
+    return tf.random.stateless_truncated_normal(shape, seed, dtype=dtype)
+
+
+def uniform_int(shape, seed, dtype):
+    import tensorflow as tf
+    return tf.random.stateless_uniform(shape, seed, minval=-7, maxval=1000, dtype=dtype)
+
+
+def uniform_full_int(shape, seed, dtype):
+    import tensorflow as tf
+    return tf.random.stateless_uniform(shape, seed, minval=None, maxval=None, dtype=dtype)
+
+
+# ---- the key/counter ops ------------------------------------------------------------------
+
+
+def key_counter_cases(rng, combo, full):
+    st = combo["Tseed"]
+    for s in seed_pairs(st):
+        yield Case([arr(s, st)], f"seed {s}")
+    yield Case([arr((1, 2, 3), st)], "seed of 3 refused")
+    yield Case([arr(7, st)], "scalar seed refused")
+
+
+def get_alg_cases(rng, combo, full):
+    yield Case([], "Philox")
+
+
+CATALOGUE = [
+    OpSpec("StatelessRandomUniform", v1_cases(), label_attr="dtype"),
+    OpSpec("StatelessRandomNormal", v1_cases(), label_attr="dtype"),
+    OpSpec("StatelessTruncatedNormal", v1_cases(), label_attr="dtype"),
+    OpSpec("StatelessRandomUniformInt", v1_cases(int_bounds), label_attr="dtype"),
+    OpSpec("StatelessRandomUniformFullInt", v1_cases(), label_attr="dtype"),
+    OpSpec("StatelessRandomUniformV2", v2_cases(tf_written=[uniform, uniform_between]), label_attr="dtype"),
+    OpSpec("StatelessRandomNormalV2", v2_cases(tf_written=[normal]), label_attr="dtype"),
+    OpSpec("StatelessTruncatedNormalV2", v2_cases(tf_written=[truncated_normal]), label_attr="dtype"),
+    OpSpec("StatelessRandomUniformIntV2", v2_cases(int_bounds, tf_written=[uniform_int]), label_attr="dtype"),
+    OpSpec("StatelessRandomUniformFullIntV2", v2_cases(tf_written=[uniform_full_int]), label_attr="dtype"),
+    OpSpec("StatelessRandomGetKeyCounter", key_counter_cases, label_attr="Tseed"),
+    OpSpec("StatelessRandomGetKeyCounterAlg", key_counter_cases, label_attr="Tseed"),
+    OpSpec("StatelessRandomGetAlg", get_alg_cases, label=lambda combo: "-"),
+]
+
+ACCEPTED = [
+    dict(op="Stateless(RandomUniform|RandomNormal|TruncatedNormal|RandomUniformInt|RandomUniformFullInt)V2",
+         row=".*", tag="Philox counter of 1.*", mode=".*", kind="outcome",
+         reason="TensorFlow 2.21 lets a Philox counter of one word through (it checks the counter "
+                "against the algorithm's id, 1, not Philox's two words) and reads the second word past "
+                "its end: different numbers each run. We refuse it (InvalidArgument)"),
+]
