@@ -67,27 +67,27 @@ struct Rsqrt : CwiseFunctor {
   template <class A>
   auto operator()(const A& a) const { return a.unaryExpr(ExactRsqrt()); }
 };
-// Eigen 3.4's vectorised float exp is inf from x > 88.3763 (its clamp), where the true
-// exp, the scalar one and TensorFlow's (a newer Eigen) stay finite up to 88.7228: a packet
-// with such a lane is computed lane by lane. Every other packet costs one compare more.
+// exp of a packet, for float with Eigen 3.4's generic pexp_float rather than its AVX-512
+// pexp<Packet16f>: that one reduces x by a single float ln2 (off by 1.9e-9 per multiple),
+// which grows to 4.5 ulps at |x| = 88 (TensorFlow: 1.2 ulps over the whole range;
+// tests/compat/accuracy_sweep.py), and clamps at 88.3763 where the true exp stays finite to
+// 88.7228. The generic one subtracts ln2 in two parts, clamps at 88.723 and scales by 2^m
+// in two steps, so it overflows exactly where exp does: within 1.3 ulps everywhere.
+template <class Packet>
+Packet AccurateExp(const Packet& x) {
+  namespace ei = Eigen::internal;
+  if constexpr (std::is_same_v<typename ei::unpacket_traits<Packet>::type, float>) {
+    return ei::pexp_float(x);
+  } else {
+    return ei::pexp(x);
+  }
+}
+
 struct FullRangeExp {
   template <class T>
   T operator()(const T& x) const { return Eigen::numext::exp(x); }
   template <class Packet>
-  Packet packetOp(const Packet& x) const {
-    namespace ei = Eigen::internal;
-    using T = typename ei::unpacket_traits<Packet>::type;
-    if constexpr (std::is_same_v<T, float>) {
-      if (ei::predux_any(ei::pcmp_lt(ei::pset1<Packet>(88.3762626647949f), x))) {
-        constexpr int kLanes = ei::unpacket_traits<Packet>::size;
-        alignas(64) T lanes[kLanes];
-        ei::pstoreu(lanes, x);
-        for (int i = 0; i < kLanes; ++i) lanes[i] = std::exp(lanes[i]);
-        return ei::ploadu<Packet>(lanes);
-      }
-    }
-    return ei::pexp(x);
-  }
+  Packet packetOp(const Packet& x) const { return AccurateExp(x); }
 };
 }  // namespace
 }  // namespace tensoract
@@ -158,7 +158,7 @@ struct AccurateLogistic {
   Packet packetOp(const Packet& x) const {
     namespace ei = Eigen::internal;
     const Packet one = ei::pset1<Packet>(1);
-    const Packet e = ei::pexp(ei::pnegate(ei::pabs(x)));
+    const Packet e = AccurateExp(ei::pnegate(ei::pabs(x)));
     const Packet r = ei::pdiv(one, ei::padd(one, e));
     return ei::pselect(ei::pcmp_le(ei::pzero(x), x), r, ei::pmul(e, r));
   }
