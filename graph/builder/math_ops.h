@@ -34,6 +34,7 @@ Output Abs(const Scope& scope, const Input& x);
 Output Sign(const Scope& scope, const Input& x);
 Output Reciprocal(const Scope& scope, const Input& x);
 Output Log1p(const Scope& scope, const Input& x);
+Output Expm1(const Scope& scope, const Input& x);  // exp(x) - 1, accurate near 0
 Output Floor(const Scope& scope, const Input& x);
 Output Ceil(const Scope& scope, const Input& x);
 Output Round(const Scope& scope, const Input& x);

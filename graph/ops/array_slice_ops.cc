@@ -374,27 +374,6 @@ Status PlaceholderWithDefaultShape(InferenceContext* c) {
   return Status::OK();
 }
 
-Status UnsortedSegmentSumShape(InferenceContext* c) {
-  const PartialTensorShape& data = c->input(0);
-  const PartialTensorShape& ids = c->input(1);
-  PartialTensorShape unused;
-  TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 0, &unused));
-  if (!InferenceContext::RankKnown(data) || !InferenceContext::RankKnown(ids)) return shape_inference::UnknownShape(c);
-  if (ids.dims() > data.dims()) {
-    return errors::InvalidArgument("segment_ids has rank ", ids.dims(), " but data has rank ", data.dims());
-  }
-  PartialTensorShape prefix;
-  TA_RETURN_IF_ERROR(c->Subshape(data, 0, ids.dims(), &prefix));
-  TA_RETURN_IF_ERROR(c->Merge(prefix, ids, &prefix));
-  std::vector<int64_t> n;
-  bool known = false;
-  TA_RETURN_IF_ERROR(c->GetIntValues(2, &n, &known));
-  std::vector<int64_t> dims{known ? n[0] : shape_inference::kUnknownDim};
-  for (int i = ids.dims(); i < data.dims(); ++i) dims.push_back(InferenceContext::Dim(data, i));
-  c->set_output(0, InferenceContext::MakeShape(std::move(dims)));
-  return Status::OK();
-}
-
 }  // namespace
 }  // namespace tensoract
 
@@ -511,11 +490,3 @@ REGISTER_OP("PlaceholderWithDefault")
     .Attr("dtype: type").Attr("shape: shape")
     .SetShapeFn(tensoract::PlaceholderWithDefaultShape)
     .Doc("Its input, unless the client feeds a value of `shape` in its place.");
-
-REGISTER_OP("UnsortedSegmentSum")
-    .Input("data: T").Input("segment_ids: Tindices").Input("num_segments: Tnumsegments").Output("output: T")
-    .Attr("T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, "
-          "qint16, quint16, uint16, complex128, half, uint32, uint64}")
-    .Attr("Tindices: {int16, int32, int64}").Attr("Tnumsegments: {int32, int64} = DT_INT32")
-    .SetShapeFn(tensoract::UnsortedSegmentSumShape)
-    .Doc("output[s] = the sum of the data rows whose segment id is s; negative ids are dropped.");

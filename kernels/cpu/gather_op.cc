@@ -72,14 +72,16 @@ class GatherV2Op : public OpKernel {
     }
     const int64_t limit = params.dim_size(static_cast<int>(axis));
     const std::vector<int64_t> indices = IndexValues(indices_t);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));
+    // Like TensorFlow, indices are checked only when something is copied: gathering from
+    // rows of zero elements (the gradients of segment ops over [n, 0] data) never fails.
+    if (out->NumElements() == 0) return;
     for (size_t i = 0; i < indices.size(); ++i) {
       OP_REQUIRES(ctx, indices[i] >= 0 && indices[i] < limit,
                   errors::InvalidArgument(NodePrefix(*this), "indices[", MultiIndex(indices_t.shape(), i),
                                           "] = ", indices[i], " is not in [0, ", limit, ")"));
     }
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));
-    if (out->NumElements() == 0) return;
     // Rows (b, o, j) in output order; each copies `inner` elements.
     const int64_t rows = batch * outer * n;
     auto row_source = [&](int64_t r) {

@@ -1,0 +1,363 @@
+// Einsum on the CPU, TensorFlow 2.21's algorithm and refusals (its einsum_op_impl.h) in
+// three moves, none of them a loop over the whole index space:
+//
+//   1. Each operand is copied once (StridedCopy) into the order [broadcast, batch, free,
+//      contract, reduce], a repeated label read along its diagonal (the stride of every axis
+//      it labels, summed), and its reduce labels (in no other operand, not in the output)
+//      summed away: [batch..., F, C], F and C the free and contracted sizes flattened.
+//   2. Two operands: one matrix product per batch element, [F0, C] x [F1, C]^T, the batch
+//      dimensions broadcast right-aligned as BatchMatMul's (the ellipses' dimensions come
+//      first, then the named batch labels, so "..." broadcasts as NumPy's).
+//   3. The result [batch..., F0..., F1...] is copied into the output's label order; an output
+//      label written twice ("i->ii") gets the diagonal of a zero tensor.
+//
+// Labels are any characters but '.': their kinds follow from where they occur (TensorFlow's
+// kBroadcasting/kBatch/kFree/kContract/kReduce). Sizes of a label must agree across its axes
+// (a size 0 seen first does not count, as there).
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include "graph/einsum_equation.h"
+#include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/strided_copy.h"
+#include "kernels/dtype_dispatch.h"
+
+namespace tensoract {
+namespace {
+
+constexpr int kEllipsis = -1;
+enum Kind { kBroadcasting = 0, kBatch = 1, kFree = 2, kContract = 3, kReduce = 4 };
+
+using Labels = std::vector<int>;
+
+// One operand after step 1: the tensor [batch..., F, C] and the labels of its dimensions in
+// order (batch, then free, then the contracted ones, which the product consumes).
+struct Reduced {
+  Tensor t;
+  Labels batch_labels, free_labels;
+  std::vector<int64_t> batch_dims, free_dims;
+  int64_t free_size = 1, contract_size = 1;
+};
+
+template <class T>
+using Acc = std::conditional_t<std::is_integral_v<T> && std::is_signed_v<T>,
+                               std::make_unsigned_t<std::conditional_t<std::is_integral_v<T>, T, int>>, T>;
+
+template <class T>
+class EinsumOp : public OpKernel {
+ public:
+  explicit EinsumOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::string equation;
+    Status s = ctx->GetAttr("equation", &equation);
+    std::vector<std::string> inputs;
+    std::string output;
+    if (s.ok()) s = SplitEinsumEquation(equation, &inputs, &output);
+    if (!s.ok()) {
+      ctx->SetStatus(s);
+      return;
+    }
+    std::map<char, int> ids;
+    auto map_labels = [&](const std::string& sub, Labels* labels) {
+      for (size_t i = 0; i < sub.size(); ++i) {
+        if (sub[i] == '.') {
+          labels->push_back(kEllipsis);
+          i += 2;
+          continue;
+        }
+        auto it = ids.emplace(sub[i], static_cast<int>(ids.size())).first;
+        labels->push_back(it->second);
+      }
+    };
+    input_labels_.resize(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) map_labels(inputs[i], &input_labels_[i]);
+    map_labels(output, &output_labels_);
+    num_named_ = static_cast<int>(ids.size());
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const int n = ctx->num_inputs();
+    OP_REQUIRES(ctx, static_cast<size_t>(n) == input_labels_.size(),
+                errors::InvalidArgument(NodePrefix(*this), "Expected ", input_labels_.size(), " inputs but got: ", n));
+    // Counts of each named label per operand and in the output.
+    std::vector<std::vector<int>> in_counts(n, std::vector<int>(num_named_, 0));
+    std::vector<int> out_counts(num_named_, 0);
+    for (int i = 0; i < n; ++i) {
+      for (int l : input_labels_[i]) {
+        if (l != kEllipsis) ++in_counts[i][l];
+      }
+    }
+    for (int l : output_labels_) {
+      if (l != kEllipsis) ++out_counts[l];
+    }
+    std::vector<int> kinds(num_named_);
+    for (int l = 0; l < num_named_; ++l) {
+      const bool removed = out_counts[l] == 0;
+      const bool unique = n == 1 || in_counts[0][l] == 0 || in_counts[1][l] == 0;
+      kinds[l] = removed ? (unique ? kReduce : kContract) : (unique ? kFree : kBatch);
+    }
+    // Sizes of the named labels, and each operand's labels with its ellipsis expanded into
+    // broadcast labels num_named_, num_named_ + 1, ...
+    std::vector<int64_t> sizes(num_named_, 0);
+    std::vector<Labels> labels(n);
+    int max_bcast = 0;
+    bool any_ellipsis = false;
+    for (int i = 0; i < n; ++i) {
+      const Tensor& x = ctx->input(i);
+      const Labels& sub = input_labels_[i];
+      const bool ellipsis = std::find(sub.begin(), sub.end(), kEllipsis) != sub.end();
+      any_ellipsis |= ellipsis;
+      const int rank = x.dims();
+      const int subs = static_cast<int>(sub.size());
+      if (!ellipsis) {
+        OP_REQUIRES(ctx, rank == subs,
+                    errors::InvalidArgument(NodePrefix(*this), "Expected input ", i, " to have rank ", subs,
+                                            " but got: ", rank));
+      } else {
+        OP_REQUIRES(ctx, rank + 1 >= subs,
+                    errors::InvalidArgument(NodePrefix(*this), "Expected input ", i, " to have rank at least ",
+                                            subs - 1, " but got: ", rank));
+      }
+      const int num_bcast = ellipsis ? rank - subs + 1 : 0;
+      int axis = 0;
+      for (int l : sub) {
+        if (l == kEllipsis) {
+          for (int b = 0; b < num_bcast; ++b) labels[i].push_back(num_named_ + b);
+          axis += num_bcast;
+          continue;
+        }
+        const int64_t dim = x.dim_size(axis);
+        OP_REQUIRES(ctx, sizes[l] == 0 || sizes[l] == dim,
+                    errors::InvalidArgument(NodePrefix(*this), "Expected dimension ", sizes[l], " at axis ", axis,
+                                            " of the input shaped ", x.shape().DebugString(), " but got dimension ",
+                                            dim));
+        sizes[l] = dim;
+        labels[i].push_back(l);
+        ++axis;
+      }
+      max_bcast = std::max(max_bcast, num_bcast);
+    }
+    Labels out_labels;
+    bool out_ellipsis = false;
+    for (int l : output_labels_) {
+      if (l != kEllipsis) {
+        out_labels.push_back(l);
+        continue;
+      }
+      out_ellipsis = true;
+      for (int b = 0; b < max_bcast; ++b) out_labels.push_back(num_named_ + b);
+    }
+    OP_REQUIRES(ctx, out_ellipsis || !any_ellipsis || max_bcast == 0,
+                errors::InvalidArgument(NodePrefix(*this), "Output contains ", max_bcast,
+                                        " broadcasting dimension(s) but no ellipsis (...) was found in the output "
+                                        "subscripts."));
+    for (int l = 0; l < num_named_; ++l) {
+      // Only a graph whose shape function was skipped gets here (TensorFlow's refuses it).
+      OP_REQUIRES(ctx, out_counts[l] == 0 || in_counts[0][l] > 0 || (n == 2 && in_counts[1][l] > 0),
+                  errors::InvalidArgument(NodePrefix(*this), "output label ", l,
+                                          " is not present in the input subscripts"));
+    }
+    kinds.resize(num_named_ + max_bcast, kBroadcasting);
+
+    std::vector<Reduced> reduced(n);
+    for (int i = 0; i < n; ++i) {
+      ReduceOperand(ctx, ctx->input(i), labels[i], kinds, &reduced[i]);
+      if (!ctx->status().ok()) return;
+    }
+
+    // Step 2: the product (or, for one operand, the operand itself), as
+    // [batch..., free0..., free1...] with its labels.
+    Labels result_labels;
+    std::vector<int64_t> result_dims;
+    Tensor result;
+    if (n == 1) {
+      result = reduced[0].t;
+      result_labels = reduced[0].batch_labels;
+      result_dims = reduced[0].batch_dims;
+    } else {
+      Contract(ctx, reduced[0], reduced[1], &result, &result_dims);
+      if (!ctx->status().ok()) return;
+      // The broadcast labels (right-aligned, so the longest operand's), then the named batch ones.
+      for (int b = 0; b < max_bcast; ++b) result_labels.push_back(num_named_ + b);
+      for (int l = 0; l < num_named_; ++l) {
+        if (kinds[l] == kBatch) result_labels.push_back(l);
+      }
+    }
+    for (int i = 0; i < n; ++i) {
+      result_labels.insert(result_labels.end(), reduced[i].free_labels.begin(), reduced[i].free_labels.end());
+      result_dims.insert(result_dims.end(), reduced[i].free_dims.begin(), reduced[i].free_dims.end());
+    }
+
+    // Step 3: into the output's order; a label the output repeats writes its diagonal.
+    std::map<int, int64_t> dim_of;
+    for (size_t k = 0; k < result_labels.size(); ++k) dim_of[result_labels[k]] = result_dims[k];
+    std::vector<int64_t> out_dims;
+    bool inflate = false;
+    for (int l : out_labels) {
+      out_dims.push_back(dim_of.at(l));
+      if (l < num_named_ && out_counts[l] > 1) inflate = true;
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));
+    if (out->NumElements() == 0) return;
+    if (inflate) FillElements(ctx, nullptr, out);
+    const std::vector<int64_t> out_strides = RowMajorStrides(out->shape());
+    StridedView dst;
+    dst.strides.assign(result_labels.size(), 0);
+    for (size_t k = 0; k < result_labels.size(); ++k) {
+      for (size_t a = 0; a < out_labels.size(); ++a) {
+        if (out_labels[a] == result_labels[k]) dst.strides[k] += out_strides[a];
+      }
+    }
+    StridedView src;
+    src.strides = RowMajorStrides(TensorShape(result_dims));
+    StridedCopy(ctx, result, src, out, dst, result_dims);
+  }
+
+ private:
+  // Step 1 for one operand.
+  void ReduceOperand(OpKernelContext* ctx, const Tensor& x, const Labels& labels, const std::vector<int>& kinds,
+                     Reduced* r) {
+    // Its distinct labels in [kind, label] order, each with its size and the stride that
+    // walks it (the sum over the axes it labels: a repeated label's diagonal).
+    Labels order = labels;
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return std::tie(kinds[a], a) < std::tie(kinds[b], b); });
+    order.erase(std::unique(order.begin(), order.end()), order.end());
+    const std::vector<int64_t> strides = RowMajorStrides(x.shape());
+    std::vector<int64_t> dims;
+    StridedView src;
+    int64_t reduce_size = 1;
+    for (int l : order) {
+      int64_t stride = 0, dim = -1;
+      for (size_t a = 0; a < labels.size(); ++a) {
+        if (labels[a] != l) continue;
+        stride += strides[a];
+        if (dim < 0) dim = x.dim_size(static_cast<int>(a));
+      }
+      dims.push_back(dim);
+      src.strides.push_back(stride);
+      switch (kinds[l]) {
+        case kBroadcasting:
+        case kBatch:
+          r->batch_labels.push_back(l);
+          r->batch_dims.push_back(dim);
+          break;
+        case kFree:
+          r->free_labels.push_back(l);
+          r->free_dims.push_back(dim);
+          r->free_size *= dim;
+          break;
+        case kContract:
+          r->contract_size *= dim;
+          break;
+        default:
+          reduce_size *= dim;
+      }
+    }
+    Tensor gathered(x.dtype(), TensorShape(dims));
+    if (gathered.NumElements() > 0) {
+      StridedView dst;
+      dst.strides = RowMajorStrides(gathered.shape());
+      StridedCopy(ctx, x, src, &gathered, dst, dims);
+    }
+    std::vector<int64_t> shape = r->batch_dims;
+    shape.push_back(r->free_size);
+    shape.push_back(r->contract_size);
+    if (reduce_size == 1) {
+      r->t = Tensor(x.dtype(), TensorShape(shape));
+      if (gathered.NumElements() > 0) {
+        std::copy(gathered.base<T>(), gathered.base<T>() + gathered.NumElements(), r->t.base<T>());
+      }
+      return;
+    }
+    // Sum the trailing reduce block of each row (an empty block sums to zero).
+    r->t = Tensor(x.dtype(), TensorShape(shape));
+    const int64_t rows = r->t.NumElements();
+    const T* g = gathered.base<T>();
+    T* o = r->t.base<T>();
+    CwiseParallelFor(ctx, rows, std::max<int64_t>(1, reduce_size), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        Acc<T> sum = Acc<T>(T(0));
+        const T* row = g + i * reduce_size;
+        for (int64_t k = 0; k < reduce_size; ++k) sum = sum + static_cast<Acc<T>>(row[k]);
+        o[i] = static_cast<T>(sum);
+      }
+    });
+  }
+
+  // Step 2 for two operands: out[b] = a[b] (F0 x C) times b[b]^T (C x F1), batch broadcast.
+  void Contract(OpKernelContext* ctx, const Reduced& a, const Reduced& b, Tensor* out,
+                std::vector<int64_t>* batch) {
+    const int ar = static_cast<int>(a.batch_dims.size()), br = static_cast<int>(b.batch_dims.size());
+    const int rank = std::max(ar, br);
+    std::vector<int64_t> ad(rank, 1), bd(rank, 1);
+    std::copy(a.batch_dims.begin(), a.batch_dims.end(), ad.begin() + (rank - ar));
+    std::copy(b.batch_dims.begin(), b.batch_dims.end(), bd.begin() + (rank - br));
+    batch->assign(rank, 1);
+    for (int d = 0; d < rank; ++d) {
+      OP_REQUIRES(ctx, ad[d] == bd[d] || ad[d] == 1 || bd[d] == 1,
+                  errors::InvalidArgument(NodePrefix(*this), "Invalid broadcasting dimensions: ",
+                                          a.t.shape().DebugString(), " vs. ", b.t.shape().DebugString()));
+      (*batch)[d] = ad[d] == 1 ? bd[d] : ad[d];
+    }
+    const int64_t m = a.free_size, nn = b.free_size, k = a.contract_size;
+    std::vector<int64_t> shape = *batch;
+    shape.push_back(m);
+    shape.push_back(nn);
+    *out = Tensor(a.t.dtype(), TensorShape(shape));
+    const int64_t count = std::accumulate(batch->begin(), batch->end(), int64_t{1}, std::multiplies<int64_t>());
+    if (out->NumElements() == 0) return;
+    T* o = out->base<T>();
+    if (a.t.NumElements() == 0 || b.t.NumElements() == 0) {
+      std::fill(o, o + out->NumElements(), T(0));
+      return;
+    }
+    // Each side's matrix index for output matrix i (strides 0 where that side broadcasts).
+    std::vector<int64_t> as(rank, 0), bs(rank, 0);
+    for (int d = rank - 1, sa = 1, sb = 1; d >= 0; --d) {
+      if (ad[d] != 1) as[d] = sa;
+      if (bd[d] != 1) bs[d] = sb;
+      sa *= ad[d];
+      sb *= bd[d];
+    }
+    using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const T* ap = a.t.base<T>();
+    const T* bp = b.t.base<T>();
+    CwiseParallelFor(ctx, count, std::max<int64_t>(1, m * nn * k), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        int64_t ai = 0, bi = 0, rest = i;
+        for (int d = rank - 1; d >= 0; --d) {
+          const int64_t idx = rest % (*batch)[d];
+          rest /= (*batch)[d];
+          ai += idx * as[d];
+          bi += idx * bs[d];
+        }
+        Eigen::Map<const Matrix> ma(ap + ai * m * k, m, k);
+        Eigen::Map<const Matrix> mb(bp + bi * nn * k, nn, k);
+        Eigen::Map<Matrix> c(o + i * m * nn, m, nn);
+        c.noalias() = ma * mb.transpose();
+      }
+    });
+  }
+
+  std::vector<Labels> input_labels_;
+  Labels output_labels_;
+  int num_named_ = 0;
+};
+
+#define TA_REGISTER(T) REGISTER_KERNEL(Name("Einsum").Device(DEVICE_CPU).TypeConstraint<T>("T"), EinsumOp<T>)
+TA_REGISTER(float);
+TA_REGISTER(double);
+TA_REGISTER(Eigen::half);
+TA_REGISTER(Eigen::bfloat16);
+TA_REGISTER(int32_t);
+TA_REGISTER(int64_t);
+TA_REGISTER(complex64);
+TA_REGISTER(complex128);
+#undef TA_REGISTER
+
+}  // namespace
+}  // namespace tensoract
