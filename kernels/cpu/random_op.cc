@@ -6,10 +6,10 @@
 // Each kernel (one per node) owns a Philox generator seeded from the node's seed and seed2
 // (both 0: from std::random_device, as TensorFlow does). A run reserves 256 generator calls
 // per output element and moves the generator past them, so every run draws fresh numbers;
-// within a run, group g of the output (4 floats or 2 doubles per call) comes from call g
-// of the reservation (call 256 * g / 4 onwards for the truncated normal, which rejects), so
-// the device's threads fill the groups in any order with the same result (the filling is
-// kernels/random/fill.h's, which the stateless ops share).
+// within a run, group g of the output (4 floats, halves or bfloat16s, or 2 doubles, per
+// call) comes from call g of the reservation (call 256 * g / 4 onwards for the truncated
+// normal, which rejects), so the device's threads fill the groups in any order with the
+// same result (the filling is kernels/random/fill.h's, which the stateless ops share).
 #define EIGEN_USE_THREADS
 #include <algorithm>
 #include <cmath>
@@ -177,6 +177,8 @@ class RandomShuffleOp : public RandomOpBase {
                   RandomOp<T, Distribution::kNormal>);                                                  \
   REGISTER_KERNEL(Name("TruncatedNormal").Device(DEVICE_CPU).TypeConstraint<T>("dtype"),                \
                   RandomOp<T, Distribution::kTruncatedNormal>);
+TA_REGISTER_RANDOM(Eigen::half)
+TA_REGISTER_RANDOM(Eigen::bfloat16)
 TA_REGISTER_RANDOM(float)
 TA_REGISTER_RANDOM(double)
 #undef TA_REGISTER_RANDOM

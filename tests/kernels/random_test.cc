@@ -10,6 +10,7 @@
 
 #include "graph/builder/ops.h"
 #include "graph/builder/random_ops.h"
+#include "kernels/tensor_eigen.h"
 #include "tests/kernels/nn_kernel_runner.h"
 
 namespace tensoract {
@@ -93,6 +94,16 @@ TEST_CASE("seeded random ops give TensorFlow's numbers, run after run", "[random
                                 -0.8171683549880981},
                                {-0.07082463800907135, -0.37630730867385864, -0.8508504033088684, -1.034483551979065,
                                 0.5332415103912354});
+  // half and bfloat16 (seed=1, seed2=2): float draws rounded, truncated in float.
+  ExpectTensorFlowDraws<Eigen::half>(ops::RandomUniform, {1, 2}, 5,
+                                     {0.2021484375, 0.4560546875, 0.802734375, 0.4658203125, 0.3623046875},
+                                     {0.326171875, 0.232421875, 0.935546875, 0.1435546875, 0.9423828125});
+  ExpectTensorFlowDraws<Eigen::bfloat16>(ops::RandomStandardNormal, {1, 2}, 5,
+                                         {-1.046875, 0.83984375, 1.234375, 2.0625, 0.3046875},
+                                         {1.2109375, -1.484375, -0.158203125, -0.26953125, -0.5});
+  ExpectTensorFlowDraws<Eigen::half>(ops::TruncatedNormal, {1, 2}, 5,
+                                     {-1.046875, 0.83984375, 1.2353515625, 0.3037109375, 0.388671875},
+                                     {1.208984375, -1.4853515625, -0.157958984375, -0.26953125, 0.453369140625});
 
   // tf.raw_ops.RandomUniformInt(shape=[5], minval=-10, maxval=1000, seed=7, seed2=8), and
   // int64 in [0, 10**15).
