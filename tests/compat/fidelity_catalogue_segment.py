@@ -256,16 +256,17 @@ def einsum_row(combo):
     return combo["T"]
 
 
+# Per dtype, the int32 index types get every case; each other index-type combination two.
 CATALOGUE = [
-    OpSpec("UnsortedSegmentSum", unsorted_segment_cases(), SUM_BOUND, label_attr="T"),
-    OpSpec("UnsortedSegmentProd", unsorted_segment_cases(product=True), SUM_BOUND, label_attr="T"),
-    OpSpec("UnsortedSegmentMax", unsorted_segment_cases(), EXACT, label_attr="T"),
-    OpSpec("UnsortedSegmentMin", unsorted_segment_cases(), EXACT, label_attr="T"),
-    OpSpec("SegmentSum", sorted_segment_cases(), SUM_BOUND, label_attr="T"),
-    OpSpec("SegmentMean", sorted_segment_cases(), SUM_BOUND, label_attr="T"),
-    OpSpec("SegmentProd", sorted_segment_cases(product=True), SUM_BOUND, label_attr="T"),
-    OpSpec("SegmentMax", sorted_segment_cases(), EXACT, label_attr="T", comparable=packet_nan_columns),
-    OpSpec("SegmentMin", sorted_segment_cases(), EXACT, label_attr="T", comparable=packet_nan_columns),
+    OpSpec("UnsortedSegmentSum", unsorted_segment_cases(), SUM_BOUND, label_attr="T", secondary_cases=2),
+    OpSpec("UnsortedSegmentProd", unsorted_segment_cases(product=True), SUM_BOUND, label_attr="T", secondary_cases=2),
+    OpSpec("UnsortedSegmentMax", unsorted_segment_cases(), EXACT, label_attr="T", secondary_cases=2),
+    OpSpec("UnsortedSegmentMin", unsorted_segment_cases(), EXACT, label_attr="T", secondary_cases=2),
+    OpSpec("SegmentSum", sorted_segment_cases(), SUM_BOUND, label_attr="T", secondary_cases=2),
+    OpSpec("SegmentMean", sorted_segment_cases(), SUM_BOUND, label_attr="T", secondary_cases=2),
+    OpSpec("SegmentProd", sorted_segment_cases(product=True), SUM_BOUND, label_attr="T", secondary_cases=2),
+    OpSpec("SegmentMax", sorted_segment_cases(), EXACT, label_attr="T", secondary_cases=2, comparable=packet_nan_columns),
+    OpSpec("SegmentMin", sorted_segment_cases(), EXACT, label_attr="T", secondary_cases=2, comparable=packet_nan_columns),
     OpSpec("Einsum", einsum_cases, SUM_BOUND, label=einsum_row),
 ]
 
