@@ -1,6 +1,8 @@
 #include "graph/shape_inference.h"
 
+#include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "graph/graph.h"
@@ -18,10 +20,45 @@ const PartialTensorShape& UnknownShapeRef() {
 // dimensions, and a hostile GraphDef must not make inference allocate without bound.
 constexpr int64_t kMaxConstantValues = int64_t{1} << 20;
 
+// How an integer dtype is stored in a TensorProto: its width in tensor_content, and which
+// repeated field holds its values otherwise (int_val for every type of 32 bits or fewer).
+struct IntLayout {
+  size_t width = 0;  // 0: not an integer type
+  bool is_signed = true;
+};
+
+IntLayout IntLayoutOf(DataType dtype) {
+  switch (dtype) {
+    case tensorflow::DT_INT8: return {1, true};
+    case tensorflow::DT_UINT8: return {1, false};
+    case tensorflow::DT_INT16: return {2, true};
+    case tensorflow::DT_UINT16: return {2, false};
+    case tensorflow::DT_INT32: return {4, true};
+    case tensorflow::DT_UINT32: return {4, false};
+    case tensorflow::DT_INT64: return {8, true};
+    case tensorflow::DT_UINT64: return {8, false};
+    default: return {};
+  }
+}
+
+// Little-endian bytes (tensor_content, as on every host TensorFlow supports) of one value.
+int64_t ReadInt(const char* p, IntLayout layout) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, p, layout.width);
+  if (layout.is_signed && layout.width < 8) {
+    const int shift = 64 - 8 * static_cast<int>(layout.width);
+    return static_cast<int64_t>(bits << shift) >> shift;  // sign-extend
+  }
+  return static_cast<int64_t>(bits);
+}
+
+// Any integer dtype's values as int64 (uint64's above int64's range wrap, as a C++ cast
+// does). The int16 `Index` of StridedSlice or `Tidx` of ArgMax is read as TensorFlow does.
 Status DecodeInts(const tensorflow::TensorProto& proto, int64_t limit, std::vector<int64_t>* values) {
   const DataType dtype = proto.dtype();
-  if (dtype != tensorflow::DT_INT32 && dtype != tensorflow::DT_INT64) {
-    return errors::InvalidArgument("a constant of type ", DataTypeString(dtype), " where int32 or int64 was expected");
+  const IntLayout layout = IntLayoutOf(dtype);
+  if (layout.width == 0) {
+    return errors::InvalidArgument("a constant of type ", DataTypeString(dtype), " where an integer was expected");
   }
   auto shape = TensorShape::FromProto(proto.tensor_shape());
   if (!shape.ok()) return shape.status().WithContext("a constant's shape");
@@ -30,7 +67,7 @@ Status DecodeInts(const tensorflow::TensorProto& proto, int64_t limit, std::vect
     return errors::ResourceExhausted("a constant of ", n, " elements is more than the ", limit, " read here");
   }
   values->clear();
-  const size_t width = dtype == tensorflow::DT_INT32 ? 4 : 8;
+  const size_t width = layout.width;
   const std::string& content = proto.tensor_content();
   if (!content.empty()) {
     if (content.size() != static_cast<size_t>(n) * width) {
@@ -38,28 +75,111 @@ Status DecodeInts(const tensorflow::TensorProto& proto, int64_t limit, std::vect
                                      " has ", content.size(), " bytes of tensor_content, not ", n * width);
     }
     values->reserve(n);
-    for (int64_t i = 0; i < n; ++i) {
-      // tensor_content is little-endian, as on every host TensorFlow supports.
-      if (width == 4) {
-        int32_t v;
-        std::memcpy(&v, content.data() + i * width, width);
-        values->push_back(v);
-      } else {
-        int64_t v;
-        std::memcpy(&v, content.data() + i * width, width);
-        values->push_back(v);
-      }
-    }
+    for (int64_t i = 0; i < n; ++i) values->push_back(ReadInt(content.data() + i * width, layout));
     return Status::OK();
   }
-  const int count = width == 4 ? proto.int_val_size() : proto.int64_val_size();
-  auto at = [&](int i) -> int64_t { return width == 4 ? proto.int_val(i) : proto.int64_val(i); };
+  int count = 0;
+  std::function<int64_t(int)> at;
+  if (dtype == tensorflow::DT_INT64) {
+    count = proto.int64_val_size();
+    at = [&](int i) -> int64_t { return proto.int64_val(i); };
+  } else if (dtype == tensorflow::DT_UINT64) {
+    count = proto.uint64_val_size();
+    at = [&](int i) { return static_cast<int64_t>(proto.uint64_val(i)); };
+  } else if (dtype == tensorflow::DT_UINT32) {
+    count = proto.uint32_val_size();
+    at = [&](int i) -> int64_t { return proto.uint32_val(i); };
+  } else {
+    count = proto.int_val_size();
+    at = [&](int i) -> int64_t { return proto.int_val(i); };
+  }
   if (count > n) {
     return errors::InvalidArgument("a constant of shape ", shape->DebugString(), " has ", count, " values");
   }
   // TensorFlow writes a tensor whose trailing values repeat with the repeated value once;
   // no value at all means zeros.
   for (int64_t i = 0; i < n; ++i) values->push_back(count == 0 ? 0 : at(static_cast<int>(std::min<int64_t>(i, count - 1))));
+  return Status::OK();
+}
+
+// A half's bits as a float (exact: every half is a float).
+double HalfToDouble(uint16_t h) {
+  const int sign = h >> 15, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  double v;
+  if (exponent == 0) v = std::ldexp(mantissa, -24);
+  else if (exponent == 31) v = mantissa ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else v = std::ldexp(mantissa + 1024, exponent - 25);
+  return sign ? -v : v;
+}
+
+double BFloat16ToDouble(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// The values of a float, double, half or bfloat16 constant, exactly, as doubles.
+Status DecodeReals(const tensorflow::TensorProto& proto, int64_t limit, std::vector<double>* values) {
+  const DataType dtype = proto.dtype();
+  size_t width = 0;
+  switch (dtype) {
+    case tensorflow::DT_HALF: case tensorflow::DT_BFLOAT16: width = 2; break;
+    case tensorflow::DT_FLOAT: width = 4; break;
+    case tensorflow::DT_DOUBLE: width = 8; break;
+    default:
+      return errors::InvalidArgument("a constant of type ", DataTypeString(dtype),
+                                     " where a floating-point number was expected");
+  }
+  auto shape = TensorShape::FromProto(proto.tensor_shape());
+  if (!shape.ok()) return shape.status().WithContext("a constant's shape");
+  const int64_t n = shape->num_elements();
+  if (n > limit) {
+    return errors::ResourceExhausted("a constant of ", n, " elements is more than the ", limit, " read here");
+  }
+  auto from_bits = [&](uint64_t bits) -> double {
+    if (dtype == tensorflow::DT_HALF) return HalfToDouble(static_cast<uint16_t>(bits));
+    if (dtype == tensorflow::DT_BFLOAT16) return BFloat16ToDouble(static_cast<uint16_t>(bits));
+    if (dtype == tensorflow::DT_FLOAT) {
+      float f;
+      const uint32_t b = static_cast<uint32_t>(bits);
+      std::memcpy(&f, &b, sizeof f);
+      return f;
+    }
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    return d;
+  };
+  values->clear();
+  const std::string& content = proto.tensor_content();
+  if (!content.empty()) {
+    if (content.size() != static_cast<size_t>(n) * width) {
+      return errors::InvalidArgument("a constant of shape ", shape->DebugString(), " and type ", DataTypeString(dtype),
+                                     " has ", content.size(), " bytes of tensor_content, not ", n * width);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, content.data() + i * width, width);
+      values->push_back(from_bits(bits));
+    }
+    return Status::OK();
+  }
+  int count = 0;
+  std::function<double(int)> at;
+  if (width == 2) {
+    count = proto.half_val_size();  // half and bfloat16 both keep their bits in half_val
+    at = [&](int i) { return from_bits(static_cast<uint16_t>(proto.half_val(i))); };
+  } else if (width == 4) {
+    count = proto.float_val_size();
+    at = [&](int i) -> double { return proto.float_val(i); };
+  } else {
+    count = proto.double_val_size();
+    at = [&](int i) { return proto.double_val(i); };
+  }
+  if (count > n) {
+    return errors::InvalidArgument("a constant of shape ", shape->DebugString(), " has ", count, " values");
+  }
+  for (int64_t i = 0; i < n; ++i) values->push_back(count == 0 ? 0.0 : at(static_cast<int>(std::min<int64_t>(i, count - 1))));
   return Status::OK();
 }
 
@@ -419,6 +539,17 @@ Status InferenceContext::GetIntValues(int i, std::vector<int64_t>* values, bool*
   const tensorflow::TensorProto* value = input_tensor(i);
   if (value == nullptr) return Status::OK();
   Status s = DecodeInts(*value, kMaxConstantValues, values);
+  if (errors::IsResourceExhausted(s)) return Status::OK();  // too big to read: treat as unknown
+  if (!s.ok()) return s.WithContext(StrCat("input ", i));
+  *known = true;
+  return Status::OK();
+}
+
+Status InferenceContext::GetRealValues(int i, std::vector<double>* values, bool* known) const {
+  *known = false;
+  const tensorflow::TensorProto* value = input_tensor(i);
+  if (value == nullptr) return Status::OK();
+  Status s = DecodeReals(*value, kMaxConstantValues, values);
   if (errors::IsResourceExhausted(s)) return Status::OK();  // too big to read: treat as unknown
   if (!s.ok()) return s.WithContext(StrCat("input ", i));
   *known = true;

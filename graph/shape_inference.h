@@ -182,8 +182,11 @@ class InferenceContext {
   // many unknown dimensions as the vector is long, or unknown rank. InvalidArgument when the
   // input is not a vector or a size is below -1.
   Status MakeShapeFromShapeTensor(int i, PartialTensorShape* out) const;
-  // The values of input i when it is a constant integer tensor: *known says whether it is.
+  // The values of input i when it is a constant integer tensor (any integer dtype): *known
+  // says whether it is.
   Status GetIntValues(int i, std::vector<int64_t>* values, bool* known) const;
+  // The same for a float, double, half or bfloat16 constant, each value exactly as a double.
+  Status GetRealValues(int i, std::vector<double>* values, bool* known) const;
 
   // A description of the shapes for messages: "[2,3], [?,4]".
   std::string InputShapesString() const;
@@ -207,7 +210,7 @@ class InferenceContext {
   mutable Status usage_status_;
 };
 
-// The values of an int32 or int64 TensorProto, flattened (TensorFlow's compact forms
+// The values of an integer TensorProto (int32, int64, or a narrower or unsigned type), flattened (TensorFlow's compact forms
 // included: tensor_content, and a short value list whose last value repeats).
 // InvalidArgument when it is another dtype or malformed.
 Status TensorProtoToInt64s(const tensorflow::TensorProto& proto, std::vector<int64_t>* values);

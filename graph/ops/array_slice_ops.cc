@@ -2,6 +2,8 @@
 // in array_ops.cc). Definitions match TensorFlow's, so GraphDefs written by TensorFlow
 // validate here unchanged.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
@@ -28,96 +30,188 @@ Status ConstVector(InferenceContext* c, int i, std::vector<int64_t>* v, bool* kn
   return c->GetIntValues(i, v, known);
 }
 
-// Slice: with a constant `size` each output dimension is size[i], or input - begin for -1
-// when begin is also constant; otherwise the rank from begin's length.
+// Slice, as TensorFlow's SliceShape: with a constant `size` each output dimension is
+// size[i], or input - begin for -1. Whether begin and size fit the input is the kernel's
+// check, when the step runs (a graph TensorFlow loads must load here); only what makes the
+// shape itself impossible (a size below -1, an input - begin below 0) is refused here.
 Status SliceShape(InferenceContext* c) {
-  const PartialTensorShape& input = c->input(0);
+  PartialTensorShape input = c->input(0);
   PartialTensorShape begin_shape, size_shape;
   TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &begin_shape));
   TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &size_shape));
   int64_t n = InferenceContext::Dim(begin_shape, 0);
   TA_RETURN_IF_ERROR(c->MergeDim(n, InferenceContext::Dim(size_shape, 0), &n));
-  std::vector<int64_t> begin, size;
-  bool begin_known = false, size_known = false;
-  TA_RETURN_IF_ERROR(ConstVector(c, 1, &begin, &begin_known));
+  if (n >= 0) TA_RETURN_IF_ERROR(c->WithRank(input, static_cast<int>(n), &input));
+  // begin as a shape: -1 (a value the kernel refuses) reads as unknown, below -1 is refused,
+  // as TensorFlow's MakeShapeFromShapeTensor does.
+  PartialTensorShape begin;
+  TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(1, &begin));
+  std::vector<int64_t> size;
+  bool size_known = false;
   TA_RETURN_IF_ERROR(ConstVector(c, 2, &size, &size_known));
-  if (n < 0) {
-    if (InferenceContext::RankKnown(input)) {
-      c->set_output(0, InferenceContext::UnknownShapeOfRank(input.dims()));
-      return Status::OK();
-    }
-    return shape_inference::UnknownShape(c);
-  }
-  PartialTensorShape in;
-  TA_RETURN_IF_ERROR(c->WithRank(input, static_cast<int>(n), &in));
-  std::vector<int64_t> dims(n, shape_inference::kUnknownDim);
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t dim = InferenceContext::Dim(in, static_cast<int>(i));
-    if (begin_known && dim >= 0 && (begin[i] < 0 || begin[i] > dim)) {
-      return errors::InvalidArgument("Expected begin[", i, "] in [0, ", dim, "], but got ", begin[i]);
-    }
-    if (!size_known) continue;
-    if (size[i] >= 0) {
-      if (begin_known && dim >= 0 && begin[i] + size[i] > dim) {
-        return errors::InvalidArgument("Expected size[", i, "] in [0, ", dim - begin[i], "], but got ", size[i]);
+  if (size_known) {
+    PartialTensorShape b;
+    TA_RETURN_IF_ERROR(c->WithRank(begin, static_cast<int>(size.size()), &b));
+    std::vector<int64_t> dims;
+    for (size_t i = 0; i < size.size(); ++i) {
+      const int64_t dim = InferenceContext::Dim(input, static_cast<int>(i));
+      if (size[i] == -1) {
+        const int64_t start = InferenceContext::Dim(b, static_cast<int>(i));
+        int64_t rest = shape_inference::kUnknownDim;
+        if (dim >= 0 && start >= 0) TA_RETURN_IF_ERROR(c->Subtract(dim, start, &rest));
+        dims.push_back(rest);
+      } else if (size[i] < 0) {
+        return errors::InvalidArgument("Out of bounds slicing on dimension ", i, " of length ", dim,
+                                       ": sizes vector cannot be < -1, but was ", size[i]);
+      } else {
+        dims.push_back(size[i]);
       }
-      dims[i] = size[i];
-    } else if (size[i] == -1) {
-      if (begin_known && dim >= 0) dims[i] = dim - begin[i];
-    } else {
-      return errors::InvalidArgument("Expected size[", i, "] >= -1, but got ", size[i]);
     }
+    c->set_output(0, InferenceContext::MakeShape(std::move(dims)));
+    return Status::OK();
   }
-  c->set_output(0, InferenceContext::MakeShape(std::move(dims)));
-  return Status::OK();
+  PartialTensorShape sizes;
+  TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(2, &sizes));
+  if (InferenceContext::RankKnown(sizes)) {
+    PartialTensorShape unused;
+    TA_RETURN_IF_ERROR(c->WithRank(begin, sizes.dims(), &unused));
+    c->set_output(0, sizes);
+    return Status::OK();
+  }
+  if (InferenceContext::RankKnown(input)) {
+    c->set_output(0, InferenceContext::UnknownShapeOfRank(input.dims()));
+    return Status::OK();
+  }
+  return shape_inference::UnknownShape(c);
 }
 
-// StridedSlice depends on masks and values in ways only the kernel's full canonicalisation
-// tells; the shape is inferred only where nothing is masked and everything is constant.
+// StridedSlice, as TensorFlow's shape function: with a known input rank and constant
+// strides, the sparse spec (begin/end/strides and their masks) is made dense and bounds
+// checked the way TensorFlow's ValidateStridedSliceOp does on a partial shape, so what it
+// refuses when the graph is built (several ellipses, an index out of bounds, a zero stride,
+// a non-forward stride on an index) is refused here too. Begin and end may be unknown; a
+// dimension then is unknown unless it is a whole one or an index.
 Status StridedSliceShape(InferenceContext* c) {
   const PartialTensorShape& input = c->input(0);
+  PartialTensorShape begin_shape, end_shape, strides_shape;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &begin_shape));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &end_shape));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(3), 1, &strides_shape));
+  int64_t sparse_len = InferenceContext::Dim(begin_shape, 0);
+  TA_RETURN_IF_ERROR(c->MergeDim(sparse_len, InferenceContext::Dim(end_shape, 0), &sparse_len));
+  TA_RETURN_IF_ERROR(c->MergeDim(sparse_len, InferenceContext::Dim(strides_shape, 0), &sparse_len));
   std::vector<int64_t> begin, end, strides;
   bool kb = false, ke = false, ks = false;
+  TA_RETURN_IF_ERROR(ConstVector(c, 3, &strides, &ks));
+  if (!InferenceContext::RankKnown(input) || sparse_len < 0 || !ks) return shape_inference::UnknownShape(c);
   TA_RETURN_IF_ERROR(ConstVector(c, 1, &begin, &kb));
   TA_RETURN_IF_ERROR(ConstVector(c, 2, &end, &ke));
-  TA_RETURN_IF_ERROR(ConstVector(c, 3, &strides, &ks));
-  int64_t masks = 0;
-  for (const char* name : {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"}) {
-    int64_t m = 0;
-    TA_RETURN_IF_ERROR(c->GetAttr(name, &m));
-    masks |= m;
+  int64_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0, shrink_mask = 0;
+  TA_RETURN_IF_ERROR(c->GetAttr("begin_mask", &begin_mask));
+  TA_RETURN_IF_ERROR(c->GetAttr("end_mask", &end_mask));
+  TA_RETURN_IF_ERROR(c->GetAttr("ellipsis_mask", &ellipsis_mask));
+  TA_RETURN_IF_ERROR(c->GetAttr("new_axis_mask", &new_axis_mask));
+  TA_RETURN_IF_ERROR(c->GetAttr("shrink_axis_mask", &shrink_mask));
+  const int64_t n = static_cast<int64_t>(strides.size());
+  if ((kb && static_cast<int64_t>(begin.size()) != n) || (ke && static_cast<int64_t>(end.size()) != n) || n >= 32) {
+    return errors::InvalidArgument("Expected begin, end, and strides to be 1D equal size tensors, but got ",
+                                   kb ? begin.size() : -1, ", ", ke ? end.size() : -1, " and ", n, " values");
   }
-  // An index (a shrunk axis) takes one element going forwards: TensorFlow refuses any
-  // other stride there, when building as when running. Masks and strides both count the
-  // spec's entries, so this needs no canonicalisation.
-  int64_t shrink = 0, ellipsis = 0;
-  TA_RETURN_IF_ERROR(c->GetAttr("shrink_axis_mask", &shrink));
-  TA_RETURN_IF_ERROR(c->GetAttr("ellipsis_mask", &ellipsis));
-  for (size_t i = 0; ks && i < strides.size() && i < 64; ++i) {
-    if ((shrink >> i & 1) && !(ellipsis >> i & 1) && strides[i] <= 0) {
-      return errors::InvalidArgument("only stride 1 allowed on non-range indexing.");
+  // The masks are 32-bit attributes in TensorFlow.
+  const uint32_t ellipsis = static_cast<uint32_t>(ellipsis_mask);
+  if (ellipsis != 0 && (ellipsis & (ellipsis - 1)) != 0) {
+    return errors::InvalidArgument("Multiple ellipses in slice spec not allowed");
+  }
+  // Step 1: the sparse spec, an ellipsis added at its end when it has none.
+  int sparse_dims = static_cast<int>(n);
+  int new_axis_after_ellipsis = 0;
+  bool ellipsis_seen = false;
+  uint64_t sparse_ellipsis = ellipsis;
+  for (int i = 0; i < sparse_dims; ++i) {
+    if (ellipsis_seen && (new_axis_mask >> i & 1)) ++new_axis_after_ellipsis;
+    if (ellipsis >> i & 1) ellipsis_seen = true;
+  }
+  if (!ellipsis_seen) sparse_ellipsis |= uint64_t{1} << sparse_dims++;
+  // Step 2: the dense spec, one entry per input dimension.
+  const int dims = input.dims();
+  std::vector<int64_t> db(dims, 0), de(dims, 0), ds(dims, 1);
+  std::vector<bool> dbm(dims, false), dem(dims, false), dshrink(dims, false);
+  constexpr int64_t kNewAxis = -1, kShrink = -2;
+  std::vector<int64_t> gather;  // per output dimension: an input dimension, kNewAxis or kShrink
+  int full = 0;
+  for (int i = 0; i < sparse_dims; ++i) {
+    if (sparse_ellipsis >> i & 1) {
+      const int next = std::min(dims - (sparse_dims - i) + 1 + new_axis_after_ellipsis, dims);
+      for (; full < next; ++full) {
+        dbm[full] = dem[full] = true;
+        gather.push_back(full);
+      }
+    } else if (new_axis_mask >> i & 1) {
+      gather.push_back(kNewAxis);
+    } else {
+      if (full == dims) {
+        if (dims == 0) return errors::InvalidArgument("Attempting to slice scalar input.");
+        return errors::InvalidArgument("Index out of range using input dim ", full, "; input has only ", dims,
+                                       " dims");
+      }
+      if (kb) db[full] = begin[i];
+      if (ke) de[full] = end[i];
+      ds[full] = strides[i];
+      dbm[full] = begin_mask >> i & 1;
+      dem[full] = end_mask >> i & 1;
+      dshrink[full] = shrink_mask >> i & 1;
+      gather.push_back(dshrink[full] ? kShrink : full);
+      ++full;
     }
   }
-  if (!kb || !ke || !ks || masks != 0 || !InferenceContext::RankKnown(input) ||
-      begin.size() != static_cast<size_t>(input.dims()) || end.size() != begin.size() ||
-      strides.size() != begin.size()) {
-    return shape_inference::UnknownShape(c);
-  }
-  std::vector<int64_t> dims(begin.size(), shape_inference::kUnknownDim);
-  for (size_t i = 0; i < begin.size(); ++i) {
-    const int64_t dim = InferenceContext::Dim(input, static_cast<int>(i));
-    const int64_t s = strides[i];
+  // Step 3: each input dimension's size, checked where it is known.
+  std::vector<int64_t> sizes(dims, shape_inference::kUnknownDim);
+  for (int i = 0; i < dims; ++i) {
+    const int64_t dim = InferenceContext::Dim(input, i), s = ds[i];
     if (s == 0) return errors::InvalidArgument("strides[", i, "] must be non-zero");
-    if (dim < 0) continue;
-    auto canonical = [&](int64_t x) {
-      const int64_t lo = s > 0 ? 0 : -1, hi = s > 0 ? dim : dim - 1;
-      x = x < 0 ? dim + x : x;
-      return std::min(std::max(x, lo), hi);
+    if (dim < 0) {
+      sizes[i] = dshrink[i] ? 1 : shape_inference::kUnknownDim;
+      continue;
+    }
+    if (dshrink[i] && s <= 0) return errors::InvalidArgument("only stride 1 allowed on non-range indexing.");
+    const int64_t lo = s > 0 ? 0 : -1, hi = s > 0 ? dim : dim - 1;
+    auto canonical = [&](int64_t x, bool masked, bool is_begin) {
+      if (masked) return (s > 0) == is_begin ? lo : hi;
+      const int64_t fwd = x < 0 ? dim + x : x;
+      return std::min(std::max(fwd, lo), hi);
     };
-    const int64_t len = canonical(end[i]) - canonical(begin[i]);
-    dims[i] = (len == 0 || (len < 0) != (s < 0)) ? 0 : len / s + (len % s != 0);
+    int64_t len = 0;
+    bool known = false;
+    if (kb && ke) {
+      int64_t b, e;
+      if (dshrink[i]) {
+        b = db[i] < 0 ? dim + db[i] : db[i];
+        e = b + 1;
+        if (b < 0 || b >= dim) {
+          return errors::InvalidArgument("slice index ", b, " of dimension ", i, " out of bounds.");
+        }
+      } else {
+        b = canonical(db[i], dbm[i], true);
+        e = canonical(de[i], dem[i], false);
+      }
+      len = e - b;
+      known = true;
+    } else if (dshrink[i]) {
+      len = 1;
+      known = true;
+    } else if (dbm[i] && dem[i]) {
+      len = s < 0 ? -dim : dim;
+      known = true;
+    }
+    if (known) sizes[i] = (len == 0 || (len < 0) != (s < 0)) ? 0 : len / s + (len % s != 0);
   }
-  c->set_output(0, InferenceContext::MakeShape(std::move(dims)));
+  // Step 4: the output, new axes added and indices dropped.
+  std::vector<int64_t> out;
+  for (int64_t g : gather) {
+    if (g == kNewAxis) out.push_back(1);
+    else if (g >= 0) out.push_back(sizes[g]);
+  }
+  c->set_output(0, InferenceContext::MakeShape(std::move(out)));
   return Status::OK();
 }
 
@@ -265,26 +359,27 @@ Status GatherV2Shape(InferenceContext* c) {
   return Status::OK();
 }
 
+// OneHot, as TensorFlow's shape function: an axis beyond the indices' rank wraps here and is
+// the kernel's to refuse when the step runs, and on_value and off_value are not looked at
+// (a graph TensorFlow loads must load here).
 Status OneHotShape(InferenceContext* c) {
   int64_t axis = -1;
   TA_RETURN_IF_ERROR(c->GetAttr("axis", &axis));
   if (axis < -1) return errors::InvalidArgument("axis must be >= -1");
   PartialTensorShape unused;
   TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &unused));
-  TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 0, &unused));
-  TA_RETURN_IF_ERROR(c->WithRank(c->input(3), 0, &unused));
-  const PartialTensorShape& indices = c->input(0);
-  if (!InferenceContext::RankKnown(indices)) return shape_inference::UnknownShape(c);
   std::vector<int64_t> depth_values;
   bool known = false;
   TA_RETURN_IF_ERROR(c->GetIntValues(1, &depth_values, &known));
   const int64_t depth = known ? depth_values[0] : shape_inference::kUnknownDim;
-  if (known && depth < 0) return errors::InvalidArgument("depth must be non-negative, got: ", depth);
-  std::vector<int64_t> dims = InferenceContext::Dims(indices);
-  const int64_t pos = axis == -1 ? static_cast<int64_t>(dims.size()) : axis;
-  if (pos > static_cast<int64_t>(dims.size())) {
-    return errors::InvalidArgument("Expected axis to be -1 or between [0, ", dims.size() + 1, ").  But received: ", axis);
+  if (known && depth < 0) {
+    return errors::InvalidArgument("Dimension size, given by scalar input 1, must be non-negative but is ", depth);
   }
+  const PartialTensorShape& indices = c->input(0);
+  if (!InferenceContext::RankKnown(indices)) return shape_inference::UnknownShape(c);
+  std::vector<int64_t> dims = InferenceContext::Dims(indices);
+  const int64_t new_rank = static_cast<int64_t>(dims.size()) + 1;
+  const int64_t pos = (axis + new_rank) % new_rank;
   dims.insert(dims.begin() + pos, depth);
   c->set_output(0, InferenceContext::MakeShape(std::move(dims)));
   return Status::OK();
@@ -347,10 +442,72 @@ Status BroadcastToShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// Range, as TensorFlow's shape function: with constant arguments the length is known, and
+// what its kernel would refuse (delta 0, start past limit, more than int64 elements) is
+// refused when the graph is built. The length is the one the kernel (kernels/cpu/range_op.cc)
+// computes: integers exactly, floating-point types with one division in the type itself.
 Status RangeShape(InferenceContext* c) {
   PartialTensorShape unused;
   for (int i = 0; i < 3; ++i) TA_RETURN_IF_ERROR(c->WithRank(c->input(i), 0, &unused));
+  DataType dtype = tensorflow::DT_INVALID;
+  TA_RETURN_IF_ERROR(c->GetAttr("Tidx", &dtype));
   c->set_output(0, InferenceContext::Vector(shape_inference::kUnknownDim));
+  const bool real = dtype == tensorflow::DT_FLOAT || dtype == tensorflow::DT_DOUBLE ||
+                    dtype == tensorflow::DT_HALF || dtype == tensorflow::DT_BFLOAT16;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (real) {
+    std::vector<double> v[3];
+    for (int i = 0; i < 3; ++i) {
+      bool known = false;
+      TA_RETURN_IF_ERROR(c->GetRealValues(i, &v[i], &known));
+      if (!known || v[i].size() != 1) return Status::OK();
+    }
+    const double start = v[0][0], limit = v[1][0], delta = v[2][0];
+    if (start > limit && delta > 0) {
+      return errors::InvalidArgument("Requires start <= limit when delta > 0: ", start, "/", limit);
+    }
+    if (start < limit && delta < 0) {
+      return errors::InvalidArgument("Requires start >= limit when delta < 0: ", start, "/", limit);
+    }
+    if (delta == 0) return errors::InvalidArgument("Requires delta != 0");
+    // half and bfloat16 would round each step to their own precision: their length is left
+    // unknown (the errors above are exact in any type).
+    double n;
+    if (dtype == tensorflow::DT_FLOAT) {
+      n = std::ceil(std::fabs((static_cast<float>(limit) - static_cast<float>(start)) / static_cast<float>(delta)));
+    } else if (dtype == tensorflow::DT_DOUBLE) {
+      n = std::ceil(std::fabs((limit - start) / delta));
+    } else {
+      return Status::OK();
+    }
+    // A NaN length passes TensorFlow's shape function (its kernel refuses it when the step
+    // runs, as ours does).
+    if (std::isnan(n)) return Status::OK();
+    if (!(n < 0x1p63)) {
+      return errors::InvalidArgument("Requires ((limit - start) / delta) <= ", kMax);
+    }
+    c->set_output(0, InferenceContext::Vector(static_cast<int64_t>(n)));
+    return Status::OK();
+  }
+  std::vector<int64_t> v[3];
+  for (int i = 0; i < 3; ++i) {
+    bool known = false;
+    TA_RETURN_IF_ERROR(c->GetIntValues(i, &v[i], &known));
+    if (!known || v[i].size() != 1) return Status::OK();
+  }
+  if (dtype == tensorflow::DT_UINT64) return Status::OK();  // values above int64's range: left to the kernel
+  const __int128 start = v[0][0], limit = v[1][0], delta = v[2][0];
+  if (start > limit && delta > 0) {
+    return errors::InvalidArgument("Requires start <= limit when delta > 0: ", v[0][0], "/", v[1][0]);
+  }
+  if (start < limit && delta < 0) {
+    return errors::InvalidArgument("Requires start >= limit when delta < 0: ", v[0][0], "/", v[1][0]);
+  }
+  if (delta == 0) return errors::InvalidArgument("Requires delta != 0");
+  const __int128 span = limit > start ? limit - start : start - limit, step = delta < 0 ? -delta : delta;
+  const __int128 n = (span + step - 1) / step;
+  if (n > kMax) return errors::InvalidArgument("Requires ((limit - start) / delta) <= ", kMax);
+  c->set_output(0, InferenceContext::Vector(static_cast<int64_t>(n)));
   return Status::OK();
 }
 

@@ -117,7 +117,9 @@ Dst FloatToInteger(F x) {
 template <class Src, class Dst>
 Dst ConvertReal(Src x, bool truncate) {
   if constexpr (std::is_same_v<Dst, bool>) {
-    if constexpr (kIsSmallFloat<Src>) return static_cast<float>(x) != 0.0f;
+    // Eigen's operator bool of half and bfloat16 tests the bits, so a denormal is true even
+    // where the kernels' threads treat denormal floats as zero (DAZ).
+    if constexpr (kIsSmallFloat<Src>) return (Eigen::numext::bit_cast<uint16_t>(x) & 0x7fff) != 0;
     else return x != Src(0);
   } else if constexpr (std::is_same_v<Src, bool>) {
     return static_cast<Dst>(x ? 1.0f : 0.0f);

@@ -46,9 +46,10 @@ class RangeOp : public OpKernel {
                   errors::InvalidArgument(NodePrefix(*this), "Requires ((limit - start) / delta) <= ", kMax));
       size = static_cast<int64_t>(n);
     } else {
-      const double n = std::ceil(std::abs((static_cast<double>(limit) - static_cast<double>(start)) /
-                                          static_cast<double>(delta)));
-      OP_REQUIRES(ctx, n <= static_cast<double>(kMax),  // false for inf and NaN too
+      // The span and the division in T, as TensorFlow's kernel and shape function compute
+      // them (float Range(0, 0.3, 0.1) has 3 elements; in double it would have 4).
+      const double n = std::ceil(std::abs(static_cast<double>((limit - start) / delta)));
+      OP_REQUIRES(ctx, n < 0x1p63,  // false for inf and NaN too
                   errors::InvalidArgument(NodePrefix(*this), "Requires ((limit - start) / delta) <= ", kMax));
       size = static_cast<int64_t>(n);
     }
