@@ -41,7 +41,21 @@ struct Reduced {
   Labels batch_labels, free_labels;
   std::vector<int64_t> batch_dims, free_dims;
   int64_t free_size = 1, contract_size = 1;
+  // TensorFlow's layout of this operand, [batch..., F, C] or, where its axes were already in
+  // [batch, contract, free] order, [batch..., C, F]: only its messages show it.
+  TensorShape tf_shape;
 };
+
+// TensorFlow's ShouldSwapFreeAndContract: the labels already ordered as [broadcast, batch,
+// contract, free, reduce] (ties by label), so its kernel skips the transpose.
+bool ContractBeforeFree(const Labels& labels, const std::vector<int>& kinds) {
+  static const int kRemap[] = {0, 1, 3, 2, 4};
+  for (size_t i = 0; i + 1 < labels.size(); ++i) {
+    const int a = kRemap[kinds[labels[i]]], b = kRemap[kinds[labels[i + 1]]];
+    if (a > b || (a == b && labels[i] > labels[i + 1])) return false;
+  }
+  return true;
+}
 
 template <class T>
 using Acc = std::conditional_t<std::is_integral_v<T> && std::is_signed_v<T>,
@@ -266,6 +280,9 @@ class EinsumOp : public OpKernel {
     std::vector<int64_t> shape = r->batch_dims;
     shape.push_back(r->free_size);
     shape.push_back(r->contract_size);
+    std::vector<int64_t> tf_shape = shape;
+    if (ContractBeforeFree(labels, kinds)) std::swap(tf_shape[tf_shape.size() - 2], tf_shape.back());
+    r->tf_shape = TensorShape(tf_shape);
     if (reduce_size == 1) {
       r->t = Tensor(x.dtype(), TensorShape(shape));
       if (gathered.NumElements() > 0) {
@@ -300,7 +317,7 @@ class EinsumOp : public OpKernel {
     for (int d = 0; d < rank; ++d) {
       OP_REQUIRES(ctx, ad[d] == bd[d] || ad[d] == 1 || bd[d] == 1,
                   errors::InvalidArgument(NodePrefix(*this), "Invalid broadcasting dimensions: ",
-                                          a.t.shape().DebugString(), " vs. ", b.t.shape().DebugString()));
+                                          a.tf_shape.DebugString(), " vs. ", b.tf_shape.DebugString()));
       (*batch)[d] = ad[d] == 1 ? bd[d] : ad[d];
     }
     const int64_t m = a.free_size, nn = b.free_size, k = a.contract_size;

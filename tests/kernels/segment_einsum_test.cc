@@ -1,0 +1,253 @@
+// The segment reductions (sorted and unsorted), Expm1 and Einsum, run on their CPU kernels.
+// Expected values and messages were printed by TensorFlow 2.21 (the tf.raw_ops call in each
+// comment), its quirks included: a NaN is kept until a later number replaces it, an empty
+// unsorted Max segment is lowest() (so is one holding only -inf), SegmentMean divides by the
+// count converted to T.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <vector>
+
+#include "tests/kernels/kernel_test_util.h"
+
+namespace tensoract {
+namespace {
+
+namespace tf = ::tensorflow;
+
+using testing::Run;
+using testing::RunOp;
+using testing::TypeA;
+using testing::Values;
+
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
+
+tf::AttrValue StrA(const std::string& s) { tf::AttrValue v; v.set_s(s); return v; }
+tf::AttrValue IntA(int64_t i) { tf::AttrValue v; v.set_i(i); return v; }
+
+Run Sorted(const std::string& op, const Tensor& data, const Tensor& ids) {
+  return RunOp(op, {data, ids}, {{"T", TypeA(data.dtype())}, {"Tindices", TypeA(ids.dtype())}});
+}
+Run Unsorted(const std::string& op, const Tensor& data, const Tensor& ids, const Tensor& n) {
+  return RunOp(op, {data, ids, n},
+               {{"T", TypeA(data.dtype())}, {"Tindices", TypeA(ids.dtype())}, {"Tnumsegments", TypeA(n.dtype())}});
+}
+Run Einsum(const std::string& equation, const std::vector<Tensor>& xs) {
+  return RunOp("Einsum", xs,
+               {{"T", TypeA(xs[0].dtype())}, {"N", IntA(static_cast<int64_t>(xs.size()))}, {"equation", StrA(equation)}});
+}
+// Bitwise equality, NaN equal to NaN.
+bool SameFloats(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+  }
+  return true;
+}
+
+TEST_CASE("the unsorted segment reductions fill empty segments with their identity", "[segment]") {
+  // UnsortedSegmentMax(data=[1,2,3,4], segment_ids=[0,-1,1,1], num_segments=3) -> [1,4,-2147483648]
+  const Tensor data = Tensor::FromVector<int32_t>({1, 2, 3, 4});
+  const Tensor ids = Tensor::FromVector<int32_t>({0, -1, 1, 1});
+  const Tensor n = Tensor::Scalar<int32_t>(3);
+  Run r = Unsorted("UnsortedSegmentMax", data, ids, n);
+  REQUIRE(r.status.ok());
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{1, 4, std::numeric_limits<int32_t>::min()});
+  r = Unsorted("UnsortedSegmentMin", data, ids, n);
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{1, 3, std::numeric_limits<int32_t>::max()});
+  r = Unsorted("UnsortedSegmentProd", data, ids, n);
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{1, 12, 1});
+  r = Unsorted("UnsortedSegmentSum", data, ids, n);
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{1, 7, 0});
+}
+
+TEST_CASE("UnsortedSegmentMax keeps a NaN until a later number, and -inf alone gives lowest()", "[segment]") {
+  // UnsortedSegmentMax([1,nan,3,2], [0,0,1,1], 3) -> [nan, 3, lowest];
+  // ([nan,1,3,nan], ...) -> [1, nan, lowest]; ([-inf,-inf,-inf,2], [0,0,1,2], 3) -> [lowest, lowest, 2]
+  const Tensor ids = Tensor::FromVector<int32_t>({0, 0, 1, 1});
+  const Tensor n = Tensor::Scalar<int32_t>(3);
+  const float lowest = std::numeric_limits<float>::lowest();
+  Run r = Unsorted("UnsortedSegmentMax", Tensor::FromVector<float>({1, kNaN, 3, 2}), ids, n);
+  CHECK(SameFloats(Values<float>(r.outputs[0]), {kNaN, 3, lowest}));
+  r = Unsorted("UnsortedSegmentMax", Tensor::FromVector<float>({kNaN, 1, 3, kNaN}), ids, n);
+  CHECK(SameFloats(Values<float>(r.outputs[0]), {1, kNaN, lowest}));
+  r = Unsorted("UnsortedSegmentMax", Tensor::FromVector<float>({-kInf, -kInf, -kInf, 2}),
+               Tensor::FromVector<int32_t>({0, 0, 1, 2}), n);
+  CHECK(SameFloats(Values<float>(r.outputs[0]), {lowest, lowest, 2}));
+  r = Unsorted("UnsortedSegmentMin", Tensor::FromVector<float>({1, kNaN, 3, 2}), ids, n);
+  CHECK(SameFloats(Values<float>(r.outputs[0]), {kNaN, 2, std::numeric_limits<float>::max()}));
+}
+
+TEST_CASE("the unsorted segment reductions take ids of several dimensions and refuse bad ones", "[segment]") {
+  // UnsortedSegmentSum([[1,2],[3,4]], [[0,1],[1,1]], 2) -> [1, 9]
+  const Tensor data = Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2}));
+  Run r = Unsorted("UnsortedSegmentSum", data, Tensor::FromVector<int64_t>({0, 1, 1, 1}, TensorShape({2, 2})),
+                   Tensor::Scalar<int64_t>(2));
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{1, 9});
+  r = Unsorted("UnsortedSegmentMax", data, Tensor::FromVector<int32_t>({0, 1, 1, 1}, TensorShape({2, 2})),
+               Tensor::Scalar<int32_t>(0));
+  CHECK_THAT(r.status.message(), Catch::Contains("segment_ids[0,0] = 0 is out of range [0, 0)"));
+  r = Unsorted("UnsortedSegmentMax", Tensor::Scalar<float>(3), Tensor::Scalar<int32_t>(2), Tensor::Scalar<int32_t>(2));
+  CHECK_THAT(r.status.message(), Catch::Contains("segment_ids = 2 is out of range [0, 2)"));
+  r = Unsorted("UnsortedSegmentProd", data, Tensor::FromVector<int32_t>({0, 1}), Tensor::Scalar<int32_t>(-1));
+  CHECK_THAT(r.status.message(), Catch::Contains("Input num_segments == -1 must not be negative."));
+  r = Unsorted("UnsortedSegmentProd", data, Tensor::FromVector<int32_t>({0, 1, 1}), Tensor::Scalar<int32_t>(2));
+  CHECK_THAT(r.status.message(), Catch::Contains("does not start with segment_ids.shape = [3]"));
+  r = Unsorted("UnsortedSegmentMin", data, Tensor::FromVector<int32_t>({0, 1}), Tensor::FromVector<int32_t>({2}));
+  CHECK_THAT(r.status.message(), Catch::Contains("num_segments should be a scalar, not shape [1]"));
+  // No rows to place: the ids are not looked at.
+  r = Unsorted("UnsortedSegmentMax", Tensor(tf::DT_FLOAT, TensorShape({3, 0})),
+               Tensor::FromVector<int32_t>({0, 5, 1}), Tensor::Scalar<int32_t>(2));
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].shape() == TensorShape({2, 0}));
+}
+
+TEST_CASE("the sorted segment reductions fill the rows between ids with 0 (Prod: 1)", "[segment]") {
+  // SegmentSum([1,2,3,4], [0,0,3,3]) -> [3,0,0,7]; SegmentProd -> [2,1,1,12]; SegmentMax -> [2,0,0,4]
+  const Tensor data = Tensor::FromVector<int32_t>({1, 2, 3, 4});
+  const Tensor ids = Tensor::FromVector<int64_t>({0, 0, 3, 3});
+  CHECK(Values<int32_t>(Sorted("SegmentSum", data, ids).outputs[0]) == std::vector<int32_t>{3, 0, 0, 7});
+  CHECK(Values<int32_t>(Sorted("SegmentProd", data, ids).outputs[0]) == std::vector<int32_t>{2, 1, 1, 12});
+  CHECK(Values<int32_t>(Sorted("SegmentMax", data, ids).outputs[0]) == std::vector<int32_t>{2, 0, 0, 4});
+  CHECK(Values<int32_t>(Sorted("SegmentMin", data, ids).outputs[0]) == std::vector<int32_t>{1, 0, 0, 3});
+  CHECK(Values<int32_t>(Sorted("SegmentMean", data, ids).outputs[0]) == std::vector<int32_t>{1, 0, 0, 3});
+  // SegmentMax([-inf,-inf,-inf,2], [0,0,1,2]) -> [-inf,-inf,2]: sorted segments start from -inf.
+  Run r = Sorted("SegmentMax", Tensor::FromVector<float>({-kInf, -kInf, -kInf, 2}),
+                 Tensor::FromVector<int32_t>({0, 0, 1, 2}));
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{-kInf, -kInf, 2});
+  // SegmentMean([1.5,2,2.5], [0,0,2]) -> [1.75, 0, 2.5]
+  r = Sorted("SegmentMean", Tensor::FromVector<float>({1.5f, 2, 2.5f}), Tensor::FromVector<int32_t>({0, 0, 2}));
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{1.75f, 0, 2.5f});
+}
+
+TEST_CASE("SegmentMean divides integers by the count as T, truncating", "[segment]") {
+  // SegmentMean(ones(200, int8), zeros(200)) -> [1] (200 -> -56 both for the sum and the count);
+  // SegmentMean(full((3,), 2**30 + 1, int32), zeros(3)) -> [-357913940] (the sum wraps)
+  std::vector<int8_t> ones(200, 1);
+  Run r = Sorted("SegmentMean", Tensor::FromVector<int8_t>(ones), Tensor::FromVector<int32_t>(std::vector<int32_t>(200, 0)));
+  REQUIRE(r.status.ok());
+  CHECK(Values<int8_t>(r.outputs[0]) == std::vector<int8_t>{1});
+  r = Sorted("SegmentMean", Tensor::FromVector<int32_t>({(1 << 30) + 1, (1 << 30) + 1, (1 << 30) + 1}),
+             Tensor::FromVector<int32_t>({0, 0, 0}));
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{-357913940});
+  r = Sorted("SegmentMean", Tensor::FromVector<int32_t>({-7, -7, -6}), Tensor::FromVector<int32_t>({0, 0, 0}));
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{-6});
+}
+
+TEST_CASE("the sorted segment reductions refuse unsorted, negative and misshapen ids as TensorFlow", "[segment]") {
+  const Tensor data = Tensor::FromVector<int8_t>({1, 2, 3, 4, 5});
+  auto message = [&](std::vector<int64_t> ids) {
+    return Sorted("SegmentSum", data, Tensor::FromVector<int64_t>(ids)).status.message();
+  };
+  CHECK_THAT(message({0, 0, 1, 1, 0}), Catch::Contains("segment ids are not increasing"));
+  CHECK_THAT(message({0, 0, 1, 1, -1}), Catch::Contains("segment ids must be >= 0"));
+  CHECK_THAT(message({0, 0, 1, 2, 1}), Catch::Contains("segment ids are not increasing"));
+  CHECK_THAT(message({-1, 0, 1, 2, 3}),
+             Catch::Contains("Segment id -1 out of range [0, 4), possibly because 'segment_ids' input is not sorted."));
+  CHECK_THAT(message({0, 1, 1}), Catch::Contains("segment_ids should be the same size as dimension 0 of input."));
+  Run r = Sorted("SegmentMax", Tensor::FromVector<float>({1, 2, 3, 4}), Tensor::FromVector<int32_t>({0, 1, 1, 1}, TensorShape({2, 2})));
+  CHECK_THAT(r.status.message(), Catch::Contains("segment_ids should be a vector."));
+  r = Sorted("SegmentMax", Tensor::Scalar<float>(5), Tensor::FromVector<int32_t>(std::vector<int32_t>{}));
+  CHECK_THAT(r.status.message(), Catch::Contains("input must be at least rank 1"));
+  r = Sorted("SegmentProd", Tensor(tf::DT_FLOAT, TensorShape({0, 3})), Tensor::FromVector<int32_t>(std::vector<int32_t>{}));
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].shape() == TensorShape({0, 3}));
+}
+
+TEST_CASE("the segment reductions of complex numbers", "[segment]") {
+  const Tensor data = Tensor::FromVector<complex64>({{1, 2}, {3, -1}, {0, 1}});
+  Run r = Sorted("SegmentProd", data, Tensor::FromVector<int32_t>({0, 0, 1}));
+  REQUIRE(r.status.ok());
+  CHECK(Values<complex64>(r.outputs[0]) == std::vector<complex64>{{5, 5}, {0, 1}});
+  r = Sorted("SegmentMean", data, Tensor::FromVector<int32_t>({0, 0, 1}));
+  CHECK(Values<complex64>(r.outputs[0]) == std::vector<complex64>{{2, 0.5f}, {0, 1}});
+}
+
+TEST_CASE("Expm1 keeps its relative accuracy near 0 and passes denormals through", "[expm1]") {
+  // tf.math.expm1([1e-10, -1e-7, 1, -30, 100, 1e-45]) -> [1e-10, -9.9999995e-08, 1.7182817, -1, inf, 1e-45]
+  Run r = RunOp("Expm1", {Tensor::FromVector<float>({1e-10f, -1e-7f, 1, -30, 100, 1e-45f, -0.0f})},
+                {{"T", TypeA(tf::DT_FLOAT)}});
+  REQUIRE(r.status.ok());
+  const std::vector<float> y = Values<float>(r.outputs[0]);
+  CHECK(y[0] == 1e-10f);
+  CHECK(y[1] == Approx(-9.9999995e-08f).epsilon(1e-7));
+  CHECK(y[2] == Approx(1.7182817f).epsilon(1e-7));
+  CHECK(y[3] == -1.0f);
+  CHECK(std::isinf(y[4]));
+  CHECK(y[5] == 1e-45f);
+  CHECK(std::signbit(y[6]));
+  // Every element of a long vector (vectorised and threaded paths) as computed alone.
+  std::vector<double> xs(5000);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = (static_cast<double>(i) - 2500) * 1e-3;
+  r = RunOp("Expm1", {Tensor::FromVector<double>(xs)}, {{"T", TypeA(tf::DT_DOUBLE)}});
+  const std::vector<double> yd = Values<double>(r.outputs[0]);
+  for (size_t i = 0; i < xs.size(); ++i) REQUIRE(yd[i] == std::expm1(xs[i]));
+  // expm1(1e-8 + 2i) = (expm1(1e-8) cos 2 - 2 sin^2 1) + i e^1e-8 sin 2
+  r = RunOp("Expm1", {Tensor::FromVector<complex128>({{1e-8, 2}})}, {{"T", TypeA(tf::DT_COMPLEX128)}});
+  const complex128 z = Values<complex128>(r.outputs[0])[0];
+  CHECK(z.real() == Approx(std::exp(1e-8) * std::cos(2.0) - 1).epsilon(1e-14));
+  CHECK(z.imag() == Approx(std::exp(1e-8) * std::sin(2.0)).epsilon(1e-14));
+}
+
+TEST_CASE("Einsum contracts, transposes, takes diagonals and broadcasts ellipses", "[einsum]") {
+  const Tensor a = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  const Tensor b = Tensor::FromVector<float>({1, 0, -1, 2, 0.5f, 3}, TensorShape({3, 2}));
+  Run r = Einsum("ij,jk->ik", {a, b});
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].shape() == TensorShape({2, 2}));
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{0.5f, 13, 2, 28});
+  r = Einsum("ij->ji", {a});
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{1, 4, 2, 5, 3, 6});
+  r = Einsum("ij->", {a});
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{21});
+  r = Einsum("ij->j", {a});
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{5, 7, 9});
+  const Tensor sq = Tensor::FromVector<int32_t>({1, 2, 3, 4, 5, 6, 7, 8, 9}, TensorShape({3, 3}));
+  CHECK(Values<int32_t>(Einsum("ii->i", {sq}).outputs[0]) == std::vector<int32_t>{1, 5, 9});
+  CHECK(Values<int32_t>(Einsum("ii->", {sq}).outputs[0]) == std::vector<int32_t>{15});
+  // "i->ii": the vector on the diagonal of zeros.
+  r = Einsum("i->ii", {Tensor::FromVector<int64_t>({7, 8})});
+  CHECK(Values<int64_t>(r.outputs[0]) == std::vector<int64_t>{7, 0, 0, 8});
+  // Outer product and dot product.
+  const Tensor u = Tensor::FromVector<double>({1, 2}), v = Tensor::FromVector<double>({3, 4, 5});
+  CHECK(Values<double>(Einsum("i,j->ij", {u, v}).outputs[0]) == std::vector<double>{3, 4, 5, 6, 8, 10});
+  CHECK(Values<double>(Einsum("i,i->", {u, u}).outputs[0]) == std::vector<double>{5});
+  // "...ij,...jk->...ik" with batch shapes [2,1] and [3]: [2,3] batches of 1x1 products.
+  std::vector<float> xv = {1, 2, 3, 4}, yv = {1, 10, 100, 2, 20, 200};
+  r = Einsum("...ij,...jk->...ik", {Tensor::FromVector<float>(xv, TensorShape({2, 1, 1, 2})),
+                                    Tensor::FromVector<float>(yv, TensorShape({3, 2, 1}))});
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].shape() == TensorShape({2, 3, 1, 1}));
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{21, 104, 420, 43, 308, 860});
+  // A label summed inside one operand ("j" of "ijk,k->i").
+  r = Einsum("ijk,k->i", {Tensor::FromVector<float>({1, 2, 3, 4, 5, 6, 7, 8}, TensorShape({2, 2, 2})),
+                          Tensor::FromVector<float>({1, -1})});
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{-2, -2});
+  // Contracting over nothing gives zeros.
+  r = Einsum("ij,jk->ik", {Tensor(tf::DT_FLOAT, TensorShape({2, 0})), Tensor(tf::DT_FLOAT, TensorShape({0, 3}))});
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>(6, 0.0f));
+}
+
+TEST_CASE("Einsum refuses what TensorFlow's kernel refuses, in its words", "[einsum]") {
+  const Tensor a(tf::DT_FLOAT, TensorShape({2, 3}));
+  const Tensor b(tf::DT_FLOAT, TensorShape({4, 5}));
+  CHECK_THAT(Einsum("ij,jk->ik", {a, b}).status.message(),
+             Catch::Contains("Expected dimension 3 at axis 0 of the input shaped [4,5] but got dimension 4"));
+  CHECK_THAT(Einsum("ijk,jk->ik", {a, b}).status.message(), Catch::Contains("Expected input 0 to have rank 3 but got: 2"));
+  CHECK_THAT(Einsum("...ijk->ik", {Tensor(tf::DT_FLOAT, TensorShape({2}))}).status.message(),
+             Catch::Contains("Expected input 0 to have rank at least 3 but got: 1"));
+  CHECK_THAT(Einsum("...ij->ij", {Tensor(tf::DT_FLOAT, TensorShape({5, 2, 3}))}).status.message(),
+             Catch::Contains("Output contains 1 broadcasting dimension(s) but no ellipsis"));
+  CHECK_THAT(Einsum("...ij,...jk->...ik",
+                    {Tensor(tf::DT_FLOAT, TensorShape({5, 2, 3})), Tensor(tf::DT_FLOAT, TensorShape({2, 3, 4}))})
+                 .status.message(),
+             Catch::Contains("Invalid broadcasting dimensions: [5,2,3] vs. [2,3,4]"));
+  // The equation's syntax is checked when the kernel is made (RunOp requires that to work),
+  // so a bad one is the shape function's and the graph import's to refuse (graph tests).
+}
+
+}  // namespace
+}  // namespace tensoract
