@@ -182,7 +182,7 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
   RunStepResponse r;
   // A server with a worker of its own runs its master here too.
   TA_RETURN_IF_ERROR(server_->step_caller().Call(master(), std::move(request), wait_ms, &r, server_->worker() != nullptr,
-                                                options.spin_for_reply));
+                                                options.spin_for_reply, options.run_on_caller_thread));
   if (metadata != nullptr) {
     if (r.step_stats) metadata->step_stats = std::move(*r.step_stats);
     metadata->partition_graphs.clear();

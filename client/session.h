@@ -71,6 +71,12 @@ struct RunOptions {
   // then costs no thread wake-up. False for a call that mostly waits (a queue runner's
   // enqueue into a full queue), where polling only takes a core from the steps that work.
   bool spin_for_reply = true;
+  // With a master in this process, the step's actors run on the calling thread while it
+  // waits, as far as the step allows (client/step_caller.h): a small step then costs no
+  // thread hand-off, as TensorFlow's inter_op_parallelism_threads = -1 runs a step's ops
+  // on the caller's thread. Expensive kernels still go to the device's threads. False:
+  // the actor system's scheduler threads run everything.
+  bool run_on_caller_thread = true;
 };
 
 // TensorFlow's RunMetadata: what a step reports besides its fetches.

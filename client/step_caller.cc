@@ -3,9 +3,13 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
 
 #include <caf/all.hpp>
 
@@ -58,6 +62,65 @@ struct ReplySlot {
   }
 };
 
+// The calling thread as a CAF execution unit for as long as it waits for its step.
+//
+// An actor whose mailbox was empty is scheduled by whoever sends it the next message,
+// through the sender's execution unit (exec_later); a thread outside CAF has none, so CAF
+// hands the actor to a scheduler thread and wakes it. Sent through this unit, the master
+// is scheduled here instead and resumed on the caller's thread; what it sends while it runs
+// goes through its context(), this unit, so the worker, the executor and their replies run
+// here too, one after another, until the reply slot is filled. Each actor is still resumed
+// by exactly one thread at a time, by CAF's own rule: only the sender that found the mailbox
+// empty schedules it. What is left when the reply has come, an actor resumed here that
+// still has messages (kInlineThroughput per turn), and anything made ready from another
+// thread go to the scheduler as usual.
+class InlineUnit final : public caf::execution_unit {
+ public:
+  explicit InlineUnit(caf::actor_system& system) : caf::execution_unit(&system) {}
+
+  void exec_later(caf::resumable* job) override {
+    // An actor resumed here keeps this unit as its context() after it returns, and a
+    // response promise of its delivered from another thread later goes through it: only
+    // the thread running RunUntil queues here.
+    if (running_.load(std::memory_order_acquire) == std::this_thread::get_id()) {
+      jobs_.push_back(job);
+    } else {
+      system().scheduler().enqueue(job);
+    }
+  }
+
+  // Calls `send` (which enqueues through this unit), then resumes the actors scheduled
+  // here until `done` holds or none is left, and hands the rest to the scheduler.
+  template <class Send>
+  void SendAndRun(Send send, const std::atomic<bool>& done) {
+    running_.store(std::this_thread::get_id(), std::memory_order_release);
+    send();
+    while (!jobs_.empty() && !done.load(std::memory_order_acquire)) {
+      caf::resumable* job = jobs_.front();
+      jobs_.pop_front();
+      switch (job->resume(this, kInlineThroughput)) {
+        case caf::resumable::resume_later:  // more messages: a scheduler thread goes on
+          system().scheduler().enqueue(job);
+          break;
+        default:  // awaiting a message, or done: the reference scheduling took goes
+          caf::intrusive_ptr_release(job);
+          break;
+      }
+    }
+    running_.store(std::thread::id(), std::memory_order_release);
+    for (caf::resumable* job : jobs_) system().scheduler().enqueue(job);
+    jobs_.clear();
+  }
+
+ private:
+  // Messages an actor handles per turn here before the scheduler takes it over: a
+  // master busy with other clients' steps must not keep this caller.
+  static constexpr size_t kInlineThroughput = 8;
+
+  std::atomic<std::thread::id> running_{};
+  std::deque<caf::resumable*> jobs_;  // the running thread's
+};
+
 }  // namespace tensoract
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<tensoract::ReplySlot>)
@@ -81,20 +144,59 @@ caf::behavior relay_actor(caf::event_based_actor* self, const std::string& what)
   };
 }
 
+// Every InlineUnit ever made: an actor keeps the last one that resumed it as its context(),
+// so none is freed (one per calling thread and server; reachable, for leak checkers).
+std::mutex units_mu;
+std::vector<std::unique_ptr<InlineUnit>>* all_units = new std::vector<std::unique_ptr<InlineUnit>>();
+std::atomic<uint64_t> next_caller_id{1};
+
 }  // namespace
 
 StepCaller::StepCaller(caf::actor_system& system)
-    : relay_(system.spawn(relay_actor, std::string("tensoract.step_relay"))) {}
+    : system_(system), id_(next_caller_id.fetch_add(1)),
+      relay_(system.spawn(relay_actor, std::string("tensoract.step_relay"))) {}
+
+InlineUnit& StepCaller::UnitOfThisThread() {
+  // Most threads call one server: its unit is remembered per thread.
+  thread_local uint64_t cached_id = 0;
+  thread_local InlineUnit* cached = nullptr;
+  if (cached_id == id_) return *cached;
+  {
+    std::lock_guard<std::mutex> lock(units_mu);
+    InlineUnit*& unit = units_[std::this_thread::get_id()];
+    if (unit == nullptr) {
+      all_units->push_back(std::make_unique<InlineUnit>(system_));
+      unit = all_units->back().get();
+    }
+    cached = unit;
+  }
+  cached_id = id_;
+  return *cached;
+}
 
 StepCaller::~StepCaller() { caf::anon_send_exit(relay_, caf::exit_reason::user_shutdown); }
 
 Status StepCaller::Call(const caf::actor& master, RunStepRequest request, int64_t wait_ms,
-                        RunStepResponse* response, bool master_is_local, bool spin) {
+                        RunStepResponse* response, bool master_is_local, bool spin, bool on_this_thread) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   auto slot = std::make_shared<ReplySlot>();
   if (master_is_local) {
     request.reply_to = [slot](RunStepResponse r) { slot->Fill(std::move(r), caf::error()); };
-    caf::anon_send(master, run_step_atom::value, std::move(request));
+    // The step runs on this thread as far as it can (InlineUnit), as TensorFlow runs a
+    // small step's ops on the caller's thread.
+    if (on_this_thread) {
+      InlineUnit& unit = UnitOfThisThread();
+      unit.SendAndRun(
+          [&] {
+            caf::actor_cast<caf::abstract_actor*>(master)->enqueue(
+                caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, run_step_atom::value,
+                                          std::move(request)),
+                &unit);
+          },
+          slot->ready);
+    } else {
+      caf::anon_send(master, run_step_atom::value, std::move(request));
+    }
   } else {
     caf::anon_send(relay_, relay_step_atom::value, master, std::move(request), slot);
   }

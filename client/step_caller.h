@@ -7,7 +7,10 @@
 // into the caller's ReplySlot: a master in this process fills it itself (the request
 // carries a callback, RunStepRequest::reply_to); a remote master's proxy is asked by one
 // relay actor, made once per server, that fills it (a request without a clock timer: the
-// runtime enforces the step's deadline itself). The caller spins on the slot for a short
+// runtime enforces the step's deadline itself). A local master's step runs on the calling
+// thread as far as it can: the master, worker and executor actors are resumed there, by
+// CAF's rules, while the caller waits (InlineUnit in step_caller.cc), so a small step
+// costs no thread hand-off at all. The caller then spins on the slot for a short
 // while before it sleeps on it, so a reply that comes within the spin costs no wake-up
 // (unless told not to: a call that will wait anyway should not take a core polling).
 // The caller's own wait still ends at its deadline, with DeadlineExceeded.
@@ -17,6 +20,8 @@
 #define TENSORACT_CLIENT_STEP_CALLER_H_
 
 #include <cstdint>
+#include <thread>
+#include <unordered_map>
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
@@ -25,6 +30,8 @@
 #include "base/status.h"
 
 namespace tensoract {
+
+class InlineUnit;
 
 class StepCaller {
  public:
@@ -39,11 +46,19 @@ class StepCaller {
   // fills the reply slot itself (RunStepRequest::reply_to), one actor hop fewer than the
   // relay's request.
   // `spin`: poll for the reply before sleeping (RunOptions::spin_for_reply).
+  // `on_this_thread`: a local master's step runs on the calling thread as far as it can
+  // (RunOptions::run_on_caller_thread).
   Status Call(const caf::actor& master, RunStepRequest request, int64_t wait_ms, RunStepResponse* response,
-              bool master_is_local = false, bool spin = true);
+              bool master_is_local = false, bool spin = true, bool on_this_thread = true);
 
  private:
+  // This thread's execution unit for `system_`'s actors (made once per thread).
+  InlineUnit& UnitOfThisThread();
+
+  caf::actor_system& system_;
+  const uint64_t id_;  // tells this caller's units from those of one that had its address
   caf::actor relay_;
+  std::unordered_map<std::thread::id, InlineUnit*> units_;  // under step_caller.cc's units_mu
 };
 
 }  // namespace tensoract
