@@ -79,6 +79,12 @@ Output StatelessRandomUniformFullInt(const Scope& scope, const Input& shape, con
   return StatelessV1(scope, "StatelessRandomUniformFullInt", {shape, seed}, dtype);
 }
 
+Output StatelessMultinomial(const Scope& scope, const Input& logits, const Input& num_samples, const Input& seed,
+                            DataType output_dtype) {
+  return TypedOp(scope, "StatelessMultinomial", {logits, num_samples, seed},
+                 {{"Tseed", TypeAttr(TypeOf(seed))}, {"output_dtype", TypeAttr(output_dtype)}});
+}
+
 KeyCounterAlg StatelessRandomGetKeyCounter(const Scope& scope, const Input& seed) {
   return KeyCounterOp(scope, "StatelessRandomGetKeyCounter", seed, false);
 }

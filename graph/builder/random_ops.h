@@ -44,6 +44,11 @@ Output StatelessRandomUniformInt(const Scope& scope, const Input& shape, const I
 Output StatelessRandomUniformFullInt(const Scope& scope, const Input& shape, const Input& seed,
                                      DataType dtype = tensorflow::DT_UINT64);
 
+// num_samples class indices per row of `logits` ([batch, classes], unnormalised
+// log-probabilities).
+Output StatelessMultinomial(const Scope& scope, const Input& logits, const Input& num_samples, const Input& seed,
+                            DataType output_dtype = tensorflow::DT_INT64);
+
 struct KeyCounterAlg {
   Output key, counter, alg;  // alg: null from StatelessRandomGetKeyCounter
 };

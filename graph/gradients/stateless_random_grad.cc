@@ -16,5 +16,6 @@ REGISTER_NO_GRADIENT_OP("StatelessRandomNormalV2");
 REGISTER_NO_GRADIENT_OP("StatelessTruncatedNormalV2");
 REGISTER_NO_GRADIENT_OP("StatelessRandomUniformIntV2");
 REGISTER_NO_GRADIENT_OP("StatelessRandomUniformFullIntV2");
+REGISTER_NO_GRADIENT_OP("StatelessMultinomial");
 
 }  // namespace tensoract

@@ -3,6 +3,8 @@
 // StatelessRandomGetKeyCounter(Alg) make from a seed), not of a generator's state, so the
 // same inputs give the same numbers in every run, session and process. Definitions and
 // shape functions are TensorFlow 2.21's; TensorFlow registers no gradient for any of them.
+#include <vector>
+
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
 
@@ -52,6 +54,27 @@ Status BoundsThen(InferenceContext* c) {
     }
   }
   return rest(c);
+}
+
+// (logits [batch, classes], num_samples scalar, seed) -> [batch, num_samples].
+Status MultinomialShape(InferenceContext* c) {
+  TA_RETURN_IF_ERROR(SeedShape(c, 2));
+  PartialTensorShape logits, unused;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &logits));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &unused));
+  std::vector<int64_t> num_samples;
+  bool known = false;
+  TA_RETURN_IF_ERROR(c->GetIntValues(1, &num_samples, &known));
+  int64_t samples = -1;
+  if (known) {
+    samples = num_samples[0];
+    if (samples < 0) {
+      return errors::InvalidArgument("Dimension size, given by scalar input 1, must be non-negative but is ",
+                                     samples);
+    }
+  }
+  c->set_output(0, InferenceContext::Matrix(InferenceContext::Dim(logits, 0), samples));
+  return Status::OK();
 }
 
 Status KeyCounterShape(InferenceContext* c) {
@@ -123,6 +146,15 @@ REGISTER_OP("StatelessRandomUniformFullIntV2")
     .Attr("Tshape: {int32, int64} = DT_INT32")
     .SetShapeFn(tensoract::StatelessShapeV2)
     .Doc("Integers over the whole range of dtype, from a key and counter.");
+
+REGISTER_OP("StatelessMultinomial")
+    .Input("logits: T").Input("num_samples: int32").Input("seed: Tseed").Output("output: output_dtype")
+    .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}")
+    .Attr("Tseed: {int32, int64} = DT_INT64")
+    .Attr("output_dtype: {int32, int64} = DT_INT64")
+    .SetShapeFn(tensoract::MultinomialShape)
+    .Doc("num_samples class indices per row of logits (unnormalised log-probabilities), a "
+         "function of the seed.");
 
 REGISTER_OP("StatelessRandomGetKeyCounterAlg")
     .Input("seed: Tseed").Output("key: uint64").Output("counter: uint64").Output("alg: int32")

@@ -171,6 +171,37 @@ def uniform_full_int(shape, seed, dtype):
     return tf.random.stateless_uniform(shape, seed, minval=None, maxval=None, dtype=dtype)
 
 
+# ---- StatelessMultinomial: (logits, num_samples, seed) -------------------------------------
+
+
+def multinomial_cases(rng, combo, full):
+    """TensorFlow splits the rows among its threads when a batch costs over 10000 of its cycle
+    estimate (50 (num_samples log2(classes) + classes) per row), and then its numbers depend
+    on its thread count (kernels/cpu/stateless_multinomial_op.cc): the batches stay below."""
+    dt, st = combo["T"], combo["Tseed"]
+    from fidelity_catalogue import edge_values, random_values
+
+    def case(logits, n, seed, tag):
+        return Case([logits, arr(n, np.int32), arr(seed, st)], f"{shape_str(logits.shape)} x{n} seed {seed} " + tag,
+                    aux=[1])
+
+    for (b, c), n, seed in [((1, 1), 3, (1, 2)), ((2, 3), 5, (-1, -1)), ((3, 5), 10, (7, 8)), ((4, 7), 0, (1, 2)),
+                            ((0, 3), 5, (1, 2)), ((1, 40), 30, (3, 4)), ((5, 2), 20, (0, 0))]:
+        yield case(random_values(rng, dt, (b, c), -4, 4), n, seed, "random")
+    e = edge_values(dt)
+    yield case(e.reshape(1, -1), 8, (5, 6), "edges")
+    inf = np.array(np.inf).astype(np_type(dt))
+    yield case(np.array([[-inf, -inf, -inf], [inf, 0, 1], [np.nan, 2, 2]]).astype(np_type(dt)), 6, (5, 6),
+               "infinities and NaN")
+    if dt not in REFUSAL_ROWS:
+        return
+    yield case(random_values(rng, dt, (2, 3)), -1, (1, 2), "negative num_samples refused")
+    yield case(random_values(rng, dt, (2, 0)), 3, (1, 2), "no classes refused")
+    yield case(random_values(rng, dt, (2, 0)), 0, (1, 2), "no classes, no samples refused")
+    yield case(random_values(rng, dt, (6,)), 3, (1, 2), "logits not a matrix refused")
+    yield Case([random_values(rng, dt, (2, 3)), arr(3, np.int32), arr((1, 2, 3), st)], "seed of 3 refused", aux=[1])
+
+
 # ---- the key/counter ops ------------------------------------------------------------------
 
 
@@ -197,6 +228,7 @@ CATALOGUE = [
     OpSpec("StatelessTruncatedNormalV2", v2_cases(tf_written=[truncated_normal]), label_attr="dtype"),
     OpSpec("StatelessRandomUniformIntV2", v2_cases(int_bounds, tf_written=[uniform_int]), label_attr="dtype"),
     OpSpec("StatelessRandomUniformFullIntV2", v2_cases(tf_written=[uniform_full_int]), label_attr="dtype"),
+    OpSpec("StatelessMultinomial", multinomial_cases, label_attr="T"),
     OpSpec("StatelessRandomGetKeyCounter", key_counter_cases, label_attr="Tseed"),
     OpSpec("StatelessRandomGetKeyCounterAlg", key_counter_cases, label_attr="Tseed"),
     OpSpec("StatelessRandomGetAlg", get_alg_cases, label=lambda combo: "-"),

@@ -92,6 +92,29 @@ TEST_CASE("stateless random ops give TensorFlow's numbers for a seed", "[random]
   CHECK(Bits<uint64_t>(full->at(0)) == std::vector<uint64_t>{10279991767390587243u, 12111132199469006528u});
 }
 
+TEST_CASE("StatelessMultinomial gives TensorFlow's samples for a seed, the same every run", "[random][stateless]") {
+  Scope s = Scope::NewRootScope();
+  Output node = ops::StatelessMultinomial(s, Ph(s, tf::DT_FLOAT), Ph(s, tf::DT_INT32), Ph(s, tf::DT_INT64),
+                                          tf::DT_INT32);
+  REQUIRE(s.ok());
+  KernelRunner r;
+  REQUIRE(r.Init(node).ok());
+  // tf.raw_ops.StatelessMultinomial(logits=[[0, 1, 2], [0, 0, 0]], num_samples=8, seed=[1, 2]).
+  const std::vector<double> want = {2, 2, 1, 2, 2, 2, 2, 1, 2, 2, 2, 1, 0, 1, 1, 0};
+  for (int run = 0; run < 2; ++run) {
+    auto out = r.Run({Tensor::FromVector<float>({0, 1, 2, 0, 0, 0}, TensorShape({2, 3})), Tensor::Scalar<int32_t>(8),
+                      Seed(1, 2)});
+    REQUIRE(out.ok());
+    CHECK(out->at(0).shape() == TensorShape({2, 8}));
+    CHECK(nn_test::AsDoubles<int32_t>(out->at(0)) == want);
+  }
+  auto no_classes = r.Run({Tensor::FromVector<float>({}, TensorShape({2, 0})), Tensor::Scalar<int32_t>(0), Seed(1, 2)});
+  REQUIRE(no_classes.status().code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(no_classes.status().message(), Catch::Contains("num_classes should be positive, got 0"));
+  auto negative = r.Run({Tensor::FromVector<float>({0, 1}, TensorShape({1, 2})), Tensor::Scalar<int32_t>(-1), Seed(1, 2)});
+  CHECK_THAT(negative.status().message(), Catch::Contains("num_samples should be non-negative, got -1"));
+}
+
 TEST_CASE("the V2 ops draw from StatelessRandomGetKeyCounterAlg's key and counter what V1 draws from the seed",
           "[random][stateless]") {
   Scope s = Scope::NewRootScope();
@@ -220,7 +243,7 @@ TEST_CASE("stateless random ops have no gradient, as in TensorFlow", "[random][s
   for (const char* op : {"StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
                          "StatelessRandomUniformInt", "StatelessRandomUniformFullInt", "StatelessRandomUniformV2",
                          "StatelessRandomNormalV2", "StatelessTruncatedNormalV2", "StatelessRandomUniformIntV2",
-                         "StatelessRandomUniformFullIntV2"}) {
+                         "StatelessRandomUniformFullIntV2", "StatelessMultinomial"}) {
     GradFunc fn;
     INFO(op);
     REQUIRE(GradientRegistry::Global()->Lookup(op, &fn).ok());
