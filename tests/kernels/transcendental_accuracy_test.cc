@@ -105,5 +105,24 @@ TEST_CASE("float Sigmoid is within 2.5 ulps down to its smallest normal result o
   CHECK(w.ulps <= 2.5);
 }
 
+TEST_CASE("Elu and Selu keep their precision near 0 (expm1, not exp(x) - 1)", "[fidelity]") {
+  // TensorFlow's exp(x) - 1 gives 0 for x in (-3e-8, 0): 2^24 ulps off at x = -1e-19.
+  Worst elu = SweepFloat("Elu", -20.f, -1e-30f, 4000, [](long double x) { return std::expm1(x); });
+  INFO("Elu: worst " << elu.ulps << " ulps at " << elu.at);
+  CHECK(elu.ulps <= 1.0);
+  const long double scale = 1.0507009873554804934193349852946L, scale_alpha = 1.7580993408473768599402175208123L;
+  Worst selu = SweepFloat("Selu", -20.f, -1e-30f, 4000, [&](long double x) { return scale_alpha * std::expm1(x); });
+  INFO("Selu: worst " << selu.ulps << " ulps at " << selu.at);
+  CHECK(selu.ulps <= 2.0);
+  Worst positive = SweepFloat("Selu", 1e-30f, 1e30f, 40000, [&](long double x) { return scale * x; });
+  CHECK(positive.ulps <= 1.5);  // x times scale rounded to float, rounded
+  Run r = RunOp("Elu", {Tensor::FromVector<double>({-1e-300, -1e-17, 0.0, -0.0})}, {{"T", TypeA(tensorflow::DT_DOUBLE)}});
+  REQUIRE(r.status.ok());
+  const std::vector<double> y = Values<double>(r.outputs[0]);
+  CHECK(y[0] == -1e-300);
+  CHECK(y[1] == -1e-17);
+  CHECK((y[2] == 0.0 && !std::signbit(y[2]) && y[3] == 0.0 && std::signbit(y[3])));
+}
+
 }  // namespace
 }  // namespace tensoract
