@@ -1,36 +1,14 @@
 // Comparisons and logic with broadcasting, on the CPU: Greater, GreaterEqual, Less,
-// LessEqual, Equal, NotEqual (bool outputs), LogicalAnd, LogicalOr, LogicalNot.
-#include "kernels/cpu/cwise_ops.h"
+// LessEqual, Equal, NotEqual (bool outputs) of float, double, int32 and int64 (and Equal and
+// NotEqual of bool; the other types in cwise_compare_more.cc), LogicalAnd, LogicalOr,
+// LogicalNot.
+#include "kernels/cpu/cwise_compare_ops.h"
 
 namespace tensoract {
 namespace {
 
-struct Greater : CwiseFunctor {
-  template <class A, class B>
-  auto operator()(const A& a, const B& b) const { return a > b; }
-};
-struct GreaterEqual : CwiseFunctor {
-  template <class A, class B>
-  auto operator()(const A& a, const B& b) const { return a >= b; }
-};
-struct Less : CwiseFunctor {
-  template <class A, class B>
-  auto operator()(const A& a, const B& b) const { return a < b; }
-};
-struct LessEqual : CwiseFunctor {
-  template <class A, class B>
-  auto operator()(const A& a, const B& b) const { return a <= b; }
-};
-struct Equal : CwiseFunctor {
-  static constexpr bool kIncompatibleValue = false;
-  template <class A, class B>
-  auto operator()(const A& a, const B& b) const { return a == b; }
-};
-struct NotEqual : CwiseFunctor {
-  static constexpr bool kIncompatibleValue = true;
-  template <class A, class B>
-  auto operator()(const A& a, const B& b) const { return a != b; }
-};
+using namespace cwise;  // NOLINT: the functors this file registers
+
 struct LogicalAnd : CwiseFunctor {
   template <class A, class B>
   auto operator()(const A& a, const B& b) const { return a && b; }
@@ -42,34 +20,6 @@ struct LogicalOr : CwiseFunctor {
 struct LogicalNot : CwiseFunctor {
   template <class A>
   auto operator()(const A& a) const { return !a; }
-};
-
-// Equal and NotEqual: with incompatible_shape_error false, shapes that do not broadcast give
-// a scalar (false for Equal, true for NotEqual) instead of an error.
-template <class T, class F>
-class EqualityOp : public BinaryOp<T, F, bool> {
- public:
-  explicit EqualityOp(OpKernelConstruction* ctx) : BinaryOp<T, F, bool>(ctx) {
-    Status s = ctx->GetAttr("incompatible_shape_error", &incompatible_shape_error_);
-    if (!s.ok()) ctx->SetStatus(s);
-  }
-
-  void Compute(OpKernelContext* ctx) override {
-    if (!incompatible_shape_error_) {
-      const Tensor& x = ctx->input(0);
-      const Tensor& y = ctx->input(1);
-      if (x.shape() != y.shape() && x.dims() != 0 && y.dims() != 0 && !MakeBroadcastPlan(x.shape(), y.shape()).ok()) {
-        Tensor* out = nullptr;
-        OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
-        *out->base<bool>() = F::kIncompatibleValue;
-        return;
-      }
-    }
-    BinaryOp<T, F, bool>::Compute(ctx);
-  }
-
- private:
-  bool incompatible_shape_error_ = true;
 };
 
 #define TA_REGISTER_COMPARE(OP, F, T) \

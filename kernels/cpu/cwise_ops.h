@@ -192,6 +192,29 @@ class SimpleBinaryOp : public OpKernel {
   }
 };
 
+// F computed in float for half and bfloat16 operands, each result rounded once to the
+// operands' type (a comparison's bool stays bool), as TensorFlow's Eigen computes these
+// types: widen, compute, round. Register e.g. BinaryOp<Eigen::half, InFloat<Sub>>; F's
+// traits (cost, divisor checks) carry over.
+template <class F>
+struct InFloat : F {
+  template <class A>
+  auto operator()(const A& a) const {
+    return RoundTo<typename A::Scalar>(F::operator()(a.template cast<float>()));
+  }
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const {
+    return RoundTo<typename A::Scalar>(F::operator()(a.template cast<float>(), b.template cast<float>()));
+  }
+
+ private:
+  template <class T, class R>
+  static auto RoundTo(const R& r) {
+    if constexpr (std::is_same_v<typename R::Scalar, bool>) return r;
+    else return r.template cast<T>();
+  }
+};
+
 namespace functor {
 struct Add : CwiseFunctor {
   template <class A, class B>

@@ -235,6 +235,41 @@ TA_REGISTER_ALL_TYPES(int32_t)
 TA_REGISTER_ALL_TYPES(int64_t)
 #undef TA_REGISTER_ALL_TYPES
 
+// The narrow integers (TensorFlow has no unsigned Neg, Abs or Sign, but Square of each).
+#define TA_REGISTER_NARROW(T)             \
+  TA_REGISTER_UNARY("Neg", Neg, T);       \
+  TA_REGISTER_UNARY("Abs", Abs, T);       \
+  TA_REGISTER_UNARY("Sign", Sign, T);     \
+  TA_REGISTER_UNARY("Square", Square, T);
+TA_REGISTER_NARROW(int8_t)
+TA_REGISTER_NARROW(int16_t)
+#undef TA_REGISTER_NARROW
+TA_REGISTER_UNARY("Square", Square, uint8_t);
+TA_REGISTER_UNARY("Square", Square, uint16_t);
+TA_REGISTER_UNARY("Square", Square, uint32_t);
+TA_REGISTER_UNARY("Square", Square, uint64_t);
+
+// half and bfloat16 in float, rounded once per element.
+#define TA_REGISTER_IN_FLOAT(T)                               \
+  TA_REGISTER_UNARY("Neg", InFloat<Neg>, T);                  \
+  TA_REGISTER_UNARY("Square", InFloat<Square>, T);            \
+  TA_REGISTER_UNARY("Abs", InFloat<Abs>, T);                  \
+  TA_REGISTER_UNARY("Sign", InFloat<Sign>, T);                \
+  TA_REGISTER_UNARY("Round", InFloat<Round>, T);              \
+  TA_REGISTER_UNARY("Sqrt", InFloat<Sqrt>, T);                \
+  TA_REGISTER_UNARY("Rsqrt", InFloat<Rsqrt>, T);              \
+  TA_REGISTER_UNARY("Exp", InFloat<Exp>, T);                  \
+  TA_REGISTER_UNARY("Log", InFloat<Log>, T);                  \
+  TA_REGISTER_UNARY("Tanh", InFloat<Tanh>, T);                \
+  TA_REGISTER_UNARY("Sigmoid", InFloat<Sigmoid>, T);          \
+  TA_REGISTER_UNARY("Reciprocal", InFloat<Reciprocal>, T);    \
+  TA_REGISTER_UNARY("Log1p", InFloat<Log1p>, T);              \
+  TA_REGISTER_UNARY("Floor", InFloat<Floor>, T);              \
+  TA_REGISTER_UNARY("Ceil", InFloat<Ceil>, T);
+TA_REGISTER_IN_FLOAT(Eigen::half)
+TA_REGISTER_IN_FLOAT(Eigen::bfloat16)
+#undef TA_REGISTER_IN_FLOAT
+
 #define TA_REGISTER_FLOAT_TYPES(T)                   \
   TA_REGISTER_UNARY("Sqrt", Sqrt, T);                \
   TA_REGISTER_UNARY("Rsqrt", Rsqrt, T);              \
