@@ -1,6 +1,6 @@
 // FusedBatchNormV3 and FusedBatchNormGradV3, as Keras' BatchNormalization writes them.
 // The forward op's reserve spaces carry the batch's mean and (uncorrected) variance to the
-// gradient; the third is empty on the CPU, and the gradient's two are scalar zeros, as
+// gradient; the third is a scalar zero on the CPU, and the gradient's two are empty, as
 // TensorFlow's CPU kernels leave them.
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
@@ -23,7 +23,14 @@ Status FusedBatchNormShape(InferenceContext* c) {
   PartialTensorShape x;
   TA_RETURN_IF_ERROR(c->WithRank(c->input(0), rank, &x));
   int64_t channels = Channels(x, data_format);
-  for (int i = 1; i < 5; ++i) {
+  // Training with exponential_avg_factor 1 reads no running mean and variance (Keras passes
+  // them empty): as TensorFlow's, only scale and offset are checked then.
+  bool is_training = true;
+  float factor = 1.0f;
+  TA_RETURN_IF_ERROR(c->GetAttr("is_training", &is_training));
+  if (!c->GetAttr("exponential_avg_factor", &factor).ok()) factor = 1.0f;
+  const int checked = is_training && factor == 1.0f ? 3 : 5;
+  for (int i = 1; i < checked; ++i) {
     PartialTensorShape v;
     TA_RETURN_IF_ERROR(c->WithRank(c->input(i), 1, &v));
     if (InferenceContext::RankKnown(v)) TA_RETURN_IF_ERROR(c->MergeDim(channels, v.dim_size(0), &channels));

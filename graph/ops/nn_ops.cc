@@ -116,19 +116,27 @@ Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_t strid
   if (!InferenceContext::ValueKnown(k)) return Status::OK();
   const int64_t effective = (k - 1) * dilation + 1;
   const int64_t padded = in + (padding == "EXPLICIT" ? pad.first + pad.second : 0);
-  *out = (padded - effective + stride) / stride;
-  if (*out < 0) {
-    return errors::InvalidArgument("Computed output size would be negative: ", *out, " [input_size: ", in,
-                                   ", effective_filter_size: ", effective, ", stride: ", stride, "]");
+  // TensorFlow subtracts the window from the (padded) input first: a window longer than
+  // the input is refused even where the division would round the size up to 0.
+  if (padded < effective) {
+    return errors::InvalidArgument("Negative dimension size caused by subtracting ", effective, " from ", padded);
   }
+  *out = (padded - effective + stride) / stride;
   return Status::OK();
 }
 
 // Explicit paddings, [before, after] for each of the 4 dimensions, when padding is EXPLICIT.
 Status ReadPaddings(InferenceContext* c, std::string* padding, std::vector<int64_t>* explicit_paddings) {
   TA_RETURN_IF_ERROR(c->GetAttr("padding", padding));
-  explicit_paddings->assign(8, 0);
-  if (*padding != "EXPLICIT") return Status::OK();
+  if (*padding != "EXPLICIT") {
+    std::vector<int64_t> given;
+    if (c->GetAttr("explicit_paddings", &given).ok() && !given.empty()) {
+      return errors::InvalidArgument("explicit_paddings attribute must be empty if the padding attribute is not "
+                                     "EXPLICIT");
+    }
+    explicit_paddings->assign(8, 0);
+    return Status::OK();
+  }
   TA_RETURN_IF_ERROR(c->GetAttr("explicit_paddings", explicit_paddings));
   if (explicit_paddings->size() != 8) {
     return errors::InvalidArgument("explicit_paddings attribute must contain 8 values, but got: ",
@@ -136,6 +144,13 @@ Status ReadPaddings(InferenceContext* c, std::string* padding, std::vector<int64
   }
   for (int64_t p : *explicit_paddings) {
     if (p < 0) return errors::InvalidArgument("All elements of explicit_paddings must be nonnegative, got ", p);
+  }
+  Layout l;
+  TA_RETURN_IF_ERROR(ReadLayout(c, &l));
+  for (int dim : {l.batch, l.depth}) {
+    if ((*explicit_paddings)[2 * dim] != 0 || (*explicit_paddings)[2 * dim + 1] != 0) {
+      return errors::InvalidArgument("Nonzero explicit padding in the batch or depth dimensions is not supported");
+    }
   }
   return Status::OK();
 }
@@ -168,6 +183,12 @@ Status Conv2DShape(InferenceContext* c) {
     if (filter_depth == 0 || in_depth % filter_depth != 0) {
       return errors::InvalidArgument("Depth of input (", in_depth, ") is not a multiple of input depth of filter (",
                                      filter_depth, ")");
+    }
+    const int64_t groups = in_depth / filter_depth;
+    const int64_t out_depth = InferenceContext::Dim(filter, 3);
+    if (InferenceContext::ValueKnown(out_depth) && out_depth % groups != 0) {
+      return errors::InvalidArgument("Depth of output (", out_depth, ") is not a multiple of the number of groups (",
+                                     groups, ")");
     }
   }
   int64_t rows, cols;
@@ -255,7 +276,13 @@ Status PoolShape(InferenceContext* c) {
                                         padding, {paddings[2 * l.rows], paddings[2 * l.rows + 1]}, &rows));
   TA_RETURN_IF_ERROR(WindowedOutputSize(InferenceContext::Dim(input, l.cols), ksize[l.cols], 1, strides[l.cols],
                                         padding, {paddings[2 * l.cols], paddings[2 * l.cols + 1]}, &cols));
-  TA_RETURN_IF_ERROR(c->Divide(InferenceContext::Dim(input, l.depth), ksize[l.depth], /*evenly=*/true, &depth));
+  if (c->node_def().op() == "MaxPool") {
+    // TensorFlow's MaxPool windows the depth too (a VALID pool of an empty depth is refused).
+    TA_RETURN_IF_ERROR(WindowedOutputSize(InferenceContext::Dim(input, l.depth), ksize[l.depth], 1, strides[l.depth],
+                                          padding, {paddings[2 * l.depth], paddings[2 * l.depth + 1]}, &depth));
+  } else {
+    TA_RETURN_IF_ERROR(c->Divide(InferenceContext::Dim(input, l.depth), ksize[l.depth], /*evenly=*/true, &depth));
+  }
   c->set_output(0, Shape4(l, InferenceContext::Dim(input, l.batch), rows, cols, depth));
   return Status::OK();
 }

@@ -5,7 +5,9 @@
 // AVX2): im2col of a block of output rows into a scratch matrix, then one GEMM
 // (gemm::Gemm) of that [pixels, rows*cols*in_depth] matrix with the filter viewed as
 // [rows*cols*in_depth, out_depth] (HWIO is exactly that, row-major). A 1x1 filter with
-// stride 1 needs no im2col: the input already is that matrix.
+// stride 1 needs no im2col: the input already is that matrix. A grouped convolution (a
+// filter shallower than the input, as TensorFlow's CPU kernel allows) runs that path once
+// per group on a copy of the group's channels.
 #include <atomic>
 #include <type_traits>
 #include <vector>
@@ -30,7 +32,8 @@ class Conv2DOp : public OpKernel {
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
     conv::ConvDims d;
-    OP_REQUIRES_OK(ctx, conv::ConvDimsFromShapes(*this, attrs_, input.shape(), filter.shape(), &d));
+    OP_REQUIRES_OK(ctx, conv::ConvDimsFromShapes(*this, attrs_, input.shape(), filter.shape(), &d,
+                                                 /*allow_groups=*/true));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}), &out));
     const T* bias = nullptr;
@@ -48,6 +51,11 @@ class Conv2DOp : public OpKernel {
     }
     const int64_t image_pixels = d.out_rows * d.out_cols;
     const T* ip = input.base<T>();
+    if (d.groups > 1) {
+      ComputeGrouped(ctx, d, ip, filter.base<T>(), op);
+      epilogue_.Apply(op, out->NumElements() / d.out_depth, d.out_depth, d.out_depth, bias);
+      return;
+    }
     if constexpr (std::is_same_v<T, float>) {
       // Deep enough inputs only: with a depth of 1 or 3 the kernel's per-tap pointer setup
       // costs more than im2col's copy.
@@ -83,7 +91,15 @@ class Conv2DOp : public OpKernel {
         return;
       }
     }
-    const T* fp = filter.base<T>();
+    Generic(ctx, d, ip, filter.base<T>(), op, bias);
+  }
+
+ private:
+  // im2col and GEMM (or GEMM alone for a 1x1 stride-1 filter), then the epilogue with
+  // `bias` unless `with_epilogue` is false.
+  void Generic(OpKernelContext* ctx, const conv::ConvDims& d, const T* ip, const T* fp, T* op, const T* bias,
+               bool with_epilogue = true) const {
+    const int64_t k = d.patch_size();
     const int64_t n = d.out_depth, pixels_per_row = d.out_cols;
     const bool direct = d.filter_rows == 1 && d.filter_cols == 1 && d.stride_rows == 1 && d.stride_cols == 1;
     const int64_t block_rows = conv::RowsPerBlock(pixels_per_row * k, sizeof(T));
@@ -93,7 +109,7 @@ class Conv2DOp : public OpKernel {
         const int64_t m = (end - begin) * pixels_per_row;
         gemm::Gemm(false, false, m, n, k, ip + begin * pixels_per_row * k, k, fp, n,
                    op + begin * pixels_per_row * n, n, false);
-        epilogue_.Apply(op + begin * pixels_per_row * n, m, n, n, bias);
+        if (with_epilogue) epilogue_.Apply(op + begin * pixels_per_row * n, m, n, n, bias);
         return;
       }
       std::vector<T> cols(std::min(block_rows, end - begin) * pixels_per_row * k);
@@ -102,12 +118,38 @@ class Conv2DOp : public OpKernel {
         conv::Im2Col(d, ip, r, r + rows, cols.data());
         gemm::Gemm(false, false, rows * pixels_per_row, n, k, cols.data(), k, fp, n, op + r * pixels_per_row * n, n,
                    false);
-        epilogue_.Apply(op + r * pixels_per_row * n, rows * pixels_per_row, n, n, bias);
+        if (with_epilogue) epilogue_.Apply(op + r * pixels_per_row * n, rows * pixels_per_row, n, n, bias);
       }
     });
   }
 
- private:
+  // Group by group: the group's input channels and filter columns copied out dense, the
+  // generic path, its output channels copied back (no epilogue: the caller applies it).
+  void ComputeGrouped(OpKernelContext* ctx, const conv::ConvDims& d, const T* ip, const T* fp, T* op) const {
+    conv::ConvDims g = d;
+    g.groups = 1;
+    g.in_depth = d.in_depth / d.groups;
+    g.out_depth = d.out_depth / d.groups;
+    const int64_t pixels_in = d.batch * d.in_rows * d.in_cols, pixels_out = d.batch * d.out_rows * d.out_cols;
+    const int64_t taps = g.patch_size();  // filter rows: [rows, cols, in_depth / groups]
+    std::vector<T> in(pixels_in * g.in_depth), filter(taps * g.out_depth), out(pixels_out * g.out_depth);
+    for (int64_t group = 0; group < d.groups; ++group) {
+      for (int64_t p = 0; p < pixels_in; ++p) {
+        const T* src = ip + p * d.in_depth + group * g.in_depth;
+        std::copy(src, src + g.in_depth, in.data() + p * g.in_depth);
+      }
+      for (int64_t t = 0; t < taps; ++t) {
+        const T* src = fp + t * d.out_depth + group * g.out_depth;
+        std::copy(src, src + g.out_depth, filter.data() + t * g.out_depth);
+      }
+      Generic(ctx, g, in.data(), filter.data(), out.data(), nullptr, /*with_epilogue=*/false);
+      for (int64_t p = 0; p < pixels_out; ++p) {
+        const T* src = out.data() + p * g.out_depth;
+        std::copy(src, src + g.out_depth, op + p * d.out_depth + group * g.out_depth);
+      }
+    }
+  }
+
   conv::WindowAttrs attrs_;
   FusedEpilogue epilogue_;  // _FusedConv2D's BiasAdd [+ Relu]
 };

@@ -23,21 +23,29 @@ Status ReadFour(OpKernelConstruction* ctx, const std::string& attr, const std::s
 Status ReadWindowAttrs(OpKernelConstruction* ctx, bool has_dilations, bool has_ksize, WindowAttrs* attrs) {
   std::string data_format = "NHWC";
   if (ctx->GetAttr("data_format", &data_format).ok() && data_format != "NHWC") {
-    return errors::InvalidArgument(NodeContext(ctx), ": the CPU kernel supports only the NHWC data format, not ",
-                                   data_format, " (as TensorFlow's CPU kernels)");
+    // TensorFlow's Conv2D calls it unimplemented, its gradients and pools invalid.
+    const std::string& op = ctx->def().op();
+    const bool forward_conv = op == "Conv2D" || op == "_FusedConv2D";
+    return Status(forward_conv ? error::UNIMPLEMENTED : error::INVALID_ARGUMENT,
+                  StrCat(NodeContext(ctx), ": the CPU kernel supports only the NHWC data format, not ", data_format,
+                         " (as TensorFlow's CPU kernels)"));
   }
+  // TensorFlow's convolution gradients call batch and depth strides and dilations invalid,
+  // its Conv2D and pools unimplemented.
+  const error::Code unsupported =
+      ctx->def().op().find("Backprop") != std::string::npos ? error::INVALID_ARGUMENT : error::UNIMPLEMENTED;
   TA_RETURN_IF_ERROR(ReadFour(ctx, "strides", "strides", &attrs->strides));
   if (attrs->strides[0] != 1 || attrs->strides[3] != 1) {
-    return errors::Unimplemented(NodeContext(ctx),
-                                 ": strides in the batch and depth dimensions are not supported, got [",
-                                 attrs->strides[0], ",", attrs->strides[1], ",", attrs->strides[2], ",",
-                                 attrs->strides[3], "]");
+    return Status(unsupported, StrCat(NodeContext(ctx), ": strides in the batch and depth dimensions are not "
+                                      "supported, got [", attrs->strides[0], ",", attrs->strides[1], ",",
+                                      attrs->strides[2], ",", attrs->strides[3], "]"));
   }
   attrs->dilations = {1, 1, 1, 1};
   if (has_dilations) {
     TA_RETURN_IF_ERROR(ReadFour(ctx, "dilations", "dilations", &attrs->dilations));
     if (attrs->dilations[0] != 1 || attrs->dilations[3] != 1) {
-      return errors::Unimplemented(NodeContext(ctx), ": dilations in the batch and depth dimensions are not supported");
+      return Status(unsupported,
+                    StrCat(NodeContext(ctx), ": dilations in the batch and depth dimensions are not supported"));
     }
   }
   if (has_ksize) {
@@ -55,6 +63,24 @@ Status ReadWindowAttrs(OpKernelConstruction* ctx, bool has_dilations, bool has_k
     attrs->padding = Padding::kSame;
   } else if (padding == "VALID") {
     attrs->padding = Padding::kValid;
+  } else if (padding == "EXPLICIT") {  // convolutions, MaxPool and MaxPoolGrad (AvgPool's op has no EXPLICIT)
+    attrs->padding = Padding::kExplicit;
+    TA_RETURN_IF_ERROR(ctx->GetAttr("explicit_paddings", &attrs->explicit_paddings));
+    const std::vector<int64_t>& p = attrs->explicit_paddings;
+    if (p.size() != 8) {
+      return errors::InvalidArgument(NodeContext(ctx), ": explicit_paddings attribute must contain 8 values, but got: ",
+                                     p.size());
+    }
+    for (int64_t v : p) {
+      if (v < 0) {
+        return errors::InvalidArgument(NodeContext(ctx), ": all elements of explicit_paddings must be nonnegative, got ",
+                                       v);
+      }
+    }
+    if (p[0] != 0 || p[1] != 0 || p[6] != 0 || p[7] != 0) {
+      return errors::InvalidArgument(NodeContext(ctx),
+                                     ": nonzero explicit padding in the batch or depth dimensions is not supported");
+    }
   } else {
     return errors::Unimplemented(NodeContext(ctx), ": padding ", padding,
                                  " is not supported on the CPU; use SAME or VALID");
@@ -62,21 +88,26 @@ Status ReadWindowAttrs(OpKernelConstruction* ctx, bool has_dilations, bool has_k
   return Status::OK();
 }
 
-Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride, Padding padding, int64_t* out,
-                          int64_t* pad_before) {
+Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride, Padding padding,
+                          std::pair<int64_t, int64_t> explicit_pad, int64_t* out, int64_t* pad_before) {
   const int64_t effective = (k - 1) * dilation + 1;
   if (padding == Padding::kSame) {
     *out = (in + stride - 1) / stride;
     const int64_t needed = std::max<int64_t>(0, (*out - 1) * stride + effective - in);
     *pad_before = needed / 2;
   } else {
-    *out = (in - effective + stride) / stride;
-    *pad_before = 0;
+    const bool explicit_padding = padding == Padding::kExplicit;
+    *pad_before = explicit_padding ? explicit_pad.first : 0;
+    const int64_t padded = in + (explicit_padding ? explicit_pad.first + explicit_pad.second : 0);
+    *out = (padded - effective + stride) / stride;
   }
   if (*out < 0) {
     return errors::InvalidArgument("computed output size would be negative: input size ", in, ", window size ",
                                    effective, " (", k, " taps, dilation ", dilation, "), stride ", stride,
-                                   ", VALID padding");
+                                   padding == Padding::kExplicit ? ", explicit padding " : ", VALID padding",
+                                   padding == Padding::kExplicit
+                                       ? StrCat(explicit_pad.first, " before and ", explicit_pad.second, " after")
+                                       : std::string());
   }
   return Status::OK();
 }
@@ -86,17 +117,18 @@ Status ComputeConvDims(const WindowAttrs& attrs, ConvDims* d) {
   d->stride_cols = attrs.strides[2];
   d->dilation_rows = attrs.dilations[1];
   d->dilation_cols = attrs.dilations[2];
+  const std::vector<int64_t>& p = attrs.explicit_paddings;
   Status s = WindowedOutputSize(d->in_rows, d->filter_rows, d->dilation_rows, d->stride_rows, attrs.padding,
-                                &d->out_rows, &d->pad_top);
+                                {p[2], p[3]}, &d->out_rows, &d->pad_top);
   if (!s.ok()) return s.WithContext("rows");
-  s = WindowedOutputSize(d->in_cols, d->filter_cols, d->dilation_cols, d->stride_cols, attrs.padding, &d->out_cols,
-                         &d->pad_left);
+  s = WindowedOutputSize(d->in_cols, d->filter_cols, d->dilation_cols, d->stride_cols, attrs.padding, {p[4], p[5]},
+                         &d->out_cols, &d->pad_left);
   if (!s.ok()) return s.WithContext("columns");
   return Status::OK();
 }
 
 Status ConvDimsFromShapes(const OpKernel& kernel, const WindowAttrs& attrs, const TensorShape& input,
-                          const TensorShape& filter, ConvDims* d) {
+                          const TensorShape& filter, ConvDims* d, bool allow_groups) {
   if (input.dims() != 4) {
     return errors::InvalidArgument(NodeContext(kernel), ": input must be 4-dimensional [batch, rows, cols, depth], got ",
                                    input.DebugString());
@@ -119,9 +151,14 @@ Status ConvDimsFromShapes(const OpKernel& kernel, const WindowAttrs& attrs, cons
                                    d->in_depth, " vs ", filter_depth, " (input ", input.DebugString(), ", filter ",
                                    filter.DebugString(), ")");
   }
-  if (filter_depth != d->in_depth) {
+  d->groups = d->in_depth / filter_depth;
+  if (d->groups > 1 && !allow_groups) {
     return errors::Unimplemented(NodeContext(kernel), ": grouped convolutions (input depth ", d->in_depth,
                                  ", filter depth ", filter_depth, ") are not supported on the CPU");
+  }
+  if (d->groups > 1 && (d->out_depth % d->groups != 0 || d->out_depth < d->groups)) {
+    return errors::InvalidArgument(NodeContext(kernel), ": output depth must be evenly divisible by number of groups: ",
+                                   d->out_depth, " vs ", d->groups);
   }
   Status s = ComputeConvDims(attrs, d);
   if (!s.ok()) {

@@ -4,13 +4,16 @@
 // rows out as the rows of a matrix so that a convolution becomes one GEMM.
 //
 // Only NHWC is computed on the CPU (as in TensorFlow); NCHW is refused when the kernel is
-// made. Errors name the node.
+// made. Padding is SAME, VALID or (where the op has the attr) EXPLICIT: explicit_paddings,
+// before and after for each of the 4 dimensions, only the spatial ones nonzero. Errors name
+// the node.
 #ifndef TENSORACT_KERNELS_CPU_CONV_UTIL_H_
 #define TENSORACT_KERNELS_CPU_CONV_UTIL_H_
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/kernel_registry.h"
@@ -26,6 +29,7 @@ struct WindowAttrs {
   std::vector<int64_t> dilations;  // 4 entries; all 1 for pools
   std::vector<int64_t> ksize;      // 4 entries for pools; empty for convs (the filter decides)
   Padding padding = Padding::kValid;
+  std::vector<int64_t> explicit_paddings = std::vector<int64_t>(8, 0);  // kExplicit: [before, after] x 4
 };
 
 // "node 'conv1' (op 'Conv2D')", the prefix of every conv and pool error.
@@ -34,16 +38,18 @@ inline std::string NodeContext(OpKernelConstruction* ctx) {
   return StrCat("node '", ctx->def().name(), "' (op '", ctx->def().op(), "')");
 }
 
-// Reads strides, padding, data_format and (when `has_dilations`) dilations, or (when
-// `has_ksize`) ksize, and checks them as TensorFlow's CPU kernels do.
+// Reads strides, padding (with explicit_paddings, for convolutions), data_format and (when
+// `has_dilations`) dilations, or (when `has_ksize`) ksize, and checks them as TensorFlow's
+// CPU kernels do.
 Status ReadWindowAttrs(OpKernelConstruction* ctx, bool has_dilations, bool has_ksize, WindowAttrs* attrs);
 
 // One spatial dimension: the output size and the padding before the first element of an
 // input of `in` elements under a window of `k` taps `dilation` apart, moved by `stride`.
 // SAME: ceil(in / stride) outputs, the padding split with the extra element after; VALID:
-// no padding. InvalidArgument when the output would be negative.
-Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride, Padding padding, int64_t* out,
-                          int64_t* pad_before);
+// no padding; EXPLICIT: `explicit_pad` (before, after). InvalidArgument when the output
+// would be negative.
+Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride, Padding padding,
+                          std::pair<int64_t, int64_t> explicit_pad, int64_t* out, int64_t* pad_before);
 
 // The geometry of one 2-D convolution or pool in NHWC.
 struct ConvDims {
@@ -51,6 +57,10 @@ struct ConvDims {
   int64_t filter_rows = 0, filter_cols = 0, out_depth = 0;
   int64_t stride_rows = 1, stride_cols = 1, dilation_rows = 1, dilation_cols = 1;
   int64_t out_rows = 0, out_cols = 0, pad_top = 0, pad_left = 0;
+  // A grouped convolution (Conv2D only): the filter's depth is in_depth / groups, and
+  // group g maps input channels [g, g + 1) * in_depth / groups to output channels
+  // [g, g + 1) * out_depth / groups. The kernels compute groups == 1; Conv2D splits the rest.
+  int64_t groups = 1;
 
   // Columns of the im2col matrix: the taps of one window times the input depth.
   int64_t patch_size() const { return filter_rows * filter_cols * in_depth; }
@@ -61,9 +71,10 @@ Status ComputeConvDims(const WindowAttrs& attrs, ConvDims* dims);
 
 // The geometry of a Conv2D of `input` [batch, rows, cols, depth] with `filter` [rows,
 // cols, in_depth, out_depth], checked as TensorFlow's CPU kernel checks them; the errors
-// name `kernel`'s node and the shapes.
+// name `kernel`'s node and the shapes. A filter shallower than the input (a grouped
+// convolution) is refused unless `allow_groups`.
 Status ConvDimsFromShapes(const OpKernel& kernel, const WindowAttrs& attrs, const TensorShape& input,
-                          const TensorShape& filter, ConvDims* dims);
+                          const TensorShape& filter, ConvDims* dims, bool allow_groups = false);
 
 // The number of threads of the kernel's device (1 without one).
 inline int NumThreads(OpKernelContext* ctx) { return ctx->device() ? std::max(1, ctx->device()->num_threads()) : 1; }

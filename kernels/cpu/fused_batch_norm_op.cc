@@ -4,7 +4,10 @@
 // mean, then the mean of the squared centred values (the variance the gradient reuses);
 // batch_variance is that times n/(n-1), and with exponential_avg_factor f both running
 // statistics are (1-f)*old + f*new. Inference normalises with the given mean and variance
-// and returns them.
+// and returns them. As TensorFlow's CPU kernel: an empty x has NaN statistics; training
+// with f = 1 reads no running statistics (Keras passes them empty); reserve_space_3 is a
+// scalar zero, and the gradient's reserve spaces 4 and 5 are empty.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -59,9 +62,16 @@ class FusedBatchNormOp : public OpKernel {
     Layout l;
     OP_REQUIRES_OK(ctx, MakeLayout(*this, x, data_format_, &l));
     const char* names[] = {"scale", "offset", "mean", "variance"};
+    // Training with f = 1 replaces the running statistics without reading them: only their
+    // rank is checked.
+    const bool reads_old = !is_training_ || factor_ != 1.0f;
     for (int i = 1; i < 5; ++i) {
-      // Training ignores an empty mean and variance (TensorFlow's Keras passes them empty).
-      if (is_training_ && i >= 3 && ctx->input(i).NumElements() == 0) continue;
+      if (i >= 3 && !reads_old) {
+        OP_REQUIRES(ctx, ctx->input(i).dims() == 1,
+                    errors::InvalidArgument(NodePrefix(*this), names[i - 1], " must be 1-dimensional",
+                                            ctx->input(i).shape().DebugString()));
+        continue;
+      }
       OP_REQUIRES_OK(ctx, CheckVector(*this, ctx->input(i), names[i - 1], l.channels));
     }
     const int64_t C = l.channels;
@@ -97,14 +107,19 @@ class FusedBatchNormOp : public OpKernel {
     std::vector<Tensor*> stats(4, nullptr);
     for (int k = 0; k < 4; ++k) OP_REQUIRES_OK(ctx, ctx->allocate_output(k + 1, TensorShape({C}), &stats[k]));
     Tensor* reserve3 = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(5, TensorShape({0}), &reserve3));
-    const bool have_old = ctx->input(3).NumElements() == C && ctx->input(4).NumElements() == C;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(5, TensorShape({}), &reserve3));
+    *reserve3->base<float>() = 0.f;
+    if (x.NumElements() == 0) {
+      // No elements, no statistics (TensorFlow's NaN), whatever the mode.
+      for (Tensor* t : stats) std::fill(t->base<float>(), t->base<float>() + C, std::nanf(""));
+      return;
+    }
     const double correction = l.count > 1 ? static_cast<double>(l.count) / (l.count - 1) : 1.0;
     for (int64_t c = 0; c < C; ++c) {
       float batch_mean = mean[c], batch_var = var[c];
       if (is_training_) {
         batch_var = static_cast<float>(var[c] * correction);
-        if (factor_ != 1.0f && have_old) {
+        if (factor_ != 1.0f) {
           batch_mean = (1.0f - factor_) * ctx->input(3).base<float>()[c] + factor_ * batch_mean;
           batch_var = (1.0f - factor_) * ctx->input(4).base<float>()[c] + factor_ * batch_var;
         }
@@ -161,12 +176,11 @@ class FusedBatchNormGradOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &dx));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({C}), &dscale));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape({C}), &doffset));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(3, TensorShape({}), &r4));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(4, TensorShape({}), &r5));
-    *r4->base<float>() = 0.f;
-    *r5->base<float>() = 0.f;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(3, TensorShape({0}), &r4));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(4, TensorShape({0}), &r5));
     for (int64_t c = 0; c < C; ++c) {
-      dscale->base<float>()[c] = static_cast<float>(sum_gx[c] * rstd[c]);
+      // An empty x sums to zeros (its NaN statistics from the forward op not multiplied in).
+      dscale->base<float>()[c] = n == 0 ? 0.f : static_cast<float>(sum_gx[c] * rstd[c]);
       doffset->base<float>()[c] = static_cast<float>(sum_g[c]);
     }
     float* out = dx->base<float>();

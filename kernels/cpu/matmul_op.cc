@@ -1,6 +1,10 @@
 // MatMul on the CPU: gemm::Gemm (our packed AVX-512 GEMM for float, Eigen's for double)
 // over the tensors' row-major buffers, no copies. A large product is cut into one block of
-// rows (or columns) per device thread, each its own GEMM.
+// rows (or columns) per device thread, each its own GEMM. int32 and int64 by loops that
+// wrap around as TensorFlow's; half and bfloat16 through a float GEMM.
+#include <Eigen/Core>
+#include <type_traits>
+#include <vector>
 
 #include "kernels/cpu/gemm.h"
 
@@ -11,6 +15,26 @@
 
 namespace tensoract {
 namespace {
+
+// Both inputs matrices whose inner dimensions agree: m, k, n of op(a) [m, k] x op(b) [k, n].
+Status CheckMatMulShapes(const OpKernel& kernel, const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                         int64_t* m, int64_t* k, int64_t* n) {
+  if (a.dims() != 2 || b.dims() != 2) {
+    return errors::InvalidArgument("node '", kernel.name(), "' (MatMul): both inputs must be matrices, got shapes ",
+                                   a.shape().DebugString(), " and ", b.shape().DebugString());
+  }
+  *m = a.dim_size(transpose_a ? 1 : 0);
+  *k = a.dim_size(transpose_a ? 0 : 1);
+  const int64_t kb = b.dim_size(transpose_b ? 1 : 0);
+  *n = b.dim_size(transpose_b ? 0 : 1);
+  if (*k != kb) {
+    return errors::InvalidArgument("node '", kernel.name(), "' (MatMul): matrix size-incompatible: In[0]: ",
+                                   a.shape().DebugString(), ", In[1]: ", b.shape().DebugString(),
+                                   (transpose_a ? " (a transposed)" : ""), (transpose_b ? " (b transposed)" : ""),
+                                   "; the inner dimensions ", *k, " and ", kb, " differ");
+  }
+  return Status::OK();
+}
 
 template <class T>
 class MatMulOp : public OpKernel {
@@ -85,8 +109,90 @@ class MatMulOp : public OpKernel {
   bool transpose_a_ = false, transpose_b_ = false;
 };
 
+// Integer MatMul: sums of products that wrap around, as TensorFlow's Eigen contraction's do
+// in practice (computed in the unsigned type, where wrapping is defined; the result is the
+// same in any order). i-k-j loops, so the inner loop runs along rows of B and C.
+template <class T>
+class IntMatMulOp : public OpKernel {
+ public:
+  explicit IntMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    Status s = ctx->GetAttr("transpose_a", &transpose_a_);
+    if (s.ok()) s = ctx->GetAttr("transpose_b", &transpose_b_);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    using U = std::make_unsigned_t<T>;
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    int64_t m, k, n;
+    OP_REQUIRES_OK(ctx, CheckMatMulShapes(*this, a, b, transpose_a_, transpose_b_, &m, &k, &n));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
+    const T* ap = a.base<T>();
+    const T* bp = b.base<T>();
+    T* cp = out->base<T>();
+    const int64_t lda = a.dim_size(1), ldb = b.dim_size(1);
+    CwiseParallelFor(ctx, m, k * n + 1, [&](int64_t first, int64_t last) {
+      std::vector<U> row(n), b_row(n);
+      for (int64_t i = first; i < last; ++i) {
+        std::fill(row.begin(), row.end(), U(0));
+        for (int64_t p = 0; p < k; ++p) {
+          const U x = static_cast<U>(transpose_a_ ? ap[p * lda + i] : ap[i * lda + p]);
+          for (int64_t j = 0; j < n; ++j) b_row[j] = static_cast<U>(transpose_b_ ? bp[j * ldb + p] : bp[p * ldb + j]);
+          for (int64_t j = 0; j < n; ++j) row[j] += x * b_row[j];
+        }
+        for (int64_t j = 0; j < n; ++j) cp[i * n + j] = static_cast<T>(row[j]);
+      }
+    });
+  }
+
+ private:
+  bool transpose_a_ = false, transpose_b_ = false;
+};
+
+// half and bfloat16 MatMul: the operands widened to float, one float GEMM, the products
+// rounded once (TensorFlow's Eigen contraction rounds its half sums as it goes: both within
+// the summation bound of the harness).
+template <class T>
+class SmallFloatMatMulOp : public OpKernel {
+ public:
+  explicit SmallFloatMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    Status s = ctx->GetAttr("transpose_a", &transpose_a_);
+    if (s.ok()) s = ctx->GetAttr("transpose_b", &transpose_b_);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    int64_t m, k, n;
+    OP_REQUIRES_OK(ctx, CheckMatMulShapes(*this, a, b, transpose_a_, transpose_b_, &m, &k, &n));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
+    if (out->NumElements() == 0) return;
+    std::vector<float> af(a.NumElements()), bf(b.NumElements()), cf(m * n, 0.f);
+    for (int64_t i = 0; i < a.NumElements(); ++i) af[i] = static_cast<float>(a.base<T>()[i]);
+    for (int64_t i = 0; i < b.NumElements(); ++i) bf[i] = static_cast<float>(b.base<T>()[i]);
+    if (k > 0) {
+      gemm::Gemm(transpose_a_, transpose_b_, m, n, k, af.data(), a.dim_size(1), bf.data(), b.dim_size(1), cf.data(),
+                 n, false);
+    }
+    T* cp = out->base<T>();
+    for (int64_t i = 0; i < m * n; ++i) cp[i] = static_cast<T>(cf[i]);
+  }
+
+ private:
+  bool transpose_a_ = false, transpose_b_ = false;
+};
+
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"), MatMulOp<float>);
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<double>("T"), MatMulOp<double>);
+REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<int32_t>("T"), IntMatMulOp<int32_t>);
+REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<int64_t>("T"), IntMatMulOp<int64_t>);
+REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), SmallFloatMatMulOp<Eigen::half>);
+REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<Eigen::bfloat16>("T"),
+                SmallFloatMatMulOp<Eigen::bfloat16>);
 REGISTER_KERNEL(Name("_FusedMatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"), MatMulOp<float>);
 
 }  // namespace

@@ -1,7 +1,8 @@
 // MaxPool, AvgPool and their gradients on the CPU, NHWC. A window's taps are visited in
 // raster order and every channel of a tap at once (channels are contiguous in NHWC).
 //
-//   MaxPool       the largest tap of each window; padding is never the maximum.
+//   MaxPool       the largest tap of each window; padding (SAME, or EXPLICIT narrower than
+//                 the window) is never the maximum.
 //   AvgPool       the mean of the window's taps inside the input: with SAME padding, an
 //                 edge window divides by its count of real elements, as TensorFlow does.
 //   MaxPoolGrad   each output's gradient goes to the first largest tap of its window (the
@@ -39,6 +40,17 @@ Status PoolDims(const OpKernel& kernel, const conv::WindowAttrs& attrs, const Te
   d->in_depth = d->out_depth = input.dim_size(3);
   d->filter_rows = attrs.ksize[1];
   d->filter_cols = attrs.ksize[2];
+  if (attrs.padding == conv::Padding::kExplicit) {
+    // Every window must hold an element of the input (TensorFlow's check).
+    const char* sides[] = {"Top", "Bottom", "Left", "Right"};
+    for (int i = 0; i < 4; ++i) {
+      const int64_t pad = attrs.explicit_paddings[2 + i], window = i < 2 ? d->filter_rows : d->filter_cols;
+      if (pad >= window) {
+        return errors::InvalidArgument(conv::NodeContext(kernel), ": ", sides[i], " padding ", pad,
+                                       " needs to be smaller than the window size ", window);
+      }
+    }
+  }
   Status s = conv::ComputeConvDims(attrs, d);
   if (!s.ok()) {
     return s.WithContext(StrCat(conv::NodeContext(kernel), ": input ", input.DebugString(), ", ksize [1,",
@@ -431,15 +443,40 @@ class AvgPoolGradOp : public OpKernel {
 };
 
 #define TA_REGISTER_POOLS(T)                                                                               \
-  REGISTER_KERNEL(Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, true>);             \
   REGISTER_KERNEL(Name("AvgPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, false>);            \
-  REGISTER_KERNEL(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradOp<T, false>); \
   REGISTER_KERNEL(Name("_MaxPoolGradWithReluGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),               \
                   MaxPoolGradOp<T, true>);                                                                 \
   REGISTER_KERNEL(Name("AvgPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), AvgPoolGradOp<T>);
 TA_REGISTER_POOLS(float)
 TA_REGISTER_POOLS(double)
 #undef TA_REGISTER_POOLS
+
+// The max and its routing compare and copy elements, exact in every type: MaxPool and
+// MaxPoolGrad for every real type their ops allow, as TensorFlow's CPU kernels (where
+// windows overlap, MaxPoolGrad adds the gradients in T, window by window in raster order,
+// as TensorFlow's does).
+#define TA_REGISTER_MAX_POOL(T) \
+  REGISTER_KERNEL(Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, true>)
+#define TA_REGISTER_MAX_POOL_GRAD(T) \
+  REGISTER_KERNEL(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradOp<T, false>)
+#define TA_REGISTER_MAX_POOLS(T) \
+  TA_REGISTER_MAX_POOL(T);       \
+  TA_REGISTER_MAX_POOL_GRAD(T)
+TA_REGISTER_MAX_POOLS(float);
+TA_REGISTER_MAX_POOLS(double);
+TA_REGISTER_MAX_POOLS(Eigen::half);
+TA_REGISTER_MAX_POOLS(Eigen::bfloat16);
+TA_REGISTER_MAX_POOLS(int8_t);
+TA_REGISTER_MAX_POOLS(int16_t);
+TA_REGISTER_MAX_POOLS(int32_t);
+TA_REGISTER_MAX_POOLS(int64_t);
+TA_REGISTER_MAX_POOLS(uint8_t);
+TA_REGISTER_MAX_POOLS(uint16_t);
+TA_REGISTER_MAX_POOL_GRAD(uint32_t);  // MaxPool's op allows no uint32 or uint64, MaxPoolGrad's does
+TA_REGISTER_MAX_POOL_GRAD(uint64_t);
+#undef TA_REGISTER_MAX_POOLS
+#undef TA_REGISTER_MAX_POOL_GRAD
+#undef TA_REGISTER_MAX_POOL
 
 }  // namespace
 }  // namespace tensoract

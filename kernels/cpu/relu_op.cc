@@ -41,15 +41,16 @@ class EluOp : public UnaryActivationOp<T> {
   }
 };
 
-// The gradient is passed where the feature was positive; at exactly 0 it is not, as in
-// TensorFlow.
+// The gradient times 1 where the feature was positive (at exactly 0 it is not), times 0
+// elsewhere: a product, as TensorFlow's, not a select, so a NaN or infinite gradient stays
+// NaN where it is blocked and -0 keeps its sign.
 template <class T>
 class ReluGradOp : public BinaryActivationGradOp<T> {
  public:
   using BinaryActivationGradOp<T>::BinaryActivationGradOp;
   void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat g, typename TTypes<T>::Flat f,
                typename TTypes<T>::Flat out) const override {
-    out.device(d) = (f > T(0)).select(g, g.constant(T(0)));
+    out.device(d) = g * (f > T(0)).template cast<T>();
   }
 };
 
@@ -59,7 +60,7 @@ class Relu6GradOp : public BinaryActivationGradOp<T> {
   using BinaryActivationGradOp<T>::BinaryActivationGradOp;
   void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat g, typename TTypes<T>::Flat f,
                typename TTypes<T>::Flat out) const override {
-    out.device(d) = (f > T(0)).select((f < T(6)).select(g, g.constant(T(0))), g.constant(T(0)));
+    out.device(d) = g * ((f > T(0)) && (f < T(6))).template cast<T>();  // a product, as ReluGrad
   }
 };
 

@@ -500,7 +500,7 @@ def matmul_bound(inputs, attrs, outputs):
         b = b.T
     k = max(1, a.shape[1])
     with np.errstate(over="ignore", invalid="ignore"):
-        return 2 * k * order_dependent(np.abs(a) @ np.abs(b), float(np.finfo(inputs[0].dtype).max),
+        return 2 * k * order_dependent(np.abs(a) @ np.abs(b), float(finfo_of(inputs[0].dtype).max),
                                        outputs[0].shape)
 
 

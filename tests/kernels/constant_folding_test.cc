@@ -162,8 +162,8 @@ TEST_CASE("the CPU evaluator flushes denormals as the executor's kernels do", "[
 TEST_CASE("the CPU evaluator reports, and does not crash on, kernels it cannot run") {
   std::vector<tf::TensorProto> out;
   SECTION("no CPU kernel for the dtype") {
-    NodeDef def = Binary("MatMul", tf::DT_INT32);
-    tf::TensorProto m = Proto(Tensor::FromVector<int32_t>({1, 2, 3, 4}, TensorShape({2, 2})));
+    NodeDef def = Binary("MatMul", tf::DT_UINT8);  // the op allows uint8; no CPU kernel computes it
+    tf::TensorProto m = Proto(Tensor::FromVector<uint8_t>({1, 2, 3, 4}, TensorShape({2, 2})));
     Status s = CpuConstantEvaluator()->Evaluate(def, OpDefOf("MatMul"), {&m, &m}, &out);
     CHECK(s.code() == error::NOT_FOUND);
   }
