@@ -90,12 +90,16 @@ class InlineUnit final : public caf::execution_unit {
   }
 
   // Calls `send` (which enqueues through this unit), then resumes the actors scheduled
-  // here until `done` holds or none is left, and hands the rest to the scheduler.
+  // here until `done` holds and at most kAfterDone more have run (what a step leaves
+  // behind once it has replied is bookkeeping of a microsecond: handing it to a sleeping
+  // scheduler thread would cost this thread a wake-up system call), or none is left; the
+  // rest goes to the scheduler.
   template <class Send>
   void SendAndRun(Send send, const std::atomic<bool>& done) {
     running_.store(std::this_thread::get_id(), std::memory_order_release);
     send();
-    while (!jobs_.empty() && !done.load(std::memory_order_acquire)) {
+    int after_done = 0;
+    while (!jobs_.empty() && (!done.load(std::memory_order_acquire) || after_done++ < kAfterDone)) {
       caf::resumable* job = jobs_.front();
       jobs_.pop_front();
       switch (job->resume(this, kInlineThroughput)) {
@@ -116,6 +120,7 @@ class InlineUnit final : public caf::execution_unit {
   // Messages an actor handles per turn here before the scheduler takes it over: a
   // master busy with other clients' steps must not keep this caller.
   static constexpr size_t kInlineThroughput = 8;
+  static constexpr int kAfterDone = 4;
 
   std::atomic<std::thread::id> running_{};
   std::deque<caf::resumable*> jobs_;  // the running thread's
