@@ -3,6 +3,7 @@
 // validate here unchanged.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "graph/common_shape_fns.h"
@@ -442,6 +443,17 @@ Status BroadcastToShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// f rounded to the nearest bfloat16, ties to even (NaN stays NaN), as a float.
+float RoundToBfloat16(float f) {
+  if (std::isnan(f)) return f;
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits += 0x7fff + ((bits >> 16) & 1);
+  bits &= 0xffff0000u;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 // Range, as TensorFlow's shape function: with constant arguments the length is known, and
 // what its kernel would refuse (delta 0, start past limit, more than int64 elements) is
 // refused when the graph is built. The length is the one the kernel (kernels/cpu/range_op.cc)
@@ -470,13 +482,16 @@ Status RangeShape(InferenceContext* c) {
       return errors::InvalidArgument("Requires start >= limit when delta < 0: ", start, "/", limit);
     }
     if (delta == 0) return errors::InvalidArgument("Requires delta != 0");
-    // half and bfloat16 would round each step to their own precision: their length is left
-    // unknown (the errors above are exact in any type).
+    // The span and the quotient in the type, each rounded as its arithmetic rounds. half's
+    // length is left unknown (TensorFlow's shape function has no half case).
     double n;
     if (dtype == tensorflow::DT_FLOAT) {
       n = std::ceil(std::fabs((static_cast<float>(limit) - static_cast<float>(start)) / static_cast<float>(delta)));
     } else if (dtype == tensorflow::DT_DOUBLE) {
       n = std::ceil(std::fabs((limit - start) / delta));
+    } else if (dtype == tensorflow::DT_BFLOAT16) {
+      const float span = RoundToBfloat16(static_cast<float>(limit) - static_cast<float>(start));
+      n = std::ceil(std::fabs(RoundToBfloat16(span / static_cast<float>(delta))));
     } else {
       return Status::OK();
     }

@@ -4,6 +4,8 @@
 #include <limits>
 #include <type_traits>
 
+#include <Eigen/Core>
+
 #include "kernels/cpu/strided_copy.h"
 
 namespace tensoract {
@@ -91,6 +93,10 @@ class InvertPermutationOp : public OpKernel {
   REGISTER_KERNEL(Name("Range").Device(DEVICE_CPU).TypeConstraint<T>("Tidx"), RangeOp<T>)
 TA_REGISTER_RANGE(float);
 TA_REGISTER_RANGE(double);
+// half and bfloat16 in their own arithmetic, each step rounded, as TensorFlow's kernel
+// computes them (the length from a rounded quotient, each value start + i * delta).
+TA_REGISTER_RANGE(Eigen::half);
+TA_REGISTER_RANGE(Eigen::bfloat16);
 TA_REGISTER_RANGE(int32_t);
 TA_REGISTER_RANGE(int64_t);
 #undef TA_REGISTER_RANGE

@@ -4,6 +4,9 @@
 // and Range's arguments) is refused here then too; int16 constants are read.
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <limits>
+
 #include "graph/builder/array_ops.h"
 #include "graph/builder/ops.h"
 
@@ -128,6 +131,18 @@ TEST_CASE("Range with constant arguments has a known length, and refuses what it
   CHECK(refused(1.0, 5.0, -1.0).message().find("Requires start >= limit when delta < 0") != std::string::npos);
   CHECK(refused(0.0f, std::numeric_limits<float>::infinity(), 1.0f).code() == error::INVALID_ARGUMENT);
   CHECK(refused(int64_t{0}, std::numeric_limits<int64_t>::max(), int64_t{1}).code() == error::OK);
+  // bfloat16: the quotient rounded to bfloat16 (1e30 / 1e-30 is far past int64).
+  auto bf16 = [](float v) {
+    tensorflow::TensorProto p;
+    p.set_dtype(tensorflow::DT_BFLOAT16);
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    p.add_half_val(static_cast<int>(bits >> 16));  // truncated to bfloat16: near enough here
+    return p;
+  };
+  CHECK(refused(bf16(0), bf16(1e30f), bf16(1e-30f)).code() == error::INVALID_ARGUMENT);
+  Scope b = Scope::NewRootScope();
+  CHECK(ShapeOf(b, ops::Range(b, bf16(0), bf16(10), bf16(3))) == Shape({4}));
   CHECK(refused(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), int64_t{1}).code() ==
         error::INVALID_ARGUMENT);
 }

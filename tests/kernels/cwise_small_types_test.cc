@@ -112,6 +112,22 @@ TEST_CASE("half and bfloat16 compare as the floats they are", "[cwise][small-typ
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{true});
 }
 
+TEST_CASE("Range of half and bfloat16 steps in the type itself", "[range][small-types]") {
+  using half = Eigen::half;
+  Run r = RunOp("Range", {Tensor::Scalar<half>(half(0.0f)), Tensor::Scalar<half>(half(1.0f)),
+                          Tensor::Scalar<half>(half(0.1f))},
+                {{"Tidx", TypeA(tensorflow::DT_HALF)}});
+  REQUIRE(r.status.ok());
+  const std::vector<float> v = AsFloats<half>(r.outputs[0]);
+  REQUIRE(v.size() == 10);  // 1 / 0.0999755859 is 10.002, whose ceiling is 11 in float; 10 in half
+  CHECK(v[3] == static_cast<float>(half(3.0f) * half(0.1f)));
+  r = RunOp("Range", {Tensor::Scalar<Eigen::bfloat16>(Eigen::bfloat16(0.0f)),
+                      Tensor::Scalar<Eigen::bfloat16>(Eigen::bfloat16(std::numeric_limits<float>::infinity())),
+                      Tensor::Scalar<Eigen::bfloat16>(Eigen::bfloat16(1.0f))},
+            {{"Tidx", TypeA(tensorflow::DT_BFLOAT16)}});
+  CHECK(r.status.code() == error::INVALID_ARGUMENT);
+}
+
 TEST_CASE("a denormal bfloat16 casts to true, as TensorFlow's", "[cwise][cast][small-types]") {
   const uint16_t bits[] = {0x0001, 0x8001, 0x0060, 0x0000, 0x8000};
   std::vector<Eigen::bfloat16> x;
