@@ -13,6 +13,8 @@
 
 #include <caf/all.hpp>
 
+#include "client/caf_thread_state.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -190,6 +192,9 @@ Status StepCaller::Call(const caf::actor& master, RunStepRequest request, int64_
     // The step runs on this thread as far as it can (InlineUnit), as TensorFlow runs a
     // small step's ops on the caller's thread.
     if (on_this_thread) {
+      // Actors resumed here may spawn others, which leaves CAF's logger reference on this
+      // thread (client/caf_thread_state.h).
+      KeepCafThreadState keep;
       InlineUnit& unit = UnitOfThisThread();
       unit.SendAndRun(
           [&] {
