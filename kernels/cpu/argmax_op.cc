@@ -70,6 +70,16 @@ TA_REGISTER_ARG(float)
 TA_REGISTER_ARG(double)
 TA_REGISTER_ARG(int32_t)
 TA_REGISTER_ARG(int64_t)
+// The other types TensorFlow's CPU kernels take (its TF_CALL_REAL_NUMBER_TYPES and bool).
+TA_REGISTER_ARG(Eigen::half)
+TA_REGISTER_ARG(Eigen::bfloat16)
+TA_REGISTER_ARG(int8_t)
+TA_REGISTER_ARG(int16_t)
+TA_REGISTER_ARG(uint8_t)
+TA_REGISTER_ARG(uint16_t)
+TA_REGISTER_ARG(uint32_t)
+TA_REGISTER_ARG(uint64_t)
+TA_REGISTER_ARG(bool)
 #undef TA_REGISTER_ARG
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The element-wise kernels of the narrow and unsigned integers, half and bfloat16 (issue 32:
-// TensorFlow's CPU kernels claim them), with the values TensorFlow 2.21 gives where its
+// The element-wise kernels (and Range and ArgMax) of the narrow and unsigned integers, half
+// and bfloat16 (issue 32: TensorFlow's CPU kernels claim them), with the values TensorFlow
+// 2.21 gives where its
 // arithmetic differs from the obvious one: integers wrap, unsigned division by the largest
 // value is not a negation, and half and bfloat16 round each intermediate to their type.
 #include <cstring>
@@ -126,6 +127,24 @@ TEST_CASE("Range of half and bfloat16 steps in the type itself", "[range][small-
                       Tensor::Scalar<Eigen::bfloat16>(Eigen::bfloat16(1.0f))},
             {{"Tidx", TypeA(tensorflow::DT_BFLOAT16)}});
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
+}
+
+TEST_CASE("ArgMax and ArgMin of the narrow types, half and bool", "[argmax][small-types]") {
+  auto arg = [](const char* op, const Tensor& x, DataType t) {
+    Run r = RunOp(op, {x, Tensor::Scalar<int32_t>(1)},
+                  {{"T", TypeA(t)}, {"Tidx", TypeA(tensorflow::DT_INT32)}, {"output_type", TypeA(tensorflow::DT_INT64)}});
+    REQUIRE(r.status.ok());
+    return Values<int64_t>(r.outputs[0]);
+  };
+  const Tensor u8 = Tensor::FromVector<uint8_t>({3, 250, 7, 9, 0, 255}, TensorShape({2, 3}));
+  CHECK(arg("ArgMax", u8, tensorflow::DT_UINT8) == std::vector<int64_t>{1, 2});
+  CHECK(arg("ArgMin", u8, tensorflow::DT_UINT8) == std::vector<int64_t>{0, 1});
+  const Tensor h = Tensor::FromVector<Eigen::half>(
+      {Eigen::half(1.5f), Eigen::half(-2.0f), Eigen::half(1.5f), Eigen::half(0.0f)}, TensorShape({2, 2}));
+  CHECK(arg("ArgMax", h, tensorflow::DT_HALF) == std::vector<int64_t>{0, 0});  // the first of equal maxima
+  CHECK(arg("ArgMin", h, tensorflow::DT_HALF) == std::vector<int64_t>{1, 1});
+  const Tensor b = Tensor::FromVector<bool>({false, true, true, false}, TensorShape({2, 2}));
+  CHECK(arg("ArgMax", b, tensorflow::DT_BOOL) == std::vector<int64_t>{1, 0});
 }
 
 TEST_CASE("a denormal bfloat16 casts to true, as TensorFlow's", "[cwise][cast][small-types]") {
