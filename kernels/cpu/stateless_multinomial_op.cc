@@ -15,10 +15,11 @@
 #include <limits>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "kernels/kernel_registry.h"
 #include "kernels/random/philox.h"
 #include "kernels/random/stateless.h"
-#include "kernels/tensor_eigen.h"
 
 namespace tensoract {
 namespace {
