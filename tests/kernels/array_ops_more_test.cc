@@ -217,6 +217,13 @@ TEST_CASE("GatherV2 names an out-of-range index as TensorFlow does", "[array2]")
                 {{"Tparams", I32()}, {"Tindices", I32()}, {"Taxis", I32()}});
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("indices[1] = 7 is not in [0, 5)"));
+  // tf.gather(tf.zeros([2, 0]), [7, 1]) -> shape [2, 0]: nothing is copied, nothing checked
+  // (the segment ops' gradients gather such rows).
+  r = RunOp("GatherV2", {Tensor(tf::DT_FLOAT, TensorShape({2, 0})), Tensor::FromVector<int32_t>({7, 1}),
+                         Tensor::Scalar<int32_t>(0)},
+            {{"Tparams", TypeA(tf::DT_FLOAT)}, {"Tindices", I32()}, {"Taxis", I32()}});
+  REQUIRE(r.status.ok());
+  CHECK(r.outputs[0].shape() == TensorShape({2, 0}));
 }
 
 TEST_CASE("OneHot puts on_value at each in-range index, along any axis", "[array2]") {
