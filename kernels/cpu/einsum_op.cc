@@ -30,6 +30,9 @@ namespace tensoract {
 namespace {
 
 constexpr int kEllipsis = -1;
+// TensorFlow takes diagonals and inflates outputs with rank-templated Eigen code up to this
+// many distinct labels, and refuses more (here any rank would do; its refusal is kept).
+constexpr size_t kMaxDiagonalRank = 6;
 enum Kind { kBroadcasting = 0, kBatch = 1, kFree = 2, kContract = 3, kReduce = 4 };
 
 using Labels = std::vector<int>;
@@ -214,6 +217,9 @@ class EinsumOp : public OpKernel {
       out_dims.push_back(dim_of.at(l));
       if (l < num_named_ && out_counts[l] > 1) inflate = true;
     }
+    OP_REQUIRES(ctx, !inflate || result_labels.size() <= kMaxDiagonalRank,
+                errors::Unimplemented(NodePrefix(*this), "Unsupported rank: ", result_labels.size(),
+                                      " while handling repeated indices. Up to rank 6 is supported."));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));
     if (out->NumElements() == 0) return;
@@ -240,6 +246,9 @@ class EinsumOp : public OpKernel {
     Labels order = labels;
     std::sort(order.begin(), order.end(), [&](int a, int b) { return std::tie(kinds[a], a) < std::tie(kinds[b], b); });
     order.erase(std::unique(order.begin(), order.end()), order.end());
+    OP_REQUIRES(ctx, order.size() == labels.size() || order.size() <= kMaxDiagonalRank,
+                errors::Unimplemented(NodePrefix(*this), "Unsupported rank: ", order.size(),
+                                      " while handling repeated indices. Up to rank 6 is supported."));
     const std::vector<int64_t> strides = RowMajorStrides(x.shape());
     std::vector<int64_t> dims;
     StridedView src;

@@ -245,6 +245,14 @@ TEST_CASE("Einsum refuses what TensorFlow's kernel refuses, in its words", "[ein
                     {Tensor(tf::DT_FLOAT, TensorShape({5, 2, 3})), Tensor(tf::DT_FLOAT, TensorShape({2, 3, 4}))})
                  .status.message(),
              Catch::Contains("Invalid broadcasting dimensions: [5,2,3] vs. [2,3,4]"));
+  // TensorFlow's diagonals and inflations stop at 6 distinct labels.
+  const Tensor big(tf::DT_FLOAT, TensorShape({2, 2, 1, 1, 1, 1, 1, 1}));
+  Run r = Einsum("aabcdefg->abcdefg", {big});
+  CHECK(r.status.code() == error::UNIMPLEMENTED);
+  CHECK_THAT(r.status.message(), Catch::Contains("Unsupported rank: 7 while handling repeated indices. Up to rank 6"));
+  CHECK(Einsum("abcdefg->aabcdefg", {Tensor(tf::DT_FLOAT, TensorShape({2, 1, 1, 1, 1, 1, 1}))}).status.code() ==
+        error::UNIMPLEMENTED);
+  CHECK(Einsum("aabcdef->abcdef", {Tensor(tf::DT_FLOAT, TensorShape({2, 2, 1, 1, 1, 1, 1}))}).status.ok());
   // The equation's syntax is checked when the kernel is made (RunOp requires that to work),
   // so a bad one is the shape function's and the graph import's to refuse (graph tests).
 }
