@@ -42,6 +42,16 @@ REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<float>("T"), AddN
 REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<double>("T"), AddNOp<double>);
 REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<int32_t>("T"), AddNOp<int32_t>);
 REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<int64_t>("T"), AddNOp<int64_t>);
+// The narrow and unsigned integers wrap; half and bfloat16 round each partial sum to the
+// type, as Eigen's half arithmetic and TensorFlow's AddN do.
+REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<int8_t>("T"), AddNOp<int8_t>);
+REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<int16_t>("T"), AddNOp<int16_t>);
+REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<uint8_t>("T"), AddNOp<uint8_t>);
+REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<uint16_t>("T"), AddNOp<uint16_t>);
+REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<uint32_t>("T"), AddNOp<uint32_t>);
+REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<uint64_t>("T"), AddNOp<uint64_t>);
+REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), AddNOp<Eigen::half>);
+REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<Eigen::bfloat16>("T"), AddNOp<Eigen::bfloat16>);
 
 }  // namespace
 }  // namespace tensoract

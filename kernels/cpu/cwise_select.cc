@@ -154,6 +154,16 @@ TA_REGISTER_SELECT(double)
 TA_REGISTER_SELECT(int32_t)
 TA_REGISTER_SELECT(int64_t)
 TA_REGISTER_SELECT(bool)
+// The other number types of TensorFlow's CPU kernels: a selection computes nothing, so every
+// type takes the same code.
+TA_REGISTER_SELECT(Eigen::half)
+TA_REGISTER_SELECT(Eigen::bfloat16)
+TA_REGISTER_SELECT(int8_t)
+TA_REGISTER_SELECT(int16_t)
+TA_REGISTER_SELECT(uint8_t)
+TA_REGISTER_SELECT(uint16_t)
+TA_REGISTER_SELECT(uint32_t)
+TA_REGISTER_SELECT(uint64_t)
 TA_REGISTER_SELECT(std::string)  // TF 1.x Savers choose between two file name constants
 #undef TA_REGISTER_SELECT
 

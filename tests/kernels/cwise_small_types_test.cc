@@ -147,6 +147,23 @@ TEST_CASE("ArgMax and ArgMin of the narrow types, half and bool", "[argmax][smal
   CHECK(arg("ArgMax", b, tensorflow::DT_BOOL) == std::vector<int64_t>{1, 0});
 }
 
+TEST_CASE("AddN of half rounds each partial sum; Select of int8 selects", "[cwise][small-types]") {
+  using half = Eigen::half;
+  std::vector<Tensor> ins = {Tensor::FromVector<half>({half(2048.0f)}), Tensor::FromVector<half>({half(1.0f)}),
+                             Tensor::FromVector<half>({half(1.0f)})};
+  tensorflow::AttrValue n;
+  n.set_i(3);
+  Run r = RunOp("AddN", ins, {{"T", TypeA(tensorflow::DT_HALF)}, {"N", n}});
+  REQUIRE(r.status.ok());
+  CHECK(AsFloats<half>(r.outputs[0]) == std::vector<float>{2048.0f});  // 2049 ties to 2048, twice
+  r = RunOp("Select",
+            {Tensor::FromVector<bool>({true, false}), Tensor::FromVector<int8_t>({1, 2}),
+             Tensor::FromVector<int8_t>({-1, -2})},
+            {{"T", TypeA(tensorflow::DT_INT8)}});
+  REQUIRE(r.status.ok());
+  CHECK(Values<int8_t>(r.outputs[0]) == std::vector<int8_t>{1, -2});
+}
+
 TEST_CASE("a denormal bfloat16 casts to true, as TensorFlow's", "[cwise][cast][small-types]") {
   const uint16_t bits[] = {0x0001, 0x8001, 0x0060, 0x0000, 0x8000};
   std::vector<Eigen::bfloat16> x;
