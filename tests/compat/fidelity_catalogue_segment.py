@@ -228,6 +228,7 @@ EINSUM_CASES = [
     ("ij,jk->ik", [(2, 3, 4), (3, 4)], "rank differs from subscripts"),
     ("...ij,...jk->...ik", [(5, 2, 3), (2, 3, 4)], "ellipses do not broadcast"),
     ("...ij,jk->ik", [(2, 3, 4), (4, 5)], "ellipsis missing in the output"),
+    ("aabcdefg->abcdefg", [(2, 2, 1, 1, 1, 1, 1, 1)], "a diagonal over 7 labels (TensorFlow: 6 at most)"),
 ]
 EINSUM_BAD_EQUATIONS = [
     ("ij,jk->ik", "ij,jk", "no arrow"),
