@@ -20,11 +20,11 @@ auto MulNoNan(const A& a, const B& b) {
 
 struct TanhGrad : CwiseFunctor {
   template <class Y, class DY>
-  auto operator()(const Y& y, const DY& dy) const { return dy * (1 - y * y); }
+  auto operator()(const Y& y, const DY& dy) const { return dy * (typename Y::Scalar(1) - y * y); }
 };
 struct SigmoidGrad : CwiseFunctor {
   template <class Y, class DY>
-  auto operator()(const Y& y, const DY& dy) const { return dy * (y * (1 - y)); }
+  auto operator()(const Y& y, const DY& dy) const { return dy * (y * (typename Y::Scalar(1) - y)); }
 };
 struct SqrtGrad : CwiseFunctor {
   template <class Y, class DY>
@@ -53,6 +53,10 @@ struct ReciprocalGrad : CwiseFunctor {
   TA_REGISTER_GRAD("ReciprocalGrad", ReciprocalGrad, T);
 TA_REGISTER_ALL(float)
 TA_REGISTER_ALL(double)
+// In the type's own arithmetic: each operation rounds to half or bfloat16, as TensorFlow's
+// Eigen computes these formulas.
+TA_REGISTER_ALL(Eigen::half)
+TA_REGISTER_ALL(Eigen::bfloat16)
 #undef TA_REGISTER_ALL
 #undef TA_REGISTER_GRAD
 
