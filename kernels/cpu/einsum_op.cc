@@ -5,7 +5,8 @@
 //      contract, reduce], a repeated label read along its diagonal (the stride of every axis
 //      it labels, summed), and its reduce labels (in no other operand, not in the output)
 //      summed away: [batch..., F, C], F and C the free and contracted sizes flattened.
-//   2. Two operands: one matrix product per batch element, [F0, C] x [F1, C]^T, the batch
+//   2. Two operands: one matrix product per batch element, [F0, C] x [F1, C]^T (MatMul's
+//      GEMM for float and double, in blocks of rows over the threads), the batch
 //      dimensions broadcast right-aligned as BatchMatMul's (the ellipses' dimensions come
 //      first, then the named batch labels, so "..." broadcasts as NumPy's).
 //   3. The result [batch..., F0..., F1...] is copied into the output's label order; an output
@@ -23,6 +24,7 @@
 
 #include "graph/einsum_equation.h"
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/strided_copy.h"
 #include "kernels/dtype_dispatch.h"
 
@@ -352,8 +354,14 @@ class EinsumOp : public OpKernel {
     using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     const T* ap = a.t.base<T>();
     const T* bp = b.t.base<T>();
-    CwiseParallelFor(ctx, count, std::max<int64_t>(1, m * nn * k), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
+    // Work items are blocks of rows of one output matrix, so a single large product is
+    // spread over the threads too; float and double take the packed GEMM MatMul uses.
+    constexpr int64_t kRowsPerItem = 64;
+    const int64_t blocks = (m + kRowsPerItem - 1) / kRowsPerItem;
+    CwiseParallelFor(ctx, count * blocks, std::max<int64_t>(1, std::min(m, kRowsPerItem) * nn * k),
+                     [&](int64_t begin, int64_t end) {
+      for (int64_t item = begin; item < end; ++item) {
+        const int64_t i = item / blocks, r0 = (item % blocks) * kRowsPerItem, rows = std::min(kRowsPerItem, m - r0);
         int64_t ai = 0, bi = 0, rest = i;
         for (int d = rank - 1; d >= 0; --d) {
           const int64_t idx = rest % (*batch)[d];
@@ -361,10 +369,17 @@ class EinsumOp : public OpKernel {
           ai += idx * as[d];
           bi += idx * bs[d];
         }
-        Eigen::Map<const Matrix> ma(ap + ai * m * k, m, k);
-        Eigen::Map<const Matrix> mb(bp + bi * nn * k, nn, k);
-        Eigen::Map<Matrix> c(o + i * m * nn, m, nn);
-        c.noalias() = ma * mb.transpose();
+        const T* a_rows = ap + (ai * m + r0) * k;
+        const T* b_mat = bp + bi * nn * k;
+        T* c_rows = o + (i * m + r0) * nn;
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+          gemm::Gemm(false, true, rows, nn, k, a_rows, k, b_mat, k, c_rows, nn, false);
+        } else {
+          Eigen::Map<const Matrix> ma(a_rows, rows, k);
+          Eigen::Map<const Matrix> mb(b_mat, nn, k);
+          Eigen::Map<Matrix> c(c_rows, rows, nn);
+          c.noalias() = ma * mb.transpose();
+        }
       }
     });
   }
