@@ -179,6 +179,7 @@ Status Conv2DShape(InferenceContext* c) {
   TA_RETURN_IF_ERROR(ReadPaddings(c, &padding, &paddings));
   const int64_t in_depth = InferenceContext::Dim(input, l.depth);
   const int64_t filter_depth = InferenceContext::Dim(filter, 2);
+  if (filter_depth == 0) return errors::InvalidArgument("Depth of filter must not be 0");
   if (InferenceContext::ValueKnown(in_depth) && InferenceContext::ValueKnown(filter_depth)) {
     if (filter_depth == 0 || in_depth % filter_depth != 0) {
       return errors::InvalidArgument("Depth of input (", in_depth, ") is not a multiple of input depth of filter (",

@@ -153,8 +153,9 @@ Status ConvDimsFromShapes(const OpKernel& kernel, const WindowAttrs& attrs, cons
   }
   d->groups = d->in_depth / filter_depth;
   if (d->groups > 1 && !allow_groups) {
-    return errors::Unimplemented(NodeContext(kernel), ": grouped convolutions (input depth ", d->in_depth,
-                                 ", filter depth ", filter_depth, ") are not supported on the CPU");
+    // TensorFlow's words (and code) for its CPU gradients of a grouped convolution.
+    return errors::InvalidArgument(NodeContext(kernel), ": gradients for grouped convolutions are not supported on "
+                                   "the CPU (input depth ", d->in_depth, ", filter depth ", filter_depth, ")");
   }
   if (d->groups > 1 && (d->out_depth % d->groups != 0 || d->out_depth < d->groups)) {
     return errors::InvalidArgument(NodeContext(kernel), ": output depth must be evenly divisible by number of groups: ",

@@ -451,6 +451,15 @@ TA_REGISTER_POOLS(float)
 TA_REGISTER_POOLS(double)
 #undef TA_REGISTER_POOLS
 
+// half and bfloat16 averages: sums in T (each add rounded, as TensorFlow's Eigen reducer
+// does) and a division in T.
+#define TA_REGISTER_SMALL_AVG_POOLS(T)                                                                 \
+  REGISTER_KERNEL(Name("AvgPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, false>);        \
+  REGISTER_KERNEL(Name("AvgPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), AvgPoolGradOp<T>);
+TA_REGISTER_SMALL_AVG_POOLS(Eigen::half)
+TA_REGISTER_SMALL_AVG_POOLS(Eigen::bfloat16)
+#undef TA_REGISTER_SMALL_AVG_POOLS
+
 // The max and its routing compare and copy elements, exact in every type: MaxPool and
 // MaxPoolGrad for every real type their ops allow, as TensorFlow's CPU kernels (where
 // windows overlap, MaxPoolGrad adds the gradients in T, window by window in raster order,

@@ -666,12 +666,6 @@ ACCEPTED = [
     dict(op="FusedBatchNormV3", row=".*", tag=r".*(training=False|inference).*", mode="const", kind="outcome",
          reason="TensorFlow's constant folding replaces an inference FusedBatchNormV3 of constants by one constant "
                 "and then fails the step (\"does not have output 1\"); fed, it agrees with ours"),
-    dict(op="SoftmaxCrossEntropyWithLogits", row=".*", tag=r"\[4,7\] \[(1,)?7\]", mode=".*",
-         kind="grad-(outcome|values)",
-         reason="labels broadcast against the logits: TensorFlow's gradient with respect to the labels keeps the "
-                "logits' shape ([4,7] for labels of [1,7] or [7]) where the shapes are unknown, and fails on that "
-                "(\"Incompatible shapes between op input and calculated input gradient\") where they are known; "
-                "ours sums it to the labels' shape"),
     dict(op="Conv2D", row=".*", tag="window past VALID input", mode="unknown", kind="grad-.*",
          reason="the filter gradient of a convolution with an empty output is zero; TensorFlow's "
                 "Conv2DBackpropFilter leaves an element of it uninitialised (3e32 in one run)"),

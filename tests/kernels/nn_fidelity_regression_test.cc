@@ -267,6 +267,15 @@ TEST_CASE("the convolutions refuse what TensorFlow's CPU kernels refuse, with it
                   Make<float>(SmallInts(25, 3), TensorShape({1, 5, 5, 1}))},
                  ConvAttrs("SAME", {}, {2, 1, 1, 1}))
             .status.code() == error::INVALID_ARGUMENT);
+  // The gradients of a grouped convolution: invalid on TensorFlow's CPU, and here.
+  CHECK(RunMaybe("Conv2DBackpropInput",
+                 {Tensor::FromVector(std::vector<int32_t>{1, 5, 5, 2}, TensorShape({4})), f4,
+                  Make<float>(SmallInts(25, 3), TensorShape({1, 5, 5, 1}))},
+                 ConvAttrs("SAME"))
+            .status.code() == error::INVALID_ARGUMENT);
+  // A filter of depth 0 is refused as the graph is built, whatever the input's depth.
+  CHECK(InferShapes("Conv2D", ConvAttrs("SAME"), {PartialTensorShape({1, 5, 5, -1}), PartialTensorShape({3, 3, 0, 2})})
+            .code() == error::INVALID_ARGUMENT);
   // An output channel count of zero is an empty output, not an error.
   auto empty = RunMaybe("Conv2D", {x4, Make<float>({}, TensorShape({3, 3, 1, 0}))}, ConvAttrs("SAME"));
   REQUIRE(empty.status.ok());
@@ -459,6 +468,30 @@ TEST_CASE("MaxPool and MaxPoolGrad compute every real type TensorFlow's CPU kern
   CheckMaxPoolOf<int16_t>();
   CheckMaxPoolOf<int32_t>();
   CheckMaxPoolOf<int64_t>();
+}
+
+TEST_CASE("AvgPool and AvgPoolGrad compute half and bfloat16", "[nn_fidelity]") {
+  for (DataType t : {tensorflow::DT_HALF, tensorflow::DT_BFLOAT16}) {
+    AttrMap attrs = {{"T", testing::TypeA(t)}, {"ksize", Ints({1, 2, 2, 1})}, {"strides", Ints({1, 2, 2, 1})},
+                     {"padding", Str("SAME")}};
+    // [1, 3, 3, 1]: one whole window and three cut by the edges (divided by their real taps).
+    const std::vector<double> x = {1, 2, 3, 4, 5, 6, 7, 8, 9}, want = {3, 4.5, 7.5, 9}, g = {4, 2, 2, 1};
+    const std::vector<double> want_grad = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    if (t == tensorflow::DT_HALF) {
+      auto r = RunMaybe("AvgPool", {Tensor::FromVector(Typed<Eigen::half>(x), TensorShape({1, 3, 3, 1}))}, attrs);
+      REQUIRE(r.status.ok());
+      CHECK(Values<Eigen::half>(r.outputs[0]) == Typed<Eigen::half>(want));
+      auto d = RunMaybe("AvgPoolGrad", {Tensor::FromVector(std::vector<int32_t>{1, 3, 3, 1}, TensorShape({4})),
+                                        Tensor::FromVector(Typed<Eigen::half>(g), TensorShape({1, 2, 2, 1}))},
+                        attrs);
+      REQUIRE(d.status.ok());
+      CHECK(Values<Eigen::half>(d.outputs[0]) == Typed<Eigen::half>(want_grad));
+    } else {
+      auto r = RunMaybe("AvgPool", {Tensor::FromVector(Typed<Eigen::bfloat16>(x), TensorShape({1, 3, 3, 1}))}, attrs);
+      REQUIRE(r.status.ok());
+      CHECK(Values<Eigen::bfloat16>(r.outputs[0]) == Typed<Eigen::bfloat16>(want));
+    }
+  }
 }
 
 TEST_CASE("integer MatMul wraps around as TensorFlow's; half MatMul rounds the float product", "[nn_fidelity]") {
