@@ -163,42 +163,50 @@ Status PadGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, st
 REGISTER_GRADIENT_OP("Pad", PadGrad);
 REGISTER_GRADIENT_OP("PadV2", PadGrad);
 
-// GatherV2 (batch_dims 0): dy's rows added back at their indices with UnsortedSegmentSum,
-// after moving the gathered axis to the front (and back). The axis and the ranks of params
-// and indices must be known when the gradient is built.
+// GatherV2 (batch_dims 0), as TensorFlow's: dy is P[:axis] + I + P[axis+1:]; reshaped to
+// P[:axis] + [-1] + P[axis+1:] (the indices flattened), the gathered axis moved to the
+// front, its rows added back at their indices with UnsortedSegmentSum, and moved back. The
+// axis may be fed and the ranks unknown (the permutations are computed in the graph); a
+// constant axis 0 needs no permutations.
 Status GatherV2Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   int64_t batch_dims = 0;
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "batch_dims", &batch_dims));
+  if (batch_dims != 0) {
+    return errors::Unimplemented("the gradient of '", op.name(), "' (GatherV2) needs batch_dims 0");
+  }
   Output params = InputOf(op, 0), indices = InputOf(op, 1), axis_in = InputOf(op, 2);
-  const int params_rank = params.node->output_shape(params.index).dims();
-  const int indices_rank = indices.node->output_shape(indices.index).dims();
+  Output params_shape = ops::Shape(s, params);
+  Output flat_indices = ops::Reshape(s, indices, ops::ExpandDims(s, ops::Size(s, indices), 0));
   std::vector<int64_t> axis_values;
   tensorflow::TensorProto value;
-  bool constant = KnownValue(axis_in, &value);
-  if (constant) constant = shape_inference::TensorProtoToInt64s(value, &axis_values).ok() && axis_values.size() == 1;
-  if (batch_dims != 0 || !constant || params_rank < 0 || indices_rank < 0) {
-    return errors::Unimplemented("the gradient of '", op.name(), "' (GatherV2) needs batch_dims 0, a constant axis "
-                                 "and params and indices of known rank");
-  }
-  int64_t axis = axis_values[0] < 0 ? axis_values[0] + params_rank : axis_values[0];
-  Output num = ops::GatherV2(s, ops::Shape(s, params), static_cast<int32_t>(axis), 0);
-  if (axis == 0) {
-    (*dx)[0] = ops::UnsortedSegmentSum(s, dy[0], indices, num);
+  if (KnownValue(axis_in, &value) && shape_inference::TensorProtoToInt64s(value, &axis_values).ok() &&
+      axis_values.size() == 1 && axis_values[0] == 0) {
+    Output rows_shape = ops::Concat(s, {ops::ExpandDims(s, ops::Size(s, indices), 0),
+                                        ops::StridedSlice(s, params_shape, IntVector({1}), IntVector({0}),
+                                                          IntVector({1}), {/*begin_mask=*/0, /*end_mask=*/1})},
+                                    0);
+    Output rows = ops::StridedSlice(s, params_shape, IntVector({0}), IntVector({1}), IntVector({1}),
+                                    {0, 0, 0, 0, /*shrink_axis_mask=*/1});
+    (*dx)[0] = ops::UnsortedSegmentSum(s, ops::Reshape(s, dy[0], rows_shape), flat_indices, rows);
     return Status::OK();
   }
-  // dy: P[:axis] + I + P[axis+1:]  ->  I + P[:axis] + P[axis+1:].
-  const int out_rank = params_rank - 1 + indices_rank;
-  std::vector<int32_t> perm;
-  for (int i = 0; i < indices_rank; ++i) perm.push_back(static_cast<int32_t>(axis + i));
-  for (int i = 0; i < axis; ++i) perm.push_back(i);
-  for (int i = static_cast<int>(axis) + indices_rank; i < out_rank; ++i) perm.push_back(i);
-  Output moved = ops::Transpose(s, dy[0], IntVector(perm));
-  Output summed = ops::UnsortedSegmentSum(s, moved, indices, num);  // P[axis] + P[:axis] + P[axis+1:]
-  std::vector<int32_t> back;
-  for (int i = 1; i <= axis; ++i) back.push_back(i);
-  back.push_back(0);
-  for (int i = static_cast<int>(axis) + 1; i < params_rank; ++i) back.push_back(i);
-  (*dx)[0] = ops::Transpose(s, summed, IntVector(back));
+  Output axis = axis_in.type() == DT_INT32 ? axis_in : ops::Cast(s, axis_in, DT_INT32);
+  Output at = ops::ExpandDims(s, axis, 0);
+  Output outer = ops::StridedSlice(s, params_shape, IntVector({0}), at, IntVector({1}), {/*begin_mask=*/1});
+  Output tail = ops::StridedSlice(s, params_shape, at, IntVector({0}), IntVector({1}), {0, /*end_mask=*/1});
+  Output inner = ops::StridedSlice(s, tail, IntVector({1}), IntVector({0}), IntVector({1}), {0, /*end_mask=*/1});
+  Output rows = ops::StridedSlice(s, params_shape, at, IntVector({0}), IntVector({1}),
+                                  {0, /*end_mask=*/1, 0, 0, /*shrink_axis_mask=*/1});
+  Output values_shape = ops::Concat(s, {outer, IntVector({-1}), inner}, 0);
+  Output values_dims = ops::Size(s, values_shape);
+  Output axis_dims = ops::Size(s, outer);
+  Output after_axis = ops::Add(s, axis_dims, 1);
+  Output inner_axes = ops::Range(s, after_axis, values_dims, 1);
+  Output to_front = ops::Concat(s, {ops::ExpandDims(s, axis_dims, 0), ops::Range(s, 0, axis_dims, 1), inner_axes}, 0);
+  Output moved = ops::Transpose(s, ops::Reshape(s, dy[0], values_shape), to_front);
+  Output summed = ops::UnsortedSegmentSum(s, moved, flat_indices, rows);  // P[axis] + P[:axis] + P[axis+1:]
+  Output back = ops::Concat(s, {ops::Range(s, 1, after_axis, 1), IntVector({0}), inner_axes}, 0);
+  (*dx)[0] = ops::Transpose(s, summed, back);
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("GatherV2", GatherV2Grad);

@@ -1,4 +1,6 @@
 // Gradients of reductions, reshapes and the neural-net blocks an MLP or CNN is made of.
+#include <algorithm>
+
 #include "graph/builder/array_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/gradients/grad_helpers.h"
@@ -72,16 +74,31 @@ Status SumGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, st
 }
 REGISTER_GRADIENT_OP("Sum", SumGrad);
 
-// Mean: Sum's gradient divided by the number of elements averaged.
+// Mean: Sum's gradient divided by the number of elements averaged, as TensorFlow's: a
+// constant where the shapes are known when building, else the product of x's dimensions
+// at the (normalised) axes. Neither reads the Mean's output, so the forward op need not run
+// (and its refusals, duplicate axes, are not the gradient's).
 Status MeanGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   Output x = InputOf(op, 0);
   Output sum_grad;
   TA_RETURN_IF_ERROR(ReductionGrad(s, op, dy[0], &sum_grad));
-  // Number of elements as the product of the shape (Prod over axis 0 of Shape).
-  auto size = [&](const Output& t) {
-    return ops::Prod(s, ops::Shape(s, t), 0);
-  };
-  Output count = TypedOp(s, "RealDiv", {ops::Cast(s, size(x), x.type()), ops::Cast(s, size(OpOutput(op, 0)), x.type())});
+  const PartialTensorShape& in = x.node->output_shape(x.index);
+  const Output y = OpOutput(op, 0);
+  const PartialTensorShape& out = y.node->output_shape(y.index);
+  Output count;
+  if (in.IsFullyDefined() && out.IsFullyDefined()) {
+    int64_t in_size = 1, out_size = 1;
+    for (int d = 0; d < in.dims(); ++d) in_size *= in.dim_size(d);
+    for (int d = 0; d < out.dims(); ++d) out_size *= out.dim_size(d);
+    count = ops::Cast(s, in_size / std::max<int64_t>(out_size, 1), x.type());
+  } else {
+    Output shape = ops::Shape(s, x);
+    Output rank = ops::Size(s, shape);
+    Output axes = InputOf(op, 1);
+    if (axes.type() != tensorflow::DT_INT32) axes = ops::Cast(s, axes, tensorflow::DT_INT32);
+    axes = ops::FloorMod(s, ops::Add(s, axes, rank), rank);
+    count = ops::Cast(s, ops::Prod(s, ops::GatherV2(s, shape, axes, 0), 0), x.type());
+  }
   (*dx)[0] = TypedOp(s, "RealDiv", {sum_grad, count});
   return Status::OK();
 }
@@ -110,20 +127,51 @@ Status BiasAddGrad(const Scope& s, const Node& op, const std::vector<Output>& dy
 }
 REGISTER_GRADIENT_OP("BiasAdd", BiasAddGrad);
 
-// d loss / d logits = backprop (the op's second output) scaled by the loss gradient per row.
-Status SparseXentGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+// Whether `dy` is the zeros AddSymbolicGradients (or the tape) puts where no gradient
+// reached an output: ZerosLike of that very output (TensorFlow's _is_zeros_tensor).
+bool IsZerosFor(const Output& dy, const Node& op, int i) {
+  if (dy.node == nullptr) return true;
+  if (dy.node->type_string() != "ZerosLike") return false;
+  const Output of = InputOf(*dy.node, 0);
+  return of.node == &op && of.index == i;
+}
+
+// d loss / d logits = backprop (the op's second output) scaled by the loss gradient per row,
+// and, where a gradient reached that backprop output too (a gradient of a gradient, or a
+// graph that uses it), the softmax's gradient of that: (dy[1] - sum(dy[1] * softmax, row))
+// * softmax, as TensorFlow's. A training graph's ZerosLike there costs no softmax. `logits`
+// has the backprop output's shape.
+Output XentLogitsGrad(const Scope& s, const Node& op, const Output& logits, const std::vector<Output>& dy) {
   Output scale = ops::ExpandDims(s, dy[0], -1);
-  (*dx)[0] = TypedOp(s, "Mul", {scale, OpOutput(op, 1)});
+  Output grad = TypedOp(s, "Mul", {scale, OpOutput(op, 1)});
+  if (IsZerosFor(dy[1], op, 1)) return grad;
+  Output softmax = TypedOp(s, "Softmax", {logits});
+  Output sum = ops::Sum(s, TypedOp(s, "Mul", {dy[1], softmax}), -1, {/*keep_dims=*/true});
+  return TypedOp(s, "AddV2", {grad, TypedOp(s, "Mul", {TypedOp(s, "Sub", {dy[1], sum}), softmax})});
+}
+
+Status SparseXentGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  (*dx)[0] = XentLogitsGrad(s, op, InputOf(op, 0), dy);
   return Status::OK();  // labels: no gradient
 }
 REGISTER_GRADIENT_OP("SparseSoftmaxCrossEntropyWithLogits", SparseXentGrad);
 
-// Dense labels are differentiable too: d loss / d labels = -log_softmax(logits) per row.
+// Dense labels are differentiable too: d loss / d labels = -log_softmax(logits) per row (the
+// loss's term alone: TensorFlow's leaves out the backprop output's -dy[1], and so do we).
+// Logits and labels may broadcast against each other ([4,7] and [1,7]): both gradients are
+// computed at the broadcast shape and summed back to their inputs' shapes (TensorFlow's
+// keep the broadcast shape, which tf.gradients then refuses).
 Status XentGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  TA_RETURN_IF_ERROR(SparseXentGrad(s, op, dy, dx));
+  const Output logits = InputOf(op, 0), labels = InputOf(op, 1);
+  const PartialTensorShape& a = logits.node->output_shape(logits.index);
+  const PartialTensorShape& b = labels.node->output_shape(labels.index);
+  bool same = a.IsFullyDefined() && b.IsFullyDefined() && a.dims() == b.dims();
+  for (int d = 0; same && d < a.dims(); ++d) same = a.dim_size(d) == b.dim_size(d);
+  const Output at = same ? logits : ops::BroadcastTo(s, logits, ops::Shape(s, OpOutput(op, 1)));
+  const Output logits_grad = XentLogitsGrad(s, op, at, dy);
   Output scale = ops::ExpandDims(s, dy[0], -1);
-  Output log_softmax = TypedOp(s, "LogSoftmax", {InputOf(op, 0)});
-  (*dx)[1] = TypedOp(s, "Mul", {scale, TypedOp(s, "Neg", {log_softmax})});
+  Output labels_grad = TypedOp(s, "Mul", {scale, TypedOp(s, "Neg", {TypedOp(s, "LogSoftmax", {at})})});
+  ReduceBroadcast(s, logits, labels, logits_grad, labels_grad, &(*dx)[0], &(*dx)[1]);
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("SoftmaxCrossEntropyWithLogits", XentGrad);
@@ -214,10 +262,15 @@ Status ReadPoolAttrs(const Node& op, PoolWindow* a) {
   return Status::OK();
 }
 
+// MaxPoolGrad takes MaxPool's window attrs as they are: EXPLICIT padding's explicit_paddings
+// too (AvgPool has no EXPLICIT padding).
 Status MaxPoolGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  PoolWindow a;
-  TA_RETURN_IF_ERROR(ReadPoolAttrs(op, &a));
-  (*dx)[0] = ops::MaxPoolGrad(s, InputOf(op, 0), OpOutput(op, 0), dy[0], a.ksize, a.strides, a.padding, a.attrs);
+  ops::Attrs attrs;
+  for (const char* name : {"ksize", "strides", "padding", "explicit_paddings", "data_format"}) {
+    auto it = op.def().attr().find(name);
+    if (it != op.def().attr().end()) attrs[name] = it->second;
+  }
+  (*dx)[0] = ops::TypedOp(s, "MaxPoolGrad", {InputOf(op, 0), OpOutput(op, 0), dy[0]}, attrs);
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("MaxPool", MaxPoolGrad);

@@ -26,6 +26,18 @@
 //       Create: validation and shape inference), "run" a failure of the step. A step that
 //       runs over a minute fails with DEADLINE_EXCEEDED.
 //       FIDELITY_TOOL_TRACE=1 prints each step's case ids on stderr.
+//       A line "GRAPH CASES ALONE GRADS" makes a batch of gradient cases: GRADS a text
+//       file, a line per case "ID<tab>XS<tab>YS<tab>GYS", each a space-separated list of
+//       tensor names of GRAPH (the forward graph only). Each case gets our symbolic
+//       gradients d(sum_i YS_i * GYS_i)/d(XS) (AddSymbolicGradients, under "c<id>/gradients"),
+//       and they, not the case's fetches, are its outputs, in XS's order; an x that no path
+//       reaches gets {"dtype":"none"} (tf.gradients' None). A graph this process cannot
+//       import refuses its case at "create"; AddSymbolicGradients' failure is the case's
+//       outcome at stage "gradient" ("No gradient defined for op" is a NOT_FOUND there).
+//
+//   fidelity_tool gradients
+//       Which ops have a gradient registered here, as one JSON object: {"Add": "yes",
+//       "Shape": "none", ...} ("none": registered as having no gradient, REGISTER_NO_GRADIENT_OP).
 //
 // Exit status: 0 when every batch was processed (whatever the cases' outcomes), 1 on a bad
 // manifest or file, 2 on a bad command line.
@@ -48,6 +60,8 @@
 #include "base/proto_io.h"
 #include "client/local_server.h"
 #include "client/session.h"
+#include "graph/gradients/gradient_registry.h"
+#include "graph/gradients/gradients.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/kernel_registry.h"
@@ -129,6 +143,19 @@ int ListKernels(const std::vector<std::string>& ops) {
   return 0;
 }
 
+int ListGradients() {
+  std::cout << "{";
+  bool first = true;
+  for (const std::string& name : OpRegistry::Global()->ListOpNames()) {
+    GradFunc fn;
+    if (!GradientRegistry::Global()->Lookup(name, &fn).ok()) continue;
+    std::cout << (first ? "\n" : ",\n") << JsonString(name) << ": " << (fn ? "\"yes\"" : "\"none\"");
+    first = false;
+  }
+  std::cout << "\n}\n";
+  return 0;
+}
+
 // ---- fidelity_tool run --------------------------------------------------------------
 
 struct Case {
@@ -136,6 +163,7 @@ struct Case {
   std::string key;  // cases with one key tend to fail alike (the op and what the case probes)
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::vector<std::string> fetches;
+  std::vector<bool> none_at;  // gradient cases: the outputs (by x) that no path reaches
 };
 
 struct Outcome {
@@ -155,7 +183,8 @@ std::string Hex(const void* data, size_t size) {
   return out;
 }
 
-void WriteOutcome(int64_t id, const Outcome& outcome, std::ostream& os) {
+void WriteOutcome(const Case& c, const Outcome& outcome, std::ostream& os) {
+  const int64_t id = c.id;
   os << "{\"id\":" << id << ",\"code\":" << JsonString(ErrorCodeName(outcome.status.code()));
   if (!outcome.status.ok()) {
     os << ",\"stage\":" << JsonString(outcome.stage) << ",\"message\":" << JsonString(outcome.status.message())
@@ -163,8 +192,15 @@ void WriteOutcome(int64_t id, const Outcome& outcome, std::ostream& os) {
     return;
   }
   os << ",\"outputs\":[";
-  for (size_t i = 0; i < outcome.outputs.size(); ++i) {
-    const Tensor& t = outcome.outputs[i];
+  size_t next = 0;
+  const size_t slots = c.none_at.empty() ? outcome.outputs.size() : c.none_at.size();
+  for (size_t i = 0; i < slots; ++i) {
+    if (!c.none_at.empty() && c.none_at[i]) {
+      os << (i ? "," : "") << "{\"dtype\":\"none\",\"shape\":[],\"hex\":\"\"}";
+      continue;
+    }
+    if (next >= outcome.outputs.size()) break;
+    const Tensor& t = outcome.outputs[next++];
     os << (i ? "," : "") << "{\"dtype\":" << JsonString(DataTypeString(t.dtype())) << ",\"shape\":[";
     for (int d = 0; d < t.dims(); ++d) os << (d ? "," : "") << t.dim_size(d);
     os << "],\"hex\":\"";
@@ -384,6 +420,116 @@ class BatchRunner {
   const bool trace_ = std::getenv("FIDELITY_TOOL_TRACE") != nullptr;  // each step's cases on stderr
 };
 
+// ---- gradient cases -----------------------------------------------------------------
+
+struct GradSpec {
+  std::vector<std::string> xs, ys, grad_ys;  // tensor names, "node:k"
+};
+
+std::vector<std::string> SplitNames(const std::string& field) {
+  std::vector<std::string> out;
+  std::istringstream in(field);
+  std::string name;
+  while (in >> name) out.push_back(name);
+  return out;
+}
+
+Status ReadGradSpecs(const std::string& path, std::map<int64_t, GradSpec>* specs) {
+  std::ifstream in(path);
+  if (!in) return errors::NotFound("cannot read ", path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> fields;
+    size_t at = 0;
+    for (size_t tab; (tab = line.find('\t', at)) != std::string::npos; at = tab + 1) {
+      fields.push_back(line.substr(at, tab - at));
+    }
+    fields.push_back(line.substr(at));
+    if (fields.size() != 4) return errors::DataLoss(path, ": a line without 4 tab-separated fields: ", line);
+    GradSpec& spec = (*specs)[std::strtoll(fields[0].c_str(), nullptr, 10)];
+    spec.xs = SplitNames(fields[1]);
+    spec.ys = SplitNames(fields[2]);
+    spec.grad_ys = SplitNames(fields[3]);
+  }
+  return Status::OK();
+}
+
+StatusOr<Output> TensorNamed(const Graph& graph, const std::string& name) {
+  const size_t colon = name.rfind(':');
+  Node* node = graph.FindNode(colon == std::string::npos ? name : name.substr(0, colon));
+  const int index = colon == std::string::npos ? 0 : std::atoi(name.c_str() + colon + 1);
+  if (node == nullptr || index >= node->num_outputs()) return errors::NotFound("no tensor ", name, " in the graph");
+  return Output(node, index);
+}
+
+// The batch's forward graph with each case's gradient nodes added; `runnable` gets the
+// cases that reached a step, their fetches the gradients. The others get their outcome.
+tensorflow::GraphDef AddGradients(const tensorflow::GraphDef& graph, const std::map<int64_t, GradSpec>& specs,
+                                  std::vector<Case>* cases, std::vector<Case>* runnable,
+                                  std::map<int64_t, Outcome>* outcomes) {
+  std::set<int64_t> ids;
+  for (const Case& c : *cases) ids.insert(c.id);
+  // Import what this process accepts: a refusal naming a case is that case's outcome.
+  std::unique_ptr<Scope> root;
+  while (!ids.empty()) {
+    StatusOr<Scope> imported = Scope::FromGraphDef(NodesOf(graph, ids));
+    if (imported.ok()) {
+      root = std::make_unique<Scope>(std::move(imported).value());
+      break;
+    }
+    const int64_t named = CaseNamedBy(imported.status(), ids);
+    if (named < 0) {
+      for (int64_t id : ids) (*outcomes)[id] = Outcome{imported.status(), "create", {}};
+      ids.clear();
+      break;
+    }
+    (*outcomes)[named] = Outcome{imported.status(), "create", {}};
+    ids.erase(named);
+  }
+  tensorflow::GraphDef out;
+  if (root == nullptr) return out;
+  for (Case& c : *cases) {
+    if (!ids.count(c.id)) continue;
+    auto spec = specs.find(c.id);
+    Status s = spec == specs.end() ? errors::NotFound("no gradient spec for case ", c.id) : Status::OK();
+    std::vector<Output> xs, ys, grad_ys, grads;
+    auto resolve = [&](const std::vector<std::string>& names, std::vector<Output>* into) {
+      for (const std::string& name : names) {
+        if (!s.ok()) return;
+        StatusOr<Output> t = TensorNamed(*root->graph(), name);
+        if (t.ok()) into->push_back(*t);
+        else s = t.status();
+      }
+    };
+    if (s.ok()) {
+      resolve(spec->second.xs, &xs);
+      resolve(spec->second.ys, &ys);
+      resolve(spec->second.grad_ys, &grad_ys);
+    }
+    if (s.ok()) s = AddSymbolicGradients(root->NewSubScope(StrCat("c", c.id)), ys, xs, grad_ys, &grads);
+    if (!s.ok()) {
+      // The nodes it did add stay unfetched; the recorded error must not sink the next case.
+      root->ClearStatus();
+      (*outcomes)[c.id] = Outcome{s, "gradient", {}};
+      continue;
+    }
+    c.fetches.clear();
+    c.none_at.clear();
+    for (const Output& g : grads) {
+      c.none_at.push_back(g.node == nullptr);
+      if (g.node != nullptr) c.fetches.push_back(g.name());
+    }
+    runnable->push_back(c);
+  }
+  Status s = root->ToGraphDef(&out);
+  if (!s.ok()) {
+    for (const Case& c : *runnable) (*outcomes)[c.id] = Outcome{s, "gradient", {}};
+    runnable->clear();
+  }
+  return out;
+}
+
 int RunManifest(const std::string& manifest_path, const std::string& out_path) {
   std::ifstream manifest(manifest_path);
   if (!manifest) {
@@ -404,20 +550,29 @@ int RunManifest(const std::string& manifest_path, const std::string& out_path) {
   std::string line;
   while (std::getline(manifest, line)) {
     std::istringstream fields(line);
-    std::string graph_path, cases_path;
+    std::string graph_path, cases_path, grads_path;
     int alone = 0;
     if (!(fields >> graph_path >> cases_path >> alone)) continue;
+    fields >> grads_path;
     tensorflow::GraphDef graph;
     std::vector<Case> cases;
+    std::map<int64_t, GradSpec> specs;
     Status s = ReadBinaryProto(graph_path, &graph);
     if (s.ok()) s = ReadCases(cases_path, &cases);
+    if (s.ok() && !grads_path.empty()) s = ReadGradSpecs(grads_path, &specs);
     if (!s.ok()) {
       std::cerr << "fidelity_tool: " << s.ToString() << "\n";
       return 1;
     }
     std::map<int64_t, Outcome> outcomes;
-    runner.Run(graph, cases, alone != 0, &outcomes);
-    for (const Case& c : cases) WriteOutcome(c.id, outcomes[c.id], out);
+    if (grads_path.empty()) {
+      runner.Run(graph, cases, alone != 0, &outcomes);
+    } else {
+      std::vector<Case> runnable;
+      const tensorflow::GraphDef with_grads = AddGradients(graph, specs, &cases, &runnable, &outcomes);
+      runner.Run(with_grads, runnable, alone != 0, &outcomes);
+    }
+    for (const Case& c : cases) WriteOutcome(c, outcomes[c.id], out);
     out.flush();
   }
   return 0;
@@ -432,6 +587,8 @@ int main(int argc, char** argv) {
     return tensoract::ListKernels({args.begin() + 1, args.end()});
   }
   if (args.size() == 3 && args[0] == "run") return tensoract::RunManifest(args[1], args[2]);
-  std::cerr << "usage: fidelity_tool kernels [OP...]\n       fidelity_tool run MANIFEST OUT\n";
+  if (args.size() == 1 && args[0] == "gradients") return tensoract::ListGradients();
+  std::cerr << "usage: fidelity_tool kernels [OP...]\n       fidelity_tool run MANIFEST OUT\n"
+               "       fidelity_tool gradients\n";
   return 2;
 }

@@ -4,6 +4,7 @@ TensorFlow 2.21 and here, compared.
 
 Usage: tf_fidelity_compat.py FIDELITY_TOOL WORK_DIR [--full] [--ops Add,Sum] [--seed N]
                              [--seeds N] [--modes fed,unknown,const] [--markdown FILE] [--verbose]
+                             [--gradients on|off|only]
 
 For each op of fidelity_catalogue.CATALOGUE and each type-attr combination our CPU kernel
 registry claims (`fidelity_tool kernels`), the catalogue's generator makes cases: random
@@ -38,8 +39,27 @@ the dtypes TensorFlow computes that our kernels do not claim, and exits 1 when a
 is not in ACCEPTED below, 0 otherwise; 77 (ctest: skipped) when TensorFlow cannot be
 imported. --full runs larger shapes and four seeds (about 4.5 minutes instead of 50 s).
 WORK_DIR/cases.txt names each case id (fidelity_tool's FIDELITY_TOOL_TRACE=1 prints ids).
+
+Gradients (--gradients on, the default; "only" skips the forward cases): for every catalogue
+op with a gradient here (graph/gradients) or in TensorFlow, and its float and double
+combinations, a sample of its cases (GRAD_CASES per op and dtype, inputs of at most
+GRAD_MAX_ELEMENTS: edge values, broadcasting pairs, reductions with keep_dims, ...). Each
+float output y_i gets a random upstream gradient g_i (fed), and both sides compute
+d(sum_i y_i * g_i)/dx for each float input x of the same forward GraphDef: TensorFlow with
+tf.gradients(ys, xs, grad_ys) in graphs built as a program would build them (placeholders of
+unknown or static shape, constants), we with AddSymbolicGradients, which fidelity_tool adds
+to the imported forward graph (a manifest line's GRADS file names each case's xs, ys and
+g_i). The same three modes run; outcomes must agree as above (an x no path reaches is None on
+both sides; "No gradient defined" is NOT_FOUND at stage "gradient"), the values within the
+gradient tolerances (ELEMENTWISE and CHAINED below: a few eps of the terms' magnitudes, not
+of the result, since gradients cancel). An op with a gradient on one side only is a row of
+the gradient table with its note ("no gradient here", "no gradient in TensorFlow"), not a
+failure. The gradient table (op, dtype, runs, agree, accepted, differ) follows the forward
+one, and --markdown writes both; WORK_DIR/gradients/ holds its files and differences.json.
+The sample adds about 1,200 cases x 3 modes, some 40 s.
 """
 import argparse
+import copy
 import inspect
 import json
 import math
@@ -52,6 +72,7 @@ import time
 import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Callable
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # before TensorFlow loads: its own kernels are the reference
@@ -60,6 +81,7 @@ try:
     import tensorflow as tf
     from tensorflow.python.framework import kernels as tf_kernels
     from tensorflow.python.framework import op_def_registry
+    from tensorflow.python.framework import ops as tf_ops
 except ImportError as e:
     print(f"SKIPPED: tensorflow cannot be imported ({e}); bootstrap/install-deps.sh installs tensorflow-cpu")
     sys.exit(77)
@@ -136,6 +158,35 @@ ACCEPTED = [
              "TensorFlow's graph optimizer removes a Reshape to a shape with two -1 of the input's "
              "rank as a no-op, so the constant graph returns the input; fed, TensorFlow refuses it "
              "as we do"),
+    # Gradients (the harness's gradient mode): TensorFlow's own gradient functions are wrong.
+    Accepted("ConcatV2", r".*", r".*", ".*", "grad-.*",
+             "TensorFlow 2.21's ConcatV2 gradient cannot be built for an int64 axis (its "
+             "_ConcatGradHelper takes FloorMod of the int64 axis and an int32 rank: \"Input 'y' of "
+             "'FloorMod' Op has type int32 that does not match type int64\"); ours builds and runs it",
+             combo=r".*Tidx=int64.*"),
+    Accepted("SoftmaxCrossEntropyWithLogits", r".*", r"\[4,7\] \[(1,)?7\]|\[1,7\] \[4,7\]|\[4,1\] \[4,6\]", ".*",
+             "grad-.*",
+             "logits and labels that broadcast against each other: TensorFlow's gradient keeps the "
+             "broadcast shape for the broadcast input (tf.gradients refuses it where shapes are known, "
+             "returns it where not) and its backprop term's BatchMatMul refuses [4,1] logits; ours "
+             "computes both gradients at the broadcast shape and sums each back to its input's shape "
+             "(tests/actors/gradient_fidelity_test.cc)"),
+    Accepted("DepthwiseConv2dNativeBackprop(Input|Filter)", r".*", r"strides 1x2", "fed|const", "grad-stage",
+             "TensorFlow's gradient of a depthwise backprop with unequal strides computes a wrong "
+             "shape, which tf.gradients refuses when the graph is built; ours builds it and the "
+             "depthwise kernels refuse the step (unequal strides, TensorFlow's kernels too), with "
+             "the same code"),
+    # Gradients: ours to fix.
+    Accepted("Conv2DBackprop(Input|Filter)|DepthwiseConv2dNativeBackpropFilter", r".*", r".*", "const",
+             "grad-stage",
+             "FINDING, not fixed: with constant inputs, TensorFlow's shape functions refuse the "
+             "gradient's Conv2D/DepthwiseConv2dNative of a zero-depth filter or of mismatched depths "
+             "when the graph is built; ours let it through and the kernel refuses the step, with the "
+             "same code (graph/ops/nn_ops.cc)"),
+    Accepted("Conv2D", r".*", r"grouped.*", ".*", "grad-outcome",
+             "FINDING, not fixed: TensorFlow's CPU Conv2DBackpropInput refuses a grouped convolution "
+             "as INVALID_ARGUMENT, ours as UNIMPLEMENTED (kernels/cpu/conv_util.cc, which another "
+             "change is editing now)"),
 ]
 
 ACCEPTED += [Accepted(**a) for a in cat.FAMILY_ACCEPTED]  # the op families' own (fidelity_catalogue)
@@ -301,7 +352,7 @@ class Outcome:
 
     def brief(self):
         if self.code == "OK":
-            return "OK " + ", ".join(f"{o.dtype}{list(o.shape)}" for o in self.outputs)
+            return "OK " + ", ".join("none" if o is None else f"{o.dtype}{list(o.shape)}" for o in self.outputs)
         return f"{self.code} at {self.stage}: {core_message(self.message)}"
 
 
@@ -417,7 +468,9 @@ def run_step_request(case_id, key, feeds, fetches):
     return bytes(out)
 
 
-def write_batch(work, name, gd, feeds, records):
+def write_batch(work, name, gd, feeds, records, grads=""):
+    """Our side's files of one batch and its manifest line; `grads` (gradient batches) the
+    text of fidelity_tool's gradient spec file."""
     graph_path = os.path.join(work, name + ".pb")
     cases_path = os.path.join(work, name + ".cases")
     with open(graph_path, "wb") as f:
@@ -426,6 +479,11 @@ def write_batch(work, name, gd, feeds, records):
         for r in records:
             req = run_step_request(r.id, f"{r.spec.op}|{r.case.tag}", feeds.get(r.id, {}), r.fetches)
             f.write(struct.pack("<I", len(req)) + req)
+    if grads:
+        grads_path = os.path.join(work, name + ".grads")
+        with open(grads_path, "w") as f:
+            f.write(grads)
+        return f"{graph_path} {cases_path} 0 {grads_path}\n"
     return f"{graph_path} {cases_path} 0\n"
 
 
@@ -439,6 +497,9 @@ def read_ours(lines):
             continue
         outs = []
         for o in d["outputs"]:
+            if o["dtype"] == "none":  # a gradient no path reaches (tf.gradients' None)
+                outs.append(None)
+                continue
             t = cat.np_type(o["dtype"]) if o["dtype"] in cat.NP_TYPES else None
             if t is None:
                 outs.append(np.array([]))
@@ -574,28 +635,477 @@ def no_tf_kernel(o):
                                (o.code == "UNIMPLEMENTED" and "not supported" in o.message))
 
 
+# ---- gradients -----------------------------------------------------------------------------
+#
+# For each catalogue op with a gradient on either side and each float or double combination
+# our kernels claim, a sample of the op's cases (the smaller ones: edge values, broadcasting
+# pairs, reductions with keep_dims ...): y = op(x...), an upstream gradient g_i of each float
+# output y_i (random, fed), and d(sum_i y_i * g_i)/dx for each float input x. TensorFlow's
+# side is tf.gradients(ys, xs, grad_ys=gs) in the graph that holds the forward node (its
+# gradient nodes under "c<id>/gradients/"); ours is the same GraphDef without those nodes,
+# to which fidelity_tool adds AddSymbolicGradients'. Both run in the three modes (the g_i
+# always fed). Outcomes must agree as the forward ones do (an x no path reaches: None on
+# both sides); where one side has no gradient for the op at all, the table says so.
+
+GRAD_TYPES = ("float", "double")
+GRAD_CASES = 6             # sampled cases per op and dtype row
+GRAD_MAX_ELEMENTS = 1500   # the largest input a sampled case has
+GRAD_BATCH = 150
+
+
+def tf_gradient_kind(op):
+    """"yes" (TensorFlow registers a gradient function), "none" (ops.NotDifferentiable) or ""."""
+    try:
+        return "none" if tf_ops._gradient_registry.lookup(op) is None else "yes"
+    except LookupError:
+        return ""
+
+
+def gradient_plan(op, ours):
+    """"compare", "no gradient here", "no gradient in TensorFlow", or "" where neither side
+    differentiates the op. A registered "no gradient" (ours: REGISTER_NO_GRADIENT_OP) facing a
+    gradient function on the other side is compared: TensorFlow's FloorDiv gradient returns
+    None as our none does."""
+    theirs, mine = tf_gradient_kind(op), ours.get(op, "")
+    if theirs == "yes" and not mine:
+        return "no gradient here"
+    if mine == "yes" and theirs != "yes":
+        return "no gradient in TensorFlow"
+    return "compare" if "yes" in (theirs, mine) else ""
+
+
+def grad_combo(combo):
+    floats = [v for v in combo.values() if v in cat.FLOATS]
+    return bool(floats) and all(v in GRAD_TYPES for v in floats)
+
+
+@dataclass
+class GradRecord(Record):
+    g: list = field(default_factory=list)          # the upstream gradients, one per float output,
+    g_known: bool = False                          # of the output's shape (else a scalar: the forward fails)
+    xs: list = field(default_factory=list)         # tensor names: the differentiated inputs,
+    ys: list = field(default_factory=list)         # the float outputs,
+    gs: list = field(default_factory=list)         # and the placeholders of g
+    tf: dict = field(default_factory=dict)         # mode -> TfGradient
+
+
+def make_grad_records(claimed, ours_grads, ops, full, seed, notes):
+    """The sampled gradient cases; `notes` gets {(op, row): note} for ops with a gradient on
+    one side only."""
+    records = []
+    for spec in cat.CATALOGUE:
+        if ops and spec.op not in ops:
+            continue
+        combos = [c for c in claimed.get(spec.op, []) if spec.accept(c) and grad_combo(c)]
+        if not combos:
+            continue
+        plan = gradient_plan(spec.op, ours_grads)
+        if plan != "compare":
+            for c in combos:
+                if plan:
+                    notes[(spec.op, spec.row(c))] = plan
+            continue
+        made = []
+        make_spec_records(spec, {spec.op: combos}, full, seed, made, set())
+        by_row = defaultdict(list)
+        for r in made:
+            if any(a.dtype.name in ("float32", "float64") for a in r.case.inputs) and \
+                    max((a.size for a in r.case.inputs), default=0) <= GRAD_MAX_ELEMENTS:
+                by_row[r.row].append(r)
+        for row, rs in by_row.items():
+            picks = sorted(set(np.linspace(0, len(rs) - 1, min(GRAD_CASES, len(rs))).round().astype(int)))
+            for i in picks:
+                r = rs[i]
+                records.append(GradRecord(len(records), r.spec, r.combo, r.row, r.case, r.attrs))
+    return records
+
+
+def forward_outputs(r):
+    """The forward node's output shapes: computed eagerly, or where the op fails, as
+    TensorFlow's shape inference gives them from constant inputs (a Gather with an index out
+    of range has a shape); None when neither says."""
+    raw = getattr(tf.raw_ops, r.spec.op)
+
+    def make(ins):
+        out = r.case.build(raw, ins, r.attrs) if r.case.build is not None else \
+            raw(**dict(zip(op_arg_names(r.spec.op), ins)), **r.attrs)
+        return [out] if isinstance(out, tf.Tensor) else list(out)
+    try:
+        return [tuple(o.shape) for o in make([tf.constant(a) for a in r.case.inputs])]
+    except Exception:  # noqa: BLE001 (any refusal: the graph's outcome says which)
+        pass
+    try:
+        with tf.Graph().as_default():
+            outs = make([tf.constant(a) for a in r.case.inputs])
+            if all(o.shape.is_fully_defined() for o in outs):
+                return [tuple(o.shape.as_list()) for o in outs]
+    except Exception:  # noqa: BLE001
+        pass
+    return None
+
+
+@dataclass
+class TfGradient:
+    """TensorFlow's gradient graph of a case in one mode: what to fetch, or why there is none."""
+    fetches: list = field(default_factory=list)    # the gradients' tensor names (the non-None ones)
+    none_at: list = field(default_factory=list)    # tf.gradients' None, by x
+    outcome: Outcome = None                        # the graph could not be built: the case's outcome
+
+
+def build_grad_graph(records, mode, rng=None):
+    """One graph of every record's forward node and TensorFlow's gradients of it, its inputs
+    made as `mode` says (unknown: placeholders of unknown shape; fed: of static shape, the aux
+    inputs constants; const: constants), as a program would build it, so that TensorFlow's
+    gradient functions see the shapes they would see there (Mean's divisor is a constant
+    only for known shapes). Each record gets its TfGradient for the mode in r.tf. With `rng`
+    (the first call, mode unknown) each record also learns its tensor names and draws its
+    upstream gradients. Returns the GraphDef."""
+    shapes = {r.id: forward_outputs(r) for r in records} if rng is not None else {}  # eagerly, before the graph
+    graph = tf.Graph()
+    with graph.as_default():
+        for r in records:
+            with graph.name_scope(f"c{r.id}/"):
+                ins = []
+                for i, a in enumerate(r.case.inputs):
+                    if mode == "const" or (mode == "fed" and i in r.case.aux):
+                        ins.append(tf.constant(a, name=f"in{i}"))
+                    else:
+                        ins.append(tf1.placeholder(tf_dtype(a), shape=a.shape if mode == "fed" else None,
+                                                   name=f"in{i}"))
+                raw = getattr(tf.raw_ops, r.spec.op)
+                try:
+                    out = r.case.build(raw, ins, r.attrs) if r.case.build is not None else \
+                        raw(**dict(zip(op_arg_names(r.spec.op), ins)), **r.attrs)
+                except (TypeError, ValueError, tf.errors.OpError) as e:
+                    if rng is not None:
+                        r.build_error = f"{type(e).__name__}: {e}"
+                    else:  # the shapes or constants make TensorFlow refuse the forward node
+                        r.tf[mode] = TfGradient(outcome=tf_error_outcome(e, "create"))
+                    continue
+                outs = [out] if isinstance(out, tf.Tensor) else list(out)
+                ys = [(k, t) for k, t in enumerate(outs) if t.dtype.is_floating]
+                xs = [p for p in ins if p.dtype in (tf.float32, tf.float64)]
+                if rng is not None:
+                    if not ys or not xs:
+                        r.build_error = "skip"  # nothing to differentiate (not counted)
+                        continue
+                    known = shapes[r.id]
+                    r.g_known = known is not None
+                    r.g = [rng.normal(0.0, 1.0, known[k]).astype(y.dtype.as_numpy_dtype) if known is not None
+                           else np.ones((), y.dtype.as_numpy_dtype) for k, y in ys]
+                    r.xs, r.ys = [p.name for p in xs], [y.name for _, y in ys]
+                    r.gs = [f"c{r.id}/g{k}:0" for k, _ in ys]
+                gs = [tf1.placeholder(y.dtype, shape=g.shape if mode == "fed" and r.g_known else None, name=f"g{k}")
+                      for (k, y), g in zip(ys, r.g)]
+                with graph.name_scope("gradients"):
+                    try:
+                        grads = tf.gradients([y for _, y in ys], xs, grad_ys=gs)
+                        grads = [None if d is None else tf.convert_to_tensor(d) for d in grads]
+                    except LookupError as e:
+                        r.tf[mode] = TfGradient(outcome=Outcome("NOT_FOUND", "gradient", str(e)))
+                        continue
+                    except (TypeError, ValueError, tf.errors.OpError) as e:
+                        r.tf[mode] = TfGradient(outcome=tf_error_outcome(e, "gradient"))
+                        continue
+                r.tf[mode] = TfGradient([d.name for d in grads if d is not None], [d is None for d in grads])
+    return graph.as_graph_def()
+
+
+def grad_variant(template, records, by_id, mode):
+    """Our side's forward GraphDef for `mode` (variant() of the unknown-shape graph, without
+    TensorFlow's gradient nodes) and the feeds of both sides (the upstream gradients always
+    fed, of static shape in "fed")."""
+    gd, feeds = variant(template, by_id, mode)
+    for node in gd.node:
+        m = re.match(r"c(\d+)/g(\d+)$", node.name)
+        if not m or node.op != "Placeholder":
+            continue
+        r = by_id[int(m.group(1))]
+        arr = r.g[r.gs.index(node.name + ":0")]
+        if mode == "fed" and r.g_known:
+            shape = node.attr["shape"].shape
+            shape.Clear()
+            for d in arr.shape:
+                shape.dim.add().size = d
+        feeds[r.id][node.name + ":0"] = arr
+    ours = tf1.GraphDef()
+    ours.versions.CopyFrom(gd.versions)
+    ours.library.CopyFrom(gd.library)
+    ours.node.extend(n for n in gd.node if not re.match(r"c\d+/gradients/", n.name))
+    return ours, feeds
+
+
+def grad_spec_text(records):
+    return "".join(f"{r.id}\t{' '.join(r.xs)}\t{' '.join(r.ys)}\t{' '.join(r.gs)}\n" for r in records)
+
+
+def with_nones(o, none_at):
+    """TensorFlow's outcome with None where it has no gradient (fetched are only the others)."""
+    if o.code != "OK":
+        return o
+    it = iter(o.outputs)
+    return Outcome("OK", outputs=[None if n else next(it) for n in none_at])
+
+
+def grad_stage(o):
+    """An error building the gradient graph is a refusal of the graph ("create"), as when
+    TensorFlow's import refuses the gradient nodes it built without shapes; only "no gradient
+    defined" keeps its own stage."""
+    return o.stage if o.stage != "gradient" or o.code == "NOT_FOUND" else "create"
+
+
+def grad_terms(r, k, out_size):
+    """How many terms one element of x_k's gradient may sum: the forward output's elements per
+    element of x_k (broadcasting reduces them back), or the longest dimension of any input
+    (a matmul's inner products, a softmax row)."""
+    xk = [a for a in r.case.inputs if a.dtype.name in ("float32", "float64")][k]
+    longest = max((d for a in r.case.inputs for d in a.shape), default=1)
+    return max(1, out_size // max(1, xk.size), longest)
+
+
+def compare_grad(r, ours, ref):
+    """None when our gradients agree with TensorFlow's, else (kind, what differs)."""
+    if ref.code != "OK" or ours.code != "OK":
+        if ref.code == ours.code and grad_stage(ref) == grad_stage(ours):
+            return None
+        kind = "grad-stage" if ref.code == ours.code else "grad-outcome"
+        return kind, f"TensorFlow: {ref.brief()}\n      here: {ours.brief()}"
+    if len(ours.outputs) != len(ref.outputs):
+        return "grad-values", f"{len(ours.outputs)} gradients, TensorFlow {len(ref.outputs)}"
+    out_size = max((g.size for g in r.g if g is not None), default=1)
+    for k, (o, t) in enumerate(zip(ours.outputs, ref.outputs)):
+        if o is None or t is None:
+            if o is None and t is None:
+                continue
+            return "grad-none", f"d/d{r.xs[k]}: {'none' if o is None else 'a gradient'} here, " \
+                                f"{'none' if t is None else 'a gradient'} in TensorFlow"
+        if o.dtype != t.dtype or o.shape != t.shape:
+            return "grad-values", f"d/d{r.xs[k]}: {o.dtype}{list(o.shape)}, TensorFlow {t.dtype}{list(t.shape)}"
+        if o.size == 0:
+            continue
+        family = grad_family(r)
+        bound = family.bound(r, k, t, out_size)
+        bad = float_mismatches(o, t, cat.Tolerance("bound", family.ulps), bound)
+        if bad.any():
+            return "grad-values", describe_grad(r, k, o, t, bad, family, bound)
+    return None
+
+
+def describe_grad(r, k, o, t, bad, family, bound):
+    idx = np.argwhere(bad)
+    lines = [f"d/d{r.xs[k]}: {len(idx)} of {o.size} values differ (within {family.ulps} ulps or the "
+             f"{family.name} bound)"]
+    for pos in idx[:4]:
+        pos = tuple(pos)
+        lines.append(f"  at {list(pos)}: here {fmt(o[pos])}, TensorFlow {fmt(t[pos])}, bound "
+                     f"{float(np.broadcast_to(bound, o.shape)[pos]) * eps(o.dtype):.3g}")
+    return "\n".join(lines)
+
+
+# Gradient tolerances. A gradient is a chain of ops (the forward op's output, its gradient
+# kernel or the ops its gradient function builds, sums over broadcast dimensions), so each
+# side's rounding errors are bounded by a few eps times the magnitudes of the terms, not of
+# the result: a gradient that cancels (1 - tanh(x)^2 for large x, a softmax row's
+# dy - sum(dy * y)) is accurate to eps absolute, not relative. Two families:
+#
+# ELEMENTWISE (the catalogue's unary ops: dx_i from x_i, y_i and g_i alone): within 8 ulps
+#   (the forward's TRANSCENDENTAL accuracy), or |ours - TensorFlow's| <= 32 (|dx_i| + |g_i|)
+#   eps element by element: y_i is within 8 ulps on either side and the gradient kernels
+#   combine it with g_i in up to four roundings (TanhGrad's g (1 - y y): 2 |y| 8 ulps of y
+#   times |g|, 16 eps |g|, doubled for either side).
+# CHAINED (the rest): within 8 ulps, or norm-wise: |ours - TensorFlow's| <= 16 n eps max|dx|
+#   over the gradient tensor, n the most terms one element sums (the forward output's
+#   elements per element of x, a matmul's inner dimension, a softmax row): recursive
+#   summation's n eps bound on each side, with terms no larger than the largest gradient
+#   element times the few roundings of the ops in the chain.
+
+
+@dataclass(frozen=True)
+class GradFamily:
+    name: str
+    ulps: int
+    bound: Callable   # (record, x index, TensorFlow's gradient, forward size) -> bound in eps per element
+
+
+def elementwise_bound(r, k, t, out_size):
+    g = r.g[0].astype(np.float64)
+    g = np.broadcast_to(g, t.shape) if g.size in (1, t.size) else np.zeros(t.shape)
+    with np.errstate(invalid="ignore"):
+        b = 32 * (np.abs(t.astype(np.float64)) + np.abs(g.reshape(t.shape)))
+    return np.where(np.isfinite(b), b, 0.0)
+
+
+def chained_bound(r, k, t, out_size):
+    t64 = t.astype(np.float64)
+    finite = np.isfinite(t64)
+    scale = float(np.max(np.abs(t64[finite]))) if finite.any() else 0.0
+    return np.full(t.shape, 16 * grad_terms(r, k, out_size) * scale)
+
+
+ELEMENTWISE = GradFamily("elementwise", 8, elementwise_bound)
+CHAINED = GradFamily("chained", 8, chained_bound)
+
+
+def grad_family(r):
+    return ELEMENTWISE if r.spec.cases.__qualname__.startswith("elementwise_unary_cases") else CHAINED
+
+
+def run_gradients(args, claimed, ops, seeds, modes):
+    """Builds, runs and compares the gradient cases. Returns (table {(op, row): counts},
+    notes {(op, row): note}, differences, timing text)."""
+    started = time.time()
+    ours_grads = json.loads(subprocess.run([args.tool, "gradients"], check=True, capture_output=True,
+                                           text=True).stdout)
+    notes = {}
+    records = []
+    for seed in seeds:
+        for r in make_grad_records(claimed, ours_grads, ops, args.full, seed, notes):
+            r.id = len(records)
+            records.append(r)
+    by_id = {r.id: r for r in records}
+    rng = np.random.default_rng([seeds[0], 99])
+    work = os.path.join(args.work, "gradients")
+    os.makedirs(work, exist_ok=True)
+    batches = []
+    manifest = ""
+    for b in range(0, len(records), GRAD_BATCH):
+        group = records[b:b + GRAD_BATCH]
+        template = build_grad_graph(group, "unknown", rng)
+        runnable = [r for r in group if not r.build_error]
+        # TensorFlow's gradient graphs are built twice (tf.gradients costs some 14 ms a case):
+        # on placeholders of unknown shape, and of static shape with the aux inputs constant;
+        # the const mode's is the latter with its placeholders made constants (TensorFlow's
+        # gradient functions read static shapes and constant axes, which are the same there).
+        fed_gd = build_grad_graph(runnable, "fed") if {"fed", "const"} & set(modes) else None
+        for mode in modes:
+            if mode == "unknown":
+                gd = template
+            elif mode == "fed":
+                gd = fed_gd
+            else:
+                gd, _ = variant(fed_gd, by_id, "const")
+                for r in runnable:
+                    r.tf["const"] = r.tf.get("fed")
+            ours_gd, feeds = grad_variant(template, runnable, by_id, mode)
+            name = f"g{b // GRAD_BATCH}_{mode}"
+            manifest += write_batch(work, name, ours_gd, feeds, runnable, grad_spec_text(runnable))
+            batches.append((name, mode, gd, feeds, runnable))
+    manifest_path = os.path.join(work, "manifest.txt")
+    ours_path = os.path.join(work, "ours.jsonl")
+    with open(manifest_path, "w") as f:
+        f.write(manifest)
+    built = time.time()
+    with open(os.path.join(work, "cases.txt"), "w") as f:
+        f.writelines(f"c{r.id} {r.spec.op} {json.dumps(r.combo)} {r.case.tag}\n" for r in records)
+    tool = subprocess.run([args.tool, "run", manifest_path, ours_path], stderr=subprocess.PIPE, text=True)
+    if tool.returncode != 0:
+        raise RuntimeError(f"fidelity_tool exited {tool.returncode} on the gradient cases: {tool.stderr[-2000:]}")
+    ours_done = time.time()
+    ours = {}
+    with open(ours_path) as f:
+        lines = f.readlines()
+    at = 0
+    for name, mode, gd, feeds, runnable in batches:
+        chunk = lines[at:at + len(runnable)]
+        at += len(runnable)
+        for cid, o in read_ours(chunk).items():
+            ours[(mode, cid)] = o
+    theirs = {}
+    for name, mode, gd, feeds, runnable in batches:
+        on_tf = []
+        for r in runnable:
+            t = r.tf.get(mode) or TfGradient(outcome=Outcome("UNKNOWN", "create", "not built"))
+            if t.outcome is not None:
+                theirs[(mode, r.id)] = t.outcome
+            else:
+                on_tf.append(copy.copy(r))
+                on_tf[-1].fetches = t.fetches
+        failed_here = {r.id for r in on_tf if ours.get((mode, r.id)) is None or ours[(mode, r.id)].code != "OK"}
+        for cid, o in run_tensorflow(gd, feeds, on_tf, failed_here).items():
+            theirs[(mode, cid)] = with_nones(o, by_id[cid].tf[mode].none_at)
+
+    table = defaultdict(lambda: {"runs": 0, "agree": 0, "accepted": 0, "differ": 0, "no_tf_kernel": 0})
+    differences = []
+    shown = defaultdict(int)
+    for r in records:
+        if r.build_error:  # nothing to differentiate, or the forward run reports it as NOT BUILT
+            continue
+        key = (r.spec.op, r.row)
+        row = table[key]
+        for mode in modes:
+            ref, mine = theirs.get((mode, r.id)), ours.get((mode, r.id))
+            row["runs"] += 1
+            if ref is None or mine is None:
+                diff = ("grad-outcome", f"no outcome ({'TensorFlow' if ref is None else 'here'})")
+            elif no_tf_kernel(ref):
+                row["no_tf_kernel"] += 1
+                continue
+            else:
+                diff = compare_grad(r, mine, ref)
+            if diff is None:
+                row["agree"] += 1
+                continue
+            kind, text = diff
+            acc = accepted_for(r, mode, kind)
+            if acc is not None:
+                acc.used += 1
+                row["accepted"] += 1
+                continue
+            row["differ"] += 1
+            differences.append({"op": r.spec.op, "dtype": r.row, "combo": r.combo, "mode": mode,
+                                "tag": r.case.tag, "kind": kind, "difference": text})
+            if args.verbose or shown[key] < 3:
+                shown[key] += 1
+                print(f"DIFFERS (gradient) {r.spec.op} {r.row} [{mode}] {r.case.tag} ({json.dumps(r.combo)})\n"
+                      f"    {text}")
+    with open(os.path.join(work, "differences.json"), "w") as f:
+        json.dump(differences, f, indent=1)
+    timing = (f"{len(records)} gradient cases x {len(modes)} modes in {time.time() - started:.0f} s (graphs "
+              f"{built - started:.0f} s, here {ours_done - built:.0f} s, TensorFlow {time.time() - ours_done:.0f} s)")
+    return table, notes, differences, timing
+
+
+def print_grad_table(table, notes):
+    """Prints the gradient table; returns its Markdown lines and the totals."""
+    print()
+    header = f"{'gradient of':<18} {'dtype':<16} {'runs':>6} {'agree':>6} {'accepted':>8} {'differ':>6}  note"
+    print(header)
+    print("-" * len(header))
+    totals = {"runs": 0, "agree": 0, "accepted": 0, "differ": 0, "no_tf_kernel": 0}
+    by_op = defaultdict(lambda: {"rows": [], "runs": 0, "agree": 0, "accepted": 0, "differ": 0, "note": ""})
+    for key in sorted(set(table) | set(notes)):
+        op, row = key
+        c = table.get(key, {"runs": 0, "agree": 0, "accepted": 0, "differ": 0, "no_tf_kernel": 0})
+        note = notes.get(key, "")
+        if c["no_tf_kernel"]:
+            note = f"TensorFlow has no CPU kernel ({c['no_tf_kernel']} runs)"
+        print(f"{op:<18} {row:<16} {c['runs']:>6} {c['agree']:>6} {c['accepted']:>8} {c['differ']:>6}  {note}")
+        by_op[op]["rows"].append(row)
+        by_op[op]["note"] = by_op[op]["note"] or notes.get(key, "")
+        for k in totals:
+            totals[k] += c[k]
+            if k in by_op[op]:
+                by_op[op][k] += c[k]
+    print("-" * len(header))
+    print(f"{'total':<18} {len(table):<16} {totals['runs']:>6} {totals['agree']:>6} {totals['accepted']:>8} "
+          f"{totals['differ']:>6}")
+    md = ["| gradient of | dtypes | runs | agree | accepted | differ | no gradient |",
+          "|---|---|---:|---:|---:|---:|---|"]
+    for op, c in sorted(by_op.items()):
+        md.append(f"| {op} | {', '.join(c['rows'])} | {c['runs']} | {c['agree']} | {c['accepted']} | "
+                  f"{c['differ']} | {c['note']} |")
+    md.append(f"| **total: {sum(1 for c in by_op.values() if c['runs'])} ops compared** | {len(table)} op/dtype "
+              f"rows | {totals['runs']} | {totals['agree']} | {totals['accepted']} | {totals['differ']} | "
+              f"{sum(1 for c in by_op.values() if c['note'])} ops one-sided |")
+    return md, totals
+
+
 # ---- main ----------------------------------------------------------------------------------
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("tool")
-    parser.add_argument("work")
-    parser.add_argument("--full", action="store_true", help="more shapes, sizes and seeds")
-    parser.add_argument("--ops", default="", help="comma-separated ops (default: the whole catalogue)")
-    parser.add_argument("--seed", type=int, default=32)
-    parser.add_argument("--seeds", type=int, default=0, help="random seeds from --seed on (default 1, --full 4)")
-    parser.add_argument("--modes", default=",".join(MODES))
-    parser.add_argument("--markdown", default="", help="also write the table as Markdown to this file")
-    parser.add_argument("--verbose", action="store_true", help="every difference, not the first three per row")
-    args = parser.parse_args()
-    started = time.time()
-    os.makedirs(args.work, exist_ok=True)
-    modes = [m for m in args.modes.split(",") if m]
-    ops = {o for o in args.ops.split(",") if o}
-
-    claimed = json.loads(subprocess.run([args.tool, "kernels"], check=True, capture_output=True, text=True).stdout)
-    seeds = range(args.seed, args.seed + (args.seeds or (4 if args.full else 1)))
+def run_forward(args, claimed, ops, seeds, modes, started):
+    """The forward cases: built, run on both sides, compared and tabled. Returns (Markdown
+    lines, timing text, totals), None when fidelity_tool failed."""
     records = make_records(claimed, ops, args.full, seeds)
     missing = [s.op for s in cat.CATALOGUE if not claimed.get(s.op) and (not ops or s.op in ops)]
     by_id = {r.id: r for r in records}
@@ -635,7 +1145,7 @@ def main():
             r = by_id[cid]
             print(f"  c{cid} {r.spec.op} {json.dumps(r.combo)} {r.case.tag}")
         print("\n".join(l for l in trace_lines[-5:] if not l.startswith("fidelity_tool: step of")))
-        return 1
+        return None
     ours_done = time.time()
     # Our lines come in manifest order: batch by batch, mode by mode.
     ours = {}
@@ -753,16 +1263,63 @@ def main():
     timing = (f"{len(records)} cases x {len(modes)} modes in {time.time() - started:.0f} s "
               f"(graphs {built - started:.0f} s, here {ours_done - built:.0f} s, TensorFlow {tf_done - ours_done:.0f} s)")
     print("\n" + timing)
+    return md, timing, totals
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("tool")
+    parser.add_argument("work")
+    parser.add_argument("--full", action="store_true", help="more shapes, sizes and seeds")
+    parser.add_argument("--ops", default="", help="comma-separated ops (default: the whole catalogue)")
+    parser.add_argument("--seed", type=int, default=32)
+    parser.add_argument("--seeds", type=int, default=0, help="random seeds from --seed on (default 1, --full 4)")
+    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--markdown", default="", help="also write the table as Markdown to this file")
+    parser.add_argument("--verbose", action="store_true", help="every difference, not the first three per row")
+    parser.add_argument("--gradients", choices=("on", "off", "only"), default="on",
+                        help="also compare the ops' symbolic gradients (default), not, or only them")
+    args = parser.parse_args()
+    started = time.time()
+    os.makedirs(args.work, exist_ok=True)
+    modes = [m for m in args.modes.split(",") if m]
+    ops = {o for o in args.ops.split(",") if o}
+
+    claimed = json.loads(subprocess.run([args.tool, "kernels"], check=True, capture_output=True, text=True).stdout)
+    seeds = range(args.seed, args.seed + (args.seeds or (4 if args.full else 1)))
+    result = None
+    if args.gradients != "only":
+        result = run_forward(args, claimed, ops, seeds, modes, started)
+        if result is None:
+            return 1
+    md, timing, totals = result or ([], "", {"runs": 0, "agree": 0, "accepted": 0, "differ": 0})
+    grad_totals = {"runs": 0, "agree": 0, "accepted": 0, "differ": 0}
+    if args.gradients != "off":
+        table, notes, _, grad_timing = run_gradients(args, claimed, ops, list(seeds), modes)
+        grad_md, grad_totals = print_grad_table(table, notes)
+        for a in ACCEPTED:
+            if a.used and a.kind.startswith("grad"):
+                print(f"\naccepted ({a.used} gradient runs): {a.op} {a.row}: {a.reason}")
+        print("\n" + grad_timing)
+        md += ["", "Gradients (tf.gradients there, AddSymbolicGradients here, of the same forward graph):", ""]
+        md += grad_md + ["", grad_timing]
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write("\n".join(md) + "\n\n" + timing + "\n")
+    failed = False
     if totals["differ"]:
         print(f"FAILED: {totals['differ']} of {totals['runs']} runs differ from TensorFlow "
               f"(details above and in {os.path.join(args.work, 'differences.json')})")
+        failed = True
+    if grad_totals["differ"]:
+        print(f"FAILED: {grad_totals['differ']} of {grad_totals['runs']} gradient runs differ from TensorFlow "
+              f"(details above and in {os.path.join(args.work, 'gradients', 'differences.json')})")
+        failed = True
+    if failed:
         return 1
-    print(f"OK: {totals['agree']} of {totals['runs']} runs agree with TensorFlow, {totals['accepted']} accepted")
+    print(f"OK: {totals['agree']} of {totals['runs']} runs agree with TensorFlow, {totals['accepted']} accepted; "
+          f"gradients: {grad_totals['agree']} of {grad_totals['runs']} agree, {grad_totals['accepted']} accepted")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
