@@ -86,7 +86,7 @@ def check(err, tf_err, bound):
     if not within.all():
         beyond = tf_err[~within].max() + MARGIN
         ok = ok and err[~within].max() <= max(beyond, bound)
-        cell += f"; {beyond:.3g} at {int((~within).sum())}"
+        cell += f" ({beyond:.3g} at {int((~within).sum())})"
     return ok, cell
 
 
@@ -418,7 +418,7 @@ def main():
             size += sum(v.nbytes for v in row[2])
 
     header = ["op", "dtype", "points", "ours: max ulp (at)", "TensorFlow: max ulp (at)", "specials: ours/TF wrong",
-              "bar (; where TF > 8 ulps: bar at points)"]
+              "bar (where TF > 8 ulps: bar at points)"]
     table, failures = [], []
     for op, fmt, inputs in rows:
         ref = reference(op, fmt, inputs)
