@@ -382,14 +382,14 @@ def sum_bound_of_reduction(inputs, attrs, outputs):
     n = max(1, int(np.prod([x.shape[a] for a in ax])) if ax else 1)
     with np.errstate(over="ignore", invalid="ignore"):
         total = np.sum(np.abs(x64), axis=ax, keepdims=bool(attrs.get("keep_dims")))
-    return 2 * n * order_dependent(total, float(np.finfo(x.dtype).max), outputs[0].shape)
+    return 2 * n * order_dependent(total, float(finfo_of(x.dtype).max), outputs[0].shape)
 
 
 def prod_bound(inputs, attrs, outputs):
     x, axes = inputs
     ax = reduced_axes(x, axes)
     n = max(1, int(np.prod([x.shape[a] for a in ax])) if ax else 1)
-    fi = np.finfo(x.dtype)
+    fi = finfo_of(x.dtype)
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
         mags = np.abs(x.astype(np.float64))
         big = np.prod(np.maximum(mags, 1.0), axis=ax, keepdims=bool(attrs.get("keep_dims")))

@@ -164,6 +164,27 @@ TEST_CASE("AddN of half rounds each partial sum; Select of int8 selects", "[cwis
   CHECK(Values<int8_t>(r.outputs[0]) == std::vector<int8_t>{1, -2});
 }
 
+TEST_CASE("reductions of the narrow types: Sum wraps, Mean sums wide, half in float", "[reduction][small-types]") {
+  auto reduce = [](const char* op, const Tensor& x, DataType t) {
+    Run r = RunOp(op, {x, Tensor::Scalar<int32_t>(0)}, {{"T", TypeA(t)}, {"Tidx", TypeA(tensorflow::DT_INT32)}});
+    REQUIRE(r.status.ok());
+    return r.outputs[0];
+  };
+  const Tensor i8 = Tensor::FromVector<int8_t>({100, 100, 100});
+  CHECK(Values<int8_t>(reduce("Sum", i8, tensorflow::DT_INT8)) == std::vector<int8_t>{44});   // 300 wraps
+  CHECK(Values<int8_t>(reduce("Mean", i8, tensorflow::DT_INT8)) == std::vector<int8_t>{100});  // summed in int64
+  const Tensor u8 = Tensor::FromVector<uint8_t>({255, 254, 9});
+  CHECK(Values<uint8_t>(reduce("Max", u8, tensorflow::DT_UINT8)) == std::vector<uint8_t>{255});
+  CHECK(Values<uint8_t>(reduce("Mean", u8, tensorflow::DT_UINT8)) == std::vector<uint8_t>{172});
+  using half = Eigen::half;
+  // 2048 + 1 + 1: 2050 in float, rounded once. TensorFlow accumulates in half, in Eigen's
+  // packet order, and gives 2048; both are within the harness's bound for a sum.
+  const Tensor h = Tensor::FromVector<half>({half(2048.0f), half(1.0f), half(1.0f)});
+  CHECK(AsFloats<half>(reduce("Sum", h, tensorflow::DT_HALF)) == std::vector<float>{2050.0f});
+  const Tensor hn = Tensor::FromVector<half>({half(1.0f), half(std::numeric_limits<float>::quiet_NaN())});
+  CHECK(std::isnan(AsFloats<half>(reduce("Max", hn, tensorflow::DT_HALF))[0]));
+}
+
 TEST_CASE("a denormal bfloat16 casts to true, as TensorFlow's", "[cwise][cast][small-types]") {
   const uint16_t bits[] = {0x0001, 0x8001, 0x0060, 0x0000, 0x8000};
   std::vector<Eigen::bfloat16> x;

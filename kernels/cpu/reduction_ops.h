@@ -1,0 +1,215 @@
+// The reduction kernel of Sum, Mean, Prod, Max, Min, All and Any on the CPU, shared by the
+// files that register it for a few types each (reduction_ops.cc: float, double, int32, int64,
+// bool; reduction_ops_small.cc: the narrow and unsigned integers, half and bfloat16). Max and
+// Min propagate NaN, as TensorFlow's do (Eigen's default reducers drop it), on every path.
+//
+// The input is simplified the way TensorFlow's ReductionHelper does it: dimensions of size
+// 1 are dropped and neighbours that are both reduced or both kept are merged. Every
+// reduction then is one or more passes of "reduce the middle of [A, B, C]" (the last
+// reduced group first), each an Eigen reduction on the device's thread pool. Mean is a
+// Sum divided by the count, in T (integer division for integers, as in TensorFlow).
+#ifndef TENSORACT_KERNELS_CPU_REDUCTION_OPS_H_
+#define TENSORACT_KERNELS_CPU_REDUCTION_OPS_H_
+
+#define EIGEN_USE_THREADS
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include <type_traits>
+#include <vector>
+
+#include "kernels/kernel_registry.h"
+#include "kernels/tensor_eigen.h"
+
+namespace tensoract {
+namespace reduction {
+
+using Index = Eigen::DenseIndex;
+
+// The reduction of one node's input, worked out from its shape and its axes.
+struct ReductionPlan {
+  TensorShape out_shape;          // with keep_dims honoured
+  std::vector<int64_t> groups;    // merged dimension sizes
+  std::vector<bool> reduced;      // per group
+  int64_t reduced_count = 1;      // elements combined into each output element
+};
+
+inline Status MakeReductionPlan(const OpKernel& kernel, const Tensor& input, const Tensor& axes, bool keep_dims,
+                         ReductionPlan* plan) {
+  if (axes.dims() > 1) {
+    return errors::InvalidArgument("node '", kernel.name(), "' (", kernel.type_string(),
+                                   "): reduction_indices must be a scalar or a vector, got shape ",
+                                   axes.shape().DebugString());
+  }
+  const int rank = input.dims();
+  std::vector<bool> is_reduced(rank, false);
+  for (int64_t i = 0; i < axes.NumElements(); ++i) {
+    const int64_t axis = axes.dtype() == tensorflow::DT_INT32 ? axes.base<int32_t>()[i] : axes.base<int64_t>()[i];
+    if (axis < -rank || axis >= rank) {
+      return errors::InvalidArgument("node '", kernel.name(), "' (", kernel.type_string(),
+                                     "): Invalid reduction dimension (", axis, " for input with ", rank,
+                                     " dimension(s)");
+    }
+    const int64_t d = axis < 0 ? axis + rank : axis;
+    if (is_reduced[d]) {
+      // TensorFlow's words (reduction_ops_common): an axis named twice is refused.
+      return errors::InvalidArgument("node '", kernel.name(), "' (", kernel.type_string(),
+                                     "): Invalid reduction arguments: Axes contains duplicate dimension: ", d);
+    }
+    is_reduced[d] = true;
+  }
+  std::vector<int64_t> out_dims;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t size = input.dim_size(d);
+    if (!is_reduced[d]) out_dims.push_back(size);
+    else if (keep_dims) out_dims.push_back(1);
+    if (is_reduced[d]) plan->reduced_count *= size;
+    if (size == 1) continue;  // neither reduced nor kept changes the layout
+    if (!plan->groups.empty() && plan->reduced.back() == is_reduced[d]) {
+      plan->groups.back() *= size;
+    } else {
+      plan->groups.push_back(size);
+      plan->reduced.push_back(is_reduced[d]);
+    }
+  }
+  plan->out_shape = TensorShape(out_dims);
+  return Status::OK();
+}
+
+// out[a, c] = reduce_b in[a, b, c].
+template <class T, class Reducer>
+void ReduceMiddle(const Eigen::ThreadPoolDevice& d, const T* in, T* out, Index a, Index b, Index c) {
+  Reducer reducer;
+  if (a * c == 0) return;
+  Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, Index>> o(out, a * c);
+  if (b == 0) {
+    o.device(d) = o.constant(reducer.initialize());
+  } else if (a == 1 && c == 1) {
+    Eigen::TensorMap<Eigen::Tensor<const T, 1, Eigen::RowMajor, Index>> i(in, b);
+    Eigen::TensorMap<Eigen::Tensor<T, 0, Eigen::RowMajor, Index>> o0(out);
+    o0.device(d) = i.reduce(Eigen::array<Index, 1>{0}, reducer);
+  } else if (c == 1) {
+    Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor, Index>> i(in, a, b);
+    o.device(d) = i.reduce(Eigen::array<Index, 1>{1}, reducer);
+  } else if (a == 1) {
+    Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor, Index>> i(in, b, c);
+    o.device(d) = i.reduce(Eigen::array<Index, 1>{0}, reducer);
+  } else {
+    Eigen::TensorMap<Eigen::Tensor<const T, 3, Eigen::RowMajor, Index>> i(in, a, b, c);
+    Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor, Index>> o2(out, a, c);
+    o2.device(d) = i.reduce(Eigen::array<Index, 1>{1}, reducer);
+  }
+}
+
+struct NoFinish {
+  template <class T>
+  void operator()(const Eigen::ThreadPoolDevice&, T*, int64_t, int64_t) const {}
+};
+// Mean: the sum divided by the count (an empty mean is NaN for floats; integers stay 0).
+struct DivideByCount {
+  template <class T>
+  void operator()(const Eigen::ThreadPoolDevice& d, T* out, int64_t n, int64_t count) const {
+    if (count <= 1 || n == 0) return;
+    Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, Index>> o(out, n);
+    o.device(d) = o / o.constant(static_cast<T>(count));
+  }
+};
+struct FloatDivideByCount {
+  template <class T>
+  void operator()(const Eigen::ThreadPoolDevice& d, T* out, int64_t n, int64_t count) const {
+    if (count == 1 || n == 0) return;
+    Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, Index>> o(out, n);
+    o.device(d) = o / o.constant(static_cast<T>(count));
+  }
+};
+
+// Acc: the type the reduction runs in (wider than T for int32 Mean).
+template <class T, class Reducer, class Finish = NoFinish, class Acc = T>
+class ReductionOp : public OpKernel {
+ public:
+  explicit ReductionOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    Status s = ctx->GetAttr("keep_dims", &keep_dims_);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    ReductionPlan plan;
+    OP_REQUIRES_OK(ctx, MakeReductionPlan(*this, input, ctx->input(1), keep_dims_, &plan));
+    bool any_reduced = false;
+    for (bool r : plan.reduced) any_reduced |= r;
+    if (!any_reduced && input.NumElements() != 0) {
+      // Every reduced dimension has size 1: the values are the input's.
+      StatusOr<Tensor> same = input.Reshaped(plan.out_shape);
+      OP_REQUIRES_OK(ctx, same.status());
+      ctx->set_output(0, *same);
+      return;
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan.out_shape, &out));
+    if constexpr (std::is_same_v<Acc, T>) {
+      Reduce(ctx, input, out->base<T>(), plan);
+    } else {
+      // Summed in a wider type, as TensorFlow sums int32 (a mean of large values must not
+      // wrap), then narrowed.
+      Tensor wide(DataTypeToEnum<Acc>::value, input.shape()), wide_out(DataTypeToEnum<Acc>::value, plan.out_shape);
+      const T* in = input.base<T>();
+      Acc* w = wide.base<Acc>();
+      for (int64_t i = 0; i < input.NumElements(); ++i) w[i] = static_cast<Acc>(in[i]);
+      Reduce(ctx, wide, wide_out.base<Acc>(), plan);
+      T* o = out->base<T>();
+      const Acc* wo = wide_out.base<Acc>();
+      for (int64_t i = 0; i < out->NumElements(); ++i) o[i] = static_cast<T>(wo[i]);
+    }
+  }
+
+ private:
+  // The passes over `input` (of Acc) into `out_data` (plan.out_shape's elements of Acc).
+  void Reduce(OpKernelContext* ctx, const Tensor& input, Acc* out_data, const ReductionPlan& plan) {
+    const Eigen::ThreadPoolDevice& d = *ctx->device()->eigen_cpu_device();
+    std::vector<int64_t> groups = plan.groups;
+    std::vector<bool> reduced = plan.reduced;
+    if (groups.empty()) {  // zero elements somewhere, or every dimension of size 1
+      groups = {input.NumElements()};
+      reduced = {true};
+    }
+    Tensor current = input, scratch;
+    while (true) {
+      int last = -1;
+      for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
+        if (reduced[g]) last = g;
+      }
+      if (last < 0) break;
+      int64_t a = 1, c = 1;
+      for (int g = 0; g < last; ++g) a *= groups[g];
+      for (int g = last + 1; g < static_cast<int>(groups.size()); ++g) c *= groups[g];
+      bool more = false;
+      for (int g = 0; g < last; ++g) more |= reduced[g];
+      Acc* dest;
+      if (more) {
+        scratch = Tensor(DataTypeToEnum<Acc>::value, TensorShape({a * c}));
+        dest = scratch.base<Acc>();
+      } else {
+        dest = out_data;
+      }
+      ReduceMiddle<Acc, Reducer>(d, current.base<Acc>(), dest, a, groups[last], c);
+      groups.erase(groups.begin() + last);
+      reduced.erase(reduced.begin() + last);
+      if (!more) break;
+      current = scratch;
+      // Kept neighbours are now adjacent; one pass merges them.
+      if (last < static_cast<int>(groups.size()) && last > 0 && !reduced[last - 1]) {
+        groups[last - 1] *= groups[last];
+        groups.erase(groups.begin() + last);
+        reduced.erase(reduced.begin() + last);
+      }
+    }
+    Finish()(d, out_data, plan.out_shape.num_elements(), plan.reduced_count);
+  }
+
+  bool keep_dims_ = false;
+};
+
+}  // namespace reduction
+}  // namespace tensoract
+
+#endif  // TENSORACT_KERNELS_CPU_REDUCTION_OPS_H_
