@@ -123,6 +123,35 @@ std::vector<bool> Reachable(const Units& units, const std::vector<int>& start, b
   return seen;
 }
 
+// As tf.gradients: each input's gradient must have a shape compatible with the input's
+// (as far as both are known), else the graph is refused. A gradient function can only get
+// that wrong for an op whose inputs its kernel would refuse (SigmoidGrad of [3,1] and [3]:
+// the gradient broadcasts to [3,3]).
+bool Compatible(const PartialTensorShape& a, const PartialTensorShape& b) {
+  if (a.unknown_rank() || b.unknown_rank()) return true;
+  if (a.dims() != b.dims()) return false;
+  for (int d = 0; d < a.dims(); ++d) {
+    if (a.dim_size(d) >= 0 && b.dim_size(d) >= 0 && a.dim_size(d) != b.dim_size(d)) return false;
+  }
+  return true;
+}
+
+Status CheckGradientShapes(const Node& n, const std::vector<Output>& dx) {
+  for (int i = 0; i < n.num_inputs(); ++i) {
+    const Edge* e = n.input_edge(i);
+    if (dx[i].node == nullptr || dx[i].is_eager() || e == nullptr) continue;
+    if (e->src->output_type(e->src_output) == tensorflow::DT_RESOURCE) continue;
+    const PartialTensorShape& in = e->src->output_shape(e->src_output);
+    const PartialTensorShape& grad = dx[i].shape();
+    if (!Compatible(in, grad)) {
+      return errors::InvalidArgument("Incompatible shapes between op input and calculated input gradient. Forward "
+                                     "operation: ", n.name(), ". Input index: ", i, ". Original input shape: ",
+                                     in.DebugString(), ". Calculated input gradient shape: ", grad.DebugString());
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 int GradState::OutputFrame(const Node& n) const {
@@ -240,6 +269,7 @@ Status BuildGradientsAt(const Scope& grad_scope, GradState* state, int level, co
             return errors::Internal("the gradient of op ", n->type_string(), " gave ", dx.size(),
                                     " input gradients for node '", n->name(), "' with ", n->num_inputs(), " inputs");
           }
+          TA_RETURN_IF_ERROR(CheckGradientShapes(*n, dx));
           for (size_t i : units.In(u)) dx_of_edge[i] = dx[units.edge(i).edge->dst_input];
         }
       }

@@ -196,11 +196,11 @@ TEST_CASE("matrix gradients: BatchMatMul (v1) and BatchMatMulV3 with broadcastin
 TEST_CASE("ops without a gradient say so by name", "[gradients]") {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({3}));
-  auto y = ops::TypedOp(root.WithOpName("y"), "Round", {x});
+  auto y = ops::Prod(root.WithOpName("y"), x, 0);  // no gradient here yet (TensorFlow has one)
   std::vector<Output> dx;
   Status s = AddSymbolicGradients(root, {y}, {x}, &dx);
   CHECK_FALSE(s.ok());
-  CHECK_THAT(s.message(), Catch::Contains("Round"));
+  CHECK_THAT(s.message(), Catch::Contains("Prod"));
 }
 
 }  // namespace

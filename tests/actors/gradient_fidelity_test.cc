@@ -10,6 +10,7 @@
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
+#include "graph/gradients/gradients.h"
 
 namespace tensoract {
 namespace {
@@ -136,6 +137,77 @@ TEST_CASE("Mean: the gradient with known and unknown shapes", "[gradients]") {
       Check(root, {x}, {value}, y);
     }
   }
+}
+
+// TensorFlow defines the gradient of Floor, Ceil and Round as None: a path through them
+// carries nothing (and is not an error).
+TEST_CASE("Floor, Ceil and Round pass no gradient back", "[gradients]") {
+  for (const char* op : {"Floor", "Ceil", "Round"}) {
+    INFO(op);
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({3}));
+    std::vector<Output> dx;
+    REQUIRE(AddSymbolicGradients(root, {ops::TypedOp(root, op, {x})}, {x}, &dx).ok());
+    REQUIRE(dx.size() == 1);
+    CHECK(dx[0].node == nullptr);
+  }
+}
+
+// As tf.gradients: a gradient whose shape cannot be its input's refuses the graph (here
+// SigmoidGrad of inputs its kernel refuses, [3,1] and [3]: their gradients broadcast to [3,3]).
+TEST_CASE("a gradient of a shape its input cannot have is refused", "[gradients]") {
+  Scope root = Scope::NewRootScope();
+  auto y = ops::Placeholder(root.WithOpName("y"), kDouble, PartialTensorShape({3, 1}));
+  auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble, PartialTensorShape({3}));
+  auto g = ops::SigmoidGrad(root, y, dy);
+  std::vector<Output> dx;
+  Status s = AddSymbolicGradients(root, {g}, {y, dy}, &dx);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(s.message(), Catch::Contains("Incompatible shapes between op input and calculated input gradient"));
+}
+
+// Second derivatives of the element-wise gradient ops and the gradient of BiasAddGrad,
+// which the harness found missing (TensorFlow's math_grad.py and nn_grad.py have them).
+TEST_CASE("second derivatives: the gradients of the element-wise gradient ops", "[gradients]") {
+  const Tensor y_value = Values({0.3, -0.6, 0.8, 0.45, -0.2, 0.65}, {2, 3});
+  const Tensor positive = Values({0.3, 0.6, 0.8, 1.45, 2.2, 0.65}, {2, 3});
+  const Tensor dy_value = Values({1.5, -0.5, 2, 0.25, -1.25, 0.75}, {2, 3});
+  struct Case {
+    const char* op;
+    const Tensor& first;
+  };
+  for (const Case& c : {Case{"TanhGrad", y_value}, Case{"SigmoidGrad", y_value}, Case{"SqrtGrad", positive},
+                        Case{"RsqrtGrad", positive}, Case{"ReciprocalGrad", positive}}) {
+    INFO(c.op);
+    Scope root = Scope::NewRootScope();
+    auto a = ops::Placeholder(root.WithOpName("a"), kDouble, PartialTensorShape({2, 3}));
+    auto b = ops::Placeholder(root.WithOpName("b"), kDouble, PartialTensorShape({2, 3}));
+    Check(root, {a, b}, {c.first, dy_value}, ops::TypedOp(root, c.op, {a, b}));
+  }
+  // ReluGrad, Relu6Grad, EluGrad and SoftplusGrad take (gradients, features or outputs).
+  for (const char* op : {"ReluGrad", "Relu6Grad", "EluGrad", "SoftplusGrad"}) {
+    INFO(op);
+    Scope root = Scope::NewRootScope();
+    auto g = ops::Placeholder(root.WithOpName("g"), kDouble, PartialTensorShape({2, 3}));
+    auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({2, 3}));
+    Check(root, {g, x}, {dy_value, Values({0.3, -0.6, 7, 0.45, -0.2, 5.5}, {2, 3})}, ops::TypedOp(root, op, {g, x}));
+  }
+  for (const char* format : {"NHWC", "NCHW"}) {
+    INFO(format);
+    Scope root = Scope::NewRootScope();
+    auto g = ops::Placeholder(root.WithOpName("g"), kDouble, PartialTensorShape({2, 3, 2}));
+    auto y = ops::TypedOp(root, "BiasAddGrad", {g}, {{"data_format", ops::StringAttr(format)}});
+    Check(root, {g}, {Values({1, 2, -3, 0.5, 1.5, -2, 4, 0.25, -1, 3, 2.5, -0.5}, {2, 3, 2})}, ops::Square(root, y));
+  }
+}
+
+TEST_CASE("DivNoNan: the gradient, zero where the divisor is zero", "[gradients]") {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({2, 3}));
+  auto y = ops::Placeholder(root.WithOpName("y"), kDouble, PartialTensorShape({3}));
+  Check(root, {x, y}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3}), Values({0.5, -2, 1.25}, {3})},
+        ops::DivNoNan(root, x, y));
 }
 
 }  // namespace

@@ -814,7 +814,7 @@ def build_grad_graph(records, mode, rng=None):
 def grad_variant(template, records, by_id, mode):
     """Our side's forward GraphDef for `mode` (variant() of the unknown-shape graph, without
     TensorFlow's gradient nodes) and the feeds of both sides (the upstream gradients always
-    fed, of static shape in "fed")."""
+    fed, of static shape in "fed" and "const")."""
     gd, feeds = variant(template, by_id, mode)
     for node in gd.node:
         m = re.match(r"c(\d+)/g(\d+)$", node.name)
@@ -822,7 +822,7 @@ def grad_variant(template, records, by_id, mode):
             continue
         r = by_id[int(m.group(1))]
         arr = r.g[r.gs.index(node.name + ":0")]
-        if mode == "fed" and r.g_known:
+        if mode in ("fed", "const") and r.g_known:  # TensorFlow's const graph is its fed one's
             shape = node.attr["shape"].shape
             shape.Clear()
             for d in arr.shape:

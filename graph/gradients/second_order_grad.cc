@@ -1,0 +1,151 @@
+// Gradients TensorFlow has and the differential harness's gradient mode found missing here:
+// those of the element-wise gradient ops (second derivatives: TanhGrad, SigmoidGrad,
+// SqrtGrad, RsqrtGrad, ReciprocalGrad, ReluGrad, Relu6Grad, EluGrad, SoftplusGrad) and of
+// BiasAddGrad, as TensorFlow's math_grad.py and nn_grad.py build them (the same ops in the
+// same order, so the numbers agree to the rounding); DivNoNan's; and Floor, Ceil and Round,
+// whose gradient TensorFlow defines as None.
+#include "graph/gradients/grad_helpers.h"
+
+namespace tensoract {
+namespace grad {
+namespace {
+
+using ops::TypedOp;
+
+REGISTER_NO_GRADIENT_OP("Floor");
+REGISTER_NO_GRADIENT_OP("Ceil");
+REGISTER_NO_GRADIENT_OP("Round");
+
+// A scalar constant of `like`'s dtype.
+Output Scalar(const Scope& s, double value, const Output& like) {
+  Output c = ops::Const(s, value);
+  return like.type() == tensorflow::DT_DOUBLE ? c : ops::Cast(s, c, like.type());
+}
+
+Output Mul(const Scope& s, const Output& a, const Output& b) { return TypedOp(s, "Mul", {a, b}); }
+
+// TanhGrad(y, dy) = dy (1 - y^2).
+Status TanhGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
+  (*dx)[0] = Mul(s, Mul(s, Mul(s, g, Scalar(s, -2.0, g)), b), y);
+  (*dx)[1] = TypedOp(s, "TanhGrad", {y, g});
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("TanhGrad", TanhGradGrad);
+
+// SigmoidGrad(y, dy) = dy y (1 - y).
+Status SigmoidGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
+  const Output gb = Mul(s, g, b);
+  (*dx)[0] = TypedOp(s, "Sub", {gb, Mul(s, Mul(s, Scalar(s, 2.0, g), gb), y)});
+  (*dx)[1] = TypedOp(s, "SigmoidGrad", {y, g});
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("SigmoidGrad", SigmoidGradGrad);
+
+// SqrtGrad(y, dy) = 0.5 dy / y (its own output is reused).
+Status SqrtGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output y = InputOf(op, 0), g = dy[0];
+  const Output ga = TypedOp(s, "RealDiv", {g, y});
+  (*dx)[0] = Mul(s, TypedOp(s, "Neg", {ga}), OpOutput(op, 0));
+  (*dx)[1] = Mul(s, Scalar(s, 0.5, g), ga);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("SqrtGrad", SqrtGradGrad);
+
+// RsqrtGrad(y, dy) = -0.5 dy y^3.
+Status RsqrtGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
+  (*dx)[0] = Mul(s, Mul(s, Mul(s, Scalar(s, -1.5, g), g), b), TypedOp(s, "Square", {y}));
+  (*dx)[1] = TypedOp(s, "RsqrtGrad", {y, g});
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("RsqrtGrad", RsqrtGradGrad);
+
+// ReciprocalGrad(y, dy) = -dy y^2.
+Status ReciprocalGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
+  (*dx)[0] = Mul(s, Mul(s, Mul(s, g, Scalar(s, -2.0, g)), b), y);
+  (*dx)[1] = TypedOp(s, "ReciprocalGrad", {y, g});
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("ReciprocalGrad", ReciprocalGradGrad);
+
+// ReluGrad(dy, x) and Relu6Grad(dy, x) are linear in dy, piecewise constant in x.
+template <const char* kOp>
+Status PiecewiseLinearGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
+                               std::vector<Output>* dx) {
+  const Output x = InputOf(op, 1);
+  (*dx)[0] = TypedOp(s, kOp, {dy[0], x});
+  (*dx)[1] = ops::ZerosLike(s, x);
+  return Status::OK();
+}
+constexpr char kReluGrad[] = "ReluGrad";
+constexpr char kRelu6Grad[] = "Relu6Grad";
+REGISTER_GRADIENT_OP("ReluGrad", PiecewiseLinearGradGrad<kReluGrad>);
+REGISTER_GRADIENT_OP("Relu6Grad", PiecewiseLinearGradGrad<kRelu6Grad>);
+
+// EluGrad(dy, y) = dy (y + 1) below zero, dy above.
+Status EluGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output elu_y = InputOf(op, 1), g = dy[0];
+  (*dx)[0] = TypedOp(s, "EluGrad", {g, elu_y});
+  const Output negative = TypedOp(s, "Less", {elu_y, Scalar(s, 0.0, elu_y)});
+  // TypedOp would take T from the bool condition.
+  (*dx)[1] = Output(s.AddOp("Select", "Select", {negative, Mul(s, g, InputOf(op, 0)), ops::ZerosLike(s, elu_y)},
+                            {{"T", ops::TypeAttr(g.type())}}),
+                    0);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("EluGrad", EluGradGrad);
+
+// SoftplusGrad(dy, x) = dy sigmoid(x).
+Status SoftplusGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output b = InputOf(op, 0), x = InputOf(op, 1), g = dy[0];
+  (*dx)[0] = TypedOp(s, "SoftplusGrad", {g, x});
+  const Output denominator =
+      TypedOp(s, "AddV2", {TypedOp(s, "AddV2", {TypedOp(s, "Exp", {TypedOp(s, "Neg", {x})}), Scalar(s, 2.0, x)}),
+                           TypedOp(s, "Exp", {x})});
+  (*dx)[1] = TypedOp(s, "RealDiv", {Mul(s, g, b), denominator});
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("SoftplusGrad", SoftplusGradGrad);
+
+// BiasAddGrad sums dy over all but the channel dimension: its gradient tiles the bias-shaped
+// gradient back over them.
+Status BiasAddGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  std::string format = "NHWC";
+  GetNodeAttr(op.def(), "data_format", &format).IgnoreError();
+  const Output shape = ops::Shape(s, InputOf(op, 0));
+  const Output bias_shape = ops::Shape(s, dy[0]);
+  auto slice = [&](int begin, int end, int64_t begin_mask, int64_t end_mask) {
+    return ops::StridedSlice(s, shape, {begin}, {end}, {1}, {begin_mask, end_mask});
+  };
+  Output expanded, multiples;
+  if (format == "NCHW") {
+    const Output first = slice(0, 1, 1, 0), rest = slice(2, 0, 0, 1);
+    expanded = ops::Concat(s, {ops::OnesLike(s, first), bias_shape, ops::OnesLike(s, rest)}, 0);
+    multiples = ops::Concat(s, {first, Input({1}), rest}, 0);
+  } else {
+    const Output outer = slice(0, -1, 1, 0);
+    expanded = ops::Concat(s, {ops::OnesLike(s, outer), bias_shape}, 0);
+    multiples = ops::Concat(s, {outer, Input({1})}, 0);
+  }
+  (*dx)[0] = ops::Tile(s, ops::Reshape(s, dy[0], expanded), multiples);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("BiasAddGrad", BiasAddGradGrad);
+
+// DivNoNan(x, y) = x / y, 0 where y is 0: each gradient is 0 there too.
+Status DivNoNanGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output x = InputOf(op, 0), y = InputOf(op, 1), g = dy[0];
+  const Output gx = TypedOp(s, "DivNoNan", {g, y});
+  const Output gy =
+      Mul(s, g, TypedOp(s, "DivNoNan", {TypedOp(s, "DivNoNan", {TypedOp(s, "Neg", {x}), y}), y}));
+  ReduceBroadcast(s, x, y, gx, gy, &(*dx)[0], &(*dx)[1]);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("DivNoNan", DivNoNanGrad);
+
+}  // namespace
+}  // namespace grad
+}  // namespace tensoract
