@@ -494,6 +494,40 @@ TEST_CASE("AvgPool and AvgPoolGrad compute half and bfloat16", "[nn_fidelity]") 
   }
 }
 
+TEST_CASE("Conv2D and its gradients compute half and bfloat16 as the float kernels, rounded once", "[nn_fidelity]") {
+  // Small integers: the float results are exact, and so representable in half.
+  const auto x = SmallInts(2 * 5 * 6 * 3, 1), f = SmallInts(3 * 3 * 3 * 4, 2), dy = SmallInts(2 * 5 * 6 * 4, 3);
+  const TensorShape xs({2, 5, 6, 3}), fs({3, 3, 3, 4}), ys({2, 5, 6, 4});
+  AttrMap attrs = ConvAttrs("SAME");
+  auto want = RunMaybe("Conv2D", {Make<float>(x, xs), Make<float>(f, fs)}, attrs);
+  auto want_dx = RunMaybe("Conv2DBackpropInput",
+                          {Tensor::FromVector(std::vector<int32_t>{2, 5, 6, 3}, TensorShape({4})), Make<float>(f, fs),
+                           Make<float>(dy, ys)},
+                          attrs);
+  REQUIRE(want.status.ok());
+  REQUIRE(want_dx.status.ok());
+  attrs["T"] = testing::TypeA(tensorflow::DT_HALF);
+  auto got = RunMaybe("Conv2D", {Tensor::FromVector(Typed<Eigen::half>(x), xs), Tensor::FromVector(Typed<Eigen::half>(f), fs)},
+                      attrs);
+  REQUIRE(got.status.ok());
+  std::vector<Eigen::half> rounded;
+  for (float v : Values<float>(want.outputs[0])) rounded.push_back(Eigen::half(v));
+  CHECK(Values<Eigen::half>(got.outputs[0]) == rounded);
+  auto got_dx = RunMaybe("Conv2DBackpropInput",
+                         {Tensor::FromVector(std::vector<int32_t>{2, 5, 6, 3}, TensorShape({4})),
+                          Tensor::FromVector(Typed<Eigen::half>(f), fs), Tensor::FromVector(Typed<Eigen::half>(dy), ys)},
+                         attrs);
+  REQUIRE(got_dx.status.ok());
+  rounded.clear();
+  for (float v : Values<float>(want_dx.outputs[0])) rounded.push_back(Eigen::half(v));
+  CHECK(Values<Eigen::half>(got_dx.outputs[0]) == rounded);
+  // The float kernel's refusals, with their codes.
+  attrs["data_format"] = Str("NCHW");
+  CHECK(RunMaybe("Conv2D", {Tensor::FromVector(Typed<Eigen::half>(x), xs), Tensor::FromVector(Typed<Eigen::half>(f), fs)},
+                 attrs)
+            .status.code() == error::UNIMPLEMENTED);
+}
+
 TEST_CASE("integer MatMul wraps around as TensorFlow's; half MatMul rounds the float product", "[nn_fidelity]") {
   AttrMap attrs = {{"T", testing::TypeA(tensorflow::DT_INT32)}};
   const int32_t big = int32_t{1} << 30;
