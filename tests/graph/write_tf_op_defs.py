@@ -57,7 +57,7 @@ CloseSummaryWriter
 StringJoin StaticRegexFullMatch RegexFullMatch ShardedFilename ShardedFilespec DisableCopyOnRead ReadFile WriteFile
 Where ReverseV2 TopKV2 Cumsum Cumprod MirrorPad MirrorPadGrad Gather ClipByValue
 DynamicStitch ParallelDynamicStitch ListDiff ConcatOffset GatherNd ScatterNd
-LeakyRelu LeakyReluGrad Selu SeluGrad Erf Sin Cos Atan2 TruncateDiv L2Loss
+LeakyRelu LeakyReluGrad Selu SeluGrad Erf Sin Cos Atan2 TruncateDiv L2Loss IsNan IsInf IsFinite
 If StatelessIf While StatelessWhile BatchMatMul BatchMatMulV3 FusedBatchNormV3 FusedBatchNormGradV3
 DepthwiseConv2dNative DepthwiseConv2dNativeBackpropInput DepthwiseConv2dNativeBackpropFilter Einsum
 StatelessRandomUniform StatelessRandomNormal StatelessTruncatedNormal StatelessRandomUniformInt

@@ -185,6 +185,21 @@ TEST_CASE("reductions of the narrow types: Sum wraps, Mean sums wide, half in fl
   CHECK(std::isnan(AsFloats<half>(reduce("Max", hn, tensorflow::DT_HALF))[0]));
 }
 
+TEST_CASE("IsNan, IsInf and IsFinite classify half and bfloat16 by value", "[cwise][small-types]") {
+  using bf16 = Eigen::bfloat16;
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor x = Tensor::FromVector<bf16>(
+      {bf16(1.0f), bf16(-inf), bf16(nan), Eigen::numext::bit_cast<bf16>(uint16_t{0x0001})});  // last: a denormal
+  auto classify = [&](const char* op) {
+    Run r = RunOp(op, {x}, {{"T", TypeA(tensorflow::DT_BFLOAT16)}});
+    REQUIRE(r.status.ok());
+    return Values<bool>(r.outputs[0]);
+  };
+  CHECK(classify("IsNan") == std::vector<bool>{false, false, true, false});
+  CHECK(classify("IsInf") == std::vector<bool>{false, true, false, false});
+  CHECK(classify("IsFinite") == std::vector<bool>{true, false, false, true});
+}
+
 TEST_CASE("a denormal bfloat16 casts to true, as TensorFlow's", "[cwise][cast][small-types]") {
   const uint16_t bits[] = {0x0001, 0x8001, 0x0060, 0x0000, 0x8000};
   std::vector<Eigen::bfloat16> x;
