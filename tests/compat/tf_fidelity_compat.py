@@ -1293,6 +1293,7 @@ def main():
         if result is None:
             return 1
     md, timing, totals = result or ([], "", {"runs": 0, "agree": 0, "accepted": 0, "differ": 0})
+    md = md + ["", timing] if timing else md
     grad_totals = {"runs": 0, "agree": 0, "accepted": 0, "differ": 0}
     if args.gradients != "off":
         table, notes, _, grad_timing = run_gradients(args, claimed, ops, list(seeds), modes)
@@ -1305,7 +1306,7 @@ def main():
         md += grad_md + ["", grad_timing]
     if args.markdown:
         with open(args.markdown, "w") as f:
-            f.write("\n".join(md) + "\n\n" + timing + "\n")
+            f.write("\n".join(md) + "\n")
     failed = False
     if totals["differ"]:
         print(f"FAILED: {totals['differ']} of {totals['runs']} runs differ from TensorFlow "
