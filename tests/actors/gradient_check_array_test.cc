@@ -7,6 +7,7 @@
 #include "graph/builder/attr_util.h"
 #include "graph/builder/batch_matmul_ops.h"
 #include "graph/builder/math_ops.h"
+#include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/gradients/gradients.h"
 
@@ -195,12 +196,14 @@ TEST_CASE("matrix gradients: BatchMatMul (v1) and BatchMatMulV3 with broadcastin
 
 TEST_CASE("ops without a gradient say so by name", "[gradients]") {
   Scope root = Scope::NewRootScope();
-  auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({3}));
-  auto y = ops::Prod(root.WithOpName("y"), x, 0);  // no gradient here yet (TensorFlow has one)
+  auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({1, 2, 2, 1}));
+  // MaxPoolGrad: no gradient here yet (TensorFlow's needs MaxPoolGradGrad).
+  auto pooled = ops::MaxPool(root, x, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  auto y = ops::MaxPoolGrad(root.WithOpName("y"), x, pooled, pooled, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
   std::vector<Output> dx;
   Status s = AddSymbolicGradients(root, {y}, {x}, &dx);
   CHECK_FALSE(s.ok());
-  CHECK_THAT(s.message(), Catch::Contains("Prod"));
+  CHECK_THAT(s.message(), Catch::Contains("MaxPoolGrad"));
 }
 
 }  // namespace

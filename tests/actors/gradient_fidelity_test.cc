@@ -210,5 +210,21 @@ TEST_CASE("DivNoNan: the gradient, zero where the divisor is zero", "[gradients]
         ops::DivNoNan(root, x, y));
 }
 
+// Prod: the product of the others, zeros included (an exclusive Cumprod from each end), over
+// any axes and with unknown shapes.
+TEST_CASE("Prod: the gradient over several axes, with zeros", "[gradients]") {
+  const Tensor value = Values({1, 2, -3, 0.5, 1.5, -2, 0, 0.25, -1, 3, 2.5, 0}, {2, 3, 2});
+  for (bool known : {true, false}) {
+    for (bool keep : {false, true}) {
+      INFO("known shape " << known << ", keep_dims " << keep);
+      Scope root = Scope::NewRootScope();
+      auto x = ops::Placeholder(root.WithOpName("x"), kDouble,
+                                known ? PartialTensorShape({2, 3, 2}) : PartialTensorShape());
+      Check(root, {x}, {value}, ops::Prod(root, x, {-1, 0}, {keep}));
+      Check(root, {x}, {value}, ops::Prod(root, x, 1, {keep}));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tensoract
