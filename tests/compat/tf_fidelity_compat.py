@@ -4,7 +4,7 @@ TensorFlow 2.21 and here, compared.
 
 Usage: tf_fidelity_compat.py FIDELITY_TOOL WORK_DIR [--full] [--ops Add,Sum] [--seed N]
                              [--seeds N] [--modes fed,unknown,const] [--markdown FILE] [--verbose]
-                             [--gradients on|off|only]
+                             [--gradients on|off|only] [--gradient-dtypes float,double]
 
 For each op of fidelity_catalogue.CATALOGUE and each type-attr combination our CPU kernel
 registry claims (`fidelity_tool kernels`), the catalogue's generator makes cases: random
@@ -56,7 +56,10 @@ of the result, since gradients cancel). An op with a gradient on one side only i
 the gradient table with its note ("no gradient here", "no gradient in TensorFlow"), not a
 failure. The gradient table (op, dtype, runs, agree, accepted, differ) follows the forward
 one, and --markdown writes both; WORK_DIR/gradients/ holds its files and differences.json.
-The sample adds about 1,200 cases x 3 modes, some 40 s.
+The sample adds about 1,400 cases x 3 modes, some 40 s. --gradient-dtypes half,bfloat16
+compares those (not by default: 15 of 3,258 runs differ today, TensorFlow's half Selu
+cancelling near 0 as its float one does at -FLT_MIN, a half Log gradient at denormals, half
+convolution gradients of infinities).
 """
 import argparse
 import copy
@@ -647,7 +650,13 @@ def no_tf_kernel(o):
 # always fed). Outcomes must agree as the forward ones do (an x no path reaches: None on
 # both sides); where one side has no gradient for the op at all, the table says so.
 
-GRAD_TYPES = ("float", "double")
+GRAD_TYPES = ["float", "double"]    # --gradient-dtypes (half, bfloat16 too on request)
+NP_NAMES = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16"}
+
+
+def differentiable(dtype_name):
+    """Whether an input of this numpy or TensorFlow dtype name is differentiated."""
+    return dtype_name in {NP_NAMES[t] for t in GRAD_TYPES}
 GRAD_CASES = 6             # sampled cases per op and dtype row
 GRAD_MAX_ELEMENTS = 1500   # the largest input a sampled case has
 GRAD_BATCH = 150
@@ -709,7 +718,7 @@ def make_grad_records(claimed, ours_grads, ops, full, seed, notes):
         make_spec_records(spec, {spec.op: combos}, full, seed, made, set())
         by_row = defaultdict(list)
         for r in made:
-            if any(a.dtype.name in ("float32", "float64") for a in r.case.inputs) and \
+            if any(differentiable(a.dtype.name) for a in r.case.inputs) and \
                     max((a.size for a in r.case.inputs), default=0) <= GRAD_MAX_ELEMENTS:
                 by_row[r.row].append(r)
         for row, rs in by_row.items():
@@ -784,7 +793,7 @@ def build_grad_graph(records, mode, rng=None):
                     continue
                 outs = [out] if isinstance(out, tf.Tensor) else list(out)
                 ys = [(k, t) for k, t in enumerate(outs) if t.dtype.is_floating]
-                xs = [p for p in ins if p.dtype in (tf.float32, tf.float64)]
+                xs = [p for p in ins if differentiable(p.dtype.name)]
                 if rng is not None:
                     if not ys or not xs:
                         r.build_error = "skip"  # nothing to differentiate (not counted)
@@ -858,7 +867,7 @@ def grad_terms(r, k, out_size):
     """How many terms one element of x_k's gradient may sum: the forward output's elements per
     element of x_k (broadcasting reduces them back), or the longest dimension of any input
     (a matmul's inner products, a softmax row)."""
-    xk = [a for a in r.case.inputs if a.dtype.name in ("float32", "float64")][k]
+    xk = [a for a in r.case.inputs if differentiable(a.dtype.name)][k]
     longest = max((d for a in r.case.inputs for d in a.shape), default=1)
     return max(1, out_size // max(1, xk.size), longest)
 
@@ -1279,6 +1288,8 @@ def main():
     parser.add_argument("--verbose", action="store_true", help="every difference, not the first three per row")
     parser.add_argument("--gradients", choices=("on", "off", "only"), default="on",
                         help="also compare the ops' symbolic gradients (default), not, or only them")
+    parser.add_argument("--gradient-dtypes", default=",".join(GRAD_TYPES),
+                        help="the float dtypes whose gradients are compared (half and bfloat16 too on request)")
     args = parser.parse_args()
     started = time.time()
     os.makedirs(args.work, exist_ok=True)
@@ -1295,6 +1306,7 @@ def main():
     md, timing, totals = result or ([], "", {"runs": 0, "agree": 0, "accepted": 0, "differ": 0})
     md = md + ["", timing] if timing else md
     grad_totals = {"runs": 0, "agree": 0, "accepted": 0, "differ": 0}
+    GRAD_TYPES[:] = [t for t in args.gradient_dtypes.split(",") if t in NP_NAMES]
     if args.gradients != "off":
         table, notes, _, grad_timing = run_gradients(args, claimed, ops, list(seeds), modes)
         grad_md, grad_totals = print_grad_table(table, notes)
