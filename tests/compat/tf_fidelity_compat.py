@@ -179,17 +179,6 @@ ACCEPTED = [
              "shape, which tf.gradients refuses when the graph is built; ours builds it and the "
              "depthwise kernels refuse the step (unequal strides, TensorFlow's kernels too), with "
              "the same code"),
-    # Gradients: ours to fix.
-    Accepted("Conv2DBackprop(Input|Filter)|DepthwiseConv2dNativeBackpropFilter", r".*", r".*", "const",
-             "grad-stage",
-             "FINDING, not fixed: with constant inputs, TensorFlow's shape functions refuse the "
-             "gradient's Conv2D/DepthwiseConv2dNative of a zero-depth filter or of mismatched depths "
-             "when the graph is built; ours let it through and the kernel refuses the step, with the "
-             "same code (graph/ops/nn_ops.cc)"),
-    Accepted("Conv2D", r".*", r"grouped.*", ".*", "grad-outcome",
-             "FINDING, not fixed: TensorFlow's CPU Conv2DBackpropInput refuses a grouped convolution "
-             "as INVALID_ARGUMENT, ours as UNIMPLEMENTED (kernels/cpu/conv_util.cc, which another "
-             "change is editing now)"),
 ]
 
 ACCEPTED += [Accepted(**a) for a in cat.FAMILY_ACCEPTED]  # the op families' own (fidelity_catalogue)
