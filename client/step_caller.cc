@@ -104,6 +104,13 @@ class InlineUnit final : public caf::execution_unit {
     while (!jobs_.empty() && (!done.load(std::memory_order_acquire) || after_done++ < kAfterDone)) {
       caf::resumable* job = jobs_.front();
       jobs_.pop_front();
+      // Actors made ready together (a step's partitions started at once) could run side
+      // by side: this thread takes one, the scheduler's threads the others, as CAF's idle
+      // workers would steal them. A small step is a chain of one actor at a time.
+      if (!done.load(std::memory_order_acquire)) {
+        for (caf::resumable* other : jobs_) HandToScheduler(other);
+        jobs_.clear();
+      }
       switch (job->resume(this, kInlineThroughput)) {
         case caf::resumable::resume_later:  // more messages: a scheduler thread goes on
           HandToScheduler(job);
