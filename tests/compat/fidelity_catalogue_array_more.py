@@ -1,0 +1,356 @@
+"""The "array_more" family of the differential harness (fidelity_catalogue.FAMILIES): the array
+and shape ops the core catalogue does not cover. Imported by fidelity_catalogue (CATALOGUE,
+ACCEPTED).
+
+Data movement, so every comparison is exact: TopKV2, Where, GatherNd, ScatterNd, Split,
+SplitV, Unpack, BroadcastTo, InvertPermutation, PadV2, Gather (v1), Shape, ShapeN, Size,
+Rank, DynamicStitch, ParallelDynamicStitch, ListDiff, ConcatOffset, StridedSliceGrad,
+MirrorPadGrad and the identities (Identity, IdentityN, Snapshot, StopGradient,
+PreventGradient, PlaceholderWithDefault). Each op gets a few small shapes, one that takes the
+threaded path (16 KiB and more), edge values where the values matter (TopKV2's ordering of
+NaN, infinities and signed zeros; Where's nonzero test), and a refusal or two (out-of-range
+indices, mismatched shapes). ScatterNd's duplicate indices add small integers, so the sum is
+exact in any order; ParallelDynamicStitch gets no duplicate indices (TensorFlow leaves their
+winner unspecified).
+"""
+import numpy as np
+
+from fidelity_catalogue import FLOATS, REAL_TYPES, Case, OpSpec, edge_values, np_type, random_values, shape_str
+
+
+def small_ints(rng, dt, shape, low=-4, high=4):
+    """Small integers (or 0/1 for bool) of dtype dt: sums of them are exact in any order."""
+    if dt == "bool":
+        return rng.random(shape) < 0.5
+    lo = 0 if dt.startswith("uint") else low
+    return rng.integers(lo, high, size=shape, endpoint=True).astype(np_type(dt))
+
+
+# ---- sorting and selection ---------------------------------------------------------------
+
+
+def top_k_cases(rng, combo, full):
+    dt, tk = combo["T"], np_type(combo["Tk"])
+    for shape, k, srt in [((5,), 2, True), ((3, 7), 3, True), ((3, 7), 7, True), ((2, 3, 6), 0, True),
+                          ((4, 9), 1, False), ((16, 600), 5, True), ((0, 4), 2, True)]:
+        yield Case([random_values(rng, dt, shape), np.array(k, dtype=tk)], f"{shape_str(shape)} k={k} sorted={srt}",
+                   attrs={"sorted": srt}, aux=[1])
+    # Ties: the lower index first.
+    yield Case([np.array([[1, 3, 3, 0, 3], [2, 2, 2, 2, 2]], dtype=np_type(dt)), np.array(3, dtype=tk)], "ties",
+               attrs={"sorted": True}, aux=[1])
+    e = edge_values(dt)
+    if dt in FLOATS:  # NaN apart (see ACCEPTED): signed zeros, denormals, infinities
+        nan = np.isnan(e.astype(np.float64))
+        yield Case([e[~nan], np.array(e.size - 1, dtype=tk)], f"edges {e.size - 1} (no NaN)", attrs={"sorted": True},
+                   aux=[1])
+        yield Case([rng.permutation(e), np.array(6, dtype=tk)], "edges with NaN", attrs={"sorted": True}, aux=[1])
+    else:
+        yield Case([e, np.array(min(6, e.size), dtype=tk)], f"edges {e.size}", attrs={"sorted": True}, aux=[1])
+    yield Case([random_values(rng, dt, (3, 4)), np.array(5, dtype=tk)], "k > last dimension",
+               attrs={"sorted": True}, aux=[1])
+    yield Case([random_values(rng, dt, (3, 4)), np.array(-1, dtype=tk)], "negative k",
+               attrs={"sorted": True}, aux=[1])
+    yield Case([random_values(rng, dt, ()), np.array(1, dtype=tk)], "scalar input", attrs={"sorted": True}, aux=[1])
+
+
+def where_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape in [(), (7,), (3, 5), (2, 3, 4), (0, 3), (5000,)]:
+        x = random_values(rng, dt, shape)
+        if dt != "bool" and x.size:  # some zeros, so some entries are dropped
+            x = np.where(rng.random(shape) < 0.3, np.zeros((), dtype=x.dtype), x).astype(x.dtype)
+        yield Case([x], "random " + shape_str(shape))
+    yield Case([edge_values(dt)], "edges (signed zeros, NaN: nonzero)")
+
+
+# ---- gathers and scatters ----------------------------------------------------------------
+
+
+def gather_nd_cases(rng, combo, full):
+    dt, ti = combo["Tparams"], np_type(combo["Tindices"])
+    for shape, idx in [((5,), [[0], [4], [2]]), ((4, 3), [[1, 2], [3, 0]]), ((4, 3), [[2], [0]]),
+                       ((2, 3, 4), [[[1, 2], [0, 0]]]), ((4, 3), np.zeros((0, 2))), ((4, 3), np.zeros((2, 0))),
+                       ((300, 70), [[i] for i in range(299, -1, -3)]), ((4, 3), [[1, 3]]), ((4, 3), [[-1, 0]]),
+                       ((4, 3), [[0, 0, 0]])]:
+        idx = np.array(idx, dtype=ti)
+        yield Case([random_values(rng, dt, shape), idx], f"{shape_str(shape)} indices {shape_str(idx.shape)}"
+                   + (f" {idx.tolist()}" if idx.size < 4 else ""))
+
+
+def scatter_nd_cases(rng, combo, full):
+    dt, ti = combo["T"], np_type(combo["Tindices"])
+    for shape, idx in [([6], [[1], [4], [0]]), ([4, 3], [[1, 2], [3, 0], [1, 2]]), ([4, 3], [[2], [0], [2]]),
+                       ([2, 3, 4], [[1, 2], [0, 0]]), ([4, 3], np.zeros((0, 2))), ([4100], [[i] for i in range(0, 4100, 37)]),
+                       ([4, 3], [[4, 0]]), ([4, 3], [[-1, 0]])]:
+        idx = np.array(idx, dtype=ti)
+        upd_shape = idx.shape[:-1] + tuple(shape[idx.shape[-1]:])
+        yield Case([idx, small_ints(rng, dt, upd_shape), np.array(shape, dtype=ti)],
+                   f"{shape} indices {shape_str(idx.shape)}", aux=[2])
+    yield Case([np.array([[0]], dtype=ti), small_ints(rng, dt, (2,)), np.array([4, 3], dtype=ti)],
+               "updates of the wrong shape", aux=[2])
+
+
+def gather_v1_cases(rng, combo, full):
+    dt, ti = combo["Tparams"], np_type(combo["Tindices"])
+    for shape, idx in [((5,), [0, 4, 2, 2]), ((5, 3), [[1, 0], [4, 4]]), ((5, 3), []), ((0, 3), []), ((5,), 3),
+                       ((300, 70), list(range(299, -1, -7))), ((5,), [5]), ((5,), [-1])]:
+        yield Case([random_values(rng, dt, shape), np.array(idx, dtype=ti)],
+                   f"{shape_str(shape)} indices {np.array(idx).tolist() if np.size(idx) < 5 else np.shape(idx)}",
+                   attrs={"validate_indices": True})
+
+
+# ---- splits and stacking -----------------------------------------------------------------
+
+
+def split_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape, axis, n in [((6,), 0, 3), ((4, 6), 1, 2), ((4, 6), -2, 4), ((2, 3, 4), 2, 1), ((0, 4), 1, 2),
+                           ((64, 300), 0, 4), ((5,), 0, 2), ((4, 6), 2, 2)]:
+        yield Case([np.array(axis, dtype=np.int32), random_values(rng, dt, shape)], f"{shape_str(shape)} axis {axis} into {n}",
+                   attrs={"num_split": n}, aux=[0])
+
+
+def split_v_cases(rng, combo, full):
+    dt, tl = combo["T"], np_type(combo["Tlen"])
+    for shape, sizes, axis in [((7,), [2, 5], 0), ((4, 6), [1, -1, 2], 1), ((4, 6), [0, 4], 0), ((2, 3, 4), [4], -1),
+                               ((64, 300), [100, 80, 120], 1), ((4, 6), [1, 1], 0), ((4, 6), [-1, -1], 1),
+                               ((4, 6), [2, 2], 2)]:
+        yield Case([random_values(rng, dt, shape), np.array(sizes, dtype=tl), np.array(axis, dtype=np.int32)],
+                   f"{shape_str(shape)} sizes {sizes} axis {axis}", attrs={"num_split": len(sizes)}, aux=[1, 2])
+
+
+def split_v_testable(combo):
+    """Not int8 size_splits: TensorFlow 2.21's SplitV shape function reads a constant int8
+    size_splits as int64 and aborts the process (tensor.cc "Check failed: dtype() ==
+    expected_dtype (6 vs. 9)") when the graph is imported, so TensorFlow gives no answer to
+    compare with."""
+    return combo["Tlen"] != "int8" and combo["T"] in REAL_TYPES
+
+
+def unpack_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape, axis, num in [((3,), 0, 3), ((2, 3), 1, 3), ((2, 3, 4), -1, 4), ((4, 0), 0, 4), ((2, 4100), 0, 2),
+                             ((2, 3), 0, 3), ((2, 3), 2, 2)]:
+        yield Case([random_values(rng, dt, shape)], f"{shape_str(shape)} axis {axis} num {num}",
+                   attrs={"num": num, "axis": axis})
+
+
+def broadcast_to_cases(rng, combo, full):
+    dt, it = combo["T"], np_type(combo["Tidx"])
+    for shape, to in [((), [3, 2]), ((3,), [2, 3]), ((3, 1), [3, 4]), ((1, 3), [0, 3]), ((3,), [3]),
+                      ((1, 70), [64, 70]), ((3,), [4]), ((2, 3), [3]), ((3,), [2, -3])]:
+        yield Case([random_values(rng, dt, shape), np.array(to, dtype=it)], f"{shape_str(shape)} to {to}", aux=[1])
+
+
+def invert_permutation_cases(rng, combo, full):
+    t = np_type(combo["T"])
+    for perm in [[0], [2, 0, 1], [], list(rng.permutation(5000)), [0, 0, 1], [0, 3, 1], [-1, 0]]:
+        yield Case([np.array(perm, dtype=t)], f"[{len(perm)}]" + ("" if len(perm) > 10 else f" {perm}"))
+    yield Case([np.array([[0, 1]], dtype=t)], "matrix")
+
+
+def pad_v2_cases(rng, combo, full):
+    dt, it = combo["T"], np_type(combo["Tpaddings"])
+    for shape, pads in [((2, 3), [[1, 0], [0, 2]]), ((5,), [[0, 0]]), ((0, 3), [[1, 1], [0, 0]]),
+                        ((64, 70), [[3, 4], [5, 6]]), ((2, 3), [[-1, 0], [0, 0]]), ((2, 3), [[1, 1]])]:
+        yield Case([random_values(rng, dt, shape), np.array(pads, dtype=it), random_values(rng, dt, ())],
+                   f"{shape_str(shape)} pads {pads}", aux=[1])
+    yield Case([random_values(rng, dt, (2, 3)), np.array([[1, 1], [1, 1]], dtype=it), random_values(rng, dt, (2,))],
+               "non-scalar constant_values", aux=[1])
+
+
+# ---- shapes ------------------------------------------------------------------------------
+
+
+SHAPE_SHAPES = [(), (0,), (3,), (2, 3, 4), (4100,)]
+
+
+def shape_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape in SHAPE_SHAPES:
+        yield Case([random_values(rng, dt, shape)], shape_str(shape))
+
+
+def shape_n_cases(rng, combo, full):
+    dt = combo["T"]
+    build = lambda raw_op, ts, attrs: raw_op(input=ts, **attrs)  # noqa: E731
+    for shapes in [[(3,)], [(), (2, 3), (0, 4)], [(4100,), (1, 1, 1)]]:
+        yield Case([random_values(rng, dt, s) for s in shapes], " ".join(map(shape_str, shapes)), build=build)
+
+
+def concat_offset_cases(rng, combo, full):
+    t = np_type(combo["shape_type"])
+    build = lambda raw_op, ts, attrs: raw_op(concat_dim=ts[0], shape=ts[1:], **attrs)  # noqa: E731
+    for axis, shapes in [(1, [[2, 3], [2, 4], [2, 0]]), (0, [[5], [7]]), (-1, [[2, 3], [2, 5]]),
+                         (1, [[2, 3], [3, 3]]), (2, [[2, 3], [2, 3]]), (0, [[2, 3], [2]])]:
+        yield Case([np.array(axis, dtype=np.int32)] + [np.array(s, dtype=t) for s in shapes], f"axis {axis} {shapes}",
+                   aux=list(range(len(shapes) + 1)), build=build)
+
+
+# ---- stitching and set difference ------------------------------------------------------
+
+
+def stitch_cases(parallel):
+    def gen(rng, combo, full):
+        dt = combo["T"]
+
+        def build(raw_op, ts, attrs):
+            n = len(ts) // 2
+            return raw_op(indices=ts[:n], data=ts[n:], **attrs)
+
+        cases = [([[0, 2], [1, 3]], (), "two vectors"), ([[[0, 3], [1, 4]], [2]], (3,), "a matrix and a vector of ids"),
+                 ([[4], [0, 1, 2, 3]], (2, 2), "rows [2,2]"), ([[], [0]], (), "empty indices"),
+                 ([list(range(0, 5000, 2)), list(range(1, 5000, 2))], (), "5000 interleaved")]
+        if not parallel:
+            cases += [([[0, 1], [1, 0]], (3,), "duplicates: the last wins")]
+        for ids, inner, tag in cases:
+            idx = [np.array(i, dtype=np.int32) for i in ids]
+            data = [random_values(rng, dt, i.shape + inner) for i in idx]
+            yield Case(idx + data, tag, build=build)
+        yield Case([np.array([0, 1], dtype=np.int32), random_values(rng, dt, (3,))], "data of the wrong shape", build=build)
+        yield Case([np.array([0, -1], dtype=np.int32), random_values(rng, dt, (2,))], "negative index", build=build)
+    return gen
+
+
+def list_diff_cases(rng, combo, full):
+    dt = combo["T"]
+    for x, y in [([1, 2, 3, 4, 5, 6], [1, 3, 5]), ([3, 1, 3, 2], [7]), ([], [1]), ([1, 2], []), ([2, 2, 2], [2]),
+                 ([5, 4, 3], [0, 5, 4, 3])]:
+        yield Case([np.array(x).astype(np_type(dt)), np.array(y).astype(np_type(dt))], f"{x} - {y}")
+    big = small_ints(rng, dt, (5000,), 0, 60)
+    yield Case([big, small_ints(rng, dt, (20,), 0, 60)], "[5000] - [20]")
+    if dt in FLOATS:
+        e = edge_values(dt)
+        yield Case([e, e[::3]], "edges (NaN never equal)")
+    yield Case([np.ones((2, 2), dtype=np_type(dt)), np.ones((2,), dtype=np_type(dt))], "matrix x")
+
+
+# ---- gradients of array ops ----------------------------------------------------------------
+
+
+def strided_slice_grad_cases(rng, combo, full):
+    dt, it = combo["T"], np_type(combo["Index"])
+    for shape, b, e, s, masks in [((10,), [1], [8], [2], (0, 0, 0, 0, 0)), ((4, 5), [1, 0], [3, 5], [1, 2], (0, 0, 0, 0, 0)),
+                                  ((4, 5), [3, 4], [0, 0], [-1, -2], (0, 0, 0, 0, 0)),
+                                  ((4, 5), [1], [2], [1], (0, 0, 0, 0, 1)),
+                                  ((2, 3, 4), [0, 0], [0, 0], [1, 1], (0, 0, 0, 1, 0)),
+                                  ((64, 300), [2, 5], [60, 290], [3, 1], (0, 0, 0, 0, 0))]:
+        fwd = np.zeros(shape)
+        sl = tuple(slice(bb, ee, ss) for bb, ee, ss in zip(b, e, s))
+        bm, em, elm, nam, sam = masks
+        if sam:
+            dy_shape = fwd[b[0]].shape
+        elif nam:
+            dy_shape = (1,) + fwd.shape
+        else:
+            dy_shape = fwd[sl].shape
+        attrs = {"begin_mask": bm, "end_mask": em, "ellipsis_mask": elm, "new_axis_mask": nam, "shrink_axis_mask": sam}
+        yield Case([np.array(shape, dtype=it), np.array(b, dtype=it), np.array(e, dtype=it), np.array(s, dtype=it),
+                    random_values(rng, dt, dy_shape)], f"{shape_str(shape)} {b}:{e}:{s} masks {masks}",
+                   attrs=attrs, aux=[0, 1, 2, 3])
+    attrs = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0}
+    yield Case([np.array([10], dtype=it), np.array([1], dtype=it), np.array([8], dtype=it), np.array([2], dtype=it),
+                random_values(rng, dt, (3,))], "dy of the wrong shape", attrs=attrs, aux=[0, 1, 2, 3])
+    yield Case([np.array([10], dtype=it), np.array([1], dtype=it), np.array([8], dtype=it), np.array([0], dtype=it),
+                random_values(rng, dt, (4,))], "zero stride", attrs=attrs, aux=[0, 1, 2, 3])
+
+
+def mirror_pad_grad_cases(rng, combo, full):
+    dt, it = combo["T"], np_type(combo["Tpaddings"])
+    # The gradient sums padded entries onto their mirrors: small integers keep it exact.
+    for shape, pads, mode in [((8,), [[2, 1]], "REFLECT"), ((8,), [[2, 1]], "SYMMETRIC"),
+                              ((6, 9), [[1, 2], [3, 0]], "REFLECT"), ((9, 12), [[3, 3], [4, 4]], "SYMMETRIC"),
+                              ((75, 84), [[5, 6], [7, 7]], "REFLECT"), ((5,), [[3, 3]], "REFLECT"),
+                              ((4, 4), [[1, 1]], "SYMMETRIC")]:
+        yield Case([small_ints(rng, dt, shape), np.array(pads, dtype=it)], f"{shape_str(shape)} {pads} {mode}",
+                   attrs={"mode": mode}, aux=[1])
+
+
+# ---- identities --------------------------------------------------------------------------
+
+
+def identity_cases(attrs=None):
+    a = dict(attrs or {})
+
+    def gen(rng, combo, full):
+        dt = next(iter(combo.values()))
+        for shape in [(), (0,), (3, 5), (4100,)]:
+            yield Case([random_values(rng, dt, shape)], shape_str(shape), attrs=a)
+        yield Case([edge_values(dt)], "edges", attrs=a)
+    return gen
+
+
+def placeholder_with_default_cases(rng, combo, full):
+    dt = combo["dtype"]
+    for shape, declared in [((), []), ((3, 5), [3, 5]), ((3, 5), [None, 5]), ((4100,), None), ((0, 2), [None, None]),
+                            ((3, 5), [3, 4])]:
+        yield Case([random_values(rng, dt, shape)], f"{shape_str(shape)} declared {declared}", attrs={"shape": declared})
+
+
+def identity_n_cases(rng, combo, full):
+    build = lambda raw_op, ts, attrs: raw_op(input=ts, **attrs)  # noqa: E731
+    for dts, shapes in [(["float"], [(3,)]), (["float", "int32", "bool"], [(2, 3), (), (0,)]),
+                        (["double", "int64"], [(4100,), (5,)])]:
+        yield Case([random_values(rng, d, s) for d, s in zip(dts, shapes)], " ".join(
+            f"{d}{shape_str(s)}" for d, s in zip(dts, shapes)), build=build)
+
+
+CATALOGUE = [
+    OpSpec("TopKV2", top_k_cases, label_attr="T", secondary_cases=2), OpSpec("Where", where_cases),
+    OpSpec("GatherNd", gather_nd_cases), OpSpec("ScatterNd", scatter_nd_cases), OpSpec("Gather", gather_v1_cases),
+    OpSpec("Split", split_cases), OpSpec("SplitV", split_v_cases, accept=split_v_testable), OpSpec("Unpack", unpack_cases),
+    OpSpec("BroadcastTo", broadcast_to_cases), OpSpec("InvertPermutation", invert_permutation_cases),
+    OpSpec("PadV2", pad_v2_cases),
+    OpSpec("Shape", shape_cases), OpSpec("ShapeN", shape_n_cases), OpSpec("Size", shape_cases),
+    OpSpec("Rank", shape_cases), OpSpec("ConcatOffset", concat_offset_cases),
+    OpSpec("DynamicStitch", stitch_cases(False)), OpSpec("ParallelDynamicStitch", stitch_cases(True)),
+    OpSpec("ListDiff", list_diff_cases),
+    OpSpec("StridedSliceGrad", strided_slice_grad_cases), OpSpec("MirrorPadGrad", mirror_pad_grad_cases),
+    OpSpec("Identity", identity_cases()), OpSpec("Snapshot", identity_cases()), OpSpec("StopGradient", identity_cases()),
+    OpSpec("PreventGradient", identity_cases({"message": "no gradient here"})),
+    OpSpec("PlaceholderWithDefault", placeholder_with_default_cases), OpSpec("IdentityN", identity_n_cases,
+                                                                             label=lambda c: "-"),
+]
+
+ACCEPTED = [
+    dict(op="TopKV2", row=".*", tag="edges with NaN", mode=".*", kind="values|grad-values",
+         reason="TensorFlow 2.21's TopKV2 orders with >, which NaN breaks: where a NaN lands depends on its place, "
+                "k and the algorithm TensorFlow picks ([1, 2, NaN] k=1 gives 1, [1, NaN, 2] k=2 gives NaN, 2, "
+                "[1, 2, NaN] k=2 drops it); ours ranks NaN above +inf wherever it is"),
+    dict(op="TopKV2", row=".*", tag=".*", mode=".*", kind="grad-outcome", combo=".*index_type=int(16|64).*",
+         reason="TensorFlow 2.21's TopKV2 gradient cannot be built for int16 or int64 indices (its _TopKGrad adds an "
+                "int32 range to them: \"Input 'y' of 'AddV2' Op has type int32 that does not match type int64\"); "
+                "ours computes it"),
+    dict(op="Where", row="half", tag=".*", mode=".*", kind="outcome",
+         reason="TensorFlow 2.21's CPU Where kernel is registered for half but refuses it at run (UNIMPLEMENTED "
+                "\"No WhereOp available for float16/half type on CPU\"); ours computes it "
+                "(kernels/cpu/where_op.cc, on purpose: it has a plain answer)"),
+    dict(op="Where", row="bfloat16", tag="edges.*", mode=".*", kind="values",
+         reason="TensorFlow 2.21's bfloat16 Where tests the bits (Eigen's bfloat16 bool conversion), so its "
+                "denormals count as nonzero, while its float Where, with denormals flushed, counts them as zero; "
+                "ours counts them as zero for every type, as its float Where does (kernels/cpu/where_op.cc)"),
+    dict(op="ListDiff", row="half|bfloat16", tag="edges.*", mode=".*", kind="values",
+         reason="TensorFlow 2.21's half and bfloat16 ListDiff hash the bits but compare the values, so -0.0 is not "
+                "found among y's 0.0 (nor a bfloat16 denormal among y's zeros), while its float ListDiff finds both "
+                "(value equality, denormals flushed); ours compares values for every type, as its float"),
+    dict(op="GatherNd", row=".*", tag=".*", mode=".*", kind="grad-outcome", combo=".*Tindices=int16.*",
+         reason="TensorFlow 2.21's GatherNd gradient cannot be built or run for int16 indices (its _GatherNdGrad "
+                "calls Shape with out_type int16: \"Value passed to parameter 'out_type' has DataType int16 not in "
+                "list of allowed values: int32, int64\"); ours computes it"),
+    dict(op="PadV2", row=".*", tag="non-scalar constant_values", mode="fed|const", kind="stage|grad-outcome",
+         reason="FINDING, not fixed: our PadV2 shape function (graph/ops/array_slice_ops.cc PadShape, the "
+                "WithRank(input 2, 0) check) refuses a non-scalar constant_values when the graph is built; "
+                "TensorFlow's PadV2 shape function does not look at it and its kernel refuses the step "
+                "(\"constant_values must be a scalar\"), the same code, INVALID_ARGUMENT"),
+    dict(op="SplitV", row=".*", tag=r"\[4,6\] sizes \[(1, 1|-1, -1)\].*", mode="fed|const", kind="stage|grad-stage",
+         reason="FINDING, not fixed: our SplitV shape function (graph/ops/array_slice_ops.cc SplitVShape) does not "
+                "check constant size_splits against the split dimension: TensorFlow's refuses sizes that do not sum "
+                "to it (\"can't split axis of size 4 into pieces of size [1,1]\") and more than one -1 "
+                "(\"size_splits can only have one -1\") when the graph is built; ours leaves both to the kernel "
+                "(the same code, INVALID_ARGUMENT, at run)"),
+    dict(op="SplitV", row=".*", tag=r".* sizes \[4\] .*", mode=".*", kind="grad-stage|grad-outcome",
+         reason="FINDING, not fixed: our SplitV gradient (graph/gradients/array_grad.cc SplitVGrad, likewise "
+                "SplitGrad) joins the pieces' gradients with ConcatV2 even when there is one piece (num_split 1), "
+                "which ConcatV2 refuses (N >= 2: \"attr 'N' is 1, less than the minimum 2\"); TensorFlow's "
+                "array_ops.concat passes a single tensor through (identity), so its gradient computes"),
+]
