@@ -79,14 +79,20 @@ Status UnpackGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
 REGISTER_GRADIENT_OP("Unpack", UnpackGrad);
 
 // Split (split_dim, value) and SplitV (value, size_splits, split_dim): the pieces joined.
+// The pieces' gradients joined again; one piece is its own gradient (ConcatV2 wants two or
+// more inputs, and TensorFlow's concat passes a single tensor through).
+Output JoinPieces(const Scope& s, const std::vector<Output>& dy, const Output& axis) {
+  return dy.size() == 1 ? ops::Identity(s, dy[0]) : ops::Concat(s, dy, axis);
+}
+
 Status SplitGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  (*dx)[1] = ops::Concat(s, dy, InputOf(op, 0));
+  (*dx)[1] = JoinPieces(s, dy, InputOf(op, 0));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Split", SplitGrad);
 
 Status SplitVGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  (*dx)[0] = ops::Concat(s, dy, InputOf(op, 2));
+  (*dx)[0] = JoinPieces(s, dy, InputOf(op, 2));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("SplitV", SplitVGrad);

@@ -391,10 +391,8 @@ Status PadShape(InferenceContext* c) {
   TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 2, &paddings_shape));
   int64_t unused;
   TA_RETURN_IF_ERROR(c->WithValue(InferenceContext::Dim(paddings_shape, 1), 2, &unused));
-  if (c->num_inputs() == 3) {
-    PartialTensorShape s;
-    TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 0, &s));
-  }
+  // PadV2's constant_values must be a scalar, which its kernel checks: TensorFlow's shape
+  // function does not look at it, so such a graph loads and fails when it runs.
   int rank = InferenceContext::Rank(c->input(0));
   if (rank < 0) rank = static_cast<int>(InferenceContext::Dim(paddings_shape, 0));
   if (rank < 0) return shape_inference::UnknownShape(c);

@@ -337,20 +337,10 @@ ACCEPTED = [
          reason="TensorFlow 2.21's GatherNd gradient cannot be built or run for int16 indices (its _GatherNdGrad "
                 "calls Shape with out_type int16: \"Value passed to parameter 'out_type' has DataType int16 not in "
                 "list of allowed values: int32, int64\"); ours computes it"),
-    dict(op="PadV2", row=".*", tag="non-scalar constant_values", mode="fed|const", kind="stage|grad-outcome",
-         reason="FINDING, not fixed: our PadV2 shape function (graph/ops/array_slice_ops.cc PadShape, the "
-                "WithRank(input 2, 0) check) refuses a non-scalar constant_values when the graph is built; "
-                "TensorFlow's PadV2 shape function does not look at it and its kernel refuses the step "
-                "(\"constant_values must be a scalar\"), the same code, INVALID_ARGUMENT"),
     dict(op="SplitV", row=".*", tag=r"\[4,6\] sizes \[(1, 1|-1, -1)\].*", mode="fed|const", kind="stage|grad-stage",
          reason="FINDING, not fixed: our SplitV shape function (graph/ops/array_slice_ops.cc SplitVShape) does not "
                 "check constant size_splits against the split dimension: TensorFlow's refuses sizes that do not sum "
                 "to it (\"can't split axis of size 4 into pieces of size [1,1]\") and more than one -1 "
                 "(\"size_splits can only have one -1\") when the graph is built; ours leaves both to the kernel "
                 "(the same code, INVALID_ARGUMENT, at run)"),
-    dict(op="SplitV", row=".*", tag=r".* sizes \[4\] .*", mode=".*", kind="grad-stage|grad-outcome",
-         reason="FINDING, not fixed: our SplitV gradient (graph/gradients/array_grad.cc SplitVGrad, likewise "
-                "SplitGrad) joins the pieces' gradients with ConcatV2 even when there is one piece (num_split 1), "
-                "which ConcatV2 refuses (N >= 2: \"attr 'N' is 1, less than the minimum 2\"); TensorFlow's "
-                "array_ops.concat passes a single tensor through (identity), so its gradient computes"),
 ]
