@@ -300,8 +300,20 @@ Status SplitVShape(InferenceContext* c) {
       const int64_t dim = InferenceContext::Dim(input, static_cast<int>(axis < 0 ? axis + rank : axis));
       int64_t total = 0, unknown = -1;
       for (size_t i = 0; i < sizes.size(); ++i) {
-        if (sizes[i] == -1) unknown = static_cast<int64_t>(i);
-        else total += sizes[i];
+        if (sizes[i] != -1) {
+          total += sizes[i];
+        } else if (unknown >= 0) {
+          return errors::InvalidArgument("size_splits can only have one -1");
+        } else {
+          unknown = static_cast<int64_t>(i);
+        }
+      }
+      // As TensorFlow's shape function: sizes that cannot split a known dimension are
+      // refused when the graph is built.
+      if (dim >= 0 && (unknown < 0 ? total != dim : total > dim)) {
+        std::string pieces;
+        for (int64_t size : sizes) pieces += StrCat(pieces.empty() ? "" : ",", size);
+        return errors::InvalidArgument("can't split axis of size ", dim, " into pieces of size [", pieces, "]");
       }
       if (unknown >= 0) sizes[unknown] = dim >= 0 ? dim - total : shape_inference::kUnknownDim;
     }

@@ -337,10 +337,4 @@ ACCEPTED = [
          reason="TensorFlow 2.21's GatherNd gradient cannot be built or run for int16 indices (its _GatherNdGrad "
                 "calls Shape with out_type int16: \"Value passed to parameter 'out_type' has DataType int16 not in "
                 "list of allowed values: int32, int64\"); ours computes it"),
-    dict(op="SplitV", row=".*", tag=r"\[4,6\] sizes \[(1, 1|-1, -1)\].*", mode="fed|const", kind="stage|grad-stage",
-         reason="FINDING, not fixed: our SplitV shape function (graph/ops/array_slice_ops.cc SplitVShape) does not "
-                "check constant size_splits against the split dimension: TensorFlow's refuses sizes that do not sum "
-                "to it (\"can't split axis of size 4 into pieces of size [1,1]\") and more than one -1 "
-                "(\"size_splits can only have one -1\") when the graph is built; ours leaves both to the kernel "
-                "(the same code, INVALID_ARGUMENT, at run)"),
 ]
