@@ -141,6 +141,18 @@ TEST_CASE("Mean: the gradient with known and unknown shapes", "[gradients]") {
 
 // TensorFlow defines the gradient of Floor, Ceil and Round as None: a path through them
 // carries nothing (and is not an error).
+TEST_CASE("Split and SplitV into one piece: the piece's gradient is the input's", "[gradients]") {
+  // ConcatV2 wants two inputs or more; TensorFlow's concat passes a single one through.
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({2, 3}));
+  auto weights = ops::Const(root, {{0.5, -1.5, 2.0}, {1.0, 0.25, -0.75}});
+  OutputList v = ops::SplitV(root, x, {3}, 1, 1);
+  OutputList s = ops::Split(root, 0, x, 1);
+  auto y = ops::Add(root, ops::Sum(root, ops::Mul(root, v[0], weights), {0, 1}),
+                    ops::Sum(root, ops::Square(root, s[0]), {0, 1}));
+  Check(root, {x}, {Values({0.1, -0.4, 1.2, 2.0, 0.3, -1.0}, {2, 3})}, y);
+}
+
 TEST_CASE("Floor, Ceil and Round pass no gradient back", "[gradients]") {
   for (const char* op : {"Floor", "Ceil", "Round"}) {
     INFO(op);

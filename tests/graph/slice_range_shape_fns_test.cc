@@ -149,3 +149,33 @@ TEST_CASE("Range with constant arguments has a known length, and refuses what it
 
 }  // namespace
 }  // namespace tensoract
+
+namespace tensoract {
+namespace {
+
+TEST_CASE("SplitV refuses constant sizes that cannot split a known dimension when built, as TensorFlow",
+          "[shape][fidelity]") {
+  auto split = [](std::initializer_list<int32_t> sizes) {
+    Scope root = Scope::NewRootScope();
+    ops::SplitV(root, ops::Placeholder(root, kFloat, PartialTensorShape({4, 6})), sizes, 0,
+                static_cast<int64_t>(sizes.size()));
+    return root.status();
+  };
+  CHECK(split({1, 3}).ok());
+  CHECK(split({-1, 3}).ok());
+  Status short_sum = split({1, 1});
+  CHECK(short_sum.code() == error::INVALID_ARGUMENT);
+  CHECK(short_sum.message().find("can't split axis of size 4 into pieces of size [1,1]") != std::string::npos);
+  CHECK(split({-1, 5}).code() == error::INVALID_ARGUMENT);  // more than the dimension
+  CHECK(split({-1, -1}).code() == error::INVALID_ARGUMENT);  // "size_splits can only have one -1"
+}
+
+TEST_CASE("PadV2's constant_values is left to its kernel, as TensorFlow's shape function does", "[shape][fidelity]") {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, kFloat, PartialTensorShape({2, 3}));
+  // Not a scalar: TensorFlow loads the graph and its kernel refuses the step.
+  CHECK(ShapeOf(root, ops::PadV2(root, x, {{1, 1}, {0, 2}}, {1.f, 2.f})) == Shape({4, 5}));
+}
+
+}  // namespace
+}  // namespace tensoract
