@@ -15,39 +15,10 @@ namespace tensoract {
 namespace {
 
 using testing::Values;
-using AttrMap = std::map<std::string, tensorflow::AttrValue>;
-
-tensorflow::AttrValue Ints(const std::vector<int64_t>& v) {
-  tensorflow::AttrValue a;
-  for (int64_t i : v) a.mutable_list()->add_i(i);
-  return a;
-}
-tensorflow::AttrValue Str(const std::string& s) {
-  tensorflow::AttrValue a;
-  a.set_s(s);
-  return a;
-}
-
-// Like testing::RunOp, but a kernel that refuses its attrs is a result too.
-testing::Run RunMaybe(const std::string& op, const std::vector<Tensor>& inputs, AttrMap attrs) {
-  NodeDef def;
-  def.set_name("n");
-  def.set_op(op);
-  for (auto& [k, v] : attrs) (*def.mutable_attr())[k] = v;
-  auto op_def = OpRegistry::Global()->LookUp(op);
-  REQUIRE(op_def.ok());
-  AddDefaultsToNodeDef(**op_def, &def);
-  std::unique_ptr<OpKernel> kernel;
-  Status s = CreateOpKernel(testing::TestDevice(), def, **op_def, &kernel);
-  if (!s.ok()) return {s, {}};
-  OpKernelContext::Params params;
-  params.device = testing::TestDevice();
-  params.kernel = kernel.get();
-  params.inputs = &inputs;
-  OpKernelContext ctx(params);
-  kernel->Compute(&ctx);
-  return {ctx.status(), ctx.status().ok() ? ctx.outputs() : std::vector<Tensor>{}};
-}
+using testing::AttrMap;
+using testing::Ints;
+using testing::RunMaybe;
+using testing::Str;
 
 // Deterministic values in [-1, 1] that are all different enough for max-pool checks.
 std::vector<double> Pattern(int64_t n, double seed) {

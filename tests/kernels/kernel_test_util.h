@@ -24,15 +24,26 @@ inline Device* TestDevice() {
 inline tensorflow::AttrValue TypeA(DataType t) { tensorflow::AttrValue v; v.set_type(t); return v; }
 inline tensorflow::AttrValue BoolA(bool b) { tensorflow::AttrValue v; v.set_b(b); return v; }
 
+inline tensorflow::AttrValue Ints(const std::vector<int64_t>& v) {
+  tensorflow::AttrValue a;
+  for (int64_t i : v) a.mutable_list()->add_i(i);
+  return a;
+}
+inline tensorflow::AttrValue Str(const std::string& s) {
+  tensorflow::AttrValue a;
+  a.set_s(s);
+  return a;
+}
+
+using AttrMap = std::map<std::string, tensorflow::AttrValue>;
+
 struct Run {
   Status status;
   std::vector<Tensor> outputs;  // empty when status is an error
 };
 
-// Makes node "n" of `op` with `attrs` (defaults filled in), its kernel on TestDevice(), and
-// runs it once on `inputs`.
-inline Run RunOp(const std::string& op, const std::vector<Tensor>& inputs,
-                 std::map<std::string, tensorflow::AttrValue> attrs) {
+// Node "n" of `op` with `attrs`, its defaults filled in.
+inline NodeDef MakeDef(const std::string& op, const AttrMap& attrs) {
   NodeDef def;
   def.set_name("n");
   def.set_op(op);
@@ -40,17 +51,41 @@ inline Run RunOp(const std::string& op, const std::vector<Tensor>& inputs,
   auto op_def = OpRegistry::Global()->LookUp(op);
   REQUIRE(op_def.ok());
   AddDefaultsToNodeDef(**op_def, &def);
-  std::unique_ptr<OpKernel> kernel;
-  Status s = CreateOpKernel(TestDevice(), def, **op_def, &kernel);
-  INFO(s);
-  REQUIRE(s.ok());
+  return def;
+}
+
+// The kernel of node "n" of `op` with `attrs` on TestDevice().
+inline Status MakeKernel(const std::string& op, const AttrMap& attrs, std::unique_ptr<OpKernel>* kernel) {
+  return CreateOpKernel(TestDevice(), MakeDef(op, attrs), **OpRegistry::Global()->LookUp(op), kernel);
+}
+
+// Runs `kernel` once on `inputs`.
+inline Run RunKernel(OpKernel* kernel, const std::vector<Tensor>& inputs) {
   OpKernelContext::Params params;
   params.device = TestDevice();
-  params.kernel = kernel.get();
+  params.kernel = kernel;
   params.inputs = &inputs;
   OpKernelContext ctx(params);
   kernel->Compute(&ctx);
   return {ctx.status(), ctx.status().ok() ? ctx.outputs() : std::vector<Tensor>{}};
+}
+
+// Makes node "n" of `op` with `attrs` (defaults filled in), its kernel on TestDevice(), and
+// runs it once on `inputs`.
+inline Run RunOp(const std::string& op, const std::vector<Tensor>& inputs, AttrMap attrs) {
+  std::unique_ptr<OpKernel> kernel;
+  Status s = MakeKernel(op, attrs, &kernel);
+  INFO(s);
+  REQUIRE(s.ok());
+  return RunKernel(kernel.get(), inputs);
+}
+
+// As RunOp, but a kernel that refuses its attrs is a result too (its status, no outputs).
+inline Run RunMaybe(const std::string& op, const std::vector<Tensor>& inputs, const AttrMap& attrs) {
+  std::unique_ptr<OpKernel> kernel;
+  Status s = MakeKernel(op, attrs, &kernel);
+  if (!s.ok()) return {s, {}};
+  return RunKernel(kernel.get(), inputs);
 }
 
 template <class T>

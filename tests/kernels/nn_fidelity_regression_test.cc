@@ -22,48 +22,16 @@ namespace tensoract {
 namespace {
 
 using testing::Values;
-using AttrMap = std::map<std::string, tensorflow::AttrValue>;
+using testing::AttrMap;
+using testing::Ints;
+using testing::MakeDef;
+using testing::RunMaybe;
+using testing::Str;
 
-tensorflow::AttrValue Ints(const std::vector<int64_t>& v) {
-  tensorflow::AttrValue a;
-  for (int64_t i : v) a.mutable_list()->add_i(i);
-  return a;
-}
-tensorflow::AttrValue Str(const std::string& s) {
-  tensorflow::AttrValue a;
-  a.set_s(s);
-  return a;
-}
 tensorflow::AttrValue Float(float f) {
   tensorflow::AttrValue a;
   a.set_f(f);
   return a;
-}
-
-NodeDef MakeDef(const std::string& op, const AttrMap& attrs) {
-  NodeDef def;
-  def.set_name("n");
-  def.set_op(op);
-  for (auto& [k, v] : attrs) (*def.mutable_attr())[k] = v;
-  auto op_def = OpRegistry::Global()->LookUp(op);
-  REQUIRE(op_def.ok());
-  AddDefaultsToNodeDef(**op_def, &def);
-  return def;
-}
-
-// Runs `op`'s CPU kernel; a kernel that refuses its attrs is a result too.
-testing::Run RunMaybe(const std::string& op, const std::vector<Tensor>& inputs, const AttrMap& attrs) {
-  const NodeDef def = MakeDef(op, attrs);
-  std::unique_ptr<OpKernel> kernel;
-  Status s = CreateOpKernel(testing::TestDevice(), def, **OpRegistry::Global()->LookUp(op), &kernel);
-  if (!s.ok()) return {s, {}};
-  OpKernelContext::Params params;
-  params.device = testing::TestDevice();
-  params.kernel = kernel.get();
-  params.inputs = &inputs;
-  OpKernelContext ctx(params);
-  kernel->Compute(&ctx);
-  return {ctx.status(), ctx.status().ok() ? ctx.outputs() : std::vector<Tensor>{}};
 }
 
 // `op`'s shape function on inputs of `shapes`.
