@@ -22,7 +22,7 @@ caf::behavior device_actor(caf::stateful_actor<DeviceState>* self, std::shared_p
         self->state.device->Schedule([launch = std::move(launch)] {
           KernelDone done;
           launch.plan->RunNode(launch.node, launch.inputs, nullptr, launch.step_id, launch.timed, &done);
-          caf::anon_send(launch.executor, kernel_done_atom::value, std::move(done));
+          SendVia(launch.home, launch.executor, kernel_done_atom::value, std::move(done));
         });
       },
       [=](inspect_atom) -> std::string {

@@ -1,7 +1,8 @@
 // The device actor: the one door to a Device.
 //
 // Executors send it the expensive kernels of their steps; it runs each on the device's
-// threads and answers the executor with kernel_done. It also reports the device's memory.
+// threads and answers the executor with kernel_done (through the caller's unit the
+// executor ran on, if any: actors/caller_unit.h). It also reports the device's memory.
 // The kernel runs on a pool thread, not in the actor, so the device actor is never
 // blocked by a long kernel and keeps launching.
 //
@@ -16,6 +17,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include "actors/caller_unit.h"
 #include "actors/executor_plan.h"
 
 namespace tensoract {
@@ -27,6 +29,9 @@ struct KernelLaunch {
   int64_t step_id = 0;
   bool timed = false;
   caf::actor executor;
+  // The unit of the caller whose thread ran the executor (actors/caller_unit.h), or null:
+  // kernel_done goes back through it.
+  CallerUnit* home = nullptr;
 };
 
 caf::actor SpawnDeviceActor(caf::actor_system& system, std::shared_ptr<Device> device);

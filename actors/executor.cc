@@ -5,6 +5,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/caller_unit.h"
 #include "actors/device_actor.h"
 #include "actors/executor_report.h"
 #include "kernels/resource_mgr.h"
@@ -653,8 +654,8 @@ void Process(Self* self) {
       ++st.running[t.node];
       caf::actor me = caf::actor_cast<caf::actor>(self);
       st.plan->RunNodeAsync(t.node, std::move(st.scratch), st.step_id, st.collect_stats, st.cancellation,
-                            [me](KernelDone done) {
-        caf::anon_send(me, kernel_done_atom::value, std::move(done));
+                            [me, home = CallerUnitOf(self)](KernelDone done) {
+        SendVia(home, me, kernel_done_atom::value, std::move(done));
       });
       continue;
     }
@@ -674,7 +675,7 @@ void Process(Self* self) {
         ++st.running[t.node];
         self->send(st.device, launch_atom::value,
                    KernelLaunch{st.plan, t.node, std::move(st.scratch), st.step_id, st.collect_stats,
-                                caf::actor_cast<caf::actor>(self)});
+                                caf::actor_cast<caf::actor>(self), CallerUnitOf(self)});
         continue;
       }
     }

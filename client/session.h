@@ -67,15 +67,17 @@ struct RunOptions {
   int64_t timeout_ms = 0;  // 0: SessionOptions::step_timeout_ms
   bool output_partition_graphs = false;  // the graphs the workers ran, in RunMetadata
   std::shared_ptr<StepCanceller> canceller;  // to cancel this call from another thread
-  // Poll for the reply for ~50 us before sleeping: a step that answers within microseconds
+  // Poll for the reply for ~50 us before sleeping when the step runs on other threads (a
+  // remote master, or run_on_caller_thread false): a step that answers within microseconds
   // then costs no thread wake-up. False for a call that mostly waits (a queue runner's
   // enqueue into a full queue), where polling only takes a core from the steps that work.
   bool spin_for_reply = true;
   // With a master in this process, the step's actors run on the calling thread while it
   // waits, as far as the step allows (client/step_caller.h): a small step then costs no
   // thread hand-off, as TensorFlow's inter_op_parallelism_threads = -1 runs a step's ops
-  // on the caller's thread. Expensive kernels still go to the device's threads. False:
-  // the actor system's scheduler threads run everything.
+  // on the caller's thread. Expensive kernels still go to the device's threads, and the
+  // step comes back to this thread when they are done. False: the actor system's
+  // scheduler threads run everything.
   bool run_on_caller_thread = true;
 };
 

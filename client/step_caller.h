@@ -10,9 +10,13 @@
 // runtime enforces the step's deadline itself). A local master's step runs on the calling
 // thread as far as it can: the master, worker and executor actors are resumed there, by
 // CAF's rules, while the caller waits (InlineUnit in step_caller.cc), so a small step
-// costs no thread hand-off at all. The caller then spins on the slot for a short
-// while before it sleeps on it, so a reply that comes within the spin costs no wake-up
-// (unless told not to: a call that will wait anyway should not take a core polling).
+// costs no thread hand-off at all, and a step whose kernels went to the device's pool
+// comes back to the caller's thread when they are done (actors/caller_unit.h) instead of
+// waking a scheduler thread. Such a caller sleeps as soon as nothing is left for it to
+// run; a caller whose step runs elsewhere (a remote master, run_on_caller_thread false)
+// spins on the slot for a short while before it sleeps on it, so a reply that comes
+// within the spin costs no wake-up (unless told not to: a call that will wait anyway
+// should not take a core polling).
 // The caller's own wait still ends at its deadline, with DeadlineExceeded.
 //
 // Thread-safety: Call may be made from any number of threads at once.
@@ -45,7 +49,7 @@ class StepCaller {
   // the Status, naming RunStep. `master_is_local`: the master runs in this process, and
   // fills the reply slot itself (RunStepRequest::reply_to), one actor hop fewer than the
   // relay's request.
-  // `spin`: poll for the reply before sleeping (RunOptions::spin_for_reply).
+  // `spin`: poll for a reply from other threads before sleeping (RunOptions::spin_for_reply).
   // `on_this_thread`: a local master's step runs on the calling thread as far as it can
   // (RunOptions::run_on_caller_thread).
   Status Call(const caf::actor& master, RunStepRequest request, int64_t wait_ms, RunStepResponse* response,

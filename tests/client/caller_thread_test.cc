@@ -1,0 +1,99 @@
+// Where a step's kernels run when the master is in the caller's process: the executor is
+// resumed on the calling thread while it waits (RunOptions::run_on_caller_thread), also
+// after kernels it handed to the device's pool are done (actors/caller_unit.h), so that a
+// training step does not move to a scheduler thread halfway through while its caller
+// sleeps. Seen through a traced step's node statistics, whose thread ids are those of
+// the threads that ran each kernel.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "client/session.h"
+#include "graph/builder/math_ops.h"
+#include "graph/builder/ops.h"
+
+namespace tensoract {
+namespace {
+
+// How node statistics name a thread (the executor's ThisThreadId).
+uint32_t IdOfThisThread() { return static_cast<uint32_t>(std::hash<std::thread::id>()(std::this_thread::get_id())); }
+
+// Two products of 128x128 matrices, each large enough to go to the device's pool while the
+// other is ready, then a chain of small kernels on their sum.
+tensorflow::GraphDef ProductsThenSmallOps() {
+  Scope root = Scope::NewRootScope();
+  auto a = ops::Placeholder(root.WithOpName("a"), tensorflow::DT_FLOAT);
+  auto b = ops::Placeholder(root.WithOpName("b"), tensorflow::DT_FLOAT);
+  auto left = ops::MatMul(root.WithOpName("left"), a, b);
+  auto right = ops::MatMul(root.WithOpName("right"), b, a);
+  auto sum = ops::Add(root.WithOpName("sum"), left, right);
+  ops::Neg(root.WithOpName("out"), ops::Abs(root.WithOpName("abs"), sum));
+  tensorflow::GraphDef graph;
+  REQUIRE(root.ToGraphDef(&graph).ok());
+  return graph;
+}
+
+std::unique_ptr<Session> NewSession() {
+  SessionOptions options;
+  options.num_threads = 2;  // a pool of two: expensive kernels leave the executor
+  auto made = Session::New(options);
+  REQUIRE(made.ok());
+  std::unique_ptr<Session> session = std::move(made).value();
+  REQUIRE(session->Create(ProductsThenSmallOps()).ok());
+  return session;
+}
+
+// The thread id of each node of a traced run of ProductsThenSmallOps.
+std::map<std::string, uint32_t> ThreadsOfNodes(Session& session, bool on_caller_thread) {
+  const Tensor m = Tensor::FromVector<float>(std::vector<float>(128 * 128, 0.5f), TensorShape({128, 128}));
+  RunOptions run;
+  run.trace_level = RunOptions::FULL_TRACE;
+  run.run_on_caller_thread = on_caller_thread;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  Status s = session.Run(run, {{"a", m}, {"b", m}}, {"out"}, {}, &out, &metadata);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(out[0].base<float>()[0] == -64.f);  // -(128 * 0.25 * 2)
+  std::map<std::string, uint32_t> threads;
+  for (const auto& dev : metadata.step_stats.dev_stats()) {
+    for (const auto& node : dev.node_stats()) threads[node.node_name()] = node.thread_id();
+  }
+  return threads;
+}
+
+TEST_CASE("the kernels after those on the device's pool run on the calling thread", "[session][threads]") {
+  std::unique_ptr<Session> session = NewSession();
+  // The first steps spawn the worker's executors, which the scheduler starts: from the
+  // third on, a step reuses an idle one.
+  for (int i = 0; i < 2; ++i) ThreadsOfNodes(*session, /*on_caller_thread=*/true);
+  // Repeated: which product finishes first, and whether the executor is still busy then,
+  // varies from run to run.
+  for (int i = 0; i < 20; ++i) {
+    INFO("step " << i);
+    std::map<std::string, uint32_t> threads = ThreadsOfNodes(*session, /*on_caller_thread=*/true);
+    REQUIRE(threads.count("sum"));
+    REQUIRE(threads.count("out"));
+    CHECK(threads["sum"] == IdOfThisThread());
+    CHECK(threads["abs"] == IdOfThisThread());
+    CHECK(threads["out"] == IdOfThisThread());
+    // At least one product went to the pool (both were ready at once).
+    CHECK((threads["left"] != IdOfThisThread() || threads["right"] != IdOfThisThread()));
+  }
+}
+
+TEST_CASE("with run_on_caller_thread off no kernel runs on the calling thread", "[session][threads]") {
+  std::unique_ptr<Session> session = NewSession();
+  std::map<std::string, uint32_t> threads = ThreadsOfNodes(*session, /*on_caller_thread=*/false);
+  REQUIRE(!threads.empty());
+  for (const auto& [name, thread] : threads) {
+    INFO(name);
+    CHECK(thread != IdOfThisThread());
+  }
+}
+
+}  // namespace
+}  // namespace tensoract
