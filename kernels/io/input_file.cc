@@ -1,7 +1,8 @@
 #include "kernels/io/input_file.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include <zlib.h>
 #ifdef TENSORACT_HAVE_LIBDEFLATE
@@ -11,44 +12,104 @@
 namespace tensoract {
 namespace {
 
+// Bytes from malloc, left uninitialised: a file's bytes are written over them at once, and
+// zero-filling 47 MB first (std::string) costs as much again in time and page faults.
+struct FreeBytes {
+  void operator()(char* p) const { std::free(p); }
+};
+struct Bytes {
+  std::unique_ptr<char, FreeBytes> data;
+  size_t size = 0;
+};
+
+// Grows `b` to `size` bytes, keeping its contents; false when memory runs out.
+bool Resize(Bytes* b, size_t size) {
+  char* p = static_cast<char*>(std::realloc(b->data.get(), std::max<size_t>(size, 1)));
+  if (p == nullptr) return false;
+  b->data.release();
+  b->data.reset(p);
+  b->size = size;
+  return true;
+}
+
+// An inflated file read as a stream in place (std::istringstream would copy it).
+class BytesBuf : public std::streambuf {
+ public:
+  explicit BytesBuf(Bytes bytes) : bytes_(std::move(bytes)) {
+    char* begin = bytes_.data.get();
+    setg(begin, begin, begin + bytes_.size);
+  }
+
+ protected:
+  pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode which) override {
+    if (!(which & std::ios_base::in)) return pos_type(off_type(-1));
+    const off_type from = dir == std::ios_base::beg ? 0 : dir == std::ios_base::cur ? gptr() - eback() : egptr() - eback();
+    const off_type to = from + off;
+    if (to < 0 || to > egptr() - eback()) return pos_type(off_type(-1));
+    setg(eback(), eback() + to, egptr());
+    return pos_type(to);
+  }
+  pos_type seekpos(pos_type pos, std::ios_base::openmode which) override {
+    return seekoff(off_type(pos), std::ios_base::beg, which);
+  }
+
+ private:
+  Bytes bytes_;
+};
+
+class BytesStream : public std::istream {
+ public:
+  explicit BytesStream(Bytes bytes) : std::istream(nullptr), buf_(std::move(bytes)) { rdbuf(&buf_); }
+
+ private:
+  BytesBuf buf_;
+};
+
 #ifdef TENSORACT_HAVE_LIBDEFLATE
 // A whole one-member gzip file in one call of libdeflate (2-3x zlib's speed): the size
 // comes from the gzip trailer, trusted only up to deflate's largest ratio (1032:1). False
 // when it cannot (then zlib streams it, and reports what is wrong).
-bool QuickInflate(const std::string& compressed, bool gzip, std::string* out) {
-  if (!gzip || compressed.size() < 18) return false;
-  const auto* tail = reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
+bool QuickInflate(const Bytes& compressed, bool gzip, Bytes* out) {
+  if (!gzip || compressed.size < 18) return false;
+  const auto* tail = reinterpret_cast<const unsigned char*>(compressed.data.get() + compressed.size - 4);
   const uint64_t size = tail[0] | (tail[1] << 8) | (tail[2] << 16) | (static_cast<uint64_t>(tail[3]) << 24);
-  if (size > 1032 * static_cast<uint64_t>(compressed.size())) return false;
+  if (size > 1032 * static_cast<uint64_t>(compressed.size)) return false;
   libdeflate_decompressor* d = libdeflate_alloc_decompressor();
   if (d == nullptr) return false;
-  out->resize(size);
+  if (!Resize(out, size)) {
+    libdeflate_free_decompressor(d);
+    return false;
+  }
   size_t in_used = 0, out_used = 0;
-  const libdeflate_result r = libdeflate_gzip_decompress_ex(d, compressed.data(), compressed.size(), out->data(),
-                                                            out->size(), &in_used, &out_used);
+  const libdeflate_result r = libdeflate_gzip_decompress_ex(d, compressed.data.get(), compressed.size,
+                                                            out->data.get(), out->size, &in_used, &out_used);
   libdeflate_free_decompressor(d);
-  return r == LIBDEFLATE_SUCCESS && in_used == compressed.size() && out_used == size;
+  return r == LIBDEFLATE_SUCCESS && in_used == compressed.size && out_used == size;
 }
 #endif
 
-StatusOr<std::string> Inflate(const std::string& path, const std::string& compressed, bool gzip) {
+StatusOr<Bytes> Inflate(const std::string& path, const Bytes& compressed, bool gzip) {
+  Bytes out;
 #ifdef TENSORACT_HAVE_LIBDEFLATE
-  std::string quick;
-  if (QuickInflate(compressed, gzip, &quick)) return quick;
+  if (QuickInflate(compressed, gzip, &out)) return out;
 #endif
   z_stream z{};
   // 15: the largest window; +16: a gzip header and trailer instead of zlib's.
   if (inflateInit2(&z, gzip ? 15 + 16 : 15) != Z_OK) return errors::Internal("zlib failed to start on ", path);
-  std::string out;
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
-  z.avail_in = static_cast<uInt>(compressed.size());
-  char chunk[1 << 16];
+  z.next_in = reinterpret_cast<Bytef*>(compressed.data.get());
+  z.avail_in = static_cast<uInt>(compressed.size);
+  size_t used = 0;
   int rc = Z_OK;
   while (rc == Z_OK) {
-    z.next_out = reinterpret_cast<Bytef*>(chunk);
-    z.avail_out = sizeof(chunk);
+    if (used == out.size && !Resize(&out, std::max<size_t>(2 * out.size, 1 << 16))) {
+      inflateEnd(&z);
+      return errors::ResourceExhausted(path, ": no memory to inflate it beyond ", used, " bytes");
+    }
+    z.next_out = reinterpret_cast<Bytef*>(out.data.get() + used);
+    z.avail_out = static_cast<uInt>(std::min<size_t>(out.size - used, 1u << 30));
+    const uInt room = z.avail_out;
     rc = inflate(&z, Z_NO_FLUSH);
-    out.append(chunk, sizeof(chunk) - z.avail_out);
+    used += room - z.avail_out;
     if (rc == Z_BUF_ERROR && z.avail_in == 0) break;  // input ended before the stream did
   }
   const uLong consumed = z.total_in;
@@ -57,6 +118,7 @@ StatusOr<std::string> Inflate(const std::string& path, const std::string& compre
     return errors::DataLoss(path, ": its ", gzip ? "GZIP" : "ZLIB", " data is ",
                             rc == Z_BUF_ERROR ? "truncated" : "corrupt", " (after ", consumed, " compressed bytes)");
   }
+  out.size = used;
   return out;
 }
 
@@ -80,12 +142,15 @@ StatusOr<InputFile> OpenInputFile(const std::string& path, const std::string& co
     in.size = size;
     return in;
   }
-  std::string compressed(static_cast<size_t>(size), '\0');
-  file->read(compressed.data(), size);
+  Bytes compressed;
+  if (!Resize(&compressed, static_cast<size_t>(size))) {
+    return errors::ResourceExhausted(path, ": no memory for its ", size, " bytes");
+  }
+  file->read(compressed.data.get(), size);
   if (file->gcount() != size) return errors::DataLoss(path, ": read ", file->gcount(), " of its ", size, " bytes");
-  TA_ASSIGN_OR_RETURN(std::string inflated, Inflate(path, compressed, compression == "GZIP"));
-  in.size = static_cast<int64_t>(inflated.size());
-  in.stream = std::make_unique<std::istringstream>(std::move(inflated));
+  TA_ASSIGN_OR_RETURN(Bytes inflated, Inflate(path, compressed, compression == "GZIP"));
+  in.size = static_cast<int64_t>(inflated.size);
+  in.stream = std::make_unique<BytesStream>(std::move(inflated));
   return in;
 }
 
