@@ -70,18 +70,32 @@ class Buffer {
 };
 
 
-// What the actor and the kernels' fast paths share, every field under `mu`. The actor
-// owns the waiting operations; an operation that can be served at once (room for an
-// enqueue, elements for a dequeue, nobody waiting before it) is served by the calling
-// kernel under the lock, without a round trip through the actor: a training step's
-// dequeue from a filled queue costs no thread hand-off. Anything that must wait goes to
-// the actor, which answers it when it can.
+struct EnqueueAttempt {
+  QueueEnqueueRequest request;
+  size_t next = 0;  // elements already in the queue
+};
+
+struct DequeueAttempt {
+  QueueDequeueRequest request;
+  std::vector<QueueElement> taken;
+};
+
+// What the actor and the kernels' fast paths share, every field under `mu`. An operation
+// that can be served at once (room for an enqueue, elements for a dequeue, nobody waiting
+// before it) is served by the calling kernel under the lock, without a round trip through
+// the actor: a training step's dequeue from a filled queue costs no thread hand-off.
+// Anything that must wait goes to the actor, which keeps it here; whoever then changes the
+// queue (a kernel's fast path, the actor) serves what waits under the same lock, so that a
+// dequeue making room answers a blocked enqueue from its own thread, with no message to
+// the actor and no scheduler thread woken for it.
 struct SharedQueue {
   explicit SharedQueue(const QueueSpec& s) : spec(s) { buffer.Init(s); }
   const QueueSpec spec;
   std::mutex mu;
   Buffer buffer;
   bool closed = false;
+  std::deque<EnqueueAttempt> enqueues;  // waiting for room, in arrival order
+  std::deque<DequeueAttempt> dequeues;  // waiting for elements, in arrival order
   // Operations sent to the actor and not answered yet (in flight or waiting): a fast path
   // never overtakes one of its own kind.
   int64_t waiting_enqueues = 0, waiting_dequeues = 0;
@@ -111,20 +125,8 @@ void RunAnswers(Answers& answers) {
   for (auto& answer : answers) answer();
 }
 
-struct EnqueueAttempt {
-  QueueEnqueueRequest request;
-  size_t next = 0;  // elements already in the queue
-};
-
-struct DequeueAttempt {
-  QueueDequeueRequest request;
-  std::vector<QueueElement> taken;
-};
-
 struct QueueState {
   std::shared_ptr<SharedQueue> q;
-  std::deque<EnqueueAttempt> enqueues;  // waiting for room, in arrival order
-  std::deque<DequeueAttempt> dequeues;  // waiting for elements, in arrival order
   static inline const char* name = "tensoract.queue";
 };
 
@@ -154,25 +156,24 @@ void AnswerDequeue(SharedQueue& q, DequeueAttempt& d, Answers* answers) {
 
 // Serves what can be served: enqueues while there is room, dequeues while there are
 // elements, until neither moves; then fails the dequeues a closed queue can never serve.
-void PumpLocked(QueueState& st, Answers* answers) {
-  SharedQueue& q = *st.q;
+void PumpLocked(SharedQueue& q, Answers* answers) {
   const int64_t max_size = q.spec.max_size();
   for (bool progress = true; progress;) {
     progress = false;
-    while (!st.enqueues.empty()) {
-      EnqueueAttempt& e = st.enqueues.front();
+    while (!q.enqueues.empty()) {
+      EnqueueAttempt& e = q.enqueues.front();
       while (e.next < e.request.elements.size() && q.buffer.size() < max_size) {
         q.buffer.Push(std::move(e.request.elements[e.next++]));
         progress = true;
       }
       if (e.next < e.request.elements.size()) break;
       answers->push_back([done = std::move(e.request.done)] { done(Status::OK()); });
-      st.enqueues.pop_front();
+      q.enqueues.pop_front();
       --q.waiting_enqueues;
       progress = true;
     }
-    while (!st.dequeues.empty()) {
-      DequeueAttempt& d = st.dequeues.front();
+    while (!q.dequeues.empty()) {
+      DequeueAttempt& d = q.dequeues.front();
       const size_t want = d.request.num < 0 ? 1 : static_cast<size_t>(d.request.num);
       while (d.taken.size() < want && q.Available() > 0) {
         d.taken.push_back(q.buffer.Pop());
@@ -180,7 +181,7 @@ void PumpLocked(QueueState& st, Answers* answers) {
       }
       if (d.taken.size() < want) {
         // Closed, and no enqueue left to bring more: the wait would never end.
-        if (!q.closed || !st.enqueues.empty()) break;
+        if (!q.closed || !q.enqueues.empty()) break;
         if (d.request.allow_small_batch && !d.taken.empty()) {
           AnswerDequeue(q, d, answers);
         } else {
@@ -193,52 +194,59 @@ void PumpLocked(QueueState& st, Answers* answers) {
       } else {
         AnswerDequeue(q, d, answers);
       }
-      st.dequeues.pop_front();
+      q.dequeues.pop_front();
       --q.waiting_dequeues;
       progress = true;
     }
   }
   q.blocked_enqueue_need =
-      st.enqueues.empty()
+      q.enqueues.empty()
           ? 0
-          : static_cast<int64_t>(st.enqueues.front().request.elements.size() - st.enqueues.front().next);
+          : static_cast<int64_t>(q.enqueues.front().request.elements.size() - q.enqueues.front().next);
   q.NoteSize();
 }
 
-void Pump(Self* self) {
+// Serves what waits on `q` (PumpLocked) and runs the answers once the lock is released.
+void Pump(SharedQueue& q) {
   Answers answers;
   {
-    std::lock_guard<std::mutex> lock(self->state.q->mu);
-    PumpLocked(self->state, &answers);
+    std::lock_guard<std::mutex> lock(q.mu);
+    PumpLocked(q, &answers);
   }
   RunAnswers(answers);
 }
 
-void CancelAttempt(Self* self, int64_t attempt) {
-  auto& st = self->state;
-  SharedQueue& q = *st.q;
+void CancelAttempt(SharedQueue& q, int64_t attempt) {
   Answers answers;
   {
     std::lock_guard<std::mutex> lock(q.mu);
-    for (auto it = st.enqueues.begin(); it != st.enqueues.end(); ++it) {
+    for (auto it = q.enqueues.begin(); it != q.enqueues.end(); ++it) {
       if (it->request.attempt != attempt) continue;
       answers.push_back([done = std::move(it->request.done)] { done(errors::Cancelled("Enqueue operation was cancelled")); });
-      st.enqueues.erase(it);
+      q.enqueues.erase(it);
       --q.waiting_enqueues;
       break;
     }
-    for (auto it = st.dequeues.begin(); answers.empty() && it != st.dequeues.end(); ++it) {
+    for (auto it = q.dequeues.begin(); answers.empty() && it != q.dequeues.end(); ++it) {
       if (it->request.attempt != attempt) continue;
       GiveBack(q, it->taken);
       answers.push_back([done = std::move(it->request.done)] { done(errors::Cancelled("Dequeue operation was cancelled"), {}); });
-      st.dequeues.erase(it);
+      q.dequeues.erase(it);
       --q.waiting_dequeues;
       break;
     }
     // Not waiting (any more): it finished before the cancellation arrived.
-    if (!answers.empty()) PumpLocked(st, &answers);
+    if (!answers.empty()) PumpLocked(q, &answers);
   }
   RunAnswers(answers);
+}
+
+// "3 of 10 elements, 1 enqueues and 0 dequeues waiting" (under q.mu).
+std::string StateLocked(const SharedQueue& q) {
+  return StrCat(q.buffer.size(), " of ",
+                q.spec.capacity < 0 ? std::string("unbounded") : std::to_string(q.spec.capacity), " elements",
+                q.closed ? ", closed" : "", ", ", q.enqueues.size(), " enqueues and ", q.dequeues.size(),
+                " dequeues waiting");
 }
 
 caf::behavior queue_actor(Self* self, std::shared_ptr<SharedQueue> q, caf::actor_addr owner) {
@@ -246,77 +254,81 @@ caf::behavior queue_actor(Self* self, std::shared_ptr<SharedQueue> q, caf::actor
   if (auto worker = caf::actor_cast<caf::actor>(owner)) self->link_to(worker);
   return {
       [=](queue_enqueue_atom, QueueEnqueueRequest& request) {
-        auto& st = self->state;
+        SharedQueue& q = *self->state.q;
         Answers answers;
         {
-          std::lock_guard<std::mutex> lock(st.q->mu);
-          if (st.q->closed) {
-            --st.q->waiting_enqueues;
-            answers.push_back([done = std::move(request.done), s = errors::Cancelled(st.q->spec.Describe(), " is closed.")] {
+          std::lock_guard<std::mutex> lock(q.mu);
+          if (q.closed) {
+            --q.waiting_enqueues;
+            answers.push_back([done = std::move(request.done), s = errors::Cancelled(q.spec.Describe(), " is closed.")] {
               done(s);
             });
           } else {
-            st.enqueues.push_back({std::move(request), 0});
-            PumpLocked(st, &answers);
+            q.enqueues.push_back({std::move(request), 0});
+            PumpLocked(q, &answers);
           }
         }
         RunAnswers(answers);
       },
       [=](queue_dequeue_atom, QueueDequeueRequest& request) {
-        self->state.dequeues.push_back({std::move(request), {}});
-        Pump(self);
-      },
-      [=](queue_close_atom, bool cancel_pending_enqueues, QueueDoneCallback& done) {
-        auto& st = self->state;
+        SharedQueue& q = *self->state.q;
         Answers answers;
         {
-          std::lock_guard<std::mutex> lock(st.q->mu);
-          st.q->closed = true;
-          st.q->is_closed = true;
+          std::lock_guard<std::mutex> lock(q.mu);
+          q.dequeues.push_back({std::move(request), {}});
+          PumpLocked(q, &answers);
+        }
+        RunAnswers(answers);
+      },
+      [=](queue_close_atom, bool cancel_pending_enqueues, QueueDoneCallback& done) {
+        SharedQueue& q = *self->state.q;
+        Answers answers;
+        {
+          std::lock_guard<std::mutex> lock(q.mu);
+          q.closed = true;
+          q.is_closed = true;
           if (cancel_pending_enqueues) {
-            for (EnqueueAttempt& e : st.enqueues) {
+            for (EnqueueAttempt& e : q.enqueues) {
               answers.push_back([d = std::move(e.request.done)] { d(errors::Cancelled("Enqueue operation was cancelled")); });
             }
-            st.q->waiting_enqueues -= static_cast<int64_t>(st.enqueues.size());
-            st.enqueues.clear();
+            q.waiting_enqueues -= static_cast<int64_t>(q.enqueues.size());
+            q.enqueues.clear();
           }
-          PumpLocked(st, &answers);
+          PumpLocked(q, &answers);
         }
         RunAnswers(answers);
         done.done(Status::OK());
       },
-      [=](queue_pump_atom) { Pump(self); },
-      [=](queue_cancel_atom, int64_t attempt) { CancelAttempt(self, attempt); },
+      [=](queue_cancel_atom, int64_t attempt) { CancelAttempt(*self->state.q, attempt); },
       [=](queue_destroy_atom) {
-        auto& st = self->state;
-        const Status gone = errors::Cancelled(st.q->spec.Describe(), " was destroyed (its container was reset)");
-        for (EnqueueAttempt& e : st.enqueues) e.request.done(gone);
-        for (DequeueAttempt& d : st.dequeues) d.request.done(gone, {});
-        st.enqueues.clear();
-        st.dequeues.clear();
+        SharedQueue& q = *self->state.q;
+        const Status gone = errors::Cancelled(q.spec.Describe(), " was destroyed (its container was reset)");
+        std::deque<EnqueueAttempt> enqueues;
+        std::deque<DequeueAttempt> dequeues;
+        {
+          std::lock_guard<std::mutex> lock(q.mu);
+          enqueues.swap(q.enqueues);
+          dequeues.swap(q.dequeues);
+        }
+        for (EnqueueAttempt& e : enqueues) e.request.done(gone);
+        for (DequeueAttempt& d : dequeues) d.request.done(gone, {});
         self->quit();
       },
       [=](observe_atom) -> std::string {
-        auto& st = self->state;
+        SharedQueue& q = *self->state.q;
         observe::NodeSnapshot part;
         observe::Actor* actor = part.add_actors();
         actor->set_kind("queue");
         actor->set_mailbox(static_cast<int64_t>(self->mailbox().size()));
-        std::lock_guard<std::mutex> lock(st.q->mu);
-        actor->set_name(st.q->spec.Describe());
-        actor->set_doing(StrCat(st.q->buffer.size(), " of ",
-                                st.q->spec.capacity < 0 ? std::string("unbounded") : std::to_string(st.q->spec.capacity),
-                                " elements", st.q->closed ? ", closed" : "", ", ", st.enqueues.size(), " enqueues and ",
-                                st.dequeues.size(), " dequeues waiting"));
+        std::lock_guard<std::mutex> lock(q.mu);
+        actor->set_name(q.spec.Describe());
+        actor->set_doing(StateLocked(q));
         return part.SerializeAsString();
       },
       [=](inspect_atom) -> std::string {
-        auto& st = self->state;
-        std::lock_guard<std::mutex> lock(st.q->mu);
-        return StrCat(st.q->spec.Describe(), ": ", st.q->buffer.size(), " of ",
-                      st.q->spec.capacity < 0 ? std::string("unbounded") : std::to_string(st.q->spec.capacity),
-                      " elements", st.q->closed ? ", closed" : "", ", ", st.enqueues.size(), " enqueues and ",
-                      st.dequeues.size(), " dequeues waiting");
+        SharedQueue& q = *self->state.q;
+        std::lock_guard<std::mutex> lock(q.mu);
+        return StrCat(q.spec.Describe(), ": ", StateLocked(q));
       },
   };
 }
@@ -369,9 +381,11 @@ class ActorQueue : public QueueInterface {
       if (q_->waiting_enqueues == 0 && q_->buffer.size() + n <= q_->spec.max_size()) {
         for (QueueElement& e : elements) q_->buffer.Push(std::move(e));
         q_->NoteSize();
-        const bool wake = q_->waiting_dequeues > 0;
+        // Dequeues waiting for these elements are answered from here.
+        Answers answers;
+        if (!q_->dequeues.empty()) PumpLocked(*q_, &answers);
         lock.unlock();
-        if (wake) caf::anon_send(actor_, queue_pump_atom::value);
+        RunAnswers(answers);
         return done(Status::OK());
       }
       ++q_->waiting_enqueues;
@@ -395,10 +409,16 @@ class ActorQueue : public QueueInterface {
       if (q_->waiting_dequeues == 0 && q_->Available() >= want) {
         for (int64_t i = 0; i < want; ++i) taken.push_back(q_->buffer.Pop());
         q_->NoteSize();
+        // An enqueue waiting for room is answered from here once all its elements fit
+        // (or the queue ran dry): a blocked enqueue-many of 256 then costs one answer, not
+        // a wake-up per dequeue of 64.
         const int64_t room = q_->spec.max_size() - q_->buffer.size();
-        const bool wake = q_->waiting_enqueues > 0 && (room >= q_->blocked_enqueue_need || q_->buffer.size() == 0);
+        Answers answers;
+        if (!q_->enqueues.empty() && (room >= q_->blocked_enqueue_need || q_->buffer.size() == 0)) {
+          PumpLocked(*q_, &answers);
+        }
         lock.unlock();
-        if (wake) caf::anon_send(actor_, queue_pump_atom::value);
+        RunAnswers(answers);
         return AnswerTaken(num, std::move(taken), done);
       }
       ++q_->waiting_dequeues;
@@ -435,7 +455,7 @@ class ActorQueue : public QueueInterface {
       GiveBack(*q_, taken);
       q_->NoteSize();
     }
-    caf::anon_send(actor_, queue_pump_atom::value);
+    Pump(*q_);  // what waited on the elements taken meanwhile
     done(batch.status(), {});
   }
 

@@ -1,15 +1,18 @@
 // The queue actor: one per queue (FIFO, padding FIFO, random shuffle, priority), the
 // runtime's implementation of the kernels' QueueInterface (kernels/queue.h).
 //
-// The actor owns the enqueues waiting for room and the dequeues waiting for elements. A
-// waiting operation is a callback kept in the actor, so a blocked enqueue or dequeue holds
+// The actor takes in the enqueues that must wait for room and the dequeues that must wait
+// for elements. A waiting operation is a callback, so a blocked enqueue or dequeue holds
 // no thread; it is answered, in arrival order, when the queue can serve it, when the queue
 // closes, or when its step is cancelled (the kernel registered a cancel message with the
-// step's CancellationManager). The elements themselves sit behind a mutex the actor
-// shares with the kernels: an operation that can be served at once, with nobody waiting
-// before it, is served by its kernel there and then, without a round trip through the
-// actor (a training step's dequeue from a filled queue: 2 thread hand-offs fewer per
-// step). Closing and every wait go through the actor.
+// step's CancellationManager). The elements and the waiting operations sit behind a mutex
+// the actor shares with the kernels: an operation that can be served at once, with nobody
+// waiting before it, is served by its kernel there and then, without a round trip through
+// the actor (a training step's dequeue from a filled queue: 2 thread hand-offs fewer per
+// step), and a kernel whose operation makes room or brings elements answers what waited
+// for them itself (a queue runner's blocked enqueue, answered by the training step's
+// dequeue, with no scheduler thread woken for it). Closing and every wait go through the
+// actor.
 //
 // Protocol (in-process only: queue ops run on the queue's own task; other tasks reach
 // them through Send/Recv like any other node):
@@ -17,7 +20,6 @@
 //   (queue_dequeue_atom, QueueDequeueRequest)   -> nothing (the request's callback runs)
 //   (queue_close_atom, bool cancel_pending_enqueues, QueueDoneCallback) -> nothing
 //   (queue_cancel_atom, int64_t attempt)        -> nothing: fails that attempt with Cancelled
-//   (queue_pump_atom)                           -> nothing: a fast path made room or elements
 //   (queue_destroy_atom)                        -> fails everything waiting, then quits
 //   (inspect_atom)                              -> std::string
 //   (observe_atom)                              -> std::string (its part of a node snapshot)
@@ -43,7 +45,6 @@ using queue_dequeue_atom = caf::atom_constant<caf::atom("qdequeue")>;
 using queue_close_atom = caf::atom_constant<caf::atom("qclose")>;
 using queue_cancel_atom = caf::atom_constant<caf::atom("qcancel")>;
 using queue_destroy_atom = caf::atom_constant<caf::atom("qdestroy")>;
-using queue_pump_atom = caf::atom_constant<caf::atom("qpump")>;
 
 struct QueueEnqueueRequest {
   int64_t attempt = 0;
