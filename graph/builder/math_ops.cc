@@ -151,5 +151,13 @@ Output Cos(const Scope& scope, const Input& x) { return TypedOp(scope, "Cos", {x
 Output Atan2(const Scope& scope, const Input& y, const Input& x) { return TypedOp(scope, "Atan2", {y, x}); }
 Output TruncateDiv(const Scope& scope, const Input& x, const Input& y) { return TypedOp(scope, "TruncateDiv", {x, y}); }
 
+Output BitwiseAnd(const Scope& scope, const Input& x, const Input& y) { return TypedOp(scope, "BitwiseAnd", {x, y}); }
+Output BitwiseOr(const Scope& scope, const Input& x, const Input& y) { return TypedOp(scope, "BitwiseOr", {x, y}); }
+Output BitwiseXor(const Scope& scope, const Input& x, const Input& y) { return TypedOp(scope, "BitwiseXor", {x, y}); }
+Output Invert(const Scope& scope, const Input& x) { return TypedOp(scope, "Invert", {x}); }
+Output LeftShift(const Scope& scope, const Input& x, const Input& y) { return TypedOp(scope, "LeftShift", {x, y}); }
+Output RightShift(const Scope& scope, const Input& x, const Input& y) { return TypedOp(scope, "RightShift", {x, y}); }
+Output PopulationCount(const Scope& scope, const Input& x) { return TypedOp(scope, "PopulationCount", {x}); }
+
 }  // namespace ops
 }  // namespace tensoract

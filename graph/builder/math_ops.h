@@ -109,6 +109,17 @@ Output Cos(const Scope& scope, const Input& x);
 Output Atan2(const Scope& scope, const Input& y, const Input& x);
 Output TruncateDiv(const Scope& scope, const Input& x, const Input& y);
 
+// Bitwise ops on integers (the binary ones broadcast): x & y, x | y, x ^ y, ~x; x shifted
+// left or right by y bits, y clamped to [0, bits - 1] (a signed right shift copies the
+// sign bit); the number of set bits of each element, as uint8.
+Output BitwiseAnd(const Scope& scope, const Input& x, const Input& y);
+Output BitwiseOr(const Scope& scope, const Input& x, const Input& y);
+Output BitwiseXor(const Scope& scope, const Input& x, const Input& y);
+Output Invert(const Scope& scope, const Input& x);
+Output LeftShift(const Scope& scope, const Input& x, const Input& y);
+Output RightShift(const Scope& scope, const Input& x, const Input& y);
+Output PopulationCount(const Scope& scope, const Input& x);
+
 }  // namespace ops
 }  // namespace tensoract
 

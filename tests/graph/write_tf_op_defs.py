@@ -64,6 +64,7 @@ StatelessRandomUniform StatelessRandomNormal StatelessTruncatedNormal StatelessR
 StatelessRandomUniformFullInt StatelessRandomGetKeyCounter StatelessRandomGetAlg StatelessRandomGetKeyCounterAlg
 StatelessRandomUniformV2 StatelessRandomNormalV2 StatelessTruncatedNormalV2 StatelessRandomUniformIntV2
 StatelessRandomUniformFullIntV2 StatelessMultinomial
+BitwiseAnd BitwiseOr BitwiseXor Invert LeftShift RightShift PopulationCount
 """.split()
 
 
