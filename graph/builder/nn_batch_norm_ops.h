@@ -1,5 +1,6 @@
 // ops:: builders of FusedBatchNormV3 and FusedBatchNormGradV3 (graph/ops/nn_batch_norm_ops.cc),
-// what Keras' BatchNormalization writes. Conventions as in graph/builder/ops.h.
+// what Keras' BatchNormalization writes, and of the older FusedBatchNorm, FusedBatchNormV2
+// and their gradients (TensorFlow 1 graphs). Conventions as in graph/builder/ops.h.
 #ifndef TENSORACT_GRAPH_BUILDER_NN_BATCH_NORM_OPS_H_
 #define TENSORACT_GRAPH_BUILDER_NN_BATCH_NORM_OPS_H_
 
@@ -12,8 +13,8 @@ namespace ops {
 
 struct FusedBatchNormAttrs {
   float epsilon = 0.0001f;
-  float exponential_avg_factor = 1.0f;  // FusedBatchNormV3 only
-  std::string data_format = "NHWC";     // "NCHW", "NDHWC", "NCDHW"
+  float exponential_avg_factor = 1.0f;  // the forward ops only
+  std::string data_format = "NHWC";     // "NCHW"; V3 also "NDHWC", "NCDHW"
   bool is_training = true;
 };
 
@@ -37,6 +38,26 @@ FusedBatchNormGradV3Outputs FusedBatchNormGradV3(const Scope& scope, const Input
                                                  const Input& scale, const Input& reserve_space_1,
                                                  const Input& reserve_space_2, const Input& reserve_space_3,
                                                  FusedBatchNormAttrs attrs = {});
+
+// FusedBatchNorm (T float for everything) and FusedBatchNormV2 (x of type T, the rest U):
+// FusedBatchNormV3 without reserve_space_3, and their gradients without its input.
+struct FusedBatchNormOutputs {
+  Output y, batch_mean, batch_variance, reserve_space_1, reserve_space_2;
+};
+FusedBatchNormOutputs FusedBatchNorm(const Scope& scope, const Input& x, const Input& scale, const Input& offset,
+                                     const Input& mean, const Input& variance, FusedBatchNormAttrs attrs = {});
+FusedBatchNormOutputs FusedBatchNormV2(const Scope& scope, const Input& x, const Input& scale, const Input& offset,
+                                       const Input& mean, const Input& variance, FusedBatchNormAttrs attrs = {});
+
+struct FusedBatchNormGradOutputs {
+  Output x_backprop, scale_backprop, offset_backprop, reserve_space_3, reserve_space_4;
+};
+FusedBatchNormGradOutputs FusedBatchNormGrad(const Scope& scope, const Input& y_backprop, const Input& x,
+                                             const Input& scale, const Input& reserve_space_1,
+                                             const Input& reserve_space_2, FusedBatchNormAttrs attrs = {});
+FusedBatchNormGradOutputs FusedBatchNormGradV2(const Scope& scope, const Input& y_backprop, const Input& x,
+                                               const Input& scale, const Input& reserve_space_1,
+                                               const Input& reserve_space_2, FusedBatchNormAttrs attrs = {});
 
 }  // namespace ops
 }  // namespace tensoract

@@ -1,7 +1,10 @@
-// FusedBatchNormV3 and FusedBatchNormGradV3, as Keras' BatchNormalization writes them.
-// The forward op's reserve spaces carry the batch's mean and (uncorrected) variance to the
-// gradient; the third is a scalar zero on the CPU, and the gradient's two are empty, as
-// TensorFlow's CPU kernels leave them.
+// FusedBatchNormV3 and FusedBatchNormGradV3, as Keras' BatchNormalization writes them, and
+// the older versions TensorFlow 1 graphs hold (tf.layers.batch_normalization(fused=True),
+// Keras 2 before V3): FusedBatchNorm (float only), FusedBatchNormV2 (scale and statistics of
+// type U) and their gradients. The forward op's reserve spaces carry the batch's mean and
+// (uncorrected) variance to the gradient; V3's third is a scalar zero on the CPU, and the
+// gradient's last two are empty, as TensorFlow's CPU kernels leave them. One shape function
+// serves every version: they differ only in V3's sixth output and sixth gradient input.
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
 
@@ -37,7 +40,7 @@ Status FusedBatchNormShape(InferenceContext* c) {
   }
   c->set_output(0, x);
   for (int i = 1; i < 5; ++i) c->set_output(i, InferenceContext::Vector(channels));
-  c->set_output(5, PartialTensorShape());  // unknown: empty on the CPU, other sizes on GPUs
+  if (c->num_outputs() == 6) c->set_output(5, PartialTensorShape());  // V3: its size is the device's
   return Status::OK();
 }
 
@@ -51,7 +54,7 @@ Status FusedBatchNormGradShape(InferenceContext* c) {
   PartialTensorShape merged;
   TA_RETURN_IF_ERROR(c->Merge(dy, x, &merged));
   int64_t channels = Channels(merged, data_format);
-  for (int i = 2; i < 5; ++i) {
+  for (int i = 2; i < 5; ++i) {  // scale and reserve spaces 1, 2 (V3's third is the device's)
     PartialTensorShape v;
     TA_RETURN_IF_ERROR(c->WithRank(c->input(i), 1, &v));
     if (InferenceContext::RankKnown(v)) TA_RETURN_IF_ERROR(c->MergeDim(channels, v.dim_size(0), &channels));
@@ -92,3 +95,53 @@ REGISTER_OP("FusedBatchNormGradV3")
     .Attr("is_training: bool = true")
     .SetShapeFn(tensoract::FusedBatchNormGradShape)
     .Doc("The gradients of FusedBatchNormV3 with respect to x, scale and offset.");
+
+REGISTER_OP("FusedBatchNorm")
+    .Input("x: T").Input("scale: T").Input("offset: T").Input("mean: T").Input("variance: T")
+    .Output("y: T").Output("batch_mean: T").Output("batch_variance: T")
+    .Output("reserve_space_1: T").Output("reserve_space_2: T")
+    .Attr("T: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("exponential_avg_factor: float = 1.0")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(tensoract::FusedBatchNormShape)
+    .Doc("FusedBatchNormV3's first version: float only, no reserve_space_3.");
+
+REGISTER_OP("FusedBatchNormGrad")
+    .Input("y_backprop: T").Input("x: T").Input("scale: T")
+    .Input("reserve_space_1: T").Input("reserve_space_2: T")
+    .Output("x_backprop: T").Output("scale_backprop: T").Output("offset_backprop: T")
+    .Output("reserve_space_3: T").Output("reserve_space_4: T")
+    .Attr("T: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(tensoract::FusedBatchNormGradShape)
+    .Doc("The gradients of FusedBatchNorm with respect to x, scale and offset.");
+
+REGISTER_OP("FusedBatchNormV2")
+    .Input("x: T").Input("scale: U").Input("offset: U").Input("mean: U").Input("variance: U")
+    .Output("y: T").Output("batch_mean: U").Output("batch_variance: U")
+    .Output("reserve_space_1: U").Output("reserve_space_2: U")
+    .Attr("T: {half, bfloat16, float}")
+    .Attr("U: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("exponential_avg_factor: float = 1.0")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(tensoract::FusedBatchNormShape)
+    .Doc("FusedBatchNormV3's second version: no reserve_space_3.");
+
+REGISTER_OP("FusedBatchNormGradV2")
+    .Input("y_backprop: T").Input("x: T").Input("scale: float")
+    .Input("reserve_space_1: U").Input("reserve_space_2: U")
+    .Output("x_backprop: T").Output("scale_backprop: U").Output("offset_backprop: U")
+    .Output("reserve_space_3: U").Output("reserve_space_4: U")
+    .Attr("T: {half, bfloat16, float}")
+    .Attr("U: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(tensoract::FusedBatchNormGradShape)
+    .Doc("The gradients of FusedBatchNormV2 with respect to x, scale and offset.");

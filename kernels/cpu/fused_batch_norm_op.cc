@@ -1,12 +1,15 @@
-// FusedBatchNormV3 and FusedBatchNormGradV3 on the CPU, float, any of the four layouts: the
+// FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3 and their gradients on the CPU, float,
+// any of the layouts the op allows (v1 and V2: NHWC, NCHW; V3 also NDHWC, NCDHW): the
 // channel is the last dimension (NHWC, NDHWC) or dimension 1 (NCHW, NCDHW). Statistics are
 // per channel over every other dimension, computed as TensorFlow's CPU kernel does: the
 // mean, then the mean of the squared centred values (the variance the gradient reuses);
 // batch_variance is that times n/(n-1), and with exponential_avg_factor f both running
 // statistics are (1-f)*old + f*new. Inference normalises with the given mean and variance
 // and returns them. As TensorFlow's CPU kernel: an empty x has NaN statistics; training
-// with f = 1 reads no running statistics (Keras passes them empty); reserve_space_3 is a
-// scalar zero, and the gradient's reserve spaces 4 and 5 are empty.
+// with f = 1 reads no running statistics (Keras passes them empty); V3's reserve_space_3 is
+// a scalar zero, and the gradient's last two reserve spaces are empty. The versions differ
+// only in that sixth output and the gradient's sixth input (which the CPU never reads), so
+// one kernel class serves all three: it writes reserve_space_3 where the op has it.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -106,9 +109,11 @@ class FusedBatchNormOp : public OpKernel {
     }
     std::vector<Tensor*> stats(4, nullptr);
     for (int k = 0; k < 4; ++k) OP_REQUIRES_OK(ctx, ctx->allocate_output(k + 1, TensorShape({C}), &stats[k]));
-    Tensor* reserve3 = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(5, TensorShape({}), &reserve3));
-    *reserve3->base<float>() = 0.f;
+    if (num_outputs() == 6) {  // V3
+      Tensor* reserve3 = nullptr;
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(5, TensorShape({}), &reserve3));
+      *reserve3->base<float>() = 0.f;
+    }
     if (x.NumElements() == 0) {
       // No elements, no statistics (TensorFlow's NaN), whatever the mode.
       for (Tensor* t : stats) std::fill(t->base<float>(), t->base<float>() + C, std::nanf(""));
@@ -165,12 +170,15 @@ class FusedBatchNormGradOp : public OpKernel {
     const float* var = ctx->input(4).base<float>();
     std::vector<float> rstd(C);
     for (int64_t c = 0; c < C; ++c) rstd[c] = 1.0f / std::sqrt(var[c] + epsilon_);
-    // Per channel: sum(dy) and sum(dy * (x - mean)).
+    // Per channel: sum(dy) and sum(dy * (x - mean)). Inference multiplies dy by x - mean in
+    // float, as TensorFlow's kernel does: where that overflows (x near FLT_MAX, |dy| above
+    // 1) its scale_backprop is infinite, and so is ours.
     std::vector<double> sum_g(C, 0.0), sum_gx(C, 0.0);
     for (int64_t i = 0; i < n; ++i) {
       const int64_t c = l.Channel(i);
       sum_g[c] += g[i];
-      sum_gx[c] += static_cast<double>(g[i]) * (in[i] - mean[c]);
+      const float centred = in[i] - mean[c];
+      sum_gx[c] += is_training_ ? static_cast<double>(g[i]) * centred : static_cast<double>(g[i] * centred);
     }
     Tensor *dx = nullptr, *dscale = nullptr, *doffset = nullptr, *r4 = nullptr, *r5 = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &dx));
@@ -204,6 +212,12 @@ class FusedBatchNormGradOp : public OpKernel {
   bool is_training_ = true;
 };
 
+REGISTER_KERNEL(Name("FusedBatchNorm").Device(DEVICE_CPU).TypeConstraint<float>("T"), FusedBatchNormOp);
+REGISTER_KERNEL(Name("FusedBatchNormGrad").Device(DEVICE_CPU).TypeConstraint<float>("T"), FusedBatchNormGradOp);
+REGISTER_KERNEL(Name("FusedBatchNormV2").Device(DEVICE_CPU).TypeConstraint<float>("T").TypeConstraint<float>("U"),
+                FusedBatchNormOp);
+REGISTER_KERNEL(Name("FusedBatchNormGradV2").Device(DEVICE_CPU).TypeConstraint<float>("T").TypeConstraint<float>("U"),
+                FusedBatchNormGradOp);
 REGISTER_KERNEL(Name("FusedBatchNormV3").Device(DEVICE_CPU).TypeConstraint<float>("T").TypeConstraint<float>("U"),
                 FusedBatchNormOp);
 REGISTER_KERNEL(Name("FusedBatchNormGradV3").Device(DEVICE_CPU).TypeConstraint<float>("T").TypeConstraint<float>("U"),

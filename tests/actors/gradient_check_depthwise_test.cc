@@ -1,5 +1,5 @@
-// The gradients of DepthwiseConv2dNative (and of its two backprops) and of FusedBatchNormV3
-// (training and inference, NHWC and NCHW) checked against central differences through a
+// The gradients of DepthwiseConv2dNative (and of its two backprops) and of FusedBatchNorm,
+// V2 and V3 (training and inference, NHWC and NCHW) checked against central differences through a
 // real Session (client/gradient_checker.h).
 #include <catch2/catch.hpp>
 
@@ -85,26 +85,33 @@ TEST_CASE("the gradients of the depthwise backprops", "[gradients][depthwise]") 
 // FusedBatchNormV3 computes in float only: differences of delta 1e-2 on values near 1
 // leave ~1e-4 of rounding and curvature; a missing term of the training gradient (the
 // batch mean's or variance's, 1/n of it with n = 8 per channel) is off by far more.
-TEST_CASE("FusedBatchNormV3's gradient with respect to x, scale and offset", "[gradients][batch_norm]") {
-  for (const char* format : {"NHWC", "NCHW"}) {
-    for (bool training : {true, false}) {
-      INFO(format << (training ? " training" : " inference"));
-      const bool nchw = std::string(format) == "NCHW";
-      Scope root = Scope::NewRootScope();
-      auto x = ops::Placeholder(root.WithOpName("x"), kFloat);
-      auto scale = ops::Placeholder(root.WithOpName("scale"), kFloat);
-      auto offset = ops::Placeholder(root.WithOpName("offset"), kFloat);
-      auto mean = ops::Const(root, {0.1f, -0.2f, 0.3f});
-      auto variance = ops::Const(root, {0.5f, 1.5f, 0.8f});
-      ops::FusedBatchNormAttrs attrs;
-      attrs.data_format = format;
-      attrs.is_training = training;
-      attrs.epsilon = 0.001f;
-      auto bn = ops::FusedBatchNormV3(root.WithOpName("bn"), x, scale, offset, mean, variance, attrs);
-      const TensorShape shape = nchw ? TensorShape({2, 3, 2, 2}) : TensorShape({2, 2, 2, 3});
-      Check(root, {x, scale, offset},
-            {Pattern<float>(shape, 0.3), Pattern<float>({3}, 0.7, 0.5, 1.0), Pattern<float>({3}, 2.0)}, bn.y, 2e-3,
-            1e-2);
+// TensorFlow 1 graphs' FusedBatchNorm and V2 differentiate through FusedBatchNormGrad and
+// GradV2, which must agree with V3's.
+TEST_CASE("FusedBatchNorm's, V2's and V3's gradients with respect to x, scale and offset", "[gradients][batch_norm]") {
+  for (int version : {1, 2, 3}) {
+    for (const char* format : {"NHWC", "NCHW"}) {
+      for (bool training : {true, false}) {
+        INFO("version " << version << " " << format << (training ? " training" : " inference"));
+        const bool nchw = std::string(format) == "NCHW";
+        Scope root = Scope::NewRootScope();
+        auto x = ops::Placeholder(root.WithOpName("x"), kFloat);
+        auto scale = ops::Placeholder(root.WithOpName("scale"), kFloat);
+        auto offset = ops::Placeholder(root.WithOpName("offset"), kFloat);
+        auto mean = ops::Const(root, {0.1f, -0.2f, 0.3f});
+        auto variance = ops::Const(root, {0.5f, 1.5f, 0.8f});
+        ops::FusedBatchNormAttrs attrs;
+        attrs.data_format = format;
+        attrs.is_training = training;
+        attrs.epsilon = 0.001f;
+        const Scope bn = root.WithOpName("bn");
+        Output y = version == 1   ? ops::FusedBatchNorm(bn, x, scale, offset, mean, variance, attrs).y
+                   : version == 2 ? ops::FusedBatchNormV2(bn, x, scale, offset, mean, variance, attrs).y
+                                  : ops::FusedBatchNormV3(bn, x, scale, offset, mean, variance, attrs).y;
+        const TensorShape shape = nchw ? TensorShape({2, 3, 2, 2}) : TensorShape({2, 2, 2, 3});
+        Check(root, {x, scale, offset},
+              {Pattern<float>(shape, 0.3), Pattern<float>({3}, 0.7, 0.5, 1.0), Pattern<float>({3}, 2.0)}, y, 2e-3,
+              1e-2);
+      }
     }
   }
 }

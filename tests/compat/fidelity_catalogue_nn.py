@@ -455,21 +455,29 @@ def batch_norm_bound(inputs, attrs, outputs):
 
 
 def without_reserve_1_2(raw_op, tensors, attrs):
-    """FusedBatchNormV3's outputs but reserve_space_1 and 2: TensorFlow's CPU kernel leaves
-    them uninitialised in inference and for an empty x (it writes them only when it
-    computes batch statistics), so their values there are whatever the memory held."""
+    """FusedBatchNorm's (v1, V2, V3) outputs but reserve_space_1 and 2: TensorFlow's CPU
+    kernel leaves them uninitialised in inference and for an empty x (it writes them only
+    when it computes batch statistics), so their values there are whatever the memory held."""
     out = raw_op(x=tensors[0], scale=tensors[1], offset=tensors[2], mean=tensors[3], variance=tensors[4], **attrs)
-    return [out[0], out[1], out[2], out[5]]
+    return [out[0], out[1], out[2]] + list(out[5:])  # V3's reserve_space_3 kept
 
 
-def batch_norm_cases(rng, combo, full):
+# FusedBatchNormV3's layouts and sizes; the older FusedBatchNorm and V2 (TensorFlow 1
+# graphs, the same kernel here) take NHWC and NCHW only, and a few of these suffice.
+BATCH_NORM_V3_ROWS = [((2, 3, 4, 5), "NHWC", True, 1.0), ((4, 5, 5, 8), "NHWC", True, 1.0),
+                      ((2, 3, 4, 5), "NCHW", True, 1.0), ((1, 1, 1, 3), "NHWC", True, 1.0),
+                      ((2, 3, 4, 5), "NHWC", False, 1.0), ((2, 3, 4, 5), "NCHW", False, 1.0),
+                      ((2, 3, 4, 5), "NHWC", True, 0.5), ((2, 2, 3, 4, 5), "NDHWC", True, 1.0),
+                      ((64, 7, 7, 16), "NHWC", True, 1.0), ((0, 3, 4, 5), "NHWC", False, 1.0),
+                      ((0, 3, 4, 5), "NHWC", True, 1.0)]
+BATCH_NORM_V1_ROWS = [((2, 3, 4, 5), "NHWC", True, 1.0), ((2, 3, 4, 5), "NCHW", True, 1.0),
+                      ((2, 3, 4, 5), "NHWC", False, 1.0), ((2, 3, 4, 5), "NCHW", False, 1.0),
+                      ((2, 3, 4, 5), "NHWC", True, 0.5), ((0, 3, 4, 5), "NHWC", True, 1.0)]
+
+
+def batch_norm_cases(rng, combo, full, rows=BATCH_NORM_V3_ROWS):
     dt = combo["T"]
-    for shape, fmt, training, factor in [((2, 3, 4, 5), "NHWC", True, 1.0), ((4, 5, 5, 8), "NHWC", True, 1.0),
-                                         ((2, 3, 4, 5), "NCHW", True, 1.0), ((1, 1, 1, 3), "NHWC", True, 1.0),
-                                         ((2, 3, 4, 5), "NHWC", False, 1.0), ((2, 3, 4, 5), "NCHW", False, 1.0),
-                                         ((2, 3, 4, 5), "NHWC", True, 0.5), ((2, 2, 3, 4, 5), "NDHWC", True, 1.0),
-                                         ((64, 7, 7, 16), "NHWC", True, 1.0), ((0, 3, 4, 5), "NHWC", False, 1.0),
-                                         ((0, 3, 4, 5), "NHWC", True, 1.0)]:
+    for shape, fmt, training, factor in rows:
         c = shape[1] if fmt[1] == "C" else shape[-1]
         x = random_values(rng, dt, shape, -5, 5)
         stats = [random_values(rng, "float", (c,), 0.5, 2), random_values(rng, "float", (c,), -1, 1),
@@ -489,8 +497,13 @@ def batch_norm_cases(rng, combo, full):
                attrs={"epsilon": 0.001, "is_training": True}, bound=batch_norm_bound)
 
 
+def batch_norm_v1_cases(rng, combo, full):
+    """FusedBatchNorm's and V2's: V3's cases in their two layouts, fewer sizes."""
+    return batch_norm_cases(rng, combo, full, rows=BATCH_NORM_V1_ROWS)
+
+
 def batch_norm_grad_bound(inputs, attrs, outputs):
-    dy, x, scale, mean, var, _ = (a.astype(np.float64) for a in inputs)
+    dy, x, scale, mean, var = (a.astype(np.float64) for a in inputs[:5])
     eps_attr = attrs.get("epsilon", 1e-4)
     axis, axes = bn_layout(x, attrs)
     n = max(1, int(np.prod([x.shape[a] for a in axes])))
@@ -512,24 +525,37 @@ def batch_norm_grad_bound(inputs, attrs, outputs):
     return b.reshape(t.shape)
 
 
-def batch_norm_grad_cases(rng, combo, full):
+BATCH_NORM_GRAD_V3_ROWS = [((2, 3, 4, 5), "NHWC", True), ((4, 5, 5, 8), "NHWC", True),
+                           ((2, 3, 4, 5), "NCHW", True), ((2, 3, 4, 5), "NHWC", False),
+                           ((2, 2, 3, 4, 5), "NDHWC", True), ((64, 7, 7, 16), "NHWC", True),
+                           ((0, 3, 4, 5), "NHWC", True)]
+BATCH_NORM_GRAD_V1_ROWS = [((2, 3, 4, 5), "NHWC", True), ((2, 3, 4, 5), "NCHW", True),
+                           ((2, 3, 4, 5), "NHWC", False), ((0, 3, 4, 5), "NHWC", True)]
+
+
+def batch_norm_grad_cases(rng, combo, full, rows=BATCH_NORM_GRAD_V3_ROWS, reserve_3=True):
+    """FusedBatchNormGradV3's cases; the older FusedBatchNormGrad and V2 (reserve_3 False)
+    have no reserve_space_3 input."""
     dt = combo["T"]
-    for shape, fmt, training in [((2, 3, 4, 5), "NHWC", True), ((4, 5, 5, 8), "NHWC", True),
-                                 ((2, 3, 4, 5), "NCHW", True), ((2, 3, 4, 5), "NHWC", False),
-                                 ((2, 2, 3, 4, 5), "NDHWC", True), ((64, 7, 7, 16), "NHWC", True),
-                                 ((0, 3, 4, 5), "NHWC", True)]:
+    r3 = [np.zeros((0,), np.float32)] if reserve_3 else []
+    for shape, fmt, training in rows:
         c = shape[1] if fmt[1] == "C" else shape[-1]
         x = random_values(rng, dt, shape, -5, 5)
         axis, axes = bn_layout(x, {"data_format": fmt})
         mean = cast(np.mean(x.astype(np.float64), axis=axes) if x.size else np.zeros(c), "float")
         var = cast(np.var(x.astype(np.float64), axis=axes) if x.size else np.ones(c), "float")
-        yield Case([random_values(rng, dt, shape, -3, 3), x, random_values(rng, "float", (c,), 0.5, 2), mean, var,
-                    np.zeros((0,), np.float32)], f"{shape_str(shape)} {fmt} training={training}",
+        yield Case([random_values(rng, dt, shape, -3, 3), x, random_values(rng, "float", (c,), 0.5, 2), mean, var] + r3,
+                   f"{shape_str(shape)} {fmt} training={training}",
                    attrs={"epsilon": 0.001, "data_format": fmt, "is_training": training}, bound=batch_norm_grad_bound)
     yield Case([random_values(rng, dt, (2, 3, 4, 5)), random_values(rng, dt, (2, 3, 4, 4)),
                 random_values(rng, "float", (5,)), random_values(rng, "float", (5,)),
-                random_values(rng, "float", (5,), 0.5, 2), np.zeros((0,), np.float32)], "x and y_backprop differ",
+                random_values(rng, "float", (5,), 0.5, 2)] + r3, "x and y_backprop differ",
                attrs={"is_training": True})
+
+
+def batch_norm_grad_v1_cases(rng, combo, full):
+    """FusedBatchNormGrad's and GradV2's: GradV3's cases without reserve_space_3, fewer sizes."""
+    return batch_norm_grad_cases(rng, combo, full, rows=BATCH_NORM_GRAD_V1_ROWS, reserve_3=False)
 
 
 # ---- cross entropy -----------------------------------------------------------------------
@@ -648,6 +674,10 @@ CATALOGUE = [
     OpSpec("BiasAddGrad", bias_add_grad_cases, SUM_BOUND),
     OpSpec("FusedBatchNormV3", batch_norm_cases, SUM_BOUND, label_attr="T"),
     OpSpec("FusedBatchNormGradV3", batch_norm_grad_cases, SUM_BOUND, label_attr="T"),
+    OpSpec("FusedBatchNorm", batch_norm_v1_cases, SUM_BOUND, label_attr="T"),
+    OpSpec("FusedBatchNormV2", batch_norm_v1_cases, SUM_BOUND, label_attr="T"),
+    OpSpec("FusedBatchNormGrad", batch_norm_grad_v1_cases, SUM_BOUND, label_attr="T"),
+    OpSpec("FusedBatchNormGradV2", batch_norm_grad_v1_cases, SUM_BOUND, label_attr="T"),
     OpSpec("SoftmaxCrossEntropyWithLogits", xent_cases, SUM_BOUND),
     OpSpec("SparseSoftmaxCrossEntropyWithLogits", sparse_xent_cases, SUM_BOUND, label_attr="T"),
     grad("ReluGrad"), grad("Relu6Grad"), grad("EluGrad"), grad("SeluGrad"),
@@ -672,9 +702,9 @@ ACCEPTED = [
     dict(op="AvgPoolGrad", row=".*", tag="grad of the wrong shape", mode=".*", kind="outcome",
          reason="TensorFlow's AvgPoolGrad does not check grad against the pool's output shape (it reads grad with "
                 "grad's own sizes and leaves the rest of the gradient zero); ours refuses it, naming both shapes"),
-    dict(op="FusedBatchNormV3", row=".*", tag=r".*(training=False|inference).*", mode="const", kind="outcome",
-         reason="TensorFlow's constant folding replaces an inference FusedBatchNormV3 of constants by one constant "
-                "and then fails the step (\"does not have output 1\"); fed, it agrees with ours"),
+    dict(op="FusedBatchNorm(V2|V3)?", row=".*", tag=r".*(training=False|inference).*", mode="const", kind="outcome",
+         reason="TensorFlow's constant folding replaces an inference FusedBatchNorm (v1, V2, V3) of constants by one "
+                "constant and then fails the step (\"does not have output 1\"); fed, it agrees with ours"),
     dict(op="Conv2D", row=".*", tag="window past VALID input", mode="unknown", kind="grad-.*",
          reason="the filter gradient of a convolution with an empty output is zero; TensorFlow's "
                 "Conv2DBackpropFilter leaves an element of it uninitialised (3e32 in one run)"),

@@ -1,4 +1,5 @@
-// FusedBatchNormV3 and FusedBatchNormGradV3 on the CPU. Expected values were printed by
+// FusedBatchNormV3 and FusedBatchNormGradV3 on the CPU (and the older versions, which
+// TensorFlow 1 graphs hold, against them). Expected values were printed by
 // TensorFlow 2.21 (tf.raw_ops.FusedBatchNormV3 / FusedBatchNormGradV3 on the inputs below:
 // x = (arange(24).reshape(2,2,3,2) * 0.25 - 2)^2 * 0.1, scale [1.5,-0.5], offset
 // [0.25,1], mean [0.5,1], variance [2,0.5], epsilon 0.001, dy = sin(arange(24))).
@@ -134,6 +135,53 @@ TEST_CASE("FusedBatchNormGradV3 in training and inference as TensorFlow's", "[ba
                       -0.59101415f, -0.009385886f, 0.5977707f});
   Near(r.outputs[1], {0.13078736f, -0.820483f});
   Near(r.outputs[2], {0.6376544f, 0.34215152f});
+}
+
+// FusedBatchNorm (v1, attr T only) and FusedBatchNormV2 are V3 without reserve_space_3, and
+// FusedBatchNormGrad and GradV2 are GradV3 without its reserve_space_3 input: same numbers.
+TEST_CASE("a TensorFlow 1 graph's FusedBatchNorm and V2 and their gradients give V3's results", "[batch_norm]") {
+  std::vector<float> g(24);
+  for (int i = 0; i < 24; ++i) g[i] = std::sin(static_cast<float>(i));
+  Tensor dy = Tensor::FromVector<float>(g, TensorShape({2, 2, 3, 2}));
+  for (bool training : {true, false}) {
+    INFO((training ? "training" : "inference"));
+    Run v3 = RunOp("FusedBatchNormV3", Inputs(X()), Attrs(training, "NHWC", 0.25f));
+    REQUIRE(v3.status.ok());
+    auto v1_attrs = Attrs(training, "NHWC", 0.25f);
+    v1_attrs.erase("U");
+    for (auto [op, attrs] :
+         {std::pair{"FusedBatchNorm", v1_attrs}, std::pair{"FusedBatchNormV2", Attrs(training, "NHWC", 0.25f)}}) {
+      INFO(op);
+      Run r = RunOp(op, Inputs(X()), attrs);
+      REQUIRE(r.status.ok());
+      REQUIRE(r.outputs.size() == 5);
+      for (int k = 0; k < 5; ++k) Near(r.outputs[k], Values<float>(v3.outputs[k]));
+    }
+    auto grad_attrs = Attrs(training);
+    grad_attrs.erase("exponential_avg_factor");
+    Run g3 = RunOp("FusedBatchNormGradV3",
+                   {dy, X(), Vec({1.5f, -0.5f}), v3.outputs[3], v3.outputs[4], v3.outputs[5]}, grad_attrs);
+    REQUIRE(g3.status.ok());
+    auto g1_attrs = grad_attrs;
+    g1_attrs.erase("U");
+    for (auto [op, attrs] : {std::pair{"FusedBatchNormGrad", g1_attrs}, std::pair{"FusedBatchNormGradV2", grad_attrs}}) {
+      INFO(op);
+      Run r = RunOp(op, {dy, X(), Vec({1.5f, -0.5f}), v3.outputs[3], v3.outputs[4]}, attrs);
+      REQUIRE(r.status.ok());
+      REQUIRE(r.outputs.size() == 5);
+      for (int k = 0; k < 3; ++k) Near(r.outputs[k], Values<float>(g3.outputs[k]));
+      CHECK(r.outputs[3].shape() == TensorShape({0}));  // empty, as TensorFlow 2.21's CPU kernel
+      CHECK(r.outputs[4].shape() == TensorShape({0}));
+    }
+  }
+  // v1 is float only: a double x finds no kernel.
+  auto a = Attrs(true);
+  a.erase("U");
+  a["T"] = TypeA(tf::DT_DOUBLE);
+  Tensor xd = Tensor::FromVector<double>(std::vector<double>(24, 1.0), TensorShape({2, 2, 3, 2}));
+  auto vd = [](std::vector<double> v) { return Tensor::FromVector<double>(v, TensorShape({2})); };
+  Run d = testing::RunMaybe("FusedBatchNorm", {xd, vd({1, 1}), vd({0, 0}), vd({0, 0}), vd({1, 1})}, a);
+  CHECK(d.status.code() == error::NOT_FOUND);
 }
 
 }  // namespace
