@@ -275,6 +275,31 @@ Status MaxPoolGrad(const Scope& s, const Node& op, const std::vector<Output>& dy
 }
 REGISTER_GRADIENT_OP("MaxPool", MaxPoolGrad);
 
+// MaxPoolGrad and MaxPoolGradGrad are linear in their grad, each the other's transpose:
+// the gradient of one is the other, and orig_input and orig_output get zeros, as
+// TensorFlow's nn_grad.py returns. Neither op takes EXPLICIT padding's explicit_paddings,
+// so a MaxPoolGrad with EXPLICIT padding gets TensorFlow's refusal from the op's attrs.
+Status MaxPoolGradOfGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx,
+                         const char* grad_op) {
+  ops::Attrs attrs;
+  for (const char* name : {"ksize", "strides", "padding", "data_format"}) {
+    auto it = op.def().attr().find(name);
+    if (it != op.def().attr().end()) attrs[name] = it->second;
+  }
+  (*dx)[0] = TypedOp(s, "ZerosLike", {InputOf(op, 0)});
+  (*dx)[1] = TypedOp(s, "ZerosLike", {InputOf(op, 1)});
+  (*dx)[2] = TypedOp(s, grad_op, {InputOf(op, 0), InputOf(op, 1), dy[0]}, attrs);
+  return Status::OK();
+}
+Status MaxPoolGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  return MaxPoolGradOfGrad(s, op, dy, dx, "MaxPoolGradGrad");
+}
+Status MaxPoolGradGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  return MaxPoolGradOfGrad(s, op, dy, dx, "MaxPoolGrad");
+}
+REGISTER_GRADIENT_OP("MaxPoolGrad", MaxPoolGradGrad);
+REGISTER_GRADIENT_OP("MaxPoolGradGrad", MaxPoolGradGradGrad);
+
 Status AvgPoolGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   PoolWindow a;
   TA_RETURN_IF_ERROR(ReadPoolAttrs(op, &a));

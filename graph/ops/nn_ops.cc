@@ -277,8 +277,8 @@ Status PoolShape(InferenceContext* c) {
                                         padding, {paddings[2 * l.rows], paddings[2 * l.rows + 1]}, &rows));
   TA_RETURN_IF_ERROR(WindowedOutputSize(InferenceContext::Dim(input, l.cols), ksize[l.cols], 1, strides[l.cols],
                                         padding, {paddings[2 * l.cols], paddings[2 * l.cols + 1]}, &cols));
-  if (c->node_def().op() == "MaxPool") {
-    // TensorFlow's MaxPool windows the depth too (a VALID pool of an empty depth is refused).
+  if (c->node_def().op() == "MaxPool" || c->node_def().op() == "MaxPoolGradGrad") {
+    // TensorFlow's MaxPool (and MaxPoolGradGrad's shape) windows the depth too (a VALID pool of an empty depth is refused).
     TA_RETURN_IF_ERROR(WindowedOutputSize(InferenceContext::Dim(input, l.depth), ksize[l.depth], 1, strides[l.depth],
                                           padding, {paddings[2 * l.depth], paddings[2 * l.depth + 1]}, &depth));
   } else {
@@ -290,6 +290,16 @@ Status PoolShape(InferenceContext* c) {
 
 // MaxPoolGrad: orig_input's shape.
 Status MaxPoolGradShape(InferenceContext* c) { return shape_inference::UnchangedShapeWithRank(c, 4); }
+
+// MaxPoolGradGrad: MaxPool's output shape from orig_input; grad must have orig_input's
+// shape and orig_output the pool's (TensorFlow's merges).
+Status MaxPoolGradGradShape(InferenceContext* c) {
+  TA_RETURN_IF_ERROR(PoolShape(c));
+  PartialTensorShape unused;
+  TA_RETURN_IF_ERROR(c->Merge(c->input(0), c->input(2), &unused));
+  TA_RETURN_IF_ERROR(c->Merge(c->input(1), c->output(0), &unused));
+  return Status::OK();
+}
 
 // AvgPoolGrad: the shape in orig_input_shape.
 Status AvgPoolGradShape(InferenceContext* c) {
@@ -531,6 +541,21 @@ REGISTER_OP("_MaxPoolGradWithReluGrad")
          "(first) maximum when that maximum is positive.");
 
 #undef TA_MAX_POOL_GRAD_SIGNATURE
+
+// MaxPoolGrad's gradient with respect to its grad (second-order gradients through a max
+// pool): shaped like the pool's output.
+REGISTER_OP("MaxPoolGradGrad")
+    .Input("orig_input: T")
+    .Input("orig_output: T")
+    .Input("grad: T")
+    .Output("output: T")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("T: {" TA_REAL_NUMBER_TYPES "}")
+    .SetShapeFn(tensoract::MaxPoolGradGradShape)
+    .Doc("For each window, grad at the first tap (raster order) whose orig_input equals orig_output.");
 
 REGISTER_OP("AvgPoolGrad")
     .Input("orig_input_shape: int32").Input("grad: T").Output("output: T")

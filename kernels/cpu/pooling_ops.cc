@@ -8,6 +8,8 @@
 //   MaxPoolGrad   each output's gradient goes to the first largest tap of its window (the
 //                 argmax recomputed from orig_input; ties go to the earliest tap in raster
 //                 order, as TensorFlow's CPU kernel).
+//   MaxPoolGradGrad  MaxPoolGrad's gradient: each window takes grad at its first tap equal
+//                 to orig_output (TensorFlow's CPU kernel's match, not a recomputed argmax).
 //   AvgPoolGrad   each output's gradient, divided by its window's count, to every real tap.
 //   _MaxPoolGradWithReluGrad  MaxPoolGrad whose gradient reaches the maximum only when that
 //                 maximum is positive: ReluGrad(MaxPoolGrad(x, ...), x) in one pass, for
@@ -390,6 +392,66 @@ class MaxPoolGradOp : public OpKernel {
   conv::WindowAttrs attrs_;
 };
 
+// MaxPoolGradGrad, MaxPoolGrad's gradient with respect to its grad: each output takes grad
+// at the first tap of its window (raster order) whose orig_input equals the window's
+// orig_output, as TensorFlow's CPU kernel. It matches orig_output rather than recomputing
+// the argmax, so an orig_output no tap equals (a NaN window's) gives 0.
+template <class T>
+class MaxPoolGradGradOp : public OpKernel {
+ public:
+  explicit MaxPoolGradGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/false, /*has_ksize=*/true, &attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& pooled = ctx->input(1);
+    const Tensor& grad = ctx->input(2);
+    conv::ConvDims d;
+    OP_REQUIRES_OK(ctx, PoolDims(*this, attrs_, input.shape(), &d));
+    OP_REQUIRES(ctx, pooled.shape() == PoolOutputShape(d),
+                errors::InvalidArgument(conv::NodeContext(*this), ": orig_output has shape ",
+                                        pooled.shape().DebugString(), " but the pool's output has shape ",
+                                        PoolOutputShape(d).DebugString()));
+    OP_REQUIRES(ctx, grad.shape() == input.shape(),
+                errors::InvalidArgument(conv::NodeContext(*this), ": grad has shape ", grad.shape().DebugString(),
+                                        " but orig_input has shape ", input.shape().DebugString()));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, PoolOutputShape(d), &out));
+    if (out->NumElements() == 0) return;
+    const int64_t depth = d.in_depth, image_size = d.in_rows * d.in_cols * depth;
+    const T* ip = input.base<T>();
+    const T* pp = pooled.base<T>();
+    const T* gp = grad.base<T>();
+    T* op = out->base<T>();
+    const int64_t cost = d.out_cols * d.filter_rows * d.filter_cols * depth;
+    CwiseParallelFor(ctx, d.batch * d.out_rows, cost, [&](int64_t begin, int64_t end) {
+      std::vector<bool> found(depth);
+      ForEachOutput(d, begin, end, [&](int64_t image, int64_t row, int64_t col, const Window& w) {
+        const int64_t at = ((image * d.out_rows + row) * d.out_cols + col) * depth;
+        const T* max = pp + at;
+        T* o = op + at;
+        std::fill(o, o + depth, T(0));
+        std::fill(found.begin(), found.end(), false);
+        for (int64_t r = w.r0; r < w.r1; ++r) {
+          for (int64_t c = w.c0; c < w.c1; ++c) {
+            const int64_t tap = image * image_size + (r * d.in_cols + c) * depth;
+            for (int64_t ch = 0; ch < depth; ++ch) {
+              if (!found[ch] && ip[tap + ch] == max[ch]) {
+                o[ch] = gp[tap + ch];
+                found[ch] = true;
+              }
+            }
+          }
+        }
+      });
+    });
+  }
+
+ private:
+  conv::WindowAttrs attrs_;
+};
+
 template <class T>
 class AvgPoolGradOp : public OpKernel {
  public:
@@ -460,14 +522,15 @@ TA_REGISTER_SMALL_AVG_POOLS(Eigen::half)
 TA_REGISTER_SMALL_AVG_POOLS(Eigen::bfloat16)
 #undef TA_REGISTER_SMALL_AVG_POOLS
 
-// The max and its routing compare and copy elements, exact in every type: MaxPool and
-// MaxPoolGrad for every real type their ops allow, as TensorFlow's CPU kernels (where
+// The max and its routing compare and copy elements, exact in every type: MaxPool,
+// MaxPoolGrad and MaxPoolGradGrad for every real type their ops allow, as TensorFlow's CPU kernels (where
 // windows overlap, MaxPoolGrad adds the gradients in T, window by window in raster order,
 // as TensorFlow's does).
 #define TA_REGISTER_MAX_POOL(T) \
   REGISTER_KERNEL(Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, true>)
-#define TA_REGISTER_MAX_POOL_GRAD(T) \
-  REGISTER_KERNEL(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradOp<T, false>)
+#define TA_REGISTER_MAX_POOL_GRAD(T)                                                                      \
+  REGISTER_KERNEL(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradOp<T, false>); \
+  REGISTER_KERNEL(Name("MaxPoolGradGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradGradOp<T>)
 #define TA_REGISTER_MAX_POOLS(T) \
   TA_REGISTER_MAX_POOL(T);       \
   TA_REGISTER_MAX_POOL_GRAD(T)

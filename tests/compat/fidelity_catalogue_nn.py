@@ -364,6 +364,35 @@ def max_pool_grad_cases(rng, combo, full):
                attrs=pool_attrs(2, 2, "VALID"))
 
 
+def max_pool_grad_grad_cases(rng, combo, full):
+    """MaxPoolGradGrad: grad (shaped like orig_input) at each window's first tap equal to
+    orig_output. Ties (small integers) pick the first in raster order; an orig_output no tap
+    equals gives 0."""
+    dt = combo["T"]
+    geoms = [((2, 6, 6, 3), pool_attrs(2, 2, "VALID")), ((2, 7, 7, 3), pool_attrs(2, 2, "SAME")),
+             ((1, 7, 9, 2), pool_attrs(3, 2, "SAME")), ((1, 5, 6, 2), pool_attrs(3, 1, "VALID")),
+             ((1, 5, 5, 2), pool_attrs(2, 1, "SAME")), ((0, 4, 4, 3), pool_attrs(2, 2, "SAME"))]
+    for ties in (False, True):
+        for xs, attrs in geoms[:5] if ties else geoms:
+            x = pool_values(rng, dt, xs, ties)
+            yield Case([x, np_max_pool(x, attrs), random_values(rng, dt, xs)],
+                       pool_tag(xs, attrs) + (" ties" if ties else ""), attrs=attrs)
+    attrs = pool_attrs(3, 2, "SAME")
+    x = random_values(rng, dt, (1, 7, 7, 5), edges=True)
+    yield Case([x, np_max_pool(x, attrs), random_values(rng, dt, x.shape)], "edges " + pool_tag(x.shape, attrs),
+               attrs=attrs)
+    x = pool_values(rng, dt, (1, 4, 4, 2), ties=True)
+    yield Case([x, np.full((1, 2, 2, 2), 7, np_type(dt)), random_values(rng, dt, x.shape)],
+               "orig_output no tap equals", attrs=pool_attrs(2, 2, "VALID"))
+    x = pool_values(rng, dt, (1, 6, 6, 2))
+    yield Case([x, np.zeros((1, 3, 3, 2), np_type(dt)), random_values(rng, dt, (1, 3, 3, 2))],
+               "grad of the wrong shape", attrs=pool_attrs(2, 2, "VALID"))
+    yield Case([x, np.zeros((1, 2, 3, 2), np_type(dt)), random_values(rng, dt, x.shape)],
+               "orig_output of the wrong shape", attrs=pool_attrs(2, 2, "VALID"))
+    yield Case([pool_values(rng, dt, (1, 3, 5, 6)), np.zeros((1, 3, 3, 3), np_type(dt)),
+                random_values(rng, dt, (1, 3, 5, 6))], "NCHW", attrs=pool_attrs(2, 2, "SAME", "NCHW"))
+
+
 def avg_pool_grad_cases(rng, combo, full):
     dt = combo["T"]
     for xs, attrs in POOL_GEOMETRIES:
@@ -670,6 +699,7 @@ CATALOGUE = [
     OpSpec("MaxPool", pool_cases("MaxPool")),
     OpSpec("AvgPool", pool_cases("AvgPool"), SUM_BOUND),
     OpSpec("MaxPoolGrad", max_pool_grad_cases, SUM_BOUND),
+    OpSpec("MaxPoolGradGrad", max_pool_grad_grad_cases),
     OpSpec("AvgPoolGrad", avg_pool_grad_cases, SUM_BOUND),
     OpSpec("BiasAddGrad", bias_add_grad_cases, SUM_BOUND),
     OpSpec("FusedBatchNormV3", batch_norm_cases, SUM_BOUND, label_attr="T"),
