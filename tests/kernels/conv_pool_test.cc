@@ -461,6 +461,52 @@ TEST_CASE("MaxPoolGrad gives a tied window's gradient to its first maximum, as T
   ExpectClose<float>(g.outputs[0], {0, 1, 2, 0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0}, 0);
 }
 
+// TensorFlow 2.21 prints [2, 3, 13, 11] (VALID 2x2 stride 2), [2, 2, 2, 3, 2, 2, 2, 3, 5, 5,
+// 7, 7, 13, 11, 11, 11] (SAME 3x3 stride 1) and [2, 0, 0, 11] (orig_output [3, 9, nan, 1]) for
+//   t = np.array([1,3,3,2, 3,1,2,2, 0,0,1,1, 1,0,1,0], np.float32).reshape(1,4,4,1)
+//   tf.raw_ops.MaxPoolGradGrad(orig_input=t, orig_output=..., grad=np.arange(1, 17,
+//       dtype=np.float32).reshape(1,4,4,1), ksize=..., strides=..., padding=...)
+TEST_CASE("MaxPoolGradGrad takes grad at a window's first tap equal to orig_output, as TensorFlow", "[conv]") {
+  const Tensor t = Make<float>({1, 3, 3, 2, 3, 1, 2, 2, 0, 0, 1, 1, 1, 0, 1, 0}, {1, 4, 4, 1});
+  const Tensor grad = Make<float>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, {1, 4, 4, 1});
+  AttrMap attrs = {{"T", testing::TypeA(tensorflow::DT_FLOAT)}, {"ksize", Ints({1, 2, 2, 1})},
+                   {"strides", Ints({1, 2, 2, 1})}, {"padding", Str("VALID")}};
+  SECTION("tied windows, VALID") {
+    auto max = testing::RunOp("MaxPool", {t}, attrs);
+    REQUIRE(max.status.ok());
+    auto gg = testing::RunOp("MaxPoolGradGrad", {t, max.outputs[0], grad}, attrs);
+    REQUIRE(gg.status.ok());
+    ExpectClose<float>(gg.outputs[0], {2, 3, 13, 11}, 0);
+  }
+  SECTION("overlapping windows past the edges, SAME") {
+    attrs["ksize"] = Ints({1, 3, 3, 1});
+    attrs["strides"] = Ints({1, 1, 1, 1});
+    attrs["padding"] = Str("SAME");
+    auto max = testing::RunOp("MaxPool", {t}, attrs);
+    REQUIRE(max.status.ok());
+    auto gg = testing::RunOp("MaxPoolGradGrad", {t, max.outputs[0], grad}, attrs);
+    REQUIRE(gg.status.ok());
+    ExpectClose<float>(gg.outputs[0], {2, 2, 2, 3, 2, 2, 2, 3, 5, 5, 7, 7, 13, 11, 11, 11}, 0);
+  }
+  SECTION("an orig_output no tap equals (NaN included) gives 0") {
+    const Tensor y = Make<float>({3, 9, std::nanf(""), 1}, {1, 2, 2, 1});
+    auto gg = testing::RunOp("MaxPoolGradGrad", {t, y, grad}, attrs);
+    REQUIRE(gg.status.ok());
+    ExpectClose<float>(gg.outputs[0], {2, 0, 0, 11}, 0);
+  }
+  SECTION("a grad not shaped like orig_input is refused") {
+    const Tensor y = Make<float>({3, 3, 1, 1}, {1, 2, 2, 1});
+    auto r = RunMaybe("MaxPoolGradGrad", {t, y, y}, attrs);
+    REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(r.status.message(), Catch::Contains("grad has shape [1,2,2,1]"));
+  }
+  SECTION("an orig_output not shaped like the pool's output is refused") {
+    auto r = RunMaybe("MaxPoolGradGrad", {t, t, grad}, attrs);
+    REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(r.status.message(), Catch::Contains("orig_output has shape [1,4,4,1]"));
+  }
+}
+
 TEST_CASE("pool errors name the node", "[conv]") {
   const Tensor x = Make<float>(Pattern(2 * 4 * 4 * 3, 0), {2, 4, 4, 3});
   AttrMap attrs = {{"T", testing::TypeA(tensorflow::DT_FLOAT)}, {"ksize", Ints({1, 2, 2, 1})},
