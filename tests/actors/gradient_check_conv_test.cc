@@ -3,8 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 
 #include "client/gradient_checker.h"
+#include "graph/builder/attr_util.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
 
@@ -89,6 +91,37 @@ TEST_CASE("MaxPool's gradient, at values without ties", "[gradients][conv]") {
     std::vector<double> v(50);
     for (int i = 0; i < 50; ++i) v[i] = 0.1 * ((i * 17) % 50);
     Check(root, {x}, {Tensor::FromVector<double>(v, {1, 5, 5, 2})}, y);
+  }
+}
+
+// MaxPoolGrad and MaxPoolGradGrad are linear in their grad and each other's gradient there
+// (TensorFlow's nn_grad.py): checked at x without ties, with respect to grad.
+TEST_CASE("MaxPoolGrad's and MaxPoolGradGrad's gradients with respect to grad", "[gradients][conv]") {
+  std::vector<double> v(50);
+  for (int i = 0; i < 50; ++i) v[i] = 0.1 * ((i * 17) % 50);
+  tensorflow::TensorProto x_value;
+  Tensor::FromVector<double>(v, {1, 5, 5, 2}).AsProtoTensorContent(&x_value);
+  for (const char* padding : {"SAME", "VALID"}) {
+    INFO(padding);
+    const int out = std::string(padding) == "SAME" ? 3 : 2;
+    {
+      Scope root = Scope::NewRootScope();
+      auto x = ops::Const(root, x_value);
+      auto pooled = ops::MaxPool(root, x, {1, 3, 3, 1}, {1, 2, 2, 1}, padding);
+      auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
+      auto y = ops::MaxPoolGrad(root.WithOpName("y"), x, pooled, dy, {1, 3, 3, 1}, {1, 2, 2, 1}, padding);
+      Check(root, {dy}, {Pattern({1, out, out, 2}, 0.2)}, y);
+    }
+    {
+      Scope root = Scope::NewRootScope();
+      auto x = ops::Const(root, x_value);
+      auto pooled = ops::MaxPool(root, x, {1, 3, 3, 1}, {1, 2, 2, 1}, padding);
+      auto g = ops::Placeholder(root.WithOpName("g"), kDouble);
+      ops::Attrs attrs = {{"ksize", ops::IntListAttr({1, 3, 3, 1})}, {"strides", ops::IntListAttr({1, 2, 2, 1})},
+                          {"padding", ops::StringAttr(padding)}};
+      auto y = ops::TypedOp(root.WithOpName("y"), "MaxPoolGradGrad", {x, pooled, g}, attrs);
+      Check(root, {g}, {Pattern({1, 5, 5, 2}, 0.6)}, y);
+    }
   }
 }
 
