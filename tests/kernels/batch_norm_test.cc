@@ -184,5 +184,22 @@ TEST_CASE("a TensorFlow 1 graph's FusedBatchNorm and V2 and their gradients give
   CHECK(d.status.code() == error::NOT_FOUND);
 }
 
+// TensorFlow's inference gradient forms dy * (x - mean) in float before summing: with x at
+// -FLT_MAX and dy 1.25 that is -inf, and so is scale_backprop, though times rsqrt(2) the
+// exact value is finite (ours summed the products in double and returned -3.0e38; the
+// harness's edge case found it).
+TEST_CASE("FusedBatchNormGrad in inference overflows dy * (x - mean) as TensorFlow's", "[batch_norm]") {
+  Tensor x = Tensor::FromVector<float>({1.0f, 2.0f, -3.4028235e38f, 0.5f}, TensorShape({1, 1, 2, 2}));
+  Tensor dy = Tensor::FromVector<float>({1.25f, 1.25f, 1.25f, 1.25f}, TensorShape({1, 1, 2, 2}));
+  auto a = Attrs(false);
+  a.erase("U");
+  a.erase("exponential_avg_factor");
+  Run r = RunOp("FusedBatchNormGrad", {dy, x, Vec({1.0f, 1.0f}), Vec({1.0f, 1.0f}), Vec({2.0f, 1.0f})}, a);
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[1])[0] == -INFINITY);
+  CHECK(Values<float>(r.outputs[1])[1] == Approx(0.62468773f));
+  Near(r.outputs[2], {2.5f, 2.5f});
+}
+
 }  // namespace
 }  // namespace tensoract
