@@ -391,6 +391,11 @@ def max_pool_grad_grad_cases(rng, combo, full):
                "orig_output of the wrong shape", attrs=pool_attrs(2, 2, "VALID"))
     yield Case([pool_values(rng, dt, (1, 3, 5, 6)), np.zeros((1, 3, 3, 3), np_type(dt)),
                 random_values(rng, dt, (1, 3, 5, 6))], "NCHW", attrs=pool_attrs(2, 2, "SAME", "NCHW"))
+    x = pool_values(rng, dt, (2, 4, 4, 2))
+    yield Case([x, np.zeros((1, 2, 2, 2), np_type(dt)), x], "pool over batch",
+               attrs={**pool_attrs(2, 2, "VALID"), "ksize": [2, 2, 2, 1], "strides": [2, 2, 2, 1]})
+    yield Case([x, np.zeros((2, 2, 2, 1), np_type(dt)), x], "pool over depth",
+               attrs={**pool_attrs(2, 2, "VALID"), "ksize": [1, 2, 2, 2], "strides": [1, 2, 2, 2]})
 
 
 def avg_pool_grad_cases(rng, combo, full):
