@@ -162,6 +162,12 @@ class FusedBatchNormGradOp : public OpKernel {
     OP_REQUIRES_OK(ctx, CheckVector(*this, ctx->input(2), "scale", l.channels));
     OP_REQUIRES_OK(ctx, CheckVector(*this, ctx->input(3), "reserve_space_1", l.channels));
     OP_REQUIRES_OK(ctx, CheckVector(*this, ctx->input(4), "reserve_space_2", l.channels));
+    // TensorFlow's CPU kernel has no channels-first inference gradient (the op's own
+    // gradient transposes to NHWC around it); a graph that asks for one is refused there.
+    OP_REQUIRES(ctx, is_training_ || data_format_[1] != 'C',
+                errors::InvalidArgument(NodePrefix(*this), "The implementation of ", type_string(),
+                                        " with is_training=False only supports the NHWC and NDHWC layouts, not ",
+                                        data_format_, " (as TensorFlow's CPU kernel)"));
     const int64_t C = l.channels, n = x.NumElements();
     const float* g = dy.base<float>();
     const float* in = x.base<float>();

@@ -562,9 +562,11 @@ def batch_norm_grad_bound(inputs, attrs, outputs):
 BATCH_NORM_GRAD_V3_ROWS = [((2, 3, 4, 5), "NHWC", True), ((4, 5, 5, 8), "NHWC", True),
                            ((2, 3, 4, 5), "NCHW", True), ((2, 3, 4, 5), "NHWC", False),
                            ((2, 2, 3, 4, 5), "NDHWC", True), ((64, 7, 7, 16), "NHWC", True),
-                           ((0, 3, 4, 5), "NHWC", True)]
+                           ((0, 3, 4, 5), "NHWC", True), ((2, 3, 4, 5), "NCHW", False),
+                           ((2, 2, 3, 4, 5), "NCDHW", False)]
 BATCH_NORM_GRAD_V1_ROWS = [((2, 3, 4, 5), "NHWC", True), ((2, 3, 4, 5), "NCHW", True),
-                           ((2, 3, 4, 5), "NHWC", False), ((0, 3, 4, 5), "NHWC", True)]
+                           ((2, 3, 4, 5), "NHWC", False), ((2, 3, 4, 5), "NCHW", False),
+                           ((0, 3, 4, 5), "NHWC", True)]
 
 
 def batch_norm_grad_cases(rng, combo, full, rows=BATCH_NORM_GRAD_V3_ROWS, reserve_3=True):

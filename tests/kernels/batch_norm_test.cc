@@ -201,5 +201,15 @@ TEST_CASE("FusedBatchNormGrad in inference overflows dy * (x - mean) as TensorFl
   Near(r.outputs[2], {2.5f, 2.5f});
 }
 
+// TensorFlow's CPU kernels have no channels-first inference gradient: refused, not computed.
+TEST_CASE("FusedBatchNormGrad in inference refuses NCHW as TensorFlow's CPU kernel", "[batch_norm]") {
+  auto a = Attrs(false, "NCHW");
+  a.erase("exponential_avg_factor");
+  Run r = testing::RunMaybe("FusedBatchNormGradV2", {XNchw(), XNchw(), Vec({1.0f, 1.0f}), Vec({1.0f, 1.0f}),
+                                                     Vec({2.0f, 1.0f})}, a);
+  CHECK(r.status.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(r.status.message(), Catch::Contains("NCHW"));
+}
+
 }  // namespace
 }  // namespace tensoract
