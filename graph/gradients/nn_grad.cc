@@ -275,6 +275,23 @@ Status MaxPoolGrad(const Scope& s, const Node& op, const std::vector<Output>& dy
 }
 REGISTER_GRADIENT_OP("MaxPool", MaxPoolGrad);
 
+// The V2 ops' window is their last two inputs (ksize, strides): the gradient op takes the
+// same tensors, and they get no gradient (None in TensorFlow's nn_grad.py).
+ops::Attrs PaddingAndFormat(const Node& op) {
+  ops::Attrs attrs;
+  for (const char* name : {"padding", "data_format"}) {
+    auto it = op.def().attr().find(name);
+    if (it != op.def().attr().end()) attrs[name] = it->second;
+  }
+  return attrs;
+}
+Status MaxPoolV2Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  (*dx)[0] = ops::TypedOp(s, "MaxPoolGradV2", {InputOf(op, 0), OpOutput(op, 0), dy[0], InputOf(op, 1), InputOf(op, 2)},
+                          PaddingAndFormat(op));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("MaxPoolV2", MaxPoolV2Grad);
+
 // MaxPoolGrad and MaxPoolGradGrad are linear in their grad, each the other's transpose:
 // the gradient of one is the other, and orig_input and orig_output get zeros, as
 // TensorFlow's nn_grad.py returns. Neither op takes EXPLICIT padding's explicit_paddings,
@@ -299,6 +316,24 @@ Status MaxPoolGradGradGrad(const Scope& s, const Node& op, const std::vector<Out
 }
 REGISTER_GRADIENT_OP("MaxPoolGrad", MaxPoolGradGrad);
 REGISTER_GRADIENT_OP("MaxPoolGradGrad", MaxPoolGradGradGrad);
+
+// MaxPoolGradV2 and MaxPoolGradGradV2: each the other's gradient, as the V1 pair above.
+Status MaxPoolGradOfGradV2(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx,
+                           const char* grad_op) {
+  (*dx)[0] = TypedOp(s, "ZerosLike", {InputOf(op, 0)});
+  (*dx)[1] = TypedOp(s, "ZerosLike", {InputOf(op, 1)});
+  (*dx)[2] = TypedOp(s, grad_op, {InputOf(op, 0), InputOf(op, 1), dy[0], InputOf(op, 3), InputOf(op, 4)},
+                     PaddingAndFormat(op));
+  return Status::OK();
+}
+Status MaxPoolGradV2Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  return MaxPoolGradOfGradV2(s, op, dy, dx, "MaxPoolGradGradV2");
+}
+Status MaxPoolGradGradV2Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  return MaxPoolGradOfGradV2(s, op, dy, dx, "MaxPoolGradV2");
+}
+REGISTER_GRADIENT_OP("MaxPoolGradV2", MaxPoolGradV2Grad);
+REGISTER_GRADIENT_OP("MaxPoolGradGradV2", MaxPoolGradGradV2Grad);
 
 Status AvgPoolGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   PoolWindow a;

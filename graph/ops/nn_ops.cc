@@ -1,6 +1,8 @@
 // Neural-network building blocks: activations and their gradients, BiasAdd, softmax, the
 // cross-entropy losses, 2-D convolutions and pools with their gradients. Definitions and
 // shape functions are TensorFlow 2.21's.
+#include <tuple>
+
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
 
@@ -255,8 +257,33 @@ Status Conv2DBackpropFilterWithBiasShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// A V2 pool's window: its ksize and strides inputs (the last two), 4-element vectors, read
+// when constant (*known false otherwise: TensorFlow then leaves the output's shape unknown).
+Status ReadWindowInputs(InferenceContext* c, std::vector<int64_t>* ksize, std::vector<int64_t>* strides,
+                        bool* known) {
+  *known = true;
+  const int n = c->num_inputs();
+  for (auto [i, name, values] : {std::tuple{n - 2, "ksize", ksize}, std::tuple{n - 1, "strides", strides}}) {
+    PartialTensorShape vector;
+    int64_t unused;
+    TA_RETURN_IF_ERROR(c->WithRank(c->input(i), 1, &vector));
+    TA_RETURN_IF_ERROR(c->WithValue(InferenceContext::Dim(vector, 0), 4, &unused));
+    bool constant = false;
+    TA_RETURN_IF_ERROR(c->GetIntValues(i, values, &constant));
+    if (!constant) {
+      *known = false;
+      return Status::OK();
+    }
+    for (int64_t v : *values) {
+      if (v <= 0) return errors::InvalidArgument(c->node_def().op(), " requires positive ", name, ", got ", v);
+    }
+  }
+  return Status::OK();
+}
+
 // MaxPool and AvgPool: the input's batch, its windowed rows and cols, its depth divided by
-// the depth window.
+// the depth window. The V2 ops (MaxPoolV2, MaxPoolGradGradV2) take the window from their
+// ksize and strides inputs instead of attrs.
 Status PoolShape(InferenceContext* c) {
   Layout l;
   bool vect_c = false;
@@ -268,8 +295,19 @@ Status PoolShape(InferenceContext* c) {
   PartialTensorShape input;
   TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
   std::vector<int64_t> ksize, strides, paddings;
-  TA_RETURN_IF_ERROR(ReadFourInts(c, "ksize", &ksize));
-  TA_RETURN_IF_ERROR(ReadFourInts(c, "strides", &strides));
+  const std::string& op = c->node_def().op();
+  const bool v2 = op == "MaxPoolV2" || op == "MaxPoolGradGradV2";
+  if (v2) {
+    bool known = false;
+    TA_RETURN_IF_ERROR(ReadWindowInputs(c, &ksize, &strides, &known));
+    if (!known) {
+      c->set_output(0, InferenceContext::UnknownShape());
+      return Status::OK();
+    }
+  } else {
+    TA_RETURN_IF_ERROR(ReadFourInts(c, "ksize", &ksize));
+    TA_RETURN_IF_ERROR(ReadFourInts(c, "strides", &strides));
+  }
   std::string padding;
   TA_RETURN_IF_ERROR(ReadPaddings(c, &padding, &paddings));
   int64_t rows, cols, depth;
@@ -277,7 +315,7 @@ Status PoolShape(InferenceContext* c) {
                                         padding, {paddings[2 * l.rows], paddings[2 * l.rows + 1]}, &rows));
   TA_RETURN_IF_ERROR(WindowedOutputSize(InferenceContext::Dim(input, l.cols), ksize[l.cols], 1, strides[l.cols],
                                         padding, {paddings[2 * l.cols], paddings[2 * l.cols + 1]}, &cols));
-  if (c->node_def().op() == "MaxPool" || c->node_def().op() == "MaxPoolGradGrad") {
+  if (v2 || op == "MaxPool" || op == "MaxPoolGradGrad") {
     // TensorFlow's MaxPool (and MaxPoolGradGrad's shape) windows the depth too (a VALID pool of an empty depth is refused).
     TA_RETURN_IF_ERROR(WindowedOutputSize(InferenceContext::Dim(input, l.depth), ksize[l.depth], 1, strides[l.depth],
                                           padding, {paddings[2 * l.depth], paddings[2 * l.depth + 1]}, &depth));
@@ -291,7 +329,7 @@ Status PoolShape(InferenceContext* c) {
 // MaxPoolGrad: orig_input's shape.
 Status MaxPoolGradShape(InferenceContext* c) { return shape_inference::UnchangedShapeWithRank(c, 4); }
 
-// MaxPoolGradGrad: MaxPool's output shape from orig_input; grad must have orig_input's
+// MaxPoolGradGrad(V2): MaxPool's output shape from orig_input; grad must have orig_input's
 // shape and orig_output the pool's (TensorFlow's merges).
 Status MaxPoolGradGradShape(InferenceContext* c) {
   TA_RETURN_IF_ERROR(PoolShape(c));
@@ -501,6 +539,15 @@ REGISTER_OP("MaxPool")
     .SetShapeFn(tensoract::PoolShape)
     .Doc("The maximum of each ksize window of the input.");
 
+// MaxPool with the window as int32 tensors (what TensorFlow 2 writes): no EXPLICIT padding.
+REGISTER_OP("MaxPoolV2")
+    .Input("input: T").Input("ksize: int32").Input("strides: int32").Output("output: T")
+    .Attr("T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8} = DT_FLOAT")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
+    .SetShapeFn(tensoract::PoolShape)
+    .Doc("The maximum of each ksize window of the input; ksize and strides are inputs.");
+
 REGISTER_OP("AvgPool")
     .Input("value: T").Output("output: T")
     .Attr("ksize: list(int) >= 4")
@@ -556,6 +603,24 @@ REGISTER_OP("MaxPoolGradGrad")
     .Attr("T: {" TA_REAL_NUMBER_TYPES "}")
     .SetShapeFn(tensoract::MaxPoolGradGradShape)
     .Doc("For each window, grad at the first tap (raster order) whose orig_input equals orig_output.");
+
+REGISTER_OP("MaxPoolGradV2")
+    .Input("orig_input: T").Input("orig_output: T").Input("grad: T").Input("ksize: int32").Input("strides: int32")
+    .Output("output: T")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64} = DT_FLOAT")
+    .SetShapeFn(tensoract::MaxPoolGradShape)
+    .Doc("MaxPoolGrad with ksize and strides as inputs.");
+
+REGISTER_OP("MaxPoolGradGradV2")
+    .Input("orig_input: T").Input("orig_output: T").Input("grad: T").Input("ksize: int32").Input("strides: int32")
+    .Output("output: T")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("T: {" TA_REAL_NUMBER_TYPES "}")
+    .SetShapeFn(tensoract::MaxPoolGradGradShape)
+    .Doc("MaxPoolGradGrad with ksize and strides as inputs.");
 
 REGISTER_OP("AvgPoolGrad")
     .Input("orig_input_shape: int32").Input("grad: T").Output("output: T")

@@ -61,6 +61,69 @@ Status PoolDims(const OpKernel& kernel, const conv::WindowAttrs& attrs, const Te
   return Status::OK();
 }
 
+// The V2 ops (MaxPoolV2, MaxPoolGradV2, MaxPoolGradGradV2) take ksize and strides as their
+// last two inputs, int32 (host memory), instead of attrs: *v2 says which an op is. For V2
+// only data_format and padding are read here; WindowFromInputs reads the rest each step.
+Status ReadPoolAttrs(OpKernelConstruction* ctx, conv::WindowAttrs* attrs, bool* v2) {
+  const std::string& op = ctx->def().op();
+  *v2 = op.size() > 2 && op.compare(op.size() - 2, 2, "V2") == 0;
+  if (!*v2) return conv::ReadWindowAttrs(ctx, /*has_dilations=*/false, /*has_ksize=*/true, attrs);
+  std::string data_format = "NHWC";
+  if (ctx->GetAttr("data_format", &data_format).ok() && data_format != "NHWC") {
+    return errors::InvalidArgument(conv::NodeContext(ctx), ": the CPU kernel supports only the NHWC data format, not ",
+                                   data_format, " (as TensorFlow's CPU kernels)");
+  }
+  std::string padding;
+  TA_RETURN_IF_ERROR(ctx->GetAttr("padding", &padding));
+  if (padding != "SAME" && padding != "VALID") {
+    return errors::InvalidArgument(conv::NodeContext(ctx), ": padding ", padding, " is not SAME or VALID");
+  }
+  attrs->padding = padding == "SAME" ? conv::Padding::kSame : conv::Padding::kValid;
+  attrs->dilations = {1, 1, 1, 1};
+  return Status::OK();
+}
+
+// A V2 pool's window from its ksize and strides inputs, checked as TensorFlow's kernels check
+// them (4 elements each, then no window or stride over the batch), then as V1 checks its
+// attrs (positive, no window or stride over the depth).
+Status WindowFromInputs(OpKernelContext* ctx, const OpKernel& kernel, conv::WindowAttrs* attrs) {
+  const int n = ctx->num_inputs();
+  std::vector<int64_t>* fields[] = {&attrs->ksize, &attrs->strides};
+  const char* names[] = {"ksize", "stride"};
+  for (int f = 0; f < 2; ++f) {
+    const Tensor& t = ctx->input(n - 2 + f);
+    if (t.dtype() != tensorflow::DT_INT32 || t.NumElements() != 4) {
+      return errors::InvalidArgument(conv::NodeContext(kernel), ": sliding window ", names[f],
+                                     " field must specify 4 dimensions, got ", t.NumElements());
+    }
+    fields[f]->assign(t.base<int32_t>(), t.base<int32_t>() + 4);
+  }
+  const std::vector<int64_t>&ksize = attrs->ksize, &strides = attrs->strides;
+  if (ksize[0] != 1 || strides[0] != 1) {
+    return errors::Unimplemented(conv::NodeContext(kernel), ": pooling is not yet supported on the batch dimension");
+  }
+  for (int f = 0; f < 2; ++f) {
+    for (int64_t v : *fields[f]) {
+      if (v <= 0) return errors::InvalidArgument(conv::NodeContext(kernel), ": ", names[f], " must be positive, got ", v);
+    }
+  }
+  if (strides[3] != 1) {
+    return errors::Unimplemented(conv::NodeContext(kernel), ": strides in the batch and depth dimensions are not "
+                                 "supported, got [", strides[0], ",", strides[1], ",", strides[2], ",", strides[3], "]");
+  }
+  if (ksize[3] != 1) {
+    return errors::Unimplemented(conv::NodeContext(kernel), ": pooling over the depth dimension is not supported on the CPU");
+  }
+  return Status::OK();
+}
+
+// The window of this step: the attrs read at construction, with V2's from its inputs.
+Status StepWindow(OpKernelContext* ctx, const OpKernel& kernel, const conv::WindowAttrs& attrs, bool v2,
+                  conv::WindowAttrs* out) {
+  *out = attrs;
+  return v2 ? WindowFromInputs(ctx, kernel, out) : Status::OK();
+}
+
 TensorShape PoolOutputShape(const conv::ConvDims& d) { return TensorShape({d.batch, d.out_rows, d.out_cols, d.in_depth}); }
 
 // The window of output (row, col) clipped to the input: rows [r0, r1), cols [c0, c1).
@@ -113,13 +176,15 @@ template <class T, bool kMax>
 class PoolOp : public OpKernel {
  public:
   explicit PoolOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/false, /*has_ksize=*/true, &attrs_));
+    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_, &v2_));
   }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
+    conv::WindowAttrs attrs;
+    OP_REQUIRES_OK(ctx, StepWindow(ctx, *this, attrs_, v2_, &attrs));
     conv::ConvDims d;
-    OP_REQUIRES_OK(ctx, PoolDims(*this, attrs_, input.shape(), &d));
+    OP_REQUIRES_OK(ctx, PoolDims(*this, attrs, input.shape(), &d));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, PoolOutputShape(d), &out));
     if (out->NumElements() == 0) return;
@@ -163,6 +228,7 @@ class PoolOp : public OpKernel {
 
  private:
   conv::WindowAttrs attrs_;
+  bool v2_ = false;  // ksize and strides are inputs
 };
 
 // `grad` must have the pool's output shape.
@@ -279,7 +345,7 @@ template <class T, bool kReluGrad>
 class MaxPoolGradOp : public OpKernel {
  public:
   explicit MaxPoolGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/false, /*has_ksize=*/true, &attrs_));
+    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_, &v2_));
   }
 
   using Tap = TapIndex<T>;
@@ -287,8 +353,10 @@ class MaxPoolGradOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
     const Tensor& grad = ctx->input(2);
+    conv::WindowAttrs attrs;
+    OP_REQUIRES_OK(ctx, StepWindow(ctx, *this, attrs_, v2_, &attrs));
     conv::ConvDims d;
-    OP_REQUIRES_OK(ctx, PoolDims(*this, attrs_, input.shape(), &d));
+    OP_REQUIRES_OK(ctx, PoolDims(*this, attrs, input.shape(), &d));
     OP_REQUIRES(ctx, ctx->input(1).shape() == PoolOutputShape(d),
                 errors::InvalidArgument(conv::NodeContext(*this), ": orig_output has shape ",
                                         ctx->input(1).shape().DebugString(), " but the pool's output has shape ",
@@ -390,6 +458,7 @@ class MaxPoolGradOp : public OpKernel {
 
  private:
   conv::WindowAttrs attrs_;
+  bool v2_ = false;  // ksize and strides are inputs
 };
 
 // MaxPoolGradGrad, MaxPoolGrad's gradient with respect to its grad: each output takes grad
@@ -400,15 +469,17 @@ template <class T>
 class MaxPoolGradGradOp : public OpKernel {
  public:
   explicit MaxPoolGradGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/false, /*has_ksize=*/true, &attrs_));
+    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_, &v2_));
   }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
     const Tensor& pooled = ctx->input(1);
     const Tensor& grad = ctx->input(2);
+    conv::WindowAttrs attrs;
+    OP_REQUIRES_OK(ctx, StepWindow(ctx, *this, attrs_, v2_, &attrs));
     conv::ConvDims d;
-    OP_REQUIRES_OK(ctx, PoolDims(*this, attrs_, input.shape(), &d));
+    OP_REQUIRES_OK(ctx, PoolDims(*this, attrs, input.shape(), &d));
     OP_REQUIRES(ctx, pooled.shape() == PoolOutputShape(d),
                 errors::InvalidArgument(conv::NodeContext(*this), ": orig_output has shape ",
                                         pooled.shape().DebugString(), " but the pool's output has shape ",
@@ -450,6 +521,7 @@ class MaxPoolGradGradOp : public OpKernel {
 
  private:
   conv::WindowAttrs attrs_;
+  bool v2_ = false;  // ksize and strides are inputs
 };
 
 template <class T>
@@ -523,14 +595,17 @@ TA_REGISTER_SMALL_AVG_POOLS(Eigen::bfloat16)
 #undef TA_REGISTER_SMALL_AVG_POOLS
 
 // The max and its routing compare and copy elements, exact in every type: MaxPool,
-// MaxPoolGrad and MaxPoolGradGrad for every real type their ops allow, as TensorFlow's CPU kernels (where
+// MaxPoolGrad and MaxPoolGradGrad (and their V2s) for every real type their ops allow, as TensorFlow's CPU kernels (where
 // windows overlap, MaxPoolGrad adds the gradients in T, window by window in raster order,
 // as TensorFlow's does).
-#define TA_REGISTER_MAX_POOL(T) \
-  REGISTER_KERNEL(Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, true>)
-#define TA_REGISTER_MAX_POOL_GRAD(T)                                                                      \
-  REGISTER_KERNEL(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradOp<T, false>); \
-  REGISTER_KERNEL(Name("MaxPoolGradGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradGradOp<T>)
+#define TA_REGISTER_MAX_POOL(T)                                                            \
+  REGISTER_KERNEL(Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, true>); \
+  REGISTER_KERNEL(Name("MaxPoolV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), PoolOp<T, true>)
+#define TA_REGISTER_MAX_POOL_GRAD(T)                                                                        \
+  REGISTER_KERNEL(Name("MaxPoolGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradOp<T, false>);   \
+  REGISTER_KERNEL(Name("MaxPoolGradV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradOp<T, false>); \
+  REGISTER_KERNEL(Name("MaxPoolGradGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradGradOp<T>);  \
+  REGISTER_KERNEL(Name("MaxPoolGradGradV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolGradGradOp<T>)
 #define TA_REGISTER_MAX_POOLS(T) \
   TA_REGISTER_MAX_POOL(T);       \
   TA_REGISTER_MAX_POOL_GRAD(T)

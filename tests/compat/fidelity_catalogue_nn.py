@@ -398,6 +398,62 @@ def max_pool_grad_grad_cases(rng, combo, full):
                attrs={**pool_attrs(2, 2, "VALID"), "ksize": [1, 2, 2, 2], "strides": [1, 2, 2, 2]})
 
 
+def v2_window_cases(v1_cases, tags):
+    """The V2 max pools (MaxPoolV2, MaxPoolGradV2, MaxPoolGradGradV2): the V1 generator's cases
+    whose tag is in `tags`, with ksize and strides as int32 inputs after the others (constants
+    in the fed graph, placeholders in the unknown one). The V2 ops have no EXPLICIT padding."""
+    def gen(rng, combo, full):
+        for case in v1_cases(rng, combo, full):
+            if case.tag not in tags:
+                continue
+            attrs = dict(case.attrs)
+            window = [np.array(attrs.pop(name), dtype=np.int32) for name in ("ksize", "strides")]
+            n = len(case.inputs)
+            bound = None
+            if case.bound is not None:
+                def bound(inputs, attrs, outputs, v1_bound=case.bound):
+                    ksize, strides = ([int(v) for v in a] for a in inputs[n:])
+                    return v1_bound(inputs[:n], {**attrs, "ksize": ksize, "strides": strides}, outputs)
+            yield Case(case.inputs + window, case.tag, attrs=attrs, aux=[n, n + 1], bound=bound)
+    return gen
+
+
+def max_pool_v2_extra_cases(n_data):
+    """Windows only V2 can be given: ksize or strides of other than 4 elements (TensorFlow's
+    shape function refuses them when constant, its kernel when fed)."""
+    def gen(rng, combo, full):
+        dt = combo["T"]
+        x = pool_values(rng, dt, (1, 4, 4, 2))
+        y = np_max_pool(x, pool_attrs(2, 2, "VALID"))
+        data = [x] if n_data == 1 else [x, y, y]  # MaxPoolGradV2's grad is shaped like the pool's output
+        for tag, ksize, strides in [("ksize of 3", [1, 2, 2], [1, 2, 2, 1]),
+                                    ("strides of 5", [1, 2, 2, 1], [1, 2, 2, 1, 1])]:
+            yield Case(data + [np.array(ksize, np.int32), np.array(strides, np.int32)], tag,
+                       attrs={"padding": "VALID"}, aux=[n_data, n_data + 1])
+    return gen
+
+
+def chain_cases(*gens):
+    def gen(rng, combo, full):
+        for g in gens:
+            yield from g(rng, combo, full)
+    return gen
+
+
+def _v2_tags(geoms, suffix=""):
+    return {pool_tag(xs, attrs) + suffix for xs, attrs in geoms}
+
+
+MAX_POOL_V2_TAGS = _v2_tags([POOL_GEOMETRIES[i] for i in (0, 1, 2, 4, 6, 8)]) | {
+    "edges k3 s2 SAME", "NCHW", "pool over batch"}
+MAX_POOL_GRAD_V2_TAGS = _v2_tags([POOL_GEOMETRIES[i] for i in (0, 2, 4, 6)]) | _v2_tags(
+    [((1, 7, 9, 2), pool_attrs(3, 2, "SAME"))], " ties") | {"grad of the wrong shape"}
+MAX_POOL_GRAD_GRAD_V2_TAGS = _v2_tags([((2, 6, 6, 3), pool_attrs(2, 2, "VALID")), ((1, 7, 9, 2), pool_attrs(3, 2, "SAME")),
+                                       ((0, 4, 4, 3), pool_attrs(2, 2, "SAME"))]) | _v2_tags(
+    [((1, 5, 5, 2), pool_attrs(2, 1, "SAME"))], " ties") | {"orig_output of the wrong shape", "pool over batch",
+                                                             "pool over depth"}
+
+
 def avg_pool_grad_cases(rng, combo, full):
     dt = combo["T"]
     for xs, attrs in POOL_GEOMETRIES:
@@ -708,6 +764,11 @@ CATALOGUE = [
     OpSpec("MaxPoolGrad", max_pool_grad_cases, SUM_BOUND),
     OpSpec("MaxPoolGradGrad", max_pool_grad_grad_cases),
     OpSpec("AvgPoolGrad", avg_pool_grad_cases, SUM_BOUND),
+    OpSpec("MaxPoolV2", chain_cases(v2_window_cases(pool_cases("MaxPool"), MAX_POOL_V2_TAGS),
+                                    max_pool_v2_extra_cases(1))),
+    OpSpec("MaxPoolGradV2", chain_cases(v2_window_cases(max_pool_grad_cases, MAX_POOL_GRAD_V2_TAGS),
+                                        max_pool_v2_extra_cases(3)), SUM_BOUND),
+    OpSpec("MaxPoolGradGradV2", v2_window_cases(max_pool_grad_grad_cases, MAX_POOL_GRAD_GRAD_V2_TAGS)),
     OpSpec("BiasAddGrad", bias_add_grad_cases, SUM_BOUND),
     OpSpec("FusedBatchNormV3", batch_norm_cases, SUM_BOUND, label_attr="T"),
     OpSpec("FusedBatchNormGradV3", batch_norm_grad_cases, SUM_BOUND, label_attr="T"),

@@ -35,7 +35,7 @@ MatMul BatchMatMulV2 MatrixInverse MatrixDeterminant
 Relu Relu6 Elu Softplus Softmax LogSoftmax SoftmaxCrossEntropyWithLogits
 SparseSoftmaxCrossEntropyWithLogits BiasAdd BiasAddGrad Conv2D MaxPool AvgPool _FusedConv2D _FusedMatMul
 ReluGrad Relu6Grad EluGrad SoftplusGrad Conv2DBackpropInput Conv2DBackpropFilter MaxPoolGrad
-AvgPoolGrad MaxPoolGradGrad
+AvgPoolGrad MaxPoolGradGrad MaxPoolV2 MaxPoolGradV2 MaxPoolGradGradV2
 RandomUniform RandomUniformInt RandomStandardNormal TruncatedNormal RandomShuffle
 SaveV2 RestoreV2 MergeV2Checkpoints
 ApplyGradientDescent ApplyMomentum ApplyAdam ResourceApplyGradientDescent
