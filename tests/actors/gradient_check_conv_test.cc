@@ -1,4 +1,4 @@
-// The gradients of Conv2D (and of its two backprops), MaxPool and AvgPool checked against
+// The gradients of Conv2D (and of its two backprops), MaxPool (V1 and V2) and AvgPool checked against
 // central differences through a real Session (client/gradient_checker.h), in double.
 #include <catch2/catch.hpp>
 
@@ -121,6 +121,41 @@ TEST_CASE("MaxPoolGrad's and MaxPoolGradGrad's gradients with respect to grad", 
                           {"padding", ops::StringAttr(padding)}};
       auto y = ops::TypedOp(root.WithOpName("y"), "MaxPoolGradGrad", {x, pooled, g}, attrs);
       Check(root, {g}, {Pattern({1, 5, 5, 2}, 0.6)}, y);
+    }
+  }
+}
+
+// The V2 ops (ksize and strides as inputs): the same gradients, the window passed on as the
+// same tensors. MaxPoolGradGradV2's (MaxPoolGradV2) is ours alone: TensorFlow 2.21 registers
+// none, though MaxPoolGradGrad has one.
+TEST_CASE("MaxPoolV2's, MaxPoolGradV2's and MaxPoolGradGradV2's gradients", "[gradients][conv]") {
+  std::vector<double> v(50);
+  for (int i = 0; i < 50; ++i) v[i] = 0.1 * ((i * 17) % 50);
+  const Tensor x_value = Tensor::FromVector<double>(v, {1, 5, 5, 2});
+  tensorflow::TensorProto x_proto;
+  x_value.AsProtoTensorContent(&x_proto);
+  for (const char* padding : {"SAME", "VALID"}) {
+    INFO(padding);
+    const int out = std::string(padding) == "SAME" ? 3 : 2;
+    const ops::Attrs attrs = {{"padding", ops::StringAttr(padding)}};
+    {
+      Scope root = Scope::NewRootScope();
+      auto x = ops::Placeholder(root.WithOpName("x"), kDouble);
+      auto y = ops::TypedOp(root.WithOpName("y"), "MaxPoolV2",
+                            {x, ops::Const(root, {1, 3, 3, 1}), ops::Const(root, {1, 2, 2, 1})}, attrs);
+      Check(root, {x}, {x_value}, y);
+    }
+    for (const char* op : {"MaxPoolGradV2", "MaxPoolGradGradV2"}) {
+      INFO(op);
+      const bool grad_grad = std::string(op) == "MaxPoolGradGradV2";
+      Scope root = Scope::NewRootScope();
+      auto x = ops::Const(root, x_proto);
+      auto ksize = ops::Const(root, {1, 3, 3, 1});
+      auto strides = ops::Const(root, {1, 2, 2, 1});
+      auto pooled = ops::TypedOp(root, "MaxPoolV2", {x, ksize, strides}, attrs);
+      auto g = ops::Placeholder(root.WithOpName("g"), kDouble);
+      auto y = ops::TypedOp(root.WithOpName("y"), op, {x, pooled, g, ksize, strides}, attrs);
+      Check(root, {g}, {grad_grad ? Pattern({1, 5, 5, 2}, 0.6) : Pattern({1, out, out, 2}, 0.2)}, y);
     }
   }
 }
