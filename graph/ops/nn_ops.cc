@@ -1,7 +1,7 @@
 // Neural-network building blocks: activations and their gradients, BiasAdd, softmax, the
 // cross-entropy losses, 2-D convolutions and pools with their gradients. Definitions and
 // shape functions are TensorFlow 2.21's.
-#include <tuple>
+#include <utility>
 
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
@@ -259,11 +259,13 @@ Status Conv2DBackpropFilterWithBiasShape(InferenceContext* c) {
 
 // A V2 pool's window: its ksize and strides inputs (the last two), 4-element vectors, read
 // when constant (*known false otherwise: TensorFlow then leaves the output's shape unknown).
+// As TensorFlow's MaxPoolV2Shape, only the strides the output's size divides by (all but the
+// batch's) must be positive; ksize is left to the kernel.
 Status ReadWindowInputs(InferenceContext* c, std::vector<int64_t>* ksize, std::vector<int64_t>* strides,
                         bool* known) {
   *known = true;
   const int n = c->num_inputs();
-  for (auto [i, name, values] : {std::tuple{n - 2, "ksize", ksize}, std::tuple{n - 1, "strides", strides}}) {
+  for (auto [i, values] : {std::pair{n - 2, ksize}, std::pair{n - 1, strides}}) {
     PartialTensorShape vector;
     int64_t unused;
     TA_RETURN_IF_ERROR(c->WithRank(c->input(i), 1, &vector));
@@ -274,9 +276,9 @@ Status ReadWindowInputs(InferenceContext* c, std::vector<int64_t>* ksize, std::v
       *known = false;
       return Status::OK();
     }
-    for (int64_t v : *values) {
-      if (v <= 0) return errors::InvalidArgument(c->node_def().op(), " requires positive ", name, ", got ", v);
-    }
+  }
+  for (int d = 1; d < 4; ++d) {
+    if ((*strides)[d] <= 0) return errors::InvalidArgument("Stride must be > 0, but got ", (*strides)[d]);
   }
   return Status::OK();
 }

@@ -14,6 +14,8 @@
 //   _MaxPoolGradWithReluGrad  MaxPoolGrad whose gradient reaches the maximum only when that
 //                 maximum is positive: ReluGrad(MaxPoolGrad(x, ...), x) in one pass, for
 //                 x = Relu(...) (made by the remapper, graph/optimizer/remapper.h).
+//   MaxPoolV2, MaxPoolGradV2, MaxPoolGradGradV2  the same kernels with ksize and strides read
+//                 from their last two inputs each step (what TensorFlow 2 writes).
 //
 // The forward pools split output rows over the device's threads. MaxPoolGrad with windows
 // that never overlap (stride >= ksize, e.g. 2x2 stride 2) splits output rows too, each

@@ -420,14 +420,17 @@ def v2_window_cases(v1_cases, tags):
 
 def max_pool_v2_extra_cases(n_data):
     """Windows only V2 can be given: ksize or strides of other than 4 elements (TensorFlow's
-    shape function refuses them when constant, its kernel when fed)."""
+    shape function refuses them when constant, its kernel when fed), a zero stride (the same)
+    and a zero window (only its kernel refuses it)."""
     def gen(rng, combo, full):
         dt = combo["T"]
         x = pool_values(rng, dt, (1, 4, 4, 2))
         y = np_max_pool(x, pool_attrs(2, 2, "VALID"))
         data = [x] if n_data == 1 else [x, y, y]  # MaxPoolGradV2's grad is shaped like the pool's output
         for tag, ksize, strides in [("ksize of 3", [1, 2, 2], [1, 2, 2, 1]),
-                                    ("strides of 5", [1, 2, 2, 1], [1, 2, 2, 1, 1])]:
+                                    ("strides of 5", [1, 2, 2, 1], [1, 2, 2, 1, 1]),
+                                    ("zero stride", [1, 2, 2, 1], [1, 0, 2, 1]),
+                                    ("zero window", [1, 2, 0, 1], [1, 2, 2, 1])]:
             yield Case(data + [np.array(ksize, np.int32), np.array(strides, np.int32)], tag,
                        attrs={"padding": "VALID"}, aux=[n_data, n_data + 1])
     return gen
