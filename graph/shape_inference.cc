@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <limits>
 
+#include "graph/eval_const_tensor.h"
 #include "graph/graph.h"
 
 namespace tensoract {
@@ -183,23 +185,6 @@ Status DecodeReals(const tensorflow::TensorProto& proto, int64_t limit, std::vec
   return Status::OK();
 }
 
-// The constant value of output `port` of `node`: a Const's value, seen through Identity
-// nodes (which TensorFlow's shape refiner also evaluates through).
-const tensorflow::TensorProto* ConstantValue(const Node* node, int port) {
-  for (int depth = 0; node != nullptr && depth < 64; ++depth) {
-    if (node->type_string() == "Const" && port == 0) {
-      const tensorflow::TensorProto* value = nullptr;
-      return GetNodeAttr(node->def(), "value", &value).ok() ? value : nullptr;
-    }
-    if (node->type_string() != "Identity") return nullptr;
-    const Edge* in = node->input_edge(0);
-    if (in == nullptr) return nullptr;
-    node = in->src;
-    port = in->src_output;
-  }
-  return nullptr;
-}
-
 // How many inputs (or outputs) each argument of the op stands for on this node.
 Status ArgRange(const NodeDef& node, const google::protobuf::RepeatedPtrField<tensorflow::OpDef::ArgDef>& args,
                 const std::string& name, const char* kind, int* start, int* end) {
@@ -240,6 +225,7 @@ InferenceContext::InferenceContext(const NodeDef* node_def, const tensorflow::Op
       input_handle_data_(std::move(input_handle_data)) {
   inputs_.resize(std::max(inputs_.size(), input_types_.size()));
   input_tensors_.resize(inputs_.size(), nullptr);
+  input_tensor_asked_.resize(inputs_.size(), false);
   input_handle_data_.resize(inputs_.size(), nullptr);
   outputs_.resize(output_types_.size());
   output_handle_data_.resize(output_types_.size());
@@ -272,6 +258,10 @@ const tensorflow::TensorProto* InferenceContext::input_tensor(int i) const {
   if (i < 0 || i >= num_inputs()) {
     Misuse(StrCat("asked for the value of input ", i, " of ", num_inputs()));
     return nullptr;
+  }
+  if (input_tensors_[i] == nullptr && input_tensor_fn_ && !input_tensor_asked_[i]) {
+    input_tensor_asked_[i] = true;
+    input_tensors_[i] = input_tensor_fn_(i);
   }
   return input_tensors_[i];
 }
@@ -587,13 +577,13 @@ Status TensorProtoToInt64s(const tensorflow::TensorProto& proto, std::vector<int
 Status InferNodeShapes(const Graph& graph, Node* node) {
   const int n = node->num_inputs();
   std::vector<PartialTensorShape> shapes(n);
-  std::vector<const tensorflow::TensorProto*> tensors(n, nullptr);
   std::vector<const ShapeAndType*> handles(n, nullptr);
+  std::vector<const Edge*> edges(n, nullptr);
   for (const Edge* e : node->in_edges()) {
     if (e->IsControlEdge() || e->dst_input < 0 || e->dst_input >= n) continue;
     shapes[e->dst_input] = e->src->output_shape(e->src_output);
-    tensors[e->dst_input] = ConstantValue(e->src, e->src_output);
     handles[e->dst_input] = e->src->output_handle_data(e->src_output);
+    edges[e->dst_input] = e;
   }
   for (int i = 0; i < node->num_outputs(); ++i) {
     node->set_output_shape(i, PartialTensorShape());
@@ -601,7 +591,14 @@ Status InferNodeShapes(const Graph& graph, Node* node) {
   }
   if (node->shape_fn() == nullptr) return Status::OK();  // unknown is always allowed
   InferenceContext c(&node->def(), &node->op_def(), graph.versions().producer(), node->input_types(),
-                     node->output_types(), std::move(shapes), std::move(tensors), std::move(handles));
+                     node->output_types(), std::move(shapes), {}, std::move(handles));
+  // Values are found only for the inputs the function asks about: evaluating a constant
+  // subgraph costs kernel runs. They live in `values` until the function is done.
+  std::deque<tensorflow::TensorProto> values;
+  c.set_input_tensor_fn([&edges, &values](int i) -> const tensorflow::TensorProto* {
+    const Edge* e = edges[i];
+    return e == nullptr ? nullptr : EvaluateConstantTensor(*e->src, e->src_output, &values);
+  });
   Status s = (*node->shape_fn())(&c);
   if (s.ok()) s = c.usage_status();
   if (!s.ok()) {

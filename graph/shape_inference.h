@@ -43,6 +43,7 @@
 #define TENSORACT_GRAPH_SHAPE_INFERENCE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -92,10 +93,14 @@ class InferenceContext {
   // the function's call fail (a bug in the function, reported, never a crash).
   const PartialTensorShape& input(int i) const;
   DataType input_type(int i) const;
-  // The value of input i when it is a constant (a Const node, possibly behind Identity
-  // nodes), else nullptr. Reshape, Fill and reductions read their shape or axis arguments
-  // from it. Owned by the graph.
+  // The value of input i when it is known when the graph is built (a Const, the Shape of
+  // a known shape, or a small constant subgraph: graph/eval_const_tensor.h), else nullptr.
+  // Reshape, Fill, Pad and reductions read their shape, paddings or axis arguments from
+  // it. Lives as long as the context.
   const tensorflow::TensorProto* input_tensor(int i) const;
+  // Where input_tensor(i) looks, once, for a value the constructor was not given: the
+  // runner evaluates constant subgraphs only for the inputs a shape function asks about.
+  void set_input_tensor_fn(std::function<const tensorflow::TensorProto*(int)> fn) { input_tensor_fn_ = std::move(fn); }
   // What the resource handle on input i refers to, when known; else nullptr.
   const ShapeAndType* input_handle_data(int i) const;
   // The inputs of a list argument ("values: N * T"): [*start, *end) in input indices.
@@ -203,7 +208,9 @@ class InferenceContext {
   int graph_def_version_;
   DataTypeVector input_types_, output_types_;
   std::vector<PartialTensorShape> inputs_;
-  std::vector<const tensorflow::TensorProto*> input_tensors_;
+  mutable std::vector<const tensorflow::TensorProto*> input_tensors_;
+  std::function<const tensorflow::TensorProto*(int)> input_tensor_fn_;
+  mutable std::vector<bool> input_tensor_asked_;
   std::vector<const ShapeAndType*> input_handle_data_;
   std::vector<PartialTensorShape> outputs_;
   std::vector<ShapeAndType> output_handle_data_;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <thread>
 
+#include "graph/eval_const_tensor.h"
 #include "kernels/denormal.h"
 #include "kernels/kernel_registry.h"
 
@@ -67,6 +68,22 @@ class CpuEvaluator : public ConstantEvaluator {
  private:
   std::unique_ptr<Device> device_;  // Device is thread-safe; unique_ptr keeps Evaluate const
 };
+
+// Shape inference's evaluator (graph/eval_const_tensor.h): the CPU evaluator, made on
+// first use, so that loading the library starts no threads.
+class LazyCpuEvaluator : public ConstantEvaluator {
+ public:
+  Status Evaluate(const NodeDef& node, const tensorflow::OpDef& op_def,
+                  const std::vector<const tensorflow::TensorProto*>& inputs,
+                  std::vector<tensorflow::TensorProto>* outputs) const override {
+    return CpuConstantEvaluator()->Evaluate(node, op_def, inputs, outputs);
+  }
+};
+
+// Every process with the kernels evaluates small constant subgraphs while it infers
+// shapes, as TensorFlow's shape refiner does; never destroyed, as the evaluator.
+[[maybe_unused]] const bool kShapeInferenceEvaluatorInstalled =
+    (shape_inference::SetConstantEvaluator(new LazyCpuEvaluator), true);
 
 }  // namespace
 

@@ -7,6 +7,10 @@
 // A node with no CPU kernel, or whose kernel fails, is an error, which the folder reads
 // as "leave this node to run".
 //
+// Loading the library also installs it (made on first use) as shape inference's evaluator
+// of small constant subgraphs (graph/eval_const_tensor.h), as TensorFlow's shape refiner
+// runs them on the CPU kernels.
+//
 //   TA_RETURN_IF_ERROR(OptimizeGraph(GraphOptimizerOptions(), CpuConstantEvaluator(), &graph));
 //
 // Thread-safety: the evaluator is process-wide and Evaluate may be called from any number
