@@ -16,6 +16,15 @@ Status RandomUniformIntShape(InferenceContext* c) {
   return shape_inference::ShapeFromShapeInput(c);
 }
 
+// (shape, rate) -> shape followed by rate's shape: one sample per rate per shape position.
+Status RandomPoissonShape(InferenceContext* c) {
+  PartialTensorShape out;
+  TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &out));
+  TA_RETURN_IF_ERROR(c->Concatenate(out, c->input(1), &out));
+  c->set_output(0, out);
+  return Status::OK();
+}
+
 }  // namespace
 }  // namespace tensoract
 
@@ -62,3 +71,14 @@ REGISTER_OP("RandomShuffle")
     .SetIsStateful()
     .SetShapeFn(tensoract::shape_inference::UnchangedShape)
     .Doc("value with its first dimension randomly permuted.");
+
+// TensorFlow registers no gradient for it (nor for StatelessRandomPoisson).
+REGISTER_OP("RandomPoissonV2")
+    .Input("shape: S").Input("rate: R").Output("output: dtype")
+    .Attr("seed: int = 0").Attr("seed2: int = 0")
+    .Attr("S: {int32, int64}")
+    .Attr("R: {half, float, double, int32, int64} = DT_DOUBLE")
+    .Attr("dtype: {half, float, double, int32, int64} = DT_INT64")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::RandomPoissonShape)
+    .Doc("Poisson samples, shape + rate.shape: output[i..., j...] drawn with rate[j...].");

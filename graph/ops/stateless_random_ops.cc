@@ -147,6 +147,15 @@ REGISTER_OP("StatelessRandomUniformFullIntV2")
     .SetShapeFn(tensoract::StatelessShapeV2)
     .Doc("Integers over the whole range of dtype, from a key and counter.");
 
+REGISTER_OP("StatelessRandomPoisson")
+    .Input("shape: T").Input("seed: Tseed").Input("lam: Rtype").Output("output: dtype")
+    .Attr("Rtype: {half, float, double, int32, int64}")
+    .Attr("dtype: {half, float, double, int32, int64}")
+    .Attr("T: {int32, int64}")
+    .Attr("Tseed: {int32, int64} = DT_INT64")
+    .SetShapeFn(tensoract::StatelessShape)
+    .Doc("Poisson samples of the given shape, which must end with lam's shape.");
+
 REGISTER_OP("StatelessMultinomial")
     .Input("logits: T").Input("num_samples: int32").Input("seed: Tseed").Output("output: output_dtype")
     .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}")

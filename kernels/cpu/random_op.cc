@@ -1,5 +1,5 @@
 // The stateful random ops on the CPU: RandomUniform, RandomUniformInt,
-// RandomStandardNormal, TruncatedNormal and RandomShuffle, with TensorFlow's generator and
+// RandomStandardNormal, TruncatedNormal, RandomShuffle and RandomPoissonV2, with TensorFlow's generator and
 // transforms (kernels/random/philox.h): the same seed and seed2 attributes give
 // TensorFlow's numbers.
 //
@@ -16,10 +16,12 @@
 #include <cstring>
 #include <mutex>
 #include <random>
+#include <vector>
 
 #include "kernels/kernel_registry.h"
 #include "kernels/random/fill.h"
 #include "kernels/random/philox.h"
+#include "kernels/random/poisson.h"
 #include "kernels/resource_handle.h"
 #include "kernels/tensor_eigen.h"
 
@@ -128,6 +130,32 @@ class RandomUniformIntOp : public RandomOpBase {
   }
 };
 
+// Samples of each rate (input 1, type R) as U: the output is the shape followed by the
+// rate's shape. A run reserves 256 calls per output, as the other ops do
+// (kernels/random/poisson.h says how each output draws from them).
+template <class R, class U>
+class RandomPoissonOp : public RandomOpBase {
+ public:
+  using RandomOpBase::RandomOpBase;
+  void Compute(OpKernelContext* ctx) override {
+    TensorShape shape;
+    OP_REQUIRES_OK(ctx, ShapeFromInput(ctx, &shape));
+    const Tensor& rate = ctx->input(1);
+    const int64_t num_samples = shape.num_elements();
+    std::vector<int64_t> dims = shape.dim_sizes();
+    for (int i = 0; i < rate.dims(); ++i) dims.push_back(rate.dim_size(i));
+    auto out_shape = TensorShape::FromDims(dims);  // shape + rate's shape may overflow
+    OP_REQUIRES_OK(ctx, out_shape.status());
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
+    if (num_samples == 0) return;  // before reserving: such a run moves no generator
+    const int64_t num_rate = rate.NumElements();
+    const Philox base = Reserve(static_cast<uint64_t>(num_samples * num_rate) * random::kPoissonCallsPerOutput);
+    random::FillPoisson(*ctx->device()->eigen_cpu_device(), base, rate.base<R>(), num_rate, num_samples,
+                        out->base<U>());
+  }
+};
+
 // Permutes the first dimension: whole rows of any dtype move as bytes, strings and
 // resource handles as objects.
 class RandomShuffleOp : public RandomOpBase {
@@ -188,6 +216,24 @@ REGISTER_KERNEL(Name("RandomUniformInt").Device(DEVICE_CPU).TypeConstraint<int32
 REGISTER_KERNEL(Name("RandomUniformInt").Device(DEVICE_CPU).TypeConstraint<int64_t>("Tout"),
                 RandomUniformIntOp<int64_t>);
 REGISTER_KERNEL(Name("RandomShuffle").Device(DEVICE_CPU), RandomShuffleOp);
+
+// Every rate type with every output type, as TensorFlow registers them.
+#define TA_REGISTER_POISSON(R, U)                                                                     \
+  REGISTER_KERNEL(Name("RandomPoissonV2").Device(DEVICE_CPU).TypeConstraint<R>("R").TypeConstraint<U>("dtype"), \
+                  RandomPoissonOp<R, U>);
+#define TA_REGISTER_POISSON_RATE(R)   \
+  TA_REGISTER_POISSON(R, Eigen::half) \
+  TA_REGISTER_POISSON(R, float)       \
+  TA_REGISTER_POISSON(R, double)      \
+  TA_REGISTER_POISSON(R, int32_t)     \
+  TA_REGISTER_POISSON(R, int64_t)
+TA_REGISTER_POISSON_RATE(Eigen::half)
+TA_REGISTER_POISSON_RATE(float)
+TA_REGISTER_POISSON_RATE(double)
+TA_REGISTER_POISSON_RATE(int32_t)
+TA_REGISTER_POISSON_RATE(int64_t)
+#undef TA_REGISTER_POISSON_RATE
+#undef TA_REGISTER_POISSON
 
 }  // namespace
 }  // namespace tensoract

@@ -20,6 +20,7 @@
 #include "kernels/kernel_registry.h"
 #include "kernels/random/fill.h"
 #include "kernels/random/philox.h"
+#include "kernels/random/poisson.h"
 #include "kernels/random/stateless.h"
 #include "kernels/tensor_eigen.h"
 
@@ -186,6 +187,29 @@ class StatelessRandomUniformFullIntOp : public StatelessRandomOpBase<kInputs> {
   }
 };
 
+// StatelessRandomPoisson: samples of lam (input 2, rate type R) as U; the shape must end
+// with lam's, each of lam's positions drawing its own samples (kernels/random/poisson.h).
+template <class R, class U>
+class StatelessRandomPoissonOp : public StatelessRandomOpBase<Inputs::kSeed> {
+ public:
+  using StatelessRandomOpBase<Inputs::kSeed>::StatelessRandomOpBase;
+
+ protected:
+  void Fill(OpKernelContext* ctx, int /*alg*/, const Philox& gen, Tensor* out) override {
+    const Tensor& lam = ctx->input(2);
+    const TensorShape& shape = out->shape();
+    bool ends_with = shape.dims() >= lam.dims();
+    for (int i = 0; ends_with && i < lam.dims(); ++i) {
+      ends_with = shape.dim_size(shape.dims() - lam.dims() + i) == lam.dim_size(i);
+    }
+    OP_REQUIRES(ctx, ends_with,
+                errors::InvalidArgument("Shape passed in must end with broadcasted shape. (node '", name(),
+                                        "': shape ", shape.DebugString(), ", lam ", lam.shape().DebugString(), ")"));
+    const int64_t num_rate = lam.NumElements();  // not 0: the output is not empty
+    random::FillPoisson(device(ctx), gen, lam.base<R>(), num_rate, out->NumElements() / num_rate, out->base<U>());
+  }
+};
+
 // StatelessRandomGetKeyCounter(Alg): the key and counter (and algorithm) the V2 ops take to
 // draw what the V1 ops draw from the same seed.
 class GetKeyCounterOp : public OpKernel {
@@ -262,6 +286,25 @@ TA_REGISTER_FULL_INT(uint32_t)
 TA_REGISTER_FULL_INT(uint64_t)
 #undef TA_REGISTER_INT
 #undef TA_REGISTER_FULL_INT
+
+// Poisson samples: every rate type with every output type, as TensorFlow registers them.
+#define TA_REGISTER_POISSON(R, U)                                                                            \
+  REGISTER_KERNEL(                                                                                         \
+      Name("StatelessRandomPoisson").Device(DEVICE_CPU).TypeConstraint<R>("Rtype").TypeConstraint<U>("dtype"), \
+      StatelessRandomPoissonOp<R, U>);
+#define TA_REGISTER_POISSON_RATE(R) \
+  TA_REGISTER_POISSON(R, Eigen::half) \
+  TA_REGISTER_POISSON(R, float)       \
+  TA_REGISTER_POISSON(R, double)      \
+  TA_REGISTER_POISSON(R, int32_t)     \
+  TA_REGISTER_POISSON(R, int64_t)
+TA_REGISTER_POISSON_RATE(Eigen::half)
+TA_REGISTER_POISSON_RATE(float)
+TA_REGISTER_POISSON_RATE(double)
+TA_REGISTER_POISSON_RATE(int32_t)
+TA_REGISTER_POISSON_RATE(int64_t)
+#undef TA_REGISTER_POISSON_RATE
+#undef TA_REGISTER_POISSON
 
 REGISTER_KERNEL(Name("StatelessRandomGetKeyCounter").Device(DEVICE_CPU), GetKeyCounterOp);
 REGISTER_KERNEL(Name("StatelessRandomGetKeyCounterAlg").Device(DEVICE_CPU), GetKeyCounterOp);

@@ -202,6 +202,86 @@ def multinomial_cases(rng, combo, full):
     yield Case([random_values(rng, dt, (2, 3)), arr(3, np.int32), arr((1, 2, 3), st)], "seed of 3 refused", aux=[1])
 
 
+# ---- Poisson: StatelessRandomPoisson (shape, seed, lam), RandomPoissonV2 (shape, rate) -----
+
+# Rates on both sides of the algorithms' switch at 10 (Knuth's below, Hörmann's at and above).
+POISSON_RATES = [0, 0.5, 3, 9.99, 10, 11.9, 12, 50, 1e4, -2.5]
+POISSON_SEEDS = {"seed": 87654321, "seed2": 1234}
+
+
+def poisson_rates(rt, ot):
+    """The rates a rate type holds (the integer types: the whole ones)."""
+    rates = [r for r in POISSON_RATES if np.issubdtype(np_type(rt), np.floating) or float(r).is_integer()]
+    return arr(rates, rt)
+
+
+def poisson_label(combo):
+    rt = combo.get("Rtype", combo.get("R"))
+    return f"{rt}->{combo['dtype']}"
+
+
+def stateless_poisson_cases(rng, combo, full):
+    rt, ot, it, st = combo["Rtype"], combo["dtype"], combo["T"], combo["Tseed"]
+    rates = poisson_rates(rt, ot)
+
+    def case(shape, seed, lam, tag, shape_values=None):
+        ins = [arr(shape if shape_values is None else shape_values, it), arr(seed, st), lam]
+        return Case(ins, f"{shape_str(shape or ())} seed {seed} lam {shape_str(lam.shape)} " + tag, aux=[0])
+
+    seeds = seed_pairs(st)
+    yield case((3, rates.size), seeds[1], rates, "every rate")
+    yield case((2, rates.size), seeds[2], rates, "every rate")
+    yield case((5,), seeds[3], arr(3, rt), "scalar rate")
+    yield case((2, 2, 3), seeds[4], arr([[0.5, 12, 3], [50, 9, 10]], rt), "rates [2,3]")
+    yield case((450, 10), (7, 8), arr(np.arange(10) * 2 + 1, rt), "4500 outputs: threads")
+    yield case((0, 3), (1, 2), arr([1, 2, 3], rt), "empty")
+    if np.issubdtype(np_type(rt), np.floating):
+        # A NaN rate never ends in TensorFlow 2.21 (Hörmann's test is never true) nor here.
+        yield case((4, 4), (3, 4), arr([-np.inf, -0.0, 1e-30, 9.999], rt), "-inf, -0, tiny")
+    if ot != REFUSAL_ROWS[0] or rt != "float":
+        return
+    yield case((3, 4), (1, 2), arr([1, 2, 3, 4, 5], rt), "shape not ending with lam's refused")
+    yield case((4,), (1, 2), arr([[1, 2, 3, 4]], rt), "lam of higher rank refused")
+    yield case((3,), (1, 2, 3), arr(1, rt), "seed of 3 refused")
+    yield case((2, -1), (1, 2), arr(1, rt), "negative size refused")
+    yield case(None, (1, 2), arr(1, rt), "shape not a vector refused", shape_values=[[2]])
+    yield case((0,), (1, 2), arr([1, 2], rt), "empty output: lam not checked")
+
+
+def stateless_poisson_tf(shape, seed, dtype):
+    import tensorflow as tf
+    return tf.random.stateless_poisson(shape, seed, lam=[0.5, 3.0, 15.0], dtype=dtype)
+
+
+def poisson_drawless(inputs, combo, shape):
+    """RandomPoissonV2's samples depend on how many times the node ran in its session (see
+    fidelity_catalogue_linalg's stateful random ops), except a rate <= 0's, always 0."""
+    rate = inputs[1].astype(np.float64)
+    return np.broadcast_to(rate <= 0, shape).copy() if shape else np.array(rate <= 0)
+
+
+def random_poisson_cases(rng, combo, full):
+    rt, ot, st = combo["R"], combo["dtype"], combo["S"]
+    rates = poisson_rates(rt, ot)
+
+    def case(shape, rate, tag, shape_values=None):
+        return Case([arr(shape if shape_values is None else shape_values, st), rate],
+                    f"{shape_str(shape or ())} rate {shape_str(rate.shape)} " + tag, attrs=dict(POISSON_SEEDS),
+                    aux=[0])
+
+    yield case((), arr(3, rt), "scalar")
+    yield case((3,), rates, "every rate")
+    yield case((2, 2), arr([[0, -1], [12, 0]], rt), "rates [2,2], two of them 0")
+    yield case((0, 3), rates, "no samples")
+    yield case((3,), arr(np.zeros((2, 0)), rt), "no rates")
+    if np.issubdtype(np_type(rt), np.floating):
+        yield case((4,), arr([-np.inf, -0.0, 1e-30, 9.999], rt), "-inf, -0, tiny")
+    if ot != REFUSAL_ROWS[0] or rt != "float":
+        return
+    yield case((2, -1), arr(1, rt), "negative size refused")
+    yield case(None, arr(1, rt), "shape not a vector refused", shape_values=[[2]])
+
+
 # ---- the key/counter ops ------------------------------------------------------------------
 
 
@@ -229,6 +309,8 @@ CATALOGUE = [
     OpSpec("StatelessRandomUniformIntV2", v2_cases(int_bounds, tf_written=[uniform_int]), label_attr="dtype"),
     OpSpec("StatelessRandomUniformFullIntV2", v2_cases(tf_written=[uniform_full_int]), label_attr="dtype"),
     OpSpec("StatelessMultinomial", multinomial_cases, label_attr="T"),
+    OpSpec("StatelessRandomPoisson", stateless_poisson_cases, label=poisson_label),
+    OpSpec("RandomPoissonV2", random_poisson_cases, label=poisson_label, comparable=poisson_drawless),
     OpSpec("StatelessRandomGetKeyCounter", key_counter_cases, label_attr="Tseed"),
     OpSpec("StatelessRandomGetKeyCounterAlg", key_counter_cases, label_attr="Tseed"),
     OpSpec("StatelessRandomGetAlg", get_alg_cases, label=lambda combo: "-"),
