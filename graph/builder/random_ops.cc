@@ -39,6 +39,14 @@ Output RandomShuffle(const Scope& scope, const Input& value, RandomAttrs attrs) 
   return TypedOp(scope, "RandomShuffle", {value}, SeedAttrs(attrs));
 }
 
+Output RandomPoissonV2(const Scope& scope, const Input& shape, const Input& rate, DataType dtype, RandomAttrs attrs) {
+  Attrs a = SeedAttrs(attrs);
+  a["S"] = TypeAttr(TypeOf(shape));
+  a["R"] = TypeAttr(TypeOf(rate));
+  a["dtype"] = TypeAttr(dtype);
+  return Output(scope.AddOp("RandomPoissonV2", "RandomPoissonV2", {shape, rate}, a), 0);
+}
+
 namespace {
 
 Output StatelessV1(const Scope& scope, const char* op, const std::vector<Input>& inputs, DataType dtype) {
@@ -83,6 +91,12 @@ Output StatelessMultinomial(const Scope& scope, const Input& logits, const Input
                             DataType output_dtype) {
   return TypedOp(scope, "StatelessMultinomial", {logits, num_samples, seed},
                  {{"Tseed", TypeAttr(TypeOf(seed))}, {"output_dtype", TypeAttr(output_dtype)}});
+}
+
+Output StatelessRandomPoisson(const Scope& scope, const Input& shape, const Input& seed, const Input& lam,
+                              DataType dtype) {
+  return TypedOp(scope, "StatelessRandomPoisson", {shape, seed, lam},
+                 {{"Tseed", TypeAttr(TypeOf(seed))}, {"Rtype", TypeAttr(TypeOf(lam))}, {"dtype", TypeAttr(dtype)}});
 }
 
 KeyCounterAlg StatelessRandomGetKeyCounter(const Scope& scope, const Input& seed) {

@@ -27,6 +27,10 @@ Output RandomStandardNormal(const Scope& scope, const Input& shape, DataType dty
 Output TruncatedNormal(const Scope& scope, const Input& shape, DataType dtype, RandomAttrs attrs = {});
 // `value` with its first dimension permuted.
 Output RandomShuffle(const Scope& scope, const Input& value, RandomAttrs attrs = {});
+// Poisson samples of each of `rate`'s values (half, float, double, int32 or int64): shape
+// followed by rate's shape.
+Output RandomPoissonV2(const Scope& scope, const Input& shape, const Input& rate, DataType dtype = tensorflow::DT_INT64,
+                       RandomAttrs attrs = {});
 
 // Stateless random ops (graph/ops/stateless_random_ops.cc): the numbers are a function of
 // `seed` (an int32 or int64 vector [2]) or of a Philox `key` (uint64 [1]), `counter` (uint64
@@ -48,6 +52,10 @@ Output StatelessRandomUniformFullInt(const Scope& scope, const Input& shape, con
 // log-probabilities).
 Output StatelessMultinomial(const Scope& scope, const Input& logits, const Input& num_samples, const Input& seed,
                             DataType output_dtype = tensorflow::DT_INT64);
+
+// Poisson samples of `lam` (half, float, double, int32 or int64); shape must end with lam's.
+Output StatelessRandomPoisson(const Scope& scope, const Input& shape, const Input& seed, const Input& lam,
+                              DataType dtype);
 
 struct KeyCounterAlg {
   Output key, counter, alg;  // alg: null from StatelessRandomGetKeyCounter

@@ -17,5 +17,6 @@ REGISTER_NO_GRADIENT_OP("StatelessTruncatedNormalV2");
 REGISTER_NO_GRADIENT_OP("StatelessRandomUniformIntV2");
 REGISTER_NO_GRADIENT_OP("StatelessRandomUniformFullIntV2");
 REGISTER_NO_GRADIENT_OP("StatelessMultinomial");
+REGISTER_NO_GRADIENT_OP("StatelessRandomPoisson");
 
 }  // namespace tensoract
