@@ -136,13 +136,6 @@ ACCEPTED = [
              "TensorFlow 2.21's bfloat16 Log of the denormal 8.8e-39 is -104 (the true log is -88.6, "
              "and its Log of the denormal 9.2e-41 is -inf, as DAZ reads a denormal); ours is -inf for "
              "both, as its float Log and ours read them"),
-    # Ours to fix, outside the kernels.
-    Accepted("Slice", r".*", r".*", "fed|const", "grad-stage",
-             "FINDING, not fixed: TensorFlow's shape refiner evaluates small constant subgraphs (the "
-             "Slice gradient's paddings, Shape(x) - Shape(y) - begin) and refuses negative paddings "
-             "when the gradient graph is built; our shape inference reads only Const (and Identity) "
-             "inputs, so the forward Slice's kernel refuses the step, with the same code "
-             "(graph/shape_inference)"),
     Accepted("Range", r"half", r".*", "const", "stage|outcome",
              "TensorFlow 2.21's Range shape function has no case for half (\"Unsupported dtype19\") "
              "and refuses every constant half Range when the graph is built; fed, its kernel computes "
