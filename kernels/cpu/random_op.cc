@@ -150,6 +150,7 @@ class RandomPoissonOp : public RandomOpBase {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
     if (num_samples == 0) return;  // before reserving: such a run moves no generator
     const int64_t num_rate = rate.NumElements();
+    OP_REQUIRES_OK(ctx, random::CheckPoissonRates(rate.base<R>(), num_rate, "rate", name()));
     const Philox base = Reserve(static_cast<uint64_t>(num_samples * num_rate) * random::kPoissonCallsPerOutput);
     random::FillPoisson(*ctx->device()->eigen_cpu_device(), base, rate.base<R>(), num_rate, num_samples,
                         out->base<U>());

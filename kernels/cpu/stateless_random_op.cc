@@ -206,6 +206,7 @@ class StatelessRandomPoissonOp : public StatelessRandomOpBase<Inputs::kSeed> {
                 errors::InvalidArgument("Shape passed in must end with broadcasted shape. (node '", name(),
                                         "': shape ", shape.DebugString(), ", lam ", lam.shape().DebugString(), ")"));
     const int64_t num_rate = lam.NumElements();  // not 0: the output is not empty
+    OP_REQUIRES_OK(ctx, random::CheckPoissonRates(lam.base<R>(), num_rate, "lam", name()));
     random::FillPoisson(device(ctx), gen, lam.base<R>(), num_rate, out->NumElements() / num_rate, out->base<U>());
   }
 };

@@ -10,6 +10,11 @@
 // TensorFlow's constants. Uniforms are doubles, two per generator call, and TensorFlow takes
 // each call's second one first.
 //
+// Two rates TensorFlow's algorithm does not reach an answer for: +infinity, where
+// TensorFlow 2.21 gives U's infinity (0 for the integer types, numeric_limits' value), and
+// NaN, where its rejection loop never ends; the kernels refuse a NaN rate instead
+// (CheckPoissonRates).
+//
 // Output o (sample o % num_samples of rate o / num_samples) draws from the generator moved
 // 256 * o calls ahead, so outputs are computed in any order and split; it is written at
 // out[(o % num_samples) * num_rate + o / num_samples] (the output is shape + rate's shape).
@@ -21,8 +26,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 
+#include "base/status.h"
 #include "kernels/random/philox.h"
 #include "kernels/tensor_eigen.h"
 
@@ -74,6 +81,7 @@ template <class U>
 U PoissonSample(double rate, const Philox& gen) {
   const double highest = static_cast<double>(Eigen::NumTraits<U>::highest());
   PoissonUniforms uniform(gen);
+  if (std::isinf(rate) && rate > 0) return std::numeric_limits<U>::infinity();
   if (rate < 10) {
     const double exp_neg_rate = std::exp(-rate);
     double prod = 1, x = 0;
@@ -100,6 +108,20 @@ U PoissonSample(double rate, const Philox& gen) {
     const double t = -rate + k * log_rate - std::lgamma(k + 1);
     if (s <= t) return PoissonCast<U>(k);
   }
+}
+
+// InvalidArgument when a rate is NaN (TensorFlow's sampler would never end).
+template <class R>
+Status CheckPoissonRates(const R* rate, int64_t n, const char* input, const std::string& node) {
+  if constexpr (!std::is_integral_v<R>) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (Eigen::numext::isnan(rate[i])) {
+        return errors::InvalidArgument(input, " holds NaN (at flat index ", i,
+                                       "), for which no Poisson sample can be drawn (node '", node, "')");
+      }
+    }
+  }
+  return Status::OK();
 }
 
 // Fills out[0, num_samples * num_rate) (see the file comment) from `base`.

@@ -4,6 +4,8 @@
 // algorithms (rate 10), run after run for the stateful op, and TensorFlow's refusals.
 #include <catch2/catch.hpp>
 
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "graph/builder/ops.h"
@@ -92,6 +94,45 @@ TEST_CASE("Poisson samples of a rate at or below 0 are 0", "[random][poisson]") 
        Tensor::FromVector<float>({0.0f, -2.5f, -std::numeric_limits<float>::infinity()})});
   REQUIRE(out.ok());
   CHECK(AsDoubles<int32_t>(out->at(0)) == std::vector<double>(12, 0));
+}
+
+TEST_CASE("an infinite rate gives the output type's infinity, 0 for integers, as in TensorFlow", "[random][poisson]") {
+  // TensorFlow 2.21: tf.random.stateless_poisson([3], [3, 4], lam=[inf, 2, inf], dtype=...)
+  // gives [inf, 2, inf] (half, float, double) and [0, 2, 0] (int32, int64).
+  const float inf = std::numeric_limits<float>::infinity();
+  for (auto [dtype, want] : {std::pair{tf::DT_FLOAT, std::vector<double>{inf, 2, inf}},
+                             std::pair{tf::DT_INT64, std::vector<double>{0, 2, 0}}}) {
+    auto out = RunFresh(
+        [dtype = dtype](const Scope& s) {
+          return ops::StatelessRandomPoisson(s, ops::Placeholder(s, tf::DT_INT64), ops::Placeholder(s, tf::DT_INT64),
+                                             ops::Placeholder(s, tf::DT_FLOAT), dtype);
+        },
+        {Tensor::FromVector<int64_t>({3}), Tensor::FromVector<int64_t>({3, 4}),
+         Tensor::FromVector<float>({inf, 2, inf})});
+    REQUIRE(out.ok());
+    CHECK((dtype == tf::DT_FLOAT ? AsDoubles<float>(out->at(0)) : AsDoubles<int64_t>(out->at(0))) == want);
+  }
+}
+
+TEST_CASE("a NaN rate is refused (TensorFlow 2.21's sampler never ends for it)", "[random][poisson]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto stateless = RunFresh(
+      [](const Scope& s) {
+        return ops::StatelessRandomPoisson(s, ops::Placeholder(s, tf::DT_INT64), ops::Placeholder(s, tf::DT_INT64),
+                                           ops::Placeholder(s, tf::DT_FLOAT), tf::DT_FLOAT);
+      },
+      {Tensor::FromVector<int64_t>({2}), Tensor::FromVector<int64_t>({1, 2}), Tensor::FromVector<float>({1, nan})});
+  REQUIRE_FALSE(stateless.ok());
+  CHECK(stateless.status().code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(stateless.status().message(), Catch::Contains("lam holds NaN (at flat index 1)"));
+  auto stateful = RunFresh(
+      [](const Scope& s) {
+        return ops::RandomPoissonV2(s, ops::Placeholder(s, tf::DT_INT64), ops::Placeholder(s, tf::DT_DOUBLE),
+                                    tf::DT_INT32, {1, 2});
+      },
+      {Tensor::FromVector<int64_t>({2}), Tensor::FromVector<double>({nan})});
+  REQUIRE_FALSE(stateful.ok());
+  CHECK_THAT(stateful.status().message(), Catch::Contains("rate holds NaN"));
 }
 
 TEST_CASE("StatelessRandomPoisson refuses a shape that does not end with lam's", "[random][poisson][stateless]") {
