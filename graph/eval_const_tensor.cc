@@ -101,23 +101,11 @@ bool ValueFromShape(const Node& node, int port, tensorflow::TensorProto* out) {
   return true;
 }
 
-// Ops whose value is not a function of their inputs alone, or that move values or control
-// between frames, devices and calls (as the constant folder's list).
-bool IsNeverEvaluated(const std::string& op) {
-  static const std::set<std::string>* const kOps = new std::set<std::string>{
-      "_Arg", "_Retval", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "NoOp",
-      "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
-      "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger", "_Send", "_Recv",
-      "_HostSend", "_HostRecv", "GetSessionHandle", "GetSessionHandleV2", "GetSessionTensor",
-      "DeleteSessionTensor", "FakeParam"};
-  return kOps->count(op) > 0;
-}
-
 // Whether `node` may be run ahead of time (TensorFlow's IsSupportedForEvaluation), and its
 // outputs are small and of a known shape.
 bool MayEvaluate(const Node& node) {
   if (!node.IsOp() || node.eager() != nullptr || node.num_inputs() == 0 || node.num_outputs() == 0) return false;
-  if (node.IsStateful() || IsNeverEvaluated(node.type_string()) || HasRefInputOrOutput(node)) return false;
+  if (node.IsStateful() || IsNeverEvaluatedAhead(node.type_string()) || HasRefInputOrOutput(node)) return false;
   for (const auto& [name, attr] : node.def().attr()) {
     if (attr.has_func() || attr.list().func_size() > 0) return false;  // a function call
   }

@@ -13,19 +13,6 @@
 namespace tensoract {
 namespace {
 
-// Ops whose value is not a function of their inputs alone, or that exist only to move
-// values or control between frames, devices and calls: never evaluated ahead of time even
-// when not marked stateful.
-bool IsNeverFolded(const std::string& op) {
-  static const std::set<std::string>* const kOps = new std::set<std::string>{
-      "_Arg", "_Retval", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "NoOp",
-      "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
-      "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger", "_Send", "_Recv",
-      "_HostSend", "_HostRecv", "GetSessionHandle", "GetSessionHandleV2", "GetSessionTensor",
-      "DeleteSessionTensor", "FakeParam"};
-  return kOps->count(op) > 0;
-}
-
 // A Const can hold neither a resource handle nor a variant, so such outputs are not folded.
 bool OutputsCanBeConst(const Node& n) {
   for (DataType t : n.output_types()) {
@@ -72,7 +59,7 @@ void Consider(const ConstantFoldingOptions& options, const ConstantEvaluator& ev
   if (is_const) {
     if (!GetNodeAttr(n.def(), "value", &mine.const_value).ok()) return;
   } else {
-    if (n.IsStateful() || IsNeverFolded(n.type_string()) || n.num_outputs() == 0) return;
+    if (n.IsStateful() || IsNeverEvaluatedAhead(n.type_string()) || n.num_outputs() == 0) return;
     if (options.consider && !options.consider(&n)) return;
     if (KnownToBeTooLarge(n, options.max_constant_size_in_bytes)) return;
   }

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <queue>
+#include <set>
 
 #include "graph/control_flow.h"
 
@@ -28,6 +29,16 @@ std::vector<Node*> StableTopologicalOrder(const Graph& graph) {
     }
   }
   return order;
+}
+
+bool IsNeverEvaluatedAhead(const std::string& op) {
+  static const std::set<std::string>* const kOps = new std::set<std::string>{
+      "_Arg", "_Retval", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "NoOp",
+      "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
+      "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger", "_Send", "_Recv",
+      "_HostSend", "_HostRecv", "GetSessionHandle", "GetSessionHandleV2", "GetSessionTensor",
+      "DeleteSessionTensor", "FakeParam"};
+  return kOps->count(op) > 0;
 }
 
 bool HasRefInputOrOutput(const Node& node) {

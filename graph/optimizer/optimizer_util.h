@@ -2,6 +2,7 @@
 #ifndef TENSORACT_GRAPH_OPTIMIZER_OPTIMIZER_UTIL_H_
 #define TENSORACT_GRAPH_OPTIMIZER_OPTIMIZER_UTIL_H_
 
+#include <string>
 #include <vector>
 
 #include "graph/graph.h"
@@ -19,6 +20,11 @@ std::vector<Node*> StableTopologicalOrder(const Graph& graph);
 // input comes from a reference output: such a node reads or writes state that its inputs
 // do not show, so no pass may merge or fold it.
 bool HasRefInputOrOutput(const Node& node);
+
+// Ops whose value is not a function of their inputs alone, or that exist only to move
+// values or control between frames, devices and calls: never evaluated ahead of time
+// (constant folding, shape inference's constant subgraphs) even when not marked stateful.
+bool IsNeverEvaluatedAhead(const std::string& op);
 
 }  // namespace tensoract
 
