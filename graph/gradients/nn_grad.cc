@@ -277,9 +277,10 @@ REGISTER_GRADIENT_OP("MaxPool", MaxPoolGrad);
 
 // The V2 ops' window is their last two inputs (ksize, strides): the gradient op takes the
 // same tensors, and they get no gradient (None in TensorFlow's nn_grad.py).
-ops::Attrs PaddingAndFormat(const Node& op) {
+// The window attrs `op` has (a V2 op has only padding and data_format), for its gradient op.
+ops::Attrs WindowAttrs(const Node& op) {
   ops::Attrs attrs;
-  for (const char* name : {"padding", "data_format"}) {
+  for (const char* name : {"ksize", "strides", "padding", "data_format"}) {
     auto it = op.def().attr().find(name);
     if (it != op.def().attr().end()) attrs[name] = it->second;
   }
@@ -287,7 +288,7 @@ ops::Attrs PaddingAndFormat(const Node& op) {
 }
 Status MaxPoolV2Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   (*dx)[0] = ops::TypedOp(s, "MaxPoolGradV2", {InputOf(op, 0), OpOutput(op, 0), dy[0], InputOf(op, 1), InputOf(op, 2)},
-                          PaddingAndFormat(op));
+                          WindowAttrs(op));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("MaxPoolV2", MaxPoolV2Grad);
@@ -296,16 +297,14 @@ REGISTER_GRADIENT_OP("MaxPoolV2", MaxPoolV2Grad);
 // the gradient of one is the other, and orig_input and orig_output get zeros, as
 // TensorFlow's nn_grad.py returns. Neither op takes EXPLICIT padding's explicit_paddings,
 // so a MaxPoolGrad with EXPLICIT padding gets TensorFlow's refusal from the op's attrs.
+// The V2 pair is the same with the window as inputs 3 and 4 (ksize, strides), passed on.
 Status MaxPoolGradOfGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx,
                          const char* grad_op) {
-  ops::Attrs attrs;
-  for (const char* name : {"ksize", "strides", "padding", "data_format"}) {
-    auto it = op.def().attr().find(name);
-    if (it != op.def().attr().end()) attrs[name] = it->second;
-  }
+  std::vector<Input> inputs = {InputOf(op, 0), InputOf(op, 1), dy[0]};
+  for (int i = 3; i < op.num_inputs(); ++i) inputs.push_back(InputOf(op, i));
   (*dx)[0] = TypedOp(s, "ZerosLike", {InputOf(op, 0)});
   (*dx)[1] = TypedOp(s, "ZerosLike", {InputOf(op, 1)});
-  (*dx)[2] = TypedOp(s, grad_op, {InputOf(op, 0), InputOf(op, 1), dy[0]}, attrs);
+  (*dx)[2] = TypedOp(s, grad_op, inputs, WindowAttrs(op));
   return Status::OK();
 }
 Status MaxPoolGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
@@ -314,24 +313,14 @@ Status MaxPoolGradGrad(const Scope& s, const Node& op, const std::vector<Output>
 Status MaxPoolGradGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   return MaxPoolGradOfGrad(s, op, dy, dx, "MaxPoolGrad");
 }
-REGISTER_GRADIENT_OP("MaxPoolGrad", MaxPoolGradGrad);
-REGISTER_GRADIENT_OP("MaxPoolGradGrad", MaxPoolGradGradGrad);
-
-// MaxPoolGradV2 and MaxPoolGradGradV2: each the other's gradient, as the V1 pair above.
-Status MaxPoolGradOfGradV2(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx,
-                           const char* grad_op) {
-  (*dx)[0] = TypedOp(s, "ZerosLike", {InputOf(op, 0)});
-  (*dx)[1] = TypedOp(s, "ZerosLike", {InputOf(op, 1)});
-  (*dx)[2] = TypedOp(s, grad_op, {InputOf(op, 0), InputOf(op, 1), dy[0], InputOf(op, 3), InputOf(op, 4)},
-                     PaddingAndFormat(op));
-  return Status::OK();
-}
 Status MaxPoolGradV2Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  return MaxPoolGradOfGradV2(s, op, dy, dx, "MaxPoolGradGradV2");
+  return MaxPoolGradOfGrad(s, op, dy, dx, "MaxPoolGradGradV2");
 }
 Status MaxPoolGradGradV2Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  return MaxPoolGradOfGradV2(s, op, dy, dx, "MaxPoolGradV2");
+  return MaxPoolGradOfGrad(s, op, dy, dx, "MaxPoolGradV2");
 }
+REGISTER_GRADIENT_OP("MaxPoolGrad", MaxPoolGradGrad);
+REGISTER_GRADIENT_OP("MaxPoolGradGrad", MaxPoolGradGradGrad);
 REGISTER_GRADIENT_OP("MaxPoolGradV2", MaxPoolGradV2Grad);
 REGISTER_GRADIENT_OP("MaxPoolGradGradV2", MaxPoolGradGradV2Grad);
 
