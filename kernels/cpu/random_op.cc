@@ -222,18 +222,7 @@ REGISTER_KERNEL(Name("RandomShuffle").Device(DEVICE_CPU), RandomShuffleOp);
 #define TA_REGISTER_POISSON(R, U)                                                                     \
   REGISTER_KERNEL(Name("RandomPoissonV2").Device(DEVICE_CPU).TypeConstraint<R>("R").TypeConstraint<U>("dtype"), \
                   RandomPoissonOp<R, U>);
-#define TA_REGISTER_POISSON_RATE(R)   \
-  TA_REGISTER_POISSON(R, Eigen::half) \
-  TA_REGISTER_POISSON(R, float)       \
-  TA_REGISTER_POISSON(R, double)      \
-  TA_REGISTER_POISSON(R, int32_t)     \
-  TA_REGISTER_POISSON(R, int64_t)
-TA_REGISTER_POISSON_RATE(Eigen::half)
-TA_REGISTER_POISSON_RATE(float)
-TA_REGISTER_POISSON_RATE(double)
-TA_REGISTER_POISSON_RATE(int32_t)
-TA_REGISTER_POISSON_RATE(int64_t)
-#undef TA_REGISTER_POISSON_RATE
+TA_FOR_EACH_POISSON_TYPES(TA_REGISTER_POISSON)
 #undef TA_REGISTER_POISSON
 
 }  // namespace

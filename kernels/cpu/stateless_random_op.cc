@@ -288,23 +288,12 @@ TA_REGISTER_FULL_INT(uint64_t)
 #undef TA_REGISTER_INT
 #undef TA_REGISTER_FULL_INT
 
-// Poisson samples: every rate type with every output type, as TensorFlow registers them.
+// Every rate type with every output type, as TensorFlow registers them.
 #define TA_REGISTER_POISSON(R, U)                                                                            \
   REGISTER_KERNEL(                                                                                         \
       Name("StatelessRandomPoisson").Device(DEVICE_CPU).TypeConstraint<R>("Rtype").TypeConstraint<U>("dtype"), \
       StatelessRandomPoissonOp<R, U>);
-#define TA_REGISTER_POISSON_RATE(R) \
-  TA_REGISTER_POISSON(R, Eigen::half) \
-  TA_REGISTER_POISSON(R, float)       \
-  TA_REGISTER_POISSON(R, double)      \
-  TA_REGISTER_POISSON(R, int32_t)     \
-  TA_REGISTER_POISSON(R, int64_t)
-TA_REGISTER_POISSON_RATE(Eigen::half)
-TA_REGISTER_POISSON_RATE(float)
-TA_REGISTER_POISSON_RATE(double)
-TA_REGISTER_POISSON_RATE(int32_t)
-TA_REGISTER_POISSON_RATE(int64_t)
-#undef TA_REGISTER_POISSON_RATE
+TA_FOR_EACH_POISSON_TYPES(TA_REGISTER_POISSON)
 #undef TA_REGISTER_POISSON
 
 REGISTER_KERNEL(Name("StatelessRandomGetKeyCounter").Device(DEVICE_CPU), GetKeyCounterOp);

@@ -145,4 +145,14 @@ void FillPoisson(const Eigen::ThreadPoolDevice& device, const Philox& base, cons
 }  // namespace random
 }  // namespace tensoract
 
+// Calls M(R, U) for every rate type R with every output type U TensorFlow registers its
+// Poisson kernels for (RandomPoissonV2, StatelessRandomPoisson).
+#define TA_FOR_EACH_POISSON_TYPES(M) \
+  TA_POISSON_OUTPUTS_(M, Eigen::half) \
+  TA_POISSON_OUTPUTS_(M, float)       \
+  TA_POISSON_OUTPUTS_(M, double)      \
+  TA_POISSON_OUTPUTS_(M, int32_t)     \
+  TA_POISSON_OUTPUTS_(M, int64_t)
+#define TA_POISSON_OUTPUTS_(M, R) M(R, Eigen::half) M(R, float) M(R, double) M(R, int32_t) M(R, int64_t)
+
 #endif  // TENSORACT_KERNELS_RANDOM_POISSON_H_
