@@ -1,14 +1,16 @@
 // fidelity_tool: the tensoract side of the differential harness, tests/compat/tf_fidelity_compat.py.
 //
-//   fidelity_tool kernels [OP...]
-//       Which type-attr combinations the CPU kernel registry claims, per op (every
-//       registered op without OP arguments), as one JSON object:
+//   fidelity_tool kernels [--device GPU] [OP...]
+//       Which type-attr combinations the kernel registry claims for the CPU (or the GPU),
+//       per op (every registered op without OP arguments), as one JSON object:
 //         {"Add": [{"T": "float"}, {"T": "int32"}, ...], "Cast": [{"SrcT": "bool", "DstT": "float"}, ...]}
 //       The registry is asked (KernelExists) for every combination of the values the
 //       OpDef allows each type attr; an op with more than 4096 combinations is left out.
 //
-//   fidelity_tool run MANIFEST OUT
-//       Runs batches of cases. Each MANIFEST line is "GRAPH CASES ALONE": GRAPH a binary
+//   fidelity_tool run [--device cpu|gpu] MANIFEST OUT
+//       Runs batches of cases on the CPU (the default: no GPU device is made, whatever the
+//       machine has) or with the GPU (nodes with a GPU kernel placed there, the rest on the
+//       CPU, as a TensorFlow session places them; an error when the machine has no GPU). Each MANIFEST line is "GRAPH CASES ALONE": GRAPH a binary
 //       GraphDef holding every case of the batch, each case's nodes under the name scope
 //       "c<id>/"; CASES a stream of RunStepRequests (messages/master.proto), each preceded by
 //       its byte length as a little-endian uint32: request_id the case's id, feed and fetch
@@ -64,6 +66,7 @@
 #include "graph/gradients/gradients.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
+#include "kernels/device.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/tensor.h"
 #include "messages/master.pb.h"
@@ -84,8 +87,9 @@ const DataTypeVector& AllProbedTypes() {
   return types;
 }
 
-// Prints {"attr": "dtype", ...} for every combination of `op`'s type attrs with a CPU kernel.
-void PrintKernelCombinations(const tensorflow::OpDef& op, std::ostream& os) {
+// Prints {"attr": "dtype", ...} for every combination of `op`'s type attrs with a kernel for
+// `device_type`.
+void PrintKernelCombinations(const tensorflow::OpDef& op, const std::string& device_type, std::ostream& os) {
   std::vector<std::pair<std::string, DataTypeVector>> attrs;
   size_t combinations = 1;
   for (const auto& attr : op.attr()) {
@@ -116,7 +120,7 @@ void PrintKernelCombinations(const tensorflow::OpDef& op, std::ostream& os) {
       rest /= attrs[a].second.size();
       (*node.mutable_attr())[attrs[a].first].set_type(attrs[a].second[index[a]]);
     }
-    if (!KernelExists(node, DEVICE_CPU)) continue;
+    if (!KernelExists(node, device_type)) continue;
     os << (first ? "" : ", ") << "{";
     for (size_t a = 0; a < attrs.size(); ++a) {
       os << (a ? ", " : "") << JsonString(attrs[a].first) << ": "
@@ -128,7 +132,7 @@ void PrintKernelCombinations(const tensorflow::OpDef& op, std::ostream& os) {
   os << "]";
 }
 
-int ListKernels(const std::vector<std::string>& ops) {
+int ListKernels(const std::string& device_type, const std::vector<std::string>& ops) {
   std::vector<std::string> names = ops.empty() ? OpRegistry::Global()->ListOpNames() : ops;
   std::cout << "{";
   bool first = true;
@@ -136,7 +140,7 @@ int ListKernels(const std::vector<std::string>& ops) {
     auto op = OpRegistry::Global()->LookUp(name);
     if (!op.ok()) continue;  // an op this binary does not register: no kernels to list
     std::cout << (first ? "\n" : ",\n");
-    PrintKernelCombinations(**op, std::cout);
+    PrintKernelCombinations(**op, device_type, std::cout);
     first = false;
   }
   std::cout << "\n}\n";
@@ -530,7 +534,14 @@ tensorflow::GraphDef AddGradients(const tensorflow::GraphDef& graph, const std::
   return out;
 }
 
-int RunManifest(const std::string& manifest_path, const std::string& out_path) {
+bool HasGpuDevice(const LocalServer& server) {
+  for (const auto& device : server.devices()) {
+    if (device->device_type() == DEVICE_GPU) return true;
+  }
+  return false;
+}
+
+int RunManifest(bool gpu, const std::string& manifest_path, const std::string& out_path) {
   std::ifstream manifest(manifest_path);
   if (!manifest) {
     std::cerr << "fidelity_tool: cannot read " << manifest_path << "\n";
@@ -541,9 +552,15 @@ int RunManifest(const std::string& manifest_path, const std::string& out_path) {
     std::cerr << "fidelity_tool: cannot write " << out_path << "\n";
     return 1;
   }
-  StatusOr<std::unique_ptr<LocalServer>> server = LocalServer::New();
+  SessionOptions options;
+  if (!gpu) options.gpu.visible_device_list = "none";
+  StatusOr<std::unique_ptr<LocalServer>> server = LocalServer::New(options);
   if (!server.ok()) {
     std::cerr << "fidelity_tool: " << server.status().ToString() << "\n";
+    return 1;
+  }
+  if (gpu && !HasGpuDevice(**server)) {
+    std::cerr << "fidelity_tool: --device gpu, but this machine has no GPU device\n";
     return 1;
   }
   BatchRunner runner(**server);
@@ -583,12 +600,24 @@ int RunManifest(const std::string& manifest_path, const std::string& out_path) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && args[0] == "kernels") {
-    return tensoract::ListKernels({args.begin() + 1, args.end()});
+  // "--device D" right after the command: which device's kernels are listed or run.
+  std::string device = "cpu";
+  if (args.size() >= 3 && args[1] == "--device") {
+    device = args[2];
+    args.erase(args.begin() + 1, args.begin() + 3);
   }
-  if (args.size() == 3 && args[0] == "run") return tensoract::RunManifest(args[1], args[2]);
+  const bool gpu = device == "gpu" || device == "GPU";
+  if (device != "cpu" && device != "CPU" && !gpu) {
+    std::cerr << "fidelity_tool: --device must be cpu or gpu, not '" << device << "'\n";
+    return 2;
+  }
+  if (!args.empty() && args[0] == "kernels") {
+    return tensoract::ListKernels(gpu ? tensoract::DEVICE_GPU : tensoract::DEVICE_CPU, {args.begin() + 1, args.end()});
+  }
+  if (args.size() == 3 && args[0] == "run") return tensoract::RunManifest(gpu, args[1], args[2]);
   if (args.size() == 1 && args[0] == "gradients") return tensoract::ListGradients();
-  std::cerr << "usage: fidelity_tool kernels [OP...]\n       fidelity_tool run MANIFEST OUT\n"
+  std::cerr << "usage: fidelity_tool kernels [--device cpu|gpu] [OP...]\n"
+               "       fidelity_tool run [--device cpu|gpu] MANIFEST OUT\n"
                "       fidelity_tool gradients\n";
   return 2;
 }

@@ -176,6 +176,10 @@ ACCEPTED = [
 
 ACCEPTED += [Accepted(**a) for a in cat.FAMILY_ACCEPTED]  # the op families' own (fidelity_catalogue)
 
+# The GPU's kernels against our CPU's (--gpu-results), differences each with its reason.
+ACCEPTED_GPU = [
+]
+
 # ---- cases ---------------------------------------------------------------------------------
 
 
@@ -525,8 +529,9 @@ def denormals_as_zeros(a):
     return out
 
 
-def float_mismatches(ours, ref, tol, bound):
-    """A boolean mask of the elements that disagree."""
+def float_mismatches(ours, ref, tol, bound, scale=1):
+    """A boolean mask of the elements that disagree; `scale` multiplies the tolerance (the
+    GPU against the CPU)."""
     ours, ref = denormals_as_zeros(ours), denormals_as_zeros(ref)
     o = ours.astype(np.float64)
     r = ref.astype(np.float64)
@@ -535,6 +540,7 @@ def float_mismatches(ours, ref, tol, bound):
         same_bits = ours.view(f"u{ours.dtype.itemsize}") == ref.view(f"u{ref.dtype.itemsize}")
         return (o_nan != r_nan) | (~o_nan & ~r_nan & ~same_bits)
     ulps = np.abs(ordered_bits(ours) - ordered_bits(ref))
+    tol = cat.Tolerance(tol.kind, tol.ulps * scale)
     # Infinities only where TensorFlow has the same one (a result one ulp past the largest
     # float is not "close" to it).
     close = (ulps <= tol.ulps) & (np.isinf(o) == np.isinf(r))
@@ -543,13 +549,13 @@ def float_mismatches(ours, ref, tol, bound):
         # the order decides (infinite terms, or sums that may overflow): anything goes there.
         b = np.broadcast_to(np.asarray(bound, dtype=np.float64), o.shape)
         with np.errstate(invalid="ignore", over="ignore"):
-            within = np.abs(o - r) <= b * eps(ours.dtype)
+            within = np.abs(o - r) <= scale * b * eps(ours.dtype)
         return np.where(np.isnan(b), ~(o_nan & r_nan),
                         np.where(np.isinf(b), False, (o_nan != r_nan) | (~o_nan & ~r_nan & ~(close | within))))
     return (o_nan != r_nan) | (~o_nan & ~r_nan & ~close)
 
 
-def compare(r, ours, ref):
+def compare(r, ours, ref, scale=1):
     """None when `ours` agrees with TensorFlow's `ref`, else (kind, what differs): kind
     "stage" (the same error code, one refusing the graph, the other the step), "outcome"
     (an error against a result, or another code) or "values" (dtypes, shapes or values)."""
@@ -573,7 +579,7 @@ def compare(r, ours, ref):
             bound = bound_fn(r.case.inputs, r.attrs, [t]) if (tol.kind == "bound" and bound_fn) else None
             if r.case.ulps is not None:
                 tol = cat.Tolerance(tol.kind, r.case.ulps)
-            bad = float_mismatches(o, t, tol, bound)
+            bad = float_mismatches(o, t, tol, bound, scale)
         if r.spec.comparable is not None:
             bad = bad & r.spec.comparable(r.case.inputs, r.combo, o.shape)
         if bad.any():
@@ -605,9 +611,9 @@ def fmt(v):
     return str(v.item() if hasattr(v, "item") else v)
 
 
-def accepted_for(r, mode, kind):
+def accepted_for(r, mode, kind, accepted=ACCEPTED):
     combo = ",".join(f"{k}={v}" for k, v in r.combo.items())
-    for a in ACCEPTED:
+    for a in accepted:
         if re.fullmatch(a.op, r.spec.op) and re.fullmatch(a.row, r.row) and re.fullmatch(a.tag, r.case.tag) \
                 and re.fullmatch(a.mode, mode) and re.fullmatch(a.combo, combo) and re.fullmatch(a.kind, kind):
             return a
@@ -854,7 +860,7 @@ def grad_terms(r, k, out_size):
     return max(1, out_size // max(1, xk.size), longest)
 
 
-def compare_grad(r, ours, ref):
+def compare_grad(r, ours, ref, scale=1):
     """None when our gradients agree with TensorFlow's, else (kind, what differs)."""
     if ref.code != "OK" or ours.code != "OK":
         if ref.code == ours.code and grad_stage(ref) == grad_stage(ours):
@@ -876,7 +882,7 @@ def compare_grad(r, ours, ref):
             continue
         family = grad_family(r)
         bound = family.bound(r, k, t, out_size)
-        bad = float_mismatches(o, t, cat.Tolerance("bound", family.ulps), bound)
+        bad = float_mismatches(o, t, cat.Tolerance("bound", family.ulps), bound, scale)
         if bad.any():
             return "grad-values", describe_grad(r, k, o, t, bad, family, bound)
     return None
@@ -1001,6 +1007,9 @@ def run_gradients(args, claimed, ops, seeds, modes):
         at += len(runnable)
         for cid, o in read_ours(chunk).items():
             ours[(mode, cid)] = o
+    if args.gpu_results:
+        pairs = read_device_pairs(os.path.join(args.gpu_results, "gradients.jsonl.xz"), batches)
+        GPU_REPORTS.append(compare_gpu("Gradients", records, modes, pairs, compare_grad, args.verbose))
     theirs = {}
     for name, mode, gd, feeds, runnable in batches:
         on_tf = []
@@ -1148,6 +1157,9 @@ def run_forward(args, claimed, ops, seeds, modes, started):
         at += len(runnable)
         for cid, o in read_ours(chunk).items():
             ours[(mode, cid)] = o
+    if args.gpu_results:
+        pairs = read_device_pairs(os.path.join(args.gpu_results, "forward.jsonl.xz"), batches)
+        GPU_REPORTS.append(compare_gpu("Forward", records, modes, pairs, compare, args.verbose))
 
     theirs = {}
     for name, mode, gd, feeds, runnable in batches:
@@ -1257,6 +1269,97 @@ def run_forward(args, claimed, ops, seeds, modes, started):
     return md, timing, totals
 
 
+# ---- the GPU against the CPU ---------------------------------------------------------------
+#
+# With --gpu, the cases are those of the ops and type combinations that have a GPU kernel
+# here as well as a CPU one (`fidelity_tool kernels --device gpu`). tests/gpu/run-on-device.sh
+# packs the work directory and runs its manifests on a GPU machine twice, `fidelity_tool run
+# --device cpu` and `--device gpu` (nodes with a GPU kernel placed there), and brings back
+# forward.jsonl.xz and gradients.jsonl.xz: per case {"id", "same": true} where the two
+# outcomes are the same bits, else {"cpu": outcome, "gpu": outcome}. --gpu-results DIR
+# compares them case by case: the same outcomes, the same dtypes and shapes, and the values
+# within GPU_SCALE times the op's tolerance (each side may be that far from the exact result:
+# CUDA's libm is within 1-4 ulps where Eigen's polynomials are, cuBLAS and cuDNN sum in other
+# orders). The table of each, and a failure for every difference not in ACCEPTED_GPU.
+
+GPU_SCALE = 4
+GPU_REPORTS = []   # (Markdown lines, runs that differ) of each comparison
+
+
+def read_device_pairs(path, batches):
+    """{(mode, case id): "same" or (GPU Outcome, CPU Outcome)} from run-on-device.sh's lines
+    for `batches` (manifest order)."""
+    import lzma
+    with lzma.open(path, "rt") as f:
+        lines = [json.loads(l) for l in f]
+    if len(lines) != sum(len(b[4]) for b in batches):
+        raise RuntimeError(f"{path} has {len(lines)} cases, these options make "
+                           f"{sum(len(b[4]) for b in batches)}: run with the options the GPU's cases were made with")
+    pairs, at = {}, 0
+    for name, mode, gd, feeds, runnable in batches:
+        for r, d in zip(runnable, lines[at:at + len(runnable)]):
+            if d.get("same"):
+                pairs[(mode, r.id)] = "same"
+                continue
+            gpu, cpu = read_ours([json.dumps(d["gpu"])]), read_ours([json.dumps(d["cpu"])])
+            pairs[(mode, r.id)] = (gpu[r.id], cpu[r.id])
+        at += len(runnable)
+    return pairs
+
+
+def compare_gpu(title, records, modes, pairs, compare_fn, verbose):
+    """Prints the GPU-against-CPU table; returns its Markdown lines and the runs that differ."""
+    table = defaultdict(lambda: {"runs": 0, "agree": 0, "accepted": 0, "differ": 0})
+    shown = defaultdict(int)
+    for r in records:
+        if r.build_error:
+            continue
+        key = (r.spec.op, r.row)
+        for mode in modes:
+            row = table[key]
+            row["runs"] += 1
+            pair = pairs.get((mode, r.id))
+            if pair == "same":
+                row["agree"] += 1
+                continue
+            diff = ("outcome", "no outcome") if pair is None else compare_fn(r, pair[0], pair[1], GPU_SCALE)
+            if diff is None:
+                row["agree"] += 1
+                continue
+            kind, text = diff
+            acc = accepted_for(r, mode, kind, ACCEPTED_GPU)
+            if acc is not None:
+                acc.used += 1
+                row["accepted"] += 1
+                continue
+            row["differ"] += 1
+            if verbose or shown[key] < 3:
+                shown[key] += 1
+                print(f"DIFFERS on the GPU {r.spec.op} {r.row} [{mode}] {r.case.tag} ({json.dumps(r.combo)})\n"
+                      f"    {text.replace('TensorFlow', 'CPU').replace(' here ', ' GPU ').replace('here:', 'GPU:')}")
+    print(f"\n{title}: the GPU against the CPU (within {GPU_SCALE}x each op's tolerance)")
+    header = f"{'op':<18} {'dtype':<16} {'runs':>6} {'agree':>6} {'accepted':>8} {'differ':>6}"
+    print(header + "\n" + "-" * len(header))
+    md = [f"{title}, the GPU against the CPU:", "", "| op | dtypes | runs | agree | accepted | differ |",
+          "|---|---|---:|---:|---:|---:|"]
+    totals = defaultdict(int)
+    by_op = defaultdict(lambda: defaultdict(int))
+    rows = defaultdict(list)
+    for (op, dtype), c in sorted(table.items()):
+        print(f"{op:<18} {dtype:<16} {c['runs']:>6} {c['agree']:>6} {c['accepted']:>8} {c['differ']:>6}")
+        rows[op].append(dtype)
+        for k, v in c.items():
+            totals[k] += v
+            by_op[op][k] += v
+    for op, c in sorted(by_op.items()):
+        md.append(f"| {op} | {', '.join(rows[op])} | {c['runs']} | {c['agree']} | {c['accepted']} | {c['differ']} |")
+    md.append(f"| **total: {len(by_op)} ops** | {len(table)} rows | {totals['runs']} | {totals['agree']} | "
+              f"{totals['accepted']} | {totals['differ']} |")
+    print(f"{'total':<18} {len(table):<16} {totals['runs']:>6} {totals['agree']:>6} {totals['accepted']:>8} "
+          f"{totals['differ']:>6}")
+    return md, totals["differ"]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("tool")
@@ -1272,6 +1375,11 @@ def main():
                         help="also compare the ops' symbolic gradients (default), not, or only them")
     parser.add_argument("--gradient-dtypes", default=",".join(GRAD_TYPES),
                         help="the float dtypes whose gradients are compared (half and bfloat16 too on request)")
+    parser.add_argument("--gpu", action="store_true",
+                        help="only the ops and dtypes with a GPU kernel too (the cases a GPU machine runs)")
+    parser.add_argument("--gpu-results", default="",
+                        help="a folder with fidelity_tool --device gpu's ours.jsonl (and gradients/ours.jsonl) "
+                             "of this work folder's manifests: compare them with our CPU's")
     args = parser.parse_args()
     started = time.time()
     os.makedirs(args.work, exist_ok=True)
@@ -1279,6 +1387,12 @@ def main():
     ops = {o for o in args.ops.split(",") if o}
 
     claimed = json.loads(subprocess.run([args.tool, "kernels"], check=True, capture_output=True, text=True).stdout)
+    if args.gpu:
+        on_gpu = json.loads(subprocess.run([args.tool, "kernels", "--device", "gpu"], check=True,
+                                           capture_output=True, text=True).stdout)
+        claimed = {op: [c for c in combos if c in on_gpu.get(op, [])] for op, combos in claimed.items()}
+        claimed = {op: combos for op, combos in claimed.items() if combos}
+        ops = ops or set(claimed)
     seeds = range(args.seed, args.seed + (args.seeds or (4 if args.full else 1)))
     result = None
     if args.gradients != "only":
@@ -1298,9 +1412,6 @@ def main():
         print("\n" + grad_timing)
         md += ["", "Gradients (tf.gradients there, AddSymbolicGradients here, of the same forward graph):", ""]
         md += grad_md + ["", grad_timing]
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write("\n".join(md) + "\n")
     failed = False
     if totals["differ"]:
         print(f"FAILED: {totals['differ']} of {totals['runs']} runs differ from TensorFlow "
@@ -1310,6 +1421,14 @@ def main():
         print(f"FAILED: {grad_totals['differ']} of {grad_totals['runs']} gradient runs differ from TensorFlow "
               f"(details above and in {os.path.join(args.work, 'gradients', 'differences.json')})")
         failed = True
+    for md_lines, differ in GPU_REPORTS:
+        md += [""] + md_lines
+        failed = failed or differ > 0
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write("\n".join(md) + "\n")
+    if any(differ for _, differ in GPU_REPORTS):
+        print("FAILED: runs on the GPU differ from the CPU (details above)")
     if failed:
         return 1
     print(f"OK: {totals['agree']} of {totals['runs']} runs agree with TensorFlow, {totals['accepted']} accepted; "

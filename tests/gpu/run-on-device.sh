@@ -6,48 +6,68 @@
 #
 # copies the GPU test and benchmark binaries, the .so files they need that the GPU machine
 # lacks, and a slice of Fashion-MNIST (8192 training images) into .devcarry/ (ignored by
-# git; carry it). There, from the repository root:
+# git; carry it). The differential harness's cases for the GPU go there first, made here
+# (TensorFlow computes their reference) with
+#
+#   python3 tests/compat/tf_fidelity_compat.py BUILD/tests/fidelity_tool .devcarry/fidelity \
+#       --gpu --modes fed
+#
+# There, from the repository root:
 #
 #   bash tests/gpu/run-on-device.sh run [OUT]
 #
-# runs the GPU tests, then the benchmarks against PyTorch on the same GPU: MatMul TFLOP/s
-# and training steps per second of the MLP and the CNN at batch 64 and 512. Everything is logged to
-# OUT/gpu-run.log (default: $OUT, else /tmp). PARTS (default "tests matmul mnist train")
-# picks what runs; ROUNDS (default "1 2") how many alternations of the training benchmark.
+# runs the GPU tests, the harness's cases on the GPU and the CPU (OUT/fidelity/forward.jsonl.xz
+# and gradients.jsonl.xz; back here, the harness's command above again with --gpu-results
+# OUT/fidelity compares them),
+# then the benchmarks against PyTorch on the same GPU: MatMul TFLOP/s and training steps per
+# second of the MLP and the CNN at batch 64 and 512, and the CNN's GPU kernels timed by Nsight
+# Compute (OUT/ncu-ours.csv, OUT/ncu-torch.csv).
+# Everything is logged to OUT/gpu-run.log (default: $OUT, else /tmp). PARTS (default "tests
+# fidelity matmul mnist train profile") picks what runs; ROUNDS (default "1 2") how many
+# alternations of the training benchmark.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mode=${1:-}
 case "$mode" in
 pack)
   build=${2:-build-gpu}
-  rm -rf .devcarry/bin .devcarry/lib
+  rm -rf .devcarry/bin .devcarry/lib .devcarry/lib.tar.xz .devcarry/fidelity.tar.xz
   mkdir -p .devcarry/bin .devcarry/lib .devcarry/fmnist
-  bins="tests/gpu_tests tests/bench/train_step tests/bench/gpu_matmul examples/fashion_mnist"
+  bins="tests/gpu_tests tests/fidelity_tool tests/bench/train_step tests/bench/gpu_matmul examples/fashion_mnist"
   for b in $bins; do cp "$build/$b" .devcarry/bin/; done
-  # Every library they load except the C runtime and CUDA's (the GPU machine has its own).
+  # Every library they load except the C runtime and CUDA's (the GPU machine has its own),
+  # compressed (30 MB to 7): a call carries 64 MiB in all.
   for b in $bins; do ldd "$build/$b"; done | awk '/=> \// {print $3}' | sort -u |
     grep -v -E '/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux|libcuda|libcudart|libcublas|libcublasLt|libcudnn[a-z_]*)\.so' |
     xargs -I{} cp -L {} .devcarry/lib/
-  python3 - <<'PY'
-import gzip, struct
-src, dst = "/usr/share/datasets/fashion-mnist/", ".devcarry/fmnist/"
-for split, n in (("train", 8192), ("t10k", 2048)):
-    with gzip.open(src + f"{split}-images-idx3-ubyte.gz") as f:
-        d = f.read()
-    magic, _, r, c = struct.unpack(">IIII", d[:16])
-    with gzip.open(dst + f"{split}-images-idx3-ubyte.gz", "wb") as f:
-        f.write(struct.pack(">IIII", magic, n, r, c) + d[16:16 + n * r * c])
-    with gzip.open(src + f"{split}-labels-idx1-ubyte.gz") as f:
-        d = f.read()
-    with gzip.open(dst + f"{split}-labels-idx1-ubyte.gz", "wb") as f:
-        f.write(struct.pack(">II", struct.unpack(">I", d[:4])[0], n) + d[8:8 + n])
-PY
+  tar cf - -C .devcarry lib | xz -6 -T2 > .devcarry/lib.tar.xz && rm -rf .devcarry/lib
+  if [ -f .devcarry/fidelity/manifest.txt ]; then
+    tar cf - --exclude='*.jsonl' --exclude='*.json' .devcarry/fidelity | xz -6 -T2 > .devcarry/fidelity.tar.xz
+  fi
+  # The whole of Fashion-MNIST, its training images in xz (26 MB in gzip, 23 in xz).
+  src=/usr/share/datasets/fashion-mnist
+  cp $src/t10k-images-idx3-ubyte.gz $src/t10k-labels-idx1-ubyte.gz $src/train-labels-idx1-ubyte.gz .devcarry/fmnist/
+  [ -f .devcarry/fmnist/train-images-idx3-ubyte.xz ] ||
+    zcat $src/train-images-idx3-ubyte.gz | xz -9 -T2 > .devcarry/fmnist/train-images-idx3-ubyte.xz
+  rm -f .devcarry/fmnist/train-images-idx3-ubyte.gz
   du -sh .devcarry
   ;;
 run)
   out=${2:-${OUT:-/tmp}}
   log="$out/gpu-run.log"
   exec > >(tee "$log") 2>&1
+  # Unpack what pack compressed (with Python: the machine may lack xz).
+  python3 - <<'PY'
+import lzma, os, shutil, tarfile
+for archive in (".devcarry/lib.tar.xz", ".devcarry/fidelity.tar.xz"):
+    if os.path.exists(archive):
+        with tarfile.open(archive) as t:
+            t.extractall(".devcarry" if archive.endswith("lib.tar.xz") else ".")
+images = ".devcarry/fmnist/train-images-idx3-ubyte"
+if os.path.exists(images + ".xz") and not os.path.exists(images):
+    with lzma.open(images + ".xz") as f, open(images, "wb") as g:
+        shutil.copyfileobj(f, g)
+PY
   cublas=$(find / -xdev -name 'libcublas.so.13' 2>/dev/null | head -1)
   cudart=$(find / -xdev -name 'libcudart.so.13' 2>/dev/null | head -1)
   cudnn=$(find / -xdev -name 'libcudnn.so.9' 2>/dev/null | head -1)
@@ -55,7 +75,7 @@ run)
   export TENSORACT_FASHION_MNIST="$PWD/.devcarry/fmnist"
   nvidia-smi -L
   echo "cuBLAS: $cublas; cudart: $cudart; cuDNN: $cudnn"
-  parts=${PARTS:-tests matmul mnist train}
+  parts=${PARTS:-tests fidelity matmul mnist train profile}
   if [[ $parts == *tests* ]]; then
   echo "== gpu_tests"
   timeout 240 .devcarry/bin/gpu_tests --durations yes > "$out/gpu-tests.log" 2>&1
@@ -63,16 +83,44 @@ run)
   grep -v -E '^(0\.|[1-9][0-9]*\.)[0-9]+ s: ' "$out/gpu-tests.log" | tail -80
   grep -E ' s: ' "$out/gpu-tests.log"
   fi
+  if [[ $parts == *fidelity* ]]; then
+  # Each case on the CPU and on the GPU of this machine; what comes back is, per case, the
+  # two outcomes where they differ in any bit (the rest, marked same, would be too large).
+  echo "== the differential harness's cases on the CPU and the GPU"
+  mkdir -p "$out/fidelity"
+  for part in forward gradients; do
+    dir=.devcarry/fidelity; [ $part = gradients ] && dir=$dir/gradients
+    [ -f $dir/manifest.txt ] || continue
+    for device in cpu gpu; do
+      start=$(date +%s)
+      timeout 300 .devcarry/bin/fidelity_tool run --device $device $dir/manifest.txt /tmp/$part-$device.jsonl
+      echo "fidelity_tool $part --device $device: exit $?, $(wc -l < /tmp/$part-$device.jsonl) cases, $(( $(date +%s) - start )) s"
+    done
+    python3 - /tmp/$part-cpu.jsonl /tmp/$part-gpu.jsonl "$out/fidelity/$part.jsonl.xz" <<'PY'
+import json, lzma, sys
+same = 0
+with open(sys.argv[1]) as c, open(sys.argv[2]) as g, lzma.open(sys.argv[3], "wt") as out:
+    for cpu, gpu in zip(c, g):
+        if cpu == gpu:
+            out.write(json.dumps({"id": json.loads(cpu)["id"], "same": True}) + "\n")
+            same += 1
+        else:
+            out.write(json.dumps({"cpu": json.loads(cpu), "gpu": json.loads(gpu)}) + "\n")
+print(f"{same} cases bit for bit the same on the GPU and the CPU")
+PY
+  done
+  fi
   if [[ $parts == *matmul* ]]; then
   echo "== MatMul"
   timeout 120 .devcarry/bin/gpu_matmul 1024 4096 8192
   timeout 120 python3 tests/bench/matmul_peers.py --device gpu 1024 4096 8192
   fi
   if [[ $parts == *mnist* ]]; then
-  echo "== Fashion-MNIST MLP on the 8192-image slice, 3 epochs: GPU, then CPU"
-  for device in gpu cpu; do
-    timeout 120 .devcarry/bin/fashion_mnist --model mlp --device $device --epochs 3 --data .devcarry/fmnist \
-      --checkpoint-dir "" --threads 4 2>&1 | tail -4
+  echo "== Fashion-MNIST, the main job's runs: the MLP (10 epochs) and the CNN (5) on the GPU"
+  for run in "mlp gpu 10" "cnn gpu 5"; do
+    set -- $run
+    timeout 200 .devcarry/bin/fashion_mnist --model $1 --device $2 --epochs $3 --data .devcarry/fmnist \
+      --checkpoint-dir "" --logdir "" --threads 4 2>&1 | tail -3
   done
   fi
   if [[ $parts == *train* ]]; then
@@ -89,6 +137,18 @@ run)
       done
     done
   done
+  fi
+  if [[ $parts == *profile* ]]; then
+  # Nsight Compute times each GPU kernel alone (one metric: one pass per kernel): 400
+  # kernels after 1,000, ours and PyTorch's, CNN at batch 512, into OUT/ncu-*.csv.
+  echo "== the CNN's GPU kernels, batch 512 (ncu)"
+  ncu_args="--metrics gpu__time_duration.sum --csv --clock-control none --launch-skip 1000 --launch-count 400"
+  timeout 100 ncu $ncu_args .devcarry/bin/train_step --model cnn --batch 512 --threads 4 --device gpu --steps 60 \
+    --warmup 5 > "$out/ncu-ours.csv" 2> /tmp/ncu-ours.err
+  echo "ncu (ours) exit: $?"; tail -3 /tmp/ncu-ours.err
+  timeout 100 ncu $ncu_args python3 tests/bench/train_step_peers.py torch --model cnn --batch 512 --threads 4 \
+    --device gpu --steps 60 --warmup 5 > "$out/ncu-torch.csv" 2> /tmp/ncu-torch.err
+  echo "ncu (PyTorch) exit: $?"; tail -3 /tmp/ncu-torch.err
   fi
   ;;
 *)
