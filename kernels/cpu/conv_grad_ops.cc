@@ -24,21 +24,7 @@
 namespace tensoract {
 namespace {
 
-// A shape given as an int32 vector input (input_sizes, filter_sizes).
-Status ShapeFromSizes(const OpKernel& kernel, const std::string& arg, const Tensor& sizes, TensorShape* shape) {
-  if (sizes.dims() != 1 || sizes.dtype() != tensorflow::DT_INT32) {
-    return errors::InvalidArgument(conv::NodeContext(kernel), ": ", arg, " must be an int32 vector, got ",
-                                   sizes.shape().DebugString());
-  }
-  std::vector<int64_t> dims;
-  for (int64_t i = 0; i < sizes.NumElements(); ++i) {
-    const int32_t v = sizes.base<int32_t>()[i];
-    if (v < 0) return errors::InvalidArgument(conv::NodeContext(kernel), ": ", arg, " has a negative size ", v);
-    dims.push_back(v);
-  }
-  *shape = TensorShape(dims);
-  return Status::OK();
-}
+using conv::ShapeFromSizes;
 
 // out_backprop must have the shape the forward convolution would produce.
 Status CheckOutBackprop(const OpKernel& kernel, const conv::ConvDims& d, const TensorShape& out_backprop) {

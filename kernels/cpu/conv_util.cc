@@ -169,5 +169,54 @@ Status ConvDimsFromShapes(const OpKernel& kernel, const WindowAttrs& attrs, cons
   return Status::OK();
 }
 
+// The window geometry of a pool over `input` [batch, rows, cols, depth].
+Status PoolDims(const OpKernel& kernel, const WindowAttrs& attrs, const TensorShape& input, ConvDims* d) {
+  if (input.dims() != 4) {
+    return errors::InvalidArgument(NodeContext(kernel), ": input must be 4-dimensional [batch, rows, cols, depth], got ",
+                                   input.DebugString());
+  }
+  d->batch = input.dim_size(0);
+  d->in_rows = input.dim_size(1);
+  d->in_cols = input.dim_size(2);
+  d->in_depth = d->out_depth = input.dim_size(3);
+  d->filter_rows = attrs.ksize[1];
+  d->filter_cols = attrs.ksize[2];
+  if (attrs.padding == Padding::kExplicit) {
+    // Every window must hold an element of the input (TensorFlow's check).
+    const char* sides[] = {"Top", "Bottom", "Left", "Right"};
+    for (int i = 0; i < 4; ++i) {
+      const int64_t pad = attrs.explicit_paddings[2 + i], window = i < 2 ? d->filter_rows : d->filter_cols;
+      if (pad >= window) {
+        return errors::InvalidArgument(NodeContext(kernel), ": ", sides[i], " padding ", pad,
+                                       " needs to be smaller than the window size ", window);
+      }
+    }
+  }
+  Status s = ComputeConvDims(attrs, d);
+  if (!s.ok()) {
+    return s.WithContext(StrCat(NodeContext(kernel), ": input ", input.DebugString(), ", ksize [1,",
+                                d->filter_rows, ",", d->filter_cols, ",1]"));
+  }
+  return Status::OK();
+}
+
+TensorShape PoolOutputShape(const ConvDims& d) { return TensorShape({d.batch, d.out_rows, d.out_cols, d.in_depth}); }
+
+// A shape given as an int32 vector input (input_sizes, filter_sizes).
+Status ShapeFromSizes(const OpKernel& kernel, const std::string& arg, const Tensor& sizes, TensorShape* shape) {
+  if (sizes.dims() != 1 || sizes.dtype() != tensorflow::DT_INT32) {
+    return errors::InvalidArgument(NodeContext(kernel), ": ", arg, " must be an int32 vector, got ",
+                                   sizes.shape().DebugString());
+  }
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < sizes.NumElements(); ++i) {
+    const int32_t v = sizes.base<int32_t>()[i];
+    if (v < 0) return errors::InvalidArgument(NodeContext(kernel), ": ", arg, " has a negative size ", v);
+    dims.push_back(v);
+  }
+  *shape = TensorShape(dims);
+  return Status::OK();
+}
+
 }  // namespace conv
 }  // namespace tensoract

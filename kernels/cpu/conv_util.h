@@ -76,6 +76,15 @@ Status ComputeConvDims(const WindowAttrs& attrs, ConvDims* dims);
 Status ConvDimsFromShapes(const OpKernel& kernel, const WindowAttrs& attrs, const TensorShape& input,
                           const TensorShape& filter, ConvDims* dims, bool allow_groups = false);
 
+// The geometry of a pool (MaxPool, AvgPool and their gradients, CPU and GPU) over `input`
+// [batch, rows, cols, depth], checked as TensorFlow's CPU kernels check it.
+Status PoolDims(const OpKernel& kernel, const WindowAttrs& attrs, const TensorShape& input, ConvDims* d);
+// A pool's output shape, [batch, out_rows, out_cols, depth].
+TensorShape PoolOutputShape(const ConvDims& d);
+
+// A shape given as an int32 vector input (input_sizes, filter_sizes), named `arg` in errors.
+Status ShapeFromSizes(const OpKernel& kernel, const std::string& arg, const Tensor& sizes, TensorShape* shape);
+
 // The number of threads of the kernel's device (1 without one).
 inline int NumThreads(OpKernelContext* ctx) { return ctx->device() ? std::max(1, ctx->device()->num_threads()) : 1; }
 

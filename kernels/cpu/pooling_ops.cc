@@ -32,36 +32,8 @@
 namespace tensoract {
 namespace {
 
-// The window geometry of a pool over `input` [batch, rows, cols, depth].
-Status PoolDims(const OpKernel& kernel, const conv::WindowAttrs& attrs, const TensorShape& input, conv::ConvDims* d) {
-  if (input.dims() != 4) {
-    return errors::InvalidArgument(conv::NodeContext(kernel), ": input must be 4-dimensional [batch, rows, cols, depth], got ",
-                                   input.DebugString());
-  }
-  d->batch = input.dim_size(0);
-  d->in_rows = input.dim_size(1);
-  d->in_cols = input.dim_size(2);
-  d->in_depth = d->out_depth = input.dim_size(3);
-  d->filter_rows = attrs.ksize[1];
-  d->filter_cols = attrs.ksize[2];
-  if (attrs.padding == conv::Padding::kExplicit) {
-    // Every window must hold an element of the input (TensorFlow's check).
-    const char* sides[] = {"Top", "Bottom", "Left", "Right"};
-    for (int i = 0; i < 4; ++i) {
-      const int64_t pad = attrs.explicit_paddings[2 + i], window = i < 2 ? d->filter_rows : d->filter_cols;
-      if (pad >= window) {
-        return errors::InvalidArgument(conv::NodeContext(kernel), ": ", sides[i], " padding ", pad,
-                                       " needs to be smaller than the window size ", window);
-      }
-    }
-  }
-  Status s = conv::ComputeConvDims(attrs, d);
-  if (!s.ok()) {
-    return s.WithContext(StrCat(conv::NodeContext(kernel), ": input ", input.DebugString(), ", ksize [1,",
-                                d->filter_rows, ",", d->filter_cols, ",1]"));
-  }
-  return Status::OK();
-}
+using conv::PoolDims;
+using conv::PoolOutputShape;
 
 // The V2 ops (MaxPoolV2, MaxPoolGradV2, MaxPoolGradGradV2) take ksize and strides as their
 // last two inputs, int32 (host memory), instead of attrs: *v2 says which an op is. For V2
@@ -126,7 +98,6 @@ Status StepWindow(OpKernelContext* ctx, const OpKernel& kernel, const conv::Wind
   return v2 ? WindowFromInputs(ctx, kernel, out) : Status::OK();
 }
 
-TensorShape PoolOutputShape(const conv::ConvDims& d) { return TensorShape({d.batch, d.out_rows, d.out_cols, d.in_depth}); }
 
 // The window of output (row, col) clipped to the input: rows [r0, r1), cols [c0, c1).
 struct Window {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/transpose_perm.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -78,30 +79,9 @@ class TransposeOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    const Tensor& perm_t = ctx->input(1);
-    OP_REQUIRES(ctx, perm_t.dims() == 1,
-                errors::InvalidArgument("node '", name(), "' (Transpose): perm must be a vector, not ",
-                                        perm_t.shape().DebugString()));
     const int rank = input.dims();
-    OP_REQUIRES(ctx, perm_t.NumElements() == rank,
-                errors::InvalidArgument("node '", name(), "' (Transpose): transpose expects a vector of size ", rank,
-                                        ". But input(1) is a vector of size ", perm_t.NumElements()));
-    std::vector<int> perm(rank);
-    std::vector<bool> seen(rank, false);
-    for (int i = 0; i < rank; ++i) {
-      int64_t p = perm_t.dtype() == tensorflow::DT_INT32 ? perm_t.base<int32_t>()[i] : perm_t.base<int64_t>()[i];
-      // A negative entry counts from the end, as TensorFlow 2.21 reads it (perm [-1, 0] of a
-      // matrix is [1, 0]; issue 32).
-      if (p < 0 && p >= -rank) p += rank;
-      OP_REQUIRES(ctx, p >= 0 && p < rank,
-                  errors::InvalidArgument("node '", name(), "' (Transpose): ", p, " is out of range [0 .. ", rank,
-                                          ")"));
-      OP_REQUIRES(ctx, !seen[p],
-                  errors::InvalidArgument("node '", name(), "' (Transpose): ", p,
-                                          " is duplicated in the permutation"));
-      seen[p] = true;
-      perm[i] = static_cast<int>(p);
-    }
+    std::vector<int> perm;
+    OP_REQUIRES_OK(ctx, ReadTransposePerm(*this, ctx->input(1), rank, &perm));
     std::vector<int64_t> out_dims(rank);
     for (int i = 0; i < rank; ++i) out_dims[i] = input.dim_size(perm[i]);
 

@@ -3,6 +3,7 @@
 // move elements through StridedCopy and FillElements (kernels/cpu/strided_copy.h), and
 // this file gives those their GPU versions. Transpose and ConcatV2 are here.
 #include "kernels/cpu/strided_copy.h"
+#include "kernels/cpu/transpose_perm.h"
 #include "kernels/gpu/gpu_op_util.h"
 
 namespace tensoract {
@@ -52,22 +53,15 @@ class TransposeOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
     const Tensor& x = ctx->input(0);
-    const std::vector<int64_t> perm = IndexValues(ctx->input(1));
     const int rank = x.dims();
-    OP_REQUIRES(ctx, static_cast<int>(perm.size()) == rank,
-                errors::InvalidArgument(NodePrefix(*this), "transpose expects a vector of size ", rank,
-                                        ". But input(1) is a vector of size ", perm.size()));
-    std::vector<bool> seen(rank, false);
+    std::vector<int> perm;
+    OP_REQUIRES_OK(ctx, ReadTransposePerm(*this, ctx->input(1), rank, &perm));
     std::vector<int64_t> out_dims(rank);
     StridedView src{0, {}}, dst{0, {}};
     const std::vector<int64_t> in_strides = RowMajorStrides(x.shape());
     for (int d = 0; d < rank; ++d) {
-      const int64_t p = perm[d];
-      OP_REQUIRES(ctx, p >= 0 && p < rank && !seen[p],
-                  errors::InvalidArgument(NodePrefix(*this), perm.size(), " is not a permutation of 0..", rank - 1));
-      seen[p] = true;
-      out_dims[d] = x.dim_size(static_cast<int>(p));
-      src.strides.push_back(in_strides[p]);
+      out_dims[d] = x.dim_size(perm[d]);
+      src.strides.push_back(in_strides[perm[d]]);
     }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));

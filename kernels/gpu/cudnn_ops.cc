@@ -1,4 +1,5 @@
-// Convolutions and pooling on the GPU through cuDNN, in TensorFlow's layouts: NHWC data
+// Convolutions and pooling on the GPU through cuDNN (pooling cuDNN cannot do: our own
+// kernels, pool_kernels.cu), in TensorFlow's layouts: NHWC data
 // and HWIO filters. cuDNN takes NHWC data but wants filters as OHWI ("KRSC"), so the
 // filter is transposed into scratch memory on the way in (and the filter gradient on the
 // way out). SAME padding must be symmetric (odd total padding would need a padded copy of
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "kernels/cpu/conv_util.h"
 #include "kernels/gpu/gpu_op_util.h"
 
 namespace tensoract {
@@ -72,12 +74,6 @@ struct ConvDesc {
   ConvDesc() { cudnnCreateConvolutionDescriptor(&d); }
   ~ConvDesc() { cudnnDestroyConvolutionDescriptor(d); }
 };
-struct PoolDesc {
-  cudnnPoolingDescriptor_t d = nullptr;
-  PoolDesc() { cudnnCreatePoolingDescriptor(&d); }
-  ~PoolDesc() { cudnnDestroyPoolingDescriptor(d); }
-};
-
 template <class T>
 cudnnDataType_t CudnnType() { return std::is_same_v<T, float> ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE; }
 
@@ -86,10 +82,15 @@ struct Window {
   int64_t out = 0, pad = 0;
   bool symmetric = true;
 };
-Window Spatial(int64_t in, int64_t k, int64_t stride, int64_t dilation, bool same) {
+Window Spatial(int64_t in, int64_t k, int64_t stride, int64_t dilation, bool same, int64_t before = -1,
+               int64_t after = -1) {
   Window w;
   const int64_t effective = (k - 1) * dilation + 1;
-  if (same) {
+  if (before >= 0) {  // EXPLICIT
+    w.out = in + before + after >= effective ? (in + before + after - effective) / stride + 1 : 0;
+    w.pad = before;
+    w.symmetric = before == after;
+  } else if (same) {
     w.out = (in + stride - 1) / stride;
     const int64_t total = std::max<int64_t>(0, (w.out - 1) * stride + effective - in);
     w.pad = total / 2;
@@ -104,27 +105,20 @@ Window Spatial(int64_t in, int64_t k, int64_t stride, int64_t dilation, bool sam
 struct ConvAttrs {
   int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   bool same = false;
+  std::vector<int64_t> explicit_pads;  // EXPLICIT padding: top, bottom, left, right
+  // As the CPU kernels read and check them (kernels/cpu/conv_util.h), so both refuse alike.
   void Read(OpKernelConstruction* ctx) {
-    std::vector<int64_t> strides, dilations = {1, 1, 1, 1};
-    std::string padding, format = "NHWC";
-    Status s = ctx->GetAttr("strides", &strides);
-    if (s.ok()) s = ctx->GetAttr("padding", &padding);
+    conv::WindowAttrs w;
+    Status s = conv::ReadWindowAttrs(ctx, /*has_dilations=*/true, /*has_ksize=*/false, &w);
     if (!s.ok()) return ctx->SetStatus(s);
-    ctx->GetAttr("dilations", &dilations).IgnoreError();
-    ctx->GetAttr("data_format", &format).IgnoreError();
-    if (format != "NHWC") {
-      return ctx->SetStatus(errors::Unimplemented("node '", ctx->def().name(), "': the GPU convolutions take NHWC, not ",
-                                                  format));
+    stride_h = w.strides[1];
+    stride_w = w.strides[2];
+    dilation_h = w.dilations[1];
+    dilation_w = w.dilations[2];
+    same = w.padding == conv::Padding::kSame;
+    if (w.padding == conv::Padding::kExplicit) {
+      explicit_pads = {w.explicit_paddings[2], w.explicit_paddings[3], w.explicit_paddings[4], w.explicit_paddings[5]};
     }
-    if (strides.size() != 4 || dilations.size() != 4 || (padding != "SAME" && padding != "VALID")) {
-      return ctx->SetStatus(errors::InvalidArgument("node '", ctx->def().name(),
-                                                    "': strides and dilations need 4 values, padding SAME or VALID"));
-    }
-    stride_h = strides[1];
-    stride_w = strides[2];
-    dilation_h = dilations[1];
-    dilation_w = dilations[2];
-    same = padding == "SAME";
   }
 };
 
@@ -146,10 +140,13 @@ Status MakeConvShape(const std::string& node, const ConvAttrs& a, const TensorSh
   }
   *s = {input.dim_size(0), input.dim_size(1), input.dim_size(2), input.dim_size(3),
         filter.dim_size(0), filter.dim_size(1), filter.dim_size(3), {}, {}};
-  s->wh = Spatial(s->h, s->fh, a.stride_h, a.dilation_h, a.same);
-  s->ww = Spatial(s->w, s->fw, a.stride_w, a.dilation_w, a.same);
+  const bool exp = !a.explicit_pads.empty();
+  s->wh = Spatial(s->h, s->fh, a.stride_h, a.dilation_h, a.same, exp ? a.explicit_pads[0] : -1,
+                  exp ? a.explicit_pads[1] : -1);
+  s->ww = Spatial(s->w, s->fw, a.stride_w, a.dilation_w, a.same, exp ? a.explicit_pads[2] : -1,
+                  exp ? a.explicit_pads[3] : -1);
   if (!s->wh.symmetric || !s->ww.symmetric) {
-    return errors::Unimplemented("node '", node, "': SAME padding that is not the same on both sides (input ",
+    return errors::Unimplemented("node '", node, "': padding that is not the same on both sides (input ",
                                  input.DebugString(), ", filter ", filter.DebugString(), ") is not on the GPU yet");
   }
   return Status::OK();
@@ -274,17 +271,6 @@ class Conv2DOp : public OpKernel {
   ConvAttrs attrs_;
 };
 
-// The int32 sizes input (host memory) as a shape.
-Status SizesOf(const std::string& node, const Tensor& sizes, TensorShape* shape) {
-  if (sizes.dtype() != tensorflow::DT_INT32 || sizes.NumElements() != 4) {
-    return errors::InvalidArgument("node '", node, "': sizes must be 4 int32 values, got ", sizes.DebugString());
-  }
-  std::vector<int64_t> d;
-  for (int i = 0; i < 4; ++i) d.push_back(sizes.base<int32_t>()[i]);
-  *shape = TensorShape(d);
-  return Status::OK();
-}
-
 template <class T>
 class Conv2DBackpropInputOp : public OpKernel {
  public:
@@ -292,9 +278,13 @@ class Conv2DBackpropInputOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
     TensorShape input_shape;
-    OP_REQUIRES_OK(ctx, SizesOf(name(), ctx->input(0), &input_shape));
+    OP_REQUIRES_OK(ctx, conv::ShapeFromSizes(*this, "input_sizes", ctx->input(0), &input_shape));
     const Tensor& filter = ctx->input(1);
     const Tensor& dy = ctx->input(2);
+    if (input_shape.dims() == 2 && dy.dims() == 4 && filter.dims() == 4) {
+      // Only the spatial sizes given: batch and depth follow out_backprop and the filter (as the CPU's).
+      input_shape = TensorShape({dy.dim_size(0), input_shape.dim_size(0), input_shape.dim_size(1), filter.dim_size(2)});
+    }
     ConvShape s;
     OP_REQUIRES_OK(ctx, MakeConvShape(name(), attrs_, input_shape, filter.shape(), &s));
     OP_REQUIRES_OK(ctx, CheckOutBackprop(name(), s, dy));
@@ -333,7 +323,7 @@ class Conv2DBackpropFilterOp : public OpKernel {
     OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
     const Tensor& input = ctx->input(0);
     TensorShape filter_shape;
-    OP_REQUIRES_OK(ctx, SizesOf(name(), ctx->input(1), &filter_shape));
+    OP_REQUIRES_OK(ctx, conv::ShapeFromSizes(*this, "filter_sizes", ctx->input(1), &filter_shape));
     const Tensor& dy = ctx->input(2);
     ConvShape s;
     OP_REQUIRES_OK(ctx, MakeConvShape(name(), attrs_, input.shape(), filter_shape, &s));
@@ -374,56 +364,58 @@ class Conv2DBackpropFilterOp : public OpKernel {
   ConvAttrs attrs_;
 };
 
-// The attrs of MaxPool/AvgPool and their gradients (NHWC, windows over H and W only).
-struct PoolAttrs {
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1;
-  bool same = false;
-  void Read(OpKernelConstruction* ctx) {
-    std::vector<int64_t> ksize, strides;
-    std::string padding, format = "NHWC";
-    Status s = ctx->GetAttr("ksize", &ksize);
-    if (s.ok()) s = ctx->GetAttr("strides", &strides);
-    if (s.ok()) s = ctx->GetAttr("padding", &padding);
-    if (!s.ok()) return ctx->SetStatus(s);
-    ctx->GetAttr("data_format", &format).IgnoreError();
-    if (format != "NHWC" || ksize.size() != 4 || strides.size() != 4 || ksize[0] != 1 || ksize[3] != 1 ||
-        strides[0] != 1 || strides[3] != 1) {
-      return ctx->SetStatus(errors::Unimplemented("node '", ctx->def().name(),
-                                                  "': the GPU pools NHWC windows over height and width only"));
-    }
-    kh = ksize[1];
-    kw = ksize[2];
-    sh = strides[1];
-    sw = strides[2];
-    same = padding == "SAME";
-  }
+// MaxPool, AvgPool and their gradients. The geometry and its checks are the CPU kernels'
+// (kernels/cpu/conv_util.h: PoolDims). cuDNN pools windows padded the same on both sides;
+// the rest (SAME's uneven padding, explicit padding) and empty tensors, which cuDNN
+// refuses, take our own kernels (pool_kernels.cu), computed as the CPU's.
+PoolGeometry GeometryOf(const conv::ConvDims& d) {
+  PoolGeometry g;
+  g.n = d.batch;
+  g.h = d.in_rows;
+  g.w = d.in_cols;
+  g.c = d.in_depth;
+  g.oh = d.out_rows;
+  g.ow = d.out_cols;
+  g.kh = d.filter_rows;
+  g.kw = d.filter_cols;
+  g.sh = d.stride_rows;
+  g.sw = d.stride_cols;
+  g.pad_top = d.pad_top;
+  g.pad_left = d.pad_left;
+  return g;
+}
+
+// Whether cuDNN computes this pool: padding the same before and after (the padding after
+// that the last window reaches), and something to compute.
+bool CudnnPools(const PoolGeometry& g) {
+  if (g.n * g.h * g.w * g.c == 0 || g.oh * g.ow == 0) return false;
+  const int64_t bottom = std::max<int64_t>(0, (g.oh - 1) * g.sh + g.kh - g.h - g.pad_top);
+  const int64_t right = std::max<int64_t>(0, (g.ow - 1) * g.sw + g.kw - g.w - g.pad_left);
+  return bottom == g.pad_top && right == g.pad_left;
+}
+
+struct PoolDesc {
+  cudnnPoolingDescriptor_t d = nullptr;
+  PoolDesc() { cudnnCreatePoolingDescriptor(&d); }
+  ~PoolDesc() { cudnnDestroyPoolingDescriptor(d); }
 };
 
 template <class T>
-struct PoolSetup {
+struct CudnnPool {
   Tensor4d x, y;
   PoolDesc pool;
-  int64_t oh = 0, ow = 0;
 };
 
 template <class T>
-Status SetUpPool(const std::string& node, const PoolAttrs& a, bool max, const TensorShape& in, PoolSetup<T>* p) {
-  if (in.dims() != 4) return errors::InvalidArgument("node '", node, "': input must be 4-D, got ", in.DebugString());
-  Window wh = Spatial(in.dim_size(1), a.kh, a.sh, 1, a.same), ww = Spatial(in.dim_size(2), a.kw, a.sw, 1, a.same);
-  if (!wh.symmetric || !ww.symmetric) {
-    return errors::Unimplemented("node '", node, "': SAME pooling with uneven padding (input ", in.DebugString(),
-                                 ") is not on the GPU yet");
-  }
-  p->oh = wh.out;
-  p->ow = ww.out;
+Status DescribePool(const std::string& node, const PoolGeometry& g, bool max, CudnnPool<T>* p) {
   const cudnnDataType_t t = CudnnType<T>();
-  cudnnStatus_t st = p->x.SetNhwc(t, in.dim_size(0), in.dim_size(1), in.dim_size(2), in.dim_size(3));
-  if (st == CUDNN_STATUS_SUCCESS) st = p->y.SetNhwc(t, in.dim_size(0), wh.out, ww.out, in.dim_size(3));
+  cudnnStatus_t st = p->x.SetNhwc(t, g.n, g.h, g.w, g.c);
+  if (st == CUDNN_STATUS_SUCCESS) st = p->y.SetNhwc(t, g.n, g.oh, g.ow, g.c);
   if (st == CUDNN_STATUS_SUCCESS) {
     st = cudnnSetPooling2dDescriptor(p->pool.d, max ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
-                                     CUDNN_NOT_PROPAGATE_NAN, static_cast<int>(a.kh), static_cast<int>(a.kw),
-                                     static_cast<int>(wh.pad), static_cast<int>(ww.pad), static_cast<int>(a.sh),
-                                     static_cast<int>(a.sw));
+                                     CUDNN_NOT_PROPAGATE_NAN, static_cast<int>(g.kh), static_cast<int>(g.kw),
+                                     static_cast<int>(g.pad_top), static_cast<int>(g.pad_left), static_cast<int>(g.sh),
+                                     static_cast<int>(g.sw));
   }
   return CudnnStatus(st, node, "describing the pooling");
 }
@@ -431,15 +423,25 @@ Status SetUpPool(const std::string& node, const PoolAttrs& a, bool max, const Te
 template <class T, bool kMax>
 class PoolOp : public OpKernel {
  public:
-  explicit PoolOp(OpKernelConstruction* ctx) : OpKernel(ctx) { attrs_.Read(ctx); }
+  explicit PoolOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/false, /*has_ksize=*/true, &attrs_));
+  }
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
     const Tensor& x = ctx->input(0);
-    PoolSetup<T> p;
-    OP_REQUIRES_OK(ctx, SetUpPool<T>(name(), attrs_, kMax, x.shape(), &p));
+    conv::ConvDims d;
+    OP_REQUIRES_OK(ctx, conv::PoolDims(*this, attrs_, x.shape(), &d));
     Tensor* y = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({x.dim_size(0), p.oh, p.ow, x.dim_size(3)}), &y));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, conv::PoolOutputShape(d), &y));
     if (y->NumElements() == 0) return;
+    const PoolGeometry g = GeometryOf(d);
+    if (!CudnnPools(g)) {
+      LaunchPool<T>(kMax, In<T>(ctx, 0), Out<T>(y), g, StreamOf(ctx));
+      OP_REQUIRES_OK(ctx, EndLaunch(ctx));
+      return;
+    }
+    CudnnPool<T> p;
+    OP_REQUIRES_OK(ctx, DescribePool<T>(name(), g, kMax, &p));
     CudnnHandle* h = HandleFor(ContextOf(ctx));
     OP_REQUIRES_OK(ctx, h->status);
     std::lock_guard<std::mutex> lock(h->mu);
@@ -450,31 +452,61 @@ class PoolOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 
  private:
-  PoolAttrs attrs_;
+  conv::WindowAttrs attrs_;
 };
 
 // MaxPoolGrad(orig_input, orig_output, grad) and AvgPoolGrad(orig_input_shape, grad).
 template <class T, bool kMax>
 class PoolGradOp : public OpKernel {
  public:
-  explicit PoolGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) { attrs_.Read(ctx); }
+  explicit PoolGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/false, /*has_ksize=*/true, &attrs_));
+  }
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
     TensorShape in_shape;
     if (kMax) {
       in_shape = ctx->input(0).shape();
     } else {
-      OP_REQUIRES_OK(ctx, SizesOf(name(), ctx->input(0), &in_shape));
+      const Tensor& sizes = ctx->input(0);  // int32, in host memory
+      OP_REQUIRES(ctx, sizes.dims() == 1 && sizes.NumElements() == 4,
+                  errors::InvalidArgument(conv::NodeContext(*this), ": orig_input_shape must be 4 values, got ",
+                                          sizes.shape().DebugString()));
+      std::vector<int64_t> dims;
+      for (int i = 0; i < 4; ++i) {
+        const int32_t v = sizes.base<int32_t>()[i];
+        OP_REQUIRES(ctx, v >= 0,
+                    errors::InvalidArgument(conv::NodeContext(*this), ": orig_input_shape has a negative size ", v));
+        dims.push_back(v);
+      }
+      in_shape = TensorShape(dims);
+    }
+    conv::ConvDims d;
+    OP_REQUIRES_OK(ctx, conv::PoolDims(*this, attrs_, in_shape, &d));
+    const TensorShape out_shape = conv::PoolOutputShape(d);
+    if (kMax) {
+      OP_REQUIRES(ctx, ctx->input(1).shape() == out_shape,
+                  errors::InvalidArgument(conv::NodeContext(*this), ": orig_output has shape ",
+                                          ctx->input(1).shape().DebugString(), " but the pool's output has shape ",
+                                          out_shape.DebugString()));
     }
     const Tensor& dy = ctx->input(kMax ? 2 : 1);
-    PoolSetup<T> p;
-    OP_REQUIRES_OK(ctx, SetUpPool<T>(name(), attrs_, kMax, in_shape, &p));
-    OP_REQUIRES(ctx, dy.shape() == TensorShape({in_shape.dim_size(0), p.oh, p.ow, in_shape.dim_size(3)}),
-                errors::InvalidArgument("node '", name(), "': the gradient's shape ", dy.shape().DebugString(),
-                                        " is not the pooling's output shape"));
+    OP_REQUIRES(ctx, dy.shape() == out_shape,
+                errors::InvalidArgument(conv::NodeContext(*this), ": grad has shape ", dy.shape().DebugString(),
+                                        " but the pool's output has shape ", out_shape.DebugString()));
     Tensor* dx = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in_shape, &dx));
     if (dx->NumElements() == 0) return;
+    const PoolGeometry g = GeometryOf(d);
+    // Disjoint max windows (the CNN's 2x2 pools): ours, one thread per window, no atomics.
+    if (!CudnnPools(g) || (kMax && PoolWindowsDisjoint(g))) {
+      if (kMax) LaunchMaxPoolGrad<T>(In<T>(ctx, 0), dy.base<T>(), Out<T>(dx), g, StreamOf(ctx));
+      else LaunchAvgPoolGrad<T>(dy.base<T>(), Out<T>(dx), g, StreamOf(ctx));
+      OP_REQUIRES_OK(ctx, EndLaunch(ctx));
+      return;
+    }
+    CudnnPool<T> p;
+    OP_REQUIRES_OK(ctx, DescribePool<T>(name(), g, kMax, &p));
     CudnnHandle* h = HandleFor(ContextOf(ctx));
     OP_REQUIRES_OK(ctx, h->status);
     std::lock_guard<std::mutex> lock(h->mu);
@@ -490,7 +522,7 @@ class PoolGradOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 
  private:
-  PoolAttrs attrs_;
+  conv::WindowAttrs attrs_;
 };
 
 #define TA_GPU_CUDNN(T)                                                                                            \

@@ -1,5 +1,6 @@
 // Element-wise GPU kernels: unary, binary with broadcasting, comparisons, logical ops,
 // casts, fills, Select and AddN (launchers.h).
+#include <cfloat>
 #include <cmath>
 
 #include "kernels/gpu/launchers.h"
@@ -8,11 +9,15 @@ namespace tensoract {
 namespace gpu {
 namespace {
 
+// Each as the CPU kernel computes it (checked by tests/compat's harness, --gpu): NaN
+// propagates through Relu, Relu6, Sign, Maximum and Minimum; Abs clears the sign of -0.
+// Floats are flushed to zero in and out (nvcc -ftz=true, CMakeLists.txt), as the CPU's
+// kernels run with FTZ and DAZ; doubles cannot be (the GPU has no flush for them).
 template <class T>
 __device__ T ApplyUnary(UnaryKind op, T x) {
   switch (op) {
     case UnaryKind::kNeg: return -x;
-    case UnaryKind::kAbs: return x < T(0) ? -x : x;
+    case UnaryKind::kAbs: return fabs(x);
     case UnaryKind::kExp: return exp(x);
     case UnaryKind::kLog: return log(x);
     case UnaryKind::kSqrt: return sqrt(x);
@@ -20,19 +25,32 @@ __device__ T ApplyUnary(UnaryKind op, T x) {
     case UnaryKind::kSquare: return x * x;
     case UnaryKind::kTanh: return tanh(x);
     case UnaryKind::kSigmoid: return T(1) / (T(1) + exp(-x));
-    case UnaryKind::kRelu: return x > T(0) ? x : T(0);
-    case UnaryKind::kRelu6: return x > T(0) ? (x < T(6) ? x : T(6)) : T(0);
+    case UnaryKind::kRelu: return isnan(x) ? x : (x > T(0) ? x : T(0));
+    case UnaryKind::kRelu6: return isnan(x) ? x : (x > T(0) ? (x < T(6) ? x : T(6)) : T(0));
     case UnaryKind::kReciprocal: return T(1) / x;
     case UnaryKind::kLog1p: return log1p(x);
-    case UnaryKind::kSign: return x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0));
+    case UnaryKind::kSign: {
+      // x + 0 is flushed (a float denormal's sign is 0, as on the CPU); the comparisons alone
+      // are not: nvcc tests the sign bit of -1e-45 < 0.
+      const T v = x + T(0);
+      return isnan(v) ? v : (v > T(0) ? T(1) : (v < T(0) ? T(-1) : T(0)));
+    }
     case UnaryKind::kFloor: return floor(x);
     case UnaryKind::kCeil: return ceil(x);
     case UnaryKind::kSin: return sin(x);
     case UnaryKind::kCos: return cos(x);
-    case UnaryKind::kSoftplus: return x > T(20) ? x : log1p(exp(x));
+    case UnaryKind::kSoftplus: {
+      // TensorFlow's thresholds: beyond them the result is x, or exp(x), to T's precision.
+      const T threshold = log(sizeof(T) == 4 ? T(FLT_EPSILON) : T(DBL_EPSILON)) + T(2);
+      return x > -threshold ? x : (x < threshold ? exp(x) : log1p(exp(x)));
+    }
   }
   return x;
 }
+
+// a * b, or +0 where b is zero (TensorFlow's mul_no_nan, as the CPU's gradients use it).
+template <class T>
+__device__ T MulNoNan(T a, T b) { return b == T(0) ? T(0) : a * b; }
 
 template <class T>
 __device__ T ApplyBinary(BinaryKind op, T x, T y) {
@@ -41,17 +59,21 @@ __device__ T ApplyBinary(BinaryKind op, T x, T y) {
     case BinaryKind::kSub: return x - y;
     case BinaryKind::kMul: return x * y;
     case BinaryKind::kDiv: return x / y;
-    case BinaryKind::kMaximum: return x > y ? x : y;
-    case BinaryKind::kMinimum: return x < y ? x : y;
+    // NaN from either side wins; of two equal values the second (the CPU's x86 order).
+    case BinaryKind::kMaximum: return isnan(x) ? x : (isnan(y) ? y : (y < x ? x : y));
+    case BinaryKind::kMinimum: return isnan(x) ? x : (isnan(y) ? y : (x < y ? x : y));
     case BinaryKind::kSquaredDifference: return (x - y) * (x - y);
     case BinaryKind::kPow: return pow(x, y);
-    case BinaryKind::kReluGrad: return y > T(0) ? x : T(0);
-    case BinaryKind::kRelu6Grad: return (y > T(0) && y < T(6)) ? x : T(0);
-    case BinaryKind::kSigmoidGrad: return y * x * (T(1) - x);
+    // Products, not selects, as TensorFlow's: a NaN or infinite gradient stays NaN where it
+    // is blocked, and -0 keeps its sign.
+    case BinaryKind::kReluGrad: return x * T(y > T(0) ? 1 : 0);
+    case BinaryKind::kRelu6Grad: return x * T((y > T(0) && y < T(6)) ? 1 : 0);
+    // (y, dy), in the CPU's order of operations (kernels/cpu/cwise_unary_grad.cc).
+    case BinaryKind::kSigmoidGrad: return y * (x * (T(1) - x));
     case BinaryKind::kTanhGrad: return y * (T(1) - x * x);
-    case BinaryKind::kSqrtGrad: return y * T(0.5) / x;
-    case BinaryKind::kRsqrtGrad: return y * x * x * x * T(-0.5);
-    case BinaryKind::kReciprocalGrad: return -y * x * x;
+    case BinaryKind::kSqrtGrad: return MulNoNan(T(0.5) / x, y);
+    case BinaryKind::kRsqrtGrad: return MulNoNan(T(-0.5) * (x * x), MulNoNan(x, y));
+    case BinaryKind::kReciprocalGrad: return MulNoNan(-(x * x), y);
   }
   return x;
 }
@@ -126,8 +148,18 @@ __global__ void FillConstantKernel(T value, T* out, int64_t n) {
 }
 
 template <class T>
-__global__ void SelectKernel(const bool* cond, const T* a, const T* b, T* out, int64_t n, bool cond_scalar) {
-  TA_GPU_LOOP(i, n) { out[i] = cond[cond_scalar ? 0 : i] ? a[i] : b[i]; }
+__global__ void SelectKernel(const bool* cond, const T* a, const T* b, T* out, int64_t n, SelectIndex s) {
+  TA_GPU_LOOP(i, n) {
+    int64_t rest = i, co = 0, ao = 0, bo = 0;
+    for (int d = s.ndims - 1; d >= 0; --d) {
+      const int64_t k = rest % s.dims[d];
+      rest /= s.dims[d];
+      co += k * s.c_strides[d];
+      ao += k * s.a_strides[d];
+      bo += k * s.b_strides[d];
+    }
+    out[i] = cond[co] ? a[ao] : b[bo];
+  }
 }
 
 template <class T>
@@ -194,8 +226,9 @@ void LaunchFillConstant(T value, T* out, int64_t n, cudaStream_t stream) {
 }
 
 template <class T>
-void LaunchSelect(const bool* cond, const T* a, const T* b, T* out, int64_t n, bool cond_scalar, cudaStream_t stream) {
-  if (n > 0) SelectKernel<T><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(cond, a, b, out, n, cond_scalar);
+void LaunchSelect(const bool* cond, const T* a, const T* b, T* out, int64_t n, const SelectIndex& s,
+                  cudaStream_t stream) {
+  if (n > 0) SelectKernel<T><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(cond, a, b, out, n, s);
 }
 
 template <class T>
@@ -219,13 +252,14 @@ TA_INSTANTIATE_FLOATING(double)
                                  cudaStream_t);                                                           \
   template void LaunchFill<T>(const T*, T*, int64_t, cudaStream_t);                                        \
   template void LaunchFillConstant<T>(T, T*, int64_t, cudaStream_t);                                       \
-  template void LaunchSelect<T>(const bool*, const T*, const T*, T*, int64_t, bool, cudaStream_t);
+  template void LaunchSelect<T>(const bool*, const T*, const T*, T*, int64_t, const SelectIndex&, cudaStream_t);
 TA_INSTANTIATE_VALUES(float)
 TA_INSTANTIATE_VALUES(double)
 TA_INSTANTIATE_VALUES(int64_t)
 template void LaunchFill<bool>(const bool*, bool*, int64_t, cudaStream_t);
 template void LaunchFillConstant<bool>(bool, bool*, int64_t, cudaStream_t);
-template void LaunchSelect<bool>(const bool*, const bool*, const bool*, bool*, int64_t, bool, cudaStream_t);
+template void LaunchSelect<bool>(const bool*, const bool*, const bool*, bool*, int64_t, const SelectIndex&,
+                                 cudaStream_t);
 
 #define TA_INSTANTIATE_CAST(S)                                         \
   template void LaunchCast<S, float>(const S*, float*, int64_t, cudaStream_t);     \

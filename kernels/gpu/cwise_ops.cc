@@ -111,8 +111,24 @@ class CastOp : public OpKernel {
   DataType src_ = tensorflow::DT_INVALID, dst_ = tensorflow::DT_INVALID;
 };
 
-// Select (same shapes, or a scalar condition) and SelectV2 without broadcasting.
-template <class T>
+// An operand's strides over the output's dims (right-aligned; 0 where it is broadcast).
+// False when its shape does not broadcast to `out`.
+bool StridesFor(const TensorShape& shape, const std::vector<int64_t>& out, int64_t* strides) {
+  const int rank = static_cast<int>(out.size()), offset = rank - shape.dims();
+  if (offset < 0) return false;
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    const int64_t size = d >= offset ? shape.dim_size(d - offset) : 1;
+    if (size != out[d] && size != 1) return false;
+    strides[d] = size == 1 ? 0 : stride;
+    stride *= size;
+  }
+  return true;
+}
+
+// Select(cond, a, b): a and b of one shape, cond of that shape, a scalar, or a vector
+// choosing rows (TensorFlow 1's); SelectV2: all three broadcast (NumPy's rules).
+template <class T, bool kV2>
 class SelectOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -121,16 +137,71 @@ class SelectOp : public OpKernel {
     const Tensor& c = ctx->input(0);
     const Tensor& a = ctx->input(1);
     const Tensor& b = ctx->input(2);
-    OP_REQUIRES(ctx, a.shape() == b.shape(),
-                errors::InvalidArgument("node '", name(), "': 'then' and 'else' must have the same shape: ",
-                                        a.shape().DebugString(), " vs ", b.shape().DebugString()));
-    const bool scalar = c.dims() == 0;
-    OP_REQUIRES(ctx, scalar || c.shape() == a.shape(),
-                errors::InvalidArgument("node '", name(), "': the condition's shape ", c.shape().DebugString(),
-                                        " must be a scalar or ", a.shape().DebugString(), " on the GPU"));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, a.shape(), &out));
-    LaunchSelect<T>(In<bool>(ctx, 0), In<T>(ctx, 1), In<T>(ctx, 2), Out<T>(out), a.NumElements(), scalar, StreamOf(ctx));
+    TensorShape cond_shape = c.shape();
+    std::vector<int64_t> out;
+    if (kV2) {
+      for (const TensorShape* s : {&c.shape(), &a.shape(), &b.shape()}) {
+        if (s->dims() > static_cast<int>(out.size())) out.insert(out.begin(), s->dims() - out.size(), 1);
+        for (int d = 0; d < s->dims(); ++d) {
+          int64_t& o = out[out.size() - s->dims() + d];
+          const int64_t size = s->dim_size(d);
+          OP_REQUIRES(ctx, size == o || size == 1 || o == 1,
+                      errors::InvalidArgument("node '", name(), "': condition ", c.shape().DebugString(), ", then ",
+                                              a.shape().DebugString(), " and else ", b.shape().DebugString(),
+                                              " do not broadcast"));
+          if (o == 1) o = size;
+        }
+      }
+    } else {
+      OP_REQUIRES(ctx, a.shape() == b.shape(),
+                  errors::InvalidArgument("node '", name(), "': 'then' and 'else' must have the same shape: ",
+                                          a.shape().DebugString(), " vs ", b.shape().DebugString()));
+      const bool rows = c.dims() == 1 && a.dims() >= 1 && c.dim_size(0) == a.dim_size(0) && a.dims() > 1;
+      OP_REQUIRES(ctx, c.dims() == 0 || c.shape() == a.shape() || rows,
+                  errors::InvalidArgument("node '", name(), "': the condition ", c.shape().DebugString(),
+                                          " must be a scalar, ", a.shape().DebugString(), " or a vector of its rows"));
+      if (rows) {  // [n] chooses rows: [n, 1, ..., 1]
+        std::vector<int64_t> dims(a.dims(), 1);
+        dims[0] = c.dim_size(0);
+        cond_shape = TensorShape(dims);
+      }
+      out = a.shape().dim_sizes();
+    }
+    OP_REQUIRES(ctx, out.size() <= static_cast<size_t>(kMaxBroadcastDims),
+                errors::Unimplemented("node '", name(), "': the GPU selects over up to ", kMaxBroadcastDims,
+                                      " dimensions"));
+    SelectIndex index;
+    index.ndims = static_cast<int>(out.size());
+    for (int d = 0; d < index.ndims; ++d) index.dims[d] = out[d];
+    const bool ok = StridesFor(cond_shape, out, index.c_strides) && StridesFor(a.shape(), out, index.a_strides) &&
+                    StridesFor(b.shape(), out, index.b_strides);
+    OP_REQUIRES(ctx, ok, errors::InvalidArgument("node '", name(), "': the shapes do not broadcast"));
+    Tensor* result = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out), &result));
+    LaunchSelect<T>(In<bool>(ctx, 0), In<T>(ctx, 1), In<T>(ctx, 2), Out<T>(result), result->NumElements(), index,
+                    StreamOf(ctx));
+    OP_REQUIRES_OK(ctx, EndLaunch(ctx));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+// The activation gradients take no broadcasting, as the CPU's: ReluGrad and Relu6Grad
+// (kSameShape) need one shape; the others as many elements, the output shaped as input 0.
+template <class T, BinaryKind kOp, bool kSameShape>
+class GradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    OP_REQUIRES(ctx, kSameShape ? x.shape() == y.shape() : x.NumElements() == y.NumElements(),
+                errors::InvalidArgument("Inputs to operation ", name(), " of type ", type_string(),
+                                        " must have the same size and shape.  Input 0: ", x.shape().DebugString(),
+                                        " != input 1: ", y.shape().DebugString()));
+    Tensor* z = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, x.shape(), &z));
+    LaunchBinary<T>(kOp, In<T>(ctx, 0), In<T>(ctx, 1), Out<T>(z), x.NumElements(), BroadcastIndex(), StreamOf(ctx));
     OP_REQUIRES_OK(ctx, EndLaunch(ctx));
   }
   bool IsExpensive() const override { return false; }
@@ -236,14 +307,20 @@ TA_GPU_BINARY("Maximum", kMaximum)
 TA_GPU_BINARY("Minimum", kMinimum)
 TA_GPU_BINARY("SquaredDifference", kSquaredDifference)
 TA_GPU_BINARY("Pow", kPow)
-TA_GPU_BINARY("ReluGrad", kReluGrad)
-TA_GPU_BINARY("Relu6Grad", kRelu6Grad)
-TA_GPU_BINARY("SigmoidGrad", kSigmoidGrad)
-TA_GPU_BINARY("TanhGrad", kTanhGrad)
-TA_GPU_BINARY("SqrtGrad", kSqrtGrad)
-TA_GPU_BINARY("RsqrtGrad", kRsqrtGrad)
-TA_GPU_BINARY("ReciprocalGrad", kReciprocalGrad)
-TA_GPU_BINARY("InvGrad", kReciprocalGrad)
+
+#define TA_GPU_GRAD(NAME, KIND, SAME_SHAPE)                                                             \
+  REGISTER_KERNEL(Name(NAME).Device(DEVICE_GPU).TypeConstraint<float>("T"),                            \
+                  GradOp<float, BinaryKind::KIND, SAME_SHAPE>);                                        \
+  REGISTER_KERNEL(Name(NAME).Device(DEVICE_GPU).TypeConstraint<double>("T"),                           \
+                  GradOp<double, BinaryKind::KIND, SAME_SHAPE>);
+TA_GPU_GRAD("ReluGrad", kReluGrad, true)
+TA_GPU_GRAD("Relu6Grad", kRelu6Grad, true)
+TA_GPU_GRAD("SigmoidGrad", kSigmoidGrad, false)
+TA_GPU_GRAD("TanhGrad", kTanhGrad, false)
+TA_GPU_GRAD("SqrtGrad", kSqrtGrad, false)
+TA_GPU_GRAD("RsqrtGrad", kRsqrtGrad, false)
+TA_GPU_GRAD("ReciprocalGrad", kReciprocalGrad, false)
+TA_GPU_GRAD("InvGrad", kReciprocalGrad, false)
 
 #define TA_GPU_COMPARE_T(NAME, KIND, T) \
   REGISTER_KERNEL(Name(NAME).Device(DEVICE_GPU).TypeConstraint<T>("T"), CompareOp<T, CompareKind::KIND>);
@@ -267,8 +344,8 @@ REGISTER_KERNEL(Name("Cast").Device(DEVICE_GPU).TypeConstraint("SrcT", kCastType
                 CastOp);
 
 #define TA_GPU_VALUE_OPS(T)                                                                           \
-  REGISTER_KERNEL(Name("Select").Device(DEVICE_GPU).TypeConstraint<T>("T"), SelectOp<T>);             \
-  REGISTER_KERNEL(Name("SelectV2").Device(DEVICE_GPU).TypeConstraint<T>("T"), SelectOp<T>);           \
+  REGISTER_KERNEL(Name("Select").Device(DEVICE_GPU).TypeConstraint<T>("T"), SelectOp<T, false>);      \
+  REGISTER_KERNEL(Name("SelectV2").Device(DEVICE_GPU).TypeConstraint<T>("T"), SelectOp<T, true>);     \
   REGISTER_KERNEL(Name("Fill").Device(DEVICE_GPU).TypeConstraint<T>("T").TypeConstraint<int32_t>("index_type"), \
                   FillOp<T>);                                                                         \
   REGISTER_KERNEL(Name("ZerosLike").Device(DEVICE_GPU).TypeConstraint<T>("T"), FillLikeOp<T, 0>);     \

@@ -44,9 +44,18 @@ void LaunchFill(const T* value, T* out, int64_t n, cudaStream_t stream);
 template <class T>
 void LaunchFillConstant(T value, T* out, int64_t n, cudaStream_t stream);
 
-// out = cond ? a : b, elementwise; cond_scalar: one condition for all.
+// out = cond ? a : b over the output's dims, each operand read through its strides (0 along
+// a dimension it is broadcast over).
+struct SelectIndex {
+  int ndims = 0;
+  int64_t dims[kMaxBroadcastDims];
+  int64_t c_strides[kMaxBroadcastDims];
+  int64_t a_strides[kMaxBroadcastDims];
+  int64_t b_strides[kMaxBroadcastDims];
+};
 template <class T>
-void LaunchSelect(const bool* cond, const T* a, const T* b, T* out, int64_t n, bool cond_scalar, cudaStream_t stream);
+void LaunchSelect(const bool* cond, const T* a, const T* b, T* out, int64_t n, const SelectIndex& s,
+                  cudaStream_t stream);
 
 // out = sum of `count` inputs (at most kMaxAddN; callers chain for more).
 constexpr int kMaxAddN = 8;
@@ -69,6 +78,23 @@ bool LaunchFillBytes(const void* value, void* dst, int bytes, int64_t n, cudaStr
 // out = in transposed: out's dimension d is in's dimension perm[d].
 template <class T>
 void LaunchTranspose(const T* in, T* out, int ndims, const int64_t* in_dims, const int* perm, cudaStream_t stream);
+
+// A pool's NHWC geometry: input [n, h, w, c], output [n, oh, ow, c], windows kh x kw moved
+// by sh, sw from pad_top and pad_left before the input (any padding, SAME's uneven too).
+struct PoolGeometry {
+  int64_t n = 0, h = 0, w = 0, c = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, pad_top = 0, pad_left = 0;
+};
+// MaxPool (max) or AvgPool of x into y.
+template <class T>
+void LaunchPool(bool max, const T* x, T* y, const PoolGeometry& g, cudaStream_t stream);
+// Whether no two windows share an input element (stride >= window in both dimensions).
+inline bool PoolWindowsDisjoint(const PoolGeometry& g) { return g.sh >= g.kh && g.sw >= g.kw; }
+// MaxPoolGrad: dx from the original input x and the output gradient dy (any geometry; the
+// fast path for disjoint windows).
+template <class T>
+void LaunchMaxPoolGrad(const T* x, const T* dy, T* dx, const PoolGeometry& g, cudaStream_t stream);
+template <class T>
+void LaunchAvgPoolGrad(const T* dy, T* dx, const PoolGeometry& g, cudaStream_t stream);
 
 template <class T>
 void LaunchBiasAdd(const T* x, const T* bias, T* y, int64_t n, int64_t channels, cudaStream_t stream);

@@ -16,11 +16,12 @@ __device__ float Lowest<float>() { return -FLT_MAX; }
 template <>
 __device__ double Lowest<double>() { return -DBL_MAX; }
 
+// Max and Min propagate NaN and start from -inf and +inf, as TensorFlow's (and the CPU's).
 template <class T>
 __device__ T Combine(ReduceKind op, T a, T b) {
   switch (op) {
-    case ReduceKind::kMax: return a > b ? a : b;
-    case ReduceKind::kMin: return a < b ? a : b;
+    case ReduceKind::kMax: return (a > b || isnan(a)) ? a : b;
+    case ReduceKind::kMin: return (a < b || isnan(a)) ? a : b;
     case ReduceKind::kProd: return a * b;
     default: return a + b;
   }
@@ -29,8 +30,8 @@ __device__ T Combine(ReduceKind op, T a, T b) {
 template <class T>
 __device__ T Identity(ReduceKind op) {
   switch (op) {
-    case ReduceKind::kMax: return Lowest<T>();
-    case ReduceKind::kMin: return -Lowest<T>();
+    case ReduceKind::kMax: return -T(INFINITY);
+    case ReduceKind::kMin: return T(INFINITY);
     case ReduceKind::kProd: return T(1);
     default: return T(0);
   }
@@ -84,7 +85,7 @@ __global__ void ReducePiecesKernel(ReduceKind op, const T* x, T* partial, int64_
 constexpr int64_t kPieceElements = 16 * kThreadsPerBlock;
 constexpr int64_t kMaxPieces = 1024;
 
-// Rows of a tall column reduction each piece takes.
+// Tall columns: each block of the first pass takes at least this many rows.
 constexpr int64_t kPieceRows = 64;
 
 int64_t PiecesFor(int64_t outer, int64_t reduced, int64_t inner) {
@@ -94,7 +95,7 @@ int64_t PiecesFor(int64_t outer, int64_t reduced, int64_t inner) {
   }
   // Columns: worth it when the outputs alone cannot fill the GPU.
   if (outer * inner >= (int64_t{1} << 16) || reduced < 4 * kPieceRows) return 0;
-  return std::min<int64_t>(std::min<int64_t>(kMaxPieces, 65535), (reduced + kPieceRows - 1) / kPieceRows);
+  return std::min<int64_t>(kMaxPieces, (reduced + kPieceRows - 1) / kPieceRows);
 }
 
 // One thread per output of [outer, reduced, inner] with inner > 1: neighbouring threads
@@ -111,22 +112,39 @@ __global__ void ReduceColumnsKernel(ReduceKind op, const T* x, T* y, int64_t out
   }
 }
 
-// The first pass of tall columns ([outer, reduced, inner] with few outputs, BiasAddGrad of
-// a convolution): block (column chunk, piece, o) sums rows of its piece for its columns
-// into partial[o, piece, column].
-template <class T>
-__global__ void ReduceColumnPiecesKernel(ReduceKind op, const T* x, T* partial, int64_t reduced, int64_t inner,
-                                         int64_t pieces) {
-  const int64_t column = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  const int64_t piece = blockIdx.y, o = blockIdx.z;
-  if (column >= inner) return;
-  const int64_t per_piece = (reduced + pieces - 1) / pieces;
+// Tall columns ([outer, reduced, inner] with few outputs: BiasAddGrad of a convolution's
+// [batch * rows * cols, channels]), one pass of two: block (piece, o) of kWarps warps
+// combines rows [piece * per_piece, ...) of outer o into out[o, piece, :], warp w taking
+// rows w, w + kWarps, ... and lane l the columns l, l + 32, ... (a warp reads 32 neighbours
+// of a row), the warps' results then combined through shared memory. The first pass
+// writes one row per piece; the second (one piece, `finish`) combines those rows into the
+// output, dividing a mean by `count`.
+template <class T, int kWarps>
+__global__ void ReduceTallColumnsKernel(ReduceKind op, const T* x, T* out, int64_t reduced, int64_t inner,
+                                        int64_t per_piece, int64_t count, bool finish) {
+  __shared__ T shared[kWarps][32];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t piece = blockIdx.x, pieces = gridDim.x, o = blockIdx.y;
   const int64_t begin = piece * per_piece, end = min(reduced, begin + per_piece);
   const ReduceKind combine = op == ReduceKind::kMean ? ReduceKind::kSum : op;
-  const T* p = x + o * reduced * inner + column;
-  T acc = Identity<T>(combine);
-  for (int64_t r = begin; r < end; ++r) acc = Combine(combine, acc, p[r * inner]);
-  partial[(o * pieces + piece) * inner + column] = acc;
+  const T* p = x + o * reduced * inner;
+  for (int64_t c0 = 0; c0 < inner; c0 += 32) {
+    const int64_t column = c0 + lane;
+    T acc = Identity<T>(combine);
+    if (column < inner) {
+#pragma unroll 8
+      for (int64_t r = begin + warp; r < end; r += kWarps) acc = Combine(combine, acc, p[r * inner + column]);
+    }
+    shared[warp][lane] = acc;
+    __syncthreads();
+    if (warp == 0 && column < inner) {
+      T v = shared[0][lane];
+      for (int w = 1; w < kWarps; ++w) v = Combine(combine, v, shared[w][lane]);
+      if (finish && op == ReduceKind::kMean) v = v / T(count);
+      out[(o * pieces + piece) * inner + column] = v;
+    }
+    __syncthreads();
+  }
 }
 
 // A row's largest logit and the sum of exp(logit - largest), over the whole block.
@@ -223,11 +241,11 @@ void LaunchReduce(ReduceKind op, const T* x, T* y, int64_t outer, int64_t reduce
   if (outer * inner == 0) return;
   const int64_t pieces = PiecesFor(outer, reduced, inner);
   if (pieces > 0 && scratch != nullptr && inner > 1) {
-    const dim3 grid(static_cast<unsigned>((inner + kThreadsPerBlock - 1) / kThreadsPerBlock),
-                    static_cast<unsigned>(pieces), static_cast<unsigned>(outer));
-    ReduceColumnPiecesKernel<T><<<grid, kThreadsPerBlock, 0, stream>>>(op, x, scratch, reduced, inner, pieces);
-    ReduceColumnsKernel<T><<<BlocksFor(outer * inner), kThreadsPerBlock, 0, stream>>>(op, scratch, y, outer, pieces,
-                                                                                      inner, reduced);
+    const int64_t per_piece = (reduced + pieces - 1) / pieces;
+    ReduceTallColumnsKernel<T, 8><<<dim3(static_cast<unsigned>(pieces), static_cast<unsigned>(outer)), 8 * 32, 0,
+                                     stream>>>(op, x, scratch, reduced, inner, per_piece, reduced, false);
+    ReduceTallColumnsKernel<T, 32><<<dim3(1, static_cast<unsigned>(outer)), 32 * 32, 0, stream>>>(
+        op, scratch, y, pieces, inner, pieces, reduced, true);
   } else if (pieces > 0 && scratch != nullptr) {
     ReducePiecesKernel<T><<<dim3(static_cast<unsigned>(pieces), static_cast<unsigned>(outer)), kThreadsPerBlock, 0,
                             stream>>>(op, x, scratch, reduced, pieces);

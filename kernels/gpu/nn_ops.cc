@@ -3,6 +3,7 @@
 // SparseSoftmaxCrossEntropyWithLogits.
 #include <vector>
 
+#include "kernels/cpu/reduction_plan.h"
 #include "kernels/gpu/gpu_op_util.h"
 
 namespace tensoract {
@@ -186,50 +187,49 @@ class ReduceOp : public OpKernel {
   explicit ReduceOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("keep_dims", &keep_dims_));
   }
+  // The CPU's plan (kernels/cpu/reduction_plan.h): the same refusals, and the input as
+  // groups of kept and reduced dimensions. Each reduced group is one pass of "reduce the
+  // middle of [A, B, C]", the last group first, into a temporary until the last pass; a
+  // mean divides in each pass (by that group's size).
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
     const Tensor& x = ctx->input(0);
-    const Tensor& axes = ctx->input(1);  // int32, in host memory
-    OP_REQUIRES(ctx, axes.dims() <= 1,
-                errors::InvalidArgument("node '", name(), "': reduction axes must be a scalar or a vector"));
-    const int rank = x.dims();
-    std::vector<bool> reduced(rank, false);
-    for (int64_t i = 0; i < axes.NumElements(); ++i) {
-      int a = axes.base<int32_t>()[i];
-      OP_REQUIRES(ctx, a >= -rank && a < rank,
-                  errors::InvalidArgument("node '", name(), "': Invalid reduction dimension (", a, " for input with ",
-                                          rank, " dimension(s)"));
-      reduced[a < 0 ? a + rank : a] = true;
-    }
-    std::vector<int64_t> out_dims;
-    for (int d = 0; d < rank; ++d) {
-      if (!reduced[d]) out_dims.push_back(x.dim_size(d));
-      else if (keep_dims_) out_dims.push_back(1);
-    }
-    // Collapse into runs of kept (K) and reduced (R) dimensions; size-1 ones drop out.
-    std::vector<std::pair<bool, int64_t>> runs;
-    for (int d = 0; d < rank; ++d) {
-      if (x.dim_size(d) == 1) continue;
-      if (!runs.empty() && runs.back().first == reduced[d]) runs.back().second *= x.dim_size(d);
-      else runs.push_back({reduced[d], x.dim_size(d)});
-    }
-    int64_t outer = 1, r = 1, inner = 1;
-    size_t i = 0;
-    if (i < runs.size() && !runs[i].first) outer = runs[i++].second;
-    if (i < runs.size() && runs[i].first) r = runs[i++].second;
-    if (i < runs.size() && !runs[i].first) inner = runs[i++].second;
-    OP_REQUIRES(ctx, i == runs.size(),
-                errors::Unimplemented("node '", name(), "': the GPU reduces one run of adjacent axes; input ",
-                                      x.shape().DebugString(), ", axes ", axes.DebugString()));
-    if (x.NumElements() == 0 && r != 0) r = 0;  // an empty input: the identity of the reduction
+    reduction::ReductionPlan plan;
+    OP_REQUIRES_OK(ctx, reduction::MakeReductionPlan(*this, x, ctx->input(1), keep_dims_, &plan));
     Tensor* y = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &y));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan.out_shape, &y));
     if (y->NumElements() == 0) return;
-    if (r == 0 && x.NumElements() == 0) {
+    if (x.NumElements() == 0) {  // an empty input: the identity of the reduction (NaN for a mean)
       LaunchReduce<T>(kOp, In<T>(ctx, 0), Out<T>(y), y->NumElements(), 0, 1, nullptr, StreamOf(ctx));
       OP_REQUIRES_OK(ctx, EndLaunch(ctx));
-    } else {
-      OP_REQUIRES_OK(ctx, Reduce<T>(ctx, kOp, In<T>(ctx, 0), Out<T>(y), outer, r, inner));
+      return;
+    }
+    std::vector<int64_t> groups = plan.groups;
+    std::vector<size_t> passes;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (plan.reduced[g]) passes.insert(passes.begin(), g);
+    }
+    if (passes.empty()) {  // nothing to combine: every output is its one input element
+      OP_REQUIRES_OK(ctx, Reduce<T>(ctx, kOp, In<T>(ctx, 0), Out<T>(y), x.NumElements(), 1, 1));
+      return;
+    }
+    const T* in = In<T>(ctx, 0);
+    std::vector<Tensor> temps;  // the passes' results, freed (stream-ordered) after the last
+    for (size_t p = 0; p < passes.size(); ++p) {
+      const size_t g = passes[p];
+      int64_t a = 1, c = 1;
+      for (size_t i = 0; i < g; ++i) a *= groups[i];
+      for (size_t i = g + 1; i < groups.size(); ++i) c *= groups[i];
+      T* out = Out<T>(y);
+      if (p + 1 < passes.size()) {
+        auto made = Tensor::Allocate(ctx->device()->allocator(), x.dtype(), TensorShape({a * c}));
+        OP_REQUIRES_OK(ctx, made.status());
+        temps.push_back(std::move(made).value());
+        out = Out<T>(&temps.back());
+      }
+      OP_REQUIRES_OK(ctx, Reduce<T>(ctx, kOp, in, out, a, groups[g], c));
+      groups[g] = 1;
+      in = out;
     }
   }
   bool IsExpensive() const override { return false; }

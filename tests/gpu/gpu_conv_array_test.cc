@@ -45,15 +45,29 @@ TEST_CASE("Conv2D and its two gradients on the GPU agree with the CPU's", "[gpu]
 
 TEST_CASE("MaxPool, AvgPool and their gradients on the GPU agree with the CPU's", "[gpu][pool]") {
   std::mt19937 rng(8);
-  for (auto [shape, padding] : std::vector<std::pair<TensorShape, const char*>>{
-           {{2, 28, 28, 32}, "VALID"}, {{3, 14, 14, 64}, "SAME"}, {{1, 5, 7, 3}, "VALID"}}) {
-    CompareWithCpu("pooling " + shape.DebugString() + " " + padding, {RandomTensor(tensorflow::DT_FLOAT, shape, &rng)},
-                   [padding = padding](const Scope& s, const std::vector<Output>& in) {
-                     const std::vector<int64_t> k = {1, 2, 2, 1};
-                     Output mx = ops::MaxPool(s, in[0], k, k, padding);
-                     Output av = ops::AvgPool(s, in[0], k, k, padding);
-                     Output gmx = ops::MaxPoolGrad(s, in[0], mx, ops::Mul(s, mx, 2.f), k, k, padding);
-                     Output gav = ops::AvgPoolGrad(s, ops::Shape(s, in[0]), ops::Mul(s, av, 2.f), k, k, padding);
+  struct PoolCase {
+    TensorShape shape;
+    const char* padding;
+    int64_t window, stride;
+  };
+  // SAME on odd sizes pads one more after than before; 3x3 windows at stride 1 and 2 overlap.
+  for (const PoolCase& c : std::vector<PoolCase>{{{2, 28, 28, 32}, "VALID", 2, 2},
+                                                 {{3, 14, 14, 64}, "SAME", 2, 2},
+                                                 {{1, 5, 7, 3}, "VALID", 2, 2},
+                                                 {{2, 7, 7, 3}, "SAME", 2, 2},
+                                                 {{2, 9, 8, 5}, "SAME", 3, 2},
+                                                 {{1, 6, 5, 4}, "SAME", 3, 1},
+                                                 {{2, 10, 11, 3}, "VALID", 3, 2},
+                                                 {{0, 4, 4, 3}, "SAME", 2, 2}}) {
+    CompareWithCpu("pooling " + c.shape.DebugString() + " " + c.padding + " window " + std::to_string(c.window) +
+                       " stride " + std::to_string(c.stride),
+                   {RandomTensor(tensorflow::DT_FLOAT, c.shape, &rng)},
+                   [c](const Scope& s, const std::vector<Output>& in) {
+                     const std::vector<int64_t> k = {1, c.window, c.window, 1}, st = {1, c.stride, c.stride, 1};
+                     Output mx = ops::MaxPool(s, in[0], k, st, c.padding);
+                     Output av = ops::AvgPool(s, in[0], k, st, c.padding);
+                     Output gmx = ops::MaxPoolGrad(s, in[0], mx, ops::Mul(s, mx, 2.f), k, st, c.padding);
+                     Output gav = ops::AvgPoolGrad(s, ops::Shape(s, in[0]), ops::Mul(s, av, 2.f), k, st, c.padding);
                      return std::vector<Output>{mx, av, gmx, gav};
                    },
                    1e-5);
@@ -68,6 +82,7 @@ TEST_CASE("array kernels on the GPU move the same elements as the CPU's", "[gpu]
                  [](const Scope& s, const std::vector<Output>& in) {
                    std::vector<Output> out = {
                        ops::Transpose(s, in[0], ops::Const(s, {2, 0, 1})),
+                       ops::Transpose(s, in[0], ops::Const(s, {-1, 0, -2})),  // counted from the end
                        ops::Slice(s, in[0], ops::Const(s, {1, 0, 2}), ops::Const(s, {2, -1, 3})),
                        ops::StridedSlice(s, in[0], ops::Const(s, {3, 0, 1}), ops::Const(s, {0, 5, 6}), ops::Const(s, {-1, 2, 2})),
                        ops::Pad(s, in[0], ops::Const(s, {{1, 0}, {0, 2}, {3, 1}})),

@@ -4,27 +4,29 @@
 #
 #   bash tests/gpu/run-on-device.sh pack [BUILD]   # BUILD: a -DTENSORACT_PORTABLE=ON build
 #
-# copies the GPU test and benchmark binaries, the .so files they need that the GPU machine
-# lacks, and a slice of Fashion-MNIST (8192 training images) into .devcarry/ (ignored by
-# git; carry it). The differential harness's cases for the GPU go there first, made here
-# (TensorFlow computes their reference) with
+# copies the GPU test and benchmark binaries and the .so files they need that the GPU
+# machine lacks (xz-compressed), the whole of Fashion-MNIST (its training images in xz), and
+# the differential harness's cases for the GPU, made first (TensorFlow computes their
+# reference here) with
 #
 #   python3 tests/compat/tf_fidelity_compat.py BUILD/tests/fidelity_tool .devcarry/fidelity \
 #       --gpu --modes fed
 #
+# into .devcarry/ (ignored by git; carry .devcarry/bin, .devcarry/lib.tar.xz,
+# .devcarry/fidelity.tar.xz and .devcarry/fmnist: about 58 MB of the 64 MiB a call takes).
 # There, from the repository root:
 #
 #   bash tests/gpu/run-on-device.sh run [OUT]
 #
-# runs the GPU tests, the harness's cases on the GPU and the CPU (OUT/fidelity/forward.jsonl.xz
-# and gradients.jsonl.xz; back here, the harness's command above again with --gpu-results
-# OUT/fidelity compares them),
-# then the benchmarks against PyTorch on the same GPU: MatMul TFLOP/s and training steps per
-# second of the MLP and the CNN at batch 64 and 512, and the CNN's GPU kernels timed by Nsight
-# Compute (OUT/ncu-ours.csv, OUT/ncu-torch.csv).
-# Everything is logged to OUT/gpu-run.log (default: $OUT, else /tmp). PARTS (default "tests
-# fidelity matmul mnist train profile") picks what runs; ROUNDS (default "1 2") how many
-# alternations of the training benchmark.
+# runs the GPU tests; the harness's cases on the CPU and the GPU (OUT/fidelity/forward.jsonl.xz
+# and gradients.jsonl.xz: back here, the harness's command above again with --gpu-results
+# OUT/fidelity compares them); MatMul TFLOP/s against PyTorch on the same GPU; the main
+# job's runs (the MLP 10 epochs, the CNN 5) on the GPU; training steps per second of the MLP
+# and the CNN at batch 64 and 512 against PyTorch; and the CNN's GPU kernels timed by Nsight
+# Compute (OUT/ncu-ours.csv, OUT/ncu-torch.csv). Everything is logged to OUT/gpu-run.log
+# (default: $OUT, else /tmp). PARTS (default "tests fidelity matmul mnist train profile")
+# picks what runs; ROUNDS (default "1 2") how many alternations of the training benchmark;
+# PEER_PROFILE=0 skips PyTorch's kernel timings.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 mode=${1:-}
@@ -64,8 +66,9 @@ for archive in (".devcarry/lib.tar.xz", ".devcarry/fidelity.tar.xz"):
         with tarfile.open(archive) as t:
             t.extractall(".devcarry" if archive.endswith("lib.tar.xz") else ".")
 images = ".devcarry/fmnist/train-images-idx3-ubyte"
-if os.path.exists(images + ".xz") and not os.path.exists(images):
-    with lzma.open(images + ".xz") as f, open(images, "wb") as g:
+if os.path.exists(images + ".xz") and not os.path.exists(images + ".gz"):
+    import gzip  # the PyTorch peer reads gzip only
+    with lzma.open(images + ".xz") as f, gzip.open(images + ".gz", "wb", compresslevel=1) as g:
         shutil.copyfileobj(f, g)
 PY
   cublas=$(find / -xdev -name 'libcublas.so.13' 2>/dev/null | head -1)
@@ -146,9 +149,11 @@ PY
   timeout 100 ncu $ncu_args .devcarry/bin/train_step --model cnn --batch 512 --threads 4 --device gpu --steps 60 \
     --warmup 5 > "$out/ncu-ours.csv" 2> /tmp/ncu-ours.err
   echo "ncu (ours) exit: $?"; tail -3 /tmp/ncu-ours.err
-  timeout 100 ncu $ncu_args python3 tests/bench/train_step_peers.py torch --model cnn --batch 512 --threads 4 \
-    --device gpu --steps 60 --warmup 5 > "$out/ncu-torch.csv" 2> /tmp/ncu-torch.err
-  echo "ncu (PyTorch) exit: $?"; tail -3 /tmp/ncu-torch.err
+  if [ "${PEER_PROFILE:-1}" = 1 ]; then
+    timeout 100 ncu $ncu_args python3 tests/bench/train_step_peers.py torch --model cnn --batch 512 --threads 4 \
+      --device gpu --steps 60 --warmup 5 > "$out/ncu-torch.csv" 2> /tmp/ncu-torch.err
+    echo "ncu (PyTorch) exit: $?"; tail -3 /tmp/ncu-torch.err
+  fi
   fi
   ;;
 *)
