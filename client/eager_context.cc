@@ -331,7 +331,7 @@ StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunOp(const Scope& scope, con
                                                          const std::vector<Input>& inputs,
                                                          const std::map<std::string, tensorflow::AttrValue>& attrs) {
   TA_ASSIGN_OR_RETURN(Device* device, DeviceFor(scope.device()));
-  std::vector<Tensor> in, kept_inputs;
+  std::vector<Tensor> in;
   std::shared_ptr<EagerOp> result;
   if (op == "Const") {
     // A constant is its value: no kernel, nothing to cache.
@@ -348,8 +348,52 @@ StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunOp(const Scope& scope, con
   } else {
     auto k = KernelFor(device, op, attrs, inputs.size(), !scope.device().empty());
     if (!k.ok()) return Status(k.status().code(), StrCat("eager ", op, ": ", k.status().message()));
-    CachedKernel* kernel = k.value();
-    device = kernel->device.get();
+    return RunKernel(op, k.value(), inputs);
+  }
+  if (!recorders_.empty()) OfferToTapes(result, inputs, in);
+  return std::shared_ptr<EagerNode>(std::move(result));
+}
+
+void EagerContext::OfferToTapes(const std::shared_ptr<EagerOp>& result, const std::vector<Input>& inputs,
+                                const std::vector<Tensor>& in) {
+  // The op's inputs as eager values (an inline constant becomes one), for its gradient.
+  std::vector<Output> input_values;
+  input_values.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].is_constant()) {
+      input_values.push_back(inputs[i].output());
+      continue;
+    }
+    auto c = NewEagerOp(ConstOpDef(), {}, {in[i]}, result->device);
+    input_values.emplace_back(&c->node(), 0);
+  }
+  Record(result, std::move(input_values), result->kernel_def);
+}
+
+StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunTypedOp(const Scope& scope, const std::string& op,
+                                                              const std::vector<Input>& inputs, DataType type) {
+  if (remote_) return EagerRunner::RunTypedOp(scope, op, inputs, type);
+  TA_ASSIGN_OR_RETURN(Device* device, DeviceFor(scope.device()));
+  size_t hash = std::hash<std::string>()(op) ^ (static_cast<size_t>(type) * 0x9e3779b97f4a7c15ULL) ^
+                (reinterpret_cast<uintptr_t>(device) >> 4);
+  TypedSlot& slot = typed_[(hash ^ (hash >> 17)) % kTypedSlots];
+  if (slot.kernel == nullptr || slot.type != type || slot.device != device || slot.num_inputs != inputs.size() ||
+      slot.op != op) {
+    tensorflow::AttrValue t;
+    t.set_type(type);
+    auto k = KernelFor(device, op, {{"T", t}}, inputs.size(), !scope.device().empty());
+    if (!k.ok()) return Status(k.status().code(), StrCat("eager ", op, ": ", k.status().message()));
+    slot = TypedSlot{op, type, device, inputs.size(), k.value()};
+  }
+  return RunKernel(op, slot.kernel, inputs);
+}
+
+StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunKernel(const std::string& op, CachedKernel* kernel,
+                                                             const std::vector<Input>& inputs) {
+  std::vector<Tensor> in, kept_inputs;
+  std::shared_ptr<EagerOp> result;
+  {
+    Device* device = kernel->device.get();
     TA_ASSIGN_OR_RETURN(in, InputTensors(op, inputs, device));
     auto describe = [&] { return DescribeCall(op, device->name(), in); };
     if (in.size() != kernel->input_types.size()) {
@@ -383,20 +427,7 @@ StatusOr<std::shared_ptr<EagerNode>> EagerContext::RunOp(const Scope& scope, con
     result = NewEagerOp(kernel->op_def, kernel->input_types, std::move(ctx.outputs()), kernel->device);
     result->kernel_def = &kernel->def;
   }
-  if (!recorders_.empty()) {
-    // The op's inputs as eager values (an inline constant becomes one), for its gradient.
-    std::vector<Output> input_values;
-    input_values.reserve(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!inputs[i].is_constant()) {
-        input_values.push_back(inputs[i].output());
-        continue;
-      }
-      auto c = NewEagerOp(ConstOpDef(), {}, {in[i]}, result->device);
-      input_values.emplace_back(&c->node(), 0);
-    }
-    Record(result, std::move(input_values), result->kernel_def);
-  }
+  if (!recorders_.empty()) OfferToTapes(result, inputs, in);
   return std::shared_ptr<EagerNode>(std::move(result));
 }
 

@@ -101,6 +101,10 @@ class EagerContext : public EagerRunner {
   StatusOr<std::shared_ptr<EagerNode>> RunOp(const Scope& scope, const std::string& op,
                                              const std::vector<Input>& inputs,
                                              const std::map<std::string, tensorflow::AttrValue>& attrs) override;
+  // The same without building the attrs: the kernel comes from a small table keyed by (op,
+  // type, device), filled through RunOp's cache.
+  StatusOr<std::shared_ptr<EagerNode>> RunTypedOp(const Scope& scope, const std::string& op,
+                                                  const std::vector<Input>& inputs, DataType type) override;
 
  private:
   struct CachedKernel;
@@ -108,6 +112,13 @@ class EagerContext : public EagerRunner {
   StatusOr<CachedKernel*> KernelFor(Device* device, const std::string& op,
                                     const std::map<std::string, tensorflow::AttrValue>& attrs, size_t num_inputs,
                                     bool device_named);
+  // Runs `kernel` (op `op`) on `inputs` and offers the op to the recording tapes.
+  StatusOr<std::shared_ptr<EagerNode>> RunKernel(const std::string& op, CachedKernel* kernel,
+                                                 const std::vector<Input>& inputs);
+  // Offers the op that made `result` from `inputs` (their tensors `in`) to the recording
+  // tapes.
+  void OfferToTapes(const std::shared_ptr<EagerOp>& result, const std::vector<Input>& inputs,
+                    const std::vector<Tensor>& in);
   StatusOr<Tensor> InputTensor(const Input& input, Device* device) const;
   // Every input as a tensor on `device`; an error names `op` and the input.
   StatusOr<std::vector<Tensor>> InputTensors(const std::string& op, const std::vector<Input>& inputs,
@@ -124,6 +135,17 @@ class EagerContext : public EagerRunner {
   Device* default_device_ = nullptr;
   std::unordered_map<std::string, Device*> device_for_spec_;
   std::unordered_map<std::string, std::unique_ptr<CachedKernel>> kernels_;
+  // RunTypedOp's table: direct-mapped by a hash of (op, type, device); a slot holds the last
+  // kernel that hashed there.
+  struct TypedSlot {
+    std::string op;
+    DataType type = tensorflow::DT_INVALID;
+    Device* device = nullptr;
+    size_t num_inputs = 0;
+    CachedKernel* kernel = nullptr;
+  };
+  static constexpr size_t kTypedSlots = 64;
+  TypedSlot typed_[kTypedSlots];
   std::vector<OpRecorder*> recorders_;
   std::string key_;  // scratch for kernel cache keys
   // A cluster's client end (no local devices): ops run through remote_session_, one small

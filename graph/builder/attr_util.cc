@@ -51,6 +51,7 @@ DataType TypeOf(const Input& in) {
 }
 
 Output TypedOp(const Scope& scope, const std::string& op, const std::vector<Input>& inputs, Attrs extra) {
+  if (extra.empty()) return Output(scope.AddTypedOp(op, inputs, TypeOf(inputs[0])), 0);
   extra["T"] = TypeAttr(TypeOf(inputs[0]));
   return Output(scope.AddOp(op, op, inputs, extra), 0);
 }

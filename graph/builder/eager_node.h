@@ -71,6 +71,10 @@ class EagerRunner {
   virtual StatusOr<std::shared_ptr<EagerNode>> RunOp(const Scope& scope, const std::string& op,
                                                      const std::vector<Input>& inputs,
                                                      const std::map<std::string, tensorflow::AttrValue>& attrs) = 0;
+  // The same for an op whose one attr is "T" = `type` (the element-wise ops: ops::Add ...),
+  // which a runner may dispatch without building the attrs (by default it builds them).
+  virtual StatusOr<std::shared_ptr<EagerNode>> RunTypedOp(const Scope& scope, const std::string& op,
+                                                          const std::vector<Input>& inputs, DataType type);
 };
 
 }  // namespace tensoract

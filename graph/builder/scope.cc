@@ -20,6 +20,13 @@ EagerNode::EagerNode(const tensorflow::OpDef* op_def, DataTypeVector input_types
 EagerNode::~EagerNode() = default;
 EagerRunner::~EagerRunner() = default;
 
+StatusOr<std::shared_ptr<EagerNode>> EagerRunner::RunTypedOp(const Scope& scope, const std::string& op,
+                                                             const std::vector<Input>& inputs, DataType type) {
+  tensorflow::AttrValue t;
+  t.set_type(type);
+  return RunOp(scope, op, inputs, {{"T", t}});
+}
+
 std::string Output::name() const {
   if (node == nullptr) return "<none>";
   return index == 0 ? node->name() : StrCat(node->name(), ":", index);
@@ -247,19 +254,30 @@ Node* Scope::ToNode(const Input& input) const {
   return ops::Const(NewSubScope("Const"), input).node;
 }
 
+Node* Scope::AddTypedOp(const std::string& op, const std::vector<Input>& inputs, DataType type) const {
+  if (!is_eager()) {
+    tensorflow::AttrValue t;
+    t.set_type(type);
+    return AddOp(op, op, inputs, {{"T", t}});
+  }
+  if (!ok()) return nullptr;
+  return KeepEager(shared_->eager->RunTypedOp(*this, op, inputs, type));
+}
+
+Node* Scope::KeepEager(StatusOr<std::shared_ptr<EagerNode>> result) const {
+  if (!result.ok()) {
+    UpdateStatus(result.status());
+    return nullptr;
+  }
+  Node* node = &result.value()->node();
+  KeepRecent(std::move(result).value());
+  return node;
+}
+
 Node* Scope::AddOp(const std::string& op, const std::string& default_name, const std::vector<Input>& inputs,
                    const std::map<std::string, tensorflow::AttrValue>& attrs) const {
   if (!ok()) return nullptr;
-  if (is_eager()) {
-    auto result = shared_->eager->RunOp(*this, op, inputs, attrs);
-    if (!result.ok()) {
-      UpdateStatus(result.status());
-      return nullptr;
-    }
-    Node* node = &result.value()->node();
-    KeepRecent(std::move(result).value());
-    return node;
-  }
+  if (is_eager()) return KeepEager(shared_->eager->RunOp(*this, op, inputs, attrs));
   std::vector<Output> resolved;
   for (const Input& in : inputs) {
     Node* n = ToNode(in);

@@ -174,8 +174,13 @@ class Scope {
   // not left in the graph) on failure.
   Node* AddOp(const std::string& op, const std::string& default_name, const std::vector<Input>& inputs,
               const std::map<std::string, tensorflow::AttrValue>& attrs) const;
+  // AddOp for an op whose one attr is "T" = `type`, named as the op; on an eager scope
+  // dispatched without building the attrs (EagerRunner::RunTypedOp).
+  Node* AddTypedOp(const std::string& op, const std::vector<Input>& inputs, DataType type) const;
 
  private:
+  // An eager op's node, kept alive until an Output holds it, or nullptr with the error kept.
+  Node* KeepEager(StatusOr<std::shared_ptr<EagerNode>> result) const;
   struct Shared {
     std::unique_ptr<Graph> graph;
     std::map<std::string, int> name_counts;
