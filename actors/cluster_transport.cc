@@ -302,7 +302,9 @@ class TlsChannel {
     socklen_t so_len = sizeof(so_error);
     if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &so_error, &so_len) == 0 && so_error != 0) os_error = so_error;
     std::string detail;
-    if (err != SSL_ERROR_SYSCALL) {
+    if (err == SSL_ERROR_ZERO_RETURN) {
+      detail = "the peer closed the handshake";
+    } else if (err != SSL_ERROR_SYSCALL) {
       detail = SslErrorText();
     } else if (os_error == 0 || os_error == EAGAIN || os_error == EWOULDBLOCK) {
       detail = "the connection closed during the handshake";
@@ -311,7 +313,9 @@ class TlsChannel {
     }
     const std::string& peer = peer_;
     if (!inbound_) {
-      RecordFailure(endpoint_, HandshakeFailure{err == SSL_ERROR_SSL, detail});
+      // An alert, or a close_notify, in the middle of the handshake: the peer speaks TLS and
+      // ended it on purpose (a node that refused our token does either, depending on timing).
+      RecordFailure(endpoint_, HandshakeFailure{err == SSL_ERROR_SSL || err == SSL_ERROR_ZERO_RETURN, detail});
     } else {
       state_->LogOncePerPeer(peer, StrCat("refused a control connection from ", peer,
                                           ": it did not complete the cluster handshake (", detail, ")"));

@@ -20,7 +20,7 @@ StatusOr<BroadcastPlan> MakeBroadcastPlan(const TensorShape& x, const TensorShap
   std::vector<int64_t> sizes;
   for (int i = 0; i < rank; ++i) {
     if (xd[i] != yd[i] && xd[i] != 1 && yd[i] != 1) {
-      return errors::InvalidArgument("incompatible shapes: ", x.DebugString(), " vs. ", y.DebugString());
+      return errors::InvalidArgument("Incompatible shapes: ", x.DebugString(), " vs. ", y.DebugString());
     }
     out[i] = xd[i] == 1 ? yd[i] : xd[i];
     if (out[i] == 1) continue;  // a size-1 output dimension needs no loop

@@ -68,7 +68,7 @@ StatusOr<TensorShape> BroadcastShape(const TensorShape& a, const TensorShape& b)
     const int ia = a.dims() - rank + i, ib = b.dims() - rank + i;
     const int64_t da = ia >= 0 ? a.dim_size(ia) : 1, db = ib >= 0 ? b.dim_size(ib) : 1;
     if (da != db && da != 1 && db != 1) {
-      return errors::InvalidArgument("incompatible shapes: ", a.DebugString(), " vs. ", b.DebugString());
+      return errors::InvalidArgument("Incompatible shapes: ", a.DebugString(), " vs. ", b.DebugString());
     }
     dims[i] = da == 1 ? db : da;
   }
