@@ -1,6 +1,6 @@
 // The gradients of DepthwiseConv2dNative (and of its two backprops) and of FusedBatchNorm,
-// V2 and V3 (training and inference, NHWC and NCHW) checked against central differences through a
-// real Session (client/gradient_checker.h).
+// V2 and V3 (training and inference, NHWC and NCHW) and of FusedBatchNormGradV3 checked
+// against central differences through a real Session (client/gradient_checker.h).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -111,6 +111,41 @@ TEST_CASE("FusedBatchNorm's, V2's and V3's gradients with respect to x, scale an
         Check(root, {x, scale, offset},
               {Pattern<float>(shape, 0.3), Pattern<float>({3}, 0.7, 0.5, 1.0), Pattern<float>({3}, 2.0)}, y, 2e-3,
               1e-2);
+      }
+    }
+  }
+}
+
+// Second derivatives: FusedBatchNormGradV3's own gradients with respect to dy, x and scale
+// (graph/gradients/batch_norm_grad_grad.cc). In training its mean and variance come from
+// the forward op on the same x, as in a network, so a difference of x moves them too.
+TEST_CASE("FusedBatchNormGradV3's gradients (second derivatives through batch norm)", "[gradients][batch_norm]") {
+  for (const char* format : {"NHWC", "NCHW"}) {
+    for (bool training : {true, false}) {
+      const bool nchw = std::string(format) == "NCHW";
+      if (nchw && !training) continue;  // the CPU kernel refuses it, as TensorFlow's
+      for (int output : {0, 1}) {
+        INFO(format << (training ? " training" : " inference") << (output == 0 ? " x_backprop" : " scale_backprop"));
+        Scope root = Scope::NewRootScope();
+        auto dy = ops::Placeholder(root.WithOpName("dy"), kFloat);
+        auto x = ops::Placeholder(root.WithOpName("x"), kFloat);
+        auto scale = ops::Placeholder(root.WithOpName("scale"), kFloat);
+        ops::FusedBatchNormAttrs attrs;
+        attrs.data_format = format;
+        attrs.is_training = training;
+        attrs.epsilon = 0.001f;
+        auto mean = ops::Const(root, {0.1f, -0.2f, 0.3f});
+        auto variance = ops::Const(root, {0.5f, 1.5f, 0.8f});
+        auto forward = ops::FusedBatchNormV3(root.WithOpName("bn"), x, scale, ops::Const(root, {0.f, 0.f, 0.f}),
+                                             mean, variance, attrs);
+        auto grad = ops::FusedBatchNormGradV3(root.WithOpName("bn_grad"), dy, x, scale,
+                                              training ? forward.reserve_space_1 : Output(mean),
+                                              training ? forward.reserve_space_2 : Output(variance),
+                                              forward.reserve_space_3, attrs);
+        const TensorShape shape = nchw ? TensorShape({2, 3, 2, 2}) : TensorShape({2, 2, 2, 3});
+        Check(root, {dy, x, scale},
+              {Pattern<float>(shape, 1.1), Pattern<float>(shape, 0.3), Pattern<float>({3}, 0.7, 0.5, 1.0)},
+              output == 0 ? grad.x_backprop : grad.scale_backprop, 3e-3, 1e-2);
       }
     }
   }

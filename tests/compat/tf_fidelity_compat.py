@@ -5,6 +5,10 @@ TensorFlow 2.21 and here, compared.
 Usage: tf_fidelity_compat.py FIDELITY_TOOL WORK_DIR [--full] [--ops Add,Sum] [--seed N]
                              [--seeds N] [--modes fed,unknown,const] [--markdown FILE] [--verbose]
                              [--gradients on|off|only] [--gradient-dtypes float,double]
+                             [--gpu] [--gpu-results DIR]
+
+--gpu and --gpu-results compare the GPU's kernels with the CPU's on a GPU machine (see "the
+GPU against the CPU" below and tests/gpu/run-on-device.sh).
 
 For each op of fidelity_catalogue.CATALOGUE and each type-attr combination our CPU kernel
 registry claims (`fidelity_tool kernels`), the catalogue's generator makes cases: random
@@ -334,7 +338,9 @@ def build_template(records):
 
 
 def case_of_node(name):
-    m = re.match(r"c(\d+)/", name)
+    # A gradient function that records on a tape of its own (FusedBatchNormGradV3's) names
+    # its nodes "gradient_tape/c<id>/...".
+    m = re.match(r"(?:gradient_tape/)?c(\d+)/", name)
     return int(m.group(1)) if m else -1
 
 
