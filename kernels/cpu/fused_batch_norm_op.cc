@@ -1,5 +1,6 @@
-// FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3 and their gradients on the CPU, float,
-// any of the layouts the op allows (v1 and V2: NHWC, NCHW; V3 also NDHWC, NCDHW): the
+// FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3 and their gradients on the CPU, x of
+// float (V2 and V3 also half and bfloat16, computed in float as TensorFlow's kernels do:
+// x and y_backprop widened, y and x_backprop rounded once), any of the layouts the op allows (v1 and V2: NHWC, NCHW; V3 also NDHWC, NCDHW): the
 // channel is the last dimension (NHWC, NDHWC) or dimension 1 (NCHW, NCDHW). Statistics are
 // per channel over every other dimension, computed as TensorFlow's CPU kernel does: the
 // mean, then the mean of the squared centred values (the variance the gradient reuses);
@@ -14,6 +15,8 @@
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include <Eigen/Core>
 
 #include "kernels/cpu/strided_copy.h"
 #include "kernels/kernel_registry.h"
@@ -50,6 +53,7 @@ Status CheckVector(const OpKernel& op, const Tensor& t, const char* what, int64_
   return Status::OK();
 }
 
+template <class T>
 class FusedBatchNormOp : public OpKernel {
  public:
   explicit FusedBatchNormOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -78,17 +82,17 @@ class FusedBatchNormOp : public OpKernel {
       OP_REQUIRES_OK(ctx, CheckVector(*this, ctx->input(i), names[i - 1], l.channels));
     }
     const int64_t C = l.channels;
-    const float* in = x.base<float>();
+    const T* in = x.base<T>();
     const float* scale = ctx->input(1).base<float>();
     const float* offset = ctx->input(2).base<float>();
     std::vector<float> mean(C, 0.f), var(C, 0.f);
     if (is_training_) {
       // Per channel sums in double, rounded once: the mean and the centred variance.
       std::vector<double> sum(C, 0.0), sq(C, 0.0);
-      for (int64_t i = 0; i < x.NumElements(); ++i) sum[l.Channel(i)] += in[i];
+      for (int64_t i = 0; i < x.NumElements(); ++i) sum[l.Channel(i)] += static_cast<float>(in[i]);
       for (int64_t c = 0; c < C; ++c) mean[c] = static_cast<float>(sum[c] / static_cast<double>(l.count));
       for (int64_t i = 0; i < x.NumElements(); ++i) {
-        const double d = static_cast<double>(in[i] - mean[l.Channel(i)]);
+        const double d = static_cast<double>(static_cast<float>(in[i]) - mean[l.Channel(i)]);
         sq[l.Channel(i)] += d * d;
       }
       for (int64_t c = 0; c < C; ++c) var[c] = static_cast<float>(sq[c] / static_cast<double>(l.count));
@@ -102,10 +106,10 @@ class FusedBatchNormOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
     std::vector<float> factor(C);
     for (int64_t c = 0; c < C; ++c) factor[c] = scale[c] / std::sqrt(var[c] + epsilon_);
-    float* out = y->base<float>();
+    T* out = y->base<T>();
     for (int64_t i = 0; i < x.NumElements(); ++i) {
       const int64_t c = l.Channel(i);
-      out[i] = (in[i] - mean[c]) * factor[c] + offset[c];
+      out[i] = static_cast<T>((static_cast<float>(in[i]) - mean[c]) * factor[c] + offset[c]);
     }
     std::vector<Tensor*> stats(4, nullptr);
     for (int k = 0; k < 4; ++k) OP_REQUIRES_OK(ctx, ctx->allocate_output(k + 1, TensorShape({C}), &stats[k]));
@@ -142,6 +146,7 @@ class FusedBatchNormOp : public OpKernel {
   bool is_training_ = true;
 };
 
+template <class T>
 class FusedBatchNormGradOp : public OpKernel {
  public:
   explicit FusedBatchNormGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -169,8 +174,8 @@ class FusedBatchNormGradOp : public OpKernel {
                                         " with is_training=False only supports the NHWC and NDHWC layouts, not ",
                                         data_format_, " (as TensorFlow's CPU kernel)"));
     const int64_t C = l.channels, n = x.NumElements();
-    const float* g = dy.base<float>();
-    const float* in = x.base<float>();
+    const T* g = dy.base<T>();
+    const T* in = x.base<T>();
     const float* scale = ctx->input(2).base<float>();
     const float* mean = ctx->input(3).base<float>();
     const float* var = ctx->input(4).base<float>();
@@ -182,9 +187,10 @@ class FusedBatchNormGradOp : public OpKernel {
     std::vector<double> sum_g(C, 0.0), sum_gx(C, 0.0);
     for (int64_t i = 0; i < n; ++i) {
       const int64_t c = l.Channel(i);
-      sum_g[c] += g[i];
-      const float centred = in[i] - mean[c];
-      sum_gx[c] += is_training_ ? static_cast<double>(g[i]) * centred : static_cast<double>(g[i] * centred);
+      const float gi = static_cast<float>(g[i]);
+      sum_g[c] += gi;
+      const float centred = static_cast<float>(in[i]) - mean[c];
+      sum_gx[c] += is_training_ ? static_cast<double>(gi) * centred : static_cast<double>(gi * centred);
     }
     Tensor *dx = nullptr, *dscale = nullptr, *doffset = nullptr, *r4 = nullptr, *r5 = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &dx));
@@ -197,18 +203,20 @@ class FusedBatchNormGradOp : public OpKernel {
       dscale->base<float>()[c] = n == 0 ? 0.f : static_cast<float>(sum_gx[c] * rstd[c]);
       doffset->base<float>()[c] = static_cast<float>(sum_g[c]);
     }
-    float* out = dx->base<float>();
+    T* out = dx->base<T>();
     const double count = static_cast<double>(l.count);
     for (int64_t i = 0; i < n; ++i) {
       const int64_t c = l.Channel(i);
+      const float gi = static_cast<float>(g[i]);
       if (!is_training_) {
-        out[i] = g[i] * scale[c] * rstd[c];
+        out[i] = static_cast<T>(gi * scale[c] * rstd[c]);
         continue;
       }
       // scale * rstd * (dy - mean(dy) - (x - mean) * mean(dy * (x - mean)) / (var + eps))
-      const double centred = in[i] - mean[c];
+      const double centred = static_cast<float>(in[i]) - mean[c];
       const double r2 = static_cast<double>(rstd[c]) * rstd[c];
-      out[i] = static_cast<float>(scale[c] * rstd[c] * (g[i] - sum_g[c] / count - centred * (sum_gx[c] / count) * r2));
+      out[i] = static_cast<T>(
+          static_cast<float>(scale[c] * rstd[c] * (gi - sum_g[c] / count - centred * (sum_gx[c] / count) * r2)));
     }
   }
 
@@ -218,16 +226,21 @@ class FusedBatchNormGradOp : public OpKernel {
   bool is_training_ = true;
 };
 
-REGISTER_KERNEL(Name("FusedBatchNorm").Device(DEVICE_CPU).TypeConstraint<float>("T"), FusedBatchNormOp);
-REGISTER_KERNEL(Name("FusedBatchNormGrad").Device(DEVICE_CPU).TypeConstraint<float>("T"), FusedBatchNormGradOp);
-REGISTER_KERNEL(Name("FusedBatchNormV2").Device(DEVICE_CPU).TypeConstraint<float>("T").TypeConstraint<float>("U"),
-                FusedBatchNormOp);
-REGISTER_KERNEL(Name("FusedBatchNormGradV2").Device(DEVICE_CPU).TypeConstraint<float>("T").TypeConstraint<float>("U"),
-                FusedBatchNormGradOp);
-REGISTER_KERNEL(Name("FusedBatchNormV3").Device(DEVICE_CPU).TypeConstraint<float>("T").TypeConstraint<float>("U"),
-                FusedBatchNormOp);
-REGISTER_KERNEL(Name("FusedBatchNormGradV3").Device(DEVICE_CPU).TypeConstraint<float>("T").TypeConstraint<float>("U"),
-                FusedBatchNormGradOp);
+REGISTER_KERNEL(Name("FusedBatchNorm").Device(DEVICE_CPU).TypeConstraint<float>("T"), FusedBatchNormOp<float>);
+REGISTER_KERNEL(Name("FusedBatchNormGrad").Device(DEVICE_CPU).TypeConstraint<float>("T"), FusedBatchNormGradOp<float>);
+#define TA_REGISTER_BATCH_NORM(T)                                                                                  \
+  REGISTER_KERNEL(Name("FusedBatchNormV2").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"),     \
+                  FusedBatchNormOp<T>);                                                                            \
+  REGISTER_KERNEL(Name("FusedBatchNormGradV2").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"), \
+                  FusedBatchNormGradOp<T>);                                                                        \
+  REGISTER_KERNEL(Name("FusedBatchNormV3").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"),     \
+                  FusedBatchNormOp<T>);                                                                            \
+  REGISTER_KERNEL(Name("FusedBatchNormGradV3").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"), \
+                  FusedBatchNormGradOp<T>);
+TA_REGISTER_BATCH_NORM(float)
+TA_REGISTER_BATCH_NORM(Eigen::half)
+TA_REGISTER_BATCH_NORM(Eigen::bfloat16)
+#undef TA_REGISTER_BATCH_NORM
 
 }  // namespace
 }  // namespace tensoract
