@@ -189,6 +189,9 @@ class OpSpec:
     # (inputs, combo, output shape) -> a boolean mask of the output elements whose values are
     # compared; None: all of them.
     comparable: Optional[Callable] = None
+    # Each case in a graph and session of its own on both sides, run once: a stateful op
+    # whose values depend on how often its node ran in the session (the seeded random ops).
+    own_session: bool = False
 
     def row(self, combo):
         if self.label is not None:

@@ -12,17 +12,11 @@ cofactor's size bounds the change) plus the exp(log|det|) TensorFlow rounds thro
 run from kappa ~ 1 to a 5x5 Hilbert matrix (kappa ~ 5e5).
 
 The stateful random ops: both seeds non-zero, so TensorFlow's numbers are a function of the
-seeds and of how many times the node has run in its session. The harness re-runs the other
-cases of a step that fails here in the same session (fidelity_tool's RunLearning), so a
-random case sharing a batch with any case failing at run time gets its second draw here and
-TensorFlow its first; batches mix ops, so that cannot be ruled out from this file. Their values
-are therefore compared only where they do not depend on the draw (RandomUniformInt over one
-value, RandomShuffle of a single row or equal rows); everywhere else the outcome, dtype and
-shape are compared, and the refusals. Seen in a run of these five ops alone: a refusal in
-the batch gave the other cases TensorFlow's second to seventh draws here. With the refusal
-cases left out (no step fails), all 687 runs (values compared, every dtype, shapes up to 4097,
-three modes) agree with TensorFlow bit for bit: our Philox is TensorFlow's; the rerun is the
-harness's, not a finding.
+seeds and of how many times the node has run in its session. Each case therefore runs in a
+graph and session of its own on both sides (OpSpec.own_session), once, and its values are
+compared bit for bit: our Philox and distribution transforms are TensorFlow's. (Sharing a
+batch, a random case would get a second draw here whenever fidelity_tool re-ran the rest of
+a failed step, while TensorFlow's ran once.)
 """
 import numpy as np
 
@@ -162,11 +156,6 @@ SEEDS = {"seed": 87654321, "seed2": 1234}
 RANDOM_SHAPES = [(), (0,), (1,), (7,), (2, 3, 5), (3, 0, 2), (4097,)]
 
 
-def nothing_comparable(inputs, combo, shape):
-    """The values depend on how many times the node ran in its session (module docstring)."""
-    return np.zeros(shape, dtype=bool)
-
-
 def random_cases(rng, combo, full):
     it = np_type(combo["T"])
     for s in RANDOM_SHAPES:
@@ -174,12 +163,6 @@ def random_cases(rng, combo, full):
     if combo["dtype"] in ("float", "double"):
         yield Case([np.array([2, -1], dtype=it)], "negative size refused", attrs=dict(SEEDS), aux=[0])
         yield Case([np.array([[2]], dtype=it)], "shape not a vector refused", attrs=dict(SEEDS), aux=[0])
-
-
-def one_value_only(inputs, combo, shape):
-    """RandomUniformInt over [m, m + 1) draws m whatever the run."""
-    same = int(inputs[2]) - int(inputs[1]) == 1 if inputs[1].ndim == 0 and inputs[2].ndim == 0 else False
-    return np.full(shape, same, dtype=bool)
 
 
 def random_int_cases(rng, combo, full):
@@ -203,15 +186,6 @@ def random_int_cases(rng, combo, full):
     yield case((2, -1), 0, 10, "negative size refused")
 
 
-def shuffle_deterministic(inputs, combo, shape):
-    """RandomShuffle permutes the first dimension: one row, or equal rows, whatever the draw."""
-    x = inputs[0]
-    if x.ndim == 0 or x.shape[0] <= 1:
-        return np.ones(shape, dtype=bool)
-    same = all(x[0].tobytes() == r.tobytes() for r in x)
-    return np.full(shape, same, dtype=bool)
-
-
 def shuffle_cases(rng, combo, full):
     dt = combo["T"]
     yield Case([random_values(rng, dt, ())], "scalar", attrs=dict(SEEDS))
@@ -230,11 +204,11 @@ CATALOGUE = [
     OpSpec("BatchMatMulV3", batch_matmul_v3_cases, SUM_BOUND,
            label=lambda c: f"{c['Ta']}x{c['Tb']}->{c['Tout']}"),
     OpSpec("BroadcastGradientArgs", broadcast_gradient_args_cases),
-    OpSpec("RandomUniform", random_cases, EXACT, label_attr="dtype", comparable=nothing_comparable),
-    OpSpec("RandomStandardNormal", random_cases, EXACT, label_attr="dtype", comparable=nothing_comparable),
-    OpSpec("TruncatedNormal", random_cases, EXACT, label_attr="dtype", comparable=nothing_comparable),
-    OpSpec("RandomUniformInt", random_int_cases, EXACT, label_attr="Tout", comparable=one_value_only),
-    OpSpec("RandomShuffle", shuffle_cases, EXACT, comparable=shuffle_deterministic),
+    OpSpec("RandomUniform", random_cases, EXACT, label_attr="dtype", own_session=True),
+    OpSpec("RandomStandardNormal", random_cases, EXACT, label_attr="dtype", own_session=True),
+    OpSpec("TruncatedNormal", random_cases, EXACT, label_attr="dtype", own_session=True),
+    OpSpec("RandomUniformInt", random_int_cases, EXACT, label_attr="Tout", own_session=True),
+    OpSpec("RandomShuffle", shuffle_cases, EXACT, own_session=True),
 ]
 
 ACCEPTED = []

@@ -1172,13 +1172,17 @@ def run_forward(args, claimed, ops, seeds, modes, started):
     # Build every batch's GraphDefs (a graph per batch and mode) and write our side's files.
     batches = []
     manifest = ""
-    for b in range(0, len(records), BATCH):
-        group = records[b:b + BATCH]
+    # Many cases share a graph and a step; a stateful op's cases (OpSpec.own_session) get one
+    # each, so each runs once in a fresh session on both sides.
+    shared = [r for r in records if not r.spec.own_session]
+    groups = [shared[b:b + BATCH] for b in range(0, len(shared), BATCH)]
+    groups += [[r] for r in records if r.spec.own_session]
+    for g, group in enumerate(groups):
         template = build_template(group)
         runnable = [r for r in group if not r.build_error]
         for mode in modes:
             gd, feeds = variant(template, by_id, mode)
-            name = f"b{b // BATCH}_{mode}"
+            name = f"b{g}_{mode}"
             manifest += write_batch(args.work, name, gd, feeds, runnable)
             batches.append((name, mode, gd, feeds, runnable))
     manifest_path = os.path.join(args.work, "manifest.txt")
