@@ -7,41 +7,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/bias_layout.h"
 #include "kernels/cpu/cwise_ops.h"
 
 namespace tensoract {
 namespace {
 
 using Index = Eigen::DenseIndex;
-
-// The value's [outer, C, inner] view: NHWC has inner 1, NCHW outer N.
-struct BiasLayout {
-  Index outer = 1, channels = 1, inner = 1;
-};
-
-Status GetLayout(const std::string& node, const TensorShape& shape, bool nchw, BiasLayout* layout) {
-  if (shape.dims() < 2) {
-    return errors::InvalidArgument("Input tensor must be at least 2D: ", shape.DebugString(), " (node '", node, "')");
-  }
-  // NCHW's channels are dimension 1, which for a matrix is its last, as NHWC's: TensorFlow's
-  // kernel takes such a value (its shape function refuses one of known rank 2).
-  const int c = nchw ? 1 : shape.dims() - 1;
-  layout->channels = shape.dim_size(c);
-  for (int i = 0; i < c; ++i) layout->outer *= shape.dim_size(i);
-  for (int i = c + 1; i < shape.dims(); ++i) layout->inner *= shape.dim_size(i);
-  return Status::OK();
-}
-
-Status ReadDataFormat(OpKernelConstruction* ctx, bool* nchw) {
-  std::string data_format;
-  Status s = ctx->GetAttr("data_format", &data_format);
-  if (!s.ok()) data_format = "NHWC";  // old graphs lack the attr
-  if (data_format != "NHWC" && data_format != "NCHW") {
-    return errors::InvalidArgument("Invalid data format: ", data_format);
-  }
-  *nchw = data_format == "NCHW";
-  return Status::OK();
-}
 
 // Rows summed per block before the block's sum takes them: the float error grows with
 // kRowBlock + rows / kRowBlock additions rather than with rows.
@@ -107,13 +79,13 @@ void SumInner(OpKernelContext* ctx, const T* in, const BiasLayout& l, T* out) {
 template <class T>
 class BiasAddOp : public OpKernel {
  public:
-  explicit BiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) { OP_REQUIRES_OK(ctx, ReadDataFormat(ctx, &nchw_)); }
+  explicit BiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) { OP_REQUIRES_OK(ctx, ReadBiasDataFormat(ctx, &nchw_)); }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& value = ctx->input(0);
     const Tensor& bias = ctx->input(1);
     BiasLayout l;
-    OP_REQUIRES_OK(ctx, GetLayout(name(), value.shape(), nchw_, &l));
+    OP_REQUIRES_OK(ctx, GetBiasLayout(name(), value.shape(), nchw_, &l));
     OP_REQUIRES(ctx, bias.dims() == 1,
                 errors::InvalidArgument("Biases must be 1D: ", bias.shape().DebugString(), " (node '", name(), "')"));
     OP_REQUIRES(ctx, bias.dim_size(0) == l.channels,
@@ -152,12 +124,12 @@ class BiasAddOp : public OpKernel {
 template <class T>
 class BiasAddGradOp : public OpKernel {
  public:
-  explicit BiasAddGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) { OP_REQUIRES_OK(ctx, ReadDataFormat(ctx, &nchw_)); }
+  explicit BiasAddGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) { OP_REQUIRES_OK(ctx, ReadBiasDataFormat(ctx, &nchw_)); }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& grad = ctx->input(0);
     BiasLayout l;
-    OP_REQUIRES_OK(ctx, GetLayout(name(), grad.shape(), nchw_, &l));
+    OP_REQUIRES_OK(ctx, GetBiasLayout(name(), grad.shape(), nchw_, &l));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({l.channels}), &out));
     if (l.channels == 0) return;

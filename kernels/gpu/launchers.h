@@ -96,8 +96,9 @@ void LaunchMaxPoolGrad(const T* x, const T* dy, T* dx, const PoolGeometry& g, cu
 template <class T>
 void LaunchAvgPoolGrad(const T* dy, T* dx, const PoolGeometry& g, cudaStream_t stream);
 
+// y = x + bias over [outer, channels, inner] (NHWC: inner 1).
 template <class T>
-void LaunchBiasAdd(const T* x, const T* bias, T* y, int64_t n, int64_t channels, cudaStream_t stream);
+void LaunchBiasAdd(const T* x, const T* bias, T* y, int64_t n, int64_t channels, int64_t inner, cudaStream_t stream);
 
 // Reduces [outer, reduced, inner] over the middle dimension into [outer, inner]. Long rows
 // of few outputs are cut into pieces reduced by many blocks into `scratch` (of

@@ -58,6 +58,12 @@ __global__ void BiasAddKernel(const T* x, const T* bias, T* y, int64_t n, int64_
   TA_GPU_LOOP(i, n) { y[i] = x[i] + bias[i % channels]; }
 }
 
+// NCHW: element i's channel is (i / inner) % channels.
+template <class T>
+__global__ void BiasAddInnerKernel(const T* x, const T* bias, T* y, int64_t n, int64_t channels, int64_t inner) {
+  TA_GPU_LOOP(i, n) { y[i] = x[i] + bias[(i / inner) % channels]; }
+}
+
 // One block per row of [outer, reduced] (inner == 1); a mean divides by `count`.
 template <class T>
 __global__ void ReduceRowsKernel(ReduceKind op, const T* x, T* y, int64_t outer, int64_t reduced, int64_t count) {
@@ -227,8 +233,10 @@ int RowBlocks(int64_t rows) { return static_cast<int>(rows < 65535 ? (rows < 1 ?
 }  // namespace
 
 template <class T>
-void LaunchBiasAdd(const T* x, const T* bias, T* y, int64_t n, int64_t channels, cudaStream_t stream) {
-  if (n > 0) BiasAddKernel<T><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(x, bias, y, n, channels);
+void LaunchBiasAdd(const T* x, const T* bias, T* y, int64_t n, int64_t channels, int64_t inner, cudaStream_t stream) {
+  if (n == 0) return;
+  if (inner == 1) BiasAddKernel<T><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(x, bias, y, n, channels);
+  else BiasAddInnerKernel<T><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(x, bias, y, n, channels, inner);
 }
 
 int64_t ReduceScratchElements(int64_t outer, int64_t reduced, int64_t inner) {
@@ -300,7 +308,7 @@ void LaunchApplyAdam(const T* var_in, T* var_out, const T* m_in, T* m_out, const
 }
 
 #define TA_INSTANTIATE(T)                                                                                       \
-  template void LaunchBiasAdd<T>(const T*, const T*, T*, int64_t, int64_t, cudaStream_t);                    \
+  template void LaunchBiasAdd<T>(const T*, const T*, T*, int64_t, int64_t, int64_t, cudaStream_t);           \
   template void LaunchReduce<T>(ReduceKind, const T*, T*, int64_t, int64_t, int64_t, T*, cudaStream_t);     \
   template void LaunchSoftmax<T>(const T*, T*, int64_t, int64_t, bool, cudaStream_t);                        \
   template void LaunchSparseXent<T, int32_t>(const T*, const int32_t*, T*, T*, int64_t, int64_t, cudaStream_t); \

@@ -3,6 +3,7 @@
 // SparseSoftmaxCrossEntropyWithLogits.
 #include <vector>
 
+#include "kernels/cpu/bias_layout.h"
 #include "kernels/cpu/reduction_plan.h"
 #include "kernels/gpu/gpu_op_util.h"
 
@@ -135,50 +136,94 @@ Status Reduce(OpKernelContext* ctx, ReduceKind op, const T* x, T* y, int64_t out
   return EndLaunch(ctx);
 }
 
-// NHWC only: the channels are the last dimension.
-void CheckDataFormat(OpKernelConstruction* ctx) {
-  std::string format;
-  if (ctx->GetAttr("data_format", &format).ok() && format != "NHWC") {
-    ctx->SetStatus(errors::Unimplemented("node '", ctx->def().name(), "': the GPU BiasAdd takes data_format NHWC, not ",
-                                         format));
+// Reduces x, seen as `groups` of merged dimensions (reduced[g]: group g is reduced), into
+// y: one pass of "reduce the middle of [A, B, C]" per reduced group, the last first, into a
+// temporary until the last pass (freed, stream-ordered, at the end); a mean divides in each
+// pass. At least one group is reduced.
+template <class T>
+Status ReduceGroups(OpKernelContext* ctx, ReduceKind op, const T* x, std::vector<int64_t> groups,
+                    const std::vector<bool>& reduced, DataType dtype, T* y) {
+  std::vector<size_t> passes;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (reduced[g]) passes.insert(passes.begin(), g);
   }
+  const T* in = x;
+  std::vector<Tensor> temps;
+  for (size_t p = 0; p < passes.size(); ++p) {
+    const size_t g = passes[p];
+    int64_t a = 1, c = 1;
+    for (size_t i = 0; i < g; ++i) a *= groups[i];
+    for (size_t i = g + 1; i < groups.size(); ++i) c *= groups[i];
+    T* out = y;
+    if (p + 1 < passes.size()) {
+      TA_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(ctx->device()->allocator(), dtype, TensorShape({a * c})));
+      temps.push_back(std::move(t));
+      out = Out<T>(&temps.back());
+    }
+    TA_RETURN_IF_ERROR(Reduce<T>(ctx, op, in, out, a, groups[g], c));
+    groups[g] = 1;
+    in = out;
+  }
+  return Status::OK();
 }
 
+// BiasAdd and BiasAddGrad in both data formats, with the CPU kernels' view of the value
+// (kernels/cpu/bias_layout.h).
 template <class T>
 class BiasAddOp : public OpKernel {
  public:
-  explicit BiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) { CheckDataFormat(ctx); }
+  explicit BiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) { OP_REQUIRES_OK(ctx, ReadBiasDataFormat(ctx, &nchw_)); }
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
     const Tensor& x = ctx->input(0);
     const Tensor& bias = ctx->input(1);
-    OP_REQUIRES(ctx, x.dims() >= 2 && bias.dims() == 1 && bias.dim_size(0) == x.dim_size(x.dims() - 1),
+    BiasLayout l;
+    OP_REQUIRES_OK(ctx, GetBiasLayout(name(), x.shape(), nchw_, &l));
+    OP_REQUIRES(ctx, bias.dims() == 1 && bias.dim_size(0) == l.channels,
                 errors::InvalidArgument("node '", name(), "': Must provide as many biases as the last dimension of the "
                                         "input tensor: ", bias.shape().DebugString(), " vs. ", x.shape().DebugString()));
     Tensor* y = nullptr;
     OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(0, 0, x.shape(), &y));
-    LaunchBiasAdd<T>(In<T>(ctx, 0), In<T>(ctx, 1), Out<T>(y), x.NumElements(), bias.dim_size(0), StreamOf(ctx));
+    LaunchBiasAdd<T>(In<T>(ctx, 0), In<T>(ctx, 1), Out<T>(y), x.NumElements(), l.channels, l.inner, StreamOf(ctx));
     OP_REQUIRES_OK(ctx, EndLaunch(ctx));
   }
   bool IsExpensive() const override { return false; }
+
+ private:
+  bool nchw_ = false;
 };
 
 template <class T>
 class BiasAddGradOp : public OpKernel {
  public:
-  explicit BiasAddGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) { CheckDataFormat(ctx); }
+  explicit BiasAddGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ReadBiasDataFormat(ctx, &nchw_));
+  }
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
     const Tensor& dy = ctx->input(0);
-    OP_REQUIRES(ctx, dy.dims() >= 2,
-                errors::InvalidArgument("node '", name(), "': Input tensor must be at least 2D: ", dy.shape().DebugString()));
-    const int64_t channels = dy.dim_size(dy.dims() - 1);
+    BiasLayout l;
+    OP_REQUIRES_OK(ctx, GetBiasLayout(name(), dy.shape(), nchw_, &l));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({channels}), &out));
-    const int64_t rows = channels == 0 ? 0 : dy.NumElements() / channels;
-    OP_REQUIRES_OK(ctx, Reduce<T>(ctx, ReduceKind::kSum, In<T>(ctx, 0), Out<T>(out), 1, rows, channels));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({l.channels}), &out));
+    if (l.channels == 0) return;
+    if (dy.NumElements() == 0) {
+      LaunchFillConstant<T>(T(0), Out<T>(out), l.channels, StreamOf(ctx));
+      OP_REQUIRES_OK(ctx, EndLaunch(ctx));
+      return;
+    }
+    if (l.inner == 1) {
+      OP_REQUIRES_OK(ctx, Reduce<T>(ctx, ReduceKind::kSum, In<T>(ctx, 0), Out<T>(out), 1, l.outer, l.channels));
+      return;
+    }
+    // NCHW: [outer, C, inner] summed over outer and inner.
+    OP_REQUIRES_OK(ctx, ReduceGroups<T>(ctx, ReduceKind::kSum, In<T>(ctx, 0), {l.outer, l.channels, l.inner},
+                                        {true, false, true}, dy.dtype(), Out<T>(out)));
   }
   bool IsExpensive() const override { return false; }
+
+ private:
+  bool nchw_ = false;
 };
 
 template <class T, ReduceKind kOp>
@@ -188,9 +233,7 @@ class ReduceOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("keep_dims", &keep_dims_));
   }
   // The CPU's plan (kernels/cpu/reduction_plan.h): the same refusals, and the input as
-  // groups of kept and reduced dimensions. Each reduced group is one pass of "reduce the
-  // middle of [A, B, C]", the last group first, into a temporary until the last pass; a
-  // mean divides in each pass (by that group's size).
+  // groups of kept and reduced dimensions, reduced a group per pass (ReduceGroups).
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES_OK(ctx, BeginLaunch(ctx));
     const Tensor& x = ctx->input(0);
@@ -204,33 +247,13 @@ class ReduceOp : public OpKernel {
       OP_REQUIRES_OK(ctx, EndLaunch(ctx));
       return;
     }
-    std::vector<int64_t> groups = plan.groups;
-    std::vector<size_t> passes;
-    for (size_t g = 0; g < groups.size(); ++g) {
-      if (plan.reduced[g]) passes.insert(passes.begin(), g);
-    }
-    if (passes.empty()) {  // nothing to combine: every output is its one input element
+    bool any_reduced = false;
+    for (bool r : plan.reduced) any_reduced = any_reduced || r;
+    if (!any_reduced) {  // nothing to combine: every output is its one input element
       OP_REQUIRES_OK(ctx, Reduce<T>(ctx, kOp, In<T>(ctx, 0), Out<T>(y), x.NumElements(), 1, 1));
       return;
     }
-    const T* in = In<T>(ctx, 0);
-    std::vector<Tensor> temps;  // the passes' results, freed (stream-ordered) after the last
-    for (size_t p = 0; p < passes.size(); ++p) {
-      const size_t g = passes[p];
-      int64_t a = 1, c = 1;
-      for (size_t i = 0; i < g; ++i) a *= groups[i];
-      for (size_t i = g + 1; i < groups.size(); ++i) c *= groups[i];
-      T* out = Out<T>(y);
-      if (p + 1 < passes.size()) {
-        auto made = Tensor::Allocate(ctx->device()->allocator(), x.dtype(), TensorShape({a * c}));
-        OP_REQUIRES_OK(ctx, made.status());
-        temps.push_back(std::move(made).value());
-        out = Out<T>(&temps.back());
-      }
-      OP_REQUIRES_OK(ctx, Reduce<T>(ctx, kOp, in, out, a, groups[g], c));
-      groups[g] = 1;
-      in = out;
-    }
+    OP_REQUIRES_OK(ctx, ReduceGroups<T>(ctx, kOp, In<T>(ctx, 0), plan.groups, plan.reduced, x.dtype(), Out<T>(y)));
   }
   bool IsExpensive() const override { return false; }
 

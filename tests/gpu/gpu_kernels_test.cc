@@ -189,6 +189,22 @@ TEST_CASE("BiasAdd, softmax and cross-entropy on the GPU agree with the CPU's", 
   }
 }
 
+TEST_CASE("BiasAdd and BiasAddGrad in NCHW on the GPU agree with the CPU's", "[gpu][nn]") {
+  std::mt19937 rng(16);
+  for (const TensorShape& shape : {TensorShape({2, 3, 4, 5}), TensorShape({64, 33, 9}), TensorShape({4, 7}),
+                                   TensorShape({512, 32, 28, 28}), TensorShape({0, 3, 2, 2})}) {
+    const int64_t channels = shape.dim_size(1);
+    CompareWithCpu("NCHW bias " + shape.DebugString(),
+                   {Random(tensorflow::DT_FLOAT, shape, &rng), Random(tensorflow::DT_FLOAT, TensorShape({channels}), &rng)},
+                   [](const Scope& s, const std::vector<Output>& in) {
+                     ops::BiasAddAttrs nchw;
+                     nchw.data_format = "NCHW";
+                     return std::vector<Output>{ops::BiasAdd(s, in[0], in[1], nchw), ops::BiasAddGrad(s, in[0], nchw)};
+                   },
+                   1e-4, /*scale_by_max=*/true);
+  }
+}
+
 TEST_CASE("a label out of range is an error naming the node, and the GPU keeps working", "[gpu][nn]") {
   Scope root = Scope::NewRootScope().WithDevice("/device:GPU:0");
   auto logits = ops::Placeholder(root.WithOpName("logits"), tensorflow::DT_FLOAT);
