@@ -55,4 +55,32 @@ StatusOr<BroadcastPlan> MakeBroadcastPlan(const TensorShape& x, const TensorShap
   return plan;
 }
 
+// The broadcast output shape of `a` and `b` (right-aligned), or InvalidArgument.
+StatusOr<TensorShape> BroadcastShape(const TensorShape& a, const TensorShape& b) {
+  const int rank = std::max(a.dims(), b.dims());
+  std::vector<int64_t> dims(rank);
+  for (int i = 0; i < rank; ++i) {
+    const int ia = a.dims() - rank + i, ib = b.dims() - rank + i;
+    const int64_t da = ia >= 0 ? a.dim_size(ia) : 1, db = ib >= 0 ? b.dim_size(ib) : 1;
+    if (da != db && da != 1 && db != 1) {
+      return errors::InvalidArgument("Incompatible shapes: ", a.DebugString(), " vs. ", b.DebugString());
+    }
+    dims[i] = da == 1 ? db : da;
+  }
+  return TensorShape(dims);
+}
+
+// Element strides of `s` over an output of `rank` dimensions (0 along broadcast ones).
+std::vector<int64_t> StridesIn(const TensorShape& s, const TensorShape& out) {
+  const int rank = out.dims();
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (int i = s.dims() - 1; i >= 0; --i) {
+    const int o = rank - s.dims() + i;
+    strides[o] = s.dim_size(i) == 1 ? 0 : stride;
+    stride *= s.dim_size(i);
+  }
+  return strides;
+}
+
 }  // namespace tensoract

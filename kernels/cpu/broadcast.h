@@ -23,8 +23,15 @@ struct BroadcastPlan {
   std::vector<int64_t> x_strides, y_strides;
 };
 
-// InvalidArgument "incompatible shapes: [2,3] vs. [4]" when they do not broadcast.
+// InvalidArgument "Incompatible shapes: [2,3] vs. [4]" when they do not broadcast.
 StatusOr<BroadcastPlan> MakeBroadcastPlan(const TensorShape& x, const TensorShape& y);
+
+// Uncollapsed, for kernels of more operands (SelectV2's three, CPU and GPU): the broadcast
+// shape of `a` and `b`, right-aligned, or InvalidArgument "Incompatible shapes: ..."; and the
+// element strides of a shape `s` that broadcasts to `out` over out's dimensions (0 along
+// the broadcast ones).
+StatusOr<TensorShape> BroadcastShape(const TensorShape& a, const TensorShape& b);
+std::vector<int64_t> StridesIn(const TensorShape& s, const TensorShape& out);
 
 }  // namespace tensoract
 

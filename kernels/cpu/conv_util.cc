@@ -202,6 +202,29 @@ Status PoolDims(const OpKernel& kernel, const WindowAttrs& attrs, const TensorSh
 
 TensorShape PoolOutputShape(const ConvDims& d) { return TensorShape({d.batch, d.out_rows, d.out_cols, d.in_depth}); }
 
+Status CheckPoolOutputShape(const OpKernel& kernel, const char* what, const TensorShape& shape, const ConvDims& d) {
+  if (shape != PoolOutputShape(d)) {
+    return errors::InvalidArgument(NodeContext(kernel), ": ", what, " has shape ", shape.DebugString(),
+                                   " but the pool's output has shape ", PoolOutputShape(d).DebugString());
+  }
+  return Status::OK();
+}
+
+Status PoolInputShape(const OpKernel& kernel, const Tensor& sizes, TensorShape* shape) {
+  if (sizes.dims() != 1 || sizes.NumElements() != 4 || sizes.dtype() != tensorflow::DT_INT32) {
+    return errors::InvalidArgument(NodeContext(kernel), ": orig_input_shape must be an int32 vector of 4 elements, got shape ",
+                                   sizes.shape().DebugString());
+  }
+  std::vector<int64_t> dims;
+  for (int i = 0; i < 4; ++i) {
+    const int32_t v = sizes.base<int32_t>()[i];
+    if (v < 0) return errors::InvalidArgument(NodeContext(kernel), ": orig_input_shape has a negative size ", v);
+    dims.push_back(v);
+  }
+  *shape = TensorShape(dims);
+  return Status::OK();
+}
+
 // A shape given as an int32 vector input (input_sizes, filter_sizes).
 Status ShapeFromSizes(const OpKernel& kernel, const std::string& arg, const Tensor& sizes, TensorShape* shape) {
   if (sizes.dims() != 1 || sizes.dtype() != tensorflow::DT_INT32) {

@@ -81,6 +81,11 @@ Status ConvDimsFromShapes(const OpKernel& kernel, const WindowAttrs& attrs, cons
 Status PoolDims(const OpKernel& kernel, const WindowAttrs& attrs, const TensorShape& input, ConvDims* d);
 // A pool's output shape, [batch, out_rows, out_cols, depth].
 TensorShape PoolOutputShape(const ConvDims& d);
+// That `shape`, of the pool gradient's input `what` ("grad", "orig_output"), is the pool's
+// output shape; InvalidArgument naming both otherwise.
+Status CheckPoolOutputShape(const OpKernel& kernel, const char* what, const TensorShape& shape, const ConvDims& d);
+// AvgPoolGrad's orig_input_shape as a shape: an int32 vector of 4 sizes, none negative.
+Status PoolInputShape(const OpKernel& kernel, const Tensor& sizes, TensorShape* shape);
 
 // A shape given as an int32 vector input (input_sizes, filter_sizes), named `arg` in errors.
 Status ShapeFromSizes(const OpKernel& kernel, const std::string& arg, const Tensor& sizes, TensorShape* shape);

@@ -204,14 +204,6 @@ class PoolOp : public OpKernel {
   bool v2_ = false;  // ksize and strides are inputs
 };
 
-// `grad` must have the pool's output shape.
-Status CheckGrad(const OpKernel& kernel, const conv::ConvDims& d, const TensorShape& grad) {
-  if (grad != PoolOutputShape(d)) {
-    return errors::InvalidArgument(conv::NodeContext(kernel), ": grad has shape ", grad.DebugString(),
-                                   " but the pool's output has shape ", PoolOutputShape(d).DebugString());
-  }
-  return Status::OK();
-}
 
 // A window's tap number (raster order), as wide as T so the argmax scan vectorises.
 template <class T>
@@ -330,11 +322,8 @@ class MaxPoolGradOp : public OpKernel {
     OP_REQUIRES_OK(ctx, StepWindow(ctx, *this, attrs_, v2_, &attrs));
     conv::ConvDims d;
     OP_REQUIRES_OK(ctx, PoolDims(*this, attrs, input.shape(), &d));
-    OP_REQUIRES(ctx, ctx->input(1).shape() == PoolOutputShape(d),
-                errors::InvalidArgument(conv::NodeContext(*this), ": orig_output has shape ",
-                                        ctx->input(1).shape().DebugString(), " but the pool's output has shape ",
-                                        PoolOutputShape(d).DebugString()));
-    OP_REQUIRES_OK(ctx, CheckGrad(*this, d, grad.shape()));
+    OP_REQUIRES_OK(ctx, conv::CheckPoolOutputShape(*this, "orig_output", ctx->input(1).shape(), d));
+    OP_REQUIRES_OK(ctx, conv::CheckPoolOutputShape(*this, "grad", grad.shape(), d));
     // Windows that never overlap (stride >= ksize in both dimensions) each write their own
     // taps' gradients, so output rows split over threads; windows that tile the input
     // exactly write every element of it, so the output needs no zero fill first.
@@ -453,10 +442,7 @@ class MaxPoolGradGradOp : public OpKernel {
     OP_REQUIRES_OK(ctx, StepWindow(ctx, *this, attrs_, v2_, &attrs));
     conv::ConvDims d;
     OP_REQUIRES_OK(ctx, PoolDims(*this, attrs, input.shape(), &d));
-    OP_REQUIRES(ctx, pooled.shape() == PoolOutputShape(d),
-                errors::InvalidArgument(conv::NodeContext(*this), ": orig_output has shape ",
-                                        pooled.shape().DebugString(), " but the pool's output has shape ",
-                                        PoolOutputShape(d).DebugString()));
+    OP_REQUIRES_OK(ctx, conv::CheckPoolOutputShape(*this, "orig_output", pooled.shape(), d));
     OP_REQUIRES(ctx, grad.shape() == input.shape(),
                 errors::InvalidArgument(conv::NodeContext(*this), ": grad has shape ", grad.shape().DebugString(),
                                         " but orig_input has shape ", input.shape().DebugString()));
@@ -505,23 +491,12 @@ class AvgPoolGradOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& sizes = ctx->input(0);
     const Tensor& grad = ctx->input(1);
-    OP_REQUIRES(ctx, sizes.dims() == 1 && sizes.NumElements() == 4 && sizes.dtype() == tensorflow::DT_INT32,
-                errors::InvalidArgument(conv::NodeContext(*this),
-                                        ": orig_input_shape must be an int32 vector of 4 elements, got shape ",
-                                        sizes.shape().DebugString()));
-    std::vector<int64_t> dims;
-    for (int i = 0; i < 4; ++i) {
-      const int32_t v = sizes.base<int32_t>()[i];
-      OP_REQUIRES(ctx, v >= 0,
-                  errors::InvalidArgument(conv::NodeContext(*this), ": orig_input_shape has a negative size ", v));
-      dims.push_back(v);
-    }
-    const TensorShape input_shape(dims);
+    TensorShape input_shape;
+    OP_REQUIRES_OK(ctx, conv::PoolInputShape(*this, ctx->input(0), &input_shape));
     conv::ConvDims d;
     OP_REQUIRES_OK(ctx, PoolDims(*this, attrs_, input_shape, &d));
-    OP_REQUIRES_OK(ctx, CheckGrad(*this, d, grad.shape()));
+    OP_REQUIRES_OK(ctx, conv::CheckPoolOutputShape(*this, "grad", grad.shape(), d));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input_shape, &out));
     if (out->NumElements() == 0) return;

@@ -468,32 +468,13 @@ class PoolGradOp : public OpKernel {
     if (kMax) {
       in_shape = ctx->input(0).shape();
     } else {
-      const Tensor& sizes = ctx->input(0);  // int32, in host memory
-      OP_REQUIRES(ctx, sizes.dims() == 1 && sizes.NumElements() == 4,
-                  errors::InvalidArgument(conv::NodeContext(*this), ": orig_input_shape must be 4 values, got ",
-                                          sizes.shape().DebugString()));
-      std::vector<int64_t> dims;
-      for (int i = 0; i < 4; ++i) {
-        const int32_t v = sizes.base<int32_t>()[i];
-        OP_REQUIRES(ctx, v >= 0,
-                    errors::InvalidArgument(conv::NodeContext(*this), ": orig_input_shape has a negative size ", v));
-        dims.push_back(v);
-      }
-      in_shape = TensorShape(dims);
+      OP_REQUIRES_OK(ctx, conv::PoolInputShape(*this, ctx->input(0), &in_shape));  // int32, in host memory
     }
     conv::ConvDims d;
     OP_REQUIRES_OK(ctx, conv::PoolDims(*this, attrs_, in_shape, &d));
-    const TensorShape out_shape = conv::PoolOutputShape(d);
-    if (kMax) {
-      OP_REQUIRES(ctx, ctx->input(1).shape() == out_shape,
-                  errors::InvalidArgument(conv::NodeContext(*this), ": orig_output has shape ",
-                                          ctx->input(1).shape().DebugString(), " but the pool's output has shape ",
-                                          out_shape.DebugString()));
-    }
+    if (kMax) OP_REQUIRES_OK(ctx, conv::CheckPoolOutputShape(*this, "orig_output", ctx->input(1).shape(), d));
     const Tensor& dy = ctx->input(kMax ? 2 : 1);
-    OP_REQUIRES(ctx, dy.shape() == out_shape,
-                errors::InvalidArgument(conv::NodeContext(*this), ": grad has shape ", dy.shape().DebugString(),
-                                        " but the pool's output has shape ", out_shape.DebugString()));
+    OP_REQUIRES_OK(ctx, conv::CheckPoolOutputShape(*this, "grad", dy.shape(), d));
     Tensor* dx = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in_shape, &dx));
     if (dx->NumElements() == 0) return;

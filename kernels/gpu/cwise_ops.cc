@@ -111,23 +111,9 @@ class CastOp : public OpKernel {
   DataType src_ = tensorflow::DT_INVALID, dst_ = tensorflow::DT_INVALID;
 };
 
-// An operand's strides over the output's dims (right-aligned; 0 where it is broadcast).
-// False when its shape does not broadcast to `out`.
-bool StridesFor(const TensorShape& shape, const std::vector<int64_t>& out, int64_t* strides) {
-  const int rank = static_cast<int>(out.size()), offset = rank - shape.dims();
-  if (offset < 0) return false;
-  int64_t stride = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    const int64_t size = d >= offset ? shape.dim_size(d - offset) : 1;
-    if (size != out[d] && size != 1) return false;
-    strides[d] = size == 1 ? 0 : stride;
-    stride *= size;
-  }
-  return true;
-}
-
 // Select(cond, a, b): a and b of one shape, cond of that shape, a scalar, or a vector
-// choosing rows (TensorFlow 1's); SelectV2: all three broadcast (NumPy's rules).
+// choosing rows (TensorFlow 1's); SelectV2: all three broadcast, with the CPU kernel's
+// shape rules (kernels/cpu/broadcast.h).
 template <class T, bool kV2>
 class SelectOp : public OpKernel {
  public:
@@ -137,26 +123,18 @@ class SelectOp : public OpKernel {
     const Tensor& c = ctx->input(0);
     const Tensor& a = ctx->input(1);
     const Tensor& b = ctx->input(2);
-    TensorShape cond_shape = c.shape();
-    std::vector<int64_t> out;
+    TensorShape cond_shape = c.shape(), out = a.shape();
     if (kV2) {
-      for (const TensorShape* s : {&c.shape(), &a.shape(), &b.shape()}) {
-        if (s->dims() > static_cast<int>(out.size())) out.insert(out.begin(), s->dims() - out.size(), 1);
-        for (int d = 0; d < s->dims(); ++d) {
-          int64_t& o = out[out.size() - s->dims() + d];
-          const int64_t size = s->dim_size(d);
-          OP_REQUIRES(ctx, size == o || size == 1 || o == 1,
-                      errors::InvalidArgument("node '", name(), "': condition ", c.shape().DebugString(), ", then ",
-                                              a.shape().DebugString(), " and else ", b.shape().DebugString(),
-                                              " do not broadcast"));
-          if (o == 1) o = size;
-        }
-      }
+      StatusOr<TensorShape> ab = BroadcastShape(a.shape(), b.shape());
+      OP_REQUIRES(ctx, ab.ok(), ab.status().WithContext(StrCat("node '", name(), "': 'then' and 'else'")));
+      StatusOr<TensorShape> shape = BroadcastShape(c.shape(), *ab);
+      OP_REQUIRES(ctx, shape.ok(), shape.status().WithContext(StrCat("node '", name(), "': 'cond' and 'then'/'else'")));
+      out = *shape;
     } else {
       OP_REQUIRES(ctx, a.shape() == b.shape(),
                   errors::InvalidArgument("node '", name(), "': 'then' and 'else' must have the same shape: ",
                                           a.shape().DebugString(), " vs ", b.shape().DebugString()));
-      const bool rows = c.dims() == 1 && a.dims() >= 1 && c.dim_size(0) == a.dim_size(0) && a.dims() > 1;
+      const bool rows = c.dims() == 1 && a.dims() > 1 && c.dim_size(0) == a.dim_size(0);
       OP_REQUIRES(ctx, c.dims() == 0 || c.shape() == a.shape() || rows,
                   errors::InvalidArgument("node '", name(), "': the condition ", c.shape().DebugString(),
                                           " must be a scalar, ", a.shape().DebugString(), " or a vector of its rows"));
@@ -165,19 +143,22 @@ class SelectOp : public OpKernel {
         dims[0] = c.dim_size(0);
         cond_shape = TensorShape(dims);
       }
-      out = a.shape().dim_sizes();
     }
-    OP_REQUIRES(ctx, out.size() <= static_cast<size_t>(kMaxBroadcastDims),
+    OP_REQUIRES(ctx, out.dims() <= kMaxBroadcastDims,
                 errors::Unimplemented("node '", name(), "': the GPU selects over up to ", kMaxBroadcastDims,
                                       " dimensions"));
     SelectIndex index;
-    index.ndims = static_cast<int>(out.size());
-    for (int d = 0; d < index.ndims; ++d) index.dims[d] = out[d];
-    const bool ok = StridesFor(cond_shape, out, index.c_strides) && StridesFor(a.shape(), out, index.a_strides) &&
-                    StridesFor(b.shape(), out, index.b_strides);
-    OP_REQUIRES(ctx, ok, errors::InvalidArgument("node '", name(), "': the shapes do not broadcast"));
+    index.ndims = out.dims();
+    const std::vector<int64_t> cs = StridesIn(cond_shape, out), as = StridesIn(a.shape(), out),
+                               bs = StridesIn(b.shape(), out);
+    for (int d = 0; d < index.ndims; ++d) {
+      index.dims[d] = out.dim_size(d);
+      index.c_strides[d] = cs[d];
+      index.a_strides[d] = as[d];
+      index.b_strides[d] = bs[d];
+    }
     Tensor* result = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out), &result));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out, &result));
     LaunchSelect<T>(In<bool>(ctx, 0), In<T>(ctx, 1), In<T>(ctx, 2), Out<T>(result), result->NumElements(), index,
                     StreamOf(ctx));
     OP_REQUIRES_OK(ctx, EndLaunch(ctx));

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdint>
 
 namespace tensoract {
@@ -45,6 +46,14 @@ __device__ inline void BroadcastOffsets(const BroadcastIndex& b, int64_t i, int6
   *xo = x;
   *yo = y;
 }
+
+// The most negative finite value: where a max starts, as the CPU kernels' lowest().
+template <class T>
+__device__ inline T Lowest();
+template <>
+__device__ inline float Lowest<float>() { return -FLT_MAX; }
+template <>
+__device__ inline double Lowest<double>() { return -DBL_MAX; }
 
 }  // namespace gpu
 }  // namespace tensoract

@@ -1,6 +1,5 @@
 // GPU kernels for the neural-network ops: BiasAdd, reductions, softmax, sparse softmax
 // cross-entropy, and the optimizers' updates (launchers.h).
-#include <cfloat>
 #include <cmath>
 
 #include "kernels/gpu/launchers.h"
@@ -8,13 +7,6 @@
 namespace tensoract {
 namespace gpu {
 namespace {
-
-template <class T>
-__device__ T Lowest();
-template <>
-__device__ float Lowest<float>() { return -FLT_MAX; }
-template <>
-__device__ double Lowest<double>() { return -DBL_MAX; }
 
 // Max and Min propagate NaN and start from -inf and +inf, as TensorFlow's (and the CPU's).
 template <class T>

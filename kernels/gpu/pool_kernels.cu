@@ -1,24 +1,16 @@
 // GPU kernels of MaxPool, AvgPool and their gradients over NHWC windows of any padding, for
 // the pools cuDNN does not compute (cudnn_ops.cc; launchers.h): each output or input
-// element one thread, computed as the CPU kernels compute it (kernels/cpu/pooling_ops.cc): a max scans its window in raster order and a tap
-// takes over only when larger (a NaN tap never does); an average sums in raster order and
-// divides by the taps inside the input; the gradients gather, for each input element, from
-// the windows that hold it in output order. Gathering writes every element once, so no
-// zero fill and no atomics (the sums are the CPU's, bit for bit, and deterministic).
-#include <cfloat>
-
+// element one thread, computed as the CPU kernels compute it (kernels/cpu/pooling_ops.cc):
+// a max scans its window in raster order and a tap takes over only when larger (a NaN tap
+// never does); an average sums in raster order and divides by the taps inside the input;
+// the gradients gather, for each input element, from the windows that hold it in output
+// order. Gathering writes every element once, so no zero fill and no atomics (the sums are
+// the CPU's, bit for bit, and deterministic).
 #include "kernels/gpu/launchers.h"
 
 namespace tensoract {
 namespace gpu {
 namespace {
-
-template <class T>
-__device__ T Lowest();
-template <>
-__device__ float Lowest<float>() { return -FLT_MAX; }
-template <>
-__device__ double Lowest<double>() { return -DBL_MAX; }
 
 // Output (oh, ow)'s window clipped to the input: rows [r0, r1), cols [c0, c1).
 struct Window {

@@ -532,25 +532,29 @@ def write_batch(work, name, gd, feeds, records, grads=""):
     return f"{graph_path} {cases_path} 0\n"
 
 
+def outcome_of(d):
+    """The Outcome of one of fidelity_tool's JSON lines, parsed."""
+    if d["code"] != "OK":
+        return Outcome(d["code"], d.get("stage", ""), d.get("message", ""))
+    outs = []
+    for o in d["outputs"]:
+        if o["dtype"] == "none":  # a gradient no path reaches (tf.gradients' None)
+            outs.append(None)
+            continue
+        t = cat.np_type(o["dtype"]) if o["dtype"] in cat.NP_TYPES else None
+        if t is None:
+            outs.append(np.array([]))
+            continue
+        outs.append(np.frombuffer(bytes.fromhex(o["hex"]), dtype=t).reshape(o["shape"]))
+    return Outcome("OK", outputs=outs)
+
+
 def read_ours(lines):
     """{case id: Outcome} from fidelity_tool's JSON lines."""
     outcomes = {}
     for line in lines:
         d = json.loads(line)
-        if d["code"] != "OK":
-            outcomes[d["id"]] = Outcome(d["code"], d.get("stage", ""), d.get("message", ""))
-            continue
-        outs = []
-        for o in d["outputs"]:
-            if o["dtype"] == "none":  # a gradient no path reaches (tf.gradients' None)
-                outs.append(None)
-                continue
-            t = cat.np_type(o["dtype"]) if o["dtype"] in cat.NP_TYPES else None
-            if t is None:
-                outs.append(np.array([]))
-                continue
-            outs.append(np.frombuffer(bytes.fromhex(o["hex"]), dtype=t).reshape(o["shape"]))
-        outcomes[d["id"]] = Outcome("OK", outputs=outs)
+        outcomes[d["id"]] = outcome_of(d)
     return outcomes
 
 
@@ -1363,8 +1367,7 @@ def read_device_pairs(path, batches):
             if d.get("same"):
                 pairs[(mode, r.id)] = "same"
                 continue
-            gpu, cpu = read_ours([json.dumps(d["gpu"])]), read_ours([json.dumps(d["cpu"])])
-            pairs[(mode, r.id)] = (gpu[r.id], cpu[r.id])
+            pairs[(mode, r.id)] = (outcome_of(d["gpu"]), outcome_of(d["cpu"]))
         at += len(runnable)
     return pairs
 
