@@ -247,6 +247,24 @@ OpDefBuilder& OpDefBuilder::SetIsDistributedCommunication() {
 OpDefBuilder& OpDefBuilder::SetAllowsUninitializedInput() { op_def_.set_allows_uninitialized_input(true); return *this; }
 OpDefBuilder& OpDefBuilder::Doc(std::string summary) { op_def_.set_summary(std::move(summary)); return *this; }
 OpDefBuilder& OpDefBuilder::SetShapeFn(ShapeInferenceFn fn) { shape_fn_ = std::move(fn); return *this; }
+OpDefBuilder& OpDefBuilder::SetOutputFullType(std::string output, tensorflow::FullTypeDef type) {
+  output_full_types_.emplace_back(std::move(output), std::move(type));
+  return *this;
+}
+
+tensorflow::FullTypeDef FullType(tensorflow::FullTypeId id, std::vector<tensorflow::FullTypeDef> args) {
+  tensorflow::FullTypeDef t;
+  t.set_type_id(id);
+  for (auto& a : args) *t.add_args() = std::move(a);
+  return t;
+}
+
+tensorflow::FullTypeDef FullTypeVar(std::string attr) {
+  tensorflow::FullTypeDef t;
+  t.set_type_id(tensorflow::TFT_VAR);
+  t.set_s(std::move(attr));
+  return t;
+}
 
 Status OpDefBuilder::Finalize(OpRegistrationData* data) const {
   data->shape_inference_fn = shape_fn_;
@@ -277,6 +295,15 @@ Status OpDefBuilder::Finalize(tensorflow::OpDef* op_def) const {
   for (const auto& spec : outputs_) {
     Status s = ParseArg(spec, *op_def, op_def->add_output_arg());
     if (!s.ok()) return s.WithContext(where("output", spec));
+  }
+  for (const auto& [output, type] : output_full_types_) {
+    auto arg = std::find_if(op_def->mutable_output_arg()->begin(), op_def->mutable_output_arg()->end(),
+                             [&](const tensorflow::OpDef::ArgDef& a) { return a.name() == output; });
+    if (arg == op_def->mutable_output_arg()->end()) {
+      return errors::InvalidArgument("op '", op_def_.name(), "' gives output '", output,
+                                     "' a full type, but has no such output");
+    }
+    *arg->mutable_experimental_full_type() = type;
   }
   return Status::OK();
 }

@@ -58,6 +58,9 @@ class OpDefBuilder {
   OpDefBuilder& SetIsDistributedCommunication();
   OpDefBuilder& Doc(std::string summary);
   OpDefBuilder& SetShapeFn(ShapeInferenceFn fn);
+  // The full type TensorFlow's OpDef gives an output (its experimental type inference: a
+  // list's element type, a shape tensor), built with FullType() and FullTypeVar().
+  OpDefBuilder& SetOutputFullType(std::string output, tensorflow::FullTypeDef type);
 
   const std::string& op_name() const { return op_def_.name(); }
   Status Finalize(tensorflow::OpDef* op_def) const;
@@ -68,7 +71,12 @@ class OpDefBuilder {
   tensorflow::OpDef op_def_;
   ShapeInferenceFn shape_fn_;
   std::vector<std::string> attrs_, inputs_, outputs_;
+  std::vector<std::pair<std::string, tensorflow::FullTypeDef>> output_full_types_;
 };
+
+// A full type `id` of `args`, and a full type variable naming a type attr.
+tensorflow::FullTypeDef FullType(tensorflow::FullTypeId id, std::vector<tensorflow::FullTypeDef> args = {});
+tensorflow::FullTypeDef FullTypeVar(std::string attr);
 
 }  // namespace tensoract
 

@@ -10,6 +10,7 @@
 
 #include "kernels/dtype_dispatch.h"
 #include "kernels/resource_handle.h"
+#include "kernels/variant.h"
 
 namespace tensoract {
 namespace {
@@ -122,7 +123,7 @@ struct SmallBlockAllocator {
   bool operator!=(const SmallBlockAllocator<U>&) const { return false; }
 };
 
-// Elements that are C++ objects (std::string, ResourceHandle), constructed in allocator
+// Elements that are C++ objects (std::string, ResourceHandle, Variant), constructed in allocator
 // memory and destroyed with the buffer.
 template <class T>
 class ObjectBuffer : public AllocatedBuffer {
@@ -155,6 +156,7 @@ StatusOr<std::shared_ptr<TensorBuffer>> MakeObjectBuffer(Allocator* allocator, c
 size_t ElementSize(DataType dtype) {
   if (dtype == tensorflow::DT_STRING) return sizeof(std::string);
   if (dtype == tensorflow::DT_RESOURCE) return sizeof(ResourceHandle);
+  if (dtype == tensorflow::DT_VARIANT) return sizeof(Variant);
   return DataTypeSize(dtype);
 }
 
@@ -177,6 +179,7 @@ StatusOr<std::shared_ptr<TensorBuffer>> MakeBuffer(Allocator* allocator, DataTyp
   }
   if (dtype == tensorflow::DT_STRING) return MakeObjectBuffer<std::string>(allocator, shape);
   if (dtype == tensorflow::DT_RESOURCE) return MakeObjectBuffer<ResourceHandle>(allocator, shape);
+  if (dtype == tensorflow::DT_VARIANT) return MakeObjectBuffer<Variant>(allocator, shape);
   if (!DataTypeIsFixedSize(dtype)) {
     return errors::InvalidArgument("a tensor cannot hold elements of type ", DataTypeString(dtype));
   }
@@ -199,7 +202,7 @@ template <class T>
 void PrintElement(std::ostream& os, const T& v) {
   if constexpr (std::is_same_v<T, std::string>) {
     os << '"' << v << '"';
-  } else if constexpr (std::is_same_v<T, ResourceHandle>) {
+  } else if constexpr (std::is_same_v<T, ResourceHandle> || std::is_same_v<T, Variant>) {
     os << '<' << v.DebugString() << '>';
   } else if constexpr (std::is_same_v<T, bool>) {
     os << (v ? 1 : 0);
@@ -271,6 +274,7 @@ size_t Tensor::TotalBytes() const {
     return total;
   }
   if (dtype_ == tensorflow::DT_RESOURCE) return static_cast<size_t>(NumElements()) * sizeof(ResourceHandle);
+  if (dtype_ == tensorflow::DT_VARIANT) return static_cast<size_t>(NumElements()) * sizeof(Variant);
   return static_cast<size_t>(NumElements()) * DataTypeSize(dtype_);
 }
 
@@ -311,6 +315,11 @@ Tensor Tensor::DeepCopy(Allocator* allocator) const {
     const auto* from = static_cast<const ResourceHandle*>(data());
     auto* to = static_cast<ResourceHandle*>(t.data());
     for (int64_t i = 0; i < NumElements(); ++i) to[i] = from[i];
+  } else if (dtype_ == tensorflow::DT_VARIANT) {
+    // Variant values are immutable: the copy shares them.
+    const auto* from = static_cast<const Variant*>(data());
+    auto* to = static_cast<Variant*>(t.data());
+    for (int64_t i = 0; i < NumElements(); ++i) to[i] = from[i];
   } else if (NumElements() > 0) {
     std::memcpy(t.data(), data(), TotalBytes());
   }
@@ -322,6 +331,10 @@ std::string Tensor::SummarizeValue(int64_t max_entries) const {
   if (!IsInitialized()) return "<uninitialized>";
   if (dtype_ == tensorflow::DT_RESOURCE) {
     PrintNested(os, static_cast<const ResourceHandle*>(data()), shape_.dim_sizes(), max_entries);
+    return os.str();
+  }
+  if (dtype_ == tensorflow::DT_VARIANT) {
+    PrintNested(os, static_cast<const Variant*>(data()), shape_.dim_sizes(), max_entries);
     return os.str();
   }
   TA_SWITCH_ALL_TYPES(dtype_, os << "<unprintable " << DataTypeString(dtype_) << ">",

@@ -6,8 +6,8 @@
 // update in place), so code that shares a tensor across threads must agree on who writes.
 //
 // Every numeric DataType TensorFlow has is stored flat, one element after another in
-// row-major order; strings are std::string objects and resources ResourceHandle objects
-// (kernels/resource_handle.h). Variant tensors are not modelled yet.
+// row-major order; strings are std::string objects, resources ResourceHandle objects
+// (kernels/resource_handle.h) and variants Variant objects (kernels/variant.h).
 //
 // The Eigen views (flat<T>(), matrix<T>(), tensor<T, N>(), scalar<T>()) are declared here
 // and defined in kernels/tensor_eigen.h, so that code which only moves tensors around
@@ -33,6 +33,7 @@ namespace tensoract {
 template <class T>
 struct DataTypeToEnum;
 class ResourceHandle;
+class Variant;
 #define TENSORACT_MATCH_TYPE_AND_ENUM(TYPE, ENUM) \
   template <>                                     \
   struct DataTypeToEnum<TYPE> {                   \
@@ -48,6 +49,7 @@ TENSORACT_MATCH_TYPE_AND_ENUM(int16_t, DT_INT16)
 TENSORACT_MATCH_TYPE_AND_ENUM(int8_t, DT_INT8)
 TENSORACT_MATCH_TYPE_AND_ENUM(std::string, DT_STRING)
 TENSORACT_MATCH_TYPE_AND_ENUM(ResourceHandle, DT_RESOURCE)
+TENSORACT_MATCH_TYPE_AND_ENUM(Variant, DT_VARIANT)
 TENSORACT_MATCH_TYPE_AND_ENUM(complex64, DT_COMPLEX64)
 TENSORACT_MATCH_TYPE_AND_ENUM(complex128, DT_COMPLEX128)
 TENSORACT_MATCH_TYPE_AND_ENUM(int64_t, DT_INT64)

@@ -22,6 +22,7 @@
 #include "kernels/dtype_dispatch.h"
 #include "kernels/tensor.h"
 #include "kernels/resource_handle.h"
+#include "kernels/variant.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #error "tensor_content is little-endian; this file copies memory as it is and needs a byte swap"
@@ -215,6 +216,13 @@ void ResourceAsProto(const Tensor& t, tensorflow::TensorProto* proto) {
   for (int64_t i = 0; i < t.NumElements(); ++i) handles[i].AsProto(proto->add_resource_handle_val());
 }
 
+// Only each value's type name: enough to print a fetched list or optional and to tell what
+// it was, not to rebuild it (TensorFlow's encodings of its variant types are its own).
+void VariantAsProto(const Tensor& t, tensorflow::TensorProto* proto) {
+  const auto* values = t.base<Variant>();
+  for (int64_t i = 0; i < t.NumElements(); ++i) proto->add_variant_val()->set_type_name(values[i].TypeName());
+}
+
 }  // namespace
 
 uint64_t MaxExpandedTensorBytes() {
@@ -232,9 +240,12 @@ uint64_t MaxExpandedTensorBytes() {
 
 StatusOr<Tensor> Tensor::FromProto(const tensorflow::TensorProto& proto, Allocator* allocator) {
   const DataType dtype = proto.dtype();
-  // Resource and variant tensors are not modelled; a reference type is a property of a graph
-  // edge, never of a value.
+  // A reference type is a property of a graph edge, never of a value.
   if (dtype == tensorflow::DT_RESOURCE) return ResourceFromProto(proto, allocator);
+  if (dtype == tensorflow::DT_VARIANT) {
+    return errors::InvalidArgument("a TensorProto has dtype variant, which is not read from protos: variant values "
+                                   "(TensorLists, Optionals) stay in the process that made them");
+  }
   if (dtype == tensorflow::DT_INVALID || IsRefType(dtype) ||
       (dtype != tensorflow::DT_STRING && !DataTypeIsFixedSize(dtype))) {
     return errors::InvalidArgument("a TensorProto has dtype ", DataTypeString(dtype),
@@ -301,6 +312,7 @@ void Tensor::AsProtoField(tensorflow::TensorProto* proto) const {
   const int64_t n = NumElements();
   if (n == 0) return;
   if (dtype_ == tensorflow::DT_RESOURCE) return ResourceAsProto(*this, proto);
+  if (dtype_ == tensorflow::DT_VARIANT) return VariantAsProto(*this, proto);
   TA_SWITCH_ALL_TYPES(dtype_, return, {
     const T* data = base<T>();
     Field<T>::Reserve(n, proto);
@@ -314,6 +326,7 @@ void Tensor::AsProtoTensorContent(tensorflow::TensorProto* proto) const {
   shape_.AsProto(proto->mutable_tensor_shape());
   if (NumElements() == 0) return;
   if (dtype_ == tensorflow::DT_RESOURCE) return ResourceAsProto(*this, proto);  // handles have no raw bytes
+  if (dtype_ == tensorflow::DT_VARIANT) return VariantAsProto(*this, proto);
   if (dtype_ == tensorflow::DT_STRING) {
     // Strings have no in-memory bytes to copy; string_val is the encoding every TensorFlow
     // reader (C++ FromProto and Python make_ndarray alike) accepts.

@@ -41,8 +41,11 @@ namespace tensoract {
 namespace grad {
 namespace {
 
-bool IsFloatLike(DataType t) {
+// The loop values that carry gradients: floats, and variants (a TensorList written in the
+// loop, whose gradient is a list of its elements' gradients: graph/gradients/list_grad.cc).
+bool CarriesGradient(DataType t) {
   switch (BaseType(t)) {
+    case tensorflow::DT_VARIANT:
     case tensorflow::DT_FLOAT:
     case tensorflow::DT_DOUBLE:
     case tensorflow::DT_HALF:
@@ -154,10 +157,10 @@ class WhileGradBuilder {
     // Loop variables and invariants that carry gradients.
     std::vector<int> vars, invariants;
     for (size_t k = 0; k < loop_.vars.size(); ++k) {
-      if (IsFloatLike(loop_.vars[k].merge->output_type(0))) vars.push_back(static_cast<int>(k));
+      if (CarriesGradient(loop_.vars[k].merge->output_type(0))) vars.push_back(static_cast<int>(k));
     }
     for (size_t j = 0; j < loop_.invariants.size(); ++j) {
-      if (IsFloatLike(loop_.invariants[j]->output_type(0))) invariants.push_back(static_cast<int>(j));
+      if (CarriesGradient(loop_.invariants[j]->output_type(0))) invariants.push_back(static_cast<int>(j));
     }
     // Initial values: N, the Exits' gradients (zeros where none came), zeros.
     const Scope outer = scope_.WithNoControlDependencies();
@@ -296,7 +299,8 @@ class WhileGradBuilder {
     for (size_t i = 0; i < invariants.size(); ++i) {
       const Output& g = gx[vars.size() + i];
       const Output& acc = v[1 + vars.size() + i];
-      next->push_back(g.node != nullptr ? ops::Add(s, acc, g) : acc);
+      // AddN: it also adds lists (a TensorList read in every iteration).
+      next->push_back(g.node != nullptr ? ops::AddN(s, {acc, g}) : acc);
     }
     return s.status();
   }

@@ -303,27 +303,9 @@ REGISTER_OP("Shape")
     .Input("input: T").Output("output: out_type")
     .Attr("T: type").Attr("out_type: {int32, int64} = DT_INT32")
     .SetShapeFn(tensoract::ShapeShape)
+    .SetOutputFullType("output", tensoract::FullType(tensorflow::TFT_SHAPE_TENSOR, {tensoract::FullTypeVar("out_type")}))
     .Doc("The input's shape, as a vector.");
 
-namespace tensoract {
-namespace {
-// TensorFlow's OpDef types Shape's output as TFT_SHAPE_TENSOR of out_type, which
-// OpDefBuilder cannot express yet; the registered OpDef is completed here, right after its
-// registration above in this translation unit (so the order is fixed). Remove when the
-// builder can set an output's full type.
-const bool kShapeFullTypeSet = [] {
-  auto data = OpRegistry::Global()->LookUpOpData("Shape");
-  if (!data.ok()) return false;
-  auto* def = const_cast<tensorflow::OpDef*>(&(*data)->op_def);
-  auto* full = def->mutable_output_arg(0)->mutable_experimental_full_type();
-  full->set_type_id(tensorflow::TFT_SHAPE_TENSOR);
-  auto* arg = full->add_args();
-  arg->set_type_id(tensorflow::TFT_VAR);
-  arg->set_s("out_type");
-  return true;
-}();
-}  // namespace
-}  // namespace tensoract
 
 REGISTER_OP("ExpandDims")
     .Input("input: T").Input("dim: Tdim").Output("output: T")

@@ -467,9 +467,8 @@ def case_index_and_scan_ops():
 def case_functional_control_flow():
     """TensorFlow 2's control flow in a tf.function: tf.cond (StatelessIf; If where a branch
     updates a variable) and tf.while_loop (StatelessWhile), nested either way, with a
-    captured value. The runtime lowers them to Switch/Merge and loop frames. (Not their
-    gradients yet: TensorFlow's pass the forward If's intermediates as Optional variants and
-    a While's as TensorLists, which tensors here do not hold.)"""
+    captured value. The runtime lowers them to Switch/Merge and loop frames. (Their
+    gradients: case_functional_control_flow_gradients.)"""
     tf1.enable_control_flow_v2()  # case_control_flow turns v2 off; tf.function uses v2 anyway
     graph = tf.Graph()
     with graph.as_default():
@@ -526,10 +525,66 @@ def case_functional_control_flow():
     return graph, steps, {"a:0", "nested:0", "in_loop:0", "s:0"}
 
 
+def case_functional_control_flow_gradients():
+    """tf.gradients through TensorFlow 2's control flow, as TensorFlow writes them: the
+    forward If rewritten to output its branches' intermediates as Optionals (OptionalFromValue
+    in the taken branch, OptionalNone in the other) for a gradient If that unwraps them; the
+    forward While given TensorList accumulators (EmptyTensorList, TensorListPushBack) that a
+    gradient While pops in reverse; a TensorArray (TensorListReserve, FromTensor, GetItem,
+    SetItem, Stack) read and written in a loop, an RNN's shape, whose gradients add lists
+    (AddN and ZerosLike of variants). Also a TensorArray read out of its bounds, refused."""
+    tf1.enable_control_flow_v2()
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf1.placeholder(tf.float32, [2], name="x")
+        n = tf1.placeholder(tf.int32, [], name="n")
+        p = tf1.placeholder(tf.bool, [], name="p")
+        y = tf.cond(n > 2, lambda: tf.sin(x) * x, lambda: tf.exp(x))
+        _, a = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, tf.tanh(a) * x + y), [0, x])
+        nested = tf.while_loop(
+            lambda k, acc: k < n,
+            lambda k, acc: (k + 1, acc + tf.cond(p, lambda: tf.reduce_sum(x * acc), lambda: tf.reduce_prod(x) * 0.5)),
+            [0, tf.constant(0.25)])[1]
+        loss = tf.reduce_sum(a * a) + nested
+        tf1.identity(tf.gradients(loss, [x])[0], name="dx")
+        tf1.identity(tf.gradients(tf.cond(p, lambda: tf.square(x), lambda: tf.sqrt(tf.abs(x) + 1.0)), [x])[0],
+                     name="dcond")
+
+        xs = tf1.placeholder(tf.float32, [5, 3], name="xs")
+        w = tf1.placeholder(tf.float32, [3, 3], name="w")
+        inputs = tf.TensorArray(tf.float32, size=5).unstack(xs)
+        outs = tf.TensorArray(tf.float32, size=5)
+
+        def rnn_step(t, h, outs):
+            h = tf.tanh(tf.linalg.matvec(w, h) + inputs.read(t))
+            return t + 1, h, outs.write(t, h)
+        _, h, outs = tf.while_loop(lambda t, h, o: t < 5, rnn_step, [0, tf.zeros([3]), outs])
+        ys = tf1.identity(outs.stack(), name="ys")
+        dxs, dw = tf.gradients(tf.reduce_sum(ys * ys) + tf.reduce_sum(h), [xs, w])
+        tf1.identity(dxs, name="dxs")
+        tf1.identity(dw, name="dw")
+        tf1.identity(inputs.read(n), name="row_n")
+    used = {nd.op for nd in graph.as_graph_def().node} | {
+        nd.op for f in graph.as_graph_def().library.function for nd in f.node_def}
+    assert {"OptionalFromValue", "OptionalNone", "OptionalGetValue", "TensorListPushBack", "TensorListPopBack",
+            "TensorListSetItem", "TensorListGetItem", "TensorListStack"} <= used, used
+    xv = np.array([0.5, -0.3], np.float32)
+    xsv = (np.arange(15, dtype=np.float32).reshape(5, 3) - 7.0) / 10.0
+    wv = np.array([[0.5, -0.2, 0.1], [0.3, 0.4, -0.6], [-0.1, 0.2, 0.7]], np.float32)
+    t, f_ = np.bool_(True), np.bool_(False)
+    steps = [step(["dx:0", "dcond:0"], {"x:0": xv, "n:0": np.int32(4), "p:0": t}),
+             step(["dx:0", "dcond:0"], {"x:0": xv, "n:0": np.int32(1), "p:0": f_}),
+             step(["dx:0", "dcond:0"], {"x:0": xv * 2.0, "n:0": np.int32(0), "p:0": t}),
+             step(["ys:0", "dxs:0", "dw:0"], {"xs:0": xsv, "w:0": wv}),
+             step(["row_n:0"], {"xs:0": xsv, "n:0": np.int32(3)}),
+             step(["row_n:0"], {"xs:0": xsv, "n:0": np.int32(7)})]
+    return graph, steps, {"dx:0", "dcond:0", "ys:0", "dxs:0", "dw:0"}
+
+
 CASES = [case_constants, case_ref_variables, case_resource_variables, case_functions, case_dtypes,
          case_hand_written_ref_variables, case_hand_written_resource_variables, case_control_flow,
          case_hand_written_cond, case_hand_written_while_loop, case_parse_example, case_gradient_ops,
-         case_index_and_scan_ops, case_functional_control_flow]
+         case_index_and_scan_ops, case_functional_control_flow, case_functional_control_flow_gradients]
 
 
 def run_tensorflow(graph, steps):

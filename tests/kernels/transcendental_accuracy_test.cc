@@ -109,7 +109,9 @@ TEST_CASE("Elu and Selu keep their precision near 0 (expm1, not exp(x) - 1)", "[
   // TensorFlow's exp(x) - 1 gives 0 for x in (-3e-8, 0): 2^24 ulps off at x = -1e-19.
   Worst elu = SweepFloat("Elu", -20.f, -1e-30f, 4000, [](long double x) { return std::expm1(x); });
   INFO("Elu: worst " << elu.ulps << " ulps at " << elu.at);
-  CHECK(elu.ulps <= 1.0);
+  // Eigen's vectorised expm1: within 1 ulp with AVX-512, 2.15 ulps with AVX2 (AMD Zen 3,
+  // at x = -0.0077); what matters here is not losing all 24 bits.
+  CHECK(elu.ulps <= 2.5);
   const long double scale = 1.0507009873554804934193349852946L, scale_alpha = 1.7580993408473768599402175208123L;
   Worst selu = SweepFloat("Selu", -20.f, -1e-30f, 4000, [&](long double x) { return scale_alpha * std::expm1(x); });
   INFO("Selu: worst " << selu.ulps << " ulps at " << selu.at);

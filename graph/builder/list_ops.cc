@@ -1,0 +1,74 @@
+#include "graph/builder/list_ops.h"
+
+#include "graph/builder/attr_util.h"
+
+namespace tensoract {
+namespace ops {
+namespace {
+
+Output First(Node* node) { return node ? Output(node, 0) : Output(); }
+
+Output NewList(const Scope& scope, const std::string& op, const Input& element_shape, const Input& n,
+               DataType element_dtype) {
+  return First(scope.AddOp(op, op, {element_shape, n},
+                           {{"element_dtype", TypeAttr(element_dtype)}, {"shape_type", TypeAttr(TypeOf(element_shape))}}));
+}
+
+}  // namespace
+
+Output EmptyTensorList(const Scope& scope, const Input& element_shape, const Input& max_num_elements,
+                       DataType element_dtype) {
+  return NewList(scope, "EmptyTensorList", element_shape, max_num_elements, element_dtype);
+}
+
+Output TensorListReserve(const Scope& scope, const Input& element_shape, const Input& num_elements,
+                         DataType element_dtype) {
+  return NewList(scope, "TensorListReserve", element_shape, num_elements, element_dtype);
+}
+
+Output TensorListFromTensor(const Scope& scope, const Input& tensor, const Input& element_shape) {
+  return First(scope.AddOp("TensorListFromTensor", "TensorListFromTensor", {tensor, element_shape},
+                           {{"element_dtype", TypeAttr(TypeOf(tensor))},
+                            {"shape_type", TypeAttr(TypeOf(element_shape))}}));
+}
+
+Output TensorListPushBack(const Scope& scope, const Input& list, const Input& tensor) {
+  return First(scope.AddOp("TensorListPushBack", "TensorListPushBack", {list, tensor},
+                           {{"element_dtype", TypeAttr(TypeOf(tensor))}}));
+}
+
+OutputList TensorListPopBack(const Scope& scope, const Input& list, const Input& element_shape,
+                             DataType element_dtype) {
+  Node* node = scope.AddOp("TensorListPopBack", "TensorListPopBack", {list, element_shape},
+                           {{"element_dtype", TypeAttr(element_dtype)}});
+  return node ? AllOutputs(node) : OutputList{};
+}
+
+Output TensorListSetItem(const Scope& scope, const Input& list, const Input& index, const Input& item) {
+  return First(scope.AddOp("TensorListSetItem", "TensorListSetItem", {list, index, item},
+                           {{"element_dtype", TypeAttr(TypeOf(item))}}));
+}
+
+Output TensorListGetItem(const Scope& scope, const Input& list, const Input& index, const Input& element_shape,
+                         DataType element_dtype) {
+  return First(scope.AddOp("TensorListGetItem", "TensorListGetItem", {list, index, element_shape},
+                           {{"element_dtype", TypeAttr(element_dtype)}, {"Tshape", TypeAttr(TypeOf(element_shape))}}));
+}
+
+Output TensorListStack(const Scope& scope, const Input& list, const Input& element_shape, DataType element_dtype,
+                       int64_t num_elements) {
+  return First(scope.AddOp("TensorListStack", "TensorListStack", {list, element_shape},
+                           {{"element_dtype", TypeAttr(element_dtype)}, {"num_elements", IntAttr(num_elements)}}));
+}
+
+Output TensorListLength(const Scope& scope, const Input& list) {
+  return First(scope.AddOp("TensorListLength", "TensorListLength", {list}, {}));
+}
+
+Output TensorListElementShape(const Scope& scope, const Input& list, DataType shape_type) {
+  return First(scope.AddOp("TensorListElementShape", "TensorListElementShape", {list},
+                           {{"shape_type", TypeAttr(shape_type)}}));
+}
+
+}  // namespace ops
+}  // namespace tensoract

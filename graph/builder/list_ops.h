@@ -1,0 +1,39 @@
+// Builder functions for the TensorList ops (graph/ops/list_ops.cc): TensorFlow 2's
+// TensorArray in C++. Conventions as in graph/builder/ops.h. An element shape is an int32
+// tensor: -1 for an unknown rank, or the dimensions with -1 for unknown ones.
+//
+//   Output list = ops::TensorListFromTensor(s, xs, {3});          // xs's rows
+//   Output row = ops::TensorListGetItem(s, list, i, DT_FLOAT);
+//   Output out = ops::TensorListReserve(s, {3}, 5, DT_FLOAT);
+//   out = ops::TensorListSetItem(s, out, i, row);
+//   Output ys = ops::TensorListStack(s, out, {3}, DT_FLOAT);       // [5, 3]
+#ifndef TENSORACT_GRAPH_BUILDER_LIST_OPS_H_
+#define TENSORACT_GRAPH_BUILDER_LIST_OPS_H_
+
+#include "graph/builder/scope.h"
+
+namespace tensoract {
+namespace ops {
+
+Output EmptyTensorList(const Scope& scope, const Input& element_shape, const Input& max_num_elements,
+                       DataType element_dtype);
+Output TensorListReserve(const Scope& scope, const Input& element_shape, const Input& num_elements,
+                         DataType element_dtype);
+Output TensorListFromTensor(const Scope& scope, const Input& tensor, const Input& element_shape);
+Output TensorListPushBack(const Scope& scope, const Input& list, const Input& tensor);
+// The list without its last element, and that element.
+OutputList TensorListPopBack(const Scope& scope, const Input& list, const Input& element_shape,
+                             DataType element_dtype);
+Output TensorListSetItem(const Scope& scope, const Input& list, const Input& index, const Input& item);
+Output TensorListGetItem(const Scope& scope, const Input& list, const Input& index, const Input& element_shape,
+                         DataType element_dtype);
+// `num_elements`: the length the list must have, -1 for any.
+Output TensorListStack(const Scope& scope, const Input& list, const Input& element_shape, DataType element_dtype,
+                       int64_t num_elements = -1);
+Output TensorListLength(const Scope& scope, const Input& list);
+Output TensorListElementShape(const Scope& scope, const Input& list, DataType shape_type = tensorflow::DT_INT32);
+
+}  // namespace ops
+}  // namespace tensoract
+
+#endif  // TENSORACT_GRAPH_BUILDER_LIST_OPS_H_

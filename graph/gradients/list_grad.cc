@@ -1,0 +1,83 @@
+// Gradients of the TensorList ops, as TensorFlow's list_ops.py builds them: a list's
+// gradient is a list of its elements' gradients (set where an element's gradient is
+// known, unset, reading as zeros, elsewhere), so pushes and pops, sets and gets, stacking
+// and unstacking mirror each other.
+#include "graph/builder/list_ops.h"
+#include "graph/gradients/grad_helpers.h"
+
+namespace tensoract {
+namespace grad {
+namespace {
+
+DataType ElementDtype(const Node& op) {
+  DataType t = tensorflow::DT_INVALID;
+  GetNodeAttr(op.def(), "element_dtype", &t).IgnoreError();
+  return t;
+}
+
+// d(PushBack(list, t)) = PopBack(d): the list's part and t's.
+Status PushBackGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  OutputList popped = ops::TensorListPopBack(s, dy[0], ops::Shape(s, InputOf(op, 1)), ElementDtype(op));
+  if (!s.ok()) return s.status();
+  *dx = {popped[0], popped[1]};
+  return s.status();
+}
+
+// d(PopBack(list)) = PushBack(d list', d element).
+Status PopBackGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  *dx = {ops::TensorListPushBack(s, dy[0], dy[1]), Output()};
+  return s.status();
+}
+
+// d(SetItem(list, i, item)): the list's gradient with element i zeroed, and element i's.
+Status SetItemGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  bool resize = false;
+  GetNodeAttr(op.def(), "resize_if_index_out_of_bounds", &resize).IgnoreError();
+  if (resize) return errors::Unimplemented("no gradient for TensorListSetItem with resize_if_index_out_of_bounds");
+  const Output index = InputOf(op, 1), item = InputOf(op, 2);
+  Output list = ops::TensorListSetItem(s, dy[0], index, ops::ZerosLike(s, item));
+  Output element = ops::TensorListGetItem(s, dy[0], index, ops::Shape(s, item), ElementDtype(op));
+  *dx = {list, Output(), element};
+  return s.status();
+}
+
+// d(GetItem(list, i)): a list as long as `list`, holding d at i and nothing elsewhere.
+Status GetItemGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output list = InputOf(op, 0);
+  Output reserved = ops::TensorListReserve(s, ops::TensorListElementShape(s, list), ops::TensorListLength(s, list),
+                                           ElementDtype(op));
+  *dx = {ops::TensorListSetItem(s, reserved, InputOf(op, 1), dy[0]), Output(), Output()};
+  return s.status();
+}
+
+// d(Stack(list)) = the rows of d as a list.
+Status StackGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output row_shape = ops::Slice(s, ops::Shape(s, dy[0]), {1}, {-1});
+  *dx = {ops::TensorListFromTensor(s, dy[0], row_shape), Output()};
+  return s.status();
+}
+
+// d(FromTensor(t)) = d stacked, in t's shape.
+Status FromTensorGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output t = InputOf(op, 0);
+  Output row_shape = ops::Slice(s, ops::Shape(s, t), {1}, {-1});
+  *dx = {ops::TensorListStack(s, dy[0], row_shape, ElementDtype(op)), Output()};
+  return s.status();
+}
+
+}  // namespace
+
+REGISTER_GRADIENT_OP("TensorListPushBack", PushBackGrad);
+REGISTER_GRADIENT_OP("TensorListPopBack", PopBackGrad);
+REGISTER_GRADIENT_OP("TensorListSetItem", SetItemGrad);
+REGISTER_GRADIENT_OP("TensorListGetItem", GetItemGrad);
+REGISTER_GRADIENT_OP("TensorListStack", StackGrad);
+REGISTER_GRADIENT_OP("TensorListFromTensor", FromTensorGrad);
+// Their inputs are shapes and lengths; their outputs say nothing differentiable.
+REGISTER_NO_GRADIENT_OP("EmptyTensorList");
+REGISTER_NO_GRADIENT_OP("TensorListReserve");
+REGISTER_NO_GRADIENT_OP("TensorListLength");
+REGISTER_NO_GRADIENT_OP("TensorListElementShape");
+
+}  // namespace grad
+}  // namespace tensoract

@@ -1,0 +1,175 @@
+"""The "list" family of the differential harness: the TensorList ops (TensorFlow 2's
+TensorArray) and the Optionals, over every dtype our kernels claim. Imported by
+fidelity_catalogue (CATALOGUE).
+
+A list or an optional is a variant, which neither side can feed or fetch, so each case is a
+small graph that makes one from tensors, applies the op and ends in a tensor: a list from a
+tensor's rows stacked back, rows read and written, elements pushed and popped, a reserved
+list whose unset elements read as zeros, an optional's components read back. Bad indices,
+empty lists, shapes that do not match and unset elements of an unknown shape are refused on
+both sides. Every case is exact (data movement); the gradient mode differentiates the float
+cases through the lists (graph/gradients/list_grad.cc here, list_ops.py there).
+"""
+import numpy as np
+import tensorflow as tf
+
+from fidelity_catalogue import REAL_TYPES, Case, OpSpec, random_values, shape_str
+
+raw = tf.raw_ops
+
+# (tensor shape, the element shape the list is given): rows of a matrix, of a vector
+# (scalars), of a 3-d tensor; an empty list; one large enough for the threaded paths.
+ROWS = [((3, 2), [-1]), ((5,), []), ((4, 3, 2), [3, 2]), ((0, 4), [4]), ((1,), -1), ((4100, 2), [2]),
+        ((2, 3), [-1, -1])]
+
+
+def element_shape(s):
+    return np.array(s, dtype=np.int32)
+
+
+def dtype_of(combo):
+    return combo.get("element_dtype", "float")
+
+
+def stack_cases(rng, combo, full):
+    """TensorListStack(TensorListFromTensor(t)): t again; with a wrong element count refused."""
+    dt = dtype_of(combo)
+    for shape, es in ROWS:
+        yield Case([random_values(rng, dt, shape), element_shape(es)], f"rows of {shape_str(shape)} shape {es}",
+                   aux=[1], build=stack_build(-1))
+    yield Case([random_values(rng, dt, (3, 2)), element_shape([-1])], "num_elements 4 of 3", aux=[1],
+               build=stack_build(4))
+    yield Case([random_values(rng, dt, (3, 2)), element_shape([3])], "element shape [3] for rows [2]", aux=[1],
+               build=stack_build(-1))
+    yield Case([random_values(rng, dt, ()), element_shape([])], "a scalar", aux=[1], build=stack_build(-1))
+
+
+def stack_build(num_elements):
+    def build(op, ts, attrs):
+        lst = raw.TensorListFromTensor(tensor=ts[0], element_shape=ts[1])
+        return raw.TensorListStack(input_handle=lst, element_shape=ts[1], element_dtype=ts[0].dtype,
+                                   num_elements=num_elements)
+    return build
+
+
+def get_item_cases(rng, combo, full):
+    """Row i of a list from a tensor's rows; i out of range refused."""
+    dt = dtype_of(combo)
+    for shape, i in [((3, 2), 1), ((5,), 4), ((4, 3, 2), 0), ((4100, 2), 4099), ((3, 2), 3), ((3, 2), -1), ((0, 2), 0)]:
+        yield Case([random_values(rng, dt, shape), np.array(i, dtype=np.int32)], f"row {i} of {shape_str(shape)}",
+                   aux=[1], build=get_item_build)
+
+
+def get_item_build(op, ts, attrs):
+    lst = raw.TensorListFromTensor(tensor=ts[0], element_shape=-1)
+    return raw.TensorListGetItem(input_handle=lst, index=ts[1], element_shape=-1, element_dtype=ts[0].dtype)
+
+
+def set_item_cases(rng, combo, full):
+    """Item i of a reserved list of n set, the list stacked: the other rows are zeros; an index
+    out of range refused; an item of another shape refused."""
+    dt = dtype_of(combo)
+    for item_shape, n, i, es in [((2,), 3, 1, [2]), ((), 4, 0, []), ((2, 3), 2, 1, [-1, 3]), ((2,), 3, 3, [2]),
+                                 ((2,), 3, -1, [2]), ((3,), 3, 0, [2]), ((4100,), 2, 1, [-1])]:
+        yield Case([random_values(rng, dt, item_shape), np.array(n, dtype=np.int32), np.array(i, dtype=np.int32),
+                    element_shape(es)], f"item {shape_str(item_shape)} at {i} of {n}, shape {es}", aux=[1, 2, 3],
+                   build=set_item_build)
+
+
+def set_item_build(op, ts, attrs):
+    lst = raw.TensorListReserve(element_shape=ts[3], num_elements=ts[1], element_dtype=ts[0].dtype)
+    lst = raw.TensorListSetItem(input_handle=lst, index=ts[2], item=ts[0])
+    # Stacked with the item's shape, so the unset rows know theirs.
+    return raw.TensorListStack(input_handle=lst, element_shape=tf.shape(ts[0]), element_dtype=ts[0].dtype)
+
+
+def push_pop_cases(rng, combo, full):
+    """Two items pushed onto an empty list, one popped: the popped item and the rest stacked;
+    popping an empty list, pushing onto a full one and an item of another shape refused."""
+    dt = dtype_of(combo)
+    for shape, max_n, pops in [((2,), -1, 1), ((), -1, 1), ((3, 2), 2, 1), ((4100,), -1, 2), ((2,), 1, 1),
+                               ((2,), -1, 3)]:
+        yield Case([random_values(rng, dt, shape), random_values(rng, dt, shape), np.array(max_n, dtype=np.int32)],
+                   f"push 2 x {shape_str(shape)} (max {max_n}), pop {pops}", aux=[2], build=push_pop_build(pops))
+    yield Case([random_values(rng, dt, (2,)), random_values(rng, dt, (3,)), np.array(-1, dtype=np.int32)],
+               "push [2] then [3]", aux=[2], build=push_pop_build(1))
+
+
+def push_pop_build(pops):
+    def build(op, ts, attrs):
+        lst = raw.EmptyTensorList(element_shape=tf.shape(ts[0]), max_num_elements=ts[2], element_dtype=ts[0].dtype)
+        lst = raw.TensorListPushBack(input_handle=lst, tensor=ts[0])
+        lst = raw.TensorListPushBack(input_handle=lst, tensor=ts[1])
+        items = []
+        for _ in range(pops):
+            lst, item = raw.TensorListPopBack(input_handle=lst, element_shape=tf.shape(ts[0]), element_dtype=ts[0].dtype)
+            items.append(item)
+        rest = raw.TensorListStack(input_handle=lst, element_shape=tf.shape(ts[0]), element_dtype=ts[0].dtype)
+        return items + [rest]
+    return build
+
+
+def reserve_cases(rng, combo, full):
+    """Unset elements read as zeros of a known shape; of an unknown one, refused."""
+    dt = dtype_of(combo)
+    for n, es, read in [(3, [2], [2]), (2, [-1, 2], [3, 2]), (2, -1, -1), (0, [2], [2]), (2, [2], [3])]:
+        yield Case([random_values(rng, dt, (1,)), np.array(n, dtype=np.int32), element_shape(es), element_shape(read)],
+                   f"{n} unset of shape {es}, read as {read}", aux=[1, 2, 3], build=reserve_build)
+
+
+def reserve_build(op, ts, attrs):
+    lst = raw.TensorListReserve(element_shape=ts[2], num_elements=ts[1], element_dtype=ts[0].dtype)
+    return raw.TensorListStack(input_handle=lst, element_shape=ts[3], element_dtype=ts[0].dtype)
+
+
+def length_cases(rng, combo, full):
+    for shape in [(3, 2), (0,), (4100,)]:
+        yield Case([random_values(rng, "float", shape)], f"rows of {shape_str(shape)}",
+                   build=lambda op, ts, attrs: raw.TensorListLength(
+                       input_handle=raw.TensorListFromTensor(tensor=ts[0], element_shape=-1)))
+
+
+def element_shape_cases(rng, combo, full):
+    for es in [[2, -1], [], -1, [0, 3]]:
+        yield Case([element_shape(es)], f"shape {es}", attrs={"shape_type": attrs_type(combo)},
+                   build=lambda op, ts, attrs: raw.TensorListElementShape(
+                       input_handle=raw.EmptyTensorList(element_shape=ts[0], max_num_elements=-1,
+                                                        element_dtype=tf.float32),
+                       shape_type=attrs["shape_type"]))
+
+
+def attrs_type(combo):
+    return tf.int64 if combo.get("shape_type") == "int64" else tf.int32
+
+
+def optional_cases(rng, combo, full):
+    """An optional's components read back; one without a value refused."""
+    for shapes in [[(3,)], [(2, 2), ()], [(0,)]]:
+        ins = [random_values(rng, "float", s) for s in shapes]
+        yield Case(ins, " ".join(map(shape_str, shapes)), build=optional_build(True))
+    yield Case([random_values(rng, "float", (2,))], "none", build=optional_build(False))
+
+
+def optional_build(has_value):
+    def build(op, ts, attrs):
+        opt = raw.OptionalFromValue(components=ts) if has_value else raw.OptionalNone()
+        got = raw.OptionalGetValue(optional=opt, output_types=[t.dtype for t in ts],
+                                   output_shapes=[t.shape for t in ts])
+        return list(got) + [raw.OptionalHasValue(optional=opt)]
+    return build
+
+
+def element_real(combo):
+    return combo.get("element_dtype", "float") in REAL_TYPES and combo.get("shape_type", "int32") == "int32"
+
+
+CATALOGUE = [
+    OpSpec("TensorListStack", stack_cases, accept=element_real, label_attr="element_dtype"),
+    OpSpec("TensorListGetItem", get_item_cases, accept=element_real, label_attr="element_dtype"),
+    OpSpec("TensorListSetItem", set_item_cases, accept=element_real, label_attr="element_dtype"),
+    OpSpec("TensorListPopBack", push_pop_cases, accept=element_real, label_attr="element_dtype"),
+    OpSpec("TensorListReserve", reserve_cases, accept=element_real, label_attr="element_dtype"),
+    OpSpec("TensorListLength", length_cases, accept=lambda combo: True),
+    OpSpec("TensorListElementShape", element_shape_cases, accept=lambda combo: True, label_attr="shape_type"),
+    OpSpec("OptionalGetValue", optional_cases, accept=lambda combo: True),
+]

@@ -1,0 +1,185 @@
+// Kernels of the variant ops: TensorLists (TensorFlow 2's TensorArray and a While
+// gradient's accumulators) and Optionals (an If gradient's intermediates). Messages as
+// TensorFlow 2.21's kernels word them (tf.raw_ops, eagerly, on the CPU).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "kernels/tensor_list.h"
+#include "tests/kernels/kernel_test_util.h"
+
+namespace tensoract {
+namespace {
+
+namespace tf = ::tensorflow;
+
+using Catch::Contains;
+using testing::Run;
+using testing::RunOp;
+using testing::TypeA;
+
+Tensor I32(std::vector<int32_t> v) { return Tensor::FromVector<int32_t>(v); }
+Tensor Shape(std::vector<int32_t> dims) { return Tensor::FromVector<int32_t>(dims); }
+Tensor UnknownRank() { return Tensor::Scalar<int32_t>(-1); }
+Tensor F32(std::vector<float> v, TensorShape shape) { return Tensor::FromVector<float>(v, shape); }
+tf::AttrValue IntA(int64_t i) { tf::AttrValue v; v.set_i(i); return v; }
+
+testing::AttrMap ListAttrs(DataType element = tf::DT_FLOAT) {
+  return {{"element_dtype", TypeA(element)}, {"shape_type", TypeA(tf::DT_INT32)}};
+}
+testing::AttrMap ElementAttr(DataType element = tf::DT_FLOAT) { return {{"element_dtype", TypeA(element)}}; }
+
+Tensor Ok(const Run& r, int output = 0) {
+  INFO(r.status);
+  REQUIRE(r.status.ok());
+  return r.outputs[output];
+}
+
+const TensorList& ListOf(const Tensor& t) {
+  auto list = TensorListFrom(t, "output");
+  INFO(list.status());
+  REQUIRE(list.ok());
+  return *list.value();
+}
+
+std::vector<float> Floats(const Tensor& t) { return std::vector<float>(t.base<float>(), t.base<float>() + t.NumElements()); }
+
+Tensor Push(const Tensor& list, const Tensor& item) {
+  return Ok(RunOp("TensorListPushBack", {list, item}, ElementAttr(item.dtype())));
+}
+
+TEST_CASE("a list pushed to pops its elements last first, and an empty list refuses a pop", "[list]") {
+  Tensor list = Ok(RunOp("EmptyTensorList", {Shape({2}), Tensor::Scalar<int32_t>(-1)}, ListAttrs()));
+  CHECK(list.dtype() == tf::DT_VARIANT);
+  CHECK(list.dims() == 0);
+  Tensor one = Push(list, F32({1, 2}, {2}));
+  Tensor two = Push(one, F32({3, 4}, {2}));
+  CHECK(ListOf(list).tensors.empty());  // lists are values: the pushes made new ones
+  CHECK(ListOf(two).tensors.size() == 2);
+  CHECK(Ok(RunOp("TensorListLength", {two}, {})).base<int32_t>()[0] == 2);
+
+  Run popped = RunOp("TensorListPopBack", {two, Shape({2})}, ElementAttr());
+  CHECK(Floats(Ok(popped, 1)) == std::vector<float>{3, 4});
+  Run again = RunOp("TensorListPopBack", {Ok(popped, 0), Shape({2})}, ElementAttr());
+  CHECK(Floats(Ok(again, 1)) == std::vector<float>{1, 2});
+  Run empty = RunOp("TensorListPopBack", {Ok(again, 0), Shape({2})}, ElementAttr());
+  CHECK(empty.status.code() == tf::error::INVALID_ARGUMENT);
+  CHECK_THAT(empty.status.message(), Contains("Trying to pop from an empty list."));
+}
+
+TEST_CASE("a push checks the element's dtype, its shape and the list's maximum", "[list]") {
+  Tensor list = Ok(RunOp("EmptyTensorList", {Shape({2}), Tensor::Scalar<int32_t>(1)}, ListAttrs()));
+  Run wrong_type = RunOp("TensorListPushBack", {list, I32({1, 2})}, ElementAttr(tf::DT_INT32));
+  CHECK_THAT(wrong_type.status.message(), Contains("Invalid data types; list elements float but tried to append int32"));
+  Run wrong_shape = RunOp("TensorListPushBack", {list, F32({1, 2, 3}, {3})}, ElementAttr());
+  CHECK(wrong_shape.status.code() == tf::error::INVALID_ARGUMENT);
+  CHECK_THAT(wrong_shape.status.message(), Contains("incompatible shape"));
+  Tensor full = Push(list, F32({1, 2}, {2}));
+  Run over = RunOp("TensorListPushBack", {full, F32({1, 2}, {2})}, ElementAttr());
+  CHECK_THAT(over.status.message(), Contains("Tried to push item into a full list"));
+  Run bad_max = RunOp("EmptyTensorList", {Shape({2}), Tensor::Scalar<int32_t>(-2)}, ListAttrs());
+  CHECK_THAT(bad_max.status.message(), Contains("max_num_elements expected to be -1 or >= 0"));
+}
+
+TEST_CASE("a reserved list reads unset elements as zeros of the element shape, and stacks them", "[list]") {
+  Tensor list = Ok(RunOp("TensorListReserve", {Shape({-1, 2}), Tensor::Scalar<int32_t>(3)}, ListAttrs()));
+  // Nothing set and the shape partly unknown: nothing tells the zeros' shape.
+  Run unknown = RunOp("TensorListGetItem", {list, Tensor::Scalar<int32_t>(0), UnknownRank()}, ElementAttr());
+  CHECK_THAT(unknown.status.message(), Contains("element_shape is not fully defined"));
+  // The op's element shape completes the list's ...
+  Tensor zeros = Ok(RunOp("TensorListGetItem", {list, Tensor::Scalar<int32_t>(0), Shape({1, 2})}, ElementAttr()));
+  CHECK(zeros.shape() == TensorShape({1, 2}));
+  CHECK(Floats(zeros) == std::vector<float>{0, 0});
+  // ... and so does a set element.
+  Tensor set = Ok(RunOp("TensorListSetItem", {list, Tensor::Scalar<int32_t>(1), F32({5, 6}, {1, 2})}, ElementAttr()));
+  Tensor stacked = Ok(RunOp("TensorListStack", {set, UnknownRank()}, ElementAttr()));
+  CHECK(stacked.shape() == TensorShape({3, 1, 2}));
+  CHECK(Floats(stacked) == std::vector<float>{0, 0, 5, 6, 0, 0});
+  Tensor item = Ok(RunOp("TensorListGetItem", {set, Tensor::Scalar<int32_t>(1), UnknownRank()}, ElementAttr()));
+  CHECK(Floats(item) == std::vector<float>{5, 6});
+
+  Run outside = RunOp("TensorListGetItem", {set, Tensor::Scalar<int32_t>(3), UnknownRank()}, ElementAttr());
+  CHECK_THAT(outside.status.message(), Contains("Trying to access element 3 in a list with 3 elements."));
+  Run modify = RunOp("TensorListSetItem", {set, Tensor::Scalar<int32_t>(-1), F32({5, 6}, {1, 2})}, ElementAttr());
+  CHECK_THAT(modify.status.message(), Contains("Trying to modify element -1 in a list with 3 elements."));
+  Run negative = RunOp("TensorListReserve", {Shape({2}), Tensor::Scalar<int32_t>(-1)}, ListAttrs());
+  CHECK_THAT(negative.status.message(), Contains("The num_elements to reserve must be a non negative number"));
+  testing::AttrMap counted = ElementAttr();
+  counted["num_elements"] = IntA(4);
+  Run wrong_count = RunOp("TensorListStack", {set, UnknownRank()}, counted);
+  CHECK_THAT(wrong_count.status.message(), Contains("Operation expected a list with 4 elements but got a list with 3"));
+}
+
+TEST_CASE("a list from a tensor holds its rows, and knows its element shape", "[list]") {
+  Tensor list = Ok(RunOp("TensorListFromTensor", {F32({1, 2, 3, 4, 5, 6}, {3, 2}), Shape({-1})}, ListAttrs()));
+  CHECK(ListOf(list).tensors.size() == 3);
+  Tensor row = Ok(RunOp("TensorListGetItem", {list, Tensor::Scalar<int32_t>(2), UnknownRank()}, ElementAttr()));
+  CHECK(Floats(row) == std::vector<float>{5, 6});
+  Tensor shape = Ok(RunOp("TensorListElementShape", {list}, {{"shape_type", TypeA(tf::DT_INT32)}}));
+  CHECK(shape.shape() == TensorShape({1}));
+  CHECK(shape.base<int32_t>()[0] == -1);
+  Run scalar = RunOp("TensorListFromTensor", {Tensor::Scalar<float>(1), Shape({})}, ListAttrs());
+  CHECK_THAT(scalar.status.message(), Contains("Tensor must be at least a vector, but saw shape: []"));
+  Run mismatch = RunOp("TensorListFromTensor", {F32({1, 2, 3, 4, 5, 6}, {3, 2}), Shape({3})}, ListAttrs());
+  CHECK_THAT(mismatch.status.message(), Contains("Specified a list with shape [3] from a tensor with shape [3,2]"));
+  Run not_a_list = RunOp("TensorListLength", {F32({1}, {1})}, {});
+  CHECK(not_a_list.status.code() == tf::error::INVALID_ARGUMENT);
+  CHECK_THAT(not_a_list.status.message(), Contains("must be a scalar variant holding a TensorList"));
+}
+
+TEST_CASE("gradients add lists element by element, an unset element as zeros, and zero them", "[list]") {
+  Tensor reserved = Ok(RunOp("TensorListReserve", {Shape({2}), Tensor::Scalar<int32_t>(2)}, ListAttrs()));
+  Tensor a = Ok(RunOp("TensorListSetItem", {reserved, Tensor::Scalar<int32_t>(0), F32({1, 2}, {2})}, ElementAttr()));
+  Tensor b = Ok(RunOp("TensorListFromTensor", {F32({10, 20, 30, 40}, {2, 2}), Shape({2})}, ListAttrs()));
+  Tensor sum = Ok(RunOp("AddN", {a, b, a}, {{"T", TypeA(tf::DT_VARIANT)}, {"N", IntA(3)}}));
+  Tensor stacked = Ok(RunOp("TensorListStack", {sum, Shape({2})}, ElementAttr()));
+  CHECK(Floats(stacked) == std::vector<float>{12, 24, 30, 40});
+  Tensor zeros = Ok(RunOp("ZerosLike", {a}, {{"T", TypeA(tf::DT_VARIANT)}}));
+  CHECK(ListOf(zeros).tensors[0].has_value());
+  CHECK_FALSE(ListOf(zeros).tensors[1].has_value());
+  CHECK(Floats(*ListOf(zeros).tensors[0]) == std::vector<float>{0, 0});
+  Tensor short_list = Ok(RunOp("TensorListReserve", {Shape({2}), Tensor::Scalar<int32_t>(1)}, ListAttrs()));
+  Run lengths = RunOp("AddN", {a, short_list}, {{"T", TypeA(tf::DT_VARIANT)}, {"N", IntA(2)}});
+  CHECK_THAT(lengths.status.message(), Contains("Trying to add two lists of tensors with different lengths"));
+}
+
+TEST_CASE("an optional gives back its components, and one without a value refuses", "[optional]") {
+  tf::AttrValue types;
+  types.mutable_list()->add_type(tf::DT_FLOAT);
+  types.mutable_list()->add_type(tf::DT_INT32);
+  Tensor some = Ok(RunOp("OptionalFromValue", {F32({1.5f}, {1}), I32({7})}, {{"Toutput_types", types}}));
+  Tensor none = Ok(RunOp("OptionalNone", {}, {}));
+  CHECK(Ok(RunOp("OptionalHasValue", {some}, {})).base<bool>()[0]);
+  CHECK_FALSE(Ok(RunOp("OptionalHasValue", {none}, {})).base<bool>()[0]);
+  tf::AttrValue shapes;
+  shapes.mutable_list()->add_shape()->set_unknown_rank(true);
+  shapes.mutable_list()->add_shape()->set_unknown_rank(true);
+  Run got = RunOp("OptionalGetValue", {some}, {{"output_types", types}, {"output_shapes", shapes}});
+  CHECK(Floats(Ok(got, 0)) == std::vector<float>{1.5f});
+  CHECK(Ok(got, 1).base<int32_t>()[0] == 7);
+  Run empty = RunOp("OptionalGetValue", {none}, {{"output_types", types}, {"output_shapes", shapes}});
+  CHECK(empty.status.code() == tf::error::INVALID_ARGUMENT);
+  CHECK_THAT(empty.status.message(), Contains("does not have a value"));
+  Run list = RunOp("OptionalHasValue", {Ok(RunOp("OptionalNone", {}, {}))}, {});
+  CHECK(list.status.ok());
+  Tensor a_list = Ok(RunOp("EmptyTensorList", {Shape({2}), Tensor::Scalar<int32_t>(-1)}, ListAttrs()));
+  Run wrong = RunOp("OptionalHasValue", {a_list}, {});
+  CHECK_THAT(wrong.status.message(), Contains("holding tensorflow::TensorList"));
+}
+
+TEST_CASE("a variant tensor prints its value's type and is not read back from a proto", "[variant]") {
+  Tensor list = Ok(RunOp("EmptyTensorList", {Shape({2}), Tensor::Scalar<int32_t>(-1)}, ListAttrs()));
+  CHECK_THAT(list.DebugString(), Contains("TensorList<float [2], 0 elements"));
+  tf::TensorProto proto;
+  list.AsProtoTensorContent(&proto);
+  REQUIRE(proto.variant_val_size() == 1);
+  CHECK(proto.variant_val(0).type_name() == "tensorflow::TensorList");
+  auto back = Tensor::FromProto(proto);
+  CHECK(back.status().code() == tf::error::INVALID_ARGUMENT);
+  Tensor copy = list.DeepCopy();
+  CHECK(ListOf(copy).element_dtype == tf::DT_FLOAT);
+}
+
+}  // namespace
+}  // namespace tensoract
