@@ -192,6 +192,9 @@ class OpSpec:
     # Each case in a graph and session of its own on both sides, run once: a stateful op
     # whose values depend on how often its node ran in the session (the seeded random ops).
     own_session: bool = False
+    # The combinations to run, for an op without kernels of its own (If and While, which the
+    # runtime lowers to Switch/Merge and frames); None: those the kernel registry claims.
+    combos: Optional[List[dict]] = None
 
     def row(self, combo):
         if self.label is not None:
@@ -895,7 +898,7 @@ BOUNDS = {"Prod": prod_bound, "Mean": mean_bound, "Elu": elu_bound, "Selu": elu_
 # BOUNDS (op -> bound) and ACCEPTED (dicts of tf_fidelity_compat.Accepted's fields): imported
 # here, after everything above is defined, so a family module imports what it uses from this
 # one.
-FAMILIES = ("nn", "segment", "depthwise", "random", "array_more", "linalg", "bitwise", "list")
+FAMILIES = ("nn", "segment", "depthwise", "random", "array_more", "linalg", "bitwise", "list", "control")
 # The families' ACCEPTED entries (added below), after those of the ops above: where
 # TensorFlow's result is wrong and ours is kept.
 FAMILY_ACCEPTED = [

@@ -63,6 +63,7 @@
 #include "client/local_server.h"
 #include "client/session.h"
 #include "graph/gradients/gradient_registry.h"
+#include "graph/lower_functional_ops.h"
 #include "graph/gradients/gradients.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
@@ -152,6 +153,13 @@ int ListGradients() {
   bool first = true;
   for (const std::string& name : OpRegistry::Global()->ListOpNames()) {
     GradFunc fn;
+    if (IsFunctionalControlFlow(name)) {
+      // No gradient function of their own: the importer lowers If and While to Switch/Merge
+      // and frames (graph/lower_functional_ops.h), which AddSymbolicGradients differentiates.
+      std::cout << (first ? "\n" : ",\n") << JsonString(name) << ": \"yes\"";
+      first = false;
+      continue;
+    }
     if (!GradientRegistry::Global()->Lookup(name, &fn).ok()) continue;
     std::cout << (first ? "\n" : ",\n") << JsonString(name) << ": " << (fn ? "\"yes\"" : "\"none\"");
     first = false;

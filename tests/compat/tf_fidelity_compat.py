@@ -275,9 +275,15 @@ def make_records(claimed, ops, full, seeds):
     return records
 
 
+def spec_combos(spec, claimed):
+    """The type-attr combinations to run: the spec's own (an op lowered, without kernels), else
+    those our kernel registry claims."""
+    return spec.combos if spec.combos is not None else claimed.get(spec.op, [])
+
+
 def make_spec_records(spec, claimed, full, seed, records, seen):
     """Records of one op's cases for one seed, skipping those already in `seen`."""
-    combos = [c for c in claimed.get(spec.op, []) if spec.accept(c)]
+    combos = [c for c in spec_combos(spec, claimed) if spec.accept(c)]
     if spec.op in ("LogicalAnd", "LogicalOr", "LogicalNot") and spec.op in claimed:
         combos = [{}]
     # Per row, the combination whose other type attrs are int32 (the usual index type)
@@ -755,7 +761,7 @@ def make_grad_records(claimed, ours_grads, ops, full, seed, notes):
     for spec in cat.CATALOGUE:
         if ops and spec.op not in ops:
             continue
-        combos = [c for c in claimed.get(spec.op, []) if spec.accept(c) and grad_combo(c)]
+        combos = [c for c in spec_combos(spec, claimed) if spec.accept(c) and grad_combo(c)]
         if not combos:
             continue
         plan = gradient_plan(spec.op, ours_grads)
@@ -811,14 +817,16 @@ class TfGradient:
     outcome: Outcome = None                        # the graph could not be built: the case's outcome
 
 
-def build_grad_graph(records, mode, rng=None):
+def build_grad_graph(records, mode, rng=None, with_gradients=True):
     """One graph of every record's forward node and TensorFlow's gradients of it, its inputs
     made as `mode` says (unknown: placeholders of unknown shape; fed: of static shape, the aux
     inputs constants; const: constants), as a program would build it, so that TensorFlow's
     gradient functions see the shapes they would see there (Mean's divisor is a constant
     only for known shapes). Each record gets its TfGradient for the mode in r.tf. With `rng`
     (the first call, mode unknown) each record also learns its tensor names and draws its
-    upstream gradients. Returns the GraphDef."""
+    upstream gradients. Without `with_gradients`, the same graph without TensorFlow's
+    gradients: our side's forward graph (tf.gradients rewrites TensorFlow 2's If and While
+    nodes in place, giving them outputs for its gradients). Returns the GraphDef."""
     shapes = {r.id: forward_outputs(r) for r in records} if rng is not None else {}  # eagerly, before the graph
     graph = tf.Graph()
     with graph.as_default():
@@ -838,7 +846,7 @@ def build_grad_graph(records, mode, rng=None):
                 except (TypeError, ValueError, tf.errors.OpError) as e:
                     if rng is not None:
                         r.build_error = f"{type(e).__name__}: {e}"
-                    else:  # the shapes or constants make TensorFlow refuse the forward node
+                    elif with_gradients:  # the shapes or constants make TensorFlow refuse the forward node
                         r.tf[mode] = TfGradient(outcome=tf_error_outcome(e, "create"))
                     continue
                 outs = [out] if isinstance(out, tf.Tensor) else list(out)
@@ -856,6 +864,8 @@ def build_grad_graph(records, mode, rng=None):
                     r.gs = [f"c{r.id}/g{k}:0" for k, _ in ys]
                 gs = [tf1.placeholder(y.dtype, shape=g.shape if mode == "fed" and r.g_known else None, name=f"g{k}")
                       for (k, y), g in zip(ys, r.g)]
+                if not with_gradients:
+                    continue
                 with graph.name_scope("gradients"):
                     try:
                         grads = tf.gradients([y for _, y in ys], xs, grad_ys=gs)
@@ -871,9 +881,9 @@ def build_grad_graph(records, mode, rng=None):
 
 
 def grad_variant(template, records, by_id, mode):
-    """Our side's forward GraphDef for `mode` (variant() of the unknown-shape graph, without
-    TensorFlow's gradient nodes) and the feeds of both sides (the upstream gradients always
-    fed, of static shape in "fed" and "const")."""
+    """Our side's forward GraphDef for `mode` (variant() of the unknown-shape forward graph,
+    built without TensorFlow's gradients) and the feeds of both sides (the upstream gradients
+    always fed, of static shape in "fed" and "const")."""
     gd, feeds = variant(template, by_id, mode)
     for node in gd.node:
         m = re.match(r"c(\d+)/g(\d+)$", node.name)
@@ -1036,6 +1046,7 @@ def run_gradients(args, claimed, ops, seeds, modes):
         # the const mode's is the latter with its placeholders made constants (TensorFlow's
         # gradient functions read static shapes and constant axes, which are the same there).
         fed_gd = build_grad_graph(runnable, "fed") if {"fed", "const"} & set(modes) else None
+        forward = build_grad_graph(runnable, "unknown", with_gradients=False)
         for mode in modes:
             if mode == "unknown":
                 gd = template
@@ -1045,7 +1056,7 @@ def run_gradients(args, claimed, ops, seeds, modes):
                 gd, _ = variant(fed_gd, by_id, "const")
                 for r in runnable:
                     r.tf["const"] = r.tf.get("fed")
-            ours_gd, feeds = grad_variant(template, runnable, by_id, mode)
+            ours_gd, feeds = grad_variant(forward, runnable, by_id, mode)
             name = f"g{b // GRAD_BATCH}_{mode}"
             manifest += write_batch(work, name, ours_gd, feeds, runnable, grad_spec_text(runnable))
             batches.append((name, mode, gd, feeds, runnable))
@@ -1169,7 +1180,7 @@ def run_forward(args, claimed, ops, seeds, modes, started):
     """The forward cases: built, run on both sides, compared and tabled. Returns (Markdown
     lines, timing text, totals), None when fidelity_tool failed."""
     records = make_records(claimed, ops, args.full, seeds)
-    missing = [s.op for s in cat.CATALOGUE if not claimed.get(s.op) and (not ops or s.op in ops)]
+    missing = [s.op for s in cat.CATALOGUE if not spec_combos(s, claimed) and (not ops or s.op in ops)]
     by_id = {r.id: r for r in records}
     with open(os.path.join(args.work, "cases.txt"), "w") as f:  # for reading fidelity_tool's trace
         f.writelines(f"c{r.id} {r.spec.op} {json.dumps(r.combo)} {r.case.tag}\n" for r in records)
