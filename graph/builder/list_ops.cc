@@ -61,6 +61,22 @@ Output TensorListStack(const Scope& scope, const Input& list, const Input& eleme
                            {{"element_dtype", TypeAttr(element_dtype)}, {"num_elements", IntAttr(num_elements)}}));
 }
 
+Output TensorListGather(const Scope& scope, const Input& list, const Input& indices, const Input& element_shape,
+                        DataType element_dtype) {
+  return First(scope.AddOp("TensorListGather", "TensorListGather", {list, indices, element_shape},
+                           {{"element_dtype", TypeAttr(element_dtype)}}));
+}
+
+Output TensorListScatterIntoExistingList(const Scope& scope, const Input& list, const Input& tensor,
+                                         const Input& indices) {
+  return First(scope.AddOp("TensorListScatterIntoExistingList", "TensorListScatterIntoExistingList",
+                           {list, tensor, indices}, {{"element_dtype", TypeAttr(TypeOf(tensor))}}));
+}
+
+Output TensorListResize(const Scope& scope, const Input& list, const Input& size) {
+  return First(scope.AddOp("TensorListResize", "TensorListResize", {list, size}, {}));
+}
+
 Output TensorListLength(const Scope& scope, const Input& list) {
   return First(scope.AddOp("TensorListLength", "TensorListLength", {list}, {}));
 }

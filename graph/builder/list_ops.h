@@ -30,6 +30,12 @@ Output TensorListGetItem(const Scope& scope, const Input& list, const Input& ind
 // `num_elements`: the length the list must have, -1 for any.
 Output TensorListStack(const Scope& scope, const Input& list, const Input& element_shape, DataType element_dtype,
                        int64_t num_elements = -1);
+// The elements at `indices` stacked, and a list with row k of `tensor` as element indices[k].
+Output TensorListGather(const Scope& scope, const Input& list, const Input& indices, const Input& element_shape,
+                        DataType element_dtype);
+Output TensorListScatterIntoExistingList(const Scope& scope, const Input& list, const Input& tensor,
+                                         const Input& indices);
+Output TensorListResize(const Scope& scope, const Input& list, const Input& size);
 Output TensorListLength(const Scope& scope, const Input& list);
 Output TensorListElementShape(const Scope& scope, const Input& list, DataType shape_type = tensorflow::DT_INT32);
 

@@ -65,8 +65,39 @@ Status FromTensorGrad(const Scope& s, const Node& op, const std::vector<Output>&
   return s.status();
 }
 
+// d(Gather(list, indices)): a list as long as `list` whose element i sums d's rows gathered
+// from i. (TensorFlow 2.21 scatters d's rows into a reserved list, so an index gathered twice
+// gets one row's gradient, not their sum: the harness lists that difference.)
+Status GatherGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output list = InputOf(op, 0);
+  Output sums = ops::UnsortedSegmentSum(s, dy[0], InputOf(op, 1), ops::TensorListLength(s, list));
+  Output row_shape = ops::Slice(s, ops::Shape(s, dy[0]), {1}, {-1});
+  *dx = {ops::TensorListFromTensor(s, sums, row_shape), Output(), Output()};
+  return s.status();
+}
+
+// d(Scatter(list, t, indices)): the list's gradient with the scattered elements zeroed, and
+// those elements' gradients gathered as t's.
+Status ScatterGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output t = InputOf(op, 1), indices = InputOf(op, 2);
+  Output row_shape = ops::Slice(s, ops::Shape(s, t), {1}, {-1});
+  Output dt = ops::TensorListGather(s, dy[0], indices, row_shape, ElementDtype(op));
+  Output dlist = ops::TensorListScatterIntoExistingList(s, dy[0], ops::ZerosLike(s, t), indices);
+  *dx = {dlist, dt, Output()};
+  return s.status();
+}
+
+// d(Resize(list, n)): d cut or grown back to the list's length.
+Status ResizeGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  *dx = {ops::TensorListResize(s, dy[0], ops::TensorListLength(s, InputOf(op, 0))), Output()};
+  return s.status();
+}
+
 }  // namespace
 
+REGISTER_GRADIENT_OP("TensorListGather", GatherGrad);
+REGISTER_GRADIENT_OP("TensorListScatterIntoExistingList", ScatterGrad);
+REGISTER_GRADIENT_OP("TensorListResize", ResizeGrad);
 REGISTER_GRADIENT_OP("TensorListPushBack", PushBackGrad);
 REGISTER_GRADIENT_OP("TensorListPopBack", PopBackGrad);
 REGISTER_GRADIENT_OP("TensorListSetItem", SetItemGrad);

@@ -122,6 +122,32 @@ Status StackShape(InferenceContext* c) {
   return Status::OK();
 }
 
+Status GatherShape(InferenceContext* c) {
+  PartialTensorShape element, out;
+  TA_RETURN_IF_ERROR(ReadElementShape(c, 2, &element));
+  TA_RETURN_IF_ERROR(c->Concatenate(c->input(1), element, &out));
+  c->set_output(0, out);
+  return Status::OK();
+}
+
+Status ScatterShape(InferenceContext* c) {
+  PartialTensorShape ignored;
+  TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 1, &ignored));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &ignored));
+  TA_ASSIGN_OR_RETURN(const ShapeAndType* list, ListInput(c));
+  c->set_output(0, InferenceContext::Scalar());
+  c->set_output_handle_data(0, list ? *list : ShapeAndType{PartialTensorShape(), ElementDtype(c)});
+  return Status::OK();
+}
+
+Status ResizeShape(InferenceContext* c) {
+  PartialTensorShape ignored;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &ignored));
+  c->set_output(0, InferenceContext::Scalar());
+  if (const ShapeAndType* list = c->input_handle_data(0)) c->set_output_handle_data(0, *list);
+  return Status::OK();
+}
+
 // A vector as long as the list's element rank (TensorFlow's static answer, though an unknown
 // rank reads as the scalar -1 when the op runs).
 Status ElementShapeShape(InferenceContext* c) {
@@ -203,3 +229,23 @@ REGISTER_OP("TensorListElementShape")
     .Attr("shape_type: {int32, int64}")
     .SetShapeFn(tensoract::ElementShapeShape)
     .Doc("The list's element shape: -1 for an unknown rank, else its dimensions with -1 for unknown ones.");
+
+REGISTER_OP("TensorListGather")
+    .Input("input_handle: variant").Input("indices: int32").Input("element_shape: int32")
+    .Output("values: element_dtype")
+    .Attr("element_dtype: type")
+    .SetShapeFn(tensoract::GatherShape)
+    .Doc("The elements at indices, stacked (unset ones as zeros of element_shape).");
+
+REGISTER_OP("TensorListScatterIntoExistingList")
+    .Input("input_handle: variant").Input("tensor: element_dtype").Input("indices: int32")
+    .Output("output_handle: variant")
+    .Attr("element_dtype: type")
+    .SetOutputFullType("output_handle", tensoract::ListType())
+    .SetShapeFn(tensoract::ScatterShape)
+    .Doc("The list with row k of tensor as element indices[k].");
+
+REGISTER_OP("TensorListResize")
+    .Input("input_handle: variant").Input("size: int32").Output("output_handle: variant")
+    .SetShapeFn(tensoract::ResizeShape)
+    .Doc("The list cut to size elements, or grown with unset ones.");

@@ -1,4 +1,4 @@
-// The TensorList ops (TensorFlow 2's TensorArray; the accumulators of a While's gradient)
+// The TensorList ops (TensorFlow 2's TensorArray, its gather and scatter included; the accumulators of a While's gradient)
 // and what the gradients do with lists (AddN and ZerosLike of a variant): each makes a new
 // list from its inputs (kernels/tensor_list.h), with TensorFlow's checks and messages.
 //
@@ -378,6 +378,128 @@ class ElementShapeOp : public OpKernel {
   DataType shape_type_ = tensorflow::DT_INT32;
 };
 
+// TensorListGather: the elements at `indices`, stacked (unset ones as zeros).
+class GatherOp : public OpKernel {
+ public:
+  explicit GatherOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const TensorList* in = ListInput(ctx, 0);
+    if (in == nullptr) return;
+    OP_REQUIRES_OK(ctx, CheckDtype(*this, element_dtype_, *in));
+    const Tensor& indices = ctx->input(1);
+    OP_REQUIRES(ctx, indices.dtype() == tensorflow::DT_INT32 && indices.dims() == 1,
+                errors::InvalidArgument("node '", name(), "': indices must be an int32 vector, not a ",
+                                        DataTypeString(indices.dtype()), " tensor of shape ",
+                                        indices.shape().DebugString()));
+    OP_REQUIRES(ctx, CanCopyRows(element_dtype_),
+                errors::Unimplemented("node '", name(), "': gathering a list of ", DataTypeString(element_dtype_)));
+    auto shape = ShapeForUnsetElements(*this, *in, ctx->input(2));
+    OP_REQUIRES_OK(ctx, shape.status());
+    const TensorShape& element = shape.value();
+    const int64_t n = indices.NumElements();
+    const int64_t size = static_cast<int64_t>(in->tensors.size());
+    for (int64_t k = 0; k < n; ++k) {
+      const int32_t i = indices.base<int32_t>()[k];
+      OP_REQUIRES(ctx, i >= 0 && i < size,
+                  errors::InvalidArgument("node '", name(), "': Trying to gather element ", i, " in a list with ", size,
+                                          " elements."));
+      const auto& t = in->tensors[i];
+      OP_REQUIRES(ctx, !t || t->shape() == element,
+                  errors::InvalidArgument("node '", name(), "': Tried to gather elements of different shapes: element ",
+                                          i, " has shape ", t->shape().DebugString(), ", the list's elements ",
+                                          element.DebugString()));
+    }
+    TensorShape out_shape({n});
+    for (int d = 0; d < element.dims(); ++d) out_shape.AddDim(element.dim_size(d));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    const int64_t row = element.num_elements();
+    for (int64_t k = 0; k < n; ++k) {
+      const auto& t = in->tensors[indices.base<int32_t>()[k]];
+      if (t) {
+        CopyRow(*t, 0, out, k * row, row);
+      } else {
+        ZeroRow(out, k * row, row);
+      }
+    }
+  }
+
+ private:
+  DataType element_dtype_ = tensorflow::DT_INVALID;
+};
+
+// TensorListScatterIntoExistingList: row k of `tensor` becomes element indices[k] (the
+// list grows to hold the largest index).
+class ScatterOp : public OpKernel {
+ public:
+  explicit ScatterOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const TensorList* in = ListInput(ctx, 0);
+    if (in == nullptr) return;
+    OP_REQUIRES_OK(ctx, CheckDtype(*this, element_dtype_, *in));
+    const Tensor& t = ctx->input(1);
+    const Tensor& indices = ctx->input(2);
+    OP_REQUIRES(ctx, t.dims() >= 1,
+                errors::InvalidArgument("node '", name(), "': Tensor must be at least a vector, but saw shape: ",
+                                        t.shape().DebugString()));
+    OP_REQUIRES(ctx, indices.dtype() == tensorflow::DT_INT32 && indices.dims() == 1,
+                errors::InvalidArgument("node '", name(), "': indices must be an int32 vector, not a ",
+                                        DataTypeString(indices.dtype()), " tensor of shape ",
+                                        indices.shape().DebugString()));
+    OP_REQUIRES(ctx, indices.NumElements() == t.dim_size(0),
+                errors::InvalidArgument("node '", name(), "': Invalid number of rows in input tensor. Expected: ",
+                                        indices.NumElements(), " Actual: ", t.dim_size(0)));
+    OP_REQUIRES(ctx, CanCopyRows(t.dtype()),
+                errors::Unimplemented("node '", name(), "': scattering a ", DataTypeString(t.dtype()), " tensor"));
+    std::vector<int64_t> row_dims = t.shape().dim_sizes();
+    row_dims.erase(row_dims.begin());
+    const TensorShape row_shape(row_dims);
+    OP_REQUIRES(ctx, in->element_shape.IsCompatibleWith(row_shape),
+                errors::InvalidArgument("node '", name(), "': Tried to scatter rows of shape ", row_shape.DebugString(),
+                                        " into a list of elements of shape ", in->element_shape.DebugString()));
+    TensorList out = *in;
+    const int64_t row = row_shape.num_elements();
+    for (int64_t k = 0; k < indices.NumElements(); ++k) {
+      const int32_t i = indices.base<int32_t>()[k];
+      OP_REQUIRES(ctx, i >= 0, errors::InvalidArgument("node '", name(), "': Indices in TensorListScatter must all be "
+                                                       "non-negative, but saw ", i));
+      // Past the end the list grows, the elements between unset (TensorFlow's scatter).
+      if (i >= static_cast<int64_t>(out.tensors.size())) out.tensors.resize(i + 1);
+      auto e = Tensor::Allocate(cpu_allocator(), t.dtype(), row_shape);
+      OP_REQUIRES_OK(ctx, e.status());
+      CopyRow(t, k * row, &e.value(), 0, row);
+      out.tensors[i] = std::move(e).value();
+    }
+    ctx->set_output(0, TensorListTensor(std::move(out)));
+  }
+
+ private:
+  DataType element_dtype_ = tensorflow::DT_INVALID;
+};
+
+// TensorListResize: the first `size` elements, or all of them and unset ones after.
+class ResizeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const TensorList* in = ListInput(ctx, 0);
+    if (in == nullptr) return;
+    auto size = ScalarInt32(*this, ctx->input(1), "size");
+    OP_REQUIRES_OK(ctx, size.status());
+    OP_REQUIRES(ctx, size.value() >= 0,
+                errors::InvalidArgument("node '", name(), "': TensorListSlice expects size to be non-negative. Got: ",
+                                        size.value()));
+    TensorList out = *in;
+    out.tensors.resize(size.value());
+    ctx->set_output(0, TensorListTensor(std::move(out)));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
 // a + b, element by element, for two tensors of one dtype and shape.
 StatusOr<Tensor> AddTensors(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape()) {
@@ -485,6 +607,9 @@ REGISTER_KERNEL(Name("TensorListGetItem").Device(DEVICE_CPU), GetItemOp);
 REGISTER_KERNEL(Name("TensorListStack").Device(DEVICE_CPU), StackOp);
 REGISTER_KERNEL(Name("TensorListFromTensor").Device(DEVICE_CPU), FromTensorOp);
 REGISTER_KERNEL(Name("TensorListLength").Device(DEVICE_CPU), LengthOp);
+REGISTER_KERNEL(Name("TensorListGather").Device(DEVICE_CPU), GatherOp);
+REGISTER_KERNEL(Name("TensorListScatterIntoExistingList").Device(DEVICE_CPU), ScatterOp);
+REGISTER_KERNEL(Name("TensorListResize").Device(DEVICE_CPU), ResizeOp);
 REGISTER_KERNEL(Name("TensorListElementShape").Device(DEVICE_CPU), ElementShapeOp);
 REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint("T", tensorflow::DT_VARIANT), AddNListsOp);
 REGISTER_KERNEL(Name("ZerosLike").Device(DEVICE_CPU).TypeConstraint("T", tensorflow::DT_VARIANT), ZerosLikeListOp);

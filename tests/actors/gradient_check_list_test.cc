@@ -50,6 +50,20 @@ TEST_CASE("gradients flow through a list's unstack, reads, writes, push, pop and
         loss);
 }
 
+TEST_CASE("gradients flow through a list's gather, scatter and resize", "[gradients][list]") {
+  Scope root = Scope::NewRootScope();
+  auto xs = ops::Placeholder(root.WithOpName("xs"), kDouble, PartialTensorShape({4, 3}));
+  auto ys = ops::Placeholder(root.WithOpName("ys"), kDouble, PartialTensorShape({2, 3}));
+  Output list = ops::TensorListResize(root, ops::TensorListFromTensor(root, xs, {3}), 5);
+  list = ops::TensorListScatterIntoExistingList(root, list, ops::Tanh(root, ys), {0, 4});  // overwrites row 0
+  Output picked = ops::TensorListGather(root, list, {4, 1, 1, 0, 2}, {3}, kDouble);
+  Output loss = ops::Sum(root, ops::Mul(root, picked, picked), {0, 1});
+  Check(root, {xs, ys},
+        {Values({0.5, -1, 0.2, 0.3, -0.7, 0.9, 1.1, 0.4, -0.2, -0.6, 0.8, 0.1}, {4, 3}),
+         Values({0.2, -0.4, 0.6, -0.1, 0.3, 0.7}, {2, 3})},
+        loss);
+}
+
 TEST_CASE("a TensorArray written in a while loop gets each iteration's gradient", "[gradients][list][control_flow]") {
   // h_t = tanh(W h_{t-1} + x_t) for t < 4, x_t read from a list of xs's rows; each h_t
   // written to an output list, stacked after the loop.

@@ -128,6 +128,30 @@ TEST_CASE("a list from a tensor holds its rows, and knows its element shape", "[
   CHECK_THAT(not_a_list.status.message(), Contains("must be a scalar variant holding a TensorList"));
 }
 
+TEST_CASE("a list gathers elements by index, scatters rows into place and resizes", "[list]") {
+  Tensor rows = Ok(RunOp("TensorListFromTensor", {F32({1, 2, 3, 4, 5, 6}, {3, 2}), Shape({2})}, ListAttrs()));
+  Tensor grown = Ok(RunOp("TensorListResize", {rows, Tensor::Scalar<int32_t>(4)}, {}));
+  Tensor gathered = Ok(RunOp("TensorListGather", {grown, I32({2, 3, 0, 2}), Shape({2})}, ElementAttr()));
+  CHECK(gathered.shape() == TensorShape({4, 2}));
+  CHECK(Floats(gathered) == std::vector<float>{5, 6, 0, 0, 1, 2, 5, 6});  // element 3 unset: zeros
+  Run negative = RunOp("TensorListGather", {grown, I32({-1}), Shape({2})}, ElementAttr());
+  CHECK_THAT(negative.status.message(), Contains("Trying to gather element -1 in a list with 4 elements."));
+  Run cut = RunOp("TensorListResize", {grown, Tensor::Scalar<int32_t>(-1)}, {});
+  CHECK_THAT(cut.status.message(), Contains("expects size to be non-negative"));
+
+  Tensor reserved = Ok(RunOp("TensorListReserve", {Shape({2}), Tensor::Scalar<int32_t>(2)}, ListAttrs()));
+  Tensor scattered = Ok(RunOp("TensorListScatterIntoExistingList", {reserved, F32({7, 8, 9, 10}, {2, 2}), I32({3, 0})},
+                              ElementAttr()));
+  CHECK(ListOf(scattered).tensors.size() == 4);  // index 3 grew the list
+  Tensor stacked = Ok(RunOp("TensorListStack", {scattered, Shape({2})}, ElementAttr()));
+  CHECK(Floats(stacked) == std::vector<float>{9, 10, 0, 0, 0, 0, 7, 8});
+  Run below = RunOp("TensorListScatterIntoExistingList", {reserved, F32({7, 8}, {1, 2}), I32({-2})}, ElementAttr());
+  CHECK_THAT(below.status.message(), Contains("must all be non-negative"));
+  Run rows_mismatch = RunOp("TensorListScatterIntoExistingList", {reserved, F32({7, 8}, {1, 2}), I32({0, 1})},
+                            ElementAttr());
+  CHECK_THAT(rows_mismatch.status.message(), Contains("Invalid number of rows in input tensor. Expected: 2 Actual: 1"));
+}
+
 TEST_CASE("gradients add lists element by element, an unset element as zeros, and zero them", "[list]") {
   Tensor reserved = Ok(RunOp("TensorListReserve", {Shape({2}), Tensor::Scalar<int32_t>(2)}, ListAttrs()));
   Tensor a = Ok(RunOp("TensorListSetItem", {reserved, Tensor::Scalar<int32_t>(0), F32({1, 2}, {2})}, ElementAttr()));
