@@ -98,11 +98,97 @@ Status CheckElementShape(const OpKernel& op, const TensorList& list, const Tenso
   return Status::OK();
 }
 
-// EmptyTensorList and TensorListReserve: a new list of 0 or `num_elements` unset elements.
-class NewListOp : public OpKernel {
+// The kernels of the ops with an `element_dtype` attr.
+class ElementTypedOp : public OpKernel {
  public:
-  explicit NewListOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit ElementTypedOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
+  }
+
+ protected:
+  DataType element_dtype_ = tensorflow::DT_INVALID;
+};
+
+// Element i of `list` (an index already checked), or zeros of the shape its unset elements
+// read as (ShapeForUnsetElements, given the op's `element_shape` input).
+StatusOr<Tensor> ElementOrZeros(const OpKernel& op, const TensorList& list, int64_t i, const Tensor& element_shape) {
+  if (list.tensors[i]) return *list.tensors[i];
+  TA_ASSIGN_OR_RETURN(TensorShape shape, ShapeForUnsetElements(op, list, element_shape));
+  return ZerosTensor(list.element_dtype, shape);
+}
+
+// Stack and Gather: elements `indices` of `list` (checked to be in range) stacked into
+// output 0, [indices.size()] + their shape, unset ones as zeros. `verb` names the op in
+// messages.
+void StackElements(OpKernelContext* ctx, const TensorList& list, const std::vector<int64_t>& indices,
+                   const Tensor& element_shape, const char* verb) {
+  const OpKernel& op = ctx->op_kernel();
+  OP_REQUIRES(ctx, CanCopyRows(list.element_dtype),
+              errors::Unimplemented("node '", op.name(), "': ", verb, "ing a list of ",
+                                    DataTypeString(list.element_dtype)));
+  auto shape = ShapeForUnsetElements(op, list, element_shape);
+  OP_REQUIRES_OK(ctx, shape.status());
+  const TensorShape& element = shape.value();
+  for (int64_t i : indices) {
+    const auto& t = list.tensors[i];
+    OP_REQUIRES(ctx, !t || t->shape() == element,
+                errors::InvalidArgument("node '", op.name(), "': Tried to ", verb,
+                                        " elements of different shapes: element ", i, " has shape ",
+                                        t->shape().DebugString(), ", the list's elements ", element.DebugString()));
+  }
+  TensorShape out_shape({static_cast<int64_t>(indices.size())});
+  for (int d = 0; d < element.dims(); ++d) out_shape.AddDim(element.dim_size(d));
+  Tensor* out = nullptr;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+  const int64_t row = element.num_elements();
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const auto& t = list.tensors[indices[k]];
+    if (t) {
+      CopyRow(*t, 0, out, k * row, row);
+    } else {
+      ZeroRow(out, k * row, row);
+    }
+  }
+}
+
+// FromTensor and Scatter: checks that `t` is at least a vector and gives the shape of its rows.
+Status CheckRows(const OpKernel& op, const Tensor& t, TensorShape* row_shape) {
+  if (t.dims() < 1) {
+    return errors::InvalidArgument("node '", op.name(), "': Tensor must be at least a vector, but saw shape: ",
+                                   t.shape().DebugString());
+  }
+  if (!CanCopyRows(t.dtype())) {
+    return errors::Unimplemented("node '", op.name(), "': a list of the rows of a ", DataTypeString(t.dtype()),
+                                 " tensor");
+  }
+  std::vector<int64_t> dims = t.shape().dim_sizes();
+  dims.erase(dims.begin());
+  *row_shape = TensorShape(dims);
+  return Status::OK();
+}
+
+// Row k of `t`, of `row_shape`, as a tensor of its own.
+StatusOr<Tensor> RowOf(const Tensor& t, int64_t k, const TensorShape& row_shape) {
+  TA_ASSIGN_OR_RETURN(Tensor row, Tensor::Allocate(cpu_allocator(), t.dtype(), row_shape));
+  const int64_t n = row_shape.num_elements();
+  CopyRow(t, k * n, &row, 0, n);
+  return row;
+}
+
+// Gather's and Scatter's `indices`: an int32 vector.
+StatusOr<std::vector<int64_t>> IndicesInput(const OpKernel& op, const Tensor& indices) {
+  if (indices.dtype() != tensorflow::DT_INT32 || indices.dims() != 1) {
+    return errors::InvalidArgument("node '", op.name(), "': indices must be an int32 vector, not a ",
+                                   DataTypeString(indices.dtype()), " tensor of shape ", indices.shape().DebugString());
+  }
+  const int32_t* v = indices.base<int32_t>();
+  return std::vector<int64_t>(v, v + indices.NumElements());
+}
+
+// EmptyTensorList and TensorListReserve: a new list of 0 or `num_elements` unset elements.
+class NewListOp : public ElementTypedOp {
+ public:
+  explicit NewListOp(OpKernelConstruction* ctx) : ElementTypedOp(ctx) {
     reserve_ = type_string() == "TensorListReserve";
   }
   void Compute(OpKernelContext* ctx) override {
@@ -129,15 +215,12 @@ class NewListOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 
  private:
-  DataType element_dtype_ = tensorflow::DT_INVALID;
   bool reserve_ = false;
 };
 
-class PushBackOp : public OpKernel {
+class PushBackOp : public ElementTypedOp {
  public:
-  explicit PushBackOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
-  }
+  using ElementTypedOp::ElementTypedOp;
   void Compute(OpKernelContext* ctx) override {
     const TensorList* in = ListInput(ctx, 0);
     if (in == nullptr) return;
@@ -155,45 +238,30 @@ class PushBackOp : public OpKernel {
     ctx->set_output(0, TensorListTensor(std::move(out)));
   }
   bool IsExpensive() const override { return false; }
-
- private:
-  DataType element_dtype_ = tensorflow::DT_INVALID;
 };
 
-class PopBackOp : public OpKernel {
+class PopBackOp : public ElementTypedOp {
  public:
-  explicit PopBackOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
-  }
+  using ElementTypedOp::ElementTypedOp;
   void Compute(OpKernelContext* ctx) override {
     const TensorList* in = ListInput(ctx, 0);
     if (in == nullptr) return;
     OP_REQUIRES_OK(ctx, CheckDtype(*this, element_dtype_, *in));
     OP_REQUIRES(ctx, !in->tensors.empty(),
                 errors::InvalidArgument("node '", name(), "': Trying to pop from an empty list."));
+    auto last = ElementOrZeros(*this, *in, static_cast<int64_t>(in->tensors.size()) - 1, ctx->input(1));
+    OP_REQUIRES_OK(ctx, last.status());
     TensorList out = *in;
-    std::optional<Tensor> last = std::move(out.tensors.back());
     out.tensors.pop_back();
-    if (!last) {
-      auto shape = ShapeForUnsetElements(*this, *in, ctx->input(1));
-      OP_REQUIRES_OK(ctx, shape.status());
-      auto zeros = ZerosTensor(element_dtype_, shape.value());
-      OP_REQUIRES_OK(ctx, zeros.status());
-      last = std::move(zeros).value();
-    }
     ctx->set_output(0, TensorListTensor(std::move(out)));
-    ctx->set_output(1, *last);
+    ctx->set_output(1, last.value());
   }
   bool IsExpensive() const override { return false; }
-
- private:
-  DataType element_dtype_ = tensorflow::DT_INVALID;
 };
 
-class SetItemOp : public OpKernel {
+class SetItemOp : public ElementTypedOp {
  public:
-  explicit SetItemOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
+  explicit SetItemOp(OpKernelConstruction* ctx) : ElementTypedOp(ctx) {
     if (!ctx->GetAttr("resize_if_index_out_of_bounds", &resize_).ok()) resize_ = false;
   }
   void Compute(OpKernelContext* ctx) override {
@@ -217,15 +285,12 @@ class SetItemOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 
  private:
-  DataType element_dtype_ = tensorflow::DT_INVALID;
   bool resize_ = false;
 };
 
-class GetItemOp : public OpKernel {
+class GetItemOp : public ElementTypedOp {
  public:
-  explicit GetItemOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
-  }
+  using ElementTypedOp::ElementTypedOp;
   void Compute(OpKernelContext* ctx) override {
     const TensorList* in = ListInput(ctx, 0);
     if (in == nullptr) return;
@@ -236,27 +301,17 @@ class GetItemOp : public OpKernel {
     OP_REQUIRES(ctx, i >= 0 && i < static_cast<int64_t>(in->tensors.size()),
                 errors::InvalidArgument("node '", name(), "': Trying to access element ", i, " in a list with ",
                                         in->tensors.size(), " elements."));
-    if (in->tensors[i]) {
-      ctx->set_output(0, *in->tensors[i]);
-      return;
-    }
-    auto shape = ShapeForUnsetElements(*this, *in, ctx->input(2));
-    OP_REQUIRES_OK(ctx, shape.status());
-    auto zeros = ZerosTensor(element_dtype_, shape.value());
-    OP_REQUIRES_OK(ctx, zeros.status());
-    ctx->set_output(0, zeros.value());
+    auto item = ElementOrZeros(*this, *in, i, ctx->input(2));
+    OP_REQUIRES_OK(ctx, item.status());
+    ctx->set_output(0, item.value());
   }
   bool IsExpensive() const override { return false; }
-
- private:
-  DataType element_dtype_ = tensorflow::DT_INVALID;
 };
 
 // TensorListStack: the elements as one tensor, [length] + element shape.
-class StackOp : public OpKernel {
+class StackOp : public ElementTypedOp {
  public:
-  explicit StackOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
+  explicit StackOp(OpKernelConstruction* ctx) : ElementTypedOp(ctx) {
     if (!ctx->GetAttr("num_elements", &num_elements_).ok()) num_elements_ = -1;
   }
   void Compute(OpKernelContext* ctx) override {
@@ -267,76 +322,39 @@ class StackOp : public OpKernel {
     OP_REQUIRES(ctx, num_elements_ == -1 || num_elements_ == n,
                 errors::InvalidArgument("node '", name(), "': Operation expected a list with ", num_elements_,
                                         " elements but got a list with ", n, " elements."));
-    auto shape = ShapeForUnsetElements(*this, *in, ctx->input(1));
-    OP_REQUIRES_OK(ctx, shape.status());
-    const TensorShape& element = shape.value();
-    for (int64_t i = 0; i < n; ++i) {
-      const auto& t = in->tensors[i];
-      OP_REQUIRES(ctx, !t || t->shape() == element,
-                  errors::InvalidArgument("node '", name(), "': Tried to stack elements of different shapes: element ",
-                                          i, " has shape ", t->shape().DebugString(), ", the list's elements ",
-                                          element.DebugString()));
-    }
-    TensorShape out_shape({n});
-    for (int d = 0; d < element.dims(); ++d) out_shape.AddDim(element.dim_size(d));
-    OP_REQUIRES(ctx, CanCopyRows(element_dtype_),
-                errors::Unimplemented("node '", name(), "': stacking a list of ", DataTypeString(element_dtype_)));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    const int64_t row = element.num_elements();
-    for (int64_t i = 0; i < n; ++i) {
-      const auto& t = in->tensors[i];
-      if (t) {
-        CopyRow(*t, 0, out, i * row, row);
-      } else {
-        ZeroRow(out, i * row, row);
-      }
-    }
+    std::vector<int64_t> all(n);
+    for (int64_t i = 0; i < n; ++i) all[i] = i;
+    StackElements(ctx, *in, all, ctx->input(1), "stack");
   }
 
  private:
-  DataType element_dtype_ = tensorflow::DT_INVALID;
   int64_t num_elements_ = -1;
 };
 
 // TensorListFromTensor: a list of the tensor's rows.
-class FromTensorOp : public OpKernel {
+class FromTensorOp : public ElementTypedOp {
  public:
-  explicit FromTensorOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
-  }
+  using ElementTypedOp::ElementTypedOp;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& t = ctx->input(0);
-    OP_REQUIRES(ctx, t.dims() >= 1,
-                errors::InvalidArgument("node '", name(), "': Tensor must be at least a vector, but saw shape: ",
-                                        t.shape().DebugString()));
-    OP_REQUIRES(ctx, CanCopyRows(t.dtype()),
-                errors::Unimplemented("node '", name(), "': a list from a ", DataTypeString(t.dtype()), " tensor"));
+    TensorShape row_shape;
+    OP_REQUIRES_OK(ctx, CheckRows(*this, t, &row_shape));
     auto given = ElementShapeFromTensor(ctx->input(1));
     OP_REQUIRES_OK(ctx, given.status());
-    std::vector<int64_t> row_dims = t.shape().dim_sizes();
-    row_dims.erase(row_dims.begin());
-    const TensorShape row_shape(row_dims);
     OP_REQUIRES(ctx, given.value().IsCompatibleWith(row_shape),
                 errors::InvalidArgument("node '", name(), "': Specified a list with shape ", given.value().DebugString(),
                                         " from a tensor with shape ", t.shape().DebugString()));
     TensorList list;
     list.element_dtype = element_dtype_;
     list.element_shape = given.value();
-    const int64_t n = t.dim_size(0);
-    const int64_t row = row_shape.num_elements();
-    list.tensors.reserve(n);
-    for (int64_t i = 0; i < n; ++i) {
-      auto e = Tensor::Allocate(cpu_allocator(), t.dtype(), row_shape);
-      OP_REQUIRES_OK(ctx, e.status());
-      CopyRow(t, i * row, &e.value(), 0, row);
-      list.tensors.emplace_back(std::move(e).value());
+    list.tensors.reserve(t.dim_size(0));
+    for (int64_t i = 0; i < t.dim_size(0); ++i) {
+      auto row = RowOf(t, i, row_shape);
+      OP_REQUIRES_OK(ctx, row.status());
+      list.tensors.emplace_back(std::move(row).value());
     }
     ctx->set_output(0, TensorListTensor(std::move(list)));
   }
-
- private:
-  DataType element_dtype_ = tensorflow::DT_INVALID;
 };
 
 class LengthOp : public OpKernel {
@@ -379,106 +397,58 @@ class ElementShapeOp : public OpKernel {
 };
 
 // TensorListGather: the elements at `indices`, stacked (unset ones as zeros).
-class GatherOp : public OpKernel {
+class GatherOp : public ElementTypedOp {
  public:
-  explicit GatherOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
-  }
+  using ElementTypedOp::ElementTypedOp;
   void Compute(OpKernelContext* ctx) override {
     const TensorList* in = ListInput(ctx, 0);
     if (in == nullptr) return;
     OP_REQUIRES_OK(ctx, CheckDtype(*this, element_dtype_, *in));
-    const Tensor& indices = ctx->input(1);
-    OP_REQUIRES(ctx, indices.dtype() == tensorflow::DT_INT32 && indices.dims() == 1,
-                errors::InvalidArgument("node '", name(), "': indices must be an int32 vector, not a ",
-                                        DataTypeString(indices.dtype()), " tensor of shape ",
-                                        indices.shape().DebugString()));
-    OP_REQUIRES(ctx, CanCopyRows(element_dtype_),
-                errors::Unimplemented("node '", name(), "': gathering a list of ", DataTypeString(element_dtype_)));
-    auto shape = ShapeForUnsetElements(*this, *in, ctx->input(2));
-    OP_REQUIRES_OK(ctx, shape.status());
-    const TensorShape& element = shape.value();
-    const int64_t n = indices.NumElements();
+    auto indices = IndicesInput(*this, ctx->input(1));
+    OP_REQUIRES_OK(ctx, indices.status());
     const int64_t size = static_cast<int64_t>(in->tensors.size());
-    for (int64_t k = 0; k < n; ++k) {
-      const int32_t i = indices.base<int32_t>()[k];
+    for (int64_t i : indices.value()) {
       OP_REQUIRES(ctx, i >= 0 && i < size,
                   errors::InvalidArgument("node '", name(), "': Trying to gather element ", i, " in a list with ", size,
                                           " elements."));
-      const auto& t = in->tensors[i];
-      OP_REQUIRES(ctx, !t || t->shape() == element,
-                  errors::InvalidArgument("node '", name(), "': Tried to gather elements of different shapes: element ",
-                                          i, " has shape ", t->shape().DebugString(), ", the list's elements ",
-                                          element.DebugString()));
     }
-    TensorShape out_shape({n});
-    for (int d = 0; d < element.dims(); ++d) out_shape.AddDim(element.dim_size(d));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    const int64_t row = element.num_elements();
-    for (int64_t k = 0; k < n; ++k) {
-      const auto& t = in->tensors[indices.base<int32_t>()[k]];
-      if (t) {
-        CopyRow(*t, 0, out, k * row, row);
-      } else {
-        ZeroRow(out, k * row, row);
-      }
-    }
+    StackElements(ctx, *in, indices.value(), ctx->input(2), "gather");
   }
-
- private:
-  DataType element_dtype_ = tensorflow::DT_INVALID;
 };
 
 // TensorListScatterIntoExistingList: row k of `tensor` becomes element indices[k] (the
 // list grows to hold the largest index).
-class ScatterOp : public OpKernel {
+class ScatterOp : public ElementTypedOp {
  public:
-  explicit ScatterOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("element_dtype", &element_dtype_));
-  }
+  using ElementTypedOp::ElementTypedOp;
   void Compute(OpKernelContext* ctx) override {
     const TensorList* in = ListInput(ctx, 0);
     if (in == nullptr) return;
     OP_REQUIRES_OK(ctx, CheckDtype(*this, element_dtype_, *in));
     const Tensor& t = ctx->input(1);
-    const Tensor& indices = ctx->input(2);
-    OP_REQUIRES(ctx, t.dims() >= 1,
-                errors::InvalidArgument("node '", name(), "': Tensor must be at least a vector, but saw shape: ",
-                                        t.shape().DebugString()));
-    OP_REQUIRES(ctx, indices.dtype() == tensorflow::DT_INT32 && indices.dims() == 1,
-                errors::InvalidArgument("node '", name(), "': indices must be an int32 vector, not a ",
-                                        DataTypeString(indices.dtype()), " tensor of shape ",
-                                        indices.shape().DebugString()));
-    OP_REQUIRES(ctx, indices.NumElements() == t.dim_size(0),
+    TensorShape row_shape;
+    OP_REQUIRES_OK(ctx, CheckRows(*this, t, &row_shape));
+    auto indices = IndicesInput(*this, ctx->input(2));
+    OP_REQUIRES_OK(ctx, indices.status());
+    OP_REQUIRES(ctx, static_cast<int64_t>(indices.value().size()) == t.dim_size(0),
                 errors::InvalidArgument("node '", name(), "': Invalid number of rows in input tensor. Expected: ",
-                                        indices.NumElements(), " Actual: ", t.dim_size(0)));
-    OP_REQUIRES(ctx, CanCopyRows(t.dtype()),
-                errors::Unimplemented("node '", name(), "': scattering a ", DataTypeString(t.dtype()), " tensor"));
-    std::vector<int64_t> row_dims = t.shape().dim_sizes();
-    row_dims.erase(row_dims.begin());
-    const TensorShape row_shape(row_dims);
+                                        indices.value().size(), " Actual: ", t.dim_size(0)));
     OP_REQUIRES(ctx, in->element_shape.IsCompatibleWith(row_shape),
                 errors::InvalidArgument("node '", name(), "': Tried to scatter rows of shape ", row_shape.DebugString(),
                                         " into a list of elements of shape ", in->element_shape.DebugString()));
     TensorList out = *in;
-    const int64_t row = row_shape.num_elements();
-    for (int64_t k = 0; k < indices.NumElements(); ++k) {
-      const int32_t i = indices.base<int32_t>()[k];
+    for (size_t k = 0; k < indices.value().size(); ++k) {
+      const int64_t i = indices.value()[k];
       OP_REQUIRES(ctx, i >= 0, errors::InvalidArgument("node '", name(), "': Indices in TensorListScatter must all be "
                                                        "non-negative, but saw ", i));
       // Past the end the list grows, the elements between unset (TensorFlow's scatter).
       if (i >= static_cast<int64_t>(out.tensors.size())) out.tensors.resize(i + 1);
-      auto e = Tensor::Allocate(cpu_allocator(), t.dtype(), row_shape);
-      OP_REQUIRES_OK(ctx, e.status());
-      CopyRow(t, k * row, &e.value(), 0, row);
-      out.tensors[i] = std::move(e).value();
+      auto row = RowOf(t, static_cast<int64_t>(k), row_shape);
+      OP_REQUIRES_OK(ctx, row.status());
+      out.tensors[i] = std::move(row).value();
     }
     ctx->set_output(0, TensorListTensor(std::move(out)));
   }
-
- private:
-  DataType element_dtype_ = tensorflow::DT_INVALID;
 };
 
 // TensorListResize: the first `size` elements, or all of them and unset ones after.
