@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "client/gradient_checker.h"
+#include "tests/actors/gradient_check_util.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/attr_util.h"
 #include "graph/builder/batch_matmul_ops.h"
@@ -20,16 +21,6 @@ const DataType kDouble = tensorflow::DT_DOUBLE;
 Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
 const Tensor kX23 = Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3});
 
-void Check(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y,
-           double tolerance = kTolerance) {
-  REQUIRE(root.ok());
-  auto err = MaxGradientError(root, xs, values, y);
-  INFO(err.status().ToString());
-  REQUIRE(err.ok());
-  INFO("max error " << err.value());
-  CHECK(err.value() < tolerance);
-}
-
 // y = f(x) with x a [2,3] placeholder of known or unknown shape.
 template <class F>
 void CheckOne(const char* what, F f, const Tensor& value = kX23, bool known_shape = true,
@@ -38,7 +29,7 @@ void CheckOne(const char* what, F f, const Tensor& value = kX23, bool known_shap
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble,
                             known_shape ? PartialTensorShape(value.shape().dim_sizes()) : PartialTensorShape());
-  Check(root, {x}, {value}, f(root, x), tolerance);
+  testing::CheckGradient(root, {x}, {value}, f(root, x), tolerance);
 }
 
 TEST_CASE("slicing gradients: Slice, StridedSlice, Split, SplitV, Unpack", "[gradients]") {
@@ -104,7 +95,7 @@ void CheckBinary(const std::string& op, const Tensor& xv, const Tensor& zv) {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble);
   auto z = ops::Placeholder(root.WithOpName("z"), kDouble);
-  Check(root, {x, z}, {xv, zv}, ops::TypedOp(root.WithOpName("y"), op, {x, z}));
+  testing::CheckGradient(root, {x, z}, {xv, zv}, ops::TypedOp(root.WithOpName("y"), op, {x, z}));
 }
 
 TEST_CASE("extra element-wise gradients", "[gradients]") {
@@ -162,7 +153,7 @@ TEST_CASE("matrix gradients: BatchMatMulV2 with broadcasting, MatrixInverse, Mat
       auto y = ops::BatchMatMulV2(root, a, b, {ax, ay});
       Tensor av = Values({1, -2, 3, 0.5, 2, -1, 0.25, 1, -1.5, 2, 0.75, 1.25}, TensorShape({2, ax ? 3 : 2, ax ? 2 : 3}));
       Tensor bv = Values({0.3, 1, -1, 2, 0.7, -0.4}, ay ? TensorShape({1, 2, 3}) : TensorShape({1, 3, 2}));
-      Check(root, {a, b}, {av, bv}, y);
+      testing::CheckGradient(root, {a, b}, {av, bv}, y);
     }
   }
   const Tensor m = Values({2, 1, 0.5, -1, 3, 0.25, 0.5, 1, 4}, {3, 3});
@@ -183,13 +174,13 @@ TEST_CASE("matrix gradients: BatchMatMul (v1) and BatchMatMulV3 with broadcastin
         Scope root = Scope::NewRootScope();
         auto a = ops::Placeholder(root.WithOpName("a"), kDouble);
         auto b = ops::Placeholder(root.WithOpName("b"), kDouble);
-        Check(root, {a, b}, {av, bv}, ops::BatchMatMul(root, a, b, {ax, ay}));
+        testing::CheckGradient(root, {a, b}, {av, bv}, ops::BatchMatMul(root, a, b, {ax, ay}));
       }
       Scope root = Scope::NewRootScope();
       auto a = ops::Placeholder(root.WithOpName("a"), kDouble);
       auto b = ops::Placeholder(root.WithOpName("b"), kDouble);
       Tensor b1 = Values({0.3, 1, -1, 2, 0.7, -0.4}, ay ? TensorShape({1, 2, 3}) : TensorShape({1, 3, 2}));
-      Check(root, {a, b}, {av, b1}, ops::BatchMatMulV3(root, a, b, {ax, ay}));
+      testing::CheckGradient(root, {a, b}, {av, b1}, ops::BatchMatMulV3(root, a, b, {ax, ay}));
     }
   }
 }

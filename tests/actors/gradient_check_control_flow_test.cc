@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "client/gradient_checker.h"
+#include "tests/actors/gradient_check_util.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"
@@ -16,21 +17,10 @@
 namespace tensoract {
 namespace {
 
-constexpr double kTolerance = 1e-4;
 const DataType kDouble = tensorflow::DT_DOUBLE;
 const PartialTensorShape kScalar(std::vector<int64_t>{});
 
 Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
-
-void Check(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y) {
-  INFO(root.status().ToString());
-  REQUIRE(root.ok());
-  auto err = MaxGradientError(root, xs, values, y);
-  INFO(err.status().ToString());
-  REQUIRE(err.ok());
-  INFO("max error " << err.value());
-  CHECK(err.value() < kTolerance);
-}
 
 ops::CondFn Less(const Output& n) {
   return [n](const Scope& s, const std::vector<Output>& v, Output* pred) {
@@ -59,7 +49,7 @@ TEST_CASE("a conditional's gradient flows back through the branch that ran", "[g
                 },
                 &y)
                 .ok());
-    Check(root, {x, w}, {Values({sign * 1, sign * 2, -0.5 * sign}, {3}), Values({0.3, -1, 2}, {3})}, y[0]);
+    testing::CheckGradient(root, {x, w}, {Values({sign * 1, sign * 2, -0.5 * sign}, {3}), Values({0.3, -1, 2}, {3})}, y[0]);
   }
 }
 
@@ -78,7 +68,7 @@ TEST_CASE("x^n by repeated multiplication: the gradient is n x^(n-1)", "[gradien
                 },
                 &r)
                 .ok());
-    Check(root, {x}, {Values({1.3, -0.7}, {2})}, r[1]);
+    testing::CheckGradient(root, {x}, {Values({1.3, -0.7}, {2})}, r[1]);
   }
 }
 
@@ -98,7 +88,7 @@ TEST_CASE("the gradient of a loop's result also reaches its initial value", "[gr
               },
               &r, options)
               .ok());
-  Check(root, {a0, w}, {Values({0.1, -0.4, 0.8}, {3}), Values({1.2, -0.6, 0.3}, {3})}, r[1]);
+  testing::CheckGradient(root, {a0, w}, {Values({0.1, -0.4, 0.8}, {3}), Values({1.2, -0.6, 0.3}, {3})}, r[1]);
 }
 
 TEST_CASE("a small RNN: h = tanh(W h + U x_t + b) over a sequence, gradients for every weight",
@@ -126,7 +116,7 @@ TEST_CASE("a small RNN: h = tanh(W h + U x_t + b) over a sequence, gradients for
                 &r, options)
                 .ok());
     auto loss = ops::Sum(root, ops::Square(root, r[1]), {0, 1});
-    Check(root, {xs, W, U, b, h0},
+    testing::CheckGradient(root, {xs, W, U, b, h0},
           {Values({0.5, -1, 0.2, 0.3, -0.7, 0.9, 1.1, 0.4, -0.2, -0.6}, {5, 2}),
            Values({0.1, -0.3, 0.2, 0.4, 0.05, -0.2, -0.1, 0.3, 0.25}, {3, 3}),
            Values({0.6, -0.4, 0.3, -0.2, 0.5, 0.1}, {2, 3}), Values({0.05, -0.1, 0.2}, {1, 3}),
@@ -161,7 +151,7 @@ TEST_CASE("a conditional inside a loop body: each iteration's branch is differen
               },
               &r)
               .ok());
-  Check(root, {x}, {Values({0.9, -1.1}, {2})}, r[1]);
+  testing::CheckGradient(root, {x}, {Values({0.9, -1.1}, {2})}, r[1]);
 }
 
 TEST_CASE("a loop nested in a loop: the inner loop's values are saved per outer iteration",
@@ -186,7 +176,7 @@ TEST_CASE("a loop nested in a loop: the inner loop's values are saved per outer 
               },
               &r)
               .ok());
-  Check(root, {x}, {Values({0.8, -1.2}, {2})}, r[1]);
+  testing::CheckGradient(root, {x}, {Values({0.8, -1.2}, {2})}, r[1]);
 }
 
 TEST_CASE("many iterations: a 1000-step loop's gradient comes back through 1000 stack pops",

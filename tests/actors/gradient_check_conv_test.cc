@@ -6,6 +6,7 @@
 #include <string>
 
 #include "client/gradient_checker.h"
+#include "tests/actors/gradient_check_util.h"
 #include "graph/builder/attr_util.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
@@ -15,22 +16,12 @@ namespace {
 
 // As in gradient_check_test.cc: central differences with delta 1e-3 are exact for the
 // bilinear convolutions up to rounding, and a wrong gradient is off by far more.
-constexpr double kTolerance = 1e-4;
 const DataType kDouble = tensorflow::DT_DOUBLE;
 
 Tensor Pattern(TensorShape shape, double seed) {
   std::vector<double> v(shape.num_elements());
   for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.9 * static_cast<double>(i) + seed);
   return Tensor::FromVector<double>(v, shape);
-}
-
-void Check(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y) {
-  INFO(root.status().ToString());
-  auto err = MaxGradientError(root, xs, values, y);
-  INFO(err.status().ToString());
-  REQUIRE(err.ok());
-  INFO("max error " << err.value());
-  CHECK(err.value() < kTolerance);
 }
 
 struct ConvCase {
@@ -57,7 +48,7 @@ TEST_CASE("Conv2D's gradient with respect to input and filter: SAME, VALID, stri
     ops::Conv2DAttrs attrs;
     attrs.dilations = c.dilations;
     auto y = ops::Conv2D(root.WithOpName("y"), x, f, c.strides, c.padding, attrs);
-    Check(root, {x, f}, {Pattern(c.input, 0.2), Pattern(c.filter, 1.1)}, y);
+    testing::CheckGradient(root, {x, f}, {Pattern(c.input, 0.2), Pattern(c.filter, 1.1)}, y);
   }
 }
 
@@ -69,7 +60,7 @@ TEST_CASE("the gradients of Conv2DBackpropInput and Conv2DBackpropFilter", "[gra
     auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
     auto sizes = ops::Const(root, {1, 5, 5, 2});
     auto y = ops::Conv2DBackpropInput(root.WithOpName("y"), sizes, f, dy, strides, "SAME");
-    Check(root, {f, dy}, {Pattern({3, 3, 2, 2}, 0.4), Pattern({1, 3, 3, 2}, 0.8)}, y);
+    testing::CheckGradient(root, {f, dy}, {Pattern({3, 3, 2, 2}, 0.4), Pattern({1, 3, 3, 2}, 0.8)}, y);
   }
   SECTION("Conv2DBackpropFilter, with respect to input and out_backprop") {
     Scope root = Scope::NewRootScope();
@@ -77,7 +68,7 @@ TEST_CASE("the gradients of Conv2DBackpropInput and Conv2DBackpropFilter", "[gra
     auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
     auto sizes = ops::Const(root, {3, 3, 2, 2});
     auto y = ops::Conv2DBackpropFilter(root.WithOpName("y"), x, sizes, dy, strides, "SAME");
-    Check(root, {x, dy}, {Pattern({1, 5, 5, 2}, 0.4), Pattern({1, 3, 3, 2}, 0.8)}, y);
+    testing::CheckGradient(root, {x, dy}, {Pattern({1, 5, 5, 2}, 0.4), Pattern({1, 3, 3, 2}, 0.8)}, y);
   }
 }
 
@@ -90,7 +81,7 @@ TEST_CASE("MaxPool's gradient, at values without ties", "[gradients][conv]") {
     // A permutation of 0.1 * [0, 50): no two values within the checker's delta of each other.
     std::vector<double> v(50);
     for (int i = 0; i < 50; ++i) v[i] = 0.1 * ((i * 17) % 50);
-    Check(root, {x}, {Tensor::FromVector<double>(v, {1, 5, 5, 2})}, y);
+    testing::CheckGradient(root, {x}, {Tensor::FromVector<double>(v, {1, 5, 5, 2})}, y);
   }
 }
 
@@ -110,7 +101,7 @@ TEST_CASE("MaxPoolGrad's and MaxPoolGradGrad's gradients with respect to grad", 
       auto pooled = ops::MaxPool(root, x, {1, 3, 3, 1}, {1, 2, 2, 1}, padding);
       auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
       auto y = ops::MaxPoolGrad(root.WithOpName("y"), x, pooled, dy, {1, 3, 3, 1}, {1, 2, 2, 1}, padding);
-      Check(root, {dy}, {Pattern({1, out, out, 2}, 0.2)}, y);
+      testing::CheckGradient(root, {dy}, {Pattern({1, out, out, 2}, 0.2)}, y);
     }
     {
       Scope root = Scope::NewRootScope();
@@ -120,7 +111,7 @@ TEST_CASE("MaxPoolGrad's and MaxPoolGradGrad's gradients with respect to grad", 
       ops::Attrs attrs = {{"ksize", ops::IntListAttr({1, 3, 3, 1})}, {"strides", ops::IntListAttr({1, 2, 2, 1})},
                           {"padding", ops::StringAttr(padding)}};
       auto y = ops::TypedOp(root.WithOpName("y"), "MaxPoolGradGrad", {x, pooled, g}, attrs);
-      Check(root, {g}, {Pattern({1, 5, 5, 2}, 0.6)}, y);
+      testing::CheckGradient(root, {g}, {Pattern({1, 5, 5, 2}, 0.6)}, y);
     }
   }
 }
@@ -143,7 +134,7 @@ TEST_CASE("MaxPoolV2's, MaxPoolGradV2's and MaxPoolGradGradV2's gradients", "[gr
       auto x = ops::Placeholder(root.WithOpName("x"), kDouble);
       auto y = ops::TypedOp(root.WithOpName("y"), "MaxPoolV2",
                             {x, ops::Const(root, {1, 3, 3, 1}), ops::Const(root, {1, 2, 2, 1})}, attrs);
-      Check(root, {x}, {x_value}, y);
+      testing::CheckGradient(root, {x}, {x_value}, y);
     }
     for (const char* op : {"MaxPoolGradV2", "MaxPoolGradGradV2"}) {
       INFO(op);
@@ -155,7 +146,7 @@ TEST_CASE("MaxPoolV2's, MaxPoolGradV2's and MaxPoolGradGradV2's gradients", "[gr
       auto pooled = ops::TypedOp(root, "MaxPoolV2", {x, ksize, strides}, attrs);
       auto g = ops::Placeholder(root.WithOpName("g"), kDouble);
       auto y = ops::TypedOp(root.WithOpName("y"), op, {x, pooled, g, ksize, strides}, attrs);
-      Check(root, {g}, {grad_grad ? Pattern({1, 5, 5, 2}, 0.6) : Pattern({1, out, out, 2}, 0.2)}, y);
+      testing::CheckGradient(root, {g}, {grad_grad ? Pattern({1, 5, 5, 2}, 0.6) : Pattern({1, out, out, 2}, 0.2)}, y);
     }
   }
 }
@@ -166,7 +157,7 @@ TEST_CASE("AvgPool's gradient, SAME (partial edge windows) and VALID", "[gradien
     Scope root = Scope::NewRootScope();
     auto x = ops::Placeholder(root.WithOpName("x"), kDouble);
     auto y = ops::AvgPool(root.WithOpName("y"), x, {1, 2, 3, 1}, {1, 2, 2, 1}, padding);
-    Check(root, {x}, {Pattern({2, 5, 7, 2}, 0.5)}, y);
+    testing::CheckGradient(root, {x}, {Pattern({2, 5, 7, 2}, 0.5)}, y);
   }
 }
 
@@ -175,7 +166,7 @@ TEST_CASE("AvgPoolGrad's gradient is AvgPool", "[gradients][conv]") {
   auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
   auto sizes = ops::Const(root, {1, 5, 5, 2});
   auto y = ops::AvgPoolGrad(root.WithOpName("y"), sizes, dy, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
-  Check(root, {dy}, {Pattern({1, 3, 3, 2}, 0.3)}, y);
+  testing::CheckGradient(root, {dy}, {Pattern({1, 3, 3, 2}, 0.3)}, y);
 }
 
 }  // namespace

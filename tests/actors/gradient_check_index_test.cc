@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "client/gradient_checker.h"
+#include "tests/actors/gradient_check_util.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
@@ -13,21 +14,11 @@
 namespace tensoract {
 namespace {
 
-constexpr double kTolerance = 1e-4;
 const DataType kDouble = tensorflow::DT_DOUBLE;
 
 Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
 // No two entries equal (TopKV2 and ClipByValue have kinks at ties) and none at a clip bound.
 const Tensor kX23 = Values({1, 2.5, -3, 0.5, 1.75, -2}, {2, 3});
-
-void Check(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y) {
-  REQUIRE(root.ok());
-  auto err = MaxGradientError(root, xs, values, y);
-  INFO(err.status().ToString());
-  REQUIRE(err.ok());
-  INFO("max error " << err.value());
-  CHECK(err.value() < kTolerance);
-}
 
 // y = f(x) with x a placeholder of `value`'s shape (or of unknown shape).
 template <class F>
@@ -36,7 +27,7 @@ void CheckOne(const char* what, F f, const Tensor& value = kX23, bool known_shap
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble,
                             known_shape ? PartialTensorShape(value.shape().dim_sizes()) : PartialTensorShape());
-  Check(root, {x}, {value}, f(root, x));
+  testing::CheckGradient(root, {x}, {value}, f(root, x));
 }
 
 TEST_CASE("ReverseV2, MirrorPad and MirrorPadGrad gradients", "[gradients]") {
@@ -117,7 +108,7 @@ TEST_CASE("TopKV2 and ClipByValue gradients", "[gradients]") {
   auto t = ops::Placeholder(root.WithOpName("t"), kDouble, PartialTensorShape({2, 3}));
   auto lo = ops::Placeholder(root.WithOpName("lo"), kDouble, PartialTensorShape(std::vector<int64_t>{}));
   auto hi = ops::Placeholder(root.WithOpName("hi"), kDouble, PartialTensorShape({2, 3}));
-  Check(root, {t, lo, hi}, {kX23, Tensor::Scalar<double>(-1.5), Values({0.75, 2, 0, 1, 3, 1}, {2, 3})},
+  testing::CheckGradient(root, {t, lo, hi}, {kX23, Tensor::Scalar<double>(-1.5), Values({0.75, 2, 0, 1, 3, 1}, {2, 3})},
         ops::Square(root, ops::ClipByValue(root, t, lo, hi)));
 }
 

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "client/gradient_checker.h"
+#include "tests/actors/gradient_check_util.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/control_flow.h"
 #include "graph/builder/list_ops.h"
@@ -15,20 +16,9 @@
 namespace tensoract {
 namespace {
 
-constexpr double kTolerance = 1e-4;
 const DataType kDouble = tensorflow::DT_DOUBLE;
 
 Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
-
-void Check(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y) {
-  INFO(root.status().ToString());
-  REQUIRE(root.ok());
-  auto err = MaxGradientError(root, xs, values, y);
-  INFO(err.status().ToString());
-  REQUIRE(err.ok());
-  INFO("max error " << err.value());
-  CHECK(err.value() < kTolerance);
-}
 
 TEST_CASE("gradients flow through a list's unstack, reads, writes, push, pop and stack", "[gradients][list]") {
   Scope root = Scope::NewRootScope();
@@ -45,7 +35,7 @@ TEST_CASE("gradients flow through a list's unstack, reads, writes, push, pop and
   Output stacked = ops::TensorListStack(root, popped[0], {3}, kDouble, 3);
   Output loss = ops::Add(root, ops::Sum(root, ops::Mul(root, stacked, stacked), {0, 1}),
                          ops::Sum(root, ops::Mul(root, popped[1], w), {0}));
-  Check(root, {xs, w},
+  testing::CheckGradient(root, {xs, w},
         {Values({0.5, -1, 0.2, 0.3, -0.7, 0.9, 1.1, 0.4, -0.2, -0.6, 0.8, 0.1}, {4, 3}), Values({0.3, -0.5, 1.2}, {3})},
         loss);
 }
@@ -58,7 +48,7 @@ TEST_CASE("gradients flow through a list's gather, scatter and resize", "[gradie
   list = ops::TensorListScatterIntoExistingList(root, list, ops::Tanh(root, ys), {0, 4});  // overwrites row 0
   Output picked = ops::TensorListGather(root, list, {4, 1, 1, 0, 2}, {3}, kDouble);
   Output loss = ops::Sum(root, ops::Mul(root, picked, picked), {0, 1});
-  Check(root, {xs, ys},
+  testing::CheckGradient(root, {xs, ys},
         {Values({0.5, -1, 0.2, 0.3, -0.7, 0.9, 1.1, 0.4, -0.2, -0.6, 0.8, 0.1}, {4, 3}),
          Values({0.2, -0.4, 0.6, -0.1, 0.3, 0.7}, {2, 3})},
         loss);
@@ -89,7 +79,7 @@ TEST_CASE("a TensorArray written in a while loop gets each iteration's gradient"
               .ok());
   Output ys = ops::TensorListStack(root, r[2], {3}, kDouble);
   Output loss = ops::Add(root, ops::Sum(root, ops::Mul(root, ys, ys), {0, 1}), ops::Sum(root, r[1], {0, 1}));
-  Check(root, {xs, W},
+  testing::CheckGradient(root, {xs, W},
         {Values({0.5, -1, 0.2, 0.3, -0.7, 0.9, 1.1, 0.4, -0.2, -0.6, 0.8, 0.1}, {4, 3}),
          Values({0.1, -0.3, 0.2, 0.4, 0.05, -0.2, -0.1, 0.3, 0.25}, {3, 3})},
         loss);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "client/gradient_checker.h"
+#include "tests/actors/gradient_check_util.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
@@ -12,28 +13,18 @@
 namespace tensoract {
 namespace {
 
-constexpr double kTolerance = 1e-4;
 const DataType kDouble = tensorflow::DT_DOUBLE;
 
 Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
 // None at 0, where LeakyRelu and Selu have their kinks.
 const Tensor kX23 = Values({1, 2.5, -3, 0.5, 1.75, -0.2}, {2, 3});
 
-void Check(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y) {
-  REQUIRE(root.ok());
-  auto err = MaxGradientError(root, xs, values, y);
-  INFO(err.status().ToString());
-  REQUIRE(err.ok());
-  INFO("max error " << err.value());
-  CHECK(err.value() < kTolerance);
-}
-
 template <class F>
 void CheckOne(const char* what, F f, const Tensor& value = kX23) {
   INFO(what);
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape(value.shape().dim_sizes()));
-  Check(root, {x}, {value}, f(root, x));
+  testing::CheckGradient(root, {x}, {value}, f(root, x));
 }
 
 TEST_CASE("Erf, Sin and Cos gradients", "[gradients]") {
@@ -47,7 +38,7 @@ TEST_CASE("Atan2's gradient reaches both inputs and sums broadcast dimensions", 
   Scope root = Scope::NewRootScope();
   auto y = ops::Placeholder(root.WithOpName("y"), kDouble, PartialTensorShape({2, 1}));
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({3}));
-  Check(root, {y, x}, {Values({0.5, -2}, {2, 1}), Values({1, -1.5, 0.25}, {3})}, ops::Atan2(root, y, x));
+  testing::CheckGradient(root, {y, x}, {Values({0.5, -2}, {2, 1}), Values({1, -1.5, 0.25}, {3})}, ops::Atan2(root, y, x));
 }
 
 TEST_CASE("LeakyRelu, Selu, their gradient helpers and L2Loss gradients", "[gradients]") {

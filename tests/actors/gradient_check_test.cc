@@ -3,26 +3,16 @@
 #include <catch2/catch.hpp>
 
 #include "client/gradient_checker.h"
+#include "tests/actors/gradient_check_util.h"
 #include "graph/builder/attr_util.h"
 #include "graph/builder/ops.h"
 
 namespace tensoract {
 namespace {
 
-// Central differences with delta 1e-3 are off by about delta^2/6 * f''', which for exp(2)
-// is 1e-6; a wrong gradient is off by far more.
-constexpr double kTolerance = 1e-4;
 const DataType kDouble = tensorflow::DT_DOUBLE;
 
 Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
-
-void Check(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y) {
-  auto err = MaxGradientError(root, xs, values, y);
-  INFO(err.status().ToString());
-  REQUIRE(err.ok());
-  INFO("max error " << err.value());
-  CHECK(err.value() < kTolerance);
-}
 
 TEST_CASE("MatMul's gradient, every transpose combination", "[gradients]") {
   for (bool ta : {false, true}) {
@@ -34,7 +24,7 @@ TEST_CASE("MatMul's gradient, every transpose combination", "[gradients]") {
       auto y = ops::MatMul(root.WithOpName("y"), a, b, {ta, tb});
       Tensor av = Values({1, -2, 3, 0.5, 2, -1}, ta ? TensorShape({3, 2}) : TensorShape({2, 3}));
       Tensor bv = Values({0.3, 1, -1, 2, 0.7, -0.4, 1.5, 2, 0.1, -3, 1, 0.25}, tb ? TensorShape({4, 3}) : TensorShape({3, 4}));
-      Check(root, {a, b}, {av, bv}, y);
+      testing::CheckGradient(root, {a, b}, {av, bv}, y);
     }
   }
 }
@@ -44,7 +34,7 @@ TEST_CASE("Add, Mul and Identity of equal shapes; a tensor used twice", "[gradie
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({3}));
   auto z = ops::Placeholder(root.WithOpName("z"), kDouble, PartialTensorShape({3}));
   auto y = ops::Add(root.WithOpName("y"), ops::Mul(root, x, z), ops::Identity(root, ops::Mul(root, x, x)));
-  Check(root, {x, z}, {Values({1, 2, -3}, {3}), Values({0.5, -1, 4}, {3})}, y);
+  testing::CheckGradient(root, {x, z}, {Values({1, 2, -3}, {3}), Values({0.5, -1, 4}, {3})}, y);
 }
 
 // y = f(x) for a unary op given by name, checked at `values`.
@@ -53,7 +43,7 @@ void CheckUnary(const std::string& op, std::vector<double> values) {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({2, 2}));
   auto y = ops::TypedOp(root.WithOpName("y"), op, {x});
-  Check(root, {x}, {Values(values, {2, 2})}, y);
+  testing::CheckGradient(root, {x}, {Values(values, {2, 2})}, y);
 }
 
 TEST_CASE("element-wise unary gradients", "[gradients]") {
@@ -70,7 +60,7 @@ TEST_CASE("broadcasting binary gradients sum over the broadcast dimensions", "[g
     auto x = ops::Placeholder(root.WithOpName("x"), kDouble);  // unknown shapes: the dynamic path
     auto z = ops::Placeholder(root.WithOpName("z"), kDouble);
     auto y = ops::TypedOp(root.WithOpName("y"), op, {x, z});
-    Check(root, {x, z}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3}), Values({0.5, -1.25, 4}, {3})}, y);
+    testing::CheckGradient(root, {x, z}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3}), Values({0.5, -1.25, 4}, {3})}, y);
   }
 }
 
@@ -85,7 +75,7 @@ TEST_CASE("Sum, Mean and Reshape gradients", "[gradients]") {
                                   {"Tidx", ops::TypeAttr(tensorflow::DT_INT32)},
                                   {"keep_dims", ops::BoolAttr(keep)}}),
                       0);
-      Check(root, {x}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3})}, y);
+      testing::CheckGradient(root, {x}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3})}, y);
     }
   }
   Scope root = Scope::NewRootScope();
@@ -94,7 +84,7 @@ TEST_CASE("Sum, Mean and Reshape gradients", "[gradients]") {
                                     {{"T", ops::TypeAttr(kDouble)}, {"Tshape", ops::TypeAttr(tensorflow::DT_INT32)}}),
                          0);
   auto y = ops::Mul(root, reshaped, 2.0);
-  Check(root, {x}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3})}, y);
+  testing::CheckGradient(root, {x}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3})}, y);
 }
 
 TEST_CASE("BiasAdd, Softmax and softmax cross-entropy gradients", "[gradients]") {
@@ -103,20 +93,20 @@ TEST_CASE("BiasAdd, Softmax and softmax cross-entropy gradients", "[gradients]")
     auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({2, 3}));
     auto b = ops::Placeholder(root.WithOpName("b"), kDouble, PartialTensorShape({3}));
     auto y = ops::TypedOp(root.WithOpName("y"), "BiasAdd", {x, b}, {{"data_format", ops::StringAttr("NHWC")}});
-    Check(root, {x, b}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3}), Values({0.1, -0.2, 0.3}, {3})}, y);
+    testing::CheckGradient(root, {x, b}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3}), Values({0.1, -0.2, 0.3}, {3})}, y);
   }
   {
     Scope root = Scope::NewRootScope();
     auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({2, 3}));
     auto y = ops::TypedOp(root.WithOpName("y"), "Softmax", {x});
-    Check(root, {x}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3})}, y);
+    testing::CheckGradient(root, {x}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3})}, y);
   }
   {
     Scope root = Scope::NewRootScope();
     auto logits = ops::Placeholder(root.WithOpName("logits"), kDouble, PartialTensorShape({2, 3}));
     Node* xent = root.AddOp("SparseSoftmaxCrossEntropyWithLogits", "xent", {logits, Input({2, 0})},
                             {{"T", ops::TypeAttr(kDouble)}, {"Tlabels", ops::TypeAttr(tensorflow::DT_INT32)}});
-    Check(root, {logits}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3})}, Output(xent, 0));
+    testing::CheckGradient(root, {logits}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3})}, Output(xent, 0));
   }
   {
     // Dense labels (a distribution per row): the loss's gradient for logits and labels.
@@ -125,7 +115,7 @@ TEST_CASE("BiasAdd, Softmax and softmax cross-entropy gradients", "[gradients]")
     auto labels = ops::Placeholder(root.WithOpName("labels"), kDouble, PartialTensorShape({2, 3}));
     Node* xent = root.AddOp("SoftmaxCrossEntropyWithLogits", "xent", {logits, labels},
                             {{"T", ops::TypeAttr(kDouble)}});
-    Check(root, {logits, labels},
+    testing::CheckGradient(root, {logits, labels},
           {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3}), Values({0.2, 0.3, 0.5, 0.6, 0.1, 0.3}, {2, 3})},
           Output(xent, 0));
   }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "client/gradient_checker.h"
+#include "tests/actors/gradient_check_util.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/attr_util.h"
 #include "graph/builder/math_ops.h"
@@ -15,19 +16,9 @@
 namespace tensoract {
 namespace {
 
-constexpr double kTolerance = 1e-4;
 const DataType kDouble = tensorflow::DT_DOUBLE;
 
 Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
-
-void Check(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y) {
-  REQUIRE(root.ok());
-  auto err = MaxGradientError(root, xs, values, y);
-  INFO(err.status().ToString());
-  REQUIRE(err.ok());
-  INFO("max error " << err.value());
-  CHECK(err.value() < kTolerance);
-}
 
 // The loss and the backprop output both used: a gradient reaches output 1 too, and the
 // logits' gradient must include the softmax's gradient of it (TensorFlow's grad_grad term).
@@ -40,7 +31,7 @@ TEST_CASE("SoftmaxCrossEntropyWithLogits: the logits' gradient includes the back
   ops::CrossEntropyOutputs out = ops::SoftmaxCrossEntropyWithLogits(root, logits, labels);
   auto weights = ops::Const(root, {{0.5, -1.5, 2.0}, {1.0, 0.25, -0.75}});
   auto y = ops::Add(root, out.loss, ops::Sum(root, ops::Mul(root, out.backprop, weights), 1));
-  Check(root, {logits}, {Values({0.1, -0.4, 1.2, 2.0, 0.3, -1.0}, {2, 3})}, y);
+  testing::CheckGradient(root, {logits}, {Values({0.1, -0.4, 1.2, 2.0, 0.3, -1.0}, {2, 3})}, y);
 }
 
 TEST_CASE("SparseSoftmaxCrossEntropyWithLogits: the logits' gradient includes the backprop output's",
@@ -51,7 +42,7 @@ TEST_CASE("SparseSoftmaxCrossEntropyWithLogits: the logits' gradient includes th
   ops::CrossEntropyOutputs out = ops::SparseSoftmaxCrossEntropyWithLogits(root, logits, labels);
   auto weights = ops::Const(root, {{0.5, -1.5}, {2.0, 1.0}, {0.25, -0.75}});
   auto y = ops::Add(root, ops::Mul(root, out.loss, 3.0), ops::Sum(root, ops::Mul(root, out.backprop, weights), 1));
-  Check(root, {logits}, {Values({0.1, -0.4, 1.2, 2.0, 0.3, -1.0}, {3, 2})}, y);
+  testing::CheckGradient(root, {logits}, {Values({0.1, -0.4, 1.2, 2.0, 0.3, -1.0}, {3, 2})}, y);
 }
 
 // A fed axis (PlaceholderWithDefault: not a constant when the gradient is built) and
@@ -65,7 +56,7 @@ TEST_CASE("GatherV2: the gradient with a fed axis and unknown ranks", "[gradient
     auto fed_axis = ops::PlaceholderWithDefault(root, ops::Const(root, axis), PartialTensorShape());
     auto indices = ops::Const(root, {{1, 0}, {1, 1}});
     auto y = ops::Square(root, ops::GatherV2(root, x, indices, fed_axis));
-    Check(root, {x}, {params}, y);
+    testing::CheckGradient(root, {x}, {params}, y);
   }
 }
 
@@ -74,7 +65,7 @@ TEST_CASE("GatherV2: the gradient with a constant axis 0 and 2-D indices", "[gra
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({3, 2}));
   auto indices = ops::Cast(root, {{2, 0}, {2, 2}}, tensorflow::DT_INT64);
   auto y = ops::Square(root, ops::GatherV2(root, x, indices, 0));
-  Check(root, {x}, {Values({1, 2, -3, 0.5, 1.5, -2}, {3, 2})}, y);
+  testing::CheckGradient(root, {x}, {Values({1, 2, -3, 0.5, 1.5, -2}, {3, 2})}, y);
 }
 
 // Logits and labels broadcast against each other: both gradients come back in their
@@ -106,7 +97,7 @@ TEST_CASE("SoftmaxCrossEntropyWithLogits: broadcast logits and labels get gradie
       return Values(v, TensorShape(shape));
     };
     ops::CrossEntropyOutputs out = ops::SoftmaxCrossEntropyWithLogits(root, logits, labels);
-    Check(root, {logits, labels}, {values(sh.logits, false), values(sh.labels, true)}, out.loss);
+    testing::CheckGradient(root, {logits, labels}, {values(sh.logits, false), values(sh.labels, true)}, out.loss);
   }
 }
 
@@ -119,7 +110,7 @@ TEST_CASE("MaxPool: the gradient with EXPLICIT padding", "[gradients]") {
                          {"strides", ops::IntListAttr({1, 2, 1, 1})},
                          {"padding", ops::StringAttr("EXPLICIT")},
                          {"explicit_paddings", ops::IntListAttr({0, 0, 1, 0, 0, 1, 0, 0})}});
-  Check(root, {x}, {Values({0.5, -1, 2, 3.5, -2.5, 1.25, 0.75, -0.25, 4, -3, 1.5, 2.25}, {1, 3, 4, 1})},
+  testing::CheckGradient(root, {x}, {Values({0.5, -1, 2, 3.5, -2.5, 1.25, 0.75, -0.25, 4, -3, 1.5, 2.25}, {1, 3, 4, 1})},
         ops::Square(root, y));
 }
 
@@ -134,7 +125,7 @@ TEST_CASE("Mean: the gradient with known and unknown shapes", "[gradients]") {
       auto x = ops::Placeholder(root.WithOpName("x"), kDouble,
                                 known ? PartialTensorShape({2, 3, 2}) : PartialTensorShape());
       auto y = ops::Mean(root, ops::Square(root, x), {-1, 0}, {keep});
-      Check(root, {x}, {value}, y);
+      testing::CheckGradient(root, {x}, {value}, y);
     }
   }
 }
@@ -150,7 +141,7 @@ TEST_CASE("Split and SplitV into one piece: the piece's gradient is the input's"
   OutputList s = ops::Split(root, 0, x, 1);
   auto y = ops::Add(root, ops::Sum(root, ops::Mul(root, v[0], weights), {0, 1}),
                     ops::Sum(root, ops::Square(root, s[0]), {0, 1}));
-  Check(root, {x}, {Values({0.1, -0.4, 1.2, 2.0, 0.3, -1.0}, {2, 3})}, y);
+  testing::CheckGradient(root, {x}, {Values({0.1, -0.4, 1.2, 2.0, 0.3, -1.0}, {2, 3})}, y);
 }
 
 TEST_CASE("Floor, Ceil and Round pass no gradient back", "[gradients]") {
@@ -195,7 +186,7 @@ TEST_CASE("second derivatives: the gradients of the element-wise gradient ops", 
     Scope root = Scope::NewRootScope();
     auto a = ops::Placeholder(root.WithOpName("a"), kDouble, PartialTensorShape({2, 3}));
     auto b = ops::Placeholder(root.WithOpName("b"), kDouble, PartialTensorShape({2, 3}));
-    Check(root, {a, b}, {c.first, dy_value}, ops::TypedOp(root, c.op, {a, b}));
+    testing::CheckGradient(root, {a, b}, {c.first, dy_value}, ops::TypedOp(root, c.op, {a, b}));
   }
   // ReluGrad, Relu6Grad, EluGrad and SoftplusGrad take (gradients, features or outputs).
   for (const char* op : {"ReluGrad", "Relu6Grad", "EluGrad", "SoftplusGrad"}) {
@@ -203,14 +194,14 @@ TEST_CASE("second derivatives: the gradients of the element-wise gradient ops", 
     Scope root = Scope::NewRootScope();
     auto g = ops::Placeholder(root.WithOpName("g"), kDouble, PartialTensorShape({2, 3}));
     auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({2, 3}));
-    Check(root, {g, x}, {dy_value, Values({0.3, -0.6, 7, 0.45, -0.2, 5.5}, {2, 3})}, ops::TypedOp(root, op, {g, x}));
+    testing::CheckGradient(root, {g, x}, {dy_value, Values({0.3, -0.6, 7, 0.45, -0.2, 5.5}, {2, 3})}, ops::TypedOp(root, op, {g, x}));
   }
   for (const char* format : {"NHWC", "NCHW"}) {
     INFO(format);
     Scope root = Scope::NewRootScope();
     auto g = ops::Placeholder(root.WithOpName("g"), kDouble, PartialTensorShape({2, 3, 2}));
     auto y = ops::TypedOp(root, "BiasAddGrad", {g}, {{"data_format", ops::StringAttr(format)}});
-    Check(root, {g}, {Values({1, 2, -3, 0.5, 1.5, -2, 4, 0.25, -1, 3, 2.5, -0.5}, {2, 3, 2})}, ops::Square(root, y));
+    testing::CheckGradient(root, {g}, {Values({1, 2, -3, 0.5, 1.5, -2, 4, 0.25, -1, 3, 2.5, -0.5}, {2, 3, 2})}, ops::Square(root, y));
   }
 }
 
@@ -218,7 +209,7 @@ TEST_CASE("DivNoNan: the gradient, zero where the divisor is zero", "[gradients]
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({2, 3}));
   auto y = ops::Placeholder(root.WithOpName("y"), kDouble, PartialTensorShape({3}));
-  Check(root, {x, y}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3}), Values({0.5, -2, 1.25}, {3})},
+  testing::CheckGradient(root, {x, y}, {Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3}), Values({0.5, -2, 1.25}, {3})},
         ops::DivNoNan(root, x, y));
 }
 
@@ -232,8 +223,8 @@ TEST_CASE("Prod: the gradient over several axes, with zeros", "[gradients]") {
       Scope root = Scope::NewRootScope();
       auto x = ops::Placeholder(root.WithOpName("x"), kDouble,
                                 known ? PartialTensorShape({2, 3, 2}) : PartialTensorShape());
-      Check(root, {x}, {value}, ops::Prod(root, x, {-1, 0}, {keep}));
-      Check(root, {x}, {value}, ops::Prod(root, x, 1, {keep}));
+      testing::CheckGradient(root, {x}, {value}, ops::Prod(root, x, {-1, 0}, {keep}));
+      testing::CheckGradient(root, {x}, {value}, ops::Prod(root, x, 1, {keep}));
     }
   }
 }
