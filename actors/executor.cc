@@ -130,6 +130,9 @@ struct ExecutorState {
   std::shared_ptr<Device> device_owner;  // see ExecutorArgs
   int64_t step_id = 0;
   bool collect_stats = false;
+  // Every kernel of this step runs in the executor's handler, on its caller's thread
+  // (RunOptions::inter_op_thread_pool -1): none is handed to the device's threads.
+  bool on_caller_thread = false;
   std::unique_ptr<StepCallFrame> frame;
   FrameState root_frame;
   IterationState* root = nullptr;  // the root frame's only iteration
@@ -189,10 +192,11 @@ void Finish(Self* self, Status status) {
 // Sets the executor up for step `step_id` (its first, or a later one once idle): what a
 // step owns starts afresh; the plan, the device and the retired iterations' arrays stay.
 void BeginStep(ExecutorState& st, int64_t step_id, std::vector<Tensor> args, bool collect_stats,
-               std::shared_ptr<const WatchSpec> watch) {
+               std::shared_ptr<const WatchSpec> watch, bool on_caller_thread) {
   st.step_id = step_id;
   st.watch = watch ? std::make_unique<StepWatch>(std::move(watch), st.plan.get(), step_id) : nullptr;
   st.collect_stats = collect_stats;
+  st.on_caller_thread = on_caller_thread;
   st.frame = std::make_unique<StepCallFrame>(std::move(args), st.plan->num_retvals, st.plan->retval_indices);
   if (st.root != nullptr) Recycle(st, 0, std::move(st.root_frame.iterations.front()));
   st.root_frame = FrameState();
@@ -649,6 +653,7 @@ void Process(Self* self) {
     st.scratch.frame_id = t.iter->frame->id;
     st.scratch.iter_id = t.iter->iter;
     st.scratch.tag = reinterpret_cast<intptr_t>(t.iter);
+    st.scratch.on_caller_thread = st.on_caller_thread;
     if (item.is_async) {
       ++st.in_flight;
       ++st.running[t.node];
@@ -667,7 +672,8 @@ void Process(Self* self) {
     // gets every kernel inline: its pool would run them one at a time all the same, but on
     // another core than the one whose caches hold their inputs (MLP batch 512: the big
     // GEMMs ran 1.4x slower there), after a hand-off each way.
-    if (item.is_expensive && st.device_threads > 1 && !(st.ready.empty() && st.in_flight == 0)) {
+    if (item.is_expensive && !st.on_caller_thread && st.device_threads > 1 &&
+        !(st.ready.empty() && st.in_flight == 0)) {
       size_t input_bytes = 0;
       for (const Tensor& in : st.scratch.values) input_bytes += in.TotalBytes();
       if (input_bytes >= kInlineInputBytes) {
@@ -720,7 +726,7 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
   st.device_owner = std::move(args.device_owner);
   st.device_threads = st.plan->device->num_threads();
   st.spare.resize(st.plan->frames.size());
-  BeginStep(st, args.step_id, std::move(args.args), args.collect_stats, std::move(args.watch));
+  BeginStep(st, args.step_id, std::move(args.args), args.collect_stats, std::move(args.watch), args.on_caller_thread);
   auto start = [=] {
     auto& st = self->state;
     st.promise = self->make_response_promise();
@@ -739,7 +745,8 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
           self->make_response_promise().deliver(std::move(busy));
           return;
         }
-        BeginStep(st, next.step_id, std::move(next.args), next.collect_stats, std::move(next.watch));
+        BeginStep(st, next.step_id, std::move(next.args), next.collect_stats, std::move(next.watch),
+                  next.on_caller_thread);
         start();  // answers through the promise it makes
       },
       [=](kernel_done_atom, KernelDone& done) {

@@ -52,6 +52,7 @@ struct ExecutorArgs {
   // must not free the device under it.
   std::shared_ptr<Device> device_owner;
   std::shared_ptr<const WatchSpec> watch;  // tensors to watch in this step (null: none)
+  bool on_caller_thread = false;  // RunGraphRequest::on_caller_thread
 };
 
 // A later step for an idle executor (start_atom, ExecutorStep).
@@ -60,6 +61,7 @@ struct ExecutorStep {
   std::vector<Tensor> args;  // by _Arg index
   bool collect_stats = false;
   std::shared_ptr<const WatchSpec> watch;
+  bool on_caller_thread = false;
 };
 
 // Kernels whose inputs total fewer bytes than this run inline even if expensive: handing

@@ -47,6 +47,7 @@ struct NodeInputs {
   int64_t frame_id = 0;
   int64_t iter_id = 0;
   intptr_t tag = 0;
+  bool on_caller_thread = false;  // OpKernelContext::Params::on_caller_thread
 };
 
 // A plan's nodes are grouped by the frame (loop) they run in (graph/control_flow.h). Each

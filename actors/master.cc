@@ -272,6 +272,7 @@ void RunCall(Self* self, const CachedCall& call, RunStepRequest request, StepRep
     run.step_id = step_id;
     run.timeout_ms = timeout_ms;
     run.collect_stats = request.collect_stats;
+    run.on_caller_thread = request.on_caller_thread;
     run.master_cleans_up = st.cluster();
     if (tg.task == 0) {
       for (auto& feed : request.feeds) run.args.push_back(std::move(feed.second));

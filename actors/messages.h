@@ -122,6 +122,9 @@ struct RunStepRequest {
   int64_t timeout_ms = 0;  // 0: the master's default
   bool collect_stats = false;             // RunOptions trace_level above NO_TRACE
   bool output_partition_graphs = false;   // RunOptions.output_partition_graphs
+  // RunOptions::inter_op_thread_pool -1 from a caller whose thread runs the step: every
+  // kernel runs there, none is handed to the device's threads.
+  bool on_caller_thread = false;
   // The client's name for this call (TensorFlow's RunStepRequest.request_id), by which
   // cancel_step_atom finds it; 0: not cancellable.
   int64_t request_id = 0;
@@ -160,6 +163,7 @@ struct RunGraphRequest {
   std::vector<Tensor> args;  // by _Arg index
   int64_t timeout_ms = 0;
   bool collect_stats = false;  // per-node statistics in RunGraphResponse::step_stats
+  bool on_caller_thread = false;  // as RunStepRequest's (a remote worker ignores it)
   // The step spans tasks: its rendezvous entries stay until the master's CleanupGraph
   // (another task may still be fetching what this one sent). Otherwise the worker drops
   // them as soon as the step ends.

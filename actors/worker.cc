@@ -361,7 +361,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           step->executors.push_back(SpawnExecutor(
               self->system(), ExecutorArgs{graph.plans[p], st.device_actors[graph.device_index[p]], step_id,
                                            std::move(args), request.collect_stats,
-                                           st.devices[graph.device_index[p]], watch}));
+                                           st.devices[graph.device_index[p]], watch, request.on_caller_thread}));
         }
         if (graph.plans.empty()) {
           auto promise = step->promise;
@@ -379,7 +379,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           // Local: the executor answers (or CAF does, if it stops); the deadline is the tick's.
           auto sent = reused[p] ? self->request(executor, caf::infinite, start_atom::value,
                                                 ExecutorStep{step_id, std::move(later_args[p]), request.collect_stats,
-                                                             watch})
+                                                             watch, request.on_caller_thread})
                                 : self->request(executor, caf::infinite, start_atom::value);
           sent.then(
               [=](RunGraphResponse& reply) {

@@ -27,6 +27,7 @@ void QueueRunner::RunEnqueue(const std::string& op) {
   std::vector<Tensor> none;
   RunOptions options;
   options.spin_for_reply = false;  // an enqueue into a full queue waits for the consumer
+  options.inter_op_thread_pool = -1;  // the whole step on this thread (see the header)
   while (!coord_->ShouldStop()) {
     Status s = session_->Run(options, {}, {}, {op}, &none);
     if (s.ok()) continue;

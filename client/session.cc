@@ -155,6 +155,13 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
                     std::vector<Tensor>* outputs, RunMetadata* metadata) {
   const auto [handle, closed] = State();
   if (handle.empty()) return NoGraph(closed, "Run");
+  if (options.inter_op_thread_pool != 0 && options.inter_op_thread_pool != -1) {
+    return errors::InvalidArgument("Invalid inter_op_thread_pool: ", options.inter_op_thread_pool,
+                                   " (0: the device's threads, -1: the caller's thread)");
+  }
+  // A master in this process: the step can run on this thread (client/step_caller.h).
+  const bool local_master = server_->worker() != nullptr;
+  const bool caller_thread_only = local_master && options.inter_op_thread_pool == -1;
   RunStepRequest request;
   request.session_handle = handle;
   request.feeds = feeds;
@@ -163,6 +170,7 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
   request.timeout_ms = StepTimeoutMs(options.timeout_ms, server_->options().step_timeout_ms);
   request.collect_stats = metadata != nullptr && options.trace_level != RunOptions::NO_TRACE;
   request.output_partition_graphs = metadata != nullptr && options.output_partition_graphs;
+  request.on_caller_thread = caller_thread_only;
   const int64_t wait_ms = request.timeout_ms + kClientSlackMs;
   if (options.canceller) {
     // The master finds the step by the request id this call gives it.
@@ -180,9 +188,9 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
     }
   } uninstall{options.canceller.get()};
   RunStepResponse r;
-  // A server with a worker of its own runs its master here too.
-  TA_RETURN_IF_ERROR(server_->step_caller().Call(master(), std::move(request), wait_ms, &r, server_->worker() != nullptr,
-                                                options.spin_for_reply, options.run_on_caller_thread));
+  TA_RETURN_IF_ERROR(server_->step_caller().Call(master(), std::move(request), wait_ms, &r, local_master,
+                                                options.spin_for_reply,
+                                                options.run_on_caller_thread || caller_thread_only));
   if (metadata != nullptr) {
     if (r.step_stats) metadata->step_stats = std::move(*r.step_stats);
     metadata->partition_graphs.clear();

@@ -79,6 +79,14 @@ struct RunOptions {
   // step comes back to this thread when they are done. False: the actor system's
   // scheduler threads run everything.
   bool run_on_caller_thread = true;
+  // TensorFlow's inter_op_thread_pool: 0, the device's threads (the one inter-op pool here),
+  // or -1, the caller's thread: with a master in this process the step then runs on the
+  // calling thread whatever run_on_caller_thread says, and so does every kernel, the
+  // expensive ones included; none waits behind, or delays, another step's kernels on the
+  // device's threads (a queue runner's steps: client/queue_runner.h). Kernels still split
+  // large element-wise work over the device's threads. With a remote master it changes
+  // nothing. Other values: InvalidArgument, as TensorFlow's for a pool it does not have.
+  int inter_op_thread_pool = 0;
 };
 
 // TensorFlow's RunMetadata: what a step reports besides its fetches.

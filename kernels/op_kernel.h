@@ -131,6 +131,10 @@ class OpKernelContext {
     // The step's cancellation (kernels/cancellation.h), for asynchronous kernels that wait
     // on something outside the step (a queue); nullptr outside a worker's step.
     CancellationManager* cancellation = nullptr;
+    // The step runs every kernel on its caller's thread (RunOptions::inter_op_thread_pool
+    // -1): an asynchronous kernel goes on with its work here when it can, rather than on
+    // the device's threads.
+    bool on_caller_thread = false;
   };
   explicit OpKernelContext(const Params& params);
 
@@ -138,6 +142,7 @@ class OpKernelContext {
   Device* device() const { return params_.device; }
   CallFrame* call_frame() const { return params_.call_frame; }
   int64_t step_id() const { return params_.step_id; }
+  bool on_caller_thread() const { return params_.on_caller_thread; }
   Rendezvous* rendezvous() const { return params_.rendezvous; }
   bool is_input_dead() const { return params_.is_input_dead; }
   int64_t frame_id() const { return params_.frame_id; }

@@ -158,6 +158,10 @@ TensorShape QueueElement::ComponentShape(size_t i) const {
   return TensorShape(std::vector<int64_t>(dims.begin() + 1, dims.end()));
 }
 
+int QueueElement::ComponentRank(size_t i) const { return (*tensors)[i].dims() - (row < 0 ? 0 : 1); }
+
+int64_t QueueElement::ComponentDim(size_t i, int d) const { return (*tensors)[i].dim_size(row < 0 ? d : d + 1); }
+
 int64_t QueueElement::Priority() const { return (*tensors)[0].base<int64_t>()[row < 0 ? 0 : row]; }
 
 std::vector<QueueElement> SplitBatch(QueueTuple batch) {
@@ -215,22 +219,25 @@ StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<Queu
         for (int d = 0; d < spec.shapes[c].dims(); ++d) dims.push_back(std::max<int64_t>(spec.shapes[c].dim_size(d), 0));
       }
     } else {
-      const TensorShape first = elements[0].ComponentShape(c);
-      dims = first.dim_sizes();
+      const QueueElement& first = elements[0];
+      for (int d = 0; d < first.ComponentRank(c); ++d) dims.push_back(first.ComponentDim(c, d));
+      // Compared in place: a dequeue-many of 64 made two shapes per element before.
       for (const QueueElement& e : elements) {
-        const TensorShape shape = e.ComponentShape(c);
-        if (shape.dims() != static_cast<int>(dims.size())) {
+        if (e.tensors == first.tensors) continue;  // rows of one batch have one shape
+        const int rank = e.ComponentRank(c);
+        if (rank != static_cast<int>(dims.size())) {
           return errors::InvalidArgument(spec.Describe(), ": cannot batch component ", c, " of ranks ", dims.size(),
-                                         " and ", shape.dims());
+                                         " and ", rank);
         }
-        for (int d = 0; d < shape.dims(); ++d) {
-          if (shape.dim_size(d) == dims[d]) continue;
+        for (int d = 0; d < rank; ++d) {
+          const int64_t size = e.ComponentDim(c, d);
+          if (size == dims[d]) continue;
           if (spec.kind != QueueSpec::Kind::kPaddingFifo) {
             return errors::InvalidArgument(spec.Describe(), ": cannot batch component ", c, " of shapes ",
-                                           first.DebugString(), " and ", shape.DebugString(),
-                                           " (a PaddingFIFOQueue pads them)");
+                                           first.ComponentShape(c).DebugString(), " and ",
+                                           e.ComponentShape(c).DebugString(), " (a PaddingFIFOQueue pads them)");
           }
-          dims[d] = std::max(dims[d], shape.dim_size(d));
+          dims[d] = std::max(dims[d], size);
         }
       }
     }

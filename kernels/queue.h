@@ -44,8 +44,10 @@ struct QueueElement {
 
   // Component i as a tensor of its own (a row is copied; a whole tensor is shared).
   Tensor Component(size_t i) const;
-  // The element's shape in component i.
+  // The element's shape in component i; its rank and dimension d, without making it.
   TensorShape ComponentShape(size_t i) const;
+  int ComponentRank(size_t i) const;
+  int64_t ComponentDim(size_t i, int d) const;
   // A priority queue's priority: component 0, an int64 scalar.
   int64_t Priority() const;
 };

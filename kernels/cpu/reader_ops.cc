@@ -2,8 +2,12 @@
 // (container, shared_name or node name), as the queue ops do. ReaderReadV2 and
 // ReaderReadUpToV2 are asynchronous: when the reader runs out of work they dequeue the
 // next file name from the queue without holding a thread, then go on reading on the
-// device's threads (not the queue's). A closed, drained queue ends a read with its
+// device's threads (not the queue's), or on the caller's thread when the step keeps its
+// kernels there and the queue answered at once. A closed, drained queue ends a read with its
 // OutOfRange, except that ReadUpTo returns the records it already has.
+#include <atomic>
+#include <thread>
+
 #include "kernels/io/readers.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/queue.h"
@@ -144,16 +148,26 @@ class ReaderReadOp : public AsyncOpKernel {
                                   &needs_work);
     if (!s.ok()) return Finish(read, s);
     if (!needs_work) return Finish(read, Status::OK());
-    read->queue->Dequeue(-1, false, read->ctx->cancellation(), [this, read](const Status& s, QueueTuple work) {
+    // Whether the work queue answers within Dequeue, on this thread.
+    auto answered_here = std::make_shared<std::atomic<bool>>(true);
+    const std::thread::id here = std::this_thread::get_id();
+    read->queue->Dequeue(-1, false, read->ctx->cancellation(),
+                         [this, read, answered_here, here](const Status& s, QueueTuple work) {
       if (!s.ok()) return Finish(read, s);
       if (work.size() != 1 || work[0].NumElements() != 1) {
         return Finish(read, errors::InvalidArgument("node '", name(), "': the work queue gave a tuple of ",
                                                     work.size(), " components; expected one string"));
       }
       read->reader->AddWork(work[0].base<std::string>()[0]);
-      // Reading goes on on the device's threads, not the queue actor's.
+      // A step that keeps its kernels on its caller's thread reads there (opening a file may
+      // inflate it whole); else reading goes on on the device's threads, never on the queue
+      // actor's.
+      if (read->ctx->on_caller_thread() && answered_here->load() && std::this_thread::get_id() == here) {
+        return Continue(read);
+      }
       read->ctx->device()->Schedule([this, read] { Continue(read); });
     });
+    answered_here->store(false);
   }
 
   void Finish(const std::shared_ptr<Read>& read, Status s) const {

@@ -32,13 +32,11 @@ bool Resize(Bytes* b, size_t size) {
   return true;
 }
 
-// An inflated file read as a stream in place (std::istringstream would copy it).
+// An inflated file read as a stream in place (std::istringstream would copy it); the
+// InputFile's memory holds the bytes.
 class BytesBuf : public std::streambuf {
  public:
-  explicit BytesBuf(Bytes bytes) : bytes_(std::move(bytes)) {
-    char* begin = bytes_.data.get();
-    setg(begin, begin, begin + bytes_.size);
-  }
+  BytesBuf(char* begin, size_t size) { setg(begin, begin, begin + size); }
 
  protected:
   pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode which) override {
@@ -52,14 +50,11 @@ class BytesBuf : public std::streambuf {
   pos_type seekpos(pos_type pos, std::ios_base::openmode which) override {
     return seekoff(off_type(pos), std::ios_base::beg, which);
   }
-
- private:
-  Bytes bytes_;
 };
 
 class BytesStream : public std::istream {
  public:
-  explicit BytesStream(Bytes bytes) : std::istream(nullptr), buf_(std::move(bytes)) { rdbuf(&buf_); }
+  BytesStream(char* begin, size_t size) : std::istream(nullptr), buf_(begin, size) { rdbuf(&buf_); }
 
  private:
   BytesBuf buf_;
@@ -88,10 +83,11 @@ bool QuickInflate(const Bytes& compressed, bool gzip, Bytes* out) {
 }
 #endif
 
-StatusOr<Bytes> Inflate(const std::string& path, const Bytes& compressed, bool gzip) {
-  Bytes out;
+// Inflates into `out`, whose memory (a previous file's) is reused as far as it goes.
+Status Inflate(const std::string& path, const Bytes& compressed, bool gzip, Bytes* out_bytes) {
+  Bytes& out = *out_bytes;
 #ifdef TENSORACT_HAVE_LIBDEFLATE
-  if (QuickInflate(compressed, gzip, &out)) return out;
+  if (QuickInflate(compressed, gzip, &out)) return Status::OK();
 #endif
   z_stream z{};
   // 15: the largest window; +16: a gzip header and trailer instead of zlib's.
@@ -119,17 +115,26 @@ StatusOr<Bytes> Inflate(const std::string& path, const Bytes& compressed, bool g
                             rc == Z_BUF_ERROR ? "truncated" : "corrupt", " (after ", consumed, " compressed bytes)");
   }
   out.size = used;
-  return out;
+  return Status::OK();
 }
 
 }  // namespace
+
+struct InputMemory {
+  Bytes compressed, inflated;
+};
 
 Status CheckCompression(const std::string& compression) {
   if (compression.empty() || compression == "ZLIB" || compression == "GZIP") return Status::OK();
   return errors::InvalidArgument("unknown compression '", compression, "' (expected '', 'ZLIB' or 'GZIP')");
 }
 
-StatusOr<InputFile> OpenInputFile(const std::string& path, const std::string& compression) {
+StatusOr<InputFile> OpenInputFile(const std::string& path, const std::string& compression, InputFile* reuse) {
+  std::shared_ptr<InputMemory> memory;
+  if (reuse != nullptr) {
+    reuse->Close();
+    memory = std::move(reuse->memory);
+  }
   TA_RETURN_IF_ERROR(CheckCompression(compression));
   auto file = std::make_unique<std::ifstream>(path, std::ios::binary);
   if (!*file) return errors::NotFound(path, ": cannot open the file");
@@ -142,15 +147,17 @@ StatusOr<InputFile> OpenInputFile(const std::string& path, const std::string& co
     in.size = size;
     return in;
   }
-  Bytes compressed;
+  if (memory == nullptr) memory = std::make_shared<InputMemory>();
+  Bytes& compressed = memory->compressed;
   if (!Resize(&compressed, static_cast<size_t>(size))) {
     return errors::ResourceExhausted(path, ": no memory for its ", size, " bytes");
   }
   file->read(compressed.data.get(), size);
   if (file->gcount() != size) return errors::DataLoss(path, ": read ", file->gcount(), " of its ", size, " bytes");
-  TA_ASSIGN_OR_RETURN(Bytes inflated, Inflate(path, compressed, compression == "GZIP"));
-  in.size = static_cast<int64_t>(inflated.size);
-  in.stream = std::make_unique<BytesStream>(std::move(inflated));
+  TA_RETURN_IF_ERROR(Inflate(path, compressed, compression == "GZIP", &memory->inflated));
+  in.size = static_cast<int64_t>(memory->inflated.size);
+  in.stream = std::make_unique<BytesStream>(memory->inflated.data.get(), memory->inflated.size);
+  in.memory = std::move(memory);
   return in;
 }
 

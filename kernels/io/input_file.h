@@ -2,7 +2,10 @@
 // and encoding attrs: "", "ZLIB" or "GZIP").
 //
 // A compressed file is inflated whole into memory when opened (the readers then see one
-// stream either way); a plain one is read as it is consumed. Errors name the file:
+// stream either way); a plain one is read as it is consumed. A reader passes the file it
+// has finished to the next open, which reuses its memory: reading the same compressed file
+// every epoch then touches no fresh pages (Fashion-MNIST's gzipped images, 26 MB read and
+// 47 MB inflated, faulted in about 18,000 pages an epoch otherwise). Errors name the file:
 // NotFound when it cannot be opened, DataLoss when its compressed data is corrupt or
 // truncated, InvalidArgument for an unknown compression.
 #ifndef TENSORACT_KERNELS_IO_INPUT_FILE_H_
@@ -16,12 +19,24 @@
 
 namespace tensoract {
 
+struct InputMemory;  // a compressed file's bytes, read and inflated (input_file.cc)
+
 struct InputFile {
   std::unique_ptr<std::istream> stream;
   int64_t size = 0;  // bytes the stream holds (after inflating)
+  std::shared_ptr<InputMemory> memory;  // what `stream` reads, for a compressed file
+
+  // Closes the stream; the memory stays, for OpenInputFile to reuse.
+  void Close() {
+    stream.reset();
+    size = 0;
+  }
 };
 
-StatusOr<InputFile> OpenInputFile(const std::string& path, const std::string& compression);
+// `reuse` (optional): a file its reader is done with; it is closed, and its memory serves
+// the new file.
+StatusOr<InputFile> OpenInputFile(const std::string& path, const std::string& compression,
+                                  InputFile* reuse = nullptr);
 
 // Checks a compression_type / encoding attr: "", "ZLIB" or "GZIP".
 Status CheckCompression(const std::string& compression);

@@ -85,7 +85,7 @@ class FixedLengthRecordReader : public WorkReader {
 
  protected:
   Status OnWorkStarted(const std::string& work) override {
-    TA_ASSIGN_OR_RETURN(file_, OpenInputFile(work, o_.encoding));
+    TA_ASSIGN_OR_RETURN(file_, OpenInputFile(work, o_.encoding, &file_));
     limit_ = file_.size - o_.footer_bytes;
     if (o_.footer_bytes > file_.size || limit_ < o_.header_bytes) {
       return errors::DataLoss(work, ": ", file_.size, " bytes cannot hold its ", o_.header_bytes, "-byte header and ",
@@ -123,7 +123,7 @@ class FixedLengthRecordReader : public WorkReader {
     pos_ = step > limit_ - pos_ ? limit_ : pos_ + step;
     return Status::OK();
   }
-  void OnWorkFinished() override { file_ = InputFile(); }
+  void OnWorkFinished() override { file_.Close(); }  // its memory serves the next file
   const char* Kind() const override { return "FixedLengthRecordReader"; }
 
  private:
@@ -138,7 +138,7 @@ class TFRecordReader : public WorkReader {
 
  protected:
   Status OnWorkStarted(const std::string& work) override {
-    TA_ASSIGN_OR_RETURN(file_, OpenInputFile(work, compression_));
+    TA_ASSIGN_OR_RETURN(file_, OpenInputFile(work, compression_, &file_));
     reader_ = std::make_unique<RecordReader>(file_.stream.get(), work, static_cast<uint64_t>(file_.size));
     return Status::OK();
   }
@@ -153,7 +153,7 @@ class TFRecordReader : public WorkReader {
   }
   void OnWorkFinished() override {
     reader_.reset();
-    file_ = InputFile();
+    file_.Close();  // its memory serves the next file
   }
   const char* Kind() const override { return "TFRecordReader"; }
 
@@ -194,7 +194,7 @@ class TextLineReader : public WorkReader {
 
  protected:
   Status OnWorkStarted(const std::string& work) override {
-    TA_ASSIGN_OR_RETURN(file_, OpenInputFile(work, ""));
+    TA_ASSIGN_OR_RETURN(file_, OpenInputFile(work, "", &file_));
     line_ = 0;
     std::string skipped;
     for (int64_t i = 0; i < skip_ && std::getline(*file_.stream, skipped); ++i) ++line_;
@@ -210,7 +210,7 @@ class TextLineReader : public WorkReader {
     if (key) *key = StrCat(work, ":", line_);
     return Status::OK();
   }
-  void OnWorkFinished() override { file_ = InputFile(); }
+  void OnWorkFinished() override { file_.Close(); }  // its memory serves the next file
   const char* Kind() const override { return "TextLineReader"; }
 
  private:

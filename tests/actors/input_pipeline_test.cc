@@ -136,6 +136,25 @@ TEST_CASE("a TFRecordReader reads plain and GZIP record files, keyed by offset",
   }
 }
 
+TEST_CASE("a reader reads GZIP files of other sizes one after another, each in the memory of the one before",
+          "[input]") {
+  TempDir dir;
+  // Large, small, larger: the memory a file leaves is grown, shrunk and grown again.
+  std::vector<std::vector<std::string>> files(3);
+  for (size_t f = 0; f < files.size(); ++f) {
+    const int n = f == 1 ? 2 : 1000 * static_cast<int>(f + 1);
+    for (int i = 0; i < n; ++i) files[f].push_back(std::to_string(f) + ":" + std::string(i % 97, 'a' + i % 26));
+    WriteRecords(dir.File("f" + std::to_string(f) + ".gz"), files[f], "GZIP");
+  }
+  auto session = ReaderSession({dir.File("f0.gz"), dir.File("f1.gz"), dir.File("f2.gz"), dir.File("f0.gz")},
+                               [](const Scope& s) { return ops::TFRecordReader(s, "GZIP"); });
+  std::vector<std::string> keys, values;
+  CHECK(ReadAll(*session, &keys, &values).code() == error::OUT_OF_RANGE);
+  std::vector<std::string> expected;
+  for (size_t f : {0, 1, 2, 0}) expected.insert(expected.end(), files[f].begin(), files[f].end());
+  CHECK(values == expected);
+}
+
 TEST_CASE("a corrupt or truncated TFRecord file is DataLoss naming the file and the record's offset", "[input]") {
   TempDir dir;
   const std::string file = dir.File("bad.tfrecord");

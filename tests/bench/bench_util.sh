@@ -4,7 +4,7 @@
 # newlines), or nothing when there are none.
 median() {
   tr ' ' '\n' | grep -v '^$' | sort -g |
-    awk '{a[NR]=$1} END { if (NR == 0) print ""; else if (NR % 2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2 }'
+    awk '{a[NR]=$1} END { if (NR == 0) print ""; else if (NR % 2) print a[(NR+1)/2]; else printf "%.10g\n", (a[NR/2]+a[NR/2+1])/2 }'
 }
 
 # The CPU time the hypervisor stole from this VM so far, and all CPU time, in ticks

@@ -2,7 +2,8 @@
 // resumed on the calling thread while it waits (RunOptions::run_on_caller_thread), also
 // after kernels it handed to the device's pool are done (actors/caller_unit.h), so that a
 // training step does not move to a scheduler thread halfway through while its caller
-// sleeps. Seen through a traced step's node statistics, whose thread ids are those of
+// sleeps; with RunOptions::inter_op_thread_pool -1 none goes to the pool at all. Seen
+// through a traced step's node statistics, whose thread ids are those of
 // the threads that ran each kernel.
 #include <catch2/catch.hpp>
 
@@ -47,12 +48,16 @@ std::unique_ptr<Session> NewSession() {
   return session;
 }
 
-// The thread id of each node of a traced run of ProductsThenSmallOps.
-std::map<std::string, uint32_t> ThreadsOfNodes(Session& session, bool on_caller_thread) {
-  const Tensor m = Tensor::FromVector<float>(std::vector<float>(128 * 128, 0.5f), TensorShape({128, 128}));
+RunOptions CallerThread(bool on) {
   RunOptions run;
+  run.run_on_caller_thread = on;
+  return run;
+}
+
+// The thread id of each node of a traced run of ProductsThenSmallOps.
+std::map<std::string, uint32_t> ThreadsOfNodes(Session& session, RunOptions run) {
+  const Tensor m = Tensor::FromVector<float>(std::vector<float>(128 * 128, 0.5f), TensorShape({128, 128}));
   run.trace_level = RunOptions::FULL_TRACE;
-  run.run_on_caller_thread = on_caller_thread;
   RunMetadata metadata;
   std::vector<Tensor> out;
   Status s = session.Run(run, {{"a", m}, {"b", m}}, {"out"}, {}, &out, &metadata);
@@ -70,7 +75,7 @@ TEST_CASE("the kernels after those on the device's pool run on the calling threa
   std::unique_ptr<Session> session = NewSession();
   // The first steps spawn the worker's executors, which the scheduler starts: from the
   // third on, a step reuses an idle one.
-  for (int i = 0; i < 2; ++i) ThreadsOfNodes(*session, /*on_caller_thread=*/true);
+  for (int i = 0; i < 2; ++i) ThreadsOfNodes(*session, CallerThread(true));
   // Repeated: which product finishes first, and whether the executor is still busy then,
   // varies from run to run. A step can also start while the master is still finishing the
   // previous one's bookkeeping on a scheduler thread (handed over after the reply): then
@@ -80,7 +85,7 @@ TEST_CASE("the kernels after those on the device's pool run on the calling threa
   const int steps = 20;
   for (int i = 0; i < steps; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    std::map<std::string, uint32_t> threads = ThreadsOfNodes(*session, /*on_caller_thread=*/true);
+    std::map<std::string, uint32_t> threads = ThreadsOfNodes(*session, CallerThread(true));
     REQUIRE(threads.count("sum"));
     REQUIRE(threads.count("out"));
     // At least one product went to the pool (both were ready at once).
@@ -96,11 +101,49 @@ TEST_CASE("the kernels after those on the device's pool run on the calling threa
 
 TEST_CASE("with run_on_caller_thread off no kernel runs on the calling thread", "[session][threads]") {
   std::unique_ptr<Session> session = NewSession();
-  std::map<std::string, uint32_t> threads = ThreadsOfNodes(*session, /*on_caller_thread=*/false);
+  std::map<std::string, uint32_t> threads = ThreadsOfNodes(*session, CallerThread(false));
   REQUIRE(!threads.empty());
   for (const auto& [name, thread] : threads) {
     INFO(name);
     CHECK(thread != IdOfThisThread());
+  }
+}
+
+TEST_CASE("with inter_op_thread_pool -1 every kernel runs on the calling thread, the products too",
+          "[session][threads]") {
+  std::unique_ptr<Session> session = NewSession();
+  for (bool run_on_caller_thread : {true, false}) {  // -1 runs the step here either way
+    RunOptions run = CallerThread(run_on_caller_thread);
+    run.inter_op_thread_pool = -1;
+    for (int i = 0; i < 2; ++i) ThreadsOfNodes(*session, run);  // executors spawned
+    int on_caller = 0;
+    const int steps = 10;
+    for (int i = 0; i < steps; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      std::map<std::string, uint32_t> threads = ThreadsOfNodes(*session, run);
+      REQUIRE(threads.count("left"));
+      // Nothing went to the device's pool: one thread ran the whole step. (As above, a step
+      // may start on a scheduler thread still busy with the master's previous reply.)
+      for (const auto& [name, thread] : threads) {
+        INFO(name);
+        CHECK(thread == threads["left"]);
+      }
+      if (threads["left"] == IdOfThisThread()) ++on_caller;
+    }
+    INFO("on caller: " << on_caller);
+    CHECK(on_caller >= steps * 3 / 4);
+  }
+}
+
+TEST_CASE("an inter_op_thread_pool other than 0 or -1 is InvalidArgument", "[session][threads]") {
+  std::unique_ptr<Session> session = NewSession();
+  for (int pool : {1, -2}) {
+    RunOptions run;
+    run.inter_op_thread_pool = pool;
+    std::vector<Tensor> out;
+    Status s = session->Run(run, {}, {}, {}, &out, nullptr);
+    CHECK(s.code() == error::INVALID_ARGUMENT);
+    CHECK_THAT(s.message(), Catch::Contains("Invalid inter_op_thread_pool: " + std::to_string(pool)));
   }
 }
 
