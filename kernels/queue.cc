@@ -154,8 +154,9 @@ Tensor QueueElement::Component(size_t i) const {
 TensorShape QueueElement::ComponentShape(size_t i) const {
   const Tensor& t = (*tensors)[i];
   if (row < 0) return t.shape();
-  std::vector<int64_t> dims = t.shape().dim_sizes();
-  return TensorShape(std::vector<int64_t>(dims.begin() + 1, dims.end()));
+  TensorShape shape;
+  for (int d = 0; d < ComponentRank(i); ++d) shape.AddDim(ComponentDim(i, d));
+  return shape;
 }
 
 int QueueElement::ComponentRank(size_t i) const { return (*tensors)[i].dims() - (row < 0 ? 0 : 1); }
