@@ -44,9 +44,11 @@ OutputList TensorListPopBack(const Scope& scope, const Input& list, const Input&
   return node ? AllOutputs(node) : OutputList{};
 }
 
-Output TensorListSetItem(const Scope& scope, const Input& list, const Input& index, const Input& item) {
+Output TensorListSetItem(const Scope& scope, const Input& list, const Input& index, const Input& item,
+                         bool resize_if_index_out_of_bounds) {
   return First(scope.AddOp("TensorListSetItem", "TensorListSetItem", {list, index, item},
-                           {{"element_dtype", TypeAttr(TypeOf(item))}}));
+                           {{"element_dtype", TypeAttr(TypeOf(item))},
+                            {"resize_if_index_out_of_bounds", BoolAttr(resize_if_index_out_of_bounds)}}));
 }
 
 Output TensorListGetItem(const Scope& scope, const Input& list, const Input& index, const Input& element_shape,
@@ -71,6 +73,37 @@ Output TensorListScatterIntoExistingList(const Scope& scope, const Input& list, 
                                          const Input& indices) {
   return First(scope.AddOp("TensorListScatterIntoExistingList", "TensorListScatterIntoExistingList",
                            {list, tensor, indices}, {{"element_dtype", TypeAttr(TypeOf(tensor))}}));
+}
+
+Output TensorListScatter(const Scope& scope, const Input& tensor, const Input& indices, const Input& element_shape,
+                         const Input& num_elements) {
+  return First(scope.AddOp("TensorListScatterV2", "TensorListScatterV2", {tensor, indices, element_shape, num_elements},
+                           {{"element_dtype", TypeAttr(TypeOf(tensor))},
+                            {"shape_type", TypeAttr(TypeOf(element_shape))}}));
+}
+
+OutputList TensorListConcat(const Scope& scope, const Input& list, const Input& element_shape,
+                            const Input& leading_dims, DataType element_dtype) {
+  Node* node = scope.AddOp("TensorListConcatV2", "TensorListConcatV2", {list, element_shape, leading_dims},
+                           {{"element_dtype", TypeAttr(element_dtype)},
+                            {"shape_type", TypeAttr(TypeOf(element_shape))}});
+  return node ? AllOutputs(node) : OutputList{};
+}
+
+Output TensorListSplit(const Scope& scope, const Input& tensor, const Input& element_shape, const Input& lengths) {
+  return First(scope.AddOp("TensorListSplit", "TensorListSplit", {tensor, element_shape, lengths},
+                           {{"element_dtype", TypeAttr(TypeOf(tensor))},
+                            {"shape_type", TypeAttr(TypeOf(element_shape))}}));
+}
+
+Output TensorListPushBackBatch(const Scope& scope, const Input& lists, const Input& tensor) {
+  return First(scope.AddOp("TensorListPushBackBatch", "TensorListPushBackBatch", {lists, tensor},
+                           {{"element_dtype", TypeAttr(TypeOf(tensor))}}));
+}
+
+Output TensorListConcatLists(const Scope& scope, const Input& a, const Input& b, DataType element_dtype) {
+  return First(scope.AddOp("TensorListConcatLists", "TensorListConcatLists", {a, b},
+                           {{"element_dtype", TypeAttr(element_dtype)}}));
 }
 
 Output TensorListResize(const Scope& scope, const Input& list, const Input& size) {

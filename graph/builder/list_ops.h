@@ -24,7 +24,9 @@ Output TensorListPushBack(const Scope& scope, const Input& list, const Input& te
 // The list without its last element, and that element.
 OutputList TensorListPopBack(const Scope& scope, const Input& list, const Input& element_shape,
                              DataType element_dtype);
-Output TensorListSetItem(const Scope& scope, const Input& list, const Input& index, const Input& item);
+// With `resize_if_index_out_of_bounds`, an index past the end grows the list to hold it.
+Output TensorListSetItem(const Scope& scope, const Input& list, const Input& index, const Input& item,
+                         bool resize_if_index_out_of_bounds = false);
 Output TensorListGetItem(const Scope& scope, const Input& list, const Input& index, const Input& element_shape,
                          DataType element_dtype);
 // `num_elements`: the length the list must have, -1 for any.
@@ -35,6 +37,20 @@ Output TensorListGather(const Scope& scope, const Input& list, const Input& indi
                         DataType element_dtype);
 Output TensorListScatterIntoExistingList(const Scope& scope, const Input& list, const Input& tensor,
                                          const Input& indices);
+// A new list with row k of `tensor` as element indices[k], `num_elements` long (-1: as the
+// largest index needs): TensorListScatterV2.
+Output TensorListScatter(const Scope& scope, const Input& tensor, const Input& indices, const Input& element_shape,
+                         const Input& num_elements);
+// The elements joined along their first dimension (an unset element i as zeros of
+// [leading_dims[i]] + element_shape[1:]), and each one's length there: TensorListConcatV2.
+OutputList TensorListConcat(const Scope& scope, const Input& list, const Input& element_shape,
+                            const Input& leading_dims, DataType element_dtype);
+// A list of consecutive slices of `tensor`, lengths[i] (int64) rows each.
+Output TensorListSplit(const Scope& scope, const Input& tensor, const Input& element_shape, const Input& lengths);
+// A vector of lists: tensor[b] appended to lists[b].
+Output TensorListPushBackBatch(const Scope& scope, const Input& lists, const Input& tensor);
+// Each list of `a` followed by the elements of the list at the same place in `b`.
+Output TensorListConcatLists(const Scope& scope, const Input& a, const Input& b, DataType element_dtype);
 Output TensorListResize(const Scope& scope, const Input& list, const Input& size);
 Output TensorListLength(const Scope& scope, const Input& list);
 Output TensorListElementShape(const Scope& scope, const Input& list, DataType shape_type = tensorflow::DT_INT32);

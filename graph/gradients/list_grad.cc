@@ -33,9 +33,10 @@ Status PopBackGrad(const Scope& s, const Node& op, const std::vector<Output>& dy
 Status SetItemGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   bool resize = false;
   GetNodeAttr(op.def(), "resize_if_index_out_of_bounds", &resize).IgnoreError();
-  if (resize) return errors::Unimplemented("no gradient for TensorListSetItem with resize_if_index_out_of_bounds");
   const Output index = InputOf(op, 1), item = InputOf(op, 2);
   Output list = ops::TensorListSetItem(s, dy[0], index, ops::ZerosLike(s, item));
+  // A set that grew the list: the gradient back to the list's length before it.
+  if (resize) list = ops::TensorListResize(s, list, ops::TensorListLength(s, InputOf(op, 0)));
   Output element = ops::TensorListGetItem(s, dy[0], index, ops::Shape(s, item), ElementDtype(op));
   *dx = {list, Output(), element};
   return s.status();
@@ -87,6 +88,33 @@ Status ScatterGrad(const Scope& s, const Node& op, const std::vector<Output>& dy
   return s.status();
 }
 
+// d(ScatterV2(t, indices)): the scattered elements' gradients gathered as t's.
+Status NewScatterGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output t = InputOf(op, 0), indices = InputOf(op, 1);
+  Output row_shape = ops::Slice(s, ops::Shape(s, t), {1}, {-1});
+  *dx = {ops::TensorListGather(s, dy[0], indices, row_shape, ElementDtype(op)), Output(), Output()};
+  if (op.num_inputs() == 4) dx->push_back(Output());
+  return s.status();
+}
+
+// d(Concat(list)) = d split back into the elements' lengths.
+Status ConcatGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output list = InputOf(op, 0);
+  *dx = {ops::TensorListSplit(s, dy[0], ops::TensorListElementShape(s, list), OpOutput(op, 1))};
+  if (op.num_inputs() == 3) dx->insert(dx->end(), {Output(), Output()});
+  return s.status();
+}
+
+// d(Split(t, lengths)) = d's elements joined again (unset ones as zeros of their lengths).
+Status SplitGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output t = InputOf(op, 0), lengths = InputOf(op, 2);
+  Output element_shape = ops::Concat(s, {ops::Const(s, {-1}), ops::Slice(s, ops::Shape(s, t), {1}, {-1})}, 0);
+  OutputList joined = ops::TensorListConcat(s, dy[0], element_shape, lengths, ElementDtype(op));
+  if (!s.ok()) return s.status();
+  *dx = {joined[0], Output(), Output()};
+  return s.status();
+}
+
 // d(Resize(list, n)): d cut or grown back to the list's length.
 Status ResizeGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   *dx = {ops::TensorListResize(s, dy[0], ops::TensorListLength(s, InputOf(op, 0))), Output()};
@@ -98,6 +126,11 @@ Status ResizeGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
 REGISTER_GRADIENT_OP("TensorListGather", GatherGrad);
 REGISTER_GRADIENT_OP("TensorListScatterIntoExistingList", ScatterGrad);
 REGISTER_GRADIENT_OP("TensorListResize", ResizeGrad);
+REGISTER_GRADIENT_OP("TensorListScatter", NewScatterGrad);
+REGISTER_GRADIENT_OP("TensorListScatterV2", NewScatterGrad);
+REGISTER_GRADIENT_OP("TensorListConcat", ConcatGrad);
+REGISTER_GRADIENT_OP("TensorListConcatV2", ConcatGrad);
+REGISTER_GRADIENT_OP("TensorListSplit", SplitGrad);
 REGISTER_GRADIENT_OP("TensorListPushBack", PushBackGrad);
 REGISTER_GRADIENT_OP("TensorListPopBack", PopBackGrad);
 REGISTER_GRADIENT_OP("TensorListSetItem", SetItemGrad);
@@ -108,6 +141,9 @@ REGISTER_GRADIENT_OP("TensorListFromTensor", FromTensorGrad);
 REGISTER_NO_GRADIENT_OP("EmptyTensorList");
 REGISTER_NO_GRADIENT_OP("TensorListReserve");
 REGISTER_NO_GRADIENT_OP("TensorListLength");
+// As TensorFlow: not differentiable.
+REGISTER_NO_GRADIENT_OP("TensorListPushBackBatch");
+REGISTER_NO_GRADIENT_OP("TensorListConcatLists");
 REGISTER_NO_GRADIENT_OP("TensorListElementShape");
 
 }  // namespace grad

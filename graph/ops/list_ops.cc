@@ -160,6 +160,94 @@ Status ElementShapeShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// The element shape without its first dimension (unknown rank stays unknown).
+PartialTensorShape WithoutFirstDim(const PartialTensorShape& s) {
+  std::vector<int64_t> dims = InferenceContext::Dims(s);
+  if (s.unknown_rank() || dims.empty()) return s;
+  return PartialTensorShape(std::vector<int64_t>(dims.begin() + 1, dims.end()));
+}
+
+// Concat (v1: element_shape an attr) and ConcatV2: [?] + the element shape after its first
+// dimension, and the elements' lengths.
+Status ConcatShape(InferenceContext* c) {
+  PartialTensorShape element;
+  if (c->op_def().name() == "TensorListConcat") {
+    TA_RETURN_IF_ERROR(c->GetAttr("element_shape", &element));
+  } else {
+    TA_RETURN_IF_ERROR(ElementShapeInput(c, 1, &element));
+  }
+  TA_ASSIGN_OR_RETURN(const ShapeAndType* list, ListInput(c));
+  if (list != nullptr) TA_RETURN_IF_ERROR(c->Merge(element, list->shape, &element));
+  PartialTensorShape out = InferenceContext::UnknownShape();
+  if (!element.unknown_rank()) {
+    TA_RETURN_IF_ERROR(c->Concatenate(InferenceContext::Vector(-1), WithoutFirstDim(element), &out));
+  }
+  c->set_output(0, out);
+  c->set_output(1, InferenceContext::Vector(-1));
+  return Status::OK();
+}
+
+// Split: a list of the given element shape, whose rows must fit the tensor's.
+Status SplitShape(InferenceContext* c) {
+  PartialTensorShape ignored, element;
+  TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &ignored));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &ignored));
+  TA_RETURN_IF_ERROR(ElementShapeInput(c, 1, &element));
+  PartialTensorShape slices;
+  TA_RETURN_IF_ERROR(c->Concatenate(InferenceContext::Vector(-1), WithoutFirstDim(c->input(0)), &slices));
+  TA_RETURN_IF_ERROR(c->Merge(slices, element, &ignored));
+  c->set_output(0, InferenceContext::Scalar());
+  c->set_output_handle_data(0, {element, ElementDtype(c)});
+  return Status::OK();
+}
+
+// Scatter and ScatterV2: a new list of the given element shape.
+Status NewScatterShape(InferenceContext* c) {
+  PartialTensorShape element;
+  TA_RETURN_IF_ERROR(ElementShapeInput(c, 2, &element));
+  c->set_output(0, InferenceContext::Scalar());
+  c->set_output_handle_data(0, {element, ElementDtype(c)});
+  return Status::OK();
+}
+
+// PushBackBatch: as many lists as the tensor has rows.
+Status PushBackBatchShape(InferenceContext* c) {
+  PartialTensorShape handles, rows;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &handles));
+  TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 1, &rows));
+  int64_t batch = -1;
+  TA_RETURN_IF_ERROR(c->MergeDim(InferenceContext::Dim(handles, 0), InferenceContext::Dim(rows, 0), &batch));
+  TA_ASSIGN_OR_RETURN(const ShapeAndType* list, ListInput(c));
+  c->set_output(0, InferenceContext::Vector(batch));
+  c->set_output_handle_data(0, list ? *list : ShapeAndType{PartialTensorShape(), ElementDtype(c)});
+  return Status::OK();
+}
+
+// ConcatLists: lists of both inputs' shape, their element shapes merged.
+Status ConcatListsShape(InferenceContext* c) {
+  PartialTensorShape out;
+  TA_RETURN_IF_ERROR(c->Merge(c->input(0), c->input(1), &out));
+  c->set_output(0, out);
+  const ShapeAndType* a = c->input_handle_data(0);
+  const ShapeAndType* b = c->input_handle_data(1);
+  if (a == nullptr && b == nullptr) {
+    c->set_output_handle_data(0, {PartialTensorShape(), ElementDtype(c)});
+    return Status::OK();
+  }
+  if (a == nullptr) a = b;
+  if (b == nullptr) b = a;
+  for (const auto& [what, list] : {std::pair{"input_a", a}, std::pair{"input_b", b}}) {
+    if (list->dtype != ElementDtype(c)) {
+      return errors::InvalidArgument(what, ".type != element_dtype: ", DataTypeString(list->dtype), " vs. ",
+                                     DataTypeString(ElementDtype(c)));
+    }
+  }
+  PartialTensorShape element;
+  TA_RETURN_IF_ERROR(c->Merge(a->shape, b->shape, &element));
+  c->set_output_handle_data(0, {element, ElementDtype(c)});
+  return Status::OK();
+}
+
 }  // namespace
 }  // namespace tensoract
 
@@ -249,3 +337,56 @@ REGISTER_OP("TensorListResize")
     .Input("input_handle: variant").Input("size: int32").Output("output_handle: variant")
     .SetShapeFn(tensoract::ResizeShape)
     .Doc("The list cut to size elements, or grown with unset ones.");
+
+REGISTER_OP("TensorListConcat")
+    .Input("input_handle: variant").Output("tensor: element_dtype").Output("lengths: int64")
+    .Attr("element_dtype: type").Attr("element_shape: shape = { unknown_rank: true }")
+    .SetShapeFn(tensoract::ConcatShape)
+    .Doc("The elements joined along their first dimension, and each one's length there (the older form of "
+         "TensorListConcatV2: unset elements need element_shape's first dimension).");
+
+REGISTER_OP("TensorListConcatV2")
+    .Input("input_handle: variant").Input("element_shape: shape_type").Input("leading_dims: int64")
+    .Output("tensor: element_dtype").Output("lengths: int64")
+    .Attr("element_dtype: type").Attr("shape_type: {int32, int64}")
+    .SetShapeFn(tensoract::ConcatShape)
+    .Doc("The elements joined along their first dimension, and each one's length there; unset element i reads as "
+         "zeros of [leading_dims[i]] + element_shape[1:].");
+
+REGISTER_OP("TensorListSplit")
+    .Input("tensor: element_dtype").Input("element_shape: shape_type").Input("lengths: int64")
+    .Output("output_handle: variant")
+    .Attr("element_dtype: type").Attr("shape_type: {int32, int64}")
+    .SetOutputFullType("output_handle", tensoract::ListType())
+    .SetShapeFn(tensoract::SplitShape)
+    .Doc("A list of consecutive slices of tensor along its first dimension, lengths[i] rows each.");
+
+REGISTER_OP("TensorListScatter")
+    .Input("tensor: element_dtype").Input("indices: int32").Input("element_shape: shape_type")
+    .Output("output_handle: variant")
+    .Attr("element_dtype: type").Attr("shape_type: {int32, int64}")
+    .SetOutputFullType("output_handle", tensoract::ListType())
+    .SetShapeFn(tensoract::NewScatterShape)
+    .Doc("A new list with row k of tensor as element indices[k], as long as the largest index needs.");
+
+REGISTER_OP("TensorListScatterV2")
+    .Input("tensor: element_dtype").Input("indices: int32").Input("element_shape: shape_type")
+    .Input("num_elements: int32").Output("output_handle: variant")
+    .Attr("element_dtype: type").Attr("shape_type: {int32, int64}")
+    .SetOutputFullType("output_handle", tensoract::ListType())
+    .SetShapeFn(tensoract::NewScatterShape)
+    .Doc("A new list of num_elements (-1: as the largest index needs) with row k of tensor as element indices[k].");
+
+REGISTER_OP("TensorListPushBackBatch")
+    .Input("input_handles: variant").Input("tensor: element_dtype").Output("output_handles: variant")
+    .Attr("element_dtype: type")
+    .SetOutputFullType("output_handles", tensoract::ListType())
+    .SetShapeFn(tensoract::PushBackBatchShape)
+    .Doc("A vector of lists: tensor[b] appended to list b.");
+
+REGISTER_OP("TensorListConcatLists")
+    .Input("input_a: variant").Input("input_b: variant").Output("output: variant")
+    .Attr("element_dtype: type")
+    .SetOutputFullType("output", tensoract::ListType())
+    .SetShapeFn(tensoract::ConcatListsShape)
+    .Doc("Each list of input_a followed by the elements of the list at the same place in input_b.");

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/strided_copy.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -21,12 +22,12 @@ void ConcatRows(OpKernelContext* ctx, const std::vector<const Tensor*>& inputs, 
     out_inner += inner[i];
   }
   if (out->NumElements() == 0) return;
-  if (out->dtype() == tensorflow::DT_STRING) {
-    std::string* o = out->base<std::string>();
+  if (!DataTypeIsFixedSize(out->dtype())) {  // strings and variants, by value
+    int64_t at = 0;
     for (int64_t r = 0; r < outer; ++r) {
       for (size_t i = 0; i < inputs.size(); ++i) {
-        const std::string* in = inputs[i]->base<std::string>() + r * inner[i];
-        for (int64_t k = 0; k < inner[i]; ++k) *o++ = in[k];
+        CopyElements(*inputs[i], r * inner[i], out, at, inner[i]);
+        at += inner[i];
       }
     }
     return;

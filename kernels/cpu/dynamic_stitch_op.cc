@@ -61,19 +61,10 @@ class DynamicStitchOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(dims), &out));
     FillElements(ctx, nullptr, out);
     if (out->NumElements() == 0) return;
-    const bool strings = out->dtype() == tensorflow::DT_STRING;
-    const size_t bytes = row_size * DataTypeSize(out->dtype());
     for (int m = 0; m < n; ++m) {
       const Tensor& data = ctx->input(n + m);
       for (size_t i = 0; i < indices[m].size(); ++i) {
-        const int64_t row = indices[m][i];
-        if (strings) {
-          const std::string* src = data.base<std::string>() + i * row_size;
-          std::copy(src, src + row_size, out->base<std::string>() + row * row_size);
-        } else {
-          std::memcpy(static_cast<char*>(out->data()) + row * bytes, static_cast<const char*>(data.data()) + i * bytes,
-                      bytes);
-        }
+        CopyElements(data, i * row_size, out, indices[m][i] * row_size, row_size);
       }
     }
   }

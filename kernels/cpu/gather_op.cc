@@ -88,12 +88,8 @@ class GatherV2Op : public OpKernel {
       const int64_t j = r % n, bo = r / n, b = bo / outer;
       return (bo * limit + indices[b * n + j]) * inner;
     };
-    if (params.dtype() == tensorflow::DT_STRING) {
-      const std::string* src = params.base<std::string>();
-      std::string* dst = out->base<std::string>();
-      for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t k = 0; k < inner; ++k) dst[r * inner + k] = src[row_source(r) + k];
-      }
+    if (!DataTypeIsFixedSize(params.dtype())) {  // strings and variants, by value
+      for (int64_t r = 0; r < rows; ++r) CopyElements(params, row_source(r), out, r * inner, inner);
       return;
     }
     const size_t bytes = inner * DataTypeSize(params.dtype());

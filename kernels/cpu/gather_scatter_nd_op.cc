@@ -101,17 +101,8 @@ class GatherNdOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(dims), &out));
     if (out->NumElements() == 0) return;
     if (ignore_) FillElements(ctx, nullptr, out);
-    const bool strings = params.dtype() == tensorflow::DT_STRING;
-    const size_t bytes = slice * DataTypeSize(params.dtype());
     for (int64_t i = 0; i < n; ++i) {
-      if (offsets[i] < 0) continue;  // ignored: zeros
-      if (strings) {
-        const std::string* src = params.base<std::string>() + offsets[i];
-        std::copy(src, src + slice, out->base<std::string>() + i * slice);
-      } else {
-        std::memcpy(static_cast<char*>(out->data()) + i * bytes,
-                    static_cast<const char*>(params.data()) + offsets[i] * DataTypeSize(params.dtype()), bytes);
-      }
+      if (offsets[i] >= 0) CopyElements(params, offsets[i], out, i * slice, slice);  // < 0: ignored, zeros
     }
   }
 

@@ -1,9 +1,11 @@
 #include "kernels/cpu/strided_copy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/variant.h"
 
 namespace tensoract {
 namespace {
@@ -82,6 +84,10 @@ void StridedCopy(OpKernelContext* ctx, const Tensor& src, const StridedView& src
     CopyBox(ctx, static_cast<const std::string*>(s), src_view, static_cast<std::string*>(t), dst_view, dims);
     return;
   }
+  if (src.dtype() == tensorflow::DT_VARIANT) {
+    CopyBox(ctx, static_cast<const Variant*>(s), src_view, static_cast<Variant*>(t), dst_view, dims);
+    return;
+  }
   switch (DataTypeSize(src.dtype())) {
     case 1: CopyBox(ctx, static_cast<const uint8_t*>(s), src_view, static_cast<uint8_t*>(t), dst_view, dims); break;
     case 2: CopyBox(ctx, static_cast<const uint16_t*>(s), src_view, static_cast<uint16_t*>(t), dst_view, dims); break;
@@ -91,6 +97,27 @@ void StridedCopy(OpKernelContext* ctx, const Tensor& src, const StridedView& src
     default:
       ctx->SetStatus(errors::Unimplemented(NodePrefix(ctx->op_kernel()), "no copy for dtype ",
                                            DataTypeString(src.dtype())));
+  }
+}
+
+bool CanCopyElements(DataType t) {
+  return DataTypeIsFixedSize(t) || t == tensorflow::DT_STRING || t == tensorflow::DT_VARIANT;
+}
+
+void CopyElements(const Tensor& from, int64_t from_at, Tensor* to, int64_t to_at, int64_t n) {
+  if (n <= 0) return;
+  switch (from.dtype()) {
+    case tensorflow::DT_STRING:
+      std::copy_n(from.base<std::string>() + from_at, n, to->base<std::string>() + to_at);
+      return;
+    case tensorflow::DT_VARIANT:
+      std::copy_n(from.base<Variant>() + from_at, n, to->base<Variant>() + to_at);
+      return;
+    default: {
+      const size_t size = DataTypeSize(from.dtype());
+      std::memcpy(static_cast<char*>(to->data()) + to_at * size, static_cast<const char*>(from.data()) + from_at * size,
+                  n * size);
+    }
   }
 }
 
@@ -107,6 +134,12 @@ void FillElements(OpKernelContext* ctx, const Tensor* value, Tensor* dst) {
   if (dst->dtype() == tensorflow::DT_STRING) {
     std::string* p = dst->base<std::string>();
     const std::string v = value == nullptr ? std::string() : value->base<std::string>()[0];
+    for (int64_t i = 0; i < n; ++i) p[i] = v;
+    return;
+  }
+  if (dst->dtype() == tensorflow::DT_VARIANT) {
+    Variant* p = dst->base<Variant>();
+    const Variant v = value == nullptr ? Variant() : value->base<Variant>()[0];
     for (int64_t i = 0; i < n; ++i) p[i] = v;
     return;
   }

@@ -3,7 +3,9 @@
 // elements whose position in the source and in the destination is an affine function of
 // the box's multi-index. Describing the box once (its dims, and a base offset and a
 // stride per dimension on each side, in elements; strides may be 0 or negative) lets one
-// loop serve all of them and every dtype: elements are moved by size, strings by value.
+// loop serve all of them and every dtype: elements are moved by size, strings and variants
+// by value. CopyElements moves a run of elements for the kernels that gather rows (Pack,
+// ConcatV2, Gather, GatherNd, DynamicStitch, the TensorList kernels).
 #ifndef TENSORACT_KERNELS_CPU_STRIDED_COPY_H_
 #define TENSORACT_KERNELS_CPU_STRIDED_COPY_H_
 
@@ -33,6 +35,12 @@ using DeviceStridedCopyFn = void (*)(OpKernelContext* ctx, const Tensor& src, co
                                      const StridedView& dst_view, const std::vector<int64_t>& dims);
 using DeviceFillFn = void (*)(OpKernelContext* ctx, const Tensor* value, Tensor* dst);
 void RegisterDeviceElementMovers(const std::string& device_type, DeviceStridedCopyFn copy, DeviceFillFn fill);
+
+// n elements of `from` from element `from_at` into `to` from element `to_at` (one dtype on
+// the host): bytes for fixed-size types, by value for strings and variants.
+void CopyElements(const Tensor& from, int64_t from_at, Tensor* to, int64_t to_at, int64_t n);
+// Whether CopyElements and StridedCopy move elements of `t`.
+bool CanCopyElements(DataType t);
 
 // Row-major strides of `shape`, in elements.
 std::vector<int64_t> RowMajorStrides(const TensorShape& shape);

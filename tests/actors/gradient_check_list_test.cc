@@ -1,7 +1,7 @@
 // Gradients of the TensorList ops (TensorFlow 2's TensorArray), checked against central
 // differences through a real Session (client/gradient_checker.h): unstacking, reading,
-// writing, pushing, popping and stacking, and a TensorArray written in a while loop, as
-// an RNN keeps its outputs.
+// writing, pushing, popping and stacking, gathering and scattering, splitting and
+// concatenating, and a TensorArray written in a while loop, as an RNN keeps its outputs.
 #include <catch2/catch.hpp>
 
 #include "client/gradient_checker.h"
@@ -48,6 +48,26 @@ TEST_CASE("gradients flow through a list's gather, scatter and resize", "[gradie
   list = ops::TensorListScatterIntoExistingList(root, list, ops::Tanh(root, ys), {0, 4});  // overwrites row 0
   Output picked = ops::TensorListGather(root, list, {4, 1, 1, 0, 2}, {3}, kDouble);
   Output loss = ops::Sum(root, ops::Mul(root, picked, picked), {0, 1});
+  testing::CheckGradient(root, {xs, ys},
+        {Values({0.5, -1, 0.2, 0.3, -0.7, 0.9, 1.1, 0.4, -0.2, -0.6, 0.8, 0.1}, {4, 3}),
+         Values({0.2, -0.4, 0.6, -0.1, 0.3, 0.7}, {2, 3})},
+        loss);
+}
+
+TEST_CASE("gradients flow through a list's split, concat, a set that grows it and a new scatter", "[gradients][list]") {
+  Scope root = Scope::NewRootScope();
+  auto xs = ops::Placeholder(root.WithOpName("xs"), kDouble, PartialTensorShape({4, 3}));
+  auto ys = ops::Placeholder(root.WithOpName("ys"), kDouble, PartialTensorShape({2, 3}));
+  // xs's rows as two elements, [1, 3] and [3, 3]; a third set past the end (element 2 unset).
+  Output list = ops::TensorListSplit(root, xs, {-1, 3}, std::initializer_list<int64_t>{1, 3});
+  list = ops::TensorListSetItem(root, list, 3, ops::Tanh(root, ys), /*resize_if_index_out_of_bounds=*/true);
+  // Joined again, the unset element as one row of zeros: [1 + 3 + 1 + 2, 3].
+  OutputList joined = ops::TensorListConcat(root, list, {-1, 3}, std::initializer_list<int64_t>{0, 0, 1, 0}, kDouble);
+  REQUIRE(joined.size() == 2);
+  Output scattered = ops::TensorListScatter(root, ops::Mul(root, xs, xs), {3, 0, 5, 1}, {3}, -1);
+  Output picked = ops::TensorListGather(root, scattered, {5, 0, 3}, {3}, kDouble);
+  Output loss = ops::Add(root, ops::Sum(root, ops::Mul(root, joined[0], joined[0]), {0, 1}),
+                         ops::Sum(root, ops::Mul(root, picked, ops::Const(root, {{1.0, 2.0, 3.0}})), {0, 1}));
   testing::CheckGradient(root, {xs, ys},
         {Values({0.5, -1, 0.2, 0.3, -0.7, 0.9, 1.1, 0.4, -0.2, -0.6, 0.8, 0.1}, {4, 3}),
          Values({0.2, -0.4, 0.6, -0.1, 0.3, 0.7}, {2, 3})},

@@ -171,6 +171,150 @@ def resize_build(op, ts, attrs):
     return raw.TensorListStack(input_handle=lst, element_shape=tf.shape(ts[0])[1:], element_dtype=ts[0].dtype)
 
 
+
+def split_concat_cases(rng, combo, full):
+    """A tensor split into slices of the given lengths and the slices concatenated again (the
+    tensor and the lengths back); lengths that leave rows over, run past the end or are
+    negative, and an element shape of rank 0, refused."""
+    dt = dtype_of(combo)
+    for shape, lengths, es in [((5, 2), [2, 3], [-1, 2]), ((4,), [0, 4, 0], [-1]), ((3, 2, 2), [1, 1, 1], -1),
+                               ((0, 3), [], [-1, 3]), ((4100, 2), [4000, 100], [-1, 2]), ((3, 2), [1, 1], [-1, 2]),
+                               ((3, 2), [4], [-1, 2]), ((3, 2), [-1, 4], [-1, 2]), ((3, 2), [3], []),
+                               ((3, 2), [3], [-1, 3])]:
+        yield Case([random_values(rng, dt, shape), np.array(lengths, dtype=np.int64), element_shape(es)],
+                   f"{shape_str(shape)} split {lengths} shape {es}", aux=[1, 2], build=split_concat_build)
+
+
+def split_concat_build(op, ts, attrs):
+    lst = raw.TensorListSplit(tensor=ts[0], element_shape=ts[2], lengths=ts[1])
+    out, lengths = raw.TensorListConcatV2(input_handle=lst, element_shape=ts[2], leading_dims=np.zeros(0, np.int64),
+                                          element_dtype=ts[0].dtype)
+    return [out, lengths, raw.TensorListLength(input_handle=lst)]
+
+
+def concat_cases(rng, combo, full):
+    """A reserved list with one element set, concatenated: the unset ones as zeros of their
+    leading_dims entry or of the element shape's first dimension; too few leading_dims, scalar
+    elements, an empty list of an unknown element shape and a set element of another first
+    dimension than the element shape's refused."""
+    dt = dtype_of(combo)
+    # (item shape, list length, where it is set, the list's element shape, concat's element
+    # shape, leading_dims)
+    for item, n, at, list_es, es, leading in [
+            ((3, 2), 3, 1, [-1, 2], [-1, 2], [1, 0, 2]), ((3, 2), 3, 0, [-1, 2], [-1, 2], [9, 4, 2]),
+            ((2, 2), 3, 2, [2, 2], [-1, 2], []), ((2, 2), 2, 0, [-1, 2], [2, 2], []),
+            ((3, 2), 3, 1, [-1, 2], [-1, 2], [1]), ((2,), 2, 0, [], [], []), ((3, 2), 2, 0, [-1, 2], [2, 2], []),
+            ((3, 4100), 2, 1, [-1, -1], [-1, 4100], [5])]:
+        yield Case([random_values(rng, dt, item), np.array(n, dtype=np.int32), np.array(at, dtype=np.int32),
+                    element_shape(list_es), element_shape(es), np.array(leading, dtype=np.int64)],
+                   f"{shape_str(item)} at {at} of {n} ({list_es}), concat as {es} leading {leading}",
+                   aux=[1, 2, 3, 4, 5], build=concat_build)
+    # An empty list: the rest of the element shape must be known.
+    for es in [[-1, 3], [-1, -1]]:
+        yield Case([random_values(rng, dt, (1, 3)), np.array(0, dtype=np.int32), np.array(0, dtype=np.int32),
+                    element_shape(es), element_shape(es), np.zeros(0, dtype=np.int64)], f"empty list {es}",
+                   aux=[1, 2, 3, 4, 5], build=empty_concat_build)
+
+
+def concat_build(op, ts, attrs):
+    lst = raw.TensorListReserve(element_shape=ts[3], num_elements=ts[1], element_dtype=ts[0].dtype)
+    lst = raw.TensorListSetItem(input_handle=lst, index=ts[2], item=ts[0])
+    out, lengths = raw.TensorListConcatV2(input_handle=lst, element_shape=ts[4], leading_dims=ts[5],
+                                          element_dtype=ts[0].dtype)
+    return [out, lengths]
+
+
+def empty_concat_build(op, ts, attrs):
+    lst = raw.TensorListReserve(element_shape=ts[3], num_elements=ts[1], element_dtype=ts[0].dtype)
+    out, lengths = raw.TensorListConcatV2(input_handle=lst, element_shape=ts[4], leading_dims=ts[5],
+                                          element_dtype=ts[0].dtype)
+    return [out, lengths]
+
+
+def concat_v1_cases(rng, combo, full):
+    """The older TensorListConcat (element_shape an attr) of a split tensor; of a list of a known
+    element shape with the default attr, refused as TensorFlow does."""
+    dt = dtype_of(combo)
+    for shape, lengths, es in [((5, 2), [2, 3], [-1, 2]), ((4, 3), [4], [4, 3])]:
+        yield Case([random_values(rng, dt, shape), np.array(lengths, dtype=np.int64), element_shape(es)],
+                   f"{shape_str(shape)} split {lengths} shape {es}", aux=[1, 2], build=concat_v1_build)
+
+
+def concat_v1_build(op, ts, attrs):
+    lst = raw.TensorListSplit(tensor=ts[0], element_shape=ts[2], lengths=ts[1])
+    out, lengths = raw.TensorListConcat(input_handle=lst, element_dtype=ts[0].dtype)
+    return [out, lengths]
+
+
+def new_scatter_cases(rng, combo, full):
+    """Rows scattered into a new list (TensorListScatterV2), stacked: it is as long as the largest
+    index or num_elements says, the last of repeated indices wins; an index past num_elements,
+    a negative one, a num_elements below -1 and a row count that does not match refused."""
+    dt = dtype_of(combo)
+    for shape, idx, n in [((2, 3), [3, 0], -1), ((2, 3), [3, 0], 5), ((2, 3), [0, 0], -1), ((1,), [0], -1),
+                          ((0, 3), [], 2), ((4100, 2), list(range(4099, -1, -1)), -1), ((2, 3), [3, 0], 2),
+                          ((2, 3), [1, -1], -1), ((2, 3), [1, 0], -2), ((2, 3), [1], -1)]:
+        yield Case([random_values(rng, dt, shape), np.array(idx, dtype=np.int32), np.array(n, dtype=np.int32)],
+                   f"{shape_str(shape)} at {idx[:4]} of {n}", aux=[1, 2], build=new_scatter_build)
+
+
+def new_scatter_build(op, ts, attrs):
+    rows = tf.shape(ts[0])[1:]
+    lst = raw.TensorListScatterV2(tensor=ts[0], indices=ts[1], element_shape=rows, num_elements=ts[2])
+    return [raw.TensorListStack(input_handle=lst, element_shape=rows, element_dtype=ts[0].dtype),
+            raw.TensorListLength(input_handle=lst)]
+
+
+def push_back_batch_cases(rng, combo, full):
+    """Row b of a tensor appended to list b of a vector of two lists (one of them empty), each
+    stacked; a tensor of another row count refused."""
+    dt = dtype_of(combo)
+    for shape, rows in [((2, 3), 2), ((2,), 2), ((3, 3), 2)]:
+        yield Case([random_values(rng, dt, shape), random_values(rng, dt, (rows,) + shape[1:])],
+                   f"{shape_str(shape)} onto 2 lists", build=push_back_batch_build)
+
+
+def push_back_batch_build(op, ts, attrs):
+    rows = tf.shape(ts[1])[1:]
+    one = raw.TensorListFromTensor(tensor=ts[1][:1], element_shape=rows)
+    empty = raw.EmptyTensorList(element_shape=rows, max_num_elements=-1, element_dtype=ts[0].dtype)
+    pushed = raw.TensorListPushBackBatch(input_handles=tf.stack([one, empty]), tensor=ts[0])
+    return [raw.TensorListStack(input_handle=lst, element_shape=rows, element_dtype=ts[0].dtype)
+            for lst in tf.unstack(pushed, num=2)]
+
+
+def concat_lists_cases(rng, combo, full):
+    """Two lists joined, stacked; lists of different element shapes refused."""
+    dt = dtype_of(combo)
+    for a, b, es_b in [((2, 3), (1, 3), [3]), ((0, 2), (2, 2), [2]), ((2, 3), (1, 3), [-1])]:
+        yield Case([random_values(rng, dt, a), random_values(rng, dt, b), element_shape(es_b)],
+                   f"{shape_str(a)} then {shape_str(b)} ({es_b})", aux=[2], build=concat_lists_build)
+
+
+def concat_lists_build(op, ts, attrs):
+    rows = tf.shape(ts[0])[1:]
+    a = raw.TensorListFromTensor(tensor=ts[0], element_shape=rows)
+    b = raw.TensorListFromTensor(tensor=ts[1], element_shape=ts[2])
+    joined = raw.TensorListConcatLists(input_a=a, input_b=b, element_dtype=ts[0].dtype)
+    return raw.TensorListStack(input_handle=joined, element_shape=rows, element_dtype=ts[0].dtype)
+
+
+def set_item_resize_cases(rng, combo, full):
+    """An item set past the end of a list with resize_if_index_out_of_bounds: the list grows to
+    hold it (its gradient is cut back to the list's length)."""
+    dt = dtype_of(combo)
+    for item_shape, n, i in [((2,), 2, 4), ((2,), 3, 1), ((), 0, 0)]:
+        yield Case([random_values(rng, dt, (n,) + item_shape), random_values(rng, dt, item_shape),
+                    np.array(i, dtype=np.int32)], f"item {shape_str(item_shape)} at {i} of {n}", aux=[2],
+                   build=set_item_resize_build)
+
+
+def set_item_resize_build(op, ts, attrs):
+    lst = raw.TensorListFromTensor(tensor=ts[0], element_shape=tf.shape(ts[1]))
+    lst = raw.TensorListSetItem(input_handle=lst, index=ts[2], item=ts[1], resize_if_index_out_of_bounds=True)
+    return raw.TensorListStack(input_handle=lst, element_shape=tf.shape(ts[1]), element_dtype=ts[1].dtype)
+
+
 def length_cases(rng, combo, full):
     for shape in [(3, 2), (0,), (4100,)]:
         yield Case([random_values(rng, "float", shape)], f"rows of {shape_str(shape)}",
@@ -227,6 +371,12 @@ CATALOGUE = [
     OpSpec("TensorListReserve", reserve_cases, accept=element_real, label_attr="element_dtype"),
     OpSpec("TensorListGather", gather_cases, accept=element_real, label_attr="element_dtype"),
     OpSpec("TensorListScatterIntoExistingList", scatter_cases, accept=element_real, label_attr="element_dtype"),
+    OpSpec("TensorListSplit", split_concat_cases, accept=element_real, label_attr="element_dtype"),
+    OpSpec("TensorListConcatV2", concat_cases, accept=element_real, label_attr="element_dtype"),
+    OpSpec("TensorListConcat", concat_v1_cases, accept=element_real, label_attr="element_dtype"),
+    OpSpec("TensorListScatterV2", new_scatter_cases, accept=element_real, label_attr="element_dtype"),
+    OpSpec("TensorListPushBackBatch", push_back_batch_cases, accept=element_real, label_attr="element_dtype"),
+    OpSpec("TensorListConcatLists", concat_lists_cases, accept=element_real, label_attr="element_dtype"),
     OpSpec("TensorListResize", resize_cases, accept=lambda combo: True),
     OpSpec("TensorListLength", length_cases, accept=lambda combo: True),
     OpSpec("TensorListElementShape", element_shape_cases, accept=lambda combo: True, label_attr="shape_type"),

@@ -20,6 +20,7 @@ using testing::RunOp;
 using testing::TypeA;
 
 Tensor I32(std::vector<int32_t> v) { return Tensor::FromVector<int32_t>(v); }
+Tensor I64(std::vector<int64_t> v) { return Tensor::FromVector<int64_t>(v); }
 Tensor Shape(std::vector<int32_t> dims) { return Tensor::FromVector<int32_t>(dims); }
 Tensor UnknownRank() { return Tensor::Scalar<int32_t>(-1); }
 Tensor F32(std::vector<float> v, TensorShape shape) { return Tensor::FromVector<float>(v, shape); }
@@ -150,6 +151,132 @@ TEST_CASE("a list gathers elements by index, scatters rows into place and resize
   Run rows_mismatch = RunOp("TensorListScatterIntoExistingList", {reserved, F32({7, 8}, {1, 2}), I32({0, 1})},
                             ElementAttr());
   CHECK_THAT(rows_mismatch.status.message(), Contains("Invalid number of rows in input tensor. Expected: 2 Actual: 1"));
+}
+
+TEST_CASE("a tensor split into slices concatenates back, each slice's length beside it", "[list]") {
+  Tensor xs = F32({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {5, 2});
+  Tensor split = Ok(RunOp("TensorListSplit", {xs, Shape({-1, 2}), I64({2, 3})}, ListAttrs()));
+  REQUIRE(ListOf(split).tensors.size() == 2);
+  CHECK(ListOf(split).tensors[1]->shape() == TensorShape({3, 2}));
+  Run joined = RunOp("TensorListConcatV2", {split, Shape({-1, 2}), I64({})}, ListAttrs());
+  CHECK(Ok(joined).shape() == TensorShape({5, 2}));
+  CHECK(Floats(Ok(joined)) == Floats(xs));
+  Tensor lengths = Ok(joined, 1);
+  CHECK(std::vector<int64_t>(lengths.base<int64_t>(), lengths.base<int64_t>() + 2) == std::vector<int64_t>{2, 3});
+
+  Run unused = RunOp("TensorListSplit", {xs, Shape({-1, 2}), I64({2, 2})}, ListAttrs());
+  CHECK_THAT(unused.status.message(), Contains("Unused values in tensor. Length of tensor: 5 Values used: 4"));
+  Run past = RunOp("TensorListSplit", {xs, Shape({-1, 2}), I64({2, 4})}, ListAttrs());
+  CHECK_THAT(past.status.message(), Contains("Attempting to slice [2, 6] from tensor with length 5"));
+  Run negative = RunOp("TensorListSplit", {xs, Shape({-1, 2}), I64({-1, 6})}, ListAttrs());
+  CHECK_THAT(negative.status.message(), Contains("Invalid value in lengths: -1"));
+  Run rank0 = RunOp("TensorListSplit", {xs, Shape({}), I64({5})}, ListAttrs());
+  CHECK_THAT(rank0.status.message(), Contains("requires element_shape to be at least of rank 1"));
+}
+
+TEST_CASE("a concat reads an unset element as zeros of its leading_dims entry, and refuses what it cannot size",
+          "[list]") {
+  Tensor list = Ok(RunOp("TensorListReserve", {Shape({-1, 2}), Tensor::Scalar<int32_t>(3)}, ListAttrs()));
+  list = Ok(RunOp("TensorListSetItem", {list, Tensor::Scalar<int32_t>(1), F32({1, 2, 3, 4}, {2, 2})}, ElementAttr()));
+  Run joined = RunOp("TensorListConcatV2", {list, Shape({-1, 2}), I64({1, 9, 2})}, ListAttrs());
+  CHECK(Ok(joined).shape() == TensorShape({5, 2}));  // a set element's own length wins over leading_dims
+  CHECK(Floats(Ok(joined)) == std::vector<float>{0, 0, 1, 2, 3, 4, 0, 0, 0, 0});
+  // Past leading_dims, the first dimension the set elements share (here 2) ...
+  Run shared = RunOp("TensorListConcatV2", {list, Shape({-1, 2}), I64({1})}, ListAttrs());
+  CHECK(Ok(shared).shape() == TensorShape({5, 2}));
+  // ... and when they share none, nothing.
+  Tensor uneven = Ok(RunOp("TensorListSetItem", {list, Tensor::Scalar<int32_t>(0), F32({7, 8}, {1, 2})}, ElementAttr()));
+  Run short_dims = RunOp("TensorListConcatV2", {uneven, Shape({-1, 2}), I64({})}, ListAttrs());
+  CHECK_THAT(short_dims.status.message(),
+             Contains("List contains uninitialized tensor at index 2 but leading_dims has only 0 elements."));
+  // The element shape's first dimension sizes the unset ones.
+  Run first_dim = RunOp("TensorListConcatV2", {list, Shape({2, 2}), I64({})}, ListAttrs());
+  CHECK(Ok(first_dim).shape() == TensorShape({6, 2}));
+  Run scalars = RunOp("TensorListConcatV2", {list, Shape({}), I64({})}, ListAttrs());
+  CHECK(scalars.status.code() == tf::error::INVALID_ARGUMENT);
+  Tensor empty = Ok(RunOp("EmptyTensorList", {Shape({-1, -1}), Tensor::Scalar<int32_t>(-1)}, ListAttrs()));
+  Run unsized = RunOp("TensorListConcatV2", {empty, Shape({-1, -1}), I64({})}, ListAttrs());
+  CHECK_THAT(unsized.status.message(), Contains("All except the first dimension must be fully defined"));
+  Run bad_dims = RunOp("TensorListConcatV2", {list, Shape({-1, 2}), I64({1, 1, -3})}, ListAttrs());
+  CHECK_THAT(bad_dims.status.message(), Contains("leading_dims[2] is negative: -3"));
+
+  // TensorFlow's v1 op with an element_shape attr the elements do not have returns
+  // uninitialised memory; here it is refused.
+  Tensor vectors = Ok(RunOp("TensorListFromTensor", {F32({1, 2, 3, 4, 5, 6}, {3, 2}), Shape({2})}, ListAttrs()));
+  tf::AttrValue attr_shape;
+  attr_shape.mutable_shape()->add_dim()->set_size(-1);
+  attr_shape.mutable_shape()->add_dim()->set_size(2);
+  testing::AttrMap v1 = ElementAttr();
+  v1["element_shape"] = attr_shape;
+  Run mismatch = RunOp("TensorListConcat", {vectors}, v1);
+  CHECK(mismatch.status.code() == tf::error::INVALID_ARGUMENT);
+  CHECK_THAT(mismatch.status.message(), Contains("does not fit the element shape's [2]"));
+}
+
+TEST_CASE("a new list scattered from rows is as long as its largest index or num_elements", "[list]") {
+  Tensor rows = F32({1, 2, 3, 4}, {2, 2});
+  Tensor list = Ok(RunOp("TensorListScatterV2", {rows, I32({3, 0}), Shape({2}), Tensor::Scalar<int32_t>(-1)},
+                         ListAttrs()));
+  REQUIRE(ListOf(list).tensors.size() == 4);
+  CHECK(!ListOf(list).tensors[1]);
+  CHECK(Floats(*ListOf(list).tensors[3]) == std::vector<float>{1, 2});
+  Tensor longer = Ok(RunOp("TensorListScatterV2", {rows, I32({3, 0}), Shape({2}), Tensor::Scalar<int32_t>(6)},
+                           ListAttrs()));
+  CHECK(ListOf(longer).tensors.size() == 6);
+  Run over = RunOp("TensorListScatterV2", {rows, I32({3, 0}), Shape({2}), Tensor::Scalar<int32_t>(2)}, ListAttrs());
+  CHECK_THAT(over.status.message(), Contains("TensorListScatter: Trying to scatter at index 3 in list with size 2"));
+  Run v1 = RunOp("TensorListScatter", {rows, I32({1, -1}), Shape({2})}, ListAttrs());
+  CHECK_THAT(v1.status.message(), Contains("Indices in TensorListScatter must all be non-negative."));
+}
+
+// A vector of variants holding `lists`.
+Tensor ListVector(const std::vector<Tensor>& lists) {
+  Tensor v(tf::DT_VARIANT, TensorShape({static_cast<int64_t>(lists.size())}));
+  for (size_t i = 0; i < lists.size(); ++i) v.base<Variant>()[i] = lists[i].base<Variant>()[0];
+  return v;
+}
+const TensorList& ListAt(const Tensor& vector, int64_t i) {
+  const TensorList* list = vector.base<Variant>()[i].get<TensorList>();
+  REQUIRE(list != nullptr);
+  return *list;
+}
+
+TEST_CASE("vectors of lists: a push of each row onto its own list, and lists joined pairwise", "[list]") {
+  Tensor empty = Ok(RunOp("EmptyTensorList", {Shape({2}), Tensor::Scalar<int32_t>(-1)}, ListAttrs()));
+  Tensor one = Push(empty, F32({1, 2}, {2}));
+  Tensor pushed = Ok(RunOp("TensorListPushBackBatch", {ListVector({one, empty}), F32({3, 4, 5, 6}, {2, 2})},
+                           ElementAttr()));
+  REQUIRE(pushed.shape() == TensorShape({2}));
+  CHECK(ListAt(pushed, 0).tensors.size() == 2);
+  CHECK(Floats(*ListAt(pushed, 0).tensors[1]) == std::vector<float>{3, 4});
+  CHECK(Floats(*ListAt(pushed, 1).tensors[0]) == std::vector<float>{5, 6});
+  Run rows = RunOp("TensorListPushBackBatch", {ListVector({one, empty}), F32({3, 4}, {1, 2})}, ElementAttr());
+  CHECK_THAT(rows.status.message(), Contains("Expected tensor.shape[0] == input_handles.size, but saw 1 vs. 2"));
+
+  Tensor joined = Ok(RunOp("TensorListConcatLists", {ListVector({one, empty}), ListVector({one, one})},
+                           ElementAttr()));
+  CHECK(ListAt(joined, 0).tensors.size() == 2);
+  CHECK(ListAt(joined, 1).tensors.size() == 1);
+  Tensor other = Ok(RunOp("EmptyTensorList", {Shape({-1}), Tensor::Scalar<int32_t>(-1)}, ListAttrs()));
+  Run shapes = RunOp("TensorListConcatLists", {one, other}, ElementAttr());
+  CHECK_THAT(shapes.status.message(),
+             Contains("input_a and input_b TensorList element shapes are not identical at index 0.  Saw [2] vs. [?]"));
+}
+
+TEST_CASE("variant tensors pack, unpack and gather by value", "[list][variant]") {
+  Tensor empty = Ok(RunOp("EmptyTensorList", {Shape({2}), Tensor::Scalar<int32_t>(-1)}, ListAttrs()));
+  Tensor one = Push(empty, F32({1, 2}, {2}));
+  testing::AttrMap pack = {{"N", IntA(2)}, {"T", TypeA(tf::DT_VARIANT)}, {"axis", IntA(0)}};
+  Tensor packed = Ok(RunOp("Pack", {one, empty}, pack));
+  REQUIRE(packed.shape() == TensorShape({2}));
+  CHECK(ListAt(packed, 0).tensors.size() == 1);  // (the lists themselves, not empty variants)
+  CHECK(ListAt(packed, 1).tensors.empty());
+  Run unpacked = RunOp("Unpack", {packed}, {{"num", IntA(2)}, {"T", TypeA(tf::DT_VARIANT)}, {"axis", IntA(0)}});
+  CHECK(ListOf(Ok(unpacked, 0)).tensors.size() == 1);
+  Tensor gathered = Ok(RunOp("GatherV2", {packed, I32({1, 0, 0}), Tensor::Scalar<int32_t>(0)},
+                             {{"Tparams", TypeA(tf::DT_VARIANT)}, {"Tindices", TypeA(tf::DT_INT32)},
+                              {"Taxis", TypeA(tf::DT_INT32)}}));
+  CHECK(ListAt(gathered, 2).tensors.size() == 1);
 }
 
 TEST_CASE("gradients add lists element by element, an unset element as zeros, and zero them", "[list]") {

@@ -1,0 +1,156 @@
+#include "kernels/cpu/list_kernel_util.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace tensoract {
+namespace list_kernels {
+
+// The list at input `i`; fails the kernel (and returns nullptr) when it is not one.
+const TensorList* ListInput(OpKernelContext* ctx, int i) {
+  auto list = TensorListFrom(ctx->input(i), StrCat("node '", ctx->op_kernel().name(), "': input ", i));
+  if (!list.ok()) {
+    ctx->SetStatus(list.status());
+    return nullptr;
+  }
+  return list.value();
+}
+
+Status CheckDtype(const OpKernel& op, DataType op_dtype, const TensorList& list) {
+  if (op_dtype != list.element_dtype) {
+    return errors::InvalidArgument("node '", op.name(), "': Invalid data types; op elements ", DataTypeString(op_dtype),
+                                   " but list elements ", DataTypeString(list.element_dtype));
+  }
+  return Status::OK();
+}
+
+StatusOr<int32_t> ScalarInt32(const OpKernel& op, const Tensor& t, const char* what) {
+  if (t.dtype() != tensorflow::DT_INT32 || t.dims() != 0) {
+    return errors::InvalidArgument("node '", op.name(), "': ", what, " must be an int32 scalar, not a ",
+                                   DataTypeString(t.dtype()), " tensor of shape ", t.shape().DebugString());
+  }
+  return t.base<int32_t>()[0];
+}
+
+// The shape an unset element reads as: the list's element shape merged with the op's
+// `element_shape` input and, where that is still partly unknown, with the elements that
+// are set (TensorFlow's TensorListGetItem and TensorListStack do the same).
+StatusOr<TensorShape> ShapeForUnsetElements(const OpKernel& op, const TensorList& list, const Tensor& element_shape) {
+  TA_ASSIGN_OR_RETURN(PartialTensorShape given, ElementShapeFromTensor(element_shape));
+  TA_ASSIGN_OR_RETURN(PartialTensorShape shape, MergeShapes(list.element_shape, given));
+  for (const auto& t : list.tensors) {
+    if (shape.IsFullyDefined()) break;
+    if (t) {
+      TA_ASSIGN_OR_RETURN(shape, MergeShapes(shape, PartialTensorShape(t->shape().dim_sizes())));
+    }
+  }
+  if (!shape.IsFullyDefined()) {
+    return errors::InvalidArgument("node '", op.name(), "': Trying to read an uninitialized tensor but element_shape is "
+                                   "not fully defined: ", shape.DebugString(), " and no list element is set.");
+  }
+  return TensorShape(shape.unknown_rank() ? std::vector<int64_t>() : [&] {
+    std::vector<int64_t> dims(shape.dims());
+    for (int i = 0; i < shape.dims(); ++i) dims[i] = shape.dim_size(i);
+    return dims;
+  }());
+}
+
+// Zeros (empty strings) for an unset element's row.
+void ZeroRow(Tensor* to, int64_t at, int64_t n) {
+  if (to->dtype() == tensorflow::DT_STRING) {
+    std::fill_n(to->base<std::string>() + at, n, std::string());
+    return;
+  }
+  const size_t size = DataTypeSize(to->dtype());
+  if (n > 0) std::memset(static_cast<char*>(to->data()) + at * size, 0, n * size);
+}
+
+Status CheckElementShape(const OpKernel& op, const TensorList& list, const Tensor& item, const char* verb) {
+  if (!list.element_shape.IsCompatibleWith(item.shape())) {
+    return errors::InvalidArgument("node '", op.name(), "': Tried to ", verb, " a tensor with incompatible shape to a ",
+                                   "list. Op element shape: ", item.shape().DebugString(),
+                                   " list shape: ", list.element_shape.DebugString());
+  }
+  return Status::OK();
+}
+
+
+// Element i of `list` (an index already checked), or zeros of the shape its unset elements
+// read as (ShapeForUnsetElements, given the op's `element_shape` input).
+StatusOr<Tensor> ElementOrZeros(const OpKernel& op, const TensorList& list, int64_t i, const Tensor& element_shape) {
+  if (list.tensors[i]) return *list.tensors[i];
+  TA_ASSIGN_OR_RETURN(TensorShape shape, ShapeForUnsetElements(op, list, element_shape));
+  return ZerosTensor(list.element_dtype, shape);
+}
+
+// Stack and Gather: elements `indices` of `list` (checked to be in range) stacked into
+// output 0, [indices.size()] + their shape, unset ones as zeros. `verb` names the op in
+// messages.
+void StackElements(OpKernelContext* ctx, const TensorList& list, const std::vector<int64_t>& indices,
+                   const Tensor& element_shape, const char* verb) {
+  const OpKernel& op = ctx->op_kernel();
+  OP_REQUIRES(ctx, CanCopyElements(list.element_dtype),
+              errors::Unimplemented("node '", op.name(), "': ", verb, "ing a list of ",
+                                    DataTypeString(list.element_dtype)));
+  auto shape = ShapeForUnsetElements(op, list, element_shape);
+  OP_REQUIRES_OK(ctx, shape.status());
+  const TensorShape& element = shape.value();
+  for (int64_t i : indices) {
+    const auto& t = list.tensors[i];
+    OP_REQUIRES(ctx, !t || t->shape() == element,
+                errors::InvalidArgument("node '", op.name(), "': Tried to ", verb,
+                                        " elements of different shapes: element ", i, " has shape ",
+                                        t->shape().DebugString(), ", the list's elements ", element.DebugString()));
+  }
+  TensorShape out_shape({static_cast<int64_t>(indices.size())});
+  for (int d = 0; d < element.dims(); ++d) out_shape.AddDim(element.dim_size(d));
+  Tensor* out = nullptr;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+  const int64_t row = element.num_elements();
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const auto& t = list.tensors[indices[k]];
+    if (t) {
+      CopyElements(*t, 0, out, k * row, row);
+    } else {
+      ZeroRow(out, k * row, row);
+    }
+  }
+}
+
+// FromTensor and Scatter: checks that `t` is at least a vector and gives the shape of its rows.
+Status CheckRows(const OpKernel& op, const Tensor& t, TensorShape* row_shape) {
+  if (t.dims() < 1) {
+    return errors::InvalidArgument("node '", op.name(), "': Tensor must be at least a vector, but saw shape: ",
+                                   t.shape().DebugString());
+  }
+  if (!CanCopyElements(t.dtype())) {
+    return errors::Unimplemented("node '", op.name(), "': a list of the rows of a ", DataTypeString(t.dtype()),
+                                 " tensor");
+  }
+  std::vector<int64_t> dims = t.shape().dim_sizes();
+  dims.erase(dims.begin());
+  *row_shape = TensorShape(dims);
+  return Status::OK();
+}
+
+// Row k of `t`, of `row_shape`, as a tensor of its own.
+StatusOr<Tensor> RowOf(const Tensor& t, int64_t k, const TensorShape& row_shape) {
+  TA_ASSIGN_OR_RETURN(Tensor row, Tensor::Allocate(cpu_allocator(), t.dtype(), row_shape));
+  const int64_t n = row_shape.num_elements();
+  CopyElements(t, k * n, &row, 0, n);
+  return row;
+}
+
+// Gather's and Scatter's `indices`: an int32 vector.
+StatusOr<std::vector<int64_t>> IndicesInput(const OpKernel& op, const Tensor& indices) {
+  if (indices.dtype() != tensorflow::DT_INT32 || indices.dims() != 1) {
+    return errors::InvalidArgument("node '", op.name(), "': indices must be an int32 vector, not a ",
+                                   DataTypeString(indices.dtype()), " tensor of shape ", indices.shape().DebugString());
+  }
+  const int32_t* v = indices.base<int32_t>();
+  return std::vector<int64_t>(v, v + indices.NumElements());
+}
+
+}  // namespace list_kernels
+}  // namespace tensoract
