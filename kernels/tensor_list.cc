@@ -1,7 +1,10 @@
 #include "kernels/tensor_list.h"
 
 #include <cstring>
+#include <limits>
 #include <memory>
+
+#include "messages/tensor.pb.h"
 
 namespace tensoract {
 
@@ -10,6 +13,106 @@ std::string TensorList::DebugString() const {
   for (const auto& t : tensors) set += t.has_value();
   return StrCat("TensorList<", DataTypeString(element_dtype), " ", element_shape.DebugString(), ", ",
                 tensors.size(), " elements, ", set, " set>");
+}
+
+namespace {
+
+void PutVarint64(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+bool GetVarint64(const char** p, const char* end, uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63 && *p < end; shift += 7) {
+    const uint8_t byte = static_cast<uint8_t>(*(*p)++);
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+// TensorList::Encode read back, checking what a peer or a file could get wrong.
+StatusOr<Variant> DecodeTensorList(const tensorflow::VariantTensorDataProto& data) {
+  const std::string& metadata = data.metadata();
+  const char* p = metadata.data();
+  const char* const end = p + metadata.size();
+  auto bad = [&](const std::string& what) {
+    return errors::InvalidArgument("an encoded TensorList is corrupt: ", what);
+  };
+  uint64_t unset = 0;
+  if (!GetVarint64(&p, end, &unset)) return bad("its metadata ends before the number of unset elements");
+  // Each index takes a byte at least: the count cannot exceed the bytes left.
+  if (unset > static_cast<uint64_t>(end - p)) return bad(StrCat(unset, " unset elements announced"));
+  TensorList list;
+  const uint64_t total = unset + static_cast<uint64_t>(data.tensors_size());
+  list.tensors.resize(total);
+  std::vector<bool> is_unset(total, false);
+  uint64_t previous = 0;
+  for (uint64_t k = 0; k < unset; ++k) {
+    uint64_t i = 0;
+    if (!GetVarint64(&p, end, &i)) return bad("its metadata ends in the unset elements' indices");
+    if (i >= total || (k > 0 && i <= previous)) return bad(StrCat("unset element index ", i, " of ", total));
+    is_unset[i] = true;
+    previous = i;
+  }
+  uint64_t dtype = 0, max_elements = 0;
+  if (!GetVarint64(&p, end, &dtype) || !GetVarint64(&p, end, &max_elements)) {
+    return bad("its metadata ends before the element dtype and maximum length");
+  }
+  if (!tensorflow::DataType_IsValid(static_cast<int>(dtype)) || dtype == tensorflow::DT_INVALID) {
+    return bad(StrCat("element dtype ", dtype));
+  }
+  list.element_dtype = static_cast<DataType>(dtype);
+  const auto max = static_cast<int64_t>(max_elements);
+  if (max < -1 || max > std::numeric_limits<int>::max()) return bad(StrCat("max_num_elements ", max));
+  list.max_num_elements = static_cast<int>(max);
+  tensorflow::TensorShapeProto shape;
+  if (!shape.ParseFromArray(p, static_cast<int>(end - p))) return bad("its element shape does not parse");
+  TA_ASSIGN_OR_RETURN(list.element_shape, PartialTensorShape::FromProto(shape));
+  int next = 0;
+  for (uint64_t i = 0; i < total; ++i) {
+    if (is_unset[i]) continue;
+    TA_ASSIGN_OR_RETURN(Tensor t, Tensor::FromProto(data.tensors(next++)));
+    if (t.dtype() != list.element_dtype || !list.element_shape.IsCompatibleWith(t.shape())) {
+      return bad(StrCat("element ", i, " is a ", DataTypeString(t.dtype()), " tensor of shape ",
+                        t.shape().DebugString(), " in a list of ", DataTypeString(list.element_dtype), " ",
+                        list.element_shape.DebugString()));
+    }
+    list.tensors[i] = std::move(t);
+  }
+  return Variant(std::make_shared<const TensorList>(std::move(list)));
+}
+
+const bool registered = RegisterVariantDecoder("tensorflow::TensorList", DecodeTensorList);
+
+}  // namespace
+
+void TensorList::Encode(tensorflow::VariantTensorDataProto* data) const {
+  data->set_type_name(TypeName());
+  std::string metadata;
+  std::vector<uint64_t> unset;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i]) {
+      tensors[i]->AsProtoField(data->add_tensors());  // as TensorFlow's VariantTensorData::ToProto
+    } else {
+      unset.push_back(i);
+    }
+  }
+  PutVarint64(unset.size(), &metadata);
+  for (uint64_t i : unset) PutVarint64(i, &metadata);
+  PutVarint64(static_cast<uint64_t>(element_dtype), &metadata);
+  PutVarint64(static_cast<uint64_t>(static_cast<int64_t>(max_num_elements)), &metadata);
+  tensorflow::TensorShapeProto shape;
+  element_shape.AsProto(&shape);
+  shape.AppendToString(&metadata);
+  data->set_metadata(metadata);
 }
 
 Tensor TensorListTensor(TensorList list) {

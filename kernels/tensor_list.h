@@ -28,6 +28,10 @@ struct TensorList : VariantValue {
 
   std::string TypeName() const override { return "tensorflow::TensorList"; }
   std::string DebugString() const override;
+  // TensorFlow's encoding: the set elements as tensors; in the metadata, varint64s of the
+  // number of unset elements, their indices, element_dtype and max_num_elements, then the
+  // element shape's TensorShapeProto.
+  void Encode(tensorflow::VariantTensorDataProto* data) const override;
 };
 
 // A scalar DT_VARIANT tensor holding `list`.

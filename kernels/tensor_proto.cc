@@ -16,6 +16,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -216,11 +217,45 @@ void ResourceAsProto(const Tensor& t, tensorflow::TensorProto* proto) {
   for (int64_t i = 0; i < t.NumElements(); ++i) handles[i].AsProto(proto->add_resource_handle_val());
 }
 
-// Only each value's type name: enough to print a fetched list or optional and to tell what
-// it was, not to rebuild it (TensorFlow's encodings of its variant types are its own).
+// Variants travel in variant_val, one VariantTensorDataProto per element in TensorFlow's
+// encoding of its type (kernels/variant.h).
 void VariantAsProto(const Tensor& t, tensorflow::TensorProto* proto) {
   const auto* values = t.base<Variant>();
-  for (int64_t i = 0; i < t.NumElements(); ++i) proto->add_variant_val()->set_type_name(values[i].TypeName());
+  for (int64_t i = 0; i < t.NumElements(); ++i) EncodeVariant(values[i], proto->add_variant_val());
+}
+
+// A variant tensor from variant_val, or from tensor_content as TensorFlow's SerializeTensor
+// writes it (each element's serialized VariantTensorDataProto, as strings are stored there).
+StatusOr<Tensor> VariantFromProto(const tensorflow::TensorProto& proto, Allocator* allocator) {
+  TA_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(proto.tensor_shape()));
+  const int64_t n = shape.num_elements();
+  std::vector<tensorflow::VariantTensorDataProto> encoded;
+  if (!proto.tensor_content().empty() && n > 0) {
+    // Every element takes a length byte at least: refuse a count the content cannot hold
+    // before allocating for it.
+    if (static_cast<uint64_t>(n) > proto.tensor_content().size()) {
+      return errors::InvalidArgument("a variant TensorProto's tensor_content has ", proto.tensor_content().size(),
+                                     " bytes for ", n, " values");
+    }
+    std::vector<std::string> bytes(n);
+    TA_RETURN_IF_ERROR(DecodeStringContent(proto.tensor_content(), n, bytes.data()));
+    encoded.resize(n);
+    for (int64_t i = 0; i < n; ++i) {
+      if (!encoded[i].ParseFromString(bytes[i])) {
+        return errors::InvalidArgument("a variant TensorProto's value ", i, " does not parse");
+      }
+    }
+  } else if (proto.variant_val_size() != n) {
+    return errors::InvalidArgument("a variant TensorProto of shape ", shape.DebugString(), " has ",
+                                   proto.variant_val_size(), " values in variant_val, not ", n);
+  }
+  TA_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(allocator, tensorflow::DT_VARIANT, shape));
+  auto* values = t.base<Variant>();
+  for (int64_t i = 0; i < n; ++i) {
+    const auto& data = encoded.empty() ? proto.variant_val(static_cast<int>(i)) : encoded[i];
+    TA_ASSIGN_OR_RETURN(values[i], DecodeVariant(data));
+  }
+  return t;
 }
 
 }  // namespace
@@ -242,10 +277,7 @@ StatusOr<Tensor> Tensor::FromProto(const tensorflow::TensorProto& proto, Allocat
   const DataType dtype = proto.dtype();
   // A reference type is a property of a graph edge, never of a value.
   if (dtype == tensorflow::DT_RESOURCE) return ResourceFromProto(proto, allocator);
-  if (dtype == tensorflow::DT_VARIANT) {
-    return errors::InvalidArgument("a TensorProto has dtype variant, which is not read from protos: variant values "
-                                   "(TensorLists, Optionals) stay in the process that made them");
-  }
+  if (dtype == tensorflow::DT_VARIANT) return VariantFromProto(proto, allocator);
   if (dtype == tensorflow::DT_INVALID || IsRefType(dtype) ||
       (dtype != tensorflow::DT_STRING && !DataTypeIsFixedSize(dtype))) {
     return errors::InvalidArgument("a TensorProto has dtype ", DataTypeString(dtype),

@@ -8,23 +8,35 @@
 // copies references, and an op that "modifies" a list makes a new one (a TensorList's
 // elements are Tensors, so a new list shares their buffers).
 //
-// Variants live on the host and stay in their process: a variant tensor converts to a
-// TensorProto only as its type name (for printing and fetch errors), and one cannot be read
-// back from the wire (Tensor::FromProto refuses DT_VARIANT).
+// Variants live on the host. They travel as TensorFlow encodes them: each value as a
+// VariantTensorDataProto (its type name, opaque metadata bytes and the tensors it holds),
+// in a TensorProto's variant_val (or, from TensorFlow's SerializeTensor, its
+// tensor_content); Tensor::FromProto rebuilds a value through the decoder registered for
+// its type name. So a list or an optional crosses processes (the data plane sends a
+// variant tensor as such a TensorProto) and reads TensorFlow's serialized ones.
 #ifndef TENSORACT_KERNELS_VARIANT_H_
 #define TENSORACT_KERNELS_VARIANT_H_
 
 #include <memory>
 #include <string>
 
+#include "base/status.h"
+
+namespace tensorflow {
+class VariantTensorDataProto;
+}
+
 namespace tensoract {
 
 class VariantValue {
  public:
   virtual ~VariantValue() = default;
-  // TensorFlow's name for the type ("tensorflow::TensorList", "tensorflow::data::OptionalVariant").
+  // TensorFlow's name for the type ("tensorflow::TensorList", "tensorflow::data::Optional").
   virtual std::string TypeName() const = 0;
   virtual std::string DebugString() const = 0;
+  // The value in TensorFlow's encoding of its type (the decoder registered for TypeName()
+  // reads it back).
+  virtual void Encode(tensorflow::VariantTensorDataProto* data) const = 0;
 };
 
 class Variant {
@@ -40,10 +52,22 @@ class Variant {
   }
   std::string TypeName() const { return value_ ? value_->TypeName() : "empty"; }
   std::string DebugString() const { return value_ ? value_->DebugString() : "Variant<empty>"; }
+  const VariantValue* value() const { return value_.get(); }
 
  private:
   std::shared_ptr<const VariantValue> value_;
 };
+
+// Rebuilds a value from TensorFlow's encoding; the data comes from outside, so a decoder
+// checks every size and index in it.
+using VariantDecoder = StatusOr<Variant> (*)(const tensorflow::VariantTensorDataProto& data);
+// Registers the decoder of values whose type name is `type_name` (at static initialisation).
+bool RegisterVariantDecoder(const std::string& type_name, VariantDecoder decoder);
+// Encodes `v` (an empty variant as an empty type name).
+void EncodeVariant(const Variant& v, tensorflow::VariantTensorDataProto* data);
+// The value `data` encodes, through its type's decoder: InvalidArgument for an unknown type
+// or a value nested deeper than 32 variants (a list of lists of ...).
+StatusOr<Variant> DecodeVariant(const tensorflow::VariantTensorDataProto& data);
 
 }  // namespace tensoract
 

@@ -70,6 +70,14 @@ struct TensorFrame {
   firstChunk @10 :UInt64;
   # Raw payload bytes that follow this frame directly (at most byteLength);
   # the rest arrive in TensorChunk messages.
+
+  encoded @11 :Bool;
+  # The payload is not the elements' bytes but the tensor as a serialized
+  # tensorflow.TensorProto (messages/tensor.proto): how strings, variants
+  # (TensorLists, Optionals, in TensorFlow's encoding) and resource handles
+  # travel, which have no flat bytes. Its dtype and shape must be the frame's;
+  # the receiver takes at most TENSORACT_MAX_EXPANDED_TENSOR_BYTES (1 GiB)
+  # of it.
 }
 
 struct TensorChunk {

@@ -12,6 +12,7 @@
 #include "actors/data_plane/auth.h"
 #include "actors/data_plane/wire.h"
 #include "actors/rpc.h"
+#include "messages/tensor.pb.h"
 #include "messages/tensor_frame.capnp.h"
 
 namespace tensoract {
@@ -31,6 +32,10 @@ struct DataPlaneClient::Request {
   std::atomic<bool> header_seen{false};  // read by the timer too
   bool lossy16 = false;
   Tensor value;
+  bool encoded = false;  // the payload is a serialized TensorProto of this dtype and shape
+  DataType encoded_dtype = tensorflow::DT_INVALID;
+  TensorShape encoded_shape;
+  std::string encoded_bytes;
   char* destination = nullptr;  // nullptr: the payload is read and discarded
   Status failure;               // set when the payload is discarded for a reason
   uint64_t wire_bytes = 0;
@@ -80,6 +85,9 @@ struct DataPlaneClient::Connection {
       uint32_t* out = reinterpret_cast<uint32_t*>(request->destination);
       for (int64_t i = n - 1; i >= 0; --i) out[i] = uint32_t{in[i]} << 16;
     }
+    if (request->encoded && request->destination != nullptr && request->failure.ok()) {
+      request->failure = DecodePayload(request.get());
+    }
     auto taken = Take(request->id);
     if (taken == nullptr) return;  // its deadline passed meanwhile
     if (!request->failure.ok()) {
@@ -87,6 +95,24 @@ struct DataPlaneClient::Connection {
     } else {
       Finish(taken, Status::OK(), request->value, false);
     }
+  }
+
+  // An encoded payload's tensor, which must be what its frame announced.
+  static Status DecodePayload(Request* request) {
+    tensorflow::TensorProto proto;
+    if (!proto.ParseFromString(request->encoded_bytes)) {
+      return errors::DataLoss("the ", request->encoded_bytes.size(), "-byte TensorProto does not parse");
+    }
+    request->encoded_bytes = std::string();
+    TA_ASSIGN_OR_RETURN(Tensor value, Tensor::FromProto(proto, request->allocator));
+    if (value.dtype() != request->encoded_dtype || value.shape() != request->encoded_shape) {
+      return errors::DataLoss("the TensorProto holds a ", DataTypeString(value.dtype()), " tensor of shape ",
+                              value.shape().DebugString(), ", the frame announced a ",
+                              DataTypeString(request->encoded_dtype), " tensor of shape ",
+                              request->encoded_shape.DebugString());
+    }
+    request->value = std::move(value);
+    return Status::OK();
   }
 
   Status OnFrame(data_plane::FrameReader& reader, TensorFrame::Reader frame) {
@@ -112,8 +138,13 @@ struct DataPlaneClient::Connection {
     }
     // Check the header before trusting any size in it.
     const auto dtype = static_cast<DataType>(frame.getDtype());
-    if (!tensorflow::DataType_IsValid(static_cast<int>(frame.getDtype())) || !DataTypeIsFixedSize(dtype)) {
-      return errors::DataLoss("bad reply frame for key '", key, "': dtype ", frame.getDtype());
+    const bool encoded = frame.getEncoded();
+    // Flat bytes for fixed-size elements, a TensorProto for the others (strings, variants,
+    // resource handles).
+    if (!tensorflow::DataType_IsValid(static_cast<int>(frame.getDtype())) || dtype == tensorflow::DT_INVALID ||
+        IsRefType(dtype) || encoded == DataTypeIsFixedSize(dtype)) {
+      return errors::DataLoss("bad reply frame for key '", key, "': dtype ", frame.getDtype(),
+                              encoded ? " encoded" : " as flat bytes");
     }
     std::vector<int64_t> dims;
     for (int64_t d : frame.getShape()) dims.push_back(d);
@@ -125,23 +156,34 @@ struct DataPlaneClient::Connection {
     }
     const uint64_t n = static_cast<uint64_t>(shape->num_elements());
     const uint64_t element_bytes = lossy16 ? 2 : DataTypeSize(dtype);
-    const uint64_t expected = n * element_bytes;
-    if (n > UINT64_MAX / 8 || frame.getByteLength() != expected || first_chunk > expected) {
+    const uint64_t expected = encoded ? frame.getByteLength() : n * element_bytes;
+    if (n > UINT64_MAX / 8 || frame.getByteLength() != expected || first_chunk > expected ||
+        (encoded && expected > MaxExpandedTensorBytes())) {
       return errors::DataLoss("bad reply frame for key '", key, "': ", frame.getByteLength(),
-                              " bytes announced for ", n, " elements of ", DataTypeString(dtype));
+                              encoded ? " encoded" : "", " bytes announced for ", n, " elements of ",
+                              DataTypeString(dtype));
     }
     if (request == nullptr || request->header_seen) {
       return reader.ReadRaw(nullptr, first_chunk);  // ended already: drop its bytes
     }
     request->header_seen = true;
     request->lossy16 = lossy16;
+    request->encoded = encoded;
     request->wire_bytes = expected;
-    auto value = Tensor::Allocate(request->allocator, dtype, *shape);
-    if (value.ok()) {
-      request->value = std::move(value).value();
-      request->destination = static_cast<char*>(request->value.data());
+    if (encoded) {
+      // The tensor is built when its bytes are all there (DecodePayload).
+      request->encoded_dtype = dtype;
+      request->encoded_shape = *shape;
+      request->encoded_bytes.resize(expected);
+      request->destination = request->encoded_bytes.data();
     } else {
-      request->failure = value.status();
+      auto value = Tensor::Allocate(request->allocator, dtype, *shape);
+      if (value.ok()) {
+        request->value = std::move(value).value();
+        request->destination = static_cast<char*>(request->value.data());
+      } else {
+        request->failure = value.status();
+      }
     }
     TA_RETURN_IF_ERROR(reader.ReadRaw(request->destination, first_chunk));
     request->received = first_chunk;

@@ -22,6 +22,7 @@
 
 #include "actors/data_plane/auth.h"
 #include "actors/data_plane/wire.h"
+#include "messages/tensor.pb.h"
 #include "messages/tensor_frame.capnp.h"
 
 namespace tensoract {
@@ -39,6 +40,7 @@ struct Outgoing {
   bool is_dead = false;
   bool lossy16 = false;
   std::vector<uint16_t> truncated;  // the lossy16 payload
+  std::string encoded;              // the payload of a tensor without flat bytes: a TensorProto
   const char* payload = nullptr;
   size_t bytes = 0;
   size_t sent = 0;
@@ -61,12 +63,16 @@ std::unique_ptr<Outgoing> MakeOutgoing(uint64_t request_id, const std::string& k
   out->status = status;
   out->is_dead = is_dead;
   if (!status.ok() || is_dead) return out;
+  out->value = value;
   if (!DataTypeIsFixedSize(value.dtype())) {
-    out->status = errors::Unimplemented("data plane: key '", key, "' holds a ", DataTypeString(value.dtype()),
-                                        " tensor; only fixed-size element types travel");
+    // Strings, variants and resource handles have no flat bytes: they travel as a TensorProto.
+    tensorflow::TensorProto proto;
+    value.AsProtoTensorContent(&proto);
+    out->encoded = proto.SerializeAsString();
+    out->bytes = out->encoded.size();
+    out->payload = out->encoded.data();
     return out;
   }
-  out->value = value;
   out->bytes = value.TotalBytes();
   out->payload = static_cast<const char*>(value.data());
   if (lossy16 && value.dtype() == tensorflow::DT_FLOAT) {
@@ -101,6 +107,7 @@ void StartPiece(Outgoing& item) {
       auto dims = frame.initShape(static_cast<unsigned>(shape.dims()));
       for (int d = 0; d < shape.dims(); ++d) dims.set(static_cast<unsigned>(d), shape.dim_size(d));
       frame.setLossy16(item.lossy16);
+      frame.setEncoded(!item.encoded.empty());
       frame.setIsDead(item.is_dead);
       frame.setByteLength(item.bytes);
       frame.setFirstChunk(length);

@@ -7,6 +7,7 @@
 
 #include "kernels/kernel_registry.h"
 #include "kernels/variant.h"
+#include "messages/tensor.pb.h"
 
 namespace tensoract {
 namespace {
@@ -15,11 +16,36 @@ struct OptionalValue : VariantValue {
   std::vector<Tensor> components;
   bool has_value = false;
 
-  std::string TypeName() const override { return "tensorflow::data::OptionalVariant"; }
+  std::string TypeName() const override { return "tensorflow::data::Optional"; }
   std::string DebugString() const override {
-    return has_value ? StrCat("OptionalVariant<", components.size(), " components>") : "OptionalVariant<None>";
+    return has_value ? StrCat("Optional<", components.size(), " components>") : "Optional<None>";
+  }
+  // TensorFlow's encoding: one metadata byte, 1 with a value, whose components are the tensors.
+  void Encode(tensorflow::VariantTensorDataProto* data) const override {
+    data->set_type_name(TypeName());
+    data->set_metadata(std::string(1, has_value ? '\1' : '\0'));
+    for (const Tensor& t : components) t.AsProtoField(data->add_tensors());
   }
 };
+
+StatusOr<Variant> DecodeOptional(const tensorflow::VariantTensorDataProto& data) {
+  OptionalValue value;
+  if (data.metadata().size() != 1 || (data.metadata()[0] != 0 && data.metadata()[0] != 1)) {
+    return errors::InvalidArgument("an encoded Optional is corrupt: its metadata is ", data.metadata().size(),
+                                   " bytes, not the one byte 0 or 1");
+  }
+  value.has_value = data.metadata()[0] == 1;
+  if (!value.has_value && data.tensors_size() > 0) {
+    return errors::InvalidArgument("an encoded Optional without a value holds ", data.tensors_size(), " tensors");
+  }
+  for (const auto& proto : data.tensors()) {
+    TA_ASSIGN_OR_RETURN(Tensor t, Tensor::FromProto(proto));
+    value.components.push_back(std::move(t));
+  }
+  return Variant(std::make_shared<const OptionalValue>(std::move(value)));
+}
+
+const bool registered = RegisterVariantDecoder("tensorflow::data::Optional", DecodeOptional);
 
 Tensor OptionalTensor(OptionalValue value) {
   Tensor t(tensorflow::DT_VARIANT, TensorShape());

@@ -25,6 +25,10 @@
 #include "tests/cluster/cluster_test_util.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/control_flow.h"
+#include "graph/builder/io_ops.h"
+#include "graph/builder/list_ops.h"
+#include "graph/gradients/gradients.h"
+#include "kernels/tensor_list.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
@@ -536,6 +540,62 @@ TEST_CASE("with --session-gc-seconds, a session nobody uses is closed; one in us
   CHECK(gone.code() == error::ABORTED);  // TensorFlow's "Session ... is not found."
   CHECK_THAT(gone.message(), Catch::Contains("is not found"));
   CHECK(used->Run({}, {"y"}, {}, &out).ok());
+}
+
+// Strings and TensorLists made on the ps and used on worker 1: a list of xs's rows read and
+// pushed to there, its gradient (a list) sent back to the ps; strings joined across both.
+struct ListsAcross {
+  Scope root = Scope::NewRootScope();
+  Output xs, stacked, grad, names, fetched_list;
+  explicit ListsAcross(bool spread) {
+    Scope ps = root.WithDevice(spread ? kPs : "");
+    Scope w = root.WithDevice(spread ? kWorker1 : "");
+    xs = ops::Placeholder(root.WithOpName("xs"), tensorflow::DT_FLOAT, PartialTensorShape({3, 2}));
+    Output rows = ops::TensorListFromTensor(ps.WithOpName("rows"), ops::Tanh(ps, xs), {2});
+    Output second = ops::TensorListGetItem(w, rows, 1, {2}, tensorflow::DT_FLOAT);
+    Output pushed = ops::TensorListPushBack(w.WithOpName("pushed"), rows, ops::Mul(w, second, second));
+    stacked = ops::TensorListStack(root.WithOpName("stacked"), pushed, {2}, tensorflow::DT_FLOAT);
+    std::vector<Output> grads;
+    REQUIRE(AddSymbolicGradients(root, {ops::Sum(root, stacked, {0, 1})}, {xs}, &grads).ok());
+    grad = ops::Identity(root.WithOpName("grad"), grads[0]);
+    Output task = ops::Const(ps.WithOpName("task"), Proto(Tensor::FromVector<std::string>({"ps"})));
+    names = ops::Identity(w.WithOpName("names"), ops::Const(w, Proto(Tensor::FromVector<std::string>({"a", ""}))));
+    names = ops::Identity(root.WithOpName("joined"), ops::Concat(w, {names, task}, 0));
+    fetched_list = ops::Identity(root.WithOpName("list"), pushed);
+  }
+  std::vector<Tensor> Run(Session& session) {
+    tensorflow::GraphDef def;
+    REQUIRE(root.ToGraphDef(&def).ok());
+    REQUIRE(session.Create(def).ok());
+    std::vector<Tensor> out;
+    Status s = session.Run({{"xs", Tensor::FromVector<float>({0.5f, -1, 0.2f, 0.3f, -0.7f, 0.9f}, TensorShape({3, 2}))}},
+                           {"stacked", "grad", "joined", "list"}, {}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    return out;
+  }
+};
+
+TEST_CASE("strings and TensorLists cross processes, a list's gradient back to where it was made", "[cluster]") {
+  auto local = Session::New().value();
+  std::vector<Tensor> expected = ListsAcross(false).Run(*local);
+  Cluster cluster;
+  auto remote = Connect(cluster.target());
+  std::vector<Tensor> got = ListsAcross(true).Run(*remote);
+  auto floats = [](const Tensor& t) { return std::vector<float>(t.base<float>(), t.base<float>() + t.NumElements()); };
+  CHECK(got[0].shape() == TensorShape({4, 2}));
+  CHECK(floats(got[0]) == floats(expected[0]));
+  CHECK(floats(got[1]) == floats(expected[1]));
+  REQUIRE(got[2].NumElements() == 3);
+  CHECK(got[2].base<std::string>()[0] == "a");
+  CHECK(got[2].base<std::string>()[1] == "");
+  CHECK(got[2].base<std::string>()[2] == "ps");
+  // The list itself, fetched by the client from the master's process.
+  auto list = TensorListFrom(got[3], "the fetched list");
+  INFO(list.status());
+  REQUIRE(list.ok());
+  CHECK(list.value()->tensors.size() == 4);
+  CHECK(floats(*list.value()->tensors[3]) == floats(*TensorListFrom(expected[3], "local").value()->tensors[3]));
 }
 
 TEST_CASE("a while loop whose body spans three processes ends with the local result", "[cluster]") {

@@ -59,8 +59,8 @@ void Drain(int fd, int64_t deadline_ms) {
   }
 }
 
-// What the fuzzed server serves: a float vector, a dead value, a string tensor (the data
-// plane carries only fixed-size types: refused), and NotFound for every other key.
+// What the fuzzed server serves: a float vector, a dead value, a string tensor (sent as a
+// TensorProto), and NotFound for every other key.
 void Provide(int64_t step_id, const std::string& key, DataPlaneServer::Reply reply) {
   if (key == "float") {
     reply(Status::OK(), Tensor::FromVector<float>({1.f, 2.f, 3.f}), false);

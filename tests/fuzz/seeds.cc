@@ -11,6 +11,7 @@
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/scope.h"
+#include "messages/tensor.pb.h"
 #include "kernels/io/record_io.h"
 #include "messages/master.pb.h"
 #include "messages/tensor_frame.capnp.h"
@@ -151,7 +152,7 @@ std::vector<std::string> ServerRequests() {
 
 std::vector<std::string> ClientReplies() {
   // Request 1: three floats in one frame. Request 2: lossy16, one element in the frame and
-  // one in a chunk. Request 3: an error.
+  // one in a chunk. Request 3: an error, or (the second seed) two strings as a TensorProto.
   std::string all;
   {
     capnp::MallocMessageBuilder message;
@@ -186,6 +187,7 @@ std::vector<std::string> ClientReplies() {
     all += Bytes(chunk_message);
     all.append("\x00\x40", 2);
   }
+  const size_t before_error = all.size();
   {
     capnp::MallocMessageBuilder message;
     auto f = message.initRoot<DataPlaneReply>().initFrame();
@@ -195,7 +197,24 @@ std::vector<std::string> ClientReplies() {
     f.setStatusMessage("not found");
     all += Bytes(message);
   }
-  return {all};
+  // The same first two, then request 3 answered with a string tensor as a TensorProto.
+  std::string encoded = all.substr(0, before_error);
+  {
+    tensorflow::TensorProto proto;
+    Tensor::FromVector<std::string>({"a", "bc"}).AsProtoTensorContent(&proto);
+    const std::string payload = proto.SerializeAsString();
+    capnp::MallocMessageBuilder message;
+    auto f = message.initRoot<DataPlaneReply>().initFrame();
+    f.setRequestId(3);
+    f.setKey("c");
+    f.setDtype(tensorflow::DT_STRING);
+    f.initShape(1).set(0, 2);
+    f.setEncoded(true);
+    f.setByteLength(payload.size());
+    f.setFirstChunk(payload.size());
+    encoded += Bytes(message) + payload;
+  }
+  return {all, encoded};
 }
 
 }  // namespace

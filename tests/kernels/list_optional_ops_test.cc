@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/tensor_list.h"
+#include "messages/tensor.pb.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace tensoract {
@@ -319,17 +320,121 @@ TEST_CASE("an optional gives back its components, and one without a value refuse
   CHECK_THAT(wrong.status.message(), Contains("holding tensorflow::TensorList"));
 }
 
-TEST_CASE("a variant tensor prints its value's type and is not read back from a proto", "[variant]") {
-  Tensor list = Ok(RunOp("EmptyTensorList", {Shape({2}), Tensor::Scalar<int32_t>(-1)}, ListAttrs()));
-  CHECK_THAT(list.DebugString(), Contains("TensorList<float [2], 0 elements"));
+// TensorFlow 2.21's tf.io.serialize_tensor of a list of [[1, 2], [3, 4]]'s rows resized to 3
+// (element 2 unset), and of an optional holding 1.5 and [1, 2].
+const char kTensorFlowList[] =
+    "\x08\x15\x12\x00\x22\x5d\x5c\x0a\x16\x74\x65\x6e\x73\x6f\x72\x66\x6c\x6f\x77\x3a\x3a\x54\x65\x6e\x73\x6f\x72\x4c"
+    "\x69\x73\x74\x12\x1a\x01\x02\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x12\x0b\x08\xff\xff\xff\xff\xff\xff\xff"
+    "\xff\xff\x01\x1a\x12\x08\x01\x12\x04\x12\x02\x08\x02\x2a\x08\x00\x00\x80\x3f\x00\x00\x00\x40\x1a\x12\x08\x01\x12"
+    "\x04\x12\x02\x08\x02\x2a\x08\x00\x00\x40\x40\x00\x00\x80\x40";
+const char kTensorFlowOptional[] =
+    "\x08\x15\x12\x00\x22\x3a\x39\x0a\x1a\x74\x65\x6e\x73\x6f\x72\x66\x6c\x6f\x77\x3a\x3a\x64\x61\x74\x61\x3a\x3a\x4f"
+    "\x70\x74\x69\x6f\x6e\x61\x6c\x12\x01\x01\x1a\x0a\x08\x01\x12\x00\x2a\x04\x00\x00\xc0\x3f\x1a\x0c\x08\x03\x12\x04"
+    "\x12\x02\x08\x02\x3a\x02\x01\x02";
+
+tf::TensorProto ParsedProto(const char* bytes, size_t size) {
   tf::TensorProto proto;
-  list.AsProtoTensorContent(&proto);
-  REQUIRE(proto.variant_val_size() == 1);
-  CHECK(proto.variant_val(0).type_name() == "tensorflow::TensorList");
+  REQUIRE(proto.ParseFromArray(bytes, static_cast<int>(size)));
+  return proto;
+}
+
+TEST_CASE("variant values read TensorFlow's encoding and write it back byte for byte", "[variant]") {
+  tf::TensorProto from_tf = ParsedProto(kTensorFlowList, sizeof(kTensorFlowList) - 1);
+  auto list = Tensor::FromProto(from_tf);
+  INFO(list.status());
+  REQUIRE(list.ok());
+  const TensorList& l = ListOf(list.value());
+  CHECK(l.element_dtype == tf::DT_FLOAT);
+  CHECK(l.element_shape.DebugString() == "[?]");
+  CHECK(l.max_num_elements == -1);
+  REQUIRE(l.tensors.size() == 3);
+  CHECK(Floats(*l.tensors[1]) == std::vector<float>{3, 4});
+  CHECK(!l.tensors[2]);
+  // Our encoding of the value is TensorFlow's: the same bytes as the element of its
+  // tensor_content (one length byte, then the VariantTensorDataProto).
+  tf::TensorProto ours;
+  list.value().AsProtoField(&ours);
+  REQUIRE(ours.variant_val_size() == 1);
+  CHECK(ours.variant_val(0).SerializeAsString() == from_tf.tensor_content().substr(1));
+
+  tf::TensorProto optional_tf = ParsedProto(kTensorFlowOptional, sizeof(kTensorFlowOptional) - 1);
+  auto optional = Tensor::FromProto(optional_tf);
+  INFO(optional.status());
+  REQUIRE(optional.ok());
+  tf::AttrValue types, shapes;
+  types.mutable_list()->add_type(tf::DT_FLOAT);
+  types.mutable_list()->add_type(tf::DT_INT32);
+  shapes.mutable_list()->add_shape()->set_unknown_rank(true);
+  shapes.mutable_list()->add_shape()->set_unknown_rank(true);
+  Run value = RunOp("OptionalGetValue", {optional.value()}, {{"output_types", types}, {"output_shapes", shapes}});
+  CHECK(Ok(value, 0).base<float>()[0] == 1.5f);
+  CHECK(Ok(value, 1).base<int32_t>()[1] == 2);
+  optional.value().AsProtoField(&ours);
+  CHECK(ours.variant_val(0).SerializeAsString() == optional_tf.tensor_content().substr(1));
+}
+
+TEST_CASE("a variant tensor round-trips through a TensorProto: lists of lists, unset elements, limits",
+          "[variant]") {
+  Tensor inner = Ok(RunOp("TensorListFromTensor", {F32({1, 2, 3, 4, 5, 6}, {3, 2}), Shape({2})}, ListAttrs()));
+  Tensor outer = Ok(RunOp("EmptyTensorList", {UnknownRank(), Tensor::Scalar<int32_t>(4)}, ListAttrs(tf::DT_VARIANT)));
+  outer = Push(outer, inner);
+  outer = Ok(RunOp("TensorListResize", {outer, Tensor::Scalar<int32_t>(3)}, {}));
+  tf::TensorProto proto;
+  outer.AsProtoTensorContent(&proto);
   auto back = Tensor::FromProto(proto);
-  CHECK(back.status().code() == tf::error::INVALID_ARGUMENT);
-  Tensor copy = list.DeepCopy();
-  CHECK(ListOf(copy).element_dtype == tf::DT_FLOAT);
+  INFO(back.status());
+  REQUIRE(back.ok());
+  const TensorList& l = ListOf(back.value());
+  CHECK(l.max_num_elements == 4);
+  REQUIRE(l.tensors.size() == 3);
+  CHECK(!l.tensors[1]);
+  CHECK(ListOf(*l.tensors[0]).tensors.size() == 3);
+  CHECK(Floats(*ListOf(*l.tensors[0]).tensors[2]) == std::vector<float>{5, 6});
+  CHECK(back.value().DebugString() == outer.DebugString());
+}
+
+TEST_CASE("a corrupt or unknown encoded variant is refused, never trusted", "[variant]") {
+  tf::TensorProto proto = ParsedProto(kTensorFlowList, sizeof(kTensorFlowList) - 1);
+  tf::TensorProto list_proto;
+  Tensor::FromProto(proto).value().AsProtoField(&list_proto);
+  auto refused = [&](const tf::TensorProto& p, const std::string& what) {
+    auto t = Tensor::FromProto(p);
+    CHECK(t.status().code() == tf::error::INVALID_ARGUMENT);
+    CHECK_THAT(t.status().message(), Contains(what));
+  };
+  tf::TensorProto unknown = list_proto;
+  unknown.mutable_variant_val(0)->set_type_name("tensorflow::SomethingElse");
+  refused(unknown, "which this process cannot decode");
+  tf::TensorProto many = list_proto;
+  many.mutable_variant_val(0)->set_metadata(std::string("\xff\xff\xff\xff\x0f", 5));  // 2^32 - 1 unset
+  refused(many, "unset elements announced");
+  tf::TensorProto out_of_order = list_proto;
+  out_of_order.mutable_variant_val(0)->set_metadata(std::string("\x02\x01\x01\x01", 4));
+  refused(out_of_order, "unset element index 1");
+  tf::TensorProto wrong_type = list_proto;
+  wrong_type.mutable_variant_val(0)->mutable_tensors(0)->set_dtype(tf::DT_INT32);
+  refused(wrong_type, "is a int32 tensor");
+  tf::TensorProto count = list_proto;
+  count.mutable_tensor_shape()->add_dim()->set_size(2);
+  refused(count, "has 1 values in variant_val, not 2");
+  // A list nested 40 deep (each level a list holding the one below).
+  tf::TensorProto deep = list_proto;
+  for (int i = 0; i < 40; ++i) {
+    tf::TensorProto level;
+    level.set_dtype(tf::DT_VARIANT);
+    level.mutable_tensor_shape();
+    auto* v = level.add_variant_val();
+    *v = list_proto.variant_val(0);
+    v->clear_tensors();
+    std::string metadata;
+    metadata += '\x00';                                  // no unset elements
+    metadata += static_cast<char>(tf::DT_VARIANT);       // element dtype
+    metadata += std::string("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10);  // max -1
+    v->set_metadata(metadata);
+    *v->add_tensors() = deep;
+    deep = level;
+  }
+  refused(deep, "nested more than 32 deep");
 }
 
 }  // namespace

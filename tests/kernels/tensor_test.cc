@@ -418,8 +418,8 @@ TEST_CASE("FromProto names what is wrong with a bad TensorProto", "[tensor][prot
                Catch::Contains("dtype float_ref"));
     CHECK_THAT(ReadError(MakeProto(tensorflow::DT_RESOURCE, {1})).message(),
                Catch::Contains("0 handles in resource_handle_val"));
-    CHECK_THAT(ReadError(MakeProto(tensorflow::DT_VARIANT, {0})).message(),
-               Catch::Contains("dtype variant"));
+    CHECK_THAT(ReadError(MakeProto(tensorflow::DT_VARIANT, {1})).message(),
+               Catch::Contains("0 values in variant_val"));
     CHECK_THAT(ReadError(MakeProto(static_cast<DataType>(77), {1})).message(),
                Catch::Contains("77"));
   }
