@@ -4,6 +4,7 @@
 #include <limits>
 #include <memory>
 
+#include "base/varint.h"
 #include "messages/tensor.pb.h"
 
 namespace tensoract {
@@ -16,27 +17,6 @@ std::string TensorList::DebugString() const {
 }
 
 namespace {
-
-void PutVarint64(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-bool GetVarint64(const char** p, const char* end, uint64_t* v) {
-  uint64_t result = 0;
-  for (int shift = 0; shift <= 63 && *p < end; shift += 7) {
-    const uint8_t byte = static_cast<uint8_t>(*(*p)++);
-    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) {
-      *v = result;
-      return true;
-    }
-  }
-  return false;
-}
 
 // TensorList::Encode read back, checking what a peer or a file could get wrong.
 StatusOr<Variant> DecodeTensorList(const tensorflow::VariantTensorDataProto& data) {

@@ -20,6 +20,7 @@
 
 #include <Eigen/Core>
 
+#include "base/varint.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/tensor.h"
 #include "kernels/resource_handle.h"
@@ -154,20 +155,6 @@ Status ReadField(const TensorProto& proto, const TensorShape& shape, T* out) {
   return Status::OK();
 }
 
-// Reads a varint32 from [*p, end), advancing *p. False when it is cut short or too long.
-bool ReadVarint32(const char** p, const char* end, uint32_t* value) {
-  uint32_t result = 0;
-  for (int shift = 0; shift <= 28 && *p < end; shift += 7) {
-    const uint8_t byte = static_cast<uint8_t>(*(*p)++);
-    result |= static_cast<uint32_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) {
-      *value = result;
-      return true;
-    }
-  }
-  return false;
-}
-
 // TensorFlow's tensor_content for strings (port::DecodeStringList): n lengths as varint32,
 // then the n strings' bytes back to back, which must use up the content exactly. The lengths
 // are read twice, so that lengths that claim more bytes than there are cost no memory.
@@ -177,7 +164,7 @@ Status DecodeStringContent(const std::string& content, int64_t n, std::string* o
   uint64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
     uint32_t len;
-    if (!ReadVarint32(&p, end, &len)) {
+    if (!GetVarint32(&p, end, &len)) {
       return errors::InvalidArgument("a string TensorProto's tensor_content (", content.size(),
                                      " bytes) ends before the length of string ", i, " of ", n);
     }
@@ -191,7 +178,7 @@ Status DecodeStringContent(const std::string& content, int64_t n, std::string* o
   const char* lengths = content.data();
   for (int64_t i = 0; i < n; ++i) {
     uint32_t len = 0;
-    ReadVarint32(&lengths, end, &len);
+    GetVarint32(&lengths, end, &len);
     out[i].assign(p, len);
     p += len;
   }
