@@ -297,8 +297,9 @@ Status OpDefBuilder::Finalize(tensorflow::OpDef* op_def) const {
     if (!s.ok()) return s.WithContext(where("output", spec));
   }
   for (const auto& [output, type] : output_full_types_) {
+    const std::string& name = output;  // (a structured binding cannot be captured before C++20)
     auto arg = std::find_if(op_def->mutable_output_arg()->begin(), op_def->mutable_output_arg()->end(),
-                             [&](const tensorflow::OpDef::ArgDef& a) { return a.name() == output; });
+                             [&](const tensorflow::OpDef::ArgDef& a) { return a.name() == name; });
     if (arg == op_def->mutable_output_arg()->end()) {
       return errors::InvalidArgument("op '", op_def_.name(), "' gives output '", output,
                                      "' a full type, but has no such output");
