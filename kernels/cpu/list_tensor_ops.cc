@@ -4,6 +4,7 @@
 // shape the list and the op's element_shape give them.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -237,12 +238,16 @@ class ConcatOp : public ElementTypedOp {
         return;
       }
       lengths->base<int64_t>()[i] = dim;
+      OP_REQUIRES(ctx, dim <= std::numeric_limits<int64_t>::max() - total,
+                  errors::InvalidArgument("node '", name(), "': the elements' lengths overflow int64"));
       total += dim;
     }
-    TensorShape out_shape({total});
-    for (int d = 0; d < rest.dims(); ++d) out_shape.AddDim(rest.dim_size(d));
+    std::vector<int64_t> out_dims = {total};
+    for (int d = 0; d < rest.dims(); ++d) out_dims.push_back(rest.dim_size(d));
+    auto out_shape = TensorShape::FromDims(out_dims);  // leading_dims come from outside: no overflow
+    OP_REQUIRES_OK(ctx, out_shape.status());
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape.value(), &out));
     const int64_t row = AsTensorShape(rest).num_elements();
     int64_t at = 0;
     for (int64_t i = 0; i < n; ++i) {

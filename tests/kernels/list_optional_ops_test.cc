@@ -200,6 +200,13 @@ TEST_CASE("a concat reads an unset element as zeros of its leading_dims entry, a
   CHECK_THAT(unsized.status.message(), Contains("All except the first dimension must be fully defined"));
   Run bad_dims = RunOp("TensorListConcatV2", {list, Shape({-1, 2}), I64({1, 1, -3})}, ListAttrs());
   CHECK_THAT(bad_dims.status.message(), Contains("leading_dims[2] is negative: -3"));
+  // Lengths from outside whose sum, or whose product with the rows' size, overflows.
+  Tensor unset = Ok(RunOp("TensorListReserve", {Shape({-1, 2}), Tensor::Scalar<int32_t>(2)}, ListAttrs()));
+  const int64_t half = (int64_t{1} << 62) + 1;
+  Run sum = RunOp("TensorListConcatV2", {unset, Shape({-1, 2}), I64({half, half})}, ListAttrs());
+  CHECK_THAT(sum.status.message(), Contains("lengths overflow int64"));
+  Run product = RunOp("TensorListConcatV2", {unset, Shape({-1, 2}), I64({half, 0})}, ListAttrs());
+  CHECK(product.status.code() == tf::error::INVALID_ARGUMENT);
 
   // TensorFlow's v1 op with an element_shape attr the elements do not have returns
   // uninitialised memory; here it is refused.
