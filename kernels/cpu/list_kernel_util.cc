@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 namespace tensoract {
@@ -57,6 +59,17 @@ StatusOr<TensorShape> ShapeForUnsetElements(const OpKernel& op, const TensorList
 }
 
 // Zeros (empty strings) for an unset element's row.
+Status ResizeList(const OpKernel& op, TensorList* list, int64_t n) {
+  try {
+    list->tensors.resize(static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+    return errors::ResourceExhausted("node '", op.name(), "': a list of ", n, " elements does not fit in memory");
+  } catch (const std::length_error&) {
+    return errors::ResourceExhausted("node '", op.name(), "': a list of ", n, " elements does not fit in memory");
+  }
+  return Status::OK();
+}
+
 void ZeroRow(Tensor* to, int64_t at, int64_t n) {
   if (to->dtype() == tensorflow::DT_STRING) {
     std::fill_n(to->base<std::string>() + at, n, std::string());

@@ -28,6 +28,11 @@ StatusOr<int32_t> ScalarInt32(const OpKernel& op, const Tensor& t, const char* w
 // are set (TensorFlow's TensorListGetItem and TensorListStack do the same).
 StatusOr<TensorShape> ShapeForUnsetElements(const OpKernel& op, const TensorList& list, const Tensor& element_shape);
 
+// Resizes `list` to `n` elements, new ones unset. The count comes from a graph's input (a
+// reserve of 2^31 elements asks for tens of GiB of slots): ResourceExhausted instead of the
+// process ending when they do not fit.
+Status ResizeList(const OpKernel& op, TensorList* list, int64_t n);
+
 // Zeros (empty strings) for an unset element's row.
 void ZeroRow(Tensor* to, int64_t at, int64_t n);
 

@@ -41,7 +41,7 @@ class NewListOp : public ElementTypedOp {
       OP_REQUIRES(ctx, n.value() >= 0,
                   errors::InvalidArgument("node '", name(), "': The num_elements to reserve must be a non negative "
                                           "number, but got ", n.value()));
-      list.tensors.resize(n.value());
+      OP_REQUIRES_OK(ctx, ResizeList(*this, &list, n.value()));
     } else {
       OP_REQUIRES(ctx, n.value() >= -1,
                   errors::InvalidArgument("node '", name(), "': max_num_elements expected to be -1 or >= 0, got ",
@@ -114,7 +114,7 @@ class SetItemOp : public ElementTypedOp {
     const Tensor& item = ctx->input(2);
     OP_REQUIRES_OK(ctx, CheckElementShape(*this, *in, item, "set"));
     TensorList out = *in;
-    if (i >= size) out.tensors.resize(i + 1);
+    if (i >= size) OP_REQUIRES_OK(ctx, ResizeList(*this, &out, int64_t{i} + 1));
     out.tensors[i] = item;
     ctx->set_output(0, TensorListTensor(std::move(out)));
   }
@@ -195,7 +195,7 @@ class ResizeOp : public OpKernel {
                 errors::InvalidArgument("node '", name(), "': TensorListSlice expects size to be non-negative. Got: ",
                                         size.value()));
     TensorList out = *in;
-    out.tensors.resize(size.value());
+    OP_REQUIRES_OK(ctx, ResizeList(*this, &out, size.value()));
     ctx->set_output(0, TensorListTensor(std::move(out)));
   }
   bool IsExpensive() const override { return false; }

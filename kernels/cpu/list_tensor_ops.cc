@@ -109,7 +109,7 @@ class ScatterOp : public ElementTypedOp {
       OP_REQUIRES(ctx, i >= 0, errors::InvalidArgument("node '", name(), "': Indices in TensorListScatter must all be "
                                                        "non-negative, but saw ", i));
       // Past the end the list grows, the elements between unset (TensorFlow's scatter).
-      if (i >= static_cast<int64_t>(out.tensors.size())) out.tensors.resize(i + 1);
+      if (i >= static_cast<int64_t>(out.tensors.size())) OP_REQUIRES_OK(ctx, ResizeList(*this, &out, i + 1));
       auto row = RowOf(t, static_cast<int64_t>(k), row_shape);
       OP_REQUIRES_OK(ctx, row.status());
       out.tensors[i] = std::move(row).value();
@@ -369,7 +369,7 @@ class NewScatterOp : public ElementTypedOp {
     TensorList list;
     list.element_dtype = t.dtype();
     list.element_shape = given.value();
-    list.tensors.resize(std::max(highest + 1, num_elements));
+    OP_REQUIRES_OK(ctx, ResizeList(*this, &list, std::max(highest + 1, num_elements)));
     for (int64_t k = 0; k < indices.NumElements(); ++k) {
       auto row = RowOf(t, k, row_shape);
       OP_REQUIRES_OK(ctx, row.status());
