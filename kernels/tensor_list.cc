@@ -67,7 +67,7 @@ StatusOr<Variant> DecodeTensorList(const tensorflow::VariantTensorDataProto& dat
     }
     list.tensors[i] = std::move(t);
   }
-  return Variant(std::make_shared<const TensorList>(std::move(list)));
+  return TensorListVariant(std::move(list));
 }
 
 const bool registered = RegisterVariantDecoder("tensorflow::TensorList", DecodeTensorList);
@@ -95,9 +95,11 @@ void TensorList::Encode(tensorflow::VariantTensorDataProto* data) const {
   data->set_metadata(metadata);
 }
 
+Variant TensorListVariant(TensorList list) { return Variant(std::make_shared<const TensorList>(std::move(list))); }
+
 Tensor TensorListTensor(TensorList list) {
   Tensor t(tensorflow::DT_VARIANT, TensorShape());
-  *t.base<Variant>() = Variant(std::make_shared<const TensorList>(std::move(list)));
+  *t.base<Variant>() = TensorListVariant(std::move(list));
   return t;
 }
 

@@ -34,7 +34,8 @@ struct TensorList : VariantValue {
   void Encode(tensorflow::VariantTensorDataProto* data) const override;
 };
 
-// A scalar DT_VARIANT tensor holding `list`.
+// A variant holding `list`, and a scalar DT_VARIANT tensor holding it.
+Variant TensorListVariant(TensorList list);
 Tensor TensorListTensor(TensorList list);
 
 // The list in `t` (a scalar variant holding a TensorList), or InvalidArgument naming `what`.

@@ -51,25 +51,42 @@ StatusOr<TensorShape> ShapeForUnsetElements(const OpKernel& op, const TensorList
     return errors::InvalidArgument("node '", op.name(), "': Trying to read an uninitialized tensor but element_shape is "
                                    "not fully defined: ", shape.DebugString(), " and no list element is set.");
   }
-  return TensorShape(shape.unknown_rank() ? std::vector<int64_t>() : [&] {
-    std::vector<int64_t> dims(shape.dims());
-    for (int i = 0; i < shape.dims(); ++i) dims[i] = shape.dim_size(i);
-    return dims;
-  }());
+  return AsTensorShape(shape);
 }
 
-// Zeros (empty strings) for an unset element's row.
+TensorShape AsTensorShape(const PartialTensorShape& s) {
+  std::vector<int64_t> dims(s.dims());
+  for (int d = 0; d < s.dims(); ++d) dims[d] = s.dim_size(d);
+  return TensorShape(dims);
+}
+
+TensorShape WithoutFirstDim(const TensorShape& s) {
+  std::vector<int64_t> dims = s.dim_sizes();
+  dims.erase(dims.begin());
+  return TensorShape(dims);
+}
+
+PartialTensorShape WithoutFirstDim(const PartialTensorShape& s) {
+  if (s.unknown_rank() || s.dims() == 0) return s;
+  std::vector<int64_t> dims;
+  for (int d = 1; d < s.dims(); ++d) dims.push_back(s.dim_size(d));
+  return PartialTensorShape(std::move(dims));
+}
+
 Status ResizeList(const OpKernel& op, TensorList* list, int64_t n) {
+  bool fits = true;
   try {
     list->tensors.resize(static_cast<size_t>(n));
   } catch (const std::bad_alloc&) {
-    return errors::ResourceExhausted("node '", op.name(), "': a list of ", n, " elements does not fit in memory");
+    fits = false;
   } catch (const std::length_error&) {
-    return errors::ResourceExhausted("node '", op.name(), "': a list of ", n, " elements does not fit in memory");
+    fits = false;
   }
+  if (!fits) return errors::ResourceExhausted("node '", op.name(), "': a list of ", n, " elements does not fit in memory");
   return Status::OK();
 }
 
+// Zeros (empty strings) for an unset element's row.
 void ZeroRow(Tensor* to, int64_t at, int64_t n) {
   if (to->dtype() == tensorflow::DT_STRING) {
     std::fill_n(to->base<std::string>() + at, n, std::string());
@@ -87,7 +104,6 @@ Status CheckElementShape(const OpKernel& op, const TensorList& list, const Tenso
   }
   return Status::OK();
 }
-
 
 // Element i of `list` (an index already checked), or zeros of the shape its unset elements
 // read as (ShapeForUnsetElements, given the op's `element_shape` input).
@@ -141,9 +157,7 @@ Status CheckRows(const OpKernel& op, const Tensor& t, TensorShape* row_shape) {
     return errors::Unimplemented("node '", op.name(), "': a list of the rows of a ", DataTypeString(t.dtype()),
                                  " tensor");
   }
-  std::vector<int64_t> dims = t.shape().dim_sizes();
-  dims.erase(dims.begin());
-  *row_shape = TensorShape(dims);
+  *row_shape = WithoutFirstDim(t.shape());
   return Status::OK();
 }
 

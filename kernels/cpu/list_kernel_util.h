@@ -28,6 +28,13 @@ StatusOr<int32_t> ScalarInt32(const OpKernel& op, const Tensor& t, const char* w
 // are set (TensorFlow's TensorListGetItem and TensorListStack do the same).
 StatusOr<TensorShape> ShapeForUnsetElements(const OpKernel& op, const TensorList& list, const Tensor& element_shape);
 
+// A fully defined shape as a TensorShape.
+TensorShape AsTensorShape(const PartialTensorShape& s);
+// `s` (at least a vector) without its first dimension: the shape of its rows; a partial
+// shape of unknown rank, or a scalar one, stays as it is.
+TensorShape WithoutFirstDim(const TensorShape& s);
+PartialTensorShape WithoutFirstDim(const PartialTensorShape& s);
+
 // Resizes `list` to `n` elements, new ones unset. The count comes from a graph's input (a
 // reserve of 2^31 elements asks for tens of GiB of slots): ResourceExhausted instead of the
 // process ending when they do not fit.

@@ -248,7 +248,7 @@ class PushBackBatchOp : public ElementTypedOp {
       OP_REQUIRES_OK(ctx, row.status());
       TensorList list = *lists[b];
       list.tensors.push_back(std::move(row).value());
-      out->base<Variant>()[b] = Variant(std::make_shared<const TensorList>(std::move(list)));
+      out->base<Variant>()[b] = TensorListVariant(std::move(list));
     }
   }
 };
@@ -277,7 +277,7 @@ class ConcatListsOp : public ElementTypedOp {
                                           lb->element_shape.DebugString()));
       TensorList list = *la;
       list.tensors.insert(list.tensors.end(), lb->tensors.begin(), lb->tensors.end());
-      out->base<Variant>()[i] = Variant(std::make_shared<const TensorList>(std::move(list)));
+      out->base<Variant>()[i] = TensorListVariant(std::move(list));
     }
   }
 
@@ -285,12 +285,11 @@ class ConcatListsOp : public ElementTypedOp {
   // The list at element i of `t` (input `what`) of this op's element dtype; fails the kernel
   // and returns nullptr otherwise.
   const TensorList* ListAt(OpKernelContext* ctx, const Tensor& t, int64_t i, const char* what) const {
-    const Variant& v = t.base<Variant>()[i];
-    const TensorList* list = t.dtype() == tensorflow::DT_VARIANT ? v.get<TensorList>() : nullptr;
+    const Variant* v = t.dtype() == tensorflow::DT_VARIANT ? &t.base<Variant>()[i] : nullptr;
+    const TensorList* list = v != nullptr ? v->get<TensorList>() : nullptr;
     if (list == nullptr) {
       ctx->SetStatus(errors::InvalidArgument("node '", name(), "': ", what, " is not a TensorList at index ", i,
-                                             ".  Saw: '", t.dtype() == tensorflow::DT_VARIANT ? v.DebugString() : "",
-                                             "'"));
+                                             ".  Saw: '", v != nullptr ? v->DebugString() : "", "'"));
     } else if (list->element_dtype != element_dtype_) {
       ctx->SetStatus(errors::InvalidArgument("node '", name(), "': ", what, "[", i, "].dtype != element_dtype.  Saw: ",
                                              DataTypeString(list->element_dtype), " vs. ",

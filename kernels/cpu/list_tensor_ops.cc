@@ -118,23 +118,6 @@ class ScatterOp : public ElementTypedOp {
   }
 };
 
-// The shape without its first dimension (unknown rank stays unknown).
-PartialTensorShape WithoutFirstDim(const PartialTensorShape& s) {
-  if (s.unknown_rank() || s.dims() == 0) return s;
-  std::vector<int64_t> dims;
-  for (int d = 1; d < s.dims(); ++d) dims.push_back(s.dim_size(d));
-  return PartialTensorShape(std::move(dims));
-}
-TensorShape WithoutFirstDim(const TensorShape& s) {
-  std::vector<int64_t> dims = s.dim_sizes();
-  dims.erase(dims.begin());
-  return TensorShape(dims);
-}
-TensorShape AsTensorShape(const PartialTensorShape& s) {  // s fully defined
-  std::vector<int64_t> dims(s.dims());
-  for (int d = 0; d < s.dims(); ++d) dims[d] = s.dim_size(d);
-  return TensorShape(dims);
-}
 
 // TensorListConcat and TensorListConcatV2: the elements (each at least a vector) joined along
 // their first dimension, and each one's length there. An unset element reads as zeros of
