@@ -15,6 +15,9 @@ DataType ElementDtype(const Node& op) {
   return t;
 }
 
+// The shape of x's rows: x's shape without its first dimension.
+Output RowShape(const Scope& s, const Output& x) { return ops::Slice(s, ops::Shape(s, x), {1}, {-1}); }
+
 // d(PushBack(list, t)) = PopBack(d): the list's part and t's.
 Status PushBackGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   OutputList popped = ops::TensorListPopBack(s, dy[0], ops::Shape(s, InputOf(op, 1)), ElementDtype(op));
@@ -53,7 +56,7 @@ Status GetItemGrad(const Scope& s, const Node& op, const std::vector<Output>& dy
 
 // d(Stack(list)) = the rows of d as a list.
 Status StackGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  Output row_shape = ops::Slice(s, ops::Shape(s, dy[0]), {1}, {-1});
+  Output row_shape = RowShape(s, dy[0]);
   *dx = {ops::TensorListFromTensor(s, dy[0], row_shape), Output()};
   return s.status();
 }
@@ -61,7 +64,7 @@ Status StackGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, 
 // d(FromTensor(t)) = d stacked, in t's shape.
 Status FromTensorGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output t = InputOf(op, 0);
-  Output row_shape = ops::Slice(s, ops::Shape(s, t), {1}, {-1});
+  Output row_shape = RowShape(s, t);
   *dx = {ops::TensorListStack(s, dy[0], row_shape, ElementDtype(op)), Output()};
   return s.status();
 }
@@ -72,7 +75,7 @@ Status FromTensorGrad(const Scope& s, const Node& op, const std::vector<Output>&
 Status GatherGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output list = InputOf(op, 0);
   Output sums = ops::UnsortedSegmentSum(s, dy[0], InputOf(op, 1), ops::TensorListLength(s, list));
-  Output row_shape = ops::Slice(s, ops::Shape(s, dy[0]), {1}, {-1});
+  Output row_shape = RowShape(s, dy[0]);
   *dx = {ops::TensorListFromTensor(s, sums, row_shape), Output(), Output()};
   return s.status();
 }
@@ -81,7 +84,7 @@ Status GatherGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
 // those elements' gradients gathered as t's.
 Status ScatterGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output t = InputOf(op, 1), indices = InputOf(op, 2);
-  Output row_shape = ops::Slice(s, ops::Shape(s, t), {1}, {-1});
+  Output row_shape = RowShape(s, t);
   Output dt = ops::TensorListGather(s, dy[0], indices, row_shape, ElementDtype(op));
   Output dlist = ops::TensorListScatterIntoExistingList(s, dy[0], ops::ZerosLike(s, t), indices);
   *dx = {dlist, dt, Output()};
@@ -91,7 +94,7 @@ Status ScatterGrad(const Scope& s, const Node& op, const std::vector<Output>& dy
 // d(ScatterV2(t, indices)): the scattered elements' gradients gathered as t's.
 Status NewScatterGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output t = InputOf(op, 0), indices = InputOf(op, 1);
-  Output row_shape = ops::Slice(s, ops::Shape(s, t), {1}, {-1});
+  Output row_shape = RowShape(s, t);
   *dx = {ops::TensorListGather(s, dy[0], indices, row_shape, ElementDtype(op)), Output(), Output()};
   if (op.num_inputs() == 4) dx->push_back(Output());
   return s.status();
@@ -108,7 +111,7 @@ Status ConcatGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
 // d(Split(t, lengths)) = d's elements joined again (unset ones as zeros of their lengths).
 Status SplitGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output t = InputOf(op, 0), lengths = InputOf(op, 2);
-  Output element_shape = ops::Concat(s, {ops::Const(s, {-1}), ops::Slice(s, ops::Shape(s, t), {1}, {-1})}, 0);
+  Output element_shape = ops::Concat(s, {ops::Const(s, {-1}), RowShape(s, t)}, 0);
   OutputList joined = ops::TensorListConcat(s, dy[0], element_shape, lengths, ElementDtype(op));
   if (!s.ok()) return s.status();
   *dx = {joined[0], Output(), Output()};
