@@ -628,6 +628,28 @@ Status Stalled(ExecutorState& st) {
                           loops.empty() ? "" : "; loops that never ended: " + loops);
 }
 
+size_t InputBytes(const std::vector<Tensor>& values) {
+  size_t bytes = 0;
+  for (const Tensor& in : values) bytes += in.TotalBytes();
+  return bytes;
+}
+
+// Whether a node in the ready queue is one the device's threads should take (Process):
+// expensive, with inputs of at least kInlineInputBytes. A long queue is taken to hold one
+// (the scan stays short however wide the graph).
+bool AnyReadyWorthAThread(const ExecutorState& st) {
+  constexpr size_t kScanned = 16;
+  if (st.ready.size() > kScanned) return true;
+  for (const TaggedNode& t : st.ready) {
+    const NodeItem& item = st.plan->nodes[t.node];
+    if (!item.is_expensive || item.is_async || t.dead) continue;
+    size_t bytes = 0;
+    for (int i = 0; i < item.num_inputs; ++i) bytes += t.iter->slots[item.input_start + i].TotalBytes();
+    if (bytes >= kInlineInputBytes) return true;
+  }
+  return false;
+}
+
 void Process(Self* self) {
   auto& st = self->state;
   int budget = kNodesPerHandler;
@@ -664,19 +686,19 @@ void Process(Self* self) {
       });
       continue;
     }
-    // An expensive kernel goes to the device's threads so that the step's other ready
-    // nodes and the actor's mailbox go on meanwhile; when there is nothing else to go on
-    // with (no other node ready, none in flight), it runs here, as TensorFlow's executor
-    // runs its last ready node inline: two thread hand-offs fewer per kernel, which on a
-    // shared 2-core VM cost up to half of a small training step. A device of one thread
-    // gets every kernel inline: its pool would run them one at a time all the same, but on
-    // another core than the one whose caches hold their inputs (MLP batch 512: the big
-    // GEMMs ran 1.4x slower there), after a hand-off each way.
+    // An expensive kernel goes to the device's threads so that the step's other work
+    // (another expensive ready node, kernels in flight and the actor's mailbox) goes on
+    // meanwhile; when there is no such work, it runs here, as TensorFlow's executor keeps
+    // its last expensive node inline: two thread hand-offs fewer per kernel, which on a
+    // shared 2-core VM cost up to half of a small training step. Cheap ready nodes (a
+    // fetch's _Retval beside the first layer's MatMul) are no reason to hand the kernel
+    // off: they take microseconds here. A device of one thread gets every kernel inline: its pool would
+    // run them one at a time all the same, but on another core than the one whose caches
+    // hold their inputs (MLP batch 512: the big GEMMs ran 1.4x slower there), after a
+    // hand-off each way.
     if (item.is_expensive && !st.on_caller_thread && st.device_threads > 1 &&
-        !(st.ready.empty() && st.in_flight == 0)) {
-      size_t input_bytes = 0;
-      for (const Tensor& in : st.scratch.values) input_bytes += in.TotalBytes();
-      if (input_bytes >= kInlineInputBytes) {
+        (st.in_flight > 0 || AnyReadyWorthAThread(st))) {
+      if (InputBytes(st.scratch.values) >= kInlineInputBytes) {
         ++st.in_flight;
         ++st.running[t.node];
         self->send(st.device, launch_atom::value,

@@ -243,6 +243,7 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
     // A _Recv's wait ends through the rendezvous's abort; other asynchronous kernels
     // (queues, readers) wait on state outside the step and need its cancellation.
     plan->has_cancellable_kernels |= item.is_async && !item.is_transfer;
+    plan->has_transfers |= item.is_transfer;
     for (DataType t : node->input_types()) item.has_ref_input |= IsRefType(t);
     for (DataType t : node->output_types()) plan->has_ref_edges |= IsRefType(t);
     item.consumers.resize(node->num_outputs());

@@ -131,6 +131,7 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   bool has_loops = false;      // more frames than the root
   bool has_step_resources = false;  // some node makes per-step resources (stacks)
   bool has_cancellable_kernels = false;  // some asynchronous kernel other than _Recv (queues)
+  bool has_transfers = false;  // some _Send or _Recv: its steps use the worker's rendezvous
 
   // Runs node `node` on the calling thread: the one way a synchronous kernel runs, inline
   // in the executor or on a device thread. The result's status names the node; an output

@@ -70,6 +70,21 @@ class Buffer {
 };
 
 
+// A waiting enqueue's elements and callback, and a waiting dequeue's request (num < 0: one
+// element, unbatched).
+struct QueueEnqueueRequest {
+  int64_t attempt = 0;
+  std::vector<QueueElement> elements;
+  QueueInterface::DoneCallback done;
+};
+
+struct QueueDequeueRequest {
+  int64_t attempt = 0;
+  int64_t num = -1;
+  bool allow_small_batch = false;
+  QueueInterface::DequeueCallback done;
+};
+
 struct EnqueueAttempt {
   QueueEnqueueRequest request;
   size_t next = 0;  // elements already in the queue
@@ -80,25 +95,23 @@ struct DequeueAttempt {
   std::vector<QueueElement> taken;
 };
 
-// What the actor and the kernels' fast paths share, every field under `mu`. An operation
-// that can be served at once (room for an enqueue, elements for a dequeue, nobody waiting
-// before it) is served by the calling kernel under the lock, without a round trip through
-// the actor: a training step's dequeue from a filled queue costs no thread hand-off.
-// Anything that must wait goes to the actor, which keeps it here; whoever then changes the
-// queue (a kernel's fast path, the actor) serves what waits under the same lock, so that a
-// dequeue making room answers a blocked enqueue from its own thread, with no message to
-// the actor and no scheduler thread woken for it.
+// What the actor and the kernels share, every field under `mu`. An operation that can be
+// served at once (room for an enqueue, elements for a dequeue, nobody waiting before it)
+// is served by the calling kernel under the lock: a training step's dequeue from a filled
+// queue costs no thread hand-off. One that must wait is parked here by its kernel, as a
+// callback, under the same lock (no message to the actor, no scheduler thread woken for
+// it: a queue runner's enqueue into a full queue waits on every batch); whoever then
+// changes the queue (a kernel, the actor closing it) serves what waits, so that a dequeue
+// making room answers a blocked enqueue from its own thread.
 struct SharedQueue {
   explicit SharedQueue(const QueueSpec& s) : spec(s) { buffer.Init(s); }
   const QueueSpec spec;
   std::mutex mu;
   Buffer buffer;
   bool closed = false;
-  std::deque<EnqueueAttempt> enqueues;  // waiting for room, in arrival order
-  std::deque<DequeueAttempt> dequeues;  // waiting for elements, in arrival order
-  // Operations sent to the actor and not answered yet (in flight or waiting): a fast path
-  // never overtakes one of its own kind.
-  int64_t waiting_enqueues = 0, waiting_dequeues = 0;
+  // Waiting operations, in arrival order: a fast path never overtakes one of its kind.
+  std::deque<EnqueueAttempt> enqueues;  // waiting for room
+  std::deque<DequeueAttempt> dequeues;  // waiting for elements
   // Elements the first waiting enqueue still has to put in. A fast-path dequeue wakes the
   // actor for it only once there is room for them all (or the queue ran dry): a blocked
   // enqueue-many of 256 then costs the consumer one hand-off, not one per dequeue of 64.
@@ -169,7 +182,6 @@ void PumpLocked(SharedQueue& q, Answers* answers) {
       if (e.next < e.request.elements.size()) break;
       answers->push_back([done = std::move(e.request.done)] { done(Status::OK()); });
       q.enqueues.pop_front();
-      --q.waiting_enqueues;
       progress = true;
     }
     while (!q.dequeues.empty()) {
@@ -195,7 +207,6 @@ void PumpLocked(SharedQueue& q, Answers* answers) {
         AnswerDequeue(q, d, answers);
       }
       q.dequeues.pop_front();
-      --q.waiting_dequeues;
       progress = true;
     }
   }
@@ -224,7 +235,6 @@ void CancelAttempt(SharedQueue& q, int64_t attempt) {
       if (it->request.attempt != attempt) continue;
       answers.push_back([done = std::move(it->request.done)] { done(errors::Cancelled("Enqueue operation was cancelled")); });
       q.enqueues.erase(it);
-      --q.waiting_enqueues;
       break;
     }
     for (auto it = q.dequeues.begin(); answers.empty() && it != q.dequeues.end(); ++it) {
@@ -232,7 +242,6 @@ void CancelAttempt(SharedQueue& q, int64_t attempt) {
       GiveBack(q, it->taken);
       answers.push_back([done = std::move(it->request.done)] { done(errors::Cancelled("Dequeue operation was cancelled"), {}); });
       q.dequeues.erase(it);
-      --q.waiting_dequeues;
       break;
     }
     // Not waiting (any more): it finished before the cancellation arrived.
@@ -253,33 +262,6 @@ caf::behavior queue_actor(Self* self, std::shared_ptr<SharedQueue> q, caf::actor
   self->state.q = std::move(q);
   if (auto worker = caf::actor_cast<caf::actor>(owner)) self->link_to(worker);
   return {
-      [=](queue_enqueue_atom, QueueEnqueueRequest& request) {
-        SharedQueue& q = *self->state.q;
-        Answers answers;
-        {
-          std::lock_guard<std::mutex> lock(q.mu);
-          if (q.closed) {
-            --q.waiting_enqueues;
-            answers.push_back([done = std::move(request.done), s = errors::Cancelled(q.spec.Describe(), " is closed.")] {
-              done(s);
-            });
-          } else {
-            q.enqueues.push_back({std::move(request), 0});
-            PumpLocked(q, &answers);
-          }
-        }
-        RunAnswers(answers);
-      },
-      [=](queue_dequeue_atom, QueueDequeueRequest& request) {
-        SharedQueue& q = *self->state.q;
-        Answers answers;
-        {
-          std::lock_guard<std::mutex> lock(q.mu);
-          q.dequeues.push_back({std::move(request), {}});
-          PumpLocked(q, &answers);
-        }
-        RunAnswers(answers);
-      },
       [=](queue_close_atom, bool cancel_pending_enqueues, QueueDoneCallback& done) {
         SharedQueue& q = *self->state.q;
         Answers answers;
@@ -291,7 +273,6 @@ caf::behavior queue_actor(Self* self, std::shared_ptr<SharedQueue> q, caf::actor
             for (EnqueueAttempt& e : q.enqueues) {
               answers.push_back([d = std::move(e.request.done)] { d(errors::Cancelled("Enqueue operation was cancelled")); });
             }
-            q.waiting_enqueues -= static_cast<int64_t>(q.enqueues.size());
             q.enqueues.clear();
           }
           PumpLocked(q, &answers);
@@ -333,9 +314,9 @@ caf::behavior queue_actor(Self* self, std::shared_ptr<SharedQueue> q, caf::actor
   };
 }
 
-// Ties one attempt to its step's cancellation: registered after the request is sent (so a
-// cancel message always comes after it in the actor's mailbox), deregistered when the
-// attempt is answered, whichever of the two happens first.
+// Ties one attempt to its step's cancellation: registered once the attempt waits in the
+// queue (so the cancel message finds it there, or finds it answered), deregistered when
+// the attempt is answered, whichever of the two happens first.
 class CancelLink {
  public:
   explicit CancelLink(CancellationManager* cm) : cm_(cm) {}
@@ -371,32 +352,34 @@ class ActorQueue : public QueueInterface {
   const QueueSpec& spec() const override { return q_->spec; }
 
   void Enqueue(std::vector<QueueElement> elements, CancellationManager* cancellation, DoneCallback done) override {
-    {
-      std::unique_lock<std::mutex> lock(q_->mu);
-      if (q_->closed) {
-        lock.unlock();
-        return done(errors::Cancelled(q_->spec.Describe(), " is closed."));
-      }
-      const int64_t n = static_cast<int64_t>(elements.size());
-      if (q_->waiting_enqueues == 0 && q_->buffer.size() + n <= q_->spec.max_size()) {
-        for (QueueElement& e : elements) q_->buffer.Push(std::move(e));
-        q_->NoteSize();
-        // Dequeues waiting for these elements are answered from here.
-        Answers answers;
-        if (!q_->dequeues.empty()) PumpLocked(*q_, &answers);
-        lock.unlock();
-        RunAnswers(answers);
-        return done(Status::OK());
-      }
-      ++q_->waiting_enqueues;
+    Answers answers;
+    std::unique_lock<std::mutex> lock(q_->mu);
+    if (q_->closed) {
+      lock.unlock();
+      return done(errors::Cancelled(q_->spec.Describe(), " is closed."));
     }
+    const int64_t n = static_cast<int64_t>(elements.size());
+    if (q_->enqueues.empty() && q_->buffer.size() + n <= q_->spec.max_size()) {
+      for (QueueElement& e : elements) q_->buffer.Push(std::move(e));
+      q_->NoteSize();
+      // Dequeues waiting for these elements are answered from here.
+      if (!q_->dequeues.empty()) PumpLocked(*q_, &answers);
+      lock.unlock();
+      RunAnswers(answers);
+      return done(Status::OK());
+    }
+    // It waits (what fits goes in now).
     const int64_t attempt = next_attempt_++;
     auto link = std::make_shared<CancelLink>(cancellation);
-    caf::anon_send(actor_, queue_enqueue_atom::value,
-                   QueueEnqueueRequest{attempt, std::move(elements), [link, done = std::move(done)](const Status& s) {
-                                         link->Finish();
-                                         done(s);
-                                       }});
+    q_->enqueues.push_back({QueueEnqueueRequest{attempt, std::move(elements),
+                                                [link, done = std::move(done)](const Status& s) {
+                                                  link->Finish();
+                                                  done(s);
+                                                }},
+                            0});
+    PumpLocked(*q_, &answers);
+    lock.unlock();
+    RunAnswers(answers);
     link->Arm(actor_, attempt);
   }
 
@@ -406,7 +389,7 @@ class ActorQueue : public QueueInterface {
       std::unique_lock<std::mutex> lock(q_->mu);
       const int64_t want = num < 0 ? 1 : num;
       taken.reserve(want);
-      if (q_->waiting_dequeues == 0 && q_->Available() >= want) {
+      if (q_->dequeues.empty() && q_->Available() >= want) {
         for (int64_t i = 0; i < want; ++i) taken.push_back(q_->buffer.Pop());
         q_->NoteSize();
         // An enqueue waiting for room is answered from here once all its elements fit
@@ -421,16 +404,22 @@ class ActorQueue : public QueueInterface {
         RunAnswers(answers);
         return AnswerTaken(num, std::move(taken), done);
       }
-      ++q_->waiting_dequeues;
     }
+    // It waits (a closed queue's answer comes at once).
+    Answers answers;
     const int64_t attempt = next_attempt_++;
     auto link = std::make_shared<CancelLink>(cancellation);
-    caf::anon_send(actor_, queue_dequeue_atom::value,
-                   QueueDequeueRequest{attempt, num, allow_small_batch,
-                                       [link, done = std::move(done)](const Status& s, QueueTuple tuple) {
-                                         link->Finish();
-                                         done(s, std::move(tuple));
-                                       }});
+    {
+      std::lock_guard<std::mutex> lock(q_->mu);
+      q_->dequeues.push_back({QueueDequeueRequest{attempt, num, allow_small_batch,
+                                                  [link, done = std::move(done)](const Status& s, QueueTuple tuple) {
+                                                    link->Finish();
+                                                    done(s, std::move(tuple));
+                                                  }},
+                              {}});
+      PumpLocked(*q_, &answers);
+    }
+    RunAnswers(answers);
     link->Arm(actor_, attempt);
   }
 

@@ -37,6 +37,8 @@ struct RegisteredGraph {
   // The stateful kernels its plans share with the other graphs of its session; they go
   // when the session's last graph does.
   std::shared_ptr<SharedKernels> shared_kernels;
+  // Some plan has a _Send or _Recv (only they use the rendezvous).
+  bool uses_rendezvous = false;
   // Executors of each plan idle after a step, for the next ones (actors/executor.h). They
   // are linked to the worker while they wait, so they go down with it.
   std::vector<std::vector<caf::actor>> idle;
@@ -50,6 +52,10 @@ struct RunningStep {
   std::vector<caf::actor> executors;
   int remaining = 0;
   bool master_cleans_up = false;
+  // The rendezvous holds something of this step (its graph has transfers, or an abort
+  // went there): it gets the step's cleanup. A step that never touched it costs it no
+  // message, nor a scheduler thread woken for one (steps run on their caller's thread).
+  bool uses_rendezvous = false;
   std::string owner;  // RunGraphRequest::owner
   RunGraphResponse response;
   caf::typed_response_promise<RunGraphResponse> promise;
@@ -125,6 +131,7 @@ StatusOr<RegisteredGraph> BuildPlans(WorkerState& st, const tensorflow::GraphDef
     auto plan = ExecutorPlan::Build(part, st.devices[index].get(), st.rendezvous, shared.get());
     if (!plan.ok()) return plan.status();
     registered.num_args = std::max(registered.num_args, plan.value()->num_args);
+    registered.uses_rendezvous |= plan.value()->has_transfers;
     registered.plans.push_back(std::move(plan).value());
     registered.device_index.push_back(index);
   }
@@ -166,6 +173,7 @@ void AbandonStepsOf(Self* self, const std::string& owner, const Status& why) {
     if (step->owner != owner) continue;
     // The step drops its rendezvous entries when it ends.
     step->master_cleans_up = false;
+    step->uses_rendezvous = true;
     self->send(st.rendezvous_actor, abort_atom::value, step_id, why);
     for (const caf::actor& e : step->executors) self->send(e, abort_atom::value, why);
   }
@@ -214,6 +222,7 @@ void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
     Status abort = errors::Aborted("step ", step_id, " was aborted because another device failed: ",
                                    reply.status.message());
     for (const caf::actor& e : step.executors) self->send(e, abort_atom::value, abort);
+    step.uses_rendezvous = true;
     self->send(st.rendezvous_actor, abort_atom::value, step_id, abort);
   }
   if (reply.status.ok()) {
@@ -235,7 +244,7 @@ void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
   }
   step.promise.deliver(std::move(merged));
   if (!step.master_cleans_up) {
-    self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
+    if (step.uses_rendezvous) self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
   } else if (!step.owner.empty()) {
     st.awaiting_cleanup[step.owner].insert(step_id);
   }
@@ -333,6 +342,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         }
         auto step = std::make_shared<RunningStep>();
         step->master_cleans_up = request.master_cleans_up;
+        step->uses_rendezvous = graph.uses_rendezvous;
         step->owner = request.owner;
         step->promise = self->make_response_promise<RunGraphResponse>();
         step->remaining = static_cast<int>(graph.plans.size());
@@ -366,7 +376,6 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         if (graph.plans.empty()) {
           auto promise = step->promise;
           st.running.erase(step_id);
-          if (!request.master_cleans_up) self->send(st.rendezvous_actor, cleanup_step_atom::value, step_id);
           promise.deliver(RunGraphResponse{});
           return promise;
         }
@@ -413,6 +422,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         self->send(st.rendezvous_actor, abort_atom::value, step_id, why);
         auto it = st.running.find(step_id);
         if (it == st.running.end()) return;
+        it->second->uses_rendezvous = true;
         for (const caf::actor& e : it->second->executors) self->send(e, abort_atom::value, why);
       },
       [=](master_gone_atom, const std::string& owner, const Status& why) {
