@@ -56,6 +56,12 @@ void TensorShape::AddDim(int64_t size) {
   ++rank_;
 }
 
+TensorShape TensorShape::WithoutFirstDim() const {
+  TensorShape row;
+  for (int d = 1; d < rank_; ++d) row.AddDim(dim_size(d));
+  return row;
+}
+
 bool TensorShape::operator==(const TensorShape& o) const {
   if (rank_ != o.rank_) return false;
   for (int d = 0; d < rank_; ++d) {
@@ -115,6 +121,11 @@ bool PartialTensorShape::IsCompatibleWith(const TensorShape& shape) const {
     if (dims_[i] >= 0 && dims_[i] != shape.dim_size(i)) return false;
   }
   return true;
+}
+
+PartialTensorShape PartialTensorShape::WithoutFirstDim() const {
+  if (!known_rank_ || dims_.empty()) return *this;
+  return PartialTensorShape(std::vector<int64_t>(dims_.begin() + 1, dims_.end()));
 }
 
 std::string PartialTensorShape::DebugString() const {

@@ -39,6 +39,8 @@ class TensorShape {
   int64_t num_elements() const;
 
   void AddDim(int64_t size);
+  // The shape of one row: every dimension after the first (a scalar stays a scalar).
+  TensorShape WithoutFirstDim() const;
 
   bool operator==(const TensorShape& o) const;
   bool operator!=(const TensorShape& o) const { return !(*this == o); }
@@ -68,6 +70,12 @@ class PartialTensorShape {
 
   // True when some fully defined shape matches both (unknown parts match anything).
   bool IsCompatibleWith(const TensorShape& shape) const;
+  // The same rank and dimensions, unknown ones included (TensorFlow's IsIdenticalTo).
+  bool IsIdenticalTo(const PartialTensorShape& other) const {
+    return known_rank_ == other.known_rank_ && dims_ == other.dims_;
+  }
+  // Every dimension after the first (unknown rank, and a scalar, stay as they are).
+  PartialTensorShape WithoutFirstDim() const;
 
   // "[?,784]", or "<unknown>" for unknown rank.
   std::string DebugString() const;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "base/base64.h"
 #include "base/types.h"
 
 namespace tensoract {

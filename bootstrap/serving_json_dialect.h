@@ -75,10 +75,6 @@ Status JsonFormatError(const rapidjson::Value& value, const Args&... args) {
 bool IsBase64Object(const rapidjson::Value& value);
 // The bytes of a {"b64": ...} object; TensorFlow Serving's errors for anything else.
 Status DecodeBase64Object(const rapidjson::Value& value, std::string* bytes);
-std::string Base64Encode(std::string_view bytes);
-// Standard alphabet; padding optional and whitespace skipped, as absl::Base64Unescape
-// (TensorFlow Serving's decoder) allows. False for anything else.
-bool Base64Decode(std::string_view text, std::string* bytes);
 
 // A float or double as TensorFlow Serving writes it ("0.1", "3.0", "1e-05", "NaN"). Not
 // RapidJSON's Double(): a float widened to double would print its noise digits

@@ -137,7 +137,7 @@ Status QueueSpec::CheckSameAs(const QueueSpec& other) const {
   }
   bool same_shapes = shapes.size() == other.shapes.size();
   for (size_t i = 0; same_shapes && i < shapes.size(); ++i) {
-    same_shapes = shapes[i].DebugString() == other.shapes[i].DebugString();
+    same_shapes = shapes[i].IsIdenticalTo(other.shapes[i]);
   }
   if (!same_shapes) return errors::InvalidArgument("Shared queue '", name, "' was declared again with other shapes");
   return Status::OK();

@@ -74,8 +74,11 @@ class ResourceMgr {
   // A handle naming (container, name, T) on this manager's device.
   template <class T>
   ResourceHandle MakeHandle(const std::string& container, const std::string& name) const {
-    return ResourceHandle(device_name_, container.empty() ? kDefaultContainer : container, name,
-                          std::hash<std::string>()(typeid(T).name()), TypeName(typeid(T)));
+    // Demangled once per type: queue and reader ops make their handle in every step.
+    static const uint64_t type_hash = std::hash<std::string>()(typeid(T).name());
+    static const std::string type_name = TypeName(typeid(T));
+    return ResourceHandle(device_name_, container.empty() ? kDefaultContainer : container, name, type_hash,
+                          type_name);
   }
   // The resource a handle names, checking that the handle was made for a T.
   template <class T>

@@ -171,7 +171,8 @@ class Tensor {
                                     Allocator* allocator = cpu_allocator());
   // Writes the elements into the typed repeated field (float_val, int_val, ...).
   void AsProtoField(tensorflow::TensorProto* proto) const;
-  // Writes the elements as raw bytes into tensor_content (strings go to string_val).
+  // Writes the elements as raw bytes into tensor_content, as TensorFlow's does (strings go
+  // to string_val; variants are encoded there as TensorFlow encodes them).
   void AsProtoTensorContent(tensorflow::TensorProto* proto) const;
 
   // "Tensor<type: float shape: [2,2] values: [[1 2][3 4]]>", at most `max_entries` values.

@@ -211,6 +211,22 @@ void VariantAsProto(const Tensor& t, tensorflow::TensorProto* proto) {
   for (int64_t i = 0; i < t.NumElements(); ++i) EncodeVariant(values[i], proto->add_variant_val());
 }
 
+// Or in tensor_content, as TensorFlow's AsProtoTensorContent writes them (port::
+// EncodeVariantList: each element's serialized VariantTensorDataProto, laid out as string
+// content is, the lengths first): the bytes of tf.io.serialize_tensor.
+void VariantAsTensorContent(const Tensor& t, tensorflow::TensorProto* proto) {
+  const auto* values = t.base<Variant>();
+  std::vector<std::string> encoded(t.NumElements());
+  std::string* content = proto->mutable_tensor_content();
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    tensorflow::VariantTensorDataProto data;
+    EncodeVariant(values[i], &data);
+    data.SerializeToString(&encoded[i]);
+    PutVarint64(encoded[i].size(), content);
+  }
+  for (const std::string& e : encoded) content->append(e);
+}
+
 // A variant tensor from variant_val, or from tensor_content as TensorFlow's SerializeTensor
 // writes it (each element's serialized VariantTensorDataProto, as strings are stored there).
 StatusOr<Tensor> VariantFromProto(const tensorflow::TensorProto& proto, Allocator* allocator) {
@@ -345,7 +361,7 @@ void Tensor::AsProtoTensorContent(tensorflow::TensorProto* proto) const {
   shape_.AsProto(proto->mutable_tensor_shape());
   if (NumElements() == 0) return;
   if (dtype_ == tensorflow::DT_RESOURCE) return ResourceAsProto(*this, proto);  // handles have no raw bytes
-  if (dtype_ == tensorflow::DT_VARIANT) return VariantAsProto(*this, proto);
+  if (dtype_ == tensorflow::DT_VARIANT) return VariantAsTensorContent(*this, proto);
   if (dtype_ == tensorflow::DT_STRING) {
     // Strings have no in-memory bytes to copy; string_val is the encoding every TensorFlow
     // reader (C++ FromProto and Python make_ndarray alike) accepts.

@@ -160,13 +160,6 @@ Status ElementShapeShape(InferenceContext* c) {
   return Status::OK();
 }
 
-// The element shape without its first dimension (unknown rank stays unknown).
-PartialTensorShape WithoutFirstDim(const PartialTensorShape& s) {
-  std::vector<int64_t> dims = InferenceContext::Dims(s);
-  if (s.unknown_rank() || dims.empty()) return s;
-  return PartialTensorShape(std::vector<int64_t>(dims.begin() + 1, dims.end()));
-}
-
 // Concat (v1: element_shape an attr) and ConcatV2: [?] + the element shape after its first
 // dimension, and the elements' lengths.
 Status ConcatShape(InferenceContext* c) {
@@ -180,7 +173,7 @@ Status ConcatShape(InferenceContext* c) {
   if (list != nullptr) TA_RETURN_IF_ERROR(c->Merge(element, list->shape, &element));
   PartialTensorShape out = InferenceContext::UnknownShape();
   if (!element.unknown_rank()) {
-    TA_RETURN_IF_ERROR(c->Concatenate(InferenceContext::Vector(-1), WithoutFirstDim(element), &out));
+    TA_RETURN_IF_ERROR(c->Concatenate(InferenceContext::Vector(-1), element.WithoutFirstDim(), &out));
   }
   c->set_output(0, out);
   c->set_output(1, InferenceContext::Vector(-1));
@@ -194,7 +187,7 @@ Status SplitShape(InferenceContext* c) {
   TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &ignored));
   TA_RETURN_IF_ERROR(ElementShapeInput(c, 1, &element));
   PartialTensorShape slices;
-  TA_RETURN_IF_ERROR(c->Concatenate(InferenceContext::Vector(-1), WithoutFirstDim(c->input(0)), &slices));
+  TA_RETURN_IF_ERROR(c->Concatenate(InferenceContext::Vector(-1), c->input(0).WithoutFirstDim(), &slices));
   TA_RETURN_IF_ERROR(c->Merge(slices, element, &ignored));
   c->set_output(0, InferenceContext::Scalar());
   c->set_output_handle_data(0, {element, ElementDtype(c)});

@@ -1,7 +1,9 @@
 // Turning the bytes a reader gives into tensors: DecodeRaw (fixed-size elements, as in
-// Fashion-MNIST's IDX records) and the tf.Example parsers (ParseExample, ParseExampleV2,
+// Fashion-MNIST's IDX records), the tf.Example parsers (ParseExample, ParseExampleV2,
 // ParseSingleExample: dense features of fixed shape and sparse, variable-length ones;
-// ragged features are refused). Definitions are TensorFlow 2.21's.
+// ragged features are refused) and a whole tensor to and from its serialized TensorProto
+// (SerializeTensor, ParseTensor: tf.io.serialize_tensor and tf.io.parse_tensor).
+// Definitions are TensorFlow 2.21's.
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
 
@@ -80,6 +82,20 @@ REGISTER_OP("DecodeRaw")
     .Attr("little_endian: bool = true")
     .SetShapeFn(tensoract::DecodeRawShape)
     .Doc("Each string's bytes as a vector of out_type; every string must hold the same number.");
+
+REGISTER_OP("SerializeTensor")
+    .Input("tensor: T")
+    .Output("serialized: string")
+    .Attr("T: type")
+    .SetShapeFn(tensoract::shape_inference::ScalarShape)
+    .Doc("The tensor as a serialized TensorProto (elements in tensor_content, strings in string_val).");
+
+REGISTER_OP("ParseTensor")
+    .Input("serialized: string")
+    .Output("output: out_type")
+    .Attr("out_type: type")
+    .SetShapeFn(tensoract::shape_inference::UnknownShape)
+    .Doc("The tensor a serialized TensorProto holds; its dtype must be out_type.");
 
 REGISTER_OP("ParseExample")
     .Input("serialized: string")

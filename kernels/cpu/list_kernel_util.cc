@@ -60,19 +60,6 @@ TensorShape AsTensorShape(const PartialTensorShape& s) {
   return TensorShape(dims);
 }
 
-TensorShape WithoutFirstDim(const TensorShape& s) {
-  std::vector<int64_t> dims = s.dim_sizes();
-  dims.erase(dims.begin());
-  return TensorShape(dims);
-}
-
-PartialTensorShape WithoutFirstDim(const PartialTensorShape& s) {
-  if (s.unknown_rank() || s.dims() == 0) return s;
-  std::vector<int64_t> dims;
-  for (int d = 1; d < s.dims(); ++d) dims.push_back(s.dim_size(d));
-  return PartialTensorShape(std::move(dims));
-}
-
 Status ResizeList(const OpKernel& op, TensorList* list, int64_t n) {
   bool fits = true;
   try {
@@ -157,7 +144,7 @@ Status CheckRows(const OpKernel& op, const Tensor& t, TensorShape* row_shape) {
     return errors::Unimplemented("node '", op.name(), "': a list of the rows of a ", DataTypeString(t.dtype()),
                                  " tensor");
   }
-  *row_shape = WithoutFirstDim(t.shape());
+  *row_shape = t.shape().WithoutFirstDim();
   return Status::OK();
 }
 

@@ -30,10 +30,6 @@ StatusOr<TensorShape> ShapeForUnsetElements(const OpKernel& op, const TensorList
 
 // A fully defined shape as a TensorShape.
 TensorShape AsTensorShape(const PartialTensorShape& s);
-// `s` (at least a vector) without its first dimension: the shape of its rows; a partial
-// shape of unknown rank, or a scalar one, stays as it is.
-TensorShape WithoutFirstDim(const TensorShape& s);
-PartialTensorShape WithoutFirstDim(const PartialTensorShape& s);
 
 // Resizes `list` to `n` elements, new ones unset. The count comes from a graph's input (a
 // reserve of 2^31 elements asks for tens of GiB of slots): ResourceExhausted instead of the

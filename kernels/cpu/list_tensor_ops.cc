@@ -137,7 +137,7 @@ class ConcatOp : public ElementTypedOp {
     if (!attr_shape_.unknown_rank()) {
       OP_REQUIRES(ctx, attr_shape_.dims() > 0,
                   errors::InvalidArgument("node '", name(), "': element_shape must not be empty"));
-      rest = WithoutFirstDim(attr_shape_);
+      rest = attr_shape_.WithoutFirstDim();
     }
     const TensorList* in = TypedListInput(ctx, 0);
     if (in == nullptr) return;
@@ -152,7 +152,7 @@ class ConcatOp : public ElementTypedOp {
                   errors::InvalidArgument("node '", name(), "': Concat requires elements to be at least vectors, "
                                           "found scalars instead."));
       if (!element.unknown_rank()) first_dim = element.dim_size(0);
-      rest = WithoutFirstDim(element);
+      rest = element.WithoutFirstDim();
     }
     const int64_t n = static_cast<int64_t>(in->tensors.size());
     OP_REQUIRES(ctx, n > 0 || rest.IsFullyDefined(),
@@ -169,7 +169,7 @@ class ConcatOp : public ElementTypedOp {
       OP_REQUIRES(ctx, t->dims() >= 1,
                   errors::InvalidArgument("node '", name(), "': Concat saw a scalar shape at index ", i,
                                           " but requires at least vectors."));
-      const TensorShape t_rest = WithoutFirstDim(t->shape());
+      const TensorShape t_rest = t->shape().WithoutFirstDim();
       if (!infer) {
         OP_REQUIRES(ctx, rest.IsCompatibleWith(t_rest),
                     errors::InvalidArgument("node '", name(), "': element ", i, " of shape ", t->shape().DebugString(),
@@ -267,7 +267,7 @@ class SplitOp : public ElementTypedOp {
     const Tensor& t = ctx->input(0);
     TensorShape row_shape;
     OP_REQUIRES_OK(ctx, CheckRows(*this, t, &row_shape));
-    OP_REQUIRES(ctx, WithoutFirstDim(element).IsCompatibleWith(row_shape),
+    OP_REQUIRES(ctx, element.WithoutFirstDim().IsCompatibleWith(row_shape),
                 errors::InvalidArgument("node '", name(), "': tensor shape ", t.shape().DebugString(),
                                         " is not compatible with element_shape ", element.DebugString()));
     const Tensor& lengths = ctx->input(2);

@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "graph/graph.h"
+#include "graph/node_def_util.h"
 #include "graph/op_registry.h"
+#include "graph/shape_inference.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -86,6 +89,25 @@ inline Run RunMaybe(const std::string& op, const std::vector<Tensor>& inputs, co
   Status s = MakeKernel(op, attrs, &kernel);
   if (!s.ok()) return {s, {}};
   return RunKernel(kernel.get(), inputs);
+}
+
+// `op`'s shape function (with `attrs`, defaults filled in) on inputs of `shapes`; the
+// inferred output shapes go to `outputs`.
+inline Status InferShapes(const std::string& op, const AttrMap& attrs, std::vector<PartialTensorShape> shapes,
+                          std::vector<PartialTensorShape>* outputs = nullptr) {
+  const NodeDef def = MakeDef(op, attrs);
+  auto data = OpRegistry::Global()->LookUpOpData(op);
+  REQUIRE(data.ok());
+  DataTypeVector ins, outs;
+  TA_RETURN_IF_ERROR(InOutTypesForNode(def, (*data)->op_def, &ins, &outs));
+  shape_inference::InferenceContext c(&def, &(*data)->op_def, kGraphDefVersion, ins, outs, std::move(shapes));
+  TA_RETURN_IF_ERROR((*data)->shape_inference_fn(&c));
+  TA_RETURN_IF_ERROR(c.usage_status());
+  if (outputs != nullptr) {
+    outputs->clear();
+    for (int i = 0; i < c.num_outputs(); ++i) outputs->push_back(c.output(i));
+  }
+  return Status::OK();
 }
 
 template <class T>

@@ -378,6 +378,12 @@ TEST_CASE("variant values read TensorFlow's encoding and write it back byte for 
   CHECK(Ok(value, 1).base<int32_t>()[1] == 2);
   optional.value().AsProtoField(&ours);
   CHECK(ours.variant_val(0).SerializeAsString() == optional_tf.tensor_content().substr(1));
+
+  // SerializeTensor writes them as tf.io.serialize_tensor does, into tensor_content.
+  Run serialized = RunOp("SerializeTensor", {list.value()}, {{"T", testing::TypeA(tf::DT_VARIANT)}});
+  CHECK(*Ok(serialized).base<std::string>() == std::string(kTensorFlowList, sizeof(kTensorFlowList) - 1));
+  serialized = RunOp("SerializeTensor", {optional.value()}, {{"T", testing::TypeA(tf::DT_VARIANT)}});
+  CHECK(*Ok(serialized).base<std::string>() == std::string(kTensorFlowOptional, sizeof(kTensorFlowOptional) - 1));
 }
 
 TEST_CASE("a variant tensor round-trips through a TensorProto: lists of lists, unset elements, limits",

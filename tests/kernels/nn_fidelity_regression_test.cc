@@ -23,6 +23,7 @@ namespace {
 
 using testing::Values;
 using testing::AttrMap;
+using testing::InferShapes;
 using testing::Ints;
 using testing::MakeDef;
 using testing::RunMaybe;
@@ -32,23 +33,6 @@ tensorflow::AttrValue Float(float f) {
   tensorflow::AttrValue a;
   a.set_f(f);
   return a;
-}
-
-// `op`'s shape function on inputs of `shapes`.
-Status InferShapes(const std::string& op, const AttrMap& attrs, std::vector<PartialTensorShape> shapes,
-                   std::vector<PartialTensorShape>* outputs = nullptr) {
-  const NodeDef def = MakeDef(op, attrs);
-  auto data = OpRegistry::Global()->LookUpOpData(op);
-  REQUIRE(data.ok());
-  DataTypeVector ins, outs;
-  TA_RETURN_IF_ERROR(InOutTypesForNode(def, (*data)->op_def, &ins, &outs));
-  shape_inference::InferenceContext c(&def, &(*data)->op_def, kGraphDefVersion, ins, outs, std::move(shapes));
-  TA_RETURN_IF_ERROR((*data)->shape_inference_fn(&c));
-  if (outputs != nullptr) {
-    outputs->clear();
-    for (int i = 0; i < c.num_outputs(); ++i) outputs->push_back(c.output(i));
-  }
-  return Status::OK();
 }
 
 template <class T>

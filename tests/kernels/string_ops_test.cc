@@ -89,20 +89,10 @@ TEST_CASE("StringJoin refuses non-scalar inputs of different shapes, [1] against
 
 // The output shape the op's shape function infers from `shapes`, or "error: ...".
 std::string Inferred(const std::string& op, std::vector<PartialTensorShape> shapes,
-                     std::map<std::string, tf::AttrValue> attrs = {}) {
-  NodeDef def;
-  def.set_name("n");
-  def.set_op(op);
-  for (auto& [k, v] : attrs) (*def.mutable_attr())[k] = v;
-  auto data = OpRegistry::Global()->LookUpOpData(op);
-  REQUIRE(data.ok());
-  AddDefaultsToNodeDef((*data)->op_def, &def);
-  DataTypeVector ins, outs;
-  REQUIRE(InOutTypesForNode(def, (*data)->op_def, &ins, &outs).ok());
-  InferenceContext c(&def, &(*data)->op_def, 0, ins, outs, std::move(shapes));
-  Status s = (*data)->shape_inference_fn(&c);
-  if (s.ok()) s = c.usage_status();
-  return s.ok() ? c.output(0).DebugString() : "error: " + s.message();
+                     const testing::AttrMap& attrs = {}) {
+  std::vector<PartialTensorShape> out;
+  Status s = testing::InferShapes(op, attrs, std::move(shapes), &out);
+  return s.ok() ? out[0].DebugString() : "error: " + s.message();
 }
 
 PartialTensorShape P(std::vector<int64_t> dims) { return PartialTensorShape(std::move(dims)); }
