@@ -628,9 +628,10 @@ Status Stalled(ExecutorState& st) {
                           loops.empty() ? "" : "; loops that never ended: " + loops);
 }
 
-size_t InputBytes(const std::vector<Tensor>& values) {
+// The bytes of n input tensors from `first` (a node's taken inputs, or its frame slots).
+size_t InputBytes(const Tensor* first, int n) {
   size_t bytes = 0;
-  for (const Tensor& in : values) bytes += in.TotalBytes();
+  for (int i = 0; i < n; ++i) bytes += first[i].TotalBytes();
   return bytes;
 }
 
@@ -643,9 +644,7 @@ bool AnyReadyWorthAThread(const ExecutorState& st) {
   for (const TaggedNode& t : st.ready) {
     const NodeItem& item = st.plan->nodes[t.node];
     if (!item.is_expensive || item.is_async || t.dead) continue;
-    size_t bytes = 0;
-    for (int i = 0; i < item.num_inputs; ++i) bytes += t.iter->slots[item.input_start + i].TotalBytes();
-    if (bytes >= kInlineInputBytes) return true;
+    if (InputBytes(t.iter->slots.data() + item.input_start, item.num_inputs) >= kInlineInputBytes) return true;
   }
   return false;
 }
@@ -692,13 +691,14 @@ void Process(Self* self) {
     // its last expensive node inline: two thread hand-offs fewer per kernel, which on a
     // shared 2-core VM cost up to half of a small training step. Cheap ready nodes (a
     // fetch's _Retval beside the first layer's MatMul) are no reason to hand the kernel
-    // off: they take microseconds here. A device of one thread gets every kernel inline: its pool would
-    // run them one at a time all the same, but on another core than the one whose caches
-    // hold their inputs (MLP batch 512: the big GEMMs ran 1.4x slower there), after a
-    // hand-off each way.
+    // off: they take microseconds here. A device of one thread gets every kernel inline:
+    // its pool would run them one at a time all the same, but on another core than the one
+    // whose caches hold their inputs (MLP batch 512: the big GEMMs ran 1.4x slower there),
+    // after a hand-off each way.
     if (item.is_expensive && !st.on_caller_thread && st.device_threads > 1 &&
         (st.in_flight > 0 || AnyReadyWorthAThread(st))) {
-      if (InputBytes(st.scratch.values) >= kInlineInputBytes) {
+      const int n = static_cast<int>(st.scratch.values.size());
+      if (InputBytes(st.scratch.values.data(), n) >= kInlineInputBytes) {
         ++st.in_flight;
         ++st.running[t.node];
         self->send(st.device, launch_atom::value,
