@@ -5,6 +5,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <random>
 
 #include <caf/all.hpp>
@@ -14,7 +15,8 @@
 namespace tensoract {
 namespace {
 
-// The elements, in the order the queue's kind gives them out.
+// The elements, in the order the queue's kind gives them out. A shuffling queue whose
+// shapes are all fully defined keeps them in a RowSlab; otherwise they are QueueElements.
 class Buffer {
  public:
   void Init(const QueueSpec& spec) {
@@ -24,32 +26,22 @@ class Buffer {
     } else {
       rng_.seed(static_cast<uint64_t>(spec.seed) * 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(spec.seed2));
     }
+    if (kind_ == QueueSpec::Kind::kRandomShuffle && RowSlab::Fits(spec)) slab_.emplace(spec);
   }
-  int64_t size() const { return static_cast<int64_t>(items_.size()); }
+  int64_t size() const { return slab_ ? slab_->size() : static_cast<int64_t>(items_.size()); }
   void Push(QueueElement element) {
+    if (slab_) return slab_->Push(element);
     items_.push_back(std::move(element));
     if (kind_ == QueueSpec::Kind::kPriority) std::push_heap(items_.begin(), items_.end(), Later);
   }
-  QueueElement Pop() {
-    QueueElement out;
-    if (kind_ == QueueSpec::Kind::kPriority) {
-      std::pop_heap(items_.begin(), items_.end(), Later);
-    } else if (kind_ == QueueSpec::Kind::kRandomShuffle) {
-      // A scan every size/2 dequeues: amortised O(1) per dequeue.
-      if (++pops_since_compaction_ > items_.size() / 2 + 16) {
-        pops_since_compaction_ = 0;
-        CompactElements(&items_);
-      }
-      std::uniform_int_distribution<size_t> pick(0, items_.size() - 1);
-      std::swap(items_[pick(rng_)], items_.back());
-    } else {
-      out = std::move(items_.front());
-      items_.pop_front();
-      return out;
+  // `k` elements, appended to `out`.
+  void Pop(int64_t k, std::vector<QueueElement>* out) {
+    if (slab_) {
+      std::vector<QueueElement> taken = slab_->Take(k, [this](int64_t size) { return Pick(size); });
+      out->insert(out->end(), std::make_move_iterator(taken.begin()), std::make_move_iterator(taken.end()));
+      return;
     }
-    out = std::move(items_.back());
-    items_.pop_back();
-    return out;
+    for (int64_t i = 0; i < k; ++i) out->push_back(PopItem());
   }
   // An element a failed dequeue-many gives back: first in line again in a FIFO queue.
   void Restore(QueueElement element) {
@@ -63,12 +55,34 @@ class Buffer {
  private:
   // The heap's order: the smallest priority on top.
   static bool Later(const QueueElement& a, const QueueElement& b) { return a.Priority() > b.Priority(); }
+  int64_t Pick(int64_t size) { return std::uniform_int_distribution<int64_t>(0, size - 1)(rng_); }
+  QueueElement PopItem() {
+    QueueElement out;
+    if (kind_ == QueueSpec::Kind::kPriority) {
+      std::pop_heap(items_.begin(), items_.end(), Later);
+    } else if (kind_ == QueueSpec::Kind::kRandomShuffle) {
+      // A scan every size/2 dequeues: amortised O(1) per dequeue.
+      if (++pops_since_compaction_ > items_.size() / 2 + 16) {
+        pops_since_compaction_ = 0;
+        CompactElements(&items_);
+      }
+      std::swap(items_[Pick(static_cast<int64_t>(items_.size()))], items_.back());
+    } else {
+      out = std::move(items_.front());
+      items_.pop_front();
+      return out;
+    }
+    out = std::move(items_.back());
+    items_.pop_back();
+    return out;
+  }
+
   QueueSpec::Kind kind_ = QueueSpec::Kind::kFifo;
   std::deque<QueueElement> items_;
+  std::optional<RowSlab> slab_;
   std::mt19937_64 rng_;
   size_t pops_since_compaction_ = 0;  // a shuffling queue's (CompactElements)
 };
-
 
 // A waiting enqueue's elements and callback, and a waiting dequeue's request (num < 0: one
 // element, unbatched).
@@ -187,8 +201,9 @@ void PumpLocked(SharedQueue& q, Answers* answers) {
     while (!q.dequeues.empty()) {
       DequeueAttempt& d = q.dequeues.front();
       const size_t want = d.request.num < 0 ? 1 : static_cast<size_t>(d.request.num);
-      while (d.taken.size() < want && q.Available() > 0) {
-        d.taken.push_back(q.buffer.Pop());
+      const int64_t take = std::min<int64_t>(static_cast<int64_t>(want - d.taken.size()), q.Available());
+      if (take > 0) {
+        q.buffer.Pop(take, &d.taken);
         progress = true;
       }
       if (d.taken.size() < want) {
@@ -390,7 +405,7 @@ class ActorQueue : public QueueInterface {
       const int64_t want = num < 0 ? 1 : num;
       taken.reserve(want);
       if (q_->dequeues.empty() && q_->Available() >= want) {
-        for (int64_t i = 0; i < want; ++i) taken.push_back(q_->buffer.Pop());
+        q_->buffer.Pop(want, &taken);
         q_->NoteSize();
         // An enqueue waiting for room is answered from here once all its elements fit
         // (or the queue ran dry): a blocked enqueue-many of 256 then costs one answer, not

@@ -209,9 +209,76 @@ void CompactElements(std::deque<QueueElement>* elements) {
   }
 }
 
+bool RowSlab::Fits(const QueueSpec& spec) {
+  if (spec.shapes.size() != spec.component_types.size() || spec.shapes.empty()) return false;
+  for (const PartialTensorShape& shape : spec.shapes) {
+    if (!shape.IsFullyDefined()) return false;
+  }
+  return true;
+}
+
+RowSlab::RowSlab(const QueueSpec& spec) : max_rows_(spec.max_size()) {
+  for (size_t c = 0; c < spec.component_types.size(); ++c) {
+    std::vector<int64_t> dims;
+    int64_t elements = 1;
+    for (int d = 0; d < spec.shapes[c].dims(); ++d) {
+      dims.push_back(spec.shapes[c].dim_size(d));
+      elements *= dims.back();
+    }
+    element_dims_.push_back(std::move(dims));
+    row_elements_.push_back(elements);
+    rows_.emplace_back(spec.component_types[c], RowsShape(c, 0));
+  }
+}
+
+TensorShape RowSlab::RowsShape(size_t c, int64_t rows) const {
+  std::vector<int64_t> dims = {rows};
+  dims.insert(dims.end(), element_dims_[c].begin(), element_dims_[c].end());
+  return TensorShape(dims);
+}
+
+void RowSlab::Grow() {
+  const int64_t room = rows_[0].dim_size(0);
+  const int64_t grown = std::min(max_rows_, std::max<int64_t>(256, 2 * room));
+  for (size_t c = 0; c < rows_.size(); ++c) {
+    Tensor bigger(rows_[c].dtype(), RowsShape(c, grown));
+    CopyElements(rows_[c], 0, &bigger, 0, size_ * row_elements_[c]);
+    rows_[c] = std::move(bigger);
+  }
+}
+
+void RowSlab::Push(const QueueElement& element) {
+  if (size_ == rows_[0].dim_size(0)) Grow();
+  for (size_t c = 0; c < rows_.size(); ++c) {
+    const int64_t n = row_elements_[c];
+    CopyElements((*element.tensors)[c], element.row < 0 ? 0 : element.row * n, &rows_[c], size_ * n, n);
+  }
+  ++size_;
+}
+
+std::vector<QueueElement> RowSlab::Take(int64_t k, const std::function<int64_t(int64_t size)>& pick) {
+  QueueTuple taken;
+  for (size_t c = 0; c < rows_.size(); ++c) taken.emplace_back(rows_[c].dtype(), RowsShape(c, k));
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t i = pick(size_);
+    --size_;
+    for (size_t c = 0; c < rows_.size(); ++c) {
+      const int64_t n = row_elements_[c];
+      CopyElements(rows_[c], i * n, &taken[c], j * n, n);
+      if (i != size_) CopyElements(rows_[c], size_ * n, &rows_[c], i * n, n);
+    }
+  }
+  return SplitBatch(std::move(taken));
+}
+
 StatusOr<QueueTuple> BatchElements(const QueueSpec& spec, const std::vector<QueueElement>& elements) {
   QueueTuple batch;
   const int64_t n = static_cast<int64_t>(elements.size());
+  if (n > 0 && elements[0].row == 0 && (*elements[0].tensors)[0].dim_size(0) == n) {
+    bool whole = true;
+    for (int64_t i = 0; whole && i < n; ++i) whole = elements[i].tensors == elements[0].tensors && elements[i].row == i;
+    if (whole) return *elements[0].tensors;
+  }
   for (size_t c = 0; c < spec.component_types.size(); ++c) {
     std::vector<int64_t> dims;
     if (n == 0) {

@@ -1,8 +1,13 @@
 #include "kernels/io/input_file.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
+#include <tuple>
 
 #include <zlib.h>
 #ifdef TENSORACT_HAVE_LIBDEFLATE
@@ -118,11 +123,57 @@ Status Inflate(const std::string& path, const Bytes& compressed, bool gzip, Byte
   return Status::OK();
 }
 
+// Which file, in which version, a compressed file's memory was inflated from. Equal
+// identities mean the same bytes: a file rewritten in place gets a new ctime (and mtime),
+// one replaced by a rename a new inode.
+struct FileIdentity {
+  std::string path, compression;
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t size = 0;
+  int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileIdentity& o) const {
+    return std::tie(path, compression, device, inode, size, mtime_ns, ctime_ns) ==
+           std::tie(o.path, o.compression, o.device, o.inode, o.size, o.mtime_ns, o.ctime_ns);
+  }
+};
+
+// The identity of `path` now; nullopt when it cannot be trusted to tell versions apart: a
+// file changed in the last two seconds may change again within the filesystem's
+// timestamp granularity without its times moving (git's "racy" files).
+std::optional<FileIdentity> IdentityOf(const std::string& path, const std::string& compression) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  auto ns = [](const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; };
+  const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch()).count();
+  const int64_t newest = std::max(ns(st.st_mtim), ns(st.st_ctim));
+  if (now_ns - newest < 2000000000LL) return std::nullopt;
+  return FileIdentity{path, compression, st.st_dev, st.st_ino, st.st_size, ns(st.st_mtim), ns(st.st_ctim)};
+}
+
 }  // namespace
 
 struct InputMemory {
   Bytes compressed, inflated;
+  std::optional<FileIdentity> inflated_from;  // set when `inflated` holds that file's bytes
 };
+
+namespace {
+
+// A compressed file's bytes into `memory->compressed`, inflated into `memory->inflated`.
+Status ReadAndInflate(const std::string& path, const std::string& compression, std::istream& file, int64_t size,
+                      InputMemory* memory) {
+  Bytes& compressed = memory->compressed;
+  if (!Resize(&compressed, static_cast<size_t>(size))) {
+    return errors::ResourceExhausted(path, ": no memory for its ", size, " bytes");
+  }
+  file.read(compressed.data.get(), size);
+  if (file.gcount() != size) return errors::DataLoss(path, ": read ", file.gcount(), " of its ", size, " bytes");
+  return Inflate(path, compressed, compression == "GZIP", &memory->inflated);
+}
+
+}  // namespace
 
 Status CheckCompression(const std::string& compression) {
   if (compression.empty() || compression == "ZLIB" || compression == "GZIP") return Status::OK();
@@ -136,6 +187,8 @@ StatusOr<InputFile> OpenInputFile(const std::string& path, const std::string& co
     memory = std::move(reuse->memory);
   }
   TA_RETURN_IF_ERROR(CheckCompression(compression));
+  // Taken before the file is opened: a file replaced meanwhile is read anew next time.
+  std::optional<FileIdentity> identity = compression.empty() ? std::nullopt : IdentityOf(path, compression);
   auto file = std::make_unique<std::ifstream>(path, std::ios::binary);
   if (!*file) return errors::NotFound(path, ": cannot open the file");
   file->seekg(0, std::ios::end);
@@ -148,13 +201,12 @@ StatusOr<InputFile> OpenInputFile(const std::string& path, const std::string& co
     return in;
   }
   if (memory == nullptr) memory = std::make_shared<InputMemory>();
-  Bytes& compressed = memory->compressed;
-  if (!Resize(&compressed, static_cast<size_t>(size))) {
-    return errors::ResourceExhausted(path, ": no memory for its ", size, " bytes");
+  // The same file again, unchanged (a reader's next epoch): its bytes are inflated already.
+  if (!identity || !memory->inflated_from || !(*identity == *memory->inflated_from)) {
+    memory->inflated_from.reset();
+    TA_RETURN_IF_ERROR(ReadAndInflate(path, compression, *file, size, memory.get()));
+    memory->inflated_from = std::move(identity);
   }
-  file->read(compressed.data.get(), size);
-  if (file->gcount() != size) return errors::DataLoss(path, ": read ", file->gcount(), " of its ", size, " bytes");
-  TA_RETURN_IF_ERROR(Inflate(path, compressed, compression == "GZIP", &memory->inflated));
   in.size = static_cast<int64_t>(memory->inflated.size);
   in.stream = std::make_unique<BytesStream>(memory->inflated.data.get(), memory->inflated.size);
   in.memory = std::move(memory);

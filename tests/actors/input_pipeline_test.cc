@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -153,6 +154,32 @@ TEST_CASE("a reader reads GZIP files of other sizes one after another, each in t
   std::vector<std::string> expected;
   for (size_t f : {0, 1, 2, 0}) expected.insert(expected.end(), files[f].begin(), files[f].end());
   CHECK(values == expected);
+}
+
+TEST_CASE("a GZIP file read again keeps its inflated bytes only while it is unchanged", "[input]") {
+  TempDir dir;
+  const std::string file = dir.File("f.gz");
+  WriteRecords(file, {"old-1", "old-2"}, "GZIP");
+  // A file changed in the last two seconds is inflated anew every time; this one is older.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  auto session = ReaderSession({file, file, file}, [](const Scope& s) { return ops::TFRecordReader(s, "GZIP"); });
+  auto next = [&] {
+    std::vector<Tensor> out;
+    Status s = session->Run({}, {"read:1"}, {}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    return out[0].base<std::string>()[0];
+  };
+  CHECK(next() == "old-1");
+  CHECK(next() == "old-2");
+  CHECK(next() == "old-1");  // the second epoch of the unchanged file
+  CHECK(next() == "old-2");
+  // Rewritten in place, the same size: its ctime moved, so the third epoch inflates it.
+  WriteRecords(file, {"new-1", "new-2"}, "GZIP");
+  CHECK(next() == "new-1");
+  CHECK(next() == "new-2");
+  std::vector<Tensor> out;
+  CHECK(session->Run({}, {"read:1"}, {}, &out).code() == error::OUT_OF_RANGE);
 }
 
 TEST_CASE("a corrupt or truncated TFRecord file is DataLoss naming the file and the record's offset", "[input]") {

@@ -277,6 +277,61 @@ TEST_CASE("a RandomShuffleQueue gives a seeded permutation, every order about eq
   }
 }
 
+TEST_CASE("a RandomShuffleQueue keeps each element's components together, with and without declared shapes",
+          "[queue]") {
+  // Declared shapes keep the elements as rows of one block per component, grown as it
+  // fills (600 rows: past its first 256); without them, as the batches they came in (and
+  // only single dequeues, as in TensorFlow: batching needs the shapes).
+  for (bool declared : {true, false}) {
+    INFO("declared shapes: " << declared);
+    Scope root = Scope::NewRootScope();
+    ops::QueueAttrs attrs;
+    attrs.seed = 3;
+    if (declared) attrs.shapes = {PartialTensorShape(std::vector<int64_t>{2}), PartialTensorShape(std::vector<int64_t>{})};
+    Output q = ops::RandomShuffleQueue(root.WithOpName("q"), {DT_INT32, DT_STRING}, attrs);
+    auto ints = ops::Placeholder(root.WithOpName("ints"), DT_INT32);
+    auto names = ops::Placeholder(root.WithOpName("names"), DT_STRING);
+    ops::QueueEnqueueMany(root.WithOpName("enqueue_many"), q, {ints, names});
+    ops::QueueDequeueMany(root.WithOpName("dequeue_many"), q, ops::Const(root, 100), {DT_INT32, DT_STRING});
+    ops::QueueDequeue(root.WithOpName("dequeue"), q, {DT_INT32, DT_STRING});
+    tensorflow::GraphDef def;
+    REQUIRE(root.ToGraphDef(&def).ok());
+    auto session = testing::NewSessionWith(def);
+    std::vector<Tensor> out;
+    for (int batch = 0; batch < 3; ++batch) {  // 3 x 200 rows
+      Tensor i(DT_INT32, TensorShape({200, 2}));
+      Tensor n(DT_STRING, TensorShape({200}));
+      for (int r = 0; r < 200; ++r) {
+        const int v = batch * 200 + r;
+        i.base<int32_t>()[2 * r] = v;
+        i.base<int32_t>()[2 * r + 1] = -v;
+        n.base<std::string>()[r] = "element " + std::to_string(v);
+      }
+      REQUIRE(session->Run({{"ints", i}, {"names", n}}, {}, {"enqueue_many"}, &out).ok());
+    }
+    std::vector<int> seen;
+    auto check_row = [&](const int32_t* row, const std::string& name) {
+      CHECK(row[1] == -row[0]);
+      CHECK(name == "element " + std::to_string(row[0]));
+      seen.push_back(row[0]);
+    };
+    for (int d = 0; declared && d < 5; ++d) {
+      REQUIRE(session->Run({}, {"dequeue_many:0", "dequeue_many:1"}, {}, &out).ok());
+      REQUIRE(out[0].shape() == TensorShape({100, 2}));
+      for (int r = 0; r < 100; ++r) check_row(out[0].base<int32_t>() + 2 * r, out[1].base<std::string>()[r]);
+    }
+    while (seen.size() < 600) {
+      REQUIRE(session->Run({}, {"dequeue:0", "dequeue:1"}, {}, &out).ok());
+      REQUIRE(out[0].shape() == TensorShape({2}));
+      check_row(out[0].base<int32_t>(), out[1].base<std::string>()[0]);
+    }
+    std::vector<int> sorted = seen;
+    std::sort(sorted.begin(), sorted.end());
+    for (int v = 0; v < 600; ++v) REQUIRE(sorted[v] == v);
+    CHECK(seen != sorted);  // shuffled
+  }
+}
+
 TEST_CASE("a RandomShuffleQueue keeps min_after_dequeue elements until it is closed", "[queue]") {
   ops::QueueAttrs attrs;
   attrs.min_after_dequeue = 3;
