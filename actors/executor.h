@@ -14,8 +14,8 @@
 // Control flow (graph/control_flow.h): values carry their frame instance and iteration,
 // Switch's untaken output and what it feeds are dead, Merge fires on its first live input,
 // loops run up to parallel_iterations iterations at once and a finished loop's frame is
-// freed (executor.cc explains how). A plan with loops hands control back to the mailbox
-// every few thousand nodes, so an abort stops even a loop that never ends.
+// freed (actors/executor_frames.h explains how). A plan with loops hands control back to
+// the mailbox every few thousand nodes, so an abort stops even a loop that never ends.
 //
 // With collect_stats, every node's start, end, thread and outputs go into the reply's
 // DeviceStepStats, as TensorFlow's RunMetadata.step_stats reports them.

@@ -84,28 +84,20 @@ class Buffer {
   size_t pops_since_compaction_ = 0;  // a shuffling queue's (CompactElements)
 };
 
-// A waiting enqueue's elements and callback, and a waiting dequeue's request (num < 0: one
-// element, unbatched).
-struct QueueEnqueueRequest {
+// A waiting enqueue: its elements, how many are in already, its callback.
+struct EnqueueAttempt {
   int64_t attempt = 0;
   std::vector<QueueElement> elements;
   QueueInterface::DoneCallback done;
+  size_t next = 0;  // elements already in the queue
 };
 
-struct QueueDequeueRequest {
+// A waiting dequeue: how many it wants (num < 0: one element, unbatched), those it has.
+struct DequeueAttempt {
   int64_t attempt = 0;
   int64_t num = -1;
   bool allow_small_batch = false;
   QueueInterface::DequeueCallback done;
-};
-
-struct EnqueueAttempt {
-  QueueEnqueueRequest request;
-  size_t next = 0;  // elements already in the queue
-};
-
-struct DequeueAttempt {
-  QueueDequeueRequest request;
   std::vector<QueueElement> taken;
 };
 
@@ -167,8 +159,8 @@ void GiveBack(SharedQueue& q, std::vector<QueueElement>& taken) {
 // The answer to a dequeue that has its elements (under the lock: a batch that cannot be
 // made gives them back).
 void AnswerDequeue(SharedQueue& q, DequeueAttempt& d, Answers* answers) {
-  auto done = std::move(d.request.done);
-  if (d.request.num < 0) {
+  auto done = std::move(d.done);
+  if (d.num < 0) {
     answers->push_back([done, e = ElementTensors(d.taken.front())]() mutable { done(Status::OK(), std::move(e)); });
     return;
   }
@@ -189,18 +181,18 @@ void PumpLocked(SharedQueue& q, Answers* answers) {
     progress = false;
     while (!q.enqueues.empty()) {
       EnqueueAttempt& e = q.enqueues.front();
-      while (e.next < e.request.elements.size() && q.buffer.size() < max_size) {
-        q.buffer.Push(std::move(e.request.elements[e.next++]));
+      while (e.next < e.elements.size() && q.buffer.size() < max_size) {
+        q.buffer.Push(std::move(e.elements[e.next++]));
         progress = true;
       }
-      if (e.next < e.request.elements.size()) break;
-      answers->push_back([done = std::move(e.request.done)] { done(Status::OK()); });
+      if (e.next < e.elements.size()) break;
+      answers->push_back([done = std::move(e.done)] { done(Status::OK()); });
       q.enqueues.pop_front();
       progress = true;
     }
     while (!q.dequeues.empty()) {
       DequeueAttempt& d = q.dequeues.front();
-      const size_t want = d.request.num < 0 ? 1 : static_cast<size_t>(d.request.num);
+      const size_t want = d.num < 0 ? 1 : static_cast<size_t>(d.num);
       const int64_t take = std::min<int64_t>(static_cast<int64_t>(want - d.taken.size()), q.Available());
       if (take > 0) {
         q.buffer.Pop(take, &d.taken);
@@ -209,12 +201,12 @@ void PumpLocked(SharedQueue& q, Answers* answers) {
       if (d.taken.size() < want) {
         // Closed, and no enqueue left to bring more: the wait would never end.
         if (!q.closed || !q.enqueues.empty()) break;
-        if (d.request.allow_small_batch && !d.taken.empty()) {
+        if (d.allow_small_batch && !d.taken.empty()) {
           AnswerDequeue(q, d, answers);
         } else {
           const size_t had = d.taken.size() + static_cast<size_t>(q.buffer.size());
           GiveBack(q, d.taken);
-          answers->push_back([done = std::move(d.request.done), s = errors::OutOfRange(
+          answers->push_back([done = std::move(d.done), s = errors::OutOfRange(
                                   q.spec.Describe(), " is closed and has insufficient elements (requested ", want,
                                   ", current size ", had, ")")] { done(s, {}); });
         }
@@ -228,7 +220,7 @@ void PumpLocked(SharedQueue& q, Answers* answers) {
   q.blocked_enqueue_need =
       q.enqueues.empty()
           ? 0
-          : static_cast<int64_t>(q.enqueues.front().request.elements.size() - q.enqueues.front().next);
+          : static_cast<int64_t>(q.enqueues.front().elements.size() - q.enqueues.front().next);
   q.NoteSize();
 }
 
@@ -247,15 +239,15 @@ void CancelAttempt(SharedQueue& q, int64_t attempt) {
   {
     std::lock_guard<std::mutex> lock(q.mu);
     for (auto it = q.enqueues.begin(); it != q.enqueues.end(); ++it) {
-      if (it->request.attempt != attempt) continue;
-      answers.push_back([done = std::move(it->request.done)] { done(errors::Cancelled("Enqueue operation was cancelled")); });
+      if (it->attempt != attempt) continue;
+      answers.push_back([done = std::move(it->done)] { done(errors::Cancelled("Enqueue operation was cancelled")); });
       q.enqueues.erase(it);
       break;
     }
     for (auto it = q.dequeues.begin(); answers.empty() && it != q.dequeues.end(); ++it) {
-      if (it->request.attempt != attempt) continue;
+      if (it->attempt != attempt) continue;
       GiveBack(q, it->taken);
-      answers.push_back([done = std::move(it->request.done)] { done(errors::Cancelled("Dequeue operation was cancelled"), {}); });
+      answers.push_back([done = std::move(it->done)] { done(errors::Cancelled("Dequeue operation was cancelled"), {}); });
       q.dequeues.erase(it);
       break;
     }
@@ -286,7 +278,7 @@ caf::behavior queue_actor(Self* self, std::shared_ptr<SharedQueue> q, caf::actor
           q.is_closed = true;
           if (cancel_pending_enqueues) {
             for (EnqueueAttempt& e : q.enqueues) {
-              answers.push_back([d = std::move(e.request.done)] { d(errors::Cancelled("Enqueue operation was cancelled")); });
+              answers.push_back([d = std::move(e.done)] { d(errors::Cancelled("Enqueue operation was cancelled")); });
             }
             q.enqueues.clear();
           }
@@ -306,8 +298,8 @@ caf::behavior queue_actor(Self* self, std::shared_ptr<SharedQueue> q, caf::actor
           enqueues.swap(q.enqueues);
           dequeues.swap(q.dequeues);
         }
-        for (EnqueueAttempt& e : enqueues) e.request.done(gone);
-        for (DequeueAttempt& d : dequeues) d.request.done(gone, {});
+        for (EnqueueAttempt& e : enqueues) e.done(gone);
+        for (DequeueAttempt& d : dequeues) d.done(gone, {});
         self->quit();
       },
       [=](observe_atom) -> std::string {
@@ -386,12 +378,10 @@ class ActorQueue : public QueueInterface {
     // It waits (what fits goes in now).
     const int64_t attempt = next_attempt_++;
     auto link = std::make_shared<CancelLink>(cancellation);
-    q_->enqueues.push_back({QueueEnqueueRequest{attempt, std::move(elements),
-                                                [link, done = std::move(done)](const Status& s) {
-                                                  link->Finish();
-                                                  done(s);
-                                                }},
-                            0});
+    q_->enqueues.push_back(EnqueueAttempt{attempt, std::move(elements), [link, done = std::move(done)](const Status& s) {
+      link->Finish();
+      done(s);
+    }});
     PumpLocked(*q_, &answers);
     lock.unlock();
     RunAnswers(answers);
@@ -426,12 +416,12 @@ class ActorQueue : public QueueInterface {
     auto link = std::make_shared<CancelLink>(cancellation);
     {
       std::lock_guard<std::mutex> lock(q_->mu);
-      q_->dequeues.push_back({QueueDequeueRequest{attempt, num, allow_small_batch,
-                                                  [link, done = std::move(done)](const Status& s, QueueTuple tuple) {
-                                                    link->Finish();
-                                                    done(s, std::move(tuple));
-                                                  }},
-                              {}});
+      q_->dequeues.push_back(DequeueAttempt{attempt, num, allow_small_batch,
+                                            [link, done = std::move(done)](const Status& s, QueueTuple tuple) {
+                                              link->Finish();
+                                              done(s, std::move(tuple));
+                                            },
+                                            {}});
       PumpLocked(*q_, &answers);
     }
     RunAnswers(answers);
