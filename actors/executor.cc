@@ -9,7 +9,6 @@
 #include "actors/executor_frames.h"
 #include "actors/executor_report.h"
 #include "kernels/resource_mgr.h"
-#include "kernels/variable.h"
 
 namespace tensoract {
 namespace {
@@ -82,7 +81,6 @@ struct ExecutorState : StepFrames {
 };
 
 using Self = caf::stateful_actor<ExecutorState>;
-using Kind = ExecutorPlan::Kind;
 using NodeItem = ExecutorPlan::NodeItem;
 
 void Finish(Self* self, Status status) {
