@@ -24,6 +24,7 @@ packages=(
   catch2
   zlib1g-dev libdeflate-dev libpng-dev
   libre2-dev
+  libdnnl-dev
   libssl-dev openssl
   rapidjson-dev libcpp-httplib-dev
   dataset-fashion-mnist

@@ -2,6 +2,8 @@
 
 #include <future>
 
+#include "kernels/variable.h"
+
 namespace tensoract {
 
 OpKernel::OpKernel(OpKernelConstruction* ctx)
@@ -58,7 +60,12 @@ void OpKernelContext::set_output(int i, const Tensor& t) {
 
 const std::shared_ptr<Var>& OpKernelContext::input_ref(int i) const {
   static const std::shared_ptr<Var> kNone;
-  return params_.input_refs ? (*params_.input_refs)[i] : kNone;
+  if (params_.input_refs == nullptr) return kNone;
+  const std::shared_ptr<Var>& var = (*params_.input_refs)[i];
+  // The kernel may now write into the variable's buffer in place (ref semantics), where
+  // others may hold it: caches keyed by buffers must know (RefVariableWriteEpoch).
+  if (var != nullptr) NoteRefVariableWrite();
+  return var;
 }
 
 void OpKernelContext::set_output_ref(int i, std::shared_ptr<Var> var) {

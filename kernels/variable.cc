@@ -1,5 +1,7 @@
 #include "kernels/variable.h"
 
+#include <atomic>
+
 namespace tensoract {
 
 StatusOr<Tensor> Var::Read() {
@@ -12,5 +14,12 @@ std::string Var::DebugString() const {
   std::lock_guard<std::mutex> lock(mu_);
   return StrCat("Var ", name_, " ", DataTypeString(dtype_), is_initialized ? tensor_.shape().DebugString() : std::string(" uninitialized"));
 }
+
+namespace {
+std::atomic<uint64_t> ref_variable_writes{0};
+}  // namespace
+
+uint64_t RefVariableWriteEpoch() { return ref_variable_writes.load(std::memory_order_acquire); }
+void NoteRefVariableWrite() { ref_variable_writes.fetch_add(1, std::memory_order_acq_rel); }
 
 }  // namespace tensoract

@@ -11,6 +11,7 @@
 #ifndef TENSORACT_KERNELS_VARIABLE_H_
 #define TENSORACT_KERNELS_VARIABLE_H_
 
+#include <cstdint>
 #include <mutex>
 #include <string>
 
@@ -42,6 +43,13 @@ class Var : public ResourceBase {
   mutable std::mutex mu_;
   Tensor tensor_;
 };
+
+// Counts the kernels that took a ref variable (TensorFlow 1's Assign, AssignAdd, ApplyAdam
+// on a Variable...): they may write in place into a buffer others share, which no other
+// writer does. A cache of values derived from a tensor's buffer (oneDNN's reordered
+// filters) compares the count to tell whether the buffer may have changed.
+uint64_t RefVariableWriteEpoch();
+void NoteRefVariableWrite();
 
 }  // namespace tensoract
 

@@ -146,6 +146,7 @@ Output ClipByValue(const Scope& scope, const Input& t, const Input& clip_value_m
 }
 
 Output Erf(const Scope& scope, const Input& x) { return TypedOp(scope, "Erf", {x}); }
+Output Erfc(const Scope& scope, const Input& x) { return TypedOp(scope, "Erfc", {x}); }
 Output Sin(const Scope& scope, const Input& x) { return TypedOp(scope, "Sin", {x}); }
 Output Cos(const Scope& scope, const Input& x) { return TypedOp(scope, "Cos", {x}); }
 Output Atan2(const Scope& scope, const Input& y, const Input& x) { return TypedOp(scope, "Atan2", {y, x}); }

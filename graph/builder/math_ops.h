@@ -101,9 +101,10 @@ TopKV2Outputs TopKV2(const Scope& scope, const Input& input, const Input& k, Top
 // t clipped to [clip_value_min, clip_value_max] (scalars or of t's shape).
 Output ClipByValue(const Scope& scope, const Input& t, const Input& clip_value_min, const Input& clip_value_max);
 
-// The error function, sine and cosine; atan2(y, x) (y first, broadcasting); x / y rounded
+// The error function and its complement (1 - erf(x), without the cancellation), sine and cosine; atan2(y, x) (y first, broadcasting); x / y rounded
 // toward zero (broadcasting).
 Output Erf(const Scope& scope, const Input& x);
+Output Erfc(const Scope& scope, const Input& x);
 Output Sin(const Scope& scope, const Input& x);
 Output Cos(const Scope& scope, const Input& x);
 Output Atan2(const Scope& scope, const Input& y, const Input& x);

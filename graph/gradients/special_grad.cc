@@ -1,4 +1,4 @@
-// Gradients of Erf, Sin, Cos, Atan2, TruncateDiv, LeakyRelu, Selu (and of their gradient
+// Gradients of Erf, Erfc, Sin, Cos, Atan2, TruncateDiv, LeakyRelu, Selu (and of their gradient
 // helpers) and L2Loss, built as TensorFlow's math_grad.py and nn_grad.py build them.
 #include <cmath>
 
@@ -17,6 +17,15 @@ Status ErfGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, st
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Erf", ErfGrad);
+
+// d erfc(x) = -2 / sqrt(pi) * exp(-x^2) (math_grad.py's _ErfcGrad: the same product, negated).
+Status ErfcGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output x = InputOf(op, 0);
+  Output minus_two_over_root_pi = ops::Cast(s, -2 / std::sqrt(M_PI), dy[0].type());
+  (*dx)[0] = ops::Mul(s, ops::Mul(s, dy[0], minus_two_over_root_pi), ops::Exp(s, ops::Neg(s, ops::Square(s, x))));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Erfc", ErfcGrad);
 
 Status SinGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   (*dx)[0] = ops::Mul(s, dy[0], ops::Cos(s, InputOf(op, 0)));

@@ -1,4 +1,4 @@
-// Element-wise functions beyond the basic arithmetic: the error function, sine, cosine, the
+// Element-wise functions beyond the basic arithmetic: the error function and its complement, sine, cosine, the
 // two-argument arctangent and division truncated toward zero. Definitions match TensorFlow
 // 2.21's (type lists in its order; Atan2 takes y before x).
 #include "graph/common_shape_fns.h"
@@ -12,6 +12,12 @@ REGISTER_OP("Erf")
     .Attr("T: {bfloat16, half, float, double}")
     .SetShapeFn(UnchangedShape)
     .Doc("The Gauss error function of x.");
+
+REGISTER_OP("Erfc")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The complementary error function of x, 1 - erf(x), accurate where erf(x) is near 1 (Keras' exact GELU).");
 
 REGISTER_OP("Sin")
     .Input("x: T").Output("y: T")

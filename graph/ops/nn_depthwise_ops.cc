@@ -122,6 +122,24 @@ REGISTER_OP("DepthwiseConv2dNative")
     .Doc("Depthwise 2-D convolution of input [batch, rows, cols, in_depth] with a filter [rows, cols, in_depth, "
          "depth_multiplier]: output channel i * depth_multiplier + m is channel i convolved with filter m.");
 
+// DepthwiseConv2dNative with per-channel steps and an activation applied in the same kernel
+// (kernels/cpu/fused_epilogue.h): what the remapper (graph/optimizer/remapper.h) makes of a
+// depthwise convolution followed by Keras' batch normalization and activation on a CPU.
+REGISTER_OP("_FusedDepthwiseConv2dNative")
+    .Input("input: T").Input("filter: T").Input("args: num_args * T").Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("num_args: int >= 0")
+    .Attr("strides: list(int)")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .Attr("fused_ops: list(string) = []")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("leakyrelu_alpha: float = 0.2")
+    .SetShapeFn(tensoract::DepthwiseConv2DNativeShape)
+    .Doc("DepthwiseConv2dNative followed by the fused_ops in one kernel.");
+
 REGISTER_OP("DepthwiseConv2dNativeBackpropInput")
     .Input("input_sizes: int32").Input("filter: T").Input("out_backprop: T").Output("output: T")
     TA_DEPTHWISE_ATTRS

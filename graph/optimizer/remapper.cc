@@ -113,27 +113,6 @@ void CopyAttrs(const Node& from, const std::vector<std::string>& names, NodeDef*
   }
 }
 
-// Replaces `chain` (the product, the BiasAdd, maybe the Relu) by one fused node.
-bool FuseProduct(Graph* graph, const std::vector<Node*>& chain) {
-  Node* product = chain.front();
-  const bool is_conv = product->type_string() == "Conv2D";
-  NodeDef def;
-  def.set_op(is_conv ? "_FusedConv2D" : "_FusedMatMul");
-  CopyAttrs(*product,
-            is_conv ? std::vector<std::string>{"T", "strides", "padding", "explicit_paddings", "data_format",
-                                               "dilations", "use_cudnn_on_gpu"}
-                    : std::vector<std::string>{"T", "transpose_a", "transpose_b"},
-            &def);
-  (*def.mutable_attr())["num_args"].set_i(1);
-  if (is_conv) (*def.mutable_attr())["TArgs"].mutable_list()->add_type(product->def().attr().at("T").type());
-  auto* fused_ops = (*def.mutable_attr())["fused_ops"].mutable_list();
-  fused_ops->add_s("BiasAdd");
-  if (chain.size() == 3) fused_ops->add_s("Relu");
-  // Inputs: the product's two, the bias.
-  return ReplaceChain(graph, chain, {DataInput(*product, 0), DataInput(*product, 1), DataInput(*chain[1], 1)},
-                      std::move(def));
-}
-
 // Calls try_fuse(graph, node) for each node of one of `ops` the graph holds now, but for
 // those an earlier fusion of the loop removed; returns how many it fused.
 int FuseEach(Graph* graph, const std::vector<std::string>& ops, bool (*try_fuse)(Graph*, Node*)) {
@@ -149,25 +128,163 @@ int FuseEach(Graph* graph, const std::vector<std::string>& ops, bool (*try_fuse)
   return fused;
 }
 
-// Conv2D or MatMul -> BiasAdd [-> Relu].
-bool TryFuseBiasAndRelu(Graph* graph, Node* product) {
+// Every consumer of output 0 of `n` when nothing else reads it (no control edge out, no
+// other output used); empty otherwise.
+std::vector<const Edge*> ConsumersOfOutput0(const Node& n) {
+  std::vector<const Edge*> out;
+  for (const Edge* e : n.out_edges()) {
+    if (e->IsControlEdge() || e->src_output != 0) return {};
+    out.push_back(e);
+  }
+  return out;
+}
+
+// A value of one element per output channel of a product with `channels` (known) channels:
+// [channels] or [1, ..., 1, channels] of known shape, no wider than the product's output.
+bool IsChannelVector(const Source& s, int64_t channels, int max_rank) {
+  if (s.node == nullptr) return false;
+  const PartialTensorShape& shape = s.node->output_shape(s.port);
+  if (!shape.IsFullyDefined() || shape.dims() < 1 || shape.dims() > max_rank) return false;
+  for (int i = 0; i + 1 < shape.dims(); ++i) {
+    if (shape.dim_size(i) != 1) return false;
+  }
+  return shape.dim_size(shape.dims() - 1) == channels;
+}
+
+// One per-channel step of an epilogue (kernels/cpu/fused_epilogue.h) and its args.
+struct ChannelStep {
+  std::string op;  // BiasAdd, ChannelMul or FusedBatchNorm
+  std::vector<Source> args;
+};
+
+// What `n`, reading the chain's value at input `input`, does to it per channel, if anything.
+bool AsChannelStep(const Node& n, int input, int64_t channels, int rank, ChannelStep* step) {
+  const std::string& op = n.type_string();
+  if (op == "BiasAdd" || op == "BiasAddV1") {
+    if (input != 0 || AttrString(n, "data_format", "NHWC") != "NHWC") return false;
+    *step = {"BiasAdd", {DataInput(n, 1)}};
+    return step->args[0].node != nullptr;
+  }
+  if (op == "Mul" || op == "Add" || op == "AddV2") {  // x * m, x + b, either side
+    const Source other = DataInput(n, 1 - input);
+    if (!IsChannelVector(other, channels, rank)) return false;
+    *step = {op == "Mul" ? "ChannelMul" : "BiasAdd", {other}};
+    return true;
+  }
+  if (op == "FusedBatchNorm" || op == "FusedBatchNormV2" || op == "FusedBatchNormV3") {
+    auto training = n.def().attr().find("is_training");
+    if (input != 0 || training == n.def().attr().end() || training->second.b() ||
+        AttrString(n, "data_format", "NHWC") != "NHWC") {
+      return false;
+    }
+    for (const Edge* e : n.out_edges()) {  // the batch statistics must be unused
+      if (!e->IsControlEdge() && e->src_output != 0) return false;
+    }
+    auto u = n.def().attr().find("U");  // V2/V3: the statistics' type, float for a float input
+    if (u != n.def().attr().end() && u->second.type() != n.def().attr().at("T").type()) return false;
+    *step = {"FusedBatchNorm", {DataInput(n, 1), DataInput(n, 2), DataInput(n, 3), DataInput(n, 4)}};
+    return true;
+  }
+  return false;
+}
+
+// The activations the fused kernels apply (fused_epilogue.h), by op.
+bool IsFusableActivation(const std::string& op) {
+  return op == "Relu" || op == "Relu6" || op == "Elu" || op == "LeakyRelu" || op == "Tanh" || op == "Sigmoid";
+}
+
+// Conv2D, DepthwiseConv2dNative or MatMul followed by per-channel steps (BiasAdd, a Mul or
+// Add of a channel vector, an inference FusedBatchNorm: what Keras' Dense, Conv and
+// BatchNormalization layers write) and at most one activation (an op above, or x *
+// sigmoid(x): Keras' swish/silu), each the sole consumer of the one before, into one
+// _FusedConv2D, _FusedDepthwiseConv2dNative or _FusedMatMul.
+bool TryFuseProductEpilogue(Graph* graph, Node* product) {
   const std::string& op = product->type_string();
-  if (op == "Conv2D" && AttrString(*product, "data_format", "NHWC") != "NHWC") return false;
-  const Edge* to_bias = SoleConsumer(*product);
-  if (to_bias == nullptr || to_bias->dst_input != 0) return false;
-  Node* bias_add = to_bias->dst;
-  if (bias_add->type_string() != "BiasAdd" || AttrString(*bias_add, "data_format", "NHWC") != "NHWC" ||
-      !SameCpuFloat(*product, *bias_add)) {
-    return false;
-  }
+  if (op != "MatMul" && AttrString(*product, "data_format", "NHWC") != "NHWC") return false;
+  if (!OnCpu(*product) || !FloatingT(*product)) return false;
+  const tensorflow::DataType type = product->def().attr().at("T").type();
   // TensorFlow's _FusedMatMul has no double.
-  if (op == "MatMul" && product->def().attr().at("T").type() != tensorflow::DT_FLOAT) return false;
-  std::vector<Node*> chain = {product, bias_add};
-  const Edge* to_relu = SoleConsumer(*bias_add);
-  if (to_relu != nullptr && to_relu->dst->type_string() == "Relu" && SameCpuFloat(*bias_add, *to_relu->dst)) {
-    chain.push_back(to_relu->dst);
+  if (op == "MatMul" && type != tensorflow::DT_FLOAT) return false;
+  const PartialTensorShape& shape = product->output_shape(0);
+  if (shape.dims() < 1 || shape.dim_size(shape.dims() - 1) < 1) return false;  // channels must be known
+  const int64_t channels = shape.dim_size(shape.dims() - 1);
+  std::vector<Node*> nodes = {product};
+  std::vector<ChannelStep> steps;
+  bool batch_norm = false;  // one epsilon per node
+  Node* last = product;
+  std::string activation;
+  float leakyrelu_alpha = 0.2f;
+  for (;;) {
+    const std::vector<const Edge*> consumers = ConsumersOfOutput0(*last);
+    if (consumers.size() == 2 && !steps.empty()) {  // x * sigmoid(x)?
+      const Edge* to_sigmoid = consumers[0]->dst->type_string() == "Sigmoid" ? consumers[0] : consumers[1];
+      const Edge* to_mul = to_sigmoid == consumers[0] ? consumers[1] : consumers[0];
+      Node* sigmoid = to_sigmoid->dst;
+      Node* mul = to_mul->dst;
+      const Edge* sigmoid_out = SoleConsumer(*sigmoid);
+      if (sigmoid->type_string() == "Sigmoid" && mul->type_string() == "Mul" && sigmoid_out != nullptr &&
+          sigmoid_out->dst == mul && SameCpuFloat(*last, *sigmoid) && SameCpuFloat(*last, *mul)) {
+        nodes.push_back(sigmoid);
+        nodes.push_back(mul);
+        last = mul;
+        activation = "_MklSwish";
+      }
+      break;
+    }
+    if (consumers.size() != 1) break;
+    Node* next = consumers[0]->dst;
+    if (!SameCpuFloat(*last, *next)) break;
+    if (!steps.empty() && IsFusableActivation(next->type_string())) {
+      activation = next->type_string();
+      if (activation == "LeakyRelu") {
+        auto alpha = next->def().attr().find("alpha");
+        if (alpha != next->def().attr().end()) leakyrelu_alpha = alpha->second.f();
+      }
+      nodes.push_back(next);
+      last = next;
+      break;
+    }
+    ChannelStep step;
+    if (!AsChannelStep(*next, consumers[0]->dst_input, channels, shape.dims(), &step)) break;
+    if (step.op == "FusedBatchNorm") {
+      if (batch_norm) break;
+      batch_norm = true;
+    }
+    steps.push_back(std::move(step));
+    nodes.push_back(next);
+    last = next;
   }
-  return FuseProduct(graph, chain);
+  if (steps.empty()) return false;
+
+  NodeDef def;
+  if (op == "Conv2D") {
+    def.set_op("_FusedConv2D");
+    CopyAttrs(*product, {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"},
+              &def);
+  } else if (op == "DepthwiseConv2dNative") {
+    def.set_op("_FusedDepthwiseConv2dNative");
+    CopyAttrs(*product, {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations"}, &def);
+  } else {
+    def.set_op("_FusedMatMul");
+    CopyAttrs(*product, {"T", "transpose_a", "transpose_b"}, &def);
+  }
+  std::vector<Source> data = {DataInput(*product, 0), DataInput(*product, 1)};
+  auto* fused_ops = (*def.mutable_attr())["fused_ops"].mutable_list();
+  for (const ChannelStep& step : steps) {
+    fused_ops->add_s(step.op);
+    data.insert(data.end(), step.args.begin(), step.args.end());
+  }
+  if (!activation.empty()) fused_ops->add_s(activation);
+  const int num_args = static_cast<int>(data.size()) - 2;
+  (*def.mutable_attr())["num_args"].set_i(num_args);
+  if (op == "Conv2D") {
+    for (int i = 0; i < num_args; ++i) (*def.mutable_attr())["TArgs"].mutable_list()->add_type(type);
+  }
+  for (Node* n : nodes) {
+    if (n->type_string().rfind("FusedBatchNorm", 0) == 0) CopyAttrs(*n, {"epsilon"}, &def);
+  }
+  if (activation == "LeakyRelu") (*def.mutable_attr())["leakyrelu_alpha"].set_f(leakyrelu_alpha);
+  return ReplaceNodes(graph, nodes, {last}, data, std::move(def));
 }
 
 // MaxPoolGrad(x, pooled, dy) -> ReluGrad(., x), x being the pool's input and the Relu's
@@ -218,7 +335,7 @@ bool TryFuseConvFilterAndBiasGrad(Graph* graph, Node* bias_grad) {
 }  // namespace
 
 int Remap(Graph* graph) {
-  return FuseEach(graph, {"Conv2D", "MatMul"}, TryFuseBiasAndRelu) +
+  return FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue) +
          FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad) +
          FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad);
 }

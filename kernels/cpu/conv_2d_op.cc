@@ -16,6 +16,7 @@
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/onednn_conv.h"
 
 namespace tensoract {
 namespace {
@@ -36,24 +37,24 @@ class Conv2DOp : public OpKernel {
                                                  /*allow_groups=*/true));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}), &out));
-    const T* bias = nullptr;
-    if (epilogue_.active()) {
-      OP_REQUIRES_OK(ctx, epilogue_.CheckBias(*this, ctx->input(2), d.out_depth));
-      bias = ctx->input(2).base<T>();
-    }
+    ChannelAffine<T> affine;
+    if (epilogue_.active()) OP_REQUIRES_OK(ctx, epilogue_.Channels(*this, ctx, 2, d.out_depth, &affine));
     if (out->NumElements() == 0) return;
     const int64_t k = d.patch_size();
     T* op = out->base<T>();
     if (k == 0) {
       std::fill(op, op + out->NumElements(), T(0));
-      epilogue_.Apply(op, out->NumElements() / d.out_depth, d.out_depth, d.out_depth, bias);
+      epilogue_.Apply(op, out->NumElements() / d.out_depth, d.out_depth, d.out_depth, affine);
       return;
     }
     const int64_t image_pixels = d.out_rows * d.out_cols;
     const T* ip = input.base<T>();
+    if constexpr (std::is_same_v<T, float>) {
+      if (UseOnednn(d) && onednn_.Run(d, ip, filter, affine, epilogue_, op)) return;
+    }
     if (d.groups > 1) {
       ComputeGrouped(ctx, d, ip, filter.base<T>(), op);
-      epilogue_.Apply(op, out->NumElements() / d.out_depth, d.out_depth, d.out_depth, bias);
+      epilogue_.Apply(op, out->NumElements() / d.out_depth, d.out_depth, d.out_depth, affine);
       return;
     }
     if constexpr (std::is_same_v<T, float>) {
@@ -68,7 +69,7 @@ class Conv2DOp : public OpKernel {
               done = false;
               return;
             }
-            epilogue_.Apply(op + image * image_pixels * d.out_depth, image_pixels, d.out_depth, d.out_depth, bias);
+            epilogue_.Apply(op + image * image_pixels * d.out_depth, image_pixels, d.out_depth, d.out_depth, affine);
           }
         });
         if (done) return;
@@ -85,20 +86,20 @@ class Conv2DOp : public OpKernel {
           for (int64_t b = begin; b < end; b += block) {
             const int64_t e = std::min(end, b + block);
             gemm::ConvForward(d, ip, packed, b, e, op);
-            epilogue_.Apply(op + b * d.out_depth, e - b, d.out_depth, d.out_depth, bias);
+            epilogue_.Apply(op + b * d.out_depth, e - b, d.out_depth, d.out_depth, affine);
           }
         });
         return;
       }
     }
-    Generic(ctx, d, ip, filter.base<T>(), op, bias);
+    Generic(ctx, d, ip, filter.base<T>(), op, &affine);
   }
 
  private:
   // im2col and GEMM (or GEMM alone for a 1x1 stride-1 filter), then the epilogue with
-  // `bias` unless `with_epilogue` is false.
-  void Generic(OpKernelContext* ctx, const conv::ConvDims& d, const T* ip, const T* fp, T* op, const T* bias,
-               bool with_epilogue = true) const {
+  // `affine` unless it is null.
+  void Generic(OpKernelContext* ctx, const conv::ConvDims& d, const T* ip, const T* fp, T* op,
+               const ChannelAffine<T>* affine) const {
     const int64_t k = d.patch_size();
     const int64_t n = d.out_depth, pixels_per_row = d.out_cols;
     const bool direct = d.filter_rows == 1 && d.filter_cols == 1 && d.stride_rows == 1 && d.stride_cols == 1;
@@ -109,7 +110,7 @@ class Conv2DOp : public OpKernel {
         const int64_t m = (end - begin) * pixels_per_row;
         gemm::Gemm(false, false, m, n, k, ip + begin * pixels_per_row * k, k, fp, n,
                    op + begin * pixels_per_row * n, n, false);
-        if (with_epilogue) epilogue_.Apply(op + begin * pixels_per_row * n, m, n, n, bias);
+        if (affine != nullptr) epilogue_.Apply(op + begin * pixels_per_row * n, m, n, n, *affine);
         return;
       }
       std::vector<T> cols(std::min(block_rows, end - begin) * pixels_per_row * k);
@@ -118,7 +119,7 @@ class Conv2DOp : public OpKernel {
         conv::Im2Col(d, ip, r, r + rows, cols.data());
         gemm::Gemm(false, false, rows * pixels_per_row, n, k, cols.data(), k, fp, n, op + r * pixels_per_row * n, n,
                    false);
-        if (with_epilogue) epilogue_.Apply(op + r * pixels_per_row * n, rows * pixels_per_row, n, n, bias);
+        if (affine != nullptr) epilogue_.Apply(op + r * pixels_per_row * n, rows * pixels_per_row, n, n, *affine);
       }
     });
   }
@@ -142,7 +143,7 @@ class Conv2DOp : public OpKernel {
         const T* src = fp + t * d.out_depth + group * g.out_depth;
         std::copy(src, src + g.out_depth, filter.data() + t * g.out_depth);
       }
-      Generic(ctx, g, in.data(), filter.data(), out.data(), nullptr, /*with_epilogue=*/false);
+      Generic(ctx, g, in.data(), filter.data(), out.data(), /*affine=*/nullptr);
       for (int64_t p = 0; p < pixels_out; ++p) {
         const T* src = out.data() + p * g.out_depth;
         std::copy(src, src + g.out_depth, op + p * d.out_depth + group * g.out_depth);
@@ -150,8 +151,15 @@ class Conv2DOp : public OpKernel {
     }
   }
 
+  // oneDNN's kernels where they beat ours (tests/bench/RESULTS.md, issue 54): real
+  // networks' layers, with a depth of 16 or more on both sides.
+  static bool UseOnednn(const conv::ConvDims& d) {
+    return OnednnConv::Enabled() && d.in_depth / d.groups >= 16 && d.out_depth / d.groups >= 16;
+  }
+
   conv::WindowAttrs attrs_;
-  FusedEpilogue epilogue_;  // _FusedConv2D's BiasAdd [+ Relu]
+  FusedEpilogue epilogue_;  // _FusedConv2D's per-channel steps and activation
+  OnednnConv onednn_;
 };
 
 REGISTER_KERNEL(Name("Conv2D").Device(DEVICE_CPU).TypeConstraint<float>("T"), Conv2DOp<float>);

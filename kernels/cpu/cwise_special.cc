@@ -1,4 +1,4 @@
-// Erf, Sin, Cos, Atan2 and TruncateDiv on the CPU.
+// Erf, Erfc, Sin, Cos, Atan2 and TruncateDiv on the CPU.
 //
 // The transcendental ones are the C library's, element by element, on every path: Eigen's
 // vectorised sin and cos differ from its scalar ones in the last bit (TensorFlow's own
@@ -35,6 +35,12 @@ T ViaFloat(T x, Fn fn) {
 struct ScalarErf {
   template <class T>
   T operator()(const T& x) const { return ViaFloat(x, [](auto v) { return std::erf(v); }); }
+};
+// The tail (x > 9.2 in float) is denormal: flushed to zero as TensorFlow's kernels do, on
+// every thread whatever its floating-point mode (the C library rounds it in the caller's).
+struct ScalarErfc {
+  template <class T>
+  T operator()(const T& x) const { return ViaFloat(x, [](auto v) { return DenormalAsZero(std::erfc(v)); }); }
 };
 struct ScalarSin {
   template <class T>
@@ -113,6 +119,7 @@ class TruncateDivOp : public BinaryOp<T, Binary<ScalarTruncateDiv, 4>> {
   REGISTER_KERNEL(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), UnaryOp<T, Unary<SCALAR>>)
 #define TA_REGISTER_REAL(T)                                                                                  \
   TA_REGISTER_UNARY("Erf", ScalarErf, T);                                                                    \
+  TA_REGISTER_UNARY("Erfc", ScalarErfc, T);                                                                  \
   TA_REGISTER_UNARY("Sin", ScalarSin, T);                                                                    \
   TA_REGISTER_UNARY("Cos", ScalarCos, T);                                                                    \
   REGISTER_KERNEL(Name("Atan2").Device(DEVICE_CPU).TypeConstraint<T>("T"), BinaryOp<T, Binary<ScalarAtan2, 20>>); \

@@ -1,6 +1,8 @@
 // DepthwiseConv2dNative and its two gradients on the CPU, NHWC (TensorFlow's CPU kernels
 // refuse NCHW when there is something to compute; so do these), for half, bfloat16, float
-// and double.
+// and double; and _FusedDepthwiseConv2dNative (float and double: the remapper's fusion with
+// the per-channel steps and activation after it, kernels/cpu/fused_epilogue.h), whose float
+// kernel is oneDNN's where it is built in (kernels/cpu/onednn_conv.h).
 //
 // The sums run in TensorFlow's order, so that the results are its results bit for bit:
 //   forward:      output[o] = 0 + f[tap 0][o] * x[tap 0] + f[tap 1][o] * x[tap 1] + ...,
@@ -22,7 +24,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/onednn_conv.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/kernel_registry.h"
 
@@ -250,6 +255,7 @@ class DepthwiseConv2dNativeOp : public OpKernel {
  public:
   explicit DepthwiseConv2dNativeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ReadDepthwiseAttrs(ctx, /*forward=*/true, &attrs_));
+    OP_REQUIRES_OK(ctx, epilogue_.Init(ctx));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -275,8 +281,31 @@ class DepthwiseConv2dNativeOp : public OpKernel {
     OP_REQUIRES_OK(ctx, SpatialDims(attrs_, &d));
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, Shape4(nchw, d.batch, d.out_rows, d.out_cols, d.out_depth), &output));
+    ChannelAffine<T> affine;
+    if (epilogue_.active()) OP_REQUIRES_OK(ctx, epilogue_.Channels(*this, ctx, 2, d.out_depth, &affine));
     if (output->NumElements() == 0) return;
     OP_REQUIRES_OK(ctx, RefuseNchw(nchw));
+    if constexpr (std::is_same_v<T, float>) {
+      // The fused op only: its values differ from TensorFlow's unfused ones in rounding
+      // anyway, where the plain op keeps TensorFlow's order of sums bit for bit.
+      if (epilogue_.active() && OnednnConv::Enabled()) {
+        conv::ConvDims cd;
+        cd.batch = d.batch;
+        cd.in_rows = d.in_rows;
+        cd.in_cols = d.in_cols;
+        cd.in_depth = d.in_depth;
+        cd.filter_rows = d.filter_rows;
+        cd.filter_cols = d.filter_cols;
+        cd.out_depth = d.out_depth;
+        cd.stride_rows = cd.stride_cols = d.stride;
+        cd.out_rows = d.out_rows;
+        cd.out_cols = d.out_cols;
+        cd.pad_top = d.pad_top;
+        cd.pad_left = d.pad_left;
+        cd.groups = d.in_depth;  // [rows, cols, depth, multiplier] is HWIO [rows, cols, 1, depth * multiplier]
+        if (onednn_.Run(cd, input.base<float>(), filter, affine, epilogue_, output->base<float>())) return;
+      }
+    }
 
     std::vector<F> input_copy, filter_copy;
     const F* in = AsArith<T>(input, &input_copy);
@@ -304,12 +333,15 @@ class DepthwiseConv2dNativeOp : public OpKernel {
           }
           StoreAs(acc.data(), d.out_depth, out + (row * d.out_cols + out_c) * d.out_depth);
         }
+        epilogue_.Apply(out + row * d.out_cols * d.out_depth, d.out_cols, d.out_depth, d.out_depth, affine);
       }
     });
   }
 
  private:
   DepthwiseAttrs attrs_;
+  FusedEpilogue epilogue_;  // _FusedDepthwiseConv2dNative's per-channel steps and activation
+  OnednnConv onednn_;
 };
 
 template <class T>
@@ -454,6 +486,10 @@ class DepthwiseConv2dNativeBackpropFilterOp : public OpKernel {
                   DepthwiseConv2dNativeBackpropFilterOp<T>)
 TA_REGISTER_DEPTHWISE(float);
 TA_REGISTER_DEPTHWISE(double);
+REGISTER_KERNEL(Name("_FusedDepthwiseConv2dNative").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+                DepthwiseConv2dNativeOp<float>);
+REGISTER_KERNEL(Name("_FusedDepthwiseConv2dNative").Device(DEVICE_CPU).TypeConstraint<double>("T"),
+                DepthwiseConv2dNativeOp<double>);
 TA_REGISTER_DEPTHWISE(Eigen::half);
 TA_REGISTER_DEPTHWISE(Eigen::bfloat16);
 #undef TA_REGISTER_DEPTHWISE

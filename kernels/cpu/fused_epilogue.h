@@ -1,12 +1,26 @@
-// What _FusedConv2D and _FusedMatMul (graph/optimizer/remapper.h) do after their product:
-// add the bias (input 2) to every row and, when fused_ops says so, apply an activation, on
-// rows of the output right after a thread computed them (still in its cache), instead of two
-// more passes over the whole tensor. Conv2D and MatMul themselves have no epilogue.
+// What _FusedConv2D, _FusedDepthwiseConv2dNative and _FusedMatMul (graph/optimizer/
+// remapper.h) do after their product: a per-channel affine map and, when fused_ops says so,
+// an activation, on rows of the output right after a thread computed them (still in its
+// cache), instead of more passes over the whole tensor. Conv2D and MatMul themselves have
+// no epilogue.
 //
-// The activations are those TensorFlow 2.21's CPU kernels fuse after a BiasAdd (its Eigen
-// kernels: Relu, Relu6, Elu, LeakyRelu with leakyrelu_alpha, Tanh, Sigmoid; its default
-// oneDNN build also GeluApproximate and GeluExact), each computed as the unfused op would
-// be, element by element (the C library's exp, tanh and erfc).
+// fused_ops is a list of per-channel steps, then at most one activation. The steps, each
+// taking its args (vectors of the output depth: [n] or any shape of n elements, such as
+// Keras' [1, 1, 1, n]) in order:
+//   BiasAdd          x + b                      1 arg (TensorFlow's)
+//   ChannelMul       x * m                      1 arg (tensoract's: Keras 3's batch norm
+//                                               is Mul and AddV2 of per-channel vectors)
+//   FusedBatchNorm   (x - mean) * scale / sqrt(variance + epsilon) + offset, inference
+//                    form; 4 args: scale, offset, mean, variance (TensorFlow's)
+// TensorFlow's own forms (["BiasAdd"], ["BiasAdd", A], ["FusedBatchNorm", A]) are the
+// special cases. The steps compose into one scale and shift per channel, computed once per
+// run (n values), so the rows see one multiply-add: values equal the unfused ops' up to
+// float rounding.
+//
+// The activations are those TensorFlow 2.21's CPU kernels fuse (its Eigen kernels: Relu,
+// Relu6, Elu, LeakyRelu with leakyrelu_alpha, Tanh, Sigmoid; its default oneDNN build also
+// GeluApproximate, GeluExact and _MklSwish: x * sigmoid(x), Keras' silu), each computed as
+// the unfused ops would be, element by element (the C library's exp, tanh and erfc).
 #ifndef TENSORACT_KERNELS_CPU_FUSED_EPILOGUE_H_
 #define TENSORACT_KERNELS_CPU_FUSED_EPILOGUE_H_
 
@@ -21,11 +35,20 @@
 
 namespace tensoract {
 
+// One run's per-channel map: out = out * scale + shift (scale nullptr: 1; shift nullptr: 0).
+template <class T>
+struct ChannelAffine {
+  const T* scale = nullptr;
+  const T* shift = nullptr;
+  std::vector<T> scale_storage, shift_storage;  // when the steps had to be composed
+};
+
 class FusedEpilogue {
  public:
-  // Reads fused_ops of a _Fused* node; no epilogue for other ops. Accepts ["BiasAdd"] and
-  // ["BiasAdd", A] for the activations above, with one arg; anything else is
-  // Unimplemented, naming the node.
+  enum Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kTanh, kSigmoid, kGeluApproximate, kGeluExact, kSwish };
+
+  // Reads fused_ops (and num_args, epsilon, leakyrelu_alpha) of a _Fused* node; no
+  // epilogue for other ops. Anything but the forms above is Unimplemented, naming the node.
   Status Init(OpKernelConstruction* ctx) {
     const NodeDef& def = ctx->def();
     if (def.op().rfind("_Fused", 0) != 0) return Status::OK();
@@ -40,63 +63,126 @@ class FusedEpilogue {
     }
     int64_t num_args = 0;
     TA_RETURN_IF_ERROR(ctx->GetAttr("num_args", &num_args));
-    static const char* const kNames[] = {"", "Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid",
-                                         "GeluApproximate", "GeluExact"};
-    bool known = false;
-    if (num_args == 1 && !ops.empty() && ops.size() <= 2 && ops[0] == "BiasAdd") {
-      const std::string activation = ops.size() == 2 ? ops[1] : "";
-      for (int a = 0; a < static_cast<int>(sizeof kNames / sizeof kNames[0]); ++a) {
-        if (activation == kNames[a]) {
+    static const char* const kActivations[] = {"",        "Relu",           "Relu6",    "Elu",  "LeakyRelu",
+                                               "Tanh",    "Sigmoid",        "GeluApproximate",  "GeluExact",
+                                               "_MklSwish"};
+    int args = 0;
+    bool known = !ops.empty();
+    for (size_t i = 0; i < ops.size() && known; ++i) {
+      if (ops[i] == "BiasAdd" || ops[i] == "ChannelMul" || ops[i] == "FusedBatchNorm") {
+        steps_.push_back(ops[i] == "BiasAdd" ? kBias : ops[i] == "ChannelMul" ? kMul : kBatchNorm);
+        args += ops[i] == "FusedBatchNorm" ? 4 : 1;
+        continue;
+      }
+      known = i + 1 == ops.size() && !steps_.empty();  // the activation comes last, after a step
+      bool named = false;
+      for (int a = 1; a < static_cast<int>(sizeof kActivations / sizeof kActivations[0]); ++a) {
+        if (ops[i] == kActivations[a]) {
           activation_ = static_cast<Activation>(a);
-          known = true;
+          named = true;
         }
       }
+      known = known && named;
     }
-    if (!known) {
+    if (!known || args != num_args) {
       return errors::Unimplemented("node '", def.name(), "' (op '", def.op(), "'): fused_ops [", joined, "] with ",
-                                   num_args, " args; the CPU kernel fuses BiasAdd, alone or followed by one of Relu, "
-                                   "Relu6, Elu, LeakyRelu, Tanh, Sigmoid, GeluApproximate, GeluExact, with 1");
+                                   num_args, " args; the CPU kernel fuses BiasAdd, ChannelMul and FusedBatchNorm "
+                                   "(1, 1 and 4 args) followed by at most one of Relu, Relu6, Elu, LeakyRelu, Tanh, "
+                                   "Sigmoid, GeluApproximate, GeluExact, _MklSwish");
     }
     if (activation_ == kLeakyRelu) {
       auto alpha = def.attr().find("leakyrelu_alpha");
       if (alpha != def.attr().end()) leakyrelu_alpha_ = alpha->second.f();
     }
+    auto eps = def.attr().find("epsilon");
+    if (eps != def.attr().end()) epsilon_ = eps->second.f();
+    num_args_ = args;
     active_ = true;
     return Status::OK();
   }
 
   bool active() const { return active_; }
+  int num_args() const { return num_args_; }
+  Activation activation() const { return activation_; }
+  float leakyrelu_alpha() const { return leakyrelu_alpha_; }
 
-  // The bias must be a vector of the output's last dimension.
-  Status CheckBias(const OpKernel& kernel, const Tensor& bias, int64_t n) const {
-    if (bias.dims() != 1 || bias.dim_size(0) != n) {
-      return errors::InvalidArgument("node '", kernel.name(), "' (op '", kernel.type_string(),
-                                     "'): the bias must be a vector of the output depth ", n, ", got shape ",
-                                     bias.shape().DebugString());
+  // The map of args ctx->input(first_arg ...) for an output depth n; InvalidArgument when an
+  // arg is not n values.
+  template <class T>
+  Status Channels(const OpKernel& kernel, OpKernelContext* ctx, int first_arg, int64_t n,
+                  ChannelAffine<T>* affine) const {
+    std::vector<const T*> args;
+    for (int i = 0; i < num_args_; ++i) {
+      const Tensor& arg = ctx->input(first_arg + i);
+      if (arg.NumElements() != n || (arg.dims() > 1 && arg.dim_size(arg.dims() - 1) != n)) {
+        return errors::InvalidArgument("node '", kernel.name(), "' (op '", kernel.type_string(), "'): fused arg ",
+                                       i, " must hold one value per output channel (", n, "), got shape ",
+                                       arg.shape().DebugString());
+      }
+      args.push_back(arg.base<T>());
     }
+    if (steps_.size() == 1 && steps_[0] == kBias) {  // TensorFlow's common case: no copy
+      affine->shift = args[0];
+      return Status::OK();
+    }
+    // Composed in float at least (half types), rounded once.
+    using F = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+    std::vector<F> scale(n, F(1)), shift(n, F(0));
+    const T* const* arg = args.data();
+    for (Step step : steps_) {
+      for (int64_t c = 0; c < n; ++c) {
+        switch (step) {
+          case kBias: shift[c] += F(arg[0][c]); break;
+          case kMul: scale[c] *= F(arg[0][c]); shift[c] *= F(arg[0][c]); break;
+          case kBatchNorm: {
+            const F s = F(arg[0][c]) / std::sqrt(F(arg[3][c]) + F(epsilon_));
+            scale[c] *= s;
+            shift[c] = (shift[c] - F(arg[2][c])) * s + F(arg[1][c]);
+            break;
+          }
+        }
+      }
+      arg += step == kBatchNorm ? 4 : 1;
+    }
+    affine->scale_storage.resize(n);
+    affine->shift_storage.resize(n);
+    for (int64_t c = 0; c < n; ++c) {
+      affine->scale_storage[c] = static_cast<T>(scale[c]);
+      affine->shift_storage[c] = static_cast<T>(shift[c]);
+    }
+    affine->scale = affine->scale_storage.data();
+    affine->shift = affine->shift_storage.data();
     return Status::OK();
   }
 
-  // rows x n values at out, each row `ld` apart: out += bias, then the activation.
+  // rows x n values at out, each row `ld` apart: out = out * scale + shift, then the
+  // activation. `scale` and `shift` point at the n channels of these columns.
   template <class T>
-  void Apply(T* out, int64_t rows, int64_t n, int64_t ld, const T* bias) const {
+  void Apply(T* out, int64_t rows, int64_t n, int64_t ld, const T* scale, const T* shift) const {
     if (!active_) return;
     for (int64_t r = 0; r < rows; ++r, out += ld) {
+      if (scale != nullptr) {
+        for (int64_t j = 0; j < n; ++j) out[j] = static_cast<T>(out[j] * scale[j] + shift[j]);
+      } else if (shift != nullptr) {
+        for (int64_t j = 0; j < n; ++j) out[j] += shift[j];
+      }
       switch (activation_) {
-        case kNone:
-          for (int64_t j = 0; j < n; ++j) out[j] += bias[j];
-          break;
+        case kNone: break;
         case kRelu:
-          for (int64_t j = 0; j < n; ++j) out[j] = std::max(out[j] + bias[j], T(0));
+          for (int64_t j = 0; j < n; ++j) out[j] = std::max(out[j], T(0));
           break;
         default:
-          for (int64_t j = 0; j < n; ++j) out[j] = Activate(static_cast<T>(out[j] + bias[j]));
+          for (int64_t j = 0; j < n; ++j) out[j] = Activate(out[j]);
       }
     }
   }
+  template <class T>
+  void Apply(T* out, int64_t rows, int64_t n, int64_t ld, const ChannelAffine<T>& affine) const {
+    Apply(out, rows, n, ld, affine.scale, affine.shift);
+  }
 
  private:
-  enum Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kTanh, kSigmoid, kGeluApproximate, kGeluExact };
+  enum Step { kBias, kMul, kBatchNorm };
 
   // The activations other than Relu, one element (half types computed in float).
   template <class T>
@@ -109,10 +195,8 @@ class FusedEpilogue {
         case kElu: return x < T(0) ? std::exp(x) - T(1) : x;
         case kLeakyRelu: return x > T(0) ? x : x * static_cast<T>(leakyrelu_alpha_);
         case kTanh: return std::tanh(x);
-        case kSigmoid: {
-          const T e = std::exp(-std::abs(x));  // never overflows
-          return x >= T(0) ? T(1) / (T(1) + e) : e / (T(1) + e);
-        }
+        case kSigmoid: return Sigmoid(x);
+        case kSwish: return x * Sigmoid(x);
         // Written without 1 + tanh(u) or 1 + erf(u), which cancel for negative x: x sigmoid(2u)
         // and x erfc(-u) / 2 are the same functions, accurate in the tails too (TensorFlow's
         // oneDNN Gelu is off by up to ~0.5% below x = -3).
@@ -126,10 +210,18 @@ class FusedEpilogue {
       }
     }
   }
+  template <class T>
+  static T Sigmoid(T x) {
+    const T e = std::exp(-std::abs(x));  // never overflows
+    return x >= T(0) ? T(1) / (T(1) + e) : e / (T(1) + e);
+  }
 
   bool active_ = false;
+  std::vector<Step> steps_;
+  int num_args_ = 0;
   Activation activation_ = kNone;
   float leakyrelu_alpha_ = 0.2f;
+  float epsilon_ = 0.0001f;
 };
 
 }  // namespace tensoract

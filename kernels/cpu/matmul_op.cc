@@ -59,11 +59,8 @@ class MatMulOp : public OpKernel {
                                         a.shape().DebugString(), ", In[1]: ", b.shape().DebugString(),
                                         (transpose_a_ ? " (a transposed)" : ""), (transpose_b_ ? " (b transposed)" : ""),
                                         "; the inner dimensions ", k, " and ", kb, " differ"));
-    const T* bias = nullptr;
-    if (epilogue_.active()) {
-      OP_REQUIRES_OK(ctx, epilogue_.CheckBias(*this, ctx->input(2), n));
-      bias = ctx->input(2).base<T>();
-    }
+    ChannelAffine<T> affine;
+    if (epilogue_.active()) OP_REQUIRES_OK(ctx, epilogue_.Channels(*this, ctx, 2, n, &affine));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
     const T* ap = a.base<T>();
@@ -102,18 +99,19 @@ class MatMulOp : public OpKernel {
         if (by_rows) {  // rows [lo, hi) of op(a) and of c
           gemm::Gemm(transpose_a_, transpose_b_, hi - lo, n, k, transpose_a_ ? ap + lo : ap + lo * lda, lda, bp, ldb,
                      cp + lo * n, n, false);
-          epilogue_.Apply(cp + lo * n, hi - lo, n, n, bias);
+          epilogue_.Apply(cp + lo * n, hi - lo, n, n, affine);
         } else {  // columns [lo, hi) of op(b) and of c
           gemm::Gemm(transpose_a_, transpose_b_, m, hi - lo, k, ap, lda, transpose_b_ ? bp + lo * ldb : bp + lo, ldb,
                      cp + lo, n, false);
-          epilogue_.Apply(cp + lo, m, hi - lo, n, bias == nullptr ? nullptr : bias + lo);
+          epilogue_.Apply(cp + lo, m, hi - lo, n, affine.scale == nullptr ? nullptr : affine.scale + lo,
+                          affine.shift == nullptr ? nullptr : affine.shift + lo);
         }
       }
     });
   }
 
  private:
-  FusedEpilogue epilogue_;  // _FusedMatMul's BiasAdd [+ Relu]
+  FusedEpilogue epilogue_;  // _FusedMatMul's per-channel steps and activation
   bool transpose_a_ = false, transpose_b_ = false;
 };
 

@@ -878,6 +878,7 @@ CATALOGUE = [
     OpSpec("OneHot", one_hot_cases), OpSpec("Range", range_cases), OpSpec("Fill", fill_cases),
     # Ops added since (issue 32's missing ones), each a line or a small generator.
     unary("Sin", TRANSCENDENTAL), unary("Cos", TRANSCENDENTAL), unary("Erf", TRANSCENDENTAL),
+    unary("Erfc", TRANSCENDENTAL),
     unary("IsNan"), unary("IsInf"), unary("IsFinite"),
     unary("Selu", EXP_MINUS_ONE), unary("LeakyRelu", attrs={"alpha": 0.2}),
     unary("ZerosLike"), unary("OnesLike"),

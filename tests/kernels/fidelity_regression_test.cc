@@ -224,7 +224,7 @@ TEST_CASE("a reduction refuses an axis named twice, as TensorFlow does", "[fidel
   CHECK(Values<float>(ok.outputs[0]) == std::vector<float>{21});
 }
 
-TEST_CASE("Sin, Cos, Erf, Atan2, Selu and LeakyRelu give each element what it gives alone", "[fidelity]") {
+TEST_CASE("Sin, Cos, Erf, Erfc, Atan2, Selu and LeakyRelu give each element what it gives alone", "[fidelity]") {
   // 100003 elements take the vectorised packets, the scalar tail and several threads; every
   // 331st element (and the last) is run again as a one-element tensor, bit for bit.
   std::vector<float> v(100003), w(v.size());
@@ -233,7 +233,7 @@ TEST_CASE("Sin, Cos, Erf, Atan2, Selu and LeakyRelu give each element what it gi
     w[i] = 3.0f - static_cast<float>(i % 13) * 0.47f;
   }
   auto same_bits = [](float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; };
-  for (const char* op : {"Sin", "Cos", "Erf", "Selu", "LeakyRelu", "Atan2"}) {
+  for (const char* op : {"Sin", "Cos", "Erf", "Erfc", "Selu", "LeakyRelu", "Atan2"}) {
     INFO(op);
     const bool binary = std::string(op) == "Atan2";
     auto run = [&](const std::vector<float>& x, const std::vector<float>& y) {

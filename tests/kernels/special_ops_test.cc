@@ -1,4 +1,4 @@
-// Erf, Sin, Cos, Atan2, TruncateDiv, LeakyRelu(Grad), Selu(Grad) and L2Loss against values
+// Erf, Erfc, Sin, Cos, Atan2, TruncateDiv, LeakyRelu(Grad), Selu(Grad) and L2Loss against values
 // TensorFlow 2.21 printed (tensorflow-cpu, x86-64). Exact where TensorFlow's arithmetic is
 // exact (selects, products, integer division); within 2 ulp for the transcendental functions,
 // whose TensorFlow results come from its Eigen's own approximations (its float atan2(1, 1)
@@ -86,6 +86,39 @@ TEST_CASE("Erf, Sin and Cos of float give TensorFlow's values", "[special]") {
             FromBits({0xbf6fbba0, 0x3f0a5140, 0x3f800000, 0x3f800000, 0x3f60a940, 0xbed51132, 0xffc00000, 0xffc00000,
                       0x7fc00000, 0xbf73c074, 0xbf1c9222}),
             1);
+}
+
+TEST_CASE("Erfc gives TensorFlow's values, tails included, in every dtype", "[special]") {
+  // erfc(4) and erfc(9) are 1.5e-8 and 4.1e-37: 1 - erf(x) would give 0 there.
+  Tensor x = Tensor::FromVector<float>({-3.5f, -1.0f, -0.0f, 0.0f, 0.5f, 2.0f, kInf, -kInf, kNan, 1e-20f, 4.0f, 9.0f});
+  Run r = Unary("Erfc", x);
+  REQUIRE(r.status.ok());
+  CheckUlps(Values<float>(r.outputs[0]),
+            FromBits({0x3ffffffa, 0x3febdd9e, 0x3f800000, 0x3f800000, 0x3ef5810a, 0x3b9947b0, 0x0, 0x40000000,
+                      0x7fc00000, 0x3f800000, 0x32846ee8, 0x030cc6a1}),
+            2);
+  r = Unary("Erfc", Tensor::FromVector<double>({-3.5, -1.0, 0.5, 2.0, 6.0, 20.0}));
+  REQUIRE(r.status.ok());
+  const std::vector<double> want = {0x1.fffff3886ab2fp+0, 0x1.d7bb3d3a08445p+0, 0x1.eb02147ce245ap-2,
+                                    0x1.328f5ec350e67p-8, 0x1.8cf81557d20b5p-56, 0x1.b54f244df93e1p-583};
+  std::vector<double> got = Values<double>(r.outputs[0]);
+  // In the tail TensorFlow's erfc (Eigen's) is 2-3 ulp from the C library's correctly
+  // rounded one (erfc(20): ...93e1 against ...93de).
+  for (size_t i = 0; i < got.size(); ++i) CHECK(std::abs(got[i] - want[i]) <= 1e-15 * std::abs(want[i]));
+  Tensor h(tf::DT_HALF, TensorShape({4}));
+  Tensor b(tf::DT_BFLOAT16, TensorShape({4}));
+  const float in[] = {-3.5f, -1.0f, 0.5f, 2.0f};
+  for (int i = 0; i < 4; ++i) {
+    h.base<Eigen::half>()[i] = Eigen::half(in[i]);
+    b.base<Eigen::bfloat16>()[i] = Eigen::bfloat16(in[i]);
+  }
+  const uint16_t half_want[] = {0x4000, 0x3f5f, 0x37ac, 0x1cca}, bfloat16_want[] = {0x4000, 0x3fec, 0x3ef6, 0x3b99};
+  r = Unary("Erfc", h);
+  REQUIRE(r.status.ok());
+  CHECK(std::memcmp(r.outputs[0].data(), half_want, sizeof half_want) == 0);
+  r = Unary("Erfc", b);
+  REQUIRE(r.status.ok());
+  CHECK(std::memcmp(r.outputs[0].data(), bfloat16_want, sizeof bfloat16_want) == 0);
 }
 
 TEST_CASE("Erf, Sin, Cos and Atan2 of double are TensorFlow's to the last bit or one", "[special]") {

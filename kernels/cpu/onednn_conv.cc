@@ -1,0 +1,205 @@
+// Convolutions through oneDNN (see onednn_conv.h).
+#include "kernels/cpu/onednn_conv.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "kernels/variable.h"
+
+#ifdef TENSORACT_HAVE_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace tensoract {
+
+#ifdef TENSORACT_HAVE_ONEDNN
+
+namespace {
+
+dnnl::engine& Engine() {
+  static dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+// The activation as a oneDNN eltwise post-op; false for none.
+bool EltwiseOf(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, float* beta) {
+  *alpha = 0.f;
+  *beta = 0.f;
+  switch (e.activation()) {
+    case FusedEpilogue::kNone: return false;
+    case FusedEpilogue::kRelu: *alg = dnnl::algorithm::eltwise_relu; return true;
+    case FusedEpilogue::kRelu6: *alg = dnnl::algorithm::eltwise_clip; *beta = 6.f; return true;
+    case FusedEpilogue::kElu: *alg = dnnl::algorithm::eltwise_elu; *alpha = 1.f; return true;
+    case FusedEpilogue::kLeakyRelu: *alg = dnnl::algorithm::eltwise_relu; *alpha = e.leakyrelu_alpha(); return true;
+    case FusedEpilogue::kTanh: *alg = dnnl::algorithm::eltwise_tanh; return true;
+    case FusedEpilogue::kSigmoid: *alg = dnnl::algorithm::eltwise_logistic; return true;
+    case FusedEpilogue::kGeluApproximate: *alg = dnnl::algorithm::eltwise_gelu_tanh; return true;
+    case FusedEpilogue::kGeluExact: *alg = dnnl::algorithm::eltwise_gelu_erf; return true;
+    case FusedEpilogue::kSwish: *alg = dnnl::algorithm::eltwise_swish; *alpha = 1.f; return true;
+  }
+  return false;
+}
+
+dnnl::memory::desc Nhwc(int64_t n, int64_t c, int64_t h, int64_t w) {
+  return dnnl::memory::desc({n, c, h, w}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nhwc);
+}
+
+}  // namespace
+
+struct OnednnConv::Entry {
+  bool unsupported = false;  // oneDNN has no implementation: our kernel runs this shape
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward primitive;
+  dnnl::memory::desc user_weights;  // the HWIO filter, as oneDNN's dims with our strides
+  // The filter in pd's layout and the tensor it came from (shared, so nobody else writes it
+  // in place: see the header), at RefVariableWriteEpoch `epoch`.
+  std::mutex mu;
+  Tensor source;
+  uint64_t epoch = 0;
+  std::shared_ptr<dnnl::memory> weights;
+};
+
+OnednnConv::OnednnConv() = default;
+OnednnConv::~OnednnConv() = default;
+
+void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, const FusedEpilogue& epilogue, Entry* made) {
+  using dnnl::memory;
+  const int64_t g = d.groups, in_per_group = d.in_depth / g, out_per_group = d.out_depth / g;
+  // The HWIO filter seen as oneDNN's [g,] O, I, H, W with our strides: no copy before
+  // the one reorder into its blocked layout.
+  memory::desc user_weights;
+  const int64_t w_stride = in_per_group * d.out_depth, h_stride = d.filter_cols * w_stride;
+  if (g == 1) {
+    user_weights = memory::desc({d.out_depth, d.in_depth, d.filter_rows, d.filter_cols}, memory::data_type::f32,
+                                memory::dims{1, d.out_depth, h_stride, w_stride});
+  } else {
+    user_weights = memory::desc({g, out_per_group, in_per_group, d.filter_rows, d.filter_cols},
+                                memory::data_type::f32,
+                                memory::dims{out_per_group, 1, d.out_depth, h_stride, w_stride});
+  }
+  memory::dims weight_dims = user_weights.dims();
+  memory::desc any_weights(weight_dims, memory::data_type::f32, memory::format_tag::any);
+  // The bottom and right padding that make oneDNN's output size ours (negative where a
+  // VALID window leaves input over, as oneDNN allows).
+  const int64_t pad_bottom =
+      (d.out_rows - 1) * d.stride_rows + (d.filter_rows - 1) * d.dilation_rows + 1 - d.in_rows - d.pad_top;
+  const int64_t pad_right =
+      (d.out_cols - 1) * d.stride_cols + (d.filter_cols - 1) * d.dilation_cols + 1 - d.in_cols - d.pad_left;
+  dnnl::convolution_forward::desc desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      Nhwc(d.batch, d.in_depth, d.in_rows, d.in_cols), any_weights,
+      Nhwc(d.batch, d.out_depth, d.out_rows, d.out_cols), {d.stride_rows, d.stride_cols},
+      {d.dilation_rows - 1, d.dilation_cols - 1}, {d.pad_top, d.pad_left}, {pad_bottom, pad_right});
+  dnnl::post_ops post;
+  const memory::desc channels({1, d.out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
+  if (scaled) post.append_binary(dnnl::algorithm::binary_mul, channels);
+  if (shifted) post.append_binary(dnnl::algorithm::binary_add, channels);
+  dnnl::algorithm alg;
+  float alpha, beta;
+  if (EltwiseOf(epilogue, &alg, &alpha, &beta)) post.append_eltwise(1.f, alg, alpha, beta);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(post);
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per call: concurrent runs
+  dnnl::convolution_forward::primitive_desc pd(desc, attr, Engine());
+  made->pd = pd;
+  made->primitive = dnnl::convolution_forward(pd);
+  made->user_weights = user_weights;
+}
+
+bool OnednnConv::Enabled() {
+  static const bool enabled = [] {
+    const char* env = std::getenv("TENSORACT_ONEDNN");
+    return env == nullptr || std::strcmp(env, "0") != 0;
+  }();
+  return enabled;
+}
+
+bool OnednnConv::Run(const conv::ConvDims& d, const float* input, const Tensor& filter,
+                     const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out) {
+  using dnnl::memory;
+  const bool scaled = affine.scale != nullptr, shifted = affine.shift != nullptr;
+  Key key{{d.batch, d.in_rows, d.in_cols, d.in_depth, d.filter_rows, d.filter_cols, d.out_depth, d.stride_rows,
+           d.stride_cols, d.dilation_rows, d.dilation_cols, d.out_rows, d.out_cols, d.pad_top, d.pad_left, d.groups},
+          scaled, shifted, static_cast<int>(epilogue.activation()), epilogue.leakyrelu_alpha()};
+  std::shared_ptr<Entry> entry;
+  try {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = cache_.find(key);
+      if (it != cache_.end()) entry = it->second;
+    }
+    if (entry == nullptr) {
+      auto made = std::make_shared<Entry>();
+      try {
+        Make(d, scaled, shifted, epilogue, made.get());
+      } catch (const dnnl::error&) {
+        made->unsupported = true;
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cache_.size() >= kMaxShapes) cache_.clear();  // a model fed ever new shapes
+      entry = cache_.emplace(key, made).first->second;  // another thread's, if it was first
+    }
+    if (entry->unsupported) return false;
+
+    std::shared_ptr<memory> weights;
+    {
+      std::lock_guard<std::mutex> lock(entry->mu);
+      const uint64_t epoch = RefVariableWriteEpoch();
+      if (entry->weights == nullptr || !entry->source.SharesBufferWith(filter) || entry->epoch != epoch) {
+        dnnl::stream stream(Engine());
+        memory user(entry->user_weights, Engine(), const_cast<void*>(filter.data()));
+        auto reordered = std::make_shared<memory>(entry->pd.weights_desc(), Engine());
+        dnnl::reorder(user, *reordered).execute(stream, user, *reordered);
+        stream.wait();
+        entry->weights = std::move(reordered);
+        entry->source = filter;
+        entry->epoch = epoch;
+      }
+      weights = entry->weights;
+    }
+
+    dnnl::stream stream(Engine());
+    memory src(entry->pd.src_desc(), Engine(), const_cast<float*>(input));
+    memory dst(entry->pd.dst_desc(), Engine(), out);
+    std::vector<uint8_t> scratch(entry->pd.scratchpad_desc().get_size());
+    memory scratchpad(entry->pd.scratchpad_desc(), Engine(), scratch.data());
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
+                                            {DNNL_ARG_WEIGHTS, *weights},
+                                            {DNNL_ARG_DST, dst},
+                                            {DNNL_ARG_SCRATCHPAD, scratchpad}};
+    const memory::desc channels({1, d.out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
+    int post_index = 0;
+    if (scaled) {
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
+          memory(channels, Engine(), const_cast<float*>(affine.scale));
+    }
+    if (shifted) {
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
+          memory(channels, Engine(), const_cast<float*>(affine.shift));
+    }
+    entry->primitive.execute(stream, args);
+    stream.wait();
+    return true;
+  } catch (const dnnl::error&) {
+    // Memory oneDNN could not get, or a primitive that failed to run: our kernel computes
+    // all of out.
+    return false;
+  }
+}
+
+#else  // !TENSORACT_HAVE_ONEDNN
+
+struct OnednnConv::Entry {};
+OnednnConv::OnednnConv() = default;
+OnednnConv::~OnednnConv() = default;
+bool OnednnConv::Enabled() { return false; }
+bool OnednnConv::Run(const conv::ConvDims&, const float*, const Tensor&, const ChannelAffine<float>&,
+                     const FusedEpilogue&, float*) {
+  return false;
+}
+
+#endif  // TENSORACT_HAVE_ONEDNN
+
+}  // namespace tensoract

@@ -1,0 +1,64 @@
+// Float convolutions through oneDNN (Intel's Deep Neural Network Library, Debian's
+// libdnnl): its JIT kernels (brgconv on AVX-512 and AVX2) for the shapes real networks have,
+// where they beat our own GEMM kernels (tests/bench/RESULTS.md, issue 54), with the fused
+// epilogue (kernels/cpu/fused_epilogue.h) as oneDNN post-ops: a per-channel multiply and
+// add, then the activation, applied while each block of output is in registers.
+//
+//   OnednnConv conv;                                  // one per kernel instance
+//   if (OnednnConv::Enabled() && conv.Run(d, input, filter, affine, epilogue, out)) return;
+//   ... our own kernel ...
+//
+// Run returns false (and computes nothing) where oneDNN cannot do the convolution or is not
+// built in; the caller then runs its own kernel. The input is NHWC, the filter HWIO
+// [rows, cols, in_depth / groups, out_depth] (a depthwise filter [rows, cols, depth,
+// multiplier] is that with groups = depth), the output NHWC.
+//
+// Each shape's primitive is made once and kept. So is the filter in oneDNN's blocked
+// layout, keyed by the filter tensor's buffer: valid while we share that buffer (a
+// resource variable's writer copies a shared buffer before writing: kernels/variable.h),
+// and until a ref variable is written (they write in place: RefVariableWriteEpoch in kernels/variable.h). A
+// model served from constants or read-only variables reorders its filters once.
+//
+// Thread-safety: Run may be called concurrently (the executor runs a kernel for several
+// steps at once); the cache is guarded, each call has its own scratchpad. oneDNN's threads
+// are its OpenMP team (Debian's build), not the device's pool.
+#ifndef TENSORACT_KERNELS_CPU_ONEDNN_CONV_H_
+#define TENSORACT_KERNELS_CPU_ONEDNN_CONV_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include "kernels/cpu/conv_util.h"
+#include "kernels/cpu/fused_epilogue.h"
+
+namespace tensoract {
+
+class OnednnConv {
+ public:
+  OnednnConv();
+  ~OnednnConv();
+
+  // Built with oneDNN and not turned off by the environment (TENSORACT_ONEDNN=0).
+  static bool Enabled();
+
+  // out = activation(conv(input, filter) * scale + shift); see the header comment.
+  bool Run(const conv::ConvDims& d, const float* input, const Tensor& filter, const ChannelAffine<float>& affine,
+           const FusedEpilogue& epilogue, float* out);
+
+ private:
+  struct Entry;
+  // Shapes kept per kernel; a model fed ever new shapes starts over past this.
+  static constexpr size_t kMaxShapes = 64;
+  // Makes the primitive of one shape and epilogue; throws dnnl::error where oneDNN has none.
+  static void Make(const conv::ConvDims& d, bool scaled, bool shifted, const FusedEpilogue& epilogue, Entry* made);
+  using Key = std::tuple<std::vector<int64_t>, bool, bool, int, float>;
+  std::mutex mu_;
+  std::map<Key, std::shared_ptr<Entry>> cache_;  // under mu_
+};
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_KERNELS_CPU_ONEDNN_CONV_H_

@@ -1,0 +1,189 @@
+// The remapper's fusion of a product with what real models put after it (graph/optimizer/
+// remapper.h, kernels/cpu/fused_epilogue.h): Keras 3's batch normalization (Mul and AddV2
+// of channel vectors), TensorFlow 1's FusedBatchNormV3 in inference, BiasAdd, and the
+// activations (Relu6, swish, LeakyRelu), on Conv2D (oneDNN's kernel where it is built in),
+// DepthwiseConv2dNative and MatMul. Each graph runs with the remapper on and off: the
+// fused ops replace the chains, and the values agree up to float rounding (the per-channel
+// steps compose into one multiply-add, oneDNN sums in its own order). What must not fuse
+// (a Mul by a whole tensor, a batch norm in training) is left alone.
+//
+// Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
+// resource variable (copy-on-write) or in a ref variable (written in place), is used as it
+// is now.
+#include <algorithm>
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "graph/builder/array_ops.h"
+#include "graph/builder/math_ops.h"
+#include "graph/builder/nn_batch_norm_ops.h"
+#include "graph/builder/nn_depthwise_ops.h"
+#include "graph/builder/nn_ops.h"
+#include "graph/builder/ops.h"
+#include "tests/actors/test_util.h"
+
+namespace tensoract {
+namespace {
+
+using testing::Values;
+
+tensorflow::GraphDef Build(const std::function<void(const Scope&)>& body) {
+  Scope root = Scope::NewRootScope();
+  body(root);
+  tensorflow::GraphDef def;
+  Status s = root.ToGraphDef(&def);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  return def;
+}
+
+Output Filled(const Scope& s, std::vector<int64_t> dims, float a, float b = 0.f) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = std::sin(a * static_cast<float>(i) + 0.3f) * 0.5f + b;
+  tensorflow::TensorProto proto;
+  Tensor::FromVector<float>(v, TensorShape(dims)).AsProtoTensorContent(&proto);
+  return ops::Const(s, proto);
+}
+
+struct Ran {
+  std::vector<std::vector<float>> values;
+  std::vector<std::string> ops;  // "op:name" of the partition graph
+};
+
+Ran RunGraph(const tensorflow::GraphDef& graph, bool remap, const std::vector<std::pair<std::string, Tensor>>& feeds,
+             const std::vector<std::string>& fetches) {
+  SessionOptions options;
+  options.optimizer.do_remapping = remap;
+  auto session = testing::NewSessionWith(graph, options);
+  RunOptions run;
+  run.output_partition_graphs = true;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  Status s = session->Run(run, feeds, fetches, {}, &out, &metadata);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  Ran r;
+  for (const Tensor& t : out) r.values.push_back(Values(t));
+  for (const auto& n : metadata.partition_graphs.at(0).node()) r.ops.push_back(n.op() + ":" + n.name());
+  return r;
+}
+
+bool Has(const std::vector<std::string>& ops, const std::string& op_and_name) {
+  return std::find(ops.begin(), ops.end(), op_and_name) != ops.end();
+}
+
+void CheckClose(const std::vector<float>& got, const std::vector<float>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i);
+    CHECK(got[i] == Approx(want[i]).epsilon(1e-4).margin(1e-5));
+  }
+}
+
+Tensor Input(std::vector<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = std::cos(0.37f * static_cast<float>(i)) * 2.f;
+  return Tensor::FromVector<float>(v, TensorShape(dims));
+}
+
+TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, depthwise and MatMul, with the "
+          "unfused values") {
+  const tensorflow::GraphDef graph = Build([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({2, 9, 9, 16}));
+    // Keras 3: Conv2D, BiasAdd, then BatchNormalization as x * a + b, Relu6.
+    auto conv = ops::Conv2D(s.WithOpName("conv"), x, Filled(s, {3, 3, 16, 32}, 0.7f), {1, 1, 1, 1}, "SAME");
+    auto biased = ops::BiasAdd(s.WithOpName("biased"), conv, Filled(s, {32}, 0.3f));
+    auto scaled = ops::Mul(s.WithOpName("scaled"), biased, Filled(s, {1, 1, 1, 32}, 0.9f, 1.f));
+    auto shifted = ops::AddV2(s.WithOpName("shifted"), Filled(s, {1, 1, 1, 32}, 1.1f), scaled);
+    ops::Relu6(s.WithOpName("relu6"), shifted);
+    // TensorFlow 1: a strided Conv2D without bias, FusedBatchNormV3 in inference, Relu.
+    ops::FusedBatchNormAttrs inference;
+    inference.is_training = false;
+    inference.epsilon = 0.001f;
+    auto conv2 = ops::Conv2D(s.WithOpName("conv2"), x, Filled(s, {3, 3, 16, 24}, 0.5f), {1, 2, 2, 1}, "VALID");
+    auto bn = ops::FusedBatchNormV3(s.WithOpName("bn"), conv2, Filled(s, {24}, 0.2f, 1.f), Filled(s, {24}, 0.4f),
+                                    Filled(s, {24}, 0.6f), Filled(s, {24}, 0.8f, 1.f), inference);
+    ops::Relu(s.WithOpName("bn_relu"), bn.y);
+    // EfficientNet: a depthwise convolution, batch norm, swish (x * sigmoid(x)).
+    auto dw = ops::DepthwiseConv2dNative(s.WithOpName("dw"), x, Filled(s, {3, 3, 16, 1}, 0.45f), {1, 1, 1, 1},
+                                         "SAME");
+    auto dw_scaled = ops::Mul(s.WithOpName("dw_scaled"), dw, Filled(s, {1, 1, 1, 16}, 0.25f, 1.f));
+    auto dw_shifted = ops::AddV2(s.WithOpName("dw_shifted"), dw_scaled, Filled(s, {1, 1, 1, 16}, 0.15f));
+    ops::Mul(s.WithOpName("swish"), dw_shifted, ops::Sigmoid(s.WithOpName("gate"), dw_shifted));
+    // A dense layer: MatMul, BiasAdd, LeakyRelu.
+    tensorflow::TensorProto flat_shape;
+    Tensor::FromVector<int32_t>({2, 9 * 9 * 16}).AsProtoTensorContent(&flat_shape);
+    auto flat = ops::Reshape(s, x, ops::Const(s, flat_shape));
+    auto mm = ops::MatMul(s.WithOpName("mm"), flat, Filled(s, {9 * 9 * 16, 10}, 0.05f));
+    ops::LeakyRelu(s.WithOpName("leaky"), ops::BiasAdd(s.WithOpName("mm_biased"), mm, Filled(s, {10}, 0.9f)), 0.3f);
+    // Not fusable: a Mul by a whole tensor, a batch norm in training.
+    auto conv3 = ops::Conv2D(s.WithOpName("conv3"), x, Filled(s, {1, 1, 16, 16}, 0.35f), {1, 1, 1, 1}, "SAME");
+    ops::Mul(s.WithOpName("times_x"), conv3, x);
+    auto conv4 = ops::Conv2D(s.WithOpName("conv4"), x, Filled(s, {1, 1, 16, 16}, 0.15f), {1, 1, 1, 1}, "SAME");
+    ops::FusedBatchNormV3(s.WithOpName("bn_training"), conv4, Filled(s, {16}, 0.2f, 1.f), Filled(s, {16}, 0.4f),
+                          Filled(s, {0}, 0.f), Filled(s, {0}, 0.f));
+  });
+  const std::vector<std::string> fetches = {"relu6", "bn_relu", "swish", "leaky", "times_x", "bn_training"};
+  const Ran fused = RunGraph(graph, true, {{"x", Input({2, 9, 9, 16})}}, fetches);
+  const Ran apart = RunGraph(graph, false, {{"x", Input({2, 9, 9, 16})}}, fetches);
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    INFO(fetches[i]);
+    CheckClose(fused.values[i], apart.values[i]);
+  }
+  CHECK(Has(fused.ops, "_FusedConv2D:relu6"));
+  CHECK_FALSE(Has(fused.ops, "Mul:scaled"));
+  CHECK(Has(fused.ops, "_FusedConv2D:bn_relu"));
+  CHECK_FALSE(Has(fused.ops, "FusedBatchNormV3:bn"));
+  CHECK(Has(fused.ops, "_FusedDepthwiseConv2dNative:swish"));
+  CHECK_FALSE(Has(fused.ops, "Sigmoid:gate"));
+  CHECK(Has(fused.ops, "_FusedMatMul:leaky"));
+  CHECK(Has(fused.ops, "Conv2D:conv3"));
+  CHECK(Has(fused.ops, "Mul:times_x"));
+  CHECK(Has(fused.ops, "Conv2D:conv4"));
+  CHECK(Has(fused.ops, "FusedBatchNormV3:bn_training"));
+  CHECK(Has(apart.ops, "Conv2D:conv"));
+  int clipped = 0;
+  for (float v : fused.values[0]) clipped += v == 0.f || v == 6.f;
+  CHECK(clipped > 0);  // the Relu6 did clip
+}
+
+TEST_CASE("a convolution's filter that changes between runs is used as it is now, in a resource or a ref variable") {
+  // Deep enough for oneDNN's kernel, whose reordered filter is kept between runs.
+  const tensorflow::GraphDef graph = Build([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({1, 6, 6, 16}));
+    auto handle = ops::VarHandleOp(s.WithOpName("w"), tensorflow::DT_FLOAT, PartialTensorShape({3, 3, 16, 16}));
+    ops::AssignVariableOp(s.WithOpName("init_w"), handle, Filled(s, {3, 3, 16, 16}, 0.7f));
+    ops::AssignVariableOp(s.WithOpName("set_w"), handle, Filled(s, {3, 3, 16, 16}, 0.2f));
+    auto read = ops::ReadVariableOp(s.WithOpName("read_w"), handle, tensorflow::DT_FLOAT);
+    ops::Relu(s.WithOpName("y_resource"),
+              ops::BiasAdd(s, ops::Conv2D(s, x, read, {1, 1, 1, 1}, "SAME"), Filled(s, {16}, 0.1f)));
+    auto ref = ops::Variable(s.WithOpName("v"), PartialTensorShape({3, 3, 16, 16}), tensorflow::DT_FLOAT);
+    ops::Assign(s.WithOpName("init_v"), ref, Filled(s, {3, 3, 16, 16}, 0.7f));
+    ops::Assign(s.WithOpName("set_v"), ref, Filled(s, {3, 3, 16, 16}, 0.2f));
+    ops::Relu(s.WithOpName("y_ref"),
+              ops::BiasAdd(s, ops::Conv2D(s, x, ops::Identity(s, ref), {1, 1, 1, 1}, "SAME"), Filled(s, {16}, 0.1f)));
+    ops::Relu(s.WithOpName("y_expected"),
+              ops::BiasAdd(s, ops::Conv2D(s, x, Filled(s, {3, 3, 16, 16}, 0.2f), {1, 1, 1, 1}, "SAME"),
+                           Filled(s, {16}, 0.1f)));
+  });
+  auto session = testing::NewSessionWith(graph);
+  const Tensor x = Input({1, 6, 6, 16});
+  std::vector<Tensor> out;
+  REQUIRE(session->Run({}, {}, {"init_w", "init_v"}, &out).ok());
+  REQUIRE(session->Run({{"x", x}}, {"y_resource", "y_ref"}, {}, &out).ok());
+  const std::vector<float> before = Values(out[0]);
+  CheckClose(Values(out[1]), before);
+  REQUIRE(session->Run({}, {}, {"set_w", "set_v"}, &out).ok());
+  REQUIRE(session->Run({{"x", x}}, {"y_resource", "y_ref", "y_expected"}, {}, &out).ok());
+  CHECK(Values(out[0]) != before);
+  CheckClose(Values(out[0]), Values(out[2]));
+  CheckClose(Values(out[1]), Values(out[2]));
+}
+
+}  // namespace
+}  // namespace tensoract

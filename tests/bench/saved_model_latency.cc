@@ -1,0 +1,137 @@
+// Inference latency of a SavedModel's serving signature in this process (SavedModelBundle::
+// Run, no serving layer): the model zoo's tensoract side (run_model_zoo_bench.sh, issue 54).
+//
+//   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops]
+//
+// Feeds every input of the signature a tensor of its declared shape with the batch
+// dimension (and any other unknown one) set to BATCH: floats uniform in [0, 1), integers
+// (token ids) in [0, 50). Runs three warm-up steps, then steps for at least SECONDS (default
+// 3, at least 5 steps), and prints
+//   saved_model_latency: DIR batch B: median M ms, min N ms over K runs
+// With --ops, first the ops of the graph a step runs (after the optimizer), by count: what
+// the remapper fused and what is left.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "client/saved_model.h"
+
+namespace tensoract {
+namespace {
+
+// A tensor of `dtype` and `shape` with random values (see above); unknown dimensions take
+// `batch`.
+StatusOr<Tensor> RandomInput(DataType dtype, const tensorflow::TensorShapeProto& proto, int64_t batch,
+                             std::mt19937* rng) {
+  std::vector<int64_t> dims;
+  for (const auto& d : proto.dim()) dims.push_back(d.size() < 0 ? batch : d.size());
+  Tensor t(dtype, TensorShape(dims));
+  std::uniform_real_distribution<float> uniform(0.f, 1.f);
+  std::uniform_int_distribution<int> token(0, 49);
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    switch (dtype) {
+      case tensorflow::DT_FLOAT: t.base<float>()[i] = uniform(*rng); break;
+      case tensorflow::DT_DOUBLE: t.base<double>()[i] = uniform(*rng); break;
+      case tensorflow::DT_INT32: t.base<int32_t>()[i] = token(*rng); break;
+      case tensorflow::DT_INT64: t.base<int64_t>()[i] = token(*rng); break;
+      default: return errors::Unimplemented("an input of type ", DataTypeString(dtype));
+    }
+  }
+  return t;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args;
+  std::string signature = kDefaultServingSignatureDefKey;
+  bool show_ops = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--signature" && i + 1 < argc) signature = argv[++i];
+    else if (std::string(argv[i]) == "--ops") show_ops = true;
+    else args.push_back(argv[i]);
+  }
+  if (args.size() < 2) {
+    std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY]\n");
+    return 2;
+  }
+  const std::string dir = args[0];
+  const int64_t batch = std::atoll(args[1].c_str());
+  const double seconds = args.size() > 2 ? std::atof(args[2].c_str()) : 3.0;
+  auto bundle = LoadSavedModel(dir);
+  if (!bundle.ok()) {
+    std::fprintf(stderr, "saved_model_latency: %s\n", bundle.status().ToString().c_str());
+    return 1;
+  }
+  auto sig = (*bundle)->Signature(signature);
+  if (!sig.ok()) {
+    std::fprintf(stderr, "saved_model_latency: %s\n", sig.status().ToString().c_str());
+    return 1;
+  }
+  std::mt19937 rng(1);
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const auto& [key, info] : (*sig)->inputs()) {
+    auto t = RandomInput(info.dtype(), info.tensor_shape(), batch, &rng);
+    if (!t.ok()) {
+      std::fprintf(stderr, "saved_model_latency: input '%s': %s\n", key.c_str(), t.status().ToString().c_str());
+      return 1;
+    }
+    feeds.emplace_back(key, std::move(t).value());
+  }
+  std::vector<std::pair<std::string, Tensor>> out;
+  if (show_ops) {
+    std::vector<std::pair<std::string, Tensor>> by_name;
+    for (const auto& [key, t] : feeds) by_name.emplace_back((*sig)->inputs().at(key).name(), t);
+    std::vector<std::string> fetches;
+    for (const auto& [key, info] : (*sig)->outputs()) fetches.push_back(info.name());
+    RunOptions options;
+    options.output_partition_graphs = true;
+    RunMetadata metadata;
+    std::vector<Tensor> values;
+    Status s = (*bundle)->session().Run(options, by_name, fetches, {}, &values, &metadata);
+    if (!s.ok()) {
+      std::fprintf(stderr, "saved_model_latency: %s\n", s.ToString().c_str());
+      return 1;
+    }
+    std::map<std::string, int> counts;
+    for (const auto& graph : metadata.partition_graphs) {
+      for (const auto& node : graph.node()) ++counts[node.op()];
+    }
+    std::vector<std::pair<int, std::string>> sorted;
+    for (const auto& [op, n] : counts) sorted.emplace_back(-n, op);
+    std::sort(sorted.begin(), sorted.end());
+    std::printf("saved_model_latency: ops of a step:");
+    for (const auto& [n, op] : sorted) std::printf(" %s %d", op.c_str(), -n);
+    std::printf("\n");
+  }
+  for (int i = 0; i < 3; ++i) {
+    Status s = (*bundle)->Run(signature, feeds, &out);
+    if (!s.ok()) {
+      std::fprintf(stderr, "saved_model_latency: %s\n", s.ToString().c_str());
+      return 1;
+    }
+  }
+  std::vector<double> ms;
+  const auto start = std::chrono::steady_clock::now();
+  while (ms.size() < 5 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Status s = (*bundle)->Run(signature, feeds, &out);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    if (!s.ok()) {
+      std::fprintf(stderr, "saved_model_latency: %s\n", s.ToString().c_str());
+      return 1;
+    }
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("saved_model_latency: %s batch %lld: median %.3f ms, min %.3f ms over %zu runs\n", dir.c_str(),
+              static_cast<long long>(batch), ms[ms.size() / 2], ms[0], ms.size());
+  return 0;
+}
+
+}  // namespace
+}  // namespace tensoract
+
+int main(int argc, char** argv) { return tensoract::Main(argc, argv); }
