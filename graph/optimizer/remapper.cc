@@ -262,8 +262,10 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
     CopyAttrs(*product, {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"},
               &def);
   } else if (op == "DepthwiseConv2dNative") {
+    // TensorFlow's fused op has no explicit padding.
+    if (AttrString(*product, "padding", "VALID") == "EXPLICIT") return false;
     def.set_op("_FusedDepthwiseConv2dNative");
-    CopyAttrs(*product, {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations"}, &def);
+    CopyAttrs(*product, {"T", "strides", "padding", "data_format", "dilations"}, &def);
   } else {
     def.set_op("_FusedMatMul");
     CopyAttrs(*product, {"T", "transpose_a", "transpose_b"}, &def);

@@ -50,7 +50,7 @@ class Conv2DOp : public OpKernel {
     const int64_t image_pixels = d.out_rows * d.out_cols;
     const T* ip = input.base<T>();
     if constexpr (std::is_same_v<T, float>) {
-      if (UseOnednn(d) && onednn_.Run(d, ip, filter, affine, epilogue_, op)) return;
+      if (UseOnednn(d) && onednn_.Run(ctx, d, ip, filter, affine, epilogue_, op)) return;
     }
     if (d.groups > 1) {
       ComputeGrouped(ctx, d, ip, filter.base<T>(), op);

@@ -100,7 +100,9 @@ Status ReadDepthwiseAttrs(OpKernelConstruction* ctx, bool forward, DepthwiseAttr
   }
   if (a->stride <= 0) return errors::InvalidArgument("Stride must be > 0, but got ", a->stride);
   TA_RETURN_IF_ERROR(ctx->GetAttr("padding", &a->padding));
-  TA_RETURN_IF_ERROR(ctx->GetAttr("explicit_paddings", &a->explicit_paddings));
+  if (ctx->def().attr().count("explicit_paddings") != 0) {  // _FusedDepthwiseConv2dNative has none
+    TA_RETURN_IF_ERROR(ctx->GetAttr("explicit_paddings", &a->explicit_paddings));
+  }
   if (a->padding != "EXPLICIT") {
     if (!a->explicit_paddings.empty()) {
       return errors::InvalidArgument("explicit_paddings attribute must be empty if the padding attribute is not "
@@ -303,7 +305,7 @@ class DepthwiseConv2dNativeOp : public OpKernel {
         cd.pad_top = d.pad_top;
         cd.pad_left = d.pad_left;
         cd.groups = d.in_depth;  // [rows, cols, depth, multiplier] is HWIO [rows, cols, 1, depth * multiplier]
-        if (onednn_.Run(cd, input.base<float>(), filter, affine, epilogue_, output->base<float>())) return;
+        if (onednn_.Run(ctx, cd, input.base<float>(), filter, affine, epilogue_, output->base<float>())) return;
       }
     }
 

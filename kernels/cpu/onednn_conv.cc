@@ -1,6 +1,8 @@
 // Convolutions through oneDNN (see onednn_conv.h).
 #include "kernels/cpu/onednn_conv.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
@@ -8,7 +10,11 @@
 
 #include "kernels/variable.h"
 
+#include "kernels/cpu/cwise_ops.h"
+
 #ifdef TENSORACT_HAVE_ONEDNN
+#include <omp.h>
+
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
 
@@ -53,12 +59,15 @@ struct OnednnConv::Entry {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward primitive;
   dnnl::memory::desc user_weights;  // the HWIO filter, as oneDNN's dims with our strides
-  // The filter in pd's layout and the tensor it came from (shared, so nobody else writes it
-  // in place: see the header), at RefVariableWriteEpoch `epoch`.
-  std::mutex mu;
+};
+
+// The filter in one blocked layout, and the tensor it came from: shared, so nobody else
+// writes it in place (see the header), at RefVariableWriteEpoch `epoch`.
+struct OnednnConv::Weights {
+  dnnl::memory::desc layout;
   Tensor source;
   uint64_t epoch = 0;
-  std::shared_ptr<dnnl::memory> weights;
+  std::shared_ptr<dnnl::memory> memory;
 };
 
 OnednnConv::OnednnConv() = default;
@@ -101,7 +110,7 @@ void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, const 
   if (EltwiseOf(epilogue, &alg, &alpha, &beta)) post.append_eltwise(1.f, alg, alpha, beta);
   dnnl::primitive_attr attr;
   attr.set_post_ops(post);
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per call: concurrent runs
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per piece: pieces run at once
   dnnl::convolution_forward::primitive_desc pd(desc, attr, Engine());
   made->pd = pd;
   made->primitive = dnnl::convolution_forward(pd);
@@ -116,75 +125,139 @@ bool OnednnConv::Enabled() {
   return enabled;
 }
 
-bool OnednnConv::Run(const conv::ConvDims& d, const float* input, const Tensor& filter,
-                     const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out) {
-  using dnnl::memory;
-  const bool scaled = affine.scale != nullptr, shifted = affine.shift != nullptr;
+std::shared_ptr<OnednnConv::Entry> OnednnConv::EntryFor(const conv::ConvDims& d, bool scaled, bool shifted,
+                                                        const FusedEpilogue& epilogue) {
   Key key{{d.batch, d.in_rows, d.in_cols, d.in_depth, d.filter_rows, d.filter_cols, d.out_depth, d.stride_rows,
            d.stride_cols, d.dilation_rows, d.dilation_cols, d.out_rows, d.out_cols, d.pad_top, d.pad_left, d.groups},
           scaled, shifted, static_cast<int>(epilogue.activation()), epilogue.leakyrelu_alpha()};
-  std::shared_ptr<Entry> entry;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+  }
+  auto made = std::make_shared<Entry>();
   try {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = cache_.find(key);
-      if (it != cache_.end()) entry = it->second;
-    }
-    if (entry == nullptr) {
-      auto made = std::make_shared<Entry>();
-      try {
-        Make(d, scaled, shifted, epilogue, made.get());
-      } catch (const dnnl::error&) {
-        made->unsupported = true;
-      }
-      std::lock_guard<std::mutex> lock(mu_);
-      if (cache_.size() >= kMaxShapes) cache_.clear();  // a model fed ever new shapes
-      entry = cache_.emplace(key, made).first->second;  // another thread's, if it was first
-    }
-    if (entry->unsupported) return false;
-
-    std::shared_ptr<memory> weights;
-    {
-      std::lock_guard<std::mutex> lock(entry->mu);
-      const uint64_t epoch = RefVariableWriteEpoch();
-      if (entry->weights == nullptr || !entry->source.SharesBufferWith(filter) || entry->epoch != epoch) {
-        dnnl::stream stream(Engine());
-        memory user(entry->user_weights, Engine(), const_cast<void*>(filter.data()));
-        auto reordered = std::make_shared<memory>(entry->pd.weights_desc(), Engine());
-        dnnl::reorder(user, *reordered).execute(stream, user, *reordered);
-        stream.wait();
-        entry->weights = std::move(reordered);
-        entry->source = filter;
-        entry->epoch = epoch;
-      }
-      weights = entry->weights;
-    }
-
-    dnnl::stream stream(Engine());
-    memory src(entry->pd.src_desc(), Engine(), const_cast<float*>(input));
-    memory dst(entry->pd.dst_desc(), Engine(), out);
-    std::vector<uint8_t> scratch(entry->pd.scratchpad_desc().get_size());
-    memory scratchpad(entry->pd.scratchpad_desc(), Engine(), scratch.data());
-    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
-                                            {DNNL_ARG_WEIGHTS, *weights},
-                                            {DNNL_ARG_DST, dst},
-                                            {DNNL_ARG_SCRATCHPAD, scratchpad}};
-    const memory::desc channels({1, d.out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
-    int post_index = 0;
-    if (scaled) {
-      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-          memory(channels, Engine(), const_cast<float*>(affine.scale));
-    }
-    if (shifted) {
-      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-          memory(channels, Engine(), const_cast<float*>(affine.shift));
-    }
-    entry->primitive.execute(stream, args);
-    stream.wait();
-    return true;
+    Make(d, scaled, shifted, epilogue, made.get());
   } catch (const dnnl::error&) {
+    made->unsupported = true;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cache_.size() >= kMaxShapes) cache_.clear();  // a model fed ever new shapes
+  return cache_.emplace(key, made).first->second;  // another thread's, if it was first
+}
+
+std::shared_ptr<dnnl::memory> OnednnConv::WeightsFor(const Entry& entry, const Tensor& filter) {
+  std::lock_guard<std::mutex> lock(weights_mu_);
+  const uint64_t epoch = RefVariableWriteEpoch();
+  std::shared_ptr<Weights> slot;
+  for (const auto& w : weights_) {
+    if (w->layout == entry.pd.weights_desc()) slot = w;
+  }
+  if (slot == nullptr) {
+    if (weights_.size() >= 4) weights_.clear();  // layouts of one filter: one or two
+    slot = weights_.emplace_back(std::make_shared<Weights>());
+    slot->layout = entry.pd.weights_desc();
+  }
+  if (slot->memory == nullptr || !slot->source.SharesBufferWith(filter) || slot->epoch != epoch) {
+    dnnl::stream stream(Engine());
+    dnnl::memory user(entry.user_weights, Engine(), const_cast<void*>(filter.data()));
+    auto reordered = std::make_shared<dnnl::memory>(slot->layout, Engine());
+    dnnl::reorder(user, *reordered).execute(stream, user, *reordered);
+    stream.wait();
+    slot->memory = std::move(reordered);
+    slot->source = filter;
+    slot->epoch = epoch;
+  }
+  return slot->memory;
+}
+
+bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
+                     const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out) {
+  using dnnl::memory;
+  const bool scaled = affine.scale != nullptr, shifted = affine.shift != nullptr;
+  // The work, split here rather than by oneDNN's OpenMP team: its static split waits at a
+  // barrier for a thread the OS took off its core (another process, the hypervisor), where
+  // pieces claimed as threads come let the others go on (as our own kernels do). Two
+  // pieces or more per thread: whole images while there are enough, else bands of output
+  // rows of each image (a band reads the input rows its windows reach, padding only at the
+  // image's edges). Each piece runs on one oneDNN thread.
+  const int threads = conv::NumThreads(ctx);
+  static const int64_t per_thread = std::getenv("PIECES") ? std::atoi(std::getenv("PIECES")) : 2;
+  const int64_t want = per_thread * static_cast<int64_t>(threads);
+  const int64_t images_per_piece = d.batch >= want ? (d.batch + want - 1) / want : 1;
+  const int64_t bands =
+      d.batch >= want ? 1 : std::max<int64_t>(1, std::min((want + d.batch - 1) / d.batch, d.out_rows / 2));
+  struct Piece {
+    int64_t image, images, row_begin, row_end;
+    std::shared_ptr<Entry> entry;
+    int64_t in_offset, out_offset;  // floats from input and out
+  };
+  std::vector<Piece> pieces;
+  const int64_t in_image = d.in_rows * d.in_cols * d.in_depth, out_image = d.out_rows * d.out_cols * d.out_depth;
+  try {
+    for (int64_t image = 0; image < d.batch; image += images_per_piece) {
+      for (int64_t band = 0; band < bands; ++band) {
+        Piece p;
+        p.image = image;
+        p.images = std::min(images_per_piece, d.batch - image);
+        p.row_begin = band * d.out_rows / bands;
+        p.row_end = (band + 1) * d.out_rows / bands;
+        conv::ConvDims part = d;
+        part.batch = p.images;
+        part.out_rows = p.row_end - p.row_begin;
+        const int64_t first = p.row_begin * d.stride_rows - d.pad_top;  // the band's first input row
+        const int64_t last = (p.row_end - 1) * d.stride_rows - d.pad_top + (d.filter_rows - 1) * d.dilation_rows;
+        const int64_t begin = std::max<int64_t>(first, 0), end = std::min(last + 1, d.in_rows);
+        if (bands > 1) {
+          part.in_rows = end - begin;
+          part.pad_top = begin - first;
+        }
+        p.in_offset = image * in_image + (bands > 1 ? begin * d.in_cols * d.in_depth : 0);
+        p.out_offset = image * out_image + p.row_begin * d.out_cols * d.out_depth;
+        p.entry = EntryFor(part, scaled, shifted, epilogue);
+        if (p.entry->unsupported) return false;
+        pieces.push_back(std::move(p));
+      }
+    }
+    // Every piece's layout of the filter, before any piece runs.
+    std::vector<std::shared_ptr<memory>> weights;
+    for (const Piece& p : pieces) weights.push_back(WeightsFor(*p.entry, filter));
+
+    const memory::desc channels({1, d.out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
+    std::atomic<bool> failed{false};
+    CwiseParallelFor(ctx, static_cast<int64_t>(pieces.size()), int64_t{1} << 30, [&](int64_t first, int64_t last) {
+      omp_set_num_threads(1);
+      try {
+        dnnl::stream stream(Engine());
+        for (int64_t i = first; i < last; ++i) {
+          const Piece& p = pieces[i];
+          const auto& pd = p.entry->pd;
+          std::vector<uint8_t> scratch(pd.scratchpad_desc().get_size());
+          std::unordered_map<int, memory> args = {
+              {DNNL_ARG_SRC, memory(pd.src_desc(), Engine(), const_cast<float*>(input + p.in_offset))},
+              {DNNL_ARG_WEIGHTS, *weights[i]},
+              {DNNL_ARG_DST, memory(pd.dst_desc(), Engine(), out + p.out_offset)},
+              {DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), Engine(), scratch.data())}};
+          int post_index = 0;
+          if (scaled) {
+            args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
+                memory(channels, Engine(), const_cast<float*>(affine.scale));
+          }
+          if (shifted) {
+            args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
+                memory(channels, Engine(), const_cast<float*>(affine.shift));
+          }
+          p.entry->primitive.execute(stream, args);
+        }
+        stream.wait();
+      } catch (const dnnl::error&) {
+        failed = true;
+      }
+    });
     // Memory oneDNN could not get, or a primitive that failed to run: our kernel computes
     // all of out.
+    return !failed;
+  } catch (const dnnl::error&) {
     return false;
   }
 }
@@ -192,11 +265,12 @@ bool OnednnConv::Run(const conv::ConvDims& d, const float* input, const Tensor& 
 #else  // !TENSORACT_HAVE_ONEDNN
 
 struct OnednnConv::Entry {};
+struct OnednnConv::Weights {};
 OnednnConv::OnednnConv() = default;
 OnednnConv::~OnednnConv() = default;
 bool OnednnConv::Enabled() { return false; }
-bool OnednnConv::Run(const conv::ConvDims&, const float*, const Tensor&, const ChannelAffine<float>&,
-                     const FusedEpilogue&, float*) {
+bool OnednnConv::Run(OpKernelContext*, const conv::ConvDims&, const float*, const Tensor&,
+                     const ChannelAffine<float>&, const FusedEpilogue&, float*) {
   return false;
 }
 

@@ -5,7 +5,7 @@
 // add, then the activation, applied while each block of output is in registers.
 //
 //   OnednnConv conv;                                  // one per kernel instance
-//   if (OnednnConv::Enabled() && conv.Run(d, input, filter, affine, epilogue, out)) return;
+//   if (OnednnConv::Enabled() && conv.Run(ctx, d, input, filter, affine, epilogue, out)) return;
 //   ... our own kernel ...
 //
 // Run returns false (and computes nothing) where oneDNN cannot do the convolution or is not
@@ -19,9 +19,10 @@
 // and until a ref variable is written (they write in place: RefVariableWriteEpoch in kernels/variable.h). A
 // model served from constants or read-only variables reorders its filters once.
 //
+// Threads: the device's pool runs pieces of the convolution (images, or bands of rows),
+// each on one oneDNN thread; oneDNN's own OpenMP team (Debian's build) is not used.
 // Thread-safety: Run may be called concurrently (the executor runs a kernel for several
-// steps at once); the cache is guarded, each call has its own scratchpad. oneDNN's threads
-// are its OpenMP team (Debian's build), not the device's pool.
+// steps at once); the caches are guarded, each piece has its own scratchpad.
 #ifndef TENSORACT_KERNELS_CPU_ONEDNN_CONV_H_
 #define TENSORACT_KERNELS_CPU_ONEDNN_CONV_H_
 
@@ -34,6 +35,10 @@
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/fused_epilogue.h"
 
+namespace dnnl {
+struct memory;
+}  // namespace dnnl
+
 namespace tensoract {
 
 class OnednnConv {
@@ -45,11 +50,16 @@ class OnednnConv {
   static bool Enabled();
 
   // out = activation(conv(input, filter) * scale + shift); see the header comment.
-  bool Run(const conv::ConvDims& d, const float* input, const Tensor& filter, const ChannelAffine<float>& affine,
-           const FusedEpilogue& epilogue, float* out);
+  bool Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
+           const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out);
 
  private:
   struct Entry;
+  struct Weights;
+  // The primitive of one piece's shape, made once (unsupported where oneDNN has none).
+  std::shared_ptr<Entry> EntryFor(const conv::ConvDims& d, bool scaled, bool shifted, const FusedEpilogue& epilogue);
+  // `filter` in the layout `entry` reads, reordered when it is not the one kept.
+  std::shared_ptr<dnnl::memory> WeightsFor(const Entry& entry, const Tensor& filter);
   // Shapes kept per kernel; a model fed ever new shapes starts over past this.
   static constexpr size_t kMaxShapes = 64;
   // Makes the primitive of one shape and epilogue; throws dnnl::error where oneDNN has none.
@@ -57,6 +67,8 @@ class OnednnConv {
   using Key = std::tuple<std::vector<int64_t>, bool, bool, int, float>;
   std::mutex mu_;
   std::map<Key, std::shared_ptr<Entry>> cache_;  // under mu_
+  std::mutex weights_mu_;
+  std::vector<std::shared_ptr<Weights>> weights_;  // under weights_mu_
 };
 
 }  // namespace tensoract

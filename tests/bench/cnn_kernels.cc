@@ -3,6 +3,10 @@
 // goes, kernel by kernel, and what each reaches against the machine's FMA peak.
 //
 //   cnn_kernels [--threads N] [--batch N] [--reps N] [--cold 1]
+//   cnn_kernels --real 1 [--threads N] [--batch N]
+//       instead: Conv2D on the shapes of real networks (ResNet50's and MobileNetV2's layers,
+//       batch 1 by default), which choose between oneDNN's kernel and ours
+//       (TENSORACT_ONEDNN=0 times ours: kernels/cpu/onednn_conv.h)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -88,17 +92,56 @@ void Time(Device* device, const std::string& label, const std::string& op, const
   std::printf("%-34s %8.2f ms %7.1f GFLOP/s\n", label.c_str(), best * 1e3, flops / best * 1e-9);
 }
 
+// Conv2D of real networks' layers: [side, side, in] * [k, k, in, out], stride s, SAME.
+void RealConvolutions(int threads, int64_t b, int reps) {
+  Device device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, threads);
+  std::printf("Real networks' Conv2D (%s), batch %lld, %d thread(s), best of %d\n", gemm::KernelIsa(),
+              static_cast<long long>(b), threads, reps);
+  struct Layer {
+    const char* name;
+    int64_t side, in, k, out, stride;
+  };
+  const Layer layers[] = {
+      {"resnet stem 7x7/2", 224, 3, 7, 64, 2},    {"resnet 1x1 56 64->64", 56, 64, 1, 64, 1},
+      {"resnet 3x3 56 64->64", 56, 64, 3, 64, 1}, {"resnet 1x1 56 64->256", 56, 64, 1, 256, 1},
+      {"resnet 1x1 56 256->64", 56, 256, 1, 64, 1}, {"resnet 1x1/2 56 256->128", 56, 256, 1, 128, 2},
+      {"resnet 3x3 28 128->128", 28, 128, 3, 128, 1}, {"resnet 1x1 28 512->128", 28, 512, 1, 128, 1},
+      {"resnet 3x3 14 256->256", 14, 256, 3, 256, 1}, {"resnet 1x1 14 1024->256", 14, 1024, 1, 256, 1},
+      {"resnet 1x1 14 256->1024", 14, 256, 1, 1024, 1}, {"resnet 3x3 7 512->512", 7, 512, 3, 512, 1},
+      {"resnet 1x1 7 2048->512", 7, 2048, 1, 512, 1}, {"mobilenet 3x3/2 224 3->32", 224, 3, 3, 32, 2},
+      {"mobilenet 1x1 112 32->16", 112, 32, 1, 16, 1}, {"mobilenet 1x1 56 24->144", 56, 24, 1, 144, 1},
+      {"mobilenet 1x1 14 64->384", 14, 64, 1, 384, 1}, {"mobilenet 1x1 7 320->1280", 7, 320, 1, 1280, 1},
+      {"fashion conv2 5x5 14 32->64", 14, 32, 5, 64, 1}};
+  for (const Layer& l : layers) {
+    const int64_t out_side = (l.side + l.stride - 1) / l.stride;
+    const double flops = 2.0 * b * out_side * out_side * l.out * l.k * l.k * l.in;
+    const std::map<std::string, tensorflow::AttrValue> attrs = {{"T", TypeA(tensorflow::DT_FLOAT)},
+                                                                {"strides", IntsA({1, l.stride, l.stride, 1})},
+                                                                {"padding", StrA("SAME")}};
+    Time(&device, l.name, "Conv2D", {Random({b, l.side, l.side, l.in}), Random({l.k, l.k, l.in, l.out})}, attrs,
+         flops, reps);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int threads = 1, reps = 10;
   int64_t b = 64;
+  bool real = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else if (a == "--batch") b = std::atoll(argv[i + 1]);
     else if (a == "--reps") reps = std::atoi(argv[i + 1]);
     else if (a == "--cold") g_cold = std::atoi(argv[i + 1]) != 0;
+    else if (a == "--real") real = std::atoi(argv[i + 1]) != 0;
+  }
+  if (real) {
+    bool batch_given = false;
+    for (int i = 1; i < argc; ++i) batch_given = batch_given || std::string(argv[i]) == "--batch";
+    RealConvolutions(threads, batch_given ? b : 1, reps);
+    return 0;
   }
   Device device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, threads);
   std::printf("CNN kernels (%s), batch %lld, %d thread(s), best of %d%s\n", gemm::KernelIsa(),

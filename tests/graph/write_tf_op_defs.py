@@ -33,7 +33,7 @@ StridedSliceGrad Pack Unpack Tile Transpose Fill ZerosLike OnesLike Range Gather
 Pad PadV2 BroadcastTo BroadcastGradientArgs StopGradient PreventGradient InvertPermutation
 MatMul BatchMatMulV2 MatrixInverse MatrixDeterminant
 Relu Relu6 Elu Softplus Softmax LogSoftmax SoftmaxCrossEntropyWithLogits
-SparseSoftmaxCrossEntropyWithLogits BiasAdd BiasAddGrad Conv2D MaxPool AvgPool _FusedConv2D _FusedMatMul
+SparseSoftmaxCrossEntropyWithLogits BiasAdd BiasAddGrad Conv2D MaxPool AvgPool _FusedConv2D _FusedMatMul _FusedDepthwiseConv2dNative
 ReluGrad Relu6Grad EluGrad SoftplusGrad Conv2DBackpropInput Conv2DBackpropFilter MaxPoolGrad
 AvgPoolGrad MaxPoolGradGrad MaxPoolV2 MaxPoolGradV2 MaxPoolGradGradV2
 RandomUniform RandomUniformInt RandomStandardNormal TruncatedNormal RandomShuffle
@@ -58,7 +58,7 @@ CloseSummaryWriter
 StringJoin StaticRegexFullMatch RegexFullMatch ShardedFilename ShardedFilespec DisableCopyOnRead ReadFile WriteFile
 Where ReverseV2 TopKV2 Cumsum Cumprod MirrorPad MirrorPadGrad Gather ClipByValue
 DynamicStitch ParallelDynamicStitch ListDiff ConcatOffset GatherNd ScatterNd
-LeakyRelu LeakyReluGrad Selu SeluGrad Erf Sin Cos Atan2 TruncateDiv L2Loss IsNan IsInf IsFinite
+LeakyRelu LeakyReluGrad Selu SeluGrad Erf Erfc Sin Cos Atan2 TruncateDiv L2Loss IsNan IsInf IsFinite
 If StatelessIf While StatelessWhile BatchMatMul BatchMatMulV3 FusedBatchNormV3 FusedBatchNormGradV3
 FusedBatchNorm FusedBatchNormV2 FusedBatchNormGrad FusedBatchNormGradV2
 DepthwiseConv2dNative DepthwiseConv2dNativeBackpropInput DepthwiseConv2dNativeBackpropFilter Einsum

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The Keras model zoo (issue 54): inference latency of each model's serving signature at
+# batch 1 and 32, tensoract (SavedModelBundle::Run in process: saved_model_latency) against
+# TensorFlow 2.21 (oneDNN on, its default), ONNX Runtime (tf2onnx) and OpenVINO (float32 by
+# its precision hint, and its default precision), in one run, with each peer's time over
+# ours (above 1: tensoract is faster). The peers are PyPI packages
+# (`bootstrap/install-deps.sh --peers`); a missing one is reported as skipped.
+#
+#   tests/bench/run_model_zoo_bench.sh [build_dir] [--size full|small] [--names A,B] [--batches 1,32]
+#                                      [--seconds S] [--engines E,...]
+#
+# Defaults: the representative set of tests/compat/keras_zoo.py at the sizes models are
+# served at (224x224 images), batches 1 and 32, 3 s of timed runs per model and batch.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$here/../../build
+if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then build=$1; shift; fi
+size=full names="" batches=1,32 seconds=3 engines=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --size) size=$2; shift 2 ;;
+    --names) names=$2; shift 2 ;;
+    --batches) batches=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --engines) engines=$2; shift 2 ;;
+    *) echo "run_model_zoo_bench.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+source "$here/bench_util.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+export_args=(--size "$size" --batches "$batches")
+[ -n "$names" ] && export_args+=(--names "$names")
+python3 "$here/model_zoo_export.py" "$work" "${export_args[@]}" 2> /dev/null | grep '^model_zoo_export' || true
+
+peer_args=(--batches "$batches")
+[ -n "$names" ] && peer_args+=(--models "$names")
+[ -n "$engines" ] && peer_args+=(--engines "$engines")
+python3 "$here/model_zoo_peers.py" "$work" "${peer_args[@]}" 2> /dev/null | tee "$work/peers.txt" | grep -v '^model_zoo_check' || true
+
+echo "tensoract $(grep -m1 -o 'avx512[a-z_]*\|avx2' /proc/cpuinfo | head -1) CPU, $(nproc) threads:"
+for dir in "$work"/*/; do
+  model=$(basename "$dir")
+  [ -d "$dir/saved_model" ] || continue
+  for b in ${batches//,/ }; do
+    line=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" 2>&1 | tail -1)
+    ms=$(echo "$line" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
+    if [ -z "$ms" ]; then
+      echo "model_zoo: $model batch $b tensoract failed: $line"
+      continue
+    fi
+    echo "model_zoo: $model batch $b tensoract $ms ms"
+    ratios=""
+    while read -r _ _ _ _ engine peer_ms unit; do
+      [ "$unit" = ms ] || continue
+      ratios+=$(awk -v p="$peer_ms" -v o="$ms" -v e="$engine" 'BEGIN { printf " %s %.2fx", e, p / o }')
+    done < <(grep "^model_zoo: $model batch $b " "$work/peers.txt")
+    echo "ratio $model batch $b (peer ms / tensoract ms):${ratios:- no peer}"
+  done
+done
