@@ -2,6 +2,7 @@
 #include "graph/optimizer/remapper.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -188,9 +189,66 @@ bool AsChannelStep(const Node& n, int input, int64_t channels, int rank, Channel
   return false;
 }
 
+// An Add or AddV2 of the chain's value (input `input`) and a tensor of the product's own
+// shape: a residual connection (ResNet's), fused as TensorFlow's "Add". Both shapes must be
+// known but for the batch, unknown in both (a served model's): a batch that then differs at
+// run time, which the unfused Add would broadcast from 1, fails the fused kernel with
+// InvalidArgument naming both shapes.
+bool IsResidualAdd(const Node& n, int input, const PartialTensorShape& shape) {
+  if (n.type_string() != "Add" && n.type_string() != "AddV2") return false;
+  if (shape.dims() < 1) return false;
+  for (int i = 1; i < shape.dims(); ++i) {
+    if (shape.dim_size(i) < 0) return false;
+  }
+  const Source other = DataInput(n, 1 - input);
+  return other.node != nullptr && other.node->output_shape(other.port).IsIdenticalTo(shape);
+}
+
 // The activations the fused kernels apply (fused_epilogue.h), by op.
 bool IsFusableActivation(const std::string& op) {
   return op == "Relu" || op == "Relu6" || op == "Elu" || op == "LeakyRelu" || op == "Tanh" || op == "Sigmoid";
+}
+
+// A scalar float Const of value 1 (Keras' swish writes x * sigmoid(beta * x), beta 1).
+bool IsConstOne(const Source& s) {
+  if (s.node == nullptr || s.node->type_string() != "Const") return false;
+  auto value = s.node->def().attr().find("value");
+  if (value == s.node->def().attr().end()) return false;
+  const tensorflow::TensorProto& t = value->second.tensor();
+  if (t.dtype() != tensorflow::DT_FLOAT || t.tensor_shape().dim_size() != 0) return false;
+  float v = 0;
+  if (t.float_val_size() == 1) v = t.float_val(0);
+  else if (t.tensor_content().size() == sizeof v) std::memcpy(&v, t.tensor_content().data(), sizeof v);
+  else return false;
+  return v == 1.f;
+}
+
+// x * sigmoid(x) or Keras' x * sigmoid(1 * x), x being `x`'s output 0 and `consumers` its
+// two readers: the nodes after x in order ([scale,] sigmoid, product), or false.
+bool MatchSwish(const Node& x, const std::vector<const Edge*>& consumers, std::vector<Node*>* nodes) {
+  for (int gate = 0; gate < 2; ++gate) {
+    Node* first = consumers[gate]->dst;
+    Node* product = consumers[1 - gate]->dst;
+    std::vector<Node*> chain;
+    Node* sigmoid = first;
+    if (first->type_string() == "Mul") {  // beta * x
+      if (!IsConstOne(DataInput(*first, 1 - consumers[gate]->dst_input)) || !SameCpuFloat(x, *first)) continue;
+      const Edge* to_sigmoid = SoleConsumer(*first);
+      if (to_sigmoid == nullptr) continue;
+      chain.push_back(first);
+      sigmoid = to_sigmoid->dst;
+    }
+    const Edge* to_product = SoleConsumer(*sigmoid);
+    if (sigmoid->type_string() != "Sigmoid" || to_product == nullptr || to_product->dst != product ||
+        product->type_string() != "Mul" || !SameCpuFloat(x, *sigmoid) || !SameCpuFloat(x, *product)) {
+      continue;
+    }
+    chain.push_back(sigmoid);
+    chain.push_back(product);
+    *nodes = chain;
+    return true;
+  }
+  return false;
 }
 
 // Conv2D, DepthwiseConv2dNative or MatMul followed by per-channel steps (BiasAdd, a Mul or
@@ -211,22 +269,17 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
   std::vector<Node*> nodes = {product};
   std::vector<ChannelStep> steps;
   bool batch_norm = false;  // one epsilon per node
+  bool added = false;       // a residual's Add, the last step
   Node* last = product;
   std::string activation;
   float leakyrelu_alpha = 0.2f;
   for (;;) {
     const std::vector<const Edge*> consumers = ConsumersOfOutput0(*last);
     if (consumers.size() == 2 && !steps.empty()) {  // x * sigmoid(x)?
-      const Edge* to_sigmoid = consumers[0]->dst->type_string() == "Sigmoid" ? consumers[0] : consumers[1];
-      const Edge* to_mul = to_sigmoid == consumers[0] ? consumers[1] : consumers[0];
-      Node* sigmoid = to_sigmoid->dst;
-      Node* mul = to_mul->dst;
-      const Edge* sigmoid_out = SoleConsumer(*sigmoid);
-      if (sigmoid->type_string() == "Sigmoid" && mul->type_string() == "Mul" && sigmoid_out != nullptr &&
-          sigmoid_out->dst == mul && SameCpuFloat(*last, *sigmoid) && SameCpuFloat(*last, *mul)) {
-        nodes.push_back(sigmoid);
-        nodes.push_back(mul);
-        last = mul;
+      std::vector<Node*> swish;
+      if (MatchSwish(*last, consumers, &swish)) {
+        nodes.insert(nodes.end(), swish.begin(), swish.end());
+        last = swish.back();
         activation = "_MklSwish";
       }
       break;
@@ -244,8 +297,14 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
       last = next;
       break;
     }
+    if (added) break;  // only an activation after a residual's Add
     ChannelStep step;
-    if (!AsChannelStep(*next, consumers[0]->dst_input, channels, shape.dims(), &step)) break;
+    if (IsResidualAdd(*next, consumers[0]->dst_input, shape)) {
+      step = {"Add", {DataInput(*next, 1 - consumers[0]->dst_input)}};
+      added = true;
+    } else if (!AsChannelStep(*next, consumers[0]->dst_input, channels, shape.dims(), &step)) {
+      break;
+    }
     if (step.op == "FusedBatchNorm") {
       if (batch_norm) break;
       batch_norm = true;
@@ -334,9 +393,54 @@ bool TryFuseConvFilterAndBiasGrad(Graph* graph, Node* bias_grad) {
                       {DataInput(*filter_grad, 0), DataInput(*filter_grad, 1), g}, std::move(def));
 }
 
+// Identity and IdentityN nodes that only pass values on (Keras writes an IdentityN after
+// every swish for its custom gradient, tf.function an Identity before every result): their
+// consumers read the values where they come from instead, and the node goes. Kept where it
+// does more: a control edge in or out (a dependency it carries), another device (a copy), a
+// reference input (reading a ref variable), a control-flow op before it (a loop's or a
+// conditional's pivots). Returns the number removed.
+int BypassIdentities(Graph* graph) {
+  static const char* const kControlFlow[] = {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond",
+                                             "RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration"};
+  std::vector<int> ids;
+  for (Node* n : graph->op_nodes()) {
+    if (n->type_string() == "Identity" || n->type_string() == "IdentityN") ids.push_back(n->id());
+  }
+  int removed = 0;
+  for (int id : ids) {
+    Node* n = graph->FindNodeId(id);
+    if (n == nullptr || !OnCpu(*n)) continue;
+    std::vector<Source> sources(n->num_inputs(), Source{nullptr, 0});
+    bool keep = false;
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsControlEdge()) {
+        keep = keep || !e->src->IsSource();
+        continue;
+      }
+      sources[e->dst_input] = {e->src, e->src_output};
+      keep = keep || e->src->requested_device() != n->requested_device() || IsRefType(n->input_type(e->dst_input));
+      for (const char* op : kControlFlow) keep = keep || e->src->type_string() == op;
+    }
+    for (const Edge* e : n->out_edges()) keep = keep || e->IsControlEdge();
+    for (const Source& src : sources) keep = keep || src.node == nullptr;
+    if (keep) continue;
+    const std::vector<const Edge*> out(n->out_edges().begin(), n->out_edges().end());
+    for (const Edge* e : out) {
+      Node* dst = e->dst;
+      const int dst_input = e->dst_input, port = e->src_output;
+      graph->RemoveEdge(e);
+      graph->AddEdge(sources[port].node, sources[port].port, dst, dst_input);
+    }
+    graph->RemoveNode(n);
+    ++removed;
+  }
+  return removed;
+}
+
 }  // namespace
 
 int Remap(Graph* graph) {
+  BypassIdentities(graph);
   return FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue) +
          FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad) +
          FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad);

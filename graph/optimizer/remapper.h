@@ -1,9 +1,15 @@
 // The remapper: on a placed graph, replaces chains of nodes that run on one CPU device by
 // one kernel that does their work in fewer passes over memory:
-//   - Conv2D -> BiasAdd [-> Relu] into _FusedConv2D and MatMul -> BiasAdd [-> Relu] into
-//     _FusedMatMul, as TensorFlow's grappler remapper does for its CPU kernels: the bias
-//     and the Relu are applied to each block of output right after it is computed
-//     (kernels/cpu/fused_epilogue.h), which saves two passes over the activations;
+//   - Identity and IdentityN nodes that only pass values on are removed first (their
+//     consumers read the values at the source), so the chains below are seen through them;
+//   - Conv2D, DepthwiseConv2dNative or MatMul followed by per-channel steps (BiasAdd, a Mul
+//     or Add of a channel vector: Keras 3's batch normalization, an inference
+//     FusedBatchNorm) and an activation (Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid, or x *
+//     sigmoid(x): swish) into _FusedConv2D, _FusedDepthwiseConv2dNative or _FusedMatMul,
+//     as TensorFlow's grappler remapper does for its CPU kernels: the steps compose into one
+//     multiply-add per channel applied with the activation to each block of output right
+//     after it is computed (kernels/cpu/fused_epilogue.h, or oneDNN's post-ops), which saves
+//     a pass over the activations per step;
 //   - MaxPoolGrad -> ReluGrad, where the pool's input is the Relu's output that ReluGrad
 //     takes as features (a Relu -> MaxPool layer's gradient), into _MaxPoolGradWithReluGrad,
 //     a tensoract op TensorFlow lacks: a window's gradient goes to its maximum only when
@@ -11,8 +17,9 @@
 //   - Conv2DBackpropFilter and BiasAddGrad of one output gradient (a conv layer with a
 //     bias) into _Conv2DBackpropFilterWithBias, tensoract's op: the bias gradient is summed
 //     on the filter gradient's pass over that tensor instead of a pass of its own.
-// The values are the very same as the unfused nodes', except the fused bias gradient's,
-// which sums in another order (equal up to float rounding).
+// The values are the very same as the unfused nodes' for a product with a BiasAdd and a Relu
+// on our own kernels; composed per-channel steps, oneDNN's kernels and the fused bias
+// gradient round differently (equal up to float rounding).
 //
 // A node of a chain is fused only when its output goes to the next node of the pattern
 // alone (no other consumer, no control edge out, not fetched): the intermediate values must

@@ -38,7 +38,7 @@ class Conv2DOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}), &out));
     ChannelAffine<T> affine;
-    if (epilogue_.active()) OP_REQUIRES_OK(ctx, epilogue_.Channels(*this, ctx, 2, d.out_depth, &affine));
+    if (epilogue_.active()) OP_REQUIRES_OK(ctx, epilogue_.Channels(*this, ctx, 2, *out, &affine));
     if (out->NumElements() == 0) return;
     const int64_t k = d.patch_size();
     T* op = out->base<T>();

@@ -284,7 +284,7 @@ class DepthwiseConv2dNativeOp : public OpKernel {
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, Shape4(nchw, d.batch, d.out_rows, d.out_cols, d.out_depth), &output));
     ChannelAffine<T> affine;
-    if (epilogue_.active()) OP_REQUIRES_OK(ctx, epilogue_.Channels(*this, ctx, 2, d.out_depth, &affine));
+    if (epilogue_.active()) OP_REQUIRES_OK(ctx, epilogue_.Channels(*this, ctx, 2, *output, &affine));
     if (output->NumElements() == 0) return;
     OP_REQUIRES_OK(ctx, RefuseNchw(nchw));
     if constexpr (std::is_same_v<T, float>) {

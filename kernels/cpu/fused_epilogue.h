@@ -12,10 +12,12 @@
 //                                               is Mul and AddV2 of per-channel vectors)
 //   FusedBatchNorm   (x - mean) * scale / sqrt(variance + epsilon) + offset, inference
 //                    form; 4 args: scale, offset, mean, variance (TensorFlow's)
-// TensorFlow's own forms (["BiasAdd"], ["BiasAdd", A], ["FusedBatchNorm", A]) are the
-// special cases. The steps compose into one scale and shift per channel, computed once per
-// run (n values), so the rows see one multiply-add: values equal the unfused ops' up to
-// float rounding.
+//   Add              x + y, y a tensor of the output's shape (a residual connection), after
+//                    any per-channel steps; 1 arg (TensorFlow's)
+// TensorFlow's own forms (["BiasAdd"], ["BiasAdd", A], ["FusedBatchNorm", A], ["BiasAdd",
+// "Add", A]) are special cases. The per-channel steps compose into one scale and shift per
+// channel, computed once per run (n values), so the rows see one multiply-add: values equal
+// the unfused ops' up to float rounding.
 //
 // The activations are those TensorFlow 2.21's CPU kernels fuse (its Eigen kernels: Relu,
 // Relu6, Elu, LeakyRelu with leakyrelu_alpha, Tanh, Sigmoid; its default oneDNN build also
@@ -35,11 +37,15 @@
 
 namespace tensoract {
 
-// One run's per-channel map: out = out * scale + shift (scale nullptr: 1; shift nullptr: 0).
+// One run's epilogue values: out = out * scale + shift + addend (scale nullptr: 1; shift,
+// addend nullptr: 0). scale and shift hold a value per channel, addend one per output
+// element, laid out as the output that starts at `out`.
 template <class T>
 struct ChannelAffine {
   const T* scale = nullptr;
   const T* shift = nullptr;
+  const T* addend = nullptr;
+  const T* out = nullptr;
   std::vector<T> scale_storage, shift_storage;  // when the steps had to be composed
 };
 
@@ -69,7 +75,13 @@ class FusedEpilogue {
     int args = 0;
     bool known = !ops.empty();
     for (size_t i = 0; i < ops.size() && known; ++i) {
-      if (ops[i] == "BiasAdd" || ops[i] == "ChannelMul" || ops[i] == "FusedBatchNorm") {
+      if (ops[i] == "Add" && (steps_.empty() || steps_.back() != kAdd)) {  // once, after the steps
+        steps_.push_back(kAdd);
+        ++args;
+        continue;
+      }
+      if ((ops[i] == "BiasAdd" || ops[i] == "ChannelMul" || ops[i] == "FusedBatchNorm") &&
+          (steps_.empty() || steps_.back() != kAdd)) {
         steps_.push_back(ops[i] == "BiasAdd" ? kBias : ops[i] == "ChannelMul" ? kMul : kBatchNorm);
         args += ops[i] == "FusedBatchNorm" ? 4 : 1;
         continue;
@@ -87,8 +99,8 @@ class FusedEpilogue {
     if (!known || args != num_args) {
       return errors::Unimplemented("node '", def.name(), "' (op '", def.op(), "'): fused_ops [", joined, "] with ",
                                    num_args, " args; the CPU kernel fuses BiasAdd, ChannelMul and FusedBatchNorm "
-                                   "(1, 1 and 4 args) followed by at most one of Relu, Relu6, Elu, LeakyRelu, Tanh, "
-                                   "Sigmoid, GeluApproximate, GeluExact, _MklSwish");
+                                   "(1, 1 and 4 args), then Add (1), followed by at most one of Relu, Relu6, Elu, "
+                                   "LeakyRelu, Tanh, Sigmoid, GeluApproximate, GeluExact, _MklSwish");
     }
     if (activation_ == kLeakyRelu) {
       auto alpha = def.attr().find("leakyrelu_alpha");
@@ -106,14 +118,26 @@ class FusedEpilogue {
   Activation activation() const { return activation_; }
   float leakyrelu_alpha() const { return leakyrelu_alpha_; }
 
-  // The map of args ctx->input(first_arg ...) for an output depth n; InvalidArgument when an
-  // arg is not n values.
+  // The values of args ctx->input(first_arg ...) for `output` (allocated, its last
+  // dimension the channels); InvalidArgument when a per-channel arg is not one value per
+  // channel or an Add's is not of the output's shape.
   template <class T>
-  Status Channels(const OpKernel& kernel, OpKernelContext* ctx, int first_arg, int64_t n,
+  Status Channels(const OpKernel& kernel, OpKernelContext* ctx, int first_arg, const Tensor& output,
                   ChannelAffine<T>* affine) const {
+    const int64_t n = output.dims() == 0 ? 1 : output.dim_size(output.dims() - 1);
+    affine->out = output.base<T>();
     std::vector<const T*> args;
     for (int i = 0; i < num_args_; ++i) {
       const Tensor& arg = ctx->input(first_arg + i);
+      if (i == num_args_ - 1 && steps_.back() == kAdd) {
+        if (arg.shape() != output.shape()) {
+          return errors::InvalidArgument("node '", kernel.name(), "' (op '", kernel.type_string(),
+                                         "'): the fused Add's operand must have the output's shape ",
+                                         output.shape().DebugString(), ", got ", arg.shape().DebugString());
+        }
+        affine->addend = arg.base<T>();
+        continue;
+      }
       if (arg.NumElements() != n || (arg.dims() > 1 && arg.dim_size(arg.dims() - 1) != n)) {
         return errors::InvalidArgument("node '", kernel.name(), "' (op '", kernel.type_string(), "'): fused arg ",
                                        i, " must hold one value per output channel (", n, "), got shape ",
@@ -121,7 +145,9 @@ class FusedEpilogue {
       }
       args.push_back(arg.base<T>());
     }
-    if (steps_.size() == 1 && steps_[0] == kBias) {  // TensorFlow's common case: no copy
+    const size_t channel_steps = steps_.size() - (steps_.back() == kAdd ? 1 : 0);
+    if (channel_steps == 0) return Status::OK();  // the Add alone
+    if (channel_steps == 1 && steps_[0] == kBias) {  // TensorFlow's common case: no copy
       affine->shift = args[0];
       return Status::OK();
     }
@@ -130,6 +156,7 @@ class FusedEpilogue {
     std::vector<F> scale(n, F(1)), shift(n, F(0));
     const T* const* arg = args.data();
     for (Step step : steps_) {
+      if (step == kAdd) break;
       for (int64_t c = 0; c < n; ++c) {
         switch (step) {
           case kBias: shift[c] += F(arg[0][c]); break;
@@ -140,6 +167,7 @@ class FusedEpilogue {
             shift[c] = (shift[c] - F(arg[2][c])) * s + F(arg[1][c]);
             break;
           }
+          case kAdd: break;
         }
       }
       arg += step == kBatchNorm ? 4 : 1;
@@ -155,16 +183,25 @@ class FusedEpilogue {
     return Status::OK();
   }
 
-  // rows x n values at out, each row `ld` apart: out = out * scale + shift, then the
-  // activation. `scale` and `shift` point at the n channels of these columns.
+  // rows x n values at out (within affine.out), each row `ld` apart, channels
+  // [first_channel, first_channel + n): out = out * scale + shift + addend, then the
+  // activation.
   template <class T>
-  void Apply(T* out, int64_t rows, int64_t n, int64_t ld, const T* scale, const T* shift) const {
+  void Apply(T* out, int64_t rows, int64_t n, int64_t ld, const ChannelAffine<T>& affine,
+             int64_t first_channel = 0) const {
     if (!active_) return;
+    const T* scale = affine.scale == nullptr ? nullptr : affine.scale + first_channel;
+    const T* shift = affine.shift == nullptr ? nullptr : affine.shift + first_channel;
+    const T* addend = affine.addend == nullptr ? nullptr : affine.addend + (out - affine.out);
     for (int64_t r = 0; r < rows; ++r, out += ld) {
       if (scale != nullptr) {
         for (int64_t j = 0; j < n; ++j) out[j] = static_cast<T>(out[j] * scale[j] + shift[j]);
       } else if (shift != nullptr) {
         for (int64_t j = 0; j < n; ++j) out[j] += shift[j];
+      }
+      if (addend != nullptr) {
+        for (int64_t j = 0; j < n; ++j) out[j] += addend[j];
+        addend += ld;
       }
       switch (activation_) {
         case kNone: break;
@@ -176,13 +213,9 @@ class FusedEpilogue {
       }
     }
   }
-  template <class T>
-  void Apply(T* out, int64_t rows, int64_t n, int64_t ld, const ChannelAffine<T>& affine) const {
-    Apply(out, rows, n, ld, affine.scale, affine.shift);
-  }
 
  private:
-  enum Step { kBias, kMul, kBatchNorm };
+  enum Step { kBias, kMul, kBatchNorm, kAdd };
 
   // The activations other than Relu, one element (half types computed in float).
   template <class T>

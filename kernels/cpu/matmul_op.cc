@@ -59,10 +59,10 @@ class MatMulOp : public OpKernel {
                                         a.shape().DebugString(), ", In[1]: ", b.shape().DebugString(),
                                         (transpose_a_ ? " (a transposed)" : ""), (transpose_b_ ? " (b transposed)" : ""),
                                         "; the inner dimensions ", k, " and ", kb, " differ"));
-    ChannelAffine<T> affine;
-    if (epilogue_.active()) OP_REQUIRES_OK(ctx, epilogue_.Channels(*this, ctx, 2, n, &affine));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
+    ChannelAffine<T> affine;
+    if (epilogue_.active()) OP_REQUIRES_OK(ctx, epilogue_.Channels(*this, ctx, 2, *out, &affine));
     const T* ap = a.base<T>();
     const T* bp = b.base<T>();
     T* cp = out->base<T>();
@@ -103,8 +103,7 @@ class MatMulOp : public OpKernel {
         } else {  // columns [lo, hi) of op(b) and of c
           gemm::Gemm(transpose_a_, transpose_b_, m, hi - lo, k, ap, lda, transpose_b_ ? bp + lo * ldb : bp + lo, ldb,
                      cp + lo, n, false);
-          epilogue_.Apply(cp + lo, m, hi - lo, n, affine.scale == nullptr ? nullptr : affine.scale + lo,
-                          affine.shift == nullptr ? nullptr : affine.shift + lo);
+          epilogue_.Apply(cp + lo, m, hi - lo, n, affine, lo);
         }
       }
     });

@@ -73,7 +73,8 @@ struct OnednnConv::Weights {
 OnednnConv::OnednnConv() = default;
 OnednnConv::~OnednnConv() = default;
 
-void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, const FusedEpilogue& epilogue, Entry* made) {
+void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, bool added, const FusedEpilogue& epilogue,
+                      Entry* made) {
   using dnnl::memory;
   const int64_t g = d.groups, in_per_group = d.in_depth / g, out_per_group = d.out_depth / g;
   // The HWIO filter seen as oneDNN's [g,] O, I, H, W with our strides: no copy before
@@ -105,6 +106,7 @@ void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, const 
   const memory::desc channels({1, d.out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
   if (scaled) post.append_binary(dnnl::algorithm::binary_mul, channels);
   if (shifted) post.append_binary(dnnl::algorithm::binary_add, channels);
+  if (added) post.append_binary(dnnl::algorithm::binary_add, Nhwc(d.batch, d.out_depth, d.out_rows, d.out_cols));
   dnnl::algorithm alg;
   float alpha, beta;
   if (EltwiseOf(epilogue, &alg, &alpha, &beta)) post.append_eltwise(1.f, alg, alpha, beta);
@@ -126,10 +128,10 @@ bool OnednnConv::Enabled() {
 }
 
 std::shared_ptr<OnednnConv::Entry> OnednnConv::EntryFor(const conv::ConvDims& d, bool scaled, bool shifted,
-                                                        const FusedEpilogue& epilogue) {
+                                                        bool added, const FusedEpilogue& epilogue) {
   Key key{{d.batch, d.in_rows, d.in_cols, d.in_depth, d.filter_rows, d.filter_cols, d.out_depth, d.stride_rows,
            d.stride_cols, d.dilation_rows, d.dilation_cols, d.out_rows, d.out_cols, d.pad_top, d.pad_left, d.groups},
-          scaled, shifted, static_cast<int>(epilogue.activation()), epilogue.leakyrelu_alpha()};
+          scaled, shifted, added, static_cast<int>(epilogue.activation()), epilogue.leakyrelu_alpha()};
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = cache_.find(key);
@@ -137,7 +139,7 @@ std::shared_ptr<OnednnConv::Entry> OnednnConv::EntryFor(const conv::ConvDims& d,
   }
   auto made = std::make_shared<Entry>();
   try {
-    Make(d, scaled, shifted, epilogue, made.get());
+    Make(d, scaled, shifted, added, epilogue, made.get());
   } catch (const dnnl::error&) {
     made->unsupported = true;
   }
@@ -174,7 +176,7 @@ std::shared_ptr<dnnl::memory> OnednnConv::WeightsFor(const Entry& entry, const T
 bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
                      const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out) {
   using dnnl::memory;
-  const bool scaled = affine.scale != nullptr, shifted = affine.shift != nullptr;
+  const bool scaled = affine.scale != nullptr, shifted = affine.shift != nullptr, added = affine.addend != nullptr;
   // The work, split here rather than by oneDNN's OpenMP team: its static split waits at a
   // barrier for a thread the OS took off its core (another process, the hypervisor), where
   // pieces claimed as threads come let the others go on (as our own kernels do). Two
@@ -182,8 +184,7 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
   // rows of each image (a band reads the input rows its windows reach, padding only at the
   // image's edges). Each piece runs on one oneDNN thread.
   const int threads = conv::NumThreads(ctx);
-  static const int64_t per_thread = std::getenv("PIECES") ? std::atoi(std::getenv("PIECES")) : 2;
-  const int64_t want = per_thread * static_cast<int64_t>(threads);
+  const int64_t want = 2 * static_cast<int64_t>(threads);
   const int64_t images_per_piece = d.batch >= want ? (d.batch + want - 1) / want : 1;
   const int64_t bands =
       d.batch >= want ? 1 : std::max<int64_t>(1, std::min((want + d.batch - 1) / d.batch, d.out_rows / 2));
@@ -214,7 +215,7 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
         }
         p.in_offset = image * in_image + (bands > 1 ? begin * d.in_cols * d.in_depth : 0);
         p.out_offset = image * out_image + p.row_begin * d.out_cols * d.out_depth;
-        p.entry = EntryFor(part, scaled, shifted, epilogue);
+        p.entry = EntryFor(part, scaled, shifted, added, epilogue);
         if (p.entry->unsupported) return false;
         pieces.push_back(std::move(p));
       }
@@ -246,6 +247,10 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
           if (shifted) {
             args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
                 memory(channels, Engine(), const_cast<float*>(affine.shift));
+          }
+          if (added) {  // laid out as the output: the piece's part of it
+            args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
+                memory(pd.dst_desc(), Engine(), const_cast<float*>(affine.addend + p.out_offset));
           }
           p.entry->primitive.execute(stream, args);
         }

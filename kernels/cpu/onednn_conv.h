@@ -2,7 +2,8 @@
 // libdnnl): its JIT kernels (brgconv on AVX-512 and AVX2) for the shapes real networks have,
 // where they beat our own GEMM kernels (tests/bench/RESULTS.md, issue 54), with the fused
 // epilogue (kernels/cpu/fused_epilogue.h) as oneDNN post-ops: a per-channel multiply and
-// add, then the activation, applied while each block of output is in registers.
+// add, a residual tensor's add, then the activation, applied while each block of output is
+// in registers.
 //
 //   OnednnConv conv;                                  // one per kernel instance
 //   if (OnednnConv::Enabled() && conv.Run(ctx, d, input, filter, affine, epilogue, out)) return;
@@ -49,7 +50,7 @@ class OnednnConv {
   // Built with oneDNN and not turned off by the environment (TENSORACT_ONEDNN=0).
   static bool Enabled();
 
-  // out = activation(conv(input, filter) * scale + shift); see the header comment.
+  // out = activation(conv(input, filter) * scale + shift + addend); see the header comment.
   bool Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
            const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out);
 
@@ -57,14 +58,16 @@ class OnednnConv {
   struct Entry;
   struct Weights;
   // The primitive of one piece's shape, made once (unsupported where oneDNN has none).
-  std::shared_ptr<Entry> EntryFor(const conv::ConvDims& d, bool scaled, bool shifted, const FusedEpilogue& epilogue);
+  std::shared_ptr<Entry> EntryFor(const conv::ConvDims& d, bool scaled, bool shifted, bool added,
+                                  const FusedEpilogue& epilogue);
   // `filter` in the layout `entry` reads, reordered when it is not the one kept.
   std::shared_ptr<dnnl::memory> WeightsFor(const Entry& entry, const Tensor& filter);
   // Shapes kept per kernel; a model fed ever new shapes starts over past this.
   static constexpr size_t kMaxShapes = 64;
   // Makes the primitive of one shape and epilogue; throws dnnl::error where oneDNN has none.
-  static void Make(const conv::ConvDims& d, bool scaled, bool shifted, const FusedEpilogue& epilogue, Entry* made);
-  using Key = std::tuple<std::vector<int64_t>, bool, bool, int, float>;
+  static void Make(const conv::ConvDims& d, bool scaled, bool shifted, bool added, const FusedEpilogue& epilogue,
+                   Entry* made);
+  using Key = std::tuple<std::vector<int64_t>, bool, bool, bool, int, float>;
   std::mutex mu_;
   std::map<Key, std::shared_ptr<Entry>> cache_;  // under mu_
   std::mutex weights_mu_;

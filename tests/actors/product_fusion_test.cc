@@ -1,10 +1,11 @@
 // The remapper's fusion of a product with what real models put after it (graph/optimizer/
 // remapper.h, kernels/cpu/fused_epilogue.h): Keras 3's batch normalization (Mul and AddV2
-// of channel vectors), TensorFlow 1's FusedBatchNormV3 in inference, BiasAdd, and the
-// activations (Relu6, swish, LeakyRelu), on Conv2D (oneDNN's kernel where it is built in),
+// of channel vectors), TensorFlow 1's FusedBatchNormV3 in inference, BiasAdd, a residual's
+// Add, and the activations (Relu6, swish, LeakyRelu), on Conv2D (oneDNN's kernel where it is built in),
 // DepthwiseConv2dNative and MatMul. Each graph runs with the remapper on and off: the
 // fused ops replace the chains, and the values agree up to float rounding (the per-channel
-// steps compose into one multiply-add, oneDNN sums in its own order). What must not fuse
+// steps compose into one multiply-add, oneDNN sums in its own order); Identity and IdentityN
+// in the way are seen through. What must not fuse
 // (a Mul by a whole tensor, a batch norm in training) is left alone.
 //
 // Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
@@ -115,6 +116,17 @@ TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, d
     auto dw_scaled = ops::Mul(s.WithOpName("dw_scaled"), dw, Filled(s, {1, 1, 1, 16}, 0.25f, 1.f));
     auto dw_shifted = ops::AddV2(s.WithOpName("dw_shifted"), dw_scaled, Filled(s, {1, 1, 1, 16}, 0.15f));
     ops::Mul(s.WithOpName("swish"), dw_shifted, ops::Sigmoid(s.WithOpName("gate"), dw_shifted));
+    // Keras' swish: x * sigmoid(1 * x), after a Conv2D and its BiasAdd.
+    auto conv5 = ops::Conv2D(s.WithOpName("conv5"), x, Filled(s, {3, 3, 16, 16}, 0.65f), {1, 1, 1, 1}, "SAME");
+    auto conv5_biased = ops::BiasAdd(s.WithOpName("conv5_biased"), conv5, Filled(s, {16}, 0.55f));
+    auto beta_x = ops::Mul(s.WithOpName("beta_x"), ops::Const(s, 1.f), conv5_biased);
+    ops::Mul(s.WithOpName("keras_swish"), conv5_biased, ops::Sigmoid(s.WithOpName("keras_gate"), beta_x));
+    // ResNet's residual: Conv2D, BiasAdd, Keras' batch norm, + a shortcut branch, Relu.
+    auto shortcut = ops::Conv2D(s.WithOpName("shortcut"), x, Filled(s, {1, 1, 16, 16}, 0.85f), {1, 1, 1, 1}, "SAME");
+    auto conv6 = ops::Conv2D(s.WithOpName("conv6"), x, Filled(s, {1, 1, 16, 16}, 0.75f), {1, 1, 1, 1}, "SAME");
+    auto conv6_bn = ops::Mul(s.WithOpName("conv6_bn"), ops::BiasAdd(s, conv6, Filled(s, {16}, 0.25f)),
+                             Filled(s, {1, 1, 1, 16}, 0.35f, 1.f));
+    ops::Relu(s.WithOpName("residual_relu"), ops::AddV2(s.WithOpName("residual"), conv6_bn, shortcut));
     // A dense layer: MatMul, BiasAdd, LeakyRelu.
     tensorflow::TensorProto flat_shape;
     Tensor::FromVector<int32_t>({2, 9 * 9 * 16}).AsProtoTensorContent(&flat_shape);
@@ -128,7 +140,8 @@ TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, d
     ops::FusedBatchNormV3(s.WithOpName("bn_training"), conv4, Filled(s, {16}, 0.2f, 1.f), Filled(s, {16}, 0.4f),
                           Filled(s, {0}, 0.f), Filled(s, {0}, 0.f));
   });
-  const std::vector<std::string> fetches = {"relu6", "bn_relu", "swish", "leaky", "times_x", "bn_training"};
+  const std::vector<std::string> fetches = {"relu6", "bn_relu", "swish", "leaky", "times_x", "bn_training",
+                                            "keras_swish", "residual_relu"};
   const Ran fused = RunGraph(graph, true, {{"x", Input({2, 9, 9, 16})}}, fetches);
   const Ran apart = RunGraph(graph, false, {{"x", Input({2, 9, 9, 16})}}, fetches);
   for (size_t i = 0; i < fetches.size(); ++i) {
@@ -142,6 +155,10 @@ TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, d
   CHECK(Has(fused.ops, "_FusedDepthwiseConv2dNative:swish"));
   CHECK_FALSE(Has(fused.ops, "Sigmoid:gate"));
   CHECK(Has(fused.ops, "_FusedMatMul:leaky"));
+  CHECK(Has(fused.ops, "_FusedConv2D:keras_swish"));
+  CHECK(Has(fused.ops, "_FusedConv2D:residual_relu"));
+  CHECK_FALSE(Has(fused.ops, "AddV2:residual"));
+  CHECK_FALSE(Has(fused.ops, "Sigmoid:keras_gate"));
   CHECK(Has(fused.ops, "Conv2D:conv3"));
   CHECK(Has(fused.ops, "Mul:times_x"));
   CHECK(Has(fused.ops, "Conv2D:conv4"));

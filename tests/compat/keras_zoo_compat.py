@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""The Keras model zoo of issue 54 (keras_zoo.py) runs here with TensorFlow's outputs.
+
+Usage: keras_zoo_compat.py TENSORACT_RUN WORK_DIR [--all] [--names A,B] [--size small|full] [--keep]
+
+Each model of the representative set (every model with --all, or those --names names) is
+exported both ways (Keras 3's model.export and tf.saved_model.save) at the small size; its
+serving_default signature runs in TensorFlow and through `tensoract-run --saved-model` on
+random inputs at batches 1 and 32, and every output must agree within 1e-4 relative, 1e-5
+absolute (1e-3 and 1e-4 for the deep keras.applications models: see RTOL). One line per
+(model, way, batch) says the largest differences, or the error that stopped the model
+here: a model that does not load is a failure, its message printed ("op type 'Erfc' is not
+registered").
+
+The exported models are removed after each model (a ResNet50 takes 300 MB both ways);
+--keep leaves them in WORK_DIR.
+
+Exits 77 (ctest: skipped) when TensorFlow cannot be imported.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # before TensorFlow loads: its own kernels are the reference
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compat_util import Checks, skip_without  # noqa: E402
+with skip_without():
+    import numpy as np
+    import tensorflow as tf
+    import keras_zoo
+
+# Float32 throughout, and the sums of every convolution, matmul, batch and layer norm and
+# softmax are ordered differently here than in Eigen, with other exp/tanh/erf
+# approximations: each op may differ by a few ulps (1e-7 relative). Through the hand-built
+# models (two transformer blocks, one recurrent layer) that stays near 1e-6 on the outputs,
+# hence 1e-4 relative with room; atol covers probabilities near zero, whose relative error
+# means nothing. A real fault (a wrong padding, a swapped gate, a lost mask) moves outputs by
+# 1e-2 or more.
+RTOL, ATOL = 1e-4, 1e-5
+# The applications are 50 to 200 layers deep and amplify those ulps: against the same model
+# run in float64 (Keras with floatx float64, the same weights), TensorFlow's own float32
+# kernels are off by up to 3e-4 relative on ResNet50's and EfficientNetB0's probabilities
+# (Eigen 3.1e-4, oneDNN 4.8e-4 at batch 32) and its two CPU backends differ from each other
+# by as much, so 1e-4 against Eigen would fail TensorFlow with oneDNN. 1e-3 leaves the
+# ulp-level spread of float32 implementations in and still keeps real faults out.
+DEEP_RTOL, DEEP_ATOL = 1e-3, 1e-4
+
+
+def tolerance(m):
+    """(rtol, atol) for a ZooModel: looser for the deep keras.applications models."""
+    return (DEEP_RTOL, DEEP_ATOL) if m.name in keras_zoo.APPLICATIONS else (RTOL, ATOL)
+
+
+BATCHES = (1, 32)
+
+check = Checks()
+
+
+def run_signature(run, model_dir, inputs, feed_dir, signature="serving_default"):
+    """Runs one signature through tensoract-run, inputs {key: np.ndarray}. Returns (code,
+    {output key: np.ndarray} or message). As tf_saved_model_compat.run_signature, which
+    reads its paths from that script's command line and so cannot be imported."""
+    args = [run, "--saved-model", model_dir, "--signature", signature, "--json"]
+    for i, (key, value) in enumerate(inputs.items()):
+        path = os.path.join(feed_dir, f"feed_{i}.pb")
+        with open(path, "wb") as f:
+            f.write(tf.make_tensor_proto(value).SerializeToString())
+        args += ["--feed-proto", f"{key}={path}"]
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return "TIMEOUT", "tensoract-run took over 600 s"
+    lines = [line for line in p.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        # A load error comes before any step: "tensoract-run: CODE: message" on stderr, exit 1.
+        m = re.search(r"^tensoract-run: ([A-Z_]+): (.*)$", p.stderr, re.M)
+        if p.returncode == 1 and m:
+            return m.group(1), m.group(2)
+        return "CRASH", f"exit {p.returncode}: {p.stderr.strip()[-500:]}"
+    step = json.loads(lines[0])
+    if step["code"] != "OK":
+        return step["code"], step.get("message", "")
+    return "OK", {f["name"]: np.array(f["values"], dtype=np.float64).reshape(f["shape"]) for f in step["fetches"]}
+
+
+def differences(ours, theirs, rtol, atol):
+    """(largest absolute difference, largest relative one where TensorFlow's value is above
+    atol, both within tolerance)."""
+    theirs = np.asarray(theirs, dtype=np.float64)
+    if ours.shape != theirs.shape:
+        return float("inf"), float("inf"), False
+    d = np.abs(ours - theirs)
+    big = np.abs(theirs) > atol
+    rel = float((d[big] / np.abs(theirs[big])).max()) if big.any() else 0.0
+    return float(d.max(initial=0.0)), rel, bool(np.allclose(ours, theirs, rtol=rtol, atol=atol))
+
+
+def compare(run, m, how, model_dir, work):
+    key, output_keys = keras_zoo.serving_keys(model_dir)
+    serve = tf.saved_model.load(model_dir).signatures["serving_default"]
+    for batch in BATCHES:
+        x = keras_zoo.sample_input(m, batch, seed=batch)
+        want = {k: v.numpy() for k, v in serve(**{key: tf.constant(x)}).items()}
+        what = f"{m.name} {how} batch {batch}"
+        code, got = run_signature(run, model_dir, {key: x}, work)
+        if code != "OK":
+            check(False, f"{what}: {code}: {got}")
+            continue
+        worst_abs, worst_rel, ok = 0.0, 0.0, True
+        for k in output_keys:
+            if k not in got:
+                check(False, f"{what}: no output '{k}' here (got {sorted(got)})")
+                break
+            a, r, within = differences(got[k], want[k], *tolerance(m))
+            worst_abs, worst_rel, ok = max(worst_abs, a), max(worst_rel, r), ok and within
+        else:
+            check(ok, f"{what}: max abs {worst_abs:.3g} rel {worst_rel:.3g}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("run", metavar="TENSORACT_RUN")
+    p.add_argument("work", metavar="WORK_DIR")
+    p.add_argument("--all", action="store_true", help="the whole zoo, not the representative set")
+    p.add_argument("--names", help="these models (comma-separated)")
+    p.add_argument("--size", default="small", choices=["small", "full"])
+    p.add_argument("--keep", action="store_true", help="leave the exported models in WORK_DIR")
+    args = p.parse_args()
+    names = args.names.split(",") if args.names else None if args.all else keras_zoo.REPRESENTATIVE
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    start = time.perf_counter()
+    for m in keras_zoo.zoo(args.size, names):
+        began = time.perf_counter()
+        model = m.build()
+        for how in keras_zoo.HOWS:
+            model_dir = os.path.join(args.work, m.name, how)
+            keras_zoo.export(model, model_dir, how)
+            compare(args.run, m, how, model_dir, args.work)
+        if not args.keep:
+            shutil.rmtree(os.path.join(args.work, m.name), ignore_errors=True)
+        tf.keras.backend.clear_session()  # the next model's layer names and memory start afresh
+        print(f"     {m.name}: {time.perf_counter() - began:.1f} s", flush=True)
+    print(f"keras zoo: {time.perf_counter() - start:.0f} s in all")
+    return check.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
