@@ -4,7 +4,8 @@
 # `apt-get update` when every package is present.
 #
 #   bootstrap/install-deps.sh            build deps, Fashion-MNIST, tensorflow-cpu (the reference)
-#   bootstrap/install-deps.sh --peers    also the benchmark peers (PyPI torch: several GB)
+#   bootstrap/install-deps.sh --peers    also the benchmark peers (PyPI torch: several GB;
+#                                        onnxruntime, tf2onnx, openvino)
 set -euo pipefail
 
 want_peers=0
@@ -71,6 +72,13 @@ if [ "$want_peers" -eq 1 ]; then
   else
     echo "install-deps: installing torch from PyPI (benchmark peer)"
     pip_install torch
+  fi
+  # The model zoo's inference peers (tests/bench/run_model_zoo_bench.sh).
+  if "$py" -c 'import onnxruntime, tf2onnx, openvino' >/dev/null 2>&1; then
+    echo "install-deps: onnxruntime, tf2onnx and openvino already installed"
+  else
+    echo "install-deps: installing onnxruntime, tf2onnx and openvino from PyPI (benchmark peers)"
+    pip_install onnxruntime tf2onnx openvino
   fi
 fi
 echo "install-deps: done"

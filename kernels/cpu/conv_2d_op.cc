@@ -1,4 +1,7 @@
-// Conv2D on the CPU, NHWC. Float with the AVX-512 or AVX2 kernels (kernels/cpu/gemm.h): a 1-deep
+// Conv2D and _FusedConv2D on the CPU, NHWC. Float layers of 16 channels or more in and out
+// (real networks', grouped ones too) go to oneDNN where it is built in (kernels/cpu/onednn_conv.h: faster on
+// every such shape measured, tests/bench/RESULTS.md), the fused epilogue as its post-ops.
+// Otherwise float with the AVX-512 or AVX2 kernels (kernels/cpu/gemm.h): a 1-deep
 // input (grey images) through gemm::ConvForwardDepth1, a deeper one through
 // gemm::ConvForward, which reads each output pixel's input rows in place (no im2col); work
 // spread over the device's threads. Otherwise (double, inputs 2-7 deep, a build without
@@ -152,9 +155,11 @@ class Conv2DOp : public OpKernel {
   }
 
   // oneDNN's kernels where they beat ours (tests/bench/RESULTS.md, issue 54): real
-  // networks' layers, with a depth of 16 or more on both sides.
+  // networks' layers, with a depth of 16 or more on both sides, and grouped convolutions
+  // (ConvNeXt's depthwise 7x7 is a Conv2D with a group per channel), which ours run group
+  // by group on copies.
   static bool UseOnednn(const conv::ConvDims& d) {
-    return OnednnConv::Enabled() && d.in_depth / d.groups >= 16 && d.out_depth / d.groups >= 16;
+    return OnednnConv::Enabled() && d.in_depth >= 16 && d.out_depth >= 16;
   }
 
   conv::WindowAttrs attrs_;

@@ -7,15 +7,16 @@
 # (`bootstrap/install-deps.sh --peers`); a missing one is reported as skipped.
 #
 #   tests/bench/run_model_zoo_bench.sh [build_dir] [--size full|small] [--names A,B] [--batches 1,32]
-#                                      [--seconds S] [--engines E,...]
+#                                      [--seconds S] [--runs N] [--engines E,...]
 #
 # Defaults: the representative set of tests/compat/keras_zoo.py at the sizes models are
-# served at (224x224 images), batches 1 and 32, 3 s of timed runs per model and batch.
+# served at (224x224 images), batches 1 and 32, 3 s of timed runs per model and batch here,
+# the median of 20 runs for each peer (--runs).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../../build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then build=$1; shift; fi
-size=full names="" batches=1,32 seconds=3 engines=""
+size=full names="" batches=1,32 seconds=3 engines="" runs=20
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size=$2; shift 2 ;;
@@ -23,6 +24,7 @@ while [ $# -gt 0 ]; do
     --batches) batches=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --engines) engines=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
     *) echo "run_model_zoo_bench.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -34,12 +36,12 @@ export_args=(--size "$size" --batches "$batches")
 [ -n "$names" ] && export_args+=(--names "$names")
 python3 "$here/model_zoo_export.py" "$work" "${export_args[@]}" 2> /dev/null | grep '^model_zoo_export' || true
 
-peer_args=(--batches "$batches")
+peer_args=(--batches "$batches" --runs "$runs")
 [ -n "$names" ] && peer_args+=(--models "$names")
 [ -n "$engines" ] && peer_args+=(--engines "$engines")
 python3 "$here/model_zoo_peers.py" "$work" "${peer_args[@]}" 2> /dev/null | tee "$work/peers.txt" | grep -v '^model_zoo_check' || true
 
-echo "tensoract $(grep -m1 -o 'avx512[a-z_]*\|avx2' /proc/cpuinfo | head -1) CPU, $(nproc) threads:"
+echo "tensoract ($(grep -q avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2) CPU, $(nproc) threads):"
 for dir in "$work"/*/; do
   model=$(basename "$dir")
   [ -d "$dir/saved_model" ] || continue
