@@ -396,9 +396,10 @@ bool TryFuseConvFilterAndBiasGrad(Graph* graph, Node* bias_grad) {
 // Identity and IdentityN nodes that only pass values on (Keras writes an IdentityN after
 // every swish for its custom gradient, tf.function an Identity before every result): their
 // consumers read the values where they come from instead, and the node goes. Kept where it
-// does more: a control edge in or out (a dependency it carries), another device (a copy), a
-// reference input (reading a ref variable), a control-flow op before it (a loop's or a
-// conditional's pivots). Returns the number removed.
+// does more: a control edge in or out (a dependency it carries), another device before or
+// after it (a copy, a transfer named after it), a reference input (reading a ref variable),
+// a control-flow op before it (a loop's or a conditional's pivots). Returns the number
+// removed.
 int BypassIdentities(Graph* graph) {
   static const char* const kControlFlow[] = {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond",
                                              "RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration"};
@@ -421,7 +422,11 @@ int BypassIdentities(Graph* graph) {
       keep = keep || e->src->requested_device() != n->requested_device() || IsRefType(n->input_type(e->dst_input));
       for (const char* op : kControlFlow) keep = keep || e->src->type_string() == op;
     }
-    for (const Edge* e : n->out_edges()) keep = keep || e->IsControlEdge();
+    for (const Edge* e : n->out_edges()) {
+      // A value another device reads keeps its name on the transfer (what tensoract-observe
+      // explains a stuck step with).
+      keep = keep || e->IsControlEdge() || e->dst->requested_device() != n->requested_device();
+    }
     for (const Source& src : sources) keep = keep || src.node == nullptr;
     if (keep) continue;
     const std::vector<const Edge*> out(n->out_edges().begin(), n->out_edges().end());
