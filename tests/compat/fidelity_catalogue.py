@@ -147,6 +147,10 @@ class Tolerance:
 
 EXACT = Tolerance("exact", 0, "one right answer: integers, data movement, correctly rounded IEEE operations")
 TRANSCENDENTAL = Tolerance("ulps", 8, "polynomial approximations on both sides (Eigen's): within 8 ulps (TensorFlow's tests: 1e-6 relative)")
+# Erfc: TensorFlow's float erfc (Eigen's) drifts to ~15 ulps from the true value in the far
+# tail (erfc(8.664) = 1.62514e-34: TensorFlow's is 1.7e-6 relative off, ours, the C
+# library's, 1.1e-7 against double precision's erfc); elsewhere both are within 8.
+ERFC_TAIL = Tolerance("ulps", 32, "TensorFlow's float erfc is ~15 ulps off the true value beyond x = 8.5 (ours within 1)")
 # Rsqrt, Reciprocal: TensorFlow's Eigen computes them from the processor's estimate refined by
 # one Newton step (its float Reciprocal(1) is 0.99999994): up to 2 ulps off; ours are
 # correctly rounded divisions (and square roots): at most 1 ulp apart from the truth.
@@ -878,7 +882,7 @@ CATALOGUE = [
     OpSpec("OneHot", one_hot_cases), OpSpec("Range", range_cases), OpSpec("Fill", fill_cases),
     # Ops added since (issue 32's missing ones), each a line or a small generator.
     unary("Sin", TRANSCENDENTAL), unary("Cos", TRANSCENDENTAL), unary("Erf", TRANSCENDENTAL),
-    unary("Erfc", TRANSCENDENTAL),
+    unary("Erfc", ERFC_TAIL),
     unary("IsNan"), unary("IsInf"), unary("IsFinite"),
     unary("Selu", EXP_MINUS_ONE), unary("LeakyRelu", attrs={"alpha": 0.2}),
     unary("ZerosLike"), unary("OnesLike"),
