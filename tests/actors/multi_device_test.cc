@@ -20,20 +20,10 @@ using testing::Values;
 
 std::string Cpu(int i) { return StrCat("/job:localhost/replica:0/task:0/device:CPU:", i); }
 
-tensorflow::GraphDef Build(const std::function<void(const Scope&)>& body) {
-  Scope root = Scope::NewRootScope();
-  body(root);
-  tensorflow::GraphDef def;
-  Status s = root.ToGraphDef(&def);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  return def;
-}
-
 // x on CPU:0; a on CPU:1; three consumers of a on CPU:2; their sum on CPU:3, which also
 // waits (control edge) for a node on CPU:1.
 tensorflow::GraphDef FourDeviceChain() {
-  return Build([](const Scope& s) {
+  return testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x").WithDevice(Cpu(0)), tensorflow::DT_FLOAT);
     auto a = ops::Mul(s.WithOpName("a").WithDevice(Cpu(1)), x, 2.f);
     auto marker = ops::Identity(s.WithOpName("marker").WithDevice(Cpu(1)), a);
@@ -112,7 +102,7 @@ TEST_CASE("fetches from several devices all arrive whatever order the devices fi
   // reply are empty tensors. Gathering them once let a late reply's empty slot overwrite
   // an earlier reply's value (a fetch came back as shape [0], about one step in ten). An
   // empty value that is really fetched (`none`, shape [0]) must still arrive as itself.
-  auto graph = Build([](const Scope& s) {
+  auto graph = testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x").WithDevice(Cpu(0)), tensorflow::DT_FLOAT);
     ops::Neg(s.WithOpName("on0").WithDevice(Cpu(0)), x);
     ops::Mul(s.WithOpName("on1").WithDevice(Cpu(1)), x, 2.f);
@@ -139,7 +129,7 @@ TEST_CASE("fetches from several devices all arrive whatever order the devices fi
 
 TEST_CASE("a kernel failing on one device aborts the step on all of them, naming the node", "[multi_device]") {
   // `bad` on CPU:1 fails for a feed of the wrong size; CPU:0 waits for its value.
-  auto graph = Build([](const Scope& s) {
+  auto graph = testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x").WithDevice(Cpu(0)), tensorflow::DT_FLOAT);
     auto bad = ops::Reshape(s.WithOpName("bad").WithDevice(Cpu(1)), x, ops::Const(s.WithDevice(Cpu(1)), {2}));
     ops::Mul(s.WithOpName("y").WithDevice(Cpu(0)), bad, 2.f);
@@ -160,7 +150,7 @@ TEST_CASE("a kernel failing on one device aborts the step on all of them, naming
 }
 
 TEST_CASE("a device that does not exist is an error naming the node, or soft-placed when allowed", "[multi_device]") {
-  auto graph = Build([](const Scope& s) {
+  auto graph = testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT);
     ops::Neg(s.WithOpName("far").WithDevice("/device:CPU:7"), x);
   });
@@ -190,7 +180,7 @@ float FromBits(uint32_t u) {
 }
 
 TEST_CASE("lossy transfers keep the high 16 bits of each float crossing devices", "[multi_device]") {
-  auto graph = Build([](const Scope& s) {
+  auto graph = testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x").WithDevice(Cpu(0)), tensorflow::DT_FLOAT);
     ops::Identity(s.WithOpName("y").WithDevice(Cpu(1)), x);
     ops::Identity(s.WithOpName("same").WithDevice(Cpu(0)), x);
@@ -277,7 +267,7 @@ int64_t PeakBytes(Session& session, const std::string& device) {
 // of a chain of matrix products (it scales each by that stage's result). Without scheduling all four Recvs fire at the start and
 // their copies sit on CPU:1 together; with it each waits until its stage is near.
 tensorflow::GraphDef LateConsumers() {
-  return Build([](const Scope& s) {
+  return testing::BuildGraph([](const Scope& s) {
     Scope on0 = s.WithDevice(Cpu(0)), on1 = s.WithDevice(Cpu(1));
     auto seed = ops::Placeholder(on0.WithOpName("seed"), tensorflow::DT_FLOAT);
     std::vector<Output> big;

@@ -29,16 +29,6 @@ namespace {
 
 using testing::Values;
 
-tensorflow::GraphDef Build(const std::function<void(const Scope&)>& body) {
-  Scope root = Scope::NewRootScope();
-  body(root);
-  tensorflow::GraphDef def;
-  Status s = root.ToGraphDef(&def);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  return def;
-}
-
 Output Filled(const Scope& s, std::vector<int64_t> dims, float a, float b = 0.f) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
@@ -94,7 +84,7 @@ Tensor Input(std::vector<int64_t> dims) {
 
 TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, depthwise and MatMul, with the "
           "unfused values") {
-  const tensorflow::GraphDef graph = Build([](const Scope& s) {
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({2, 9, 9, 16}));
     // Keras 3: Conv2D, BiasAdd, then BatchNormalization as x * a + b, Relu6.
     auto conv = ops::Conv2D(s.WithOpName("conv"), x, Filled(s, {3, 3, 16, 32}, 0.7f), {1, 1, 1, 1}, "SAME");
@@ -171,7 +161,7 @@ TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, d
 
 TEST_CASE("a convolution's filter that changes between runs is used as it is now, in a resource or a ref variable") {
   // Deep enough for oneDNN's kernel, whose reordered filter is kept between runs.
-  const tensorflow::GraphDef graph = Build([](const Scope& s) {
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({1, 6, 6, 16}));
     auto handle = ops::VarHandleOp(s.WithOpName("w"), tensorflow::DT_FLOAT, PartialTensorShape({3, 3, 16, 16}));
     ops::AssignVariableOp(s.WithOpName("init_w"), handle, Filled(s, {3, 3, 16, 16}, 0.7f));

@@ -57,18 +57,8 @@ class TestAsyncDoubleOp : public AsyncOpKernel {
 };
 REGISTER_KERNEL(Name("TestAsyncDouble").Device(DEVICE_CPU), TestAsyncDoubleOp);
 
-tensorflow::GraphDef Build(const std::function<void(const Scope&)>& body) {
-  Scope root = Scope::NewRootScope();
-  body(root);
-  tensorflow::GraphDef def;
-  Status s = root.ToGraphDef(&def);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  return def;
-}
-
 tensorflow::GraphDef TimesTwo() {
-  return Build([](const Scope& s) {
+  return testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT);
     ops::Mul(s.WithOpName("y"), x, 2.f);
   });
@@ -152,7 +142,7 @@ TEST_CASE("RunMetadata reports per-node step statistics and the partition graph"
 }
 
 TEST_CASE("an asynchronous kernel finishes through a message; its error ends the step") {
-  auto session = testing::NewSessionWith(Build([](const Scope& s) {
+  auto session = testing::NewSessionWith(testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT);
     Node* d = s.AddOp("TestAsyncDouble", "d", {x}, {});
     ops::Add(s.WithOpName("y"), Output(d), 1.f);
@@ -191,7 +181,7 @@ TEST_CASE("concurrent Runs on one session are independent") {
 std::vector<std::string> RegisteredOps(const GraphOptimizerOptions& optimizer) {
   SessionOptions options;
   options.optimizer = optimizer;
-  auto session = testing::NewSessionWith(Build([](const Scope& s) {
+  auto session = testing::NewSessionWith(testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT);
     auto k = ops::Mul(s.WithOpName("k"), 3.f, 4.f);              // constant: folds to 12
     auto a = ops::Mul(s.WithOpName("a"), x, k);
@@ -251,7 +241,7 @@ struct FusionRun {
 FusionRun RunFusionGraph(const GraphOptimizerOptions& optimizer) {
   SessionOptions options;
   options.optimizer = optimizer;
-  auto session = testing::NewSessionWith(Build([](const Scope& s) {
+  auto session = testing::NewSessionWith(testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT);
     std::vector<float> filter(3 * 3 * 2 * 20), bias(20), weights(50 * 7), bias2(7);
     for (size_t i = 0; i < filter.size(); ++i) filter[i] = std::sin(0.7f * i);
@@ -334,13 +324,12 @@ TEST_CASE("the remapper fuses Conv2D and MatMul with BiasAdd and Relu, MaxPoolGr
   CHECK(Has(apart.ops, "Relu:relu"));
 }
 
-
 // Kernels flush denormals to zero, as TensorFlow's do: 1e-20 squared (1e-40) comes out as 0,
 // and a denormal input counts as 0 (sqrt gives 0, not 1e-19.5). Both a small tensor (computed
 // on the scheduling thread) and a large one (split over the device's threads) are checked.
 // The caller's own floating-point mode is left alone.
 TEST_CASE("kernels flush denormal floats to zero, as TensorFlow does") {
-  auto session = testing::NewSessionWith(Build([](const Scope& s) {
+  auto session = testing::NewSessionWith(testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT);
     ops::Mul(s.WithOpName("square"), x, x);
     auto d = ops::Placeholder(s.WithOpName("d"), tensorflow::DT_FLOAT);

@@ -3,6 +3,7 @@
 #define TENSORACT_TESTS_ACTORS_TEST_UTIL_H_
 
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,17 @@ inline void MakeClusterCerts(const std::string& dir, const std::vector<std::stri
 inline std::vector<float> Values(const Tensor& t) {
   const float* p = t.base<float>();
   return std::vector<float>(p, p + t.NumElements());
+}
+
+// The GraphDef `body` builds on a new root scope; a build error fails the test.
+inline tensorflow::GraphDef BuildGraph(const std::function<void(const Scope&)>& body) {
+  Scope root = Scope::NewRootScope();
+  body(root);
+  tensorflow::GraphDef def;
+  Status s = root.ToGraphDef(&def);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  return def;
 }
 
 inline std::unique_ptr<Session> NewSessionWith(const tensorflow::GraphDef& graph, SessionOptions options = {}) {
