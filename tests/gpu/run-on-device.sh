@@ -4,6 +4,9 @@
 #
 #   bash tests/gpu/run-on-device.sh pack [BUILD]   # BUILD: a -DTENSORACT_PORTABLE=ON build
 #
+# (configure BUILD with -DTENSORACT_WITH_ONEDNN=OFF too: oneDNN, which the GPU checks do
+# not use, would add 7 MB of xz to a carry that is near its 64 MiB already)
+#
 # copies the GPU test and benchmark binaries and the .so files they need that the GPU
 # machine lacks (xz-compressed), the whole of Fashion-MNIST (its training images in xz), and
 # the differential harness's cases for the GPU, made first (TensorFlow computes their
