@@ -260,6 +260,8 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
   const std::string& op = product->type_string();
   if (op != "MatMul" && AttrString(*product, "data_format", "NHWC") != "NHWC") return false;
   if (!OnCpu(*product) || !FloatingT(*product)) return false;
+  // TensorFlow's _FusedDepthwiseConv2dNative has no explicit padding.
+  if (op == "DepthwiseConv2dNative" && AttrString(*product, "padding", "VALID") == "EXPLICIT") return false;
   const tensorflow::DataType type = product->def().attr().at("T").type();
   // TensorFlow's _FusedMatMul has no double.
   if (op == "MatMul" && type != tensorflow::DT_FLOAT) return false;
@@ -321,8 +323,6 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
     CopyAttrs(*product, {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"},
               &def);
   } else if (op == "DepthwiseConv2dNative") {
-    // TensorFlow's fused op has no explicit padding.
-    if (AttrString(*product, "padding", "VALID") == "EXPLICIT") return false;
     def.set_op("_FusedDepthwiseConv2dNative");
     CopyAttrs(*product, {"T", "strides", "padding", "data_format", "dilations"}, &def);
   } else {

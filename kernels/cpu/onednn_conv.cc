@@ -8,9 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kernels/variable.h"
-
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/variable.h"
 
 #ifdef TENSORACT_HAVE_ONEDNN
 #include <omp.h>
@@ -189,7 +188,6 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
   const int64_t bands =
       d.batch >= want ? 1 : std::max<int64_t>(1, std::min((want + d.batch - 1) / d.batch, d.out_rows / 2));
   struct Piece {
-    int64_t image, images, row_begin, row_end;
     std::shared_ptr<Entry> entry;
     int64_t in_offset, out_offset;  // floats from input and out
   };
@@ -198,23 +196,20 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
   try {
     for (int64_t image = 0; image < d.batch; image += images_per_piece) {
       for (int64_t band = 0; band < bands; ++band) {
-        Piece p;
-        p.image = image;
-        p.images = std::min(images_per_piece, d.batch - image);
-        p.row_begin = band * d.out_rows / bands;
-        p.row_end = (band + 1) * d.out_rows / bands;
+        const int64_t row_begin = band * d.out_rows / bands, row_end = (band + 1) * d.out_rows / bands;
         conv::ConvDims part = d;
-        part.batch = p.images;
-        part.out_rows = p.row_end - p.row_begin;
-        const int64_t first = p.row_begin * d.stride_rows - d.pad_top;  // the band's first input row
-        const int64_t last = (p.row_end - 1) * d.stride_rows - d.pad_top + (d.filter_rows - 1) * d.dilation_rows;
+        part.batch = std::min(images_per_piece, d.batch - image);
+        part.out_rows = row_end - row_begin;
+        const int64_t first = row_begin * d.stride_rows - d.pad_top;  // the band's first input row
+        const int64_t last = (row_end - 1) * d.stride_rows - d.pad_top + (d.filter_rows - 1) * d.dilation_rows;
         const int64_t begin = std::max<int64_t>(first, 0), end = std::min(last + 1, d.in_rows);
         if (bands > 1) {
           part.in_rows = end - begin;
           part.pad_top = begin - first;
         }
+        Piece p;
         p.in_offset = image * in_image + (bands > 1 ? begin * d.in_cols * d.in_depth : 0);
-        p.out_offset = image * out_image + p.row_begin * d.out_cols * d.out_depth;
+        p.out_offset = image * out_image + row_begin * d.out_cols * d.out_depth;
         p.entry = EntryFor(part, scaled, shifted, added, epilogue);
         if (p.entry->unsupported) return false;
         pieces.push_back(std::move(p));

@@ -16,9 +16,10 @@
 //
 // Each shape's primitive is made once and kept. So is the filter in oneDNN's blocked
 // layout, keyed by the filter tensor's buffer: valid while we share that buffer (a
-// resource variable's writer copies a shared buffer before writing: kernels/variable.h),
-// and until a ref variable is written (they write in place: RefVariableWriteEpoch in kernels/variable.h). A
-// model served from constants or read-only variables reorders its filters once.
+// resource variable's writer copies a shared buffer before writing) and until a ref
+// variable is written (they write in place: RefVariableWriteEpoch, both in
+// kernels/variable.h). A model served from constants or read-only variables reorders its
+// filters once.
 //
 // Threads: the device's pool runs pieces of the convolution (images, or bands of rows),
 // each on one oneDNN thread; oneDNN's own OpenMP team (Debian's build) is not used.
