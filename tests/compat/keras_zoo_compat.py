@@ -18,17 +18,14 @@ The exported models are removed after each model (a ResNet50 takes 300 MB both w
 Exits 77 (ctest: skipped) when TensorFlow cannot be imported.
 """
 import argparse
-import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import time
 
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # before TensorFlow loads: its own kernels are the reference
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compat_util import Checks, skip_without  # noqa: E402
+from compat_util import Checks, run_saved_model_signature, skip_without  # noqa: E402
 with skip_without():
     import numpy as np
     import tensorflow as tf
@@ -61,33 +58,6 @@ BATCHES = (1, 32)
 check = Checks()
 
 
-def run_signature(run, model_dir, inputs, feed_dir, signature="serving_default"):
-    """Runs one signature through tensoract-run, inputs {key: np.ndarray}. Returns (code,
-    {output key: np.ndarray} or message). As tf_saved_model_compat.run_signature, which
-    reads its paths from that script's command line and so cannot be imported."""
-    args = [run, "--saved-model", model_dir, "--signature", signature, "--json"]
-    for i, (key, value) in enumerate(inputs.items()):
-        path = os.path.join(feed_dir, f"feed_{i}.pb")
-        with open(path, "wb") as f:
-            f.write(tf.make_tensor_proto(value).SerializeToString())
-        args += ["--feed-proto", f"{key}={path}"]
-    try:
-        p = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    except subprocess.TimeoutExpired:
-        return "TIMEOUT", "tensoract-run took over 600 s"
-    lines = [line for line in p.stdout.splitlines() if line.startswith("{")]
-    if not lines:
-        # A load error comes before any step: "tensoract-run: CODE: message" on stderr, exit 1.
-        m = re.search(r"^tensoract-run: ([A-Z_]+): (.*)$", p.stderr, re.M)
-        if p.returncode == 1 and m:
-            return m.group(1), m.group(2)
-        return "CRASH", f"exit {p.returncode}: {p.stderr.strip()[-500:]}"
-    step = json.loads(lines[0])
-    if step["code"] != "OK":
-        return step["code"], step.get("message", "")
-    return "OK", {f["name"]: np.array(f["values"], dtype=np.float64).reshape(f["shape"]) for f in step["fetches"]}
-
-
 def differences(ours, theirs, rtol, atol):
     """(largest absolute difference, largest relative one where TensorFlow's value is above
     atol, both within tolerance)."""
@@ -107,7 +77,7 @@ def compare(run, m, how, model_dir, work):
         x = keras_zoo.sample_input(m, batch, seed=batch)
         want = {k: v.numpy() for k, v in serve(**{key: tf.constant(x)}).items()}
         what = f"{m.name} {how} batch {batch}"
-        code, got = run_signature(run, model_dir, {key: x}, work)
+        code, got = run_saved_model_signature(run, model_dir, "serving_default", {key: x}, work, timeout=600)
         if code != "OK":
             check(False, f"{what}: {code}: {got}")
             continue

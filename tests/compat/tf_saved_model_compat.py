@@ -32,12 +32,11 @@ Exits 77 (ctest: skipped) when TensorFlow cannot be imported.
 """
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 
-from compat_util import Checks, skip_without  # noqa: E402
+from compat_util import Checks, run_saved_model_signature, skip_without  # noqa: E402
 with skip_without():
     import numpy as np
     import tensorflow as tf
@@ -52,33 +51,7 @@ check = Checks()
 def run_signature(model_dir, signature, inputs, tag_set="serve"):
     """Runs one signature here; inputs {key: np.ndarray or list of bytes}. Returns
     (code, {key: np.ndarray} or message)."""
-    args = [RUN, "--saved-model", model_dir, "--signature", signature, "--tag-set", tag_set, "--json"]
-    for i, (key, value) in enumerate(inputs.items()):
-        path = os.path.join(WORK, f"feed_{i}.pb")
-        dtype = tf.string if isinstance(value, list) else None
-        with open(path, "wb") as f:
-            f.write(tf.make_tensor_proto(value, dtype=dtype).SerializeToString())
-        args += ["--feed-proto", f"{key}={path}"]
-    p = subprocess.run(args, capture_output=True, text=True, timeout=300)
-    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
-    if not lines:
-        # A load error comes before any step: "tensoract-run: CODE: message" on stderr, exit 1.
-        m = re.search(r"^tensoract-run: ([A-Z_]+): (.*)$", p.stderr, re.M)
-        if p.returncode == 1 and m:
-            return m.group(1), m.group(2)
-        return "CRASH", f"exit {p.returncode}: {p.stderr[-500:]}"
-    step = json.loads(lines[0])
-    if step["code"] != "OK":
-        return step["code"], step.get("message", "")
-    out = {}
-    for f in step["fetches"]:
-        values = f["values"]
-        if f["dtype"] == "string":
-            out[f["name"]] = np.array([v.encode("latin-1") if isinstance(v, str) else v for v in values],
-                                      dtype=object).reshape(f["shape"])
-        else:
-            out[f["name"]] = np.array(values, dtype=np.float64).reshape(f["shape"])
-    return "OK", out
+    return run_saved_model_signature(RUN, model_dir, signature, inputs, WORK, tag_set)
 
 
 def same(ours, theirs, rtol=1e-5, atol=1e-6):
