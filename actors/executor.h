@@ -67,6 +67,9 @@ struct ExecutorStep {
 // Kernels whose inputs total fewer bytes than this run inline even if expensive: handing
 // them to another thread costs more (~20 us to wake one) than computing them.
 constexpr size_t kInlineInputBytes = 16 * 1024;
+// Nor does a kernel measured to run in less than this (ExecutorPlan::KernelNanos): the
+// hand-off there and back would cost as much as running it here.
+constexpr int64_t kInlineKernelNanos = 20 * 1000;
 
 caf::actor SpawnExecutor(caf::actor_system& system, ExecutorArgs args);
 

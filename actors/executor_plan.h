@@ -8,6 +8,7 @@
 #ifndef TENSORACT_ACTORS_EXECUTOR_PLAN_H_
 #define TENSORACT_ACTORS_EXECUTOR_PLAN_H_
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -133,6 +134,15 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   bool has_cancellable_kernels = false;  // some asynchronous kernel other than _Recv (queues)
   bool has_transfers = false;  // some _Send or _Recv: its steps use the worker's rendezvous
 
+  // How long each expensive node's kernel runs: a moving average of its last runs in
+  // nanoseconds, kNotYetRun before its first. The executor hands a kernel to the device's
+  // threads only when it runs long enough to pay for the hand-off there and back, as
+  // TensorFlow's executor learns from its KernelStats which "expensive" kernels are cheap
+  // in fact: an LSTM step's MatMul of one token takes a microsecond, not a thread wake-up.
+  // Shared by every executor running this plan, written from any thread.
+  static constexpr int64_t kNotYetRun = -1;
+  int64_t KernelNanos(int node) const { return kernel_ns_[node].load(std::memory_order_relaxed); }
+
   // Runs node `node` on the calling thread: the one way a synchronous kernel runs, inline
   // in the executor or on a device thread. The result's status names the node; an output
   // of the wrong type is reported rather than passed on. `timed` fills start/end.
@@ -153,6 +163,11 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   static StatusOr<std::shared_ptr<const ExecutorPlan>> Build(const tensorflow::GraphDef& graph_def, Device* device,
                                                              std::shared_ptr<Rendezvous> rendezvous = nullptr,
                                                              SharedKernels* shared = nullptr);
+
+ private:
+  void RecordKernelNanos(int node, int64_t ns) const;
+  mutable std::unique_ptr<std::atomic<int64_t>[]> kernel_ns_;  // by node: KernelNanos
+  mutable std::unique_ptr<std::atomic<uint32_t>[]> kernel_runs_;  // by node, to sample the clock
 };
 
 // Wall-clock nanoseconds, the time base of step statistics.

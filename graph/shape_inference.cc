@@ -554,6 +554,12 @@ Status InferenceContext::MakeShapeFromShapeTensor(int i, PartialTensorShape* out
   bool known = false;
   TA_RETURN_IF_ERROR(GetIntValues(i, &values, &known));
   if (!known) {
+    PartialTensorShape partial;
+    if (input_partial_shape_fn_ && input_partial_shape_fn_(i, &partial) &&
+        (Dim(vector, 0) < 0 || Dim(vector, 0) == partial.dims())) {
+      *out = std::move(partial);
+      return Status::OK();
+    }
     *out = UnknownShapeOfRank(static_cast<int>(Dim(vector, 0)));  // unknown rank if the length is
     return Status::OK();
   }
@@ -573,6 +579,96 @@ std::string InferenceContext::InputShapesString() const {
 Status TensorProtoToInt64s(const tensorflow::TensorProto& proto, std::vector<int64_t>* values) {
   return DecodeInts(proto, std::numeric_limits<int64_t>::max(), values);
 }
+
+namespace {
+
+// The int32 or int64 values of a constant `proto`, or false.
+bool ConstantInts(const tensorflow::TensorProto* proto, std::vector<int64_t>* values) {
+  return proto != nullptr && TensorProtoToInt64s(*proto, values).ok();
+}
+
+// What the shape-valued vector output `port` of `node` holds, element by element where it is
+// known (-1 elsewhere): a constant; Shape(x), x's inferred shape; a Pack of scalars; a
+// ConcatV2 of such vectors along axis 0; a GatherV2 of one by constant indices. False when
+// not even its length is known this way. TensorFlow's ShapeRefiner::ConstantPartialShape, for
+// the cases graphs built by Keras and tf.function write.
+bool PartialShapeValue(const Node& node, int port, std::deque<tensorflow::TensorProto>* values, int depth,
+                       PartialTensorShape* out) {
+  std::vector<int64_t> ints;
+  if (ConstantInts(EvaluateConstantTensor(node, port, values), &ints)) {
+    for (int64_t v : ints) {
+      if (v < -1) return false;
+    }
+    *out = PartialTensorShape(std::move(ints));
+    return true;
+  }
+  if (depth > 8) return false;
+  std::vector<const Edge*> in(node.num_inputs(), nullptr);
+  for (const Edge* e : node.in_edges()) {
+    if (!e->IsControlEdge() && e->dst_input >= 0 && e->dst_input < node.num_inputs()) in[e->dst_input] = e;
+  }
+  for (const Edge* e : in) {
+    if (e == nullptr) return false;
+  }
+  const std::string& op = node.type_string();
+  if (op == "Shape" && port == 0) {
+    const PartialTensorShape& shape = in[0]->src->output_shape(in[0]->src_output);
+    if (shape.unknown_rank()) return false;
+    *out = shape;
+    return true;
+  }
+  if (op == "Pack" && port == 0) {
+    std::vector<int64_t> dims;
+    for (const Edge* e : in) {
+      if (ConstantInts(EvaluateConstantTensor(*e->src, e->src_output, values), &ints) && ints.size() == 1) {
+        dims.push_back(ints[0] < 0 ? -1 : ints[0]);
+      } else {
+        dims.push_back(-1);
+      }
+    }
+    *out = PartialTensorShape(std::move(dims));
+    return true;
+  }
+  if (op == "ConcatV2" && port == 0) {
+    const Edge* axis = in.back();
+    if (!ConstantInts(EvaluateConstantTensor(*axis->src, axis->src_output, values), &ints) || ints.size() != 1 ||
+        (ints[0] != 0 && ints[0] != -1)) {
+      return false;
+    }
+    std::vector<int64_t> dims;
+    for (size_t k = 0; k + 1 < in.size(); ++k) {
+      PartialTensorShape part;
+      if (!PartialShapeValue(*in[k]->src, in[k]->src_output, values, depth + 1, &part)) {
+        // Unknown values of a known length (a fed part).
+        const PartialTensorShape& shape = in[k]->src->output_shape(in[k]->src_output);
+        if (shape.unknown_rank() || shape.dims() != 1 || shape.dim_size(0) < 0) return false;
+        part = PartialTensorShape(std::vector<int64_t>(shape.dim_size(0), -1));
+      }
+      for (int d = 0; d < part.dims(); ++d) dims.push_back(part.dim_size(d));
+    }
+    *out = PartialTensorShape(std::move(dims));
+    return true;
+  }
+  if (op == "GatherV2" && port == 0) {
+    std::vector<int64_t> indices, axis;
+    PartialTensorShape params;
+    if (!ConstantInts(EvaluateConstantTensor(*in[2]->src, in[2]->src_output, values), &axis) || axis.size() != 1 ||
+        axis[0] != 0 || !ConstantInts(EvaluateConstantTensor(*in[1]->src, in[1]->src_output, values), &indices) ||
+        !PartialShapeValue(*in[0]->src, in[0]->src_output, values, depth + 1, &params)) {
+      return false;
+    }
+    std::vector<int64_t> dims;
+    for (int64_t i : indices) {
+      if (i < 0 || i >= params.dims()) return false;
+      dims.push_back(params.dim_size(static_cast<int>(i)));
+    }
+    *out = PartialTensorShape(std::move(dims));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 Status InferNodeShapes(const Graph& graph, Node* node) {
   const int n = node->num_inputs();
@@ -598,6 +694,10 @@ Status InferNodeShapes(const Graph& graph, Node* node) {
   c.set_input_tensor_fn([&edges, &values](int i) -> const tensorflow::TensorProto* {
     const Edge* e = edges[i];
     return e == nullptr ? nullptr : EvaluateConstantTensor(*e->src, e->src_output, &values);
+  });
+  c.set_input_partial_shape_fn([&edges, &values](int i, PartialTensorShape* out) {
+    const Edge* e = edges[i];
+    return e != nullptr && PartialShapeValue(*e->src, e->src_output, &values, 0, out);
   });
   Status s = (*node->shape_fn())(&c);
   if (s.ok()) s = c.usage_status();

@@ -101,6 +101,12 @@ class InferenceContext {
   // Where input_tensor(i) looks, once, for a value the constructor was not given: the
   // runner evaluates constant subgraphs only for the inputs a shape function asks about.
   void set_input_tensor_fn(std::function<const tensorflow::TensorProto*(int)> fn) { input_tensor_fn_ = std::move(fn); }
+  // Where MakeShapeFromShapeTensor looks when input i's value is not wholly known: the
+  // elements that are (TensorFlow's ConstantPartialShape: Keras' Tensordot reshapes by
+  // ConcatV2(GatherV2(Shape(x), ...), [units]), whose last element is a constant).
+  void set_input_partial_shape_fn(std::function<bool(int, PartialTensorShape*)> fn) {
+    input_partial_shape_fn_ = std::move(fn);
+  }
   // What the resource handle on input i refers to, when known; else nullptr.
   const ShapeAndType* input_handle_data(int i) const;
   // The inputs of a list argument ("values: N * T"): [*start, *end) in input indices.
@@ -210,6 +216,7 @@ class InferenceContext {
   std::vector<PartialTensorShape> inputs_;
   mutable std::vector<const tensorflow::TensorProto*> input_tensors_;
   std::function<const tensorflow::TensorProto*(int)> input_tensor_fn_;
+  std::function<bool(int, PartialTensorShape*)> input_partial_shape_fn_;
   mutable std::vector<bool> input_tensor_asked_;
   std::vector<const ShapeAndType*> input_handle_data_;
   std::vector<PartialTensorShape> outputs_;

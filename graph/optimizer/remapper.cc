@@ -47,11 +47,11 @@ struct Source {
 // Replaces `nodes` by one node made from `def` (its op and attrs; name, device and inputs
 // are filled here): its data inputs are `data`, its control inputs everyone's from outside
 // `nodes`; output i of it takes over the consumers and inferred shape of output 0 of
-// `outputs[i]`, and it takes the name of outputs[0].
-bool ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vector<Node*>& outputs,
+// `outputs[i]`, and it takes the name of outputs[0]. Returns it; nullptr when nothing changed.
+Node* ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vector<Node*>& outputs,
                   const std::vector<Source>& data, NodeDef def) {
   for (const Source& s : data) {
-    if (s.node == nullptr) return false;  // an unconnected input: leave the graph alone
+    if (s.node == nullptr) return nullptr;  // an unconnected input: leave the graph alone
   }
   std::vector<Node*> control;
   for (Node* n : nodes) {
@@ -81,7 +81,7 @@ bool ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vect
 
   for (Node* n : nodes) graph->RemoveNode(n);
   StatusOr<Node*> added = graph->AddNode(def);
-  if (!added.ok()) return false;  // cannot happen for the ops matched; the graph would be broken
+  if (!added.ok()) return nullptr;  // cannot happen for the ops matched; the graph would be broken
   Node* fused = *added;
   for (size_t i = 0; i < shapes.size(); ++i) fused->set_output_shape(static_cast<int>(i), shapes[i]);
   for (size_t i = 0; i < data.size(); ++i) graph->AddEdge(data[i].node, data[i].port, fused, static_cast<int>(i));
@@ -90,13 +90,13 @@ bool ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vect
     if (s.input == Edge::kControlSlot) graph->AddControlEdge(fused, s.node);
     else graph->AddEdge(fused, s.output, s.node, s.input);
   }
-  return true;
+  return fused;
 }
 
 // A chain of nodes, each the sole consumer of the one before, replaced by one node that
 // takes over the last one's output.
 bool ReplaceChain(Graph* graph, const std::vector<Node*>& chain, const std::vector<Source>& data, NodeDef def) {
-  return ReplaceNodes(graph, chain, {chain.back()}, data, std::move(def));
+  return ReplaceNodes(graph, chain, {chain.back()}, data, std::move(def)) != nullptr;
 }
 
 // Data input `input` of `n`; {nullptr, 0} when unconnected.
@@ -209,8 +209,9 @@ bool IsFusableActivation(const std::string& op) {
   return op == "Relu" || op == "Relu6" || op == "Elu" || op == "LeakyRelu" || op == "Tanh" || op == "Sigmoid";
 }
 
-// A scalar float Const of value 1 (Keras' swish writes x * sigmoid(beta * x), beta 1).
-bool IsConstOne(const Source& s) {
+// A scalar float Const of value `want` (Keras' swish writes x * sigmoid(beta * x), beta 1;
+// exact GELU multiplies by 0.5 and by 1 / sqrt 2).
+bool IsScalarConst(const Source& s, float want) {
   if (s.node == nullptr || s.node->type_string() != "Const") return false;
   auto value = s.node->def().attr().find("value");
   if (value == s.node->def().attr().end()) return false;
@@ -220,7 +221,7 @@ bool IsConstOne(const Source& s) {
   if (t.float_val_size() == 1) v = t.float_val(0);
   else if (t.tensor_content().size() == sizeof v) std::memcpy(&v, t.tensor_content().data(), sizeof v);
   else return false;
-  return v == 1.f;
+  return v == want;
 }
 
 // x * sigmoid(x) or Keras' x * sigmoid(1 * x), x being `x`'s output 0 and `consumers` its
@@ -232,7 +233,7 @@ bool MatchSwish(const Node& x, const std::vector<const Edge*>& consumers, std::v
     std::vector<Node*> chain;
     Node* sigmoid = first;
     if (first->type_string() == "Mul") {  // beta * x
-      if (!IsConstOne(DataInput(*first, 1 - consumers[gate]->dst_input)) || !SameCpuFloat(x, *first)) continue;
+      if (!IsScalarConst(DataInput(*first, 1 - consumers[gate]->dst_input), 1.f) || !SameCpuFloat(x, *first)) continue;
       const Edge* to_sigmoid = SoleConsumer(*first);
       if (to_sigmoid == nullptr) continue;
       chain.push_back(first);
@@ -249,6 +250,92 @@ bool MatchSwish(const Node& x, const std::vector<const Edge*>& consumers, std::v
     return true;
   }
   return false;
+}
+
+// Exact GELU as TensorFlow's tf.nn.gelu writes it (Keras' "gelu"), x being `x`'s output 0
+// and `consumers` its two readers: Mul(Mul(0.5, x), Erfc(Mul(Neg(x), 0.70710677))), either
+// operand order. The nodes after x in order, or false. Float only: the fused epilogue
+// computes it in the same operations and order, so the values are the same to the bit.
+bool MatchGeluExact(const Node& x, const std::vector<const Edge*>& consumers, std::vector<Node*>* nodes) {
+  for (int side = 0; side < 2; ++side) {
+    Node* neg = consumers[side]->dst;
+    Node* half = consumers[1 - side]->dst;
+    if (neg->type_string() != "Neg" || half->type_string() != "Mul" ||
+        !IsScalarConst(DataInput(*half, 1 - consumers[1 - side]->dst_input), 0.5f)) {
+      continue;
+    }
+    const Edge* to_scale = SoleConsumer(*neg);
+    Node* scale = to_scale == nullptr ? nullptr : to_scale->dst;
+    if (scale == nullptr || scale->type_string() != "Mul" ||
+        !IsScalarConst(DataInput(*scale, 1 - to_scale->dst_input), static_cast<float>(0.7071067811865476))) {
+      continue;
+    }
+    const Edge* to_erfc = SoleConsumer(*scale);
+    Node* erfc = to_erfc == nullptr ? nullptr : to_erfc->dst;
+    if (erfc == nullptr || erfc->type_string() != "Erfc") continue;
+    const Edge* to_product = SoleConsumer(*erfc);
+    const Edge* half_to_product = SoleConsumer(*half);
+    if (to_product == nullptr || half_to_product == nullptr || to_product->dst != half_to_product->dst ||
+        to_product->dst->type_string() != "Mul") {
+      continue;
+    }
+    Node* product = to_product->dst;
+    if (x.def().attr().at("T").type() != tensorflow::DT_FLOAT) return false;
+    bool same = true;
+    for (Node* n : {neg, scale, erfc, half, product}) same = same && SameCpuFloat(x, *n);
+    if (!same) continue;
+    *nodes = {neg, scale, erfc, half, product};
+    return true;
+  }
+  return false;
+}
+
+// Keras' Dense on inputs of rank 3 or more (a transformer's tokens, ConvNeXt's pixels)
+// writes Reshape(MatMul(Reshape(x), w)) and then its BiasAdd and activation: a MatMul's sole
+// consumer when it is a Reshape that keeps the channels (its output's last dimension, known,
+// is the product's): per-channel and element-wise steps read the same values in the same
+// order on either side of it.
+Node* ChannelKeepingReshape(const Node& product, int64_t channels) {
+  const Edge* to = SoleConsumer(product);
+  if (to == nullptr || to->dst_input != 0 || to->dst->type_string() != "Reshape") return nullptr;
+  Node* reshape = to->dst;
+  if (!OnCpu(*reshape) || reshape->requested_device() != product.requested_device()) return nullptr;
+  const PartialTensorShape& shape = reshape->output_shape(0);
+  if (shape.dims() < 1 || shape.dim_size(shape.dims() - 1) != channels) return nullptr;
+  return reshape;
+}
+
+// Moves the data consumers of `fused` onto a new Reshape of it by `shape` (a copy of
+// `reshape_def`'s op and attrs), whose output takes `reshaped`'s inferred shape.
+bool ReshapeAfter(Graph* graph, Node* fused, const NodeDef& reshape_def, const Source& shape,
+                  const PartialTensorShape& unreshaped, const PartialTensorShape& reshaped) {
+  std::vector<const Edge*> out;
+  for (const Edge* e : fused->out_edges()) {
+    if (!e->IsControlEdge()) out.push_back(e);
+  }
+  NodeDef def;
+  def.set_op(reshape_def.op());
+  *def.mutable_attr() = reshape_def.attr();
+  def.set_name(StrCat(fused->name(), "/_Reshape"));
+  def.set_device(fused->requested_device());
+  def.add_input(fused->name());
+  def.add_input(shape.port == 0 ? shape.node->name() : StrCat(shape.node->name(), ":", shape.port));
+  StatusOr<Node*> added = graph->AddNode(def);
+  if (!added.ok()) return false;
+  Node* reshape = *added;
+  struct Sink {
+    Node* node;
+    int input;
+  };
+  std::vector<Sink> sinks;
+  for (const Edge* e : out) sinks.push_back({e->dst, e->dst_input});
+  for (const Edge* e : out) graph->RemoveEdge(e);
+  graph->AddEdge(fused, 0, reshape, 0);
+  graph->AddEdge(shape.node, shape.port, reshape, 1);
+  for (const Sink& s : sinks) graph->AddEdge(reshape, 0, s.node, s.input);
+  fused->set_output_shape(0, unreshaped);
+  reshape->set_output_shape(0, reshaped);
+  return true;
 }
 
 // Conv2D, DepthwiseConv2dNative or MatMul followed by per-channel steps (BiasAdd, a Mul or
@@ -269,20 +356,31 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
   if (shape.dims() < 1 || shape.dim_size(shape.dims() - 1) < 1) return false;  // channels must be known
   const int64_t channels = shape.dim_size(shape.dims() - 1);
   std::vector<Node*> nodes = {product};
+  Node* last = product;
+  Node* reshape = op == "MatMul" ? ChannelKeepingReshape(*product, channels) : nullptr;
+  if (reshape != nullptr) {
+    nodes.push_back(reshape);
+    last = reshape;
+  }
+  // The shape the steps see (a residual's addend must have it).
+  const PartialTensorShape chain_shape = reshape != nullptr ? reshape->output_shape(0) : shape;
   std::vector<ChannelStep> steps;
   bool batch_norm = false;  // one epsilon per node
   bool added = false;       // a residual's Add, the last step
-  Node* last = product;
   std::string activation;
   float leakyrelu_alpha = 0.2f;
   for (;;) {
     const std::vector<const Edge*> consumers = ConsumersOfOutput0(*last);
-    if (consumers.size() == 2 && !steps.empty()) {  // x * sigmoid(x)?
-      std::vector<Node*> swish;
-      if (MatchSwish(*last, consumers, &swish)) {
-        nodes.insert(nodes.end(), swish.begin(), swish.end());
-        last = swish.back();
+    if (consumers.size() == 2 && !steps.empty()) {  // x * sigmoid(x) or exact GELU?
+      std::vector<Node*> more;
+      if (MatchSwish(*last, consumers, &more)) {
         activation = "_MklSwish";
+      } else if (MatchGeluExact(*last, consumers, &more)) {
+        activation = "GeluExact";
+      }
+      if (!more.empty()) {
+        nodes.insert(nodes.end(), more.begin(), more.end());
+        last = more.back();
       }
       break;
     }
@@ -301,10 +399,11 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
     }
     if (added) break;  // only an activation after a residual's Add
     ChannelStep step;
-    if (IsResidualAdd(*next, consumers[0]->dst_input, shape)) {
+    // (Not across a Reshape: the fused kernel's Add wants its operand in the product's shape.)
+    if (reshape == nullptr && IsResidualAdd(*next, consumers[0]->dst_input, chain_shape)) {
       step = {"Add", {DataInput(*next, 1 - consumers[0]->dst_input)}};
       added = true;
-    } else if (!AsChannelStep(*next, consumers[0]->dst_input, channels, shape.dims(), &step)) {
+    } else if (!AsChannelStep(*next, consumers[0]->dst_input, channels, chain_shape.dims(), &step)) {
       break;
     }
     if (step.op == "FusedBatchNorm") {
@@ -345,7 +444,13 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
     if (n->type_string().rfind("FusedBatchNorm", 0) == 0) CopyAttrs(*n, {"epsilon"}, &def);
   }
   if (activation == "LeakyRelu") (*def.mutable_attr())["leakyrelu_alpha"].set_f(leakyrelu_alpha);
-  return ReplaceNodes(graph, nodes, {last}, data, std::move(def));
+  if (reshape == nullptr) return ReplaceNodes(graph, nodes, {last}, data, std::move(def)) != nullptr;
+  const NodeDef reshape_def = reshape->def();
+  const Source new_shape = DataInput(*reshape, 1);
+  if (new_shape.node == nullptr) return false;
+  const PartialTensorShape reshaped = last->output_shape(0);
+  Node* fused = ReplaceNodes(graph, nodes, {last}, data, std::move(def));
+  return fused != nullptr && ReshapeAfter(graph, fused, reshape_def, new_shape, shape, reshaped);
 }
 
 // MaxPoolGrad(x, pooled, dy) -> ReluGrad(., x), x being the pool's input and the Relu's

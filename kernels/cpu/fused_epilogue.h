@@ -33,6 +33,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/erfc_float.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -208,6 +209,12 @@ class FusedEpilogue {
         case kRelu:
           for (int64_t j = 0; j < n; ++j) out[j] = std::max(out[j], T(0));
           break;
+        case kGeluExact:
+          if constexpr (std::is_same_v<T, float>) {
+            GeluExactFloat(out, n);
+            break;
+          }
+          [[fallthrough]];
         default:
           for (int64_t j = 0; j < n; ++j) out[j] = Activate(out[j]);
       }
@@ -241,6 +248,18 @@ class FusedEpilogue {
         case kGeluExact: return T(0.5) * x * std::erfc(-x * static_cast<T>(0.7071067811865476));
         default: return std::max(x, T(0));
       }
+    }
+  }
+  // 0.5 x erfc(-x / sqrt 2) over a row of floats, in the operations and order of the
+  // unfused ops (Neg, Mul, Erfc, Mul, Mul: the remapper's match), with their vectorised erfc.
+  static void GeluExactFloat(float* x, int64_t n) {
+    constexpr int64_t kChunk = 256;
+    float u[kChunk];
+    for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
+      const int64_t len = std::min(kChunk, n - j0);
+      for (int64_t j = 0; j < len; ++j) u[j] = -x[j0 + j] * static_cast<float>(0.7071067811865476);
+      ErfcFloat(u, u, len);
+      for (int64_t j = 0; j < len; ++j) x[j0 + j] = 0.5f * x[j0 + j] * u[j];
     }
   }
   template <class T>

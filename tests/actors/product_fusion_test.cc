@@ -159,6 +159,31 @@ TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, d
   CHECK(clipped > 0);  // the Relu6 did clip
 }
 
+TEST_CASE("Keras' Dense on tokens fuses its bias and exact GELU into the MatMul across the Reshape, to the bit") {
+  // What Keras 3 writes for Dense(units, activation="gelu") on [batch, tokens, features]:
+  // Reshape(MatMul(Reshape(x, [-1, features]), w), ConcatV2(GatherV2(Shape(x), [0, 1]),
+  // [units])), BiasAdd, then tf.nn.gelu's 0.5 x erfc(-x / sqrt 2). The batch and token
+  // counts are unknown when the graph is built, as in a served model.
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, -1, 16}));
+    auto rows = ops::Reshape(s, x, ops::Const(s, {-1, 16}));
+    auto mm = ops::MatMul(s.WithOpName("mm"), rows, Filled(s, {16, 24}, 0.35f));
+    auto leading = ops::GatherV2(s, ops::Shape(s, x), ops::Const(s, {0, 1}), ops::Const(s, 0));
+    auto tokens = ops::Reshape(s.WithOpName("tokens"), mm, ops::Concat(s, {leading, ops::Const(s, {24})}, 0));
+    auto y = ops::BiasAdd(s.WithOpName("biased"), tokens, Filled(s, {24}, 0.6f));
+    auto erfc = ops::Erfc(s.WithOpName("erfc"), ops::Mul(s, ops::Neg(s, y), ops::Const(s, 0.7071067811865476f)));
+    ops::Mul(s.WithOpName("gelu"), ops::Mul(s, ops::Const(s, 0.5f), y), erfc);
+  });
+  const Ran fused = RunGraph(graph, true, {{"x", Input({3, 5, 16})}}, {"gelu"});
+  const Ran apart = RunGraph(graph, false, {{"x", Input({3, 5, 16})}}, {"gelu"});
+  REQUIRE(fused.values[0].size() == 3 * 5 * 24);
+  CHECK(fused.values[0] == apart.values[0]);
+  CHECK(Has(fused.ops, "_FusedMatMul:gelu"));
+  CHECK_FALSE(Has(fused.ops, "Erfc:erfc"));
+  CHECK_FALSE(Has(fused.ops, "BiasAdd:biased"));
+  CHECK(Has(apart.ops, "Erfc:erfc"));
+}
+
 TEST_CASE("a convolution's filter that changes between runs is used as it is now, in a resource or a ref variable") {
   // Deep enough for oneDNN's kernel, whose reordered filter is kept between runs.
   const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {

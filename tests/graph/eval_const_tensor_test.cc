@@ -134,9 +134,10 @@ TEST_CASE("what is not computed from constants alone stays unknown", "[shape][ev
   ScopedEvaluator installed(&evaluator);
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root, tf::DT_FLOAT, PartialTensorShape({6}));
-  // A fed part: nothing is evaluated.
+  // A fed part: nothing is evaluated, but the constant part is read (TensorFlow's
+  // ConstantPartialShape): [2, ?], so [2, 3] for 6 elements.
   auto fed = ops::Placeholder(root, tf::DT_INT32, PartialTensorShape({1}));
-  CHECK(ShapeOf(root, ops::Reshape(root, x, ops::Concat(root, {ops::Const(root, {2}), fed}, 0))) == Shape({-1, -1}));
+  CHECK(ShapeOf(root, ops::Reshape(root, x, ops::Concat(root, {ops::Const(root, {2}), fed}, 0))) == Shape({2, 3}));
   // The Shape of a partly known shape.
   auto partial = ops::Shape(root, ops::Placeholder(root, tf::DT_FLOAT, PartialTensorShape({-1, 3})));
   CHECK(ShapeOf(root, ops::Reshape(root, x, ops::Sub(root, partial, ops::Const(root, {0, 0})))) == Shape({-1, -1}));
@@ -147,10 +148,30 @@ TEST_CASE("what is not computed from constants alone stays unknown", "[shape][ev
   CHECK(ShapeOf(root, ops::Fill(root, ops::Reshape(root, ops::Slice(root, sliced, {0}, {1}), {1}), 1.0f)) ==
         Shape({-1}));
   CHECK(evaluator.evaluated.empty());
-  // With no evaluator installed, a Concat of constants is not evaluated (before this, always).
+  // With no evaluator installed, a Sum of constants is not evaluated (before this, always);
+  // a Concat of constants is still read element by element, as TensorFlow reads it.
   ScopedEvaluator none(nullptr);
+  auto summed = ops::Add(root, ops::Const(root, {2, 1}), ops::Const(root, {0, 2}));
+  CHECK(ShapeOf(root, ops::Reshape(root, x, summed)) == Shape({-1, -1}));
   auto shape = ops::Concat(root, {ops::Const(root, {2}), ops::Const(root, {3})}, 0);
-  CHECK(ShapeOf(root, ops::Reshape(root, x, shape)) == Shape({-1, -1}));
+  CHECK(ShapeOf(root, ops::Reshape(root, x, shape)) == Shape({2, 3}));
+  CHECK(evaluator.evaluated.empty());
+}
+
+TEST_CASE("a shape made of the Shape of a partly known tensor and constants is read element by element",
+          "[shape][eval_const]") {
+  // Keras' Dense on a rank-3 input reshapes its product by ConcatV2(GatherV2(Shape(x),
+  // [0, 1]), [units]): TensorFlow infers [?, ?, units], which the remapper needs to fuse the
+  // Dense's bias and activation into its MatMul.
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, tf::DT_FLOAT, PartialTensorShape({-1, -1, 5}));
+  auto product = ops::Placeholder(root, tf::DT_FLOAT, PartialTensorShape({-1, 7}));
+  auto leading = ops::GatherV2(root, ops::Shape(root, x), ops::Const(root, {0, 1}), ops::Const(root, 0));
+  auto shape = ops::Concat(root, {leading, ops::Const(root, {7})}, 0);
+  CHECK(ShapeOf(root, ops::Reshape(root, product, shape)) == Shape({-1, -1, 7}));
+  // A Pack of a constant and an unknown scalar.
+  auto n = ops::Placeholder(root, tf::DT_INT32, PartialTensorShape(std::vector<int64_t>{}));
+  CHECK(ShapeOf(root, ops::Reshape(root, product, ops::Stack(root, {n, ops::Const(root, 7)}))) == Shape({-1, 7}));
 }
 
 TEST_CASE("the Slice gradient with a negative padding is refused when it is built, as TensorFlow's",
