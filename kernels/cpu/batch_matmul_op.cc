@@ -1,15 +1,19 @@
-// BatchMatMul, BatchMatMulV2 and BatchMatMulV3 on the CPU: one Eigen GEMM per output
-// matrix, over the broadcast batch dimensions (a batch dimension of 1 on either side
+// BatchMatMul, BatchMatMulV2 and BatchMatMulV3 on the CPU: one GEMM per output matrix
+// (float and double: MatMul's packed GEMM; other types Eigen's), over the broadcast batch
+// dimensions (a batch dimension of 1 on either side
 // repeats its matrix), spread over the device's threads by matrix. BatchMatMul (v1) takes
 // no broadcasting: both sides have the same rank and batch dimensions. BatchMatMulV3's
 // sides may be of other types than its output (TensorFlow's CPU kernels: all three the
 // same, or int8/uint8 sides and an int32 output); they are converted to it first.
+#include <algorithm>
 #include <type_traits>
 
 #include <Eigen/Core>
 
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/parallel_gemm.h"
 #include "kernels/cpu/strided_copy.h"
 
 namespace tensoract {
@@ -78,11 +82,24 @@ class BatchMatMulOp : public OpKernel {
       sx *= xb[i];
       sy *= yb[i];
     }
+    const int64_t xrows = x.dim_size(xr - 2), xcols = x.dim_size(xr - 1);
+    const int64_t yrows = y.dim_size(yr - 2), ycols = y.dim_size(yr - 1);
+    if constexpr (std::is_same_v<Ta, T> && std::is_same_v<Tb, T> &&
+                  (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+      if (k > 0) {
+        // One y for every x (a Dense layer on tokens, as Keras' EinsumDense exports): the
+        // x matrices, consecutive, are the rows of one product [count * m, k] x [k, n].
+        const bool y_shared = std::all_of(yb.begin(), yb.end(), [](int64_t d) { return d == 1; });
+        if (y_shared && !adj_x_ && xb == batch) {
+          ParallelGemm(ctx, false, adj_y_, count * m, n, k, x.base<T>(), xcols, y.base<T>(), ycols, out->base<T>(),
+                       [](T*, int64_t, int64_t, int64_t) {});
+          return;
+        }
+      }
+    }
     using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     using MatrixA = Eigen::Matrix<Ta, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     using MatrixB = Eigen::Matrix<Tb, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const int64_t xrows = x.dim_size(xr - 2), xcols = x.dim_size(xr - 1);
-    const int64_t yrows = y.dim_size(yr - 2), ycols = y.dim_size(yr - 1);
     CwiseParallelFor(ctx, count, std::max<int64_t>(1, m * n * k), [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         int64_t xi = 0, yi = 0, rest = i;
@@ -97,6 +114,10 @@ class BatchMatMulOp : public OpKernel {
         Eigen::Map<Matrix> c(out->base<T>() + i * m * n, m, n);
         if (k == 0) {
           c.setZero();
+        } else if constexpr (std::is_same_v<Ta, T> && std::is_same_v<Tb, T> &&
+                             (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+          gemm::Gemm(adj_x_, adj_y_, m, n, k, x.base<T>() + xi * xrows * xcols, xcols,
+                     y.base<T>() + yi * yrows * ycols, ycols, c.data(), n, false);
         } else if constexpr (std::is_same_v<Ta, T> && std::is_same_v<Tb, T>) {
           Multiply(ma, mb, &c);
         } else {

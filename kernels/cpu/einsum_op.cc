@@ -181,6 +181,10 @@ class EinsumOp : public OpKernel {
     }
     kinds.resize(num_named_ + max_bcast, kBroadcasting);
 
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (n == 2 && max_bcast == 0 && ContractInPlace(ctx, labels, kinds, sizes, out_labels)) return;
+    }
+
     std::vector<Reduced> reduced(n);
     for (int i = 0; i < n; ++i) {
       ReduceOperand(ctx, ctx->input(i), labels[i], kinds, &reduced[i]);
@@ -394,6 +398,134 @@ class EinsumOp : public OpKernel {
         }
       }
     });
+  }
+
+  // The size and stride of `group` (labels of one operand or of the output, in the order
+  // they are read) taken as one dimension, when its axes are laid out as one: each label's
+  // stride its successor's times the successor's size (labels of size 1 are skipped). An
+  // empty group is one element.
+  static bool Collapse(const Labels& group, const std::map<int, int64_t>& strides, const std::vector<int64_t>& sizes,
+                       int64_t* size, int64_t* stride) {
+    *size = 1;
+    *stride = 0;
+    int64_t expected = -1;
+    for (int l : group) {
+      if (sizes[l] == 1) continue;
+      const int64_t st = strides.at(l);
+      if (expected >= 0 && expected != st * sizes[l]) return false;
+      *size *= sizes[l];
+      expected = st;
+      *stride = st;
+    }
+    return true;
+  }
+
+  // Two operands, each label once per operand and in the output, none summed away alone:
+  // when each side's free labels, its contracted ones and the output's two free groups are
+  // each laid out as one dimension, every product reads its matrices where they lie and
+  // writes its result into the output directly, one GEMM per batch element with leading
+  // dimensions, instead of copying both operands into [batch, free, contract] order and the
+  // result into the output's (Keras' attention, "BTNH,BSNH->BNTS" and "BNTS,BSNH->BTNH":
+  // three copies of a [batch, tokens, heads, depth] tensor per product). False when the
+  // equation is not of that kind; the general path then runs.
+  bool ContractInPlace(OpKernelContext* ctx, const std::vector<Labels>& labels, const std::vector<int>& kinds,
+                       const std::vector<int64_t>& sizes, const Labels& out_labels) {
+    std::vector<int> seen(num_named_, 0);
+    for (const Labels* ls : {&labels[0], &labels[1], &out_labels}) {
+      std::fill(seen.begin(), seen.end(), 0);
+      for (int l : *ls) {
+        if (l >= num_named_ || ++seen[l] > 1 || kinds[l] == kReduce || sizes[l] <= 0) return false;
+      }
+    }
+    auto strides_of = [&](const Labels& ls) {
+      std::map<int, int64_t> st;
+      int64_t stride = 1;
+      for (int i = static_cast<int>(ls.size()) - 1; i >= 0; --i) {
+        st[ls[i]] = stride;
+        stride *= sizes[ls[i]];
+      }
+      return st;
+    };
+    const std::map<int, int64_t> sa = strides_of(labels[0]), sb = strides_of(labels[1]), sc = strides_of(out_labels);
+    Labels batch, free0, free1, contract;
+    for (int l : out_labels) {
+      if (kinds[l] == kBatch) batch.push_back(l);
+      else if (sa.count(l)) free0.push_back(l);
+      else free1.push_back(l);
+    }
+    for (int l : labels[0]) {
+      if (kinds[l] == kContract) contract.push_back(l);
+    }
+    int64_t m, sa_free, k, sa_contract, n, sb_free, k1, sb_contract, m1, sc_free0, n1, sc_free1;
+    if (!Collapse(free0, sa, sizes, &m, &sa_free) || !Collapse(contract, sa, sizes, &k, &sa_contract) ||
+        !Collapse(free1, sb, sizes, &n, &sb_free) || !Collapse(contract, sb, sizes, &k1, &sb_contract) ||
+        !Collapse(free0, sc, sizes, &m1, &sc_free0) || !Collapse(free1, sc, sizes, &n1, &sc_free1)) {
+      return false;
+    }
+    // op(a) [m, k]: rows of a (contracted axis contiguous) or its columns (a transposed).
+    bool trans_a;
+    int64_t lda;
+    if (k == 1 || sa_contract == 1) {
+      trans_a = false;
+      lda = m == 1 ? k : sa_free;
+    } else if (m == 1 || sa_free == 1) {
+      trans_a = true;
+      lda = sa_contract;
+    } else {
+      return false;
+    }
+    // op(b) [k, n]: b as [k, n] (its free axis contiguous) or as [n, k] (transposed).
+    bool trans_b;
+    int64_t ldb;
+    if (n == 1 || sb_free == 1) {
+      trans_b = false;
+      ldb = k == 1 ? n : sb_contract;
+    } else if (k == 1 || sb_contract == 1) {
+      trans_b = true;
+      ldb = sb_free;
+    } else {
+      return false;
+    }
+    // c [m, n]: output rows, its second free group contiguous.
+    if (n > 1 && sc_free1 != 1) return false;
+    const int64_t ldc = m == 1 ? n : sc_free0;
+    const int64_t row_a = trans_a ? 1 : lda;  // a's step from one row of op(a) to the next
+
+    std::vector<int64_t> out_dims;
+    for (int l : out_labels) out_dims.push_back(sizes[l]);
+    Tensor* out = nullptr;
+    Status allocated = ctx->allocate_output(0, TensorShape(out_dims), &out);
+    if (!allocated.ok()) {
+      ctx->SetStatus(allocated);
+      return true;
+    }
+    const T* ap = ctx->input(0).template base<T>();
+    const T* bp = ctx->input(1).template base<T>();
+    T* cp = out->base<T>();
+    int64_t count = 1;
+    for (int l : batch) count *= sizes[l];
+    // As Contract: blocks of rows of each batch element's product, about two per thread.
+    const int threads = ctx->device() == nullptr ? 1 : std::max(1, ctx->device()->num_threads());
+    const int64_t rows_per_item = std::max<int64_t>(64, (m + 2 * threads - 1) / (2 * threads));
+    const int64_t blocks = (m + rows_per_item - 1) / rows_per_item;
+    CwiseParallelFor(ctx, count * blocks, std::max<int64_t>(1, std::min(m, rows_per_item) * n * k),
+                     [&](int64_t begin, int64_t end) {
+      for (int64_t item = begin; item < end; ++item) {
+        const int64_t i = item / blocks, r0 = (item % blocks) * rows_per_item, rows = std::min(rows_per_item, m - r0);
+        int64_t oa = 0, ob = 0, oc = 0, rest = i;
+        for (int d = static_cast<int>(batch.size()) - 1; d >= 0; --d) {
+          const int l = batch[d];
+          const int64_t idx = rest % sizes[l];
+          rest /= sizes[l];
+          oa += idx * sa.at(l);
+          ob += idx * sb.at(l);
+          oc += idx * sc.at(l);
+        }
+        gemm::Gemm(trans_a, trans_b, rows, n, k, ap + oa + r0 * row_a, lda, bp + ob, ldb, cp + oc + r0 * ldc, ldc,
+                   false);
+      }
+    });
+    return true;
   }
 
   std::vector<Labels> input_labels_;

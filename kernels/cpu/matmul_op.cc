@@ -10,6 +10,7 @@
 
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/parallel_gemm.h"
 #include "kernels/device.h"
 #include "kernels/kernel_registry.h"
 
@@ -67,46 +68,10 @@ class MatMulOp : public OpKernel {
     const T* bp = b.base<T>();
     T* cp = out->base<T>();
     const int64_t lda = a.dim_size(1), ldb = b.dim_size(1);
-    // One block per thread by rows: GEMM packs its right-hand side once per call, so fewer, larger
-    // blocks beat the finer chunks element-wise kernels use. Rows when there are more of
-    // them, else columns, so a [1, n] product still splits. But an untransposed A that fits
-    // in a core's L2 (2 MiB here) splits by columns wherever each thread gets whole 64-column
-    // panels: each thread then packs only its share of B and reads A in place from cache,
-    // where a split by rows packs all of B once per thread (a dense layer at batch 512,
-    // [512, 784] x [784, 256], on two threads: MLP training 176 -> 197 steps/s, medians of 7
-    // alternations; faster in 10 of 12 pairs over two runs). A larger A stays split by
-    // rows: 2048^3 on two threads lost 20% when both threads streamed all of it.
-    const int threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
-    const bool share_a = !transpose_a_ && m * k * int64_t{sizeof(T)} <= (int64_t{2} << 20) && n >= 64 * threads;
-    const bool by_rows = !share_a && m >= n;
-    const int64_t extent = by_rows ? m : n;
-    // A column split shares A, so finer blocks cost no extra packing: four per thread, claimed
-    // as the threads come, so a thread the OS takes off its core for a while (an input
-    // pipeline's runner waking, another process) leaves its blocks to the others instead of
-    // holding the product up. (Fashion-MNIST's MLP fed from a pipeline on 2 vCPUs: 48.4k ->
-    // 52.0k examples/s, medians of 16 alternations, faster in 11; fed: 51.3k -> 51.7k.)
-    const int64_t per_thread_blocks = share_a ? 4 : 1;
-    const int64_t blocks = (m * n * k < (int64_t{1} << 18))
-                               ? 1
-                               : std::min<int64_t>(per_thread_blocks * threads, share_a ? extent / 64 : extent);
-    // Whole 64-column panels of the GEMM's tiles per block where there are enough.
-    const int64_t quantum = (!by_rows && extent >= 64 * blocks) ? 64 : 1;
-    const int64_t step = ((extent + blocks - 1) / blocks + quantum - 1) / quantum * quantum;
-    CwiseParallelFor(ctx, blocks, int64_t{1} << 40, [&](int64_t first, int64_t last) {
-      for (int64_t blk = first; blk < last; ++blk) {
-        const int64_t lo = blk * step, hi = std::min(extent, lo + step);
-        if (lo >= hi) continue;
-        if (by_rows) {  // rows [lo, hi) of op(a) and of c
-          gemm::Gemm(transpose_a_, transpose_b_, hi - lo, n, k, transpose_a_ ? ap + lo : ap + lo * lda, lda, bp, ldb,
-                     cp + lo * n, n, false);
-          epilogue_.Apply(cp + lo * n, hi - lo, n, n, affine);
-        } else {  // columns [lo, hi) of op(b) and of c
-          gemm::Gemm(transpose_a_, transpose_b_, m, hi - lo, k, ap, lda, transpose_b_ ? bp + lo * ldb : bp + lo, ldb,
-                     cp + lo, n, false);
-          epilogue_.Apply(cp + lo, m, hi - lo, n, affine, lo);
-        }
-      }
-    });
+    ParallelGemm(ctx, transpose_a_, transpose_b_, m, n, k, ap, lda, bp, ldb, cp,
+                 [&](T* block, int64_t rows, int64_t cols, int64_t first_column) {
+                   epilogue_.Apply(block, rows, cols, n, affine, first_column);
+                 });
   }
 
  private:

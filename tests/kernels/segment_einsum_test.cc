@@ -7,6 +7,8 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "tests/kernels/kernel_test_util.h"
@@ -229,6 +231,63 @@ TEST_CASE("Einsum contracts, transposes, takes diagonals and broadcasts ellipses
   // Contracting over nothing gives zeros.
   r = Einsum("ij,jk->ik", {Tensor(tf::DT_FLOAT, TensorShape({2, 0})), Tensor(tf::DT_FLOAT, TensorShape({0, 3}))});
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>(6, 0.0f));
+}
+
+// out[o] = sum over the contracted labels of a[..] * b[..], by loops over every label: the
+// reference for equations of two operands without repeated labels or ellipses.
+std::vector<double> NaiveEinsum(const std::string& eq, const std::map<char, int64_t>& size, const std::vector<double>& a,
+                                const std::vector<double>& b) {
+  const std::string in0 = eq.substr(0, eq.find(',')), in1 = eq.substr(eq.find(',') + 1, eq.find('-') - eq.find(',') - 1),
+                    out = eq.substr(eq.find('>') + 1);
+  std::string all;  // the equation's labels, once each
+  for (char c : in0 + in1) {
+    if (all.find(c) == std::string::npos) all += c;
+  }
+  auto offset = [&](const std::string& sub, const std::map<char, int64_t>& at) {
+    int64_t o = 0;
+    for (char c : sub) o = o * size.at(c) + at.at(c);
+    return o;
+  };
+  int64_t n_out = 1, n_all = 1;
+  for (char c : out) n_out *= size.at(c);
+  for (char c : all) n_all *= size.at(c);
+  std::vector<double> r(n_out, 0.0);
+  for (int64_t flat = 0; flat < n_all; ++flat) {
+    std::map<char, int64_t> at;
+    int64_t rest = flat;
+    for (int i = static_cast<int>(all.size()) - 1; i >= 0; --i) {
+      at[all[i]] = rest % size.at(all[i]);
+      rest /= size.at(all[i]);
+    }
+    r[offset(out, at)] += a[offset(in0, at)] * b[offset(in1, at)];
+  }
+  return r;
+}
+
+TEST_CASE("Einsum of two operands reads them in place for any layout, transposed or not", "[einsum]") {
+  // Attention's products, dense layers, transposed sides, vector and scalar results, batch
+  // labels anywhere: each as the loops over every label give it (float, summed in double).
+  const std::map<char, int64_t> size = {{'b', 2}, {'t', 5}, {'s', 7}, {'n', 3}, {'h', 4}, {'i', 6}, {'j', 9}, {'k', 70}};
+  for (const char* eq : {"btnh,bsnh->bnts", "bnts,bsnh->btnh", "ij,jk->ik", "ij,kj->ik", "ji,jk->ik", "ji,kj->ki",
+                         "bij,bjk->bik", "bij,jk->bik", "btk,kh->bth", "btk,knh->btnh", "ij,j->i", "j,ij->i",
+                         "i,i->", "ij,ij->", "bik,bjk->bij", "ibk,jbk->bij", "ikb,kjb->bij", "tk,sk->st"}) {
+    INFO(eq);
+    const std::string e = eq;
+    const std::string in0 = e.substr(0, e.find(',')), in1 = e.substr(e.find(',') + 1, e.find('-') - e.find(',') - 1);
+    std::vector<int64_t> d0, d1;
+    for (char c : in0) d0.push_back(size.at(c));
+    for (char c : in1) d1.push_back(size.at(c));
+    std::vector<float> a(TensorShape(d0).num_elements()), b(TensorShape(d1).num_elements());
+    for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37f * static_cast<float>(i));
+    for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.23f * static_cast<float>(i));
+    Run r = Einsum(eq, {Tensor::FromVector<float>(a, TensorShape(d0)), Tensor::FromVector<float>(b, TensorShape(d1))});
+    REQUIRE(r.status.ok());
+    const std::vector<double> want = NaiveEinsum(eq, size, std::vector<double>(a.begin(), a.end()),
+                                                 std::vector<double>(b.begin(), b.end()));
+    const std::vector<float> got = Values<float>(r.outputs[0]);
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-4));
+  }
 }
 
 TEST_CASE("Einsum refuses what TensorFlow's kernel refuses, in its words", "[einsum]") {
