@@ -420,6 +420,25 @@ class EinsumOp : public OpKernel {
     return true;
   }
 
+  // A [rows, cols] matrix whose rows and columns lie `row_stride` and `col_stride` apart, as
+  // a GEMM operand: stored as it is (columns contiguous; leading dimension the row stride)
+  // or transposed (rows contiguous; leading dimension the column stride). False when
+  // neither is contiguous.
+  static bool AsGemmOperand(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride, bool* transposed,
+                            int64_t* ld) {
+    if (cols == 1 || col_stride == 1) {
+      *transposed = false;
+      *ld = rows == 1 ? cols : row_stride;
+      return true;
+    }
+    if (rows == 1 || row_stride == 1) {
+      *transposed = true;
+      *ld = col_stride;
+      return true;
+    }
+    return false;
+  }
+
   // Two operands, each label once per operand and in the output, none summed away alone:
   // when each side's free labels, its contracted ones and the output's two free groups are
   // each laid out as one dimension, every product reads its matrices where they lie and
@@ -462,34 +481,16 @@ class EinsumOp : public OpKernel {
         !Collapse(free0, sc, sizes, &m1, &sc_free0) || !Collapse(free1, sc, sizes, &n1, &sc_free1)) {
       return false;
     }
-    // op(a) [m, k]: rows of a (contracted axis contiguous) or its columns (a transposed).
-    bool trans_a;
-    int64_t lda;
-    if (k == 1 || sa_contract == 1) {
-      trans_a = false;
-      lda = m == 1 ? k : sa_free;
-    } else if (m == 1 || sa_free == 1) {
-      trans_a = true;
-      lda = sa_contract;
-    } else {
-      return false;
-    }
-    // op(b) [k, n]: b as [k, n] (its free axis contiguous) or as [n, k] (transposed).
-    bool trans_b;
-    int64_t ldb;
-    if (n == 1 || sb_free == 1) {
-      trans_b = false;
-      ldb = k == 1 ? n : sb_contract;
-    } else if (k == 1 || sb_contract == 1) {
-      trans_b = true;
-      ldb = sb_free;
-    } else {
+    // op(a) [m, k] and op(b) [k, n], each as stored or transposed.
+    bool trans_a, trans_b;
+    int64_t lda, ldb;
+    if (!AsGemmOperand(m, k, sa_free, sa_contract, &trans_a, &lda) ||
+        !AsGemmOperand(k, n, sb_contract, sb_free, &trans_b, &ldb)) {
       return false;
     }
     // c [m, n]: output rows, its second free group contiguous.
     if (n > 1 && sc_free1 != 1) return false;
     const int64_t ldc = m == 1 ? n : sc_free0;
-    const int64_t row_a = trans_a ? 1 : lda;  // a's step from one row of op(a) to the next
 
     std::vector<int64_t> out_dims;
     for (int l : out_labels) out_dims.push_back(sizes[l]);
@@ -521,7 +522,7 @@ class EinsumOp : public OpKernel {
           ob += idx * sb.at(l);
           oc += idx * sc.at(l);
         }
-        gemm::Gemm(trans_a, trans_b, rows, n, k, ap + oa + r0 * row_a, lda, bp + ob, ldb, cp + oc + r0 * ldc, ldc,
+        gemm::Gemm(trans_a, trans_b, rows, n, k, ap + oa + r0 * sa_free, lda, bp + ob, ldb, cp + oc + r0 * ldc, ldc,
                    false);
       }
     });
