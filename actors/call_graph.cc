@@ -1,6 +1,7 @@
 #include "actors/call_graph.h"
 
 #include "actors/cluster_rendezvous.h"
+#include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/remapper.h"
 #include "graph/partition.h"
 #include "graph/placer.h"
@@ -62,6 +63,7 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
   // TensorFlow prints the placement of every node it compiles, on stderr.
   for (const std::string& line : placement_log) std::fprintf(stderr, "%s\n", line.c_str());
   if (options.optimizer.do_remapping) Remap(&graph);
+  if (options.optimizer.bfloat16_products) MarkBfloat16Products(&graph);
   PartitionOptions partition;
   for (const auto& d : devices) partition.device_incarnations[d.name()] = static_cast<int64_t>(d.incarnation());
   partition.lossy_float_transfers = options.enable_bfloat16_sendrecv;

@@ -34,6 +34,11 @@ struct GraphOptimizerOptions {
   // After placement: Conv2D/MatMul -> BiasAdd [-> Relu] on a CPU become one fused kernel
   // (graph/optimizer/remapper.h), as TensorFlow's grappler remapper does.
   bool do_remapping = true;
+  // After remapping: float convolutions and MatMuls on a CPU multiply in bfloat16 where the
+  // CPU has bfloat16 units (graph/optimizer/mixed_precision.h; TensorFlow's
+  // RewriterConfig.auto_mixed_precision_onednn_bfloat16, OpenVINO's precision hint). Off by
+  // default: results then differ from float's by about 1e-2 relative.
+  bool bfloat16_products = false;
   // A folded value larger than this stays computed at run time.
   int64_t max_constant_size_in_bytes = 10 << 20;
   // When set, constant folding only evaluates nodes it accepts (for instance, only nodes

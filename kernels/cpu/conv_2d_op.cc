@@ -1,6 +1,7 @@
 // Conv2D and _FusedConv2D on the CPU, NHWC. Float layers of 16 channels or more in and out
 // (real networks', grouped ones too) go to oneDNN where it is built in (kernels/cpu/onednn_conv.h: faster on
-// every such shape measured, tests/bench/RESULTS.md), the fused epilogue as its post-ops.
+// every such shape measured, tests/bench/RESULTS.md), the fused epilogue as its post-ops;
+// in bfloat16 there where the session asked for it (kernels/cpu/bfloat16_products.h).
 // Otherwise float with the AVX-512 or AVX2 kernels (kernels/cpu/gemm.h): a 1-deep
 // input (grey images) through gemm::ConvForwardDepth1, a deeper one through
 // gemm::ConvForward, which reads each output pixel's input rows in place (no im2col); work
@@ -15,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/bfloat16_products.h"
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
@@ -30,6 +32,7 @@ class Conv2DOp : public OpKernel {
   explicit Conv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/true, /*has_ksize=*/false, &attrs_));
     OP_REQUIRES_OK(ctx, epilogue_.Init(ctx));
+    if constexpr (std::is_same_v<T, float>) onednn_.set_bfloat16_products(WantsBfloat16Products(ctx));
   }
 
   void Compute(OpKernelContext* ctx) override {

@@ -1,15 +1,19 @@
 // MatMul on the CPU: gemm::Gemm (our packed AVX-512 GEMM for float, Eigen's for double)
 // over the tensors' row-major buffers, no copies. A large product is cut into one block of
 // rows (or columns) per device thread, each its own GEMM. int32 and int64 by loops that
-// wrap around as TensorFlow's; half and bfloat16 through a float GEMM.
+// wrap around as TensorFlow's; half and bfloat16 through a float GEMM. A float product whose
+// session asked for products in bfloat16 runs on oneDNN's bfloat16 kernels
+// (kernels/cpu/onednn_matmul.h) where the CPU has them and the product is large enough.
 #include <Eigen/Core>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/gemm.h"
 
+#include "kernels/cpu/bfloat16_products.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/onednn_matmul.h"
 #include "kernels/cpu/parallel_gemm.h"
 #include "kernels/device.h"
 #include "kernels/kernel_registry.h"
@@ -45,6 +49,7 @@ class MatMulOp : public OpKernel {
     if (s.ok()) s = ctx->GetAttr("transpose_b", &transpose_b_);
     if (s.ok()) s = epilogue_.Init(ctx);
     if (!s.ok()) ctx->SetStatus(s);
+    if constexpr (std::is_same_v<T, float>) bfloat16_ = WantsBfloat16Products(ctx);
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -68,15 +73,23 @@ class MatMulOp : public OpKernel {
     const T* bp = b.base<T>();
     T* cp = out->base<T>();
     const int64_t lda = a.dim_size(1), ldb = b.dim_size(1);
-    ParallelGemm(ctx, transpose_a_, transpose_b_, m, n, k, ap, lda, bp, ldb, cp,
-                 [&](T* block, int64_t rows, int64_t cols, int64_t first_column) {
-                   epilogue_.Apply(block, rows, cols, n, affine, first_column);
-                 });
+    auto after = [&](T* block, int64_t rows, int64_t cols, int64_t first_column) {
+      epilogue_.Apply(block, rows, cols, n, affine, first_column);
+    };
+    if constexpr (std::is_same_v<T, float>) {
+      if (bfloat16_ && m * n * k >= OnednnMatMul::kMinMultiplyAdds &&
+          bfloat16_matmul_.Run(ctx, transpose_a_, transpose_b_, m, n, k, ap, lda, b, cp, after)) {
+        return;
+      }
+    }
+    ParallelGemm(ctx, transpose_a_, transpose_b_, m, n, k, ap, lda, bp, ldb, cp, after);
   }
 
  private:
   FusedEpilogue epilogue_;  // _FusedMatMul's per-channel steps and activation
   bool transpose_a_ = false, transpose_b_ = false;
+  bool bfloat16_ = false;  // products in bfloat16 (kernels/cpu/bfloat16_products.h)
+  OnednnMatMul bfloat16_matmul_;
 };
 
 // Integer MatMul: sums of products that wrap around, as TensorFlow's Eigen contraction's do

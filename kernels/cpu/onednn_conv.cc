@@ -5,16 +5,17 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "kernels/cpu/bfloat16_products.h"
 #include "kernels/cpu/cwise_ops.h"
-#include "kernels/variable.h"
 
 #ifdef TENSORACT_HAVE_ONEDNN
 #include <omp.h>
 
-#include <oneapi/dnnl/dnnl.hpp>
+#include "kernels/cpu/onednn_util.h"
 #endif
 
 namespace tensoract {
@@ -23,32 +24,9 @@ namespace tensoract {
 
 namespace {
 
-dnnl::engine& Engine() {
-  static dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
-  return *engine;
-}
-
-// The activation as a oneDNN eltwise post-op; false for none.
-bool EltwiseOf(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, float* beta) {
-  *alpha = 0.f;
-  *beta = 0.f;
-  switch (e.activation()) {
-    case FusedEpilogue::kNone: return false;
-    case FusedEpilogue::kRelu: *alg = dnnl::algorithm::eltwise_relu; return true;
-    case FusedEpilogue::kRelu6: *alg = dnnl::algorithm::eltwise_clip; *beta = 6.f; return true;
-    case FusedEpilogue::kElu: *alg = dnnl::algorithm::eltwise_elu; *alpha = 1.f; return true;
-    case FusedEpilogue::kLeakyRelu: *alg = dnnl::algorithm::eltwise_relu; *alpha = e.leakyrelu_alpha(); return true;
-    case FusedEpilogue::kTanh: *alg = dnnl::algorithm::eltwise_tanh; return true;
-    case FusedEpilogue::kSigmoid: *alg = dnnl::algorithm::eltwise_logistic; return true;
-    case FusedEpilogue::kGeluApproximate: *alg = dnnl::algorithm::eltwise_gelu_tanh; return true;
-    case FusedEpilogue::kGeluExact: *alg = dnnl::algorithm::eltwise_gelu_erf; return true;
-    case FusedEpilogue::kSwish: *alg = dnnl::algorithm::eltwise_swish; *alpha = 1.f; return true;
-  }
-  return false;
-}
-
-dnnl::memory::desc Nhwc(int64_t n, int64_t c, int64_t h, int64_t w) {
-  return dnnl::memory::desc({n, c, h, w}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nhwc);
+dnnl::memory::desc Nhwc(int64_t n, int64_t c, int64_t h, int64_t w,
+                        dnnl::memory::data_type type = dnnl::memory::data_type::f32) {
+  return dnnl::memory::desc({n, c, h, w}, type, dnnl::memory::format_tag::nhwc);
 }
 
 }  // namespace
@@ -60,20 +38,11 @@ struct OnednnConv::Entry {
   dnnl::memory::desc user_weights;  // the HWIO filter, as oneDNN's dims with our strides
 };
 
-// The filter in one blocked layout, and the tensor it came from: shared, so nobody else
-// writes it in place (see the header), at RefVariableWriteEpoch `epoch`.
-struct OnednnConv::Weights {
-  dnnl::memory::desc layout;
-  Tensor source;
-  uint64_t epoch = 0;
-  std::shared_ptr<dnnl::memory> memory;
-};
-
-OnednnConv::OnednnConv() = default;
+OnednnConv::OnednnConv() : weights_(std::make_unique<OnednnWeightCache>()) {}
 OnednnConv::~OnednnConv() = default;
 
 void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, bool added, const FusedEpilogue& epilogue,
-                      Entry* made) {
+                      bool bfloat16, Entry* made) {
   using dnnl::memory;
   const int64_t g = d.groups, in_per_group = d.in_depth / g, out_per_group = d.out_depth / g;
   // The HWIO filter seen as oneDNN's [g,] O, I, H, W with our strides: no copy before
@@ -88,8 +57,10 @@ void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, bool a
                                 memory::data_type::f32,
                                 memory::dims{out_per_group, 1, d.out_depth, h_stride, w_stride});
   }
-  memory::dims weight_dims = user_weights.dims();
-  memory::desc any_weights(weight_dims, memory::data_type::f32, memory::format_tag::any);
+  // In bfloat16 the input and filter are rounded (the reorder into the blocked layout
+  // rounds the filter); the output stays float.
+  const memory::data_type operands = bfloat16 ? memory::data_type::bf16 : memory::data_type::f32;
+  memory::desc any_weights(user_weights.dims(), operands, memory::format_tag::any);
   // The bottom and right padding that make oneDNN's output size ours (negative where a
   // VALID window leaves input over, as oneDNN allows).
   const int64_t pad_bottom =
@@ -98,7 +69,7 @@ void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, bool a
       (d.out_cols - 1) * d.stride_cols + (d.filter_cols - 1) * d.dilation_cols + 1 - d.in_cols - d.pad_left;
   dnnl::convolution_forward::desc desc(
       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      Nhwc(d.batch, d.in_depth, d.in_rows, d.in_cols), any_weights,
+      Nhwc(d.batch, d.in_depth, d.in_rows, d.in_cols, operands), any_weights,
       Nhwc(d.batch, d.out_depth, d.out_rows, d.out_cols), {d.stride_rows, d.stride_cols},
       {d.dilation_rows - 1, d.dilation_cols - 1}, {d.pad_top, d.pad_left}, {pad_bottom, pad_right});
   dnnl::post_ops post;
@@ -108,11 +79,14 @@ void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, bool a
   if (added) post.append_binary(dnnl::algorithm::binary_add, Nhwc(d.batch, d.out_depth, d.out_rows, d.out_cols));
   dnnl::algorithm alg;
   float alpha, beta;
-  if (EltwiseOf(epilogue, &alg, &alpha, &beta)) post.append_eltwise(1.f, alg, alpha, beta);
+  if (OnednnEltwise(epilogue, &alg, &alpha, &beta)) post.append_eltwise(1.f, alg, alpha, beta);
   dnnl::primitive_attr attr;
   attr.set_post_ops(post);
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per piece: pieces run at once
-  dnnl::convolution_forward::primitive_desc pd(desc, attr, Engine());
+  dnnl::convolution_forward::primitive_desc pd(desc, attr, OnednnEngine());
+  // oneDNN's reference loops are slower than our kernels on every shape (bfloat16 with
+  // post-ops on a 1x1 image, squeeze-and-excitation's convolutions: 0.1-0.4 ms each).
+  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) throw dnnl::error(dnnl_unimplemented, "reference only");
   made->pd = pd;
   made->primitive = dnnl::convolution_forward(pd);
   made->user_weights = user_weights;
@@ -131,6 +105,7 @@ std::shared_ptr<OnednnConv::Entry> OnednnConv::EntryFor(const conv::ConvDims& d,
   Key key{{d.batch, d.in_rows, d.in_cols, d.in_depth, d.filter_rows, d.filter_cols, d.out_depth, d.stride_rows,
            d.stride_cols, d.dilation_rows, d.dilation_cols, d.out_rows, d.out_cols, d.pad_top, d.pad_left, d.groups},
           scaled, shifted, added, static_cast<int>(epilogue.activation()), epilogue.leakyrelu_alpha()};
+  // bfloat16_ is fixed for the kernel, so the cache needs no key for it.
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = cache_.find(key);
@@ -138,38 +113,13 @@ std::shared_ptr<OnednnConv::Entry> OnednnConv::EntryFor(const conv::ConvDims& d,
   }
   auto made = std::make_shared<Entry>();
   try {
-    Make(d, scaled, shifted, added, epilogue, made.get());
+    Make(d, scaled, shifted, added, epilogue, bfloat16_, made.get());
   } catch (const dnnl::error&) {
     made->unsupported = true;
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (cache_.size() >= kMaxShapes) cache_.clear();  // a model fed ever new shapes
   return cache_.emplace(key, made).first->second;  // another thread's, if it was first
-}
-
-std::shared_ptr<dnnl::memory> OnednnConv::WeightsFor(const Entry& entry, const Tensor& filter) {
-  std::lock_guard<std::mutex> lock(weights_mu_);
-  const uint64_t epoch = RefVariableWriteEpoch();
-  std::shared_ptr<Weights> slot;
-  for (const auto& w : weights_) {
-    if (w->layout == entry.pd.weights_desc()) slot = w;
-  }
-  if (slot == nullptr) {
-    if (weights_.size() >= 4) weights_.clear();  // layouts of one filter: one or two
-    slot = weights_.emplace_back(std::make_shared<Weights>());
-    slot->layout = entry.pd.weights_desc();
-  }
-  if (slot->memory == nullptr || !slot->source.SharesBufferWith(filter) || slot->epoch != epoch) {
-    dnnl::stream stream(Engine());
-    dnnl::memory user(entry.user_weights, Engine(), const_cast<void*>(filter.data()));
-    auto reordered = std::make_shared<dnnl::memory>(slot->layout, Engine());
-    dnnl::reorder(user, *reordered).execute(stream, user, *reordered);
-    stream.wait();
-    slot->memory = std::move(reordered);
-    slot->source = filter;
-    slot->epoch = epoch;
-  }
-  return slot->memory;
 }
 
 bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
@@ -217,35 +167,46 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
     }
     // Every piece's layout of the filter, before any piece runs.
     std::vector<std::shared_ptr<memory>> weights;
-    for (const Piece& p : pieces) weights.push_back(WeightsFor(*p.entry, filter));
+    for (const Piece& p : pieces) weights.push_back(weights_->Get(p.entry->pd.weights_desc(), p.entry->user_weights, filter));
+    // In bfloat16, the whole input rounded once (bands of rows overlap).
+    Tensor rounded;
+    if (bfloat16_) {
+      auto r = RoundedToBfloat16(ctx, input, d.batch * in_image);
+      if (!r.ok()) return false;
+      rounded = std::move(r).value();
+    }
+    auto source = [&](int64_t offset) -> void* {
+      return bfloat16_ ? static_cast<void*>(static_cast<uint16_t*>(rounded.data()) + offset)
+                       : const_cast<float*>(input + offset);
+    };
 
     const memory::desc channels({1, d.out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
     std::atomic<bool> failed{false};
     CwiseParallelFor(ctx, static_cast<int64_t>(pieces.size()), int64_t{1} << 30, [&](int64_t first, int64_t last) {
       omp_set_num_threads(1);
       try {
-        dnnl::stream stream(Engine());
+        dnnl::stream stream(OnednnEngine());
         for (int64_t i = first; i < last; ++i) {
           const Piece& p = pieces[i];
           const auto& pd = p.entry->pd;
-          std::vector<uint8_t> scratch(pd.scratchpad_desc().get_size());
+          Tensor scratch;
           std::unordered_map<int, memory> args = {
-              {DNNL_ARG_SRC, memory(pd.src_desc(), Engine(), const_cast<float*>(input + p.in_offset))},
+              {DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), source(p.in_offset))},
               {DNNL_ARG_WEIGHTS, *weights[i]},
-              {DNNL_ARG_DST, memory(pd.dst_desc(), Engine(), out + p.out_offset)},
-              {DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), Engine(), scratch.data())}};
+              {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), out + p.out_offset)},
+              {DNNL_ARG_SCRATCHPAD, OnednnScratchpad(ctx, pd.scratchpad_desc(), &scratch)}};
           int post_index = 0;
           if (scaled) {
             args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-                memory(channels, Engine(), const_cast<float*>(affine.scale));
+                memory(channels, OnednnEngine(), const_cast<float*>(affine.scale));
           }
           if (shifted) {
             args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-                memory(channels, Engine(), const_cast<float*>(affine.shift));
+                memory(channels, OnednnEngine(), const_cast<float*>(affine.shift));
           }
           if (added) {  // laid out as the output: the piece's part of it
             args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-                memory(pd.dst_desc(), Engine(), const_cast<float*>(affine.addend + p.out_offset));
+                memory(pd.dst_desc(), OnednnEngine(), const_cast<float*>(affine.addend + p.out_offset));
           }
           p.entry->primitive.execute(stream, args);
         }
@@ -265,7 +226,7 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
 #else  // !TENSORACT_HAVE_ONEDNN
 
 struct OnednnConv::Entry {};
-struct OnednnConv::Weights {};
+class OnednnWeightCache {};
 OnednnConv::OnednnConv() = default;
 OnednnConv::~OnednnConv() = default;
 bool OnednnConv::Enabled() { return false; }

@@ -15,11 +15,11 @@
 // multiplier] is that with groups = depth), the output NHWC.
 //
 // Each shape's primitive is made once and kept. So is the filter in oneDNN's blocked
-// layout, keyed by the filter tensor's buffer: valid while we share that buffer (a
-// resource variable's writer copies a shared buffer before writing) and until a ref
-// variable is written (they write in place: RefVariableWriteEpoch, both in
-// kernels/variable.h). A model served from constants or read-only variables reorders its
-// filters once.
+// layout (OnednnWeightCache, kernels/cpu/onednn_util.h).
+//
+// With set_bfloat16_products(true) (a node whose session asked for products in bfloat16,
+// kernels/cpu/bfloat16_products.h) the input and the filter are rounded to bfloat16 and
+// multiplied on oneDNN's bfloat16 kernels; the sums, post-ops and output stay float.
 //
 // Threads: the device's pool runs pieces of the convolution (images, or bands of rows),
 // each on one oneDNN thread; oneDNN's own OpenMP team (Debian's build) is not used.
@@ -37,16 +37,16 @@
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/fused_epilogue.h"
 
-namespace dnnl {
-struct memory;
-}  // namespace dnnl
-
 namespace tensoract {
+
+class OnednnWeightCache;
 
 class OnednnConv {
  public:
   OnednnConv();
   ~OnednnConv();
+
+  void set_bfloat16_products(bool on) { bfloat16_ = on; }
 
   // Built with oneDNN and not turned off by the environment (TENSORACT_ONEDNN=0).
   static bool Enabled();
@@ -57,22 +57,19 @@ class OnednnConv {
 
  private:
   struct Entry;
-  struct Weights;
   // The primitive of one piece's shape, made once (unsupported where oneDNN has none).
   std::shared_ptr<Entry> EntryFor(const conv::ConvDims& d, bool scaled, bool shifted, bool added,
                                   const FusedEpilogue& epilogue);
-  // `filter` in the layout `entry` reads, reordered when it is not the one kept.
-  std::shared_ptr<dnnl::memory> WeightsFor(const Entry& entry, const Tensor& filter);
   // Shapes kept per kernel; a model fed ever new shapes starts over past this.
   static constexpr size_t kMaxShapes = 64;
   // Makes the primitive of one shape and epilogue; throws dnnl::error where oneDNN has none.
   static void Make(const conv::ConvDims& d, bool scaled, bool shifted, bool added, const FusedEpilogue& epilogue,
-                   Entry* made);
+                   bool bfloat16, Entry* made);
   using Key = std::tuple<std::vector<int64_t>, bool, bool, bool, int, float>;
+  bool bfloat16_ = false;
   std::mutex mu_;
   std::map<Key, std::shared_ptr<Entry>> cache_;  // under mu_
-  std::mutex weights_mu_;
-  std::vector<std::shared_ptr<Weights>> weights_;  // under weights_mu_
+  std::unique_ptr<OnednnWeightCache> weights_;
 };
 
 }  // namespace tensoract

@@ -1,7 +1,7 @@
 // Inference latency of a SavedModel's serving signature in this process (SavedModelBundle::
 // Run, no serving layer): the model zoo's tensoract side (run_model_zoo_bench.sh, issue 54).
 //
-//   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops]
+//   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16]
 //
 // Feeds every input of the signature a tensor of its declared shape with the batch
 // dimension (and any other unknown one) set to BATCH: floats uniform in [0, 1), integers
@@ -10,9 +10,13 @@
 //   saved_model_latency: DIR batch B: median M ms, min N ms over K runs
 // With --ops, first the ops of the graph a step runs (after the optimizer), with their count
 // and kernel time per step (5 traced steps): what the remapper fused, what is left, where
-// the time goes.
+// the time goes. With --bf16 the session multiplies in bfloat16
+// (GraphOptimizerOptions::bfloat16_products), and before the last line it prints how far
+// its outputs are from the float session's on the same feeds:
+//   saved_model_latency: bfloat16 products: largest |bf16 - f32| / largest |f32| = E
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -46,23 +50,39 @@ StatusOr<Tensor> RandomInput(DataType dtype, const tensorflow::TensorShapeProto&
   return t;
 }
 
+// The largest difference between the float outputs of a and b over the largest magnitude
+// of b's, over all outputs.
+double RelativeDifference(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i].dtype() != tensorflow::DT_FLOAT || a[i].NumElements() != b[i].NumElements()) continue;
+    for (int64_t j = 0; j < a[i].NumElements(); ++j) {
+      diff = std::max(diff, std::fabs(double{a[i].base<float>()[j]} - b[i].base<float>()[j]));
+      scale = std::max(scale, std::fabs(double{b[i].base<float>()[j]}));
+    }
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
 int Main(int argc, char** argv) {
   std::vector<std::string> args;
   std::string signature = kDefaultServingSignatureDefKey;
   bool show_ops = false;
+  SessionOptions session_options;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--signature" && i + 1 < argc) signature = argv[++i];
     else if (std::string(argv[i]) == "--ops") show_ops = true;
+    else if (std::string(argv[i]) == "--bf16") session_options.optimizer.bfloat16_products = true;
     else args.push_back(argv[i]);
   }
   if (args.size() < 2) {
-    std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY]\n");
+    std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16]\n");
     return 2;
   }
   const std::string dir = args[0];
   const int64_t batch = std::atoll(args[1].c_str());
   const double seconds = args.size() > 2 ? std::atof(args[2].c_str()) : 3.0;
-  auto bundle = LoadSavedModel(dir);
+  auto bundle = LoadSavedModel(dir, {kSavedModelTagServe}, session_options);
   if (!bundle.ok()) {
     std::fprintf(stderr, "saved_model_latency: %s\n", bundle.status().ToString().c_str());
     return 1;
@@ -149,6 +169,20 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "saved_model_latency: %s\n", s.ToString().c_str());
       return 1;
     }
+  }
+  if (session_options.optimizer.bfloat16_products) {
+    auto float_bundle = LoadSavedModel(dir);
+    std::vector<std::pair<std::string, Tensor>> float_out;
+    Status s = float_bundle.ok() ? (*float_bundle)->Run(signature, feeds, &float_out) : float_bundle.status();
+    if (!s.ok()) {
+      std::fprintf(stderr, "saved_model_latency: the float session: %s\n", s.ToString().c_str());
+      return 1;
+    }
+    std::vector<Tensor> mine, reference;
+    for (const auto& [key, t] : out) mine.push_back(t);
+    for (const auto& [key, t] : float_out) reference.push_back(t);
+    std::printf("saved_model_latency: bfloat16 products: largest |bf16 - f32| / largest |f32| = %.2g\n",
+                RelativeDifference(mine, reference));
   }
   std::sort(ms.begin(), ms.end());
   std::printf("saved_model_latency: %s batch %lld: median %.3f ms, min %.3f ms over %zu runs\n", dir.c_str(),

@@ -1,0 +1,59 @@
+// Products in bfloat16 (see bfloat16_products.h).
+#include "kernels/cpu/bfloat16_products.h"
+
+#include <cstring>
+
+#include "graph/optimizer/mixed_precision.h"
+#include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/onednn_conv.h"
+#include "kernels/device.h"
+
+#ifdef TENSORACT_HAVE_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace tensoract {
+
+bool NativeBfloat16Products() {
+#ifdef TENSORACT_HAVE_ONEDNN
+  static const bool native = [] {
+    if (!OnednnConv::Enabled()) return false;
+    // oneDNN's ISAs are nested sets of features: each with bfloat16 arithmetic contains
+    // avx512_core_bf16's bits (AMX's too).
+    const unsigned isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const unsigned bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+    return (isa & bf16) == bf16;
+  }();
+  return native;
+#else
+  return false;
+#endif
+}
+
+bool WantsBfloat16Products(OpKernelConstruction* ctx) {
+  auto it = ctx->def().attr().find(kBfloat16ProductsAttr);
+  return it != ctx->def().attr().end() && it->second.b() && NativeBfloat16Products();
+}
+
+void RoundToBfloat16(const float* in, uint16_t* out, int64_t n) {
+  // Branch-free so that the compiler vectorises it: add 0x7fff plus the lowest kept bit, so
+  // that a tie rounds to the even neighbour, then keep the high half. A NaN's payload could
+  // round to infinity, so NaNs become the quiet NaN.
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &in[i], sizeof bits);
+    const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+    const bool nan = (bits & 0x7fffffffu) > 0x7f800000u;
+    out[i] = static_cast<uint16_t>(nan ? 0x7fc0u : rounded);
+  }
+}
+
+StatusOr<Tensor> RoundedToBfloat16(OpKernelContext* ctx, const float* in, int64_t n) {
+  Allocator* allocator = ctx->device() != nullptr ? ctx->device()->allocator() : cpu_allocator();
+  TA_ASSIGN_OR_RETURN(Tensor rounded, Tensor::Allocate(allocator, tensorflow::DT_BFLOAT16, TensorShape({n})));
+  uint16_t* out = static_cast<uint16_t*>(rounded.data());
+  CwiseParallelFor(ctx, n, 2, [&](int64_t begin, int64_t end) { RoundToBfloat16(in + begin, out + begin, end - begin); });
+  return rounded;
+}
+
+}  // namespace tensoract

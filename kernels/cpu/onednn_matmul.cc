@@ -1,0 +1,128 @@
+// MatMul in bfloat16 through oneDNN (see onednn_matmul.h).
+#include "kernels/cpu/onednn_matmul.h"
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kernels/cpu/bfloat16_products.h"
+#include "kernels/cpu/cwise_ops.h"
+#include "kernels/device.h"
+
+#ifdef TENSORACT_HAVE_ONEDNN
+#include <omp.h>
+
+#include "kernels/cpu/onednn_util.h"
+#endif
+
+namespace tensoract {
+
+#ifdef TENSORACT_HAVE_ONEDNN
+
+struct OnednnMatMul::Entry {
+  bool unsupported = false;
+  dnnl::matmul::primitive_desc pd;
+  dnnl::matmul primitive;
+  dnnl::memory::desc user_weights;  // b as a float [k, n] with its strides
+};
+
+OnednnMatMul::OnednnMatMul() : weights_(std::make_unique<OnednnWeightCache>()) {}
+OnednnMatMul::~OnednnMatMul() = default;
+
+std::shared_ptr<OnednnMatMul::Entry> OnednnMatMul::EntryFor(bool transpose_a, bool transpose_b, int64_t rows,
+                                                            int64_t n, int64_t k, int64_t lda) {
+  using dnnl::memory;
+  const Key key{transpose_a, transpose_b, rows, n, k, lda};
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+  }
+  auto made = std::make_shared<Entry>();
+  try {
+    // a's rows [lo, lo + rows) as a [rows, k] matrix in place: row-major with leading
+    // dimension lda, or its transpose.
+    const memory::desc src({rows, k}, memory::data_type::bf16,
+                           transpose_a ? memory::dims{1, lda} : memory::dims{lda, 1});
+    made->user_weights = memory::desc({k, n}, memory::data_type::f32, transpose_b ? memory::dims{1, k} : memory::dims{n, 1});
+    const memory::desc weights({k, n}, memory::data_type::bf16, memory::format_tag::any);
+    const memory::desc dst({rows, n}, memory::data_type::f32, memory::format_tag::ab);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per block: blocks run at once
+    made->pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, dst), attr, OnednnEngine());
+    // Its reference loops are slower than our float GEMM.
+    if (std::string(made->pd.impl_info_str()).rfind("ref", 0) == 0) throw dnnl::error(dnnl_unimplemented, "reference");
+    made->primitive = dnnl::matmul(made->pd);
+  } catch (const dnnl::error&) {
+    made->unsupported = true;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cache_.size() >= kMaxShapes) cache_.clear();
+  return cache_.emplace(key, made).first->second;
+}
+
+bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
+                       const float* a, int64_t lda, const Tensor& b, float* c,
+                       const std::function<void(float*, int64_t, int64_t, int64_t)>& after) {
+  using dnnl::memory;
+  if (m == 0 || n == 0 || k == 0) return false;
+  // Blocks of rows, two per thread where there are enough rows (claimed as threads come,
+  // so one the OS takes off its core leaves its share to the others), at least 16 rows each.
+  const int threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
+  const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(2 * threads, m / 16));
+  const int64_t step = (m + blocks - 1) / blocks;
+  try {
+    std::vector<std::shared_ptr<Entry>> entries;  // per block (two shapes at most)
+    std::vector<std::shared_ptr<memory>> weights;
+    for (int64_t lo = 0; lo < m; lo += step) {
+      entries.push_back(EntryFor(transpose_a, transpose_b, std::min(step, m - lo), n, k, lda));
+      if (entries.back()->unsupported) return false;
+      weights.push_back(weights_->Get(entries.back()->pd.weights_desc(), entries.back()->user_weights, b));
+    }
+    // a rounded as it lies (its rows, or its columns when transposed).
+    auto rounded = RoundedToBfloat16(ctx, a, transpose_a ? k * lda : m * lda);
+    if (!rounded.ok()) return false;
+    std::atomic<bool> failed{false};
+    CwiseParallelFor(ctx, static_cast<int64_t>(entries.size()), int64_t{1} << 30, [&](int64_t first, int64_t last) {
+      omp_set_num_threads(1);
+      try {
+        dnnl::stream stream(OnednnEngine());
+        for (int64_t i = first; i < last; ++i) {
+          const int64_t lo = i * step, rows = std::min(step, m - lo);
+          const auto& pd = entries[i]->pd;
+          Tensor scratch;
+          uint16_t* src = static_cast<uint16_t*>(rounded->data()) + (transpose_a ? lo : lo * lda);
+          entries[i]->primitive.execute(
+              stream, {{DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), src)},
+                       {DNNL_ARG_WEIGHTS, *weights[i]},
+                       {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), c + lo * n)},
+                       {DNNL_ARG_SCRATCHPAD, OnednnScratchpad(ctx, pd.scratchpad_desc(), &scratch)}});
+          stream.wait();
+          after(c + lo * n, rows, n, 0);
+        }
+      } catch (const dnnl::error&) {
+        failed = true;
+      }
+    });
+    return !failed;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+#else  // !TENSORACT_HAVE_ONEDNN
+
+struct OnednnMatMul::Entry {};
+class OnednnWeightCache {};
+OnednnMatMul::OnednnMatMul() = default;
+OnednnMatMul::~OnednnMatMul() = default;
+bool OnednnMatMul::Run(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t, const float*, int64_t, const Tensor&,
+                       float*, const std::function<void(float*, int64_t, int64_t, int64_t)>&) {
+  return false;
+}
+
+#endif  // TENSORACT_HAVE_ONEDNN
+
+}  // namespace tensoract

@@ -1,0 +1,60 @@
+// A float MatMul with its operands rounded to bfloat16, on oneDNN's bfloat16 matmul kernels
+// (brgemm on AVX512-BF16 and AMX): what MatMul and _FusedMatMul run when their session asked
+// for products in bfloat16 (kernels/cpu/bfloat16_products.h). Sums and the output are float;
+// the fused epilogue is ours, applied to each block of rows as it is done.
+//
+//   OnednnMatMul bf16;                            // one per kernel instance
+//   if (bf16.Run(ctx, ta, tb, m, n, k, a, lda, b, out, after)) return;
+//   ... the float GEMM ...
+//
+// Run returns false (having computed nothing) where oneDNN is not built in or has no
+// kernel for the shape. b, the weights, is rounded and reordered into oneDNN's blocked
+// layout once per tensor (OnednnWeightCache); a is rounded on each call. Rows of the output
+// are shared out among the device's threads, each block on one oneDNN thread.
+// Thread-safe: the kernel may run for several steps at once.
+#ifndef TENSORACT_KERNELS_CPU_ONEDNN_MATMUL_H_
+#define TENSORACT_KERNELS_CPU_ONEDNN_MATMUL_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+#include "kernels/op_kernel.h"
+#include "kernels/tensor.h"
+
+namespace tensoract {
+
+class OnednnWeightCache;
+
+class OnednnMatMul {
+ public:
+  OnednnMatMul();
+  ~OnednnMatMul();
+
+  // Products smaller than this (multiply-adds) stay on the float GEMM: oneDNN's call and the
+  // rounding of a cost more than bfloat16 saves (an LSTM step's product of one token).
+  static constexpr int64_t kMinMultiplyAdds = int64_t{1} << 20;
+
+  // c [m, n] = op(a) [m, k] x op(b) [k, n], as ParallelGemm (kernels/cpu/parallel_gemm.h):
+  // a row-major with leading dimension lda ([k, m] when transposed), b a [k, n] matrix
+  // ([n, k] when transposed); then after(c_block, rows, n, 0) for each block of rows.
+  bool Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const float* a,
+           int64_t lda, const Tensor& b, float* c,
+           const std::function<void(float*, int64_t, int64_t, int64_t)>& after);
+
+ private:
+  struct Entry;
+  std::shared_ptr<Entry> EntryFor(bool transpose_a, bool transpose_b, int64_t rows, int64_t n, int64_t k, int64_t lda);
+  static constexpr size_t kMaxShapes = 64;
+  using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t>;
+  std::mutex mu_;
+  std::map<Key, std::shared_ptr<Entry>> cache_;  // under mu_
+  std::unique_ptr<OnednnWeightCache> weights_;
+};
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_KERNELS_CPU_ONEDNN_MATMUL_H_

@@ -1,0 +1,70 @@
+// What the kernels on oneDNN share (see onednn_util.h).
+#ifdef TENSORACT_HAVE_ONEDNN
+
+#include "kernels/cpu/onednn_util.h"
+
+#include "kernels/device.h"
+#include "kernels/variable.h"
+
+namespace tensoract {
+
+dnnl::engine& OnednnEngine() {
+  static dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+bool OnednnEltwise(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, float* beta) {
+  *alpha = 0.f;
+  *beta = 0.f;
+  switch (e.activation()) {
+    case FusedEpilogue::kNone: return false;
+    case FusedEpilogue::kRelu: *alg = dnnl::algorithm::eltwise_relu; return true;
+    case FusedEpilogue::kRelu6: *alg = dnnl::algorithm::eltwise_clip; *beta = 6.f; return true;
+    case FusedEpilogue::kElu: *alg = dnnl::algorithm::eltwise_elu; *alpha = 1.f; return true;
+    case FusedEpilogue::kLeakyRelu: *alg = dnnl::algorithm::eltwise_relu; *alpha = e.leakyrelu_alpha(); return true;
+    case FusedEpilogue::kTanh: *alg = dnnl::algorithm::eltwise_tanh; return true;
+    case FusedEpilogue::kSigmoid: *alg = dnnl::algorithm::eltwise_logistic; return true;
+    case FusedEpilogue::kGeluApproximate: *alg = dnnl::algorithm::eltwise_gelu_tanh; return true;
+    case FusedEpilogue::kGeluExact: *alg = dnnl::algorithm::eltwise_gelu_erf; return true;
+    case FusedEpilogue::kSwish: *alg = dnnl::algorithm::eltwise_swish; *alpha = 1.f; return true;
+  }
+  return false;
+}
+
+dnnl::memory OnednnScratchpad(OpKernelContext* ctx, const dnnl::memory::desc& desc, Tensor* holder) {
+  Allocator* allocator = ctx->device() != nullptr ? ctx->device()->allocator() : cpu_allocator();
+  auto made = Tensor::Allocate(allocator, tensorflow::DT_UINT8, TensorShape({static_cast<int64_t>(desc.get_size())}));
+  if (!made.ok()) throw dnnl::error(dnnl_out_of_memory, "scratchpad");
+  *holder = std::move(made).value();
+  return dnnl::memory(desc, OnednnEngine(), holder->data());
+}
+
+std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(const dnnl::memory::desc& layout, const dnnl::memory::desc& user,
+                                                     const Tensor& source) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t epoch = RefVariableWriteEpoch();
+  std::shared_ptr<Slot> slot;
+  for (const auto& s : slots_) {
+    if (s->layout == layout) slot = s;
+  }
+  if (slot == nullptr) {
+    if (slots_.size() >= kMaxLayouts) slots_.clear();
+    slot = slots_.emplace_back(std::make_shared<Slot>());
+    slot->layout = layout;
+  }
+  if (slot->memory == nullptr || !slot->source.SharesBufferWith(source) || slot->epoch != epoch) {
+    dnnl::stream stream(OnednnEngine());
+    dnnl::memory from(user, OnednnEngine(), const_cast<void*>(source.data()));
+    auto reordered = std::make_shared<dnnl::memory>(layout, OnednnEngine());
+    dnnl::reorder(from, *reordered).execute(stream, from, *reordered);
+    stream.wait();
+    slot->memory = std::move(reordered);
+    slot->source = source;
+    slot->epoch = epoch;
+  }
+  return slot->memory;
+}
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_HAVE_ONEDNN

@@ -1,0 +1,188 @@
+// Products in bfloat16 (kernels/cpu/bfloat16_products.h): the rounding to bfloat16, and
+// MatMul, _FusedMatMul and Conv2D with "_bfloat16_products" computing exactly the float sums
+// of the rounded operands' products (each product is exact in float; only the order of the
+// sums differs). Where the CPU has no bfloat16 units the attr is ignored, and the kernels
+// must give their float results.
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include <Eigen/Core>
+#include <catch2/catch.hpp>
+
+#include "kernels/cpu/bfloat16_products.h"
+#include "tests/kernels/kernel_test_util.h"
+
+namespace tensoract {
+namespace {
+
+using testing::AttrMap;
+using testing::BoolA;
+using testing::Ints;
+using testing::Str;
+using testing::TypeA;
+
+float Bits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+uint16_t Rounded(float x) {
+  uint16_t out;
+  RoundToBfloat16(&x, &out, 1);
+  return out;
+}
+
+// x rounded to bfloat16, as a float.
+float ToBfloat16(float x) { return Bits(static_cast<uint32_t>(Rounded(x)) << 16); }
+
+Tensor Random(std::vector<int64_t> dims, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return Tensor::FromVector<float>(v, TensorShape(dims));
+}
+
+// Each element of got against want (double), relative to the largest |want|.
+void CheckNear(const Tensor& got, const std::vector<double>& want, double tolerance) {
+  REQUIRE(got.NumElements() == static_cast<int64_t>(want.size()));
+  double scale = 0;
+  for (double w : want) scale = std::max(scale, std::fabs(w));
+  double worst = 0;
+  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got.base<float>()[i] - want[i]) / scale);
+  INFO("largest difference / largest value = " << worst);
+  CHECK(worst <= tolerance);
+}
+
+// op(a) x op(b) in double, each operand through `round`.
+template <class Round>
+std::vector<double> Product(const Tensor& a, const Tensor& b, bool ta, bool tb, Round round) {
+  const int64_t m = a.dim_size(ta ? 1 : 0), k = a.dim_size(ta ? 0 : 1), n = b.dim_size(tb ? 0 : 1);
+  std::vector<double> c(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const float x = a.base<float>()[ta ? p * m + i : i * k + p];
+        const float y = b.base<float>()[tb ? j * k + p : p * n + j];
+        sum += static_cast<double>(round(x)) * round(y);
+      }
+      c[i * n + j] = sum;
+    }
+  }
+  return c;
+}
+
+TEST_CASE("RoundToBfloat16 rounds to nearest with ties to even, keeps infinities, and NaN stays NaN") {
+  CHECK(Rounded(1.f) == 0x3f80);
+  CHECK(Rounded(Bits(0x3f808000)) == 0x3f80);  // a tie: down to the even 0x3f80
+  CHECK(Rounded(Bits(0x3f818000)) == 0x3f82);  // a tie: up to the even 0x3f82
+  CHECK(Rounded(Bits(0x3f808001)) == 0x3f81);  // above the tie
+  CHECK(Rounded(-2.5f) == 0xc020);
+  CHECK(Rounded(INFINITY) == 0x7f80);
+  CHECK(Rounded(-INFINITY) == 0xff80);
+  CHECK(Rounded(Bits(0x7f7fffff)) == 0x7f80);  // the largest float rounds up to infinity
+  CHECK(Rounded(Bits(0x00000001)) == 0x0000);  // the smallest denormal rounds to zero
+  const uint16_t nan = Rounded(Bits(0x7f800001));  // a NaN whose payload would round away
+  CHECK((nan & 0x7f80) == 0x7f80);
+  CHECK((nan & 0x007f) != 0);
+  // Eigen's conversion rounds the same way.
+  std::mt19937 rng(7);
+  for (int i = 0; i < 100000; ++i) {
+    const float x = Bits(rng());
+    if (std::isnan(x)) continue;
+    const Eigen::bfloat16 e(x);
+    uint16_t eigen;
+    std::memcpy(&eigen, &e, sizeof eigen);
+    INFO("x = " << x);
+    REQUIRE(Rounded(x) == eigen);
+  }
+}
+
+TEST_CASE("MatMul with _bfloat16_products multiplies the rounded operands and sums in float") {
+  if (!NativeBfloat16Products()) WARN("this CPU has no bfloat16 units: the kernels must compute in float");
+  const bool native = NativeBfloat16Products();
+  for (const bool ta : {false, true}) {
+    for (const bool tb : {false, true}) {
+      INFO("transpose_a " << ta << ", transpose_b " << tb);
+      const int64_t m = 96, k = 160, n = 80;  // 1.2M multiply-adds: above OnednnMatMul's minimum
+      const Tensor a = Random(ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k}, 1);
+      const Tensor b = Random(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 2);
+      AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"transpose_a", BoolA(ta)}, {"transpose_b", BoolA(tb)},
+                    {"_bfloat16_products", BoolA(true)}};
+      const auto ran = testing::RunOp("MatMul", {a, b}, attrs);
+      REQUIRE(ran.status.ok());
+      if (native) {
+        CheckNear(ran.outputs[0], Product(a, b, ta, tb, ToBfloat16), 1e-6);
+      } else {
+        CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 1e-6);
+      }
+      // Either way within bfloat16's precision of the float product.
+      CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 2e-2);
+    }
+  }
+}
+
+TEST_CASE("_FusedMatMul with _bfloat16_products applies its bias and activation to the rounded product") {
+  const int64_t m = 128, k = 128, n = 64;
+  const Tensor a = Random({m, k}, 3), b = Random({k, n}, 4), bias = Random({n}, 5);
+  tensorflow::AttrValue fused_ops;
+  fused_ops.mutable_list()->add_s("BiasAdd");
+  fused_ops.mutable_list()->add_s("Relu");
+  tensorflow::AttrValue num_args;
+  num_args.set_i(1);
+  AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"fused_ops", fused_ops}, {"num_args", num_args},
+                {"_bfloat16_products", BoolA(true)}};
+  const auto ran = testing::RunOp("_FusedMatMul", {a, b, bias}, attrs);
+  REQUIRE(ran.status.ok());
+  auto round = [](float x) { return NativeBfloat16Products() ? ToBfloat16(x) : x; };
+  std::vector<double> want = Product(a, b, false, false, round);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + bias.base<float>()[j]);
+  }
+  CheckNear(ran.outputs[0], want, 1e-6);
+}
+
+TEST_CASE("Conv2D with _bfloat16_products convolves the rounded input and filter, summing in float") {
+  // 32 channels in and out: oneDNN's kernel (where built in), bfloat16 where the CPU has it.
+  const int64_t batch = 2, rows = 9, cols = 7, in = 32, out = 32;
+  const Tensor x = Random({batch, rows, cols, in}, 6), f = Random({3, 3, in, out}, 7);
+  AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, 1, 1, 1})}, {"padding", Str("SAME")},
+                {"_bfloat16_products", BoolA(true)}};
+  const auto ran = testing::RunOp("Conv2D", {x, f}, attrs);
+  REQUIRE(ran.status.ok());
+  auto reference = [&](auto round) {
+    std::vector<double> want(batch * rows * cols * out, 0.0);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          for (int64_t o = 0; o < out; ++o) {
+            double sum = 0;
+            for (int64_t fr = 0; fr < 3; ++fr)
+              for (int64_t fc = 0; fc < 3; ++fc) {
+                const int64_t ir = r + fr - 1, ic = c + fc - 1;
+                if (ir < 0 || ir >= rows || ic < 0 || ic >= cols) continue;
+                for (int64_t i = 0; i < in; ++i) {
+                  sum += static_cast<double>(round(x.base<float>()[((b * rows + ir) * cols + ic) * in + i])) *
+                         round(f.base<float>()[((fr * 3 + fc) * in + i) * out + o]);
+                }
+              }
+            want[((b * rows + r) * cols + c) * out + o] = sum;
+          }
+    return want;
+  };
+  const auto exact = [](float v) { return v; };
+  if (NativeBfloat16Products()) {
+    CheckNear(ran.outputs[0], reference(ToBfloat16), 1e-6);
+  } else {
+    CheckNear(ran.outputs[0], reference(exact), 1e-6);
+  }
+  CheckNear(ran.outputs[0], reference(exact), 2e-2);
+}
+
+}  // namespace
+}  // namespace tensoract
