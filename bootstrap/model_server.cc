@@ -20,10 +20,17 @@ std::string ServableRequestString(const std::string& name, std::optional<int64_t
   return version ? StrCat("Specific(", name, ", ", *version, ")") : StrCat("Latest(", name, ")");
 }
 
+SessionOptions SessionOptionsFor(const ModelServerOptions& options) {
+  SessionOptions session;
+  session.optimizer.bfloat16_products = options.bfloat16_products;
+  return session;
+}
+
 }  // namespace
 
 ModelServer::ModelServer(ModelServerOptions options)
-    : options_(std::move(options)), versions_(options_.model_name, options_.model_base_path) {}
+    : options_(std::move(options)),
+      versions_(options_.model_name, options_.model_base_path, SessionOptionsFor(options_)) {}
 
 ModelServer::~ModelServer() { Stop(); }
 

@@ -47,6 +47,9 @@ struct ModelServerOptions {
   // TensorFlow Serving's --enable_signature_method_name_check: classify and regress
   // want signatures of those methods (by default: of that shape).
   bool enable_signature_method_name_check = false;
+  // Float convolutions and MatMuls multiply in bfloat16 where the CPU has bfloat16 units
+  // (GraphOptimizerOptions::bfloat16_products): about twice as fast, results within ~1e-2.
+  bool bfloat16_products = false;
 };
 
 class ModelServer {

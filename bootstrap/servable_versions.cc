@@ -55,8 +55,10 @@ StatusOr<std::map<int64_t, fs::path, std::greater<int64_t>>> ListVersionDirs(con
 
 }  // namespace
 
-ServableVersions::ServableVersions(std::string model_name, std::string base_path)
-    : model_name_(std::move(model_name)), base_path_(std::move(base_path)) {}
+ServableVersions::ServableVersions(std::string model_name, std::string base_path, SessionOptions session_options)
+    : model_name_(std::move(model_name)),
+      base_path_(std::move(base_path)),
+      session_options_(std::move(session_options)) {}
 
 ServableVersions::~ServableVersions() { Clear(); }
 
@@ -136,7 +138,7 @@ void ServableVersions::LoadVersion(int64_t version, const fs::path& path) {
   }
   SetState(version, "LOADING");
   Log(StrCat("loading version ", version, " of model ", model_name_, " from ", path.string()));
-  auto bundle = LoadSavedModel(path.string(), {kSavedModelTagServe});
+  auto bundle = LoadSavedModel(path.string(), {kSavedModelTagServe}, session_options_);
   if (!bundle.ok()) {
     Log(StrCat("version ", version, " of model ", model_name_, " failed to load: ", bundle.status().ToString()));
     SetState(version, "END", bundle.status(), fingerprint);

@@ -31,6 +31,7 @@
 
 #include "base/status.h"
 #include "bootstrap/serving_status.h"
+#include "client/local_server.h"
 
 namespace tensoract {
 
@@ -44,7 +45,8 @@ struct Servable {
 
 class ServableVersions {
  public:
-  ServableVersions(std::string model_name, std::string base_path);
+  // Each version is loaded with `session_options` (LoadSavedModel's).
+  ServableVersions(std::string model_name, std::string base_path, SessionOptions session_options = {});
   ~ServableVersions();  // stops polling, unloads every version
   ServableVersions(const ServableVersions&) = delete;
   ServableVersions& operator=(const ServableVersions&) = delete;
@@ -78,6 +80,7 @@ class ServableVersions {
 
   const std::string model_name_;
   const std::string base_path_;
+  const SessionOptions session_options_;
 
   mutable std::mutex mu_;  // guards serving_, versions_
   std::shared_ptr<Servable> serving_;

@@ -4,6 +4,7 @@
 //       [--rest_api_host 127.0.0.1] [--file_system_poll_wait_seconds 1]
 //       [--rest_api_num_threads N] [--rest_api_timeout_in_ms 30000]
 //       [--rest_api_max_request_bytes 67108864] [--enable_signature_method_name_check]
+//       [--bfloat16_products]
 //
 // DIR holds numbered version directories (DIR/1, DIR/2, ...), each a SavedModel; the
 // newest is served, and a newer one written while the server runs replaces it (see
@@ -30,6 +31,7 @@ const char kUsage[] =
     "           [--rest_api_host 127.0.0.1] [--file_system_poll_wait_seconds 1]\n"
     "           [--rest_api_num_threads N] [--rest_api_timeout_in_ms 30000]\n"
     "           [--rest_api_max_request_bytes BYTES] [--enable_signature_method_name_check]\n"
+    "           [--bfloat16_products]\n"
     "Serves the newest numbered version under DIR over TensorFlow Serving's REST API\n"
     "(GET /v1/models/NAME[/metadata], POST /v1/models/NAME:predict|:classify|:regress).\n"
     "--rest_api_port 0 picks a free port; the port is printed on stdout.\n";
@@ -60,11 +62,13 @@ bool ParseArgs(const std::vector<std::string>& args, tensoract::ModelServerOptio
       flag = flag.substr(0, eq);
       has_value = true;
     }
-    if (flag == "enable_signature_method_name_check") {
+    if (flag == "enable_signature_method_name_check" || flag == "bfloat16_products") {
+      bool* on = flag == "bfloat16_products" ? &options->bfloat16_products
+                                             : &options->enable_signature_method_name_check;
       if (!has_value || value == "true" || value == "1") {
-        options->enable_signature_method_name_check = true;
+        *on = true;
       } else if (value == "false" || value == "0") {
-        options->enable_signature_method_name_check = false;
+        *on = false;
       } else {
         *error = "--" + flag + " takes true or false, not '" + value + "'";
         return false;

@@ -4,7 +4,11 @@
 # TensorFlow 2.21 (oneDNN on, its default), ONNX Runtime (tf2onnx) and OpenVINO (float32 by
 # its precision hint, and its default precision), in one run, with each peer's time over
 # ours (above 1: tensoract is faster). The peers are PyPI packages
-# (`bootstrap/install-deps.sh --peers`); a missing one is reported as skipped.
+# (`bootstrap/install-deps.sh --peers`); a missing one is reported as skipped. Where the CPU
+# has bfloat16 units (AVX512-BF16, AMX), tensoract runs each model a second time with its
+# products in bfloat16 (saved_model_latency --bf16: GraphOptimizerOptions::bfloat16_products),
+# printing its time, its outputs' distance from float's, and OpenVINO's default precision
+# (bfloat16 there) over it.
 #
 #   tests/bench/run_model_zoo_bench.sh [build_dir] [--size full|small] [--names A,B] [--batches 1,32]
 #                                      [--seconds S] [--runs N] [--engines E,...]
@@ -41,6 +45,9 @@ peer_args=(--batches "$batches" --runs "$runs")
 [ -n "$engines" ] && peer_args+=(--engines "$engines")
 python3 "$here/model_zoo_peers.py" "$work" "${peer_args[@]}" 2> /dev/null | tee "$work/peers.txt" | grep -v '^model_zoo_check' || true
 
+bf16=0
+grep -qw avx512_bf16 /proc/cpuinfo && bf16=1
+grep -qw amx_bf16 /proc/cpuinfo && bf16=1
 echo "tensoract ($(grep -q avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2) CPU, $(nproc) threads):"
 for dir in "$work"/*/; do
   model=$(basename "$dir")
@@ -59,5 +66,20 @@ for dir in "$work"/*/; do
       ratios+=$(awk -v p="$peer_ms" -v o="$ms" -v e="$engine" 'BEGIN { printf " %s %.2fx", e, p / o }')
     done < <(grep "^model_zoo: $model batch $b " "$work/peers.txt")
     echo "ratio $model batch $b (peer ms / tensoract ms):${ratios:- no peer}"
+    [ "$bf16" = 1 ] || continue
+    out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" --bf16 2>&1 | tail -2)
+    bf16_ms=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
+    error=$(echo "$out" | sed -n 's/.*largest |f32| = \(.*\)/\1/p')
+    if [ -z "$bf16_ms" ]; then
+      echo "model_zoo: $model batch $b tensoract-bf16 failed: $(echo "$out" | tail -1)"
+      continue
+    fi
+    echo "model_zoo: $model batch $b tensoract-bf16 $bf16_ms ms (largest |bf16 - f32| / largest |f32| = $error)"
+    # OpenVINO's default precision, "openvino-default(bf16)" where it chose bfloat16.
+    ov=$(grep "^model_zoo: $model batch $b openvino-default" "$work/peers.txt" | awk '$7 == "ms" { print $6 }')
+    if [ -n "$ov" ]; then
+      awk -v p="$ov" -v o="$bf16_ms" -v m="$model" -v b="$b" \
+        'BEGIN { printf "ratio %s batch %s bf16 (openvino-default ms / tensoract-bf16 ms): %.2fx\n", m, b, p / o }'
+    fi
   done
 done

@@ -444,6 +444,24 @@ def tf1_checks(servers):
     server.stop()
 
 
+def bfloat16_checks(servers):
+    # --bfloat16_products: float products in bfloat16 where the CPU has the units (about 1e-2
+    # from float's results), float's results where it has not.
+    base = os.path.join(WORK, "models", "mlp_bf16")
+    save_version(keras_mlp(3), base, 1)
+    d1 = os.path.join(base, "1")
+    key = next(iter(tf.saved_model.load(d1).signatures["serving_default"].structured_input_signature[1]))
+    x = rng.standard_normal((64, 12)).astype(np.float32)
+    want = serving_outputs(d1, "serving_default", {key: x})
+    (out_key,) = want.keys()
+    server = Server("mlp_bf16", base, "--bfloat16_products")
+    servers.append(server)
+    code, body = server.predict({"instances": x.tolist()})
+    check(code == 200 and close(body["predictions"], want[out_key], rtol=3e-2, atol=3e-2),
+          f"--bfloat16_products serves predictions within bfloat16's precision of TensorFlow's ({code})")
+    server.stop()
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -452,6 +470,7 @@ def main():
         mlp_checks(servers)
         module_checks(servers)
         tf1_checks(servers)
+        bfloat16_checks(servers)
     finally:
         for s in servers:
             s.kill()
