@@ -2,7 +2,6 @@
 #include "kernels/cpu/onednn_conv.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -13,8 +12,6 @@
 #include "kernels/cpu/cwise_ops.h"
 
 #ifdef TENSORACT_HAVE_ONEDNN
-#include <omp.h>
-
 #include "kernels/cpu/onednn_util.h"
 #endif
 
@@ -126,12 +123,10 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
                      const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out) {
   using dnnl::memory;
   const bool scaled = affine.scale != nullptr, shifted = affine.shift != nullptr, added = affine.addend != nullptr;
-  // The work, split here rather than by oneDNN's OpenMP team: its static split waits at a
-  // barrier for a thread the OS took off its core (another process, the hypervisor), where
-  // pieces claimed as threads come let the others go on (as our own kernels do). Two
-  // pieces or more per thread: whole images while there are enough, else bands of output
+  // The work in pieces for the device's threads (OnednnRunPieces: one oneDNN thread each),
+  // two pieces or more per thread: whole images while there are enough, else bands of output
   // rows of each image (a band reads the input rows its windows reach, padding only at the
-  // image's edges). Each piece runs on one oneDNN thread.
+  // image's edges).
   const int threads = conv::NumThreads(ctx);
   const int64_t want = 2 * static_cast<int64_t>(threads);
   const int64_t images_per_piece = d.batch >= want ? (d.batch + want - 1) / want : 1;
@@ -181,43 +176,32 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
     };
 
     const memory::desc channels({1, d.out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
-    std::atomic<bool> failed{false};
-    CwiseParallelFor(ctx, static_cast<int64_t>(pieces.size()), int64_t{1} << 30, [&](int64_t first, int64_t last) {
-      omp_set_num_threads(1);
-      try {
-        dnnl::stream stream(OnednnEngine());
-        for (int64_t i = first; i < last; ++i) {
-          const Piece& p = pieces[i];
-          const auto& pd = p.entry->pd;
-          Tensor scratch;
-          std::unordered_map<int, memory> args = {
-              {DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), source(p.in_offset))},
-              {DNNL_ARG_WEIGHTS, *weights[i]},
-              {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), out + p.out_offset)},
-              {DNNL_ARG_SCRATCHPAD, OnednnScratchpad(ctx, pd.scratchpad_desc(), &scratch)}};
-          int post_index = 0;
-          if (scaled) {
-            args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-                memory(channels, OnednnEngine(), const_cast<float*>(affine.scale));
-          }
-          if (shifted) {
-            args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-                memory(channels, OnednnEngine(), const_cast<float*>(affine.shift));
-          }
-          if (added) {  // laid out as the output: the piece's part of it
-            args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-                memory(pd.dst_desc(), OnednnEngine(), const_cast<float*>(affine.addend + p.out_offset));
-          }
-          p.entry->primitive.execute(stream, args);
-        }
-        stream.wait();
-      } catch (const dnnl::error&) {
-        failed = true;
-      }
-    });
     // Memory oneDNN could not get, or a primitive that failed to run: our kernel computes
     // all of out.
-    return !failed;
+    return OnednnRunPieces(ctx, static_cast<int64_t>(pieces.size()), [&](int64_t i, dnnl::stream& stream) {
+      const Piece& p = pieces[i];
+      const auto& pd = p.entry->pd;
+      Tensor scratch;
+      std::unordered_map<int, memory> args = {
+          {DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), source(p.in_offset))},
+          {DNNL_ARG_WEIGHTS, *weights[i]},
+          {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), out + p.out_offset)},
+          {DNNL_ARG_SCRATCHPAD, OnednnScratchpad(ctx, pd.scratchpad_desc(), &scratch)}};
+      int post_index = 0;
+      if (scaled) {
+        args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
+            memory(channels, OnednnEngine(), const_cast<float*>(affine.scale));
+      }
+      if (shifted) {
+        args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
+            memory(channels, OnednnEngine(), const_cast<float*>(affine.shift));
+      }
+      if (added) {  // laid out as the output: the piece's part of it
+        args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
+            memory(pd.dst_desc(), OnednnEngine(), const_cast<float*>(affine.addend + p.out_offset));
+      }
+      p.entry->primitive.execute(stream, args);
+    });
   } catch (const dnnl::error&) {
     return false;
   }

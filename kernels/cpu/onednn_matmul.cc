@@ -2,7 +2,6 @@
 #include "kernels/cpu/onednn_matmul.h"
 
 #include <algorithm>
-#include <atomic>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -12,8 +11,6 @@
 #include "kernels/device.h"
 
 #ifdef TENSORACT_HAVE_ONEDNN
-#include <omp.h>
-
 #include "kernels/cpu/onednn_util.h"
 #endif
 
@@ -84,29 +81,19 @@ bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b,
     // a rounded as it lies (its rows, or its columns when transposed).
     auto rounded = RoundedToBfloat16(ctx, a, transpose_a ? k * lda : m * lda);
     if (!rounded.ok()) return false;
-    std::atomic<bool> failed{false};
-    CwiseParallelFor(ctx, static_cast<int64_t>(entries.size()), int64_t{1} << 30, [&](int64_t first, int64_t last) {
-      omp_set_num_threads(1);
-      try {
-        dnnl::stream stream(OnednnEngine());
-        for (int64_t i = first; i < last; ++i) {
-          const int64_t lo = i * step, rows = std::min(step, m - lo);
-          const auto& pd = entries[i]->pd;
-          Tensor scratch;
-          uint16_t* src = static_cast<uint16_t*>(rounded->data()) + (transpose_a ? lo : lo * lda);
-          entries[i]->primitive.execute(
-              stream, {{DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), src)},
-                       {DNNL_ARG_WEIGHTS, *weights[i]},
-                       {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), c + lo * n)},
-                       {DNNL_ARG_SCRATCHPAD, OnednnScratchpad(ctx, pd.scratchpad_desc(), &scratch)}});
-          stream.wait();
-          after(c + lo * n, rows, n, 0);
-        }
-      } catch (const dnnl::error&) {
-        failed = true;
-      }
+    return OnednnRunPieces(ctx, static_cast<int64_t>(entries.size()), [&](int64_t i, dnnl::stream& stream) {
+      const int64_t lo = i * step, rows = std::min(step, m - lo);
+      const auto& pd = entries[i]->pd;
+      Tensor scratch;
+      uint16_t* src = static_cast<uint16_t*>(rounded->data()) + (transpose_a ? lo : lo * lda);
+      entries[i]->primitive.execute(
+          stream, {{DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), src)},
+                   {DNNL_ARG_WEIGHTS, *weights[i]},
+                   {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), c + lo * n)},
+                   {DNNL_ARG_SCRATCHPAD, OnednnScratchpad(ctx, pd.scratchpad_desc(), &scratch)}});
+      stream.wait();
+      after(c + lo * n, rows, n, 0);
     });
-    return !failed;
   } catch (const dnnl::error&) {
     return false;
   }

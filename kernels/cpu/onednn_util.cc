@@ -3,6 +3,11 @@
 
 #include "kernels/cpu/onednn_util.h"
 
+#include <omp.h>
+
+#include <atomic>
+
+#include "kernels/cpu/cwise_ops.h"
 #include "kernels/device.h"
 #include "kernels/variable.h"
 
@@ -29,6 +34,21 @@ bool OnednnEltwise(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, f
     case FusedEpilogue::kSwish: *alg = dnnl::algorithm::eltwise_swish; *alpha = 1.f; return true;
   }
   return false;
+}
+
+bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<void(int64_t, dnnl::stream&)>& run) {
+  std::atomic<bool> failed{false};
+  CwiseParallelFor(ctx, pieces, int64_t{1} << 30, [&](int64_t first, int64_t last) {
+    omp_set_num_threads(1);
+    try {
+      dnnl::stream stream(OnednnEngine());
+      for (int64_t i = first; i < last; ++i) run(i, stream);
+      stream.wait();
+    } catch (const dnnl::error&) {
+      failed = true;
+    }
+  });
+  return !failed;
 }
 
 dnnl::memory OnednnScratchpad(OpKernelContext* ctx, const dnnl::memory::desc& desc, Tensor* holder) {

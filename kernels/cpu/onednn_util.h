@@ -5,6 +5,7 @@
 #define TENSORACT_KERNELS_CPU_ONEDNN_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -21,6 +22,14 @@ dnnl::engine& OnednnEngine();
 
 // The activation of `e` as a oneDNN eltwise post-op; false for none.
 bool OnednnEltwise(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, float* beta);
+
+// Runs run(i, stream) for every piece i in [0, pieces) on the device's threads, each thread
+// on one oneDNN thread with its own stream, waited for before it returns. Split here rather
+// than by oneDNN's OpenMP team: its static split waits at a barrier for a thread the OS took
+// off its core (another process, the hypervisor), where pieces claimed as threads come let
+// the others go on. False when a piece threw dnnl::error (memory oneDNN could not get, a
+// primitive that failed to run): the caller then computes everything its own way.
+bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<void(int64_t, dnnl::stream&)>& run);
 
 // A primitive's scratchpad (`desc`), held by `holder`: from the device's allocator, which
 // keeps large blocks for the next step (a fresh buffer each call would have its pages
