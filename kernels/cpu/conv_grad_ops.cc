@@ -12,6 +12,10 @@
 // is itself a convolution (of out_backprop with the flipped filter), and the filter
 // gradient accumulates input x out_backprop products in registers over rows of pixels.
 //
+// Float gradients of real networks' layers (a depth of 16 or more on both sides) run on
+// oneDNN's backward convolutions first (kernels/cpu/onednn_conv_grad.h), as the forward
+// convolution does (kernels/cpu/conv_2d_op.cc); ours run what oneDNN does not cover.
+//
 // _Conv2DBackpropFilterWithBias (the remapper's) is Conv2DBackpropFilter with BiasAddGrad of
 // out_backprop as a second output, summed by the fast kernels on their pass over it.
 #include <atomic>
@@ -20,6 +24,7 @@
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/onednn_conv_grad.h"
 
 namespace tensoract {
 namespace {
@@ -35,6 +40,11 @@ Status CheckOutBackprop(const OpKernel& kernel, const conv::ConvDims& d, const T
   }
   return Status::OK();
 }
+
+// oneDNN's kernels beat ours on the layers of real networks (ResNet50's backward pass,
+// tests/bench/RESULTS.md, issue 54); the first layers of small networks (one input
+// channel, Fashion-MNIST's CNN) stay on ours.
+bool UseOnednn(const conv::ConvDims& d) { return d.in_depth >= 16 && d.out_depth >= 16; }
 
 bool IsDirect(const conv::ConvDims& d) {
   return d.filter_rows == 1 && d.filter_cols == 1 && d.stride_rows == 1 && d.stride_cols == 1;
@@ -71,6 +81,7 @@ class Conv2DBackpropInputOp : public OpKernel {
     }
     const T* gp = out_backprop.base<T>();
     if constexpr (std::is_same_v<T, float>) {
+      if (UseOnednn(d) && onednn_.Run(ctx, d, filter.base<float>(), gp, ip)) return;
       conv::ConvDims as_conv;
       if (gemm::HaveFastKernels() && d.out_depth >= 8 && gemm::BackpropInputAsConv(d, &as_conv)) {
         gemm::PackedFilter packed;
@@ -105,6 +116,7 @@ class Conv2DBackpropInputOp : public OpKernel {
 
  private:
   conv::WindowAttrs attrs_;
+  OnednnConvBackpropInput onednn_;
 };
 
 // Adds each thread's partial sums into `result` (an empty partial adds nothing).
@@ -171,16 +183,20 @@ class Conv2DBackpropFilterOp : public OpKernel {
       Tensor* bias_out = nullptr;
       OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({d.out_depth}), &bias_out));
       bias_grad = bias_out->base<T>();
-      std::fill(bias_grad, bias_grad + d.out_depth, T(0));
     }
     const int64_t k = d.patch_size();
     const int64_t n = d.out_depth;
     T* result = out->base<T>();
-    std::fill(result, result + k * n, T(0));
     const int64_t rows = d.batch * d.out_rows;  // global output rows, as im2col counts them
-    if (rows == 0 || d.out_cols == 0) return;
     const T* ip = input.base<T>();
     const T* gp = out_backprop.base<T>();
+    if constexpr (std::is_same_v<T, float>) {
+      // oneDNN writes every element of both results (or leaves the ones below to do it all).
+      if (UseOnednn(d) && rows > 0 && d.out_cols > 0 && onednn_.Run(ctx, d, ip, gp, result, bias_grad)) return;
+    }
+    if (bias_grad) std::fill(bias_grad, bias_grad + d.out_depth, T(0));
+    std::fill(result, result + k * n, T(0));
+    if (rows == 0 || d.out_cols == 0) return;
     if constexpr (std::is_same_v<T, float>) {
       if (out->NumElements() > 0 && gemm::HaveFastKernels() && FastFilterGrad(ctx, d, ip, gp, result, bias_grad)) {
         return;
@@ -224,6 +240,7 @@ class Conv2DBackpropFilterOp : public OpKernel {
  private:
   conv::WindowAttrs attrs_;
   const bool with_bias_;  // _Conv2DBackpropFilterWithBias: also output 1, BiasAddGrad(out_backprop)
+  OnednnConvBackpropFilter onednn_;
 };
 
 #define TA_REGISTER_CONV_GRADS(T)                                                                            \

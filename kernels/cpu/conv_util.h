@@ -66,6 +66,13 @@ struct ConvDims {
   int64_t patch_size() const { return filter_rows * filter_cols * in_depth; }
 };
 
+// Every field of `d`, as a key for caches of per-shape state (oneDNN's primitives).
+inline std::vector<int64_t> DimsKey(const ConvDims& d) {
+  return {d.batch,      d.in_rows,     d.in_cols,       d.in_depth,      d.filter_rows, d.filter_cols,
+          d.out_depth,  d.stride_rows, d.stride_cols,   d.dilation_rows, d.dilation_cols, d.out_rows,
+          d.out_cols,   d.pad_top,     d.pad_left,      d.groups};
+}
+
 // Fills the spatial fields of `dims` from the already set batch/in_*/filter_* fields.
 Status ComputeConvDims(const WindowAttrs& attrs, ConvDims* dims);
 

@@ -19,15 +19,6 @@ namespace tensoract {
 
 #ifdef TENSORACT_HAVE_ONEDNN
 
-namespace {
-
-dnnl::memory::desc Nhwc(int64_t n, int64_t c, int64_t h, int64_t w,
-                        dnnl::memory::data_type type = dnnl::memory::data_type::f32) {
-  return dnnl::memory::desc({n, c, h, w}, type, dnnl::memory::format_tag::nhwc);
-}
-
-}  // namespace
-
 struct OnednnConv::Entry {
   bool unsupported = false;  // oneDNN has no implementation: our kernel runs this shape
   dnnl::convolution_forward::primitive_desc pd;
@@ -41,39 +32,20 @@ OnednnConv::~OnednnConv() = default;
 void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, bool added, const FusedEpilogue& epilogue,
                       bool bfloat16, Entry* made) {
   using dnnl::memory;
-  const int64_t g = d.groups, in_per_group = d.in_depth / g, out_per_group = d.out_depth / g;
-  // The HWIO filter seen as oneDNN's [g,] O, I, H, W with our strides: no copy before
-  // the one reorder into its blocked layout.
-  memory::desc user_weights;
-  const int64_t w_stride = in_per_group * d.out_depth, h_stride = d.filter_cols * w_stride;
-  if (g == 1) {
-    user_weights = memory::desc({d.out_depth, d.in_depth, d.filter_rows, d.filter_cols}, memory::data_type::f32,
-                                memory::dims{1, d.out_depth, h_stride, w_stride});
-  } else {
-    user_weights = memory::desc({g, out_per_group, in_per_group, d.filter_rows, d.filter_cols},
-                                memory::data_type::f32,
-                                memory::dims{out_per_group, 1, d.out_depth, h_stride, w_stride});
-  }
+  const OnednnConvGeometry geometry(d);
   // In bfloat16 the input and filter are rounded (the reorder into the blocked layout
   // rounds the filter); the output stays float.
   const memory::data_type operands = bfloat16 ? memory::data_type::bf16 : memory::data_type::f32;
-  memory::desc any_weights(user_weights.dims(), operands, memory::format_tag::any);
-  // The bottom and right padding that make oneDNN's output size ours (negative where a
-  // VALID window leaves input over, as oneDNN allows).
-  const int64_t pad_bottom =
-      (d.out_rows - 1) * d.stride_rows + (d.filter_rows - 1) * d.dilation_rows + 1 - d.in_rows - d.pad_top;
-  const int64_t pad_right =
-      (d.out_cols - 1) * d.stride_cols + (d.filter_cols - 1) * d.dilation_cols + 1 - d.in_cols - d.pad_left;
+  memory::desc any_weights(geometry.user_weights.dims(), operands, memory::format_tag::any);
   dnnl::convolution_forward::desc desc(
       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      Nhwc(d.batch, d.in_depth, d.in_rows, d.in_cols, operands), any_weights,
-      Nhwc(d.batch, d.out_depth, d.out_rows, d.out_cols), {d.stride_rows, d.stride_cols},
-      {d.dilation_rows - 1, d.dilation_cols - 1}, {d.pad_top, d.pad_left}, {pad_bottom, pad_right});
+      OnednnNhwc(d.batch, d.in_depth, d.in_rows, d.in_cols, operands), any_weights, geometry.output,
+      geometry.strides, geometry.dilates, geometry.pad_before, geometry.pad_after);
   dnnl::post_ops post;
   const memory::desc channels({1, d.out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
   if (scaled) post.append_binary(dnnl::algorithm::binary_mul, channels);
   if (shifted) post.append_binary(dnnl::algorithm::binary_add, channels);
-  if (added) post.append_binary(dnnl::algorithm::binary_add, Nhwc(d.batch, d.out_depth, d.out_rows, d.out_cols));
+  if (added) post.append_binary(dnnl::algorithm::binary_add, geometry.output);
   dnnl::algorithm alg;
   float alpha, beta;
   if (OnednnEltwise(epilogue, &alg, &alpha, &beta)) post.append_eltwise(1.f, alg, alpha, beta);
@@ -81,12 +53,12 @@ void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, bool a
   attr.set_post_ops(post);
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per piece: pieces run at once
   dnnl::convolution_forward::primitive_desc pd(desc, attr, OnednnEngine());
-  // oneDNN's reference loops are slower than our kernels on every shape (bfloat16 with
-  // post-ops on a 1x1 image, squeeze-and-excitation's convolutions: 0.1-0.4 ms each).
-  if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) throw dnnl::error(dnnl_unimplemented, "reference only");
+  // (bfloat16 with post-ops on a 1x1 image, squeeze-and-excitation's convolutions, fell to
+  // the reference loops at 0.1-0.4 ms each.)
+  RefuseReference(pd.impl_info_str());
   made->pd = pd;
   made->primitive = dnnl::convolution_forward(pd);
-  made->user_weights = user_weights;
+  made->user_weights = geometry.user_weights;
 }
 
 bool OnednnConv::Enabled() {
@@ -99,24 +71,10 @@ bool OnednnConv::Enabled() {
 
 std::shared_ptr<OnednnConv::Entry> OnednnConv::EntryFor(const conv::ConvDims& d, bool scaled, bool shifted,
                                                         bool added, const FusedEpilogue& epilogue) {
-  Key key{{d.batch, d.in_rows, d.in_cols, d.in_depth, d.filter_rows, d.filter_cols, d.out_depth, d.stride_rows,
-           d.stride_cols, d.dilation_rows, d.dilation_cols, d.out_rows, d.out_cols, d.pad_top, d.pad_left, d.groups},
-          scaled, shifted, added, static_cast<int>(epilogue.activation()), epilogue.leakyrelu_alpha()};
-  // bfloat16_ is fixed for the kernel, so the cache needs no key for it.
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
-  }
-  auto made = std::make_shared<Entry>();
-  try {
-    Make(d, scaled, shifted, added, epilogue, bfloat16_, made.get());
-  } catch (const dnnl::error&) {
-    made->unsupported = true;
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cache_.size() >= kMaxShapes) cache_.clear();  // a model fed ever new shapes
-  return cache_.emplace(key, made).first->second;  // another thread's, if it was first
+  // bfloat16_ is fixed for the kernel, so the key needs no field for it.
+  const Key key{conv::DimsKey(d), scaled, shifted, added, static_cast<int>(epilogue.activation()),
+                epilogue.leakyrelu_alpha()};
+  return cache_.Get(key, [&](Entry* made) { Make(d, scaled, shifted, added, epilogue, bfloat16_, made); });
 }
 
 bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
@@ -186,7 +144,7 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
           {DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), source(p.in_offset))},
           {DNNL_ARG_WEIGHTS, *weights[i]},
           {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), out + p.out_offset)},
-          {DNNL_ARG_SCRATCHPAD, OnednnScratchpad(ctx, pd.scratchpad_desc(), &scratch)}};
+          {DNNL_ARG_SCRATCHPAD, OnednnDeviceMemory(ctx, pd.scratchpad_desc(), &scratch)}};
       int post_index = 0;
       if (scaled) {
         args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =

@@ -14,7 +14,7 @@
 // [rows, cols, in_depth / groups, out_depth] (a depthwise filter [rows, cols, depth,
 // multiplier] is that with groups = depth), the output NHWC.
 //
-// Each shape's primitive is made once and kept. So is the filter in oneDNN's blocked
+// Each shape's primitive is made once and kept (OnednnPrimitiveCache). So is the filter in oneDNN's blocked
 // layout (OnednnWeightCache, kernels/cpu/onednn_util.h).
 //
 // With set_bfloat16_products(true) (a node whose session asked for products in bfloat16,
@@ -28,14 +28,13 @@
 #ifndef TENSORACT_KERNELS_CPU_ONEDNN_CONV_H_
 #define TENSORACT_KERNELS_CPU_ONEDNN_CONV_H_
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <tuple>
 #include <vector>
 
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/onednn_primitive_cache.h"
 
 namespace tensoract {
 
@@ -60,15 +59,12 @@ class OnednnConv {
   // The primitive of one piece's shape, made once (unsupported where oneDNN has none).
   std::shared_ptr<Entry> EntryFor(const conv::ConvDims& d, bool scaled, bool shifted, bool added,
                                   const FusedEpilogue& epilogue);
-  // Shapes kept per kernel; a model fed ever new shapes starts over past this.
-  static constexpr size_t kMaxShapes = 64;
   // Makes the primitive of one shape and epilogue; throws dnnl::error where oneDNN has none.
   static void Make(const conv::ConvDims& d, bool scaled, bool shifted, bool added, const FusedEpilogue& epilogue,
                    bool bfloat16, Entry* made);
   using Key = std::tuple<std::vector<int64_t>, bool, bool, bool, int, float>;
   bool bfloat16_ = false;
-  std::mutex mu_;
-  std::map<Key, std::shared_ptr<Entry>> cache_;  // under mu_
+  OnednnPrimitiveCache<Key, Entry> cache_;
   std::unique_ptr<OnednnWeightCache> weights_;
 };
 

@@ -32,13 +32,7 @@ std::shared_ptr<OnednnMatMul::Entry> OnednnMatMul::EntryFor(bool transpose_a, bo
                                                             int64_t n, int64_t k, int64_t lda) {
   using dnnl::memory;
   const Key key{transpose_a, transpose_b, rows, n, k, lda};
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
-  }
-  auto made = std::make_shared<Entry>();
-  try {
+  return cache_.Get(key, [&](Entry* made) {
     // a's rows [lo, lo + rows) as a [rows, k] matrix in place: row-major with leading
     // dimension lda, or its transpose.
     const memory::desc src({rows, k}, memory::data_type::bf16,
@@ -49,15 +43,9 @@ std::shared_ptr<OnednnMatMul::Entry> OnednnMatMul::EntryFor(bool transpose_a, bo
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per block: blocks run at once
     made->pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, dst), attr, OnednnEngine());
-    // Its reference loops are slower than our float GEMM.
-    if (std::string(made->pd.impl_info_str()).rfind("ref", 0) == 0) throw dnnl::error(dnnl_unimplemented, "reference");
+    RefuseReference(made->pd.impl_info_str());  // its reference loops are slower than our float GEMM
     made->primitive = dnnl::matmul(made->pd);
-  } catch (const dnnl::error&) {
-    made->unsupported = true;
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (cache_.size() >= kMaxShapes) cache_.clear();
-  return cache_.emplace(key, made).first->second;
+  });
 }
 
 bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
@@ -90,7 +78,7 @@ bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b,
           stream, {{DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), src)},
                    {DNNL_ARG_WEIGHTS, *weights[i]},
                    {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), c + lo * n)},
-                   {DNNL_ARG_SCRATCHPAD, OnednnScratchpad(ctx, pd.scratchpad_desc(), &scratch)}});
+                   {DNNL_ARG_SCRATCHPAD, OnednnDeviceMemory(ctx, pd.scratchpad_desc(), &scratch)}});
       stream.wait();
       after(c + lo * n, rows, n, 0);
     });

@@ -17,11 +17,10 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <tuple>
 
+#include "kernels/cpu/onednn_primitive_cache.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
 
@@ -48,10 +47,8 @@ class OnednnMatMul {
  private:
   struct Entry;
   std::shared_ptr<Entry> EntryFor(bool transpose_a, bool transpose_b, int64_t rows, int64_t n, int64_t k, int64_t lda);
-  static constexpr size_t kMaxShapes = 64;
   using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t>;
-  std::mutex mu_;
-  std::map<Key, std::shared_ptr<Entry>> cache_;  // under mu_
+  OnednnPrimitiveCache<Key, Entry> cache_;
   std::unique_ptr<OnednnWeightCache> weights_;
 };
 

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <string>
 
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/device.h"
@@ -16,6 +17,36 @@ namespace tensoract {
 dnnl::engine& OnednnEngine() {
   static dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
   return *engine;
+}
+
+dnnl::memory::desc OnednnNhwc(int64_t n, int64_t c, int64_t h, int64_t w, dnnl::memory::data_type type) {
+  return dnnl::memory::desc({n, c, h, w}, type, dnnl::memory::format_tag::nhwc);
+}
+
+OnednnConvGeometry::OnednnConvGeometry(const conv::ConvDims& d)
+    : input(OnednnNhwc(d.batch, d.in_depth, d.in_rows, d.in_cols)),
+      output(OnednnNhwc(d.batch, d.out_depth, d.out_rows, d.out_cols)),
+      strides{d.stride_rows, d.stride_cols},
+      dilates{d.dilation_rows - 1, d.dilation_cols - 1},
+      pad_before{d.pad_top, d.pad_left} {
+  using dnnl::memory;
+  const int64_t g = d.groups, in_per_group = d.in_depth / g, out_per_group = d.out_depth / g;
+  const int64_t w_stride = in_per_group * d.out_depth, h_stride = d.filter_cols * w_stride;
+  if (g == 1) {
+    user_weights = memory::desc({d.out_depth, d.in_depth, d.filter_rows, d.filter_cols}, memory::data_type::f32,
+                                memory::dims{1, d.out_depth, h_stride, w_stride});
+  } else {
+    user_weights = memory::desc({g, out_per_group, in_per_group, d.filter_rows, d.filter_cols},
+                                memory::data_type::f32, memory::dims{out_per_group, 1, d.out_depth, h_stride, w_stride});
+  }
+  // The bottom and right padding that make oneDNN's output size ours (negative where a
+  // VALID window leaves input over, as oneDNN allows).
+  pad_after = {(d.out_rows - 1) * d.stride_rows + (d.filter_rows - 1) * d.dilation_rows + 1 - d.in_rows - d.pad_top,
+               (d.out_cols - 1) * d.stride_cols + (d.filter_cols - 1) * d.dilation_cols + 1 - d.in_cols - d.pad_left};
+}
+
+void RefuseReference(const char* impl) {
+  if (std::string(impl).rfind("ref", 0) == 0) throw dnnl::error(dnnl_unimplemented, "reference only");
 }
 
 bool OnednnEltwise(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, float* beta) {
@@ -51,10 +82,10 @@ bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<v
   return !failed;
 }
 
-dnnl::memory OnednnScratchpad(OpKernelContext* ctx, const dnnl::memory::desc& desc, Tensor* holder) {
+dnnl::memory OnednnDeviceMemory(OpKernelContext* ctx, const dnnl::memory::desc& desc, Tensor* holder) {
   Allocator* allocator = ctx->device() != nullptr ? ctx->device()->allocator() : cpu_allocator();
   auto made = Tensor::Allocate(allocator, tensorflow::DT_UINT8, TensorShape({static_cast<int64_t>(desc.get_size())}));
-  if (!made.ok()) throw dnnl::error(dnnl_out_of_memory, "scratchpad");
+  if (!made.ok()) throw dnnl::error(dnnl_out_of_memory, "device memory");
   *holder = std::move(made).value();
   return dnnl::memory(desc, OnednnEngine(), holder->data());
 }

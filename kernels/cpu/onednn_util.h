@@ -1,5 +1,7 @@
-// What the kernels on oneDNN share (kernels/cpu/onednn_conv.cc, kernels/cpu/onednn_matmul.cc):
-// the engine, the activations as post-ops, and weights kept in oneDNN's blocked layouts.
+// What the kernels on oneDNN share (kernels/cpu/onednn_conv.cc, onednn_conv_grad.cc,
+// onednn_matmul.cc): the engine, a convolution's geometry in oneDNN's terms, the activations
+// as post-ops, pieces run on the device's threads, scratchpads, and weights kept in oneDNN's
+// blocked layouts.
 // Only for files built with oneDNN (TENSORACT_HAVE_ONEDNN).
 #ifndef TENSORACT_KERNELS_CPU_ONEDNN_UTIL_H_
 #define TENSORACT_KERNELS_CPU_ONEDNN_UTIL_H_
@@ -12,6 +14,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
@@ -19,6 +22,24 @@
 namespace tensoract {
 
 dnnl::engine& OnednnEngine();
+
+// An NHWC activation tensor, as oneDNN's [n, c, h, w] dims.
+dnnl::memory::desc OnednnNhwc(int64_t n, int64_t c, int64_t h, int64_t w,
+                              dnnl::memory::data_type type = dnnl::memory::data_type::f32);
+
+// A convolution (conv::ConvDims, NHWC, HWIO filter) as oneDNN describes it.
+struct OnednnConvGeometry {
+  explicit OnednnConvGeometry(const conv::ConvDims& d);
+  dnnl::memory::desc input, output;  // float NHWC
+  // Our HWIO filter as oneDNN's [g,] O, I, H, W dims with our strides: read (or written)
+  // in place by the one reorder to or from oneDNN's blocked layout.
+  dnnl::memory::desc user_weights;
+  dnnl::memory::dims strides, dilates, pad_before, pad_after;
+};
+
+// Throws dnnl::error where oneDNN chose its reference loops for `impl` (impl_info_str()):
+// they are slower than our kernels on every shape, so the caller runs its own.
+void RefuseReference(const char* impl);
 
 // The activation of `e` as a oneDNN eltwise post-op; false for none.
 bool OnednnEltwise(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, float* beta);
@@ -31,10 +52,10 @@ bool OnednnEltwise(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, f
 // primitive that failed to run): the caller then computes everything its own way.
 bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<void(int64_t, dnnl::stream&)>& run);
 
-// A primitive's scratchpad (`desc`), held by `holder`: from the device's allocator, which
-// keeps large blocks for the next step (a fresh buffer each call would have its pages
+// Memory for `desc` (a primitive's scratchpad, a tensor in a blocked layout), held by
+// `holder`: from the device's allocator, which keeps large blocks for the next step (a fresh buffer each call would have its pages
 // faulted in and zeroed by the OS every time). Throws dnnl::error when memory cannot be had.
-dnnl::memory OnednnScratchpad(OpKernelContext* ctx, const dnnl::memory::desc& desc, Tensor* holder);
+dnnl::memory OnednnDeviceMemory(OpKernelContext* ctx, const dnnl::memory::desc& desc, Tensor* holder);
 
 // Weights (a filter, a MatMul's right-hand side) reordered into the blocked layouts the
 // primitives read, once per source tensor: kept while we share the source's buffer (a

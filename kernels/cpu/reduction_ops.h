@@ -14,6 +14,7 @@
 #define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include <algorithm>
 #include <type_traits>
 #include <vector>
 
@@ -26,11 +27,58 @@ namespace reduction {
 
 using Index = Eigen::DenseIndex;
 
+// out[a, c] = sum_b in[a, b, c] for floating T and rows c of 16 or more: batch norm's
+// moments and their gradients in training (NHWC summed over N, H and W). Eigen reduces a
+// dimension that is not the innermost one element by element (3 ms for [8192, 256], where a
+// pass over it takes 0.4): here each task adds whole rows of c, vectorised, over its range of
+// b. The sum is cascaded (blocks of kBlock rows, then the blocks), which keeps float's error
+// at about (kBlock + b / kBlock) roundings instead of b.
+template <class T>
+void SumMiddleRows(const Eigen::ThreadPoolDevice& d, const T* in, T* out, Index a, Index b, Index c) {
+  constexpr Index kBlock = 64;
+  // Tasks: each a, its b split in parts while the threads outnumber the a's.
+  const Index want = 2 * static_cast<Index>(d.numThreads());
+  const Index parts = std::max<Index>(1, std::min((want + a - 1) / a, b / (4 * kBlock)));
+  std::vector<T> partial(parts > 1 ? a * parts * c : 0);
+  auto task = [&](Index first, Index last) {
+    std::vector<T> block(c);
+    for (Index t = first; t < last; ++t) {
+      const Index ai = t / parts, part = t % parts;
+      const Index begin = b * part / parts, end = b * (part + 1) / parts;
+      T* __restrict sum = parts > 1 ? partial.data() + t * c : out + ai * c;
+      std::fill(sum, sum + c, T(0));
+      for (Index r = begin; r < end; r += kBlock) {
+        T* __restrict acc = block.data();
+        const T* __restrict row = in + (ai * b + r) * c;
+        std::copy(row, row + c, acc);
+        for (Index k = 1; k < std::min(kBlock, end - r); ++k) {
+          row += c;
+          for (Index j = 0; j < c; ++j) acc[j] += row[j];
+        }
+        for (Index j = 0; j < c; ++j) sum[j] += acc[j];
+      }
+    }
+  };
+  d.parallelFor(a * parts, Eigen::TensorOpCost(sizeof(T) * b / parts * c, 0, b / parts * c), task);
+  if (parts == 1) return;
+  for (Index ai = 0; ai < a; ++ai) {
+    T* __restrict o = out + ai * c;
+    const T* p = partial.data() + ai * parts * c;
+    std::copy(p, p + c, o);
+    for (Index part = 1; part < parts; ++part) {
+      for (Index j = 0; j < c; ++j) o[j] += p[part * c + j];
+    }
+  }
+}
+
 // out[a, c] = reduce_b in[a, b, c].
 template <class T, class Reducer>
 void ReduceMiddle(const Eigen::ThreadPoolDevice& d, const T* in, T* out, Index a, Index b, Index c) {
   Reducer reducer;
   if (a * c == 0) return;
+  if constexpr (std::is_floating_point_v<T> && std::is_same_v<Reducer, Eigen::internal::SumReducer<T>>) {
+    if (c >= 16 && b > 1) return SumMiddleRows(d, in, out, a, b, c);
+  }
   Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, Index>> o(out, a * c);
   if (b == 0) {
     o.device(d) = o.constant(reducer.initialize());

@@ -192,6 +192,12 @@ std::vector<Geometry> ConvConfigs() {
   add({2, 9, 10, 16, 3, 3, 64, 2, 1, 2, 1, "SAME"});
   add({5, 3, 2, 16, 3, 3, 64});
   add({4, 2, 2, 16, 3, 3, 64});
+  // Real networks' layers, on oneDNN where it is built in (the backprops too): ResNet's
+  // strided 1x1 shortcut, a VALID 3x3, 1x1 bottlenecks; odd batches split unevenly over the
+  // threads.
+  add({3, 8, 8, 32, 1, 1, 64, 2, 2, 1, 1, "SAME"});
+  add({3, 7, 7, 24, 3, 3, 16, 1, 1, 1, 1, "VALID"});
+  add({5, 6, 6, 64, 1, 1, 32});
   add({5, 28, 28, 1, 5, 5, 32});                                     // the tutorial CNN's first conv
   add({2, 9, 8, 1, 3, 3, 40});                                       // 1-deep, 3x3, a partial panel
   add({2, 10, 9, 1, 5, 5, 16, 1, 1, 1, 1, "VALID"});                 // 1-deep, VALID

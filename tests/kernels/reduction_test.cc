@@ -109,6 +109,46 @@ TEST_CASE("a large Sum runs on the device's threads and is exact", "[reduction]"
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>(1000, 1000.0f));
 }
 
+TEST_CASE("batch norm's sums over N, H and W (rows of channels) match a double loop, cascaded in float",
+          "[reduction]") {
+  // NHWC [n, h, w, c] summed over its first three axes (one group of rows: a == 1), and a
+  // middle axis of [a, b, c] (a > 1, some a's split over the threads, some not).
+  struct Case {
+    std::vector<int64_t> dims;
+    std::vector<int32_t> axes;
+  };
+  for (const Case& test : {Case{{4, 9, 7, 33}, {0, 1, 2}}, Case{{3, 700, 20}, {1}}, Case{{1, 2, 16}, {1}},
+                           Case{{37, 5, 300, 16}, {1, 2}}, Case{{2, 3000, 64}, {0, 1}}}) {
+    const int64_t c = test.dims.back();
+    int64_t n = 1;
+    for (int64_t d : test.dims) n *= d;
+    std::vector<float> values(n);
+    for (int64_t i = 0; i < n; ++i) values[i] = static_cast<float>((i * 7919) % 1001) / 1000.f - 0.3f;
+    // The reference: out[outer, j] over every reduced element, in double.
+    const int64_t a = test.axes.front() == 0 ? 1 : test.dims[0];
+    const int64_t b = n / a / c;
+    std::vector<double> want(a * c, 0.0);
+    for (int64_t i = 0; i < a; ++i)
+      for (int64_t r = 0; r < b; ++r)
+        for (int64_t j = 0; j < c; ++j) want[i * c + j] += values[(i * b + r) * c + j];
+    INFO("dims " << TensorShape(test.dims).DebugString());
+    Run r = Reduce<float>("Sum", Tensor::FromVector<float>(values, TensorShape(test.dims)),
+                          Tensor::FromVector<int32_t>(test.axes));
+    REQUIRE(r.status.ok());
+    std::vector<float> got = Values<float>(r.outputs[0]);
+    REQUIRE(got.size() == want.size());
+    // Cascaded: within a few roundings of the largest partial sum, not b of them.
+    for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-6 * b));
+  }
+  // 100,000 rows of 0.1: a plain running float sum drifts by ~1e-3 relative; cascaded stays
+  // near float's own rounding.
+  Tensor tenths(tf::DT_FLOAT, TensorShape({100000, 16}));
+  for (int64_t i = 0; i < tenths.NumElements(); ++i) tenths.base<float>()[i] = 0.1f;
+  Run r = Reduce<float>("Mean", tenths, Tensor::FromVector<int32_t>({0}));
+  REQUIRE(r.status.ok());
+  for (float mean : Values<float>(r.outputs[0])) CHECK(mean == Approx(0.1).epsilon(1e-5));
+}
+
 TEST_CASE("empty reductions give the reducer's identity (Max: -inf, Mean: NaN)", "[reduction]") {
   Tensor x(tf::DT_FLOAT, TensorShape({2, 0}));
   Run r = Reduce<float>("Sum", x, Tensor::FromVector<int32_t>({1}));
