@@ -79,18 +79,15 @@ bool OnednnConvBackpropInput::Run(OpKernelContext* ctx, const conv::ConvDims& d,
     // here, once, before the pieces run.
     std::vector<Tensor> holders(pieces);
     std::vector<memory> weights;
-    dnnl::stream stream(OnednnEngine());
     for (int64_t i = 0; i < pieces; ++i) {
       const memory::desc& layout = entries[i]->pd.weights_desc();
       if (i > 0 && layout == weights.back().get_desc()) {
         weights.push_back(weights.back());
         continue;
       }
-      memory from(entries[i]->user_weights, OnednnEngine(), const_cast<float*>(filter));
       weights.push_back(OnednnDeviceMemory(ctx, layout, &holders[i]));
-      dnnl::reorder(from, weights.back()).execute(stream, from, weights.back());
+      OnednnReorder(memory(entries[i]->user_weights, OnednnEngine(), const_cast<float*>(filter)), weights.back());
     }
-    stream.wait();
     return OnednnRunPieces(ctx, pieces, [&](int64_t i, dnnl::stream& s) {
       const auto& pd = entries[i]->pd;
       Tensor scratch;

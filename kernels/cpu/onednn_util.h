@@ -52,6 +52,10 @@ bool OnednnEltwise(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, f
 // primitive that failed to run): the caller then computes everything its own way.
 bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<void(int64_t, dnnl::stream&)>& run);
 
+// `from` reordered into `to` on the calling thread, with one oneDNN thread: oneDNN's own
+// OpenMP team would wait at its barrier for a core the device's other threads hold.
+void OnednnReorder(const dnnl::memory& from, const dnnl::memory& to);
+
 // Memory for `desc` (a primitive's scratchpad, a tensor in a blocked layout), held by
 // `holder`: from the device's allocator, which keeps large blocks for the next step (a fresh buffer each call would have its pages
 // faulted in and zeroed by the OS every time). Throws dnnl::error when memory cannot be had.
