@@ -181,10 +181,13 @@ StatusOr<RunStepSpec> ParseRunStep(const std::string& text) {
     size_t eq = item.find('=');
     std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
     if (eq == std::string::npos || value.empty()) {
-      return errors::InvalidArgument("'", item, "' in --run '", text, "' is not feed=..., fetch=... or target=...");
+      return errors::InvalidArgument("'", item, "' in --run '", text, "' is not feed=..., feed-proto=..., fetch=... or target=...");
     }
     if (key == "feed") {
       TA_ASSIGN_OR_RETURN(auto feed, ParseFeed(value));
+      step.feeds.push_back(std::move(feed));
+    } else if (key == "feed-proto") {
+      TA_ASSIGN_OR_RETURN(auto feed, ParseProtoFeed(value));
       step.feeds.push_back(std::move(feed));
     } else if (key == "fetch" || key == "target") {
       auto& names = key == "fetch" ? step.fetches : step.targets;
@@ -193,7 +196,7 @@ StatusOr<RunStepSpec> ParseRunStep(const std::string& text) {
         names.push_back(name);
       }
     } else {
-      return errors::InvalidArgument("unknown key '", key, "' in --run '", text, "' (known: feed fetch target)");
+      return errors::InvalidArgument("unknown key '", key, "' in --run '", text, "' (known: feed feed-proto fetch target)");
     }
   }
   return step;
@@ -370,7 +373,8 @@ STEPS is either one step:
 or several, run in order on one session (variables keep their values between them):
   --run 'feed=NAME=[DTYPE:]VALUES[@SHAPE] fetch=T1,T2 target=N1,N2' --run '...' ...
 
-  --feed-proto NAME=FILE   feeds a binary TensorProto (any dtype, strings too)
+  --feed-proto NAME=FILE   feeds a binary TensorProto (any dtype, strings too); in --run:
+                           feed-proto=NAME=FILE
   NAME, TENSOR  "node" or "node:port"      DTYPE  float (default), double, int8, int16,
   VALUES  1,-2.5,3e4 (nan, inf)                   int32, int64, uint8..uint64, bool
   SHAPE   2x3; none: a vector; "@" alone: a scalar

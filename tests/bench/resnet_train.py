@@ -9,9 +9,9 @@ Usage:
                                               and labels [B] int32 and returns the loss
   resnet_train.py peers DIR --batch B [--size 64] [--steps N] [--engine tensorflow|pytorch]
 
-The step: logits = model(images, training=True) (batch normalization on the batch's own
-statistics, its moving averages updated), sparse softmax cross-entropy, gradients of every
-trainable weight, w -= 0.01 * g. tensoract runs the SavedModel's train_step
+The step (tests/compat/keras_train.py): logits = model(images, training=True) (batch
+normalization on the batch's own statistics, its moving averages updated), sparse softmax
+cross-entropy, gradients of every trainable weight, w -= 0.01 * g. tensoract runs the SavedModel's train_step
 (saved_model_latency DIR B --signature train_step); TensorFlow runs the same SavedModel's
 signature (oneDNN on, its default); PyTorch the same architecture written with torch.nn
 (bottleneck blocks of 3, 4, 6 and 3, each with its 1x1-3x3-1x1 convolutions and batch
@@ -28,34 +28,17 @@ import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compat"))
 CLASSES = 50
 CORES = len(os.sched_getaffinity(0))
 
 
 def export(out, size):
     import keras
-    import tensorflow as tf
+    from keras_train import export_train_step
     model = keras.applications.ResNet50(weights=None, input_shape=(size, size, 3), classes=CLASSES,
                                         classifier_activation=None)
-    loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-    class Trainer(tf.Module):
-        def __init__(self):
-            super().__init__()
-            self.model = model
-
-        @tf.function(input_signature=[tf.TensorSpec([None, size, size, 3], tf.float32, name="images"),
-                                      tf.TensorSpec([None], tf.int32, name="labels")])
-        def train_step(self, images, labels):
-            with tf.GradientTape() as tape:
-                loss = loss_fn(labels, self.model(images, training=True))
-            weights = self.model.trainable_variables
-            for w, g in zip(weights, tape.gradient(loss, weights)):
-                w.assign_sub(0.01 * g)
-            return {"loss": loss}
-
-    trainer = Trainer()
-    tf.saved_model.save(trainer, out, signatures={"train_step": trainer.train_step})
+    export_train_step(model, out, size)
     print(f"resnet_train: exported ResNet50 at {size}x{size} to {out}", flush=True)
 
 
