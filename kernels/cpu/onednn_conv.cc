@@ -120,7 +120,7 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
     }
     // Every piece's layout of the filter, before any piece runs.
     std::vector<std::shared_ptr<memory>> weights;
-    for (const Piece& p : pieces) weights.push_back(weights_->Get(p.entry->pd.weights_desc(), p.entry->user_weights, filter));
+    for (const Piece& p : pieces) weights.push_back(weights_->Get(ctx, p.entry->pd.weights_desc(), p.entry->user_weights, filter));
     // In bfloat16, the whole input rounded once (bands of rows overlap).
     Tensor rounded;
     if (bfloat16_) {

@@ -86,7 +86,7 @@ bool OnednnConvBackpropInput::Run(OpKernelContext* ctx, const conv::ConvDims& d,
         continue;
       }
       weights.push_back(OnednnDeviceMemory(ctx, layout, &holders[i]));
-      OnednnReorder(memory(entries[i]->user_weights, OnednnEngine(), const_cast<float*>(filter)), weights.back());
+      OnednnReorderInPieces(ctx, memory(entries[i]->user_weights, OnednnEngine(), const_cast<float*>(filter)), weights.back());
     }
     return OnednnRunPieces(ctx, pieces, [&](int64_t i, dnnl::stream& s) {
       const auto& pd = entries[i]->pd;

@@ -64,7 +64,7 @@ bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b,
     for (int64_t lo = 0; lo < m; lo += step) {
       entries.push_back(EntryFor(transpose_a, transpose_b, std::min(step, m - lo), n, k, lda));
       if (entries.back()->unsupported) return false;
-      weights.push_back(weights_->Get(entries.back()->pd.weights_desc(), entries.back()->user_weights, b));
+      weights.push_back(weights_->Get(ctx, entries.back()->pd.weights_desc(), entries.back()->user_weights, b));
     }
     // a rounded as it lies (its rows, or its columns when transposed).
     auto rounded = RoundedToBfloat16(ctx, a, transpose_a ? k * lda : m * lda);

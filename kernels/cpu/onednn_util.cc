@@ -5,6 +5,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 
@@ -90,8 +91,8 @@ dnnl::memory OnednnDeviceMemory(OpKernelContext* ctx, const dnnl::memory::desc& 
   return dnnl::memory(desc, OnednnEngine(), holder->data());
 }
 
-std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(const dnnl::memory::desc& layout, const dnnl::memory::desc& user,
-                                                     const Tensor& source) {
+std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const dnnl::memory::desc& layout,
+                                                     const dnnl::memory::desc& user, const Tensor& source) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t epoch = RefVariableWriteEpoch();
   std::shared_ptr<Slot> slot;
@@ -110,11 +111,31 @@ std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(const dnnl::memory::desc& l
     if (slot->memory == nullptr || slot->memory.use_count() > 1) {
       slot->memory = std::make_shared<dnnl::memory>(layout, OnednnEngine());
     }
-    OnednnReorder(dnnl::memory(user, OnednnEngine(), const_cast<void*>(source.data())), *slot->memory);
+    OnednnReorderInPieces(ctx, dnnl::memory(user, OnednnEngine(), const_cast<void*>(source.data())), *slot->memory);
     slot->source = source;
     slot->epoch = epoch;
   }
   return slot->memory;
+}
+
+void OnednnReorderInPieces(OpKernelContext* ctx, const dnnl::memory& from, const dnnl::memory& to) {
+  // Slices of the outermost dimension, aligned to 64 (every blocked layout's blocks divide
+  // it, so each slice is whole blocks on both sides), one or two per thread.
+  constexpr int64_t kAlign = 64;
+  const dnnl::memory::dims dims = from.get_desc().dims();
+  const int64_t threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
+  const int64_t slices = std::min<int64_t>(2 * threads, dims[0] / kAlign);
+  if (slices < 2 || from.get_desc().get_size() < (int64_t{1} << 20)) return OnednnReorder(from, to);
+  const int64_t step = (dims[0] / slices + kAlign - 1) / kAlign * kAlign;
+  const bool ran = OnednnRunPieces(ctx, (dims[0] + step - 1) / step, [&](int64_t i, dnnl::stream& stream) {
+    dnnl::memory::dims part = dims, offsets(dims.size(), 0);
+    offsets[0] = i * step;
+    part[0] = std::min(step, dims[0] - offsets[0]);
+    dnnl::memory src(from.get_desc().submemory_desc(part, offsets), OnednnEngine(), from.get_data_handle());
+    dnnl::memory dst(to.get_desc().submemory_desc(part, offsets), OnednnEngine(), to.get_data_handle());
+    dnnl::reorder(src, dst).execute(stream, src, dst);
+  });
+  if (!ran) throw dnnl::error(dnnl_runtime_error, "reorder");
 }
 
 void OnednnReorder(const dnnl::memory& from, const dnnl::memory& to) {

@@ -10,7 +10,8 @@
 //   saved_model_latency: DIR batch B: median M ms, min N ms over K runs
 // With --ops, first the ops of the graph a step runs (after the optimizer), with their count
 // and kernel time per step (5 traced steps): what the remapper fused, what is left, where
-// the time goes. With --bf16 the session multiplies in bfloat16
+// the time goes; and how much of a step some kernel was running (the rest: the executor
+// between kernels). With --bf16 the session multiplies in bfloat16
 // (GraphOptimizerOptions::bfloat16_products), and before the last line it prints how far
 // its outputs are from the float session's on the same feeds:
 //   saved_model_latency: bfloat16 products: largest |bf16 - f32| / largest |f32| = E
@@ -114,6 +115,7 @@ int Main(int argc, char** argv) {
     std::map<std::string, int> counts;
     std::map<std::string, double> micros;  // kernel time per op, summed over the traced steps
     std::map<std::string, std::string> op_of;
+    double busy_micros = 0, step_micros = 0;  // some kernel running; first kernel's start to last's end
     constexpr int kTraced = 5;
     // One step first, untraced: a first step's one-time work (a lazily built table, the
     // first touch of a buffer) is not what a served model pays per request.
@@ -139,10 +141,24 @@ int Main(int argc, char** argv) {
           op_of[node.name()] = node.op();
         }
       }
+      std::vector<std::pair<int64_t, int64_t>> spans;  // each kernel's [start, end) in us
       for (const auto& dev : metadata.step_stats.dev_stats()) {
         for (const auto& ns : dev.node_stats()) {
           micros[op_of[ns.node_name()]] += static_cast<double>(ns.op_end_rel_micros() - ns.op_start_rel_micros());
+          const int64_t start = ns.all_start_micros() + ns.op_start_rel_micros();
+          spans.emplace_back(start, std::max(start, ns.all_start_micros() + ns.op_end_rel_micros()));
         }
+      }
+      // How much of the step some kernel ran: the rest is the executor between kernels.
+      std::sort(spans.begin(), spans.end());
+      int64_t covered = 0, reach = spans.empty() ? 0 : spans.front().first;
+      for (const auto& [start, end] : spans) {
+        covered += std::max<int64_t>(0, end - std::max(start, reach));
+        reach = std::max(reach, end);
+      }
+      if (!spans.empty()) {
+        busy_micros += static_cast<double>(covered);
+        step_micros += static_cast<double>(reach - spans.front().first);
       }
     }
     std::vector<std::pair<double, std::string>> sorted;
@@ -151,6 +167,8 @@ int Main(int argc, char** argv) {
     std::printf("saved_model_latency: ops of a step (count, kernel ms per step):");
     for (const auto& [us, op] : sorted) std::printf(" %s %d %.2f", op.c_str(), counts[op], -us / kTraced / 1e3);
     std::printf("\n");
+    std::printf("saved_model_latency: some kernel running %.1f%% of the traced steps' %.1f ms\n",
+                step_micros > 0 ? 100 * busy_micros / step_micros : 0.0, step_micros / kTraced / 1e3);
   }
   for (int i = 0; i < 3; ++i) {
     Status s = (*bundle)->Run(signature, feeds, &out);
