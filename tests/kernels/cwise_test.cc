@@ -208,6 +208,31 @@ TEMPLATE_TEST_CASE("floating floor division, modulus, power and DivNoNan", "[cwi
   CheckClose<T>(Out("Minimum", {V<T>({NAN, 1}), V<T>({1, NAN})}), {NAN, NAN});
 }
 
+TEST_CASE("float Pow by a scalar 2 or 3 gives std::pow's values, specials included", "[cwise]") {
+  // The fast path (a product in double, rounded once): squares exactly, cubes within a
+  // rounding of double's, so equal to the correctly rounded power but for double rounding's
+  // rare ties (at most one ulp).
+  std::vector<float> x = {0.f, -0.f, 1.f, -1.f, 1e-20f, 3e12f, 1e13f, -1e13f, INFINITY, -INFINITY, NAN, 1e-45f};
+  for (int i = 0; i < 2000; ++i) x.push_back(std::ldexp(std::sin(0.37f * i), (i % 41) - 20));
+  for (float power : {2.f, 3.f}) {
+    std::vector<float> got = Values<float>(Out("Pow", {V<float>(x), Tensor::Scalar<float>(power)}));
+    REQUIRE(got.size() == x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      // A denormal base reads as zero, as everywhere in the kernels (1e-45 ** 2 is 0).
+      const float want = std::pow(std::fpclassify(x[i]) == FP_SUBNORMAL ? 0.f : x[i], power);
+      INFO(x[i] << " ** " << power << ": got " << got[i] << ", want " << want);
+      if (std::isnan(want)) {
+        CHECK(std::isnan(got[i]));
+      } else if (std::isinf(want)) {
+        CHECK(got[i] == want);
+      } else {
+        CHECK(std::fabs(got[i] - want) <= std::fabs(std::nextafter(want, INFINITY) - want));
+        CHECK(std::signbit(got[i]) == std::signbit(want));
+      }
+    }
+  }
+}
+
 // ---- unary ---------------------------------------------------------------------------------
 
 TEMPLATE_TEST_CASE("Neg, Square, Abs, Sign, Round on every dtype", "[cwise]", float, double, int32_t, int64_t) {
