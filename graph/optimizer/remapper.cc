@@ -290,6 +290,60 @@ bool MatchGeluExact(const Node& x, const std::vector<const Edge*>& consumers, st
   return false;
 }
 
+// The node `e` leads to when it is `op` (AddV2 also matches Add) and its other input is the
+// scalar Const `scalar`; else null.
+Node* ScalarStep(const Edge* e, const char* op, float scalar) {
+  if (e == nullptr) return nullptr;
+  Node* n = e->dst;
+  const std::string& type = n->type_string();
+  const bool is_op = type == op || (std::string(op) == "AddV2" && type == "Add");
+  if (!is_op || n->num_inputs() != 2 || !IsScalarConst(DataInput(*n, 1 - e->dst_input), scalar)) return nullptr;
+  return n;
+}
+
+// Tanh-approximated GELU as tf.nn.gelu(x, approximate=True) writes it (Keras'
+// gelu(approximate=True)), x being `x`'s output 0 and `consumers` its three readers:
+//   Mul(Mul(0.5, x), AddV2(1, Tanh(Mul(0.7978846, AddV2(x, Mul(0.044715, Pow(x, 3)))))))
+// with either operand order. The nodes after x in order, or false. Float only; the fused
+// epilogue computes the same function without the cancellation of 1 + tanh(u) for negative
+// x (within TensorFlow's float tolerance of the unfused ops, closer to the true value).
+bool MatchGeluApproximate(const Node& x, const std::vector<const Edge*>& consumers, std::vector<Node*>* nodes) {
+  if (consumers.size() != 3 || x.def().attr().at("T").type() != tensorflow::DT_FLOAT) return false;
+  Node *pow = nullptr, *half = nullptr, *inner = nullptr;
+  for (const Edge* e : consumers) {
+    Node* n = e->dst;
+    if (n->type_string() == "Pow" && e->dst_input == 0 && IsScalarConst(DataInput(*n, 1), 3.f)) {
+      pow = n;
+    } else if (Node* h = ScalarStep(e, "Mul", 0.5f)) {
+      half = h;
+    } else if (n->type_string() == "AddV2" || n->type_string() == "Add") {
+      inner = n;
+    }
+  }
+  if (pow == nullptr || half == nullptr || inner == nullptr) return false;
+  Node* cubed = ScalarStep(SoleConsumer(*pow), "Mul", 0.044715f);
+  if (cubed == nullptr || SoleConsumer(*cubed) == nullptr || SoleConsumer(*cubed)->dst != inner) return false;
+  Node* scaled = ScalarStep(SoleConsumer(*inner), "Mul", static_cast<float>(0.7978845608028654));
+  if (scaled == nullptr) return false;
+  const Edge* to_tanh = SoleConsumer(*scaled);
+  if (to_tanh == nullptr || to_tanh->dst->type_string() != "Tanh") return false;
+  Node* tanh = to_tanh->dst;
+  Node* one_plus = ScalarStep(SoleConsumer(*tanh), "AddV2", 1.f);
+  if (one_plus == nullptr) return false;
+  const Edge* to_product = SoleConsumer(*one_plus);
+  const Edge* half_to_product = SoleConsumer(*half);
+  if (to_product == nullptr || half_to_product == nullptr || to_product->dst != half_to_product->dst ||
+      to_product->dst->type_string() != "Mul") {
+    return false;
+  }
+  Node* product = to_product->dst;
+  *nodes = {pow, cubed, inner, scaled, tanh, one_plus, half, product};
+  for (Node* n : *nodes) {
+    if (!SameCpuFloat(x, *n)) return false;
+  }
+  return true;
+}
+
 // Keras' Dense on inputs of rank 3 or more (a transformer's tokens, ConvNeXt's pixels)
 // writes Reshape(MatMul(Reshape(x), w)) and then its BiasAdd and activation: a MatMul's sole
 // consumer when it is a Reshape that keeps the channels (its output's last dimension, known,
@@ -371,9 +425,11 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
   float leakyrelu_alpha = 0.2f;
   for (;;) {
     const std::vector<const Edge*> consumers = ConsumersOfOutput0(*last);
-    if (consumers.size() == 2 && !steps.empty()) {  // x * sigmoid(x) or exact GELU?
+    if ((consumers.size() == 2 || consumers.size() == 3) && !steps.empty()) {  // swish or GELU?
       std::vector<Node*> more;
-      if (MatchSwish(*last, consumers, &more)) {
+      if (consumers.size() == 3) {
+        if (MatchGeluApproximate(*last, consumers, &more)) activation = "GeluApproximate";
+      } else if (MatchSwish(*last, consumers, &more)) {
         activation = "_MklSwish";
       } else if (MatchGeluExact(*last, consumers, &more)) {
         activation = "GeluExact";

@@ -33,6 +33,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "kernels/cpu/erfc_float.h"
 #include "kernels/kernel_registry.h"
 
@@ -215,6 +217,14 @@ class FusedEpilogue {
             break;
           }
           [[fallthrough]];
+        case kGeluApproximate:
+          if constexpr (std::is_same_v<T, float>) {
+            if (activation_ == kGeluApproximate) {
+              GeluApproximateFloat(out, n);
+              break;
+            }
+          }
+          [[fallthrough]];
         default:
           for (int64_t j = 0; j < n; ++j) out[j] = Activate(out[j]);
       }
@@ -260,6 +270,23 @@ class FusedEpilogue {
       for (int64_t j = 0; j < len; ++j) u[j] = -x[j0 + j] * static_cast<float>(0.7071067811865476);
       ErfcFloat(u, u, len);
       for (int64_t j = 0; j < len; ++j) x[j0 + j] = 0.5f * x[j0 + j] * u[j];
+    }
+  }
+  // Activate's kGeluApproximate over a row of floats, its exp vectorised (Eigen's).
+  static void GeluApproximateFloat(float* x, int64_t n) {
+    constexpr int64_t kChunk = 256;
+    float e[kChunk];
+    for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
+      const int64_t len = std::min(kChunk, n - j0);
+      float* v = x + j0;
+      for (int64_t j = 0; j < len; ++j) {
+        const float u = 0.7978845608028654f * (v[j] + 0.044715f * v[j] * v[j] * v[j]);
+        e[j] = -2.f * std::abs(u);
+      }
+      Eigen::Map<Eigen::ArrayXf> exp(e, len);
+      exp = exp.exp();
+      // u has x's sign: x sigmoid(2u) = x / (1 + e) for u >= 0, x e / (1 + e) below.
+      for (int64_t j = 0; j < len; ++j) v[j] = (v[j] >= 0.f ? v[j] : v[j] * e[j]) / (1.f + e[j]);
     }
   }
   template <class T>

@@ -184,6 +184,32 @@ TEST_CASE("Keras' Dense on tokens fuses its bias and exact GELU into the MatMul 
   CHECK(Has(apart.ops, "Erfc:erfc"));
 }
 
+TEST_CASE("Keras' Dense on tokens fuses its bias and tanh GELU into the MatMul, within float rounding") {
+  // tf.nn.gelu(y, approximate=True): 0.5 y (1 + tanh(0.7978846 (y + 0.044715 y^3))); the
+  // fused epilogue writes it as y sigmoid(2u), without 1 + tanh(u)'s cancellation.
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, -1, 16}));
+    auto rows = ops::Reshape(s, x, ops::Const(s, {-1, 16}));
+    auto mm = ops::MatMul(s.WithOpName("mm"), rows, Filled(s, {16, 24}, 0.35f));
+    auto leading = ops::GatherV2(s, ops::Shape(s, x), ops::Const(s, {0, 1}), ops::Const(s, 0));
+    auto tokens = ops::Reshape(s.WithOpName("tokens"), mm, ops::Concat(s, {leading, ops::Const(s, {24})}, 0));
+    auto y = ops::BiasAdd(s.WithOpName("biased"), tokens, Filled(s, {24}, 0.6f));
+    auto cube = ops::Pow(s.WithOpName("cube"), y, ops::Const(s, 3.f));
+    auto inner = ops::AddV2(s, y, ops::Mul(s, ops::Const(s, 0.044715f), cube));
+    auto t = ops::Tanh(s.WithOpName("tanh"), ops::Mul(s, ops::Const(s, 0.7978845608028654f), inner));
+    ops::Mul(s.WithOpName("gelu"), ops::Mul(s, ops::Const(s, 0.5f), y), ops::AddV2(s, ops::Const(s, 1.f), t));
+  });
+  const Ran fused = RunGraph(graph, true, {{"x", Input({3, 5, 16})}}, {"gelu"});
+  const Ran apart = RunGraph(graph, false, {{"x", Input({3, 5, 16})}}, {"gelu"});
+  REQUIRE(fused.values[0].size() == 3 * 5 * 24);
+  CheckClose(fused.values[0], apart.values[0]);
+  CHECK(Has(fused.ops, "_FusedMatMul:gelu"));
+  CHECK_FALSE(Has(fused.ops, "Tanh:tanh"));
+  CHECK_FALSE(Has(fused.ops, "Pow:cube"));
+  CHECK_FALSE(Has(fused.ops, "BiasAdd:biased"));
+  CHECK(Has(apart.ops, "Tanh:tanh"));
+}
+
 TEST_CASE("a convolution's filter that changes between runs is used as it is now, in a resource or a ref variable") {
   // Deep enough for oneDNN's kernel, whose reordered filter is kept between runs.
   const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
