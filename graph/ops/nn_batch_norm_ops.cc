@@ -145,3 +145,15 @@ REGISTER_OP("FusedBatchNormGradV2")
     .Attr("is_training: bool = true")
     .SetShapeFn(tensoract::FusedBatchNormGradShape)
     .Doc("The gradients of FusedBatchNormV2 with respect to x, scale and offset.");
+
+// Layer normalization over the last dimension, as the remapper fuses Keras' LayerNormalization
+// (graph/optimizer/layer_norm_fusion.h): TensorFlow's oneDNN op of this name, which its own
+// remapper makes of the same pattern. scale and offset hold one value per element of the
+// last dimension (any shape of that many elements: Keras reshapes them to [1, ..., C]).
+REGISTER_OP("_MklLayerNorm")
+    .Input("x: T").Input("scale: T").Input("offset: T")
+    .Output("y: T")
+    .Attr("T: {float, bfloat16, half}")
+    .Attr("epsilon: float = 0.001")
+    .SetShapeFn(tensoract::shape_inference::UnchangedShape)
+    .Doc("y = (x - mean) / sqrt(variance + epsilon) * scale + offset, the moments over x's last dimension.");

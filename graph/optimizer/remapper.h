@@ -17,6 +17,8 @@
 //   - Conv2DBackpropFilter and BiasAddGrad of one output gradient (a conv layer with a
 //     bias) into _Conv2DBackpropFilterWithBias, tensoract's op: the bias gradient is summed
 //     on the filter gradient's pass over that tensor instead of a pass of its own.
+//   - Keras' LayerNormalization (Mean, SquaredDifference, Mean, Rsqrt and the products and
+//     sums of its scale and offset) into _MklLayerNorm (graph/optimizer/layer_norm_fusion.h).
 // The values are the very same as the unfused nodes' for a product with a BiasAdd and a Relu
 // on our own kernels; composed per-channel steps, oneDNN's kernels and the fused bias
 // gradient round differently (equal up to float rounding).

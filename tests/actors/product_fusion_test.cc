@@ -5,7 +5,7 @@
 // DepthwiseConv2dNative and MatMul. Each graph runs with the remapper on and off: the
 // fused ops replace the chains, and the values agree up to float rounding (the per-channel
 // steps compose into one multiply-add, oneDNN sums in its own order); Identity and IdentityN
-// in the way are seen through. What must not fuse
+// in the way are seen through; Keras' LayerNormalization into _MklLayerNorm. What must not fuse
 // (a Mul by a whole tensor, a batch norm in training) is left alone.
 //
 // Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
@@ -208,6 +208,44 @@ TEST_CASE("Keras' Dense on tokens fuses its bias and tanh GELU into the MatMul, 
   CHECK_FALSE(Has(fused.ops, "Pow:cube"));
   CHECK_FALSE(Has(fused.ops, "BiasAdd:biased"));
   CHECK(Has(apart.ops, "Tanh:tanh"));
+}
+
+// Keras 3's LayerNormalization(axis=-1) as its TensorFlow backend writes it, on [?, ?, 24].
+tensorflow::GraphDef KerasLayerNorm(float epsilon) {
+  return testing::BuildGraph([epsilon](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, -1, 24}));
+    ops::ReductionAttrs keep;
+    keep.keep_dims = true;
+    auto mean = ops::Mean(s.WithOpName("mean"), x, ops::Const(s, {-1}), keep);
+    auto variance = ops::Mean(s.WithOpName("variance"), ops::SquaredDifference(s, x, ops::StopGradient(s, mean)),
+                              ops::Const(s, {-1}), keep);
+    auto gamma = ops::Reshape(s, Filled(s, {24}, 0.4f, 1.f), ops::Const(s, {1, 1, 24}));
+    auto beta = ops::Reshape(s, Filled(s, {24}, 0.9f), ops::Const(s, {1, 1, 24}));
+    auto m = ops::Mul(s, ops::Rsqrt(s, ops::AddV2(s, variance, ops::Const(s, epsilon))), gamma);
+    auto shift = ops::AddV2(s, ops::Mul(s, ops::Neg(s, mean), m), beta);
+    ops::AddV2(s.WithOpName("y"), ops::Mul(s, x, m), shift);
+  });
+}
+
+TEST_CASE("Keras' LayerNormalization fuses into one _MklLayerNorm, within float rounding") {
+  const tensorflow::GraphDef graph = KerasLayerNorm(1e-6f);
+  Tensor x = Input({3, 5, 24});
+  const Ran fused = RunGraph(graph, true, {{"x", x}}, {"y"});
+  const Ran apart = RunGraph(graph, false, {{"x", x}}, {"y"});
+  CHECK(Has(fused.ops, "_MklLayerNorm:y"));
+  CHECK_FALSE(Has(fused.ops, "Mean:mean"));
+  CHECK_FALSE(Has(fused.ops, "Mean:variance"));
+  CHECK(Has(apart.ops, "Mean:variance"));
+  REQUIRE(fused.values[0].size() == 3 * 5 * 24);
+  CheckClose(fused.values[0], apart.values[0]);
+}
+
+TEST_CASE("a layer norm whose moments are used elsewhere is left alone") {
+  // The mean also fetched: it must still be computed, so nothing fuses.
+  const tensorflow::GraphDef graph = KerasLayerNorm(1e-3f);
+  const Ran ran = RunGraph(graph, true, {{"x", Input({2, 3, 24})}}, {"y", "mean"});
+  CHECK(Has(ran.ops, "Mean:mean"));
+  CHECK_FALSE(Has(ran.ops, "_MklLayerNorm:y"));
 }
 
 TEST_CASE("a convolution's filter that changes between runs is used as it is now, in a resource or a ref variable") {

@@ -18,13 +18,9 @@ using testing::BoolA;
 using testing::Run;
 using testing::RunOp;
 using testing::TypeA;
+using testing::FloatA;
 using testing::Values;
 
-tf::AttrValue FloatA(float f) {
-  tf::AttrValue v;
-  v.set_f(f);
-  return v;
-}
 tf::AttrValue StringA(const std::string& s) {
   tf::AttrValue v;
   v.set_s(s);

@@ -26,6 +26,7 @@ inline Device* TestDevice() {
 
 inline tensorflow::AttrValue TypeA(DataType t) { tensorflow::AttrValue v; v.set_type(t); return v; }
 inline tensorflow::AttrValue BoolA(bool b) { tensorflow::AttrValue v; v.set_b(b); return v; }
+inline tensorflow::AttrValue FloatA(float f) { tensorflow::AttrValue v; v.set_f(f); return v; }
 
 inline tensorflow::AttrValue Ints(const std::vector<int64_t>& v) {
   tensorflow::AttrValue a;

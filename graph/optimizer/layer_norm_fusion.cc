@@ -1,0 +1,138 @@
+// Keras' LayerNormalization into _MklLayerNorm (see layer_norm_fusion.h).
+#include "graph/optimizer/layer_norm_fusion.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "graph/optimizer/remapper_util.h"
+
+namespace tensoract {
+namespace {
+
+using namespace remapper;  // NOLINT: the remapper's graph-editing helpers
+
+// An int32 or int64 Const holding one axis (a scalar or [1]) that is the last of `rank`
+// (-1, or rank - 1 where the rank is known).
+bool IsLastAxis(const Source& axes, int rank) {
+  if (axes.node == nullptr || axes.node->type_string() != "Const") return false;
+  auto attr = axes.node->def().attr().find("value");
+  if (attr == axes.node->def().attr().end()) return false;
+  const tensorflow::TensorProto& t = attr->second.tensor();
+  const auto& dims = t.tensor_shape().dim();
+  if (dims.size() > 1 || (dims.size() == 1 && dims[0].size() != 1)) return false;
+  int64_t axis = 0;
+  if (t.dtype() == tensorflow::DT_INT32 && t.int_val_size() == 1) {
+    axis = t.int_val(0);
+  } else if (t.dtype() == tensorflow::DT_INT64 && t.int64_val_size() == 1) {
+    axis = t.int64_val(0);
+  } else if (t.dtype() == tensorflow::DT_INT32 && t.tensor_content().size() == sizeof(int32_t)) {
+    int32_t v;
+    std::memcpy(&v, t.tensor_content().data(), sizeof v);
+    axis = v;
+  } else if (t.dtype() == tensorflow::DT_INT64 && t.tensor_content().size() == sizeof(int64_t)) {
+    std::memcpy(&axis, t.tensor_content().data(), sizeof axis);
+  } else {
+    return false;
+  }
+  return axis == -1 || (rank > 0 && axis == rank - 1);
+}
+
+bool SameSource(const Source& a, const Source& b) { return a.node == b.node && a.port == b.port; }
+
+// A float Mean over x's last axis that keeps it, on the device of `like`.
+bool IsLastAxisMean(const Node& n, const Node& like, int rank) {
+  auto keep = n.def().attr().find("keep_dims");
+  return n.type_string() == "Mean" && SameCpuFloat(like, n) && keep != n.def().attr().end() && keep->second.b() &&
+         IsLastAxis(DataInput(n, 1), rank);
+}
+
+// The sole consumer of `n` when it is of type `op` (AddV2 also matches Add); else null.
+Node* Next(const Node& n, const char* op) {
+  const Edge* e = SoleConsumer(n);
+  if (e == nullptr) return nullptr;
+  const std::string& type = e->dst->type_string();
+  const bool is_op = type == op || (std::string(op) == "AddV2" && type == "Add");
+  return is_op && SameCpuFloat(n, *e->dst) ? e->dst : nullptr;
+}
+
+// The input of two-input `n` other than output 0 of `from`; {nullptr, 0} if `from` is neither.
+Source OtherInput(const Node& n, const Node& from) {
+  const Source a = DataInput(n, 0), b = DataInput(n, 1);
+  if (a.node == &from && a.port == 0) return b;
+  if (b.node == &from && b.port == 0) return a;
+  return {nullptr, 0};
+}
+
+}  // namespace
+
+bool TryFuseLayerNorm(Graph* graph, Node* mean) {
+  const Source x = DataInput(*mean, 0);
+  if (x.node == nullptr || mean->def().attr().at("T").type() != tensorflow::DT_FLOAT) return false;
+  // x's rank and depth C where inferred (a fed input's may not be: then C is gamma's, and
+  // the kernel refuses an x whose last dimension differs, which Keras' layer never makes).
+  const PartialTensorShape& shape = x.node->output_shape(x.port);
+  const int rank = shape.dims();  // -1: unknown
+  if (rank == 0) return false;
+  int64_t channels = rank > 0 ? shape.dim_size(rank - 1) : -1;
+  const int max_rank = rank > 0 ? rank : 8;
+  if (!IsLastAxisMean(*mean, *mean, rank)) return false;
+
+  // mean feeds the variance (through StopGradient, as tf.nn.moments writes it) and Neg.
+  const std::vector<const Edge*> readers = ConsumersOfOutput0(*mean);
+  if (readers.size() != 2) return false;
+  Node *stop = nullptr, *difference = nullptr, *neg = nullptr;
+  for (const Edge* e : readers) {
+    const std::string& type = e->dst->type_string();
+    if (type == "StopGradient") stop = e->dst;
+    else if (type == "SquaredDifference") difference = e->dst;
+    else if (type == "Neg") neg = e->dst;
+  }
+  if (stop != nullptr) difference = Next(*stop, "SquaredDifference");
+  if (difference == nullptr || neg == nullptr || !SameCpuFloat(*mean, *neg)) return false;
+  if (!SameSource(DataInput(*difference, 0), x)) return false;
+  Node* variance = Next(*difference, "Mean");
+  if (variance == nullptr || !IsLastAxisMean(*variance, *mean, rank)) return false;
+  Node* plus_epsilon = Next(*variance, "AddV2");
+  float epsilon = 0;
+  if (plus_epsilon == nullptr || !ScalarConstValue(OtherInput(*plus_epsilon, *variance), &epsilon)) return false;
+  Node* rsqrt = Next(*plus_epsilon, "Rsqrt");
+  Node* scaled = rsqrt == nullptr ? nullptr : Next(*rsqrt, "Mul");
+  if (scaled == nullptr) return false;
+  const Source gamma = OtherInput(*scaled, *rsqrt);
+  if (channels < 1 && gamma.node != nullptr && gamma.node->output_shape(gamma.port).dims() > 0) {
+    const PartialTensorShape& g = gamma.node->output_shape(gamma.port);
+    channels = g.dim_size(g.dims() - 1);
+  }
+  if (channels < 1 || !IsChannelVector(gamma, channels, max_rank)) return false;
+
+  // m = inv * gamma feeds -mean * m and x * m.
+  const std::vector<const Edge*> products = ConsumersOfOutput0(*scaled);
+  if (products.size() != 2) return false;
+  Node *mean_product = nullptr, *x_product = nullptr;
+  for (const Edge* e : products) {
+    Node* n = e->dst;
+    if (n->type_string() != "Mul" || !SameCpuFloat(*mean, *n)) return false;
+    const Source other = OtherInput(*n, *scaled);
+    if (other.node == neg && other.port == 0) mean_product = n;
+    else if (SameSource(other, x)) x_product = n;
+  }
+  if (mean_product == nullptr || x_product == nullptr || Next(*neg, "Mul") != mean_product) return false;
+  Node* shift = Next(*mean_product, "AddV2");
+  if (shift == nullptr) return false;
+  const Source beta = OtherInput(*shift, *mean_product);
+  if (!IsChannelVector(beta, channels, max_rank)) return false;
+  Node* out = Next(*x_product, "AddV2");
+  if (out == nullptr || Next(*shift, "AddV2") != out) return false;
+
+  std::vector<Node*> nodes = {mean, difference, variance, plus_epsilon, rsqrt, scaled, neg,
+                              mean_product, shift, x_product, out};
+  if (stop != nullptr) nodes.push_back(stop);
+  NodeDef def;
+  def.set_op("_MklLayerNorm");
+  (*def.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+  (*def.mutable_attr())["epsilon"].set_f(epsilon);
+  return ReplaceNodes(graph, nodes, {out}, {x, gamma, beta}, std::move(def)) != nullptr;
+}
+
+}  // namespace tensoract

@@ -1,0 +1,150 @@
+// The remapper's shared graph editing (see remapper_util.h).
+#include "graph/optimizer/remapper_util.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tensoract {
+namespace remapper {
+
+bool OnCpu(const Node& n) { return n.requested_device().find("/device:CPU:") != std::string::npos; }
+
+std::string AttrString(const Node& n, const std::string& name, const std::string& fallback) {
+  auto it = n.def().attr().find(name);
+  return it == n.def().attr().end() ? fallback : it->second.s();
+}
+
+bool FloatingT(const Node& n) {
+  auto it = n.def().attr().find("T");
+  return it != n.def().attr().end() &&
+         (it->second.type() == tensorflow::DT_FLOAT || it->second.type() == tensorflow::DT_DOUBLE);
+}
+
+const Edge* SoleConsumer(const Node& n) {
+  const Edge* only = nullptr;
+  for (const Edge* e : n.out_edges()) {
+    if (e->IsControlEdge() || e->src_output != 0 || only != nullptr) return nullptr;
+    only = e;
+  }
+  return only;
+}
+
+bool SameCpuFloat(const Node& a, const Node& b) {
+  return OnCpu(a) && a.requested_device() == b.requested_device() && FloatingT(a) && FloatingT(b) &&
+         a.def().attr().at("T").type() == b.def().attr().at("T").type();
+}
+
+Node* ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vector<Node*>& outputs,
+                  const std::vector<Source>& data, NodeDef def) {
+  for (const Source& s : data) {
+    if (s.node == nullptr) return nullptr;  // an unconnected input: leave the graph alone
+  }
+  std::vector<Node*> control;
+  for (Node* n : nodes) {
+    for (const Edge* e : n->in_edges()) {
+      if (!e->IsControlEdge() || e->src->IsSource()) continue;
+      const bool inside = std::find(nodes.begin(), nodes.end(), e->src) != nodes.end();
+      if (!inside && std::find(control.begin(), control.end(), e->src) == control.end()) control.push_back(e->src);
+    }
+  }
+  def.set_name(outputs.front()->name());
+  def.set_device(outputs.front()->requested_device());
+  for (const Source& s : data) def.add_input(s.port == 0 ? s.node->name() : StrCat(s.node->name(), ":", s.port));
+  for (Node* c : control) def.add_input("^" + c->name());
+  struct Sink {
+    int output;
+    Node* node;
+    int input;  // Edge::kControlSlot for a control edge
+  };
+  std::vector<Sink> consumers;
+  std::vector<PartialTensorShape> shapes;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (const Edge* e : outputs[i]->out_edges()) {
+      consumers.push_back({static_cast<int>(i), e->dst, e->IsControlEdge() ? Edge::kControlSlot : e->dst_input});
+    }
+    shapes.push_back(outputs[i]->output_shape(0));
+  }
+
+  for (Node* n : nodes) graph->RemoveNode(n);
+  StatusOr<Node*> added = graph->AddNode(def);
+  if (!added.ok()) return nullptr;  // cannot happen for the ops matched; the graph would be broken
+  Node* fused = *added;
+  for (size_t i = 0; i < shapes.size(); ++i) fused->set_output_shape(static_cast<int>(i), shapes[i]);
+  for (size_t i = 0; i < data.size(); ++i) graph->AddEdge(data[i].node, data[i].port, fused, static_cast<int>(i));
+  for (Node* c : control) graph->AddControlEdge(c, fused);
+  for (const Sink& s : consumers) {
+    if (s.input == Edge::kControlSlot) graph->AddControlEdge(fused, s.node);
+    else graph->AddEdge(fused, s.output, s.node, s.input);
+  }
+  return fused;
+}
+
+bool ReplaceChain(Graph* graph, const std::vector<Node*>& chain, const std::vector<Source>& data, NodeDef def) {
+  return ReplaceNodes(graph, chain, {chain.back()}, data, std::move(def)) != nullptr;
+}
+
+Source DataInput(const Node& n, int input) {
+  for (const Edge* e : n.in_edges()) {
+    if (!e->IsControlEdge() && e->dst_input == input) return {e->src, e->src_output};
+  }
+  return {nullptr, 0};
+}
+
+void CopyAttrs(const Node& from, const std::vector<std::string>& names, NodeDef* def) {
+  for (const std::string& name : names) {
+    auto it = from.def().attr().find(name);
+    if (it != from.def().attr().end()) (*def->mutable_attr())[name] = it->second;
+  }
+}
+
+int FuseEach(Graph* graph, const std::vector<std::string>& ops, bool (*try_fuse)(Graph*, Node*)) {
+  std::vector<int> ids;
+  for (Node* n : graph->op_nodes()) {
+    if (std::find(ops.begin(), ops.end(), n->type_string()) != ops.end()) ids.push_back(n->id());
+  }
+  int fused = 0;
+  for (int id : ids) {
+    Node* n = graph->FindNodeId(id);  // nullptr once fused away
+    if (n != nullptr && try_fuse(graph, n)) ++fused;
+  }
+  return fused;
+}
+
+std::vector<const Edge*> ConsumersOfOutput0(const Node& n) {
+  std::vector<const Edge*> out;
+  for (const Edge* e : n.out_edges()) {
+    if (e->IsControlEdge() || e->src_output != 0) return {};
+    out.push_back(e);
+  }
+  return out;
+}
+
+bool ScalarConstValue(const Source& s, float* value) {
+  if (s.node == nullptr || s.node->type_string() != "Const") return false;
+  auto attr = s.node->def().attr().find("value");
+  if (attr == s.node->def().attr().end()) return false;
+  const tensorflow::TensorProto& t = attr->second.tensor();
+  if (t.dtype() != tensorflow::DT_FLOAT || t.tensor_shape().dim_size() != 0) return false;
+  if (t.float_val_size() == 1) *value = t.float_val(0);
+  else if (t.tensor_content().size() == sizeof *value) std::memcpy(value, t.tensor_content().data(), sizeof *value);
+  else return false;
+  return true;
+}
+
+bool IsScalarConst(const Source& s, float want) {
+  float v = 0;
+  return ScalarConstValue(s, &v) && v == want;
+}
+
+bool IsChannelVector(const Source& s, int64_t channels, int max_rank) {
+  if (s.node == nullptr) return false;
+  const PartialTensorShape& shape = s.node->output_shape(s.port);
+  if (!shape.IsFullyDefined() || shape.dims() < 1 || shape.dims() > max_rank) return false;
+  for (int i = 0; i + 1 < shape.dims(); ++i) {
+    if (shape.dim_size(i) != 1) return false;
+  }
+  return shape.dim_size(shape.dims() - 1) == channels;
+}
+
+}  // namespace remapper
+}  // namespace tensoract

@@ -1,0 +1,76 @@
+// What the remapper's fusions (graph/optimizer/remapper.cc, layer_norm_fusion.cc) share:
+// reading a node's device, type and attrs, walking its consumers and inputs, and replacing
+// a set of nodes by one fused node with their inputs, consumers and control edges.
+#ifndef TENSORACT_GRAPH_OPTIMIZER_REMAPPER_UTIL_H_
+#define TENSORACT_GRAPH_OPTIMIZER_REMAPPER_UTIL_H_
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace tensoract {
+namespace remapper {
+
+// Placed on a CPU device.
+bool OnCpu(const Node& n);
+
+// The string attr `name` of `n`, or `fallback` where it has none.
+std::string AttrString(const Node& n, const std::string& name, const std::string& fallback);
+
+// Its attr T is float or double.
+bool FloatingT(const Node& n);
+
+// The only consumer of output 0 of `n`, when there is exactly one data edge out and no
+// control edge; else nullptr.
+const Edge* SoleConsumer(const Node& n);
+
+// Both on the same CPU device with the same floating T.
+bool SameCpuFloat(const Node& a, const Node& b);
+
+// A data input of the fused node: output `port` of `node`.
+struct Source {
+  Node* node;
+  int port;
+};
+
+// Replaces `nodes` by one node made from `def` (its op and attrs; name, device and inputs
+// are filled here): its data inputs are `data`, its control inputs everyone's from outside
+// `nodes`; output i of it takes over the consumers and inferred shape of output 0 of
+// `outputs[i]`, and it takes the name of outputs[0]. Returns it; nullptr when nothing changed.
+Node* ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vector<Node*>& outputs,
+                   const std::vector<Source>& data, NodeDef def);
+
+// A chain of nodes, each the sole consumer of the one before, replaced by one node that
+// takes over the last one's output.
+bool ReplaceChain(Graph* graph, const std::vector<Node*>& chain, const std::vector<Source>& data, NodeDef def);
+
+// Data input `input` of `n`; {nullptr, 0} when unconnected.
+Source DataInput(const Node& n, int input);
+
+// Copies the attrs `names` that `from` has into `def`.
+void CopyAttrs(const Node& from, const std::vector<std::string>& names, NodeDef* def);
+
+// Calls try_fuse(graph, node) for each node of one of `ops` the graph holds now, but for
+// those an earlier fusion of the loop removed; returns how many it fused.
+int FuseEach(Graph* graph, const std::vector<std::string>& ops, bool (*try_fuse)(Graph*, Node*));
+
+// Every consumer of output 0 of `n` when nothing else reads it (no control edge out, no
+// other output used); empty otherwise.
+std::vector<const Edge*> ConsumersOfOutput0(const Node& n);
+
+// A scalar float Const of value `want` (Keras' swish writes x * sigmoid(beta * x), beta 1;
+// exact GELU multiplies by 0.5 and by 1 / sqrt 2).
+bool IsScalarConst(const Source& s, float want);
+
+// A value of one element per output channel of a product with `channels` (known) channels:
+// [channels] or [1, ..., 1, channels] of known shape, no wider than the product's output.
+bool IsChannelVector(const Source& s, int64_t channels, int max_rank);
+
+// The value of a scalar float Const, in *value; false for anything else.
+bool ScalarConstValue(const Source& s, float* value);
+
+}  // namespace remapper
+}  // namespace tensoract
+
+#endif  // TENSORACT_GRAPH_OPTIMIZER_REMAPPER_UTIL_H_
