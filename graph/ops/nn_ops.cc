@@ -43,6 +43,16 @@ Status BiasAddGradShape(InferenceContext* c) {
 
 Status SoftmaxShape(InferenceContext* c) { return shape_inference::UnchangedShapeWithRankAtLeast(c, 1); }
 
+// _FusedAttention: query [B, T, N, H], key and value [B, S, N, H'] -> [B, T, N, H'].
+Status FusedAttentionShape(InferenceContext* c) {
+  PartialTensorShape query, value;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &query));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 4, &value));
+  c->set_output(0, InferenceContext::MakeShape({InferenceContext::Dim(query, 0), InferenceContext::Dim(query, 1),
+                                                InferenceContext::Dim(query, 2), InferenceContext::Dim(value, 3)}));
+  return Status::OK();
+}
+
 // Logits and labels of one shape [batch, classes], or broadcast to it.
 Status SoftmaxCrossEntropyShape(InferenceContext* c) {
   PartialTensorShape input, merged;
@@ -431,6 +441,18 @@ REGISTER_OP("Softmax")
     .Attr("T: " TA_FLOAT_TYPES)
     .SetShapeFn(tensoract::SoftmaxShape)
     .Doc("exp(logits) / sum(exp(logits)) along the last dimension.");
+
+// Attention of Keras' MultiHeadAttention, as the remapper fuses it
+// (graph/optimizer/attention_fusion.h): softmax(scale * Einsum("BTNH,BSNH->BNTS", query,
+// key)), then Einsum("BNTS,BSNH->BTNH", that, value), without the [B, N, T, S] scores ever
+// written out. tensoract's own op: only the remapper creates it, after placement.
+REGISTER_OP("_FusedAttention")
+    .Input("query: T").Input("key: T").Input("value: T")
+    .Output("output: T")
+    .Attr("T: {float}")
+    .Attr("scale: float = 1.0")
+    .SetShapeFn(tensoract::FusedAttentionShape)
+    .Doc("softmax(scale * query . key^T over each head's depth) . value, per batch element and head.");
 
 REGISTER_OP("LogSoftmax")
     .Input("logits: T").Output("logsoftmax: T")

@@ -1,6 +1,7 @@
 // The remapper's fusions on CPU devices (see remapper.h).
 #include "graph/optimizer/remapper.h"
 
+#include "graph/optimizer/attention_fusion.h"
 #include "graph/optimizer/layer_norm_fusion.h"
 #include "graph/optimizer/remapper_util.h"
 
@@ -457,7 +458,7 @@ int Remap(Graph* graph) {
   return FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue) +
          FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad) +
          FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad) +
-         FuseEach(graph, {"Mean"}, TryFuseLayerNorm);
+         FuseEach(graph, {"Mean"}, TryFuseLayerNorm) + FuseEach(graph, {"Einsum"}, TryFuseAttention);
 }
 
 }  // namespace tensoract

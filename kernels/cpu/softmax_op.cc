@@ -1,7 +1,7 @@
-// Softmax and LogSoftmax on the CPU, along the last dimension: each row is shifted by its
-// maximum before exp so that large logits cannot overflow. Rows are spread over the
-// device's threads when there are many.
+// Softmax and LogSoftmax on the CPU, along the last dimension, a row at a time
+// (kernels/cpu/softmax_row.h). Rows are spread over the device's threads when there are many.
 #define EIGEN_USE_THREADS
+#include "kernels/cpu/softmax_row.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/tensor_eigen.h"
 
@@ -28,19 +28,8 @@ class SoftmaxOp : public OpKernel {
     const Index rows = n / classes;
     const T* in = logits.base<T>();
     T* o = out->base<T>();
-    using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
     auto work = [=](Index first, Index last) {
-      for (Index r = first; r < last; ++r) {
-        Eigen::Map<const Array> x(in + r * classes, classes);
-        Eigen::Map<Array> y(o + r * classes, classes);
-        y = x - x.maxCoeff();
-        if (kLog) {
-          y -= std::log(y.exp().sum());
-        } else {
-          y = y.exp();
-          y *= T(1) / y.sum();
-        }
-      }
+      for (Index r = first; r < last; ++r) SoftmaxRow<T, kLog>(in + r * classes, o + r * classes, classes);
     };
     ctx->device()->eigen_cpu_device()->parallelFor(
         rows, Eigen::TensorOpCost(classes * sizeof(T), classes * sizeof(T), 20 * classes), work);

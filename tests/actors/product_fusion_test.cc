@@ -5,7 +5,8 @@
 // DepthwiseConv2dNative and MatMul. Each graph runs with the remapper on and off: the
 // fused ops replace the chains, and the values agree up to float rounding (the per-channel
 // steps compose into one multiply-add, oneDNN sums in its own order); Identity and IdentityN
-// in the way are seen through; Keras' LayerNormalization into _MklLayerNorm. What must not fuse
+// in the way are seen through; Keras' LayerNormalization into _MklLayerNorm, its attention into
+// _FusedAttention. What must not fuse
 // (a Mul by a whole tensor, a batch norm in training) is left alone.
 //
 // Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
@@ -22,6 +23,7 @@
 #include "graph/builder/nn_depthwise_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
+#include "graph/builder/segment_ops.h"
 #include "tests/actors/test_util.h"
 
 namespace tensoract {
@@ -246,6 +248,36 @@ TEST_CASE("a layer norm whose moments are used elsewhere is left alone") {
   const Ran ran = RunGraph(graph, true, {{"x", Input({2, 3, 24})}}, {"y", "mean"});
   CHECK(Has(ran.ops, "Mean:mean"));
   CHECK_FALSE(Has(ran.ops, "_MklLayerNorm:y"));
+}
+
+// Keras' MultiHeadAttention core on query [?, 5, 3, 4] and key, value [?, 7, 3, 4]: scores
+// by one Einsum, scaled, Softmax, weighted sum by another; `masked` adds a mask first.
+tensorflow::GraphDef KerasAttention(bool masked) {
+  return testing::BuildGraph([masked](const Scope& s) {
+    auto q = ops::Placeholder(s.WithOpName("q"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 5, 3, 4}));
+    auto k = ops::Placeholder(s.WithOpName("k"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 7, 3, 4}));
+    auto v = ops::Placeholder(s.WithOpName("v"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 7, 3, 4}));
+    Output scores = ops::Mul(s.WithOpName("scaled"), ops::Einsum(s.WithOpName("scores"), {q, k}, "BTNH,BSNH->BNTS"),
+                             ops::Const(s, 0.5f));
+    if (masked) scores = ops::AddV2(s, scores, Filled(s, {1, 1, 5, 7}, 0.8f));
+    ops::Einsum(s.WithOpName("attention"), {ops::Softmax(s.WithOpName("probs"), scores), v}, "BNTS,BSNH->BTNH");
+  });
+}
+
+TEST_CASE("Keras' attention (Einsum, scale, Softmax, Einsum) fuses into _FusedAttention, within float rounding") {
+  const std::vector<std::pair<std::string, Tensor>> feeds = {
+      {"q", Input({2, 5, 3, 4})}, {"k", Input({2, 7, 3, 4})}, {"v", Input({2, 7, 3, 4})}};
+  const Ran fused = RunGraph(KerasAttention(false), true, feeds, {"attention"});
+  const Ran apart = RunGraph(KerasAttention(false), false, feeds, {"attention"});
+  CHECK(Has(fused.ops, "_FusedAttention:attention"));
+  CHECK_FALSE(Has(fused.ops, "Softmax:probs"));
+  CHECK(Has(apart.ops, "Softmax:probs"));
+  REQUIRE(fused.values[0].size() == 2 * 5 * 3 * 4);
+  CheckClose(fused.values[0], apart.values[0]);
+  // A mask between the scores and the Softmax: not this pattern, left alone.
+  const Ran masked = RunGraph(KerasAttention(true), true, feeds, {"attention"});
+  CHECK(Has(masked.ops, "Softmax:probs"));
+  CHECK_FALSE(Has(masked.ops, "_FusedAttention:attention"));
 }
 
 TEST_CASE("a convolution's filter that changes between runs is used as it is now, in a resource or a ref variable") {

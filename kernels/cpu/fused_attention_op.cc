@@ -1,0 +1,89 @@
+// _FusedAttention on the CPU, float: Keras' multi-head attention without its [B, N, T, S]
+// scores in memory. The unfused ops write the scores (Einsum), read and write them twice
+// more (Mul by the scale, Softmax) and read them again (the second Einsum): at ViT's 197
+// tokens and batch 32 that is 20 MB a pass, and the products of depth 16 are bound by it.
+// Here each task takes one batch element, one head and a block of query rows, and keeps
+// their scores in a buffer of its own that stays in cache:
+//
+//   scores [rows, S] = query rows [rows, H] x key^T [H, S]        (gemm::Gemm, strided in place)
+//   scores *= scale; each row through SoftmaxRow (kernels/cpu/softmax_row.h, as Softmax)
+//   output rows [rows, H'] = scores x value [S, H']               (written in place)
+//
+// query [B, T, N, H], key [B, S, N, H], value [B, S, N, H'], output [B, T, N, H'].
+#include <algorithm>
+#include <vector>
+
+#include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/softmax_row.h"
+#include "kernels/kernel_registry.h"
+
+namespace tensoract {
+namespace {
+
+class FusedAttentionOp : public OpKernel {
+ public:
+  explicit FusedAttentionOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("scale", &scale_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& query = ctx->input(0);
+    const Tensor& key = ctx->input(1);
+    const Tensor& value = ctx->input(2);
+    OP_REQUIRES(ctx, query.dims() == 4 && key.dims() == 4 && value.dims() == 4,
+                errors::InvalidArgument(CwiseNodeContext(*this), ": query, key and value must be [batch, tokens, heads, "
+                                        "depth], got ", query.shape().DebugString(), ", ", key.shape().DebugString(),
+                                        " and ", value.shape().DebugString()));
+    const int64_t batch = query.dim_size(0), t = query.dim_size(1), heads = query.dim_size(2), h = query.dim_size(3);
+    const int64_t s = key.dim_size(1), hv = value.dim_size(3);
+    OP_REQUIRES(ctx, key.dim_size(0) == batch && key.dim_size(2) == heads && key.dim_size(3) == h &&
+                         value.dim_size(0) == batch && value.dim_size(1) == s && value.dim_size(2) == heads,
+                errors::InvalidArgument(CwiseNodeContext(*this), ": key ", key.shape().DebugString(), " and value ",
+                                        value.shape().DebugString(), " do not match query ",
+                                        query.shape().DebugString()));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({batch, t, heads, hv}), &out));
+    if (out->NumElements() == 0) return;
+    float* o = out->base<float>();
+    if (s == 0) {  // softmax over no keys: the unfused ops' empty sum gives zeros
+      std::fill(o, o + out->NumElements(), 0.f);
+      return;
+    }
+    const float* q = query.base<float>();
+    const float* k = key.base<float>();
+    const float* v = value.base<float>();
+    // Blocks of query rows whose scores fit in 128 KB (L2), at least 8 rows.
+    const int64_t rows_per_block = std::max<int64_t>(8, std::min<int64_t>(t, (int64_t{32} << 10) / s));
+    const int64_t blocks = (t + rows_per_block - 1) / rows_per_block;
+    const float scale = scale_;
+    CwiseParallelFor(ctx, batch * heads * blocks, rows_per_block * s * (h + hv + 20), [&](int64_t first, int64_t last) {
+      std::vector<float> scores(rows_per_block * s);
+      for (int64_t item = first; item < last; ++item) {
+        const int64_t bn = item / blocks, r0 = (item % blocks) * rows_per_block;
+        const int64_t b = bn / heads, n = bn % heads, rows = std::min(rows_per_block, t - r0);
+        const float* q_rows = q + ((b * t + r0) * heads + n) * h;
+        const float* k_head = k + (b * s * heads + n) * h;
+        const float* v_head = v + (b * s * heads + n) * hv;
+        gemm::Gemm(false, true, rows, s, h, q_rows, heads * h, k_head, heads * h, scores.data(), s, false);
+        for (int64_t r = 0; r < rows; ++r) {
+          float* row = scores.data() + r * s;
+          if (scale != 1.f) {
+            for (int64_t j = 0; j < s; ++j) row[j] *= scale;
+          }
+          SoftmaxRow(row, row, s);
+        }
+        gemm::Gemm(false, false, rows, hv, s, scores.data(), s, v_head, heads * hv, o + ((b * t + r0) * heads + n) * hv,
+                   heads * hv, false);
+      }
+    });
+  }
+
+ private:
+  float scale_ = 1.f;
+};
+
+REGISTER_KERNEL(Name("_FusedAttention").Device(DEVICE_CPU).TypeConstraint<float>("T"), FusedAttentionOp);
+
+}  // namespace
+}  // namespace tensoract
