@@ -454,6 +454,21 @@ REGISTER_OP("_FusedAttention")
     .SetShapeFn(tensoract::FusedAttentionShape)
     .Doc("softmax(scale * query . key^T over each head's depth) . value, per batch element and head.");
 
+// Per-channel steps and an activation on a tensor no product feeds (a pre-activation batch
+// norm and Relu: DenseNet's, ResNetV2's), as the remapper fuses them: the epilogue of the
+// _Fused product ops (kernels/cpu/fused_epilogue.h) on its own, one pass instead of one per
+// step. tensoract's own op: only the remapper creates it, after placement.
+REGISTER_OP("_FusedChannelSteps")
+    .Input("x: T").Input("args: num_args * T")
+    .Output("y: T")
+    .Attr("T: {float, double}")
+    .Attr("num_args: int >= 0")
+    .Attr("fused_ops: list(string) = []")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("leakyrelu_alpha: float = 0.2")
+    .SetShapeFn(tensoract::shape_inference::UnchangedShape)
+    .Doc("x through fused_ops: per-channel steps (BiasAdd, ChannelMul, FusedBatchNorm), then an activation.");
+
 REGISTER_OP("LogSoftmax")
     .Input("logits: T").Output("logsoftmax: T")
     .Attr("T: " TA_FLOAT_TYPES)

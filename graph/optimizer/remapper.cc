@@ -357,6 +357,97 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
   return fused != nullptr && ReshapeAfter(graph, fused, reshape_def, new_shape, shape, reshaped);
 }
 
+// The per-channel step `n` makes of a value, when one of its inputs is a tensor of known
+// depth and the other (or n's own args) per-channel: that value's input index and depth.
+// (The value's own shape must be known: the output then has it, where a scalar times a
+// vector would not.)
+bool ChannelStepOf(const Node& n, int* input, int64_t* channels, int* rank, ChannelStep* step) {
+  if (!OnCpu(n) || !FloatingT(n)) return false;
+  for (int i = 0; i < 2 && i < n.num_inputs(); ++i) {
+    const Source x = DataInput(n, i);
+    if (x.node == nullptr) continue;
+    const PartialTensorShape& shape = x.node->output_shape(x.port);
+    if (shape.dims() < 1 || shape.dim_size(shape.dims() - 1) < 1) continue;
+    if (AsChannelStep(n, i, shape.dim_size(shape.dims() - 1), shape.dims(), step)) {
+      *input = i;
+      *channels = shape.dim_size(shape.dims() - 1);
+      *rank = shape.dims();
+      return true;
+    }
+  }
+  return false;
+}
+
+// Per-channel steps and an activation on a value no product feeds (Keras 3's batch norm,
+// Mul and AddV2 of channel vectors, then Relu: DenseNet's and ResNetV2's pre-activations),
+// each the sole consumer of the one before, into one _FusedChannelSteps: two steps at least,
+// or one and the activation. Runs after the product fusions, which take the chains that
+// start at a product; `first` must start its chain (not follow a step it could join).
+bool TryFuseChannelSteps(Graph* graph, Node* first) {
+  int input = 0, rank = 0;
+  int64_t channels = 0;
+  ChannelStep step;
+  if (!ChannelStepOf(*first, &input, &channels, &rank, &step)) return false;
+  const Source x = DataInput(*first, input);
+  {
+    int unused_input, unused_rank;
+    int64_t unused_channels;
+    ChannelStep before;
+    const Edge* to_first = SoleConsumer(*x.node);
+    if (x.port == 0 && to_first != nullptr && to_first->dst == first &&
+        ChannelStepOf(*x.node, &unused_input, &unused_channels, &unused_rank, &before)) {
+      return false;  // the chain starts before `first`
+    }
+  }
+  std::vector<ChannelStep> steps = {step};
+  std::vector<Node*> nodes = {first};
+  Node* last = first;
+  std::string activation;
+  float leakyrelu_alpha = 0.2f;
+  for (;;) {
+    const std::vector<const Edge*> consumers = ConsumersOfOutput0(*last);
+    if (consumers.size() != 1) break;
+    Node* next = consumers[0]->dst;
+    if (!SameCpuFloat(*last, *next)) break;
+    if (IsFusableActivation(next->type_string())) {
+      activation = next->type_string();
+      if (activation == "LeakyRelu") {
+        auto alpha = next->def().attr().find("alpha");
+        if (alpha != next->def().attr().end()) leakyrelu_alpha = alpha->second.f();
+      }
+      nodes.push_back(next);
+      break;
+    }
+    ChannelStep more;
+    if (!AsChannelStep(*next, consumers[0]->dst_input, channels, rank, &more)) break;
+    if (more.op == "FusedBatchNorm" && std::any_of(steps.begin(), steps.end(), [](const ChannelStep& s) {
+          return s.op == "FusedBatchNorm";
+        })) {
+      break;  // one epsilon per node
+    }
+    steps.push_back(std::move(more));
+    nodes.push_back(next);
+    last = next;
+  }
+  if (steps.size() < 2 && activation.empty()) return false;
+  NodeDef def;
+  def.set_op("_FusedChannelSteps");
+  CopyAttrs(*first, {"T"}, &def);
+  std::vector<Source> data = {x};
+  auto* fused_ops = (*def.mutable_attr())["fused_ops"].mutable_list();
+  for (const ChannelStep& s : steps) {
+    fused_ops->add_s(s.op);
+    data.insert(data.end(), s.args.begin(), s.args.end());
+  }
+  if (!activation.empty()) fused_ops->add_s(activation);
+  (*def.mutable_attr())["num_args"].set_i(static_cast<int>(data.size()) - 1);
+  for (Node* n : nodes) {
+    if (n->type_string().rfind("FusedBatchNorm", 0) == 0) CopyAttrs(*n, {"epsilon"}, &def);
+  }
+  if (activation == "LeakyRelu") (*def.mutable_attr())["leakyrelu_alpha"].set_f(leakyrelu_alpha);
+  return ReplaceChain(graph, nodes, data, std::move(def));
+}
+
 // MaxPoolGrad(x, pooled, dy) -> ReluGrad(., x), x being the pool's input and the Relu's
 // output (ReluGrad's features): the gradient a window routes to its maximum m survives the
 // ReluGrad exactly when m > 0, and every other element is 0 either way.
@@ -458,7 +549,9 @@ int Remap(Graph* graph) {
   return FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue) +
          FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad) +
          FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad) +
-         FuseEach(graph, {"Mean"}, TryFuseLayerNorm) + FuseEach(graph, {"Einsum"}, TryFuseAttention);
+         FuseEach(graph, {"Mean"}, TryFuseLayerNorm) + FuseEach(graph, {"Einsum"}, TryFuseAttention) +
+         FuseEach(graph, {"Mul", "Add", "AddV2", "BiasAdd", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"},
+                  TryFuseChannelSteps);
 }
 
 }  // namespace tensoract

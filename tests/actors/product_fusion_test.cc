@@ -6,7 +6,7 @@
 // fused ops replace the chains, and the values agree up to float rounding (the per-channel
 // steps compose into one multiply-add, oneDNN sums in its own order); Identity and IdentityN
 // in the way are seen through; Keras' LayerNormalization into _MklLayerNorm, its attention into
-// _FusedAttention. What must not fuse
+// _FusedAttention, a batch norm and Relu on their own into _FusedChannelSteps. What must not fuse
 // (a Mul by a whole tensor, a batch norm in training) is left alone.
 //
 // Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
@@ -278,6 +278,30 @@ TEST_CASE("Keras' attention (Einsum, scale, Softmax, Einsum) fuses into _FusedAt
   const Ran masked = RunGraph(KerasAttention(true), true, feeds, {"attention"});
   CHECK(Has(masked.ops, "Softmax:probs"));
   CHECK_FALSE(Has(masked.ops, "_FusedAttention:attention"));
+}
+
+TEST_CASE("a batch norm and Relu before any product (DenseNet's pre-activation) fuse into _FusedChannelSteps") {
+  // Keras 3's inference batch norm on a value no product feeds: Mul and AddV2 of channel
+  // vectors, then Relu.
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    // (Through a Reshape: a fed value's shape is not known to the remapper.)
+    auto fed = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 4, 4, 8}));
+    auto x = ops::Reshape(s, fed, ops::Const(s, {2, 4, 4, 8}));
+    auto scaled = ops::Mul(s.WithOpName("scaled"), x, Filled(s, {8}, 0.7f, 1.f));
+    auto shifted = ops::AddV2(s.WithOpName("shifted"), scaled, Filled(s, {8}, 0.3f));
+    ops::Relu(s.WithOpName("y"), shifted);
+  });
+  const Ran fused = RunGraph(graph, true, {{"x", Input({2, 4, 4, 8})}}, {"y"});
+  const Ran apart = RunGraph(graph, false, {{"x", Input({2, 4, 4, 8})}}, {"y"});
+  CHECK(Has(fused.ops, "_FusedChannelSteps:y"));
+  CHECK_FALSE(Has(fused.ops, "Mul:scaled"));
+  CHECK(Has(apart.ops, "Mul:scaled"));
+  REQUIRE(fused.values[0].size() == 2 * 4 * 4 * 8);
+  CheckClose(fused.values[0], apart.values[0]);
+  // The Mul's value fetched too: it stays; what follows it may still fuse.
+  const Ran fetched = RunGraph(graph, true, {{"x", Input({2, 4, 4, 8})}}, {"y", "scaled"});
+  CHECK(Has(fetched.ops, "Mul:scaled"));
+  CheckClose(fetched.values[0], apart.values[0]);
 }
 
 TEST_CASE("a convolution's filter that changes between runs is used as it is now, in a resource or a ref variable") {

@@ -78,7 +78,8 @@ TEST_CASE("every op of the registry has its TensorFlow OpDef checked above and a
     CHECK(static_cast<bool>((*data)->shape_inference_fn));
     // tensoract's own fused ops, which only its remapper puts in a graph (after placement,
     // so no GraphDef a user or TensorFlow writes holds them), have no TensorFlow OpDef.
-    if (name != "_MaxPoolGradWithReluGrad" && name != "_Conv2DBackpropFilterWithBias" && name != "_FusedAttention") {
+    if (name != "_MaxPoolGradWithReluGrad" && name != "_Conv2DBackpropFilterWithBias" && name != "_FusedAttention" &&
+        name != "_FusedChannelSteps") {
       CHECK(TensorFlowOpDefs().count(name) == 1);
     }
   }
