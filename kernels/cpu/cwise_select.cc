@@ -87,32 +87,28 @@ class SelectV2Op : public OpKernel {
       });
       return;
     }
+    // Broadcast: the output as rows of its last dimension. Each operand's offset is worked
+    // out once per row from the outer indices; along a row it steps by 1 or stays (0), so
+    // the inner loop is a plain select (a GRU's mask [B, 1] against its state [B, units]).
     const int rank = shape->dims();
     const std::vector<int64_t> cs = StridesIn(cond.shape(), *shape), ts = StridesIn(t.shape(), *shape),
                                es = StridesIn(e.shape(), *shape);
-    CwiseParallelFor(ctx, n, 2, [&](int64_t b, int64_t end) {
-      std::vector<int64_t> index(rank, 0);
-      int64_t co = 0, to = 0, eo = 0;
-      int64_t r = b;
-      for (int d = rank - 1; d >= 0; --d) {
-        index[d] = r % shape->dim_size(d);
-        r /= shape->dim_size(d);
-        co += index[d] * cs[d];
-        to += index[d] * ts[d];
-        eo += index[d] * es[d];
-      }
-      for (int64_t i = b; i < end; ++i) {
-        op[i] = cp[co] ? tp[to] : ep[eo];
-        for (int d = rank - 1; d >= 0; --d) {
-          co += cs[d];
-          to += ts[d];
-          eo += es[d];
-          if (++index[d] < shape->dim_size(d)) break;
-          co -= cs[d] * shape->dim_size(d);
-          to -= ts[d] * shape->dim_size(d);
-          eo -= es[d] * shape->dim_size(d);
-          index[d] = 0;
+    std::vector<int64_t> dims(rank);
+    for (int d = 0; d < rank; ++d) dims[d] = shape->dim_size(d);
+    const int64_t inner = rank == 0 ? 1 : dims[rank - 1];
+    const int64_t c1 = rank == 0 ? 0 : cs[rank - 1], t1 = rank == 0 ? 0 : ts[rank - 1], e1 = rank == 0 ? 0 : es[rank - 1];
+    CwiseParallelFor(ctx, n / inner, 2 * inner, [&](int64_t first, int64_t last) {
+      for (int64_t row = first; row < last; ++row) {
+        int64_t co = 0, to = 0, eo = 0, r = row;
+        for (int d = rank - 2; d >= 0; --d) {
+          const int64_t index = r % dims[d];
+          r /= dims[d];
+          co += index * cs[d];
+          to += index * ts[d];
+          eo += index * es[d];
         }
+        T* o = op + row * inner;
+        for (int64_t j = 0; j < inner; ++j) o[j] = cp[co + j * c1] ? tp[to + j * t1] : ep[eo + j * e1];
       }
     });
   }

@@ -376,6 +376,13 @@ TEMPLATE_TEST_CASE("Select picks from t or e by a scalar, row or element-wise co
   CHECK(Values<T>(r) == std::vector<T>{1, 0, 1, 1});
   CHECK(Values<T>(Out("SelectV2", {V<bool>({true, false}), t, e}, {}, 1)) == std::vector<T>{1, 0, 1, 0});
   CHECK(Run("SelectV2", {V<bool>({true, false, true}), t, e}, {}, 1).status.code() == error::INVALID_ARGUMENT);
+  // A recurrent layer's mask: [3, 1, 1] against states [3, 2, 5] and [1, 2, 5], every row.
+  std::vector<T> then_values(30), else_values(10), want(30);
+  for (int i = 0; i < 30; ++i) then_values[i] = static_cast<T>(i % 2);
+  for (int i = 0; i < 10; ++i) else_values[i] = static_cast<T>(i % 3 == 0);
+  for (int i = 0; i < 30; ++i) want[i] = i / 10 == 1 ? else_values[i % 10] : then_values[i];
+  CHECK(Values<T>(Out("SelectV2", {V<bool>({true, false, true}, {3, 1, 1}), V<T>(then_values, {3, 2, 5}),
+                                   V<T>(else_values, {1, 2, 5})}, {}, 1)) == want);
 }
 
 // ---- large tensors take the device's threads ---------------------------------------------------
