@@ -161,18 +161,23 @@ TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, d
   CHECK(clipped > 0);  // the Relu6 did clip
 }
 
+// What Keras 3 writes for Dense(24) on x [batch, tokens, 16] before its activation:
+// Reshape(MatMul(Reshape(x, [-1, 16]), w), ConcatV2(GatherV2(Shape(x), [0, 1]), [24])) and
+// BiasAdd ("biased"). The batch and token counts are unknown when the graph is built, as in a
+// served model.
+Output DenseOnTokens(const Scope& s) {
+  auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, -1, 16}));
+  auto rows = ops::Reshape(s, x, ops::Const(s, {-1, 16}));
+  auto mm = ops::MatMul(s.WithOpName("mm"), rows, Filled(s, {16, 24}, 0.35f));
+  auto leading = ops::GatherV2(s, ops::Shape(s, x), ops::Const(s, {0, 1}), ops::Const(s, 0));
+  auto tokens = ops::Reshape(s.WithOpName("tokens"), mm, ops::Concat(s, {leading, ops::Const(s, {24})}, 0));
+  return ops::BiasAdd(s.WithOpName("biased"), tokens, Filled(s, {24}, 0.6f));
+}
+
 TEST_CASE("Keras' Dense on tokens fuses its bias and exact GELU into the MatMul across the Reshape, to the bit") {
-  // What Keras 3 writes for Dense(units, activation="gelu") on [batch, tokens, features]:
-  // Reshape(MatMul(Reshape(x, [-1, features]), w), ConcatV2(GatherV2(Shape(x), [0, 1]),
-  // [units])), BiasAdd, then tf.nn.gelu's 0.5 x erfc(-x / sqrt 2). The batch and token
-  // counts are unknown when the graph is built, as in a served model.
+  // Dense(units, activation="gelu"): then tf.nn.gelu's 0.5 x erfc(-x / sqrt 2).
   const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
-    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, -1, 16}));
-    auto rows = ops::Reshape(s, x, ops::Const(s, {-1, 16}));
-    auto mm = ops::MatMul(s.WithOpName("mm"), rows, Filled(s, {16, 24}, 0.35f));
-    auto leading = ops::GatherV2(s, ops::Shape(s, x), ops::Const(s, {0, 1}), ops::Const(s, 0));
-    auto tokens = ops::Reshape(s.WithOpName("tokens"), mm, ops::Concat(s, {leading, ops::Const(s, {24})}, 0));
-    auto y = ops::BiasAdd(s.WithOpName("biased"), tokens, Filled(s, {24}, 0.6f));
+    auto y = DenseOnTokens(s);
     auto erfc = ops::Erfc(s.WithOpName("erfc"), ops::Mul(s, ops::Neg(s, y), ops::Const(s, 0.7071067811865476f)));
     ops::Mul(s.WithOpName("gelu"), ops::Mul(s, ops::Const(s, 0.5f), y), erfc);
   });
@@ -190,12 +195,7 @@ TEST_CASE("Keras' Dense on tokens fuses its bias and tanh GELU into the MatMul, 
   // tf.nn.gelu(y, approximate=True): 0.5 y (1 + tanh(0.7978846 (y + 0.044715 y^3))); the
   // fused epilogue writes it as y sigmoid(2u), without 1 + tanh(u)'s cancellation.
   const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
-    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, -1, 16}));
-    auto rows = ops::Reshape(s, x, ops::Const(s, {-1, 16}));
-    auto mm = ops::MatMul(s.WithOpName("mm"), rows, Filled(s, {16, 24}, 0.35f));
-    auto leading = ops::GatherV2(s, ops::Shape(s, x), ops::Const(s, {0, 1}), ops::Const(s, 0));
-    auto tokens = ops::Reshape(s.WithOpName("tokens"), mm, ops::Concat(s, {leading, ops::Const(s, {24})}, 0));
-    auto y = ops::BiasAdd(s.WithOpName("biased"), tokens, Filled(s, {24}, 0.6f));
+    auto y = DenseOnTokens(s);
     auto cube = ops::Pow(s.WithOpName("cube"), y, ops::Const(s, 3.f));
     auto inner = ops::AddV2(s, y, ops::Mul(s, ops::Const(s, 0.044715f), cube));
     auto t = ops::Tanh(s.WithOpName("tanh"), ops::Mul(s, ops::Const(s, 0.7978845608028654f), inner));
