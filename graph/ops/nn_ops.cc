@@ -444,15 +444,17 @@ REGISTER_OP("Softmax")
 
 // Attention of Keras' MultiHeadAttention, as the remapper fuses it
 // (graph/optimizer/attention_fusion.h): softmax(scale * Einsum("BTNH,BSNH->BNTS", query,
-// key)), then Einsum("BNTS,BSNH->BTNH", that, value), without the [B, N, T, S] scores ever
-// written out. tensoract's own op: only the remapper creates it, after placement.
+// key) + mask), then Einsum("BNTS,BSNH->BTNH", that, value), without the [B, N, T, S] scores
+// ever written out. With num_masks 1 the mask (Keras' large negative number where attention
+// is masked) is added to the scaled scores, broadcast from [B or 1, N or 1, T, S]. tensoract's own op: only the remapper creates it, after placement.
 REGISTER_OP("_FusedAttention")
-    .Input("query: T").Input("key: T").Input("value: T")
+    .Input("query: T").Input("key: T").Input("value: T").Input("masks: num_masks * T")
     .Output("output: T")
     .Attr("T: {float}")
     .Attr("scale: float = 1.0")
+    .Attr("num_masks: int >= 0 = 0")
     .SetShapeFn(tensoract::FusedAttentionShape)
-    .Doc("softmax(scale * query . key^T over each head's depth) . value, per batch element and head.");
+    .Doc("softmax(scale * query . key^T over each head's depth [+ mask]) . value, per batch element and head.");
 
 // Per-channel steps and an activation on a tensor no product feeds (a pre-activation batch
 // norm and Relu: DenseNet's, ResNetV2's), as the remapper fuses them: the epilogue of the

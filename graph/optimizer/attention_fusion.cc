@@ -42,6 +42,22 @@ bool IsWeightedSumEquation(const std::string& p, const std::string& v, const std
          v[3] == o[3] && p[2] != p[3] && std::string(o).find(p[3]) == std::string::npos;
 }
 
+// A mask the fused kernel can add: rank 4, [B or 1, N or 1, T, S] against scores [B, N, T,
+// S], its last two dimensions known and equal to the scores' (a broadcast there would need
+// the unfused Add).
+bool IsMaskShape(const PartialTensorShape& mask, const PartialTensorShape& scores) {
+  if (mask.dims() != 4 || scores.dims() != 4) return false;
+  for (int d = 2; d < 4; ++d) {
+    if (mask.dim_size(d) < 0 || mask.dim_size(d) != scores.dim_size(d)) return false;
+  }
+  // The batch and heads: 1, or the scores' (unknown in a served model: the kernel then
+  // checks them at run time).
+  for (int d = 0; d < 2; ++d) {
+    if (mask.dim_size(d) != 1 && mask.dim_size(d) >= 0 && mask.dim_size(d) != scores.dim_size(d)) return false;
+  }
+  return true;
+}
+
 // The sole consumer of `n` when it is `op` on n's device and type; else null.
 Node* Next(const Node& n, const char* op) {
   const Edge* e = SoleConsumer(n);
@@ -63,6 +79,18 @@ bool TryFuseAttention(Graph* graph, Node* scores) {
     nodes.push_back(e->dst);
     last = e->dst;
   }
+  // Keras' masked softmax adds (1 - mask) * -1e9, of shape [B or 1, N or 1, T, S].
+  std::vector<Source> mask;
+  if (const Edge* e = SoleConsumer(*last);
+      e != nullptr && (e->dst->type_string() == "AddV2" || e->dst->type_string() == "Add") &&
+      SameCpuFloat(*last, *e->dst)) {
+    const Source adder = DataInput(*e->dst, 1 - e->dst_input);
+    const PartialTensorShape scores_shape = last->output_shape(0);
+    if (adder.node == nullptr || !IsMaskShape(adder.node->output_shape(adder.port), scores_shape)) return false;
+    mask.push_back(adder);
+    nodes.push_back(e->dst);
+    last = e->dst;
+  }
   Node* softmax = Next(*last, "Softmax");
   if (softmax == nullptr) return false;
   const Edge* to_sum = SoleConsumer(*softmax);
@@ -79,8 +107,10 @@ bool TryFuseAttention(Graph* graph, Node* scores) {
   def.set_op("_FusedAttention");
   (*def.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
   (*def.mutable_attr())["scale"].set_f(scale);
-  return ReplaceNodes(graph, nodes, {weighted}, {DataInput(*scores, 0), DataInput(*scores, 1), DataInput(*weighted, 1)},
-                      std::move(def)) != nullptr;
+  (*def.mutable_attr())["num_masks"].set_i(static_cast<int64_t>(mask.size()));
+  std::vector<Source> data = {DataInput(*scores, 0), DataInput(*scores, 1), DataInput(*weighted, 1)};
+  data.insert(data.end(), mask.begin(), mask.end());
+  return ReplaceNodes(graph, nodes, {weighted}, data, std::move(def)) != nullptr;
 }
 
 }  // namespace tensoract

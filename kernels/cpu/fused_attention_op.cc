@@ -6,7 +6,7 @@
 // their scores in a buffer of its own that stays in cache:
 //
 //   scores [rows, S] = query rows [rows, H] x key^T [H, S]        (gemm::Gemm, strided in place)
-//   scores *= scale; each row through SoftmaxRow (kernels/cpu/softmax_row.h, as Softmax)
+//   scores *= scale; += mask (optional); each row through SoftmaxRow (kernels/cpu/softmax_row.h)
 //   output rows [rows, H'] = scores x value [S, H']               (written in place)
 //
 // query [B, T, N, H], key [B, S, N, H], value [B, S, N, H'], output [B, T, N, H'].
@@ -25,6 +25,12 @@ class FusedAttentionOp : public OpKernel {
  public:
   explicit FusedAttentionOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("scale", &scale_));
+    int64_t masks = 0;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("num_masks", &masks));
+    OP_REQUIRES(ctx, masks <= 1,
+                errors::InvalidArgument(CwiseNodeContext(*this), ": num_masks is ", masks,
+                                        "; at most one mask"));
+    masked_ = masks == 1;
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -42,6 +48,19 @@ class FusedAttentionOp : public OpKernel {
                 errors::InvalidArgument(CwiseNodeContext(*this), ": key ", key.shape().DebugString(), " and value ",
                                         value.shape().DebugString(), " do not match query ",
                                         query.shape().DebugString()));
+    // The mask: [B or 1, N or 1, T, S], added to each row of scaled scores.
+    const float* mask = nullptr;
+    int64_t mask_batch = 0, mask_head = 0;
+    if (masked_) {
+      const Tensor& m = ctx->input(3);
+      OP_REQUIRES(ctx, m.dims() == 4 && (m.dim_size(0) == batch || m.dim_size(0) == 1) &&
+                           (m.dim_size(1) == heads || m.dim_size(1) == 1) && m.dim_size(2) == t && m.dim_size(3) == s,
+                  errors::InvalidArgument(CwiseNodeContext(*this), ": the mask ", m.shape().DebugString(),
+                                          " is not [", batch, " or 1, ", heads, " or 1, ", t, ", ", s, "]"));
+      mask = m.base<float>();
+      mask_head = m.dim_size(1) == 1 ? 0 : t * s;
+      mask_batch = m.dim_size(0) == 1 ? 0 : m.dim_size(1) * t * s;
+    }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({batch, t, heads, hv}), &out));
     if (out->NumElements() == 0) return;
@@ -71,6 +90,10 @@ class FusedAttentionOp : public OpKernel {
           if (scale != 1.f) {
             for (int64_t j = 0; j < s; ++j) row[j] *= scale;
           }
+          if (mask != nullptr) {
+            const float* add = mask + b * mask_batch + n * mask_head + (r0 + r) * s;
+            for (int64_t j = 0; j < s; ++j) row[j] += add[j];
+          }
           SoftmaxRow(row, row, s);
         }
         gemm::Gemm(false, false, rows, hv, s, scores.data(), s, v_head, heads * hv, o + ((b * t + r0) * heads + n) * hv,
@@ -81,6 +104,7 @@ class FusedAttentionOp : public OpKernel {
 
  private:
   float scale_ = 1.f;
+  bool masked_ = false;  // input 3: added to the scaled scores
 };
 
 REGISTER_KERNEL(Name("_FusedAttention").Device(DEVICE_CPU).TypeConstraint<float>("T"), FusedAttentionOp);

@@ -251,7 +251,8 @@ TEST_CASE("a layer norm whose moments are used elsewhere is left alone") {
 }
 
 // Keras' MultiHeadAttention core on query [?, 5, 3, 4] and key, value [?, 7, 3, 4]: scores
-// by one Einsum, scaled, Softmax, weighted sum by another; `masked` adds a mask first.
+// by one Einsum, scaled, Softmax, weighted sum by another; `masked` adds a [1, 1, 5, 7] mask
+// before the Softmax.
 tensorflow::GraphDef KerasAttention(bool masked) {
   return testing::BuildGraph([masked](const Scope& s) {
     auto q = ops::Placeholder(s.WithOpName("q"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 5, 3, 4}));
@@ -264,7 +265,7 @@ tensorflow::GraphDef KerasAttention(bool masked) {
   });
 }
 
-TEST_CASE("Keras' attention (Einsum, scale, Softmax, Einsum) fuses into _FusedAttention, within float rounding") {
+TEST_CASE("Keras' attention (Einsum, scale, mask, Softmax, Einsum) fuses into _FusedAttention, within float rounding") {
   const std::vector<std::pair<std::string, Tensor>> feeds = {
       {"q", Input({2, 5, 3, 4})}, {"k", Input({2, 7, 3, 4})}, {"v", Input({2, 7, 3, 4})}};
   const Ran fused = RunGraph(KerasAttention(false), true, feeds, {"attention"});
@@ -274,10 +275,13 @@ TEST_CASE("Keras' attention (Einsum, scale, Softmax, Einsum) fuses into _FusedAt
   CHECK(Has(apart.ops, "Softmax:probs"));
   REQUIRE(fused.values[0].size() == 2 * 5 * 3 * 4);
   CheckClose(fused.values[0], apart.values[0]);
-  // A mask between the scores and the Softmax: not this pattern, left alone.
+  // Keras' mask added before the Softmax, broadcast over batch and heads: fused too.
   const Ran masked = RunGraph(KerasAttention(true), true, feeds, {"attention"});
-  CHECK(Has(masked.ops, "Softmax:probs"));
-  CHECK_FALSE(Has(masked.ops, "_FusedAttention:attention"));
+  const Ran masked_apart = RunGraph(KerasAttention(true), false, feeds, {"attention"});
+  CHECK(Has(masked.ops, "_FusedAttention:attention"));
+  CHECK_FALSE(Has(masked.ops, "Softmax:probs"));
+  CheckClose(masked.values[0], masked_apart.values[0]);
+  CHECK(masked.values[0] != fused.values[0]);  // the mask did change the weights
 }
 
 TEST_CASE("a batch norm and Relu before any product (DenseNet's pre-activation) fuse into _FusedChannelSteps") {

@@ -1,6 +1,6 @@
 // _FusedAttention (kernels/cpu/fused_attention_op.cc) against a double loop: query rows in
 // more than one block (300 tokens, 200 keys), a value depth other than the key's; shapes that
-// do not match refused with the node named.
+// do not match refused with the node named; a mask added before the softmax.
 #include <cmath>
 #include <vector>
 
@@ -53,6 +53,25 @@ TEST_CASE("_FusedAttention is softmax(scale q k^T) v per batch element and head"
       }
     }
   }
+}
+
+TEST_CASE("_FusedAttention adds a mask to the scaled scores: Keras' -1e9 leaves a key out") {
+  // Two batch elements, one head broadcast: element 0 may not look at key 1, element 1 at
+  // key 0; then each output is the one remaining key's value.
+  const Tensor q = Pattern({2, 1, 1, 3}, 0.5f), k = Pattern({2, 2, 1, 3}, 0.9f), v = Pattern({2, 2, 1, 2}, 0.3f);
+  const Tensor mask = Tensor::FromVector<float>({0.f, -1e9f, -1e9f, 0.f}, TensorShape({2, 1, 1, 2}));
+  tensorflow::AttrValue one;
+  one.set_i(1);
+  auto r = testing::RunOp("_FusedAttention", {q, k, v, mask}, {{"T", TypeA(tensorflow::DT_FLOAT)}, {"num_masks", one}});
+  REQUIRE(r.status.ok());
+  const std::vector<float> got = Values<float>(r.outputs[0]), values = Values<float>(v);
+  CHECK(got == std::vector<float>{values[0], values[1], values[6], values[7]});
+  // A mask that is not [B or 1, N or 1, T, S] is refused.
+  auto bad = testing::RunMaybe("_FusedAttention",
+                               {q, k, v, Tensor::FromVector<float>({0.f, 0.f, 0.f}, TensorShape({1, 1, 1, 3}))},
+                               {{"T", TypeA(tensorflow::DT_FLOAT)}, {"num_masks", one}});
+  REQUIRE(bad.status.code() == error::INVALID_ARGUMENT);
+  CHECK(bad.status.message().find("the mask [1,1,1,3] is not [2 or 1, 1 or 1, 1, 2]") != std::string::npos);
 }
 
 TEST_CASE("_FusedAttention refuses keys that do not match the query") {
