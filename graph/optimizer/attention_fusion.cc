@@ -58,12 +58,6 @@ bool IsMaskShape(const PartialTensorShape& mask, const PartialTensorShape& score
   return true;
 }
 
-// The sole consumer of `n` when it is `op` on n's device and type; else null.
-Node* Next(const Node& n, const char* op) {
-  const Edge* e = SoleConsumer(n);
-  return e != nullptr && e->dst->type_string() == op && SameCpuFloat(n, *e->dst) ? e->dst : nullptr;
-}
-
 }  // namespace
 
 bool TryFuseAttention(Graph* graph, Node* scores) {
@@ -91,7 +85,7 @@ bool TryFuseAttention(Graph* graph, Node* scores) {
     nodes.push_back(e->dst);
     last = e->dst;
   }
-  Node* softmax = Next(*last, "Softmax");
+  Node* softmax = SoleConsumerOfType(*last, "Softmax");
   if (softmax == nullptr) return false;
   const Edge* to_sum = SoleConsumer(*softmax);
   if (to_sum == nullptr || to_sum->dst_input != 0 || to_sum->dst->type_string() != "Einsum") return false;

@@ -47,15 +47,6 @@ bool IsLastAxisMean(const Node& n, const Node& like, int rank) {
          IsLastAxis(DataInput(n, 1), rank);
 }
 
-// The sole consumer of `n` when it is of type `op` (AddV2 also matches Add); else null.
-Node* Next(const Node& n, const char* op) {
-  const Edge* e = SoleConsumer(n);
-  if (e == nullptr) return nullptr;
-  const std::string& type = e->dst->type_string();
-  const bool is_op = type == op || (std::string(op) == "AddV2" && type == "Add");
-  return is_op && SameCpuFloat(n, *e->dst) ? e->dst : nullptr;
-}
-
 // The input of two-input `n` other than output 0 of `from`; {nullptr, 0} if `from` is neither.
 Source OtherInput(const Node& n, const Node& from) {
   const Source a = DataInput(n, 0), b = DataInput(n, 1);
@@ -88,16 +79,16 @@ bool TryFuseLayerNorm(Graph* graph, Node* mean) {
     else if (type == "SquaredDifference") difference = e->dst;
     else if (type == "Neg") neg = e->dst;
   }
-  if (stop != nullptr) difference = Next(*stop, "SquaredDifference");
+  if (stop != nullptr) difference = SoleConsumerOfType(*stop, "SquaredDifference");
   if (difference == nullptr || neg == nullptr || !SameCpuFloat(*mean, *neg)) return false;
   if (!SameSource(DataInput(*difference, 0), x)) return false;
-  Node* variance = Next(*difference, "Mean");
+  Node* variance = SoleConsumerOfType(*difference, "Mean");
   if (variance == nullptr || !IsLastAxisMean(*variance, *mean, rank)) return false;
-  Node* plus_epsilon = Next(*variance, "AddV2");
+  Node* plus_epsilon = SoleConsumerOfType(*variance, "AddV2");
   float epsilon = 0;
   if (plus_epsilon == nullptr || !ScalarConstValue(OtherInput(*plus_epsilon, *variance), &epsilon)) return false;
-  Node* rsqrt = Next(*plus_epsilon, "Rsqrt");
-  Node* scaled = rsqrt == nullptr ? nullptr : Next(*rsqrt, "Mul");
+  Node* rsqrt = SoleConsumerOfType(*plus_epsilon, "Rsqrt");
+  Node* scaled = rsqrt == nullptr ? nullptr : SoleConsumerOfType(*rsqrt, "Mul");
   if (scaled == nullptr) return false;
   const Source gamma = OtherInput(*scaled, *rsqrt);
   if (channels < 1 && gamma.node != nullptr && gamma.node->output_shape(gamma.port).dims() > 0) {
@@ -117,13 +108,13 @@ bool TryFuseLayerNorm(Graph* graph, Node* mean) {
     if (other.node == neg && other.port == 0) mean_product = n;
     else if (SameSource(other, x)) x_product = n;
   }
-  if (mean_product == nullptr || x_product == nullptr || Next(*neg, "Mul") != mean_product) return false;
-  Node* shift = Next(*mean_product, "AddV2");
+  if (mean_product == nullptr || x_product == nullptr || SoleConsumerOfType(*neg, "Mul") != mean_product) return false;
+  Node* shift = SoleConsumerOfType(*mean_product, "AddV2");
   if (shift == nullptr) return false;
   const Source beta = OtherInput(*shift, *mean_product);
   if (!IsChannelVector(beta, channels, max_rank)) return false;
-  Node* out = Next(*x_product, "AddV2");
-  if (out == nullptr || Next(*shift, "AddV2") != out) return false;
+  Node* out = SoleConsumerOfType(*x_product, "AddV2");
+  if (out == nullptr || SoleConsumerOfType(*shift, "AddV2") != out) return false;
 
   std::vector<Node*> nodes = {mean, difference, variance, plus_epsilon, rsqrt, scaled, neg,
                               mean_product, shift, x_product, out};

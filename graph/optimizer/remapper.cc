@@ -72,6 +72,38 @@ bool IsFusableActivation(const std::string& op) {
   return op == "Relu" || op == "Relu6" || op == "Elu" || op == "LeakyRelu" || op == "Tanh" || op == "Sigmoid";
 }
 
+// `n` as a fused node's activation, when it is one of those: its op (and LeakyRelu's alpha).
+bool ReadActivation(const Node& n, std::string* activation, float* leakyrelu_alpha) {
+  if (!IsFusableActivation(n.type_string())) return false;
+  *activation = n.type_string();
+  if (*activation == "LeakyRelu") {
+    auto alpha = n.def().attr().find("alpha");
+    if (alpha != n.def().attr().end()) *leakyrelu_alpha = alpha->second.f();
+  }
+  return true;
+}
+
+// A fused node's epilogue attrs: fused_ops (the steps, then the activation), num_args,
+// epsilon (from the FusedBatchNorm among `nodes`) and leakyrelu_alpha; the steps' args are
+// appended to `data`. Returns num_args.
+int AddFusedOps(const std::vector<ChannelStep>& steps, const std::string& activation, float leakyrelu_alpha,
+                const std::vector<Node*>& nodes, NodeDef* def, std::vector<Source>* data) {
+  auto* fused_ops = (*def->mutable_attr())["fused_ops"].mutable_list();
+  int num_args = 0;
+  for (const ChannelStep& step : steps) {
+    fused_ops->add_s(step.op);
+    data->insert(data->end(), step.args.begin(), step.args.end());
+    num_args += static_cast<int>(step.args.size());
+  }
+  if (!activation.empty()) fused_ops->add_s(activation);
+  (*def->mutable_attr())["num_args"].set_i(num_args);
+  for (Node* n : nodes) {
+    if (n->type_string().rfind("FusedBatchNorm", 0) == 0) CopyAttrs(*n, {"epsilon"}, def);
+  }
+  if (activation == "LeakyRelu") (*def->mutable_attr())["leakyrelu_alpha"].set_f(leakyrelu_alpha);
+  return num_args;
+}
+
 // x * sigmoid(x) or Keras' x * sigmoid(1 * x), x being `x`'s output 0 and `consumers` its
 // two readers: the nodes after x in order ([scale,] sigmoid, product), or false.
 bool MatchSwish(const Node& x, const std::vector<const Edge*>& consumers, std::vector<Node*>* nodes) {
@@ -291,12 +323,7 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
     if (consumers.size() != 1) break;
     Node* next = consumers[0]->dst;
     if (!SameCpuFloat(*last, *next)) break;
-    if (!steps.empty() && IsFusableActivation(next->type_string())) {
-      activation = next->type_string();
-      if (activation == "LeakyRelu") {
-        auto alpha = next->def().attr().find("alpha");
-        if (alpha != next->def().attr().end()) leakyrelu_alpha = alpha->second.f();
-      }
+    if (!steps.empty() && ReadActivation(*next, &activation, &leakyrelu_alpha)) {
       nodes.push_back(next);
       last = next;
       break;
@@ -333,21 +360,10 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
     CopyAttrs(*product, {"T", "transpose_a", "transpose_b"}, &def);
   }
   std::vector<Source> data = {DataInput(*product, 0), DataInput(*product, 1)};
-  auto* fused_ops = (*def.mutable_attr())["fused_ops"].mutable_list();
-  for (const ChannelStep& step : steps) {
-    fused_ops->add_s(step.op);
-    data.insert(data.end(), step.args.begin(), step.args.end());
-  }
-  if (!activation.empty()) fused_ops->add_s(activation);
-  const int num_args = static_cast<int>(data.size()) - 2;
-  (*def.mutable_attr())["num_args"].set_i(num_args);
+  const int num_args = AddFusedOps(steps, activation, leakyrelu_alpha, nodes, &def, &data);
   if (op == "Conv2D") {
     for (int i = 0; i < num_args; ++i) (*def.mutable_attr())["TArgs"].mutable_list()->add_type(type);
   }
-  for (Node* n : nodes) {
-    if (n->type_string().rfind("FusedBatchNorm", 0) == 0) CopyAttrs(*n, {"epsilon"}, &def);
-  }
-  if (activation == "LeakyRelu") (*def.mutable_attr())["leakyrelu_alpha"].set_f(leakyrelu_alpha);
   if (reshape == nullptr) return ReplaceNodes(graph, nodes, {last}, data, std::move(def)) != nullptr;
   const NodeDef reshape_def = reshape->def();
   const Source new_shape = DataInput(*reshape, 1);
@@ -409,12 +425,7 @@ bool TryFuseChannelSteps(Graph* graph, Node* first) {
     if (consumers.size() != 1) break;
     Node* next = consumers[0]->dst;
     if (!SameCpuFloat(*last, *next)) break;
-    if (IsFusableActivation(next->type_string())) {
-      activation = next->type_string();
-      if (activation == "LeakyRelu") {
-        auto alpha = next->def().attr().find("alpha");
-        if (alpha != next->def().attr().end()) leakyrelu_alpha = alpha->second.f();
-      }
+    if (ReadActivation(*next, &activation, &leakyrelu_alpha)) {
       nodes.push_back(next);
       break;
     }
@@ -434,17 +445,7 @@ bool TryFuseChannelSteps(Graph* graph, Node* first) {
   def.set_op("_FusedChannelSteps");
   CopyAttrs(*first, {"T"}, &def);
   std::vector<Source> data = {x};
-  auto* fused_ops = (*def.mutable_attr())["fused_ops"].mutable_list();
-  for (const ChannelStep& s : steps) {
-    fused_ops->add_s(s.op);
-    data.insert(data.end(), s.args.begin(), s.args.end());
-  }
-  if (!activation.empty()) fused_ops->add_s(activation);
-  (*def.mutable_attr())["num_args"].set_i(static_cast<int>(data.size()) - 1);
-  for (Node* n : nodes) {
-    if (n->type_string().rfind("FusedBatchNorm", 0) == 0) CopyAttrs(*n, {"epsilon"}, &def);
-  }
-  if (activation == "LeakyRelu") (*def.mutable_attr())["leakyrelu_alpha"].set_f(leakyrelu_alpha);
+  AddFusedOps(steps, activation, leakyrelu_alpha, nodes, &def, &data);
   return ReplaceChain(graph, nodes, data, std::move(def));
 }
 

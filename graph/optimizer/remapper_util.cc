@@ -34,6 +34,14 @@ bool SameCpuFloat(const Node& a, const Node& b) {
          a.def().attr().at("T").type() == b.def().attr().at("T").type();
 }
 
+Node* SoleConsumerOfType(const Node& n, const std::string& op) {
+  const Edge* e = SoleConsumer(n);
+  if (e == nullptr) return nullptr;
+  const std::string& type = e->dst->type_string();
+  const bool is_op = type == op || (op == "AddV2" && type == "Add");
+  return is_op && SameCpuFloat(n, *e->dst) ? e->dst : nullptr;
+}
+
 Node* ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vector<Node*>& outputs,
                   const std::vector<Source>& data, NodeDef def) {
   for (const Source& s : data) {

@@ -28,6 +28,10 @@ const Edge* SoleConsumer(const Node& n);
 // Both on the same CPU device with the same floating T.
 bool SameCpuFloat(const Node& a, const Node& b);
 
+// SoleConsumer(n)'s node when it is of type `op` (AddV2 also matching Add) and
+// SameCpuFloat as `n`; else nullptr.
+Node* SoleConsumerOfType(const Node& n, const std::string& op);
+
 // A data input of the fused node: output `port` of `node`.
 struct Source {
   Node* node;

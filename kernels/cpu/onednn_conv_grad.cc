@@ -27,6 +27,11 @@ dnnl::convolution_forward::primitive_desc ForwardHint(const OnednnConvGeometry& 
   return dnnl::convolution_forward::primitive_desc(desc, OnednnEngine());
 }
 
+// What both gradients hand to oneDNN: built in and on, no groups, nothing empty.
+bool Covers(const conv::ConvDims& d) {
+  return OnednnConv::Enabled() && d.groups == 1 && d.batch > 0 && d.patch_size() > 0 && d.out_depth > 0;
+}
+
 // `d` over images [first, first + count).
 conv::ConvDims Images(const conv::ConvDims& d, int64_t count) {
   conv::ConvDims part = d;
@@ -48,9 +53,7 @@ OnednnConvBackpropInput::~OnednnConvBackpropInput() = default;
 
 bool OnednnConvBackpropInput::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* filter,
                                   const float* out_backprop, float* input_grad) {
-  if (!OnednnConv::Enabled() || d.groups != 1 || d.batch == 0 || d.patch_size() == 0 || d.out_depth == 0) {
-    return false;
-  }
+  if (!Covers(d)) return false;
   // Two pieces of whole images per thread where there are enough images.
   const int64_t want = 2 * static_cast<int64_t>(conv::NumThreads(ctx));
   const int64_t per_piece = (d.batch + want - 1) / want;
@@ -86,7 +89,8 @@ bool OnednnConvBackpropInput::Run(OpKernelContext* ctx, const conv::ConvDims& d,
         continue;
       }
       weights.push_back(OnednnDeviceMemory(ctx, layout, &holders[i]));
-      OnednnReorderInPieces(ctx, memory(entries[i]->user_weights, OnednnEngine(), const_cast<float*>(filter)), weights.back());
+      const memory hwio(entries[i]->user_weights, OnednnEngine(), const_cast<float*>(filter));
+      OnednnReorderInPieces(ctx, hwio, weights.back());
     }
     return OnednnRunPieces(ctx, pieces, [&](int64_t i, dnnl::stream& s) {
       const auto& pd = entries[i]->pd;
@@ -115,9 +119,7 @@ OnednnConvBackpropFilter::~OnednnConvBackpropFilter() = default;
 
 bool OnednnConvBackpropFilter::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input,
                                    const float* out_backprop, float* filter_grad, float* bias_grad) {
-  if (!OnednnConv::Enabled() || d.groups != 1 || d.batch == 0 || d.patch_size() == 0 || d.out_depth == 0) {
-    return false;
-  }
+  if (!Covers(d)) return false;
   // One part of the images per thread, each summed into its own partial gradient.
   const int64_t parts = std::min<int64_t>(d.batch, conv::NumThreads(ctx));
   const int64_t in_image = d.in_rows * d.in_cols * d.in_depth, out_image = d.out_rows * d.out_cols * d.out_depth;
