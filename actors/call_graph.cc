@@ -1,6 +1,7 @@
 #include "actors/call_graph.h"
 
 #include "actors/cluster_rendezvous.h"
+#include "graph/loop_lanes.h"
 #include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/remapper.h"
 #include "graph/partition.h"
@@ -70,11 +71,17 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
   partition.schedule_recvs = options.enable_recv_scheduling;
   const CostModel* cost = &cost_model;
   partition.node_cost = [cost](const Node& n) { return cost->ComputeMicros(n, DEVICE_CPU); };
+  std::vector<int> lanes;
+  if (options.optimizer.parallel_loops) {
+    TA_RETURN_IF_ERROR(IndependentLoopLanes(graph, &lanes));
+    partition.lane_of = [&lanes](const Node& n) { return lanes[n.id()]; };
+  }
   std::map<std::string, tensorflow::GraphDef> parts;
   TA_RETURN_IF_ERROR(Partition(graph, partition, &parts));
   // The second level: each task gets one graph with its devices' parts.
   std::map<int, tensorflow::GraphDef> by_task;
-  for (auto& [device, part] : parts) {
+  for (auto& [key, part] : parts) {
+    const std::string device = DeviceOfPartition(key);
     const std::string task = TaskOfDevice(device);
     int index = -1;
     for (size_t t = 0; t < tasks.size(); ++t) {

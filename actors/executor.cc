@@ -52,6 +52,8 @@ class StepCallFrame : public CallFrame {
 // Plans with loops hand control back to the actor after this many nodes, so that an abort
 // (the step's deadline) gets in even while a loop never stops.
 constexpr int kNodesPerHandler = 2048;
+// With kernels in flight, the mailbox is looked at every this many nodes.
+constexpr int kNodesPerMailboxCheck = 64;
 using resume_atom = caf::atom_constant<caf::atom("cfresume")>;
 
 // The step's bookkeeping (StepFrames: the plan, frames, ready nodes) and the actor's own.
@@ -210,8 +212,17 @@ void Process(Self* self) {
   // setting and restoring MXCSR around each was 5% of an LSTM's step.
   ScopedFlushDenormal flush;
   int budget = kNodesPerHandler;
+  int until_mailbox_check = kNodesPerMailboxCheck;
   while (!st.ready.empty() && !st.finished) {
-    if (st.plan->has_loops && --budget < 0) {
+    // A kernel handed off (or a Recv) may have answered meanwhile: what waits for it (the
+    // next hand-off of a chain, a Send another lane waits for) should not wait for a loop's
+    // next thousand nodes here.
+    bool answered = false;
+    if (st.in_flight > 0 && --until_mailbox_check == 0) {
+      until_mailbox_check = kNodesPerMailboxCheck;
+      answered = !self->mailbox().empty();
+    }
+    if ((st.plan->has_loops && --budget < 0) || answered) {
       // Let the mailbox in (an abort, kernels done); a message to ourselves resumes.
       if (!st.resume_sent) {
         st.resume_sent = true;
@@ -376,6 +387,7 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
 caf::actor SpawnExecutor(caf::actor_system& system, ExecutorArgs args) {
   // lazy_init: the executor is first scheduled by the start message the worker sends it
   // at once, not also for its initialisation (one scheduling round less per step).
+  if (args.own_thread) return system.spawn<caf::detached>(executor_actor, std::move(args));
   return system.spawn<caf::lazy_init>(executor_actor, std::move(args));
 }
 

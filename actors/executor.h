@@ -53,6 +53,9 @@ struct ExecutorArgs {
   std::shared_ptr<Device> device_owner;
   std::shared_ptr<const WatchSpec> watch;  // tensors to watch in this step (null: none)
   bool on_caller_thread = false;  // RunGraphRequest::on_caller_thread
+  // A detached actor: the executor runs on a thread of its own, never on CAF's shared ones
+  // (a lane's, graph/loop_lanes.h).
+  bool own_thread = false;
 };
 
 // A later step for an idle executor (start_atom, ExecutorStep).

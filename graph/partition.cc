@@ -1,6 +1,8 @@
 #include "graph/partition.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -45,6 +47,11 @@ class Partitioner {
                                        "') has no device; Partition needs a placed graph");
       }
     }
+    if (options_.lane_of) {
+      for (const Node* node : graph_.op_nodes()) {
+        if (const int lane = options_.lane_of(*node); lane > 0) laned_[node->id()] = PartitionKey(node->def().device(), lane);
+      }
+    }
     for (const Node* node : graph_.op_nodes()) {
       if (IsControlFlow(*node)) {
         TA_RETURN_IF_ERROR(BuildControlFlowInfo(graph_, &cf_));
@@ -57,7 +64,7 @@ class Partitioner {
       AddNodeAndInputs(*node);
       TA_RETURN_IF_ERROR(status_);
     }
-    for (auto& [device, part] : *partitions_) *part.mutable_versions() = graph_.versions();
+    for (auto& [key, part] : *partitions_) *part.mutable_versions() = graph_.versions();
     return options_.schedule_recvs ? ScheduleRecvs() : Status::OK();
   }
 
@@ -65,18 +72,22 @@ class Partitioner {
   // One _Send/_Recv pair, and what the scheduler needs to know of it.
   struct Pair {
     NodeDef* recv;
-    std::string consumer_input;  // what consumers on the receiving device write as input
+    std::string recv_part;
+    std::string consumer_input;  // what consumers in the receiving partition write as input
     int src_id;
     std::vector<int> consumers;  // original nodes reading it
   };
-  // (producer id, output port or kControlSlot, destination device)
+  // (producer id, output port or kControlSlot, destination partition)
   using PairKey = std::tuple<int, int, std::string>;
 
-  // The device a node's partition is: where the placer put it, except for the control-flow
-  // nodes that PrepareControlFlow moves next to their data.
-  const std::string& DeviceOf(const Node& n) const {
+  // The partition a node goes to (PartitionKey): its device, where the placer put it,
+  // except for the control-flow nodes that PrepareControlFlow moves next to their data; and
+  // its lane there (PartitionOptions::lane_of).
+  const std::string& PartOf(const Node& n) const {
     auto it = moved_.find(n.id());
-    return it == moved_.end() ? n.def().device() : it->second;
+    if (it != moved_.end()) return it->second;
+    auto laned = laned_.find(n.id());
+    return laned == laned_.end() ? n.def().device() : laned->second;
   }
 
   // The frame an edge's value is in, when both its ends run in it: the edges that need a
@@ -105,7 +116,7 @@ class Partitioner {
           }
         }
       }
-      if (with != nullptr && with->IsOp() && DeviceOf(*with) != DeviceOf(*n)) moved_[n->id()] = DeviceOf(*with);
+      if (with != nullptr && with->IsOp() && PartOf(*with) != PartOf(*n)) moved_[n->id()] = PartOf(*with);
       if (IsLoopCond(*n)) loop_cond_[cf_.frame_of[n->id()]] = n;
     }
     // A NextIteration's consumer may have moved after it was placed next to it.
@@ -113,7 +124,7 @@ class Partitioner {
       if (!IsNextIteration(*n)) continue;
       for (const Edge* e : n->out_edges()) {
         if (!e->IsControlEdge() && e->dst->IsOp()) {
-          if (DeviceOf(*e->dst) != DeviceOf(*n)) moved_[n->id()] = DeviceOf(*e->dst);
+          if (PartOf(*e->dst) != PartOf(*n)) moved_[n->id()] = PartOf(*e->dst);
           break;
         }
       }
@@ -142,8 +153,8 @@ class Partitioner {
   //
   // Every _Recv of the frame on `device` runs after the Merge, so it runs once per
   // iteration, and the last iteration (the LoopCond's false) ends the frame there.
-  std::string ControlLoop(int frame, const std::string& device) {
-    auto key = std::make_pair(frame, device);
+  std::string ControlLoop(int frame, const std::string& part) {
+    auto key = std::make_pair(frame, part);
     auto found = control_loops_.find(key);
     if (found != control_loops_.end()) return found->second;
     auto cond = loop_cond_.find(frame);
@@ -160,53 +171,54 @@ class Partitioner {
     const int parent = cf_.frames[frame].parent;
     std::string enter_input;
     if (parent == 0) {
-      NodeDef* dummy = NewNode(device, FreshName(base + "/dummy"), "Const");
+      NodeDef* dummy = NewNode(part, FreshName(base + "/dummy"), "Const");
       SetAttr(dummy, "dtype", tensorflow::DT_FLOAT);
       tensorflow::TensorProto* value = (*dummy->mutable_attr())["value"].mutable_tensor();
       value->set_dtype(tensorflow::DT_FLOAT);
       value->mutable_tensor_shape()->add_dim()->set_size(0);
       enter_input = dummy->name();
     } else {
-      enter_input = ControlLoop(parent, device);
+      enter_input = ControlLoop(parent, part);
     }
-    NodeDef* enter = NewNode(device, FreshName(base + "/Enter"), "Enter");
+    NodeDef* enter = NewNode(part, FreshName(base + "/Enter"), "Enter");
     enter->add_input(enter_input);
     SetAttr(enter, "T", tensorflow::DT_FLOAT);
     SetAttr(enter, "frame_name", cf_.frames[frame].name);
     SetAttr(enter, "is_constant", false);
     SetAttr(enter, "parallel_iterations", static_cast<int64_t>(cf_.frames[frame].parallel_iterations));
     const std::string next_name = FreshName(base + "/NextIteration");
-    NodeDef* merge = NewNode(device, merge_name, "Merge");
+    NodeDef* merge = NewNode(part, merge_name, "Merge");
     merge->add_input(enter->name());
     merge->add_input(next_name);
     SetAttr(merge, "T", tensorflow::DT_FLOAT);
     SetAttr(merge, "N", static_cast<int64_t>(2));
     const Node& loop_cond = *cond->second;
-    const std::string pred = DeviceOf(loop_cond) == device ? loop_cond.name()
-                                                           : CutTensor(loop_cond, 0, "cloop_" + merge_name, -1, device);
-    NodeDef* sw = NewNode(device, FreshName(base + "/Switch"), "Switch");
+    const std::string pred = PartOf(loop_cond) == part ? loop_cond.name()
+                                                           : CutTensor(loop_cond, 0, "cloop_" + merge_name, -1, part);
+    NodeDef* sw = NewNode(part, FreshName(base + "/Switch"), "Switch");
     sw->add_input(merge_name);
     sw->add_input(pred);
     SetAttr(sw, "T", tensorflow::DT_FLOAT);
-    NodeDef* next = NewNode(device, next_name, "NextIteration");
+    NodeDef* next = NewNode(part, next_name, "NextIteration");
     next->add_input(sw->name() + ":1");
     SetAttr(next, "T", tensorflow::DT_FLOAT);
     return merge_name;
   }
 
-  NodeDef* AddNodeDef(const std::string& device, NodeDef def) {
-    def.set_device(device);
-    NodeDef* added = (*partitions_)[device].add_node();
+  NodeDef* AddNodeDef(const std::string& part, NodeDef def) {
+    def.set_device(DeviceOfPartition(part));
+    if (const int lane = LaneOfPartition(part); lane > 0) SetAttr(&def, kExecutorLaneAttr, static_cast<int64_t>(lane));
+    NodeDef* added = (*partitions_)[part].add_node();
     *added = std::move(def);
     by_name_[added->name()] = added;
     return added;
   }
 
-  NodeDef* NewNode(const std::string& device, const std::string& name, const std::string& op) {
+  NodeDef* NewNode(const std::string& part, const std::string& name, const std::string& op) {
     NodeDef def;
     def.set_name(name);
     def.set_op(op);
-    return AddNodeDef(device, std::move(def));
+    return AddNodeDef(part, std::move(def));
   }
 
   // The <n> of a new pair: the first whose names are all free, in the graph and among the
@@ -228,7 +240,7 @@ class Partitioner {
   }
 
   void AddNodeAndInputs(const Node& dst) {
-    const std::string& device = DeviceOf(dst);
+    const std::string& part = PartOf(dst);
     NodeDef def = dst.def();
     def.clear_input();
     // Data inputs in input order, then control inputs, each once.
@@ -242,34 +254,36 @@ class Partitioner {
     std::set<std::string> control_inputs;
     for (const Edge* e : edges) {
       if (e->src->IsSource()) continue;
-      std::string input = DeviceOf(*e->src) == device ? InputString(e->src->name(), e->src_output)
-                                                       : CutEdge(*e, device);
+      std::string input = PartOf(*e->src) == part ? InputString(e->src->name(), e->src_output)
+                                                   : CutEdge(*e, part);
       if (e->IsControlEdge() && !control_inputs.insert(input).second) continue;
       def.add_input(input);
     }
-    AddNodeDef(device, std::move(def));
+    AddNodeDef(part, std::move(def));
   }
 
   // Sends what `e` carries to `dst_device` (once per tensor and device); returns the input
   // the consumer on dst_device reads.
-  std::string CutEdge(const Edge& e, const std::string& dst_device) {
-    return CutTensor(*e.src, e.src_output, std::to_string(e.id), e.dst->id(), dst_device);
+  std::string CutEdge(const Edge& e, const std::string& dst_part) {
+    return CutTensor(*e.src, e.src_output, std::to_string(e.id), e.dst->id(), dst_part);
   }
 
   // Sends output `src_output` of `src` (kControlSlot: that src has run) to `dst_device`,
   // once per tensor and device, for consumer `dst_id` (-1: one the partitioner adds);
   // `edge_tag` names the pair ("edge_<tag>_<src>"). Returns what the consumer reads.
   std::string CutTensor(const Node& src, int src_output, const std::string& edge_tag, int dst_id,
-                        const std::string& dst_device) {
+                        const std::string& dst_part) {
     const bool control = src_output == Edge::kControlSlot;
-    const PairKey key{src.id(), src_output, dst_device};
+    const PairKey key{src.id(), src_output, dst_part};
     auto found = pairs_.find(key);
     if (found != pairs_.end()) {
       if (dst_id >= 0) found->second.consumers.push_back(dst_id);
       return found->second.consumer_input;
     }
 
-    const std::string& src_device = DeviceOf(src);
+    const std::string& src_part = PartOf(src);
+    const std::string src_device = DeviceOfPartition(src_part);
+    const std::string dst_device = DeviceOfPartition(dst_part);
     const int n = NewPairNumber(src.name());
     const std::string suffix = std::to_string(n);
     const std::string prefix = src.name() + "/";
@@ -278,7 +292,7 @@ class Partitioner {
     bool lossy = false;
     if (control) {
       // A control edge carries no value: an empty tensor that exists once src has run.
-      NodeDef* dummy = NewNode(src_device, prefix + "_Control_" + suffix, "Const");
+      NodeDef* dummy = NewNode(src_part, prefix + "_Control_" + suffix, "Const");
       dummy->add_input(InputString(src.name(), Edge::kControlSlot));
       SetAttr(dummy, "dtype", tensorflow::DT_FLOAT);
       tensorflow::TensorProto* value = (*dummy->mutable_attr())["value"].mutable_tensor();
@@ -289,9 +303,10 @@ class Partitioner {
     } else {
       sent = InputString(src.name(), src_output);
       type = BaseType(src.output_type(src_output));
-      lossy = options_.lossy_float_transfers && type == tensorflow::DT_FLOAT;
+      // Between lanes of one device a value is not narrowed: it does not cross a link.
+      lossy = options_.lossy_float_transfers && type == tensorflow::DT_FLOAT && src_device != dst_device;
       if (lossy) {
-        NodeDef* narrow = NewNode(src_device, prefix + "_ToBfloat16_" + suffix, "Cast");
+        NodeDef* narrow = NewNode(src_part, prefix + "_ToBfloat16_" + suffix, "Cast");
         narrow->add_input(sent);
         SetAttr(narrow, "SrcT", tensorflow::DT_FLOAT);
         SetAttr(narrow, "DstT", tensorflow::DT_BFLOAT16);
@@ -309,18 +324,18 @@ class Partitioner {
       SetAttr(def, "recv_device", dst_device);
       SetAttr(def, "client_terminated", false);
     };
-    NodeDef* send = NewNode(src_device, prefix + "_Send_" + suffix, "_Send");
+    NodeDef* send = NewNode(src_part, prefix + "_Send_" + suffix, "_Send");
     send->add_input(sent);
     SetAttr(send, "T", type);
     set_pair_attrs(send);
-    NodeDef* recv = NewNode(dst_device, prefix + "_Recv_" + suffix, "_Recv");
+    NodeDef* recv = NewNode(dst_part, prefix + "_Recv_" + suffix, "_Recv");
     SetAttr(recv, "tensor_type", type);
     set_pair_attrs(recv);
     send_of_recv_[recv->name()] = send->name();
 
     std::string consumer_input = recv->name();
     if (lossy) {
-      NodeDef* widen = NewNode(dst_device, prefix + "_FromBfloat16_" + suffix, "Cast");
+      NodeDef* widen = NewNode(dst_part, prefix + "_FromBfloat16_" + suffix, "Cast");
       widen->add_input(recv->name());
       SetAttr(widen, "SrcT", tensorflow::DT_BFLOAT16);
       SetAttr(widen, "DstT", tensorflow::DT_FLOAT);
@@ -329,8 +344,8 @@ class Partitioner {
     }
     if (control) consumer_input = InputString(recv->name(), Edge::kControlSlot);
     // Inside a loop the _Recv runs once per iteration of the loop's control loop here.
-    if (const int frame = FrameOfEdge(src); frame > 0) recv->add_input("^" + ControlLoop(frame, dst_device));
-    Pair pair{recv, consumer_input, src.id(), {}};
+    if (const int frame = FrameOfEdge(src); frame > 0) recv->add_input("^" + ControlLoop(frame, dst_part));
+    Pair pair{recv, dst_part, consumer_input, src.id(), {}};
     if (dst_id >= 0) pair.consumers.push_back(dst_id);
     pairs_.emplace(key, pair);
     return consumer_input;
@@ -362,10 +377,10 @@ class Partitioner {
   Status ScheduleRecvs() {
     SlackTimes t;
     TA_RETURN_IF_ERROR(ComputeSlack(graph_, options_.node_cost, &t));
-    // Per device, its original nodes by ASAP finish, latest first (ties: lowest id).
-    std::map<std::string, std::vector<const Node*>> by_device;
-    for (const Node* node : graph_.op_nodes()) by_device[DeviceOf(*node)].push_back(node);
-    for (auto& [device, nodes] : by_device) {
+    // Per partition, its original nodes by ASAP finish, latest first (ties: lowest id).
+    std::map<std::string, std::vector<const Node*>> by_part;
+    for (const Node* node : graph_.op_nodes()) by_part[PartOf(*node)].push_back(node);
+    for (auto& [part, nodes] : by_part) {
       std::stable_sort(nodes.begin(), nodes.end(), [&](const Node* a, const Node* b) {
         return t.AsapFinish(a->id()) > t.AsapFinish(b->id());
       });
@@ -380,7 +395,7 @@ class Partitioner {
       for (int c : pair.consumers) need = std::min(need, t.alap[c]);
       const double arrive = t.AsapFinish(pair.src_id);
       const std::set<int> consumers(pair.consumers.begin(), pair.consumers.end());
-      for (const Node* candidate : by_device[pair.recv->device()]) {
+      for (const Node* candidate : by_part[pair.recv_part]) {
         const double finish = t.AsapFinish(candidate->id());
         if (finish > need + kEpsilon) continue;
         if (finish <= arrive + kEpsilon) break;  // holding the Recv back gains nothing
@@ -403,13 +418,25 @@ class Partitioner {
   // Control flow (empty without loops).
   ControlFlowInfo cf_;
   bool has_frames_ = false;
-  std::map<int, std::string> moved_;               // node id -> device (PrepareControlFlow)
+  std::map<int, std::string> moved_;               // node id -> partition (PrepareControlFlow)
+  std::unordered_map<int, std::string> laned_;     // node id -> partition, for lanes above 0
   std::map<int, const Node*> loop_cond_;           // frame -> its LoopCond
-  std::map<std::pair<int, std::string>, std::string> control_loops_;  // (frame, device) -> Merge
+  std::map<std::pair<int, std::string>, std::string> control_loops_;  // (frame, partition) -> Merge
   Status status_;
 };
 
 }  // namespace
+
+std::string PartitionKey(const std::string& device, int lane) {
+  return lane > 0 ? device + kLaneSeparator + std::to_string(lane) : device;
+}
+
+std::string DeviceOfPartition(const std::string& key) { return key.substr(0, key.find(kLaneSeparator)); }
+
+int LaneOfPartition(const std::string& key) {
+  const size_t at = key.find(kLaneSeparator);
+  return at == std::string::npos ? 0 : std::atoi(key.c_str() + at + std::strlen(kLaneSeparator));
+}
 
 Status Partition(const Graph& graph, const PartitionOptions& options,
                  std::map<std::string, tensorflow::GraphDef>* partitions) {

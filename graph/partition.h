@@ -60,6 +60,13 @@
 // input's, an Enter (of a value) and a NextIteration to their first consumer's. Recv
 // scheduling leaves _Recvs inside loops alone.
 //
+// Lanes (lane_of): nodes of one device may be split further, into lanes that the worker
+// runs as executors of their own, side by side (graph/loop_lanes.h gives each independent
+// loop one). An edge between lanes is cut as one between devices is, with both ends' device
+// the same, and never narrowed to bfloat16; a partition of lane k > 0 has the key
+// PartitionKey(device, k) ("<device>#lane:<k>") and its nodes carry the attr
+// "_executor_lane" = k, by which the worker tells the lanes of a device apart again.
+//
 // Not handled: host-memory placement of Send/Recv on GPUs, and client-terminated feeds and
 // fetches (the call frame's _Arg/_Retval nodes do that job here and stay on their devices
 // unchanged).
@@ -84,10 +91,19 @@ struct PartitionOptions {
   bool lossy_float_transfers = false;  // section 5.5
   bool schedule_recvs = false;         // section 5.2
   std::function<double(const Node&)> node_cost;  // microseconds, for recv scheduling; null -> 1 per node
+  std::function<int(const Node&)> lane_of;        // the node's lane on its device; null -> 0 for all
 };
 
-// Fills `partitions` (cleared first) with one GraphDef per device name, each node with its
-// device set and the graph's versions. `graph` is not modified. InvalidArgument naming the
+inline constexpr char kExecutorLaneAttr[] = "_executor_lane";
+inline constexpr char kLaneSeparator[] = "#lane:";
+
+// The key of a partition: the device, for lane 0; "<device>#lane:<lane>" otherwise.
+std::string PartitionKey(const std::string& device, int lane);
+std::string DeviceOfPartition(const std::string& key);
+int LaneOfPartition(const std::string& key);
+
+// Fills `partitions` (cleared first) with one GraphDef per partition key (the device name,
+// without lanes), each node with its device set and the graph's versions. `graph` is not modified. InvalidArgument naming the
 // node when an op node has no device, when a loop that spans devices has no LoopCond, or
 // for malformed frames (graph/control_flow.h); with schedule_recvs, InvalidArgument when the
 // graph has a cycle other than a loop's.

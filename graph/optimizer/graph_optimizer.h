@@ -39,6 +39,9 @@ struct GraphOptimizerOptions {
   // RewriterConfig.auto_mixed_precision_onednn_bfloat16, OpenVINO's precision hint). Off by
   // default: results then differ from float's by about 1e-2 relative.
   bool bfloat16_products = false;
+  // At partitioning: loops of one device that do not depend on each other run on executors
+  // of their own, side by side (graph/loop_lanes.h: a bidirectional RNN's two directions).
+  bool parallel_loops = true;
   // A folded value larger than this stays computed at run time.
   int64_t max_constant_size_in_bytes = 10 << 20;
   // When set, constant folding only evaluates nodes it accepts (for instance, only nodes
@@ -51,6 +54,7 @@ struct GraphOptimizerOptions {
     o.do_common_subexpression_elimination = false;
     o.do_constant_folding = false;
     o.do_remapping = false;
+    o.parallel_loops = false;
     return o;
   }
 };

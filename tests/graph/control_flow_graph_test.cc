@@ -20,27 +20,6 @@ namespace tf = ::tensorflow;
 const PartialTensorShape kScalar(std::vector<int64_t>{});
 std::string Cpu(int i) { return StrCat("/job:localhost/replica:0/task:0/device:CPU:", i); }
 
-// while (i < n) i += 1, built in `root`; returns the Exit.
-Output Counter(const Scope& root, const Output& n, const std::string& name = "while") {
-  std::vector<Output> out;
-  ops::WhileLoopOptions options;
-  options.name = name;
-  Status s = ops::WhileLoop(
-      root, {ops::Const(root, 0)},
-      [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
-        *pred = ops::Less(sc, v[0], n);
-        return sc.status();
-      },
-      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
-        *next = {ops::Add(sc, v[0], 1)};
-        return sc.status();
-      },
-      &out, options);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  return out[0];
-}
-
 std::map<std::string, const NodeDef*> ByName(const tf::GraphDef& def) {
   std::map<std::string, const NodeDef*> out;
   for (const NodeDef& n : def.node()) out[n.name()] = &n;
@@ -50,7 +29,7 @@ std::map<std::string, const NodeDef*> ByName(const tf::GraphDef& def) {
 TEST_CASE("WhileLoop builds tf.while_loop's nodes, names and frame", "[control_flow]") {
   Scope root = Scope::NewRootScope();
   auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
-  Counter(root, n);
+  testing::Counter(root, n);
   tf::GraphDef def;
   REQUIRE(root.ToGraphDef(&def).ok());
   auto nodes = ByName(def);

@@ -3,10 +3,14 @@
 #define TENSORACT_TESTS_GRAPH_TEST_UTIL_H_
 
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "base/proto_io.h"
+#include "graph/builder/control_flow.h"
+#include "graph/builder/math_ops.h"
+#include "graph/builder/ops.h"
 
 namespace tensoract {
 namespace testing {
@@ -19,6 +23,27 @@ M FromText(const std::string& text) {
   INFO(s);
   REQUIRE(s.ok());
   return message;
+}
+
+// while (i < n) i += 1 from 0, built in `root` as loop `name`; returns the Exit.
+inline Output Counter(const Scope& root, const Output& n, const std::string& name = "while") {
+  std::vector<Output> out;
+  ops::WhileLoopOptions options;
+  options.name = name;
+  Status s = ops::WhileLoop(
+      root, {ops::Const(root, 0)},
+      [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(sc, v[0], n);
+        return sc.status();
+      },
+      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
+        *next = {ops::Add(sc, v[0], 1)};
+        return sc.status();
+      },
+      &out, options);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  return out[0];
 }
 
 }  // namespace testing
