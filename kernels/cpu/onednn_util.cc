@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <numeric>
 #include <atomic>
 #include <string>
 
@@ -118,15 +119,35 @@ std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const
   return slot->memory;
 }
 
+namespace {
+
+// The block of the outermost dimension in `desc`'s layout: the product of its inner blocks
+// of dimension 0 (1 where it has none).
+int64_t OuterBlock(const dnnl::memory::desc& desc) {
+  if (desc.data.format_kind != dnnl_blocked) return 1;
+  const auto& blocking = desc.data.format_desc.blocking;
+  int64_t block = 1;
+  for (int i = 0; i < blocking.inner_nblks; ++i) {
+    if (blocking.inner_idxs[i] == 0) block *= blocking.inner_blks[i];
+  }
+  return block;
+}
+
+}  // namespace
+
 void OnednnReorderInPieces(OpKernelContext* ctx, const dnnl::memory& from, const dnnl::memory& to) {
-  // Slices of the outermost dimension, aligned to 64 (every blocked layout's blocks divide
-  // it, so each slice is whole blocks on both sides), one or two per thread.
-  constexpr int64_t kAlign = 64;
+  // Slices of the outermost dimension made of whole blocks on both sides, one or two per
+  // thread. Blocks need not divide 64 (oneDNN lays 1x1 filters out in blocks of 48 output
+  // channels), and a dimension that is not whole blocks (the last one padded) is reordered
+  // in one piece: the slices' descriptions would fail, and with them the convolution.
   const dnnl::memory::dims dims = from.get_desc().dims();
+  const int64_t align = std::lcm(OuterBlock(from.get_desc()), OuterBlock(to.get_desc()));
   const int64_t threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
-  const int64_t slices = std::min<int64_t>(2 * threads, dims[0] / kAlign);
-  if (slices < 2 || from.get_desc().get_size() < (int64_t{1} << 20)) return OnednnReorder(from, to);
-  const int64_t step = (dims[0] / slices + kAlign - 1) / kAlign * kAlign;
+  const int64_t slices = std::min<int64_t>(2 * threads, dims[0] / align);
+  if (slices < 2 || dims[0] % align != 0 || from.get_desc().get_size() < (int64_t{1} << 20)) {
+    return OnednnReorder(from, to);
+  }
+  const int64_t step = (dims[0] / slices + align - 1) / align * align;
   const bool ran = OnednnRunPieces(ctx, (dims[0] + step - 1) / step, [&](int64_t i, dnnl::stream& stream) {
     dnnl::memory::dims part = dims, offsets(dims.size(), 0);
     offsets[0] = i * step;
