@@ -198,6 +198,10 @@ std::vector<Geometry> ConvConfigs() {
   add({3, 8, 8, 32, 1, 1, 64, 2, 2, 1, 1, "SAME"});
   add({3, 7, 7, 24, 3, 3, 16, 1, 1, 1, 1, "VALID"});
   add({5, 6, 6, 64, 1, 1, 32});
+  // An RGB stem (a 7x7, stride 2, on a depth of 3), and a filter of 2 MiB whose layout
+  // oneDNN blocks by 48 output channels (reordered in slices of whole blocks).
+  add({1, 16, 16, 3, 7, 7, 64, 2, 2, 1, 1, "SAME"});
+  add({1, 3, 3, 1024, 1, 1, 512});
   add({5, 28, 28, 1, 5, 5, 32});                                     // the tutorial CNN's first conv
   add({2, 9, 8, 1, 3, 3, 40});                                       // 1-deep, 3x3, a partial panel
   add({2, 10, 9, 1, 5, 5, 16, 1, 1, 1, 1, "VALID"});                 // 1-deep, VALID
