@@ -3,6 +3,7 @@
 
 #include "graph/optimizer/attention_fusion.h"
 #include "graph/optimizer/layer_norm_fusion.h"
+#include "graph/optimizer/pad_folding.h"
 #include "graph/optimizer/remapper_util.h"
 
 #include <algorithm>
@@ -281,8 +282,6 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
   const std::string& op = product->type_string();
   if (op != "MatMul" && AttrString(*product, "data_format", "NHWC") != "NHWC") return false;
   if (!OnCpu(*product) || !FloatingT(*product)) return false;
-  // TensorFlow's _FusedDepthwiseConv2dNative has no explicit padding.
-  if (op == "DepthwiseConv2dNative" && AttrString(*product, "padding", "VALID") == "EXPLICIT") return false;
   const tensorflow::DataType type = product->def().attr().at("T").type();
   // TensorFlow's _FusedMatMul has no double.
   if (op == "MatMul" && type != tensorflow::DT_FLOAT) return false;
@@ -353,8 +352,8 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
     CopyAttrs(*product, {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu"},
               &def);
   } else if (op == "DepthwiseConv2dNative") {
-    def.set_op("_FusedDepthwiseConv2dNative");
-    CopyAttrs(*product, {"T", "strides", "padding", "data_format", "dilations"}, &def);
+    def.set_op("_FusedDepthwiseConv2dNative");  // with explicit padding too (a folded Pad)
+    CopyAttrs(*product, {"T", "strides", "padding", "explicit_paddings", "data_format", "dilations"}, &def);
   } else {
     def.set_op("_FusedMatMul");
     CopyAttrs(*product, {"T", "transpose_a", "transpose_b"}, &def);
@@ -547,7 +546,8 @@ int BypassIdentities(Graph* graph) {
 
 int Remap(Graph* graph) {
   BypassIdentities(graph);
-  return FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue) +
+  return FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative"}, TryFoldPadIntoConvolution) +
+         FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue) +
          FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad) +
          FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad) +
          FuseEach(graph, {"Mean"}, TryFuseLayerNorm) + FuseEach(graph, {"Einsum"}, TryFuseAttention) +

@@ -2,6 +2,8 @@
 // one kernel that does their work in fewer passes over memory:
 //   - Identity and IdentityN nodes that only pass values on are removed first (their
 //     consumers read the values at the source), so the chains below are seen through them;
+//   - a zero Pad of rows and columns goes into the VALID convolution it feeds, as explicit
+//     padding (graph/optimizer/pad_folding.h);
 //   - Conv2D, DepthwiseConv2dNative or MatMul followed by per-channel steps (BiasAdd, a Mul
 //     or Add of a channel vector: Keras 3's batch normalization, an inference
 //     FusedBatchNorm) and an activation (Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid, or x *

@@ -161,6 +161,43 @@ TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, d
   CHECK(clipped > 0);  // the Relu6 did clip
 }
 
+TEST_CASE("a zero Pad before a VALID convolution becomes its explicit padding, fused epilogue and all") {
+  tensorflow::TensorProto rows_and_cols, channels_too;
+  Tensor::FromVector<int32_t>({0, 0, 0, 1, 0, 1, 0, 0}, TensorShape({4, 2})).AsProtoTensorContent(&rows_and_cols);
+  Tensor::FromVector<int32_t>({0, 0, 1, 1, 1, 1, 0, 2}, TensorShape({4, 2})).AsProtoTensorContent(&channels_too);
+  const tensorflow::GraphDef graph = testing::BuildGraph([&](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({2, 9, 9, 16}));
+    // EfficientNet's strided depthwise layer: ZeroPadding2D(((0, 1), (0, 1))), a VALID
+    // depthwise convolution of stride 2, batch norm, swish.
+    auto padded = ops::Pad(s.WithOpName("padded"), x, ops::Const(s, rows_and_cols));
+    auto dw = ops::DepthwiseConv2dNative(s.WithOpName("dw"), padded, Filled(s, {3, 3, 16, 1}, 0.45f), {1, 2, 2, 1},
+                                         "VALID");
+    auto dw_bn = ops::AddV2(s, ops::Mul(s, dw, Filled(s, {1, 1, 1, 16}, 0.25f, 1.f)), Filled(s, {1, 1, 1, 16}, 0.15f));
+    ops::Mul(s.WithOpName("dw_swish"), dw_bn, ops::Sigmoid(s, dw_bn));
+    // ResNet's stem: ZeroPadding2D, a VALID Conv2D of stride 2 (PadV2 with a zero constant).
+    auto stem_in = ops::PadV2(s.WithOpName("stem_in"), x, ops::Const(s, rows_and_cols), ops::Const(s, 0.f));
+    ops::Conv2D(s.WithOpName("stem"), stem_in, Filled(s, {3, 3, 16, 8}, 0.3f), {1, 2, 2, 1}, "VALID");
+    // Not folded: channels padded too, a constant other than zero.
+    auto wide = ops::Pad(s.WithOpName("wide"), x, ops::Const(s, channels_too));
+    ops::DepthwiseConv2dNative(s.WithOpName("dw_wide"), wide, Filled(s, {3, 3, 18, 1}, 0.55f), {1, 1, 1, 1}, "VALID");
+    auto ones = ops::PadV2(s.WithOpName("ones"), x, ops::Const(s, rows_and_cols), ops::Const(s, 1.f));
+    ops::Conv2D(s.WithOpName("on_ones"), ones, Filled(s, {3, 3, 16, 8}, 0.35f), {1, 1, 1, 1}, "VALID");
+  });
+  const std::vector<std::string> fetches = {"dw_swish", "stem", "dw_wide", "on_ones"};
+  const Ran fused = RunGraph(graph, true, {{"x", Input({2, 9, 9, 16})}}, fetches);
+  const Ran apart = RunGraph(graph, false, {{"x", Input({2, 9, 9, 16})}}, fetches);
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    INFO(fetches[i]);
+    CheckClose(fused.values[i], apart.values[i]);
+  }
+  CHECK(Has(fused.ops, "_FusedDepthwiseConv2dNative:dw_swish"));
+  CHECK_FALSE(Has(fused.ops, "Pad:padded"));
+  CHECK(Has(fused.ops, "Conv2D:stem"));
+  CHECK_FALSE(Has(fused.ops, "PadV2:stem_in"));
+  CHECK(Has(fused.ops, "Pad:wide"));
+  CHECK(Has(fused.ops, "PadV2:ones"));
+}
+
 // What Keras 3 writes for Dense(24) on x [batch, tokens, 16] before its activation:
 // Reshape(MatMul(Reshape(x, [-1, 16]), w), ConcatV2(GatherV2(Shape(x), [0, 1]), [24])) and
 // BiasAdd ("biased"). The batch and token counts are unknown when the graph is built, as in a
