@@ -207,10 +207,13 @@ void StopIdleExecutors(Self* self, RegisteredGraph& graph) {
 
 // An executor that finished a step of plan `plan` of graph `handle`: kept for the next
 // step if it stayed idle and there is room, else stopped.
-void ReturnExecutor(Self* self, const std::string& handle, size_t plan, const caf::actor& executor, bool idle) {
+// An executor whose step is over: kept idle for a later step of its plan (if `pooled` and
+// there is room), else stopped.
+void ReturnExecutor(Self* self, const std::string& handle, size_t plan, const caf::actor& executor, bool idle,
+                    bool pooled) {
   if (!idle) return;  // it quit
   auto found = self->state.graphs.find(handle);
-  if (found != self->state.graphs.end() && plan < found->second.idle.size() &&
+  if (pooled && found != self->state.graphs.end() && plan < found->second.idle.size() &&
       found->second.idle[plan].size() < kIdleExecutorsPerPlan) {
     self->link_to(executor);
     found->second.idle[plan].push_back(executor);
@@ -374,13 +377,17 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           if (--st.watch_steps == 0) st.watch.reset();
         }
         // Each partition's executor: an idle one of an earlier step, or a new one. Every
-        // executor gets every feed (a Tensor copy shares its buffer).
+        // executor gets every feed (a Tensor copy shares its buffer). The executors of a
+        // graph with lanes have threads of their own (below), except in a step run with
+        // inter_op_thread_pool -1 (on_caller_thread): that step's are made for it, as
+        // ordinary actors, and not kept.
+        const bool pooled = !(graph.has_lanes && request.on_caller_thread);
         std::vector<std::vector<Tensor>> later_args(graph.plans.size());
         std::vector<bool> reused(graph.plans.size(), false);
         for (size_t p = 0; p < graph.plans.size(); ++p) {
           std::vector<Tensor> args = p + 1 == graph.plans.size() ? std::move(request.args) : request.args;
           auto& pool = graph.idle[p];
-          if (!pool.empty()) {
+          if (pooled && !pool.empty()) {
             caf::actor executor = std::move(pool.back());
             pool.pop_back();
             self->unlink_from(executor);
@@ -393,7 +400,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
                                request.collect_stats, st.devices[graph.device_index[p]], watch,
                                request.on_caller_thread};
           // The executors of a graph with lanes have threads of their own (unless the
-          // caller asked for the whole step on its own thread): on CAF's shared threads a
+          // step asked for no inter-op threads): on CAF's shared threads a
           // lane queued behind another one's loop, and so did the rendezvous actor that
           // carries their values (bidirectional GRU, batch 32: 11.6 ms a step, 6.9 on
           // threads of their own). Kept idle for later steps, they keep their threads.
@@ -419,7 +426,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
                                 : self->request(executor, caf::infinite, start_atom::value);
           sent.then(
               [=](RunGraphResponse& reply) {
-                ReturnExecutor(self, handle, p, executor, reply.executor_idle);
+                ReturnExecutor(self, handle, p, executor, reply.executor_idle, pooled);
                 OnExecutorDone(self, step_id, std::move(reply));
               },
               [=](caf::error& error) {

@@ -84,7 +84,12 @@ class Inliner {
                                        " deep: does a function call itself?");
       }
       return LowerFunctionalControlFlow(
-          call, [this, depth](const NodeDef& c, std::vector<NodeDef>* o) { return Expand(c, depth + 1, o); }, out);
+          call, [this, depth](const NodeDef& c, std::vector<NodeDef>* o) { return Expand(c, depth + 1, o); },
+          [this](const std::string& name) -> const FunctionDef* {
+            auto found = library_.find(name);
+            return found == library_.end() ? nullptr : found->second;
+          },
+          out);
     }
     AttrMap call_attrs;
     const FunctionDef* f = CalledFunction(call, library_, &call_attrs);

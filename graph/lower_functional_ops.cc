@@ -1,5 +1,6 @@
 #include "graph/lower_functional_ops.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -124,7 +125,21 @@ Status LowerIf(const NodeDef& node, const ExpandCall& expand, std::vector<NodeDe
   return Status::OK();
 }
 
-Status LowerWhile(const NodeDef& node, const ExpandCall& expand, std::vector<NodeDef>* out) {
+// Which loop variables the body returns as it got them (output i is input i itself: the
+// tensors a tf.function's loop captures, such as weights, resources and the input list).
+std::vector<bool> LoopInvariants(const tensorflow::FunctionDef* body, int n) {
+  std::vector<bool> invariant(n, false);
+  if (body == nullptr) return invariant;
+  const auto& sig = body->signature();
+  if (sig.input_arg_size() != n || sig.output_arg_size() != n) return invariant;
+  for (int i = 0; i < n; ++i) {
+    auto ret = body->ret().find(sig.output_arg(i).name());
+    invariant[i] = ret != body->ret().end() && ret->second == sig.input_arg(i).name();
+  }
+  return invariant;
+}
+
+Status LowerWhile(const NodeDef& node, const ExpandCall& expand, const FindFunction& find, std::vector<NodeDef>* out) {
   TA_RETURN_IF_ERROR(NeedAttrs(node, {"T", "cond", "body"}));
   Lowering l(node, out);
   const AttrValue& types = node.attr().at("T");
@@ -136,42 +151,59 @@ Status LowerWhile(const NodeDef& node, const ExpandCall& expand, std::vector<Nod
   }
   int64_t parallel = 10;
   if (node.attr().count("parallel_iterations")) parallel = node.attr().at("parallel_iterations").i();
-  std::vector<std::string> merges, identities, exits;
+  std::vector<bool> invariant = LoopInvariants(find ? find(node.attr().at("body").func().name()) : nullptr, n);
+  const int first_carried = static_cast<int>(std::find(invariant.begin(), invariant.end(), false) - invariant.begin());
+  if (first_carried == n) invariant.assign(n, false);  // nothing changes: a loop as written (it ends at once or never)
+  const int pivot = first_carried == n ? 0 : first_carried;
+  // Per loop variable, what the cond and the body read (a Merge's or a Switch's Identity, or
+  // an invariant's Enter) and what the While gives out (an Exit, or the invariant's input).
+  std::vector<std::string> cond_in(n), body_in(n), results(n), merges(n), exits(n);
   for (int i = 0; i < n; ++i) {
     DataType t = types.list().type(i);
     std::vector<std::string> inputs = {l.data()[i]};
     for (const std::string& c : l.control()) inputs.push_back(c);
-    NodeDef* enter = l.AddTyped(l.Name(StrCat("enter_", i)), "Enter", t, inputs);
+    const std::string enter_name = l.Name(StrCat("enter_", i));
+    NodeDef* enter = l.AddTyped(enter_name, "Enter", t, inputs);
     auto& attrs = *enter->mutable_attr();
     attrs["frame_name"].set_s(node.name());
-    attrs["is_constant"].set_b(false);
+    // An invariant enters once for every iteration, as TensorFlow 1's loop invariants do:
+    // no Merge, Switch, Identity and NextIteration of its own each iteration (a Keras LSTM
+    // carries four such of ten: 16 of its ~75 nodes an iteration).
+    attrs["is_constant"].set_b(invariant[i]);
     attrs["parallel_iterations"].set_i(parallel);
-    merges.push_back(l.Name(StrCat("merge_", i)));
-    l.AddMerge(merges.back(), t, l.Name(StrCat("enter_", i)), l.Name(StrCat("next_iteration_", i)));
+    if (invariant[i]) {
+      cond_in[i] = body_in[i] = enter_name;
+      results[i] = l.data()[i];  // the While's result waits for the Exits all the same (IdentityN)
+      continue;
+    }
+    merges[i] = l.Name(StrCat("merge_", i));
+    cond_in[i] = merges[i];
+    l.AddMerge(merges[i], t, enter_name, l.Name(StrCat("next_iteration_", i)));
   }
   AttrValue bool_type;
   bool_type.mutable_list()->add_type(tensorflow::DT_BOOL);
-  std::vector<std::string> cond_in = merges;
-  cond_in.push_back(StrCat("^", merges[0]));  // the cond's constants run in the loop's frame
+  cond_in.push_back(StrCat("^", merges[pivot]));  // the cond's constants run in the loop's frame
   TA_RETURN_IF_ERROR(expand(l.Call(l.Name("cond"), "cond", types, bool_type, cond_in), out));
   l.Add(l.Name("loop_cond"), "LoopCond", {l.Name("cond:0")});
   for (int i = 0; i < n; ++i) {
+    if (invariant[i]) continue;
     DataType t = types.list().type(i);
     std::string sw = l.Name(StrCat("switch_", i));
     l.AddTyped(sw, "Switch", t, {merges[i], l.Name("loop_cond")});
-    exits.push_back(l.Name(StrCat("exit_", i)));
-    l.AddTyped(exits.back(), "Exit", t, {sw + ":0"});
-    identities.push_back(l.Name(StrCat("identity_", i)));
-    l.AddTyped(identities.back(), "Identity", t, {sw + ":1"});
+    results[i] = exits[i] = l.Name(StrCat("exit_", i));
+    l.AddTyped(exits[i], "Exit", t, {sw + ":0"});
+    body_in[i] = l.Name(StrCat("identity_", i));
+    l.AddTyped(body_in[i], "Identity", t, {sw + ":1"});
   }
-  std::vector<std::string> body_in = identities;
-  body_in.push_back(StrCat("^", identities[0]));  // dead once the loop ends
+  body_in.push_back(StrCat("^", body_in[pivot]));  // dead once the loop ends
   TA_RETURN_IF_ERROR(expand(l.Call(l.Name("body"), "body", types, types, body_in), out));
   for (int i = 0; i < n; ++i) {
+    if (invariant[i]) continue;
     l.AddTyped(l.Name(StrCat("next_iteration_", i)), "NextIteration", types.list().type(i),
                {StrCat(l.Name("body"), ":", i)});
   }
-  l.AddResults(types, exits, "");
+  // An invariant's result is its input, given out with the Exits' (IdentityN waits for all).
+  l.AddResults(types, results, "");
   return Status::OK();
 }
 
@@ -181,9 +213,10 @@ bool IsFunctionalControlFlow(const std::string& op) {
   return op == "If" || op == "StatelessIf" || op == "While" || op == "StatelessWhile";
 }
 
-Status LowerFunctionalControlFlow(const NodeDef& node, const ExpandCall& expand, std::vector<NodeDef>* out) {
+Status LowerFunctionalControlFlow(const NodeDef& node, const ExpandCall& expand, const FindFunction& find,
+                                  std::vector<NodeDef>* out) {
   if (node.op() == "If" || node.op() == "StatelessIf") return LowerIf(node, expand, out);
-  return LowerWhile(node, expand, out);
+  return LowerWhile(node, expand, find, out);
 }
 
 }  // namespace tensoract

@@ -17,6 +17,12 @@
 // NextIteration back into the Merge; N = IdentityN(exits). The cond call waits for
 // N/merge_0 and the body call for N/identity_0, so the functions' constants run in the
 // loop's frame, once per iteration.
+// A loop variable the body returns unchanged (its output i is its input i: what a
+// tf.function's loop captures, weights, resources, the input list) is a loop invariant, as
+// in TensorFlow 1: one Enter with is_constant, read by the cond and the body in every
+// iteration, and no Merge, Switch, Identity, NextIteration or Exit; N:i is the input itself,
+// given out with the Exits (unless every variable is invariant: then the loop is kept as
+// written).
 // So consumers of "N:k" and "^N" are unchanged. The functional node's control inputs go to
 // the nodes that enter it (the Switches, the Enters).
 //
@@ -30,6 +36,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "messages/function.pb.h"
 #include "messages/graph.pb.h"
 
 namespace tensoract {
@@ -41,8 +48,12 @@ bool IsFunctionalControlFlow(const std::string& op);
 // its function's body, inlined.
 using ExpandCall = std::function<Status(const tensorflow::NodeDef& call, std::vector<tensorflow::NodeDef>* out)>;
 
-// Appends to `out` the lowered form of `node` (IsFunctionalControlFlow(node.op())).
-Status LowerFunctionalControlFlow(const tensorflow::NodeDef& node, const ExpandCall& expand,
+// The function of that name in the graph's library, or null.
+using FindFunction = std::function<const tensorflow::FunctionDef*(const std::string& name)>;
+
+// Appends to `out` the lowered form of `node` (IsFunctionalControlFlow(node.op())). `find`
+// (may be null) gives a While's body, to see its loop invariants.
+Status LowerFunctionalControlFlow(const tensorflow::NodeDef& node, const ExpandCall& expand, const FindFunction& find,
                                   std::vector<tensorflow::NodeDef>* out);
 
 }  // namespace tensoract

@@ -97,7 +97,7 @@ TEST_CASE("two independent loops run in two lanes with one executor's results", 
   auto two = testing::NewSessionWith(TwoLoops(), Lanes(true));
   // Twice each, the second time on the executors the first step left idle.
   for (int n : {0, 1, 30, 30}) {
-    for (int pool : {0, -1}) {  // -1: every kernel, and so every lane, on the caller's thread
+    for (int pool : {0, -1}) {  // -1: no lane has a thread of its own
       INFO("n = " << n << ", inter_op_thread_pool " << pool);
       Result want = RunLoops(one.get(), n, 2, pool);
       Result got = RunLoops(two.get(), n, 2, pool);
@@ -123,6 +123,17 @@ TEST_CASE("two independent loops run in two lanes with one executor's results", 
         }
       }
       CHECK(loops.size() == 2);
+      // With the device's threads as the inter-op pool, a lane runs on a thread of its own.
+      // (The loops' nodes: a _Recv's statistics name the thread that answered it.)
+      if (pool == 0) {
+        std::set<uint32_t> threads;
+        for (const auto& node : got.metadata.step_stats.dev_stats(0).node_stats()) {
+          if (node.node_name().rfind("halving/", 0) == 0 || node.node_name().rfind("doubling/", 0) == 0) {
+            threads.insert(node.thread_id());
+          }
+        }
+        CHECK(threads.size() >= 2);
+      }
     }
   }
 }

@@ -200,6 +200,70 @@ TEST_CASE("a lowered While is a frame named after it; an If's branches hang off 
   CHECK(op_of["branch/then/hundred"] == "Const");
 }
 
+// x = fed, k = fed; while (i < 10) { i += k; x *= 2 } with k returned as it came (what a
+// tf.function's loop does with what it captures); `all_invariant`: the body returns i and x
+// unchanged too (a loop whose cond is false at once).
+tensorflow::GraphDef LoopWithInvariant(bool all_invariant) {
+  tensorflow::GraphDef graph;
+  auto* cond = AddFunction(&graph, "cond", {"i", "x", "k"}, {{"less", "less:z:0"}}, tensorflow::DT_BOOL);
+  AddConst(cond->mutable_node_def(), "ten", 10);
+  AddNode(cond->mutable_node_def(), "less", "Less", {"i", "ten:output:0"}, tensorflow::DT_INT32);
+  auto* body = all_invariant ? AddFunction(&graph, "body", {"i", "x", "k"}, {{"i2", "i"}, {"x2", "x"}, {"k2", "k"}})
+                             : AddFunction(&graph, "body", {"i", "x", "k"}, {{"i2", "add:z:0"}, {"x2", "mul:z:0"},
+                                                                             {"k2", "k"}});
+  AddConst(body->mutable_node_def(), "two", 2);
+  AddNode(body->mutable_node_def(), "add", "AddV2", {"i", "k"}, tensorflow::DT_INT32);
+  AddNode(body->mutable_node_def(), "mul", "Mul", {"x", "two:output:0"}, tensorflow::DT_INT32);
+  for (const char* name : {"x", "k"}) {
+    auto* p = AddNode(graph.mutable_node(), name, "Placeholder", {});
+    (*p->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+  }
+  AddConst(graph.mutable_node(), "start", all_invariant ? 20 : 0);
+  auto* loop = AddNode(graph.mutable_node(), "loop", "StatelessWhile", {"start", "x", "k"});
+  SetTypes(loop, "T", 3);
+  (*loop->mutable_attr())["cond"].mutable_func()->set_name("cond");
+  (*loop->mutable_attr())["body"].mutable_func()->set_name("body");
+  return graph;
+}
+
+TEST_CASE("a While's loop invariant enters once, with no Merge, Switch or NextIteration of its own") {
+  tensorflow::GraphDef graph = LoopWithInvariant(false);
+  auto session = NewSessionWith(graph);
+  std::vector<Tensor> out;
+  Status s = session->Run({{"x", Tensor::Scalar<int32_t>(5)}, {"k", Tensor::Scalar<int32_t>(3)}},
+                          {"loop:0", "loop:1", "loop:2"}, {}, &out);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(*out[0].base<int32_t>() == 12);  // 0, 3, 6, 9, 12
+  CHECK(*out[1].base<int32_t>() == 80);  // 5 * 2^4
+  CHECK(*out[2].base<int32_t>() == 3);
+  REQUIRE(InlineFunctionCalls(&graph).ok());
+  std::map<std::string, const tensorflow::NodeDef*> nodes;
+  for (const auto& n : graph.node()) nodes[n.name()] = &n;
+  REQUIRE(nodes.count("loop/enter_2") == 1);
+  CHECK(nodes["loop/enter_2"]->attr().at("is_constant").b());
+  CHECK_FALSE(nodes["loop/enter_1"]->attr().at("is_constant").b());
+  for (const char* gone : {"loop/merge_2", "loop/switch_2", "loop/identity_2", "loop/next_iteration_2", "loop/exit_2"}) {
+    INFO(gone);
+    CHECK(nodes.count(gone) == 0);
+  }
+  CHECK(nodes.count("loop/merge_1") == 1);
+
+  // Every variable invariant: the loop is kept as written (and its cond is false at once).
+  graph = LoopWithInvariant(true);
+  session = NewSessionWith(graph);
+  s = session->Run({{"x", Tensor::Scalar<int32_t>(5)}, {"k", Tensor::Scalar<int32_t>(3)}}, {"loop:0", "loop:1", "loop:2"},
+                   {}, &out);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(*out[0].base<int32_t>() == 20);
+  CHECK(*out[1].base<int32_t>() == 5);
+  REQUIRE(InlineFunctionCalls(&graph).ok());
+  bool merges = false;
+  for (const auto& n : graph.node()) merges = merges || n.name() == "loop/merge_2";
+  CHECK(merges);
+}
+
 TEST_CASE("a While without loop variables and an If on a non-bool cond are refused") {
   tensorflow::GraphDef graph = FunctionalControlFlowGraph();
   auto* loop = graph.mutable_node(2);
