@@ -46,11 +46,7 @@ std::vector<int64_t> TensorShape::dim_sizes() const {
   return std::vector<int64_t>(inline_, inline_ + rank_);
 }
 
-void TensorShape::AddDim(int64_t size) {
-  if (rank_ < kInlineDims) {
-    inline_[rank_++] = size;
-    return;
-  }
+void TensorShape::AddHeapDim(int64_t size) {
   if (rank_ == kInlineDims) heap_.assign(inline_, inline_ + kInlineDims);
   heap_.push_back(size);
   ++rank_;

@@ -38,7 +38,14 @@ class TensorShape {
   std::vector<int64_t> dim_sizes() const;
   int64_t num_elements() const;
 
-  void AddDim(int64_t size);
+  void AddDim(int64_t size) {
+    // Inline: every Tensor made (an executor's cleared slots, a default Tensor) adds one.
+    if (rank_ < kInlineDims) {
+      inline_[rank_++] = size;
+      return;
+    }
+    AddHeapDim(size);
+  }
   // The shape of one row: every dimension after the first (a scalar stays a scalar).
   TensorShape WithoutFirstDim() const;
 
@@ -49,6 +56,7 @@ class TensorShape {
   std::string DebugString() const;
 
  private:
+  void AddHeapDim(int64_t size);  // beyond kInlineDims
   static constexpr int kInlineDims = 6;
   int rank_ = 0;
   int64_t inline_[kInlineDims] = {};
