@@ -15,6 +15,7 @@
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "tests/actors/test_util.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
@@ -52,25 +53,9 @@ std::set<std::string> NodesRun(Session& session, const std::vector<std::pair<std
 int32_t Int(const Tensor& t) { return t.base<int32_t>()[0]; }
 float Float(const Tensor& t) { return t.base<float>()[0]; }
 
-// i = 0; while (i < n) i += step: the number of iterations, counted.
+// i = 0; while (i < n) i += 1: the number of iterations, counted.
 Output CountingLoop(const Scope& root, const Output& n, int64_t parallel_iterations = 10) {
-  std::vector<Output> out;
-  ops::WhileLoopOptions options;
-  options.parallel_iterations = parallel_iterations;
-  Status s = ops::WhileLoop(
-      root, {ops::Const(root, 0)},
-      [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
-        *pred = ops::Less(sc, v[0], n);
-        return sc.status();
-      },
-      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
-        *next = {ops::Add(sc, v[0], 1)};
-        return sc.status();
-      },
-      &out, options);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  return out[0];
+  return testing::Counter(root, n, "while", parallel_iterations);
 }
 
 TEST_CASE("a conditional runs only the taken branch and Merge forwards its value") {

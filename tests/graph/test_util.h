@@ -1,4 +1,4 @@
-// Helpers shared by the graph-layer tests.
+// Helpers shared by the graph-layer tests (and the actors' tests of loops).
 #ifndef TENSORACT_TESTS_GRAPH_TEST_UTIL_H_
 #define TENSORACT_TESTS_GRAPH_TEST_UTIL_H_
 
@@ -25,11 +25,14 @@ M FromText(const std::string& text) {
   return message;
 }
 
-// while (i < n) i += 1 from 0, built in `root` as loop `name`; returns the Exit.
-inline Output Counter(const Scope& root, const Output& n, const std::string& name = "while") {
+// while (i < n) i += 1 from 0, built in `root` as loop `name`; returns the Exit (the
+// number of iterations).
+inline Output Counter(const Scope& root, const Output& n, const std::string& name = "while",
+                      int64_t parallel_iterations = 10) {
   std::vector<Output> out;
   ops::WhileLoopOptions options;
   options.name = name;
+  options.parallel_iterations = parallel_iterations;
   Status s = ops::WhileLoop(
       root, {ops::Const(root, 0)},
       [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
