@@ -160,8 +160,8 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
       }
       p.entry->primitive.execute(stream, args);
     });
-  } catch (const dnnl::error&) {
-    return false;
+  } catch (const dnnl::error& e) {
+    return OnednnFellBack(ctx, e.what());
   }
 }
 

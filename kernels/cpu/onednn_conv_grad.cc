@@ -102,8 +102,8 @@ bool OnednnConvBackpropInput::Run(OpKernelContext* ctx, const conv::ConvDims& d,
               {DNNL_ARG_DIFF_SRC, memory(pd.diff_src_desc(), OnednnEngine(), input_grad + i * per_piece * in_image)},
               {DNNL_ARG_SCRATCHPAD, OnednnDeviceMemory(ctx, pd.scratchpad_desc(), &scratch)}});
     });
-  } catch (const dnnl::error&) {
-    return false;
+  } catch (const dnnl::error& e) {
+    return OnednnFellBack(ctx, e.what());
   }
 }
 
@@ -191,8 +191,8 @@ bool OnednnConvBackpropFilter::Run(OpKernelContext* ctx, const conv::ConvDims& d
       }
     }
     return true;
-  } catch (const dnnl::error&) {
-    return false;
+  } catch (const dnnl::error& e) {
+    return OnednnFellBack(ctx, e.what());
   }
 }
 

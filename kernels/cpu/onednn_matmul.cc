@@ -82,8 +82,8 @@ bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b,
       stream.wait();
       after(c + lo * n, rows, n, 0);
     });
-  } catch (const dnnl::error&) {
-    return false;
+  } catch (const dnnl::error& e) {
+    return OnednnFellBack(ctx, e.what());
   }
 }
 

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <numeric>
 #include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "kernels/cpu/cwise_ops.h"
@@ -69,19 +72,33 @@ bool OnednnEltwise(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, f
   return false;
 }
 
+bool OnednnFellBack(const OpKernelContext* ctx, const char* what) {
+  static std::mutex mu;
+  static std::set<std::string>* const said = new std::set<std::string>;  // never destroyed
+  const std::string node = ctx == nullptr ? "?" : ctx->op_kernel().name();
+  std::lock_guard<std::mutex> lock(mu);
+  if (said->insert(node).second) {
+    std::fprintf(stderr, "tensoract: oneDNN failed on node '%s' (%s); our own kernel computes it\n", node.c_str(),
+                 what);
+  }
+  return false;
+}
+
 bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<void(int64_t, dnnl::stream&)>& run) {
-  std::atomic<bool> failed{false};
+  std::mutex mu;
+  std::string failure;  // the first piece's error, under mu
   CwiseParallelFor(ctx, pieces, int64_t{1} << 30, [&](int64_t first, int64_t last) {
     omp_set_num_threads(1);
     try {
       dnnl::stream stream(OnednnEngine());
       for (int64_t i = first; i < last; ++i) run(i, stream);
       stream.wait();
-    } catch (const dnnl::error&) {
-      failed = true;
+    } catch (const dnnl::error& e) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (failure.empty()) failure = e.what();
     }
   });
-  return !failed;
+  return failure.empty() || OnednnFellBack(ctx, failure.c_str());
 }
 
 dnnl::memory OnednnDeviceMemory(OpKernelContext* ctx, const dnnl::memory::desc& desc, Tensor* holder) {

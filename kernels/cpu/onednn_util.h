@@ -44,12 +44,19 @@ void RefuseReference(const char* impl);
 // The activation of `e` as a oneDNN eltwise post-op; false for none.
 bool OnednnEltwise(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, float* beta);
 
+// Says on stderr, once per node, that oneDNN failed where it was to run (a reorder, memory,
+// a primitive's run) and that our own kernel computes the node instead: the same values,
+// slower, and otherwise unseen (a bug in the filters' reorder kept ResNet50's largest 1x1
+// layers off oneDNN for a whole session). Returns false: `return OnednnFellBack(ctx, e.what())`.
+bool OnednnFellBack(const OpKernelContext* ctx, const char* what);
+
 // Runs run(i, stream) for every piece i in [0, pieces) on the device's threads, each thread
 // on one oneDNN thread with its own stream, waited for before it returns. Split here rather
 // than by oneDNN's OpenMP team: its static split waits at a barrier for a thread the OS took
 // off its core (another process, the hypervisor), where pieces claimed as threads come let
 // the others go on. False when a piece threw dnnl::error (memory oneDNN could not get, a
-// primitive that failed to run): the caller then computes everything its own way.
+// primitive that failed to run; said once per node, OnednnFellBack): the caller then computes
+// everything its own way.
 bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<void(int64_t, dnnl::stream&)>& run);
 
 // `from` reordered into `to` on the calling thread, with one oneDNN thread: oneDNN's own
