@@ -208,7 +208,7 @@ bool AnyReadyWorthAThread(const ExecutorState& st) {
 
 void Process(Self* self) {
   auto& st = self->state;
-  // Once for the nodes run here rather than per kernel (RunNode's own then writes nothing):
+  // Once for the nodes run here rather than per kernel (ExecutorPlan::RunNode relies on it):
   // setting and restoring MXCSR around each was 5% of an LSTM's step.
   ScopedFlushDenormal flush;
   int budget = kNodesPerHandler;
