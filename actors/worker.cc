@@ -206,9 +206,7 @@ void StopIdleExecutors(Self* self, RegisteredGraph& graph) {
 }
 
 // An executor that finished a step of plan `plan` of graph `handle`: kept for the next
-// step if it stayed idle and there is room, else stopped.
-// An executor whose step is over: kept idle for a later step of its plan (if `pooled` and
-// there is room), else stopped.
+// step if it stayed idle, `pooled` and there is room, else stopped.
 void ReturnExecutor(Self* self, const std::string& handle, size_t plan, const caf::actor& executor, bool idle,
                     bool pooled) {
   if (!idle) return;  // it quit
@@ -399,11 +397,11 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           ExecutorArgs spawned{graph.plans[p], st.device_actors[graph.device_index[p]], step_id, std::move(args),
                                request.collect_stats, st.devices[graph.device_index[p]], watch,
                                request.on_caller_thread};
-          // The executors of a graph with lanes have threads of their own (unless the
-          // step asked for no inter-op threads): on CAF's shared threads a
-          // lane queued behind another one's loop, and so did the rendezvous actor that
-          // carries their values (bidirectional GRU, batch 32: 11.6 ms a step, 6.9 on
-          // threads of their own). Kept idle for later steps, they keep their threads.
+          // The executors of a graph with lanes have threads of their own (unless the step
+          // asked for no inter-op threads): on CAF's shared threads a lane queued behind
+          // another one's loop, and so did the rendezvous actor that carries their values
+          // (bidirectional GRU, batch 32: 11.6 ms a step, 6.9 on threads of their own).
+          // Kept idle for later steps, they keep their threads.
           spawned.own_thread = graph.has_lanes && !request.on_caller_thread;
           step->executors.push_back(SpawnExecutor(self->system(), std::move(spawned)));
         }
