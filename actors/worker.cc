@@ -34,8 +34,7 @@ constexpr int64_t kTickMs = 50;
 struct RegisteredGraph {
   std::vector<std::shared_ptr<const ExecutorPlan>> plans;
   std::vector<int> device_index;  // the device of each plan
-  std::vector<int> lane;          // the lane of each plan on its device (0: the first)
-  bool has_lanes = false;         // some device has more than one
+  bool has_lanes = false;         // some device has more than one plan (lanes)
   int num_args = 0;
   std::string owner;  // RegisterGraphRequest::owner
   // The stateful kernels its plans share with the other graphs of its session; they go
@@ -141,7 +140,6 @@ StatusOr<RegisteredGraph> BuildPlans(WorkerState& st, const tensorflow::GraphDef
     registered.uses_rendezvous |= plan.value()->has_transfers;
     registered.plans.push_back(std::move(plan).value());
     registered.device_index.push_back(index);
-    registered.lane.push_back(where.second);
     registered.has_lanes |= where.second > 0;
   }
   return registered;

@@ -157,7 +157,7 @@ Status LowerWhile(const NodeDef& node, const ExpandCall& expand, const FindFunct
   const int pivot = first_carried == n ? 0 : first_carried;
   // Per loop variable, what the cond and the body read (a Merge's or a Switch's Identity, or
   // an invariant's Enter) and what the While gives out (an Exit, or the invariant's input).
-  std::vector<std::string> cond_in(n), body_in(n), results(n), merges(n), exits(n);
+  std::vector<std::string> cond_in(n), body_in(n), results(n), merges(n);
   for (int i = 0; i < n; ++i) {
     DataType t = types.list().type(i);
     std::vector<std::string> inputs = {l.data()[i]};
@@ -190,8 +190,8 @@ Status LowerWhile(const NodeDef& node, const ExpandCall& expand, const FindFunct
     DataType t = types.list().type(i);
     std::string sw = l.Name(StrCat("switch_", i));
     l.AddTyped(sw, "Switch", t, {merges[i], l.Name("loop_cond")});
-    results[i] = exits[i] = l.Name(StrCat("exit_", i));
-    l.AddTyped(exits[i], "Exit", t, {sw + ":0"});
+    results[i] = l.Name(StrCat("exit_", i));
+    l.AddTyped(results[i], "Exit", t, {sw + ":0"});
     body_in[i] = l.Name(StrCat("identity_", i));
     l.AddTyped(body_in[i], "Identity", t, {sw + ":1"});
   }

@@ -194,7 +194,7 @@ class Partitioner {
     SetAttr(merge, "N", static_cast<int64_t>(2));
     const Node& loop_cond = *cond->second;
     const std::string pred = PartOf(loop_cond) == part ? loop_cond.name()
-                                                           : CutTensor(loop_cond, 0, "cloop_" + merge_name, -1, part);
+                                                       : CutTensor(loop_cond, 0, "cloop_" + merge_name, -1, part);
     NodeDef* sw = NewNode(part, FreshName(base + "/Switch"), "Switch");
     sw->add_input(merge_name);
     sw->add_input(pred);

@@ -6,10 +6,9 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <numeric>
-#include <atomic>
 #include <cstdio>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <string>
 
