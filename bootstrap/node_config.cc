@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "bootstrap/tf_config.h"
+
 namespace tensoract {
 namespace {
 
@@ -66,7 +68,7 @@ Status ReadConfigFile(const std::string& path, std::map<std::string, std::string
 
 }  // namespace
 
-StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args) {
+StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args, const std::string& tf_config) {
   std::map<std::string, std::string> flags;
   std::string config;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -96,9 +98,16 @@ StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args) {
   for (const auto& [key, value] : flags) values[key] = value;
 
   NodeOptions options;
+  // TensorFlow's TF_CONFIG says what the flags and the file leave unsaid.
+  if (!tf_config.empty() && (values["cluster"].empty() || values["job"].empty() || values["task"].empty())) {
+    TA_ASSIGN_OR_RETURN(TfConfig config, ParseTfConfig(tf_config));
+    if (values["cluster"].empty()) values["cluster"] = config.cluster.ToString();
+    if (values["job"].empty()) values["job"] = config.job;
+    if (values["task"].empty()) values["task"] = std::to_string(config.task);
+  }
   for (const char* required : {"cluster", "job", "task"}) {
     if (values[required].empty()) {
-      return errors::InvalidArgument("--", required, " is required (on the command line or in --config)");
+      return errors::InvalidArgument("--", required, " is required (on the command line, in --config or in TF_CONFIG)");
     }
   }
   TA_ASSIGN_OR_RETURN(options.cluster, ClusterSpec::Parse(values["cluster"]));
@@ -155,10 +164,12 @@ StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args) {
 std::string NodeUsage() {
   return "usage: tensoract-node --cluster SPEC --job NAME --task INDEX [options]\n"
          "       tensoract-node --config FILE [options]\n"
+         "       TF_CONFIG='{\"cluster\": {...}, \"task\": {...}}' tensoract-node [options]\n"
          "Starts one task of a cluster: its worker and a master (for tensoract://host:port\n"
          "sessions), reachable only by peers that prove they hold the cluster token.\n"
          "  --cluster SPEC     'ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224'\n"
          "                     (port 0: any free port, printed in the ready line)\n"
+         "                     (without it: TensorFlow's TF_CONFIG from the environment)\n"
          "  --job NAME         this task's job\n"
          "  --task INDEX       this task's index in its job (0-based)\n"
          "  --config FILE      'key = value' lines with the same keys (cluster, job, task,\n"

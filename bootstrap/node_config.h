@@ -15,6 +15,12 @@
 //   token-file = /etc/tensoract/cluster.token   # relative paths: from the file's folder
 //   listen = 127.0.0.1
 //
+// Or TensorFlow's TF_CONFIG (bootstrap/tf_config.h), which says the cluster, job and task
+// that neither the flags nor the file say:
+//
+//   TF_CONFIG='{"cluster": {"worker": ["10.0.0.2:2222", "10.0.0.3:2222"]},
+//               "task": {"type": "worker", "index": 1}}' tensoract-node --listen 10.0.0.3
+//
 // A flag on the command line wins over the same key in the file. --cluster, --job and
 // --task are required (from one or the other); the task must be in the spec. --listen is
 // an IPv4 address (the data plane listens on IPv4 only); --advertise (a host name or an
@@ -58,9 +64,10 @@ struct NodeOptions {
   std::string task_name() const { return TaskName(job, task); }
 };
 
-// Parses the arguments after the program name. InvalidArgument names the bad flag, key
-// (with file:line) or spec part.
-StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args);
+// Parses the arguments after the program name; `tf_config` is the TF_CONFIG environment
+// variable's value ("" when unset). InvalidArgument names the bad flag, key (with
+// file:line), spec part or TF_CONFIG field.
+StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args, const std::string& tf_config = "");
 
 std::string NodeUsage();
 

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
@@ -155,7 +156,8 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
-  auto options = tensoract::ParseNodeArgs(args);
+  const char* tf_config = std::getenv("TF_CONFIG");
+  auto options = tensoract::ParseNodeArgs(args, tf_config ? tf_config : "");
   if (!options.ok()) {
     std::cerr << "tensoract-node: " << options.status() << "\n(tensoract-node --help shows the flags)\n";
     return 2;

@@ -1,4 +1,4 @@
-// Cluster specs, node options and the token comparison: what a user types and the errors
+// Cluster specs, node options, TF_CONFIG and the token comparison: what a user types and the errors
 // that name what is wrong with it.
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 #include "bootstrap/cluster_spec.h"
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_config.h"
+#include "bootstrap/tf_config.h"
 
 namespace tensoract {
 namespace {
@@ -140,6 +141,66 @@ TEST_CASE("bad node flags are named") {
   auto unknown = ParseNodeArgs({"--clutser", "worker=h:1"});
   REQUIRE_FALSE(unknown.ok());
   CHECK_THAT(unknown.status().message(), Catch::Contains("unknown flag '--clutser'"));
+}
+
+}  // namespace
+}  // namespace tensoract
+
+namespace tensoract {
+namespace {
+
+TEST_CASE("TF_CONFIG says which task a node is, as TensorFlow's launchers write it") {
+  const std::string tf_config = R"({"cluster": {"chief": ["10.0.0.1:2222"],
+                                                "worker": ["10.0.0.2:2222", "10.0.0.3:2223"]},
+                                    "task": {"type": "worker", "index": 1},
+                                    "rpc_layer": "grpc", "environment": "cloud"})";
+  auto config = ParseTfConfig(tf_config);
+  REQUIRE(config.ok());
+  CHECK(config->cluster.ToString() == "chief=10.0.0.1:2222;worker=10.0.0.2:2222,10.0.0.3:2223");
+  CHECK(config->job == "worker");
+  CHECK(config->task == 1);
+
+  auto node = ParseNodeArgs({"--listen", "0.0.0.0"}, tf_config);
+  REQUIRE(node.ok());
+  CHECK(node->task_name() == "/job:worker/replica:0/task:1");
+  CHECK(node->address.port == 2223);
+  CHECK(node->advertise == "10.0.0.3");
+  // Flags win over TF_CONFIG: --task picks another task of its cluster.
+  auto chief = ParseNodeArgs({"--job", "chief", "--task", "0"}, tf_config);
+  REQUIRE(chief.ok());
+  CHECK(chief->task_name() == "/job:chief/replica:0/task:0");
+  // A --cluster with --job and --task leaves TF_CONFIG unread, even a broken one.
+  auto flags = ParseNodeArgs({"--cluster", "worker=h:1", "--job", "worker", "--task", "0"}, "{broken");
+  CHECK(flags.ok());
+}
+
+TEST_CASE("a malformed TF_CONFIG is refused naming the field") {
+  auto error_of = [](const std::string& json) {
+    auto config = ParseNodeArgs({}, json);
+    REQUIRE_FALSE(config.ok());
+    CHECK(errors::IsInvalidArgument(config.status()));
+    return config.status().message();
+  };
+  CHECK_THAT(error_of("{\"cluster\": "), Catch::Contains("TF_CONFIG: not JSON"));
+  CHECK_THAT(error_of("[]"), Catch::Contains("TF_CONFIG: (top level): must be an object"));
+  CHECK_THAT(error_of(R"({"task": {"type": "worker", "index": 0}})"), Catch::Contains("TF_CONFIG: cluster: missing"));
+  CHECK_THAT(error_of(R"({"cluster": {"worker": ["h:1"]}})"), Catch::Contains("TF_CONFIG: task: missing"));
+  CHECK_THAT(error_of(R"({"cluster": {"worker": ["h:1"]}, "task": {"index": 0}})"),
+             Catch::Contains("TF_CONFIG: task.type: missing"));
+  CHECK_THAT(error_of(R"({"cluster": {"worker": ["h:1"]}, "task": {"type": "worker", "index": "0"}})"),
+             Catch::Contains("TF_CONFIG: task.index: missing or not a whole number"));
+  CHECK_THAT(error_of(R"({"cluster": {"worker": ["h:1"]}, "task": {"type": "worker", "index": 2}})"),
+             Catch::Contains("TF_CONFIG: task: task 2 of job 'worker' is out of range"));
+  CHECK_THAT(error_of(R"({"cluster": {"worker": ["h:1"]}, "task": {"type": "ps", "index": 0}})"),
+             Catch::Contains("TF_CONFIG: task: job 'ps' is not in the cluster spec"));
+  CHECK_THAT(error_of(R"({"cluster": {"worker": {"1": "h:1"}}, "task": {"type": "worker", "index": 1}})"),
+             Catch::Contains("TF_CONFIG: cluster.worker: sparse jobs"));
+  CHECK_THAT(error_of(R"({"cluster": {"worker": ["h:1", 7]}, "task": {"type": "worker", "index": 0}})"),
+             Catch::Contains("TF_CONFIG: cluster.worker[1]: must be a \"host:port\" string"));
+  CHECK_THAT(error_of(R"({"cluster": {"worker": ["h"]}, "task": {"type": "worker", "index": 0}})"),
+             Catch::Contains("TF_CONFIG: cluster:"));
+  CHECK_THAT(error_of(R"({"cluster": {"worker": ["h:1"]}, "task": {"type": "evaluator", "index": 0}})"),
+             Catch::Contains("an evaluator runs outside the cluster"));
 }
 
 }  // namespace
