@@ -19,22 +19,26 @@ void ClusterRendezvous::Send(int64_t step_id, const std::string& key, const Tens
 }
 
 void ClusterRendezvous::RecvAsync(int64_t step_id, const std::string& key, Allocator* allocator, DoneCallback done) {
-  if (client_ == nullptr) return local_.RecvAsync(step_id, key, std::move(done));
   // The key's first field is the send device.
-  const std::string send_task = TaskOfDevice(key.substr(0, key.find(';')));
-  if (send_task == task_) return local_.RecvAsync(step_id, key, std::move(done));
+  FetchFrom(TaskOfDevice(key.substr(0, key.find(';'))), step_id, key, data_plane::SteadyNowMs() + recv_timeout_ms_,
+            allocator, std::move(done));
+}
+
+void ClusterRendezvous::FetchFrom(const std::string& task, int64_t step_id, const std::string& key,
+                                  int64_t deadline_ms, Allocator* allocator, DoneCallback done) {
+  if (client_ == nullptr || task == task_) return local_.RecvAsync(step_id, key, std::move(done));
   std::string peer;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = peers_.find(send_task);
+    auto it = peers_.find(task);
     if (it != peers_.end()) peer = it->second;
   }
   if (peer.empty()) {
     return done(errors::Unavailable("task ", task_, " cannot fetch ", key, ": the master has not said where task ",
-                                    send_task, "'s data plane is"),
+                                    task, "'s data plane is"),
                 Tensor(), false);
   }
-  client_->RecvTensorAsync(peer, step_id, key, /*lossy16=*/false, data_plane::SteadyNowMs() + recv_timeout_ms_,
+  client_->RecvTensorAsync(peer, step_id, key, /*lossy16=*/false, deadline_ms,
                            allocator != nullptr ? allocator : cpu_allocator(), std::move(done));
 }
 

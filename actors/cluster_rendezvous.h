@@ -38,6 +38,17 @@ class ClusterRendezvous : public Rendezvous {
 
   void SetPeers(std::map<std::string, std::string> data_plane_by_task);
 
+  // Fetches `key` of step `step_id` from `task`'s rendezvous, whatever the key says: this
+  // task's is the local one (which waits without a deadline: its step's abort ends the
+  // wait), another's through its data plane, waiting at most until `deadline_ms`
+  // (data_plane::SteadyNowMs() time). The collective executor's transfers use this, and its
+  // joins (keys the other task's data plane hands to its collective leader, not its
+  // rendezvous).
+  void FetchFrom(const std::string& task, int64_t step_id, const std::string& key, int64_t deadline_ms,
+                 Allocator* allocator, DoneCallback done);
+  const std::string& task() const { return task_; }
+  const ActorRendezvous& local() const { return local_; }
+
  private:
   ActorRendezvous local_;
   const std::string task_;

@@ -26,6 +26,7 @@ OpKernelContext::Params MakeParams(const ExecutorPlan& plan, int node, const Nod
   params.call_frame = call_frame;
   params.step_id = step_id;
   params.rendezvous = plan.rendezvous.get();
+  params.collectives = plan.collectives.get();
   params.is_input_dead = inputs.is_input_dead;
   params.inputs_present = inputs.inputs_present;
   params.frame_id = inputs.frame_id;
@@ -206,12 +207,14 @@ Status MakeKernel(Device* device, const Node& node, SharedKernels* shared, std::
 StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorflow::GraphDef& graph_def,
                                                                   Device* device,
                                                                   std::shared_ptr<Rendezvous> rendezvous,
-                                                                  SharedKernels* shared) {
+                                                                  SharedKernels* shared,
+                                                                  std::shared_ptr<CollectiveExecutor> collectives) {
   Graph graph;
   TA_RETURN_IF_ERROR(ImportGraphDef(graph_def, &graph));
   auto plan = std::make_shared<ExecutorPlan>();
   plan->device = device;
   plan->rendezvous = std::move(rendezvous);
+  plan->collectives = std::move(collectives);
   // Op nodes get dense ids 0..n-1 in the plan; Source and Sink are left out.
   std::vector<int> plan_id(graph.num_node_ids(), -1);
   std::vector<Node*> ops = graph.op_nodes();

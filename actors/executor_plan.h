@@ -19,6 +19,7 @@
 #include "actors/messages.h"
 #include "kernels/cancellation.h"
 #include "kernels/op_kernel.h"
+#include "kernels/collective.h"
 #include "kernels/rendezvous.h"
 
 namespace tensoract {
@@ -121,6 +122,8 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   Device* device = nullptr;
   // Where this partition's _Send and _Recv meet the other partitions' (the worker's).
   std::shared_ptr<Rendezvous> rendezvous;
+  // Where its collective ops meet their groups (the worker's); nullptr: they fail.
+  std::shared_ptr<CollectiveExecutor> collectives;
   std::vector<NodeItem> nodes;
   std::vector<Frame> frames;  // frames[0] is the root
   std::vector<int> roots;  // nodes with nothing to wait for
@@ -162,7 +165,8 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   // no kernel, cycle).
   static StatusOr<std::shared_ptr<const ExecutorPlan>> Build(const tensorflow::GraphDef& graph_def, Device* device,
                                                              std::shared_ptr<Rendezvous> rendezvous = nullptr,
-                                                             SharedKernels* shared = nullptr);
+                                                             SharedKernels* shared = nullptr,
+                                                             std::shared_ptr<CollectiveExecutor> collectives = nullptr);
 
  private:
   void RecordKernelNanos(int node, int64_t ns) const;

@@ -547,11 +547,22 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
   auto& st = self->state;
   st.options = options;
   ClusterMembership::Events events;
-  events.unavailable = [self](int task, const Status& why) { FailStepsOn(self, task, why); };
-  events.restarted = [self](int task) {
-    FailStepsOn(self, task, errors::Aborted("task ", self->state.membership->task(task).name,
-                                            " restarted during the step and lost its state"));
+  // The master's own worker hears of every task found down: its collective groups with a
+  // member there stop (steps of other masters' clients meet this task's there).
+  auto tell_own_worker = [self](int task, const Status& why) {
+    const auto& tasks = self->state.membership->tasks();
+    self->send(tasks[0].worker, peer_down_atom::value, tasks[task].name, why);
+  };
+  events.unavailable = [self, tell_own_worker](int task, const Status& why) {
+    FailStepsOn(self, task, why);
+    tell_own_worker(task, why);
+  };
+  events.restarted = [self, tell_own_worker](int task) {
+    const Status why = errors::Aborted("task ", self->state.membership->task(task).name,
+                                       " restarted during the step and lost its state");
+    FailStepsOn(self, task, why);
     DropCallsOn(self, task);
+    tell_own_worker(task, errors::Aborted("restarted and lost its state"));
   };
   st.membership = std::make_unique<ClusterMembership>(self, std::move(worker), options, std::move(events));
   if (st.cluster()) {

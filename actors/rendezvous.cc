@@ -45,6 +45,16 @@ struct RendezvousState {
 
 using Self = caf::stateful_actor<RendezvousState>;
 
+// A table with nothing sent, nothing waited for and no abort is the same as none: dropped,
+// so steps that never clean up (a collective's transfers) leave nothing behind.
+void DropIfEmpty(Self* self, int64_t step) {
+  auto it = self->state.steps.find(step);
+  if (it != self->state.steps.end() && it->second.sent.empty() && it->second.waiting.empty() &&
+      it->second.aborted.ok()) {
+    self->state.steps.erase(it);
+  }
+}
+
 void Deliver(Self* self, int64_t step, const std::string& key, RendezvousValue value) {
   auto& st = self->state;
   if (st.finished.count(step)) return;
@@ -59,7 +69,7 @@ void Deliver(Self* self, int64_t step, const std::string& key, RendezvousValue v
     for (size_t i = 1; i < waiters.size(); ++i) {
       waiters[i].Answer({errors::Internal("rendezvous key ", key, " of step ", step, " was received twice"), {}, false});
     }
-    return;
+    return DropIfEmpty(self, step);
   }
   if (table.sent.count(key)) {
     // The receiver will get this error instead of a value it cannot trust.
@@ -80,6 +90,7 @@ void Receive(Self* self, int64_t step, const std::string& key, Waiter waiter) {
   if (s != table.sent.end()) {
     RendezvousValue v = std::move(s->second);
     table.sent.erase(s);
+    DropIfEmpty(self, step);
     return waiter.Answer(v);
   }
   table.waiting[key].push_back(std::move(waiter));

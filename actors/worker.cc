@@ -12,6 +12,7 @@
 #include "actors/cluster_credentials.h"
 #include "actors/observe.h"
 #include "actors/cluster_rendezvous.h"
+#include "actors/collective_executor.h"
 #include "actors/data_plane/client.h"
 #include "actors/data_plane/server.h"
 #include "actors/device_actor.h"
@@ -81,6 +82,10 @@ struct WorkerState {
   int watch_steps = 0;
   std::shared_ptr<WatchSink> watched = std::make_shared<WatchSink>();
   std::shared_ptr<ClusterRendezvous> rendezvous;
+  // Collective ops' groups (actors/collective_executor.h), and the leader that forms them
+  // when this task is the cluster's collective leader.
+  caf::actor collective_leader;
+  std::shared_ptr<CollectiveService> collectives;
   uint64_t incarnation = 0;  // tells this process's worker apart from a restarted one
   std::unique_ptr<DataPlaneServer> data_plane;  // with serve_data_plane
   std::string data_plane_address;
@@ -134,7 +139,7 @@ StatusOr<RegisteredGraph> BuildPlans(WorkerState& st, const tensorflow::GraphDef
   registered.shared_kernels = shared;
   for (auto& [where, part] : parts) {
     const int index = where.first;
-    auto plan = ExecutorPlan::Build(part, st.devices[index].get(), st.rendezvous, shared.get());
+    auto plan = ExecutorPlan::Build(part, st.devices[index].get(), st.rendezvous, shared.get(), st.collectives);
     if (!plan.ok()) return plan.status();
     registered.num_args = std::max(registered.num_args, plan.value()->num_args);
     registered.uses_rendezvous |= plan.value()->has_transfers;
@@ -277,12 +282,17 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
   st.rendezvous_actor = SpawnRendezvous(self->system(), options.task_name);
   self->link_to(st.rendezvous_actor);
   st.incarnation = (static_cast<uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
+  st.collective_leader = SpawnCollectiveLeader(self->system(), options.task_name);
+  self->link_to(st.collective_leader);
   std::shared_ptr<DataPlaneClient> fetcher;
   if (options.serve_data_plane) {
     caf::actor rdv = st.rendezvous_actor;
+    caf::actor leader = st.collective_leader;
     // Another task's fetch is a Recv on this task's rendezvous, answered when the _Send
-    // here has run (or with the step's abort status).
-    auto provider = [rdv](int64_t step, const std::string& key, DataPlaneServer::Reply reply) {
+    // here has run (or with the step's abort status); a collective member's join goes to
+    // the collective leader.
+    auto provider = [rdv, leader](int64_t step, const std::string& key, DataPlaneServer::Reply reply) {
+      if (IsCollectiveJoinKey(key)) return ServeCollectiveJoin(leader, key, std::move(reply));
       caf::anon_send(rdv, rdv_recv_atom::value, step, key,
                      RecvCallback{[reply](const Status& s, const Tensor& v, bool dead) { reply(s, v, dead); }});
     };
@@ -305,6 +315,11 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
   }
   st.rendezvous = std::make_shared<ClusterRendezvous>(st.rendezvous_actor, options.task_name, std::move(fetcher),
                                                       options.default_step_timeout_ms);
+  CollectiveOptions collective;
+  collective.task = options.task_name;
+  collective.leader_task = options.collective_leader;
+  collective.default_timeout_ms = options.default_step_timeout_ms;
+  st.collectives = std::make_shared<CollectiveService>(self->system(), collective, st.rendezvous, st.collective_leader);
   std::vector<std::shared_ptr<Device>> devices = options.devices;
   if (devices.empty()) {
     std::string gpu_notes;
@@ -447,6 +462,9 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         self->state.rendezvous->SetPeers(std::move(peers.data_plane_by_task));
         return Status::OK();
       },
+      [=](peer_down_atom, const std::string& task, const Status& why) {
+        self->state.collectives->PeerDown(task, why);
+      },
       [=](abort_step_atom, int64_t step_id, const Status& why) {
         auto& st = self->state;
         self->send(st.rendezvous_actor, abort_atom::value, step_id, why);
@@ -581,6 +599,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         // executor's (which nodes wait for how many inputs), gathered in that order.
         std::vector<caf::actor> asked = {st.rendezvous_actor};
         for (const auto& [id, step] : st.running) asked.insert(asked.end(), step->executors.begin(), step->executors.end());
+        for (caf::actor& a : st.collectives->actors()) asked.push_back(std::move(a));
         auto parts = std::make_shared<std::vector<std::string>>(asked.size());
         auto remaining = std::make_shared<size_t>(asked.size());
         auto promise = self->make_response_promise<std::string>();

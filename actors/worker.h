@@ -21,6 +21,8 @@
 //   In a cluster (the master drives several tasks):
 //           (heartbeat_atom) -> WorkerInfo (task, incarnation, data-plane address, devices)
 //           (set_peers_atom, PeerDirectory) -> Status (where the other tasks' data planes are)
+//           (peer_down_atom, std::string task, Status) -> nothing: the master found `task`
+//               unavailable or restarted; collective groups with a member there fail
 //           (abort_step_atom, int64_t step, Status) -> nothing: the step's executors stop,
 //               its Recvs fail with that status
 //           (cleanup_graph_atom, int64_t step) -> nothing: drops the step's rendezvous
@@ -62,6 +64,9 @@ struct WorkerOptions {
   // certificates from the cluster CA (actors/cluster_credentials.h); required with
   // serve_data_plane.
   ClusterCredentials credentials;
+  // The task whose collective leader forms every collective group (TensorFlow's
+  // collective_group_leader: the chief, else worker 0); "": this one (a process alone).
+  std::string collective_leader;
 };
 
 caf::actor SpawnWorker(caf::actor_system& system, const WorkerOptions& options);

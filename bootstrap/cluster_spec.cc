@@ -138,4 +138,12 @@ StatusOr<TaskAddress> ParseTaskAddress(std::string_view text) {
 
 std::string TaskName(const std::string& job, int task) { return StrCat("/job:", job, "/replica:0/task:", task); }
 
+std::string CollectiveLeaderTask(const ClusterSpec& spec) {
+  for (const char* job : {"chief", "worker"}) {
+    if (spec.num_tasks(job) > 0) return TaskName(job, 0);
+  }
+  const std::vector<std::string> jobs = spec.jobs();
+  return jobs.empty() ? "" : TaskName(jobs.front(), 0);
+}
+
 }  // namespace tensoract

@@ -54,6 +54,11 @@ StatusOr<TaskAddress> ParseTaskAddress(std::string_view text);
 // "/job:worker/replica:0/task:1", the prefix of the task's device names.
 std::string TaskName(const std::string& job, int task);
 
+// The task whose collective leader forms the cluster's collective groups, as TensorFlow's
+// MultiWorkerMirroredStrategy picks it: the chief's task 0, else worker 0's, else task 0
+// of the first job; "" for an empty spec.
+std::string CollectiveLeaderTask(const ClusterSpec& spec);
+
 }  // namespace tensoract
 
 #endif  // TENSORACT_BOOTSTRAP_CLUSTER_SPEC_H_

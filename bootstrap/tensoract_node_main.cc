@@ -78,6 +78,7 @@ int Run(const NodeOptions& options, const ClusterCredentials& credentials, const
   worker_options.data_plane_host = options.listen;
   worker_options.data_plane_advertise = options.advertise;
   worker_options.credentials = credentials;
+  worker_options.collective_leader = CollectiveLeaderTask(options.cluster);
   caf::actor worker = SpawnWorker(system, worker_options);
   MasterOptions master_options;
   for (const std::string& job : options.cluster.jobs()) {

@@ -31,6 +31,7 @@ namespace tensoract {
 class Var;
 class Rendezvous;
 class CancellationManager;
+class CollectiveExecutor;
 
 // How a step's feeds reach its _Arg nodes and its _Retval nodes reach the fetches.
 // Called only from the executor's own thread (the call-frame kernels are inexpensive).
@@ -131,6 +132,9 @@ class OpKernelContext {
     // The step's cancellation (kernels/cancellation.h), for asynchronous kernels that wait
     // on something outside the step (a queue); nullptr outside a worker's step.
     CancellationManager* cancellation = nullptr;
+    // Where collective ops (kernels/collective.h) meet the other members of their group:
+    // the worker's; nullptr outside a worker's step.
+    CollectiveExecutor* collectives = nullptr;
     // The step runs every kernel on its caller's thread (RunOptions::inter_op_thread_pool
     // -1): an asynchronous kernel goes on with its work here when it can, rather than on
     // the device's threads.
@@ -148,6 +152,7 @@ class OpKernelContext {
   int64_t frame_id() const { return params_.frame_id; }
   int64_t iter_id() const { return params_.iter_id; }
   CancellationManager* cancellation() const { return params_.cancellation; }
+  CollectiveExecutor* collectives() const { return params_.collectives; }
   bool output_required(int i) const { return i >= 64 || ((params_.outputs_required >> i) & 1); }
 
   int num_inputs() const { return static_cast<int>(params_.inputs->size()); }

@@ -72,6 +72,7 @@ TensorListStack TensorListFromTensor TensorListLength TensorListElementShape Ten
 TensorListScatterIntoExistingList TensorListResize TensorListConcat TensorListConcatV2 TensorListSplit
 TensorListScatter TensorListScatterV2 TensorListPushBackBatch TensorListConcatLists
 OptionalFromValue OptionalNone OptionalGetValue OptionalHasValue
+CollectiveReduceV2 CollectiveGatherV2 CollectiveBcastSendV2 CollectiveBcastRecvV2
 """.split()
 
 
