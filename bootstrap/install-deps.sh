@@ -31,6 +31,7 @@ packages=(
   dataset-fashion-mnist
   python3 python3-pip
   tmux
+  iproute2
 )
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

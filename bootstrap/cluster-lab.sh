@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# The cluster lab: N tensoract-node processes on this machine, each in a network namespace
+# of its own, joined by a bridge over links shaped like a real network's (bandwidth always;
+# latency, jitter and loss where the kernel has netem). For tests, benchmarks and anyone
+# who wants to see a cluster of many machines without having them. Needs root, `ip` and
+# `tc` (iproute2); traffic stays in the namespaces it makes and the bridge it adds.
+#
+#   bash bootstrap/cluster-lab.sh up --nodes 8 --rate 1gbit [--name lab] [--ps 1]
+#   bash bootstrap/cluster-lab.sh status --name lab
+#   bash bootstrap/cluster-lab.sh exec --name lab 3 COMMAND...   # inside node 3's namespace
+#   bash bootstrap/cluster-lab.sh down --name lab
+#   bash bootstrap/cluster-lab.sh run --nodes 4 --rate 1gbit -- COMMAND...
+#
+# `up` starts the nodes and returns once every one printed its ready line; `run` does the
+# same, runs COMMAND with the lab's environment (below), and tears the lab down when
+# COMMAND ends, fails, or the script is interrupted (Ctrl-C, SIGTERM). `down` tears down a
+# lab by name whatever state it was left in (after `up`, or a `run` that was SIGKILLed):
+# its nodes, namespaces, veth pairs and bridge; `up` of a name first does the same.
+#
+# Options:
+#   --nodes N        tasks (worker 0 .. N-1, after --ps ps tasks), at most 250
+#   --ps K           the first K tasks are job "ps" (default 0)
+#   --name NAME      1-6 lowercase letters or digits (default "lab"): names everything
+#   --subnet A.B.C   the lab's /24 (default 10.77.<a number from the name>); node i is
+#                    A.B.C.(i+1), the bridge (this namespace's side) A.B.C.254
+#   --rate RATE      each node's link, both ways, in tc's units (1gbit, 100mbit); default none
+#   --delay D --jitter J --loss P   netem's delay (10ms), jitter (1ms), loss (0.1%): refused
+#                    on a kernel without sch_netem, which says so
+#   --threads T      each node's --threads (default 1)
+#   --node PATH      tensoract-node (default: $TENSORACT_BUILD_DIR or build, /bootstrap/...)
+#   --dir DIR        where the token, logs and state go (default /tmp/tensoract-lab-NAME)
+#   --tls            mutual TLS (certificates from make-cluster-certs.sh) instead of the token
+#   -- FLAGS...      (up) more flags for every node, e.g. --heartbeat-timeout-ms 1000
+#
+# The lab's environment, in DIR/env (source it) and given to `run`'s COMMAND:
+#   LAB_NAME, LAB_DIR, LAB_SPEC (the cluster spec), LAB_NODES, LAB_ADDRESSES (one
+#   host:port per task, spec order), LAB_TARGET (tensoract://task 0), LAB_TOKEN_FILE (token
+#   mode) or LAB_TLS_DIR (TLS: ca.pem and client.pem/.key for a client), LAB_NS_PREFIX (node
+#   i's namespace is ${LAB_NS_PREFIX}i).
+set -euo pipefail
+
+die() { echo "cluster-lab: $*" >&2; exit 1; }
+usage() { sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+
+cmd="${1:-}"
+[ -n "$cmd" ] || usage
+shift
+name=lab nodes=0 ps=0 subnet="" rate="" delay="" jitter="" loss="" threads=1 node="" dir="" tls=0
+extra=()
+exec_index=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --nodes) nodes="$2"; shift 2 ;;
+    --ps) ps="$2"; shift 2 ;;
+    --name) name="$2"; shift 2 ;;
+    --subnet) subnet="$2"; shift 2 ;;
+    --rate) rate="$2"; shift 2 ;;
+    --delay) delay="$2"; shift 2 ;;
+    --jitter) jitter="$2"; shift 2 ;;
+    --loss) loss="$2"; shift 2 ;;
+    --threads) threads="$2"; shift 2 ;;
+    --node) node="$2"; shift 2 ;;
+    --dir) dir="$2"; shift 2 ;;
+    --tls) tls=1; shift ;;
+    --help|-h) usage ;;
+    --) shift; extra=("$@"); break ;;
+    *)
+      if [ "$cmd" = exec ] && [ -z "$exec_index" ]; then exec_index="$1"; shift; extra=("$@"); break; fi
+      die "unknown option '$1' (--help lists them)" ;;
+  esac
+done
+
+[[ "$name" =~ ^[a-z0-9]{1,6}$ ]] || die "--name '$name': 1-6 lowercase letters or digits"
+if [ -z "$subnet" ]; then subnet="10.77.$(( $(printf '%s' "$name" | cksum | cut -d' ' -f1) % 250 ))"; fi
+[[ "$subnet" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "--subnet '$subnet': three numbers, as 10.77.3"
+[ -n "$dir" ] || dir="/tmp/tensoract-lab-$name"
+ns_prefix="talab-$name-"
+bridge="tlb$name"
+veth() { echo "tl$name$1"; }          # the host side of node $1's link (<= 15 characters)
+address() { echo "$subnet.$(( $1 + 1 ))"; }
+port=2222
+
+need_root() {
+  [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces, veth pairs, tc)"
+  command -v ip >/dev/null && command -v tc >/dev/null || die "needs ip and tc (apt-get install iproute2)"
+}
+
+# Tears down lab $name: whatever of it exists. Quiet, idempotent.
+down() {
+  local pids=() ns p
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$ns_prefix" || true); do
+    for p in $(ip netns pids "$ns" 2>/dev/null || true); do pids+=("$p"); done
+  done
+  if [ ${#pids[@]} -gt 0 ]; then
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    for _ in $(seq 1 30); do
+      local alive=0
+      for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+      [ $alive -eq 0 ] && break
+      sleep 0.1
+    done
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+  fi
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$ns_prefix" || true); do
+    ip netns del "$ns" 2>/dev/null || true   # its end of the veth pair goes with it, and so the pair
+  done
+  for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^tl$name[0-9]+$" || true); do
+    ip link del "$link" 2>/dev/null || true
+  done
+  ip link del "$bridge" 2>/dev/null || true
+  rm -f "$dir/state"
+}
+
+has_netem() {
+  ip link add "tlprobe$$" type dummy 2>/dev/null || return 1
+  local ok=1
+  tc qdisc add dev "tlprobe$$" root netem delay 1ms 2>/dev/null && ok=0
+  ip link del "tlprobe$$" 2>/dev/null || true
+  return $ok
+}
+
+# The qdisc of one direction of a link: netem (delay, jitter, loss and rate) where asked
+# for, else a token bucket for the rate alone.
+shape() {
+  local dev="$1" netns_exec=("${@:2}")
+  if [ -n "$delay$jitter$loss" ]; then
+    local args=(netem)
+    [ -n "$delay" ] && args+=(delay "$delay" ${jitter:+"$jitter"})
+    [ -n "$loss" ] && args+=(loss "$loss")
+    [ -n "$rate" ] && args+=(rate "$rate")
+    "${netns_exec[@]}" tc qdisc add dev "$dev" root "${args[@]}"
+  elif [ -n "$rate" ]; then
+    # burst: a 250th of a second at the rate, and at least 64 KiB (one TSO segment).
+    local bits
+    bits=$(tc_rate_bits "$rate")
+    local burst=$(( bits / 8 / 250 ))
+    [ $burst -lt 65536 ] && burst=65536
+    "${netns_exec[@]}" tc qdisc add dev "$dev" root tbf rate "$rate" burst "$burst" latency 100ms
+  fi
+}
+
+tc_rate_bits() {
+  local r="${1,,}" n unit
+  n="${r%%[a-z]*}"; unit="${r#"$n"}"
+  case "$unit" in
+    gbit) echo $(( n * 1000000000 )) ;; mbit) echo $(( n * 1000000 )) ;; kbit) echo $(( n * 1000 )) ;;
+    bit|"") echo "$n" ;;
+    *) die "--rate '$1': use bit, kbit, mbit or gbit" ;;
+  esac
+}
+
+up() {
+  need_root
+  [[ "$nodes" =~ ^[0-9]+$ ]] && [ "$nodes" -ge 1 ] && [ "$nodes" -le 250 ] || die "--nodes: 1 to 250"
+  [[ "$ps" =~ ^[0-9]+$ ]] && [ "$ps" -lt "$nodes" ] || die "--ps: fewer than --nodes"
+  if [ -n "$delay$jitter$loss" ] && ! has_netem; then
+    die "this kernel has no sch_netem: --delay, --jitter and --loss cannot be shaped here (--rate can)"
+  fi
+  [ -n "$rate" ] && tc_rate_bits "$rate" >/dev/null
+  [ -n "$node" ] || node="${TENSORACT_BUILD_DIR:-build}/bootstrap/tensoract-node"
+  [ -x "$node" ] || die "no tensoract-node at '$node' (build it, or pass --node)"
+  node="$(cd "$(dirname "$node")" && pwd)/$(basename "$node")"
+  down
+  mkdir -p "$dir"
+  rm -f "$dir"/node-*.log
+  echo "$name" > "$dir/state"
+
+  # The cluster spec: ps tasks, then workers; task i at address(i).
+  local spec="" addresses="" i job task
+  local ps_list="" worker_list=""
+  for i in $(seq 0 $(( nodes - 1 ))); do
+    if [ "$i" -lt "$ps" ]; then ps_list+="${ps_list:+,}$(address "$i"):$port"; else worker_list+="${worker_list:+,}$(address "$i"):$port"; fi
+    addresses+="${addresses:+ }$(address "$i"):$port"
+  done
+  [ -n "$ps_list" ] && spec="ps=$ps_list;"
+  spec+="worker=$worker_list"
+
+  local auth=()
+  if [ $tls -eq 1 ]; then
+    local names=(client)
+    for i in $(seq 0 $(( nodes - 1 ))); do names+=("node$i"); done
+    bash "$(dirname "$0")/make-cluster-certs.sh" "$dir/tls" "${names[@]}" >/dev/null
+  else
+    head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$dir/cluster.token"
+    chmod 600 "$dir/cluster.token"
+  fi
+
+  ip link add "$bridge" type bridge
+  ip addr add "$subnet.254/24" dev "$bridge"
+  ip link set "$bridge" up
+  for i in $(seq 0 $(( nodes - 1 ))); do
+    local ns="$ns_prefix$i" v
+    v="$(veth "$i")"
+    ip netns add "$ns"
+    ip netns exec "$ns" ip link set lo up
+    ip link add "$v" type veth peer name eth0 netns "$ns"
+    ip link set "$v" master "$bridge"
+    ip link set "$v" up
+    ip netns exec "$ns" ip addr add "$(address "$i")/24" dev eth0
+    ip netns exec "$ns" ip link set eth0 up
+    shape "$v"                               # into the node
+    shape eth0 ip netns exec "$ns"           # out of the node
+  done
+
+  for i in $(seq 0 $(( nodes - 1 ))); do
+    if [ "$i" -lt "$ps" ]; then job=ps task=$i; else job=worker task=$(( i - ps )); fi
+    if [ $tls -eq 1 ]; then
+      auth=(--tls-cert "$dir/tls/node$i.pem" --tls-key "$dir/tls/node$i.key" --tls-ca "$dir/tls/ca.pem")
+    else
+      auth=(--token-file "$dir/cluster.token")
+    fi
+    ip netns exec "$ns_prefix$i" setsid "$node" --cluster "$spec" --job "$job" --task "$task" \
+      --listen "$(address "$i")" --threads "$threads" "${auth[@]}" "${extra[@]}" \
+      > "$dir/node-$i.log" 2>&1 < /dev/null &
+  done
+
+  local deadline=$(( SECONDS + 30 ))
+  for i in $(seq 0 $(( nodes - 1 ))); do
+    until grep -q "tensoract-node ready" "$dir/node-$i.log" 2>/dev/null; do
+      if [ $SECONDS -ge $deadline ] || [ -z "$(ip netns pids "$ns_prefix$i" 2>/dev/null)" ]; then
+        echo "cluster-lab: node $i did not start; its log:" >&2
+        tail -5 "$dir/node-$i.log" >&2 || true
+        down
+        exit 1
+      fi
+      sleep 0.1
+    done
+  done
+
+  {
+    echo "LAB_NAME=$name"
+    echo "LAB_DIR=$dir"
+    echo "LAB_SPEC='$spec'"
+    echo "LAB_NODES=$nodes"
+    echo "LAB_ADDRESSES='$addresses'"
+    echo "LAB_TARGET=tensoract://$(address 0):$port"
+    echo "LAB_NS_PREFIX=$ns_prefix"
+    if [ $tls -eq 1 ]; then echo "LAB_TLS_DIR=$dir/tls"; else echo "LAB_TOKEN_FILE=$dir/cluster.token"; fi
+  } > "$dir/env"
+  echo "cluster-lab: $nodes nodes up ($spec)${rate:+, links $rate}${delay:+ delay $delay}; env in $dir/env"
+}
+
+case "$cmd" in
+  up) up ;;
+  down) need_root; down; echo "cluster-lab: $name is down" ;;
+  run)
+    [ ${#extra[@]} -gt 0 ] || die "run needs -- COMMAND"
+    command_to_run=("${extra[@]}")
+    extra=()
+    child=""
+    trap 'down' EXIT
+    # The command runs in the background so that a signal reaches this script at once
+    # (bash runs traps only between commands; `wait` is one it interrupts).
+    trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; exit 130' INT
+    trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; exit 143' TERM
+    up
+    set -a
+    # shellcheck disable=SC1091
+    . "$dir/env"
+    set +a
+    set +e
+    "${command_to_run[@]}" &
+    child=$!
+    wait "$child"
+    status=$?
+    set -e
+    exit $status
+    ;;
+  exec)
+    [[ "$exec_index" =~ ^[0-9]+$ ]] || die "exec needs a node index, then the command"
+    ip netns list | awk '{print $1}' | grep -qx "$ns_prefix$exec_index" || die "lab $name has no node $exec_index"
+    exec ip netns exec "$ns_prefix$exec_index" "${extra[@]}"
+    ;;
+  status)
+    [ -f "$dir/env" ] && [ -f "$dir/state" ] || { echo "cluster-lab: $name is not up"; exit 1; }
+    cat "$dir/env"
+    for ns in $(ip netns list | awk '{print $1}' | grep "^$ns_prefix" | sort -t- -k3 -n); do
+      echo "$ns: pids $(ip netns pids "$ns" | tr '\n' ' ')"
+    done
+    ;;
+  *) usage ;;
+esac

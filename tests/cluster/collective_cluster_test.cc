@@ -1,0 +1,225 @@
+// Collective ops across tensoract-node processes on loopback: each task's own client runs
+// its own graph (as TensorFlow's MultiWorkerMirroredStrategy does) and the members meet in
+// their group over the data plane; one client's step spanning every task does too. A
+// member killed or frozen while the others wait ends the collective on every member with
+// an error naming it, within the heartbeat timeout and a second; a restarted member joins
+// the group again.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "bootstrap/node_process.h"
+#include "graph/builder/collective_ops.h"
+#include "graph/builder/ops.h"
+#include "tests/actors/test_util.h"
+#include "tests/cluster/cluster_test_util.h"
+
+namespace tensoract {
+namespace {
+
+using local_cluster::Local;
+using local_cluster::NodeProcess;
+
+// A port nothing listens on now (the kernel's pick for an ephemeral bind, released).
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// `n` worker tasks that all know each other's addresses, with fast heartbeats.
+struct Workers {
+  std::vector<int> ports;
+  std::string spec;
+  std::vector<std::unique_ptr<NodeProcess>> nodes;
+  const std::vector<std::string> flags = {"--heartbeat-interval-ms", "300", "--heartbeat-timeout-ms", "1000"};
+
+  explicit Workers(int n) {
+    for (int i = 0; i < n; ++i) ports.push_back(FreePort());
+    spec = "worker=";
+    for (int i = 0; i < n; ++i) spec += (i ? "," : "") + Local(ports[i]);
+    for (int i = 0; i < n; ++i) {
+      nodes.push_back(std::make_unique<NodeProcess>());
+      Start(i);
+    }
+  }
+  void Start(int i) {
+    const bool started = nodes[i]->Start(spec, "worker", i, flags);
+    INFO(nodes[i]->error());
+    REQUIRE(started);
+  }
+  void Restart(int i) {
+    nodes[i]->Signal(SIGKILL);
+    nodes[i]->Wait(5000);
+    Start(i);
+  }
+  std::string target(int i) const { return "tensoract://" + Local(ports[i]); }
+};
+
+std::string Task(int i) { return StrCat("/job:worker/replica:0/task:", i, "/device:CPU:0"); }
+
+tensorflow::TensorProto P(const Tensor& t) {
+  tensorflow::TensorProto proto;
+  t.AsProtoTensorContent(&proto);
+  return proto;
+}
+
+std::vector<float> MemberInput(int i, int64_t n) {
+  std::vector<float> v(n);
+  for (int64_t j = 0; j < n; ++j) v[j] = static_cast<float>(i + 1) * 0.5f + static_cast<float>(j % 32);
+  return v;
+}
+
+// Task `i`'s part: a small all-reduce ("small", recursive doubling), a 1 MB one ("large",
+// the ring) and a gather ("gathered") of group_size `n`.
+void AddMember(const Scope& s, int i, int n) {
+  Scope on = s.WithDevice(Task(i));
+  auto small = ops::Const(on.WithOpName(StrCat("xs", i)), P(Tensor::FromVector<float>(MemberInput(i, 5))));
+  auto large = ops::Const(on.WithOpName(StrCat("xl", i)), P(Tensor::FromVector<float>(MemberInput(i, 1 << 18))));
+  ops::CollectiveReduceV2(on.WithOpName(StrCat("small", i)), small, n, 1, 1, "Add", "Div");
+  ops::CollectiveReduceV2(on.WithOpName(StrCat("large", i)), large, n, 1, 2, "Add", "Div");
+  ops::CollectiveGatherV2(on.WithOpName(StrCat("gathered", i)), small, n, 1, 3);
+}
+
+tensorflow::GraphDef MemberGraph(int i, int n) {
+  return testing::BuildGraph([&](const Scope& s) { AddMember(s, i, n); });
+}
+
+void CheckMember(const std::vector<Tensor>& out, int n) {
+  REQUIRE(out.size() == 3);
+  for (int64_t len : {5, 1 << 18}) {
+    const Tensor& got = len == 5 ? out[0] : out[1];
+    REQUIRE(got.NumElements() == len);
+    for (int64_t j = 0; j < len; j += (len > 5 ? 997 : 1)) {
+      float sum = 0;
+      for (int m = 0; m < n; ++m) sum += MemberInput(m, len)[j];
+      REQUIRE(got.base<float>()[j] == Approx(sum / n));
+    }
+  }
+  REQUIRE(out[2].NumElements() == 5 * n);
+  for (int m = 0; m < n; ++m) {
+    for (int j = 0; j < 5; ++j) CHECK(out[2].base<float>()[m * 5 + j] == MemberInput(m, 5)[j]);
+  }
+}
+
+// Runs every listed task's member graph through its own client, all at once.
+std::vector<Status> RunMembers(std::vector<std::unique_ptr<Session>>& sessions, const std::vector<int>& tasks,
+                               std::vector<std::vector<Tensor>>* outputs) {
+  std::vector<std::future<Status>> runs;
+  outputs->assign(sessions.size(), {});
+  for (int i : tasks) {
+    runs.push_back(std::async(std::launch::async, [&, i] {
+      return sessions[i]->Run({}, {StrCat("small", i), StrCat("large", i), StrCat("gathered", i)}, {},
+                              &(*outputs)[i]);
+    }));
+  }
+  std::vector<Status> statuses;
+  for (auto& r : runs) statuses.push_back(r.get());
+  return statuses;
+}
+
+TEST_CASE("each task's own client runs its member of a collective: all-reduce and gather across 3 processes",
+          "[collective][cluster]") {
+  Workers workers(3);
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (int i = 0; i < 3; ++i) {
+    sessions.push_back(testing::Connect(workers.target(i)));
+    REQUIRE(sessions[i]->Create(MemberGraph(i, 3)).ok());
+  }
+  for (int step = 0; step < 3; ++step) {
+    std::vector<std::vector<Tensor>> out;
+    std::vector<Status> statuses = RunMembers(sessions, {0, 1, 2}, &out);
+    for (int i = 0; i < 3; ++i) {
+      INFO("task " << i << ", step " << step << ": " << statuses[i].ToString());
+      REQUIRE(statuses[i].ok());
+      CheckMember(out[i], 3);
+      // Every member has the same bits.
+      CHECK(std::memcmp(out[i][1].data(), out[0][1].data(), out[0][1].TotalBytes()) == 0);
+    }
+  }
+}
+
+TEST_CASE("one client's step whose collective spans 3 processes", "[collective][cluster]") {
+  Workers workers(3);
+  auto session = testing::Connect(workers.target(0));
+  REQUIRE(session->Create(testing::BuildGraph([](const Scope& s) {
+            for (int i = 0; i < 3; ++i) AddMember(s, i, 3);
+          })).ok());
+  for (int step = 0; step < 2; ++step) {
+    std::vector<Tensor> out;
+    // Task 1's member is a target: pruned away, it would never join.
+    Status s = session->Run({}, {"small0", "large0", "gathered0", "small2", "large2", "gathered2"},
+                            {"small1", "large1", "gathered1"}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    CheckMember({out[0], out[1], out[2]}, 3);
+    CheckMember({out[3], out[4], out[5]}, 3);
+  }
+}
+
+// The members 0 and 1 wait in a formed group for member 2, which `fault` then stops.
+void CheckFaultEndsTheCollective(int fault_signal) {
+  Workers workers(3);
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (int i = 0; i < 3; ++i) {
+    sessions.push_back(testing::Connect(workers.target(i)));
+    REQUIRE(sessions[i]->Create(MemberGraph(i, 3)).ok());
+  }
+  std::vector<std::vector<Tensor>> out;
+  for (const Status& s : RunMembers(sessions, {0, 1, 2}, &out)) REQUIRE(s.ok());  // the group forms
+
+  auto waiting = std::async(std::launch::async, [&] {
+    std::vector<std::vector<Tensor>> partial;
+    return RunMembers(sessions, {0, 1}, &partial);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto faulted = std::chrono::steady_clock::now();
+  workers.nodes[2]->Signal(fault_signal);
+  std::vector<Status> statuses = waiting.get();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - faulted).count();
+  for (const Status& s : statuses) {
+    INFO(s.ToString());
+    CHECK_FALSE(s.ok());
+    CHECK_THAT(s.message(), Catch::Contains("/job:worker/replica:0/task:2"));
+  }
+  // Within the heartbeat timeout (1 s here) and a second, not a step's deadline.
+  CHECK(seconds < 2.0);
+
+  // A new task 2 joins the group again.
+  if (fault_signal == SIGSTOP) workers.nodes[2]->Signal(SIGCONT);
+  workers.Restart(2);
+  sessions[2] = testing::Connect(workers.target(2));
+  REQUIRE(sessions[2]->Create(MemberGraph(2, 3)).ok());
+  std::vector<Status> again = RunMembers(sessions, {0, 1, 2}, &out);
+  for (int i = 0; i < 3; ++i) {
+    INFO("task " << i << ": " << again[i].ToString());
+    REQUIRE(again[i].ok());
+    CheckMember(out[i], 3);
+  }
+}
+
+TEST_CASE("a member killed mid-collective ends it everywhere, naming it; its replacement joins again",
+          "[collective][cluster]") {
+  CheckFaultEndsTheCollective(SIGKILL);
+}
+
+TEST_CASE("a member frozen mid-collective ends it everywhere within the heartbeat timeout", "[collective][cluster]") {
+  CheckFaultEndsTheCollective(SIGSTOP);
+}
+
+}  // namespace
+}  // namespace tensoract

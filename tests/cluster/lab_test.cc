@@ -1,0 +1,168 @@
+// The cluster lab (bootstrap/cluster-lab.sh): nodes in network namespaces of their own over
+// shaped links run a collective across them for a client outside, and the lab tears down
+// without a trace, also when interrupted or killed. Needs root and `ip`/`tc`: skipped,
+// saying so, without them.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "graph/builder/collective_ops.h"
+#include "graph/builder/ops.h"
+#include "tests/actors/test_util.h"
+#include "tests/cluster/cluster_test_util.h"
+#include "tests/temp_dir.h"
+
+namespace tensoract {
+namespace {
+
+std::string SourceDir() {
+  const char* data = std::getenv("TENSORACT_TEST_DATA");
+  return data ? std::string(data) + "/../.." : ".";
+}
+std::string BuildDir() {
+  const char* build = std::getenv("TENSORACT_BUILD_DIR");
+  return build ? build : "build";
+}
+
+// What a shell command prints (stdout and stderr), and whether it exited 0.
+std::pair<bool, std::string> Shell(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return {false, "popen failed"};
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof(buf), pipe)) out.append(buf, n);
+  return {pclose(pipe) == 0, out};
+}
+
+std::string WhyNoLab() {
+  if (geteuid() != 0) return "needs root";
+  if (access("/usr/sbin/ip", X_OK) != 0 && access("/sbin/ip", X_OK) != 0) return "needs ip (iproute2)";
+  if (!Shell("ip netns list").first) return "cannot list network namespaces";
+  return "";
+}
+
+struct Lab {
+  std::string name, dir;
+  explicit Lab(const std::string& tag) : name(StrCat(tag, getpid() % 10000)), dir(StrCat("/tmp/talab-test-", name)) {}
+  std::string Script(const std::string& verb) const {
+    return StrCat("bash ", SourceDir(), "/bootstrap/cluster-lab.sh ", verb, " --name ", name, " --dir ", dir,
+                  " --node ", BuildDir(), "/bootstrap/tensoract-node");
+  }
+  std::map<std::string, std::string> Env() const {
+    std::map<std::string, std::string> env;
+    std::ifstream in(dir + "/env");
+    std::string line;
+    while (std::getline(in, line)) {
+      size_t eq = line.find('=');
+      if (eq == std::string::npos) continue;
+      std::string value = line.substr(eq + 1);
+      if (value.size() >= 2 && value.front() == '\'') value = value.substr(1, value.size() - 2);
+      env[line.substr(0, eq)] = value;
+    }
+    return env;
+  }
+  // What is left of the lab: namespaces, links and processes ("" when nothing).
+  std::string Leftovers() const {
+    std::string left;
+    auto [ok1, ns] = Shell("ip netns list | grep '^talab-" + name + "-' || true");
+    if (!ns.empty()) left += "namespaces: " + ns;
+    auto [ok2, links] = Shell("ip -o link show | grep -E 'tl" + name + "[0-9]+|tlb" + name + "' || true");
+    if (!links.empty()) left += "links: " + links;
+    // Nodes name the lab's token file on their command lines (this pipeline's shell does
+    // too, and is left out with the lines that say pgrep).
+    auto [ok3, procs] = Shell("pgrep -af 'talab-test-" + name + "/cluster.token' | grep -v pgrep || true");
+    if (!procs.empty()) left += "processes: " + procs;
+    return left;
+  }
+};
+
+TEST_CASE("the lab runs a collective on nodes in namespaces of their own and leaves nothing behind", "[lab]") {
+  const std::string why = WhyNoLab();
+  if (!why.empty()) {
+    WARN("skipped: the cluster lab " << why);
+    return;
+  }
+  Lab lab("c");
+  auto [up, up_out] = Shell(lab.Script("up") + " --nodes 3 --rate 200mbit");
+  INFO(up_out);
+  REQUIRE(up);
+  auto env = lab.Env();
+  REQUIRE(env.count("LAB_TARGET"));
+  std::ifstream token_file(env["LAB_TOKEN_FILE"]);
+  std::string token;
+  std::getline(token_file, token);
+  {
+    auto session = testing::Connect(env["LAB_TARGET"], token);
+    REQUIRE(session
+                ->Create(testing::BuildGraph([](const Scope& s) {
+                  for (int i = 0; i < 3; ++i) {
+                    Scope on = s.WithDevice(StrCat("/job:worker/replica:0/task:", i, "/device:CPU:0"));
+                    auto x = ops::Const(on.WithOpName(StrCat("x", i)), {1.f * (i + 1), 10.f * (i + 1)});
+                    ops::CollectiveReduceV2(on.WithOpName(StrCat("sum", i)), x, 3, 1, 1, "Add", "Id");
+                  }
+                }))
+                .ok());
+    std::vector<Tensor> out;
+    Status s = session->Run({}, {"sum0", "sum1", "sum2"}, {}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    for (const Tensor& t : out) CHECK(testing::Values(t) == std::vector<float>{6, 60});
+  }
+  auto [down, down_out] = Shell(lab.Script("down"));
+  INFO(down_out);
+  CHECK(down);
+  CHECK(lab.Leftovers() == "");
+}
+
+// Starts `run ... -- sleep 60` in a child process; returns its pid once the lab is up.
+pid_t StartRun(const Lab& lab) {
+  std::remove((lab.dir + "/env").c_str());
+  pid_t pid = fork();
+  if (pid == 0) {
+    const std::string command = lab.Script("run") + " --nodes 2 -- sleep 60 >/dev/null 2>&1";
+    execl("/bin/bash", "bash", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 300 && access((lab.dir + "/env").c_str(), F_OK) != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return pid;
+}
+
+TEST_CASE("an interrupted lab tears itself down; a killed one is torn down by name", "[lab]") {
+  const std::string why = WhyNoLab();
+  if (!why.empty()) {
+    WARN("skipped: the cluster lab " << why);
+    return;
+  }
+  Lab lab("i");
+  pid_t run = StartRun(lab);
+  REQUIRE(access((lab.dir + "/env").c_str(), F_OK) == 0);
+  CHECK(lab.Leftovers() != "");  // it is up
+  kill(run, SIGINT);             // Ctrl-C
+  int status = 0;
+  waitpid(run, &status, 0);
+  CHECK(lab.Leftovers() == "");
+
+  run = StartRun(lab);
+  REQUIRE(access((lab.dir + "/env").c_str(), F_OK) == 0);
+  kill(run, SIGKILL);  // nothing runs its traps: the nodes and namespaces stay
+  waitpid(run, &status, 0);
+  CHECK(lab.Leftovers() != "");
+  CHECK(Shell(lab.Script("down")).first);
+  CHECK(lab.Leftovers() == "");
+}
+
+}  // namespace
+}  // namespace tensoract
