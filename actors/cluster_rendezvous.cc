@@ -44,7 +44,9 @@ void ClusterRendezvous::FetchFrom(const std::string& task, int64_t step_id, cons
 
 void ClusterRendezvous::SetPeers(std::map<std::string, std::string> data_plane_by_task) {
   std::lock_guard<std::mutex> lock(mu_);
-  peers_ = std::move(data_plane_by_task);
+  // Merged, not replaced: every node's master tells every worker what it knows, and one
+  // that has heard from only some tasks yet must not make this worker forget the others.
+  for (auto& [task, address] : data_plane_by_task) peers_[task] = std::move(address);
 }
 
 }  // namespace tensoract

@@ -7,7 +7,8 @@
 // waits where it was produced until the task that needs it asks (pull, as TensorFlow's
 // RecvTensor).
 //
-// Where the other tasks' data planes are comes from the master (SetPeers); a key naming
+// Where the other tasks' data planes are comes from the masters (SetPeers: each adds what it
+// knows, a task's new address replacing its old one); a key naming
 // a task missing from that directory fails the Recv with Unavailable naming the task.
 // A fetch waits at most `recv_timeout_ms`; a step aborted meanwhile is finished by its
 // executors without waiting for it.

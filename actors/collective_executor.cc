@@ -1,6 +1,9 @@
 #include "actors/collective_executor.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <set>
@@ -47,6 +50,7 @@ struct CollectivePiece {
 struct CollectiveJoinRequest {
   int group_key = 0;
   int group_size = 0;
+  uint64_t incarnation = 0;  // the joining member's worker's
   std::string device;
   std::function<void(const Status&, const Tensor&, bool)> reply;
 };
@@ -54,7 +58,7 @@ struct CollectiveJoined {
   uint64_t generation = 0;
   std::string device;
   Status status;
-  Tensor members;  // DT_UINT8: "<incarnation>\n<device 0>\n<device 1>..."
+  Tensor members;  // DT_UINT8: "<group incarnation>\n<device 0> <its worker's incarnation>\n..."
 };
 struct CollectiveCancel {
   std::string device;
@@ -127,6 +131,7 @@ struct LeaderState {
   struct Forming {
     int size = 0;
     std::map<std::string, std::function<void(const Status&, const Tensor&, bool)>> replies;  // by device
+    std::map<std::string, uint64_t> incarnations;  // by device: its worker's
   };
   std::map<int, Forming> forming;  // by group key
   std::map<int, std::vector<std::string>> formed;  // the last formation of each group, for inspection
@@ -169,6 +174,7 @@ caf::behavior leader_actor(caf::stateful_actor<LeaderState>* self, std::string t
                         false);
         }
         forming.replies[join.device] = std::move(join.reply);
+        forming.incarnations[join.device] = join.incarnation;
         if (static_cast<int>(forming.replies.size()) < forming.size) return;
         std::vector<std::string> members;
         for (const auto& [device, reply] : forming.replies) members.push_back(device);
@@ -176,7 +182,7 @@ caf::behavior leader_actor(caf::stateful_actor<LeaderState>* self, std::string t
         uint64_t incarnation = 0;
         while (incarnation == 0) incarnation = st.rng();
         std::string text = std::to_string(incarnation);
-        for (const std::string& m : members) text += "\n" + m;
+        for (const std::string& m : members) text += StrCat("\n", m, " ", forming.incarnations[m]);
         Tensor answer(tensorflow::DT_UINT8, TensorShape({static_cast<int64_t>(text.size())}));
         std::memcpy(answer.data(), text.data(), text.size());
         auto replies = std::move(forming.replies);
@@ -238,6 +244,7 @@ struct GroupState {
   int group_size = 0;
   uint64_t incarnation = 0;
   std::vector<std::string> members;
+  std::vector<uint64_t> member_incarnations;  // each member's worker's, when it joined
   std::set<std::string> joining;  // this task's devices whose join is out
   uint64_t generation = 1;        // bumped at every reset: older joins and fetches are stale
   std::map<std::pair<std::string, int>, int64_t> runs;  // (device, instance) -> runs started
@@ -269,6 +276,7 @@ void FailGroup(GroupSelf* self, const Status& why) {
   st.ops.clear();
   st.incarnation = 0;
   st.members.clear();
+  st.member_incarnations.clear();
   st.group_size = 0;
   st.joining.clear();
   st.runs.clear();
@@ -548,11 +556,13 @@ void Join(GroupSelf* self, const Op& op) {
   auto reply = [me, generation, device](const Status& s, const Tensor& members, bool) {
     caf::anon_send(me, coll_joined_atom::value, CollectiveJoined{generation, device, s, members});
   };
-  const std::string key = StrCat(kJoinPrefix, st.group_key, ";", op.params.group_size, ";", device);
+  const std::string key =
+      StrCat(kJoinPrefix, st.group_key, ";", op.params.group_size, ";", st.options.incarnation, ";", device);
   const std::string& leader_task = st.options.leader_task;
   if (leader_task.empty() || leader_task == st.options.task) {
     caf::anon_send(st.leader, coll_join_atom::value,
-                   CollectiveJoinRequest{st.group_key, op.params.group_size, device, std::move(reply)});
+                   CollectiveJoinRequest{st.group_key, op.params.group_size, st.options.incarnation, device,
+                                         std::move(reply)});
   } else {
     st.rendezvous->FetchFrom(leader_task, 0, key, op.deadline_ms, nullptr, std::move(reply));
   }
@@ -582,7 +592,14 @@ void OnJoined(GroupSelf* self, CollectiveJoined& joined) {
     return FailGroup(self, errors::DataLoss("collective group ", st.group_key, ": the leader's answer is malformed"));
   }
   st.incarnation = incarnation;
-  st.members.assign(lines.begin() + 1, lines.end());
+  st.members.clear();
+  st.member_incarnations.clear();
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const size_t space = lines[i].find(' ');
+    st.members.push_back(lines[i].substr(0, space));
+    st.member_incarnations.push_back(space == std::string::npos ? 0
+                                                                : std::strtoull(lines[i].c_str() + space + 1, nullptr, 10));
+  }
   st.group_size = static_cast<int>(st.members.size());
   std::vector<uint64_t> ready;
   for (auto& [id, op] : st.ops) {
@@ -688,14 +705,16 @@ caf::behavior group_actor(GroupSelf* self, int group_key, CollectiveOptions opti
           }
         }
       },
-      [=](coll_peer_down_atom, const std::string& task, const Status& why) {
+      [=](coll_peer_down_atom, const std::string& task, uint64_t incarnation, const Status& why) {
         auto& st = self->state;
+        // Only the member that went down: a restarted task's new worker may have joined a
+        // new formation of the group already (the news of the old one's end can be late).
         bool involved = !st.joining.empty() && st.options.leader_task == task;
-        for (const std::string& m : st.members) involved |= TaskOfDevice(m) == task;
-        if (!involved || st.ops.empty()) {
-          if (involved) FailGroup(self, why);  // no op to fail, but the group must form again
-          return;
+        for (size_t i = 0; i < st.members.size(); ++i) {
+          involved |= TaskOfDevice(st.members[i]) == task &&
+                      (incarnation == 0 || st.member_incarnations[i] == 0 || st.member_incarnations[i] == incarnation);
         }
+        if (!involved) return;
         FailGroup(self, Status(why.code(), StrCat("collective group ", st.group_key, ": member task ", task, " ",
                                                   why.message())));
       },
@@ -734,25 +753,34 @@ bool IsCollectiveJoinKey(const std::string& key) { return key.rfind(kJoinPrefix,
 
 void ServeCollectiveJoin(const caf::actor& leader, const std::string& key,
                          std::function<void(const Status&, const Tensor&, bool)> reply) {
-  // "collective-join;<group_key>;<group_size>;<device>"
-  const std::string rest = key.substr(sizeof(kJoinPrefix) - 1);
-  const size_t a = rest.find(';'), b = a == std::string::npos ? a : rest.find(';', a + 1);
-  int group_key = 0, group_size = 0;
-  bool ok = b != std::string::npos;
-  try {
-    if (ok) {
-      size_t used = 0;
-      group_key = std::stoi(rest.substr(0, a), &used);
-      ok = used == a;
-      group_size = std::stoi(rest.substr(a + 1, b - a - 1), &used);
-      ok = ok && used == b - a - 1;
+  // "collective-join;<group_key>;<group_size>;<incarnation>;<device>"
+  const std::vector<std::string> parts = [&] {
+    std::vector<std::string> out;
+    const std::string rest = key.substr(sizeof(kJoinPrefix) - 1);
+    size_t at = 0;
+    for (int i = 0; i < 3; ++i) {
+      const size_t semi = rest.find(';', at);
+      if (semi == std::string::npos) return std::vector<std::string>{};
+      out.push_back(rest.substr(at, semi - at));
+      at = semi + 1;
     }
-  } catch (const std::exception&) {
-    ok = false;
+    out.push_back(rest.substr(at));
+    return out;
+  }();
+  auto number = [](const std::string& text, uint64_t max, uint64_t* out) {
+    if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+    errno = 0;
+    *out = std::strtoull(text.c_str(), nullptr, 10);
+    return errno == 0 && *out <= max;
+  };
+  uint64_t group_key = 0, group_size = 0, incarnation = 0;
+  if (parts.size() != 4 || !number(parts[0], INT32_MAX, &group_key) || !number(parts[1], INT32_MAX, &group_size) ||
+      !number(parts[2], UINT64_MAX, &incarnation)) {
+    return reply(errors::InvalidArgument("malformed collective join request"), Tensor(), false);
   }
-  if (!ok) return reply(errors::InvalidArgument("malformed collective join request"), Tensor(), false);
   caf::anon_send(leader, coll_join_atom::value,
-                 CollectiveJoinRequest{group_key, group_size, rest.substr(b + 1), std::move(reply)});
+                 CollectiveJoinRequest{static_cast<int>(group_key), static_cast<int>(group_size), incarnation, parts[3],
+                                       std::move(reply)});
 }
 
 CollectiveService::CollectiveService(caf::actor_system& system, CollectiveOptions options,
@@ -782,9 +810,9 @@ void CollectiveService::Cancel(const CollectiveParams& params, const Status& why
                  CollectiveCancel{params.device, params.instance_key, why});
 }
 
-void CollectiveService::PeerDown(const std::string& task, const Status& why) {
+void CollectiveService::PeerDown(const std::string& task, uint64_t incarnation, const Status& why) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& [key, actor] : groups_) caf::anon_send(actor, coll_peer_down_atom::value, task, why);
+  for (auto& [key, actor] : groups_) caf::anon_send(actor, coll_peer_down_atom::value, task, incarnation, why);
 }
 
 std::vector<caf::actor> CollectiveService::actors() {

@@ -60,6 +60,7 @@ namespace tensoract {
 struct CollectiveOptions {
   std::string task;                 // this worker's task
   std::string leader_task;          // where groups form; "" or `task`: here
+  uint64_t incarnation = 0;         // this worker's: the leader lists each member's
   int64_t default_timeout_ms = 10 * 60 * 1000;
   int64_t piece_bytes = 4 << 20;            // the ring moves pieces of at most this
   int64_t small_tensor_bytes = 256 << 10;   // all-reduces up to this use recursive doubling
@@ -82,8 +83,9 @@ class CollectiveService : public CollectiveExecutor {
 
   void Run(const CollectiveParams& params, const Tensor& input, Done done) override;
   void Cancel(const CollectiveParams& params, const Status& why) override;
-  // `task` is gone or restarted: every group with a member there fails its ops with `why`.
-  void PeerDown(const std::string& task, const Status& why);
+  // `task`'s worker `incarnation` (0: whichever) is gone or restarted: every group with that
+  // member fails its ops with `why`. A group formed with the task's new worker carries on.
+  void PeerDown(const std::string& task, uint64_t incarnation, const Status& why);
   // The group actors, for inspection (each answers inspect_atom).
   std::vector<caf::actor> actors();
 

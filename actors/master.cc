@@ -551,7 +551,8 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
   // member there stop (steps of other masters' clients meet this task's there).
   auto tell_own_worker = [self](int task, const Status& why) {
     const auto& tasks = self->state.membership->tasks();
-    self->send(tasks[0].worker, peer_down_atom::value, tasks[task].name, why);
+    // The worker that went down: its incarnation as last heard (a restart's old one).
+    self->send(tasks[0].worker, peer_down_atom::value, tasks[task].name, tasks[task].incarnation, why);
   };
   events.unavailable = [self, tell_own_worker](int task, const Status& why) {
     FailStepsOn(self, task, why);

@@ -86,8 +86,9 @@ using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;
 using set_peers_atom = caf::atom_constant<caf::atom("setpeers")>;
 using abort_step_atom = caf::atom_constant<caf::atom("abortstep")>;
 using cleanup_graph_atom = caf::atom_constant<caf::atom("cleangraph")>;
-// (peer_down_atom, std::string task, Status why), master -> its own worker: its heartbeats
-// found `task` unavailable (or restarted); collective groups with a member there stop.
+// (peer_down_atom, std::string task, uint64_t incarnation, Status why), master -> its own
+// worker: its heartbeats found `task`'s worker `incarnation` unavailable (or restarted);
+// collective groups with it as a member stop.
 using peer_down_atom = caf::atom_constant<caf::atom("peerdown")>;
 
 using NamedTensor = std::pair<std::string, Tensor>;

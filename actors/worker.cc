@@ -319,6 +319,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
   collective.task = options.task_name;
   collective.leader_task = options.collective_leader;
   collective.default_timeout_ms = options.default_step_timeout_ms;
+  collective.incarnation = st.incarnation;
   st.collectives = std::make_shared<CollectiveService>(self->system(), collective, st.rendezvous, st.collective_leader);
   std::vector<std::shared_ptr<Device>> devices = options.devices;
   if (devices.empty()) {
@@ -462,8 +463,8 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         self->state.rendezvous->SetPeers(std::move(peers.data_plane_by_task));
         return Status::OK();
       },
-      [=](peer_down_atom, const std::string& task, const Status& why) {
-        self->state.collectives->PeerDown(task, why);
+      [=](peer_down_atom, const std::string& task, uint64_t incarnation, const Status& why) {
+        self->state.collectives->PeerDown(task, incarnation, why);
       },
       [=](abort_step_atom, int64_t step_id, const Status& why) {
         auto& st = self->state;

@@ -21,8 +21,9 @@
 //   In a cluster (the master drives several tasks):
 //           (heartbeat_atom) -> WorkerInfo (task, incarnation, data-plane address, devices)
 //           (set_peers_atom, PeerDirectory) -> Status (where the other tasks' data planes are)
-//           (peer_down_atom, std::string task, Status) -> nothing: the master found `task`
-//               unavailable or restarted; collective groups with a member there fail
+//           (peer_down_atom, std::string task, uint64_t incarnation, Status) -> nothing: the
+//               master found that worker of `task` unavailable or restarted; collective
+//               groups with it as a member fail
 //           (abort_step_atom, int64_t step, Status) -> nothing: the step's executors stop,
 //               its Recvs fail with that status
 //           (cleanup_graph_atom, int64_t step) -> nothing: drops the step's rendezvous
