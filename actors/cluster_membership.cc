@@ -34,6 +34,14 @@ ClusterMembership::ClusterMembership(caf::event_based_actor* self, caf::actor lo
     t.last_error = errors::Unavailable("not contacted yet");
     tasks_.push_back(std::move(t));
   }
+  for (const auto& [name, actor] : options.in_process_tasks) {
+    TaskState t;
+    t.name = name;
+    t.address = "in-process";
+    t.worker = actor;
+    t.last_error = errors::Unavailable("not contacted yet");
+    tasks_.push_back(std::move(t));
+  }
 }
 
 void ClusterMembership::StartHeartbeats() {

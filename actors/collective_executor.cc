@@ -24,7 +24,7 @@ using coll_piece_atom = caf::atom_constant<caf::atom("collpiece")>;
 using coll_join_atom = caf::atom_constant<caf::atom("colljoin")>;
 using coll_joined_atom = caf::atom_constant<caf::atom("colljoined")>;
 using coll_cancel_atom = caf::atom_constant<caf::atom("collcancel")>;
-using coll_deadline_atom = caf::atom_constant<caf::atom("colldead")>;
+using coll_tick_atom = caf::atom_constant<caf::atom("colltick")>;
 using coll_peer_down_atom = caf::atom_constant<caf::atom("collpeerdn")>;
 
 constexpr char kJoinPrefix[] = "collective-join;";
@@ -32,6 +32,8 @@ constexpr int kMaxGroupSize = 4096;
 constexpr size_t kMaxFormingGroups = 1024;
 // Fetches asked for at once by one op: the data plane answers at most 4096 per connection.
 constexpr int kMaxTransfersPerOp = 1024;
+// How often a group with ops in flight checks their deadlines.
+constexpr std::chrono::milliseconds kTick{100};
 
 }  // namespace
 
@@ -118,9 +120,15 @@ int64_t TransferStep(uint64_t incarnation, int instance_key, int64_t run) {
   return -static_cast<int64_t>((h >> 2) + 1);
 }
 
-std::string TransferKey(const std::string& from, const std::string& to, int group_key, int instance_key,
-                        const std::string& tag) {
-  return StrCat(from, ";0;", to, ";collective/", group_key, "/", instance_key, "/", tag, ";0:0");
+// "<from>;0;<to>;collective/<group>/<group incarnation>/<instance>/<tag>;0:0": a rendezvous
+// key (graph/rendezvous_key.h's form) whose tensor name says which formation it belongs to.
+std::string FormationPrefix(int group_key, uint64_t incarnation) {
+  return StrCat("collective/", group_key, "/", incarnation, "/");
+}
+
+std::string TransferKey(const std::string& from, const std::string& to, int group_key, uint64_t incarnation,
+                        int instance_key, const std::string& tag) {
+  return StrCat(from, ";0;", to, ";", FormationPrefix(group_key, incarnation), instance_key, "/", tag, ";0:0");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -238,6 +246,7 @@ struct Op {
 struct GroupState {
   int group_key = 0;
   CollectiveOptions options;
+  std::shared_ptr<CollectiveFormations> formations;
   std::shared_ptr<ClusterRendezvous> rendezvous;
   caf::actor leader;
   // The formed group: its members in rank order and the leader's incarnation (0: none).
@@ -250,6 +259,7 @@ struct GroupState {
   std::map<std::pair<std::string, int>, int64_t> runs;  // (device, instance) -> runs started
   std::map<uint64_t, Op> ops;                           // started or waiting for the group
   uint64_t next_op = 1;
+  bool ticking = false;  // a deadline check is scheduled
   uint64_t completed = 0, failed = 0;
   Status last_error;
   static inline const char* name = "tensoract.collective_group";
@@ -270,10 +280,15 @@ void Finish(GroupSelf* self, uint64_t id, Tensor result) {
 
 // Every op of the group here fails with `why`; their transfers are aborted (so members
 // fetching from here fail with the same cause) and the group must form again.
+// Every op of the group here fails with `why` and this task's members leave the group's
+// formation: their transfers are aborted, and every fetch of that formation from here,
+// waiting now or asked later (by a member that finished its op and has not heard), fails
+// with `why` too, so the other members leave it as well and the group forms again.
 void FailGroup(GroupSelf* self, const Status& why) {
   auto& st = self->state;
   auto ops = std::move(st.ops);
   st.ops.clear();
+  const uint64_t left = st.incarnation;
   st.incarnation = 0;
   st.members.clear();
   st.member_incarnations.clear();
@@ -283,11 +298,12 @@ void FailGroup(GroupSelf* self, const Status& why) {
   ++st.generation;
   st.last_error = why;
   const caf::actor& rdv = st.rendezvous->local().actor();
+  if (left != 0) {
+    st.formations->Leave(st.group_key, left, why);
+    caf::anon_send(rdv, abort_matching_atom::value, FormationPrefix(st.group_key, left), why);
+  }
   for (auto& [id, op] : ops) {
-    if (op.started) {
-      caf::anon_send(rdv, abort_atom::value, op.step, why);
-      caf::anon_send(rdv, cleanup_step_atom::value, op.step);
-    }
+    if (op.started) caf::anon_send(rdv, cleanup_step_atom::value, op.step);
     ++st.failed;
     op.done(why, Tensor());
   }
@@ -295,8 +311,9 @@ void FailGroup(GroupSelf* self, const Status& why) {
 
 void Give(GroupSelf* self, const Op& op, const std::string& to, const std::string& tag, const Tensor& value) {
   auto& st = self->state;
-  st.rendezvous->Send(op.step, TransferKey(op.params.device, to, st.group_key, op.params.instance_key, tag), value,
-                      false);
+  st.rendezvous->Send(op.step,
+                      TransferKey(op.params.device, to, st.group_key, st.incarnation, op.params.instance_key, tag),
+                      value, false);
 }
 
 void Expect(GroupSelf* self, const Op& op, const std::string& from, const std::string& tag, int index) {
@@ -304,7 +321,8 @@ void Expect(GroupSelf* self, const Op& op, const std::string& from, const std::s
   caf::actor me = caf::actor_cast<caf::actor>(self);
   const uint64_t id = op.id;
   st.rendezvous->FetchFrom(TaskOfDevice(from), op.step,
-                           TransferKey(from, op.params.device, st.group_key, op.params.instance_key, tag),
+                           TransferKey(from, op.params.device, st.group_key, st.incarnation, op.params.instance_key,
+                                       tag),
                            op.deadline_ms, nullptr, [me, id, index, from](const Status& s, const Tensor& v, bool) {
                              caf::anon_send(me, coll_piece_atom::value, CollectivePiece{id, index, s, v, from});
                            });
@@ -637,7 +655,12 @@ void OnRun(GroupSelf* self, CollectiveRunRequest& request) {
                                            ", this op says ", op.params.group_size),
                    Tensor());
   }
-  self->delayed_send(self, std::chrono::milliseconds(timeout_ms), coll_deadline_atom::value, op.id);
+  // Deadlines are checked by a tick while ops are in flight (one timer per group, not one
+  // per op: a training step's ops finish in milliseconds, their deadlines are minutes).
+  if (!st.ticking) {
+    st.ticking = true;
+    self->delayed_send(self, kTick, coll_tick_atom::value);
+  }
   const uint64_t id = op.id;
   Op& placed = st.ops.emplace(id, std::move(op)).first->second;
   if (st.incarnation != 0 && !st.joining.count(placed.params.device)) return StartOp(self, placed);
@@ -676,9 +699,11 @@ void OnPiece(GroupSelf* self, CollectivePiece& piece) {
 }
 
 caf::behavior group_actor(GroupSelf* self, int group_key, CollectiveOptions options,
-                          std::shared_ptr<ClusterRendezvous> rendezvous, caf::actor leader) {
+                          std::shared_ptr<ClusterRendezvous> rendezvous, caf::actor leader,
+                          std::shared_ptr<CollectiveFormations> formations) {
   auto& st = self->state;
   st.group_key = group_key;
+  st.formations = std::move(formations);
   st.options = std::move(options);
   st.rendezvous = std::move(rendezvous);
   st.leader = std::move(leader);
@@ -686,17 +711,24 @@ caf::behavior group_actor(GroupSelf* self, int group_key, CollectiveOptions opti
       [=](coll_run_atom, CollectiveRunRequest& request) { OnRun(self, request); },
       [=](coll_joined_atom, CollectiveJoined& joined) { OnJoined(self, joined); },
       [=](coll_piece_atom, CollectivePiece& piece) { OnPiece(self, piece); },
-      [=](coll_deadline_atom, uint64_t id) {
-        auto it = self->state.ops.find(id);
-        if (it == self->state.ops.end()) return;
-        const Op& op = it->second;
-        FailGroup(self, errors::DeadlineExceeded(
-                            op.Describe(), " did not finish within ",
-                            op.params.timeout_seconds > 0 ? op.params.timeout_seconds
-                                                          : self->state.options.default_timeout_ms / 1000.0,
-                            " s (", op.started ? StrCat(op.remaining, " pieces still to arrive")
-                                               : std::string("waiting for the group's members to join"),
-                            ")"));
+      [=](coll_tick_atom) {
+        auto& st = self->state;
+        st.ticking = false;
+        const int64_t now = data_plane::SteadyNowMs();
+        for (const auto& [id, op] : st.ops) {
+          if (op.deadline_ms > now) continue;
+          return FailGroup(self, errors::DeadlineExceeded(
+                                     op.Describe(), " did not finish within ",
+                                     op.params.timeout_seconds > 0 ? op.params.timeout_seconds
+                                                                   : st.options.default_timeout_ms / 1000.0,
+                                     " s (", op.started ? StrCat(op.remaining, " pieces still to arrive")
+                                                        : std::string("waiting for the group's members to join"),
+                                     ")"));
+        }
+        if (!st.ops.empty()) {
+          st.ticking = true;
+          self->delayed_send(self, kTick, coll_tick_atom::value);
+        }
       },
       [=](coll_cancel_atom, CollectiveCancel& cancel) {
         for (const auto& [id, op] : self->state.ops) {
@@ -751,6 +783,34 @@ caf::actor SpawnCollectiveLeader(caf::actor_system& system, std::string task) {
 
 bool IsCollectiveJoinKey(const std::string& key) { return key.rfind(kJoinPrefix, 0) == 0; }
 
+void CollectiveFormations::Leave(int group_key, uint64_t incarnation, const Status& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& left = left_[group_key];
+  left.emplace_back(incarnation, why);
+  if (left.size() > kRemembered) left.pop_front();
+}
+
+Status CollectiveFormations::Check(const std::string& key) {
+  // "<from>;<n>;<to>;collective/<group>/<incarnation>/...": only collective transfers.
+  const size_t at = key.find(";collective/");
+  if (at == std::string::npos) return Status::OK();
+  const char* p = key.c_str() + at + sizeof(";collective/") - 1;
+  char* end = nullptr;
+  const long group = std::strtol(p, &end, 10);
+  if (end == p || *end != '/') return Status::OK();
+  const uint64_t incarnation = std::strtoull(end + 1, nullptr, 10);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = left_.find(static_cast<int>(group));
+  if (it == left_.end()) return Status::OK();
+  for (const auto& [gone, why] : it->second) {
+    if (gone == incarnation) {
+      return errors::Aborted("the member here left that formation of collective group ", group, ": ",
+                             why.message());
+    }
+  }
+  return Status::OK();
+}
+
 void ServeCollectiveJoin(const caf::actor& leader, const std::string& key,
                          std::function<void(const Status&, const Tensor&, bool)> reply) {
   // "collective-join;<group_key>;<group_size>;<incarnation>;<device>"
@@ -784,8 +844,13 @@ void ServeCollectiveJoin(const caf::actor& leader, const std::string& key,
 }
 
 CollectiveService::CollectiveService(caf::actor_system& system, CollectiveOptions options,
-                                     std::shared_ptr<ClusterRendezvous> rendezvous, caf::actor leader)
-    : system_(system), options_(std::move(options)), rendezvous_(std::move(rendezvous)), leader_(std::move(leader)) {}
+                                     std::shared_ptr<ClusterRendezvous> rendezvous, caf::actor leader,
+                                     std::shared_ptr<CollectiveFormations> formations)
+    : system_(system),
+      options_(std::move(options)),
+      rendezvous_(std::move(rendezvous)),
+      leader_(std::move(leader)),
+      formations_(std::move(formations)) {}
 
 CollectiveService::~CollectiveService() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -796,7 +861,7 @@ caf::actor CollectiveService::GroupActor(int group_key) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = groups_.find(group_key);
   if (it != groups_.end()) return it->second;
-  caf::actor actor = system_.spawn(group_actor, group_key, options_, rendezvous_, leader_);
+  caf::actor actor = system_.spawn(group_actor, group_key, options_, rendezvous_, leader_, formations_);
   groups_.emplace(group_key, actor);
   return actor;
 }

@@ -31,10 +31,11 @@
 //
 // Faults: a fetch that fails (a member killed: its connection breaks; frozen: the op's
 // deadline; its own abort) fails every op of the group on this task with an error naming
-// the member, aborts the op's step in the local rendezvous (so the members fetching from
-// here fail too, with the same cause, and around the ring in turn), and resets the group:
-// its next op joins again, and the leader forms it anew once every member (a restarted one
-// included) has asked. PeerDown (the master found a task unavailable or restarted, by its
+// the member, and this task's members leave the group's formation: every fetch of it from
+// here, waiting or asked later, fails with the same cause (CollectiveFormations), so the
+// other members leave it in turn, even one that had finished its op and only comes back
+// for the next. The group's next op joins again, and the leader forms it anew once every
+// member (a restarted one included) has asked. PeerDown (the master found a task unavailable or restarted, by its
 // heartbeats) does the same for groups with a member there; a cancelled step (Cancel) too.
 // Nothing waits beyond the op's deadline (timeout_seconds, else default_timeout_ms).
 //
@@ -43,6 +44,7 @@
 #define TENSORACT_ACTORS_COLLECTIVE_EXECUTOR_H_
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,6 +68,22 @@ struct CollectiveOptions {
   int64_t small_tensor_bytes = 256 << 10;   // all-reduces up to this use recursive doubling
 };
 
+// The formations of groups this task's members have left (an op failed), remembered so
+// that a member still in one, fetching from here, is told at once rather than waiting:
+// the worker's data plane checks every collective fetch (Check) before its rendezvous
+// sees it. Thread-safety: every method may be called from any thread.
+class CollectiveFormations {
+ public:
+  void Leave(int group_key, uint64_t incarnation, const Status& why);
+  // Aborted, naming why, for a key of a formation left here; OK for any other key.
+  Status Check(const std::string& key);
+
+ private:
+  static constexpr size_t kRemembered = 16;  // per group: the formations left most recently
+  std::mutex mu_;
+  std::map<int, std::deque<std::pair<uint64_t, Status>>> left_;
+};
+
 // The leader's actor: forms groups from joins. Every worker has one (a task may become the
 // leader); only the leader's is asked.
 caf::actor SpawnCollectiveLeader(caf::actor_system& system, std::string task);
@@ -78,7 +96,7 @@ void ServeCollectiveJoin(const caf::actor& leader, const std::string& key,
 class CollectiveService : public CollectiveExecutor {
  public:
   CollectiveService(caf::actor_system& system, CollectiveOptions options, std::shared_ptr<ClusterRendezvous> rendezvous,
-                    caf::actor leader);
+                    caf::actor leader, std::shared_ptr<CollectiveFormations> formations);
   ~CollectiveService() override;  // stops every group actor
 
   void Run(const CollectiveParams& params, const Tensor& input, Done done) override;
@@ -96,6 +114,7 @@ class CollectiveService : public CollectiveExecutor {
   const CollectiveOptions options_;
   std::shared_ptr<ClusterRendezvous> rendezvous_;
   caf::actor leader_;
+  std::shared_ptr<CollectiveFormations> formations_;
   std::mutex mu_;
   std::map<int, caf::actor> groups_;  // guarded by mu_
 };

@@ -37,6 +37,7 @@
 #include <caf/actor_system.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actors/remote_node.h"
@@ -56,6 +57,10 @@ struct MasterOptions {
   // addresses (RemoteAddress::name is the task's name, "/job:ps/replica:0/task:0"). The
   // actor system needs CAF's middleman then.
   std::vector<RemoteAddress> remote_tasks;
+  // More tasks, after remote_tasks, reached as actors of this process that speak the
+  // worker's protocol (actors/worker.h): (task name, actor). For simulating a master over
+  // many workers without their processes (tests/bench/master_scale.cc).
+  std::vector<std::pair<std::string, caf::actor>> in_process_tasks;
   int64_t heartbeat_interval_ms = 1000;
   int64_t heartbeat_timeout_ms = 3000;
   // A session with no step running and no request for this long is closed, as by

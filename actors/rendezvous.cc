@@ -126,6 +126,26 @@ caf::behavior rendezvous_actor(Self* self, std::string owner) {
         table.sent.clear();
         FailWaiters(table, table.aborted);
       },
+      [=](abort_matching_atom, const std::string& part, const Status& why) {
+        auto& st = self->state;
+        std::vector<int64_t> emptied;
+        for (auto& [step, table] : st.steps) {
+          for (auto it = table.sent.begin(); it != table.sent.end();) {
+            it = it->first.find(part) != std::string::npos ? table.sent.erase(it) : std::next(it);
+          }
+          for (auto it = table.waiting.begin(); it != table.waiting.end();) {
+            if (it->first.find(part) == std::string::npos) {
+              ++it;
+              continue;
+            }
+            std::vector<Waiter> waiters = std::move(it->second);
+            it = table.waiting.erase(it);
+            for (Waiter& w : waiters) w.Answer({why, {}, false});
+          }
+          if (table.sent.empty() && table.waiting.empty() && table.aborted.ok()) emptied.push_back(step);
+        }
+        for (int64_t step : emptied) st.steps.erase(step);
+      },
       [=](cleanup_step_atom, int64_t step) {
         auto& st = self->state;
         auto it = st.steps.find(step);

@@ -13,6 +13,10 @@
 //   (rdv_recv_atom, int64_t step, std::string key)                    -> RendezvousValue (a response promise)
 //   (abort_atom, int64_t step, Status)                                -> nothing
 //   (cleanup_step_atom, int64_t step)                                 -> nothing
+//   (abort_matching_atom, std::string part, Status)                   -> nothing: in every
+//                     step, each Recv waiting for a key containing `part` fails with the
+//                     status, and each value sent under such a key is dropped (a collective
+//                     group's formation that ended: actors/collective_executor.h)
 //   (inspect_atom) -> std::string: for each step, the keys waiting for a Send and those
 //                     sent but not yet received.
 //
@@ -35,6 +39,7 @@ namespace tensoract {
 using rdv_send_atom = caf::atom_constant<caf::atom("rdvsend")>;
 using rdv_recv_atom = caf::atom_constant<caf::atom("rdvrecv")>;
 using cleanup_step_atom = caf::atom_constant<caf::atom("cleanstep")>;
+using abort_matching_atom = caf::atom_constant<caf::atom("abortmatch")>;
 
 struct RendezvousValue {
   Status status;  // a Recv's answer: the step's abort status, or OK

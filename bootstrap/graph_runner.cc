@@ -226,6 +226,13 @@ StatusOr<GraphRunSpec> ParseGraphRunArgs(const std::vector<std::string>& args) {
       spec.signature = value;
     } else if (flag == "--tag-set") {
       spec.tag_set = value;
+    } else if (flag == "--cpu-devices") {
+      char* end = nullptr;
+      const long n = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n < 1 || n > 64) {
+        return errors::InvalidArgument("--cpu-devices wants a number from 1 to 64, got '", value, "'");
+      }
+      spec.cpu_devices = static_cast<int>(n);
     } else if (flag == "--run") {
       TA_ASSIGN_OR_RETURN(RunStepSpec step, ParseRunStep(value));
       spec.steps.push_back(std::move(step));
@@ -245,8 +252,8 @@ StatusOr<GraphRunSpec> ParseGraphRunArgs(const std::vector<std::string>& args) {
       }
     } else {
       return errors::InvalidArgument("unknown flag '", flag,
-                                     "' (known: --graph --saved-model --signature --tag-set --feed --feed-proto "
-                                     "--fetch --target --run --json --keep-going --help)");
+                                     "' (known: --graph --saved-model --signature --tag-set --cpu-devices --feed "
+                                     "--feed-proto --fetch --target --run --json --keep-going --help)");
     }
   }
   if (spec.graph_path.empty() == spec.saved_model_dir.empty()) {
@@ -307,7 +314,9 @@ Status RunGraphFile(const GraphRunSpec& spec, std::ostream& out, std::ostream& e
   } else {
     tensorflow::GraphDef graph;
     TA_RETURN_IF_ERROR(ReadProto(spec.graph_path, &graph));
-    TA_ASSIGN_OR_RETURN(session, Session::New());
+    SessionOptions options;
+    options.num_cpu_devices = spec.cpu_devices;
+    TA_ASSIGN_OR_RETURN(session, Session::New(options));
     TA_RETURN_IF_ERROR(session->Create(graph));
   }
   Status first_error;
@@ -363,10 +372,11 @@ Status RunGraphFile(const GraphRunSpec& spec, std::ostream& out, std::ostream& e
 }
 
 std::string GraphRunUsage() {
-  return R"(usage: tensoract-run --graph FILE [--json] [--keep-going] STEPS
+  return R"(usage: tensoract-run --graph FILE [--cpu-devices N] [--json] [--keep-going] STEPS
        tensoract-run --saved-model DIR [--tag-set serve] [--signature serving_default] STEPS
 Runs steps of a TensorFlow GraphDef (text if FILE ends in .pbtxt or .txt, else binary),
 or of a SavedModel's signature (feeds and fetches named by its keys; no --fetch: all).
+--cpu-devices N: the session has CPU:0 .. CPU:N-1 (for graphs placed on several).
 
 STEPS is either one step:
   [--feed NAME=[DTYPE:]VALUES[@SHAPE]]... [--fetch TENSOR]... [--target NODE]...

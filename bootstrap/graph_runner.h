@@ -9,7 +9,8 @@
 //   tensoract-run --graph model.pb --json --run 'target=init'
 //       --run 'feed=x=1,2@1x2 fetch=y:0,w/read:0' --run 'target=inc_w fetch=w/read'
 //
-// The graph file is text when it ends in .pbtxt or .txt, binary otherwise.
+// The graph file is text when it ends in .pbtxt or .txt, binary otherwise. --cpu-devices N
+// gives the session N CPU devices, for graphs placed on several (collectives among them).
 //
 // A SavedModel's signature instead of a graph (feeds and fetches by the signature's keys;
 // without --fetch, every output):
@@ -79,6 +80,7 @@ struct GraphRunSpec {
   bool json = false;               // JSON Lines instead of DebugString lines
   bool keep_going = false;         // report a failed step and go on with the next
   bool multi_step = false;         // given with --run: output lines name their step
+  int cpu_devices = 1;             // --cpu-devices: CPU:0 .. CPU:<n-1> (a graph's devices)
 };
 
 // "[dtype:]values[@shape]", e.g. "int32:1,2,3,4@2x2". InvalidArgument naming the bad part.

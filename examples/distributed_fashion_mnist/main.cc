@@ -6,13 +6,16 @@
 //
 //   sync   synchronous data parallelism: one tower per worker on half of each batch, the
 //          gradients averaged on the ps and applied once per step;
+//   allreduce  synchronous data parallelism without a ps: each worker keeps its own copy of
+//          the weights, and the workers average their gradients among themselves with
+//          an all-reduce (CollectiveReduceV2) before each applies them;
 //   async  asynchronous data parallelism: two clients, each with its own session and its
 //          own replica of the graph on its own worker, each updating the ps's variables
 //          without waiting for the other; together they take as many batches as the
 //          local run;
 //   model  model parallelism: layer 1 on worker 1, layer 2 and the loss on worker 0.
 //
-//   distributed_fashion_mnist [--mode sync|async|model|all] [--steps N] [--batch B]
+//   distributed_fashion_mnist [--mode sync|allreduce|async|model|all] [--steps N] [--batch B]
 //       [--learning-rate X] [--momentum M] [--seed N] [--data-dir DIR] [--node-binary PATH]
 //       [--show-partitions]
 //
@@ -103,12 +106,12 @@ void StopNodesOnInterrupt() {
 }
 
 const char* const kUsage =
-    "usage: distributed_fashion_mnist [--mode sync|async|model|all] [--steps N] [--batch B]\n"
+    "usage: distributed_fashion_mnist [--mode sync|allreduce|async|model|all] [--steps N] [--batch B]\n"
     "           [--learning-rate X] [--momentum M] [--seed N] [--data-dir DIR] [--node-binary PATH]\n"
     "           [--show-partitions]\n";
 
 struct Flags {
-  std::vector<std::string> modes = {"sync", "async", "model"};
+  std::vector<std::string> modes = {"sync", "allreduce", "async", "model"};
   int steps = 600;
   int64_t batch = 100;
   double learning_rate = 0.2;
@@ -142,11 +145,11 @@ Status ParseFlags(int argc, char** argv, Flags* f) {
     if (a == "--mode") {
       TA_ASSIGN_OR_RETURN(std::string mode, value());
       if (mode == "all") {
-        f->modes = {"sync", "async", "model"};
-      } else if (mode == "sync" || mode == "async" || mode == "model") {
+        f->modes = {"sync", "allreduce", "async", "model"};
+      } else if (mode == "sync" || mode == "allreduce" || mode == "async" || mode == "model") {
         f->modes = {mode};
       } else {
-        return errors::InvalidArgument("unknown mode '", mode, "': choose sync, async, model or all");
+        return errors::InvalidArgument("unknown mode '", mode, "': choose sync, allreduce, async, model or all");
       }
     } else if (a == "--steps") {
       TA_ASSIGN_OR_RETURN(std::string v, value());
@@ -245,6 +248,12 @@ Status RunSync(const Context& ctx, Result* result) {
   TA_ASSIGN_OR_RETURN(MlpGraph graph, BuildSync(Model(ctx.flags, "sync"), /*towers=*/2));
   TA_ASSIGN_OR_RETURN(auto session, Connect(*ctx.cluster));
   return TrainAndEvaluate(ctx, *session, graph, "sync", result);
+}
+
+Status RunAllReduce(const Context& ctx, Result* result) {
+  TA_ASSIGN_OR_RETURN(MlpGraph graph, BuildAllReduce(Model(ctx.flags, "allreduce"), /*towers=*/2));
+  TA_ASSIGN_OR_RETURN(auto session, Connect(*ctx.cluster));
+  return TrainAndEvaluate(ctx, *session, graph, "allreduce", result);
 }
 
 Status RunModel(const Context& ctx, Result* result) {
@@ -377,7 +386,10 @@ int Main(int argc, char** argv) {
   std::vector<Result> results;
   for (const std::string& mode : flags.modes) {
     Result r;
-    r.status = mode == "sync" ? RunSync(ctx, &r) : mode == "async" ? RunAsync(ctx, &r) : RunModel(ctx, &r);
+    r.status = mode == "sync"        ? RunSync(ctx, &r)
+               : mode == "allreduce" ? RunAllReduce(ctx, &r)
+               : mode == "async"     ? RunAsync(ctx, &r)
+                                     : RunModel(ctx, &r);
     if (!r.status.ok()) {
       std::fprintf(stderr, "distributed_fashion_mnist: mode %s: %s\n", mode.c_str(), r.status.ToString().c_str());
     }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "graph/builder/array_ops.h"
+#include "graph/builder/collective_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
@@ -163,6 +164,46 @@ StatusOr<MlpGraph> BuildSync(const MlpOptions& options, int towers) {
   Output loss = ops::Mul(root.WithOpName("loss"), towers == 1 ? losses[0] : ops::AddN(root, losses), share);
   Output correct = towers == 1 ? corrects[0] : ops::AddN(root.WithOpName("correct"), corrects);
   TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, opt.variables(), loss, correct, train, options.with_saver));
+  for (const Tower& t : built) AddFeeds(t, &g);
+  return g;
+}
+
+StatusOr<MlpGraph> BuildAllReduce(const MlpOptions& options, int towers) {
+  if (towers < 1) return errors::InvalidArgument("allreduce mode needs at least one tower, got ", towers);
+  Scope root = Root(options);
+  std::vector<Weights> replicas;
+  std::vector<Tower> built;
+  std::vector<Variable> others;  // every replica's variables but the first's, and every slot
+  std::vector<Output> trains;
+  for (int i = 0; i < towers; ++i) {
+    // Each replica's weights on its own worker, from the same seeds: equal from the start,
+    // and kept equal by equal updates.
+    Scope replica = root.NewSubScope(StrCat("replica_", i)).WithDevice(WorkerTask(i));
+    replicas.push_back(NewWeights(replica, replica, options));
+    const Weights& w = replicas.back();
+    if (i > 0) others.insert(others.end(), w.all().begin(), w.all().end());
+    built.push_back(BuildTower(root.NewSubScope(StrCat("tower_", i)), replica, replica, w));
+    std::vector<Output> grads;
+    TA_RETURN_IF_ERROR(AddSymbolicGradients(replica, {built.back().loss}, Handles(w), &grads));
+    // The towers' mean gradient, by the workers themselves: one all-reduce per variable.
+    Scope reduce = replica.NewSubScope("allreduce");
+    std::vector<Output> averaged;
+    for (size_t v = 0; v < grads.size(); ++v) {
+      averaged.push_back(ops::CollectiveReduceV2(reduce, grads[v], towers, /*group_key=*/1,
+                                                 /*instance_key=*/static_cast<int32_t>(v) + 1, "Add", "Div"));
+    }
+    MomentumOptimizer opt(options.learning_rate, options.momentum);
+    trains.push_back(Output(opt.ApplyGradients(replica, w.all(), averaged)));
+    others.insert(others.end(), opt.variables().begin(), opt.variables().end());
+  }
+  TA_RETURN_IF_ERROR(root.status());
+  Node* train = ops::NoOp(root.WithOpName("train").WithControlDependencies(trains));
+  const float share = 1.0f / static_cast<float>(towers);
+  std::vector<Output> losses, corrects;
+  for (const Tower& t : built) losses.push_back(t.loss), corrects.push_back(t.correct);
+  Output loss = ops::Mul(root.WithOpName("loss"), towers == 1 ? losses[0] : ops::AddN(root, losses), share);
+  Output correct = towers == 1 ? corrects[0] : ops::AddN(root.WithOpName("correct"), corrects);
+  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, replicas[0], others, loss, correct, train, options.with_saver));
   for (const Tower& t : built) AddFeeds(t, &g);
   return g;
 }

@@ -7,6 +7,10 @@
 //   sync    variables and their updates on /job:ps/task:0; tower i (forward and backward
 //           on its share of the batch) on /job:worker/task:i; the towers' gradients
 //           averaged on the ps and applied once per step (TF 1.x in-graph replication).
+//   allreduce  no ps: tower i and its own copy of the variables on /job:worker/task:i;
+//           each tower's gradients averaged by the workers themselves (CollectiveReduceV2,
+//           ring or recursive doubling between the workers) and applied to its own copy,
+//           which so stays equal to the others (MultiWorkerMirroredStrategy's way).
 //   async   one graph per replica: variables on the ps, the replica's forward and
 //           backward on its worker task; each applies its own gradients to the shared
 //           variables, never waiting for the other (between-graph replication).
@@ -57,6 +61,7 @@ struct MlpGraph {
 
 StatusOr<MlpGraph> BuildLocal(const MlpOptions& options);
 StatusOr<MlpGraph> BuildSync(const MlpOptions& options, int towers);
+StatusOr<MlpGraph> BuildAllReduce(const MlpOptions& options, int towers);
 // Replica `task` of the async mode; every replica's graph names the same variables.
 StatusOr<MlpGraph> BuildAsyncReplica(const MlpOptions& options, int task);
 StatusOr<MlpGraph> BuildModelParallel(const MlpOptions& options);

@@ -37,13 +37,14 @@ def main():
         implementation=tf.distribute.experimental.CommunicationImplementation.RING)
     strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
     for size in [int(s) for s in a.sizes.split(",")]:
-        with strategy.scope():
-            v = tf.Variable(tf.fill([size // 4], float(a.task + 1)))
+        # Outside the strategy's scope: this worker's own values (a mirrored variable would
+        # start as worker 0's everywhere).
+        v = tf.Variable(tf.fill([size // 4], float(a.task + 1)))
 
         @tf.function
         def step():
             def fn():
-                return tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.MEAN, v)
+                return tf.distribute.get_replica_context().all_reduce(tf.distribute.ReduceOp.MEAN, tf.identity(v))
             return strategy.run(fn)
 
         r = step()  # warm-up: the group forms, the graph traces

@@ -171,6 +171,46 @@ TEST_CASE("one client's step whose collective spans 3 processes", "[collective][
   }
 }
 
+TEST_CASE("a member that gives up alone makes the others form the group again, not wait for it",
+          "[collective][cluster]") {
+  Workers workers(3);
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (int i = 0; i < 3; ++i) {
+    // Task 2's client gives a step 1.5 s.
+    sessions.push_back(testing::Connect(workers.target(i), local_cluster::kTestToken, i == 2 ? 1500 : 60000));
+    REQUIRE(sessions[i]->Create(MemberGraph(i, 3)).ok());
+  }
+  std::vector<std::vector<Tensor>> out;
+  for (const Status& s : RunMembers(sessions, {0, 1, 2}, &out)) REQUIRE(s.ok());
+  // Task 2 runs its next step alone: its deadline cancels the step, and it leaves the group.
+  std::vector<Status> alone = RunMembers(sessions, {2}, &out);
+  REQUIRE(alone.size() == 1);
+  CHECK(alone[0].code() == error::DEADLINE_EXCEEDED);
+
+  // Tasks 0 and 1 are still in the old formation: their next step fails at once, saying
+  // why, instead of waiting for task 2's pieces until their own deadline.
+  sessions[2] = testing::Connect(workers.target(2));
+  REQUIRE(sessions[2]->Create(MemberGraph(2, 3)).ok());
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Status> stale = RunMembers(sessions, {0, 1}, &out);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const Status& s : stale) {
+    INFO(s.ToString());
+    CHECK(s.code() == error::ABORTED);
+    CHECK_THAT(s.message(), Catch::Contains("left that formation of collective group 1"));
+  }
+  CHECK(seconds < 10);
+  // Then all three form the group again.
+  for (int round = 0; round < 2; ++round) {
+    std::vector<Status> again = RunMembers(sessions, {0, 1, 2}, &out);
+    for (int i = 0; i < 3; ++i) {
+      INFO("round " << round << ", task " << i << ": " << again[i].ToString());
+      REQUIRE(again[i].ok());
+      CheckMember(out[i], 3);
+    }
+  }
+}
+
 // The members 0 and 1 wait in a formed group for member 2, which `fault` then stops.
 void CheckFaultEndsTheCollective(int fault_signal) {
   Workers workers(3);

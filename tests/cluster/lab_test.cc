@@ -48,7 +48,13 @@ std::pair<bool, std::string> Shell(const std::string& command) {
 std::string WhyNoLab() {
   if (geteuid() != 0) return "needs root";
   if (access("/usr/sbin/ip", X_OK) != 0 && access("/sbin/ip", X_OK) != 0) return "needs ip (iproute2)";
-  if (!Shell("ip netns list").first) return "cannot list network namespaces";
+  const std::string probe = StrCat("talab-probe-", getpid());
+  if (!Shell("ip netns add " + probe + " && ip netns del " + probe).first) return "cannot make network namespaces here";
+  if (!Shell("ip link add tlprobe" + std::to_string(getpid() % 100000) + " type bridge && ip link del tlprobe" +
+             std::to_string(getpid() % 100000))
+           .first) {
+    return "cannot make bridges here";
+  }
   return "";
 }
 
