@@ -61,10 +61,13 @@ void ClusterMembership::CheckNow(int task) {
   if (!tasks_[task].heartbeat_in_flight) AskHeartbeat(task, options_.heartbeat_timeout_ms, [] {});
 }
 
-void ClusterMembership::SendPeers() {
+void ClusterMembership::SendPeers(int only) {
   PeerDirectory peers;
-  for (const TaskState& t : tasks_) {
-    if (!t.data_plane.empty()) peers.data_plane_by_task[t.name] = t.data_plane;
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    const TaskState& t = tasks_[i];
+    if (!t.data_plane.empty() && (only < 0 || static_cast<int>(i) == only)) {
+      peers.data_plane_by_task[t.name] = t.data_plane;
+    }
   }
   for (const TaskState& t : tasks_) self_->send(t.worker, set_peers_atom::value, peers);
 }
@@ -98,7 +101,10 @@ void ClusterMembership::OnHeartbeat(int task, WorkerInfo info) {
   t.healthy = true;
   t.last_error = Status::OK();
   t.last_heartbeat = std::chrono::steady_clock::now();
-  if (moved && cluster()) SendPeers();
+  // Workers merge what they are told: one task's move is news of one entry. During a
+  // discovery round nothing is sent until it ends (then the whole directory, once): a
+  // directory per first heartbeat would be N^2 messages of N entries.
+  if (moved && cluster() && discovering_ == 0) SendPeers(task);
 }
 
 void ClusterMembership::AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then) {
@@ -133,7 +139,7 @@ void ClusterMembership::WithCluster(std::function<void(const Status&)> next) {
       if (!t.healthy) missing += StrCat(missing.empty() ? "" : "; ", t.name, ": ", t.last_error.message());
     }
     Status status = missing.empty() ? Status::OK() : errors::Unavailable("tasks not reachable: ", missing);
-    if (status.ok() && cluster()) SendPeers();
+    if (cluster()) SendPeers();  // what the round learned, whether or not every task answered
     auto waiting = std::move(waiting_for_cluster_);
     waiting_for_cluster_.clear();
     for (auto& k : waiting) k(status);

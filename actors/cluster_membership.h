@@ -81,7 +81,8 @@ class ClusterMembership {
   void AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then);
   void OnHeartbeat(int task, WorkerInfo info);
   void MarkUnhealthy(int task, const Status& why);
-  void SendPeers();
+  // Tells every worker where the tasks' data planes are: all of them, or only task `only`'s.
+  void SendPeers(int only = -1);
 
   caf::event_based_actor* const self_;
   const MasterOptions options_;

@@ -10,9 +10,11 @@
 //                  together: an upper bound on the master's)
 //   one_us         a step touching one task while N exist (it should not grow with N)
 //   heartbeat_cpu  the process's CPU while idle with heartbeats every second to N tasks,
-//                  as a share of one core
+//                  as a share of one core (tasks 0: the idle process without a cluster,
+//                  the baseline to subtract)
 //
-//   master_scale [--tasks 8,32,128,512,1000] [--seconds 1]
+//   master_scale [--tasks 0,8,32,128,512,1000] [--seconds 1] [--heartbeat-interval-ms 1000]
+// (a shorter interval multiplies the heartbeats' load, to see it above the idle baseline)
 #include <sys/resource.h>
 
 #include <chrono>
@@ -89,7 +91,7 @@ void Fail(const Status& s) {
   std::exit(1);
 }
 
-void Measure(int n, double seconds) {
+void Measure(int n, double seconds, int64_t heartbeat_ms) {
   caf::actor_system_config config;
   ConfigureScheduler(config, 2);
   caf::actor_system system{config};
@@ -97,6 +99,7 @@ void Measure(int n, double seconds) {
   home.task_name = Task(0);
   caf::actor worker = SpawnWorker(system, home);
   MasterOptions options;
+  options.heartbeat_interval_ms = heartbeat_ms;
   for (int i = 1; i <= n; ++i) {
     options.in_process_tasks.emplace_back(Task(i), system.spawn(SimWorker, Task(i), 1000 + i));
   }
@@ -132,36 +135,43 @@ void Measure(int n, double seconds) {
       if (!status.ok()) Fail(status);
     };
 
-    double start = Now();
-    run(all);
-    const double first_ms = (Now() - start) * 1e3;
+    if (n == 0) {  // the baseline: an idle actor system, no cluster, no heartbeats
+      const double cpu0 = CpuSeconds(), t0 = Now();
+      std::this_thread::sleep_for(std::chrono::duration<double>(std::max(3.0, seconds * 3)));
+      std::printf("%6d %14s %10s %16s %10s %10s %14.4f\n", 0, "-", "-", "-", "-", "-",
+                  (CpuSeconds() - cpu0) / (Now() - t0));
+    } else {
+      double start = Now();
+      run(all);
+      const double first_ms = (Now() - start) * 1e3;
 
-    auto steps = [&](const std::vector<std::string>& targets, double* cpu_us) {
-      int k = 0;
-      const double cpu0 = CpuSeconds();
-      const double t0 = Now();
-      while (Now() - t0 < seconds || k < 3) {
-        run(targets);
-        ++k;
-      }
-      const double wall = Now() - t0;
-      if (cpu_us != nullptr) *cpu_us = (CpuSeconds() - cpu0) / k * 1e6;
-      return wall / k * 1e6;
-    };
-    double cpu_us = 0;
-    const double all_us = steps(all, &cpu_us);
-    run({"t1"});  // compiles the one-task call
-    const double one_us = steps({"t1"}, nullptr);
+      auto steps = [&](const std::vector<std::string>& targets, double* cpu_us) {
+        int k = 0;
+        const double cpu0 = CpuSeconds();
+        const double t0 = Now();
+        while (Now() - t0 < seconds || k < 3) {
+          run(targets);
+          ++k;
+        }
+        const double wall = Now() - t0;
+        if (cpu_us != nullptr) *cpu_us = (CpuSeconds() - cpu0) / k * 1e6;
+        return wall / k * 1e6;
+      };
+      double cpu_us = 0;
+      const double all_us = steps(all, &cpu_us);
+      run({"t1"});  // compiles the one-task call
+      const double one_us = steps({"t1"}, nullptr);
 
-    // Idle: only the membership's heartbeats (every second, to every task).
-    const double idle = std::max(3.0, seconds * 3);
-    const double cpu0 = CpuSeconds(), t0 = Now();
-    std::this_thread::sleep_for(std::chrono::duration<double>(idle));
-    const double heartbeat_share = (CpuSeconds() - cpu0) / (Now() - t0);
+      // Idle: only the membership's heartbeats (every second, to every task).
+      const double idle = std::max(3.0, seconds * 3);
+      const double cpu0 = CpuSeconds(), t0 = Now();
+      std::this_thread::sleep_for(std::chrono::duration<double>(idle));
+      const double heartbeat_share = (CpuSeconds() - cpu0) / (Now() - t0);
 
-    std::printf("%6d %14.1f %10.0f %16.2f %10.0f %10.0f %14.4f\n", n, first_ms, all_us, all_us / n, cpu_us, one_us,
-                heartbeat_share);
-    std::fflush(stdout);
+      std::printf("%6d %14.1f %10.0f %16.2f %10.0f %10.0f %14.4f\n", n, first_ms, all_us, all_us / n, cpu_us, one_us,
+                  heartbeat_share);
+      std::fflush(stdout);
+    }
     self->request(master, std::chrono::minutes(1), close_session_atom::value, handle).receive([](Status&) {}, [](caf::error&) {});
   }
   caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
@@ -170,8 +180,9 @@ void Measure(int n, double seconds) {
 }
 
 int Main(int argc, char** argv) {
-  std::vector<int> counts = {8, 32, 128, 512, 1000};
+  std::vector<int> counts = {0, 8, 32, 128, 512, 1000};
   double seconds = 1;
+  int64_t heartbeat_ms = 1000;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--tasks") {
@@ -181,15 +192,18 @@ int Main(int argc, char** argv) {
       while (std::getline(in, part, ',')) counts.push_back(std::stoi(part));
     } else if (flag == "--seconds") {
       seconds = std::stod(value);
+    } else if (flag == "--heartbeat-interval-ms") {
+      heartbeat_ms = std::stoll(value);
     } else {
-      std::fprintf(stderr, "usage: master_scale [--tasks 8,32,...] [--seconds 1]\n");
+      std::fprintf(stderr, "usage: master_scale [--tasks 0,8,32,...] [--seconds 1] [--heartbeat-interval-ms 1000]\n");
       return 2;
     }
   }
   std::printf("# the master over N simulated workers (in-process actors answering at once)\n");
   std::printf("%6s %14s %10s %16s %10s %10s %14s\n", "tasks", "first_step_ms", "all_us", "all_us_per_task", "cpu_us",
               "one_us", "heartbeat_cpu");
-  for (int n : counts) Measure(n, seconds);
+  std::printf("# heartbeats every %lld ms\n", static_cast<long long>(heartbeat_ms));
+  for (int n : counts) Measure(n, seconds, heartbeat_ms);
   return 0;
 }
 
