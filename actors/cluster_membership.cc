@@ -61,15 +61,19 @@ void ClusterMembership::CheckNow(int task) {
   if (!tasks_[task].heartbeat_in_flight) AskHeartbeat(task, options_.heartbeat_timeout_ms, [] {});
 }
 
-void ClusterMembership::SendPeers(int only) {
-  PeerDirectory peers;
+void ClusterMembership::SendPeers(int moved) {
+  PeerDirectory all, news;
   for (size_t i = 0; i < tasks_.size(); ++i) {
     const TaskState& t = tasks_[i];
-    if (!t.data_plane.empty() && (only < 0 || static_cast<int>(i) == only)) {
-      peers.data_plane_by_task[t.name] = t.data_plane;
-    }
+    if (t.data_plane.empty()) continue;
+    all.data_plane_by_task[t.name] = t.data_plane;
+    if (static_cast<int>(i) == moved) news.data_plane_by_task[t.name] = t.data_plane;
   }
-  for (const TaskState& t : tasks_) self_->send(t.worker, set_peers_atom::value, peers);
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    // The moved task (a restarted one knows nothing) gets everything, the others the news.
+    const bool everything = moved < 0 || static_cast<int>(i) == moved;
+    self_->send(tasks_[i].worker, set_peers_atom::value, everything ? all : news);
+  }
 }
 
 void ClusterMembership::MarkUnhealthy(int task, const Status& why) {

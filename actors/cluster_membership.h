@@ -81,8 +81,9 @@ class ClusterMembership {
   void AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then);
   void OnHeartbeat(int task, WorkerInfo info);
   void MarkUnhealthy(int task, const Status& why);
-  // Tells every worker where the tasks' data planes are: all of them, or only task `only`'s.
-  void SendPeers(int only = -1);
+  // Tells every worker where the tasks' data planes are: the whole directory, or (`moved`
+  // >= 0) only that task's new address, while the moved task itself gets the whole.
+  void SendPeers(int moved = -1);
 
   caf::event_based_actor* const self_;
   const MasterOptions options_;
