@@ -181,7 +181,8 @@ StatusOr<MlpGraph> BuildAllReduce(const MlpOptions& options, int towers) {
     Scope replica = root.NewSubScope(StrCat("replica_", i)).WithDevice(WorkerTask(i));
     replicas.push_back(NewWeights(replica, replica, options));
     const Weights& w = replicas.back();
-    if (i > 0) others.insert(others.end(), w.all().begin(), w.all().end());
+    const std::vector<Variable> vars = w.all();
+    if (i > 0) others.insert(others.end(), vars.begin(), vars.end());
     built.push_back(BuildTower(root.NewSubScope(StrCat("tower_", i)), replica, replica, w));
     std::vector<Output> grads;
     TA_RETURN_IF_ERROR(AddSymbolicGradients(replica, {built.back().loss}, Handles(w), &grads));
@@ -193,8 +194,9 @@ StatusOr<MlpGraph> BuildAllReduce(const MlpOptions& options, int towers) {
                                                  /*instance_key=*/static_cast<int32_t>(v) + 1, "Add", "Div"));
     }
     MomentumOptimizer opt(options.learning_rate, options.momentum);
-    trains.push_back(Output(opt.ApplyGradients(replica, w.all(), averaged)));
-    others.insert(others.end(), opt.variables().begin(), opt.variables().end());
+    trains.push_back(Output(opt.ApplyGradients(replica, vars, averaged)));
+    const std::vector<Variable> slots = opt.variables();
+    others.insert(others.end(), slots.begin(), slots.end());
   }
   TA_RETURN_IF_ERROR(root.status());
   Node* train = ops::NoOp(root.WithOpName("train").WithControlDependencies(trains));
