@@ -8,8 +8,13 @@
 #   bash bootstrap/cluster-lab.sh up --nodes 8 --rate 1gbit [--name lab] [--ps 1]
 #   bash bootstrap/cluster-lab.sh status --name lab
 #   bash bootstrap/cluster-lab.sh exec --name lab 3 COMMAND...   # inside node 3's namespace
+#   bash bootstrap/cluster-lab.sh kill|freeze|thaw|cut|heal|restart --name lab 3    # faults
 #   bash bootstrap/cluster-lab.sh down --name lab
 #   bash bootstrap/cluster-lab.sh run --nodes 4 --rate 1gbit -- COMMAND...
+#
+# Faults, on node I: kill (SIGKILL), freeze (SIGSTOP) and thaw (SIGCONT) its process; cut its
+# link (a black hole: packets vanish, nothing answers) and heal it; restart it (a new
+# process, same address and flags, once the old one is gone; waits for its ready line).
 #
 # `up` starts the nodes and returns once every one printed its ready line; `run` does the
 # same, runs COMMAND with the lab's environment (below), and tears the lab down when
@@ -66,6 +71,7 @@ while [ $# -gt 0 ]; do
     --) shift; extra=("$@"); break ;;
     *)
       if [ "$cmd" = exec ] && [ -z "$exec_index" ]; then exec_index="$1"; shift; extra=("$@"); break; fi
+      case "$cmd" in kill|freeze|thaw|cut|heal|restart) [ -z "$exec_index" ] && { exec_index="$1"; shift; continue; } ;; esac
       die "unknown option '$1' (--help lists them)" ;;
   esac
 done
@@ -149,6 +155,29 @@ tc_rate_bits() {
   esac
 }
 
+start_node() {
+  ip netns exec "$ns_prefix$1" setsid bash "$dir/node-$1.sh" > "$dir/node-$1.log" 2>&1 < /dev/null &
+}
+
+# Waits (30 s at most) for node $1's ready line.
+wait_ready() {
+  local deadline=$(( SECONDS + 30 ))
+  until grep -q "tensoract-node ready" "$dir/node-$1.log" 2>/dev/null; do
+    if [ $SECONDS -ge $deadline ] || [ -z "$(ip netns pids "$ns_prefix$1" 2>/dev/null)" ]; then
+      echo "cluster-lab: node $1 did not start; its log:" >&2
+      tail -5 "$dir/node-$1.log" >&2 || true
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
+# Signals every process of node $1's namespace.
+signal_node() {
+  local p
+  for p in $(ip netns pids "$ns_prefix$1" 2>/dev/null); do kill "-$2" "$p" 2>/dev/null || true; done
+}
+
 up() {
   need_root
   [[ "$nodes" =~ ^[0-9]+$ ]] && [ "$nodes" -ge 1 ] && [ "$nodes" -le 250 ] || die "--nodes: 1 to 250"
@@ -209,22 +238,14 @@ up() {
     else
       auth=(--token-file "$dir/cluster.token")
     fi
-    ip netns exec "$ns_prefix$i" setsid "$node" --cluster "$spec" --job "$job" --task "$task" \
-      --listen "$(address "$i")" --threads "$threads" "${auth[@]}" "${extra[@]}" \
-      > "$dir/node-$i.log" 2>&1 < /dev/null &
+    # The node's command line, kept for `restart`.
+    printf '%q ' exec "$node" --cluster "$spec" --job "$job" --task "$task" --listen "$(address "$i")" \
+      --threads "$threads" "${auth[@]}" "${extra[@]}" > "$dir/node-$i.sh"
+    start_node "$i"
   done
 
-  local deadline=$(( SECONDS + 30 ))
   for i in $(seq 0 $(( nodes - 1 ))); do
-    until grep -q "tensoract-node ready" "$dir/node-$i.log" 2>/dev/null; do
-      if [ $SECONDS -ge $deadline ] || [ -z "$(ip netns pids "$ns_prefix$i" 2>/dev/null)" ]; then
-        echo "cluster-lab: node $i did not start; its log:" >&2
-        tail -5 "$dir/node-$i.log" >&2 || true
-        down
-        exit 1
-      fi
-      sleep 0.1
-    done
+    wait_ready "$i" || { down; exit 1; }
   done
 
   {
@@ -270,6 +291,24 @@ case "$cmd" in
     [[ "$exec_index" =~ ^[0-9]+$ ]] || die "exec needs a node index, then the command"
     ip netns list | awk '{print $1}' | grep -qx "$ns_prefix$exec_index" || die "lab $name has no node $exec_index"
     exec ip netns exec "$ns_prefix$exec_index" "${extra[@]}"
+    ;;
+  kill|freeze|thaw|cut|heal|restart)
+    need_root
+    [[ "$exec_index" =~ ^[0-9]+$ ]] || die "$cmd needs a node index"
+    ip netns list | awk '{print $1}' | grep -qx "$ns_prefix$exec_index" || die "lab $name has no node $exec_index"
+    case "$cmd" in
+      kill) signal_node "$exec_index" KILL ;;
+      freeze) signal_node "$exec_index" STOP ;;
+      thaw) signal_node "$exec_index" CONT ;;
+      cut) ip link set "$(veth "$exec_index")" down ;;
+      heal) ip link set "$(veth "$exec_index")" up ;;
+      restart)
+        signal_node "$exec_index" KILL
+        for _ in $(seq 1 50); do [ -z "$(ip netns pids "$ns_prefix$exec_index")" ] && break; sleep 0.1; done
+        start_node "$exec_index"
+        wait_ready "$exec_index" || exit 1
+        ;;
+    esac
     ;;
   status)
     [ -f "$dir/env" ] && [ -f "$dir/state" ] || { echo "cluster-lab: $name is not up"; exit 1; }

@@ -18,9 +18,7 @@
 #include <vector>
 
 #include "client/session.h"
-#include "graph/builder/array_ops.h"
-#include "graph/builder/collective_ops.h"
-#include "graph/builder/ops.h"
+#include "tests/bench/allreduce_graph.h"
 
 namespace tensoract {
 namespace {
@@ -33,24 +31,6 @@ std::vector<std::string> Split(const std::string& s, char sep) {
     if (!part.empty()) out.push_back(part);
   }
   return out;
-}
-
-// Task `task`'s graph for one size: "init" fills its variable, "reduce" all-reduces it
-// (instance key = the size's index, so every size is its own collective).
-tensorflow::GraphDef MemberGraph(int task, int n, int64_t elements, int instance) {
-  Scope s = Scope::NewRootScope().WithDevice(StrCat("/job:worker/replica:0/task:", task, "/device:CPU:0"));
-  auto var = ops::VarHandleOp(s.WithOpName("var"), tensorflow::DT_FLOAT, PartialTensorShape({elements}));
-  auto fill = ops::Fill(s.WithOpName("fill"), ops::Const(s, {elements}), 1.f + task);
-  ops::AssignVariableOp(s.WithOpName("init"), var, fill);
-  auto value = ops::ReadVariableOp(s.WithOpName("read"), var, tensorflow::DT_FLOAT);
-  ops::CollectiveReduceV2(s.WithOpName("reduce"), value, n, 1, instance, "Add", "Div");
-  tensorflow::GraphDef graph;
-  Status st = s.ToGraphDef(&graph);
-  if (!st.ok()) {
-    std::fprintf(stderr, "allreduce_bench: %s\n", st.ToString().c_str());
-    std::exit(1);
-  }
-  return graph;
 }
 
 int Main(int argc, char** argv) {
@@ -101,7 +81,7 @@ int Main(int argc, char** argv) {
         return 1;
       }
       sessions.push_back(std::move(session).value());
-      Status s = sessions[t]->Create(MemberGraph(t, n, elements, static_cast<int>(k) + 1));
+      Status s = sessions[t]->Create(bench::AllReduceMemberGraph(t, n, elements, static_cast<int>(k) + 1));
       if (s.ok()) s = sessions[t]->Run({}, {}, {"init"}, nullptr);
       if (!s.ok()) {
         std::fprintf(stderr, "allreduce_bench: task %d: %s\n", t, s.ToString().c_str());
