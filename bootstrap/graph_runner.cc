@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <set>
@@ -158,6 +159,9 @@ StatusOr<Tensor> ParseFeedValue(const std::string& text) {
     }
   }
   TA_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(dims));
+  if (dtype == tensorflow::DT_RESOURCE && parts.empty()) {
+    return Tensor(dtype, shape);  // handles naming nothing: TensorFlow's ordering tokens
+  }
   StatusOr<Tensor> result = errors::InvalidArgument("feed '", text, "': dtype ", DataTypeString(dtype),
                                                     " cannot be fed from the command line");
   VisitSimpleType(dtype, [&](auto zero) { result = MakeTensor<decltype(zero)>(parts, shape, text); });
@@ -226,6 +230,13 @@ StatusOr<GraphRunSpec> ParseGraphRunArgs(const std::vector<std::string>& args) {
       spec.signature = value;
     } else if (flag == "--tag-set") {
       spec.tag_set = value;
+    } else if (flag == "--server") {
+      if (value.rfind("tensoract://", 0) != 0) {
+        return errors::InvalidArgument("--server wants tensoract://host:port, got '", value, "'");
+      }
+      spec.server = value;
+    } else if (flag == "--token-file") {
+      spec.token_file = value;
     } else if (flag == "--cpu-devices") {
       char* end = nullptr;
       const long n = std::strtol(value.c_str(), &end, 10);
@@ -252,8 +263,9 @@ StatusOr<GraphRunSpec> ParseGraphRunArgs(const std::vector<std::string>& args) {
       }
     } else {
       return errors::InvalidArgument("unknown flag '", flag,
-                                     "' (known: --graph --saved-model --signature --tag-set --cpu-devices --feed "
-                                     "--feed-proto --fetch --target --run --json --keep-going --help)");
+                                     "' (known: --graph --saved-model --signature --tag-set --cpu-devices --server "
+                                     "--token-file --feed --feed-proto --fetch --target --run --json --keep-going "
+                                     "--help)");
     }
   }
   if (spec.graph_path.empty() == spec.saved_model_dir.empty()) {
@@ -316,6 +328,17 @@ Status RunGraphFile(const GraphRunSpec& spec, std::ostream& out, std::ostream& e
     TA_RETURN_IF_ERROR(ReadProto(spec.graph_path, &graph));
     SessionOptions options;
     options.num_cpu_devices = spec.cpu_devices;
+    if (!spec.server.empty()) {
+      options.target = spec.server;
+      if (!spec.token_file.empty()) {
+        std::ifstream in(spec.token_file);
+        if (!in || !std::getline(in, options.cluster_token)) {
+          return errors::InvalidArgument("--token-file: cannot read '", spec.token_file, "'");
+        }
+      } else if (const char* token = std::getenv("TENSORACT_CLUSTER_TOKEN")) {
+        options.cluster_token = token;
+      }
+    }
     TA_ASSIGN_OR_RETURN(session, Session::New(options));
     TA_RETURN_IF_ERROR(session->Create(graph));
   }
@@ -377,6 +400,8 @@ std::string GraphRunUsage() {
 Runs steps of a TensorFlow GraphDef (text if FILE ends in .pbtxt or .txt, else binary),
 or of a SavedModel's signature (feeds and fetches named by its keys; no --fetch: all).
 --cpu-devices N: the session has CPU:0 .. CPU:N-1 (for graphs placed on several).
+--server tensoract://HOST:PORT [--token-file F]: a session on that node's master instead
+(token from F or $TENSORACT_CLUSTER_TOKEN).
 
 STEPS is either one step:
   [--feed NAME=[DTYPE:]VALUES[@SHAPE]]... [--fetch TENSOR]... [--target NODE]...
@@ -387,7 +412,7 @@ or several, run in order on one session (variables keep their values between the
                            feed-proto=NAME=FILE
   NAME, TENSOR  "node" or "node:port"      DTYPE  float (default), double, int8, int16,
   VALUES  1,-2.5,3e4 (nan, inf)                   int32, int64, uint8..uint64, bool
-  SHAPE   2x3; none: a vector; "@" alone: a scalar
+  SHAPE   2x3; none: a vector; "@" alone: a scalar; resource:@ a handle naming nothing
   e.g.  --run 'target=init' --run 'feed=x=1,2@1x2 feed=n=int32:3@ fetch=y:0,w/read'
 
 Output: "name = Tensor<...>" per fetch ("run N: name = ..." with --run); with --json one

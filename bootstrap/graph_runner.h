@@ -11,6 +11,8 @@
 //
 // The graph file is text when it ends in .pbtxt or .txt, binary otherwise. --cpu-devices N
 // gives the session N CPU devices, for graphs placed on several (collectives among them).
+// --server tensoract://host:port [--token-file F] runs the steps on that node's master
+// (a cluster's) instead of a private one.
 //
 // A SavedModel's signature instead of a graph (feeds and fetches by the signature's keys;
 // without --fetch, every output):
@@ -28,6 +30,8 @@
 //   SHAPE   dimensions joined by x, e.g. 2x3; without @SHAPE the feed is a vector of the
 //           values; "@" alone (or "@[]") is a scalar.
 //   e.g. x=1,2,3,4@2x2   n=int64:7@   flags=bool:true,false
+//   resource:@ is a scalar resource handle naming nothing (a TensorFlow 2 function's
+//   ordering tokens, which only order ops)
 //
 // A --run is one step, a space-separated list of KEY=VALUE items, each key repeatable:
 //   feed=NAME=[DTYPE:]VALUES[@SHAPE]   one feed, as above
@@ -81,6 +85,8 @@ struct GraphRunSpec {
   bool keep_going = false;         // report a failed step and go on with the next
   bool multi_step = false;         // given with --run: output lines name their step
   int cpu_devices = 1;             // --cpu-devices: CPU:0 .. CPU:<n-1> (a graph's devices)
+  std::string server;              // --server tensoract://host:port: that node's master
+  std::string token_file;          // --token-file: the cluster token (else the environment's)
 };
 
 // "[dtype:]values[@shape]", e.g. "int32:1,2,3,4@2x2". InvalidArgument naming the bad part.
