@@ -26,7 +26,8 @@
 #   --nodes N        tasks (worker 0 .. N-1, after --ps ps tasks), at most 250
 #   --ps K           the first K tasks are job "ps" (default 0)
 #   --name NAME      1-6 lowercase letters or digits (default "lab"): names everything
-#   --subnet A.B.C   the lab's /24 (default 10.77.<a number from the name>); node i is
+#   --subnet A.B.C   the lab's /24 (default 10.77.<a number from the name, or the next one
+#                    no address here is in>); node i is
 #                    A.B.C.(i+1), the bridge (this namespace's side) A.B.C.254
 #   --rate RATE      each node's link, both ways, in tc's units (1gbit, 100mbit); default none
 #   --delay D --jitter J --loss P   netem's delay (10ms), jitter (1ms), loss (0.1%): refused
@@ -77,7 +78,8 @@ while [ $# -gt 0 ]; do
 done
 
 [[ "$name" =~ ^[a-z0-9]{1,6}$ ]] || die "--name '$name': 1-6 lowercase letters or digits"
-if [ -z "$subnet" ]; then subnet="10.77.$(( $(printf '%s' "$name" | cksum | cut -d' ' -f1) % 250 ))"; fi
+subnet_given=1
+if [ -z "$subnet" ]; then subnet_given=0; subnet="10.77.$(( $(printf '%s' "$name" | cksum | cut -d' ' -f1) % 250 ))"; fi
 [[ "$subnet" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "--subnet '$subnet': three numbers, as 10.77.3"
 [ -n "$dir" ] || dir="/tmp/tensoract-lab-$name"
 ns_prefix="talab-$name-"
@@ -190,6 +192,15 @@ up() {
   [ -x "$node" ] || die "no tensoract-node at '$node' (build it, or pass --node)"
   node="$(cd "$(dirname "$node")" && pwd)/$(basename "$node")"
   down
+  # Another lab (or anything else here) may have the name's /24: take the next free one.
+  if [ $subnet_given -eq 0 ]; then
+    local third=${subnet##*.} tries=0
+    while ip -o -4 addr show 2>/dev/null | grep -q " 10\.77\.$third\."; do
+      third=$(( (third + 1) % 250 )); tries=$(( tries + 1 ))
+      [ $tries -lt 250 ] || die "no free 10.77.x.0/24 for the lab"
+    done
+    subnet="10.77.$third"
+  fi
   mkdir -p "$dir"
   rm -f "$dir"/node-*.log
   echo "$name" > "$dir/state"

@@ -39,28 +39,23 @@ namespace {
 std::string Task(int i) { return StrCat("/job:worker/replica:0/task:", i); }
 
 struct SimWorkerState {
-  std::string task;
-  uint64_t incarnation = 0;
+  WorkerInfo info;  // made once: its answer to every heartbeat (the worker's cost, not the master's)
   uint64_t graphs = 0;
   static inline const char* name = "simulated_worker";
 };
 
 caf::behavior SimWorker(caf::stateful_actor<SimWorkerState>* self, std::string task, uint64_t incarnation) {
-  self->state.task = std::move(task);
-  self->state.incarnation = incarnation;
+  WorkerInfo& info = self->state.info;
+  info.task = task;
+  info.incarnation = incarnation;
+  info.data_plane = "simulated:1";
+  tensorflow::DeviceAttributes cpu;
+  cpu.set_name(task + "/device:CPU:0");
+  cpu.set_device_type("CPU");
+  cpu.set_incarnation(incarnation);
+  info.devices.push_back(cpu);
   return {
-      [=](heartbeat_atom) {
-        WorkerInfo info;
-        info.task = self->state.task;
-        info.incarnation = self->state.incarnation;
-        info.data_plane = "simulated:1";
-        tensorflow::DeviceAttributes cpu;
-        cpu.set_name(self->state.task + "/device:CPU:0");
-        cpu.set_device_type("CPU");
-        cpu.set_incarnation(self->state.incarnation);
-        info.devices.push_back(cpu);
-        return info;
-      },
+      [=](heartbeat_atom) { return self->state.info; },
       [=](set_peers_atom, PeerDirectory&) { return Status::OK(); },
       [=](register_graph_atom, const RegisterGraphRequest&) {
         return RegisterGraphResponse{Status::OK(), StrCat("graph-", ++self->state.graphs)};
