@@ -157,15 +157,20 @@ tc_rate_bits() {
   esac
 }
 
+# Starts node $1; its pid (ip netns exec, then setsid and bash, exec the node in place) in
+# node-$1.pid.
 start_node() {
   ip netns exec "$ns_prefix$1" setsid bash "$dir/node-$1.sh" > "$dir/node-$1.log" 2>&1 < /dev/null &
+  echo $! > "$dir/node-$1.pid"
 }
 
 # Waits (30 s at most) for node $1's ready line.
 wait_ready() {
   local deadline=$(( SECONDS + 30 ))
   until grep -q "tensoract-node ready" "$dir/node-$1.log" 2>/dev/null; do
-    if [ $SECONDS -ge $deadline ] || [ -z "$(ip netns pids "$ns_prefix$1" 2>/dev/null)" ]; then
+    # The process itself, not the namespace's list: right after start_node it may not be
+    # in the namespace yet.
+    if [ $SECONDS -ge $deadline ] || ! kill -0 "$(cat "$dir/node-$1.pid")" 2>/dev/null; then
       echo "cluster-lab: node $1 did not start; its log:" >&2
       tail -5 "$dir/node-$1.log" >&2 || true
       return 1
