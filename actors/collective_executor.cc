@@ -337,8 +337,16 @@ std::pair<int64_t, int64_t> ChunkPiece(const Op& op, int c, int p, int chunks) {
   return {pb, pe - pb};
 }
 
+// Pieces of at most piece_bytes, and at least kMinPieces of at least kMinPieceBytes each
+// where the chunk allows: the ring's next stage starts on a chunk's first piece while the
+// rest still arrive, so every link stays busy instead of idling between stages (where TCP
+// also shrinks its window).
+constexpr int kMinPieces = 4;
+constexpr int64_t kMinPieceBytes = 64 << 10;
+
 int PiecesFor(int64_t bytes, int64_t piece_bytes, int transfers_per_piece) {
-  const int64_t wanted = std::max<int64_t>(1, (bytes + piece_bytes - 1) / piece_bytes);
+  const int64_t wanted =
+      std::max({int64_t{1}, (bytes + piece_bytes - 1) / piece_bytes, std::min<int64_t>(kMinPieces, bytes / kMinPieceBytes)});
   const int64_t cap = std::max(1, kMaxTransfersPerOp / std::max(1, transfers_per_piece));
   return static_cast<int>(std::min(wanted, cap));
 }
