@@ -153,7 +153,14 @@ void ClusterMembership::WithCluster(std::function<void(const Status&)> next) {
   for (size_t t = 0; t < tasks_.size(); ++t) {
     if (tasks_[t].healthy) continue;
     ++discovering_;
-    AskHeartbeat(static_cast<int>(t), timeout, round_done);
+    const int task = static_cast<int>(t);
+    // One more try for a task whose connection failed rather than timed out: two nodes'
+    // masters dialling each other at the same moment (every client starting its own, as
+    // MultiWorkerMirroredStrategy's do) can see CAF drop one of the two connections.
+    AskHeartbeat(task, timeout, [this, task, timeout, round_done] {
+      if (tasks_[task].healthy || errors::IsDeadlineExceeded(tasks_[task].last_error)) return round_done();
+      AskHeartbeat(task, timeout, round_done);
+    });
   }
 }
 

@@ -27,33 +27,12 @@
 
 #include "client/session.h"
 #include "tests/bench/allreduce_graph.h"
+#include "tests/cluster/lab_env.h"
 
 namespace tensoract {
 namespace {
 
-std::map<std::string, std::string> ReadEnv(const std::string& path) {
-  std::map<std::string, std::string> env;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    size_t eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    std::string value = line.substr(eq + 1);
-    if (value.size() >= 2 && value.front() == '\'') value = value.substr(1, value.size() - 2);
-    env[line.substr(0, eq)] = value;
-  }
-  return env;
-}
-
-std::string Shell(const std::string& command) {
-  std::string out;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return "";
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof(buf), pipe)) out.append(buf, n);
-  pclose(pipe);
-  return out;
-}
+std::string Shell(const std::string& command) { return cluster_lab::Shell(command).out; }
 
 int CountEntries(const std::string& dir) {
   DIR* d = opendir(dir.c_str());
@@ -149,7 +128,7 @@ int Main(int argc, char** argv) {
     }
   }
   Lab lab;
-  lab.env = ReadEnv(env_path);
+  lab.env = cluster_lab::ReadEnv(env_path);
   lab.script = script;
   lab.inspect = inspect;
   std::getline(std::ifstream(lab.env["LAB_TOKEN_FILE"]), lab.token);

@@ -21,6 +21,7 @@
 #include "graph/builder/ops.h"
 #include "tests/actors/test_util.h"
 #include "tests/cluster/cluster_test_util.h"
+#include "tests/cluster/lab_env.h"
 #include "tests/temp_dir.h"
 
 namespace tensoract {
@@ -35,24 +36,16 @@ std::string BuildDir() {
   return build ? build : "build";
 }
 
-// What a shell command prints (stdout and stderr), and whether it exited 0.
-std::pair<bool, std::string> Shell(const std::string& command) {
-  std::string out;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return {false, "popen failed"};
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof(buf), pipe)) out.append(buf, n);
-  return {pclose(pipe) == 0, out};
-}
+using cluster_lab::Shell;
 
 std::string WhyNoLab() {
   if (geteuid() != 0) return "needs root";
   if (access("/usr/sbin/ip", X_OK) != 0 && access("/sbin/ip", X_OK) != 0) return "needs ip (iproute2)";
   const std::string probe = StrCat("talab-probe-", getpid());
-  if (!Shell("ip netns add " + probe + " && ip netns del " + probe).first) return "cannot make network namespaces here";
+  if (!Shell("ip netns add " + probe + " && ip netns del " + probe).ok) return "cannot make network namespaces here";
   if (!Shell("ip link add tlprobe" + std::to_string(getpid() % 100000) + " type bridge && ip link del tlprobe" +
              std::to_string(getpid() % 100000))
-           .first) {
+           .ok) {
     return "cannot make bridges here";
   }
   return "";
@@ -65,29 +58,17 @@ struct Lab {
     return StrCat("bash ", SourceDir(), "/bootstrap/cluster-lab.sh ", verb, " --name ", name, " --dir ", dir,
                   " --node ", BuildDir(), "/bootstrap/tensoract-node");
   }
-  std::map<std::string, std::string> Env() const {
-    std::map<std::string, std::string> env;
-    std::ifstream in(dir + "/env");
-    std::string line;
-    while (std::getline(in, line)) {
-      size_t eq = line.find('=');
-      if (eq == std::string::npos) continue;
-      std::string value = line.substr(eq + 1);
-      if (value.size() >= 2 && value.front() == '\'') value = value.substr(1, value.size() - 2);
-      env[line.substr(0, eq)] = value;
-    }
-    return env;
-  }
+  std::map<std::string, std::string> Env() const { return cluster_lab::ReadEnv(dir + "/env"); }
   // What is left of the lab: namespaces, links and processes ("" when nothing).
   std::string Leftovers() const {
     std::string left;
-    auto [ok1, ns] = Shell("ip netns list | grep '^talab-" + name + "-' || true");
+    const std::string ns = Shell("ip netns list | grep '^talab-" + name + "-' || true").out;
     if (!ns.empty()) left += "namespaces: " + ns;
-    auto [ok2, links] = Shell("ip -o link show | grep -E 'tl" + name + "[0-9]+|tlb" + name + "' || true");
+    const std::string links = Shell("ip -o link show | grep -E 'tl" + name + "[0-9]+|tlb" + name + "' || true").out;
     if (!links.empty()) left += "links: " + links;
     // Nodes name the lab's token file on their command lines (this pipeline's shell does
     // too, and is left out with the lines that say pgrep).
-    auto [ok3, procs] = Shell("pgrep -af 'talab-test-" + name + "/cluster.token' | grep -v pgrep || true");
+    const std::string procs = Shell("pgrep -af 'talab-test-" + name + "/cluster.token' | grep -v pgrep || true").out;
     if (!procs.empty()) left += "processes: " + procs;
     return left;
   }
@@ -166,7 +147,7 @@ TEST_CASE("an interrupted lab tears itself down; a killed one is torn down by na
   kill(run, SIGKILL);  // nothing runs its traps: the nodes and namespaces stay
   waitpid(run, &status, 0);
   CHECK(lab.Leftovers() != "");
-  CHECK(Shell(lab.Script("down")).first);
+  CHECK(Shell(lab.Script("down")).ok);
   CHECK(lab.Leftovers() == "");
 }
 
