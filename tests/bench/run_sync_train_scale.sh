@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Synchronous training against the number of workers on the cluster lab: for each N, a lab
+# of one ps and N workers on links of RATE, and sync_train_scale in ps mode and all-reduce
+# mode (a wide MLP, so that its gradients cross the links: hidden 4096, 3.3M parameters,
+# 13 MB of gradients a step). Prints examples/s, the time a step, the time the links
+# bound a step to (sync: the ps's link carries N copies of the weights out and N of the
+# gradients in; allreduce: each worker's link 2(N-1)/N of the gradients each way), and the
+# bound over the measured time. Needs root.
+#   sudo tests/bench/run_sync_train_scale.sh [build_dir] [workers (1,2,4,8)] [rate (100mbit)]
+#        [hidden (4096)] [steps (10)]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "${1:-$here/../../build}" && pwd)
+counts=${2:-1,2,4,8}
+rate=${3:-100mbit}
+hidden=${4:-4096}
+steps=${5:-10}
+lab="bash $here/../../bootstrap/cluster-lab.sh"
+name=sts
+trap '$lab down --name $name >/dev/null 2>&1 || true' EXIT
+echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $(date -u +%F); links $rate"
+printf '| workers | mode | examples/s | ms a step | links bound, ms | of the bound |\n|---|---|---|---|---|---|\n'
+bytes_per_s=$(echo "$rate" | awk '/gbit/{print ($0+0) * 1e9 / 8} /mbit/{print ($0+0) * 1e6 / 8}')
+grad_bytes=$(( (784 * hidden + hidden + hidden * 10 + 10) * 4 ))
+for n in ${counts//,/ }; do
+  $lab up --name $name --ps 1 --nodes $((n + 1)) --rate "$rate" --node "$build/bootstrap/tensoract-node" >/dev/null
+  # shellcheck disable=SC1091
+  . /tmp/tensoract-lab-$name/env
+  worker0=$(echo "$LAB_ADDRESSES" | awk '{print $2}')
+  for mode in sync allreduce; do
+    line=$("$build/tests/bench/sync_train_scale" --target "tensoract://$worker0" --token-file "$LAB_TOKEN_FILE" \
+             --workers "$n" --mode "$mode" --hidden "$hidden" --steps "$steps" 2>/dev/null | tail -1)
+    rate_eps=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) examples\/s.*/\1/p')
+    ms=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) ms a step.*/\1/p')
+    bound=$(awk -v m="$mode" -v n="$n" -v g="$grad_bytes" -v b="$bytes_per_s" 'BEGIN {
+      t = (m == "sync") ? n * g / b : 2 * (n - 1) / n * g / b; printf "%.0f", 1e3 * t }')
+    of=$(awk -v t="$bound" -v ms="${ms:-0}" 'BEGIN { if (t > 0 && ms > 0) printf "%.0f%%", 100 * t / ms; else print "-" }')
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$n" "$mode" "${rate_eps:--}" "${ms:--}" "$bound" "$of"
+  done
+  $lab down --name $name >/dev/null
+done

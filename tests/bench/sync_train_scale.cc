@@ -1,0 +1,88 @@
+// Synchronous data-parallel training against the number of workers, on the cluster lab:
+// examples/distributed_fashion_mnist's MLP (784 -> hidden -> 10) with N towers, one per
+// worker, in two ways: through the ps (`sync`: the ps holds the weights, averages the
+// towers' gradients and applies them: every gradient crosses the ps's link) and without
+// one (`allreduce`: each worker keeps its own weights and the workers average their
+// gradients with CollectiveReduceV2). One client drives every task through worker 0's
+// master; each tower gets `batch` Fashion-MNIST images a step. Prints examples/s.
+//
+//   sync_train_scale --target tensoract://10.77.3.2:2222 --token-file F --workers N
+//                    --mode sync|allreduce [--hidden 4096] [--batch 64] [--steps 20]
+//                    [--data-dir /usr/share/datasets/fashion-mnist]
+// The lab must have job ps (task 0) and job worker (tasks 0..N-1): cluster-lab.sh --ps 1.
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "client/session.h"
+#include "data/fashion_mnist.h"
+#include "examples/distributed_fashion_mnist/mlp_graphs.h"
+#include "examples/distributed_fashion_mnist/runner.h"
+
+namespace tensoract {
+namespace {
+
+using distributed_mnist::BatchStream;
+using distributed_mnist::MlpGraph;
+using distributed_mnist::MlpOptions;
+
+int Main(int argc, char** argv) {
+  std::string target, token_file, mode = "allreduce", data_dir = "/usr/share/datasets/fashion-mnist";
+  int workers = 1, hidden = 4096, batch = 64, steps = 20;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--target") target = value;
+    else if (flag == "--token-file") token_file = value;
+    else if (flag == "--workers") workers = std::stoi(value);
+    else if (flag == "--mode") mode = value;
+    else if (flag == "--hidden") hidden = std::stoi(value);
+    else if (flag == "--batch") batch = std::stoi(value);
+    else if (flag == "--steps") steps = std::stoi(value);
+    else if (flag == "--data-dir") data_dir = value;
+    else {
+      std::fprintf(stderr, "sync_train_scale: unknown flag %s\n", flag.c_str());
+      return 2;
+    }
+  }
+  auto fail = [](const Status& s) {
+    std::fprintf(stderr, "sync_train_scale: %s\n", s.ToString().c_str());
+    return 1;
+  };
+  auto train = LoadFashionMnist(data_dir, "train");
+  if (!train.ok()) return fail(train.status());
+  MlpOptions options;
+  options.hidden = hidden;
+  options.learning_rate = 0.05;
+  options.prefix = mode;
+  auto graph = mode == "sync" ? distributed_mnist::BuildSync(options, workers)
+                              : distributed_mnist::BuildAllReduce(options, workers);
+  if (!graph.ok()) return fail(graph.status());
+  SessionOptions session_options;
+  session_options.target = target;
+  std::getline(std::ifstream(token_file), session_options.cluster_token);
+  session_options.step_timeout_ms = 600000;
+  auto session = Session::New(session_options);
+  if (!session.ok()) return fail(session.status());
+  if (Status s = (*session)->Create(graph->def); !s.ok()) return fail(s);
+  if (Status s = (*session)->Run({}, {}, {graph->init}, nullptr); !s.ok()) return fail(s);
+  BatchStream stream(&train.value(), static_cast<int64_t>(batch) * workers, 42);
+  distributed_mnist::TrainOptions warm;
+  warm.steps = 2;  // registers the graphs, forms the group, opens connections
+  warm.label = mode;
+  distributed_mnist::TrainStats stats;
+  if (Status s = distributed_mnist::Train(**session, *graph, stream, warm, &stats); !s.ok()) return fail(s);
+  distributed_mnist::TrainOptions timed;
+  timed.steps = steps;
+  timed.label = mode;
+  if (Status s = distributed_mnist::Train(**session, *graph, stream, timed, &stats); !s.ok()) return fail(s);
+  const int64_t params = 784LL * hidden + hidden + hidden * 10LL + 10;
+  std::printf("%s workers %d hidden %d params %lld batch/worker %d: %.1f examples/s (%.1f ms a step, loss %.4f)\n",
+              mode.c_str(), workers, hidden, static_cast<long long>(params), batch, stats.examples / stats.seconds,
+              1e3 * stats.seconds / stats.steps, stats.last_loss);
+  return 0;
+}
+
+}  // namespace
+}  // namespace tensoract
+
+int main(int argc, char** argv) { return tensoract::Main(argc, argv); }
