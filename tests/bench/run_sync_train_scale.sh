@@ -3,9 +3,9 @@
 # of one ps and N workers on links of RATE, and sync_train_scale in ps mode and all-reduce
 # mode (a wide MLP, so that its gradients cross the links: hidden 4096, 3.3M parameters,
 # 13 MB of gradients a step). Prints examples/s, the time a step, the time the links
-# bound a step to (sync: the ps's link carries N copies of the weights out and N of the
-# gradients in; allreduce: each worker's link 2(N-1)/N of the gradients each way), and the
-# bound over the measured time. Needs root.
+# bound a step to (sync: the ps's link carries N copies of the weights out, then N of the
+# gradients in, one phase after the other; allreduce: each worker's link 2(N-1)/N of the
+# gradients each way at once), and the bound over the measured time. Needs root.
 #   sudo tests/bench/run_sync_train_scale.sh [build_dir] [workers (1,2,4,8)] [rate (100mbit)]
 #        [hidden (4096)] [steps (10)]
 set -euo pipefail
@@ -33,7 +33,7 @@ for n in ${counts//,/ }; do
     rate_eps=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) examples\/s.*/\1/p')
     ms=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) ms a step.*/\1/p')
     bound=$(awk -v m="$mode" -v n="$n" -v g="$grad_bytes" -v b="$bytes_per_s" 'BEGIN {
-      t = (m == "sync") ? n * g / b : 2 * (n - 1) / n * g / b; printf "%.0f", 1e3 * t }')
+      t = (m == "sync") ? 2 * n * g / b : 2 * (n - 1) / n * g / b; printf "%.0f", 1e3 * t }')
     of=$(awk -v t="$bound" -v ms="${ms:-0}" 'BEGIN { if (t > 0 && ms > 0) printf "%.0f%%", 100 * t / ms; else print "-" }')
     printf '| %s | %s | %s | %s | %s | %s |\n' "$n" "$mode" "${rate_eps:--}" "${ms:--}" "$bound" "$of"
   done
