@@ -5,7 +5,9 @@
 # 13 MB of gradients a step). Prints examples/s, the time a step, the time the links
 # bound a step to (sync: the ps's link carries N copies of the weights out, then N of the
 # gradients in, one phase after the other; allreduce: each worker's link 2(N-1)/N of the
-# gradients each way at once), and the bound over the measured time. Needs root.
+# gradients each way at once), and the bound over the measured time; then TensorFlow's
+# MultiWorkerMirroredStrategy training the same MLP on the same workers' namespaces
+# (sync_train_tf.py; TENSORFLOW=0 skips it). Needs root.
 #   sudo tests/bench/run_sync_train_scale.sh [build_dir] [workers (1,2,4,8)] [rate (100mbit)]
 #        [hidden (4096)] [steps (10)]
 set -euo pipefail
@@ -19,7 +21,7 @@ lab="bash $here/../../bootstrap/cluster-lab.sh"
 name=sts
 trap '$lab down --name $name >/dev/null 2>&1 || true' EXIT
 echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $(date -u +%F); links $rate"
-printf '| workers | mode | examples/s | ms a step | links bound, ms | of the bound |\n|---|---|---|---|---|---|\n'
+printf '| workers | mode | examples/s | ms a step | links bound, ms | of the bound | TensorFlow MWMS examples/s | ms a step | tensoract vs TF |\n|---|---|---|---|---|---|---|---|---|\n'
 bytes_per_s=$(echo "$rate" | awk '/gbit/{print ($0+0) * 1e9 / 8} /mbit/{print ($0+0) * 1e6 / 8}')
 grad_bytes=$(( (784 * hidden + hidden + hidden * 10 + 10) * 4 ))
 for n in ${counts//,/ }; do
@@ -35,7 +37,26 @@ for n in ${counts//,/ }; do
     bound=$(awk -v m="$mode" -v n="$n" -v g="$grad_bytes" -v b="$bytes_per_s" 'BEGIN {
       t = (m == "sync") ? 2 * n * g / b : 2 * (n - 1) / n * g / b; printf "%.0f", 1e3 * t }')
     of=$(awk -v t="$bound" -v ms="${ms:-0}" 'BEGIN { if (t > 0 && ms > 0) printf "%.0f%%", 100 * t / ms; else print "-" }')
-    printf '| %s | %s | %s | %s | %s | %s |\n' "$n" "$mode" "${rate_eps:--}" "${ms:--}" "$bound" "$of"
+    tf_eps="-" tf_ms="-" vs="-"
+    if [ "$mode" = allreduce ] && [ "$n" -gt 1 ] && [ "${TENSORFLOW:-1}" != 0 ]; then
+      # Workers are nodes 1..n (node 0 is the ps); TensorFlow listens on port 2300 there.
+      tf_addresses=$(echo "$LAB_ADDRESSES" | tr ' ' '\n' | tail -n +2 | sed 's/:2222$/:2300/' | paste -sd,)
+      out=$(mktemp)
+      for i in $(seq 0 $((n - 1))); do
+        $lab exec --name $name $((i + 1)) timeout 600 python3 "$here/sync_train_tf.py" --task "$i" \
+          --addresses "$tf_addresses" --hidden "$hidden" --steps "$steps" >> "$out" 2>/dev/null &
+      done
+      wait
+      tf_line=$(grep '^tensorflow' "$out" || true)
+      rm -f "$out"
+      if [ -n "$tf_line" ]; then
+        tf_eps=$(echo "$tf_line" | awk '{print $3}')
+        tf_ms=$(echo "$tf_line" | awk '{print $4}')
+        vs=$(awk -v o="$rate_eps" -v t="$tf_eps" 'BEGIN { printf "%.2fx", o / t }')
+      fi
+    fi
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$mode" "${rate_eps:--}" "${ms:--}" "$bound" "$of" \
+      "$tf_eps" "$tf_ms" "$vs"
   done
   $lab down --name $name >/dev/null
 done

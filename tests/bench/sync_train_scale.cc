@@ -74,6 +74,7 @@ int Main(int argc, char** argv) {
   distributed_mnist::TrainOptions timed;
   timed.steps = steps;
   timed.label = mode;
+  stats = {};  // Train adds to `examples`: the warm-up's must not count
   if (Status s = distributed_mnist::Train(**session, *graph, stream, timed, &stats); !s.ok()) return fail(s);
   const int64_t params = 784LL * hidden + hidden + hidden * 10LL + 10;
   std::printf("%s workers %d hidden %d params %lld batch/worker %d: %.1f examples/s (%.1f ms a step, loss %.4f)\n",
