@@ -303,7 +303,11 @@ void FailGroup(GroupSelf* self, const Status& why) {
     caf::anon_send(rdv, abort_matching_atom::value, FormationPrefix(st.group_key, left), why);
   }
   for (auto& [id, op] : ops) {
-    if (op.started) caf::anon_send(rdv, cleanup_step_atom::value, op.step);
+    if (op.started) {
+      // Aborted before cleaned up: a fetch that comes late is told why, not just "ended".
+      caf::anon_send(rdv, abort_atom::value, op.step, why);
+      caf::anon_send(rdv, cleanup_step_atom::value, op.step);
+    }
     ++st.failed;
     op.done(why, Tensor());
   }

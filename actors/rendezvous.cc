@@ -36,8 +36,9 @@ struct RendezvousState {
   std::string owner;
   std::map<int64_t, StepTable> steps;
   // Steps cleaned up recently: a straggling Send for one of them is dropped instead of
-  // opening the step's table again. Bounded, oldest forgotten first.
-  std::set<int64_t> finished;
+  // opening the step's table again, and a late Recv is told why it ended (its abort's
+  // status when it was aborted). Bounded, oldest forgotten first.
+  std::map<int64_t, Status> finished;
   std::deque<int64_t> finished_order;
   static constexpr size_t kFinishedRemembered = 4096;
   static inline const char* name = "tensoract.rendezvous";
@@ -81,7 +82,8 @@ void Deliver(Self* self, int64_t step, const std::string& key, RendezvousValue v
 
 void Receive(Self* self, int64_t step, const std::string& key, Waiter waiter) {
   auto& st = self->state;
-  if (st.finished.count(step)) {
+  if (auto ended = st.finished.find(step); ended != st.finished.end()) {
+    if (!ended->second.ok()) return waiter.Answer({ended->second, {}, false});
     return waiter.Answer({errors::Aborted("step ", step, " has ended; nothing more arrives for ", key), {}, false});
   }
   StepTable& table = st.steps[step];
@@ -149,11 +151,13 @@ caf::behavior rendezvous_actor(Self* self, std::string owner) {
       [=](cleanup_step_atom, int64_t step) {
         auto& st = self->state;
         auto it = st.steps.find(step);
+        Status why;  // the step's abort, if it was aborted
         if (it != st.steps.end()) {
-          FailWaiters(it->second, errors::Aborted("step ", step, " ended while this Recv was waiting"));
+          why = it->second.aborted;
+          FailWaiters(it->second, why.ok() ? errors::Aborted("step ", step, " ended while this Recv was waiting") : why);
           st.steps.erase(it);
         }
-        if (st.finished.insert(step).second) {
+        if (st.finished.emplace(step, why).second) {
           st.finished_order.push_back(step);
           if (st.finished_order.size() > RendezvousState::kFinishedRemembered) {
             st.finished.erase(st.finished_order.front());
