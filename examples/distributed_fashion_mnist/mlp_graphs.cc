@@ -186,13 +186,21 @@ StatusOr<MlpGraph> BuildAllReduce(const MlpOptions& options, int towers) {
     built.push_back(BuildTower(root.NewSubScope(StrCat("tower_", i)), replica, replica, w));
     std::vector<Output> grads;
     TA_RETURN_IF_ERROR(AddSymbolicGradients(replica, {built.back().loss}, Handles(w), &grads));
-    // The towers' mean gradient, by the workers themselves: one all-reduce per variable.
+    // The towers' mean gradient, by the workers themselves: the gradients packed into one
+    // buffer and all-reduced at once (as MultiWorkerMirroredStrategy packs them), then cut
+    // back into the variables' shapes.
     Scope reduce = replica.NewSubScope("allreduce");
+    const int32_t h = options.hidden;
+    const int32_t sizes[4] = {kPixels * h, h, h * kClasses, kClasses};
+    const std::vector<Input> shapes = {Input({kPixels, h}), Input({h}), Input({h, kClasses}), Input({kClasses})};
+    std::vector<Output> flat;
+    for (const Output& g : grads) flat.push_back(ops::Reshape(reduce, g, {-1}));
+    Output mean = ops::CollectiveReduceV2(reduce, ops::Concat(reduce, flat, 0), towers, /*group_key=*/1,
+                                          /*instance_key=*/1, "Add", "Div");
+    OutputList pieces =
+        ops::SplitV(reduce, mean, ops::Const(reduce, {sizes[0], sizes[1], sizes[2], sizes[3]}), 0, 4);
     std::vector<Output> averaged;
-    for (size_t v = 0; v < grads.size(); ++v) {
-      averaged.push_back(ops::CollectiveReduceV2(reduce, grads[v], towers, /*group_key=*/1,
-                                                 /*instance_key=*/static_cast<int32_t>(v) + 1, "Add", "Div"));
-    }
+    for (size_t v = 0; v < grads.size(); ++v) averaged.push_back(ops::Reshape(reduce, pieces[v], shapes[v]));
     MomentumOptimizer opt(options.learning_rate, options.momentum);
     trains.push_back(Output(opt.ApplyGradients(replica, vars, averaged)));
     const std::vector<Variable> slots = opt.variables();
