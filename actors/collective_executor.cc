@@ -1,35 +1,26 @@
 #include "actors/collective_executor.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <climits>
 #include <cstdint>
 #include <cstring>
-#include <random>
 #include <set>
-#include <tuple>
 
 #include <caf/all.hpp>
 
 #include "actors/data_plane/wire.h"
 #include "actors/messages.h"
 #include "actors/rendezvous.h"
-#include "graph/device_name.h"
 
 namespace tensoract {
 namespace {
 
 using coll_run_atom = caf::atom_constant<caf::atom("collrun")>;
 using coll_piece_atom = caf::atom_constant<caf::atom("collpiece")>;
-using coll_join_atom = caf::atom_constant<caf::atom("colljoin")>;
 using coll_joined_atom = caf::atom_constant<caf::atom("colljoined")>;
 using coll_cancel_atom = caf::atom_constant<caf::atom("collcancel")>;
 using coll_tick_atom = caf::atom_constant<caf::atom("colltick")>;
 using coll_peer_down_atom = caf::atom_constant<caf::atom("collpeerdn")>;
 
-constexpr char kJoinPrefix[] = "collective-join;";
-constexpr int kMaxGroupSize = 4096;
-constexpr size_t kMaxFormingGroups = 1024;
 // Fetches asked for at once by one op: the data plane answers at most 4096 per connection.
 constexpr int kMaxTransfersPerOp = 1024;
 // How often a group with ops in flight checks their deadlines.
@@ -49,13 +40,6 @@ struct CollectivePiece {
   Tensor value;
   std::string from;
 };
-struct CollectiveJoinRequest {
-  int group_key = 0;
-  int group_size = 0;
-  uint64_t incarnation = 0;  // the joining member's worker's
-  std::string device;
-  std::function<void(const Status&, const Tensor&, bool)> reply;
-};
 struct CollectiveJoined {
   uint64_t generation = 0;
   std::string device;
@@ -72,7 +56,6 @@ struct CollectiveCancel {
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::CollectiveRunRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::CollectivePiece)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::CollectiveJoinRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::CollectiveJoined)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::CollectiveCancel)
 
@@ -122,92 +105,9 @@ int64_t TransferStep(uint64_t incarnation, int instance_key, int64_t run) {
 
 // "<from>;0;<to>;collective/<group>/<group incarnation>/<instance>/<tag>;0:0": a rendezvous
 // key (graph/rendezvous_key.h's form) whose tensor name says which formation it belongs to.
-std::string FormationPrefix(int group_key, uint64_t incarnation) {
-  return StrCat("collective/", group_key, "/", incarnation, "/");
-}
-
 std::string TransferKey(const std::string& from, const std::string& to, int group_key, uint64_t incarnation,
                         int instance_key, const std::string& tag) {
-  return StrCat(from, ";0;", to, ";", FormationPrefix(group_key, incarnation), instance_key, "/", tag, ";0:0");
-}
-
-// ---------------------------------------------------------------------------------------
-// The leader: forms groups.
-
-struct LeaderState {
-  std::string task;
-  struct Forming {
-    int size = 0;
-    std::map<std::string, std::function<void(const Status&, const Tensor&, bool)>> replies;  // by device
-    std::map<std::string, uint64_t> incarnations;  // by device: its worker's
-  };
-  std::map<int, Forming> forming;  // by group key
-  std::map<int, std::vector<std::string>> formed;  // the last formation of each group, for inspection
-  std::mt19937_64 rng{std::random_device{}()};
-  static inline const char* name = "tensoract.collective_leader";
-};
-
-caf::behavior leader_actor(caf::stateful_actor<LeaderState>* self, std::string task) {
-  self->state.task = std::move(task);
-  return {
-      [=](coll_join_atom, CollectiveJoinRequest& join) {
-        auto& st = self->state;
-        auto refuse = [&](const Status& s) { join.reply(s, Tensor(), false); };
-        if (join.group_size < 1 || join.group_size > kMaxGroupSize) {
-          return refuse(errors::InvalidArgument("collective group ", join.group_key, ": group_size ", join.group_size,
-                                                " is not between 1 and ", kMaxGroupSize));
-        }
-        ParsedDeviceName parsed;
-        if (join.device.empty() || join.device.size() > 256 || join.device.find_first_of(";\n") != std::string::npos ||
-            !ParseDeviceName(join.device, &parsed) || !parsed.has_job || !parsed.has_task || !parsed.has_type) {
-          return refuse(errors::InvalidArgument("collective group ", join.group_key, ": '", join.device,
-                                                "' is not a full device name"));
-        }
-        auto it = st.forming.find(join.group_key);
-        if (it == st.forming.end()) {
-          if (st.forming.size() >= kMaxFormingGroups) {
-            return refuse(errors::ResourceExhausted("the collective leader ", st.task, " is forming ",
-                                                    kMaxFormingGroups, " groups already"));
-          }
-          it = st.forming.emplace(join.group_key, LeaderState::Forming{join.group_size, {}}).first;
-        }
-        LeaderState::Forming& forming = it->second;
-        if (forming.size != join.group_size) {
-          return refuse(errors::InvalidArgument("collective group ", join.group_key, " has group_size ", forming.size,
-                                                " but ", join.device, " joins it with group_size ", join.group_size));
-        }
-        auto older = forming.replies.find(join.device);
-        if (older != forming.replies.end()) {
-          older->second(errors::Aborted(join.device, " joined collective group ", join.group_key, " again"), Tensor(),
-                        false);
-        }
-        forming.replies[join.device] = std::move(join.reply);
-        forming.incarnations[join.device] = join.incarnation;
-        if (static_cast<int>(forming.replies.size()) < forming.size) return;
-        std::vector<std::string> members;
-        for (const auto& [device, reply] : forming.replies) members.push_back(device);
-        std::sort(members.begin(), members.end(), DeviceRankLess);
-        uint64_t incarnation = 0;
-        while (incarnation == 0) incarnation = st.rng();
-        std::string text = std::to_string(incarnation);
-        for (const std::string& m : members) text += StrCat("\n", m, " ", forming.incarnations[m]);
-        Tensor answer(tensorflow::DT_UINT8, TensorShape({static_cast<int64_t>(text.size())}));
-        std::memcpy(answer.data(), text.data(), text.size());
-        auto replies = std::move(forming.replies);
-        st.forming.erase(it);
-        st.formed[join.group_key] = members;
-        for (auto& [device, reply] : replies) reply(Status::OK(), answer, false);
-      },
-      [=](inspect_atom) -> std::string {
-        auto& st = self->state;
-        std::string out = StrCat("collective leader of ", st.task, ": ", st.formed.size(), " groups formed, ",
-                                 st.forming.size(), " forming");
-        for (const auto& [key, forming] : st.forming) {
-          out += StrCat("\n  group ", key, ": ", forming.replies.size(), " of ", forming.size, " members joined");
-        }
-        return out;
-      },
-  };
+  return StrCat(from, ";0;", to, ";", CollectiveFormationPrefix(group_key, incarnation), instance_key, "/", tag, ";0:0");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -300,7 +200,7 @@ void FailGroup(GroupSelf* self, const Status& why) {
   const caf::actor& rdv = st.rendezvous->local().actor();
   if (left != 0) {
     st.formations->Leave(st.group_key, left, why);
-    caf::anon_send(rdv, abort_matching_atom::value, FormationPrefix(st.group_key, left), why);
+    caf::anon_send(rdv, abort_matching_atom::value, CollectiveFormationPrefix(st.group_key, left), why);
   }
   for (auto& [id, op] : ops) {
     if (op.started) {
@@ -586,13 +486,10 @@ void Join(GroupSelf* self, const Op& op) {
   auto reply = [me, generation, device](const Status& s, const Tensor& members, bool) {
     caf::anon_send(me, coll_joined_atom::value, CollectiveJoined{generation, device, s, members});
   };
-  const std::string key =
-      StrCat(kJoinPrefix, st.group_key, ";", op.params.group_size, ";", st.options.incarnation, ";", device);
+  const std::string key = CollectiveJoinKey(st.group_key, op.params.group_size, st.options.incarnation, device);
   const std::string& leader_task = st.options.leader_task;
   if (leader_task.empty() || leader_task == st.options.task) {
-    caf::anon_send(st.leader, coll_join_atom::value,
-                   CollectiveJoinRequest{st.group_key, op.params.group_size, st.options.incarnation, device,
-                                         std::move(reply)});
+    ServeCollectiveJoin(st.leader, key, std::move(reply));  // the leader is this task's
   } else {
     st.rendezvous->FetchFrom(leader_task, 0, key, op.deadline_ms, nullptr, std::move(reply));
   }
@@ -608,28 +505,14 @@ void OnJoined(GroupSelf* self, CollectiveJoined& joined) {
                                                                                               : st.options.leader_task,
                                                                " failed: ", joined.status.message())));
   }
-  const std::string text(static_cast<const char*>(joined.members.data()), joined.members.NumElements());
-  std::vector<std::string> lines;
-  for (size_t at = 0; at <= text.size();) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) nl = text.size();
-    lines.push_back(text.substr(at, nl - at));
-    at = nl + 1;
+  auto formation = ParseCollectiveFormation(joined.members);
+  if (!formation.ok()) {
+    return FailGroup(self, Status(formation.status().code(),
+                                  StrCat("collective group ", st.group_key, ": ", formation.status().message())));
   }
-  uint64_t incarnation = 0;
-  if (lines.size() >= 2) incarnation = std::strtoull(lines[0].c_str(), nullptr, 10);
-  if (incarnation == 0) {
-    return FailGroup(self, errors::DataLoss("collective group ", st.group_key, ": the leader's answer is malformed"));
-  }
-  st.incarnation = incarnation;
-  st.members.clear();
-  st.member_incarnations.clear();
-  for (size_t i = 1; i < lines.size(); ++i) {
-    const size_t space = lines[i].find(' ');
-    st.members.push_back(lines[i].substr(0, space));
-    st.member_incarnations.push_back(space == std::string::npos ? 0
-                                                                : std::strtoull(lines[i].c_str() + space + 1, nullptr, 10));
-  }
+  st.incarnation = formation->incarnation;
+  st.members = std::move(formation->members);
+  st.member_incarnations = std::move(formation->member_incarnations);
   st.group_size = static_cast<int>(st.members.size());
   std::vector<uint64_t> ready;
   for (auto& [id, op] : st.ops) {
@@ -782,78 +665,6 @@ caf::behavior group_actor(GroupSelf* self, int group_key, CollectiveOptions opti
 }
 
 }  // namespace
-
-bool DeviceRankLess(const std::string& a, const std::string& b) {
-  ParsedDeviceName pa, pb;
-  if (!ParseDeviceName(a, &pa) || !ParseDeviceName(b, &pb)) return a < b;
-  return std::tie(pa.job, pa.replica, pa.task, pa.type, pa.id, a) < std::tie(pb.job, pb.replica, pb.task, pb.type, pb.id, b);
-}
-
-caf::actor SpawnCollectiveLeader(caf::actor_system& system, std::string task) {
-  return system.spawn(leader_actor, std::move(task));
-}
-
-bool IsCollectiveJoinKey(const std::string& key) { return key.rfind(kJoinPrefix, 0) == 0; }
-
-void CollectiveFormations::Leave(int group_key, uint64_t incarnation, const Status& why) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto& left = left_[group_key];
-  left.emplace_back(incarnation, why);
-  if (left.size() > kRemembered) left.pop_front();
-}
-
-Status CollectiveFormations::Check(const std::string& key) {
-  // "<from>;<n>;<to>;collective/<group>/<incarnation>/...": only collective transfers.
-  const size_t at = key.find(";collective/");
-  if (at == std::string::npos) return Status::OK();
-  const char* p = key.c_str() + at + sizeof(";collective/") - 1;
-  char* end = nullptr;
-  const long group = std::strtol(p, &end, 10);
-  if (end == p || *end != '/') return Status::OK();
-  const uint64_t incarnation = std::strtoull(end + 1, nullptr, 10);
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = left_.find(static_cast<int>(group));
-  if (it == left_.end()) return Status::OK();
-  for (const auto& [gone, why] : it->second) {
-    if (gone == incarnation) {
-      return errors::Aborted("the member here left that formation of collective group ", group, ": ",
-                             why.message());
-    }
-  }
-  return Status::OK();
-}
-
-void ServeCollectiveJoin(const caf::actor& leader, const std::string& key,
-                         std::function<void(const Status&, const Tensor&, bool)> reply) {
-  // "collective-join;<group_key>;<group_size>;<incarnation>;<device>"
-  const std::vector<std::string> parts = [&] {
-    std::vector<std::string> out;
-    const std::string rest = key.substr(sizeof(kJoinPrefix) - 1);
-    size_t at = 0;
-    for (int i = 0; i < 3; ++i) {
-      const size_t semi = rest.find(';', at);
-      if (semi == std::string::npos) return std::vector<std::string>{};
-      out.push_back(rest.substr(at, semi - at));
-      at = semi + 1;
-    }
-    out.push_back(rest.substr(at));
-    return out;
-  }();
-  auto number = [](const std::string& text, uint64_t max, uint64_t* out) {
-    if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) return false;
-    errno = 0;
-    *out = std::strtoull(text.c_str(), nullptr, 10);
-    return errno == 0 && *out <= max;
-  };
-  uint64_t group_key = 0, group_size = 0, incarnation = 0;
-  if (parts.size() != 4 || !number(parts[0], INT32_MAX, &group_key) || !number(parts[1], INT32_MAX, &group_size) ||
-      !number(parts[2], UINT64_MAX, &incarnation)) {
-    return reply(errors::InvalidArgument("malformed collective join request"), Tensor(), false);
-  }
-  caf::anon_send(leader, coll_join_atom::value,
-                 CollectiveJoinRequest{static_cast<int>(group_key), static_cast<int>(group_size), incarnation, parts[3],
-                                       std::move(reply)});
-}
 
 CollectiveService::CollectiveService(caf::actor_system& system, CollectiveOptions options,
                                      std::shared_ptr<ClusterRendezvous> rendezvous, caf::actor leader,

@@ -1,8 +1,8 @@
 // The collective executor: how the members of a collective group (kernels/collective.h)
 // find each other and move their data, as actors.
 //
-// Groups form at a leader. The first op of a group on a member device asks the cluster's
-// collective leader (one task, the chief's or worker 0's as in TensorFlow; a process alone
+// Groups form at a leader (actors/collective_groups.h). The first op of a group on a
+// member device asks the cluster's collective leader (one task, the chief's or worker 0's as in TensorFlow; a process alone
 // is its own) to join group_key with group_size members. The leader answers every member
 // once group_size devices have asked, with the members in rank order (job, replica, task,
 // device type and index, numerically) and a fresh incarnation number. A join travels as a
@@ -44,7 +44,6 @@
 #define TENSORACT_ACTORS_COLLECTIVE_EXECUTOR_H_
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -55,6 +54,7 @@
 #include <caf/actor_system.hpp>
 
 #include "actors/cluster_rendezvous.h"
+#include "actors/collective_groups.h"
 #include "kernels/collective.h"
 
 namespace tensoract {
@@ -67,31 +67,6 @@ struct CollectiveOptions {
   int64_t piece_bytes = 4 << 20;            // the ring moves pieces of at most this
   int64_t small_tensor_bytes = 256 << 10;   // all-reduces up to this use recursive doubling
 };
-
-// The formations of groups this task's members have left (an op failed), remembered so
-// that a member still in one, fetching from here, is told at once rather than waiting:
-// the worker's data plane checks every collective fetch (Check) before its rendezvous
-// sees it. Thread-safety: every method may be called from any thread.
-class CollectiveFormations {
- public:
-  void Leave(int group_key, uint64_t incarnation, const Status& why);
-  // Aborted, naming why, for a key of a formation left here; OK for any other key.
-  Status Check(const std::string& key);
-
- private:
-  static constexpr size_t kRemembered = 16;  // per group: the formations left most recently
-  std::mutex mu_;
-  std::map<int, std::deque<std::pair<uint64_t, Status>>> left_;
-};
-
-// The leader's actor: forms groups from joins. Every worker has one (a task may become the
-// leader); only the leader's is asked.
-caf::actor SpawnCollectiveLeader(caf::actor_system& system, std::string task);
-// True for the data-plane keys the leader answers.
-bool IsCollectiveJoinKey(const std::string& key);
-// Hands a data-plane request for a join key to `leader`; `reply` gets the group's members.
-void ServeCollectiveJoin(const caf::actor& leader, const std::string& key,
-                         std::function<void(const Status&, const Tensor&, bool)> reply);
 
 class CollectiveService : public CollectiveExecutor {
  public:
@@ -118,10 +93,6 @@ class CollectiveService : public CollectiveExecutor {
   std::mutex mu_;
   std::map<int, caf::actor> groups_;  // guarded by mu_
 };
-
-// Rank order of a group's devices: by job, replica, task, device type and index (numbers
-// compared as numbers).
-bool DeviceRankLess(const std::string& a, const std::string& b);
 
 }  // namespace tensoract
 

@@ -1,0 +1,79 @@
+// How a collective group forms (actors/collective_executor.h runs its ops): the leader
+// that forms groups from joins, the join request and answer as they travel over the data
+// plane, the rank order of a group's devices, and the formations a task's members have
+// left.
+//
+// A member joins with a data-plane request whose key is CollectiveJoinKey (group, size,
+// its worker's incarnation, its device); the leader's data plane hands such keys to the
+// leader actor (ServeCollectiveJoin), which answers every member once group_size devices
+// have asked: a DT_UINT8 tensor "<formation incarnation>\n<device> <its worker's
+// incarnation>\n..." in rank order (ParseCollectiveFormation reads it). A task that is its
+// own leader hands its members' joins to ServeCollectiveJoin directly.
+#ifndef TENSORACT_ACTORS_COLLECTIVE_GROUPS_H_
+#define TENSORACT_ACTORS_COLLECTIVE_GROUPS_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "base/status.h"
+#include "kernels/tensor.h"
+
+namespace tensoract {
+
+// The formations of groups this task's members have left (an op failed), remembered so
+// that a member still in one, fetching from here, is told at once rather than waiting:
+// the worker's data plane checks every collective fetch (Check) before its rendezvous
+// sees it. Thread-safety: every method may be called from any thread.
+class CollectiveFormations {
+ public:
+  void Leave(int group_key, uint64_t incarnation, const Status& why);
+  // Aborted, naming why, for a key of a formation left here; OK for any other key.
+  Status Check(const std::string& key);
+
+ private:
+  static constexpr size_t kRemembered = 16;  // per group: the formations left most recently
+  std::mutex mu_;
+  std::map<int, std::deque<std::pair<uint64_t, Status>>> left_;
+};
+
+// The leader's actor: forms groups from joins. Every worker has one (a task may become the
+// leader); only the leader's is asked.
+caf::actor SpawnCollectiveLeader(caf::actor_system& system, std::string task);
+// True for the data-plane keys the leader answers.
+bool IsCollectiveJoinKey(const std::string& key);
+// Hands a data-plane request for a join key to `leader`; `reply` gets the group's members.
+void ServeCollectiveJoin(const caf::actor& leader, const std::string& key,
+                         std::function<void(const Status&, const Tensor&, bool)> reply);
+
+// The join key of `device` (its worker's `incarnation`) for a group of `group_size`.
+std::string CollectiveJoinKey(int group_key, int group_size, uint64_t incarnation, const std::string& device);
+
+// A formed group, as the leader's answer says.
+struct CollectiveFormation {
+  uint64_t incarnation = 0;
+  std::vector<std::string> members;             // devices, in rank order
+  std::vector<uint64_t> member_incarnations;    // each member's worker's, when it joined
+};
+// DataLoss when the answer is malformed.
+StatusOr<CollectiveFormation> ParseCollectiveFormation(const Tensor& answer);
+
+// "collective/<group>/<formation incarnation>/": the part of every transfer key of that
+// formation (rendezvous tensor names), by which a left formation is recognised.
+std::string CollectiveFormationPrefix(int group_key, uint64_t incarnation);
+
+// Rank order of a group's devices: by job, replica, task, device type and index (numbers
+// compared as numbers).
+bool DeviceRankLess(const std::string& a, const std::string& b);
+
+}  // namespace tensoract
+
+#endif  // TENSORACT_ACTORS_COLLECTIVE_GROUPS_H_
