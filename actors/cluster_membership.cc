@@ -149,19 +149,44 @@ void ClusterMembership::WithCluster(std::function<void(const Status&)> next) {
     for (auto& k : waiting) k(status);
   };
   // A first contact includes connecting; give it the longer of the two.
-  int64_t timeout = std::max<int64_t>(options_.heartbeat_timeout_ms, 5000);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(std::max<int64_t>(options_.heartbeat_timeout_ms, 5000));
   for (size_t t = 0; t < tasks_.size(); ++t) {
     if (tasks_[t].healthy) continue;
     ++discovering_;
-    const int task = static_cast<int>(t);
-    // One more try for a task whose connection failed rather than timed out: two nodes'
-    // masters dialling each other at the same moment (every client starting its own, as
-    // MultiWorkerMirroredStrategy's do) can see CAF drop one of the two connections.
-    AskHeartbeat(task, timeout, [this, task, timeout, round_done] {
-      if (tasks_[task].healthy || errors::IsDeadlineExceeded(tasks_[task].last_error)) return round_done();
-      AskHeartbeat(task, timeout, round_done);
-    });
+    Discover(static_cast<int>(t), deadline, 0, round_done);
   }
+}
+
+void ClusterMembership::Discover(int task, std::chrono::steady_clock::time_point deadline, int attempt,
+                                 std::function<void()> then) {
+  using std::chrono::milliseconds;
+  const int64_t left =
+      std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+  AskHeartbeat(task, std::max<int64_t>(left, 1), [=] {
+    // Tries again, after a pause that doubles, while the task's connection failed rather
+    // than timed out: two nodes' masters dialling each other at the same moment (every
+    // client starting its own, as MultiWorkerMirroredStrategy's do) can see CAF drop a
+    // connection, and a second dial at once may be handed the dying one again.
+    const int64_t pause_ms = std::min<int64_t>(50 << std::min(attempt, 4), 800);
+    const bool timed_out = errors::IsDeadlineExceeded(tasks_[task].last_error);
+    if (tasks_[task].healthy || timed_out || std::chrono::steady_clock::now() + milliseconds(pause_ms) >= deadline) {
+      return then();
+    }
+    Log(StrCat("master: discovering task ", tasks_[task].name, " again in ", pause_ms,
+               " ms: ", tasks_[task].last_error.message()));
+    const uint64_t id = next_retry_++;
+    retries_[id] = [=] { Discover(task, deadline, attempt + 1, then); };
+    self_->delayed_send(self_, milliseconds(pause_ms), discovery_retry_atom::value, id);
+  });
+}
+
+void ClusterMembership::Retry(uint64_t id) {
+  auto it = retries_.find(id);
+  if (it == retries_.end()) return;
+  std::function<void()> retry = std::move(it->second);
+  retries_.erase(it);
+  retry();
 }
 
 std::string ClusterMembership::Inspect() const {

@@ -11,13 +11,15 @@
 // It lives in the master actor's state and acts through that actor (`self`): its requests'
 // replies run in the master's context, like everything else there. Heartbeats start with
 // StartHeartbeats (the master's first session: an idle master bothers nobody); the master
-// hands every heartbeat_tick_atom it receives to Tick.
+// hands every heartbeat_tick_atom it receives to Tick, and every discovery_retry_atom to
+// Retry.
 #ifndef TENSORACT_ACTORS_CLUSTER_MEMBERSHIP_H_
 #define TENSORACT_ACTORS_CLUSTER_MEMBERSHIP_H_
 
 #include <cstdint>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,8 @@
 namespace tensoract {
 
 using heartbeat_tick_atom = caf::atom_constant<caf::atom("hbtick")>;
+// (discovery_retry_atom, id): the time for a discovery heartbeat's retry has come.
+using discovery_retry_atom = caf::atom_constant<caf::atom("discretry")>;
 
 // What the master knows of one task of the cluster.
 struct TaskState {
@@ -66,6 +70,8 @@ class ClusterMembership {
   // A heartbeat_tick_atom arrived: asks every remote task not already asked, and schedules
   // the next tick.
   void Tick();
+  // A discovery_retry_atom arrived: asks again (see WithCluster).
+  void Retry(uint64_t id);
   // Asks `task` for a heartbeat now unless one is out (it seems to have restarted).
   void CheckNow(int task);
   // Calls `next` once every task is known and healthy (asking those that are not), or with
@@ -79,6 +85,9 @@ class ClusterMembership {
 
  private:
   void AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then);
+  // Discovers `task` until it answers, its heartbeat times out, or `deadline` passes; then
+  // calls `then`.
+  void Discover(int task, std::chrono::steady_clock::time_point deadline, int attempt, std::function<void()> then);
   void OnHeartbeat(int task, WorkerInfo info);
   void MarkUnhealthy(int task, const Status& why);
   // Tells every worker where the tasks' data planes are: the whole directory, or (`moved`
@@ -92,6 +101,9 @@ class ClusterMembership {
   // Callers waiting for every task to be known and healthy.
   std::vector<std::function<void(const Status&)>> waiting_for_cluster_;
   int discovering_ = 0;  // heartbeats of the discovery round still out
+  // Discovery retries waiting for their discovery_retry_atom, by id.
+  std::map<uint64_t, std::function<void()>> retries_;
+  uint64_t next_retry_ = 0;
   bool heartbeats_started_ = false;
 };
 

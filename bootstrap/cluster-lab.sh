@@ -160,6 +160,9 @@ tc_rate_bits() {
 # Starts node $1; its pid (ip netns exec, then setsid and bash, exec the node in place) in
 # node-$1.pid.
 start_node() {
+  # Emptied here, not by the background job's redirection: that may run after wait_ready's
+  # first look, which would take a restarted node's old ready line for the new one's.
+  : > "$dir/node-$1.log"
   ip netns exec "$ns_prefix$1" setsid bash "$dir/node-$1.sh" > "$dir/node-$1.log" 2>&1 < /dev/null &
   echo $! > "$dir/node-$1.pid"
 }
