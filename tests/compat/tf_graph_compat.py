@@ -581,10 +581,60 @@ def case_functional_control_flow_gradients():
     return graph, steps, {"dx:0", "dcond:0", "ys:0", "dxs:0", "dw:0"}
 
 
+def case_conditional_accumulator():
+    """tf.compat.v1.ConditionalAccumulator, as SyncReplicasOptimizer uses it: gradients
+    applied for a local step, stale ones (below the global step) dropped, the mean (or, with
+    reduction_type SUM, the sum) taken once enough are held, the global step advanced by a
+    take and set by hand; a gradient of the wrong shape and num_required 0 fail."""
+    graph = tf.Graph()
+    with graph.as_default():
+        mean = tf1.ConditionalAccumulator(tf.float32, shape=[2], shared_name="grad_accum")
+        total = tf1.ConditionalAccumulator(tf.float64, shape=None, reduction_type="SUM", name="total")
+        grad = tf1.placeholder(tf.float32, name="grad")
+        grad64 = tf1.placeholder(tf.float64, name="grad64")
+        local_step = tf1.placeholder(tf.int64, shape=[], name="local_step")
+        required = tf1.placeholder(tf.int32, shape=[], name="required")
+        global_step = tf1.placeholder(tf.int64, shape=[], name="global_step")
+        apply = mean.apply_grad(grad, local_step=local_step, name="apply")
+        apply64 = total.apply_grad(grad64, local_step=local_step, name="apply64")
+        count = mean.num_accumulated(name="count")
+        count64 = total.num_accumulated(name="count64")
+        take = mean.take_grad(required, name="take")
+        take64 = total.take_grad(required, name="take64")
+        set_step = mean.set_global_step(global_step, name="set_step")
+
+    def g(*v):
+        return np.array(v, dtype=np.float32)
+
+    def apply_at(values, at):
+        return step(targets=[apply.name], feeds={grad.name: g(*values), local_step.name: np.int64(at)})
+    steps = [
+        apply_at([1.0, 2.0], 0), apply_at([3.0, 4.5], 0), step([count.name]),
+        step([take.name], {required.name: np.int32(2)}), step([count.name]),
+        apply_at([1.0, 1.0], 0), step([count.name]),               # stale: the take advanced to 1
+        apply_at([5.0, 5.0], 1), step([count.name]),
+        step(targets=[set_step.name], feeds={global_step.name: np.int64(5)}),
+        apply_at([7.0, 7.0], 3), apply_at([7.0, -7.25], 6), step([count.name]),
+        step([take.name], {required.name: np.int32(1)}),
+        step([take.name], {required.name: np.int32(0)}, names_in_error=["take"]),
+        apply_at([1.0, 2.0, 3.0], 10),
+        step(targets=[set_step.name], feeds={global_step.name: np.int64(2)}),  # back down
+        apply_at([0.5, 0.25], 3), step([count.name]),
+        step(targets=[apply64.name], feeds={grad64.name: np.array([[1.5, 2.0]]), local_step.name: np.int64(0)}),
+        step(targets=[apply64.name], feeds={grad64.name: np.array([[1.0, 2.0, 3.0]]),
+                                           local_step.name: np.int64(0)}),
+        step(targets=[apply64.name], feeds={grad64.name: np.array([[0.25, -1.0]]), local_step.name: np.int64(0)}),
+        step([count64.name]), step([take64.name], {required.name: np.int32(2)}),
+        step([take.name], {required.name: np.int32(1)}),
+    ]
+    return graph, steps, set()
+
+
 CASES = [case_constants, case_ref_variables, case_resource_variables, case_functions, case_dtypes,
          case_hand_written_ref_variables, case_hand_written_resource_variables, case_control_flow,
          case_hand_written_cond, case_hand_written_while_loop, case_parse_example, case_gradient_ops,
-         case_index_and_scan_ops, case_functional_control_flow, case_functional_control_flow_gradients]
+         case_index_and_scan_ops, case_functional_control_flow, case_functional_control_flow_gradients,
+         case_conditional_accumulator]
 
 
 def run_tensorflow(graph, steps):
