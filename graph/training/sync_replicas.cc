@@ -32,7 +32,7 @@ SyncReplicasOps SyncReplicasOptimizer::ApplyGradients(const Scope& shared, const
   Scope mine = local.NewSubScope("sync_replicas");
   out.local_step = NewVariable(mine, "sync_rep_local_step", [](const Scope& s) { return ops::Const(s, int64_t{0}); });
   out.local_step_init =
-      ops::AssignVariableOp(mine.WithOpName("local_step_init"), out.local_step.handle, global_step.Read(mine));
+      ops::AssignVariableOp(mine.WithOpName("local_step_init"), out.local_step.handle, global_step.Read(sync));
 
   // One accumulator per variable, shared by every replica's graph through its name.
   std::vector<Output> accumulators;
@@ -52,6 +52,7 @@ SyncReplicasOps SyncReplicasOptimizer::ApplyGradients(const Scope& shared, const
   Output tokens = ops::FIFOQueue(sync.WithOpName("sync_token_q"), {kStep}, token_attrs);
   OutputList token = ops::QueueDequeue(sync.WithControlDependencies(applies), tokens, {kStep});
   if (token.empty()) return out;
+  out.token = token[0];
   out.train = ops::AssignVariableOp(mine.WithOpName("train"), out.local_step.handle, token[0]);
 
   // The chief's sync op: the mean of the first replicas_to_aggregate gradients of each

@@ -32,6 +32,7 @@ namespace tensoract {
 
 struct SyncReplicasOps {
   Node* train = nullptr;            // the replica's step: apply, wait for a token, take its step
+  Output token;                     // (fetched with train) the global step the next step is for
   Node* local_step_init = nullptr;  // local_step := global_step; each replica, after init
   Node* chief_init = nullptr;       // every accumulator's global step := global_step
   Node* init_tokens = nullptr;      // replicas_to_aggregate tokens: the first step may start
