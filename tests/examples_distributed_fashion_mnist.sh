@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # examples/distributed_fashion_mnist, shortened: a ps and two workers (tensoract-node
 # processes on loopback) train the MLP for 400 steps in each mode (sync, allreduce, async,
-# model),
-# and each mode must end within 0.02 of the local run's accuracy (async: 0.08, its
+# backup, model), and each mode must end within 0.02 of the local run's accuracy (async: 0.08, its
 # staleness depends on how the replicas interleave); bad input is a clear
 # error (exit status 2) and starts no node; no node outlives the program.
 #   tests/examples_distributed_fashion_mnist.sh <distributed_fashion_mnist binary> <scratch dir>
@@ -30,7 +29,7 @@ expect_error() {
     exit 1
   fi
 }
-expect_error "unknown mode 'ring': choose sync, allreduce, async, model or all" --mode ring
+expect_error "unknown mode 'ring': choose sync, allreduce, async, backup, model or all" --mode ring
 expect_error "cannot read Fashion-MNIST from $dir/nowhere" --data-dir "$dir/nowhere"
 expect_error "--batch must be even" --batch 7
 expect_error "--steps wants a whole number" --steps many
@@ -44,7 +43,7 @@ if [ "$rc" -ne 0 ]; then
   cat "$dir/run.err"
   exit 1
 fi
-for mode in sync allreduce async model; do
+for mode in sync allreduce async backup model; do
   grep -Eq "^mode $mode: accuracy 0\.[0-9]+ \(local 0\.[0-9]+\); [0-9]+ examples/s \(local [0-9]+\) ok: within 0\.[0-9]+$" "$dir/run.out" ||
     { echo "no passing line for mode $mode"; exit 1; }
 done
@@ -57,4 +56,4 @@ for pid in $pids; do
     exit 1
   fi
 done
-echo "distributed_fashion_mnist: sync, allreduce and model within 0.02 of local, async within 0.08"
+echo "distributed_fashion_mnist: sync, allreduce, backup and model within 0.02 of local, async within 0.08"

@@ -13,9 +13,13 @@
 //          own replica of the graph on its own worker, each updating the ps's variables
 //          without waiting for the other; together they take as many batches as the
 //          local run;
+//   backup synchronous data parallelism with a backup worker (SyncReplicasOptimizer): two
+//          clients, each with its own replica as in async, but every global step applies
+//          the first of the two replicas' gradients to reach the ps (the other's, late,
+//          is dropped), so a slow worker never holds training back;
 //   model  model parallelism: layer 1 on worker 1, layer 2 and the loss on worker 0.
 //
-//   distributed_fashion_mnist [--mode sync|allreduce|async|model|all] [--steps N] [--batch B]
+//   distributed_fashion_mnist [--mode sync|allreduce|async|backup|model|all] [--steps N] [--batch B]
 //       [--learning-rate X] [--momentum M] [--seed N] [--data-dir DIR] [--node-binary PATH]
 //       [--show-partitions]
 //
@@ -106,12 +110,12 @@ void StopNodesOnInterrupt() {
 }
 
 const char* const kUsage =
-    "usage: distributed_fashion_mnist [--mode sync|allreduce|async|model|all] [--steps N] [--batch B]\n"
+    "usage: distributed_fashion_mnist [--mode sync|allreduce|async|backup|model|all] [--steps N] [--batch B]\n"
     "           [--learning-rate X] [--momentum M] [--seed N] [--data-dir DIR] [--node-binary PATH]\n"
     "           [--show-partitions]\n";
 
 struct Flags {
-  std::vector<std::string> modes = {"sync", "allreduce", "async", "model"};
+  std::vector<std::string> modes = {"sync", "allreduce", "async", "backup", "model"};
   int steps = 600;
   int64_t batch = 100;
   double learning_rate = 0.2;
@@ -145,11 +149,12 @@ Status ParseFlags(int argc, char** argv, Flags* f) {
     if (a == "--mode") {
       TA_ASSIGN_OR_RETURN(std::string mode, value());
       if (mode == "all") {
-        f->modes = {"sync", "allreduce", "async", "model"};
-      } else if (mode == "sync" || mode == "allreduce" || mode == "async" || mode == "model") {
+        f->modes = Flags().modes;
+      } else if (mode == "sync" || mode == "allreduce" || mode == "async" || mode == "backup" || mode == "model") {
         f->modes = {mode};
       } else {
-        return errors::InvalidArgument("unknown mode '", mode, "': choose sync, allreduce, async, model or all");
+        return errors::InvalidArgument("unknown mode '", mode,
+                                       "': choose sync, allreduce, async, backup, model or all");
       }
     } else if (a == "--steps") {
       TA_ASSIGN_OR_RETURN(std::string v, value());
@@ -333,6 +338,83 @@ Status RunAsync(const Context& ctx, Result* result) {
   return Status::OK();
 }
 
+// The backup mode: two replicas (each its own client and session), the chief (a third
+// session on replica 0's graph) running the sync op once per global step, flags.steps of
+// them, each applying the first of the two replicas' gradients to arrive.
+Status RunBackup(const Context& ctx, Result* result) {
+  constexpr int kReplicas = 2, kAggregated = 1;
+  std::vector<MlpGraph> graphs;
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (int r = 0; r < kReplicas; ++r) {
+    TA_ASSIGN_OR_RETURN(MlpGraph graph, BuildBackupReplica(Model(ctx.flags, "backup"), r, kAggregated, kReplicas));
+    graphs.push_back(std::move(graph));
+    TA_ASSIGN_OR_RETURN(auto session, Connect(*ctx.cluster));
+    sessions.push_back(std::move(session));
+  }
+  TA_ASSIGN_OR_RETURN(auto chief, Connect(*ctx.cluster));
+  const SyncReplicasNames& chief_names = *graphs[0].sync_replicas;
+  InitGate gate;
+  std::vector<Status> statuses(kReplicas + 1);
+  std::vector<int64_t> examples(kReplicas, 0);
+  double seconds = 0;  // from the first token to the last global step
+  auto replica = [&](int r) -> Status {
+    Session& session = *sessions[r];
+    const SyncReplicasNames& names = *graphs[r].sync_replicas;
+    Status created = session.Create(graphs[r].def);
+    if (r == 0) {
+      Status init = created.ok() ? session.Run({}, {}, {graphs[0].init}, nullptr) : created;
+      gate.Open(init.ok());
+      TA_RETURN_IF_ERROR(init);
+    } else {
+      TA_RETURN_IF_ERROR(created);
+      TA_RETURN_IF_ERROR(gate.Wait());
+      TA_RETURN_IF_ERROR(session.Run({}, {}, {names.local_init}, nullptr));
+    }
+    TA_RETURN_IF_ERROR(session.Run({}, {}, {names.local_step_init}, nullptr));
+    // The replicas share the stream's batches out as async's do.
+    BatchStream stream(&ctx.train, ctx.flags.batch, static_cast<uint64_t>(ctx.flags.seed));
+    for (int k = 0; k < r; ++k) stream.Skip();
+    for (int64_t next_step = 0; next_step < ctx.flags.steps;) {
+      Tensor images, labels;
+      stream.Next(&images, &labels);
+      for (int k = 1; k < kReplicas; ++k) stream.Skip();
+      TA_ASSIGN_OR_RETURN(auto feeds, Feeds(graphs[r], images, labels));
+      std::vector<Tensor> out;
+      TA_RETURN_IF_ERROR(session.Run(feeds, {names.token}, {graphs[r].train}, &out).WithContext(
+          StrCat("backup replica ", r, " before global step ", next_step)));
+      next_step = out[0].base<int64_t>()[0];
+      examples[r] += ctx.flags.batch;
+    }
+    return Status::OK();
+  };
+  auto run_chief = [&]() -> Status {
+    TA_RETURN_IF_ERROR(gate.Wait());
+    TA_RETURN_IF_ERROR(chief->Create(graphs[0].def));
+    TA_RETURN_IF_ERROR(chief->Run({}, {}, {chief_names.chief_init, chief_names.init_tokens}, nullptr));
+    const auto start = std::chrono::steady_clock::now();
+    for (int step = 0; step < ctx.flags.steps; ++step) {
+      TA_RETURN_IF_ERROR(chief->Run({}, {}, {chief_names.sync_op}, nullptr).WithContext(StrCat("global step ", step)));
+      if ((step + 1) % std::max(1, ctx.flags.steps / 10) == 0) {
+        std::printf("backup: global step %d of %d\n", step + 1, ctx.flags.steps);
+        std::fflush(stdout);
+      }
+    }
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return Status::OK();
+  };
+  std::vector<std::thread> threads;
+  for (int r = 0; r < kReplicas; ++r) threads.emplace_back([&, r] { statuses[r] = replica(r); });
+  threads.emplace_back([&] { statuses[kReplicas] = run_chief(); });
+  for (auto& t : threads) t.join();  // every Run has its deadline, and so has the gate
+  for (const Status& s : statuses) TA_RETURN_IF_ERROR(s);
+  std::printf("backup: replicas computed %lld and %lld examples' gradients; %d global steps applied %lld\n",
+              static_cast<long long>(examples[0]), static_cast<long long>(examples[1]), ctx.flags.steps,
+              static_cast<long long>(ctx.flags.steps * kAggregated * ctx.flags.batch));
+  result->examples_per_s = static_cast<double>(ctx.flags.steps) * kAggregated * ctx.flags.batch / std::max(seconds, 1e-9);
+  TA_ASSIGN_OR_RETURN(result->accuracy, Evaluate(*sessions[0], graphs[0], ctx.test));
+  return Status::OK();
+}
+
 int Main(int argc, char** argv) {
   StopNodesOnInterrupt();
   Flags flags;
@@ -389,6 +471,7 @@ int Main(int argc, char** argv) {
     r.status = mode == "sync"        ? RunSync(ctx, &r)
                : mode == "allreduce" ? RunAllReduce(ctx, &r)
                : mode == "async"     ? RunAsync(ctx, &r)
+               : mode == "backup"    ? RunBackup(ctx, &r)
                                      : RunModel(ctx, &r);
     if (!r.status.ok()) {
       std::fprintf(stderr, "distributed_fashion_mnist: mode %s: %s\n", mode.c_str(), r.status.ToString().c_str());

@@ -10,6 +10,7 @@
 #include "graph/builder/random_ops.h"
 #include "graph/gradients/gradients.h"
 #include "graph/training/optimizers.h"
+#include "graph/training/sync_replicas.h"
 #include "graph/training/variables.h"
 
 namespace tensoract {
@@ -232,6 +233,34 @@ StatusOr<MlpGraph> BuildAsyncReplica(const MlpOptions& options, int task) {
   Node* train = opt.ApplyGradients(ps, w.all(), grads);
   TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, opt.variables(), t.loss, t.correct, train, options.with_saver));
   AddFeeds(t, &g);
+  return g;
+}
+
+StatusOr<MlpGraph> BuildBackupReplica(const MlpOptions& options, int task, int replicas_to_aggregate, int total) {
+  Scope root = Root(options);
+  Scope ps = root.WithDevice(kPs);
+  // Named as in every replica's graph (see BuildAsyncReplica).
+  Weights w = NewWeights(ps, ps, options);
+  Variable global_step = NewVariable(ps, "global_step", [](const Scope& s) { return ops::Const(s, int64_t{0}); });
+  Scope compute = root.NewSubScope(StrCat("replica_", task)).WithDevice(WorkerTask(task));
+  Tower t = BuildTower(root, compute, compute, w);
+  std::vector<Output> grads;
+  TA_RETURN_IF_ERROR(AddSymbolicGradients(compute, {t.loss}, Handles(w), &grads));
+  MomentumOptimizer opt(options.learning_rate, options.momentum);
+  SyncReplicasOptimizer sync(&opt, replicas_to_aggregate, total);
+  SyncReplicasOps ops = sync.ApplyGradients(ps, compute, w.all(), grads, global_step);
+  TA_RETURN_IF_ERROR(root.status());
+  std::vector<Variable> state = opt.variables();
+  state.push_back(global_step);
+  state.push_back(ops.local_step);
+  Node* local_init = GroupInitializers(compute.WithOpName("local_init"), {ops.local_step});
+  TA_RETURN_IF_ERROR(root.status());
+  SyncReplicasNames names{local_init->name(),         ops.local_step_init->name(), ops.token.name(),
+                          ops.chief_init->name(),     ops.init_tokens->name(),
+                          ops.chief_queue_runner.enqueue_op_names.at(0)};
+  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, state, t.loss, t.correct, ops.train, options.with_saver));
+  AddFeeds(t, &g);
+  g.sync_replicas = std::move(names);
   return g;
 }
 

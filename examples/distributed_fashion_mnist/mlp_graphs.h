@@ -14,6 +14,10 @@
 //   async   one graph per replica: variables on the ps, the replica's forward and
 //           backward on its worker task; each applies its own gradients to the shared
 //           variables, never waiting for the other (between-graph replication).
+//   backup  one graph per replica, as async, but synchronous: each replica's gradients go
+//           to accumulators on the ps, and the chief applies the mean of the first
+//           replicas_to_aggregate of each step, dropping late ones (SyncReplicasOptimizer:
+//           the whitepaper's backup workers).
 //   model   layer 1 and its variables on /job:worker/task:1; layer 2, the loss and their
 //           variables on the master's task (worker 0): activations go to worker 0 and
 //           their gradients come back every step.
@@ -47,6 +51,14 @@ struct MlpOptions {
   bool with_saver = false;
 };
 
+// What a backup-mode replica runs besides training (graph/training/sync_replicas.h).
+struct SyncReplicasNames {
+  std::string local_init;       // initializes this replica's local step (not the shared state)
+  std::string local_step_init;  // local step := global step, after the variables are initialized
+  std::string token;            // fetched with train: the global step the next step is for
+  std::string chief_init, init_tokens, sync_op;  // the chief's (replica 0's graph)
+};
+
 // A graph and the names a training loop feeds, fetches and runs.
 struct MlpGraph {
   tensorflow::GraphDef def;
@@ -57,6 +69,7 @@ struct MlpGraph {
   std::string train;    // one update of every variable
   std::string init;     // initializes every variable (weights and momentum)
   std::optional<Saver> saver;  // with MlpOptions::with_saver
+  std::optional<SyncReplicasNames> sync_replicas;  // the backup mode's
 };
 
 StatusOr<MlpGraph> BuildLocal(const MlpOptions& options);
@@ -64,6 +77,9 @@ StatusOr<MlpGraph> BuildSync(const MlpOptions& options, int towers);
 StatusOr<MlpGraph> BuildAllReduce(const MlpOptions& options, int towers);
 // Replica `task` of the async mode; every replica's graph names the same variables.
 StatusOr<MlpGraph> BuildAsyncReplica(const MlpOptions& options, int task);
+// Replica `task` of the backup mode: `total` replicas, the first `replicas_to_aggregate`
+// gradients of each step applied. `init` covers the shared state (run by replica 0 only).
+StatusOr<MlpGraph> BuildBackupReplica(const MlpOptions& options, int task, int replicas_to_aggregate, int total);
 StatusOr<MlpGraph> BuildModelParallel(const MlpOptions& options);
 
 }  // namespace distributed_mnist
