@@ -51,14 +51,22 @@ void ClusterMembership::StartHeartbeats() {
 }
 
 void ClusterMembership::Tick() {
+  uint64_t first = 0, last = 0;
   for (size_t t = 1; t < tasks_.size(); ++t) {
-    if (!tasks_[t].heartbeat_in_flight) AskHeartbeat(static_cast<int>(t), options_.heartbeat_timeout_ms, [] {});
+    if (tasks_[t].heartbeat_in_flight) continue;
+    last = AskHeartbeat(static_cast<int>(t), options_.heartbeat_timeout_ms, nullptr);
+    if (first == 0) first = last;
+  }
+  // One deadline for the round's heartbeats.
+  if (first != 0) {
+    self_->delayed_send(self_, std::chrono::milliseconds(options_.heartbeat_timeout_ms),
+                        heartbeat_deadline_atom::value, first, last);
   }
   self_->delayed_send(self_, std::chrono::milliseconds(options_.heartbeat_interval_ms), heartbeat_tick_atom::value);
 }
 
 void ClusterMembership::CheckNow(int task) {
-  if (!tasks_[task].heartbeat_in_flight) AskHeartbeat(task, options_.heartbeat_timeout_ms, [] {});
+  if (!tasks_[task].heartbeat_in_flight) AskHeartbeatAlone(task, options_.heartbeat_timeout_ms, nullptr);
 }
 
 void ClusterMembership::SendPeers(int moved) {
@@ -111,23 +119,53 @@ void ClusterMembership::OnHeartbeat(int task, WorkerInfo info) {
   if (moved && cluster() && discovering_ == 0) SendPeers(task);
 }
 
-void ClusterMembership::AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then) {
-  tasks_[task].heartbeat_in_flight = true;
-  self_->request(tasks_[task].worker, std::chrono::milliseconds(timeout_ms), heartbeat_atom::value)
+uint64_t ClusterMembership::AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then) {
+  TaskState& t = tasks_[task];
+  const uint64_t id = next_heartbeat_++;
+  t.heartbeat_in_flight = true;
+  t.heartbeat_id = id;
+  t.heartbeat_timeout_ms = timeout_ms;
+  t.heartbeat_then = std::move(then);
+  // No CAF timeout: a request with one costs a timer of CAF's clock (a lock and a wake-up of
+  // its thread) per task per round; the deadline is HeartbeatsDue's. Every worker answers
+  // in the end (a RemoteWorker's calls have deadlines of their own); an answer after the
+  // deadline, to a heartbeat no longer in flight, is dropped.
+  self_->request(t.worker, caf::infinite, heartbeat_atom::value)
       .then(
           [=](WorkerInfo& info) {
-            tasks_[task].heartbeat_in_flight = false;
+            if (!tasks_[task].heartbeat_in_flight || tasks_[task].heartbeat_id != id) return;
             OnHeartbeat(task, std::move(info));
-            then();
+            EndHeartbeat(task);
           },
           [=](caf::error& e) {
-            tasks_[task].heartbeat_in_flight = false;
-            Status why = e == caf::sec::request_timeout
-                             ? errors::DeadlineExceeded("no heartbeat within ", timeout_ms, " ms")
-                             : FromCafError(e, "heartbeat");
-            MarkUnhealthy(task, why);
-            then();
+            if (!tasks_[task].heartbeat_in_flight || tasks_[task].heartbeat_id != id) return;
+            MarkUnhealthy(task, FromCafError(e, "heartbeat"));
+            EndHeartbeat(task);
           });
+  return id;
+}
+
+void ClusterMembership::AskHeartbeatAlone(int task, int64_t timeout_ms, std::function<void()> then) {
+  const uint64_t id = AskHeartbeat(task, timeout_ms, std::move(then));
+  self_->delayed_send(self_, std::chrono::milliseconds(timeout_ms), heartbeat_deadline_atom::value, id, id);
+}
+
+void ClusterMembership::EndHeartbeat(int task) {
+  TaskState& t = tasks_[task];
+  t.heartbeat_in_flight = false;
+  std::function<void()> then = std::move(t.heartbeat_then);
+  t.heartbeat_then = nullptr;
+  if (then) then();
+}
+
+void ClusterMembership::HeartbeatsDue(uint64_t first, uint64_t last) {
+  for (size_t task = 0; task < tasks_.size(); ++task) {
+    TaskState& t = tasks_[task];
+    if (!t.heartbeat_in_flight || t.heartbeat_id < first || t.heartbeat_id > last) continue;
+    MarkUnhealthy(static_cast<int>(task),
+                  errors::DeadlineExceeded("no heartbeat within ", t.heartbeat_timeout_ms, " ms"));
+    EndHeartbeat(static_cast<int>(task));
+  }
 }
 
 void ClusterMembership::WithCluster(std::function<void(const Status&)> next) {
@@ -163,7 +201,7 @@ void ClusterMembership::Discover(int task, std::chrono::steady_clock::time_point
   using std::chrono::milliseconds;
   const int64_t left =
       std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-  AskHeartbeat(task, std::max<int64_t>(left, 1), [=] {
+  AskHeartbeatAlone(task, std::max<int64_t>(left, 1), [=] {
     // Tries again, after a pause that doubles, while the task's connection failed rather
     // than timed out: two nodes' masters dialling each other at the same moment (every
     // client starting its own, as MultiWorkerMirroredStrategy's do) can see CAF drop a

@@ -33,6 +33,8 @@ namespace tensoract {
 using heartbeat_tick_atom = caf::atom_constant<caf::atom("hbtick")>;
 // (discovery_retry_atom, id): the time for a discovery heartbeat's retry has come.
 using discovery_retry_atom = caf::atom_constant<caf::atom("discretry")>;
+// (heartbeat_deadline_atom, first, last): the heartbeats first..last (ids) are due.
+using heartbeat_deadline_atom = caf::atom_constant<caf::atom("hbdue")>;
 
 // What the master knows of one task of the cluster.
 struct TaskState {
@@ -40,6 +42,9 @@ struct TaskState {
   caf::actor worker;  // the local worker, or a RemoteWorker
   bool healthy = false;
   bool heartbeat_in_flight = false;
+  uint64_t heartbeat_id = 0;                   // the one in flight (ids grow)
+  int64_t heartbeat_timeout_ms = 0;            // its timeout, for the error
+  std::function<void()> heartbeat_then;        // runs when it is answered or due
   uint64_t incarnation = 0;  // 0: never heard from
   std::string data_plane;
   std::vector<tensorflow::DeviceAttributes> devices;
@@ -72,6 +77,8 @@ class ClusterMembership {
   void Tick();
   // A discovery_retry_atom arrived: asks again (see WithCluster).
   void Retry(uint64_t id);
+  // A heartbeat_deadline_atom arrived: the heartbeats first..last still out have timed out.
+  void HeartbeatsDue(uint64_t first, uint64_t last);
   // Asks `task` for a heartbeat now unless one is out (it seems to have restarted).
   void CheckNow(int task);
   // Calls `next` once every task is known and healthy (asking those that are not), or with
@@ -84,7 +91,13 @@ class ClusterMembership {
   std::string InspectWaiting() const;
 
  private:
-  void AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then);
+  // Asks `task` for a heartbeat; `then` runs once it is answered, fails or is due. Its
+  // deadline is the caller's to schedule (heartbeat_deadline_atom): the periodic round sends
+  // one for all its heartbeats, not one CAF timer per request. Gives the heartbeat's id.
+  uint64_t AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then);
+  // AskHeartbeat with a deadline of its own.
+  void AskHeartbeatAlone(int task, int64_t timeout_ms, std::function<void()> then);
+  void EndHeartbeat(int task);  // no longer in flight; runs its `then`
   // Discovers `task` until it answers, its heartbeat times out, or `deadline` passes; then
   // calls `then`.
   void Discover(int task, std::chrono::steady_clock::time_point deadline, int attempt, std::function<void()> then);
@@ -104,6 +117,7 @@ class ClusterMembership {
   // Discovery retries waiting for their discovery_retry_atom, by id.
   std::map<uint64_t, std::function<void()>> retries_;
   uint64_t next_retry_ = 0;
+  uint64_t next_heartbeat_ = 1;
   bool heartbeats_started_ = false;
 };
 

@@ -9,12 +9,15 @@
 #   bash bootstrap/cluster-lab.sh status --name lab
 #   bash bootstrap/cluster-lab.sh exec --name lab 3 COMMAND...   # inside node 3's namespace
 #   bash bootstrap/cluster-lab.sh kill|freeze|thaw|cut|heal|restart --name lab 3    # faults
+#   bash bootstrap/cluster-lab.sh reshape --name lab --rate 20mbit 3   # a straggler's link
 #   bash bootstrap/cluster-lab.sh down --name lab
 #   bash bootstrap/cluster-lab.sh run --nodes 4 --rate 1gbit -- COMMAND...
 #
 # Faults, on node I: kill (SIGKILL), freeze (SIGSTOP) and thaw (SIGCONT) its process; cut its
 # link (a black hole: packets vanish, nothing answers) and heal it; restart it (a new
 # process, same address and flags, once the old one is gone; waits for its ready line).
+# reshape gives node I's link, both ways, the shaping of its flags (--rate, and netem's
+# where the kernel has it) in place of what it had: a slow machine among fast ones.
 #
 # `up` starts the nodes and returns once every one printed its ready line; `run` does the
 # same, runs COMMAND with the lab's environment (below), and tears the lab down when
@@ -72,7 +75,7 @@ while [ $# -gt 0 ]; do
     --) shift; extra=("$@"); break ;;
     *)
       if [ "$cmd" = exec ] && [ -z "$exec_index" ]; then exec_index="$1"; shift; extra=("$@"); break; fi
-      case "$cmd" in kill|freeze|thaw|cut|heal|restart) [ -z "$exec_index" ] && { exec_index="$1"; shift; continue; } ;; esac
+      case "$cmd" in kill|freeze|thaw|cut|heal|restart|reshape) [ -z "$exec_index" ] && { exec_index="$1"; shift; continue; } ;; esac
       die "unknown option '$1' (--help lists them)" ;;
   esac
 done
@@ -136,14 +139,14 @@ shape() {
     [ -n "$delay" ] && args+=(delay "$delay" ${jitter:+"$jitter"})
     [ -n "$loss" ] && args+=(loss "$loss")
     [ -n "$rate" ] && args+=(rate "$rate")
-    "${netns_exec[@]}" tc qdisc add dev "$dev" root "${args[@]}"
+    "${netns_exec[@]}" tc qdisc replace dev "$dev" root "${args[@]}"
   elif [ -n "$rate" ]; then
     # burst: a 250th of a second at the rate, and at least 64 KiB (one TSO segment).
     local bits
     bits=$(tc_rate_bits "$rate")
     local burst=$(( bits / 8 / 250 ))
     [ $burst -lt 65536 ] && burst=65536
-    "${netns_exec[@]}" tc qdisc add dev "$dev" root tbf rate "$rate" burst "$burst" latency 100ms
+    "${netns_exec[@]}" tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 100ms
   fi
 }
 
@@ -311,7 +314,7 @@ case "$cmd" in
     ip netns list | awk '{print $1}' | grep -qx "$ns_prefix$exec_index" || die "lab $name has no node $exec_index"
     exec ip netns exec "$ns_prefix$exec_index" "${extra[@]}"
     ;;
-  kill|freeze|thaw|cut|heal|restart)
+  kill|freeze|thaw|cut|heal|restart|reshape)
     need_root
     [[ "$exec_index" =~ ^[0-9]+$ ]] || die "$cmd needs a node index"
     ip netns list | awk '{print $1}' | grep -qx "$ns_prefix$exec_index" || die "lab $name has no node $exec_index"
@@ -321,6 +324,13 @@ case "$cmd" in
       thaw) signal_node "$exec_index" CONT ;;
       cut) ip link set "$(veth "$exec_index")" down ;;
       heal) ip link set "$(veth "$exec_index")" up ;;
+      reshape)
+        [ -n "$rate$delay$jitter$loss" ] || die "reshape needs --rate (or --delay/--jitter/--loss)"
+        [ -z "$delay$jitter$loss" ] || has_netem ||
+          die "--delay/--jitter/--loss need the kernel's netem (sch_netem), which this kernel lacks"
+        shape "$(veth "$exec_index")"
+        shape eth0 ip netns exec "$ns_prefix$exec_index"
+        ;;
       restart)
         signal_node "$exec_index" KILL
         for _ in $(seq 1 50); do [ -z "$(ip netns pids "$ns_prefix$exec_index")" ] && break; sleep 0.1; done

@@ -71,8 +71,6 @@ constexpr double kTolerance = 0.02;
 constexpr double kAsyncTolerance = 0.08;
 // A step takes milliseconds; a minute means something is stuck, and the step fails.
 constexpr int64_t kStepTimeoutMs = 60000;
-// How long the second async client waits for the first to initialize the variables.
-constexpr auto kInitWait = std::chrono::seconds(60);
 
 // The nodes' process ids, for the interrupt watcher; 0 where there is none.
 std::atomic<int> g_node_pids[3] = {};
@@ -267,30 +265,6 @@ Status RunModel(const Context& ctx, Result* result) {
   return TrainAndEvaluate(ctx, *session, graph, "model", result);
 }
 
-// Replica 0 initializes the shared variables; replica 1 must not train before that.
-class InitGate {
- public:
-  void Open(bool initialized) {
-    std::lock_guard<std::mutex> lock(mu_);
-    state_ = initialized ? kInitialized : kFailed;
-    cv_.notify_all();
-  }
-  Status Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!cv_.wait_for(lock, kInitWait, [&] { return state_ != kWaiting; })) {
-      return errors::DeadlineExceeded("replica 0 did not initialize the variables within ", kInitWait.count(), " s");
-    }
-    if (state_ == kFailed) return errors::Aborted("replica 0 failed to initialize the variables");
-    return Status::OK();
-  }
-
- private:
-  enum State { kWaiting, kInitialized, kFailed };
-  std::mutex mu_;
-  std::condition_variable cv_;
-  State state_ = kWaiting;
-};
-
 Status RunAsync(const Context& ctx, Result* result) {
   constexpr int kReplicas = 2;
   std::vector<MlpGraph> graphs;
@@ -338,79 +312,30 @@ Status RunAsync(const Context& ctx, Result* result) {
   return Status::OK();
 }
 
-// The backup mode: two replicas (each its own client and session), the chief (a third
-// session on replica 0's graph) running the sync op once per global step, flags.steps of
-// them, each applying the first of the two replicas' gradients to arrive.
+// The backup mode: two replicas (each its own client and session) and the chief (a third
+// session, on replica 0's graph), each global step applying the first of the two
+// replicas' gradients to arrive.
 Status RunBackup(const Context& ctx, Result* result) {
   constexpr int kReplicas = 2, kAggregated = 1;
   std::vector<MlpGraph> graphs;
   std::vector<std::unique_ptr<Session>> sessions;
+  std::vector<Session*> replicas;
   for (int r = 0; r < kReplicas; ++r) {
     TA_ASSIGN_OR_RETURN(MlpGraph graph, BuildBackupReplica(Model(ctx.flags, "backup"), r, kAggregated, kReplicas));
     graphs.push_back(std::move(graph));
     TA_ASSIGN_OR_RETURN(auto session, Connect(*ctx.cluster));
+    replicas.push_back(session.get());
     sessions.push_back(std::move(session));
   }
   TA_ASSIGN_OR_RETURN(auto chief, Connect(*ctx.cluster));
-  const SyncReplicasNames& chief_names = *graphs[0].sync_replicas;
-  InitGate gate;
-  std::vector<Status> statuses(kReplicas + 1);
-  std::vector<int64_t> examples(kReplicas, 0);
-  double seconds = 0;  // from the first token to the last global step
-  auto replica = [&](int r) -> Status {
-    Session& session = *sessions[r];
-    const SyncReplicasNames& names = *graphs[r].sync_replicas;
-    Status created = session.Create(graphs[r].def);
-    if (r == 0) {
-      Status init = created.ok() ? session.Run({}, {}, {graphs[0].init}, nullptr) : created;
-      gate.Open(init.ok());
-      TA_RETURN_IF_ERROR(init);
-    } else {
-      TA_RETURN_IF_ERROR(created);
-      TA_RETURN_IF_ERROR(gate.Wait());
-      TA_RETURN_IF_ERROR(session.Run({}, {}, {names.local_init}, nullptr));
-    }
-    TA_RETURN_IF_ERROR(session.Run({}, {}, {names.local_step_init}, nullptr));
-    // The replicas share the stream's batches out as async's do.
-    BatchStream stream(&ctx.train, ctx.flags.batch, static_cast<uint64_t>(ctx.flags.seed));
-    for (int k = 0; k < r; ++k) stream.Skip();
-    for (int64_t next_step = 0; next_step < ctx.flags.steps;) {
-      Tensor images, labels;
-      stream.Next(&images, &labels);
-      for (int k = 1; k < kReplicas; ++k) stream.Skip();
-      TA_ASSIGN_OR_RETURN(auto feeds, Feeds(graphs[r], images, labels));
-      std::vector<Tensor> out;
-      TA_RETURN_IF_ERROR(session.Run(feeds, {names.token}, {graphs[r].train}, &out).WithContext(
-          StrCat("backup replica ", r, " before global step ", next_step)));
-      next_step = out[0].base<int64_t>()[0];
-      examples[r] += ctx.flags.batch;
-    }
-    return Status::OK();
-  };
-  auto run_chief = [&]() -> Status {
-    TA_RETURN_IF_ERROR(gate.Wait());
-    TA_RETURN_IF_ERROR(chief->Create(graphs[0].def));
-    TA_RETURN_IF_ERROR(chief->Run({}, {}, {chief_names.chief_init, chief_names.init_tokens}, nullptr));
-    const auto start = std::chrono::steady_clock::now();
-    for (int step = 0; step < ctx.flags.steps; ++step) {
-      TA_RETURN_IF_ERROR(chief->Run({}, {}, {chief_names.sync_op}, nullptr).WithContext(StrCat("global step ", step)));
-      if ((step + 1) % std::max(1, ctx.flags.steps / 10) == 0) {
-        std::printf("backup: global step %d of %d\n", step + 1, ctx.flags.steps);
-        std::fflush(stdout);
-      }
-    }
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return Status::OK();
-  };
-  std::vector<std::thread> threads;
-  for (int r = 0; r < kReplicas; ++r) threads.emplace_back([&, r] { statuses[r] = replica(r); });
-  threads.emplace_back([&] { statuses[kReplicas] = run_chief(); });
-  for (auto& t : threads) t.join();  // every Run has its deadline, and so has the gate
-  for (const Status& s : statuses) TA_RETURN_IF_ERROR(s);
-  std::printf("backup: replicas computed %lld and %lld examples' gradients; %d global steps applied %lld\n",
-              static_cast<long long>(examples[0]), static_cast<long long>(examples[1]), ctx.flags.steps,
+  BackupStats stats;
+  TA_RETURN_IF_ERROR(TrainBackup(replicas, *chief, graphs, ctx.train, ctx.flags.batch,
+                                 static_cast<uint64_t>(ctx.flags.seed), ctx.flags.steps, &stats));
+  std::printf("backup: the replicas computed %lld and %lld examples' gradients; %d global steps used %lld\n",
+              static_cast<long long>(stats.examples[0]), static_cast<long long>(stats.examples[1]), ctx.flags.steps,
               static_cast<long long>(ctx.flags.steps * kAggregated * ctx.flags.batch));
-  result->examples_per_s = static_cast<double>(ctx.flags.steps) * kAggregated * ctx.flags.batch / std::max(seconds, 1e-9);
+  result->examples_per_s =
+      static_cast<double>(ctx.flags.steps) * kAggregated * ctx.flags.batch / std::max(stats.seconds, 1e-9);
   TA_ASSIGN_OR_RETURN(result->accuracy, Evaluate(*sessions[0], graphs[0], ctx.test));
   return Status::OK();
 }

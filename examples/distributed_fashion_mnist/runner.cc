@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 namespace tensoract {
 namespace distributed_mnist {
@@ -117,6 +118,87 @@ StatusOr<double> Evaluate(Session& session, const MlpGraph& graph, const ImageDa
     correct += out[0].base<float>()[0];
   }
   return correct / static_cast<double>(test.count);
+}
+
+void InitGate::Open(bool initialized) {
+  std::lock_guard<std::mutex> lock(mu_);
+  state_ = initialized ? kInitialized : kFailed;
+  cv_.notify_all();
+}
+
+Status InitGate::Wait() {
+  constexpr auto kInitWait = std::chrono::seconds(60);
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!cv_.wait_for(lock, kInitWait, [&] { return state_ != kWaiting; })) {
+    return errors::DeadlineExceeded("replica 0 did not initialize the variables within ", kInitWait.count(), " s");
+  }
+  if (state_ == kFailed) return errors::Aborted("replica 0 failed to initialize the variables");
+  return Status::OK();
+}
+
+Status TrainBackup(const std::vector<Session*>& replicas, Session& chief, const std::vector<MlpGraph>& graphs,
+                   const ImageDataset& train, int64_t batch, uint64_t seed, int steps, BackupStats* stats) {
+  const int n = static_cast<int>(replicas.size());
+  if (n == 0 || graphs.size() != replicas.size() || !graphs[0].sync_replicas) {
+    return errors::InvalidArgument("TrainBackup wants one backup-mode graph per replica session");
+  }
+  const SyncReplicasNames& chief_names = *graphs[0].sync_replicas;
+  InitGate gate;
+  std::vector<Status> statuses(n + 1);
+  stats->examples.assign(n, 0);
+  auto replica = [&](int r) -> Status {
+    Session& session = *replicas[r];
+    const SyncReplicasNames& names = *graphs[r].sync_replicas;
+    Status created = session.Create(graphs[r].def);
+    if (r == 0) {
+      Status init = created.ok() ? session.Run({}, {}, {graphs[0].init}, nullptr) : created;
+      gate.Open(init.ok());
+      TA_RETURN_IF_ERROR(init);
+    } else {
+      TA_RETURN_IF_ERROR(created);
+      TA_RETURN_IF_ERROR(gate.Wait());
+      TA_RETURN_IF_ERROR(session.Run({}, {}, {names.local_init}, nullptr));
+    }
+    TA_RETURN_IF_ERROR(session.Run({}, {}, {names.local_step_init}, nullptr));
+    // Replica r takes batches r, r + n, ... of the stream.
+    BatchStream stream(&train, batch, seed);
+    for (int k = 0; k < r; ++k) stream.Skip();
+    // Until a token says the last global step is done: the chief hands out one per replica
+    // after every step, so none waits for a token that never comes.
+    for (int64_t next_step = 0; next_step < steps;) {
+      Tensor images, labels;
+      stream.Next(&images, &labels);
+      for (int k = 1; k < n; ++k) stream.Skip();
+      TA_ASSIGN_OR_RETURN(auto feeds, Feeds(graphs[r], images, labels));
+      std::vector<Tensor> out;
+      TA_RETURN_IF_ERROR(session.Run(feeds, {names.token}, {graphs[r].train}, &out)
+                             .WithContext(StrCat("backup replica ", r, " before global step ", next_step)));
+      next_step = out[0].base<int64_t>()[0];
+      stats->examples[r] += batch;
+    }
+    return Status::OK();
+  };
+  auto run_chief = [&]() -> Status {
+    TA_RETURN_IF_ERROR(gate.Wait());
+    TA_RETURN_IF_ERROR(chief.Create(graphs[0].def));
+    TA_RETURN_IF_ERROR(chief.Run({}, {}, {chief_names.chief_init, chief_names.init_tokens}, nullptr));
+    const auto start = std::chrono::steady_clock::now();
+    for (int step = 0; step < steps; ++step) {
+      TA_RETURN_IF_ERROR(chief.Run({}, {}, {chief_names.sync_op}, nullptr).WithContext(StrCat("global step ", step)));
+      if ((step + 1) % std::max(1, steps / 10) == 0) {
+        std::printf("backup: global step %d of %d\n", step + 1, steps);
+        std::fflush(stdout);
+      }
+    }
+    stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return Status::OK();
+  };
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r) threads.emplace_back([&, r] { statuses[r] = replica(r); });
+  threads.emplace_back([&] { statuses[n] = run_chief(); });
+  for (auto& t : threads) t.join();  // every Run has its deadline, and so has the gate
+  for (const Status& s : statuses) TA_RETURN_IF_ERROR(s);
+  return Status::OK();
 }
 
 }  // namespace distributed_mnist

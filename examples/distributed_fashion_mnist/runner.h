@@ -8,6 +8,8 @@
 #ifndef TENSORACT_EXAMPLES_DISTRIBUTED_FASHION_MNIST_RUNNER_H_
 #define TENSORACT_EXAMPLES_DISTRIBUTED_FASHION_MNIST_RUNNER_H_
 
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +62,34 @@ StatusOr<std::vector<std::pair<std::string, Tensor>>> Feeds(const MlpGraph& grap
 // The first failing step's status, naming the step.
 Status Train(Session& session, const MlpGraph& graph, BatchStream& stream, const TrainOptions& options,
              TrainStats* stats);
+
+// Replica 0 initializes the shared variables; the other replicas must not train before.
+class InitGate {
+ public:
+  void Open(bool initialized);
+  // OK once replica 0 initialized; Aborted when it failed; DeadlineExceeded after a minute.
+  Status Wait();
+
+ private:
+  enum State { kWaiting, kInitialized, kFailed };
+  std::mutex mu_;
+  std::condition_variable cv_;
+  State state_ = kWaiting;
+};
+
+// What a backup-mode run did.
+struct BackupStats {
+  double seconds = 0;             // from the first tokens to the last global step
+  std::vector<int64_t> examples;  // whose gradients each replica computed (used or dropped)
+};
+
+// The backup mode (BuildBackupReplica's graphs, graph/training/sync_replicas.h): replica r
+// trains on `replicas[r]` with graphs[r], each on its own thread, sharing the stream's
+// batches out as async replicas do; `chief` (a session of its own) runs graphs[0]'s sync
+// op `steps` times, one global step each. Replica 0 initializes the shared state. Returns
+// once every replica has seen the last global step; the first error otherwise.
+Status TrainBackup(const std::vector<Session*>& replicas, Session& chief, const std::vector<MlpGraph>& graphs,
+                   const ImageDataset& train, int64_t batch, uint64_t seed, int steps, BackupStats* stats);
 
 // The fraction of `test` the graph classifies right, in batches of 1000 split among the
 // towers like training batches.

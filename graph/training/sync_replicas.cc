@@ -48,7 +48,9 @@ SyncReplicasOps SyncReplicasOptimizer::ApplyGradients(const Scope& shared, const
   // The tokens: the global step a replica's next step is for.
   ops::QueueAttrs token_attrs;
   token_attrs.shapes = {PartialTensorShape(std::vector<int64_t>{})};
-  token_attrs.shared_name = "sync_token_q";
+  // Shared by name, as the accumulators are; named after the global step so that two models
+  // on one ps (or two runs of one) never share tokens.
+  token_attrs.shared_name = global_step.name() + "/sync_token_q";
   Output tokens = ops::FIFOQueue(sync.WithOpName("sync_token_q"), {kStep}, token_attrs);
   OutputList token = ops::QueueDequeue(sync.WithControlDependencies(applies), tokens, {kStep});
   if (token.empty()) return out;
@@ -80,7 +82,7 @@ SyncReplicasOps SyncReplicasOptimizer::ApplyGradients(const Scope& shared, const
   // QueueRunner wants a queue to close when its thread ends: a dummy one, as TensorFlow's.
   ops::QueueAttrs dummy_attrs;
   dummy_attrs.capacity = 1;
-  dummy_attrs.shared_name = "dummy_queue";
+  dummy_attrs.shared_name = global_step.name() + "/dummy_queue";
   Output dummy = ops::FIFOQueue(sync.WithOpName("dummy_queue"), {tensorflow::DT_INT32}, dummy_attrs);
   Node* close = ops::QueueClose(sync.WithOpName("dummy_queue_close"), dummy);
   Node* cancel = ops::QueueClose(sync.WithOpName("dummy_queue_cancel"), dummy, /*cancel_pending_enqueues=*/true);
