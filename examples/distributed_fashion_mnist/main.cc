@@ -280,15 +280,7 @@ Status RunAsync(const Context& ctx, Result* result) {
   std::vector<TrainStats> stats(kReplicas);
   auto replica = [&](int r) -> Status {
     Session& session = *sessions[r];
-    Status created = session.Create(graphs[r].def);
-    if (r == 0) {
-      Status init = created.ok() ? session.Run({}, {}, {graphs[0].init}, nullptr) : created;
-      gate.Open(init.ok());
-      TA_RETURN_IF_ERROR(init);
-    } else {
-      TA_RETURN_IF_ERROR(created);
-      TA_RETURN_IF_ERROR(gate.Wait());
-    }
+    TA_RETURN_IF_ERROR(CreateReplica(session, graphs[r], r, gate));
     // Both replicas read the one stream's order, replica r taking every other batch from
     // batch r: between them they see the batches the local run does, in racing order.
     BatchStream stream(&ctx.train, ctx.flags.batch, static_cast<uint64_t>(ctx.flags.seed));

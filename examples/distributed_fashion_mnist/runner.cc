@@ -136,6 +136,17 @@ Status InitGate::Wait() {
   return Status::OK();
 }
 
+Status CreateReplica(Session& session, const MlpGraph& graph, int r, InitGate& gate) {
+  Status created = session.Create(graph.def);
+  if (r == 0) {
+    Status init = created.ok() ? session.Run({}, {}, {graph.init}, nullptr) : created;
+    gate.Open(init.ok());
+    return init;
+  }
+  TA_RETURN_IF_ERROR(created);
+  return gate.Wait();
+}
+
 Status TrainBackup(const std::vector<Session*>& replicas, Session& chief, const std::vector<MlpGraph>& graphs,
                    const ImageDataset& train, int64_t batch, uint64_t seed, int steps, BackupStats* stats) {
   const int n = static_cast<int>(replicas.size());
@@ -149,16 +160,8 @@ Status TrainBackup(const std::vector<Session*>& replicas, Session& chief, const 
   auto replica = [&](int r) -> Status {
     Session& session = *replicas[r];
     const SyncReplicasNames& names = *graphs[r].sync_replicas;
-    Status created = session.Create(graphs[r].def);
-    if (r == 0) {
-      Status init = created.ok() ? session.Run({}, {}, {graphs[0].init}, nullptr) : created;
-      gate.Open(init.ok());
-      TA_RETURN_IF_ERROR(init);
-    } else {
-      TA_RETURN_IF_ERROR(created);
-      TA_RETURN_IF_ERROR(gate.Wait());
-      TA_RETURN_IF_ERROR(session.Run({}, {}, {names.local_init}, nullptr));
-    }
+    TA_RETURN_IF_ERROR(CreateReplica(session, graphs[r], r, gate));
+    if (r > 0) TA_RETURN_IF_ERROR(session.Run({}, {}, {names.local_init}, nullptr));
     TA_RETURN_IF_ERROR(session.Run({}, {}, {names.local_step_init}, nullptr));
     // Replica r takes batches r, r + n, ... of the stream.
     BatchStream stream(&train, batch, seed);

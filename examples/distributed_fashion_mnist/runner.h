@@ -77,6 +77,10 @@ class InitGate {
   State state_ = kWaiting;
 };
 
+// Creates replica r's graph in its session; replica 0 then initializes the shared state
+// and opens `gate`, the others wait for it.
+Status CreateReplica(Session& session, const MlpGraph& graph, int r, InitGate& gate);
+
 // What a backup-mode run did.
 struct BackupStats {
   double seconds = 0;             // from the first tokens to the last global step
