@@ -169,53 +169,85 @@ StatusOr<MlpGraph> BuildSync(const MlpOptions& options, int towers) {
   return g;
 }
 
+namespace {
+
+// Replica i of the allreduce mode in `root`: its weights on worker i, its tower, and the
+// update by the towers' mean gradient.
+struct AllReduceReplica {
+  Weights w;
+  Tower t;
+  Output train;
+  std::vector<Variable> slots;
+};
+
+StatusOr<AllReduceReplica> AddAllReduceReplica(const Scope& root, const MlpOptions& options, int i, int towers) {
+  AllReduceReplica r;
+  // Each replica's weights on its own worker, from the same seeds: equal from the start,
+  // and kept equal by equal updates.
+  Scope replica = root.NewSubScope(StrCat("replica_", i)).WithDevice(WorkerTask(i));
+  r.w = NewWeights(replica, replica, options);
+  r.t = BuildTower(root.NewSubScope(StrCat("tower_", i)), replica, replica, r.w);
+  std::vector<Output> grads;
+  TA_RETURN_IF_ERROR(AddSymbolicGradients(replica, {r.t.loss}, Handles(r.w), &grads));
+  // The towers' mean gradient, by the workers themselves: the gradients packed into one
+  // buffer and all-reduced at once (as MultiWorkerMirroredStrategy packs them), then cut
+  // back into the variables' shapes.
+  Scope reduce = replica.NewSubScope("allreduce");
+  const int32_t h = options.hidden;
+  const int32_t sizes[4] = {kPixels * h, h, h * kClasses, kClasses};
+  const std::vector<Input> shapes = {Input({kPixels, h}), Input({h}), Input({h, kClasses}), Input({kClasses})};
+  std::vector<Output> flat;
+  for (const Output& g : grads) flat.push_back(ops::Reshape(reduce, g, {-1}));
+  Output mean = ops::CollectiveReduceV2(reduce, ops::Concat(reduce, flat, 0), towers, /*group_key=*/1,
+                                        /*instance_key=*/1, "Add", "Div");
+  OutputList pieces = ops::SplitV(reduce, mean, ops::Const(reduce, {sizes[0], sizes[1], sizes[2], sizes[3]}), 0, 4);
+  std::vector<Output> averaged;
+  for (size_t v = 0; v < grads.size(); ++v) averaged.push_back(ops::Reshape(reduce, pieces[v], shapes[v]));
+  MomentumOptimizer opt(options.learning_rate, options.momentum);
+  r.train = Output(opt.ApplyGradients(replica, r.w.all(), averaged));
+  r.slots = opt.variables();
+  TA_RETURN_IF_ERROR(root.status());
+  return r;
+}
+
+}  // namespace
+
 StatusOr<MlpGraph> BuildAllReduce(const MlpOptions& options, int towers) {
   if (towers < 1) return errors::InvalidArgument("allreduce mode needs at least one tower, got ", towers);
   Scope root = Root(options);
-  std::vector<Weights> replicas;
-  std::vector<Tower> built;
+  std::vector<AllReduceReplica> replicas;
   std::vector<Variable> others;  // every replica's variables but the first's, and every slot
   std::vector<Output> trains;
   for (int i = 0; i < towers; ++i) {
-    // Each replica's weights on its own worker, from the same seeds: equal from the start,
-    // and kept equal by equal updates.
-    Scope replica = root.NewSubScope(StrCat("replica_", i)).WithDevice(WorkerTask(i));
-    replicas.push_back(NewWeights(replica, replica, options));
-    const Weights& w = replicas.back();
-    const std::vector<Variable> vars = w.all();
-    if (i > 0) others.insert(others.end(), vars.begin(), vars.end());
-    built.push_back(BuildTower(root.NewSubScope(StrCat("tower_", i)), replica, replica, w));
-    std::vector<Output> grads;
-    TA_RETURN_IF_ERROR(AddSymbolicGradients(replica, {built.back().loss}, Handles(w), &grads));
-    // The towers' mean gradient, by the workers themselves: the gradients packed into one
-    // buffer and all-reduced at once (as MultiWorkerMirroredStrategy packs them), then cut
-    // back into the variables' shapes.
-    Scope reduce = replica.NewSubScope("allreduce");
-    const int32_t h = options.hidden;
-    const int32_t sizes[4] = {kPixels * h, h, h * kClasses, kClasses};
-    const std::vector<Input> shapes = {Input({kPixels, h}), Input({h}), Input({h, kClasses}), Input({kClasses})};
-    std::vector<Output> flat;
-    for (const Output& g : grads) flat.push_back(ops::Reshape(reduce, g, {-1}));
-    Output mean = ops::CollectiveReduceV2(reduce, ops::Concat(reduce, flat, 0), towers, /*group_key=*/1,
-                                          /*instance_key=*/1, "Add", "Div");
-    OutputList pieces =
-        ops::SplitV(reduce, mean, ops::Const(reduce, {sizes[0], sizes[1], sizes[2], sizes[3]}), 0, 4);
-    std::vector<Output> averaged;
-    for (size_t v = 0; v < grads.size(); ++v) averaged.push_back(ops::Reshape(reduce, pieces[v], shapes[v]));
-    MomentumOptimizer opt(options.learning_rate, options.momentum);
-    trains.push_back(Output(opt.ApplyGradients(replica, vars, averaged)));
-    const std::vector<Variable> slots = opt.variables();
-    others.insert(others.end(), slots.begin(), slots.end());
+    TA_ASSIGN_OR_RETURN(AllReduceReplica r, AddAllReduceReplica(root, options, i, towers));
+    if (i > 0) {
+      const std::vector<Variable> vars = r.w.all();
+      others.insert(others.end(), vars.begin(), vars.end());
+    }
+    others.insert(others.end(), r.slots.begin(), r.slots.end());
+    trains.push_back(r.train);
+    replicas.push_back(std::move(r));
   }
-  TA_RETURN_IF_ERROR(root.status());
   Node* train = ops::NoOp(root.WithOpName("train").WithControlDependencies(trains));
   const float share = 1.0f / static_cast<float>(towers);
   std::vector<Output> losses, corrects;
-  for (const Tower& t : built) losses.push_back(t.loss), corrects.push_back(t.correct);
+  for (const AllReduceReplica& r : replicas) losses.push_back(r.t.loss), corrects.push_back(r.t.correct);
   Output loss = ops::Mul(root.WithOpName("loss"), towers == 1 ? losses[0] : ops::AddN(root, losses), share);
   Output correct = towers == 1 ? corrects[0] : ops::AddN(root.WithOpName("correct"), corrects);
-  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, replicas[0], others, loss, correct, train, options.with_saver));
-  for (const Tower& t : built) AddFeeds(t, &g);
+  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, replicas[0].w, others, loss, correct, train, options.with_saver));
+  for (const AllReduceReplica& r : replicas) AddFeeds(r.t, &g);
+  return g;
+}
+
+StatusOr<MlpGraph> BuildAllReduceReplica(const MlpOptions& options, int task, int towers) {
+  if (task < 0 || task >= towers) {
+    return errors::InvalidArgument("allreduce replica ", task, " of ", towers, " towers does not exist");
+  }
+  Scope root = Root(options);
+  TA_ASSIGN_OR_RETURN(AllReduceReplica r, AddAllReduceReplica(root, options, task, towers));
+  Node* train = ops::NoOp(root.WithOpName("train").WithControlDependencies({r.train}));
+  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, r.w, r.slots, r.t.loss, r.t.correct, train, options.with_saver));
+  AddFeeds(r.t, &g);
   return g;
 }
 

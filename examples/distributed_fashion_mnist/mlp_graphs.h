@@ -75,6 +75,9 @@ struct MlpGraph {
 StatusOr<MlpGraph> BuildLocal(const MlpOptions& options);
 StatusOr<MlpGraph> BuildSync(const MlpOptions& options, int towers);
 StatusOr<MlpGraph> BuildAllReduce(const MlpOptions& options, int towers);
+// Replica `task` of the allreduce mode alone, for its own client on its own worker's master
+// (as each MultiWorkerMirroredStrategy worker runs its own graph): the same group.
+StatusOr<MlpGraph> BuildAllReduceReplica(const MlpOptions& options, int task, int towers);
 // Replica `task` of the async mode; every replica's graph names the same variables.
 StatusOr<MlpGraph> BuildAsyncReplica(const MlpOptions& options, int task);
 // Replica `task` of the backup mode: `total` replicas, the first `replicas_to_aggregate`

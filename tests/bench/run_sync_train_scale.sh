@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Synchronous training against the number of workers on the cluster lab: for each N, a lab
 # of one ps and N workers on links of RATE, and sync_train_scale in ps mode and all-reduce
-# mode (a wide MLP, so that its gradients cross the links: hidden 4096, 3.3M parameters,
+# mode, the latter twice: one client through worker 0, then a client per worker feeding its
+# own worker (allreduce-pw, as MultiWorkerMirroredStrategy's workers each run) (a wide MLP, so that its gradients cross the links: hidden 4096, 3.3M parameters,
 # 13 MB of gradients a step). Prints examples/s, the time a step, the time the links
 # bound a step to (sync: the ps's link carries N copies of the weights out, then N of the
 # gradients in, one phase after the other; allreduce: each worker's link 2(N-1)/N of the
@@ -29,16 +30,20 @@ for n in ${counts//,/ }; do
   # shellcheck disable=SC1091
   . /tmp/tensoract-lab-$name/env
   worker0=$(echo "$LAB_ADDRESSES" | awk '{print $2}')
-  for mode in sync allreduce; do
+  targets=$(echo "$LAB_ADDRESSES" | tr ' ' '\n' | tail -n +2 | sed 's|^|tensoract://|' | paste -sd,)
+  for mode in sync allreduce allreduce-pw; do
+    per_worker=()
+    [ "$mode" = allreduce-pw ] && per_worker=(--targets "$targets")
     line=$("$build/tests/bench/sync_train_scale" --target "tensoract://$worker0" --token-file "$LAB_TOKEN_FILE" \
-             --workers "$n" --mode "$mode" --hidden "$hidden" --steps "$steps" 2>/dev/null | tail -1)
+             --workers "$n" --mode "${mode%-pw}" --hidden "$hidden" --steps "$steps" "${per_worker[@]}" 2>/dev/null |
+             tail -1)
     rate_eps=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) examples\/s.*/\1/p')
     ms=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) ms a step.*/\1/p')
     bound=$(awk -v m="$mode" -v n="$n" -v g="$grad_bytes" -v b="$bytes_per_s" 'BEGIN {
       t = (m == "sync") ? 2 * n * g / b : 2 * (n - 1) / n * g / b; printf "%.0f", 1e3 * t }')
     of=$(awk -v t="$bound" -v ms="${ms:-0}" 'BEGIN { if (t > 0 && ms > 0) printf "%.0f%%", 100 * t / ms; else print "-" }')
     tf_eps="-" tf_ms="-" vs="-"
-    if [ "$mode" = allreduce ] && [ "$n" -gt 1 ] && [ "${TENSORFLOW:-1}" != 0 ]; then
+    if [ "$mode" = allreduce-pw ] && [ "$n" -gt 1 ] && [ "${TENSORFLOW:-1}" != 0 ]; then
       # Workers are nodes 1..n (node 0 is the ps); TensorFlow listens on port 2300 there.
       tf_addresses=$(echo "$LAB_ADDRESSES" | tr ' ' '\n' | tail -n +2 | sed 's/:2222$/:2300/' | paste -sd,)
       out=$(mktemp)

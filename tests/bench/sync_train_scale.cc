@@ -4,15 +4,21 @@
 // towers' gradients and applies them: every gradient crosses the ps's link) and without
 // one (`allreduce`: each worker keeps its own weights and the workers average their
 // gradients with CollectiveReduceV2). One client drives every task through worker 0's
-// master; each tower gets `batch` Fashion-MNIST images a step. Prints examples/s.
+// master; or, with --targets (allreduce), one client per worker, each running its own
+// replica's graph through its own worker's master and feeding it there, as each
+// MultiWorkerMirroredStrategy worker does. Each tower gets `batch` Fashion-MNIST images
+// a step. Prints examples/s.
 //
 //   sync_train_scale --target tensoract://10.77.3.2:2222 --token-file F --workers N
 //                    --mode sync|allreduce [--hidden 4096] [--batch 64] [--steps 20]
+//                    [--targets tensoract://A,tensoract://B,...]
 //                    [--data-dir /usr/share/datasets/fashion-mnist]
 // The lab must have job ps (task 0) and job worker (tasks 0..N-1): cluster-lab.sh --ps 1.
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include "client/session.h"
 #include "data/fashion_mnist.h"
@@ -27,11 +33,12 @@ using distributed_mnist::MlpGraph;
 using distributed_mnist::MlpOptions;
 
 int Main(int argc, char** argv) {
-  std::string target, token_file, mode = "allreduce", data_dir = "/usr/share/datasets/fashion-mnist";
+  std::string target, targets, token_file, mode = "allreduce", data_dir = "/usr/share/datasets/fashion-mnist";
   int workers = 1, hidden = 4096, batch = 64, steps = 20;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--target") target = value;
+    else if (flag == "--targets") targets = value;
     else if (flag == "--token-file") token_file = value;
     else if (flag == "--workers") workers = std::stoi(value);
     else if (flag == "--mode") mode = value;
@@ -54,28 +61,74 @@ int Main(int argc, char** argv) {
   options.hidden = hidden;
   options.learning_rate = 0.05;
   options.prefix = mode;
-  auto graph = mode == "sync" ? distributed_mnist::BuildSync(options, workers)
-                              : distributed_mnist::BuildAllReduce(options, workers);
-  if (!graph.ok()) return fail(graph.status());
   SessionOptions session_options;
   session_options.target = target;
   std::getline(std::ifstream(token_file), session_options.cluster_token);
   session_options.step_timeout_ms = 600000;
-  auto session = Session::New(session_options);
-  if (!session.ok()) return fail(session.status());
-  if (Status s = (*session)->Create(graph->def); !s.ok()) return fail(s);
-  if (Status s = (*session)->Run({}, {}, {graph->init}, nullptr); !s.ok()) return fail(s);
-  BatchStream stream(&train.value(), static_cast<int64_t>(batch) * workers, 42);
-  distributed_mnist::TrainOptions warm;
-  warm.steps = 2;  // registers the graphs, forms the group, opens connections
-  warm.label = mode;
   distributed_mnist::TrainStats stats;
-  if (Status s = distributed_mnist::Train(**session, *graph, stream, warm, &stats); !s.ok()) return fail(s);
-  distributed_mnist::TrainOptions timed;
-  timed.steps = steps;
-  timed.label = mode;
-  stats = {};  // Train adds to `examples`: the warm-up's must not count
-  if (Status s = distributed_mnist::Train(**session, *graph, stream, timed, &stats); !s.ok()) return fail(s);
+  if (!targets.empty()) {
+    // One client per worker: replica r's graph through worker r's master, fed there.
+    if (mode != "allreduce") return fail(errors::InvalidArgument("--targets is for --mode allreduce"));
+    std::vector<std::string> masters;
+    std::stringstream list(targets);
+    for (std::string t; std::getline(list, t, ',');) masters.push_back(t);
+    if (static_cast<int>(masters.size()) != workers) {
+      return fail(errors::InvalidArgument("--targets names ", masters.size(), " masters for ", workers, " workers"));
+    }
+    std::vector<distributed_mnist::TrainStats> per(workers);
+    std::vector<Status> statuses(workers);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < workers; ++r) {
+      threads.emplace_back([&, r] {
+        statuses[r] = [&]() -> Status {
+          TA_ASSIGN_OR_RETURN(MlpGraph graph, distributed_mnist::BuildAllReduceReplica(options, r, workers));
+          SessionOptions mine = session_options;
+          mine.target = masters[r];
+          TA_ASSIGN_OR_RETURN(auto session, Session::New(mine));
+          TA_RETURN_IF_ERROR(session->Create(graph.def));
+          TA_RETURN_IF_ERROR(session->Run({}, {}, {graph.init}, nullptr));
+          // Each replica its own share of the data, as a sharded input pipeline gives it.
+          BatchStream stream(&train.value(), batch, 42 + r);
+          distributed_mnist::TrainOptions warm;
+          warm.steps = 2;  // registers the graphs, forms the group, opens connections
+          warm.label = StrCat(mode, " replica ", r);
+          TA_RETURN_IF_ERROR(distributed_mnist::Train(*session, graph, stream, warm, &per[r]));
+          distributed_mnist::TrainOptions timed = warm;
+          timed.steps = steps;
+          per[r] = {};
+          return distributed_mnist::Train(*session, graph, stream, timed, &per[r]);
+        }();
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (const Status& s : statuses) {
+      if (!s.ok()) return fail(s);
+    }
+    for (const auto& p : per) {
+      stats.examples += p.examples;
+      stats.seconds = std::max(stats.seconds, p.seconds);
+      stats.steps = p.steps;
+      stats.last_loss = p.last_loss;
+    }
+  } else {
+    auto graph = mode == "sync" ? distributed_mnist::BuildSync(options, workers)
+                                : distributed_mnist::BuildAllReduce(options, workers);
+    if (!graph.ok()) return fail(graph.status());
+    auto session = Session::New(session_options);
+    if (!session.ok()) return fail(session.status());
+    if (Status s = (*session)->Create(graph->def); !s.ok()) return fail(s);
+    if (Status s = (*session)->Run({}, {}, {graph->init}, nullptr); !s.ok()) return fail(s);
+    BatchStream stream(&train.value(), static_cast<int64_t>(batch) * workers, 42);
+    distributed_mnist::TrainOptions warm;
+    warm.steps = 2;  // registers the graphs, forms the group, opens connections
+    warm.label = mode;
+    if (Status s = distributed_mnist::Train(**session, *graph, stream, warm, &stats); !s.ok()) return fail(s);
+    distributed_mnist::TrainOptions timed;
+    timed.steps = steps;
+    timed.label = mode;
+    stats = {};  // Train adds to `examples`: the warm-up's must not count
+    if (Status s = distributed_mnist::Train(**session, *graph, stream, timed, &stats); !s.ok()) return fail(s);
+  }
   const int64_t params = 784LL * hidden + hidden + hidden * 10LL + 10;
   std::printf("%s workers %d hidden %d params %lld batch/worker %d: %.1f examples/s (%.1f ms a step, loss %.4f)\n",
               mode.c_str(), workers, hidden, static_cast<long long>(params), batch, stats.examples / stats.seconds,
