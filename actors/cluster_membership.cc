@@ -125,6 +125,7 @@ uint64_t ClusterMembership::AskHeartbeat(int task, int64_t timeout_ms, std::func
   t.heartbeat_in_flight = true;
   t.heartbeat_id = id;
   t.heartbeat_timeout_ms = timeout_ms;
+  t.heartbeat_due = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   t.heartbeat_then = std::move(then);
   // No CAF timeout: a request with one costs a timer of CAF's clock (a lock and a wake-up of
   // its thread) per task per round; the deadline is HeartbeatsDue's. Every worker answers
@@ -162,6 +163,8 @@ void ClusterMembership::HeartbeatsDue(uint64_t first, uint64_t last) {
   for (size_t task = 0; task < tasks_.size(); ++task) {
     TaskState& t = tasks_[task];
     if (!t.heartbeat_in_flight || t.heartbeat_id < first || t.heartbeat_id > last) continue;
+    // Given longer since (a discovery joined it): that later deadline will come.
+    if (std::chrono::steady_clock::now() < t.heartbeat_due) continue;
     MarkUnhealthy(static_cast<int>(task),
                   errors::DeadlineExceeded("no heartbeat within ", t.heartbeat_timeout_ms, " ms"));
     EndHeartbeat(static_cast<int>(task));
@@ -187,21 +190,27 @@ void ClusterMembership::WithCluster(std::function<void(const Status&)> next) {
     for (auto& k : waiting) k(status);
   };
   // A first contact includes connecting; give it the longer of the two.
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(std::max<int64_t>(options_.heartbeat_timeout_ms, 5000));
+  const int64_t timeout_ms = std::max<int64_t>(options_.heartbeat_timeout_ms, 5000);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  uint64_t first = 0, last = 0;
   for (size_t t = 0; t < tasks_.size(); ++t) {
     if (tasks_[t].healthy) continue;
     ++discovering_;
-    Discover(static_cast<int>(t), deadline, 0, round_done);
+    last = Discover(static_cast<int>(t), deadline, 0, round_done);
+    if (first == 0) first = last;
+  }
+  // One deadline for the round's first heartbeats (1,000 tasks: not 1,000 timers).
+  if (first != 0) {
+    self_->delayed_send(self_, std::chrono::milliseconds(timeout_ms), heartbeat_deadline_atom::value, first, last);
   }
 }
 
-void ClusterMembership::Discover(int task, std::chrono::steady_clock::time_point deadline, int attempt,
-                                 std::function<void()> then) {
+uint64_t ClusterMembership::Discover(int task, std::chrono::steady_clock::time_point deadline, int attempt,
+                                     std::function<void()> then) {
   using std::chrono::milliseconds;
   const int64_t left =
-      std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-  AskHeartbeatAlone(task, std::max<int64_t>(left, 1), [=] {
+      std::max<int64_t>(std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()).count(), 1);
+  auto next = [=] {
     // Tries again, after a pause that doubles, while the task's connection failed rather
     // than timed out: two nodes' masters dialling each other at the same moment (every
     // client starting its own, as MultiWorkerMirroredStrategy's do) can see CAF drop a
@@ -213,10 +222,29 @@ void ClusterMembership::Discover(int task, std::chrono::steady_clock::time_point
     }
     Log(StrCat("master: discovering task ", tasks_[task].name, " again in ", pause_ms,
                " ms: ", tasks_[task].last_error.message()));
-    const uint64_t id = next_retry_++;
-    retries_[id] = [=] { Discover(task, deadline, attempt + 1, then); };
-    self_->delayed_send(self_, milliseconds(pause_ms), discovery_retry_atom::value, id);
-  });
+    const uint64_t retry = next_retry_++;
+    retries_[retry] = [=] { Discover(task, deadline, attempt + 1, then); };
+    self_->delayed_send(self_, milliseconds(pause_ms), discovery_retry_atom::value, retry);
+  };
+  TaskState& t = tasks_[task];
+  if (t.heartbeat_in_flight) {
+    // A periodic heartbeat is out already (the first session started them): wait for its
+    // answer rather than ask again, with the discovery's longer deadline.
+    std::function<void()> before = std::move(t.heartbeat_then);
+    t.heartbeat_then = [before, next] {
+      if (before) before();
+      next();
+    };
+    t.heartbeat_timeout_ms = std::max(t.heartbeat_timeout_ms, left);
+    t.heartbeat_due = std::max(t.heartbeat_due, deadline);
+    if (attempt > 0) {
+      self_->delayed_send(self_, milliseconds(left), heartbeat_deadline_atom::value, t.heartbeat_id, t.heartbeat_id);
+    }
+    return t.heartbeat_id;
+  }
+  const uint64_t id = AskHeartbeat(task, left, next);
+  if (attempt > 0) self_->delayed_send(self_, milliseconds(left), heartbeat_deadline_atom::value, id, id);
+  return id;
 }
 
 void ClusterMembership::Retry(uint64_t id) {

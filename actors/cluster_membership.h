@@ -44,6 +44,7 @@ struct TaskState {
   bool heartbeat_in_flight = false;
   uint64_t heartbeat_id = 0;                   // the one in flight (ids grow)
   int64_t heartbeat_timeout_ms = 0;            // its timeout, for the error
+  std::chrono::steady_clock::time_point heartbeat_due;  // when it times out
   std::function<void()> heartbeat_then;        // runs when it is answered or due
   uint64_t incarnation = 0;  // 0: never heard from
   std::string data_plane;
@@ -99,8 +100,10 @@ class ClusterMembership {
   void AskHeartbeatAlone(int task, int64_t timeout_ms, std::function<void()> then);
   void EndHeartbeat(int task);  // no longer in flight; runs its `then`
   // Discovers `task` until it answers, its heartbeat times out, or `deadline` passes; then
-  // calls `then`.
-  void Discover(int task, std::chrono::steady_clock::time_point deadline, int attempt, std::function<void()> then);
+  // calls `then`. The first attempt's deadline is the caller's to schedule (one for the
+  // round); a retry schedules its own. Gives the heartbeat's id.
+  uint64_t Discover(int task, std::chrono::steady_clock::time_point deadline, int attempt,
+                    std::function<void()> then);
   void OnHeartbeat(int task, WorkerInfo info);
   void MarkUnhealthy(int task, const Status& why);
   // Tells every worker where the tasks' data planes are: the whole directory, or (`moved`
