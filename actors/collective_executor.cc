@@ -495,9 +495,26 @@ void Join(GroupSelf* self, const Op& op) {
   }
 }
 
+// The answer to a join this task gave up (its op failed or was cancelled while the group
+// formed). If the leader formed the group with it, the other members may run that
+// formation and fetch from here, where nobody will ever send: this task leaves it, so those
+// fetches fail (and their members leave it too) instead of waiting out their steps.
+void OnAbandonedJoin(GroupSelf* self, const CollectiveJoined& joined) {
+  auto& st = self->state;
+  if (!joined.status.ok()) return;
+  auto formation = ParseCollectiveFormation(joined.members);
+  if (!formation.ok() || formation->incarnation == st.incarnation) return;
+  Status why = errors::Aborted("collective group ", st.group_key, ": ", joined.device,
+                               " gave up its join before the group formed (",
+                               st.last_error.ok() ? "reset" : st.last_error.message(), ")");
+  st.formations->Leave(st.group_key, formation->incarnation, why);
+  caf::anon_send(st.rendezvous->local().actor(), abort_matching_atom::value,
+                 CollectiveFormationPrefix(st.group_key, formation->incarnation), why);
+}
+
 void OnJoined(GroupSelf* self, CollectiveJoined& joined) {
   auto& st = self->state;
-  if (joined.generation != st.generation) return;  // a join from before a reset
+  if (joined.generation != st.generation) return OnAbandonedJoin(self, joined);  // a join from before a reset
   st.joining.erase(joined.device);
   if (!joined.status.ok()) {
     return FailGroup(self, Status(joined.status.code(), StrCat("collective group ", st.group_key, ": joining at ",
