@@ -163,8 +163,14 @@ void ClusterMembership::HeartbeatsDue(uint64_t first, uint64_t last) {
   for (size_t task = 0; task < tasks_.size(); ++task) {
     TaskState& t = tasks_[task];
     if (!t.heartbeat_in_flight || t.heartbeat_id < first || t.heartbeat_id > last) continue;
-    // Given longer since (a discovery joined it): that later deadline will come.
-    if (std::chrono::steady_clock::now() < t.heartbeat_due) continue;
+    // Given longer since (a discovery joined it): due later, so checked again then.
+    const auto now = std::chrono::steady_clock::now();
+    if (now < t.heartbeat_due) {
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(t.heartbeat_due - now) +
+                        std::chrono::milliseconds(1);
+      self_->delayed_send(self_, wait, heartbeat_deadline_atom::value, t.heartbeat_id, t.heartbeat_id);
+      continue;
+    }
     MarkUnhealthy(static_cast<int>(task),
                   errors::DeadlineExceeded("no heartbeat within ", t.heartbeat_timeout_ms, " ms"));
     EndHeartbeat(static_cast<int>(task));
@@ -196,8 +202,10 @@ void ClusterMembership::WithCluster(std::function<void(const Status&)> next) {
   for (size_t t = 0; t < tasks_.size(); ++t) {
     if (tasks_[t].healthy) continue;
     ++discovering_;
-    last = Discover(static_cast<int>(t), deadline, 0, round_done);
-    if (first == 0) first = last;
+    // Not in task order: a task whose periodic heartbeat is out joins that one (an older id).
+    const uint64_t id = Discover(static_cast<int>(t), deadline, 0, round_done);
+    first = first == 0 ? id : std::min(first, id);
+    last = std::max(last, id);
   }
   // One deadline for the round's first heartbeats (1,000 tasks: not 1,000 timers).
   if (first != 0) {

@@ -177,6 +177,7 @@ int Main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|\n");
   std::vector<bool> restarted(n, false);
   for (const Fault& f : faults) {
+    retried = 0;
     std::vector<std::future<Status>> runs;
     for (int t = 0; t < n; ++t) {
       if (t != f.victim) runs.push_back(members.Start(t));
@@ -197,8 +198,17 @@ int Main(int argc, char** argv) {
     }
     for (const std::string& step : f.recover) lab.Run(step, f.victim);
     restarted[f.victim] = true;
+    // As a supervisor would: give the others' masters a heartbeat round to meet the new
+    // task before its own master dials them. Two masters dialling each other at the same
+    // moment can see CAF 0.17 keep a route over a connection one side closed, and then a
+    // heartbeat's answer is lost (a known limit: DESIGN notes, session 34's note); one more
+    // try if the first contact fails anyway.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
     Status reconnected = members.Connect(f.victim);
-    retried = 0;
+    if (errors::IsUnavailable(reconnected) || errors::IsDeadlineExceeded(reconnected)) {
+      ++retried;
+      reconnected = members.Connect(f.victim);
+    }
     error.clear();
     const bool recovered = reconnected.ok() && members.Round(3, &retried, &error);
     const bool ok = failed == n - 1 && named == n - 1 && slowest <= bound_s && recovered;
