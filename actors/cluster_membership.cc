@@ -160,20 +160,28 @@ void ClusterMembership::EndHeartbeat(int task) {
 }
 
 void ClusterMembership::HeartbeatsDue(uint64_t first, uint64_t last) {
+  const auto now = std::chrono::steady_clock::now();
+  // Those given longer since (a discovery joined them) are checked again when due: one
+  // message for all of them.
+  uint64_t later_first = 0, later_last = 0;
+  auto later_due = now;
   for (size_t task = 0; task < tasks_.size(); ++task) {
     TaskState& t = tasks_[task];
     if (!t.heartbeat_in_flight || t.heartbeat_id < first || t.heartbeat_id > last) continue;
-    // Given longer since (a discovery joined it): due later, so checked again then.
-    const auto now = std::chrono::steady_clock::now();
     if (now < t.heartbeat_due) {
-      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(t.heartbeat_due - now) +
-                        std::chrono::milliseconds(1);
-      self_->delayed_send(self_, wait, heartbeat_deadline_atom::value, t.heartbeat_id, t.heartbeat_id);
+      later_first = later_first == 0 ? t.heartbeat_id : std::min(later_first, t.heartbeat_id);
+      later_last = std::max(later_last, t.heartbeat_id);
+      later_due = std::max(later_due, t.heartbeat_due);
       continue;
     }
     MarkUnhealthy(static_cast<int>(task),
                   errors::DeadlineExceeded("no heartbeat within ", t.heartbeat_timeout_ms, " ms"));
     EndHeartbeat(static_cast<int>(task));
+  }
+  if (later_first != 0) {
+    const auto wait =
+        std::chrono::duration_cast<std::chrono::milliseconds>(later_due - now) + std::chrono::milliseconds(1);
+    self_->delayed_send(self_, wait, heartbeat_deadline_atom::value, later_first, later_last);
   }
 }
 
