@@ -30,8 +30,8 @@
 //
 //   mode sync: accuracy 0.8397 (local 0.8397); 17041 examples/s (local 78420) ok: within 0.02
 //
-// Exit status: 0 when every mode ran and came within 0.02 of the local accuracy (async:
-// 0.08, see kAsyncTolerance); 1 when a mode failed or fell short; 2 for bad flags or
+// Exit status: 0 when every mode ran and came within 0.02 of the local accuracy (async and
+// backup: 0.08, see kAsyncTolerance); 1 when a mode failed or fell short; 2 for bad flags or
 // unreadable data.
 #include <signal.h>
 #include <sys/wait.h>
@@ -69,6 +69,10 @@ namespace {
 // descheduled). Its bound says "it learned", not "it matched".
 constexpr double kTolerance = 0.02;
 constexpr double kAsyncTolerance = 0.08;
+// Backup (the first of two gradients a step) applies no stale gradient, but which replica's
+// gradient each variable's accumulator gives first, and which are dropped as late, depend
+// on the race: 0.78-0.83 after 400 steps in seven runs here (local 0.82). Async's bound.
+constexpr double kBackupTolerance = kAsyncTolerance;
 // A step takes milliseconds; a minute means something is stuck, and the step fails.
 constexpr int64_t kStepTimeoutMs = 60000;
 
@@ -406,7 +410,9 @@ int Main(int argc, char** argv) {
       all_ok = false;
       continue;
     }
-    const double tolerance = flags.modes[i] == "async" ? kAsyncTolerance : kTolerance;
+    const double tolerance = flags.modes[i] == "async"    ? kAsyncTolerance
+                             : flags.modes[i] == "backup" ? kBackupTolerance
+                                                          : kTolerance;
     const bool close_enough = r.accuracy >= local.accuracy - tolerance;
     all_ok &= close_enough;
     std::printf("mode %s: accuracy %.4f (local %.4f); %.0f examples/s (local %.0f) %s%.2f\n", flags.modes[i].c_str(),
