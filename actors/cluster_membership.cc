@@ -51,22 +51,14 @@ void ClusterMembership::StartHeartbeats() {
 }
 
 void ClusterMembership::Tick() {
-  uint64_t first = 0, last = 0;
   for (size_t t = 1; t < tasks_.size(); ++t) {
-    if (tasks_[t].heartbeat_in_flight) continue;
-    last = AskHeartbeat(static_cast<int>(t), options_.heartbeat_timeout_ms, nullptr);
-    if (first == 0) first = last;
-  }
-  // One deadline for the round's heartbeats.
-  if (first != 0) {
-    self_->delayed_send(self_, std::chrono::milliseconds(options_.heartbeat_timeout_ms),
-                        heartbeat_deadline_atom::value, first, last);
+    if (!tasks_[t].heartbeat_in_flight) AskHeartbeat(static_cast<int>(t), options_.heartbeat_timeout_ms, nullptr);
   }
   self_->delayed_send(self_, std::chrono::milliseconds(options_.heartbeat_interval_ms), heartbeat_tick_atom::value);
 }
 
 void ClusterMembership::CheckNow(int task) {
-  if (!tasks_[task].heartbeat_in_flight) AskHeartbeatAlone(task, options_.heartbeat_timeout_ms, nullptr);
+  if (!tasks_[task].heartbeat_in_flight) AskHeartbeat(task, options_.heartbeat_timeout_ms, nullptr);
 }
 
 void ClusterMembership::SendPeers(int moved) {
@@ -119,7 +111,7 @@ void ClusterMembership::OnHeartbeat(int task, WorkerInfo info) {
   if (moved && cluster() && discovering_ == 0) SendPeers(task);
 }
 
-uint64_t ClusterMembership::AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then) {
+void ClusterMembership::AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then) {
   TaskState& t = tasks_[task];
   const uint64_t id = next_heartbeat_++;
   t.heartbeat_in_flight = true;
@@ -127,8 +119,9 @@ uint64_t ClusterMembership::AskHeartbeat(int task, int64_t timeout_ms, std::func
   t.heartbeat_timeout_ms = timeout_ms;
   t.heartbeat_due = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   t.heartbeat_then = std::move(then);
+  CheckDeadlinesBy(t.heartbeat_due);
   // No CAF timeout: a request with one costs a timer of CAF's clock (a lock and a wake-up of
-  // its thread) per task per round; the deadline is HeartbeatsDue's. Every worker answers
+  // its thread) per task per round; the deadline is CheckDeadlines'. Every worker answers
   // in the end (a RemoteWorker's calls have deadlines of their own); an answer after the
   // deadline, to a heartbeat no longer in flight, is dropped.
   self_->request(t.worker, caf::infinite, heartbeat_atom::value)
@@ -143,12 +136,6 @@ uint64_t ClusterMembership::AskHeartbeat(int task, int64_t timeout_ms, std::func
             MarkUnhealthy(task, FromCafError(e, "heartbeat"));
             EndHeartbeat(task);
           });
-  return id;
-}
-
-void ClusterMembership::AskHeartbeatAlone(int task, int64_t timeout_ms, std::function<void()> then) {
-  const uint64_t id = AskHeartbeat(task, timeout_ms, std::move(then));
-  self_->delayed_send(self_, std::chrono::milliseconds(timeout_ms), heartbeat_deadline_atom::value, id, id);
 }
 
 void ClusterMembership::EndHeartbeat(int task) {
@@ -159,30 +146,29 @@ void ClusterMembership::EndHeartbeat(int task) {
   if (then) then();
 }
 
-void ClusterMembership::HeartbeatsDue(uint64_t first, uint64_t last) {
+void ClusterMembership::CheckDeadlinesBy(std::chrono::steady_clock::time_point due) {
+  if (due >= next_check_) return;  // a check comes before then, and schedules the next
+  next_check_ = due;
+  const auto wait = std::chrono::ceil<std::chrono::milliseconds>(due - std::chrono::steady_clock::now());
+  self_->delayed_send(self_, std::max(wait, std::chrono::milliseconds(0)), heartbeat_deadline_atom::value);
+}
+
+void ClusterMembership::CheckDeadlines() {
   const auto now = std::chrono::steady_clock::now();
-  // Those given longer since (a discovery joined them) are checked again when due: one
-  // message for all of them.
-  uint64_t later_first = 0, later_last = 0;
-  auto later_due = now;
+  next_check_ = std::chrono::steady_clock::time_point::max();
+  auto next = next_check_;
   for (size_t task = 0; task < tasks_.size(); ++task) {
     TaskState& t = tasks_[task];
-    if (!t.heartbeat_in_flight || t.heartbeat_id < first || t.heartbeat_id > last) continue;
+    if (!t.heartbeat_in_flight) continue;
     if (now < t.heartbeat_due) {
-      later_first = later_first == 0 ? t.heartbeat_id : std::min(later_first, t.heartbeat_id);
-      later_last = std::max(later_last, t.heartbeat_id);
-      later_due = std::max(later_due, t.heartbeat_due);
+      next = std::min(next, t.heartbeat_due);
       continue;
     }
     MarkUnhealthy(static_cast<int>(task),
                   errors::DeadlineExceeded("no heartbeat within ", t.heartbeat_timeout_ms, " ms"));
-    EndHeartbeat(static_cast<int>(task));
+    EndHeartbeat(static_cast<int>(task));  // its `then` may ask again (and schedule a check)
   }
-  if (later_first != 0) {
-    const auto wait =
-        std::chrono::duration_cast<std::chrono::milliseconds>(later_due - now) + std::chrono::milliseconds(1);
-    self_->delayed_send(self_, wait, heartbeat_deadline_atom::value, later_first, later_last);
-  }
+  if (next != std::chrono::steady_clock::time_point::max()) CheckDeadlinesBy(next);
 }
 
 void ClusterMembership::WithCluster(std::function<void(const Status&)> next) {
@@ -204,24 +190,16 @@ void ClusterMembership::WithCluster(std::function<void(const Status&)> next) {
     for (auto& k : waiting) k(status);
   };
   // A first contact includes connecting; give it the longer of the two.
-  const int64_t timeout_ms = std::max<int64_t>(options_.heartbeat_timeout_ms, 5000);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  uint64_t first = 0, last = 0;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(std::max<int64_t>(options_.heartbeat_timeout_ms, 5000));
   for (size_t t = 0; t < tasks_.size(); ++t) {
     if (tasks_[t].healthy) continue;
     ++discovering_;
-    // Not in task order: a task whose periodic heartbeat is out joins that one (an older id).
-    const uint64_t id = Discover(static_cast<int>(t), deadline, 0, round_done);
-    first = first == 0 ? id : std::min(first, id);
-    last = std::max(last, id);
-  }
-  // One deadline for the round's first heartbeats (1,000 tasks: not 1,000 timers).
-  if (first != 0) {
-    self_->delayed_send(self_, std::chrono::milliseconds(timeout_ms), heartbeat_deadline_atom::value, first, last);
+    Discover(static_cast<int>(t), deadline, 0, round_done);
   }
 }
 
-uint64_t ClusterMembership::Discover(int task, std::chrono::steady_clock::time_point deadline, int attempt,
+void ClusterMembership::Discover(int task, std::chrono::steady_clock::time_point deadline, int attempt,
                                      std::function<void()> then) {
   using std::chrono::milliseconds;
   const int64_t left =
@@ -253,14 +231,9 @@ uint64_t ClusterMembership::Discover(int task, std::chrono::steady_clock::time_p
     };
     t.heartbeat_timeout_ms = std::max(t.heartbeat_timeout_ms, left);
     t.heartbeat_due = std::max(t.heartbeat_due, deadline);
-    if (attempt > 0) {
-      self_->delayed_send(self_, milliseconds(left), heartbeat_deadline_atom::value, t.heartbeat_id, t.heartbeat_id);
-    }
-    return t.heartbeat_id;
+    return;
   }
-  const uint64_t id = AskHeartbeat(task, left, next);
-  if (attempt > 0) self_->delayed_send(self_, milliseconds(left), heartbeat_deadline_atom::value, id, id);
-  return id;
+  AskHeartbeat(task, left, next);
 }
 
 void ClusterMembership::Retry(uint64_t id) {

@@ -33,7 +33,7 @@ namespace tensoract {
 using heartbeat_tick_atom = caf::atom_constant<caf::atom("hbtick")>;
 // (discovery_retry_atom, id): the time for a discovery heartbeat's retry has come.
 using discovery_retry_atom = caf::atom_constant<caf::atom("discretry")>;
-// (heartbeat_deadline_atom, first, last): the heartbeats first..last (ids) are due.
+// (heartbeat_deadline_atom): time to fail the heartbeats past their deadlines.
 using heartbeat_deadline_atom = caf::atom_constant<caf::atom("hbdue")>;
 
 // What the master knows of one task of the cluster.
@@ -42,7 +42,7 @@ struct TaskState {
   caf::actor worker;  // the local worker, or a RemoteWorker
   bool healthy = false;
   bool heartbeat_in_flight = false;
-  uint64_t heartbeat_id = 0;                   // the one in flight (ids grow)
+  uint64_t heartbeat_id = 0;                   // the one in flight (a late answer's is older)
   int64_t heartbeat_timeout_ms = 0;            // its timeout, for the error
   std::chrono::steady_clock::time_point heartbeat_due;  // when it times out
   std::function<void()> heartbeat_then;        // runs when it is answered or due
@@ -78,8 +78,9 @@ class ClusterMembership {
   void Tick();
   // A discovery_retry_atom arrived: asks again (see WithCluster).
   void Retry(uint64_t id);
-  // A heartbeat_deadline_atom arrived: the heartbeats first..last still out have timed out.
-  void HeartbeatsDue(uint64_t first, uint64_t last);
+  // A heartbeat_deadline_atom arrived: fails every heartbeat still out past its deadline,
+  // and schedules the check of the next one due.
+  void CheckDeadlines();
   // Asks `task` for a heartbeat now unless one is out (it seems to have restarted).
   void CheckNow(int task);
   // Calls `next` once every task is known and healthy (asking those that are not), or with
@@ -92,18 +93,16 @@ class ClusterMembership {
   std::string InspectWaiting() const;
 
  private:
-  // Asks `task` for a heartbeat; `then` runs once it is answered, fails or is due. Its
-  // deadline is the caller's to schedule (heartbeat_deadline_atom): the periodic round sends
-  // one for all its heartbeats, not one CAF timer per request. Gives the heartbeat's id.
-  uint64_t AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then);
-  // AskHeartbeat with a deadline of its own.
-  void AskHeartbeatAlone(int task, int64_t timeout_ms, std::function<void()> then);
+  // Asks `task` for a heartbeat; `then` runs once it is answered, fails or times out.
+  // The timeout is no CAF timer per request: one heartbeat_deadline_atom at the earliest
+  // deadline checks them all (a round of 1,000 heartbeats: one message).
+  void AskHeartbeat(int task, int64_t timeout_ms, std::function<void()> then);
   void EndHeartbeat(int task);  // no longer in flight; runs its `then`
+  // Makes sure a deadline check comes by `due`.
+  void CheckDeadlinesBy(std::chrono::steady_clock::time_point due);
   // Discovers `task` until it answers, its heartbeat times out, or `deadline` passes; then
-  // calls `then`. The first attempt's deadline is the caller's to schedule (one for the
-  // round); a retry schedules its own. Gives the heartbeat's id.
-  uint64_t Discover(int task, std::chrono::steady_clock::time_point deadline, int attempt,
-                    std::function<void()> then);
+  // calls `then`.
+  void Discover(int task, std::chrono::steady_clock::time_point deadline, int attempt, std::function<void()> then);
   void OnHeartbeat(int task, WorkerInfo info);
   void MarkUnhealthy(int task, const Status& why);
   // Tells every worker where the tasks' data planes are: the whole directory, or (`moved`
@@ -121,6 +120,8 @@ class ClusterMembership {
   std::map<uint64_t, std::function<void()>> retries_;
   uint64_t next_retry_ = 0;
   uint64_t next_heartbeat_ = 1;
+  // When the next deadline check is scheduled (max: none).
+  std::chrono::steady_clock::time_point next_check_ = std::chrono::steady_clock::time_point::max();
   bool heartbeats_started_ = false;
 };
 

@@ -704,9 +704,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
       },
       [=](heartbeat_tick_atom) { self->state.membership->Tick(); },
       [=](discovery_retry_atom, uint64_t id) { self->state.membership->Retry(id); },
-      [=](heartbeat_deadline_atom, uint64_t first, uint64_t last) {
-        self->state.membership->HeartbeatsDue(first, last);
-      },
+      [=](heartbeat_deadline_atom) { self->state.membership->CheckDeadlines(); },
       [=](session_gc_atom) {
         CollectIdleSessions(self);
         // Checked a few times per period, so a session goes at most a quarter late.
