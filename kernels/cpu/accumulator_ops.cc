@@ -11,6 +11,7 @@
 #include <deque>
 #include <mutex>
 
+#include "kernels/collective.h"  // MergeElements, DivideElements
 #include "kernels/kernel_registry.h"
 #include "kernels/resource_input.h"
 #include "kernels/resource_mgr.h"
@@ -58,7 +59,7 @@ class ConditionalAccumulator : public ResourceBase, public std::enable_shared_fr
       if (count_ == 0) {
         sum_ = gradient.DeepCopy();
       } else {
-        Add(gradient);
+        MergeElements(spec_.dtype, MergeOp::kAdd, sum_.data(), gradient.data(), gradient.NumElements());
       }
       ++count_;
       served = ServeLocked();
@@ -116,19 +117,6 @@ class ConditionalAccumulator : public ResourceBase, public std::enable_shared_fr
     TakeDone done;
   };
 
-  void Add(const Tensor& gradient) {
-    const int64_t n = gradient.NumElements();
-    if (spec_.dtype == tensorflow::DT_DOUBLE) {
-      double* acc = sum_.base<double>();
-      const double* g = gradient.base<double>();
-      for (int64_t i = 0; i < n; ++i) acc[i] += g[i];
-    } else {
-      float* acc = sum_.base<float>();
-      const float* g = gradient.base<float>();
-      for (int64_t i = 0; i < n; ++i) acc[i] += g[i];
-    }
-  }
-
   // The takes the held gradients can answer now, in order; each resets the count and
   // advances the global step. Their callbacks run after the lock is released.
   std::vector<std::pair<TakeDone, Tensor>> ServeLocked() {
@@ -139,16 +127,7 @@ class ConditionalAccumulator : public ResourceBase, public std::enable_shared_fr
       // The cancellation may be running now: it finds no take of this id and does nothing.
       if (take.cm != nullptr) take.cm->Deregister(take.token);
       Tensor value = std::move(sum_);
-      if (spec_.mean) {
-        const int64_t n = value.NumElements();
-        if (spec_.dtype == tensorflow::DT_DOUBLE) {
-          double* v = value.base<double>();
-          for (int64_t i = 0; i < n; ++i) v[i] /= count_;
-        } else {
-          float* v = value.base<float>();
-          for (int64_t i = 0; i < n; ++i) v[i] /= static_cast<float>(count_);
-        }
-      }
+      if (spec_.mean) DivideElements(spec_.dtype, value.data(), value.NumElements(), count_);
       sum_ = Tensor();
       count_ = 0;
       ++global_step_;
