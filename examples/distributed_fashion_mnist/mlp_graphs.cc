@@ -251,47 +251,57 @@ StatusOr<MlpGraph> BuildAllReduceReplica(const MlpOptions& options, int task, in
   return g;
 }
 
-StatusOr<MlpGraph> BuildAsyncReplica(const MlpOptions& options, int task) {
-  Scope root = Root(options);
-  Scope ps = root.WithDevice(kPs);
-  // Outside the replica's name scope: both replicas' graphs must name the same variables
-  // (and momentum slots), which the ps then holds once for both.
-  Weights w = NewWeights(ps, ps, options);
-  Scope compute = root.NewSubScope(StrCat("replica_", task)).WithDevice(WorkerTask(task));
-  Tower t = BuildTower(root, compute, compute, w);
+namespace {
+
+// Replica `task` of the between-graph modes (async, backup): the weights on the ps, outside
+// the replica's name scope (every replica's graph names the same variables, which the ps
+// holds once for all), and the tower and its gradients on the replica's worker.
+struct PsReplica {
+  Scope root, ps, compute;
+  Weights w;
+  Tower t;
   std::vector<Output> grads;
-  TA_RETURN_IF_ERROR(AddSymbolicGradients(compute, {t.loss}, Handles(w), &grads));
+};
+
+StatusOr<PsReplica> AddPsReplica(const MlpOptions& options, int task) {
+  PsReplica r{Root(options), Scope::NewRootScope(), Scope::NewRootScope(), {}, {}, {}};
+  r.ps = r.root.WithDevice(kPs);
+  r.w = NewWeights(r.ps, r.ps, options);
+  r.compute = r.root.NewSubScope(StrCat("replica_", task)).WithDevice(WorkerTask(task));
+  r.t = BuildTower(r.root, r.compute, r.compute, r.w);
+  TA_RETURN_IF_ERROR(AddSymbolicGradients(r.compute, {r.t.loss}, Handles(r.w), &r.grads));
+  return r;
+}
+
+}  // namespace
+
+StatusOr<MlpGraph> BuildAsyncReplica(const MlpOptions& options, int task) {
+  TA_ASSIGN_OR_RETURN(PsReplica r, AddPsReplica(options, task));
   MomentumOptimizer opt(options.learning_rate, options.momentum);
-  Node* train = opt.ApplyGradients(ps, w.all(), grads);
-  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, opt.variables(), t.loss, t.correct, train, options.with_saver));
-  AddFeeds(t, &g);
+  Node* train = opt.ApplyGradients(r.ps, r.w.all(), r.grads);
+  TA_ASSIGN_OR_RETURN(MlpGraph g,
+                      Finish(r.root, r.w, opt.variables(), r.t.loss, r.t.correct, train, options.with_saver));
+  AddFeeds(r.t, &g);
   return g;
 }
 
 StatusOr<MlpGraph> BuildBackupReplica(const MlpOptions& options, int task, int replicas_to_aggregate, int total) {
-  Scope root = Root(options);
-  Scope ps = root.WithDevice(kPs);
-  // Named as in every replica's graph (see BuildAsyncReplica).
-  Weights w = NewWeights(ps, ps, options);
-  Variable global_step = NewVariable(ps, "global_step", [](const Scope& s) { return ops::Const(s, int64_t{0}); });
-  Scope compute = root.NewSubScope(StrCat("replica_", task)).WithDevice(WorkerTask(task));
-  Tower t = BuildTower(root, compute, compute, w);
-  std::vector<Output> grads;
-  TA_RETURN_IF_ERROR(AddSymbolicGradients(compute, {t.loss}, Handles(w), &grads));
+  TA_ASSIGN_OR_RETURN(PsReplica r, AddPsReplica(options, task));
+  Variable global_step = NewVariable(r.ps, "global_step", [](const Scope& s) { return ops::Const(s, int64_t{0}); });
   MomentumOptimizer opt(options.learning_rate, options.momentum);
   SyncReplicasOptimizer sync(&opt, replicas_to_aggregate, total);
-  SyncReplicasOps ops = sync.ApplyGradients(ps, compute, w.all(), grads, global_step);
-  TA_RETURN_IF_ERROR(root.status());
+  SyncReplicasOps ops = sync.ApplyGradients(r.ps, r.compute, r.w.all(), r.grads, global_step);
+  TA_RETURN_IF_ERROR(r.root.status());
   std::vector<Variable> state = opt.variables();
   state.push_back(global_step);
   state.push_back(ops.local_step);
-  Node* local_init = GroupInitializers(compute.WithOpName("local_init"), {ops.local_step});
-  TA_RETURN_IF_ERROR(root.status());
+  Node* local_init = GroupInitializers(r.compute.WithOpName("local_init"), {ops.local_step});
+  TA_RETURN_IF_ERROR(r.root.status());
   SyncReplicasNames names{local_init->name(),         ops.local_step_init->name(), ops.token.name(),
                           ops.chief_init->name(),     ops.init_tokens->name(),
                           ops.chief_queue_runner.enqueue_op_names.at(0)};
-  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(root, w, state, t.loss, t.correct, ops.train, options.with_saver));
-  AddFeeds(t, &g);
+  TA_ASSIGN_OR_RETURN(MlpGraph g, Finish(r.root, r.w, state, r.t.loss, r.t.correct, ops.train, options.with_saver));
+  AddFeeds(r.t, &g);
   g.sync_replicas = std::move(names);
   return g;
 }

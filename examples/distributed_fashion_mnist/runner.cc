@@ -74,6 +74,16 @@ void BatchStream::Skip() {
   Next(&images, &labels);
 }
 
+void BatchStream::NextOf(int stride, int offset, Tensor* images, Tensor* labels) {
+  for (int i = 0; i < stride; ++i) {
+    if (i == offset) {
+      Next(images, labels);
+    } else {
+      Skip();
+    }
+  }
+}
+
 Status Train(Session& session, const MlpGraph& graph, BatchStream& stream, const TrainOptions& options,
              TrainStats* stats) {
   const int report_every = std::max(1, options.steps / 10);
@@ -81,13 +91,7 @@ Status Train(Session& session, const MlpGraph& graph, BatchStream& stream, const
   Tensor images, labels;
   std::vector<Tensor> out;
   for (int step = 0; step < options.steps; ++step) {
-    for (int i = 0; i < options.stride; ++i) {
-      if (i == options.offset) {
-        stream.Next(&images, &labels);
-      } else {
-        stream.Skip();
-      }
-    }
+    stream.NextOf(options.stride, options.offset, &images, &labels);
     TA_ASSIGN_OR_RETURN(auto feeds, Feeds(graph, images, labels));
     RunOptions run_options;
     run_options.output_partition_graphs = options.show_partitions && step == 0;
@@ -163,15 +167,12 @@ Status TrainBackup(const std::vector<Session*>& replicas, Session& chief, const 
     TA_RETURN_IF_ERROR(CreateReplica(session, graphs[r], r, gate));
     if (r > 0) TA_RETURN_IF_ERROR(session.Run({}, {}, {names.local_init}, nullptr));
     TA_RETURN_IF_ERROR(session.Run({}, {}, {names.local_step_init}, nullptr));
-    // Replica r takes batches r, r + n, ... of the stream.
     BatchStream stream(&train, batch, seed);
-    for (int k = 0; k < r; ++k) stream.Skip();
     // Until a token says the last global step is done: the chief hands out one per replica
     // after every step, so none waits for a token that never comes.
     for (int64_t next_step = 0; next_step < steps;) {
       Tensor images, labels;
-      stream.Next(&images, &labels);
-      for (int k = 1; k < n; ++k) stream.Skip();
+      stream.NextOf(n, r, &images, &labels);  // batches r, r + n, ... of the stream
       TA_ASSIGN_OR_RETURN(auto feeds, Feeds(graphs[r], images, labels));
       std::vector<Tensor> out;
       TA_RETURN_IF_ERROR(session.Run(feeds, {names.token}, {graphs[r].train}, &out)

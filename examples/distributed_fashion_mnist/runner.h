@@ -30,6 +30,9 @@ class BatchStream {
   BatchStream(const ImageDataset* data, int64_t batch, uint64_t seed);
   void Next(Tensor* images, Tensor* labels);
   void Skip();  // the next batch is another replica's
+  // Batch `offset` of the next `stride` (a replica's share when `stride` replicas share the
+  // stream), the others skipped.
+  void NextOf(int stride, int offset, Tensor* images, Tensor* labels);
 
  private:
   Batcher batcher_;
