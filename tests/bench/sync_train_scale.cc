@@ -32,6 +32,22 @@ using distributed_mnist::BatchStream;
 using distributed_mnist::MlpGraph;
 using distributed_mnist::MlpOptions;
 
+// Runs `graph` on a new session with `options`: initialized, 2 warm-up steps (they register
+// the graphs, form the group, open connections), then `steps` timed ones into `stats`.
+Status WarmThenTime(const SessionOptions& options, const MlpGraph& graph, BatchStream& stream,
+                    const std::string& label, int steps, distributed_mnist::TrainStats* stats) {
+  TA_ASSIGN_OR_RETURN(auto session, Session::New(options));
+  TA_RETURN_IF_ERROR(session->Create(graph.def));
+  TA_RETURN_IF_ERROR(session->Run({}, {}, {graph.init}, nullptr));
+  distributed_mnist::TrainOptions train;
+  train.label = label;
+  train.steps = 2;
+  distributed_mnist::TrainStats warm;
+  TA_RETURN_IF_ERROR(distributed_mnist::Train(*session, graph, stream, train, &warm));
+  train.steps = steps;
+  return distributed_mnist::Train(*session, graph, stream, train, stats);
+}
+
 int Main(int argc, char** argv) {
   std::string target, targets, token_file, mode = "allreduce", data_dir = "/usr/share/datasets/fashion-mnist";
   int workers = 1, hidden = 4096, batch = 64, steps = 20;
@@ -84,19 +100,9 @@ int Main(int argc, char** argv) {
           TA_ASSIGN_OR_RETURN(MlpGraph graph, distributed_mnist::BuildAllReduceReplica(options, r, workers));
           SessionOptions mine = session_options;
           mine.target = masters[r];
-          TA_ASSIGN_OR_RETURN(auto session, Session::New(mine));
-          TA_RETURN_IF_ERROR(session->Create(graph.def));
-          TA_RETURN_IF_ERROR(session->Run({}, {}, {graph.init}, nullptr));
           // Each replica its own share of the data, as a sharded input pipeline gives it.
           BatchStream stream(&train.value(), batch, 42 + r);
-          distributed_mnist::TrainOptions warm;
-          warm.steps = 2;  // registers the graphs, forms the group, opens connections
-          warm.label = StrCat(mode, " replica ", r);
-          TA_RETURN_IF_ERROR(distributed_mnist::Train(*session, graph, stream, warm, &per[r]));
-          distributed_mnist::TrainOptions timed = warm;
-          timed.steps = steps;
-          per[r] = {};
-          return distributed_mnist::Train(*session, graph, stream, timed, &per[r]);
+          return WarmThenTime(mine, graph, stream, StrCat(mode, " replica ", r), steps, &per[r]);
         }();
       });
     }
@@ -114,20 +120,8 @@ int Main(int argc, char** argv) {
     auto graph = mode == "sync" ? distributed_mnist::BuildSync(options, workers)
                                 : distributed_mnist::BuildAllReduce(options, workers);
     if (!graph.ok()) return fail(graph.status());
-    auto session = Session::New(session_options);
-    if (!session.ok()) return fail(session.status());
-    if (Status s = (*session)->Create(graph->def); !s.ok()) return fail(s);
-    if (Status s = (*session)->Run({}, {}, {graph->init}, nullptr); !s.ok()) return fail(s);
     BatchStream stream(&train.value(), static_cast<int64_t>(batch) * workers, 42);
-    distributed_mnist::TrainOptions warm;
-    warm.steps = 2;  // registers the graphs, forms the group, opens connections
-    warm.label = mode;
-    if (Status s = distributed_mnist::Train(**session, *graph, stream, warm, &stats); !s.ok()) return fail(s);
-    distributed_mnist::TrainOptions timed;
-    timed.steps = steps;
-    timed.label = mode;
-    stats = {};  // Train adds to `examples`: the warm-up's must not count
-    if (Status s = distributed_mnist::Train(**session, *graph, stream, timed, &stats); !s.ok()) return fail(s);
+    if (Status s = WarmThenTime(session_options, *graph, stream, mode, steps, &stats); !s.ok()) return fail(s);
   }
   const int64_t params = 784LL * hidden + hidden + hidden * 10LL + 10;
   std::printf("%s workers %d hidden %d params %lld batch/worker %d: %.1f examples/s (%.1f ms a step, loss %.4f)\n",
