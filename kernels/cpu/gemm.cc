@@ -386,7 +386,10 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
   //    38 GFLOP/s for 64 x 3136 x 1024 before);
   //  - a transposed A and a narrow product (a 10-class layer's weight gradient, x^T * dy:
   //    packing x^T took longer than the product).
-  if ((trans_b && m <= 256 && n > m) || (trans_a && n <= 16 && m > n)) {
+  // Writing c back from c^T costs a scalar pass over c (m x n), where packing the operand
+  // costs its size: so only where that operand is the larger (k > m: attention's scores,
+  // [166, 197] = [166, 16] x [197, 16]^T, spent more time transposing than multiplying).
+  if ((trans_b && m <= 256 && n > m && k > m) || (trans_a && n <= 16 && m > n && k > n)) {
     float* ct = tls_t.Get(n * m);
     Sgemm(!trans_b, !trans_a, n, m, k, b, ldb, a, lda, ct, m, false);
     for (int64_t i = 0; i < m; ++i) {

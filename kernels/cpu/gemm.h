@@ -51,6 +51,14 @@ inline void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, co
   Dgemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate);
 }
 
+// One head of attention over t query rows (kernels/cpu/gemm_attention.cc):
+//   out [t, hv] = softmax(scale * q [t, h] x k [s, h]^T + mask [t, s]) x v [s, hv]
+// row by row, each operand's rows ld* floats apart; mask may be null. False (nothing
+// written) without the vector kernels.
+bool AttentionHead(int64_t t, int64_t s, int64_t h, int64_t hv, const float* q, int64_t ldq, const float* k,
+                   int64_t ldk, const float* v, int64_t ldv, float scale, const float* mask, int64_t ldm, float* out,
+                   int64_t ldo);
+
 // The filter of a convolution laid out for the micro-kernel: [k, n] (k = rows * cols *
 // in_depth, n = out_depth) cut into panels of nr (AVX-512: 64 when n is a multiple of 64,
 // else 32; AVX2: 16) columns, zero-padded. Made once per kernel call and shared by all threads.

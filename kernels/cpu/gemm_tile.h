@@ -1,6 +1,6 @@
-// What gemm.cc (the products) and gemm_conv.cc (the convolutions) share: the register tile
-// and the moves around it, written against kernels/cpu/simd.h. Only those two files include
-// this; it is all inline and in an unnamed namespace, so each keeps its own copy, as when
+// What gemm.cc (the products), gemm_conv.cc (the convolutions) and gemm_attention.cc share:
+// the register tile and the moves around it, written against kernels/cpu/simd.h. Only those
+// files include this; it is all inline and in an unnamed namespace, so each keeps its own copy, as when
 // they were one file (and the emulated test's own build of them shares none of these
 // symbols with the kernels library).
 #ifndef TENSORACT_KERNELS_CPU_GEMM_TILE_H_

@@ -1,9 +1,9 @@
-// The vector operations of the float micro-kernels (kernels/cpu/gemm.cc and gemm_conv.cc,
-// through gemm_tile.h), for the widest instruction set the build targets: AVX-512 (16
-// floats a vector, 32 registers, mask registers) or AVX2 with FMA (8 floats, 16 registers,
-// masks as integer vectors). The
-// kernels are written once against `Simd` and pick their tile shapes from kLanes and
-// kRegisters. Without either, TENSORACT_HAVE_SIMD is 0 and gemm.cc falls back to Eigen.
+// The vector operations of the float micro-kernels (kernels/cpu/gemm.cc, gemm_conv.cc and
+// gemm_attention.cc, through gemm_tile.h), for the widest instruction set the build targets:
+// AVX-512 (16 floats a vector, 32 registers, mask registers) or AVX2 with FMA (8 floats, 16
+// registers, masks as integer vectors). The kernels are written once against `Simd` and
+// pick their tile shapes from kLanes and kRegisters. Without either, TENSORACT_HAVE_SIMD is
+// 0 and gemm.cc falls back to Eigen.
 //
 // TENSORACT_SIMD_EMULATE_WIDE builds the AVX-512 shapes (16 lanes, 32 registers) on plain
 // arrays instead, on any CPU: the gemm_wide_emulated_tests binary runs gemm's tests through
@@ -65,6 +65,10 @@ struct Simd {
     for (int i = 0; i < 16; ++i) a.x[i] += b.x[i];
     return a;
   }
+  static V Mul(V a, V b) {
+    for (int i = 0; i < 16; ++i) a.x[i] *= b.x[i];
+    return a;
+  }
   static Mask FirstLanes(int64_t valid) { return FirstOf16Lanes(valid); }
   // Like the hardware: lanes outside the mask are neither read nor written.
   static V MaskLoad(Mask m, const float* p) {
@@ -96,6 +100,7 @@ struct Simd {
   static V Broadcast(float x) { return _mm512_set1_ps(x); }
   static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V Add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
   // The first `valid` lanes (none when valid <= 0, all when valid >= kLanes).
   static Mask FirstLanes(int64_t valid) { return FirstOf16Lanes(valid); }
   // Lanes outside the mask read as zeros and are never touched in memory.
@@ -118,6 +123,7 @@ struct Simd {
   static V Broadcast(float x) { return _mm256_set1_ps(x); }
   static V Fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V Add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static Mask FirstLanes(int64_t valid) {
     const int32_t v = valid >= 8 ? 8 : valid <= 0 ? 0 : static_cast<int32_t>(valid);
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(v), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));

@@ -17,11 +17,12 @@ void SoftmaxRow(const T* in, T* out, int64_t n) {
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
   Eigen::Map<const Array> x(in, n);
   Eigen::Map<Array> y(out, n);
-  y = x - x.maxCoeff();
+  const T max = x.maxCoeff();
   if (kLog) {
+    y = x - max;
     y -= std::log(y.exp().sum());
   } else {
-    y = y.exp();
+    y = (x - max).exp();  // one pass for the shift and exp (attention's rows: 197 floats each)
     y *= T(1) / y.sum();
   }
 }

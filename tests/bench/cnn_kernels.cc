@@ -7,6 +7,9 @@
 //       instead: Conv2D on the shapes of real networks (ResNet50's and MobileNetV2's layers,
 //       batch 1 by default), which choose between oneDNN's kernel and ours
 //       (TENSORACT_ONEDNN=0 times ours: kernels/cpu/onednn_conv.h)
+//   cnn_kernels --tokens 1 [--threads N] [--batch N]
+//       instead: the products of the model zoo's transformers (128 tokens) and ViT (197),
+//       4 heads of depth 16, batch 32 by default: _FusedAttention and the dense layers
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -123,12 +126,35 @@ void RealConvolutions(int threads, int64_t b, int reps) {
   }
 }
 
+// The kernels of a transformer encoder block on [b, tokens, 64] (4 heads of 16, MLP 128).
+void TokenProducts(int threads, int64_t b, int reps) {
+  Device device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, threads);
+  std::printf("Transformer products (%s), batch %lld, %d thread(s), best of %d\n", gemm::KernelIsa(),
+              static_cast<long long>(b), threads, reps);
+  for (int64_t t : {int64_t{128}, int64_t{197}}) {
+    const std::string at = " t" + std::to_string(t);
+    const int64_t heads = 4, h = 16, d = heads * h;
+    const double attention_flops = 2.0 * 2 * b * heads * t * t * h;
+    Time(&device, "_FusedAttention" + at, "_FusedAttention",
+         {Random({b, t, heads, h}), Random({b, t, heads, h}), Random({b, t, heads, h})},
+         {{"T", TypeA(tensorflow::DT_FLOAT)}, {"scale", [] { tensorflow::AttrValue a; a.set_f(0.25f); return a; }()}},
+         attention_flops, reps);
+    auto mm = std::map<std::string, tensorflow::AttrValue>{{"T", TypeA(tensorflow::DT_FLOAT)}};
+    Time(&device, "MatMul projection 64->64" + at, "MatMul", {Random({b * t, d}), Random({d, d})}, mm,
+         2.0 * b * t * d * d, reps);
+    Time(&device, "MatMul mlp 64->128" + at, "MatMul", {Random({b * t, d}), Random({d, 2 * d})}, mm,
+         2.0 * b * t * d * 2 * d, reps);
+    Time(&device, "MatMul mlp 128->64" + at, "MatMul", {Random({b * t, 2 * d}), Random({2 * d, d})}, mm,
+         2.0 * b * t * d * 2 * d, reps);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int threads = 1, reps = 10;
   int64_t b = 64;
-  bool real = false;
+  bool real = false, tokens = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--threads") threads = std::atoi(argv[i + 1]);
@@ -136,6 +162,13 @@ int main(int argc, char** argv) {
     else if (a == "--reps") reps = std::atoi(argv[i + 1]);
     else if (a == "--cold") g_cold = std::atoi(argv[i + 1]) != 0;
     else if (a == "--real") real = std::atoi(argv[i + 1]) != 0;
+    else if (a == "--tokens") tokens = std::atoi(argv[i + 1]) != 0;
+  }
+  if (tokens) {
+    bool batch_given = false;
+    for (int i = 1; i < argc; ++i) batch_given = batch_given || std::string(argv[i]) == "--batch";
+    TokenProducts(threads, batch_given ? b : 32, reps);
+    return 0;
   }
   if (real) {
     bool batch_given = false;

@@ -2,7 +2,7 @@
 // combination, accumulate or not, edges of the register tiles (6 x 64, 8 x 32 and 12 x 16
 // with AVX-512; 6 x 16 and 12 x 8 with AVX2) and of the cache blocks, and the paths for few
 // rows (B read in place, or c^T computed and transposed). Then gemm's convolutions, called
-// directly, against naive loops. The same file also builds as gemm_wide_emulated_tests,
+// directly, against naive loops, and one head of attention (gemm::AttentionHead). The same file also builds as gemm_wide_emulated_tests,
 // which runs the AVX-512 shapes on emulated vectors (kernels/cpu/simd.h).
 #include <catch2/catch.hpp>
 
@@ -208,6 +208,49 @@ TEST_CASE("gemm's convolutions match naive loops for every tile shape and edge")
   for (int64_t co : {5, 16, 32, 40}) {
     CheckConvolution(Dims(2, 11, 13, 1, 5, co, /*same=*/true), &rng);
     CheckConvolution(Dims(2, 8, 9, 1, 3, co, /*same=*/false), &rng);
+  }
+}
+
+// One head of attention against double loops: every tile path (12 x 1 vector for a value
+// depth of one vector, 6 x 4 and 6 x 1 vectors past it), rows past a tile, keys past a
+// vector, a mask, strided rows.
+TEST_CASE("AttentionHead is softmax(scale q k^T + mask) v for every tile shape and edge") {
+  if (!gemm::HaveFastKernels()) {
+    WARN("skipped: no vector kernels in this build (AttentionHead answers false)");
+    return;
+  }
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  struct Shape { int64_t t, s, h, hv; bool masked; };
+  for (const Shape& sh : {Shape{1, 1, 1, 1, false}, Shape{13, 17, 16, 16, false}, Shape{25, 197, 16, 16, true},
+                          Shape{7, 70, 64, 70, false}, Shape{12, 33, 20, 5, true}, Shape{30, 129, 8, 100, false}}) {
+    const int64_t ldq = sh.h + 3, ldk = sh.h + 1, ldv = sh.hv + 2, ldo = sh.hv + 4, ldm = sh.s + 1;
+    std::vector<float> q(sh.t * ldq), k(sh.s * ldk), v(sh.s * ldv), mask(sh.t * ldm), out(sh.t * ldo, 42.f);
+    for (auto* x : {&q, &k, &v, &mask}) {
+      for (float& e : *x) e = u(rng);
+    }
+    const float scale = 0.7f;
+    INFO("t " << sh.t << " s " << sh.s << " h " << sh.h << " hv " << sh.hv << " masked " << sh.masked);
+    REQUIRE(gemm::AttentionHead(sh.t, sh.s, sh.h, sh.hv, q.data(), ldq, k.data(), ldk, v.data(), ldv, scale,
+                                sh.masked ? mask.data() : nullptr, ldm, out.data(), ldo));
+    std::vector<double> p(sh.s);
+    for (int64_t i = 0; i < sh.t; ++i) {
+      double most = -1e300, sum = 0;
+      for (int64_t j = 0; j < sh.s; ++j) {
+        double dot = 0;
+        for (int64_t d = 0; d < sh.h; ++d) dot += double(q[i * ldq + d]) * k[j * ldk + d];
+        p[j] = scale * dot + (sh.masked ? mask[i * ldm + j] : 0.0);
+        most = std::max(most, p[j]);
+      }
+      for (double& x : p) sum += (x = std::exp(x - most));
+      for (int64_t d = 0; d < sh.hv; ++d) {
+        double want = 0;
+        for (int64_t j = 0; j < sh.s; ++j) want += p[j] / sum * v[j * ldv + d];
+        const double got = out[i * ldo + d];
+        if (std::abs(got - want) > 1e-5 * (1 + std::abs(want))) FAIL("out[" << i << "," << d << "] = " << got << ", want " << want);
+      }
+      for (int64_t d = sh.hv; d < ldo; ++d) REQUIRE(out[i * ldo + d] == 42.f);  // the stride's gap untouched
+    }
   }
 }
 
