@@ -54,27 +54,27 @@ Status WindowedSize(InferenceContext* c, int64_t in, int64_t k, int64_t dilation
   return Status::OK();
 }
 
-Status DepthwiseConv2DNativeShape(InferenceContext* c) {
-  PartialTensorShape input, filter;
-  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
-  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
+// The output of a depthwise convolution of `input` by `filter` whose attrs are named
+// prefix + "strides" and so on.
+Status DepthwiseOutputShape(InferenceContext* c, const PartialTensorShape& input, const PartialTensorShape& filter,
+                            const std::string& prefix) {
   std::vector<int64_t> strides, dilations, paddings;
-  TA_RETURN_IF_ERROR(c->GetAttr("strides", &strides));
+  TA_RETURN_IF_ERROR(c->GetAttr(prefix + "strides", &strides));
   if (strides.size() != 4) {
     return errors::InvalidArgument("DepthwiseConv2D requires the stride attribute to contain 4 values, but got: ",
                                    strides.size());
   }
-  if (!c->GetAttr("dilations", &dilations).ok()) dilations.assign(4, 1);
+  if (!c->GetAttr(prefix + "dilations", &dilations).ok()) dilations.assign(4, 1);
   if (dilations.size() != 4) {
     return errors::InvalidArgument("DepthwiseConv2D requires the dilations attribute to contain 4 values, but got: ",
                                    dilations.size());
   }
   std::string data_format = "NHWC", padding;
-  if (!c->GetAttr("data_format", &data_format).ok()) data_format = "NHWC";
+  if (!c->GetAttr(prefix + "data_format", &data_format).ok()) data_format = "NHWC";
   const bool nchw = data_format == "NCHW";
   const int rows = nchw ? 2 : 1, cols = nchw ? 3 : 2, depth = nchw ? 1 : 3;
-  TA_RETURN_IF_ERROR(c->GetAttr("padding", &padding));
-  if (!c->GetAttr("explicit_paddings", &paddings).ok()) paddings.clear();
+  TA_RETURN_IF_ERROR(c->GetAttr(prefix + "padding", &padding));
+  if (!c->GetAttr(prefix + "explicit_paddings", &paddings).ok()) paddings.clear();
   TA_RETURN_IF_ERROR(CheckExplicitPaddings(padding, paddings, nchw));
   if (padding != "EXPLICIT") paddings.assign(8, 0);
 
@@ -92,6 +92,28 @@ Status DepthwiseConv2DNativeShape(InferenceContext* c) {
   c->set_output(0, nchw ? InferenceContext::MakeShape({batch, out_depth, out_rows, out_cols})
                         : InferenceContext::MakeShape({batch, out_rows, out_cols, out_depth}));
   return Status::OK();
+}
+
+Status DepthwiseConv2DNativeShape(InferenceContext* c) {
+  PartialTensorShape input, filter;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
+  return DepthwiseOutputShape(c, input, filter, "");
+}
+
+// _FusedConv2DWithDepthwise: the pointwise convolution keeps the rows and columns (1x1,
+// stride 1, NHWC), then the depthwise one's shape from its attrs (prefixed _depthwise_).
+Status PointwiseDepthwiseShape(InferenceContext* c) {
+  int64_t pointwise_args = 0;
+  TA_RETURN_IF_ERROR(c->GetAttr("num_pointwise_args", &pointwise_args));
+  PartialTensorShape input, pointwise, depthwise;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &pointwise));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(2 + static_cast<int>(pointwise_args)), 4, &depthwise));
+  const PartialTensorShape expanded = InferenceContext::MakeShape(
+      {InferenceContext::Dim(input, 0), InferenceContext::Dim(input, 1), InferenceContext::Dim(input, 2),
+       InferenceContext::Dim(pointwise, 3)});
+  return DepthwiseOutputShape(c, expanded, depthwise, "_depthwise_");
 }
 
 // The gradients' shapes are their size inputs (input_sizes, filter_sizes), of rank 4.
@@ -143,6 +165,23 @@ REGISTER_OP("_FusedDepthwiseConv2dNative")
     .Attr("leakyrelu_alpha: float = 0.2")
     .SetShapeFn(tensoract::DepthwiseConv2DNativeShape)
     .Doc("DepthwiseConv2dNative followed by the fused_ops in one kernel.");
+
+// A pointwise (1x1, stride 1) _FusedConv2D whose only consumer is a
+// _FusedDepthwiseConv2dNative: MobileNet's and EfficientNet's inverted residual blocks expand
+// the channels six times, then filter each one. One kernel runs both a band of rows at a
+// time, so the expanded tensor, the largest of the block, never goes to memory
+// (kernels/cpu/pointwise_depthwise_op.cc). tensoract's own op, made by the remapper after
+// placement (graph/optimizer/pointwise_depthwise_fusion.h): the two nodes' attrs are kept
+// with the prefixes _pointwise_ and _depthwise_, so that each convolution reads as its node did.
+REGISTER_OP("_FusedConv2DWithDepthwise")
+    .Input("input: T").Input("pointwise_filter: T").Input("pointwise_args: num_pointwise_args * T")
+    .Input("depthwise_filter: T").Input("depthwise_args: num_depthwise_args * T")
+    .Output("output: T")
+    .Attr("T: {float}")
+    .Attr("num_pointwise_args: int >= 0")
+    .Attr("num_depthwise_args: int >= 0")
+    .SetShapeFn(tensoract::PointwiseDepthwiseShape)
+    .Doc("_FusedConv2D (1x1, stride 1) then _FusedDepthwiseConv2dNative, a band of rows at a time.");
 
 REGISTER_OP("DepthwiseConv2dNativeBackpropInput")
     .Input("input_sizes: int32").Input("filter: T").Input("out_backprop: T").Output("output: T")

@@ -9,7 +9,10 @@ int MarkBfloat16Products(Graph* graph) {
   int marked = 0;
   for (Node* n : graph->op_nodes()) {
     const std::string& op = n->type_string();
-    if (op != "Conv2D" && op != "_FusedConv2D" && op != "MatMul" && op != "_FusedMatMul") continue;
+    if (op != "Conv2D" && op != "_FusedConv2D" && op != "MatMul" && op != "_FusedMatMul" &&
+        op != "_FusedConv2DWithDepthwise") {
+      continue;
+    }
     if (n->requested_device().find("/device:CPU:") == std::string::npos) continue;
     auto t = n->def().attr().find("T");
     if (t == n->def().attr().end() || t->second.type() != tensorflow::DT_FLOAT) continue;

@@ -4,6 +4,7 @@
 #include "graph/optimizer/attention_fusion.h"
 #include "graph/optimizer/layer_norm_fusion.h"
 #include "graph/optimizer/pad_folding.h"
+#include "graph/optimizer/pointwise_depthwise_fusion.h"
 #include "graph/optimizer/remapper_util.h"
 
 #include <algorithm>
@@ -548,6 +549,7 @@ int Remap(Graph* graph) {
   BypassIdentities(graph);
   return FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative"}, TryFoldPadIntoConvolution) +
          FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue) +
+         FuseEach(graph, {"_FusedConv2D"}, TryFusePointwiseDepthwise) +
          FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad) +
          FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad) +
          FuseEach(graph, {"Mean"}, TryFuseLayerNorm) + FuseEach(graph, {"Einsum"}, TryFuseAttention) +

@@ -12,6 +12,9 @@
 //     multiply-add per channel applied with the activation to each block of output right
 //     after it is computed (kernels/cpu/fused_epilogue.h, or oneDNN's post-ops), which saves
 //     a pass over the activations per step;
+//   - a pointwise _FusedConv2D that expands the channels and the _FusedDepthwiseConv2dNative
+//     it feeds into _FusedConv2DWithDepthwise, tensoract's op, which runs both a band of
+//     rows at a time (graph/optimizer/pointwise_depthwise_fusion.h);
 //   - MaxPoolGrad -> ReluGrad, where the pool's input is the Relu's output that ReluGrad
 //     takes as features (a Relu -> MaxPool layer's gradient), into _MaxPoolGradWithReluGrad,
 //     a tensoract op TensorFlow lacks: a window's gradient goes to its maximum only when

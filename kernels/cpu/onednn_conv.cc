@@ -26,6 +26,45 @@ struct OnednnConv::Entry {
   dnnl::memory::desc user_weights;  // the HWIO filter, as oneDNN's dims with our strides
 };
 
+struct OnednnConv::Piece {
+  std::shared_ptr<Entry> entry;
+  std::shared_ptr<dnnl::memory> weights;  // the filter in the primitive's layout
+};
+
+namespace {
+
+// Runs `entry`'s primitive on one piece: source and destination at the piece's place, the
+// per-channel scale and shift (null: none), the addend (null: none) laid out as the output.
+template <class Entry>
+void ExecutePiece(OpKernelContext* ctx, const Entry& entry, const dnnl::memory& weights, void* source, float* out,
+                  const ChannelAffine<float>& affine, const float* addend, int64_t out_depth, dnnl::stream& stream) {
+  using dnnl::memory;
+  const auto& pd = entry.pd;
+  Tensor scratch;
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), source)},
+      {DNNL_ARG_WEIGHTS, weights},
+      {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), out)},
+      {DNNL_ARG_SCRATCHPAD, OnednnDeviceMemory(ctx, pd.scratchpad_desc(), &scratch)}};
+  const memory::desc channels({1, out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
+  int post_index = 0;
+  if (affine.scale != nullptr) {
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
+        memory(channels, OnednnEngine(), const_cast<float*>(affine.scale));
+  }
+  if (affine.shift != nullptr) {
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
+        memory(channels, OnednnEngine(), const_cast<float*>(affine.shift));
+  }
+  if (addend != nullptr) {  // laid out as the output: the piece's part of it
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
+        memory(pd.dst_desc(), OnednnEngine(), const_cast<float*>(addend));
+  }
+  entry.primitive.execute(stream, args);
+}
+
+}  // namespace
+
 OnednnConv::OnednnConv() : weights_(std::make_unique<OnednnWeightCache>()) {}
 OnednnConv::~OnednnConv() = default;
 
@@ -90,11 +129,11 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
   const int64_t images_per_piece = d.batch >= want ? (d.batch + want - 1) / want : 1;
   const int64_t bands =
       d.batch >= want ? 1 : std::max<int64_t>(1, std::min((want + d.batch - 1) / d.batch, d.out_rows / 2));
-  struct Piece {
+  struct Part {  // a piece of the work and where it lies
     std::shared_ptr<Entry> entry;
     int64_t in_offset, out_offset;  // floats from input and out
   };
-  std::vector<Piece> pieces;
+  std::vector<Part> pieces;
   const int64_t in_image = d.in_rows * d.in_cols * d.in_depth, out_image = d.out_rows * d.out_cols * d.out_depth;
   try {
     for (int64_t image = 0; image < d.batch; image += images_per_piece) {
@@ -110,7 +149,7 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
           part.in_rows = end - begin;
           part.pad_top = begin - first;
         }
-        Piece p;
+        Part p;
         p.in_offset = image * in_image + (bands > 1 ? begin * d.in_cols * d.in_depth : 0);
         p.out_offset = image * out_image + row_begin * d.out_cols * d.out_depth;
         p.entry = EntryFor(part, scaled, shifted, added, epilogue);
@@ -120,7 +159,9 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
     }
     // Every piece's layout of the filter, before any piece runs.
     std::vector<std::shared_ptr<memory>> weights;
-    for (const Piece& p : pieces) weights.push_back(weights_->Get(ctx, p.entry->pd.weights_desc(), p.entry->user_weights, filter));
+    for (const Part& p : pieces) {
+      weights.push_back(weights_->Get(ctx, p.entry->pd.weights_desc(), p.entry->user_weights, filter));
+    }
     // In bfloat16, the whole input rounded once (bands of rows overlap).
     Tensor rounded;
     if (bfloat16_) {
@@ -133,47 +174,59 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
                        : const_cast<float*>(input + offset);
     };
 
-    const memory::desc channels({1, d.out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
     // Memory oneDNN could not get, or a primitive that failed to run: our kernel computes
     // all of out.
     return OnednnRunPieces(ctx, static_cast<int64_t>(pieces.size()), [&](int64_t i, dnnl::stream& stream) {
-      const Piece& p = pieces[i];
-      const auto& pd = p.entry->pd;
-      Tensor scratch;
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), source(p.in_offset))},
-          {DNNL_ARG_WEIGHTS, *weights[i]},
-          {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), out + p.out_offset)},
-          {DNNL_ARG_SCRATCHPAD, OnednnDeviceMemory(ctx, pd.scratchpad_desc(), &scratch)}};
-      int post_index = 0;
-      if (scaled) {
-        args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-            memory(channels, OnednnEngine(), const_cast<float*>(affine.scale));
-      }
-      if (shifted) {
-        args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-            memory(channels, OnednnEngine(), const_cast<float*>(affine.shift));
-      }
-      if (added) {  // laid out as the output: the piece's part of it
-        args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-            memory(pd.dst_desc(), OnednnEngine(), const_cast<float*>(affine.addend + p.out_offset));
-      }
-      p.entry->primitive.execute(stream, args);
+      const Part& p = pieces[i];
+      ExecutePiece(ctx, *p.entry, *weights[i], source(p.in_offset), out + p.out_offset, affine,
+                   added ? affine.addend + p.out_offset : nullptr, d.out_depth, stream);
     });
   } catch (const dnnl::error& e) {
     return OnednnFellBack(ctx, e.what());
   }
 }
 
+std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ctx, const conv::ConvDims& d,
+                                                             const Tensor& filter, const ChannelAffine<float>& affine,
+                                                             const FusedEpilogue& epilogue) {
+  if (bfloat16_) return nullptr;  // (the fusion that calls this runs float only)
+  try {
+    auto piece = std::make_shared<Piece>();
+    piece->entry = EntryFor(d, affine.scale != nullptr, affine.shift != nullptr, /*added=*/false, epilogue);
+    if (piece->entry->unsupported) return nullptr;
+    piece->weights = weights_->Get(ctx, piece->entry->pd.weights_desc(), piece->entry->user_weights, filter);
+    return piece;
+  } catch (const dnnl::error& e) {
+    OnednnFellBack(ctx, e.what());
+    return nullptr;
+  }
+}
+
+bool OnednnConv::RunPiece(OpKernelContext* ctx, const Piece& piece, const float* input,
+                          const ChannelAffine<float>& affine, float* out) {
+  return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
+    ExecutePiece(ctx, *piece.entry, *piece.weights, const_cast<float*>(input), out, affine, nullptr,
+                 piece.entry->pd.dst_desc().dims()[1], stream);
+  });
+}
+
 #else  // !TENSORACT_HAVE_ONEDNN
 
 struct OnednnConv::Entry {};
+struct OnednnConv::Piece {};
 class OnednnWeightCache {};
 OnednnConv::OnednnConv() = default;
 OnednnConv::~OnednnConv() = default;
 bool OnednnConv::Enabled() { return false; }
 bool OnednnConv::Run(OpKernelContext*, const conv::ConvDims&, const float*, const Tensor&,
                      const ChannelAffine<float>&, const FusedEpilogue&, float*) {
+  return false;
+}
+std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext*, const conv::ConvDims&, const Tensor&,
+                                                             const ChannelAffine<float>&, const FusedEpilogue&) {
+  return nullptr;
+}
+bool OnednnConv::RunPiece(OpKernelContext*, const Piece&, const float*, const ChannelAffine<float>&, float*) {
   return false;
 }
 

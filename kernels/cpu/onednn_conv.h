@@ -54,6 +54,18 @@ class OnednnConv {
   bool Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
            const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out);
 
+  // For a kernel that splits the work its own way (kernels/cpu/pointwise_depthwise_op.cc
+  // runs two convolutions band by band): Prepare makes the primitive of one piece `d` (any
+  // batch and rows) and lays out its filter, before the pieces run; nullptr where oneDNN has
+  // no kernel for it or is not built in. RunPiece then runs it on the calling thread, on one
+  // oneDNN thread: out = activation(conv(input) * affine.scale + affine.shift) (no addend);
+  // false where oneDNN failed (said once on stderr).
+  struct Piece;
+  std::shared_ptr<const Piece> Prepare(OpKernelContext* ctx, const conv::ConvDims& d, const Tensor& filter,
+                                       const ChannelAffine<float>& affine, const FusedEpilogue& epilogue);
+  bool RunPiece(OpKernelContext* ctx, const Piece& piece, const float* input, const ChannelAffine<float>& affine,
+                float* out);
+
  private:
   struct Entry;
   // The primitive of one piece's shape, made once (unsupported where oneDNN has none).

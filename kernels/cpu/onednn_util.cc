@@ -100,6 +100,18 @@ bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<v
   return failure.empty() || OnednnFellBack(ctx, failure.c_str());
 }
 
+bool OnednnRunHere(OpKernelContext* ctx, const std::function<void(dnnl::stream&)>& run) {
+  omp_set_num_threads(1);
+  try {
+    dnnl::stream stream(OnednnEngine());
+    run(stream);
+    stream.wait();
+    return true;
+  } catch (const dnnl::error& e) {
+    return OnednnFellBack(ctx, e.what());
+  }
+}
+
 dnnl::memory OnednnDeviceMemory(OpKernelContext* ctx, const dnnl::memory::desc& desc, Tensor* holder) {
   Allocator* allocator = ctx->device() != nullptr ? ctx->device()->allocator() : cpu_allocator();
   auto made = Tensor::Allocate(allocator, tensorflow::DT_UINT8, TensorShape({static_cast<int64_t>(desc.get_size())}));

@@ -59,6 +59,10 @@ bool OnednnFellBack(const OpKernelContext* ctx, const char* what);
 // everything its own way.
 bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<void(int64_t, dnnl::stream&)>& run);
 
+// run(stream) on the calling thread, as one piece of OnednnRunPieces (one oneDNN thread, a
+// stream of its own, waited for): for a caller that split the work over the threads itself.
+bool OnednnRunHere(OpKernelContext* ctx, const std::function<void(dnnl::stream&)>& run);
+
 // `from` reordered into `to` on the calling thread, with one oneDNN thread: oneDNN's own
 // OpenMP team would wait at its barrier for a core the device's other threads hold.
 void OnednnReorder(const dnnl::memory& from, const dnnl::memory& to);

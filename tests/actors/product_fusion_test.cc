@@ -6,7 +6,8 @@
 // fused ops replace the chains, and the values agree up to float rounding (the per-channel
 // steps compose into one multiply-add, oneDNN sums in its own order); Identity and IdentityN
 // in the way are seen through; Keras' LayerNormalization into _MklLayerNorm, its attention into
-// _FusedAttention, a batch norm and Relu on their own into _FusedChannelSteps. What must not fuse
+// _FusedAttention, a batch norm and Relu on their own into _FusedChannelSteps, an expansion and
+// the depthwise convolution after it into _FusedConv2DWithDepthwise. What must not fuse
 // (a Mul by a whole tensor, a batch norm in training) is left alone.
 //
 // Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
@@ -196,6 +197,49 @@ TEST_CASE("a zero Pad before a VALID convolution becomes its explicit padding, f
   CHECK_FALSE(Has(fused.ops, "PadV2:stem_in"));
   CHECK(Has(fused.ops, "Pad:wide"));
   CHECK(Has(fused.ops, "PadV2:ones"));
+}
+
+TEST_CASE("an inverted residual block's expansion and depthwise convolution fuse into _FusedConv2DWithDepthwise") {
+  const tensorflow::GraphDef graph = testing::BuildGraph([&](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 19, 17, 16}));
+    // A Keras batch norm (Mul and AddV2 of channel vectors) or a bias, then Relu6.
+    auto bn_relu6 = [&](const std::string& name, Output in, int64_t channels, float a) {
+      auto scaled = ops::Mul(s, in, Filled(s, {1, 1, 1, channels}, a, 1.f));
+      return ops::Relu6(s.WithOpName(name), ops::AddV2(s, scaled, Filled(s, {1, 1, 1, channels}, a + 0.1f)));
+    };
+    auto bias_relu6 = [&](const std::string& name, Output in, int64_t channels, float a) {
+      return ops::Relu6(s.WithOpName(name), ops::BiasAdd(s, in, Filled(s, {channels}, a)));
+    };
+    // MobileNetV2: a 1x1 expansion to 96 channels, then a depthwise 3x3 of stride 2.
+    auto expand = ops::Conv2D(s.WithOpName("expand"), x, Filled(s, {1, 1, 16, 96}, 0.7f), {1, 1, 1, 1}, "SAME");
+    auto expanded = bn_relu6("expanded", expand, 96, 0.3f);
+    bn_relu6("dw_relu6",
+             ops::DepthwiseConv2dNative(s, expanded, Filled(s, {3, 3, 96, 1}, 0.45f), {1, 2, 2, 1}, "SAME"), 96, 0.25f);
+    // Not fused: an expansion that something else reads too, a 3x3 "expansion".
+    auto shared = bias_relu6("shared", ops::Conv2D(s, x, Filled(s, {1, 1, 16, 32}, 0.6f), {1, 1, 1, 1}, "SAME"), 32,
+                             0.1f);
+    bias_relu6("shared_dw", ops::DepthwiseConv2dNative(s, shared, Filled(s, {3, 3, 32, 1}, 0.5f), {1, 1, 1, 1}, "SAME"),
+               32, 0.3f);
+    ops::Mul(s.WithOpName("shared_too"), shared, shared);
+    auto wide = bias_relu6("wide", ops::Conv2D(s, x, Filled(s, {3, 3, 16, 32}, 0.4f), {1, 1, 1, 1}, "SAME"), 32, 0.2f);
+    bias_relu6("wide_dw", ops::DepthwiseConv2dNative(s, wide, Filled(s, {3, 3, 32, 1}, 0.35f), {1, 1, 1, 1}, "SAME"),
+               32, 0.4f);
+  });
+  const std::vector<std::string> fetches = {"dw_relu6", "shared_dw", "shared_too", "wide_dw"};
+  for (int64_t batch : {1, 3}) {
+    const Ran fused = RunGraph(graph, true, {{"x", Input({batch, 19, 17, 16})}}, fetches);
+    const Ran apart = RunGraph(graph, false, {{"x", Input({batch, 19, 17, 16})}}, fetches);
+    for (size_t i = 0; i < fetches.size(); ++i) {
+      INFO(fetches[i] << " batch " << batch);
+      CheckClose(fused.values[i], apart.values[i]);
+    }
+    CHECK(Has(fused.ops, "_FusedConv2DWithDepthwise:dw_relu6"));
+    CHECK(Has(fused.ops, "_FusedConv2D:shared"));
+    CHECK(Has(fused.ops, "_FusedConv2D:wide"));
+    CHECK(std::count_if(fused.ops.begin(), fused.ops.end(), [](const std::string& op) {
+            return op.rfind("_FusedConv2DWithDepthwise:", 0) == 0;
+          }) == 1);
+  }
 }
 
 // What Keras 3 writes for Dense(24) on x [batch, tokens, 16] before its activation:

@@ -9,7 +9,8 @@
 //       (TENSORACT_ONEDNN=0 times ours: kernels/cpu/onednn_conv.h)
 //   cnn_kernels --tokens 1 [--threads N] [--batch N]
 //       instead: the products of the model zoo's transformers (128 tokens) and ViT (197),
-//       4 heads of depth 16, batch 32 by default: _FusedAttention and the dense layers
+//       4 heads of depth 16, batch 32 by default: _FusedAttention, the dense layers and
+//       exact GELU's Erfc
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -146,6 +147,8 @@ void TokenProducts(int threads, int64_t b, int reps) {
          2.0 * b * t * d * 2 * d, reps);
     Time(&device, "MatMul mlp 128->64" + at, "MatMul", {Random({b * t, 2 * d}), Random({2 * d, d})}, mm,
          2.0 * b * t * d * 2 * d, reps);
+    // Exact GELU's erfc over the MLP's hidden layer (its column: billions of elements a second).
+    Time(&device, "Erfc [b*t, 128], Gelem/s" + at, "Erfc", {Random({b * t, 2 * d})}, mm, 1.0 * b * t * 2 * d, reps);
   }
 }
 

@@ -1,0 +1,275 @@
+// _FusedConv2DWithDepthwise on the CPU (graph/optimizer/pointwise_depthwise_fusion.h): a
+// pointwise convolution that expands the channels, then a depthwise one, as one kernel.
+//
+// Unfused, the expanded tensor is written to memory whole and read back: at batch 32 the
+// expansions of MobileNetV2's first blocks (112 x 112 x 96 and 56 x 56 x 144 floats an image)
+// are most of its memory traffic, and a depthwise layer of 112 x 112 x 96 ran at a quarter
+// of its speed on the same image in cache. Here each task takes an image (or a part of its
+// output rows) and walks down it a band of output rows at a time: the pointwise convolution
+// computes the expanded rows the band's windows reach into a buffer that stays in L2, the
+// depthwise one reads them from there. Rows a band shares with the next (the windows'
+// overlap) are kept, not computed again.
+//
+// Both convolutions run on oneDNN (OnednnConv::Prepare/RunPiece), each band of each as it
+// would run unfused: the values are the two nodes' to the last bit. Where oneDNN is off or
+// has no kernel for a shape, or the session asked for products in bfloat16, the two
+// convolutions run as their own kernels (made here from the fused node's prefixed attrs),
+// one after the other, with the expanded tensor in memory.
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/op_registry.h"
+#include "graph/optimizer/mixed_precision.h"
+#include "graph/optimizer/pointwise_depthwise_fusion.h"
+#include "kernels/cpu/conv_util.h"
+#include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/onednn_conv.h"
+#include "kernels/kernel_registry.h"
+
+namespace tensoract {
+namespace {
+
+// Bytes of expanded rows a band keeps in cache (a core's L2 is 1-2 MiB: room for the band's
+// input and output rows beside it).
+constexpr int64_t kBandBytes = 768 << 10;
+
+// The NodeDef of one of the fused convolutions: the fused node's attrs that carry `prefix`,
+// without it.
+NodeDef ConvolutionDef(const NodeDef& fused, const std::string& op, const std::string& prefix) {
+  NodeDef def;
+  def.set_name(fused.name() + (prefix == kPointwiseAttrPrefix ? "/pointwise" : "/depthwise"));
+  def.set_op(op);
+  for (const auto& [name, value] : fused.attr()) {
+    if (name.rfind(prefix, 0) == 0) (*def.mutable_attr())[name.substr(prefix.size())] = value;
+  }
+  return def;
+}
+
+class PointwiseDepthwiseOp : public OpKernel {
+ public:
+  explicit PointwiseDepthwiseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("num_pointwise_args", &pointwise_args_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("num_depthwise_args", &depthwise_args_));
+    auto bf16 = ctx->def().attr().find(kBfloat16ProductsAttr);
+    bfloat16_ = bf16 != ctx->def().attr().end() && bf16->second.b();
+    NodeDef pointwise = ConvolutionDef(ctx->def(), "_FusedConv2D", kPointwiseAttrPrefix);
+    if (bfloat16_) (*pointwise.mutable_attr())[kBfloat16ProductsAttr].set_b(true);
+    const NodeDef depthwise = ConvolutionDef(ctx->def(), "_FusedDepthwiseConv2dNative", kDepthwiseAttrPrefix);
+    OP_REQUIRES_OK(ctx, MakeConvolution(ctx, pointwise, &pointwise_));
+    OP_REQUIRES_OK(ctx, MakeConvolution(ctx, depthwise, &depthwise_));
+    OpKernelConstruction pointwise_ctx(ctx->device(), pointwise, {}, {});
+    OP_REQUIRES_OK(ctx, pointwise_epilogue_.Init(&pointwise_ctx));
+    OpKernelConstruction depthwise_ctx(ctx->device(), depthwise, {}, {});
+    OP_REQUIRES_OK(ctx, depthwise_epilogue_.Init(&depthwise_ctx));
+    OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(&depthwise_ctx, /*has_dilations=*/true, /*has_ksize=*/false,
+                                              &depthwise_attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& pw_filter = ctx->input(1);
+    const Tensor& dw_filter = ctx->input(2 + pointwise_args_);
+    OP_REQUIRES(ctx, input.dims() == 4 && pw_filter.dims() == 4 && dw_filter.dims() == 4,
+                errors::InvalidArgument(conv::NodeContext(*this), ": input, pointwise and depthwise filters must be "
+                                        "4-dimensional, got ", input.shape().DebugString(), ", ",
+                                        pw_filter.shape().DebugString(), " and ", dw_filter.shape().DebugString()));
+    const bool fusable = !bfloat16_ && OnednnConv::Enabled() && pw_filter.dim_size(0) == 1 &&
+                         pw_filter.dim_size(1) == 1 && pw_filter.dim_size(2) == input.dim_size(3) &&
+                         dw_filter.dim_size(2) == pw_filter.dim_size(3) && dw_filter.dim_size(3) == 1;
+    if (!fusable || !Banded(ctx, input, pw_filter, dw_filter)) {
+      if (ctx->status().ok()) Unfused(ctx);
+    }
+  }
+
+ private:
+  static Status MakeConvolution(OpKernelConstruction* ctx, const NodeDef& def, std::unique_ptr<OpKernel>* kernel) {
+    TA_ASSIGN_OR_RETURN(const tensorflow::OpDef* op_def, OpRegistry::Global()->LookUp(def.op()));
+    return CreateOpKernel(ctx->device(), def, *op_def, kernel);
+  }
+
+  // Runs `kernel` on `inputs` as a kernel of this node's step; its output 0 in *out.
+  static Status RunConvolution(OpKernelContext* ctx, OpKernel* kernel, const std::vector<Tensor>& inputs,
+                               Tensor* out) {
+    OpKernelContext::Params params;
+    params.device = ctx->device();
+    params.kernel = kernel;
+    params.inputs = &inputs;
+    params.step_id = ctx->step_id();
+    OpKernelContext sub(params);
+    kernel->Compute(&sub);
+    if (!sub.status().ok()) return sub.status();
+    *out = sub.outputs()[0];
+    return Status::OK();
+  }
+
+  // The two convolutions one after the other, each as its own kernel.
+  void Unfused(OpKernelContext* ctx) {
+    std::vector<Tensor> pw_inputs, dw_inputs;
+    for (int i = 0; i < 2 + pointwise_args_; ++i) pw_inputs.push_back(ctx->input(i));
+    Tensor expanded, out;
+    OP_REQUIRES_OK(ctx, RunConvolution(ctx, pointwise_.get(), pw_inputs, &expanded));
+    dw_inputs.push_back(expanded);
+    for (int i = 0; i < 1 + depthwise_args_; ++i) dw_inputs.push_back(ctx->input(2 + pointwise_args_ + i));
+    OP_REQUIRES_OK(ctx, RunConvolution(ctx, depthwise_.get(), dw_inputs, &out));
+    ctx->set_output(0, out);
+  }
+
+  // One band: the pointwise convolution of expanded rows [fresh_begin, rows_end) into the
+  // buffer (after the rows it keeps from the band before, from rows_begin), then the
+  // depthwise one of output rows [out_begin, out_end) from buffer rows [rows_begin, rows_end).
+  struct Band {
+    int64_t rows_begin, fresh_begin, rows_end, out_begin, out_end;
+    conv::ConvDims pointwise, depthwise;
+  };
+
+  // The bands of output rows [out_begin, out_end) of one image, in order.
+  static std::vector<Band> Bands(const conv::ConvDims& d, int64_t in_depth, int64_t out_begin, int64_t out_end) {
+    const int64_t row_bytes = d.in_cols * d.in_depth * int64_t{sizeof(float)};
+    const int64_t rows = std::max<int64_t>(d.filter_rows, kBandBytes / std::max<int64_t>(row_bytes, 1));
+    const int64_t per_band = std::max<int64_t>(1, (rows - d.filter_rows) / d.stride_rows + 1);
+    std::vector<Band> bands;
+    int64_t computed_end = 0;  // expanded rows already in the buffer end here
+    for (int64_t o = out_begin; o < out_end; o += per_band) {
+      Band b;
+      b.out_begin = o;
+      b.out_end = std::min(out_end, o + per_band);
+      const int64_t first = b.out_begin * d.stride_rows - d.pad_top;  // may be in the padding
+      const int64_t last = (b.out_end - 1) * d.stride_rows - d.pad_top + (d.filter_rows - 1) * d.dilation_rows;
+      b.rows_begin = std::max<int64_t>(first, 0);
+      b.rows_end = std::min(last + 1, d.in_rows);
+      b.fresh_begin = bands.empty() ? b.rows_begin : std::max(b.rows_begin, computed_end);
+      computed_end = b.rows_end;
+      b.pointwise = conv::ConvDims();
+      b.pointwise.batch = 1;
+      b.pointwise.in_rows = b.pointwise.out_rows = b.rows_end - b.fresh_begin;
+      b.pointwise.in_cols = b.pointwise.out_cols = d.in_cols;
+      b.pointwise.in_depth = in_depth;
+      b.pointwise.out_depth = d.in_depth;
+      b.pointwise.filter_rows = b.pointwise.filter_cols = 1;
+      b.depthwise = d;
+      b.depthwise.batch = 1;
+      b.depthwise.in_rows = b.rows_end - b.rows_begin;
+      b.depthwise.out_rows = b.out_end - b.out_begin;
+      b.depthwise.pad_top = b.rows_begin - first;
+      bands.push_back(b);
+    }
+    return bands;
+  }
+
+  // The fused path; false (having written nothing) where oneDNN cannot run a piece.
+  bool Banded(OpKernelContext* ctx, const Tensor& input, const Tensor& pw_filter, const Tensor& dw_filter) {
+    conv::ConvDims d;  // the depthwise convolution of the whole expanded tensor
+    d.batch = input.dim_size(0);
+    d.in_rows = input.dim_size(1);
+    d.in_cols = input.dim_size(2);
+    d.in_depth = d.out_depth = d.groups = pw_filter.dim_size(3);
+    d.filter_rows = dw_filter.dim_size(0);
+    d.filter_cols = dw_filter.dim_size(1);
+    Status s = conv::ComputeConvDims(depthwise_attrs_, &d);
+    if (!s.ok()) {
+      ctx->SetStatus(errors::InvalidArgument(conv::NodeContext(*this), ": ", s.message()));
+      return true;
+    }
+    Tensor* output = nullptr;
+    s = ctx->allocate_output(0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}), &output);
+    if (!s.ok() || output->NumElements() == 0) {
+      ctx->SetStatus(s);
+      return true;
+    }
+    const Tensor channels(tensorflow::DT_FLOAT, TensorShape({d.in_depth}));  // the expanded tensor's depth
+    ChannelAffine<float> pw_affine, dw_affine;
+    s = pointwise_epilogue_.Channels(*this, ctx, 2, channels, &pw_affine);
+    if (s.ok()) s = depthwise_epilogue_.Channels(*this, ctx, 3 + pointwise_args_, *output, &dw_affine);
+    if (!s.ok()) {
+      ctx->SetStatus(s);
+      return true;
+    }
+
+    // Tasks: whole images while there are two per thread, else parts of each image's rows.
+    const int threads = conv::NumThreads(ctx);
+    const int64_t parts = std::min<int64_t>(d.out_rows, (2 * threads + d.batch - 1) / d.batch);
+    std::vector<std::vector<Band>> part_bands(parts);
+    // Every band's primitives and filter layouts, before any runs (laying a filter out may
+    // use the device's threads).
+    using Pieces = std::map<std::vector<int64_t>, std::shared_ptr<const OnednnConv::Piece>>;
+    Pieces pw_pieces, dw_pieces;
+    auto prepare = [&](OnednnConv* onednn, const conv::ConvDims& dims, const Tensor& filter,
+                       const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, Pieces* pieces) {
+      if (dims.in_rows == 0 || pieces->count(conv::DimsKey(dims)) != 0) return true;
+      auto piece = onednn->Prepare(ctx, dims, filter, affine, epilogue);
+      if (piece == nullptr) return false;
+      (*pieces)[conv::DimsKey(dims)] = std::move(piece);
+      return true;
+    };
+    const int64_t in_depth = input.dim_size(3);
+    for (int64_t p = 0; p < parts; ++p) {
+      part_bands[p] = Bands(d, in_depth, d.out_rows * p / parts, d.out_rows * (p + 1) / parts);
+      for (const Band& b : part_bands[p]) {
+        if (!prepare(&pointwise_onednn_, b.pointwise, pw_filter, pw_affine, pointwise_epilogue_, &pw_pieces) ||
+            !prepare(&depthwise_onednn_, b.depthwise, dw_filter, dw_affine, depthwise_epilogue_, &dw_pieces)) {
+          return false;
+        }
+      }
+    }
+    int64_t buffer_rows = 0;
+    for (const auto& bands : part_bands) {
+      for (const Band& b : bands) buffer_rows = std::max(buffer_rows, b.rows_end - b.rows_begin);
+    }
+    const int64_t row_floats = d.in_cols * d.in_depth;
+    const float* in = input.base<float>();
+    float* out = output->base<float>();
+    std::atomic<bool> failed{false};
+    CwiseParallelFor(ctx, d.batch * parts, int64_t{1} << 30, [&](int64_t first, int64_t last) {
+      std::vector<float> buffer(buffer_rows * row_floats);
+      for (int64_t task = first; task < last && !failed; ++task) {
+        const int64_t image = task / parts;
+        const float* image_in = in + image * d.in_rows * d.in_cols * in_depth;
+        float* image_out = out + image * d.out_rows * d.out_cols * d.out_depth;
+        int64_t held_begin = 0, held_end = 0;  // expanded rows in the buffer
+        for (const Band& b : part_bands[task % parts]) {
+          // Keep the rows this band shares with the last, at the buffer's start.
+          if (b.fresh_begin > b.rows_begin) {
+            std::copy(buffer.data() + (b.rows_begin - held_begin) * row_floats,
+                      buffer.data() + (held_end - held_begin) * row_floats, buffer.data());
+          }
+          float* fresh = buffer.data() + (b.fresh_begin - b.rows_begin) * row_floats;
+          if (b.pointwise.in_rows > 0 &&
+              !pointwise_onednn_.RunPiece(ctx, *pw_pieces.at(conv::DimsKey(b.pointwise)),
+                                          image_in + b.fresh_begin * d.in_cols * in_depth, pw_affine, fresh)) {
+            failed = true;
+            return;
+          }
+          held_begin = b.rows_begin;
+          held_end = b.rows_end;
+          if (!depthwise_onednn_.RunPiece(ctx, *dw_pieces.at(conv::DimsKey(b.depthwise)), buffer.data(), dw_affine,
+                                          image_out + b.out_begin * d.out_cols * d.out_depth)) {
+            failed = true;
+            return;
+          }
+        }
+      }
+    });
+    if (failed) {  // said on stderr once; the whole output again, unfused
+      Unfused(ctx);
+    }
+    return true;
+  }
+
+  int64_t pointwise_args_ = 0, depthwise_args_ = 0;
+  bool bfloat16_ = false;
+  std::unique_ptr<OpKernel> pointwise_, depthwise_;  // the unfused path's kernels
+  FusedEpilogue pointwise_epilogue_, depthwise_epilogue_;
+  conv::WindowAttrs depthwise_attrs_;
+  OnednnConv pointwise_onednn_, depthwise_onednn_;
+};
+
+REGISTER_KERNEL(Name("_FusedConv2DWithDepthwise").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+                PointwiseDepthwiseOp);
+
+}  // namespace
+}  // namespace tensoract

@@ -1,0 +1,126 @@
+// _FusedConv2DWithDepthwise (kernels/cpu/pointwise_depthwise_op.cc) against the two kernels
+// it fuses, run one after the other: the same values to the last bit (each convolution runs
+// on oneDNN as it would alone), for strides 1 and 2, windows 3 and 5, SAME, VALID and
+// explicit padding, images taller than one band, a batch of one split into parts of rows,
+// and with oneDNN off (the unfused path). Bad shapes are refused naming the node.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "graph/optimizer/pointwise_depthwise_fusion.h"
+#include "tests/kernels/kernel_test_util.h"
+
+namespace tensoract {
+namespace {
+
+using testing::AttrMap;
+using testing::Ints;
+using testing::Str;
+using testing::TypeA;
+using testing::Values;
+
+Tensor Pattern(std::vector<int64_t> dims, float a, float scale = 1.f) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = scale * std::sin(a * static_cast<float>(i) + 0.3f);
+  return Tensor::FromVector<float>(v, TensorShape(dims));
+}
+
+tensorflow::AttrValue Strs(const std::vector<std::string>& v) {
+  tensorflow::AttrValue a;
+  for (const std::string& s : v) a.mutable_list()->add_s(s);
+  return a;
+}
+
+tensorflow::AttrValue IntA(int64_t i) {
+  tensorflow::AttrValue a;
+  a.set_i(i);
+  return a;
+}
+
+struct Case {
+  int64_t batch, rows, cols, in_depth, expanded, window, stride;
+  std::string padding;
+  std::vector<int64_t> explicit_paddings;
+};
+
+// The two nodes' attrs: a Keras batch norm (ChannelMul, BiasAdd) and Relu6 each.
+AttrMap PointwiseAttrs() {
+  tensorflow::AttrValue targs;
+  targs.mutable_list()->add_type(tensorflow::DT_FLOAT);
+  targs.mutable_list()->add_type(tensorflow::DT_FLOAT);
+  return {{"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, 1, 1, 1})}, {"padding", Str("VALID")},
+          {"fused_ops", Strs({"ChannelMul", "BiasAdd", "Relu6"})}, {"num_args", IntA(2)}, {"TArgs", targs}};
+}
+AttrMap DepthwiseAttrs(const Case& c) {
+  AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, c.stride, c.stride, 1})},
+                   {"padding", Str(c.padding)}, {"fused_ops", Strs({"ChannelMul", "BiasAdd", "Relu6"})},
+                   {"num_args", IntA(2)}};
+  if (c.padding == "EXPLICIT") attrs["explicit_paddings"] = Ints(c.explicit_paddings);
+  return attrs;
+}
+
+AttrMap FusedAttrs(const Case& c) {
+  AttrMap attrs = {
+      {"T", TypeA(tensorflow::DT_FLOAT)}, {"num_pointwise_args", IntA(2)}, {"num_depthwise_args", IntA(2)}};
+  const NodeDef pointwise = testing::MakeDef("_FusedConv2D", PointwiseAttrs());
+  const NodeDef depthwise = testing::MakeDef("_FusedDepthwiseConv2dNative", DepthwiseAttrs(c));
+  for (auto& [name, value] : pointwise.attr()) attrs[kPointwiseAttrPrefix + name] = value;
+  for (auto& [name, value] : depthwise.attr()) attrs[kDepthwiseAttrPrefix + name] = value;
+  return attrs;
+}
+
+void CheckAgainstUnfused(const Case& c) {
+  INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.in_depth << " -> " << c.expanded
+                << ", window " << c.window << " stride " << c.stride << " " << c.padding);
+  const Tensor x = Pattern({c.batch, c.rows, c.cols, c.in_depth}, 0.37f);
+  const Tensor pw = Pattern({1, 1, c.in_depth, c.expanded}, 0.71f, 0.5f);
+  const Tensor pw_scale = Pattern({c.expanded}, 0.13f, 0.5f), pw_shift = Pattern({c.expanded}, 0.29f);
+  const Tensor dw = Pattern({c.window, c.window, c.expanded, 1}, 0.53f, 0.4f);
+  const Tensor dw_scale = Pattern({c.expanded}, 0.17f), dw_shift = Pattern({c.expanded}, 0.41f);
+
+  auto expanded = testing::RunOp("_FusedConv2D", {x, pw, pw_scale, pw_shift}, PointwiseAttrs());
+  REQUIRE(expanded.status.ok());
+  auto want = testing::RunOp("_FusedDepthwiseConv2dNative", {expanded.outputs[0], dw, dw_scale, dw_shift},
+                             DepthwiseAttrs(c));
+  REQUIRE(want.status.ok());
+  auto got = testing::RunOp("_FusedConv2DWithDepthwise", {x, pw, pw_scale, pw_shift, dw, dw_scale, dw_shift},
+                            FusedAttrs(c));
+  INFO(got.status);
+  REQUIRE(got.status.ok());
+  REQUIRE(got.outputs[0].shape() == want.outputs[0].shape());
+  const std::vector<float> a = Values<float>(got.outputs[0]), b = Values<float>(want.outputs[0]);
+  int64_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+  CHECK(differ == 0);
+}
+
+const Case kCases[] = {
+    {1, 17, 15, 8, 48, 3, 1, "SAME", {}},    // a batch of one: parts of its rows
+    {3, 20, 20, 16, 32, 3, 2, "SAME", {}},   // stride 2
+    {2, 9, 11, 5, 24, 5, 2, "EXPLICIT", {0, 0, 1, 2, 2, 1, 0, 0}},  // a folded Pad
+    {5, 40, 40, 4, 96, 3, 1, "VALID", {}},   // two bands an image
+    {4, 64, 64, 16, 64, 3, 1, "SAME", {}},   // three bands, rows kept between them
+    {2, 61, 33, 24, 144, 5, 2, "SAME", {}},  // bands of stride 2, window 5
+};
+
+TEST_CASE("_FusedConv2DWithDepthwise gives the two convolutions' values, band by band") {
+  for (const Case& c : kCases) CheckAgainstUnfused(c);
+}
+
+TEST_CASE("_FusedConv2DWithDepthwise refuses a pointwise filter that does not match the input") {
+  const Case c = kCases[0];
+  auto r = testing::RunOp("_FusedConv2DWithDepthwise",
+                          {Pattern({1, 8, 8, 3}, 0.1f), Pattern({1, 1, 4, 16}, 0.2f), Pattern({16}, 0.3f),
+                           Pattern({16}, 0.4f), Pattern({3, 3, 16, 1}, 0.5f), Pattern({16}, 0.6f), Pattern({16}, 0.7f)},
+                          FusedAttrs(c));
+  REQUIRE_FALSE(r.status.ok());
+  INFO(r.status);
+  CHECK(r.status.message().find("'n/pointwise'") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tensoract
