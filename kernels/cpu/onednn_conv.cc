@@ -29,6 +29,7 @@ struct OnednnConv::Entry {
 struct OnednnConv::Piece {
   std::shared_ptr<Entry> entry;
   std::shared_ptr<dnnl::memory> weights;  // the filter in the primitive's layout
+  int64_t input_elements = 0;             // rounded to bfloat16 first, with bfloat16 products
 };
 
 namespace {
@@ -189,9 +190,9 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
 std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ctx, const conv::ConvDims& d,
                                                              const Tensor& filter, const ChannelAffine<float>& affine,
                                                              const FusedEpilogue& epilogue) {
-  if (bfloat16_) return nullptr;  // (the fusion that calls this runs float only)
   try {
     auto piece = std::make_shared<Piece>();
+    piece->input_elements = d.batch * d.in_rows * d.in_cols * d.in_depth;
     piece->entry = EntryFor(d, affine.scale != nullptr, affine.shift != nullptr, /*added=*/false, epilogue);
     if (piece->entry->unsupported) return nullptr;
     piece->weights = weights_->Get(ctx, piece->entry->pd.weights_desc(), piece->entry->user_weights, filter);
@@ -204,9 +205,17 @@ std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ct
 
 bool OnednnConv::RunPiece(OpKernelContext* ctx, const Piece& piece, const float* input,
                           const ChannelAffine<float>& affine, float* out) {
+  Tensor rounded;
+  void* source = const_cast<float*>(input);
+  if (bfloat16_) {
+    auto r = RoundedToBfloat16(ctx, input, piece.input_elements);
+    if (!r.ok()) return false;
+    rounded = std::move(r).value();
+    source = rounded.data();
+  }
   return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
-    ExecutePiece(ctx, *piece.entry, *piece.weights, const_cast<float*>(input), out, affine, nullptr,
-                 piece.entry->pd.dst_desc().dims()[1], stream);
+    ExecutePiece(ctx, *piece.entry, *piece.weights, source, out, affine, nullptr, piece.entry->pd.dst_desc().dims()[1],
+                 stream);
   });
 }
 

@@ -58,8 +58,9 @@ class OnednnConv {
   // runs two convolutions band by band): Prepare makes the primitive of one piece `d` (any
   // batch and rows) and lays out its filter, before the pieces run; nullptr where oneDNN has
   // no kernel for it or is not built in. RunPiece then runs it on the calling thread, on one
-  // oneDNN thread: out = activation(conv(input) * affine.scale + affine.shift) (no addend);
-  // false where oneDNN failed (said once on stderr).
+  // oneDNN thread: out = activation(conv(input) * affine.scale + affine.shift) (no addend;
+  // with bfloat16 products, the piece's input rounded first); false where oneDNN failed
+  // (said once on stderr).
   struct Piece;
   std::shared_ptr<const Piece> Prepare(OpKernelContext* ctx, const conv::ConvDims& d, const Tensor& filter,
                                        const ChannelAffine<float>& affine, const FusedEpilogue& epilogue);

@@ -11,10 +11,11 @@
 // overlap) are kept, not computed again.
 //
 // Both convolutions run on oneDNN (OnednnConv::Prepare/RunPiece), each band of each as it
-// would run unfused: the values are the two nodes' to the last bit. Where oneDNN is off or
-// has no kernel for a shape, or the session asked for products in bfloat16, the two
-// convolutions run as their own kernels (made here from the fused node's prefixed attrs),
-// one after the other, with the expanded tensor in memory.
+// would run unfused: the values are the two nodes' to the last bit (with products in
+// bfloat16 too: the pointwise convolution rounds its band of input as it would all of it).
+// Where oneDNN is off or has no kernel for a shape, the two convolutions run as their own
+// kernels (made here from the fused node's prefixed attrs), one after the other, with the
+// expanded tensor in memory.
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -68,6 +69,9 @@ class PointwiseDepthwiseOp : public OpKernel {
     OP_REQUIRES_OK(ctx, depthwise_epilogue_.Init(&depthwise_ctx));
     OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(&depthwise_ctx, /*has_dilations=*/true, /*has_ksize=*/false,
                                               &depthwise_attrs_));
+    // As the unfused nodes: only the pointwise convolution is a product the session's
+    // bfloat16 option rounds (graph/optimizer/mixed_precision.h).
+    pointwise_onednn_.set_bfloat16_products(bfloat16_);
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -78,7 +82,7 @@ class PointwiseDepthwiseOp : public OpKernel {
                 errors::InvalidArgument(conv::NodeContext(*this), ": input, pointwise and depthwise filters must be "
                                         "4-dimensional, got ", input.shape().DebugString(), ", ",
                                         pw_filter.shape().DebugString(), " and ", dw_filter.shape().DebugString()));
-    const bool fusable = !bfloat16_ && OnednnConv::Enabled() && pw_filter.dim_size(0) == 1 &&
+    const bool fusable = OnednnConv::Enabled() && pw_filter.dim_size(0) == 1 &&
                          pw_filter.dim_size(1) == 1 && pw_filter.dim_size(2) == input.dim_size(3) &&
                          dw_filter.dim_size(2) == pw_filter.dim_size(3) && dw_filter.dim_size(3) == 1;
     if (!fusable || !Banded(ctx, input, pw_filter, dw_filter)) {

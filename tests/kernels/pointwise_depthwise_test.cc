@@ -2,13 +2,14 @@
 // it fuses, run one after the other: the same values to the last bit (each convolution runs
 // on oneDNN as it would alone), for strides 1 and 2, windows 3 and 5, SAME, VALID and
 // explicit padding, images taller than one band, a batch of one split into parts of rows,
-// and with oneDNN off (the unfused path). Bad shapes are refused naming the node.
+// products in bfloat16. Bad shapes are refused naming the node.
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
 #include "tests/kernels/kernel_test_util.h"
 
@@ -73,7 +74,7 @@ AttrMap FusedAttrs(const Case& c) {
   return attrs;
 }
 
-void CheckAgainstUnfused(const Case& c) {
+void CheckAgainstUnfused(const Case& c, bool bfloat16 = false) {
   INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.in_depth << " -> " << c.expanded
                 << ", window " << c.window << " stride " << c.stride << " " << c.padding);
   const Tensor x = Pattern({c.batch, c.rows, c.cols, c.in_depth}, 0.37f);
@@ -82,13 +83,17 @@ void CheckAgainstUnfused(const Case& c) {
   const Tensor dw = Pattern({c.window, c.window, c.expanded, 1}, 0.53f, 0.4f);
   const Tensor dw_scale = Pattern({c.expanded}, 0.17f), dw_shift = Pattern({c.expanded}, 0.41f);
 
-  auto expanded = testing::RunOp("_FusedConv2D", {x, pw, pw_scale, pw_shift}, PointwiseAttrs());
+  // Products in bfloat16 (graph/optimizer/mixed_precision.h) mark the pointwise
+  // convolution, and the fused node that holds it.
+  AttrMap pointwise_attrs = PointwiseAttrs(), fused_attrs = FusedAttrs(c);
+  if (bfloat16) pointwise_attrs[kBfloat16ProductsAttr] = fused_attrs[kBfloat16ProductsAttr] = testing::BoolA(true);
+  auto expanded = testing::RunOp("_FusedConv2D", {x, pw, pw_scale, pw_shift}, pointwise_attrs);
   REQUIRE(expanded.status.ok());
   auto want = testing::RunOp("_FusedDepthwiseConv2dNative", {expanded.outputs[0], dw, dw_scale, dw_shift},
                              DepthwiseAttrs(c));
   REQUIRE(want.status.ok());
   auto got = testing::RunOp("_FusedConv2DWithDepthwise", {x, pw, pw_scale, pw_shift, dw, dw_scale, dw_shift},
-                            FusedAttrs(c));
+                            fused_attrs);
   INFO(got.status);
   REQUIRE(got.status.ok());
   REQUIRE(got.outputs[0].shape() == want.outputs[0].shape());
@@ -109,6 +114,10 @@ const Case kCases[] = {
 
 TEST_CASE("_FusedConv2DWithDepthwise gives the two convolutions' values, band by band") {
   for (const Case& c : kCases) CheckAgainstUnfused(c);
+}
+
+TEST_CASE("_FusedConv2DWithDepthwise with products in bfloat16 gives the two convolutions' values") {
+  for (const Case& c : {kCases[0], kCases[4]}) CheckAgainstUnfused(c, /*bfloat16=*/true);
 }
 
 TEST_CASE("_FusedConv2DWithDepthwise refuses a pointwise filter that does not match the input") {
