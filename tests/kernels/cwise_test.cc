@@ -161,6 +161,16 @@ TEMPLATE_TEST_CASE("binary ops broadcast as NumPy does", "[cwise]", float, int32
   CHECK(Values<T>(e) == std::vector<T>{-1, 8, 19, 28, 39, 48, -3, 6, 17, 26, 37, 46});
   // An empty dimension gives an empty result.
   CHECK(Out("Sub", {V<T>({}, {0, 3}), row}).shape() == TensorShape({0, 3}));
+  // A short row repeated over a large tensor (an image's per-channel mean): on either side,
+  // over many runs of the tiled row, split over the threads.
+  std::vector<T> big(64 * 100 * 3);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<T>(static_cast<int>(i % 1000) - 500);
+  const Tensor image = V<T>(big, {64, 100, 3}), channels = V<T>({7, -3, 11}, {1, 1, 3});
+  const std::vector<T> minus = Values<T>(Out("Sub", {image, channels})), from = Values<T>(Out("Sub", {channels, image}));
+  for (size_t i = 0; i < big.size(); ++i) {
+    const T c = std::vector<T>{7, -3, 11}[i % 3];
+    if (minus[i] != big[i] - c || from[i] != c - big[i]) FAIL("element " << i);
+  }
 }
 
 TEST_CASE("shapes that do not broadcast are InvalidArgument naming the node", "[cwise]") {
