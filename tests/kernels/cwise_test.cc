@@ -166,7 +166,8 @@ TEMPLATE_TEST_CASE("binary ops broadcast as NumPy does", "[cwise]", float, int32
   std::vector<T> big(64 * 100 * 3);
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<T>(static_cast<int>(i % 1000) - 500);
   const Tensor image = V<T>(big, {64, 100, 3}), channels = V<T>({7, -3, 11}, {1, 1, 3});
-  const std::vector<T> minus = Values<T>(Out("Sub", {image, channels})), from = Values<T>(Out("Sub", {channels, image}));
+  const std::vector<T> minus = Values<T>(Out("Sub", {image, channels}));
+  const std::vector<T> from = Values<T>(Out("Sub", {channels, image}));
   for (size_t i = 0; i < big.size(); ++i) {
     const T c = std::vector<T>{7, -3, 11}[i % 3];
     if (minus[i] != big[i] - c || from[i] != c - big[i]) FAIL("element " << i);
