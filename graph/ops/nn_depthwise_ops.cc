@@ -102,10 +102,13 @@ Status DepthwiseConv2DNativeShape(InferenceContext* c) {
 }
 
 // _FusedConv2DWithDepthwise: the pointwise convolution keeps the rows and columns (1x1,
-// stride 1, NHWC), then the depthwise one's shape from its attrs (prefixed _depthwise_).
+// stride 1, NHWC), then the depthwise one's shape from its attrs (prefixed _depthwise_), then
+// the projection's depth where there is one (1x1, stride 1).
 Status PointwiseDepthwiseShape(InferenceContext* c) {
-  int64_t pointwise_args = 0;
+  int64_t pointwise_args = 0, depthwise_args = 0, project_inputs = 0;
   TA_RETURN_IF_ERROR(c->GetAttr("num_pointwise_args", &pointwise_args));
+  TA_RETURN_IF_ERROR(c->GetAttr("num_depthwise_args", &depthwise_args));
+  TA_RETURN_IF_ERROR(c->GetAttr("num_project_inputs", &project_inputs));
   PartialTensorShape input, pointwise, depthwise;
   TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
   TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &pointwise));
@@ -113,7 +116,13 @@ Status PointwiseDepthwiseShape(InferenceContext* c) {
   const PartialTensorShape expanded = InferenceContext::MakeShape(
       {InferenceContext::Dim(input, 0), InferenceContext::Dim(input, 1), InferenceContext::Dim(input, 2),
        InferenceContext::Dim(pointwise, 3)});
-  return DepthwiseOutputShape(c, expanded, depthwise, "_depthwise_");
+  TA_RETURN_IF_ERROR(DepthwiseOutputShape(c, expanded, depthwise, "_depthwise_"));
+  if (project_inputs == 0) return Status::OK();
+  PartialTensorShape filtered = c->output(0), project;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(3 + static_cast<int>(pointwise_args + depthwise_args)), 4, &project));
+  c->set_output(0, InferenceContext::MakeShape({InferenceContext::Dim(filtered, 0), InferenceContext::Dim(filtered, 1),
+                                                InferenceContext::Dim(filtered, 2), InferenceContext::Dim(project, 3)}));
+  return Status::OK();
 }
 
 // The gradients' shapes are their size inputs (input_sizes, filter_sizes), of rank 4.
@@ -167,21 +176,26 @@ REGISTER_OP("_FusedDepthwiseConv2dNative")
     .Doc("DepthwiseConv2dNative followed by the fused_ops in one kernel.");
 
 // A pointwise (1x1, stride 1) _FusedConv2D whose only consumer is a
-// _FusedDepthwiseConv2dNative: MobileNet's and EfficientNet's inverted residual blocks expand
-// the channels six times, then filter each one. One kernel runs both a band of rows at a
-// time, so the expanded tensor, the largest of the block, never goes to memory
-// (kernels/cpu/pointwise_depthwise_op.cc). tensoract's own op, made by the remapper after
-// placement (graph/optimizer/pointwise_depthwise_fusion.h): the two nodes' attrs are kept
-// with the prefixes _pointwise_ and _depthwise_, so that each convolution reads as its node did.
+// _FusedDepthwiseConv2dNative, and the projection (another pointwise _FusedConv2D, with its
+// residual Add) that may follow it: MobileNet's and EfficientNet's inverted residual blocks
+// expand the channels six times, filter each one, and project them back. One kernel runs
+// them a band of rows at a time, so the expanded and filtered tensors, the largest of the
+// block, never go to memory (kernels/cpu/pointwise_depthwise_op.cc). tensoract's own op, made
+// by the remapper after placement (graph/optimizer/pointwise_depthwise_fusion.h): the nodes'
+// attrs are kept with the prefixes _pointwise_, _depthwise_ and _project_, so that each
+// convolution reads as its node did. `project` is empty, or the projection's filter then its args.
 REGISTER_OP("_FusedConv2DWithDepthwise")
     .Input("input: T").Input("pointwise_filter: T").Input("pointwise_args: num_pointwise_args * T")
     .Input("depthwise_filter: T").Input("depthwise_args: num_depthwise_args * T")
+    .Input("project: num_project_inputs * T")
     .Output("output: T")
     .Attr("T: {float}")
     .Attr("num_pointwise_args: int >= 0")
     .Attr("num_depthwise_args: int >= 0")
+    .Attr("num_project_inputs: int >= 0 = 0")
     .SetShapeFn(tensoract::PointwiseDepthwiseShape)
-    .Doc("_FusedConv2D (1x1, stride 1) then _FusedDepthwiseConv2dNative, a band of rows at a time.");
+    .Doc("_FusedConv2D (1x1, stride 1), _FusedDepthwiseConv2dNative and optionally another 1x1 _FusedConv2D, a "
+         "band of rows at a time.");
 
 REGISTER_OP("DepthwiseConv2dNativeBackpropInput")
     .Input("input_sizes: int32").Input("filter: T").Input("out_backprop: T").Output("output: T")

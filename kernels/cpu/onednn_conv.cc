@@ -195,7 +195,7 @@ std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ct
   try {
     auto piece = std::make_shared<Piece>();
     piece->input_elements = d.batch * d.in_rows * d.in_cols * d.in_depth;
-    piece->entry = EntryFor(d, affine.scale != nullptr, affine.shift != nullptr, /*added=*/false, epilogue);
+    piece->entry = EntryFor(d, affine.scale != nullptr, affine.shift != nullptr, affine.addend != nullptr, epilogue);
     if (piece->entry->unsupported) return nullptr;
     piece->weights = weights_->Get(ctx, piece->entry->pd.weights_desc(), piece->entry->user_weights, filter);
     return piece;
@@ -206,7 +206,7 @@ std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ct
 }
 
 bool OnednnConv::RunPiece(OpKernelContext* ctx, const Piece& piece, const float* input,
-                          const ChannelAffine<float>& affine, float* out) {
+                          const ChannelAffine<float>& affine, float* out, const float* addend) {
   Tensor rounded;
   void* source = const_cast<float*>(input);
   if (bfloat16_) {
@@ -216,7 +216,7 @@ bool OnednnConv::RunPiece(OpKernelContext* ctx, const Piece& piece, const float*
     source = rounded.data();
   }
   return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
-    ExecutePiece(ctx, *piece.entry, *piece.weights, source, out, affine, nullptr, piece.entry->pd.dst_desc().dims()[1],
+    ExecutePiece(ctx, *piece.entry, *piece.weights, source, out, affine, addend, piece.entry->pd.dst_desc().dims()[1],
                  stream);
   });
 }
@@ -237,7 +237,8 @@ std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext*, c
                                                              const ChannelAffine<float>&, const FusedEpilogue&) {
   return nullptr;
 }
-bool OnednnConv::RunPiece(OpKernelContext*, const Piece&, const float*, const ChannelAffine<float>&, float*) {
+bool OnednnConv::RunPiece(OpKernelContext*, const Piece&, const float*, const ChannelAffine<float>&, float*,
+                          const float*) {
   return false;
 }
 

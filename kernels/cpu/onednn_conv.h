@@ -55,17 +55,18 @@ class OnednnConv {
            const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out);
 
   // For a kernel that splits the work its own way (kernels/cpu/pointwise_depthwise_op.cc
-  // runs two convolutions band by band): Prepare makes the primitive of one piece `d` (any
-  // batch and rows) and lays out its filter, before the pieces run; nullptr where oneDNN has
-  // no kernel for it or is not built in. RunPiece then runs it on the calling thread, on one
-  // oneDNN thread: out = activation(conv(input) * affine.scale + affine.shift) (no addend;
-  // with bfloat16 products, the piece's input rounded first); false where oneDNN failed
-  // (said once on stderr).
+  // runs an inverted residual block's convolutions band by band): Prepare makes the primitive
+  // of one piece `d` (any batch and rows) and lays out its filter, before the pieces run;
+  // nullptr where oneDNN has no kernel for it or is not built in. RunPiece then runs it on the
+  // calling thread, on one oneDNN thread: out = activation(conv(input) * affine.scale +
+  // affine.shift + addend), the addend (where affine has one) the piece's own part, laid out
+  // as out; with bfloat16 products the piece's input is rounded first. False where oneDNN
+  // failed (said once on stderr).
   struct Piece;
   std::shared_ptr<const Piece> Prepare(OpKernelContext* ctx, const conv::ConvDims& d, const Tensor& filter,
                                        const ChannelAffine<float>& affine, const FusedEpilogue& epilogue);
   bool RunPiece(OpKernelContext* ctx, const Piece& piece, const float* input, const ChannelAffine<float>& affine,
-                float* out);
+                float* out, const float* addend = nullptr);
 
  private:
   struct Entry;

@@ -1,21 +1,22 @@
-// _FusedConv2DWithDepthwise on the CPU (graph/optimizer/pointwise_depthwise_fusion.h): a
-// pointwise convolution that expands the channels, then a depthwise one, as one kernel.
+// _FusedConv2DWithDepthwise on the CPU (graph/optimizer/pointwise_depthwise_fusion.h): an
+// inverted residual block's pointwise convolution that expands the channels, the depthwise
+// one, and (where the node has it) the pointwise projection back, as one kernel.
 //
-// Unfused, the expanded tensor is written to memory whole and read back: at batch 32 the
-// expansions of MobileNetV2's first blocks (112 x 112 x 96 and 56 x 56 x 144 floats an image)
-// are most of its memory traffic, and a depthwise layer of 112 x 112 x 96 ran at a quarter
-// of its speed on the same image in cache. Here each task takes an image (or a part of its
-// output rows) and walks down it a band of output rows at a time: the pointwise convolution
-// computes the expanded rows the band's windows reach into a buffer that stays in L2, the
-// depthwise one reads them from there. Rows a band shares with the next (the windows'
+// Unfused, the expanded tensor is written to memory whole and read back, and so is the
+// filtered one: at batch 32 the expansions of MobileNetV2's first blocks (112 x 112 x 96 and
+// 56 x 56 x 144 floats an image) are most of its memory traffic, and a depthwise layer of
+// 112 x 112 x 96 ran at a quarter of its speed on the same image in cache. Here each task
+// takes an image (or a part of its output rows) and walks down it a band of output rows at a
+// time: the pointwise convolution computes the expanded rows the band's windows reach into a
+// buffer that stays in L2, the depthwise one reads them from there into a second buffer (or
+// the output), the projection reads that. Rows a band shares with the next (the windows'
 // overlap) are kept, not computed again.
 //
-// Both convolutions run on oneDNN (OnednnConv::Prepare/RunPiece), each band of each as it
-// would run unfused: the values are the two nodes' to the last bit (with products in
-// bfloat16 too: the pointwise convolution rounds its band of input as it would all of it).
-// Where oneDNN is off or has no kernel for a shape, the two convolutions run as their own
-// kernels (made here from the fused node's prefixed attrs), one after the other, with the
-// expanded tensor in memory.
+// Every convolution runs on oneDNN (OnednnConv::Prepare/RunPiece), each band of each as it
+// would run unfused: the values are the nodes' to the last bit (with products in bfloat16
+// too: a pointwise convolution rounds its band of input as it would all of it). Where oneDNN
+// is off or has no kernel for a shape, the convolutions run as their own kernels (made here
+// from the fused node's prefixed attrs), one after the other, with the tensors in memory.
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -43,7 +44,7 @@ constexpr int64_t kBandBytes = 768 << 10;
 // without it.
 NodeDef ConvolutionDef(const NodeDef& fused, const std::string& op, const std::string& prefix) {
   NodeDef def;
-  def.set_name(fused.name() + (prefix == kPointwiseAttrPrefix ? "/pointwise" : "/depthwise"));
+  def.set_name(fused.name() + "/" + prefix.substr(1, prefix.size() - 2));  // "_pointwise_": n/pointwise
   def.set_op(op);
   for (const auto& [name, value] : fused.attr()) {
     if (name.rfind(prefix, 0) == 0) (*def.mutable_attr())[name.substr(prefix.size())] = value;
@@ -56,22 +57,26 @@ class PointwiseDepthwiseOp : public OpKernel {
   explicit PointwiseDepthwiseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("num_pointwise_args", &pointwise_args_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("num_depthwise_args", &depthwise_args_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("num_project_inputs", &project_inputs_));
     auto bf16 = ctx->def().attr().find(kBfloat16ProductsAttr);
     bfloat16_ = bf16 != ctx->def().attr().end() && bf16->second.b();
+    // As the unfused nodes: only the pointwise convolutions are products the session's
+    // bfloat16 option rounds (graph/optimizer/mixed_precision.h).
     NodeDef pointwise = ConvolutionDef(ctx->def(), "_FusedConv2D", kPointwiseAttrPrefix);
-    if (bfloat16_) (*pointwise.mutable_attr())[kBfloat16ProductsAttr].set_b(true);
+    NodeDef project = ConvolutionDef(ctx->def(), "_FusedConv2D", kProjectAttrPrefix);
+    if (bfloat16_) {
+      (*pointwise.mutable_attr())[kBfloat16ProductsAttr].set_b(true);
+      (*project.mutable_attr())[kBfloat16ProductsAttr].set_b(true);
+    }
+    pointwise_onednn_.set_bfloat16_products(bfloat16_);
+    project_onednn_.set_bfloat16_products(bfloat16_);
     const NodeDef depthwise = ConvolutionDef(ctx->def(), "_FusedDepthwiseConv2dNative", kDepthwiseAttrPrefix);
-    OP_REQUIRES_OK(ctx, MakeConvolution(ctx, pointwise, &pointwise_));
-    OP_REQUIRES_OK(ctx, MakeConvolution(ctx, depthwise, &depthwise_));
-    OpKernelConstruction pointwise_ctx(ctx->device(), pointwise, {}, {});
-    OP_REQUIRES_OK(ctx, pointwise_epilogue_.Init(&pointwise_ctx));
+    OP_REQUIRES_OK(ctx, MakeConvolution(ctx, pointwise, &pointwise_, &pointwise_epilogue_));
+    OP_REQUIRES_OK(ctx, MakeConvolution(ctx, depthwise, &depthwise_, &depthwise_epilogue_));
+    if (project_inputs_ > 0) OP_REQUIRES_OK(ctx, MakeConvolution(ctx, project, &project_, &project_epilogue_));
     OpKernelConstruction depthwise_ctx(ctx->device(), depthwise, {}, {});
-    OP_REQUIRES_OK(ctx, depthwise_epilogue_.Init(&depthwise_ctx));
     OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(&depthwise_ctx, /*has_dilations=*/true, /*has_ksize=*/false,
                                               &depthwise_attrs_));
-    // As the unfused nodes: only the pointwise convolution is a product the session's
-    // bfloat16 option rounds (graph/optimizer/mixed_precision.h).
-    pointwise_onednn_.set_bfloat16_products(bfloat16_);
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -82,18 +87,30 @@ class PointwiseDepthwiseOp : public OpKernel {
                 errors::InvalidArgument(conv::NodeContext(*this), ": input, pointwise and depthwise filters must be "
                                         "4-dimensional, got ", input.shape().DebugString(), ", ",
                                         pw_filter.shape().DebugString(), " and ", dw_filter.shape().DebugString()));
-    const bool fusable = OnednnConv::Enabled() && pw_filter.dim_size(0) == 1 &&
-                         pw_filter.dim_size(1) == 1 && pw_filter.dim_size(2) == input.dim_size(3) &&
-                         dw_filter.dim_size(2) == pw_filter.dim_size(3) && dw_filter.dim_size(3) == 1;
+    bool fusable = OnednnConv::Enabled() && pw_filter.dim_size(0) == 1 && pw_filter.dim_size(1) == 1 &&
+                   pw_filter.dim_size(2) == input.dim_size(3) && dw_filter.dim_size(2) == pw_filter.dim_size(3) &&
+                   dw_filter.dim_size(3) == 1;
+    if (project_inputs_ > 0) {
+      const Tensor& filter = ctx->input(ProjectInput());
+      fusable = fusable && filter.dims() == 4 && filter.dim_size(0) == 1 && filter.dim_size(1) == 1 &&
+                filter.dim_size(2) == dw_filter.dim_size(2);
+    }
     if (!fusable || !Banded(ctx, input, pw_filter, dw_filter)) {
       if (ctx->status().ok()) Unfused(ctx);
     }
   }
 
  private:
-  static Status MakeConvolution(OpKernelConstruction* ctx, const NodeDef& def, std::unique_ptr<OpKernel>* kernel) {
+  // Where the projection's filter is among the inputs (its args follow it).
+  int ProjectInput() const { return static_cast<int>(3 + pointwise_args_ + depthwise_args_); }
+
+  // One of the fused convolutions as a kernel of its own, and its epilogue.
+  static Status MakeConvolution(OpKernelConstruction* ctx, const NodeDef& def, std::unique_ptr<OpKernel>* kernel,
+                                FusedEpilogue* epilogue) {
     TA_ASSIGN_OR_RETURN(const tensorflow::OpDef* op_def, OpRegistry::Global()->LookUp(def.op()));
-    return CreateOpKernel(ctx->device(), def, *op_def, kernel);
+    TA_RETURN_IF_ERROR(CreateOpKernel(ctx->device(), def, *op_def, kernel));
+    OpKernelConstruction construction(ctx->device(), def, {}, {});
+    return epilogue->Init(&construction);
   }
 
   // Runs `kernel` on `inputs` as a kernel of this node's step; its output 0 in *out.
@@ -111,28 +128,37 @@ class PointwiseDepthwiseOp : public OpKernel {
     return Status::OK();
   }
 
-  // The two convolutions one after the other, each as its own kernel.
+  // The convolutions one after the other, each as its own kernel.
   void Unfused(OpKernelContext* ctx) {
-    std::vector<Tensor> pw_inputs, dw_inputs;
+    std::vector<Tensor> pw_inputs, dw_inputs, project_inputs;
     for (int i = 0; i < 2 + pointwise_args_; ++i) pw_inputs.push_back(ctx->input(i));
-    Tensor expanded, out;
+    Tensor expanded, filtered, out;
     OP_REQUIRES_OK(ctx, RunConvolution(ctx, pointwise_.get(), pw_inputs, &expanded));
     dw_inputs.push_back(expanded);
     for (int i = 0; i < 1 + depthwise_args_; ++i) dw_inputs.push_back(ctx->input(2 + pointwise_args_ + i));
-    OP_REQUIRES_OK(ctx, RunConvolution(ctx, depthwise_.get(), dw_inputs, &out));
+    OP_REQUIRES_OK(ctx, RunConvolution(ctx, depthwise_.get(), dw_inputs, &filtered));
+    if (project_inputs_ == 0) {
+      ctx->set_output(0, filtered);
+      return;
+    }
+    project_inputs.push_back(filtered);
+    for (int i = 0; i < project_inputs_; ++i) project_inputs.push_back(ctx->input(ProjectInput() + i));
+    OP_REQUIRES_OK(ctx, RunConvolution(ctx, project_.get(), project_inputs, &out));
     ctx->set_output(0, out);
   }
 
   // One band: the pointwise convolution of expanded rows [fresh_begin, rows_end) into the
   // buffer (after the rows it keeps from the band before, from rows_begin), then the
-  // depthwise one of output rows [out_begin, out_end) from buffer rows [rows_begin, rows_end).
+  // depthwise one of output rows [out_begin, out_end) from buffer rows [rows_begin, rows_end),
+  // then the projection of those rows.
   struct Band {
     int64_t rows_begin, fresh_begin, rows_end, out_begin, out_end;
-    conv::ConvDims pointwise, depthwise;
+    conv::ConvDims pointwise, depthwise, project;
   };
 
   // The bands of output rows [out_begin, out_end) of one image, in order.
-  static std::vector<Band> Bands(const conv::ConvDims& d, int64_t in_depth, int64_t out_begin, int64_t out_end) {
+  static std::vector<Band> Bands(const conv::ConvDims& d, int64_t in_depth, int64_t out_depth, int64_t out_begin,
+                                 int64_t out_end) {
     const int64_t row_bytes = d.in_cols * d.in_depth * int64_t{sizeof(float)};
     const int64_t rows = std::max<int64_t>(d.filter_rows, kBandBytes / std::max<int64_t>(row_bytes, 1));
     const int64_t per_band = std::max<int64_t>(1, (rows - d.filter_rows) / d.stride_rows + 1);
@@ -160,6 +186,13 @@ class PointwiseDepthwiseOp : public OpKernel {
       b.depthwise.in_rows = b.rows_end - b.rows_begin;
       b.depthwise.out_rows = b.out_end - b.out_begin;
       b.depthwise.pad_top = b.rows_begin - first;
+      b.project = conv::ConvDims();
+      b.project.batch = 1;
+      b.project.in_rows = b.project.out_rows = b.out_end - b.out_begin;
+      b.project.in_cols = b.project.out_cols = d.out_cols;
+      b.project.in_depth = d.out_depth;
+      b.project.out_depth = out_depth;
+      b.project.filter_rows = b.project.filter_cols = 1;
       bands.push_back(b);
     }
     return bands;
@@ -179,16 +212,24 @@ class PointwiseDepthwiseOp : public OpKernel {
       ctx->SetStatus(errors::InvalidArgument(conv::NodeContext(*this), ": ", s.message()));
       return true;
     }
+    const bool projected = project_inputs_ > 0;
+    const Tensor* project_filter = projected ? &ctx->input(ProjectInput()) : nullptr;
+    const int64_t out_depth = projected ? project_filter->dim_size(3) : d.out_depth;
     Tensor* output = nullptr;
-    s = ctx->allocate_output(0, TensorShape({d.batch, d.out_rows, d.out_cols, d.out_depth}), &output);
+    s = ctx->allocate_output(0, TensorShape({d.batch, d.out_rows, d.out_cols, out_depth}), &output);
     if (!s.ok() || output->NumElements() == 0) {
       ctx->SetStatus(s);
       return true;
     }
-    const Tensor channels(tensorflow::DT_FLOAT, TensorShape({d.in_depth}));  // the expanded tensor's depth
-    ChannelAffine<float> pw_affine, dw_affine;
+    // The per-channel values of each convolution (the expanded and filtered tensors are not
+    // whole anywhere: a tensor of their depth stands for them).
+    const Tensor channels(tensorflow::DT_FLOAT, TensorShape({d.in_depth}));
+    ChannelAffine<float> pw_affine, dw_affine, project_affine;
     s = pointwise_epilogue_.Channels(*this, ctx, 2, channels, &pw_affine);
-    if (s.ok()) s = depthwise_epilogue_.Channels(*this, ctx, 3 + pointwise_args_, *output, &dw_affine);
+    if (s.ok()) {
+      s = depthwise_epilogue_.Channels(*this, ctx, 3 + pointwise_args_, projected ? channels : *output, &dw_affine);
+    }
+    if (s.ok() && projected) s = project_epilogue_.Channels(*this, ctx, ProjectInput() + 1, *output, &project_affine);
     if (!s.ok()) {
       ctx->SetStatus(s);
       return true;
@@ -201,7 +242,7 @@ class PointwiseDepthwiseOp : public OpKernel {
     // Every band's primitives and filter layouts, before any runs (laying a filter out may
     // use the device's threads).
     using Pieces = std::map<std::vector<int64_t>, std::shared_ptr<const OnednnConv::Piece>>;
-    Pieces pw_pieces, dw_pieces;
+    Pieces pw_pieces, dw_pieces, project_pieces;
     auto prepare = [&](OnednnConv* onednn, const conv::ConvDims& dims, const Tensor& filter,
                        const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, Pieces* pieces) {
       if (dims.in_rows == 0 || pieces->count(conv::DimsKey(dims)) != 0) return true;
@@ -211,47 +252,52 @@ class PointwiseDepthwiseOp : public OpKernel {
       return true;
     };
     const int64_t in_depth = input.dim_size(3);
+    int64_t expanded_rows = 0, filtered_rows = 0;  // the buffers' sizes
     for (int64_t p = 0; p < parts; ++p) {
-      part_bands[p] = Bands(d, in_depth, d.out_rows * p / parts, d.out_rows * (p + 1) / parts);
+      part_bands[p] = Bands(d, in_depth, out_depth, d.out_rows * p / parts, d.out_rows * (p + 1) / parts);
       for (const Band& b : part_bands[p]) {
         if (!prepare(&pointwise_onednn_, b.pointwise, pw_filter, pw_affine, pointwise_epilogue_, &pw_pieces) ||
-            !prepare(&depthwise_onednn_, b.depthwise, dw_filter, dw_affine, depthwise_epilogue_, &dw_pieces)) {
+            !prepare(&depthwise_onednn_, b.depthwise, dw_filter, dw_affine, depthwise_epilogue_, &dw_pieces) ||
+            (projected && !prepare(&project_onednn_, b.project, *project_filter, project_affine, project_epilogue_,
+                                   &project_pieces))) {
           return false;
         }
+        expanded_rows = std::max(expanded_rows, b.rows_end - b.rows_begin);
+        filtered_rows = std::max(filtered_rows, b.out_end - b.out_begin);
       }
     }
-    int64_t buffer_rows = 0;
-    for (const auto& bands : part_bands) {
-      for (const Band& b : bands) buffer_rows = std::max(buffer_rows, b.rows_end - b.rows_begin);
-    }
-    const int64_t row_floats = d.in_cols * d.in_depth;
+    const int64_t row_floats = d.in_cols * d.in_depth, out_row_floats = d.out_cols * out_depth;
     const float* in = input.base<float>();
     float* out = output->base<float>();
     std::atomic<bool> failed{false};
     CwiseParallelFor(ctx, d.batch * parts, int64_t{1} << 30, [&](int64_t first, int64_t last) {
-      std::vector<float> buffer(buffer_rows * row_floats);
+      std::vector<float> expanded(expanded_rows * row_floats);
+      std::vector<float> filtered(projected ? filtered_rows * d.out_cols * d.out_depth : 0);
       for (int64_t task = first; task < last && !failed; ++task) {
         const int64_t image = task / parts;
         const float* image_in = in + image * d.in_rows * d.in_cols * in_depth;
-        float* image_out = out + image * d.out_rows * d.out_cols * d.out_depth;
+        const int64_t image_out = image * d.out_rows * out_row_floats;  // where its output starts
         int64_t held_begin = 0, held_end = 0;  // expanded rows in the buffer
         for (const Band& b : part_bands[task % parts]) {
           // Keep the rows this band shares with the last, at the buffer's start.
           if (b.fresh_begin > b.rows_begin) {
-            std::copy(buffer.data() + (b.rows_begin - held_begin) * row_floats,
-                      buffer.data() + (held_end - held_begin) * row_floats, buffer.data());
+            std::copy(expanded.data() + (b.rows_begin - held_begin) * row_floats,
+                      expanded.data() + (held_end - held_begin) * row_floats, expanded.data());
           }
-          float* fresh = buffer.data() + (b.fresh_begin - b.rows_begin) * row_floats;
-          if (b.pointwise.in_rows > 0 &&
-              !pointwise_onednn_.RunPiece(ctx, *pw_pieces.at(conv::DimsKey(b.pointwise)),
-                                          image_in + b.fresh_begin * d.in_cols * in_depth, pw_affine, fresh)) {
-            failed = true;
-            return;
-          }
+          float* fresh = expanded.data() + (b.fresh_begin - b.rows_begin) * row_floats;
+          const int64_t band_out = image_out + b.out_begin * out_row_floats;
+          bool ran = b.pointwise.in_rows == 0 ||
+                     pointwise_onednn_.RunPiece(ctx, *pw_pieces.at(conv::DimsKey(b.pointwise)),
+                                                image_in + b.fresh_begin * d.in_cols * in_depth, pw_affine, fresh);
           held_begin = b.rows_begin;
           held_end = b.rows_end;
-          if (!depthwise_onednn_.RunPiece(ctx, *dw_pieces.at(conv::DimsKey(b.depthwise)), buffer.data(), dw_affine,
-                                          image_out + b.out_begin * d.out_cols * d.out_depth)) {
+          ran = ran && depthwise_onednn_.RunPiece(ctx, *dw_pieces.at(conv::DimsKey(b.depthwise)), expanded.data(),
+                                                  dw_affine, projected ? filtered.data() : out + band_out);
+          ran = ran && (!projected ||
+                        project_onednn_.RunPiece(ctx, *project_pieces.at(conv::DimsKey(b.project)), filtered.data(),
+                                                 project_affine, out + band_out,
+                                                 project_affine.addend ? project_affine.addend + band_out : nullptr));
+          if (!ran) {
             failed = true;
             return;
           }
@@ -264,12 +310,12 @@ class PointwiseDepthwiseOp : public OpKernel {
     return true;
   }
 
-  int64_t pointwise_args_ = 0, depthwise_args_ = 0;
+  int64_t pointwise_args_ = 0, depthwise_args_ = 0, project_inputs_ = 0;
   bool bfloat16_ = false;
-  std::unique_ptr<OpKernel> pointwise_, depthwise_;  // the unfused path's kernels
-  FusedEpilogue pointwise_epilogue_, depthwise_epilogue_;
+  std::unique_ptr<OpKernel> pointwise_, depthwise_, project_;  // the unfused path's kernels
+  FusedEpilogue pointwise_epilogue_, depthwise_epilogue_, project_epilogue_;
   conv::WindowAttrs depthwise_attrs_;
-  OnednnConv pointwise_onednn_, depthwise_onednn_;
+  OnednnConv pointwise_onednn_, depthwise_onednn_, project_onednn_;
 };
 
 REGISTER_KERNEL(Name("_FusedConv2DWithDepthwise").Device(DEVICE_CPU).TypeConstraint<float>("T"),

@@ -199,7 +199,7 @@ TEST_CASE("a zero Pad before a VALID convolution becomes its explicit padding, f
   CHECK(Has(fused.ops, "PadV2:ones"));
 }
 
-TEST_CASE("an inverted residual block's expansion and depthwise convolution fuse into _FusedConv2DWithDepthwise") {
+TEST_CASE("an inverted residual block's convolutions fuse into _FusedConv2DWithDepthwise, projection and all") {
   const tensorflow::GraphDef graph = testing::BuildGraph([&](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 19, 17, 16}));
     // A Keras batch norm (Mul and AddV2 of channel vectors) or a bias, then Relu6.
@@ -215,6 +215,17 @@ TEST_CASE("an inverted residual block's expansion and depthwise convolution fuse
     auto expanded = bn_relu6("expanded", expand, 96, 0.3f);
     bn_relu6("dw_relu6",
              ops::DepthwiseConv2dNative(s, expanded, Filled(s, {3, 3, 96, 1}, 0.45f), {1, 2, 2, 1}, "SAME"), 96, 0.25f);
+    // A whole block of stride 1: expansion, depthwise, the projection back to 16 channels
+    // (batch norm, no activation) and the residual.
+    auto block_expanded = bn_relu6(
+        "block_expanded", ops::Conv2D(s, x, Filled(s, {1, 1, 16, 64}, 0.65f), {1, 1, 1, 1}, "SAME"), 64, 0.35f);
+    auto filtered = bn_relu6(
+        "filtered", ops::DepthwiseConv2dNative(s, block_expanded, Filled(s, {3, 3, 64, 1}, 0.4f), {1, 1, 1, 1}, "SAME"),
+        64, 0.2f);
+    auto projected = ops::Conv2D(s, filtered, Filled(s, {1, 1, 64, 16}, 0.55f), {1, 1, 1, 1}, "SAME");
+    auto projected_bn = ops::AddV2(s, ops::Mul(s, projected, Filled(s, {1, 1, 1, 16}, 0.15f, 1.f)),
+                                   Filled(s, {1, 1, 1, 16}, 0.05f));
+    ops::AddV2(s.WithOpName("block"), projected_bn, x);
     // Not fused: an expansion that something else reads too, a 3x3 "expansion".
     auto shared = bias_relu6("shared", ops::Conv2D(s, x, Filled(s, {1, 1, 16, 32}, 0.6f), {1, 1, 1, 1}, "SAME"), 32,
                              0.1f);
@@ -225,7 +236,7 @@ TEST_CASE("an inverted residual block's expansion and depthwise convolution fuse
     bias_relu6("wide_dw", ops::DepthwiseConv2dNative(s, wide, Filled(s, {3, 3, 32, 1}, 0.35f), {1, 1, 1, 1}, "SAME"),
                32, 0.4f);
   });
-  const std::vector<std::string> fetches = {"dw_relu6", "shared_dw", "shared_too", "wide_dw"};
+  const std::vector<std::string> fetches = {"dw_relu6", "block", "shared_dw", "shared_too", "wide_dw"};
   for (int64_t batch : {1, 3}) {
     const Ran fused = RunGraph(graph, true, {{"x", Input({batch, 19, 17, 16})}}, fetches);
     const Ran apart = RunGraph(graph, false, {{"x", Input({batch, 19, 17, 16})}}, fetches);
@@ -236,9 +247,15 @@ TEST_CASE("an inverted residual block's expansion and depthwise convolution fuse
     CHECK(Has(fused.ops, "_FusedConv2DWithDepthwise:dw_relu6"));
     CHECK(Has(fused.ops, "_FusedConv2D:shared"));
     CHECK(Has(fused.ops, "_FusedConv2D:wide"));
-    CHECK(std::count_if(fused.ops.begin(), fused.ops.end(), [](const std::string& op) {
-            return op.rfind("_FusedConv2DWithDepthwise:", 0) == 0;
-          }) == 1);
+    // The block's three convolutions are one node (its residual AddV2 stays apart here: the
+    // batch is unknown, so the projection's Add cannot be checked to be of its shape).
+    auto count = [&](const std::string& prefix) {
+      return std::count_if(fused.ops.begin(), fused.ops.end(),
+                           [&](const std::string& op) { return op.rfind(prefix, 0) == 0; });
+    };
+    CHECK(count("_FusedConv2DWithDepthwise:") == 2);
+    CHECK(count("_FusedConv2D:") == 2);  // shared and wide
+    CHECK(count("_FusedDepthwiseConv2dNative:") == 2);
   }
 }
 

@@ -1,8 +1,9 @@
-// _FusedConv2DWithDepthwise (kernels/cpu/pointwise_depthwise_op.cc) against the two kernels
-// it fuses, run one after the other: the same values to the last bit (each convolution runs
-// on oneDNN as it would alone), for strides 1 and 2, windows 3 and 5, SAME, VALID and
-// explicit padding, images taller than one band, a batch of one split into parts of rows,
-// products in bfloat16. Bad shapes are refused naming the node.
+// _FusedConv2DWithDepthwise (kernels/cpu/pointwise_depthwise_op.cc) against the kernels it
+// fuses, run one after the other (with the projection after them, residual or not): the same
+// values to the last bit (each convolution runs on oneDNN as it would alone), for strides 1
+// and 2, windows 3 and 5, SAME, VALID and explicit padding, images taller than one band, a
+// batch of one split into parts of rows, products in bfloat16. Bad shapes are refused naming
+// the node.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ struct Case {
   int64_t batch, rows, cols, in_depth, expanded, window, stride;
   std::string padding;
   std::vector<int64_t> explicit_paddings;
+  int64_t projected = 0;  // the projection's depth; 0: none
+  bool residual = false;  // the projection adds the block's input
 };
 
 // The two nodes' attrs: a Keras batch norm (ChannelMul, BiasAdd) and Relu6 each.
@@ -64,13 +67,29 @@ AttrMap DepthwiseAttrs(const Case& c) {
   return attrs;
 }
 
+// The projection: a Keras batch norm, no activation (a linear bottleneck), and the block's
+// input added where `residual`.
+AttrMap ProjectAttrs(const Case& c) {
+  tensorflow::AttrValue targs;
+  for (int i = 0; i < (c.residual ? 3 : 2); ++i) targs.mutable_list()->add_type(tensorflow::DT_FLOAT);
+  return {{"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, 1, 1, 1})}, {"padding", Str("SAME")},
+          {"fused_ops", c.residual ? Strs({"ChannelMul", "BiasAdd", "Add"}) : Strs({"ChannelMul", "BiasAdd"})},
+          {"num_args", IntA(c.residual ? 3 : 2)}, {"TArgs", targs}};
+}
+
 AttrMap FusedAttrs(const Case& c) {
-  AttrMap attrs = {
-      {"T", TypeA(tensorflow::DT_FLOAT)}, {"num_pointwise_args", IntA(2)}, {"num_depthwise_args", IntA(2)}};
+  AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)},
+                   {"num_pointwise_args", IntA(2)},
+                   {"num_depthwise_args", IntA(2)},
+                   {"num_project_inputs", IntA(c.projected == 0 ? 0 : c.residual ? 4 : 3)}};
   const NodeDef pointwise = testing::MakeDef("_FusedConv2D", PointwiseAttrs());
   const NodeDef depthwise = testing::MakeDef("_FusedDepthwiseConv2dNative", DepthwiseAttrs(c));
+  const NodeDef project = testing::MakeDef("_FusedConv2D", ProjectAttrs(c));
   for (auto& [name, value] : pointwise.attr()) attrs[kPointwiseAttrPrefix + name] = value;
   for (auto& [name, value] : depthwise.attr()) attrs[kDepthwiseAttrPrefix + name] = value;
+  if (c.projected > 0) {
+    for (auto& [name, value] : project.attr()) attrs[kProjectAttrPrefix + name] = value;
+  }
   return attrs;
 }
 
@@ -92,8 +111,19 @@ void CheckAgainstUnfused(const Case& c, bool bfloat16 = false) {
   auto want = testing::RunOp("_FusedDepthwiseConv2dNative", {expanded.outputs[0], dw, dw_scale, dw_shift},
                              DepthwiseAttrs(c));
   REQUIRE(want.status.ok());
-  auto got = testing::RunOp("_FusedConv2DWithDepthwise", {x, pw, pw_scale, pw_shift, dw, dw_scale, dw_shift},
-                            fused_attrs);
+  std::vector<Tensor> fused_inputs = {x, pw, pw_scale, pw_shift, dw, dw_scale, dw_shift};
+  if (c.projected > 0) {
+    const Tensor project = Pattern({1, 1, c.expanded, c.projected}, 0.61f, 0.3f);
+    const Tensor scale = Pattern({c.projected}, 0.23f), shift = Pattern({c.projected}, 0.31f);
+    std::vector<Tensor> inputs = {want.outputs[0], project, scale, shift};
+    if (c.residual) inputs.push_back(x);  // the block's input: as deep as the projection
+    AttrMap project_attrs = ProjectAttrs(c);
+    if (bfloat16) project_attrs[kBfloat16ProductsAttr] = testing::BoolA(true);
+    want = testing::RunOp("_FusedConv2D", inputs, project_attrs);
+    REQUIRE(want.status.ok());
+    for (size_t i = 1; i < inputs.size(); ++i) fused_inputs.push_back(inputs[i]);
+  }
+  auto got = testing::RunOp("_FusedConv2DWithDepthwise", fused_inputs, fused_attrs);
   INFO(got.status);
   REQUIRE(got.status.ok());
   REQUIRE(got.outputs[0].shape() == want.outputs[0].shape());
@@ -110,6 +140,10 @@ const Case kCases[] = {
     {5, 40, 40, 4, 96, 3, 1, "VALID", {}},   // two bands an image
     {4, 64, 64, 16, 64, 3, 1, "SAME", {}},   // three bands, rows kept between them
     {2, 61, 33, 24, 144, 5, 2, "SAME", {}},  // bands of stride 2, window 5
+    // MobileNetV2's blocks: projected back, with and without the residual.
+    {3, 40, 36, 24, 144, 3, 1, "SAME", {}, 24, true},
+    {1, 29, 30, 16, 96, 3, 2, "SAME", {}, 24, false},
+    {2, 64, 64, 16, 64, 3, 1, "SAME", {}, 16, true},
 };
 
 TEST_CASE("_FusedConv2DWithDepthwise gives the two convolutions' values, band by band") {
@@ -117,7 +151,7 @@ TEST_CASE("_FusedConv2DWithDepthwise gives the two convolutions' values, band by
 }
 
 TEST_CASE("_FusedConv2DWithDepthwise with products in bfloat16 gives the two convolutions' values") {
-  for (const Case& c : {kCases[0], kCases[4]}) CheckAgainstUnfused(c, /*bfloat16=*/true);
+  for (const Case& c : {kCases[0], kCases[4], kCases[6]}) CheckAgainstUnfused(c, /*bfloat16=*/true);
 }
 
 TEST_CASE("_FusedConv2DWithDepthwise refuses a pointwise filter that does not match the input") {
