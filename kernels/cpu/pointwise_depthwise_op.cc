@@ -271,8 +271,13 @@ class PointwiseDepthwiseOp : public OpKernel {
     float* out = output->base<float>();
     std::atomic<bool> failed{false};
     CwiseParallelFor(ctx, d.batch * parts, int64_t{1} << 30, [&](int64_t first, int64_t last) {
-      std::vector<float> expanded(expanded_rows * row_floats);
-      std::vector<float> filtered(projected ? filtered_rows * d.out_cols * d.out_depth : 0);
+      // The thread's buffers, kept between calls: fresh ones of this size are pages mapped,
+      // faulted in and zeroed on every call.
+      thread_local std::vector<float> expanded, filtered;
+      const size_t expanded_floats = expanded_rows * row_floats;
+      const size_t filtered_floats = projected ? filtered_rows * d.out_cols * d.out_depth : 0;
+      if (expanded.size() < expanded_floats) expanded.resize(expanded_floats);
+      if (filtered.size() < filtered_floats) filtered.resize(filtered_floats);
       for (int64_t task = first; task < last && !failed; ++task) {
         const int64_t image = task / parts;
         const float* image_in = in + image * d.in_rows * d.in_cols * in_depth;
