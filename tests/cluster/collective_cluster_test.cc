@@ -31,17 +31,24 @@ namespace {
 using local_cluster::Local;
 using local_cluster::NodeProcess;
 
-// A port nothing listens on now (the kernel's pick for an ephemeral bind, released).
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
+// `n` ports nothing listens on now: the kernel's picks for ephemeral binds, all held until
+// all are picked (released one by one, the kernel gave the same port twice: a CI run's
+// cluster spec named one address for two tasks), then released.
+std::vector<int> FreePorts(int n) {
+  std::vector<int> fds, ports;
+  for (int i = 0; i < n; ++i) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    socklen_t len = sizeof(addr);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    fds.push_back(fd);
+    ports.push_back(ntohs(addr.sin_port));
+  }
+  for (int fd : fds) close(fd);
+  return ports;
 }
 
 // `n` worker tasks that all know each other's addresses, with fast heartbeats.
@@ -52,7 +59,7 @@ struct Workers {
   const std::vector<std::string> flags = {"--heartbeat-interval-ms", "300", "--heartbeat-timeout-ms", "1000"};
 
   explicit Workers(int n) {
-    for (int i = 0; i < n; ++i) ports.push_back(FreePort());
+    ports = FreePorts(n);
     spec = "worker=";
     for (int i = 0; i < n; ++i) spec += (i ? "," : "") + Local(ports[i]);
     for (int i = 0; i < n; ++i) {

@@ -26,10 +26,17 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(n):
+    """n ports nothing listens on now, all distinct: each socket is held until all are bound
+    (released one by one, the kernel can hand out the same port twice)."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def worker(task, ports, out_path):
@@ -97,7 +104,7 @@ def main():
     run_tool, node_binary, work = sys.argv[1:]
     os.makedirs(work, exist_ok=True)
 
-    tf_ports = [free_port(), free_port()]
+    tf_ports = free_ports(2)
     outs = [os.path.join(work, "worker%d.json" % t) for t in range(2)]
     procs = [subprocess.Popen([sys.executable, __file__, "--worker", str(t), ",".join(map(str, tf_ports)), outs[t]],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for t in range(2)]
@@ -111,7 +118,7 @@ def main():
     token_file = os.path.join(work, "cluster.token")
     with open(token_file, "w") as f:
         f.write("mwms-compat-token-%d\n" % os.getpid())
-    ports = [free_port(), free_port()]
+    ports = free_ports(2)
     spec = "worker=" + ",".join("127.0.0.1:%d" % p for p in ports)
     logs = [os.path.join(work, "node%d.log" % t) for t in range(2)]
     nodes = [subprocess.Popen([node_binary, "--cluster", spec, "--job", "worker", "--task", str(t), "--threads", "1",
