@@ -24,13 +24,13 @@
 #include <string>
 #include <vector>
 
-#include "graph/op_registry.h"
 #include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/onednn_conv.h"
+#include "kernels/cpu/sub_kernels.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -39,18 +39,6 @@ namespace {
 // Bytes of expanded rows a band keeps in cache (a core's L2 is 1-2 MiB: room for the band's
 // input and output rows beside it).
 constexpr int64_t kBandBytes = 768 << 10;
-
-// The NodeDef of one of the fused convolutions: the fused node's attrs that carry `prefix`,
-// without it.
-NodeDef ConvolutionDef(const NodeDef& fused, const std::string& op, const std::string& prefix) {
-  NodeDef def;
-  def.set_name(fused.name() + "/" + prefix.substr(1, prefix.size() - 2));  // "_pointwise_": n/pointwise
-  def.set_op(op);
-  for (const auto& [name, value] : fused.attr()) {
-    if (name.rfind(prefix, 0) == 0) (*def.mutable_attr())[name.substr(prefix.size())] = value;
-  }
-  return def;
-}
 
 class PointwiseDepthwiseOp : public OpKernel {
  public:
@@ -62,18 +50,18 @@ class PointwiseDepthwiseOp : public OpKernel {
     bfloat16_ = bf16 != ctx->def().attr().end() && bf16->second.b();
     // As the unfused nodes: only the pointwise convolutions are products the session's
     // bfloat16 option rounds (graph/optimizer/mixed_precision.h).
-    NodeDef pointwise = ConvolutionDef(ctx->def(), "_FusedConv2D", kPointwiseAttrPrefix);
-    NodeDef project = ConvolutionDef(ctx->def(), "_FusedConv2D", kProjectAttrPrefix);
+    NodeDef pointwise = SubNodeDef(ctx->def(), "_FusedConv2D", kPointwiseAttrPrefix);
+    NodeDef project = SubNodeDef(ctx->def(), "_FusedConv2D", kProjectAttrPrefix);
     if (bfloat16_) {
       (*pointwise.mutable_attr())[kBfloat16ProductsAttr].set_b(true);
       (*project.mutable_attr())[kBfloat16ProductsAttr].set_b(true);
     }
     pointwise_onednn_.set_bfloat16_products(bfloat16_);
     project_onednn_.set_bfloat16_products(bfloat16_);
-    const NodeDef depthwise = ConvolutionDef(ctx->def(), "_FusedDepthwiseConv2dNative", kDepthwiseAttrPrefix);
-    OP_REQUIRES_OK(ctx, MakeConvolution(ctx, pointwise, &pointwise_, &pointwise_epilogue_));
-    OP_REQUIRES_OK(ctx, MakeConvolution(ctx, depthwise, &depthwise_, &depthwise_epilogue_));
-    if (project_inputs_ > 0) OP_REQUIRES_OK(ctx, MakeConvolution(ctx, project, &project_, &project_epilogue_));
+    const NodeDef depthwise = SubNodeDef(ctx->def(), "_FusedDepthwiseConv2dNative", kDepthwiseAttrPrefix);
+    OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, pointwise, &pointwise_, &pointwise_epilogue_));
+    OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, depthwise, &depthwise_, &depthwise_epilogue_));
+    if (project_inputs_ > 0) OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, project, &project_, &project_epilogue_));
     OpKernelConstruction depthwise_ctx(ctx->device(), depthwise, {}, {});
     OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(&depthwise_ctx, /*has_dilations=*/true, /*has_ksize=*/false,
                                               &depthwise_attrs_));
@@ -104,46 +92,22 @@ class PointwiseDepthwiseOp : public OpKernel {
   // Where the projection's filter is among the inputs (its args follow it).
   int ProjectInput() const { return static_cast<int>(3 + pointwise_args_ + depthwise_args_); }
 
-  // One of the fused convolutions as a kernel of its own, and its epilogue.
-  static Status MakeConvolution(OpKernelConstruction* ctx, const NodeDef& def, std::unique_ptr<OpKernel>* kernel,
-                                FusedEpilogue* epilogue) {
-    TA_ASSIGN_OR_RETURN(const tensorflow::OpDef* op_def, OpRegistry::Global()->LookUp(def.op()));
-    TA_RETURN_IF_ERROR(CreateOpKernel(ctx->device(), def, *op_def, kernel));
-    OpKernelConstruction construction(ctx->device(), def, {}, {});
-    return epilogue->Init(&construction);
-  }
-
-  // Runs `kernel` on `inputs` as a kernel of this node's step; its output 0 in *out.
-  static Status RunConvolution(OpKernelContext* ctx, OpKernel* kernel, const std::vector<Tensor>& inputs,
-                               Tensor* out) {
-    OpKernelContext::Params params;
-    params.device = ctx->device();
-    params.kernel = kernel;
-    params.inputs = &inputs;
-    params.step_id = ctx->step_id();
-    OpKernelContext sub(params);
-    kernel->Compute(&sub);
-    if (!sub.status().ok()) return sub.status();
-    *out = sub.outputs()[0];
-    return Status::OK();
-  }
-
   // The convolutions one after the other, each as its own kernel.
   void Unfused(OpKernelContext* ctx) {
     std::vector<Tensor> pw_inputs, dw_inputs, project_inputs;
     for (int i = 0; i < 2 + pointwise_args_; ++i) pw_inputs.push_back(ctx->input(i));
     Tensor expanded, filtered, out;
-    OP_REQUIRES_OK(ctx, RunConvolution(ctx, pointwise_.get(), pw_inputs, &expanded));
+    OP_REQUIRES_OK(ctx, RunSubKernel(ctx, pointwise_.get(), pw_inputs, &expanded));
     dw_inputs.push_back(expanded);
     for (int i = 0; i < 1 + depthwise_args_; ++i) dw_inputs.push_back(ctx->input(2 + pointwise_args_ + i));
-    OP_REQUIRES_OK(ctx, RunConvolution(ctx, depthwise_.get(), dw_inputs, &filtered));
+    OP_REQUIRES_OK(ctx, RunSubKernel(ctx, depthwise_.get(), dw_inputs, &filtered));
     if (project_inputs_ == 0) {
       ctx->set_output(0, filtered);
       return;
     }
     project_inputs.push_back(filtered);
     for (int i = 0; i < project_inputs_; ++i) project_inputs.push_back(ctx->input(ProjectInput() + i));
-    OP_REQUIRES_OK(ctx, RunConvolution(ctx, project_.get(), project_inputs, &out));
+    OP_REQUIRES_OK(ctx, RunSubKernel(ctx, project_.get(), project_inputs, &out));
     ctx->set_output(0, out);
   }
 
