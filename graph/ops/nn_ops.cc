@@ -53,6 +53,18 @@ Status FusedAttentionShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// _FusedChannelStepsConv2D: x's batch, rows and columns (1x1, stride 1), the filter's depth.
+Status StepsConvShape(InferenceContext* c) {
+  int64_t step_args = 0;
+  TA_RETURN_IF_ERROR(c->GetAttr("num_step_args", &step_args));
+  PartialTensorShape x, filter;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &x));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1 + static_cast<int>(step_args)), 4, &filter));
+  c->set_output(0, InferenceContext::MakeShape({InferenceContext::Dim(x, 0), InferenceContext::Dim(x, 1),
+                                                InferenceContext::Dim(x, 2), InferenceContext::Dim(filter, 3)}));
+  return Status::OK();
+}
+
 // Logits and labels of one shape [batch, classes], or broadcast to it.
 Status SoftmaxCrossEntropyShape(InferenceContext* c) {
   PartialTensorShape input, merged;
@@ -470,6 +482,23 @@ REGISTER_OP("_FusedChannelSteps")
     .Attr("leakyrelu_alpha: float = 0.2")
     .SetShapeFn(tensoract::shape_inference::UnchangedShape)
     .Doc("x through fused_ops: per-channel steps (BiasAdd, ChannelMul, FusedBatchNorm), then an activation.");
+
+// A pre-activation (_FusedChannelSteps: DenseNet's batch norm and Relu before each of its
+// 1x1 convolutions) whose only consumer is a 1x1 convolution of stride 1: one kernel applies
+// the steps to a band of rows in cache and convolves it, so the activated tensor (as large as
+// DenseNet's whole concatenated block so far) never goes to memory
+// (kernels/cpu/steps_conv_op.cc). tensoract's own op, made by the remapper after placement
+// (graph/optimizer/steps_conv_fusion.h): the two nodes' attrs are kept under the prefixes
+// _steps_ and _conv_; `convolution` is the second node's op.
+REGISTER_OP("_FusedChannelStepsConv2D")
+    .Input("x: T").Input("step_args: num_step_args * T").Input("filter: T").Input("args: num_args * T")
+    .Output("output: T")
+    .Attr("T: {float}")
+    .Attr("num_step_args: int >= 0")
+    .Attr("num_args: int >= 0")
+    .Attr("convolution: {'Conv2D', '_FusedConv2D'}")
+    .SetShapeFn(tensoract::StepsConvShape)
+    .Doc("_FusedChannelSteps then a 1x1 Conv2D or _FusedConv2D of stride 1, a band of rows at a time.");
 
 REGISTER_OP("LogSoftmax")
     .Input("logits: T").Output("logsoftmax: T")

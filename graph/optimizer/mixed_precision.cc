@@ -10,7 +10,7 @@ int MarkBfloat16Products(Graph* graph) {
   for (Node* n : graph->op_nodes()) {
     const std::string& op = n->type_string();
     if (op != "Conv2D" && op != "_FusedConv2D" && op != "MatMul" && op != "_FusedMatMul" &&
-        op != "_FusedConv2DWithDepthwise") {
+        op != "_FusedConv2DWithDepthwise" && op != "_FusedChannelStepsConv2D") {
       continue;
     }
     if (n->requested_device().find("/device:CPU:") == std::string::npos) continue;

@@ -1,9 +1,10 @@
 // Products in bfloat16, opted into per session (GraphOptimizerOptions::bfloat16_products):
 // marks every float Conv2D, _FusedConv2D, MatMul and _FusedMatMul placed on a CPU with the
-// attr "_bfloat16_products" = true (and _FusedConv2DWithDepthwise, whose pointwise
-// convolution then takes it). Their kernels then round both operands to bfloat16 and
-// multiply on the CPU's bfloat16 units (AVX512-BF16, AMX) where it has them, keeping the
-// sums, the fused epilogue and every tensor in float (kernels/cpu/bfloat16_products.h).
+// attr "_bfloat16_products" = true (and _FusedConv2DWithDepthwise and
+// _FusedChannelStepsConv2D, whose 1x1 convolutions then take it). Their kernels then round
+// both operands to bfloat16 and multiply on the CPU's bfloat16 units (AVX512-BF16, AMX) where
+// it has them, keeping the sums, the fused epilogue and every tensor in float
+// (kernels/cpu/bfloat16_products.h).
 //
 // This is TensorFlow's auto_mixed_precision_onednn_bfloat16 rewrite (RewriterConfig) done
 // inside the kernels: TensorFlow changes the nodes' T to bfloat16 and inserts Casts around

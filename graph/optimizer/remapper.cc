@@ -6,6 +6,7 @@
 #include "graph/optimizer/pad_folding.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
 #include "graph/optimizer/remapper_util.h"
+#include "graph/optimizer/steps_conv_fusion.h"
 
 #include <algorithm>
 #include <cstring>
@@ -554,7 +555,8 @@ int Remap(Graph* graph) {
          FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad) +
          FuseEach(graph, {"Mean"}, TryFuseLayerNorm) + FuseEach(graph, {"Einsum"}, TryFuseAttention) +
          FuseEach(graph, {"Mul", "Add", "AddV2", "BiasAdd", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"},
-                  TryFuseChannelSteps);
+                  TryFuseChannelSteps) +
+         FuseEach(graph, {"_FusedChannelSteps"}, TryFuseStepsIntoConvolution);
 }
 
 }  // namespace tensoract

@@ -154,5 +154,56 @@ bool IsChannelVector(const Source& s, int64_t channels, int max_rank) {
   return shape.dim_size(shape.dims() - 1) == channels;
 }
 
+bool KnownShape4(const Node& n, int input, std::vector<int64_t>* dims) {
+  const Source s = DataInput(n, input);
+  if (s.node == nullptr) return false;
+  const PartialTensorShape& shape = s.node->output_shape(s.port);
+  if (!shape.IsFullyDefined() || shape.dims() != 4) return false;
+  dims->clear();
+  for (int i = 0; i < 4; ++i) dims->push_back(shape.dim_size(i));
+  return true;
+}
+
+bool PlainConvolution(const Node& n, bool add_allowed) {
+  if (AttrString(n, "data_format", "NHWC") != "NHWC") return false;
+  auto t = n.def().attr().find("T");
+  if (t == n.def().attr().end() || t->second.type() != tensorflow::DT_FLOAT) return false;
+  auto dilations = n.def().attr().find("dilations");
+  if (dilations != n.def().attr().end()) {
+    for (int64_t d : dilations->second.list().i()) {
+      if (d != 1) return false;
+    }
+  }
+  auto ops = n.def().attr().find("fused_ops");
+  if (ops == n.def().attr().end()) return true;  // a Conv2D of its own
+  for (const std::string& op : ops->second.list().s()) {
+    if (op == "Add" && !add_allowed) return false;
+  }
+  return true;
+}
+
+bool PointwiseConvolution(const Node& n, int64_t depth) {
+  const std::string padding = AttrString(n, "padding", "");
+  if (padding != "SAME" && padding != "VALID") return false;
+  auto strides = n.def().attr().find("strides");
+  if (strides == n.def().attr().end()) return false;
+  for (int64_t s : strides->second.list().i()) {
+    if (s != 1) return false;
+  }
+  std::vector<int64_t> filter;
+  return KnownShape4(n, 1, &filter) && filter[0] == 1 && filter[1] == 1 && (depth < 0 || filter[2] == depth);
+}
+
+int64_t NumArgs(const Node& n) {
+  auto it = n.def().attr().find("num_args");
+  return it == n.def().attr().end() ? 0 : it->second.i();
+}
+
+void CopyAttrsPrefixed(const Node& from, const std::string& prefix, NodeDef* def) {
+  for (const auto& [name, value] : from.def().attr()) {
+    if (!name.empty() && name[0] != '_') (*def->mutable_attr())[prefix + name] = value;
+  }
+}
+
 }  // namespace remapper
 }  // namespace tensoract

@@ -1,4 +1,4 @@
-// What the remapper's fusions (graph/optimizer/remapper.cc, layer_norm_fusion.cc) share:
+// What the remapper's fusions (graph/optimizer/remapper.cc, layer_norm_fusion.cc, ...) share:
 // reading a node's device, type and attrs, walking its consumers and inputs, and replacing
 // a set of nodes by one fused node with their inputs, consumers and control edges.
 #ifndef TENSORACT_GRAPH_OPTIMIZER_REMAPPER_UTIL_H_
@@ -74,6 +74,20 @@ bool IsChannelVector(const Source& s, int64_t channels, int max_rank);
 // The value of a scalar float Const, in *value; false for anything else.
 bool ScalarConstValue(const Source& s, float* value);
 
+// The shape of data input `input` of `n` (a filter's) when it is known whole and of rank 4,
+// in *dims.
+bool KnownShape4(const Node& n, int input, std::vector<int64_t>* dims);
+// A float NHWC convolution node without dilation, and without a fused residual Add unless
+// `add_allowed`.
+bool PlainConvolution(const Node& n, bool add_allowed = false);
+// A 1x1 convolution of stride 1 (its filter's shape known) taking `depth` channels, or any
+// number where depth < 0.
+bool PointwiseConvolution(const Node& n, int64_t depth);
+// A fused node's num_args (0 where it has none).
+int64_t NumArgs(const Node& n);
+// Copies the attrs of `from` that belong to its op (not the runtime's, starting with '_')
+// into `def`, each name after `prefix`: a fused node that keeps its parts' attrs.
+void CopyAttrsPrefixed(const Node& from, const std::string& prefix, NodeDef* def);
 }  // namespace remapper
 }  // namespace tensoract
 

@@ -6,8 +6,9 @@
 // fused ops replace the chains, and the values agree up to float rounding (the per-channel
 // steps compose into one multiply-add, oneDNN sums in its own order); Identity and IdentityN
 // in the way are seen through; Keras' LayerNormalization into _MklLayerNorm, its attention into
-// _FusedAttention, a batch norm and Relu on their own into _FusedChannelSteps, an expansion and
-// the depthwise convolution after it into _FusedConv2DWithDepthwise. What must not fuse
+// _FusedAttention, a batch norm and Relu on their own into _FusedChannelSteps (with the 1x1
+// convolution after them into _FusedChannelStepsConv2D), an inverted residual block's
+// convolutions into _FusedConv2DWithDepthwise. What must not fuse
 // (a Mul by a whole tensor, a batch norm in training) is left alone.
 //
 // Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
@@ -404,6 +405,44 @@ TEST_CASE("a batch norm and Relu before any product (DenseNet's pre-activation) 
   const Ran fetched = RunGraph(graph, true, {{"x", Input({2, 4, 4, 8})}}, {"y", "scaled"});
   CHECK(Has(fetched.ops, "Mul:scaled"));
   CheckClose(fetched.values[0], apart.values[0]);
+}
+
+TEST_CASE("DenseNet's pre-activation and the 1x1 convolution after it fuse into _FusedChannelStepsConv2D") {
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 9, 7, 48}));
+    auto pre = [&](const std::string& name, float a) {
+      auto scaled = ops::Mul(s, x, Filled(s, {48}, a, 1.f));
+      return ops::Relu(s.WithOpName(name), ops::AddV2(s, scaled, Filled(s, {48}, a + 0.2f)));
+    };
+    // A dense layer: pre-activation, 1x1 convolution to 32, its batch norm and Relu.
+    auto conv = ops::Conv2D(s, pre("activated", 0.3f), Filled(s, {1, 1, 48, 32}, 0.6f), {1, 1, 1, 1}, "SAME");
+    auto conv_bn = ops::AddV2(s, ops::Mul(s, conv, Filled(s, {32}, 0.4f, 1.f)), Filled(s, {32}, 0.1f));
+    ops::Relu(s.WithOpName("layer"), conv_bn);
+    // A transition: pre-activation, a plain 1x1 convolution.
+    ops::Conv2D(s.WithOpName("transition"), pre("transition_in", 0.5f), Filled(s, {1, 1, 48, 24}, 0.45f),
+                {1, 1, 1, 1}, "SAME");
+    // Not fused: a 3x3 convolution, an activation read twice, 8 output channels.
+    ops::Conv2D(s.WithOpName("wide"), pre("wide_in", 0.7f), Filled(s, {3, 3, 48, 16}, 0.35f), {1, 1, 1, 1}, "SAME");
+    auto shared = pre("shared", 0.9f);
+    ops::Conv2D(s.WithOpName("shared_conv"), shared, Filled(s, {1, 1, 48, 16}, 0.25f), {1, 1, 1, 1}, "SAME");
+    ops::Neg(s.WithOpName("shared_too"), shared);
+    ops::Conv2D(s.WithOpName("narrow"), pre("narrow_in", 1.1f), Filled(s, {1, 1, 48, 8}, 0.15f), {1, 1, 1, 1},
+                "SAME");
+  });
+  const std::vector<std::string> fetches = {"layer", "transition", "wide", "shared_conv", "shared_too", "narrow"};
+  for (int64_t batch : {1, 2}) {
+    const Ran fused = RunGraph(graph, true, {{"x", Input({batch, 9, 7, 48})}}, fetches);
+    const Ran apart = RunGraph(graph, false, {{"x", Input({batch, 9, 7, 48})}}, fetches);
+    for (size_t i = 0; i < fetches.size(); ++i) {
+      INFO(fetches[i] << " batch " << batch);
+      CheckClose(fused.values[i], apart.values[i]);
+    }
+    CHECK(Has(fused.ops, "_FusedChannelStepsConv2D:layer"));
+    CHECK(Has(fused.ops, "_FusedChannelStepsConv2D:transition"));
+    CHECK(Has(fused.ops, "_FusedChannelSteps:wide_in"));
+    CHECK(Has(fused.ops, "_FusedChannelSteps:shared"));
+    CHECK(Has(fused.ops, "_FusedChannelSteps:narrow_in"));
+  }
 }
 
 TEST_CASE("a convolution's filter that changes between runs is used as it is now, in a resource or a ref variable") {

@@ -1,0 +1,144 @@
+// _FusedChannelStepsConv2D on the CPU (graph/optimizer/steps_conv_fusion.h): a pre-activation
+// (per-channel steps and an activation) and the 1x1 convolution that reads it, as one kernel.
+//
+// DenseNet's layers each apply a batch norm and Relu to the whole concatenated block so far
+// and then a 1x1 convolution; unfused, the activated block is written to memory and read
+// back by the convolution (DenseNet121 at batch 32: 128 ms a step in the steps alone). Here
+// each task takes a band of rows of an image: the band is copied into a buffer that stays in
+// L2, the steps applied there (the _FusedChannelSteps kernel's arithmetic), and the
+// convolution reads it from there on oneDNN (OnednnConv::Prepare/RunPiece), as it would run
+// unfused: the values are the two nodes' to the last bit. Where oneDNN is off or has no
+// kernel for the shape, the two nodes' own kernels run one after the other.
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/optimizer/mixed_precision.h"
+#include "graph/optimizer/steps_conv_fusion.h"
+#include "kernels/cpu/conv_util.h"
+#include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/onednn_conv.h"
+#include "kernels/cpu/sub_kernels.h"
+#include "kernels/kernel_registry.h"
+
+namespace tensoract {
+namespace {
+
+// Bytes of a band's rows (the copy the steps apply to, in a core's L2).
+constexpr int64_t kBandBytes = 512 << 10;
+
+class StepsConvOp : public OpKernel {
+ public:
+  explicit StepsConvOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("num_step_args", &step_args_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("num_args", &conv_args_));
+    std::string convolution;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("convolution", &convolution));
+    auto bf16 = ctx->def().attr().find(kBfloat16ProductsAttr);
+    const bool bfloat16 = bf16 != ctx->def().attr().end() && bf16->second.b();
+    NodeDef conv = SubNodeDef(ctx->def(), convolution, kConvAttrPrefix);
+    if (bfloat16) (*conv.mutable_attr())[kBfloat16ProductsAttr].set_b(true);
+    onednn_.set_bfloat16_products(bfloat16);
+    OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, SubNodeDef(ctx->def(), "_FusedChannelSteps", kStepsAttrPrefix), &steps_,
+                                      &steps_epilogue_));
+    OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, conv, &conv_, &conv_epilogue_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& filter = ctx->input(1 + step_args_);
+    const bool fusable = OnednnConv::Enabled() && x.dims() == 4 && filter.dims() == 4 && filter.dim_size(0) == 1 &&
+                         filter.dim_size(1) == 1 && filter.dim_size(2) == x.dim_size(3) && x.dim_size(3) >= 3 &&
+                         filter.dim_size(3) >= 16;
+    if (!fusable || !Banded(ctx, x, filter)) {
+      if (ctx->status().ok()) Unfused(ctx);
+    }
+  }
+
+ private:
+  void Unfused(OpKernelContext* ctx) {
+    std::vector<Tensor> step_inputs, conv_inputs(1);
+    for (int i = 0; i < 1 + step_args_; ++i) step_inputs.push_back(ctx->input(i));
+    OP_REQUIRES_OK(ctx, RunSubKernel(ctx, steps_.get(), step_inputs, &conv_inputs[0]));
+    for (int i = 0; i < 1 + conv_args_; ++i) conv_inputs.push_back(ctx->input(1 + step_args_ + i));
+    Tensor out;
+    OP_REQUIRES_OK(ctx, RunSubKernel(ctx, conv_.get(), conv_inputs, &out));
+    ctx->set_output(0, out);
+  }
+
+  // The fused path; false (having written nothing) where oneDNN cannot run a piece.
+  bool Banded(OpKernelContext* ctx, const Tensor& x, const Tensor& filter) {
+    const int64_t batch = x.dim_size(0), rows = x.dim_size(1), cols = x.dim_size(2), depth = x.dim_size(3);
+    const int64_t out_depth = filter.dim_size(3);
+    Tensor* output = nullptr;
+    Status s = ctx->allocate_output(0, TensorShape({batch, rows, cols, out_depth}), &output);
+    if (!s.ok() || output->NumElements() == 0) {
+      ctx->SetStatus(s);
+      return true;
+    }
+    ChannelAffine<float> step_affine, conv_affine;
+    s = steps_epilogue_.Channels(*this, ctx, 1, x, &step_affine);
+    if (s.ok() && conv_epilogue_.active()) {
+      s = conv_epilogue_.Channels(*this, ctx, 2 + step_args_, *output, &conv_affine);
+    }
+    if (!s.ok()) {
+      ctx->SetStatus(s);
+      return true;
+    }
+    // Bands of whole rows, at least two a thread in all.
+    const int64_t row_floats = cols * depth;
+    const int threads = conv::NumThreads(ctx);
+    int64_t per_band = std::clamp<int64_t>(kBandBytes / (row_floats * int64_t{sizeof(float)}), 1, rows);
+    per_band = std::min(per_band, std::max<int64_t>(1, batch * rows / (2 * threads)));
+    const int64_t bands_per_image = (rows + per_band - 1) / per_band;
+    // The primitives of the bands' two heights, and the filter's layout, before any runs.
+    std::map<int64_t, std::shared_ptr<const OnednnConv::Piece>> pieces;
+    for (int64_t band_rows : {per_band, rows - (bands_per_image - 1) * per_band}) {
+      if (pieces.count(band_rows) != 0) continue;
+      conv::ConvDims d;
+      d.batch = 1;
+      d.in_rows = d.out_rows = band_rows;
+      d.in_cols = d.out_cols = cols;
+      d.in_depth = depth;
+      d.out_depth = out_depth;
+      d.filter_rows = d.filter_cols = 1;
+      auto piece = onednn_.Prepare(ctx, d, filter, conv_affine, conv_epilogue_);
+      if (piece == nullptr) return false;
+      pieces[band_rows] = std::move(piece);
+    }
+    const float* in = x.base<float>();
+    float* out = output->base<float>();
+    std::atomic<bool> failed{false};
+    CwiseParallelFor(ctx, batch * bands_per_image, int64_t{1} << 30, [&](int64_t first, int64_t last) {
+      // The thread's band, kept between calls (a fresh one is pages faulted in every call).
+      thread_local std::vector<float> band;
+      if (band.size() < static_cast<size_t>(per_band * row_floats)) band.resize(per_band * row_floats);
+      for (int64_t task = first; task < last && !failed; ++task) {
+        const int64_t image = task / bands_per_image, row = (task % bands_per_image) * per_band;
+        const int64_t band_rows = std::min(per_band, rows - row);
+        const int64_t at = (image * rows + row) * cols;  // the band's first pixel
+        std::copy(in + at * depth, in + (at + band_rows * cols) * depth, band.data());
+        steps_epilogue_.Apply(band.data(), band_rows * cols, depth, depth, step_affine);
+        if (!onednn_.RunPiece(ctx, *pieces.at(band_rows), band.data(), conv_affine, out + at * out_depth)) {
+          failed = true;
+        }
+      }
+    });
+    if (failed) Unfused(ctx);  // said on stderr once; the whole output again
+    return true;
+  }
+
+  int64_t step_args_ = 0, conv_args_ = 0;
+  std::unique_ptr<OpKernel> steps_, conv_;  // the unfused path's kernels
+  FusedEpilogue steps_epilogue_, conv_epilogue_;
+  OnednnConv onednn_;
+};
+
+REGISTER_KERNEL(Name("_FusedChannelStepsConv2D").Device(DEVICE_CPU).TypeConstraint<float>("T"), StepsConvOp);
+
+}  // namespace
+}  // namespace tensoract

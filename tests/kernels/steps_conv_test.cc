@@ -1,0 +1,118 @@
+// _FusedChannelStepsConv2D (kernels/cpu/steps_conv_op.cc) against the two kernels it fuses,
+// _FusedChannelSteps then a 1x1 Conv2D or _FusedConv2D, run one after the other: the same
+// values to the last bit, for a batch of one cut into bands, images taller than one band,
+// a plain and a fused convolution, products in bfloat16.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "graph/optimizer/mixed_precision.h"
+#include "graph/optimizer/steps_conv_fusion.h"
+#include "tests/kernels/kernel_test_util.h"
+
+namespace tensoract {
+namespace {
+
+using testing::AttrMap;
+using testing::Ints;
+using testing::Str;
+using testing::TypeA;
+using testing::Values;
+
+Tensor Pattern(std::vector<int64_t> dims, float a, float scale = 1.f) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = scale * std::sin(a * static_cast<float>(i) + 0.3f);
+  return Tensor::FromVector<float>(v, TensorShape(dims));
+}
+
+tensorflow::AttrValue Strs(const std::vector<std::string>& v) {
+  tensorflow::AttrValue a;
+  for (const std::string& s : v) a.mutable_list()->add_s(s);
+  return a;
+}
+
+tensorflow::AttrValue IntA(int64_t i) {
+  tensorflow::AttrValue a;
+  a.set_i(i);
+  return a;
+}
+
+struct Case {
+  int64_t batch, rows, cols, depth, out_depth;
+  bool fused;  // a _FusedConv2D with a batch norm and Relu, else a plain Conv2D
+};
+
+// DenseNet's pre-activation: a Keras batch norm (ChannelMul, BiasAdd) and Relu.
+AttrMap StepsAttrs() {
+  return {{"T", TypeA(tensorflow::DT_FLOAT)}, {"fused_ops", Strs({"ChannelMul", "BiasAdd", "Relu"})},
+          {"num_args", IntA(2)}};
+}
+AttrMap ConvAttrs(const Case& c) {
+  AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, 1, 1, 1})}, {"padding", Str("SAME")}};
+  if (c.fused) {
+    tensorflow::AttrValue targs;
+    targs.mutable_list()->add_type(tensorflow::DT_FLOAT);
+    targs.mutable_list()->add_type(tensorflow::DT_FLOAT);
+    attrs["fused_ops"] = Strs({"ChannelMul", "BiasAdd", "Relu"});
+    attrs["num_args"] = IntA(2);
+    attrs["TArgs"] = targs;
+  }
+  return attrs;
+}
+
+void CheckAgainstUnfused(const Case& c, bool bfloat16) {
+  INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.depth << " -> " << c.out_depth
+                << (c.fused ? " fused" : " plain") << (bfloat16 ? " bfloat16" : ""));
+  const std::string conv_op = c.fused ? "_FusedConv2D" : "Conv2D";
+  const Tensor x = Pattern({c.batch, c.rows, c.cols, c.depth}, 0.37f, 2.f);
+  const Tensor scale = Pattern({c.depth}, 0.13f), shift = Pattern({c.depth}, 0.29f, 0.5f);
+  const Tensor filter = Pattern({1, 1, c.depth, c.out_depth}, 0.71f, 0.3f);
+  const Tensor conv_scale = Pattern({c.out_depth}, 0.17f), conv_shift = Pattern({c.out_depth}, 0.41f);
+  AttrMap conv_attrs = ConvAttrs(c);
+  if (bfloat16) conv_attrs[kBfloat16ProductsAttr] = testing::BoolA(true);
+
+  auto activated = testing::RunOp("_FusedChannelSteps", {x, scale, shift}, StepsAttrs());
+  REQUIRE(activated.status.ok());
+  std::vector<Tensor> conv_inputs = {activated.outputs[0], filter};
+  if (c.fused) conv_inputs.insert(conv_inputs.end(), {conv_scale, conv_shift});
+  auto want = testing::RunOp(conv_op, conv_inputs, conv_attrs);
+  REQUIRE(want.status.ok());
+
+  AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)},
+                   {"num_step_args", IntA(2)},
+                   {"num_args", IntA(c.fused ? 2 : 0)},
+                   {"convolution", Str(conv_op)}};
+  if (bfloat16) attrs[kBfloat16ProductsAttr] = testing::BoolA(true);
+  const NodeDef steps = testing::MakeDef("_FusedChannelSteps", StepsAttrs());
+  const NodeDef conv = testing::MakeDef(conv_op, ConvAttrs(c));
+  for (auto& [name, value] : steps.attr()) attrs[kStepsAttrPrefix + name] = value;
+  for (auto& [name, value] : conv.attr()) attrs[kConvAttrPrefix + name] = value;
+  std::vector<Tensor> inputs = {x, scale, shift, filter};
+  if (c.fused) inputs.insert(inputs.end(), {conv_scale, conv_shift});
+  auto got = testing::RunOp("_FusedChannelStepsConv2D", inputs, attrs);
+  INFO(got.status);
+  REQUIRE(got.status.ok());
+  REQUIRE(got.outputs[0].shape() == want.outputs[0].shape());
+  const std::vector<float> a = Values<float>(got.outputs[0]), b = Values<float>(want.outputs[0]);
+  int64_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+  CHECK(differ == 0);
+}
+
+TEST_CASE("_FusedChannelStepsConv2D gives the steps' and the convolution's values, band by band") {
+  const Case cases[] = {
+      {1, 28, 28, 64, 128, true},     // a batch of one in bands
+      {3, 56, 56, 256, 128, true},    // images taller than a band (a DenseNet block's end)
+      {2, 14, 14, 512, 256, false},   // a transition's plain Conv2D
+      {5, 7, 9, 96, 32, true},        // small images, several a band's worth
+  };
+  for (const Case& c : cases) CheckAgainstUnfused(c, /*bfloat16=*/false);
+  CheckAgainstUnfused(cases[1], /*bfloat16=*/true);
+}
+
+}  // namespace
+}  // namespace tensoract
