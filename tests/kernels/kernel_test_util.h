@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,6 +38,26 @@ inline tensorflow::AttrValue Str(const std::string& s) {
   tensorflow::AttrValue a;
   a.set_s(s);
   return a;
+}
+inline tensorflow::AttrValue Strs(const std::vector<std::string>& v) {
+  tensorflow::AttrValue a;
+  for (const std::string& s : v) a.mutable_list()->add_s(s);
+  return a;
+}
+inline tensorflow::AttrValue IntA(int64_t i) {
+  tensorflow::AttrValue a;
+  a.set_i(i);
+  return a;
+}
+
+// A float tensor of `dims` holding scale * sin(a * i + 0.3) at flat index i: values of both
+// signs, no two neighbours alike, the same on every run.
+inline Tensor SinePattern(const std::vector<int64_t>& dims, float a, float scale = 1.f) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = scale * std::sin(a * static_cast<float>(i) + 0.3f);
+  return Tensor::FromVector<float>(v, TensorShape(dims));
 }
 
 using AttrMap = std::map<std::string, tensorflow::AttrValue>;

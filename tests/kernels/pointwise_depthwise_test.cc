@@ -18,30 +18,13 @@ namespace tensoract {
 namespace {
 
 using testing::AttrMap;
+using testing::IntA;
 using testing::Ints;
+using testing::SinePattern;
 using testing::Str;
+using testing::Strs;
 using testing::TypeA;
 using testing::Values;
-
-Tensor Pattern(std::vector<int64_t> dims, float a, float scale = 1.f) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = scale * std::sin(a * static_cast<float>(i) + 0.3f);
-  return Tensor::FromVector<float>(v, TensorShape(dims));
-}
-
-tensorflow::AttrValue Strs(const std::vector<std::string>& v) {
-  tensorflow::AttrValue a;
-  for (const std::string& s : v) a.mutable_list()->add_s(s);
-  return a;
-}
-
-tensorflow::AttrValue IntA(int64_t i) {
-  tensorflow::AttrValue a;
-  a.set_i(i);
-  return a;
-}
 
 struct Case {
   int64_t batch, rows, cols, in_depth, expanded, window, stride;
@@ -96,11 +79,11 @@ AttrMap FusedAttrs(const Case& c) {
 void CheckAgainstUnfused(const Case& c, bool bfloat16 = false) {
   INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.in_depth << " -> " << c.expanded
                 << ", window " << c.window << " stride " << c.stride << " " << c.padding);
-  const Tensor x = Pattern({c.batch, c.rows, c.cols, c.in_depth}, 0.37f);
-  const Tensor pw = Pattern({1, 1, c.in_depth, c.expanded}, 0.71f, 0.5f);
-  const Tensor pw_scale = Pattern({c.expanded}, 0.13f, 0.5f), pw_shift = Pattern({c.expanded}, 0.29f);
-  const Tensor dw = Pattern({c.window, c.window, c.expanded, 1}, 0.53f, 0.4f);
-  const Tensor dw_scale = Pattern({c.expanded}, 0.17f), dw_shift = Pattern({c.expanded}, 0.41f);
+  const Tensor x = SinePattern({c.batch, c.rows, c.cols, c.in_depth}, 0.37f);
+  const Tensor pw = SinePattern({1, 1, c.in_depth, c.expanded}, 0.71f, 0.5f);
+  const Tensor pw_scale = SinePattern({c.expanded}, 0.13f, 0.5f), pw_shift = SinePattern({c.expanded}, 0.29f);
+  const Tensor dw = SinePattern({c.window, c.window, c.expanded, 1}, 0.53f, 0.4f);
+  const Tensor dw_scale = SinePattern({c.expanded}, 0.17f), dw_shift = SinePattern({c.expanded}, 0.41f);
 
   // Products in bfloat16 (graph/optimizer/mixed_precision.h) mark the pointwise
   // convolution, and the fused node that holds it.
@@ -113,8 +96,8 @@ void CheckAgainstUnfused(const Case& c, bool bfloat16 = false) {
   REQUIRE(want.status.ok());
   std::vector<Tensor> fused_inputs = {x, pw, pw_scale, pw_shift, dw, dw_scale, dw_shift};
   if (c.projected > 0) {
-    const Tensor project = Pattern({1, 1, c.expanded, c.projected}, 0.61f, 0.3f);
-    const Tensor scale = Pattern({c.projected}, 0.23f), shift = Pattern({c.projected}, 0.31f);
+    const Tensor project = SinePattern({1, 1, c.expanded, c.projected}, 0.61f, 0.3f);
+    const Tensor scale = SinePattern({c.projected}, 0.23f), shift = SinePattern({c.projected}, 0.31f);
     std::vector<Tensor> inputs = {want.outputs[0], project, scale, shift};
     if (c.residual) inputs.push_back(x);  // the block's input: as deep as the projection
     AttrMap project_attrs = ProjectAttrs(c);
@@ -157,8 +140,8 @@ TEST_CASE("_FusedConv2DWithDepthwise with products in bfloat16 gives the two con
 TEST_CASE("_FusedConv2DWithDepthwise refuses a pointwise filter that does not match the input") {
   const Case c = kCases[0];
   auto r = testing::RunOp("_FusedConv2DWithDepthwise",
-                          {Pattern({1, 8, 8, 3}, 0.1f), Pattern({1, 1, 4, 16}, 0.2f), Pattern({16}, 0.3f),
-                           Pattern({16}, 0.4f), Pattern({3, 3, 16, 1}, 0.5f), Pattern({16}, 0.6f), Pattern({16}, 0.7f)},
+                          {SinePattern({1, 8, 8, 3}, 0.1f), SinePattern({1, 1, 4, 16}, 0.2f), SinePattern({16}, 0.3f),
+                           SinePattern({16}, 0.4f), SinePattern({3, 3, 16, 1}, 0.5f), SinePattern({16}, 0.6f), SinePattern({16}, 0.7f)},
                           FusedAttrs(c));
   REQUIRE_FALSE(r.status.ok());
   INFO(r.status);

@@ -16,30 +16,13 @@ namespace tensoract {
 namespace {
 
 using testing::AttrMap;
+using testing::IntA;
 using testing::Ints;
+using testing::SinePattern;
 using testing::Str;
+using testing::Strs;
 using testing::TypeA;
 using testing::Values;
-
-Tensor Pattern(std::vector<int64_t> dims, float a, float scale = 1.f) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = scale * std::sin(a * static_cast<float>(i) + 0.3f);
-  return Tensor::FromVector<float>(v, TensorShape(dims));
-}
-
-tensorflow::AttrValue Strs(const std::vector<std::string>& v) {
-  tensorflow::AttrValue a;
-  for (const std::string& s : v) a.mutable_list()->add_s(s);
-  return a;
-}
-
-tensorflow::AttrValue IntA(int64_t i) {
-  tensorflow::AttrValue a;
-  a.set_i(i);
-  return a;
-}
 
 struct Case {
   int64_t batch, rows, cols, depth, out_depth;
@@ -68,10 +51,10 @@ void CheckAgainstUnfused(const Case& c, bool bfloat16) {
   INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.depth << " -> " << c.out_depth
                 << (c.fused ? " fused" : " plain") << (bfloat16 ? " bfloat16" : ""));
   const std::string conv_op = c.fused ? "_FusedConv2D" : "Conv2D";
-  const Tensor x = Pattern({c.batch, c.rows, c.cols, c.depth}, 0.37f, 2.f);
-  const Tensor scale = Pattern({c.depth}, 0.13f), shift = Pattern({c.depth}, 0.29f, 0.5f);
-  const Tensor filter = Pattern({1, 1, c.depth, c.out_depth}, 0.71f, 0.3f);
-  const Tensor conv_scale = Pattern({c.out_depth}, 0.17f), conv_shift = Pattern({c.out_depth}, 0.41f);
+  const Tensor x = SinePattern({c.batch, c.rows, c.cols, c.depth}, 0.37f, 2.f);
+  const Tensor scale = SinePattern({c.depth}, 0.13f), shift = SinePattern({c.depth}, 0.29f, 0.5f);
+  const Tensor filter = SinePattern({1, 1, c.depth, c.out_depth}, 0.71f, 0.3f);
+  const Tensor conv_scale = SinePattern({c.out_depth}, 0.17f), conv_shift = SinePattern({c.out_depth}, 0.41f);
   AttrMap conv_attrs = ConvAttrs(c);
   if (bfloat16) conv_attrs[kBfloat16ProductsAttr] = testing::BoolA(true);
 
