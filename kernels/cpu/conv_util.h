@@ -66,6 +66,19 @@ struct ConvDims {
   int64_t patch_size() const { return filter_rows * filter_cols * in_depth; }
 };
 
+// A 1x1 convolution of stride 1 over one image's `rows` x `cols` pixels, `in_depth` to
+// `out_depth` channels: a band of rows of a fused kernel's pointwise convolution.
+inline ConvDims PointwiseDims(int64_t rows, int64_t cols, int64_t in_depth, int64_t out_depth) {
+  ConvDims d;
+  d.batch = 1;
+  d.in_rows = d.out_rows = rows;
+  d.in_cols = d.out_cols = cols;
+  d.in_depth = in_depth;
+  d.out_depth = out_depth;
+  d.filter_rows = d.filter_cols = 1;
+  return d;
+}
+
 // Every field of `d`, as a key for caches of per-shape state (oneDNN's primitives).
 inline std::vector<int64_t> DimsKey(const ConvDims& d) {
   return {d.batch,      d.in_rows,     d.in_cols,       d.in_depth,      d.filter_rows, d.filter_cols,

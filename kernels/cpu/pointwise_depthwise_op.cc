@@ -26,6 +26,7 @@
 
 #include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
+#include "kernels/cpu/bfloat16_products.h"
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
@@ -46,18 +47,17 @@ class PointwiseDepthwiseOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("num_pointwise_args", &pointwise_args_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("num_depthwise_args", &depthwise_args_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("num_project_inputs", &project_inputs_));
-    auto bf16 = ctx->def().attr().find(kBfloat16ProductsAttr);
-    bfloat16_ = bf16 != ctx->def().attr().end() && bf16->second.b();
     // As the unfused nodes: only the pointwise convolutions are products the session's
-    // bfloat16 option rounds (graph/optimizer/mixed_precision.h).
+    // bfloat16 option rounds (graph/optimizer/mixed_precision.h), and only where this CPU
+    // multiplies bfloat16 in hardware (WantsBfloat16Products, which their kernels ask too).
     NodeDef pointwise = SubNodeDef(ctx->def(), "_FusedConv2D", kPointwiseAttrPrefix);
     NodeDef project = SubNodeDef(ctx->def(), "_FusedConv2D", kProjectAttrPrefix);
-    if (bfloat16_) {
-      (*pointwise.mutable_attr())[kBfloat16ProductsAttr].set_b(true);
-      (*project.mutable_attr())[kBfloat16ProductsAttr].set_b(true);
+    if (ctx->def().attr().count(kBfloat16ProductsAttr) != 0) {
+      (*pointwise.mutable_attr())[kBfloat16ProductsAttr] = ctx->def().attr().at(kBfloat16ProductsAttr);
+      (*project.mutable_attr())[kBfloat16ProductsAttr] = ctx->def().attr().at(kBfloat16ProductsAttr);
     }
-    pointwise_onednn_.set_bfloat16_products(bfloat16_);
-    project_onednn_.set_bfloat16_products(bfloat16_);
+    pointwise_onednn_.set_bfloat16_products(WantsBfloat16Products(ctx));
+    project_onednn_.set_bfloat16_products(WantsBfloat16Products(ctx));
     const NodeDef depthwise = SubNodeDef(ctx->def(), "_FusedDepthwiseConv2dNative", kDepthwiseAttrPrefix);
     OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, pointwise, &pointwise_, &pointwise_epilogue_));
     OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, depthwise, &depthwise_, &depthwise_epilogue_));
@@ -138,25 +138,13 @@ class PointwiseDepthwiseOp : public OpKernel {
       b.rows_end = std::min(last + 1, d.in_rows);
       b.fresh_begin = bands.empty() ? b.rows_begin : std::max(b.rows_begin, computed_end);
       computed_end = b.rows_end;
-      b.pointwise = conv::ConvDims();
-      b.pointwise.batch = 1;
-      b.pointwise.in_rows = b.pointwise.out_rows = b.rows_end - b.fresh_begin;
-      b.pointwise.in_cols = b.pointwise.out_cols = d.in_cols;
-      b.pointwise.in_depth = in_depth;
-      b.pointwise.out_depth = d.in_depth;
-      b.pointwise.filter_rows = b.pointwise.filter_cols = 1;
+      b.pointwise = conv::PointwiseDims(b.rows_end - b.fresh_begin, d.in_cols, in_depth, d.in_depth);
       b.depthwise = d;
       b.depthwise.batch = 1;
       b.depthwise.in_rows = b.rows_end - b.rows_begin;
       b.depthwise.out_rows = b.out_end - b.out_begin;
       b.depthwise.pad_top = b.rows_begin - first;
-      b.project = conv::ConvDims();
-      b.project.batch = 1;
-      b.project.in_rows = b.project.out_rows = b.out_end - b.out_begin;
-      b.project.in_cols = b.project.out_cols = d.out_cols;
-      b.project.in_depth = d.out_depth;
-      b.project.out_depth = out_depth;
-      b.project.filter_rows = b.project.filter_cols = 1;
+      b.project = conv::PointwiseDims(b.out_end - b.out_begin, d.out_cols, d.out_depth, out_depth);
       bands.push_back(b);
     }
     return bands;
@@ -280,7 +268,6 @@ class PointwiseDepthwiseOp : public OpKernel {
   }
 
   int64_t pointwise_args_ = 0, depthwise_args_ = 0, project_inputs_ = 0;
-  bool bfloat16_ = false;
   std::unique_ptr<OpKernel> pointwise_, depthwise_, project_;  // the unfused path's kernels
   FusedEpilogue pointwise_epilogue_, depthwise_epilogue_, project_epilogue_;
   conv::WindowAttrs depthwise_attrs_;

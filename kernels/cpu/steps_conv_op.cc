@@ -18,6 +18,7 @@
 
 #include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/steps_conv_fusion.h"
+#include "kernels/cpu/bfloat16_products.h"
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
@@ -38,11 +39,13 @@ class StepsConvOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("num_args", &conv_args_));
     std::string convolution;
     OP_REQUIRES_OK(ctx, ctx->GetAttr("convolution", &convolution));
-    auto bf16 = ctx->def().attr().find(kBfloat16ProductsAttr);
-    const bool bfloat16 = bf16 != ctx->def().attr().end() && bf16->second.b();
+    // The convolution rounds its operands to bfloat16 as it would unfused (its own kernel asks
+    // WantsBfloat16Products too: the attr, and a CPU with the units).
     NodeDef conv = SubNodeDef(ctx->def(), convolution, kConvAttrPrefix);
-    if (bfloat16) (*conv.mutable_attr())[kBfloat16ProductsAttr].set_b(true);
-    onednn_.set_bfloat16_products(bfloat16);
+    if (ctx->def().attr().count(kBfloat16ProductsAttr) != 0) {
+      (*conv.mutable_attr())[kBfloat16ProductsAttr] = ctx->def().attr().at(kBfloat16ProductsAttr);
+    }
+    onednn_.set_bfloat16_products(WantsBfloat16Products(ctx));
     OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, SubNodeDef(ctx->def(), "_FusedChannelSteps", kStepsAttrPrefix), &steps_,
                                       &steps_epilogue_));
     OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, conv, &conv_, &conv_epilogue_));
@@ -99,14 +102,8 @@ class StepsConvOp : public OpKernel {
     std::map<int64_t, std::shared_ptr<const OnednnConv::Piece>> pieces;
     for (int64_t band_rows : {per_band, rows - (bands_per_image - 1) * per_band}) {
       if (pieces.count(band_rows) != 0) continue;
-      conv::ConvDims d;
-      d.batch = 1;
-      d.in_rows = d.out_rows = band_rows;
-      d.in_cols = d.out_cols = cols;
-      d.in_depth = depth;
-      d.out_depth = out_depth;
-      d.filter_rows = d.filter_cols = 1;
-      auto piece = onednn_.Prepare(ctx, d, filter, conv_affine, conv_epilogue_);
+      auto piece = onednn_.Prepare(ctx, conv::PointwiseDims(band_rows, cols, depth, out_depth), filter, conv_affine,
+                                   conv_epilogue_);
       if (piece == nullptr) return false;
       pieces[band_rows] = std::move(piece);
     }
