@@ -174,12 +174,16 @@ bool PlainConvolution(const Node& n, bool add_allowed) {
       if (d != 1) return false;
     }
   }
+  return add_allowed || !FusesAdd(n);
+}
+
+bool FusesAdd(const Node& n) {
   auto ops = n.def().attr().find("fused_ops");
-  if (ops == n.def().attr().end()) return true;  // a Conv2D of its own
+  if (ops == n.def().attr().end()) return false;  // a node that fuses nothing
   for (const std::string& op : ops->second.list().s()) {
-    if (op == "Add" && !add_allowed) return false;
+    if (op == "Add") return true;
   }
-  return true;
+  return false;
 }
 
 bool PointwiseConvolution(const Node& n, int64_t depth) {

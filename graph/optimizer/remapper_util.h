@@ -80,6 +80,8 @@ bool KnownShape4(const Node& n, int input, std::vector<int64_t>* dims);
 // A float NHWC convolution node without dilation, and without a fused residual Add unless
 // `add_allowed`.
 bool PlainConvolution(const Node& n, bool add_allowed = false);
+// Its fused_ops add a tensor (a residual's "Add").
+bool FusesAdd(const Node& n);
 // A 1x1 convolution of stride 1 (its filter's shape known) taking `depth` channels, or any
 // number where depth < 0.
 bool PointwiseConvolution(const Node& n, int64_t depth);

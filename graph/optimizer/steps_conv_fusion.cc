@@ -12,7 +12,7 @@ using remapper::NumArgs;
 using remapper::Source;
 
 bool TryFuseStepsIntoConvolution(Graph* graph, Node* steps) {
-  if (!remapper::OnCpu(*steps) || !remapper::PlainConvolution(*steps)) return false;  // float, no Add
+  if (!remapper::OnCpu(*steps) || remapper::FusesAdd(*steps)) return false;
   const Edge* out = remapper::SoleConsumer(*steps);
   if (out == nullptr || out->dst_input != 0) return false;
   Node* conv = out->dst;
