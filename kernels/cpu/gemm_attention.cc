@@ -6,7 +6,7 @@
 // keys are transposed and its values copied into contiguous rows once per call, and each
 // tile of MR query rows goes through three steps that all stay in L1:
 //
-//   scores [MR, S] = q rows x k^T, times the scale         (MR x kL*NV tiles over k^T)
+//   scores [MR, S] = q rows x k^T, then times the scale    (MR x kL*NV tiles over k^T)
 //   each row: + mask row (optional), softmax               (Eigen's vectorised exp)
 //   out [MR, H'] = scores x v                               (MR x kL*NV tiles over v)
 //
@@ -39,36 +39,14 @@ constexpr int kVectors = kWide ? 4 : 2;       // vectors of columns per wide til
 
 int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-// acc [MR, NV vectors] = sum over p < depth of a[i][p] * b[p][0, kL*NV): a's rows are row
-// pointers, b's rows b_step apart. Then stored (times `scale` when not 1) to rows
-// [0, rows) and columns [0, cols) of c.
-template <int MR, int NV>
-void RowsTimesPanel(const float* const* a, int64_t depth, const float* b, int64_t b_step, float scale, float* c,
-                    int64_t ldc, int64_t rows, int64_t cols) {
-  Simd::V acc[MR * NV];
-  for (int i = 0; i < MR * NV; ++i) acc[i] = Simd::Zero();
-  for (int64_t p = 0; p < depth; ++p, b += b_step) {
-    Simd::V bv[NV];
-    for (int v = 0; v < NV; ++v) bv[v] = Simd::Load(b + kL * v);
-    for (int i = 0; i < MR; ++i) {
-      const Simd::V av = Simd::Broadcast(a[i][p]);
-      for (int v = 0; v < NV; ++v) acc[i * NV + v] = Simd::Fma(av, bv[v], acc[i * NV + v]);
-    }
-  }
-  if (scale != 1.f) {
-    const Simd::V s = Simd::Broadcast(scale);
-    for (int i = 0; i < MR * NV; ++i) acc[i] = Simd::Mul(acc[i], s);
-  }
-  StoreTile<MR, NV>(acc, c, ldc, rows, cols, false);
-}
-
-// c [rows, n) = a [rows, depth] x b [depth, n padded to whole vectors], b's rows ldb apart,
-// for up to kRows rows: 12 x 1-vector tiles where b is one vector wide, else 6 x kVectors
-// tiles (then 6 x 1 for the last vectors) for each half of the rows.
-void RowsTimes(const float* const* a, int64_t depth, const float* b, int64_t ldb, int64_t n, float scale, float* c,
-               int64_t ldc, int64_t rows) {
+// c [rows, n) = a [rows, depth] x b [depth, n padded to whole vectors], a's rows as row
+// pointers, b's rows ldb apart, for up to kRows rows, on gemm_tile.h's Tile: 12 x 1-vector
+// tiles where b is one vector wide, else 6 x kVectors tiles (then 6 x 1 for the last
+// vectors) for each half of the rows.
+void RowsTimes(const float* const* a, int64_t depth, const float* b, int64_t ldb, int64_t n, float* c, int64_t ldc,
+               int64_t rows) {
   if (n <= kL) {
-    RowsTimesPanel<kRows, 1>(a, depth, b, ldb, scale, c, ldc, rows, n);
+    Tile<kRows, 1>(1, depth, a, b, ldb, c, ldc, rows, n, false);
     return;
   }
   for (int half = 0; half * 6 < rows; ++half) {
@@ -77,9 +55,9 @@ void RowsTimes(const float* const* a, int64_t depth, const float* b, int64_t ldb
     const int64_t rows6 = std::min<int64_t>(6, rows - 6 * half);
     int64_t j = 0;
     for (; j + kL * kVectors <= n; j += kL * kVectors) {
-      RowsTimesPanel<6, kVectors>(a6, depth, b + j, ldb, scale, c6 + j, ldc, rows6, kL * kVectors);
+      Tile<6, kVectors>(1, depth, a6, b + j, ldb, c6 + j, ldc, rows6, kL * kVectors, false);
     }
-    for (; j < n; j += kL) RowsTimesPanel<6, 1>(a6, depth, b + j, ldb, scale, c6 + j, ldc, rows6, n - j);
+    for (; j < n; j += kL) Tile<6, 1>(1, depth, a6, b + j, ldb, c6 + j, ldc, rows6, n - j, false);
   }
 }
 
@@ -131,9 +109,10 @@ bool AttentionHead(int64_t t, int64_t s, int64_t h, int64_t hv, const float* q, 
     const int64_t rows = std::min<int64_t>(kRows, t - i0);
     // Rows past the end repeat the last one (their results are not stored).
     for (int i = 0; i < kRows; ++i) row_of[i] = q + (i0 + std::min<int64_t>(i, rows - 1)) * ldq;
-    RowsTimes(row_of, h, buf.keys_t.data(), sp, sp, scale, scores, sp, rows);
+    RowsTimes(row_of, h, buf.keys_t.data(), sp, sp, scores, sp, rows);
     for (int64_t i = 0; i < rows; ++i) {
       float* row = scores + i * sp;
+      if (scale != 1.f) Eigen::Map<Eigen::ArrayXf, Eigen::Aligned64>(row, s) *= scale;
       if (mask != nullptr) {
         const float* add = mask + (i0 + i) * ldm;
         for (int64_t j = 0; j < s; ++j) row[j] += add[j];
@@ -143,7 +122,7 @@ bool AttentionHead(int64_t t, int64_t s, int64_t h, int64_t hv, const float* q, 
     }
     for (int i = 0; i < kRows; ++i) row_of[i] = scores + std::min<int64_t>(i, rows - 1) * sp;
     // The value rows' padding columns come out as zeros and are not stored.
-    RowsTimes(row_of, s, buf.values.data(), hvp, hv, 1.f, out + i0 * ldo, ldo, rows);
+    RowsTimes(row_of, s, buf.values.data(), hvp, hv, out + i0 * ldo, ldo, rows);
   }
   return true;
 }

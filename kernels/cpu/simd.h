@@ -65,10 +65,6 @@ struct Simd {
     for (int i = 0; i < 16; ++i) a.x[i] += b.x[i];
     return a;
   }
-  static V Mul(V a, V b) {
-    for (int i = 0; i < 16; ++i) a.x[i] *= b.x[i];
-    return a;
-  }
   static Mask FirstLanes(int64_t valid) { return FirstOf16Lanes(valid); }
   // Like the hardware: lanes outside the mask are neither read nor written.
   static V MaskLoad(Mask m, const float* p) {
@@ -100,7 +96,6 @@ struct Simd {
   static V Broadcast(float x) { return _mm512_set1_ps(x); }
   static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V Add(V a, V b) { return _mm512_add_ps(a, b); }
-  static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
   // The first `valid` lanes (none when valid <= 0, all when valid >= kLanes).
   static Mask FirstLanes(int64_t valid) { return FirstOf16Lanes(valid); }
   // Lanes outside the mask read as zeros and are never touched in memory.
@@ -123,7 +118,6 @@ struct Simd {
   static V Broadcast(float x) { return _mm256_set1_ps(x); }
   static V Fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V Add(V a, V b) { return _mm256_add_ps(a, b); }
-  static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static Mask FirstLanes(int64_t valid) {
     const int32_t v = valid >= 8 ? 8 : valid <= 0 ? 0 : static_cast<int32_t>(valid);
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(v), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
