@@ -1,6 +1,7 @@
 // One row of Softmax or LogSoftmax: shifted by its maximum before exp, so that large logits
 // cannot overflow. Shared by the Softmax kernels (kernels/cpu/softmax_op.cc) and the fused
-// attention (kernels/cpu/fused_attention_op.cc), which then give the same values.
+// attention where there are no vector kernels (kernels/cpu/fused_attention_op.cc; with them,
+// gemm::AttentionHead pads its rows to whole vectors instead).
 #ifndef TENSORACT_KERNELS_CPU_SOFTMAX_ROW_H_
 #define TENSORACT_KERNELS_CPU_SOFTMAX_ROW_H_
 
@@ -22,7 +23,7 @@ void SoftmaxRow(const T* in, T* out, int64_t n) {
     y = x - max;
     y -= std::log(y.exp().sum());
   } else {
-    y = (x - max).exp();  // one pass for the shift and exp (attention's rows: 197 floats each)
+    y = (x - max).exp();  // the shift and exp in one pass
     y *= T(1) / y.sum();
   }
 }
