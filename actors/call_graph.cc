@@ -11,14 +11,30 @@
 
 namespace tensoract {
 
-std::string SignatureKey(const RunStepRequest& r) {
+namespace {
+
+// The key of feeds named by `name_of(feed)`, fetches and targets.
+template <class Feeds, class NameOf>
+std::string KeyOf(const Feeds& feeds, NameOf name_of, const std::vector<std::string>& fetches,
+                  const std::vector<std::string>& targets) {
   std::string key;
-  for (const auto& f : r.feeds) key += f.first + ",";
+  for (const auto& f : feeds) key += name_of(f) + ",";
   key += "|";
-  for (const auto& f : r.fetches) key += f + ",";
+  for (const auto& f : fetches) key += f + ",";
   key += "|";
-  for (const auto& t : r.targets) key += t + ",";
+  for (const auto& t : targets) key += t + ",";
   return key;
+}
+
+}  // namespace
+
+std::string SignatureKey(const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+                         const std::vector<std::string>& targets) {
+  return KeyOf(feeds, [](const std::string& f) -> const std::string& { return f; }, fetches, targets);
+}
+
+std::string SignatureKey(const RunStepRequest& r) {
+  return KeyOf(r.feeds, [](const NamedTensor& f) -> const std::string& { return f.first; }, r.fetches, r.targets);
 }
 
 namespace {

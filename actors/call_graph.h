@@ -37,6 +37,8 @@ struct CachedCall {
 };
 
 // The key a session caches its calls under.
+std::string SignatureKey(const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+                         const std::vector<std::string>& targets);
 std::string SignatureKey(const RunStepRequest& request);
 
 // Compiles `call->signature` (feeds, fetches, targets set) of `session_graph` for the

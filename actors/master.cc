@@ -25,11 +25,20 @@ Status SessionNotFound(const std::string& handle) { return errors::Aborted("Sess
 
 using session_gc_atom = caf::atom_constant<caf::atom("sessiongc")>;
 
+// A callable's signature (MakeCallableRequest's names).
+struct CallableNames {
+  std::vector<std::string> feeds, fetches, targets;
+  int64_t timeout_ms = 0;
+  bool collect_stats = false;
+};
+
 struct SessionState {
   std::string owner;  // CreateSessionRequest::owner
   std::shared_ptr<const tensorflow::GraphDef> graph;
   int64_t graph_version = 0;
   std::map<std::string, CachedCall> calls;  // by signature key
+  std::map<int64_t, CallableNames> callables;  // by MakeCallable's handle
+  int64_t next_callable = 0;
   std::chrono::steady_clock::time_point last_used;  // the last request naming it
 };
 
@@ -332,29 +341,22 @@ void FailStepsOn(Self* self, int task, const Status& why) {
 
 void Log(const std::string& line) { std::fputs((line + "\n").c_str(), stderr); }
 
-// The first step of a signature: builds its call graph, registers each task's share with
-// that task, caches the handles and runs the step.
-void StartNewCall(Self* self, const std::string& key, RunStepRequest request, StepReply promise) {
+// Compiles the call of `signature` for a session: builds its call graph, registers each
+// task's share with that task and caches the handles under `key`. `done` gets the cached
+// call (valid while the handler runs), or why it could not be made.
+using CallReady = std::function<void(const Status&, const CachedCall*)>;
+void PrepareCall(Self* self, const std::string& session_handle, const std::string& key, CallSignature signature,
+                 CallReady done) {
   auto& st = self->state;
-  const std::string session_handle = request.session_handle;
   auto session = st.sessions.find(session_handle);
-  if (session == st.sessions.end()) {
-    promise.deliver(RunStepResponse{SessionNotFound(session_handle), {}, nullptr, {}});
-    return;
-  }
+  if (session == st.sessions.end()) return done(SessionNotFound(session_handle), nullptr);
   auto call = std::make_shared<CachedCall>();
-  for (const auto& f : request.feeds) call->signature.feeds.push_back(f.first);
-  call->signature.fetches = request.fetches;
-  call->signature.targets = request.targets;
+  call->signature = std::move(signature);
   Status built = BuildCallGraph(*session->second.graph, st.membership->tasks(), st.options, st.cost_model, call.get());
-  if (!built.ok()) {
-    promise.deliver(RunStepResponse{built, {}, nullptr, {}});
-    return;
-  }
+  if (!built.ok()) return done(built, nullptr);
   // Registration on every task at once; the call is cached when all have answered.
   auto remaining = std::make_shared<int>(static_cast<int>(call->tasks.size()));
   auto failure = std::make_shared<Status>();
-  auto request_ptr = std::make_shared<RunStepRequest>(std::move(request));
   const int64_t start_id = st.next_start++;
   // Runs once: when every task has answered, or when one is found unavailable first (the
   // answers still out are then ignored).
@@ -368,21 +370,18 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request, St
     };
     if (!failure->ok()) {
       forget();
-      promise.deliver(RunStepResponse{*failure, {}, nullptr, {}});
-      return;
+      return done(*failure, nullptr);
     }
     auto s = st.sessions.find(session_handle);
     if (s == st.sessions.end()) {
       forget();
-      promise.deliver(RunStepResponse{
-          errors::Cancelled("session '", session_handle, "' was closed while the step started"), {}, nullptr, {}});
-      return;
+      return done(errors::Cancelled("session '", session_handle, "' was closed while the step started"), nullptr);
     }
     // Two first steps of one signature may race; the first handles win, the other
     // graphs are dropped.
     auto [it, inserted] = s->second.calls.emplace(key, *call);
     if (!inserted) forget();
-    RunCall(self, it->second, std::move(*request_ptr), promise);
+    done(Status::OK(), &it->second);
   };
   CallStarting& starting = st.starting[start_id];
   for (const TaskGraph& tg : call->tasks) starting.tasks.push_back(tg.task);
@@ -419,6 +418,21 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request, St
               if (--*remaining == 0) all_answered();
             });
   }
+}
+
+// The first step of a signature: compiles its call (PrepareCall), then runs the step.
+void StartNewCall(Self* self, const std::string& key, RunStepRequest request, StepReply promise) {
+  CallSignature signature;
+  for (const auto& f : request.feeds) signature.feeds.push_back(f.first);
+  signature.fetches = request.fetches;
+  signature.targets = request.targets;
+  const std::string session_handle = request.session_handle;
+  auto request_ptr = std::make_shared<RunStepRequest>(std::move(request));
+  PrepareCall(self, session_handle, key, std::move(signature),
+              [=](const Status& ready, const CachedCall* call) mutable {
+                if (!ready.ok()) return promise.deliver(RunStepResponse{ready, {}, nullptr, {}});
+                RunCall(self, *call, std::move(*request_ptr), promise);
+              });
 }
 
 // Asks every task and answers `promise` with the first error, or OK.
@@ -543,6 +557,83 @@ std::string InspectMaster(const MasterState& st) {
   return out;
 }
 
+// A RunStep: runs the session's cached call of its signature, or compiles it first.
+caf::result<RunStepResponse> OnRunStep(Self* self, RunStepRequest& request) {
+  auto& st = self->state;
+  auto session = st.sessions.find(request.session_handle);
+  if (session == st.sessions.end()) {
+    RunStepResponse missing{SessionNotFound(request.session_handle), {}, nullptr, {}};
+    if (!request.reply_to) return missing;
+    request.reply_to(std::move(missing));
+    return RunStepResponse{};  // to nobody: the request came without a sender
+  }
+  session->second.last_used = std::chrono::steady_clock::now();
+  // A promise takes over the reply: make it only on the paths that answer through it,
+  // never before an early `return RunStepResponse{...}` (that reply would be lost).
+  // A caller that gave reply_to sent no request to answer: no promise then.
+  const bool direct = static_cast<bool>(request.reply_to);
+  caf::typed_response_promise<RunStepResponse> response;
+  StepReply promise = direct ? StepReply(std::move(request.reply_to))
+                             : StepReply(response = self->make_response_promise<RunStepResponse>());
+  auto answer = [&]() -> caf::result<RunStepResponse> {
+    if (direct) return RunStepResponse{};
+    return response;
+  };
+  const std::string key = SignatureKey(request);
+  if (auto hit = session->second.calls.find(key); hit != session->second.calls.end()) {
+    RunCall(self, hit->second, std::move(request), promise);
+    return answer();
+  }
+  // Placement needs every task's devices: the first step of a signature makes sure
+  // the master knows them.
+  auto request_ptr = std::make_shared<RunStepRequest>(std::move(request));
+  self->state.membership->WithCluster([=](const Status& ready) mutable {
+    if (!ready.ok()) {
+      promise.deliver(RunStepResponse{ready, {}, nullptr, {}});
+      return;
+    }
+    StartNewCall(self, key, std::move(*request_ptr), promise);
+  });
+  return answer();
+}
+
+// MakeCallable: compiles the signature now (its errors are MakeCallable's, as in
+// TensorFlow) and names it by a handle of the session.
+caf::result<MakeCallableResponse> OnMakeCallable(Self* self, MakeCallableRequest& request) {
+  auto& st = self->state;
+  auto session = st.sessions.find(request.session_handle);
+  if (session == st.sessions.end()) return MakeCallableResponse{SessionNotFound(request.session_handle), 0};
+  session->second.last_used = std::chrono::steady_clock::now();
+  auto promise = self->make_response_promise<MakeCallableResponse>();
+  auto names = std::make_shared<CallableNames>(CallableNames{request.feeds, request.fetches, request.targets,
+                                                                    request.timeout_ms, request.collect_stats});
+  const std::string handle = request.session_handle;
+  auto keep = [=](Status ready, const CachedCall*) mutable {
+    auto s = self->state.sessions.find(handle);
+    if (ready.ok() && s == self->state.sessions.end()) ready = SessionNotFound(handle);
+    if (!ready.ok()) {
+      promise.deliver(MakeCallableResponse{ready, 0});
+      return;
+    }
+    const int64_t id = s->second.next_callable++;
+    s->second.callables[id] = std::move(*names);
+    promise.deliver(MakeCallableResponse{Status::OK(), id});
+  };
+  const std::string key = SignatureKey(names->feeds, names->fetches, names->targets);
+  if (auto hit = session->second.calls.find(key); hit != session->second.calls.end()) {
+    keep(Status::OK(), &hit->second);
+    return promise;
+  }
+  st.membership->WithCluster([=](const Status& ready) mutable {
+    if (!ready.ok()) {
+      keep(ready, nullptr);
+      return;
+    }
+    PrepareCall(self, handle, key, CallSignature{names->feeds, names->fetches, names->targets, {}, {}, {}}, keep);
+  });
+  return promise;
+}
+
 caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options) {
   auto& st = self->state;
   st.options = options;
@@ -595,43 +686,55 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         }
         return response;
       },
-      [=](run_step_atom, RunStepRequest& request) -> caf::result<RunStepResponse> {
+      [=](run_step_atom, RunStepRequest& request) { return OnRunStep(self, request); },
+      [=](make_callable_atom, MakeCallableRequest& request) { return OnMakeCallable(self, request); },
+      [=](run_callable_atom, RunCallableRequest& request) -> caf::result<RunStepResponse> {
         auto& st = self->state;
         auto session = st.sessions.find(request.session_handle);
-        if (session == st.sessions.end()) {
-          RunStepResponse missing{SessionNotFound(request.session_handle), {}, nullptr, {}};
-          if (!request.reply_to) return missing;
-          request.reply_to(std::move(missing));
-          return RunStepResponse{};  // to nobody: the request came without a sender
+        if (session == st.sessions.end()) return RunStepResponse{SessionNotFound(request.session_handle), {}, nullptr, {}};
+        auto callable = session->second.callables.find(request.handle);
+        if (callable == session->second.callables.end()) {
+          // TensorFlow's words (DirectSession::RunCallable).
+          return RunStepResponse{errors::InvalidArgument("No such callable handle: ", request.handle), {}, nullptr, {}};
         }
-        session->second.last_used = std::chrono::steady_clock::now();
-        // A promise takes over the reply: make it only on the paths that answer through it,
-        // never before an early `return RunStepResponse{...}` (that reply would be lost).
-        // A caller that gave reply_to sent no request to answer: no promise then.
-        const bool direct = static_cast<bool>(request.reply_to);
-        caf::typed_response_promise<RunStepResponse> response;
-        StepReply promise = direct ? StepReply(std::move(request.reply_to))
-                                   : StepReply(response = self->make_response_promise<RunStepResponse>());
-        auto answer = [&]() -> caf::result<RunStepResponse> {
-          if (direct) return RunStepResponse{};
-          return response;
-        };
-        const std::string key = SignatureKey(request);
-        if (auto hit = session->second.calls.find(key); hit != session->second.calls.end()) {
-          RunCall(self, hit->second, std::move(request), promise);
-          return answer();
+        const CallableNames& names = callable->second;
+        if (request.feeds.size() != names.feeds.size()) {
+          return RunStepResponse{errors::InvalidArgument("Invalid number of feed values: expected ", names.feeds.size(),
+                                                         " but got ", request.feeds.size()),
+                                 {}, nullptr, {}};
         }
-        // Placement needs every task's devices: the first step of a signature makes sure
-        // the master knows them.
-        auto request_ptr = std::make_shared<RunStepRequest>(std::move(request));
+        RunStepRequest step;
+        step.session_handle = std::move(request.session_handle);
+        for (size_t i = 0; i < names.feeds.size(); ++i) step.feeds.emplace_back(names.feeds[i], std::move(request.feeds[i]));
+        step.fetches = names.fetches;
+        step.targets = names.targets;
+        step.timeout_ms = names.timeout_ms;
+        step.collect_stats = names.collect_stats;
+        step.request_id = request.request_id;
+        return OnRunStep(self, step);
+      },
+      [=](release_callable_atom, const std::string& handle, int64_t callable) -> Status {
+        auto session = self->state.sessions.find(handle);
+        if (session == self->state.sessions.end()) return SessionNotFound(handle);
+        if (session->second.callables.erase(callable) == 0) {
+          return errors::InvalidArgument("No such callable handle: ", callable);
+        }
+        // Its call stays cached under its signature: a Run of the same signature uses it.
+        return Status::OK();
+      },
+      [=](list_devices_atom) {
+        auto promise = self->make_response_promise<ListDevicesResponse>();
         self->state.membership->WithCluster([=](const Status& ready) mutable {
-          if (!ready.ok()) {
-            promise.deliver(RunStepResponse{ready, {}, nullptr, {}});
-            return;
+          ListDevicesResponse response;
+          response.status = ready;
+          const auto& tasks = self->state.membership->tasks();
+          for (size_t t = 0; t < tasks.size(); ++t) {
+            auto& into = t == 0 ? response.local : response.remote;
+            into.insert(into.end(), tasks[t].devices.begin(), tasks[t].devices.end());
           }
-          StartNewCall(self, key, std::move(*request_ptr), promise);
+          promise.deliver(std::move(response));
         });
-        return answer();
+        return promise;
       },
       [=](extend_session_atom, const ExtendSessionRequest& request) {
         auto& st = self->state;

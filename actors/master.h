@@ -26,6 +26,12 @@
 // Protocol: (create_session_atom, CreateSessionRequest) -> CreateSessionResponse
 //           (extend_session_atom, ExtendSessionRequest) -> ExtendSessionResponse
 //           (run_step_atom, RunStepRequest) -> RunStepResponse
+//           (make_callable_atom, MakeCallableRequest) -> MakeCallableResponse: the signature
+//               compiled and registered now, named by a handle of the session
+//           (run_callable_atom, RunCallableRequest) -> RunStepResponse: a step of it, feeds
+//               and fetches by position
+//           (release_callable_atom, std::string session, int64_t handle) -> Status
+//           (list_devices_atom) -> ListDevicesResponse: every task's devices
 //           (reset_atom, std::vector<std::string> containers) -> Status (closes every session)
 //           (close_session_atom, std::string handle) -> Status
 //           (cancel_step_atom, std::string handle, int64_t request_id) -> Status

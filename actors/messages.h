@@ -62,6 +62,15 @@ using extend_session_atom = caf::atom_constant<caf::atom("extendsess")>;
 using cancel_step_atom = caf::atom_constant<caf::atom("cancelstep")>;
 // Drops resource containers (variables) on every worker: client -> master -> workers.
 using reset_atom = caf::atom_constant<caf::atom("reset")>;
+// Callables (TensorFlow's MakeCallable/RunCallable/ReleaseCallable), client -> master:
+//   (make_callable_atom, MakeCallableRequest) -> MakeCallableResponse
+//   (run_callable_atom, RunCallableRequest) -> RunStepResponse (fetched by position)
+//   (release_callable_atom, std::string session, int64_t handle) -> Status
+using make_callable_atom = caf::atom_constant<caf::atom("mkcallable")>;
+using run_callable_atom = caf::atom_constant<caf::atom("runcallabl")>;
+using release_callable_atom = caf::atom_constant<caf::atom("relcallabl")>;
+// (list_devices_atom) -> ListDevicesResponse: the devices the master can place on.
+using list_devices_atom = caf::atom_constant<caf::atom("listdevs")>;
 // Graph lifecycle, master -> worker.
 using register_graph_atom = caf::atom_constant<caf::atom("reggraph")>;
 using run_graph_atom = caf::atom_constant<caf::atom("rungraph")>;
@@ -132,6 +141,9 @@ struct RunStepRequest {
   // The client's name for this call (TensorFlow's RunStepRequest.request_id), by which
   // cancel_step_atom finds it; 0: not cancellable.
   int64_t request_id = 0;
+  // A remote caller's (TensorFlow's RunStepRequest field): the reply carries the step's
+  // error in its body and the call itself succeeds.
+  bool store_errors_in_response_body = false;
   // A caller in the master's process may take the reply here instead of as the request's
   // response (it then sends RunStep without a sender): one actor hop less per step
   // (client/step_caller.h). Never set by a remote caller.
@@ -142,6 +154,31 @@ struct RunStepResponse {
   std::vector<Tensor> fetched;  // in the order of RunStepRequest::fetches
   std::shared_ptr<tensorflow::StepStats> step_stats;  // when collect_stats
   std::vector<std::shared_ptr<const tensorflow::GraphDef>> partition_graphs;  // when asked for
+};
+
+// A step signature compiled once (placed, partitioned, registered) and run by handle.
+struct MakeCallableRequest {
+  std::string session_handle;
+  std::vector<std::string> feeds, fetches, targets;
+  // Its steps' (CallableOptions.run_options): 0, the master's default deadline.
+  int64_t timeout_ms = 0;
+  bool collect_stats = false;
+};
+struct MakeCallableResponse {
+  Status status;
+  int64_t handle = 0;
+};
+struct RunCallableRequest {
+  std::string session_handle;
+  int64_t handle = 0;
+  std::vector<Tensor> feeds;  // by position, in MakeCallableRequest::feeds' order
+  int64_t request_id = 0;     // as RunStepRequest's
+};
+
+struct ListDevicesResponse {
+  Status status;
+  std::vector<tensorflow::DeviceAttributes> local;   // the master's own task's
+  std::vector<tensorflow::DeviceAttributes> remote;  // the other tasks'
 };
 
 struct RegisterGraphRequest {
@@ -246,6 +283,10 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::ExtendSessionRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::ExtendSessionResponse)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunStepRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunStepResponse)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::MakeCallableRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::MakeCallableResponse)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunCallableRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::ListDevicesResponse)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RegisterGraphRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RegisterGraphResponse)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunGraphRequest)

@@ -105,11 +105,63 @@ bool ServeMaster(Self* self, const caf::actor& master, const std::string& method
   } else if (method == "RunStep") {
     IfDecoded(rp, rpc::DecodeRunStep(bytes), [&](RunStepRequest local) {
       std::vector<std::string> fetches = local.fetches;
+      const bool in_body = local.store_errors_in_response_body;
       Forward<RunStepResponse>(
           self, master, rp, method,
-          [fetches](RunStepResponse& r, std::string* out) { return ToRunStepResponse(r, fetches, out); },
+          [fetches, in_body](RunStepResponse& r, std::string* out) {
+            Status s = ToRunStepResponse(r, fetches, out);
+            return in_body ? Status::OK() : s;
+          },
           run_step_atom::value, std::move(local));
     });
+  } else if (method == "PartialRunSetup") {
+    Reply(rp, errors::Unimplemented("PartialRunSetup: partial runs are not supported yet"), "");
+  } else if (method == "MakeCallable") {
+    IfDecoded(rp, rpc::DecodeMakeCallable(bytes), [&](MakeCallableRequest local) {
+      Forward<MakeCallableResponse>(
+          self, master, rp, method,
+          [](MakeCallableResponse& r, std::string* out) {
+            tensorflow::MakeCallableResponse proto;
+            proto.set_handle(r.handle);
+            *out = ProtoBytes(proto);
+            return r.status;
+          },
+          make_callable_atom::value, std::move(local));
+    });
+  } else if (method == "RunCallable") {
+    IfDecoded(rp, rpc::DecodeRunCallable(bytes), [&](RunCallableRequest local) {
+      Forward<RunStepResponse>(
+          self, master, rp, method,
+          [](RunStepResponse& r, std::string* out) {
+            tensorflow::RunCallableResponse proto;
+            for (const Tensor& t : r.fetched) t.AsProtoTensorContent(proto.add_fetch());
+            if (r.step_stats) *proto.mutable_metadata()->mutable_step_stats() = *r.step_stats;
+            *out = ProtoBytes(proto);
+            return r.status;
+          },
+          run_callable_atom::value, std::move(local));
+    });
+  } else if (method == "ReleaseCallable") {
+    IfDecoded(rp, rpc::DecodeReleaseCallable(bytes), [&](rpc::ReleaseCallable release) {
+      Forward<Status>(self, master, rp, method, StatusReply<tensorflow::ReleaseCallableResponse>(),
+                      release_callable_atom::value, std::move(release.session_handle), release.handle);
+    });
+  } else if (method == "ListDevices") {
+    Status decoded = rpc::DecodeListDevices(bytes);
+    if (!decoded.ok()) {
+      Reply(rp, decoded, "");
+      return true;
+    }
+    Forward<ListDevicesResponse>(
+        self, master, rp, method,
+        [](ListDevicesResponse& r, std::string* out) {
+          tensorflow::ListDevicesResponse proto;
+          for (const auto& d : r.local) *proto.add_local_device() = d;
+          for (const auto& d : r.remote) *proto.add_remote_device() = d;
+          *out = ProtoBytes(proto);
+          return r.status;
+        },
+        list_devices_atom::value);
   } else if (method == "CloseSession") {
     IfDecoded(rp, rpc::DecodeCloseSession(bytes), [&](std::string handle) {
       Forward<Status>(self, master, rp, method, StatusReply<tensorflow::CloseSessionResponse>(),

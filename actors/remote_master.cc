@@ -102,6 +102,44 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         return CallAndConvert<RunStepResponse>(self, self->state.node, "RunStep", ProtoBytes(proto), timeout,
             [num_fetches](const Status& s, const std::string& bytes) { return FromRunStep(s, bytes, num_fetches); });
       },
+      [=](make_callable_atom, const MakeCallableRequest& request) {
+        tensorflow::MakeCallableRequest proto;
+        proto.set_session_handle(request.session_handle);
+        tensorflow::CallableOptions* options = proto.mutable_options();
+        for (const auto& f : request.feeds) options->add_feed(f);
+        for (const auto& f : request.fetches) options->add_fetch(f);
+        for (const auto& t : request.targets) options->add_target(t);
+        options->mutable_run_options()->set_timeout_in_ms(request.timeout_ms);
+        if (request.collect_stats) options->mutable_run_options()->set_trace_level(tensorflow::RunOptions::FULL_TRACE);
+        return CallAndConvert<MakeCallableResponse>(
+            self, self->state.node, "MakeCallable", ProtoBytes(proto), kControlTimeoutMs,
+            [](const Status& s, const std::string& bytes) {
+              tensorflow::MakeCallableResponse r;
+              MakeCallableResponse out;
+              out.status = ParseResponse(s, bytes, &r, "MakeCallable");
+              out.handle = r.handle();
+              return out;
+            });
+      },
+      [=](release_callable_atom, const std::string& session, int64_t handle) {
+        tensorflow::ReleaseCallableRequest proto;
+        proto.set_session_handle(session);
+        proto.set_handle(handle);
+        return CallAndConvert<Status>(self, self->state.node, "ReleaseCallable", ProtoBytes(proto), kControlTimeoutMs,
+                                      [](const Status& s, const std::string&) { return s; });
+      },
+      [=](list_devices_atom) {
+        return CallAndConvert<ListDevicesResponse>(
+            self, self->state.node, "ListDevices", ProtoBytes(tensorflow::ListDevicesRequest()), kControlTimeoutMs,
+            [](const Status& s, const std::string& bytes) {
+              tensorflow::ListDevicesResponse r;
+              ListDevicesResponse out;
+              out.status = ParseResponse(s, bytes, &r, "ListDevices");
+              out.local.assign(r.local_device().begin(), r.local_device().end());
+              out.remote.assign(r.remote_device().begin(), r.remote_device().end());
+              return out;
+            });
+      },
       [=](cancel_step_atom, const std::string& session, int64_t request_id) {
         tensoract::CancelStepRequest proto;
         proto.set_session_handle(session);

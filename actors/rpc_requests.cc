@@ -54,7 +54,55 @@ StatusOr<RunStepRequest> DecodeRunStep(const std::string& bytes) {
   local.collect_stats = req.options().trace_level() != tensorflow::RunOptions::NO_TRACE;
   local.output_partition_graphs = req.options().output_partition_graphs();
   local.request_id = req.request_id();
+  local.store_errors_in_response_body = req.store_errors_in_response_body();
+  if (!req.partial_run_handle().empty()) {
+    return errors::Unimplemented("RunStep of partial run '", req.partial_run_handle(),
+                                 "': partial runs are not supported yet");
+  }
   return local;
+}
+
+StatusOr<MakeCallableRequest> DecodeMakeCallable(const std::string& bytes) {
+  tensorflow::MakeCallableRequest req;
+  TA_RETURN_IF_ERROR(Parse("MakeCallable", bytes, &req));
+  const tensorflow::CallableOptions& options = req.options();
+  if (options.tensor_connection_size() > 0 || options.feed_devices_size() > 0 || options.fetch_devices_size() > 0) {
+    return errors::Unimplemented("MakeCallable: tensor_connection, feed_devices and fetch_devices are not supported");
+  }
+  MakeCallableRequest local;
+  local.session_handle = req.session_handle();
+  local.feeds.assign(options.feed().begin(), options.feed().end());
+  local.fetches.assign(options.fetch().begin(), options.fetch().end());
+  local.targets.assign(options.target().begin(), options.target().end());
+  local.timeout_ms = StepTimeoutMs(options.run_options().timeout_in_ms(), 0);
+  local.collect_stats = options.run_options().trace_level() != tensorflow::RunOptions::NO_TRACE;
+  return local;
+}
+
+StatusOr<RunCallableRequest> DecodeRunCallable(const std::string& bytes) {
+  tensorflow::RunCallableRequest req;
+  TA_RETURN_IF_ERROR(Parse("RunCallable", bytes, &req));
+  RunCallableRequest local;
+  local.session_handle = req.session_handle();
+  local.handle = req.handle();
+  local.request_id = req.request_id();
+  for (int i = 0; i < req.feed_size(); ++i) {
+    auto t = Tensor::FromProto(req.feed(i));
+    if (!t.ok()) return errors::InvalidArgument("RunCallable feed ", i, ": ", t.status().message());
+    local.feeds.push_back(std::move(t).value());
+  }
+  return local;
+}
+
+StatusOr<ReleaseCallable> DecodeReleaseCallable(const std::string& bytes) {
+  tensorflow::ReleaseCallableRequest req;
+  TA_RETURN_IF_ERROR(Parse("ReleaseCallable", bytes, &req));
+  return ReleaseCallable{req.session_handle(), req.handle()};
+}
+
+Status DecodeListDevices(const std::string& bytes) {
+  tensorflow::ListDevicesRequest req;
+  return Parse("ListDevices", bytes, &req);
 }
 
 StatusOr<std::string> DecodeCloseSession(const std::string& bytes) {
@@ -144,6 +192,7 @@ template <class T>
 Status Dropped(const StatusOr<T>& decoded) {
   return decoded.status();
 }
+Status Dropped(const Status& decoded) { return decoded; }
 
 const std::map<std::string, std::function<Status(const std::string&)>>& Decoders() {
   static const auto* decoders = new std::map<std::string, std::function<Status(const std::string&)>>{
@@ -153,6 +202,10 @@ const std::map<std::string, std::function<Status(const std::string&)>>& Decoders
       {"CloseSession", [](const std::string& b) { return Dropped(DecodeCloseSession(b)); }},
       {"Reset", [](const std::string& b) { return Dropped(DecodeReset(b)); }},
       {"CancelStep", [](const std::string& b) { return Dropped(DecodeCancelStep(b)); }},
+      {"MakeCallable", [](const std::string& b) { return Dropped(DecodeMakeCallable(b)); }},
+      {"RunCallable", [](const std::string& b) { return Dropped(DecodeRunCallable(b)); }},
+      {"ReleaseCallable", [](const std::string& b) { return Dropped(DecodeReleaseCallable(b)); }},
+      {"ListDevices", [](const std::string& b) { return Dropped(DecodeListDevices(b)); }},
       {"Heartbeat", [](const std::string& b) { return Dropped(DecodeHeartbeat(b)); }},
       {"SetPeers", [](const std::string& b) { return Dropped(DecodeSetPeers(b)); }},
       {"RegisterGraph", [](const std::string& b) { return Dropped(DecodeRegisterGraph(b, "")); }},

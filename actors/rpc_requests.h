@@ -32,6 +32,14 @@ struct CancelStep {
   int64_t request_id = 0;
 };
 StatusOr<CancelStep> DecodeCancelStep(const std::string& bytes);
+StatusOr<MakeCallableRequest> DecodeMakeCallable(const std::string& bytes);
+StatusOr<RunCallableRequest> DecodeRunCallable(const std::string& bytes);
+struct ReleaseCallable {
+  std::string session_handle;
+  int64_t handle = 0;
+};
+StatusOr<ReleaseCallable> DecodeReleaseCallable(const std::string& bytes);
+Status DecodeListDevices(const std::string& bytes);  // nothing in it is used
 
 // The worker's methods (TensorFlow's WorkerService and tensoract's own). `owner` names the
 // remote master that sent the request ("" for a local one).

@@ -96,6 +96,7 @@ Status Session::Recreate() {
                       close_session_atom::value, handle);
     std::lock_guard<std::mutex> lock(mu_);
     handle_.clear();
+    callables_.clear();  // the new session has none
   }
   const tensorflow::GraphDef graph = graph_;  // Create keeps it again when it succeeds
   return Create(graph);
@@ -200,6 +201,79 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
   return r.status;
 }
 
+Status Session::MakeCallable(const tensorflow::CallableOptions& options, CallableHandle* handle) {
+  const auto [session, closed] = State();
+  if (session.empty()) return NoGraph(closed, "MakeCallable");
+  if (options.tensor_connection_size() > 0 || options.feed_devices_size() > 0 || options.fetch_devices_size() > 0) {
+    return errors::Unimplemented("MakeCallable: tensor_connection, feed_devices and fetch_devices are not supported");
+  }
+  Callable callable;
+  callable.feeds.assign(options.feed().begin(), options.feed().end());
+  callable.fetches.assign(options.fetch().begin(), options.fetch().end());
+  callable.targets.assign(options.target().begin(), options.target().end());
+  const tensorflow::RunOptions& run = options.run_options();
+  callable.options.trace_level = static_cast<RunOptions::TraceLevel>(run.trace_level());
+  callable.options.timeout_ms = run.timeout_in_ms();
+  callable.options.inter_op_thread_pool = run.inter_op_thread_pool();
+  callable.options.output_partition_graphs = run.output_partition_graphs();
+  MakeCallableRequest request{session, callable.feeds, callable.fetches, callable.targets, 0, false};
+  return Ask<MakeCallableResponse>(
+      server_->system(), master(), server_->options().step_timeout_ms, "MakeCallable",
+      [&](MakeCallableResponse& r) {
+        if (!r.status.ok()) return r.status;
+        std::lock_guard<std::mutex> lock(mu_);
+        callables_[r.handle] = std::move(callable);
+        *handle = r.handle;
+        return Status::OK();
+      },
+      make_callable_atom::value, std::move(request));
+}
+
+Status Session::RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds, std::vector<Tensor>* fetches,
+                            RunMetadata* metadata) {
+  Callable callable;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = callables_.find(handle);
+    if (it == callables_.end()) return errors::InvalidArgument("No such callable handle: ", handle);
+    callable = it->second;
+  }
+  if (feeds.size() != callable.feeds.size()) {
+    return errors::InvalidArgument("Invalid number of feed values: expected ", callable.feeds.size(), " but got ",
+                                   feeds.size());
+  }
+  // The master compiled this signature at MakeCallable: the step finds it cached, and runs
+  // as any Run does (on this thread where the master is local).
+  std::vector<std::pair<std::string, Tensor>> named;
+  named.reserve(feeds.size());
+  for (size_t i = 0; i < feeds.size(); ++i) named.emplace_back(callable.feeds[i], feeds[i]);
+  return Run(callable.options, named, callable.fetches, callable.targets, fetches, metadata);
+}
+
+Status Session::ReleaseCallable(CallableHandle handle) {
+  const auto [session, closed] = State();
+  if (session.empty()) return NoGraph(closed, "ReleaseCallable");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (callables_.erase(handle) == 0) return errors::InvalidArgument("No such callable handle: ", handle);
+  }
+  return Ask<Status>(
+      server_->system(), master(), server_->options().step_timeout_ms, "ReleaseCallable", [](Status& s) { return s; },
+      release_callable_atom::value, session, handle);
+}
+
+Status Session::ListDevices(std::vector<tensorflow::DeviceAttributes>* devices) {
+  return Ask<ListDevicesResponse>(
+      server_->system(), master(), server_->options().step_timeout_ms, "ListDevices",
+      [&](ListDevicesResponse& r) {
+        if (!r.status.ok()) return r.status;
+        devices->assign(r.local.begin(), r.local.end());
+        devices->insert(devices->end(), r.remote.begin(), r.remote.end());
+        return Status::OK();
+      },
+      list_devices_atom::value);
+}
+
 Status Session::Close() {
   std::string handle;
   {
@@ -207,6 +281,7 @@ Status Session::Close() {
     if (handle_.empty()) return Status::OK();
     handle = std::move(handle_);
     handle_.clear();
+    callables_.clear();
     closed_ = true;
   }
   return Ask<Status>(
@@ -218,6 +293,7 @@ Status Session::Reset(const std::vector<std::string>& containers) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     handle_.clear();  // the master closes every session, this one too
+    callables_.clear();
     closed_ = true;
   }
   return Ask<Status>(

@@ -18,6 +18,7 @@
 #define TENSORACT_CLIENT_SESSION_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +30,8 @@
 #include "client/local_server.h"
 #include "base/status.h"
 #include "kernels/tensor.h"
+#include "messages/config.pb.h"
+#include "messages/device_attributes.pb.h"
 #include "messages/graph.pb.h"
 #include "messages/step_stats.pb.h"
 
@@ -128,6 +131,20 @@ class Session {
              const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
              std::vector<Tensor>* outputs, RunMetadata* metadata = nullptr);
 
+  // TensorFlow's callables: MakeCallable has the master compile (place, partition, register)
+  // the signature of `options` (feed, fetch, target and run_options) now, so its errors come
+  // here; RunCallable then runs steps of it, feeds and fetches by position in the options'
+  // order. tensor_connection, feed_devices and fetch_devices are refused (Unimplemented).
+  using CallableHandle = int64_t;
+  Status MakeCallable(const tensorflow::CallableOptions& options, CallableHandle* handle);
+  Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds, std::vector<Tensor>* fetches,
+                     RunMetadata* metadata = nullptr);
+  Status ReleaseCallable(CallableHandle handle);
+
+  // The devices this session can place on: the master's task's and every other task's
+  // (TensorFlow's Session::ListDevices).
+  Status ListDevices(std::vector<tensorflow::DeviceAttributes>* devices);
+
   Status Close();
 
   // TensorFlow's Session.reset: clears the resource containers (variables) named, or the
@@ -153,6 +170,12 @@ class Session {
   bool closed_ = false;  // guarded by mu_: Close or Reset ended the session
   // The handle (empty: no graph) and whether the session was closed, under mu_.
   std::pair<std::string, bool> State() const;
+  // What MakeCallable made, by the master's handle: its names and run options.
+  struct Callable {
+    std::vector<std::string> feeds, fetches, targets;
+    RunOptions options;
+  };
+  std::map<CallableHandle, Callable> callables_;  // guarded by mu_
   tensorflow::GraphDef graph_;  // Create's graph with every Extend's nodes, for Recreate
   int64_t graph_version_ = 0;
 };
