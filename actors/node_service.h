@@ -3,7 +3,8 @@
 // It takes the control protocol's messages (actors/rpc.h: protobuf bytes in CAF
 // messages), turns each into the local message its master or worker understands, and the
 // reply back into bytes. The master's methods are TensorFlow's master service
-// (CreateSession, ExtendSession, RunStep, CloseSession, Reset) with its exact messages;
+// (CreateSession, ExtendSession, RunStep, CloseSession, Reset, ListDevices, MakeCallable,
+// RunCallable, ReleaseCallable; PartialRunSetup answers Unimplemented) with its exact messages;
 // the worker's are TensorFlow's worker service (RegisterGraph, DeregisterGraph, RunGraph,
 // CleanupGraph, CleanupAll) plus tensoract's Heartbeat, SetPeers and AbortStep.
 //

@@ -28,6 +28,7 @@ packages=(
   libdnnl-dev
   libssl-dev openssl
   rapidjson-dev libcpp-httplib-dev
+  libgrpc++-dev
   dataset-fashion-mnist
   python3 python3-pip
   tmux

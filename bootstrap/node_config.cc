@@ -16,7 +16,8 @@ const std::set<std::string>& Keys() {
   static const std::set<std::string> keys = {"cluster", "job", "task", "listen", "token-file", "cpu-devices",
                                              "threads", "heartbeat-interval-ms", "heartbeat-timeout-ms",
                                              "bfloat16-sendrecv", "session-gc-seconds", "advertise",
-                                             "tls-cert", "tls-key", "tls-ca", "gpus"};
+                                             "tls-cert", "tls-key", "tls-ca", "gpus", "grpc-master",
+                                             "grpc-tls-cert", "grpc-tls-key"};
   return keys;
 }
 
@@ -158,6 +159,20 @@ StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args, const 
     TA_ASSIGN_OR_RETURN(options.session_gc_seconds,
                         ParseInt("--session-gc-seconds", values["session-gc-seconds"], 0));
   }
+  if (values.count("grpc-master")) {
+    // "PORT" alone: loopback; "HOST:PORT" as given.
+    std::string address = values["grpc-master"];
+    const size_t colon = address.rfind(':');
+    const std::string port = colon == std::string::npos ? address : address.substr(colon + 1);
+    TA_RETURN_IF_ERROR(ParseInt("--grpc-master (its port)", port, 0).status());
+    options.grpc_master = colon == std::string::npos ? "127.0.0.1:" + address : address;
+  }
+  if (values.count("grpc-tls-cert")) options.grpc_tls_cert_file = values["grpc-tls-cert"];
+  if (values.count("grpc-tls-key")) options.grpc_tls_key_file = values["grpc-tls-key"];
+  if ((options.grpc_tls_cert_file.empty() != options.grpc_tls_key_file.empty()) ||
+      (!options.grpc_tls_cert_file.empty() && options.grpc_master.empty())) {
+    return errors::InvalidArgument("--grpc-tls-cert and --grpc-tls-key go together, with --grpc-master");
+  }
   return options;
 }
 
@@ -195,6 +210,11 @@ std::string NodeUsage() {
          "                     and tasks as bfloat16 (half the bytes; default false)\n"
          "  --session-gc-seconds N     this node's master closes a session unused for N s\n"
          "                     (its client vanished without closing it; default 0: never)\n"
+         "  --grpc-master [HOST:]PORT  also serve TensorFlow's MasterService over gRPC there\n"
+         "                     (tf.compat.v1.Session(\"grpc://HOST:PORT\")); PORT alone: on\n"
+         "                     127.0.0.1. Its clients present no credentials: whoever reaches\n"
+         "                     it runs graphs with this process's rights (default: off)\n"
+         "  --grpc-tls-cert PATH, --grpc-tls-key PATH  TLS for --grpc-master (PEM files)\n"
          "Prints 'tensoract-node ready: <task> on <host>:<port>; data plane: <host>:<port>' when\n"
          "listening; SIGTERM or SIGINT stops it (exit 0). Exit 2: bad arguments; 1: could\n"
          "not start (no token, port in use).\n";

@@ -60,6 +60,10 @@ struct NodeOptions {
   int heartbeat_timeout_ms = 3000;  // and marks one that stays silent this long unavailable
   bool bfloat16_sendrecv = false;   // the master's lossy 16-bit transfers (SessionOptions)
   int session_gc_seconds = 0;       // the master closes sessions idle this long; 0: never
+  // TensorFlow's MasterService over gRPC at this "host:port" (bootstrap/grpc_master.h);
+  // empty: not served. Optionally over TLS with this certificate and key.
+  std::string grpc_master;
+  std::string grpc_tls_cert_file, grpc_tls_key_file;
 
   std::string task_name() const { return TaskName(job, task); }
 };

@@ -26,6 +26,7 @@
 #include "actors/node_service.h"
 #include "actors/scheduler_config.h"
 #include "actors/worker.h"
+#include "bootstrap/grpc_master.h"
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_config.h"
 
@@ -128,9 +129,29 @@ int Run(const NodeOptions& options, const ClusterCredentials& credentials, const
               << options.address.ToString() << " but it listens on " << options.listen
               << " only; pass --listen to accept peers from other hosts\n";
   }
+  // TensorFlow's own clients, when asked for: its MasterService over gRPC.
+  std::unique_ptr<GrpcFront> grpc;
+  std::string grpc_line;
+  if (!options.grpc_master.empty()) {
+    GrpcFront::Options grpc_options;
+    grpc_options.address = options.grpc_master;
+    grpc_options.tls_cert_file = options.grpc_tls_cert_file;
+    grpc_options.tls_key_file = options.grpc_tls_key_file;
+    grpc_options.routes = MasterServiceRoutes(system, service);
+    auto started = GrpcFront::Start(std::move(grpc_options));
+    if (!started.ok()) {
+      std::cerr << "tensoract-node " << task << ": --grpc-master: " << started.status() << "\n";
+      system.middleman().unpublish(service, *port);
+      stop_actors();
+      return 1;
+    }
+    grpc = std::move(started).value();
+    const std::string host = options.grpc_master.substr(0, options.grpc_master.rfind(':'));
+    grpc_line = "; grpc master: " + host + ":" + std::to_string(grpc->port());
+  }
   TaskAddress listening{options.listen, *port};
   std::cout << "tensoract-node ready: " << task << " on " << listening.ToString() << "; data plane: " << data_plane
-            << std::endl;
+            << grpc_line << std::endl;
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
@@ -141,6 +162,7 @@ int Run(const NodeOptions& options, const ClusterCredentials& credentials, const
     std::fputs("tensoract-node: shutdown took too long, exiting anyway\n", stderr);
     _exit(1);
   }).detach();
+  grpc.reset();  // its calls in flight answered while the actors still run
   system.middleman().unpublish(service, *port);
   stop_actors();
   return 0;  // ~actor_system waits for the actors and closes every connection

@@ -1,0 +1,129 @@
+#include "bootstrap/grpc_front.h"
+
+#include <chrono>
+#include <utility>
+#include <vector>
+
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/security/server_credentials.h>
+
+#include "base/proto_io.h"
+
+namespace tensoract {
+namespace {
+
+// One call: reads the request, hands its bytes to the route's handler, writes what the
+// handler answers and finishes. Deletes itself when gRPC is done with it.
+class Call : public grpc::ServerGenericBidiReactor {
+ public:
+  Call(const GrpcFront::Handler* handler, const std::string& method) : handler_(handler) {
+    if (handler_ == nullptr) {
+      Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "this server has no method '" + method + "'"));
+      return;
+    }
+    StartRead(&request_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the call sent no request message"));
+      return;
+    }
+    std::vector<grpc::Slice> slices;
+    grpc::Status dumped = request_.Dump(&slices);
+    if (!dumped.ok()) {
+      Finish(dumped);
+      return;
+    }
+    size_t size = 0;
+    for (const grpc::Slice& s : slices) size += s.size();
+    std::string bytes;
+    bytes.reserve(size);
+    for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+    slices.clear();
+    request_.Clear();
+    (*handler_)(std::move(bytes), [this](const Status& status, std::string response) {
+      Answer(status, std::move(response));
+    });
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  void Answer(const Status& status, std::string response) {
+    if (!status.ok()) {
+      // TensorFlow's error codes are gRPC's, number for number.
+      Finish(grpc::Status(static_cast<grpc::StatusCode>(status.code()), status.message()));
+      return;
+    }
+    // The response's bytes go out without a copy: the slice owns the string.
+    auto* owned = new std::string(std::move(response));
+    grpc::Slice slice(owned->data(), owned->size(), [](void* s) { delete static_cast<std::string*>(s); }, owned);
+    response_ = grpc::ByteBuffer(&slice, 1);
+    StartWriteAndFinish(&response_, grpc::WriteOptions(), grpc::Status::OK);
+  }
+
+  const GrpcFront::Handler* handler_;
+  grpc::ByteBuffer request_, response_;
+};
+
+}  // namespace
+
+class GrpcFront::Service : public grpc::CallbackGenericService {
+ public:
+  explicit Service(std::map<std::string, GrpcFront::Handler> routes) : routes_(std::move(routes)) {}
+
+  grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* context) override {
+    auto route = routes_.find(context->method());
+    return new Call(route == routes_.end() ? nullptr : &route->second, context->method());
+  }
+
+ private:
+  const std::map<std::string, GrpcFront::Handler> routes_;
+};
+
+struct GrpcFront::ServerHolder {
+  std::unique_ptr<grpc::Server> server;
+};
+
+StatusOr<std::unique_ptr<GrpcFront>> GrpcFront::Start(Options options) {
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
+    return errors::InvalidArgument("gRPC TLS needs both a certificate and a key file");
+  }
+  if (options.tls_cert_file.empty()) {
+    credentials = grpc::InsecureServerCredentials();
+  } else {
+    grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+    TA_RETURN_IF_ERROR(ReadFileToString(options.tls_key_file, &pair.private_key));
+    TA_RETURN_IF_ERROR(ReadFileToString(options.tls_cert_file, &pair.cert_chain));
+    grpc::SslServerCredentialsOptions ssl;
+    ssl.pem_key_cert_pairs.push_back(std::move(pair));
+    credentials = grpc::SslServerCredentials(ssl);
+  }
+  std::unique_ptr<GrpcFront> front(new GrpcFront);
+  front->service_ = std::make_unique<Service>(std::move(options.routes));
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.address, credentials, &front->port_);
+  builder.SetMaxReceiveMessageSize(options.max_message_bytes);
+  builder.SetMaxSendMessageSize(-1);  // what the runtime fetched: the client set its own limit
+  builder.RegisterCallbackGenericService(front->service_.get());
+  front->server_ = std::make_unique<ServerHolder>();
+  front->server_->server = builder.BuildAndStart();
+  if (!front->server_->server || front->port_ == 0) {
+    return errors::Unavailable("gRPC cannot listen on ", options.address, " (is another process using the port?)");
+  }
+  return front;
+}
+
+GrpcFront::~GrpcFront() {
+  if (server_ && server_->server) {
+    // Calls still in flight are cancelled after a second; each still gets its handler's
+    // answer (the handlers always answer), so none is left behind.
+    server_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    server_->server->Wait();
+  }
+}
+
+}  // namespace tensoract
