@@ -118,22 +118,21 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
   return Status::OK();
 }
 
-Status CheckFeeds(const RunStepRequest& r, const CallSignature& sig) {
-  for (size_t i = 0; i < r.feeds.size(); ++i) {
-    const Tensor& t = r.feeds[i].second;
-    if (t.dtype() != sig.feed_types[i]) {
-      return errors::InvalidArgument("feed '", r.feeds[i].first, "' is a ", DataTypeString(t.dtype()),
-                                     " tensor but the graph's tensor '", r.feeds[i].first, "' is ",
-                                     DataTypeString(sig.feed_types[i]));
-    }
-    if (!sig.feed_shapes[i].IsCompatibleWith(t.shape())) {
-      return errors::InvalidArgument("feed '", r.feeds[i].first, "' has shape ", t.shape().DebugString(),
-                                     " but the placeholder declares shape ", sig.feed_shapes[i].DebugString());
-    }
-    if (!t.IsInitialized()) {
-      return errors::InvalidArgument("feed '", r.feeds[i].first, "' is a tensor without memory");
-    }
+Status CheckFeed(const std::string& name, const Tensor& t, const CallSignature& sig, size_t i) {
+  if (t.dtype() != sig.feed_types[i]) {
+    return errors::InvalidArgument("feed '", name, "' is a ", DataTypeString(t.dtype()), " tensor but the graph's tensor '",
+                                   name, "' is ", DataTypeString(sig.feed_types[i]));
   }
+  if (!sig.feed_shapes[i].IsCompatibleWith(t.shape())) {
+    return errors::InvalidArgument("feed '", name, "' has shape ", t.shape().DebugString(),
+                                   " but the placeholder declares shape ", sig.feed_shapes[i].DebugString());
+  }
+  if (!t.IsInitialized()) return errors::InvalidArgument("feed '", name, "' is a tensor without memory");
+  return Status::OK();
+}
+
+Status CheckFeeds(const RunStepRequest& r, const CallSignature& sig) {
+  for (size_t i = 0; i < r.feeds.size(); ++i) TA_RETURN_IF_ERROR(CheckFeed(r.feeds[i].first, r.feeds[i].second, sig, i));
   return Status::OK();
 }
 

@@ -49,6 +49,8 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
 // InvalidArgument naming the feed whose type or shape the call's placeholders refuse, or
 // which is a tensor without memory.
 Status CheckFeeds(const RunStepRequest& request, const CallSignature& signature);
+// The same for one feed, `name` = `value`, the signature's feed `index`.
+Status CheckFeed(const std::string& name, const Tensor& value, const CallSignature& signature, size_t index);
 
 }  // namespace tensoract
 

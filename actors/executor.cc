@@ -1,6 +1,7 @@
 #include "actors/executor.h"
 
 #include <algorithm>
+#include <map>
 
 #include <caf/all.hpp>
 
@@ -17,8 +18,18 @@ namespace {
 // The step's call frame: feeds in by _Arg index, fetches out by _Retval index.
 class StepCallFrame : public CallFrame {
  public:
-  StepCallFrame(std::vector<Tensor> args, int num_retvals, std::vector<int> owned_retvals)
-      : args_(std::move(args)), retvals_(num_retvals), set_(num_retvals, false), owned_(std::move(owned_retvals)) {}
+  StepCallFrame(std::vector<Tensor> args, int num_retvals, std::vector<int> owned_retvals,
+                std::function<void(int, const Tensor&)> on_retval = nullptr)
+      : args_(std::move(args)),
+        retvals_(num_retvals),
+        set_(num_retvals, false),
+        owned_(std::move(owned_retvals)),
+        on_retval_(std::move(on_retval)) {}
+  // A partial run's feed, arriving after the step started.
+  void SetArg(int index, Tensor value) {
+    if (index >= static_cast<int>(args_.size())) args_.resize(index + 1);
+    args_[index] = std::move(value);
+  }
   Status GetArg(int index, Tensor* value) const override {
     if (index < 0 || index >= static_cast<int>(args_.size())) {
       return errors::InvalidArgument("the step has ", args_.size(), " feeds but the graph asks for feed ", index);
@@ -32,6 +43,7 @@ class StepCallFrame : public CallFrame {
     }
     retvals_[index] = value;
     set_[index] = true;
+    if (on_retval_) on_retval_(index, value);
     return Status::OK();
   }
   std::vector<Tensor> TakeRetvals() { return std::move(retvals_); }
@@ -47,6 +59,7 @@ class StepCallFrame : public CallFrame {
   std::vector<Tensor> retvals_;
   std::vector<bool> set_;
   std::vector<int> owned_;
+  std::function<void(int, const Tensor&)> on_retval_;  // a partial run's
 };
 
 // Plans with loops hand control back to the actor after this many nodes, so that an abort
@@ -65,6 +78,10 @@ struct ExecutorState : StepFrames {
   // (RunOptions::inter_op_thread_pool -1): none is handed to the device's threads.
   bool on_caller_thread = false;
   std::unique_ptr<StepCallFrame> frame;
+  // A partial run's step: the _Arg nodes waiting for their feed, by _Arg index.
+  bool partial_run = false;
+  std::function<void(int, const Tensor&)> on_retval;
+  std::map<int, int> held_args;
   NodeInputs scratch;  // the inputs of the node running inline, reused
   KernelDone done;     // its result, reused
   int in_flight = 0;  // kernels on the device's threads or running asynchronously
@@ -118,7 +135,8 @@ void BeginStep(ExecutorState& st, int64_t step_id, std::vector<Tensor> args, boo
   st.watch = watch ? std::make_unique<StepWatch>(std::move(watch), st.plan.get(), step_id) : nullptr;
   st.collect_stats = collect_stats;
   st.on_caller_thread = on_caller_thread;
-  st.frame = std::make_unique<StepCallFrame>(std::move(args), st.plan->num_retvals, st.plan->retval_indices);
+  st.frame = std::make_unique<StepCallFrame>(std::move(args), st.plan->num_retvals, st.plan->retval_indices,
+                                             st.partial_run ? st.on_retval : nullptr);
   StartRootFrame(st);
   st.in_flight = 0;
   st.running.assign(st.plan->nodes.size(), 0);
@@ -282,6 +300,7 @@ void Process(Self* self) {
     Complete(self, st.done, /*inline_run=*/true);
   }
   if (st.finished || st.in_flight > 0) return;
+  if (!st.held_args.empty()) return;  // a partial run's step, waiting for a feed
   if (st.completed != st.plan->frames[0].num_nodes || !st.root->children.empty()) {
     return Finish(self, Stalled(st, st.step_id));
   }
@@ -293,6 +312,14 @@ void Process(Self* self) {
                                                 "conditional that was not taken"));
   }
   Finish(self, Status::OK());
+}
+
+// Whether `node` is an _Arg a partial run's step holds back for its feed.
+bool IsHeldArg(const ExecutorState& st, int node) {
+  for (const auto& [index, held] : st.held_args) {
+    if (held == node) return true;
+  }
+  return false;
 }
 
 // This executor's part of its node's snapshot (actors/executor_report.h).
@@ -319,11 +346,23 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
   st.device_owner = std::move(args.device_owner);
   st.device_threads = st.plan->device->num_threads();
   st.spare.resize(st.plan->frames.size());
+  st.partial_run = args.partial_run;
+  st.on_retval = std::move(args.on_retval);
+  const size_t given_args = args.args.size();
   BeginStep(st, args.step_id, std::move(args.args), args.collect_stats, std::move(args.watch), args.on_caller_thread);
   auto start = [=] {
     auto& st = self->state;
     st.promise = self->make_response_promise();
-    for (int root : st.plan->roots) MakeReady(st, root, st.root, false);
+    st.held_args.clear();
+    if (st.partial_run) {
+      // The _Args whose feeds the step has not had yet wait for them (partial_feed_atom).
+      for (const auto& [node, index] : st.plan->arg_nodes) {
+        if (static_cast<size_t>(index) >= given_args) st.held_args[index] = node;
+      }
+    }
+    for (int root : st.plan->roots) {
+      if (st.held_args.empty() || !IsHeldArg(st, root)) MakeReady(st, root, st.root, false);
+    }
     Process(self);  // may already deliver the promise
   };
   return {
@@ -348,6 +387,16 @@ caf::behavior executor_actor(Self* self, ExecutorArgs args) {
         if (done.node >= 0 && static_cast<size_t>(done.node) < st.running.size()) --st.running[done.node];
         if (st.finished) return;
         Complete(self, done, /*inline_run=*/false);
+        Process(self);
+      },
+      [=](partial_feed_atom, PartialRunValue& feed) {
+        auto& st = self->state;
+        auto held = st.held_args.find(feed.index);
+        if (st.finished || held == st.held_args.end()) return;  // another partition's feed
+        const int node = held->second;
+        st.held_args.erase(held);
+        st.frame->SetArg(feed.index, std::move(feed.value));
+        MakeReady(st, node, st.root, false);
         Process(self);
       },
       [=](resume_atom) {

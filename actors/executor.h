@@ -20,6 +20,9 @@
 // With collect_stats, every node's start, end, thread and outputs go into the reply's
 // DeviceStepStats, as TensorFlow's RunMetadata.step_stats reports them.
 //
+// A partial run's step (ExecutorArgs::partial_run) does not stall for want of a feed: it
+// waits for (partial_feed_atom, PartialRunValue).
+//
 // Protocol: (start_atom) -> RunGraphResponse once every node has run or the first error
 // (which abandons the step: kernels still in flight finish, and their results are
 // dropped). (abort_atom, Status) ends the step with that status. After replying, an
@@ -29,6 +32,7 @@
 #ifndef TENSORACT_ACTORS_EXECUTOR_H_
 #define TENSORACT_ACTORS_EXECUTOR_H_
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -56,6 +60,10 @@ struct ExecutorArgs {
   // A detached actor: the executor runs on a thread of its own, never on CAF's shared ones
   // (a lane's, graph/loop_lanes.h).
   bool own_thread = false;
+  // A partial run's step (RunGraphRequest::partial_run): an _Arg whose feed `args` lacks
+  // waits for (partial_feed_atom, PartialRunValue); each fetch goes to on_retval when set.
+  bool partial_run = false;
+  std::function<void(int index, const Tensor& value)> on_retval;
 };
 
 // A later step for an idle executor (start_atom, ExecutorStep).

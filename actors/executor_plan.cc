@@ -297,6 +297,7 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
     int64_t index = 0;
     if (node->type_string() == "_Arg" && GetNodeAttr(node->def(), "index", &index).ok()) {
       plan->num_args = std::max(plan->num_args, static_cast<int>(index) + 1);
+      plan->arg_nodes.emplace_back(static_cast<int>(i), static_cast<int>(index));
     }
     if (node->type_string() == "_Retval" && GetNodeAttr(node->def(), "index", &index).ok()) {
       plan->retval_indices.push_back(static_cast<int>(index));

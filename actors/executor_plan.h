@@ -129,6 +129,7 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   std::vector<int> roots;  // nodes with nothing to wait for
   int num_input_slots = 0;  // of the root frame
   int num_args = 0;  // feeds the graph reads: 1 + its highest _Arg index
+  std::vector<std::pair<int, int>> arg_nodes;  // (node, _Arg index) of each _Arg
   int num_retvals = 0;  // 1 + the highest _Retval index (a partition may hold only some)
   std::vector<int> retval_indices;  // the _Retval indices this partition sets
   bool has_ref_edges = false;  // some edge carries a variable reference

@@ -69,6 +69,15 @@ using reset_atom = caf::atom_constant<caf::atom("reset")>;
 using make_callable_atom = caf::atom_constant<caf::atom("mkcallable")>;
 using run_callable_atom = caf::atom_constant<caf::atom("runcallabl")>;
 using release_callable_atom = caf::atom_constant<caf::atom("relcallabl")>;
+// Partial runs (TensorFlow's PartialRunSetup and RunStep with a partial_run_handle):
+//   (partial_setup_atom, PartialRunSetupRequest) -> PartialRunSetupResponse, client -> master
+//   (partial_feed_atom, PartialRunValue), master -> worker -> executors: a feed of a partial
+//       run's step, for the _Arg of its index
+//   (partial_fetch_atom, PartialRunValue), executor -> master: a fetch of a partial run's
+//       step, as soon as its _Retval has it
+using partial_setup_atom = caf::atom_constant<caf::atom("prunsetup")>;
+using partial_feed_atom = caf::atom_constant<caf::atom("prunfeed")>;
+using partial_fetch_atom = caf::atom_constant<caf::atom("prunfetch")>;
 // (list_devices_atom) -> ListDevicesResponse: the devices the master can place on.
 using list_devices_atom = caf::atom_constant<caf::atom("listdevs")>;
 // Graph lifecycle, master -> worker.
@@ -144,6 +153,9 @@ struct RunStepRequest {
   // A remote caller's (TensorFlow's RunStepRequest field): the reply carries the step's
   // error in its body and the call itself succeeds.
   bool store_errors_in_response_body = false;
+  // Set: a step of that partial run, which feeds and fetches some of what its setup
+  // declared (targets are ignored).
+  std::string partial_run_handle;
   // A caller in the master's process may take the reply here instead of as the request's
   // response (it then sends RunStep without a sender): one actor hop less per step
   // (client/step_caller.h). Never set by a remote caller.
@@ -173,6 +185,22 @@ struct RunCallableRequest {
   int64_t handle = 0;
   std::vector<Tensor> feeds;  // by position, in MakeCallableRequest::feeds' order
   int64_t request_id = 0;     // as RunStepRequest's
+};
+
+struct PartialRunSetupRequest {
+  std::string session_handle;
+  std::vector<std::string> feeds, fetches, targets;
+};
+struct PartialRunSetupResponse {
+  Status status;
+  std::string partial_run_handle;
+};
+
+// A feed or a fetch of a partial run's step, by its _Arg or _Retval index.
+struct PartialRunValue {
+  int64_t step_id = 0;
+  int index = 0;
+  Tensor value;
 };
 
 struct ListDevicesResponse {
@@ -210,6 +238,10 @@ struct RunGraphRequest {
   // them as soon as the step ends.
   bool master_cleans_up = false;
   std::string owner;  // as RegisterGraphRequest::owner
+  // A partial run's step (local only): `args` may lack feeds, which come later
+  // (partial_feed_atom), and each fetch goes to on_retval as soon as it is computed.
+  bool partial_run = false;
+  std::function<void(int index, const Tensor& value)> on_retval;
 };
 struct RunGraphResponse {
   Status status;
@@ -287,6 +319,9 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::MakeCallableRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::MakeCallableResponse)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunCallableRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::ListDevicesResponse)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::PartialRunSetupRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::PartialRunSetupResponse)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::PartialRunValue)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RegisterGraphRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RegisterGraphResponse)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tensoract::RunGraphRequest)

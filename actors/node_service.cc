@@ -115,7 +115,17 @@ bool ServeMaster(Self* self, const caf::actor& master, const std::string& method
           run_step_atom::value, std::move(local));
     });
   } else if (method == "PartialRunSetup") {
-    Reply(rp, errors::Unimplemented("PartialRunSetup: partial runs are not supported yet"), "");
+    IfDecoded(rp, rpc::DecodePartialRunSetup(bytes), [&](PartialRunSetupRequest local) {
+      Forward<PartialRunSetupResponse>(
+          self, master, rp, method,
+          [](PartialRunSetupResponse& r, std::string* out) {
+            tensorflow::PartialRunSetupResponse proto;
+            proto.set_partial_run_handle(r.partial_run_handle);
+            *out = ProtoBytes(proto);
+            return r.status;
+          },
+          partial_setup_atom::value, std::move(local));
+    });
   } else if (method == "MakeCallable") {
     IfDecoded(rp, rpc::DecodeMakeCallable(bytes), [&](MakeCallableRequest local) {
       Forward<MakeCallableResponse>(

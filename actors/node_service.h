@@ -4,7 +4,7 @@
 // messages), turns each into the local message its master or worker understands, and the
 // reply back into bytes. The master's methods are TensorFlow's master service
 // (CreateSession, ExtendSession, RunStep, CloseSession, Reset, ListDevices, MakeCallable,
-// RunCallable, ReleaseCallable; PartialRunSetup answers Unimplemented) with its exact messages;
+// RunCallable, ReleaseCallable, PartialRunSetup) with its exact messages;
 // the worker's are TensorFlow's worker service (RegisterGraph, DeregisterGraph, RunGraph,
 // CleanupGraph, CleanupAll) plus tensoract's Heartbeat, SetPeers and AbortStep.
 //

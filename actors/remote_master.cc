@@ -97,6 +97,7 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         if (request.collect_stats) proto.mutable_options()->set_trace_level(tensorflow::RunOptions::FULL_TRACE);
         proto.mutable_options()->set_output_partition_graphs(request.output_partition_graphs);
         proto.set_request_id(request.request_id);
+        proto.set_partial_run_handle(request.partial_run_handle);
         int64_t timeout = StepTimeoutMs(request.timeout_ms, self->state.default_step_timeout_ms) + kStepSlackMs;
         size_t num_fetches = request.fetches.size();
         return CallAndConvert<RunStepResponse>(self, self->state.node, "RunStep", ProtoBytes(proto), timeout,
@@ -118,6 +119,22 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
               MakeCallableResponse out;
               out.status = ParseResponse(s, bytes, &r, "MakeCallable");
               out.handle = r.handle();
+              return out;
+            });
+      },
+      [=](partial_setup_atom, const PartialRunSetupRequest& request) {
+        tensorflow::PartialRunSetupRequest proto;
+        proto.set_session_handle(request.session_handle);
+        for (const auto& f : request.feeds) proto.add_feed(f);
+        for (const auto& f : request.fetches) proto.add_fetch(f);
+        for (const auto& t : request.targets) proto.add_target(t);
+        return CallAndConvert<PartialRunSetupResponse>(
+            self, self->state.node, "PartialRunSetup", ProtoBytes(proto), kControlTimeoutMs,
+            [](const Status& s, const std::string& bytes) {
+              tensorflow::PartialRunSetupResponse r;
+              PartialRunSetupResponse out;
+              out.status = ParseResponse(s, bytes, &r, "PartialRunSetup");
+              out.partial_run_handle = r.partial_run_handle();
               return out;
             });
       },

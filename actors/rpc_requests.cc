@@ -55,10 +55,18 @@ StatusOr<RunStepRequest> DecodeRunStep(const std::string& bytes) {
   local.output_partition_graphs = req.options().output_partition_graphs();
   local.request_id = req.request_id();
   local.store_errors_in_response_body = req.store_errors_in_response_body();
-  if (!req.partial_run_handle().empty()) {
-    return errors::Unimplemented("RunStep of partial run '", req.partial_run_handle(),
-                                 "': partial runs are not supported yet");
-  }
+  local.partial_run_handle = req.partial_run_handle();
+  return local;
+}
+
+StatusOr<PartialRunSetupRequest> DecodePartialRunSetup(const std::string& bytes) {
+  tensorflow::PartialRunSetupRequest req;
+  TA_RETURN_IF_ERROR(Parse("PartialRunSetup", bytes, &req));
+  PartialRunSetupRequest local;
+  local.session_handle = req.session_handle();
+  local.feeds.assign(req.feed().begin(), req.feed().end());
+  local.fetches.assign(req.fetch().begin(), req.fetch().end());
+  local.targets.assign(req.target().begin(), req.target().end());
   return local;
 }
 
@@ -203,6 +211,7 @@ const std::map<std::string, std::function<Status(const std::string&)>>& Decoders
       {"Reset", [](const std::string& b) { return Dropped(DecodeReset(b)); }},
       {"CancelStep", [](const std::string& b) { return Dropped(DecodeCancelStep(b)); }},
       {"MakeCallable", [](const std::string& b) { return Dropped(DecodeMakeCallable(b)); }},
+      {"PartialRunSetup", [](const std::string& b) { return Dropped(DecodePartialRunSetup(b)); }},
       {"RunCallable", [](const std::string& b) { return Dropped(DecodeRunCallable(b)); }},
       {"ReleaseCallable", [](const std::string& b) { return Dropped(DecodeReleaseCallable(b)); }},
       {"ListDevices", [](const std::string& b) { return Dropped(DecodeListDevices(b)); }},

@@ -32,6 +32,7 @@ struct CancelStep {
   int64_t request_id = 0;
 };
 StatusOr<CancelStep> DecodeCancelStep(const std::string& bytes);
+StatusOr<PartialRunSetupRequest> DecodePartialRunSetup(const std::string& bytes);
 StatusOr<MakeCallableRequest> DecodeMakeCallable(const std::string& bytes);
 StatusOr<RunCallableRequest> DecodeRunCallable(const std::string& bytes);
 struct ReleaseCallable {

@@ -371,7 +371,7 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           return unknown;
         }
         RegisteredGraph& graph = it->second;
-        if (static_cast<int>(request.args.size()) < graph.num_args) {
+        if (!request.partial_run && static_cast<int>(request.args.size()) < graph.num_args) {
           return RunGraphFailure(errors::InvalidArgument("graph '", request.graph_handle, "' takes ", graph.num_args,
                                                           " feeds but the step gave ", request.args.size()));
         }
@@ -397,7 +397,8 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
         // graph with lanes have threads of their own (below), except in a step run with
         // inter_op_thread_pool -1 (on_caller_thread): that step's are made for it, as
         // ordinary actors, and not kept.
-        const bool pooled = !(graph.has_lanes && request.on_caller_thread);
+        // A partial run's executors are its own (they wait for feeds and report fetches).
+        const bool pooled = !(graph.has_lanes && request.on_caller_thread) && !request.partial_run;
         std::vector<std::vector<Tensor>> later_args(graph.plans.size());
         std::vector<bool> reused(graph.plans.size(), false);
         for (size_t p = 0; p < graph.plans.size(); ++p) {
@@ -421,6 +422,8 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
           // (bidirectional GRU, batch 32: 11.6 ms a step, 6.9 on threads of their own).
           // Kept idle for later steps, they keep their threads.
           spawned.own_thread = graph.has_lanes && !request.on_caller_thread;
+          spawned.partial_run = request.partial_run;
+          spawned.on_retval = request.on_retval;
           step->executors.push_back(SpawnExecutor(self->system(), std::move(spawned)));
         }
         if (graph.plans.empty()) {
@@ -469,6 +472,12 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
       },
       [=](peer_down_atom, const std::string& task, uint64_t incarnation, const Status& why) {
         self->state.collectives->PeerDown(task, incarnation, why);
+      },
+      [=](partial_feed_atom, const PartialRunValue& feed) {
+        // Each executor of the step takes the feeds of its own _Args.
+        auto it = self->state.running.find(feed.step_id);
+        if (it == self->state.running.end()) return;  // over: its reply says why
+        for (const caf::actor& e : it->second->executors) self->send(e, partial_feed_atom::value, feed);
       },
       [=](abort_step_atom, int64_t step_id, const Status& why) {
         auto& st = self->state;

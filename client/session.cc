@@ -201,6 +201,39 @@ Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::
   return r.status;
 }
 
+Status Session::PRunSetup(const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+                          const std::vector<std::string>& targets, std::string* handle) {
+  const auto [session, closed] = State();
+  if (session.empty()) return NoGraph(closed, "PRunSetup");
+  return Ask<PartialRunSetupResponse>(
+      server_->system(), master(), server_->options().step_timeout_ms, "PartialRunSetup",
+      [&](PartialRunSetupResponse& r) {
+        if (r.status.ok()) *handle = r.partial_run_handle;
+        return r.status;
+      },
+      partial_setup_atom::value, PartialRunSetupRequest{session, feeds, fetches, targets});
+}
+
+Status Session::PRun(const std::string& handle, const std::vector<std::pair<std::string, Tensor>>& feeds,
+                     const std::vector<std::string>& fetches, std::vector<Tensor>* outputs) {
+  const auto [session, closed] = State();
+  if (session.empty()) return NoGraph(closed, "PRun");
+  RunStepRequest request;
+  request.session_handle = session;
+  request.partial_run_handle = handle;
+  request.feeds = feeds;
+  request.fetches = fetches;
+  // The step's own deadline (the setup's) bounds it; this wait only backs it up.
+  const int64_t wait_ms = server_->options().step_timeout_ms + kClientSlackMs;
+  return Ask<RunStepResponse>(
+      server_->system(), master(), wait_ms, "PRun",
+      [&](RunStepResponse& r) {
+        if (r.status.ok() && outputs != nullptr) *outputs = std::move(r.fetched);
+        return r.status;
+      },
+      run_step_atom::value, std::move(request));
+}
+
 Status Session::MakeCallable(const tensorflow::CallableOptions& options, CallableHandle* handle) {
   const auto [session, closed] = State();
   if (session.empty()) return NoGraph(closed, "MakeCallable");

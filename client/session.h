@@ -131,6 +131,17 @@ class Session {
              const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
              std::vector<Tensor>* outputs, RunMetadata* metadata = nullptr);
 
+  // TensorFlow's partial runs: PRunSetup declares every feed, fetch and target and starts
+  // one step; each PRun then feeds some of the declared feeds and fetches some of the
+  // declared fetches, as soon as they are computed. The step keeps its state between PRuns
+  // (a stateful op runs once). The PRun that completes every feed and fetch returns when the
+  // whole step (targets included) is done. A feed or fetch not declared, or given twice, is
+  // InvalidArgument, in TensorFlow's words.
+  Status PRunSetup(const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets, std::string* handle);
+  Status PRun(const std::string& handle, const std::vector<std::pair<std::string, Tensor>>& feeds,
+              const std::vector<std::string>& fetches, std::vector<Tensor>* outputs);
+
   // TensorFlow's callables: MakeCallable has the master compile (place, partition, register)
   // the signature of `options` (feed, fetch, target and run_options) now, so its errors come
   // here; RunCallable then runs steps of it, feeds and fetches by position in the options'

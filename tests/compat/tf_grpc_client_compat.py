@@ -8,7 +8,8 @@ Starts tensoract-node processes with --grpc-master (token mode, loopback) and ru
 tf.compat.v1 programs against them with tf.compat.v1.Session("grpc://127.0.0.1:PORT"):
 list_devices, variables and their initializer, training steps of a small regression,
 a FIFOQueue fed by QueueRunners, a Saver's save and restore (and TensorFlow restoring what
-tensoract saved), make_callable, errors raised as TensorFlow's exception classes, reset,
+tensoract saved), partial_run, make_callable, errors raised as TensorFlow's exception
+classes, reset,
 and a two-task cluster (a ps holding the variables, the client on the worker's master).
 Each program also runs in TensorFlow itself (a local Session); values must match within
 1e-5. Bad requests (garbage bytes, an unknown method, an oversized message) sent with
@@ -175,6 +176,25 @@ def callables(target):
             return [f(np.array([1, 2], np.float32), np.array([10, 20], np.float32)) for _ in range(3)]
 
 
+def partial_runs(target):
+    """A partial run: a random draw fetched first, then values computed from it and feeds."""
+    g = tf.Graph()
+    with g.as_default():
+        a = tf1.placeholder(tf.float32, [2], name="a")
+        b = tf1.placeholder(tf.float32, [2], name="b")
+        r = tf.random.uniform([2], name="r")
+        c = tf.add(a, r, name="c")
+        d = tf.multiply(c, b, name="d")
+        with tf1.Session(target, graph=g) as sess:
+            h = sess.partial_run_setup([r, c, d], [a, b])
+            first = sess.partial_run(h, r)
+            second = sess.partial_run(h, c, feed_dict={a: [10.0, 20.0]})
+            third = sess.partial_run(h, d, feed_dict={b: [2.0, 3.0]})
+            expect_error(tf.errors.InvalidArgumentError, lambda: sess.partial_run(h, d), "",
+                         "a partial run after its last fetch")
+            return {"c_minus_r": second - first, "d_over_c": third / second}
+
+
 def expect_error(cls, fn, words, what):
     try:
         fn()
@@ -199,8 +219,9 @@ def errors_and_reset(target):
             expect_error(tf.errors.InvalidArgumentError, lambda: sess.run(checked, {x: [1.0, -2.0]}),
                          "x has bad values", "a failing Assert")
             expect_error(ValueError, lambda: sess.run(checked, {x: [1.0, 2.0, 3.0]}), "shape", "a feed of the wrong shape")
-            expect_error(tf.errors.UnimplementedError, lambda: sess.partial_run_setup([checked], [x]),
-                         "partial runs", "partial_run_setup")
+            h = sess.partial_run_setup([checked], [x])
+            expect_error(tf.errors.InvalidArgumentError, lambda: sess.partial_run(h, checked),
+                         "can't be computed from the feeds", "a partial run's fetch before its feed")
             close(sess.run(v), 5.0, "a variable before reset")
     tf1.Session.reset(target)
     with g.as_default():
@@ -261,6 +282,10 @@ def main():
         close(restored[0], theirs["restored"], "TensorFlow restoring tensoract's checkpoint")
         close(restored[1], theirs["restored_step"], "TensorFlow restoring tensoract's checkpoint (step)")
 
+        ours, theirs = partial_runs(target), partial_runs("")
+        close(ours["c_minus_r"], theirs["c_minus_r"], "a partial run's feed plus its earlier draw")
+        close(ours["d_over_c"], theirs["d_over_c"], "a partial run's last fetch")
+
         for a, b in zip(callables(target), callables("")):
             close(a[0], b[0], "a callable's first fetch")
             close(a[1], b[1], "a callable's second fetch")
@@ -280,7 +305,7 @@ def main():
         close(ours["w"], theirs["w"], "weights trained on a ps")
     finally:
         nodes.stop()
-    print("tf_grpc_client_compat: passed (list_devices, training, queue runners, Saver, callables, errors, "
+    print("tf_grpc_client_compat: passed (list_devices, training, queue runners, Saver, partial runs, callables, errors, "
           "reset, bad requests, ps + worker)")
 
 
