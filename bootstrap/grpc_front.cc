@@ -1,6 +1,11 @@
 #include "bootstrap/grpc_front.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -11,13 +16,59 @@
 #include "base/proto_io.h"
 
 namespace tensoract {
+
+// Threads that run blocking handlers, first come first served.
+class GrpcFront::HandlerPool {
+ public:
+  explicit HandlerPool(int threads) {
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
+  }
+  ~HandlerPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  void Post(std::function<void()> job) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push_back(std::move(job));
+    }
+    ready_.notify_one();
+  }
+
+ private:
+  void Work() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;  // stopping, and nothing left to answer
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
 namespace {
 
 // One call: reads the request, hands its bytes to the route's handler, writes what the
 // handler answers and finishes. Deletes itself when gRPC is done with it.
 class Call : public grpc::ServerGenericBidiReactor {
  public:
-  Call(const GrpcFront::Handler* handler, const std::string& method) : handler_(handler) {
+  Call(const GrpcFront::Handler* handler, const std::string& method, GrpcFront::HandlerPool* pool)
+      : handler_(handler), pool_(pool) {
     if (handler_ == nullptr) {
       Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "this server has no method '" + method + "'"));
       return;
@@ -43,8 +94,12 @@ class Call : public grpc::ServerGenericBidiReactor {
     for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
     slices.clear();
     request_.Clear();
-    (*handler_)(std::move(bytes), [this](const Status& status, std::string response) {
+    GrpcFront::Reply reply = [this](const Status& status, std::string response) {
       Answer(status, std::move(response));
+    };
+    if (pool_ == nullptr) return (*handler_)(std::move(bytes), std::move(reply));
+    pool_->Post([handler = handler_, bytes = std::move(bytes), reply = std::move(reply)]() mutable {
+      (*handler)(std::move(bytes), std::move(reply));
     });
   }
 
@@ -65,6 +120,7 @@ class Call : public grpc::ServerGenericBidiReactor {
   }
 
   const GrpcFront::Handler* handler_;
+  GrpcFront::HandlerPool* pool_;  // null: the handler runs on gRPC's thread
   grpc::ByteBuffer request_, response_;
 };
 
@@ -72,15 +128,17 @@ class Call : public grpc::ServerGenericBidiReactor {
 
 class GrpcFront::Service : public grpc::CallbackGenericService {
  public:
-  explicit Service(std::map<std::string, GrpcFront::Handler> routes) : routes_(std::move(routes)) {}
+  Service(std::map<std::string, GrpcFront::Handler> routes, HandlerPool* pool)
+      : routes_(std::move(routes)), pool_(pool) {}
 
   grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* context) override {
     auto route = routes_.find(context->method());
-    return new Call(route == routes_.end() ? nullptr : &route->second, context->method());
+    return new Call(route == routes_.end() ? nullptr : &route->second, context->method(), pool_);
   }
 
  private:
   const std::map<std::string, GrpcFront::Handler> routes_;
+  HandlerPool* pool_;
 };
 
 struct GrpcFront::ServerHolder {
@@ -103,7 +161,8 @@ StatusOr<std::unique_ptr<GrpcFront>> GrpcFront::Start(Options options) {
     credentials = grpc::SslServerCredentials(ssl);
   }
   std::unique_ptr<GrpcFront> front(new GrpcFront);
-  front->service_ = std::make_unique<Service>(std::move(options.routes));
+  if (options.handler_threads > 0) front->pool_ = std::make_unique<HandlerPool>(options.handler_threads);
+  front->service_ = std::make_unique<Service>(std::move(options.routes), front->pool_.get());
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.address, credentials, &front->port_);
   builder.SetMaxReceiveMessageSize(options.max_message_bytes);

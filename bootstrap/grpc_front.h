@@ -36,6 +36,9 @@ class GrpcFront {
     // TLS: PEM files of the server's certificate chain and key; both empty: plaintext.
     std::string tls_cert_file, tls_key_file;
     int max_message_bytes = 256 << 20;
+    // Handlers that block (a model's run) get a pool of this many threads; 0: they run on
+    // gRPC's own threads, which suits handlers that only pass the request on.
+    int handler_threads = 0;
     std::map<std::string, Handler> routes;  // by full method name, "/package.Service/Method"
   };
 
@@ -44,9 +47,12 @@ class GrpcFront {
 
   int port() const { return port_; }
 
+  class HandlerPool;  // grpc_front.cc's
+
  private:
   class Service;
   GrpcFront() = default;
+  std::unique_ptr<HandlerPool> pool_;  // declared first: destroyed after the server
   std::unique_ptr<Service> service_;
   struct ServerHolder;
   std::unique_ptr<ServerHolder> server_;

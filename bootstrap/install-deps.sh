@@ -61,6 +61,16 @@ else
   echo "install-deps: installing tensorflow-cpu from PyPI (the compatibility reference)"
   pip_install tensorflow-cpu || echo "install-deps: WARNING: tensorflow-cpu could not be installed; compatibility tests will say they are skipped" >&2
 fi
+# TensorFlow Serving's Python client (its gRPC stubs and messages) drives tensoract-serve's
+# gRPC API in the tests. Without its dependencies: they are TensorFlow's, already here, and
+# pip must not swap TensorFlow's version for them.
+if "$py" -c 'import tensorflow_serving.apis.prediction_service_pb2_grpc' >/dev/null 2>&1; then
+  echo "install-deps: tensorflow-serving-api already installed"
+else
+  echo "install-deps: installing tensorflow-serving-api from PyPI (TensorFlow Serving's gRPC client, in tests)"
+  pip_install --no-deps tensorflow-serving-api ||
+    echo "install-deps: WARNING: tensorflow-serving-api could not be installed; the gRPC serving checks will say they are skipped" >&2
+fi
 # TensorBoard reads our event files in the tests (its reader and its HTTP server).
 if "$py" -c 'import tensorboard' >/dev/null 2>&1; then
   echo "install-deps: tensorboard already installed"

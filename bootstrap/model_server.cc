@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "bootstrap/serving_examples.h"
+#include "bootstrap/serving_grpc.h"
 #include "bootstrap/serving_status.h"
 #include "client/saved_model.h"
 
@@ -16,27 +17,27 @@ using serving::Json;
 
 namespace {
 
-std::string ServableRequestString(const std::string& name, std::optional<int64_t> version) {
-  return version ? StrCat("Specific(", name, ", ", *version, ")") : StrCat("Latest(", name, ")");
-}
-
-SessionOptions SessionOptionsFor(const ModelServerOptions& options) {
-  SessionOptions session;
-  session.optimizer.bfloat16_products = options.bfloat16_products;
-  return session;
+ServedModelOptions ServedModelOptionsFor(const ModelServerOptions& options) {
+  ServedModelOptions served;
+  served.model_name = options.model_name;
+  served.model_base_path = options.model_base_path;
+  served.timeout_ms = options.rest_api_timeout_in_ms;
+  served.enable_signature_method_name_check = options.enable_signature_method_name_check;
+  served.bfloat16_products = options.bfloat16_products;
+  return served;
 }
 
 }  // namespace
 
 ModelServer::ModelServer(ModelServerOptions options)
     : options_(std::move(options)),
-      versions_(options_.model_name, options_.model_base_path, SessionOptionsFor(options_)) {}
+      model_(ServedModelOptionsFor(options_)) {}
 
 ModelServer::~ModelServer() { Stop(); }
 
-std::optional<int64_t> ModelServer::serving_version() const { return versions_.serving_version(); }
+std::optional<int64_t> ModelServer::serving_version() const { return model_.versions().serving_version(); }
 
-void ModelServer::PollOnce() { versions_.PollOnce(); }
+void ModelServer::PollOnce() { model_.versions().PollOnce(); }
 
 StatusOr<int> ModelServer::Start() {
   if (options_.model_name.empty()) return errors::InvalidArgument("a model name is needed (--model_name)");
@@ -144,15 +145,33 @@ StatusOr<int> ModelServer::Start() {
   while (!http_->is_running() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  versions_.StartPolling(options_.file_system_poll_wait_seconds);
+  if (options_.grpc_port >= 0) {
+    GrpcFront::Options grpc;
+    grpc.address = StrCat(options_.rest_api_host, ":", options_.grpc_port);
+    grpc.tls_cert_file = options_.grpc_tls_cert_file;
+    grpc.tls_key_file = options_.grpc_tls_key_file;
+    grpc.max_message_bytes = static_cast<int>(std::min<size_t>(options_.max_request_bytes, INT32_MAX));
+    grpc.handler_threads = std::max(8, 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    grpc.routes = ServingRoutes(&model_);
+    auto started = GrpcFront::Start(std::move(grpc));
+    if (!started.ok()) {
+      Stop();
+      return started.status();
+    }
+    grpc_ = std::move(started).value();
+  }
+  model_.versions().StartPolling(options_.file_system_poll_wait_seconds);
   return port;
 }
 
+int ModelServer::grpc_port() const { return grpc_ ? grpc_->port() : -1; }
+
 void ModelServer::Stop() {
+  grpc_.reset();  // its calls in flight answered first
   if (http_) http_->stop();
   // listen_after_bind returns once the pool has finished the requests it holds.
   if (http_thread_.joinable()) http_thread_.join();
-  versions_.Clear();
+  model_.versions().Clear();
 }
 
 ModelServer::Response ModelServer::HandleRequest(const std::string& method, const std::string& path,
@@ -182,52 +201,15 @@ Status ModelServer::Dispatch(const std::string& method, const std::string& path,
   return errors::InvalidArgument("Malformed request: ", method, " ", path);
 }
 
-StatusOr<std::shared_ptr<Servable>> ModelServer::ServableFor(const std::string& name,
-                                                             std::optional<int64_t> version) const {
-  std::shared_ptr<Servable> servable;
-  if (name == options_.model_name) servable = versions_.Serving(version);
-  if (!servable) return errors::NotFound("Servable not found for request: ", ServableRequestString(name, version));
-  return servable;
-}
-
-RunOptions ModelServer::RequestRunOptions() const {
-  RunOptions run_options;
-  run_options.timeout_ms = options_.rest_api_timeout_in_ms;
-  return run_options;
-}
-
-namespace {
-
-Status CheckLabel(const std::optional<std::string>& label) {
-  // Labels name versions in a model config file; one model from a base path has none.
-  if (label) return errors::InvalidArgument("Unrecognized servable version label: ", *label);
-  return Status::OK();
-}
-
-}  // namespace
-
 Status ModelServer::Predict(const Route& route, const std::string& body, std::string* output) {
   TA_ASSIGN_OR_RETURN(Json request, serving::ParseRequestJson(body));
   TA_ASSIGN_OR_RETURN(std::string signature_name, serving::RequestSignatureName(request));
-  TA_RETURN_IF_ERROR(CheckLabel(route.label));
-  TA_ASSIGN_OR_RETURN(std::shared_ptr<Servable> servable, ServableFor(route.name, route.version));
-  const std::string key = signature_name.empty() ? kDefaultServingSignatureDefKey : signature_name;
-  const auto& signatures = servable->bundle->meta_graph_def().signature_def();
-  auto sig = signatures.find(key);
-  if (sig == signatures.end()) {
-    return errors::InvalidArgument("Serving signature name: \"", key, "\" not found in signature def");
-  }
+  TA_ASSIGN_OR_RETURN(ServedModel::Signature signature,
+                      model_.PredictSignature(route.name, route.version, route.label, signature_name));
   TA_ASSIGN_OR_RETURN(serving::PredictInputs inputs,
-                      serving::PredictInputsFromJson(request, sig->second, signature_name));
-  const std::string& method = sig->second.method_name();
-  if (options_.enable_signature_method_name_check && method != kPredictMethodName &&
-      method != kClassifyMethodName && method != kRegressMethodName) {
-    return errors::Internal("Expected prediction signature method_name to be one of {", kPredictMethodName, ", ",
-                            kClassifyMethodName, ", ", kRegressMethodName, "}. Was: ", method);
-  }
-  TA_RETURN_IF_ERROR(serving::CheckPredictInputsCount(sig->second, inputs.tensors));
+                      serving::PredictInputsFromJson(request, *signature.def, signature_name));
   std::vector<std::pair<std::string, Tensor>> outputs;
-  TA_RETURN_IF_ERROR(servable->bundle->Run(key, inputs.tensors, &outputs, {}, RequestRunOptions()));
+  TA_RETURN_IF_ERROR(model_.Predict(signature, inputs.tensors, {}, &outputs));
   TA_ASSIGN_OR_RETURN(*output, serving::PredictResponseJson(outputs, inputs.format));
   return Status::OK();
 }
@@ -237,63 +219,32 @@ Status ModelServer::ClassifyOrRegress(const Route& route, const std::string& bod
   TA_ASSIGN_OR_RETURN(Json request, serving::ParseRequestJson(body));
   TA_ASSIGN_OR_RETURN(std::string signature_name, serving::RequestSignatureName(request));
   TA_ASSIGN_OR_RETURN(Tensor examples, serving::ExamplesFromJson(request));
-  TA_RETURN_IF_ERROR(CheckLabel(route.label));
-  TA_ASSIGN_OR_RETURN(std::shared_ptr<Servable> servable, ServableFor(route.name, route.version));
-  const std::string key = signature_name.empty() ? kDefaultServingSignatureDefKey : signature_name;
-  const auto& signatures = servable->bundle->meta_graph_def().signature_def();
-  auto sig = signatures.find(key);
-  if (sig == signatures.end()) return errors::InvalidArgument("No signature was found with the name: ", key);
-  const bool check = options_.enable_signature_method_name_check;
-  TA_RETURN_IF_ERROR(classify ? serving::CheckClassifySignature(sig->second, check)
-                              : serving::CheckRegressSignature(sig->second, check));
+  TA_ASSIGN_OR_RETURN(ServedModel::Signature signature,
+                      model_.ExamplesSignature(route.name, route.version, route.label, signature_name, classify));
+  ServedModel::ExampleResults results;
+  TA_RETURN_IF_ERROR(model_.ClassifyOrRegress(signature, examples, classify, &results));
   const int64_t num_examples = examples.dim_size(0);
-  std::vector<std::string> fetch;
   if (classify) {
-    for (const char* k : {kClassifyOutputClasses, kClassifyOutputScores}) {
-      if (sig->second.outputs().count(k)) fetch.push_back(k);
-    }
+    TA_ASSIGN_OR_RETURN(*output, serving::ClassifyResponseJson(results.classes ? &*results.classes : nullptr,
+                                                               results.scores ? &*results.scores : nullptr,
+                                                               num_examples));
   } else {
-    fetch.push_back(kRegressOutputs);
-  }
-  std::vector<std::pair<std::string, Tensor>> outputs;
-  TA_RETURN_IF_ERROR(servable->bundle->Run(key, {{kClassifyInputs, examples}}, &outputs, fetch, RequestRunOptions()));
-  auto find = [&outputs](const char* k) -> const Tensor* {
-    for (const auto& [name, t] : outputs) {
-      if (name == k) return &t;
-    }
-    return nullptr;
-  };
-  if (classify) {
-    TA_ASSIGN_OR_RETURN(*output, serving::ClassifyResponseJson(find(kClassifyOutputClasses),
-                                                               find(kClassifyOutputScores), num_examples));
-  } else {
-    const Tensor* values = find(kRegressOutputs);
-    if (values == nullptr) return errors::InvalidArgument("Could not find output tensor '", kRegressOutputs, "'");
-    TA_ASSIGN_OR_RETURN(*output, serving::RegressResponseJson(*values, num_examples));
+    TA_ASSIGN_OR_RETURN(*output, serving::RegressResponseJson(*results.values, num_examples));
   }
   return Status::OK();
 }
 
 Status ModelServer::Metadata(const Route& route, std::string* output) {
   if (route.name.empty()) return errors::InvalidArgument("Missing model name in request.");
-  TA_RETURN_IF_ERROR(CheckLabel(route.label));
-  TA_ASSIGN_OR_RETURN(std::shared_ptr<Servable> servable, ServableFor(route.name, route.version));
+  TA_ASSIGN_OR_RETURN(std::shared_ptr<Servable> servable, model_.Find(route.name, route.version, route.label));
   TA_ASSIGN_OR_RETURN(*output,
                       serving::ModelMetadataJson(route.name, servable->version, servable->bundle->meta_graph_def()));
   return Status::OK();
 }
 
 Status ModelServer::ModelStatus(const Route& route, std::string* output) {
-  if (route.name.empty()) return errors::InvalidArgument("Missing model name in request.");
   // A label is ignored here, as TensorFlow Serving's status call ignores it.
-  std::vector<serving::VersionStatus> list;
-  if (route.name == options_.model_name) list = versions_.Statuses(route.version);
-  if (list.empty()) {
-    if (route.version) {
-      return errors::NotFound("Could not find version ", *route.version, " of model ", route.name);
-    }
-    return errors::NotFound("Could not find any versions of model ", route.name);
-  }
+  TA_ASSIGN_OR_RETURN(std::vector<serving::VersionStatus> list, model_.Statuses(route.name, route.version));
   *output = serving::ModelStatusJson(list);
   return Status::OK();
 }

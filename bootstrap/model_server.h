@@ -22,7 +22,8 @@
 #include <thread>
 
 #include "base/status.h"
-#include "bootstrap/servable_versions.h"
+#include "bootstrap/grpc_front.h"
+#include "bootstrap/served_model.h"
 #include "bootstrap/serving_json.h"
 #include "bootstrap/serving_routes.h"
 
@@ -32,7 +33,6 @@ class Server;
 
 namespace tensoract {
 
-struct RunOptions;
 
 struct ModelServerOptions {
   std::string model_name;
@@ -50,6 +50,10 @@ struct ModelServerOptions {
   // Float convolutions and MatMuls multiply in bfloat16 where the CPU has bfloat16 units
   // (GraphOptimizerOptions::bfloat16_products): about twice as fast, results within ~1e-2.
   bool bfloat16_products = false;
+  // TensorFlow Serving's gRPC API (its --port; bootstrap/serving_grpc.h) on rest_api_host:
+  // -1 off, 0 any free port (grpc_port() says which). With a certificate and key: TLS.
+  int grpc_port = -1;
+  std::string grpc_tls_cert_file, grpc_tls_key_file;
 };
 
 class ModelServer {
@@ -77,6 +81,9 @@ class ModelServer {
   };
   Response HandleRequest(const std::string& method, const std::string& path, const std::string& body);
 
+  // The port of the gRPC API, once started (-1: not served).
+  int grpc_port() const;
+
   // The version serving now (nullopt: none).
   std::optional<int64_t> serving_version() const;
 
@@ -85,16 +92,15 @@ class ModelServer {
 
   Status Dispatch(const std::string& method, const std::string& path, const std::string& body,
                   std::string* output);
-  StatusOr<std::shared_ptr<Servable>> ServableFor(const std::string& name, std::optional<int64_t> version) const;
   Status Predict(const Route& route, const std::string& body, std::string* output);
   Status ClassifyOrRegress(const Route& route, const std::string& body, bool classify, std::string* output);
   Status Metadata(const Route& route, std::string* output);
   Status ModelStatus(const Route& route, std::string* output);
-  RunOptions RequestRunOptions() const;
 
   const ModelServerOptions options_;
-  ServableVersions versions_;
+  ServedModel model_;
   std::unique_ptr<httplib::Server> http_;
+  std::unique_ptr<GrpcFront> grpc_;
   std::thread http_thread_;
 };
 

@@ -156,7 +156,7 @@ Status CheckRegressSignature(const SignatureDef& signature, bool check_method_na
   return Status::OK();
 }
 
-StatusOr<std::string> ClassifyResponseJson(const Tensor* classes, const Tensor* scores, int64_t num_examples) {
+StatusOr<int64_t> CheckClassifyOutputs(const Tensor* classes, const Tensor* scores, int64_t num_examples) {
   auto check = [num_examples](const Tensor* t, DataType dtype, const char* what) -> Status {
     if (t == nullptr) return Status::OK();
     if (t->dims() != 2) {
@@ -187,6 +187,11 @@ StatusOr<std::string> ClassifyResponseJson(const Tensor* classes, const Tensor* 
   } else if (scores) {
     num_classes = scores->dim_size(1);
   }
+  return num_classes;
+}
+
+StatusOr<std::string> ClassifyResponseJson(const Tensor* classes, const Tensor* scores, int64_t num_examples) {
+  TA_ASSIGN_OR_RETURN(const int64_t num_classes, CheckClassifyOutputs(classes, scores, num_examples));
   if (num_examples == 0) return errors::InvalidArgument("Cannot convert empty ClassificationResults to JSON");
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
@@ -217,7 +222,7 @@ StatusOr<std::string> ClassifyResponseJson(const Tensor* classes, const Tensor* 
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-StatusOr<std::string> RegressResponseJson(const Tensor& outputs, int64_t num_examples) {
+Status CheckRegressOutputs(const Tensor& outputs, int64_t num_examples) {
   if (!(outputs.dims() == 1 || (outputs.dims() == 2 && outputs.dim_size(1) == 1))) {
     return errors::InvalidArgument("Expected output Tensor shape to be either [batch_size] or [batch_size, 1] but got ",
                                    outputs.shape().DebugString());
@@ -234,6 +239,11 @@ StatusOr<std::string> RegressResponseJson(const Tensor& outputs, int64_t num_exa
     return errors::InvalidArgument("Expected output batch size to be ", num_examples,
                                    ".  Got: ", outputs.NumElements());
   }
+  return Status::OK();
+}
+
+StatusOr<std::string> RegressResponseJson(const Tensor& outputs, int64_t num_examples) {
+  TA_RETURN_IF_ERROR(CheckRegressOutputs(outputs, num_examples));
   if (num_examples == 0) return errors::InvalidArgument("Cannot convert empty RegressionResults to JSON");
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);

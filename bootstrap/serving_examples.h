@@ -36,11 +36,15 @@ StatusOr<Tensor> ExamplesFromJson(const rapidjson::Value& request);
 Status CheckClassifySignature(const tensorflow::SignatureDef& signature, bool check_method_name);
 Status CheckRegressSignature(const tensorflow::SignatureDef& signature, bool check_method_name);
 
-// The classification result of `num_examples` examples: `classes` (string [n, k]) and/or
-// `scores` (float [n, k]); either may be null. Checks their shapes and dtypes as
-// TensorFlow Serving does.
+// A classify signature's outputs for `num_examples` examples: `classes` (string [n, k])
+// and/or `scores` (float [n, k]); either may be null. Checks their shapes and dtypes as
+// TensorFlow Serving does, and gives k.
+StatusOr<int64_t> CheckClassifyOutputs(const Tensor* classes, const Tensor* scores, int64_t num_examples);
+// A regress signature's: `outputs` is float [n] or [n, 1].
+Status CheckRegressOutputs(const Tensor& outputs, int64_t num_examples);
+
+// The REST API's classification and regression results, after those checks.
 StatusOr<std::string> ClassifyResponseJson(const Tensor* classes, const Tensor* scores, int64_t num_examples);
-// The regression result: `outputs` is float [n] or [n, 1].
 StatusOr<std::string> RegressResponseJson(const Tensor& outputs, int64_t num_examples);
 
 }  // namespace serving

@@ -1,15 +1,17 @@
-// tensoract-serve: serves one SavedModel over TensorFlow Serving's REST API.
+// tensoract-serve: serves one SavedModel over TensorFlow Serving's REST API, and its gRPC
+// API when asked (--port).
 //
-//   tensoract-serve --model_name NAME --model_base_path DIR [--rest_api_port 8501]
+//   tensoract-serve --model_name NAME --model_base_path DIR [--rest_api_port 8501] [--port 8500]
 //       [--rest_api_host 127.0.0.1] [--file_system_poll_wait_seconds 1]
 //       [--rest_api_num_threads N] [--rest_api_timeout_in_ms 30000]
 //       [--rest_api_max_request_bytes 67108864] [--enable_signature_method_name_check]
-//       [--bfloat16_products]
+//       [--bfloat16_products] [--grpc_tls_cert PEM --grpc_tls_key PEM]
 //
 // DIR holds numbered version directories (DIR/1, DIR/2, ...), each a SavedModel; the
 // newest is served, and a newer one written while the server runs replaces it (see
 // bootstrap/model_server.h). --rest_api_port 0 picks a free port. Once it listens, one line
-// on stdout says where: "Exporting HTTP/REST API at:HOST:PORT ...". SIGTERM or SIGINT stop
+// on stdout says where: "Exporting HTTP/REST API at:HOST:PORT ...", after "Running gRPC
+// ModelServer at HOST:PORT ..." with --port (0: a free port). SIGTERM or SIGINT stop
 // it cleanly (requests in flight are answered first). Flags are written --flag=value or
 // --flag value, as TensorFlow Serving's. Exit status: 0 after a signal, 1 when the server
 // cannot start, 2 for a bad command line.
@@ -28,13 +30,16 @@ namespace {
 
 const char kUsage[] =
     "usage: tensoract-serve --model_name NAME --model_base_path DIR [--rest_api_port 8501]\n"
+    "           [--port 8500] [--grpc_tls_cert PEM --grpc_tls_key PEM]\n"
     "           [--rest_api_host 127.0.0.1] [--file_system_poll_wait_seconds 1]\n"
     "           [--rest_api_num_threads N] [--rest_api_timeout_in_ms 30000]\n"
     "           [--rest_api_max_request_bytes BYTES] [--enable_signature_method_name_check]\n"
     "           [--bfloat16_products]\n"
     "Serves the newest numbered version under DIR over TensorFlow Serving's REST API\n"
     "(GET /v1/models/NAME[/metadata], POST /v1/models/NAME:predict|:classify|:regress).\n"
-    "--rest_api_port 0 picks a free port; the port is printed on stdout.\n";
+    "--port serves TensorFlow Serving's gRPC API too (PredictionService: Predict, Classify,\n"
+    "Regress, GetModelMetadata; ModelService: GetModelStatus), on --rest_api_host.\n"
+    "Port 0 picks a free port; the ports are printed on stdout.\n";
 
 bool ParseInt(const std::string& text, long long lo, long long hi, long long* out) {
   if (text.empty()) return false;
@@ -95,6 +100,16 @@ bool ParseArgs(const std::vector<std::string>& args, tensoract::ModelServerOptio
         return false;
       }
       options->rest_api_port = static_cast<int>(n);
+    } else if (flag == "port") {
+      if (!ParseInt(value, 0, 65535, &n)) {
+        *error = "--port takes a port number 0..65535, not '" + value + "'";
+        return false;
+      }
+      options->grpc_port = static_cast<int>(n);
+    } else if (flag == "grpc_tls_cert") {
+      options->grpc_tls_cert_file = value;
+    } else if (flag == "grpc_tls_key") {
+      options->grpc_tls_key_file = value;
     } else if (flag == "file_system_poll_wait_seconds") {
       char* end = nullptr;
       const double s = std::strtod(value.c_str(), &end);
@@ -162,6 +177,10 @@ int main(int argc, char** argv) {
   if (!port.ok()) {
     std::cerr << "tensoract-serve: " << port.status() << "\n";
     return 1;
+  }
+  if (server.grpc_port() >= 0) {
+    std::cout << "Running gRPC ModelServer at " << options.rest_api_host << ":" << server.grpc_port() << " ..."
+              << std::endl;
   }
   std::cout << "Exporting HTTP/REST API at:" << options.rest_api_host << ":" << *port << " ..." << std::endl;
   int signal = 0;

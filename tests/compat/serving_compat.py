@@ -19,6 +19,12 @@ version 2 written while the server runs is picked up without a restart (its stat
 predictions), and a broken version 3 leaves version 2 serving with the error in the status.
 SIGTERM stops the server cleanly. Every wait has a deadline.
 
+The same models over TensorFlow Serving's gRPC API (--port): tensorflow-serving-api's own
+PredictionServiceStub and ModelServiceStub call Predict (both signatures, output_filter),
+Classify and Regress (with a context), GetModelMetadata and GetModelStatus, against the same
+TensorFlow results, and bad requests get TensorFlow Serving's status codes. Skipped, with a
+line saying so, where tensorflow-serving-api is not installed.
+
 Exits 77 (ctest: skipped) when TensorFlow cannot be imported.
 """
 import json
@@ -137,7 +143,7 @@ class Server:
     def __init__(self, name, base, *extra):
         self.name = name
         self.proc = subprocess.Popen([SERVE, "--model_name", name, "--model_base_path", base, "--rest_api_port", "0",
-                                      "--file_system_poll_wait_seconds", "0.5", *extra],
+                                      "--port", "0", "--file_system_poll_wait_seconds", "0.5", *extra],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         lines = queue.Queue()
         self.stderr = []
@@ -145,11 +151,14 @@ class Server:
         threading.Thread(target=lambda: [self.stderr.append(l) for l in self.proc.stderr], daemon=True).start()
         deadline = time.time() + 120
         self.port = None
+        self.grpc = None
         while time.time() < deadline and self.port is None:
             try:
                 line = lines.get(timeout=max(0.1, deadline - time.time()))
             except queue.Empty:
                 break
+            if line.startswith("Running gRPC ModelServer at "):
+                self.grpc = line.split()[4]
             if line.startswith("Exporting HTTP/REST API at:"):
                 self.port = int(line.split(":")[2].split()[0])
         if self.port is None:
@@ -385,6 +394,7 @@ def module_checks(servers):
     code, body = server.status("/metadata")
     sigs = body["metadata"]["signature_def"]["signature_def"]
     check({"serving_default", "add"} <= set(sigs), f"metadata lists both signatures: {sorted(sigs)}")
+    module_grpc_checks(server, x, want, want_add)
     rc = server.stop()
     check(rc == 0, f"SIGTERM stops the module server ({rc})")
 
@@ -432,6 +442,7 @@ def tf1_checks(servers):
                  "POST", "/v1/models/tf1:classify", body={"signature_name": "classify"}, exact=False)
     expect_error(server, "classify with an unknown signature", 400, "No signature was found with the name: nope",
                  "POST", "/v1/models/tf1:classify", body={"signature_name": "nope", "examples": json_examples})
+    tf1_grpc_checks(server, feats, run_tf)
     rc = server.stop()
     check(rc == 0, f"SIGTERM stops the tf1 server ({rc})")
 
@@ -442,6 +453,136 @@ def tf1_checks(servers):
                  "Expected classification signature method_name to be tensorflow/serving/classify. Was: "
                  "tensorflow/serving/predict", "POST", "/v1/models/tf1:classify", body={"examples": json_examples})
     server.stop()
+
+
+# ------------------------------------------------------------------ the gRPC API
+
+def grpc_apis():
+    """TensorFlow Serving's client modules, or None (the gRPC checks are then skipped)."""
+    try:
+        import grpc
+        from tensorflow_serving.apis import (classification_pb2, get_model_metadata_pb2, get_model_status_pb2,
+                                             model_service_pb2_grpc, predict_pb2, prediction_service_pb2_grpc,
+                                             regression_pb2)
+    except ImportError as e:
+        print(f"serving_compat: gRPC checks skipped: {e} (bootstrap/install-deps.sh installs tensorflow-serving-api)")
+        return None
+    return dict(grpc=grpc, predict=predict_pb2, classification=classification_pb2, regression=regression_pb2,
+                metadata=get_model_metadata_pb2, status=get_model_status_pb2,
+                prediction=prediction_service_pb2_grpc, model=model_service_pb2_grpc)
+
+
+def grpc_error(call, request, code, text):
+    """Whether `call(request)` fails with gRPC status `code` and a message containing `text`."""
+    api = grpc_apis()
+    try:
+        call(request, timeout=60)
+    except api["grpc"].RpcError as e:
+        return e.code() == code and text in e.details()
+    return False
+
+
+def module_grpc_checks(server, x, want, want_add):
+    api = grpc_apis()
+    if api is None:
+        return
+    grpc = api["grpc"]
+    channel = grpc.insecure_channel(server.grpc)
+    stub = api["prediction"].PredictionServiceStub(channel)
+    request = api["predict"].PredictRequest()
+    request.model_spec.name = "module"
+    request.inputs["x"].CopyFrom(tf.make_tensor_proto(x))
+    response = stub.Predict(request, timeout=60)
+    check(set(response.outputs) == {"scaled", "total"}
+          and close(tf.make_ndarray(response.outputs["scaled"]), want["scaled"])
+          and close(tf.make_ndarray(response.outputs["total"]), want["total"])
+          and response.model_spec.version.value == 1 and response.model_spec.signature_name == "serving_default",
+          "gRPC Predict: both outputs, TensorFlow's values, the version and signature that answered")
+    request.output_filter.append("total")
+    response = stub.Predict(request, timeout=60)
+    check(set(response.outputs) == {"total"} and close(tf.make_ndarray(response.outputs["total"]), want["total"]),
+          "gRPC Predict with an output_filter computes only that output")
+    scalar = api["predict"].PredictRequest()
+    scalar.model_spec.name = "module"
+    scalar.model_spec.signature_name = "add"
+    scalar.inputs["x"].CopyFrom(tf.make_tensor_proto(np.float32(1.5)))
+    response = stub.Predict(scalar, timeout=60)
+    check(close(tf.make_ndarray(response.outputs["output_0"]), want_add["output_0"]), "gRPC Predict, second signature")
+    meta = api["metadata"].GetModelMetadataRequest()
+    meta.model_spec.name = "module"
+    meta.metadata_field.append("signature_def")
+    response = stub.GetModelMetadata(meta, timeout=60)
+    sigs = api["metadata"].SignatureDefMap()
+    response.metadata["signature_def"].Unpack(sigs)
+    check({"serving_default", "add"} <= set(sigs.signature_def), f"gRPC metadata: {sorted(sigs.signature_def)}")
+    status = api["status"].GetModelStatusRequest()
+    status.model_spec.name = "module"
+    response = api["model"].ModelServiceStub(channel).GetModelStatus(status, timeout=60)
+    check(len(response.model_version_status) == 1 and response.model_version_status[0].state == 30
+          and response.model_version_status[0].version == 1, "gRPC GetModelStatus: version 1 AVAILABLE")
+    # Bad requests, each with TensorFlow Serving's code; the server keeps answering.
+    bad = api["predict"].PredictRequest()
+    bad.model_spec.name = "nope"
+    check(grpc_error(stub.Predict, bad, grpc.StatusCode.NOT_FOUND, "Servable not found for request: Latest(nope)"),
+          "gRPC Predict of an unknown model: NOT_FOUND")
+    bad.model_spec.name = "module"
+    bad.model_spec.signature_name = "nope"
+    check(grpc_error(stub.Predict, bad, grpc.StatusCode.INVALID_ARGUMENT, "nope"),
+          "gRPC Predict with an unknown signature: INVALID_ARGUMENT")
+    bad = api["predict"].PredictRequest()
+    bad.model_spec.name = "module"
+    bad.inputs["x"].CopyFrom(tf.make_tensor_proto(x.astype(np.int32)))
+    check(grpc_error(stub.Predict, bad, grpc.StatusCode.INVALID_ARGUMENT, ""), "gRPC Predict of the wrong dtype")
+    request.output_filter[:] = ["nope"]
+    check(grpc_error(stub.Predict, request, grpc.StatusCode.INVALID_ARGUMENT, "output tensor alias not found"),
+          "gRPC Predict with an output_filter naming no output")
+    meta.metadata_field[:] = ["nope"]
+    check(grpc_error(stub.GetModelMetadata, meta, grpc.StatusCode.INVALID_ARGUMENT, "is not supported"),
+          "gRPC metadata of an unknown field")
+    raw = channel.unary_unary("/tensorflow.serving.PredictionService/Predict")
+    check(grpc_error(raw, b"\xff\xff\xff", grpc.StatusCode.INVALID_ARGUMENT, "cannot parse"),
+          "gRPC Predict of bytes that are no PredictRequest")
+    response = stub.Predict(scalar, timeout=60)
+    check(close(tf.make_ndarray(response.outputs["output_0"]), want_add["output_0"]), "gRPC still answers after those")
+    channel.close()
+
+
+def tf1_grpc_checks(server, feats, run_tf):
+    api = grpc_apis()
+    if api is None:
+        return
+    channel = api["grpc"].insecure_channel(server.grpc)
+    stub = api["prediction"].PredictionServiceStub(channel)
+    batch = [example(x, k) for x, k in feats]
+    request = api["classification"].ClassificationRequest()
+    request.model_spec.name = "tf1"
+    request.model_spec.signature_name = "classify"
+    for e in batch:
+        request.input.example_list.examples.add().ParseFromString(e)
+    response = stub.Classify(request, timeout=60)
+    want = run_tf("classify", batch)
+    ok = len(response.result.classifications) == 3
+    for i, row in enumerate(response.result.classifications if ok else []):
+        ok = ok and [c.label for c in row.classes] == [s.decode() for s in want["classes"][i]] and close(
+            [c.score for c in row.classes], want["scores"][i])
+    check(ok, "gRPC Classify gives TensorFlow's labels and scores")
+    # A context: k from it where an example has none.
+    with_context = [example(x, k if k is not None else 5) for x, k in feats]
+    want = run_tf("regress", with_context)
+    request = api["regression"].RegressionRequest()
+    request.model_spec.name = "tf1"
+    request.model_spec.signature_name = "regress"
+    for e in batch:
+        request.input.example_list_with_context.examples.add().ParseFromString(e)
+    request.input.example_list_with_context.context.features.feature["k"].int64_list.value.append(5)
+    response = stub.Regress(request, timeout=60)
+    check(close([r.value for r in response.result.regressions], want["outputs"].reshape(-1)),
+          "gRPC Regress with a context gives TensorFlow's values")
+    empty = api["regression"].RegressionRequest()
+    empty.model_spec.name = "tf1"
+    check(grpc_error(stub.Regress, empty, api["grpc"].StatusCode.INVALID_ARGUMENT, "Input is empty"),
+          "gRPC Regress without examples")
+    channel.close()
 
 
 def bfloat16_checks(servers):

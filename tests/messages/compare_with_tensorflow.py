@@ -87,6 +87,12 @@ TF_OPTIONAL_MODULES = [
     # GraphDebugInfo lives in core/framework in new TF, core/protobuf before.
     "tensorflow.core.framework.graph_debug_info_pb2",
     "tensorflow.core.protobuf.graph_debug_info_pb2",
+    # TensorFlow Serving's API (pip's tensorflow-serving-api), for messages/serving_apis.proto.
+    "tensorflow_serving.apis.predict_pb2",
+    "tensorflow_serving.apis.classification_pb2",
+    "tensorflow_serving.apis.regression_pb2",
+    "tensorflow_serving.apis.get_model_metadata_pb2",
+    "tensorflow_serving.apis.get_model_status_pb2",
 ]
 TF_ERROR_CODES_MODULES = [
     "tensorflow.core.protobuf.error_codes_pb2",
@@ -124,6 +130,11 @@ OMITTED = {
     },
     "tensorflow.TensorInfo": {
         5: "CompositeTensor (TypeSpecProto): signatures of composite tensors are refused",
+    },
+    "tensorflow.serving.PredictRequest": {
+        5: "PredictStreamedOptions: streamed predictions (LLM serving) are not served",
+        6: "client_id: for streamed predictions",
+        7: "RequestOptions: decoder slots and caches of LLM serving",
     },
 }
 
