@@ -17,7 +17,10 @@
 
 namespace tensoract {
 
-// Threads that run blocking handlers, first come first served.
+// Threads that run blocking handlers. A job goes to the thread that went idle last: one
+// client's requests then keep to one thread, whose caches (and the runtime's per-thread
+// state) stay warm; handed round-robin, a CNN's request on this 2-core VM took 1.1-1.2 ms
+// in the handler instead of 0.8.
 class GrpcFront::HandlerPool {
  public:
   explicit HandlerPool(int threads) {
@@ -27,36 +30,54 @@ class GrpcFront::HandlerPool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stopping_ = true;
+      for (Idle* idle : idle_) idle->wake.notify_one();
     }
-    ready_.notify_all();
     for (std::thread& t : threads_) t.join();
   }
   void Post(std::function<void()> job) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (idle_.empty()) {
       jobs_.push_back(std::move(job));
+      return;
     }
-    ready_.notify_one();
+    Idle* last = idle_.back();
+    idle_.pop_back();
+    last->job = std::move(job);
+    last->wake.notify_one();
   }
 
  private:
+  // A thread waiting for a job, on the stack of idle ones.
+  struct Idle {
+    std::condition_variable wake;
+    std::function<void()> job;
+  };
+
   void Work() {
+    Idle me;
     for (;;) {
       std::function<void()> job;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-        if (jobs_.empty()) return;  // stopping, and nothing left to answer
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
+        if (!jobs_.empty()) {
+          job = std::move(jobs_.front());
+          jobs_.pop_front();
+        } else {
+          if (stopping_) return;
+          idle_.push_back(&me);
+          me.wake.wait(lock, [&] { return me.job || stopping_; });
+          if (!me.job) return;  // stopping (it is off the stack's use: no job comes any more)
+          job = std::move(me.job);
+          me.job = nullptr;
+        }
       }
       job();
     }
   }
 
   std::mutex mu_;
-  std::condition_variable ready_;
-  std::deque<std::function<void()>> jobs_;
+  std::deque<std::function<void()>> jobs_;  // waiting for a thread
+  std::vector<Idle*> idle_;                 // the last one went idle last
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

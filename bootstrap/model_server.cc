@@ -151,6 +151,8 @@ StatusOr<int> ModelServer::Start() {
     grpc.tls_cert_file = options_.grpc_tls_cert_file;
     grpc.tls_key_file = options_.grpc_tls_key_file;
     grpc.max_message_bytes = static_cast<int>(std::min<size_t>(options_.max_request_bytes, INT32_MAX));
+    // As many requests at once as the REST API's pool takes at its smallest; they go to the
+    // thread that went idle last (GrpcFront::HandlerPool).
     grpc.handler_threads = std::max(8, 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     grpc.routes = ServingRoutes(&model_);
     auto started = GrpcFront::Start(std::move(grpc));

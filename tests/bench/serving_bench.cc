@@ -6,9 +6,14 @@
 //   serving_bench http HOST PORT MODEL BODY_FILE CLIENTS REQUESTS_PER_CLIENT
 //       POST /v1/models/MODEL:predict to a running tensoract-serve (one keep-alive
 //       connection per client)
+//   serving_bench grpc HOST PORT MODEL BODY_FILE CLIENTS REQUESTS_PER_CLIENT
+//       the body's tensors as a gRPC PredictRequest (TensorFlow Serving's gRPC API) to a
+//       running tensoract-serve --port (one channel per client)
 //   serving_bench direct MODEL_DIR BODY_FILE CLIENTS REQUESTS_PER_CLIENT
 //       the same requests' tensor through SavedModelBundle::Run in this process (no HTTP,
 //       no JSON): what the server's own work costs
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
 #include <httplib.h>
 
 #include <algorithm>
@@ -26,6 +31,7 @@
 
 #include "bootstrap/serving_json.h"
 #include "client/saved_model.h"
+#include "messages/serving_apis.pb.h"
 
 namespace tensoract {
 namespace {
@@ -90,29 +96,74 @@ int Http(const std::vector<std::string>& a) {
   });
 }
 
+// The body's tensors, parsed as the server parses a request, with the signature of the
+// SavedModel in `model_dir` (loaded into `bundle`).
+StatusOr<std::vector<std::pair<std::string, Tensor>>> BodyTensors(const std::string& model_dir,
+                                                                  const std::string& body_file,
+                                                                  std::unique_ptr<SavedModelBundle>* bundle) {
+  TA_ASSIGN_OR_RETURN(*bundle, LoadSavedModel(model_dir));
+  TA_ASSIGN_OR_RETURN(const tensorflow::SignatureDef* sig, (*bundle)->Signature(kDefaultServingSignatureDefKey));
+  TA_ASSIGN_OR_RETURN(auto request, serving::ParseRequestJson(ReadAll(body_file)));
+  TA_ASSIGN_OR_RETURN(auto inputs, serving::PredictInputsFromJson(request, *sig, kDefaultServingSignatureDefKey));
+  return inputs.tensors;
+}
+
+int Grpc(const std::vector<std::string>& a) {
+  const std::string address = a[0] + ":" + a[1], model = a[2];
+  const int clients = std::stoi(a[5]), per_client = std::stoi(a[6]);
+  std::unique_ptr<SavedModelBundle> bundle;
+  auto feeds = BodyTensors(a[3], a[4], &bundle);
+  if (!feeds.ok()) {
+    std::cerr << feeds.status() << "\n";
+    return 1;
+  }
+  tensorflow::serving::PredictRequest predict;
+  predict.mutable_model_spec()->set_name(model);
+  for (const auto& [alias, t] : *feeds) t.AsProtoTensorContent(&(*predict.mutable_inputs())[alias]);
+  const std::string bytes = predict.SerializeAsString();
+  struct Client {
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<grpc::GenericStub> stub;
+    grpc::CompletionQueue queue;
+  };
+  std::vector<std::unique_ptr<Client>> conns;
+  for (int c = 0; c < clients; ++c) {
+    auto client = std::make_unique<Client>();
+    grpc::ChannelArguments args;
+    args.SetInt("grpc.use_local_subchannel_pool", 1);  // a connection of its own per client
+    client->channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    client->stub = std::make_unique<grpc::GenericStub>(client->channel);
+    conns.push_back(std::move(client));
+  }
+  return Measure("tensoract-serve over gRPC", clients, per_client, [&](int c) {
+    Client& client = *conns[c];
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    grpc::Slice slice(bytes);
+    grpc::ByteBuffer request(&slice, 1), response;
+    auto call = client.stub->PrepareUnaryCall(&context, "/tensorflow.serving.PredictionService/Predict", request,
+                                              &client.queue);
+    call->StartCall();
+    grpc::Status status;
+    call->Finish(&response, &status, &client);
+    void* tag = nullptr;
+    bool ok = false;
+    return client.queue.Next(&tag, &ok) && ok && status.ok();
+  });
+}
+
 int Direct(const std::vector<std::string>& a) {
   const int clients = std::stoi(a[2]), per_client = std::stoi(a[3]);
-  auto bundle = LoadSavedModel(a[0]);
-  if (!bundle.ok()) {
-    std::cerr << bundle.status() << "\n";
+  std::unique_ptr<SavedModelBundle> bundle;
+  auto body = BodyTensors(a[0], a[1], &bundle);
+  if (!body.ok()) {
+    std::cerr << body.status() << "\n";
     return 1;
   }
-  // The body's tensors, parsed once as the server parses a request.
-  const tensorflow::SignatureDef* sig = (*bundle)->Signature(kDefaultServingSignatureDefKey).value();
-  auto request = serving::ParseRequestJson(ReadAll(a[1]));
-  if (!request.ok()) {
-    std::cerr << request.status() << "\n";
-    return 1;
-  }
-  auto inputs = serving::PredictInputsFromJson(*request, *sig, kDefaultServingSignatureDefKey);
-  if (!inputs.ok()) {
-    std::cerr << inputs.status() << "\n";
-    return 1;
-  }
-  const auto feeds = inputs->tensors;
+  const auto feeds = *body;
   return Measure("tensoract SavedModelBundle::Run in-process", clients, per_client, [&](int) {
     std::vector<std::pair<std::string, Tensor>> out;
-    return (*bundle)->Run(kDefaultServingSignatureDefKey, feeds, &out).ok();
+    return bundle->Run(kDefaultServingSignatureDefKey, feeds, &out).ok();
   });
 }
 
@@ -122,7 +173,10 @@ int Direct(const std::vector<std::string>& a) {
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() == 7 && args[0] == "http") return tensoract::Http({args.begin() + 1, args.end()});
+  if (args.size() == 8 && args[0] == "grpc") return tensoract::Grpc({args.begin() + 1, args.end()});
   if (args.size() == 5 && args[0] == "direct") return tensoract::Direct({args.begin() + 1, args.end()});
-  std::cerr << "usage: serving_bench http HOST PORT MODEL BODY CLIENTS REQUESTS | direct MODEL_DIR BODY CLIENTS REQUESTS\n";
+  std::cerr << "usage: serving_bench http HOST PORT MODEL BODY CLIENTS REQUESTS\n"
+               "       serving_bench grpc HOST PORT MODEL MODEL_DIR BODY CLIENTS REQUESTS\n"
+               "       serving_bench direct MODEL_DIR BODY CLIENTS REQUESTS\n";
   return 2;
 }
