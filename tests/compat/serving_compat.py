@@ -585,6 +585,36 @@ def tf1_grpc_checks(server, feats, run_tf):
     channel.close()
 
 
+def tls_checks(servers):
+    """The gRPC API over TLS (--grpc_tls_cert, --grpc_tls_key): a client trusting the
+    certificate is answered, a plaintext one is not."""
+    api = grpc_apis()
+    if api is None:
+        return
+    cert, key = os.path.join(WORK, "server.pem"), os.path.join(WORK, "server.key")
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                           "-nodes", "-days", "1", "-subj", "/CN=localhost", "-addext",
+                           "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", cert],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        check(False, f"openssl made a certificate: {made.stderr[-500:]}")
+        return
+    server = Server("module", os.path.join(WORK, "models", "module"), "--grpc_tls_cert", cert, "--grpc_tls_key", key)
+    servers.append(server)
+    grpc = api["grpc"]
+    request = api["status"].GetModelStatusRequest()
+    request.model_spec.name = "module"
+    secure = grpc.secure_channel(server.grpc, grpc.ssl_channel_credentials(root_certificates=open(cert, "rb").read()))
+    response = api["model"].ModelServiceStub(secure).GetModelStatus(request, timeout=60)
+    check(len(response.model_version_status) == 1, "gRPC over TLS: a client trusting the certificate is answered")
+    plain = grpc.insecure_channel(server.grpc)
+    check(grpc_error(api["model"].ModelServiceStub(plain).GetModelStatus, request, grpc.StatusCode.UNAVAILABLE, ""),
+          "gRPC over TLS: a plaintext client is not answered")
+    secure.close()
+    plain.close()
+    server.stop()
+
+
 def bfloat16_checks(servers):
     # --bfloat16_products: float products in bfloat16 where the CPU has the units (about 1e-2
     # from float's results), float's results where it has not.
@@ -611,6 +641,7 @@ def main():
         mlp_checks(servers)
         module_checks(servers)
         tf1_checks(servers)
+        tls_checks(servers)
         bfloat16_checks(servers)
     finally:
         for s in servers:

@@ -54,7 +54,7 @@ def free_ports(n):
 class Nodes:
     """tensoract-node processes of one cluster; each task serves gRPC on a port of its own."""
 
-    def __init__(self, node_bin, work, jobs):
+    def __init__(self, node_bin, work, jobs, extra=()):
         self.procs = []
         names = [(job, i) for job, n in jobs for i in range(n)]
         ports = free_ports(2 * len(names))
@@ -67,7 +67,7 @@ class Nodes:
             log = open(os.path.join(work, "%s%d.log" % (job, i)), "w")
             self.procs.append(subprocess.Popen(
                 [node_bin, "--cluster", spec, "--job", job, "--task", str(i), "--threads", "2",
-                 "--grpc-master", str(grpc_port)], stdout=log, stderr=subprocess.STDOUT, env=env))
+                 "--grpc-master", str(grpc_port), *extra], stdout=log, stderr=subprocess.STDOUT, env=env))
             self.grpc[(job, i)] = "grpc://127.0.0.1:%d" % grpc_port
         self.logs = [os.path.join(work, "%s%d.log" % name) for name in names]
         deadline = time.time() + 30
@@ -250,6 +250,30 @@ def bad_requests(address):
     channel.close()
 
 
+def tls_master(node_bin, work):
+    """--grpc-tls-cert/--grpc-tls-key: a client trusting the certificate is answered (TensorFlow's
+    own client speaks plaintext only; grpcio's raw call stands in), a plaintext one is not."""
+    cert, key = os.path.join(work, "master.pem"), os.path.join(work, "master.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    nodes = Nodes(node_bin, work, [("worker", 1)], extra=("--grpc-tls-cert", cert, "--grpc-tls-key", key))
+    try:
+        address = nodes.grpc[("worker", 0)][len("grpc://"):]
+        secure = grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=open(cert, "rb").read()))
+        devices = secure.unary_unary("/tensorflow.MasterService/ListDevices")(b"", timeout=30)
+        if b"/job:worker/replica:0/task:0/device:CPU:0" not in devices:
+            sys.exit("tf_grpc_client_compat: ListDevices over TLS: %r" % devices[:200])
+        try:
+            grpc.insecure_channel(address).unary_unary("/tensorflow.MasterService/ListDevices")(b"", timeout=30)
+            sys.exit("tf_grpc_client_compat: a plaintext client was answered by a TLS master")
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.UNAVAILABLE:
+                sys.exit("tf_grpc_client_compat: a plaintext client of a TLS master got %s" % e.code())
+    finally:
+        nodes.stop()
+
+
 def main():
     node_bin, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
@@ -305,8 +329,9 @@ def main():
         close(ours["w"], theirs["w"], "weights trained on a ps")
     finally:
         nodes.stop()
+    tls_master(node_bin, work)
     print("tf_grpc_client_compat: passed (list_devices, training, queue runners, Saver, partial runs, callables, errors, "
-          "reset, bad requests, ps + worker)")
+          "reset, bad requests, ps + worker, TLS)")
 
 
 if __name__ == "__main__":
