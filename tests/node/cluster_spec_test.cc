@@ -143,6 +143,28 @@ TEST_CASE("bad node flags are named") {
   CHECK_THAT(unknown.status().message(), Catch::Contains("unknown flag '--clutser'"));
 }
 
+TEST_CASE("--grpc-master serves TensorFlow's MasterService on loopback unless a host is given") {
+  const std::vector<std::string> base = {"--cluster", "worker=127.0.0.1:1", "--job", "worker", "--task", "0"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    return ParseNodeArgs(args);
+  };
+  CHECK(with({}).value().grpc_master.empty());
+  CHECK(with({"--grpc-master", "8470"}).value().grpc_master == "127.0.0.1:8470");
+  CHECK(with({"--grpc-master", "10.0.0.2:8470"}).value().grpc_master == "10.0.0.2:8470");
+  auto tls = with({"--grpc-master", "0", "--grpc-tls-cert", "c.pem", "--grpc-tls-key", "k.pem"}).value();
+  CHECK(tls.grpc_tls_cert_file == "c.pem");
+  CHECK(tls.grpc_tls_key_file == "k.pem");
+  auto bad_port = with({"--grpc-master", "host:http"});
+  REQUIRE_FALSE(bad_port.ok());
+  CHECK_THAT(bad_port.status().message(), Catch::Contains("--grpc-master"));
+  auto half_tls = with({"--grpc-master", "0", "--grpc-tls-cert", "c.pem"});
+  REQUIRE_FALSE(half_tls.ok());
+  CHECK_THAT(half_tls.status().message(), Catch::Contains("go together"));
+  CHECK_FALSE(with({"--grpc-tls-cert", "c.pem", "--grpc-tls-key", "k.pem"}).ok());  // TLS for no front
+}
+
 }  // namespace
 }  // namespace tensoract
 
