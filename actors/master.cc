@@ -13,6 +13,7 @@
 #include "actors/call_graph.h"
 #include "actors/cluster_credentials.h"
 #include "actors/cluster_membership.h"
+#include "actors/partial_runs.h"
 #include "actors/messages.h"
 #include "messages/observer.pb.h"
 
@@ -87,29 +88,6 @@ struct CallStarting {
   std::function<void(const Status&)> fail;
 };
 
-// A partial run (TensorFlow's PartialRunSetup): one step of the setup's signature, started
-// at setup with no feeds; each later RunStep naming its handle feeds some of the declared
-// feeds (they reach the step's _Args at once) and waits for some of the declared fetches
-// (the step reports each as its _Retval computes it). The step that completes every feed
-// and fetch also waits for the whole step, so its targets have run when it returns.
-struct PartialRun {
-  std::string session;
-  int64_t step_id = 0;
-  CallSignature signature;  // the setup's, with types: _Arg i is feeds[i], _Retval j fetches[j]
-  std::vector<bool> fed, fetched;  // by index, what the RunSteps so far gave and asked for
-  std::vector<std::vector<int>> feeds_needed;  // by fetch: the feeds it is computed from
-  std::map<int, Tensor> computed;  // fetches the step has computed that no RunStep took yet
-  // The RunSteps still waiting for fetches (or, the last one, for the step's end).
-  struct Waiting {
-    std::vector<int> fetches;
-    StepReply reply;
-    bool last = false;
-  };
-  std::vector<Waiting> waiting;
-  bool done = false;  // the step is over, with `status`
-  Status status;
-};
-
 // A step whose tasks all succeeded but left a fetch unset is a bug somewhere in the
 // runtime: it fails naming the fetch instead of answering with a short or empty result.
 Status CheckAllFetched(const StepInFlight& step) {
@@ -135,8 +113,7 @@ struct MasterState {
   int64_t last_traced_step = 0;
   double last_traced_s = 0;
   std::map<int64_t, CallStarting> starting;  // by a start id of their own
-  std::map<std::string, PartialRun> partial_runs;  // by handle
-  std::map<int64_t, std::string> partial_run_of_step;
+  PartialRuns partial_runs;
   int64_t next_start = 0;
   int64_t next_step = 1;
   // Cancels that came before their step started (session, request id), with when they came.
@@ -470,195 +447,25 @@ void StartNewCall(Self* self, const std::string& key, RunStepRequest request, St
               });
 }
 
-// "x" and "x:0" name the same tensor.
-std::string CanonicalTensorName(const std::string& name) {
-  return name.find(':') == std::string::npos ? name + ":0" : name;
-}
-
-// For each fetch, the declared feeds it is computed from (walking the graph back from it,
-// through data and control inputs, stopping at fed tensors): a fetch that needs a feed not
-// given yet would wait forever, so it is refused instead.
-std::vector<std::vector<int>> FeedsNeeded(const tensorflow::GraphDef& graph, const std::vector<std::string>& feeds,
-                                          const std::vector<std::string>& fetches) {
-  std::map<std::string, const tensorflow::NodeDef*> nodes;
-  for (const auto& node : graph.node()) nodes[node.name()] = &node;
-  std::map<std::string, int> feed_index;
-  for (size_t i = 0; i < feeds.size(); ++i) feed_index[CanonicalTensorName(feeds[i])] = static_cast<int>(i);
-  std::vector<std::vector<int>> needed(fetches.size());
-  for (size_t f = 0; f < fetches.size(); ++f) {
-    std::set<int> found;
-    std::set<std::string> seen;
-    std::vector<std::string> tensors = {CanonicalTensorName(fetches[f])};
-    while (!tensors.empty()) {
-      std::string tensor = std::move(tensors.back());
-      tensors.pop_back();
-      const bool control = !tensor.empty() && tensor[0] == '^';
-      if (!control) {
-        auto fed = feed_index.find(CanonicalTensorName(tensor));
-        if (fed != feed_index.end()) {
-          found.insert(fed->second);
-          continue;
-        }
-      }
-      const std::string name = tensor.substr(control ? 1 : 0, tensor.find(':') - (control ? 1 : 0));
-      if (!seen.insert(name).second) continue;
-      auto node = nodes.find(name);
-      if (node == nodes.end()) continue;
-      for (const std::string& input : node->second->input()) tensors.push_back(input);
-    }
-    needed[f].assign(found.begin(), found.end());
-  }
-  return needed;
-}
-
-// Answers what the partial run's waiting RunSteps can have now; forgets the run once it is
-// over and nothing waits (a failed one stays, to answer later RunSteps with its error).
-void AnswerPartialRun(Self* self, const std::string& handle) {
-  auto& st = self->state;
-  auto it = st.partial_runs.find(handle);
-  if (it == st.partial_runs.end()) return;
-  PartialRun& run = it->second;
-  std::vector<PartialRun::Waiting> still;
-  for (PartialRun::Waiting& w : run.waiting) {
-    if (run.done && !run.status.ok()) {
-      w.reply.deliver(RunStepResponse{run.status, {}, nullptr, {}});
-      continue;
-    }
-    bool ready = !w.last || run.done;
-    for (int f : w.fetches) ready &= run.computed.count(f) > 0;
-    if (!ready) {
-      still.push_back(std::move(w));
-      continue;
-    }
-    RunStepResponse response;
-    for (int f : w.fetches) {
-      response.fetched.push_back(std::move(run.computed[f]));
-      run.computed.erase(f);
-    }
-    w.reply.deliver(std::move(response));
-  }
-  run.waiting = std::move(still);
-  if (run.done && run.waiting.empty()) {
-    if (run.status.ok()) {
-      st.partial_runs.erase(it);
-    } else {
-      run.computed.clear();
-    }
-  }
-}
-
-// The partial run's step ended: a failure answers every RunStep waiting; values not
-// reported one by one (none should be) come from the step's own reply.
-void OnPartialRunDone(Self* self, const std::string& handle, RunStepResponse reply) {
-  auto& st = self->state;
-  auto it = st.partial_runs.find(handle);
-  if (it == st.partial_runs.end()) return;
-  PartialRun& run = it->second;
-  st.partial_run_of_step.erase(run.step_id);
-  run.done = true;
-  run.status = reply.status;
-  for (size_t f = 0; reply.status.ok() && f < reply.fetched.size() && f < run.fetched.size(); ++f) {
-    if (!run.computed.count(f)) run.computed[f] = std::move(reply.fetched[f]);
-  }
-  AnswerPartialRun(self, handle);
-}
-
-// Starts the partial run's step of `call` and answers the setup with its handle.
+// Starts a partial run's step of `call` and answers the setup with the run's handle.
 void StartPartialRun(Self* self, const std::string& session, const CachedCall& call,
                      caf::typed_response_promise<PartialRunSetupResponse> promise) {
   auto& st = self->state;
-  const std::string handle = StrCat(session, ";partial_run_", RandomHandle());
-  PartialRun& run = st.partial_runs[handle];
-  run.session = session;
-  run.signature = call.signature;
-  run.fed.assign(call.signature.feeds.size(), false);
-  run.fetched.assign(call.signature.fetches.size(), false);
-  run.feeds_needed = FeedsNeeded(*st.sessions.at(session).graph, call.signature.feeds, call.signature.fetches);
+  const std::string handle = st.partial_runs.Add(session, call.signature, *st.sessions.at(session).graph);
   RunStepRequest request;
   request.session_handle = session;
   request.partial_run_handle = handle;
-  const int64_t step_id = RunCall(
-      self, call, std::move(request),
-      StepReply([self, handle](RunStepResponse r) { OnPartialRunDone(self, handle, std::move(r)); }));
-  // A step that could not start has answered (OnPartialRunDone) already.
-  auto it = st.partial_runs.find(handle);
-  if (it == st.partial_runs.end() || it->second.done) {
-    Status failed = it == st.partial_runs.end() ? errors::Internal("partial run ", handle, " vanished")
-                                                : it->second.status;
-    if (it != st.partial_runs.end()) st.partial_runs.erase(it);
-    promise.deliver(PartialRunSetupResponse{failed.ok() ? errors::Internal("partial run ended at once") : failed, ""});
+  const int64_t step_id = RunCall(self, call, std::move(request), StepReply([self, handle](RunStepResponse r) {
+                                    self->state.partial_runs.Done(handle, std::move(r));
+                                  }));
+  // A step that could not start has answered already.
+  Status failed = st.partial_runs.TakeEarlyFailure(handle);
+  if (!failed.ok()) {
+    promise.deliver(PartialRunSetupResponse{failed, ""});
     return;
   }
-  it->second.step_id = step_id;
-  st.partial_run_of_step[step_id] = handle;
+  st.partial_runs.Started(handle, step_id);
   promise.deliver(PartialRunSetupResponse{Status::OK(), handle});
-}
-
-// A RunStep of a partial run: checks its feeds and fetches against the setup's and what
-// earlier RunSteps gave and took (TensorFlow's errors, word for word), hands the feeds to
-// the step and waits for the fetches.
-void PartialRunStep(Self* self, RunStepRequest request, StepReply reply) {
-  auto& st = self->state;
-  auto it = st.partial_runs.find(request.partial_run_handle);
-  if (it == st.partial_runs.end() || it->second.session != request.session_handle) {
-    reply.deliver(RunStepResponse{errors::InvalidArgument("Must run 'setup' before performing partial runs!"), {},
-                                  nullptr, {}});
-    return;
-  }
-  PartialRun& run = it->second;
-  if (run.done && !run.status.ok()) return reply.deliver(RunStepResponse{run.status, {}, nullptr, {}});
-  auto index_of = [](const std::vector<std::string>& names, const std::string& name) -> int {
-    const std::string canonical = CanonicalTensorName(name);
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (CanonicalTensorName(names[i]) == canonical) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  std::vector<bool> fed = run.fed, fetched = run.fetched;
-  std::vector<int> feeds, fetches;
-  Status bad;
-  for (const auto& [name, value] : request.feeds) {
-    const int i = index_of(run.signature.feeds, name);
-    if (i < 0) {
-      bad = errors::InvalidArgument("The feed ", name, " was not specified in partial_run_setup.");
-    } else if (fed[i]) {
-      bad = errors::InvalidArgument("The feed ", name, " has already been fed.");
-    } else {
-      bad = CheckFeed(name, value, run.signature, i);
-      fed[i] = true;
-      feeds.push_back(i);
-    }
-    if (!bad.ok()) break;
-  }
-  for (size_t k = 0; bad.ok() && k < request.fetches.size(); ++k) {
-    const std::string& name = request.fetches[k];
-    const int i = index_of(run.signature.fetches, name);
-    if (i < 0) {
-      bad = errors::InvalidArgument("The fetch ", name, " was not specified in partial_run_setup.");
-    } else if (fetched[i]) {
-      bad = errors::InvalidArgument("The fetch ", name, " has already been fetched.");
-    } else {
-      for (int needed : run.feeds_needed[i]) {
-        if (!fed[needed]) {
-          bad = errors::InvalidArgument("Fetch ", name, " can't be computed from the feeds that have been fed so far.");
-        }
-      }
-      fetched[i] = true;
-      fetches.push_back(i);
-    }
-  }
-  if (!bad.ok()) return reply.deliver(RunStepResponse{bad, {}, nullptr, {}});
-  run.fed = std::move(fed);
-  run.fetched = std::move(fetched);
-  for (size_t k = 0; k < feeds.size(); ++k) {
-    self->send(st.worker(0), partial_feed_atom::value,
-               PartialRunValue{run.step_id, feeds[k], std::move(request.feeds[k].second)});
-  }
-  bool last = true;
-  for (bool f : run.fed) last &= f;
-  for (bool f : run.fetched) last &= f;
-  run.waiting.push_back(PartialRun::Waiting{std::move(fetches), std::move(reply), last});
-  AnswerPartialRun(self, request.partial_run_handle);
 }
 
 // Asks every task and answers `promise` with the first error, or OK.
@@ -697,9 +504,7 @@ void CloseSession(Self* self, const std::string& handle, const Status& why) {
   CancelSessionSteps(self, handle, why);  // its partial runs' steps too: they answer their waiters
   DeregisterCalls(self, it->second);
   st.sessions.erase(it);
-  for (auto run = st.partial_runs.begin(); run != st.partial_runs.end();) {
-    run = run->second.session == handle ? st.partial_runs.erase(run) : std::next(run);
-  }
+  st.partial_runs.EraseSession(handle);
 }
 
 // Closes the sessions nobody used for session_gc_seconds (none has a step running).
@@ -809,7 +614,12 @@ caf::result<RunStepResponse> OnRunStep(Self* self, RunStepRequest& request) {
     return response;
   };
   if (!request.partial_run_handle.empty()) {
-    PartialRunStep(self, std::move(request), promise);
+    const caf::actor worker = st.worker(0);  // the feeds' _Args are on the master's own task
+    st.partial_runs.Step(
+        std::move(request), [promise](RunStepResponse r) mutable { promise.deliver(std::move(r)); },
+        [self, worker](int64_t step, int index, Tensor value) {
+          self->send(worker, partial_feed_atom::value, PartialRunValue{step, index, std::move(value)});
+        });
     return answer();
   }
   const std::string key = SignatureKey(request);
@@ -830,71 +640,56 @@ caf::result<RunStepResponse> OnRunStep(Self* self, RunStepRequest& request) {
   return answer();
 }
 
-// PartialRunSetup: compiles the signature (or finds it compiled) and starts its step.
-caf::result<PartialRunSetupResponse> OnPartialRunSetup(Self* self, PartialRunSetupRequest& request) {
+// Calls `done` with the session's compiled call of (feeds, fetches, targets): the cached
+// one, or one compiled now (once the cluster's devices are known), or why there is none.
+void WithCall(Self* self, const std::string& session, const std::vector<std::string>& feeds,
+              const std::vector<std::string>& fetches, const std::vector<std::string>& targets, CallReady done) {
   auto& st = self->state;
-  auto session = st.sessions.find(request.session_handle);
-  if (session == st.sessions.end()) return PartialRunSetupResponse{SessionNotFound(request.session_handle), ""};
-  session->second.last_used = std::chrono::steady_clock::now();
-  auto promise = self->make_response_promise<PartialRunSetupResponse>();
-  const std::string handle = request.session_handle;
-  auto start = [=](const Status& ready, const CachedCall* call) mutable {
-    if (!ready.ok()) {
-      promise.deliver(PartialRunSetupResponse{ready, ""});
-      return;
-    }
-    StartPartialRun(self, handle, *call, promise);
-  };
-  const std::string key = SignatureKey(request.feeds, request.fetches, request.targets);
-  if (auto hit = session->second.calls.find(key); hit != session->second.calls.end()) {
-    start(Status::OK(), &hit->second);
-    return promise;
-  }
-  CallSignature signature{request.feeds, request.fetches, request.targets, {}, {}, {}};
-  st.membership->WithCluster([=](const Status& ready) mutable {
-    if (!ready.ok()) {
-      start(ready, nullptr);
-      return;
-    }
-    PrepareCall(self, handle, key, signature, start);
+  auto found = st.sessions.find(session);
+  if (found == st.sessions.end()) return done(SessionNotFound(session), nullptr);
+  found->second.last_used = std::chrono::steady_clock::now();
+  const std::string key = SignatureKey(feeds, fetches, targets);
+  if (auto hit = found->second.calls.find(key); hit != found->second.calls.end()) return done(Status::OK(), &hit->second);
+  CallSignature signature{feeds, fetches, targets, {}, {}, {}};
+  st.membership->WithCluster([=](const Status& ready) {
+    if (!ready.ok()) return done(ready, nullptr);
+    PrepareCall(self, session, key, signature, done);
   });
+}
+
+// PartialRunSetup: compiles the signature (or finds it compiled) and starts its step.
+caf::result<PartialRunSetupResponse> OnPartialRunSetup(Self* self, const PartialRunSetupRequest& request) {
+  auto promise = self->make_response_promise<PartialRunSetupResponse>();
+  const std::string session = request.session_handle;
+  WithCall(self, session, request.feeds, request.fetches, request.targets,
+           [=](const Status& ready, const CachedCall* call) mutable {
+             if (!ready.ok()) {
+               promise.deliver(PartialRunSetupResponse{ready, ""});
+               return;
+             }
+             StartPartialRun(self, session, *call, promise);
+           });
   return promise;
 }
 
 // MakeCallable: compiles the signature now (its errors are MakeCallable's, as in
 // TensorFlow) and names it by a handle of the session.
-caf::result<MakeCallableResponse> OnMakeCallable(Self* self, MakeCallableRequest& request) {
-  auto& st = self->state;
-  auto session = st.sessions.find(request.session_handle);
-  if (session == st.sessions.end()) return MakeCallableResponse{SessionNotFound(request.session_handle), 0};
-  session->second.last_used = std::chrono::steady_clock::now();
+caf::result<MakeCallableResponse> OnMakeCallable(Self* self, const MakeCallableRequest& request) {
   auto promise = self->make_response_promise<MakeCallableResponse>();
-  auto names = std::make_shared<CallableNames>(CallableNames{request.feeds, request.fetches, request.targets,
-                                                                    request.timeout_ms, request.collect_stats});
-  const std::string handle = request.session_handle;
-  auto keep = [=](Status ready, const CachedCall*) mutable {
-    auto s = self->state.sessions.find(handle);
-    if (ready.ok() && s == self->state.sessions.end()) ready = SessionNotFound(handle);
-    if (!ready.ok()) {
-      promise.deliver(MakeCallableResponse{ready, 0});
-      return;
-    }
-    const int64_t id = s->second.next_callable++;
-    s->second.callables[id] = std::move(*names);
-    promise.deliver(MakeCallableResponse{Status::OK(), id});
-  };
-  const std::string key = SignatureKey(names->feeds, names->fetches, names->targets);
-  if (auto hit = session->second.calls.find(key); hit != session->second.calls.end()) {
-    keep(Status::OK(), &hit->second);
-    return promise;
-  }
-  st.membership->WithCluster([=](const Status& ready) mutable {
-    if (!ready.ok()) {
-      keep(ready, nullptr);
-      return;
-    }
-    PrepareCall(self, handle, key, CallSignature{names->feeds, names->fetches, names->targets, {}, {}, {}}, keep);
-  });
+  auto names = std::make_shared<CallableNames>(
+      CallableNames{request.feeds, request.fetches, request.targets, request.timeout_ms, request.collect_stats});
+  const std::string session = request.session_handle;
+  WithCall(self, session, request.feeds, request.fetches, request.targets,
+           [=](const Status& ready, const CachedCall*) mutable {
+             auto s = self->state.sessions.find(session);
+             if (!ready.ok() || s == self->state.sessions.end()) {
+               promise.deliver(MakeCallableResponse{ready.ok() ? SessionNotFound(session) : ready, 0});
+               return;
+             }
+             const int64_t id = s->second.next_callable++;
+             s->second.callables[id] = std::move(*names);
+             promise.deliver(MakeCallableResponse{Status::OK(), id});
+           });
   return promise;
 }
 
@@ -954,12 +749,7 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
       [=](make_callable_atom, MakeCallableRequest& request) { return OnMakeCallable(self, request); },
       [=](partial_setup_atom, PartialRunSetupRequest& request) { return OnPartialRunSetup(self, request); },
       [=](partial_fetch_atom, PartialRunValue& fetch) {
-        auto& st = self->state;
-        auto run = st.partial_run_of_step.find(fetch.step_id);
-        if (run == st.partial_run_of_step.end()) return;  // the run is over
-        const std::string handle = run->second;
-        st.partial_runs[handle].computed[fetch.index] = std::move(fetch.value);
-        AnswerPartialRun(self, handle);
+        self->state.partial_runs.Computed(fetch.step_id, fetch.index, std::move(fetch.value));
       },
       [=](run_callable_atom, RunCallableRequest& request) -> caf::result<RunStepResponse> {
         auto& st = self->state;
@@ -1045,10 +835,10 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
       [=](reset_atom, const std::vector<std::string>& containers) {
         auto& st = self->state;
         // TensorFlow's Reset also closes every session on the master, and its partial runs.
-        for (const auto& [step, handle] : std::map<int64_t, std::string>(st.partial_run_of_step)) {
-          CancelStep(self, step, errors::Cancelled("the partial run ", handle, " was reset"));
+        for (int64_t step : st.partial_runs.RunningSteps()) {
+          CancelStep(self, step, errors::Cancelled("the partial run of step ", step, " was reset"));
         }
-        st.partial_runs.clear();
+        st.partial_runs.Clear();
         for (const auto& [handle, session] : st.sessions) DeregisterCalls(self, session);
         st.sessions.clear();
         auto promise = self->make_response_promise<Status>();

@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 
@@ -27,6 +28,19 @@ def skip_without(what="tensorflow", hint="bootstrap/install-deps.sh installs ten
     except ImportError as e:
         print(f"SKIPPED: {what} cannot be imported ({e}); {hint}", flush=True)
         sys.exit(SKIPPED)
+
+
+def free_ports(n):
+    """n distinct ports nothing listens on now: each socket is held until all are bound
+    (released one by one, the kernel can hand out the same port twice)."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 class Checks:

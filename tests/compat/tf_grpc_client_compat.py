@@ -19,10 +19,11 @@ Exits 77 (ctest: skipped) when TensorFlow cannot be imported.
 """
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
+
+from compat_util import free_ports
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -37,18 +38,6 @@ except ImportError as e:
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
 TOKEN = "tf-grpc-client-compat-token-0123456789abcdef"
-
-
-def free_ports(n):
-    """n distinct ports nothing listens on now (all held until all are bound)."""
-    sockets = [socket.socket() for _ in range(n)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
 
 
 class Nodes:

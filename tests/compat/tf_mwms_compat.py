@@ -18,25 +18,13 @@ Exits 77 (ctest: skipped) when TensorFlow cannot be imported.
 """
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 
+from compat_util import free_ports
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-
-
-def free_ports(n):
-    """n ports nothing listens on now, all distinct: each socket is held until all are bound
-    (released one by one, the kernel can hand out the same port twice)."""
-    sockets = [socket.socket() for _ in range(n)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
 
 
 def worker(task, ports, out_path):
