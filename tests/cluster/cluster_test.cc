@@ -129,6 +129,48 @@ TEST_CASE("a graph spread over three processes trains exactly as the local runti
   CHECK_THAT(master, Catch::Contains(std::string("task ") + kWorker1 + ": healthy"));
 }
 
+TEST_CASE("callables, partial runs and ListDevices through a tensoract:// session, over three processes",
+          "[cluster]") {
+  Model local_model(false);
+  auto local = Session::New().value();
+  std::vector<float> expected = Train(*local, local_model, 3);
+
+  Cluster cluster;
+  Model spread(true);
+  auto remote = Connect(cluster.target());
+  REQUIRE(remote->Create(spread.Def()).ok());
+  REQUIRE(remote->Run({}, {}, {spread.init->name()}, nullptr).ok());
+  std::vector<tensorflow::DeviceAttributes> devices;
+  REQUIRE(remote->ListDevices(&devices).ok());
+  std::vector<std::string> names;
+  for (const auto& d : devices) names.push_back(d.name());
+  CHECK_THAT(names, Catch::VectorContains(std::string(kPs) + "/device:CPU:0"));
+  CHECK_THAT(names, Catch::VectorContains(std::string(kWorker1) + "/device:CPU:0"));
+
+  // Step 0 as a callable, step 1 as a partial run (the loss fetched before the train op runs
+  // with the same step's values), step 2 as a plain Run: TensorFlow's losses all the same.
+  tensorflow::CallableOptions options;
+  options.add_feed("x");
+  options.add_fetch("loss");
+  options.add_target(spread.train->name());
+  Session::CallableHandle step = -1;
+  REQUIRE(remote->MakeCallable(options, &step).ok());
+  std::vector<Tensor> out;
+  REQUIRE(remote->RunCallable(step, {Batch(0)}, &out).ok());
+  CHECK(out[0].base<float>()[0] == expected[0]);
+  std::string run;
+  Status setup = remote->PRunSetup({"x"}, {"loss"}, {spread.train->name()}, &run);
+  INFO(setup.ToString());
+  REQUIRE(setup.ok());
+  REQUIRE(remote->PRun(run, {{"x", Batch(1)}}, {"loss"}, &out).ok());
+  CHECK(out[0].base<float>()[0] == expected[1]);
+  REQUIRE(remote->Run({{"x", Batch(2)}}, {"loss"}, {spread.train->name()}, &out).ok());
+  CHECK(out[0].base<float>()[0] == expected[2]);
+  REQUIRE(remote->ReleaseCallable(step).ok());
+  Status gone = remote->PRun(run, {}, {"loss"}, &out);
+  CHECK(gone.code() == error::INVALID_ARGUMENT);
+}
+
 TEST_CASE("a client with the wrong token is refused", "[cluster]") {
   Cluster cluster;
   auto session = Connect(cluster.target(), "not-the-token");
