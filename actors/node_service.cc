@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <functional>
+#include <set>
 
 #include <caf/all.hpp>
 
@@ -288,12 +289,13 @@ bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method
 // The remote processes that sent requests, watched: when one goes away (it died, its
 // connection broke) the worker drops what a master there registered and ran, and the master
 // closes the sessions a client there opened (TensorFlow keeps such leftovers until a restart
-// or a timeout). A process is named by its CAF node id; it is watched through a monitor on
-// one of its actors that sent a request (a client may send each request from a short-lived
-// actor: an actor that merely exits is not its process going away, so the next request's
-// sender is watched instead).
+// or a timeout). A process is named by its CAF node id; CAF 0.17 cannot monitor a node, so
+// every actor of it that sent a request and still lives is monitored: an actor that merely
+// exits is not its process going away, and any one of them going down with the link tells
+// that the process did. (Watching only one actor per process lost a client whose watched
+// actor exited while another ran its step: nothing was watched when the process died.)
 struct Peers {
-  std::map<std::string, caf::actor_addr> watched_by_node;
+  std::map<std::string, std::set<caf::actor_addr>> watched_by_node;
   std::map<caf::actor_addr, std::string> node_of_watched;
 };
 
@@ -301,9 +303,8 @@ std::string OwnerOfSender(Self* self, Peers& peers) {
   const caf::strong_actor_ptr& sender = self->current_sender();
   if (!sender || sender->node() == self->home_system().node()) return "";
   std::string node = caf::to_string(sender->node());
-  if (!peers.watched_by_node.count(node)) {
-    peers.watched_by_node[node] = sender->address();
-    peers.node_of_watched[sender->address()] = node;
+  if (peers.node_of_watched.emplace(sender->address(), node).second) {
+    peers.watched_by_node[node].insert(sender->address());
     self->monitor(caf::actor_cast<caf::actor>(sender));
   }
   return node;
@@ -316,8 +317,15 @@ caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
     if (it == peers->node_of_watched.end()) return;
     const std::string node = it->second;
     peers->node_of_watched.erase(it);
+    auto& watched = peers->watched_by_node[node];
+    watched.erase(down.source);
+    if (down.reason != caf::exit_reason::remote_link_unreachable) {  // an actor, not its process
+      if (watched.empty()) peers->watched_by_node.erase(node);
+      return;
+    }
+    // The others' downs follow; they find nothing.
+    for (const caf::actor_addr& other : watched) peers->node_of_watched.erase(other);
     peers->watched_by_node.erase(node);
-    if (down.reason != caf::exit_reason::remote_link_unreachable) return;  // an actor, not its process
     // The process was a master (sent worker requests) or a client (sent master requests);
     // each side drops what it left and ignores a name it does not know.
     self->send(worker, master_gone_atom::value, node,

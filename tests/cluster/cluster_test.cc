@@ -12,7 +12,10 @@
 #include <future>
 #include <thread>
 
+#include "actors/cluster_credentials.h"
+#include "actors/cluster_transport.h"
 #include "actors/messages.h"
+#include "actors/rpc.h"
 #include "client/eager_context.h"
 #include "client/eager_variable.h"
 #include "client/function.h"
@@ -29,6 +32,7 @@
 #include "graph/builder/list_ops.h"
 #include "graph/gradients/gradients.h"
 #include "kernels/tensor_list.h"
+#include "messages/master.pb.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
@@ -522,17 +526,68 @@ TEST_CASE("a client that runs an endless step (run in a child process)", "[.][cl
   _exit(0);
 }
 
+// The same from raw actors of one actor system, as an application with several actors
+// sends requests: actor A creates the session; actor B sends the endless step; then A exits
+// (normally) while B's step runs. The node must still notice the process's death.
+TEST_CASE("a client whose session's creator exits before its step's sender (run in a child process)",
+          "[.][client_child_actors]") {
+  const char* port = std::getenv("CLIENT_PORT");
+  REQUIRE(port != nullptr);
+  caf::actor_system_config cfg;
+  REQUIRE(ConfigureClusterTransport(cfg, ClusterCredentials::FromToken(kTestToken), "client child").ok());
+  caf::actor_system system{cfg};
+  auto node = ConnectToNode(system, "127.0.0.1", static_cast<uint16_t>(std::atoi(port)), std::chrono::seconds(10));
+  REQUIRE(node.ok());
+  std::string fetch;
+  tensorflow::CreateSessionRequest create;
+  *create.mutable_graph_def() = testing::EndlessLoopGraph(&fetch);
+  // A: an actor that creates the session, then quits normally half a second later.
+  std::promise<std::string> created;
+  const caf::actor service = *node;
+  const std::string create_bytes = create.SerializeAsString();
+  system.spawn([&created, service, create_bytes](caf::event_based_actor* self) -> caf::behavior {
+    self->request(service, std::chrono::seconds(30), rpc_atom::value, std::string("CreateSession"), create_bytes)
+        .then(
+            [&created](int32_t code, std::string&, std::string& bytes) {
+              tensorflow::CreateSessionResponse response;
+              created.set_value(code == 0 && response.ParseFromString(bytes) ? response.session_handle() : "");
+            },
+            [&created](caf::error&) { created.set_value(""); });
+    self->delayed_send(self, std::chrono::milliseconds(500), caf::close_atom::value);
+    return {[self](caf::close_atom) { self->quit(); }};
+  });
+  const std::string handle = created.get_future().get();
+  REQUIRE(!handle.empty());
+  // B: sends the endless step while A still lives.
+  tensorflow::RunStepRequest step;
+  step.set_session_handle(handle);
+  step.add_fetch(fetch);
+  caf::scoped_actor b{system};
+  b->send(service, rpc_atom::value, std::string("RunStep"), step.SerializeAsString());
+  std::this_thread::sleep_for(std::chrono::minutes(5));  // until the test kills this process
+  _exit(0);
+}
+
+// Starts this binary again as the client of `test` (a hidden test case above), with `env`.
+pid_t StartClientChild(const char* test, const std::string& env_name, const std::string& env_value) {
+  pid_t child = fork();
+  if (child == 0) {
+    setenv(env_name.c_str(), env_value.c_str(), 1);
+    execl("/proc/self/exe", "client_child", test, static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return child;
+}
+
 TEST_CASE("a client killed mid-step: the master cancels its step and closes its session", "[cluster][faults]") {
   NodeProcess node;
   REQUIRE(node.Start("worker=127.0.0.1:0", "worker", 0));
   const std::string target = "tensoract://" + Local(node.port());
-  pid_t child = fork();
+  const bool raw_actors = GENERATE(false, true);
+  INFO((raw_actors ? "the session's creator exited before its process was killed" : "a Session"));
+  pid_t child = raw_actors ? StartClientChild("[client_child_actors]", "CLIENT_PORT", std::to_string(node.port()))
+                           : StartClientChild("[client_child]", "CLIENT_TARGET", target);
   REQUIRE(child >= 0);
-  if (child == 0) {
-    setenv("CLIENT_TARGET", target.c_str(), 1);
-    execl("/proc/self/exe", "client_child", "[client_child]", static_cast<char*>(nullptr));
-    _exit(127);
-  }
   std::string seen;
   for (int i = 0; i < 100 && seen.find("1 steps running") == std::string::npos; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
