@@ -47,7 +47,9 @@ Status Predict(const ServedModel& model, const std::string& bytes, std::string* 
   TA_ASSIGN_OR_RETURN(ServedModel::Signature signature,
                       model.PredictSignature(spec.name, spec.version, spec.label, spec.signature_name));
   std::vector<std::pair<std::string, Tensor>> inputs;
+  ExpansionBudget budget;
   for (const auto& [alias, proto] : request.inputs()) {
+    TA_RETURN_IF_ERROR(budget.Charge(proto, "a PredictRequest"));
     auto tensor = Tensor::FromProto(proto);
     if (!tensor.ok()) return errors::InvalidArgument("input '", alias, "': ", tensor.status().message());
     inputs.emplace_back(alias, std::move(tensor).value());

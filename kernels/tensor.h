@@ -85,6 +85,22 @@ struct TTypes;
 inline constexpr const char* kMaxExpandedTensorBytesEnv = "TENSORACT_MAX_EXPANDED_TENSOR_BYTES";
 uint64_t MaxExpandedTensorBytes();
 
+// The bytes decoding `proto` would allocate beyond its own size (0 with tensor_content,
+// whose bytes bound the tensor; saturating for a shape too large to hold).
+uint64_t ExpandedBytes(const tensorflow::TensorProto& proto);
+
+// What one request's TensorProtos may expand in all: each proto's ExpandedBytes counts
+// against MaxExpandedTensorBytes(), so 24 small feeds cannot expand 24 times what one may.
+// Charge each proto before decoding it.
+class ExpansionBudget {
+ public:
+  // InvalidArgument naming `what` (the request) once the protos charged so far exceed it.
+  Status Charge(const tensorflow::TensorProto& proto, const std::string& what);
+
+ private:
+  uint64_t spent_ = 0;
+};
+
 class TensorBuffer {
  public:
   virtual ~TensorBuffer() = default;

@@ -14,6 +14,7 @@
 // for a tensor with no elements; so does FromProto.
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -274,6 +275,35 @@ uint64_t MaxExpandedTensorBytes() {
     return uint64_t{1} << 30;
   }();
   return limit;
+}
+
+uint64_t ExpandedBytes(const tensorflow::TensorProto& proto) {
+  if (!proto.tensor_content().empty()) return 0;
+  const DataType dtype = proto.dtype();
+  const uint64_t element_size = dtype == tensorflow::DT_STRING ? sizeof(std::string)
+                                : DataTypeIsFixedSize(dtype)  ? DataTypeSize(dtype)
+                                                              : 0;
+  uint64_t bytes = element_size;
+  for (const auto& dim : proto.tensor_shape().dim()) {
+    if (dim.size() <= 0) return 0;  // empty (or refused by FromProto)
+    const uint64_t n = static_cast<uint64_t>(dim.size());
+    if (bytes > std::numeric_limits<uint64_t>::max() / n) return std::numeric_limits<uint64_t>::max();
+    bytes *= n;
+  }
+  const uint64_t present = proto.ByteSizeLong();
+  return bytes > present ? bytes - present : 0;
+}
+
+Status ExpansionBudget::Charge(const tensorflow::TensorProto& proto, const std::string& what) {
+  const uint64_t bytes = ExpandedBytes(proto);
+  const uint64_t limit = MaxExpandedTensorBytes();
+  spent_ = bytes > limit - std::min(spent_, limit) ? limit + 1 : spent_ + bytes;
+  if (spent_ > limit) {
+    return errors::InvalidArgument(what, ": its TensorProtos would expand past ", limit,
+                                   " bytes in all (each one's values repeated to its shape; ",
+                                   kMaxExpandedTensorBytesEnv, ")");
+  }
+  return Status::OK();
 }
 
 StatusOr<Tensor> Tensor::FromProto(const tensorflow::TensorProto& proto, Allocator* allocator) {

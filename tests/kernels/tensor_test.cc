@@ -5,6 +5,8 @@
 // (tf.io.parse_tensor, and Const nodes for the dtypes parse_tensor has no kernel for), and
 // tf.io.serialize_tensor showed what it writes. The optional last test reads files that
 // TensorFlow wrote (tests/kernels/write_tf_tensors.py).
+#include <limits>
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -392,6 +394,37 @@ TEST_CASE("FromProto reads exotic encodings exactly as TensorFlow 2.21 does", "[
     p.set_tensor_content(std::string("\x00\x02", 2));
     CHECK(Hex(ReadOk(p)) == "0001");
   }
+}
+
+TEST_CASE("one request's TensorProtos may expand no more in all than one may", "[tensor][proto]") {
+  const uint64_t limit = MaxExpandedTensorBytes();
+  // A float tensor of `elements` elements from one value: about 4 * elements bytes expanded.
+  auto announcing = [](int64_t elements) {
+    TensorProto p = MakeProto(tensorflow::DT_FLOAT, {elements});
+    p.add_float_val(1.f);
+    return p;
+  };
+  CHECK(ExpandedBytes(announcing(1000)) > 3900);
+  CHECK(ExpandedBytes(announcing(1000)) < 4000);
+  TensorProto full = MakeProto(tensorflow::DT_FLOAT, {3});
+  for (float v : {1.f, 2.f, 3.f}) full.add_float_val(v);
+  CHECK(ExpandedBytes(full) == 0);  // every value present
+  TensorProto content = MakeProto(tensorflow::DT_FLOAT, {2});
+  content.set_tensor_content(std::string(8, '\0'));
+  CHECK(ExpandedBytes(content) == 0);
+  CHECK(ExpandedBytes(MakeProto(tensorflow::DT_FLOAT, {int64_t{1} << 40, int64_t{1} << 40})) ==
+        std::numeric_limits<uint64_t>::max());
+
+  const int64_t third = static_cast<int64_t>(limit / 4 / 3);
+  ExpansionBudget budget;
+  CHECK(budget.Charge(announcing(third), "a request").ok());
+  CHECK(budget.Charge(announcing(third), "a request").ok());
+  CHECK(budget.Charge(full, "a request").ok());
+  Status over = budget.Charge(announcing(third + 1000), "a RunStep request");
+  CHECK(over.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(over.message(), Catch::Contains("a RunStep request") && Catch::Contains("in all"));
+  ExpansionBudget huge;
+  CHECK_FALSE(huge.Charge(MakeProto(tensorflow::DT_FLOAT, {int64_t{1} << 40, int64_t{1} << 40}), "x").ok());
 }
 
 TEST_CASE("FromProto names what is wrong with a bad TensorProto", "[tensor][proto]") {
