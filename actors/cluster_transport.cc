@@ -28,6 +28,7 @@
 #include <caf/io/network/acceptor_impl.hpp>
 #include <caf/io/network/default_multiplexer.hpp>
 #include <caf/io/network/stream.hpp>
+#include <cstdlib>
 
 #include "actors/sigpipe_block.h"
 
@@ -41,6 +42,20 @@ using net::rw_state;
 constexpr auto kHandshakeDeadline = std::chrono::seconds(10);
 constexpr size_t kMaxInboundHandshakes = 128;
 constexpr size_t kMaxRemembered = 1024;  // logged peers, recorded failures
+// The largest BASP message a peer may announce (a member's RunStep with its feeds is one):
+// BASP allocates what a header announces before it reads a byte of it.
+constexpr uint64_t kDefaultMaxControlMessageBytes = uint64_t{512} << 20;
+
+uint64_t MaxControlMessageBytes() {
+  static const uint64_t limit = [] {
+    const char* env = std::getenv(kMaxControlMessageBytesEnv);
+    char* end = nullptr;
+    const unsigned long long v = env != nullptr ? std::strtoull(env, &end, 10) : 0;
+    return env != nullptr && end != env && *end == '\0' && v > 0 ? static_cast<uint64_t>(v)
+                                                                 : kDefaultMaxControlMessageBytes;
+  }();
+  return limit;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -214,6 +229,7 @@ class TlsChannel {
 
   rw_state Read(size_t& result, void* buf, size_t len) {
     result = 0;
+    if (refused_) return rw_state::failure;
     SigpipeBlock guard;
     if (!established_) {
       rw_state s = Handshake(/*writing=*/false, len);
@@ -256,7 +272,14 @@ class TlsChannel {
   }
 
   // Decrypted bytes wait inside OpenSSL: the socket will not signal them, so read on.
-  bool MustReadMore() const { return established_ && SSL_pending(ssl_) > 0; }
+  bool MustReadMore() const { return !refused_ && established_ && SSL_pending(ssl_) > 0; }
+
+  // The peer asked for something it may not have (`why`): the next read fails, and CAF
+  // closes the connection as for any broken one.
+  void Refuse(const std::string& why) {
+    refused_ = true;
+    state_->LogOncePerPeer(peer_, StrCat("closed a control connection from ", peer_, ": ", why));
+  }
 
  private:
   rw_state Handshake(bool writing, size_t len) {
@@ -331,6 +354,7 @@ class TlsChannel {
   native_socket fd_ = net::invalid_native_socket;
   bool established_ = false;
   bool write_paused_ = false;
+  bool refused_ = false;
 };
 
 // CAF's stream with the TLS channel as its read/write policy.
@@ -344,6 +368,7 @@ class TlsStream : public net::stream {
 
   // The scribe this stream belongs to (it owns the stream, so it outlives it).
   void SetOwner(net::stream_manager* owner) { owner_ = owner; }
+  TlsChannel& channel() { return *policy_.channel; }
   // The scribe left the loop: nothing may register the stream again.
   void MarkDetached() { detached_ = true; }
 
@@ -385,6 +410,13 @@ class TlsScribe : public caf::io::scribe {
   }
 
   void configure_read(caf::io::receive_policy::config config) override {
+    // BASP reads a message as exactly the bytes its header announced: past the limit the
+    // connection is closed instead, before the buffer is sized for them.
+    if (config.first == caf::io::receive_policy_flag::exactly && config.second > MaxControlMessageBytes()) {
+      stream_.channel().Refuse(StrCat("a message of ", config.second, " bytes was announced; at most ",
+                                      MaxControlMessageBytes(), " are read (", kMaxControlMessageBytesEnv, ")"));
+      config.second = 1;
+    }
     stream_.configure_read(config);
     if (!launched_) {
       launched_ = true;

@@ -13,7 +13,9 @@
 // Bounds on what a stranger can hold: a handshake must finish within 10 s (a watchdog
 // shuts the socket down), at most 128 inbound handshakes run at once (more are closed at
 // accept), and a node that runs out of descriptors sheds new connections instead of
-// spinning on them. Refusals are logged once per peer address.
+// spinning on them. A member may announce a BASP message of at most 512 MiB
+// ($TENSORACT_MAX_CONTROL_MESSAGE_BYTES): a larger one closes its connection before
+// anything is allocated for it. Refusals are logged once per peer address.
 //
 // Thread-safety: the functions below may be called from any thread; the connections run
 // on CAF's multiplexer thread.
@@ -31,6 +33,8 @@
 #include "base/status.h"
 
 namespace tensoract {
+
+inline constexpr const char* kMaxControlMessageBytesEnv = "TENSORACT_MAX_CONTROL_MESSAGE_BYTES";
 
 // Makes the actor system built from `config` a member of the cluster: loads CAF's
 // middleman with a network backend whose every connection, inbound and outbound, is TLS

@@ -18,9 +18,14 @@
 #include <string>
 #include <vector>
 
+#include <openssl/ssl.h>
+
+#include <fstream>
+
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/cluster_credentials.h"
 #include "actors/cluster_transport.h"
 #include "actors/data_plane/data_plane.h"
 #include "actors/messages.h"
@@ -277,6 +282,54 @@ TEST_CASE("a 20-byte feed announcing 32 GiB is refused before the node allocates
   INFO(s);
   REQUIRE(s.ok());
   CHECK(out[0].base<float>()[0] == 5.f);
+  CHECK(target.node.running());
+}
+
+// The node's resident memory in MiB (/proc/PID/status), or -1.
+long ResidentMiB(int pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6)) / 1024;
+  }
+  return -1;
+}
+
+TEST_CASE("a member announcing a 1 GiB BASP message has its connection closed before the node allocates it",
+          "[cluster][trust]") {
+  Target target;
+  const long before = ResidentMiB(target.node.pid());
+  // A member's TLS (the token's), then one 32-byte BASP header: a client handshake whose
+  // payload is said to be 1 GiB. CAF would size its read buffer for it at once.
+  auto ctx = MakeSslContext(ClusterCredentials::FromToken(kTestToken));
+  REQUIRE(ctx.ok());
+  const int fd = ConnectTcp(target.node.port());
+  REQUIRE(fd >= 0);
+  SSL* ssl = SSL_new(ctx->get());
+  REQUIRE(ssl != nullptr);
+  SSL_set_fd(ssl, fd);
+  REQUIRE(SSL_connect(ssl) == 1);
+  unsigned char header[32] = {};
+  header[0] = 1;  // client_handshake
+  const uint32_t payload = uint32_t{1} << 30;
+  for (int i = 0; i < 4; ++i) header[4 + i] = static_cast<unsigned char>(payload >> (24 - 8 * i));  // big-endian
+  REQUIRE(SSL_write(ssl, header, sizeof(header)) == static_cast<int>(sizeof(header)));
+  // The node's own BASP handshake may come first; then it closes the connection.
+  timeval timeout{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  const auto sent = std::chrono::steady_clock::now();
+  char buf[4096];
+  int n = 1;
+  for (int reads = 0; n > 0 && reads < 100; ++reads) n = SSL_read(ssl, buf, sizeof(buf));
+  CHECK(n <= 0);
+  CHECK(std::chrono::steady_clock::now() - sent < std::chrono::seconds(5));
+  SSL_free(ssl);
+  close(fd);
+  const long after = ResidentMiB(target.node.pid());
+  INFO("resident before " << before << " MiB, after " << after << " MiB");
+  CHECK(after - before < 256);
+  // Members are still served.
+  CHECK_THAT(InspectAsMember(target.node.port()), Catch::Contains("master:"));
   CHECK(target.node.running());
 }
 
