@@ -130,14 +130,14 @@ class TransportState {
     handshakes_.erase(it);
   }
 
-  // A log line for `peer`, the first time only (until the memory of peers fills up).
+  // A log line for `peer`, the first time it says `what` (until the memory of peers fills up).
   void LogOncePerPeer(const std::string& peer, const std::string& what) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (logged_.size() >= kMaxRemembered) logged_.clear();
       if (!logged_.insert(peer + '\n' + what).second) return;
     }
-    Log(StrCat(log_name_, ": ", what, " (logged once per peer)"));
+    Log(StrCat(log_name_, ": ", what, " (logged once per peer and reason)"));
   }
 
   // The process is out of descriptors: accept the waiting connection with the reserve

@@ -15,7 +15,7 @@
 // accept), and a node that runs out of descriptors sheds new connections instead of
 // spinning on them. A member may announce a BASP message of at most 512 MiB
 // ($TENSORACT_MAX_CONTROL_MESSAGE_BYTES): a larger one closes its connection before
-// anything is allocated for it. Refusals are logged once per peer address.
+// anything is allocated for it. Each refusal reason is logged once per peer address.
 //
 // Thread-safety: the functions below may be called from any thread; the connections run
 // on CAF's multiplexer thread.

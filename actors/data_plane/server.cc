@@ -339,9 +339,10 @@ void DataPlaneServer::LogOnce(const std::string& peer, const std::string& line) 
   {
     std::lock_guard<std::mutex> lock(log_mu_);
     if (logged_.size() >= 1024) logged_.clear();
-    if (!logged_.insert(peer).second) return;
+    // Each distinct reason once per address: a second, different refusal is news.
+    if (!logged_.insert(peer + '\n' + line).second) return;
   }
-  std::cerr << ("tensoract data plane :" + std::to_string(port_) + ": " + line + " (logged once per peer)\n")
+  std::cerr << ("tensoract data plane :" + std::to_string(port_) + ": " + line + " (logged once per peer and reason)\n")
             << std::flush;
 }
 
