@@ -95,7 +95,7 @@ class DataPlaneServer {
   // Out of descriptors: accept the next connection on the reserve descriptor and close it.
   void Shed();
 
-  // A refusal's log line, once per peer address.
+  // A refusal's log line, once per peer address and line.
   void LogOnce(const std::string& peer, const std::string& line);
 
   Provider provider_;
