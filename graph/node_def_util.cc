@@ -153,6 +153,19 @@ Status ValidateNodeDef(const NodeDef& node, const OpDef& op_def) {
                                      type.empty() ? "value with nothing set" : type, " but the op wants a ",
                                      attr.type());
     }
+    // A dtype off TensorFlow's list would be carried along and only fail, unnamed, where an
+    // edge's types are compared ("expected unknown dtype 9599").
+    if (attr.type() == "type" || attr.type() == "list(type)") {
+      const std::vector<int> dtypes = attr.type() == "type"
+                                          ? std::vector<int>{v->type()}
+                                          : std::vector<int>(v->list().type().begin(), v->list().type().end());
+      for (int t : dtypes) {
+        if (!tensorflow::DataType_IsValid(t) || t == tensorflow::DT_INVALID) {
+          return errors::InvalidArgument(where(), ": attr '", attr.name(), "' is dtype ", t,
+                                         ", which is not a TensorFlow dtype");
+        }
+      }
+    }
     std::string bad;
     if (attr.has_allowed_values() && !AllowedValue(attr.allowed_values(), *v, &bad)) {
       return errors::InvalidArgument(where(), ": attr '", attr.name(), "' is ", bad, ", not one of ",

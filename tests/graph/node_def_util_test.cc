@@ -136,6 +136,27 @@ TEST_CASE("a type the op does not allow is an InvalidArgument naming node, attr,
   CHECK_THAT(s.message(), Contains("'mm'") && Contains("'T'") && Contains("bool") && Contains("float"));
 }
 
+TEST_CASE("a dtype that is not TensorFlow's is an InvalidArgument naming node, attr and the number") {
+  NodeDef node = testing::FromText<NodeDef>(R"pb(
+    name: "c" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  )pb");
+  (*node.mutable_attr())["dtype"].set_type(static_cast<tf::DataType>(9799));
+  Status s = Validate(node, RegisteredOp("Placeholder"));
+  CHECK(s.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(s.message(), Contains("'c'") && Contains("'dtype'") && Contains("dtype 9799"));
+  tf::OpDef fancy = FancyOp();
+  NodeDef f = testing::FromText<NodeDef>(R"pb(
+    name: "f" op: "Fancy" input: "a" input: "b" input: "c" input: "d"
+    attr { key: "T" value { type: DT_FLOAT } }
+    attr { key: "N" value { i: 1 } }
+    attr { key: "Tin" value { list { type: DT_INT32 } } }
+  )pb");
+  (*f.mutable_attr())["Tin"].mutable_list()->add_type(static_cast<tf::DataType>(-3));
+  s = Validate(f, fancy);
+  CHECK(s.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(s.message(), Contains("'Tin'") && Contains("dtype -3"));
+}
+
 TEST_CASE("a string the op does not allow is an InvalidArgument naming it") {
   tf::OpDef conv;
   REQUIRE(OpDefBuilder("Pad").Attr("padding: {'SAME', 'VALID'}").Finalize(&conv).ok());
