@@ -59,7 +59,10 @@ struct NodeOptions {
   int heartbeat_interval_ms = 1000; // this node's master asks every other task this often
   int heartbeat_timeout_ms = 3000;  // and marks one that stays silent this long unavailable
   bool bfloat16_sendrecv = false;   // the master's lossy 16-bit transfers (SessionOptions)
-  int session_gc_seconds = 0;       // the master closes sessions idle this long; 0: never
+  // The master closes sessions idle this long (0: never). On by default: a client that dies
+  // without its process being noticed (a gRPC client presents no process at all) must not
+  // leave its session, graphs and resources for good.
+  int session_gc_seconds = 3600;
   // TensorFlow's MasterService over gRPC at this "host:port" (bootstrap/grpc_master.h);
   // empty: not served. Optionally over TLS with this certificate and key.
   std::string grpc_master;

@@ -151,6 +151,8 @@ TEST_CASE("--grpc-master serves TensorFlow's MasterService on loopback unless a 
     return ParseNodeArgs(args);
   };
   CHECK(with({}).value().grpc_master.empty());
+  CHECK(with({}).value().session_gc_seconds == 3600);  // idle sessions are collected by default
+  CHECK(with({"--session-gc-seconds", "0"}).value().session_gc_seconds == 0);
   CHECK(with({"--grpc-master", "8470"}).value().grpc_master == "127.0.0.1:8470");
   CHECK(with({"--grpc-master", "10.0.0.2:8470"}).value().grpc_master == "10.0.0.2:8470");
   auto tls = with({"--grpc-master", "0", "--grpc-tls-cert", "c.pem", "--grpc-tls-key", "k.pem"}).value();
