@@ -110,11 +110,27 @@ class TransportState {
   SSL_CTX* ctx() const { return ctx_.get(); }
   const std::string& fingerprint() const { return fingerprint_; }
 
-  // Registers a handshake in progress; false (the caller closes the socket) when too many
-  // inbound ones already wait.
+  // Registers a handshake in progress. When every inbound slot is taken, the one waiting
+  // longest is shut down to make room: a member's handshake takes milliseconds, so slots
+  // that strangers hold idle cannot keep members out (they only ever lose their oldest).
   bool BeginHandshake(const TlsChannel* channel, native_socket fd, bool inbound) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (inbound && inbound_ >= kMaxInboundHandshakes) return false;
+    std::unique_lock<std::mutex> lock(mu_);
+    if (inbound && inbound_ >= kMaxInboundHandshakes) {
+      auto oldest = handshakes_.end();
+      for (auto it = handshakes_.begin(); it != handshakes_.end(); ++it) {
+        if (it->second.inbound && (oldest == handshakes_.end() || it->second.deadline < oldest->second.deadline)) {
+          oldest = it;
+        }
+      }
+      if (oldest == handshakes_.end()) return false;
+      shutdown(oldest->second.fd, SHUT_RDWR);  // its handshake fails on the multiplexer, as at its deadline
+      --inbound_;
+      handshakes_.erase(oldest);
+      lock.unlock();
+      LogOncePerPeer("", StrCat(kMaxInboundHandshakes, " inbound handshakes waited: the oldest are closed to make "
+                                "room for new ones"));
+      lock.lock();
+    }
     handshakes_[channel] = Handshake{Clock::now() + kHandshakeDeadline, fd, inbound};
     if (inbound) ++inbound_;
     cv_.notify_all();

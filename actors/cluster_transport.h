@@ -11,9 +11,9 @@
 // not a message to a guessed actor id. Every record after the handshake is authenticated.
 //
 // Bounds on what a stranger can hold: a handshake must finish within 10 s (a watchdog
-// shuts the socket down), at most 128 inbound handshakes run at once (more are closed at
-// accept), and a node that runs out of descriptors sheds new connections instead of
-// spinning on them. A member may announce a BASP message of at most 512 MiB
+// shuts the socket down), at most 128 inbound handshakes run at once (at accept, a new one
+// closes the one waiting longest: idle strangers cannot keep members out), and a node
+// that runs out of descriptors sheds new connections instead of spinning on them. A member may announce a BASP message of at most 512 MiB
 // ($TENSORACT_MAX_CONTROL_MESSAGE_BYTES): a larger one closes its connection before
 // anything is allocated for it. Each refusal reason is logged once per peer address.
 //

@@ -44,7 +44,7 @@ StatusOr<RunStepRequest> DecodeRunStep(const std::string& bytes) {
   local.session_handle = req.session_handle();
   ExpansionBudget budget;
   for (const auto& feed : req.feed()) {
-    TA_RETURN_IF_ERROR(budget.Charge(feed.tensor(), "a RunStep request"));
+    TA_RETURN_IF_ERROR(budget.Charge(feed.tensor(), StrCat("RunStep feed '", feed.name(), "'")));
     auto t = Tensor::FromProto(feed.tensor());
     if (!t.ok()) return errors::InvalidArgument("RunStep feed '", feed.name(), "': ", t.status().message());
     local.feeds.emplace_back(feed.name(), std::move(t).value());
@@ -98,7 +98,7 @@ StatusOr<RunCallableRequest> DecodeRunCallable(const std::string& bytes) {
   local.request_id = req.request_id();
   ExpansionBudget budget;
   for (int i = 0; i < req.feed_size(); ++i) {
-    TA_RETURN_IF_ERROR(budget.Charge(req.feed(i), "a RunCallable request"));
+    TA_RETURN_IF_ERROR(budget.Charge(req.feed(i), StrCat("RunCallable feed ", i)));
     auto t = Tensor::FromProto(req.feed(i));
     if (!t.ok()) return errors::InvalidArgument("RunCallable feed ", i, ": ", t.status().message());
     local.feeds.push_back(std::move(t).value());

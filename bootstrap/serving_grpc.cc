@@ -49,7 +49,7 @@ Status Predict(const ServedModel& model, const std::string& bytes, std::string* 
   std::vector<std::pair<std::string, Tensor>> inputs;
   ExpansionBudget budget;
   for (const auto& [alias, proto] : request.inputs()) {
-    TA_RETURN_IF_ERROR(budget.Charge(proto, "a PredictRequest"));
+    TA_RETURN_IF_ERROR(budget.Charge(proto, StrCat("input '", alias, "'")));
     auto tensor = Tensor::FromProto(proto);
     if (!tensor.ok()) return errors::InvalidArgument("input '", alias, "': ", tensor.status().message());
     inputs.emplace_back(alias, std::move(tensor).value());

@@ -94,7 +94,8 @@ uint64_t ExpandedBytes(const tensorflow::TensorProto& proto);
 // Charge each proto before decoding it.
 class ExpansionBudget {
  public:
-  // InvalidArgument naming `what` (the request) once the protos charged so far exceed it.
+  // InvalidArgument naming `what` (the proto's place in its request) once the protos
+  // charged so far exceed it.
   Status Charge(const tensorflow::TensorProto& proto, const std::string& what);
 
  private:

@@ -299,9 +299,11 @@ Status ExpansionBudget::Charge(const tensorflow::TensorProto& proto, const std::
   const uint64_t limit = MaxExpandedTensorBytes();
   spent_ = bytes > limit - std::min(spent_, limit) ? limit + 1 : spent_ + bytes;
   if (spent_ > limit) {
-    return errors::InvalidArgument(what, ": its TensorProtos would expand past ", limit,
-                                   " bytes in all (each one's values repeated to its shape; ",
-                                   kMaxExpandedTensorBytesEnv, ")");
+    const uint64_t present = proto.ByteSizeLong();
+    const uint64_t tensor = bytes > std::numeric_limits<uint64_t>::max() - present ? bytes : bytes + present;
+    return errors::InvalidArgument(what, ": a TensorProto of ", present, " bytes announces a tensor of ", tensor,
+                                   " bytes; one request's TensorProtos may expand at most ", limit,
+                                   " bytes in all (", kMaxExpandedTensorBytesEnv, ")");
   }
   return Status::OK();
 }

@@ -244,6 +244,7 @@ struct DataPlaneServer::Connection {
     const int64_t deadline = data_plane::SteadyNowMs() + options.handshake_timeout_ms;
     Status auth = stream.tls() ? stream.Handshake(deadline, peer)
                                : data_plane::AuthenticateClient(fd, server->key_, deadline);
+    proven = auth.ok();
     if (!auth.ok()) {
       server->LogOnce(peer, StrCat("refused a data plane connection from ", peer, ": ", auth.message()));
     } else {
@@ -296,6 +297,10 @@ struct DataPlaneServer::Connection {
   DataPlaneServer* const server;
   const int fd;
   data_plane::Stream stream;  // the socket's bytes, plain or in TLS
+  // The peer finished the handshake (set by the reader; the acceptor reads it to pick a
+  // connection to evict).
+  std::atomic<bool> proven{false};
+  const std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
   std::mutex mu;
   std::condition_variable cv;
   std::deque<std::unique_ptr<Outgoing>> queue;
@@ -417,7 +422,7 @@ void DataPlaneServer::AcceptLoop() {
       return;
     }
     ReapLocked();
-    if (connections_.size() >= static_cast<size_t>(options_.max_connections)) {
+    if (connections_.size() >= static_cast<size_t>(options_.max_connections) && !EvictOldestUnprovenLocked()) {
       LogOnce(PeerOf(fd), StrCat("refused a data plane connection from ", PeerOf(fd), ": ", options_.max_connections,
                                  " connections are open"));
       close(fd);
@@ -446,6 +451,23 @@ void DataPlaneServer::AcceptLoop() {
     }
     connections_.push_back(std::move(conn));
   }
+}
+
+bool DataPlaneServer::EvictOldestUnprovenLocked() {
+  std::shared_ptr<Connection> oldest;
+  for (const auto& conn : connections_) {
+    if (conn->proven || (oldest && conn->accepted >= oldest->accepted)) continue;
+    std::lock_guard<std::mutex> lock(conn->mu);
+    if (!conn->closed) oldest = conn;
+  }
+  if (!oldest) return false;
+  {
+    std::lock_guard<std::mutex> lock(oldest->mu);
+    oldest->CloseLocked();  // its handshake fails; the reaper takes it
+  }
+  LogOnce("", StrCat(options_.max_connections, " connections were open: the oldest that had not finished its "
+                     "handshake are closed to make room for new ones"));
+  return true;
 }
 
 void DataPlaneServer::Stop() {

@@ -19,7 +19,8 @@
 // the cluster token; TLS mode: a mutual TLS handshake, both ends presenting certificates
 // from the cluster CA, and every byte after it in TLS: actors/data_plane/stream.h); nothing
 // it sends before reaches the provider. At most
-// `max_connections` connections live at once (more are closed at accept), each with at
+// `max_connections` connections live at once (at accept, a new one closes the oldest that
+// has not finished its handshake, or is closed itself when all are proven), each with at
 // most `max_pending_replies` requests unanswered (more are answered ResourceExhausted).
 // A connection idle for `idle_timeout_ms`, one that stops midway through a request for
 // `frame_timeout_ms`, or one whose client stops reading for `send_timeout_ms`, is closed.
@@ -92,6 +93,10 @@ class DataPlaneServer {
   void AcceptLoop();
   // Joins and closes connections whose threads ended. Requires mu_ held.
   void ReapLocked();
+  // All connections are open: closes the oldest one whose peer has not finished its
+  // handshake, to make room (idle strangers cannot keep members out); false when every
+  // connection is a proven one. Requires mu_.
+  bool EvictOldestUnprovenLocked();
   // Out of descriptors: accept the next connection on the reserve descriptor and close it.
   void Shed();
 

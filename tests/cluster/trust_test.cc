@@ -295,6 +295,25 @@ long ResidentMiB(int pid) {
   return -1;
 }
 
+TEST_CASE("300 idle connections held on each port, more than its handshake slots: new members still get in",
+          "[cluster][trust]") {
+  Target target(/*max_open_files=*/1024);
+  std::vector<int> held;
+  for (int i = 0; i < 300; ++i) {
+    for (int port : {target.data_plane_port(), target.node.port()}) {
+      int fd = ConnectTcp(port);
+      if (fd >= 0) held.push_back(fd);
+    }
+  }
+  // A new member on both channels, while the strangers hold 128 control and 256 data-plane
+  // slots and more: their oldest make room.
+  CHECK(FetchAsMember(target, kTestToken).code() == error::DEADLINE_EXCEEDED);
+  CHECK_THAT(InspectAsMember(target.node.port()), Catch::Contains("worker"));
+  CHECK(FetchAsMember(target, kTestToken).code() == error::DEADLINE_EXCEEDED);
+  CHECK(target.node.running());
+  for (int fd : held) close(fd);
+}
+
 TEST_CASE("a member announcing a 1 GiB BASP message has its connection closed before the node allocates it",
           "[cluster][trust]") {
   Target target;

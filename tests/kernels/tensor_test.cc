@@ -420,9 +420,10 @@ TEST_CASE("one request's TensorProtos may expand no more in all than one may", "
   CHECK(budget.Charge(announcing(third), "a request").ok());
   CHECK(budget.Charge(announcing(third), "a request").ok());
   CHECK(budget.Charge(full, "a request").ok());
-  Status over = budget.Charge(announcing(third + 1000), "a RunStep request");
+  Status over = budget.Charge(announcing(third + 1000), "RunStep feed 'x:0'");
   CHECK(over.code() == error::INVALID_ARGUMENT);
-  CHECK_THAT(over.message(), Catch::Contains("a RunStep request") && Catch::Contains("in all"));
+  CHECK_THAT(over.message(), Catch::Contains("RunStep feed 'x:0'") && Catch::Contains("in all") &&
+                                 Catch::Contains(std::to_string((third + 1000) * 4) + " bytes"));
   ExpansionBudget huge;
   CHECK_FALSE(huge.Charge(MakeProto(tensorflow::DT_FLOAT, {int64_t{1} << 40, int64_t{1} << 40}), "x").ok());
 }
