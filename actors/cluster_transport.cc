@@ -256,9 +256,17 @@ class TlsChannel {
     int n = SSL_read(ssl_, buf, static_cast<int>(std::min<size_t>(len, INT32_MAX)));
     if (n > 0) {
       result = static_cast<size_t>(n);
+      heard_ = true;
       return rw_state::success;
     }
     int err = SSL_get_error(ssl_, n);
+    if (!inbound_ && !heard_ && (err == SSL_ERROR_SSL || err == SSL_ERROR_ZERO_RETURN)) {
+      // TLS 1.3: our side of the handshake ends before the peer checks our certificate
+      // (or finds we hold the token where it wants one); its refusal is this alert, before
+      // a single byte of BASP. Recorded, so the caller hears PermissionDenied and why.
+      RecordFailure(endpoint_, HandshakeFailure{true, err == SSL_ERROR_SSL ? SslErrorText()
+                                                                         : "the node closed the connection"});
+    }
     return err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ? rw_state::success : rw_state::failure;
   }
 
@@ -371,6 +379,7 @@ class TlsChannel {
   bool established_ = false;
   bool write_paused_ = false;
   bool refused_ = false;
+  bool heard_ = false;  // some application data came: the peer accepted us
 };
 
 // CAF's stream with the TLS channel as its read/write policy.
