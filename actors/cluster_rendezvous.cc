@@ -38,8 +38,14 @@ void ClusterRendezvous::FetchFrom(const std::string& task, int64_t step_id, cons
                                     task, "'s data plane is"),
                 Tensor(), false);
   }
+  // A failure names the task it fetched from: the data plane's own words name only an
+  // address and a key.
   client_->RecvTensorAsync(peer, step_id, key, /*lossy16=*/false, deadline_ms,
-                           allocator != nullptr ? allocator : cpu_allocator(), std::move(done));
+                           allocator != nullptr ? allocator : cpu_allocator(),
+                           [task, done = std::move(done)](const Status& s, const Tensor& value, bool is_dead) {
+                             if (s.ok()) return done(s, value, is_dead);
+                             done(s.WithContext(StrCat("fetching from task ", task)), value, is_dead);
+                           });
 }
 
 void ClusterRendezvous::SetPeers(std::map<std::string, std::string> data_plane_by_task) {
