@@ -238,6 +238,19 @@ struct DataPlaneServer::Connection {
     --threads_running;
   }
 
+  // False when no thread could be had.
+  bool StartWriter(const std::shared_ptr<Connection>& self) {
+    std::lock_guard<std::mutex> lock(mu);
+    ++threads_running;
+    try {
+      writer = std::thread([self] { self->WriterLoop(); });
+    } catch (const std::system_error&) {
+      --threads_running;
+      return false;
+    }
+    return true;
+  }
+
   void ReaderLoop(const std::shared_ptr<Connection>& self) {
     const Options& options = server->options_;
     const std::string peer = PeerOf(fd);
@@ -245,6 +258,9 @@ struct DataPlaneServer::Connection {
     Status auth = stream.tls() ? stream.Handshake(deadline, peer)
                                : data_plane::AuthenticateClient(fd, server->key_, deadline);
     proven = auth.ok();
+    // The writer starts once the peer is proven: a stranger's connection holds one thread,
+    // not two, while it lasts.
+    if (auth.ok() && !StartWriter(self)) auth = errors::ResourceExhausted("cannot start its writer thread");
     if (!auth.ok()) {
       server->LogOnce(peer, StrCat("refused a data plane connection from ", peer, ": ", auth.message()));
     } else {
@@ -374,7 +390,7 @@ void DataPlaneServer::ReapLocked() {
       continue;
     }
     conn->reader.join();
-    conn->writer.join();
+    if (conn->writer.joinable()) conn->writer.join();  // none when the peer never proved itself
     {
       std::lock_guard<std::mutex> lock(conn->mu);
       close(conn->fd);
@@ -431,23 +447,13 @@ void DataPlaneServer::AcceptLoop() {
     data_plane::TuneSocket(fd);
     auto conn = std::make_shared<Connection>(this, fd);
     try {
-      conn->threads_running = 2;
+      conn->threads_running = 1;  // the reader; the writer starts once the peer is proven
       conn->reader = std::thread([conn] { conn->ReaderLoop(conn); });
     } catch (const std::system_error&) {
       // Out of threads: refuse this connection, keep serving the others.
       close(fd);
       LogOnce("", "cannot start a thread: refusing new data plane connections until some end");
       continue;
-    }
-    try {
-      conn->writer = std::thread([conn] { conn->WriterLoop(); });
-    } catch (const std::system_error&) {
-      {
-        std::lock_guard<std::mutex> conn_lock(conn->mu);
-        conn->CloseLocked();
-        --conn->threads_running;
-      }
-      LogOnce("", "cannot start a thread: refusing new data plane connections until some end");
     }
     connections_.push_back(std::move(conn));
   }

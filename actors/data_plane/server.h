@@ -28,8 +28,8 @@
 // Out of descriptors, the acceptor sheds connections and carries on.
 //
 // Threads: one accepting thread; per connection a reader thread (authenticates, decodes
-// requests, calls the provider) and a writer thread (sends queued replies piece by
-// piece). A small reply found with nothing queued ahead of it is written by the thread
+// requests, calls the provider) and, once the peer has proved itself, a writer thread
+// (sends queued replies piece by piece). A small reply found with nothing queued ahead of it is written by the thread
 // calling `reply` itself, without blocking (the caller is the rendezvous actor): what the
 // socket does not take at once is left to the writer, saving a thread wake-up on the
 // round trip. Stop() (or the destructor) shuts every socket down and joins every thread;

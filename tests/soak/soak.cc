@@ -1,9 +1,10 @@
 // The soak test: the distributed example's synchronous MLP (examples/distributed_fashion_mnist,
 // one ps and two workers, each a tensoract-node process) trains on Fashion-MNIST under a
 // TrainingLoop for as long as asked, while a chaos thread kills and restarts the ps, kills
-// and restarts worker 1, and freezes worker 1 past the heartbeat timeout, in turn, every
-// --chaos-every-s seconds. A monitor prints, every --sample-every-s seconds, each node's
-// open descriptors, threads, resident memory and rendezvous entries (from its inspect).
+// and restarts worker 1, freezes worker 1 past the heartbeat timeout, and kills a client
+// process mid-step (its session's step waits on a queue), in turn, every --chaos-every-s
+// seconds. A monitor prints, every --sample-every-s seconds, each node's open descriptors,
+// threads, resident memory, rendezvous entries and sessions (from its inspect).
 // At the end the trained model's test accuracy is compared with the local runtime's after
 // the same steps on the same batches (no faults), and the resources with their first
 // sample after the warm-up.
@@ -15,6 +16,7 @@
 // descriptors, threads and rendezvous entries ended within a small margin of where they
 // started (memory is printed, not judged: allocator caches grow in steps); 1 otherwise.
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -39,6 +41,7 @@
 #include "bootstrap/node_process.h"
 #include "data/batcher.h"
 #include "data/fashion_mnist.h"
+#include "graph/builder/data_flow_ops.h"
 #include "examples/distributed_fashion_mnist/mlp_graphs.h"
 #include "examples/distributed_fashion_mnist/runner.h"
 
@@ -91,6 +94,7 @@ struct Sample {
   int fds = -1, threads = -1;
   long rss_kb = -1;
   long rendezvous_steps = -1;
+  long sessions = -1;  // its master's
 };
 
 long NumberBefore(const std::string& text, const std::string& what) {
@@ -124,7 +128,10 @@ Sample Measure(int pid, int port) {
   if (!service.ok()) return s;
   caf::scoped_actor self{system};
   self->request(*service, std::chrono::seconds(3), inspect_atom::value)
-      .receive([&](std::string& text) { s.rendezvous_steps = NumberBefore(text, " steps with entries"); },
+      .receive([&](std::string& text) {
+                 s.rendezvous_steps = NumberBefore(text, " steps with entries");
+                 s.sessions = NumberBefore(text, " sessions,");
+               },
                [](caf::error&) {});
   return s;
 }
@@ -145,7 +152,35 @@ bool StartCluster(Cluster& c, const std::vector<std::string>& flags) {
                          flags);
 }
 
+// A client that a chaos round kills: a session on `target` whose step waits on a queue
+// that nobody fills (a queue, a waiting dequeue and a step on every node it spans).
+int ClientChild(const std::string& target) {
+  SessionOptions options;
+  options.target = target;
+  options.cluster_token = kTestToken;
+  auto session = Session::New(options);
+  if (!session.ok()) return 1;
+  Scope root = Scope::NewRootScope();
+  auto queue = ops::FIFOQueue(root.WithOpName("never_filled"), {tensorflow::DT_FLOAT});
+  ops::QueueDequeue(root.WithOpName("waits"), queue, {tensorflow::DT_FLOAT});
+  tensorflow::GraphDef def;
+  if (!root.ToGraphDef(&def).ok() || !(*session)->Create(def).ok()) return 1;
+  (void)(*session)->Run({}, {"waits:0"}, {}, nullptr);  // until killed
+  return 0;
+}
+
+// Starts this binary as a ClientChild of `target`; its pid, or -1.
+pid_t StartClientChild(const std::string& target) {
+  pid_t child = fork();
+  if (child == 0) {
+    execl("/proc/self/exe", "soak", "--client-child", target.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return child;
+}
+
 int Main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--client-child") return ClientChild(argv[2]);
   Flags f;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
@@ -212,14 +247,23 @@ int Main(int argc, char** argv) {
       if (done) break;
       std::lock_guard<std::mutex> lock(cluster.mu);
       const char* what = "";
-      if (round % 3 == 0) {
+      if (round % 4 == 3) {
+        // A client process killed mid-step: its session, step and queue must go.
+        what = "killed a client mid-step";
+        const pid_t client = StartClientChild("tensoract://" + Local(cluster.worker0.port()));
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        if (client > 0) {
+          kill(client, SIGKILL);
+          waitpid(client, nullptr, 0);
+        }
+      } else if (round % 4 == 0) {
         what = "killed and restarted the ps";
         cluster.ps.Signal(SIGKILL);
         cluster.ps.Wait(5000);
         if (!cluster.ps.Start("ps=" + Local(cluster.ps_port) + ";worker=127.0.0.1:0,127.0.0.1:0", "ps", 0, node_flags)) {
           std::fprintf(stderr, "soak: the ps did not restart: %s\n", cluster.ps.error().c_str());
         }
-      } else if (round % 3 == 1) {
+      } else if (round % 4 == 1) {
         what = "killed and restarted worker 1";
         cluster.worker1.Signal(SIGKILL);
         cluster.worker1.Wait(5000);
@@ -258,8 +302,8 @@ int Main(int argc, char** argv) {
       for (const auto& [name, where] : nodes) {
         Sample s = Measure(where.first, where.second);
         samples[name].push_back(s);
-        std::printf("  %s fds %d threads %d rss %ld MB rendezvous %ld", name.c_str(), s.fds, s.threads, s.rss_kb / 1024,
-                    s.rendezvous_steps);
+        std::printf("  %s fds %d threads %d rss %ld MB rendezvous %ld sessions %ld", name.c_str(), s.fds, s.threads,
+                    s.rss_kb / 1024, s.rendezvous_steps, s.sessions);
       }
       std::printf("\n");
       std::fflush(stdout);
@@ -318,10 +362,13 @@ int Main(int argc, char** argv) {
     const Sample& first = list[1];  // after the warm-up
     const Sample& last = list.back();
     const bool ok = last.fds <= first.fds + 8 && last.threads <= first.threads + 8 &&
-                    last.rendezvous_steps <= std::max<long>(first.rendezvous_steps, 0) + 2;
-    std::printf("resources %s: fds %d -> %d, threads %d -> %d, rss %ld -> %ld MB, rendezvous %ld -> %ld: %s\n",
+                    last.rendezvous_steps <= std::max<long>(first.rendezvous_steps, 0) + 2 &&
+                    last.sessions <= std::max<long>(first.sessions, 0) + 1;
+    std::printf("resources %s: fds %d -> %d, threads %d -> %d, rss %ld -> %ld MB, rendezvous %ld -> %ld, "
+                "sessions %ld -> %ld: %s\n",
                 name.c_str(), first.fds, last.fds, first.threads, last.threads, first.rss_kb / 1024,
-                last.rss_kb / 1024, first.rendezvous_steps, last.rendezvous_steps, ok ? "flat" : "GREW");
+                last.rss_kb / 1024, first.rendezvous_steps, last.rendezvous_steps, first.sessions, last.sessions,
+                ok ? "flat" : "GREW");
     flat = flat && ok;
   }
   const bool close = *accuracy >= *local_accuracy - 0.02;
