@@ -171,6 +171,9 @@ StatusOr<std::unique_ptr<GrpcFront>> GrpcFront::Start(Options options) {
   if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
     return errors::InvalidArgument("gRPC TLS needs both a certificate and a key file");
   }
+  if (!options.tls_ca_file.empty() && options.tls_cert_file.empty()) {
+    return errors::InvalidArgument("gRPC client certificates (a CA file) need TLS: a certificate and a key");
+  }
   if (options.tls_cert_file.empty()) {
     credentials = grpc::InsecureServerCredentials();
   } else {
@@ -179,6 +182,10 @@ StatusOr<std::unique_ptr<GrpcFront>> GrpcFront::Start(Options options) {
     TA_RETURN_IF_ERROR(ReadFileToString(options.tls_cert_file, &pair.cert_chain));
     grpc::SslServerCredentialsOptions ssl;
     ssl.pem_key_cert_pairs.push_back(std::move(pair));
+    if (!options.tls_ca_file.empty()) {
+      TA_RETURN_IF_ERROR(ReadFileToString(options.tls_ca_file, &ssl.pem_root_certs));
+      ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+    }
     credentials = grpc::SslServerCredentials(ssl);
   }
   std::unique_ptr<GrpcFront> front(new GrpcFront);

@@ -35,6 +35,9 @@ class GrpcFront {
     std::string address;  // "host:port"; port 0 picks one (see port())
     // TLS: PEM files of the server's certificate chain and key; both empty: plaintext.
     std::string tls_cert_file, tls_key_file;
+    // With TLS: a CA's certificate (PEM); clients must then present a certificate it signed
+    // (mutual TLS). Empty: any client may connect.
+    std::string tls_ca_file;
     int max_message_bytes = 256 << 20;
     // Handlers that block (a model's run) get a pool of this many threads; 0: they run on
     // gRPC's own threads, which suits handlers that only pass the request on.

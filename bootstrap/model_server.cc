@@ -150,6 +150,7 @@ StatusOr<int> ModelServer::Start() {
     grpc.address = StrCat(options_.rest_api_host, ":", options_.grpc_port);
     grpc.tls_cert_file = options_.grpc_tls_cert_file;
     grpc.tls_key_file = options_.grpc_tls_key_file;
+    grpc.tls_ca_file = options_.grpc_tls_ca_file;
     grpc.max_message_bytes = static_cast<int>(std::min<size_t>(options_.max_request_bytes, INT32_MAX));
     // As many requests at once as the REST API's pool takes at its smallest; they go to the
     // thread that went idle last (GrpcFront::HandlerPool).

@@ -54,6 +54,7 @@ struct ModelServerOptions {
   // -1 off, 0 any free port (grpc_port() says which). With a certificate and key: TLS.
   int grpc_port = -1;
   std::string grpc_tls_cert_file, grpc_tls_key_file;
+  std::string grpc_tls_ca_file;  // with TLS: clients must present a certificate this CA signed
 };
 
 class ModelServer {

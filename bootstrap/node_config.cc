@@ -17,7 +17,7 @@ const std::set<std::string>& Keys() {
                                              "threads", "heartbeat-interval-ms", "heartbeat-timeout-ms",
                                              "bfloat16-sendrecv", "session-gc-seconds", "advertise",
                                              "tls-cert", "tls-key", "tls-ca", "gpus", "grpc-master",
-                                             "grpc-tls-cert", "grpc-tls-key"};
+                                             "grpc-tls-cert", "grpc-tls-key", "grpc-tls-ca"};
   return keys;
 }
 
@@ -169,6 +169,10 @@ StatusOr<NodeOptions> ParseNodeArgs(const std::vector<std::string>& args, const 
   }
   if (values.count("grpc-tls-cert")) options.grpc_tls_cert_file = values["grpc-tls-cert"];
   if (values.count("grpc-tls-key")) options.grpc_tls_key_file = values["grpc-tls-key"];
+  if (values.count("grpc-tls-ca")) options.grpc_tls_ca_file = values["grpc-tls-ca"];
+  if (!options.grpc_tls_ca_file.empty() && options.grpc_tls_cert_file.empty()) {
+    return errors::InvalidArgument("--grpc-tls-ca needs --grpc-tls-cert and --grpc-tls-key");
+  }
   if ((options.grpc_tls_cert_file.empty() != options.grpc_tls_key_file.empty()) ||
       (!options.grpc_tls_cert_file.empty() && options.grpc_master.empty())) {
     return errors::InvalidArgument("--grpc-tls-cert and --grpc-tls-key go together, with --grpc-master");
@@ -216,6 +220,8 @@ std::string NodeUsage() {
          "                     127.0.0.1. Its clients present no credentials: whoever reaches\n"
          "                     it runs graphs with this process's rights (default: off)\n"
          "  --grpc-tls-cert PATH, --grpc-tls-key PATH  TLS for --grpc-master (PEM files)\n"
+         "  --grpc-tls-ca PATH  and clients must present a certificate this CA signed\n"
+         "                     (mutual TLS; TensorFlow's own grpc:// client cannot)\n"
          "Prints 'tensoract-node ready: <task> on <host>:<port>; data plane: <host>:<port>' when\n"
          "listening; SIGTERM or SIGINT stops it (exit 0). Exit 2: bad arguments; 1: could\n"
          "not start (no token, port in use).\n";

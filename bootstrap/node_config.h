@@ -67,6 +67,7 @@ struct NodeOptions {
   // empty: not served. Optionally over TLS with this certificate and key.
   std::string grpc_master;
   std::string grpc_tls_cert_file, grpc_tls_key_file;
+  std::string grpc_tls_ca_file;  // clients must present a certificate this CA signed
 
   std::string task_name() const { return TaskName(job, task); }
 };

@@ -137,6 +137,7 @@ int Run(const NodeOptions& options, const ClusterCredentials& credentials, const
     grpc_options.address = options.grpc_master;
     grpc_options.tls_cert_file = options.grpc_tls_cert_file;
     grpc_options.tls_key_file = options.grpc_tls_key_file;
+    grpc_options.tls_ca_file = options.grpc_tls_ca_file;
     grpc_options.routes = MasterServiceRoutes(system, service);
     auto started = GrpcFront::Start(std::move(grpc_options));
     if (!started.ok()) {

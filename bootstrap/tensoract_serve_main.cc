@@ -5,7 +5,7 @@
 //       [--rest_api_host 127.0.0.1] [--file_system_poll_wait_seconds 1]
 //       [--rest_api_num_threads N] [--rest_api_timeout_in_ms 30000]
 //       [--rest_api_max_request_bytes 67108864] [--enable_signature_method_name_check]
-//       [--bfloat16_products] [--grpc_tls_cert PEM --grpc_tls_key PEM]
+//       [--bfloat16_products] [--grpc_tls_cert PEM --grpc_tls_key PEM [--grpc_tls_ca PEM]]
 //
 // DIR holds numbered version directories (DIR/1, DIR/2, ...), each a SavedModel; the
 // newest is served, and a newer one written while the server runs replaces it (see
@@ -30,7 +30,7 @@ namespace {
 
 const char kUsage[] =
     "usage: tensoract-serve --model_name NAME --model_base_path DIR [--rest_api_port 8501]\n"
-    "           [--port 8500] [--grpc_tls_cert PEM --grpc_tls_key PEM]\n"
+    "           [--port 8500] [--grpc_tls_cert PEM --grpc_tls_key PEM [--grpc_tls_ca PEM]]\n"
     "           [--rest_api_host 127.0.0.1] [--file_system_poll_wait_seconds 1]\n"
     "           [--rest_api_num_threads N] [--rest_api_timeout_in_ms 30000]\n"
     "           [--rest_api_max_request_bytes BYTES] [--enable_signature_method_name_check]\n"
@@ -110,6 +110,8 @@ bool ParseArgs(const std::vector<std::string>& args, tensoract::ModelServerOptio
       options->grpc_tls_cert_file = value;
     } else if (flag == "grpc_tls_key") {
       options->grpc_tls_key_file = value;
+    } else if (flag == "grpc_tls_ca") {
+      options->grpc_tls_ca_file = value;
     } else if (flag == "file_system_poll_wait_seconds") {
       char* end = nullptr;
       const double s = std::strtod(value.c_str(), &end);

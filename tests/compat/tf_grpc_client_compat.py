@@ -241,7 +241,8 @@ def bad_requests(address):
 
 def tls_master(node_bin, work):
     """--grpc-tls-cert/--grpc-tls-key: a client trusting the certificate is answered (TensorFlow's
-    own client speaks plaintext only; grpcio's raw call stands in), a plaintext one is not."""
+    own client speaks plaintext only; grpcio's raw call stands in), a plaintext one is not; with
+    --grpc-tls-ca, only a client presenting a certificate that CA signed."""
     cert, key = os.path.join(work, "master.pem"), os.path.join(work, "master.key")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                     "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
@@ -259,6 +260,33 @@ def tls_master(node_bin, work):
         except grpc.RpcError as e:
             if e.code() != grpc.StatusCode.UNAVAILABLE:
                 sys.exit("tf_grpc_client_compat: a plaintext client of a TLS master got %s" % e.code())
+    finally:
+        nodes.stop()
+
+    # --grpc-tls-ca: mutual TLS, for clients that can present a certificate the CA signed.
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    certs = os.path.join(work, "grpc_certs")
+    subprocess.run(["bash", os.path.join(repo, "bootstrap", "make-cluster-certs.sh"), certs, "master", "client"],
+                   check=True, capture_output=True)
+    pem = lambda name: open(os.path.join(certs, name), "rb").read()
+    nodes = Nodes(node_bin, work, [("worker", 1)],
+                  extra=("--grpc-tls-cert", os.path.join(certs, "master.pem"), "--grpc-tls-key",
+                         os.path.join(certs, "master.key"), "--grpc-tls-ca", os.path.join(certs, "ca.pem")))
+    try:
+        address = nodes.grpc[("worker", 0)][len("grpc://"):]
+        name = [("grpc.ssl_target_name_override", "master")]  # the certificate names the task, not the address
+        member = grpc.secure_channel(address, grpc.ssl_channel_credentials(pem("ca.pem"), pem("client.key"),
+                                                                           pem("client.pem")), options=name)
+        devices = member.unary_unary("/tensorflow.MasterService/ListDevices")(b"", timeout=30)
+        if b"/job:worker/replica:0/task:0/device:CPU:0" not in devices:
+            sys.exit("tf_grpc_client_compat: ListDevices over mutual TLS: %r" % devices[:200])
+        anonymous = grpc.secure_channel(address, grpc.ssl_channel_credentials(pem("ca.pem")), options=name)
+        try:
+            anonymous.unary_unary("/tensorflow.MasterService/ListDevices")(b"", timeout=30)
+            sys.exit("tf_grpc_client_compat: a client without a certificate was answered by a mutual-TLS master")
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.UNAVAILABLE:
+                sys.exit("tf_grpc_client_compat: a client without a certificate got %s" % e.code())
     finally:
         nodes.stop()
 

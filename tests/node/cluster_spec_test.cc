@@ -165,6 +165,10 @@ TEST_CASE("--grpc-master serves TensorFlow's MasterService on loopback unless a 
   REQUIRE_FALSE(half_tls.ok());
   CHECK_THAT(half_tls.status().message(), Catch::Contains("go together"));
   CHECK_FALSE(with({"--grpc-tls-cert", "c.pem", "--grpc-tls-key", "k.pem"}).ok());  // TLS for no front
+  CHECK(with({"--grpc-master", "0", "--grpc-tls-cert", "c.pem", "--grpc-tls-key", "k.pem", "--grpc-tls-ca", "ca.pem"})
+            .value()
+            .grpc_tls_ca_file == "ca.pem");
+  CHECK_FALSE(with({"--grpc-master", "0", "--grpc-tls-ca", "ca.pem"}).ok());  // client certificates need TLS
 }
 
 }  // namespace
