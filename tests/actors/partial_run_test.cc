@@ -31,12 +31,18 @@ tensorflow::GraphDef Chain() {
   });
 }
 
+// A session of Chain(), its variable initialised when asked.
+std::unique_ptr<Session> ChainSession(caf::actor_system& system, bool initialised = true) {
+  auto session = Session::New(system).value();
+  REQUIRE(session->Create(Chain()).ok());
+  if (initialised) REQUIRE(session->Run({}, {}, {"init"}, nullptr).ok());
+  return session;
+}
+
 TEST_CASE("a partial run feeds and fetches a part at a time, in one step") {
   caf::actor_system_config cfg;
   caf::actor_system system{cfg};
-  auto session = Session::New(system).value();
-  REQUIRE(session->Create(Chain()).ok());
-  REQUIRE(session->Run({}, {}, {"init"}, nullptr).ok());
+  auto session = ChainSession(system);
 
   std::string handle;
   Status setup = session->PRunSetup({"a", "b:0"}, {"r", "c:0", "d"}, {"bump"}, &handle);
@@ -76,9 +82,7 @@ TEST_CASE("a partial run feeds and fetches a part at a time, in one step") {
 TEST_CASE("a partial run refuses, in TensorFlow's words, what its setup did not declare or what was given already") {
   caf::actor_system_config cfg;
   caf::actor_system system{cfg};
-  auto session = Session::New(system).value();
-  REQUIRE(session->Create(Chain()).ok());
-  REQUIRE(session->Run({}, {}, {"init"}, nullptr).ok());
+  auto session = ChainSession(system);
   std::string handle;
   REQUIRE(session->PRunSetup({"a", "b"}, {"c", "d"}, {}, &handle).ok());
   std::vector<Tensor> out;
@@ -106,8 +110,7 @@ TEST_CASE("a partial run refuses, in TensorFlow's words, what its setup did not 
 TEST_CASE("closing a session ends its partial runs") {
   caf::actor_system_config cfg;
   caf::actor_system system{cfg};
-  auto session = Session::New(system).value();
-  REQUIRE(session->Create(Chain()).ok());
+  auto session = ChainSession(system, /*initialised=*/false);
   std::string handle;
   REQUIRE(session->PRunSetup({"a", "b"}, {"d"}, {}, &handle).ok());
   std::vector<Tensor> out;

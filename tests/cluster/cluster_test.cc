@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,10 +11,7 @@
 #include <future>
 #include <thread>
 
-#include "actors/cluster_credentials.h"
-#include "actors/cluster_transport.h"
 #include "actors/messages.h"
-#include "actors/rpc.h"
 #include "client/eager_context.h"
 #include "client/eager_variable.h"
 #include "client/function.h"
@@ -32,7 +28,6 @@
 #include "graph/builder/list_ops.h"
 #include "graph/gradients/gradients.h"
 #include "kernels/tensor_list.h"
-#include "messages/master.pb.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
@@ -510,133 +505,6 @@ TEST_CASE("the master frozen mid-step: the client's Run fails naming it; worker 
   INFO(thawed.ToString());
   REQUIRE(thawed.ok());
   CHECK(y[0].base<float>()[0] == 3.f);
-}
-
-// The client of the next test, in a process of its own (this binary again): a session on
-// $CLIENT_TARGET running a step that does not end.
-TEST_CASE("a client that runs an endless step (run in a child process)", "[.][client_child]") {
-  const char* target = std::getenv("CLIENT_TARGET");
-  REQUIRE(target != nullptr);
-  std::string fetch;
-  tensorflow::GraphDef def = testing::EndlessLoopGraph(&fetch);
-  auto session = Connect(target);
-  REQUIRE(session->Create(def).ok());
-  std::vector<Tensor> out;
-  (void)session->Run({}, {fetch}, {}, &out);
-  _exit(0);
-}
-
-// The same from raw actors of one actor system, as an application with several actors
-// sends requests: actor A creates the session; actor B sends the endless step; then A exits
-// (normally) while B's step runs. The node must still notice the process's death.
-TEST_CASE("a client whose session's creator exits before its step's sender (run in a child process)",
-          "[.][client_child_actors]") {
-  const char* port = std::getenv("CLIENT_PORT");
-  REQUIRE(port != nullptr);
-  caf::actor_system_config cfg;
-  REQUIRE(ConfigureClusterTransport(cfg, ClusterCredentials::FromToken(kTestToken), "client child").ok());
-  caf::actor_system system{cfg};
-  auto node = ConnectToNode(system, "127.0.0.1", static_cast<uint16_t>(std::atoi(port)), std::chrono::seconds(10));
-  REQUIRE(node.ok());
-  std::string fetch;
-  tensorflow::CreateSessionRequest create;
-  *create.mutable_graph_def() = testing::EndlessLoopGraph(&fetch);
-  // A: an actor that creates the session, then quits normally half a second later.
-  std::promise<std::string> created;
-  const caf::actor service = *node;
-  const std::string create_bytes = create.SerializeAsString();
-  system.spawn([&created, service, create_bytes](caf::event_based_actor* self) -> caf::behavior {
-    self->request(service, std::chrono::seconds(30), rpc_atom::value, std::string("CreateSession"), create_bytes)
-        .then(
-            [&created](int32_t code, std::string&, std::string& bytes) {
-              tensorflow::CreateSessionResponse response;
-              created.set_value(code == 0 && response.ParseFromString(bytes) ? response.session_handle() : "");
-            },
-            [&created](caf::error&) { created.set_value(""); });
-    self->delayed_send(self, std::chrono::milliseconds(500), caf::close_atom::value);
-    return {[self](caf::close_atom) { self->quit(); }};
-  });
-  const std::string handle = created.get_future().get();
-  REQUIRE(!handle.empty());
-  // B: sends the endless step while A still lives.
-  tensorflow::RunStepRequest step;
-  step.set_session_handle(handle);
-  step.add_fetch(fetch);
-  caf::scoped_actor b{system};
-  b->send(service, rpc_atom::value, std::string("RunStep"), step.SerializeAsString());
-  std::this_thread::sleep_for(std::chrono::minutes(5));  // until the test kills this process
-  _exit(0);
-}
-
-// Starts this binary again as the client of `test` (a hidden test case above), with `env`.
-pid_t StartClientChild(const char* test, const std::string& env_name, const std::string& env_value) {
-  pid_t child = fork();
-  if (child == 0) {
-    setenv(env_name.c_str(), env_value.c_str(), 1);
-    execl("/proc/self/exe", "client_child", test, static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return child;
-}
-
-TEST_CASE("a client killed mid-step: the master cancels its step and closes its session", "[cluster][faults]") {
-  NodeProcess node;
-  REQUIRE(node.Start("worker=127.0.0.1:0", "worker", 0));
-  const std::string target = "tensoract://" + Local(node.port());
-  const bool raw_actors = GENERATE(false, true);
-  INFO((raw_actors ? "the session's creator exited before its process was killed" : "a Session"));
-  pid_t child = raw_actors ? StartClientChild("[client_child_actors]", "CLIENT_PORT", std::to_string(node.port()))
-                           : StartClientChild("[client_child]", "CLIENT_TARGET", target);
-  REQUIRE(child >= 0);
-  std::string seen;
-  for (int i = 0; i < 100 && seen.find("1 steps running") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    seen = InspectNode(node.port());
-  }
-  INFO(seen);
-  REQUIRE_THAT(seen, Catch::Contains("1 sessions, 1 steps running"));
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
-  const auto killed = std::chrono::steady_clock::now();
-  for (int i = 0; i < 50; ++i) {
-    seen = InspectNode(node.port());
-    if (seen.find("0 sessions, 0 steps running") != std::string::npos &&
-        seen.find("steps running: []") != std::string::npos) {
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  CHECK_THAT(seen, Catch::Contains("0 sessions, 0 steps running") && Catch::Contains("steps running: []"));
-  WARN("client killed: its session closed and its step stopped "
-       << std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count() << " s later");
-}
-
-TEST_CASE("with --session-gc-seconds, a session nobody uses is closed; one in use stays", "[cluster][faults]") {
-  NodeProcess node;
-  REQUIRE(node.Start("worker=127.0.0.1:0", "worker", 0, {"--session-gc-seconds", "1"}));
-  const std::string target = "tensoract://" + Local(node.port());
-  Scope root = Scope::NewRootScope();
-  auto y = ops::Add(root.WithOpName("y"), ops::Const(root, 1.f), 2.f);
-  tensorflow::GraphDef def;
-  REQUIRE(root.ToGraphDef(&def).ok());
-  auto abandoned = Connect(target);
-  auto used = Connect(target);
-  REQUIRE(abandoned->Create(def).ok());
-  REQUIRE(used->Create(def).ok());
-  std::vector<Tensor> out;
-  // `used` runs a step every 200 ms for 3 s; `abandoned` does nothing after its first.
-  REQUIRE(abandoned->Run({}, {"y"}, {}, &out).ok());
-  for (int i = 0; i < 15; ++i) {
-    Status s = used->Run({}, {"y"}, {}, &out);
-    INFO(s.ToString());
-    REQUIRE(s.ok());
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  CHECK_THAT(InspectNode(node.port()), Catch::Contains("master: 1 sessions"));
-  Status gone = abandoned->Run({}, {"y"}, {}, &out);
-  CHECK(gone.code() == error::ABORTED);  // TensorFlow's "Session ... is not found."
-  CHECK_THAT(gone.message(), Catch::Contains("is not found"));
-  CHECK(used->Run({}, {"y"}, {}, &out).ok());
 }
 
 // Strings and TensorLists made on the ps and used on worker 1: a list of xs's rows read and
