@@ -31,6 +31,7 @@
 #include <cstdlib>
 
 #include "actors/sigpipe_block.h"
+#include "base/env_limit.h"
 
 namespace tensoract {
 namespace {
@@ -40,20 +41,18 @@ using net::native_socket;
 using net::rw_state;
 
 constexpr auto kHandshakeDeadline = std::chrono::seconds(10);
+// A peer that dialled us is a stranger until its handshake proves otherwise: it gets less.
+constexpr auto kInboundHandshakeDeadline = std::chrono::seconds(5);
 constexpr size_t kMaxInboundHandshakes = 128;
+// One address's share of those (64: the 32 nodes of a benchmark on one host all dial at once).
+constexpr size_t kMaxInboundHandshakesPerAddress = 64;
 constexpr size_t kMaxRemembered = 1024;  // logged peers, recorded failures
 // The largest BASP message a peer may announce (a member's RunStep with its feeds is one):
 // BASP allocates what a header announces before it reads a byte of it.
 constexpr uint64_t kDefaultMaxControlMessageBytes = uint64_t{512} << 20;
 
 uint64_t MaxControlMessageBytes() {
-  static const uint64_t limit = [] {
-    const char* env = std::getenv(kMaxControlMessageBytesEnv);
-    char* end = nullptr;
-    const unsigned long long v = env != nullptr ? std::strtoull(env, &end, 10) : 0;
-    return env != nullptr && end != env && *end == '\0' && v > 0 ? static_cast<uint64_t>(v)
-                                                                 : kDefaultMaxControlMessageBytes;
-  }();
+  static const uint64_t limit = EnvLimit(kMaxControlMessageBytesEnv, kDefaultMaxControlMessageBytes);
   return limit;
 }
 
@@ -110,28 +109,32 @@ class TransportState {
   SSL_CTX* ctx() const { return ctx_.get(); }
   const std::string& fingerprint() const { return fingerprint_; }
 
-  // Registers a handshake in progress. When every inbound slot is taken, the one waiting
-  // longest is shut down to make room: a member's handshake takes milliseconds, so slots
-  // that strangers hold idle cannot keep members out (they only ever lose their oldest).
-  bool BeginHandshake(const TlsChannel* channel, native_socket fd, bool inbound) {
+  // Registers a handshake in progress. An inbound one (a stranger until it is proven) has
+  // kInboundHandshakeDeadline. When its address already holds kMaxInboundHandshakesPerAddress
+  // slots, that address's oldest is shut down to make room; when every inbound slot is taken,
+  // the oldest of all is. A member's handshake takes milliseconds: strangers holding slots
+  // idle only ever lose their own oldest, and one address cannot take every slot.
+  bool BeginHandshake(const TlsChannel* channel, native_socket fd, bool inbound, const std::string& source) {
     std::unique_lock<std::mutex> lock(mu_);
-    if (inbound && inbound_ >= kMaxInboundHandshakes) {
-      auto oldest = handshakes_.end();
-      for (auto it = handshakes_.begin(); it != handshakes_.end(); ++it) {
-        if (it->second.inbound && (oldest == handshakes_.end() || it->second.deadline < oldest->second.deadline)) {
-          oldest = it;
-        }
+    if (inbound) {
+      size_t from_source = 0;
+      for (const auto& [c, h] : handshakes_) from_source += h.inbound && h.source == source;
+      if (from_source >= kMaxInboundHandshakesPerAddress) {
+        EvictOldestInboundLocked(&source);
+        lock.unlock();
+        LogOncePerPeer(source, StrCat(kMaxInboundHandshakesPerAddress, " handshakes from ", source,
+                                      " waited: its oldest are closed to make room for its new ones"));
+        lock.lock();
+      } else if (inbound_ >= kMaxInboundHandshakes) {
+        if (!EvictOldestInboundLocked(nullptr)) return false;
+        lock.unlock();
+        LogOncePerPeer("", StrCat(kMaxInboundHandshakes, " inbound handshakes waited: the oldest are closed to "
+                                  "make room for new ones"));
+        lock.lock();
       }
-      if (oldest == handshakes_.end()) return false;
-      shutdown(oldest->second.fd, SHUT_RDWR);  // its handshake fails on the multiplexer, as at its deadline
-      --inbound_;
-      handshakes_.erase(oldest);
-      lock.unlock();
-      LogOncePerPeer("", StrCat(kMaxInboundHandshakes, " inbound handshakes waited: the oldest are closed to make "
-                                "room for new ones"));
-      lock.lock();
     }
-    handshakes_[channel] = Handshake{Clock::now() + kHandshakeDeadline, fd, inbound};
+    handshakes_[channel] =
+        Handshake{Clock::now() + (inbound ? kInboundHandshakeDeadline : kHandshakeDeadline), fd, inbound, source};
     if (inbound) ++inbound_;
     cv_.notify_all();
     return true;
@@ -175,7 +178,23 @@ class TransportState {
     Clock::time_point deadline;
     native_socket fd;
     bool inbound;
+    std::string source;  // the peer's address
   };
+
+  // Shuts down the inbound handshake waiting longest (from `source` only, if given); its
+  // handshake fails on the multiplexer, as at its deadline. False when there is none.
+  bool EvictOldestInboundLocked(const std::string* source) {
+    auto oldest = handshakes_.end();
+    for (auto it = handshakes_.begin(); it != handshakes_.end(); ++it) {
+      if (!it->second.inbound || (source != nullptr && it->second.source != *source)) continue;
+      if (oldest == handshakes_.end() || it->second.deadline < oldest->second.deadline) oldest = it;
+    }
+    if (oldest == handshakes_.end()) return false;
+    shutdown(oldest->second.fd, SHUT_RDWR);
+    --inbound_;
+    handshakes_.erase(oldest);
+    return true;
+  }
 
   void WatchdogLoop() {
     std::unique_lock<std::mutex> lock(mu_);
@@ -238,7 +257,7 @@ class TlsChannel {
     } else {
       SSL_set_connect_state(ssl_);
     }
-    return state_->BeginHandshake(this, fd, inbound_);
+    return state_->BeginHandshake(this, fd, inbound_, peer_);
   }
 
   void Attach(TlsStream* stream) { stream_ = stream; }

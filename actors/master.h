@@ -51,6 +51,9 @@
 
 namespace tensoract {
 
+// TENSORACT_MAX_SESSION_FEED_BYTES, else 4 GiB: MasterOptions::max_session_feed_bytes.
+int64_t MaxSessionFeedBytesFromEnv();
+
 struct MasterOptions {
   int64_t default_step_timeout_ms = 10 * 60 * 1000;
   int64_t register_timeout_ms = 60 * 1000;
@@ -73,6 +76,11 @@ struct MasterOptions {
   // CloseSession (TensorFlow's master garbage-collects idle sessions the same way, for
   // clients that vanish without closing). 0: never.
   int64_t session_gc_seconds = 0;
+  // The bytes of feeds one session's running steps may hold at once (each request's own
+  // are bounded by its decoding); the master as a whole holds at most 4 times this. A step
+  // beyond it fails with ResourceExhausted, so a client cannot pin memory without bound by
+  // sending steps that wait.
+  int64_t max_session_feed_bytes = MaxSessionFeedBytesFromEnv();
 };
 
 // `worker` is the master's own task's worker (feeds and fetches live there).

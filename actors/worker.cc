@@ -413,9 +413,15 @@ caf::behavior worker_actor(Self* self, WorkerOptions options) {
             reused[p] = true;
             continue;
           }
-          ExecutorArgs spawned{graph.plans[p], st.device_actors[graph.device_index[p]], step_id, std::move(args),
-                               request.collect_stats, st.devices[graph.device_index[p]], watch,
-                               request.on_caller_thread};
+          ExecutorArgs spawned;
+          spawned.plan = graph.plans[p];
+          spawned.device = st.device_actors[graph.device_index[p]];
+          spawned.step_id = step_id;
+          spawned.args = std::move(args);
+          spawned.collect_stats = request.collect_stats;
+          spawned.device_owner = st.devices[graph.device_index[p]];
+          spawned.watch = watch;
+          spawned.on_caller_thread = request.on_caller_thread;
           // The executors of a graph with lanes have threads of their own (unless the step
           // asked for no inter-op threads): on CAF's shared threads a lane queued behind
           // another one's loop, and so did the rendezvous actor that carries their values

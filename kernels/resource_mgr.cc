@@ -35,11 +35,21 @@ Status ResourceMgr::CheckHandleType(const ResourceHandle& handle, const std::typ
   return Status::OK();
 }
 
+void ResourceMgr::ForgetDead(Container& c) {
+  for (auto it = c.begin(); it != c.end();) it = it->second.Get() == nullptr ? c.erase(it) : std::next(it);
+}
+
+int64_t ResourceMgr::GenerateUniqueId() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return next_unique_id_++;
+}
+
 Status ResourceMgr::DoCreate(const std::string& container, const std::type_index& type, const std::string& name,
                              std::shared_ptr<ResourceBase> resource) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& c = containers_[ContainerOrDefault(container)];
-  if (!c.emplace(Key(type.name(), name), std::move(resource)).second) {
+  ForgetDead(c);
+  if (!c.emplace(Key(type.name(), name), Entry{std::move(resource), {}}).second) {
     return errors::AlreadyExists("resource ", ContainerOrDefault(container), "/", name, " (", TypeName(type),
                                  ") already exists");
   }
@@ -53,7 +63,9 @@ StatusOr<std::shared_ptr<ResourceBase>> ResourceMgr::DoLookup(const std::string&
   auto c = containers_.find(ContainerOrDefault(container));
   if (c != containers_.end()) {
     auto it = c->second.find(Key(type.name(), name));
-    if (it != c->second.end()) return it->second;
+    if (it != c->second.end()) {
+      if (std::shared_ptr<ResourceBase> resource = it->second.Get()) return resource;
+    }
   }
   return errors::NotFound("resource ", ContainerOrDefault(container), "/", name, " (", TypeName(type),
                           ") does not exist");
@@ -61,19 +73,24 @@ StatusOr<std::shared_ptr<ResourceBase>> ResourceMgr::DoLookup(const std::string&
 
 StatusOr<std::shared_ptr<ResourceBase>> ResourceMgr::DoLookupOrCreate(
     const std::string& container, const std::type_index& type, const std::string& name,
-    const std::function<StatusOr<std::shared_ptr<ResourceBase>>()>& creator) {
+    const std::function<StatusOr<std::shared_ptr<ResourceBase>>()>& creator, bool weak) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& c = containers_[ContainerOrDefault(container)];
+  ForgetDead(c);
   auto it = c.find(Key(type.name(), name));
-  if (it != c.end()) return it->second;
+  if (it != c.end()) {
+    if (std::shared_ptr<ResourceBase> resource = it->second.Get()) return resource;
+    c.erase(it);  // died since ForgetDead
+  }
   TA_ASSIGN_OR_RETURN(std::shared_ptr<ResourceBase> made, creator());
-  c.emplace(Key(type.name(), name), made);
+  c.emplace(Key(type.name(), name), weak ? Entry{nullptr, made} : Entry{made, {}});
   return made;
 }
 
 Status ResourceMgr::DoDelete(const std::string& container, const std::type_index& type, const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   auto c = containers_.find(ContainerOrDefault(container));
+  if (c != containers_.end()) ForgetDead(c->second);
   if (c == containers_.end() || c->second.erase(Key(type.name(), name)) == 0) {
     return errors::NotFound("resource ", ContainerOrDefault(container), "/", name, " (", TypeName(type),
                             ") does not exist");
@@ -100,7 +117,9 @@ std::string ResourceMgr::DebugString() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::string out;
   for (const auto& [container, c] : containers_) {
-    for (const auto& [key, resource] : c) {
+    for (const auto& [key, entry] : c) {
+      std::shared_ptr<ResourceBase> resource = entry.Get();
+      if (resource == nullptr) continue;  // a private resource whose kernel went
       out += StrCat(out.empty() ? "" : "\n", container, "/", std::get<1>(key), ": ", resource->DebugString());
     }
   }

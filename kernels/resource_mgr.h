@@ -8,7 +8,9 @@
 //   auto var = rm->LookupOrCreate<Var>("", "w", [&] { return std::make_shared<Var>(DT_FLOAT, "w"); });
 //
 // Resources are held by shared_ptr: a step that looked one up keeps it alive even if the
-// container is reset meanwhile; later lookups no longer find it.
+// container is reset meanwhile; later lookups no longer find it. A resource made with
+// LookupOrCreateHeldBy is held weakly: it lives as long as whoever holds it (a kernel's
+// private queue or reader, kernels/kernel_resource.h) and the manager forgets it after.
 //
 // Thread-safety: every method may be called from any thread.
 #ifndef TENSORACT_KERNELS_RESOURCE_MGR_H_
@@ -60,12 +62,16 @@ class ResourceMgr {
   template <class T>
   StatusOr<std::shared_ptr<T>> LookupOrCreate(const std::string& container, const std::string& name,
                                               const std::function<StatusOr<std::shared_ptr<T>>()>& creator) {
-    TA_ASSIGN_OR_RETURN(auto r, DoLookupOrCreate(container, typeid(T), name, [&]() -> StatusOr<std::shared_ptr<ResourceBase>> {
-      TA_ASSIGN_OR_RETURN(std::shared_ptr<T> made, creator());
-      return std::shared_ptr<ResourceBase>(std::move(made));
-    }));
-    return std::static_pointer_cast<T>(r);
+    return TypedLookupOrCreate<T>(container, name, creator, /*weak=*/false);
   }
+  // As LookupOrCreate, but the manager holds what it makes weakly: the caller keeps it alive.
+  template <class T>
+  StatusOr<std::shared_ptr<T>> LookupOrCreateHeldBy(const std::string& container, const std::string& name,
+                                                    const std::function<StatusOr<std::shared_ptr<T>>()>& creator) {
+    return TypedLookupOrCreate<T>(container, name, creator, /*weak=*/true);
+  }
+  // A number no earlier call on this manager returned (TensorFlow's names of private resources).
+  int64_t GenerateUniqueId();
   template <class T>
   Status Delete(const std::string& container, const std::string& name) {
     return DoDelete(container, typeid(T), name);
@@ -104,12 +110,34 @@ class ResourceMgr {
                                                    const std::string& name) const;
   StatusOr<std::shared_ptr<ResourceBase>> DoLookupOrCreate(
       const std::string& container, const std::type_index& type, const std::string& name,
-      const std::function<StatusOr<std::shared_ptr<ResourceBase>>()>& creator);
+      const std::function<StatusOr<std::shared_ptr<ResourceBase>>()>& creator, bool weak = false);
   Status DoDelete(const std::string& container, const std::type_index& type, const std::string& name);
+  template <class T>
+  StatusOr<std::shared_ptr<T>> TypedLookupOrCreate(const std::string& container, const std::string& name,
+                                                   const std::function<StatusOr<std::shared_ptr<T>>()>& creator,
+                                                   bool weak) {
+    auto made = DoLookupOrCreate(container, typeid(T), name, [&]() -> StatusOr<std::shared_ptr<ResourceBase>> {
+      TA_ASSIGN_OR_RETURN(std::shared_ptr<T> resource, creator());
+      return std::shared_ptr<ResourceBase>(std::move(resource));
+    }, weak);
+    TA_RETURN_IF_ERROR(made.status());
+    return std::static_pointer_cast<T>(std::move(made).value());
+  }
+
+  // A resource held strongly, or weakly (then `strong` is null).
+  struct Entry {
+    std::shared_ptr<ResourceBase> strong;
+    std::weak_ptr<ResourceBase> weak;
+    std::shared_ptr<ResourceBase> Get() const { return strong ? strong : weak.lock(); }
+  };
+  using Container = std::map<Key, Entry>;
+  // Forgets the weakly held resources that died.
+  static void ForgetDead(Container& c);
 
   std::string device_name_;
   mutable std::mutex mu_;
-  std::map<std::string, std::map<Key, std::shared_ptr<ResourceBase>>> containers_;
+  int64_t next_unique_id_ = 0;
+  std::map<std::string, Container> containers_;
 };
 
 }  // namespace tensoract

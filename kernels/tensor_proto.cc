@@ -21,9 +21,12 @@
 
 #include <Eigen/Core>
 
+#include "base/env_limit.h"
 #include "base/varint.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/tensor.h"
+
+#include "base/env_limit.h"
 #include "kernels/resource_handle.h"
 #include "kernels/variant.h"
 
@@ -265,15 +268,7 @@ StatusOr<Tensor> VariantFromProto(const tensorflow::TensorProto& proto, Allocato
 }  // namespace
 
 uint64_t MaxExpandedTensorBytes() {
-  static const uint64_t limit = [] {
-    const char* env = std::getenv(kMaxExpandedTensorBytesEnv);
-    if (env != nullptr && *env != '\0') {
-      char* end = nullptr;
-      unsigned long long v = std::strtoull(env, &end, 10);
-      if (end != nullptr && *end == '\0' && v > 0) return static_cast<uint64_t>(v);
-    }
-    return uint64_t{1} << 30;
-  }();
+  static const uint64_t limit = EnvLimit(kMaxExpandedTensorBytesEnv, uint64_t{1} << 30);
   return limit;
 }
 

@@ -317,6 +317,7 @@ struct DataPlaneServer::Connection {
   // connection to evict).
   std::atomic<bool> proven{false};
   const std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
+  const std::string source = PeerOf(fd);  // the peer's address
   std::mutex mu;
   std::condition_variable cv;
   std::deque<std::unique_ptr<Outgoing>> queue;
@@ -438,7 +439,11 @@ void DataPlaneServer::AcceptLoop() {
       return;
     }
     ReapLocked();
-    if (connections_.size() >= static_cast<size_t>(options_.max_connections) && !EvictOldestUnprovenLocked()) {
+    const std::string source = PeerOf(fd);
+    if (UnprovenFromLocked(source) >= static_cast<size_t>(options_.max_unproven_per_address)) {
+      EvictOldestUnprovenLocked(&source);
+    }
+    if (connections_.size() >= static_cast<size_t>(options_.max_connections) && !EvictOldestUnprovenLocked(nullptr)) {
       LogOnce(PeerOf(fd), StrCat("refused a data plane connection from ", PeerOf(fd), ": ", options_.max_connections,
                                  " connections are open"));
       close(fd);
@@ -459,10 +464,17 @@ void DataPlaneServer::AcceptLoop() {
   }
 }
 
-bool DataPlaneServer::EvictOldestUnprovenLocked() {
+size_t DataPlaneServer::UnprovenFromLocked(const std::string& source) const {
+  size_t n = 0;
+  for (const auto& conn : connections_) n += !conn->proven && conn->source == source;
+  return n;
+}
+
+bool DataPlaneServer::EvictOldestUnprovenLocked(const std::string* source) {
   std::shared_ptr<Connection> oldest;
   for (const auto& conn : connections_) {
     if (conn->proven || (oldest && conn->accepted >= oldest->accepted)) continue;
+    if (source != nullptr && conn->source != *source) continue;
     std::lock_guard<std::mutex> lock(conn->mu);
     if (!conn->closed) oldest = conn;
   }
@@ -471,8 +483,13 @@ bool DataPlaneServer::EvictOldestUnprovenLocked() {
     std::lock_guard<std::mutex> lock(oldest->mu);
     oldest->CloseLocked();  // its handshake fails; the reaper takes it
   }
-  LogOnce("", StrCat(options_.max_connections, " connections were open: the oldest that had not finished its "
-                     "handshake are closed to make room for new ones"));
+  if (source != nullptr) {
+    LogOnce(*source, StrCat(options_.max_unproven_per_address, " connections from ", *source, " had not finished "
+                            "their handshake: its oldest are closed to make room for its new ones"));
+  } else {
+    LogOnce("", StrCat(options_.max_connections, " connections were open: the oldest that had not finished its "
+                       "handshake are closed to make room for new ones"));
+  }
   return true;
 }
 

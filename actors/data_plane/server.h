@@ -20,7 +20,9 @@
 // from the cluster CA, and every byte after it in TLS: actors/data_plane/stream.h); nothing
 // it sends before reaches the provider. At most
 // `max_connections` connections live at once (at accept, a new one closes the oldest that
-// has not finished its handshake, or is closed itself when all are proven), each with at
+// has not finished its handshake, or is closed itself when all are proven), at most
+// `max_unproven_per_address` of them from one address in their handshake (a new one closes
+// that address's oldest, so one address cannot take every slot), each with at
 // most `max_pending_replies` requests unanswered (more are answered ResourceExhausted).
 // A connection idle for `idle_timeout_ms`, one that stops midway through a request for
 // `frame_timeout_ms`, or one whose client stops reading for `send_timeout_ms`, is closed.
@@ -65,8 +67,9 @@ class DataPlaneServer {
     // plain bytes), or a certificate from the cluster CA (TLS mode: every byte in TLS).
     ClusterCredentials credentials;
     int max_connections = 256;
+    int max_unproven_per_address = 64;    // connections still in their handshake, per peer address
     int max_pending_replies = 4096;       // per connection
-    int64_t handshake_timeout_ms = 10000;
+    int64_t handshake_timeout_ms = 5000;  // a stranger until then
     int64_t idle_timeout_ms = 600000;     // no request at all for this long
     int64_t frame_timeout_ms = 30000;     // a request started and not finished
     int64_t send_timeout_ms = 30000;      // a reply the client does not take
@@ -96,7 +99,9 @@ class DataPlaneServer {
   // All connections are open: closes the oldest one whose peer has not finished its
   // handshake, to make room (idle strangers cannot keep members out); false when every
   // connection is a proven one. Requires mu_.
-  bool EvictOldestUnprovenLocked();
+  // Closes the oldest connection still in its handshake (from `source` only, if given).
+  bool EvictOldestUnprovenLocked(const std::string* source);
+  size_t UnprovenFromLocked(const std::string& source) const;
   // Out of descriptors: accept the next connection on the reserve descriptor and close it.
   void Shed();
 

@@ -1,8 +1,9 @@
 // Conditional accumulators (graph/ops/accumulator_ops.cc): the resource and its kernels.
 //
-// An accumulator is a resource of its device, found by shared_name (else the node's name)
-// like a queue, so every step and every session on the task uses the one accumulator:
-// the workers of SyncReplicasOptimizer apply their gradients to it, the chief takes them.
+// An accumulator is a resource of its device, found by shared_name like a queue, so every
+// session on the task that names it uses the one accumulator: the workers of
+// SyncReplicasOptimizer apply their gradients to it, the chief takes them. Without a
+// shared_name it is private to its kernel and its session (kernels/kernel_resource.h).
 // A take that must wait is a callback, holding no thread; it is answered, in arrival
 // order, by the apply that brings its count, or fails with Cancelled when its step ends.
 // The semantics are TensorFlow's (conditional_accumulator_base.cc): a gradient whose local
@@ -13,6 +14,7 @@
 
 #include "kernels/collective.h"  // MergeElements, DivideElements
 #include "kernels/kernel_registry.h"
+#include "kernels/kernel_resource.h"
 #include "kernels/resource_input.h"
 #include "kernels/resource_mgr.h"
 
@@ -187,7 +189,7 @@ class AccumulatorMakerOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("dtype", &spec_.dtype));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("shape", &spec_.shape));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("reduction_type", &reduction));
-    name_ = shared_name.empty() ? name() : shared_name;
+    accumulator_.Init(container_, shared_name, name());
     spec_.mean = reduction != "SUM";
     // TensorFlow's CPU kernels accumulate half, float and double; half is not here yet.
     OP_REQUIRES(ctx, spec_.dtype == tensorflow::DT_FLOAT || spec_.dtype == tensorflow::DT_DOUBLE,
@@ -196,19 +198,21 @@ class AccumulatorMakerOp : public OpKernel {
   }
   void Compute(OpKernelContext* ctx) override {
     ResourceMgr* rm = ctx->resource_manager();
-    auto acc = rm->LookupOrCreate<ConditionalAccumulator>(
-        container_, name_, [&] { return std::make_shared<ConditionalAccumulator>(name_, spec_); });
+    auto acc = accumulator_.GetOrMake(rm, [&](const std::string& name) {
+      return std::make_shared<ConditionalAccumulator>(name, spec_);
+    });
     OP_REQUIRES_OK(ctx, acc.status());
-    OP_REQUIRES_OK(ctx, acc.value()->spec().CheckSameAs(spec_, name_));
+    OP_REQUIRES_OK(ctx, acc.value()->spec().CheckSameAs(spec_, accumulator_.name()));
     Tensor handle(tensorflow::DT_RESOURCE, TensorShape());
-    *handle.base<ResourceHandle>() = rm->MakeHandle<ConditionalAccumulator>(container_, name_);
+    *handle.base<ResourceHandle>() = accumulator_.Handle(rm);
     ctx->set_output(0, handle);
   }
   bool IsExpensive() const override { return false; }
 
  private:
   AccumulatorSpec spec_;
-  std::string container_, name_;
+  std::string container_;
+  KernelResource<ConditionalAccumulator> accumulator_;
 };
 
 class ApplyGradientOp : public OpKernel {

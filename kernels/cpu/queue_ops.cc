@@ -1,9 +1,10 @@
 // The queue kernels (graph/ops/data_flow_ops.cc). The queue-making kernels find or make
-// their queue in the device's resources (by shared_name, else by node name, so every step
-// of a session uses the one queue, as TensorFlow's kernels shared by its op segment do);
-// the others look it up by handle and call it. Enqueue, dequeue and close are
+// their queue in the device's resources: by shared_name, or else a queue private to the
+// kernel, which every step of its session uses and which goes with the session
+// (kernels/kernel_resource.h); the others look it up by handle and call it. Enqueue, dequeue and close are
 // asynchronous: the queue answers when it can, and the executor's thread is never held.
 #include "kernels/kernel_registry.h"
+#include "kernels/kernel_resource.h"
 #include "kernels/queue.h"
 #include "kernels/resource_input.h"
 
@@ -17,7 +18,7 @@ class QueueMakerOp : public OpKernel {
     std::string shared_name;
     OP_REQUIRES_OK(ctx, ctx->GetAttr("container", &container_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("shared_name", &shared_name));
-    spec_.name = shared_name.empty() ? name() : shared_name;
+    queue_.Init(container_, shared_name, name());
     OP_REQUIRES_OK(ctx, ctx->GetAttr("component_types", &spec_.component_types));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("shapes", &spec_.shapes));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("capacity", &spec_.capacity));
@@ -59,11 +60,15 @@ class QueueMakerOp : public OpKernel {
                 errors::FailedPrecondition("node '", name(), "': queues run inside a worker's step; device ",
                                            ctx->device()->name(), " has no queue runtime"));
     ResourceMgr* rm = ctx->resource_manager();
-    auto queue = rm->LookupOrCreate<QueueInterface>(container_, spec_.name, [&] { return maker(spec_); });
+    auto queue = queue_.GetOrMake(rm, [&](const std::string& name) {
+      QueueSpec named = spec_;
+      named.name = name;
+      return maker(named);
+    });
     OP_REQUIRES_OK(ctx, queue.status());
     OP_REQUIRES_OK(ctx, queue.value()->spec().CheckSameAs(spec_));
     Tensor handle(tensorflow::DT_RESOURCE, TensorShape());
-    *handle.base<ResourceHandle>() = rm->MakeHandle<QueueInterface>(container_, spec_.name);
+    *handle.base<ResourceHandle>() = queue_.Handle(rm);
     ctx->set_output(0, handle);
   }
   bool IsExpensive() const override { return false; }
@@ -71,6 +76,7 @@ class QueueMakerOp : public OpKernel {
  private:
   QueueSpec spec_;
   std::string container_;
+  KernelResource<QueueInterface> queue_;
 };
 
 template <QueueSpec::Kind kKind>

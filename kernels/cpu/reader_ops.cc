@@ -1,5 +1,5 @@
-// The reader kernels (graph/ops/reader_ops.cc). A reader op makes its reader once per
-// (container, shared_name or node name), as the queue ops do. ReaderReadV2 and
+// The reader kernels (graph/ops/reader_ops.cc). A reader op makes its reader once, by
+// shared_name or private to the kernel (and so to its session), as the queue ops do. ReaderReadV2 and
 // ReaderReadUpToV2 are asynchronous: when the reader runs out of work they dequeue the
 // next file name from the queue without holding a thread, then go on reading on the
 // device's threads (not the queue's), or on the caller's thread when the step keeps its
@@ -10,6 +10,7 @@
 
 #include "kernels/io/readers.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/kernel_resource.h"
 #include "kernels/queue.h"
 #include "kernels/resource_input.h"
 
@@ -23,15 +24,16 @@ class ReaderOp : public OpKernel {
     std::string shared_name;
     OP_REQUIRES_OK(ctx, ctx->GetAttr("container", &container_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("shared_name", &shared_name));
-    name_in_container_ = shared_name.empty() ? name() : shared_name;
+    reader_.Init(container_, shared_name, name());
   }
   void Compute(OpKernelContext* ctx) override {
     ResourceMgr* rm = ctx->resource_manager();
-    auto reader = rm->LookupOrCreate<WorkReader>(container_, name_in_container_,
-                                                 [&]() -> StatusOr<std::shared_ptr<WorkReader>> { return Make(); });
+    auto reader = reader_.GetOrMake(rm, [&](const std::string&) -> StatusOr<std::shared_ptr<WorkReader>> {
+      return Make();
+    });
     OP_REQUIRES_OK(ctx, reader.status());
     Tensor handle(tensorflow::DT_RESOURCE, TensorShape());
-    *handle.base<ResourceHandle>() = rm->MakeHandle<WorkReader>(container_, name_in_container_);
+    *handle.base<ResourceHandle>() = reader_.Handle(rm);
     ctx->set_output(0, handle);
   }
   bool IsExpensive() const override { return false; }
@@ -40,7 +42,8 @@ class ReaderOp : public OpKernel {
   virtual std::shared_ptr<WorkReader> Make() const = 0;
 
  private:
-  std::string container_, name_in_container_;
+  std::string container_;
+  KernelResource<WorkReader> reader_;
 };
 
 class FixedLengthRecordReaderOp : public ReaderOp {

@@ -1,6 +1,7 @@
 // A client's life as the master sees it, with real processes on loopback: a client process
 // killed mid-step (a Session, or raw actors whose session's creator exited first) has its
-// session closed and its step stopped; a session nobody uses is collected. The clients run
+// session closed and its step stopped; a session nobody uses is collected; a closed or dead
+// session's queues and readers leave the worker, queues shared by name stay. The clients run
 // in child processes: this binary again, running a hidden test case.
 #include <catch2/catch.hpp>
 
@@ -9,7 +10,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <future>
+#include <regex>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -22,6 +25,8 @@
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_process.h"
 #include "client/session.h"
+#include "graph/builder/data_flow_ops.h"
+#include "graph/builder/io_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "messages/master.pb.h"
@@ -93,6 +98,57 @@ TEST_CASE("a client whose session's creator exits before its step's sender (run 
   _exit(0);
 }
 
+// A queue private to its session, one shared by name (shared_name "shared_q") and a reader;
+// the targets "fill_private", "fill_shared" and "lines" make them.
+tensorflow::GraphDef QueuesGraph() {
+  Scope root = Scope::NewRootScope();
+  ops::QueueAttrs attrs;
+  attrs.shapes = {PartialTensorShape(std::vector<int64_t>{})};
+  Output mine = ops::FIFOQueue(root.WithOpName("private_q"), {tensorflow::DT_FLOAT}, attrs);
+  attrs.shared_name = "shared_q";
+  Output shared = ops::FIFOQueue(root.WithOpName("shared_q"), {tensorflow::DT_FLOAT}, attrs);
+  Output one = ops::Const(root, 1.f);
+  ops::QueueEnqueue(root.WithOpName("fill_private"), mine, {one});
+  ops::QueueEnqueue(root.WithOpName("fill_shared"), shared, {one});
+  ops::TextLineReader(root.WithOpName("lines"));
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  return def;
+}
+
+// Makes QueuesGraph's resources in a session on `target`.
+std::unique_ptr<Session> SessionWithQueues(const std::string& target) {
+  auto session = Connect(target);
+  REQUIRE(session->Create(QueuesGraph()).ok());
+  std::vector<Tensor> out;
+  Status filled = session->Run({}, {}, {"fill_private", "fill_shared", "lines"}, &out);
+  INFO(filled.ToString());
+  REQUIRE(filled.ok());
+  return session;
+}
+
+// A client that makes QueuesGraph's resources, then waits to be killed (run in a child process).
+TEST_CASE("a client holding queues (run in a child process)", "[.][client_child_queues]") {
+  const char* target = std::getenv("CLIENT_TARGET");
+  REQUIRE(target != nullptr);
+  auto session = SessionWithQueues(target);
+  std::this_thread::sleep_for(std::chrono::minutes(5));  // until the test kills this process
+  _exit(0);
+}
+
+// Polls the node's Inspect until `done` holds for it (10 s at most); the last text.
+std::string InspectUntil(int port, const std::function<bool(const std::string&)>& done) {
+  std::string seen;
+  for (int i = 0; i < 100; ++i) {
+    seen = InspectNode(port);
+    if (done(seen)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return seen;
+}
+
+bool Has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
 // Starts this binary again as the client of `test` (a hidden test case above), with `env`.
 pid_t StartClientChild(const char* test, const std::string& env_name, const std::string& env_value) {
   pid_t child = fork();
@@ -162,6 +218,38 @@ TEST_CASE("with --session-gc-seconds, a session nobody uses is closed; one in us
   CHECK(gone.code() == error::ABORTED);  // TensorFlow's "Session ... is not found."
   CHECK_THAT(gone.message(), Catch::Contains("is not found"));
   CHECK(used->Run({}, {"y"}, {}, &out).ok());
+}
+
+TEST_CASE("a closed or dead session's queues and readers leave the worker; a queue shared by name stays",
+          "[cluster][faults]") {
+  NodeProcess node;
+  REQUIRE(node.Start("worker=127.0.0.1:0", "worker", 0));
+  const std::string target = "tensoract://" + Local(node.port());
+  const bool killed = GENERATE(false, true);
+  INFO((killed ? "the client process was killed" : "the session was closed"));
+  std::unique_ptr<Session> session;
+  pid_t child = -1;
+  if (killed) {
+    child = StartClientChild("[client_child_queues]", "CLIENT_TARGET", target);
+    REQUIRE(child >= 0);
+  } else {
+    session = SessionWithQueues(target);
+  }
+  std::string seen = InspectUntil(node.port(), [](const std::string& t) { return Has(t, "_private_q: FIFOQueue"); });
+  INFO(seen);
+  // TensorFlow's names: a private resource is "_<id>_<node>", a shared one its shared_name.
+  REQUIRE(std::regex_search(seen, std::regex("/_[0-9]+_private_q: FIFOQueue")));
+  REQUIRE_THAT(seen, Catch::Contains("/shared_q: FIFOQueue") && Catch::Contains("_lines: "));
+  if (killed) {
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+  } else {
+    REQUIRE(session->Close().ok());
+  }
+  seen = InspectUntil(node.port(), [](const std::string& t) { return !Has(t, "private_q") && !Has(t, "_lines"); });
+  CHECK_THAT(seen, !Catch::Contains("private_q") && !Catch::Contains("_lines: "));
+  CHECK_THAT(seen, Catch::Contains("/shared_q: FIFOQueue") && Catch::Contains("1 elements"));
+  CHECK_THAT(seen, Catch::Contains("0 graphs registered"));
 }
 
 }  // namespace

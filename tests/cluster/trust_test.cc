@@ -14,8 +14,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <future>
 #include <limits>
+#include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <openssl/ssl.h>
@@ -34,6 +38,8 @@
 #include "bootstrap/node_auth.h"
 #include "bootstrap/node_process.h"
 #include "tests/cluster/cluster_test_util.h"
+#include "graph/builder/array_ops.h"
+#include "graph/builder/data_flow_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "messages/master.pb.h"
@@ -63,8 +69,18 @@ struct Target {
 // What a member of the cluster (or a holder of `token`) gets from the node's inspect.
 std::string InspectAsMember(int port, const std::string& token = kTestToken) { return testing::InspectNode(port, token); }
 
-int ConnectTcp(int port) {
+// A connection to `port` on loopback, from `source` (any 127.x.y.z: a peer of another address).
+int ConnectTcp(int port, const char* source = nullptr) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0 && source != nullptr) {
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    inet_pton(AF_INET, source, &from.sin_addr);
+    if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof(from)) != 0) {
+      close(fd);
+      return -1;
+    }
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -366,6 +382,104 @@ TEST_CASE("a member announcing a 1 GiB BASP message has its connection closed be
   CHECK(target.node.running());
 }
 
+// Whether the peer has closed `fd` already (without waiting).
+bool ClosedByPeer(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, 0) <= 0) return false;
+  char byte;
+  return recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) <= 0;
+}
+
+TEST_CASE("one address holds at most 64 handshake slots per port: its 65th connection closes its own oldest, "
+          "another address's stay, and every stranger is closed at the 5 s inbound deadline",
+          "[cluster][trust]") {
+  Target target;
+  for (int port : {target.node.port(), target.data_plane_port()}) {
+    INFO((port == target.node.port() ? "the control port" : "the data plane port"));
+    std::vector<int> flood, other;
+    for (int i = 0; i < 100; ++i) flood.push_back(ConnectTcp(port, "127.0.0.2"));
+    for (int i = 0; i < 10; ++i) other.push_back(ConnectTcp(port, "127.0.0.3"));
+    const auto opened = std::chrono::steady_clock::now();
+    REQUIRE(std::count(flood.begin(), flood.end(), -1) + std::count(other.begin(), other.end(), -1) == 0);
+    // 110 connections: fewer than the port's 128 (control) or 256 (data plane) slots, yet
+    // 127.0.0.2's 36 oldest are closed to keep it within 64.
+    int closed_oldest = 0, closed_newest = 0, closed_other = 0;
+    for (int tries = 0; tries < 50 && closed_oldest < 36; ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      closed_oldest = static_cast<int>(std::count_if(flood.begin(), flood.begin() + 36, ClosedByPeer));
+    }
+    closed_newest = static_cast<int>(std::count_if(flood.begin() + 36, flood.end(), ClosedByPeer));
+    closed_other = static_cast<int>(std::count_if(other.begin(), other.end(), ClosedByPeer));
+    const double checked_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - opened).count();
+    INFO("checked " << checked_s << " s after opening");
+    CHECK(closed_oldest == 36);
+    if (checked_s < 4) {  // before the inbound deadline closes them all
+      CHECK(closed_newest == 0);
+      CHECK(closed_other == 0);
+    }
+    // None of them ever handshakes: each is closed at the inbound deadline (5 s; it was 10).
+    for (int fd : other) CHECK(ClosedByPeerWithin(fd, 8000));
+    CHECK(std::chrono::steady_clock::now() - opened < std::chrono::seconds(9));
+    for (int fd : flood) close(fd);
+    for (int fd : other) close(fd);
+  }
+  CHECK(FetchAsMember(target, kTestToken).code() == error::DEADLINE_EXCEEDED);
+  CHECK_THAT(InspectAsMember(target.node.port()), Catch::Contains("worker"));
+}
+
+// "x" (a float vector) summed with what "wait" dequeues from the session's own queue "gate",
+// which "open" fills: a step fetching "y" holds its feed until "open" runs.
+tensorflow::GraphDef GatedSumGraph() {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), tensorflow::DT_FLOAT);
+  ops::QueueAttrs attrs;
+  attrs.shapes = {PartialTensorShape(std::vector<int64_t>{})};
+  Output gate = ops::FIFOQueue(root.WithOpName("gate"), {tensorflow::DT_FLOAT}, attrs);
+  OutputList waited = ops::QueueDequeue(root.WithOpName("wait"), gate, {tensorflow::DT_FLOAT});
+  ops::Add(root.WithOpName("y"), ops::Sum(root, x, ops::Const(root, 0)), waited[0]);
+  ops::QueueEnqueue(root.WithOpName("open"), gate, {ops::Const(root, 1.f)});
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  return def;
+}
+
+TEST_CASE("a session's running steps hold at most its feed budget: one more step's feeds are refused with "
+          "ResourceExhausted, another session's are not, and the budget comes back when the step ends",
+          "[cluster][trust]") {
+  // 1 MB a session (the master's: 4 MB): two waiting steps of 600 KB feeds are one too many.
+  setenv("TENSORACT_MAX_SESSION_FEED_BYTES", "1000000", 1);
+  Target target;
+  unsetenv("TENSORACT_MAX_SESSION_FEED_BYTES");
+  const std::string url = "tensoract://127.0.0.1:" + std::to_string(target.node.port());
+  auto first = testing::Connect(url);
+  auto second = testing::Connect(url);
+  REQUIRE(first->Create(GatedSumGraph()).ok());
+  REQUIRE(second->Create(GatedSumGraph()).ok());
+  const Tensor big = Tensor::FromVector<float>(std::vector<float>(150000, 1.f));  // 600 KB
+  auto run_y = [&](Session& session) {
+    std::vector<Tensor> out;
+    return session.Run({{"x", big}}, {"y"}, {}, &out);
+  };
+  auto held = std::async(std::launch::async, [&] { return run_y(*first); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // its step waits at "wait", holding 600 KB
+  REQUIRE(held.wait_for(std::chrono::seconds(0)) == std::future_status::timeout);
+  Status refused = run_y(*first);
+  INFO(refused.ToString());
+  CHECK(refused.code() == error::RESOURCE_EXHAUSTED);
+  CHECK_THAT(refused.message(), Catch::Contains("exceed the session's budget of 1000000 bytes"));
+  // Another session has a budget of its own.
+  auto other = std::async(std::launch::async, [&] { return run_y(*second); });
+  std::vector<Tensor> out;
+  REQUIRE(second->Run({}, {}, {"open"}, &out).ok());
+  CHECK(other.get().ok());
+  // The waiting step ends: its feeds' bytes come back to the session.
+  REQUIRE(first->Run({}, {}, {"open"}, &out).ok());
+  CHECK(held.get().ok());
+  REQUIRE(first->Run({}, {}, {"open"}, &out).ok());
+  Status again = run_y(*first);
+  INFO(again.ToString());
+  CHECK(again.ok());
+}
+
 }  // namespace
 }  // namespace tensoract
-

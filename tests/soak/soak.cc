@@ -4,7 +4,7 @@
 // and restarts worker 1, freezes worker 1 past the heartbeat timeout, and kills a client
 // process mid-step (its session's step waits on a queue), in turn, every --chaos-every-s
 // seconds. A monitor prints, every --sample-every-s seconds, each node's open descriptors,
-// threads, resident memory, rendezvous entries and sessions (from its inspect).
+// threads, resident memory, rendezvous entries, sessions and queues (from its inspect).
 // At the end the trained model's test accuracy is compared with the local runtime's after
 // the same steps on the same batches (no faults), and the resources with their first
 // sample after the warm-up.
@@ -13,7 +13,7 @@
 //        [--node-binary PATH]
 //
 // Exit status 0 when the accuracy is within 0.02 of the uninterrupted run's and every node's
-// descriptors, threads and rendezvous entries ended within a small margin of where they
+// descriptors, threads, rendezvous entries, sessions and queues ended within a small margin of where they
 // started (memory is printed, not judged: allocator caches grow in steps); 1 otherwise.
 #include <signal.h>
 #include <sys/wait.h>
@@ -95,7 +95,14 @@ struct Sample {
   long rss_kb = -1;
   long rendezvous_steps = -1;
   long sessions = -1;  // its master's
+  long queues = -1;    // on its devices (inspect's resource lines)
 };
+
+long Occurrences(const std::string& text, const std::string& what) {
+  long n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
 
 long NumberBefore(const std::string& text, const std::string& what) {
   size_t at = text.find(what);
@@ -131,6 +138,7 @@ Sample Measure(int pid, int port) {
       .receive([&](std::string& text) {
                  s.rendezvous_steps = NumberBefore(text, " steps with entries");
                  s.sessions = NumberBefore(text, " sessions,");
+                 s.queues = Occurrences(text, "Queue '");
                },
                [](caf::error&) {});
   return s;
@@ -302,8 +310,8 @@ int Main(int argc, char** argv) {
       for (const auto& [name, where] : nodes) {
         Sample s = Measure(where.first, where.second);
         samples[name].push_back(s);
-        std::printf("  %s fds %d threads %d rss %ld MB rendezvous %ld sessions %ld", name.c_str(), s.fds, s.threads,
-                    s.rss_kb / 1024, s.rendezvous_steps, s.sessions);
+        std::printf("  %s fds %d threads %d rss %ld MB rendezvous %ld sessions %ld queues %ld", name.c_str(), s.fds,
+                    s.threads, s.rss_kb / 1024, s.rendezvous_steps, s.sessions, s.queues);
       }
       std::printf("\n");
       std::fflush(stdout);
@@ -363,12 +371,13 @@ int Main(int argc, char** argv) {
     const Sample& last = list.back();
     const bool ok = last.fds <= first.fds + 8 && last.threads <= first.threads + 8 &&
                     last.rendezvous_steps <= std::max<long>(first.rendezvous_steps, 0) + 2 &&
-                    last.sessions <= std::max<long>(first.sessions, 0) + 1;
+                    last.sessions <= std::max<long>(first.sessions, 0) + 1 &&
+                    last.queues <= std::max<long>(first.queues, 0) + 1;
     std::printf("resources %s: fds %d -> %d, threads %d -> %d, rss %ld -> %ld MB, rendezvous %ld -> %ld, "
-                "sessions %ld -> %ld: %s\n",
+                "sessions %ld -> %ld, queues %ld -> %ld: %s\n",
                 name.c_str(), first.fds, last.fds, first.threads, last.threads, first.rss_kb / 1024,
                 last.rss_kb / 1024, first.rendezvous_steps, last.rendezvous_steps, first.sessions, last.sessions,
-                ok ? "flat" : "GREW");
+                first.queues, last.queues, ok ? "flat" : "GREW");
     flat = flat && ok;
   }
   const bool close = *accuracy >= *local_accuracy - 0.02;
