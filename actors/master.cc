@@ -17,6 +17,8 @@ namespace {
 using namespace master_internal;  // NOLINT: the master's own internals
 
 using session_gc_atom = caf::atom_constant<caf::atom("sessiongc")>;
+using lease_check_atom = caf::atom_constant<caf::atom("leasechk")>;
+constexpr int64_t kLeaseCheckMs = 250;
 
 void Log(const std::string& line) { std::fputs((line + "\n").c_str(), stderr); }
 
@@ -57,6 +59,56 @@ void CloseSession(Self* self, const std::string& handle, const Status& why) {
   DeregisterCalls(self, it->second);
   st.sessions.erase(it);
   st.partial_runs.EraseSession(handle);
+}
+
+// The sessions a remote client (`owner`) created.
+std::vector<std::string> OwnerSessions(const MasterState& st, const std::string& owner) {
+  std::vector<std::string> handles;
+  for (const auto& [handle, session] : st.sessions) {
+    if (session.owner == owner) handles.push_back(handle);
+  }
+  return handles;
+}
+
+void CloseSessionsOf(Self* self, const std::string& owner, const std::string& what_happened) {
+  for (const std::string& handle : OwnerSessions(self->state, owner)) {
+    Log(StrCat("master: the client of session ", handle, " ", what_happened, "; closing it"));
+    CloseSession(self, handle, errors::Cancelled("the client of session ", handle, " ", what_happened));
+  }
+  self->state.client_leases.erase(owner);
+}
+
+// Closes the sessions of every client whose lease lapsed while a step of theirs ran. A
+// client heartbeats only while a call waits, so a lease that lapsed between calls means
+// nothing; a step started less than a lease ago has not had its first heartbeat yet.
+void CheckClientLeases(Self* self) {
+  auto& st = self->state;
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::pair<std::string, int64_t>> lapsed;
+  for (auto it = st.client_leases.begin(); it != st.client_leases.end();) {
+    const std::string& owner = it->first;
+    if (OwnerSessions(st, owner).empty()) {
+      it = st.client_leases.erase(it);
+      continue;
+    }
+    const auto lease = std::chrono::milliseconds(it->second.lease_ms);
+    bool running = false;
+    auto latest_start = std::chrono::steady_clock::time_point::min();
+    for (const auto& [id, step] : st.steps) {
+      auto session = st.sessions.find(step.session);
+      if (session == st.sessions.end() || session->second.owner != owner) continue;
+      running = true;
+      latest_start = std::max(latest_start, step.started);
+    }
+    if (running && now > it->second.expires && now > latest_start + lease) {
+      lapsed.emplace_back(owner, it->second.lease_ms);
+    }
+    ++it;
+  }
+  for (const auto& [owner, lease_ms] : lapsed) {
+    CloseSessionsOf(self, owner, StrCat("sent no heartbeat for ", lease_ms, " ms while its step ran (it froze, died "
+                                        "unseen or was cut off)"));
+  }
 }
 
 // Closes the sessions nobody used for session_gc_seconds (none has a step running).
@@ -221,15 +273,25 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
         return Status::OK();
       },
       [=](client_gone_atom, const std::string& owner) {
-        auto& st = self->state;
         if (owner.empty()) return;
-        std::vector<std::string> gone;
-        for (const auto& [handle, session] : st.sessions) {
-          if (session.owner == owner) gone.push_back(handle);
+        CloseSessionsOf(self, owner, "went away");
+      },
+      [=](client_lease_atom, const std::string& owner, int64_t lease_ms) {
+        auto& st = self->state;
+        if (OwnerSessions(st, owner).empty()) return;  // a master probing this node's worker, or a client between sessions
+        st.client_leases[owner] = {std::chrono::steady_clock::now() + std::chrono::milliseconds(lease_ms), lease_ms};
+        if (!st.lease_check_scheduled) {
+          st.lease_check_scheduled = true;
+          self->delayed_send(self, std::chrono::milliseconds(kLeaseCheckMs), lease_check_atom::value);
         }
-        for (const std::string& handle : gone) {
-          Log(StrCat("master: the client of session ", handle, " went away; closing it"));
-          CloseSession(self, handle, errors::Cancelled("the client of session ", handle, " went away"));
+      },
+      [=](lease_check_atom) {
+        auto& st = self->state;
+        st.lease_check_scheduled = false;
+        CheckClientLeases(self);
+        if (!st.client_leases.empty()) {
+          st.lease_check_scheduled = true;
+          self->delayed_send(self, std::chrono::milliseconds(kLeaseCheckMs), lease_check_atom::value);
         }
       },
       [=](heartbeat_tick_atom) { self->state.membership->Tick(); },

@@ -110,6 +110,13 @@ struct MasterState {
   // Cancels that came before their step started (session, request id), with when they came.
   std::map<std::pair<std::string, int64_t>, std::chrono::steady_clock::time_point> early_cancels;
   int64_t feed_bytes_in_flight = 0;  // every running step's feeds
+  // The remote clients' leases (client_lease_atom), by owner: when each lapses, and its length.
+  struct ClientLease {
+    std::chrono::steady_clock::time_point expires;
+    int64_t lease_ms = 0;
+  };
+  std::map<std::string, ClientLease> client_leases;
+  bool lease_check_scheduled = false;
   bool session_gc_started = false;  // with the first session: an idle master does nothing
   bool cluster() const { return membership->cluster(); }
   const caf::actor& worker(int task) const { return membership->task(task).worker; }

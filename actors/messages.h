@@ -49,6 +49,10 @@ using master_gone_atom = caf::atom_constant<caf::atom("mastergone")>;
 // (client_gone_atom, std::string owner) to a master: the remote client that created
 // sessions as `owner` went away; they are closed and their running steps cancelled.
 using client_gone_atom = caf::atom_constant<caf::atom("clientgone")>;
+// (client_lease_atom, std::string owner, int64_t lease_ms) to a master: the remote client
+// `owner` is alive (it sent a heartbeat while a call of its waited). With no renewal within
+// lease_ms while a step of its sessions runs, its sessions are closed, as by client_gone.
+using client_lease_atom = caf::atom_constant<caf::atom("clilease")>;
 // (master_lease_atom, std::string owner, int64_t lease_ms) to a worker: the remote master
 // `owner` renewed its lease (it sent a heartbeat); if it does not renew it within lease_ms,
 // the worker aborts its running steps (a frozen or cut-off master never "goes away").

@@ -205,13 +205,17 @@ tensoract::HeartbeatResponse ToHeartbeat(const WorkerInfo& info) {
 }
 
 // The worker's methods. False when `method` is not one. `owner` names the remote master
-// that sent the request ("" for a local one): its graphs and steps go when it does.
-bool ServeWorker(Self* self, const caf::actor& worker, const std::string& method, const std::string& bytes,
-                 caf::response_promise& rp, const std::string& owner) {
+// that sent the request ("" for a local one): its graphs and steps go when it does. A
+// client's heartbeat (its calls wait) renews its lease at `master` (null: none here).
+bool ServeWorker(Self* self, const caf::actor& worker, const caf::actor& master, const std::string& method,
+                 const std::string& bytes, caf::response_promise& rp, const std::string& owner) {
   if (method == "Heartbeat") {
     IfDecoded(rp, rpc::DecodeHeartbeat(bytes), [&](rpc::Heartbeat heartbeat) {
       if (!owner.empty() && heartbeat.lease_ms > 0) {
         self->send(worker, master_lease_atom::value, owner, heartbeat.lease_ms);
+      }
+      if (!owner.empty() && heartbeat.client_lease_ms > 0 && master) {
+        self->send(master, client_lease_atom::value, owner, heartbeat.client_lease_ms);
       }
       const int64_t sequence = heartbeat.sequence;
       Forward<WorkerInfo>(
@@ -347,7 +351,7 @@ caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
         // Before the promise: making it takes the sender out of the current message.
         const std::string owner = OwnerOfSender(self, *peers);
         auto rp = self->make_response_promise();
-        if (ServeWorker(self, worker, method, bytes, rp, owner)) return;
+        if (ServeWorker(self, worker, master, method, bytes, rp, owner)) return;
         if (master && ServeMaster(self, master, method, bytes, rp, owner)) return;
         Reply(rp, errors::Unimplemented("this node has no method '", method, "'",
                                         master ? "" : " (it runs no master)"), "");

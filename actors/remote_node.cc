@@ -9,6 +9,7 @@
 #include "actors/cluster_transport.h"
 #include "actors/messages.h"
 #include "actors/rpc.h"
+#include "messages/tensoract_worker.pb.h"
 
 namespace tensoract {
 namespace {
@@ -92,8 +93,12 @@ void RemoteNode::Probe() {
   const int64_t timeout_ms = address_.liveness_timeout_ms;
   caf::actor probed = service_;
   // A heartbeat a second with a short timeout: what CAF's clock keeps for it is small.
+  // Its lease: the master may close this client's sessions if no heartbeat renews it while
+  // a step of theirs runs (this process froze, died unseen or was cut off).
+  tensoract::HeartbeatRequest heartbeat;
+  heartbeat.set_client_lease_ms(address_.liveness_interval_ms + timeout_ms);
   self_->request(service_, std::chrono::milliseconds(timeout_ms), rpc_atom::value, std::string("Heartbeat"),
-                 std::string())
+                 heartbeat.SerializeAsString())
       .then(
           [this](int32_t, std::string&, std::string&) { probe_out_ = false; },
           [this, probed, timeout_ms](caf::error& e) {

@@ -139,7 +139,8 @@ StatusOr<Heartbeat> DecodeHeartbeat(const std::string& bytes) {
   tensoract::HeartbeatRequest req;
   TA_RETURN_IF_ERROR(Parse("Heartbeat", bytes, &req));
   // Clamped like a step's timeout: a lease near INT64_MAX would overflow the deadline.
-  return Heartbeat{req.sequence(), req.lease_ms() > 0 ? StepTimeoutMs(req.lease_ms(), 0) : 0};
+  return Heartbeat{req.sequence(), req.lease_ms() > 0 ? StepTimeoutMs(req.lease_ms(), 0) : 0,
+                   req.client_lease_ms() > 0 ? StepTimeoutMs(req.client_lease_ms(), 0) : 0};
 }
 
 StatusOr<PeerDirectory> DecodeSetPeers(const std::string& bytes) {

@@ -47,6 +47,7 @@ Status DecodeListDevices(const std::string& bytes);  // nothing in it is used
 struct Heartbeat {
   int64_t sequence = 0;
   int64_t lease_ms = 0;  // the sending master's lease on its steps; 0: none
+  int64_t client_lease_ms = 0;  // the sending client's lease on its running steps; 0: none
 };
 StatusOr<Heartbeat> DecodeHeartbeat(const std::string& bytes);
 StatusOr<PeerDirectory> DecodeSetPeers(const std::string& bytes);

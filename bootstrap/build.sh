@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
 # Installs the dependencies (once) and configures and builds tensoract in build/.
-# Extra arguments go to CMake's configure step (e.g. -DTENSORACT_PORTABLE=ON).
+#   bash bootstrap/build.sh [--target NAME]... [--no-python] [CMAKE_ARGS...]
+# --target builds only NAME and what it needs (repeatable; default: everything);
+# --no-python installs only Debian's packages, not the PyPI references the tests use. The
+# other arguments go to CMake's configure step (e.g. -DTENSORACT_PORTABLE=ON, -DTENSORACT_CUDA=ON).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash bootstrap/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"
-cmake --build build -j"$(nproc)"
+targets=()
+deps_args=()
+cmake_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --target) [ $# -ge 2 ] || { echo "build.sh: --target needs a name" >&2; exit 2; }; targets+=(--target "$2"); shift 2 ;;
+    --no-python) deps_args+=(--no-python); shift ;;
+    *) cmake_args+=("$1"); shift ;;
+  esac
+done
+bash bootstrap/install-deps.sh "${deps_args[@]}"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}"
+cmake --build build -j"$(nproc)" "${targets[@]}"

@@ -4,15 +4,19 @@
 # `apt-get update` when every package is present.
 #
 #   bootstrap/install-deps.sh            build deps, Fashion-MNIST, tensorflow-cpu (the reference)
+#   bootstrap/install-deps.sh --no-python  only Debian's packages (the main job needs no
+#                                        PyPI package: bootstrap/run-main.sh)
 #   bootstrap/install-deps.sh --peers    also the benchmark peers (PyPI torch: several GB;
 #                                        onnxruntime, tf2onnx, openvino)
 set -euo pipefail
 
 want_peers=0
+want_python=1
 for arg in "$@"; do
   case "$arg" in
     --peers) want_peers=1 ;;
-    *) echo "install-deps.sh: unknown option '$arg' (known: --peers)" >&2; exit 2 ;;
+    --no-python) want_python=0 ;;
+    *) echo "install-deps.sh: unknown option '$arg' (known: --peers, --no-python)" >&2; exit 2 ;;
   esac
 done
 
@@ -47,6 +51,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 else
   echo "install-deps: Debian packages already installed"
+fi
+
+if [ "$want_python" -eq 0 ]; then
+  echo "install-deps: done (Debian's packages only)"
+  exit 0
 fi
 
 # The Python peers. pip may refuse to touch a Debian-managed interpreter (PEP 668);

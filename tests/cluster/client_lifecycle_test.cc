@@ -252,5 +252,28 @@ TEST_CASE("a closed or dead session's queues and readers leave the worker; a que
   CHECK_THAT(seen, Catch::Contains("0 graphs registered"));
 }
 
+TEST_CASE("a client frozen mid-step (SIGSTOP) loses its session when its heartbeat lease lapses; a live one keeps it",
+          "[cluster][faults]") {
+  NodeProcess node;
+  REQUIRE(node.Start("worker=127.0.0.1:0", "worker", 0));
+  pid_t child = StartClientChild("[client_child]", "CLIENT_TARGET", "tensoract://" + Local(node.port()));
+  REQUIRE(child >= 0);
+  std::string seen = InspectUntil(node.port(), [](const std::string& t) { return Has(t, "1 sessions, 1 steps running"); });
+  REQUIRE_THAT(seen, Catch::Contains("1 sessions, 1 steps running"));
+  // Alive, its Run waiting: it heartbeats every second and its lease (1 s + 3 s) holds.
+  std::this_thread::sleep_for(std::chrono::seconds(6));
+  CHECK_THAT(InspectNode(node.port()), Catch::Contains("1 sessions, 1 steps running"));
+  kill(child, SIGSTOP);
+  const auto frozen = std::chrono::steady_clock::now();
+  seen = InspectUntil(node.port(), [](const std::string& t) { return Has(t, "0 sessions, 0 steps running"); });
+  const double after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen).count();
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  CHECK_THAT(seen, Catch::Contains("0 sessions, 0 steps running") && Catch::Contains("steps running: []"));
+  // Not the session GC (an hour) nor the step's deadline (10 minutes): the 4 s lease.
+  CHECK(after_s < 9);
+  WARN("client frozen: its session closed and its step stopped " << after_s << " s later");
+}
+
 }  // namespace
 }  // namespace tensoract

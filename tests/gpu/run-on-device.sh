@@ -2,7 +2,7 @@
 # The GPU checks on a lent GPU machine, which has CUDA and PyTorch but none of our Debian
 # libraries. Here (on the development machine):
 #
-#   bash tests/gpu/run-on-device.sh pack [BUILD]   # BUILD: a -DTENSORACT_PORTABLE=ON build
+#   bash tests/gpu/run-on-device.sh pack [BUILD]   # BUILD: a -DTENSORACT_PORTABLE=ON -DTENSORACT_CUDA=ON build
 #
 # (configure BUILD with -DTENSORACT_WITH_ONEDNN=OFF too: oneDNN, which the GPU checks do
 # not use, would add 7 MB of xz to a carry that is near its 64 MiB already)
