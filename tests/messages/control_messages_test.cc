@@ -440,6 +440,7 @@ Fixtures ControlFixtures() {
   beat.set_master_incarnation(0xfedcba9876543210ULL);
   beat.set_sequence(17);
   beat.set_lease_ms(4000);
+  beat.set_client_lease_ms(4000);
   add(beat);
   HeartbeatResponse alive;
   alive.set_sequence(17);
