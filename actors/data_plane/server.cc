@@ -180,8 +180,8 @@ std::string PeerOf(int fd) {
 }  // namespace
 
 struct DataPlaneServer::Connection {
-  Connection(DataPlaneServer* server, int fd)
-      : server(server), fd(fd), stream(server->tls_ ? data_plane::Stream(fd, server->tls_.get(), /*server=*/true)
+  Connection(DataPlaneServer* server, int fd, std::string source)
+      : server(server), fd(fd), source(std::move(source)), stream(server->tls_ ? data_plane::Stream(fd, server->tls_.get(), /*server=*/true)
                                                     : data_plane::Stream(fd)) {}
 
   // Marks the connection closed and wakes everyone; the socket is shut down so that a
@@ -253,7 +253,7 @@ struct DataPlaneServer::Connection {
 
   void ReaderLoop(const std::shared_ptr<Connection>& self) {
     const Options& options = server->options_;
-    const std::string peer = PeerOf(fd);
+    const std::string& peer = source;
     const int64_t deadline = data_plane::SteadyNowMs() + options.handshake_timeout_ms;
     Status auth = stream.tls() ? stream.Handshake(deadline, peer)
                                : data_plane::AuthenticateClient(fd, server->key_, deadline);
@@ -312,12 +312,12 @@ struct DataPlaneServer::Connection {
 
   DataPlaneServer* const server;
   const int fd;
+  const std::string source;  // the peer's address
   data_plane::Stream stream;  // the socket's bytes, plain or in TLS
   // The peer finished the handshake (set by the reader; the acceptor reads it to pick a
   // connection to evict).
   std::atomic<bool> proven{false};
   const std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
-  const std::string source = PeerOf(fd);  // the peer's address
   std::mutex mu;
   std::condition_variable cv;
   std::deque<std::unique_ptr<Outgoing>> queue;
@@ -444,13 +444,13 @@ void DataPlaneServer::AcceptLoop() {
       EvictOldestUnprovenLocked(&source);
     }
     if (connections_.size() >= static_cast<size_t>(options_.max_connections) && !EvictOldestUnprovenLocked(nullptr)) {
-      LogOnce(PeerOf(fd), StrCat("refused a data plane connection from ", PeerOf(fd), ": ", options_.max_connections,
+      LogOnce(source, StrCat("refused a data plane connection from ", source, ": ", options_.max_connections,
                                  " connections are open"));
       close(fd);
       continue;
     }
     data_plane::TuneSocket(fd);
-    auto conn = std::make_shared<Connection>(this, fd);
+    auto conn = std::make_shared<Connection>(this, fd, source);
     try {
       conn->threads_running = 1;  // the reader; the writer starts once the peer is proven
       conn->reader = std::thread([conn] { conn->ReaderLoop(conn); });
