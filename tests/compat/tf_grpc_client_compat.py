@@ -240,6 +240,17 @@ def bad_requests(address):
     channel.close()
 
 
+def expect_refused(channel, who):
+    """ListDevices on `channel` must fail UNAVAILABLE: the TLS handshake refused `who`."""
+    import grpc
+    try:
+        channel.unary_unary("/tensorflow.MasterService/ListDevices")(b"", timeout=30)
+        sys.exit("tf_grpc_client_compat: %s was answered" % who)
+    except grpc.RpcError as e:
+        if e.code() != grpc.StatusCode.UNAVAILABLE:
+            sys.exit("tf_grpc_client_compat: %s got %s, not UNAVAILABLE" % (who, e.code()))
+
+
 def tls_master(node_bin, work):
     """--grpc-tls-cert/--grpc-tls-key: a client trusting the certificate is answered (TensorFlow's
     own client speaks plaintext only; grpcio's raw call stands in), a plaintext one is not; with
@@ -255,12 +266,7 @@ def tls_master(node_bin, work):
         devices = secure.unary_unary("/tensorflow.MasterService/ListDevices")(b"", timeout=30)
         if b"/job:worker/replica:0/task:0/device:CPU:0" not in devices:
             sys.exit("tf_grpc_client_compat: ListDevices over TLS: %r" % devices[:200])
-        try:
-            grpc.insecure_channel(address).unary_unary("/tensorflow.MasterService/ListDevices")(b"", timeout=30)
-            sys.exit("tf_grpc_client_compat: a plaintext client was answered by a TLS master")
-        except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.UNAVAILABLE:
-                sys.exit("tf_grpc_client_compat: a plaintext client of a TLS master got %s" % e.code())
+        expect_refused(grpc.insecure_channel(address), "a plaintext client of a TLS master")
     finally:
         nodes.stop()
 
@@ -282,12 +288,7 @@ def tls_master(node_bin, work):
         if b"/job:worker/replica:0/task:0/device:CPU:0" not in devices:
             sys.exit("tf_grpc_client_compat: ListDevices over mutual TLS: %r" % devices[:200])
         anonymous = grpc.secure_channel(address, grpc.ssl_channel_credentials(pem("ca.pem")), options=name)
-        try:
-            anonymous.unary_unary("/tensorflow.MasterService/ListDevices")(b"", timeout=30)
-            sys.exit("tf_grpc_client_compat: a client without a certificate was answered by a mutual-TLS master")
-        except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.UNAVAILABLE:
-                sys.exit("tf_grpc_client_compat: a client without a certificate got %s" % e.code())
+        expect_refused(anonymous, "a client without a certificate of a mutual-TLS master")
     finally:
         nodes.stop()
 
