@@ -265,7 +265,10 @@ TEST_CASE("a client frozen mid-step (SIGSTOP) loses its session when its heartbe
   CHECK_THAT(InspectNode(node.port()), Catch::Contains("1 sessions, 1 steps running"));
   kill(child, SIGSTOP);
   const auto frozen = std::chrono::steady_clock::now();
-  seen = InspectUntil(node.port(), [](const std::string& t) { return Has(t, "0 sessions, 0 steps running"); });
+  // Until the master has closed the session and the worker has stopped the step too.
+  seen = InspectUntil(node.port(), [](const std::string& t) {
+    return Has(t, "0 sessions, 0 steps running") && Has(t, "steps running: []");
+  });
   const double after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen).count();
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
