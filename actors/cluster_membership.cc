@@ -2,16 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 
 #include "actors/remote_worker.h"
+#include "base/log_line.h"
 
 namespace tensoract {
-namespace {
-
-void Log(const std::string& line) { std::fputs((line + "\n").c_str(), stderr); }
-
-}  // namespace
 
 ClusterMembership::ClusterMembership(caf::event_based_actor* self, caf::actor local_worker,
                                      const MasterOptions& options, Events events)
@@ -78,7 +73,7 @@ void ClusterMembership::SendPeers(int moved) {
 
 void ClusterMembership::MarkUnhealthy(int task, const Status& why) {
   TaskState& t = tasks_[task];
-  if (t.healthy) Log(StrCat("master: task ", t.name, " is unavailable: ", why.message()));
+  if (t.healthy) LogLine(StrCat("master: task ", t.name, " is unavailable: ", why.message()));
   t.healthy = false;
   t.last_error = why;
   events_.unavailable(task, errors::Unavailable("task ", t.name, " is unavailable: ", why.message()));
@@ -92,11 +87,11 @@ void ClusterMembership::OnHeartbeat(int task, WorkerInfo info) {
     return MarkUnhealthy(task, errors::FailedPrecondition("the node at its address says it is task ", info.task));
   }
   if (t.incarnation != 0 && info.incarnation != t.incarnation) {
-    Log(StrCat("master: task ", t.name, " restarted (incarnation ", t.incarnation, " -> ", info.incarnation,
+    LogLine(StrCat("master: task ", t.name, " restarted (incarnation ", t.incarnation, " -> ", info.incarnation,
                "); its graphs will be registered again"));
     events_.restarted(task);
   } else if (!t.healthy && t.incarnation != 0) {
-    Log(StrCat("master: task ", t.name, " answers again"));
+    LogLine(StrCat("master: task ", t.name, " answers again"));
   }
   bool moved = info.data_plane != t.data_plane;
   t.incarnation = info.incarnation;
@@ -214,7 +209,7 @@ void ClusterMembership::Discover(int task, std::chrono::steady_clock::time_point
     if (tasks_[task].healthy || timed_out || std::chrono::steady_clock::now() + milliseconds(pause_ms) >= deadline) {
       return then();
     }
-    Log(StrCat("master: discovering task ", tasks_[task].name, " again in ", pause_ms,
+    LogLine(StrCat("master: discovering task ", tasks_[task].name, " again in ", pause_ms,
                " ms: ", tasks_[task].last_error.message()));
     const uint64_t retry = next_retry_++;
     retries_[retry] = [=] { Discover(task, deadline, attempt + 1, then); };

@@ -13,7 +13,6 @@
 #include <condition_variable>
 #include <cstring>
 #include <fcntl.h>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -32,6 +31,7 @@
 
 #include "actors/sigpipe_block.h"
 #include "base/env_limit.h"
+#include "base/log_line.h"
 
 namespace tensoract {
 namespace {
@@ -58,7 +58,6 @@ uint64_t MaxControlMessageBytes() {
 
 using Clock = std::chrono::steady_clock;
 
-void Log(const std::string& line) { std::cerr << (line + "\n") << std::flush; }
 
 // The failures of outbound handshakes, by "host:port", for the caller's error message.
 struct HandshakeFailure {
@@ -156,7 +155,7 @@ class TransportState {
       if (logged_.size() >= kMaxRemembered) logged_.clear();
       if (!logged_.insert(peer + '\n' + what).second) return;
     }
-    Log(StrCat(log_name_, ": ", what, " (logged once per peer and reason)"));
+    LogLine(StrCat(log_name_, ": ", what, " (logged once per peer and reason)"));
   }
 
   // The process is out of descriptors: accept the waiting connection with the reserve

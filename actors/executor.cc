@@ -100,10 +100,10 @@ struct ExecutorState : StepFrames {
   static inline const char* name = "tensoract.executor";
 };
 
-using Self = caf::stateful_actor<ExecutorState>;
+using ExecutorSelf = caf::stateful_actor<ExecutorState>;
 using NodeItem = ExecutorPlan::NodeItem;
 
-void Finish(Self* self, Status status) {
+void Finish(ExecutorSelf* self, Status status) {
   auto& st = self->state;
   if (st.finished) return;
   st.finished = true;
@@ -155,7 +155,7 @@ void BeginStep(ExecutorState& st, int64_t step_id, std::vector<Tensor> args, boo
   }
 }
 
-void Complete(Self* self, KernelDone& done, bool inline_run) {
+void Complete(ExecutorSelf* self, KernelDone& done, bool inline_run) {
   auto& st = self->state;
   if (!done.status.ok()) return Finish(self, done.status);
   if (st.watch) {
@@ -175,7 +175,7 @@ void Complete(Self* self, KernelDone& done, bool inline_run) {
 }
 
 // A node with a dead input is not run: its outputs are dead.
-void SkipDead(Self* self, const TaggedNode& t) {
+void SkipDead(ExecutorSelf* self, const TaggedNode& t) {
   auto& st = self->state;
   const NodeItem& item = st.plan->nodes[t.node];
   for (int i = 0; i < item.num_inputs; ++i) t.iter->slots[item.input_start + i] = Tensor();
@@ -224,7 +224,7 @@ bool AnyReadyWorthAThread(const ExecutorState& st) {
   return false;
 }
 
-void Process(Self* self) {
+void Process(ExecutorSelf* self) {
   auto& st = self->state;
   // Once for the nodes run here rather than per kernel (ExecutorPlan::RunNode relies on it):
   // setting and restoring MXCSR around each was 5% of an LSTM's step.
@@ -323,7 +323,7 @@ bool IsHeldArg(const ExecutorState& st, int node) {
 }
 
 // This executor's part of its node's snapshot (actors/executor_report.h).
-std::string Observe(Self* self) {
+std::string Observe(ExecutorSelf* self) {
   auto& st = self->state;
   ExecutorView view;
   view.plan = st.plan.get();
@@ -339,7 +339,7 @@ std::string Observe(Self* self) {
   return ObserveExecutor(view);
 }
 
-caf::behavior executor_actor(Self* self, ExecutorArgs args) {
+caf::behavior executor_actor(ExecutorSelf* self, ExecutorArgs args) {
   auto& st = self->state;
   st.plan = std::move(args.plan);
   st.device = std::move(args.device);

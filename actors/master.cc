@@ -4,12 +4,12 @@
 #include "actors/master.h"
 
 #include <chrono>
-#include <cstdio>
 #include <random>
 #include <set>
 
 #include "actors/cluster_credentials.h"  // RandomHandle
 #include "actors/master_state.h"
+#include "base/log_line.h"
 
 namespace tensoract {
 namespace {
@@ -20,7 +20,6 @@ using session_gc_atom = caf::atom_constant<caf::atom("sessiongc")>;
 using lease_check_atom = caf::atom_constant<caf::atom("leasechk")>;
 constexpr int64_t kLeaseCheckMs = 250;
 
-void Log(const std::string& line) { std::fputs((line + "\n").c_str(), stderr); }
 
 // Asks every task and answers `promise` with the first error, or OK.
 void ResetAll(Self* self, const std::vector<std::string>& containers, caf::typed_response_promise<Status> promise) {
@@ -72,7 +71,7 @@ std::vector<std::string> OwnerSessions(const MasterState& st, const std::string&
 
 void CloseSessionsOf(Self* self, const std::string& owner, const std::string& what_happened) {
   for (const std::string& handle : OwnerSessions(self->state, owner)) {
-    Log(StrCat("master: the client of session ", handle, " ", what_happened, "; closing it"));
+    LogLine(StrCat("master: the client of session ", handle, " ", what_happened, "; closing it"));
     CloseSession(self, handle, errors::Cancelled("the client of session ", handle, " ", what_happened));
   }
   self->state.client_leases.erase(owner);
@@ -123,7 +122,7 @@ void CollectIdleSessions(Self* self) {
     if (!busy.count(handle) && now - session.last_used >= idle_limit) idle.push_back(handle);
   }
   for (const std::string& handle : idle) {
-    Log(StrCat("master: closing session ", handle, ": unused for ", st.options.session_gc_seconds, " s"));
+    LogLine(StrCat("master: closing session ", handle, ": unused for ", st.options.session_gc_seconds, " s"));
     CloseSession(self, handle, errors::Cancelled("Session ", handle, " was closed: unused for ",
                                                  st.options.session_gc_seconds, " s"));
   }

@@ -19,7 +19,7 @@ namespace tensoract {
 namespace {
 
 
-using Self = caf::event_based_actor;
+using NodeServiceSelf = caf::event_based_actor;
 
 void Reply(caf::response_promise& rp, const Status& status, const std::string& bytes) {
   rp.deliver(static_cast<int32_t>(status.code()), status.message(), bytes);
@@ -27,7 +27,7 @@ void Reply(caf::response_promise& rp, const Status& status, const std::string& b
 
 // Sends `args` to `to` and answers `rp` with what `convert` makes of the reply.
 template <class LocalReply, class... Args>
-void Forward(Self* self, const caf::actor& to, caf::response_promise rp, const std::string& method,
+void Forward(NodeServiceSelf* self, const caf::actor& to, caf::response_promise rp, const std::string& method,
              std::function<Status(LocalReply&, std::string*)> convert, Args&&... args) {
   // No timeout: the master and the worker are local and always answer (CAF answers for an
   // actor that stopped), and the caller has its own deadline. A CAF 0.17 request timeout
@@ -77,7 +77,7 @@ void IfDecoded(caf::response_promise& rp, StatusOr<T> decoded, Use&& use) {
 
 // The master's methods. False when `method` is not one. `owner` names the remote client
 // that sent the request ("" for a local one): its sessions close when it goes away.
-bool ServeMaster(Self* self, const caf::actor& master, const std::string& method, const std::string& bytes,
+bool ServeMaster(NodeServiceSelf* self, const caf::actor& master, const std::string& method, const std::string& bytes,
                  caf::response_promise& rp, const std::string& owner) {
   if (method == "CreateSession") {
     IfDecoded(rp, rpc::DecodeCreateSession(bytes, owner), [&](CreateSessionRequest local) {
@@ -207,7 +207,7 @@ tensoract::HeartbeatResponse ToHeartbeat(const WorkerInfo& info) {
 // The worker's methods. False when `method` is not one. `owner` names the remote master
 // that sent the request ("" for a local one): its graphs and steps go when it does. A
 // client's heartbeat (its calls wait) renews its lease at `master` (null: none here).
-bool ServeWorker(Self* self, const caf::actor& worker, const caf::actor& master, const std::string& method,
+bool ServeWorker(NodeServiceSelf* self, const caf::actor& worker, const caf::actor& master, const std::string& method,
                  const std::string& bytes, caf::response_promise& rp, const std::string& owner) {
   if (method == "Heartbeat") {
     IfDecoded(rp, rpc::DecodeHeartbeat(bytes), [&](rpc::Heartbeat heartbeat) {
@@ -303,7 +303,7 @@ struct Peers {
   std::map<caf::actor_addr, std::string> node_of_watched;
 };
 
-std::string OwnerOfSender(Self* self, Peers& peers) {
+std::string OwnerOfSender(NodeServiceSelf* self, Peers& peers) {
   const caf::strong_actor_ptr& sender = self->current_sender();
   if (!sender || sender->node() == self->home_system().node()) return "";
   std::string node = caf::to_string(sender->node());
@@ -314,7 +314,7 @@ std::string OwnerOfSender(Self* self, Peers& peers) {
   return node;
 }
 
-caf::behavior NodeService(Self* self, caf::actor worker, caf::actor master) {
+caf::behavior NodeService(NodeServiceSelf* self, caf::actor worker, caf::actor master) {
   auto peers = std::make_shared<Peers>();
   self->set_down_handler([self, worker, master, peers](caf::down_msg& down) {
     auto it = peers->node_of_watched.find(down.source);

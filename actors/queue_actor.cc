@@ -149,7 +149,7 @@ struct QueueState {
   static inline const char* name = "tensoract.queue";
 };
 
-using Self = caf::stateful_actor<QueueState>;
+using QueueSelf = caf::stateful_actor<QueueState>;
 
 void GiveBack(SharedQueue& q, std::vector<QueueElement>& taken) {
   for (auto it = taken.rbegin(); it != taken.rend(); ++it) q.buffer.Restore(std::move(*it));
@@ -265,7 +265,7 @@ std::string StateLocked(const SharedQueue& q) {
                 " dequeues waiting");
 }
 
-caf::behavior queue_actor(Self* self, std::shared_ptr<SharedQueue> q, caf::actor_addr owner) {
+caf::behavior queue_actor(QueueSelf* self, std::shared_ptr<SharedQueue> q, caf::actor_addr owner) {
   self->state.q = std::move(q);
   if (auto worker = caf::actor_cast<caf::actor>(owner)) self->link_to(worker);
   return {

@@ -10,16 +10,12 @@
 namespace tensoract {
 namespace {
 
-constexpr int64_t kControlTimeoutMs = 60 * 1000;
-// Beyond a step's own deadline, which the remote master enforces: only a backstop.
-constexpr int64_t kStepSlackMs = 10 * 1000;
-
 struct RemoteMasterState {
   RemoteNode node;
   int64_t default_step_timeout_ms = 0;
   static inline const char* name = "tensoract.remote_master";
 };
-using Self = caf::stateful_actor<RemoteMasterState>;
+using RemoteMasterSelf = caf::stateful_actor<RemoteMasterState>;
 
 RunStepResponse FromRunStep(const Status& s, const std::string& bytes, size_t num_fetches) {
   tensorflow::RunStepResponse r;
@@ -50,7 +46,7 @@ RunStepResponse FromRunStep(const Status& s, const std::string& bytes, size_t nu
   return out;
 }
 
-caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t default_step_timeout_ms) {
+caf::behavior remote_master_actor(RemoteMasterSelf* self, RemoteAddress address, int64_t default_step_timeout_ms) {
   self->state.node.Attach(self, std::move(address));
   self->state.default_step_timeout_ms = default_step_timeout_ms;
   return {
@@ -59,7 +55,7 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         tensorflow::CreateSessionRequest proto;
         if (request.graph) *proto.mutable_graph_def() = *request.graph;
         return CallAndConvert<CreateSessionResponse>(
-            self, self->state.node, "CreateSession", ProtoBytes(proto), kControlTimeoutMs,
+            self, self->state.node, "CreateSession", ProtoBytes(proto), kRpcControlTimeoutMs,
             [](const Status& s, const std::string& bytes) {
               tensorflow::CreateSessionResponse r;
               CreateSessionResponse out;
@@ -74,7 +70,7 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         if (request.graph) *proto.mutable_graph_def() = *request.graph;
         proto.set_current_graph_version(request.current_graph_version);
         return CallAndConvert<ExtendSessionResponse>(
-            self, self->state.node, "ExtendSession", ProtoBytes(proto), kControlTimeoutMs,
+            self, self->state.node, "ExtendSession", ProtoBytes(proto), kRpcControlTimeoutMs,
             [](const Status& s, const std::string& bytes) {
               tensorflow::ExtendSessionResponse r;
               ExtendSessionResponse out;
@@ -98,7 +94,7 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         proto.mutable_options()->set_output_partition_graphs(request.output_partition_graphs);
         proto.set_request_id(request.request_id);
         proto.set_partial_run_handle(request.partial_run_handle);
-        int64_t timeout = StepTimeoutMs(request.timeout_ms, self->state.default_step_timeout_ms) + kStepSlackMs;
+        int64_t timeout = StepTimeoutMs(request.timeout_ms, self->state.default_step_timeout_ms) + kRpcStepSlackMs;
         size_t num_fetches = request.fetches.size();
         return CallAndConvert<RunStepResponse>(self, self->state.node, "RunStep", ProtoBytes(proto), timeout,
             [num_fetches](const Status& s, const std::string& bytes) { return FromRunStep(s, bytes, num_fetches); });
@@ -113,7 +109,7 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         options->mutable_run_options()->set_timeout_in_ms(request.timeout_ms);
         if (request.collect_stats) options->mutable_run_options()->set_trace_level(tensorflow::RunOptions::FULL_TRACE);
         return CallAndConvert<MakeCallableResponse>(
-            self, self->state.node, "MakeCallable", ProtoBytes(proto), kControlTimeoutMs,
+            self, self->state.node, "MakeCallable", ProtoBytes(proto), kRpcControlTimeoutMs,
             [](const Status& s, const std::string& bytes) {
               tensorflow::MakeCallableResponse r;
               MakeCallableResponse out;
@@ -129,7 +125,7 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         for (const auto& f : request.fetches) proto.add_fetch(f);
         for (const auto& t : request.targets) proto.add_target(t);
         return CallAndConvert<PartialRunSetupResponse>(
-            self, self->state.node, "PartialRunSetup", ProtoBytes(proto), kControlTimeoutMs,
+            self, self->state.node, "PartialRunSetup", ProtoBytes(proto), kRpcControlTimeoutMs,
             [](const Status& s, const std::string& bytes) {
               tensorflow::PartialRunSetupResponse r;
               PartialRunSetupResponse out;
@@ -142,12 +138,12 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         tensorflow::ReleaseCallableRequest proto;
         proto.set_session_handle(session);
         proto.set_handle(handle);
-        return CallAndConvert<Status>(self, self->state.node, "ReleaseCallable", ProtoBytes(proto), kControlTimeoutMs,
-                                      [](const Status& s, const std::string&) { return s; });
+        return CallAndConvert<Status>(self, self->state.node, "ReleaseCallable", ProtoBytes(proto),
+                                      kRpcControlTimeoutMs, [](const Status& s, const std::string&) { return s; });
       },
       [=](list_devices_atom) {
         return CallAndConvert<ListDevicesResponse>(
-            self, self->state.node, "ListDevices", ProtoBytes(tensorflow::ListDevicesRequest()), kControlTimeoutMs,
+            self, self->state.node, "ListDevices", ProtoBytes(tensorflow::ListDevicesRequest()), kRpcControlTimeoutMs,
             [](const Status& s, const std::string& bytes) {
               tensorflow::ListDevicesResponse r;
               ListDevicesResponse out;
@@ -161,18 +157,18 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
         tensoract::CancelStepRequest proto;
         proto.set_session_handle(session);
         proto.set_request_id(request_id);
-        return CallAndConvert<Status>(self, self->state.node, "CancelStep", ProtoBytes(proto), kControlTimeoutMs,
+        return CallAndConvert<Status>(self, self->state.node, "CancelStep", ProtoBytes(proto), kRpcControlTimeoutMs,
                                       [](const Status& s, const std::string&) { return s; });
       },
       [=](close_session_atom, const std::string& handle) {
         tensorflow::CloseSessionRequest proto;
         proto.set_session_handle(handle);
-        return CallAndConvert<Status>(self, self->state.node, "CloseSession", ProtoBytes(proto), kControlTimeoutMs,
+        return CallAndConvert<Status>(self, self->state.node, "CloseSession", ProtoBytes(proto), kRpcControlTimeoutMs,
                                       [](const Status& s, const std::string&) { return s; });
       },
       [=](inspect_atom) {
         auto promise = self->make_response_promise<std::string>();
-        self->state.node.Inspect(kControlTimeoutMs, [promise](const Status& s, std::string text) mutable {
+        self->state.node.Inspect(kRpcControlTimeoutMs, [promise](const Status& s, std::string text) mutable {
           promise.deliver(s.ok() ? text : s.ToString());
         });
         return promise;
@@ -180,7 +176,7 @@ caf::behavior remote_master_actor(Self* self, RemoteAddress address, int64_t def
       [=](reset_atom, const std::vector<std::string>& containers) {
         tensorflow::ResetRequest proto;
         for (const auto& c : containers) proto.add_container(c);
-        return CallAndConvert<Status>(self, self->state.node, "Reset", ProtoBytes(proto), kControlTimeoutMs,
+        return CallAndConvert<Status>(self, self->state.node, "Reset", ProtoBytes(proto), kRpcControlTimeoutMs,
                                       [](const Status& s, const std::string&) { return s; });
       },
   };

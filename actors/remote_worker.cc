@@ -3,15 +3,12 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.h"
+#include "actors/rpc.h"
 #include "messages/tensoract_worker.pb.h"
 #include "messages/worker.pb.h"
 
 namespace tensoract {
 namespace {
-
-constexpr int64_t kControlTimeoutMs = 60 * 1000;
-// Beyond a step's own deadline, which the master enforces: only a backstop.
-constexpr int64_t kStepSlackMs = 10 * 1000;
 
 struct RemoteWorkerState {
   RemoteNode node;
@@ -19,9 +16,9 @@ struct RemoteWorkerState {
   int64_t master_lease_ms = 0;
   static inline const char* name = "tensoract.remote_worker";
 };
-using Self = caf::stateful_actor<RemoteWorkerState>;
+using RemoteWorkerSelf = caf::stateful_actor<RemoteWorkerState>;
 
-caf::behavior remote_worker_actor(Self* self, RemoteAddress address, int64_t master_lease_ms) {
+caf::behavior remote_worker_actor(RemoteWorkerSelf* self, RemoteAddress address, int64_t master_lease_ms) {
   self->state.node.Attach(self, std::move(address));
   self->state.master_lease_ms = master_lease_ms;
   return {
@@ -31,7 +28,7 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address, int64_t mas
         if (request.graph) *proto.mutable_graph_def() = *request.graph;
         proto.set_session_handle(request.session_handle);
         return CallAndConvert<RegisterGraphResponse>(
-            self, self->state.node, "RegisterGraph", ProtoBytes(proto), kControlTimeoutMs,
+            self, self->state.node, "RegisterGraph", ProtoBytes(proto), kRpcControlTimeoutMs,
             [](const Status& s, const std::string& bytes) {
               tensorflow::RegisterGraphResponse r;
               RegisterGraphResponse out;
@@ -50,7 +47,7 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address, int64_t mas
         proto.set_step_id(request.step_id);
         proto.mutable_exec_opts()->set_record_timeline(request.collect_stats);
         proto.set_store_errors_in_response_body(true);
-        int64_t timeout = (request.timeout_ms > 0 ? request.timeout_ms : kControlTimeoutMs) + kStepSlackMs;
+        int64_t timeout = (request.timeout_ms > 0 ? request.timeout_ms : kRpcControlTimeoutMs) + kRpcStepSlackMs;
         return CallAndConvert<RunGraphResponse>(
             self, self->state.node, "RunGraph", ProtoBytes(proto), timeout,
             [](const Status& s, const std::string& bytes) {
@@ -68,15 +65,15 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address, int64_t mas
       [=](deregister_graph_atom, const std::string& handle) {
         tensorflow::DeregisterGraphRequest proto;
         proto.set_graph_handle(handle);
-        return CallAndConvert<Status>(self, self->state.node, "DeregisterGraph", ProtoBytes(proto), kControlTimeoutMs,
-                                      [](const Status& s, const std::string&) { return s; });
+        return CallAndConvert<Status>(self, self->state.node, "DeregisterGraph", ProtoBytes(proto),
+                                      kRpcControlTimeoutMs, [](const Status& s, const std::string&) { return s; });
       },
       [=](heartbeat_atom) {
         tensoract::HeartbeatRequest proto;
         proto.set_sequence(++self->state.heartbeat_sequence);
         proto.set_lease_ms(self->state.master_lease_ms);
         return CallAndConvert<WorkerInfo>(
-            self, self->state.node, "Heartbeat", ProtoBytes(proto), kControlTimeoutMs,
+            self, self->state.node, "Heartbeat", ProtoBytes(proto), kRpcControlTimeoutMs,
             [](const Status& s, const std::string& bytes) {
               tensoract::HeartbeatResponse r;
               WorkerInfo info;
@@ -94,7 +91,7 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address, int64_t mas
         for (const auto& [task, address] : peers.data_plane_by_task) {
           (*proto.mutable_data_plane_by_task())[task] = address;
         }
-        return CallAndConvert<Status>(self, self->state.node, "SetPeers", ProtoBytes(proto), kControlTimeoutMs,
+        return CallAndConvert<Status>(self, self->state.node, "SetPeers", ProtoBytes(proto), kRpcControlTimeoutMs,
                                       [](const Status& s, const std::string&) { return s; });
       },
       [=](abort_step_atom, int64_t step_id, const Status& why) {
@@ -112,7 +109,7 @@ caf::behavior remote_worker_actor(Self* self, RemoteAddress address, int64_t mas
       [=](reset_atom, const std::vector<std::string>& containers) {
         tensorflow::CleanupAllRequest proto;
         for (const auto& c : containers) proto.add_container(c);
-        return CallAndConvert<Status>(self, self->state.node, "CleanupAll", ProtoBytes(proto), kControlTimeoutMs,
+        return CallAndConvert<Status>(self, self->state.node, "CleanupAll", ProtoBytes(proto), kRpcControlTimeoutMs,
                                       [](const Status& s, const std::string&) { return s; });
       },
   };

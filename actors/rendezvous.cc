@@ -44,11 +44,11 @@ struct RendezvousState {
   static inline const char* name = "tensoract.rendezvous";
 };
 
-using Self = caf::stateful_actor<RendezvousState>;
+using RendezvousSelf = caf::stateful_actor<RendezvousState>;
 
 // A table with nothing sent, nothing waited for and no abort is the same as none: dropped,
 // so steps that never clean up (a collective's transfers) leave nothing behind.
-void DropIfEmpty(Self* self, int64_t step) {
+void DropIfEmpty(RendezvousSelf* self, int64_t step) {
   auto it = self->state.steps.find(step);
   if (it != self->state.steps.end() && it->second.sent.empty() && it->second.waiting.empty() &&
       it->second.aborted.ok()) {
@@ -56,7 +56,7 @@ void DropIfEmpty(Self* self, int64_t step) {
   }
 }
 
-void Deliver(Self* self, int64_t step, const std::string& key, RendezvousValue value) {
+void Deliver(RendezvousSelf* self, int64_t step, const std::string& key, RendezvousValue value) {
   auto& st = self->state;
   if (st.finished.count(step)) return;
   StepTable& table = st.steps[step];
@@ -80,7 +80,7 @@ void Deliver(Self* self, int64_t step, const std::string& key, RendezvousValue v
   table.sent.emplace(key, std::move(value));
 }
 
-void Receive(Self* self, int64_t step, const std::string& key, Waiter waiter) {
+void Receive(RendezvousSelf* self, int64_t step, const std::string& key, Waiter waiter) {
   auto& st = self->state;
   if (auto ended = st.finished.find(step); ended != st.finished.end()) {
     if (!ended->second.ok()) return waiter.Answer({ended->second, {}, false});
@@ -106,7 +106,7 @@ void FailWaiters(StepTable& table, const Status& status) {
   }
 }
 
-caf::behavior rendezvous_actor(Self* self, std::string owner) {
+caf::behavior rendezvous_actor(RendezvousSelf* self, std::string owner) {
   self->state.owner = std::move(owner);
   return {
       [=](rdv_send_atom, int64_t step, const std::string& key, RendezvousValue& value) {

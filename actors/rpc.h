@@ -30,6 +30,11 @@ namespace tensoract {
 
 using rpc_atom = caf::atom_constant<caf::atom("rpc")>;
 
+// How long a control call to a remote task (anything but a step) may take.
+constexpr int64_t kRpcControlTimeoutMs = 60 * 1000;
+// Added to a step's own deadline, which the master enforces: the remote call's backstop.
+constexpr int64_t kRpcStepSlackMs = 10 * 1000;
+
 inline Status RpcStatus(int32_t code, const std::string& message) {
   if (code == 0) return Status::OK();
   if (code < 0 || code > 16) return errors::Internal("malformed reply (code ", code, "): ", message);

@@ -108,7 +108,7 @@ struct WorkerState {
   static inline const char* name = "tensoract.worker";
 };
 
-using Self = caf::stateful_actor<WorkerState>;
+using WorkerSelf = caf::stateful_actor<WorkerState>;
 
 // Splits `graph` by device, and each device's nodes by lane (their attr "_executor_lane",
 // graph/partition.h), and makes a plan for each part.
@@ -171,7 +171,7 @@ Status StepDeadlineExceeded(int64_t step_id, int64_t timeout_ms) {
   return errors::DeadlineExceeded("step ", step_id, " did not finish before its deadline (", timeout_ms, " ms)");
 }
 
-void ScheduleTick(Self* self) {
+void ScheduleTick(WorkerSelf* self) {
   if (self->state.tick_scheduled) return;
   self->state.tick_scheduled = true;
   self->delayed_send(self, std::chrono::milliseconds(kTickMs), worker_tick_atom::value);
@@ -180,7 +180,7 @@ void ScheduleTick(Self* self) {
 // Aborts the running steps the remote master `owner` ran, with `why`, and drops what they
 // keep for its CleanupGraph: that master will not send it (it went away or stopped
 // renewing its lease).
-void AbandonStepsOf(Self* self, const std::string& owner, const Status& why) {
+void AbandonStepsOf(WorkerSelf* self, const std::string& owner, const Status& why) {
   auto& st = self->state;
   for (auto& [step_id, step] : st.running) {
     if (step->owner != owner) continue;
@@ -199,7 +199,7 @@ void AbandonStepsOf(Self* self, const std::string& owner, const Status& why) {
 
 // Folds one executor's reply into its step; the step ends with the last reply.
 // Stops the idle executors of `graph` (it is being forgotten).
-void StopIdleExecutors(Self* self, RegisteredGraph& graph) {
+void StopIdleExecutors(WorkerSelf* self, RegisteredGraph& graph) {
   for (auto& pool : graph.idle) {
     for (const caf::actor& e : pool) {
       self->unlink_from(e);
@@ -211,7 +211,7 @@ void StopIdleExecutors(Self* self, RegisteredGraph& graph) {
 
 // An executor that finished a step of plan `plan` of graph `handle`: kept for the next
 // step if it stayed idle, `pooled` and there is room, else stopped.
-void ReturnExecutor(Self* self, const std::string& handle, size_t plan, const caf::actor& executor, bool idle,
+void ReturnExecutor(WorkerSelf* self, const std::string& handle, size_t plan, const caf::actor& executor, bool idle,
                     bool pooled) {
   if (!idle) return;  // it quit
   auto found = self->state.graphs.find(handle);
@@ -236,7 +236,7 @@ void MergeDeviceStats(tensorflow::DeviceStepStats dev, tensorflow::StepStats* al
   *all->add_dev_stats() = std::move(dev);
 }
 
-void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
+void OnExecutorDone(WorkerSelf* self, int64_t step_id, RunGraphResponse reply) {
   auto& st = self->state;
   auto found = st.running.find(step_id);
   if (found == st.running.end()) return;
@@ -277,7 +277,7 @@ void OnExecutorDone(Self* self, int64_t step_id, RunGraphResponse reply) {
   st.running.erase(found);
 }
 
-caf::behavior worker_actor(Self* self, WorkerOptions options) {
+caf::behavior worker_actor(WorkerSelf* self, WorkerOptions options) {
   auto& st = self->state;
   st.options = options;
   st.rendezvous_actor = SpawnRendezvous(self->system(), options.task_name);

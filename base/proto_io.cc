@@ -84,8 +84,10 @@ Status ReadTextProto(const std::string& path, google::protobuf::Message* message
   return ParseTextProto(text, message).WithContext(path);
 }
 
+bool IsTextProtoPath(const std::string& path) { return EndsWith(path, ".pbtxt") || EndsWith(path, ".txt"); }
+
 Status ReadProto(const std::string& path, google::protobuf::Message* message) {
-  if (EndsWith(path, ".pbtxt") || EndsWith(path, ".txt")) return ReadTextProto(path, message);
+  if (IsTextProtoPath(path)) return ReadTextProto(path, message);
   return ReadBinaryProto(path, message);
 }
 

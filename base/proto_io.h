@@ -22,7 +22,9 @@ Status WriteStringToFile(const std::string& path, const std::string& contents);
 
 Status ReadBinaryProto(const std::string& path, google::protobuf::Message* message);
 Status ReadTextProto(const std::string& path, google::protobuf::Message* message);
-// Text when the path ends in .pbtxt or .txt, binary otherwise.
+// Whether a path names a text-format proto: it ends in .pbtxt or .txt (TensorFlow's rule).
+bool IsTextProtoPath(const std::string& path);
+// Text when IsTextProtoPath, binary otherwise.
 Status ReadProto(const std::string& path, google::protobuf::Message* message);
 Status WriteBinaryProto(const std::string& path, const google::protobuf::Message& message);
 Status WriteTextProto(const std::string& path, const google::protobuf::Message& message);

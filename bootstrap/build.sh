@@ -17,5 +17,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 bash bootstrap/install-deps.sh "${deps_args[@]}"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}"
+# Ninja for a new build folder: it starts a library's files while the one below it still
+# links, where make waits, which keeps both cores busy at each layer's end. A folder
+# configured before keeps its generator.
+generator=()
+if [ ! -f build/CMakeCache.txt ] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
+cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}"
 cmake --build build -j"$(nproc)" "${targets[@]}"

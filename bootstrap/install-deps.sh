@@ -3,7 +3,7 @@
 # Safe to run twice: apt and pip skip what is already there, and a marker file skips
 # `apt-get update` when every package is present.
 #
-#   bootstrap/install-deps.sh            build deps, Fashion-MNIST, tensorflow-cpu (the reference)
+#   bootstrap/install-deps.sh            build deps, Fashion-MNIST, doxygen, tensorflow-cpu (the reference)
 #   bootstrap/install-deps.sh --no-python  only Debian's packages (the main job needs no
 #                                        PyPI package: bootstrap/run-main.sh)
 #   bootstrap/install-deps.sh --peers    also the benchmark peers (PyPI torch: several GB;
@@ -21,7 +21,7 @@ for arg in "$@"; do
 done
 
 packages=(
-  build-essential g++ cmake pkg-config ccache git
+  build-essential g++ cmake ninja-build pkg-config ccache git
   libcaf-dev
   libprotobuf-dev protobuf-compiler
   libeigen3-dev
@@ -38,6 +38,10 @@ packages=(
   tmux
   iproute2
 )
+# Only the tests need these: the API reference's check (doxygen).
+if [ "$want_python" -eq 1 ]; then
+  packages+=(doxygen)
+fi
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 

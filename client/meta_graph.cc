@@ -57,10 +57,8 @@ tensorflow::MetaGraphDef MakeMetaGraph(const tensorflow::GraphDef& graph, const 
 }
 
 Status WriteMetaGraph(const std::string& path, const tensorflow::MetaGraphDef& meta_graph) {
-  const bool text = path.size() >= 6 && (path.compare(path.size() - 6, 6, ".pbtxt") == 0 ||
-                                         path.compare(path.size() - 4, 4, ".txt") == 0);
   std::string bytes;
-  if (text) {
+  if (IsTextProtoPath(path)) {
     bytes = ToTextProto(meta_graph);
   } else if (!meta_graph.SerializeToString(&bytes)) {
     return errors::Internal("cannot serialize the MetaGraphDef for ", path);

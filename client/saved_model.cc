@@ -8,6 +8,7 @@
 #include "base/proto_io.h"
 #include "base/tensor_shape.h"
 #include "client/saved_object_graph.h"
+#include "graph/node_def_util.h"
 #include "kernels/checkpoint/tensor_bundle.h"
 
 namespace tensoract {
@@ -44,25 +45,17 @@ bool HasVariableOps(const tensorflow::GraphDef& graph) {
   return false;
 }
 
-// The node a tensor name "node:0" (or "^node", or "node") belongs to.
-std::string NodeOf(const std::string& tensor_name) {
-  std::string name = tensor_name;
-  if (!name.empty() && name[0] == '^') name.erase(0, 1);
-  const size_t colon = name.rfind(':');
-  return colon == std::string::npos ? name : name.substr(0, colon);
-}
-
 // The init op TensorFlow 2 (a signature) or TensorFlow 1 (a collection) names; empty: none.
 std::string InitOpName(const tensorflow::MetaGraphDef& meta_graph) {
   auto sig = meta_graph.signature_def().find(kInitOpSignatureKey);
   if (sig != meta_graph.signature_def().end()) {
     auto out = sig->second.outputs().find(kInitOpSignatureKey);
-    if (out != sig->second.outputs().end()) return NodeOf(out->second.name());
+    if (out != sig->second.outputs().end()) return NodeNameOf(out->second.name());
   }
   for (const char* key : {kMainOpCollection, kLegacyInitOpCollection}) {
     auto c = meta_graph.collection_def().find(key);
     if (c != meta_graph.collection_def().end() && c->second.node_list().value_size() > 0) {
-      return NodeOf(c->second.node_list().value(0));
+      return NodeNameOf(c->second.node_list().value(0));
     }
   }
   return "";
@@ -196,7 +189,7 @@ StatusOr<std::unique_ptr<SavedModelBundle>> LoadSavedModel(const std::string& ex
     } else {
       std::vector<std::pair<std::string, Tensor>> feeds = asset_feeds;
       feeds.emplace_back(saver.filename_tensor_name(), Tensor::Scalar<std::string>(prefix));
-      st = bundle->session_->Run(feeds, {}, {NodeOf(saver.restore_op_name())}, nullptr);
+      st = bundle->session_->Run(feeds, {}, {NodeNameOf(saver.restore_op_name())}, nullptr);
       if (!st.ok()) return context(st, "restoring its variables");
       st = RestoreCapturedVariables(*bundle->session_, meta_graph, prefix);
       if (!st.ok()) return context(st, "restoring the variables its functions capture");
@@ -316,7 +309,7 @@ Status SavedModelWriter::AddMetaGraphAndVariables(Session& session, tensorflow::
   if (!saver.save_tensor_name().empty()) {
     const std::string prefix = VariablesPrefix(export_dir_);
     Status st = session.Run({{saver.filename_tensor_name(), Tensor::Scalar<std::string>(prefix)}}, {},
-                            {NodeOf(saver.save_tensor_name())}, nullptr);
+                            {NodeNameOf(saver.save_tensor_name())}, nullptr);
     if (!st.ok()) return st.WithContext(StrCat("SavedModelWriter: saving the variables into ", prefix));
   }
   if (!assets.empty()) {

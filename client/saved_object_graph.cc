@@ -21,12 +21,6 @@ constexpr char kObjectGraphCheckpointKey[] = "_CHECKPOINTABLE_OBJECT_GRAPH";
 constexpr char kVariableValueAttribute[] = "VARIABLE_VALUE";
 constexpr char kRestoreScope[] = "saved_model_restore_captured";
 
-std::string NodeOf(const std::string& input) {
-  std::string name = input;
-  if (!name.empty() && name[0] == '^') name.erase(0, 1);
-  return name.substr(0, name.find(':'));
-}
-
 // MetaGraphDef keeps the object graph as an unknown field (it is not mirrored).
 bool ReadObjectGraph(const tensorflow::MetaGraphDef& meta_graph, view::SavedObjectGraph* graph) {
   const auto& unknown = meta_graph.GetReflection()->GetUnknownFields(meta_graph);
@@ -51,8 +45,8 @@ Status RestoreCapturedVariables(Session& session, const tensorflow::MetaGraphDef
 
   // What the Saver restores: the handles its restore call takes.
   std::set<std::string> restored_by_saver;
-  if (auto it = nodes.find(NodeOf(meta_graph.saver_def().restore_op_name())); it != nodes.end()) {
-    for (const std::string& in : it->second->input()) restored_by_saver.insert(NodeOf(in));
+  if (auto it = nodes.find(NodeNameOf(meta_graph.saver_def().restore_op_name())); it != nodes.end()) {
+    for (const std::string& in : it->second->input()) restored_by_saver.insert(NodeNameOf(in));
   }
   // Each captured VarHandleOp the Saver leaves alone, with its object's node id.
   std::map<std::string, int> captured;
@@ -66,7 +60,7 @@ Status RestoreCapturedVariables(Session& session, const tensorflow::MetaGraphDef
     int data_inputs = 0;
     for (const std::string& in : node.input()) data_inputs += in.empty() || in[0] != '^';
     for (int i = 0; i < n_bound && i < data_inputs; ++i) {
-      const std::string handle = NodeOf(node.input(data_inputs - n_bound + i));
+      const std::string handle = NodeNameOf(node.input(data_inputs - n_bound + i));
       auto h = nodes.find(handle);
       const int id = fn->second.bound_inputs(i);
       if (h == nodes.end() || h->second->op() != "VarHandleOp" || restored_by_saver.count(handle) > 0) continue;

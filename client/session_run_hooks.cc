@@ -111,11 +111,12 @@ Status NanTensorHook::AfterRun(SessionRunContext& context, const SessionRunValue
 }
 
 SessionRunArgs LoggingTensorHook::BeforeRun(SessionRunContext&) {
-  if (iter_ % every_ != 0) return {};
+  if (every_ <= 0 || iter_ % every_ != 0) return {};
   return {tensors_, {}};
 }
 
 Status LoggingTensorHook::AfterRun(SessionRunContext&, const SessionRunValues& values) {
+  if (every_ <= 0) return errors::InvalidArgument("LoggingTensorHook: every_n_iter must be positive, got ", every_);
   if (iter_++ % every_ != 0) return Status::OK();
   std::string line;
   for (size_t i = 0; i < tensors_.size() && i < values.results.size(); ++i) {

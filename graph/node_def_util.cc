@@ -273,6 +273,12 @@ std::string TensorId::ToString() const {
   return index == 0 ? node : node + ":" + std::to_string(index);
 }
 
+std::string NodeNameOf(const std::string& tensor_name) {
+  const size_t start = !tensor_name.empty() && tensor_name[0] == '^' ? 1 : 0;
+  const size_t colon = tensor_name.rfind(':');
+  return tensor_name.substr(start, colon == std::string::npos || colon < start ? std::string::npos : colon - start);
+}
+
 Status ParseTensorName(const std::string& name, TensorId* id) {
   std::string s = name;
   if (!s.empty() && s[0] == '^') {

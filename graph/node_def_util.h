@@ -58,6 +58,8 @@ struct TensorId {
 };
 // Fails on an empty name or a port that is not a non-negative integer.
 Status ParseTensorName(const std::string& name, TensorId* id);
+// The node of a tensor name "a:1", a control input "^a" or a node name "a", unchecked.
+std::string NodeNameOf(const std::string& tensor_name);
 
 }  // namespace tensoract
 

@@ -1,4 +1,3 @@
-#define EIGEN_USE_THREADS
 #include "kernels/device.h"
 
 #include <unsupported/Eigen/CXX11/Tensor>

@@ -6,6 +6,10 @@
 
 namespace tensoract {
 
+std::string KernelWhere(const OpKernel& kernel) {
+  return StrCat("node '", kernel.name(), "' (", kernel.type_string(), "): ");
+}
+
 OpKernel::OpKernel(OpKernelConstruction* ctx)
     : name_(ctx->def().name()), type_(ctx->def().op()), input_types_(ctx->input_types()),
       output_types_(ctx->output_types()) {}

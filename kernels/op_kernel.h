@@ -99,6 +99,9 @@ class OpKernel {
   DataTypeVector input_types_, output_types_;
 };
 
+// "node 'NAME' (TYPE): ", how a kernel's error messages begin.
+std::string KernelWhere(const OpKernel& kernel);
+
 class OpKernelContext {
  public:
   struct Params {

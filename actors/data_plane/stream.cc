@@ -22,8 +22,6 @@ namespace tensoract {
 namespace data_plane {
 namespace {
 
-std::string OsError(int err) { return std::strerror(err); }
-
 Status Closed() { return errors::Unavailable("connection closed by the peer"); }
 
 // Milliseconds left until `deadline_ms` (-1 stays -1: no deadline).
@@ -44,7 +42,7 @@ Status WaitForSocket(int fd, short events, int64_t wait_ms, const char* what) {
     int rc = poll(&p, 1, left < 0 ? -1 : static_cast<int>(std::min<int64_t>(left, 1 << 30)));
     if (rc > 0) return Status::OK();
     if (rc == 0) return errors::DeadlineExceeded(what, " for ", wait_ms, " ms");
-    if (errno != EINTR) return errors::Unavailable("poll failed: ", OsError(errno));
+    if (errno != EINTR) return errors::Unavailable("poll failed: ", std::strerror(errno));
   }
 }
 
@@ -129,7 +127,9 @@ StatusOr<size_t> Stream::SslRead(void* buf, size_t n, short* wait_events) {
     return size_t{0};
   }
   if (err == SSL_ERROR_ZERO_RETURN) return Closed();
-  if (err == SSL_ERROR_SYSCALL) return errno == 0 ? Closed() : errors::Unavailable("receive failed: ", OsError(errno));
+  if (err == SSL_ERROR_SYSCALL) {
+    return errno == 0 ? Closed() : errors::Unavailable("receive failed: ", std::strerror(errno));
+  }
   return errors::Unavailable("TLS: ", SslErrorText());
 }
 
@@ -144,7 +144,7 @@ StatusOr<size_t> Stream::SslWrite(const void* buf, size_t n, short* wait_events)
     *wait_events = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
     return size_t{0};
   }
-  if (err == SSL_ERROR_SYSCALL && errno != 0) return errors::Unavailable("send failed: ", OsError(errno));
+  if (err == SSL_ERROR_SYSCALL && errno != 0) return errors::Unavailable("send failed: ", std::strerror(errno));
   if (err == SSL_ERROR_SYSCALL || err == SSL_ERROR_ZERO_RETURN) return Closed();
   return errors::Unavailable("TLS: ", SslErrorText());
 }
@@ -163,7 +163,7 @@ StatusOr<size_t> Stream::ReadSome(void* buf, size_t n, int64_t wait_ms, bool all
     const ssize_t got = recv(fd_, buf, n, all ? MSG_WAITALL : 0);
     if (got > 0) return static_cast<size_t>(got);
     if (got == 0) return Closed();
-    if (errno != EINTR && errno != EAGAIN) return errors::Unavailable("receive failed: ", OsError(errno));
+    if (errno != EINTR && errno != EAGAIN) return errors::Unavailable("receive failed: ", std::strerror(errno));
   }
 }
 
@@ -176,7 +176,7 @@ StatusOr<size_t> Stream::WriteNow(const struct iovec* iov, int iovcnt) {
       const ssize_t n = sendmsg(fd_, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n >= 0) return static_cast<size_t>(n);
       if (errno == EAGAIN || errno == EWOULDBLOCK) return size_t{0};
-      if (errno != EINTR) return errors::Unavailable("send failed: ", OsError(errno));
+      if (errno != EINTR) return errors::Unavailable("send failed: ", std::strerror(errno));
     }
   }
   size_t total = 0;
@@ -215,7 +215,7 @@ Status Stream::WriteAll(struct iovec* iov, int iovcnt) {
         if (errno == EINTR) continue;
         // Blocking: EAGAIN means the send timeout passed with the peer taking nothing.
         if (errno == EAGAIN || errno == EWOULDBLOCK) return errors::Unavailable("the peer stopped reading");
-        return errors::Unavailable("send failed: ", OsError(errno));
+        return errors::Unavailable("send failed: ", std::strerror(errno));
       }
       put = static_cast<size_t>(n);
     }

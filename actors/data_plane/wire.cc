@@ -21,8 +21,6 @@ namespace tensoract {
 namespace data_plane {
 namespace {
 
-std::string OsError(int err) { return std::strerror(err); }
-
 Status SplitPeer(const std::string& peer, std::string* host, std::string* port) {
   const size_t colon = peer.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == peer.size()) {
@@ -64,7 +62,7 @@ StatusOr<int> ConnectTo(const std::string& peer, int64_t deadline_ms) {
   for (addrinfo* a = addrs; a != nullptr; a = a->ai_next) {
     int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
     if (fd < 0) {
-      last = errors::Unavailable("data plane peer ", peer, ": socket: ", OsError(errno));
+      last = errors::Unavailable("data plane peer ", peer, ": socket: ", std::strerror(errno));
       continue;
     }
     // Non-blocking connect, so that an unreachable host costs at most the deadline.
@@ -85,7 +83,7 @@ StatusOr<int> ConnectTo(const std::string& peer, int64_t deadline_ms) {
       errno = err;
     }
     if (rc != 0) {
-      last = errors::Unavailable("data plane peer ", peer, ": connect: ", OsError(errno));
+      last = errors::Unavailable("data plane peer ", peer, ": connect: ", std::strerror(errno));
       close(fd);
       continue;
     }
@@ -106,11 +104,11 @@ StatusOr<int> ListenOn(const std::string& host, int port, int* bound_port) {
     return errors::InvalidArgument("data plane: '", host, "' is not an IPv4 address");
   }
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return errors::Unavailable("data plane: socket: ", OsError(errno));
+  if (fd < 0) return errors::Unavailable("data plane: socket: ", std::strerror(errno));
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || listen(fd, 64) != 0) {
-    Status s = errors::Unavailable("data plane: cannot listen on ", host, ":", port, ": ", OsError(errno));
+    Status s = errors::Unavailable("data plane: cannot listen on ", host, ":", port, ": ", std::strerror(errno));
     close(fd);
     return s;
   }

@@ -72,7 +72,7 @@ Status FromTensorGrad(const Scope& s, const Node& op, const std::vector<Output>&
 // d(Gather(list, indices)): a list as long as `list` whose element i sums d's rows gathered
 // from i. (TensorFlow 2.21 scatters d's rows into a reserved list, so an index gathered twice
 // gets one row's gradient, not their sum: the harness lists that difference.)
-Status GatherGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+Status TensorListGatherGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output list = InputOf(op, 0);
   Output sums = ops::UnsortedSegmentSum(s, dy[0], InputOf(op, 1), ops::TensorListLength(s, list));
   Output row_shape = RowShape(s, dy[0]);
@@ -126,7 +126,7 @@ Status ResizeGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
 
 }  // namespace
 
-REGISTER_GRADIENT_OP("TensorListGather", GatherGrad);
+REGISTER_GRADIENT_OP("TensorListGather", TensorListGatherGrad);
 REGISTER_GRADIENT_OP("TensorListScatterIntoExistingList", ScatterGrad);
 REGISTER_GRADIENT_OP("TensorListResize", ResizeGrad);
 REGISTER_GRADIENT_OP("TensorListScatter", NewScatterGrad);

@@ -80,10 +80,10 @@ Status PiecewiseLinearGradGrad(const Scope& s, const Node& op, const std::vector
   (*dx)[1] = ops::ZerosLike(s, x);
   return Status::OK();
 }
-constexpr char kReluGrad[] = "ReluGrad";
-constexpr char kRelu6Grad[] = "Relu6Grad";
-REGISTER_GRADIENT_OP("ReluGrad", PiecewiseLinearGradGrad<kReluGrad>);
-REGISTER_GRADIENT_OP("Relu6Grad", PiecewiseLinearGradGrad<kRelu6Grad>);
+constexpr char kReluGradName[] = "ReluGrad";
+constexpr char kRelu6GradName[] = "Relu6Grad";
+REGISTER_GRADIENT_OP("ReluGrad", PiecewiseLinearGradGrad<kReluGradName>);
+REGISTER_GRADIENT_OP("Relu6Grad", PiecewiseLinearGradGrad<kRelu6GradName>);
 
 // EluGrad(dy, y) = dy (y + 1) below zero, dy above.
 Status EluGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {

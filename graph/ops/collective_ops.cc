@@ -12,7 +12,7 @@ namespace tensoract {
 namespace {
 
 // CollectiveGatherV2: the members' inputs concatenated along dimension 0, in rank order.
-Status GatherShape(shape_inference::InferenceContext* c) {
+Status CollectiveGatherShape(shape_inference::InferenceContext* c) {
   const PartialTensorShape& in = c->input(0);
   if (!shape_inference::InferenceContext::RankKnown(in) || in.dims() == 0) {
     c->set_output(0, PartialTensorShape());
@@ -69,7 +69,7 @@ REGISTER_OP("CollectiveGatherV2")
     .Attr("Nordering_token: int >= 0 = 0")
     .SetIsStateful()
     .SetIsDistributedCommunication()
-    .SetShapeFn(tensoract::GatherShape)
+    .SetShapeFn(tensoract::CollectiveGatherShape)
     .Doc("Every member's input concatenated along dimension 0, in rank order.");
 
 REGISTER_OP("CollectiveBcastSendV2")

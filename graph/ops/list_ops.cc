@@ -122,7 +122,7 @@ Status StackShape(InferenceContext* c) {
   return Status::OK();
 }
 
-Status GatherShape(InferenceContext* c) {
+Status TensorListGatherShape(InferenceContext* c) {
   PartialTensorShape element, out;
   TA_RETURN_IF_ERROR(ReadElementShape(c, 2, &element));
   TA_RETURN_IF_ERROR(c->Concatenate(c->input(1), element, &out));
@@ -315,7 +315,7 @@ REGISTER_OP("TensorListGather")
     .Input("input_handle: variant").Input("indices: int32").Input("element_shape: int32")
     .Output("values: element_dtype")
     .Attr("element_dtype: type")
-    .SetShapeFn(tensoract::GatherShape)
+    .SetShapeFn(tensoract::TensorListGatherShape)
     .Doc("The elements at indices, stacked (unset ones as zeros of element_shape).");
 
 REGISTER_OP("TensorListScatterIntoExistingList")

@@ -3,7 +3,7 @@
 // kernel holds its only reference), the arithmetic in Operate, an Eigen expression evaluated
 // on the device's ThreadPoolDevice.
 //
-// Include only from .cc files that define EIGEN_USE_THREADS before any include.
+// The kernels layer compiles with EIGEN_USE_THREADS defined (kernels/CMakeLists.txt).
 #ifndef TENSORACT_KERNELS_CPU_ACTIVATION_UTIL_H_
 #define TENSORACT_KERNELS_CPU_ACTIVATION_UTIL_H_
 

@@ -1,6 +1,5 @@
 // ArgMax and ArgMin on the CPU: Eigen's index reductions over the middle of [A, B, C]
 // (B is the `dimension` axis), on the device's thread pool.
-#define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "kernels/kernel_registry.h"

@@ -1,6 +1,5 @@
 // Fill, ZerosLike and OnesLike on the CPU: one value written over a new buffer, by
 // element size (a float and an int32 fill the same way), on the device's thread pool.
-#define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include <complex>
@@ -40,8 +39,6 @@ void FillBytes(const Eigen::ThreadPoolDevice& d, Tensor* t, const void* value) {
   }
 }
 
-std::string Where(const OpKernel& k) { return StrCat("node '", k.name(), "' (", k.type_string(), "): "); }
-
 class FillOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -50,16 +47,16 @@ class FillOp : public OpKernel {
     const Tensor& dims_t = ctx->input(0);
     const Tensor& value = ctx->input(1);
     OP_REQUIRES(ctx, dims_t.dims() <= 1,
-                errors::InvalidArgument(Where(*this), "dims must represent a vector, got shape ",
+                errors::InvalidArgument(KernelWhere(*this), "dims must represent a vector, got shape ",
                                         dims_t.shape().DebugString()));
     OP_REQUIRES(ctx, value.dims() == 0,
-                errors::InvalidArgument(Where(*this), "value must represent a scalar, got shape ",
+                errors::InvalidArgument(KernelWhere(*this), "value must represent a scalar, got shape ",
                                         value.shape().DebugString()));
     std::vector<int64_t> dims(dims_t.NumElements());
     for (int64_t i = 0; i < dims_t.NumElements(); ++i) {
       dims[i] = dims_t.dtype() == tensorflow::DT_INT32 ? dims_t.base<int32_t>()[i] : dims_t.base<int64_t>()[i];
       OP_REQUIRES(ctx, dims[i] >= 0,
-                  errors::InvalidArgument(Where(*this), "Dimension ", dims[i], " must be >= 0"));
+                  errors::InvalidArgument(KernelWhere(*this), "Dimension ", dims[i], " must be >= 0"));
     }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(dims), &out));

@@ -19,8 +19,6 @@ std::vector<int64_t> IntValues(const Tensor& t) {
   return v;
 }
 
-std::string Where(const OpKernel& k) { return StrCat("node '", k.name(), "' (", k.type_string(), "): "); }
-
 class ReshapeOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -30,7 +28,7 @@ class ReshapeOp : public OpKernel {
     const Tensor& input = ctx->input(0);
     const Tensor& sizes = ctx->input(1);
     OP_REQUIRES(ctx, sizes.dims() == 1,
-                errors::InvalidArgument(Where(*this), "sizes input must be 1-D, not ", sizes.shape().DebugString()));
+                errors::InvalidArgument(KernelWhere(*this), "sizes input must be 1-D, not ", sizes.shape().DebugString()));
     std::vector<int64_t> dims = IntValues(sizes);
     // TensorFlow's rule (reshape_op.h): the known sizes' product leaves out zeros, and
     // when a size is 0 the input's zero dimensions are left out too, so that -1 can still
@@ -41,12 +39,12 @@ class ReshapeOp : public OpKernel {
     for (int i = 0; i < static_cast<int>(dims.size()); ++i) {
       if (dims[i] == -1) {
         OP_REQUIRES(ctx, unknown < 0,
-                    errors::InvalidArgument(Where(*this), "Only one input size may be -1, not both ", unknown,
+                    errors::InvalidArgument(KernelWhere(*this), "Only one input size may be -1, not both ", unknown,
                                             " and ", i));
         unknown = i;
       } else {
         OP_REQUIRES(ctx, dims[i] >= 0,
-                    errors::InvalidArgument(Where(*this), "Size ", i, " must be non-negative, not ", dims[i]));
+                    errors::InvalidArgument(KernelWhere(*this), "Size ", i, " must be non-negative, not ", dims[i]));
         if (dims[i] == 0) {
           sizes_have_zero = true;
         } else {
@@ -67,14 +65,14 @@ class ReshapeOp : public OpKernel {
       }
       const int64_t missing = counted / product;
       OP_REQUIRES(ctx, input_has_zero || product * missing == counted,
-                  errors::InvalidArgument(Where(*this), "Input to reshape is a tensor with ", n,
+                  errors::InvalidArgument(KernelWhere(*this), "Input to reshape is a tensor with ", n,
                                           " values, but the requested shape requires a multiple of ", product));
       dims[unknown] = missing;
     }
     int64_t total = 1;
     for (int64_t d : dims) total *= d;
     OP_REQUIRES(ctx, total == n,
-                errors::InvalidArgument(Where(*this), "Input to reshape is a tensor with ", n,
+                errors::InvalidArgument(KernelWhere(*this), "Input to reshape is a tensor with ", n,
                                         " values, but the requested shape has ", total));
     StatusOr<Tensor> out = input.Reshaped(TensorShape(dims));
     OP_REQUIRES_OK(ctx, out.status());
@@ -95,7 +93,7 @@ class ShapeOp : public OpKernel {
       for (int d = 0; d < input.dims(); ++d) {
         if (output_types()[i] == tensorflow::DT_INT32) {
           OP_REQUIRES(ctx, input.dim_size(d) <= INT32_MAX,
-                      errors::InvalidArgument(Where(*this), "Shape output type is 32-bit but dim ", d, " is ",
+                      errors::InvalidArgument(KernelWhere(*this), "Shape output type is 32-bit but dim ", d, " is ",
                                               input.dim_size(d)));
           out->base<int32_t>()[d] = static_cast<int32_t>(input.dim_size(d));
         } else {
@@ -115,11 +113,11 @@ class ExpandDimsOp : public OpKernel {
     const Tensor& input = ctx->input(0);
     const Tensor& dim_t = ctx->input(1);
     OP_REQUIRES(ctx, dim_t.NumElements() == 1,
-                errors::InvalidArgument(Where(*this), "'dim' must be a tensor with a single value"));
+                errors::InvalidArgument(KernelWhere(*this), "'dim' must be a tensor with a single value"));
     const int rank = input.dims();
     int64_t dim = IntValues(dim_t)[0];
     OP_REQUIRES(ctx, dim >= -1 - rank && dim <= rank,
-                errors::InvalidArgument(Where(*this), "Tried to expand dim index ", dim, " for tensor with ", rank,
+                errors::InvalidArgument(KernelWhere(*this), "Tried to expand dim index ", dim, " for tensor with ", rank,
                                         " dimensions."));
     if (dim < 0) dim += rank + 1;
     std::vector<int64_t> dims = input.shape().dim_sizes();
@@ -144,7 +142,7 @@ class SqueezeOp : public OpKernel {
     std::set<int64_t> wanted;
     for (int64_t idx : squeeze_dims_) {
       OP_REQUIRES(ctx, idx >= -rank && idx < rank,
-                  errors::InvalidArgument(Where(*this), "Tried to squeeze dim index ", idx, " for tensor with ", rank,
+                  errors::InvalidArgument(KernelWhere(*this), "Tried to squeeze dim index ", idx, " for tensor with ", rank,
                                           " dimensions."));
       wanted.insert(idx < 0 ? idx + rank : idx);
     }
@@ -155,7 +153,7 @@ class SqueezeOp : public OpKernel {
         if (size != 1) dims.push_back(size);
       } else if (wanted.count(d)) {
         OP_REQUIRES(ctx, size == 1,
-                    errors::InvalidArgument(Where(*this), "Can not squeeze dim[", d,
+                    errors::InvalidArgument(KernelWhere(*this), "Can not squeeze dim[", d,
                                             "], expected a dimension of 1, got ", size));
       } else {
         dims.push_back(size);
@@ -182,7 +180,7 @@ class SizeOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({}), &out));
     if (output_types()[0] == tensorflow::DT_INT32) {
       OP_REQUIRES(ctx, n <= INT32_MAX,
-                  errors::InvalidArgument(Where(*this), "Number of elements was larger than representable by 32-bit "
+                  errors::InvalidArgument(KernelWhere(*this), "Number of elements was larger than representable by 32-bit "
                                           "output type"));
       out->base<int32_t>()[0] = static_cast<int32_t>(n);
     } else {

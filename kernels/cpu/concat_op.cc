@@ -1,7 +1,6 @@
 // ConcatV2 and Pack on the CPU. Both see each input as a matrix [outer, inner_i] (outer:
 // the dimensions before the axis) and the output as rows of the inputs' rows side by
 // side; rows are copied with memcpy, split over the device's threads when large.
-#define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include <cstring>
@@ -54,8 +53,6 @@ void ConcatRows(OpKernelContext* ctx, const std::vector<const Tensor*>& inputs, 
   }
 }
 
-std::string Where(const OpKernel& k) { return StrCat("node '", k.name(), "' (", k.type_string(), "): "); }
-
 class ConcatV2Op : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -64,29 +61,29 @@ class ConcatV2Op : public OpKernel {
     const int n = ctx->num_inputs() - 1;
     const Tensor& axis_t = ctx->input(n);
     OP_REQUIRES(ctx, axis_t.dims() == 0,
-                errors::InvalidArgument(Where(*this), "Concat dim tensor should be a scalar integer, but got shape ",
+                errors::InvalidArgument(KernelWhere(*this), "Concat dim tensor should be a scalar integer, but got shape ",
                                         axis_t.shape().DebugString()));
     int64_t axis = axis_t.dtype() == tensorflow::DT_INT32 ? axis_t.base<int32_t>()[0] : axis_t.base<int64_t>()[0];
     const Tensor& first = ctx->input(0);
     const int rank = first.dims();
     OP_REQUIRES(ctx, (axis >= -rank && axis < rank) || (rank == 0 && axis == 0),
-                errors::InvalidArgument(Where(*this), "ConcatOp : Expected concatenating dimensions in the range [",
+                errors::InvalidArgument(KernelWhere(*this), "ConcatOp : Expected concatenating dimensions in the range [",
                                         -rank, ", ", rank, "), but got ", axis));
     if (axis < 0) axis += rank;
-    OP_REQUIRES(ctx, rank > 0, errors::InvalidArgument(Where(*this), "ConcatOp : Can't concatenate scalars (use tf.stack instead)"));
+    OP_REQUIRES(ctx, rank > 0, errors::InvalidArgument(KernelWhere(*this), "ConcatOp : Can't concatenate scalars (use tf.stack instead)"));
     std::vector<int64_t> out_dims = first.shape().dim_sizes();
     out_dims[axis] = 0;
     std::vector<const Tensor*> inputs;
     for (int i = 0; i < n; ++i) {
       const Tensor& t = ctx->input(i);
       OP_REQUIRES(ctx, t.dims() == rank,
-                  errors::InvalidArgument(Where(*this), "ConcatOp : Ranks of all input tensors should match: shape[0] = ",
+                  errors::InvalidArgument(KernelWhere(*this), "ConcatOp : Ranks of all input tensors should match: shape[0] = ",
                                           first.shape().DebugString(), " vs. shape[", i, "] = ",
                                           t.shape().DebugString()));
       for (int d = 0; d < rank; ++d) {
         if (d == axis) continue;
         OP_REQUIRES(ctx, t.dim_size(d) == first.dim_size(d),
-                    errors::InvalidArgument(Where(*this), "ConcatOp : Dimension ", d,
+                    errors::InvalidArgument(KernelWhere(*this), "ConcatOp : Dimension ", d,
                                             " in both shapes must be equal: shape[0] = ", first.shape().DebugString(),
                                             " vs. shape[", i, "] = ", t.shape().DebugString()));
       }
@@ -114,12 +111,12 @@ class PackOp : public OpKernel {
     const int64_t rank = first.dims() + 1;
     int64_t axis = axis_;
     OP_REQUIRES(ctx, axis >= -rank && axis < rank,
-                errors::InvalidArgument(Where(*this), "axis = ", axis_, " not in [", -rank, ", ", rank, ")"));
+                errors::InvalidArgument(KernelWhere(*this), "axis = ", axis_, " not in [", -rank, ", ", rank, ")"));
     if (axis < 0) axis += rank;
     std::vector<const Tensor*> inputs;
     for (int i = 0; i < n; ++i) {
       OP_REQUIRES(ctx, ctx->input(i).shape() == first.shape(),
-                  errors::InvalidArgument(Where(*this), "Shapes of all inputs must match: values[0].shape = ",
+                  errors::InvalidArgument(KernelWhere(*this), "Shapes of all inputs must match: values[0].shape = ",
                                           first.shape().DebugString(), " != values[", i, "].shape = ",
                                           ctx->input(i).shape().DebugString()));
       inputs.push_back(&ctx->input(i));

@@ -7,7 +7,6 @@
 // differ in the last bit), and it does not cancel near 0 as TensorFlow's exp(x) - 1 does
 // (tests/compat/accuracy_sweep.py: 2^24 ulps off at x = -1e-38 there); the two differ by at
 // most a few ulps of scale * alpha.
-#define EIGEN_USE_THREADS
 #include <cmath>
 
 #include "kernels/cpu/activation_util.h"

@@ -10,7 +10,6 @@
 // call) comes from call g of the reservation (call 256 * g / 4 onwards for the truncated
 // normal, which rejects), so the device's threads fill the groups in any order with the
 // same result (the filling is kernels/random/fill.h's, which the stateless ops share).
-#define EIGEN_USE_THREADS
 #include <algorithm>
 #include <cmath>
 #include <cstring>

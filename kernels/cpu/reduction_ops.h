@@ -11,7 +11,6 @@
 #ifndef TENSORACT_KERNELS_CPU_REDUCTION_OPS_H_
 #define TENSORACT_KERNELS_CPU_REDUCTION_OPS_H_
 
-#define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include <algorithm>

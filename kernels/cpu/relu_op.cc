@@ -1,7 +1,6 @@
 // Relu, Relu6 and Elu with their gradients on the CPU: element-wise Eigen expressions,
 // spread over the device's threads when the tensor is large (Eigen's cost model keeps small
 // ones on the calling thread).
-#define EIGEN_USE_THREADS
 #include "kernels/cpu/activation_util.h"
 
 namespace tensoract {

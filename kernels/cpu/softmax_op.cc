@@ -1,6 +1,5 @@
 // Softmax and LogSoftmax on the CPU, along the last dimension, a row at a time
 // (kernels/cpu/softmax_row.h). Rows are spread over the device's threads when there are many.
-#define EIGEN_USE_THREADS
 #include "kernels/cpu/softmax_row.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/tensor_eigen.h"

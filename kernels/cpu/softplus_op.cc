@@ -1,5 +1,4 @@
 // Softplus and SoftplusGrad on the CPU.
-#define EIGEN_USE_THREADS
 #include "kernels/cpu/activation_util.h"
 
 namespace tensoract {

@@ -14,7 +14,6 @@
 // int64), the integer bounds (scalars, minval < maxval), and last the algorithm: Philox, or
 // auto-select (Philox); ThreeFry has no CPU kernel in TensorFlow either. One refusal is ours
 // alone: a Philox counter shorter than 2, past whose end TensorFlow 2.21 reads.
-#define EIGEN_USE_THREADS
 #include <cstdint>
 
 #include "kernels/kernel_registry.h"

@@ -18,8 +18,6 @@
 namespace tensoract {
 namespace {
 
-std::string Where(const OpKernel& k) { return StrCat("node '", k.name(), "' (", k.type_string(), "): "); }
-
 class StringJoinOp : public OpKernel {
  public:
   explicit StringJoinOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -41,7 +39,7 @@ class StringJoinOp : public OpKernel {
         continue;
       }
       OP_REQUIRES(ctx, s == shape,
-                  errors::InvalidArgument(Where(*this), "Input shapes do not match: ", shape.DebugString(), " vs. ",
+                  errors::InvalidArgument(KernelWhere(*this), "Input shapes do not match: ", shape.DebugString(), " vs. ",
                                           s.DebugString()));
     }
     Tensor* out = nullptr;
@@ -75,7 +73,7 @@ StatusOr<std::shared_ptr<const RE2>> CompilePattern(const OpKernel& k, const std
   options.set_log_errors(false);  // the error goes into the status instead of stderr
   auto re = std::make_shared<const RE2>(pattern, options);
   if (!re->ok()) {
-    return errors::InvalidArgument(Where(k), "Invalid pattern: ", pattern, ", error: ", re->error());
+    return errors::InvalidArgument(KernelWhere(k), "Invalid pattern: ", pattern, ", error: ", re->error());
   }
   return re;
 }
@@ -113,7 +111,7 @@ class RegexFullMatchOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& pattern = ctx->input(1);
     OP_REQUIRES(ctx, pattern.dims() == 0,
-                errors::InvalidArgument(Where(*this), "Pattern must be scalar, but received ",
+                errors::InvalidArgument(KernelWhere(*this), "Pattern must be scalar, but received ",
                                         pattern.shape().DebugString()));
     auto re = Compiled(*pattern.base<std::string>());
     OP_REQUIRES_OK(ctx, re.status());
@@ -145,7 +143,7 @@ REGISTER_KERNEL(Name("RegexFullMatch").Device(DEVICE_CPU), RegexFullMatchOp);
 Status CheckScalarInputs(const OpKernel& k, OpKernelContext* ctx, const std::vector<const char*>& names) {
   for (int i = 0; i < ctx->num_inputs(); ++i) {
     if (ctx->input(i).dims() != 0) {
-      return errors::InvalidArgument(Where(k), names[i], " must be a scalar, got shape ",
+      return errors::InvalidArgument(KernelWhere(k), names[i], " must be a scalar, got shape ",
                                      ctx->input(i).shape().DebugString());
     }
   }

@@ -3,7 +3,6 @@
 // rank-2 or rank-3 shuffle; that shuffle runs with Eigen on the device's thread pool, by
 // element size, so one instantiation serves float and int32 alike. Other cases (rank > 4
 // after simplifying, strings) take an index loop.
-#define EIGEN_USE_THREADS
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include <algorithm>

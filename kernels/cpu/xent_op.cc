@@ -4,7 +4,6 @@
 //   loss     = log(sum(exp(x - max))) - sum(p * (x - max))
 //   backprop = softmax(x) - p
 // Rows are spread over the device's threads when there are many.
-#define EIGEN_USE_THREADS
 #include <sstream>
 
 #include "kernels/kernel_registry.h"

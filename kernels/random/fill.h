@@ -9,7 +9,7 @@
 // fill the groups in any order and any split with TensorFlow's numbers; a last, partial
 // group keeps its first values.
 //
-// Include only from .cc files that define EIGEN_USE_THREADS before any include.
+// The kernels layer compiles with EIGEN_USE_THREADS defined (kernels/CMakeLists.txt).
 #ifndef TENSORACT_KERNELS_RANDOM_FILL_H_
 #define TENSORACT_KERNELS_RANDOM_FILL_H_
 

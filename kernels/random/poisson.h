@@ -19,7 +19,7 @@
 // 256 * o calls ahead, so outputs are computed in any order and split; it is written at
 // out[(o % num_samples) * num_rate + o / num_samples] (the output is shape + rate's shape).
 //
-// Include only from .cc files that define EIGEN_USE_THREADS before any include.
+// The kernels layer compiles with EIGEN_USE_THREADS defined (kernels/CMakeLists.txt).
 #ifndef TENSORACT_KERNELS_RANDOM_POISSON_H_
 #define TENSORACT_KERNELS_RANDOM_POISSON_H_
 

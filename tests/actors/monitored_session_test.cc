@@ -149,6 +149,31 @@ TEST_CASE("NanTensorHook fails the step that made a NaN loss", "[monitored]") {
   CHECK_THAT(nan.message(), Catch::Contains("NaN loss during training"));
 }
 
+TEST_CASE("LoggingTensorHook logs every N runs; an interval of 0 fails the Run, as TensorFlow refuses it",
+          "[monitored]") {
+  Model m = MakeModel();
+  auto session = testing::NewSessionWith(m.graph);
+  std::vector<std::string> lines;
+  MonitoredSessionOptions o = Options(m);
+  o.hooks = {std::make_shared<LoggingTensorHook>(std::vector<std::string>{"loss"}, 2,
+                                                 [&](const std::string& line) { lines.push_back(line); })};
+  auto monitored = MonitoredSession::New(session.get(), o).value();
+  std::vector<Tensor> out;
+  for (int i = 0; i < 5; ++i) REQUIRE(monitored->Run({}, {}, {"train"}, &out).ok());
+  REQUIRE(lines.size() == 3);  // runs 0, 2 and 4
+  CHECK_THAT(lines[0], Catch::StartsWith("loss = "));
+  REQUIRE(monitored->coordinator() != nullptr);
+  REQUIRE(monitored->Close().ok());
+  CHECK(monitored->coordinator() == nullptr);
+
+  auto session2 = testing::NewSessionWith(m.graph);
+  o.hooks = {std::make_shared<LoggingTensorHook>(std::vector<std::string>{"loss"}, 0)};
+  auto zero = MonitoredSession::New(session2.get(), o).value();
+  Status st = zero->Run({}, {}, {"train"}, &out);
+  CHECK(st.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(st.message(), Catch::Contains("every_n_iter must be positive"));
+}
+
 TEST_CASE("the end of the input (OutOfRange) stops a MonitoredSession, which closes cleanly", "[monitored]") {
   Scope root = Scope::NewRootScope();
   ops::QueueAttrs attrs;

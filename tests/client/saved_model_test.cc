@@ -190,6 +190,17 @@ TEST_CASE("a Saver writes a MetaGraphDef that ImportMetaGraph reads back into a 
   no_saver.clear_saver_def();
   CHECK(ImportMetaGraph(*Session::New().value(), no_saver).status().code() == error::FAILED_PRECONDITION);
   CHECK(ReadMetaGraph(dir / "missing.meta").status().code() == error::NOT_FOUND);
+
+  // A short .txt name is text both ways (the writer once needed 6 characters to look).
+  const std::string text_path = (dir / "m.txt").string();
+  Ok(WriteMetaGraph(text_path, *meta));
+  std::ifstream text_file(text_path);
+  std::string first_line;
+  std::getline(text_file, first_line);
+  CHECK_THAT(first_line, Catch::StartsWith("meta_info_def"));
+  auto reread = ReadMetaGraph(text_path);
+  Ok(reread.status());
+  CHECK(CollectionNodes(*reread, "outputs") == std::vector<std::string>{"y"});
 }
 
 TEST_CASE("a .meta describes the Saver's variables as TensorFlow's VariableDefs", "[saved_model]") {
