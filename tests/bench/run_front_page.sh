@@ -5,14 +5,27 @@
 # measured in the same run; above 1.0x tensoract is faster). The peers must be installed
 # (`bash bootstrap/install-deps.sh --peers`); a topic whose peer is missing says so.
 # Takes ~40 minutes on 2 cores; run it alone on the machine.
-#   tests/bench/run_front_page.sh [build_dir] [out_dir]
+#   tests/bench/run_front_page.sh [build_dir] [out_dir] [--only training,eager,serving,data_plane,models,grpc,gpu]
+# --only reruns some topics, keeping the others' saved outputs in OUT_DIR.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-build=${1:-$here/../../build}
-out=${2:-$build/front_page}
+build=$here/../../build
+out=""
+only=""
+positional=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --only) only=",$2,"; shift 2 ;;
+    *) positional+=("$1"); shift ;;
+  esac
+done
+[ ${#positional[@]} -ge 1 ] && build=${positional[0]}
+[ ${#positional[@]} -ge 2 ] && out=${positional[1]}
+out=${out:-$build/front_page}
 mkdir -p "$out"
 run() {  # run NAME COMMAND...: one topic, its output to OUT/NAME.txt
   local name=$1; shift
+  if [ -n "$only" ] && [ "${only/,$name,/}" = "$only" ]; then return; fi
   echo "front_page: $name: $*" >&2
   local start=$SECONDS
   "$@" > "$out/$name.txt" 2>&1 || echo "front_page: $name exited $?" | tee -a "$out/$name.txt" >&2
@@ -25,8 +38,8 @@ run data_plane bash "$here/run_recv_tensor_bench.sh" "$build" 100 8 1500
 run models bash "$here/run_model_zoo_bench.sh" "$build" --batches 1,32 --runs 10
 run grpc bash "$here/run_grpc_client_bench.sh" "$build"
 if nvidia-smi -L 2>/dev/null | grep -q GPU; then
-  run gpu bash "$here/../gpu/run-on-device.sh"
-else
+  run gpu env DEVICE=gpu bash "$here/run_train_bench.sh" "$build" 300 "mlp cnn" "64 512" "4" 2
+elif [ -z "$only" ] || [ "${only/,gpu,/}" != "$only" ]; then
   echo "SKIPPED: no GPU on this machine (tests/gpu/run-on-device.sh runs it on one)" > "$out/gpu.txt"
 fi
 machine=$(lscpu | sed -n 's/^Model name: *//p' | head -1)

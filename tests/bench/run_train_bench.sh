@@ -7,6 +7,7 @@
 # hypervisor stole over STEAL_LIMIT% (default 10) of the CPU time is repeated (bench_util.sh).
 #   tests/bench/run_train_bench.sh [build_dir] [steps] [models] [batches] [threads] [rounds]
 #   e.g. tests/bench/run_train_bench.sh build 200 "mlp cnn" "64 512" "1 2" 3
+# DEVICE=gpu runs ours and the peers on the GPU (tensorflow-cpu then has none: n/a).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build}
@@ -27,7 +28,8 @@ for model in $models; do
       [ "$model" = cnn ] && n=$(( steps / (batch >= 512 ? 10 : 4) ))
       [ "$n" -lt 5 ] && n=5
       w=$(( n / 10 + 2 ))
-      args=(--model "$model" --batch "$batch" --threads "$threads" --steps "$n" --warmup "$w")
+      args=(--model "$model" --batch "$batch" --threads "$threads" --steps "$n" --warmup "$w"
+            --device "${DEVICE:-cpu}")
       ours=""; torch=""; tf=""
       for ((r = 0; r < rounds; ++r)); do
         # Round r starts with framework r mod 3, so none always runs first (or right after
