@@ -75,9 +75,9 @@ def models(text):
     cells = []
     for engine in sorted({e for e, _ in per}):
         batches = sorted(b for e, b in per if e == engine)
-        cells.append("%s %s" % (engine, " / ".join("%.2fx" % statistics.median(per[(engine, b)]) for b in batches)))
-    batches = sorted({b for _, b in per})
-    return "medians over %d models (batch %s): %s" % (models_run, " / ".join(map(str, batches)), ", ".join(cells))
+        cells.append("%s %s" % (engine, ", ".join("%.2fx (batch %d)" % (statistics.median(per[(engine, b)]), b)
+                                                 for b in batches)))
+    return "medians over %d models: %s" % (models_run, "; ".join(cells))
 
 
 def grpc(text):

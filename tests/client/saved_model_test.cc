@@ -192,7 +192,7 @@ TEST_CASE("a Saver writes a MetaGraphDef that ImportMetaGraph reads back into a 
   CHECK(ReadMetaGraph(dir / "missing.meta").status().code() == error::NOT_FOUND);
 
   // A short .txt name is text both ways (the writer once needed 6 characters to look).
-  const std::string text_path = (dir / "m.txt").string();
+  const std::string text_path = dir / "m.txt";
   Ok(WriteMetaGraph(text_path, *meta));
   std::ifstream text_file(text_path);
   std::string first_line;
