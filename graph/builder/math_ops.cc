@@ -149,6 +149,15 @@ Output Erf(const Scope& scope, const Input& x) { return TypedOp(scope, "Erf", {x
 Output Erfc(const Scope& scope, const Input& x) { return TypedOp(scope, "Erfc", {x}); }
 Output Sin(const Scope& scope, const Input& x) { return TypedOp(scope, "Sin", {x}); }
 Output Cos(const Scope& scope, const Input& x) { return TypedOp(scope, "Cos", {x}); }
+Output Tan(const Scope& scope, const Input& x) { return TypedOp(scope, "Tan", {x}); }
+Output Asin(const Scope& scope, const Input& x) { return TypedOp(scope, "Asin", {x}); }
+Output Acos(const Scope& scope, const Input& x) { return TypedOp(scope, "Acos", {x}); }
+Output Atan(const Scope& scope, const Input& x) { return TypedOp(scope, "Atan", {x}); }
+Output Sinh(const Scope& scope, const Input& x) { return TypedOp(scope, "Sinh", {x}); }
+Output Cosh(const Scope& scope, const Input& x) { return TypedOp(scope, "Cosh", {x}); }
+Output Asinh(const Scope& scope, const Input& x) { return TypedOp(scope, "Asinh", {x}); }
+Output Acosh(const Scope& scope, const Input& x) { return TypedOp(scope, "Acosh", {x}); }
+Output Atanh(const Scope& scope, const Input& x) { return TypedOp(scope, "Atanh", {x}); }
 Output Atan2(const Scope& scope, const Input& y, const Input& x) { return TypedOp(scope, "Atan2", {y, x}); }
 Output TruncateDiv(const Scope& scope, const Input& x, const Input& y) { return TypedOp(scope, "TruncateDiv", {x, y}); }
 

@@ -186,6 +186,24 @@ Output Erfc(const Scope& scope, const Input& x);
 Output Sin(const Scope& scope, const Input& x);
 /// Element-wise cosine of x (radians).
 Output Cos(const Scope& scope, const Input& x);
+/// Element-wise tangent of x (radians).
+Output Tan(const Scope& scope, const Input& x);
+/// Element-wise arcsine of x, in [-pi/2, pi/2] (NaN outside [-1, 1] for real x).
+Output Asin(const Scope& scope, const Input& x);
+/// Element-wise arccosine of x, in [0, pi] (NaN outside [-1, 1] for real x).
+Output Acos(const Scope& scope, const Input& x);
+/// Element-wise arctangent of x, in (-pi/2, pi/2).
+Output Atan(const Scope& scope, const Input& x);
+/// Element-wise hyperbolic sine of x.
+Output Sinh(const Scope& scope, const Input& x);
+/// Element-wise hyperbolic cosine of x.
+Output Cosh(const Scope& scope, const Input& x);
+/// Element-wise inverse hyperbolic sine of x.
+Output Asinh(const Scope& scope, const Input& x);
+/// Element-wise inverse hyperbolic cosine of x (NaN below 1 for real x).
+Output Acosh(const Scope& scope, const Input& x);
+/// Element-wise inverse hyperbolic tangent of x (NaN outside [-1, 1] for real x).
+Output Atanh(const Scope& scope, const Input& x);
 /// Element-wise atan2(y, x), the angle of the point (x, y) from the positive x axis in [-pi, pi]; y comes
 /// first, and the two broadcast.
 Output Atan2(const Scope& scope, const Input& y, const Input& x);

@@ -1,5 +1,6 @@
-// Element-wise functions beyond the basic arithmetic: the error function and its complement, sine, cosine, the
-// two-argument arctangent and division truncated toward zero. Definitions match TensorFlow
+// Element-wise functions beyond the basic arithmetic: the error function and its complement, the
+// trigonometric and hyperbolic functions and their inverses, the two-argument arctangent and
+// division truncated toward zero. Definitions match TensorFlow
 // 2.21's (type lists in its order; Atan2 takes y before x).
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
@@ -43,3 +44,58 @@ REGISTER_OP("TruncateDiv")
           "complex64, complex128}")
     .SetShapeFn(BroadcastBinaryOpShape)
     .Doc("x / y rounded toward zero, element-wise with broadcasting.");
+
+// The rest of TensorFlow's trigonometric and hyperbolic functions (UNARY_COMPLEX in its math_ops.cc).
+REGISTER_OP("Tan")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double, complex64, complex128}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The tangent of x (radians).");
+
+REGISTER_OP("Asin")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double, complex64, complex128}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The arcsine of x, in [-pi/2, pi/2]; NaN outside [-1, 1] for real x.");
+
+REGISTER_OP("Acos")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double, complex64, complex128}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The arccosine of x, in [0, pi]; NaN outside [-1, 1] for real x.");
+
+REGISTER_OP("Atan")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double, complex64, complex128}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The arctangent of x, in (-pi/2, pi/2).");
+
+REGISTER_OP("Sinh")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double, complex64, complex128}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The hyperbolic sine of x.");
+
+REGISTER_OP("Cosh")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double, complex64, complex128}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The hyperbolic cosine of x.");
+
+REGISTER_OP("Asinh")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double, complex64, complex128}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The inverse hyperbolic sine of x.");
+
+REGISTER_OP("Acosh")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double, complex64, complex128}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The inverse hyperbolic cosine of x; NaN below 1 for real x.");
+
+REGISTER_OP("Atanh")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double, complex64, complex128}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The inverse hyperbolic tangent of x; NaN outside [-1, 1] for real x, +-inf at +-1.");

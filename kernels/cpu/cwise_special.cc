@@ -1,4 +1,6 @@
-// Erf, Erfc, Sin, Cos, Atan2 and TruncateDiv on the CPU.
+// Erf, Erfc, Sin, Cos, the rest of the trigonometric and hyperbolic functions and their
+// inverses (Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh), Atan2 and TruncateDiv
+// on the CPU.
 //
 // The transcendental ones are the C library's, element by element, on every path (but
 // float Erfc, vectorised in kernels/cpu/erfc_float.h): Eigen's
@@ -52,6 +54,22 @@ struct ScalarCos {
   template <class T>
   T operator()(const T& x) const { return ViaFloat(x, [](auto v) { return std::cos(v); }); }
 };
+// Tan ... Atanh: the C library's, as Sin and Cos; complex arguments take std::complex's.
+#define TA_SCALAR_FN(NAME, FN)                                                     \
+  struct NAME {                                                                    \
+    template <class T>                                                             \
+    T operator()(const T& x) const { return ViaFloat(x, [](auto v) { return FN(v); }); } \
+  };
+TA_SCALAR_FN(ScalarTan, std::tan)
+TA_SCALAR_FN(ScalarAsin, std::asin)
+TA_SCALAR_FN(ScalarAcos, std::acos)
+TA_SCALAR_FN(ScalarAtan, std::atan)
+TA_SCALAR_FN(ScalarSinh, std::sinh)
+TA_SCALAR_FN(ScalarCosh, std::cosh)
+TA_SCALAR_FN(ScalarAsinh, std::asinh)
+TA_SCALAR_FN(ScalarAcosh, std::acosh)
+TA_SCALAR_FN(ScalarAtanh, std::atanh)
+#undef TA_SCALAR_FN
 struct ScalarAtan2 {
   template <class T>
   T operator()(const T& y, const T& x) const {
@@ -136,10 +154,22 @@ REGISTER_KERNEL(Name("Erfc").Device(DEVICE_CPU).TypeConstraint<float>("T"), Erfc
 
 #define TA_REGISTER_UNARY(OP, SCALAR, T) \
   REGISTER_KERNEL(Name(OP).Device(DEVICE_CPU).TypeConstraint<T>("T"), UnaryOp<T, Unary<SCALAR>>)
+// Every type TensorFlow registers each of these for: its real and complex floating types.
+#define TA_REGISTER_TRIG(T)                  \
+  TA_REGISTER_UNARY("Sin", ScalarSin, T);     \
+  TA_REGISTER_UNARY("Cos", ScalarCos, T);     \
+  TA_REGISTER_UNARY("Tan", ScalarTan, T);     \
+  TA_REGISTER_UNARY("Asin", ScalarAsin, T);   \
+  TA_REGISTER_UNARY("Acos", ScalarAcos, T);   \
+  TA_REGISTER_UNARY("Atan", ScalarAtan, T);   \
+  TA_REGISTER_UNARY("Sinh", ScalarSinh, T);   \
+  TA_REGISTER_UNARY("Cosh", ScalarCosh, T);   \
+  TA_REGISTER_UNARY("Asinh", ScalarAsinh, T); \
+  TA_REGISTER_UNARY("Acosh", ScalarAcosh, T); \
+  TA_REGISTER_UNARY("Atanh", ScalarAtanh, T);
 #define TA_REGISTER_REAL(T)                                                                                  \
   TA_REGISTER_UNARY("Erf", ScalarErf, T);                                                                    \
-  TA_REGISTER_UNARY("Sin", ScalarSin, T);                                                                    \
-  TA_REGISTER_UNARY("Cos", ScalarCos, T);                                                                    \
+  TA_REGISTER_TRIG(T)                                                                                        \
   REGISTER_KERNEL(Name("Atan2").Device(DEVICE_CPU).TypeConstraint<T>("T"), BinaryOp<T, Binary<ScalarAtan2, 20>>); \
   REGISTER_KERNEL(Name("TruncateDiv").Device(DEVICE_CPU).TypeConstraint<T>("T"), TruncateDivOp<T>);
 TA_REGISTER_REAL(float)
@@ -151,10 +181,9 @@ TA_REGISTER_UNARY("Erfc", ScalarErfc, Eigen::half);
 TA_REGISTER_UNARY("Erfc", ScalarErfc, Eigen::bfloat16);
 #undef TA_REGISTER_REAL
 
-TA_REGISTER_UNARY("Sin", ScalarSin, complex64);
-TA_REGISTER_UNARY("Cos", ScalarCos, complex64);
-TA_REGISTER_UNARY("Sin", ScalarSin, complex128);
-TA_REGISTER_UNARY("Cos", ScalarCos, complex128);
+TA_REGISTER_TRIG(complex64)
+TA_REGISTER_TRIG(complex128)
+#undef TA_REGISTER_TRIG
 #undef TA_REGISTER_UNARY
 
 #define TA_REGISTER_TRUNCATE_DIV(T) \

@@ -1,6 +1,7 @@
 // Numeric checks (central differences through a Session, client/gradient_checker.h) of the
-// gradients of Erf, Sin, Cos, Atan2 (broadcast both ways), LeakyRelu, LeakyReluGrad, Selu,
-// SeluGrad and L2Loss, in double. TruncateDiv has none, as in TensorFlow.
+// gradients of Erf, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Atan2
+// (broadcast both ways), LeakyRelu, LeakyReluGrad, Selu, SeluGrad and L2Loss, in double.
+// TruncateDiv has none, as in TensorFlow.
 #include <catch2/catch.hpp>
 
 #include "client/gradient_checker.h"
@@ -32,6 +33,31 @@ TEST_CASE("Erf, Sin and Cos gradients", "[gradients]") {
   CheckOne("Sin", [](const Scope& s, Output x) { return ops::Sin(s, x); });
   CheckOne("Cos", [](const Scope& s, Output x) { return ops::Cos(s, x); });
   CheckOne("Sin of Cos", [](const Scope& s, Output x) { return ops::Sin(s, ops::Cos(s, ops::Square(s, x))); });
+}
+
+TEST_CASE("the trigonometric and hyperbolic functions' and their inverses' gradients", "[gradients]") {
+  // Inside the inverses' domains: |x| < 1 for Asin, Acos and Atanh, x > 1 for Acosh.
+  const Tensor unit = Values({0.1, -0.5, 0.75, -0.9, 0.3, 0.05}, {2, 3});
+  const Tensor above_one = Values({1.5, 2.5, 3, 1.2, 7, 1.05}, {2, 3});
+  CheckOne("Tan", [](const Scope& s, Output x) { return ops::Tan(s, ops::Mul(s, x, 0.4)); });
+  CheckOne("Asin", [](const Scope& s, Output x) { return ops::Asin(s, x); }, unit);
+  CheckOne("Acos", [](const Scope& s, Output x) { return ops::Acos(s, x); }, unit);
+  CheckOne("Atan", [](const Scope& s, Output x) { return ops::Atan(s, x); });
+  CheckOne("Sinh", [](const Scope& s, Output x) { return ops::Sinh(s, x); });
+  CheckOne("Cosh", [](const Scope& s, Output x) { return ops::Cosh(s, x); });
+  CheckOne("Asinh", [](const Scope& s, Output x) { return ops::Asinh(s, x); });
+  CheckOne("Acosh", [](const Scope& s, Output x) { return ops::Acosh(s, x); }, above_one);
+  CheckOne("Atanh", [](const Scope& s, Output x) { return ops::Atanh(s, x); }, unit);
+}
+
+TEST_CASE("a complex Tan's gradient is refused until Conj exists, naming the node", "[gradients]") {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), tensorflow::DT_COMPLEX64);
+  auto y = ops::Tan(root.WithOpName("tan"), x);
+  std::vector<Output> grads;
+  Status st = AddSymbolicGradients(root, {y}, {x}, &grads);
+  CHECK(st.code() == error::UNIMPLEMENTED);
+  CHECK_THAT(st.message(), Catch::Contains("needs Conj") && Catch::Contains("'tan'"));
 }
 
 TEST_CASE("Atan2's gradient reaches both inputs and sums broadcast dimensions", "[gradients]") {

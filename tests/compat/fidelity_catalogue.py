@@ -883,6 +883,9 @@ CATALOGUE = [
     # Ops added since (issue 32's missing ones), each a line or a small generator.
     unary("Sin", TRANSCENDENTAL), unary("Cos", TRANSCENDENTAL), unary("Erf", TRANSCENDENTAL),
     unary("Erfc", ERFC_TAIL),
+    unary("Tan", TRANSCENDENTAL), unary("Asin", TRANSCENDENTAL), unary("Acos", TRANSCENDENTAL),
+    unary("Atan", TRANSCENDENTAL), unary("Sinh", TRANSCENDENTAL), unary("Cosh", TRANSCENDENTAL),
+    unary("Asinh", TRANSCENDENTAL), unary("Acosh", TRANSCENDENTAL), unary("Atanh", TRANSCENDENTAL),
     unary("IsNan"), unary("IsInf"), unary("IsFinite"),
     unary("Selu", EXP_MINUS_ONE), unary("LeakyRelu", attrs={"alpha": 0.2}),
     unary("ZerosLike"), unary("OnesLike"),

@@ -134,6 +134,46 @@ TEST_CASE("Erf, Sin, Cos and Atan2 of double are TensorFlow's to the last bit or
   for (size_t i = 0; i < got.size(); ++i) CHECK(std::abs(got[i] - want[i]) <= 3e-16 * std::abs(want[i]));
 }
 
+TEST_CASE("Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh and Atanh of double are TensorFlow's",
+          "[special]") {
+  // TensorFlow 2.21's values (tf.raw_ops on the CPU, printed as hex floats), each op on
+  // inputs inside its domain.
+  const Tensor wide = Tensor::FromVector<double>({-3.5, -1.0, 0.5, 2.0});
+  const Tensor unit = Tensor::FromVector<double>({-0.9, -0.25, 0.5, 0.75});
+  const Tensor above_one = Tensor::FromVector<double>({1.05, 1.5, 3.0, 20.0});
+  struct Case {
+    const char* op;
+    const Tensor* x;
+    std::vector<double> want;
+  };
+  for (const Case& c :
+       {Case{"Tan", &wide, {-0x1.7f9360c8212a7p-2, -0x1.8eb245cbee3a6p+0, 0x1.17b4f5bf3474ap-1, -0x1.17af62e0950f8p+1}},
+        Case{"Asin", &unit,
+             {-0x1.1ea93705fa172p+0, -0x1.02be9ce0b87cdp-2, 0x1.0c152382d7366p-1, 0x1.b235315c680dcp-1}},
+        Case{"Acos", &unit, {0x1.586476251e745p+1, 0x1.d2cf5c7c70f0cp+0, 0x1.0c152382d7366p+0, 0x1.720a392c1d955p-1}},
+        Case{"Atan", &wide, {-0x1.4ae10fc6589a4p+0, -0x1.921fb54442d19p-1, 0x1.dac670561bb4fp-2, 0x1.1b6e192ebbe44p+0}},
+        Case{"Sinh", &wide, {-0x1.08ae99f364f3bp+4, -0x1.2cd9fc44eb982p+0, 0x1.0acd00fe63b97p-1, 0x1.d03cf63b6e1a0p+1}},
+        Case{"Cosh", &wide, {0x1.092a4a33c887bp+4, 0x1.8b07551d9f550p+0, 0x1.20ac1862ae8d0p+0, 0x1.e18fa0df2d9bcp+1}},
+        Case{"Asinh", &wide,
+             {-0x1.f73974f2d01d6p+0, -0x1.c34366179d427p-1, 0x1.ecc2caec5160ap-2, 0x1.719218313d087p+0}},
+        Case{"Acosh", &above_one,
+             {0x1.427ba2a941d48p-2, 0x1.ecc2caec5160ap-1, 0x1.c34366179d427p+0, 0x1.d818b3e5d4c5fp+1}},
+        Case{"Atanh", &unit,
+             {-0x1.78e360604b32dp+0, -0x1.058aefa811452p-2, 0x1.193ea7aad030ap-1, 0x1.f2272ae325a56p-1}}}) {
+    INFO(c.op);
+    Run r = Unary(c.op, *c.x);
+    REQUIRE(r.status.ok());
+    std::vector<double> got = Values<double>(r.outputs[0]);
+    for (size_t i = 0; i < got.size(); ++i) CHECK(std::abs(got[i] - c.want[i]) <= 3e-16 * std::abs(c.want[i]));
+  }
+  // Outside the domains, NaN as in TensorFlow; half, bfloat16 and complex64 run too.
+  CHECK(std::isnan(Values<double>(Unary("Asin", Tensor::FromVector<double>({1.5})).outputs[0])[0]));
+  CHECK(std::isnan(Values<double>(Unary("Acosh", Tensor::FromVector<double>({0.5})).outputs[0])[0]));
+  CHECK(Unary("Tan", Tensor::FromVector<Eigen::half>({Eigen::half(0.5f)})).status.ok());
+  CHECK(Unary("Atanh", Tensor::FromVector<Eigen::bfloat16>({Eigen::bfloat16(0.5f)})).status.ok());
+  CHECK(Unary("Cosh", Tensor::FromVector<complex64>({complex64(0.5f, -1.f)})).status.ok());
+}
+
 TEST_CASE("float Erfc is within an ulp of the true value over its whole range", "[special]") {
   // The vectorised float erfc against the C library's double erfc rounded once: 200,000
   // values from -6 (erfc 2) to 10.5 (past the smallest normal float, 0 once flushed).
