@@ -11,7 +11,7 @@ namespace {
 
 Status RealTrigInput(const Node& op) {
   const DataType type = InputOf(op, 0).type();
-  if (type == DT_COMPLEX64 || type == DT_COMPLEX128) {
+  if (type == tensorflow::DT_COMPLEX64 || type == tensorflow::DT_COMPLEX128) {
     return errors::Unimplemented("the gradient of ", op.type_string(), " for ", DataTypeString(type),
                                  " needs Conj, which is not registered yet (node '", op.name(), "')");
   }

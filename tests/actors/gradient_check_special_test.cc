@@ -38,7 +38,9 @@ TEST_CASE("Erf, Sin and Cos gradients", "[gradients]") {
 TEST_CASE("the trigonometric and hyperbolic functions' and their inverses' gradients", "[gradients]") {
   // Inside the inverses' domains: |x| < 1 for Asin, Acos and Atanh, x > 1 for Acosh.
   const Tensor unit = Values({0.1, -0.5, 0.75, -0.9, 0.3, 0.05}, {2, 3});
-  const Tensor above_one = Values({1.5, 2.5, 3, 1.2, 7, 1.05}, {2, 3});
+  const Tensor above_one = Values({1.5, 2.5, 3, 1.3, 7, 2}, {2, 3});
+  // Central differences lose accuracy where these curve sharply (Atanh near +-1, Acosh near 1).
+  const Tensor inside = Values({0.1, -0.5, 0.6, -0.7, 0.3, 0.05}, {2, 3});
   CheckOne("Tan", [](const Scope& s, Output x) { return ops::Tan(s, ops::Mul(s, x, 0.4)); });
   CheckOne("Asin", [](const Scope& s, Output x) { return ops::Asin(s, x); }, unit);
   CheckOne("Acos", [](const Scope& s, Output x) { return ops::Acos(s, x); }, unit);
@@ -47,7 +49,7 @@ TEST_CASE("the trigonometric and hyperbolic functions' and their inverses' gradi
   CheckOne("Cosh", [](const Scope& s, Output x) { return ops::Cosh(s, x); });
   CheckOne("Asinh", [](const Scope& s, Output x) { return ops::Asinh(s, x); });
   CheckOne("Acosh", [](const Scope& s, Output x) { return ops::Acosh(s, x); }, above_one);
-  CheckOne("Atanh", [](const Scope& s, Output x) { return ops::Atanh(s, x); }, unit);
+  CheckOne("Atanh", [](const Scope& s, Output x) { return ops::Atanh(s, x); }, inside);
 }
 
 TEST_CASE("a complex Tan's gradient is refused until Conj exists, naming the node", "[gradients]") {
