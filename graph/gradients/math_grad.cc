@@ -203,6 +203,8 @@ REGISTER_GRADIENT_OP("Sign", SignGrad);
 
 constexpr char kReciprocalGrad[] = "ReciprocalGrad";
 REGISTER_GRADIENT_OP("Reciprocal", OutputGrad<kReciprocalGrad>);
+constexpr char kInvGrad[] = "InvGrad";
+REGISTER_GRADIENT_OP("Inv", OutputGrad<kInvGrad>);  // TensorFlow 1's Reciprocal
 
 Status Log1pGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   Output x = InputOf(op, 0);

@@ -62,14 +62,18 @@ Status RsqrtGradGrad(const Scope& s, const Node& op, const std::vector<Output>& 
 }
 REGISTER_GRADIENT_OP("RsqrtGrad", RsqrtGradGrad);
 
-// ReciprocalGrad(y, dy) = -dy y^2.
+// ReciprocalGrad(y, dy) = -dy y^2 (and InvGrad, its TensorFlow 1 name).
+template <const char* kOp>
 Status ReciprocalGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
   (*dx)[0] = Mul(s, Mul(s, Mul(s, g, Scalar(s, -2.0, g)), b), y);
-  (*dx)[1] = TypedOp(s, "ReciprocalGrad", {y, g});
+  (*dx)[1] = TypedOp(s, kOp, {y, g});
   return Status::OK();
 }
-REGISTER_GRADIENT_OP("ReciprocalGrad", ReciprocalGradGrad);
+constexpr char kReciprocalGradName[] = "ReciprocalGrad";
+constexpr char kInvGradName[] = "InvGrad";
+REGISTER_GRADIENT_OP("ReciprocalGrad", ReciprocalGradGrad<kReciprocalGradName>);
+REGISTER_GRADIENT_OP("InvGrad", ReciprocalGradGrad<kInvGradName>);
 
 // ReluGrad(dy, x) and Relu6Grad(dy, x) are linear in dy, piecewise constant in x.
 template <const char* kOp>

@@ -193,6 +193,8 @@ TA_UNARY_OP("Sign", "bfloat16, half, float, double, int8, int16, int32, int64, c
             "-1, 0 or 1 by the sign of x.");
 TA_UNARY_OP("Reciprocal", "bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128",
             "1 / x.");
+TA_UNARY_OP("Inv", "bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128",
+            "1 / x: TensorFlow 1's name for Reciprocal, which its graphs still hold.");
 TA_UNARY_OP("Log1p", "bfloat16, half, float, double, complex64, complex128", "log(1 + x).");
 TA_UNARY_OP("Expm1", "bfloat16, half, float, double, complex64, complex128", "exp(x) - 1, accurate near 0.");
 TA_UNARY_OP("Floor", "bfloat16, half, float, double", "The largest integer not greater than x.");
@@ -216,6 +218,7 @@ TA_UNARY_GRAD_OP("SigmoidGrad", "dy * y * (1 - y), where y = sigmoid(x).");
 TA_UNARY_GRAD_OP("SqrtGrad", "dy * 0.5 / y, where y = sqrt(x).");
 TA_UNARY_GRAD_OP("RsqrtGrad", "dy * -0.5 * y * y * y, where y = rsqrt(x).");
 TA_UNARY_GRAD_OP("ReciprocalGrad", "-dy * y * y, where y = 1 / x.");
+TA_UNARY_GRAD_OP("InvGrad", "-dy * y * y, where y = 1 / x: TensorFlow 1's name for ReciprocalGrad.");
 
 #undef TA_UNARY_GRAD_OP
 

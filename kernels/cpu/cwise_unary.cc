@@ -263,6 +263,7 @@ TA_REGISTER_UNARY("Square", Square, uint64_t);
   TA_REGISTER_UNARY("Tanh", InFloat<Tanh>, T);                \
   TA_REGISTER_UNARY("Sigmoid", InFloat<Sigmoid>, T);          \
   TA_REGISTER_UNARY("Reciprocal", InFloat<Reciprocal>, T);    \
+  TA_REGISTER_UNARY("Inv", InFloat<Reciprocal>, T);           \
   TA_REGISTER_UNARY("Log1p", InFloat<Log1p>, T);              \
   TA_REGISTER_UNARY("Floor", InFloat<Floor>, T);              \
   TA_REGISTER_UNARY("Ceil", InFloat<Ceil>, T);
@@ -278,6 +279,7 @@ TA_REGISTER_IN_FLOAT(Eigen::bfloat16)
   TA_REGISTER_UNARY("Tanh", Tanh, T);                \
   TA_REGISTER_UNARY("Sigmoid", Sigmoid, T);          \
   TA_REGISTER_UNARY("Reciprocal", Reciprocal, T);    \
+  TA_REGISTER_UNARY("Inv", Reciprocal, T);           \
   TA_REGISTER_UNARY("Log1p", Log1p, T);              \
   TA_REGISTER_UNARY("Floor", Floor, T);              \
   TA_REGISTER_UNARY("Ceil", Ceil, T);

@@ -50,7 +50,8 @@ struct ReciprocalGrad : CwiseFunctor {
   TA_REGISTER_GRAD("SigmoidGrad", SigmoidGrad, T);          \
   TA_REGISTER_GRAD("SqrtGrad", SqrtGrad, T);                \
   TA_REGISTER_GRAD("RsqrtGrad", RsqrtGrad, T);              \
-  TA_REGISTER_GRAD("ReciprocalGrad", ReciprocalGrad, T);
+  TA_REGISTER_GRAD("ReciprocalGrad", ReciprocalGrad, T);    \
+  TA_REGISTER_GRAD("InvGrad", ReciprocalGrad, T);
 TA_REGISTER_ALL(float)
 TA_REGISTER_ALL(double)
 // In the type's own arithmetic: each operation rounds to half or bfloat16, as TensorFlow's

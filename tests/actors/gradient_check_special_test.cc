@@ -6,6 +6,7 @@
 
 #include "client/gradient_checker.h"
 #include "tests/actors/gradient_check_util.h"
+#include "graph/builder/attr_util.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
@@ -50,6 +51,12 @@ TEST_CASE("the trigonometric and hyperbolic functions' and their inverses' gradi
   CheckOne("Asinh", [](const Scope& s, Output x) { return ops::Asinh(s, x); });
   CheckOne("Acosh", [](const Scope& s, Output x) { return ops::Acosh(s, x); }, above_one);
   CheckOne("Atanh", [](const Scope& s, Output x) { return ops::Atanh(s, x); }, inside);
+}
+
+TEST_CASE("Inv, TensorFlow 1's Reciprocal, and its InvGrad have Reciprocal's gradients", "[gradients]") {
+  CheckOne("Inv", [](const Scope& s, Output x) { return TypedOp(s, "Inv", {x}); });
+  // InvGrad(y, dy) in both arguments (the second-order gradient of Inv).
+  CheckOne("InvGrad", [](const Scope& s, Output x) { return TypedOp(s, "InvGrad", {x, ops::Sin(s, x)}); });
 }
 
 TEST_CASE("a complex Tan's gradient is refused until Conj exists, naming the node", "[gradients]") {

@@ -8,8 +8,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build}
 calls=${2:-200000}
 field() { awk -v unit="$1" '{for (i = 1; i < NF; i++) if ($(i + 1) == unit) print $i}'; }
-ratio() {  # ratio NAME OURS PEER
-  [ -n "$2" ] && [ -n "$3" ] && awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "ratio %s: tensoract takes %.2fx the peer'"'"'s time\n", n, a / b }'
+ratio() {  # ratio NAME OURS PEER; a missing peer is said, and the other ratios still print
+  if [ -n "$2" ] && [ -n "$3" ]; then
+    awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "ratio %s: tensoract takes %.2fx the peer'"'"'s time\n", n, a / b }'
+  else
+    echo "ratio $1: not measured (a peer is missing)"
+  fi
 }
 ours=$("$build/tests/bench/eager_overhead" "$calls")
 echo "$ours"

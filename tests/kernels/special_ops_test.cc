@@ -174,6 +174,19 @@ TEST_CASE("Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh and Atanh of double a
   CHECK(Unary("Cosh", Tensor::FromVector<complex64>({complex64(0.5f, -1.f)})).status.ok());
 }
 
+TEST_CASE("Inv and InvGrad, TensorFlow 1's names, compute Reciprocal and ReciprocalGrad", "[special]") {
+  const Tensor x = Tensor::FromVector<float>({-4.f, 0.5f, 3.f, 0.f});
+  Run inv = Unary("Inv", x), reciprocal = Unary("Reciprocal", x);
+  REQUIRE(inv.status.ok());
+  REQUIRE(reciprocal.status.ok());
+  CHECK(Values<float>(inv.outputs[0]) == Values<float>(reciprocal.outputs[0]));
+  const Tensor dy = Tensor::FromVector<float>({1.f, 2.f, -1.f, 0.5f});
+  Run inv_grad = Binary("InvGrad", inv.outputs[0], dy), reciprocal_grad = Binary("ReciprocalGrad", inv.outputs[0], dy);
+  REQUIRE(inv_grad.status.ok());
+  REQUIRE(reciprocal_grad.status.ok());
+  CHECK(Values<float>(inv_grad.outputs[0]) == Values<float>(reciprocal_grad.outputs[0]));
+}
+
 TEST_CASE("float Erfc is within an ulp of the true value over its whole range", "[special]") {
   // The vectorised float erfc against the C library's double erfc rounded once: 200,000
   // values from -6 (erfc 2) to 10.5 (past the smallest normal float, 0 once flushed).
