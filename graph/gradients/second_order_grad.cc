@@ -2,8 +2,8 @@
 // those of the element-wise gradient ops (second derivatives: TanhGrad, SigmoidGrad,
 // SqrtGrad, RsqrtGrad, ReciprocalGrad, ReluGrad, Relu6Grad, EluGrad, SoftplusGrad) and of
 // BiasAddGrad, as TensorFlow's math_grad.py and nn_grad.py build them (the same ops in the
-// same order, so the numbers agree to the rounding); DivNoNan's; and Floor, Ceil and Round,
-// whose gradient TensorFlow defines as None.
+// same order, so the numbers agree to the rounding); DivNoNan's, MulNoNan's, Xlogy's,
+// Xlog1py's and Xdivy's; and Floor, Ceil and Round, whose gradient TensorFlow defines as None.
 #include "graph/gradients/grad_helpers.h"
 
 namespace tensoract {
@@ -149,6 +149,47 @@ Status DivNoNanGrad(const Scope& s, const Node& op, const std::vector<Output>& d
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("DivNoNan", DivNoNanGrad);
+
+// MulNoNan(x, y): mul_no_nan(dy, y) for x, mul_no_nan(x, dy) for y (math_grad.py).
+Status MulNoNanGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output x = InputOf(op, 0), y = InputOf(op, 1), g = dy[0];
+  ReduceBroadcast(s, x, y, TypedOp(s, "MulNoNan", {g, y}), TypedOp(s, "MulNoNan", {x, g}), &(*dx)[0], &(*dx)[1]);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("MulNoNan", MulNoNanGrad);
+
+// Xlogy, Xlog1py and Xdivy: 0 where x is 0 for both inputs, as TensorFlow's math_grad.py
+// writes them with a mask of x's non-zeros through the op itself.
+Output NonZeroMask(const Scope& s, const Output& x) {
+  return ops::Cast(s, TypedOp(s, "NotEqual", {x, Scalar(s, 0.0, x)}), x.type());
+}
+
+Status XlogyGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output x = InputOf(op, 0), y = InputOf(op, 1), g = dy[0];
+  const Output partial_x = TypedOp(s, "Xlogy", {NonZeroMask(s, x), y});
+  const Output partial_y = TypedOp(s, "Xdivy", {x, y});
+  ReduceBroadcast(s, x, y, Mul(s, partial_x, g), Mul(s, partial_y, g), &(*dx)[0], &(*dx)[1]);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Xlogy", XlogyGrad);
+
+Status Xlog1pyGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output x = InputOf(op, 0), y = InputOf(op, 1), g = dy[0];
+  const Output partial_x = TypedOp(s, "Xlog1py", {NonZeroMask(s, x), y});
+  const Output partial_y = TypedOp(s, "Xdivy", {x, TypedOp(s, "AddV2", {y, Scalar(s, 1.0, y)})});
+  ReduceBroadcast(s, x, y, Mul(s, partial_x, g), Mul(s, partial_y, g), &(*dx)[0], &(*dx)[1]);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Xlog1py", Xlog1pyGrad);
+
+Status XdivyGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output x = InputOf(op, 0), y = InputOf(op, 1), g = dy[0];
+  const Output partial_x = TypedOp(s, "Xdivy", {NonZeroMask(s, x), y});
+  const Output partial_y = TypedOp(s, "Xdivy", {TypedOp(s, "Neg", {x}), TypedOp(s, "Square", {y})});
+  ReduceBroadcast(s, x, y, Mul(s, partial_x, g), Mul(s, partial_y, g), &(*dx)[0], &(*dx)[1]);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Xdivy", XdivyGrad);
 
 }  // namespace
 }  // namespace grad

@@ -169,6 +169,14 @@ TA_BINARY_OP("Pow",
              "x to the power y, element-wise with broadcasting.");
 TA_BINARY_OP("DivNoNan", "half, float, bfloat16, double, complex64, complex128",
              "x / y, or 0 where y is 0, element-wise with broadcasting.");
+TA_BINARY_OP("MulNoNan", "bfloat16, half, float, double, complex64, complex128",
+             "x * y, or 0 where y is 0 even if x is NaN or infinite, element-wise with broadcasting.");
+TA_BINARY_OP("Xdivy", "half, bfloat16, float, double, complex64, complex128",
+             "0 where x is 0, x / y otherwise, element-wise with broadcasting.");
+TA_BINARY_OP("Xlogy", "half, bfloat16, float, double, complex64, complex128",
+             "0 where x is 0, x * log(y) otherwise, element-wise with broadcasting.");
+TA_BINARY_OP("Xlog1py", "half, bfloat16, float, double, complex64, complex128",
+             "0 where x is 0, x * log1p(y) otherwise, element-wise with broadcasting.");
 
 #undef TA_BINARY_OP
 

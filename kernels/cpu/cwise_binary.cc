@@ -1,5 +1,6 @@
 // Element-wise arithmetic with broadcasting on the CPU for float, double, int32 and int64:
-// Sub, RealDiv, Div, Maximum, Minimum, SquaredDifference, FloorDiv, FloorMod, Pow, DivNoNan
+// Sub, RealDiv, Div, Maximum, Minimum, SquaredDifference, FloorDiv, FloorMod, Pow, DivNoNan,
+// MulNoNan, Xdivy, Xlogy, Xlog1py
 // (functors in cwise_binary_functors.h; the other types in cwise_binary_narrow.cc and
 // cwise_binary_half.cc).
 #include "kernels/cpu/cwise_binary_functors.h"
@@ -65,6 +66,14 @@ TA_REGISTER_BINARY("RealDiv", Div, float);
 TA_REGISTER_BINARY("RealDiv", Div, double);
 TA_REGISTER_BINARY("DivNoNan", DivNoNan, float);
 TA_REGISTER_BINARY("DivNoNan", DivNoNan, double);
+#define TA_REGISTER_ZERO_WHERE(T)                 \
+  TA_REGISTER_BINARY("MulNoNan", MulNoNan, T);    \
+  TA_REGISTER_BINARY("Xdivy", Xdivy, T);          \
+  TA_REGISTER_BINARY("Xlogy", Xlogy, T);          \
+  TA_REGISTER_BINARY("Xlog1py", Xlog1py, T);
+TA_REGISTER_ZERO_WHERE(float)
+TA_REGISTER_ZERO_WHERE(double)
+#undef TA_REGISTER_ZERO_WHERE
 #undef TA_REGISTER_BINARY
 
 }  // namespace

@@ -227,6 +227,35 @@ struct DivNoNan : CwiseFunctor {
   auto operator()(const A& a, const B& b) const { return a.binaryExpr(b, DivNoNanScalar<ScalarOf<A>>()); }
 };
 
+// MulNoNan, Xdivy, Xlogy and Xlog1py: 0 where one argument is 0 (y for MulNoNan, x for the
+// others), whatever the other is (NaN and infinities too), as TensorFlow's functors.
+template <class T>
+struct MulNoNanScalar {
+  T operator()(T x, T y) const { return y == T(0) ? T(0) : x * y; }
+};
+template <class T>
+struct XdivyScalar {
+  T operator()(T x, T y) const { return x == T(0) ? T(0) : x / y; }
+};
+template <class T>
+struct XlogyScalar {
+  T operator()(T x, T y) const { return x == T(0) ? T(0) : x * std::log(y); }
+};
+template <class T>
+struct Xlog1pyScalar {
+  T operator()(T x, T y) const { return x == T(0) ? T(0) : x * std::log1p(y); }
+};
+template <template <class> class Scalar, int kCostPerElement>
+struct ZeroWhereBinary : CwiseFunctor {
+  static constexpr int kCost = kCostPerElement;
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const { return a.binaryExpr(b, Scalar<ScalarOf<A>>()); }
+};
+using MulNoNan = ZeroWhereBinary<MulNoNanScalar, 2>;
+using Xdivy = ZeroWhereBinary<XdivyScalar, 4>;
+using Xlogy = ZeroWhereBinary<XlogyScalar, 20>;
+using Xlog1py = ZeroWhereBinary<Xlog1pyScalar, 20>;
+
 }  // namespace cwise
 }  // namespace tensoract
 

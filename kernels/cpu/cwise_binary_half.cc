@@ -75,7 +75,11 @@ struct SmallPow : CwiseFunctor {
   TA_REGISTER_BINARY("FloorDiv", SmallFloorDiv<T>, T);                     \
   TA_REGISTER_BINARY("FloorMod", InFloat<FloorMod>, T);                    \
   TA_REGISTER_BINARY("Pow", SmallPow<T>, T);                               \
-  TA_REGISTER_BINARY("DivNoNan", InFloat<DivNoNan>, T);
+  TA_REGISTER_BINARY("DivNoNan", InFloat<DivNoNan>, T);                    \
+  TA_REGISTER_BINARY("MulNoNan", InFloat<MulNoNan>, T);                    \
+  TA_REGISTER_BINARY("Xdivy", InFloat<Xdivy>, T);                          \
+  TA_REGISTER_BINARY("Xlogy", InFloat<Xlogy>, T);                          \
+  TA_REGISTER_BINARY("Xlog1py", InFloat<Xlog1py>, T);
 TA_REGISTER_IN_FLOAT(Eigen::half)
 TA_REGISTER_IN_FLOAT(Eigen::bfloat16)
 #undef TA_REGISTER_IN_FLOAT

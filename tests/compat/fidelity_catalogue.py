@@ -891,6 +891,7 @@ CATALOGUE = [
     unary("Selu", EXP_MINUS_ONE), unary("LeakyRelu", attrs={"alpha": 0.2}),
     unary("ZerosLike"), unary("OnesLike"),
     binary("Atan2", TRANSCENDENTAL), binary("TruncateDiv", nonzero_int_rhs=True), binary("DivNoNan"),
+    binary("MulNoNan"), binary("Xdivy"), binary("Xlogy", TRANSCENDENTAL), binary("Xlog1py", TRANSCENDENTAL),
     OpSpec("AddN", addn_cases, SUM_BOUND), OpSpec("BiasAdd", bias_add_cases), OpSpec("ClipByValue", clip_cases),
     OpSpec("Cumsum", cumulative_cases(False), SUM_BOUND), OpSpec("Cumprod", cumulative_cases(True), SUM_BOUND),
     OpSpec("ReverseV2", reverse_cases, label_attr="T"), OpSpec("MirrorPad", mirror_pad_cases),
