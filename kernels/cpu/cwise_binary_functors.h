@@ -228,22 +228,33 @@ struct DivNoNan : CwiseFunctor {
 };
 
 // MulNoNan, Xdivy, Xlogy and Xlog1py: 0 where one argument is 0 (y for MulNoNan, x for the
-// others), whatever the other is (NaN and infinities too), as TensorFlow's functors.
+// others), whatever the other is (NaN and infinities too), as TensorFlow's functors. As its
+// vectorised ones, the x-is-0 ops return x itself there (so -0 stays -0), and denormals are
+// zeros (its kernels run with DAZ; the C library's log would see them).
 template <class T>
 struct MulNoNanScalar {
   T operator()(T x, T y) const { return y == T(0) ? T(0) : x * y; }
 };
 template <class T>
 struct XdivyScalar {
-  T operator()(T x, T y) const { return x == T(0) ? T(0) : x / y; }
+  T operator()(T x, T y) const {
+    x = DenormalAsZero(x);
+    return x == T(0) ? x : x / DenormalAsZero(y);
+  }
 };
 template <class T>
 struct XlogyScalar {
-  T operator()(T x, T y) const { return x == T(0) ? T(0) : x * std::log(y); }
+  T operator()(T x, T y) const {
+    x = DenormalAsZero(x);
+    return x == T(0) ? x : x * std::log(DenormalAsZero(y));
+  }
 };
 template <class T>
 struct Xlog1pyScalar {
-  T operator()(T x, T y) const { return x == T(0) ? T(0) : x * std::log1p(y); }
+  T operator()(T x, T y) const {
+    x = DenormalAsZero(x);
+    return x == T(0) ? x : x * std::log1p(DenormalAsZero(y));
+  }
 };
 template <template <class> class Scalar, int kCostPerElement>
 struct ZeroWhereBinary : CwiseFunctor {
