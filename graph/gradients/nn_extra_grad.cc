@@ -16,8 +16,10 @@ Status FeaturesGrad(const Scope& s, const Node& op, const std::vector<Output>& d
 }
 constexpr char kRelu6Grad[] = "Relu6Grad";
 constexpr char kSoftplusGrad[] = "SoftplusGrad";
+constexpr char kSoftsignGrad[] = "SoftsignGrad";
 REGISTER_GRADIENT_OP("Relu6", FeaturesGrad<kRelu6Grad>);
 REGISTER_GRADIENT_OP("Softplus", FeaturesGrad<kSoftplusGrad>);
+REGISTER_GRADIENT_OP("Softsign", FeaturesGrad<kSoftsignGrad>);
 
 // EluGrad takes the op's output.
 Status EluGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {

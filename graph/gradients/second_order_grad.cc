@@ -15,6 +15,7 @@ using ops::TypedOp;
 REGISTER_NO_GRADIENT_OP("Floor");
 REGISTER_NO_GRADIENT_OP("Ceil");
 REGISTER_NO_GRADIENT_OP("Round");
+REGISTER_NO_GRADIENT_OP("Rint");
 
 // A scalar constant of `like`'s dtype.
 Output Scalar(const Scope& s, double value, const Output& like) {

@@ -207,6 +207,7 @@ TA_UNARY_OP("Log1p", "bfloat16, half, float, double, complex64, complex128", "lo
 TA_UNARY_OP("Expm1", "bfloat16, half, float, double, complex64, complex128", "exp(x) - 1, accurate near 0.");
 TA_UNARY_OP("Floor", "bfloat16, half, float, double", "The largest integer not greater than x.");
 TA_UNARY_OP("Ceil", "bfloat16, half, float, double", "The smallest integer not less than x.");
+TA_UNARY_OP("Rint", "bfloat16, half, float, double", "x rounded to the nearest integer, half to even.");
 TA_UNARY_OP("Round", "bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128",
             "x rounded to the nearest integer, half to even.");
 

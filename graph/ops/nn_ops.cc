@@ -434,6 +434,18 @@ REGISTER_OP("SoftplusGrad")
     .SetShapeFn(MergeBothInputsShapeFn)
     .Doc("gradients / (1 + exp(-features)).");
 
+REGISTER_OP("Softsign")
+    .Input("features: T").Output("activations: T")
+    .Attr("T: " TA_FLOAT_TYPES)
+    .SetShapeFn(UnchangedShape)
+    .Doc("features / (abs(features) + 1).");
+
+REGISTER_OP("SoftsignGrad")
+    .Input("gradients: T").Input("features: T").Output("backprops: T")
+    .Attr("T: " TA_FLOAT_TYPES)
+    .SetShapeFn(MergeBothInputsShapeFn)
+    .Doc("gradients / (1 + abs(features)) ** 2.");
+
 REGISTER_OP("BiasAdd")
     .Input("value: T").Input("bias: T").Output("output: T")
     .Attr("T: " TA_NUMBER_TYPES)

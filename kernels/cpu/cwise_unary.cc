@@ -231,6 +231,8 @@ struct Round : CwiseFunctor {
   TA_REGISTER_UNARY("Round", Round, T);
 TA_REGISTER_ALL_TYPES(float)
 TA_REGISTER_ALL_TYPES(double)
+TA_REGISTER_UNARY("Rint", Round, float);  // Round of a float type is rint: half to even
+TA_REGISTER_UNARY("Rint", Round, double);
 TA_REGISTER_ALL_TYPES(int32_t)
 TA_REGISTER_ALL_TYPES(int64_t)
 #undef TA_REGISTER_ALL_TYPES
@@ -256,6 +258,7 @@ TA_REGISTER_UNARY("Square", Square, uint64_t);
   TA_REGISTER_UNARY("Abs", InFloat<Abs>, T);                  \
   TA_REGISTER_UNARY("Sign", InFloat<Sign>, T);                \
   TA_REGISTER_UNARY("Round", InFloat<Round>, T);              \
+  TA_REGISTER_UNARY("Rint", InFloat<Round>, T);               \
   TA_REGISTER_UNARY("Sqrt", InFloat<Sqrt>, T);                \
   TA_REGISTER_UNARY("Rsqrt", InFloat<Rsqrt>, T);              \
   TA_REGISTER_UNARY("Exp", InFloat<Exp>, T);                  \

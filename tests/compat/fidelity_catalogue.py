@@ -886,7 +886,7 @@ CATALOGUE = [
     unary("Tan", TRANSCENDENTAL), unary("Asin", TRANSCENDENTAL), unary("Acos", TRANSCENDENTAL),
     unary("Atan", TRANSCENDENTAL), unary("Sinh", TRANSCENDENTAL), unary("Cosh", TRANSCENDENTAL),
     unary("Asinh", TRANSCENDENTAL), unary("Acosh", TRANSCENDENTAL), unary("Atanh", TRANSCENDENTAL),
-    unary("Inv", NEWTON_REFINED),
+    unary("Inv", NEWTON_REFINED), unary("Rint"), unary("Softsign"),
     unary("IsNan"), unary("IsInf"), unary("IsFinite"),
     unary("Selu", EXP_MINUS_ONE), unary("LeakyRelu", attrs={"alpha": 0.2}),
     unary("ZerosLike"), unary("OnesLike"),

@@ -59,7 +59,7 @@ StringJoin StaticRegexFullMatch RegexFullMatch ShardedFilename ShardedFilespec D
 Where ReverseV2 TopKV2 Cumsum Cumprod MirrorPad MirrorPadGrad Gather ClipByValue
 DynamicStitch ParallelDynamicStitch ListDiff ConcatOffset GatherNd ScatterNd
 LeakyRelu LeakyReluGrad Selu SeluGrad Erf Erfc Sin Cos Atan2 TruncateDiv L2Loss IsNan IsInf IsFinite
-Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh Inv InvGrad MulNoNan Xdivy Xlogy Xlog1py
+Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh Inv InvGrad MulNoNan Xdivy Xlogy Xlog1py Softsign SoftsignGrad Rint
 If StatelessIf While StatelessWhile BatchMatMul BatchMatMulV3 FusedBatchNormV3 FusedBatchNormGradV3
 FusedBatchNorm FusedBatchNormV2 FusedBatchNormGrad FusedBatchNormGradV2
 DepthwiseConv2dNative DepthwiseConv2dNativeBackpropInput DepthwiseConv2dNativeBackpropFilter Einsum
