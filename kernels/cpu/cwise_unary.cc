@@ -231,7 +231,9 @@ struct Round : CwiseFunctor {
   TA_REGISTER_UNARY("Round", Round, T);
 TA_REGISTER_ALL_TYPES(float)
 TA_REGISTER_ALL_TYPES(double)
-TA_REGISTER_UNARY("Rint", Round, float);  // Round of a float type is rint: half to even
+// Round of a float type is rint, half to even. Only float and double, as TensorFlow's CPU
+// kernels (its OpDef allows half and bfloat16, which find no kernel there either).
+TA_REGISTER_UNARY("Rint", Round, float);
 TA_REGISTER_UNARY("Rint", Round, double);
 TA_REGISTER_ALL_TYPES(int32_t)
 TA_REGISTER_ALL_TYPES(int64_t)
@@ -258,7 +260,6 @@ TA_REGISTER_UNARY("Square", Square, uint64_t);
   TA_REGISTER_UNARY("Abs", InFloat<Abs>, T);                  \
   TA_REGISTER_UNARY("Sign", InFloat<Sign>, T);                \
   TA_REGISTER_UNARY("Round", InFloat<Round>, T);              \
-  TA_REGISTER_UNARY("Rint", InFloat<Round>, T);               \
   TA_REGISTER_UNARY("Sqrt", InFloat<Sqrt>, T);                \
   TA_REGISTER_UNARY("Rsqrt", InFloat<Rsqrt>, T);              \
   TA_REGISTER_UNARY("Exp", InFloat<Exp>, T);                  \
