@@ -49,6 +49,11 @@ bool KnownValue(const Output& out, tensorflow::TensorProto* value) {
   return true;
 }
 
+Output ScalarLike(const Scope& s, double value, const Output& like) {
+  Output c = ops::Const(s, value);
+  return like.type() == tensorflow::DT_DOUBLE ? c : ops::Cast(s, c, like.type());
+}
+
 Output SumToShapeOf(const Scope& s, const Output& g, const Output& x) {
   Output sx = ops::Shape(s, x);
   ops::BroadcastGradientArgsOutputs args = ops::BroadcastGradientArgs(s, sx, ops::Shape(s, g));

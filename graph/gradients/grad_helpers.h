@@ -38,6 +38,9 @@ bool Needed(const Node& op, int i);
 // value's. False otherwise.
 bool KnownValue(const Output& out, tensorflow::TensorProto* value);
 
+// A scalar constant `value` of `like`'s dtype (cast from double unless it is double).
+Output ScalarLike(const Scope& s, double value, const Output& like);
+
 // `g`, computed at a broadcast shape, summed over the dimensions `x` was broadcast along
 // and reshaped to x's shape (one side of ReduceBroadcast).
 Output SumToShapeOf(const Scope& s, const Output& g, const Output& x);

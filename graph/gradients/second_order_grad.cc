@@ -17,18 +17,12 @@ REGISTER_NO_GRADIENT_OP("Ceil");
 REGISTER_NO_GRADIENT_OP("Round");
 REGISTER_NO_GRADIENT_OP("Rint");
 
-// A scalar constant of `like`'s dtype.
-Output Scalar(const Scope& s, double value, const Output& like) {
-  Output c = ops::Const(s, value);
-  return like.type() == tensorflow::DT_DOUBLE ? c : ops::Cast(s, c, like.type());
-}
-
 Output Mul(const Scope& s, const Output& a, const Output& b) { return TypedOp(s, "Mul", {a, b}); }
 
 // TanhGrad(y, dy) = dy (1 - y^2).
 Status TanhGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
-  (*dx)[0] = Mul(s, Mul(s, Mul(s, g, Scalar(s, -2.0, g)), b), y);
+  (*dx)[0] = Mul(s, Mul(s, Mul(s, g, ScalarLike(s, -2.0, g)), b), y);
   (*dx)[1] = TypedOp(s, "TanhGrad", {y, g});
   return Status::OK();
 }
@@ -38,7 +32,7 @@ REGISTER_GRADIENT_OP("TanhGrad", TanhGradGrad);
 Status SigmoidGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
   const Output gb = Mul(s, g, b);
-  (*dx)[0] = TypedOp(s, "Sub", {gb, Mul(s, Mul(s, Scalar(s, 2.0, g), gb), y)});
+  (*dx)[0] = TypedOp(s, "Sub", {gb, Mul(s, Mul(s, ScalarLike(s, 2.0, g), gb), y)});
   (*dx)[1] = TypedOp(s, "SigmoidGrad", {y, g});
   return Status::OK();
 }
@@ -49,7 +43,7 @@ Status SqrtGradGrad(const Scope& s, const Node& op, const std::vector<Output>& d
   const Output y = InputOf(op, 0), g = dy[0];
   const Output ga = TypedOp(s, "RealDiv", {g, y});
   (*dx)[0] = Mul(s, TypedOp(s, "Neg", {ga}), OpOutput(op, 0));
-  (*dx)[1] = Mul(s, Scalar(s, 0.5, g), ga);
+  (*dx)[1] = Mul(s, ScalarLike(s, 0.5, g), ga);
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("SqrtGrad", SqrtGradGrad);
@@ -57,7 +51,7 @@ REGISTER_GRADIENT_OP("SqrtGrad", SqrtGradGrad);
 // RsqrtGrad(y, dy) = -0.5 dy y^3.
 Status RsqrtGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
-  (*dx)[0] = Mul(s, Mul(s, Mul(s, Scalar(s, -1.5, g), g), b), TypedOp(s, "Square", {y}));
+  (*dx)[0] = Mul(s, Mul(s, Mul(s, ScalarLike(s, -1.5, g), g), b), TypedOp(s, "Square", {y}));
   (*dx)[1] = TypedOp(s, "RsqrtGrad", {y, g});
   return Status::OK();
 }
@@ -67,7 +61,7 @@ REGISTER_GRADIENT_OP("RsqrtGrad", RsqrtGradGrad);
 template <const char* kOp>
 Status ReciprocalGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
-  (*dx)[0] = Mul(s, Mul(s, Mul(s, g, Scalar(s, -2.0, g)), b), y);
+  (*dx)[0] = Mul(s, Mul(s, Mul(s, g, ScalarLike(s, -2.0, g)), b), y);
   (*dx)[1] = TypedOp(s, kOp, {y, g});
   return Status::OK();
 }
@@ -94,7 +88,7 @@ REGISTER_GRADIENT_OP("Relu6Grad", PiecewiseLinearGradGrad<kRelu6GradName>);
 Status EluGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output elu_y = InputOf(op, 1), g = dy[0];
   (*dx)[0] = TypedOp(s, "EluGrad", {g, elu_y});
-  const Output negative = TypedOp(s, "Less", {elu_y, Scalar(s, 0.0, elu_y)});
+  const Output negative = TypedOp(s, "Less", {elu_y, ScalarLike(s, 0.0, elu_y)});
   // TypedOp would take T from the bool condition.
   (*dx)[1] = Output(s.AddOp("Select", "Select", {negative, Mul(s, g, InputOf(op, 0)), ops::ZerosLike(s, elu_y)},
                             {{"T", ops::TypeAttr(g.type())}}),
@@ -108,7 +102,7 @@ Status SoftplusGradGrad(const Scope& s, const Node& op, const std::vector<Output
   const Output b = InputOf(op, 0), x = InputOf(op, 1), g = dy[0];
   (*dx)[0] = TypedOp(s, "SoftplusGrad", {g, x});
   const Output denominator =
-      TypedOp(s, "AddV2", {TypedOp(s, "AddV2", {TypedOp(s, "Exp", {TypedOp(s, "Neg", {x})}), Scalar(s, 2.0, x)}),
+      TypedOp(s, "AddV2", {TypedOp(s, "AddV2", {TypedOp(s, "Exp", {TypedOp(s, "Neg", {x})}), ScalarLike(s, 2.0, x)}),
                            TypedOp(s, "Exp", {x})});
   (*dx)[1] = TypedOp(s, "RealDiv", {Mul(s, g, b), denominator});
   return Status::OK();
@@ -162,7 +156,7 @@ REGISTER_GRADIENT_OP("MulNoNan", MulNoNanGrad);
 // Xlogy, Xlog1py and Xdivy: 0 where x is 0 for both inputs, as TensorFlow's math_grad.py
 // writes them with a mask of x's non-zeros through the op itself.
 Output NonZeroMask(const Scope& s, const Output& x) {
-  return ops::Cast(s, TypedOp(s, "NotEqual", {x, Scalar(s, 0.0, x)}), x.type());
+  return ops::Cast(s, TypedOp(s, "NotEqual", {x, ScalarLike(s, 0.0, x)}), x.type());
 }
 
 Status XlogyGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
@@ -177,7 +171,7 @@ REGISTER_GRADIENT_OP("Xlogy", XlogyGrad);
 Status Xlog1pyGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output x = InputOf(op, 0), y = InputOf(op, 1), g = dy[0];
   const Output partial_x = TypedOp(s, "Xlog1py", {NonZeroMask(s, x), y});
-  const Output partial_y = TypedOp(s, "Xdivy", {x, TypedOp(s, "AddV2", {y, Scalar(s, 1.0, y)})});
+  const Output partial_y = TypedOp(s, "Xdivy", {x, TypedOp(s, "AddV2", {y, ScalarLike(s, 1.0, y)})});
   ReduceBroadcast(s, x, y, Mul(s, partial_x, g), Mul(s, partial_y, g), &(*dx)[0], &(*dx)[1]);
   return Status::OK();
 }

@@ -18,8 +18,10 @@ Status RealTrigInput(const Node& op) {
   return Status::OK();
 }
 
-// The constant 1 in x's type.
-Output OneOfTypeOf(const Scope& s, const Output& x) { return ops::Cast(s, 1.0, x.type()); }
+// 1 - x^2, the inverse functions' common term.
+Output OneMinusSquare(const Scope& s, const Output& x) {
+  return ops::Sub(s, ScalarLike(s, 1.0, x), ops::Square(s, x));
+}
 
 // d tan(x) = sec(x)^2.
 Status TanGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
@@ -33,7 +35,7 @@ REGISTER_GRADIENT_OP("Tan", TanGrad);
 Status AsinGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   TA_RETURN_IF_ERROR(RealTrigInput(op));
   const Output x = InputOf(op, 0);
-  (*dx)[0] = ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Sqrt(s, ops::Sub(s, OneOfTypeOf(s, x), ops::Square(s, x)))));
+  (*dx)[0] = ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Sqrt(s, OneMinusSquare(s, x))));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Asin", AsinGrad);
@@ -41,8 +43,7 @@ REGISTER_GRADIENT_OP("Asin", AsinGrad);
 Status AcosGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   TA_RETURN_IF_ERROR(RealTrigInput(op));
   const Output x = InputOf(op, 0);
-  const Output inv = ops::Reciprocal(s, ops::Sqrt(s, ops::Sub(s, OneOfTypeOf(s, x), ops::Square(s, x))));
-  (*dx)[0] = ops::Neg(s, ops::Mul(s, dy[0], inv));
+  (*dx)[0] = ops::Neg(s, ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Sqrt(s, OneMinusSquare(s, x)))));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Acos", AcosGrad);
@@ -51,7 +52,7 @@ REGISTER_GRADIENT_OP("Acos", AcosGrad);
 Status AtanGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   TA_RETURN_IF_ERROR(RealTrigInput(op));
   const Output x = InputOf(op, 0);
-  (*dx)[0] = ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Add(s, OneOfTypeOf(s, x), ops::Square(s, x))));
+  (*dx)[0] = ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Add(s, ScalarLike(s, 1.0, x), ops::Square(s, x))));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Atan", AtanGrad);
@@ -90,7 +91,7 @@ REGISTER_GRADIENT_OP("Acosh", AcoshGrad);
 Status AtanhGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   TA_RETURN_IF_ERROR(RealTrigInput(op));
   const Output x = InputOf(op, 0);
-  (*dx)[0] = ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Sub(s, OneOfTypeOf(s, x), ops::Square(s, x))));
+  (*dx)[0] = ops::Mul(s, dy[0], ops::Reciprocal(s, OneMinusSquare(s, x)));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Atanh", AtanhGrad);

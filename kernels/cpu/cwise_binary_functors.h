@@ -221,11 +221,6 @@ struct Pow : CwiseFunctor {
   }
 };
 
-struct DivNoNan : CwiseFunctor {
-  static constexpr int kCost = 4;
-  template <class A, class B>
-  auto operator()(const A& a, const B& b) const { return a.binaryExpr(b, DivNoNanScalar<ScalarOf<A>>()); }
-};
 
 // MulNoNan, Xdivy, Xlogy and Xlog1py: 0 where one argument is 0 (y for MulNoNan, x for the
 // others), whatever the other is (NaN and infinities too), as TensorFlow's functors. As its
@@ -256,12 +251,14 @@ struct Xlog1pyScalar {
     return x == T(0) ? x : x * std::log1p(DenormalAsZero(y));
   }
 };
+// Each of DivNoNan, MulNoNan, Xdivy, Xlogy and Xlog1py: its scalar function element-wise.
 template <template <class> class Scalar, int kCostPerElement>
 struct ZeroWhereBinary : CwiseFunctor {
   static constexpr int kCost = kCostPerElement;
   template <class A, class B>
   auto operator()(const A& a, const B& b) const { return a.binaryExpr(b, Scalar<ScalarOf<A>>()); }
 };
+using DivNoNan = ZeroWhereBinary<DivNoNanScalar, 4>;
 using MulNoNan = ZeroWhereBinary<MulNoNanScalar, 2>;
 using Xdivy = ZeroWhereBinary<XdivyScalar, 4>;
 using Xlogy = ZeroWhereBinary<XlogyScalar, 20>;
