@@ -272,6 +272,7 @@ DataPlaneClient::~DataPlaneClient() {
     connections_.clear();
     retired_.clear();
     timer_cv_.notify_all();
+    connected_cv_.notify_all();
   }
   for (auto& conn : all) {
     std::lock_guard<std::mutex> lock(conn->write_mu);
@@ -301,10 +302,18 @@ StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::GetConne
                                                                                       int64_t deadline_ms) {
   std::vector<std::shared_ptr<Connection>> done;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
+    // One connect per peer at a time: the others wait for its connection (or, where it
+    // failed, try themselves).
+    while (!shutting_down_ && !connections_.count(peer) && connecting_.count(peer)) {
+      const int64_t left = deadline_ms - data_plane::SteadyNowMs();
+      if (left <= 0) return errors::DeadlineExceeded("connecting to data plane peer ", peer);
+      connected_cv_.wait_for(lock, std::chrono::milliseconds(left));
+    }
     if (shutting_down_) return errors::Cancelled("the data plane client is shutting down");
     auto it = connections_.find(peer);
     if (it != connections_.end()) return it->second;
+    connecting_.insert(peer);
     // Broken connections whose reader has ended are joined here, off the hot path.
     for (size_t i = 0; i < retired_.size();) {
       if (retired_[i]->finished) {
@@ -315,6 +324,16 @@ StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::GetConne
       }
     }
   }
+  // However this connect ends, the peer's waiters are woken.
+  struct ConnectingDone {
+    DataPlaneClient* client;
+    const std::string& peer;
+    ~ConnectingDone() {
+      std::lock_guard<std::mutex> lock(client->mu_);
+      client->connecting_.erase(peer);
+      client->connected_cv_.notify_all();
+    }
+  } connecting_done{this, peer};
   for (auto& conn : done) {
     conn->reader.join();
     std::lock_guard<std::mutex> lock(conn->write_mu);

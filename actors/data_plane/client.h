@@ -38,6 +38,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "actors/cluster_credentials.h"
@@ -96,6 +97,11 @@ class DataPlaneClient {
   bool shutting_down_ = false;
   uint64_t next_request_id_ = 1;
   std::unordered_map<std::string, std::shared_ptr<Connection>> connections_;
+  // Peers a thread is connecting to: the others wait for it (connected_cv_) rather than
+  // open connections of their own; a burst of first requests to a new peer would otherwise
+  // be a burst of handshakes, past the server's bound of unfinished ones per address.
+  std::unordered_set<std::string> connecting_;
+  std::condition_variable connected_cv_;
   // Broken connections whose reader thread has still to be joined.
   std::vector<std::shared_ptr<Connection>> retired_;
   // Deadlines of the requests in flight: (deadline_ms, request id) -> connection.

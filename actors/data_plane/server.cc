@@ -408,6 +408,11 @@ size_t DataPlaneServer::live_connections() {
   return connections_.size();
 }
 
+uint64_t DataPlaneServer::accepted_connections() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return accepted_;
+}
+
 void DataPlaneServer::AcceptLoop() {
   for (;;) {
     // Wake up now and then even without new connections, so that ended ones give back
@@ -439,6 +444,7 @@ void DataPlaneServer::AcceptLoop() {
       return;
     }
     ReapLocked();
+    ++accepted_;
     const std::string source = PeerOf(fd);
     if (UnprovenFromLocked(source) >= static_cast<size_t>(options_.max_unproven_per_address)) {
       EvictOldestUnprovenLocked(&source);

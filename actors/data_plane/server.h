@@ -86,6 +86,8 @@ class DataPlaneServer {
   int port() const { return port_; }
   // Connections whose threads still run (for tests and Inspect).
   size_t live_connections();
+  // Connections accepted since Start (for tests and Inspect).
+  uint64_t accepted_connections();
   // Closes the listening socket and every connection, and joins every thread. Idempotent.
   void Stop();
 
@@ -118,6 +120,7 @@ class DataPlaneServer {
   std::thread acceptor_;
   std::mutex mu_;
   bool stopped_ = false;
+  uint64_t accepted_ = 0;
   std::vector<std::shared_ptr<Connection>> connections_;
   std::mutex log_mu_;
   std::set<std::string> logged_;

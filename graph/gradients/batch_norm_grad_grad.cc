@@ -20,17 +20,24 @@ struct BatchNormGrads {
 // the batch's own statistics (the variance's mean held constant, as its stop_gradient), in
 // inference from `mean` and `var`. half and bfloat16 compute in float, as the fused kernels do.
 BatchNormGrads BatchNormGradExpr(const Scope& s, Output grad_y, Output x, Output scale, Output mean, Output var,
-                                 float epsilon, bool nchw, bool training) {
+                                 float epsilon, const std::string& format, bool training) {
+  // The channel axis is 1 (NCHW, NCDHW) or the last (NHWC, NDHWC); the statistics reduce
+  // every other axis.
+  const int rank = static_cast<int>(format.size());
+  const bool nchw = format[1] == 'C';
   const DataType x_type = x.type();
   const bool narrow = x_type == tensorflow::DT_HALF || x_type == tensorflow::DT_BFLOAT16;
   if (narrow) {
     x = ops::Cast(s, x, tensorflow::DT_FLOAT);
     grad_y = ops::Cast(s, grad_y, tensorflow::DT_FLOAT);
   }
-  const Output axes = nchw ? ops::Const(s, {0, 2, 3}) : ops::Const(s, {0, 1, 2});
-  // Per-channel vectors broadcast over NCHW as [1, C, 1, 1].
+  const bool five_d = rank == 5;
+  const Output axes = nchw ? (five_d ? ops::Const(s, {0, 2, 3, 4}) : ops::Const(s, {0, 2, 3}))
+                           : (five_d ? ops::Const(s, {0, 1, 2, 3}) : ops::Const(s, {0, 1, 2}));
+  // Per-channel vectors broadcast over channels-first layouts as [1, C, 1, 1(, 1)].
   auto per_channel = [&](const Output& v) {
-    return nchw ? ops::Reshape(s, v, ops::Const(s, {1, -1, 1, 1})) : v;
+    if (!nchw) return v;
+    return ops::Reshape(s, v, five_d ? ops::Const(s, {1, -1, 1, 1, 1}) : ops::Const(s, {1, -1, 1, 1}));
   };
   const Output eps = ops::Cast(s, ops::Const(s, epsilon), scale.type());
   BatchNormGrads g;
@@ -72,16 +79,15 @@ Status FusedBatchNormGradGrad(const Scope& s, const Node& op, const std::vector<
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "epsilon", &epsilon));
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "data_format", &format));
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "is_training", &training));
-  if (format != "NHWC" && format != "NCHW") {
-    return errors::Unimplemented("the gradient of ", op.type_string(), " with data_format ", format,
-                                 " (NHWC and NCHW are differentiated)");
+  if (format != "NHWC" && format != "NCHW" && format != "NDHWC" && format != "NCDHW") {
+    return errors::InvalidArgument("the gradient of ", op.type_string(), ": unknown data_format ", format);
   }
   // Fresh names for the three inputs: grad_y usually depends on x upstream, and only the
   // expression's own paths are wanted (TensorFlow records it on a tape of its own).
   const Output grad_y = ops::Identity(s, InputOf(op, 0)), x = ops::Identity(s, InputOf(op, 1)),
                scale = ops::Identity(s, InputOf(op, 2));
   const BatchNormGrads g =
-      BatchNormGradExpr(s, grad_y, x, scale, InputOf(op, 3), InputOf(op, 4), epsilon, format == "NCHW", training);
+      BatchNormGradExpr(s, grad_y, x, scale, InputOf(op, 3), InputOf(op, 4), epsilon, format, training);
   std::vector<Output> grads;
   TA_RETURN_IF_ERROR(AddSymbolicGradients(s, {g.x, g.scale, g.offset}, {grad_y, x, scale}, {dy[0], dy[1], dy[2]},
                                           &grads));

@@ -504,6 +504,28 @@ TEST_CASE("requests beyond a connection's bound are answered ResourceExhausted, 
   for (auto& w : waiting) CHECK(w.get().ok());
 }
 
+TEST_CASE("a burst of first requests to a new peer shares one connection", "[data_plane][trust]") {
+  Store store;
+  DataPlaneServer::Options options = TestOptions();
+  options.max_pending_replies = 200;
+  auto server = DataPlaneServer::Start(store.provider(), options);
+  REQUIRE(server.ok());
+  DataPlaneClient client(kToken);
+  // 150 threads ask at once, more than the 64 unfinished handshakes the server allows one
+  // address: one of them connects, the others wait for its connection.
+  std::vector<std::future<StatusOr<DataPlaneClient::Received>>> waiting;
+  for (int i = 0; i < 150; ++i) {
+    waiting.push_back(std::async(std::launch::async, [&, i] {
+      return client.RecvTensor(PeerOf(**server), 7, "burst" + std::to_string(i), false, In(20000));
+    }));
+  }
+  for (int i = 0; i < 2000 && store.num_waiting() < 150; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(store.num_waiting() == 150);
+  CHECK((*server)->accepted_connections() == 1);
+  for (int i = 0; i < 150; ++i) store.Put("burst" + std::to_string(i), Tensor::Scalar<int32_t>(i));
+  for (auto& w : waiting) CHECK(w.get().ok());
+}
+
 TEST_CASE("a thousand connections opened and closed are reaped: threads joined, descriptors closed",
           "[data_plane][trust]") {
   Store store;

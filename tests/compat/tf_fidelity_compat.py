@@ -2,7 +2,7 @@
 """The differential harness: every op it knows, every dtype our CPU kernels claim, computed by
 TensorFlow 2.21 and here, compared.
 
-Usage: tf_fidelity_compat.py FIDELITY_TOOL WORK_DIR [--full] [--ops Add,Sum] [--seed N]
+Usage: tf_fidelity_compat.py FIDELITY_TOOL WORK_DIR [--full | --quick] [--ops Add,Sum] [--seed N]
                              [--seeds N] [--modes fed,unknown,const] [--markdown FILE] [--verbose]
                              [--gradients on|off|only] [--gradient-dtypes float,double]
                              [--gpu] [--gpu-results DIR]
@@ -41,7 +41,9 @@ It prints the differences (the first three per op and dtype; all with --verbose,
 WORK_DIR/differences.json), a table per op and dtype (runs, agreeing, accepted, differing),
 the dtypes TensorFlow computes that our kernels do not claim, and exits 1 when a difference
 is not in ACCEPTED below, 0 otherwise; 77 (ctest: skipped) when TensorFlow cannot be
-imported. --full runs larger shapes and four seeds (about 4.5 minutes instead of 50 s).
+imported. --full runs larger shapes and four seeds; --quick (the quick test tier,
+bootstrap/run-tests.sh without --full) keeps every op, dtype and mode but at most
+QUICK_CASE_COUNT cases of each combination.
 WORK_DIR/cases.txt names each case id (fidelity_tool's FIDELITY_TOOL_TRACE=1 prints ids).
 
 Gradients (--gradients on, the default; "only" skips the forward cases): for every catalogue
@@ -262,6 +264,13 @@ def explicit_type_attrs(op, combo):
     return {k: tf.as_dtype(cat.np_type(v)) if v != "bool" else tf.bool for k, v in combo.items() if k not in implied}
 
 
+# --quick (bootstrap/run-tests.sh's default; CI runs the whole sweep): each op and type
+# combination keeps this many of its cases, spread from the first to the last.
+QUICK_CASE_COUNT = 8
+QUICK_GRAD_CASES = 3
+QUICK_CASES = 0  # 0: every case
+
+
 def make_records(claimed, ops, full, seeds):
     """Every case of every catalogue op for every claimed combination, for each seed (the
     edge-value cases, the same for every seed, once)."""
@@ -299,6 +308,10 @@ def make_spec_records(spec, claimed, full, seed, records, seen):
         if secondary:
             step = max(1, len(cases) // spec.secondary_cases)
             cases = cases[::step][:spec.secondary_cases]
+        elif QUICK_CASES and len(cases) > QUICK_CASES:
+            # --quick: a cross-section from the first (random) cases to the last (edge values
+            # and refusals), evenly spread.
+            cases = [cases[i] for i in sorted(set(np.linspace(0, len(cases) - 1, QUICK_CASES).round().astype(int)))]
         attrs_from_combo = explicit_type_attrs(spec.op, combo)
         for case in cases:
             attrs = dict(attrs_from_combo)
@@ -713,7 +726,7 @@ NP_NAMES = {"float": "float32", "double": "float64", "half": "float16", "bfloat1
 def differentiable(dtype_name):
     """Whether an input of this numpy or TensorFlow dtype name is differentiated."""
     return dtype_name in {NP_NAMES[t] for t in GRAD_TYPES}
-GRAD_CASES = 6             # sampled cases per op and dtype row
+GRAD_CASES = 6             # sampled cases per op and dtype row (--quick: 3)
 GRAD_MAX_ELEMENTS = 1500   # the largest input a sampled case has
 GRAD_BATCH = 150
 
@@ -1443,6 +1456,9 @@ def main():
     parser.add_argument("tool")
     parser.add_argument("work")
     parser.add_argument("--full", action="store_true", help="more shapes, sizes and seeds")
+    parser.add_argument("--quick", action="store_true",
+                        help="every op, dtype and mode, but at most %d cases per combination (%d gradient cases)"
+                        % (QUICK_CASE_COUNT, QUICK_GRAD_CASES))
     parser.add_argument("--ops", default="", help="comma-separated ops (default: the whole catalogue)")
     parser.add_argument("--seed", type=int, default=32)
     parser.add_argument("--seeds", type=int, default=0, help="random seeds from --seed on (default 1, --full 4)")
@@ -1461,6 +1477,9 @@ def main():
     args = parser.parse_args()
     started = time.time()
     os.makedirs(args.work, exist_ok=True)
+    global QUICK_CASES, GRAD_CASES
+    if args.quick and not args.full:
+        QUICK_CASES, GRAD_CASES = QUICK_CASE_COUNT, QUICK_GRAD_CASES
     modes = [m for m in args.modes.split(",") if m]
     ops = {o for o in args.ops.split(",") if o}
 
