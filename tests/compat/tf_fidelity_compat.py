@@ -266,7 +266,8 @@ def explicit_type_attrs(op, combo):
 
 # --quick (bootstrap/run-tests.sh's default; CI runs the whole sweep): each op and type
 # combination keeps this many of its cases, spread from the first to the last.
-QUICK_CASE_COUNT = 8
+QUICK_CASE_COUNT = 4
+QUICK_SECONDARY_CASES = 2  # and the other combinations of a row (secondary_cases, usually 3) this many
 QUICK_GRAD_CASES = 3
 QUICK_CASES = 0  # 0: every case
 
@@ -306,8 +307,9 @@ def make_spec_records(spec, claimed, full, seed, records, seen):
         rng = np.random.default_rng([seed, zlib_crc(spec.op), zlib_crc(json.dumps(combo, sort_keys=True))])
         cases = list(spec.cases(rng, combo, full))
         if secondary:
-            step = max(1, len(cases) // spec.secondary_cases)
-            cases = cases[::step][:spec.secondary_cases]
+            keep = min(spec.secondary_cases, QUICK_SECONDARY_CASES) if QUICK_CASES else spec.secondary_cases
+            step = max(1, len(cases) // keep)
+            cases = cases[::step][:keep]
         elif QUICK_CASES and len(cases) > QUICK_CASES:
             # --quick: a cross-section from the first (random) cases to the last (edge values
             # and refusals), evenly spread.
