@@ -314,6 +314,38 @@ Output MirrorPadGrad(const Scope& s, const Input& input, const Input& paddings, 
                 0);
 }
 
+Output SpaceToBatchND(const Scope& s, const Input& input, const Input& block_shape, const Input& paddings) {
+  return Output(s.AddOp("SpaceToBatchND", "SpaceToBatchND", {input, block_shape, paddings},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"Tblock_shape", TypeAttr(TypeOf(block_shape))},
+                         {"Tpaddings", TypeAttr(TypeOf(paddings))}}),
+                0);
+}
+
+Output BatchToSpaceND(const Scope& s, const Input& input, const Input& block_shape, const Input& crops) {
+  return Output(s.AddOp("BatchToSpaceND", "BatchToSpaceND", {input, block_shape, crops},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"Tblock_shape", TypeAttr(TypeOf(block_shape))},
+                         {"Tcrops", TypeAttr(TypeOf(crops))}}),
+                0);
+}
+
+Output SpaceToDepth(const Scope& s, const Input& input, int64_t block_size, const std::string& data_format) {
+  return Output(s.AddOp("SpaceToDepth", "SpaceToDepth", {input},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"block_size", IntAttr(block_size)},
+                         {"data_format", StringAttr(data_format)}}),
+                0);
+}
+
+Output DepthToSpace(const Scope& s, const Input& input, int64_t block_size, const std::string& data_format) {
+  return Output(s.AddOp("DepthToSpace", "DepthToSpace", {input},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"block_size", IntAttr(block_size)},
+                         {"data_format", StringAttr(data_format)}}),
+                0);
+}
+
 Output PlaceholderWithDefault(const Scope& s, const Input& input, const PartialTensorShape& shape) {
   return Output(s.AddOp("PlaceholderWithDefault", "PlaceholderWithDefault", {input},
                         {{"dtype", TypeAttr(TypeOf(input))}, {"shape", ShapeAttr(shape)}}),

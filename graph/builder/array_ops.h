@@ -243,6 +243,23 @@ Output MirrorPad(const Scope& scope, const Input& input, const Input& paddings, 
 /// added back to the element it copies; `paddings` and `mode` are MirrorPad's.
 Output MirrorPadGrad(const Scope& scope, const Input& input, const Input& paddings, const std::string& mode);
 
+// ---- space, batch and depth -------------------------------------------------------------
+/// `input` ([batch] + M spatial dimensions + the rest) with its spatial dimensions zero-padded by `paddings`
+/// ([M, 2]: before and after) and cut into blocks of `block_shape` (M values >= 1): each position within a
+/// block becomes a slice of the batch, so the result is [batch * prod(block_shape)] + the padded spatial
+/// sizes divided by block_shape + the rest. block_shape and paddings: int32 or int64.
+Output SpaceToBatchND(const Scope& scope, const Input& input, const Input& block_shape, const Input& paddings);
+/// SpaceToBatchND's inverse: the batch's blocks interleaved back into the M spatial dimensions, which are
+/// then cropped by `crops` ([M, 2]: before and after).
+Output BatchToSpaceND(const Scope& scope, const Input& input, const Input& block_shape, const Input& crops);
+/// Each `block_size` x `block_size` block of an NHWC `input`'s height and width moved into its depth:
+/// [B, H, W, C] becomes [B, H/block_size, W/block_size, C*block_size^2].
+Output SpaceToDepth(const Scope& scope, const Input& input, int64_t block_size,
+                    const std::string& data_format = "NHWC");
+/// SpaceToDepth's inverse: [B, H, W, C] becomes [B, H*block_size, W*block_size, C/block_size^2].
+Output DepthToSpace(const Scope& scope, const Input& input, int64_t block_size,
+                    const std::string& data_format = "NHWC");
+
 /// `input`, unless the client feeds a value (which must be compatible with `shape`) in its place.
 Output PlaceholderWithDefault(const Scope& scope, const Input& input, const PartialTensorShape& shape);
 

@@ -5,7 +5,7 @@ ACCEPTED).
 Data movement, so every comparison is exact: TopKV2, Where, GatherNd, ScatterNd, Split,
 SplitV, Unpack, BroadcastTo, InvertPermutation, PadV2, Gather (v1), Shape, ShapeN, Size,
 Rank, DynamicStitch, ParallelDynamicStitch, ListDiff, ConcatOffset, StridedSliceGrad,
-MirrorPadGrad and the identities (Identity, IdentityN, Snapshot, StopGradient,
+MirrorPadGrad, SpaceToBatchND, BatchToSpaceND, SpaceToDepth, DepthToSpace and the identities (Identity, IdentityN, Snapshot, StopGradient,
 PreventGradient, PlaceholderWithDefault). Each op gets a few small shapes, one that takes the
 threaded path (16 KiB and more), edge values where the values matter (TopKV2's ordering of
 NaN, infinities and signed zeros; Where's nonzero test), and a refusal or two (out-of-range
@@ -266,6 +266,59 @@ def mirror_pad_grad_cases(rng, combo, full):
                    attrs={"mode": mode}, aux=[1])
 
 
+# ---- space, batch and depth ----------------------------------------------------------------
+
+
+# TensorFlow's shape functions of SpaceToBatchND and BatchToSpaceND refuse a block_shape of
+# unknown length, so it is a constant in every mode (always_const), as in TensorFlow 1's
+# dilated convolutions.
+def space_to_batch_cases(rng, combo, full):
+    dt, tb, tp = combo["T"], np_type(combo["Tblock_shape"]), np_type(combo["Tpaddings"])
+    for shape, block, pads in [((2, 2, 4, 1), [2, 2], [[0, 0], [2, 0]]), ((1, 3, 4, 2), [2], [[1, 0]]),
+                               ((2, 4, 6, 3), [2, 3], [[0, 0], [0, 0]]), ((1, 5, 5, 1), [2, 2], [[1, 2], [0, 1]]),
+                               ((3, 4), [1], [[0, 0]]), ((1, 2, 3, 4, 2), [1, 2, 1], [[0, 0], [1, 0], [0, 0]]),
+                               ((1, 2, 2, 2, 2, 1), [2, 2, 2, 2], [[0, 0]] * 4), ((0, 4, 4, 1), [2, 2], [[0, 0]] * 2),
+                               ((4, 62, 64, 8), [2, 2], [[1, 1], [0, 2]]),
+                               # refusals: not divisible, negative padding, a zero block, more than
+                               # four block dimensions that matter (at run: no shape function sees it)
+                               ((1, 3, 4, 1), [2, 2], [[0, 0], [0, 0]]), ((1, 4, 4, 1), [2, 2], [[-1, 1], [0, 0]]),
+                               ((1, 4, 4, 1), [0, 2], [[0, 0], [0, 0]]),
+                               ((1, 2, 2, 2, 2, 2, 1), [2] * 5, [[0, 0]] * 5)]:
+        yield Case([random_values(rng, dt, shape), np.array(block, dtype=tb), np.array(pads, dtype=tp)],
+                   f"{shape_str(shape)} block {block} pads {pads}", aux=[1, 2], always_const=[1])
+    yield Case([random_values(rng, dt, (1, 4, 4, 1)), np.array([2, 2], dtype=tb), np.zeros((3, 2), dtype=tp)],
+               "paddings of the wrong shape", aux=[1, 2], always_const=[1])
+
+
+def batch_to_space_cases(rng, combo, full):
+    dt, tb, tc = combo["T"], np_type(combo["Tblock_shape"]), np_type(combo["Tcrops"])
+    for shape, block, crops in [((8, 1, 3, 1), [2, 2], [[0, 0], [2, 0]]), ((4, 3, 1), [2], [[1, 2]]),
+                                ((12, 2, 2, 3), [2, 3], [[0, 0], [0, 0]]), ((4, 4, 3, 1), [2, 2], [[1, 2], [0, 1]]),
+                                ((3, 4), [1], [[0, 0]]), ((4, 2, 3, 4, 2), [1, 2, 1], [[0, 0], [1, 0], [0, 0]]),
+                                ((16, 1, 1, 1, 1, 1), [2, 2, 2, 2], [[0, 0]] * 4), ((0, 4, 4, 1), [2, 2], [[0, 0]] * 2),
+                                ((16, 32, 33, 8), [2, 2], [[1, 1], [0, 2]]),
+                                # refusals: batch not divisible, crops too large, negative crops
+                                ((3, 2, 2, 1), [2, 2], [[0, 0], [0, 0]]), ((4, 1, 1, 1), [2, 2], [[0, 3], [0, 0]]),
+                                ((4, 2, 2, 1), [2, 2], [[-1, 0], [0, 0]]),
+                                ((32, 1, 1, 1, 1, 1, 1), [2] * 5, [[0, 0]] * 5)]:
+        yield Case([random_values(rng, dt, shape), np.array(block, dtype=tb), np.array(crops, dtype=tc)],
+                   f"{shape_str(shape)} block {block} crops {crops}", aux=[1, 2], always_const=[1])
+
+
+def space_depth_cases(to_depth):
+    def gen(rng, combo, full):
+        dt = combo["T"]
+        if to_depth:
+            cases = [((1, 4, 4, 2), 2), ((2, 6, 9, 3), 3), ((1, 2, 2, 1), 2), ((0, 4, 4, 1), 2), ((2, 64, 64, 4), 2),
+                     ((1, 3, 4, 1), 2), ((1, 4, 4), 2)]
+        else:
+            cases = [((1, 1, 2, 8), 2), ((2, 3, 3, 18), 3), ((1, 1, 1, 4), 2), ((0, 2, 2, 4), 2), ((2, 32, 32, 16), 2),
+                     ((1, 3, 4, 6), 2), ((1, 4, 4), 2)]
+        for shape, bs in cases:
+            yield Case([random_values(rng, dt, shape)], f"{shape_str(shape)} block {bs}", attrs={"block_size": bs})
+    return gen
+
+
 # ---- identities --------------------------------------------------------------------------
 
 
@@ -306,6 +359,9 @@ CATALOGUE = [
     OpSpec("DynamicStitch", stitch_cases(False)), OpSpec("ParallelDynamicStitch", stitch_cases(True)),
     OpSpec("ListDiff", list_diff_cases),
     OpSpec("StridedSliceGrad", strided_slice_grad_cases), OpSpec("MirrorPadGrad", mirror_pad_grad_cases),
+    OpSpec("SpaceToBatchND", space_to_batch_cases, label_attr="T"),
+    OpSpec("BatchToSpaceND", batch_to_space_cases, label_attr="T"),
+    OpSpec("SpaceToDepth", space_depth_cases(True)), OpSpec("DepthToSpace", space_depth_cases(False)),
     OpSpec("Identity", identity_cases()), OpSpec("Snapshot", identity_cases()), OpSpec("StopGradient", identity_cases()),
     OpSpec("PreventGradient", identity_cases({"message": "no gradient here"})),
     OpSpec("PlaceholderWithDefault", placeholder_with_default_cases), OpSpec("IdentityN", identity_n_cases,

@@ -76,6 +76,7 @@ OptionalFromValue OptionalNone OptionalGetValue OptionalHasValue
 CollectiveReduceV2 CollectiveGatherV2 CollectiveBcastSendV2 CollectiveBcastRecvV2
 ResourceConditionalAccumulator ResourceAccumulatorApplyGradient ResourceAccumulatorTakeGradient
 ResourceAccumulatorNumAccumulated ResourceAccumulatorSetGlobalStep
+SpaceToBatchND BatchToSpaceND SpaceToDepth DepthToSpace
 """.split()
 
 
