@@ -68,6 +68,10 @@ BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& s, const Input& 
   return {Output(n, 0), Output(n, 1)};
 }
 
+Output BroadcastArgs(const Scope& s, const Input& s0, const Input& s1) {
+  return Output(s.AddOp("BroadcastArgs", "BroadcastArgs", {s0, s1}, {{"T", TypeAttr(TypeOf(s0))}}), 0);
+}
+
 Output ZerosLike(const Scope& s, const Input& x) { return TypedOp(s, "ZerosLike", {x}); }
 Output OnesLike(const Scope& s, const Input& x) { return TypedOp(s, "OnesLike", {x}); }
 
@@ -296,6 +300,28 @@ Output ScatterNd(const Scope& s, const Input& indices, const Input& updates, con
 
 Output ReverseV2(const Scope& s, const Input& tensor, const Input& axis) {
   return IndexedOp(s, "ReverseV2", tensor, axis, "Tidx");
+}
+
+Output Reverse(const Scope& s, const Input& tensor, const Input& dims) {
+  return Output(s.AddOp("Reverse", "Reverse", {tensor, dims}, {{"T", TypeAttr(TypeOf(tensor))}}), 0);
+}
+
+Output ReverseSequence(const Scope& s, const Input& input, const Input& seq_lengths, int64_t seq_dim,
+                       int64_t batch_dim) {
+  return Output(s.AddOp("ReverseSequence", "ReverseSequence", {input, seq_lengths},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"Tlen", TypeAttr(TypeOf(seq_lengths))},
+                         {"seq_dim", IntAttr(seq_dim)},
+                         {"batch_dim", IntAttr(batch_dim)}}),
+                0);
+}
+
+Output Roll(const Scope& s, const Input& input, const Input& shift, const Input& axis) {
+  return Output(s.AddOp("Roll", "Roll", {input, shift, axis},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"Tshift", TypeAttr(TypeOf(shift))},
+                         {"Taxis", TypeAttr(TypeOf(axis))}}),
+                0);
 }
 
 Output MirrorPad(const Scope& s, const Input& input, const Input& paddings, const std::string& mode) {

@@ -81,6 +81,9 @@ struct BroadcastGradientArgsOutputs {
 /// input was broadcast: what a binary op's gradient sums over (used by the gradient code).
 BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& scope, const Input& s0, const Input& s1);
 
+/// The shape that operands of shapes `s0` and `s1` (int32 or int64 vectors) broadcast to.
+Output BroadcastArgs(const Scope& scope, const Input& s0, const Input& s1);
+
 // ---- values ----------------------------------------------------------------------------
 /// Zeros of x's shape and type.
 Output ZerosLike(const Scope& scope, const Input& x);
@@ -236,6 +239,16 @@ Output ScatterNd(const Scope& scope, const Input& indices, const Input& updates,
 /// `tensor` with the order of its elements reversed along each dimension in `axis` (an int32 or int64
 /// vector; negative counts from the end).
 Output ReverseV2(const Scope& scope, const Input& tensor, const Input& axis);
+/// TensorFlow 1's ReverseV2: `tensor` reversed along each dimension whose entry of `dims` (a bool vector, one
+/// entry per dimension) is true.
+Output Reverse(const Scope& scope, const Input& tensor, const Input& dims);
+/// For each index b along `batch_dim`, the first `seq_lengths`[b] elements along `seq_dim` reversed and the
+/// rest left as they are (variable-length sequences in a padded batch). seq_lengths: int32 or int64.
+Output ReverseSequence(const Scope& scope, const Input& input, const Input& seq_lengths, int64_t seq_dim,
+                       int64_t batch_dim = 0);
+/// `input`'s elements rotated by `shift`[i] positions along `axis`[i] (scalars, or vectors of one length;
+/// int32 or int64): an element moved past the end comes back at the start. Shifts of one axis add up.
+Output Roll(const Scope& scope, const Input& input, const Input& shift, const Input& axis);
 /// `input` padded with its own mirror image, paddings[i][0] elements before and paddings[i][1] after
 /// along dimension i. mode: "REFLECT" (the edge is not repeated) or "SYMMETRIC" (it is).
 Output MirrorPad(const Scope& scope, const Input& input, const Input& paddings, const std::string& mode);

@@ -2,16 +2,17 @@
 and shape ops the core catalogue does not cover. Imported by fidelity_catalogue (CATALOGUE,
 ACCEPTED).
 
-Data movement, so every comparison is exact: TopKV2, Where, GatherNd, ScatterNd, Split,
-SplitV, Unpack, BroadcastTo, InvertPermutation, PadV2, Gather (v1), Shape, ShapeN, Size,
-Rank, DynamicStitch, ParallelDynamicStitch, ListDiff, ConcatOffset, StridedSliceGrad,
-MirrorPadGrad, SpaceToBatchND, BatchToSpaceND, SpaceToDepth, DepthToSpace and the identities (Identity, IdentityN, Snapshot, StopGradient,
+Data movement, so every comparison is exact: TopKV2, Where, GatherNd, ScatterNd, Split, SplitV,
+Unpack, BroadcastTo, InvertPermutation, PadV2, Gather (v1), Shape, ShapeN, Size, Rank,
+DynamicStitch, ParallelDynamicStitch, ListDiff, ConcatOffset, StridedSliceGrad, MirrorPadGrad,
+SpaceToBatchND, BatchToSpaceND, SpaceToDepth, DepthToSpace, Roll, ReverseSequence, Reverse (v1),
+Concat (v1), BroadcastArgs and the identities (Identity, IdentityN, Snapshot, StopGradient,
 PreventGradient, PlaceholderWithDefault). Each op gets a few small shapes, one that takes the
-threaded path (16 KiB and more), edge values where the values matter (TopKV2's ordering of
-NaN, infinities and signed zeros; Where's nonzero test), and a refusal or two (out-of-range
-indices, mismatched shapes). ScatterNd's duplicate indices add small integers, so the sum is
-exact in any order; ParallelDynamicStitch gets no duplicate indices (TensorFlow leaves their
-winner unspecified).
+threaded path (16 KiB and more), edge values where the values matter (TopKV2's ordering of NaN,
+infinities and signed zeros; Where's nonzero test), and a refusal or two (out-of-range indices,
+mismatched shapes). ScatterNd's duplicate indices add small integers, so the sum is exact in any
+order; ParallelDynamicStitch gets no duplicate indices (TensorFlow leaves their winner
+unspecified).
 """
 import numpy as np
 
@@ -319,6 +320,65 @@ def space_depth_cases(to_depth):
     return gen
 
 
+# ---- rolling and reversing ---------------------------------------------------------------
+
+
+def roll_cases(rng, combo, full):
+    dt, ts, ta = combo["T"], np_type(combo["Tshift"]), np_type(combo["Taxis"])
+    for shape, shift, axis in [((5,), 2, 0), ((2, 3), [1, -1], [0, 1]), ((2, 3), [1, 1], [1, -1]),
+                               ((3, 4, 5), [7, -9], [2, 0]), ((4,), [0], [0]), ((0, 3), [1], [0]),
+                               ((64, 300), [5, -17], [0, 1]),
+                               ((2, 3), [1], [2]), ((2, 3), [1, 2], [0]), ((), 1, 0)]:
+        yield Case([random_values(rng, dt, shape), np.array(shift, dtype=ts), np.array(axis, dtype=ta)],
+                   f"{shape_str(shape)} shift {shift} axis {axis}", aux=[1, 2])
+    if combo["Tshift"] == "int64":  # TensorFlow reads shifts as 32-bit ints: 2^33 + 1 rolls by 1
+        yield Case([random_values(rng, dt, (2, 3)), np.array([2 ** 33 + 1], dtype=ts), np.array([1], dtype=ta)],
+                   "shift 2^33 + 1", aux=[1, 2])
+
+
+def reverse_sequence_cases(rng, combo, full):
+    dt, tl = combo["T"], np_type(combo["Tlen"])
+    for shape, lens, seq_dim, batch_dim in [((2, 3, 4), [2, 3], 2, 0), ((2, 3, 4), [1, 4, 0], 2, 1),
+                                            ((3, 5), [5, 0, 2], 1, 0), ((5, 3), [5, 0, 2], 0, 1),
+                                            ((2, 3, 4, 5, 2), [4, 1], 3, 0), ((2, 0, 3), [0, 0], 1, 0),
+                                            ((64, 300), list(rng.integers(0, 301, 64)), 1, 0),
+                                            # refusals: too long, negative, seq_dim == batch_dim, a
+                                            # negative seq_dim (only the kernel sees it), rank 6
+                                            ((2, 3, 4), [2, 5], 2, 0), ((2, 3, 4), [2, -1], 2, 0),
+                                            ((2, 3, 4), [2, 3], 0, 0), ((2, 3, 4), [2, 3], -1, 0),
+                                            ((2, 1, 1, 1, 1, 1), [1, 1], 1, 0)]:
+        yield Case([random_values(rng, dt, shape), np.array(lens, dtype=tl)],
+                   f"{shape_str(shape)} seq_dim {seq_dim} batch_dim {batch_dim}" + (f" {lens}" if len(lens) < 5 else ""),
+                   attrs={"seq_dim": seq_dim, "batch_dim": batch_dim}, aux=[1])
+
+
+def reverse_v1_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape, dims in [((2, 3, 4), [True, False, True]), ((5,), [True]), ((5,), [False]), ((), []), ((), [True]),
+                        ((3, 0), [True, True]), ((64, 300), [True, True]), ((1,) * 9, [True] * 9),
+                        ((0, 3), [True, False]), ((2, 3, 4), [True, False])]:
+        yield Case([random_values(rng, dt, shape), np.array(dims, dtype=bool)], f"{shape_str(shape)} dims {dims}",
+                   aux=[1])
+
+
+def concat_v1_cases(rng, combo, full):
+    dt = combo["T"]
+    build = lambda raw_op, ts, attrs: raw_op(concat_dim=ts[0], values=ts[1:], **attrs)  # noqa: E731
+    for axis, shapes in [(1, [(2, 3), (2, 4)]), (0, [(5,), (7,), (0,)]), (-1, [(2, 3, 1), (2, 3, 2)]),
+                         (1, [(64, 300), (64, 100)]), (0, [(2, 3), (2,)]), (1, [(2, 3), (3, 3)]),
+                         (2, [(2, 3), (2, 3)]), (0, [(), ()])]:
+        yield Case([np.array(axis, dtype=np.int32)] + [random_values(rng, dt, sh) for sh in shapes],
+                   f"axis {axis} {' '.join(map(shape_str, shapes))}", aux=[0], build=build)
+
+
+def broadcast_args_cases(rng, combo, full):
+    t = np_type(combo["T"])
+    for s0, s1 in [([2, 1, 3], [4, 1]), ([], [4, 1]), ([0, 3], [1, 3]), ([5], [5]), ([-1, 3], [1, 3]),
+                   ([2, 3], [4]), ([-1, 3], [2, 3])]:
+        yield Case([np.array(s0, dtype=t), np.array(s1, dtype=t)], f"{s0} {s1}")
+    yield Case([np.array([[2, 3]], dtype=t), np.array([3], dtype=t)], "a matrix")
+
+
 # ---- identities --------------------------------------------------------------------------
 
 
@@ -362,6 +422,9 @@ CATALOGUE = [
     OpSpec("SpaceToBatchND", space_to_batch_cases, label_attr="T"),
     OpSpec("BatchToSpaceND", batch_to_space_cases, label_attr="T"),
     OpSpec("SpaceToDepth", space_depth_cases(True)), OpSpec("DepthToSpace", space_depth_cases(False)),
+    OpSpec("Roll", roll_cases, label_attr="T"), OpSpec("ReverseSequence", reverse_sequence_cases, label_attr="T"),
+    OpSpec("Reverse", reverse_v1_cases), OpSpec("Concat", concat_v1_cases),
+    OpSpec("BroadcastArgs", broadcast_args_cases),
     OpSpec("Identity", identity_cases()), OpSpec("Snapshot", identity_cases()), OpSpec("StopGradient", identity_cases()),
     OpSpec("PreventGradient", identity_cases({"message": "no gradient here"})),
     OpSpec("PlaceholderWithDefault", placeholder_with_default_cases), OpSpec("IdentityN", identity_n_cases,

@@ -76,7 +76,7 @@ OptionalFromValue OptionalNone OptionalGetValue OptionalHasValue
 CollectiveReduceV2 CollectiveGatherV2 CollectiveBcastSendV2 CollectiveBcastRecvV2
 ResourceConditionalAccumulator ResourceAccumulatorApplyGradient ResourceAccumulatorTakeGradient
 ResourceAccumulatorNumAccumulated ResourceAccumulatorSetGlobalStep
-SpaceToBatchND BatchToSpaceND SpaceToDepth DepthToSpace
+SpaceToBatchND BatchToSpaceND SpaceToDepth DepthToSpace Roll ReverseSequence Reverse Concat BroadcastArgs
 """.split()
 
 
