@@ -6,13 +6,14 @@ Data movement, so every comparison is exact: TopKV2, Where, GatherNd, ScatterNd,
 Unpack, BroadcastTo, InvertPermutation, PadV2, Gather (v1), Shape, ShapeN, Size, Rank,
 DynamicStitch, ParallelDynamicStitch, ListDiff, ConcatOffset, StridedSliceGrad, MirrorPadGrad,
 SpaceToBatchND, BatchToSpaceND, SpaceToDepth, DepthToSpace, Roll, ReverseSequence, Reverse (v1),
-Concat (v1), BroadcastArgs and the identities (Identity, IdentityN, Snapshot, StopGradient,
-PreventGradient, PlaceholderWithDefault). Each op gets a few small shapes, one that takes the
-threaded path (16 KiB and more), edge values where the values matter (TopKV2's ordering of NaN,
-infinities and signed zeros; Where's nonzero test), and a refusal or two (out-of-range indices,
-mismatched shapes). ScatterNd's duplicate indices add small integers, so the sum is exact in any
-order; ParallelDynamicStitch gets no duplicate indices (TensorFlow leaves their winner
-unspecified).
+Concat (v1), BroadcastArgs, the diagonal ops (Diag, DiagPart, MatrixDiag, MatrixDiagPart,
+MatrixSetDiag and their V3 forms, MatrixBandPart) and the identities (Identity, IdentityN,
+Snapshot, StopGradient, PreventGradient, PlaceholderWithDefault). Each op gets a few small
+shapes, one that takes the threaded path (16 KiB and more), edge values where the values matter
+(TopKV2's ordering of NaN, infinities and signed zeros; Where's nonzero test), and a refusal or
+two (out-of-range indices, mismatched shapes). ScatterNd's duplicate indices add small integers,
+so the sum is exact in any order; ParallelDynamicStitch gets no duplicate indices (TensorFlow
+leaves their winner unspecified).
 """
 import numpy as np
 
@@ -379,6 +380,87 @@ def broadcast_args_cases(rng, combo, full):
     yield Case([np.array([[2, 3]], dtype=t), np.array([3], dtype=t)], "a matrix")
 
 
+# ---- diagonals ---------------------------------------------------------------------------
+
+
+def matrix_band_part_cases(rng, combo, full):
+    dt, ti = combo["T"], np_type(combo["Tindex"])
+    for shape, lower, upper in [((3, 4), 1, 0), ((3, 4), -1, 2), ((2, 3, 5), 0, 0), ((4, 4), -1, -1), ((4, 4), 4, 4),
+                                ((0, 3), 0, 0), ((64, 300), 5, 7), ((3, 4), 4, 0), ((3, 4), 0, 5), ((5,), 0, 0)]:
+        yield Case([random_values(rng, dt, shape), np.array(lower, dtype=ti), np.array(upper, dtype=ti)],
+                   f"{shape_str(shape)} lower {lower} upper {upper}", aux=[1, 2])
+
+
+def diag_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape in [(3,), (2, 3), (0,), (1,), (70,), (6, 5, 4), ()]:
+        yield Case([random_values(rng, dt, shape)], shape_str(shape))
+
+
+def diag_part_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape in [(3, 3), (2, 3, 2, 3), (0, 0), (64, 64), (), (2, 3), (3,)]:
+        yield Case([random_values(rng, dt, shape)], shape_str(shape))
+
+
+def matrix_diag_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape in [(3,), (2, 4), (0,), (2, 0), (64, 70), ()]:
+        yield Case([random_values(rng, dt, shape)], shape_str(shape))
+
+
+def matrix_diag_part_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape in [(3, 4), (4, 3), (2, 3, 3), (0, 3), (16, 64, 64), (5,)]:
+        yield Case([random_values(rng, dt, shape)], shape_str(shape))
+
+
+def matrix_set_diag_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape, dshape in [((3, 4), (3,)), ((2, 3, 3), (2, 3)), ((4, 3), (3,)), ((0, 3), (0,)), ((16, 64, 64), (16, 64)),
+                          ((3, 4), (4,)), ((5,), (5,))]:
+        yield Case([random_values(rng, dt, shape), random_values(rng, dt, dshape)],
+                   f"{shape_str(shape)} diagonal {shape_str(dshape)}")
+
+
+ALIGNS = ["RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"]
+
+
+def matrix_diag_part_v3_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape, k, align in [((3, 4), [-1, 1], "RIGHT_LEFT"), ((3, 4), 1, "RIGHT_LEFT"), ((4, 3), [-2, 0], "LEFT_RIGHT"),
+                            ((2, 3, 3), [0, 2], "LEFT_LEFT"), ((3, 4), [-1, 1], "RIGHT_RIGHT"),
+                            ((3, 4), [-1, 1], "LEFT_RIGHT"), ((0, 3), 0, "RIGHT_LEFT"), ((8, 64, 64), [-3, 3], "RIGHT_LEFT"),
+                            ((3, 4), [-3, 1], "RIGHT_LEFT"), ((3, 4), [1, 0], "RIGHT_LEFT"),
+                            ((3, 4), [0, 1, 2], "RIGHT_LEFT")]:
+        yield Case([random_values(rng, dt, shape), np.array(k, dtype=np.int32), random_values(rng, dt, ())],
+                   f"{shape_str(shape)} k {k} {align}", attrs={"align": align}, aux=[1])
+
+
+def matrix_diag_v3_cases(rng, combo, full):
+    dt = combo["T"]
+    for dshape, k, rows, cols, align in [((2, 3), [0, 1], -1, -1, "RIGHT_LEFT"), ((3,), -1, -1, -1, "RIGHT_LEFT"),
+                                         ((3,), 0, 4, -1, "RIGHT_LEFT"), ((3,), 1, -1, 5, "LEFT_RIGHT"),
+                                         ((2, 3, 4), [-1, 1], -1, -1, "LEFT_RIGHT"),
+                                         ((2, 3, 4), [-1, 1], -1, -1, "RIGHT_RIGHT"), ((0,), 0, -1, -1, "RIGHT_LEFT"),
+                                         ((4, 3, 64), [-1, 1], -1, -1, "LEFT_LEFT"),
+                                         ((2, 3), [0, 1], 2, -1, "RIGHT_LEFT"), ((3,), 0, 5, 5, "RIGHT_LEFT"),
+                                         ((2, 3), [0, 2], -1, -1, "RIGHT_LEFT")]:
+        yield Case([random_values(rng, dt, dshape), np.array(k, dtype=np.int32), np.array(rows, dtype=np.int32),
+                    np.array(cols, dtype=np.int32), random_values(rng, dt, ())],
+                   f"{shape_str(dshape)} k {k} rows {rows} cols {cols} {align}", attrs={"align": align}, aux=[1, 2, 3])
+
+
+def matrix_set_diag_v3_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape, dshape, k, align in [((3, 4), (2, 3), [-1, 0], "RIGHT_LEFT"), ((3, 4), (3,), 1, "RIGHT_LEFT"),
+                                    ((4, 4), (3, 4), [-1, 1], "LEFT_RIGHT"), ((2, 3, 5), (2, 2, 3), [0, 1], "RIGHT_RIGHT"),
+                                    ((3, 4), (2, 3), [-1, 0], "LEFT_LEFT"), ((8, 64, 64), (8, 64), 0, "RIGHT_LEFT"),
+                                    ((3, 4), (1, 3), [-1, 0], "RIGHT_LEFT"), ((3, 4), (3,), 4, "RIGHT_LEFT")]:
+        yield Case([random_values(rng, dt, shape), random_values(rng, dt, dshape), np.array(k, dtype=np.int32)],
+                   f"{shape_str(shape)} diagonal {shape_str(dshape)} k {k} {align}", attrs={"align": align}, aux=[2])
+
+
 # ---- identities --------------------------------------------------------------------------
 
 
@@ -425,6 +507,11 @@ CATALOGUE = [
     OpSpec("Roll", roll_cases, label_attr="T"), OpSpec("ReverseSequence", reverse_sequence_cases, label_attr="T"),
     OpSpec("Reverse", reverse_v1_cases), OpSpec("Concat", concat_v1_cases),
     OpSpec("BroadcastArgs", broadcast_args_cases),
+    OpSpec("MatrixBandPart", matrix_band_part_cases, label_attr="T"), OpSpec("Diag", diag_cases),
+    OpSpec("DiagPart", diag_part_cases), OpSpec("MatrixDiag", matrix_diag_cases),
+    OpSpec("MatrixDiagPart", matrix_diag_part_cases), OpSpec("MatrixSetDiag", matrix_set_diag_cases),
+    OpSpec("MatrixDiagV3", matrix_diag_v3_cases), OpSpec("MatrixDiagPartV3", matrix_diag_part_v3_cases),
+    OpSpec("MatrixSetDiagV3", matrix_set_diag_v3_cases),
     OpSpec("Identity", identity_cases()), OpSpec("Snapshot", identity_cases()), OpSpec("StopGradient", identity_cases()),
     OpSpec("PreventGradient", identity_cases({"message": "no gradient here"})),
     OpSpec("PlaceholderWithDefault", placeholder_with_default_cases), OpSpec("IdentityN", identity_n_cases,

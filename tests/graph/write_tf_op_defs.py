@@ -77,6 +77,7 @@ CollectiveReduceV2 CollectiveGatherV2 CollectiveBcastSendV2 CollectiveBcastRecvV
 ResourceConditionalAccumulator ResourceAccumulatorApplyGradient ResourceAccumulatorTakeGradient
 ResourceAccumulatorNumAccumulated ResourceAccumulatorSetGlobalStep
 SpaceToBatchND BatchToSpaceND SpaceToDepth DepthToSpace Roll ReverseSequence Reverse Concat BroadcastArgs
+MatrixBandPart Diag DiagPart MatrixDiag MatrixDiagV3 MatrixDiagPart MatrixDiagPartV3 MatrixSetDiag MatrixSetDiagV3
 """.split()
 
 
