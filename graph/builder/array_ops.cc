@@ -211,6 +211,16 @@ Output Range(const Scope& s, const Input& start, const Input& limit, const Input
   return Output(s.AddOp("Range", "Range", {start, limit, delta}, {{"Tidx", TypeAttr(TypeOf(start))}}), 0);
 }
 
+Output LinSpace(const Scope& s, const Input& start, const Input& stop, const Input& num) {
+  return Output(s.AddOp("LinSpace", "LinSpace", {start, stop, num},
+                        {{"T", TypeAttr(TypeOf(start))}, {"Tidx", TypeAttr(TypeOf(num))}}),
+                0);
+}
+
+Output Bincount(const Scope& s, const Input& arr, const Input& size, const Input& weights) {
+  return Output(s.AddOp("Bincount", "Bincount", {arr, size, weights}, {{"T", TypeAttr(TypeOf(weights))}}), 0);
+}
+
 Output InvertPermutation(const Scope& s, const Input& x) { return TypedOp(s, "InvertPermutation", {x}); }
 
 Output GatherV2(const Scope& s, const Input& params, const Input& indices, const Input& axis, GatherV2Attrs a) {
@@ -266,6 +276,24 @@ Output DynamicStitch(const Scope& s, const InputList& indices, const InputList& 
 }
 Output ParallelDynamicStitch(const Scope& s, const InputList& indices, const InputList& data) {
   return Stitch(s, "ParallelDynamicStitch", indices, data);
+}
+
+OutputList DynamicPartition(const Scope& s, const Input& data, const Input& partitions, int64_t num_partitions) {
+  return AllOutputs(s.AddOp("DynamicPartition", "DynamicPartition", {data, partitions},
+                            {{"T", TypeAttr(TypeOf(data))}, {"num_partitions", IntAttr(num_partitions)}}));
+}
+
+UniqueOutputs Unique(const Scope& s, const Input& x, DataType out_idx) {
+  Node* n = s.AddOp("Unique", "Unique", {x}, {{"T", TypeAttr(TypeOf(x))}, {"out_idx", TypeAttr(out_idx)}});
+  if (n == nullptr) return {};
+  return {Output(n, 0), Output(n, 1)};
+}
+
+UniqueOutputs UniqueV2(const Scope& s, const Input& x, const Input& axis, DataType out_idx) {
+  Node* n = s.AddOp("UniqueV2", "UniqueV2", {x, axis},
+                    {{"T", TypeAttr(TypeOf(x))}, {"Taxis", TypeAttr(TypeOf(axis))}, {"out_idx", TypeAttr(out_idx)}});
+  if (n == nullptr) return {};
+  return {Output(n, 0), Output(n, 1)};
 }
 
 ListDiffOutputs ListDiff(const Scope& s, const Input& x, const Input& y, DataType out_idx) {

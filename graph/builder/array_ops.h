@@ -179,6 +179,12 @@ Output PadV2(const Scope& scope, const Input& input, const Input& paddings, cons
 /// The vector start, start + delta, ... up to but excluding limit (three scalars of one type, which the result
 /// has).
 Output Range(const Scope& scope, const Input& start, const Input& limit, const Input& delta);
+/// `num` (an int32 or int64 scalar, at least 1) evenly spaced values from `start` to `stop` (float or double
+/// scalars), both included.
+Output LinSpace(const Scope& scope, const Input& start, const Input& stop, const Input& num);
+/// For each v in [0, size) (`size`: an int32 scalar), how often v occurs in `arr` (int32, any shape), or
+/// the sum of `weights` (arr's shape, or empty for counts; int32, int64, float or double) where it does.
+Output Bincount(const Scope& scope, const Input& arr, const Input& size, const Input& weights);
 /// The inverse of the permutation `x` (an int32 or int64 vector): y[x[i]] = i.
 Output InvertPermutation(const Scope& scope, const Input& x);
 /// Optional attributes of GatherV2.
@@ -210,6 +216,25 @@ Output Where(const Scope& scope, const Input& input);
 Output DynamicStitch(const Scope& scope, const InputList& indices, const InputList& data);
 /// DynamicStitch where a repeated index may take any of its values (the op may run the copies in parallel).
 Output ParallelDynamicStitch(const Scope& scope, const InputList& indices, const InputList& data);
+/// data's slices sent to `num_partitions` outputs: the slice at each index of `partitions` (int32, a prefix of
+/// data's shape, values in [0, num_partitions)) goes, in order, to the output partitions names there.
+OutputList DynamicPartition(const Scope& scope, const Input& data, const Input& partitions, int64_t num_partitions);
+/// The two outputs of Unique and UniqueV2.
+/// y: the distinct values (slices); idx: for each element (slice) of x, its index in y.
+struct UniqueOutputs {
+  /// @var y
+  /// The distinct values of x (for UniqueV2 with an axis, the distinct slices along it), in order of first
+  /// appearance.
+  /// @var idx
+  /// For each element of x (each slice along the axis), the index of its value in y.
+  Output y, idx;
+};
+/// The distinct values of the vector `x` in order of first appearance, and for each element its index in y
+/// (`out_idx`: int32 by default, or int64).
+UniqueOutputs Unique(const Scope& scope, const Input& x, DataType out_idx = tensorflow::DT_INT32);
+/// Unique along `axis` (an int32 or int64 vector of one axis, or empty for a vector x): the distinct slices.
+UniqueOutputs UniqueV2(const Scope& scope, const Input& x, const Input& axis,
+                       DataType out_idx = tensorflow::DT_INT32);
 /// The two outputs of ListDiff.
 /// out: the elements of x not in y (vectors), in x's order; idx: their positions in x.
 struct ListDiffOutputs {

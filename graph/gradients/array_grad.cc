@@ -15,6 +15,7 @@ using tensorflow::DT_INT32;
 REGISTER_NO_GRADIENT_OP("ShapeN");
 REGISTER_NO_GRADIENT_OP("OneHot");
 REGISTER_NO_GRADIENT_OP("Range");
+REGISTER_NO_GRADIENT_OP("LinSpace");
 REGISTER_NO_GRADIENT_OP("InvertPermutation");
 
 // An int32 vector constant input.

@@ -76,6 +76,22 @@ Status DynamicStitchGrad(const Scope& s, const Node& op, const std::vector<Outpu
 REGISTER_GRADIENT_OP("DynamicStitch", DynamicStitchGrad);
 REGISTER_GRADIENT_OP("ParallelDynamicStitch", DynamicStitchGrad);
 
+// DynamicPartition: the outputs' gradients stitched back where their slices came from
+// (the positions of data's slices partitioned as data was), in data's shape.
+Status DynamicPartitionGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  int64_t num_partitions = 0;
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "num_partitions", &num_partitions));
+  Output data = InputOf(op, 0), partitions = InputOf(op, 1);
+  Output prefix_shape = ops::Shape(s, partitions);
+  Output positions = ops::Reshape(s, ops::Range(s, 0, ops::Prod(s, prefix_shape, 0), 1), prefix_shape);
+  OutputList parts = ops::DynamicPartition(s, positions, partitions, num_partitions);
+  if (static_cast<int64_t>(parts.size()) != num_partitions) return s.status();
+  Output stitched = ops::ParallelDynamicStitch(s, parts, dy);
+  (*dx)[0] = ops::Reshape(s, stitched, ops::Shape(s, data));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("DynamicPartition", DynamicPartitionGrad);
+
 // GatherNd and ScatterNd are each other's gradients (dense here, where TensorFlow returns
 // IndexedSlices for a GatherNd of depth-1 tuples).
 Status GatherNdGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {

@@ -2,18 +2,20 @@
 and shape ops the core catalogue does not cover. Imported by fidelity_catalogue (CATALOGUE,
 ACCEPTED).
 
-Data movement, so every comparison is exact: TopKV2, Where, GatherNd, ScatterNd, Split, SplitV,
-Unpack, BroadcastTo, InvertPermutation, PadV2, Gather (v1), Shape, ShapeN, Size, Rank,
+Data movement (and LinSpace and Bincount, whose arithmetic is TensorFlow's, with weights of
+small integers), so every comparison is exact: TopKV2, Where, GatherNd, ScatterNd, Split,
+SplitV, Unpack, BroadcastTo, InvertPermutation, PadV2, Gather (v1), Shape, ShapeN, Size, Rank,
 DynamicStitch, ParallelDynamicStitch, ListDiff, ConcatOffset, StridedSliceGrad, MirrorPadGrad,
 SpaceToBatchND, BatchToSpaceND, SpaceToDepth, DepthToSpace, Roll, ReverseSequence, Reverse (v1),
 Concat (v1), BroadcastArgs, the diagonal ops (Diag, DiagPart, MatrixDiag, MatrixDiagPart,
-MatrixSetDiag and their V3 forms, MatrixBandPart) and the identities (Identity, IdentityN,
-Snapshot, StopGradient, PreventGradient, PlaceholderWithDefault). Each op gets a few small
-shapes, one that takes the threaded path (16 KiB and more), edge values where the values matter
-(TopKV2's ordering of NaN, infinities and signed zeros; Where's nonzero test), and a refusal or
-two (out-of-range indices, mismatched shapes). ScatterNd's duplicate indices add small integers,
-so the sum is exact in any order; ParallelDynamicStitch gets no duplicate indices (TensorFlow
-leaves their winner unspecified).
+MatrixSetDiag and their V3 forms, MatrixBandPart), LinSpace, Bincount, Unique, UniqueV2,
+DynamicPartition and the identities (Identity, IdentityN, Snapshot, StopGradient,
+PreventGradient, PlaceholderWithDefault). Each op gets a few small shapes, one that takes the
+threaded path (16 KiB and more), edge values where the values matter (TopKV2's ordering of NaN,
+infinities and signed zeros; Where's nonzero test), and a refusal or two (out-of-range indices,
+mismatched shapes). ScatterNd's duplicate indices add small integers, so the sum is exact in any
+order; ParallelDynamicStitch gets no duplicate indices (TensorFlow leaves their winner
+unspecified).
 """
 import numpy as np
 
@@ -461,6 +463,73 @@ def matrix_set_diag_v3_cases(rng, combo, full):
                    f"{shape_str(shape)} diagonal {shape_str(dshape)} k {k} {align}", attrs={"align": align}, aux=[2])
 
 
+# ---- sequences, counts, distinct values and partitions ----------------------------------------
+
+
+def lin_space_cases(rng, combo, full):
+    t, ti = np_type(combo["T"]), np_type(combo["Tidx"])
+    for start, stop, num in [(0.1, 1.0, 7), (3.0, 1.0, 1), (-2.5, 2.5, 11), (1.0, 1.0, 5), (0.0, 1.0, 5000),
+                             (0.0, 1.0, 2), (1e-30, 1e30, 9), (np.inf, 1.0, 3), (0.0, np.nan, 3), (3.0, 1.0, 0),
+                             (3.0, 1.0, -1)]:
+        yield Case([np.array(start, dtype=t), np.array(stop, dtype=t), np.array(num, dtype=ti)],
+                   f"{start} to {stop} num {num}", aux=[2])
+    yield Case([np.array([0.0], dtype=t), np.array(1.0, dtype=t), np.array(3, dtype=ti)], "start a vector", aux=[2])
+
+
+def bincount_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape, size, weighted in [((5,), 5, False), ((5,), 5, True), ((2, 3), 4, True), ((0,), 3, False),
+                                  ((5000,), 40, True), ((5000,), 40, False), ((7,), 0, False), ((6,), 10, True)]:
+        arr = rng.integers(0, size + 3, size=shape).astype(np.int32)
+        w = small_ints(rng, dt, shape, 0, 4) if weighted else np.zeros((0,), dtype=np_type(dt))
+        yield Case([arr, np.array(size, dtype=np.int32), w], f"{shape_str(shape)} size {size}" + (" weighted" if weighted else ""),
+                   aux=[1])
+    yield Case([np.array([1, -1, 2], dtype=np.int32), np.array(4, dtype=np.int32), np.zeros((0,), dtype=np_type(dt))],
+               "a negative value", aux=[1])
+    yield Case([np.array([1, 2], dtype=np.int32), np.array(-1, dtype=np.int32), np.zeros((0,), dtype=np_type(dt))],
+               "negative size", aux=[1])
+
+
+def unique_values(rng, dt, n):
+    """n values of dt with many repeats: small integers (0/1 for bool)."""
+    return small_ints(rng, dt, (n,), 0, 6)
+
+
+def unique_cases(rng, combo, full):
+    dt = combo["T"]
+    for n in [20, 0, 1, 5000]:
+        yield Case([unique_values(rng, dt, n)], f"[{n}] with repeats")
+    yield Case([random_values(rng, dt, (30,))], "[30] random")
+    if dt in FLOATS:
+        e = edge_values(dt)
+        yield Case([np.concatenate([e, e[::-1]])], "edges twice (signed zeros, NaN)")
+    yield Case([unique_values(rng, dt, 6).reshape(2, 3)], "a matrix")
+
+
+def unique_v2_cases(rng, combo, full):
+    dt, ta = combo["T"], np_type(combo["Taxis"])
+    rows = unique_values(rng, dt, 9).reshape(3, 3)
+    for x, axis in [(unique_values(rng, dt, 20), []), (rows[[0, 1, 0, 2, 1, 1]], [0]),
+                    (rows[[0, 1, 0, 2, 1, 1]].T.copy(), [1]), (unique_values(rng, dt, 24).reshape(2, 3, 4) % 2, [-1]),
+                    (unique_values(rng, dt, 5), [0]), (np.zeros((0, 3), dtype=np_type(dt)), [1]),
+                    (rows, [2]), (rows, [0, 1]), (rows, [])]:
+        x = np.asarray(x).astype(np_type(dt))
+        yield Case([x, np.array(axis, dtype=ta)], f"{shape_str(x.shape)} axis {axis}", aux=[1])
+
+
+def dynamic_partition_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape, pshape, n in [((3, 2), (3,), 3), ((5,), (5,), 2), ((2, 3, 4), (2, 3), 4), ((0, 3), (0,), 2),
+                             ((5000,), (5000,), 5), ((4, 0), (4,), 2), ((3,), (3,), 1)]:
+        parts = rng.integers(0, n, size=pshape).astype(np.int32)
+        yield Case([random_values(rng, dt, shape), parts], f"{shape_str(shape)} into {n}",
+                   attrs={"num_partitions": n}, aux=[1])
+    yield Case([random_values(rng, dt, (3,)), np.array([0, 3, 1], dtype=np.int32)], "a partition out of range",
+               attrs={"num_partitions": 3}, aux=[1])
+    yield Case([random_values(rng, dt, (3, 2)), np.array([[0, 1]], dtype=np.int32)], "partitions not a prefix",
+               attrs={"num_partitions": 2}, aux=[1])
+
+
 # ---- identities --------------------------------------------------------------------------
 
 
@@ -512,6 +581,9 @@ CATALOGUE = [
     OpSpec("MatrixDiagPart", matrix_diag_part_cases), OpSpec("MatrixSetDiag", matrix_set_diag_cases),
     OpSpec("MatrixDiagV3", matrix_diag_v3_cases), OpSpec("MatrixDiagPartV3", matrix_diag_part_v3_cases),
     OpSpec("MatrixSetDiagV3", matrix_set_diag_v3_cases),
+    OpSpec("LinSpace", lin_space_cases, label_attr="T"), OpSpec("Bincount", bincount_cases),
+    OpSpec("Unique", unique_cases, label_attr="T"), OpSpec("UniqueV2", unique_v2_cases, label_attr="T"),
+    OpSpec("DynamicPartition", dynamic_partition_cases),
     OpSpec("Identity", identity_cases()), OpSpec("Snapshot", identity_cases()), OpSpec("StopGradient", identity_cases()),
     OpSpec("PreventGradient", identity_cases({"message": "no gradient here"})),
     OpSpec("PlaceholderWithDefault", placeholder_with_default_cases), OpSpec("IdentityN", identity_n_cases,

@@ -78,6 +78,7 @@ ResourceConditionalAccumulator ResourceAccumulatorApplyGradient ResourceAccumula
 ResourceAccumulatorNumAccumulated ResourceAccumulatorSetGlobalStep
 SpaceToBatchND BatchToSpaceND SpaceToDepth DepthToSpace Roll ReverseSequence Reverse Concat BroadcastArgs
 MatrixBandPart Diag DiagPart MatrixDiag MatrixDiagV3 MatrixDiagPart MatrixDiagPartV3 MatrixSetDiag MatrixSetDiagV3
+LinSpace Bincount Unique UniqueV2 DynamicPartition
 """.split()
 
 
