@@ -68,6 +68,10 @@ BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& s, const Input& 
   return {Output(n, 0), Output(n, 1)};
 }
 
+Output BroadcastArgs(const Scope& s, const Input& s0, const Input& s1) {
+  return Output(s.AddOp("BroadcastArgs", "BroadcastArgs", {s0, s1}, {{"T", TypeAttr(TypeOf(s0))}}), 0);
+}
+
 Output ZerosLike(const Scope& s, const Input& x) { return TypedOp(s, "ZerosLike", {x}); }
 Output OnesLike(const Scope& s, const Input& x) { return TypedOp(s, "OnesLike", {x}); }
 
@@ -207,6 +211,16 @@ Output Range(const Scope& s, const Input& start, const Input& limit, const Input
   return Output(s.AddOp("Range", "Range", {start, limit, delta}, {{"Tidx", TypeAttr(TypeOf(start))}}), 0);
 }
 
+Output LinSpace(const Scope& s, const Input& start, const Input& stop, const Input& num) {
+  return Output(s.AddOp("LinSpace", "LinSpace", {start, stop, num},
+                        {{"T", TypeAttr(TypeOf(start))}, {"Tidx", TypeAttr(TypeOf(num))}}),
+                0);
+}
+
+Output Bincount(const Scope& s, const Input& arr, const Input& size, const Input& weights) {
+  return Output(s.AddOp("Bincount", "Bincount", {arr, size, weights}, {{"T", TypeAttr(TypeOf(weights))}}), 0);
+}
+
 Output InvertPermutation(const Scope& s, const Input& x) { return TypedOp(s, "InvertPermutation", {x}); }
 
 Output GatherV2(const Scope& s, const Input& params, const Input& indices, const Input& axis, GatherV2Attrs a) {
@@ -264,6 +278,24 @@ Output ParallelDynamicStitch(const Scope& s, const InputList& indices, const Inp
   return Stitch(s, "ParallelDynamicStitch", indices, data);
 }
 
+OutputList DynamicPartition(const Scope& s, const Input& data, const Input& partitions, int64_t num_partitions) {
+  return AllOutputs(s.AddOp("DynamicPartition", "DynamicPartition", {data, partitions},
+                            {{"T", TypeAttr(TypeOf(data))}, {"num_partitions", IntAttr(num_partitions)}}));
+}
+
+UniqueOutputs Unique(const Scope& s, const Input& x, DataType out_idx) {
+  Node* n = s.AddOp("Unique", "Unique", {x}, {{"T", TypeAttr(TypeOf(x))}, {"out_idx", TypeAttr(out_idx)}});
+  if (n == nullptr) return {};
+  return {Output(n, 0), Output(n, 1)};
+}
+
+UniqueOutputs UniqueV2(const Scope& s, const Input& x, const Input& axis, DataType out_idx) {
+  Node* n = s.AddOp("UniqueV2", "UniqueV2", {x, axis},
+                    {{"T", TypeAttr(TypeOf(x))}, {"Taxis", TypeAttr(TypeOf(axis))}, {"out_idx", TypeAttr(out_idx)}});
+  if (n == nullptr) return {};
+  return {Output(n, 0), Output(n, 1)};
+}
+
 ListDiffOutputs ListDiff(const Scope& s, const Input& x, const Input& y, DataType out_idx) {
   Node* n = s.AddOp("ListDiff", "ListDiff", {x, y}, {{"T", TypeAttr(TypeOf(x))}, {"out_idx", TypeAttr(out_idx)}});
   if (n == nullptr) return {};
@@ -298,6 +330,28 @@ Output ReverseV2(const Scope& s, const Input& tensor, const Input& axis) {
   return IndexedOp(s, "ReverseV2", tensor, axis, "Tidx");
 }
 
+Output Reverse(const Scope& s, const Input& tensor, const Input& dims) {
+  return Output(s.AddOp("Reverse", "Reverse", {tensor, dims}, {{"T", TypeAttr(TypeOf(tensor))}}), 0);
+}
+
+Output ReverseSequence(const Scope& s, const Input& input, const Input& seq_lengths, int64_t seq_dim,
+                       int64_t batch_dim) {
+  return Output(s.AddOp("ReverseSequence", "ReverseSequence", {input, seq_lengths},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"Tlen", TypeAttr(TypeOf(seq_lengths))},
+                         {"seq_dim", IntAttr(seq_dim)},
+                         {"batch_dim", IntAttr(batch_dim)}}),
+                0);
+}
+
+Output Roll(const Scope& s, const Input& input, const Input& shift, const Input& axis) {
+  return Output(s.AddOp("Roll", "Roll", {input, shift, axis},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"Tshift", TypeAttr(TypeOf(shift))},
+                         {"Taxis", TypeAttr(TypeOf(axis))}}),
+                0);
+}
+
 Output MirrorPad(const Scope& s, const Input& input, const Input& paddings, const std::string& mode) {
   return Output(s.AddOp("MirrorPad", "MirrorPad", {input, paddings},
                         {{"T", TypeAttr(TypeOf(input))},
@@ -311,6 +365,38 @@ Output MirrorPadGrad(const Scope& s, const Input& input, const Input& paddings, 
                         {{"T", TypeAttr(TypeOf(input))},
                          {"Tpaddings", TypeAttr(TypeOf(paddings))},
                          {"mode", StringAttr(mode)}}),
+                0);
+}
+
+Output SpaceToBatchND(const Scope& s, const Input& input, const Input& block_shape, const Input& paddings) {
+  return Output(s.AddOp("SpaceToBatchND", "SpaceToBatchND", {input, block_shape, paddings},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"Tblock_shape", TypeAttr(TypeOf(block_shape))},
+                         {"Tpaddings", TypeAttr(TypeOf(paddings))}}),
+                0);
+}
+
+Output BatchToSpaceND(const Scope& s, const Input& input, const Input& block_shape, const Input& crops) {
+  return Output(s.AddOp("BatchToSpaceND", "BatchToSpaceND", {input, block_shape, crops},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"Tblock_shape", TypeAttr(TypeOf(block_shape))},
+                         {"Tcrops", TypeAttr(TypeOf(crops))}}),
+                0);
+}
+
+Output SpaceToDepth(const Scope& s, const Input& input, int64_t block_size, const std::string& data_format) {
+  return Output(s.AddOp("SpaceToDepth", "SpaceToDepth", {input},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"block_size", IntAttr(block_size)},
+                         {"data_format", StringAttr(data_format)}}),
+                0);
+}
+
+Output DepthToSpace(const Scope& s, const Input& input, int64_t block_size, const std::string& data_format) {
+  return Output(s.AddOp("DepthToSpace", "DepthToSpace", {input},
+                        {{"T", TypeAttr(TypeOf(input))},
+                         {"block_size", IntAttr(block_size)},
+                         {"data_format", StringAttr(data_format)}}),
                 0);
 }
 

@@ -81,6 +81,9 @@ struct BroadcastGradientArgsOutputs {
 /// input was broadcast: what a binary op's gradient sums over (used by the gradient code).
 BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& scope, const Input& s0, const Input& s1);
 
+/// The shape that operands of shapes `s0` and `s1` (int32 or int64 vectors) broadcast to.
+Output BroadcastArgs(const Scope& scope, const Input& s0, const Input& s1);
+
 // ---- values ----------------------------------------------------------------------------
 /// Zeros of x's shape and type.
 Output ZerosLike(const Scope& scope, const Input& x);
@@ -176,6 +179,12 @@ Output PadV2(const Scope& scope, const Input& input, const Input& paddings, cons
 /// The vector start, start + delta, ... up to but excluding limit (three scalars of one type, which the result
 /// has).
 Output Range(const Scope& scope, const Input& start, const Input& limit, const Input& delta);
+/// `num` (an int32 or int64 scalar, at least 1) evenly spaced values from `start` to `stop` (float or double
+/// scalars), both included.
+Output LinSpace(const Scope& scope, const Input& start, const Input& stop, const Input& num);
+/// For each v in [0, size) (`size`: an int32 scalar), how often v occurs in `arr` (int32, any shape), or
+/// the sum of `weights` (arr's shape, or empty for counts; int32, int64, float or double) where it does.
+Output Bincount(const Scope& scope, const Input& arr, const Input& size, const Input& weights);
 /// The inverse of the permutation `x` (an int32 or int64 vector): y[x[i]] = i.
 Output InvertPermutation(const Scope& scope, const Input& x);
 /// Optional attributes of GatherV2.
@@ -207,6 +216,25 @@ Output Where(const Scope& scope, const Input& input);
 Output DynamicStitch(const Scope& scope, const InputList& indices, const InputList& data);
 /// DynamicStitch where a repeated index may take any of its values (the op may run the copies in parallel).
 Output ParallelDynamicStitch(const Scope& scope, const InputList& indices, const InputList& data);
+/// data's slices sent to `num_partitions` outputs: the slice at each index of `partitions` (int32, a prefix of
+/// data's shape, values in [0, num_partitions)) goes, in order, to the output partitions names there.
+OutputList DynamicPartition(const Scope& scope, const Input& data, const Input& partitions, int64_t num_partitions);
+/// The two outputs of Unique and UniqueV2.
+/// y: the distinct values (slices); idx: for each element (slice) of x, its index in y.
+struct UniqueOutputs {
+  /// @var y
+  /// The distinct values of x (for UniqueV2 with an axis, the distinct slices along it), in order of first
+  /// appearance.
+  /// @var idx
+  /// For each element of x (each slice along the axis), the index of its value in y.
+  Output y, idx;
+};
+/// The distinct values of the vector `x` in order of first appearance, and for each element its index in y
+/// (`out_idx`: int32 by default, or int64).
+UniqueOutputs Unique(const Scope& scope, const Input& x, DataType out_idx = tensorflow::DT_INT32);
+/// Unique along `axis` (an int32 or int64 vector of one axis, or empty for a vector x): the distinct slices.
+UniqueOutputs UniqueV2(const Scope& scope, const Input& x, const Input& axis,
+                       DataType out_idx = tensorflow::DT_INT32);
 /// The two outputs of ListDiff.
 /// out: the elements of x not in y (vectors), in x's order; idx: their positions in x.
 struct ListDiffOutputs {
@@ -236,12 +264,39 @@ Output ScatterNd(const Scope& scope, const Input& indices, const Input& updates,
 /// `tensor` with the order of its elements reversed along each dimension in `axis` (an int32 or int64
 /// vector; negative counts from the end).
 Output ReverseV2(const Scope& scope, const Input& tensor, const Input& axis);
+/// TensorFlow 1's ReverseV2: `tensor` reversed along each dimension whose entry of `dims` (a bool vector, one
+/// entry per dimension) is true.
+Output Reverse(const Scope& scope, const Input& tensor, const Input& dims);
+/// For each index b along `batch_dim`, the first `seq_lengths`[b] elements along `seq_dim` reversed and the
+/// rest left as they are (variable-length sequences in a padded batch). seq_lengths: int32 or int64.
+Output ReverseSequence(const Scope& scope, const Input& input, const Input& seq_lengths, int64_t seq_dim,
+                       int64_t batch_dim = 0);
+/// `input`'s elements rotated by `shift`[i] positions along `axis`[i] (scalars, or vectors of one length;
+/// int32 or int64): an element moved past the end comes back at the start. Shifts of one axis add up.
+Output Roll(const Scope& scope, const Input& input, const Input& shift, const Input& axis);
 /// `input` padded with its own mirror image, paddings[i][0] elements before and paddings[i][1] after
 /// along dimension i. mode: "REFLECT" (the edge is not repeated) or "SYMMETRIC" (it is).
 Output MirrorPad(const Scope& scope, const Input& input, const Input& paddings, const std::string& mode);
 /// MirrorPad's gradient: `input` is the gradient of the padded result, and each padded element's gradient is
 /// added back to the element it copies; `paddings` and `mode` are MirrorPad's.
 Output MirrorPadGrad(const Scope& scope, const Input& input, const Input& paddings, const std::string& mode);
+
+// ---- space, batch and depth -------------------------------------------------------------
+/// `input` ([batch] + M spatial dimensions + the rest) with its spatial dimensions zero-padded by `paddings`
+/// ([M, 2]: before and after) and cut into blocks of `block_shape` (M values >= 1): each position within a
+/// block becomes a slice of the batch, so the result is [batch * prod(block_shape)] + the padded spatial
+/// sizes divided by block_shape + the rest. block_shape and paddings: int32 or int64.
+Output SpaceToBatchND(const Scope& scope, const Input& input, const Input& block_shape, const Input& paddings);
+/// SpaceToBatchND's inverse: the batch's blocks interleaved back into the M spatial dimensions, which are
+/// then cropped by `crops` ([M, 2]: before and after).
+Output BatchToSpaceND(const Scope& scope, const Input& input, const Input& block_shape, const Input& crops);
+/// Each `block_size` x `block_size` block of an NHWC `input`'s height and width moved into its depth:
+/// [B, H, W, C] becomes [B, H/block_size, W/block_size, C*block_size^2].
+Output SpaceToDepth(const Scope& scope, const Input& input, int64_t block_size,
+                    const std::string& data_format = "NHWC");
+/// SpaceToDepth's inverse: [B, H, W, C] becomes [B, H*block_size, W*block_size, C/block_size^2].
+Output DepthToSpace(const Scope& scope, const Input& input, int64_t block_size,
+                    const std::string& data_format = "NHWC");
 
 /// `input`, unless the client feeds a value (which must be compatible with `shape`) in its place.
 Output PlaceholderWithDefault(const Scope& scope, const Input& input, const PartialTensorShape& shape);

@@ -15,6 +15,7 @@ using tensorflow::DT_INT32;
 REGISTER_NO_GRADIENT_OP("ShapeN");
 REGISTER_NO_GRADIENT_OP("OneHot");
 REGISTER_NO_GRADIENT_OP("Range");
+REGISTER_NO_GRADIENT_OP("LinSpace");
 REGISTER_NO_GRADIENT_OP("InvertPermutation");
 
 // An int32 vector constant input.
@@ -59,6 +60,19 @@ Status ConcatV2Grad(const Scope& s, const Node& op, const std::vector<Output>& d
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("ConcatV2", ConcatV2Grad);
+
+// TensorFlow 1's Concat: the same, the axis input first.
+Status ConcatV1Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const int n = op.num_inputs() - 1;
+  Output axis = NormalizedAxis(s, InputOf(op, 0), InputOf(op, 1));
+  std::vector<Output> sizes;
+  for (int i = 0; i < n; ++i) sizes.push_back(ops::GatherV2(s, ops::Shape(s, InputOf(op, 1 + i)), axis, 0));
+  OutputList parts = ops::SplitV(s, dy[0], ops::Stack(s, sizes), axis, n);
+  if (static_cast<int>(parts.size()) != n) return s.status();
+  for (int i = 0; i < n; ++i) (*dx)[1 + i] = parts[i];
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Concat", ConcatV1Grad);
 
 Status PackGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   int64_t axis = 0;

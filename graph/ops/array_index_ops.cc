@@ -1,8 +1,10 @@
 // Ops that compute index sets or place values by index: Where (the coordinates of the
-// true elements), v1 Gather, DynamicStitch, ListDiff and ConcatOffset. The last three are
+// true elements), v1 Gather, DynamicStitch and its inverse DynamicPartition, ListDiff,
+// Unique and ConcatOffset. The last three are
 // what TensorFlow's tf.gradients emits for reductions over unknown shapes, reductions by
 // product and concatenations. Definitions match TensorFlow 2.21's.
 #include <algorithm>
+#include <vector>
 
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
@@ -76,6 +78,63 @@ Status ConcatOffsetShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// Unique: x a vector; y a vector of unknown length, idx x's shape.
+Status UniqueShape(InferenceContext* c) {
+  c->set_output(0, InferenceContext::Vector(shape_inference::kUnknownDim));
+  c->set_output(1, c->input(0));
+  PartialTensorShape unused;
+  return c->WithRank(c->input(0), 1, &unused);
+}
+
+// UniqueV2: y of x's rank; idx, with the axis known, as long as x along it (TensorFlow's
+// UniqueIdxShapeFn, which also checks the axis).
+Status UniqueV2Shape(InferenceContext* c) {
+  const PartialTensorShape& input = c->input(0);
+  const int rank = InferenceContext::Rank(input);
+  c->set_output(0, rank < 0 ? InferenceContext::UnknownShape() : InferenceContext::UnknownShapeOfRank(rank));
+  std::vector<int64_t> axis;
+  bool known = false;
+  TA_RETURN_IF_ERROR(c->GetIntValues(1, &axis, &known));
+  if (!known || rank < 0) {
+    c->set_output(1, InferenceContext::Vector(shape_inference::kUnknownDim));
+    return Status::OK();
+  }
+  if (InferenceContext::Rank(c->input(1)) != 1) return errors::InvalidArgument("axis expects a 1D vector.");
+  if (axis.empty()) {
+    if (rank != 1) return errors::InvalidArgument("x expects a 1D vector.");
+    c->set_output(1, input);
+    return Status::OK();
+  }
+  if (axis.size() == 1) {
+    int64_t a = axis[0];
+    if (a < -rank || a >= rank) {
+      return errors::InvalidArgument("axis expects to be in the range [", -rank, ", ", rank, ")");
+    }
+    if (a < 0) a += rank;
+    c->set_output(1, InferenceContext::Vector(InferenceContext::Dim(input, static_cast<int>(a))));
+    return Status::OK();
+  }
+  return errors::InvalidArgument("axis does not support input tensors larger than 1 elements.");
+}
+
+// DynamicPartition: data's shape starts with partitions'; each output is [?] + the rest.
+Status DynamicPartitionShape(InferenceContext* c) {
+  const PartialTensorShape& data = c->input(0);
+  const PartialTensorShape& partitions = c->input(1);
+  if (!InferenceContext::RankKnown(partitions)) return shape_inference::UnknownShape(c);
+  const int rank = partitions.dims();
+  PartialTensorShape prefix, rest, out;
+  TA_RETURN_IF_ERROR(c->WithRankAtLeast(data, rank, &prefix));
+  if (InferenceContext::RankKnown(data)) {
+    TA_RETURN_IF_ERROR(c->Subshape(data, 0, rank, &prefix));
+    TA_RETURN_IF_ERROR(c->Merge(prefix, partitions, &prefix));
+  }
+  TA_RETURN_IF_ERROR(c->Subshape(data, rank, &rest));
+  TA_RETURN_IF_ERROR(c->Concatenate(InferenceContext::Vector(shape_inference::kUnknownDim), rest, &out));
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, out);
+  return Status::OK();
+}
+
 }  // namespace
 }  // namespace tensoract
 
@@ -109,6 +168,27 @@ REGISTER_OP("ListDiff")
     .Attr("T: type").Attr("out_idx: {int32, int64} = DT_INT32")
     .SetShapeFn(tensoract::ListDiffShape)
     .Doc("The elements of x not in y, in x's order, and their positions in x.");
+
+REGISTER_OP("Unique")
+    .Input("x: T").Output("y: T").Output("idx: out_idx")
+    .Attr("T: type").Attr("out_idx: {int32, int64} = DT_INT32")
+    .SetShapeFn(tensoract::UniqueShape)
+    .Doc("The distinct values of x in order of first appearance, and for each element of x its value's index "
+         "in y.");
+
+REGISTER_OP("UniqueV2")
+    .Input("x: T").Input("axis: Taxis").Output("y: T").Output("idx: out_idx")
+    .Attr("T: type").Attr("Taxis: {int32, int64} = DT_INT64").Attr("out_idx: {int32, int64} = DT_INT32")
+    .SetShapeFn(tensoract::UniqueV2Shape)
+    .Doc("Unique along `axis` (a vector of none or one axis): the distinct slices in order of first "
+         "appearance, and for each slice of x its index in y.");
+
+REGISTER_OP("DynamicPartition")
+    .Input("data: T").Input("partitions: int32").Output("outputs: num_partitions * T")
+    .Attr("num_partitions: int >= 1").Attr("T: type")
+    .SetShapeFn(tensoract::DynamicPartitionShape)
+    .Doc("data's slices split into num_partitions outputs: the slice at each index of `partitions` goes, in "
+         "order, to the output that partitions names there.");
 
 REGISTER_OP("ConcatOffset")
     .Input("concat_dim: int32").Input("shape: N * shape_type").Output("offset: N * shape_type")

@@ -1,6 +1,7 @@
-// Ops that mirror tensors: ReverseV2 (reverse along axes) and MirrorPad (pad with a
-// reflection of the edges), with MirrorPad's gradient MirrorPadGrad. Definitions match
-// TensorFlow 2.21's.
+// Ops that mirror or rotate tensors: ReverseV2 (reverse along axes) and TensorFlow 1's
+// Reverse (a bool per dimension), ReverseSequence (each batch entry's prefix reversed), Roll
+// (elements rotated along axes), and MirrorPad (pad with a reflection of the edges), with
+// MirrorPad's gradient MirrorPadGrad. Definitions match TensorFlow 2.21's.
 #include <vector>
 
 #include "graph/common_shape_fns.h"
@@ -36,6 +37,53 @@ Status ReverseV2Shape(InferenceContext* c) {
     }
   }
   c->set_output(0, input);
+  return Status::OK();
+}
+
+// Reverse (v1): dims a vector with one bool per input dimension; rank at most 8.
+Status ReverseV1Shape(InferenceContext* c) {
+  PartialTensorShape input = c->input(0), dims;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &dims));
+  const int64_t n = InferenceContext::Dim(dims, 0);
+  if (InferenceContext::ValueKnown(n)) TA_RETURN_IF_ERROR(c->WithRank(input, static_cast<int>(n), &input));
+  if (InferenceContext::Rank(input) > 8) {
+    return errors::InvalidArgument("reverse does not work on tensors with more than 8 dimensions");
+  }
+  c->set_output(0, input);
+  return Status::OK();
+}
+
+// ReverseSequence: seq_lengths a vector as long as the batch dimension; batch_dim and
+// seq_dim below the rank, batch_dim not negative (TensorFlow checks no more of seq_dim here).
+Status ReverseSequenceShape(InferenceContext* c) {
+  PartialTensorShape lengths;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &lengths));
+  int64_t seq_dim = 0, batch_dim = 0;
+  TA_RETURN_IF_ERROR(c->GetAttr("seq_dim", &seq_dim));
+  TA_RETURN_IF_ERROR(c->GetAttr("batch_dim", &batch_dim));
+  const PartialTensorShape& input = c->input(0);
+  if (!InferenceContext::RankKnown(input)) return shape_inference::UnknownShape(c);
+  const int rank = InferenceContext::Rank(input);
+  if (batch_dim >= rank) return errors::InvalidArgument("batch_dim must be < input rank: ", batch_dim, " vs. ", rank);
+  if (seq_dim >= rank) return errors::InvalidArgument("seq_dim must be < input rank: ", seq_dim, " vs. ", rank);
+  if (batch_dim < 0) return errors::InvalidArgument("batch_dim must be >=0, got ", batch_dim);
+  int64_t batch = 0;
+  TA_RETURN_IF_ERROR(c->MergeDim(InferenceContext::Dim(input, static_cast<int>(batch_dim)),
+                                 InferenceContext::Dim(lengths, 0), &batch));
+  PartialTensorShape out;
+  TA_RETURN_IF_ERROR(c->ReplaceDim(input, static_cast<int>(batch_dim), batch, &out));
+  c->set_output(0, out);
+  return Status::OK();
+}
+
+// Roll: input of rank 1 or more; shift and axis scalars or vectors of one shape.
+Status RollShape(InferenceContext* c) {
+  PartialTensorShape unused;
+  TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &unused));
+  TA_RETURN_IF_ERROR(c->WithRankAtMost(c->input(1), 1, &unused));
+  TA_RETURN_IF_ERROR(c->WithRankAtMost(c->input(2), 1, &unused));
+  TA_RETURN_IF_ERROR(c->Merge(c->input(1), c->input(2), &unused));
+  c->set_output(0, c->input(0));
   return Status::OK();
 }
 
@@ -92,6 +140,27 @@ REGISTER_OP("ReverseV2")
           "complex64, complex128, string}")
     .SetShapeFn(tensoract::ReverseV2Shape)
     .Doc("The tensor with the order of its elements reversed along each of `axis`.");
+
+REGISTER_OP("Reverse")
+    .Input("tensor: T").Input("dims: bool").Output("output: T")
+    .Attr("T: {uint8, int8, uint16, int16, uint32, int32, uint64, int64, bool, bfloat16, half, float, double, "
+          "complex64, complex128, string}")
+    .SetShapeFn(tensoract::ReverseV1Shape)
+    .Doc("TensorFlow 1's ReverseV2: the tensor reversed along each dimension whose `dims` entry is true.");
+
+REGISTER_OP("ReverseSequence")
+    .Input("input: T").Input("seq_lengths: Tlen").Output("output: T")
+    .Attr("seq_dim: int").Attr("batch_dim: int = 0").Attr("T: type").Attr("Tlen: {int32, int64} = DT_INT64")
+    .SetShapeFn(tensoract::ReverseSequenceShape)
+    .Doc("For each index i along batch_dim, the first seq_lengths[i] elements along seq_dim reversed, the "
+         "rest as they are.");
+
+REGISTER_OP("Roll")
+    .Input("input: T").Input("shift: Tshift").Input("axis: Taxis").Output("output: T")
+    .Attr("T: type").Attr("Tshift: {int32, int64}").Attr("Taxis: {int32, int64}")
+    .SetShapeFn(tensoract::RollShape)
+    .Doc("The elements rotated by shift[i] positions along axis[i] (towards higher indices when positive); "
+         "shifts of one axis add up.");
 
 REGISTER_OP("MirrorPad")
     .Input("input: T").Input("paddings: Tpaddings").Output("output: T")

@@ -1,6 +1,7 @@
 // Ops that make, reshape, join or pass tensors along without arithmetic (slicing, splitting
 // and the like are in array_slice_ops.cc). Definitions match TensorFlow's,
 // so GraphDefs written by TensorFlow validate here unchanged.
+#include <algorithm>
 #include <set>
 
 #include "graph/common_shape_fns.h"
@@ -144,6 +145,17 @@ Status BroadcastGradientArgsShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// BroadcastArgs: two vectors; the result as long as the longer when both lengths are known.
+Status BroadcastArgsShape(InferenceContext* c) {
+  PartialTensorShape x, y;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &x));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &y));
+  const int64_t nx = InferenceContext::Dim(x, 0), ny = InferenceContext::Dim(y, 0);
+  const bool known = InferenceContext::ValueKnown(nx) && InferenceContext::ValueKnown(ny);
+  c->set_output(0, InferenceContext::Vector(known ? std::max(nx, ny) : shape_inference::kUnknownDim));
+  return Status::OK();
+}
+
 Status FillShape(InferenceContext* c) {
   PartialTensorShape unused;
   TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &unused));
@@ -198,18 +210,17 @@ Status TransposeShape(InferenceContext* c) {
   return Status::OK();
 }
 
-// TensorFlow's ConcatShapeHelper for ConcatV2: non-concat dimensions merged, the concat
-// dimension summed.
-Status ConcatV2Shape(InferenceContext* c) {
-  const int axis_index = c->num_inputs() - 1;
+// TensorFlow's ConcatShapeHelper: the values are inputs [start, end), the axis input
+// dim_index; non-concat dimensions merged, the concat dimension summed.
+Status ConcatShapeHelper(InferenceContext* c, int start, int end, int dim_index) {
   PartialTensorShape unused;
-  TA_RETURN_IF_ERROR(c->WithRank(c->input(axis_index), 0, &unused));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(dim_index), 0, &unused));
   std::vector<int64_t> axis_values;
   bool known = false;
-  TA_RETURN_IF_ERROR(c->GetIntValues(axis_index, &axis_values, &known));
+  TA_RETURN_IF_ERROR(c->GetIntValues(dim_index, &axis_values, &known));
   if (!known || axis_values.size() != 1) {
     int rank = -1;
-    for (int i = 0; i < axis_index; ++i) {
+    for (int i = start; i < end; ++i) {
       if (rank < 0) rank = InferenceContext::Rank(c->input(i));
       else TA_RETURN_IF_ERROR(c->WithRank(c->input(i), rank, &unused));
     }
@@ -221,12 +232,12 @@ Status ConcatV2Shape(InferenceContext* c) {
   const int64_t concat_dim = axis_values[0];
   const int min_rank = static_cast<int>(concat_dim < 0 ? -concat_dim : concat_dim + 1);
   PartialTensorShape input, before_all, after_all;
-  TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(axis_index - 1), min_rank, &input));
+  TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(end - 1), min_rank, &input));
   TA_RETURN_IF_ERROR(c->Subshape(input, 0, concat_dim, &before_all));
   int64_t middle_all = InferenceContext::Dim(input, static_cast<int>(concat_dim));
   if (concat_dim == -1) after_all = InferenceContext::Scalar();
   else TA_RETURN_IF_ERROR(c->Subshape(input, concat_dim + 1, &after_all));
-  for (int i = axis_index - 2; i >= 0; --i) {
+  for (int i = end - 2; i >= start; --i) {
     PartialTensorShape before, after;
     TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(i), min_rank, &input));
     TA_RETURN_IF_ERROR(c->Subshape(input, 0, concat_dim, &before));
@@ -243,6 +254,12 @@ Status ConcatV2Shape(InferenceContext* c) {
   c->set_output(0, out);
   return Status::OK();
 }
+
+Status ConcatV2Shape(InferenceContext* c) {
+  return ConcatShapeHelper(c, 0, c->num_inputs() - 1, c->num_inputs() - 1);
+}
+// v1 Concat: concat_dim first.
+Status ConcatV1Shape(InferenceContext* c) { return ConcatShapeHelper(c, 1, c->num_inputs(), 0); }
 
 Status PackShape(InferenceContext* c) {
   PartialTensorShape cur = c->input(c->num_inputs() - 1);
@@ -325,6 +342,12 @@ REGISTER_OP("BroadcastGradientArgs")
     .SetShapeFn(tensoract::BroadcastGradientArgsShape)
     .Doc("The axes to sum a broadcast's gradient over, for each of the two input shapes.");
 
+REGISTER_OP("BroadcastArgs")
+    .Input("s0: T").Input("s1: T").Output("r0: T")
+    .Attr("T: {int32, int64} = DT_INT32")
+    .SetShapeFn(tensoract::BroadcastArgsShape)
+    .Doc("The shape two operands of these shapes broadcast to.");
+
 REGISTER_OP("ZerosLike")
     .Input("x: T").Output("y: T")
     .Attr("T: type")
@@ -379,6 +402,12 @@ REGISTER_OP("ConcatV2")
     .Attr("N: int >= 2").Attr("T: type").Attr("Tidx: {int32, int64} = DT_INT32")
     .SetShapeFn(tensoract::ConcatV2Shape)
     .Doc("The values joined along `axis`.");
+
+REGISTER_OP("Concat")
+    .Input("concat_dim: int32").Input("values: N * T").Output("output: T")
+    .Attr("N: int >= 2").Attr("T: type")
+    .SetShapeFn(tensoract::ConcatV1Shape)
+    .Doc("TensorFlow 1's ConcatV2, the axis (concat_dim) first: the values joined along it.");
 
 REGISTER_OP("Pack")
     .Input("values: N * T").Output("output: T")

@@ -556,6 +556,26 @@ Status PlaceholderWithDefaultShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// LinSpace: scalars start, stop and num; with num known (and positive) a vector of num.
+Status LinSpaceShape(InferenceContext* c) {
+  PartialTensorShape unused;
+  const char* names[] = {"start", "stop", "num"};
+  for (int i = 0; i < 3; ++i) {
+    Status s = c->WithRank(c->input(i), 0, &unused);
+    if (!s.ok()) return Status(s.code(), StrCat(s.message(), " for '", names[i], "'"));
+  }
+  std::vector<int64_t> num;
+  bool known = false;
+  TA_RETURN_IF_ERROR(c->GetIntValues(2, &num, &known));
+  if (!known || num.size() != 1) {
+    c->set_output(0, InferenceContext::Vector(shape_inference::kUnknownDim));
+    return Status::OK();
+  }
+  if (num[0] <= 0) return errors::InvalidArgument("Requires num > 0: ", num[0]);
+  c->set_output(0, InferenceContext::Vector(num[0]));
+  return Status::OK();
+}
+
 }  // namespace
 }  // namespace tensoract
 
@@ -629,6 +649,12 @@ REGISTER_OP("Range")
     .Attr("Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, uint64} = DT_INT32")
     .SetShapeFn(tensoract::RangeShape)
     .Doc("start, start + delta, ... up to but excluding limit.");
+
+REGISTER_OP("LinSpace")
+    .Input("start: T").Input("stop: T").Input("num: Tidx").Output("output: T")
+    .Attr("T: {bfloat16, half, float, double}").Attr("Tidx: {int32, int64} = DT_INT32")
+    .SetShapeFn(tensoract::LinSpaceShape)
+    .Doc("num evenly spaced values from start to stop, both included.");
 
 REGISTER_OP("GatherV2")
     .Input("params: Tparams").Input("indices: Tindices").Input("axis: Taxis").Output("output: Tparams")

@@ -1,6 +1,6 @@
 // Arithmetic ops beyond the element-wise ones: running sums and products along an axis
 // (Cumsum, Cumprod), the k largest entries of each row (TopKV2) and clipping to a range
-// (ClipByValue). Definitions match TensorFlow 2.21's.
+// (ClipByValue), and counts of values (Bincount). Definitions match TensorFlow 2.21's.
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
 
@@ -39,6 +39,22 @@ Status TopKV2Shape(InferenceContext* c) {
   return Status::OK();
 }
 
+// Bincount: size a scalar; with its value known (and not negative) the result is [size].
+Status BincountShape(InferenceContext* c) {
+  PartialTensorShape unused;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &unused));
+  std::vector<int64_t> size;
+  bool known = false;
+  TA_RETURN_IF_ERROR(c->GetIntValues(1, &size, &known));
+  if (!known || size.size() != 1) {
+    c->set_output(0, InferenceContext::UnknownShapeOfRank(1));
+    return Status::OK();
+  }
+  if (size[0] < 0) return errors::InvalidArgument("size (", size[0], ") must be non-negative");
+  c->set_output(0, InferenceContext::Vector(size[0]));
+  return Status::OK();
+}
+
 }  // namespace
 }  // namespace tensoract
 
@@ -71,3 +87,9 @@ REGISTER_OP("ClipByValue")
           "qint16, quint16, uint16, complex128, half, uint32, uint64}")
     .SetShapeFn(tensoract::shape_inference::UnchangedShape)
     .Doc("t raised to clip_value_min and then lowered to clip_value_max (scalars or of t's shape).");
+
+REGISTER_OP("Bincount")
+    .Input("arr: int32").Input("size: int32").Input("weights: T").Output("bins: T")
+    .Attr("T: {int32, int64, float, double}")
+    .SetShapeFn(tensoract::BincountShape)
+    .Doc("How often each value in [0, size) occurs in arr, or the sum of the weights where it does.");

@@ -1,6 +1,7 @@
-// ConcatV2 and Pack on the CPU. Both see each input as a matrix [outer, inner_i] (outer:
-// the dimensions before the axis) and the output as rows of the inputs' rows side by
-// side; rows are copied with memcpy, split over the device's threads when large.
+// ConcatV2, TensorFlow 1's Concat and Pack on the CPU. Each sees its inputs as matrices
+// [outer, inner_i] (outer: the dimensions before the axis) and the output as rows of the
+// inputs' rows side by side; rows are copied with memcpy, split over the device's threads
+// when large.
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include <cstring>
@@ -53,18 +54,21 @@ void ConcatRows(OpKernelContext* ctx, const std::vector<const Tensor*>& inputs, 
   }
 }
 
-class ConcatV2Op : public OpKernel {
+// ConcatV2 (the axis last) and TensorFlow 1's Concat (kAxisFirst: concat_dim first).
+template <bool kAxisFirst>
+class ConcatAxisOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
     const int n = ctx->num_inputs() - 1;
-    const Tensor& axis_t = ctx->input(n);
+    const int first_value = kAxisFirst ? 1 : 0;
+    const Tensor& axis_t = ctx->input(kAxisFirst ? 0 : n);
     OP_REQUIRES(ctx, axis_t.dims() == 0,
                 errors::InvalidArgument(KernelWhere(*this), "Concat dim tensor should be a scalar integer, but got shape ",
                                         axis_t.shape().DebugString()));
     int64_t axis = axis_t.dtype() == tensorflow::DT_INT32 ? axis_t.base<int32_t>()[0] : axis_t.base<int64_t>()[0];
-    const Tensor& first = ctx->input(0);
+    const Tensor& first = ctx->input(first_value);
     const int rank = first.dims();
     OP_REQUIRES(ctx, (axis >= -rank && axis < rank) || (rank == 0 && axis == 0),
                 errors::InvalidArgument(KernelWhere(*this), "ConcatOp : Expected concatenating dimensions in the range [",
@@ -75,7 +79,7 @@ class ConcatV2Op : public OpKernel {
     out_dims[axis] = 0;
     std::vector<const Tensor*> inputs;
     for (int i = 0; i < n; ++i) {
-      const Tensor& t = ctx->input(i);
+      const Tensor& t = ctx->input(first_value + i);
       OP_REQUIRES(ctx, t.dims() == rank,
                   errors::InvalidArgument(KernelWhere(*this), "ConcatOp : Ranks of all input tensors should match: shape[0] = ",
                                           first.shape().DebugString(), " vs. shape[", i, "] = ",
@@ -134,7 +138,8 @@ class PackOp : public OpKernel {
   int64_t axis_ = 0;
 };
 
-REGISTER_KERNEL(Name("ConcatV2").Device(DEVICE_CPU), ConcatV2Op);
+REGISTER_KERNEL(Name("ConcatV2").Device(DEVICE_CPU), ConcatAxisOp<false>);
+REGISTER_KERNEL(Name("Concat").Device(DEVICE_CPU), ConcatAxisOp<true>);
 REGISTER_KERNEL(Name("Pack").Device(DEVICE_CPU), PackOp);
 
 }  // namespace

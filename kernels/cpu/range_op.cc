@@ -1,5 +1,5 @@
-// Range and InvertPermutation on the CPU: index vectors computed from scalars or from a
-// permutation. Small, so they run inline.
+// Range, LinSpace and InvertPermutation on the CPU: vectors computed from scalars or from
+// a permutation. Small, so they run inline.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -64,6 +64,45 @@ class RangeOp : public OpKernel {
   }
 };
 
+// start + step * i for 0 < i < n - 1, the product and the sum each rounded, as TensorFlow
+// computes them: GCC would otherwise fuse them into one FMA (its default for C++), which
+// rounds once and differs in the last bit (float LinSpace(0.1, 1, 7)[3]).
+template <class T>
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+void FillLinSpace(T start, T step, int64_t n, T* o) {
+  for (int64_t i = 1; i < n - 1; ++i) o[i] = start + step * static_cast<T>(i);
+}
+
+// LinSpace as TensorFlow's kernel computes it: start + step * i in T's arithmetic, the last
+// value stop itself.
+template <class T, class Index>
+class LinSpaceOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    for (int i = 0; i < 3; ++i) {
+      OP_REQUIRES(ctx, ctx->input(i).dims() == 0,
+                  errors::InvalidArgument(NodePrefix(*this), i == 0 ? "start" : i == 1 ? "stop" : "num",
+                                          " must be a scalar, not shape ", ctx->input(i).shape().DebugString()));
+    }
+    const T start = ctx->input(0).base<T>()[0], stop = ctx->input(1).base<T>()[0];
+    const Index num = ctx->input(2).base<Index>()[0];
+    OP_REQUIRES(ctx, num > 0, errors::InvalidArgument(NodePrefix(*this), "Requires num > 0: ", num));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({static_cast<int64_t>(num)}), &out));
+    T* o = out->base<T>();
+    o[0] = start;
+    if (num > 1) {
+      FillLinSpace<T>(start, (stop - start) / static_cast<T>(num - 1), static_cast<int64_t>(num), o);
+      o[num - 1] = stop;
+    }
+  }
+};
+
 template <class T>
 class InvertPermutationOp : public OpKernel {
  public:
@@ -100,6 +139,16 @@ TA_REGISTER_RANGE(Eigen::bfloat16);
 TA_REGISTER_RANGE(int32_t);
 TA_REGISTER_RANGE(int64_t);
 #undef TA_REGISTER_RANGE
+
+// TensorFlow's CPU LinSpace: float and double only (its OpDef allows half and bfloat16 too).
+#define TA_REGISTER_LINSPACE(T, I)                                                                              \
+  REGISTER_KERNEL(Name("LinSpace").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<I>("Tidx"), \
+                  LinSpaceOp<T, I>)
+TA_REGISTER_LINSPACE(float, int32_t);
+TA_REGISTER_LINSPACE(float, int64_t);
+TA_REGISTER_LINSPACE(double, int32_t);
+TA_REGISTER_LINSPACE(double, int64_t);
+#undef TA_REGISTER_LINSPACE
 
 REGISTER_KERNEL(Name("InvertPermutation").Device(DEVICE_CPU).TypeConstraint<int32_t>("T"), InvertPermutationOp<int32_t>);
 REGISTER_KERNEL(Name("InvertPermutation").Device(DEVICE_CPU).TypeConstraint<int64_t>("T"), InvertPermutationOp<int64_t>);

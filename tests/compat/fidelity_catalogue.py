@@ -176,6 +176,10 @@ class Case:
     build: Optional[Callable] = None          # (tf_raw_op, tensors, attrs) -> output(s); None: by arg name
     bound: Optional[Callable] = None          # for SUM_BOUND/SOFTMAX: inputs -> |error| bound per output element
     ulps: Optional[int] = None                # overrides the spec's tolerance's ulps for this case
+    # Inputs that are constants in every mode: TensorFlow's shape function refuses to build the
+    # node without knowing their length (SpaceToBatchND's block_shape), and a fed placeholder's
+    # declared shape does not reach our run-time graph (its _Arg has no _output_shapes).
+    always_const: Sequence[int] = ()
 
 
 @dataclass

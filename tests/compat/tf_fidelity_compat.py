@@ -17,7 +17,8 @@ elements) and threaded (>= 16 KiB) paths, and edge values (signed zeros, denorma
 NaN, integer extremes). Each case is one node whose inputs become, in three GraphDefs:
 
   fed      placeholders of static shape (the case's "aux" inputs, such as axes, constants)
-  unknown  placeholders of unknown shape, every input fed
+  unknown  placeholders of unknown shape, every input fed (but a case's always_const inputs:
+           TensorFlow cannot build the node without their length)
   const    constants: both runtimes' constant folding computes the node
 
 The GraphDefs are built once (with TensorFlow, tf.raw_ops) and both sides run the same bytes:
@@ -344,7 +345,8 @@ def build_template(records):
     with graph.as_default():
         for r in records:
             with graph.name_scope(f"c{r.id}/"):
-                phs = [tf1.placeholder(tf_dtype(a), shape=None, name=f"in{i}") for i, a in enumerate(r.case.inputs)]
+                phs = [tf1.placeholder(tf_dtype(a), shape=a.shape if i in r.case.always_const else None, name=f"in{i}")
+                       for i, a in enumerate(r.case.inputs)]
                 raw = getattr(tf.raw_ops, r.spec.op)
                 try:
                     if r.case.build is not None:
@@ -381,7 +383,7 @@ def variant(template, by_id, mode):
         r = by_id[int(m.group(1))]
         i = int(m.group(2))
         arr = r.case.inputs[i]
-        const = mode == "const" or (mode == "fed" and i in r.case.aux)
+        const = mode == "const" or (mode == "fed" and i in r.case.aux) or i in r.case.always_const
         if const:
             dtype = node.attr["dtype"].type
             node.op = "Const"
@@ -849,7 +851,7 @@ def build_grad_graph(records, mode, rng=None, with_gradients=True):
             with graph.name_scope(f"c{r.id}/"):
                 ins = []
                 for i, a in enumerate(r.case.inputs):
-                    if mode == "const" or (mode == "fed" and i in r.case.aux):
+                    if mode == "const" or (mode == "fed" and i in r.case.aux) or i in r.case.always_const:
                         ins.append(tf.constant(a, name=f"in{i}"))
                     else:
                         ins.append(tf1.placeholder(tf_dtype(a), shape=a.shape if mode == "fed" else None,

@@ -76,6 +76,9 @@ OptionalFromValue OptionalNone OptionalGetValue OptionalHasValue
 CollectiveReduceV2 CollectiveGatherV2 CollectiveBcastSendV2 CollectiveBcastRecvV2
 ResourceConditionalAccumulator ResourceAccumulatorApplyGradient ResourceAccumulatorTakeGradient
 ResourceAccumulatorNumAccumulated ResourceAccumulatorSetGlobalStep
+SpaceToBatchND BatchToSpaceND SpaceToDepth DepthToSpace Roll ReverseSequence Reverse Concat BroadcastArgs
+MatrixBandPart Diag DiagPart MatrixDiag MatrixDiagV3 MatrixDiagPart MatrixDiagPartV3 MatrixSetDiag MatrixSetDiagV3
+LinSpace Bincount Unique UniqueV2 DynamicPartition
 """.split()
 
 
