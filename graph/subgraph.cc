@@ -23,12 +23,17 @@ StatusOr<std::pair<Node*, int>> FindTensor(const Graph& graph, const std::string
   return std::make_pair(node, id.index);
 }
 
-StatusOr<Node*> AddCallNode(Graph* graph, const char* op, const std::string& name, DataType type, int index) {
+StatusOr<Node*> AddCallNode(Graph* graph, const char* op, const std::string& name, DataType type, int index,
+                            const PartialTensorShape& shape = PartialTensorShape()) {
   NodeDef def;
   def.set_name(name);
   def.set_op(op);
   (*def.mutable_attr())["T"].set_type(BaseType(type));
   (*def.mutable_attr())["index"].set_i(index);
+  // A fed Placeholder's declared shape stays known to shape inference (ArgShape reads it):
+  // feeds are checked against it, and ops whose shape function needs an input's rank (a
+  // SpaceToBatchND's block_shape) are built against it, as TensorFlow built them.
+  if (!shape.unknown_rank()) shape.AsProto((*def.mutable_attr())["_output_shapes"].mutable_list()->add_shape());
   if (std::string(op) == "_Retval") def.add_input("unused");  // connected by an edge below
   return graph->AddNode(def);
 }
@@ -64,7 +69,7 @@ Status RewriteForCall(Graph* graph, CallSignature* sig) {
     PartialTensorShape shape;
     if (node->type_string() == "Placeholder") TA_RETURN_IF_ERROR(GetNodeAttr(node->def(), "shape", &shape));
     TA_ASSIGN_OR_RETURN(Node * arg, AddCallNode(graph, "_Arg", FreshName(*graph, "_arg_" + Flatten(sig->feeds[i])),
-                                                type, static_cast<int>(i)));
+                                                type, static_cast<int>(i), shape));
     std::vector<const Edge*> consumers;
     // As TensorFlow does, a fed Placeholder's control edges move to its replacement too:
     // whatever had to wait for it now waits for the feed, and it need not run.

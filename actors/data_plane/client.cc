@@ -19,6 +19,8 @@ namespace tensoract {
 namespace {
 
 constexpr int64_t kRequestSendTimeoutMs = 30000;
+// While one thread connects to a peer, the others wait up to this long before trying too.
+constexpr int64_t kConnectAttemptSpacingMs = 1000;
 
 }  // namespace
 
@@ -301,19 +303,25 @@ bool DataPlaneClient::Retire(Connection* conn) {
 StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::GetConnection(const std::string& peer,
                                                                                       int64_t deadline_ms) {
   std::vector<std::shared_ptr<Connection>> done;
+  int64_t my_attempt = 0;
   {
     std::unique_lock<std::mutex> lock(mu_);
-    // One connect per peer at a time: the others wait for its connection (or, where it
-    // failed, try themselves).
-    while (!shutting_down_ && !connections_.count(peer) && connecting_.count(peer)) {
-      const int64_t left = deadline_ms - data_plane::SteadyNowMs();
-      if (left <= 0) return errors::DeadlineExceeded("connecting to data plane peer ", peer);
-      connected_cv_.wait_for(lock, std::chrono::milliseconds(left));
+    // One connect per peer at a time, a new attempt at most every kConnectAttemptSpacingMs:
+    // the others wait for its connection (or, where it failed, try themselves).
+    for (;;) {
+      if (shutting_down_ || connections_.count(peer)) break;
+      auto attempt = connecting_.find(peer);
+      const int64_t now = data_plane::SteadyNowMs();
+      if (attempt == connecting_.end() || now - attempt->second >= kConnectAttemptSpacingMs) break;
+      if (now >= deadline_ms) return errors::DeadlineExceeded("connecting to data plane peer ", peer);
+      const int64_t wait = std::min(deadline_ms, attempt->second + kConnectAttemptSpacingMs) - now;
+      connected_cv_.wait_for(lock, std::chrono::milliseconds(wait));
     }
     if (shutting_down_) return errors::Cancelled("the data plane client is shutting down");
     auto it = connections_.find(peer);
     if (it != connections_.end()) return it->second;
-    connecting_.insert(peer);
+    my_attempt = data_plane::SteadyNowMs();
+    connecting_[peer] = my_attempt;
     // Broken connections whose reader has ended are joined here, off the hot path.
     for (size_t i = 0; i < retired_.size();) {
       if (retired_[i]->finished) {
@@ -324,16 +332,18 @@ StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::GetConne
       }
     }
   }
-  // However this connect ends, the peer's waiters are woken.
+  // However this connect ends, the peer's waiters are woken; the newest attempt's entry goes.
   struct ConnectingDone {
     DataPlaneClient* client;
     const std::string& peer;
+    int64_t attempt;
     ~ConnectingDone() {
       std::lock_guard<std::mutex> lock(client->mu_);
-      client->connecting_.erase(peer);
+      auto it = client->connecting_.find(peer);
+      if (it != client->connecting_.end() && it->second == attempt) client->connecting_.erase(it);
       client->connected_cv_.notify_all();
     }
-  } connecting_done{this, peer};
+  } connecting_done{this, peer, my_attempt};
   for (auto& conn : done) {
     conn->reader.join();
     std::lock_guard<std::mutex> lock(conn->write_mu);

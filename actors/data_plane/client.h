@@ -38,7 +38,6 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "actors/cluster_credentials.h"
@@ -97,10 +96,13 @@ class DataPlaneClient {
   bool shutting_down_ = false;
   uint64_t next_request_id_ = 1;
   std::unordered_map<std::string, std::shared_ptr<Connection>> connections_;
-  // Peers a thread is connecting to: the others wait for it (connected_cv_) rather than
-  // open connections of their own; a burst of first requests to a new peer would otherwise
-  // be a burst of handshakes, past the server's bound of unfinished ones per address.
-  std::unordered_set<std::string> connecting_;
+  // Peers a thread is connecting to, with the steady-clock start of the newest attempt:
+  // the others wait for it (connected_cv_) rather than open connections of their own (a
+  // burst of first requests to a new peer would otherwise be a burst of handshakes, past the
+  // server's bound of unfinished ones per address), but a second or more after it began
+  // one of them tries afresh: an attempt stuck on a peer that drops packets must not hold
+  // back the requests made once it answers again.
+  std::unordered_map<std::string, int64_t> connecting_;
   std::condition_variable connected_cv_;
   // Broken connections whose reader thread has still to be joined.
   std::vector<std::shared_ptr<Connection>> retired_;
