@@ -1,6 +1,7 @@
 """The "math_more" family of the differential harness (fidelity_catalogue.FAMILIES): the complex
 number ops (Complex, Real, Imag, Conj), the truncated remainders (Mod, TruncateMod),
-ApproximateEqual, CheckNumerics (and V2), EuclideanNorm, Bitcast, BiasAddV1 and InTopKV2.
+ApproximateEqual, CheckNumerics (and V2), EuclideanNorm, Bitcast, BiasAddV1, InTopKV2, the
+TensorScatter ops and SparseToDense.
 Imported by fidelity_catalogue (CATALOGUE).
 
 Every value here but EuclideanNorm's has one right answer (parts copied, fmod, a comparison, a
@@ -163,6 +164,78 @@ def in_top_k_cases(rng, combo, full):
     yield Case([p, np.array([[0], [1], [2], [0]], dtype=it), np.array(1, dtype=it)], "targets of rank 2")
 
 
+def tensor_scatter_cases(rng, combo, full):
+    """Index tuples of depth 1 to 3 into tensors of rank 1 to 3, repeated tuples (the order of
+    the updates decides), edge values among tensor and updates (NaN against Max and Min), a
+    threaded size, empty tensors and updates, and each check: a tuple out of range or
+    negative, outer and inner dimensions that do not match, indices of rank 1 or 0, a scalar
+    tensor, a depth of 0."""
+    dt, it = combo["T"], np_type(combo["Tindices"])
+
+    def ix(v):
+        return np.array(v, dtype=it)
+
+    def case(shape, indices, ushape, tag, edges=False):
+        return Case([random_values(rng, dt, shape, edges=edges), ix(indices), random_values(rng, dt, ushape, edges=edges)],
+                    tag)
+
+    yield case((5,), [[1], [3], [1]], (3,), "[5] <- [[1],[3],[1]]")
+    yield case((4, 3), [[0], [2]], (2, 3), "[4,3] <- rows [[0],[2]]")
+    yield case((3, 4), [[0, 1], [2, 3], [0, 1]], (3,), "[3,4] <- elements, one repeated")
+    yield case((2, 3, 4), [[[1, 2]], [[0, 0]]], (2, 1, 4), "[2,3,4] <- indices [2,1,2]")
+    yield case((2, 3, 4), [[1, 2, 3], [0, 0, 0]], (2,), "[2,3,4] <- depth 3")
+    yield case((6,), rng.integers(0, 6, size=(40, 1)), (40,), "[6] <- 40 random tuples, edges", edges=True)
+    yield case((300, 64), rng.integers(0, 300, size=(50, 1)), (50, 64), "[300,64] <- 50 rows")
+    yield case((0, 2), np.zeros((0, 1)), (0, 2), "empty tensor and updates")
+    yield case((2, 2), np.zeros((0, 1)), (0, 2), "no updates")
+    yield case((0, 2), np.zeros((3, 0)), (3, 0, 2), "empty tensor, depth 0")
+    yield case((5,), [[5]], (1,), "tuple out of range")
+    yield case((5,), [[1], [-1]], (2,), "negative tuple")
+    yield case((4, 3), [[0]], (2, 3), "outer dimensions differ")
+    yield case((4, 3), [[0]], (1, 2), "inner dimensions differ")
+    yield case((4, 3), [1, 2], (1,), "indices of rank 1")
+    yield case((4, 3), [1], (3,), "indices of rank 1, updates of the row's shape")
+    yield case((4, 3), 1, (3,), "indices of rank 0")
+    yield case((), [[0]], (1,), "scalar tensor")
+    yield case((0, 2), [[0]], (1, 2), "updates for an empty tensor")
+    yield case((2, 2), np.zeros((0, 0)), (0, 2, 2), "depth 0, no updates")
+
+
+def sparse_to_dense_cases(rng, combo, full):
+    """Sorted distinct tuples (validated), a scalar value for all, 1-D and scalar indices, a
+    scalar output, unsorted and repeated tuples with and without validation, tuples out of
+    range, and each shape check."""
+    dt, it = combo["T"], np_type(combo["Tindices"])
+
+    def ix(v):
+        return np.array(v, dtype=it)
+
+    def vals(shape):
+        return random_values(rng, dt, shape, edges=dt in FLOATS)
+
+    d = vals(())
+    yield Case([ix([[0, 1], [1, 2]]), ix([2, 3]), vals((2,)), d], "[2,3] two tuples")
+    flat = np.sort(rng.choice(200 * 30, size=300, replace=False))
+    yield Case([ix(np.stack([flat // 30, flat % 30], axis=1)), ix([200, 30]), vals((300,)), d], "[200,30] 300 tuples")
+    yield Case([ix([1, 3]), ix([5]), vals(()), d], "vector indices, one value")
+    yield Case([ix(2), ix([5]), vals(()), d], "scalar index")
+    yield Case([ix(np.zeros((1, 0))), ix(np.zeros(0)), vals((1,)), d], "scalar output")
+    yield Case([ix(np.zeros((0, 2))), ix([2, 2]), vals((0,)), d], "no tuples")
+    yield Case([ix([[2, 1, 0], [0, 0, 1]]), ix([3, 2, 2]), vals((2,)), d], "rank 3")
+    for validate in (True, False):
+        a = {"validate_indices": validate}
+        yield Case([ix([[1], [0]]), ix([5]), vals((2,)), d], f"unsorted validate={validate}", attrs=a)
+        yield Case([ix([[1], [1]]), ix([5]), vals((2,)), d], f"repeated validate={validate}", attrs=a)
+        yield Case([ix([[1], [7]]), ix([5]), vals((2,)), d], f"out of range validate={validate}", attrs=a)
+        yield Case([ix([[1], [-1]]), ix([5]), vals((2,)), d], f"negative validate={validate}", attrs=a)
+    yield Case([ix([[[1]]]), ix([5]), vals((1,)), d], "indices of rank 3")
+    yield Case([ix([[1]]), ix([[5]]), vals((1,)), d], "output_shape of rank 2")
+    yield Case([ix([[1]]), ix([5]), vals((2,)), d], "too many values")
+    yield Case([ix([[1]]), ix([5]), vals((1,)), vals((1,))], "default of rank 1")
+    yield Case([ix([[1]]), ix([5, 2]), vals((1,)), d], "output_shape of another length")
+    yield Case([ix([[0, 1]]), ix([0, 2]), vals((1,)), d], "empty output")
+
+
 def any_combo(combo):
     return True
 
@@ -180,4 +253,8 @@ CATALOGUE = [
     OpSpec("Bitcast", bitcast_cases, label=lambda c: f"{c['T']}->{c['type']}"),
     OpSpec("BiasAddV1", bias_add_v1_cases),
     OpSpec("InTopKV2", in_top_k_cases),
+    OpSpec("TensorScatterUpdate", tensor_scatter_cases), OpSpec("TensorScatterAdd", tensor_scatter_cases),
+    OpSpec("TensorScatterSub", tensor_scatter_cases), OpSpec("TensorScatterMax", tensor_scatter_cases),
+    OpSpec("TensorScatterMin", tensor_scatter_cases),
+    OpSpec("SparseToDense", sparse_to_dense_cases),
 ]

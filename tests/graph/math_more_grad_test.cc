@@ -1,11 +1,13 @@
-// The gradients of the complex number ops, CheckNumerics and EuclideanNorm, and the complex
-// gradients that conjugate their input first, as TensorFlow's math_grad.py builds them (the values are the harness's and the kernels' tests' concern;
+// The gradients of the complex number ops, CheckNumerics, EuclideanNorm and the TensorScatter
+// ops, and the complex gradients that conjugate their input first, as TensorFlow's
+// math_grad.py builds them (the values are the harness's and the kernels' tests' concern;
 // these pin the graphs).
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "graph/builder/math_more_ops.h"
 #include "graph/builder/math_ops.h"
+#include "graph/builder/tensor_scatter_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/gradients/gradients.h"
 #include "graph/node_def_util.h"
@@ -82,6 +84,23 @@ TEST_CASE("EuclideanNorm's gradient is x / (norm / dy), reshaped to keep the red
   REQUIRE(grads[0].node != nullptr);
   CHECK(grads[0].node->type_string() == "RealDiv");
   CHECK(CountOfType(root, "Reshape") == 2);
+}
+
+TEST_CASE("the TensorScatter ops' gradients reach the tensor and the updates, not the indices", "[gradients]") {
+  Scope root = Scope::NewRootScope();
+  auto t = ops::Placeholder(root.WithOpName("t"), tensorflow::DT_FLOAT, PartialTensorShape({4}));
+  auto u = ops::Placeholder(root.WithOpName("u"), tensorflow::DT_FLOAT, PartialTensorShape({2}));
+  auto i = ops::Const(root, {{1}, {3}});
+  for (auto f : {ops::TensorScatterUpdate, ops::TensorScatterAdd, ops::TensorScatterSub, ops::TensorScatterMax,
+                 ops::TensorScatterMin}) {
+    auto y = f(root, t, i, u);
+    INFO(y.node->type_string());
+    std::vector<Output> grads;
+    REQUIRE(AddSymbolicGradients(root, {y}, {t, u}, &grads).ok());
+    CHECK(grads[0].node != nullptr);
+    CHECK(grads[1].node != nullptr);
+    CHECK(grads[1].type() == tensorflow::DT_FLOAT);
+  }
 }
 
 }  // namespace

@@ -80,7 +80,8 @@ SpaceToBatchND BatchToSpaceND SpaceToDepth DepthToSpace Roll ReverseSequence Rev
 MatrixBandPart Diag DiagPart MatrixDiag MatrixDiagV3 MatrixDiagPart MatrixDiagPartV3 MatrixSetDiag MatrixSetDiagV3
 LinSpace Bincount Unique UniqueV2 DynamicPartition
 Complex Real Imag Conj Mod TruncateMod ApproximateEqual EuclideanNorm CheckNumerics CheckNumericsV2
-Bitcast BiasAddV1 InTopKV2
+Bitcast BiasAddV1 InTopKV2 SparseToDense
+TensorScatterUpdate TensorScatterAdd TensorScatterSub TensorScatterMax TensorScatterMin
 """.split()
 
 

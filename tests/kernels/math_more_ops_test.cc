@@ -1,5 +1,6 @@
 // Kernels of Complex, Real, Imag, Conj, Mod, TruncateMod, ApproximateEqual, CheckNumerics,
-// CheckNumericsV2, EuclideanNorm, Bitcast, BiasAddV1 and InTopKV2. Expected values and messages were printed by TensorFlow 2.21 (python3, the
+// CheckNumericsV2, EuclideanNorm, Bitcast, BiasAddV1, InTopKV2, the TensorScatter ops and
+// SparseToDense. Expected values and messages were printed by TensorFlow 2.21 (python3, the
 // tf.raw_ops call named in each comment, eagerly on the CPU) and pasted here.
 #include <catch2/catch.hpp>
 #include <Eigen/Core>
@@ -265,6 +266,102 @@ TEST_CASE("InTopKV2 counts the larger predictions; non-finite rows and bad targe
   r = RunOp("InTopKV2", {p, Tensor::FromVector<int32_t>({1, 2, 1, 1}), Tensor::FromVector<int32_t>({1})},
             {{"T", TypeA(tensorflow::DT_INT32)}});
   CHECK_THAT(r.status.message(), Contains("k must be 0-D, got shape [1]"));
+}
+
+Run RunScatter(const char* op, const Tensor& tensor, const Tensor& indices, const Tensor& updates) {
+  return RunOp(op, {tensor, indices, updates}, {{"T", TypeA(tensor.dtype())}, {"Tindices", TypeA(indices.dtype())}});
+}
+
+TEST_CASE("the TensorScatter ops apply the updates in order at their index tuples", "[tensor_scatter]") {
+  const Tensor tensor = Tensor::FromVector<float>({kNanF, 1, 2, 3});
+  const Tensor indices = Tensor::FromVector<int32_t>({0, 1, 2, 1}, TensorShape({4, 1}));
+  const Tensor updates = Tensor::FromVector<float>({5, kNanF, 1, 7});
+  // TensorScatterUpdate: the last of a repeated tuple wins: [5, 7, 1, 3]
+  Run r = RunScatter("TensorScatterUpdate", tensor, indices, updates);
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{5, 7, 1, 3});
+  // TensorScatterMax(tensor=[nan,1,2,3], indices=[[0],[1],[2]], updates=[5.,nan,1]): [nan, 1, 2, 3]
+  // (here with a fourth update, 7 at 1)
+  r = RunScatter("TensorScatterMax", tensor, indices, updates);
+  REQUIRE(r.status.ok());
+  std::vector<float> v = Values<float>(r.outputs[0]);
+  CHECK(std::isnan(v[0]));
+  CHECK(std::vector<float>(v.begin() + 1, v.end()) == std::vector<float>{7, 2, 3});
+  r = RunScatter("TensorScatterMin", tensor, indices, updates);
+  REQUIRE(r.status.ok());
+  v = Values<float>(r.outputs[0]);
+  CHECK(std::vector<float>(v.begin() + 1, v.end()) == std::vector<float>{1, 1, 3});
+  // Add and Sub of rows, int32 wrapping
+  const Tensor rows = Tensor::FromVector<int32_t>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
+  const Tensor at = Tensor::FromVector<int64_t>({2, 0, 2}, TensorShape({3, 1}));
+  const Tensor add = Tensor::FromVector<int32_t>({10, 20, 30, 40, std::numeric_limits<int32_t>::max(), 1},
+                                                 TensorShape({3, 2}));
+  r = RunScatter("TensorScatterAdd", rows, at, add);
+  REQUIRE(r.status.ok());
+  CHECK(Values<int32_t>(r.outputs[0]) ==
+        std::vector<int32_t>{31, 42, 3, 4, std::numeric_limits<int32_t>::min() + 14, 27});
+  r = RunScatter("TensorScatterSub", rows, at, add);
+  REQUIRE(r.status.ok());
+  CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{-29, -38, 3, 4, 2147483644, -15});
+}
+
+TEST_CASE("the TensorScatter ops refuse what TensorFlow's refuse", "[tensor_scatter]") {
+  const Tensor tensor = Tensor::FromVector<float>({0, 0, 0, 0});
+  // TensorScatterUpdate(tensor=np.zeros(4), indices=[[4]], updates=[5.]):
+  // "indices[0] = [4] does not index into shape [4]"
+  Run r = RunScatter("TensorScatterUpdate", tensor, Tensor::FromVector<int32_t>({4}, TensorShape({1, 1})),
+                     Tensor::FromVector<float>({5}));
+  CHECK(r.status.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(r.status.message(), Contains("indices[0] = [4] does not index into shape [4]"));
+  // indices [1,3] (rank 1): "Inner dimensions of output shape must match inner dimensions of updates shape"
+  r = RunScatter("TensorScatterAdd", tensor, Tensor::FromVector<int32_t>({1, 3}), Tensor::FromVector<float>({5, 6}));
+  CHECK_THAT(r.status.message(), Contains("Inner dimensions of output shape must match"));
+  // updates [2,3] for indices [1,1] into [2,3]: "Outer dimensions of indices and update must match"
+  r = RunScatter("TensorScatterSub", Tensor::FromVector<float>({0, 0, 0, 0, 0, 0}, TensorShape({2, 3})),
+                 Tensor::FromVector<int32_t>({0}, TensorShape({1, 1})),
+                 Tensor::FromVector<float>({1, 1, 1, 1, 1, 1}, TensorShape({2, 3})));
+  CHECK_THAT(r.status.message(), Contains("Outer dimensions of indices and update must match"));
+  r = RunScatter("TensorScatterMax", Tensor::FromVector<float>({}), Tensor::FromVector<int32_t>({0}, TensorShape({1, 1})),
+                 Tensor::FromVector<float>({5}));
+  CHECK_THAT(r.status.message(), Contains("Indices and updates specified for empty output shape"));
+}
+
+Run RunSparseToDense(const Tensor& indices, const std::vector<int32_t>& shape, const Tensor& values,
+                     bool validate = true) {
+  return RunOp("SparseToDense", {indices, Tensor::FromVector<int32_t>(shape), values, Tensor::Scalar<float>(-1)},
+               {{"T", TypeA(tensorflow::DT_FLOAT)},
+                {"Tindices", TypeA(tensorflow::DT_INT32)},
+                {"validate_indices", testing::BoolA(validate)}});
+}
+
+TEST_CASE("SparseToDense fills the default and sets the tuples' values", "[sparse_to_dense]") {
+  // SparseToDense(sparse_indices=[[0,1],[1,2]], output_shape=[2,3], sparse_values=[5.,6.], default_value=-1):
+  // [[-1, 5, -1], [-1, -1, 6]]
+  Run r = RunSparseToDense(Tensor::FromVector<int32_t>({0, 1, 1, 2}, TensorShape({2, 2})), {2, 3},
+                           Tensor::FromVector<float>({5, 6}));
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{-1, 5, -1, -1, -1, 6});
+  // Vector indices [1, 3], one scalar value 2: [-1, 2, -1, 2, -1]
+  r = RunSparseToDense(Tensor::FromVector<int32_t>({1, 3}), {5}, Tensor::Scalar<float>(2));
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{-1, 2, -1, 2, -1});
+  // [[1],[0]]: "indices[1] = [0] is out of order"; unvalidated, each set: [2, 1, -1, -1, -1]
+  const Tensor unsorted = Tensor::FromVector<int32_t>({1, 0}, TensorShape({2, 1}));
+  r = RunSparseToDense(unsorted, {5}, Tensor::FromVector<float>({1, 2}));
+  CHECK_THAT(r.status.message(), Contains("indices[1] = [0] is out of order"));
+  r = RunSparseToDense(unsorted, {5}, Tensor::FromVector<float>({1, 2}), false);
+  REQUIRE(r.status.ok());
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{2, 1, -1, -1, -1});
+  const Tensor repeated = Tensor::FromVector<int32_t>({1, 1}, TensorShape({2, 1}));
+  r = RunSparseToDense(repeated, {5}, Tensor::FromVector<float>({1, 2}));
+  CHECK_THAT(r.status.message(), Contains("indices[1] = [1] is repeated"));
+  const Tensor far = Tensor::FromVector<int32_t>({1, 7}, TensorShape({2, 1}));
+  r = RunSparseToDense(far, {5}, Tensor::FromVector<float>({1, 2}));
+  CHECK_THAT(r.status.message(), Contains("indices[1] = [7] is out of bounds: need 0 <= index < [5]"));
+  r = RunSparseToDense(far, {5}, Tensor::FromVector<float>({1, 2}), false);
+  CHECK_THAT(r.status.message(), Contains("Indices are not valid (out of bounds)"));
+  r = RunSparseToDense(Tensor::FromVector<int32_t>({1}, TensorShape({1, 1})), {5, 2}, Tensor::FromVector<float>({1}));
+  CHECK_THAT(r.status.message(), Contains("output_shape has incorrect number of elements: 2 should be: 1"));
 }
 
 }  // namespace
