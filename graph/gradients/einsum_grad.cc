@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "graph/builder/math_more_ops.h"
 #include "graph/builder/segment_ops.h"
 #include "graph/gradients/grad_helpers.h"
 
@@ -103,10 +104,6 @@ Output BroadcastSubshape(const Scope& s, const Output& shape, const std::string&
 }
 
 Status EinsumGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  const DataType t = dy[0].type();
-  if (t == tensorflow::DT_COMPLEX64 || t == tensorflow::DT_COMPLEX128) {
-    return errors::Unimplemented("the gradient of a complex Einsum needs Conj, which is not registered");
-  }
   std::string equation;
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "equation", &equation));
   const size_t arrow = equation.find("->");
@@ -134,7 +131,8 @@ Status EinsumGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
     if (x_subs.find(kEllipsis) == std::string::npos) x_subs += kEllipsis;
     if (y_subs.find(kEllipsis) == std::string::npos) y_subs += kEllipsis;
   }
-  Output x = InputOf(op, 0), y = InputOf(op, 1);
+  // A complex dy: the operands conjugated, as TensorFlow's (not in the one-operand case above).
+  Output x = ops::ConjIfComplex(s, InputOf(op, 0)), y = ops::ConjIfComplex(s, InputOf(op, 1));
   Output x_shape = ops::Shape(s, x), y_shape = ops::Shape(s, y);
   Output gx = GradWrt(s, dy[0], y, x_shape, x_subs, y_subs, output_subs);
   Output gy = GradWrt(s, dy[0], x, y_shape, y_subs, x_subs, output_subs);

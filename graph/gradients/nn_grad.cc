@@ -127,6 +127,15 @@ Status BiasAddGrad(const Scope& s, const Node& op, const std::vector<Output>& dy
 }
 REGISTER_GRADIENT_OP("BiasAdd", BiasAddGrad);
 
+// TensorFlow's _BiasAddGradV1: the bias's gradient summed over every dimension but the last
+// (a Sum over range(rank - 1), not a BiasAddGrad).
+Status BiasAddV1Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  (*dx)[0] = dy[0];
+  (*dx)[1] = ops::Sum(s, dy[0], ops::Range(s, 0, ops::Sub(s, ops::Rank(s, InputOf(op, 0)), 1), 1));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("BiasAddV1", BiasAddV1Grad);
+
 // Whether `dy` is the zeros AddSymbolicGradients (or the tape) puts where no gradient
 // reached an output: ZerosLike of that very output (TensorFlow's _is_zeros_tensor).
 bool IsZerosFor(const Output& dy, const Node& op, int i) {

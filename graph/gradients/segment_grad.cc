@@ -4,6 +4,7 @@
 // result; Prod multiplies by the product of the other rows (dividing by the row where that is
 // safe, the product of the non-zero rows for a segment's single zero, nothing for two zeros).
 // The ids and num_segments get no gradient.
+#include "graph/builder/math_more_ops.h"
 #include "graph/builder/segment_ops.h"
 #include "graph/gradients/grad_helpers.h"
 
@@ -117,13 +118,9 @@ Status UnsortedSegmentProdGrad(const Scope& s, const Node& op, const std::vector
 }
 REGISTER_GRADIENT_OP("UnsortedSegmentProd", UnsortedSegmentProdGrad);
 
-// dy * exp(x) (TensorFlow conjugates x first; no Conj op here, so complex x is refused).
+// dy * exp(conj(x)), as TensorFlow's (a complex x conjugated first).
 Status Expm1Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  Output x = InputOf(op, 0);
-  if (x.type() == tensorflow::DT_COMPLEX64 || x.type() == tensorflow::DT_COMPLEX128) {
-    return errors::Unimplemented("the gradient of Expm1 of a complex tensor needs Conj, which is not registered");
-  }
-  (*dx)[0] = ops::Mul(s, dy[0], ops::Exp(s, x));
+  (*dx)[0] = ops::Mul(s, dy[0], ops::Exp(s, ops::ConjIfComplex(s, InputOf(op, 0))));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Expm1", Expm1Grad);

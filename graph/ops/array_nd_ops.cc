@@ -1,5 +1,5 @@
-// GatherNd and ScatterNd: slices of a tensor addressed by index tuples (the last dimension
-// of `indices`), read out or added into zeros. TensorFlow's gradient of top_k scatters with
+// GatherNd, ScatterNd and the TensorScatter ops: slices of a tensor addressed by index tuples
+// (the last dimension of `indices`), read out, added into zeros or into a given tensor. TensorFlow's gradient of top_k scatters with
 // ScatterNd, and ScatterNd's and GatherNd's gradients are each other. Definitions match
 // TensorFlow 2.21's.
 #include "graph/common_shape_fns.h"
@@ -58,8 +58,76 @@ Status ScatterNdShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// TensorFlow's InferenceContext::NumElements: 0 when a known dimension is 0 (even beside
+// unknown ones), the count when every dimension is known, else unknown.
+int64_t ElementsOrZero(const PartialTensorShape& s) {
+  if (!InferenceContext::RankKnown(s)) return shape_inference::kUnknownDim;
+  bool unknown = false;
+  int64_t n = 1;
+  for (int i = 0; i < s.dims(); ++i) {
+    const int64_t d = InferenceContext::Dim(s, i);
+    if (d == 0) return 0;
+    if (d < 0) unknown = true;
+    else n *= d;
+  }
+  return unknown ? shape_inference::kUnknownDim : n;
+}
+
+// TensorFlow's ScatterNdTensorShape (ScatterNdShapeHelper): the tensor's shape, after checking
+// what is known of updates = indices.shape[:-1] + tensor.shape[indices.shape[-1]:].
+Status TensorScatterShape(InferenceContext* c) {
+  PartialTensorShape out, indices, updates;
+  TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &out));
+  TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 1, &indices));
+  TA_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(2), 1, &updates));
+  if (ElementsOrZero(out) == 0 && (ElementsOrZero(indices) > 0 || ElementsOrZero(updates) > 0)) {
+    return errors::InvalidArgument("Indices and updates specified for empty input");
+  }
+  if (InferenceContext::RankKnown(indices) && InferenceContext::RankKnown(updates) && updates.dims() != 0) {
+    const int64_t outer = indices.dims() - 1;
+    const int64_t depth = InferenceContext::Dim(indices, static_cast<int>(outer));
+    if (depth >= 0) {
+      PartialTensorShape prefix_indices, prefix_updates, suffix_out, suffix_updates, merged;
+      TA_RETURN_IF_ERROR(c->Subshape(indices, 0, outer, &prefix_indices));
+      TA_RETURN_IF_ERROR(c->Subshape(updates, 0, outer, &prefix_updates));
+      Status s = c->Merge(prefix_indices, prefix_updates, &merged);
+      if (!s.ok()) {
+        return errors::InvalidArgument("Dimensions [0,", outer, ") of indices[shape=", indices.DebugString(),
+                                       "] must match dimensions [0,", outer, ") of updates[shape=",
+                                       updates.DebugString(), "]: ", s.message());
+      }
+      TA_RETURN_IF_ERROR(c->Subshape(out, depth, &suffix_out));
+      TA_RETURN_IF_ERROR(c->Subshape(updates, outer, &suffix_updates));
+      s = c->Merge(suffix_out, suffix_updates, &merged);
+      if (!s.ok()) {
+        return errors::InvalidArgument("Dimensions [", depth, ",", InferenceContext::Rank(out), ") of input[shape=",
+                                       out.DebugString(), "] must match dimensions [", outer, ",", updates.dims(),
+                                       ") of updates[shape=", updates.DebugString(), "]: ", s.message());
+      }
+    }
+  }
+  c->set_output(0, out);
+  return Status::OK();
+}
+
 }  // namespace
 }  // namespace tensoract
+
+#define TA_TENSOR_SCATTER_OP(NAME, INDEX_TYPES, DOC)                                            \
+  REGISTER_OP(NAME)                                                                            \
+      .Input("tensor: T").Input("indices: Tindices").Input("updates: T").Output("output: T")  \
+      .Attr("T: type").Attr("Tindices: {" INDEX_TYPES "}").Attr("bad_indices_policy: string = \"\"") \
+      .SetShapeFn(tensoract::TensorScatterShape)                                               \
+      .Doc(DOC)
+TA_TENSOR_SCATTER_OP("TensorScatterUpdate", "int16, int32, int64, uint16",
+                     "tensor with the slices at indices' tuples replaced by updates (a repeated tuple: the last).");
+TA_TENSOR_SCATTER_OP("TensorScatterAdd", "int32, int64", "tensor with updates added at indices' tuples.");
+TA_TENSOR_SCATTER_OP("TensorScatterSub", "int32, int64", "tensor with updates subtracted at indices' tuples.");
+TA_TENSOR_SCATTER_OP("TensorScatterMax", "int32, int64",
+                     "tensor with the larger of each element and its updates at indices' tuples.");
+TA_TENSOR_SCATTER_OP("TensorScatterMin", "int32, int64",
+                     "tensor with the smaller of each element and its updates at indices' tuples.");
+#undef TA_TENSOR_SCATTER_OP
 
 REGISTER_OP("GatherNd")
     .Input("params: Tparams").Input("indices: Tindices").Output("output: Tparams")
@@ -72,3 +140,17 @@ REGISTER_OP("ScatterNd")
     .Attr("T: type").Attr("Tindices: {int16, int32, int64}").Attr("bad_indices_policy: string = \"\"")
     .SetShapeFn(tensoract::ScatterNdShape)
     .Doc("Zeros of `shape` with each update added at its index tuple (repeated tuples add up).");
+
+REGISTER_OP("SparseToDense")
+    .Input("sparse_indices: Tindices").Input("output_shape: Tindices").Input("sparse_values: T")
+    .Input("default_value: T").Output("dense: T")
+    .Attr("validate_indices: bool = true").Attr("T: type").Attr("Tindices: {int32, int64}")
+    .SetShapeFn([](tensoract::shape_inference::InferenceContext* c) {
+      tensoract::PartialTensorShape out;
+      TA_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(1, &out));
+      c->set_output(0, out);
+      return tensoract::Status::OK();
+    })
+    .Doc("A tensor of output_shape holding default_value but at sparse_indices (rows of index tuples), "
+         "which hold sparse_values (or the one scalar value); validate_indices asks the indices to be in "
+         "range, sorted and distinct.");

@@ -1,6 +1,7 @@
 // Arithmetic ops beyond the element-wise ones: running sums and products along an axis
 // (Cumsum, Cumprod), the k largest entries of each row (TopKV2) and clipping to a range
-// (ClipByValue), and counts of values (Bincount). Definitions match TensorFlow 2.21's.
+// (ClipByValue), counts of values (Bincount), closeness (ApproximateEqual) and the checks
+// for infinities and NaNs (CheckNumerics, CheckNumericsV2). Definitions match TensorFlow 2.21's.
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
 
@@ -93,3 +94,32 @@ REGISTER_OP("Bincount")
     .Attr("T: {int32, int64, float, double}")
     .SetShapeFn(tensoract::BincountShape)
     .Doc("How often each value in [0, size) occurs in arr, or the sum of the weights where it does.");
+
+// x and y must have one shape (no broadcasting); the output has x's.
+REGISTER_OP("ApproximateEqual")
+    .Input("x: T").Input("y: T").Output("z: bool")
+    .SetIsCommutative()
+    .Attr("T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, "
+          "qint16, quint16, uint16, complex128, half, uint32, uint64}")
+    .Attr("tolerance: float = 0.00001")
+    .SetShapeFn([](tensoract::shape_inference::InferenceContext* c) {
+      tensoract::PartialTensorShape merged;
+      TA_RETURN_IF_ERROR(c->Merge(c->input(0), c->input(1), &merged));
+      return tensoract::shape_inference::UnchangedShape(c);
+    })
+    .Doc("|x - y| < tolerance, element-wise (computed in T).");
+
+// Stateful, as TensorFlow's: never constant-folded or merged, so the check runs every step.
+#define TA_CHECK_NUMERICS_OP(NAME, DOC)                      \
+  REGISTER_OP(NAME)                                          \
+      .Input("tensor: T").Output("output: T")                \
+      .Attr("T: {bfloat16, half, float, double}")            \
+      .Attr("message: string")                               \
+      .SetIsStateful()                                       \
+      .SetShapeFn(tensoract::shape_inference::UnchangedShape) \
+      .Doc(DOC)
+TA_CHECK_NUMERICS_OP("CheckNumerics",
+                     "tensor, or an InvalidArgument error with `message` when it holds an infinity or a NaN.");
+TA_CHECK_NUMERICS_OP("CheckNumericsV2",
+                     "CheckNumerics whose error tells -Inf from +Inf.");
+#undef TA_CHECK_NUMERICS_OP

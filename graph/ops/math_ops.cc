@@ -164,6 +164,11 @@ TA_BINARY_OP("FloorDiv",
 TA_BINARY_OP("FloorMod",
              "int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, float, double",
              "x - floor(x / y) * y, element-wise with broadcasting: the remainder has y's sign.");
+// Truncated remainders (the sign of x), C's % and fmod; TensorFlow lists half twice in Mod.
+TA_BINARY_OP("Mod", "int32, int64, half, half, bfloat16, float, double",
+             "x - trunc(x / y) * y, element-wise with broadcasting: the remainder has x's sign, as C's fmod.");
+TA_BINARY_OP("TruncateMod", "int32, int64, bfloat16, half, float, double",
+             "x - trunc(x / y) * y, element-wise with broadcasting: the remainder has x's sign, as C's fmod.");
 TA_BINARY_OP("Pow",
              "bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128",
              "x to the power y, element-wise with broadcasting.");

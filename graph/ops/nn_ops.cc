@@ -453,6 +453,31 @@ REGISTER_OP("BiasAdd")
     .SetShapeFn(tensoract::BiasAddShape)
     .Doc("value + bias, the 1-D bias added along the channel dimension.");
 
+// TensorFlow 1's BiasAdd: channels last only (no data_format attr).
+REGISTER_OP("BiasAddV1")
+    .Input("value: T").Input("bias: T").Output("output: T")
+    .Attr("T: " TA_NUMBER_TYPES)
+    .SetShapeFn(tensoract::BiasAddShape)
+    .Doc("value + bias, the 1-D bias added along the last dimension.");
+
+// predictions [batch, classes], targets [batch]: the output is [batch].
+REGISTER_OP("InTopKV2")
+    .Input("predictions: float").Input("targets: T").Input("k: T").Output("precision: bool")
+    .Attr("T: {int32, int64} = DT_INT32")
+    .SetShapeFn([](tensoract::shape_inference::InferenceContext* c) {
+      using tensoract::shape_inference::InferenceContext;
+      tensoract::PartialTensorShape predictions, targets;
+      TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &predictions));
+      TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &targets));
+      int64_t batch = 0;
+      TA_RETURN_IF_ERROR(c->MergeDim(InferenceContext::Dim(predictions, 0), InferenceContext::Dim(targets, 0), &batch));
+      c->set_output(0, InferenceContext::Vector(batch));
+      return tensoract::Status::OK();
+    })
+    .Doc("Whether each row's target class is among its k largest predictions (fewer than k predictions "
+         "larger than its own); false where the target is out of range or a prediction of the row is not "
+         "finite.");
+
 REGISTER_OP("BiasAddGrad")
     .Input("out_backprop: T").Output("output: T")
     .Attr("T: " TA_NUMBER_TYPES)

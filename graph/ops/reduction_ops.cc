@@ -1,4 +1,4 @@
-// Reductions over axes (Sum, Mean, Max, ...) and the index reductions ArgMax/ArgMin.
+// Reductions over axes (Sum, Mean, Max, EuclideanNorm, ...) and the index reductions ArgMax/ArgMin.
 // Definitions and shape functions follow TensorFlow's math_ops.cc.
 #include <set>
 
@@ -132,6 +132,12 @@ REGISTER_OP("Any")
     .Attr("keep_dims: bool = false").Attr("Tidx: {int32, int64} = DT_INT32")
     .SetShapeFn(ReductionShape)
     .Doc("Logical or of the input's elements along the axes in reduction_indices.");
+
+REGISTER_OP("EuclideanNorm")
+    .Input("input: T").Input("reduction_indices: Tidx").Output("output: T")
+    .Attr("keep_dims: bool = false").Attr(TA_SUM_TYPES).Attr("Tidx: {int32, int64} = DT_INT32")
+    .SetShapeFn(ReductionShape)
+    .Doc("sqrt(sum(x * conj(x))) of the input's elements along the axes in reduction_indices.");
 
 REGISTER_OP("ArgMax")
     .Input("input: T").Input("dimension: Tidx").Output("output: output_type")

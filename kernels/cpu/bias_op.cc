@@ -1,5 +1,6 @@
 // BiasAdd and BiasAddGrad on the CPU, in both data formats: NHWC (channels last) views the
-// value as [rest, C]; NCHW as [N, C, rest]. Both split their work over the device's threads
+// value as [rest, C]; NCHW as [N, C, rest] (TensorFlow 1's BiasAddV1, without the attr, is
+// BiasAdd in NHWC). Both split their work over the device's threads
 // with CwiseParallelFor: BiasAdd by rows, BiasAddGrad into per-block partial sums added at
 // the end.
 #include <Eigen/Core>
@@ -153,6 +154,7 @@ class BiasAddGradOp : public OpKernel {
 
 #define TA_REGISTER_BIAS(T)                                                                      \
   REGISTER_KERNEL(Name("BiasAdd").Device(DEVICE_CPU).TypeConstraint<T>("T"), BiasAddOp<T>);      \
+  REGISTER_KERNEL(Name("BiasAddV1").Device(DEVICE_CPU).TypeConstraint<T>("T"), BiasAddOp<T>);    \
   REGISTER_KERNEL(Name("BiasAddGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), BiasAddGradOp<T>);
 TA_REGISTER_BIAS(float)
 TA_REGISTER_BIAS(double)

@@ -62,16 +62,6 @@ TEST_CASE("Inv, TensorFlow 1's Reciprocal, and its InvGrad have Reciprocal's gra
            away_from_zero);
 }
 
-TEST_CASE("a complex Tan's gradient is refused until Conj exists, naming the node", "[gradients]") {
-  Scope root = Scope::NewRootScope();
-  auto x = ops::Placeholder(root.WithOpName("x"), tensorflow::DT_COMPLEX64);
-  auto y = ops::Tan(root.WithOpName("tan"), x);
-  std::vector<Output> grads;
-  Status st = AddSymbolicGradients(root, {y}, {x}, &grads);
-  CHECK(st.code() == error::UNIMPLEMENTED);
-  CHECK_THAT(st.message(), Catch::Contains("needs Conj") && Catch::Contains("'tan'"));
-}
-
 TEST_CASE("Atan2's gradient reaches both inputs and sums broadcast dimensions", "[gradients]") {
   Scope root = Scope::NewRootScope();
   auto y = ops::Placeholder(root.WithOpName("y"), kDouble, PartialTensorShape({2, 1}));

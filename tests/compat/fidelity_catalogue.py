@@ -28,13 +28,15 @@ NP_TYPES = {
     "float": np.float32, "double": np.float64, "half": np.float16, "bfloat16": ml_dtypes.bfloat16,
     "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
     "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64, "bool": np.bool_,
+    "complex64": np.complex64, "complex128": np.complex128,
 }
 FLOATS = ("float", "double", "half", "bfloat16")
 SIGNED = ("int8", "int16", "int32", "int64")
 UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
 INTS = SIGNED + UNSIGNED
 NUMERIC = FLOATS + INTS
-REAL_TYPES = NUMERIC + ("bool",)  # every dtype the harness can generate values for
+REAL_TYPES = NUMERIC + ("bool",)  # the real dtypes the harness generates values for
+COMPLEX = ("complex64", "complex128")  # and the complex ones (ops that ask for them: accept=)
 
 
 def np_type(dt):
@@ -58,6 +60,10 @@ def edge_values(dt):
     t = np_type(dt)
     if dt == "bool":
         return np.array([False, True])
+    if dt in COMPLEX:
+        # The part type's edges as real parts, each paired with several others as imaginary parts.
+        e = edge_values(complex_part(dt))
+        return np.concatenate([make_complex(e, np.roll(e, k), dt) for k in (0, 1, 7, 13)])
     if dt in INTS:
         info = np.iinfo(t)
         vals = [0, 1, 2, 3, 7, 100, info.max, info.max - 1, info.min, info.min + 1]
@@ -74,6 +80,20 @@ def edge_values(dt):
     if dt == "double":
         vals += [709.5, 710.0, -745.0, -746.0, 1e300, -1e300, 9007199254740993.0]
     out = cast(vals, dt)
+    return out
+
+
+def complex_part(dt):
+    """The type of a complex dtype's parts."""
+    return "float" if dt == "complex64" else "double"
+
+
+def make_complex(re, im, dt):
+    """re + i im as complex dtype dt, the parts set as they are (re + 1j * im would turn an
+    infinite im into a NaN real part)."""
+    out = np.empty(np.shape(re), dtype=np_type(dt))
+    out.real = re
+    out.imag = im
     return out
 
 
@@ -97,6 +117,10 @@ def random_values(rng, dt, shape, low=None, high=None, edges=False):
     shape = tuple(shape)
     n = int(np.prod(shape, dtype=np.int64))
     t = np_type(dt)
+    if dt in COMPLEX:
+        part = complex_part(dt)
+        out = make_complex(random_values(rng, part, shape, low, high), random_values(rng, part, shape, low, high), dt)
+        return sprinkle(rng, out, dt) if edges else out
     if dt == "bool":
         out = rng.random(n) < 0.5
     elif dt in FLOATS:
@@ -912,7 +936,8 @@ BOUNDS = {"Prod": prod_bound, "Mean": mean_bound, "Elu": elu_bound, "Selu": elu_
 # BOUNDS (op -> bound) and ACCEPTED (dicts of tf_fidelity_compat.Accepted's fields): imported
 # here, after everything above is defined, so a family module imports what it uses from this
 # one.
-FAMILIES = ("nn", "segment", "depthwise", "random", "array_more", "linalg", "bitwise", "list", "control")
+FAMILIES = ("nn", "segment", "depthwise", "random", "array_more", "linalg", "bitwise", "list", "control",
+            "math_more")
 # The families' ACCEPTED entries (added below), after those of the ops above: where
 # TensorFlow's result is wrong and ours is kept.
 FAMILY_ACCEPTED = [
@@ -921,7 +946,7 @@ FAMILY_ACCEPTED = [
                 "(-1.1e-16, 0) in double (the edges' -FLT_MIN and -DBL_MIN), so its SeluGrad, which reads the "
                 "output, takes the x >= 0 branch (scale); ours computes expm1 (tests/compat/accuracy_sweep.py: "
                 "1.6 ulps, TensorFlow's 2^24), a negative output, and the true derivative scale * alpha * exp(x)"),
-    dict(op="(Sum|Mean|Prod|Max|Min)", row=".*", tag=".*", mode="unknown", kind="grad-outcome", combo=".*int64.*",
+    dict(op="(Sum|Mean|Prod|Max|Min|EuclideanNorm)", row=".*", tag=".*", mode="unknown", kind="grad-outcome", combo=".*int64.*",
          reason="TensorFlow 2.21 cannot build these reductions' gradients for int64 axes of an input of unknown "
                 "shape (math_ops.reduced_shape stitches the int64 axes with an int32 range: \"Tensors in "
                 "list passed to 'indices' of 'DynamicStitch' Op have types [int64, int64] that do not match expected "

@@ -658,6 +658,12 @@ def compare(r, ours, ref, scale=1):
         tol = r.spec.tolerance
         if o.dtype.kind in "iub":
             bad = o != t
+        elif o.dtype.kind == "c":
+            # Complex: both parts compared as floats of the part type (exact tolerances only).
+            part = np.float32 if o.dtype == np.complex64 else np.float64
+            o2 = np.ascontiguousarray(o).view(part).reshape(o.shape + (2,))
+            t2 = np.ascontiguousarray(t).view(part).reshape(t.shape + (2,))
+            bad = float_mismatches(o2, t2, tol, None, scale).any(axis=-1)
         else:
             bound_fn = cat.BOUNDS.get(r.spec.op) or r.case.bound
             bound = bound_fn(r.case.inputs, r.attrs, [t]) if (tol.kind == "bound" and bound_fn) else None

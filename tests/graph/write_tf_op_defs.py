@@ -79,6 +79,9 @@ ResourceAccumulatorNumAccumulated ResourceAccumulatorSetGlobalStep
 SpaceToBatchND BatchToSpaceND SpaceToDepth DepthToSpace Roll ReverseSequence Reverse Concat BroadcastArgs
 MatrixBandPart Diag DiagPart MatrixDiag MatrixDiagV3 MatrixDiagPart MatrixDiagPartV3 MatrixSetDiag MatrixSetDiagV3
 LinSpace Bincount Unique UniqueV2 DynamicPartition
+Complex Real Imag Conj Mod TruncateMod ApproximateEqual EuclideanNorm CheckNumerics CheckNumericsV2
+Bitcast BiasAddV1 InTopKV2 SparseToDense
+TensorScatterUpdate TensorScatterAdd TensorScatterSub TensorScatterMax TensorScatterMin
 """.split()
 
 
