@@ -32,7 +32,7 @@ Output Mod(const Scope& scope, const Input& x, const Input& y);
 /// TruncateMod: the same remainder as Mod (TensorFlow's name for it in tf.math.truncatemod).
 Output TruncateMod(const Scope& scope, const Input& x, const Input& y);
 
-/// Element-wise |x - y| < tolerance as bool (computed in x's type); x and y have one shape.
+/// Element-wise |x - y| <= tolerance as bool (TensorFlow's kernel's <=) (computed in x's type); x and y have one shape.
 Output ApproximateEqual(const Scope& scope, const Input& x, const Input& y, float tolerance = 1e-5f);
 
 /// `tensor` unchanged, or an InvalidArgument error ("<message> : Tensor had Inf values") when the step

@@ -128,10 +128,11 @@ Status BiasAddGrad(const Scope& s, const Node& op, const std::vector<Output>& dy
 REGISTER_GRADIENT_OP("BiasAdd", BiasAddGrad);
 
 // TensorFlow's _BiasAddGradV1: the bias's gradient summed over every dimension but the last
-// (a Sum over range(rank - 1), not a BiasAddGrad).
+// (a Sum over range(rank - 1), not a BiasAddGrad). The rank is dy's, as TensorFlow's: a
+// scalar dy fails at run time (a Range to -1) as there, not summed to a scalar.
 Status BiasAddV1Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   (*dx)[0] = dy[0];
-  (*dx)[1] = ops::Sum(s, dy[0], ops::Range(s, 0, ops::Sub(s, ops::Rank(s, InputOf(op, 0)), 1), 1));
+  (*dx)[1] = ops::Sum(s, dy[0], ops::Range(s, 0, ops::Sub(s, ops::Rank(s, dy[0]), 1), 1));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("BiasAddV1", BiasAddV1Grad);

@@ -1,4 +1,5 @@
-// ApproximateEqual on the CPU: |x - y| < tolerance element by element, computed in T (the
+// ApproximateEqual on the CPU: |x - y| <= tolerance element by element (TensorFlow's kernel
+// compares with <=, though its op documentation says <), computed in T (the
 // float attr converted to T once, as TensorFlow's kernel does), for float and double as
 // TensorFlow's CPU registers it. x and y must have one shape: no broadcasting.
 #include <cmath>
@@ -31,7 +32,7 @@ class ApproximateEqualOp : public OpKernel {
     bool* zp = out->base<bool>();
     const T tolerance = tolerance_;
     CwiseParallelFor(ctx, x.NumElements(), 2, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) zp[i] = std::abs(xp[i] - yp[i]) < tolerance;
+      for (int64_t i = b; i < e; ++i) zp[i] = std::abs(xp[i] - yp[i]) <= tolerance;
     });
   }
 

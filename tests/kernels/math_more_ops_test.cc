@@ -112,6 +112,12 @@ TEST_CASE("ApproximateEqual compares |x - y| with the tolerance in T", "[approxi
             {{"T", TypeA(tensorflow::DT_FLOAT)}});
   REQUIRE(r.status.ok());
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{true, false});
+  // At exactly the tolerance: ApproximateEqual(x=[0.,0.], y=[0.5,0.5000001], tolerance=0.5)
+  // (float32): [True, False]
+  r = RunOp("ApproximateEqual", {Tensor::FromVector<float>({0, 0}), Tensor::FromVector<float>({0.5f, 0.5000001f})},
+            {{"T", TypeA(tensorflow::DT_FLOAT)}, {"tolerance", testing::FloatA(0.5f)}});
+  REQUIRE(r.status.ok());
+  CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{true, false});
   r = RunOp("ApproximateEqual", {Tensor::FromVector<float>({1, 2}), Tensor::FromVector<float>({1})},
             {{"T", TypeA(tensorflow::DT_FLOAT)}});
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
