@@ -1,6 +1,11 @@
 // ArgMax and ArgMin on the CPU: Eigen's index reductions over the middle of [A, B, C]
-// (B is the `dimension` axis), on the device's thread pool.
+// (B is the `dimension` axis), on the device's thread pool. The reduction is compiled once
+// per input type, into int64 indices; an int32 output_type narrows them after (each
+// reduction instantiated for both index types took twice the compile for nothing).
 #include <unsupported/Eigen/CXX11/Tensor>
+
+#include <algorithm>
+#include <vector>
 
 #include "kernels/kernel_registry.h"
 #include "kernels/tensor_eigen.h"
@@ -10,7 +15,7 @@ namespace {
 
 using Index = Eigen::DenseIndex;
 
-template <class T, class Tout, bool kMax>
+template <class T, bool kMax>
 class ArgOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -49,22 +54,24 @@ class ArgOp : public OpKernel {
     if (out->NumElements() == 0) return;
     Eigen::TensorMap<Eigen::Tensor<const T, 3, Eigen::RowMajor, Index>> in(input.base<T>(), a,
                                                                             input.dim_size(static_cast<int>(axis)), c);
-    Eigen::TensorMap<Eigen::Tensor<Tout, 2, Eigen::RowMajor, Index>> o(out->base<Tout>(), a, c);
+    const bool wide = out->dtype() == tensorflow::DT_INT64;
+    std::vector<int64_t> narrowed(wide ? 0 : out->NumElements());
+    Eigen::TensorMap<Eigen::Tensor<int64_t, 2, Eigen::RowMajor, Index>> o(
+        wide ? out->base<int64_t>() : narrowed.data(), a, c);
     const Eigen::ThreadPoolDevice& d = *ctx->device()->eigen_cpu_device();
-    if (kMax) o.device(d) = in.argmax(1).template cast<Tout>();
-    else o.device(d) = in.argmin(1).template cast<Tout>();
+    if (kMax) o.device(d) = in.argmax(1).template cast<int64_t>();
+    else o.device(d) = in.argmin(1).template cast<int64_t>();
+    if (!wide) std::copy(narrowed.begin(), narrowed.end(), out->base<int32_t>());
   }
 };
 
-#define TA_REGISTER_ARG(T)                                                                                    \
-  REGISTER_KERNEL(Name("ArgMax").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<int32_t>("output_type"), \
-                  ArgOp<T, int32_t, true>);                                                                   \
-  REGISTER_KERNEL(Name("ArgMax").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<int64_t>("output_type"), \
-                  ArgOp<T, int64_t, true>);                                                                   \
-  REGISTER_KERNEL(Name("ArgMin").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<int32_t>("output_type"), \
-                  ArgOp<T, int32_t, false>);                                                                  \
-  REGISTER_KERNEL(Name("ArgMin").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<int64_t>("output_type"), \
-                  ArgOp<T, int64_t, false>);
+#define TA_REGISTER_ARG(T)                                                                                 \
+  REGISTER_KERNEL(Name("ArgMax").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint(                        \
+                      "output_type", DataTypeVector{::tensorflow::DT_INT32, ::tensorflow::DT_INT64}),           \
+                  ArgOp<T, true>);                                                                             \
+  REGISTER_KERNEL(Name("ArgMin").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint(                        \
+                      "output_type", DataTypeVector{::tensorflow::DT_INT32, ::tensorflow::DT_INT64}),           \
+                  ArgOp<T, false>);
 TA_REGISTER_ARG(float)
 TA_REGISTER_ARG(double)
 TA_REGISTER_ARG(int32_t)

@@ -87,13 +87,13 @@ class MatrixDiagPartOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
     int64_t lower = 0, upper = 0;
-    T padding = T(0);
+    T padding = T{};
     if (ctx->num_inputs() > 1) {
       OP_REQUIRES_OK(ctx, ReadDiagRange(*this, ctx->input(1), &lower, &upper));
       const Tensor& padding_t = ctx->input(2);
       OP_REQUIRES(ctx, padding_t.NumElements() == 1,
                   errors::InvalidArgument(NodePrefix(*this), "Padding must be scalar."));
-      padding = padding_t.base<T>()[0];
+      padding = ElementsAs<T>(padding_t)[0];
     }
     const int rank = input.dims();
     OP_REQUIRES(ctx, rank >= 2,
@@ -110,8 +110,8 @@ class MatrixDiagPartOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));
     if (out->NumElements() == 0) return;
     const int64_t batches = rows * cols == 0 ? 0 : input.NumElements() / (rows * cols);
-    const T* in = input.base<T>();
-    T* o = out->base<T>();
+    const T* in = ElementsAs<T>(input);
+    T* o = ElementsAs<T>(*out);
     for (int64_t b = 0; b < batches; ++b) {
       for (int64_t d = upper; d >= lower; --d) {
         const int64_t offset = DiagOffset(d, max_len, rows, cols, left_super_, left_sub_);
@@ -140,7 +140,7 @@ class MatrixDiagOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& diagonal = ctx->input(0);
     int64_t lower = 0, upper = 0, rows = -1, cols = -1;
-    T padding = T(0);
+    T padding = T{};
     if (ctx->num_inputs() > 1) {
       OP_REQUIRES_OK(ctx, ReadDiagRange(*this, ctx->input(1), &lower, &upper));
       OP_REQUIRES(ctx, ctx->input(2).dims() == 0,
@@ -152,7 +152,7 @@ class MatrixDiagOp : public OpKernel {
       const Tensor& padding_t = ctx->input(4);
       OP_REQUIRES(ctx, padding_t.NumElements() == 1,
                   errors::InvalidArgument(NodePrefix(*this), "Padding must be scalar."));
-      padding = padding_t.base<T>()[0];
+      padding = ElementsAs<T>(padding_t)[0];
     }
     const int rank = diagonal.dims();
     const int64_t num_diags = upper - lower + 1;
@@ -196,8 +196,8 @@ class MatrixDiagOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &out));
     if (out->NumElements() == 0) return;
     const int64_t batches = out->NumElements() / (rows * cols);
-    const T* in = diagonal.base<T>();
-    T* o = out->base<T>();
+    const T* in = ElementsAs<T>(diagonal);
+    T* o = ElementsAs<T>(*out);
     for (int64_t b = 0; b < batches; ++b) {
       const T* block = in + b * num_diags * max_len;
       for (int64_t i = 0; i < rows; ++i) {
@@ -261,10 +261,10 @@ class MatrixSetDiagOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
     if (out->NumElements() == 0) return;
-    std::copy(input.base<T>(), input.base<T>() + input.NumElements(), out->base<T>());
+    std::copy(ElementsAs<T>(input), ElementsAs<T>(input) + input.NumElements(), ElementsAs<T>(*out));
     const int64_t batches = input.NumElements() / (rows * cols);
-    const T* in = diag.base<T>();
-    T* o = out->base<T>();
+    const T* in = ElementsAs<T>(diag);
+    T* o = ElementsAs<T>(*out);
     for (int64_t b = 0; b < batches; ++b) {
       const T* block = in + b * num_diags * max_len;
       T* matrix = o + b * rows * cols;
@@ -319,13 +319,13 @@ class MatrixBandPartOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
     const int64_t batches = input.NumElements() / (rows * cols);
-    const T* in = input.base<T>();
-    T* o = out->base<T>();
+    const T* in = ElementsAs<T>(input);
+    T* o = ElementsAs<T>(*out);
     for (int64_t b = 0; b < batches; ++b) {
       for (int64_t i = 0; i < rows; ++i) {
         for (int64_t j = 0; j < cols; ++j, ++in, ++o) {
           const bool keep = (num_lower < 0 || i - j <= num_lower) && (num_upper < 0 || j - i <= num_upper);
-          *o = keep ? *in : T(0);
+          *o = keep ? *in : T{};
         }
       }
     }
@@ -347,9 +347,9 @@ class DiagOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(dims), &out));
     const int64_t n = diagonal.NumElements();
-    T* o = out->base<T>();
-    std::fill(o, o + out->NumElements(), T(0));
-    for (int64_t i = 0; i < n; ++i) o[i * (n + 1)] = diagonal.base<T>()[i];
+    T* o = ElementsAs<T>(*out);
+    std::fill(o, o + out->NumElements(), T{});
+    for (int64_t i = 0; i < n; ++i) o[i * (n + 1)] = ElementsAs<T>(diagonal)[i];
   }
 };
 
@@ -374,27 +374,31 @@ class DiagPartOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(dims), &out));
     const int64_t n = out->NumElements();
-    for (int64_t i = 0; i < n; ++i) out->base<T>()[i] = input.base<T>()[i * (n + 1)];
+    for (int64_t i = 0; i < n; ++i) ElementsAs<T>(*out)[i] = ElementsAs<T>(input)[i * (n + 1)];
   }
 };
 
-#define TA_REGISTER_MATRIX_DIAG(T)                                                                         \
-  REGISTER_KERNEL(Name("MatrixDiag").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixDiagOp<T>);           \
-  REGISTER_KERNEL(Name("MatrixDiagV3").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixDiagOp<T>);         \
-  REGISTER_KERNEL(Name("MatrixDiagPart").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixDiagPartOp<T>);   \
-  REGISTER_KERNEL(Name("MatrixDiagPartV3").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixDiagPartOp<T>); \
-  REGISTER_KERNEL(Name("MatrixSetDiag").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixSetDiagOp<T>);     \
-  REGISTER_KERNEL(Name("MatrixSetDiagV3").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixSetDiagOp<T>);   \
-  REGISTER_KERNEL(Name("MatrixBandPart").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixBandPartOp<T>)
+// Each kernel only moves elements (and writes zeros): one instantiation per element size.
+#define TA_REGISTER_MATRIX_DIAG(T)                                                                                 \
+  REGISTER_KERNEL(Name("MatrixDiag").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixDiagOp<ElementBits<T>>);      \
+  REGISTER_KERNEL(Name("MatrixDiagV3").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixDiagOp<ElementBits<T>>);    \
+  REGISTER_KERNEL(Name("MatrixDiagPart").Device(DEVICE_CPU).TypeConstraint<T>("T"),                                 \
+                  MatrixDiagPartOp<ElementBits<T>>);                                                                 \
+  REGISTER_KERNEL(Name("MatrixDiagPartV3").Device(DEVICE_CPU).TypeConstraint<T>("T"),                               \
+                  MatrixDiagPartOp<ElementBits<T>>);                                                                 \
+  REGISTER_KERNEL(Name("MatrixSetDiag").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixSetDiagOp<ElementBits<T>>); \
+  REGISTER_KERNEL(Name("MatrixSetDiagV3").Device(DEVICE_CPU).TypeConstraint<T>("T"),                                \
+                  MatrixSetDiagOp<ElementBits<T>>);                                                                  \
+  REGISTER_KERNEL(Name("MatrixBandPart").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixBandPartOp<ElementBits<T>>)
 // TensorFlow's TF_CALL_POD_TYPES: the number types and bool.
 TA_CALL_NUMBER_TYPES(TA_REGISTER_MATRIX_DIAG);
 TA_REGISTER_MATRIX_DIAG(bool);
 #undef TA_REGISTER_MATRIX_DIAG
 
 // Diag and DiagPart: TensorFlow's CPU kernels have no bfloat16 (their OpDefs allow it).
-#define TA_REGISTER_DIAG(T)                                                              \
-  REGISTER_KERNEL(Name("Diag").Device(DEVICE_CPU).TypeConstraint<T>("T"), DiagOp<T>); \
-  REGISTER_KERNEL(Name("DiagPart").Device(DEVICE_CPU).TypeConstraint<T>("T"), DiagPartOp<T>)
+#define TA_REGISTER_DIAG(T)                                                                          \
+  REGISTER_KERNEL(Name("Diag").Device(DEVICE_CPU).TypeConstraint<T>("T"), DiagOp<ElementBits<T>>); \
+  REGISTER_KERNEL(Name("DiagPart").Device(DEVICE_CPU).TypeConstraint<T>("T"), DiagPartOp<ElementBits<T>>)
 TA_REGISTER_DIAG(Eigen::half);
 TA_REGISTER_DIAG(float);
 TA_REGISTER_DIAG(double);

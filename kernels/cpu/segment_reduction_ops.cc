@@ -92,54 +92,149 @@ std::string IdPosition(const TensorShape& shape, int64_t flat) {
   return out + "]";
 }
 
+// The unsorted ops' checks and output, the same for every type and reducer (compiled once,
+// not for each of the ~110 kernels). Sets `inner` (elements a row) and `num_segments`; false
+// on an error.
+bool PrepareUnsorted(OpKernelContext* ctx, const OpKernel& k, Tensor** out, int64_t* inner, int64_t* num_segments) {
+  const Tensor& data = ctx->input(0);
+  const Tensor& ids_t = ctx->input(1);
+  const Tensor& n_t = ctx->input(2);
+  if (n_t.dims() != 0) {
+    ctx->SetStatus(errors::InvalidArgument(NodePrefix(k), "num_segments should be a scalar, not shape ",
+                                           n_t.shape().DebugString()));
+    return false;
+  }
+  bool prefix = ids_t.dims() <= data.dims();
+  for (int i = 0; prefix && i < ids_t.dims(); ++i) prefix = ids_t.dim_size(i) == data.dim_size(i);
+  if (!prefix) {
+    ctx->SetStatus(errors::InvalidArgument(NodePrefix(k), "data.shape = ", data.shape().DebugString(),
+                                           " does not start with segment_ids.shape = ", ids_t.shape().DebugString()));
+    return false;
+  }
+  *num_segments = IndexValues(n_t)[0];
+  if (*num_segments < 0) {
+    ctx->SetStatus(errors::InvalidArgument(NodePrefix(k), "Input num_segments == ", *num_segments,
+                                           " must not be negative."));
+    return false;
+  }
+  std::vector<int64_t> dims{*num_segments};
+  *inner = 1;
+  for (int i = ids_t.dims(); i < data.dims(); ++i) {
+    dims.push_back(data.dim_size(i));
+    *inner *= data.dim_size(i);
+  }
+  Status s = ctx->allocate_output(0, TensorShape(dims), out);
+  if (!s.ok()) ctx->SetStatus(s);
+  return s.ok();
+}
+
+// The unsorted ops' ids, each checked below num_segments (negative ones are dropped); false
+// (the error set) at the first out of range.
+bool ReadUnsortedIds(OpKernelContext* ctx, const OpKernel& k, int64_t num_segments, std::vector<int64_t>* ids) {
+  const Tensor& ids_t = ctx->input(1);
+  *ids = IndexValues(ids_t);
+  for (size_t i = 0; i < ids->size(); ++i) {
+    const int64_t id = (*ids)[i];
+    if (id >= num_segments) {
+      ctx->SetStatus(errors::InvalidArgument(NodePrefix(k), "segment_ids", IdPosition(ids_t.shape(), i), " = ", id,
+                                             " is out of range [0, ", num_segments, ")"));
+      return false;
+    }
+  }
+  return true;
+}
+
 template <class T, class Reducer>
 class UnsortedSegmentReductionOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& data = ctx->input(0);
-    const Tensor& ids_t = ctx->input(1);
-    const Tensor& n_t = ctx->input(2);
-    OP_REQUIRES(ctx, n_t.dims() == 0,
-                errors::InvalidArgument(NodePrefix(*this), "num_segments should be a scalar, not shape ",
-                                        n_t.shape().DebugString()));
-    bool prefix = ids_t.dims() <= data.dims();
-    for (int i = 0; prefix && i < ids_t.dims(); ++i) prefix = ids_t.dim_size(i) == data.dim_size(i);
-    OP_REQUIRES(ctx, prefix,
-                errors::InvalidArgument(NodePrefix(*this), "data.shape = ", data.shape().DebugString(),
-                                        " does not start with segment_ids.shape = ", ids_t.shape().DebugString()));
-    const int64_t num_segments = IndexValues(n_t)[0];
-    OP_REQUIRES(ctx, num_segments >= 0,
-                errors::InvalidArgument(NodePrefix(*this), "Input num_segments == ", num_segments,
-                                        " must not be negative."));
-    std::vector<int64_t> dims{num_segments};
-    int64_t inner = 1;
-    for (int i = ids_t.dims(); i < data.dims(); ++i) {
-      dims.push_back(data.dim_size(i));
-      inner *= data.dim_size(i);
-    }
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(dims), &out));
+    int64_t inner = 0, num_segments = 0;
+    if (!PrepareUnsorted(ctx, *this, &out, &inner, &num_segments)) return;
     T* o = out->base<T>();
     const T start = Reducer::template Start<T>(false);
     for (int64_t i = 0, n = out->NumElements(); i < n; ++i) o[i] = start;
     // TensorFlow looks at the ids only when there is data to place.
+    const Tensor& data = ctx->input(0);
     if (data.NumElements() == 0) return;
-    const std::vector<int64_t> ids = IndexValues(ids_t);
+    std::vector<int64_t> ids;
+    if (!ReadUnsortedIds(ctx, *this, num_segments, &ids)) return;
     const T* d = data.base<T>();
     for (size_t i = 0; i < ids.size(); ++i) {
-      const int64_t id = ids[i];
-      if (id < 0) continue;
-      OP_REQUIRES(ctx, id < num_segments,
-                  errors::InvalidArgument(NodePrefix(*this), "segment_ids", IdPosition(ids_t.shape(), i), " = ", id,
-                                          " is out of range [0, ", num_segments, ")"));
-      T* row = o + id * inner;
+      if (ids[i] < 0) continue;
+      T* row = o + ids[i] * inner;
       const T* src = d + i * inner;
       for (int64_t k = 0; k < inner; ++k) Reducer::Combine(row[k], src[k]);
     }
   }
 };
+
+// A run of equal sorted ids: data rows [begin, end) reduce into output row `id`.
+struct Segment {
+  int64_t id, begin, end;
+};
+
+// The sorted ops' checks (TensorFlow's, in its order and words), output and segments, the
+// same for every type and reducer. Sets `inner` (elements a row); false on an error or when
+// there is nothing to reduce.
+bool PrepareSorted(OpKernelContext* ctx, const OpKernel& k, Tensor** out, std::vector<Segment>* segments,
+                   int64_t* inner) {
+  const Tensor& data = ctx->input(0);
+  const Tensor& ids_t = ctx->input(1);
+  if (data.dims() < 1) {
+    ctx->SetStatus(errors::InvalidArgument(NodePrefix(k), "input must be at least rank 1"));
+    return false;
+  }
+  if (ids_t.dims() != 1) {
+    ctx->SetStatus(errors::InvalidArgument(NodePrefix(k), "segment_ids should be a vector."));
+    return false;
+  }
+  const int64_t n = ids_t.NumElements();
+  if (n != data.dim_size(0)) {
+    ctx->SetStatus(
+        errors::InvalidArgument(NodePrefix(k), "segment_ids should be the same size as dimension 0 of input."));
+    return false;
+  }
+  const std::vector<int64_t> ids = IndexValues(ids_t);
+  const int64_t rows = n > 0 ? ids[n - 1] + 1 : 0;
+  if (rows < 0) {
+    ctx->SetStatus(errors::InvalidArgument(NodePrefix(k), "segment ids must be >= 0"));
+    return false;
+  }
+  std::vector<int64_t> dims = data.shape().dim_sizes();
+  dims[0] = rows;
+  Status s = ctx->allocate_output(0, TensorShape(dims), out);
+  if (!s.ok()) {
+    ctx->SetStatus(s);
+    return false;
+  }
+  if (n == 0) return false;
+  if (rows <= 0) {
+    ctx->SetStatus(errors::InvalidArgument(NodePrefix(k), "segment ids must be >= 0"));
+    return false;
+  }
+  *inner = data.NumElements() / n;
+  for (int64_t begin = 0; begin < n;) {
+    const int64_t id = ids[begin];
+    int64_t end = begin + 1;
+    while (end < n && ids[end] == id) ++end;
+    // The next segment must start higher; checked before this one's range, as there.
+    if (end != n && !(id < ids[end])) {
+      ctx->SetStatus(errors::InvalidArgument(NodePrefix(k), "segment ids are not increasing"));
+      return false;
+    }
+    if (id < 0 || id >= rows) {
+      ctx->SetStatus(errors::InvalidArgument(NodePrefix(k), "Segment id ", id, " out of range [0, ", rows,
+                                             "), possibly because 'segment_ids' input is not sorted."));
+      return false;
+    }
+    segments->push_back({id, begin, end});
+    begin = end;
+  }
+  return true;
+}
 
 template <class T, class Reducer>
 class SegmentReductionOp : public OpKernel {
@@ -147,59 +242,32 @@ class SegmentReductionOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& data = ctx->input(0);
-    const Tensor& ids_t = ctx->input(1);
-    // TensorFlow's checks, in its order and words.
-    OP_REQUIRES(ctx, data.dims() >= 1,
-                errors::InvalidArgument(NodePrefix(*this), "input must be at least rank 1"));
-    OP_REQUIRES(ctx, ids_t.dims() == 1,
-                errors::InvalidArgument(NodePrefix(*this), "segment_ids should be a vector."));
-    const int64_t n = ids_t.NumElements();
-    OP_REQUIRES(ctx, n == data.dim_size(0),
-                errors::InvalidArgument(NodePrefix(*this),
-                                        "segment_ids should be the same size as dimension 0 of input."));
-    const std::vector<int64_t> ids = IndexValues(ids_t);
-    const int64_t rows = n > 0 ? ids[n - 1] + 1 : 0;
-    OP_REQUIRES(ctx, rows >= 0, errors::InvalidArgument(NodePrefix(*this), "segment ids must be >= 0"));
-    std::vector<int64_t> dims = data.shape().dim_sizes();
-    dims[0] = rows;
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(dims), &out));
-    if (n == 0) return;
-    OP_REQUIRES(ctx, rows > 0, errors::InvalidArgument(NodePrefix(*this), "segment ids must be >= 0"));
-    const int64_t inner = n > 0 ? data.NumElements() / n : 0;
-    const T* d = data.base<T>();
+    std::vector<Segment> segments;
+    int64_t inner = 0;
+    if (!PrepareSorted(ctx, *this, &out, &segments, &inner)) return;
+    const T* d = ctx->input(0).base<T>();
     T* o = out->base<T>();
     const T gap = std::is_same_v<Reducer, ProdReducer> ? T(1) : T(0);
     int64_t filled = 0;  // output rows below this one are written
-    for (int64_t begin = 0; begin < n;) {
-      const int64_t id = ids[begin];
-      int64_t end = begin + 1;
-      while (end < n && ids[end] == id) ++end;
-      // The next segment must start higher; checked before this one's range, as there.
-      OP_REQUIRES(ctx, end == n || id < ids[end],
-                  errors::InvalidArgument(NodePrefix(*this), "segment ids are not increasing"));
-      OP_REQUIRES(ctx, id >= 0 && id < rows,
-                  errors::InvalidArgument(NodePrefix(*this), "Segment id ", id, " out of range [0, ", rows,
-                                          "), possibly because 'segment_ids' input is not sorted."));
-      for (int64_t k = filled * inner; k < id * inner; ++k) o[k] = gap;
-      T* row = o + id * inner;
+    for (const Segment& seg : segments) {
+      for (int64_t k = filled * inner; k < seg.id * inner; ++k) o[k] = gap;
+      T* row = o + seg.id * inner;
       const T start = Reducer::template Start<T>(true);
       for (int64_t k = 0; k < inner; ++k) row[k] = start;
-      for (int64_t r = begin; r < end; ++r) {
+      for (int64_t r = seg.begin; r < seg.end; ++r) {
         const T* src = d + r * inner;
         for (int64_t k = 0; k < inner; ++k) Reducer::Combine(row[k], src[k]);
       }
       if constexpr (std::is_same_v<Reducer, MeanReducer>) {
-        const T count = static_cast<T>(end - begin);
+        const T count = static_cast<T>(seg.end - seg.begin);
         // Where the count converts to a zero T (256 rows of int8), TensorFlow's integer
         // division traps; the sum is left undivided here rather than end the process.
         if (count != T(0)) {
           for (int64_t k = 0; k < inner; ++k) row[k] = row[k] / count;
         }
       }
-      filled = id + 1;
-      begin = end;
+      filled = seg.id + 1;
     }
   }
 };

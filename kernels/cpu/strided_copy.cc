@@ -10,10 +10,6 @@
 namespace tensoract {
 namespace {
 
-struct Bytes16 {
-  uint64_t lo, hi;
-};
-
 template <class E>
 void CopyBox(OpKernelContext* ctx, const E* src, const StridedView& sv, E* dst, const StridedView& dv,
              const std::vector<int64_t>& dims) {

@@ -42,6 +42,29 @@ void CopyElements(const Tensor& from, int64_t from_at, Tensor* to, int64_t to_at
 // Whether CopyElements and StridedCopy move elements of `t`.
 bool CanCopyElements(DataType t);
 
+// An element moved as raw bits: the unsigned integer of its size, or two of 8 bytes for the
+// 16-byte types (complex128). Kernels that only move elements (never compute with them) are
+// instantiated on ElementBits<T>, so that the dtypes of one size share one compiled kernel:
+// float, int32 and uint32 are one. Zero bits are every number type's zero (and false).
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+template <size_t N> struct ElementBitsOfSize;
+template <> struct ElementBitsOfSize<1> { using type = uint8_t; };
+template <> struct ElementBitsOfSize<2> { using type = uint16_t; };
+template <> struct ElementBitsOfSize<4> { using type = uint32_t; };
+template <> struct ElementBitsOfSize<8> { using type = uint64_t; };
+template <> struct ElementBitsOfSize<16> { using type = Bytes16; };
+template <class T>
+using ElementBits = typename ElementBitsOfSize<sizeof(T)>::type;
+
+// A tensor's elements as E (ElementBits of its dtype): the registration has checked the
+// dtype, so only the size matters here.
+template <class E>
+E* ElementsAs(const Tensor& t) {
+  return static_cast<E*>(t.data());
+}
+
 // Row-major strides of `shape`, in elements.
 std::vector<int64_t> RowMajorStrides(const TensorShape& shape);
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/strided_copy.h"
 #include "kernels/cpu/transpose_perm.h"
 #include "kernels/kernel_registry.h"
 
@@ -67,10 +68,6 @@ void TransposeLoop(const T* in, T* out, const std::vector<int64_t>& dims, const 
     }
   }
 }
-
-struct Bytes16 {
-  char b[16];
-};
 
 class TransposeOp : public OpKernel {
  public:
