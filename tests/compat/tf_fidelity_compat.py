@@ -1470,6 +1470,9 @@ def main():
                         help="every op, dtype and mode, but at most %d cases per combination (%d gradient cases)"
                         % (QUICK_CASE_COUNT, QUICK_GRAD_CASES))
     parser.add_argument("--ops", default="", help="comma-separated ops (default: the whole catalogue)")
+    parser.add_argument("--shard", default="",
+                        help="K/N: only the K-th of N interleaved slices of the catalogue's ops (K from 1), so "
+                             "that N processes (ctest's shards) share the sweep")
     parser.add_argument("--seed", type=int, default=32)
     parser.add_argument("--seeds", type=int, default=0, help="random seeds from --seed on (default 1, --full 4)")
     parser.add_argument("--modes", default=",".join(MODES))
@@ -1492,6 +1495,12 @@ def main():
         QUICK_CASES, GRAD_CASES = QUICK_CASE_COUNT, QUICK_GRAD_CASES
     modes = [m for m in args.modes.split(",") if m]
     ops = {o for o in args.ops.split(",") if o}
+    if args.shard:
+        k, n = (int(v) for v in args.shard.split("/"))
+        if not 1 <= k <= n:
+            parser.error(f"--shard {args.shard}: K must be between 1 and N")
+        catalogue_ops = sorted({spec.op for spec in cat.CATALOGUE if not ops or spec.op in ops})
+        ops = {o for i, o in enumerate(catalogue_ops) if i % n == k - 1}
 
     claimed = json.loads(subprocess.run([args.tool, "kernels"], check=True, capture_output=True, text=True).stdout)
     if args.gpu:
