@@ -8,21 +8,12 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/cpu/nd_index.h"
 #include "kernels/cpu/strided_copy.h"
 #include "kernels/dtype_dispatch.h"
 
 namespace tensoract {
 namespace {
-
-// Whether a bad index is skipped (IGNORE) rather than an error ("", DEFAULT, ERROR).
-Status ReadPolicy(OpKernelConstruction* ctx, bool* ignore) {
-  std::string policy;
-  TA_RETURN_IF_ERROR(ctx->GetAttr("bad_indices_policy", &policy));
-  if (policy == "IGNORE") *ignore = true;
-  else if (policy.empty() || policy == "DEFAULT" || policy == "ERROR") *ignore = false;
-  else return errors::InvalidArgument("Unknown bad indices handling attribute: ", policy);
-  return Status::OK();
-}
 
 // "[1,0]" for tuple 3 of indices shaped [2,2,K]; "" when indices is a single tuple.
 std::string TuplePosition(const Tensor& indices, int64_t i) {
@@ -38,29 +29,10 @@ std::string TuplePosition(const Tensor& indices, int64_t i) {
   return s + "]";
 }
 
-std::string TupleString(const std::vector<int64_t>& idx, int64_t i, int64_t depth) {
-  std::string s = "[";
-  for (int64_t j = 0; j < depth; ++j) s += (j ? ", " : "") + std::to_string(idx[i * depth + j]);
-  return s + "]";
-}
-
-// The flat offset of tuple i's slice in a tensor of `shape` (slices of `slice` elements),
-// or -1 when the tuple is out of range.
-int64_t SliceOffset(const std::vector<int64_t>& idx, int64_t i, int64_t depth, const TensorShape& shape,
-                    int64_t slice) {
-  int64_t offset = 0;
-  for (int64_t j = 0; j < depth; ++j) {
-    const int64_t v = idx[i * depth + j];
-    if (v < 0 || v >= shape.dim_size(static_cast<int>(j))) return -1;
-    offset = offset * shape.dim_size(static_cast<int>(j)) + v;
-  }
-  return offset * slice;
-}
-
 class GatherNdOp : public OpKernel {
  public:
   explicit GatherNdOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    Status s = ReadPolicy(ctx, &ignore_);
+    Status s = ReadBadIndicesPolicy(ctx, &ignore_);
     if (!s.ok()) ctx->SetStatus(s);
   }
 
@@ -126,7 +98,7 @@ template <class T>
 class ScatterNdOp : public OpKernel {
  public:
   explicit ScatterNdOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    Status s = ReadPolicy(ctx, &ignore_);
+    Status s = ReadBadIndicesPolicy(ctx, &ignore_);
     if (!s.ok()) ctx->SetStatus(s);
   }
 

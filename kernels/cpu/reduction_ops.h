@@ -98,6 +98,48 @@ void ReduceMiddle(const Eigen::ThreadPoolDevice& d, const T* in, T* out, Index a
   }
 }
 
+// `input` (of T) reduced by Reducer over the plan's reduced groups into `out` (the plan's
+// out_shape's elements): one ReduceMiddle pass per reduced group, the last one first, kept
+// neighbours merged between passes. With no group reduced, `out` is left as it is.
+template <class T, class Reducer>
+void ReduceGroups(const Eigen::ThreadPoolDevice& d, const Tensor& input, T* out, const ReductionPlan& plan) {
+  std::vector<int64_t> groups = plan.groups;
+  std::vector<bool> reduced = plan.reduced;
+  if (groups.empty()) {  // zero elements somewhere, or every dimension of size 1
+    groups = {input.NumElements()};
+    reduced = {true};
+  }
+  Tensor current = input, scratch;
+  while (true) {
+    int last = -1;
+    for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
+      if (reduced[g]) last = g;
+    }
+    if (last < 0) return;
+    int64_t a = 1, c = 1;
+    for (int g = 0; g < last; ++g) a *= groups[g];
+    for (int g = last + 1; g < static_cast<int>(groups.size()); ++g) c *= groups[g];
+    bool more = false;
+    for (int g = 0; g < last; ++g) more |= reduced[g];
+    T* dest = out;
+    if (more) {
+      scratch = Tensor(DataTypeToEnum<T>::value, TensorShape({a * c}));
+      dest = scratch.base<T>();
+    }
+    ReduceMiddle<T, Reducer>(d, current.base<T>(), dest, a, groups[last], c);
+    groups.erase(groups.begin() + last);
+    reduced.erase(reduced.begin() + last);
+    if (!more) return;
+    current = scratch;
+    // Kept neighbours are now adjacent; one pass merges them.
+    if (last < static_cast<int>(groups.size()) && last > 0 && !reduced[last - 1]) {
+      groups[last - 1] *= groups[last];
+      groups.erase(groups.begin() + last);
+      reduced.erase(reduced.begin() + last);
+    }
+  }
+}
+
 struct NoFinish {
   template <class T>
   void operator()(const Eigen::ThreadPoolDevice&, T*, int64_t, int64_t) const {}
@@ -164,43 +206,7 @@ class ReductionOp : public OpKernel {
   // The passes over `input` (of Acc) into `out_data` (plan.out_shape's elements of Acc).
   void Reduce(OpKernelContext* ctx, const Tensor& input, Acc* out_data, const ReductionPlan& plan) {
     const Eigen::ThreadPoolDevice& d = *ctx->device()->eigen_cpu_device();
-    std::vector<int64_t> groups = plan.groups;
-    std::vector<bool> reduced = plan.reduced;
-    if (groups.empty()) {  // zero elements somewhere, or every dimension of size 1
-      groups = {input.NumElements()};
-      reduced = {true};
-    }
-    Tensor current = input, scratch;
-    while (true) {
-      int last = -1;
-      for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
-        if (reduced[g]) last = g;
-      }
-      if (last < 0) break;
-      int64_t a = 1, c = 1;
-      for (int g = 0; g < last; ++g) a *= groups[g];
-      for (int g = last + 1; g < static_cast<int>(groups.size()); ++g) c *= groups[g];
-      bool more = false;
-      for (int g = 0; g < last; ++g) more |= reduced[g];
-      Acc* dest;
-      if (more) {
-        scratch = Tensor(DataTypeToEnum<Acc>::value, TensorShape({a * c}));
-        dest = scratch.base<Acc>();
-      } else {
-        dest = out_data;
-      }
-      ReduceMiddle<Acc, Reducer>(d, current.base<Acc>(), dest, a, groups[last], c);
-      groups.erase(groups.begin() + last);
-      reduced.erase(reduced.begin() + last);
-      if (!more) break;
-      current = scratch;
-      // Kept neighbours are now adjacent; one pass merges them.
-      if (last < static_cast<int>(groups.size()) && last > 0 && !reduced[last - 1]) {
-        groups[last - 1] *= groups[last];
-        groups.erase(groups.begin() + last);
-        reduced.erase(reduced.begin() + last);
-      }
-    }
+    ReduceGroups<Acc, Reducer>(d, input, out_data, plan);
     Finish()(d, out_data, plan.out_shape.num_elements(), plan.reduced_count);
   }
 

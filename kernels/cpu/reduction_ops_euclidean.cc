@@ -63,50 +63,16 @@ class EuclideanNormOp : public OpKernel {
   }
 
  private:
-  // out = `squares` summed over the plan's reduced groups (the last one first), one
-  // ReduceMiddle pass per reduced group, as ReductionOp runs them.
-  void SumGroups(OpKernelContext* ctx, const Tensor& squares, T* out, const ReductionPlan& plan) {
-    const Eigen::ThreadPoolDevice& d = *ctx->device()->eigen_cpu_device();
-    std::vector<int64_t> groups = plan.groups;
-    std::vector<bool> reduced = plan.reduced;
-    if (groups.empty()) {  // zero elements somewhere, or every dimension of size 1
-      groups = {squares.NumElements()};
-      reduced = {true};
-    }
+  // out = `squares` summed over the plan's reduced groups, as ReductionOp sums.
+  static void SumGroups(OpKernelContext* ctx, const Tensor& squares, T* out, const ReductionPlan& plan) {
     bool any = false;
-    for (bool r : reduced) any |= r;
-    if (!any) {  // nothing reduced: each output element is one square
+    for (bool r : plan.reduced) any |= r;
+    if (!any && !plan.groups.empty()) {  // nothing reduced: each output element is one square
       const T* sq = squares.base<T>();
       for (int64_t i = 0; i < squares.NumElements(); ++i) out[i] = sq[i];
       return;
     }
-    Tensor current = squares, scratch;
-    while (true) {
-      int last = -1;
-      for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
-        if (reduced[g]) last = g;
-      }
-      int64_t a = 1, c = 1;
-      for (int g = 0; g < last; ++g) a *= groups[g];
-      for (int g = last + 1; g < static_cast<int>(groups.size()); ++g) c *= groups[g];
-      bool more = false;
-      for (int g = 0; g < last; ++g) more |= reduced[g];
-      T* dest = out;
-      if (more) {
-        scratch = Tensor(DataTypeToEnum<T>::value, TensorShape({a * c}));
-        dest = scratch.base<T>();
-      }
-      ReduceMiddle<T, Eigen::internal::SumReducer<T>>(d, current.base<T>(), dest, a, groups[last], c);
-      groups.erase(groups.begin() + last);
-      reduced.erase(reduced.begin() + last);
-      if (!more) return;
-      current = scratch;
-      if (last < static_cast<int>(groups.size()) && last > 0 && !reduced[last - 1]) {
-        groups[last - 1] *= groups[last];
-        groups.erase(groups.begin() + last);
-        reduced.erase(reduced.begin() + last);
-      }
-    }
+    ReduceGroups<T, Eigen::internal::SumReducer<T>>(*ctx->device()->eigen_cpu_device(), squares, out, plan);
   }
 
   bool keep_dims_ = false;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/nd_index.h"
 #include "kernels/cpu/strided_copy.h"
 
 namespace tensoract {
@@ -54,13 +55,8 @@ class SparseToDenseOp : public OpKernel {
     const std::vector<int64_t> idx = IndexValues(indices);
     std::vector<int64_t> offsets(n);
     for (int64_t i = 0; i < n; ++i) {
-      int64_t offset = 0;
-      bool in_range = true;
-      for (int64_t j = 0; j < rank; ++j) {
-        const int64_t v = idx[i * rank + j], size = shape.dim_size(static_cast<int>(j));
-        in_range = in_range && v >= 0 && v < size;
-        offset = offset * size + v;
-      }
+      const int64_t offset = SliceOffset(idx, i, rank, shape, 1);
+      const bool in_range = offset >= 0;
       if (validate_) {
         OP_REQUIRES(ctx, in_range,
                     errors::InvalidArgument(p, "indices[", i, "] = ", SparseTupleString(idx, i, rank),

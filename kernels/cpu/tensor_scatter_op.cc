@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/nd_index.h"
 #include "kernels/cpu/strided_copy.h"
 #include "kernels/dtype_dispatch.h"
 
@@ -61,11 +62,8 @@ struct ScatterPlan {
 class TensorScatterBase : public OpKernel {
  public:
   explicit TensorScatterBase(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string policy;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("bad_indices_policy", &policy));
-    OP_REQUIRES(ctx, policy.empty() || policy == "DEFAULT" || policy == "ERROR" || policy == "IGNORE",
-                errors::InvalidArgument(NodePrefix(*this), "Unknown bad indices handling attribute: ", policy));
-    ignore_ = policy == "IGNORE";
+    Status s = ReadBadIndicesPolicy(ctx, &ignore_);
+    if (!s.ok()) ctx->SetStatus(Status(s.code(), NodePrefix(*this) + s.message()));
   }
 
  protected:
@@ -155,22 +153,12 @@ class TensorScatterBase : public OpKernel {
     for (int d = 0; d < outer; ++d) n *= indices.dim_size(d);
     for (int d = static_cast<int>(depth); d < shape.dims(); ++d) plan->slice *= shape.dim_size(d);
     const std::vector<int64_t> idx = IndexValues(indices);
-    plan->offsets.assign(n, -1);
+    plan->offsets.resize(n);
     for (int64_t i = 0; i < n; ++i) {
-      int64_t offset = 0;
-      bool in_range = true;
-      for (int64_t j = 0; j < depth; ++j) {
-        const int64_t v = idx[i * depth + j], size = shape.dim_size(static_cast<int>(j));
-        in_range = in_range && v >= 0 && v < size;
-        offset = offset * size + v;
-      }
-      if (in_range) {
-        plan->offsets[i] = offset * plan->slice;
-      } else if (!ignore_) {
-        std::string tuple;
-        for (int64_t j = 0; j < depth; ++j) tuple += (j ? ", " : "") + std::to_string(idx[i * depth + j]);
-        ctx->SetStatus(errors::InvalidArgument(p, "indices[", i, "] = [", tuple, "] does not index into shape ",
-                                               shape.DebugString()));
+      plan->offsets[i] = SliceOffset(idx, i, depth, shape, plan->slice);
+      if (plan->offsets[i] < 0 && !ignore_) {
+        ctx->SetStatus(errors::InvalidArgument(p, "indices[", i, "] = ", TupleString(idx, i, depth),
+                                               " does not index into shape ", shape.DebugString()));
         return false;
       }
     }
