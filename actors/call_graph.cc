@@ -7,6 +7,7 @@
 #include "graph/partition.h"
 #include "graph/placer.h"
 #include "kernels/constant_evaluator.h"
+#include "kernels/cpu/bfloat16_products.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -81,6 +82,9 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
   for (const std::string& line : placement_log) std::fprintf(stderr, "%s\n", line.c_str());
   if (options.optimizer.do_remapping) Remap(&graph);
   if (options.optimizer.bfloat16_products) MarkBfloat16Products(&graph);
+  if (options.optimizer.bfloat16_products && options.optimizer.bfloat16_activations && NativeBfloat16Products()) {
+    KeepActivationsInBfloat16(&graph, [](const NodeDef& def) { return KernelExists(def, DEVICE_CPU); });
+  }
   PartitionOptions partition;
   for (const auto& d : devices) partition.device_incarnations[d.name()] = static_cast<int64_t>(d.incarnation());
   partition.lossy_float_transfers = options.enable_bfloat16_sendrecv;

@@ -597,6 +597,32 @@ REGISTER_OP("_FusedConv2D")
     .SetShapeFn(tensoract::Conv2DShape)
     .Doc("Conv2D followed by the fused_ops (BiasAdd, optionally Relu) in one kernel.");
 
+// _FusedConv2D as TensorFlow's oneDNN build names it, with bfloat16 among its types: what
+// graph/optimizer/mixed_precision.h makes of a _FusedConv2D in a graph that keeps its
+// activations in bfloat16 (args: the per-channel steps' float values, then the Add's
+// operand in T). is_filter_const is TensorFlow's hint for caching the filter; the kernel
+// here caches it anyway (OnednnWeightCache).
+REGISTER_OP("_MklNativeFusedConv2D")
+    .Input("input: T").Input("filter: T").Input("args: TArgs").Input("host_args: num_host_args * float")
+    .Output("output: T")
+    .Attr("T: {bfloat16, float, half}")
+    .Attr("TArgs: list(type) >= 1")
+    .Attr("num_args: int >= 0")
+    .Attr("num_host_args: int >= 0 = 0")
+    .Attr("strides: list(int)")
+    .Attr("is_filter_const: bool = false")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("filter_format: {'HWIO', 'OIHW'} = 'HWIO'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .Attr("use_cudnn_on_gpu: bool = true")
+    .Attr("fused_ops: list(string) = []")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("leakyrelu_alpha: float = 0.2")
+    .SetShapeFn(tensoract::Conv2DShape)
+    .Doc("_FusedConv2D in bfloat16, float or half (TensorFlow's oneDNN op).");
+
 REGISTER_OP("Conv2DBackpropInput")
     .Input("input_sizes: int32").Input("filter: T").Input("out_backprop: T").Output("output: T")
     TA_CONV_ATTRS

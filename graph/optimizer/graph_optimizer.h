@@ -39,6 +39,11 @@ struct GraphOptimizerOptions {
   // RewriterConfig.auto_mixed_precision_onednn_bfloat16, OpenVINO's precision hint). Off by
   // default: results then differ from float's by about 1e-2 relative.
   bool bfloat16_products = false;
+  // With bfloat16_products, where the CPU multiplies bfloat16 natively: the activations
+  // between convolutions are kept in bfloat16 too, as OpenVINO's bfloat16 precision does
+  // (graph/optimizer/mixed_precision.h, KeepActivationsInBfloat16): half the bytes to move,
+  // each layer's output rounded to bfloat16. Off by default.
+  bool bfloat16_activations = false;
   // At partitioning: loops of one device that do not depend on each other run on executors
   // of their own, side by side (graph/loop_lanes.h: a bidirectional RNN's two directions).
   bool parallel_loops = true;

@@ -1,7 +1,15 @@
 // Products in bfloat16 (see mixed_precision.h).
 #include "graph/optimizer/mixed_precision.h"
 
+#include <map>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "graph/optimizer/optimizer_util.h"
+#include "graph/optimizer/remapper_util.h"
 
 namespace tensoract {
 
@@ -20,6 +28,150 @@ int MarkBfloat16Products(Graph* graph) {
     ++marked;
   }
   return marked;
+}
+
+namespace {
+
+bool FloatT(const Node& n) {
+  auto t = n.def().attr().find("T");
+  return t != n.def().attr().end() && t->second.type() == tensorflow::DT_FLOAT;
+}
+
+// Ops that only move or combine activations: bfloat16 where their input is.
+bool FollowsItsInput(const std::string& op) {
+  static const std::set<std::string> ops = {"Pad", "PadV2", "MaxPool", "AvgPool", "Relu", "Relu6",
+                                            "AddV2", "Add", "Identity", "ConcatV2"};
+  return ops.count(op) > 0;
+}
+
+bool MarkedForBfloat16(const Node& n) {
+  auto it = n.def().attr().find(kBfloat16ProductsAttr);
+  return n.type_string() == "_FusedConv2D" && it != n.def().attr().end() && it->second.b() &&
+         AttrString(n, "data_format", "NHWC") == "NHWC";
+}
+
+// The node's def in bfloat16: T, and a _FusedConv2D as _MklNativeFusedConv2D, whose
+// per-channel args stay float while a fused Add's operand (an activation) is bfloat16.
+NodeDef Bfloat16Def(const Node& n) {
+  NodeDef def = n.def();
+  auto& attrs = *def.mutable_attr();
+  attrs["T"].set_type(tensorflow::DT_BFLOAT16);
+  if (n.type_string() == "_FusedConv2D") {
+    def.set_op("_MklNativeFusedConv2D");
+    bool adds = false;
+    for (const std::string& op : attrs["fused_ops"].list().s()) adds = adds || op == "Add";
+    auto* types = attrs["TArgs"].mutable_list()->mutable_type();
+    if (adds && !types->empty()) types->Set(types->size() - 1, tensorflow::DT_BFLOAT16);
+  }
+  return def;
+}
+
+// A value that is the same buffer step after step: a constant, a variable's value.
+bool IsWeight(const Node& n) {
+  const std::string& op = n.type_string();
+  if (op == "Const" || op == "ReadVariableOp" || op == "VariableV2") return true;
+  if (op == "Identity") {
+    Source in = DataInput(n, 0);
+    return in.node != nullptr && IsWeight(*in.node);
+  }
+  return false;
+}
+
+std::string UniqueName(const Graph& graph, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; graph.FindNode(name) != nullptr; ++i) name = StrCat(base, "_", i);
+  return name;
+}
+
+// A Cast node of `from`:`port` from `src` to `dst`, on `device`, wired to its input.
+Node* AddCast(Graph* graph, Node* from, int port, DataType src, DataType dst, const std::string& device, bool reuse) {
+  NodeDef def;
+  def.set_name(UniqueName(*graph, StrCat(from->name(), port == 0 ? "" : StrCat("_", port),
+                                         dst == tensorflow::DT_BFLOAT16 ? "/ToBfloat16" : "/FromBfloat16")));
+  def.set_op("Cast");
+  def.set_device(device);
+  def.add_input(port == 0 ? from->name() : StrCat(from->name(), ":", port));
+  (*def.mutable_attr())["SrcT"].set_type(src);
+  (*def.mutable_attr())["DstT"].set_type(dst);
+  (*def.mutable_attr())["Truncate"].set_b(false);
+  if (reuse) (*def.mutable_attr())[kReuseUnchangedInputAttr].set_b(true);
+  StatusOr<Node*> added = graph->AddNode(def);
+  if (!added.ok()) return nullptr;
+  graph->AddEdge(from, port, *added, 0);
+  (*added)->set_output_shape(0, from->output_shape(port));
+  return *added;
+}
+
+}  // namespace
+
+int KeepActivationsInBfloat16(Graph* graph, const std::function<bool(const NodeDef&)>& has_kernel) {
+  // Which nodes become bfloat16, in an order where inputs come first.
+  std::set<std::string> region;
+  for (Node* n : StableTopologicalOrder(*graph)) {
+    if (!OnCpu(*n) || !FloatT(*n) || HasRefInputOrOutput(*n) || n->num_outputs() != 1) continue;
+    bool join = MarkedForBfloat16(*n);
+    if (!join && FollowsItsInput(n->type_string())) {
+      for (const Edge* e : n->in_edges()) {
+        if (!e->IsControlEdge() && region.count(e->src->name()) > 0) join = true;
+      }
+    }
+    if (join && has_kernel(Bfloat16Def(*n))) region.insert(n->name());
+  }
+  if (region.empty()) return 0;
+
+  // Each becomes a bfloat16 node of the same name, edges and all.
+  std::vector<Node*> converted;
+  const std::vector<std::string> names(region.begin(), region.end());
+  for (const std::string& name : names) {
+    Node* n = graph->FindNode(name);
+    std::vector<Source> data;
+    for (int i = 0; i < n->num_inputs(); ++i) data.push_back(DataInput(*n, i));
+    NodeDef def = Bfloat16Def(*n);
+    def.clear_input();
+    Node* replaced = ReplaceNodes(graph, {n}, {n}, data, def);
+    if (replaced != nullptr) converted.push_back(replaced);
+    else region.erase(name);  // left float (an unconnected input): its edges get Casts
+  }
+
+  // Casts where an edge enters or leaves the region: one per float value entering, one per
+  // bfloat16 node with consumers outside.
+  std::map<std::pair<Node*, int>, Node*> into;
+  for (Node* n : converted) {
+    std::vector<const Edge*> entering;
+    for (const Edge* e : n->in_edges()) {
+      if (!e->IsControlEdge() && region.count(e->src->name()) == 0 &&
+          e->src->output_type(e->src_output) == tensorflow::DT_FLOAT &&
+          n->input_type(e->dst_input) == tensorflow::DT_BFLOAT16) {
+        entering.push_back(e);
+      }
+    }
+    for (const Edge* e : entering) {
+      Node* src = e->src;
+      const int port = e->src_output, input = e->dst_input;
+      Node*& cast = into[{src, port}];
+      if (cast == nullptr) {
+        cast = AddCast(graph, src, port, tensorflow::DT_FLOAT, tensorflow::DT_BFLOAT16, n->requested_device(),
+                       IsWeight(*src));
+      }
+      if (cast == nullptr) continue;
+      graph->RemoveEdge(e);
+      graph->AddEdge(cast, 0, n, input);
+    }
+    std::vector<const Edge*> leaving;
+    for (const Edge* e : n->out_edges()) {
+      if (!e->IsControlEdge() && region.count(e->dst->name()) == 0) leaving.push_back(e);
+    }
+    if (leaving.empty()) continue;
+    Node* back = AddCast(graph, n, 0, tensorflow::DT_BFLOAT16, tensorflow::DT_FLOAT, n->requested_device(), false);
+    if (back == nullptr) continue;
+    for (const Edge* e : leaving) {
+      Node* dst = e->dst;
+      const int input = e->dst_input;
+      graph->RemoveEdge(e);
+      graph->AddEdge(back, 0, dst, input);
+    }
+  }
+  return static_cast<int>(converted.size());
 }
 
 }  // namespace tensoract

@@ -17,15 +17,36 @@
 #ifndef TENSORACT_GRAPH_OPTIMIZER_MIXED_PRECISION_H_
 #define TENSORACT_GRAPH_OPTIMIZER_MIXED_PRECISION_H_
 
+#include <functional>
+
 #include "graph/graph.h"
 
 namespace tensoract {
 
 // The attr the kernels read.
 inline constexpr char kBfloat16ProductsAttr[] = "_bfloat16_products";
+// On a Cast of a weight into a bfloat16 region: its output is kept while its input is
+// unchanged (kernels/cpu/cast_cache.h).
+inline constexpr char kReuseUnchangedInputAttr[] = "_reuse_while_input_unchanged";
 
 // Marks the nodes above; returns how many.
 int MarkBfloat16Products(Graph* graph);
+
+// Activations in bfloat16 too (GraphOptimizerOptions::bfloat16_activations), after
+// MarkBfloat16Products: TensorFlow's auto_mixed_precision_onednn_bfloat16 rewrite, and
+// what OpenVINO's bfloat16 precision hint does. A marked _FusedConv2D becomes a bfloat16
+// node (T = bfloat16: oneDNN reads and writes bfloat16, sums and post-ops in float,
+// kernels/cpu/conv_bfloat16_op.cc), and so does each node of the ops that only move or
+// combine activations between convolutions (Pad, MaxPool, AvgPool, Relu, Relu6, AddV2, Add,
+// Identity, ConcatV2) whose data input comes from a bfloat16 node. Casts join the bfloat16
+// region to the float graph on every edge that crosses; a Cast of a weight (a variable's
+// value or a constant) is marked kReuseUnchangedInputAttr, so the weights are cast once.
+// Where ResNet-class networks are memory-bound (a 1x1 convolution of 64 channels on AMX
+// waits on its input and output), halving the bytes of every activation is the gain; each
+// layer's output is rounded to bfloat16 (8 significant bits), as OpenVINO's are.
+// `has_kernel` says whether a NodeDef (its T changed to bfloat16) has a CPU kernel. Returns
+// how many nodes became bfloat16.
+int KeepActivationsInBfloat16(Graph* graph, const std::function<bool(const NodeDef&)>& has_kernel);
 
 }  // namespace tensoract
 

@@ -176,6 +176,9 @@ REGISTER_KERNEL(Name("Conv2D").Device(DEVICE_CPU).TypeConstraint<float>("T"), Co
 REGISTER_KERNEL(Name("Conv2D").Device(DEVICE_CPU).TypeConstraint<double>("T"), Conv2DOp<double>);
 REGISTER_KERNEL(Name("_FusedConv2D").Device(DEVICE_CPU).TypeConstraint<float>("T"), Conv2DOp<float>);
 REGISTER_KERNEL(Name("_FusedConv2D").Device(DEVICE_CPU).TypeConstraint<double>("T"), Conv2DOp<double>);
+// The float kernel of the bfloat16 convolution (kernels/cpu/conv_bfloat16_op.cc), which it
+// falls back to on widened inputs.
+REGISTER_KERNEL(Name("_MklNativeFusedConv2D").Device(DEVICE_CPU).TypeConstraint<float>("T"), Conv2DOp<float>);
 
 }  // namespace
 }  // namespace tensoract

@@ -20,7 +20,9 @@
 //    lacks, for float to half and bfloat16 and double to float and half (TensorFlow's
 //    pairs; double to bfloat16 and half to bfloat16 round either way). NaN stays NaN.
 //  - complex to real takes the real part (NumPy's rule); real to complex has imaginary 0.
-// A cast to the same type forwards its input.
+// A cast to the same type forwards its input. A Cast marked kReuseUnchangedInputAttr (a
+// weight's, graph/optimizer/mixed_precision.h) gives the same output while its input is
+// unchanged (kernels/cpu/cast_cache.h).
 //
 // float <-> bfloat16 is what lossy cross-device transfers use (whitepaper 5.5): bfloat16 is
 // the high 16 bits of a float32. A NaN stays a NaN either way (a quiet one with its sign:
@@ -29,8 +31,11 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
+#include "graph/optimizer/mixed_precision.h"
+#include "kernels/cpu/cast_cache.h"
 #include "kernels/cpu/cwise_ops.h"
 
 namespace tensoract {
@@ -164,6 +169,8 @@ class CastOp : public OpKernel {
  public:
   explicit CastOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("Truncate", &truncate_));
+    auto reuse = ctx->def().attr().find(kReuseUnchangedInputAttr);
+    if (reuse != ctx->def().attr().end() && reuse->second.b()) cache_ = std::make_unique<UnchangedInputCache>();
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -171,6 +178,7 @@ class CastOp : public OpKernel {
     if constexpr (std::is_same_v<Src, Dst>) {
       ctx->set_output(0, x);
     } else {
+      if (cache_ != nullptr && cache_->Reuse(ctx, x)) return;
       Tensor* out = nullptr;
       OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
       const Src* xp = x.base<Src>();
@@ -186,6 +194,7 @@ class CastOp : public OpKernel {
           for (int64_t i = b; i < e; ++i) op[i] = Convert<Src, Dst>(xp[i], truncate);
         }
       });
+      if (cache_ != nullptr) cache_->Keep(x, *out);
     }
   }
 
@@ -193,6 +202,7 @@ class CastOp : public OpKernel {
 
  private:
   bool truncate_ = false;
+  std::unique_ptr<UnchangedInputCache> cache_;  // where the node is marked
 };
 
 #define TA_REGISTER_CAST(SRC, DST)                                                                   \

@@ -56,11 +56,12 @@ class FusedEpilogue {
  public:
   enum Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kTanh, kSigmoid, kGeluApproximate, kGeluExact, kSwish };
 
-  // Reads fused_ops (and num_args, epsilon, leakyrelu_alpha) of a _Fused* node; no
+  // Reads fused_ops (and num_args, epsilon, leakyrelu_alpha) of a _Fused* node (or
+  // _MklNativeFusedConv2D, the bfloat16 convolution of graph/optimizer/mixed_precision.h); no
   // epilogue for other ops. Anything but the forms above is Unimplemented, naming the node.
   Status Init(OpKernelConstruction* ctx) {
     const NodeDef& def = ctx->def();
-    if (def.op().rfind("_Fused", 0) != 0) return Status::OK();
+    if (def.op().rfind("_Fused", 0) != 0 && def.op() != "_MklNativeFusedConv2D") return Status::OK();
     std::vector<std::string> ops;
     std::string joined;
     auto it = def.attr().find("fused_ops");
@@ -123,13 +124,16 @@ class FusedEpilogue {
 
   // The values of args ctx->input(first_arg ...) for `output` (allocated, its last
   // dimension the channels); InvalidArgument when a per-channel arg is not one value per
-  // channel or an Add's is not of the output's shape.
-  template <class T>
+  // channel or an Add's is not of the output's shape. Per-channel args of another type A
+  // than the output's T (_MklNativeFusedConv2D in bfloat16 with float args): `affine` holds
+  // them composed in A, the Add's operand (of type T) goes to *addend and affine->out is
+  // unset.
+  template <class A, class T = A>
   Status Channels(const OpKernel& kernel, OpKernelContext* ctx, int first_arg, const Tensor& output,
-                  ChannelAffine<T>* affine) const {
+                  ChannelAffine<A>* affine, const T** addend = nullptr) const {
     const int64_t n = output.dims() == 0 ? 1 : output.dim_size(output.dims() - 1);
-    affine->out = output.base<T>();
-    std::vector<const T*> args;
+    if constexpr (std::is_same_v<T, A>) affine->out = output.base<T>();
+    std::vector<const A*> args;
     for (int i = 0; i < num_args_; ++i) {
       const Tensor& arg = ctx->input(first_arg + i);
       if (i == num_args_ - 1 && steps_.back() == kAdd) {
@@ -138,7 +142,8 @@ class FusedEpilogue {
                                          "'): the fused Add's operand must have the output's shape ",
                                          output.shape().DebugString(), ", got ", arg.shape().DebugString());
         }
-        affine->addend = arg.base<T>();
+        if constexpr (std::is_same_v<T, A>) affine->addend = arg.base<T>();
+        else *addend = arg.base<T>();
         continue;
       }
       if (arg.NumElements() != n || (arg.dims() > 1 && arg.dim_size(arg.dims() - 1) != n)) {
@@ -146,7 +151,7 @@ class FusedEpilogue {
                                        i, " must hold one value per output channel (", n, "), got shape ",
                                        arg.shape().DebugString());
       }
-      args.push_back(arg.base<T>());
+      args.push_back(arg.base<A>());
     }
     const size_t channel_steps = steps_.size() - (steps_.back() == kAdd ? 1 : 0);
     if (channel_steps == 0) return Status::OK();  // the Add alone
@@ -155,9 +160,9 @@ class FusedEpilogue {
       return Status::OK();
     }
     // Composed in float at least (half types), rounded once.
-    using F = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+    using F = std::conditional_t<std::is_floating_point_v<A>, A, float>;
     std::vector<F> scale(n, F(1)), shift(n, F(0));
-    const T* const* arg = args.data();
+    const A* const* arg = args.data();
     for (Step step : steps_) {
       if (step == kAdd) break;
       for (int64_t c = 0; c < n; ++c) {
@@ -178,8 +183,8 @@ class FusedEpilogue {
     affine->scale_storage.resize(n);
     affine->shift_storage.resize(n);
     for (int64_t c = 0; c < n; ++c) {
-      affine->scale_storage[c] = static_cast<T>(scale[c]);
-      affine->shift_storage[c] = static_cast<T>(shift[c]);
+      affine->scale_storage[c] = static_cast<A>(scale[c]);
+      affine->shift_storage[c] = static_cast<A>(shift[c]);
     }
     affine->scale = affine->scale_storage.data();
     affine->shift = affine->shift_storage.data();

@@ -35,14 +35,15 @@ struct OnednnConv::Piece {
 namespace {
 
 // Runs `entry`'s primitive on one piece: source and destination at the piece's place, the
-// per-channel scale and shift (null: none), the addend (null: none) laid out as the output.
+// weights with the per-channel scale folded in (OnednnWeightCache), the shift (null: none)
+// as the convolution's bias, the addend (null: none) laid out as the output.
 // The addend is copied into the destination first and added by oneDNN's sum post-op: with
 // a binary add of a whole tensor instead, oneDNN 2.6 left its brgconv kernels for its older
 // JIT ones (ResNet50's residual 1x1 convolutions at 57-128 GFLOP/s on AMX, against 250-430
 // for the 1x1 convolutions without a residual).
 template <class Entry>
-void ExecutePiece(OpKernelContext* ctx, const Entry& entry, const dnnl::memory& weights, void* source, float* out,
-                  const ChannelAffine<float>& affine, const float* addend, int64_t out_depth, dnnl::stream& stream) {
+void ExecutePiece(OpKernelContext* ctx, const Entry& entry, const dnnl::memory& weights, void* source, void* out,
+                  const ChannelAffine<float>& affine, const void* addend, dnnl::stream& stream) {
   using dnnl::memory;
   const auto& pd = entry.pd;
   Tensor scratch;
@@ -51,15 +52,8 @@ void ExecutePiece(OpKernelContext* ctx, const Entry& entry, const dnnl::memory& 
       {DNNL_ARG_WEIGHTS, weights},
       {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), out)},
       {DNNL_ARG_SCRATCHPAD, OnednnDeviceMemory(ctx, pd.scratchpad_desc(), &scratch)}};
-  const memory::desc channels({1, out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
-  int post_index = 0;
-  if (affine.scale != nullptr) {
-    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-        memory(channels, OnednnEngine(), const_cast<float*>(affine.scale));
-  }
   if (affine.shift != nullptr) {
-    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_index++) | DNNL_ARG_SRC_1] =
-        memory(channels, OnednnEngine(), const_cast<float*>(affine.shift));
+    args[DNNL_ARG_BIAS] = memory(pd.bias_desc(), OnednnEngine(), const_cast<float*>(affine.shift));
   }
   if (addend != nullptr && addend != out) std::memcpy(out, addend, pd.dst_desc().get_size());
   entry.primitive.execute(stream, args);
@@ -70,22 +64,30 @@ void ExecutePiece(OpKernelContext* ctx, const Entry& entry, const dnnl::memory& 
 OnednnConv::OnednnConv() : weights_(std::make_unique<OnednnWeightCache>()) {}
 OnednnConv::~OnednnConv() = default;
 
-void OnednnConv::Make(const conv::ConvDims& d, bool scaled, bool shifted, bool added, const FusedEpilogue& epilogue,
-                      bool bfloat16, Entry* made) {
+void OnednnConv::Make(const conv::ConvDims& d, bool shifted, bool added, const FusedEpilogue& epilogue,
+                      bool bfloat16, bool bfloat16_activations, Entry* made) {
   using dnnl::memory;
-  const OnednnConvGeometry geometry(d);
-  // In bfloat16 the input and filter are rounded (the reorder into the blocked layout
-  // rounds the filter); the output stays float.
-  const memory::data_type operands = bfloat16 ? memory::data_type::bf16 : memory::data_type::f32;
+  // With bfloat16 products the input and filter are rounded (the reorder into the blocked
+  // layout rounds the filter) and the output stays float; with bfloat16 activations all
+  // are bfloat16 already.
+  const OnednnConvGeometry geometry(d, bfloat16_activations ? memory::data_type::bf16 : memory::data_type::f32);
+  const memory::data_type operands =
+      bfloat16 || bfloat16_activations ? memory::data_type::bf16 : memory::data_type::f32;
   memory::desc any_weights(geometry.user_weights.dims(), operands, memory::format_tag::any);
-  dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      OnednnNhwc(d.batch, d.in_depth, d.in_rows, d.in_cols, operands), any_weights, geometry.output,
-      geometry.strides, geometry.dilates, geometry.pad_before, geometry.pad_after);
+  // A batch norm's scale is folded into the filter (OnednnWeightCache), its shift is the
+  // bias: as per-channel binary post-ops they cost ResNet50 a third more time in bfloat16.
+  const auto src = OnednnNhwc(d.batch, d.in_depth, d.in_rows, d.in_cols, operands);
+  const auto desc =
+      shifted ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                dnnl::algorithm::convolution_direct, src, any_weights,
+                                                memory::desc({d.out_depth}, memory::data_type::f32, memory::format_tag::x),
+                                                geometry.output, geometry.strides, geometry.dilates,
+                                                geometry.pad_before, geometry.pad_after)
+              : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                dnnl::algorithm::convolution_direct, src, any_weights, geometry.output,
+                                                geometry.strides, geometry.dilates, geometry.pad_before,
+                                                geometry.pad_after);
   dnnl::post_ops post;
-  const memory::desc channels({1, d.out_depth, 1, 1}, memory::data_type::f32, memory::format_tag::nchw);
-  if (scaled) post.append_binary(dnnl::algorithm::binary_mul, channels);
-  if (shifted) post.append_binary(dnnl::algorithm::binary_add, channels);
   if (added) post.append_sum(1.f);  // the addend, copied into the output (ExecutePiece)
   dnnl::algorithm alg;
   float alpha, beta;
@@ -110,18 +112,37 @@ bool OnednnConv::Enabled() {
   return enabled;
 }
 
-std::shared_ptr<OnednnConv::Entry> OnednnConv::EntryFor(const conv::ConvDims& d, bool scaled, bool shifted,
-                                                        bool added, const FusedEpilogue& epilogue) {
-  // bfloat16_ is fixed for the kernel, so the key needs no field for it.
-  const Key key{conv::DimsKey(d), scaled, shifted, added, static_cast<int>(epilogue.activation()),
-                epilogue.leakyrelu_alpha()};
-  return cache_.Get(key, [&](Entry* made) { Make(d, scaled, shifted, added, epilogue, bfloat16_, made); });
+std::shared_ptr<OnednnConv::Entry> OnednnConv::EntryFor(const conv::ConvDims& d, bool shifted, bool added, const FusedEpilogue& epilogue,
+                                                        bool bfloat16_activations) {
+  // bfloat16_ is fixed for the kernel, so the key needs no field for it; a scale is in the
+  // weights, not the primitive.
+  const Key key{conv::DimsKey(d), shifted, added, static_cast<int>(epilogue.activation()),
+                epilogue.leakyrelu_alpha(), bfloat16_activations};
+  return cache_.Get(key, [&](Entry* made) {
+    Make(d, shifted, added, epilogue, bfloat16_, bfloat16_activations, made);
+  });
 }
 
 bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
                      const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out) {
+  return RunPieces(ctx, d, input, filter, affine, affine.addend, epilogue, out, /*bfloat16_activations=*/false);
+}
+
+bool OnednnConv::RunBfloat16(OpKernelContext* ctx, const conv::ConvDims& d, const uint16_t* input,
+                             const Tensor& filter, const ChannelAffine<float>& affine, const uint16_t* addend,
+                             const FusedEpilogue& epilogue, uint16_t* out) {
+  return RunPieces(ctx, d, input, filter, affine, addend, epilogue, out, /*bfloat16_activations=*/true);
+}
+
+bool OnednnConv::RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const void* input, const Tensor& filter,
+                           const ChannelAffine<float>& affine, const void* addend, const FusedEpilogue& epilogue,
+                           void* out, bool bfloat16_activations) {
   using dnnl::memory;
-  const bool scaled = affine.scale != nullptr, shifted = affine.shift != nullptr, added = affine.addend != nullptr;
+  const bool shifted = affine.shift != nullptr, added = addend != nullptr;
+  const int64_t element = bfloat16_activations ? 2 : 4;  // bytes
+  const auto at = [element](const void* base, int64_t offset) {
+    return static_cast<char*>(const_cast<void*>(base)) + offset * element;
+  };
   // The work in pieces for the device's threads (OnednnRunPieces: one oneDNN thread each):
   // whole images while there are two or more per thread, up to four pieces a thread (ResNet50
   // at batch 32, alternating with two a thread: 1247-1258 ms against 1280-1312), else bands
@@ -156,7 +177,7 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
         Part p;
         p.in_offset = image * in_image + (bands > 1 ? begin * d.in_cols * d.in_depth : 0);
         p.out_offset = image * out_image + row_begin * d.out_cols * d.out_depth;
-        p.entry = EntryFor(part, scaled, shifted, added, epilogue);
+        p.entry = EntryFor(part, shifted, added, epilogue, bfloat16_activations);
         if (p.entry->unsupported) return false;
         pieces.push_back(std::move(p));
       }
@@ -164,26 +185,27 @@ bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float*
     // Every piece's layout of the filter, before any piece runs.
     std::vector<std::shared_ptr<memory>> weights;
     for (const Part& p : pieces) {
-      weights.push_back(weights_->Get(ctx, p.entry->pd.weights_desc(), p.entry->user_weights, filter));
+      weights.push_back(
+          weights_->Get(ctx, p.entry->pd.weights_desc(), p.entry->user_weights, filter, affine.scale, d.out_depth));
     }
-    // In bfloat16, the whole input rounded once (bands of rows overlap).
+    // With bfloat16 products, the whole float input rounded once (bands of rows overlap).
     Tensor rounded;
-    if (bfloat16_) {
-      auto r = RoundedToBfloat16(ctx, input, d.batch * in_image);
+    if (bfloat16_ && !bfloat16_activations) {
+      auto r = RoundedToBfloat16(ctx, static_cast<const float*>(input), d.batch * in_image);
       if (!r.ok()) return false;
       rounded = std::move(r).value();
     }
     auto source = [&](int64_t offset) -> void* {
-      return bfloat16_ ? static_cast<void*>(static_cast<uint16_t*>(rounded.data()) + offset)
-                       : const_cast<float*>(input + offset);
+      return rounded.NumElements() > 0 ? static_cast<void*>(static_cast<uint16_t*>(rounded.data()) + offset)
+                                       : at(input, offset);
     };
 
     // Memory oneDNN could not get, or a primitive that failed to run: our kernel computes
     // all of out.
     return OnednnRunPieces(ctx, static_cast<int64_t>(pieces.size()), [&](int64_t i, dnnl::stream& stream) {
       const Part& p = pieces[i];
-      ExecutePiece(ctx, *p.entry, *weights[i], source(p.in_offset), out + p.out_offset, affine,
-                   added ? affine.addend + p.out_offset : nullptr, d.out_depth, stream);
+      ExecutePiece(ctx, *p.entry, *weights[i], source(p.in_offset), at(out, p.out_offset), affine,
+                   added ? at(addend, p.out_offset) : nullptr, stream);
     });
   } catch (const dnnl::error& e) {
     return OnednnFellBack(ctx, e.what());
@@ -196,9 +218,10 @@ std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ct
   try {
     auto piece = std::make_shared<Piece>();
     piece->input_elements = d.batch * d.in_rows * d.in_cols * d.in_depth;
-    piece->entry = EntryFor(d, affine.scale != nullptr, affine.shift != nullptr, affine.addend != nullptr, epilogue);
+    piece->entry = EntryFor(d, affine.shift != nullptr, affine.addend != nullptr, epilogue);
     if (piece->entry->unsupported) return nullptr;
-    piece->weights = weights_->Get(ctx, piece->entry->pd.weights_desc(), piece->entry->user_weights, filter);
+    piece->weights = weights_->Get(ctx, piece->entry->pd.weights_desc(), piece->entry->user_weights, filter,
+                                   affine.scale, d.out_depth);
     return piece;
   } catch (const dnnl::error& e) {
     OnednnFellBack(ctx, e.what());
@@ -217,8 +240,7 @@ bool OnednnConv::RunPiece(OpKernelContext* ctx, const Piece& piece, const float*
     source = rounded.data();
   }
   return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
-    ExecutePiece(ctx, *piece.entry, *piece.weights, source, out, affine, addend, piece.entry->pd.dst_desc().dims()[1],
-                 stream);
+    ExecutePiece(ctx, *piece.entry, *piece.weights, source, out, affine, addend, stream);
   });
 }
 
@@ -232,6 +254,10 @@ OnednnConv::~OnednnConv() = default;
 bool OnednnConv::Enabled() { return false; }
 bool OnednnConv::Run(OpKernelContext*, const conv::ConvDims&, const float*, const Tensor&,
                      const ChannelAffine<float>&, const FusedEpilogue&, float*) {
+  return false;
+}
+bool OnednnConv::RunBfloat16(OpKernelContext*, const conv::ConvDims&, const uint16_t*, const Tensor&,
+                             const ChannelAffine<float>&, const uint16_t*, const FusedEpilogue&, uint16_t*) {
   return false;
 }
 std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext*, const conv::ConvDims&, const Tensor&,

@@ -1,9 +1,10 @@
 // Float convolutions through oneDNN (Intel's Deep Neural Network Library, Debian's
 // libdnnl): its JIT kernels (brgconv on AVX-512 and AVX2) for the shapes real networks have,
 // where they beat our own GEMM kernels (tests/bench/RESULTS.md, issue 54), with the fused
-// epilogue (kernels/cpu/fused_epilogue.h) as oneDNN post-ops: a per-channel multiply and
-// add, a residual tensor's add, then the activation, applied while each block of output is
-// in registers.
+// epilogue (kernels/cpu/fused_epilogue.h): the per-channel multiply folded into the filter
+// (OnednnWeightCache), the per-channel add as the convolution's bias, a residual tensor's
+// add and the activation as oneDNN post-ops, applied while each block of output is in
+// registers.
 //
 //   OnednnConv conv;                                  // one per kernel instance
 //   if (OnednnConv::Enabled() && conv.Run(ctx, d, input, filter, affine, epilogue, out)) return;
@@ -20,6 +21,9 @@
 // With set_bfloat16_products(true) (a node whose session asked for products in bfloat16,
 // kernels/cpu/bfloat16_products.h) the input and the filter are rounded to bfloat16 and
 // multiplied on oneDNN's bfloat16 kernels; the sums, post-ops and output stay float.
+// RunBfloat16 is for a bfloat16 node (a graph that keeps its activations in bfloat16,
+// graph/optimizer/mixed_precision.h): input, filter, addend and output are bfloat16, the
+// sums and the post-ops float, the output rounded once.
 //
 // Threads: the device's pool runs pieces of the convolution (images, or bands of rows),
 // each on one oneDNN thread; oneDNN's own OpenMP team (Debian's build) is not used.
@@ -53,6 +57,11 @@ class OnednnConv {
   // out = activation(conv(input, filter) * scale + shift + addend); see the header comment.
   bool Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
            const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out);
+  // The same in bfloat16 (raw 16-bit values; `filter` a bfloat16 tensor); affine's scale and
+  // shift float, its addend and out ignored: `addend` (nullptr: none) is laid out as out.
+  bool RunBfloat16(OpKernelContext* ctx, const conv::ConvDims& d, const uint16_t* input, const Tensor& filter,
+                   const ChannelAffine<float>& affine, const uint16_t* addend, const FusedEpilogue& epilogue,
+                   uint16_t* out);
 
   // For a kernel that splits the work its own way (kernels/cpu/pointwise_depthwise_op.cc
   // runs an inverted residual block's convolutions band by band): Prepare makes the primitive
@@ -70,13 +79,17 @@ class OnednnConv {
 
  private:
   struct Entry;
+  // Run's and RunBfloat16's work: elements of 2 bytes (bfloat16 activations) or 4.
+  bool RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const void* input, const Tensor& filter,
+                 const ChannelAffine<float>& affine, const void* addend, const FusedEpilogue& epilogue, void* out,
+                 bool bfloat16_activations);
   // The primitive of one piece's shape, made once (unsupported where oneDNN has none).
-  std::shared_ptr<Entry> EntryFor(const conv::ConvDims& d, bool scaled, bool shifted, bool added,
-                                  const FusedEpilogue& epilogue);
+  std::shared_ptr<Entry> EntryFor(const conv::ConvDims& d, bool shifted, bool added, const FusedEpilogue& epilogue,
+                                  bool bfloat16_activations = false);
   // Makes the primitive of one shape and epilogue; throws dnnl::error where oneDNN has none.
-  static void Make(const conv::ConvDims& d, bool scaled, bool shifted, bool added, const FusedEpilogue& epilogue,
-                   bool bfloat16, Entry* made);
-  using Key = std::tuple<std::vector<int64_t>, bool, bool, bool, int, float>;
+  static void Make(const conv::ConvDims& d, bool shifted, bool added, const FusedEpilogue& epilogue, bool bfloat16,
+                   bool bfloat16_activations, Entry* made);
+  using Key = std::tuple<std::vector<int64_t>, bool, bool, int, float, bool>;
   bool bfloat16_ = false;
   OnednnPrimitiveCache<Key, Entry> cache_;
   std::unique_ptr<OnednnWeightCache> weights_;

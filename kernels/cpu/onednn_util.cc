@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <numeric>
 #include <set>
@@ -27,9 +28,9 @@ dnnl::memory::desc OnednnNhwc(int64_t n, int64_t c, int64_t h, int64_t w, dnnl::
   return dnnl::memory::desc({n, c, h, w}, type, dnnl::memory::format_tag::nhwc);
 }
 
-OnednnConvGeometry::OnednnConvGeometry(const conv::ConvDims& d)
-    : input(OnednnNhwc(d.batch, d.in_depth, d.in_rows, d.in_cols)),
-      output(OnednnNhwc(d.batch, d.out_depth, d.out_rows, d.out_cols)),
+OnednnConvGeometry::OnednnConvGeometry(const conv::ConvDims& d, dnnl::memory::data_type type)
+    : input(OnednnNhwc(d.batch, d.in_depth, d.in_rows, d.in_cols, type)),
+      output(OnednnNhwc(d.batch, d.out_depth, d.out_rows, d.out_cols, type)),
       strides{d.stride_rows, d.stride_cols},
       dilates{d.dilation_rows - 1, d.dilation_cols - 1},
       pad_before{d.pad_top, d.pad_left} {
@@ -37,11 +38,11 @@ OnednnConvGeometry::OnednnConvGeometry(const conv::ConvDims& d)
   const int64_t g = d.groups, in_per_group = d.in_depth / g, out_per_group = d.out_depth / g;
   const int64_t w_stride = in_per_group * d.out_depth, h_stride = d.filter_cols * w_stride;
   if (g == 1) {
-    user_weights = memory::desc({d.out_depth, d.in_depth, d.filter_rows, d.filter_cols}, memory::data_type::f32,
+    user_weights = memory::desc({d.out_depth, d.in_depth, d.filter_rows, d.filter_cols}, type,
                                 memory::dims{1, d.out_depth, h_stride, w_stride});
   } else {
-    user_weights = memory::desc({g, out_per_group, in_per_group, d.filter_rows, d.filter_cols},
-                                memory::data_type::f32, memory::dims{out_per_group, 1, d.out_depth, h_stride, w_stride});
+    user_weights = memory::desc({g, out_per_group, in_per_group, d.filter_rows, d.filter_cols}, type,
+                                memory::dims{out_per_group, 1, d.out_depth, h_stride, w_stride});
   }
   // The bottom and right padding that make oneDNN's output size ours (negative where a
   // VALID window leaves input over, as oneDNN allows).
@@ -121,7 +122,8 @@ dnnl::memory OnednnDeviceMemory(OpKernelContext* ctx, const dnnl::memory::desc& 
 }
 
 std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const dnnl::memory::desc& layout,
-                                                     const dnnl::memory::desc& user, const Tensor& source) {
+                                                     const dnnl::memory::desc& user, const Tensor& source,
+                                                     const float* scale, int64_t channels) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t epoch = RefVariableWriteEpoch();
   std::shared_ptr<Slot> slot;
@@ -133,14 +135,42 @@ std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const
     slot = slots_.emplace_back(std::make_shared<Slot>());
     slot->layout = layout;
   }
-  if (slot->memory == nullptr || !slot->source.SharesBufferWith(source) || slot->epoch != epoch) {
+  const bool same_scale = scale == nullptr ? slot->scale.empty()
+                                           : static_cast<int64_t>(slot->scale.size()) == channels &&
+                                                 std::memcmp(slot->scale.data(), scale, channels * sizeof(float)) == 0;
+  if (slot->memory == nullptr || !slot->source.SharesBufferWith(source) || slot->epoch != epoch || !same_scale) {
     // Training changes the weights every step: their last layout is written over where no
     // call still reads it (its pages already faulted in: a fresh 9 MB buffer cost ResNet50's
     // 3x3x512x512 filter 6-8 ms a step).
     if (slot->memory == nullptr || slot->memory.use_count() > 1) {
       slot->memory = std::make_shared<dnnl::memory>(layout, OnednnEngine());
     }
-    OnednnReorderInPieces(ctx, dnnl::memory(user, OnednnEngine(), const_cast<void*>(source.data())), *slot->memory);
+    if (scale == nullptr) {
+      OnednnReorderInPieces(ctx, dnnl::memory(user, OnednnEngine(), const_cast<void*>(source.data())),
+                            *slot->memory);
+      slot->scale.clear();
+    } else {
+      // The filter times the scale, in float (a bfloat16 filter widened exactly), then
+      // reordered (and rounded, for bfloat16 products) as without it.
+      const int64_t n = source.NumElements();
+      std::vector<float> scaled(n);
+      if (source.dtype() == tensorflow::DT_BFLOAT16) {
+        const uint16_t* w = static_cast<const uint16_t*>(source.data());
+        for (int64_t i = 0; i < n; ++i) {
+          const uint32_t bits = static_cast<uint32_t>(w[i]) << 16;
+          float f;
+          std::memcpy(&f, &bits, sizeof f);
+          scaled[i] = f * scale[i % channels];
+        }
+      } else {
+        const float* w = source.base<float>();
+        for (int64_t i = 0; i < n; ++i) scaled[i] = w[i] * scale[i % channels];
+      }
+      dnnl::memory::desc wide = user;
+      wide.data.data_type = dnnl_f32;
+      OnednnReorderInPieces(ctx, dnnl::memory(wide, OnednnEngine(), scaled.data()), *slot->memory);
+      slot->scale.assign(scale, scale + channels);
+    }
     slot->source = source;
     slot->epoch = epoch;
   }

@@ -29,8 +29,10 @@ dnnl::memory::desc OnednnNhwc(int64_t n, int64_t c, int64_t h, int64_t w,
 
 // A convolution (conv::ConvDims, NHWC, HWIO filter) as oneDNN describes it.
 struct OnednnConvGeometry {
-  explicit OnednnConvGeometry(const conv::ConvDims& d);
-  dnnl::memory::desc input, output;  // float NHWC
+  // `type`: the element type of the input, output and user_weights (float, or bfloat16
+  // where a graph keeps its activations in bfloat16).
+  explicit OnednnConvGeometry(const conv::ConvDims& d, dnnl::memory::data_type type = dnnl::memory::data_type::f32);
+  dnnl::memory::desc input, output;  // NHWC
   // Our HWIO filter as oneDNN's [g,] O, I, H, W dims with our strides: read (or written)
   // in place by the one reorder to or from oneDNN's blocked layout.
   dnnl::memory::desc user_weights;
@@ -87,15 +89,21 @@ dnnl::memory OnednnDeviceMemory(OpKernelContext* ctx, const dnnl::memory::desc& 
 class OnednnWeightCache {
  public:
   // `source` (its buffer described by `user`) in `layout`; throws dnnl::error where
-  // oneDNN cannot reorder (out of memory).
+  // oneDNN cannot reorder (out of memory). With `scale` (one value per output channel,
+  // `channels` of them: the innermost dimension of our HWIO filters), the weights are
+  // multiplied by it first: a batch norm's factor folded into the convolution's filter
+  // instead of a per-channel multiply of every output. Kept while the scale's values are
+  // the same (a batch norm in inference recomputes it every step, always equal).
   std::shared_ptr<dnnl::memory> Get(OpKernelContext* ctx, const dnnl::memory::desc& layout,
-                                    const dnnl::memory::desc& user, const Tensor& source);
+                                    const dnnl::memory::desc& user, const Tensor& source,
+                                    const float* scale = nullptr, int64_t channels = 0);
 
  private:
   struct Slot {
     dnnl::memory::desc layout;
     Tensor source;
     uint64_t epoch = 0;
+    std::vector<float> scale;  // folded in; empty: none
     std::shared_ptr<dnnl::memory> memory;
   };
   // Layouts of one source: one or two (pieces of different shapes may block differently).

@@ -1,7 +1,8 @@
 // Inference latency of a SavedModel's serving signature in this process (SavedModelBundle::
 // Run, no serving layer): the model zoo's tensoract side (run_model_zoo_bench.sh, issue 54).
 //
-//   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] [--one-lane]
+//   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] [--bf16-activations]
+//                       [--one-lane]
 //
 // Feeds every input of the signature a tensor of its declared shape with the batch
 // dimension (and any other unknown one) set to BATCH: floats uniform in [0, 1), integers
@@ -15,6 +16,8 @@
 // (GraphOptimizerOptions::bfloat16_products), and before the last line it prints how far
 // its outputs are from the float session's on the same feeds:
 //   saved_model_latency: bfloat16 products: largest |bf16 - f32| / largest |f32| = E
+// --bf16-activations keeps the activations between convolutions in bfloat16 as well
+// (GraphOptimizerOptions::bfloat16_activations), and prints the same line.
 // With --one-lane independent loops share one executor (GraphOptimizerOptions::
 // parallel_loops off), to measure what their lanes (graph/loop_lanes.h) buy.
 #include <algorithm>
@@ -76,11 +79,16 @@ int Main(int argc, char** argv) {
     if (std::string(argv[i]) == "--signature" && i + 1 < argc) signature = argv[++i];
     else if (std::string(argv[i]) == "--ops") show_ops = true;
     else if (std::string(argv[i]) == "--bf16") session_options.optimizer.bfloat16_products = true;
+    else if (std::string(argv[i]) == "--bf16-activations") {
+      session_options.optimizer.bfloat16_products = true;
+      session_options.optimizer.bfloat16_activations = true;
+    }
     else if (std::string(argv[i]) == "--one-lane") session_options.optimizer.parallel_loops = false;
     else args.push_back(argv[i]);
   }
   if (args.size() < 2) {
-    std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] [--one-lane]\n");
+    std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] "
+                         "[--bf16-activations] [--one-lane]\n");
     return 2;
   }
   const std::string dir = args[0];
