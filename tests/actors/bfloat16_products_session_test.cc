@@ -1,9 +1,14 @@
 // A session that asks for products in bfloat16 (GraphOptimizerOptions::bfloat16_products,
 // graph/optimizer/mixed_precision.h): its float convolutions and MatMuls, fused or not, are
 // marked "_bfloat16_products" after the remapper, other nodes and other dtypes are not, and
-// the results stay within bfloat16's precision of the float session's.
+// the results stay within bfloat16's precision of the float session's. With
+// bfloat16_activations too, a ResNet block's convolutions, pool and the nodes between them
+// become bfloat16 nodes joined to the float graph by Casts, the weights' Casts marked to be
+// kept, and the results stay within a few bfloat16 steps.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -32,9 +37,17 @@ struct Ran {
   std::map<std::string, bool> marked;  // node name -> has _bfloat16_products
 };
 
-Ran Run(const tensorflow::GraphDef& graph, bool bfloat16, const std::vector<std::string>& fetches) {
+struct SeenNode {
+  std::string op;
+  DataType t = tensorflow::DT_INVALID;  // its T, where it has one
+  bool reuse = false;                   // a Cast marked to keep its output
+};
+
+Ran Run(const tensorflow::GraphDef& graph, bool bfloat16, const std::vector<std::string>& fetches,
+        bool activations = false, std::map<std::string, SeenNode>* nodes = nullptr) {
   SessionOptions options;
   options.optimizer.bfloat16_products = bfloat16;
+  options.optimizer.bfloat16_activations = activations;
   auto session = testing::NewSessionWith(graph, options);
   std::vector<float> x(4 * 10 * 10 * 32);
   for (size_t i = 0; i < x.size(); ++i) x[i] = 0.6f + 0.4f * std::cos(0.37f * static_cast<float>(i));  // as after a Relu
@@ -51,8 +64,27 @@ Ran Run(const tensorflow::GraphDef& graph, bool bfloat16, const std::vector<std:
   for (const auto& n : metadata.partition_graphs.at(0).node()) {
     auto it = n.attr().find("_bfloat16_products");
     r.marked[n.name()] = it != n.attr().end() && it->second.b();
+    if (nodes != nullptr) {
+      SeenNode& node = (*nodes)[n.name()];
+      node.op = n.op();
+      auto t = n.attr().find("T");
+      if (t != n.attr().end()) node.t = t->second.type();
+      auto reuse = n.attr().find("_reuse_while_input_unchanged");
+      node.reuse = reuse != n.attr().end() && reuse->second.b();
+    }
   }
   return r;
+}
+
+// The largest difference between `got` and `want` over the largest |want|.
+float RelativeError(const std::vector<float>& got, const std::vector<float>& want) {
+  REQUIRE(got.size() == want.size());
+  float scale = 0, worst = 0;
+  for (size_t j = 0; j < want.size(); ++j) {
+    scale = std::max(scale, std::fabs(want[j]));
+    worst = std::max(worst, std::fabs(got[j] - want[j]));
+  }
+  return worst / scale;
 }
 
 TEST_CASE("a session with bfloat16 products marks its float convolutions and MatMuls, and stays within bfloat16's "
@@ -93,6 +125,57 @@ TEST_CASE("a session with bfloat16 products marks its float convolutions and Mat
     } else {
       CHECK(got != want);
     }
+  }
+}
+
+TEST_CASE("a session with bfloat16 activations keeps a ResNet block's activations in bfloat16 between its "
+          "convolutions") {
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({4, 10, 10, 32}));
+    // Keras: Conv2D, batch norm as x * a + b, Relu; a 1x1 Conv2D, batch norm, + the
+    // block's input, Relu; then a max pool and the global average.
+    auto conv1 = ops::Conv2D(s.WithOpName("conv1"), x, Filled(s, {3, 3, 32, 32}, 0.7f), {1, 1, 1, 1}, "SAME");
+    auto bn1 = ops::AddV2(s.WithOpName("bn1"), ops::Mul(s, conv1, Filled(s, {1, 1, 1, 32}, 0.9f)),
+                          Filled(s, {1, 1, 1, 32}, 1.1f));
+    auto relu1 = ops::Relu(s.WithOpName("relu1"), bn1);
+    auto conv2 = ops::Conv2D(s.WithOpName("conv2"), relu1, Filled(s, {1, 1, 32, 32}, 0.3f), {1, 1, 1, 1}, "SAME");
+    auto bn2 = ops::AddV2(s.WithOpName("bn2"), ops::Mul(s, conv2, Filled(s, {1, 1, 1, 32}, 0.4f)),
+                          Filled(s, {1, 1, 1, 32}, 0.2f));
+    auto block = ops::Relu(s.WithOpName("block"), ops::AddV2(s.WithOpName("residual"), bn2, relu1));
+    auto pool = ops::MaxPool(s.WithOpName("pool"), block, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+    ops::Mean(s.WithOpName("features"), pool, {1, 2});
+  });
+  const std::vector<std::string> fetches = {"features", "block"};
+  const Ran f32 = Run(graph, false, fetches);
+  std::map<std::string, SeenNode> nodes;
+  const Ran bf16 = Run(graph, true, fetches, /*activations=*/true, &nodes);
+  int convolutions = 0, kept_casts = 0, casts = 0;
+  for (const auto& [name, n] : nodes) {
+    INFO(name << " (" << n.op << ")");
+    if (n.op == "_MklNativeFusedConv2D") {
+      ++convolutions;
+      CHECK(n.t == tensorflow::DT_BFLOAT16);
+    }
+    if (n.op == "Cast") ++casts;
+    if (n.reuse) ++kept_casts;
+    CHECK(n.op != "_FusedConv2D");  // each became the bfloat16 one
+  }
+  if (NativeBfloat16Products()) {
+    CHECK(convolutions == 2);
+    CHECK(nodes.at("pool").t == tensorflow::DT_BFLOAT16);  // between the convolutions and the float Mean
+    CHECK(nodes.at("features").t == tensorflow::DT_FLOAT);
+    // Into the region: x and the two filters (kept); out of it: the pool to the Mean and
+    // the block (the residual's Relu, fused into conv2) to its fetch.
+    CHECK(kept_casts == 2);
+    CHECK(casts == 5);
+  } else {
+    CHECK(convolutions == 0);  // without bfloat16 units nothing is rewritten
+    CHECK(casts == 0);
+  }
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    INFO(fetches[i]);
+    // Each layer's output rounded to bfloat16 (2^-9 relative), three layers deep.
+    CHECK(RelativeError(bf16.values[i], f32.values[i]) <= 2e-2f);
   }
 }
 
