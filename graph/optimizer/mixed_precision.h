@@ -39,7 +39,8 @@ int MarkBfloat16Products(Graph* graph);
 // kernels/cpu/conv_bfloat16_op.cc), and so does each node of the ops that only move or
 // combine activations between convolutions (Pad, MaxPool, AvgPool, Relu, Relu6, AddV2, Add,
 // Identity, ConcatV2) whose data input comes from a bfloat16 node. Casts join the bfloat16
-// region to the float graph on every edge that crosses; a Cast of a weight (a variable's
+// region to the float graph on every edge that crosses (a node with no bfloat16 neighbour
+// stays float: two Casts would cost more than it gains); a Cast of a weight (a variable's
 // value or a constant) is marked kReuseUnchangedInputAttr, so the weights are cast once.
 // Where ResNet-class networks are memory-bound (a 1x1 convolution of 64 channels on AMX
 // waits on its input and output), halving the bytes of every activation is the gain; each

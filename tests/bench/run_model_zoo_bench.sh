@@ -6,9 +6,10 @@
 # ours (above 1: tensoract is faster). The peers are PyPI packages
 # (`bootstrap/install-deps.sh --peers`); a missing one is reported as skipped. Where the CPU
 # has bfloat16 units (AVX512-BF16, AMX), tensoract runs each model a second time with its
-# products in bfloat16 (saved_model_latency --bf16: GraphOptimizerOptions::bfloat16_products),
-# printing its time, its outputs' distance from float's, and OpenVINO's default precision
-# (bfloat16 there) over it.
+# products and the activations between its convolutions in bfloat16 (saved_model_latency
+# --bf16-activations: GraphOptimizerOptions::bfloat16_products and bfloat16_activations, as
+# OpenVINO's bfloat16 keeps them), printing its time, its outputs' distance from float's,
+# and OpenVINO's default precision (bfloat16 there) over it.
 #
 #   tests/bench/run_model_zoo_bench.sh [build_dir] [--size full|small] [--names A,B] [--batches 1,32]
 #                                      [--seconds S] [--runs N] [--engines E,...]
@@ -67,7 +68,7 @@ for dir in "$work"/*/; do
     done < <(grep "^model_zoo: $model batch $b " "$work/peers.txt")
     echo "ratio $model batch $b (peer ms / tensoract ms):${ratios:- no peer}"
     [ "$bf16" = 1 ] || continue
-    out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" --bf16 2>&1 | tail -2)
+    out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" --bf16-activations 2>&1 | tail -2)
     bf16_ms=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
     error=$(echo "$out" | sed -n 's/.*largest |f32| = \(.*\)/\1/p')
     if [ -z "$bf16_ms" ]; then
