@@ -81,8 +81,9 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
   // TensorFlow prints the placement of every node it compiles, on stderr.
   for (const std::string& line : placement_log) std::fprintf(stderr, "%s\n", line.c_str());
   if (options.optimizer.do_remapping) Remap(&graph);
-  if (options.optimizer.bfloat16_products) MarkBfloat16Products(&graph);
-  if (options.optimizer.bfloat16_products && options.optimizer.bfloat16_activations && NativeBfloat16Products()) {
+  const bool bfloat16_activations = options.optimizer.bfloat16_activations;
+  if (options.optimizer.bfloat16_products || bfloat16_activations) MarkBfloat16Products(&graph);
+  if (bfloat16_activations && NativeBfloat16Products()) {
     KeepActivationsInBfloat16(&graph, [](const NodeDef& def) { return KernelExists(def, DEVICE_CPU); });
   }
   PartitionOptions partition;

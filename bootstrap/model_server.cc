@@ -24,6 +24,7 @@ ServedModelOptions ServedModelOptionsFor(const ModelServerOptions& options) {
   served.timeout_ms = options.rest_api_timeout_in_ms;
   served.enable_signature_method_name_check = options.enable_signature_method_name_check;
   served.bfloat16_products = options.bfloat16_products;
+  served.bfloat16_activations = options.bfloat16_activations;
   return served;
 }
 

@@ -50,6 +50,9 @@ struct ModelServerOptions {
   // Float convolutions and MatMuls multiply in bfloat16 where the CPU has bfloat16 units
   // (GraphOptimizerOptions::bfloat16_products): about twice as fast, results within ~1e-2.
   bool bfloat16_products = false;
+  // bfloat16_products and the activations between convolutions in bfloat16 too
+  // (GraphOptimizerOptions::bfloat16_activations), as OpenVINO's bfloat16 keeps them.
+  bool bfloat16_activations = false;
   // TensorFlow Serving's gRPC API (its --port; bootstrap/serving_grpc.h) on rest_api_host:
   // -1 off, 0 any free port (grpc_port() says which). With a certificate and key: TLS.
   int grpc_port = -1;

@@ -14,6 +14,7 @@ std::string ServableRequestString(const std::string& name, std::optional<int64_t
 SessionOptions SessionOptionsFor(const ServedModelOptions& options) {
   SessionOptions session;
   session.optimizer.bfloat16_products = options.bfloat16_products;
+  session.optimizer.bfloat16_activations = options.bfloat16_activations;
   return session;
 }
 

@@ -28,7 +28,8 @@ struct ServedModelOptions {
   // TensorFlow Serving's --enable_signature_method_name_check: classify and regress want
   // signatures of those methods (by default: of that shape); predict wants one of the three.
   bool enable_signature_method_name_check = false;
-  bool bfloat16_products = false;  // GraphOptimizerOptions::bfloat16_products
+  bool bfloat16_products = false;     // GraphOptimizerOptions::bfloat16_products
+  bool bfloat16_activations = false;  // GraphOptimizerOptions::bfloat16_activations
 };
 
 class ServedModel {

@@ -39,8 +39,9 @@ struct GraphOptimizerOptions {
   // RewriterConfig.auto_mixed_precision_onednn_bfloat16, OpenVINO's precision hint). Off by
   // default: results then differ from float's by about 1e-2 relative.
   bool bfloat16_products = false;
-  // With bfloat16_products, where the CPU multiplies bfloat16 natively: the activations
-  // between convolutions are kept in bfloat16 too, as OpenVINO's bfloat16 precision does
+  // Products in bfloat16 (as bfloat16_products, which it implies) and, where the CPU
+  // multiplies bfloat16 natively, the activations between convolutions in bfloat16 too, as
+  // OpenVINO's bfloat16 precision keeps them
   // (graph/optimizer/mixed_precision.h, KeepActivationsInBfloat16): half the bytes to move,
   // each layer's output rounded to bfloat16. Off by default.
   bool bfloat16_activations = false;

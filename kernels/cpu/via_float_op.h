@@ -19,6 +19,12 @@ class ViaFloatOp : public OpKernel {
   explicit ViaFloatOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     NodeDef def = ctx->def();
     (*def.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+    // A list of types (_MklNativeFusedConv2D's TArgs) names T's inputs too: widened alike.
+    for (auto& [name, value] : *def.mutable_attr()) {
+      for (int i = 0; i < value.list().type_size(); ++i) {
+        if (value.list().type(i) == DataTypeToEnum<T>::value) value.mutable_list()->set_type(i, tensorflow::DT_FLOAT);
+      }
+    }
     auto op_def = OpRegistry::Global()->LookUp(def.op());
     OP_REQUIRES_OK(ctx, op_def.status());
     // The float kernel checks the attrs (data format, strides, padding) as it would alone.
