@@ -1,4 +1,5 @@
 // Element-wise functions beyond the basic arithmetic: the error function and its complement, the
+// normal distribution function's inverse, the gamma function's logarithm and derivatives, the
 // trigonometric and hyperbolic functions and their inverses, the two-argument arctangent and
 // division truncated toward zero. Definitions match TensorFlow
 // 2.21's (type lists in its order; Atan2 takes y before x).
@@ -99,3 +100,43 @@ REGISTER_OP("Atanh")
     .Attr("T: {bfloat16, half, float, double, complex64, complex128}")
     .SetShapeFn(UnchangedShape)
     .Doc("The inverse hyperbolic tangent of x; NaN outside [-1, 1] for real x, +-inf at +-1.");
+
+// The normal distribution's and the gamma function's special functions (Eigen's Cephes
+// ports on both sides). TensorFlow's CPU kernels take float and double for Ndtri, Erfinv,
+// Polygamma and Zeta, and half too for Lgamma and Digamma.
+REGISTER_OP("Ndtri")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The inverse of the standard normal distribution function: ndtri(p) is the x with P(N(0, 1) < x) = p; "
+         "-inf at 0, inf at 1, NaN outside [0, 1].");
+
+REGISTER_OP("Erfinv")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The inverse of the error function: ndtri((x + 1) / 2) / sqrt(2); -inf at -1, inf at 1, NaN outside.");
+
+REGISTER_OP("Lgamma")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The natural logarithm of the absolute value of the gamma function of x.");
+
+REGISTER_OP("Digamma")
+    .Input("x: T").Output("y: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .SetShapeFn(UnchangedShape)
+    .Doc("The derivative of Lgamma: psi(x).");
+
+REGISTER_OP("Polygamma")
+    .Input("a: T").Input("x: T").Output("z: T")
+    .Attr("T: {float, double}")
+    .SetShapeFn(BroadcastBinaryOpShape)
+    .Doc("The a-th derivative of digamma at x (a a non-negative integer value), element-wise with broadcasting.");
+
+REGISTER_OP("Zeta")
+    .Input("x: T").Input("q: T").Output("z: T")
+    .Attr("T: {float, double}")
+    .SetShapeFn(BroadcastBinaryOpShape)
+    .Doc("The Hurwitz zeta function: the sum over n >= 0 of (n + q)^-x, element-wise with broadcasting.");

@@ -13,6 +13,12 @@
 
 namespace tensoract {
 
+using remapper::AttrString;
+using remapper::DataInput;
+using remapper::OnCpu;
+using remapper::ReplaceNodes;
+using remapper::Source;
+
 int MarkBfloat16Products(Graph* graph) {
   int marked = 0;
   for (Node* n : graph->op_nodes()) {

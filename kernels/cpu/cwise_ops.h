@@ -226,6 +226,22 @@ class SimpleBinaryOp : public OpKernel {
   }
 };
 
+// A functor of one element (Scalar()(x)) or two (Scalar()(x, y)) as a cwise functor, for
+// functions Eigen has no vectorised form of here (the C library's, Eigen's special
+// functions): UnaryOp<T, ScalarUnary<ScalarErf, 20>>, BinaryOp<T, ScalarBinary<F, 20>>.
+template <class Scalar, int kCostPerElement>
+struct ScalarUnary : CwiseFunctor {
+  static constexpr int kCost = kCostPerElement;
+  template <class A>
+  auto operator()(const A& a) const { return a.unaryExpr(Scalar()); }
+};
+template <class Scalar, int kCostPerElement>
+struct ScalarBinary : CwiseFunctor {
+  static constexpr int kCost = kCostPerElement;
+  template <class A, class B>
+  auto operator()(const A& a, const B& b) const { return a.binaryExpr(b, Scalar()); }
+};
+
 // F computed in float for half and bfloat16 operands, each result rounded once to the
 // operands' type (a comparison's bool stays bool), as TensorFlow's Eigen computes these
 // types: widen, compute, round. Register e.g. BinaryOp<Eigen::half, InFloat<Sub>>; F's

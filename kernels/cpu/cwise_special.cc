@@ -101,17 +101,9 @@ struct ScalarTruncateDiv {
 };
 
 template <class Scalar>
-struct Unary : CwiseFunctor {
-  static constexpr int kCost = 20;
-  template <class A>
-  auto operator()(const A& a) const { return a.unaryExpr(Scalar()); }
-};
+using Unary = ScalarUnary<Scalar, 20>;
 template <class Scalar, int kCostPerElement>
-struct Binary : CwiseFunctor {
-  static constexpr int kCost = kCostPerElement;
-  template <class A, class B>
-  auto operator()(const A& a, const B& b) const { return a.binaryExpr(b, Scalar()); }
-};
+using Binary = ScalarBinary<Scalar, kCostPerElement>;
 
 template <class T>
 class TruncateDivOp : public BinaryOp<T, Binary<ScalarTruncateDiv, 4>> {
