@@ -185,6 +185,9 @@ EXP_MINUS_ONE = Tolerance("bound", 8, "exp(x) - 1 near 0 (both sides): 4 eps abs
 # Pow: TensorFlow's double pow (Eigen's) loses accuracy as |y ln x| grows (136 ulps at
 # 0.9756^21778; ours is the C library's, within 1 ulp): (8 + 2 |y ln x|) ulps relative.
 POW = Tolerance("bound", 8, "TensorFlow's pow error grows with |y ln x|: (8 + 2|y ln x|) eps relative")
+# LRN: m^-beta for a beta other than 1 and 0.5 is exp(-beta log m) on both sides, whose
+# rounding grows with |beta log m| (12 ulps apart at m ~ 1e5, beta 0.75).
+LRN_POWER = Tolerance("ulps", 32, "m^-beta as exp(-beta log m) on both sides: its error grows with |beta log m|")
 SUM_BOUND = Tolerance("bound", 4, "sums in another order: 2 n eps sum|terms| (recursive summation's bound, both sides)")
 SOFTMAX = Tolerance("bound", 8, "exp (8 ulps), a sum in another order and a division: (16 + 2 n) eps relative")
 
@@ -746,6 +749,18 @@ def bias_add_cases(rng, combo, full):
                attrs={"data_format": "NHWC"})
 
 
+def lrn_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape, attrs in [((1, 1, 1, 1), {}), ((1, 2, 2, 3), {"depth_radius": 1}),
+                         ((2, 3, 3, 8), {"depth_radius": 2, "bias": 2.0, "alpha": 1e-4, "beta": 0.75}),
+                         ((1, 2, 2, 16), {"depth_radius": 5, "beta": 1.0}), ((0, 2, 2, 3), {}),
+                         ((3, 5, 5, 32), {"depth_radius": 2, "alpha": 0.1, "beta": 0.5}),
+                         ((2, 2, 2, 6), {"depth_radius": 0, "bias": 0.5, "alpha": 2.0, "beta": 0.3})]:
+        tag = " ".join(f"{k}={v}" for k, v in attrs.items())
+        yield Case([random_values(rng, dt, shape)], f"random {shape_str(shape)} {tag}".strip(), attrs=attrs)
+    yield Case([random_values(rng, dt, (2, 3))], "rank 2")
+
+
 def clip_cases(rng, combo, full):
     dt = combo["T"]
     lo = cast(-2.5, dt) if dt in FLOATS else np.array(0, dtype=np_type(dt))
@@ -918,6 +933,7 @@ CATALOGUE = [
     unary("Ndtri", TRANSCENDENTAL, low=0.0, high=1.0), unary("Erfinv", TRANSCENDENTAL, low=-1.0, high=1.0),
     unary("Lgamma", TRANSCENDENTAL, low=-8.0, high=30.0), unary("Digamma", TRANSCENDENTAL, low=-8.0, high=30.0),
     binary("Polygamma", TRANSCENDENTAL), binary("Zeta", TRANSCENDENTAL),
+    OpSpec("LRN", lrn_cases, LRN_POWER),
     unary("IsNan"), unary("IsInf"), unary("IsFinite"),
     unary("Selu", EXP_MINUS_ONE), unary("LeakyRelu", attrs={"alpha": 0.2}),
     unary("ZerosLike"), unary("OnesLike"),

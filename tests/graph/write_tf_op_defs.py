@@ -83,6 +83,7 @@ Complex Real Imag Conj Mod TruncateMod ApproximateEqual EuclideanNorm CheckNumer
 Bitcast BiasAddV1 InTopKV2 SparseToDense
 TensorScatterUpdate TensorScatterAdd TensorScatterSub TensorScatterMax TensorScatterMin
 Ndtri Erfinv Lgamma Digamma Polygamma Zeta
+LRN LRNGrad
 """.split()
 
 
