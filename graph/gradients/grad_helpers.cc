@@ -49,6 +49,15 @@ bool KnownValue(const Output& out, tensorflow::TensorProto* value) {
   return true;
 }
 
+ops::Attrs AttrsOf(const Node& op, std::initializer_list<const char*> names) {
+  ops::Attrs attrs;
+  for (const char* name : names) {
+    auto it = op.def().attr().find(name);
+    if (it != op.def().attr().end()) attrs[name] = it->second;
+  }
+  return attrs;
+}
+
 Output ScalarLike(const Scope& s, double value, const Output& like) {
   Output c = ops::Const(s, value);
   return like.type() == tensorflow::DT_DOUBLE ? c : ops::Cast(s, c, like.type());

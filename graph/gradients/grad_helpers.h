@@ -3,6 +3,7 @@
 #ifndef TENSORACT_GRAPH_GRADIENTS_GRAD_HELPERS_H_
 #define TENSORACT_GRAPH_GRADIENTS_GRAD_HELPERS_H_
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ bool Needed(const Node& op, int i);
 // `out`'s value when it is known while building: a Const node's, or a (small) eager
 // value's. False otherwise.
 bool KnownValue(const Output& out, tensorflow::TensorProto* value);
+
+// The attrs of `names` that `op` has, for the op its gradient builds (MaxPoolGrad takes
+// MaxPool's window, LRNGrad LRN's constants).
+ops::Attrs AttrsOf(const Node& op, std::initializer_list<const char*> names);
 
 // A scalar constant `value` of `like`'s dtype (cast from double unless it is double).
 Output ScalarLike(const Scope& s, double value, const Output& like);

@@ -1,5 +1,4 @@
 // LRN's gradient: LRNGrad(dy, x, y) with LRN's attrs, as TensorFlow's nn_grad.py builds it.
-#include "graph/builder/attr_util.h"
 #include "graph/gradients/grad_helpers.h"
 
 namespace tensoract {
@@ -7,12 +6,8 @@ namespace grad {
 namespace {
 
 Status LrnGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  ops::Attrs attrs;
-  for (const char* name : {"depth_radius", "bias", "alpha", "beta"}) {
-    auto it = op.def().attr().find(name);
-    if (it != op.def().attr().end()) attrs[name] = it->second;
-  }
-  (*dx)[0] = ops::TypedOp(s, "LRNGrad", {dy[0], InputOf(op, 0), OpOutput(op, 0)}, attrs);
+  (*dx)[0] = ops::TypedOp(s, "LRNGrad", {dy[0], InputOf(op, 0), OpOutput(op, 0)},
+                          AttrsOf(op, {"depth_radius", "bias", "alpha", "beta"}));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("LRN", LrnGrad);

@@ -275,12 +275,8 @@ Status ReadPoolAttrs(const Node& op, PoolWindow* a) {
 // MaxPoolGrad takes MaxPool's window attrs as they are: EXPLICIT padding's explicit_paddings
 // too (AvgPool has no EXPLICIT padding).
 Status MaxPoolGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  ops::Attrs attrs;
-  for (const char* name : {"ksize", "strides", "padding", "explicit_paddings", "data_format"}) {
-    auto it = op.def().attr().find(name);
-    if (it != op.def().attr().end()) attrs[name] = it->second;
-  }
-  (*dx)[0] = ops::TypedOp(s, "MaxPoolGrad", {InputOf(op, 0), OpOutput(op, 0), dy[0]}, attrs);
+  (*dx)[0] = ops::TypedOp(s, "MaxPoolGrad", {InputOf(op, 0), OpOutput(op, 0), dy[0]},
+                          AttrsOf(op, {"ksize", "strides", "padding", "explicit_paddings", "data_format"}));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("MaxPool", MaxPoolGrad);
@@ -288,14 +284,7 @@ REGISTER_GRADIENT_OP("MaxPool", MaxPoolGrad);
 // The V2 ops' window is their last two inputs (ksize, strides): the gradient op takes the
 // same tensors, and they get no gradient (None in TensorFlow's nn_grad.py).
 // The window attrs `op` has (a V2 op has only padding and data_format), for its gradient op.
-ops::Attrs WindowAttrs(const Node& op) {
-  ops::Attrs attrs;
-  for (const char* name : {"ksize", "strides", "padding", "data_format"}) {
-    auto it = op.def().attr().find(name);
-    if (it != op.def().attr().end()) attrs[name] = it->second;
-  }
-  return attrs;
-}
+ops::Attrs WindowAttrs(const Node& op) { return AttrsOf(op, {"ksize", "strides", "padding", "data_format"}); }
 Status MaxPoolV2Grad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   (*dx)[0] = ops::TypedOp(s, "MaxPoolGradV2", {InputOf(op, 0), OpOutput(op, 0), dy[0], InputOf(op, 1), InputOf(op, 2)},
                           WindowAttrs(op));

@@ -19,6 +19,15 @@ using remapper::OnCpu;
 using remapper::ReplaceNodes;
 using remapper::Source;
 
+namespace {
+
+bool FloatT(const Node& n) {
+  auto t = n.def().attr().find("T");
+  return t != n.def().attr().end() && t->second.type() == tensorflow::DT_FLOAT;
+}
+
+}  // namespace
+
 int MarkBfloat16Products(Graph* graph) {
   int marked = 0;
   for (Node* n : graph->op_nodes()) {
@@ -27,9 +36,7 @@ int MarkBfloat16Products(Graph* graph) {
         op != "_FusedConv2DWithDepthwise" && op != "_FusedChannelStepsConv2D") {
       continue;
     }
-    if (n->requested_device().find("/device:CPU:") == std::string::npos) continue;
-    auto t = n->def().attr().find("T");
-    if (t == n->def().attr().end() || t->second.type() != tensorflow::DT_FLOAT) continue;
+    if (!OnCpu(*n) || !FloatT(*n)) continue;
     (*n->mutable_def()->mutable_attr())[kBfloat16ProductsAttr].set_b(true);
     ++marked;
   }
@@ -37,11 +44,6 @@ int MarkBfloat16Products(Graph* graph) {
 }
 
 namespace {
-
-bool FloatT(const Node& n) {
-  auto t = n.def().attr().find("T");
-  return t != n.def().attr().end() && t->second.type() == tensorflow::DT_FLOAT;
-}
 
 // Ops that only move or combine activations: bfloat16 where their input is.
 bool FollowsItsInput(const std::string& op) {

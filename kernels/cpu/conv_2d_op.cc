@@ -56,7 +56,7 @@ class Conv2DOp : public OpKernel {
     const int64_t image_pixels = d.out_rows * d.out_cols;
     const T* ip = input.base<T>();
     if constexpr (std::is_same_v<T, float>) {
-      if (UseOnednn(d) && onednn_.Run(ctx, d, ip, filter, affine, epilogue_, op)) return;
+      if (OnednnConv::Suits(d) && onednn_.Run(ctx, d, ip, filter, affine, epilogue_, op)) return;
     }
     if (d.groups > 1) {
       ComputeGrouped(ctx, d, ip, filter.base<T>(), op);
@@ -155,16 +155,6 @@ class Conv2DOp : public OpKernel {
         std::copy(src, src + g.out_depth, op + p * d.out_depth + group * g.out_depth);
       }
     }
-  }
-
-  // oneDNN's kernels where they beat ours (tests/bench/RESULTS.md, issue 54): real
-  // networks' layers, with an output depth of 16 or more, RGB stems included (ResNet50's
-  // 7x7 on 224x224x3 took 12% of a batch-1 step on ours, 5% on oneDNN's), and grouped
-  // convolutions (ConvNeXt's depthwise 7x7 is a Conv2D with a group per channel), which
-  // ours run group by group on copies. A depth-1 input (grayscale: Fashion-MNIST) has a
-  // kernel of its own here (ConvForwardDepth1).
-  static bool UseOnednn(const conv::ConvDims& d) {
-    return OnednnConv::Enabled() && d.in_depth >= 3 && d.out_depth >= 16;
   }
 
   conv::WindowAttrs attrs_;

@@ -1,8 +1,8 @@
 // _MklNativeFusedConv2D in bfloat16 on the CPU: the convolution a graph that keeps its
 // activations in bfloat16 runs (graph/optimizer/mixed_precision.h makes it of a marked
 // _FusedConv2D; TensorFlow's oneDNN rewrite makes the same op). Its per-channel args stay
-// float, its input, filter, residual operand and output are bfloat16. oneDNN's bfloat16 kernels (AMX, AVX512-BF16) read the bfloat16 input and filter, sum
-// in float, apply the per-channel steps, the residual and the activation in float, and
+// float, its input, filter, residual operand and output are bfloat16. oneDNN's bfloat16
+// kernels (AMX, AVX512-BF16) read the bfloat16 input and filter, sum in float, apply the per-channel steps, the residual and the activation in float, and
 // round the output once (kernels/cpu/onednn_conv.h, RunBfloat16). Where oneDNN is not built
 // in, has no kernel for the shape, or fails, the float kernel of the same node computes it
 // on widened copies (kernels/cpu/via_float_op.h), as half's and bfloat16's Conv2D do.
@@ -27,7 +27,7 @@ class Bfloat16ConvOp : public ViaFloatOp<bfloat16> {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    if (!OnednnConv::Enabled() || !TryOnednn(ctx)) ViaFloatOp<bfloat16>::Compute(ctx);
+    if (!TryOnednn(ctx)) ViaFloatOp<bfloat16>::Compute(ctx);
   }
 
  private:
@@ -40,7 +40,7 @@ class Bfloat16ConvOp : public ViaFloatOp<bfloat16> {
     if (!conv::ConvDimsFromShapes(*this, attrs_, input.shape(), filter.shape(), &d, /*allow_groups=*/true).ok()) {
       return false;
     }
-    if (d.in_depth < 3 || d.out_depth < 16 || d.patch_size() == 0) return false;
+    if (!OnednnConv::Suits(d) || d.patch_size() == 0) return false;
     const TensorShape out_shape({d.batch, d.out_rows, d.out_cols, d.out_depth});
     if (out_shape.num_elements() == 0) return false;
     Tensor* out = nullptr;

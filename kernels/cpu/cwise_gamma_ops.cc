@@ -14,13 +14,6 @@
 namespace tensoract {
 namespace {
 
-// fn in the widest of T and float: half rounds its float result once.
-template <class T, class Fn>
-T InFloatIfHalf(T x, Fn fn) {
-  if constexpr (std::is_same_v<T, Eigen::half>) return T(fn(static_cast<float>(x)));
-  else return fn(x);
-}
-
 // ndtri with TensorFlow's domain: NaN outside [0, 1] (Debian's Eigen 3.4 gives -inf below
 // and inf above), -inf at 0 and inf at 1.
 template <class T>
@@ -41,11 +34,11 @@ struct ScalarErfinv {
 };
 struct ScalarLgamma {
   template <class T>
-  T operator()(const T& x) const { return InFloatIfHalf(x, [](auto v) { return Eigen::numext::lgamma(v); }); }
+  T operator()(const T& x) const { return ViaFloat(x, [](auto v) { return Eigen::numext::lgamma(v); }); }
 };
 struct ScalarDigamma {
   template <class T>
-  T operator()(const T& x) const { return InFloatIfHalf(x, [](auto v) { return Eigen::numext::digamma(v); }); }
+  T operator()(const T& x) const { return ViaFloat(x, [](auto v) { return Eigen::numext::digamma(v); }); }
 };
 // zeta(x, q) as TensorFlow's Eigen gives it where Debian's 3.4 gives NaN: 0 for q = inf (x >
 // 1), and for a float sum whose terms underflow (x = 92, q = 6: 6^-92), the double result

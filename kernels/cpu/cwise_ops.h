@@ -226,6 +226,17 @@ class SimpleBinaryOp : public OpKernel {
   }
 };
 
+// fn(x) in the widest of T and float: half and bfloat16 round their float result once, as
+// Eigen's half types compute (the scalar form of InFloat below).
+template <class T, class Fn>
+T ViaFloat(T x, Fn fn) {
+  if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
+    return T(fn(static_cast<float>(x)));
+  } else {
+    return fn(x);
+  }
+}
+
 // A functor of one element (Scalar()(x)) or two (Scalar()(x, y)) as a cwise functor, for
 // functions Eigen has no vectorised form of here (the C library's, Eigen's special
 // functions): UnaryOp<T, ScalarUnary<ScalarErf, 20>>, BinaryOp<T, ScalarBinary<F, 20>>.

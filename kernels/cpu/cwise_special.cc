@@ -26,16 +26,6 @@
 namespace tensoract {
 namespace {
 
-// Applies fn in the widest of T and float: half and bfloat16 round their float result once.
-template <class T, class Fn>
-T ViaFloat(T x, Fn fn) {
-  if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
-    return T(fn(static_cast<float>(x)));
-  } else {
-    return fn(x);
-  }
-}
-
 struct ScalarErf {
   template <class T>
   T operator()(const T& x) const { return ViaFloat(x, [](auto v) { return std::erf(v); }); }

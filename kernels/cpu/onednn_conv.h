@@ -53,6 +53,13 @@ class OnednnConv {
 
   // Built with oneDNN and not turned off by the environment (TENSORACT_ONEDNN=0).
   static bool Enabled();
+  // Enabled() and a shape oneDNN's kernels beat ours on (tests/bench/RESULTS.md, issue 54):
+  // real networks' layers, with an output depth of 16 or more, RGB stems included
+  // (ResNet50's 7x7 on 224x224x3 took 12% of a batch-1 step on ours, 5% on oneDNN's), and
+  // grouped convolutions (ConvNeXt's depthwise 7x7), which ours run group by group on
+  // copies. A depth-1 input (grayscale: Fashion-MNIST) has a kernel of its own
+  // (kernels/cpu/conv_2d_op.cc, ConvForwardDepth1).
+  static bool Suits(const conv::ConvDims& d) { return Enabled() && d.in_depth >= 3 && d.out_depth >= 16; }
 
   // out = activation(conv(input, filter) * scale + shift + addend); see the header comment.
   bool Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,

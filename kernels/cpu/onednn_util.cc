@@ -155,13 +155,8 @@ std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const
       const int64_t n = source.NumElements();
       std::vector<float> scaled(n);
       if (source.dtype() == tensorflow::DT_BFLOAT16) {
-        const uint16_t* w = static_cast<const uint16_t*>(source.data());
-        for (int64_t i = 0; i < n; ++i) {
-          const uint32_t bits = static_cast<uint32_t>(w[i]) << 16;
-          float f;
-          std::memcpy(&f, &bits, sizeof f);
-          scaled[i] = f * scale[i % channels];
-        }
+        const Eigen::bfloat16* w = source.base<Eigen::bfloat16>();
+        for (int64_t i = 0; i < n; ++i) scaled[i] = static_cast<float>(w[i]) * scale[i % channels];
       } else {
         const float* w = source.base<float>();
         for (int64_t i = 0; i < n; ++i) scaled[i] = w[i] * scale[i % channels];
