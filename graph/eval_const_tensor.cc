@@ -19,15 +19,23 @@ namespace {
 
 std::atomic<const ConstantEvaluator*> g_evaluator{nullptr};
 
+// Whether `node` is an Enter of a loop invariant: its output is its input, in every iteration.
+bool IsConstantEnter(const Node& node) {
+  if (node.type_string() != "Enter") return false;
+  bool constant = false;
+  return GetNodeAttr(node.def(), "is_constant", &constant).ok() && constant;
+}
+
 // A Const's value, seen through Identity nodes (which TensorFlow's shape refiner also
-// evaluates through without running them).
+// evaluates through without running them) and loop invariants' Enters (a constant that
+// graph/optimizer/loop_invariant_motion.h moved out of its loop).
 const tensorflow::TensorProto* ConstValue(const Node* node, int port) {
   for (int depth = 0; node != nullptr && depth < 64; ++depth) {
     if (node->type_string() == "Const" && port == 0) {
       const tensorflow::TensorProto* value = nullptr;
       return GetNodeAttr(node->def(), "value", &value).ok() ? value : nullptr;
     }
-    if (node->type_string() != "Identity") return nullptr;
+    if (node->type_string() != "Identity" && !IsConstantEnter(*node)) return nullptr;
     const Edge* in = node->input_edge(0);
     if (in == nullptr) return nullptr;
     node = in->src;

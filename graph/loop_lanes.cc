@@ -4,6 +4,7 @@
 
 #include "graph/control_flow.h"
 #include "graph/device_name.h"
+#include "graph/optimizer/optimizer_util.h"
 
 namespace tensoract {
 namespace {
@@ -112,6 +113,24 @@ Status IndependentLoopLanes(const Graph& graph, std::vector<int>* lanes) {
   }
   for (const Node* n : graph.op_nodes()) {
     if (loop_of[n->id()] >= 0) (*lanes)[n->id()] = lane_of_loop[loop_of[n->id()]];
+  }
+  // What only one lane's loop reads (its weights, what loop-invariant motion moved out of
+  // it) is computed in that lane: its values then need no _Send/_Recv between lanes.
+  std::vector<Node*> order = StableTopologicalOrder(graph);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Node* n = *it;
+    if (cf.frame_of[n->id()] != 0 || n->type_string() == "_Arg" || n->type_string() == "_Retval" ||
+        HasRefInputOrOutput(*n)) {
+      continue;
+    }
+    int lane = -1;
+    for (const Edge* e : n->out_edges()) {
+      if (!e->dst->IsOp()) continue;
+      const int l = (*lanes)[e->dst->id()];
+      const bool same_device = e->dst->def().device() == n->def().device();
+      lane = (lane == -1 || lane == l) && same_device ? l : 0;
+    }
+    if (lane > 0) (*lanes)[n->id()] = lane;
   }
   return Status::OK();
 }

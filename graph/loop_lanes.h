@@ -15,7 +15,10 @@
 // node order; each one stays in lane 0 unless some loop already there is independent of it
 // (no path from either to the other), and then opens a lane of its own. A stacked
 // bidirectional RNN (forward A and backward B, then forward C and backward D reading both)
-// gets A and C in lane 0, B in lane 1 and D in lane 2.
+// gets A and C in lane 0, B in lane 1 and D in lane 2. A root-frame node read only by one
+// lane's loop (on its device), and what only such nodes read, go to that lane too: a loop's
+// weights and the values loop-invariant motion moved out of it
+// (graph/optimizer/loop_invariant_motion.h) then cross no lanes.
 //
 // A loop stays in lane 0 if it is not wholly on one CPU device, if a reference edge enters
 // or leaves it (a lane receives values, not references), and every loop does if the graph

@@ -125,6 +125,23 @@ Status LowerIf(const NodeDef& node, const ExpandCall& expand, std::vector<NodeDe
   return Status::OK();
 }
 
+// Whether the body's tensor `ret` is its argument `arg` itself, or an Identity of it that
+// only waits for other nodes (Keras returns its loop bound as Identity(max, ^NoOp)).
+bool SameAsArgument(const tensorflow::FunctionDef& body, const std::string& ret, const std::string& arg) {
+  if (ret == arg) return true;
+  const std::string node = ret.substr(0, ret.find(':'));
+  if (node == ret || ret != StrCat(node, ":output:0")) return false;
+  for (const NodeDef& n : body.node_def()) {
+    if (n.name() != node) continue;
+    if (n.op() != "Identity" || n.input_size() == 0 || n.input(0) != arg) return false;
+    for (int k = 1; k < n.input_size(); ++k) {
+      if (n.input(k).rfind("^", 0) != 0) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
 // Which loop variables the body returns as it got them (output i is input i itself: the
 // tensors a tf.function's loop captures, such as weights, resources and the input list).
 std::vector<bool> LoopInvariants(const tensorflow::FunctionDef* body, int n) {
@@ -134,7 +151,7 @@ std::vector<bool> LoopInvariants(const tensorflow::FunctionDef* body, int n) {
   if (sig.input_arg_size() != n || sig.output_arg_size() != n) return invariant;
   for (int i = 0; i < n; ++i) {
     auto ret = body->ret().find(sig.output_arg(i).name());
-    invariant[i] = ret != body->ret().end() && ret->second == sig.input_arg(i).name();
+    invariant[i] = ret != body->ret().end() && SameAsArgument(*body, ret->second, sig.input_arg(i).name());
   }
   return invariant;
 }

@@ -32,14 +32,15 @@ class AllocatedBuffer : public TensorBuffer {
 };
 
 // A small tensor's elements inside the buffer object itself: one heap block (the
-// shared_ptr's) instead of two, which matters for the many scalars of a small graph.
+// shared_ptr's) instead of two, which matters for the many scalars of a small graph and
+// the small activations of a recurrent loop's body (a GRU's [1, 96] gates at batch 1).
 // The allocator is told, so its statistics count these bytes too.
 // The object itself has ordinary alignment (an over-aligned type would go through
 // memalign, which costs more than the second block saved); the elements start at the first
 // kAllocatorAlignment boundary inside it, as Eigen's aligned maps require.
+template <size_t kCapacity>
 class SmallBuffer : public TensorBuffer {
  public:
-  static constexpr size_t kCapacity = 64;
   SmallBuffer(Allocator* allocator, size_t size) : allocator_(allocator), size_(size) {
     auto p = reinterpret_cast<uintptr_t>(storage_);
     data_ = storage_ + ((kAllocatorAlignment - p % kAllocatorAlignment) % kAllocatorAlignment);
@@ -57,13 +58,22 @@ class SmallBuffer : public TensorBuffer {
   unsigned char storage_[kCapacity + kAllocatorAlignment];
 };
 
+// Two sizes of inline elements: scalars and short vectors, and up to 1 KiB.
+constexpr size_t kScalarCapacity = 64;
+constexpr size_t kVectorCapacity = 1024;
+
 // Small buffers are made and freed once per kernel run, so they come from a per-thread
 // cache of fixed-size blocks instead of malloc: a block freed on one thread is kept by
 // that thread for its next small tensor (the executor's thread, mostly), up to a bound.
 // At ~190 bytes a SmallBuffer is past glibc's fast bins, where malloc and free coalesce
-// and cost several times more than a push and a pop here.
-constexpr size_t kSmallBlockBytes = 256;
-constexpr size_t kSmallBlockCacheSize = 4096;  // per thread: 1 MiB at most
+// and cost several times more than a push and a pop here; a larger tensor's
+// memalign'd block (the Allocator's) never comes from glibc's per-thread cache at all.
+struct BlockClass {
+  size_t bytes;     // of each block: the buffer object and its shared_ptr control block
+  size_t max_kept;  // per thread
+};
+constexpr BlockClass kBlockClasses[] = {{256, 4096}, {1280, 1024}};  // 1 MiB and 1.25 MiB at most
+constexpr int kNumBlockClasses = 2;
 
 // Set once this thread's cache is destroyed. A Tensor can outlive it: a static one is
 // destroyed by exit() after the main thread's thread_locals, and its buffer's block then
@@ -71,11 +81,13 @@ constexpr size_t kSmallBlockCacheSize = 4096;  // per thread: 1 MiB at most
 thread_local bool tls_small_blocks_destroyed = false;
 
 struct SmallBlockCache {
-  std::vector<void*> blocks;
+  std::vector<void*> blocks[kNumBlockClasses];
   ~SmallBlockCache() {
     tls_small_blocks_destroyed = true;
-    for (void* b : blocks) std::free(b);
-    blocks.clear();
+    for (auto& kept : blocks) {
+      for (void* b : kept) std::free(b);
+      kept.clear();
+    }
   }
 };
 
@@ -86,6 +98,14 @@ SmallBlockCache* ThreadSmallBlocks() {
   return &cache;
 }
 
+// The class of blocks `bytes` fit in, or -1.
+int BlockClassOf(size_t bytes) {
+  for (int c = 0; c < kNumBlockClasses; ++c) {
+    if (bytes <= kBlockClasses[c].bytes) return c;
+  }
+  return -1;
+}
+
 template <class T>
 struct SmallBlockAllocator {
   using value_type = T;
@@ -94,25 +114,27 @@ struct SmallBlockAllocator {
   SmallBlockAllocator(const SmallBlockAllocator<U>&) {}  // NOLINT: rebinding
   T* allocate(size_t n) {
     static_assert(alignof(T) <= alignof(std::max_align_t), "blocks have malloc's alignment");
-    if (n * sizeof(T) > kSmallBlockBytes) return static_cast<T*>(::operator new(n * sizeof(T)));
+    const int c = BlockClassOf(n * sizeof(T));
+    if (c < 0) return static_cast<T*>(::operator new(n * sizeof(T)));
     SmallBlockCache* cache = ThreadSmallBlocks();
-    if (cache != nullptr && !cache->blocks.empty()) {
-      void* b = cache->blocks.back();
-      cache->blocks.pop_back();
+    if (cache != nullptr && !cache->blocks[c].empty()) {
+      void* b = cache->blocks[c].back();
+      cache->blocks[c].pop_back();
       return static_cast<T*>(b);
     }
-    void* b = std::malloc(kSmallBlockBytes);
+    void* b = std::malloc(kBlockClasses[c].bytes);
     if (b == nullptr) throw std::bad_alloc();
     return static_cast<T*>(b);
   }
   void deallocate(T* p, size_t n) {
-    if (n * sizeof(T) > kSmallBlockBytes) {
+    const int c = BlockClassOf(n * sizeof(T));
+    if (c < 0) {
       ::operator delete(p);
       return;
     }
     SmallBlockCache* cache = ThreadSmallBlocks();
-    if (cache != nullptr && cache->blocks.size() < kSmallBlockCacheSize) {
-      cache->blocks.push_back(p);
+    if (cache != nullptr && cache->blocks[c].size() < kBlockClasses[c].max_kept) {
+      cache->blocks[c].push_back(p);
     } else {
       std::free(p);
     }
@@ -122,6 +144,13 @@ struct SmallBlockAllocator {
   template <class U>
   bool operator!=(const SmallBlockAllocator<U>&) const { return false; }
 };
+
+// A buffer of `bytes` (at most kCapacity) inside its own block.
+template <size_t kCapacity>
+std::shared_ptr<TensorBuffer> MakeSmallBuffer(Allocator* allocator, size_t bytes) {
+  using Buffer = SmallBuffer<kCapacity>;
+  return std::allocate_shared<Buffer>(SmallBlockAllocator<Buffer>(), allocator, bytes);
+}
 
 // Elements that are C++ objects (std::string, ResourceHandle, Variant), constructed in allocator
 // memory and destroyed with the buffer.
@@ -184,8 +213,9 @@ StatusOr<std::shared_ptr<TensorBuffer>> MakeBuffer(Allocator* allocator, DataTyp
     return errors::InvalidArgument("a tensor cannot hold elements of type ", DataTypeString(dtype));
   }
   const size_t bytes = static_cast<size_t>(n) * DataTypeSize(dtype);
-  if (bytes <= SmallBuffer::kCapacity && allocator->IsHostMemory()) {
-    return std::shared_ptr<TensorBuffer>(std::allocate_shared<SmallBuffer>(SmallBlockAllocator<SmallBuffer>(), allocator, bytes));
+  if (bytes <= kVectorCapacity && allocator->IsHostMemory()) {
+    return bytes <= kScalarCapacity ? MakeSmallBuffer<kScalarCapacity>(allocator, bytes)
+                                    : MakeSmallBuffer<kVectorCapacity>(allocator, bytes);
   }
   void* p = allocator->AllocateRaw(kAllocatorAlignment, bytes);
   if (p == nullptr) {

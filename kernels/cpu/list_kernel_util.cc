@@ -11,9 +11,9 @@ namespace list_kernels {
 
 // The list at input `i`; fails the kernel (and returns nullptr) when it is not one.
 const TensorList* ListInput(OpKernelContext* ctx, int i) {
-  auto list = TensorListFrom(ctx->input(i), StrCat("node '", ctx->op_kernel().name(), "': input ", i));
-  if (!list.ok()) {
-    ctx->SetStatus(list.status());
+  auto list = TensorListFrom(ctx->input(i), "the value");
+  if (!list.ok()) {  // the node's name only now: a loop body's list ops run every iteration
+    ctx->SetStatus(list.status().WithContext(StrCat("node '", ctx->op_kernel().name(), "', input ", i)));
     return nullptr;
   }
   return list.value();

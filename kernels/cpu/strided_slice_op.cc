@@ -20,20 +20,20 @@ struct CanonicalSlice {
   std::vector<int64_t> final_dims;             // the output's shape
 };
 
-Status Canonicalize(const std::string& where, const TensorShape& input, std::vector<int64_t> sb,
+Status Canonicalize(const OpKernel& kernel, const TensorShape& input, std::vector<int64_t> sb,
                     std::vector<int64_t> se, std::vector<int64_t> ss, SliceMasks m, CanonicalSlice* out) {
   int sparse_dims = static_cast<int>(sb.size());
   if (se.size() != sb.size() || ss.size() != sb.size()) {
-    return errors::InvalidArgument(where, "Expected begin, end, and strides to be 1D equal size tensors, but got ",
+    return errors::InvalidArgument(NodePrefix(kernel), "Expected begin, end, and strides to be 1D equal size tensors, but got ",
                                    sb.size(), ", ", se.size(), " and ", ss.size(), " values");
   }
-  if (sparse_dims >= 32) return errors::InvalidArgument(where, "Too many sparse dims (", sparse_dims, ")");
+  if (sparse_dims >= 32) return errors::InvalidArgument(NodePrefix(kernel), "Too many sparse dims (", sparse_dims, ")");
   bool ellipsis_seen = false;
   int new_axis_after_ellipsis = 0;
   for (int i = 0; i < sparse_dims; ++i) {
     if (ellipsis_seen && (m.new_axis >> i & 1)) ++new_axis_after_ellipsis;
     if (m.ellipsis >> i & 1) {
-      if (ellipsis_seen) return errors::InvalidArgument(where, "Multiple ellipses in slice spec not allowed");
+      if (ellipsis_seen) return errors::InvalidArgument(NodePrefix(kernel), "Multiple ellipses in slice spec not allowed");
       ellipsis_seen = true;
     }
   }
@@ -62,7 +62,7 @@ Status Canonicalize(const std::string& where, const TensorShape& input, std::vec
       gather.push_back(kNewAxis);
     } else {
       if (full == dims) {
-        return errors::InvalidArgument(where, "Index out of range using input dim ", full, "; input has only ", dims,
+        return errors::InvalidArgument(NodePrefix(kernel), "Index out of range using input dim ", full, "; input has only ", dims,
                                        " dims");
       }
       db[full] = sb[i];
@@ -80,7 +80,7 @@ Status Canonicalize(const std::string& where, const TensorShape& input, std::vec
   out->sizes.assign(dims, 0);
   for (int i = 0; i < dims; ++i) {
     const int64_t dim = input.dim_size(i), s = ds[i];
-    if (s == 0) return errors::InvalidArgument(where, "strides[", i, "] must be non-zero");
+    if (s == 0) return errors::InvalidArgument(NodePrefix(kernel), "strides[", i, "] must be non-zero");
     const int64_t lo = s > 0 ? 0 : -1, hi = s > 0 ? dim : dim - 1;
     auto canonical = [&](int64_t x, bool masked, bool is_begin) {
       if (masked) return (s > 0) == is_begin ? lo : hi;
@@ -91,11 +91,11 @@ Status Canonicalize(const std::string& where, const TensorShape& input, std::vec
     if (dshrink[i]) {
       // An index takes one element going forwards (TensorFlow's words follow); a negative
       // stride here once sliced nothing into an output of the index's shape, unwritten.
-      if (s < 0) return errors::InvalidArgument(where, "only stride 1 allowed on non-range indexing.");
+      if (s < 0) return errors::InvalidArgument(NodePrefix(kernel), "only stride 1 allowed on non-range indexing.");
       b = db[i] < 0 ? dim + db[i] : db[i];
       e = b + 1;
       if (b < 0 || b >= dim) {
-        return errors::InvalidArgument(where, "slice index ", db[i], " of dimension ", i, " out of bounds.");
+        return errors::InvalidArgument(NodePrefix(kernel), "slice index ", db[i], " of dimension ", i, " out of bounds.");
       }
     } else {
       b = canonical(db[i], dbm[i], true);
@@ -148,7 +148,7 @@ class StridedSliceOp : public OpKernel {
                                           "but input ", i, " has shape ", ctx->input(i).shape().DebugString()));
     }
     CanonicalSlice slice;
-    OP_REQUIRES_OK(ctx, Canonicalize(NodePrefix(*this), input.shape(), IndexValues(ctx->input(1)),
+    OP_REQUIRES_OK(ctx, Canonicalize(*this, input.shape(), IndexValues(ctx->input(1)),
                                      IndexValues(ctx->input(2)), IndexValues(ctx->input(3)), masks_, &slice));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(slice.final_dims), &out));
@@ -175,7 +175,7 @@ class StridedSliceGradOp : public OpKernel {
     }
     const TensorShape shape(dims);
     CanonicalSlice slice;
-    OP_REQUIRES_OK(ctx, Canonicalize(NodePrefix(*this), shape, IndexValues(ctx->input(1)),
+    OP_REQUIRES_OK(ctx, Canonicalize(*this, shape, IndexValues(ctx->input(1)),
                                      IndexValues(ctx->input(2)), IndexValues(ctx->input(3)), masks_, &slice));
     OP_REQUIRES(ctx, TensorShape(slice.final_dims) == dy.shape(),
                 errors::InvalidArgument(NodePrefix(*this), "shape of dy was ", dy.shape().DebugString(),

@@ -2,7 +2,7 @@
 // Run, no serving layer): the model zoo's tensoract side (run_model_zoo_bench.sh, issue 54).
 //
 //   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] [--bf16-activations]
-//                       [--one-lane]
+//                       [--one-lane] [--no-loop-optimization]
 //
 // Feeds every input of the signature a tensor of its declared shape with the batch
 // dimension (and any other unknown one) set to BATCH: floats uniform in [0, 1), integers
@@ -19,7 +19,9 @@
 // --bf16-activations keeps the activations between convolutions in bfloat16 as well
 // (GraphOptimizerOptions::bfloat16_activations), and prints the same line.
 // With --one-lane independent loops share one executor (GraphOptimizerOptions::
-// parallel_loops off), to measure what their lanes (graph/loop_lanes.h) buy.
+// parallel_loops off), to measure what their lanes (graph/loop_lanes.h) buy, and
+// --no-loop-optimization leaves loop bodies as written (GraphOptimizerOptions::
+// do_loop_optimization off: no loop-invariant motion, no Identity forwarding).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -84,11 +86,12 @@ int Main(int argc, char** argv) {
       session_options.optimizer.bfloat16_activations = true;
     }
     else if (std::string(argv[i]) == "--one-lane") session_options.optimizer.parallel_loops = false;
+    else if (std::string(argv[i]) == "--no-loop-optimization") session_options.optimizer.do_loop_optimization = false;
     else args.push_back(argv[i]);
   }
   if (args.size() < 2) {
     std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] "
-                         "[--bf16-activations] [--one-lane]\n");
+                         "[--bf16-activations] [--one-lane] [--no-loop-optimization]\n");
     return 2;
   }
   const std::string dir = args[0];

@@ -39,8 +39,17 @@ void Build(const std::function<void(const Scope&)>& build, Graph* graph, const s
   }
 }
 
+// Whether every consumer of `n` is in `lane`.
+bool OnlyFeedsLane(const Node& n, const std::vector<int>& lanes, int lane) {
+  for (const Edge* e : n.out_edges()) {
+    if (e->dst->IsOp() && lanes[e->dst->id()] != lane) return false;
+  }
+  return true;
+}
+
 // The lane of each loop (by frame name) and of the root frame's nodes; a loop whose nodes
-// are in different lanes fails the test.
+// are in different lanes fails the test, and so does a root-frame node outside lane 0 that
+// something outside its lane reads (what only one lane's loop reads goes with it).
 std::map<std::string, int> LanesByFrame(const Graph& graph) {
   std::vector<int> lanes;
   Status s = IndependentLoopLanes(graph, &lanes);
@@ -51,8 +60,12 @@ std::map<std::string, int> LanesByFrame(const Graph& graph) {
   std::map<std::string, int> by_frame;
   for (const Node* n : graph.op_nodes()) {
     const std::string& frame = cf.frames[cf.frame_of[n->id()]].name;
-    auto [it, added] = by_frame.emplace(frame, lanes[n->id()]);
     INFO("node " << n->name() << " in frame '" << frame << "'");
+    if (frame.empty() && lanes[n->id()] != 0) {
+      CHECK(OnlyFeedsLane(*n, lanes, lanes[n->id()]));
+      continue;
+    }
+    auto [it, added] = by_frame.emplace(frame, lanes[n->id()]);
     CHECK(it->second == lanes[n->id()]);
   }
   return by_frame;
@@ -68,6 +81,24 @@ TEST_CASE("two loops that nothing orders get two lanes; the root frame stays in 
   REQUIRE(lanes.size() == 3);
   CHECK(lanes.at("") == 0);
   CHECK(lanes.at("a/while_context") + lanes.at("b/while_context") == 1);  // one in lane 0, the other in lane 1
+}
+
+TEST_CASE("what only a lane's loop reads goes to that lane; what both read stays in lane 0", "[lanes]") {
+  Graph graph;
+  Build([](const Scope& root) {
+    auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
+    Output a = Counter(root, n, "a");                          // first: lane 0
+    auto limit = ops::Add(root.WithOpName("b_limit"), n, 1);  // read by loop b alone
+    Output b = Counter(root, limit, "b");
+    ops::Add(root.WithOpName("sum"), a, b);
+  }, &graph);
+  std::vector<int> lanes;
+  REQUIRE(IndependentLoopLanes(graph, &lanes).ok());
+  const int b_lane = lanes[graph.FindNode("b/Enter")->id()];
+  CHECK(b_lane == 1);
+  CHECK(lanes[graph.FindNode("b_limit")->id()] == b_lane);
+  CHECK(lanes[graph.FindNode("n")->id()] == 0);    // a feed, read by both loops
+  CHECK(lanes[graph.FindNode("sum")->id()] == 0);  // reads both results
 }
 
 TEST_CASE("a loop that reads another's result shares its lane", "[lanes]") {

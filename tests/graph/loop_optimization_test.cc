@@ -1,0 +1,213 @@
+// The loop passes: loop-invariant motion (graph/optimizer/loop_invariant_motion.h), which
+// nodes of a loop body leave the loop and which stay, and Identity forwarding
+// (graph/optimizer/loop_identity_forwarding.h), which Identities a loop skips.
+//
+// Getting them wrong changes what a loop computes: a moved node that fed NextIteration would
+// start one iteration too many, a moved read of a variable the loop writes would read it
+// once, a consumer whose only inputs moved would run live after the loop ended, and a
+// skipped pivot would leave the body's constants without their iteration.
+// tests/actors/loop_optimization_session_test.cc runs such loops both ways.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "graph/builder/control_flow_ops.h"
+#include "graph/builder/ops.h"
+#include "graph/control_flow.h"
+#include "graph/node_def_util.h"
+#include "graph/optimizer/loop_identity_forwarding.h"
+#include "graph/optimizer/loop_invariant_motion.h"
+#include "tests/graph/test_util.h"
+
+namespace tensoract {
+namespace {
+
+namespace tf = ::tensorflow;
+
+const PartialTensorShape kScalar(std::vector<int64_t>{});
+const char kFrame[] = "loop/while_context";  // the builder names a loop's frame so
+
+// while (i < n) { i += 1; acc = acc * 0.5 + scaled } with scaled = x * 3 (x from outside
+// the loop) and, when `with_variable`, acc += read(v) after v += 1 each iteration.
+void LoopGraph(bool with_variable, Graph* graph) {
+  Scope root = Scope::NewRootScope();
+  auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
+  auto x = ops::Placeholder(root.WithOpName("x"), tf::DT_FLOAT, kScalar);
+  Output v = ops::VarHandleOp(root.WithOpName("v"), tf::DT_FLOAT, kScalar);
+  std::vector<Output> out;
+  ops::WhileLoopOptions options;
+  options.name = "loop";
+  Status s = ops::WhileLoop(
+      root, {ops::Const(root, 0), ops::Const(root, 0.f)},
+      [&](const Scope& sc, const std::vector<Output>& in, Output* pred) {
+        *pred = ops::Less(sc, in[0], n);
+        return sc.status();
+      },
+      [&](const Scope& sc, const std::vector<Output>& in, std::vector<Output>* next) {
+        auto scaled = ops::Mul(sc.WithOpName("scaled"), x, 3.f);
+        Output acc = ops::Add(sc.WithOpName("acc"), ops::Mul(sc, in[1], 0.5f), scaled);
+        if (with_variable) {
+          Node* bump = ops::AssignAddVariableOp(sc.WithOpName("bump"), v, 1.f);
+          auto read = ops::ReadVariableOp(sc.WithOpName("read").WithControlDependencies({bump}), v, tf::DT_FLOAT);
+          acc = ops::Add(sc, acc, read);
+        }
+        *next = {ops::Add(sc.WithOpName("count"), in[0], 1), acc};
+        return sc.status();
+      },
+      &out, options);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  ops::Identity(root.WithOpName("result"), out[1]);
+  tf::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  REQUIRE(ImportGraphDef(def, graph).ok());
+}
+
+// The frame `name`'s node runs in ("" for the root frame).
+std::string FrameOf(const Graph& graph, const std::string& name) {
+  ControlFlowInfo info;
+  Status s = BuildControlFlowInfo(graph, &info);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  Node* n = graph.FindNode(name);
+  REQUIRE(n != nullptr);
+  return info.frames[info.frame_of[n->id()]].name;
+}
+
+// The node `name` itself, found by its name's ending (the builder prefixes loop nodes).
+std::string Named(const Graph& graph, const std::string& ending) {
+  for (const Node* n : graph.op_nodes()) {
+    const std::string& name = n->name();
+    if (name.size() >= ending.size() && name.compare(name.size() - ending.size(), ending.size(), ending) == 0) {
+      return name;
+    }
+  }
+  FAIL("no node ends in " << ending);
+  return "";
+}
+
+TEST_CASE("a body's node of invariants leaves the loop and enters it as an invariant", "[optimizer][loops]") {
+  Graph graph;
+  LoopGraph(/*with_variable=*/false, &graph);
+  const std::string scaled = Named(graph, "scaled");
+  REQUIRE(FrameOf(graph, scaled) == kFrame);
+  REQUIRE(HoistLoopInvariants(&graph));
+  CHECK(FrameOf(graph, scaled).empty());
+  // Its constant operand left with it; it reaches its consumer through a constant Enter.
+  const Node* moved = graph.FindNode(scaled);
+  for (const Edge* e : moved->in_edges()) CHECK_FALSE(IsEnter(*e->src));
+  int enters = 0;
+  for (const Edge* e : moved->out_edges()) {
+    if (!e->dst->IsOp()) continue;
+    REQUIRE(IsEnter(*e->dst));
+    bool constant = false;
+    REQUIRE(GetNodeAttr(e->dst->def(), "is_constant", &constant).ok());
+    CHECK(constant);
+    ++enters;
+  }
+  CHECK(enters == 1);
+  // What depends on the iteration stays: the accumulator and the counter.
+  CHECK(FrameOf(graph, Named(graph, "acc")) == kFrame);
+  CHECK(FrameOf(graph, Named(graph, "count")) == kFrame);
+  CHECK_FALSE(HoistLoopInvariants(&graph));  // nothing more to move
+}
+
+TEST_CASE("a read of a variable some op writes stays in the loop, as does the write", "[optimizer][loops]") {
+  Graph graph;
+  LoopGraph(/*with_variable=*/true, &graph);
+  REQUIRE(HoistLoopInvariants(&graph));  // x * 3 still moves
+  CHECK(FrameOf(graph, Named(graph, "scaled")).empty());
+  CHECK(FrameOf(graph, Named(graph, "read")) == kFrame);
+  CHECK(FrameOf(graph, Named(graph, "bump")) == kFrame);
+}
+
+TEST_CASE("a value fed back to the next iteration stays in the loop", "[optimizer][loops]") {
+  // while (i < n) { i += 1; y = x * 2 }: y is the same every iteration, but its
+  // NextIteration must see it dead once the loop ends.
+  Scope root = Scope::NewRootScope();
+  auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
+  auto x = ops::Placeholder(root.WithOpName("x"), tf::DT_FLOAT, kScalar);
+  std::vector<Output> out;
+  ops::WhileLoopOptions options;
+  options.name = "loop";
+  Status s = ops::WhileLoop(
+      root, {ops::Const(root, 0), ops::Const(root, 0.f)},
+      [&](const Scope& sc, const std::vector<Output>& in, Output* pred) {
+        *pred = ops::Less(sc, in[0], n);
+        return sc.status();
+      },
+      [&](const Scope& sc, const std::vector<Output>& in, std::vector<Output>* next) {
+        *next = {ops::Add(sc, in[0], 1), ops::Mul(sc.WithOpName("twice"), x, 2.f)};
+        return sc.status();
+      },
+      &out, options);
+  REQUIRE(s.ok());
+  tf::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  Graph graph;
+  REQUIRE(ImportGraphDef(def, &graph).ok());
+  HoistLoopInvariants(&graph);
+  CHECK(FrameOf(graph, Named(graph, "twice")) == kFrame);
+}
+
+TEST_CASE("a loop's pass-through Identities are skipped; its pivot and its control are kept", "[optimizer][loops]") {
+  Graph graph;
+  LoopGraph(/*with_variable=*/false, &graph);
+  ControlFlowInfo info;
+  REQUIRE(BuildControlFlowInfo(graph, &info).ok());
+  int in_loop = 0;
+  for (const Node* n : graph.op_nodes()) in_loop += n->type_string() == "Identity" && info.frame_of[n->id()] > 0;
+  REQUIRE(in_loop == 2);  // the body's view of each loop variable
+  REQUIRE(ForwardLoopIdentities(&graph));
+  REQUIRE(BuildControlFlowInfo(graph, &info).ok());
+  std::vector<const Node*> kept;
+  for (const Node* n : graph.op_nodes()) {
+    if (n->type_string() == "Identity" && info.frame_of[n->id()] > 0) kept.push_back(n);
+  }
+  // The pivot stays: the body's constants wait on it by control edges.
+  REQUIRE(kept.size() == 1);
+  bool controls = false;
+  for (const Edge* e : kept[0]->out_edges()) controls = controls || e->IsControlEdge();
+  CHECK(controls);
+  // The accumulator now reads its Switch's output itself.
+  const Node* acc_mul = nullptr;
+  for (const Edge* e : graph.FindNode(Named(graph, "acc"))->in_edges()) {
+    if (!e->IsControlEdge() && e->src->type_string() == "Mul" && e->src->name() != Named(graph, "scaled")) acc_mul = e->src;
+  }
+  REQUIRE(acc_mul != nullptr);
+  bool reads_switch = false;
+  for (const Edge* e : acc_mul->in_edges()) reads_switch = reads_switch || IsSwitch(*e->src);
+  CHECK(reads_switch);
+  CHECK_FALSE(ForwardLoopIdentities(&graph));
+}
+
+TEST_CASE("an Identity with a control input before a NextIteration stays", "[optimizer][loops]") {
+  // The body returns Identity(i + 1, ^side): a NextIteration takes no control inputs.
+  Scope root = Scope::NewRootScope();
+  auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
+  std::vector<Output> out;
+  ops::WhileLoopOptions options;
+  options.name = "loop";
+  Status s = ops::WhileLoop(
+      root, {ops::Const(root, 0)},
+      [&](const Scope& sc, const std::vector<Output>& in, Output* pred) {
+        *pred = ops::Less(sc, in[0], n);
+        return sc.status();
+      },
+      [&](const Scope& sc, const std::vector<Output>& in, std::vector<Output>* next) {
+        Node* side = ops::NoOp(sc.WithOpName("side"));
+        *next = {ops::Identity(sc.WithOpName("returned").WithControlDependencies({side}), ops::Add(sc, in[0], 1))};
+        return sc.status();
+      },
+      &out, options);
+  REQUIRE(s.ok());
+  tf::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  Graph graph;
+  REQUIRE(ImportGraphDef(def, &graph).ok());
+  ForwardLoopIdentities(&graph);
+  CHECK(graph.FindNode(Named(graph, "returned")) != nullptr);
+}
+
+}  // namespace
+}  // namespace tensoract
