@@ -66,6 +66,50 @@ LargeBlockCache& large_blocks() {
   return *kCache;
 }
 
+// Blocks below the large cache's sizes, by power-of-two class, kept per thread. A loop
+// body's kernels make and free such tensors every iteration (a GRU's [32, 96] gates at
+// batch 32: 12 KiB), and glibc serves an aligned request from its slow path (memalign
+// never comes from its per-thread cache), splitting and coalescing chunks: 15% of a
+// bidirectional GRU's step. A block freed on one thread is kept by that thread.
+struct MidBlockCache {
+  static constexpr int kMinClass = 6;   // 64 bytes
+  static constexpr int kMaxClass = 15;  // 32 KiB: above it, the large cache's page-rounded sizes
+  static constexpr size_t kKeptBytesPerClass = 512 << 10;
+
+  // The class of a block of `rounded` bytes (a multiple of kAllocatorAlignment), or -1.
+  static int ClassOf(size_t rounded) {
+    if (rounded > (size_t{1} << kMaxClass)) return -1;
+    int c = kMinClass;
+    while ((size_t{1} << c) < rounded) ++c;
+    return c;
+  }
+
+  std::vector<void*> blocks[kMaxClass + 1];
+  ~MidBlockCache();
+};
+
+thread_local bool tls_mid_blocks_destroyed = false;
+
+// `num_bytes` rounded up to the default alignment (at least one byte).
+size_t DefaultAligned(size_t num_bytes) {
+  return (std::max<size_t>(num_bytes, 1) + kAllocatorAlignment - 1) / kAllocatorAlignment * kAllocatorAlignment;
+}
+
+MidBlockCache::~MidBlockCache() {
+  tls_mid_blocks_destroyed = true;
+  for (auto& kept : blocks) {
+    for (void* b : kept) std::free(b);
+    kept.clear();
+  }
+}
+
+// This thread's cache, or null once it was destroyed (a static tensor freed by exit()).
+MidBlockCache* ThreadMidBlocks() {
+  if (tls_mid_blocks_destroyed) return nullptr;
+  thread_local MidBlockCache cache;
+  return &cache;
+}
+
 }  // namespace
 
 void* AlignedHostAlloc(size_t alignment, size_t num_bytes) {
@@ -97,6 +141,14 @@ void* CPUAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
   if (rounded >= LargeBlockCache::kMinCachedBytes && alignment == kAllocatorAlignment) {
     rounded = LargeBlockCache::Rounded(rounded);
     p = large_blocks().Take(rounded);
+  } else if (const int c = MidBlockCache::ClassOf(DefaultAligned(num_bytes)); c >= 0) {
+    // The whole class, whatever the alignment: DeallocateRaw keeps the block by its class.
+    rounded = std::max(rounded, size_t{1} << c);
+    MidBlockCache* cache = alignment == kAllocatorAlignment ? ThreadMidBlocks() : nullptr;
+    if (cache != nullptr && !cache->blocks[c].empty()) {
+      p = cache->blocks[c].back();
+      cache->blocks[c].pop_back();
+    }
   }
   if (p == nullptr) p = AlignedHostAlloc(alignment, rounded);
   if (p == nullptr) return nullptr;
@@ -109,11 +161,15 @@ void CPUAllocator::DeallocateRaw(void* ptr, size_t num_bytes) {
   NoteInlineDeallocation(num_bytes);
   // The same test as AllocateRaw's (at the default alignment): only page-rounded blocks
   // are cached.
-  const size_t aligned = (std::max<size_t>(num_bytes, 1) + kAllocatorAlignment - 1) / kAllocatorAlignment *
-                         kAllocatorAlignment;
-  if (aligned >= LargeBlockCache::kMinCachedBytes &&
-      large_blocks().Keep(ptr, LargeBlockCache::Rounded(aligned))) {
-    return;
+  const size_t aligned = DefaultAligned(num_bytes);
+  if (aligned >= LargeBlockCache::kMinCachedBytes) {
+    if (large_blocks().Keep(ptr, LargeBlockCache::Rounded(aligned))) return;
+  } else if (const int c = MidBlockCache::ClassOf(aligned); c >= 0) {
+    MidBlockCache* cache = ThreadMidBlocks();
+    if (cache != nullptr && cache->blocks[c].size() < MidBlockCache::kKeptBytesPerClass >> c) {
+      cache->blocks[c].push_back(ptr);
+      return;
+    }
   }
   std::free(ptr);
 }
