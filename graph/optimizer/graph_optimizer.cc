@@ -1,7 +1,6 @@
 #include "graph/optimizer/graph_optimizer.h"
 
 #include "graph/optimizer/cse.h"
-#include "graph/optimizer/loop_identity_forwarding.h"
 #include "graph/optimizer/loop_invariant_motion.h"
 
 namespace tensoract {
@@ -19,10 +18,7 @@ Status OptimizeGraph(const GraphOptimizerOptions& options, const ConstantEvaluat
     bool changed = false;
     if (fold) changed |= ConstantFold(folding, *evaluator, graph);
     if (options.do_common_subexpression_elimination) changed |= EliminateCommonSubexpressions(graph);
-    if (options.do_loop_optimization) {
-      changed |= HoistLoopInvariants(graph);
-      changed |= ForwardLoopIdentities(graph);
-    }
+    if (options.do_loop_optimization) changed |= HoistLoopInvariants(graph);
     if (!changed) break;
   }
   return Status::OK();

@@ -5,7 +5,7 @@
 // (graph/optimizer/constant_folding.h) and common-subexpression elimination
 // (graph/optimizer/cse.h) until neither changes the graph, at most kMaxRounds rounds: a
 // fold can make two nodes equal (two Consts of one value), a merge can make a node's
-// inputs constant. The loop passes join the rounds (a moved node may then merge with one
+// inputs constant. Loop-invariant motion joins the rounds (a moved node may then merge with one
 // outside the loop). This is TensorFlow's GraphOptimizer
 // (tensorflow/core/common_runtime/graph_optimizer.cc) at its default level L1.
 //
@@ -33,9 +33,8 @@ struct GraphOptimizerOptions {
   bool do_common_subexpression_elimination = true;
   bool do_constant_folding = true;
   // Loops do less per iteration: a body's nodes that compute the same value in every
-  // iteration run once, before the loop (graph/optimizer/loop_invariant_motion.h), and the
-  // Identities that only pass values on inside a loop are skipped
-  // (graph/optimizer/loop_identity_forwarding.h). TensorFlow's RewriterConfig.loop_optimization.
+  // iteration run once, before the loop (graph/optimizer/loop_invariant_motion.h).
+  // TensorFlow's RewriterConfig.loop_optimization.
   bool do_loop_optimization = true;
   // After placement: Conv2D/MatMul -> BiasAdd [-> Relu] on a CPU become one fused kernel
   // (graph/optimizer/remapper.h), as TensorFlow's grappler remapper does.

@@ -21,7 +21,7 @@
 // With --one-lane independent loops share one executor (GraphOptimizerOptions::
 // parallel_loops off), to measure what their lanes (graph/loop_lanes.h) buy, and
 // --no-loop-optimization leaves loop bodies as written (GraphOptimizerOptions::
-// do_loop_optimization off: no loop-invariant motion, no Identity forwarding).
+// do_loop_optimization off: no loop-invariant motion).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
