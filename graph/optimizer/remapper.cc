@@ -5,6 +5,7 @@
 
 #include "graph/control_flow.h"
 #include "graph/optimizer/attention_fusion.h"
+#include "graph/optimizer/broadcast_reorder.h"
 #include "graph/optimizer/layer_norm_fusion.h"
 #include "graph/optimizer/pad_folding.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
@@ -566,7 +567,8 @@ int Remap(Graph* graph) {
          FuseEach(graph, {"Mean"}, TryFuseLayerNorm) + FuseEach(graph, {"Einsum"}, TryFuseAttention) +
          FuseEach(graph, {"Mul", "Add", "AddV2", "BiasAdd", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"},
                   TryFuseChannelSteps) +
-         FuseEach(graph, {"_FusedChannelSteps"}, TryFuseStepsIntoConvolution);
+         FuseEach(graph, {"_FusedChannelSteps"}, TryFuseStepsIntoConvolution) +
+         FuseEach(graph, {"RealDiv", "Mul"}, TryScaleBeforeBroadcast);
 }
 
 }  // namespace tensoract

@@ -30,7 +30,9 @@
 //   - per-channel steps and an activation on a value no product feeds (a pre-activation
 //     batch norm and Relu) into _FusedChannelSteps, the same epilogue on its own; and that,
 //     where a 1x1 convolution alone reads it (DenseNet's), with the convolution into
-//     _FusedChannelStepsConv2D, tensoract's op (graph/optimizer/steps_conv_fusion.h).
+//     _FusedChannelStepsConv2D, tensoract's op (graph/optimizer/steps_conv_fusion.h);
+//   - a RealDiv or Mul by a scalar after a BroadcastTo (the gradient of Mean) goes before
+//     it, on the small tensor (graph/optimizer/broadcast_reorder.h).
 // The values are the very same as the unfused nodes' for a product with a BiasAdd and a Relu
 // on our own kernels; composed per-channel steps, oneDNN's kernels and the fused bias
 // gradient round differently (equal up to float rounding).

@@ -8,7 +8,8 @@
 // in the way are seen through; Keras' LayerNormalization into _MklLayerNorm, its attention into
 // _FusedAttention, a batch norm and Relu on their own into _FusedChannelSteps (with the 1x1
 // convolution after them into _FusedChannelStepsConv2D), an inverted residual block's
-// convolutions into _FusedConv2DWithDepthwise. What must not fuse
+// convolutions into _FusedConv2DWithDepthwise, a scalar division after a BroadcastTo (the
+// gradient of Mean) before it. What must not fuse
 // (a Mul by a whole tensor, a batch norm in training) is left alone.
 //
 // Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
@@ -16,6 +17,7 @@
 // is now.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <catch2/catch.hpp>
 
@@ -46,6 +48,7 @@ Output Filled(const Scope& s, std::vector<int64_t> dims, float a, float b = 0.f)
 struct Ran {
   std::vector<std::vector<float>> values;
   std::vector<std::string> ops;  // "op:name" of the partition graph
+  std::map<std::string, std::vector<std::string>> inputs;  // by node name
 };
 
 Ran RunGraph(const tensorflow::GraphDef& graph, bool remap, const std::vector<std::pair<std::string, Tensor>>& feeds,
@@ -62,7 +65,10 @@ Ran RunGraph(const tensorflow::GraphDef& graph, bool remap, const std::vector<st
   REQUIRE(s.ok());
   Ran r;
   for (const Tensor& t : out) r.values.push_back(Values(t));
-  for (const auto& n : metadata.partition_graphs.at(0).node()) r.ops.push_back(n.op() + ":" + n.name());
+  for (const auto& n : metadata.partition_graphs.at(0).node()) {
+    r.ops.push_back(n.op() + ":" + n.name());
+    r.inputs[n.name()].assign(n.input().begin(), n.input().end());
+  }
   return r;
 }
 
@@ -161,6 +167,29 @@ TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, d
   int clipped = 0;
   for (float v : fused.values[0]) clipped += v == 0.f || v == 6.f;
   CHECK(clipped > 0);  // the Relu6 did clip
+}
+
+TEST_CASE("the gradient of Mean divides before it broadcasts, to the bit; a divisor of many values is left alone") {
+  // TensorFlow's Mean gradient: BroadcastTo(Reshape(g), shape(x)) / count.
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto g = ops::Placeholder(s.WithOpName("g"), tensorflow::DT_FLOAT, PartialTensorShape({1, 1, 1, 8}));
+    auto shape = ops::Const(s, {4, 3, 5, 8});
+    ops::RealDiv(s.WithOpName("mean_grad"), ops::BroadcastTo(s.WithOpName("spread"), g, shape), ops::Const(s, 60.f));
+    ops::RealDiv(s.WithOpName("by_many"), ops::BroadcastTo(s.WithOpName("spread_too"), g, ops::Const(s, {2, 3, 5, 8})),
+                 Filled(s, {2, 3, 5, 8}, 0.11f, 2.f));
+  });
+  const Ran reordered = RunGraph(graph, true, {{"g", Input({1, 1, 1, 8})}}, {"mean_grad", "by_many"});
+  const Ran apart = RunGraph(graph, false, {{"g", Input({1, 1, 1, 8})}}, {"mean_grad", "by_many"});
+  REQUIRE(reordered.values[0].size() == 4 * 3 * 5 * 8);
+  CHECK(reordered.values[0] == apart.values[0]);
+  CHECK(reordered.values[1] == apart.values[1]);
+  // The division now reads the small tensor, and the broadcast reads the division; the
+  // division by a whole tensor still reads the broadcast.
+  REQUIRE(Has(reordered.ops, "RealDiv:mean_grad"));
+  CHECK(reordered.inputs.at("mean_grad").at(0) == "_arg_g");  // the feed
+  CHECK(reordered.inputs.at("spread").at(0) == "mean_grad");
+  CHECK(apart.inputs.at("mean_grad").at(0) == "spread");
+  CHECK(reordered.inputs.at("by_many").at(0) == "spread_too");
 }
 
 TEST_CASE("a zero Pad before a VALID convolution becomes its explicit padding, fused epilogue and all") {
