@@ -74,7 +74,7 @@ LargeBlockCache& large_blocks() {
 struct MidBlockCache {
   static constexpr int kMinClass = 6;   // 64 bytes
   static constexpr int kMaxClass = 15;  // 32 KiB: above it, the large cache's page-rounded sizes
-  static constexpr size_t kKeptBytesPerClass = 512 << 10;
+  static constexpr size_t kKeptBytesPerClass = 256 << 10;  // 2.5 MiB a thread at most
 
   // The class of a block of `rounded` bytes (a multiple of kAllocatorAlignment), or -1.
   static int ClassOf(size_t rounded) {
