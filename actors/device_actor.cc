@@ -19,9 +19,13 @@ caf::behavior device_actor(caf::stateful_actor<DeviceState>* self, std::shared_p
   return {
       [=](launch_atom, KernelLaunch& launch) {
         ++self->state.launched;
-        self->state.device->Schedule([launch = std::move(launch)] {
+        self->state.device->Schedule([launch = std::move(launch)]() mutable {
           KernelDone done;
           launch.plan->RunNode(launch.node, launch.inputs, nullptr, launch.step_id, launch.timed, &done);
+          // The inputs go before the executor hears: an output that took over an input's
+          // buffer then has one holder when its consumer runs, and may be taken over in turn
+          // (a variable adopts an optimizer's update instead of copying it).
+          launch.inputs = NodeInputs();
           SendVia(launch.home, launch.executor, kernel_done_atom::value, std::move(done));
         });
       },

@@ -76,12 +76,15 @@ StatusOr<std::shared_ptr<ResourceBase>> ResourceMgr::DoLookupOrCreate(
     const std::function<StatusOr<std::shared_ptr<ResourceBase>>()>& creator, bool weak) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& c = containers_[ContainerOrDefault(container)];
-  ForgetDead(c);
   auto it = c.find(Key(type.name(), name));
   if (it != c.end()) {
     if (std::shared_ptr<ResourceBase> resource = it->second.Get()) return resource;
-    c.erase(it);  // died since ForgetDead
+    c.erase(it);  // died
   }
+  // Only a creation sweeps out the dead (weak entries whose resource went): a lookup that
+  // finds its resource alive stays one search, not a walk over every variable (ResNet50's
+  // 320 assignments a training step walked 320 entries each).
+  ForgetDead(c);
   TA_ASSIGN_OR_RETURN(std::shared_ptr<ResourceBase> made, creator());
   c.emplace(Key(type.name(), name), weak ? Entry{nullptr, made} : Entry{made, {}});
   return made;
