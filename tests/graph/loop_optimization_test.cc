@@ -9,6 +9,7 @@
 // skipped pivot would leave the body's constants without their iteration.
 // tests/actors/loop_optimization_session_test.cc runs such loops both ways.
 #include <catch2/catch.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,40 +29,56 @@ namespace tf = ::tensorflow;
 const PartialTensorShape kScalar(std::vector<int64_t>{});
 const char kFrame[] = "loop/while_context";  // the builder names a loop's frame so
 
-// while (i < n) { i += 1; acc = acc * 0.5 + scaled } with scaled = x * 3 (x from outside
-// the loop) and, when `with_variable`, acc += read(v) after v += 1 each iteration.
-void LoopGraph(bool with_variable, Graph* graph) {
+// The body's inputs, and x and v from outside the loop.
+using LoopBody = std::function<std::vector<Output>(const Scope&, const std::vector<Output>& in, const Output& x,
+                                                   const Output& v)>;
+
+// Imports into `graph` the loop "loop" over an int32 counter from 0 and `floats` float
+// variables from 0: while (in[0] < n) in = body(in, x, v), with n an int32 and x a float
+// placeholder and v a float resource variable outside the loop; its last result is fetched
+// as "result".
+void ImportLoop(int floats, const LoopBody& body, Graph* graph) {
   Scope root = Scope::NewRootScope();
   auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
   auto x = ops::Placeholder(root.WithOpName("x"), tf::DT_FLOAT, kScalar);
   Output v = ops::VarHandleOp(root.WithOpName("v"), tf::DT_FLOAT, kScalar);
+  std::vector<Output> init = {ops::Const(root, 0)};
+  for (int i = 0; i < floats; ++i) init.push_back(ops::Const(root, 0.f));
   std::vector<Output> out;
   ops::WhileLoopOptions options;
   options.name = "loop";
   Status s = ops::WhileLoop(
-      root, {ops::Const(root, 0), ops::Const(root, 0.f)},
+      root, init,
       [&](const Scope& sc, const std::vector<Output>& in, Output* pred) {
         *pred = ops::Less(sc, in[0], n);
         return sc.status();
       },
       [&](const Scope& sc, const std::vector<Output>& in, std::vector<Output>* next) {
-        auto scaled = ops::Mul(sc.WithOpName("scaled"), x, 3.f);
-        Output acc = ops::Add(sc.WithOpName("acc"), ops::Mul(sc, in[1], 0.5f), scaled);
-        if (with_variable) {
-          Node* bump = ops::AssignAddVariableOp(sc.WithOpName("bump"), v, 1.f);
-          auto read = ops::ReadVariableOp(sc.WithOpName("read").WithControlDependencies({bump}), v, tf::DT_FLOAT);
-          acc = ops::Add(sc, acc, read);
-        }
-        *next = {ops::Add(sc.WithOpName("count"), in[0], 1), acc};
+        *next = body(sc, in, x, v);
         return sc.status();
       },
       &out, options);
   INFO(s.ToString());
   REQUIRE(s.ok());
-  ops::Identity(root.WithOpName("result"), out[1]);
+  ops::Identity(root.WithOpName("result"), out.back());
   tf::GraphDef def;
   REQUIRE(root.ToGraphDef(&def).ok());
   REQUIRE(ImportGraphDef(def, graph).ok());
+}
+
+// while (i < n) { i += 1; acc = acc * 0.5 + scaled } with scaled = x * 3 (x from outside
+// the loop) and, when `with_variable`, acc += read(v) after v += 1 each iteration.
+void LoopGraph(bool with_variable, Graph* graph) {
+  ImportLoop(1, [with_variable](const Scope& sc, const std::vector<Output>& in, const Output& x, const Output& v) {
+    auto scaled = ops::Mul(sc.WithOpName("scaled"), x, 3.f);
+    Output acc = ops::Add(sc.WithOpName("acc"), ops::Mul(sc, in[1], 0.5f), scaled);
+    if (with_variable) {
+      Node* bump = ops::AssignAddVariableOp(sc.WithOpName("bump"), v, 1.f);
+      auto read = ops::ReadVariableOp(sc.WithOpName("read").WithControlDependencies({bump}), v, tf::DT_FLOAT);
+      acc = ops::Add(sc, acc, read);
+    }
+    return std::vector<Output>{ops::Add(sc.WithOpName("count"), in[0], 1), acc};
+  }, graph);
 }
 
 // The frame `name`'s node runs in ("" for the root frame).
@@ -125,28 +142,10 @@ TEST_CASE("a read of a variable some op writes stays in the loop, as does the wr
 TEST_CASE("a value fed back to the next iteration stays in the loop", "[optimizer][loops]") {
   // while (i < n) { i += 1; y = x * 2 }: y is the same every iteration, but its
   // NextIteration must see it dead once the loop ends.
-  Scope root = Scope::NewRootScope();
-  auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
-  auto x = ops::Placeholder(root.WithOpName("x"), tf::DT_FLOAT, kScalar);
-  std::vector<Output> out;
-  ops::WhileLoopOptions options;
-  options.name = "loop";
-  Status s = ops::WhileLoop(
-      root, {ops::Const(root, 0), ops::Const(root, 0.f)},
-      [&](const Scope& sc, const std::vector<Output>& in, Output* pred) {
-        *pred = ops::Less(sc, in[0], n);
-        return sc.status();
-      },
-      [&](const Scope& sc, const std::vector<Output>& in, std::vector<Output>* next) {
-        *next = {ops::Add(sc, in[0], 1), ops::Mul(sc.WithOpName("twice"), x, 2.f)};
-        return sc.status();
-      },
-      &out, options);
-  REQUIRE(s.ok());
-  tf::GraphDef def;
-  REQUIRE(root.ToGraphDef(&def).ok());
   Graph graph;
-  REQUIRE(ImportGraphDef(def, &graph).ok());
+  ImportLoop(1, [](const Scope& sc, const std::vector<Output>& in, const Output& x, const Output&) {
+    return std::vector<Output>{ops::Add(sc, in[0], 1), ops::Mul(sc.WithOpName("twice"), x, 2.f)};
+  }, &graph);
   HoistLoopInvariants(&graph);
   CHECK(FrameOf(graph, Named(graph, "twice")) == kFrame);
 }
@@ -188,28 +187,12 @@ TEST_CASE("a loop's pass-through Identities are skipped; its pivot and its contr
 
 TEST_CASE("an Identity with a control input before a NextIteration stays", "[optimizer][loops]") {
   // The body returns Identity(i + 1, ^side): a NextIteration takes no control inputs.
-  Scope root = Scope::NewRootScope();
-  auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
-  std::vector<Output> out;
-  ops::WhileLoopOptions options;
-  options.name = "loop";
-  Status s = ops::WhileLoop(
-      root, {ops::Const(root, 0)},
-      [&](const Scope& sc, const std::vector<Output>& in, Output* pred) {
-        *pred = ops::Less(sc, in[0], n);
-        return sc.status();
-      },
-      [&](const Scope& sc, const std::vector<Output>& in, std::vector<Output>* next) {
-        Node* side = ops::NoOp(sc.WithOpName("side"));
-        *next = {ops::Identity(sc.WithOpName("returned").WithControlDependencies({side}), ops::Add(sc, in[0], 1))};
-        return sc.status();
-      },
-      &out, options);
-  REQUIRE(s.ok());
-  tf::GraphDef def;
-  REQUIRE(root.ToGraphDef(&def).ok());
   Graph graph;
-  REQUIRE(ImportGraphDef(def, &graph).ok());
+  ImportLoop(0, [](const Scope& sc, const std::vector<Output>& in, const Output&, const Output&) {
+    Node* side = ops::NoOp(sc.WithOpName("side"));
+    return std::vector<Output>{
+        ops::Identity(sc.WithOpName("returned").WithControlDependencies({side}), ops::Add(sc, in[0], 1))};
+  }, &graph);
   PlaceOnCpu(&graph);
   Remap(&graph);
   CHECK(graph.FindNode(Named(graph, "returned")) != nullptr);
