@@ -33,6 +33,12 @@ bool IsControlFlowOp(const std::string& op) {
   return false;
 }
 
+bool IsConstantEnter(const Node& n) {
+  if (!IsEnter(n)) return false;
+  bool constant = false;
+  return GetNodeAttr(n.def(), "is_constant", &constant).ok() && constant;
+}
+
 int ControlFlowInfo::OutputFrame(const Node& n) const {
   int f = frame_of[n.id()];
   if (f < 0) return f;

@@ -40,6 +40,8 @@ bool IsLoopCond(const Node& n);
 bool IsControlTrigger(const Node& n);
 // Any of the above.
 bool IsControlFlow(const Node& n);
+// An Enter of a loop invariant (is_constant): its output is its input, in every iteration.
+bool IsConstantEnter(const Node& n);
 // The same test on a bare op name, for passes that hold NodeDefs.
 bool IsControlFlowOp(const std::string& op);
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "graph/control_flow.h"
 #include "graph/graph.h"
 #include "graph/node_def_util.h"
 #include "graph/optimizer/constant_folding.h"
@@ -18,13 +19,6 @@ namespace shape_inference {
 namespace {
 
 std::atomic<const ConstantEvaluator*> g_evaluator{nullptr};
-
-// Whether `node` is an Enter of a loop invariant: its output is its input, in every iteration.
-bool IsConstantEnter(const Node& node) {
-  if (node.type_string() != "Enter") return false;
-  bool constant = false;
-  return GetNodeAttr(node.def(), "is_constant", &constant).ok() && constant;
-}
 
 // A Const's value, seen through Identity nodes (which TensorFlow's shape refiner also
 // evaluates through without running them) and loop invariants' Enters (a constant that

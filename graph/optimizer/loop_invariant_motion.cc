@@ -13,12 +13,6 @@
 namespace tensoract {
 namespace {
 
-bool IsConstantEnter(const Node& n) {
-  if (!IsEnter(n)) return false;
-  auto attr = n.def().attr().find("is_constant");
-  return attr != n.def().attr().end() && attr->second.b();
-}
-
 // Ops that take a resource without changing what it holds, and the ops that only pass a
 // handle along. Any other op with a resource input may write one.
 bool ReadsResourcesOnly(const Node& n) {
