@@ -147,20 +147,27 @@ bool OnednnConv::RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const 
   // whole images while there are two or more per thread, up to four pieces a thread (ResNet50
   // at batch 32, alternating with two a thread: 1247-1258 ms against 1280-1312), else bands
   // of output rows of each image, two pieces a thread (a band reads the input rows its
-  // windows reach, padding only at the image's edges).
+  // windows reach, padding only at the image's edges), or slices of the output channels
+  // where the filter outweighs the input (OutputChannelPieces).
   const int threads = conv::NumThreads(ctx);
   const int64_t want = 2 * static_cast<int64_t>(threads);
   const int64_t image_pieces = std::min<int64_t>(d.batch, 2 * want);
   const int64_t images_per_piece = d.batch >= want ? (d.batch + image_pieces - 1) / image_pieces : 1;
-  const int64_t bands =
-      d.batch >= want ? 1 : std::max<int64_t>(1, std::min((want + d.batch - 1) / d.batch, d.out_rows / 2));
+  const int64_t in_image = d.in_rows * d.in_cols * d.in_depth, out_image = d.out_rows * d.out_cols * d.out_depth;
+  const int64_t channel_pieces = OutputChannelPieces(d, want);
+  const int64_t bands = d.batch >= want || channel_pieces > 1
+                            ? 1
+                            : std::max<int64_t>(1, std::min((want + d.batch - 1) / d.batch, d.out_rows / 2));
   struct Part {  // a piece of the work and where it lies
     std::shared_ptr<Entry> entry;
-    int64_t in_offset, out_offset;  // floats from input and out
+    int64_t in_offset, out_offset;  // elements from input and out
   };
   std::vector<Part> pieces;
-  const int64_t in_image = d.in_rows * d.in_cols * d.in_depth, out_image = d.out_rows * d.out_cols * d.out_depth;
   try {
+    if (channel_pieces > 1) {
+      return RunChannelPieces(ctx, d, input, filter, affine, addend, epilogue, out, bfloat16_activations,
+                              channel_pieces);
+    }
     for (int64_t image = 0; image < d.batch; image += images_per_piece) {
       for (int64_t band = 0; band < bands; ++band) {
         const int64_t row_begin = band * d.out_rows / bands, row_end = (band + 1) * d.out_rows / bands;
@@ -210,6 +217,75 @@ bool OnednnConv::RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const 
   } catch (const dnnl::error& e) {
     return OnednnFellBack(ctx, e.what());
   }
+}
+
+int64_t OnednnConv::OutputChannelPieces(const conv::ConvDims& d, int64_t want) {
+  // Bands of rows each read the whole filter: ResNet50's last stage at batch 1 read its 9 MB
+  // 3x3 filters three times for a 100 KB image, four times a 1 MB one at 14x14. Pieces of
+  // output channels read the filter once between them, the input each. Taken where the batch
+  // would be split in bands and the filter is over 4x the input and output (same element
+  // type), in slices of at least 64 channels (narrower ones ran slower on oneDNN than the
+  // bands: ResNet50's 3x3 layers of 256 at 14x14 in four pieces of 64) and whole blocks of 16.
+  // ResNet50 at batch 1, alternating runs: medians 47-53 ms against 52-63 in bands.
+  const int64_t filter_elements = d.patch_size() * d.out_depth;
+  const int64_t activations = d.batch * (d.in_rows * d.in_cols * d.in_depth + d.out_rows * d.out_cols * d.out_depth);
+  if (d.batch >= want || d.groups != 1 || filter_elements <= 4 * activations) return 1;
+  for (int64_t pieces = want; pieces >= 2; --pieces) {
+    if (d.out_depth % pieces == 0 && (d.out_depth / pieces) % 16 == 0 && d.out_depth / pieces >= 64) return pieces;
+  }
+  return 1;
+}
+
+bool OnednnConv::RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d, const void* input,
+                                  const Tensor& filter, const ChannelAffine<float>& affine, const void* addend,
+                                  const FusedEpilogue& epilogue, void* out, bool bfloat16_activations,
+                                  int64_t pieces) {
+  using dnnl::memory;
+  const int64_t element = bfloat16_activations ? 2 : 4;  // bytes
+  conv::ConvDims part = d;
+  part.out_depth = d.out_depth / pieces;
+  const auto entry = EntryFor(part, affine.shift != nullptr, addend != nullptr, epilogue, bfloat16_activations);
+  if (entry->unsupported) return false;
+  // Each piece's slice of the HWIO filter (its channels, the whole filter's strides), in the
+  // primitive's layout; kept per slice.
+  const OnednnConvGeometry whole(d, bfloat16_activations ? memory::data_type::bf16 : memory::data_type::f32);
+  std::vector<std::shared_ptr<memory>> weights;
+  for (int64_t i = 0; i < pieces; ++i) {
+    memory::dims dims = whole.user_weights.dims(), offsets(dims.size(), 0);
+    dims[0] = part.out_depth;
+    offsets[0] = i * part.out_depth;
+    weights.push_back(weights_->Get(ctx, entry->pd.weights_desc(), whole.user_weights.submemory_desc(dims, offsets),
+                                    filter, affine.scale, d.out_depth));
+  }
+  Tensor rounded;
+  const void* source = input;
+  if (bfloat16_ && !bfloat16_activations) {
+    auto r = RoundedToBfloat16(ctx, static_cast<const float*>(input),
+                               d.batch * d.in_rows * d.in_cols * d.in_depth);
+    if (!r.ok()) return false;
+    rounded = std::move(r).value();
+    source = rounded.data();
+  }
+  // A primitive writes its channels densely (oneDNN's fast kernels take no strided output):
+  // into a piece of its own, the addend's channels gathered there first, then scattered out.
+  const int64_t pixels = d.batch * d.out_rows * d.out_cols, row_bytes = part.out_depth * element;
+  const int64_t stride_bytes = d.out_depth * element;
+  return OnednnRunPieces(ctx, pieces, [&](int64_t i, dnnl::stream& stream) {
+    Tensor own;
+    char* slice = static_cast<char*>(OnednnDeviceMemory(ctx, entry->pd.dst_desc(), &own).get_data_handle());
+    const int64_t first = i * row_bytes;
+    if (addend != nullptr) {
+      const char* from = static_cast<const char*>(addend) + first;
+      for (int64_t p = 0; p < pixels; ++p) std::memcpy(slice + p * row_bytes, from + p * stride_bytes, row_bytes);
+    }
+    ChannelAffine<float> mine = affine;
+    if (affine.shift != nullptr) mine.shift = affine.shift + i * part.out_depth;
+    ExecutePiece(ctx, *entry, *weights[i], const_cast<void*>(source), slice, mine, addend != nullptr ? slice : nullptr,
+                 stream);
+    stream.wait();
+    char* to = static_cast<char*>(out) + first;
+    for (int64_t p = 0; p < pixels; ++p) std::memcpy(to + p * stride_bytes, slice + p * row_bytes, row_bytes);
+  });
 }
 
 std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ctx, const conv::ConvDims& d,

@@ -90,6 +90,13 @@ class OnednnConv {
   bool RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const void* input, const Tensor& filter,
                  const ChannelAffine<float>& affine, const void* addend, const FusedEpilogue& epilogue, void* out,
                  bool bfloat16_activations);
+  // How many pieces of output channels RunPieces splits `d` into (1: none, it splits the
+  // batch or rows), for `want` pieces.
+  static int64_t OutputChannelPieces(const conv::ConvDims& d, int64_t want);
+  // RunPieces' work in `pieces` slices of the output channels, each its own primitive run.
+  bool RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d, const void* input, const Tensor& filter,
+                        const ChannelAffine<float>& affine, const void* addend, const FusedEpilogue& epilogue,
+                        void* out, bool bfloat16_activations, int64_t pieces);
   // The primitive of one piece's shape, made once (unsupported where oneDNN has none).
   std::shared_ptr<Entry> EntryFor(const conv::ConvDims& d, bool shifted, bool added, const FusedEpilogue& epilogue,
                                   bool bfloat16_activations = false);

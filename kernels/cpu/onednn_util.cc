@@ -128,12 +128,13 @@ std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const
   const uint64_t epoch = RefVariableWriteEpoch();
   std::shared_ptr<Slot> slot;
   for (const auto& s : slots_) {
-    if (s->layout == layout) slot = s;
+    if (s->layout == layout && s->user == user) slot = s;
   }
   if (slot == nullptr) {
     if (slots_.size() >= kMaxLayouts) slots_.clear();
     slot = slots_.emplace_back(std::make_shared<Slot>());
     slot->layout = layout;
+    slot->user = user;
   }
   const bool same_scale = scale == nullptr ? slot->scale.empty()
                                            : static_cast<int64_t>(slot->scale.size()) == channels &&

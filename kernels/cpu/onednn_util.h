@@ -93,21 +93,24 @@ class OnednnWeightCache {
   // `channels` of them: the innermost dimension of our HWIO filters), the weights are
   // multiplied by it first: a batch norm's factor folded into the convolution's filter
   // instead of a per-channel multiply of every output. Kept while the scale's values are
-  // the same (a batch norm in inference recomputes it every step, always equal).
+  // the same (a batch norm in inference recomputes it every step, always equal). `user` may
+  // be a slice of the source (a submemory: some of a filter's output channels); `scale` and
+  // `channels` are then still the whole source's.
   std::shared_ptr<dnnl::memory> Get(OpKernelContext* ctx, const dnnl::memory::desc& layout,
                                     const dnnl::memory::desc& user, const Tensor& source,
                                     const float* scale = nullptr, int64_t channels = 0);
 
  private:
   struct Slot {
-    dnnl::memory::desc layout;
+    dnnl::memory::desc layout, user;
     Tensor source;
     uint64_t epoch = 0;
     std::vector<float> scale;  // folded in; empty: none
     std::shared_ptr<dnnl::memory> memory;
   };
-  // Layouts of one source: one or two (pieces of different shapes may block differently).
-  static constexpr size_t kMaxLayouts = 4;
+  // Layouts of one source: one or two (pieces of different shapes may block differently),
+  // or one per slice of it.
+  static constexpr size_t kMaxLayouts = 8;
   std::mutex mu_;
   std::vector<std::shared_ptr<Slot>> slots_;  // under mu_
 };

@@ -76,10 +76,15 @@ int Main(int argc, char** argv) {
   std::vector<std::string> args;
   std::string signature = kDefaultServingSignatureDefKey;
   bool show_ops = false;
+  int show_nodes = 0;  // --nodes N: the N nodes of longest kernel time, with --ops' tracing
   SessionOptions session_options;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--signature" && i + 1 < argc) signature = argv[++i];
     else if (std::string(argv[i]) == "--ops") show_ops = true;
+    else if (std::string(argv[i]) == "--nodes" && i + 1 < argc) {
+      show_ops = true;
+      show_nodes = std::atoi(argv[++i]);
+    }
     else if (std::string(argv[i]) == "--bf16") session_options.optimizer.bfloat16_products = true;
     else if (std::string(argv[i]) == "--bf16-activations") {
       session_options.optimizer.bfloat16_products = true;
@@ -90,7 +95,7 @@ int Main(int argc, char** argv) {
     else args.push_back(argv[i]);
   }
   if (args.size() < 2) {
-    std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] "
+    std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--nodes N] [--bf16] "
                          "[--bf16-activations] [--one-lane] [--no-loop-optimization]\n");
     return 2;
   }
@@ -129,6 +134,7 @@ int Main(int argc, char** argv) {
     std::map<std::string, int> counts;
     std::map<std::string, double> micros;  // kernel time per op, summed over the traced steps
     std::map<std::string, std::string> op_of;
+    std::map<std::string, double> node_micros;  // kernel time per node, summed over the traced steps
     double busy_micros = 0, step_micros = 0;  // some kernel running; first kernel's start to last's end
     constexpr int kTraced = 5;
     // One step first, untraced: a first step's one-time work (a lazily built table, the
@@ -159,6 +165,7 @@ int Main(int argc, char** argv) {
       for (const auto& dev : metadata.step_stats.dev_stats()) {
         for (const auto& ns : dev.node_stats()) {
           micros[op_of[ns.node_name()]] += static_cast<double>(ns.op_end_rel_micros() - ns.op_start_rel_micros());
+          node_micros[ns.node_name()] += static_cast<double>(ns.op_end_rel_micros() - ns.op_start_rel_micros());
           const int64_t start = ns.all_start_micros() + ns.op_start_rel_micros();
           spans.emplace_back(start, std::max(start, ns.all_start_micros() + ns.op_end_rel_micros()));
         }
@@ -181,6 +188,13 @@ int Main(int argc, char** argv) {
     std::printf("saved_model_latency: ops of a step (count, kernel ms per step):");
     for (const auto& [us, op] : sorted) std::printf(" %s %d %.2f", op.c_str(), counts[op], -us / kTraced / 1e3);
     std::printf("\n");
+    std::vector<std::pair<double, std::string>> slowest;
+    for (const auto& [node, us] : node_micros) slowest.emplace_back(-us, node);
+    std::sort(slowest.begin(), slowest.end());
+    for (int i = 0; i < show_nodes && i < static_cast<int>(slowest.size()); ++i) {
+      std::printf("saved_model_latency: node %s (%s) %.3f ms\n", slowest[i].second.c_str(),
+                  op_of[slowest[i].second].c_str(), -slowest[i].first / kTraced / 1e3);
+    }
     std::printf("saved_model_latency: some kernel running %.1f%% of the traced steps' %.1f ms\n",
                 step_micros > 0 ? 100 * busy_micros / step_micros : 0.0, step_micros / kTraced / 1e3);
   }

@@ -58,6 +58,9 @@ TEST_CASE("_MklNativeFusedConv2D in bfloat16 gives the float convolution of its 
        {1, 1, 1, 1}, "VALID", {"ChannelMul", "BiasAdd", "Add", "Relu"}},
       {"strided 3x3 with a batch norm", {1, 12, 12, 8}, {3, 3, 8, 48}, {1, 2, 2, 1}, "VALID",
        {"FusedBatchNorm", "Relu6"}},
+      // A filter many times its image: in pieces of output channels (onednn_conv.cc).
+      {"a deep 3x3 at batch 1 with a bias and a residual", {1, 3, 3, 256}, {3, 3, 256, 128}, {1, 1, 1, 1}, "SAME",
+       {"BiasAdd", "Add", "Relu"}},
       // Too narrow for oneDNN here: the float kernel on widened copies, residual and all.
       {"a narrow 1x1 with a residual", {1, 5, 5, 4}, {1, 1, 4, 8}, {1, 1, 1, 1}, "SAME", {"BiasAdd", "Add"}},
   };

@@ -260,6 +260,50 @@ TEST_CASE("Conv2D and its backprops match naive loops: SAME/VALID, strides, dila
   SECTION("double") { CheckConvConfigs<double>(tensorflow::DT_DOUBLE, 1e-10); }
 }
 
+// A deep layer at batch 1 (a filter many times its image: oneDNN runs it in pieces of output
+// channels, each with its slice of the filter, the batch norm's factor folded in, its part of
+// the shift, and the residual gathered into and scattered out of its own buffer) against the
+// naive convolution followed by the fused ops.
+TEST_CASE("_FusedConv2D of a deep layer at batch 1 matches the naive loops and its fused ops", "[conv]") {
+  struct Case {
+    Geometry g;
+    bool residual;
+  };
+  for (Case c : {Case{Geometry{1, 3, 3, 256, 3, 3, 128}.Plan(), true}, Case{Geometry{1, 2, 3, 512, 1, 1, 256}.Plan(), false},
+                 Case{Geometry{1, 4, 4, 128, 3, 3, 192}.Plan(), true}}) {
+    const Geometry& g = c.g;
+    INFO("input " << g.InShape().DebugString() << " filter " << g.FilterShape().DebugString());
+    const auto x = Pattern(g.InShape().num_elements(), 0.1);
+    const auto f = Pattern(g.FilterShape().num_elements(), 0.9);
+    const auto scale = Pattern(g.o, 1.7), shift = Pattern(g.o, 2.9), addend = Pattern(g.OutShape().num_elements(), 0.4);
+    std::vector<Tensor> inputs = {Make<float>(x, g.InShape()), Make<float>(f, g.FilterShape()),
+                                  Make<float>(scale, TensorShape({g.o})), Make<float>(shift, TensorShape({g.o}))};
+    std::vector<std::string> ops = {"ChannelMul", "BiasAdd"};
+    if (c.residual) {
+      inputs.push_back(Make<float>(addend, g.OutShape()));
+      ops.push_back("Add");
+    }
+    ops.push_back("Relu");
+    AttrMap attrs = g.ConvAttrs(tensorflow::DT_FLOAT);
+    attrs["fused_ops"] = testing::Strs(ops);
+    attrs["num_args"] = testing::IntA(static_cast<int64_t>(inputs.size() - 2));
+    tensorflow::AttrValue types;
+    for (size_t i = 2; i < inputs.size(); ++i) types.mutable_list()->add_type(tensorflow::DT_FLOAT);
+    attrs["TArgs"] = types;
+    auto y = testing::RunOp("_FusedConv2D", inputs, attrs);
+    INFO(y.status);
+    REQUIRE(y.status.ok());
+    std::vector<double> want = RefConv(g, x, f);
+    for (size_t i = 0; i < want.size(); ++i) {
+      const size_t ch = i % static_cast<size_t>(g.o);
+      want[i] = want[i] * scale[ch] + shift[ch] + (c.residual ? addend[i] : 0.0);
+      want[i] = std::max(want[i], 0.0);
+    }
+    // Sums of up to 2,304 products in float.
+    ExpectClose<float>(y.outputs[0], want, 5e-4);
+  }
+}
+
 // Expected values printed by TensorFlow 2.21 (CPU) with:
 //   x = np.arange(1, 26, dtype=np.float32).reshape(1,5,5,1) / 10.0
 //   x = np.concatenate([x, -x*0.5], axis=3)                                  # [1,5,5,2]
