@@ -9,6 +9,8 @@
 
 #include <sys/mman.h>
 
+#include "kernels/thread_block_cache.h"
+
 namespace tensoract {
 namespace {
 
@@ -66,12 +68,12 @@ LargeBlockCache& large_blocks() {
   return *kCache;
 }
 
-// Blocks below the large cache's sizes, by power-of-two class, kept per thread. A loop
-// body's kernels make and free such tensors every iteration (a GRU's [32, 96] gates at
-// batch 32: 12 KiB), and glibc serves an aligned request from its slow path (memalign
-// never comes from its per-thread cache), splitting and coalescing chunks: 15% of a
-// bidirectional GRU's step. A block freed on one thread is kept by that thread.
-struct MidBlockCache {
+// Blocks below the large cache's sizes, by power-of-two class, kept per thread
+// (kernels/thread_block_cache.h). A loop body's kernels make and free such tensors every
+// iteration (a GRU's [32, 96] gates at batch 32: 12 KiB), and glibc serves an aligned
+// request from its slow path (memalign never comes from its per-thread cache), splitting and
+// coalescing chunks: 15% of a bidirectional GRU's step.
+struct MidBlocks {
   static constexpr int kMinClass = 6;   // 64 bytes
   static constexpr int kMaxClass = 15;  // 32 KiB: above it, the large cache's page-rounded sizes
   static constexpr size_t kKeptBytesPerClass = 256 << 10;  // 2.5 MiB a thread at most
@@ -83,31 +85,12 @@ struct MidBlockCache {
     while ((size_t{1} << c) < rounded) ++c;
     return c;
   }
-
-  std::vector<void*> blocks[kMaxClass + 1];
-  ~MidBlockCache();
 };
-
-thread_local bool tls_mid_blocks_destroyed = false;
+using MidBlockCache = ThreadBlockCache<MidBlocks, MidBlocks::kMaxClass + 1>;
 
 // `num_bytes` rounded up to the default alignment (at least one byte).
 size_t DefaultAligned(size_t num_bytes) {
   return (std::max<size_t>(num_bytes, 1) + kAllocatorAlignment - 1) / kAllocatorAlignment * kAllocatorAlignment;
-}
-
-MidBlockCache::~MidBlockCache() {
-  tls_mid_blocks_destroyed = true;
-  for (auto& kept : blocks) {
-    for (void* b : kept) std::free(b);
-    kept.clear();
-  }
-}
-
-// This thread's cache, or null once it was destroyed (a static tensor freed by exit()).
-MidBlockCache* ThreadMidBlocks() {
-  if (tls_mid_blocks_destroyed) return nullptr;
-  thread_local MidBlockCache cache;
-  return &cache;
 }
 
 }  // namespace
@@ -141,14 +124,11 @@ void* CPUAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
   if (rounded >= LargeBlockCache::kMinCachedBytes && alignment == kAllocatorAlignment) {
     rounded = LargeBlockCache::Rounded(rounded);
     p = large_blocks().Take(rounded);
-  } else if (const int c = MidBlockCache::ClassOf(DefaultAligned(num_bytes)); c >= 0) {
+  } else if (const int c = MidBlocks::ClassOf(DefaultAligned(num_bytes)); c >= 0) {
     // The whole class, whatever the alignment: DeallocateRaw keeps the block by its class.
     rounded = std::max(rounded, size_t{1} << c);
-    MidBlockCache* cache = alignment == kAllocatorAlignment ? ThreadMidBlocks() : nullptr;
-    if (cache != nullptr && !cache->blocks[c].empty()) {
-      p = cache->blocks[c].back();
-      cache->blocks[c].pop_back();
-    }
+    MidBlockCache* cache = alignment == kAllocatorAlignment ? MidBlockCache::ForThisThread() : nullptr;
+    if (cache != nullptr) p = cache->Take(c);
   }
   if (p == nullptr) p = AlignedHostAlloc(alignment, rounded);
   if (p == nullptr) return nullptr;
@@ -164,12 +144,9 @@ void CPUAllocator::DeallocateRaw(void* ptr, size_t num_bytes) {
   const size_t aligned = DefaultAligned(num_bytes);
   if (aligned >= LargeBlockCache::kMinCachedBytes) {
     if (large_blocks().Keep(ptr, LargeBlockCache::Rounded(aligned))) return;
-  } else if (const int c = MidBlockCache::ClassOf(aligned); c >= 0) {
-    MidBlockCache* cache = ThreadMidBlocks();
-    if (cache != nullptr && cache->blocks[c].size() < MidBlockCache::kKeptBytesPerClass >> c) {
-      cache->blocks[c].push_back(ptr);
-      return;
-    }
+  } else if (const int c = MidBlocks::ClassOf(aligned); c >= 0) {
+    MidBlockCache* cache = MidBlockCache::ForThisThread();
+    if (cache != nullptr && cache->Keep(c, ptr, MidBlocks::kKeptBytesPerClass >> c)) return;
   }
   std::free(ptr);
 }

@@ -10,6 +10,7 @@
 
 #include "kernels/dtype_dispatch.h"
 #include "kernels/resource_handle.h"
+#include "kernels/thread_block_cache.h"
 #include "kernels/variant.h"
 
 namespace tensoract {
@@ -63,8 +64,9 @@ constexpr size_t kScalarCapacity = 64;
 constexpr size_t kVectorCapacity = 1024;
 
 // Small buffers are made and freed once per kernel run, so they come from a per-thread
-// cache of fixed-size blocks instead of malloc: a block freed on one thread is kept by
-// that thread for its next small tensor (the executor's thread, mostly), up to a bound.
+// cache of fixed-size blocks (kernels/thread_block_cache.h) instead of malloc: a block
+// freed on one thread is kept by that thread for its next small tensor (the executor's
+// thread, mostly), up to a bound.
 // At ~190 bytes a SmallBuffer is past glibc's fast bins, where malloc and free coalesce
 // and cost several times more than a push and a pop here; a larger tensor's
 // memalign'd block (the Allocator's) never comes from glibc's per-thread cache at all.
@@ -75,28 +77,8 @@ struct BlockClass {
 constexpr BlockClass kBlockClasses[] = {{256, 4096}, {1280, 1024}};  // 1 MiB and 1.25 MiB at most
 constexpr int kNumBlockClasses = 2;
 
-// Set once this thread's cache is destroyed. A Tensor can outlive it: a static one is
-// destroyed by exit() after the main thread's thread_locals, and its buffer's block then
-// goes straight back to free() (a plain bool: readable until the thread is gone).
-thread_local bool tls_small_blocks_destroyed = false;
-
-struct SmallBlockCache {
-  std::vector<void*> blocks[kNumBlockClasses];
-  ~SmallBlockCache() {
-    tls_small_blocks_destroyed = true;
-    for (auto& kept : blocks) {
-      for (void* b : kept) std::free(b);
-      kept.clear();
-    }
-  }
-};
-
-// This thread's cache, or null after it was destroyed.
-SmallBlockCache* ThreadSmallBlocks() {
-  if (tls_small_blocks_destroyed) return nullptr;
-  thread_local SmallBlockCache cache;
-  return &cache;
-}
+struct SmallBlockTag {};
+using SmallBlockCache = ThreadBlockCache<SmallBlockTag, kNumBlockClasses>;
 
 // The class of blocks `bytes` fit in, or -1.
 int BlockClassOf(size_t bytes) {
@@ -116,13 +98,10 @@ struct SmallBlockAllocator {
     static_assert(alignof(T) <= alignof(std::max_align_t), "blocks have malloc's alignment");
     const int c = BlockClassOf(n * sizeof(T));
     if (c < 0) return static_cast<T*>(::operator new(n * sizeof(T)));
-    SmallBlockCache* cache = ThreadSmallBlocks();
-    if (cache != nullptr && !cache->blocks[c].empty()) {
-      void* b = cache->blocks[c].back();
-      cache->blocks[c].pop_back();
-      return static_cast<T*>(b);
-    }
-    void* b = std::malloc(kBlockClasses[c].bytes);
+    SmallBlockCache* cache = SmallBlockCache::ForThisThread();
+    void* b = cache != nullptr ? cache->Take(c) : nullptr;
+    if (b != nullptr) return static_cast<T*>(b);
+    b = std::malloc(kBlockClasses[c].bytes);
     if (b == nullptr) throw std::bad_alloc();
     return static_cast<T*>(b);
   }
@@ -132,12 +111,8 @@ struct SmallBlockAllocator {
       ::operator delete(p);
       return;
     }
-    SmallBlockCache* cache = ThreadSmallBlocks();
-    if (cache != nullptr && cache->blocks[c].size() < kBlockClasses[c].max_kept) {
-      cache->blocks[c].push_back(p);
-    } else {
-      std::free(p);
-    }
+    SmallBlockCache* cache = SmallBlockCache::ForThisThread();
+    if (cache == nullptr || !cache->Keep(c, p, kBlockClasses[c].max_kept)) std::free(p);
   }
   template <class U>
   bool operator==(const SmallBlockAllocator<U>&) const { return true; }
