@@ -10,6 +10,7 @@
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "tests/actors/test_util.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
@@ -30,28 +31,16 @@ tf::GraphDef Loop(bool writes_variable) {
     Node* init_w = ops::AssignVariableOp(root, w, 0.25f);
     Node* init_v = ops::AssignVariableOp(root, v, 0.f);
     ops::NoOp(root.WithOpName("init").WithControlDependencies({init_w, init_v}));
-    std::vector<Output> out;
-    ops::WhileLoopOptions options;
-    options.name = "loop";
-    Status s = ops::WhileLoop(
-        root, {ops::Const(root, 0), ops::ZerosLike(root, x)},
-        [&](const Scope& sc, const std::vector<Output>& in, Output* pred) {
-          *pred = ops::Less(sc, in[0], n);
-          return sc.status();
-        },
-        [&](const Scope& sc, const std::vector<Output>& in, std::vector<Output>* next) {
+    const std::vector<Output> out = testing::CountedLoop(
+        root, n, {ops::Const(root, 0), ops::ZerosLike(root, x)}, [&](const Scope& sc, const std::vector<Output>& in) {
           Output acc = ops::Add(sc, ops::Mul(sc, in[1], 0.5f), ops::Mul(sc, x, 3.f));
           acc = ops::Add(sc, acc, ops::ReadVariableOp(sc, w, tf::DT_FLOAT));
           if (writes_variable) {
             Node* bump = ops::AssignAddVariableOp(sc, v, 1.f);
             acc = ops::Add(sc, acc, ops::ReadVariableOp(sc.WithControlDependencies({bump}), v, tf::DT_FLOAT));
           }
-          *next = {ops::Add(sc, in[0], 1), acc};
-          return sc.status();
-        },
-        &out, options);
-    INFO(s.ToString());
-    REQUIRE(s.ok());
+          return std::vector<Output>{ops::Add(sc, in[0], 1), acc};
+        }, "loop");
     ops::Identity(root.WithOpName("result"), out[1]);
   });
 }

@@ -44,22 +44,8 @@ void ImportLoop(int floats, const LoopBody& body, Graph* graph) {
   Output v = ops::VarHandleOp(root.WithOpName("v"), tf::DT_FLOAT, kScalar);
   std::vector<Output> init = {ops::Const(root, 0)};
   for (int i = 0; i < floats; ++i) init.push_back(ops::Const(root, 0.f));
-  std::vector<Output> out;
-  ops::WhileLoopOptions options;
-  options.name = "loop";
-  Status s = ops::WhileLoop(
-      root, init,
-      [&](const Scope& sc, const std::vector<Output>& in, Output* pred) {
-        *pred = ops::Less(sc, in[0], n);
-        return sc.status();
-      },
-      [&](const Scope& sc, const std::vector<Output>& in, std::vector<Output>* next) {
-        *next = body(sc, in, x, v);
-        return sc.status();
-      },
-      &out, options);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
+  const std::vector<Output> out = testing::CountedLoop(
+      root, n, init, [&](const Scope& sc, const std::vector<Output>& in) { return body(sc, in, x, v); }, "loop");
   ops::Identity(root.WithOpName("result"), out.back());
   tf::GraphDef def;
   REQUIRE(root.ToGraphDef(&def).ok());

@@ -2,6 +2,7 @@
 #ifndef TENSORACT_TESTS_GRAPH_TEST_UTIL_H_
 #define TENSORACT_TESTS_GRAPH_TEST_UTIL_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,28 +26,42 @@ M FromText(const std::string& text) {
   return message;
 }
 
-// while (i < n) i += 1 from 0, built in `root` as loop `name`; returns the Exit (the
-// number of iterations).
-inline Output Counter(const Scope& root, const Output& n, const std::string& name = "while",
-                      int64_t parallel_iterations = 10) {
+// The next values of a counted loop's variables from theirs.
+using CountedBody = std::function<std::vector<Output>(const Scope&, const std::vector<Output>&)>;
+
+// The exits of while (in[0] < n) in = body(in), from `init` (in[0] an int32 counter that the
+// body advances), built in `root` as loop `name`.
+inline std::vector<Output> CountedLoop(const Scope& root, const Output& n, const std::vector<Output>& init,
+                                       const CountedBody& body, const std::string& name = "while",
+                                       int64_t parallel_iterations = 10) {
   std::vector<Output> out;
   ops::WhileLoopOptions options;
   options.name = name;
   options.parallel_iterations = parallel_iterations;
   Status s = ops::WhileLoop(
-      root, {ops::Const(root, 0)},
-      [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
-        *pred = ops::Less(sc, v[0], n);
+      root, init,
+      [&](const Scope& sc, const std::vector<Output>& in, Output* pred) {
+        *pred = ops::Less(sc, in[0], n);
         return sc.status();
       },
-      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
-        *next = {ops::Add(sc, v[0], 1)};
+      [&](const Scope& sc, const std::vector<Output>& in, std::vector<Output>* next) {
+        *next = body(sc, in);
         return sc.status();
       },
       &out, options);
   INFO(s.ToString());
   REQUIRE(s.ok());
-  return out[0];
+  return out;
+}
+
+// while (i < n) i += 1 from 0, built in `root` as loop `name`; returns the Exit (the
+// number of iterations).
+inline Output Counter(const Scope& root, const Output& n, const std::string& name = "while",
+                      int64_t parallel_iterations = 10) {
+  return CountedLoop(
+      root, n, {ops::Const(root, 0)},
+      [](const Scope& sc, const std::vector<Output>& v) { return std::vector<Output>{ops::Add(sc, v[0], 1)}; }, name,
+      parallel_iterations)[0];
 }
 
 }  // namespace testing
