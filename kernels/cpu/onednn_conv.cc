@@ -59,6 +59,20 @@ void ExecutePiece(OpKernelContext* ctx, const Entry& entry, const dnnl::memory& 
   entry.primitive.execute(stream, args);
 }
 
+// The input as the primitives read it: with bfloat16 products on float activations
+// (`round`), its `elements` rounded once into `*rounded` (false where memory could not be
+// had); else `input` itself.
+bool PrimitiveInput(OpKernelContext* ctx, bool round, const void* input, int64_t elements, Tensor* rounded,
+                    void** source) {
+  *source = const_cast<void*>(input);
+  if (!round) return true;
+  auto r = RoundedToBfloat16(ctx, static_cast<const float*>(input), elements);
+  if (!r.ok()) return false;
+  *rounded = std::move(r).value();
+  *source = rounded->data();
+  return true;
+}
+
 }  // namespace
 
 OnednnConv::OnednnConv() : weights_(std::make_unique<OnednnWeightCache>()) {}
@@ -211,14 +225,13 @@ bool OnednnConv::RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const 
     }
     // With bfloat16 products, the whole float input rounded once (bands of rows overlap).
     Tensor rounded;
-    if (bfloat16_ && !bfloat16_activations) {
-      auto r = RoundedToBfloat16(ctx, static_cast<const float*>(input), d.batch * in_image);
-      if (!r.ok()) return false;
-      rounded = std::move(r).value();
+    void* operand;
+    if (!PrimitiveInput(ctx, bfloat16_ && !bfloat16_activations, input, d.batch * in_image, &rounded, &operand)) {
+      return false;
     }
     auto source = [&](int64_t offset) -> void* {
-      return rounded.NumElements() > 0 ? static_cast<void*>(static_cast<uint16_t*>(rounded.data()) + offset)
-                                       : at(input, offset);
+      return rounded.NumElements() > 0 ? static_cast<void*>(static_cast<uint16_t*>(operand) + offset)
+                                       : at(operand, offset);
     };
 
     // Memory oneDNN could not get, or a primitive that failed to run: our kernel computes
@@ -272,13 +285,10 @@ bool OnednnConv::RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d,
                                     filter, affine.scale, d.out_depth));
   }
   Tensor rounded;
-  const void* source = input;
-  if (bfloat16_ && !bfloat16_activations) {
-    auto r = RoundedToBfloat16(ctx, static_cast<const float*>(input),
-                               d.batch * d.in_rows * d.in_cols * d.in_depth);
-    if (!r.ok()) return false;
-    rounded = std::move(r).value();
-    source = rounded.data();
+  void* source;
+  if (!PrimitiveInput(ctx, bfloat16_ && !bfloat16_activations, input, d.batch * d.in_rows * d.in_cols * d.in_depth,
+                      &rounded, &source)) {
+    return false;
   }
   // A primitive writes its channels densely (oneDNN's fast kernels take no strided output):
   // into a piece of its own, the addend's channels gathered there first, then scattered out.
@@ -294,8 +304,7 @@ bool OnednnConv::RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d,
     }
     ChannelAffine<float> mine = affine;
     if (affine.shift != nullptr) mine.shift = affine.shift + i * part.out_depth;
-    ExecutePiece(ctx, *entry, *weights[i], const_cast<void*>(source), slice, mine, addend != nullptr ? slice : nullptr,
-                 stream);
+    ExecutePiece(ctx, *entry, *weights[i], source, slice, mine, addend != nullptr ? slice : nullptr, stream);
     stream.wait();
     char* to = static_cast<char*>(out) + first;
     for (int64_t p = 0; p < pixels; ++p) std::memcpy(to + p * stride_bytes, slice + p * row_bytes, row_bytes);
@@ -322,13 +331,8 @@ std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ct
 bool OnednnConv::RunPiece(OpKernelContext* ctx, const Piece& piece, const float* input,
                           const ChannelAffine<float>& affine, float* out, const float* addend) {
   Tensor rounded;
-  void* source = const_cast<float*>(input);
-  if (bfloat16_) {
-    auto r = RoundedToBfloat16(ctx, input, piece.input_elements);
-    if (!r.ok()) return false;
-    rounded = std::move(r).value();
-    source = rounded.data();
-  }
+  void* source;
+  if (!PrimitiveInput(ctx, bfloat16_, input, piece.input_elements, &rounded, &source)) return false;
   return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
     ExecutePiece(ctx, *piece.entry, *piece.weights, source, out, affine, addend, stream);
   });

@@ -164,8 +164,9 @@ int Main(int argc, char** argv) {
       std::vector<std::pair<int64_t, int64_t>> spans;  // each kernel's [start, end) in us
       for (const auto& dev : metadata.step_stats.dev_stats()) {
         for (const auto& ns : dev.node_stats()) {
-          micros[op_of[ns.node_name()]] += static_cast<double>(ns.op_end_rel_micros() - ns.op_start_rel_micros());
-          node_micros[ns.node_name()] += static_cast<double>(ns.op_end_rel_micros() - ns.op_start_rel_micros());
+          const double kernel_micros = static_cast<double>(ns.op_end_rel_micros() - ns.op_start_rel_micros());
+          micros[op_of[ns.node_name()]] += kernel_micros;
+          node_micros[ns.node_name()] += kernel_micros;
           const int64_t start = ns.all_start_micros() + ns.op_start_rel_micros();
           spans.emplace_back(start, std::max(start, ns.all_start_micros() + ns.op_end_rel_micros()));
         }
