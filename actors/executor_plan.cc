@@ -7,6 +7,9 @@
 #include <set>
 #include <thread>
 
+#include <unordered_map>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/message_differencer.h>
 
 #include "graph/control_flow.h"
@@ -182,8 +185,37 @@ bool SharesKernel(const Node& node) {
   return kOwnKernel.count(node.type_string()) == 0;
 }
 
-Status MakeKernel(Device* device, const Node& node, SharedKernels* shared, std::shared_ptr<OpKernel>* kernel) {
+// What makes a kernel: the node without its inputs (a Const's value is its kernel: 0, never
+// taken from an earlier plan, so no plan keeps a copy of it to compare).
+size_t KernelFingerprint(const NodeDef& def) {
+  if (def.op() == "Const") return 0;
+  NodeDef without_inputs = def;
+  without_inputs.clear_input();
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  without_inputs.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return std::hash<std::string>()(bytes) | 1;  // never 0
+}
+
+// The kernel of `earlier`'s node made from the same NodeDef but for its inputs, or null.
+std::shared_ptr<OpKernel> EarlierKernel(const ExecutorPlan* earlier, const std::unordered_map<std::string, int>& by_name,
+                                        const Node& node, size_t fingerprint) {
+  if (earlier == nullptr || fingerprint == 0) return nullptr;
+  auto it = by_name.find(node.name());
+  if (it == by_name.end() || earlier->nodes[it->second].kernel_fingerprint != fingerprint) return nullptr;
+  return earlier->nodes[it->second].kernel;
+}
+
+Status MakeKernel(Device* device, const Node& node, SharedKernels* shared, std::shared_ptr<OpKernel> earlier,
+                  std::shared_ptr<OpKernel>* kernel) {
   if (shared == nullptr || !SharesKernel(node)) {
+    if (earlier != nullptr) {
+      *kernel = std::move(earlier);
+      return Status::OK();
+    }
     std::unique_ptr<OpKernel> own;
     TA_RETURN_IF_ERROR(CreateOpKernel(device, node.def(), node.op_def(), &own));
     *kernel = std::move(own);
@@ -208,7 +240,8 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
                                                                   Device* device,
                                                                   std::shared_ptr<Rendezvous> rendezvous,
                                                                   SharedKernels* shared,
-                                                                  std::shared_ptr<CollectiveExecutor> collectives) {
+                                                                  std::shared_ptr<CollectiveExecutor> collectives,
+                                                                  const ExecutorPlan* earlier) {
   Graph graph;
   TA_RETURN_IF_ERROR(ImportGraphDef(graph_def, &graph));
   auto plan = std::make_shared<ExecutorPlan>();
@@ -235,6 +268,10 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
   }
   plan->has_loops = plan->frames.size() > 1;
 
+  std::unordered_map<std::string, int> earlier_by_name;
+  if (earlier != nullptr && earlier->device == device) {
+    for (size_t i = 0; i < earlier->nodes.size(); ++i) earlier_by_name[earlier->nodes[i].kernel->name()] = static_cast<int>(i);
+  }
   plan->nodes.resize(ops.size());
   plan->kernel_ns_.reset(new std::atomic<int64_t>[ops.size()]);
   plan->kernel_runs_.reset(new std::atomic<uint32_t>[ops.size()]);
@@ -245,7 +282,9 @@ StatusOr<std::shared_ptr<const ExecutorPlan>> ExecutorPlan::Build(const tensorfl
   for (size_t i = 0; i < ops.size(); ++i) {
     Node* node = ops[i];
     ExecutorPlan::NodeItem& item = plan->nodes[i];
-    TA_RETURN_IF_ERROR(MakeKernel(device, *node, shared, &item.kernel));
+    item.kernel_fingerprint = KernelFingerprint(node->def());
+    TA_RETURN_IF_ERROR(MakeKernel(device, *node, shared,
+                                  EarlierKernel(earlier, earlier_by_name, *node, item.kernel_fingerprint), &item.kernel));
     item.frame = has_control_flow ? cf.frame_of[node->id()] : 0;
     Frame& frame = plan->frames[item.frame];
     item.pending_id = frame.num_nodes++;

@@ -96,6 +96,9 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
     bool is_async = false;
     bool is_expensive = true;
     std::string timeline_label;  // "name = Op(input, ...)" for step statistics
+    // Name, op, device and attrs, hashed (not the inputs): whether a later plan's node may
+    // take this kernel (Build's `earlier`). 0 for Consts, which are remade.
+    size_t kernel_fingerprint = 0;
     std::string transfer_key;    // a _Send's or _Recv's rendezvous key (root frame, iteration 0)
   };
   struct Frame {
@@ -161,13 +164,16 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   void RunNodeAsync(int node, NodeInputs inputs, int64_t step_id, bool timed,
                     std::shared_ptr<CancellationManager> cancellation, std::function<void(KernelDone)> done) const;
 
-  // Imports `graph_def` and makes a kernel for every node on `device` (a stateful op's from
-  // `shared` when given: the session's). Errors name the node (unknown op, invalid attrs,
-  // no kernel, cycle).
+  // Imports `graph_def` and makes a kernel for every node on `device`: a stateful op's from
+  // `shared` when given (the session's); another's from `earlier` (a plan of the same graph
+  // on the same device) when it has a node of that name, op and attrs, which keeps what the
+  // kernel prepared in earlier steps (oneDNN's primitives and reordered filters). Errors
+  // name the node (unknown op, invalid attrs, no kernel, cycle).
   static StatusOr<std::shared_ptr<const ExecutorPlan>> Build(const tensorflow::GraphDef& graph_def, Device* device,
                                                              std::shared_ptr<Rendezvous> rendezvous = nullptr,
                                                              SharedKernels* shared = nullptr,
-                                                             std::shared_ptr<CollectiveExecutor> collectives = nullptr);
+                                                             std::shared_ptr<CollectiveExecutor> collectives = nullptr,
+                                                             const ExecutorPlan* earlier = nullptr);
 
  private:
   void RecordKernelNanos(int node, int64_t ns) const;

@@ -58,7 +58,8 @@ void PrepareCall(Self* self, const std::string& session_handle, const std::strin
   for (size_t i = 0; i < call->tasks.size(); ++i) {
     const int task = call->tasks[i].task;
     self->request(st.worker(task), std::chrono::milliseconds(st.options.register_timeout_ms),
-                  register_graph_atom::value, RegisterGraphRequest{call->tasks[i].graph, "", session_handle})
+                  register_graph_atom::value, RegisterGraphRequest{call->tasks[i].graph, "", session_handle,
+                                                             st.options.optimizer.freeze_variables})
         .then(
             [=](RegisterGraphResponse& response) mutable {
               auto& st = self->state;

@@ -224,6 +224,9 @@ struct RegisterGraphRequest {
   // The master's session: graphs of one session share their stateful kernels
   // (SharedKernels, actors/executor_plan.h). Empty: shared with nothing.
   std::string session_handle;
+  // Variables the graph only reads may become constants once they hold still
+  // (actors/frozen_variables.h; GraphOptimizerOptions::freeze_variables).
+  bool freeze_variables = true;
 };
 struct RegisterGraphResponse {
   Status status;

@@ -27,6 +27,10 @@ caf::behavior remote_worker_actor(RemoteWorkerSelf* self, RemoteAddress address,
         tensorflow::RegisterGraphRequest proto;
         if (request.graph) *proto.mutable_graph_def() = *request.graph;
         proto.set_session_handle(request.session_handle);
+        // TensorFlow's L0 means "run the graph as written"; frozen variables are an optimisation.
+        if (!request.freeze_variables) {
+          proto.mutable_graph_options()->mutable_optimizer_options()->set_opt_level(tensorflow::OptimizerOptions::L0);
+        }
         return CallAndConvert<RegisterGraphResponse>(
             self, self->state.node, "RegisterGraph", ProtoBytes(proto), kRpcControlTimeoutMs,
             [](const Status& s, const std::string& bytes) {

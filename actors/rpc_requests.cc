@@ -154,7 +154,8 @@ StatusOr<PeerDirectory> DecodeSetPeers(const std::string& bytes) {
 StatusOr<RegisterGraphRequest> DecodeRegisterGraph(const std::string& bytes, const std::string& owner) {
   tensorflow::RegisterGraphRequest req;
   TA_RETURN_IF_ERROR(Parse("RegisterGraph", bytes, &req));
-  return RegisterGraphRequest{TakeGraph(req.mutable_graph_def()), owner, req.session_handle()};
+  const bool freeze = req.graph_options().optimizer_options().opt_level() != tensorflow::OptimizerOptions::L0;
+  return RegisterGraphRequest{TakeGraph(req.mutable_graph_def()), owner, req.session_handle(), freeze};
 }
 
 StatusOr<RunGraphRequest> DecodeRunGraph(const std::string& bytes, const std::string& owner) {

@@ -17,6 +17,7 @@
 #include "actors/data_plane/server.h"
 #include "actors/device_actor.h"
 #include "actors/executor.h"
+#include "actors/frozen_variables.h"
 #include "actors/local_devices.h"
 #include "actors/queue_actor.h"
 #include "actors/rendezvous.h"
@@ -46,6 +47,15 @@ struct RegisteredGraph {
   // Executors of each plan idle after a step, for the next ones (actors/executor.h). They
   // are linked to the worker while they wait, so they go down with it.
   std::vector<std::vector<caf::actor>> idle;
+  // Counts the rebuilds of `plans`: an executor of older plans is not kept idle.
+  uint64_t generation = 0;
+  // Frozen variables (actors/frozen_variables.h): the graph as registered, the variables
+  // it only reads (at their versions then; emptied when the graph stops freezing), whether
+  // it ran since, and, once frozen, the variables its plans hold as constants.
+  std::shared_ptr<const tensorflow::GraphDef> source;
+  FrozenVariables freezable;
+  bool ran = false;
+  FrozenVariables frozen;
 };
 
 // Idle executors kept per plan: as many as the steps of one graph that usually overlap.
@@ -112,8 +122,12 @@ using WorkerSelf = caf::stateful_actor<WorkerState>;
 
 // Splits `graph` by device, and each device's nodes by lane (their attr "_executor_lane",
 // graph/partition.h), and makes a plan for each part.
+// With `freeze`, each part first takes those variables as constants (FreezeVariableReads),
+// and what it froze is added to `frozen`. With `earlier` (the same graph's plans), nodes
+// that compute what they computed there keep their kernels.
 StatusOr<RegisteredGraph> BuildPlans(WorkerState& st, const tensorflow::GraphDef& graph,
-                                     std::shared_ptr<SharedKernels> shared) {
+                                     std::shared_ptr<SharedKernels> shared, const FrozenVariables* freeze = nullptr,
+                                     FrozenVariables* frozen = nullptr, const RegisteredGraph* earlier = nullptr) {
   std::map<std::pair<int, int>, tensorflow::GraphDef> parts;  // by (device, lane)
   for (const NodeDef& node : graph.node()) {
     int index = 0;
@@ -140,7 +154,13 @@ StatusOr<RegisteredGraph> BuildPlans(WorkerState& st, const tensorflow::GraphDef
   registered.shared_kernels = shared;
   for (auto& [where, part] : parts) {
     const int index = where.first;
-    auto plan = ExecutorPlan::Build(part, st.devices[index].get(), st.rendezvous, shared.get(), st.collectives);
+    if (freeze != nullptr) {
+      TA_ASSIGN_OR_RETURN(FrozenVariables part_frozen, FreezeVariableReads(*freeze, st.devices[index]->name(), &part));
+      frozen->Merge(part_frozen);
+    }
+    const size_t p = registered.plans.size();
+    const ExecutorPlan* before = earlier != nullptr && p < earlier->plans.size() ? earlier->plans[p].get() : nullptr;
+    auto plan = ExecutorPlan::Build(part, st.devices[index].get(), st.rendezvous, shared.get(), st.collectives, before);
     if (!plan.ok()) return plan.status();
     registered.num_args = std::max(registered.num_args, plan.value()->num_args);
     registered.uses_rendezvous |= plan.value()->has_transfers;
@@ -209,13 +229,55 @@ void StopIdleExecutors(WorkerSelf* self, RegisteredGraph& graph) {
   }
 }
 
+// Remakes `graph`'s plans from its source, its variables frozen as `freeze` lists or (null)
+// read. On failure the graph keeps the plans it has.
+Status RebuildPlans(WorkerSelf* self, RegisteredGraph& graph, const FrozenVariables* freeze) {
+  FrozenVariables frozen;
+  TA_ASSIGN_OR_RETURN(RegisteredGraph rebuilt,
+                      BuildPlans(self->state, *graph.source, graph.shared_kernels, freeze, &frozen, &graph));
+  StopIdleExecutors(self, graph);
+  graph.plans = std::move(rebuilt.plans);
+  graph.device_index = std::move(rebuilt.device_index);
+  graph.idle.assign(graph.plans.size(), {});
+  graph.frozen = std::move(frozen);
+  ++graph.generation;
+  return Status::OK();
+}
+
+// Before a step (actors/frozen_variables.h): a graph running again with the variables it
+// only reads unchanged since it was registered takes them as constants; a frozen graph
+// whose variables changed reads them again, from then on.
+Status UpdateFreezing(WorkerSelf* self, RegisteredGraph& graph) {
+  if (graph.freezable.empty()) return Status::OK();
+  if (!graph.frozen.empty()) {
+    if (graph.frozen.Current()) return Status::OK();
+    Status rebuilt = RebuildPlans(self, graph, nullptr);
+    if (!rebuilt.ok()) {
+      return errors::Internal("variables this graph took as constants changed, and its plans could not be remade "
+                              "to read them: ", rebuilt.message());
+    }
+    graph.freezable = FrozenVariables();
+    return Status::OK();
+  }
+  if (!graph.ran) {
+    graph.ran = true;
+    return Status::OK();
+  }
+  // Freezing is only worth it: a graph it cannot freeze runs on as it is.
+  if (!graph.freezable.Current() || !RebuildPlans(self, graph, &graph.freezable).ok() || graph.frozen.empty()) {
+    graph.freezable = FrozenVariables();
+  }
+  return Status::OK();
+}
+
 // An executor that finished a step of plan `plan` of graph `handle`: kept for the next
 // step if it stayed idle, `pooled` and there is room, else stopped.
 void ReturnExecutor(WorkerSelf* self, const std::string& handle, size_t plan, const caf::actor& executor, bool idle,
-                    bool pooled) {
+                    bool pooled, uint64_t generation) {
   if (!idle) return;  // it quit
   auto found = self->state.graphs.find(handle);
-  if (pooled && found != self->state.graphs.end() && plan < found->second.idle.size() &&
+  if (pooled && found != self->state.graphs.end() && found->second.generation == generation &&
+      plan < found->second.idle.size() &&
       found->second.idle[plan].size() < kIdleExecutorsPerPlan) {
     self->link_to(executor);
     found->second.idle[plan].push_back(executor);
@@ -357,6 +419,10 @@ caf::behavior worker_actor(WorkerSelf* self, WorkerOptions options) {
         RegisteredGraph& registered = st.graphs[response.graph_handle] = std::move(plans).value();
         registered.owner = request.owner;
         registered.idle.resize(registered.plans.size());
+        if (request.freeze_variables) {
+          registered.source = request.graph;
+          registered.freezable = FreezableVariables(*request.graph, st.devices);
+        }
         return response;
       },
       [=](run_graph_atom, RunGraphRequest& request) -> caf::result<RunGraphResponse> {
@@ -371,6 +437,8 @@ caf::behavior worker_actor(WorkerSelf* self, WorkerOptions options) {
           return unknown;
         }
         RegisteredGraph& graph = it->second;
+        if (Status frozen = UpdateFreezing(self, graph); !frozen.ok()) return RunGraphFailure(frozen);
+        const uint64_t generation = graph.generation;
         if (!request.partial_run && static_cast<int>(request.args.size()) < graph.num_args) {
           return RunGraphFailure(errors::InvalidArgument("graph '", request.graph_handle, "' takes ", graph.num_args,
                                                           " feeds but the step gave ", request.args.size()));
@@ -451,7 +519,7 @@ caf::behavior worker_actor(WorkerSelf* self, WorkerOptions options) {
                                 : self->request(executor, caf::infinite, start_atom::value);
           sent.then(
               [=](RunGraphResponse& reply) {
-                ReturnExecutor(self, handle, p, executor, reply.executor_idle, pooled);
+                ReturnExecutor(self, handle, p, executor, reply.executor_idle, pooled, generation);
                 OnExecutorDone(self, step_id, std::move(reply));
               },
               [=](caf::error& error) {

@@ -93,19 +93,27 @@ StatusOr<std::shared_ptr<ResourceBase>> ResourceMgr::DoLookupOrCreate(
 Status ResourceMgr::DoDelete(const std::string& container, const std::type_index& type, const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   auto c = containers_.find(ContainerOrDefault(container));
-  if (c != containers_.end()) ForgetDead(c->second);
-  if (c == containers_.end() || c->second.erase(Key(type.name(), name)) == 0) {
-    return errors::NotFound("resource ", ContainerOrDefault(container), "/", name, " (", TypeName(type),
-                            ") does not exist");
+  if (c != containers_.end()) {
+    ForgetDead(c->second);
+    auto it = c->second.find(Key(type.name(), name));
+    if (it != c->second.end()) {
+      if (std::shared_ptr<ResourceBase> resource = it->second.Get()) resource->Dropped();
+      c->second.erase(it);
+      return Status::OK();
+    }
   }
-  return Status::OK();
+  return errors::NotFound("resource ", ContainerOrDefault(container), "/", name, " (", TypeName(type),
+                          ") does not exist");
 }
 
 Status ResourceMgr::Cleanup(const std::string& container) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (containers_.erase(ContainerOrDefault(container)) == 0) {
-    return errors::NotFound("container '", ContainerOrDefault(container), "' does not exist");
+  auto c = containers_.find(ContainerOrDefault(container));
+  if (c == containers_.end()) return errors::NotFound("container '", ContainerOrDefault(container), "' does not exist");
+  for (auto& [key, entry] : c->second) {
+    if (std::shared_ptr<ResourceBase> resource = entry.Get()) resource->Dropped();
   }
+  containers_.erase(c);
   return Status::OK();
 }
 

@@ -39,6 +39,9 @@ class ResourceBase {
   virtual ~ResourceBase() = default;
   // One line for Inspect and error messages.
   virtual std::string DebugString() const = 0;
+  // The resource manager let go of it (Delete, Cleanup): whoever still holds it holds
+  // something no handle names any more.
+  virtual void Dropped() {}
 };
 
 class ResourceMgr {

@@ -11,6 +11,7 @@
 #ifndef TENSORACT_KERNELS_VARIABLE_H_
 #define TENSORACT_KERNELS_VARIABLE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -28,9 +29,19 @@ class Var : public ResourceBase {
   DataType dtype() const { return dtype_; }
   const std::string& name() const { return name_; }
   std::mutex* mu() { return &mu_; }
-  // Both under mu().
-  Tensor* tensor() { return &tensor_; }
+  // Both under mu(). Every writer reaches the value through tensor(), so each call counts
+  // as a change of value (version()).
+  Tensor* tensor() {
+    version_.fetch_add(1, std::memory_order_acq_rel);
+    return &tensor_;
+  }
   bool is_initialized = false;
+
+  // Changes whenever the value may have changed: each tensor() call (writers), and when the
+  // resource manager drops the variable (a new one of the same name is another value). A
+  // graph that took the value as a constant (actors/frozen_variables.h) compares it.
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
+  void Dropped() override { version_.fetch_add(1, std::memory_order_acq_rel); }
 
   // The current value, or FailedPrecondition "Attempting to use uninitialized value <name>"
   // (TensorFlow's words). Takes the lock.
@@ -42,6 +53,7 @@ class Var : public ResourceBase {
   const std::string name_;
   mutable std::mutex mu_;
   Tensor tensor_;
+  std::atomic<uint64_t> version_{0};
 };
 
 // Counts the kernels that took a ref variable (TensorFlow 1's Assign, AssignAdd, ApplyAdam

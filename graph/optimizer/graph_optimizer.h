@@ -53,6 +53,11 @@ struct GraphOptimizerOptions {
   // At partitioning: loops of one device that do not depend on each other run on executors
   // of their own, side by side (graph/loop_lanes.h: a bidirectional RNN's two directions).
   bool parallel_loops = true;
+  // On the worker: a registered graph that runs again with the variables it only reads
+  // unchanged takes their values as constants and folds what it computes from them, until
+  // one of them changes (actors/frozen_variables.h: a Keras model's batch normalisation,
+  // recomputed from four variables a layer every step otherwise).
+  bool freeze_variables = true;
   // A folded value larger than this stays computed at run time.
   int64_t max_constant_size_in_bytes = 10 << 20;
   // When set, constant folding only evaluates nodes it accepts (for instance, only nodes
@@ -67,6 +72,7 @@ struct GraphOptimizerOptions {
     o.do_loop_optimization = false;
     o.do_remapping = false;
     o.parallel_loops = false;
+    o.freeze_variables = false;
     return o;
   }
 };

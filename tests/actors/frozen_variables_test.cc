@@ -1,0 +1,147 @@
+// Frozen variables (actors/frozen_variables.h) through the Session: a graph that only reads
+// a variable takes it as a constant from its second step, folds what it computes from it,
+// and reads it again once anything writes, deletes or resets it; a graph that writes the
+// variable itself never freezes it.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "graph/builder/ops.h"
+#include "tests/actors/test_util.h"
+
+namespace tensoract {
+namespace {
+
+using testing::Values;
+
+// v = VarHandleOp [3] float; init: v = [1, 4, 9]; y = x * Rsqrt(ReadVariableOp(v)) (a batch
+// norm's scale, in small); set: v = new_value; bump: v += [15, 12, 7], and after_bump reads
+// v after it in the same step; destroy deletes v.
+tensorflow::GraphDef ScaleGraph() {
+  Scope root = Scope::NewRootScope();
+  auto v = ops::VarHandleOp(root.WithOpName("v"), tensorflow::DT_FLOAT, PartialTensorShape({3}));
+  ops::AssignVariableOp(root.WithOpName("init"), v, {1.f, 4.f, 9.f});
+  auto read = ops::ReadVariableOp(root.WithOpName("read"), v, tensorflow::DT_FLOAT);
+  auto scale = ops::Rsqrt(root.WithOpName("scale"), read);
+  auto x = ops::Placeholder(root.WithOpName("x"), tensorflow::DT_FLOAT);
+  ops::Mul(root.WithOpName("y"), x, scale);
+  auto new_value = ops::Placeholder(root.WithOpName("new_value"), tensorflow::DT_FLOAT);
+  ops::AssignVariableOp(root.WithOpName("set"), v, new_value);
+  auto bump = ops::AssignAddVariableOp(root.WithOpName("bump"), v, {15.f, 12.f, 7.f});
+  auto read_after = ops::ReadVariableOp(root.WithOpName("read_after").WithControlDependencies({bump}), v,
+                                        tensorflow::DT_FLOAT);
+  ops::Rsqrt(root.WithOpName("after_bump"), read_after);
+  ops::DestroyResourceOp(root.WithOpName("destroy"), v);
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  return def;
+}
+
+void RunTarget(Session& s, const std::string& target, const std::vector<std::pair<std::string, Tensor>>& feeds = {}) {
+  Status st = s.Run(feeds, {}, {target}, nullptr);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+}
+
+struct Step {
+  std::vector<float> value;
+  std::set<std::string> nodes_run;  // the step's nodes, from its statistics
+};
+
+Step Fetch(Session& s, const std::string& fetch, const std::vector<std::pair<std::string, Tensor>>& feeds) {
+  RunOptions options;
+  options.trace_level = RunOptions::FULL_TRACE;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  Status st = s.Run(options, feeds, {fetch}, {}, &out, &metadata);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  Step step;
+  step.value = Values(out[0]);
+  for (const auto& dev : metadata.step_stats.dev_stats()) {
+    for (const auto& node : dev.node_stats()) step.nodes_run.insert(node.node_name());
+  }
+  return step;
+}
+
+Step FetchY(Session& s) {
+  return Fetch(s, "y", {{"x", Tensor::FromVector<float>({1.f, 1.f, 1.f}, TensorShape({3}))}});
+}
+
+void CheckNear(const std::vector<float>& got, const std::vector<float>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-6));
+}
+
+TEST_CASE("a graph that only reads a variable takes it as a constant, and reads it again after a write") {
+  auto session = testing::NewSessionWith(ScaleGraph());
+  RunTarget(*session, "init");
+
+  const Step first = FetchY(*session);
+  CheckNear(first.value, {1.f, 0.5f, 1.f / 3});
+  CHECK(first.nodes_run.count("read") == 1);  // registered: it reads, and watches the variable
+
+  const Step second = FetchY(*session);  // unchanged since: frozen, the scale folded
+  CheckNear(second.value, {1.f, 0.5f, 1.f / 3});
+  CHECK(second.nodes_run.count("read") == 0);
+  CHECK(second.nodes_run.count("scale") == 0);
+  CHECK(second.nodes_run.count("y") == 1);
+
+  // Another graph writes the variable: the frozen graph sees it at once, and reads again.
+  RunTarget(*session, "set", {{"new_value", Tensor::FromVector<float>({4.f, 16.f, 64.f}, TensorShape({3}))}});
+  const Step after_set = FetchY(*session);
+  CheckNear(after_set.value, {0.5f, 0.25f, 0.125f});
+  CHECK(after_set.nodes_run.count("read") == 1);
+  // ... for good: a graph whose variables changed once does not freeze again.
+  const Step later = FetchY(*session);
+  CheckNear(later.value, {0.5f, 0.25f, 0.125f});
+  CHECK(later.nodes_run.count("read") == 1);
+}
+
+TEST_CASE("an in-place update of a frozen variable's buffer is seen") {
+  auto session = testing::NewSessionWith(ScaleGraph());
+  RunTarget(*session, "init");
+  FetchY(*session);
+  REQUIRE(FetchY(*session).nodes_run.count("read") == 0);
+  // AssignAdd writes in place when no step holds the buffer (the frozen graph's Const holds
+  // a copy of the value, not the buffer).
+  RunTarget(*session, "bump");
+  CheckNear(FetchY(*session).value, {0.25f, 0.25f, 0.25f});
+}
+
+TEST_CASE("a deleted variable is not read from a frozen graph") {
+  auto session = testing::NewSessionWith(ScaleGraph());
+  RunTarget(*session, "init");
+  FetchY(*session);
+  REQUIRE(FetchY(*session).nodes_run.count("read") == 0);
+  RunTarget(*session, "destroy");
+  Status st = session->Run({{"x", Tensor::FromVector<float>({1.f, 1.f, 1.f}, TensorShape({3}))}}, {"y"}, {}, nullptr);
+  CHECK(st.code() == error::FAILED_PRECONDITION);
+  CHECK_THAT(st.message(), Catch::Contains("Could not find variable v"));
+  RunTarget(*session, "init");  // a new variable of the same name
+  CheckNear(FetchY(*session).value, {1.f, 0.5f, 1.f / 3});
+}
+
+TEST_CASE("a graph that writes a variable never takes it as a constant") {
+  auto session = testing::NewSessionWith(ScaleGraph());
+  RunTarget(*session, "init");
+  // Each step adds [15, 12, 7] and then reads: 16, 16, 16 -> 1/4; 31, 28, 23 next.
+  CheckNear(Fetch(*session, "after_bump", {}).value, {0.25f, 0.25f, 0.25f});
+  const Step second = Fetch(*session, "after_bump", {});
+  CheckNear(second.value, {1 / std::sqrt(31.f), 1 / std::sqrt(28.f), 1 / std::sqrt(23.f)});
+  CHECK(second.nodes_run.count("read_after") == 1);
+}
+
+TEST_CASE("freeze_variables off: a graph reads its variables every step") {
+  SessionOptions options;
+  options.optimizer.freeze_variables = false;
+  auto session = testing::NewSessionWith(ScaleGraph(), options);
+  RunTarget(*session, "init");
+  FetchY(*session);
+  const Step second = FetchY(*session);
+  CheckNear(second.value, {1.f, 0.5f, 1.f / 3});
+  CHECK(second.nodes_run.count("read") == 1);
+}
+
+}  // namespace
+}  // namespace tensoract
