@@ -42,17 +42,19 @@ export_args=(--size "$size" --batches "$batches")
 python3 "$here/model_zoo_export.py" "$work" "${export_args[@]}" 2> /dev/null | grep '^model_zoo_export' || true
 
 peer_args=(--batches "$batches" --runs "$runs")
-[ -n "$names" ] && peer_args+=(--models "$names")
 [ -n "$engines" ] && peer_args+=(--engines "$engines")
-python3 "$here/model_zoo_peers.py" "$work" "${peer_args[@]}" 2> /dev/null | tee "$work/peers.txt" | grep -v '^model_zoo_check' || true
 
 bf16=0
 grep -qw avx512_bf16 /proc/cpuinfo && bf16=1
 grep -qw amx_bf16 /proc/cpuinfo && bf16=1
 echo "tensoract ($(grep -q avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2) CPU, $(nproc) threads):"
+# Model by model, the peers and then tensoract, so that both run in the same minute: on a
+# shared VM the machine's speed drifts by 20-40% over minutes (RESULTS.md).
 for dir in "$work"/*/; do
   model=$(basename "$dir")
   [ -d "$dir/saved_model" ] || continue
+  python3 "$here/model_zoo_peers.py" "$work" "${peer_args[@]}" --models "$model" 2> /dev/null | tee -a "$work/peers.txt" |
+    grep -v '^model_zoo_check' || true
   for b in ${batches//,/ }; do
     line=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" 2>&1 | tail -1)
     ms=$(echo "$line" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
