@@ -1,6 +1,6 @@
-// Gradients of Ndtri, Erfinv, Lgamma, Digamma, Polygamma and Zeta, built as TensorFlow's
-// math_grad.py builds them (the constants in dy's type; Polygamma's order and Zeta's
-// exponent get no gradient, None there).
+// Gradients of Ndtri, Erfinv, Lgamma, Digamma, Polygamma, Zeta, Igamma, Igammac and Betainc,
+// built as TensorFlow's math_grad.py builds them (the constants in dy's type; Polygamma's
+// order, Zeta's exponent and Betainc's a and b get no gradient, None there).
 #include <cmath>
 
 #include "graph/builder/attr_util.h"
@@ -62,6 +62,53 @@ Status ZetaGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, s
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Zeta", ZetaGrad);
+
+// y * log(x), 0 where y is 0 (TensorFlow's xlogy, so a tail's derivative at 0 or 1 is 0).
+Output XLogY(const Scope& s, const Output& y, const Output& log_x) {
+  return ops::SelectV2(s, ops::Equal(s, y, ScalarLike(s, 0.0, y)), ops::ZerosLike(s, y), ops::Mul(s, y, log_x));
+}
+
+// d P(a, x) / da = IgammaGradA(a, x); d P(a, x) / dx = exp(-x + (a - 1) log x - lgamma(a)),
+// in log space (Gamma(a) overflows long before the quotient does); each summed to its
+// input's shape. Igammac's are their negatives.
+Status IgammaPartials(const Scope& s, const Node& op, const std::vector<Output>& dy, double sign,
+                      std::vector<Output>* dx) {
+  Output a = InputOf(op, 0), x = InputOf(op, 1);
+  Output g = sign > 0 ? dy[0] : ops::Neg(s, dy[0]);
+  if (Needed(op, 0)) {
+    (*dx)[0] = SumToShapeOf(s, ops::Mul(s, g, ops::TypedOp(s, "IgammaGradA", {a, x})), a);
+  }
+  if (Needed(op, 1)) {
+    Output log_partial = ops::Sub(s, ops::Sub(s, ops::Mul(s, ops::Sub(s, a, ScalarLike(s, 1.0, a)), ops::Log(s, x)), x),
+                                  ops::TypedOp(s, "Lgamma", {a}));
+    (*dx)[1] = SumToShapeOf(s, ops::Mul(s, g, ops::Exp(s, log_partial)), x);
+  }
+  return Status::OK();
+}
+Status IgammaGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  return IgammaPartials(s, op, dy, 1, dx);
+}
+Status IgammacGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  return IgammaPartials(s, op, dy, -1, dx);
+}
+REGISTER_GRADIENT_OP("Igamma", IgammaGrad);
+REGISTER_GRADIENT_OP("Igammac", IgammacGrad);
+
+// d I_x(a, b) / dx = x^(a-1) (1-x)^(b-1) / B(a, b), in log space; x's only (TensorFlow's).
+Status BetaincGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output a = InputOf(op, 0), b = InputOf(op, 1), x = InputOf(op, 2);
+  Output log_beta = ops::Sub(s, ops::Add(s, ops::TypedOp(s, "Lgamma", {a}), ops::TypedOp(s, "Lgamma", {b})),
+                             ops::TypedOp(s, "Lgamma", {ops::Add(s, a, b)}));
+  Output one = ScalarLike(s, 1.0, x);
+  Output log_partial = ops::Sub(s,
+                                ops::Add(s, XLogY(s, ops::Sub(s, b, one), ops::Log1p(s, ops::Neg(s, x))),
+                                         XLogY(s, ops::Sub(s, a, one), ops::Log(s, x))),
+                                log_beta);
+  // a and b have x's shape or are scalars: summing to x's shape undoes any broadcast.
+  (*dx)[2] = SumToShapeOf(s, ops::Mul(s, dy[0], ops::Exp(s, log_partial)), x);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Betainc", BetaincGrad);
 
 }  // namespace
 }  // namespace grad

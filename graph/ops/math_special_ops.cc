@@ -140,3 +140,60 @@ REGISTER_OP("Zeta")
     .Attr("T: {float, double}")
     .SetShapeFn(BroadcastBinaryOpShape)
     .Doc("The Hurwitz zeta function: the sum over n >= 0 of (n + q)^-x, element-wise with broadcasting.");
+
+// The regularized incomplete gamma functions, P(a, x) and Q(a, x) = 1 - P(a, x), and the
+// derivatives their gradients and the gamma sampler's reparameterization need (Eigen's
+// Cephes-based implementations on both sides); TensorFlow's CPU kernels take float and double.
+REGISTER_OP("Igamma")
+    .Input("a: T").Input("x: T").Output("z: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .SetShapeFn(BroadcastBinaryOpShape)
+    .Doc("The lower regularized incomplete gamma function P(a, x), element-wise with broadcasting.");
+
+REGISTER_OP("Igammac")
+    .Input("a: T").Input("x: T").Output("z: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .SetShapeFn(BroadcastBinaryOpShape)
+    .Doc("The upper regularized incomplete gamma function Q(a, x) = 1 - P(a, x), element-wise with broadcasting.");
+
+REGISTER_OP("IgammaGradA")
+    .Input("a: T").Input("x: T").Output("z: T")
+    .Attr("T: {float, double}")
+    .SetShapeFn(BroadcastBinaryOpShape)
+    .Doc("d P(a, x) / da, element-wise with broadcasting (Igamma's gradient).");
+
+REGISTER_OP("RandomGammaGrad")
+    .Input("alpha: T").Input("sample: T").Output("output: T")
+    .Attr("T: {float, double}")
+    .SetShapeFn(BroadcastBinaryOpShape)
+    .Doc("d sample / d alpha for a Gamma(alpha, 1) sample: the reparameterization gradient of RandomGamma.");
+
+// The regularized incomplete beta function I_x(a, b). a, b and x have one shape, or are scalars.
+REGISTER_OP("Betainc")
+    .Input("a: T").Input("b: T").Input("x: T").Output("z: T")
+    .Attr("T: {float, double}")
+    .SetShapeFn([](tensoract::shape_inference::InferenceContext* c) {
+      // The one non-scalar shape: scalars broadcast, an input of unknown rank may be either.
+      tensoract::PartialTensorShape merged = c->UnknownShape(), non_scalar;
+      int scalars = 0;
+      bool have_non_scalar = false;
+      for (int i = 0; i < 3; ++i) {
+        const tensoract::PartialTensorShape& in = c->input(i);
+        if (!c->RankKnown(in)) {
+          non_scalar = in;
+          have_non_scalar = true;
+        } else if (c->Rank(in) == 0) {
+          ++scalars;
+        } else {
+          TA_RETURN_IF_ERROR(c->Merge(merged, in, &merged));
+          non_scalar = merged;
+          have_non_scalar = true;
+        }
+      }
+      if (scalars == 2 && have_non_scalar) merged = non_scalar;
+      if (scalars == 3) merged = c->input(0);
+      c->set_output(0, merged);
+      return tensoract::Status::OK();
+    })
+    .Doc("The regularized incomplete beta function I_x(a, b), element-wise; a, b and x have one shape or are "
+         "scalars.");

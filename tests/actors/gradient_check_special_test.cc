@@ -1,6 +1,7 @@
 // Numeric checks (central differences through a Session, client/gradient_checker.h) of the
 // gradients of Erf, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Atan2
-// (broadcast both ways), LeakyRelu, LeakyReluGrad, Selu, SeluGrad and L2Loss, in double.
+// (broadcast both ways), LeakyRelu, LeakyReluGrad, Selu, SeluGrad, L2Loss, Igamma, Igammac
+// and Betainc (x only, as TensorFlow), in double.
 // TruncateDiv has none, as in TensorFlow.
 #include <catch2/catch.hpp>
 
@@ -81,6 +82,21 @@ TEST_CASE("LeakyRelu, Selu, their gradient helpers and L2Loss gradients", "[grad
     return ops::SeluGrad(s, ops::Square(s, x), ops::Selu(s, x));
   });
   CheckOne("L2Loss", [](const Scope& s, Output x) { return ops::L2Loss(s, ops::Mul(s, x, x)); });
+}
+
+TEST_CASE("Igamma's and Igammac's gradients reach a and x and sum broadcast dimensions; Betainc's reaches x",
+          "[gradients]") {
+  Scope root = Scope::NewRootScope();
+  auto a = ops::Placeholder(root.WithOpName("a"), kDouble, PartialTensorShape({2, 1}));
+  auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape({3}));
+  const Tensor a_value = Values({1.5, 3}, {2, 1}), x_value = Values({0.5, 2, 4.5}, {3});
+  testing::CheckGradient(root, {a, x}, {a_value, x_value}, ops::TypedOp(root, "Igamma", {a, x}));
+  testing::CheckGradient(root, {a, x}, {a_value, x_value}, ops::TypedOp(root, "Igammac", {a, x}));
+
+  Scope beta = Scope::NewRootScope();
+  auto bx = ops::Placeholder(beta.WithOpName("x"), kDouble, PartialTensorShape({3}));
+  testing::CheckGradient(beta, {bx}, {Values({0.2, 0.5, 0.85}, {3})},
+                         ops::TypedOp(beta, "Betainc", {ops::Const(beta, Input({2.5, 1.0, 0.7})), ops::Const(beta, 1.5), bx}));
 }
 
 }  // namespace

@@ -188,6 +188,11 @@ POW = Tolerance("bound", 8, "TensorFlow's pow error grows with |y ln x|: (8 + 2|
 # LRN: m^-beta for a beta other than 1 and 0.5 is exp(-beta log m) on both sides, whose
 # rounding grows with |beta log m| (12 ulps apart at m ~ 1e5, beta 0.75).
 LRN_POWER = Tolerance("ulps", 32, "m^-beta as exp(-beta log m) on both sides: its error grows with |beta log m|")
+# Igamma, Igammac and their derivatives: series and continued fractions truncated at ~eps on
+# both sides (Eigen's Cephes ports, TensorFlow's newer Eigen apart), whose errors grow with a
+# (double: 687 ulps apart at P(255.4, 7.84) = 3.7e-281, where ours is within 2 ulps of the true
+# value by mpmath and TensorFlow's 130 off). Ours compute float in double and round once.
+INCOMPLETE_GAMMA = Tolerance("ulps", 1024, "truncated series and continued fractions on both sides: 1e-13 (double), 6e-5 (float) relative")
 SUM_BOUND = Tolerance("bound", 4, "sums in another order: 2 n eps sum|terms| (recursive summation's bound, both sides)")
 SOFTMAX = Tolerance("bound", 8, "exp (8 ulps), a sum in another order and a division: (16 + 2 n) eps relative")
 
@@ -576,6 +581,27 @@ def select_cases(v2):
     return gen
 
 
+def betainc_cases(rng, combo, full):
+    # a, b > 0 and x in [0, 1] (plus the edges 0 and 1, and values outside: NaN on both sides);
+    # one shape or scalars, and two different shapes, which both sides refuse.
+    dt = np_type(combo["T"])
+
+    def positive(shape):
+        return (rng.uniform(0.05, 12.0, size=shape)).astype(dt)
+
+    def unit(shape):
+        x = rng.uniform(0.0, 1.0, size=shape).astype(dt)
+        flat = x.reshape(-1)
+        for i, v in enumerate([0.0, 1.0, -0.5, 1.5][:flat.size // 4]):
+            flat[i] = v
+        return x
+
+    for sa, sb, sx in [((), (), ()), ((5,), (5,), (5,)), ((0,), (0,), (0,)), ((3, 4), (3, 4), (3, 4)),
+                       ((), (), (3, 4)), ((3, 4), (), ()), ((), (2, 3), (2, 3)), ((4100,), (4100,), (4100,)),
+                       ((2,), (3,), (3,))]:
+        yield Case([positive(sa), positive(sb), unit(sx)], f"{shape_str(sa)} {shape_str(sb)} {shape_str(sx)}")
+
+
 # ---- array ops: shape-driven; values are random (exact comparison) ----------------------
 
 def index_type(combo, *names):
@@ -933,6 +959,8 @@ CATALOGUE = [
     unary("Ndtri", TRANSCENDENTAL, low=0.0, high=1.0), unary("Erfinv", TRANSCENDENTAL, low=-1.0, high=1.0),
     unary("Lgamma", TRANSCENDENTAL, low=-8.0, high=30.0), unary("Digamma", TRANSCENDENTAL, low=-8.0, high=30.0),
     binary("Polygamma", TRANSCENDENTAL), binary("Zeta", TRANSCENDENTAL),
+    binary("Igamma", INCOMPLETE_GAMMA), binary("Igammac", INCOMPLETE_GAMMA), binary("IgammaGradA", INCOMPLETE_GAMMA),
+    binary("RandomGammaGrad", INCOMPLETE_GAMMA), OpSpec("Betainc", betainc_cases, INCOMPLETE_GAMMA),
     OpSpec("LRN", lrn_cases, LRN_POWER),
     unary("IsNan"), unary("IsInf"), unary("IsFinite"),
     unary("Selu", EXP_MINUS_ONE), unary("LeakyRelu", attrs={"alpha": 0.2}),
