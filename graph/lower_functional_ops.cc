@@ -39,21 +39,36 @@ class Lowering {
     (*n->mutable_attr())["T"].set_type(t);
     return n;
   }
-  NodeDef* AddMerge(const std::string& name, DataType t, std::string a, std::string b) {
-    NodeDef* n = AddTyped(name, "Merge", t, {std::move(a), std::move(b)});
-    (*n->mutable_attr())["N"].set_i(2);
+  NodeDef* AddMerge(const std::string& name, DataType t, std::vector<std::string> inputs) {
+    const int n_inputs = static_cast<int>(inputs.size());
+    NodeDef* n = AddTyped(name, "Merge", t, std::move(inputs));
+    (*n->mutable_attr())["N"].set_i(n_inputs);
+    return n;
+  }
+  // A scalar int32 Const, waiting for `after` (so it runs in that node's frame).
+  NodeDef* AddInt(const std::string& name, int32_t value, const std::string& after) {
+    NodeDef* n = Add(name, "Const", {StrCat("^", after.substr(0, after.find(':')))});
+    (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+    tensorflow::TensorProto* t = (*n->mutable_attr())["value"].mutable_tensor();
+    t->set_dtype(tensorflow::DT_INT32);
+    t->add_int_val(value);
     return n;
   }
   // A call of `f` (the func attr `f_attr` of the node) for the inliner to expand.
   NodeDef Call(const std::string& name, const std::string& f_attr, const AttrValue& tin, const AttrValue& tout,
                std::vector<std::string> inputs) const {
+    return CallOf(name, node_.attr().at(f_attr), tin, tout, std::move(inputs));
+  }
+  // A call of the function `f` names.
+  NodeDef CallOf(const std::string& name, const AttrValue& f, const AttrValue& tin, const AttrValue& tout,
+                 std::vector<std::string> inputs) const {
     NodeDef call;
     call.set_name(name);
     call.set_op("PartitionedCall");
     call.set_device(node_.device());
     for (std::string& in : inputs) call.add_input(std::move(in));
     auto& attrs = *call.mutable_attr();
-    attrs["f"] = node_.attr().at(f_attr);
+    attrs["f"] = f;
     attrs["Tin"] = tin;
     attrs["Tout"] = tout;
     return call;
@@ -114,13 +129,82 @@ Status LowerIf(const NodeDef& node, const ExpandCall& expand, std::vector<NodeDe
   std::vector<std::string> results;
   for (int j = 0; j < tout.list().type_size(); ++j) {
     std::string merge = l.Name(StrCat("output_", j));
-    l.AddMerge(merge, tout.list().type(j), StrCat(l.Name("then"), ":", j), StrCat(l.Name("else"), ":", j));
+    l.AddMerge(merge, tout.list().type(j), {StrCat(l.Name("then"), ":", j), StrCat(l.Name("else"), ":", j)});
     results.push_back(merge);
   }
   // Live once the taken branch has finished, side effects included, whichever it was.
   l.AddTyped(l.Name("then_done"), "Identity", tensorflow::DT_BOOL, {l.Name("pivot_t"), StrCat("^", l.Name("then"))});
   l.AddTyped(l.Name("else_done"), "Identity", tensorflow::DT_BOOL, {l.Name("pivot_f"), StrCat("^", l.Name("else"))});
-  l.AddMerge(l.Name("branch_executed"), tensorflow::DT_BOOL, l.Name("then_done"), l.Name("else_done"));
+  l.AddMerge(l.Name("branch_executed"), tensorflow::DT_BOOL, {l.Name("then_done"), l.Name("else_done")});
+  l.AddResults(tout, results, l.Name("branch_executed"));
+  return Status::OK();
+}
+
+// Case as If is lowered, one predicate a branch: branch k < N - 1 runs where index == k,
+// the last where index is outside [0, N - 1) (TensorFlow's rule for an index out of range).
+// Each branch's inputs come through Switches on its predicate: the branches not taken get
+// dead inputs, and the Merges take the one live result.
+Status LowerCase(const NodeDef& node, const ExpandCall& expand, std::vector<NodeDef>* out) {
+  TA_RETURN_IF_ERROR(NeedAttrs(node, {"Tin", "Tout", "branches"}));
+  Lowering l(node, out);
+  const AttrValue& tin = node.attr().at("Tin");
+  const AttrValue& tout = node.attr().at("Tout");
+  const auto& branches = node.attr().at("branches").list().func();
+  const int n = branches.size();
+  if (n < 1) return errors::InvalidArgument("node '", node.name(), "' (", node.op(), ") has no branches");
+  if (l.data().size() != static_cast<size_t>(tin.list().type_size()) + 1) {
+    return errors::InvalidArgument("node '", node.name(), "' (", node.op(), ") has ", l.data().size(),
+                                   " inputs; its Tin names ", tin.list().type_size(), " besides the branch index");
+  }
+  const std::string& index = l.data()[0];
+  std::vector<std::string> preds;
+  for (int k = 0; k + 1 < n; ++k) {
+    l.AddInt(l.Name(StrCat("branch_", k, "_index")), k, index);
+    l.AddTyped(l.Name(StrCat("branch_", k, "_pred")), "Equal", tensorflow::DT_INT32,
+               {index, l.Name(StrCat("branch_", k, "_index"))});
+    preds.push_back(l.Name(StrCat("branch_", k, "_pred")));
+  }
+  // The last: not 0 <= index < N - 1.
+  l.AddInt(l.Name("zero"), 0, index);
+  l.AddInt(l.Name("last_index"), n - 1, index);
+  l.AddTyped(l.Name("at_least_zero"), "GreaterEqual", tensorflow::DT_INT32, {index, l.Name("zero")});
+  l.AddTyped(l.Name("below_last"), "Less", tensorflow::DT_INT32, {index, l.Name("last_index")});
+  l.Add(l.Name("not_last"), "LogicalAnd", {l.Name("at_least_zero"), l.Name("below_last")});
+  l.Add(l.Name(StrCat("branch_", n - 1, "_pred")), "LogicalNot", {l.Name("not_last")});
+  preds.push_back(l.Name(StrCat("branch_", n - 1, "_pred")));
+
+  std::vector<std::vector<std::string>> outputs(tout.list().type_size());
+  std::vector<std::string> done;
+  for (int k = 0; k < n; ++k) {
+    const std::string branch = l.Name(StrCat("branch_", k));
+    std::vector<std::string> pred_inputs = {preds[k], preds[k]};
+    for (const std::string& c : l.control()) pred_inputs.push_back(c);
+    l.AddTyped(branch + "_switch", "Switch", tensorflow::DT_BOOL, pred_inputs);
+    l.AddTyped(branch + "_pivot", "Identity", tensorflow::DT_BOOL, {branch + "_switch:1"});
+    std::vector<std::string> inputs;
+    for (int i = 0; i < tin.list().type_size(); ++i) {
+      std::string sw = StrCat(branch, "_input_", i);
+      std::vector<std::string> switch_inputs = {l.data()[i + 1], preds[k]};
+      for (const std::string& c : l.control()) switch_inputs.push_back(c);
+      l.AddTyped(sw, "Switch", tin.list().type(i), switch_inputs);
+      inputs.push_back(sw + ":1");
+    }
+    inputs.push_back(StrCat("^", branch, "_pivot"));
+    AttrValue f;
+    *f.mutable_func() = branches.Get(k);
+    TA_RETURN_IF_ERROR(expand(l.CallOf(branch, f, tin, tout, inputs), out));
+    for (int j = 0; j < tout.list().type_size(); ++j) outputs[j].push_back(StrCat(branch, ":", j));
+    // Live once this branch has finished, side effects included, if it was the one taken.
+    l.AddTyped(branch + "_done", "Identity", tensorflow::DT_BOOL, {branch + "_pivot", StrCat("^", branch)});
+    done.push_back(branch + "_done");
+  }
+  std::vector<std::string> results;
+  for (int j = 0; j < tout.list().type_size(); ++j) {
+    std::string merge = l.Name(StrCat("output_", j));
+    l.AddMerge(merge, tout.list().type(j), outputs[j]);
+    results.push_back(merge);
+  }
+  l.AddMerge(l.Name("branch_executed"), tensorflow::DT_BOOL, done);
   l.AddResults(tout, results, l.Name("branch_executed"));
   return Status::OK();
 }
@@ -195,7 +279,7 @@ Status LowerWhile(const NodeDef& node, const ExpandCall& expand, const FindFunct
     }
     merges[i] = l.Name(StrCat("merge_", i));
     cond_in[i] = merges[i];
-    l.AddMerge(merges[i], t, enter_name, l.Name(StrCat("next_iteration_", i)));
+    l.AddMerge(merges[i], t, {enter_name, l.Name(StrCat("next_iteration_", i))});
   }
   AttrValue bool_type;
   bool_type.mutable_list()->add_type(tensorflow::DT_BOOL);
@@ -227,12 +311,14 @@ Status LowerWhile(const NodeDef& node, const ExpandCall& expand, const FindFunct
 }  // namespace
 
 bool IsFunctionalControlFlow(const std::string& op) {
-  return op == "If" || op == "StatelessIf" || op == "While" || op == "StatelessWhile";
+  return op == "If" || op == "StatelessIf" || op == "Case" || op == "StatelessCase" || op == "While" ||
+         op == "StatelessWhile";
 }
 
 Status LowerFunctionalControlFlow(const NodeDef& node, const ExpandCall& expand, const FindFunction& find,
                                   std::vector<NodeDef>* out) {
   if (node.op() == "If" || node.op() == "StatelessIf") return LowerIf(node, expand, out);
+  if (node.op() == "Case" || node.op() == "StatelessCase") return LowerCase(node, expand, out);
   return LowerWhile(node, expand, find, out);
 }
 

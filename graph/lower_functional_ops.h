@@ -1,5 +1,5 @@
-// TensorFlow 2's functional control flow (If, StatelessIf, While, StatelessWhile: tf.cond
-// and tf.while_loop inside a tf.function) lowered to TensorFlow 1's primitives
+// TensorFlow 2's functional control flow (If, StatelessIf, Case, StatelessCase, While,
+// StatelessWhile: tf.cond, tf.switch_case and tf.while_loop inside a tf.function) lowered to TensorFlow 1's primitives
 // (graph/control_flow.h), as TensorFlow's LowerFunctionalOpsPass does, so the executor
 // runs them as it runs TF 1.x conditionals and loops.
 //
@@ -12,6 +12,12 @@
 //   N/output_j    = Merge(N/then:j, N/else:j)
 //   N/branch_executed: a Merge that is live once the taken branch's side effects ran
 //   N             = IdentityN(N/output_j...) after N/branch_executed (NoOp without outputs)
+// A Case named N with branches 0..K-1 becomes, for each branch k, a bool predicate
+// N/branch_k_pred (index == k for k < K - 1; for the last, index outside [0, K - 1), where
+// TensorFlow runs the last branch for any index out of range), N/branch_k_switch and
+// N/branch_k_pivot as an If's, N/branch_k_input_i = Switch(input_i, pred):1 and the call
+// N/branch_k on them; N/output_j = Merge of the K branches' outputs, N/branch_executed and
+// N as an If's. The predicates' constants wait for the index's node (its frame).
 // A While named N becomes a loop frame named N: per loop variable i, Enter -> Merge ->
 // Switch on LoopCond(cond(merges)) -> Exit out of the loop, or Identity -> body ->
 // NextIteration back into the Merge; N = IdentityN(exits). The cond call waits for
@@ -41,7 +47,7 @@
 
 namespace tensoract {
 
-// If, StatelessIf, While or StatelessWhile.
+// If, StatelessIf, Case, StatelessCase, While or StatelessWhile.
 bool IsFunctionalControlFlow(const std::string& op);
 
 // Appends to `out` what replaces a call node (a PartitionedCall with `f`, `Tin` and `Tout`):

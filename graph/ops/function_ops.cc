@@ -115,6 +115,30 @@ REGISTER_OP("StatelessIf")
     .SetShapeFn(tensoract::FunctionalOutputShapes)
     .Doc("If, with branches that have no side effects.");
 
+// tf.switch_case: branches[branch_index](input), the last branch for an index out of range.
+REGISTER_OP("Case")
+    .Input("branch_index: int32")
+    .Input("input: Tin")
+    .Output("output: Tout")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("branches: list(func) >= 1")
+    .Attr("output_shapes: list(shape) = []")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::FunctionalOutputShapes)
+    .Doc("output = branches[branch_index](input); an index outside [0, N) runs the last branch.");
+
+REGISTER_OP("StatelessCase")
+    .Input("branch_index: int32")
+    .Input("input: Tin")
+    .Output("output: Tout")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("branches: list(func) >= 1")
+    .Attr("output_shapes: list(shape) = []")
+    .SetShapeFn(tensoract::FunctionalOutputShapes)
+    .Doc("Case, with branches that have no side effects.");
+
 REGISTER_OP("While")
     .Input("input: T")
     .Output("output: T")

@@ -1,7 +1,7 @@
 // A GraphDef written by TensorFlow 2 with a function library (tests/data/tf2_functions.pbtxt:
 // a StatefulPartitionedCall of a function that calls another through a PartitionedCall and
 // updates a captured variable) runs through the C++ Session with TensorFlow's values; and
-// the inliner's errors (graph/function_library.h); and TensorFlow 2's functional If and
+// the inliner's errors (graph/function_library.h); and TensorFlow 2's functional If, Case and
 // While lowered to Switch/Merge and loop frames (graph/lower_functional_ops.h).
 #include <map>
 
@@ -279,6 +279,81 @@ TEST_CASE("a While without loop variables and an If on a non-bool cond are refus
   s = InlineFunctionCalls(&graph);
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK(s.message().find("only bool conds") != std::string::npos);
+}
+
+// Three branches of one int32 argument: x + 100, -x, x * 2.
+void AddCaseBranches(tensorflow::GraphDef* graph) {
+  auto* plus = AddFunction(graph, "plus_hundred", {"x"}, {{"y", "add:z:0"}});
+  AddConst(plus->mutable_node_def(), "hundred", 100);
+  AddNode(plus->mutable_node_def(), "add", "AddV2", {"x", "hundred:output:0"}, tensorflow::DT_INT32);
+  auto* neg = AddFunction(graph, "negate", {"x"}, {{"y", "neg:y:0"}});
+  AddNode(neg->mutable_node_def(), "neg", "Neg", {"x"}, tensorflow::DT_INT32);
+  auto* twice = AddFunction(graph, "twice", {"x"}, {{"y", "mul:z:0"}});
+  AddConst(twice->mutable_node_def(), "two", 2);
+  AddNode(twice->mutable_node_def(), "mul", "Mul", {"x", "two:output:0"}, tensorflow::DT_INT32);
+}
+
+void SetCase(tensorflow::NodeDef* node) {
+  SetTypes(node, "Tin", 1);
+  SetTypes(node, "Tout", 1);
+  auto* branches = (*node->mutable_attr())["branches"].mutable_list();
+  for (const char* f : {"plus_hundred", "negate", "twice"}) branches->add_func()->set_name(f);
+}
+
+TEST_CASE("a functional Case runs the indexed branch, and the last one for an index out of range") {
+  tensorflow::GraphDef graph;
+  AddCaseBranches(&graph);
+  for (const char* name : {"x", "index"}) {
+    auto* p = AddNode(graph.mutable_node(), name, "Placeholder", {});
+    (*p->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+  }
+  SetCase(AddNode(graph.mutable_node(), "case", "Case", {"index", "x"}));
+  auto session = NewSessionWith(graph);
+  for (const auto& [index, want] : std::vector<std::pair<int32_t, int32_t>>{{0, 105}, {1, -5}, {2, 10}, {7, 10}, {-3, 10}}) {
+    INFO("index " << index);
+    std::vector<Tensor> out;
+    Status s = session->Run({{"x", Tensor::Scalar<int32_t>(5)}, {"index", Tensor::Scalar<int32_t>(index)}}, {"case"}, {},
+                            &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    CHECK(*out[0].base<int32_t>() == want);
+  }
+
+  tensorflow::GraphDef lowered = graph;
+  REQUIRE(InlineFunctionCalls(&lowered).ok());
+  std::map<std::string, std::string> op_of;
+  for (const auto& n : lowered.node()) op_of[n.name()] = n.op();
+  CHECK(op_of["case"] == "IdentityN");
+  CHECK(op_of["case/branch_1_input_0"] == "Switch");
+  CHECK(op_of["case/output_0"] == "Merge");
+  CHECK(op_of["case/branch_2/two"] == "Const");
+}
+
+TEST_CASE("a StatelessCase inside a While body picks a branch each iteration") {
+  // while (i < 3) { x = branches[i](x); i += 1 }: 5 -> 105 -> -105 -> -210.
+  tensorflow::GraphDef graph;
+  AddCaseBranches(&graph);
+  auto* cond = AddFunction(&graph, "cond", {"i", "x"}, {{"less", "less:z:0"}}, tensorflow::DT_BOOL);
+  AddConst(cond->mutable_node_def(), "three", 3);
+  AddNode(cond->mutable_node_def(), "less", "Less", {"i", "three:output:0"}, tensorflow::DT_INT32);
+  auto* body = AddFunction(&graph, "body", {"i", "x"}, {{"i2", "add:z:0"}, {"x2", "case:output:0"}});
+  AddConst(body->mutable_node_def(), "one", 1);
+  AddNode(body->mutable_node_def(), "add", "AddV2", {"i", "one:output:0"}, tensorflow::DT_INT32);
+  SetCase(AddNode(body->mutable_node_def(), "case", "StatelessCase", {"i", "x"}));
+  auto* x = AddNode(graph.mutable_node(), "x", "Placeholder", {});
+  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+  AddConst(graph.mutable_node(), "zero", 0);
+  auto* loop = AddNode(graph.mutable_node(), "loop", "StatelessWhile", {"zero", "x"});
+  SetTypes(loop, "T", 2);
+  (*loop->mutable_attr())["cond"].mutable_func()->set_name("cond");
+  (*loop->mutable_attr())["body"].mutable_func()->set_name("body");
+  auto session = NewSessionWith(graph);
+  std::vector<Tensor> out;
+  Status s = session->Run({{"x", Tensor::Scalar<int32_t>(5)}}, {"loop:0", "loop:1"}, {}, &out);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(*out[0].base<int32_t>() == 3);
+  CHECK(*out[1].base<int32_t>() == -210);
 }
 
 }  // namespace
