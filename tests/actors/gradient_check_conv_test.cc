@@ -1,4 +1,4 @@
-// The gradients of Conv2D (and of its two backprops), MaxPool (V1 and V2) and AvgPool checked against
+// The gradients of Conv2D (and of its two backprops), Conv3D, MaxPool (V1 and V2) and AvgPool checked against
 // central differences through a real Session (client/gradient_checker.h), in double.
 #include <catch2/catch.hpp>
 
@@ -167,6 +167,29 @@ TEST_CASE("AvgPoolGrad's gradient is AvgPool", "[gradients][conv]") {
   auto sizes = ops::Const(root, {1, 5, 5, 2});
   auto y = ops::AvgPoolGrad(root.WithOpName("y"), sizes, dy, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
   testing::CheckGradient(root, {dy}, {Pattern({1, 3, 3, 2}, 0.3)}, y);
+}
+
+TEST_CASE("Conv3D's gradient with respect to input and filter: SAME, VALID, strides", "[gradients][conv]") {
+  struct Case3 {
+    const char* name;
+    TensorShape input, filter;
+    std::vector<int64_t> strides;
+    const char* padding;
+  };
+  const Case3 cases[] = {
+      {"SAME", {2, 3, 4, 4, 2}, {2, 3, 3, 2, 3}, {1, 1, 1, 1, 1}, "SAME"},
+      {"VALID", {1, 4, 5, 4, 2}, {3, 2, 2, 2, 2}, {1, 1, 1, 1, 1}, "VALID"},
+      {"SAME strides 2, 1, 2", {1, 5, 4, 5, 1}, {3, 3, 2, 1, 2}, {1, 2, 1, 2, 1}, "SAME"},
+  };
+  for (const Case3& c : cases) {
+    INFO(c.name);
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root.WithOpName("x"), kDouble);
+    auto f = ops::Placeholder(root.WithOpName("f"), kDouble);
+    auto y = ops::TypedOp(root.WithOpName("y"), "Conv3D", {x, f},
+                          {{"strides", ops::IntListAttr(c.strides)}, {"padding", ops::StringAttr(c.padding)}});
+    testing::CheckGradient(root, {x, f}, {Pattern(c.input, 0.2), Pattern(c.filter, 1.1)}, y);
+  }
 }
 
 }  // namespace

@@ -983,7 +983,7 @@ BOUNDS = {"Prod": prod_bound, "Mean": mean_bound, "Elu": elu_bound, "Selu": elu_
 # BOUNDS (op -> bound) and ACCEPTED (dicts of tf_fidelity_compat.Accepted's fields): imported
 # here, after everything above is defined, so a family module imports what it uses from this
 # one.
-FAMILIES = ("nn", "segment", "depthwise", "random", "array_more", "linalg", "bitwise", "list", "control",
+FAMILIES = ("nn", "nn3d", "segment", "depthwise", "random", "array_more", "linalg", "bitwise", "list", "control",
             "math_more")
 # The families' ACCEPTED entries (added below), after those of the ops above: where
 # TensorFlow's result is wrong and ours is kept.
