@@ -87,6 +87,22 @@ REGISTER_OP("ReadVariableOp")
     .SetShapeFn(tensoract::ReadVariableShape)
     .Doc("The variable's current value, a copy later writes do not change.");
 
+// tf.shape of a resource variable (a Keras RNN's gradient asks it of its weights).
+REGISTER_OP("VariableShape")
+    .Input("input: resource")
+    .Output("output: out_type")
+    .Attr("out_type: {int32, int64} = DT_INT32")
+    .SetIsStateful()
+    .SetShapeFn([](tensoract::shape_inference::InferenceContext* c) {
+      tensoract::shape_inference::ShapeAndType variable;
+      const int rank = tensoract::VariableOfHandle(c, &variable).ok() && !variable.shape.unknown_rank()
+                           ? variable.shape.dims()
+                           : -1;
+      c->set_output(0, tensoract::PartialTensorShape({rank < 0 ? tensoract::shape_inference::kUnknownDim : rank}));
+      return tensoract::Status::OK();
+    })
+    .Doc("The shape of the variable the handle names, as a vector of out_type.");
+
 REGISTER_OP("AssignVariableOp")
     .Input("resource: resource")
     .Input("value: dtype")

@@ -158,6 +158,10 @@ class BiasAddGradOp : public OpKernel {
   REGISTER_KERNEL(Name("BiasAddGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), BiasAddGradOp<T>);
 TA_REGISTER_BIAS(float)
 TA_REGISTER_BIAS(double)
+// half and bfloat16 (mixed precision's Dense and Conv layers): each sum rounded once, as
+// TensorFlow's. Not BiasAddGrad yet: its sums over the batch need a float accumulator.
+REGISTER_KERNEL(Name("BiasAdd").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), BiasAddOp<Eigen::half>);
+REGISTER_KERNEL(Name("BiasAdd").Device(DEVICE_CPU).TypeConstraint<Eigen::bfloat16>("T"), BiasAddOp<Eigen::bfloat16>);
 TA_REGISTER_BIAS(int32_t)
 TA_REGISTER_BIAS(int64_t)
 #undef TA_REGISTER_BIAS

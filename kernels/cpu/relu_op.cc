@@ -1,10 +1,27 @@
-// Relu, Relu6 and Elu with their gradients on the CPU: element-wise Eigen expressions,
+// Relu, Relu6 and Elu with their gradients on the CPU (half and bfloat16 too, for mixed
+// precision's Keras layers, as TensorFlow's CPU kernels): element-wise Eigen expressions,
 // spread over the device's threads when the tensor is large (Eigen's cost model keeps small
 // ones on the calling thread).
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
 #include "kernels/cpu/activation_util.h"
 
 namespace tensoract {
 namespace {
+
+template <class T>
+constexpr bool kHalfWidth = std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>;
+
+// TensorFlow's half and bfloat16 max(x, 0), which differs from its float one at zero: -0
+// stays -0, and a bfloat16 denormal is read as a zero of its sign (its threads flush them).
+template <class T>
+T HalfWidthRelu(T x, float cap) {
+  float v = static_cast<float>(x);
+  if (v != 0.f && std::fabs(v) < std::numeric_limits<float>::min()) v = std::copysign(0.f, v);
+  return static_cast<T>(v < 0.f ? 0.f : (v > cap ? cap : v));
+}
 
 template <class T>
 class ReluOp : public UnaryActivationOp<T> {
@@ -12,8 +29,12 @@ class ReluOp : public UnaryActivationOp<T> {
   using UnaryActivationOp<T>::UnaryActivationOp;
   void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat x,
                typename TTypes<T>::Flat y) const override {
-    // + 0 turns Eigen 3.4's max(-0, 0) = -0 into TensorFlow's +0 (issue 32's harness).
-    y.device(d) = x.cwiseMax(T(0)) + T(0);
+    if constexpr (kHalfWidth<T>) {
+      y.device(d) = x.unaryExpr([](T v) { return HalfWidthRelu(v, std::numeric_limits<float>::infinity()); });
+    } else {
+      // + 0 turns Eigen 3.4's max(-0, 0) = -0 into TensorFlow's +0 (issue 32's harness).
+      y.device(d) = x.cwiseMax(T(0)) + T(0);
+    }
   }
 };
 
@@ -23,7 +44,11 @@ class Relu6Op : public UnaryActivationOp<T> {
   using UnaryActivationOp<T>::UnaryActivationOp;
   void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat x,
                typename TTypes<T>::Flat y) const override {
-    y.device(d) = x.cwiseMax(T(0)).cwiseMin(T(6)) + T(0);  // +0 for -0, as Relu
+    if constexpr (kHalfWidth<T>) {
+      y.device(d) = x.unaryExpr([](T v) { return HalfWidthRelu(v, 6.f); });
+    } else {
+      y.device(d) = x.cwiseMax(T(0)).cwiseMin(T(6)) + T(0);  // +0 for -0, as Relu
+    }
   }
 };
 
@@ -79,6 +104,8 @@ class EluGradOp : public BinaryActivationGradOp<T> {
   REGISTER_KERNEL(Name("ReluGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), ReluGradOp<T>);     \
   REGISTER_KERNEL(Name("Relu6").Device(DEVICE_CPU).TypeConstraint<T>("T"), Relu6Op<T>);           \
   REGISTER_KERNEL(Name("Relu6Grad").Device(DEVICE_CPU).TypeConstraint<T>("T"), Relu6GradOp<T>);
+TA_REGISTER_RELU(Eigen::half)
+TA_REGISTER_RELU(Eigen::bfloat16)
 TA_REGISTER_RELU(float)
 TA_REGISTER_RELU(double)
 TA_REGISTER_RELU(int32_t)
@@ -88,6 +115,8 @@ TA_REGISTER_RELU(int64_t)
 #define TA_REGISTER_ELU(T)                                                                 \
   REGISTER_KERNEL(Name("Elu").Device(DEVICE_CPU).TypeConstraint<T>("T"), EluOp<T>);        \
   REGISTER_KERNEL(Name("EluGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), EluGradOp<T>);
+TA_REGISTER_ELU(Eigen::half)
+TA_REGISTER_ELU(Eigen::bfloat16)
 TA_REGISTER_ELU(float)
 TA_REGISTER_ELU(double)
 #undef TA_REGISTER_ELU

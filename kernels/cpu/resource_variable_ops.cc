@@ -7,6 +7,8 @@
 // None of these kernels touches a tensor's elements except through the device
 // (Device::CopyOnDevice), so the same kernels serve the GPU: the variable's value stays in
 // the GPU's memory, its handle in host memory.
+#include <limits>
+
 #include "kernels/cpu/dense_update.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/variable.h"
@@ -76,6 +78,40 @@ class ReadVariableOp : public OpKernel {
 REGISTER_KERNEL(Name("ReadVariableOp").Device(DEVICE_CPU), ReadVariableOp);
 REGISTER_KERNEL(Name("ReadVariableOp").Device(DEVICE_GPU).TypeConstraint("dtype", {tensorflow::DT_FLOAT, tensorflow::DT_DOUBLE}),
                 ReadVariableOp);
+
+// The variable's shape (TensorFlow's VariableShape), in int32 or int64; an int32 too small for
+// a dimension is InvalidArgument.
+class VariableShapeOp : public OpKernel {
+ public:
+  explicit VariableShapeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("out_type", &out_type_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    auto var = LookupVar(ctx);
+    OP_REQUIRES_OK(ctx, var.status());
+    auto value = var.value()->Read();
+    OP_REQUIRES_OK(ctx, value.status());
+    const TensorShape& shape = value.value().shape();
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({shape.dims()}), &out));
+    for (int i = 0; i < shape.dims(); ++i) {
+      if (out_type_ == tensorflow::DT_INT64) {
+        out->base<int64_t>()[i] = shape.dim_size(i);
+      } else {
+        OP_REQUIRES(ctx, shape.dim_size(i) <= std::numeric_limits<int32_t>::max(),
+                    errors::InvalidArgument("variable ", var.value()->name(), "'s dimension ", i, " (",
+                                            shape.dim_size(i), ") does not fit in int32"));
+        out->base<int32_t>()[i] = static_cast<int32_t>(shape.dim_size(i));
+      }
+    }
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  DataType out_type_ = tensorflow::DT_INT32;
+};
+
+REGISTER_KERNEL(Name("VariableShape").Device(DEVICE_CPU), VariableShapeOp);
 
 class AssignVariableOp : public OpKernel {
  public:

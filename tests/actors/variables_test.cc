@@ -102,6 +102,10 @@ tensorflow::GraphDef ResourceVariableGraph() {
   ops::AssignSubVariableOp(root.WithOpName("dec"), h, {1.f, 1.f});
   ops::VarIsInitializedOp(root.WithOpName("is_init"), h);
   ops::DestroyResourceOp(root.WithOpName("destroy"), h);
+  tensorflow::AttrValue int64;
+  int64.set_type(tensorflow::DT_INT64);
+  root.AddOp("VariableShape", "shape", {h}, {});
+  root.AddOp("VariableShape", "shape64", {h}, {{"out_type", int64}});
   tensorflow::GraphDef def;
   REQUIRE(root.ToGraphDef(&def).ok());
   return def;
@@ -123,6 +127,11 @@ TEST_CASE("a resource variable is assigned, read and updated; values already rea
   RunTarget(*session, "dec");
   CHECK(Fetch(*session, "read") == std::vector<float>{10, 21});
   CHECK(Values(before[0]) == std::vector<float>{1, 2});  // copy-on-write kept the old value
+  REQUIRE(session->Run({}, {"shape", "shape64"}, {}, &out).ok());
+  CHECK(out[0].dtype() == tensorflow::DT_INT32);
+  CHECK(*out[0].base<int32_t>() == 2);
+  CHECK(out[1].dtype() == tensorflow::DT_INT64);
+  CHECK(*out[1].base<int64_t>() == 2);
 
   RunTarget(*session, "destroy");
   st = session->Run({}, {"read"}, {}, nullptr);

@@ -1,9 +1,10 @@
 // fidelity_tool: the tensoract side of the differential harness, tests/compat/tf_fidelity_compat.py.
 //
-//   fidelity_tool kernels [--device GPU] [OP...]
+//   fidelity_tool kernels [--device GPU] [--handles] [OP...]
 //       Which type-attr combinations the kernel registry claims for the CPU (or the GPU),
 //       per op (every registered op without OP arguments), as one JSON object:
 //         {"Add": [{"T": "float"}, {"T": "int32"}, ...], "Cast": [{"SrcT": "bool", "DstT": "float"}, ...]}
+//       --handles probes unconstrained type attrs with variant and resource too.
 //       The registry is asked (KernelExists) for every combination of the values the
 //       OpDef allows each type attr; an op with more than 4096 combinations is left out.
 //
@@ -78,15 +79,24 @@ namespace {
 // ---- fidelity_tool kernels ----------------------------------------------------------
 
 // The types an unconstrained type attr is probed with: every fixed-size dtype a kernel of
-// this runtime could claim.
-const DataTypeVector& AllProbedTypes() {
+// this runtime could claim, and strings; with `handles`, variants and resources too (the
+// op census asks about TensorLists; the harness makes no values of those).
+const DataTypeVector& AllProbedTypes(bool handles) {
   static const DataTypeVector types = {
       tensorflow::DT_FLOAT,  tensorflow::DT_DOUBLE, tensorflow::DT_HALF,   tensorflow::DT_BFLOAT16,
       tensorflow::DT_INT8,   tensorflow::DT_INT16,  tensorflow::DT_INT32,  tensorflow::DT_INT64,
       tensorflow::DT_UINT8,  tensorflow::DT_UINT16, tensorflow::DT_UINT32, tensorflow::DT_UINT64,
       tensorflow::DT_BOOL,   tensorflow::DT_COMPLEX64, tensorflow::DT_COMPLEX128, tensorflow::DT_STRING};
-  return types;
+  static const DataTypeVector with_handles = [] {
+    DataTypeVector all = types;
+    all.push_back(tensorflow::DT_VARIANT);
+    all.push_back(tensorflow::DT_RESOURCE);
+    return all;
+  }();
+  return handles ? with_handles : types;
 }
+
+bool probe_handles = false;  // fidelity_tool kernels --handles
 
 // Prints {"attr": "dtype", ...} for every combination of `op`'s type attrs with a kernel for
 // `device_type`.
@@ -99,7 +109,7 @@ void PrintKernelCombinations(const tensorflow::OpDef& op, const std::string& dev
     if (attr.has_allowed_values() && attr.allowed_values().list().type_size() > 0) {
       for (int t : attr.allowed_values().list().type()) allowed.push_back(static_cast<DataType>(t));
     } else {
-      allowed = AllProbedTypes();
+      allowed = AllProbedTypes(probe_handles);
     }
     combinations *= allowed.size();
     attrs.emplace_back(attr.name(), std::move(allowed));
@@ -621,12 +631,16 @@ int main(int argc, char** argv) {
     std::cerr << "fidelity_tool: --device must be cpu or gpu, not '" << device << "'\n";
     return 2;
   }
+  if (args.size() >= 2 && args[0] == "kernels" && args[1] == "--handles") {
+    tensoract::probe_handles = true;
+    args.erase(args.begin() + 1);
+  }
   if (!args.empty() && args[0] == "kernels") {
     return tensoract::ListKernels(gpu ? tensoract::DEVICE_GPU : tensoract::DEVICE_CPU, {args.begin() + 1, args.end()});
   }
   if (args.size() == 3 && args[0] == "run") return tensoract::RunManifest(gpu, args[1], args[2]);
   if (args.size() == 1 && args[0] == "gradients") return tensoract::ListGradients();
-  std::cerr << "usage: fidelity_tool kernels [--device cpu|gpu] [OP...]\n"
+  std::cerr << "usage: fidelity_tool kernels [--device cpu|gpu] [--handles] [OP...]\n"
                "       fidelity_tool run [--device cpu|gpu] MANIFEST OUT\n"
                "       fidelity_tool gradients\n";
   return 2;

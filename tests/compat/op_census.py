@@ -235,7 +235,8 @@ def main():
     parser.add_argument("--groups", default="applications,layers,math")
     parser.add_argument("--markdown", default="")
     args = parser.parse_args()
-    ours = json.loads(subprocess.run([args.tool, "kernels"], check=True, capture_output=True, text=True).stdout)
+    ours = json.loads(subprocess.run([args.tool, "kernels", "--handles"], check=True, capture_output=True,
+                                     text=True).stdout)
     needs = collections.defaultdict(set)
     groups = args.groups.split(",")
     if "applications" in groups:

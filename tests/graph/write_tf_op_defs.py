@@ -82,7 +82,7 @@ LinSpace Bincount Unique UniqueV2 DynamicPartition
 Complex Real Imag Conj Mod TruncateMod ApproximateEqual EuclideanNorm CheckNumerics CheckNumericsV2
 Bitcast BiasAddV1 InTopKV2 SparseToDense
 TensorScatterUpdate TensorScatterAdd TensorScatterSub TensorScatterMax TensorScatterMin
-Ndtri Erfinv Lgamma Digamma Polygamma Zeta Igamma Igammac IgammaGradA RandomGammaGrad Betainc Case StatelessCase Conv3D Conv3DBackpropInputV2 Conv3DBackpropFilterV2 MaxPool3D MaxPool3DGrad AvgPool3D AvgPool3DGrad
+Ndtri Erfinv Lgamma Digamma Polygamma Zeta Igamma Igammac IgammaGradA RandomGammaGrad Betainc Case StatelessCase Conv3D Conv3DBackpropInputV2 Conv3DBackpropFilterV2 MaxPool3D MaxPool3DGrad AvgPool3D AvgPool3DGrad VariableShape
 LRN LRNGrad
 """.split()
 
