@@ -180,7 +180,9 @@ def layers(needs, policies=("float32", "mixed_float16")):
                 print(f"op_census: {where}: not built ({type(e).__name__})", file=sys.stderr)
                 continue
             spec = tf.TensorSpec(x.shape, x.dtype)
-            trace(lambda x, l=layer: l(x, training=False), [spec], needs, where)
+            def forward(x, l=layer):
+                return l(x, training=False)
+            trace(forward, [spec], needs, where)
 
             def step(x, l=layer):
                 with tf.GradientTape() as tape:
