@@ -44,6 +44,10 @@ std::unordered_map<std::string, const NodeDef*> HandlesByName(const tensorflow::
   return handles;
 }
 
+// A handle with inputs waits for something (a loop's pivot: it runs in that loop's frame),
+// and a Const replacing its reads would leave the frame: such variables are not frozen.
+bool InRootFrame(const NodeDef& handle) { return handle.input_size() == 0; }
+
 // The VarHandleOp whose handle `input` (a data input) names, or null.
 const NodeDef* HandleOf(const std::unordered_map<std::string, const NodeDef*>& handles, const std::string& input) {
   TensorId id;
@@ -68,7 +72,8 @@ FrozenVariables FreezableVariables(const tensorflow::GraphDef& graph, const std:
       // A write, a handle passed on (to a function, a _Send) or a read on another device:
       // anything but a plain read may change or outlive what a constant would hold.
       const bool plain_read = node.op() == "ReadVariableOp" && node.input_size() >= 1 && node.input(0) == input &&
-                              (node.device().empty() ? devices[0]->name() : node.device()) == device;
+                              (node.device().empty() ? devices[0]->name() : node.device()) == device &&
+                              InRootFrame(*handle);
       (plain_read ? read : other_use).insert(HandleKey(*handle, device));
     }
   }
