@@ -139,11 +139,29 @@ class BiasAddGradOp : public OpKernel {
       std::fill(op, op + l.channels, T(0));
       return;
     }
-    const T* gp = grad.base<T>();
-    if (l.inner == 1) {
-      SumRows(ctx, gp, l.outer, l.channels, op);
+    if constexpr (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>) {
+      // Summed in float, each channel's sum rounded once, as TensorFlow's accumulator type:
+      // half's 11 bits would lose a batch's gradient after a few thousand terms.
+      std::vector<float> wide(static_cast<size_t>(grad.NumElements()));
+      const T* gp = grad.base<T>();
+      float* wp = wide.data();
+      CwiseParallelFor(ctx, grad.NumElements(), 1, [=](int64_t first, int64_t last) {
+        for (int64_t i = first; i < last; ++i) wp[i] = static_cast<float>(gp[i]);
+      });
+      std::vector<float> sums(static_cast<size_t>(l.channels));
+      if (l.inner == 1) {
+        SumRows(ctx, wp, l.outer, l.channels, sums.data());
+      } else {
+        SumInner(ctx, static_cast<const float*>(wp), l, sums.data());
+      }
+      for (Index c = 0; c < l.channels; ++c) op[c] = static_cast<T>(sums[static_cast<size_t>(c)]);
     } else {
-      SumInner(ctx, gp, l, op);
+      const T* gp = grad.base<T>();
+      if (l.inner == 1) {
+        SumRows(ctx, gp, l.outer, l.channels, op);
+      } else {
+        SumInner(ctx, gp, l, op);
+      }
     }
   }
   bool IsExpensive() const override { return false; }
@@ -159,9 +177,12 @@ class BiasAddGradOp : public OpKernel {
 TA_REGISTER_BIAS(float)
 TA_REGISTER_BIAS(double)
 // half and bfloat16 (mixed precision's Dense and Conv layers): each sum rounded once, as
-// TensorFlow's. Not BiasAddGrad yet: its sums over the batch need a float accumulator.
+// TensorFlow's; BiasAddGrad sums in float.
 REGISTER_KERNEL(Name("BiasAdd").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), BiasAddOp<Eigen::half>);
 REGISTER_KERNEL(Name("BiasAdd").Device(DEVICE_CPU).TypeConstraint<Eigen::bfloat16>("T"), BiasAddOp<Eigen::bfloat16>);
+REGISTER_KERNEL(Name("BiasAddGrad").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), BiasAddGradOp<Eigen::half>);
+REGISTER_KERNEL(Name("BiasAddGrad").Device(DEVICE_CPU).TypeConstraint<Eigen::bfloat16>("T"),
+                BiasAddGradOp<Eigen::bfloat16>);
 TA_REGISTER_BIAS(int32_t)
 TA_REGISTER_BIAS(int64_t)
 #undef TA_REGISTER_BIAS
