@@ -63,6 +63,8 @@ TA_REGISTER_SOFTSIGN(Eigen::bfloat16)
   REGISTER_KERNEL(Name("SoftplusGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), SoftplusGradOp<T>);
 TA_REGISTER_SOFTPLUS(float)
 TA_REGISTER_SOFTPLUS(double)
+TA_REGISTER_SOFTPLUS(Eigen::half)
+TA_REGISTER_SOFTPLUS(Eigen::bfloat16)
 #undef TA_REGISTER_SOFTPLUS
 
 }  // namespace
