@@ -136,6 +136,20 @@ void SetTypes(tensorflow::NodeDef* n, const std::string& attr, int count) {
   for (int i = 0; i < count; ++i) list->add_type(tensorflow::DT_INT32);
 }
 
+void AddIntPlaceholder(tensorflow::GraphDef* graph, const std::string& name) {
+  auto* p = AddNode(graph->mutable_node(), name, "Placeholder", {});
+  (*p->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+}
+
+// StatelessWhile "loop" over int32 `inputs`, with the library's functions "cond" and "body".
+void AddLoop(tensorflow::GraphDef* graph, std::vector<std::string> inputs) {
+  const int n = static_cast<int>(inputs.size());
+  auto* loop = AddNode(graph->mutable_node(), "loop", "StatelessWhile", std::move(inputs));
+  SetTypes(loop, "T", n);
+  (*loop->mutable_attr())["cond"].mutable_func()->set_name("cond");
+  (*loop->mutable_attr())["body"].mutable_func()->set_name("body");
+}
+
 // x = fed; while (i < 10) { i += 3; x *= 2 } (constants inside cond and body); then
 // If(i > 10, x + 100, -x).
 tensorflow::GraphDef FunctionalControlFlowGraph() {
@@ -154,13 +168,9 @@ tensorflow::GraphDef FunctionalControlFlowGraph() {
   auto* else_f = AddFunction(&graph, "else", {"x"}, {{"y", "neg:y:0"}});
   AddNode(else_f->mutable_node_def(), "neg", "Neg", {"x"}, tensorflow::DT_INT32);
 
-  auto* x = AddNode(graph.mutable_node(), "x", "Placeholder", {});
-  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+  AddIntPlaceholder(&graph, "x");
   AddConst(graph.mutable_node(), "zero", 0);
-  auto* loop = AddNode(graph.mutable_node(), "loop", "StatelessWhile", {"zero", "x"});
-  SetTypes(loop, "T", 2);
-  (*loop->mutable_attr())["cond"].mutable_func()->set_name("cond");
-  (*loop->mutable_attr())["body"].mutable_func()->set_name("body");
+  AddLoop(&graph, {"zero", "x"});
   AddConst(graph.mutable_node(), "limit", 10);
   AddNode(graph.mutable_node(), "big", "Greater", {"loop", "limit"}, tensorflow::DT_INT32);
   auto* branch = AddNode(graph.mutable_node(), "branch", "StatelessIf", {"big", "loop:1"});
@@ -214,15 +224,9 @@ tensorflow::GraphDef LoopWithInvariant(bool all_invariant) {
   AddConst(body->mutable_node_def(), "two", 2);
   AddNode(body->mutable_node_def(), "add", "AddV2", {"i", "k"}, tensorflow::DT_INT32);
   AddNode(body->mutable_node_def(), "mul", "Mul", {"x", "two:output:0"}, tensorflow::DT_INT32);
-  for (const char* name : {"x", "k"}) {
-    auto* p = AddNode(graph.mutable_node(), name, "Placeholder", {});
-    (*p->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
-  }
+  for (const char* name : {"x", "k"}) AddIntPlaceholder(&graph, name);
   AddConst(graph.mutable_node(), "start", all_invariant ? 20 : 0);
-  auto* loop = AddNode(graph.mutable_node(), "loop", "StatelessWhile", {"start", "x", "k"});
-  SetTypes(loop, "T", 3);
-  (*loop->mutable_attr())["cond"].mutable_func()->set_name("cond");
-  (*loop->mutable_attr())["body"].mutable_func()->set_name("body");
+  AddLoop(&graph, {"start", "x", "k"});
   return graph;
 }
 
@@ -303,10 +307,7 @@ void SetCase(tensorflow::NodeDef* node) {
 TEST_CASE("a functional Case runs the indexed branch, and the last one for an index out of range") {
   tensorflow::GraphDef graph;
   AddCaseBranches(&graph);
-  for (const char* name : {"x", "index"}) {
-    auto* p = AddNode(graph.mutable_node(), name, "Placeholder", {});
-    (*p->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
-  }
+  for (const char* name : {"x", "index"}) AddIntPlaceholder(&graph, name);
   SetCase(AddNode(graph.mutable_node(), "case", "Case", {"index", "x"}));
   auto session = NewSessionWith(graph);
   for (const auto& [index, want] : std::vector<std::pair<int32_t, int32_t>>{{0, 105}, {1, -5}, {2, 10}, {7, 10}, {-3, 10}}) {
@@ -340,13 +341,9 @@ TEST_CASE("a StatelessCase inside a While body picks a branch each iteration") {
   AddConst(body->mutable_node_def(), "one", 1);
   AddNode(body->mutable_node_def(), "add", "AddV2", {"i", "one:output:0"}, tensorflow::DT_INT32);
   SetCase(AddNode(body->mutable_node_def(), "case", "StatelessCase", {"i", "x"}));
-  auto* x = AddNode(graph.mutable_node(), "x", "Placeholder", {});
-  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+  AddIntPlaceholder(&graph, "x");
   AddConst(graph.mutable_node(), "zero", 0);
-  auto* loop = AddNode(graph.mutable_node(), "loop", "StatelessWhile", {"zero", "x"});
-  SetTypes(loop, "T", 2);
-  (*loop->mutable_attr())["cond"].mutable_func()->set_name("cond");
-  (*loop->mutable_attr())["body"].mutable_func()->set_name("body");
+  AddLoop(&graph, {"zero", "x"});
   auto session = NewSessionWith(graph);
   std::vector<Tensor> out;
   Status s = session->Run({{"x", Tensor::Scalar<int32_t>(5)}}, {"loop:0", "loop:1"}, {}, &out);
