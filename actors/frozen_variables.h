@@ -53,7 +53,6 @@ class FrozenVariables {
   };
 
   bool empty() const { return vars_.empty(); }
-  size_t size() const { return vars_.size(); }
   // Every variable still holds the value it had when listed: no write, no delete since.
   bool Current() const;
   const Entry* Find(const Key& key) const;

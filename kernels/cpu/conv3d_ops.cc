@@ -57,24 +57,26 @@ Status ConvGeometry(const Conv3DAttrs& a, const TensorShape& input, const Tensor
                                 a.padding, g);
 }
 
-// Calls fn(out_position, in_position, tap) for every filter tap of output position `o`
-// (flat over planes, rows, cols of one image) that lands inside the input.
+// The input position (flat over planes, rows, cols of one image) that filter tap `tap` of
+// output position `o` reads; false where it falls in the padding.
+bool TapInput(const Geometry& g, int64_t o, int64_t tap, int64_t* in_pos) {
+  const Dim &P = g.dims[0], &R = g.dims[1], &C = g.dims[2];
+  const int64_t ip = o / (C.out * R.out) * P.stride - P.pad + tap / (R.window * C.window);
+  const int64_t ir = (o / C.out) % R.out * R.stride - R.pad + (tap / C.window) % R.window;
+  const int64_t ic = o % C.out * C.stride - C.pad + tap % C.window;
+  if (ip < 0 || ip >= P.in || ir < 0 || ir >= R.in || ic < 0 || ic >= C.in) return false;
+  *in_pos = (ip * R.in + ir) * C.in + ic;
+  return true;
+}
+
+// Calls fn(in_position, tap) for every filter tap of output position `o` that lands inside
+// the input.
 template <class F>
 void ForEachTap(const Geometry& g, int64_t o, F fn) {
-  const Dim &P = g.dims[0], &R = g.dims[1], &C = g.dims[2];
-  const int64_t oc = o % C.out, orow = (o / C.out) % R.out, op = o / (C.out * R.out);
-  for (int64_t kp = 0; kp < P.window; ++kp) {
-    const int64_t ip = op * P.stride - P.pad + kp;
-    if (ip < 0 || ip >= P.in) continue;
-    for (int64_t kr = 0; kr < R.window; ++kr) {
-      const int64_t ir = orow * R.stride - R.pad + kr;
-      if (ir < 0 || ir >= R.in) continue;
-      for (int64_t kc = 0; kc < C.window; ++kc) {
-        const int64_t ic = oc * C.stride - C.pad + kc;
-        if (ic < 0 || ic >= C.in) continue;
-        fn((ip * R.in + ir) * C.in + ic, (kp * R.window + kr) * C.window + kc);
-      }
-    }
+  const int64_t taps = g.dims[0].window * g.dims[1].window * g.dims[2].window;
+  int64_t in_pos = 0;
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    if (TapInput(g, o, tap, &in_pos)) fn(in_pos, tap);
   }
 }
 
@@ -165,26 +167,22 @@ class Conv3DBackpropInputOp : public OpKernel {
     const T* d = dy.base<T>();
     T* dx = out->base<T>();
     const int64_t ci = g.channels, image_in = g.in_positions() * ci, positions = g.out_positions();
-    CwiseParallelFor(ctx, g.batch, image_in * std::max<int64_t>(co, 1) * 8 + 1, [&](int64_t begin, int64_t end) {
-      std::vector<Acc<T>> acc(image_in);
-      for (int64_t b = begin; b < end; ++b) {
-        std::fill(acc.begin(), acc.end(), Acc<T>(0));
-        for (int64_t o = 0; o < positions; ++o) {
-          const T* dyo = d + (b * positions + o) * co;
-          ForEachTap(g, o, [&](int64_t in_pos, int64_t tap) {
-            const T* ft = f + tap * ci * co;
-            Acc<T>* ai = acc.data() + in_pos * ci;
-            for (int64_t c = 0; c < ci; ++c) {
-              const T* fc = ft + c * co;
-              Acc<T> s = 0;
-              for (int64_t k = 0; k < co; ++k) s += static_cast<Acc<T>>(dyo[k]) * static_cast<Acc<T>>(fc[k]);
-              ai[c] += s;
-            }
-          });
-        }
-        for (int64_t i = 0; i < image_in; ++i) dx[b * image_in + i] = static_cast<T>(acc[i]);
-      }
-    });
+    window3d::AccumulatePerImage<Acc<T>>(
+        ctx, g.batch, image_in, image_in * std::max<int64_t>(co, 1) * 8 + 1, dx, [&](int64_t b, Acc<T>* acc) {
+          for (int64_t o = 0; o < positions; ++o) {
+            const T* dyo = d + (b * positions + o) * co;
+            ForEachTap(g, o, [&](int64_t in_pos, int64_t tap) {
+              const T* ft = f + tap * ci * co;
+              Acc<T>* ai = acc + in_pos * ci;
+              for (int64_t c = 0; c < ci; ++c) {
+                const T* fc = ft + c * co;
+                Acc<T> s = 0;
+                for (int64_t k = 0; k < co; ++k) s += static_cast<Acc<T>>(dyo[k]) * static_cast<Acc<T>>(fc[k]);
+                ai[c] += s;
+              }
+            });
+          }
+        });
   }
 
  private:
@@ -218,16 +216,15 @@ class Conv3DBackpropFilterOp : public OpKernel {
         std::fill(acc.begin(), acc.end(), Acc<T>(0));
         for (int64_t b = 0; b < g.batch; ++b) {
           for (int64_t o = 0; o < positions; ++o) {
+            int64_t in_pos = 0;
+            if (!TapInput(g, o, t, &in_pos)) continue;
             const T* dyo = d + (b * positions + o) * co;
-            ForEachTap(g, o, [&](int64_t in_pos, int64_t tap) {
-              if (tap != t) return;
-              const T* xi = x + (b * g.in_positions() + in_pos) * ci;
-              for (int64_t c = 0; c < ci; ++c) {
-                const Acc<T> v = static_cast<Acc<T>>(xi[c]);
-                Acc<T>* ac = acc.data() + c * co;
-                for (int64_t k = 0; k < co; ++k) ac[k] += v * static_cast<Acc<T>>(dyo[k]);
-              }
-            });
+            const T* xi = x + (b * g.in_positions() + in_pos) * ci;
+            for (int64_t c = 0; c < ci; ++c) {
+              const Acc<T> v = static_cast<Acc<T>>(xi[c]);
+              Acc<T>* ac = acc.data() + c * co;
+              for (int64_t k = 0; k < co; ++k) ac[k] += v * static_cast<Acc<T>>(dyo[k]);
+            }
           }
         }
         for (int64_t i = 0; i < ci * co; ++i) df[t * ci * co + i] = static_cast<T>(acc[i]);

@@ -152,27 +152,22 @@ class MaxPool3DGradOp : public OpKernel {
     const T* dy = grad.base<T>();
     T* dx = out->base<T>();
     const int64_t ch = g.channels, positions = g.out_positions(), image = g.in_positions() * ch;
-    CwiseParallelFor(ctx, g.batch, positions * ch * 8 + 1, [&](int64_t begin, int64_t end) {
-      std::vector<float> acc(image);
-      for (int64_t b = begin; b < end; ++b) {
-        std::fill(acc.begin(), acc.end(), 0.f);
-        for (int64_t o = 0; o < positions; ++o) {
-          const T* yo = y + (b * positions + o) * ch;
-          const T* dyo = dy + (b * positions + o) * ch;
-          ForWindow(
-              g, o, [](int64_t) {},
-              [&](int64_t in_pos) {
-                const T* xi = x + (b * g.in_positions() + in_pos) * ch;
-                float* ai = acc.data() + in_pos * ch;
-                for (int64_t c = 0; c < ch; ++c) {
-                  if (std::abs(static_cast<float>(xi[c]) - static_cast<float>(yo[c])) < 1e-5f) {
-                    ai[c] += static_cast<float>(dyo[c]);
-                  }
+    window3d::AccumulatePerImage<float>(ctx, g.batch, image, positions * ch * 8 + 1, dx, [&](int64_t b, float* acc) {
+      for (int64_t o = 0; o < positions; ++o) {
+        const T* yo = y + (b * positions + o) * ch;
+        const T* dyo = dy + (b * positions + o) * ch;
+        ForWindow(
+            g, o, [](int64_t) {},
+            [&](int64_t in_pos) {
+              const T* xi = x + (b * g.in_positions() + in_pos) * ch;
+              float* ai = acc + in_pos * ch;
+              for (int64_t c = 0; c < ch; ++c) {
+                if (std::abs(static_cast<float>(xi[c]) - static_cast<float>(yo[c])) < 1e-5f) {
+                  ai[c] += static_cast<float>(dyo[c]);
                 }
-              },
-              /*gradient=*/true);
-        }
-        for (int64_t i = 0; i < image; ++i) dx[b * image + i] = static_cast<T>(acc[i]);
+              }
+            },
+            /*gradient=*/true);
       }
     });
   }
@@ -207,21 +202,16 @@ class AvgPool3DGradOp : public OpKernel {
     const T* dy = grad.base<T>();
     T* dx = out->base<T>();
     const int64_t ch = g.channels, positions = g.out_positions(), image = g.in_positions() * ch;
-    CwiseParallelFor(ctx, g.batch, positions * ch * 8 + 1, [&](int64_t begin, int64_t end) {
-      std::vector<float> acc(image);
-      for (int64_t b = begin; b < end; ++b) {
-        std::fill(acc.begin(), acc.end(), 0.f);
-        for (int64_t o = 0; o < positions; ++o) {
-          const T* dyo = dy + (b * positions + o) * ch;
-          float scale = 0;
-          ForWindow(g, o, [&](int64_t n) { scale = n > 0 ? 1.f / static_cast<float>(n) : 0.f; },
-                    [&](int64_t in_pos) {
-                      float* ai = acc.data() + in_pos * ch;
-                      for (int64_t c = 0; c < ch; ++c) ai[c] += static_cast<float>(dyo[c]) * scale;
-                    },
-                    /*gradient=*/true);
-        }
-        for (int64_t i = 0; i < image; ++i) dx[b * image + i] = static_cast<T>(acc[i]);
+    window3d::AccumulatePerImage<float>(ctx, g.batch, image, positions * ch * 8 + 1, dx, [&](int64_t b, float* acc) {
+      for (int64_t o = 0; o < positions; ++o) {
+        const T* dyo = dy + (b * positions + o) * ch;
+        float scale = 0;
+        ForWindow(g, o, [&](int64_t n) { scale = n > 0 ? 1.f / static_cast<float>(n) : 0.f; },
+                  [&](int64_t in_pos) {
+                    float* ai = acc + in_pos * ch;
+                    for (int64_t c = 0; c < ch; ++c) ai[c] += static_cast<float>(dyo[c]) * scale;
+                  },
+                  /*gradient=*/true);
       }
     });
   }

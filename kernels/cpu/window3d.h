@@ -4,11 +4,13 @@
 #ifndef TENSORACT_KERNELS_CPU_WINDOW3D_H_
 #define TENSORACT_KERNELS_CPU_WINDOW3D_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/cwise_ops.h"
 #include "kernels/op_kernel.h"
 
 namespace tensoract {
@@ -112,6 +114,21 @@ struct Geometry {
   int64_t in_positions() const { return dims[0].in * dims[1].in * dims[2].in; }
   int64_t out_positions() const { return dims[0].out * dims[1].out * dims[2].out; }
 };
+
+// The gradient of an input whose images' windows overlap: each image on its own (in
+// parallel), summed into an accumulator of type Acc over the image's `image_elems` values by
+// add(b, acc), and each sum rounded once into dx. `cost`: per image, for the thread split.
+template <class Acc, class T, class F>
+void AccumulatePerImage(OpKernelContext* ctx, int64_t batch, int64_t image_elems, int64_t cost, T* dx, F add) {
+  CwiseParallelFor(ctx, batch, cost, [&](int64_t begin, int64_t end) {
+    std::vector<Acc> acc(image_elems);
+    for (int64_t b = begin; b < end; ++b) {
+      std::fill(acc.begin(), acc.end(), Acc(0));
+      add(b, acc.data());
+      for (int64_t i = 0; i < image_elems; ++i) dx[b * image_elems + i] = static_cast<T>(acc[i]);
+    }
+  });
+}
 
 inline Status MakeGeometry(const TensorShape& shape, const std::array<int64_t, 3>& window,
                            const std::array<int64_t, 3>& stride, const std::string& padding, Geometry* g) {
