@@ -39,6 +39,11 @@ REAL_TYPES = NUMERIC + ("bool",)  # the real dtypes the harness generates values
 COMPLEX = ("complex64", "complex128")  # and the complex ones (ops that ask for them: accept=)
 
 
+def complex_too(combo):
+    """An OpSpec's accept= for ops whose complex kernels the harness compares too."""
+    return all(v in REAL_TYPES + COMPLEX for v in combo.values())
+
+
 def np_type(dt):
     return NP_TYPES[dt]
 
@@ -915,18 +920,18 @@ def cast_label(combo):
 
 CATALOGUE = [
     # Element-wise unary math.
-    unary("Abs"), unary("Neg"), unary("Sign"), unary("Square"), unary("Floor"), unary("Ceil"), unary("Round"),
-    unary("Reciprocal", NEWTON_REFINED), unary("Sqrt"), unary("Rsqrt", NEWTON_REFINED),
-    unary("Exp", TRANSCENDENTAL), unary("Log", TRANSCENDENTAL, comparable=not_at_denormal_inputs), unary("Log1p", TRANSCENDENTAL),
-    unary("Expm1", TRANSCENDENTAL), unary("Tanh", TRANSCENDENTAL), unary("Sigmoid", TRANSCENDENTAL),
+    unary("Abs"), unary("Neg", accept=complex_too), unary("Sign", accept=complex_too), unary("Square", accept=complex_too), unary("Floor"), unary("Ceil"), unary("Round"),
+    unary("Reciprocal", NEWTON_REFINED, accept=complex_too), unary("Sqrt", accept=complex_too), unary("Rsqrt", NEWTON_REFINED, accept=complex_too),
+    unary("Exp", TRANSCENDENTAL, accept=complex_too), unary("Log", TRANSCENDENTAL, comparable=not_at_denormal_inputs, accept=complex_too), unary("Log1p", TRANSCENDENTAL, accept=complex_too),
+    unary("Expm1", TRANSCENDENTAL), unary("Tanh", TRANSCENDENTAL, accept=complex_too), unary("Sigmoid", TRANSCENDENTAL, accept=complex_too),
     unary("Relu"), unary("Relu6"), unary("Elu", EXP_MINUS_ONE), unary("Softplus", TRANSCENDENTAL),
     # Element-wise binary math.
-    binary("Add"), binary("AddV2"), binary("Sub"), binary("Mul"), binary("Div", nonzero_int_rhs=True),
-    binary("RealDiv", nonzero_int_rhs=True), binary("FloorDiv", nonzero_int_rhs=True),
-    binary("FloorMod", nonzero_int_rhs=True), binary("Maximum"), binary("Minimum"), binary("SquaredDifference"),
-    binary("Pow", POW, int_rhs=(0, 12), int_lhs=(-12, 12), float_rhs=[0.5, -0.5, 3.0, -3.0, 1e-3]),
+    binary("Add", accept=complex_too), binary("AddV2", accept=complex_too), binary("Sub", accept=complex_too), binary("Mul", accept=complex_too), binary("Div", nonzero_int_rhs=True, accept=complex_too),
+    binary("RealDiv", nonzero_int_rhs=True, accept=complex_too), binary("FloorDiv", nonzero_int_rhs=True),
+    binary("FloorMod", nonzero_int_rhs=True), binary("Maximum"), binary("Minimum"), binary("SquaredDifference", accept=complex_too),
+    binary("Pow", POW, int_rhs=(0, 12), int_lhs=(-12, 12), float_rhs=[0.5, -0.5, 3.0, -3.0, 1e-3], accept=complex_too),
     # Comparisons and logic.
-    binary("Equal"), binary("NotEqual"), binary("Less"), binary("LessEqual"), binary("Greater"), binary("GreaterEqual"),
+    binary("Equal", accept=complex_too), binary("NotEqual", accept=complex_too), binary("Less"), binary("LessEqual"), binary("Greater"), binary("GreaterEqual"),
     OpSpec("LogicalAnd", logical_cases(False), label=lambda c: "bool"),
     OpSpec("LogicalOr", logical_cases(False), label=lambda c: "bool"),
     OpSpec("LogicalNot", logical_cases(True), label=lambda c: "bool"),
@@ -942,8 +947,8 @@ CATALOGUE = [
     # Softmax, MatMul, Select.
     OpSpec("Softmax", softmax_cases(False), SOFTMAX), OpSpec("LogSoftmax", softmax_cases(True), SOFTMAX),
     OpSpec("MatMul", matmul_cases, SUM_BOUND),
-    OpSpec("Select", select_cases(False), accept=lambda c: c["T"] in REAL_TYPES),
-    OpSpec("SelectV2", select_cases(True), accept=lambda c: c["T"] in REAL_TYPES),
+    OpSpec("Select", select_cases(False), accept=complex_too),
+    OpSpec("SelectV2", select_cases(True), accept=complex_too),
     # Array ops.
     OpSpec("Reshape", reshape_cases), OpSpec("Transpose", transpose_cases), OpSpec("Slice", slice_cases),
     OpSpec("StridedSlice", strided_slice_cases), OpSpec("ConcatV2", concat_cases), OpSpec("Pack", pack_cases),
@@ -955,7 +960,7 @@ CATALOGUE = [
     unary("Tan", TRANSCENDENTAL), unary("Asin", TRANSCENDENTAL), unary("Acos", TRANSCENDENTAL),
     unary("Atan", TRANSCENDENTAL), unary("Sinh", TRANSCENDENTAL), unary("Cosh", TRANSCENDENTAL),
     unary("Asinh", TRANSCENDENTAL), unary("Acosh", TRANSCENDENTAL), unary("Atanh", TRANSCENDENTAL),
-    unary("Inv", NEWTON_REFINED), unary("Rint"), unary("Softsign"),
+    unary("Inv", NEWTON_REFINED, accept=complex_too), unary("Rint"), unary("Softsign"),
     unary("Ndtri", TRANSCENDENTAL, low=0.0, high=1.0), unary("Erfinv", TRANSCENDENTAL, low=-1.0, high=1.0),
     unary("Lgamma", TRANSCENDENTAL, low=-8.0, high=30.0), unary("Digamma", TRANSCENDENTAL, low=-8.0, high=30.0),
     binary("Polygamma", TRANSCENDENTAL), binary("Zeta", TRANSCENDENTAL),
@@ -965,9 +970,9 @@ CATALOGUE = [
     unary("IsNan"), unary("IsInf"), unary("IsFinite"),
     unary("Selu", EXP_MINUS_ONE), unary("LeakyRelu", attrs={"alpha": 0.2}),
     unary("ZerosLike"), unary("OnesLike"),
-    binary("Atan2", TRANSCENDENTAL), binary("TruncateDiv", nonzero_int_rhs=True), binary("DivNoNan"),
-    binary("MulNoNan"), binary("Xdivy"), binary("Xlogy", TRANSCENDENTAL), binary("Xlog1py", TRANSCENDENTAL),
-    OpSpec("AddN", addn_cases, SUM_BOUND), OpSpec("BiasAdd", bias_add_cases), OpSpec("ClipByValue", clip_cases),
+    binary("Atan2", TRANSCENDENTAL), binary("TruncateDiv", nonzero_int_rhs=True), binary("DivNoNan", accept=complex_too),
+    binary("MulNoNan", accept=complex_too), binary("Xdivy", accept=complex_too), binary("Xlogy", TRANSCENDENTAL, accept=complex_too), binary("Xlog1py", TRANSCENDENTAL, accept=complex_too),
+    OpSpec("AddN", addn_cases, SUM_BOUND, accept=complex_too), OpSpec("BiasAdd", bias_add_cases), OpSpec("ClipByValue", clip_cases),
     OpSpec("Cumsum", cumulative_cases(False), SUM_BOUND), OpSpec("Cumprod", cumulative_cases(True), SUM_BOUND),
     OpSpec("ReverseV2", reverse_cases, label_attr="T"), OpSpec("MirrorPad", mirror_pad_cases),
     OpSpec("ExpandDims", expand_dims_cases), OpSpec("Squeeze", squeeze_cases),
@@ -984,7 +989,7 @@ BOUNDS = {"Prod": prod_bound, "Mean": mean_bound, "Elu": elu_bound, "Selu": elu_
 # here, after everything above is defined, so a family module imports what it uses from this
 # one.
 FAMILIES = ("nn", "nn3d", "segment", "depthwise", "random", "array_more", "linalg", "bitwise", "list", "control",
-            "math_more")
+            "math_more", "image")
 # The families' ACCEPTED entries (added below), after those of the ops above: where
 # TensorFlow's result is wrong and ours is kept.
 FAMILY_ACCEPTED = [

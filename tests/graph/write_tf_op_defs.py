@@ -84,6 +84,8 @@ Bitcast BiasAddV1 InTopKV2 SparseToDense
 TensorScatterUpdate TensorScatterAdd TensorScatterSub TensorScatterMax TensorScatterMin
 Ndtri Erfinv Lgamma Digamma Polygamma Zeta Igamma Igammac IgammaGradA RandomGammaGrad Betainc Case StatelessCase Conv3D Conv3DBackpropInputV2 Conv3DBackpropFilterV2 MaxPool3D MaxPool3DGrad AvgPool3D AvgPool3DGrad VariableShape
 LRN LRNGrad
+ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor ResizeNearestNeighborGrad CumulativeLogsumexp DenseBincount
+Cholesky MatrixTriangularSolve MatrixSolve Qr SelfAdjointEigV2 Svd
 """.split()
 
 
