@@ -1,5 +1,6 @@
 // Softmax and LogSoftmax on the CPU, along the last dimension, a row at a time
-// (kernels/cpu/softmax_row.h). Rows are spread over the device's threads when there are many.
+// (kernels/cpu/softmax_row.h; half and bfloat16 in TensorFlow's steps, rounded as its are).
+// Rows are spread over the device's threads when there are many.
 #include "kernels/cpu/softmax_row.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/tensor_eigen.h"
@@ -28,7 +29,7 @@ class SoftmaxOp : public OpKernel {
     const T* in = logits.base<T>();
     T* o = out->base<T>();
     auto work = [=](Index first, Index last) {
-      for (Index r = first; r < last; ++r) SoftmaxRow<T, kLog>(in + r * classes, o + r * classes, classes);
+      for (Index r = first; r < last; ++r) SoftmaxRow<T, kLog>(in + r * classes, o + r * classes, classes, r * classes);
     };
     ctx->device()->eigen_cpu_device()->parallelFor(
         rows, Eigen::TensorOpCost(classes * sizeof(T), classes * sizeof(T), 20 * classes), work);
@@ -41,6 +42,8 @@ class SoftmaxOp : public OpKernel {
   REGISTER_KERNEL(Name("LogSoftmax").Device(DEVICE_CPU).TypeConstraint<T>("T"), SoftmaxOp<T, true>);
 TA_REGISTER_SOFTMAX(float)
 TA_REGISTER_SOFTMAX(double)
+TA_REGISTER_SOFTMAX(Eigen::half)
+TA_REGISTER_SOFTMAX(Eigen::bfloat16)
 #undef TA_REGISTER_SOFTMAX
 
 }  // namespace

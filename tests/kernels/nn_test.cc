@@ -1,8 +1,10 @@
 // The neural-network kernels (kernels/cpu/relu_op.cc, softplus_op.cc, bias_op.cc,
 // softmax_op.cc, xent_op.cc) against values TensorFlow 2.21 computed for the same inputs
 // (tf.nn.* and gen_nn_ops.*), for every dtype registered, and their errors.
+#include <Eigen/Core>
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -174,6 +176,50 @@ TEMPLATE_TEST_CASE("Softmax and LogSoftmax match TensorFlow", "[nn]", float, dou
              {-3.98317092, -1.98317092, -1.48317092, -0.483170924, -4.71090228, -1.71090228, -0.210902282,
               -7.71190228},
              tol);
+}
+
+// half and bfloat16: TensorFlow's steps, each rounded to the type as its Eigen expression
+// rounds it, give TensorFlow's values bit for bit here (the sums are exact in float).
+template <class T>
+const std::vector<double>& SmallFloat(const std::vector<double>& half, const std::vector<double>& bfloat16) {
+  return std::is_same<T, Eigen::half>::value ? half : bfloat16;
+}
+
+TEMPLATE_TEST_CASE("Softmax and LogSoftmax in half and bfloat16 match TensorFlow bit for bit", "[nn][softmax]",
+                   Eigen::half, Eigen::bfloat16) {
+  CheckClose(RunUnary<TestType>(ops::Softmax, kX),
+             SmallFloat<TestType>({0.01861572265625, 0.1375732421875, 0.2269287109375, 0.61669921875,
+                                   0.00899505615234375, 0.1806640625, 0.8095703125, 0.0004477500915527344},
+                                  {0.0185546875, 0.1376953125, 0.2265625, 0.6171875, 0.00897216796875, 0.1796875,
+                                   0.80859375, 0.000446319580078125}),
+             0);
+  CheckClose(RunUnary<TestType>(ops::LogSoftmax, kX),
+             SmallFloat<TestType>({-3.982421875, -1.9833984375, -1.4833984375, -0.483154296875, -4.7109375,
+                                   -1.7109375, -0.2113037109375, -7.7109375},
+                                  {-3.984375, -1.984375, -1.484375, -0.48046875, -4.71875, -1.7109375, -0.2109375,
+                                   -7.71875}),
+             0);
+}
+
+TEST_CASE("a half Softmax whose sum passes 65504 is 0, its LogSoftmax -inf, as TensorFlow's", "[nn][softmax]") {
+  const TensorShape row({1, 100000});
+  Tensor zeros = Make<Eigen::half>(std::vector<double>(100000, 0.0), row);
+  for (UnaryBuilder f : {static_cast<UnaryBuilder>(ops::Softmax), static_cast<UnaryBuilder>(ops::LogSoftmax)}) {
+    Scope s = Scope::NewRootScope();
+    KernelRunner r;
+    auto out = r.Run(f(s, ops::Placeholder(s, tf::DT_HALF)), {zeros});
+    REQUIRE(out.ok());
+    const double first = static_cast<double>(out->at(0).base<Eigen::half>()[0]);
+    if (f == static_cast<UnaryBuilder>(ops::Softmax)) CHECK(first == 0.0);
+    else CHECK(first == -std::numeric_limits<double>::infinity());
+  }
+  // bfloat16 has float's range: 1 / 100000 to its precision.
+  Scope s = Scope::NewRootScope();
+  KernelRunner r;
+  auto out = r.Run(ops::Softmax(s, ops::Placeholder(s, tf::DT_BFLOAT16)),
+                   {Make<Eigen::bfloat16>(std::vector<double>(100000, 0.0), row)});
+  REQUIRE(out.ok());
+  CHECK(static_cast<double>(out->at(0).base<Eigen::bfloat16>()[0]) == 9.953975677490234e-06);
 }
 
 TEST_CASE("Softmax does not overflow on large logits", "[nn]") {
