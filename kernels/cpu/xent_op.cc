@@ -3,9 +3,18 @@
 // Per row of logits x and label distribution p (one-hot for the sparse op):
 //   loss     = log(sum(exp(x - max))) - sum(p * (x - max))
 //   backprop = softmax(x) - p
-// Rows are spread over the device's threads when there are many.
+// Rows are spread over the device's threads when there are many. half and bfloat16 take
+// TensorFlow's steps (xent_op.h, sparse_xent_op.h), each rounded to T as its Eigen
+// expressions round them, its sums in its Eigen's order (kernels/cpu/small_float_sum.h):
+//   shifted  = x - max;  sum = sum(exp(shifted));  backprop = exp(shifted) / sum - p
+//   loss     = sum(p * (log(sum) - shifted))  (sparse: log(sum) - shifted[label])
+#include <algorithm>
+#include <cmath>
 #include <sstream>
+#include <type_traits>
+#include <vector>
 
+#include "kernels/cpu/small_float_sum.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/tensor_eigen.h"
 
@@ -16,6 +25,37 @@ using Index = Eigen::DenseIndex;
 
 template <class T>
 using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+
+template <class T>
+constexpr bool kSmallFloat = std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>;
+
+// Row `r` of a half or bfloat16 cross entropy, TensorFlow's way: x and p (p null: the sparse
+// op, whose label is `label`) are the row's classes; e is scratch of as many floats. Writes
+// the row's backprop and returns its loss.
+template <class T>
+T SmallFloatXentRow(const T* x, const T* p, int64_t label, int64_t r, int64_t classes, float* e, T* backprop) {
+  float max = static_cast<float>(x[0]);
+  for (int64_t i = 1; i < classes; ++i) max = std::max(max, static_cast<float>(x[i]));
+  auto shifted = [&](int64_t i) { return RoundedTo<T>(static_cast<float>(x[i]) - max); };
+  for (int64_t i = 0; i < classes; ++i) e[i] = RoundedTo<T>(std::exp(shifted(i)));
+  const float sum = EigenRowSum<T>(e, r * classes, classes);
+  const float log_sum = RoundedTo<T>(std::log(sum));
+  float loss;
+  if (p == nullptr) {
+    loss = RoundedTo<T>(log_sum - shifted(label)) + 0.f;  // summed with zeros: -0 is +0
+  } else {
+    std::vector<float> terms(classes);
+    for (int64_t i = 0; i < classes; ++i) {
+      terms[i] = RoundedTo<T>(static_cast<float>(p[i]) * RoundedTo<T>(log_sum - shifted(i)));
+    }
+    loss = EigenRowSum<T>(terms.data(), r * classes, classes);
+  }
+  for (int64_t i = 0; i < classes; ++i) {
+    const float label_i = p == nullptr ? (i == label ? 1.f : 0.f) : static_cast<float>(p[i]);
+    backprop[i] = static_cast<T>(RoundedTo<T>(e[i] / sum) - label_i);
+  }
+  return static_cast<T>(loss);
+}
 
 Eigen::TensorOpCost RowCost(Index classes, size_t bytes) {
   return Eigen::TensorOpCost(2 * classes * bytes, classes * bytes, 25 * classes);
@@ -61,16 +101,24 @@ class SparseXentOp : public OpKernel {
     T* lossp = loss->base<T>();
     T* bp = backprop->base<T>();
     auto work = [=](Index first, Index last) {
-      for (Index r = first; r < last; ++r) {
-        Eigen::Map<const Array<T>> x(xp + r * classes, classes);
-        Eigen::Map<Array<T>> b(bp + r * classes, classes);
-        b = x - x.maxCoeff();
-        const T label_logit = b[lp[r]];
-        b = b.exp();
-        const T sum = b.sum();
-        lossp[r] = std::log(sum) - label_logit;
-        b *= T(1) / sum;
-        b[lp[r]] -= T(1);
+      if constexpr (kSmallFloat<T>) {
+        std::vector<float> e(classes);
+        for (Index r = first; r < last; ++r) {
+          lossp[r] = SmallFloatXentRow<T>(xp + r * classes, nullptr, static_cast<int64_t>(lp[r]), r, classes, e.data(),
+                                          bp + r * classes);
+        }
+      } else {
+        for (Index r = first; r < last; ++r) {
+          Eigen::Map<const Array<T>> x(xp + r * classes, classes);
+          Eigen::Map<Array<T>> b(bp + r * classes, classes);
+          b = x - x.maxCoeff();
+          const T label_logit = b[lp[r]];
+          b = b.exp();
+          const T sum = b.sum();
+          lossp[r] = std::log(sum) - label_logit;
+          b *= T(1) / sum;
+          b[lp[r]] -= T(1);
+        }
       }
     };
     ctx->device()->eigen_cpu_device()->parallelFor(batch, RowCost(classes, sizeof(T)), work);
@@ -121,18 +169,23 @@ class XentOp : public OpKernel {
     const bool x_bcast = xd[1] == 1, p_bcast = ld[1] == 1;
     auto work = [=](Index first, Index last) {
       Array<T> x(classes), p(classes);
+      std::vector<float> e(kSmallFloat<T> ? classes : 0);
       for (Index r = first; r < last; ++r) {
         if (x_bcast) x.setConstant(xp[r * x_row]);
         else x = Eigen::Map<const Array<T>>(xp + r * x_row, classes);
         if (p_bcast) p.setConstant(pp[r * p_row]);
         else p = Eigen::Map<const Array<T>>(pp + r * p_row, classes);
-        Eigen::Map<Array<T>> b(bp + r * classes, classes);
-        b = x - x.maxCoeff();
-        const T dot = (p * b).sum();
-        b = b.exp();
-        const T sum = b.sum();
-        lossp[r] = std::log(sum) * p.sum() - dot;
-        b = b * (T(1) / sum) - p;
+        if constexpr (kSmallFloat<T>) {
+          lossp[r] = SmallFloatXentRow<T>(x.data(), p.data(), 0, r, classes, e.data(), bp + r * classes);
+        } else {
+          Eigen::Map<Array<T>> b(bp + r * classes, classes);
+          b = x - x.maxCoeff();
+          const T dot = (p * b).sum();
+          b = b.exp();
+          const T sum = b.sum();
+          lossp[r] = std::log(sum) * p.sum() - dot;
+          b = b * (T(1) / sum) - p;
+        }
       }
     };
     ctx->device()->eigen_cpu_device()->parallelFor(batch, RowCost(classes, sizeof(T)), work);
@@ -164,6 +217,8 @@ class XentOp : public OpKernel {
                   SparseXentOp<T, int64_t>);
 TA_REGISTER_XENT(float)
 TA_REGISTER_XENT(double)
+TA_REGISTER_XENT(Eigen::half)
+TA_REGISTER_XENT(Eigen::bfloat16)
 #undef TA_REGISTER_XENT
 
 }  // namespace

@@ -264,6 +264,43 @@ TEMPLATE_TEST_CASE("SparseSoftmaxCrossEntropyWithLogits matches TensorFlow for i
   }
 }
 
+TEMPLATE_TEST_CASE("both cross entropies in half and bfloat16 match TensorFlow bit for bit", "[nn][xent]", Eigen::half,
+                   Eigen::bfloat16) {
+  const DataType dt = DataTypeToEnum<TestType>::value;
+  Scope s = Scope::NewRootScope();
+  auto sparse = ops::SparseSoftmaxCrossEntropyWithLogits(s, ops::Placeholder(s, dt), ops::Placeholder(s, tf::DT_INT64));
+  REQUIRE(s.ok());
+  KernelRunner r;
+  auto out = r.Run(sparse.loss, {Make<TestType>(kX, kShape), Tensor::FromVector<int64_t>({3, 0})});
+  INFO(out.status());
+  REQUIRE(out.ok());
+  CheckClose(AsDoubles<TestType>(out->at(0)), SmallFloat<TestType>({0.483154296875, 4.7109375}, {0.48046875, 4.71875}),
+             0);
+  // exp / sum, not exp * (1 / sum) as Softmax: 0.01863 here, 0.01862 there (half).
+  CheckClose(AsDoubles<TestType>(out->at(1)),
+             SmallFloat<TestType>({0.0186309814453125, 0.1376953125, 0.2269287109375, -0.38330078125, -0.9912109375,
+                                   0.1806640625, 0.8095703125, 0.0004477500915527344},
+                                  {0.0186767578125, 0.1376953125, 0.2275390625, -0.3828125, -0.9921875, 0.1806640625,
+                                   0.80859375, 0.0004482269287109375}),
+             0);
+
+  Scope d = Scope::NewRootScope();
+  auto dense = ops::SoftmaxCrossEntropyWithLogits(d, ops::Placeholder(d, dt), ops::Placeholder(d, dt));
+  REQUIRE(d.ok());
+  KernelRunner rd;
+  auto dout =
+      rd.Run(dense.loss, {Make<TestType>(kX, kShape), Make<TestType>({0.1, 0.2, 0.3, 0.4, 0.5, 0, 0.5, 0}, kShape)});
+  INFO(dout.status());
+  REQUIRE(dout.ok());
+  CheckClose(AsDoubles<TestType>(dout->at(0)), SmallFloat<TestType>({1.43359375, 2.4609375}, {1.4375, 2.46875}), 0);
+  CheckClose(AsDoubles<TestType>(dout->at(1)),
+             SmallFloat<TestType>({-0.08135986328125, -0.062255859375, -0.0731201171875, 0.216796875, -0.490966796875,
+                                   0.1806640625, 0.3095703125, 0.0004477500915527344},
+                                  {-0.08154296875, -0.0625, -0.0732421875, 0.216796875, -0.490234375, 0.1806640625,
+                                   0.30859375, 0.0004482269287109375}),
+             0);
+}
+
 TEMPLATE_TEST_CASE("SoftmaxCrossEntropyWithLogits matches TensorFlow, broadcasting labels", "[nn]", float, double) {
   const double tol = std::is_same<TestType, float>::value ? 1e-6 : 1e-8;
   Scope s = Scope::NewRootScope();
