@@ -1,10 +1,12 @@
 // BatchMatMul, BatchMatMulV2 and BatchMatMulV3 on the CPU: one GEMM per output matrix
-// (float and double: MatMul's packed GEMM; other types Eigen's), over the broadcast batch
+// (float and double: MatMul's packed GEMM; half and bfloat16 MatMul's float GEMM,
+// kernels/cpu/small_float_gemm.h; other types Eigen's), over the broadcast batch
 // dimensions (a batch dimension of 1 on either side
 // repeats its matrix), spread over the device's threads by matrix. BatchMatMul (v1) takes
 // no broadcasting: both sides have the same rank and batch dimensions. BatchMatMulV3's
 // sides may be of other types than its output (TensorFlow's CPU kernels: all three the
-// same, or int8/uint8 sides and an int32 output); they are converted to it first.
+// same, int8/uint8 sides and an int32 output, or a bfloat16 side and an int8/uint8 one with
+// a bfloat16 output); they are converted to it first.
 #include <algorithm>
 #include <type_traits>
 
@@ -14,6 +16,7 @@
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/parallel_gemm.h"
+#include "kernels/cpu/small_float_gemm.h"
 #include "kernels/cpu/strided_copy.h"
 
 namespace tensoract {
@@ -118,6 +121,10 @@ class BatchMatMulOp : public OpKernel {
                              (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
           gemm::Gemm(adj_x_, adj_y_, m, n, k, x.base<T>() + xi * xrows * xcols, xcols,
                      y.base<T>() + yi * yrows * ycols, ycols, c.data(), n, false);
+        } else if constexpr (std::is_same_v<Ta, T> && std::is_same_v<Tb, T> &&
+                             (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>)) {
+          SmallFloatGemm(adj_x_, adj_y_, m, n, k, x.base<T>() + xi * xrows * xcols, xcols,
+                         y.base<T>() + yi * yrows * ycols, ycols, c.data());
         } else if constexpr (std::is_same_v<Ta, T> && std::is_same_v<Tb, T>) {
           Multiply(ma, mb, &c);
         } else {
@@ -156,6 +163,17 @@ TA_REGISTER_V3(int8_t, int8_t, int32_t);
 TA_REGISTER_V3(int8_t, uint8_t, int32_t);
 TA_REGISTER_V3(uint8_t, int8_t, int32_t);
 TA_REGISTER_V3(uint8_t, uint8_t, int32_t);
+// TensorFlow has no BatchMatMulV3 of half; its bfloat16 one takes 8-bit integer sides too,
+// converted to bfloat16 and multiplied in bfloat16 (its Eigen contraction, as here).
+REGISTER_KERNEL(Name("BatchMatMul").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"),
+                BatchMatMulOp<Eigen::half, Eigen::half, Eigen::half, false>);
+REGISTER_KERNEL(Name("BatchMatMulV2").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"),
+                BatchMatMulOp<Eigen::half, Eigen::half, Eigen::half, true>);
+TA_REGISTER(Eigen::bfloat16);
+TA_REGISTER_V3(Eigen::bfloat16, int8_t, Eigen::bfloat16);
+TA_REGISTER_V3(Eigen::bfloat16, uint8_t, Eigen::bfloat16);
+TA_REGISTER_V3(int8_t, Eigen::bfloat16, Eigen::bfloat16);
+TA_REGISTER_V3(uint8_t, Eigen::bfloat16, Eigen::bfloat16);
 #undef TA_REGISTER_V3
 #undef TA_REGISTER
 

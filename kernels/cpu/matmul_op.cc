@@ -15,6 +15,7 @@
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/onednn_matmul.h"
 #include "kernels/cpu/parallel_gemm.h"
+#include "kernels/cpu/small_float_gemm.h"
 #include "kernels/device.h"
 #include "kernels/kernel_registry.h"
 
@@ -135,8 +136,7 @@ class IntMatMulOp : public OpKernel {
 };
 
 // half and bfloat16 MatMul: the operands widened to float, one float GEMM, the products
-// rounded once (TensorFlow's Eigen contraction rounds its half sums as it goes: both within
-// the summation bound of the harness).
+// narrowed once, as TensorFlow's (kernels/cpu/small_float_gemm.h, shared with BatchMatMul).
 template <class T>
 class SmallFloatMatMulOp : public OpKernel {
  public:
@@ -154,15 +154,8 @@ class SmallFloatMatMulOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
     if (out->NumElements() == 0) return;
-    std::vector<float> af(a.NumElements()), bf(b.NumElements()), cf(m * n, 0.f);
-    for (int64_t i = 0; i < a.NumElements(); ++i) af[i] = static_cast<float>(a.base<T>()[i]);
-    for (int64_t i = 0; i < b.NumElements(); ++i) bf[i] = static_cast<float>(b.base<T>()[i]);
-    if (k > 0) {
-      gemm::Gemm(transpose_a_, transpose_b_, m, n, k, af.data(), a.dim_size(1), bf.data(), b.dim_size(1), cf.data(),
-                 n, false);
-    }
-    T* cp = out->base<T>();
-    for (int64_t i = 0; i < m * n; ++i) cp[i] = static_cast<T>(cf[i]);
+    SmallFloatGemm(transpose_a_, transpose_b_, m, n, k, a.base<T>(), a.dim_size(1), b.base<T>(), b.dim_size(1),
+                   out->base<T>());
   }
 
  private:

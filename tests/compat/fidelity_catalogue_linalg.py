@@ -119,6 +119,11 @@ def determinant_cases(rng, combo, full):
 # ---- BatchMatMul (v1), BatchMatMulV3 ------------------------------------------------------
 
 
+def batch_matmul_v3_bound(inputs, attrs, outputs):
+    """batch_matmul_bound in the product's type (one side may be 8-bit integers: exact in it)."""
+    return batch_matmul_bound([x.astype(outputs[0].dtype) for x in inputs], attrs, outputs)
+
+
 def batch_matmul_v3_cases(rng, combo, full):
     ta, tb = combo["Ta"], combo["Tb"]
     for sa, sb, ax, ay in [((2, 3, 4), (2, 4, 5), False, False), ((2, 4, 3), (2, 4, 5), True, False),
@@ -128,8 +133,8 @@ def batch_matmul_v3_cases(rng, combo, full):
                            ((2, 3, 4), (3, 4, 5), False, False), ((2, 3, 4), (2, 5, 5), False, False)]:
         yield Case([random_values(rng, ta, sa), random_values(rng, tb, sb)],
                    f"{shape_str(sa)}x{shape_str(sb)} adj={ax},{ay}", attrs={"adj_x": ax, "adj_y": ay},
-                   bound=batch_matmul_bound)
-    if ta in ("int8", "uint8"):
+                   bound=batch_matmul_v3_bound)
+    if ta in ("int8", "uint8") and tb in ("int8", "uint8"):
         lo_a, hi_a = np.iinfo(np_type(ta)).min, np.iinfo(np_type(ta)).max
         lo_b, hi_b = np.iinfo(np_type(tb)).min, np.iinfo(np_type(tb)).max
         a = np.array([[lo_a, hi_a, lo_a], [hi_a, hi_a, hi_a]], dtype=np_type(ta))
@@ -211,4 +216,12 @@ CATALOGUE = [
     OpSpec("RandomShuffle", shuffle_cases, EXACT, own_session=True),
 ]
 
-ACCEPTED = []
+ACCEPTED = [
+    dict(op="BatchMatMulV3", row=r"(bfloat16xu?int8|u?int8xbfloat16)->bfloat16", tag=".*", mode=".*",
+         kind="grad-(outcome|stage)",
+         reason="TensorFlow 2.21 cannot build the gradient of a BatchMatMulV3 of a bfloat16 and an 8-bit integer "
+                "side: its _BatchMatMulV2 gradient (math_grad.py) multiplies the bfloat16 gradient by the integer "
+                "side with math_ops.matmul (\"Input 'y' of 'BatchMatMulV2' Op has type int8 that does not match "
+                "type bfloat16\"); ours computes the bfloat16 side's gradient (and refuses, at run, the sides whose "
+                "product is refused)"),
+]

@@ -1,7 +1,11 @@
 // BatchMatMul, BatchMatMulV2, BatchMatMulV3, MatrixInverse and MatrixDeterminant on the CPU. Expected values were
 // printed by TensorFlow 2.21 (tf.linalg.matmul, tf.raw_ops.BatchMatMulV2, tf.linalg.inv,
 // tf.linalg.det on the inputs below) and pasted here.
+#include <Eigen/Core>
 #include <catch2/catch.hpp>
+#include <map>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tests/kernels/kernel_test_util.h"
@@ -99,6 +103,64 @@ TEST_CASE("BatchMatMulV3: one type throughout, or int8/uint8 sides with an int32
   CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{48387});
   r = RunOp("BatchMatMulV3", {x, Tensor(tf::DT_FLOAT, TensorShape({3, 2, 2}))}, attrs(tf::DT_FLOAT, tf::DT_FLOAT, tf::DT_FLOAT));
   CHECK_THAT(r.status.message(), Catch::Contains("In[0] and In[1] must have compatible batch dimensions: [2,2,3] vs. [3,2,2]"));
+}
+
+// Doubles as T, and T's elements as doubles.
+template <class T>
+Tensor Small(const std::vector<double>& v, const TensorShape& shape) {
+  std::vector<T> t;
+  for (double d : v) t.push_back(static_cast<T>(d));
+  return Tensor::FromVector<T>(t, shape);
+}
+template <class T>
+std::vector<double> Doubles(const Tensor& t) {
+  std::vector<double> out;
+  for (T v : Values<T>(t)) out.push_back(static_cast<double>(v));
+  return out;
+}
+
+// TensorFlow multiplies half and bfloat16 in float and narrows each product once: half to
+// nearest, bfloat16 truncated (1 + 0.75 * 2^-7 is 1 in bfloat16, not 1.0078125).
+TEMPLATE_TEST_CASE("BatchMatMul, V2 and V3 of half and bfloat16: TensorFlow's products bit for bit", "[matrix]",
+                   Eigen::half, Eigen::bfloat16) {
+  using T = TestType;
+  const bool half = std::is_same<T, Eigen::half>::value;
+  const std::vector<double> xv = {1.0, 0.0078125, 0.1, 0.2, 3.0, -1.0, 1.0 / 3, 2.0 / 3};
+  const std::vector<double> yv = {1.0, 2.0, 0.75, -0.3};
+  Tensor x = Small<T>(xv, TensorShape({2, 2, 2}));
+  Tensor y = Small<T>(yv, TensorShape({2, 2}));
+  const tf::DataType dt = DataTypeToEnum<T>::value;
+  // tf.raw_ops.BatchMatMulV2(x=x, y=y) (y broadcast over the batch)
+  const std::vector<double> v2 =
+      half ? std::vector<double>{1.005859375, 1.998046875, 0.25, 0.1400146484375, 2.25, 6.30078125, 0.8330078125,
+                                 0.466552734375}
+           : std::vector<double>{1.0, 1.9921875, 0.25, 0.1396484375, 2.25, 6.28125, 0.83203125, 0.466796875};
+  Run r = RunOp("BatchMatMulV2", {x, y}, {{"T", TypeA(dt)}});
+  REQUIRE(r.status.ok());
+  CHECK(Doubles<T>(r.outputs[0]) == v2);
+  // tf.raw_ops.BatchMatMul(x=x, y=[y, y], adj_x=True)
+  Tensor yy = Small<T>({1.0, 2.0, 0.75, -0.3, 1.0, 2.0, 0.75, -0.3}, TensorShape({2, 2, 2}));
+  r = RunOp("BatchMatMul", {x, yy}, {{"T", TypeA(dt)}, {"adj_x", BoolA(true)}});
+  REQUIRE(r.status.ok());
+  CHECK(Doubles<T>(r.outputs[0]) ==
+        (half ? std::vector<double>{1.0751953125, 1.9697265625, 0.15771484375, -0.04437255859375, 3.25, 5.8984375,
+                                    -0.5, -2.19921875}
+              : std::vector<double>{1.0703125, 1.96875, 0.1572265625, -0.04443359375, 3.25, 5.875, -0.498046875,
+                                    -2.1875}));
+  auto v3 = [](tf::DataType a, tf::DataType b) {
+    return std::map<std::string, tf::AttrValue>{
+        {"Ta", TypeA(a)}, {"Tb", TypeA(b)}, {"Tout", TypeA(b == tf::DT_INT8 ? a : b)}};
+  };
+  if (half) return;  // TensorFlow has no CPU BatchMatMulV3 of half, nor do we
+  r = RunOp("BatchMatMulV3", {x, y}, v3(dt, dt));
+  REQUIRE(r.status.ok());
+  CHECK(Doubles<T>(r.outputs[0]) == v2);
+  // An int8 side is converted to bfloat16 and the product summed in bfloat16, as TensorFlow's
+  // Eigen contraction sums it (two terms: one rounding).
+  Tensor yi = Tensor::FromVector<int8_t>({1, 2, -3, 4}, TensorShape({2, 2}));
+  r = RunOp("BatchMatMulV3", {x, yi}, v3(dt, tf::DT_INT8));
+  REQUIRE(r.status.ok());
+  CHECK(Doubles<T>(r.outputs[0]) == std::vector<double>{0.9765625, 2.03125, -0.5, 1.0, 6.0, 2.0, -1.6640625, 3.34375});
 }
 
 TEST_CASE("MatrixInverse inverts each matrix; adjoint inverts the transpose", "[matrix]") {
