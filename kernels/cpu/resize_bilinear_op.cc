@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/strided_copy.h"
 #include "kernels/dtype_dispatch.h"
 #include "kernels/kernel_registry.h"
 

@@ -202,9 +202,163 @@ def shuffle_cases(rng, combo, full):
     yield Case([random_values(rng, dt, (6, 2, 3))], "[6,2,3]", attrs=dict(SEEDS))
 
 
+
+# ---- Cholesky, MatrixSolve, MatrixTriangularSolve ------------------------------------------
+#
+# Both sides factor with Eigen (LLT, partial-pivoting LU, triangular substitution), whose
+# backward errors are a few n eps; the forward error is that times the condition number. The
+# bound per element: 16 n kappa max|result| eps, kappa of the matrix actually used (the lower
+# triangle for Cholesky and the triangle a triangular solve reads). Cholesky of a matrix that
+# is not positive definite is NaN in the lower triangle on both sides; TensorFlow leaves the
+# upper triangle unwritten (whatever its allocator held), so only the lower one is compared
+# there (cholesky_comparable).
+
+
+def kappa_of(m):
+    if m.size == 0:
+        return 1.0
+    with np.errstate(all="ignore"):
+        try:
+            s = np.linalg.svd(m, compute_uv=False)
+        except np.linalg.LinAlgError:
+            return np.inf
+    return s[0] / s[-1] if s[-1] > 0 else np.inf
+
+
+def per_matrix_bound(matrices, results, out_shape):
+    """16 n kappa_i max|X_i| for each matrix i of the batch, broadcast over its result."""
+    n = matrices.shape[-1] if matrices.ndim >= 2 else 0
+    count = int(np.prod(out_shape[:-2], dtype=np.int64))
+    res = results.astype(np.float64).reshape(count, *out_shape[-2:]) if count else results
+    out = np.zeros((count, *out_shape[-2:]))
+    for i in range(count):
+        with np.errstate(invalid="ignore"):
+            finite = res[i][np.isfinite(res[i])]
+        scale = float(np.max(np.abs(finite))) if finite.size else 0.0
+        out[i] = 16 * max(n, 1) * kappa_of(matrices[i]) * scale
+    return out.reshape(out_shape)
+
+
+def symmetric_from_lower(a):
+    low = np.tril(a)
+    return low + np.swapaxes(np.tril(a, -1), -1, -2)
+
+
+def cholesky_bound(inputs, attrs, outputs):
+    a = inputs[0].astype(np.float64)
+    n = a.shape[-1]
+    mats = symmetric_from_lower(a).reshape(-1, n, n) if a.size else a.reshape(0, n, n)
+    return per_matrix_bound(mats, outputs[0], outputs[0].shape)
+
+
+def cholesky_comparable(inputs, combo, shape):
+    a = inputs[0].astype(np.float64)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2] or a.size == 0:
+        return np.ones(shape, dtype=bool)
+    n = a.shape[-1]
+    mask = np.ones((int(np.prod(a.shape[:-2], dtype=np.int64)), n, n), dtype=bool)
+    for i, m in enumerate(symmetric_from_lower(a).reshape(-1, n, n)):
+        try:
+            with np.errstate(all="ignore"):
+                ok = np.all(np.isfinite(np.linalg.cholesky(m)))
+        except np.linalg.LinAlgError:
+            ok = False
+        if not ok:
+            mask[i] = np.tril(np.ones((n, n), dtype=bool))
+    return mask.reshape(shape) if mask.size == int(np.prod(shape)) else np.ones(shape, dtype=bool)
+
+
+def spd(rng, shape, dt, upper_noise=False):
+    n = shape[-1]
+    m = rng.normal(0.0, 1.0, shape)
+    a = m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+    if upper_noise:  # TensorFlow reads only the lower triangle
+        a = a + np.triu(rng.normal(0.0, 50.0, shape), 1)
+    return cast(a, dt)
+
+
+def cholesky_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape in [(1, 1), (0, 0), (3, 0, 0), (0, 4, 4), (2, 2), (3, 3), (5, 4, 4), (2, 3, 6, 6), (17, 17), (40, 40)]:
+        yield Case([spd(rng, shape, dt)], shape_str(shape), bound=cholesky_bound)
+    yield Case([spd(rng, (3, 5, 5), dt, upper_noise=True)], "upper triangle not read", bound=cholesky_bound)
+    h = 1.0 / (np.arange(6)[:, None] + np.arange(6)[None, :] + 1.0)
+    yield Case([cast(h + 1e-3 * np.eye(6), dt)], "Hilbert 6x6 + 1e-3 I", bound=cholesky_bound)
+    yield Case([cast(np.array([[[4.0, 2.0], [2.0, 5.0]], [[1.0, 2.0], [2.0, 1.0]]]), dt)],
+               "one not positive definite in a batch: NaN", bound=cholesky_bound)
+    yield Case([cast(np.array([[4.0, 2.0, 1.0], [2.0, 5.0, 1.0], [1.0, 1.0, -7.0]]), dt)],
+               "fails at the last pivot: NaN", bound=cholesky_bound)
+    yield Case([cast(np.array([[4.0, 0.0], [2.0, np.inf]]), dt)], "inf on the diagonal", bound=cholesky_bound)
+    yield Case([random_values(rng, dt, (2, 3))], "2x3 not square refused")
+    yield Case([random_values(rng, dt, (4,))], "vector refused")
+
+
+def solve_bound(lower=None):
+    def bound(inputs, attrs, outputs):
+        a = inputs[0].astype(np.float64)
+        if lower is not None:
+            a = np.tril(a) if attrs.get("lower", True) else np.triu(a)
+        out = outputs[0]
+        n = a.shape[-1]
+        a = np.broadcast_to(a, (*out.shape[:-2], n, n)).reshape(-1, n, n) if out.size else a
+        return per_matrix_bound(a, out, out.shape)
+    return bound
+
+
+def conditioned_square(rng, shape, dt, boost=None):
+    n = shape[-1]
+    return cast(rng.normal(0.0, 1.0, shape) + (boost if boost is not None else n) * np.eye(n), dt)
+
+
+def matrix_solve_cases(rng, combo, full):
+    dt = combo["T"]
+    for sa, sb in [((1, 1), (1, 1)), ((2, 2), (2, 1)), ((3, 3), (3, 4)), ((5, 4, 4), (5, 4, 2)),
+                   ((2, 3, 6, 6), (2, 3, 6, 1)), ((17, 17), (17, 3)), ((40, 40), (40, 5)), ((0, 0), (0, 3)),
+                   ((3, 3), (3, 0)), ((0, 4, 4), (0, 4, 2))]:
+        a, b = conditioned_square(rng, sa, dt), random_values(rng, dt, sb, -10, 10)
+        for adjoint in (False, True):
+            yield Case([a, b], f"{shape_str(sa)}\\{shape_str(sb)} adjoint={adjoint}", attrs={"adjoint": adjoint},
+                       bound=solve_bound())
+    yield Case([cast(np.array([[0.0, 2.0], [3.0, 0.0]]), dt), cast(np.ones((2, 1)), dt)], "needs pivoting",
+               attrs={"adjoint": False}, bound=solve_bound())
+    yield Case([cast(np.array([[1.0, 2.0], [2.0, 4.0]]), dt), cast(np.ones((2, 1)), dt)], "singular refused",
+               attrs={"adjoint": False})
+    yield Case([cast(np.ones((2, 2, 2)), dt), cast(np.ones((3, 2, 1)), dt)], "batch mismatch refused",
+               attrs={"adjoint": False})
+    yield Case([conditioned_square(rng, (2, 2), dt), cast(np.ones((3, 1)), dt)], "rows mismatch refused",
+               attrs={"adjoint": False})
+    yield Case([random_values(rng, dt, (2, 3)), cast(np.ones((2, 1)), dt)], "2x3 not square refused",
+               attrs={"adjoint": False})
+
+
+def triangular_solve_cases(rng, combo, full):
+    dt = combo["T"]
+    for sa, sb in [((1, 1), (1, 1)), ((3, 3), (3, 4)), ((5, 4, 4), (5, 4, 2)), ((17, 17), (17, 3)),
+                   ((3, 4, 4), (1, 4, 2)), ((4, 4), (2, 4, 3)), ((2, 1, 3, 3), (5, 3, 1)), ((0, 0), (0, 3)),
+                   ((3, 3), (3, 0)), ((40, 40), (40, 2))]:
+        a, b = conditioned_square(rng, sa, dt, boost=4.0), random_values(rng, dt, sb, -10, 10)
+        for lower in (True, False):
+            for adjoint in (False, True):
+                yield Case([a, b], f"{shape_str(sa)}\\{shape_str(sb)} lower={lower} adjoint={adjoint}",
+                           attrs={"lower": lower, "adjoint": adjoint}, bound=solve_bound(lower=True))
+    yield Case([cast(np.array([[0.0, 0.0], [2.0, 4.0]]), dt), cast(np.ones((2, 1)), dt)], "zero on the diagonal",
+               attrs={"lower": True, "adjoint": False})
+    yield Case([cast(np.ones((3, 2, 2)), dt), cast(np.ones((2, 2, 1)), dt)], "incompatible batches refused",
+               attrs={"lower": True, "adjoint": False})
+    yield Case([conditioned_square(rng, (2, 2), dt), cast(np.ones((3, 1)), dt)], "rows mismatch refused",
+               attrs={"lower": True, "adjoint": False})
+    yield Case([random_values(rng, dt, (2, 3)), cast(np.ones((2, 1)), dt)], "2x3 not square refused",
+               attrs={"lower": True, "adjoint": False})
+    yield Case([conditioned_square(rng, (2, 2), dt), cast(np.ones((2,)), dt)], "vector rhs refused",
+               attrs={"lower": True, "adjoint": False})
+
+
 CATALOGUE = [
     OpSpec("MatrixInverse", inverse_cases, LU_BOUND),
     OpSpec("MatrixDeterminant", determinant_cases, LU_BOUND),
+    OpSpec("Cholesky", cholesky_cases, LU_BOUND, comparable=cholesky_comparable),
+    OpSpec("MatrixSolve", matrix_solve_cases, LU_BOUND),
+    OpSpec("MatrixTriangularSolve", triangular_solve_cases, LU_BOUND),
     OpSpec("BatchMatMul", batch_matmul_cases, SUM_BOUND),
     OpSpec("BatchMatMulV3", batch_matmul_v3_cases, SUM_BOUND,
            label=lambda c: f"{c['Ta']}x{c['Tb']}->{c['Tout']}"),
