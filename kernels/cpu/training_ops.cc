@@ -5,7 +5,8 @@
 // its new values written straight into a fresh buffer, one pass instead of a copy and then
 // the update). The arithmetic is TensorFlow's (training_ops.cc), as
 // Eigen array expressions fused into one blocked pass over the tensors, spread over the
-// device's threads by CwiseParallelFor when the variable is large.
+// device's threads by CwiseParallelFor when the variable is large. half and bfloat16 run the
+// same expressions, in their type: each step rounded to it, as TensorFlow's Eigen rounds it.
 #include <Eigen/Core>
 #include <algorithm>
 #include <memory>
@@ -66,7 +67,7 @@ struct Momentum : MomentumSpec {
       Arr<T> a(accum.out + b, n);
       a = ConstArr<T>(accum.in + b, n) * momentum + g;
       if (nesterov) {
-        Arr<T>(var.out + b, n) = v - (g * lr + a * (momentum * lr));
+        Arr<T>(var.out + b, n) = v - (g * lr + a * momentum * lr);  // TensorFlow's order (half rounds each step)
       } else {
         Arr<T>(var.out + b, n) = v - a * lr;
       }
@@ -109,6 +110,8 @@ struct Adam : AdamSpec {
   REGISTER_KERNEL(Name("ResourceApplyAdam").Device(DEVICE_CPU).TypeConstraint<T>("T"), ApplyOp<T, Adam, true>);
 TA_REGISTER_APPLY(float)
 TA_REGISTER_APPLY(double)
+TA_REGISTER_APPLY(Eigen::half)
+TA_REGISTER_APPLY(Eigen::bfloat16)
 #undef TA_REGISTER_APPLY
 
 }  // namespace

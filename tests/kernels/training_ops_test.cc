@@ -2,10 +2,12 @@
 // expected values are what tf.raw_ops.ResourceApply{GradientDescent,Momentum,Adam} left in
 // the variables for the same inputs. Reference variables update in place and output their
 // reference; resource variables copy a buffer a reader still holds before updating.
+#include <Eigen/Core>
 #include <catch2/catch.hpp>
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "graph/builder/ops.h"
@@ -189,6 +191,75 @@ TEMPLATE_TEST_CASE("ApplyAdam and ResourceApplyAdam, with and without Nesterov",
     CheckClose(ResourceValue<TestType>(rr, "v"), v1, tol);
     CheckClose(AsDoubles<TestType>(held_w), kVar, 0);
     CheckClose(AsDoubles<TestType>(held_m), m0, tol);
+  }
+}
+
+// half and bfloat16: TensorFlow's expressions in the type, each step rounded to it, give its
+// values bit for bit (momentum's Nesterov step is accum * momentum * lr in that order: the
+// other order differs in the last place for these inputs in both types).
+template <class T>
+const std::vector<double>& ByType(const std::vector<double>& half, const std::vector<double>& bfloat16) {
+  return std::is_same<T, Eigen::half>::value ? half : bfloat16;
+}
+
+TEMPLATE_TEST_CASE("the optimizer updates in half and bfloat16 match TensorFlow bit for bit", "[training]",
+                   Eigen::half, Eigen::bfloat16) {
+  using T = TestType;
+  constexpr DataType dt = DataTypeToEnum<T>::value;
+  const std::vector<double> var0 = {-2.933, 0.522, 0.663}, grad = {-0.712, 0.667, -0.025};
+  const std::vector<double> accum0 = {0.599, 0.662, 0.205};
+  auto scalar = [](double x) { return S<T>(x); };
+  Scope s = Scope::NewRootScope();
+  auto p = [&] { return ops::Placeholder(s, dt); };
+  auto h = [&] { return ops::VarHandleOp(s, dt, PartialTensorShape({3})); };
+
+  Node* gd = ops::ResourceApplyGradientDescent(s, h(), p(), p());
+  REQUIRE(s.ok());
+  KernelRunner r0;
+  REQUIRE(r0.Run(Output(gd), {ResourceVar<T>(r0, "w", var0), scalar(0.1), Make<T>(grad, kShape)}).ok());
+  CheckClose(ResourceValue<T>(r0, "w"),
+             ByType<T>({-2.86328125, 0.455322265625, 0.66552734375}, {-2.859375, 0.45703125, 0.66796875}), 0);
+
+  for (bool nesterov : {false, true}) {
+    INFO("use_nesterov " << nesterov);
+    const std::vector<double> accum1 = ByType<T>({-0.1728515625, 1.2626953125, 0.159423828125},
+                                                 {-0.17578125, 1.265625, 0.1591796875});
+    const std::vector<double> var1 =
+        nesterov ? ByType<T>({-2.84765625, 0.341552734375, 0.6513671875}, {-2.84375, 0.341796875, 0.65234375})
+                 : ByType<T>({-2.916015625, 0.395751953125, 0.64697265625}, {-2.921875, 0.396484375, 0.6484375});
+    // The reference form.
+    Output ref = ops::ApplyMomentum(s, ops::Variable(s, PartialTensorShape({3}), dt),
+                                    ops::Variable(s, PartialTensorShape({3}), dt), p(), p(), p(), {false, nesterov});
+    REQUIRE(s.ok());
+    KernelRunner r;
+    auto var = MakeVar<T>("var", var0), accum = MakeVar<T>("accum", accum0);
+    REQUIRE(r.Run(ref, {Tensor(), Tensor(), scalar(0.1), Make<T>(grad, kShape), scalar(0.9)},
+                  {var, accum, nullptr, nullptr, nullptr})
+                .ok());
+    CheckClose(AsDoubles<T>(*var->tensor()), var1, 0);
+    CheckClose(AsDoubles<T>(*accum->tensor()), accum1, 0);
+
+    // Adam, the resource form.
+    const std::vector<double> m1 = ByType<T>({-0.017364501953125, 0.1263427734375, 0.0159454345703125},
+                                             {-0.018310546875, 0.126953125, 0.015869140625});
+    const std::vector<double> v1 = ByType<T>({0.00647735595703125, 0.007045745849609375, 0.002048492431640625},
+                                             {0.0059814453125, 0.006622314453125, 0.002044677734375});
+    const std::vector<double> w1 =
+        nesterov ? ByType<T>({-2.931640625, 0.51708984375, 0.66259765625}, {-2.9375, 0.515625, 0.6640625})
+                 : ByType<T>({-2.93359375, 0.5185546875, 0.662109375}, {-2.9375, 0.51953125, 0.6640625});
+    Node* adam = ops::ResourceApplyAdam(s, h(), h(), h(), p(), p(), p(), p(), p(), p(), p(), {false, nesterov});
+    REQUIRE(s.ok());
+    KernelRunner ra;
+    std::vector<Tensor> in = {ResourceVar<T>(ra, "w", var0), ResourceVar<T>(ra, "m", {0.0599, 0.0662, 0.0205}),
+                              ResourceVar<T>(ra, "v", {0.00599, 0.00662, 0.00205})};
+    for (double x : {0.81, 0.999 * 0.999, 0.01, 0.9, 0.999, 1e-3}) in.push_back(scalar(x));
+    in.push_back(Make<T>(grad, kShape));
+    auto out = ra.Run(Output(adam), in);
+    INFO(out.status());
+    REQUIRE(out.ok());
+    CheckClose(ResourceValue<T>(ra, "w"), w1, 0);
+    CheckClose(ResourceValue<T>(ra, "m"), m1, 0);
+    CheckClose(ResourceValue<T>(ra, "v"), v1, 0);
   }
 }
 
