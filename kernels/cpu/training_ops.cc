@@ -89,10 +89,13 @@ struct Adam : AdamSpec {
       ConstArr<T> g(grad + b, n), var_in(var.in + b, n), m_in(m.in + b, n), v_in(v.in + b, n);
       m_b = m_in + (g - m_in) * (T(1) - beta1);
       v_b = v_in + (g.square() - v_in) * (T(1) - beta2);
+      // Each element's own square root: Eigen 3.4's AVX-512 packet sqrt (a refined reciprocal
+      // estimate) makes sqrt(inf) NaN, where TensorFlow's is inf and the update 0.
+      auto sqrt_v = v_b.unaryExpr([](T x) { return Eigen::numext::sqrt(x); });
       if (nesterov) {
-        Arr<T>(var.out + b, n) = var_in - ((g * (T(1) - beta1) + m_b * beta1) * alpha) / (v_b.sqrt() + epsilon);
+        Arr<T>(var.out + b, n) = var_in - ((g * (T(1) - beta1) + m_b * beta1) * alpha) / (sqrt_v + epsilon);
       } else {
-        Arr<T>(var.out + b, n) = var_in - (m_b * alpha) / (v_b.sqrt() + epsilon);
+        Arr<T>(var.out + b, n) = var_in - (m_b * alpha) / (sqrt_v + epsilon);
       }
     });
   }
