@@ -19,6 +19,7 @@ batch, a random case would get a second draw here whenever fidelity_tool re-ran 
 a failed step, while TensorFlow's ran once.)
 """
 import numpy as np
+import tensorflow as tf
 
 from fidelity_catalogue import (EXACT, SUM_BOUND, Case, OpSpec, Tolerance, batch_matmul_bound, batch_matmul_cases,
                                 cast, np_type, random_values, shape_str)
@@ -353,12 +354,135 @@ def triangular_solve_cases(rng, combo, full):
                attrs={"lower": True, "adjoint": False})
 
 
+
+# ---- Qr, SelfAdjointEigV2, Svd --------------------------------------------------------------
+#
+# Both sides factor with Eigen's HouseholderQR, SelfAdjointEigenSolver and BDCSVD (Jacobi below
+# 16 columns), so the factors' signs are the same algorithm's choices: Q, R, U and V are
+# compared as they are. SelfAdjointEigV2's eigenvectors are compared with each column's
+# largest entry made positive (eig_signs_fixed says why). The cases keep
+# eigenvalues and singular values apart (random matrices), where the vectors are unique up to
+# that sign. Bounds: backward errors of a few n eps ||A||, so values are within 16 n ||A|| eps
+# and vectors within 16 n ||A|| / gap eps (gap: the smallest distance between two eigenvalues
+# or singular values, or to 0 for r's and u's columns past the rank); Q and R within
+# 16 n kappa(A) eps of their largest entries.
+
+
+def factor_bound(kind):
+    """The bound of the output compared (fidelity_tool passes one output at a time): the
+    largest over the batch's matrices, told apart by rank (values: one dimension fewer)."""
+    def bound(inputs, attrs, outputs):
+        a = inputs[0].astype(np.float64)
+        t = outputs[0]
+        m, n = a.shape[-2], a.shape[-1]
+        mats = a.reshape(-1, m, n) if a.size else a.reshape(0, m, n)
+        worst = 0.0
+        for mat in mats:
+            norm = float(np.linalg.norm(mat, 2)) if mat.size else 0.0
+            k = 16 * max(m, n, 1)
+            if kind == "qr":
+                worst = max(worst, k * kappa_of(mat) * max(norm, 1.0))
+                continue
+            vals = np.linalg.eigvalsh(symmetric_from_lower(mat)) if kind == "eig" else \
+                np.linalg.svd(mat, compute_uv=False)
+            if t.ndim == a.ndim - 1:  # the values
+                worst = max(worst, k * max(norm, 1e-300))
+                continue
+            gaps = list(np.abs(np.diff(np.sort(vals))))
+            if kind == "svd" and (m != n or attrs.get("full_matrices")):
+                gaps.append(float(np.min(vals)))  # columns past the rank turn with the smallest value
+            gap = min(gaps) if gaps else np.inf
+            worst = max(worst, k * norm / gap if gap > 0 else np.inf)
+        return np.full(t.shape, worst)
+    return bound
+
+
+def general_matrix(rng, shape, dt):
+    return cast(rng.normal(0.0, 1.0, shape), dt)
+
+
+def only_first(raw, tensors, attrs):
+    """The first output alone: the vectors' outputs are left unwritten by TensorFlow without
+    compute_v / compute_uv."""
+    return raw(input=tensors[0], **attrs)[0]
+
+
+def qr_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape in [(1, 1), (3, 3), (4, 2), (2, 4), (5, 4, 3), (2, 3, 6, 6), (17, 9), (9, 17), (40, 40)]:
+        for full_matrices in (False, True):
+            yield Case([general_matrix(rng, shape, dt)], f"{shape_str(shape)} full_matrices={full_matrices}",
+                       attrs={"full_matrices": full_matrices}, bound=factor_bound("qr"))
+    for shape in [(0, 3), (3, 0), (0, 3, 2), (2, 0, 0)]:
+        for full_matrices in (False, True):
+            yield Case([cast(np.zeros(shape), dt)], f"empty {shape_str(shape)} full_matrices={full_matrices}",
+                       attrs={"full_matrices": full_matrices})
+    yield Case([random_values(rng, dt, (4,))], "vector refused", attrs={"full_matrices": False})
+
+
+def eig_signs_fixed(raw, tensors, attrs):
+    """SelfAdjointEigV2 with each eigenvector (column of v) turned so that its largest entry
+    is positive: an eigenvector of a distinct eigenvalue is unique up to its sign, and Eigen's
+    choice of sign follows the rounding of its QR iterations, which differs between
+    TensorFlow's Eigen and Debian's 3.4 for a few float matrices (3 of 9 random float cases,
+    columns negated whole). Both sides run these ops on their own factors."""
+    e, v = raw(input=tensors[0], **attrs)
+    n = tf.shape(v)[-1]
+    vt = tf.linalg.matrix_transpose(v)
+    pivot = tf.reduce_sum(vt * tf.one_hot(tf.argmax(tf.abs(vt), axis=-1), n, dtype=v.dtype), axis=-1)
+    return e, v * tf.expand_dims(tf.sign(pivot), -2)
+
+
+def symmetric_matrix(rng, shape, dt):
+    m = rng.normal(0.0, 1.0, shape)
+    return cast(m + np.swapaxes(m, -1, -2), dt)
+
+
+def eig_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape in [(1, 1), (2, 2), (3, 3), (5, 4, 4), (2, 3, 6, 6), (17, 17), (40, 40)]:
+        yield Case([symmetric_matrix(rng, shape, dt)], shape_str(shape), attrs={"compute_v": True},
+                   build=eig_signs_fixed, bound=factor_bound("eig"))
+    x = symmetric_matrix(rng, (3, 5, 5), dt)
+    yield Case([x + cast(np.triu(rng.normal(0.0, 50.0, (3, 5, 5)), 1), dt)], "upper triangle not read",
+               attrs={"compute_v": True}, build=eig_signs_fixed, bound=factor_bound("eig"))
+    yield Case([symmetric_matrix(rng, (4, 6, 6), dt)], "eigenvalues only", attrs={"compute_v": False},
+               build=only_first, bound=factor_bound("eig"))
+    for shape in [(0, 0), (2, 0, 0)]:
+        yield Case([cast(np.zeros(shape), dt)], f"empty {shape_str(shape)}", attrs={"compute_v": True})
+    yield Case([cast(np.array([[np.nan, 1.0], [1.0, 2.0]]), dt)], "NaN refused", attrs={"compute_v": True})
+    yield Case([random_values(rng, dt, (2, 3))], "2x3 not square refused", attrs={"compute_v": True})
+
+
+def svd_cases(rng, combo, full):
+    dt = combo["T"]
+    for shape in [(1, 1), (3, 3), (4, 2), (2, 4), (5, 4, 3), (2, 3, 6, 6), (17, 9), (9, 20), (40, 30)]:
+        for full_matrices in (False, True):
+            yield Case([general_matrix(rng, shape, dt)], f"{shape_str(shape)} full_matrices={full_matrices}",
+                       attrs={"compute_uv": True, "full_matrices": full_matrices}, bound=factor_bound("svd"))
+    yield Case([general_matrix(rng, (3, 5, 4), dt)], "values only",
+               attrs={"compute_uv": False, "full_matrices": False}, build=only_first,
+               bound=factor_bound("svd"))
+    for shape in [(0, 3), (3, 0), (2, 0, 3)]:
+        for full_matrices in (False, True):
+            yield Case([cast(np.zeros(shape), dt)], f"empty {shape_str(shape)} full_matrices={full_matrices}",
+                       attrs={"compute_uv": True, "full_matrices": full_matrices})
+    yield Case([cast(np.array([[np.nan, 1.0], [1.0, 2.0]]), dt)], "NaN: NaN factors",
+               attrs={"compute_uv": True, "full_matrices": False})
+    yield Case([cast(np.array([[np.inf, 1.0], [1.0, 2.0]]), dt)], "inf: NaN factors",
+               attrs={"compute_uv": True, "full_matrices": False})
+    yield Case([random_values(rng, dt, (4,))], "vector refused", attrs={"compute_uv": True, "full_matrices": False})
+
+
 CATALOGUE = [
     OpSpec("MatrixInverse", inverse_cases, LU_BOUND),
     OpSpec("MatrixDeterminant", determinant_cases, LU_BOUND),
     OpSpec("Cholesky", cholesky_cases, LU_BOUND, comparable=cholesky_comparable),
     OpSpec("MatrixSolve", matrix_solve_cases, LU_BOUND),
     OpSpec("MatrixTriangularSolve", triangular_solve_cases, LU_BOUND),
+    OpSpec("Qr", qr_cases, LU_BOUND),
+    OpSpec("SelfAdjointEigV2", eig_cases, LU_BOUND),
+    OpSpec("Svd", svd_cases, LU_BOUND),
     OpSpec("BatchMatMul", batch_matmul_cases, SUM_BOUND),
     OpSpec("BatchMatMulV3", batch_matmul_v3_cases, SUM_BOUND,
            label=lambda c: f"{c['Ta']}x{c['Tb']}->{c['Tout']}"),
