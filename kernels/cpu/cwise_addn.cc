@@ -52,6 +52,9 @@ REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<uint32_t>("T"), A
 REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<uint64_t>("T"), AddNOp<uint64_t>);
 REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), AddNOp<Eigen::half>);
 REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<Eigen::bfloat16>("T"), AddNOp<Eigen::bfloat16>);
+// Complex sums add the parts: the same in any vector width.
+REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<complex64>("T"), AddNOp<complex64>);
+REGISTER_KERNEL(Name("AddN").Device(DEVICE_CPU).TypeConstraint<complex128>("T"), AddNOp<complex128>);
 
 }  // namespace
 }  // namespace tensoract

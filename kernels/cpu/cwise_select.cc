@@ -132,6 +132,8 @@ TA_REGISTER_SELECT(uint8_t)
 TA_REGISTER_SELECT(uint16_t)
 TA_REGISTER_SELECT(uint32_t)
 TA_REGISTER_SELECT(uint64_t)
+TA_REGISTER_SELECT(complex64)
+TA_REGISTER_SELECT(complex128)
 TA_REGISTER_SELECT(std::string)  // TF 1.x Savers choose between two file name constants
 #undef TA_REGISTER_SELECT
 

@@ -1,7 +1,7 @@
 // MatMul on the CPU: gemm::Gemm (our packed AVX-512 GEMM for float, Eigen's for double)
 // over the tensors' row-major buffers, no copies. A large product is cut into one block of
 // rows (or columns) per device thread, each its own GEMM. int32 and int64 by loops that
-// wrap around as TensorFlow's; half and bfloat16 through a float GEMM. A float product whose
+// wrap around as TensorFlow's; half and bfloat16 through a float GEMM; complex by Eigen's. A float product whose
 // session asked for products in bfloat16 runs on oneDNN's bfloat16 kernels
 // (kernels/cpu/onednn_matmul.h) where the CPU has them and the product is large enough.
 #include <Eigen/Core>
@@ -135,6 +135,39 @@ class IntMatMulOp : public OpKernel {
   bool transpose_a_ = false, transpose_b_ = false;
 };
 
+// complex64 and complex128 MatMul: Eigen's complex GEMM over the row-major buffers, as
+// TensorFlow's Eigen contraction (sums in its own order; the harness bounds them).
+template <class T>
+class ComplexMatMulOp : public OpKernel {
+ public:
+  explicit ComplexMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    Status s = ctx->GetAttr("transpose_a", &transpose_a_);
+    if (s.ok()) s = ctx->GetAttr("transpose_b", &transpose_b_);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    int64_t m, k, n;
+    OP_REQUIRES_OK(ctx, CheckMatMulShapes(*this, a, b, transpose_a_, transpose_b_, &m, &k, &n));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
+    using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    Eigen::Map<const Matrix> am(a.base<T>(), a.dim_size(0), a.dim_size(1));
+    Eigen::Map<const Matrix> bm(b.base<T>(), b.dim_size(0), b.dim_size(1));
+    Eigen::Map<Matrix> cm(out->base<T>(), m, n);
+    if (m * n == 0) return;
+    if (transpose_a_ && transpose_b_) cm.noalias() = am.transpose() * bm.transpose();
+    else if (transpose_a_) cm.noalias() = am.transpose() * bm;
+    else if (transpose_b_) cm.noalias() = am * bm.transpose();
+    else cm.noalias() = am * bm;
+  }
+
+ private:
+  bool transpose_a_ = false, transpose_b_ = false;
+};
+
 // half and bfloat16 MatMul: the operands widened to float, one float GEMM, the products
 // narrowed once, as TensorFlow's (kernels/cpu/small_float_gemm.h, shared with BatchMatMul).
 template <class T>
@@ -166,6 +199,8 @@ REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"), Ma
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<double>("T"), MatMulOp<double>);
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<int32_t>("T"), IntMatMulOp<int32_t>);
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<int64_t>("T"), IntMatMulOp<int64_t>);
+REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<complex64>("T"), ComplexMatMulOp<complex64>);
+REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<complex128>("T"), ComplexMatMulOp<complex128>);
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), SmallFloatMatMulOp<Eigen::half>);
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<Eigen::bfloat16>("T"),
                 SmallFloatMatMulOp<Eigen::bfloat16>);

@@ -428,7 +428,7 @@ def order_dependent(total, dt_max, out_shape):
 
 def sum_bound_of_reduction(inputs, attrs, outputs):
     x, axes = inputs
-    x64 = x.astype(np.float64)
+    x64 = np.abs(x).astype(np.float64) if np.iscomplexobj(x) else x.astype(np.float64)  # |z| bounds both parts
     ax = reduced_axes(x, axes)
     n = max(1, int(np.prod([x.shape[a] for a in ax])) if ax else 1)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -442,10 +442,10 @@ def prod_bound(inputs, attrs, outputs):
     n = max(1, int(np.prod([x.shape[a] for a in ax])) if ax else 1)
     fi = finfo_of(x.dtype)
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
-        mags = np.abs(x.astype(np.float64))
+        mags = np.abs(x).astype(np.float64)  # complex: the moduli
         big = np.prod(np.maximum(mags, 1.0), axis=ax, keepdims=bool(attrs.get("keep_dims")))
         small = np.prod(np.where(mags == 0, 1.0, np.minimum(mags, 1.0)), axis=ax, keepdims=bool(attrs.get("keep_dims")))
-        bound = 2 * n * np.abs(outputs[0].astype(np.float64))
+        bound = 2 * n * np.abs(outputs[0]).astype(np.float64)
         # A partial product may overflow or underflow before the rest brings it back.
         risky = (big > fi.max) | (small < fi.tiny)
         nan_terms = np.any(np.isnan(x), axis=ax, keepdims=bool(attrs.get("keep_dims")))
@@ -544,7 +544,7 @@ def softmax_cases(log):
 
 
 def matmul_bound(inputs, attrs, outputs):
-    a, b = (x.astype(np.float64) for x in inputs)
+    a, b = (np.abs(x).astype(np.float64) if np.iscomplexobj(x) else x.astype(np.float64) for x in inputs)
     if attrs.get("transpose_a"):
         a = a.T
     if attrs.get("transpose_b"):
@@ -750,7 +750,9 @@ def fill_cases(rng, combo, full):
 
 
 def finfo_of(dtype):
-    return finfo("bfloat16" if dtype.name == "bfloat16" else {2: "half", 4: "float", 8: "double"}[dtype.itemsize])
+    """The float limits of a float dtype, or of a complex dtype's parts."""
+    size = dtype.itemsize // 2 if dtype.kind == "c" else dtype.itemsize
+    return finfo("bfloat16" if dtype.name == "bfloat16" else {2: "half", 4: "float", 8: "double"}[size])
 
 
 def addn_bound(inputs, attrs, outputs):
@@ -884,7 +886,7 @@ def l2_loss_cases(rng, combo, full):
 
 
 def batch_matmul_bound(inputs, attrs, outputs):
-    a, b = (x.astype(np.float64) for x in inputs)
+    a, b = (np.abs(x).astype(np.float64) if np.iscomplexobj(x) else x.astype(np.float64) for x in inputs)
     if attrs.get("adj_x"):
         a = np.swapaxes(a, -1, -2)
     if attrs.get("adj_y"):
@@ -938,15 +940,16 @@ CATALOGUE = [
     # Cast between every pair our kernels claim.
     OpSpec("Cast", cast_cases, label=cast_label, comparable=cast_comparable),
     # Reductions.
-    OpSpec("Sum", reduction_cases(), SUM_BOUND), OpSpec("Mean", reduction_cases(), SUM_BOUND),
-    OpSpec("Prod", reduction_cases(int_range=(-3, 4)), SUM_BOUND),
+    OpSpec("Sum", reduction_cases(), SUM_BOUND, accept=complex_too),
+    OpSpec("Mean", reduction_cases(), SUM_BOUND, accept=complex_too),
+    OpSpec("Prod", reduction_cases(int_range=(-3, 4)), SUM_BOUND, accept=complex_too),
     OpSpec("Max", reduction_cases()), OpSpec("Min", reduction_cases()),
     OpSpec("Any", reduction_cases(bool_input=True), label=lambda c: "bool"),
     OpSpec("All", reduction_cases(bool_input=True), label=lambda c: "bool"),
     OpSpec("ArgMax", argminmax_cases), OpSpec("ArgMin", argminmax_cases),
     # Softmax, MatMul, Select.
     OpSpec("Softmax", softmax_cases(False), SOFTMAX), OpSpec("LogSoftmax", softmax_cases(True), SOFTMAX),
-    OpSpec("MatMul", matmul_cases, SUM_BOUND),
+    OpSpec("MatMul", matmul_cases, SUM_BOUND, accept=complex_too),
     OpSpec("Select", select_cases(False), accept=complex_too),
     OpSpec("SelectV2", select_cases(True), accept=complex_too),
     # Array ops.

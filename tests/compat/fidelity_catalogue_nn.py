@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from fidelity_catalogue import (EXACT, FLOATS, SUM_BOUND, TRANSCENDENTAL, Case, OpSpec, Tolerance, cast,
+from fidelity_catalogue import (EXACT, FLOATS, complex_too, SUM_BOUND, TRANSCENDENTAL, Case, OpSpec, Tolerance, cast,
                                 edge_values, finfo_of, np_type, order_dependent, random_values, shape_str,
                                 tiled_edges)
 
@@ -736,8 +736,8 @@ def grad_cases(first_edges=True, attrs=None, second_low=None, second_high=None):
     return gen
 
 
-def grad(op, tolerance=EXACT, **kw):
-    return OpSpec(op, grad_cases(**kw), tolerance)
+def grad(op, tolerance=EXACT, accept=None, **kw):
+    return OpSpec(op, grad_cases(**kw), tolerance, **({"accept": accept} if accept else {}))
 
 
 # SigmoidGrad, SqrtGrad: ours is TensorFlow's vectorised formula (dy * (y * (1 - y)),
@@ -783,8 +783,8 @@ CATALOGUE = [
     OpSpec("SparseSoftmaxCrossEntropyWithLogits", sparse_xent_cases, SUM_BOUND, label_attr="T"),
     grad("ReluGrad"), grad("Relu6Grad"), grad("EluGrad"), grad("SeluGrad"),
     grad("LeakyReluGrad", attrs={"alpha": 0.2}),
-    grad("SigmoidGrad", TWO_ROUNDING_ORDERS), grad("TanhGrad", FUSED_MULTIPLY_ADD),
-    grad("SqrtGrad", TWO_ROUNDING_ORDERS), grad("RsqrtGrad"), grad("ReciprocalGrad"),
+    grad("SigmoidGrad", TWO_ROUNDING_ORDERS, accept=complex_too), grad("TanhGrad", FUSED_MULTIPLY_ADD, accept=complex_too),
+    grad("SqrtGrad", TWO_ROUNDING_ORDERS, accept=complex_too), grad("RsqrtGrad", accept=complex_too), grad("ReciprocalGrad", accept=complex_too),
     grad("SoftplusGrad", TRANSCENDENTAL),
 ]
 
