@@ -159,6 +159,10 @@ TA_REGISTER(float);
 TA_REGISTER(double);
 TA_REGISTER(int32_t);
 TA_REGISTER(int64_t);
+TA_REGISTER(int16_t);
+// Complex: Eigen's complex products; adj_x and adj_y conjugate as well as transpose.
+TA_REGISTER(complex64);
+TA_REGISTER(complex128);
 TA_REGISTER_V3(int8_t, int8_t, int32_t);
 TA_REGISTER_V3(int8_t, uint8_t, int32_t);
 TA_REGISTER_V3(uint8_t, int8_t, int32_t);

@@ -183,8 +183,19 @@ REGISTER_KERNEL(Name("BiasAdd").Device(DEVICE_CPU).TypeConstraint<Eigen::bfloat1
 REGISTER_KERNEL(Name("BiasAddGrad").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), BiasAddGradOp<Eigen::half>);
 REGISTER_KERNEL(Name("BiasAddGrad").Device(DEVICE_CPU).TypeConstraint<Eigen::bfloat16>("T"),
                 BiasAddGradOp<Eigen::bfloat16>);
+REGISTER_KERNEL(Name("BiasAddV1").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), BiasAddOp<Eigen::half>);
+REGISTER_KERNEL(Name("BiasAddV1").Device(DEVICE_CPU).TypeConstraint<Eigen::bfloat16>("T"), BiasAddOp<Eigen::bfloat16>);
+// The integers wrap; complex numbers add their parts.
+TA_REGISTER_BIAS(int8_t)
+TA_REGISTER_BIAS(int16_t)
 TA_REGISTER_BIAS(int32_t)
 TA_REGISTER_BIAS(int64_t)
+TA_REGISTER_BIAS(uint8_t)
+TA_REGISTER_BIAS(uint16_t)
+TA_REGISTER_BIAS(uint32_t)
+TA_REGISTER_BIAS(uint64_t)
+TA_REGISTER_BIAS(complex64)
+TA_REGISTER_BIAS(complex128)
 #undef TA_REGISTER_BIAS
 
 }  // namespace

@@ -975,11 +975,11 @@ CATALOGUE = [
     unary("ZerosLike"), unary("OnesLike"),
     binary("Atan2", TRANSCENDENTAL), binary("TruncateDiv", nonzero_int_rhs=True), binary("DivNoNan", accept=complex_too),
     binary("MulNoNan", accept=complex_too), binary("Xdivy", accept=complex_too), binary("Xlogy", TRANSCENDENTAL, accept=complex_too), binary("Xlog1py", TRANSCENDENTAL, accept=complex_too),
-    OpSpec("AddN", addn_cases, SUM_BOUND, accept=complex_too), OpSpec("BiasAdd", bias_add_cases), OpSpec("ClipByValue", clip_cases),
+    OpSpec("AddN", addn_cases, SUM_BOUND, accept=complex_too), OpSpec("BiasAdd", bias_add_cases, accept=complex_too), OpSpec("ClipByValue", clip_cases),
     OpSpec("Cumsum", cumulative_cases(False), SUM_BOUND), OpSpec("Cumprod", cumulative_cases(True), SUM_BOUND),
     OpSpec("ReverseV2", reverse_cases, label_attr="T"), OpSpec("MirrorPad", mirror_pad_cases),
     OpSpec("ExpandDims", expand_dims_cases), OpSpec("Squeeze", squeeze_cases),
-    OpSpec("L2Loss", l2_loss_cases, SUM_BOUND), OpSpec("BatchMatMulV2", batch_matmul_cases, SUM_BOUND),
+    OpSpec("L2Loss", l2_loss_cases, SUM_BOUND), OpSpec("BatchMatMulV2", batch_matmul_cases, SUM_BOUND, accept=complex_too),
 ]
 
 # Bounds by op for the "bound" tolerances (a case may bring its own).

@@ -14,7 +14,7 @@ and Complex's gradients in one chain (one path per case: a complex AddN has no k
 """
 import numpy as np
 
-from fidelity_catalogue import (SUM_BOUND, FLOATS, Case, OpSpec, binary, complex_part, edge_values, finfo_of,
+from fidelity_catalogue import (SUM_BOUND, FLOATS, Case, complex_too, OpSpec, binary, complex_part, edge_values, finfo_of,
                                 np_type, random_values, reduced_axes, reduction_cases, shape_str, tiled_edges, unary)
 
 import tensorflow as tf
@@ -251,7 +251,7 @@ CATALOGUE = [
     unary("Conj", accept=any_combo), OpSpec("Conj", part_cases(conj_chain), accept=any_combo),
     OpSpec("EuclideanNorm", reduction_cases(), SUM_BOUND),
     OpSpec("Bitcast", bitcast_cases, label=lambda c: f"{c['T']}->{c['type']}"),
-    OpSpec("BiasAddV1", bias_add_v1_cases),
+    OpSpec("BiasAddV1", bias_add_v1_cases, accept=complex_too),
     OpSpec("InTopKV2", in_top_k_cases),
     OpSpec("TensorScatterUpdate", tensor_scatter_cases), OpSpec("TensorScatterAdd", tensor_scatter_cases),
     OpSpec("TensorScatterSub", tensor_scatter_cases), OpSpec("TensorScatterMax", tensor_scatter_cases),

@@ -772,7 +772,7 @@ CATALOGUE = [
     OpSpec("MaxPoolGradV2", chain_cases(v2_window_cases(max_pool_grad_cases, MAX_POOL_GRAD_V2_TAGS),
                                         max_pool_v2_extra_cases(3)), SUM_BOUND),
     OpSpec("MaxPoolGradGradV2", v2_window_cases(max_pool_grad_grad_cases, MAX_POOL_GRAD_GRAD_V2_TAGS)),
-    OpSpec("BiasAddGrad", bias_add_grad_cases, SUM_BOUND),
+    OpSpec("BiasAddGrad", bias_add_grad_cases, SUM_BOUND, accept=complex_too),
     OpSpec("FusedBatchNormV3", batch_norm_cases, SUM_BOUND, label_attr="T"),
     OpSpec("FusedBatchNormGradV3", batch_norm_grad_cases, SUM_BOUND, label_attr="T"),
     OpSpec("FusedBatchNorm", batch_norm_v1_cases, SUM_BOUND, label_attr="T"),

@@ -694,7 +694,7 @@ def float_mismatches(ours, ref, tol, bound, scale=1):
 
 
 # Ops whose complex results are a sum of reals per part, compared part by part.
-PARTWISE = {"Sum", "Mean", "AddN", "Cumsum"}
+PARTWISE = {"Sum", "Mean", "AddN", "Cumsum", "BiasAddGrad"}
 
 
 def part_inputs(r, take):
