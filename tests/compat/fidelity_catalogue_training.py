@@ -93,9 +93,9 @@ def training_bound(op):
         x = [np.asarray(i, dtype=np.float64) for i in inputs]
         with np.errstate(all="ignore"):
             b = np.broadcast_to(magnitudes(op, x), outputs[0].shape)
-            nan_in = np.any([np.isnan(np.broadcast_to(i, outputs[0].shape)) for i in x], axis=0)
-            # A NaN input makes the result NaN on both sides; inf terms leave the rest to the order.
-            return np.where(nan_in, np.nan, np.where(np.isfinite(b), b, np.inf))
+            # Where TensorFlow's output is NaN ours must be (a NaN term is NaN in any order);
+            # elsewhere infinite or NaN terms (another output's) leave the value to the order.
+            return np.where(np.isnan(outputs[0].astype(np.float64)), np.nan, np.where(np.isfinite(b), b, np.inf))
     return bound
 
 
