@@ -113,6 +113,20 @@ TA_REGISTER(float)
 TA_REGISTER(double)
 TA_REGISTER(Eigen::half)
 TA_REGISTER(Eigen::bfloat16)
+// LeakyRelu of an integer: alpha rounded toward zero to the type (0 for 0.2), as TensorFlow's
+// static_cast<T>(alpha).
+#define TA_REGISTER_LEAKY(T)                                                                          \
+  REGISTER_KERNEL(Name("LeakyRelu").Device(DEVICE_CPU).TypeConstraint<T>("T"), LeakyReluOp<T>);         \
+  REGISTER_KERNEL(Name("LeakyReluGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), LeakyReluGradOp<T>);
+TA_REGISTER_LEAKY(int8_t)
+TA_REGISTER_LEAKY(int16_t)
+TA_REGISTER_LEAKY(int32_t)
+TA_REGISTER_LEAKY(int64_t)
+TA_REGISTER_LEAKY(uint8_t)
+TA_REGISTER_LEAKY(uint16_t)
+TA_REGISTER_LEAKY(uint32_t)
+TA_REGISTER_LEAKY(uint64_t)
+#undef TA_REGISTER_LEAKY
 #undef TA_REGISTER
 
 }  // namespace

@@ -199,6 +199,7 @@ REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"), Ma
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<double>("T"), MatMulOp<double>);
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<int32_t>("T"), IntMatMulOp<int32_t>);
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<int64_t>("T"), IntMatMulOp<int64_t>);
+REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<int16_t>("T"), IntMatMulOp<int16_t>);
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<complex64>("T"), ComplexMatMulOp<complex64>);
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<complex128>("T"), ComplexMatMulOp<complex128>);
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), SmallFloatMatMulOp<Eigen::half>);

@@ -108,8 +108,14 @@ TA_REGISTER_RELU(Eigen::half)
 TA_REGISTER_RELU(Eigen::bfloat16)
 TA_REGISTER_RELU(float)
 TA_REGISTER_RELU(double)
+TA_REGISTER_RELU(int8_t)
+TA_REGISTER_RELU(int16_t)
 TA_REGISTER_RELU(int32_t)
 TA_REGISTER_RELU(int64_t)
+TA_REGISTER_RELU(uint8_t)
+TA_REGISTER_RELU(uint16_t)
+TA_REGISTER_RELU(uint32_t)
+TA_REGISTER_RELU(uint64_t)
 #undef TA_REGISTER_RELU
 
 #define TA_REGISTER_ELU(T)                                                                 \
