@@ -1,5 +1,9 @@
-// Gradients of Cholesky, MatrixSolve and MatrixTriangularSolve (graph/ops/linalg_ops.cc), built
-// as TensorFlow's linalg_grad.py builds them.
+// Gradients of Cholesky, MatrixSolve, MatrixTriangularSolve, SelfAdjointEigV2 and Svd
+// (graph/ops/linalg_ops.cc), built as TensorFlow's linalg_grad.py builds them. Svd's, like
+// TensorFlow's, needs the matrices' sizes when the graph is built (it slices by them) and is
+// Unimplemented otherwise, as is its full_matrices case for sizes more than 1 apart.
+#include <utility>
+
 #include "graph/builder/matrix_diag_ops.h"
 #include "graph/gradients/grad_helpers.h"
 
@@ -14,6 +18,15 @@ Output AdjointMatMul(const Scope& s, const Output& x, const Output& y, bool adj_
   return ops::BatchMatMulV2(s, x, y, a);
 }
 
+// x with its last two dimensions swapped: the adjoint, for real types.
+Output LastTwoTransposed(const Scope& s, const Output& x) {
+  Output rank = ops::Rank(s, x);
+  Output perm = ops::Concat(s, {ops::Range(s, 0, ops::Sub(s, rank, 2), 1),
+                                ops::Stack(s, {ops::Sub(s, rank, 1), ops::Sub(s, rank, 2)})},
+                            0);
+  return ops::Transpose(s, x, perm);
+}
+
 // l^-H ((l^H dy) with its diagonal halved, lower triangle) l^-1, made symmetric and halved.
 Status CholeskyGradient(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   Output l = OpOutput(op, 0);
@@ -24,11 +37,7 @@ Status CholeskyGradient(const Scope& s, const Node& op, const std::vector<Output
   middle = ops::MatrixSetDiag(s, middle, ops::Mul(s, ScalarLike(s, 0.5, l), ops::MatrixDiagPart(s, middle)));
   middle = ops::MatrixBandPart(s, middle, int64_t{-1}, int64_t{0});
   Output grad_a = AdjointMatMul(s, AdjointMatMul(s, l_inverse, middle, true, false), l_inverse, false, false);
-  // grad_a + adjoint(grad_a): the transpose of the last two dimensions, for real types.
-  Output rank = ops::Rank(s, grad_a);
-  Output perm = ops::Concat(s, {ops::Range(s, 0, ops::Sub(s, rank, 2), 1),
-                                  ops::Stack(s, {ops::Sub(s, rank, 1), ops::Sub(s, rank, 2)})}, 0);
-  grad_a = ops::AddV2(s, grad_a, ops::Transpose(s, grad_a, perm));
+  grad_a = ops::AddV2(s, grad_a, LastTwoTransposed(s, grad_a));
   (*dx)[0] = ops::Mul(s, grad_a, ScalarLike(s, 0.5, l));
   return Status::OK();
 }
@@ -70,6 +79,111 @@ Status MatrixTriangularSolveGradient(const Scope& s, const Node& op, const std::
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("MatrixTriangularSolve", MatrixTriangularSolveGradient);
+
+// TensorFlow's _SafeReciprocal: x / (x^2 + 1e-20), finite where eigenvalues coincide.
+Output SafeReciprocal(const Scope& s, const Output& x) {
+  return ops::Mul(s, x, ops::Reciprocal(s, ops::AddV2(s, ops::Mul(s, x, x), ScalarLike(s, 1e-20, x))));
+}
+
+// v (diag(de) + f * (v^H dv)) v^H with f[i][j] = 1 / (e_j - e_i) off the diagonal (or, without
+// compute_v, v diag(de) v^H from a second factorisation), then kept to the lower triangle that
+// was read: L + L^H's lower triangle with its diagonal halved.
+Status SelfAdjointEigV2Gradient(const Scope& s, const Node& op, const std::vector<Output>& dy,
+                                std::vector<Output>* dx) {
+  bool compute_v = true;
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "compute_v", &compute_v));
+  Output e = OpOutput(op, 0);
+  Output grad_a;
+  if (compute_v) {
+    Output v = OpOutput(op, 1);
+    Output diff = ops::Sub(s, ops::ExpandDims(s, e, -2), ops::ExpandDims(s, e, -1));
+    Output f = ops::MatrixSetDiag(s, SafeReciprocal(s, diff), ops::ZerosLike(s, e));
+    Output inner = ops::AddV2(s, ops::MatrixDiag(s, dy[0]), ops::Mul(s, f, AdjointMatMul(s, v, dy[1], true, false)));
+    grad_a = AdjointMatMul(s, v, AdjointMatMul(s, inner, v, false, true), false, false);
+  } else {
+    Node* eig = s.AddOp("SelfAdjointEigV2", "SelfAdjointEigV2", {InputOf(op, 0)},
+                        {{"T", ops::TypeAttr(e.type())}, {"compute_v", ops::BoolAttr(true)}});
+    Output v(eig, 1);
+    grad_a = AdjointMatMul(s, v, AdjointMatMul(s, ops::MatrixDiag(s, dy[0]), v, false, true), false, false);
+  }
+  grad_a = ops::MatrixBandPart(s, ops::AddV2(s, grad_a, LastTwoTransposed(s, grad_a)), int64_t{-1}, int64_t{0});
+  (*dx)[0] = ops::MatrixSetDiag(s, grad_a, ops::Mul(s, ScalarLike(s, 0.5, e), ops::MatrixDiagPart(s, grad_a)));
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("SelfAdjointEigV2", SelfAdjointEigV2Gradient);
+
+// x[..., :, start:start + count].
+Output LastColumns(const Scope& s, const Output& x, int64_t start, int64_t count) {
+  Output lead = ops::Reshape(s, ops::Sub(s, ops::Rank(s, x), 1), {1});
+  Output begin = ops::Concat(s, {ops::Fill(s, lead, 0), ops::Const(s, {static_cast<int32_t>(start)})}, 0);
+  Output size = ops::Concat(s, {ops::Fill(s, lead, -1), ops::Const(s, {static_cast<int32_t>(count)})}, 0);
+  return ops::Slice(s, x, begin, size);
+}
+
+Status SvdGradient(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  bool compute_uv = true, full = false;
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "compute_uv", &compute_uv));
+  TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "full_matrices", &full));
+  Output a = InputOf(op, 0);
+  Output grad_s_mat = ops::MatrixDiag(s, dy[0]);
+  if (!compute_uv) {
+    Node* svd = s.AddOp("Svd", "Svd", {a}, {{"T", ops::TypeAttr(a.type())}, {"compute_uv", ops::BoolAttr(true)},
+                                            {"full_matrices", ops::BoolAttr(false)}});
+    (*dx)[0] = AdjointMatMul(s, Output(svd, 1), AdjointMatMul(s, grad_s_mat, Output(svd, 2), false, true), false,
+                             false);
+    return Status::OK();
+  }
+  const PartialTensorShape& shape = a.node->output_shape(a.index);
+  // TensorFlow's _SvdGrad reads the sizes from the static shape: of unknown rank it fails
+  // indexing its dimensions (a TypeError), of rank < 2 in with_rank_at_least; unknown sizes it
+  // refuses as NotImplementedError.
+  if (shape.dims() < 2) {
+    return errors::InvalidArgument("Svd's gradient needs an input of known rank >= 2, not ", shape.DebugString());
+  }
+  int64_t m = shape.dim_size(shape.dims() - 2), n = shape.dim_size(shape.dims() - 1);
+  if (m < 0 || n < 0) {
+    return errors::Unimplemented("SVD gradient has not been implemented for input with unknown inner matrix shape.");
+  }
+  Output sv = OpOutput(op, 0), u = OpOutput(op, 1), v = OpOutput(op, 2);
+  Output grad_u = dy[1], grad_v = dy[2];
+  const bool use_adjoint = m > n;
+  if (use_adjoint) {
+    std::swap(m, n);
+    std::swap(u, v);
+    std::swap(grad_u, grad_v);
+  }
+  if (full && n - m > 1) {
+    return errors::Unimplemented("svd gradient is not implemented for abs(m - n) > 1 when full_matrices is True. "
+                                 "Received: m=", m, " and n=", n);
+  }
+  Output s_mat = ops::MatrixDiag(s, sv);
+  Output s2 = ops::Mul(s, sv, sv);
+  Output f = ops::MatrixSetDiag(s, SafeReciprocal(s, ops::Sub(s, ops::ExpandDims(s, s2, -2), ops::ExpandDims(s, s2, -1))),
+                                ops::ZerosLike(s, sv));
+  Output v1 = LastColumns(s, v, 0, m), grad_v1 = LastColumns(s, grad_v, 0, m);
+  Output f_u = ops::Mul(s, f, AdjointMatMul(s, u, grad_u, true, false));
+  Output f_v = ops::Mul(s, f, AdjointMatMul(s, v1, grad_v1, true, false));
+  Output term1_nouv =
+      ops::AddV2(s, ops::AddV2(s, grad_s_mat, AdjointMatMul(s, ops::AddV2(s, f_u, LastTwoTransposed(s, f_u)), s_mat,
+                                                            false, false)),
+                 AdjointMatMul(s, s_mat, ops::AddV2(s, f_v, LastTwoTransposed(s, f_v)), false, false));
+  Output grad = AdjointMatMul(s, u, AdjointMatMul(s, term1_nouv, v1, false, true), false, false);
+  if (m != n) {
+    Output gv1t = LastTwoTransposed(s, grad_v1);
+    Output term2_nous = ops::Sub(s, gv1t, AdjointMatMul(s, AdjointMatMul(s, gv1t, v1, false, false), v1, false, true));
+    if (full) {
+      Output v2 = LastColumns(s, v, m, n - m), grad_v2 = LastColumns(s, grad_v, m, n - m);
+      term2_nous = ops::Sub(s, term2_nous,
+                            AdjointMatMul(s, AdjointMatMul(s, v1, grad_v2, true, false), v2, false, true));
+    }
+    Output s_inv_mat = ops::MatrixDiag(s, SafeReciprocal(s, sv));
+    Output term2 = AdjointMatMul(s, AdjointMatMul(s, u, s_inv_mat, false, false), term2_nous, false, false);
+    grad = ops::AddV2(s, grad, term2);
+  }
+  (*dx)[0] = use_adjoint ? LastTwoTransposed(s, grad) : grad;
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Svd", SvdGradient);
 
 }  // namespace
 }  // namespace grad
