@@ -1,7 +1,8 @@
-// Gradients of Cholesky, MatrixSolve, MatrixTriangularSolve, SelfAdjointEigV2 and Svd
-// (graph/ops/linalg_ops.cc), built as TensorFlow's linalg_grad.py builds them. Svd's, like
-// TensorFlow's, needs the matrices' sizes when the graph is built (it slices by them) and is
-// Unimplemented otherwise, as is its full_matrices case for sizes more than 1 apart.
+// Gradients of Cholesky, MatrixSolve, MatrixTriangularSolve, SelfAdjointEigV2, Svd and Qr
+// (graph/ops/linalg_ops.cc), built as TensorFlow's linalg_grad.py builds them. Svd's and Qr's,
+// like TensorFlow's, need the matrices' sizes when the graph is built (they slice by them) and
+// are Unimplemented otherwise, as are Svd's full_matrices case for sizes more than 1 apart and
+// Qr's for more rows than columns.
 #include <utility>
 
 #include "graph/builder/matrix_diag_ops.h"
@@ -184,6 +185,55 @@ Status SvdGradient(const Scope& s, const Node& op, const std::vector<Output>& dy
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Svd", SvdGradient);
+
+// TensorFlow's _QrGrad._TriangularSolve: x r^-H for an upper-triangular r.
+Output QrTriangularSolve(const Scope& s, const Output& x, const Output& r) {
+  return LastTwoTransposed(s, ops::TypedOp(s, "MatrixTriangularSolve", {r, LastTwoTransposed(s, x)},
+                                           {{"lower", ops::BoolAttr(false)}, {"adjoint", ops::BoolAttr(false)}}));
+}
+
+// TensorFlow's _QrGradSquareAndDeepMatrices (arXiv 2009.10071), for rows >= columns.
+Output QrGradSquareAndDeep(const Scope& s, const Output& q, const Output& r, const Output& dq, const Output& dr) {
+  Output qdq = AdjointMatMul(s, q, dq, true, false);
+  Output qdq_ = ops::Sub(s, qdq, LastTwoTransposed(s, qdq));
+  Output rdr = AdjointMatMul(s, r, dr, false, true);
+  Output rdr_ = ops::Sub(s, rdr, LastTwoTransposed(s, rdr));
+  Output tril = ops::MatrixBandPart(s, ops::AddV2(s, qdq_, rdr_), int64_t{-1}, int64_t{0});
+  Output grad_a = AdjointMatMul(s, q, ops::AddV2(s, dr, QrTriangularSolve(s, tril, r)), false, false);
+  Output grad_b = QrTriangularSolve(s, ops::Sub(s, dq, AdjointMatMul(s, q, qdq, false, false)), r);
+  return ops::AddV2(s, grad_a, grad_b);
+}
+
+Status QrGradient(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  Output q = OpOutput(op, 0), r = OpOutput(op, 1);
+  const PartialTensorShape& qs = q.node->output_shape(q.index);
+  const PartialTensorShape& rs = r.node->output_shape(r.index);
+  const int64_t r_rows = rs.dims() >= 2 ? rs.dim_size(rs.dims() - 2) : -1;
+  const int64_t r_cols = rs.dims() >= 2 ? rs.dim_size(rs.dims() - 1) : -1;
+  const int64_t q_rows = qs.dims() >= 2 ? qs.dim_size(qs.dims() - 2) : -1;
+  const int64_t q_cols = qs.dims() >= 2 ? qs.dim_size(qs.dims() - 1) : -1;
+  if (r_rows < 0 || r_cols < 0 || q_rows < 0) {
+    return errors::Unimplemented("QrGrad not implemented with dynamic shapes. Received r.shape: ", rs.DebugString());
+  }
+  if (r_rows > r_cols && q_rows == q_cols) {
+    return errors::Unimplemented("QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
+                                 "r.shape=", rs.DebugString());
+  }
+  if (q_rows >= r_cols) {
+    (*dx)[0] = QrGradSquareAndDeep(s, q, r, dy[0], dy[1]);
+    return Status::OK();
+  }
+  // Wide: a = [x, y], r = [u, v], reduced to the square case.
+  const int64_t m = q_rows, n = r_cols;
+  Output y = LastColumns(s, InputOf(op, 0), m, n - m);
+  Output u = LastColumns(s, r, 0, m);
+  Output dv = LastColumns(s, dy[1], m, n - m), du = LastColumns(s, dy[1], 0, m);
+  Output d_y = AdjointMatMul(s, q, dv, false, false);
+  Output d_x = QrGradSquareAndDeep(s, q, u, ops::AddV2(s, dy[0], AdjointMatMul(s, y, dv, false, true)), du);
+  (*dx)[0] = ops::Concat(s, {d_x, d_y}, -1);
+  return Status::OK();
+}
+REGISTER_GRADIENT_OP("Qr", QrGradient);
 
 }  // namespace
 }  // namespace grad

@@ -1,4 +1,4 @@
-// The gradients of Cholesky, MatrixSolve, MatrixTriangularSolve, SelfAdjointEigV2 and Svd
+// The gradients of Cholesky, MatrixSolve, MatrixTriangularSolve, SelfAdjointEigV2, Svd and Qr
 // (TensorFlow's, from linalg_grad.py) checked against central differences through a real
 // Session (client/gradient_checker.h), in double. Cholesky and SelfAdjointEigV2 read only a
 // symmetric matrix's lower triangle and their gradients are the symmetric ones, so they are
@@ -127,6 +127,23 @@ TEST_CASE("Svd's gradient: values, and vectors up to sign, wide, tall and square
   Node* svd = root.AddOp("Svd", "svd", {x}, {{"T", ops::TypeAttr(kDouble)}, {"compute_uv", ops::BoolAttr(false)},
                                               {"full_matrices", ops::BoolAttr(false)}});
   testing::CheckGradient(root, {x}, {Irregular({3, 5}, 0.8)}, Output(svd, 0));
+}
+
+TEST_CASE("Qr's gradient: deep, square and wide, thin and full", "[gradients][linalg]") {
+  struct QrCase {
+    TensorShape shape;
+    bool full;
+  };
+  const QrCase cases[] = {{{4, 3}, false}, {{3, 3}, true}, {{2, 3, 5}, false}, {{2, 4}, true}};
+  for (const QrCase& c : cases) {
+    for (int output : {0, 1}) {
+      INFO(c.shape.DebugString() << " full " << c.full << " output " << output);
+      Scope root = Scope::NewRootScope();
+      auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape(c.shape.dim_sizes()));
+      Node* qr = root.AddOp("Qr", "qr", {x}, {{"T", ops::TypeAttr(kDouble)}, {"full_matrices", ops::BoolAttr(c.full)}});
+      testing::CheckGradient(root, {x}, {Irregular(c.shape, 0.5)}, Output(qr, output));
+    }
+  }
 }
 
 }  // namespace

@@ -408,16 +408,25 @@ def only_first(raw, tensors, attrs):
 
 
 def qr_cases(rng, combo, full):
+    """As Svd's: the shapes pinned (pinned_case), full_matrices for more rows than columns and
+    empty matrices kept away from the gradient, which TensorFlow's _QrGrad refuses for them
+    (NotImplementedError); a vector (refused) has no case, its unknown shape would reach the
+    gradient too (Svd's case covers the kernels' shared check)."""
     dt = combo["T"]
-    for shape in [(1, 1), (3, 3), (4, 2), (2, 4), (5, 4, 3), (2, 3, 6, 6), (17, 9), (9, 17), (40, 40)]:
-        for full_matrices in (False, True):
-            yield Case([general_matrix(rng, shape, dt)], f"{shape_str(shape)} full_matrices={full_matrices}",
-                       attrs={"full_matrices": full_matrices}, bound=factor_bound("qr"))
+    for shape, fulls in [((1, 1), (False, True)), ((3, 3), (False, True)), ((4, 2), (False,)), ((2, 4), (False, True)),
+                         ((5, 4, 3), (False,)), ((5, 3, 4), (True,)), ((2, 3, 6, 6), (False, True)), ((17, 9), (False,)),
+                         ((9, 17), (False, True)), ((40, 40), (False, True))]:
+        for full_matrices in fulls:
+            yield pinned_case(general_matrix(rng, shape, dt), f"{shape_str(shape)} full_matrices={full_matrices}",
+                           {"full_matrices": full_matrices}, bound=factor_bound("qr"))
+    x = general_matrix(rng, (4, 2), dt)
+    yield Case([x], "[4,2] full_matrices=True", attrs={"full_matrices": True}, bound=factor_bound("qr"),
+               build=lambda raw, t, a, x=x: raw(input=tf.constant(x), **a))
     for shape in [(0, 3), (3, 0), (0, 3, 2), (2, 0, 0)]:
         for full_matrices in (False, True):
             yield Case([cast(np.zeros(shape), dt)], f"empty {shape_str(shape)} full_matrices={full_matrices}",
-                       attrs={"full_matrices": full_matrices})
-    yield Case([random_values(rng, dt, (4,))], "vector refused", attrs={"full_matrices": False})
+                       attrs={"full_matrices": full_matrices},
+                       build=lambda raw, t, a, shape=shape: raw(input=tf.zeros(shape, t[0].dtype), **a))
 
 
 def eig_signs_fixed(raw, tensors, attrs):
@@ -454,7 +463,7 @@ def eig_cases(rng, combo, full):
     yield Case([random_values(rng, dt, (2, 3))], "2x3 not square refused", attrs={"compute_v": True})
 
 
-def svd_case(x, tag, attrs, bound=None):
+def pinned_case(x, tag, attrs, bound=None):
     """A Case whose op sees its input reshaped to the input's own (constant) shape: Svd's
     gradient slices by the matrices' sizes, which TensorFlow (NotImplementedError) and we
     (Unimplemented) need when the graph is built, so the unknown-shape mode pins them."""
@@ -471,7 +480,7 @@ def svd_cases(rng, combo, full):
                          ((5, 4, 3), (False, True)), ((3, 4), (True,)), ((2, 3, 6, 6), (False, True)),
                          ((17, 9), (False,)), ((9, 20), (False,)), ((40, 30), (False,))]:
         for full_matrices in fulls:
-            yield svd_case(general_matrix(rng, shape, dt), f"{shape_str(shape)} full_matrices={full_matrices}",
+            yield pinned_case(general_matrix(rng, shape, dt), f"{shape_str(shape)} full_matrices={full_matrices}",
                            {"compute_uv": True, "full_matrices": full_matrices}, bound=factor_bound("svd"))
     yield Case([general_matrix(rng, (3, 5, 4), dt)], "values only",
                attrs={"compute_uv": False, "full_matrices": False}, build=only_first,
