@@ -406,12 +406,8 @@ class ComplexGradOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& y = ctx->input(0);
     const Tensor& dy = ctx->input(1);
-    OP_REQUIRES(ctx, y.NumElements() == dy.NumElements(),
-                errors::InvalidArgument(CwiseNodeContext(*this),
-                                        ": The two arguments to a cwise op must have same number of elements, got ",
-                                        y.NumElements(), " and ", dy.NumElements()));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, y.shape(), &out));
+    OP_REQUIRES_OK(ctx, SimpleBinaryOutput(ctx, *this, &out));
     const C<R>* yp = y.base<C<R>>();
     const C<R>* dyp = dy.base<C<R>>();
     C<R>* op = out->base<C<R>>();

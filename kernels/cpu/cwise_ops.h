@@ -39,6 +39,10 @@ void CwiseParallelFor(OpKernelContext* ctx, int64_t n, int64_t cost_per_element,
 // "node 'x' (op 'Sub')": the context errors of every cwise kernel carry.
 std::string CwiseNodeContext(const OpKernel& kernel);
 
+// SimpleBinaryOp's inputs checked (as many elements in both) and its output, of input 0's
+// shape, allocated or taken over from an input.
+Status SimpleBinaryOutput(OpKernelContext* ctx, const OpKernel& kernel, Tensor** out);
+
 struct CwiseFunctor {
   static constexpr int kCost = 1;              // rough cycles per element, for CwiseParallelFor
   static constexpr bool kNoZeroDivisor = false;  // integer y must have no zeros (Div, FloorDiv, FloorMod)
@@ -208,12 +212,8 @@ class SimpleBinaryOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
-    OP_REQUIRES(ctx, a.NumElements() == b.NumElements(),
-                errors::InvalidArgument(CwiseNodeContext(*this),
-                                        ": The two arguments to a cwise op must have same number of elements, got ",
-                                        a.NumElements(), " and ", b.NumElements()));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, a.shape(), &out));
+    OP_REQUIRES_OK(ctx, SimpleBinaryOutput(ctx, *this, &out));
     const T* ap = a.base<T>();
     const T* bp = b.base<T>();
     T* op = out->base<T>();

@@ -102,4 +102,15 @@ std::string CwiseNodeContext(const OpKernel& kernel) {
   return StrCat("node '", kernel.name(), "' (op '", kernel.type_string(), "')");
 }
 
+Status SimpleBinaryOutput(OpKernelContext* ctx, const OpKernel& kernel, Tensor** out) {
+  const Tensor& a = ctx->input(0);
+  const Tensor& b = ctx->input(1);
+  if (a.NumElements() != b.NumElements()) {
+    return errors::InvalidArgument(CwiseNodeContext(kernel),
+                                   ": The two arguments to a cwise op must have same number of elements, got ",
+                                   a.NumElements(), " and ", b.NumElements());
+  }
+  return ctx->forward_input_or_allocate_output({0, 1}, 0, a.shape(), out);
+}
+
 }  // namespace tensoract

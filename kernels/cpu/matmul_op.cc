@@ -93,17 +93,26 @@ class MatMulOp : public OpKernel {
   OnednnMatMul bfloat16_matmul_;
 };
 
-// Integer MatMul: sums of products that wrap around, as TensorFlow's Eigen contraction's do
-// in practice (computed in the unsigned type, where wrapping is defined; the result is the
-// same in any order). i-k-j loops, so the inner loop runs along rows of B and C.
-template <class T>
-class IntMatMulOp : public OpKernel {
+// A MatMul kernel's transpose_a and transpose_b, read once.
+class TransposingMatMul : public OpKernel {
  public:
-  explicit IntMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit TransposingMatMul(OpKernelConstruction* ctx) : OpKernel(ctx) {
     Status s = ctx->GetAttr("transpose_a", &transpose_a_);
     if (s.ok()) s = ctx->GetAttr("transpose_b", &transpose_b_);
     if (!s.ok()) ctx->SetStatus(s);
   }
+
+ protected:
+  bool transpose_a_ = false, transpose_b_ = false;
+};
+
+// Integer MatMul: sums of products that wrap around, as TensorFlow's Eigen contraction's do
+// in practice (computed in the unsigned type, where wrapping is defined; the result is the
+// same in any order). i-k-j loops, so the inner loop runs along rows of B and C.
+template <class T>
+class IntMatMulOp : public TransposingMatMul {
+ public:
+  using TransposingMatMul::TransposingMatMul;
 
   void Compute(OpKernelContext* ctx) override {
     using U = std::make_unsigned_t<T>;
@@ -130,21 +139,14 @@ class IntMatMulOp : public OpKernel {
       }
     });
   }
-
- private:
-  bool transpose_a_ = false, transpose_b_ = false;
 };
 
 // complex64 and complex128 MatMul: Eigen's complex GEMM over the row-major buffers, as
 // TensorFlow's Eigen contraction (sums in its own order; the harness bounds them).
 template <class T>
-class ComplexMatMulOp : public OpKernel {
+class ComplexMatMulOp : public TransposingMatMul {
  public:
-  explicit ComplexMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    Status s = ctx->GetAttr("transpose_a", &transpose_a_);
-    if (s.ok()) s = ctx->GetAttr("transpose_b", &transpose_b_);
-    if (!s.ok()) ctx->SetStatus(s);
-  }
+  using TransposingMatMul::TransposingMatMul;
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& a = ctx->input(0);
@@ -163,21 +165,14 @@ class ComplexMatMulOp : public OpKernel {
     else if (transpose_b_) cm.noalias() = am * bm.transpose();
     else cm.noalias() = am * bm;
   }
-
- private:
-  bool transpose_a_ = false, transpose_b_ = false;
 };
 
 // half and bfloat16 MatMul: the operands widened to float, one float GEMM, the products
 // narrowed once, as TensorFlow's (kernels/cpu/small_float_gemm.h, shared with BatchMatMul).
 template <class T>
-class SmallFloatMatMulOp : public OpKernel {
+class SmallFloatMatMulOp : public TransposingMatMul {
  public:
-  explicit SmallFloatMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    Status s = ctx->GetAttr("transpose_a", &transpose_a_);
-    if (s.ok()) s = ctx->GetAttr("transpose_b", &transpose_b_);
-    if (!s.ok()) ctx->SetStatus(s);
-  }
+  using TransposingMatMul::TransposingMatMul;
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& a = ctx->input(0);
@@ -190,9 +185,6 @@ class SmallFloatMatMulOp : public OpKernel {
     SmallFloatGemm(transpose_a_, transpose_b_, m, n, k, a.base<T>(), a.dim_size(1), b.base<T>(), b.dim_size(1),
                    out->base<T>());
   }
-
- private:
-  bool transpose_a_ = false, transpose_b_ = false;
 };
 
 REGISTER_KERNEL(Name("MatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"), MatMulOp<float>);
