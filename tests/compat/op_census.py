@@ -146,9 +146,11 @@ def layer_cases():
     ]
 
 
+# Named: a class name with a leading underscore makes Keras' default name "__self_attention",
+# which TensorFlow refuses as a root name scope when tracing the forward pass.
 class _SelfAttention(keras.layers.Layer):
     def __init__(self):
-        super().__init__()
+        super().__init__(name="self_attention")
         self.mha = keras.layers.MultiHeadAttention(num_heads=2, key_dim=3)
 
     def call(self, x, training=None):
@@ -157,7 +159,7 @@ class _SelfAttention(keras.layers.Layer):
 
 class _DotAttention(keras.layers.Layer):
     def __init__(self):
-        super().__init__()
+        super().__init__(name="dot_attention")
         self.att = keras.layers.Attention()
 
     def call(self, x, training=None):
