@@ -1,7 +1,9 @@
 // ArgMax and ArgMin on the CPU: Eigen's index reductions over the middle of [A, B, C]
 // (B is the `dimension` axis), on the device's thread pool. The reduction is compiled once
-// per input type, into int64 indices; an int32 output_type narrows them after (each
-// reduction instantiated for both index types took twice the compile for nothing).
+// per input type, into int64 indices; a narrower output_type narrows them after (each
+// reduction instantiated for every output type took four times the compile for nothing).
+// ArgMax's int16 and uint16 output_types wrap an index past their range, as TensorFlow's
+// cast<Tout> of Eigen's index does.
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include <algorithm>
@@ -61,13 +63,27 @@ class ArgOp : public OpKernel {
     const Eigen::ThreadPoolDevice& d = *ctx->device()->eigen_cpu_device();
     if (kMax) o.device(d) = in.argmax(1).template cast<int64_t>();
     else o.device(d) = in.argmin(1).template cast<int64_t>();
-    if (!wide) std::copy(narrowed.begin(), narrowed.end(), out->base<int32_t>());
+    switch (out->dtype()) {
+      case tensorflow::DT_INT32: Narrow<int32_t>(narrowed, out); break;
+      case tensorflow::DT_INT16: Narrow<int16_t>(narrowed, out); break;
+      case tensorflow::DT_UINT16: Narrow<uint16_t>(narrowed, out); break;
+      default: break;
+    }
+  }
+
+ private:
+  template <class Tout>
+  static void Narrow(const std::vector<int64_t>& from, Tensor* out) {
+    std::transform(from.begin(), from.end(), out->base<Tout>(),
+                   [](int64_t i) { return static_cast<Tout>(i); });
   }
 };
 
+// ArgMax takes TensorFlow's int16 and uint16 output_types too; ArgMin's op has only these two.
 #define TA_REGISTER_ARG(T)                                                                                 \
   REGISTER_KERNEL(Name("ArgMax").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint(                        \
-                      "output_type", DataTypeVector{::tensorflow::DT_INT32, ::tensorflow::DT_INT64}),           \
+                      "output_type", DataTypeVector{::tensorflow::DT_INT16, ::tensorflow::DT_UINT16,             \
+                                                    ::tensorflow::DT_INT32, ::tensorflow::DT_INT64}),           \
                   ArgOp<T, true>);                                                                             \
   REGISTER_KERNEL(Name("ArgMin").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint(                        \
                       "output_type", DataTypeVector{::tensorflow::DT_INT32, ::tensorflow::DT_INT64}),           \

@@ -146,7 +146,7 @@ ACCEPTED = [
              "TensorFlow 2.21's ArgMax/ArgMin kernels read a fed int16 `dimension` as int32 "
              "(\"Expected dimension in the range [-2, 2), but got -849412095\"); we read the int16",
              combo=r".*Tidx=int16.*"),
-    Accepted("Arg(Max|Min)", r".*", r".*", "fed|const", "outcome",
+    Accepted("Arg(Max|Min)", r".*", r".*", "fed|const", "outcome|stage",
              "TensorFlow 2.21's ArgMax/ArgMin shape function reads a constant int16 `dimension` as "
              "int64, past its 2 bytes (\"Dimension (139863202398209) must be in the range [-2, 2)\", "
              "a different number each run); we read the int16",
@@ -647,7 +647,9 @@ def ordered_bits(a):
 
 
 def eps(dtype):
-    return float(cat.finfo("bfloat16" if dtype.name == "bfloat16" else {2: "half", 4: "float", 8: "double"}[dtype.itemsize]).eps)
+    """The epsilon of a float dtype, or of a complex dtype's parts."""
+    size = dtype.itemsize // 2 if dtype.kind == "c" else dtype.itemsize
+    return float(cat.finfo("bfloat16" if dtype.name == "bfloat16" else {2: "half", 4: "float", 8: "double"}[size]).eps)
 
 
 def denormals_as_zeros(a):
@@ -819,13 +821,28 @@ def no_tf_kernel(o):
 # always fed). Outcomes must agree as the forward ones do (an x no path reaches: None on
 # both sides); where one side has no gradient for the op at all, the table says so.
 
-GRAD_TYPES = ["float", "double"]    # --gradient-dtypes (half, bfloat16 too on request)
-NP_NAMES = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16"}
+GRAD_TYPES = ["float", "double"]    # --gradient-dtypes (half, bfloat16, complex64, complex128 on request)
+NP_NAMES = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16",
+            "complex64": "complex64", "complex128": "complex128"}
 
 
 def differentiable(dtype_name):
     """Whether an input of this numpy or TensorFlow dtype name is differentiated."""
     return dtype_name in {NP_NAMES[t] for t in GRAD_TYPES}
+
+
+def differentiated_output(dtype):
+    """Whether a forward output of this TensorFlow dtype gets an upstream gradient: every
+    float one (a float loss of complex inputs, Real's), a complex one when complex gradients
+    are compared."""
+    return dtype.is_floating or (dtype.is_complex and differentiable(dtype.name))
+
+
+def upstream_gradient(rng, shape, dtype):
+    """A random upstream gradient: N(0, 1), both parts drawn for a complex one."""
+    if dtype.is_complex:
+        return (rng.normal(0.0, 1.0, shape) + 1j * rng.normal(0.0, 1.0, shape)).astype(dtype.as_numpy_dtype)
+    return rng.normal(0.0, 1.0, shape).astype(dtype.as_numpy_dtype)
 GRAD_CASES = 6             # sampled cases per op and dtype row (--quick: 3)
 GRAD_MAX_ELEMENTS = 1500   # the largest input a sampled case has
 GRAD_BATCH = 150
@@ -853,7 +870,7 @@ def gradient_plan(op, ours):
 
 
 def grad_combo(combo):
-    floats = [v for v in combo.values() if v in cat.FLOATS]
+    floats = [v for v in combo.values() if v in cat.FLOATS + cat.COMPLEX]
     return bool(floats) and all(v in GRAD_TYPES for v in floats)
 
 
@@ -963,7 +980,7 @@ def build_grad_graph(records, mode, rng=None, with_gradients=True):
                         r.tf[mode] = TfGradient(outcome=tf_error_outcome(e, "create"))
                     continue
                 outs = [out] if isinstance(out, tf.Tensor) else list(out)
-                ys = [(k, t) for k, t in enumerate(outs) if t.dtype.is_floating]
+                ys = [(k, t) for k, t in enumerate(outs) if differentiated_output(t.dtype)]
                 xs = [p for p in ins if differentiable(p.dtype.name)]
                 if rng is not None:
                     if not ys or not xs:
@@ -971,7 +988,7 @@ def build_grad_graph(records, mode, rng=None, with_gradients=True):
                         continue
                     known = shapes[r.id]
                     r.g_known = known is not None
-                    r.g = [rng.normal(0.0, 1.0, known[k]).astype(y.dtype.as_numpy_dtype) if known is not None
+                    r.g = [upstream_gradient(rng, known[k], y.dtype) if known is not None
                            else np.ones((), y.dtype.as_numpy_dtype) for k, y in ys]
                     r.xs, r.ys = [p.name for p in xs], [y.name for _, y in ys]
                     r.gs = [f"c{r.id}/g{k}:0" for k, _ in ys]
@@ -1067,7 +1084,17 @@ def compare_grad(r, ours, ref, scale=1):
             continue
         family = grad_family(r)
         bound = family.bound(r, k, t, out_size)
-        bad = float_mismatches(o, t, cat.Tolerance("bound", family.ulps), bound, scale)
+        tol = cat.Tolerance("bound", family.ulps)
+        if o.dtype.kind == "c":
+            # Complex: each part compared as a float of the part type, against the bound the
+            # family gives from the moduli (|z| bounds both parts).
+            part = np.float32 if o.dtype == np.complex64 else np.float64
+            o2 = np.ascontiguousarray(o).view(part).reshape(o.shape + (2,))
+            t2 = np.ascontiguousarray(t).view(part).reshape(t.shape + (2,))
+            b2 = np.broadcast_to(np.asarray(bound, dtype=np.float64), t.shape)[..., None]
+            bad = float_mismatches(o2, t2, tol, np.broadcast_to(b2, t2.shape), scale).any(axis=-1)
+        else:
+            bad = float_mismatches(o, t, tol, bound, scale)
         if bad.any():
             return "grad-values", describe_grad(r, k, o, t, bad, family, bound)
     return None
@@ -1109,16 +1136,21 @@ class GradFamily:
     bound: Callable   # (record, x index, TensorFlow's gradient, forward size) -> bound in eps per element
 
 
+def magnitudes(a):
+    """|a| as float64: the moduli of a complex array."""
+    return np.abs(a).astype(np.float64) if np.iscomplexobj(a) else np.abs(a.astype(np.float64))
+
+
 def elementwise_bound(r, k, t, out_size):
-    g = r.g[0].astype(np.float64)
+    g = magnitudes(r.g[0])
     g = np.broadcast_to(g, t.shape) if g.size in (1, t.size) else np.zeros(t.shape)
-    with np.errstate(invalid="ignore"):
-        b = 32 * (np.abs(t.astype(np.float64)) + np.abs(g.reshape(t.shape)))
+    with np.errstate(invalid="ignore", over="ignore"):
+        b = 32 * (magnitudes(t) + g.reshape(t.shape))
     return np.where(np.isfinite(b), b, 0.0)
 
 
 def chained_bound(r, k, t, out_size):
-    t64 = t.astype(np.float64)
+    t64 = magnitudes(t)
     finite = np.isfinite(t64)
     scale = float(np.max(np.abs(t64[finite]))) if finite.any() else 0.0
     return np.full(t.shape, 16 * grad_terms(r, k, out_size) * scale)

@@ -210,6 +210,26 @@ TEMPLATE_TEST_CASE("ArgMax and ArgMin pick the first extreme index along the axi
   CHECK_THAT(r.status.message(), Catch::Contains("Expected dimension in the range [-2, 2), but got 2"));
 }
 
+TEST_CASE("ArgMax's int16 and uint16 output_types wrap an index past their range, as TensorFlow's",
+          "[reduction]") {
+  // TensorFlow 2.21: x = zeros([2, 40001]); x[0, 40000] = 1; x[1, 7] = 2;
+  // ArgMax(x, 1, output_type=int16) = [-25536, 7], uint16 = [40000, 7].
+  std::vector<float> v(2 * 40001, 0.0f);
+  v[40000] = 1;
+  v[40001 + 7] = 2;
+  Tensor x = Tensor::FromVector<float>(v, TensorShape({2, 40001}));
+  auto run = [&](DataType out_type) {
+    return RunOp("ArgMax", {x, Tensor::Scalar<int32_t>(1)},
+                 {{"T", TypeA(tf::DT_FLOAT)}, {"output_type", TypeA(out_type)}});
+  };
+  Run r = run(tf::DT_INT16);
+  REQUIRE(r.status.ok());
+  CHECK(Values<int16_t>(r.outputs[0]) == std::vector<int16_t>{-25536, 7});
+  r = run(tf::DT_UINT16);
+  REQUIRE(r.status.ok());
+  CHECK(Values<uint16_t>(r.outputs[0]) == std::vector<uint16_t>{40000, 7});
+}
+
 TEST_CASE("ArgMax over an empty axis is InvalidArgument", "[reduction]") {
   Run r = RunOp("ArgMax", {Tensor(tf::DT_FLOAT, TensorShape({2, 0})), Tensor::Scalar<int32_t>(1)},
                 {{"T", TypeA(tf::DT_FLOAT)}});
