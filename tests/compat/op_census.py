@@ -238,6 +238,7 @@ def main():
     parser.add_argument("tool")
     parser.add_argument("--groups", default="applications,layers,math")
     parser.add_argument("--markdown", default="")
+    parser.add_argument("--ops-list", default="", help="write the page of supported ops (docs/supported_ops.md)")
     args = parser.parse_args()
     ours = json.loads(subprocess.run([args.tool, "kernels", "--handles"], check=True, capture_output=True,
                                      text=True).stdout)
@@ -271,7 +272,44 @@ def main():
     if args.markdown:
         with open(args.markdown, "w") as out:
             out.write("| op | missing | needed by |\n|---|---|---|\n" + "\n".join(lines[1:]) + "\n")
+    if args.ops_list:
+        write_ops_list(args.ops_list, ours, needs, lines, groups)
     return 0
+
+
+def type_summary(combos):
+    """An op's kernels' type attrs, each attr's values in one list: "T: float, double"."""
+    values = collections.OrderedDict()
+    for combo in combos:
+        for k, v in combo.items():
+            values.setdefault(k, [])
+            if v not in values[k]:
+                values[k].append(v)
+    return "; ".join(f"{k}: {', '.join(v)}" for k, v in values.items()) or "-"
+
+
+def write_ops_list(path, ours, needs, census_lines, groups):
+    """The page of supported ops: every op our CPU kernel registry has with its types, which
+    of the traced real-model graphs use it, and the census's missing list."""
+    used = collections.defaultdict(set)
+    for (op, _), where in needs.items():
+        used[op] |= {w.split("/")[0].split(" ")[0] for w in where}
+    out = ["# Supported ops (CPU)", "",
+           "Written by `python3 tests/compat/op_census.py build/tests/fidelity_tool --ops-list "
+           "docs/supported_ops.md` from the CPU kernel registry (`fidelity_tool kernels`) and TensorFlow "
+           f"2.21's traces of {', '.join(groups)}: do not edit by hand. An op whose types are `-` has a "
+           "kernel with no type attrs; ops the importer lowers or inlines (If, While, Case, function "
+           "calls) have none by design. The numerical agreement of each op and type with TensorFlow is "
+           "the differential harness's (tests/bench/RESULTS.md, \"Numerical fidelity\").", "",
+           "## What the traced graphs need and no kernel here has", ""]
+    missing = census_lines[1:]
+    out += (["| op | missing | needed by |", "|---|---|---|"] + missing) if missing else ["Nothing."]
+    out += ["", f"## The {len(ours)} ops with CPU kernels", "", "| op | types | used by the traced graphs |",
+            "|---|---|---|"]
+    for op in sorted(ours):
+        out.append(f"| {op} | {type_summary(ours[op])} | {', '.join(sorted(used.get(op, []))) or '-'} |")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
 
 
 if __name__ == "__main__":
