@@ -1,5 +1,5 @@
-// Image resizing (Keras' Resizing layer and bilinear UpSampling2D): ResizeBilinear and its
-// gradient, with TensorFlow 2.21's OpDefs and shape functions. Images are
+// Image resizing (Keras' Resizing layer, UpSampling2D): ResizeBilinear, ResizeNearestNeighbor
+// and their gradients, with TensorFlow 2.21's OpDefs and shape functions. Images are
 // [batch, height, width, channels]; `size` is the new [height, width].
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
@@ -31,6 +31,26 @@ Status ResizeImageShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// ResizeNearestNeighborGrad: grads [batch, h, w, channels] with h and w replaced by `size`.
+Status ResizeGradToSizeShape(InferenceContext* c) {
+  PartialTensorShape grads, size;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &grads));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &size));
+  int64_t unused = 0;
+  TA_RETURN_IF_ERROR(c->WithValue(InferenceContext::Dim(size, 0), 2, &unused));
+  std::vector<int64_t> values;
+  bool known = false;
+  TA_RETURN_IF_ERROR(c->GetIntValues(1, &values, &known));
+  int64_t height = shape_inference::kUnknownDim, width = shape_inference::kUnknownDim;
+  if (known && values.size() == 2) {
+    height = values[0] >= 0 ? values[0] : shape_inference::kUnknownDim;
+    width = values[1] >= 0 ? values[1] : shape_inference::kUnknownDim;
+  }
+  c->set_output(0, InferenceContext::MakeShape(
+                       {InferenceContext::Dim(grads, 0), height, width, InferenceContext::Dim(grads, 3)}));
+  return Status::OK();
+}
+
 }  // namespace
 }  // namespace tensoract
 
@@ -57,3 +77,20 @@ REGISTER_OP("ResizeBilinearGrad")
     })
     .Doc("ResizeBilinear's gradient: each output's gradient shared among the four pixels it interpolated, "
          "in their weights.");
+
+REGISTER_OP("ResizeNearestNeighbor")
+    .Input("images: T").Input("size: int32").Output("resized_images: T")
+    .Attr("T: {int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16}")
+    .Attr("align_corners: bool = false")
+    .Attr("half_pixel_centers: bool = false")
+    .SetShapeFn(tensoract::ResizeImageShape)
+    .Doc("Each image resized to `size` by taking the nearest pixel.");
+
+REGISTER_OP("ResizeNearestNeighborGrad")
+    .Input("grads: T").Input("size: int32").Output("output: T")
+    .Attr("T: {uint8, int8, int32, half, float, double, bfloat16}")
+    .Attr("align_corners: bool = false")
+    .Attr("half_pixel_centers: bool = false")
+    .SetShapeFn(tensoract::ResizeGradToSizeShape)
+    .Doc("ResizeNearestNeighbor's gradient: each output's gradient added to the pixel it was taken from, in an "
+         "image of `size`.");

@@ -1,5 +1,5 @@
-// ResizeBilinear's gradient (ResizeBilinearGrad) checked against central differences through a
-// real Session (client/gradient_checker.h): a double image, the float output cast back to
+// The gradients of ResizeBilinear (ResizeBilinearGrad) and ResizeNearestNeighbor
+// (ResizeNearestNeighborGrad) checked against central differences through a real Session (client/gradient_checker.h): a double image, the float output cast back to
 // double. The resize is linear in the image, so a large step (0.1) is exact up to the
 // output's float rounding (~1e-7 relative), far below a wrong weight's error.
 #include <catch2/catch.hpp>
@@ -48,6 +48,32 @@ TEST_CASE("ResizeBilinear's gradient: up and down, align_corners, half_pixel_cen
     INFO(err.status().ToString());
     REQUIRE(err.ok());
     CHECK(err.value() < 1e-5);
+  }
+}
+
+TEST_CASE("ResizeNearestNeighbor's gradient: up and down, align_corners, half_pixel_centers", "[gradients][image]") {
+  struct NearestCase {
+    const char* name;
+    TensorShape image;
+    int32_t h, w;
+    bool align_corners, half_pixel_centers;
+  };
+  const NearestCase cases[] = {
+      {"up 3x4 -> 5x7", {2, 3, 4, 2}, 5, 7, false, false},
+      {"down 6x5 -> 4x3, align_corners", {1, 6, 5, 1}, 4, 3, true, false},
+      {"up, half_pixel_centers", {1, 3, 4, 3}, 7, 9, false, true},
+  };
+  for (const NearestCase& c : cases) {
+    INFO(c.name);
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root.WithOpName("x"), tensorflow::DT_DOUBLE);
+    auto y = ops::TypedOp(root.WithOpName("y"), "ResizeNearestNeighbor", {x, ops::Const(root, {c.h, c.w})},
+                          {{"align_corners", ops::BoolAttr(c.align_corners)},
+                           {"half_pixel_centers", ops::BoolAttr(c.half_pixel_centers)}});
+    auto err = MaxGradientError(root, {x}, {ImagePattern(c.image)}, y, /*delta=*/0.1);
+    INFO(err.status().ToString());
+    REQUIRE(err.ok());
+    CHECK(err.value() < 1e-9);
   }
 }
 

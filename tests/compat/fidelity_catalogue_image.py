@@ -1,5 +1,6 @@
 """The differential harness's image family (fidelity_catalogue.FAMILIES: "image"):
-ResizeBilinear and ResizeBilinearGrad, in the three sampling conventions (legacy x * scale,
+ResizeBilinear, ResizeBilinearGrad, ResizeNearestNeighbor and ResizeNearestNeighborGrad, in
+the three sampling conventions (legacy x * scale,
 align_corners, half_pixel_centers), up and down, to and from one pixel, the output's own
 size (TensorFlow copies), three channels (its vectorised path), an empty batch, edge values,
 and the refusals of its kernels' checks.
@@ -8,7 +9,8 @@ Tolerance: exact. Both sides compute each sample position in float, read the fou
 float and blend them in TensorFlow's order (top + (bottom - top) * y_lerp of the two
 horizontal blends), with every product rounded (no fused multiply-adds); the gradient adds
 each output's share into the pixels in TensorFlow's order (rows, then columns, then the four
-corners), in T.
+corners), in T. Nearest neighbour picks pixels by the same float positions (floor, or round
+with align_corners) and its gradient adds in T, integers wrapping.
 """
 import numpy as np
 
@@ -80,7 +82,41 @@ def resize_grad_cases(rng, combo, full):
     yield Case([g, resize_values(rng, dt, (1, 3, 0, 2))], "no original columns", attrs=resize_attrs("legacy"))
 
 
+def nearest_cases(rng, combo, full):
+    dt = combo["T"]
+    for xs, size, mode in RESIZE_GEOMETRIES:
+        yield Case([resize_values(rng, dt, xs), size_of(*size)], f"{shape_str(xs)}->{list(size)} {mode}",
+                   attrs=resize_attrs(mode), aux=[1])
+    yield Case([random_values(rng, dt, (1, 4, 5, 3), edges=True), size_of(9, 3)], "edges half",
+               attrs=resize_attrs("half"), aux=[1])
+    x = resize_values(rng, dt, (1, 3, 3, 2))
+    yield Case([x, size_of(4, 4)], "half_pixel_centers and align_corners",
+               attrs={"align_corners": True, "half_pixel_centers": True}, aux=[1])
+    yield Case([x[0], size_of(4, 4)], "rank 3 image", attrs=resize_attrs("legacy"), aux=[1])
+    yield Case([resize_values(rng, dt, (1, 3, 3, 0)), size_of(4, 4)], "no channels", attrs=resize_attrs("legacy"),
+               aux=[1])
+    yield Case([x, size_of(0, 4)], "size 0", attrs=resize_attrs("legacy"), aux=[1])
+
+
+def nearest_grad_cases(rng, combo, full):
+    dt = combo["T"]
+    for xs, size, mode in RESIZE_GEOMETRIES:
+        # The gradient of an image of xs resized to size: grads of the resized shape, size xs's.
+        g = resize_values(rng, dt, (xs[0], *size, xs[3]))
+        yield Case([g, size_of(xs[1], xs[2])], f"{shape_str(g.shape)}->{list(xs[1:3])} {mode}",
+                   attrs=resize_attrs(mode), aux=[1])
+    g = resize_values(rng, dt, (1, 4, 4, 1))
+    yield Case([g, size_of(2, 3)], "half_pixel_centers and align_corners (not refused: rounded)",
+               attrs={"align_corners": True, "half_pixel_centers": True}, aux=[1])
+    yield Case([g[0], size_of(2, 2)], "rank 3 grads", attrs=resize_attrs("legacy"), aux=[1])
+    yield Case([g, size_of(0, 2)], "size 0", attrs=resize_attrs("legacy"), aux=[1])
+    yield Case([resize_values(rng, dt, (1, 0, 4, 2)), size_of(2, 2)], "no grads rows", attrs=resize_attrs("legacy"),
+               aux=[1])
+
+
 CATALOGUE = [
     OpSpec("ResizeBilinear", resize_cases, EXACT),
     OpSpec("ResizeBilinearGrad", resize_grad_cases, EXACT),
+    OpSpec("ResizeNearestNeighbor", nearest_cases, EXACT),
+    OpSpec("ResizeNearestNeighborGrad", nearest_grad_cases, EXACT),
 ]

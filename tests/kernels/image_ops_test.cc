@@ -1,5 +1,5 @@
-// ResizeBilinear and ResizeBilinearGrad (kernels/cpu/resize_bilinear_op.cc) on hand-worked
-// images: where each sampling convention puts its samples, the gradient's weights, and
+// ResizeBilinear, ResizeBilinearGrad (kernels/cpu/resize_bilinear_op.cc), ResizeNearestNeighbor
+// and ResizeNearestNeighborGrad (resize_nearest_neighbor_op.cc) on hand-worked images: where each sampling convention puts its samples, the gradient's weights, and
 // TensorFlow's refusals. The harness (tests/compat, family image) compares both ops with
 // TensorFlow over random and edge values; tests/actors/gradient_check_image_test.cc checks
 // the gradient by central differences.
@@ -115,6 +115,32 @@ TEST_CASE("ResizeBilinear's shape: the batch and channels of the image, the size
   CHECK_FALSE(testing::InferShapes("ResizeBilinear", ResizeAttrs(tensorflow::DT_FLOAT, false, false),
                                    {PartialTensorShape({2, 5, 5, 3}), PartialTensorShape({3})})
                   .ok());
+}
+
+TEST_CASE("ResizeNearestNeighbor takes floor(i * scale), or the half-pixel centre's pixel") {
+  const Tensor x = Tensor::FromVector<float>({0, 1, 2, 3}, TensorShape({1, 2, 2, 1}));
+  auto r = RunOp("ResizeNearestNeighbor", {x, Size(4, 4)}, ResizeAttrs(tensorflow::DT_FLOAT, false, false));
+  REQUIRE(r.status.ok());
+  CHECK(testing::Values<float>(r.outputs[0]) == std::vector<float>{0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3});
+  // 2 -> 3 with half-pixel centres: (i + 0.5) * 2/3 = 0.33, 1, 1.67 take pixels 0, 1, 1.
+  r = RunOp("ResizeNearestNeighbor", {x, Size(3, 3)}, ResizeAttrs(tensorflow::DT_FLOAT, false, true));
+  CHECK(testing::Values<float>(r.outputs[0]) == std::vector<float>{0, 1, 1, 2, 3, 3, 2, 3, 3});
+  r = testing::RunMaybe("ResizeNearestNeighbor", {x, Size(3, 3)}, ResizeAttrs(tensorflow::DT_FLOAT, true, true));
+  CHECK_THAT(r.status.message(), Catch::Contains("If half_pixel_centers is True, align_corners must be False."));
+}
+
+TEST_CASE("ResizeNearestNeighborGrad adds each gradient pixel into the pixel it was taken from") {
+  const Tensor ones = Tensor::FromVector<float>(std::vector<float>(16, 1.f), TensorShape({1, 4, 4, 1}));
+  auto r = RunOp("ResizeNearestNeighborGrad", {ones, Size(2, 2)}, ResizeAttrs(tensorflow::DT_FLOAT, false, false));
+  REQUIRE(r.status.ok());
+  CHECK(testing::Values<float>(r.outputs[0]) == std::vector<float>{4, 4, 4, 4});
+  // TensorFlow's gradient kernel takes both conventions at once: (i + 0.5) / 3 rounded puts
+  // rows 1-3 (and columns 1-3) on pixel 1.
+  r = RunOp("ResizeNearestNeighborGrad", {ones, Size(2, 2)}, ResizeAttrs(tensorflow::DT_FLOAT, true, true));
+  REQUIRE(r.status.ok());
+  CHECK(testing::Values<float>(r.outputs[0]) == std::vector<float>{1, 3, 3, 9});
+  r = testing::RunMaybe("ResizeNearestNeighborGrad", {ones, Size(0, 2)}, ResizeAttrs(tensorflow::DT_FLOAT, false, false));
+  CHECK_THAT(r.status.message(), Catch::Contains("shape_t's elements must be positive"));
 }
 
 }  // namespace
