@@ -805,6 +805,8 @@ def clip_cases(rng, combo, full):
     dt = combo["T"]
     lo = cast(-2.5, dt) if dt in FLOATS else np.array(0, dtype=np_type(dt))
     hi = cast(3.5, dt) if dt in FLOATS else np.array(50, dtype=np_type(dt))
+    if dt in COMPLEX:  # part by part: a box in the plane
+        lo, hi = np.array(-2.5 - 1j, dtype=np_type(dt)), np.array(3.5 + 0.5j, dtype=np_type(dt))
     for shape in [(), (7,), (4100,), (3, 5), (0,)]:
         yield Case([random_values(rng, dt, shape), lo, hi], f"{shape_str(shape)} scalar bounds")
     yield Case([random_values(rng, dt, (6, 7), edges=dt in FLOATS), random_values(rng, dt, (6, 7)),
@@ -982,7 +984,7 @@ CATALOGUE = [
     unary("ZerosLike"), unary("OnesLike"),
     binary("Atan2", TRANSCENDENTAL), binary("TruncateDiv", nonzero_int_rhs=True), binary("DivNoNan", accept=complex_too),
     binary("MulNoNan", accept=complex_too), binary("Xdivy", accept=complex_too), binary("Xlogy", TRANSCENDENTAL, accept=complex_too), binary("Xlog1py", TRANSCENDENTAL, accept=complex_too),
-    OpSpec("AddN", addn_cases, SUM_BOUND, accept=complex_too), OpSpec("BiasAdd", bias_add_cases, accept=complex_too), OpSpec("ClipByValue", clip_cases),
+    OpSpec("AddN", addn_cases, SUM_BOUND, accept=complex_too), OpSpec("BiasAdd", bias_add_cases, accept=complex_too), OpSpec("ClipByValue", clip_cases, accept=complex_too),
     OpSpec("Cumsum", cumulative_cases(False), SUM_BOUND), OpSpec("Cumprod", cumulative_cases(True), SUM_BOUND),
     OpSpec("ReverseV2", reverse_cases, label_attr="T"), OpSpec("MirrorPad", mirror_pad_cases),
     OpSpec("ExpandDims", expand_dims_cases), OpSpec("Squeeze", squeeze_cases),

@@ -317,6 +317,34 @@ TEST_CASE("ClipByValue clips to scalar or element-wise bounds, as TensorFlow's c
   CHECK((got[0] == 1 && got[1] == 3 && got[2] == 6 && std::isnan(got[3]) && std::signbit(got[4])));
 }
 
+TEST_CASE("ClipByValue clips complex numbers part by part, as TensorFlow's CPU kernel does", "[clip]") {
+  const float nan = std::nanf("");
+  const std::vector<complex64> x{{1, 5}, {-2, -1}, {2.5f, 5}, {nan, -3}, {-0.f, 0.5f}};
+  // tf.raw_ops.ClipByValue(t=x, clip_value_min=0+1j, clip_value_max=3+2j), complex64:
+  // [1+2j, 0+1j, 2.5+2j, nan+1j, -0+1j]
+  Run r = Clip(Tensor::FromVector<complex64>(x), Tensor::Scalar<complex64>({0, 1}), Tensor::Scalar<complex64>({3, 2}));
+  REQUIRE(r.status.ok());
+  std::vector<complex64> got = Values<complex64>(r.outputs[0]);
+  CHECK(got[0] == complex64(1, 2));
+  CHECK(got[1] == complex64(0, 1));
+  CHECK(got[2] == complex64(2.5f, 2));
+  CHECK((std::isnan(got[3].real()) && got[3].imag() == 1));
+  CHECK((got[4] == complex64(0, 1) && std::signbit(got[4].real())));
+  // The same x in complex128, clip_value_min=zeros, clip_value_max=[1j, 1j, 1j, 1j, nan+1j]:
+  // [0+1j, 0+0j, 0+1j, nan+0j, -0+0.5j] (a NaN part of a bound clips nothing)
+  std::vector<complex128> x2(x.begin(), x.end());
+  const double dnan = std::nan("");
+  r = Clip(Tensor::FromVector<complex128>(x2), Tensor::FromVector<complex128>(std::vector<complex128>(5)),
+           Tensor::FromVector<complex128>({{0, 1}, {0, 1}, {0, 1}, {0, 1}, {dnan, 1}}));
+  REQUIRE(r.status.ok());
+  std::vector<complex128> got2 = Values<complex128>(r.outputs[0]);
+  CHECK(got2[0] == complex128(0, 1));
+  CHECK(got2[1] == complex128(0, 0));
+  CHECK(got2[2] == complex128(0, 1));
+  CHECK((std::isnan(got2[3].real()) && got2[3].imag() == 0));
+  CHECK((got2[4] == complex128(0, 0.5) && std::signbit(got2[4].real())));
+}
+
 TEST_CASE("ClipByValue refuses bounds of another shape than t's, in TensorFlow's words", "[clip]") {
   // ClipByValue(t=x, clip_value_min=[0.,1.], clip_value_max=3.)
   Run r = Clip(kX, Tensor::FromVector<float>({0, 1}), Tensor::Scalar<float>(3));
