@@ -8,7 +8,8 @@
 //    NaN factors, as TensorFlow 2.21's.
 // Without compute_v (compute_uv) the vectors' outputs are scalars, as TensorFlow's kernels
 // allocate them (left unwritten there; 0 here). Empty matrices give empty factors, with
-// full_matrices an identity for the non-empty side. float and double.
+// full_matrices an identity for the non-empty side. float and double; Qr also half, as
+// TensorFlow's.
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
@@ -205,6 +206,8 @@ class SvdOp : public OpKernel {
 TA_REGISTER_FACTOR(float);
 TA_REGISTER_FACTOR(double);
 #undef TA_REGISTER_FACTOR
+// TensorFlow's CPU kernels factor half matrices only in Qr (Eigen's HouseholderQR in half).
+REGISTER_KERNEL(Name("Qr").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), QrOp<Eigen::half>);
 
 }  // namespace
 }  // namespace tensoract

@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "tests/kernels/kernel_test_util.h"
 
 namespace tensoract {
@@ -86,6 +88,15 @@ TEST_CASE("Svd of [[3, 0], [0, -4]]: singular values 4 and 3; u diag(s) v^T is t
   r = RunOp("Svd", {M2(std::nan(""), 1, 1, 2)}, attrs(false));
   CHECK(std::isnan(testing::Values<double>(r.outputs[0])[0]));
   CHECK(std::isnan(testing::Values<double>(r.outputs[1])[3]));
+}
+
+TEST_CASE("Qr in half, as TensorFlow's CPU kernel: [[3, 1], [4, 2]] gives r[0][0] = -5") {
+  const Tensor a = Tensor::FromVector<Eigen::half>({Eigen::half(3), Eigen::half(1), Eigen::half(4), Eigen::half(2)},
+                                                   TensorShape({2, 2}));
+  auto r = RunOp("Qr", {a}, {{"T", TypeA(tensorflow::DT_HALF)}, {"full_matrices", BoolA(false)}});
+  REQUIRE(r.status.ok());
+  CHECK(static_cast<float>(r.outputs[1].base<Eigen::half>()[0]) == -5.0f);
+  CHECK(static_cast<float>(r.outputs[0].base<Eigen::half>()[0]) == Approx(-0.6f).epsilon(1e-3));
 }
 
 }  // namespace
