@@ -210,6 +210,42 @@ TEST_CASE("EuclideanNorm is sqrt(sum(x * x)), squares and sums in T", "[euclidea
   CHECK_THAT(r.status.message(), Contains("Invalid reduction dimension (2 for input with 1 dimension(s)"));
 }
 
+TEST_CASE("EuclideanNorm of half sums in half, of bfloat16 in float, of complex to a real root",
+          "[euclidean_norm]") {
+  using H = Eigen::half;
+  using B = Eigen::bfloat16;
+  // half [300, 400]: inf (the squares overflow half); [[1.5, 2.5, -3], [0.1, 0.2, 0.3]] over
+  // axis 1: [4.184, 0.3743]
+  Run r = RunNorm<H>({H(300.f), H(400.f)}, TensorShape({2}), {0});
+  REQUIRE(r.status.ok());
+  CHECK(std::isinf(static_cast<float>(Values<H>(r.outputs[0])[0])));
+  r = RunNorm<H>({H(1.5f), H(2.5f), H(-3.f), H(0.1f), H(0.2f), H(0.3f)}, TensorShape({2, 3}), {1});
+  REQUIRE(r.status.ok());
+  CHECK(Values<H>(r.outputs[0]) == std::vector<H>{H(4.184f), H(0.3743f)});
+  // bfloat16 [300, 400]: 500; the same matrix: [4.1875, 0.375]
+  r = RunNorm<B>({B(300.f), B(400.f)}, TensorShape({2}), {0});
+  REQUIRE(r.status.ok());
+  CHECK(Values<B>(r.outputs[0]) == std::vector<B>{B(500.f)});
+  r = RunNorm<B>({B(1.5f), B(2.5f), B(-3.f), B(0.1f), B(0.2f), B(0.3f)}, TensorShape({2, 3}), {1});
+  REQUIRE(r.status.ok());
+  CHECK(Values<B>(r.outputs[0]) == std::vector<B>{B(4.1875f), B(0.375f)});
+  // complex64 [[3+4j, 1-1j, 2j], [1.5e19, 0, 0]] over axis 1: [5.5677643+0j, inf+0j] (Eigen's
+  // complex root of 2.25e38 overflows: sqrt((|s| + |s|) / 2))
+  using C = std::complex<float>;
+  r = RunNorm<C>({C(3, 4), C(1, -1), C(0, 2), C(1.5e19f, 0), C(0, 0), C(0, 0)}, TensorShape({2, 3}), {1});
+  REQUIRE(r.status.ok());
+  std::vector<C> got = Values<C>(r.outputs[0]);
+  CHECK(got[0] == C(5.5677643f, 0));
+  CHECK(got[1] == C(kInfF, 0));
+  // complex128, nothing reduced: [inf+0j, nan+1j] gives [inf+nanj, nan+nanj]
+  using Z = std::complex<double>;
+  r = RunNorm<Z>({Z(std::numeric_limits<double>::infinity(), 0), Z(std::nan(""), 1)}, TensorShape({2}), {});
+  REQUIRE(r.status.ok());
+  std::vector<Z> got2 = Values<Z>(r.outputs[0]);
+  CHECK((std::isinf(got2[0].real()) && std::isnan(got2[0].imag())));
+  CHECK((std::isnan(got2[1].real()) && std::isnan(got2[1].imag())));
+}
+
 Run RunBitcast(const Tensor& x, DataType type) {
   return RunOp("Bitcast", {x}, {{"T", TypeA(x.dtype())}, {"type", TypeA(type)}});
 }
