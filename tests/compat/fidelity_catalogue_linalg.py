@@ -1,6 +1,8 @@
 """The "linalg" family of the differential harness: MatrixInverse, MatrixDeterminant,
-BatchMatMul (v1) and BatchMatMulV3, BroadcastGradientArgs, and the stateful seeded random ops
-(RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt, RandomShuffle).
+Cholesky, MatrixSolve, MatrixTriangularSolve, Qr, SelfAdjointEigV2, Svd (their sections below
+say how they are compared), BatchMatMul (v1) and BatchMatMulV3, BroadcastGradientArgs, and the
+stateful seeded random ops (RandomUniform, RandomStandardNormal, TruncatedNormal,
+RandomUniformInt, RandomShuffle).
 Imported by fidelity_catalogue (CATALOGUE, ACCEPTED).
 
 Inverse and determinant: both sides factor with partial pivoting (LU), whose backward error is
