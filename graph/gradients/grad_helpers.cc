@@ -58,6 +58,10 @@ ops::Attrs AttrsOf(const Node& op, std::initializer_list<const char*> names) {
   return attrs;
 }
 
+bool IsComplex(const Output& x) {
+  return x.type() == tensorflow::DT_COMPLEX64 || x.type() == tensorflow::DT_COMPLEX128;
+}
+
 Output ScalarLike(const Scope& s, double value, const Output& like) {
   Output c = ops::Const(s, value);
   return like.type() == tensorflow::DT_DOUBLE ? c : ops::Cast(s, c, like.type());

@@ -43,6 +43,10 @@ bool KnownValue(const Output& out, tensorflow::TensorProto* value);
 // MaxPool's window, LRNGrad LRN's constants).
 ops::Attrs AttrsOf(const Node& op, std::initializer_list<const char*> names);
 
+// Whether `x` is complex64 or complex128: where TensorFlow's gradient functions conjugate
+// (math_ops.conj, which is the identity for real types; see ops::ConjIfComplex).
+bool IsComplex(const Output& x);
+
 // A scalar constant `value` of `like`'s dtype (cast from double unless it is double).
 Output ScalarLike(const Scope& s, double value, const Output& like);
 

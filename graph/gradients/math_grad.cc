@@ -1,10 +1,16 @@
-// Gradients of the arithmetic ops and of the ops that pass values through unchanged.
+// Gradients of the arithmetic ops and of the ops that pass values through unchanged. For
+// complex inputs they conjugate where TensorFlow's math_grad.py does (math_ops.conj, the
+// identity for reals: real graphs get no Conj node) and, where its complex form is another
+// expression (Square's conj(x) * 2, Log's and Log1p's reciprocals, Pow's mask of x != 0), build
+// that one, so the roundings agree.
+#include "graph/builder/math_more_ops.h"
 #include "graph/gradients/grad_helpers.h"
 
 namespace tensoract {
 namespace grad {
 namespace {
 
+using ops::ConjIfComplex;
 using ops::TypedOp;
 
 Status IdentityGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
@@ -56,18 +62,22 @@ Status SubGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, st
 }
 REGISTER_GRADIENT_OP("Sub", SubGrad);
 
+// dy * conj(y) and conj(x) * dy.
 Status MulGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   Output x = InputOf(op, 0), y = InputOf(op, 1);
-  ReduceBroadcast(s, x, y, TypedOp(s, "Mul", {dy[0], y}), TypedOp(s, "Mul", {x, dy[0]}), &(*dx)[0], &(*dx)[1]);
+  ReduceBroadcast(s, x, y, TypedOp(s, "Mul", {dy[0], ConjIfComplex(s, y)}),
+                  TypedOp(s, "Mul", {ConjIfComplex(s, x), dy[0]}), &(*dx)[0], &(*dx)[1]);
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Mul", MulGrad);
 
-// d(x/y) = dy/y, -dy*x/y^2.
+// d(x/y) = dy/y, -dy*x/y^2 (x and y conjugated).
 Status RealDivGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   Output x = InputOf(op, 0), y = InputOf(op, 1);
-  Output gx = TypedOp(s, "RealDiv", {dy[0], y});
-  Output gy = TypedOp(s, "Mul", {dy[0], TypedOp(s, "RealDiv", {TypedOp(s, "RealDiv", {TypedOp(s, "Neg", {x}), y}), y})});
+  Output cx = ConjIfComplex(s, x), cy = ConjIfComplex(s, y);
+  Output gx = TypedOp(s, "RealDiv", {dy[0], cy});
+  Output gy =
+      TypedOp(s, "Mul", {dy[0], TypedOp(s, "RealDiv", {TypedOp(s, "RealDiv", {TypedOp(s, "Neg", {cx}), cy}), cy})});
   ReduceBroadcast(s, x, y, gx, gy, &(*dx)[0], &(*dx)[1]);
   return Status::OK();
 }
@@ -80,38 +90,49 @@ Status NegGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, st
 }
 REGISTER_GRADIENT_OP("Neg", NegGrad);
 
-// d(x^2) = 2x dy.
+// d(x^2) = 2x dy; a complex one dy * (conj(x) * 2), whose product with 2 + 0i is not x + x
+// where a part is infinite.
 Status SquareGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   Output x = InputOf(op, 0);
+  if (IsComplex(x)) {
+    (*dx)[0] = TypedOp(s, "Mul", {dy[0], TypedOp(s, "Mul", {ops::Conj(s, x), ScalarLike(s, 2.0, x)})});
+    return Status::OK();
+  }
   (*dx)[0] = TypedOp(s, "Mul", {dy[0], TypedOp(s, "Add", {x, x})});
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Square", SquareGrad);
 
 Status ExpGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  (*dx)[0] = TypedOp(s, "Mul", {dy[0], Output(const_cast<Node*>(&op), 0)});
+  (*dx)[0] = TypedOp(s, "Mul", {dy[0], ConjIfComplex(s, OpOutput(op, 0))});
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Exp", ExpGrad);
 
+// dy / x; a complex one dy * reciprocal(conj(x)).
 Status LogGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  (*dx)[0] = TypedOp(s, "RealDiv", {dy[0], InputOf(op, 0)});
+  const Output x = InputOf(op, 0);
+  (*dx)[0] = IsComplex(x) ? TypedOp(s, "Mul", {dy[0], ops::Reciprocal(s, ops::Conj(s, x))})
+                          : TypedOp(s, "RealDiv", {dy[0], x});
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Log", LogGrad);
 
-// Tanh, Sigmoid, Sqrt and Rsqrt have kernels for their gradients, fed with the op's output.
-template <const char* kGradOp>
+// Tanh, Sigmoid, Sqrt, Rsqrt and Reciprocal have kernels for their gradients, fed with the
+// op's output. A complex Tanh's or Sigmoid's output is conjugated first (kConj); the other
+// gradient kernels conjugate it themselves, as TensorFlow's do.
+template <const char* kGradOp, bool kConj = false>
 Status OutputGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  (*dx)[0] = TypedOp(s, kGradOp, {Output(const_cast<Node*>(&op), 0), dy[0]});
+  const Output y = OpOutput(op, 0);
+  (*dx)[0] = TypedOp(s, kGradOp, {kConj ? ConjIfComplex(s, y) : y, dy[0]});
   return Status::OK();
 }
 constexpr char kTanhGrad[] = "TanhGrad";
 constexpr char kSigmoidGrad[] = "SigmoidGrad";
 constexpr char kSqrtGrad[] = "SqrtGrad";
 constexpr char kRsqrtGrad[] = "RsqrtGrad";
-REGISTER_GRADIENT_OP("Tanh", OutputGrad<kTanhGrad>);
-REGISTER_GRADIENT_OP("Sigmoid", OutputGrad<kSigmoidGrad>);
+REGISTER_GRADIENT_OP("Tanh", (OutputGrad<kTanhGrad, true>));
+REGISTER_GRADIENT_OP("Sigmoid", (OutputGrad<kSigmoidGrad, true>));
 REGISTER_GRADIENT_OP("Sqrt", OutputGrad<kSqrtGrad>);
 REGISTER_GRADIENT_OP("Rsqrt", OutputGrad<kRsqrtGrad>);
 
@@ -119,12 +140,15 @@ Status MatMulGrad(const Scope& s, const Node& op, const std::vector<Output>& dy,
   bool ta = false, tb = false;
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "transpose_a", &ta));
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "transpose_b", &tb));
-  Output a = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
-  // d/da and d/db: which operands in which order, and transposed how, for each case.
+  Output g = dy[0];
+  // d/da and d/db: which operands in which order, and transposed how, for each case; the
+  // other operand conjugated (MatMul has no adjoint attrs).
   if (Needed(op, 0)) {
+    const Output b = ConjIfComplex(s, InputOf(op, 1));
     (*dx)[0] = !ta ? ops::MatMul(s, g, b, {false, !tb}) : ops::MatMul(s, b, g, {tb, true});
   }
   if (Needed(op, 1)) {
+    const Output a = ConjIfComplex(s, InputOf(op, 0));
     (*dx)[1] = !tb ? ops::MatMul(s, a, g, {!ta, false}) : ops::MatMul(s, g, a, {true, ta});
   }
   return Status::OK();
@@ -134,8 +158,10 @@ REGISTER_GRADIENT_OP("MatMul", MatMulGrad);
 Status CastGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   DataType src = tensorflow::DT_INVALID;
   TA_RETURN_IF_ERROR(GetNodeAttr(op.def(), "SrcT", &src));
+  // TensorFlow's _CastGrad: the floating and complex types (complex to real keeps the real part).
   const bool floating = src == tensorflow::DT_FLOAT || src == tensorflow::DT_DOUBLE || src == tensorflow::DT_HALF ||
-                        src == tensorflow::DT_BFLOAT16;
+                        src == tensorflow::DT_BFLOAT16 || src == tensorflow::DT_COMPLEX64 ||
+                        src == tensorflow::DT_COMPLEX128;
   if (floating && dy[0].type() != src) (*dx)[0] = ops::Cast(s, dy[0], src);
   if (floating && dy[0].type() == src) (*dx)[0] = dy[0];
   return Status::OK();  // from an integer type: no gradient, as in TensorFlow
@@ -159,8 +185,23 @@ Status MaximumMinimumGrad(const Scope& s, const Node& op, const std::vector<Outp
 REGISTER_GRADIENT_OP("Maximum", MaximumMinimumGrad<true>);
 REGISTER_GRADIENT_OP("Minimum", MaximumMinimumGrad<false>);
 
+// A complex x^y: dy conj(y) conj(x)^(conj(y)-1) and dy conj(x^y) log(conj(x)), the log taken as 0
+// where x is 0 only (a negative real part is fine), in math_grad.py's order.
+Status ComplexPowGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  const Output x = InputOf(op, 0), y = InputOf(op, 1);
+  const Output cx = ops::Conj(s, x), cy = ops::Conj(s, y), g = dy[0];
+  const Output gx = ops::Mul(s, ops::Mul(s, g, cy), ops::Pow(s, cx, ops::Sub(s, cy, ScalarLike(s, 1.0, y))));
+  const Output nonzero = ops::NotEqual(s, cx, ScalarLike(s, 0.0, x));
+  const Output log_x = ops::SelectV2(s, nonzero, ops::Log(s, ops::SelectV2(s, nonzero, cx, ops::OnesLike(s, x))),
+                                     ops::ZerosLike(s, x));
+  const Output gy = ops::Mul(s, ops::Mul(s, g, ops::Conj(s, OpOutput(op, 0))), log_x);
+  ReduceBroadcast(s, x, y, gx, gy, &(*dx)[0], &(*dx)[1]);
+  return Status::OK();
+}
+
 // d(x^y) = y x^(y-1) dx + x^y log(x) dy, with log(x) taken as 0 where x <= 0.
 Status PowGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
+  if (IsComplex(InputOf(op, 0))) return ComplexPowGrad(s, op, dy, dx);
   Output x = InputOf(op, 0), y = InputOf(op, 1), z = OpOutput(op, 0);
   Output gx = ops::Mul(s, dy[0], ops::Mul(s, y, ops::Pow(s, x, ops::Sub(s, y, ops::OnesLike(s, y)))));
   Output zeros = ops::ZerosLike(s, x);
@@ -206,8 +247,13 @@ REGISTER_GRADIENT_OP("Reciprocal", OutputGrad<kReciprocalGrad>);
 constexpr char kInvGrad[] = "InvGrad";
 REGISTER_GRADIENT_OP("Inv", OutputGrad<kInvGrad>);  // TensorFlow 1's Reciprocal
 
+// dy / (1 + x); a complex one dy * reciprocal(1 + conj(x)).
 Status Log1pGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   Output x = InputOf(op, 0);
+  if (IsComplex(x)) {
+    (*dx)[0] = ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Add(s, ScalarLike(s, 1.0, x), ops::Conj(s, x))));
+    return Status::OK();
+  }
   (*dx)[0] = ops::RealDiv(s, dy[0], ops::Add(s, ops::OnesLike(s, x), x));
   return Status::OK();
 }

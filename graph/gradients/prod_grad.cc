@@ -2,6 +2,7 @@
 // product of the others of its reduction, taken without dividing by it (zeros stay right) as
 // the product of an exclusive running product from each end. The reduced axes are moved to
 // the front and flattened into one, so one pair of Cumprods covers any axes.
+#include "graph/builder/math_more_ops.h"
 #include "graph/gradients/grad_helpers.h"
 
 namespace tensoract {
@@ -31,10 +32,12 @@ Status ProdGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, s
   const Output permuted = ops::Transpose(s, x, perm);
   const Output permuted_shape = ops::Shape(s, permuted);
   const Output reshaped = ops::Reshape(s, permuted, ops::Stack(s, {reduced_num, other_num}));
-  // The product of the others: everything before times everything after.
+  // The product of the others: everything before times everything after (conjugated when
+  // complex: the gradient is in the conjugate direction).
   const Output left = ops::Cumprod(s, reshaped, 0, {/*exclusive=*/true, /*reverse=*/false});
   const Output right = ops::Cumprod(s, reshaped, 0, {/*exclusive=*/true, /*reverse=*/true});
-  const Output y = ops::Reshape(s, ops::Mul(s, left, right), permuted_shape);
+  const Output y =
+      ops::Reshape(s, ops::Mul(s, ops::ConjIfComplex(s, left), ops::ConjIfComplex(s, right)), permuted_shape);
   const Output out = ops::Mul(s, grad, ops::Transpose(s, y, ops::InvertPermutation(s, perm)));
   (*dx)[0] = ops::Reshape(s, out, input_shape);
   return Status::OK();  // reduction_indices: no gradient

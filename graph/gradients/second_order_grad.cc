@@ -4,12 +4,16 @@
 // BiasAddGrad, as TensorFlow's math_grad.py and nn_grad.py build them (the same ops in the
 // same order, so the numbers agree to the rounding); DivNoNan's, MulNoNan's, Xlogy's,
 // Xlog1py's and Xdivy's; and Floor, Ceil and Round, whose gradient TensorFlow defines as None.
+// Complex inputs are conjugated where math_grad.py conjugates them (ops::ConjIfComplex: no
+// node for reals).
+#include "graph/builder/math_more_ops.h"
 #include "graph/gradients/grad_helpers.h"
 
 namespace tensoract {
 namespace grad {
 namespace {
 
+using ops::ConjIfComplex;
 using ops::TypedOp;
 
 REGISTER_NO_GRADIENT_OP("Floor");
@@ -21,7 +25,7 @@ Output Mul(const Scope& s, const Output& a, const Output& b) { return TypedOp(s,
 
 // TanhGrad(y, dy) = dy (1 - y^2).
 Status TanhGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
+  const Output y = ConjIfComplex(s, InputOf(op, 0)), b = ConjIfComplex(s, InputOf(op, 1)), g = dy[0];
   (*dx)[0] = Mul(s, Mul(s, Mul(s, g, ScalarLike(s, -2.0, g)), b), y);
   (*dx)[1] = TypedOp(s, "TanhGrad", {y, g});
   return Status::OK();
@@ -30,7 +34,7 @@ REGISTER_GRADIENT_OP("TanhGrad", TanhGradGrad);
 
 // SigmoidGrad(y, dy) = dy y (1 - y).
 Status SigmoidGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
+  const Output y = ConjIfComplex(s, InputOf(op, 0)), b = ConjIfComplex(s, InputOf(op, 1)), g = dy[0];
   const Output gb = Mul(s, g, b);
   (*dx)[0] = TypedOp(s, "Sub", {gb, Mul(s, Mul(s, ScalarLike(s, 2.0, g), gb), y)});
   (*dx)[1] = TypedOp(s, "SigmoidGrad", {y, g});
@@ -38,30 +42,30 @@ Status SigmoidGradGrad(const Scope& s, const Node& op, const std::vector<Output>
 }
 REGISTER_GRADIENT_OP("SigmoidGrad", SigmoidGradGrad);
 
-// SqrtGrad(y, dy) = 0.5 dy / y (its own output is reused).
+// SqrtGrad(y, dy) = 0.5 dy / conj(y) (its own output is reused).
 Status SqrtGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output y = InputOf(op, 0), g = dy[0];
   const Output ga = TypedOp(s, "RealDiv", {g, y});
-  (*dx)[0] = Mul(s, TypedOp(s, "Neg", {ga}), OpOutput(op, 0));
+  (*dx)[0] = Mul(s, TypedOp(s, "Neg", {ConjIfComplex(s, ga)}), OpOutput(op, 0));
   (*dx)[1] = Mul(s, ScalarLike(s, 0.5, g), ga);
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("SqrtGrad", SqrtGradGrad);
 
-// RsqrtGrad(y, dy) = -0.5 dy y^3.
+// RsqrtGrad(y, dy) = -0.5 dy conj(y)^3.
 Status RsqrtGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
-  (*dx)[0] = Mul(s, Mul(s, Mul(s, ScalarLike(s, -1.5, g), g), b), TypedOp(s, "Square", {y}));
+  const Output y = ConjIfComplex(s, InputOf(op, 0)), b = InputOf(op, 1), g = dy[0];
+  (*dx)[0] = Mul(s, Mul(s, Mul(s, ScalarLike(s, -1.5, g), ConjIfComplex(s, g)), b), TypedOp(s, "Square", {y}));
   (*dx)[1] = TypedOp(s, "RsqrtGrad", {y, g});
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("RsqrtGrad", RsqrtGradGrad);
 
-// ReciprocalGrad(y, dy) = -dy y^2 (and InvGrad, its TensorFlow 1 name).
+// ReciprocalGrad(y, dy) = -dy conj(y)^2 (and InvGrad, its TensorFlow 1 name).
 template <const char* kOp>
 Status ReciprocalGradGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  const Output y = InputOf(op, 0), b = InputOf(op, 1), g = dy[0];
-  (*dx)[0] = Mul(s, Mul(s, Mul(s, g, ScalarLike(s, -2.0, g)), b), y);
+  const Output y = ConjIfComplex(s, InputOf(op, 0)), b = InputOf(op, 1), g = dy[0];
+  (*dx)[0] = Mul(s, Mul(s, Mul(s, ConjIfComplex(s, g), ScalarLike(s, -2.0, g)), b), y);
   (*dx)[1] = TypedOp(s, kOp, {y, g});
   return Status::OK();
 }
@@ -134,12 +138,13 @@ Status BiasAddGradGrad(const Scope& s, const Node& op, const std::vector<Output>
 }
 REGISTER_GRADIENT_OP("BiasAddGrad", BiasAddGradGrad);
 
-// DivNoNan(x, y) = x / y, 0 where y is 0: each gradient is 0 there too.
+// DivNoNan(x, y) = x / y, 0 where y is 0: each gradient is 0 there too (x and y conjugated).
 Status DivNoNanGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
   const Output x = InputOf(op, 0), y = InputOf(op, 1), g = dy[0];
-  const Output gx = TypedOp(s, "DivNoNan", {g, y});
+  const Output cx = ConjIfComplex(s, x), cy = ConjIfComplex(s, y);
+  const Output gx = TypedOp(s, "DivNoNan", {g, cy});
   const Output gy =
-      Mul(s, g, TypedOp(s, "DivNoNan", {TypedOp(s, "DivNoNan", {TypedOp(s, "Neg", {x}), y}), y}));
+      Mul(s, g, TypedOp(s, "DivNoNan", {TypedOp(s, "DivNoNan", {TypedOp(s, "Neg", {cx}), cy}), cy}));
   ReduceBroadcast(s, x, y, gx, gy, &(*dx)[0], &(*dx)[1]);
   return Status::OK();
 }

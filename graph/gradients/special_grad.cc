@@ -2,6 +2,7 @@
 // helpers) and L2Loss, built as TensorFlow's math_grad.py and nn_grad.py build them.
 #include <cmath>
 
+#include "graph/builder/math_more_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/gradients/grad_helpers.h"
 
@@ -27,14 +28,15 @@ Status ErfcGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, s
 }
 REGISTER_GRADIENT_OP("Erfc", ErfcGrad);
 
+// dy cos(x) and -dy sin(x), a complex x conjugated first.
 Status SinGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  (*dx)[0] = ops::Mul(s, dy[0], ops::Cos(s, InputOf(op, 0)));
+  (*dx)[0] = ops::Mul(s, dy[0], ops::Cos(s, ops::ConjIfComplex(s, InputOf(op, 0))));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Sin", SinGrad);
 
 Status CosGrad(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
-  (*dx)[0] = ops::Mul(s, ops::Neg(s, dy[0]), ops::Sin(s, InputOf(op, 0)));
+  (*dx)[0] = ops::Mul(s, ops::Neg(s, dy[0]), ops::Sin(s, ops::ConjIfComplex(s, InputOf(op, 0))));
   return Status::OK();
 }
 REGISTER_GRADIENT_OP("Cos", CosGrad);
