@@ -4,7 +4,7 @@ TensorFlow 2.21 and here, compared.
 
 Usage: tf_fidelity_compat.py FIDELITY_TOOL WORK_DIR [--full | --quick] [--ops Add,Sum] [--seed N]
                              [--seeds N] [--modes fed,unknown,const] [--markdown FILE] [--verbose]
-                             [--gradients on|off|only] [--gradient-dtypes float,double]
+                             [--gradients on|off|only] [--gradient-dtypes float,double[,complex64,...]]
                              [--gpu] [--gpu-results DIR]
 
 --gpu and --gpu-results compare the GPU's kernels with the CPU's on a GPU machine (see "the
@@ -66,7 +66,11 @@ one, and --markdown writes both; WORK_DIR/gradients/ holds its files and differe
 The sample adds about 1,400 cases x 3 modes, some 40 s. --gradient-dtypes half,bfloat16
 compares those (not by default: 15 of 3,258 runs differ today, TensorFlow's half Selu
 cancelling near 0 as its float one does at -FLT_MIN, a half Log gradient at denormals, half
-convolution gradients of infinities).
+convolution gradients of infinities). --gradient-dtypes complex64,complex128 compares complex
+gradients (TensorFlow's convention: a product's gradient conjugates the other factor): complex
+inputs are differentiated, complex outputs get complex upstream gradients (both parts N(0, 1)),
+and each part of a complex gradient is compared as a float of the part type against the bound
+its family computes from the moduli.
 """
 import argparse
 import copy
@@ -241,6 +245,23 @@ ACCEPTED += [
              "the broadcast than its own kernel at run time (signed zeros and last bits differ: -0/2.5 "
              "is -0 - 0i folded, -0 + 0i at run time); ours is the run-time form, and fed and unknown "
              "modes agree exactly"),
+]
+# Complex gradients (--gradient-dtypes complex64,complex128): the forward differences above,
+# met again inside the gradient functions, and grappler's reassociation of a constant product.
+ACCEPTED += [
+    Accepted("Exp", r"complex64", r"edges.*|random\+edges.*", ".*", "grad-values",
+             "the complex64 Exp difference above (TensorFlow's vector exp overflows exp(re) first) in "
+             "its gradient, math_grad.py's _ExpGrad line 748: grad * conj(y), y Exp's output"),
+    Accepted("DivNoNan", r"complex.*", r"edge pairs.*", ".*", "grad-values",
+             "the complex DivNoNan difference above (a denormal divisor is zero here, nonzero there) in "
+             "its gradient, math_grad.py's _DivNoNanGrad line 1506: grad * div_no_nan(div_no_nan(-x, y), "
+             "y), x and y conjugated; here 0 where y is denormal, NaN there"),
+    Accepted("Pow", r"complex.*", r".*", "const", "grad-values",
+             "in const mode TensorFlow's grappler reassociates math_grad.py's _PowGrad line 1528, "
+             "grad * cy * pow(cx, cy - 1), as grad * (cy * pow(cx, cy - 1)) with the constant product "
+             "folded; where pow overflows, which part of the product is inf and which NaN depends on "
+             "that order (with grappler's constant folding and arithmetic optimizer off, TensorFlow "
+             "gives ours); fed and unknown modes agree"),
 ]
 ACCEPTED += [Accepted(**a) for a in cat.FAMILY_ACCEPTED]  # the op families' own (fidelity_catalogue)
 
@@ -1603,7 +1624,8 @@ def main():
     parser.add_argument("--gradients", choices=("on", "off", "only"), default="on",
                         help="also compare the ops' symbolic gradients (default), not, or only them")
     parser.add_argument("--gradient-dtypes", default=",".join(GRAD_TYPES),
-                        help="the float dtypes whose gradients are compared (half and bfloat16 too on request)")
+                        help="the dtypes whose gradients are compared (half, bfloat16, complex64 and complex128 "
+                             "too on request)")
     parser.add_argument("--gpu", action="store_true",
                         help="only the ops and dtypes with a GPU kernel too (the cases a GPU machine runs)")
     parser.add_argument("--gpu-results", default="",
