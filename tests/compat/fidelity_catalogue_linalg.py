@@ -24,7 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from fidelity_catalogue import (EXACT, SUM_BOUND, Case, OpSpec, Tolerance, batch_matmul_bound, batch_matmul_cases,
-                                cast, np_type, random_values, shape_str)
+                                cast, complex_too, np_type, random_values, shape_str)
 
 LU_BOUND = Tolerance("bound", 4, "LU with partial pivoting on both sides: n eps backward error times the "
                                  "condition number (the bound functions say how)")
@@ -510,8 +510,8 @@ CATALOGUE = [
     OpSpec("Qr", qr_cases, LU_BOUND),
     OpSpec("SelfAdjointEigV2", eig_cases, LU_BOUND),
     OpSpec("Svd", svd_cases, LU_BOUND),
-    OpSpec("BatchMatMul", batch_matmul_cases, SUM_BOUND),
-    OpSpec("BatchMatMulV3", batch_matmul_v3_cases, SUM_BOUND,
+    OpSpec("BatchMatMul", batch_matmul_cases, SUM_BOUND, accept=complex_too),
+    OpSpec("BatchMatMulV3", batch_matmul_v3_cases, SUM_BOUND, accept=complex_too,
            label=lambda c: f"{c['Ta']}x{c['Tb']}->{c['Tout']}"),
     OpSpec("BroadcastGradientArgs", broadcast_gradient_args_cases),
     OpSpec("RandomUniform", random_cases, EXACT, label_attr="dtype", own_session=True),
