@@ -60,6 +60,28 @@ TEST_CASE("a complex Tan's gradient conjugates x, a real one's does not", "[grad
   }
 }
 
+// math_grad.py's math_ops.conj is the identity for reals: their graphs keep no Conj node.
+TEST_CASE("Mul's, MatMul's, Exp's and Tanh's gradients conjugate complex inputs, not real ones", "[gradients]") {
+  for (DataType t : {tensorflow::DT_DOUBLE, tensorflow::DT_COMPLEX128}) {
+    INFO(tensorflow::DataType_Name(t));
+    const int conj = t == tensorflow::DT_COMPLEX128 ? 1 : 0;
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root.WithOpName("x"), t, PartialTensorShape({2, 2}));
+    auto y = ops::Placeholder(root.WithOpName("y"), t, PartialTensorShape({2, 2}));
+    std::vector<Output> grads;
+    REQUIRE(AddSymbolicGradients(root, {ops::Mul(root, x, y)}, {x, y}, &grads).ok());
+    CHECK(CountOfType(root, "Conj") == 2 * conj);  // dy * conj(y), conj(x) * dy
+    REQUIRE(AddSymbolicGradients(root, {ops::MatMul(root, x, y)}, {x, y}, &grads).ok());
+    CHECK(CountOfType(root, "Conj") == 4 * conj);
+    CHECK(grads[0].type() == t);
+    for (auto f : {ops::Exp, ops::Tanh}) {
+      const int before = CountOfType(root, "Conj");
+      REQUIRE(AddSymbolicGradients(root, {f(root, x)}, {x}, &grads).ok());
+      CHECK(CountOfType(root, "Conj") == before + conj);  // of the output, before the product or TanhGrad
+    }
+  }
+}
+
 TEST_CASE("ApproximateEqual has no gradient; CheckNumerics checks its gradient", "[gradients]") {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({2}));
