@@ -20,11 +20,16 @@
 #include <complex>
 #include <limits>
 
+#include "kernels/cpu/complex_math.h"
 #include "kernels/cpu/cwise_compare_ops.h"
 #include "kernels/cpu/cwise_ops.h"
 
 namespace tensoract {
 namespace {
+
+using complex_math::Hypot;
+using complex_math::Sqrt;
+using complex_math::VectorMul;
 
 // Elements per vector in TensorFlow's Eigen (256-bit AVX): 4 complex64, 2 complex128.
 template <class R>
@@ -35,13 +40,6 @@ template <class R>
 int64_t VectorEnd(int64_t n) { return n - n % kLanes<R>; }
 
 // ---- the two forms of the products and quotients ------------------------------------------
-
-template <class R>
-std::complex<R> VectorMul(std::complex<R> a, std::complex<R> b) {
-  const R ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
-  const R rr = ar * br, ii = ai * bi, ri = ar * bi, ir = ai * br;
-  return {rr - ii, ri + ir};
-}
 
 // Eigen's pdiv_complex: the divisor scaled by max(|c|, |d|) before its squared norm.
 template <class R>
@@ -99,19 +97,6 @@ std::complex<R> Div(std::complex<R> a, std::complex<R> b, bool vector) {
   return vector ? VectorDiv(a, b) : ScalarDiv(a, b);
 }
 
-// Eigen's hypot: max * sqrt(1 + (min / max)^2), infinities first.
-template <class R>
-R Hypot(R x, R y) {
-  x = std::abs(x);
-  y = std::abs(y);
-  if (std::isinf(x) || std::isinf(y)) return std::numeric_limits<R>::infinity();
-  if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<R>::quiet_NaN();
-  const R p = std::max(x, y);
-  if (p == R(0)) return R(0);
-  const R qp = std::min(y, x) / p;
-  return p * std::sqrt(R(1) + qp * qp);
-}
-
 // Eigen's vector square root (psqrt_complex), one element: l = |z| by the scaled formula
 // (max itself where min is zero), rho = sqrt((|x| + l) / 2), eta = y / rho / 2; x < 0 swaps
 // them; infinities as C says.
@@ -134,16 +119,6 @@ std::complex<R> VectorSqrt(std::complex<R> z) {
 }
 
 // ---- Eigen's scalar complex functions, as TensorFlow's Eigen defines them -----------------
-
-template <class R>
-std::complex<R> Sqrt(std::complex<R> z) {
-  const R x = z.real(), y = z.imag();
-  const R w = std::sqrt(R(0.5) * (std::abs(x) + Hypot(x, y)));
-  if (std::isinf(y)) return {std::numeric_limits<R>::infinity(), y};
-  if (x == R(0)) return {w, y < R(0) ? -w : w};
-  if (x > R(0)) return {w, y / (2 * w)};
-  return {std::abs(y) / (2 * w), y < R(0) ? -w : w};
-}
 
 template <class R>
 std::complex<R> Rsqrt(std::complex<R> z) {

@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/complex_math.h"
 #include "kernels/cpu/reduction_ops.h"
 
 namespace tensoract {
@@ -44,28 +45,13 @@ SumType<T> Square(T x) {
     using U = std::make_unsigned_t<std::conditional_t<(sizeof(T) < sizeof(int)), int, T>>;
     return static_cast<T>(static_cast<U>(x) * static_cast<U>(x));
   } else if constexpr (IsComplex<T>::value) {
-    using R = typename T::value_type;
-    const R a = x.real(), b = x.imag(), nb = -b;
-    return T(a * a - b * nb, a * nb + b * a);
+    return complex_math::VectorMul(x, std::conj(x));
   } else if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
     const float f = static_cast<float>(x);
     return f * f;
   } else {
     return x * x;
   }
-}
-
-// Eigen's hypot: infinities first, then NaN.
-template <class R>
-R Hypot(R x, R y) {
-  x = std::abs(x);
-  y = std::abs(y);
-  if (std::isinf(x) || std::isinf(y)) return std::numeric_limits<R>::infinity();
-  if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<R>::quiet_NaN();
-  const R p = std::max(x, y);
-  if (p == R(0)) return R(0);
-  const R q = std::min(x, y) / p;
-  return p * std::sqrt(R(1) + q * q);
 }
 
 // The root of a sum, as T: integers truncated, complex by Eigen's complex square root
@@ -75,13 +61,7 @@ T Root(SumType<T> s) {
   if constexpr (std::is_integral_v<T>) {
     return static_cast<T>(std::sqrt(static_cast<double>(s)));
   } else if constexpr (IsComplex<T>::value) {
-    using R = typename T::value_type;
-    const R x = s.real(), y = s.imag();
-    const R w = std::sqrt(R(0.5) * (std::abs(x) + Hypot(x, y)));
-    if (std::isinf(y)) return T(std::numeric_limits<R>::infinity(), y);
-    if (x == R(0)) return T(w, y < R(0) ? -w : w);
-    if (x > R(0)) return T(w, y / (2 * w));
-    return T(std::abs(y) / (2 * w), y < R(0) ? -w : w);
+    return complex_math::Sqrt(s);
   } else {
     using std::sqrt;
     return static_cast<T>(sqrt(s));
