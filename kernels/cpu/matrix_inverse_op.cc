@@ -1,8 +1,12 @@
 // MatrixInverse and MatrixDeterminant on the CPU: each [n, n] matrix of the batch
 // factorised with Eigen's partial-pivoting LU, as TensorFlow does. An exactly zero pivot
 // makes MatrixInverse fail ("Input is not invertible."); the determinant is then 0.
+// MatrixInverse in float, double, half (Eigen's LU in half arithmetic, as there), complex64
+// and complex128; MatrixDeterminant in float, double, complex64 and complex128 (TensorFlow's
+// CPU kernels; its half determinant has none).
 #include <Eigen/Core>
 #include <Eigen/LU>
+#include <type_traits>
 
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/strided_copy.h"
@@ -23,6 +27,27 @@ Status SquareSize(const OpKernel& k, const Tensor& input, int64_t* n) {
                                    input.shape().DebugString());
   }
   return Status::OK();
+}
+
+// The half inverse as PartialPivLU<half>::inverse() computes it (in-place LU with row
+// transpositions, then the two triangular solves of the permuted identity), without the
+// class: Eigen 3.4's PartialPivLU does not compile for half (its L1 norm's packet reduction).
+// False on an exactly zero pivot.
+template <class In, class Out>
+bool InverseInHalf(bool adjoint, const In& a, Out& inv) {
+  using Matrix = Eigen::Matrix<Eigen::half, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Matrix lu = adjoint ? Matrix(a.adjoint()) : Matrix(a);
+  Eigen::Transpositions<Eigen::Dynamic, Eigen::Dynamic, int> rows(lu.rows());
+  int swaps = 0;
+  Eigen::internal::partial_lu_inplace(lu, rows, swaps);
+  // Eigen's minCoeff, as TensorFlow's check: a NaN pivot after the first is passed over.
+  if (!(lu.diagonal().cwiseAbs().minCoeff() > Eigen::half(0.f))) return false;
+  Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> p(rows);
+  Matrix x = p * Matrix::Identity(lu.rows(), lu.cols());
+  lu.template triangularView<Eigen::UnitLower>().solveInPlace(x);
+  lu.template triangularView<Eigen::Upper>().solveInPlace(x);
+  inv = x;
+  return true;
 }
 
 template <class T>
@@ -47,14 +72,20 @@ class MatrixInverseOp : public OpKernel {
       for (int64_t i = begin; i < end; ++i) {
         Eigen::Map<const Matrix> a(input.base<T>() + i * n * n, n, n);
         Eigen::Map<Matrix> inv(out->base<T>() + i * n * n, n, n);
-        Eigen::PartialPivLU<Matrix> lu = adjoint_ ? Eigen::PartialPivLU<Matrix>(a.adjoint()) : Eigen::PartialPivLU<Matrix>(a);
-        // PartialPivLU promises nothing for singular matrices; an exact zero pivot at least
-        // catches the usual mistakes (integer-valued singular matrices).
-        if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > T(0))) {
-          singular[i] = 1;
+        if constexpr (std::is_same_v<T, Eigen::half>) {
+          singular[i] = !InverseInHalf(adjoint_, a, inv);
           continue;
+        } else {
+          Eigen::PartialPivLU<Matrix> lu = adjoint_ ? Eigen::PartialPivLU<Matrix>(a.adjoint()) : Eigen::PartialPivLU<Matrix>(a);
+          // PartialPivLU promises nothing for singular matrices; an exact zero pivot at least
+          // catches the usual mistakes (integer-valued singular matrices).
+          using Real = typename Eigen::NumTraits<T>::Real;
+          if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > Real(0))) {
+            singular[i] = 1;
+            continue;
+          }
+          inv = lu.inverse();
         }
-        inv = lu.inverse();
       }
     });
     for (char s : singular) {
@@ -94,10 +125,21 @@ class MatrixDeterminantOp : public OpKernel {
   }
 };
 
-REGISTER_KERNEL(Name("MatrixInverse").Device(DEVICE_CPU).TypeConstraint<float>("T"), MatrixInverseOp<float>);
-REGISTER_KERNEL(Name("MatrixInverse").Device(DEVICE_CPU).TypeConstraint<double>("T"), MatrixInverseOp<double>);
-REGISTER_KERNEL(Name("MatrixDeterminant").Device(DEVICE_CPU).TypeConstraint<float>("T"), MatrixDeterminantOp<float>);
-REGISTER_KERNEL(Name("MatrixDeterminant").Device(DEVICE_CPU).TypeConstraint<double>("T"), MatrixDeterminantOp<double>);
+#define TA_REGISTER_INVERSE(T) \
+  REGISTER_KERNEL(Name("MatrixInverse").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixInverseOp<T>)
+#define TA_REGISTER_DETERMINANT(T) \
+  REGISTER_KERNEL(Name("MatrixDeterminant").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixDeterminantOp<T>)
+TA_REGISTER_INVERSE(float);
+TA_REGISTER_INVERSE(double);
+TA_REGISTER_INVERSE(Eigen::half);
+TA_REGISTER_INVERSE(complex64);
+TA_REGISTER_INVERSE(complex128);
+TA_REGISTER_DETERMINANT(float);
+TA_REGISTER_DETERMINANT(double);
+TA_REGISTER_DETERMINANT(complex64);
+TA_REGISTER_DETERMINANT(complex128);
+#undef TA_REGISTER_INVERSE
+#undef TA_REGISTER_DETERMINANT
 
 }  // namespace
 }  // namespace tensoract

@@ -33,10 +33,16 @@ LU_BOUND = Tolerance("bound", 4, "LU with partial pivoting on both sides: n eps 
 
 
 def batched(x):
-    """x as [batch, n, n] float64."""
+    """x as [batch, n, n] float64 (complex128 if complex)."""
     n = x.shape[-1] if x.ndim >= 2 else 0
     batch = int(np.prod(x.shape[:-2], dtype=np.int64))
-    return x.astype(np.float64).reshape(batch, n, n), n
+    return x.astype(np.complex128 if np.iscomplexobj(x) else np.float64).reshape(batch, n, n), n
+
+
+def in_part_eps(x, bound):
+    """A complex result's bound as the harness compares it (norm-wise, |ours - TensorFlow's|
+    against the bound itself): in units of the part's eps; a real one's stays in eps units."""
+    return bound * float(np.finfo(x.real.dtype).eps) if np.iscomplexobj(x) else bound
 
 
 def inverse_bound(inputs, attrs, outputs):
@@ -46,7 +52,7 @@ def inverse_bound(inputs, attrs, outputs):
         s = np.linalg.svd(m, compute_uv=False)
         kappa = s[0] / s[-1] if s[-1] > 0 else np.inf
         out[i] = 16 * n * kappa * (1.0 / s[-1] if s[-1] > 0 else np.inf)
-    return out.reshape(outputs[0].shape)
+    return in_part_eps(inputs[0], out.reshape(outputs[0].shape))
 
 
 def determinant_bound(inputs, attrs, outputs):
@@ -61,7 +67,7 @@ def determinant_bound(inputs, attrs, outputs):
         kappa_det = det * s[0] / s[-1] if s[-1] > 0 else np.inf
         log_term = 4 * (abs(np.log(det)) + 1) * det if det > 0 else 0.0
         out[i] = 16 * n * n * min(kappa_det, hadamard) + log_term
-    return out.reshape(outputs[0].shape)
+    return in_part_eps(inputs[0], out.reshape(outputs[0].shape))
 
 
 def square_cases(rng, dt, tail):
@@ -69,6 +75,8 @@ def square_cases(rng, dt, tail):
     def conditioned(shape, shift):
         n = shape[-1]
         x = rng.normal(0.0, 1.0, shape) + shift * np.eye(n)
+        if dt.startswith("complex"):
+            x = x + 1j * rng.normal(0.0, 1.0, shape)
         return cast(x, dt)
 
     yield conditioned((1, 1), 0.5), "1x1"
@@ -88,8 +96,8 @@ def square_cases(rng, dt, tail):
     t = np.concatenate([[0.0], np.logspace(-7, 0, 63)])
     yield cast(h + t[:, None, None] * np.eye(5), dt), "64 5x5 Hilbert + t I (kappa 5e5 to 3)"
     yield cast(np.array([[0.0, 2.0], [3.0, 0.0]]), dt), "2x2 needs pivoting"
-    yield cast(np.array([[1e20, 2e20], [3e20, -1e20]]), dt) if dt == "double" else cast(
-        np.array([[1e10, 2e10], [3e10, -1e10]]), dt), "2x2 large entries"
+    large = {"double": 1e20, "complex128": 1e20, "half": 1e3}.get(dt, 1e10)
+    yield cast(np.array([[1.0, 2.0], [3.0, -1.0]]) * large, dt), "2x2 large entries"
     yield from tail
 
 
@@ -502,8 +510,8 @@ def svd_cases(rng, combo, full):
 
 
 CATALOGUE = [
-    OpSpec("MatrixInverse", inverse_cases, LU_BOUND),
-    OpSpec("MatrixDeterminant", determinant_cases, LU_BOUND),
+    OpSpec("MatrixInverse", inverse_cases, LU_BOUND, accept=complex_too),
+    OpSpec("MatrixDeterminant", determinant_cases, LU_BOUND, accept=complex_too),
     OpSpec("Cholesky", cholesky_cases, LU_BOUND, comparable=cholesky_comparable),
     OpSpec("MatrixSolve", matrix_solve_cases, LU_BOUND),
     OpSpec("MatrixTriangularSolve", triangular_solve_cases, LU_BOUND),

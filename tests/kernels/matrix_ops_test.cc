@@ -3,6 +3,7 @@
 // tf.linalg.det on the inputs below) and pasted here.
 #include <Eigen/Core>
 #include <catch2/catch.hpp>
+#include <complex>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -184,6 +185,48 @@ TEST_CASE("MatrixInverse of a singular or non-square matrix is an error", "[matr
   CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("Input is not invertible."));
   r = RunOp("MatrixInverse", {Tensor(tf::DT_FLOAT, TensorShape({2, 3}))}, {{"T", TypeA(tf::DT_FLOAT)}});
   CHECK_THAT(r.status.message(), Catch::Contains("must be square"));
+}
+
+TEST_CASE("MatrixInverse in half and complex, MatrixDeterminant in complex, as TensorFlow's", "[matrix]") {
+  // tf.raw_ops.MatrixInverse(input=[[1, 2], [3, 4.5]] in float16): [[-3, 1.333], [2, -0.6665]]
+  using H = Eigen::half;
+  Run r = RunOp("MatrixInverse", {Tensor::FromVector<H>({H(1.f), H(2.f), H(3.f), H(4.5f)}, TensorShape({2, 2}))},
+                {{"T", TypeA(tf::DT_HALF)}});
+  REQUIRE(r.status.ok());
+  CHECK(Values<H>(r.outputs[0]) == std::vector<H>{H(-3.f), H(1.333f), H(2.f), H(-0.6665f)});
+  // complex64 a = [[1+1j, 2], [3j, 4-1j]]: inverse [[0.67647064+0.20588234j, -0.29411766-0.17647058j],
+  // [0.26470587-0.44117647j, 0.05882354+0.23529412j]]; adjoint=True: [[0.6764706-0.20588237j,
+  // 0.2647059+0.44117644j], [-0.29411763+0.1764706j, 0.05882352-0.2352941j]]; det 5-2.9999998j
+  using C = std::complex<float>;
+  Tensor a = Tensor::FromVector<C>({C(1, 1), C(2, 0), C(0, 3), C(4, -1)}, TensorShape({2, 2}));
+  auto near = [](const std::vector<C>& got, const std::vector<C>& want) {
+    for (size_t i = 0; i < want.size(); ++i) {
+      CHECK(got[i].real() == Approx(want[i].real()).margin(1e-6));
+      CHECK(got[i].imag() == Approx(want[i].imag()).margin(1e-6));
+    }
+  };
+  r = RunOp("MatrixInverse", {a}, {{"T", TypeA(tf::DT_COMPLEX64)}});
+  REQUIRE(r.status.ok());
+  near(Values<C>(r.outputs[0]), {C(0.67647064f, 0.20588234f), C(-0.29411766f, -0.17647058f),
+                                 C(0.26470587f, -0.44117647f), C(0.05882354f, 0.23529412f)});
+  r = RunOp("MatrixInverse", {a}, {{"T", TypeA(tf::DT_COMPLEX64)}, {"adjoint", BoolA(true)}});
+  REQUIRE(r.status.ok());
+  near(Values<C>(r.outputs[0]), {C(0.6764706f, -0.20588237f), C(0.2647059f, 0.44117644f),
+                                 C(-0.29411763f, 0.1764706f), C(0.05882352f, -0.2352941f)});
+  r = RunOp("MatrixDeterminant", {a}, {{"T", TypeA(tf::DT_COMPLEX64)}});
+  REQUIRE(r.status.ok());
+  near(Values<C>(r.outputs[0]), {C(5.f, -2.9999998f)});
+  // complex128 [[1, 2], [2, 4]]: not invertible; its determinant 0; a 0x0 one's 1
+  using Z = std::complex<double>;
+  Tensor s = Tensor::FromVector<Z>({Z(1, 0), Z(2, 0), Z(2, 0), Z(4, 0)}, TensorShape({2, 2}));
+  r = RunOp("MatrixInverse", {s}, {{"T", TypeA(tf::DT_COMPLEX128)}});
+  CHECK_THAT(r.status.message(), Catch::Contains("Input is not invertible."));
+  r = RunOp("MatrixDeterminant", {s}, {{"T", TypeA(tf::DT_COMPLEX128)}});
+  REQUIRE(r.status.ok());
+  CHECK(Values<Z>(r.outputs[0])[0] == Z(0, 0));
+  r = RunOp("MatrixDeterminant", {Tensor(tf::DT_COMPLEX128, TensorShape({0, 0}))}, {{"T", TypeA(tf::DT_COMPLEX128)}});
+  REQUIRE(r.status.ok());
+  CHECK(Values<Z>(r.outputs[0])[0] == Z(1, 0));
 }
 
 TEMPLATE_TEST_CASE("MatrixDeterminant of each matrix of a batch", "[matrix]", float, double) {
