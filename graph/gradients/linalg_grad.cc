@@ -5,6 +5,7 @@
 // Qr's for more rows than columns.
 #include <utility>
 
+#include "graph/builder/math_more_ops.h"
 #include "graph/builder/matrix_diag_ops.h"
 #include "graph/gradients/grad_helpers.h"
 
@@ -19,14 +20,17 @@ Output AdjointMatMul(const Scope& s, const Output& x, const Output& y, bool adj_
   return ops::BatchMatMulV2(s, x, y, a);
 }
 
-// x with its last two dimensions swapped: the adjoint, for real types.
+// The adjoint of each matrix: its last two dimensions swapped, conjugated when complex
+// (TensorFlow's _linalg.adjoint).
 Output LastTwoTransposed(const Scope& s, const Output& x) {
   Output rank = ops::Rank(s, x);
   Output perm = ops::Concat(s, {ops::Range(s, 0, ops::Sub(s, rank, 2), 1),
                                 ops::Stack(s, {ops::Sub(s, rank, 1), ops::Sub(s, rank, 2)})},
                             0);
-  return ops::Transpose(s, x, perm);
+  return ops::ConjIfComplex(s, ops::Transpose(s, x, perm));
 }
+
+bool IsComplexType(DataType t) { return t == tensorflow::DT_COMPLEX64 || t == tensorflow::DT_COMPLEX128; }
 
 // l^-H ((l^H dy) with its diagonal halved, lower triangle) l^-1, made symmetric and halved.
 Status CholeskyGradient(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {
@@ -181,6 +185,16 @@ Status SvdGradient(const Scope& s, const Node& op, const std::vector<Output>& dy
     Output term2 = AdjointMatMul(s, AdjointMatMul(s, u, s_inv_mat, false, false), term2_nous, false, false);
     grad = ops::AddV2(s, grad, term2);
   }
+  if (IsComplexType(a.type())) {
+    // TensorFlow's correction for complex matrices: u (s^-1 (l^H - l) / 2) v1^H with l the
+    // diagonal of v1^H dv1.
+    Output l = ops::MatrixDiag(s, ops::MatrixDiagPart(s, AdjointMatMul(s, v1, grad_v1, true, false)));
+    Output s_inv_mat = ops::MatrixDiag(s, SafeReciprocal(s, sv));
+    Output term3_nouv = AdjointMatMul(s, s_inv_mat, ops::Sub(s, LastTwoTransposed(s, l), l), false, false);
+    Output term3 = ops::Mul(s, ScalarLike(s, 0.5, sv),
+                            AdjointMatMul(s, u, AdjointMatMul(s, term3_nouv, v1, false, true), false, false));
+    grad = ops::AddV2(s, grad, term3);
+  }
   (*dx)[0] = use_adjoint ? LastTwoTransposed(s, grad) : grad;
   return Status::OK();
 }
@@ -201,7 +215,15 @@ Output QrGradSquareAndDeep(const Scope& s, const Output& q, const Output& r, con
   Output tril = ops::MatrixBandPart(s, ops::AddV2(s, qdq_, rdr_), int64_t{-1}, int64_t{0});
   Output grad_a = AdjointMatMul(s, q, ops::AddV2(s, dr, QrTriangularSolve(s, tril, r)), false, false);
   Output grad_b = QrTriangularSolve(s, ops::Sub(s, dq, AdjointMatMul(s, q, qdq, false, false)), r);
-  return ops::AddV2(s, grad_a, grad_b);
+  Output ret = ops::AddV2(s, grad_a, grad_b);
+  if (IsComplexType(q.type())) {
+    // TensorFlow's correction for complex matrices: the imaginary part of diag(r dr^H - qdq^H).
+    Output m = ops::Sub(s, rdr, LastTwoTransposed(s, qdq));
+    Output eyem = ops::MatrixDiag(s, ops::MatrixDiagPart(s, m));
+    Output correction = ops::Sub(s, eyem, ops::Cast(s, ops::Real(s, eyem), q.type()));
+    ret = ops::AddV2(s, ret, QrTriangularSolve(s, AdjointMatMul(s, q, correction, false, true), r));
+  }
+  return ret;
 }
 
 Status QrGradient(const Scope& s, const Node& op, const std::vector<Output>& dy, std::vector<Output>* dx) {

@@ -8,7 +8,8 @@
 //    NaN factors, as TensorFlow 2.21's.
 // Without compute_v (compute_uv) the vectors' outputs are scalars, as TensorFlow's kernels
 // allocate them (left unwritten there; 0 here). Empty matrices give empty factors, with
-// full_matrices an identity for the non-empty side. float and double; Qr also half, as
+// full_matrices an identity for the non-empty side. float and double; Qr and SelfAdjointEigV2
+// also complex64 and complex128 (eigenvalues, real, as complex numbers), Qr also half, as
 // TensorFlow's.
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
@@ -122,7 +123,7 @@ class SelfAdjointEigV2Op : public OpKernel {
           failed[i] = 1;
           continue;
         }
-        Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(e->base<T>() + i * n, n) = eig.eigenvalues();
+        Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(e->base<T>() + i * n, n) = eig.eigenvalues().template cast<T>();
         if (compute_v) Eigen::Map<FactorMatrix<T>>(v->base<T>() + i * n * n, n, n) = eig.eigenvectors();
       }
     });
@@ -206,6 +207,14 @@ class SvdOp : public OpKernel {
 TA_REGISTER_FACTOR(float);
 TA_REGISTER_FACTOR(double);
 #undef TA_REGISTER_FACTOR
+// Complex Qr and SelfAdjointEigV2 as TensorFlow's. Not complex Svd yet: its singular vectors
+// part from TensorFlow's (Debian's Eigen 3.4 against its newer one) beyond rounding.
+#define TA_REGISTER_COMPLEX_FACTOR(T)                                                    \
+  REGISTER_KERNEL(Name("Qr").Device(DEVICE_CPU).TypeConstraint<T>("T"), QrOp<T>);      \
+  REGISTER_KERNEL(Name("SelfAdjointEigV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), SelfAdjointEigV2Op<T>)
+TA_REGISTER_COMPLEX_FACTOR(complex64);
+TA_REGISTER_COMPLEX_FACTOR(complex128);
+#undef TA_REGISTER_COMPLEX_FACTOR
 // TensorFlow's CPU kernels factor half matrices only in Qr (Eigen's HouseholderQR in half).
 REGISTER_KERNEL(Name("Qr").Device(DEVICE_CPU).TypeConstraint<Eigen::half>("T"), QrOp<Eigen::half>);
 

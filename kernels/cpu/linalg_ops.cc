@@ -6,7 +6,8 @@
 //  - MatrixTriangularSolve: Eigen's triangular solve (no check for a zero diagonal: inf and
 //    NaN follow), the batch dimensions of matrix and rhs broadcast;
 //  - MatrixSolve: Eigen's partial-pivoting LU, refusing a matrix with an exactly zero pivot.
-// float and double (TensorFlow's CPU kernels also take complex; half and bfloat16 they refuse).
+// float, double, complex64 and complex128, as TensorFlow's CPU kernels (half and bfloat16 they
+// refuse).
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <Eigen/LU>
@@ -23,6 +24,14 @@ namespace {
 
 template <class T>
 using LinalgMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// What TensorFlow fills a failed factor with: numeric_limits<T>::quiet_NaN(), which for
+// std::complex is not specialised and gives 0 (TensorFlow's complex Cholesky of a matrix that is
+// not positive definite is 0, as ours).
+template <class T>
+T LinalgNaN() {
+  return std::numeric_limits<T>::quiet_NaN();
+}
 
 // Input `i` of rank >= 2, in the words of TensorFlow's LinearAlgebraOp.
 Status LinalgRankAtLeast2(const OpKernel& k, const Tensor& t, int i) {
@@ -54,7 +63,7 @@ class CholeskyOp : public OpKernel {
           l = llt.matrixL();
         } else {
           l.setZero();
-          l.template triangularView<Eigen::Lower>().setConstant(std::numeric_limits<T>::quiet_NaN());
+          l.template triangularView<Eigen::Lower>().setConstant(LinalgNaN<T>());
         }
       }
     });
@@ -195,12 +204,13 @@ class MatrixSolveOp : public OpKernel {
             adjoint_ ? Eigen::PartialPivLU<LinalgMatrix<T>>(mat.adjoint()) : Eigen::PartialPivLU<LinalgMatrix<T>>(mat);
         // TensorFlow's check: the smallest |pivot| (Eigen's minCoeff, which passes over a NaN
         // unless it comes first) must be above 0.
-        T smallest = std::abs(lu.matrixLU()(0, 0));
+        using Real = typename Eigen::NumTraits<T>::Real;
+        Real smallest = std::abs(lu.matrixLU()(0, 0));
         for (int64_t j = 1; j < m; ++j) {
-          const T v = std::abs(lu.matrixLU()(j, j));
+          const Real v = std::abs(lu.matrixLU()(j, j));
           if (v < smallest) smallest = v;
         }
-        if (!(smallest > T(0))) {
+        if (!(smallest > Real(0))) {
           singular[i] = 1;
           continue;
         }
@@ -223,6 +233,8 @@ class MatrixSolveOp : public OpKernel {
   REGISTER_KERNEL(Name("MatrixSolve").Device(DEVICE_CPU).TypeConstraint<T>("T"), MatrixSolveOp<T>)
 TA_REGISTER_LINALG(float);
 TA_REGISTER_LINALG(double);
+TA_REGISTER_LINALG(complex64);
+TA_REGISTER_LINALG(complex128);
 #undef TA_REGISTER_LINALG
 
 }  // namespace

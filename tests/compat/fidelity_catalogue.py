@@ -1001,7 +1001,7 @@ BOUNDS = {"Prod": prod_bound, "Mean": mean_bound, "Elu": elu_bound, "Selu": elu_
 # here, after everything above is defined, so a family module imports what it uses from this
 # one.
 FAMILIES = ("nn", "nn3d", "segment", "depthwise", "random", "array_more", "linalg", "bitwise", "list", "control",
-            "math_more", "image", "math_census", "training")
+            "math_more", "image", "math_census", "training", "linalg_complex")
 # The families' ACCEPTED entries (added below), after those of the ops above: where
 # TensorFlow's result is wrong and ours is kept.
 FAMILY_ACCEPTED = [
