@@ -4,7 +4,7 @@ TensorFlow 2.21 and here, compared.
 
 Usage: tf_fidelity_compat.py FIDELITY_TOOL WORK_DIR [--full | --quick] [--ops Add,Sum] [--seed N]
                              [--seeds N] [--modes fed,unknown,const] [--markdown FILE] [--verbose]
-                             [--gradients on|off|only] [--gradient-dtypes float,double[,complex64,...]]
+                             [--gradients on|off|only] [--gradient-dtypes float,double,complex64,complex128]
                              [--gpu] [--gpu-results DIR]
 
 --gpu and --gpu-results compare the GPU's kernels with the CPU's on a GPU machine (see "the
@@ -48,8 +48,8 @@ QUICK_CASE_COUNT cases of each combination.
 WORK_DIR/cases.txt names each case id (fidelity_tool's FIDELITY_TOOL_TRACE=1 prints ids).
 
 Gradients (--gradients on, the default; "only" skips the forward cases): for every catalogue
-op with a gradient here (graph/gradients) or in TensorFlow, and its float and double
-combinations, a sample of its cases (GRAD_CASES per op and dtype, inputs of at most
+op with a gradient here (graph/gradients) or in TensorFlow, and its float, double, complex64
+and complex128 combinations, a sample of its cases (GRAD_CASES per op and dtype, inputs of at most
 GRAD_MAX_ELEMENTS: edge values, broadcasting pairs, reductions with keep_dims, ...). Each
 float output y_i gets a random upstream gradient g_i (fed), and both sides compute
 d(sum_i y_i * g_i)/dx for each float input x of the same forward GraphDef: TensorFlow with
@@ -63,14 +63,14 @@ of the result, since gradients cancel). An op with a gradient on one side only i
 the gradient table with its note ("no gradient here", "no gradient in TensorFlow"), not a
 failure. The gradient table (op, dtype, runs, agree, accepted, differ) follows the forward
 one, and --markdown writes both; WORK_DIR/gradients/ holds its files and differences.json.
-The sample adds about 1,400 cases x 3 modes, some 40 s. --gradient-dtypes half,bfloat16
+The sample adds about 2,100 cases x 3 modes, some 60 s. --gradient-dtypes half,bfloat16
 compares those (not by default: 15 of 3,258 runs differ today, TensorFlow's half Selu
 cancelling near 0 as its float one does at -FLT_MIN, a half Log gradient at denormals, half
-convolution gradients of infinities). --gradient-dtypes complex64,complex128 compares complex
-gradients (TensorFlow's convention: a product's gradient conjugates the other factor): complex
-inputs are differentiated, complex outputs get complex upstream gradients (both parts N(0, 1)),
-and each part of a complex gradient is compared as a float of the part type against the bound
-its family computes from the moduli.
+convolution gradients of infinities). Complex gradients follow TensorFlow's convention (a
+product's gradient conjugates the other factor): complex inputs are differentiated, complex
+outputs get complex upstream gradients (both parts N(0, 1)), and each part of a complex
+gradient is compared as a float of the part type against the bound its family computes from
+the moduli.
 """
 import argparse
 import copy
@@ -842,7 +842,7 @@ def no_tf_kernel(o):
 # always fed). Outcomes must agree as the forward ones do (an x no path reaches: None on
 # both sides); where one side has no gradient for the op at all, the table says so.
 
-GRAD_TYPES = ["float", "double"]    # --gradient-dtypes (half, bfloat16, complex64, complex128 on request)
+GRAD_TYPES = ["float", "double", "complex64", "complex128"]  # --gradient-dtypes (half, bfloat16 on request)
 NP_NAMES = {"float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16",
             "complex64": "complex64", "complex128": "complex128"}
 
@@ -968,16 +968,18 @@ class TfGradient:
     outcome: Outcome = None                        # the graph could not be built: the case's outcome
 
 
-def build_grad_graph(records, mode, rng=None, with_gradients=True):
+def build_grad_graph(records, mode, rng=None, with_gradients=True, complex_rng=None):
     """One graph of every record's forward node and TensorFlow's gradients of it, its inputs
     made as `mode` says (unknown: placeholders of unknown shape; fed: of static shape, the aux
     inputs constants; const: constants), as a program would build it, so that TensorFlow's
     gradient functions see the shapes they would see there (Mean's divisor is a constant
     only for known shapes). Each record gets its TfGradient for the mode in r.tf. With `rng`
     (the first call, mode unknown) each record also learns its tensor names and draws its
-    upstream gradients. Without `with_gradients`, the same graph without TensorFlow's
-    gradients: our side's forward graph (tf.gradients rewrites TensorFlow 2's If and While
-    nodes in place, giving them outputs for its gradients). Returns the GraphDef."""
+    upstream gradients (from `complex_rng` for a case with a complex input or output, so that
+    the real cases draw the same gradients whichever dtypes are compared). Without
+    `with_gradients`, the same graph without TensorFlow's gradients: our side's forward graph
+    (tf.gradients rewrites TensorFlow 2's If and While nodes in place, giving them outputs for
+    its gradients). Returns the GraphDef."""
     shapes = {r.id: forward_outputs(r) for r in records} if rng is not None else {}  # eagerly, before the graph
     graph = tf.Graph()
     with graph.as_default():
@@ -1009,7 +1011,10 @@ def build_grad_graph(records, mode, rng=None, with_gradients=True):
                         continue
                     known = shapes[r.id]
                     r.g_known = known is not None
-                    r.g = [upstream_gradient(rng, known[k], y.dtype) if known is not None
+                    touches_complex = any(np.iscomplexobj(a) for a in r.case.inputs) or \
+                        any(y.dtype.is_complex for _, y in ys)
+                    draw = complex_rng if complex_rng is not None and touches_complex else rng
+                    r.g = [upstream_gradient(draw, known[k], y.dtype) if known is not None
                            else np.ones((), y.dtype.as_numpy_dtype) for k, y in ys]
                     r.xs, r.ys = [p.name for p in xs], [y.name for _, y in ys]
                     r.gs = [f"c{r.id}/g{k}:0" for k, _ in ys]
@@ -1199,13 +1204,14 @@ def run_gradients(args, claimed, ops, seeds, modes):
             records.append(r)
     by_id = {r.id: r for r in records}
     rng = np.random.default_rng([seeds[0], 99])
+    complex_rng = np.random.default_rng([seeds[0], 99, 64])
     work = os.path.join(args.work, "gradients")
     os.makedirs(work, exist_ok=True)
     batches = []
     manifest = ""
     for b in range(0, len(records), GRAD_BATCH):
         group = records[b:b + GRAD_BATCH]
-        template = build_grad_graph(group, "unknown", rng)
+        template = build_grad_graph(group, "unknown", rng, complex_rng=complex_rng)
         runnable = [r for r in group if not r.build_error]
         # TensorFlow's gradient graphs are built twice (tf.gradients costs some 14 ms a case):
         # on placeholders of unknown shape, and of static shape with the aux inputs constant;
@@ -1624,8 +1630,7 @@ def main():
     parser.add_argument("--gradients", choices=("on", "off", "only"), default="on",
                         help="also compare the ops' symbolic gradients (default), not, or only them")
     parser.add_argument("--gradient-dtypes", default=",".join(GRAD_TYPES),
-                        help="the dtypes whose gradients are compared (half, bfloat16, complex64 and complex128 "
-                             "too on request)")
+                        help="the dtypes whose gradients are compared (half and bfloat16 too on request)")
     parser.add_argument("--gpu", action="store_true",
                         help="only the ops and dtypes with a GPU kernel too (the cases a GPU machine runs)")
     parser.add_argument("--gpu-results", default="",
