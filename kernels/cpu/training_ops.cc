@@ -7,12 +7,17 @@
 // Eigen array expressions fused into one blocked pass over the tensors, spread over the
 // device's threads by CwiseParallelFor when the variable is large. half and bfloat16 run the
 // same expressions, in their type: each step rounded to it, as TensorFlow's Eigen rounds it.
+// complex64 and complex128: gradient descent and momentum the same expressions; Adam element
+// by element (ComplexAdam below).
 #include <Eigen/Core>
 #include <algorithm>
+#include <complex>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/complex_math.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/resource_handle.h"
@@ -76,9 +81,51 @@ struct Momentum : MomentumSpec {
 };
 
 template <class T>
+struct IsComplex : std::false_type {};
+template <class R>
+struct IsComplex<std::complex<R>> : std::true_type {};
+
+// Adam of complex64 and complex128, element by element as TensorFlow's ApplyAdamNonCuda
+// computes it: the elements in whole AVX vectors (all of them when the size is a multiple of
+// the vector, its shards then being whole vectors) with Eigen's vector product, quotient and
+// square root, the rest with the scalar ones, which differ at infinities (a vector quotient
+// by an infinite square root is NaN, the scalar one 0). alpha is scalar arithmetic.
+template <class R>
+void ComplexAdam(OpKernelContext* ctx, const std::vector<VarSlot<std::complex<R>>>& vars, int64_t size,
+                 const std::vector<Tensor>& in, bool nesterov) {
+  using C = std::complex<R>;
+  using namespace complex_math;  // NOLINT: the vector and scalar forms
+  const VarSlot<C> var = vars[0], m = vars[1], v = vars[2];
+  const C beta1_power = in[0].base<C>()[0], beta2_power = in[1].base<C>()[0], lr = in[2].base<C>()[0];
+  const C beta1 = in[3].base<C>()[0], beta2 = in[4].base<C>()[0], epsilon = in[5].base<C>()[0];
+  const C* grad = in[6].base<C>();
+  const C alpha = ScalarDiv(lr * Sqrt(C(1) - beta2_power), C(1) - beta1_power);
+  const C keep1 = C(1) - beta1, keep2 = C(1) - beta2;
+  const int64_t vector_end = VectorEnd<R>(size);
+  ForBlocks(ctx, size, 64, [&](int64_t b, int64_t n) {
+    for (int64_t i = b; i < b + n; ++i) {
+      const bool vec = i < vector_end;
+      auto mul = [vec](C x, C y) { return vec ? VectorMul(x, y) : x * y; };
+      const C g = grad[i];
+      const C m1 = m.in[i] + mul(g - m.in[i], keep1);
+      const C v1 = v.in[i] + mul(mul(g, g) - v.in[i], keep2);
+      const C den = (vec ? VectorSqrt(v1) : Sqrt(v1)) + epsilon;
+      const C num = nesterov ? mul(mul(g, keep1) + mul(beta1, m1), alpha) : mul(m1, alpha);
+      var.out[i] = var.in[i] - (vec ? VectorDiv(num, den) : ScalarDiv(num, den));
+      m.out[i] = m1;
+      v.out[i] = v1;
+    }
+  });
+}
+
+template <class T>
 struct Adam : AdamSpec {
   static void Apply(OpKernelContext* ctx, const std::vector<VarSlot<T>>& vars, int64_t size,
                     const std::vector<Tensor>& in, bool nesterov) {
+    if constexpr (IsComplex<T>::value) {
+      ComplexAdam(ctx, vars, size, in, nesterov);
+      return;
+    }
     const VarSlot<T> var = vars[0], m = vars[1], v = vars[2];
     const T beta1_power = in[0].base<T>()[0], beta2_power = in[1].base<T>()[0], lr = in[2].base<T>()[0];
     const T beta1 = in[3].base<T>()[0], beta2 = in[4].base<T>()[0], epsilon = in[5].base<T>()[0];
@@ -115,6 +162,8 @@ TA_REGISTER_APPLY(float)
 TA_REGISTER_APPLY(double)
 TA_REGISTER_APPLY(Eigen::half)
 TA_REGISTER_APPLY(Eigen::bfloat16)
+TA_REGISTER_APPLY(complex64)
+TA_REGISTER_APPLY(complex128)
 #undef TA_REGISTER_APPLY
 
 }  // namespace

@@ -15,14 +15,16 @@ Each update is a fixed sequence of IEEE operations (+ - * / and sqrt) in TensorF
 and double: our compiler contracts a product and the sum it feeds into one fused multiply-add
 (TensorFlow's Eigen, built without FMA, rounds both), so each output is within a few eps of
 the magnitudes of its terms (TRAINING_BOUND; cancellation makes it more than a few ulps of the
-result). None has a gradient on either side.
+result). complex64 and complex128 likewise, on the terms' moduli, compared norm-wise; their
+Adam's vector and scalar forms (kernels/cpu/training_ops.cc) meet at the edge values. None has
+a gradient on either side.
 """
 import inspect
 
 import numpy as np
 import tensorflow as tf
 
-from fidelity_catalogue import Case, OpSpec, Tolerance, cast, random_values, shape_str
+from fidelity_catalogue import Case, OpSpec, Tolerance, cast, complex_too, random_values, shape_str
 
 raw = tf.raw_ops
 
@@ -90,12 +92,23 @@ def magnitudes(op, x):
 
 def training_bound(op):
     def bound(inputs, attrs, outputs):
-        x = [np.asarray(i, dtype=np.float64) for i in inputs]
+        out = outputs[0]
+        if np.iscomplexobj(out):
+            # Complex: the terms' moduli (|z| bounds both parts), and the bound in units of the
+            # part's eps, as the harness compares a complex result norm-wise against the bound
+            # itself.
+            x = [np.abs(np.asarray(i)).astype(np.float64) for i in inputs]
+            unit = float(np.finfo(out.real.dtype).eps)
+            nan_out = np.isnan(out.real) | np.isnan(out.imag)
+        else:
+            x = [np.asarray(i, dtype=np.float64) for i in inputs]
+            unit = 1.0
+            nan_out = np.isnan(out.astype(np.float64))
         with np.errstate(all="ignore"):
-            b = np.broadcast_to(magnitudes(op, x), outputs[0].shape)
+            b = np.broadcast_to(magnitudes(op, x), out.shape) * unit
             # Where TensorFlow's output is NaN ours must be (a NaN term is NaN in any order);
             # elsewhere infinite or NaN terms (another output's) leave the value to the order.
-            return np.where(np.isnan(outputs[0].astype(np.float64)), np.nan, np.where(np.isfinite(b), b, np.inf))
+            return np.where(nan_out, np.nan, np.where(np.isfinite(b), b, np.inf))
     return bound
 
 
@@ -112,14 +125,15 @@ def update_cases(op_name, n_vars, rates, positive=()):
 
     def inputs(rng, dt, shape, grad_shape=None, rate_shape=(), edges=False):
         vs = [random_values(rng, dt, shape, edges=edges) for _ in range(n_vars)]
-        vs = [np.abs(v) if i in positive else v for i, v in enumerate(vs)]
+        # (A complex v stays complex: its square root is the complex one.)
+        vs = [np.abs(v) if i in positive and not np.iscomplexobj(v) else v for i, v in enumerate(vs)]
         rest = [np.full(rate_shape, r, dtype=r.dtype) for r in scalars(dt, rates)]
         rest.insert(grad_at, random_values(rng, dt, shape if grad_shape is None else grad_shape, edges=edges))
         return vs + rest
 
     def gen(rng, combo, full):
         dt = combo["T"]
-        bound = training_bound(op_name) if dt in ("float", "double") else None
+        bound = training_bound(op_name) if dt in ("float", "double", "complex64", "complex128") else None
         for shape in SHAPES:
             yield Case(inputs(rng, dt, shape), shape_str(shape), build=update_build(op_name, n_vars, ref, shape),
                        bound=bound)
@@ -146,10 +160,10 @@ CATALOGUE = []
 for prefix in ("", "Resource"):
     CATALOGUE += [
         OpSpec(prefix + "ApplyGradientDescent", update_cases(prefix + "ApplyGradientDescent", 1, [0.01]),
-               TRAINING_BOUND),
+               TRAINING_BOUND, accept=complex_too),
         OpSpec(prefix + "ApplyMomentum", nesterov(update_cases(prefix + "ApplyMomentum", 2, [0.01, 0.9])),
-               TRAINING_BOUND),
+               TRAINING_BOUND, accept=complex_too),
         OpSpec(prefix + "ApplyAdam",
                nesterov(update_cases(prefix + "ApplyAdam", 3, [0.81, 0.999 * 0.999, 0.01, 0.9, 0.999, 1e-3],
-                                     positive=(2,))), TRAINING_BOUND),
+                                     positive=(2,))), TRAINING_BOUND, accept=complex_too),
     ]
