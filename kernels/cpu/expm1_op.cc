@@ -5,8 +5,8 @@
 // (expm1(x) rounds to x there; glibc's expm1 under the kernels' denormals-as-zero mode would
 // give 0), as TensorFlow's does. half and bfloat16 compute in float and round once.
 //
-// Complex: expm1(a + ib) = (expm1(a) cos b - 2 sin^2(b/2)) + i e^a sin b, whose real part
-// does not cancel near 0 as e^a cos b - 1 does.
+// Complex: expm1(a + ib) = (expm1(a) - 2 e^a sin^2(b/2)) + i e^a sin b, as TensorFlow's Eigen
+// computes it; its real part does not cancel near 0 as e^a cos b - 1 does.
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -31,11 +31,14 @@ struct ScalarExpm1 {
     } else if constexpr (std::is_floating_point_v<T>) {
       return RealExpm1(x);
     } else {
+      // TensorFlow's Eigen's form: (expm1(a) - 2 e^a sin^2(b/2), e^a sin b) with e^a taken as
+      // expm1(a) + 1 (so an overflowing e^a gives inf - inf = NaN in the real part, there too).
       using R = typename T::value_type;
       const R a = x.real(), b = x.imag();
-      if (b == R(0)) return T(RealExpm1(a), b);
-      const R s = std::sin(b / 2);
-      return T(RealExpm1(a) * std::cos(b) - 2 * s * s, std::exp(a) * std::sin(b));
+      const R erm1 = RealExpm1(a), er = erm1 + R(1);
+      R sin2 = std::sin(b / R(2));
+      sin2 = sin2 * sin2;
+      return T(erm1 - R(2) * er * sin2, er * std::sin(b));
     }
   }
 };

@@ -829,7 +829,7 @@ def cumulative_bound(inputs, attrs, outputs):
 def cumprod_bound(inputs, attrs, outputs):
     x, axis = inputs
     n = max(1, x.shape[int(axis) % x.ndim]) if x.ndim else 1
-    return 2 * n * np.abs(outputs[0].astype(np.float64))
+    return 2 * n * np.abs(outputs[0]).astype(np.float64)  # complex: the moduli, bounding both parts
 
 
 def cumulative_cases(product):
@@ -934,7 +934,7 @@ CATALOGUE = [
     unary("Abs"), unary("Neg", accept=complex_too), unary("Sign", accept=complex_too), unary("Square", accept=complex_too), unary("Floor"), unary("Ceil"), unary("Round"),
     unary("Reciprocal", NEWTON_REFINED, accept=complex_too), unary("Sqrt", accept=complex_too), unary("Rsqrt", NEWTON_REFINED, accept=complex_too),
     unary("Exp", TRANSCENDENTAL, accept=complex_too), unary("Log", TRANSCENDENTAL, comparable=not_at_denormal_inputs, accept=complex_too), unary("Log1p", TRANSCENDENTAL, accept=complex_too),
-    unary("Expm1", TRANSCENDENTAL), unary("Tanh", TRANSCENDENTAL, accept=complex_too), unary("Sigmoid", TRANSCENDENTAL, accept=complex_too),
+    unary("Expm1", TRANSCENDENTAL, accept=complex_too), unary("Tanh", TRANSCENDENTAL, accept=complex_too), unary("Sigmoid", TRANSCENDENTAL, accept=complex_too),
     unary("Relu"), unary("Relu6"), unary("Elu", EXP_MINUS_ONE), unary("Softplus", TRANSCENDENTAL),
     # Element-wise binary math.
     binary("Add", accept=complex_too), binary("AddV2", accept=complex_too), binary("Sub", accept=complex_too), binary("Mul", accept=complex_too), binary("Div", nonzero_int_rhs=True, accept=complex_too),
@@ -985,7 +985,7 @@ CATALOGUE = [
     binary("Atan2", TRANSCENDENTAL), binary("TruncateDiv", nonzero_int_rhs=True), binary("DivNoNan", accept=complex_too),
     binary("MulNoNan", accept=complex_too), binary("Xdivy", accept=complex_too), binary("Xlogy", TRANSCENDENTAL, accept=complex_too), binary("Xlog1py", TRANSCENDENTAL, accept=complex_too),
     OpSpec("AddN", addn_cases, SUM_BOUND, accept=complex_too), OpSpec("BiasAdd", bias_add_cases, accept=complex_too), OpSpec("ClipByValue", clip_cases, accept=complex_too),
-    OpSpec("Cumsum", cumulative_cases(False), SUM_BOUND, accept=complex_too), OpSpec("Cumprod", cumulative_cases(True), SUM_BOUND),
+    OpSpec("Cumsum", cumulative_cases(False), SUM_BOUND, accept=complex_too), OpSpec("Cumprod", cumulative_cases(True), SUM_BOUND, accept=complex_too),
     OpSpec("ReverseV2", reverse_cases, label_attr="T"), OpSpec("MirrorPad", mirror_pad_cases),
     OpSpec("ExpandDims", expand_dims_cases), OpSpec("Squeeze", squeeze_cases),
     OpSpec("L2Loss", l2_loss_cases, SUM_BOUND), OpSpec("BatchMatMulV2", batch_matmul_cases, SUM_BOUND, accept=complex_too),

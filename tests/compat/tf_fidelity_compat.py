@@ -252,6 +252,9 @@ ACCEPTED += [
     Accepted("Exp", r"complex64", r"edges.*|random\+edges.*", ".*", "grad-values",
              "the complex64 Exp difference above (TensorFlow's vector exp overflows exp(re) first) in "
              "its gradient, math_grad.py's _ExpGrad line 748: grad * conj(y), y Exp's output"),
+    Accepted("Expm1", r"complex64", r"edges.*|random\+edges.*", ".*", "grad-values",
+             "the same complex64 vector exp in Expm1's gradient, math_grad.py's _Expm1Grad: "
+             "grad * conj(exp(x))"),
     Accepted("DivNoNan", r"complex.*", r"edge pairs.*", ".*", "grad-values",
              "the complex DivNoNan difference above (a denormal divisor is zero here, nonzero there) in "
              "its gradient, math_grad.py's _DivNoNanGrad line 1506: grad * div_no_nan(div_no_nan(-x, y), "
