@@ -962,10 +962,10 @@ CATALOGUE = [
     OpSpec("Select", select_cases(False), accept=complex_too),
     OpSpec("SelectV2", select_cases(True), accept=complex_too),
     # Array ops.
-    OpSpec("Reshape", reshape_cases), OpSpec("Transpose", transpose_cases), OpSpec("Slice", slice_cases),
-    OpSpec("StridedSlice", strided_slice_cases), OpSpec("ConcatV2", concat_cases), OpSpec("Pack", pack_cases),
-    OpSpec("Tile", tile_cases), OpSpec("Pad", pad_cases), OpSpec("GatherV2", gather_cases),
-    OpSpec("OneHot", one_hot_cases), OpSpec("Range", range_cases), OpSpec("Fill", fill_cases),
+    OpSpec("Reshape", reshape_cases, accept=complex_too), OpSpec("Transpose", transpose_cases, accept=complex_too), OpSpec("Slice", slice_cases, accept=complex_too),
+    OpSpec("StridedSlice", strided_slice_cases, accept=complex_too), OpSpec("ConcatV2", concat_cases, accept=complex_too), OpSpec("Pack", pack_cases, accept=complex_too),
+    OpSpec("Tile", tile_cases, accept=complex_too), OpSpec("Pad", pad_cases, accept=complex_too), OpSpec("GatherV2", gather_cases, accept=complex_too),
+    OpSpec("OneHot", one_hot_cases, accept=complex_too), OpSpec("Range", range_cases), OpSpec("Fill", fill_cases, accept=complex_too),
     # Ops added since (issue 32's missing ones), each a line or a small generator.
     unary("Sin", TRANSCENDENTAL, accept=complex_too), unary("Cos", TRANSCENDENTAL, accept=complex_too), unary("Erf", TRANSCENDENTAL),
     unary("Erfc", ERFC_TAIL),
@@ -981,13 +981,13 @@ CATALOGUE = [
     OpSpec("LRN", lrn_cases, LRN_POWER),
     unary("IsNan"), unary("IsInf"), unary("IsFinite"),
     unary("Selu", EXP_MINUS_ONE), unary("LeakyRelu", attrs={"alpha": 0.2}),
-    unary("ZerosLike"), unary("OnesLike"),
+    unary("ZerosLike", accept=complex_too), unary("OnesLike", accept=complex_too),
     binary("Atan2", TRANSCENDENTAL), binary("TruncateDiv", nonzero_int_rhs=True), binary("DivNoNan", accept=complex_too),
     binary("MulNoNan", accept=complex_too), binary("Xdivy", accept=complex_too), binary("Xlogy", TRANSCENDENTAL, accept=complex_too), binary("Xlog1py", TRANSCENDENTAL, accept=complex_too),
     OpSpec("AddN", addn_cases, SUM_BOUND, accept=complex_too), OpSpec("BiasAdd", bias_add_cases, accept=complex_too), OpSpec("ClipByValue", clip_cases, accept=complex_too),
     OpSpec("Cumsum", cumulative_cases(False), SUM_BOUND, accept=complex_too), OpSpec("Cumprod", cumulative_cases(True), SUM_BOUND, accept=complex_too),
-    OpSpec("ReverseV2", reverse_cases, label_attr="T"), OpSpec("MirrorPad", mirror_pad_cases),
-    OpSpec("ExpandDims", expand_dims_cases), OpSpec("Squeeze", squeeze_cases),
+    OpSpec("ReverseV2", reverse_cases, label_attr="T", accept=complex_too), OpSpec("MirrorPad", mirror_pad_cases, accept=complex_too),
+    OpSpec("ExpandDims", expand_dims_cases, accept=complex_too), OpSpec("Squeeze", squeeze_cases, accept=complex_too),
     OpSpec("L2Loss", l2_loss_cases, SUM_BOUND), OpSpec("BatchMatMulV2", batch_matmul_cases, SUM_BOUND, accept=complex_too),
 ]
 
@@ -1031,4 +1031,24 @@ def _add_families():
         FAMILY_ACCEPTED.extend(getattr(module, "ACCEPTED", []))
 
 
+# The families' ops that only move, select or rearrange elements: their complex kernels (a
+# complex number is 8 or 16 bytes to them) are compared too, with the cases their real types get.
+MOVES_ELEMENTS = {"Where", "GatherNd", "ScatterNd", "Split", "SplitV", "Unpack", "BroadcastTo", "DynamicPartition",
+                  "DynamicStitch", "ParallelDynamicStitch", "Roll", "Reverse", "ReverseSequence", "Identity",
+                  "Snapshot", "StopGradient", "PreventGradient", "Concat", "PadV2", "MirrorPadGrad", "SpaceToDepth",
+                  "DepthToSpace", "Diag", "DiagPart", "MatrixDiag", "MatrixDiagPart", "MatrixDiagV3",
+                  "MatrixDiagPartV3", "MatrixSetDiag", "MatrixSetDiagV3", "MatrixBandPart", "TensorScatterUpdate",
+                  "SparseToDense", "Rank", "Shape", "ShapeN", "Size", "StridedSliceGrad"}
+
+
+def _accept_complex_moves():
+    for spec in CATALOGUE:
+        if spec.op in MOVES_ELEMENTS and spec.combos is None:
+            real_only = spec.accept
+            # A complex combination is run where the same one with float in its place is.
+            spec.accept = lambda combo, real_only=real_only: real_only(
+                {k: "float" if v in COMPLEX else v for k, v in combo.items()})
+
+
 _add_families()
+_accept_complex_moves()
