@@ -1038,7 +1038,10 @@ MOVES_ELEMENTS = {"Where", "GatherNd", "ScatterNd", "Split", "SplitV", "Unpack",
                   "Snapshot", "StopGradient", "PreventGradient", "Concat", "PadV2", "MirrorPadGrad", "SpaceToDepth",
                   "DepthToSpace", "Diag", "DiagPart", "MatrixDiag", "MatrixDiagPart", "MatrixDiagV3",
                   "MatrixDiagPartV3", "MatrixSetDiag", "MatrixSetDiagV3", "MatrixBandPart", "TensorScatterUpdate",
-                  "SparseToDense", "Rank", "Shape", "ShapeN", "Size", "StridedSliceGrad"}
+                  "SparseToDense", "Rank", "Shape", "ShapeN", "Size", "StridedSliceGrad",
+                  # and the sums and products of the segment family, TensorScatterAdd/Sub and Einsum
+                  "SegmentSum", "SegmentMean", "SegmentProd", "UnsortedSegmentSum", "UnsortedSegmentProd",
+                  "TensorScatterAdd", "TensorScatterSub", "Einsum"}
 
 
 def _accept_complex_moves():

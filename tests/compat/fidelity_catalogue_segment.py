@@ -13,17 +13,17 @@ refusal happens when the graph is imported).
 import numpy as np
 from tensorflow.core.framework import attr_value_pb2
 
-from fidelity_catalogue import (EXACT, FLOATS, INTS, SUM_BOUND, Case, OpSpec, finfo, np_type, order_dependent,
+from fidelity_catalogue import (EXACT, FLOATS, INTS, SUM_BOUND, Case, OpSpec, finfo, finfo_of, np_type, order_dependent,
                                 random_values, shape_str)
 
 # ---- segment reductions ------------------------------------------------------------------
 
 
 def segment_rows(inputs, sorted_ids):
-    """(data as [n, inner] float64, ids as a flat int64 vector, number of output rows)."""
+    """(data as [n, inner] float64 (complex128), ids as a flat int64 vector, number of output rows)."""
     data, ids = inputs[0], inputs[1]
     inner = int(np.prod(data.shape[ids.ndim:], dtype=np.int64))
-    flat = data.astype(np.float64).reshape(ids.size, inner)
+    flat = data.astype(np.complex128 if np.iscomplexobj(data) else np.float64).reshape(ids.size, inner)
     idx = ids.astype(np.int64).reshape(-1)
     rows = (int(idx[-1]) + 1 if idx.size else 0) if sorted_ids else int(inputs[2])
     return flat, idx, rows
@@ -70,10 +70,6 @@ def segment_prod_bound(sorted_ids):
             return np.where(nan_terms, np.nan, np.where(risky, np.inf, 2 * k * np.abs(prod)))
         return per_segment(inputs, outputs, sorted_ids, fn)
     return bound
-
-
-def finfo_of(dtype):
-    return finfo(dtype.name if dtype.name in ("bfloat16",) else {2: "half", 4: "float", 8: "double"}[dtype.itemsize])
 
 
 def packet_nan_columns(inputs, combo, shape):
@@ -196,7 +192,7 @@ def einsum_bound(inputs, attrs, outputs):
     out_subs = eq.split("->")[1].replace("...", "")
     if len(set(out_subs)) < len(out_subs):  # an inflated output ("i->ii") copies: exact
         return np.zeros(outputs[0].shape)
-    mags = [np.abs(x.astype(np.float64)) for x in inputs]
+    mags = [np.abs(x).astype(np.float64) for x in inputs]  # complex: the moduli
     ones = [np.ones(x.shape) for x in inputs]
     with np.errstate(over="ignore", invalid="ignore"):
         total = np.einsum(eq, *mags)

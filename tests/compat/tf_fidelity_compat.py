@@ -720,7 +720,7 @@ def float_mismatches(ours, ref, tol, bound, scale=1):
 
 
 # Ops whose complex results are a sum of reals per part, compared part by part.
-PARTWISE = {"Sum", "Mean", "AddN", "Cumsum", "BiasAddGrad"}
+PARTWISE = {"Sum", "Mean", "AddN", "Cumsum", "BiasAddGrad", "SegmentSum", "SegmentMean", "UnsortedSegmentSum"}
 
 
 def part_inputs(r, take):
