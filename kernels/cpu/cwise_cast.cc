@@ -153,8 +153,8 @@ Dst Convert(Src x, bool truncate) {
   if constexpr (kIsComplex<Src> && kIsComplex<Dst>) {
     return Dst(static_cast<typename Dst::value_type>(x.real()), static_cast<typename Dst::value_type>(x.imag()));
   } else if constexpr (kIsComplex<Src>) {
-    if constexpr (std::is_same_v<Dst, bool>) return x != Src(0);
-    else return ConvertReal<typename Src::value_type, Dst>(x.real(), truncate);
+    // The real part alone, to bool too (Eigen's cast of a complex: 16777216i is false).
+    return ConvertReal<typename Src::value_type, Dst>(x.real(), truncate);
   } else if constexpr (kIsComplex<Dst>) {
     using R = typename Dst::value_type;
     if constexpr (std::is_same_v<Src, R>) return Dst(x, R(0));

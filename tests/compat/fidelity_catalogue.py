@@ -491,11 +491,11 @@ def cast_comparable(inputs, combo, shape):
     """Float to integer: only inputs whose truncation the destination holds. C++ leaves the
     rest undefined, and TensorFlow's own results for them depend on where the element sits
     (its vectorised loop saturates, its scalar tail wraps: 300.0 to uint8 is 255 or 44)."""
-    if combo["SrcT"] not in FLOATS or combo["DstT"] not in INTS:
+    if combo["SrcT"] not in FLOATS + COMPLEX or combo["DstT"] not in INTS:
         return np.ones(shape, dtype=bool)
     info = np.iinfo(np_type(combo["DstT"]))
     with np.errstate(invalid="ignore"):
-        t = np.trunc(inputs[0].astype(np.float64))
+        t = np.trunc(np.real(inputs[0]).astype(np.float64))  # a complex one casts its real part
         return (t >= float(info.min)) & (t <= float(info.max))
 
 
@@ -947,7 +947,7 @@ CATALOGUE = [
     OpSpec("LogicalOr", logical_cases(False), label=lambda c: "bool"),
     OpSpec("LogicalNot", logical_cases(True), label=lambda c: "bool"),
     # Cast between every pair our kernels claim.
-    OpSpec("Cast", cast_cases, label=cast_label, comparable=cast_comparable),
+    OpSpec("Cast", cast_cases, label=cast_label, comparable=cast_comparable, accept=complex_too),
     # Reductions.
     OpSpec("Sum", reduction_cases(), SUM_BOUND, accept=complex_too),
     OpSpec("Mean", reduction_cases(), SUM_BOUND, accept=complex_too),
