@@ -1041,7 +1041,11 @@ MOVES_ELEMENTS = {"Where", "GatherNd", "ScatterNd", "Split", "SplitV", "Unpack",
                   "SparseToDense", "Rank", "Shape", "ShapeN", "Size", "StridedSliceGrad",
                   # and the sums and products of the segment family, TensorScatterAdd/Sub and Einsum
                   "SegmentSum", "SegmentMean", "SegmentProd", "UnsortedSegmentSum", "UnsortedSegmentProd",
-                  "TensorScatterAdd", "TensorScatterSub", "Einsum"}
+                  "TensorScatterAdd", "TensorScatterSub", "Einsum", "RandomShuffle", "Bitcast",
+                  "TensorListConcat", "TensorListConcatLists", "TensorListConcatV2", "TensorListGather",
+                  "TensorListGetItem", "TensorListPopBack", "TensorListPushBackBatch", "TensorListReserve",
+                  "TensorListScatterIntoExistingList", "TensorListScatterV2", "TensorListSetItem", "TensorListSplit",
+                  "TensorListStack", "PlaceholderWithDefault"}
 
 
 def _accept_complex_moves():
