@@ -1045,7 +1045,7 @@ MOVES_ELEMENTS = {"Where", "GatherNd", "ScatterNd", "Split", "SplitV", "Unpack",
                   "TensorListConcat", "TensorListConcatLists", "TensorListConcatV2", "TensorListGather",
                   "TensorListGetItem", "TensorListPopBack", "TensorListPushBackBatch", "TensorListReserve",
                   "TensorListScatterIntoExistingList", "TensorListScatterV2", "TensorListSetItem", "TensorListSplit",
-                  "TensorListStack", "PlaceholderWithDefault"}
+                  "TensorListStack", "PlaceholderWithDefault", "Gather"}
 
 
 def _accept_complex_moves():
