@@ -177,12 +177,14 @@ ACCEPTED = [
              "terms cancel for a large negative x; the two builds' instruction choices (FMA) "
              "leave the results 1e-5 relative apart (-4.12094e-31 and -4.12089e-31)"),
     Accepted("Erf", r"double", r"(edges|random\+edges).*", ".*", "values",
-             "TensorFlow 2.21's double Erf is NaN for |x| >= 1e300 and +-inf (its Eigen erf); ours "
-             "is +-1"),
+             "TensorFlow 2.21's double Erf is NaN for |x| >= 1e300 and +-inf (its Eigen erf, "
+             "unsupported/Eigen/src/SpecialFunctions/SpecialFunctionsImpl.h generic_fast_erf<double>::run, "
+             "a rational function of x^2 whose terms overflow to inf / inf); ours is +-1"),
     Accepted("Atan2", r"float|double", r"(edge pairs|random\+edges).*", ".*", "values",
-             "TensorFlow's atan2 of a zero and a denormal is +-pi/4 or +-3pi/4 (its approximation "
-             "divides the two); ours reads the denormal as zero, as DAZ does, and gives C's atan2 "
-             "of two zeros (0 or pi)"),
+             "TensorFlow's atan2 of a zero and a denormal is +-pi/4 or +-3pi/4 (its Eigen patan2, "
+             "Eigen/src/Core/GenericPacketMath.h: x_and_y_are_same = pcmp_eq(pabs(x), pabs(y)) "
+             "compares the two as equal under DAZ and takes the diagonal's angle); ours reads the "
+             "denormal as zero, as DAZ does, and gives C's atan2 of two zeros (0 or pi)"),
     Accepted("OnesLike", r"uint32|uint64", r".*", "const", "values",
              "TensorFlow's constant folding makes OnesLike of a uint32 or uint64 constant zeros "
              "(fed, its kernel gives ones, as ours)"),
