@@ -19,6 +19,7 @@
 
 #include "kernels/cpu/complex_math.h"
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/ieee_sqrt.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/resource_handle.h"
 #include "kernels/tensor_eigen.h"
@@ -136,9 +137,10 @@ struct Adam : AdamSpec {
       ConstArr<T> g(grad + b, n), var_in(var.in + b, n), m_in(m.in + b, n), v_in(v.in + b, n);
       m_b = m_in + (g - m_in) * (T(1) - beta1);
       v_b = v_in + (g.square() - v_in) * (T(1) - beta2);
-      // Each element's own square root: Eigen 3.4's AVX-512 packet sqrt (a refined reciprocal
-      // estimate) makes sqrt(inf) NaN, where TensorFlow's is inf and the update 0.
-      auto sqrt_v = v_b.unaryExpr([](T x) { return Eigen::numext::sqrt(x); });
+      // The correctly rounded square root, vectorised (kernels/cpu/ieee_sqrt.h): Eigen 3.4's
+      // AVX-512 packet sqrt (a refined reciprocal estimate) makes sqrt(inf) NaN, where
+      // TensorFlow's is inf and the update 0; a scalar lambda would make the update scalar.
+      auto sqrt_v = v_b.unaryExpr(IeeeSqrt<T>());
       if (nesterov) {
         Arr<T>(var.out + b, n) = var_in - ((g * (T(1) - beta1) + m_b * beta1) * alpha) / (sqrt_v + epsilon);
       } else {
