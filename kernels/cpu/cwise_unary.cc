@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/ieee_sqrt.h"
 #include "kernels/denormal.h"
 
 namespace tensoract {
@@ -44,28 +45,20 @@ struct Square : CwiseFunctor {
   template <class A>
   auto operator()(const A& a) const { return a.square(); }
 };
-// The correctly rounded square root, element by element: Eigen's vectorised float sqrt
-// (a reciprocal-square-root estimate refined once, with EIGEN_FAST_MATH) gave NaN for +inf
-// from 16 elements on, where TensorFlow gives inf.
-struct ExactSqrt {
-  template <class T>
-  T operator()(const T& x) const { return std::sqrt(x); }
-};
+// The correctly rounded square root, vectorised (kernels/cpu/ieee_sqrt.h): Eigen's own
+// vectorised float sqrt (a reciprocal-square-root estimate refined once, with
+// EIGEN_FAST_MATH) gave NaN for +inf from 16 elements on, where TensorFlow gives inf.
 struct Sqrt : CwiseFunctor {
   static constexpr int kCost = 4;
   template <class A>
-  auto operator()(const A& a) const { return a.unaryExpr(ExactSqrt()); }
+  auto operator()(const A& a) const { return a.unaryExpr(IeeeSqrt<typename A::Scalar>()); }
 };
 // 1 / sqrt(x), both correctly rounded: Eigen 3.4's rsqrt was 50% off at the smallest normal
 // float (1.4e19 for 1.2e-38, TensorFlow 9.2e18) and at double's extremes (issue 32's harness).
-struct ExactRsqrt {
-  template <class T>
-  T operator()(const T& x) const { return T(1) / std::sqrt(x); }
-};
 struct Rsqrt : CwiseFunctor {
   static constexpr int kCost = 5;
   template <class A>
-  auto operator()(const A& a) const { return a.unaryExpr(ExactRsqrt()); }
+  auto operator()(const A& a) const { return a.unaryExpr(IeeeSqrt<typename A::Scalar>()).inverse(); }
 };
 // exp of a packet, for float with Eigen 3.4's generic pexp_float rather than its AVX-512
 // pexp<Packet16f>: that one reduces x by a single float ln2 (off by 1.9e-9 per multiple),
