@@ -1,11 +1,15 @@
-// Cumsum and Cumprod on the CPU. The input is seen as [outer, n, inner] around the scan
-// axis; every line of n elements is accumulated in order, from its end when `reverse`, each
-// output taking the running value before (exclusive) or after (inclusive) its own element.
-// That is the order of Eigen's scan, which TensorFlow's kernels use, so float results are
-// TensorFlow's bit for bit; half and bfloat16 accumulate in their own type as there.
-// Integers wrap.
+// Cumsum, Cumprod and CumulativeLogsumexp on the CPU. The input is seen as [outer, n, inner]
+// around the scan axis; every line of n elements is accumulated in order, from its end when
+// `reverse`, each output taking the running value before (exclusive) or after (inclusive) its
+// own element. That is the order of Eigen's scan, which TensorFlow's kernels use, so float
+// results are TensorFlow's bit for bit; half and bfloat16 accumulate in their own type as
+// there. Integers wrap.
 #include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/strided_copy.h"
@@ -15,6 +19,7 @@ namespace tensoract {
 namespace {
 
 struct SumOp {
+  static constexpr int kCost = 1;  // per element, for CwiseParallelFor
   template <class T>
   static T Identity() { return T(0); }
   template <class T>
@@ -29,6 +34,7 @@ struct SumOp {
 };
 
 struct ProdOp {
+  static constexpr int kCost = 1;
   template <class T>
   static T Identity() { return T(1); }
   template <class T>
@@ -39,6 +45,30 @@ struct ProdOp {
       return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
     } else {
       return a * b;
+    }
+  }
+};
+
+// TensorFlow's LogSumExp scan reducer (its scan_ops.h): the running value starts at -inf and
+// takes each element x as
+//   mi = min(acc, x), ma = max(acc, x)   (std::min and std::max: a NaN x leaves acc in both)
+//   acc = ma < lowest ? ma : log1p(exp(mi - ma)) + ma
+// in T (half and bfloat16 round after every operation, as Eigen's do).
+struct LogSumExpOp {
+  static constexpr int kCost = 40;
+  template <class T>
+  static T Identity() { return -std::numeric_limits<T>::infinity(); }
+  template <class T>
+  static T Apply(T acc, T x) {
+    const T mi = std::min(acc, x), ma = std::max(acc, x);
+    if (ma < Eigen::NumTraits<T>::lowest()) return ma;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      return std::log1p(std::exp(mi - ma)) + ma;
+    } else {
+      const T d = mi - ma;
+      const T e = T(std::exp(static_cast<float>(d)));
+      const T l = T(std::log1p(static_cast<float>(e)));
+      return l + ma;
     }
   }
 };
@@ -76,7 +106,7 @@ class ScanOp : public OpKernel {
     T* y = out->base<T>();
     const bool exclusive = exclusive_, reverse = reverse_;
     // Each outer block is independent: its `inner` lines run side by side, one running value each.
-    CwiseParallelFor(ctx, outer, n * inner, [&](int64_t begin, int64_t end) {
+    CwiseParallelFor(ctx, outer, n * inner * Op::kCost, [&](int64_t begin, int64_t end) {
       std::vector<T> acc(inner);
       for (int64_t o = begin; o < end; ++o) {
         for (auto& a : acc) a = Op::template Identity<T>();
@@ -107,6 +137,14 @@ class ScanOp : public OpKernel {
   REGISTER_KERNEL(Name("Cumprod").Device(DEVICE_CPU).TypeConstraint<T>("T"), ScanOp<T, ProdOp>)
 TA_CALL_NUMBER_TYPES(TA_REGISTER);
 #undef TA_REGISTER
+
+#define TA_REGISTER_LOGSUMEXP(T) \
+  REGISTER_KERNEL(Name("CumulativeLogsumexp").Device(DEVICE_CPU).TypeConstraint<T>("T"), ScanOp<T, LogSumExpOp>)
+TA_REGISTER_LOGSUMEXP(float);
+TA_REGISTER_LOGSUMEXP(double);
+TA_REGISTER_LOGSUMEXP(Eigen::half);
+TA_REGISTER_LOGSUMEXP(Eigen::bfloat16);
+#undef TA_REGISTER_LOGSUMEXP
 
 }  // namespace
 }  // namespace tensoract

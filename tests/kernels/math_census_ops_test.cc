@@ -1,4 +1,4 @@
-// CumulativeLogsumexp (kernels/cpu/cumulative_logsumexp_op.cc) and DenseBincount
+// CumulativeLogsumexp (kernels/cpu/scan_ops.cc) and DenseBincount
 // (dense_bincount_op.cc) on hand-worked inputs, TensorFlow's treatment of NaN in the running
 // log-sum-exp, and both ops' refusals. The harness (tests/compat, family math_census)
 // compares them with TensorFlow over random and edge values;
