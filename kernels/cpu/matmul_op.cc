@@ -93,7 +93,7 @@ class MatMulOp : public OpKernel {
   OnednnMatMul bfloat16_matmul_;
 };
 
-// A MatMul kernel's transpose_a and transpose_b, read once.
+// A MatMul kernel's transpose_a and transpose_b, read once, and its product's output.
 class TransposingMatMul : public OpKernel {
  public:
   explicit TransposingMatMul(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -103,6 +103,12 @@ class TransposingMatMul : public OpKernel {
   }
 
  protected:
+  // op(a) [m, k] x op(b) [k, n] checked and the [m, n] output allocated.
+  Status AllocateProduct(OpKernelContext* ctx, int64_t* m, int64_t* k, int64_t* n, Tensor** out) {
+    TA_RETURN_IF_ERROR(CheckMatMulShapes(*this, ctx->input(0), ctx->input(1), transpose_a_, transpose_b_, m, k, n));
+    return ctx->allocate_output(0, TensorShape({*m, *n}), out);
+  }
+
   bool transpose_a_ = false, transpose_b_ = false;
 };
 
@@ -119,9 +125,8 @@ class IntMatMulOp : public TransposingMatMul {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
     int64_t m, k, n;
-    OP_REQUIRES_OK(ctx, CheckMatMulShapes(*this, a, b, transpose_a_, transpose_b_, &m, &k, &n));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
+    OP_REQUIRES_OK(ctx, AllocateProduct(ctx, &m, &k, &n, &out));
     const T* ap = a.base<T>();
     const T* bp = b.base<T>();
     T* cp = out->base<T>();
@@ -152,9 +157,8 @@ class ComplexMatMulOp : public TransposingMatMul {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
     int64_t m, k, n;
-    OP_REQUIRES_OK(ctx, CheckMatMulShapes(*this, a, b, transpose_a_, transpose_b_, &m, &k, &n));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
+    OP_REQUIRES_OK(ctx, AllocateProduct(ctx, &m, &k, &n, &out));
     using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     Eigen::Map<const Matrix> am(a.base<T>(), a.dim_size(0), a.dim_size(1));
     Eigen::Map<const Matrix> bm(b.base<T>(), b.dim_size(0), b.dim_size(1));
@@ -178,9 +182,8 @@ class SmallFloatMatMulOp : public TransposingMatMul {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
     int64_t m, k, n;
-    OP_REQUIRES_OK(ctx, CheckMatMulShapes(*this, a, b, transpose_a_, transpose_b_, &m, &k, &n));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
+    OP_REQUIRES_OK(ctx, AllocateProduct(ctx, &m, &k, &n, &out));
     if (out->NumElements() == 0) return;
     SmallFloatGemm(transpose_a_, transpose_b_, m, n, k, a.base<T>(), a.dim_size(1), b.base<T>(), b.dim_size(1),
                    out->base<T>());
