@@ -363,3 +363,69 @@ REGISTER_OP("MatrixDeterminant")
     .Attr("T: {half, float, double, complex64, complex128}")
     .SetShapeFn(MatrixDeterminantShape)
     .Doc("The determinant of each square matrix.");
+
+// ---- tensoract's fused element-wise region ----------------------------------------------
+
+namespace {
+
+// The shape of input 0 (a full operand), or of a per-channel sum of it: [C], or [1, ..., 1, C]
+// with keep_dims. Unknown where there is no full operand (the shapes come from `shapes`).
+Status FusedElementwiseShape(InferenceContext* c) {
+  int64_t num_full = 0;
+  std::string reduce;
+  bool keep_dims = false;
+  TA_RETURN_IF_ERROR(c->GetAttr("num_full", &num_full));
+  TA_RETURN_IF_ERROR(c->GetAttr("reduce", &reduce));
+  TA_RETURN_IF_ERROR(c->GetAttr("keep_dims", &keep_dims));
+  if (num_full == 0) {
+    c->set_output(0, InferenceContext::UnknownShape());
+    return Status::OK();
+  }
+  const PartialTensorShape& full = c->input(0);
+  if (reduce == "none") {
+    c->set_output(0, full);
+    return Status::OK();
+  }
+  const int rank = InferenceContext::Rank(full);
+  const int64_t channels = rank > 0 ? InferenceContext::Dim(full, rank - 1) : -1;
+  if (!keep_dims) {
+    c->set_output(0, InferenceContext::Vector(channels));
+  } else if (rank < 0) {
+    c->set_output(0, InferenceContext::UnknownShape());
+  } else {
+    std::vector<int64_t> dims(rank, 1);
+    dims.back() = channels;
+    c->set_output(0, InferenceContext::MakeShape(dims));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+// A region of element-wise nodes over tensors of one shape, with per-channel vectors (the
+// last dimension's) and scalars broadcast into them, as one pass a block of rows at a time in
+// cache: what TensorFlow's gradient of a batch norm in training writes as ten full-size
+// Mul, Sub, BroadcastTo and AddN nodes (graph/optimizer/elementwise_fusion.h). Optionally
+// summed per channel over all other dimensions (`reduce`: a Sum or Mean that ends the region).
+// The program's instructions read "op a b" (add, sub, mul, div, squared_difference) or
+// "neg a"; an operand is f<i> (full input i), v<i> (vector input i: one element per
+// channel, or one), c<i> (constants[i]) or r<i> (instruction i's result); the last
+// instruction's result is the output. `shapes` are BroadcastTo's target shapes the region
+// absorbed: the output has the broadcast shape of them and the full inputs.
+// tensoract's own op: only the remapper creates it, after placement.
+REGISTER_OP("_FusedElementwise")
+    .Input("full: num_full * T")
+    .Input("vectors: num_vectors * T")
+    .Input("shapes: num_shapes * Tshape")
+    .Output("y: T")
+    .Attr("T: {float}")
+    .Attr("Tshape: {int32, int64} = DT_INT32")
+    .Attr("num_full: int >= 0")
+    .Attr("num_vectors: int >= 0")
+    .Attr("num_shapes: int >= 0")
+    .Attr("program: list(string)")
+    .Attr("constants: list(float) = []")
+    .Attr("reduce: {'none', 'sum', 'mean'} = 'none'")
+    .Attr("keep_dims: bool = false")
+    .SetShapeFn(FusedElementwiseShape)
+    .Doc("An element-wise program over full tensors, per-channel vectors and scalars, optionally summed per channel.");

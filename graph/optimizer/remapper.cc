@@ -2,10 +2,9 @@
 #include "graph/optimizer/remapper.h"
 
 #include "graph/control_flow.h"
-
-#include "graph/control_flow.h"
 #include "graph/optimizer/attention_fusion.h"
 #include "graph/optimizer/broadcast_reorder.h"
+#include "graph/optimizer/elementwise_fusion.h"
 #include "graph/optimizer/layer_norm_fusion.h"
 #include "graph/optimizer/pad_folding.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
@@ -568,7 +567,9 @@ int Remap(Graph* graph) {
          FuseEach(graph, {"Mul", "Add", "AddV2", "BiasAdd", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"},
                   TryFuseChannelSteps) +
          FuseEach(graph, {"_FusedChannelSteps"}, TryFuseStepsIntoConvolution) +
-         FuseEach(graph, {"RealDiv", "Mul"}, TryScaleBeforeBroadcast);
+         FuseEach(graph, {"RealDiv", "Mul"}, TryScaleBeforeBroadcast) + ShapesFromOperands(graph) +
+         FuseEach(graph, {"AddN", "Mul", "Add", "AddV2", "Sub", "RealDiv", "SquaredDifference", "Neg", "Sum", "Mean"},
+                  TryFuseElementwiseRegion);
 }
 
 }  // namespace tensoract

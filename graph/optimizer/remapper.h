@@ -32,7 +32,11 @@
 //     where a 1x1 convolution alone reads it (DenseNet's), with the convolution into
 //     _FusedChannelStepsConv2D, tensoract's op (graph/optimizer/steps_conv_fusion.h);
 //   - a RealDiv or Mul by a scalar after a BroadcastTo (the gradient of Mean) goes before
-//     it, on the small tensor (graph/optimizer/broadcast_reorder.h).
+//     it, on the small tensor (graph/optimizer/broadcast_reorder.h);
+//   - what remains of trees of element-wise nodes over one shape, with per-channel vectors
+//     and scalars broadcast into it, and a Sum or Mean per channel that may end them (a
+//     batch norm's statistics and gradient in training), into _FusedElementwise: one pass
+//     a block of rows at a time in cache (graph/optimizer/elementwise_fusion.h).
 // The values are the very same as the unfused nodes' for a product with a BiasAdd and a Relu
 // on our own kernels; composed per-channel steps, oneDNN's kernels and the fused bias
 // gradient round differently (equal up to float rounding).

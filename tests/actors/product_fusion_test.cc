@@ -175,7 +175,9 @@ TEST_CASE("the gradient of Mean divides before it broadcasts, to the bit; a divi
     auto g = ops::Placeholder(s.WithOpName("g"), tensorflow::DT_FLOAT, PartialTensorShape({1, 1, 1, 8}));
     auto shape = ops::Const(s, {4, 3, 5, 8});
     ops::RealDiv(s.WithOpName("mean_grad"), ops::BroadcastTo(s.WithOpName("spread"), g, shape), ops::Const(s, 60.f));
-    ops::RealDiv(s.WithOpName("by_many"), ops::BroadcastTo(s.WithOpName("spread_too"), g, ops::Const(s, {2, 3, 5, 8})),
+    ops::RealDiv(s.WithOpName("by_many"),
+                 ops::BroadcastTo(s.WithOpName("spread_too"), ops::Reshape(s, g, ops::Const(s, {1, 1, 1, 8})),
+                                  ops::Const(s, {2, 3, 5, 8})),
                  Filled(s, {2, 3, 5, 8}, 0.11f, 2.f));
   });
   const Ran reordered = RunGraph(graph, true, {{"g", Input({1, 1, 1, 8})}}, {"mean_grad", "by_many"});
@@ -189,7 +191,76 @@ TEST_CASE("the gradient of Mean divides before it broadcasts, to the bit; a divi
   CHECK(reordered.inputs.at("mean_grad").at(0) == "_arg_g");  // the feed
   CHECK(reordered.inputs.at("spread").at(0) == "mean_grad");
   CHECK(apart.inputs.at("mean_grad").at(0) == "spread");
-  CHECK(reordered.inputs.at("by_many").at(0) == "spread_too");
+  // The division by a whole tensor is a region with its broadcast (elementwise_fusion.h).
+  CHECK(Has(reordered.ops, "_FusedElementwise:by_many"));
+  CHECK_FALSE(Has(reordered.ops, "BroadcastTo:spread_too"));
+}
+
+// What TensorFlow's gradient tape writes for a Keras 3 batch norm in training, over an input
+// of unknown batch: the moments, and the gradients of the input and of the scale.
+void BatchNormTrainingGraph(const Scope& s) {
+  // (A feed's shape is unknown in the step's graph; a Reshape gives it a rank, as a layer would.)
+  auto x = ops::Reshape(s, ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT), ops::Const(s, {-1, 4, 5, 8}));
+  auto dy = ops::Reshape(s, ops::Placeholder(s.WithOpName("dy"), tensorflow::DT_FLOAT), ops::Const(s, {-1, 4, 5, 8}));
+  auto axes = ops::Const(s, {0, 1, 2});
+  auto mean = ops::Mean(s.WithOpName("mean"), x, axes, {true});
+  auto held = ops::StopGradient(s.WithOpName("held"), mean);
+  auto squared = ops::SquaredDifference(s.WithOpName("squared"), x, held);
+  ops::Mean(s.WithOpName("variance"), squared, axes, {true});
+  auto scale = Filled(s, {8}, 0.7f, 1.f);
+  auto a = Filled(s, {1, 1, 1, 8}, 0.3f);
+  auto b = Filled(s, {1, 1, 1, 8}, 0.9f);
+  auto spread_a = ops::BroadcastTo(s.WithOpName("spread_a"), a, ops::Shape(s.WithOpName("shape_x"), x));
+  auto spread_b = ops::BroadcastTo(s.WithOpName("spread_b"), b, ops::Shape(s.WithOpName("shape_sq"), squared));
+  // The gradient of SquaredDifference: 2 (under a control edge from its input) times ...
+  auto two = ops::Const(s.WithOpName("two").WithControlDependencies({spread_b}), 2.f);
+  auto centred = ops::Sub(s.WithOpName("centred").WithControlDependencies({spread_b}), x, held);
+  auto var_term = ops::Mul(s.WithOpName("var_term"), ops::Mul(s.WithOpName("doubled"), two, spread_b), centred);
+  ops::AddN(s.WithOpName("dx"), {ops::Mul(s.WithOpName("scaled"), dy, scale), spread_a, var_term});
+  ops::Sum(s.WithOpName("dscale"), ops::Mul(s.WithOpName("x_dy"), x, dy), axes);
+}
+
+TEST_CASE("a batch norm's statistics and gradients in training fuse into _FusedElementwise regions") {
+  const tensorflow::GraphDef graph = testing::BuildGraph(BatchNormTrainingGraph);
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", Input({3, 4, 5, 8})}, {"dy", Input({3, 4, 5, 8})}};
+  const std::vector<std::string> fetches = {"variance", "dx", "dscale"};
+  const Ran fused = RunGraph(graph, true, feeds, fetches);
+  const Ran apart = RunGraph(graph, false, feeds, fetches);
+  for (const char* node : {"_FusedElementwise:variance", "_FusedElementwise:dx", "_FusedElementwise:dscale"}) {
+    INFO(node);
+    CHECK(Has(fused.ops, node));
+  }
+  for (const char* gone : {"SquaredDifference:squared", "BroadcastTo:spread_a", "BroadcastTo:spread_b",
+                           "Sub:centred", "Mul:x_dy", "Const:two"}) {
+    INFO(gone);
+    CHECK_FALSE(Has(fused.ops, gone));
+  }
+  // The input gradient is computed element by element as before: to the bit. The sums
+  // add in another order.
+  CHECK(fused.values[1] == apart.values[1]);
+  CheckClose(fused.values[0], apart.values[0]);
+  CheckClose(fused.values[2], apart.values[2]);
+  // A batch of 1 broadcasts into the same graph (the kernel checks the shapes it is given).
+  const Ran one = RunGraph(graph, true, {{"x", Input({1, 4, 5, 8})}, {"dy", Input({1, 4, 5, 8})}}, fetches);
+  const Ran one_apart = RunGraph(graph, false, {{"x", Input({1, 4, 5, 8})}, {"dy", Input({1, 4, 5, 8})}}, fetches);
+  CHECK(one.values[1] == one_apart.values[1]);
+  CheckClose(one.values[2], one_apart.values[2]);
+}
+
+TEST_CASE("an element-wise chain whose middle value is read elsewhere fuses only up to it") {
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({6, 8}));
+    auto shared = ops::Mul(s.WithOpName("shared"), x, Filled(s, {8}, 0.2f, 1.f));
+    ops::Sub(s.WithOpName("out"), ops::Neg(s.WithOpName("negated"), shared), ops::Const(s, 0.5f));
+    ops::Exp(s.WithOpName("other"), shared);
+  });
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", Input({6, 8})}};
+  const Ran fused = RunGraph(graph, true, feeds, {"out", "other"});
+  const Ran apart = RunGraph(graph, false, feeds, {"out", "other"});
+  CHECK(Has(fused.ops, "Mul:shared"));
+  CHECK(Has(fused.ops, "_FusedElementwise:out"));
+  CHECK_FALSE(Has(fused.ops, "Neg:negated"));
+  CHECK(fused.values == apart.values);
 }
 
 TEST_CASE("a zero Pad before a VALID convolution becomes its explicit padding, fused epilogue and all") {
