@@ -4,6 +4,13 @@
 #include "kernels/cpu/reduction_ops.h"
 
 namespace tensoract {
+namespace reduction {
+
+// The floating reductions every file uses (see reduction_ops.h).
+TA_REDUCE_GROUPS_FLOATING(, float);
+TA_REDUCE_GROUPS_FLOATING(, double);
+
+}  // namespace reduction
 namespace {
 
 using namespace reduction;  // NOLINT: the kernel and finishers this file registers
@@ -11,11 +18,11 @@ using namespace reduction;  // NOLINT: the kernel and finishers this file regist
 #define TA_REGISTER_REDUCTION(NAME, T, ...) \
   REGISTER_KERNEL(Name(NAME).Device(DEVICE_CPU).TypeConstraint<T>("T"), ReductionOp<T, __VA_ARGS__>)
 
-#define TA_REGISTER_NUMERIC(T)                                                      \
-  TA_REGISTER_REDUCTION("Sum", T, Eigen::internal::SumReducer<T>);                  \
-  TA_REGISTER_REDUCTION("Prod", T, Eigen::internal::ProdReducer<T>);                \
-  TA_REGISTER_REDUCTION("Max", T, Eigen::internal::MaxReducer<T, Eigen::PropagateNaN>); \
-  TA_REGISTER_REDUCTION("Min", T, Eigen::internal::MinReducer<T, Eigen::PropagateNaN>);
+#define TA_REGISTER_NUMERIC(T)                                       \
+  TA_REGISTER_REDUCTION("Sum", T, Eigen::internal::SumReducer<T>);   \
+  TA_REGISTER_REDUCTION("Prod", T, Eigen::internal::ProdReducer<T>); \
+  TA_REGISTER_REDUCTION("Max", T, MaxPropagatingNaN<T>);             \
+  TA_REGISTER_REDUCTION("Min", T, MinPropagatingNaN<T>);
 TA_REGISTER_NUMERIC(float)
 TA_REGISTER_NUMERIC(double)
 TA_REGISTER_NUMERIC(int32_t)

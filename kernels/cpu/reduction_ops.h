@@ -70,11 +70,38 @@ void SumMiddleRows(const Eigen::ThreadPoolDevice& d, const T* in, T* out, Index 
   }
 }
 
+// out[a, c] = reduce_b in[a, b, c] for integers and bool, whose sums, products, maxima and
+// minima come out the same in any order: rows of c added into their output row, the tasks
+// over a and pieces of c. Eigen's reductions (below) take seconds to compile for each type
+// and reducer; this takes a fraction of one.
+template <class T, class Reducer>
+void ReduceMiddleInOrder(const Eigen::ThreadPoolDevice& d, const T* in, T* out, Index a, Index b, Index c) {
+  constexpr Index kPiece = 1024;
+  const Index pieces = (c + kPiece - 1) / kPiece;
+  auto task = [&](Index first, Index last) {
+    Reducer reducer;
+    for (Index t = first; t < last; ++t) {
+      const Index ai = t / pieces, begin = t % pieces * kPiece, end = std::min(c, begin + kPiece);
+      T* acc = out + ai * c;
+      for (Index j = begin; j < end; ++j) acc[j] = reducer.initialize();
+      for (Index bi = 0; bi < b; ++bi) {
+        const T* row = in + (ai * b + bi) * c;
+        for (Index j = begin; j < end; ++j) reducer.reduce(row[j], &acc[j]);
+      }
+      for (Index j = begin; j < end; ++j) acc[j] = reducer.finalize(acc[j]);
+    }
+  };
+  d.parallelFor(a * pieces, Eigen::TensorOpCost(sizeof(T) * b * std::min(c, kPiece), 0, b * std::min(c, kPiece)), task);
+}
+
 // out[a, c] = reduce_b in[a, b, c].
 template <class T, class Reducer>
 void ReduceMiddle(const Eigen::ThreadPoolDevice& d, const T* in, T* out, Index a, Index b, Index c) {
   Reducer reducer;
   if (a * c == 0) return;
+  if constexpr (std::is_integral_v<T>) {
+    return ReduceMiddleInOrder<T, Reducer>(d, in, out, a, b, c);
+  }
   if constexpr (std::is_floating_point_v<T> && std::is_same_v<Reducer, Eigen::internal::SumReducer<T>>) {
     if (c >= 16 && b > 1) return SumMiddleRows(d, in, out, a, b, c);
   }
@@ -139,6 +166,24 @@ void ReduceGroups(const Eigen::ThreadPoolDevice& d, const Tensor& input, T* out,
     }
   }
 }
+
+template <class T>
+using MaxPropagatingNaN = Eigen::internal::MaxReducer<T, Eigen::PropagateNaN>;
+template <class T>
+using MinPropagatingNaN = Eigen::internal::MinReducer<T, Eigen::PropagateNaN>;
+
+// The floating reductions are instantiated once, in reduction_ops.cc, not again in each file
+// that registers a kernel reducing in float or double (half, bfloat16, EuclideanNorm):
+// Eigen's expressions for one type and reducer take seconds to compile.
+#define TA_REDUCE_GROUPS(T, REDUCER) \
+  template void ReduceGroups<T, REDUCER>(const Eigen::ThreadPoolDevice&, const Tensor&, T*, const ReductionPlan&)
+#define TA_REDUCE_GROUPS_FLOATING(PREFIX, T)                 \
+  PREFIX TA_REDUCE_GROUPS(T, Eigen::internal::SumReducer<T>); \
+  PREFIX TA_REDUCE_GROUPS(T, Eigen::internal::ProdReducer<T>); \
+  PREFIX TA_REDUCE_GROUPS(T, MaxPropagatingNaN<T>);           \
+  PREFIX TA_REDUCE_GROUPS(T, MinPropagatingNaN<T>)
+TA_REDUCE_GROUPS_FLOATING(extern, float);
+TA_REDUCE_GROUPS_FLOATING(extern, double);
 
 struct NoFinish {
   template <class T>
