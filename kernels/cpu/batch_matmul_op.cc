@@ -1,6 +1,6 @@
 // BatchMatMul, BatchMatMulV2 and BatchMatMulV3 on the CPU: one GEMM per output matrix
 // (float and double: MatMul's packed GEMM; half and bfloat16 MatMul's float GEMM,
-// kernels/cpu/small_float_gemm.h; other types Eigen's), over the broadcast batch
+// kernels/cpu/small_float_gemm.h; integers a plain loop; complex Eigen's), over the broadcast batch
 // dimensions (a batch dimension of 1 on either side
 // repeats its matrix), spread over the device's threads by matrix. BatchMatMul (v1) takes
 // no broadcasting: both sides have the same rank and batch dimensions. BatchMatMulV3's
@@ -9,6 +9,7 @@
 // a bfloat16 output); they are converted to it first.
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -21,6 +22,29 @@
 
 namespace tensoract {
 namespace {
+
+// c [m, n] = a [m, k] * b [k, n] (each side transposed where adj_*) for integers, in the
+// output type's wrapping arithmetic: the same values in any order of additions, so a plain
+// loop gives what Eigen's product gives (which takes seconds to compile for each type).
+// The sides are converted to T first, as TensorFlow converts BatchMatMulV3's int8 sides.
+template <class T, class Ta, class Tb>
+void IntegerProduct(bool adj_a, bool adj_b, int64_t m, int64_t n, int64_t k, const Ta* a, const Tb* b, T* c) {
+  using U = std::make_unsigned_t<std::conditional_t<(sizeof(T) < sizeof(int)), int, T>>;
+  std::vector<U> row(n);
+  for (int64_t i = 0; i < m; ++i) {
+    std::fill(row.begin(), row.end(), U(0));
+    for (int64_t p = 0; p < k; ++p) {
+      const U av = static_cast<U>(static_cast<T>(adj_a ? a[p * m + i] : a[i * k + p]));
+      if (adj_b) {
+        for (int64_t j = 0; j < n; ++j) row[j] += av * static_cast<U>(static_cast<T>(b[j * k + p]));
+      } else {
+        const Tb* bp = b + p * n;
+        for (int64_t j = 0; j < n; ++j) row[j] += av * static_cast<U>(static_cast<T>(bp[j]));
+      }
+    }
+    for (int64_t j = 0; j < n; ++j) c[i * n + j] = static_cast<T>(row[j]);
+  }
+}
 
 template <class Ta, class Tb, class T, bool kBroadcast>
 class BatchMatMulOp : public OpKernel {
@@ -125,6 +149,8 @@ class BatchMatMulOp : public OpKernel {
                              (std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16>)) {
           SmallFloatGemm(adj_x_, adj_y_, m, n, k, x.base<T>() + xi * xrows * xcols, xcols,
                          y.base<T>() + yi * yrows * ycols, ycols, c.data());
+        } else if constexpr (std::is_integral_v<T>) {
+          IntegerProduct(adj_x_, adj_y_, m, n, k, ma.data(), mb.data(), c.data());
         } else if constexpr (std::is_same_v<Ta, T> && std::is_same_v<Tb, T>) {
           Multiply(ma, mb, &c);
         } else {
