@@ -9,42 +9,19 @@
 // a bfloat16 output); they are converted to it first.
 #include <algorithm>
 #include <type_traits>
-#include <vector>
 
 #include <Eigen/Core>
 
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/integer_gemm.h"
 #include "kernels/cpu/parallel_gemm.h"
 #include "kernels/cpu/small_float_gemm.h"
 #include "kernels/cpu/strided_copy.h"
 
 namespace tensoract {
 namespace {
-
-// c [m, n] = a [m, k] * b [k, n] (each side transposed where adj_*) for integers, in the
-// output type's wrapping arithmetic: the same values in any order of additions, so a plain
-// loop gives what Eigen's product gives (which takes seconds to compile for each type).
-// The sides are converted to T first, as TensorFlow converts BatchMatMulV3's int8 sides.
-template <class T, class Ta, class Tb>
-void IntegerProduct(bool adj_a, bool adj_b, int64_t m, int64_t n, int64_t k, const Ta* a, const Tb* b, T* c) {
-  using U = std::make_unsigned_t<std::conditional_t<(sizeof(T) < sizeof(int)), int, T>>;
-  std::vector<U> row(n);
-  for (int64_t i = 0; i < m; ++i) {
-    std::fill(row.begin(), row.end(), U(0));
-    for (int64_t p = 0; p < k; ++p) {
-      const U av = static_cast<U>(static_cast<T>(adj_a ? a[p * m + i] : a[i * k + p]));
-      if (adj_b) {
-        for (int64_t j = 0; j < n; ++j) row[j] += av * static_cast<U>(static_cast<T>(b[j * k + p]));
-      } else {
-        const Tb* bp = b + p * n;
-        for (int64_t j = 0; j < n; ++j) row[j] += av * static_cast<U>(static_cast<T>(bp[j]));
-      }
-    }
-    for (int64_t j = 0; j < n; ++j) c[i * n + j] = static_cast<T>(row[j]);
-  }
-}
 
 template <class Ta, class Tb, class T, bool kBroadcast>
 class BatchMatMulOp : public OpKernel {
@@ -150,7 +127,7 @@ class BatchMatMulOp : public OpKernel {
           SmallFloatGemm(adj_x_, adj_y_, m, n, k, x.base<T>() + xi * xrows * xcols, xcols,
                          y.base<T>() + yi * yrows * ycols, ycols, c.data());
         } else if constexpr (std::is_integral_v<T>) {
-          IntegerProduct(adj_x_, adj_y_, m, n, k, ma.data(), mb.data(), c.data());
+          IntegerGemmRows(adj_x_, adj_y_, 0, m, n, k, ma.data(), xcols, mb.data(), ycols, c.data(), n);
         } else if constexpr (std::is_same_v<Ta, T> && std::is_same_v<Tb, T>) {
           Multiply(ma, mb, &c);
         } else {

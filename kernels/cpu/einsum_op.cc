@@ -24,6 +24,7 @@
 
 #include "graph/einsum_equation.h"
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/integer_gemm.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/strided_copy.h"
 #include "kernels/dtype_dispatch.h"
@@ -390,6 +391,8 @@ class EinsumOp : public OpKernel {
         T* c_rows = o + (i * m + r0) * nn;
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
           gemm::Gemm(false, true, rows, nn, k, a_rows, k, b_mat, k, c_rows, nn, false);
+        } else if constexpr (std::is_integral_v<T>) {
+          IntegerGemmRows(false, true, 0, rows, nn, k, a_rows, k, b_mat, k, c_rows, nn);
         } else {
           Eigen::Map<const Matrix> ma(a_rows, rows, k);
           Eigen::Map<const Matrix> mb(b_mat, nn, k);

@@ -13,6 +13,7 @@
 #include "kernels/cpu/bfloat16_products.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/integer_gemm.h"
 #include "kernels/cpu/onednn_matmul.h"
 #include "kernels/cpu/parallel_gemm.h"
 #include "kernels/cpu/small_float_gemm.h"
@@ -112,36 +113,21 @@ class TransposingMatMul : public OpKernel {
   bool transpose_a_ = false, transpose_b_ = false;
 };
 
-// Integer MatMul: sums of products that wrap around, as TensorFlow's Eigen contraction's do
-// in practice (computed in the unsigned type, where wrapping is defined; the result is the
-// same in any order). i-k-j loops, so the inner loop runs along rows of B and C.
+// Integer MatMul: kernels/cpu/integer_gemm.h, rows split over the threads.
 template <class T>
 class IntMatMulOp : public TransposingMatMul {
  public:
   using TransposingMatMul::TransposingMatMul;
 
   void Compute(OpKernelContext* ctx) override {
-    using U = std::make_unsigned_t<T>;
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
     int64_t m, k, n;
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, AllocateProduct(ctx, &m, &k, &n, &out));
-    const T* ap = a.base<T>();
-    const T* bp = b.base<T>();
-    T* cp = out->base<T>();
-    const int64_t lda = a.dim_size(1), ldb = b.dim_size(1);
     CwiseParallelFor(ctx, m, k * n + 1, [&](int64_t first, int64_t last) {
-      std::vector<U> row(n), b_row(n);
-      for (int64_t i = first; i < last; ++i) {
-        std::fill(row.begin(), row.end(), U(0));
-        for (int64_t p = 0; p < k; ++p) {
-          const U x = static_cast<U>(transpose_a_ ? ap[p * lda + i] : ap[i * lda + p]);
-          for (int64_t j = 0; j < n; ++j) b_row[j] = static_cast<U>(transpose_b_ ? bp[j * ldb + p] : bp[p * ldb + j]);
-          for (int64_t j = 0; j < n; ++j) row[j] += x * b_row[j];
-        }
-        for (int64_t j = 0; j < n; ++j) cp[i * n + j] = static_cast<T>(row[j]);
-      }
+      IntegerGemmRows(transpose_a_, transpose_b_, first, last, n, k, a.base<T>(), a.dim_size(1), b.base<T>(),
+                      b.dim_size(1), out->base<T>(), n);
     });
   }
 };
