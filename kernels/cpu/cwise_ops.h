@@ -93,15 +93,11 @@ class BinaryOp : public OpKernel {
       CwiseParallelFor(ctx, n, F::kCost, [&](int64_t b, int64_t e) {
         OutMap(op + b, e - b) = f(In(xp + b, e - b), In(yp + b, e - b));
       });
-    } else if (y.NumElements() == 1) {
-      const T yv = yp[0];
+    } else if (y.NumElements() == 1 || x.NumElements() == 1) {
+      const bool x_full = y.NumElements() == 1;
       CwiseParallelFor(ctx, n, F::kCost, [&](int64_t b, int64_t e) {
-        OutMap(op + b, e - b) = f(In(xp + b, e - b), Array::Constant(e - b, yv));
-      });
-    } else if (x.NumElements() == 1) {
-      const T xv = xp[0];
-      CwiseParallelFor(ctx, n, F::kCost, [&](int64_t b, int64_t e) {
-        OutMap(op + b, e - b) = f(Array::Constant(e - b, xv), In(yp + b, e - b));
+        Runs runs;
+        Apply(f, x_full ? xp + b : xp, x_full, x_full ? yp : yp + b, !x_full, op + b, e - b, &runs);
       });
     } else if (const int side = RepeatingSide(*plan, x.NumElements() == n, y.NumElements() == n); side != 0) {
       // One operand full, the other a short row repeated all along it (an image's per-channel
@@ -135,6 +131,33 @@ class BinaryOp : public OpKernel {
   static Eigen::Map<const Array> In(const T* p, int64_t n) { return Eigen::Map<const Array>(p, n); }
   static Eigen::Map<OutArray> OutMap(Out* p, int64_t n) { return Eigen::Map<OutArray>(p, n); }
 
+  // A scalar operand is read as a run of copies of its value, kRun at a time: every path then
+  // evaluates f on two arrays, one Eigen loop to compile for each (T, F) instead of four
+  // (array or constant on either side: seconds of compile time in the files that register
+  // many), with the same values.
+  static constexpr int64_t kRun = 256;
+  struct Runs {
+    std::unique_ptr<T[]> x, y;  // (not vectors: T may be bool)
+  };
+  // o[0, n) = f(x, y), where each side is n elements (`*_full`) or the one value it points to.
+  static void Apply(const F& f, const T* x, bool x_full, const T* y, bool y_full, Out* o, int64_t n, Runs* runs) {
+    if (x_full && y_full) {
+      OutMap(o, n) = f(In(x, n), In(y, n));
+      return;
+    }
+    const int64_t first = std::min(n, kRun);
+    auto fill = [first](std::unique_ptr<T[]>* run, const T& value) {
+      if (*run == nullptr) run->reset(new T[kRun]);
+      std::fill(run->get(), run->get() + first, value);
+    };
+    if (!x_full) fill(&runs->x, *x);
+    if (!y_full) fill(&runs->y, *y);
+    for (int64_t i = 0; i < n; i += kRun) {
+      const int64_t len = std::min(kRun, n - i);
+      OutMap(o + i, len) = f(In(x_full ? x + i : runs->x.get(), len), In(y_full ? y + i : runs->y.get(), len));
+    }
+  }
+
   // 1 when x is one short innermost row repeated over every outer index and y is full, 2
   // for the other way round, 0 otherwise (or when rows are long enough for Broadcast).
   static int RepeatingSide(const BroadcastPlan& plan, bool x_full, bool y_full) {
@@ -164,12 +187,9 @@ class BinaryOp : public OpKernel {
       xo += index[d] * plan.x_strides[d];
       yo += index[d] * plan.y_strides[d];
     }
+    Runs runs;
     for (int64_t row = row_begin; row < row_end; ++row) {
-      auto o = OutMap(op + row * inner, inner);
-      if (x_inner && y_inner) o = f(In(xp + xo, inner), In(yp + yo, inner));
-      else if (x_inner) o = f(In(xp + xo, inner), Array::Constant(inner, yp[yo]));
-      else if (y_inner) o = f(Array::Constant(inner, xp[xo]), In(yp + yo, inner));
-      else o = f(Array::Constant(inner, xp[xo]), Array::Constant(inner, yp[yo]));
+      Apply(f, xp + xo, x_inner, yp + yo, y_inner, op + row * inner, inner, &runs);
       // Odometer over the outer dimensions, keeping both input offsets current.
       for (int d = rank - 2; d >= 0; --d) {
         xo += plan.x_strides[d];
