@@ -70,6 +70,12 @@ void SumMiddleRows(const Eigen::ThreadPoolDevice& d, const T* in, T* out, Index 
   }
 }
 
+// TensorFlow's Max and Min: NaN wins (Eigen's default reducers drop it).
+template <class T>
+using MaxPropagatingNaN = Eigen::internal::MaxReducer<T, Eigen::PropagateNaN>;
+template <class T>
+using MinPropagatingNaN = Eigen::internal::MinReducer<T, Eigen::PropagateNaN>;
+
 // out[a, c] = reduce_b in[a, b, c] for integers and bool, whose sums, products, maxima and
 // minima come out the same in any order: rows of c added into their output row, the tasks
 // over a and pieces of c. Eigen's reductions (below) take seconds to compile for each type
@@ -101,6 +107,13 @@ void ReduceMiddle(const Eigen::ThreadPoolDevice& d, const T* in, T* out, Index a
   if (a * c == 0) return;
   if constexpr (std::is_integral_v<T>) {
     return ReduceMiddleInOrder<T, Reducer>(d, in, out, a, b, c);
+  }
+  // Max and Min of floats along a middle dimension (a global max pooling over time): Eigen
+  // takes it element by element; in order, row by row, each element meets the same values in
+  // the same order.
+  if constexpr (std::is_floating_point_v<T> && (std::is_same_v<Reducer, MaxPropagatingNaN<T>> ||
+                                                std::is_same_v<Reducer, MinPropagatingNaN<T>>)) {
+    if (c >= 16 && b > 1) return ReduceMiddleInOrder<T, Reducer>(d, in, out, a, b, c);
   }
   if constexpr (std::is_floating_point_v<T> && std::is_same_v<Reducer, Eigen::internal::SumReducer<T>>) {
     if (c >= 16 && b > 1) return SumMiddleRows(d, in, out, a, b, c);
@@ -166,11 +179,6 @@ void ReduceGroups(const Eigen::ThreadPoolDevice& d, const Tensor& input, T* out,
     }
   }
 }
-
-template <class T>
-using MaxPropagatingNaN = Eigen::internal::MaxReducer<T, Eigen::PropagateNaN>;
-template <class T>
-using MinPropagatingNaN = Eigen::internal::MinReducer<T, Eigen::PropagateNaN>;
 
 // The floating reductions are instantiated once, in reduction_ops.cc, not again in each file
 // that registers a kernel reducing in float or double (half, bfloat16, EuclideanNorm):
