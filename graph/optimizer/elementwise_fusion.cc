@@ -45,43 +45,6 @@ bool BroadcastsInto(const PartialTensorShape& b, const PartialTensorShape& a) {
 
 const PartialTensorShape& ShapeOf(const Source& s) { return s.node->output_shape(s.port); }
 
-// The integer values of a Const (int32 or int64), in *values.
-bool ConstInts(const Source& s, std::vector<int64_t>* values) {
-  if (s.node == nullptr || s.node->type_string() != "Const") return false;
-  auto attr = s.node->def().attr().find("value");
-  if (attr == s.node->def().attr().end()) return false;
-  const tensorflow::TensorProto& t = attr->second.tensor();
-  int64_t count = 1;
-  for (const auto& d : t.tensor_shape().dim()) count *= d.size();
-  values->clear();
-  if (t.dtype() == tensorflow::DT_INT32) {
-    if (t.int_val_size() == count) {
-      values->assign(t.int_val().begin(), t.int_val().end());
-    } else if (static_cast<int64_t>(t.tensor_content().size()) == count * 4) {
-      const auto* p = reinterpret_cast<const int32_t*>(t.tensor_content().data());
-      values->assign(p, p + count);
-    } else if (t.int_val_size() == 1) {
-      values->assign(count, t.int_val(0));
-    } else {
-      return false;
-    }
-  } else if (t.dtype() == tensorflow::DT_INT64) {
-    if (t.int64_val_size() == count) {
-      values->assign(t.int64_val().begin(), t.int64_val().end());
-    } else if (static_cast<int64_t>(t.tensor_content().size()) == count * 8) {
-      const auto* p = reinterpret_cast<const int64_t*>(t.tensor_content().data());
-      values->assign(p, p + count);
-    } else if (t.int64_val_size() == 1) {
-      values->assign(count, t.int64_val(0));
-    } else {
-      return false;
-    }
-  } else {
-    return false;
-  }
-  return true;
-}
-
 // A float Sum or Mean on the CPU over every dimension of its input but the last (known
 // rank of at least 2, the last dimension known).
 bool IsChannelReduction(const Node& n) {

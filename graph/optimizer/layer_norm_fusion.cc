@@ -1,7 +1,6 @@
 // Keras' LayerNormalization into _MklLayerNorm (see layer_norm_fusion.h).
 #include "graph/optimizer/layer_norm_fusion.h"
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -15,27 +14,9 @@ using namespace remapper;  // NOLINT: the remapper's graph-editing helpers
 // An int32 or int64 Const holding one axis (a scalar or [1]) that is the last of `rank`
 // (-1, or rank - 1 where the rank is known).
 bool IsLastAxis(const Source& axes, int rank) {
-  if (axes.node == nullptr || axes.node->type_string() != "Const") return false;
-  auto attr = axes.node->def().attr().find("value");
-  if (attr == axes.node->def().attr().end()) return false;
-  const tensorflow::TensorProto& t = attr->second.tensor();
-  const auto& dims = t.tensor_shape().dim();
-  if (dims.size() > 1 || (dims.size() == 1 && dims[0].size() != 1)) return false;
-  int64_t axis = 0;
-  if (t.dtype() == tensorflow::DT_INT32 && t.int_val_size() == 1) {
-    axis = t.int_val(0);
-  } else if (t.dtype() == tensorflow::DT_INT64 && t.int64_val_size() == 1) {
-    axis = t.int64_val(0);
-  } else if (t.dtype() == tensorflow::DT_INT32 && t.tensor_content().size() == sizeof(int32_t)) {
-    int32_t v;
-    std::memcpy(&v, t.tensor_content().data(), sizeof v);
-    axis = v;
-  } else if (t.dtype() == tensorflow::DT_INT64 && t.tensor_content().size() == sizeof(int64_t)) {
-    std::memcpy(&axis, t.tensor_content().data(), sizeof axis);
-  } else {
-    return false;
-  }
-  return axis == -1 || (rank > 0 && axis == rank - 1);
+  std::vector<int64_t> axis;
+  if (!ConstInts(axes, &axis) || axis.size() != 1) return false;
+  return axis[0] == -1 || (rank > 0 && axis[0] == rank - 1);
 }
 
 bool SameSource(const Source& a, const Source& b) { return a.node == b.node && a.port == b.port; }

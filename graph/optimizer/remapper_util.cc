@@ -127,6 +127,43 @@ std::vector<const Edge*> ConsumersOfOutput0(const Node& n) {
   return out;
 }
 
+namespace {
+
+// A Const's `count` integers of type I (its int_val or int64_val field, or its raw bytes; one
+// value in the field stands for all of them, as TensorFlow writes a filled tensor).
+template <class I, class Field>
+bool IntsOf(const tensorflow::TensorProto& t, const Field& field, int64_t count, std::vector<int64_t>* values) {
+  if (field.size() == count) {
+    values->assign(field.begin(), field.end());
+  } else if (static_cast<int64_t>(t.tensor_content().size()) == count * static_cast<int64_t>(sizeof(I))) {
+    values->resize(count);
+    for (int64_t i = 0; i < count; ++i) {
+      I v;
+      std::memcpy(&v, t.tensor_content().data() + i * sizeof(I), sizeof v);
+      (*values)[i] = v;
+    }
+  } else if (field.size() == 1) {
+    values->assign(count, field.Get(0));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ConstInts(const Source& s, std::vector<int64_t>* values) {
+  if (s.node == nullptr || s.node->type_string() != "Const") return false;
+  auto attr = s.node->def().attr().find("value");
+  if (attr == s.node->def().attr().end()) return false;
+  const tensorflow::TensorProto& t = attr->second.tensor();
+  int64_t count = 1;
+  for (const auto& d : t.tensor_shape().dim()) count *= d.size();
+  if (t.dtype() == tensorflow::DT_INT32) return IntsOf<int32_t>(t, t.int_val(), count, values);
+  if (t.dtype() == tensorflow::DT_INT64) return IntsOf<int64_t>(t, t.int64_val(), count, values);
+  return false;
+}
+
 bool ScalarConstValue(const Source& s, float* value) {
   if (s.node == nullptr || s.node->type_string() != "Const") return false;
   auto attr = s.node->def().attr().find("value");

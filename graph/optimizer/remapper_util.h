@@ -71,6 +71,9 @@ bool IsScalarConst(const Source& s, float want);
 // [channels] or [1, ..., 1, channels] of known shape, no wider than the product's output.
 bool IsChannelVector(const Source& s, int64_t channels, int max_rank);
 
+// The values of an int32 or int64 Const (of any shape), in *values; false for anything else.
+bool ConstInts(const Source& s, std::vector<int64_t>* values);
+
 // The value of a scalar float Const, in *value; false for anything else.
 bool ScalarConstValue(const Source& s, float* value);
 
