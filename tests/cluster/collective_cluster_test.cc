@@ -58,13 +58,23 @@ struct Workers {
   std::vector<std::unique_ptr<NodeProcess>> nodes;
   const std::vector<std::string> flags = {"--heartbeat-interval-ms", "300", "--heartbeat-timeout-ms", "1000"};
 
+  // A released port can be taken before its node binds it (another test's connection gets
+  // it as its source port: "cannot listen on 127.0.0.1:44341" in a CI-like ctest -j2), so a
+  // cluster whose node fails to start is started again on fresh ports, three times at most.
   explicit Workers(int n) {
-    ports = FreePorts(n);
-    spec = "worker=";
-    for (int i = 0; i < n; ++i) spec += (i ? "," : "") + Local(ports[i]);
-    for (int i = 0; i < n; ++i) {
-      nodes.push_back(std::make_unique<NodeProcess>());
-      Start(i);
+    for (int attempt = 1;; ++attempt) {
+      ports = FreePorts(n);
+      spec = "worker=";
+      for (int i = 0; i < n; ++i) spec += (i ? "," : "") + Local(ports[i]);
+      nodes.clear();  // kills and reaps the last attempt's nodes
+      bool all = true;
+      for (int i = 0; i < n && all; ++i) {
+        nodes.push_back(std::make_unique<NodeProcess>());
+        all = nodes[i]->Start(spec, "worker", i, flags);
+      }
+      if (all) return;
+      INFO(nodes.back()->error());
+      REQUIRE(attempt < 3);
     }
   }
   void Start(int i) {
