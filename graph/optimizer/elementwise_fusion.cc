@@ -1,7 +1,6 @@
 // Element-wise regions into _FusedElementwise (see elementwise_fusion.h).
 #include "graph/optimizer/elementwise_fusion.h"
 
-#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -123,10 +122,9 @@ class Region {
     std::vector<Source> data = full_;
     data.insert(data.end(), vectors_.begin(), vectors_.end());
     data.insert(data.end(), shapes_.begin(), shapes_.end());
-    // Consts used as immediates that nothing reads any more.
-    std::vector<Node*> immediates = kept_consts_;
     if (ReplaceNodes(graph, remove, {root_}, data, std::move(def)) == nullptr) return false;
-    for (Node* c : immediates) {
+    // Consts used as immediates that nothing reads any more.
+    for (Node* c : kept_consts_) {
       if (c->out_edges().empty()) graph->RemoveNode(c);
     }
     return true;
@@ -216,11 +214,9 @@ class Region {
       // it those of the nodes it removes) or where it has none.
       bool controlled = false;
       for (const Edge* e : s.node->in_edges()) controlled = controlled || (e->IsControlEdge() && !e->src->IsSource());
-      if (absorbed_consts_.count(s.node) > 0 || !controlled) {
-        if (absorbed_consts_.count(s.node) == 0 && !controlled &&
-            std::find(kept_consts_.begin(), kept_consts_.end(), s.node) == kept_consts_.end()) {
-          kept_consts_.push_back(s.node);
-        }
+      const bool absorbed = absorbed_consts_.count(s.node) > 0;
+      if (absorbed || !controlled) {
+        if (!absorbed) kept_consts_.insert(s.node);
         constants_.push_back(value);
         return "c" + std::to_string(constants_.size() - 1);
       }
@@ -276,8 +272,7 @@ class Region {
   PartialTensorShape shape_;
   int64_t channels_ = 0;
   std::vector<Node*> nodes_;
-  std::set<Node*> inside_, absorbed_consts_;
-  std::vector<Node*> kept_consts_;
+  std::set<Node*> inside_, absorbed_consts_, kept_consts_;
   std::vector<Source> full_, vectors_, shapes_;
   std::vector<float> constants_;
   std::vector<std::string> program_;

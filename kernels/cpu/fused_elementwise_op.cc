@@ -305,8 +305,9 @@ class FusedElementwiseOp : public OpKernel {
     for (size_t i = 0; i < program_.size(); ++i) {
       const ProgramInstruction& in = program_[i];
       dst = (out != nullptr && i + 1 == program_.size()) ? out : registers + i * stride;
-      ExecuteInstruction(in, values(in.a), in.code == ElementwiseCode::kNeg ? BlockValues{BlockValues::kScalar, nullptr, 0.f} : values(in.b), n,
-              channels, dst);
+      const bool unary = in.code == ElementwiseCode::kNeg;  // its b names nothing
+      ExecuteInstruction(in, values(in.a), unary ? BlockValues{BlockValues::kScalar, nullptr, 0.f} : values(in.b), n,
+                         channels, dst);
     }
     return dst;
   }

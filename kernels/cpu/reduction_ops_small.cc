@@ -15,8 +15,8 @@ using namespace reduction;  // NOLINT: the kernel and finishers this file regist
 #define TA_REGISTER_INTEGER(T, WIDE)                                                        \
   TA_REGISTER_REDUCTION("Sum", T, Eigen::internal::SumReducer<T>);                          \
   TA_REGISTER_REDUCTION("Prod", T, Eigen::internal::ProdReducer<T>);                        \
-  TA_REGISTER_REDUCTION("Max", T, Eigen::internal::MaxReducer<T, Eigen::PropagateNaN>);     \
-  TA_REGISTER_REDUCTION("Min", T, Eigen::internal::MinReducer<T, Eigen::PropagateNaN>);     \
+  TA_REGISTER_REDUCTION("Max", T, MaxPropagatingNaN<T>);     \
+  TA_REGISTER_REDUCTION("Min", T, MinPropagatingNaN<T>);     \
   TA_REGISTER_REDUCTION("Mean", T, Eigen::internal::SumReducer<WIDE>, DivideByCount, WIDE);
 TA_REGISTER_INTEGER(int8_t, int64_t)
 TA_REGISTER_INTEGER(int16_t, int64_t)
@@ -26,15 +26,15 @@ TA_REGISTER_INTEGER(uint32_t, uint64_t)
 #undef TA_REGISTER_INTEGER
 TA_REGISTER_REDUCTION("Sum", uint64_t, Eigen::internal::SumReducer<uint64_t>);
 TA_REGISTER_REDUCTION("Prod", uint64_t, Eigen::internal::ProdReducer<uint64_t>);
-TA_REGISTER_REDUCTION("Max", uint64_t, Eigen::internal::MaxReducer<uint64_t, Eigen::PropagateNaN>);
-TA_REGISTER_REDUCTION("Min", uint64_t, Eigen::internal::MinReducer<uint64_t, Eigen::PropagateNaN>);
+TA_REGISTER_REDUCTION("Max", uint64_t, MaxPropagatingNaN<uint64_t>);
+TA_REGISTER_REDUCTION("Min", uint64_t, MinPropagatingNaN<uint64_t>);
 TA_REGISTER_REDUCTION("Mean", uint64_t, Eigen::internal::SumReducer<uint64_t>, DivideByCount);
 
 #define TA_REGISTER_IN_FLOAT(T)                                                                             \
   TA_REGISTER_REDUCTION("Sum", T, Eigen::internal::SumReducer<float>, NoFinish, float);                    \
   TA_REGISTER_REDUCTION("Prod", T, Eigen::internal::ProdReducer<float>, NoFinish, float);                  \
-  TA_REGISTER_REDUCTION("Max", T, Eigen::internal::MaxReducer<float, Eigen::PropagateNaN>, NoFinish, float); \
-  TA_REGISTER_REDUCTION("Min", T, Eigen::internal::MinReducer<float, Eigen::PropagateNaN>, NoFinish, float); \
+  TA_REGISTER_REDUCTION("Max", T, MaxPropagatingNaN<float>, NoFinish, float); \
+  TA_REGISTER_REDUCTION("Min", T, MinPropagatingNaN<float>, NoFinish, float); \
   TA_REGISTER_REDUCTION("Mean", T, Eigen::internal::SumReducer<float>, FloatDivideByCount, float);
 TA_REGISTER_IN_FLOAT(Eigen::half)
 TA_REGISTER_IN_FLOAT(Eigen::bfloat16)
