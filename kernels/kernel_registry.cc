@@ -4,6 +4,8 @@
 #include <map>
 #include <mutex>
 
+#include "kernels/kernel_libraries.h"
+
 namespace tensoract {
 namespace {
 
@@ -30,6 +32,12 @@ bool Matches(const KernelDef& k, const std::string& device_type, const NodeDef& 
     if (std::find(allowed.begin(), allowed.end(), t) == allowed.end()) return false;
   }
   return true;
+}
+
+// Why a kernel may be missing although tensoract has one: its library could not be loaded.
+std::string KernelLibrariesNote() {
+  std::string errors = KernelLibraryLoadErrors();
+  return errors.empty() ? "" : "\nkernel libraries that could not be loaded:\n  " + errors;
 }
 
 }  // namespace
@@ -66,8 +74,7 @@ std::string KernelsRegisteredForOp(const std::string& op) {
   return out.empty() ? "<no registered kernels>" : out;
 }
 
-// The factory of the first kernel registered for `def` on `device_type`, or an empty one.
-static KernelFactory FindKernelFactory(const NodeDef& def, const std::string& device_type) {
+static KernelFactory FindRegisteredFactory(const NodeDef& def, const std::string& device_type) {
   Registry& r = GlobalRegistry();
   std::lock_guard<std::mutex> lock(r.mu);
   auto [begin, end] = r.by_op.equal_range(def.op());
@@ -75,6 +82,15 @@ static KernelFactory FindKernelFactory(const NodeDef& def, const std::string& de
     if (Matches(it->second.def, device_type, def)) return it->second.factory;
   }
   return nullptr;
+}
+
+// The factory of the first kernel registered for `def` on `device_type`, or an empty one.
+// A miss loads the on-demand kernel libraries (once a process; outside the registry's lock,
+// as their registrations take it) and looks again.
+static KernelFactory FindKernelFactory(const NodeDef& def, const std::string& device_type) {
+  if (KernelFactory found = FindRegisteredFactory(def, device_type)) return found;
+  LoadKernelLibrariesOnce();
+  return FindRegisteredFactory(def, device_type);
 }
 
 bool KernelExists(const NodeDef& def, const std::string& device_type) {
@@ -94,7 +110,7 @@ Status CreateOpKernel(Device* device, const NodeDef& def, const tensorflow::OpDe
     }
     return errors::NotFound("no kernel for node '", def.name(), "' (op '", def.op(), "') on device type ",
                             device->device_type(), type_attrs, "; registered kernels for '", def.op(), "':\n  ",
-                            KernelsRegisteredForOp(def.op()));
+                            KernelsRegisteredForOp(def.op()), KernelLibrariesNote());
   }
   DataTypeVector inputs, outputs;
   TA_RETURN_IF_ERROR(InOutTypesForNode(def, op_def, &inputs, &outputs));

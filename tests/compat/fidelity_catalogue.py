@@ -213,6 +213,10 @@ class Case:
     build: Optional[Callable] = None          # (tf_raw_op, tensors, attrs) -> output(s); None: by arg name
     bound: Optional[Callable] = None          # for SUM_BOUND/SOFTMAX: inputs -> |error| bound per output element
     ulps: Optional[int] = None                # overrides the spec's tolerance's ulps for this case
+    # The condition number that amplifies rounding in this case's gradient (a factorisation's
+    # or a solve's: both sides' errors in L^-1 or A^-1 grow with it), multiplying the
+    # harness's chained gradient bound; 1 for everything whose gradient is not a solve.
+    grad_kappa: float = 1.0
     # Inputs that are constants in every mode: TensorFlow's shape function refuses to build the
     # node without knowing their length (SpaceToBatchND's block_shape), and a fed placeholder's
     # declared shape does not reach our run-time graph (its _Arg has no _output_shapes).

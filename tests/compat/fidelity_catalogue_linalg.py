@@ -282,13 +282,30 @@ def spd(rng, shape, dt, upper_noise=False):
     return cast(a, dt)
 
 
+def largest_kappa(a):
+    """The largest condition number among the (symmetric, from the lower triangle) matrices of
+    a, 1 for none (an infinite one is a NaN case, compared as NaN): Cholesky's gradient solves
+    with L twice, kappa(L)^2 = kappa(A)."""
+    a = a.astype(np.float64)
+    if a.ndim < 2 or a.size == 0 or a.shape[-1] != a.shape[-2]:
+        return 1.0
+    n = a.shape[-1]
+    kappas = [k for k in (kappa_of(m) for m in symmetric_from_lower(a).reshape(-1, n, n)) if np.isfinite(k)]
+    return max([1.0] + kappas)
+
+
+def cholesky_case(a, tag):
+    return Case([a], tag, bound=cholesky_bound, grad_kappa=largest_kappa(a))
+
+
 def cholesky_cases(rng, combo, full):
     dt = combo["T"]
     for shape in [(1, 1), (0, 0), (3, 0, 0), (0, 4, 4), (2, 2), (3, 3), (5, 4, 4), (2, 3, 6, 6), (17, 17), (40, 40)]:
-        yield Case([spd(rng, shape, dt)], shape_str(shape), bound=cholesky_bound)
-    yield Case([spd(rng, (3, 5, 5), dt, upper_noise=True)], "upper triangle not read", bound=cholesky_bound)
+        yield cholesky_case(spd(rng, shape, dt), shape_str(shape))
+    yield cholesky_case(spd(rng, (3, 5, 5), dt, upper_noise=True), "upper triangle not read")
     h = 1.0 / (np.arange(6)[:, None] + np.arange(6)[None, :] + 1.0)
-    yield Case([cast(h + 1e-3 * np.eye(6), dt)], "Hilbert 6x6 + 1e-3 I", bound=cholesky_bound)
+    # kappa ~ 1.6e3: the float gradients of the two sides differ by ~1e-5 relative.
+    yield cholesky_case(cast(h + 1e-3 * np.eye(6), dt), "Hilbert 6x6 + 1e-3 I")
     yield Case([cast(np.array([[[4.0, 2.0], [2.0, 5.0]], [[1.0, 2.0], [2.0, 1.0]]]), dt)],
                "one not positive definite in a batch: NaN", bound=cholesky_bound)
     yield Case([cast(np.array([[4.0, 2.0, 1.0], [2.0, 5.0, 1.0], [1.0, 1.0, -7.0]]), dt)],

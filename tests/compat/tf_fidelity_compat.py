@@ -1157,7 +1157,8 @@ def describe_grad(r, k, o, t, bad, family, bound):
 #   over the gradient tensor, n the most terms one element sums (the forward output's
 #   elements per element of x, a matmul's inner dimension, a softmax row): recursive
 #   summation's n eps bound on each side, with terms no larger than the largest gradient
-#   element times the few roundings of the ops in the chain.
+#   element times the few roundings of the ops in the chain; times the case's grad_kappa
+#   where the gradient solves with an ill-conditioned matrix (Cholesky's L^-1).
 
 
 @dataclass(frozen=True)
@@ -1184,7 +1185,7 @@ def chained_bound(r, k, t, out_size):
     t64 = magnitudes(t)
     finite = np.isfinite(t64)
     scale = float(np.max(np.abs(t64[finite]))) if finite.any() else 0.0
-    return np.full(t.shape, 16 * grad_terms(r, k, out_size) * scale)
+    return np.full(t.shape, 16 * grad_terms(r, k, out_size) * scale * r.case.grad_kappa)
 
 
 ELEMENTWISE = GradFamily("elementwise", 8, elementwise_bound)

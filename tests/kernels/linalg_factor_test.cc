@@ -1,4 +1,4 @@
-// Qr, SelfAdjointEigV2 and Svd (kernels/cpu/linalg_factor_ops.cc) on hand-worked 2x2 matrices:
+// Qr, SelfAdjointEigV2 and Svd (kernels/linalg/linalg_factor_ops.cc) on hand-worked 2x2 matrices:
 // the factors multiply back, come in TensorFlow's order and shapes (thin and full, empty
 // matrices, scalars for vectors not asked for), and with the sign Eigen's Householder
 // reflection gives; what cannot be factored is refused (eig) or NaN (svd). The harness

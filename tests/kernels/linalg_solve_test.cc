@@ -1,4 +1,4 @@
-// Cholesky, MatrixSolve and MatrixTriangularSolve (kernels/cpu/linalg_ops.cc) on hand-worked
+// Cholesky, MatrixSolve and MatrixTriangularSolve (kernels/linalg/linalg_ops.cc) on hand-worked
 // 2x2 systems: which triangle each reads, the adjoint, batch broadcasting, and TensorFlow's
 // answers to what they cannot factor (NaN from Cholesky, a refusal from MatrixSolve, inf from
 // a triangular solve). The harness (tests/compat, family linalg) compares them with

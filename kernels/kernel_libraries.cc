@@ -1,0 +1,58 @@
+#include "kernels/kernel_libraries.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace tensoract {
+namespace {
+
+// Each is built by kernels/CMakeLists.txt into the folder of libtensoract_kernels.so and
+// installed beside it.
+constexpr const char* kOnDemandLibraries[] = {"libtensoract_kernels_linalg.so"};
+
+struct KernelLibraryLoadState {
+  std::once_flag once;
+  std::string errors;
+};
+
+KernelLibraryLoadState& OnDemandLoadState() {
+  static KernelLibraryLoadState* const state = new KernelLibraryLoadState;  // never destroyed: lookups may run at exit
+  return *state;
+}
+
+// The folder holding this library (libtensoract_kernels.so), with its trailing '/'; empty
+// when the loader cannot say, and then the dynamic linker's search path decides.
+std::string ThisLibraryFolder() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&LoadKernelLibrariesOnce), &info) == 0 || info.dli_fname == nullptr) {
+    return "";
+  }
+  std::string path = info.dli_fname;
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+}  // namespace
+
+void LoadKernelLibrariesOnce() {
+  KernelLibraryLoadState& state = OnDemandLoadState();
+  std::call_once(state.once, [&state] {
+    std::string folder = ThisLibraryFolder();
+    for (const char* name : kOnDemandLibraries) {
+      // RTLD_NOW: an unresolved symbol fails here, with dlerror naming it, not mid-step.
+      // The handle is kept for the process's life: its kernels are in the registry.
+      if (dlopen((folder + name).c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+        const char* why = dlerror();
+        state.errors += std::string(state.errors.empty() ? "" : "\n") + name + ": " + (why ? why : "not loaded");
+      }
+    }
+  });
+}
+
+std::string KernelLibraryLoadErrors() {
+  LoadKernelLibrariesOnce();
+  return OnDemandLoadState().errors;
+}
+
+}  // namespace tensoract
