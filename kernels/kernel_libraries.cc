@@ -7,9 +7,9 @@
 namespace tensoract {
 namespace {
 
-// Each is built by kernels/CMakeLists.txt into the folder of libtensoract_kernels.so and
-// installed beside it.
-constexpr const char* kOnDemandLibraries[] = {"libtensoract_kernels_linalg.so"};
+// Named by kernels/CMakeLists.txt, which builds each into the folder of
+// libtensoract_kernels.so and installs it beside it.
+constexpr const char* kOnDemandLibraries[] = {TENSORACT_ON_DEMAND_KERNEL_LIBRARIES};
 
 struct KernelLibraryLoadState {
   std::once_flag once;
