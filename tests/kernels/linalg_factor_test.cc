@@ -1,7 +1,7 @@
-// Qr, SelfAdjointEigV2 and Svd (kernels/linalg/linalg_factor_ops.cc) on hand-worked 2x2 matrices:
-// the factors multiply back, come in TensorFlow's order and shapes (thin and full, empty
-// matrices, scalars for vectors not asked for), and with the sign Eigen's Householder
-// reflection gives; what cannot be factored is refused (eig) or NaN (svd). The harness
+// Qr, SelfAdjointEigV2 and Svd (kernels/linalg/qr_op.cc, self_adjoint_eig_op.cc, svd_op.cc) on
+// hand-worked 2x2 matrices: the factors multiply back, come in TensorFlow's order and shapes
+// (thin and full, empty matrices, scalars for vectors not asked for), and with the sign
+// Eigen's Householder reflection gives; what cannot be factored is refused (eig) or NaN (svd). The harness
 // (tests/compat, family linalg) compares all three with TensorFlow.
 #include <cmath>
 #include <limits>
