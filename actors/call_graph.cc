@@ -8,6 +8,7 @@
 #include "graph/placer.h"
 #include "kernels/constant_evaluator.h"
 #include "kernels/cpu/bfloat16_products.h"
+#include "kernels/kernel_libraries.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -75,9 +76,10 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
   std::vector<std::string> placement_log;
   placer.log_device_placement = options.log_device_placement;
   placer.placement_log = &placement_log;
-  TA_RETURN_IF_ERROR(PlaceGraph(&graph, devices,
-                                [](const Node& n, const std::string& type) { return KernelExists(n.def(), type); },
-                                placer));
+  Status placed = PlaceGraph(&graph, devices,
+                             [](const Node& n, const std::string& type) { return KernelExists(n.def(), type); }, placer);
+  // A node with no kernel anywhere may have one in a kernel library that did not load.
+  if (!placed.ok()) return Status(placed.code(), placed.message() + KernelLibraryLoadNote());
   // TensorFlow prints the placement of every node it compiles, on stderr.
   for (const std::string& line : placement_log) std::fprintf(stderr, "%s\n", line.c_str());
   if (options.optimizer.do_remapping) Remap(&graph);

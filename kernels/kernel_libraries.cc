@@ -55,4 +55,9 @@ std::string KernelLibraryLoadErrors() {
   return OnDemandLoadState().errors;
 }
 
+std::string KernelLibraryLoadNote() {
+  std::string errors = KernelLibraryLoadErrors();
+  return errors.empty() ? "" : "\nkernel libraries that could not be loaded:\n  " + errors;
+}
+
 }  // namespace tensoract

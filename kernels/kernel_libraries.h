@@ -23,8 +23,12 @@ namespace tensoract {
 void LoadKernelLibrariesOnce();
 
 // Why libraries could not be loaded ("libtensoract_kernels_linalg.so: <dlerror>", one a
-// line), empty when all were; only meaningful after LoadKernelLibrariesOnce.
+// line), empty when all were. Loads them first if no lookup has yet.
 std::string KernelLibraryLoadErrors();
+
+// "\nkernel libraries that could not be loaded:\n  <errors>", or "" when all were: what a
+// "no kernel" error appends, since the kernel may exist in a library that did not load.
+std::string KernelLibraryLoadNote();
 
 }  // namespace tensoract
 

@@ -34,12 +34,6 @@ bool Matches(const KernelDef& k, const std::string& device_type, const NodeDef& 
   return true;
 }
 
-// Why a kernel may be missing although tensoract has one: its library could not be loaded.
-std::string KernelLibrariesNote() {
-  std::string errors = KernelLibraryLoadErrors();
-  return errors.empty() ? "" : "\nkernel libraries that could not be loaded:\n  " + errors;
-}
-
 }  // namespace
 
 KernelDef& KernelDef::TypeConstraint(std::string attr, DataType type) {
@@ -110,7 +104,7 @@ Status CreateOpKernel(Device* device, const NodeDef& def, const tensorflow::OpDe
     }
     return errors::NotFound("no kernel for node '", def.name(), "' (op '", def.op(), "') on device type ",
                             device->device_type(), type_attrs, "; registered kernels for '", def.op(), "':\n  ",
-                            KernelsRegisteredForOp(def.op()), KernelLibrariesNote());
+                            KernelsRegisteredForOp(def.op()), KernelLibraryLoadNote());
   }
   DataTypeVector inputs, outputs;
   TA_RETURN_IF_ERROR(InOutTypesForNode(def, op_def, &inputs, &outputs));
