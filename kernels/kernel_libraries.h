@@ -1,14 +1,12 @@
 // Kernel libraries loaded on demand. The kernels few graphs need and whose compilation costs
-// minutes on 2 cores are shared libraries of their own beside libtensoract_kernels.so:
-// libtensoract_kernels_linalg.so (Eigen's factorisations and solvers for every dtype:
-// Cholesky, Qr, Svd, SelfAdjointEigV2, MatrixSolve, MatrixInverse, ...) and
-// libtensoract_kernels_more_dtypes.so (element-wise kernels of the narrow and unsigned
-// integers, the bitwise ops, half and bfloat16; kernels/CMakeLists.txt lists them). Nothing
-// links them: the registry loads them the first time a lookup finds no kernel
-// (kernel_registry.cc) and looks again, so a program that never asks for those kernels (the
-// Fashion-MNIST trainer) builds and starts without them, and one that does gets them as if
-// they were linked in. An application may also link tensoract::kernels_linalg or
-// tensoract::kernels_more_dtypes itself; they are then loaded at start.
+// minutes on 2 cores are shared libraries of their own beside libtensoract_kernels.so
+// (libtensoract_kernels_linalg.so, libtensoract_kernels_more_dtypes.so; what each holds is
+// in kernels/CMakeLists.txt, which names them). Nothing links them: the registry loads them
+// the first time a lookup finds no kernel (kernel_registry.cc) and looks again, so a program
+// that never asks for those kernels (the Fashion-MNIST trainer) builds and starts without
+// them, and one that does gets them as if they were linked in. An application may also link
+// tensoract::kernels_linalg or tensoract::kernels_more_dtypes itself; they are then loaded at
+// start.
 //
 // Thread-safety: LoadKernelLibrariesOnce may be called from any thread; the first call loads
 // (registration takes the registry's lock), the others wait for it and return.

@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 #include <vector>
 
+#include "kernels/cpu/strided_copy.h"  // NodePrefix
 #include "kernels/op_kernel.h"
 
 namespace tensoract {

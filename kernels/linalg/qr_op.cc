@@ -6,11 +6,8 @@
 // half, as TensorFlow's CPU kernels (half: Eigen's HouseholderQR in half).
 #include <Eigen/QR>
 #include <algorithm>
-#include <limits>
-#include <vector>
 
 #include "kernels/cpu/cwise_ops.h"
-#include "kernels/cpu/strided_copy.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/linalg/factor_util.h"
 

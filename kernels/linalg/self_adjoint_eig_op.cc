@@ -5,12 +5,10 @@
 // scalar, as TensorFlow's kernel allocates it (left unwritten there; 0 here). float, double,
 // complex64 and complex128.
 #include <Eigen/Eigenvalues>
-#include <algorithm>
-#include <limits>
 #include <vector>
 
 #include "kernels/cpu/cwise_ops.h"
-#include "kernels/cpu/strided_copy.h"
+#include "kernels/cpu/strided_copy.h"  // NodePrefix
 #include "kernels/kernel_registry.h"
 #include "kernels/linalg/factor_util.h"
 

@@ -9,10 +9,8 @@
 #include <Eigen/SVD>
 #include <algorithm>
 #include <limits>
-#include <vector>
 
 #include "kernels/cpu/cwise_ops.h"
-#include "kernels/cpu/strided_copy.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/linalg/factor_util.h"
 
