@@ -18,7 +18,9 @@ ip netns del "tafaultprobe$$"
 lab="bash $here/../../bootstrap/cluster-lab.sh"
 name="f$(( $$ % 10000 ))"
 dir="/tmp/tensoract-lab-$name"
-trap '$lab down --name $name --dir $dir >/dev/null 2>&1 || true' EXIT
+# The nodes' logs stay in $dir when the run fails, for reading; a passing run leaves nothing.
+trap 'rc=$?; $lab down --name $name --dir $dir >/dev/null 2>&1 || true
+      if [ $rc -eq 0 ]; then rm -rf "$dir"; else echo "the nodes'"'"' logs: $dir" >&2; fi' EXIT
 $lab up --name "$name" --dir "$dir" --nodes "$nodes" --rate 1gbit --node "$build/bootstrap/tensoract-node" \
   -- --heartbeat-interval-ms 300 --heartbeat-timeout-ms 1000 >/dev/null
 echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; $(date -u +%F)"

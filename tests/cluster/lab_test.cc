@@ -54,6 +54,11 @@ std::string WhyNoLab() {
 struct Lab {
   std::string name, dir;
   explicit Lab(const std::string& tag) : name(StrCat(tag, getpid() % 10000)), dir(StrCat("/tmp/talab-test-", name)) {}
+  // The lab's own `down` keeps its folder (a user reads the nodes' logs there); a test's
+  // folder goes with the test.
+  ~Lab() { Shell("rm -rf '" + dir + "'"); }
+  Lab(const Lab&) = delete;
+  Lab& operator=(const Lab&) = delete;
   std::string Script(const std::string& verb) const {
     return StrCat("bash ", SourceDir(), "/bootstrap/cluster-lab.sh ", verb, " --name ", name, " --dir ", dir,
                   " --node ", BuildDir(), "/bootstrap/tensoract-node");
