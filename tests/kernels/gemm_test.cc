@@ -71,6 +71,16 @@ TEST_CASE("Sgemm matches a naive product for every transpose, edge and path") {
   // A packed too (AVX2, n >= 512): k across the 256-deep blocks and rows across the blocks
   // of A, with partial panels of rows and of 8 k.
   CheckProduct(false, false, 151, 530, 603, true, &rng);
+  // A few rows (m <= 4) stream B's rows: k not a multiple of 4, partial vectors of columns,
+  // a transposed A, accumulating.
+  for (int64_t m : {2, 3, 4}) {
+    for (bool ta : {false, true}) {
+      for (int64_t n : {1, 7, 8, 9, 1000}) {
+        CheckProduct(ta, false, m, n, 3 + n % 11 + m, (m + n) % 2 == 1, &rng);
+        CheckProduct(ta, m == 3, m, n, 1283, n % 2 == 0, &rng);
+      }
+    }
+  }
   // k = 0: c is zeroed, or kept when accumulating.
   CheckProduct(false, false, 5, 9, 0, false, &rng);
   CheckProduct(false, true, 5, 9, 0, true, &rng);
