@@ -4,7 +4,10 @@
 // cover. Shared by the element-wise complex kernels (cwise_complex.cc), EuclideanNorm
 // (reduction_ops_euclidean.cc) and the optimizer updates (training_ops.cc). A file that needs
 // the products rounded as TensorFlow rounds them compiles with -ffp-contract=off
-// (kernels/CMakeLists.txt).
+// (kernels/CMakeLists.txt), and so the functions here have internal linkage: each file keeps
+// its own copies, compiled with its own flags (with external linkage the dynamic linker binds
+// every library's calls to one copy, and a kernel library loaded on demand rounded with the
+// core's training_ops.cc copies: complex Sqrt an ulp off TensorFlow).
 #ifndef TENSORACT_KERNELS_CPU_COMPLEX_MATH_H_
 #define TENSORACT_KERNELS_CPU_COMPLEX_MATH_H_
 
@@ -16,6 +19,7 @@
 
 namespace tensoract {
 namespace complex_math {
+namespace {
 
 // Elements per vector in TensorFlow's Eigen (256-bit AVX): 4 complex64, 2 complex128.
 template <class R>
@@ -128,6 +132,7 @@ std::complex<R> VectorSqrt(std::complex<R> z) {
   return result;
 }
 
+}  // namespace
 }  // namespace complex_math
 }  // namespace tensoract
 
