@@ -1,6 +1,6 @@
-// The on-demand kernel libraries (kernels/kernel_libraries.h): kernels_tests does not link
-// libtensoract_kernels_linalg.so, yet asking for a linear-algebra kernel finds it, because the
-// registry's first miss loads the library from beside libtensoract_kernels.so.
+// The on-demand kernel libraries (kernels/kernel_libraries.h): kernels_tests links none of
+// them, yet asking for a linear-algebra kernel or a Transpose finds it, because the registry's
+// first miss loads the libraries from beside libtensoract_kernels.so.
 #include <dlfcn.h>
 
 #include "kernels/kernel_libraries.h"
@@ -18,6 +18,16 @@ TEST_CASE("a kernel of the linear-algebra library is found by a program that doe
   void* handle = dlopen("libtensoract_kernels_linalg.so", RTLD_NOW | RTLD_NOLOAD);
   CHECK(handle != nullptr);
   if (handle != nullptr) dlclose(handle);  // drops only the reference RTLD_NOLOAD added
+}
+
+TEST_CASE("a kernel the main job's trainer never runs is found in the more_ops library") {
+  const NodeDef transpose = testing::MakeDef(
+      "Transpose", {{"T", testing::TypeA(tensorflow::DT_FLOAT)}, {"Tperm", testing::TypeA(tensorflow::DT_INT32)}});
+  CHECK(KernelExists(transpose, DEVICE_CPU));
+  CHECK(KernelLibraryLoadErrors().empty());
+  void* handle = dlopen("libtensoract_kernels_more_ops.so", RTLD_NOW | RTLD_NOLOAD);
+  CHECK(handle != nullptr);
+  if (handle != nullptr) dlclose(handle);
 }
 
 TEST_CASE("a dtype with no kernel in any library is still NotFound, listing what the library registered") {
