@@ -53,13 +53,15 @@ Status FusedAttentionShape(InferenceContext* c) {
   return Status::OK();
 }
 
-// _FusedChannelStepsConv2D: x's batch, rows and columns (1x1, stride 1), the filter's depth.
+// _FusedChannelStepsConv2D: x's batch, rows and columns (1x1, stride 1; x's first piece's),
+// the filter's depth.
 Status StepsConvShape(InferenceContext* c) {
-  int64_t step_args = 0;
+  int64_t step_args = 0, pieces = 1;
   TA_RETURN_IF_ERROR(c->GetAttr("num_step_args", &step_args));
+  if (!c->GetAttr("num_pieces", &pieces).ok()) pieces = 1;
   PartialTensorShape x, filter;
   TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &x));
-  TA_RETURN_IF_ERROR(c->WithRank(c->input(1 + static_cast<int>(step_args)), 4, &filter));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(static_cast<int>(pieces + step_args)), 4, &filter));
   c->set_output(0, InferenceContext::MakeShape({InferenceContext::Dim(x, 0), InferenceContext::Dim(x, 1),
                                                 InferenceContext::Dim(x, 2), InferenceContext::Dim(filter, 3)}));
   return Status::OK();
@@ -528,14 +530,16 @@ REGISTER_OP("_FusedChannelSteps")
 // (graph/optimizer/steps_conv_fusion.h): the two nodes' attrs are kept under the prefixes
 // _steps_ and _conv_; `convolution` is the second node's op.
 REGISTER_OP("_FusedChannelStepsConv2D")
-    .Input("x: T").Input("step_args: num_step_args * T").Input("filter: T").Input("args: num_args * T")
+    .Input("x: num_pieces * T").Input("step_args: num_step_args * T").Input("filter: T").Input("args: num_args * T")
     .Output("output: T")
     .Attr("T: {float}")
+    .Attr("num_pieces: int >= 1 = 1")
     .Attr("num_step_args: int >= 0")
     .Attr("num_args: int >= 0")
     .Attr("convolution: {'Conv2D', '_FusedConv2D'}")
     .SetShapeFn(tensoract::StepsConvShape)
-    .Doc("_FusedChannelSteps then a 1x1 Conv2D or _FusedConv2D of stride 1, a band of rows at a time.");
+    .Doc("_FusedChannelSteps then a 1x1 Conv2D or _FusedConv2D of stride 1, a band of rows at a time; x is "
+         "the concatenation of its num_pieces pieces along the channels.");
 
 REGISTER_OP("LogSoftmax")
     .Input("logits: T").Output("logsoftmax: T")

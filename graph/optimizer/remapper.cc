@@ -4,6 +4,7 @@
 #include "graph/control_flow.h"
 #include "graph/optimizer/attention_fusion.h"
 #include "graph/optimizer/broadcast_reorder.h"
+#include "graph/optimizer/concat_flattening.h"
 #include "graph/optimizer/elementwise_fusion.h"
 #include "graph/optimizer/layer_norm_fusion.h"
 #include "graph/optimizer/pad_folding.h"
@@ -567,6 +568,8 @@ int Remap(Graph* graph) {
          FuseEach(graph, {"Mul", "Add", "AddV2", "BiasAdd", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"},
                   TryFuseChannelSteps) +
          FuseEach(graph, {"_FusedChannelSteps"}, TryFuseStepsIntoConvolution) +
+         FuseEach(graph, {"ConcatV2"}, TryFlattenConcat) +
+         FuseEach(graph, {"_FusedChannelStepsConv2D"}, TryFuseConcatIntoStepsConvolution) +
          FuseEach(graph, {"RealDiv", "Mul"}, TryScaleBeforeBroadcast) + ShapesFromOperands(graph) +
          FuseEach(graph, {"AddN", "Mul", "Add", "AddV2", "Sub", "RealDiv", "SquaredDifference", "Neg", "Sum", "Mean"},
                   TryFuseElementwiseRegion);

@@ -28,6 +28,7 @@ bool TryFuseStepsIntoConvolution(Graph* graph, Node* steps) {
   def.set_op("_FusedChannelStepsConv2D");
   (*def.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
   const int64_t step_args = NumArgs(*steps), conv_args = NumArgs(*conv);
+  (*def.mutable_attr())["num_pieces"].set_i(1);
   (*def.mutable_attr())["num_step_args"].set_i(step_args);
   (*def.mutable_attr())["num_args"].set_i(conv_args);
   (*def.mutable_attr())["convolution"].set_s(conv->type_string());
@@ -40,6 +41,31 @@ bool TryFuseStepsIntoConvolution(Graph* graph, Node* steps) {
     if (s.node == nullptr) return false;
   }
   return remapper::ReplaceChain(graph, {steps, conv}, data, std::move(def));
+}
+
+bool TryFuseConcatIntoStepsConvolution(Graph* graph, Node* steps_conv) {
+  auto pieces_attr = steps_conv->def().attr().find("num_pieces");
+  if (pieces_attr != steps_conv->def().attr().end() && pieces_attr->second.i() != 1) return false;
+  const Source x = DataInput(*steps_conv, 0);
+  Node* concat = x.node;
+  if (concat == nullptr || x.port != 0 || concat->type_string() != "ConcatV2" ||
+      !remapper::SameCpuFloat(*concat, *steps_conv)) {
+    return false;
+  }
+  const Edge* only = remapper::SoleConsumer(*concat);
+  if (only == nullptr || only->dst != steps_conv) return false;
+  const int n = static_cast<int>(concat->def().attr().at("N").i());
+  std::vector<int64_t> axis;
+  if (!remapper::ConstInts(DataInput(*concat, n), &axis) || axis.size() != 1 || (axis[0] != 3 && axis[0] != -1)) {
+    return false;
+  }
+  NodeDef def = steps_conv->def();
+  def.clear_input();
+  (*def.mutable_attr())["num_pieces"].set_i(n);
+  std::vector<Source> data;
+  for (int i = 0; i < n; ++i) data.push_back(DataInput(*concat, i));
+  for (int i = 1; i < steps_conv->num_inputs(); ++i) data.push_back(DataInput(*steps_conv, i));
+  return remapper::ReplaceChain(graph, {concat, steps_conv}, data, std::move(def));
 }
 
 }  // namespace tensoract

@@ -26,6 +26,16 @@ inline constexpr char kConvAttrPrefix[] = "_conv_";
 // The fusion above, from `steps` (a _FusedChannelSteps): true when it fused.
 bool TryFuseStepsIntoConvolution(Graph* graph, Node* steps);
 
+// Then the concatenation the fused node reads, along the channels, when nothing else reads
+// it (DenseNet's block so far, once graph/optimizer/concat_flattening.h has made each
+// block's concatenations read the pieces):
+//
+//   _FusedChannelStepsConv2D(ConcatV2(p1, ..., pn, 3 or -1), ...)
+//   =>  _FusedChannelStepsConv2D(p1, ..., pn, ...)   (num_pieces = n)
+//
+// whose kernel copies each band's pixels from the pieces: the concatenation is never written.
+bool TryFuseConcatIntoStepsConvolution(Graph* graph, Node* steps_conv);
+
 }  // namespace tensoract
 
 #endif  // TENSORACT_GRAPH_OPTIMIZER_STEPS_CONV_FUSION_H_

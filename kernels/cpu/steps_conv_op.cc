@@ -9,6 +9,10 @@
 // convolution reads it from there on oneDNN (OnednnConv::Prepare/RunPiece), as it would run
 // unfused: the values are the two nodes' to the last bit. Where oneDNN is off or has no
 // kernel for the shape, the two nodes' own kernels run one after the other.
+//
+// x may come in pieces along the channels (num_pieces, the concatenation the node took in:
+// graph/optimizer/steps_conv_fusion.h): a band's pixels are then gathered from the pieces,
+// and the block so far is never written whole.
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -35,6 +39,8 @@ constexpr int64_t kBandBytes = 512 << 10;
 class StepsConvOp : public OpKernel {
  public:
   explicit StepsConvOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    if (!ctx->GetAttr("num_pieces", &pieces_).ok()) pieces_ = 1;
+    OP_REQUIRES(ctx, pieces_ >= 1, errors::InvalidArgument(Name(), ": num_pieces must be at least 1, got ", pieces_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("num_step_args", &step_args_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("num_args", &conv_args_));
     std::string convolution;
@@ -52,30 +58,83 @@ class StepsConvOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
+    int64_t depth = 0;  // x's channels, all its pieces'
+    OP_REQUIRES_OK(ctx, CheckPieces(ctx, &depth));
     const Tensor& x = ctx->input(0);
-    const Tensor& filter = ctx->input(1 + step_args_);
+    const Tensor& filter = ctx->input(pieces_ + step_args_);
     const bool fusable = OnednnConv::Enabled() && x.dims() == 4 && filter.dims() == 4 && filter.dim_size(0) == 1 &&
-                         filter.dim_size(1) == 1 && filter.dim_size(2) == x.dim_size(3) && x.dim_size(3) >= 3 &&
+                         filter.dim_size(1) == 1 && filter.dim_size(2) == depth && depth >= 3 &&
                          filter.dim_size(3) >= 16;
-    if (!fusable || !Banded(ctx, x, filter)) {
-      if (ctx->status().ok()) Unfused(ctx);
+    if (!fusable || !Banded(ctx, x, depth, filter)) {
+      if (ctx->status().ok()) Unfused(ctx, depth);
     }
   }
 
  private:
-  void Unfused(OpKernelContext* ctx) {
-    std::vector<Tensor> step_inputs, conv_inputs(1);
-    for (int i = 0; i < 1 + step_args_; ++i) step_inputs.push_back(ctx->input(i));
+  std::string Name() const { return StrCat("node '", name(), "' (op '", type_string(), "')"); }
+
+  // The pieces are 4-D floats of one batch, rows and columns: their depths add up to *depth.
+  Status CheckPieces(OpKernelContext* ctx, int64_t* depth) const {
+    const Tensor& first = ctx->input(0);
+    *depth = 0;
+    for (int i = 0; i < pieces_; ++i) {
+      const Tensor& p = ctx->input(i);
+      if (p.dims() != 4 || (i > 0 && (p.dim_size(0) != first.dim_size(0) || p.dim_size(1) != first.dim_size(1) ||
+                                       p.dim_size(2) != first.dim_size(2)))) {
+        return errors::InvalidArgument(Name(), ": the pieces of x must be 4-dimensional with the same batch, rows and "
+                                       "columns; piece 0 is ", first.shape().DebugString(), ", piece ", i, " ",
+                                       p.shape().DebugString());
+      }
+      *depth += p.dim_size(3);
+    }
+    return Status::OK();
+  }
+
+  // x whole: the one piece, or the pieces side by side along the channels.
+  Status Whole(OpKernelContext* ctx, int64_t depth, Tensor* out) const {
+    if (pieces_ == 1) {
+      *out = ctx->input(0);
+      return Status::OK();
+    }
+    const Tensor& first = ctx->input(0);
+    TA_ASSIGN_OR_RETURN(*out, Tensor::Allocate(ctx->device()->allocator(), tensorflow::DT_FLOAT,
+                                               TensorShape({first.dim_size(0), first.dim_size(1), first.dim_size(2),
+                                                            depth})));
+    GatherPixels(ctx, depth, 0, first.dim_size(0) * first.dim_size(1) * first.dim_size(2), out->base<float>());
+    return Status::OK();
+  }
+
+  // Pixels [begin, end) of x, their channels from each piece in turn, to `to`.
+  void GatherPixels(OpKernelContext* ctx, int64_t depth, int64_t begin, int64_t end, float* to) const {
+    if (pieces_ == 1) {
+      const float* in = ctx->input(0).base<float>();
+      std::copy(in + begin * depth, in + end * depth, to);
+      return;
+    }
+    for (int64_t p = begin; p < end; ++p) {
+      for (int i = 0; i < pieces_; ++i) {
+        const Tensor& piece = ctx->input(i);
+        const int64_t d = piece.dim_size(3);
+        const float* from = piece.base<float>() + p * d;
+        to = std::copy(from, from + d, to);
+      }
+    }
+  }
+
+  void Unfused(OpKernelContext* ctx, int64_t depth) {
+    std::vector<Tensor> step_inputs(1), conv_inputs(1);
+    OP_REQUIRES_OK(ctx, Whole(ctx, depth, &step_inputs[0]));
+    for (int i = 0; i < step_args_; ++i) step_inputs.push_back(ctx->input(pieces_ + i));
     OP_REQUIRES_OK(ctx, RunSubKernel(ctx, steps_.get(), step_inputs, &conv_inputs[0]));
-    for (int i = 0; i < 1 + conv_args_; ++i) conv_inputs.push_back(ctx->input(1 + step_args_ + i));
+    for (int i = 0; i < 1 + conv_args_; ++i) conv_inputs.push_back(ctx->input(pieces_ + step_args_ + i));
     Tensor out;
     OP_REQUIRES_OK(ctx, RunSubKernel(ctx, conv_.get(), conv_inputs, &out));
     ctx->set_output(0, out);
   }
 
   // The fused path; false (having written nothing) where oneDNN cannot run a piece.
-  bool Banded(OpKernelContext* ctx, const Tensor& x, const Tensor& filter) {
-    const int64_t batch = x.dim_size(0), rows = x.dim_size(1), cols = x.dim_size(2), depth = x.dim_size(3);
+  bool Banded(OpKernelContext* ctx, const Tensor& x, int64_t depth, const Tensor& filter) {
+    const int64_t batch = x.dim_size(0), rows = x.dim_size(1), cols = x.dim_size(2);
     const int64_t out_depth = filter.dim_size(3);
     Tensor* output = nullptr;
     Status s = ctx->allocate_output(0, TensorShape({batch, rows, cols, out_depth}), &output);
@@ -84,9 +143,21 @@ class StepsConvOp : public OpKernel {
       return true;
     }
     ChannelAffine<float> step_affine, conv_affine;
-    s = steps_epilogue_.Channels(*this, ctx, 1, x, &step_affine);
+    // The steps' arguments are checked against x's depth: of its one piece, or of a pixel of
+    // that depth standing for the pieces (the steps hold no Add, whose operand would need x's
+    // whole shape: steps_conv_fusion.h).
+    Tensor depth_of_x = x;
+    if (pieces_ > 1) {
+      auto pixel = Tensor::Allocate(cpu_allocator(), tensorflow::DT_FLOAT, TensorShape({1, 1, 1, depth}));
+      if (!pixel.ok()) {
+        ctx->SetStatus(pixel.status());
+        return true;
+      }
+      depth_of_x = std::move(pixel).value();
+    }
+    s = steps_epilogue_.Channels(*this, ctx, pieces_, depth_of_x, &step_affine);
     if (s.ok() && conv_epilogue_.active()) {
-      s = conv_epilogue_.Channels(*this, ctx, 2 + step_args_, *output, &conv_affine);
+      s = conv_epilogue_.Channels(*this, ctx, pieces_ + 1 + step_args_, *output, &conv_affine);
     }
     if (!s.ok()) {
       ctx->SetStatus(s);
@@ -107,7 +178,6 @@ class StepsConvOp : public OpKernel {
       if (piece == nullptr) return false;
       pieces[band_rows] = std::move(piece);
     }
-    const float* in = x.base<float>();
     float* out = output->base<float>();
     std::atomic<bool> failed{false};
     CwiseParallelFor(ctx, batch * bands_per_image, int64_t{1} << 30, [&](int64_t first, int64_t last) {
@@ -118,18 +188,18 @@ class StepsConvOp : public OpKernel {
         const int64_t image = task / bands_per_image, row = (task % bands_per_image) * per_band;
         const int64_t band_rows = std::min(per_band, rows - row);
         const int64_t at = (image * rows + row) * cols;  // the band's first pixel
-        std::copy(in + at * depth, in + (at + band_rows * cols) * depth, band.data());
+        GatherPixels(ctx, depth, at, at + band_rows * cols, band.data());
         steps_epilogue_.Apply(band.data(), band_rows * cols, depth, depth, step_affine);
         if (!onednn_.RunPiece(ctx, *pieces.at(band_rows), band.data(), conv_affine, out + at * out_depth)) {
           failed = true;
         }
       }
     });
-    if (failed) Unfused(ctx);  // said on stderr once; the whole output again
+    if (failed) Unfused(ctx, depth);  // said on stderr once; the whole output again
     return true;
   }
 
-  int64_t step_args_ = 0, conv_args_ = 0;
+  int64_t pieces_ = 1, step_args_ = 0, conv_args_ = 0;
   std::unique_ptr<OpKernel> steps_, conv_;  // the unfused path's kernels
   FusedEpilogue steps_epilogue_, conv_epilogue_;
   OnednnConv onednn_;

@@ -545,6 +545,64 @@ TEST_CASE("DenseNet's pre-activation and the 1x1 convolution after it fuse into 
   }
 }
 
+// A DenseNet block of three layers and its transition; with `fetch_blocks` its first and
+// last concatenations are fetched too, so they are written whole and read whole.
+tensorflow::GraphDef DenseBlock(bool fetch_blocks) {
+  return testing::BuildGraph([fetch_blocks](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 6, 5, 24}));
+    // A layer: pre-activation of the block so far, 1x1 convolution, a 3x3 one to 16 channels.
+    auto layer = [&](Output block, int64_t depth, float a) {
+      auto pre = ops::Relu(s, ops::AddV2(s, ops::Mul(s, block, Filled(s, {depth}, a, 1.f)), Filled(s, {depth}, a)));
+      auto bottleneck = ops::Conv2D(s, pre, Filled(s, {1, 1, depth, 32}, a + 0.1f), {1, 1, 1, 1}, "SAME");
+      return ops::Conv2D(s, ops::Relu(s, bottleneck), Filled(s, {3, 3, 32, 16}, a + 0.2f), {1, 1, 1, 1}, "SAME");
+    };
+    auto block1 = ops::Concat(s.WithOpName("block1"), {x, layer(x, 24, 0.3f)}, -1);
+    auto block2 = ops::Concat(s.WithOpName("block2"), {block1, layer(block1, 40, 0.5f)}, -1);
+    auto block3 = ops::Concat(s.WithOpName("block3"), {block2, layer(block2, 56, 0.7f)}, 3);
+    // The transition reads the whole block (pre-activation, 1x1 convolution); a fetch reads
+    // block2.
+    auto pre = ops::Relu(s, ops::AddV2(s, ops::Mul(s, block3, Filled(s, {72}, 0.9f, 1.f)), Filled(s, {72}, 0.2f)));
+    ops::Conv2D(s.WithOpName("transition"), pre, Filled(s, {1, 1, 72, 24}, 0.45f), {1, 1, 1, 1}, "SAME");
+    ops::Identity(s.WithOpName("block2_too"), block2);
+    if (fetch_blocks) {
+      ops::Identity(s.WithOpName("block1_too"), block1);
+      ops::Identity(s.WithOpName("block3_too"), block3);
+    }
+  });
+}
+
+TEST_CASE("a DenseNet block's concatenations are read in pieces by the layers: only the block's last is written") {
+  const std::vector<std::string> fetches = {"transition", "block2_too"};
+  for (int64_t batch : {1, 3}) {
+    INFO("batch " << batch);
+    const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", Input({batch, 6, 5, 24})}};
+    const Ran fused = RunGraph(DenseBlock(false), true, feeds, fetches);
+    // block1 is read only by its layer, which takes its two pieces; block2 is fetched too, so
+    // it is written (from its three pieces), and block3, flattened, is read by the transition.
+    CHECK_FALSE(Has(fused.ops, "ConcatV2:block1"));
+    CHECK(Has(fused.ops, "ConcatV2:block2"));
+    CHECK(fused.inputs.at("block2").size() == 4);  // x, the two layers' outputs, the axis
+    CHECK_FALSE(Has(fused.ops, "ConcatV2:block3"));
+    CHECK(Has(fused.ops, "_FusedChannelStepsConv2D:transition"));
+    CHECK(fused.inputs.at("transition").size() >= 4);  // x and three layers' outputs at least
+    // Gathering a band from the pieces only copies: the values are those of the same graph
+    // whose blocks are written whole, to the bit.
+    const Ran whole = RunGraph(DenseBlock(true), true, feeds, {"transition", "block2_too", "block1_too", "block3_too"});
+    CHECK(Has(whole.ops, "ConcatV2:block1"));
+    CHECK(Has(whole.ops, "ConcatV2:block3"));
+    for (size_t i = 0; i < fetches.size(); ++i) CHECK(fused.values[i] == whole.values[i]);
+    // And those of the graph unfused, within float rounding (four layers of convolutions deep).
+    const Ran apart = RunGraph(DenseBlock(false), false, feeds, fetches);
+    for (size_t i = 0; i < fetches.size(); ++i) {
+      INFO(fetches[i]);
+      REQUIRE(fused.values[i].size() == apart.values[i].size());
+      for (size_t k = 0; k < fused.values[i].size(); ++k) {
+        CHECK(fused.values[i][k] == Approx(apart.values[i][k]).epsilon(1e-3).margin(1e-4));
+      }
+    }
+  }
+}
+
 TEST_CASE("a convolution's filter that changes between runs is used as it is now, in a resource or a ref variable") {
   // Deep enough for oneDNN's kernel, whose reordered filter is kept between runs.
   const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {

@@ -86,6 +86,64 @@ void CheckAgainstUnfused(const Case& c, bool bfloat16) {
   CHECK(differ == 0);
 }
 
+// The same with x in pieces along the channels (num_pieces): against the unfused kernels on
+// the pieces concatenated.
+void CheckPiecesAgainstUnfused(const Case& c, const std::vector<int64_t>& depths) {
+  INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " in " << depths.size() << " pieces -> " << c.out_depth);
+  std::vector<Tensor> pieces;
+  std::vector<float> whole(c.batch * c.rows * c.cols * c.depth);
+  int64_t at = 0;
+  for (int64_t d : depths) {
+    pieces.push_back(SinePattern({c.batch, c.rows, c.cols, d}, 0.37f + 0.01f * static_cast<float>(d), 2.f));
+    const std::vector<float> v = Values<float>(pieces.back());
+    for (int64_t p = 0; p < c.batch * c.rows * c.cols; ++p) {
+      std::copy(v.begin() + p * d, v.begin() + (p + 1) * d, whole.begin() + p * c.depth + at);
+    }
+    at += d;
+  }
+  REQUIRE(at == c.depth);
+  const Tensor x = Tensor::FromVector<float>(whole, TensorShape({c.batch, c.rows, c.cols, c.depth}));
+  const Tensor scale = SinePattern({c.depth}, 0.13f), shift = SinePattern({c.depth}, 0.29f, 0.5f);
+  const Tensor filter = SinePattern({1, 1, c.depth, c.out_depth}, 0.71f, 0.3f);
+  auto activated = testing::RunOp("_FusedChannelSteps", {x, scale, shift}, StepsAttrs());
+  REQUIRE(activated.status.ok());
+  auto want = testing::RunOp("Conv2D", {activated.outputs[0], filter}, ConvAttrs(c));
+  REQUIRE(want.status.ok());
+
+  AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)},
+                   {"num_pieces", IntA(static_cast<int64_t>(depths.size()))},
+                   {"num_step_args", IntA(2)},
+                   {"num_args", IntA(0)},
+                   {"convolution", Str("Conv2D")}};
+  const NodeDef steps = testing::MakeDef("_FusedChannelSteps", StepsAttrs());
+  const NodeDef conv = testing::MakeDef("Conv2D", ConvAttrs(c));
+  for (auto& [name, value] : steps.attr()) attrs[kStepsAttrPrefix + name] = value;
+  for (auto& [name, value] : conv.attr()) attrs[kConvAttrPrefix + name] = value;
+  std::vector<Tensor> inputs = pieces;
+  inputs.insert(inputs.end(), {scale, shift, filter});
+  auto got = testing::RunOp("_FusedChannelStepsConv2D", inputs, attrs);
+  INFO(got.status);
+  REQUIRE(got.status.ok());
+  REQUIRE(got.outputs[0].shape() == want.outputs[0].shape());
+  const std::vector<float> a = Values<float>(got.outputs[0]), b = Values<float>(want.outputs[0]);
+  int64_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+  CHECK(differ == 0);
+
+  // Pieces of different sizes are refused, naming both.
+  std::vector<Tensor> bad = inputs;
+  bad[1] = SinePattern({c.batch, c.rows + 1, c.cols, depths[1]}, 0.5f);
+  auto refused = testing::RunOp("_FusedChannelStepsConv2D", bad, attrs);
+  CHECK(refused.status.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(refused.status.message(), Catch::Contains("the pieces of x"));
+}
+
+TEST_CASE("_FusedChannelStepsConv2D reads x in pieces along the channels, with the values of their concatenation") {
+  CheckPiecesAgainstUnfused({1, 28, 28, 64 + 32 + 32, 128, false}, {64, 32, 32});  // a batch of one in bands
+  CheckPiecesAgainstUnfused({3, 14, 14, 40, 32, false}, {8, 16, 16});
+  CheckPiecesAgainstUnfused({2, 7, 7, 24, 16, false}, {16, 8});  // small images, both in one band
+}
+
 TEST_CASE("_FusedChannelStepsConv2D gives the steps' and the convolution's values, band by band") {
   const Case cases[] = {
       {1, 28, 28, 64, 128, true},     // a batch of one in bands

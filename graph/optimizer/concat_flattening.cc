@@ -1,0 +1,66 @@
+#include "graph/optimizer/concat_flattening.h"
+
+#include <string>
+#include <vector>
+
+#include "graph/optimizer/remapper_util.h"
+
+namespace tensoract {
+
+using remapper::DataInput;
+using remapper::Source;
+
+namespace {
+
+// The axis of a ConcatV2 (its last input, a Const), in *axis; false where it is not known.
+bool ConcatAxis(const Node& concat, int64_t* axis) {
+  const int n = static_cast<int>(concat.def().attr().at("N").i());
+  std::vector<int64_t> values;
+  if (!remapper::ConstInts(DataInput(concat, n), &values) || values.size() != 1) return false;
+  *axis = values[0];
+  return true;
+}
+
+bool HasControlInputs(const Node& n) {
+  for (const Edge* e : n.in_edges()) {
+    if (e->IsControlEdge() && !e->src->IsSource()) return true;
+  }
+  return false;
+}
+
+// Appends the pieces of `s` to *pieces: its own inputs where it is a ConcatV2 like `outer`
+// (taken apart in turn), else `s` itself. True when any was taken apart.
+bool AppendPieces(const Node& outer, int64_t axis, const Source& s, std::vector<Source>* pieces) {
+  const Node* inner = s.node;
+  int64_t inner_axis = 0;
+  if (inner == nullptr || s.port != 0 || inner->type_string() != "ConcatV2" || !remapper::OnCpu(*inner) ||
+      inner->requested_device() != outer.requested_device() ||
+      inner->def().attr().at("T").type() != outer.def().attr().at("T").type() || HasControlInputs(*inner) ||
+      !ConcatAxis(*inner, &inner_axis) || inner_axis != axis) {
+    pieces->push_back(s);
+    return false;
+  }
+  const int n = static_cast<int>(inner->def().attr().at("N").i());
+  for (int i = 0; i < n; ++i) AppendPieces(outer, axis, DataInput(*inner, i), pieces);
+  return true;
+}
+
+}  // namespace
+
+bool TryFlattenConcat(Graph* graph, Node* concat) {
+  int64_t axis = 0;
+  if (!remapper::OnCpu(*concat) || !ConcatAxis(*concat, &axis)) return false;
+  const int n = static_cast<int>(concat->def().attr().at("N").i());
+  std::vector<Source> pieces;
+  bool flattened = false;
+  for (int i = 0; i < n; ++i) flattened |= AppendPieces(*concat, axis, DataInput(*concat, i), &pieces);
+  if (!flattened) return false;
+  NodeDef def;
+  def.set_op("ConcatV2");
+  remapper::CopyAttrs(*concat, {"T", "Tidx", "_class"}, &def);
+  (*def.mutable_attr())["N"].set_i(static_cast<int64_t>(pieces.size()));
+  pieces.push_back(DataInput(*concat, n));  // the axis
+  return remapper::ReplaceChain(graph, {concat}, pieces, std::move(def));
+}
+
+}  // namespace tensoract
