@@ -137,6 +137,16 @@ std::vector<T> Values(const Tensor& t) {
   return std::vector<T>(t.base<T>(), t.base<T>() + t.NumElements());
 }
 
+// A fused kernel's float output against the unfused kernels': the same shape and the same
+// values to the bit.
+inline void CheckSameFloats(const Tensor& got, const Tensor& want) {
+  REQUIRE(got.shape() == want.shape());
+  const std::vector<float> a = Values<float>(got), b = Values<float>(want);
+  int64_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+  CHECK(differ == 0);
+}
+
 }  // namespace testing
 }  // namespace tensoract
 

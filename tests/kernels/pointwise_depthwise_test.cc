@@ -109,11 +109,7 @@ void CheckAgainstUnfused(const Case& c, bool bfloat16 = false) {
   auto got = testing::RunOp("_FusedConv2DWithDepthwise", fused_inputs, fused_attrs);
   INFO(got.status);
   REQUIRE(got.status.ok());
-  REQUIRE(got.outputs[0].shape() == want.outputs[0].shape());
-  const std::vector<float> a = Values<float>(got.outputs[0]), b = Values<float>(want.outputs[0]);
-  int64_t differ = 0;
-  for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
-  CHECK(differ == 0);
+  testing::CheckSameFloats(got.outputs[0], want.outputs[0]);
 }
 
 const Case kCases[] = {

@@ -79,11 +79,7 @@ void CheckAgainstUnfused(const Case& c, bool bfloat16) {
   auto got = testing::RunOp("_FusedChannelStepsConv2D", inputs, attrs);
   INFO(got.status);
   REQUIRE(got.status.ok());
-  REQUIRE(got.outputs[0].shape() == want.outputs[0].shape());
-  const std::vector<float> a = Values<float>(got.outputs[0]), b = Values<float>(want.outputs[0]);
-  int64_t differ = 0;
-  for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
-  CHECK(differ == 0);
+  testing::CheckSameFloats(got.outputs[0], want.outputs[0]);
 }
 
 // The same with x in pieces along the channels (num_pieces): against the unfused kernels on
@@ -124,11 +120,7 @@ void CheckPiecesAgainstUnfused(const Case& c, const std::vector<int64_t>& depths
   auto got = testing::RunOp("_FusedChannelStepsConv2D", inputs, attrs);
   INFO(got.status);
   REQUIRE(got.status.ok());
-  REQUIRE(got.outputs[0].shape() == want.outputs[0].shape());
-  const std::vector<float> a = Values<float>(got.outputs[0]), b = Values<float>(want.outputs[0]);
-  int64_t differ = 0;
-  for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
-  CHECK(differ == 0);
+  testing::CheckSameFloats(got.outputs[0], want.outputs[0]);
 
   // Pieces of different sizes are refused, naming both.
   std::vector<Tensor> bad = inputs;
