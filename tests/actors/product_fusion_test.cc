@@ -545,6 +545,25 @@ TEST_CASE("DenseNet's pre-activation and the 1x1 convolution after it fuse into 
   }
 }
 
+TEST_CASE("concatenations of concatenations along one axis become one, and the inner ones go") {
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto a = Filled(s, {2, 3}, 0.3f), b = Filled(s, {2, 2}, 0.5f), c = Filled(s, {2, 1}, 0.7f);
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({2, 4}));
+    auto y = ops::Placeholder(s.WithOpName("y"), tensorflow::DT_FLOAT, PartialTensorShape({1, 1}));
+    auto inner = ops::Concat(s.WithOpName("inner"), {ops::Concat(s.WithOpName("innermost"), {a, x}, 1), b}, 1);
+    ops::Concat(s.WithOpName("outer"), {inner, c, ops::Concat(s.WithOpName("other_axis"), {y, y}, 0)}, 1);
+  });
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", Input({2, 4})}, {"y", Input({1, 1})}};
+  const Ran fused = RunGraph(graph, true, feeds, {"outer"});
+  const Ran apart = RunGraph(graph, false, feeds, {"outer"});
+  CHECK(fused.values[0] == apart.values[0]);
+  CHECK(Has(fused.ops, "ConcatV2:outer"));
+  CHECK(fused.inputs.at("outer").size() == 6);  // a, x, b, c, other_axis and the axis
+  CHECK_FALSE(Has(fused.ops, "ConcatV2:inner"));
+  CHECK_FALSE(Has(fused.ops, "ConcatV2:innermost"));
+  CHECK(Has(fused.ops, "ConcatV2:other_axis"));  // along another axis: a piece as it is
+}
+
 // A DenseNet block of three layers and its transition; with `fetch_blocks` its first and
 // last concatenations are fetched too, so they are written whole and read whole.
 tensorflow::GraphDef DenseBlock(bool fetch_blocks) {
