@@ -7,19 +7,11 @@
 
 namespace tensoract {
 
+using remapper::ConcatAxis;
 using remapper::DataInput;
 using remapper::Source;
 
 namespace {
-
-// The axis of a ConcatV2 (its last input, a Const), in *axis; false where it is not known.
-bool ConcatAxis(const Node& concat, int64_t* axis) {
-  const int n = static_cast<int>(concat.def().attr().at("N").i());
-  std::vector<int64_t> values;
-  if (!remapper::ConstInts(DataInput(concat, n), &values) || values.size() != 1) return false;
-  *axis = values[0];
-  return true;
-}
 
 bool HasControlInputs(const Node& n) {
   for (const Edge* e : n.in_edges()) {

@@ -105,6 +105,14 @@ void CopyAttrs(const Node& from, const std::vector<std::string>& names, NodeDef*
   }
 }
 
+bool ConcatAxis(const Node& concat, int64_t* axis) {
+  const int n = static_cast<int>(concat.def().attr().at("N").i());
+  std::vector<int64_t> values;
+  if (!ConstInts(DataInput(concat, n), &values) || values.size() != 1) return false;
+  *axis = values[0];
+  return true;
+}
+
 int FuseEach(Graph* graph, const std::vector<std::string>& ops, bool (*try_fuse)(Graph*, Node*)) {
   std::vector<int> ids;
   for (Node* n : graph->op_nodes()) {

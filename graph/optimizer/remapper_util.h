@@ -74,6 +74,10 @@ bool IsChannelVector(const Source& s, int64_t channels, int max_rank);
 // The values of an int32 or int64 Const (of any shape), in *values; false for anything else.
 bool ConstInts(const Source& s, std::vector<int64_t>* values);
 
+// The axis of a ConcatV2 (its last input, a one-value Const), in *axis; false where it is not
+// known.
+bool ConcatAxis(const Node& concat, int64_t* axis);
+
 // The value of a scalar float Const, in *value; false for anything else.
 bool ScalarConstValue(const Source& s, float* value);
 

@@ -54,11 +54,9 @@ bool TryFuseConcatIntoStepsConvolution(Graph* graph, Node* steps_conv) {
   }
   const Edge* only = remapper::SoleConsumer(*concat);
   if (only == nullptr || only->dst != steps_conv) return false;
+  int64_t axis = 0;
+  if (!remapper::ConcatAxis(*concat, &axis) || (axis != 3 && axis != -1)) return false;
   const int n = static_cast<int>(concat->def().attr().at("N").i());
-  std::vector<int64_t> axis;
-  if (!remapper::ConstInts(DataInput(*concat, n), &axis) || axis.size() != 1 || (axis[0] != 3 && axis[0] != -1)) {
-    return false;
-  }
   NodeDef def = steps_conv->def();
   def.clear_input();
   (*def.mutable_attr())["num_pieces"].set_i(n);

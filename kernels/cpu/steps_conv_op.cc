@@ -40,7 +40,7 @@ class StepsConvOp : public OpKernel {
  public:
   explicit StepsConvOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     if (!ctx->GetAttr("num_pieces", &pieces_).ok()) pieces_ = 1;
-    OP_REQUIRES(ctx, pieces_ >= 1, errors::InvalidArgument(Name(), ": num_pieces must be at least 1, got ", pieces_));
+    OP_REQUIRES(ctx, pieces_ >= 1, errors::InvalidArgument(CwiseNodeContext(*this), ": num_pieces must be at least 1, got ", pieces_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("num_step_args", &step_args_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("num_args", &conv_args_));
     std::string convolution;
@@ -71,8 +71,6 @@ class StepsConvOp : public OpKernel {
   }
 
  private:
-  std::string Name() const { return StrCat("node '", name(), "' (op '", type_string(), "')"); }
-
   // The pieces are 4-D floats of one batch, rows and columns: their depths add up to *depth.
   Status CheckPieces(OpKernelContext* ctx, int64_t* depth) const {
     const Tensor& first = ctx->input(0);
@@ -81,7 +79,7 @@ class StepsConvOp : public OpKernel {
       const Tensor& p = ctx->input(i);
       if (p.dims() != 4 || (i > 0 && (p.dim_size(0) != first.dim_size(0) || p.dim_size(1) != first.dim_size(1) ||
                                        p.dim_size(2) != first.dim_size(2)))) {
-        return errors::InvalidArgument(Name(), ": the pieces of x must be 4-dimensional with the same batch, rows and "
+        return errors::InvalidArgument(CwiseNodeContext(*this), ": the pieces of x must be 4-dimensional with the same batch, rows and "
                                        "columns; piece 0 is ", first.shape().DebugString(), ", piece ", i, " ",
                                        p.shape().DebugString());
       }
