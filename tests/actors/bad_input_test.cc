@@ -9,18 +9,18 @@ using testing::DataPath;
 using testing::NewSessionWith;
 using testing::Values;
 
-tensorflow::GraphDef Graph() {
+tensorflow::GraphDef TestGraph() {
   tensorflow::GraphDef graph;
   REQUIRE(ReadTextProto(DataPath("matmul_add.pbtxt"), &graph).ok());
   return graph;
 }
 
-Tensor X() { return Tensor::FromVector<float>({1, 1, 2, 0}, TensorShape({2, 2})); }
+Tensor XValue() { return Tensor::FromVector<float>({1, 1, 2, 0}, TensorShape({2, 2})); }
 
 // After any error the same session must still run a good step.
 void ExpectStillWorks(Session* session) {
   std::vector<Tensor> out;
-  Status s = session->Run({{"x", X()}}, {"y"}, {}, &out);
+  Status s = session->Run({{"x", XValue()}}, {"y"}, {}, &out);
   INFO(s.ToString());
   REQUIRE(s.ok());
   CHECK(Values(out[0]) == std::vector<float>{14, 26, 12, 24});
@@ -51,14 +51,14 @@ void ExpectCreateFails(const tensorflow::GraphDef& graph, error::Code code, cons
   INFO(s.ToString());
   CHECK(s.code() == code);
   for (const std::string& culprit : culprits) CHECK_THAT(s.message(), Catch::Contains(culprit));
-  Status again = (*session)->Create(Graph());
+  Status again = (*session)->Create(TestGraph());
   INFO(again.ToString());
   REQUIRE(again.ok());
   ExpectStillWorks((*session).get());
 }
 
 TEST_CASE("a graph with an unknown op fails at Create, naming the op and the node") {
-  tensorflow::GraphDef graph = Graph();
+  tensorflow::GraphDef graph = TestGraph();
   auto* node = graph.add_node();
   node->set_name("mystery");
   node->set_op("FrobnicateV7");
@@ -70,7 +70,7 @@ TEST_CASE("a graph with an unknown op fails at Create, naming the op and the nod
 }
 
 TEST_CASE("a node whose input names a missing node fails at Create") {
-  tensorflow::GraphDef graph = Graph();
+  tensorflow::GraphDef graph = TestGraph();
   graph.mutable_node(4)->set_input(1, "nope:0");
   auto session = Session::New();
   Status s = (*session)->Create(graph);
@@ -79,7 +79,7 @@ TEST_CASE("a node whose input names a missing node fails at Create") {
 }
 
 TEST_CASE("a feed of the wrong dtype names the feed and both types") {
-  auto session = NewSessionWith(Graph());
+  auto session = NewSessionWith(TestGraph());
   std::vector<Tensor> out;
   Status s = session->Run({{"x", Tensor::FromVector<int32_t>({1, 2, 3, 4}, TensorShape({2, 2}))}}, {"y"}, {}, &out);
   CHECK(s.code() == error::INVALID_ARGUMENT);
@@ -88,7 +88,7 @@ TEST_CASE("a feed of the wrong dtype names the feed and both types") {
 }
 
 TEST_CASE("a feed of the wrong shape names the feed and both shapes") {
-  auto session = NewSessionWith(Graph());
+  auto session = NewSessionWith(TestGraph());
   std::vector<Tensor> out;
   Status s = session->Run({{"x", Tensor::FromVector<float>({1, 2, 3})}}, {"y"}, {}, &out);
   CHECK(s.code() == error::INVALID_ARGUMENT);
@@ -97,17 +97,17 @@ TEST_CASE("a feed of the wrong shape names the feed and both shapes") {
 }
 
 TEST_CASE("a fetch of a node that does not exist is NotFound naming it") {
-  auto session = NewSessionWith(Graph());
+  auto session = NewSessionWith(TestGraph());
   std::vector<Tensor> out;
-  Status s = session->Run({{"x", X()}}, {"ghost:0"}, {}, &out);
+  Status s = session->Run({{"x", XValue()}}, {"ghost:0"}, {}, &out);
   CHECK(s.code() == error::NOT_FOUND);
   CHECK_THAT(s.message(), Catch::Contains("fetch 'ghost:0'"));
-  s = session->Run({{"x", X()}}, {"y:3"}, {}, &out);
+  s = session->Run({{"x", XValue()}}, {"y:3"}, {}, &out);
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(s.message(), Catch::Contains("'y:3'") && Catch::Contains("1 output"));
-  s = session->Run({{"ghost", X()}}, {"y"}, {}, &out);
+  s = session->Run({{"ghost", XValue()}}, {"y"}, {}, &out);
   CHECK(s.code() == error::NOT_FOUND);
-  s = session->Run({{"x", X()}}, {}, {"ghost"}, &out);
+  s = session->Run({{"x", XValue()}}, {}, {"ghost"}, &out);
   CHECK(s.code() == error::NOT_FOUND);
   ExpectStillWorks(session.get());
 }
@@ -134,7 +134,7 @@ TEST_CASE("a kernel's shape error ends the step with a message naming the node")
 }
 
 TEST_CASE("a truncated binary GraphDef is an error naming the message, not a crash") {
-  tensorflow::GraphDef graph = Graph();
+  tensorflow::GraphDef graph = TestGraph();
   std::string bytes = graph.SerializeAsString();
   tensorflow::GraphDef parsed;
   Status s = ParseBinaryProto(bytes.substr(0, bytes.size() / 2), &parsed);
@@ -154,14 +154,14 @@ TEST_CASE("Run before Create and after Close fail cleanly") {
   REQUIRE(session.ok());
   std::vector<Tensor> out;
   CHECK((*session)->Run({}, {"y"}, {}, &out).code() == error::FAILED_PRECONDITION);
-  REQUIRE((*session)->Create(Graph()).ok());
-  CHECK((*session)->Create(Graph()).code() == error::ALREADY_EXISTS);
+  REQUIRE((*session)->Create(TestGraph()).ok());
+  CHECK((*session)->Create(TestGraph()).code() == error::ALREADY_EXISTS);
   REQUIRE((*session)->Close().ok());
-  CHECK((*session)->Run({{"x", X()}}, {"y"}, {}, &out).code() == error::CANCELLED);
+  CHECK((*session)->Run({{"x", XValue()}}, {"y"}, {}, &out).code() == error::CANCELLED);
 }
 
 TEST_CASE("a truncated binary GraphDef, at any cut, is an error or a graph Create judges, never a crash") {
-  const std::string bytes = Graph().SerializeAsString();
+  const std::string bytes = TestGraph().SerializeAsString();
   int parse_errors = 0;
   for (size_t cut = 1; cut < bytes.size(); cut += 7) {
     INFO("cut at " << cut << " of " << bytes.size() << " bytes");
@@ -209,17 +209,17 @@ TEST_CASE("a text GraphDef file with a syntax error names the file, the line and
 
 TEST_CASE("attr errors fail at Create naming the node and the attr, even in a node no fetch needs") {
   SECTION("wrong attr type") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     (*FindNode(&graph, "MatMul")->mutable_attr())["transpose_a"].set_type(tensorflow::DT_FLOAT);
     ExpectCreateFails(graph, error::INVALID_ARGUMENT, {"'MatMul'", "'transpose_a'"});
   }
   SECTION("missing required attr") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     FindNode(&graph, "unused")->mutable_attr()->erase("T");
     ExpectCreateFails(graph, error::INVALID_ARGUMENT, {"'unused'", "'T'"});
   }
   SECTION("an attr the op does not declare") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     (*FindNode(&graph, "y")->mutable_attr())["frobnicate"].set_b(true);
     ExpectCreateFails(graph, error::INVALID_ARGUMENT, {"'y'", "'frobnicate'"});
   }
@@ -234,32 +234,32 @@ TEST_CASE("attr errors fail at Create naming the node and the attr, even in a no
 
 TEST_CASE("structural errors fail at Create naming the culprit") {
   SECTION("two nodes with one name") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     *graph.add_node() = *FindNode(&graph, "x");
     ExpectCreateFails(graph, error::INVALID_ARGUMENT, {"'x'"});
   }
   SECTION("an input from a port the node does not have") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     FindNode(&graph, "y")->set_input(0, "MatMul:3");
     ExpectCreateFails(graph, error::INVALID_ARGUMENT, {"'y'", "MatMul:3"});
   }
   SECTION("a control input from a node that does not exist") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     FindNode(&graph, "y")->add_input("^phantom");
     ExpectCreateFails(graph, error::INVALID_ARGUMENT, {"'y'", "phantom"});
   }
   SECTION("an input that is not a tensor name") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     FindNode(&graph, "y")->set_input(1, "b:one");
     ExpectCreateFails(graph, error::INVALID_ARGUMENT, {"b:one"});
   }
   SECTION("too few inputs") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     FindNode(&graph, "y")->mutable_input()->RemoveLast();
     ExpectCreateFails(graph, error::INVALID_ARGUMENT, {"'y'"});
   }
   SECTION("an input of the wrong dtype") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     (*FindNode(&graph, "x")->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
     ExpectCreateFails(graph, error::INVALID_ARGUMENT, {"'MatMul'", "int32", "float"});
   }
@@ -267,7 +267,7 @@ TEST_CASE("structural errors fail at Create naming the culprit") {
 
 TEST_CASE("a cycle outside control flow fails at Create naming a node on it, wherever it is") {
   SECTION("two nodes feeding each other, needed by no fetch") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     auto* a = graph.add_node();
     *a = *FindNode(&graph, "unused");
     a->set_name("loop_a");
@@ -283,12 +283,12 @@ TEST_CASE("a cycle outside control flow fails at Create naming a node on it, whe
     CHECK_THAT(s.message(), Catch::Contains("loop_a") || Catch::Contains("loop_b"));
   }
   SECTION("a node that is its own input") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     FindNode(&graph, "unused")->set_input(0, "unused");
     ExpectCreateFails(graph, error::INVALID_ARGUMENT, {"cycle", "unused"});
   }
   SECTION("a cycle of control inputs") {
-    tensorflow::GraphDef graph = Graph();
+    tensorflow::GraphDef graph = TestGraph();
     FindNode(&graph, "y")->add_input("^unused");
     FindNode(&graph, "unused")->add_input("^y");
     auto session = Session::New();
@@ -299,18 +299,18 @@ TEST_CASE("a cycle outside control flow fails at Create naming a node on it, whe
 }
 
 TEST_CASE("a fetch of a port a node does not have, or of a pruned-away node, names it") {
-  auto session = NewSessionWith(Graph());
+  auto session = NewSessionWith(TestGraph());
   std::vector<Tensor> out;
-  Status s = session->Run({{"x", X()}}, {"x:5"}, {}, &out);
+  Status s = session->Run({{"x", XValue()}}, {"x:5"}, {}, &out);
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(s.message(), Catch::Contains("'x:5'") && Catch::Contains("1 output"));
-  s = session->Run({{"x:1", X()}}, {"y"}, {}, &out);
+  s = session->Run({{"x:1", XValue()}}, {"y"}, {}, &out);
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(s.message(), Catch::Contains("x:1"));
   // `unused` is pruned from the step that fetches y, but a step may fetch it by name.
-  REQUIRE(session->Run({{"x", X()}}, {"y", "unused"}, {}, &out).ok());
+  REQUIRE(session->Run({{"x", XValue()}}, {"y", "unused"}, {}, &out).ok());
   CHECK(Values(out[1]) == std::vector<float>{2, 4, 6, 8});
-  s = session->Run({{"x", X()}}, {}, {"nowhere"}, &out);
+  s = session->Run({{"x", XValue()}}, {}, {"nowhere"}, &out);
   CHECK(s.code() == error::NOT_FOUND);
   CHECK_THAT(s.message(), Catch::Contains("'nowhere'"));
   ExpectStillWorks(session.get());
@@ -346,23 +346,23 @@ TEST_CASE("feeds of the wrong dtype or an incompatible shape name the feed; the 
 }
 
 TEST_CASE("a Const whose value does not match its dtype is an error naming it, not a crash") {
-  tensorflow::GraphDef graph = Graph();
+  tensorflow::GraphDef graph = TestGraph();
   auto* value = (*FindNode(&graph, "W")->mutable_attr())["value"].mutable_tensor();
   value->clear_float_val();
   value->set_tensor_content(std::string(5, '\0'));  // 5 bytes for 4 floats
   auto session = Session::New();
   Status s = (*session)->Create(graph);
   std::vector<Tensor> out;
-  if (s.ok()) s = (*session)->Run({{"x", X()}}, {"y"}, {}, &out);
+  if (s.ok()) s = (*session)->Run({{"x", XValue()}}, {"y"}, {}, &out);
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(s.message(), Catch::Contains("'W'"));
 }
 
 TEST_CASE("Run after Close says the session was closed") {
-  auto session = NewSessionWith(Graph());
+  auto session = NewSessionWith(TestGraph());
   REQUIRE(session->Close().ok());
   std::vector<Tensor> out;
-  Status s = session->Run({{"x", X()}}, {"y"}, {}, &out);
+  Status s = session->Run({{"x", XValue()}}, {"y"}, {}, &out);
   // TensorFlow's DirectSession: CANCELLED "Session has been closed."
   CHECK(s.code() == error::CANCELLED);
   CHECK_THAT(s.message(), Catch::Contains("Session has been closed."));

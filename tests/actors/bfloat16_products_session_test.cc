@@ -22,7 +22,7 @@
 namespace tensoract {
 namespace {
 
-Output Filled(const Scope& s, std::vector<int64_t> dims, float a) {
+Output FilledInput(const Scope& s, std::vector<int64_t> dims, float a) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   std::vector<float> v(n);
@@ -32,7 +32,7 @@ Output Filled(const Scope& s, std::vector<int64_t> dims, float a) {
   return ops::Const(s, proto);
 }
 
-struct Ran {
+struct Outcome {
   std::vector<std::vector<float>> values;
   std::map<std::string, bool> marked;  // node name -> has _bfloat16_products
 };
@@ -43,7 +43,7 @@ struct SeenNode {
   bool reuse = false;                   // a Cast marked to keep its output
 };
 
-Ran Run(const tensorflow::GraphDef& graph, bool bfloat16, const std::vector<std::string>& fetches,
+Outcome RunWithProducts(const tensorflow::GraphDef& graph, bool bfloat16, const std::vector<std::string>& fetches,
         bool activations = false, std::map<std::string, SeenNode>* nodes = nullptr) {
   SessionOptions options;
   options.optimizer.bfloat16_products = bfloat16;
@@ -59,7 +59,7 @@ Ran Run(const tensorflow::GraphDef& graph, bool bfloat16, const std::vector<std:
                           &metadata);
   INFO(s.ToString());
   REQUIRE(s.ok());
-  Ran r;
+  Outcome r;
   for (const Tensor& t : out) r.values.push_back(testing::Values(t));
   for (const auto& n : metadata.partition_graphs.at(0).node()) {
     auto it = n.attr().find("_bfloat16_products");
@@ -91,17 +91,17 @@ TEST_CASE("a session with bfloat16 products marks its float convolutions and Mat
           "precision") {
   const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({4, 10, 10, 32}));
-    auto conv = ops::Conv2D(s.WithOpName("conv"), x, Filled(s, {3, 3, 32, 32}, 0.7f), {1, 1, 1, 1}, "SAME");
-    ops::Relu(s.WithOpName("conv_relu"), ops::BiasAdd(s.WithOpName("conv_bias"), conv, Filled(s, {32}, 0.3f)));
+    auto conv = ops::Conv2D(s.WithOpName("conv"), x, FilledInput(s, {3, 3, 32, 32}, 0.7f), {1, 1, 1, 1}, "SAME");
+    ops::Relu(s.WithOpName("conv_relu"), ops::BiasAdd(s.WithOpName("conv_bias"), conv, FilledInput(s, {32}, 0.3f)));
     tensorflow::TensorProto flat_shape;
     Tensor::FromVector<int32_t>({40, 10 * 32}).AsProtoTensorContent(&flat_shape);
     auto flat = ops::Reshape(s, x, ops::Const(s, flat_shape));
-    ops::MatMul(s.WithOpName("dense"), flat, Filled(s, {10 * 32, 512}, 0.05f));  // 6.5M multiply-adds
+    ops::MatMul(s.WithOpName("dense"), flat, FilledInput(s, {10 * 32, 512}, 0.05f));  // 6.5M multiply-adds
     ops::Sum(s.WithOpName("total"), x, {1, 2});
   });
   const std::vector<std::string> fetches = {"conv_relu", "dense", "total"};
-  const Ran f32 = Run(graph, false, fetches);
-  const Ran bf16 = Run(graph, true, fetches);
+  const Outcome f32 = RunWithProducts(graph, false, fetches);
+  const Outcome bf16 = RunWithProducts(graph, true, fetches);
   CHECK(bf16.marked.at("conv_relu"));  // the _FusedConv2D, which took the Relu's name
   CHECK(bf16.marked.at("dense"));
   CHECK_FALSE(bf16.marked.at("total"));
@@ -134,21 +134,21 @@ TEST_CASE("a session with bfloat16 activations keeps a ResNet block's activation
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({4, 10, 10, 32}));
     // Keras: Conv2D, batch norm as x * a + b, Relu; a 1x1 Conv2D, batch norm, + the
     // block's input, Relu; then a max pool and the global average.
-    auto conv1 = ops::Conv2D(s.WithOpName("conv1"), x, Filled(s, {3, 3, 32, 32}, 0.7f), {1, 1, 1, 1}, "SAME");
-    auto bn1 = ops::AddV2(s.WithOpName("bn1"), ops::Mul(s, conv1, Filled(s, {1, 1, 1, 32}, 0.9f)),
-                          Filled(s, {1, 1, 1, 32}, 1.1f));
+    auto conv1 = ops::Conv2D(s.WithOpName("conv1"), x, FilledInput(s, {3, 3, 32, 32}, 0.7f), {1, 1, 1, 1}, "SAME");
+    auto bn1 = ops::AddV2(s.WithOpName("bn1"), ops::Mul(s, conv1, FilledInput(s, {1, 1, 1, 32}, 0.9f)),
+                          FilledInput(s, {1, 1, 1, 32}, 1.1f));
     auto relu1 = ops::Relu(s.WithOpName("relu1"), bn1);
-    auto conv2 = ops::Conv2D(s.WithOpName("conv2"), relu1, Filled(s, {1, 1, 32, 32}, 0.3f), {1, 1, 1, 1}, "SAME");
-    auto bn2 = ops::AddV2(s.WithOpName("bn2"), ops::Mul(s, conv2, Filled(s, {1, 1, 1, 32}, 0.4f)),
-                          Filled(s, {1, 1, 1, 32}, 0.2f));
+    auto conv2 = ops::Conv2D(s.WithOpName("conv2"), relu1, FilledInput(s, {1, 1, 32, 32}, 0.3f), {1, 1, 1, 1}, "SAME");
+    auto bn2 = ops::AddV2(s.WithOpName("bn2"), ops::Mul(s, conv2, FilledInput(s, {1, 1, 1, 32}, 0.4f)),
+                          FilledInput(s, {1, 1, 1, 32}, 0.2f));
     auto block = ops::Relu(s.WithOpName("block"), ops::AddV2(s.WithOpName("residual"), bn2, relu1));
     auto pool = ops::MaxPool(s.WithOpName("pool"), block, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
     ops::Mean(s.WithOpName("features"), pool, {1, 2});
   });
   const std::vector<std::string> fetches = {"features", "block"};
-  const Ran f32 = Run(graph, false, fetches);
+  const Outcome f32 = RunWithProducts(graph, false, fetches);
   std::map<std::string, SeenNode> nodes;
-  const Ran bf16 = Run(graph, true, fetches, /*activations=*/true, &nodes);
+  const Outcome bf16 = RunWithProducts(graph, true, fetches, /*activations=*/true, &nodes);
   int convolutions = 0, kept_casts = 0, casts = 0;
   for (const auto& [name, n] : nodes) {
     INFO(name << " (" << n.op << ")");

@@ -27,7 +27,7 @@ tensorflow::GraphDef Counter() {
   });
 }
 
-tensorflow::CallableOptions Options(std::vector<std::string> feeds, std::vector<std::string> fetches,
+tensorflow::CallableOptions CallableOpts(std::vector<std::string> feeds, std::vector<std::string> fetches,
                                     std::vector<std::string> targets = {}) {
   tensorflow::CallableOptions options;
   for (const auto& f : feeds) options.add_feed(f);
@@ -44,8 +44,8 @@ TEST_CASE("a callable runs its signature by handle, feeds and fetches by positio
   REQUIRE(session->Run({}, {}, {"init"}, nullptr).ok());
 
   Session::CallableHandle bump = -1, read = -1;
-  REQUIRE(session->MakeCallable(Options({}, {}, {"bump"}), &bump).ok());
-  Status made = session->MakeCallable(Options({"x"}, {"y", "twice:0"}), &read);
+  REQUIRE(session->MakeCallable(CallableOpts({}, {}, {"bump"}), &bump).ok());
+  Status made = session->MakeCallable(CallableOpts({"x"}, {"y", "twice:0"}), &read);
   INFO(made.ToString());
   REQUIRE(made.ok());
   CHECK(bump != read);
@@ -66,10 +66,10 @@ TEST_CASE("a callable runs its signature by handle, feeds and fetches by positio
     CHECK(s.code() == error::INVALID_ARGUMENT);
     CHECK_THAT(s.message(), Catch::Contains("expected 1 but got 0"));
     Session::CallableHandle bad = -1;
-    s = session->MakeCallable(Options({"x"}, {"nope"}), &bad);
+    s = session->MakeCallable(CallableOpts({"x"}, {"nope"}), &bad);
     CHECK(s.code() == error::NOT_FOUND);
     CHECK_THAT(s.message(), Catch::Contains("nope"));
-    auto with_devices = Options({"x"}, {"y"});
+    auto with_devices = CallableOpts({"x"}, {"y"});
     (*with_devices.mutable_feed_devices())["x"] = "/device:CPU:0";
     CHECK(session->MakeCallable(with_devices, &bad).code() == error::UNIMPLEMENTED);
     REQUIRE(session->ReleaseCallable(read).ok());

@@ -23,20 +23,18 @@
 namespace tensoract {
 namespace {
 
+using testing::Ok;
+
 namespace fs = std::filesystem;
 
-void Ok(const Status& s) {
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-}
 
 // v: a resource variable of `n` floats, set to `first` by "init" and to 2 x first by "update".
-struct Model {
+struct CrashModel {
   Scope root = Scope::NewRootScope();
   Output v;
   std::unique_ptr<Saver> saver;
   tensorflow::GraphDef def;
-  explicit Model(int64_t n = 4, SaverOptions options = {}) {
+  explicit CrashModel(int64_t n = 4, SaverOptions options = {}) {
     v = ops::VarHandleOp(root.WithOpName("v"), tensorflow::DT_FLOAT, PartialTensorShape({n}));
     auto first = ops::Fill(root, ops::Const(root, {n}), 1.f);
     ops::AssignVariableOp(root.WithOpName("init"), v, first);
@@ -50,7 +48,7 @@ struct Model {
 };
 
 float Restored(const std::string& dir) {
-  Model m;
+  CrashModel m;
   auto latest = LatestCheckpoint(dir);
   Ok(latest.status());
   auto session = testing::NewSessionWith(m.def);
@@ -91,7 +89,7 @@ TEST_CASE("the crashing save (run in a child process)", "[.][crash_child]") {
   REQUIRE(point != nullptr);
   SaverOptions options;
   options.max_to_keep = 1;  // the second save deletes the first: only after the state file moved on
-  Model m(4, options);
+  CrashModel m(4, options);
   auto session = testing::NewSessionWith(m.def);
   Ok(session->Run({}, {}, {"init"}, nullptr));
   Ok(m.saver->Save(*session, std::string(dir) + "/model.ckpt", 1).status());
@@ -117,7 +115,7 @@ TEST_CASE("a save killed between any two of its steps leaves a checkpoint that r
     REQUIRE(RunCrashingChild(dir, point) == 86);
     CHECK(Restored(dir) == want);
     // The next save (a new process's Saver) succeeds and leaves nothing half-written.
-    Model m;
+    CrashModel m;
     auto session = testing::NewSessionWith(m.def);
     Ok(session->Run({}, {}, {"init"}, nullptr));
     Ok(m.saver->Save(*session, dir + "/model.ckpt", 3).status());
@@ -137,12 +135,12 @@ TEST_CASE("a full disk fails a save with ResourceExhausted naming the file, and 
     return;
   }
   {
-    Model small(4);
+    CrashModel small(4);
     auto session = testing::NewSessionWith(small.def);
     Ok(session->Run({}, {}, {"init"}, nullptr));
     Ok(small.saver->Save(*session, dir + "/model.ckpt", 1).status());
 
-    Model big(1 << 18);  // 1 MiB of floats on a 256 KiB disk
+    CrashModel big(1 << 18);  // 1 MiB of floats on a 256 KiB disk
     auto big_session = testing::NewSessionWith(big.def);
     Ok(big_session->Run({}, {}, {"init"}, nullptr));
     auto failed = big.saver->Save(*big_session, dir + "/model.ckpt", 2);

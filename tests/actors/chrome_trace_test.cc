@@ -186,7 +186,7 @@ class JsonReader {
   std::string error_;
 };
 
-Json Parse(const std::string& text) {
+Json ParseJson(const std::string& text) {
   Json root;
   JsonReader reader(text);
   INFO(text);
@@ -213,7 +213,7 @@ const char* kKey = "/job:localhost/replica:0/task:0/device:CPU:0;00000000deadbee
                    "/job:localhost/replica:0/task:0/device:CPU:1;edge_4_a;0:0";
 const int64_t kT0 = 1700000000123456789;  // an absolute start, in nanoseconds, as the executor records
 
-tensorflow::NodeExecStats* AddNode(tensorflow::DeviceStepStats* dev, const std::string& name,
+tensorflow::NodeExecStats* AddNodeStats(tensorflow::DeviceStepStats* dev, const std::string& name,
                                    const std::string& label, int64_t start_ns, int64_t dur_ns, uint32_t tid) {
   tensorflow::NodeExecStats* ns = dev->add_node_stats();
   ns->set_node_name(name);
@@ -237,8 +237,8 @@ tensorflow::StepStats HandBuilt() {
   tensorflow::DeviceStepStats* cpu1 = stats.add_dev_stats();
   cpu1->set_device(kCpu1);
   (*cpu1->mutable_thread_names())[3] = "pool 3";
-  AddNode(cpu1, "recv_a", std::string("recv_a = _Recv() key=") + kKey, kT0 + 1500, 4000, 3);
-  AddNode(cpu1, "b", "b = Mul(recv_a, recv_a)", kT0 + 6000, 2500, 3);
+  AddNodeStats(cpu1, "recv_a", std::string("recv_a = _Recv() key=") + kKey, kT0 + 1500, 4000, 3);
+  AddNodeStats(cpu1, "b", "b = Mul(recv_a, recv_a)", kT0 + 6000, 2500, 3);
   tensorflow::NodeExecStats* old = cpu1->add_node_stats();  // an older record: micros only
   old->set_node_name("c");
   old->set_timeline_label("c = Neg(b)");
@@ -248,20 +248,20 @@ tensorflow::StepStats HandBuilt() {
 
   tensorflow::DeviceStepStats* cpu0 = stats.add_dev_stats();
   cpu0->set_device(kCpu0);
-  tensorflow::NodeExecStats* a = AddNode(cpu0, "a", "a = Const()", kT0, 500, 7);
+  tensorflow::NodeExecStats* a = AddNodeStats(cpu0, "a", "a = Const()", kT0, 500, 7);
   tensorflow::NodeOutput* out = a->add_output();
   out->set_slot(0);
   out->mutable_tensor_description()->set_dtype(tensorflow::DT_FLOAT);
   out->mutable_tensor_description()->mutable_shape()->add_dim()->set_size(2);
   out->mutable_tensor_description()->mutable_shape()->add_dim()->set_size(3);
   out->mutable_tensor_description()->mutable_allocation_description()->set_requested_bytes(24);
-  AddNode(cpu0, "send_a", std::string("send_a = _Send(a) key=") + kKey, kT0 + 1000, 1000, 7);
-  AddNode(cpu0, kWeird, kWeird + " = Identity(a)", kT0 + 800, 300, 8);
-  AddNode(cpu0, "bad\xff", "bad\xff = NoOp()", kT0 + 900, 0, 8);
+  AddNodeStats(cpu0, "send_a", std::string("send_a = _Send(a) key=") + kKey, kT0 + 1000, 1000, 7);
+  AddNodeStats(cpu0, kWeird, kWeird + " = Identity(a)", kT0 + 800, 300, 8);
+  AddNodeStats(cpu0, "bad\xff", "bad\xff = NoOp()", kT0 + 900, 0, 8);
   return stats;
 }
 
-std::vector<const Json*> Events(const Json& root, const std::string& ph) {
+std::vector<const Json*> TraceEvents(const Json& root, const std::string& ph) {
   std::vector<const Json*> found;
   for (const Json& e : root["traceEvents"].items) {
     if (e["ph"].str == ph) found.push_back(&e);
@@ -270,7 +270,7 @@ std::vector<const Json*> Events(const Json& root, const std::string& ph) {
 }
 
 const Json& NodeEventNamed(const Json& root, const std::string& name) {
-  for (const Json* e : Events(root, "X")) {
+  for (const Json* e : TraceEvents(root, "X")) {
     if ((*e)["name"].str == name) return *e;
   }
   FAIL("no X event named '" << name << "'");
@@ -280,7 +280,7 @@ const Json& NodeEventNamed(const Json& root, const std::string& name) {
 TEST_CASE("a hand-built step becomes one process per device and one slice per node", "[trace]") {
   const tensorflow::StepStats stats = HandBuilt();
   const std::string text = StepStatsToChromeTrace(stats);
-  const Json root = Parse(text);
+  const Json root = ParseJson(text);
   CHECK(root["displayTimeUnit"].str == "ns");
   CHECK(root["otherData"]["ts_origin_nanos"].str == std::to_string(kT0));
 
@@ -288,7 +288,7 @@ TEST_CASE("a hand-built step becomes one process per device and one slice per no
   std::map<int, std::string> process_names;
   std::map<int, int> sort_index;
   std::map<std::pair<int, int>, std::string> thread_names;
-  for (const Json* m : Events(root, "M")) {
+  for (const Json* m : TraceEvents(root, "M")) {
     const int pid = static_cast<int>((*m)["pid"].number);
     if ((*m)["name"].str == "process_name") process_names[pid] = (*m)["args"]["name"].str;
     if ((*m)["name"].str == "process_sort_index") sort_index[pid] = static_cast<int>((*m)["args"]["sort_index"].number);
@@ -302,7 +302,7 @@ TEST_CASE("a hand-built step becomes one process per device and one slice per no
                             {{0, 7}, "thread 7"}, {{0, 8}, "thread 8"}, {{1, 3}, "pool 3"}});
 
   // Slices: every node once, in device then time order, times relative to the first start.
-  const std::vector<const Json*> slices = Events(root, "X");
+  const std::vector<const Json*> slices = TraceEvents(root, "X");
   REQUIRE(slices.size() == 7);
   std::vector<std::pair<int, double>> order;
   for (const Json* e : slices) order.emplace_back(static_cast<int>((*e)["pid"].number), (*e)["ts"].number);
@@ -354,8 +354,8 @@ TEST_CASE("a hand-built step becomes one process per device and one slice per no
   }
 
   SECTION("the transfer is a flow from the send's slice to the recv's slice") {
-    const std::vector<const Json*> starts = Events(root, "s");
-    const std::vector<const Json*> finishes = Events(root, "f");
+    const std::vector<const Json*> starts = TraceEvents(root, "s");
+    const std::vector<const Json*> finishes = TraceEvents(root, "f");
     REQUIRE(starts.size() == 1);
     REQUIRE(finishes.size() == 1);
     const Json& s = *starts[0];
@@ -387,9 +387,9 @@ TEST_CASE("a hand-built step becomes one process per device and one slice per no
         ns.set_all_end_rel_nanos(20000);
       }
     }
-    const Json root_late = Parse(StepStatsToChromeTrace(late));
-    const std::vector<const Json*> starts = Events(root_late, "s");
-    const std::vector<const Json*> finishes = Events(root_late, "f");
+    const Json root_late = ParseJson(StepStatsToChromeTrace(late));
+    const std::vector<const Json*> starts = TraceEvents(root_late, "s");
+    const std::vector<const Json*> finishes = TraceEvents(root_late, "f");
     REQUIRE(starts.size() == 1);
     REQUIRE(finishes.size() == 1);
     const Json& send = NodeEventNamed(root_late, "send_a");
@@ -418,13 +418,13 @@ TEST_CASE("a hand-built step becomes one process per device and one slice per no
         ns.set_all_start_micros(ns.all_start_micros() + 1000);
       }
     }
-    const Json both = Parse(StepStatsToChromeTrace(two));
-    CHECK(Events(both, "X").size() == 14);
+    const Json both = ParseJson(StepStatsToChromeTrace(two));
+    CHECK(TraceEvents(both, "X").size() == 14);
     int process_names_seen = 0;
-    for (const Json* m : Events(both, "M")) process_names_seen += (*m)["name"].str == "process_name";
+    for (const Json* m : TraceEvents(both, "M")) process_names_seen += (*m)["name"].str == "process_name";
     CHECK(process_names_seen == 2);
-    const std::vector<const Json*> starts = Events(both, "s");
-    const std::vector<const Json*> finishes = Events(both, "f");
+    const std::vector<const Json*> starts = TraceEvents(both, "s");
+    const std::vector<const Json*> finishes = TraceEvents(both, "f");
     REQUIRE(starts.size() == 2);
     REQUIRE(finishes.size() == 2);
     for (size_t k = 0; k < 2; ++k) {
@@ -455,7 +455,7 @@ TEST_CASE("a hand-built step becomes one process per device and one slice per no
 }
 
 TEST_CASE("an empty StepStats is an empty but valid trace", "[trace]") {
-  const Json root = Parse(StepStatsToChromeTrace(tensorflow::StepStats()));
+  const Json root = ParseJson(StepStatsToChromeTrace(tensorflow::StepStats()));
   CHECK(root["traceEvents"].items.empty());
 }
 
@@ -481,9 +481,9 @@ TEST_CASE("a real step's statistics show every node that ran as a slice", "[trac
   REQUIRE(s.ok());
   REQUIRE(metadata.step_stats.dev_stats_size() >= 1);
 
-  const Json trace = Parse(StepStatsToChromeTrace(metadata.step_stats));
+  const Json trace = ParseJson(StepStatsToChromeTrace(metadata.step_stats));
   std::map<std::string, std::string> slices;  // name -> cat
-  for (const Json* e : Events(trace, "X")) {
+  for (const Json* e : TraceEvents(trace, "X")) {
     CHECK((*e)["dur"].number >= 0);
     CHECK((*e)["ts"].number >= 0);
     slices[(*e)["name"].str] = (*e)["cat"].str;

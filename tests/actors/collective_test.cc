@@ -15,9 +15,10 @@
 namespace tensoract {
 namespace {
 
+using testing::Cpu;
+
 using testing::Values;
 
-std::string Cpu(int i) { return StrCat("/job:localhost/replica:0/task:0/device:CPU:", i); }
 
 // A tensor as a builder input (a Const's value).
 tensorflow::TensorProto P(const Tensor& t) {
@@ -53,7 +54,7 @@ tensorflow::GraphDef AllReduceGraph(int members, int64_t n, const std::string& m
   });
 }
 
-std::vector<float> Expected(int members, int64_t n, const std::string& merge, bool divide) {
+std::vector<float> ExpectedReduction(int members, int64_t n, const std::string& merge, bool divide) {
   std::vector<float> out = MemberInput(0, n);
   for (int i = 1; i < members; ++i) {
     std::vector<float> v = MemberInput(i, n);
@@ -75,7 +76,7 @@ void CheckAllReduce(int members, int64_t n, const std::string& merge, const std:
   auto session = NewSession(AllReduceGraph(members, n, merge, final_op, attrs), members);
   std::vector<std::string> fetches;
   for (int i = 0; i < members; ++i) fetches.push_back(StrCat("r", i));
-  const std::vector<float> expected = Expected(members, n, merge, final_op == "Div");
+  const std::vector<float> expected = ExpectedReduction(members, n, merge, final_op == "Div");
   for (int step = 0; step < 3; ++step) {  // the same instance, step after step
     std::vector<Tensor> out;
     Status s = session->Run({}, fetches, {}, &out);

@@ -13,15 +13,18 @@
 #include "graph/builder/ops.h"
 #include "graph/gradients/gradients.h"
 #include "tests/actors/test_util.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
 
+using testing::Cpu;
+
+using testing::kScalar;
+
 using testing::Values;
 namespace tf = ::tensorflow;
 
-const PartialTensorShape kScalar(std::vector<int64_t>{});
-std::string Cpu(int i) { return StrCat("/job:localhost/replica:0/task:0/device:CPU:", i); }
 
 SessionOptions Devices(int n) {
   SessionOptions options;
@@ -66,7 +69,7 @@ Built LoopOverDevices(int64_t parallel_iterations) {
   return built;
 }
 
-std::vector<float> Expected(std::vector<float> a, int n) {
+std::vector<float> ExpectedLoop(std::vector<float> a, int n) {
   for (int i = 1; i <= n; ++i) {
     for (float& v : a) v = v * 0.5f + static_cast<float>(i);
   }
@@ -91,7 +94,7 @@ TEST_CASE("a loop whose body spans three devices terminates with the right trip 
       INFO(s.ToString());
       REQUIRE(s.ok());
       CHECK(out[0].base<int32_t>()[0] == n);
-      std::vector<float> want = Expected({1.f, -3.f}, n);
+      std::vector<float> want = ExpectedLoop({1.f, -3.f}, n);
       CHECK(Values(out[1])[0] == Approx(want[0]));
       CHECK(Values(out[1])[1] == Approx(want[1]));
       // CPU:1 and CPU:2 each follow the loop with a control loop of their own (CPU:0,

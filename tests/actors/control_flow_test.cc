@@ -20,11 +20,14 @@
 namespace tensoract {
 namespace {
 
+using testing::Int;
+
+using testing::kScalar;
+
 using testing::NewSessionWith;
 using testing::Values;
 namespace tf = ::tensorflow;
 
-const PartialTensorShape kScalar(std::vector<int64_t>{});
 
 tf::GraphDef ToGraphDef(const Scope& root) {
   tf::GraphDef def;
@@ -50,7 +53,6 @@ std::set<std::string> NodesRun(Session& session, const std::vector<std::pair<std
   return ran;
 }
 
-int32_t Int(const Tensor& t) { return t.base<int32_t>()[0]; }
 float Float(const Tensor& t) { return t.base<float>()[0]; }
 
 // i = 0; while (i < n) i += 1: the number of iterations, counted.
@@ -390,7 +392,7 @@ TEST_CASE("a loop that never ends is stopped by the step's deadline with Deadlin
 }
 
 // A GraphDef of text NodeDefs, for malformed graphs the builder would not make.
-tf::GraphDef Parse(const std::string& text) {
+tf::GraphDef ParseGraph(const std::string& text) {
   tf::GraphDef def;
   REQUIRE(ParseTextProto(text, &def).ok());
   return def;
@@ -404,7 +406,7 @@ TEST_CASE("malformed frames are refused when the session is created, naming the 
   auto create = [&](const std::string& more) {
     auto session = Session::New();
     REQUIRE(session.ok());
-    return (*session)->Create(Parse(consts + more));
+    return (*session)->Create(ParseGraph(consts + more));
   };
   Status s = create(R"(node { name: "x" op: "Exit" input: "a" attr { key: "T" value { type: DT_FLOAT } } })");
   CHECK(s.code() == error::INVALID_ARGUMENT);
@@ -427,7 +429,7 @@ TEST_CASE("malformed frames are refused when the session is created, naming the 
 
 TEST_CASE("the whitepaper's Leave is TensorFlow's Exit") {
   // while (i < 3) i += 1, written by hand with Leave for Exit.
-  tf::GraphDef def = Parse(R"(
+  tf::GraphDef def = ParseGraph(R"(
     node { name: "i" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
            attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
     node { name: "three" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }

@@ -37,18 +37,18 @@ tensorflow::GraphDef ScaleGraph() {
   return def;
 }
 
-void RunTarget(Session& s, const std::string& target, const std::vector<std::pair<std::string, Tensor>>& feeds = {}) {
+void RunTargetFed(Session& s, const std::string& target, const std::vector<std::pair<std::string, Tensor>>& feeds = {}) {
   Status st = s.Run(feeds, {}, {target}, nullptr);
   INFO(st.ToString());
   REQUIRE(st.ok());
 }
 
-struct Step {
+struct TracedStep {
   std::vector<float> value;
   std::set<std::string> nodes_run;  // the step's nodes, from its statistics
 };
 
-Step Fetch(Session& s, const std::string& fetch, const std::vector<std::pair<std::string, Tensor>>& feeds) {
+TracedStep FetchTraced(Session& s, const std::string& fetch, const std::vector<std::pair<std::string, Tensor>>& feeds) {
   RunOptions options;
   options.trace_level = RunOptions::FULL_TRACE;
   RunMetadata metadata;
@@ -56,7 +56,7 @@ Step Fetch(Session& s, const std::string& fetch, const std::vector<std::pair<std
   Status st = s.Run(options, feeds, {fetch}, {}, &out, &metadata);
   INFO(st.ToString());
   REQUIRE(st.ok());
-  Step step;
+  TracedStep step;
   step.value = Values(out[0]);
   for (const auto& dev : metadata.step_stats.dev_stats()) {
     for (const auto& node : dev.node_stats()) step.nodes_run.insert(node.node_name());
@@ -64,71 +64,71 @@ Step Fetch(Session& s, const std::string& fetch, const std::vector<std::pair<std
   return step;
 }
 
-Step FetchY(Session& s) {
-  return Fetch(s, "y", {{"x", Tensor::FromVector<float>({1.f, 1.f, 1.f}, TensorShape({3}))}});
+TracedStep FetchY(Session& s) {
+  return FetchTraced(s, "y", {{"x", Tensor::FromVector<float>({1.f, 1.f, 1.f}, TensorShape({3}))}});
 }
 
-void CheckNear(const std::vector<float>& got, const std::vector<float>& want) {
+void CheckNearFloats(const std::vector<float>& got, const std::vector<float>& want) {
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-6));
 }
 
 TEST_CASE("a graph that only reads a variable takes it as a constant, and reads it again after a write") {
   auto session = testing::NewSessionWith(ScaleGraph());
-  RunTarget(*session, "init");
+  RunTargetFed(*session, "init");
 
-  const Step first = FetchY(*session);
-  CheckNear(first.value, {1.f, 0.5f, 1.f / 3});
+  const TracedStep first = FetchY(*session);
+  CheckNearFloats(first.value, {1.f, 0.5f, 1.f / 3});
   CHECK(first.nodes_run.count("read") == 1);  // registered: it reads, and watches the variable
 
-  const Step second = FetchY(*session);  // unchanged since: frozen, the scale folded
-  CheckNear(second.value, {1.f, 0.5f, 1.f / 3});
+  const TracedStep second = FetchY(*session);  // unchanged since: frozen, the scale folded
+  CheckNearFloats(second.value, {1.f, 0.5f, 1.f / 3});
   CHECK(second.nodes_run.count("read") == 0);
   CHECK(second.nodes_run.count("scale") == 0);
   CHECK(second.nodes_run.count("y") == 1);
 
   // Another graph writes the variable: the frozen graph sees it at once, and reads again.
-  RunTarget(*session, "set", {{"new_value", Tensor::FromVector<float>({4.f, 16.f, 64.f}, TensorShape({3}))}});
-  const Step after_set = FetchY(*session);
-  CheckNear(after_set.value, {0.5f, 0.25f, 0.125f});
+  RunTargetFed(*session, "set", {{"new_value", Tensor::FromVector<float>({4.f, 16.f, 64.f}, TensorShape({3}))}});
+  const TracedStep after_set = FetchY(*session);
+  CheckNearFloats(after_set.value, {0.5f, 0.25f, 0.125f});
   CHECK(after_set.nodes_run.count("read") == 1);
   // ... for good: a graph whose variables changed once does not freeze again.
-  const Step later = FetchY(*session);
-  CheckNear(later.value, {0.5f, 0.25f, 0.125f});
+  const TracedStep later = FetchY(*session);
+  CheckNearFloats(later.value, {0.5f, 0.25f, 0.125f});
   CHECK(later.nodes_run.count("read") == 1);
 }
 
 TEST_CASE("an in-place update of a frozen variable's buffer is seen") {
   auto session = testing::NewSessionWith(ScaleGraph());
-  RunTarget(*session, "init");
+  RunTargetFed(*session, "init");
   FetchY(*session);
   REQUIRE(FetchY(*session).nodes_run.count("read") == 0);
   // AssignAdd writes in place when no step holds the buffer (the frozen graph's Const holds
   // a copy of the value, not the buffer).
-  RunTarget(*session, "bump");
-  CheckNear(FetchY(*session).value, {0.25f, 0.25f, 0.25f});
+  RunTargetFed(*session, "bump");
+  CheckNearFloats(FetchY(*session).value, {0.25f, 0.25f, 0.25f});
 }
 
 TEST_CASE("a deleted variable is not read from a frozen graph") {
   auto session = testing::NewSessionWith(ScaleGraph());
-  RunTarget(*session, "init");
+  RunTargetFed(*session, "init");
   FetchY(*session);
   REQUIRE(FetchY(*session).nodes_run.count("read") == 0);
-  RunTarget(*session, "destroy");
+  RunTargetFed(*session, "destroy");
   Status st = session->Run({{"x", Tensor::FromVector<float>({1.f, 1.f, 1.f}, TensorShape({3}))}}, {"y"}, {}, nullptr);
   CHECK(st.code() == error::FAILED_PRECONDITION);
   CHECK_THAT(st.message(), Catch::Contains("Could not find variable v"));
-  RunTarget(*session, "init");  // a new variable of the same name
-  CheckNear(FetchY(*session).value, {1.f, 0.5f, 1.f / 3});
+  RunTargetFed(*session, "init");  // a new variable of the same name
+  CheckNearFloats(FetchY(*session).value, {1.f, 0.5f, 1.f / 3});
 }
 
 TEST_CASE("a graph that writes a variable never takes it as a constant") {
   auto session = testing::NewSessionWith(ScaleGraph());
-  RunTarget(*session, "init");
+  RunTargetFed(*session, "init");
   // Each step adds [15, 12, 7] and then reads: 16, 16, 16 -> 1/4; 31, 28, 23 next.
-  CheckNear(Fetch(*session, "after_bump", {}).value, {0.25f, 0.25f, 0.25f});
-  const Step second = Fetch(*session, "after_bump", {});
-  CheckNear(second.value, {1 / std::sqrt(31.f), 1 / std::sqrt(28.f), 1 / std::sqrt(23.f)});
+  CheckNearFloats(FetchTraced(*session, "after_bump", {}).value, {0.25f, 0.25f, 0.25f});
+  const TracedStep second = FetchTraced(*session, "after_bump", {});
+  CheckNearFloats(second.value, {1 / std::sqrt(31.f), 1 / std::sqrt(28.f), 1 / std::sqrt(23.f)});
   CHECK(second.nodes_run.count("read_after") == 1);
 }
 
@@ -136,10 +136,10 @@ TEST_CASE("freeze_variables off: a graph reads its variables every step") {
   SessionOptions options;
   options.optimizer.freeze_variables = false;
   auto session = testing::NewSessionWith(ScaleGraph(), options);
-  RunTarget(*session, "init");
+  RunTargetFed(*session, "init");
   FetchY(*session);
-  const Step second = FetchY(*session);
-  CheckNear(second.value, {1.f, 0.5f, 1.f / 3});
+  const TracedStep second = FetchY(*session);
+  CheckNearFloats(second.value, {1.f, 0.5f, 1.f / 3});
   CHECK(second.nodes_run.count("read") == 1);
 }
 

@@ -15,15 +15,16 @@
 namespace tensoract {
 namespace {
 
-constexpr double kTolerance = 1e-4;
-const DataType kDouble = tensorflow::DT_DOUBLE;
+using testing::kDouble;
+using testing::Values;
+using testing::kTolerance;
 
-Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
-const Tensor kX23 = Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3});
+
+const Tensor kArrayX = Values({1, 2, -3, 0.5, 1.5, -2}, {2, 3});
 
 // y = f(x) with x a [2,3] placeholder of known or unknown shape.
 template <class F>
-void CheckOne(const char* what, F f, const Tensor& value = kX23, bool known_shape = true,
+void CheckArrayGradient(const char* what, F f, const Tensor& value = kArrayX, bool known_shape = true,
               double tolerance = kTolerance) {
   INFO(what);
   Scope root = Scope::NewRootScope();
@@ -33,58 +34,58 @@ void CheckOne(const char* what, F f, const Tensor& value = kX23, bool known_shap
 }
 
 TEST_CASE("slicing gradients: Slice, StridedSlice, Split, SplitV, Unpack", "[gradients]") {
-  CheckOne("Slice", [](const Scope& s, Output x) { return ops::Slice(s, x, {0, 1}, {2, -1}); });
-  CheckOne("StridedSlice", [](const Scope& s, Output x) {
+  CheckArrayGradient("Slice", [](const Scope& s, Output x) { return ops::Slice(s, x, {0, 1}, {2, -1}); });
+  CheckArrayGradient("StridedSlice", [](const Scope& s, Output x) {
     return ops::StridedSlice(s, x, {1, -1}, {0, 0}, {1, -2}, {/*begin_mask=*/1, /*end_mask=*/2});
   });
-  CheckOne("StridedSlice shrink", [](const Scope& s, Output x) {
+  CheckArrayGradient("StridedSlice shrink", [](const Scope& s, Output x) {
     ops::StridedSliceAttrs a;
     a.shrink_axis_mask = 1;
     return ops::StridedSlice(s, x, {1}, {2}, {1}, a);
-  }, kX23, /*known_shape=*/false);
-  CheckOne("Split", [](const Scope& s, Output x) {
+  }, kArrayX, /*known_shape=*/false);
+  CheckArrayGradient("Split", [](const Scope& s, Output x) {
     OutputList parts = ops::Split(s, 1, x, 3);
     return ops::Add(s, ops::Mul(s, parts[0], parts[2]), parts[1]);
   });
-  CheckOne("SplitV", [](const Scope& s, Output x) {
+  CheckArrayGradient("SplitV", [](const Scope& s, Output x) {
     OutputList parts = ops::SplitV(s, x, {1, 2}, 1, 2);
     return ops::Mul(s, parts[0], ops::Sum(s, parts[1], 1, {true}));
   });
-  CheckOne("Unpack", [](const Scope& s, Output x) {
+  CheckArrayGradient("Unpack", [](const Scope& s, Output x) {
     OutputList rows = ops::Unstack(s, x, 2, 0);
     return ops::Mul(s, rows[0], rows[1]);
   });
 }
 
 TEST_CASE("joining and rearranging gradients: ConcatV2, Pack, Tile, Transpose, Pad, BroadcastTo", "[gradients]") {
-  CheckOne("ConcatV2", [](const Scope& s, Output x) { return ops::Concat(s, {x, ops::Square(s, x)}, -1); }, kX23,
+  CheckArrayGradient("ConcatV2", [](const Scope& s, Output x) { return ops::Concat(s, {x, ops::Square(s, x)}, -1); }, kArrayX,
            /*known_shape=*/false);
-  CheckOne("Pack", [](const Scope& s, Output x) { return ops::Stack(s, {x, ops::Square(s, x)}, 1); });
-  CheckOne("Tile", [](const Scope& s, Output x) { return ops::Tile(s, x, {2, 2}); });
-  CheckOne("Transpose", [](const Scope& s, Output x) { return ops::Transpose(s, ops::Square(s, x), {1, 0}); });
-  CheckOne("Pad", [](const Scope& s, Output x) { return ops::Pad(s, ops::Square(s, x), {{1, 0}, {2, 1}}); });
-  CheckOne("PadV2", [](const Scope& s, Output x) { return ops::PadV2(s, x, {{0, 1}, {1, 1}}, 3.0); });
-  CheckOne("BroadcastTo", [](const Scope& s, Output x) { return ops::BroadcastTo(s, x, {2, 2, 3}); });
-  CheckOne("BroadcastTo of a column", [](const Scope& s, Output x) {
+  CheckArrayGradient("Pack", [](const Scope& s, Output x) { return ops::Stack(s, {x, ops::Square(s, x)}, 1); });
+  CheckArrayGradient("Tile", [](const Scope& s, Output x) { return ops::Tile(s, x, {2, 2}); });
+  CheckArrayGradient("Transpose", [](const Scope& s, Output x) { return ops::Transpose(s, ops::Square(s, x), {1, 0}); });
+  CheckArrayGradient("Pad", [](const Scope& s, Output x) { return ops::Pad(s, ops::Square(s, x), {{1, 0}, {2, 1}}); });
+  CheckArrayGradient("PadV2", [](const Scope& s, Output x) { return ops::PadV2(s, x, {{0, 1}, {1, 1}}, 3.0); });
+  CheckArrayGradient("BroadcastTo", [](const Scope& s, Output x) { return ops::BroadcastTo(s, x, {2, 2, 3}); });
+  CheckArrayGradient("BroadcastTo of a column", [](const Scope& s, Output x) {
     return ops::Square(s, ops::BroadcastTo(s, x, {2, 3}));
   }, Values({1, -2}, {2, 1}));
-  CheckOne("ExpandDims and Squeeze", [](const Scope& s, Output x) {
+  CheckArrayGradient("ExpandDims and Squeeze", [](const Scope& s, Output x) {
     return ops::Squeeze(s, ops::Square(s, ops::ExpandDims(s, x, 1)), {1});
   });
-  CheckOne("Cast", [](const Scope& s, Output x) {
+  CheckArrayGradient("Cast", [](const Scope& s, Output x) {
     return ops::Cast(s, ops::Square(s, ops::Cast(s, x, tensorflow::DT_FLOAT)), kDouble);
-  }, kX23, true, /*tolerance: float's rounding*/ 1e-2);
+  }, kArrayX, true, /*tolerance: float's rounding*/ 1e-2);
 }
 
 TEST_CASE("GatherV2's dense gradient adds repeated indices", "[gradients]") {
-  CheckOne("axis 0", [](const Scope& s, Output x) { return ops::GatherV2(s, x, {1, 0, 1}, 0); });
-  CheckOne("axis 1, 2-D indices", [](const Scope& s, Output x) {
+  CheckArrayGradient("axis 0", [](const Scope& s, Output x) { return ops::GatherV2(s, x, {1, 0, 1}, 0); });
+  CheckArrayGradient("axis 1, 2-D indices", [](const Scope& s, Output x) {
     return ops::GatherV2(s, x, {{2, 0}, {2, 2}}, 1);
   });
-  CheckOne("Fill", [](const Scope& s, Output x) {
+  CheckArrayGradient("Fill", [](const Scope& s, Output x) {
     return ops::Fill(s, {2, 2}, ops::Sum(s, x, {0, 1}));
   });
-  CheckOne("PlaceholderWithDefault", [](const Scope& s, Output x) {
+  CheckArrayGradient("PlaceholderWithDefault", [](const Scope& s, Output x) {
     return ops::Square(s, ops::PlaceholderWithDefault(s, x, PartialTensorShape({2, 3})));
   });
 }
@@ -101,29 +102,29 @@ void CheckBinary(const std::string& op, const Tensor& xv, const Tensor& zv) {
 TEST_CASE("extra element-wise gradients", "[gradients]") {
   // No ties (Maximum, Minimum) and no integer quotients (FloorMod): both are kinks.
   const Tensor z = Values({0.75, 1.75, -1.25}, {3});
-  for (const char* op : {"Maximum", "Minimum", "SquaredDifference", "Div", "FloorMod"}) CheckBinary(op, kX23, z);
+  for (const char* op : {"Maximum", "Minimum", "SquaredDifference", "Div", "FloorMod"}) CheckBinary(op, kArrayX, z);
   CheckBinary("Pow", Values({1, 2, 3, 0.5, 1.5, 2.5}, {2, 3}), z);
   for (const char* op : {"Abs", "Sign", "Reciprocal", "Relu6", "Elu", "Softplus", "LogSoftmax"}) {
-    CheckOne(op, [op](const Scope& s, Output x) { return ops::TypedOp(s, op, {x}); },
+    CheckArrayGradient(op, [op](const Scope& s, Output x) { return ops::TypedOp(s, op, {x}); },
              Values({1, 2.5, -3, 0.5, 7.5, -2}, {2, 3}));
   }
-  CheckOne("Log1p", [](const Scope& s, Output x) { return ops::Log1p(s, x); }, Values({1, 2, 3, 0.5, 1.5, 0.25}, {2, 3}));
+  CheckArrayGradient("Log1p", [](const Scope& s, Output x) { return ops::Log1p(s, x); }, Values({1, 2, 3, 0.5, 1.5, 0.25}, {2, 3}));
 }
 
 TEST_CASE("Select, SelectV2, Max and Min gradients", "[gradients]") {
-  CheckOne("Select", [](const Scope& s, Output x) {
+  CheckArrayGradient("Select", [](const Scope& s, Output x) {
     return ops::Select(s, {true, false}, x, ops::Square(s, x));
   });
-  CheckOne("SelectV2", [](const Scope& s, Output x) {
+  CheckArrayGradient("SelectV2", [](const Scope& s, Output x) {
     return ops::SelectV2(s, {true, false, true}, x, ops::Sum(s, x, 0, {true}));
   });
   for (const char* op : {"Max", "Min"}) {
     for (bool keep : {false, true}) {
       INFO("keep_dims " << keep);
-      CheckOne(op, [op, keep](const Scope& s, Output x) {
+      CheckArrayGradient(op, [op, keep](const Scope& s, Output x) {
         return keep ? (std::string(op) == "Max" ? ops::Max(s, x, 1, {true}) : ops::Min(s, x, 1, {true}))
                     : (std::string(op) == "Max" ? ops::Max(s, x, {-1, 0}) : ops::Min(s, x, 0));
-      }, kX23, /*known_shape=*/false);
+      }, kArrayX, /*known_shape=*/false);
     }
   }
 }
@@ -131,13 +132,13 @@ TEST_CASE("Select, SelectV2, Max and Min gradients", "[gradients]") {
 TEST_CASE("Sum and Mean gradients with axes computed at run time and an input of unknown rank", "[gradients]") {
   for (bool keep : {false, true}) {
     INFO("keep_dims " << keep);
-    CheckOne("Sum", [keep](const Scope& s, Output x) {
+    CheckArrayGradient("Sum", [keep](const Scope& s, Output x) {
       return ops::Sum(s, x, ops::Identity(s, Input({1})), {keep});  // Identity: not a Const
-    }, kX23, /*known_shape=*/false);
-    CheckOne("Mean", [keep](const Scope& s, Output x) {
+    }, kArrayX, /*known_shape=*/false);
+    CheckArrayGradient("Mean", [keep](const Scope& s, Output x) {
       return ops::Mean(s, x, ops::Identity(s, Input({0, -1})), {keep});
-    }, kX23, /*known_shape=*/false);
-    CheckOne("Mean of a known shape", [keep](const Scope& s, Output x) {
+    }, kArrayX, /*known_shape=*/false);
+    CheckArrayGradient("Mean of a known shape", [keep](const Scope& s, Output x) {
       return ops::Mean(s, x, ops::Identity(s, Input({0})), {keep});
     });
   }
@@ -158,9 +159,9 @@ TEST_CASE("matrix gradients: BatchMatMulV2 with broadcasting, MatrixInverse, Mat
   }
   const Tensor m = Values({2, 1, 0.5, -1, 3, 0.25, 0.5, 1, 4}, {3, 3});
   for (bool adjoint : {false, true}) {
-    CheckOne("MatrixInverse", [adjoint](const Scope& s, Output x) { return ops::MatrixInverse(s, x, adjoint); }, m);
+    CheckArrayGradient("MatrixInverse", [adjoint](const Scope& s, Output x) { return ops::MatrixInverse(s, x, adjoint); }, m);
   }
-  CheckOne("MatrixDeterminant", [](const Scope& s, Output x) { return ops::MatrixDeterminant(s, x); }, m);
+  CheckArrayGradient("MatrixDeterminant", [](const Scope& s, Output x) { return ops::MatrixDeterminant(s, x); }, m);
 }
 
 TEST_CASE("matrix gradients: BatchMatMul (v1) and BatchMatMulV3 with broadcasting", "[gradients]") {

@@ -13,14 +13,16 @@
 #include "graph/builder/ops.h"
 #include "graph/gradients/gradients.h"
 #include "tests/actors/test_util.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
 
-const DataType kDouble = tensorflow::DT_DOUBLE;
-const PartialTensorShape kScalar(std::vector<int64_t>{});
+using testing::kDouble;
+using testing::Values;
+using testing::kScalar;
 
-Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
+
 
 ops::CondFn Less(const Output& n) {
   return [n](const Scope& s, const std::vector<Output>& v, Output* pred) {

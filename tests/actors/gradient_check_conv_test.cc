@@ -14,11 +14,12 @@
 namespace tensoract {
 namespace {
 
+using testing::kDouble;
+
 // As in gradient_check_test.cc: central differences with delta 1e-3 are exact for the
 // bilinear convolutions up to rounding, and a wrong gradient is off by far more.
-const DataType kDouble = tensorflow::DT_DOUBLE;
 
-Tensor Pattern(TensorShape shape, double seed) {
+Tensor ConvPattern(TensorShape shape, double seed) {
   std::vector<double> v(shape.num_elements());
   for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.9 * static_cast<double>(i) + seed);
   return Tensor::FromVector<double>(v, shape);
@@ -48,7 +49,7 @@ TEST_CASE("Conv2D's gradient with respect to input and filter: SAME, VALID, stri
     ops::Conv2DAttrs attrs;
     attrs.dilations = c.dilations;
     auto y = ops::Conv2D(root.WithOpName("y"), x, f, c.strides, c.padding, attrs);
-    testing::CheckGradient(root, {x, f}, {Pattern(c.input, 0.2), Pattern(c.filter, 1.1)}, y);
+    testing::CheckGradient(root, {x, f}, {ConvPattern(c.input, 0.2), ConvPattern(c.filter, 1.1)}, y);
   }
 }
 
@@ -60,7 +61,7 @@ TEST_CASE("the gradients of Conv2DBackpropInput and Conv2DBackpropFilter", "[gra
     auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
     auto sizes = ops::Const(root, {1, 5, 5, 2});
     auto y = ops::Conv2DBackpropInput(root.WithOpName("y"), sizes, f, dy, strides, "SAME");
-    testing::CheckGradient(root, {f, dy}, {Pattern({3, 3, 2, 2}, 0.4), Pattern({1, 3, 3, 2}, 0.8)}, y);
+    testing::CheckGradient(root, {f, dy}, {ConvPattern({3, 3, 2, 2}, 0.4), ConvPattern({1, 3, 3, 2}, 0.8)}, y);
   }
   SECTION("Conv2DBackpropFilter, with respect to input and out_backprop") {
     Scope root = Scope::NewRootScope();
@@ -68,7 +69,7 @@ TEST_CASE("the gradients of Conv2DBackpropInput and Conv2DBackpropFilter", "[gra
     auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
     auto sizes = ops::Const(root, {3, 3, 2, 2});
     auto y = ops::Conv2DBackpropFilter(root.WithOpName("y"), x, sizes, dy, strides, "SAME");
-    testing::CheckGradient(root, {x, dy}, {Pattern({1, 5, 5, 2}, 0.4), Pattern({1, 3, 3, 2}, 0.8)}, y);
+    testing::CheckGradient(root, {x, dy}, {ConvPattern({1, 5, 5, 2}, 0.4), ConvPattern({1, 3, 3, 2}, 0.8)}, y);
   }
 }
 
@@ -101,7 +102,7 @@ TEST_CASE("MaxPoolGrad's and MaxPoolGradGrad's gradients with respect to grad", 
       auto pooled = ops::MaxPool(root, x, {1, 3, 3, 1}, {1, 2, 2, 1}, padding);
       auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
       auto y = ops::MaxPoolGrad(root.WithOpName("y"), x, pooled, dy, {1, 3, 3, 1}, {1, 2, 2, 1}, padding);
-      testing::CheckGradient(root, {dy}, {Pattern({1, out, out, 2}, 0.2)}, y);
+      testing::CheckGradient(root, {dy}, {ConvPattern({1, out, out, 2}, 0.2)}, y);
     }
     {
       Scope root = Scope::NewRootScope();
@@ -111,7 +112,7 @@ TEST_CASE("MaxPoolGrad's and MaxPoolGradGrad's gradients with respect to grad", 
       ops::Attrs attrs = {{"ksize", ops::IntListAttr({1, 3, 3, 1})}, {"strides", ops::IntListAttr({1, 2, 2, 1})},
                           {"padding", ops::StringAttr(padding)}};
       auto y = ops::TypedOp(root.WithOpName("y"), "MaxPoolGradGrad", {x, pooled, g}, attrs);
-      testing::CheckGradient(root, {g}, {Pattern({1, 5, 5, 2}, 0.6)}, y);
+      testing::CheckGradient(root, {g}, {ConvPattern({1, 5, 5, 2}, 0.6)}, y);
     }
   }
 }
@@ -146,7 +147,7 @@ TEST_CASE("MaxPoolV2's, MaxPoolGradV2's and MaxPoolGradGradV2's gradients", "[gr
       auto pooled = ops::TypedOp(root, "MaxPoolV2", {x, ksize, strides}, attrs);
       auto g = ops::Placeholder(root.WithOpName("g"), kDouble);
       auto y = ops::TypedOp(root.WithOpName("y"), op, {x, pooled, g, ksize, strides}, attrs);
-      testing::CheckGradient(root, {g}, {grad_grad ? Pattern({1, 5, 5, 2}, 0.6) : Pattern({1, out, out, 2}, 0.2)}, y);
+      testing::CheckGradient(root, {g}, {grad_grad ? ConvPattern({1, 5, 5, 2}, 0.6) : ConvPattern({1, out, out, 2}, 0.2)}, y);
     }
   }
 }
@@ -157,7 +158,7 @@ TEST_CASE("AvgPool's gradient, SAME (partial edge windows) and VALID", "[gradien
     Scope root = Scope::NewRootScope();
     auto x = ops::Placeholder(root.WithOpName("x"), kDouble);
     auto y = ops::AvgPool(root.WithOpName("y"), x, {1, 2, 3, 1}, {1, 2, 2, 1}, padding);
-    testing::CheckGradient(root, {x}, {Pattern({2, 5, 7, 2}, 0.5)}, y);
+    testing::CheckGradient(root, {x}, {ConvPattern({2, 5, 7, 2}, 0.5)}, y);
   }
 }
 
@@ -166,7 +167,7 @@ TEST_CASE("AvgPoolGrad's gradient is AvgPool", "[gradients][conv]") {
   auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
   auto sizes = ops::Const(root, {1, 5, 5, 2});
   auto y = ops::AvgPoolGrad(root.WithOpName("y"), sizes, dy, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
-  testing::CheckGradient(root, {dy}, {Pattern({1, 3, 3, 2}, 0.3)}, y);
+  testing::CheckGradient(root, {dy}, {ConvPattern({1, 3, 3, 2}, 0.3)}, y);
 }
 
 TEST_CASE("Conv3D's gradient with respect to input and filter: SAME, VALID, strides", "[gradients][conv]") {
@@ -188,7 +189,7 @@ TEST_CASE("Conv3D's gradient with respect to input and filter: SAME, VALID, stri
     auto f = ops::Placeholder(root.WithOpName("f"), kDouble);
     auto y = ops::TypedOp(root.WithOpName("y"), "Conv3D", {x, f},
                           {{"strides", ops::IntListAttr(c.strides)}, {"padding", ops::StringAttr(c.padding)}});
-    testing::CheckGradient(root, {x, f}, {Pattern(c.input, 0.2), Pattern(c.filter, 1.1)}, y);
+    testing::CheckGradient(root, {x, f}, {ConvPattern(c.input, 0.2), ConvPattern(c.filter, 1.1)}, y);
   }
 }
 

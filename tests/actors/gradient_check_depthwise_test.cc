@@ -9,15 +9,17 @@
 #include "graph/builder/nn_batch_norm_ops.h"
 #include "graph/builder/nn_depthwise_ops.h"
 #include "graph/builder/ops.h"
+#include "tests/actors/gradient_check_util.h"
 
 namespace tensoract {
 namespace {
 
-const DataType kDouble = tensorflow::DT_DOUBLE;
+using testing::kDouble;
+
 const DataType kFloat = tensorflow::DT_FLOAT;
 
 template <class T>
-Tensor Pattern(TensorShape shape, double seed, double scale = 1.0, double offset = 0.0) {
+Tensor DepthwisePattern(TensorShape shape, double seed, double scale = 1.0, double offset = 0.0) {
   std::vector<T> v(shape.num_elements());
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<T>(offset + scale * std::sin(0.9 * i + seed));
   return Tensor::FromVector<T>(v, shape);
@@ -58,7 +60,7 @@ TEST_CASE("DepthwiseConv2dNative's gradient with respect to input and filter", "
     attrs.explicit_paddings = c.explicit_paddings;
     auto y = ops::DepthwiseConv2dNative(root.WithOpName("y"), x, f, c.strides, c.padding, attrs);
     // Bilinear: central differences are exact up to rounding.
-    Check(root, {x, f}, {Pattern<double>(c.input, 0.2), Pattern<double>(c.filter, 1.1)}, y, 1e-4);
+    Check(root, {x, f}, {DepthwisePattern<double>(c.input, 0.2), DepthwisePattern<double>(c.filter, 1.1)}, y, 1e-4);
   }
 }
 
@@ -70,7 +72,7 @@ TEST_CASE("the gradients of the depthwise backprops", "[gradients][depthwise]") 
     auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
     auto sizes = ops::Const(root, {1, 5, 5, 2});
     auto y = ops::DepthwiseConv2dNativeBackpropInput(root.WithOpName("y"), sizes, f, dy, strides, "SAME");
-    Check(root, {f, dy}, {Pattern<double>({3, 3, 2, 2}, 0.4), Pattern<double>({1, 3, 3, 4}, 0.8)}, y, 1e-4);
+    Check(root, {f, dy}, {DepthwisePattern<double>({3, 3, 2, 2}, 0.4), DepthwisePattern<double>({1, 3, 3, 4}, 0.8)}, y, 1e-4);
   }
   SECTION("DepthwiseConv2dNativeBackpropFilter, with respect to input and out_backprop") {
     Scope root = Scope::NewRootScope();
@@ -78,7 +80,7 @@ TEST_CASE("the gradients of the depthwise backprops", "[gradients][depthwise]") 
     auto dy = ops::Placeholder(root.WithOpName("dy"), kDouble);
     auto sizes = ops::Const(root, {3, 3, 2, 2});
     auto y = ops::DepthwiseConv2dNativeBackpropFilter(root.WithOpName("y"), x, sizes, dy, strides, "SAME");
-    Check(root, {x, dy}, {Pattern<double>({1, 5, 5, 2}, 0.4), Pattern<double>({1, 3, 3, 4}, 0.8)}, y, 1e-4);
+    Check(root, {x, dy}, {DepthwisePattern<double>({1, 5, 5, 2}, 0.4), DepthwisePattern<double>({1, 3, 3, 4}, 0.8)}, y, 1e-4);
   }
 }
 
@@ -109,7 +111,7 @@ TEST_CASE("FusedBatchNorm's, V2's and V3's gradients with respect to x, scale an
                                   : ops::FusedBatchNormV3(bn, x, scale, offset, mean, variance, attrs).y;
         const TensorShape shape = nchw ? TensorShape({2, 3, 2, 2}) : TensorShape({2, 2, 2, 3});
         Check(root, {x, scale, offset},
-              {Pattern<float>(shape, 0.3), Pattern<float>({3}, 0.7, 0.5, 1.0), Pattern<float>({3}, 2.0)}, y, 2e-3,
+              {DepthwisePattern<float>(shape, 0.3), DepthwisePattern<float>({3}, 0.7, 0.5, 1.0), DepthwisePattern<float>({3}, 2.0)}, y, 2e-3,
               1e-2);
       }
     }
@@ -144,7 +146,7 @@ TEST_CASE("FusedBatchNormGradV3's gradients (second derivatives through batch no
                                               forward.reserve_space_3, attrs);
         const TensorShape shape = nchw ? TensorShape({2, 3, 2, 2}) : TensorShape({2, 2, 2, 3});
         Check(root, {dy, x, scale},
-              {Pattern<float>(shape, 1.1), Pattern<float>(shape, 0.3), Pattern<float>({3}, 0.7, 0.5, 1.0)},
+              {DepthwisePattern<float>(shape, 1.1), DepthwisePattern<float>(shape, 0.3), DepthwisePattern<float>({3}, 0.7, 0.5, 1.0)},
               output == 0 ? grad.x_backprop : grad.scale_backprop, 3e-3, 1e-2);
       }
     }

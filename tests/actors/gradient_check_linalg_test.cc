@@ -18,7 +18,8 @@
 namespace tensoract {
 namespace {
 
-const DataType kDouble = tensorflow::DT_DOUBLE;
+using testing::kDouble;
+
 
 // sin-valued entries plus `diagonal` on each matrix's diagonal: well conditioned.
 Tensor Conditioned(TensorShape shape, double seed, double diagonal) {

@@ -16,9 +16,10 @@
 namespace tensoract {
 namespace {
 
-const DataType kDouble = tensorflow::DT_DOUBLE;
+using testing::kDouble;
+using testing::Values;
 
-Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
+
 
 TEST_CASE("gradients flow through a list's unstack, reads, writes, push, pop and stack", "[gradients][list]") {
   Scope root = Scope::NewRootScope();

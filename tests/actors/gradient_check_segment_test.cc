@@ -10,19 +10,21 @@
 #include "graph/builder/ops.h"
 #include "graph/builder/segment_ops.h"
 #include "graph/gradients/gradients.h"
+#include "tests/actors/gradient_check_util.h"
 
 namespace tensoract {
 namespace {
 
-constexpr double kTolerance = 1e-4;
-const DataType kDouble = tensorflow::DT_DOUBLE;
+using testing::kDouble;
+using testing::Values;
+using testing::kTolerance;
 
-Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
+
 // Distinct values (no ties for Max/Min), none near 0 but the zeros placed on purpose.
 const Tensor kData = Values({1.5, -2, 0.75, 3, -1.25, 2.5, 0.5, -0.6, 1.1, 4, -3.5, 2.2}, {6, 2});
 
 template <class F>
-void CheckOne(const char* what, F f, const Tensor& value = kData) {
+void CheckSegmentGradient(const char* what, F f, const Tensor& value = kData) {
   INFO(what);
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape(value.shape().dim_sizes()));
@@ -38,38 +40,38 @@ void CheckOne(const char* what, F f, const Tensor& value = kData) {
 TEST_CASE("gradients of the unsorted segment reductions", "[gradients]") {
   // Segment 2 is empty; ids -1 drop their rows.
   const Input ids = Input({0, -1, 1, 3, 1, -1});
-  CheckOne("UnsortedSegmentSum", [&](const Scope& s, Output x) { return ops::UnsortedSegmentSum(s, x, ids, 4); });
-  CheckOne("UnsortedSegmentMax", [&](const Scope& s, Output x) {
+  CheckSegmentGradient("UnsortedSegmentSum", [&](const Scope& s, Output x) { return ops::UnsortedSegmentSum(s, x, ids, 4); });
+  CheckSegmentGradient("UnsortedSegmentMax", [&](const Scope& s, Output x) {
     // Its empty segment is lowest(): squared, it would overflow the differences, so it is dropped.
     return ops::Slice(s, ops::UnsortedSegmentMax(s, x, ids, 4), {0, 0}, {2, -1});
   });
-  CheckOne("UnsortedSegmentMin", [&](const Scope& s, Output x) {
+  CheckSegmentGradient("UnsortedSegmentMin", [&](const Scope& s, Output x) {
     return ops::Slice(s, ops::UnsortedSegmentMin(s, x, ids, 4), {0, 0}, {2, -1});
   });
-  CheckOne("UnsortedSegmentProd", [&](const Scope& s, Output x) { return ops::UnsortedSegmentProd(s, x, ids, 4); });
+  CheckSegmentGradient("UnsortedSegmentProd", [&](const Scope& s, Output x) { return ops::UnsortedSegmentProd(s, x, ids, 4); });
   // A single zero in a segment, and a segment with two.
-  CheckOne("UnsortedSegmentProd with zeros",
+  CheckSegmentGradient("UnsortedSegmentProd with zeros",
            [&](const Scope& s, Output x) { return ops::UnsortedSegmentProd(s, x, Input({0, 0, 1, 1, 1, 2}), 3); },
            Values({0, 2, 3, 0, 1.5, -2, 0, 0.5, 0, 1.25, 2, 3}, {6, 2}));
-  CheckOne("UnsortedSegmentSum, ids of two dimensions", [&](const Scope& s, Output x) {
+  CheckSegmentGradient("UnsortedSegmentSum, ids of two dimensions", [&](const Scope& s, Output x) {
     return ops::UnsortedSegmentSum(s, x, Input({{0, 2}, {1, 0}, {-1, 2}}), 3);
   }, Values({1, 2, 3, 4, 5, 6}, {3, 2}));
 }
 
 TEST_CASE("gradients of the sorted segment reductions", "[gradients]") {
   const Input ids = Input({0, 0, 2, 2, 2, 3});  // segment 1 is empty
-  CheckOne("SegmentSum", [&](const Scope& s, Output x) { return ops::SegmentSum(s, x, ids); });
-  CheckOne("SegmentMean", [&](const Scope& s, Output x) { return ops::SegmentMean(s, x, ids); });
-  CheckOne("SegmentMax", [&](const Scope& s, Output x) { return ops::SegmentMax(s, x, ids); });
-  CheckOne("SegmentMin", [&](const Scope& s, Output x) { return ops::SegmentMin(s, x, ids); });
-  CheckOne("SegmentProd", [&](const Scope& s, Output x) { return ops::SegmentProd(s, x, ids); });
-  CheckOne("SegmentProd with zeros", [&](const Scope& s, Output x) { return ops::SegmentProd(s, x, ids); },
+  CheckSegmentGradient("SegmentSum", [&](const Scope& s, Output x) { return ops::SegmentSum(s, x, ids); });
+  CheckSegmentGradient("SegmentMean", [&](const Scope& s, Output x) { return ops::SegmentMean(s, x, ids); });
+  CheckSegmentGradient("SegmentMax", [&](const Scope& s, Output x) { return ops::SegmentMax(s, x, ids); });
+  CheckSegmentGradient("SegmentMin", [&](const Scope& s, Output x) { return ops::SegmentMin(s, x, ids); });
+  CheckSegmentGradient("SegmentProd", [&](const Scope& s, Output x) { return ops::SegmentProd(s, x, ids); });
+  CheckSegmentGradient("SegmentProd with zeros", [&](const Scope& s, Output x) { return ops::SegmentProd(s, x, ids); },
            Values({0, 2, 3, 0, 1.5, -2, 0, 0.5, 0, 1.25, 2, 3}, {6, 2}));
 }
 
 TEST_CASE("the gradient of Expm1", "[gradients]") {
-  CheckOne("Expm1", [](const Scope& s, Output x) { return ops::Expm1(s, x); });
-  CheckOne("Expm1 near 0", [](const Scope& s, Output x) { return ops::Expm1(s, ops::Mul(s, x, x)); },
+  CheckSegmentGradient("Expm1", [](const Scope& s, Output x) { return ops::Expm1(s, x); });
+  CheckSegmentGradient("Expm1 near 0", [](const Scope& s, Output x) { return ops::Expm1(s, ops::Mul(s, x, x)); },
            Values({1e-3, -2e-4, 0.1, -0.05}, {4}));
 }
 
@@ -95,15 +97,15 @@ TEST_CASE("gradients of Einsum", "[gradients]") {
   two("ijk,k->i", {2, 3, 4}, {4});
   two("i,j->ij", {3}, {4});
   two("ij,ij->i", {3, 4}, {3, 4});
-  CheckOne("ii->i", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "ii->i"); },
+  CheckSegmentGradient("ii->i", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "ii->i"); },
            Values({1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3}));
-  CheckOne("bii->b", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "bii->b"); },
+  CheckSegmentGradient("bii->b", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "bii->b"); },
            Values({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2}));
-  CheckOne("ij->", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "ij->"); });
-  CheckOne("ij->ji", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "ij->ji"); });
-  CheckOne("i->ii", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "i->ii"); },
+  CheckSegmentGradient("ij->", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "ij->"); });
+  CheckSegmentGradient("ij->ji", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "ij->ji"); });
+  CheckSegmentGradient("i->ii", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "i->ii"); },
            Values({1, 2, 3}, {3}));
-  CheckOne("...j->...", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "...j->..."); });
+  CheckSegmentGradient("...j->...", [](const Scope& s, Output x) { return ops::Einsum(s, {x}, "...j->..."); });
 }
 
 }  // namespace

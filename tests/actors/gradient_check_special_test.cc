@@ -16,14 +16,15 @@
 namespace tensoract {
 namespace {
 
-const DataType kDouble = tensorflow::DT_DOUBLE;
+using testing::kDouble;
+using testing::Values;
 
-Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
+
 // None at 0, where LeakyRelu and Selu have their kinks.
-const Tensor kX23 = Values({1, 2.5, -3, 0.5, 1.75, -0.2}, {2, 3});
+const Tensor kSpecialX = Values({1, 2.5, -3, 0.5, 1.75, -0.2}, {2, 3});
 
 template <class F>
-void CheckOne(const char* what, F f, const Tensor& value = kX23) {
+void CheckSpecialGradient(const char* what, F f, const Tensor& value = kSpecialX) {
   INFO(what);
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), kDouble, PartialTensorShape(value.shape().dim_sizes()));
@@ -31,10 +32,10 @@ void CheckOne(const char* what, F f, const Tensor& value = kX23) {
 }
 
 TEST_CASE("Erf, Sin and Cos gradients", "[gradients]") {
-  CheckOne("Erf", [](const Scope& s, Output x) { return ops::Erf(s, x); });
-  CheckOne("Sin", [](const Scope& s, Output x) { return ops::Sin(s, x); });
-  CheckOne("Cos", [](const Scope& s, Output x) { return ops::Cos(s, x); });
-  CheckOne("Sin of Cos", [](const Scope& s, Output x) { return ops::Sin(s, ops::Cos(s, ops::Square(s, x))); });
+  CheckSpecialGradient("Erf", [](const Scope& s, Output x) { return ops::Erf(s, x); });
+  CheckSpecialGradient("Sin", [](const Scope& s, Output x) { return ops::Sin(s, x); });
+  CheckSpecialGradient("Cos", [](const Scope& s, Output x) { return ops::Cos(s, x); });
+  CheckSpecialGradient("Sin of Cos", [](const Scope& s, Output x) { return ops::Sin(s, ops::Cos(s, ops::Square(s, x))); });
 }
 
 TEST_CASE("the trigonometric and hyperbolic functions' and their inverses' gradients", "[gradients]") {
@@ -43,23 +44,23 @@ TEST_CASE("the trigonometric and hyperbolic functions' and their inverses' gradi
   const Tensor above_one = Values({1.5, 2.5, 3, 1.3, 7, 2}, {2, 3});
   // Central differences lose accuracy where these curve sharply (Atanh near +-1, Acosh near 1).
   const Tensor inside = Values({0.1, -0.5, 0.6, -0.7, 0.3, 0.05}, {2, 3});
-  CheckOne("Tan", [](const Scope& s, Output x) { return ops::Tan(s, ops::Mul(s, x, 0.4)); });
-  CheckOne("Asin", [](const Scope& s, Output x) { return ops::Asin(s, x); }, unit);
-  CheckOne("Acos", [](const Scope& s, Output x) { return ops::Acos(s, x); }, unit);
-  CheckOne("Atan", [](const Scope& s, Output x) { return ops::Atan(s, x); });
-  CheckOne("Sinh", [](const Scope& s, Output x) { return ops::Sinh(s, x); });
-  CheckOne("Cosh", [](const Scope& s, Output x) { return ops::Cosh(s, x); });
-  CheckOne("Asinh", [](const Scope& s, Output x) { return ops::Asinh(s, x); });
-  CheckOne("Acosh", [](const Scope& s, Output x) { return ops::Acosh(s, x); }, above_one);
-  CheckOne("Atanh", [](const Scope& s, Output x) { return ops::Atanh(s, x); }, inside);
+  CheckSpecialGradient("Tan", [](const Scope& s, Output x) { return ops::Tan(s, ops::Mul(s, x, 0.4)); });
+  CheckSpecialGradient("Asin", [](const Scope& s, Output x) { return ops::Asin(s, x); }, unit);
+  CheckSpecialGradient("Acos", [](const Scope& s, Output x) { return ops::Acos(s, x); }, unit);
+  CheckSpecialGradient("Atan", [](const Scope& s, Output x) { return ops::Atan(s, x); });
+  CheckSpecialGradient("Sinh", [](const Scope& s, Output x) { return ops::Sinh(s, x); });
+  CheckSpecialGradient("Cosh", [](const Scope& s, Output x) { return ops::Cosh(s, x); });
+  CheckSpecialGradient("Asinh", [](const Scope& s, Output x) { return ops::Asinh(s, x); });
+  CheckSpecialGradient("Acosh", [](const Scope& s, Output x) { return ops::Acosh(s, x); }, above_one);
+  CheckSpecialGradient("Atanh", [](const Scope& s, Output x) { return ops::Atanh(s, x); }, inside);
 }
 
 TEST_CASE("Inv, TensorFlow 1's Reciprocal, and its InvGrad have Reciprocal's gradients", "[gradients]") {
   // Away from 0, where 1/x curves too sharply for central differences.
   const Tensor away_from_zero = Values({1, 2.5, -3, 0.5, 1.75, -1.2}, {2, 3});
-  CheckOne("Inv", [](const Scope& s, Output x) { return ops::TypedOp(s, "Inv", {x}); }, away_from_zero);
+  CheckSpecialGradient("Inv", [](const Scope& s, Output x) { return ops::TypedOp(s, "Inv", {x}); }, away_from_zero);
   // InvGrad(y, dy) in both arguments (the second-order gradient of Inv).
-  CheckOne("InvGrad", [](const Scope& s, Output x) { return ops::TypedOp(s, "InvGrad", {x, ops::Sin(s, x)}); },
+  CheckSpecialGradient("InvGrad", [](const Scope& s, Output x) { return ops::TypedOp(s, "InvGrad", {x, ops::Sin(s, x)}); },
            away_from_zero);
 }
 
@@ -71,17 +72,17 @@ TEST_CASE("Atan2's gradient reaches both inputs and sums broadcast dimensions", 
 }
 
 TEST_CASE("LeakyRelu, Selu, their gradient helpers and L2Loss gradients", "[gradients]") {
-  CheckOne("LeakyRelu", [](const Scope& s, Output x) { return ops::LeakyRelu(s, x, 0.3f); });
-  CheckOne("LeakyRelu, alpha above 1", [](const Scope& s, Output x) { return ops::LeakyRelu(s, x, 2.5f); });
-  CheckOne("LeakyReluGrad", [](const Scope& s, Output x) {
+  CheckSpecialGradient("LeakyRelu", [](const Scope& s, Output x) { return ops::LeakyRelu(s, x, 0.3f); });
+  CheckSpecialGradient("LeakyRelu, alpha above 1", [](const Scope& s, Output x) { return ops::LeakyRelu(s, x, 2.5f); });
+  CheckSpecialGradient("LeakyReluGrad", [](const Scope& s, Output x) {
     return ops::LeakyReluGrad(s, ops::Square(s, x), Input({{1.0, 2.5, -3.0}, {0.5, 1.75, -0.2}}), 0.1f);
   });
-  CheckOne("Selu", [](const Scope& s, Output x) { return ops::Selu(s, x); });
+  CheckSpecialGradient("Selu", [](const Scope& s, Output x) { return ops::Selu(s, x); });
   // SeluGrad in both its inputs: its outputs input away from 0.
-  CheckOne("SeluGrad", [](const Scope& s, Output x) {
+  CheckSpecialGradient("SeluGrad", [](const Scope& s, Output x) {
     return ops::SeluGrad(s, ops::Square(s, x), ops::Selu(s, x));
   });
-  CheckOne("L2Loss", [](const Scope& s, Output x) { return ops::L2Loss(s, ops::Mul(s, x, x)); });
+  CheckSpecialGradient("L2Loss", [](const Scope& s, Output x) { return ops::L2Loss(s, ops::Mul(s, x, x)); });
 }
 
 TEST_CASE("Igamma's and Igammac's gradients reach a and x and sum broadcast dimensions; Betainc's reaches x",

@@ -10,9 +10,10 @@
 namespace tensoract {
 namespace {
 
-const DataType kDouble = tensorflow::DT_DOUBLE;
+using testing::kDouble;
+using testing::Values;
 
-Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
+
 
 TEST_CASE("MatMul's gradient, every transpose combination", "[gradients]") {
   for (bool ta : {false, true}) {

@@ -25,6 +25,12 @@ inline void CheckGradient(const Scope& root, const std::vector<Output>& xs, cons
   CHECK(err.value() < tolerance);
 }
 
+// Gradient checks run in double.
+inline constexpr DataType kDouble = tensorflow::DT_DOUBLE;
+inline constexpr double kTolerance = 1e-4;
+// A double tensor of `shape` holding `v`.
+inline Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
+
 }  // namespace testing
 }  // namespace tensoract
 

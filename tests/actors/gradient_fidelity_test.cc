@@ -16,9 +16,10 @@
 namespace tensoract {
 namespace {
 
-const DataType kDouble = tensorflow::DT_DOUBLE;
+using testing::kDouble;
+using testing::Values;
 
-Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
+
 
 // The loss and the backprop output both used: a gradient reaches output 1 too, and the
 // logits' gradient must include the softmax's gradient of it (TensorFlow's grad_grad term).

@@ -12,14 +12,16 @@
 #include "graph/builder/ops.h"
 #include "graph/partition.h"
 #include "tests/actors/test_util.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
 
+using testing::kScalar;
+
 using testing::Values;
 namespace tf = ::tensorflow;
 
-const PartialTensorShape kScalar(std::vector<int64_t>{});
 
 // Two loops of n iterations over x, independent of each other:
 //   "halving":  a = a * 0.5 + i

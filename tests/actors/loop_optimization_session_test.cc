@@ -15,10 +15,11 @@
 namespace tensoract {
 namespace {
 
+using testing::kScalar;
+
 using testing::Values;
 namespace tf = ::tensorflow;
 
-const PartialTensorShape kScalar(std::vector<int64_t>{});
 
 // while (i < n) { i += 1; acc = acc * 0.5 + x * 3 + w [+ v after v += 1] } with w and v
 // variables (w = 0.25 and v = 0 after target "init"); fetched as "result".

@@ -24,14 +24,14 @@ namespace fs = std::filesystem;
 
 // global_step and w (starts at 1); "train" adds 1 to both; "loss" is w / divisor (fed,
 // default 1: feed 0 for NaN... 0/0 needs w = 0, so "loss" is (w - w) / divisor).
-struct Model {
+struct CounterModel {
   tensorflow::GraphDef graph;
   std::vector<Variable> vars;
   std::unique_ptr<Saver> saver;
 };
 
-Model MakeModel() {
-  Model m;
+CounterModel MakeModel() {
+  CounterModel m;
   Scope root = Scope::NewRootScope();
   Variable step = NewVariable(root, "global_step", ops::Const(root, int64_t{0}));
   Variable w = NewVariable(root, "w", ops::Const(root, 1.f));
@@ -52,7 +52,7 @@ Model MakeModel() {
   return m;
 }
 
-MonitoredSessionOptions Options(Model& m, const std::string& dir = "") {
+MonitoredSessionOptions MonitoredOptions(CounterModel& m, const std::string& dir = "") {
   MonitoredSessionOptions o;
   o.checkpoint_dir = dir;
   o.scaffold.init_op = "init";
@@ -61,7 +61,7 @@ MonitoredSessionOptions Options(Model& m, const std::string& dir = "") {
   return o;
 }
 
-int64_t Fetch(Session& session, const std::string& name) {
+int64_t FetchCount(Session& session, const std::string& name) {
   std::vector<Tensor> out;
   REQUIRE(session.Run({}, {name}, {}, &out).ok());
   return out[0].dtype() == tensorflow::DT_INT64 ? out[0].base<int64_t>()[0]
@@ -87,9 +87,9 @@ struct RecordingHook : SessionRunHook {
 };
 
 TEST_CASE("a chief initialises, runs its hooks in TensorFlow's order and stops at the last step", "[monitored]") {
-  Model m = MakeModel();
+  CounterModel m = MakeModel();
   auto session = testing::NewSessionWith(m.graph);
-  MonitoredSessionOptions o = Options(m);
+  MonitoredSessionOptions o = MonitoredOptions(m);
   auto recorder = std::make_shared<RecordingHook>();
   o.hooks = {recorder, std::make_shared<StopAtStepHook>(StopAtStepHook::LastStep("global_step/Read/ReadVariableOp", 3))};
   auto monitored = MonitoredSession::New(session.get(), o);
@@ -108,7 +108,7 @@ TEST_CASE("a chief initialises, runs its hooks in TensorFlow's order and stops a
                                                     "before_run(loss)", "after_run", "before_run(loss)", "after_run",
                                                     "end"});
   CHECK(recorder->steps_seen == std::vector<int64_t>{0, 1, 2});
-  CHECK(Fetch(*session, "global_step/Read/ReadVariableOp") == 3);
+  CHECK(FetchCount(*session, "global_step/Read/ReadVariableOp") == 3);
 }
 
 TEST_CASE("CheckpointSaverHook saves at creation, every N steps and at the end; the next chief restores",
@@ -116,9 +116,9 @@ TEST_CASE("CheckpointSaverHook saves at creation, every N steps and at the end; 
   const std::string dir = (fs::temp_directory_path() / ("tensoract_monitored_" + std::to_string(::getpid()))).string();
   fs::remove_all(dir);
   {
-    Model m = MakeModel();
+    CounterModel m = MakeModel();
     auto session = testing::NewSessionWith(m.graph);
-    MonitoredSessionOptions o = Options(m, dir);
+    MonitoredSessionOptions o = MonitoredOptions(m, dir);
     auto saver_hook = std::make_shared<CheckpointSaverHook>(dir, m.saver.get(), "global_step/Read/ReadVariableOp", 2);
     o.hooks = {saver_hook, std::make_shared<StopAtStepHook>(StopAtStepHook::NumSteps("global_step/Read/ReadVariableOp", 5))};
     auto monitored = MonitoredSession::New(session.get(), o).value();
@@ -128,18 +128,18 @@ TEST_CASE("CheckpointSaverHook saves at creation, every N steps and at the end; 
     CHECK(saver_hook->saved() == std::vector<std::string>{dir + "/model.ckpt-0", dir + "/model.ckpt-2",
                                                           dir + "/model.ckpt-4", dir + "/model.ckpt-5"});
   }
-  Model m = MakeModel();
+  CounterModel m = MakeModel();
   auto session = testing::NewSessionWith(m.graph);
-  auto monitored = MonitoredSession::New(session.get(), Options(m, dir)).value();
-  CHECK(Fetch(*session, "global_step/Read/ReadVariableOp") == 5);  // restored, not initialised
-  CHECK(Fetch(*session, "w/Read/ReadVariableOp") == 6);
+  auto monitored = MonitoredSession::New(session.get(), MonitoredOptions(m, dir)).value();
+  CHECK(FetchCount(*session, "global_step/Read/ReadVariableOp") == 5);  // restored, not initialised
+  CHECK(FetchCount(*session, "w/Read/ReadVariableOp") == 6);
   fs::remove_all(dir);
 }
 
 TEST_CASE("NanTensorHook fails the step that made a NaN loss", "[monitored]") {
-  Model m = MakeModel();
+  CounterModel m = MakeModel();
   auto session = testing::NewSessionWith(m.graph);
-  MonitoredSessionOptions o = Options(m);
+  MonitoredSessionOptions o = MonitoredOptions(m);
   o.hooks = {std::make_shared<NanTensorHook>("loss")};
   auto monitored = MonitoredSession::New(session.get(), o).value();
   std::vector<Tensor> out;
@@ -151,10 +151,10 @@ TEST_CASE("NanTensorHook fails the step that made a NaN loss", "[monitored]") {
 
 TEST_CASE("LoggingTensorHook logs every N runs; an interval of 0 fails the Run, as TensorFlow refuses it",
           "[monitored]") {
-  Model m = MakeModel();
+  CounterModel m = MakeModel();
   auto session = testing::NewSessionWith(m.graph);
   std::vector<std::string> lines;
-  MonitoredSessionOptions o = Options(m);
+  MonitoredSessionOptions o = MonitoredOptions(m);
   o.hooks = {std::make_shared<LoggingTensorHook>(std::vector<std::string>{"loss"}, 2,
                                                  [&](const std::string& line) { lines.push_back(line); })};
   auto monitored = MonitoredSession::New(session.get(), o).value();
@@ -202,7 +202,7 @@ TEST_CASE("the end of the input (OutOfRange) stops a MonitoredSession, which clo
 
 TEST_CASE("a non-chief waits until its chief has initialised the variables, or gives up at its deadline",
           "[monitored]") {
-  Model m = MakeModel();
+  CounterModel m = MakeModel();
   auto server = LocalServer::New();
   REQUIRE(server.ok());
   auto chief_session = Session::New(**server).value();
@@ -210,19 +210,19 @@ TEST_CASE("a non-chief waits until its chief has initialised the variables, or g
   REQUIRE(chief_session->Create(m.graph).ok());
   REQUIRE(worker_session->Create(m.graph).ok());
   {
-    MonitoredSessionOptions o = Options(m);
+    MonitoredSessionOptions o = MonitoredOptions(m);
     o.is_chief = false;
     o.max_wait_ms = 300;
     auto alone = MonitoredSession::New(worker_session.get(), o);
     CHECK(alone.status().code() == error::DEADLINE_EXCEEDED);
     CHECK_THAT(alone.status().message(), Catch::Contains("not ready"));
   }
-  MonitoredSessionOptions o = Options(m);
+  MonitoredSessionOptions o = MonitoredOptions(m);
   o.is_chief = false;
   o.recovery_wait_ms = 50;
   auto waiting = std::async(std::launch::async, [&] { return MonitoredSession::New(worker_session.get(), o); });
   CHECK(waiting.wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout);
-  auto chief = MonitoredSession::New(chief_session.get(), Options(m));
+  auto chief = MonitoredSession::New(chief_session.get(), MonitoredOptions(m));
   REQUIRE(chief.ok());
   REQUIRE(waiting.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
   auto worker = waiting.get();
@@ -230,7 +230,7 @@ TEST_CASE("a non-chief waits until its chief has initialised the variables, or g
   REQUIRE(worker.ok());
   std::vector<Tensor> out;
   REQUIRE((*worker)->Run({}, {}, {"train"}, &out).ok());
-  CHECK(Fetch(*chief_session, "global_step/Read/ReadVariableOp") == 1);  // the variables are shared
+  CHECK(FetchCount(*chief_session, "global_step/Read/ReadVariableOp") == 1);  // the variables are shared
 }
 
 TEST_CASE("a non-chief runs its local init once the globals are ready (ready_for_local_init_op)", "[monitored]") {
@@ -282,7 +282,7 @@ TEST_CASE("a non-chief runs its local init once the globals are ready (ready_for
   auto worker = MonitoredSession::New(worker_session.get(), options(false, true));
   INFO(worker.status().ToString());
   REQUIRE(worker.ok());
-  CHECK(Fetch(*worker_session, "local_count/Read/ReadVariableOp") == 7);
+  CHECK(FetchCount(*worker_session, "local_count/Read/ReadVariableOp") == 7);
 }
 
 TEST_CASE("ReportUninitializedVariables names the variables not initialised yet, as TensorFlow's does",

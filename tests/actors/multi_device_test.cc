@@ -16,9 +16,10 @@
 namespace tensoract {
 namespace {
 
+using testing::Cpu;
+
 using testing::Values;
 
-std::string Cpu(int i) { return StrCat("/job:localhost/replica:0/task:0/device:CPU:", i); }
 
 // x on CPU:0; a on CPU:1; three consumers of a on CPU:2; their sum on CPU:3, which also
 // waits (control edge) for a node on CPU:1.

@@ -56,7 +56,7 @@ std::vector<float> Read(Session& s, const Output& out) {
 const Tensor kX = Tensor::FromVector<float>({2.f, 1.f, -1.f});
 const std::vector<float> kXv = {2.f, 1.f, -1.f};
 
-void Step(Session& s, Node* train) {
+void TrainStep(Session& s, Node* train) {
   Status st = s.Run({{"x", kX}}, {}, {train->name()}, nullptr);
   INFO(st.ToString());
   REQUIRE(st.ok());
@@ -74,7 +74,7 @@ TEST_CASE("GradientDescent: w -= lr * grad, and global_step counts steps", "[opt
   for (int step = 0; step < 3; ++step) {
     auto g = q.Grad(w, kXv);
     for (int i = 0; i < 3; ++i) w[i] -= 0.1f * g[i];
-    Step(*session, train);
+    TrainStep(*session, train);
     auto got = Read(*session, q.w.value);
     for (int i = 0; i < 3; ++i) CHECK(got[i] == Approx(w[i]).epsilon(1e-6));
   }
@@ -100,7 +100,7 @@ TEST_CASE("Momentum keeps an accumulator slot named <var>/Momentum", "[optimizer
       accum[i] = 0.9f * accum[i] + g[i];
       w[i] -= 0.05f * accum[i];
     }
-    Step(*session, train);
+    TrainStep(*session, train);
   }
   auto got = Read(*session, q.w.value);
   for (int i = 0; i < 3; ++i) CHECK(got[i] == Approx(w[i]).epsilon(1e-5));
@@ -133,7 +133,7 @@ TEST_CASE("Adam follows TensorFlow 1.x's update with bias-corrected learning rat
     }
     p1 *= b1;
     p2 *= b2;
-    Step(*session, train);
+    TrainStep(*session, train);
   }
   auto got = Read(*session, q.w.value);
   for (int i = 0; i < 3; ++i) CHECK(got[i] == Approx(w[i]).epsilon(1e-5));

@@ -33,6 +33,8 @@
 namespace tensoract {
 namespace {
 
+using testing::Has;
+
 using testing::Values;
 
 Output Filled(const Scope& s, std::vector<int64_t> dims, float a, float b = 0.f) {
@@ -72,9 +74,6 @@ Ran RunGraph(const tensorflow::GraphDef& graph, bool remap, const std::vector<st
   return r;
 }
 
-bool Has(const std::vector<std::string>& ops, const std::string& op_and_name) {
-  return std::find(ops.begin(), ops.end(), op_and_name) != ops.end();
-}
 
 void CheckClose(const std::vector<float>& got, const std::vector<float>& want) {
   REQUIRE(got.size() == want.size());
@@ -84,7 +83,7 @@ void CheckClose(const std::vector<float>& got, const std::vector<float>& want) {
   }
 }
 
-Tensor Input(std::vector<int64_t> dims) {
+Tensor InputTensor(std::vector<int64_t> dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   std::vector<float> v(n);
@@ -142,8 +141,8 @@ TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, d
   });
   const std::vector<std::string> fetches = {"relu6", "bn_relu", "swish", "leaky", "times_x", "bn_training",
                                             "keras_swish", "residual_relu"};
-  const Ran fused = RunGraph(graph, true, {{"x", Input({2, 9, 9, 16})}}, fetches);
-  const Ran apart = RunGraph(graph, false, {{"x", Input({2, 9, 9, 16})}}, fetches);
+  const Ran fused = RunGraph(graph, true, {{"x", InputTensor({2, 9, 9, 16})}}, fetches);
+  const Ran apart = RunGraph(graph, false, {{"x", InputTensor({2, 9, 9, 16})}}, fetches);
   for (size_t i = 0; i < fetches.size(); ++i) {
     INFO(fetches[i]);
     CheckClose(fused.values[i], apart.values[i]);
@@ -180,8 +179,8 @@ TEST_CASE("the gradient of Mean divides before it broadcasts, to the bit; a divi
                                   ops::Const(s, {2, 3, 5, 8})),
                  Filled(s, {2, 3, 5, 8}, 0.11f, 2.f));
   });
-  const Ran reordered = RunGraph(graph, true, {{"g", Input({1, 1, 1, 8})}}, {"mean_grad", "by_many"});
-  const Ran apart = RunGraph(graph, false, {{"g", Input({1, 1, 1, 8})}}, {"mean_grad", "by_many"});
+  const Ran reordered = RunGraph(graph, true, {{"g", InputTensor({1, 1, 1, 8})}}, {"mean_grad", "by_many"});
+  const Ran apart = RunGraph(graph, false, {{"g", InputTensor({1, 1, 1, 8})}}, {"mean_grad", "by_many"});
   REQUIRE(reordered.values[0].size() == 4 * 3 * 5 * 8);
   CHECK(reordered.values[0] == apart.values[0]);
   CHECK(reordered.values[1] == apart.values[1]);
@@ -222,7 +221,7 @@ void BatchNormTrainingGraph(const Scope& s) {
 
 TEST_CASE("a batch norm's statistics and gradients in training fuse into _FusedElementwise regions") {
   const tensorflow::GraphDef graph = testing::BuildGraph(BatchNormTrainingGraph);
-  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", Input({3, 4, 5, 8})}, {"dy", Input({3, 4, 5, 8})}};
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", InputTensor({3, 4, 5, 8})}, {"dy", InputTensor({3, 4, 5, 8})}};
   const std::vector<std::string> fetches = {"variance", "dx", "dscale"};
   const Ran fused = RunGraph(graph, true, feeds, fetches);
   const Ran apart = RunGraph(graph, false, feeds, fetches);
@@ -241,8 +240,8 @@ TEST_CASE("a batch norm's statistics and gradients in training fuse into _FusedE
   CheckClose(fused.values[0], apart.values[0]);
   CheckClose(fused.values[2], apart.values[2]);
   // A batch of 1 broadcasts into the same graph (the kernel checks the shapes it is given).
-  const Ran one = RunGraph(graph, true, {{"x", Input({1, 4, 5, 8})}, {"dy", Input({1, 4, 5, 8})}}, fetches);
-  const Ran one_apart = RunGraph(graph, false, {{"x", Input({1, 4, 5, 8})}, {"dy", Input({1, 4, 5, 8})}}, fetches);
+  const Ran one = RunGraph(graph, true, {{"x", InputTensor({1, 4, 5, 8})}, {"dy", InputTensor({1, 4, 5, 8})}}, fetches);
+  const Ran one_apart = RunGraph(graph, false, {{"x", InputTensor({1, 4, 5, 8})}, {"dy", InputTensor({1, 4, 5, 8})}}, fetches);
   CHECK(one.values[1] == one_apart.values[1]);
   CheckClose(one.values[2], one_apart.values[2]);
 }
@@ -254,7 +253,7 @@ TEST_CASE("an element-wise chain whose middle value is read elsewhere fuses only
     ops::Sub(s.WithOpName("out"), ops::Neg(s.WithOpName("negated"), shared), ops::Const(s, 0.5f));
     ops::Exp(s.WithOpName("other"), shared);
   });
-  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", Input({6, 8})}};
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", InputTensor({6, 8})}};
   const Ran fused = RunGraph(graph, true, feeds, {"out", "other"});
   const Ran apart = RunGraph(graph, false, feeds, {"out", "other"});
   CHECK(Has(fused.ops, "Mul:shared"));
@@ -286,8 +285,8 @@ TEST_CASE("a zero Pad before a VALID convolution becomes its explicit padding, f
     ops::Conv2D(s.WithOpName("on_ones"), ones, Filled(s, {3, 3, 16, 8}, 0.35f), {1, 1, 1, 1}, "VALID");
   });
   const std::vector<std::string> fetches = {"dw_swish", "stem", "dw_wide", "on_ones"};
-  const Ran fused = RunGraph(graph, true, {{"x", Input({2, 9, 9, 16})}}, fetches);
-  const Ran apart = RunGraph(graph, false, {{"x", Input({2, 9, 9, 16})}}, fetches);
+  const Ran fused = RunGraph(graph, true, {{"x", InputTensor({2, 9, 9, 16})}}, fetches);
+  const Ran apart = RunGraph(graph, false, {{"x", InputTensor({2, 9, 9, 16})}}, fetches);
   for (size_t i = 0; i < fetches.size(); ++i) {
     INFO(fetches[i]);
     CheckClose(fused.values[i], apart.values[i]);
@@ -339,8 +338,8 @@ TEST_CASE("an inverted residual block's convolutions fuse into _FusedConv2DWithD
   });
   const std::vector<std::string> fetches = {"dw_relu6", "block", "shared_dw", "shared_too", "wide_dw"};
   for (int64_t batch : {1, 3}) {
-    const Ran fused = RunGraph(graph, true, {{"x", Input({batch, 19, 17, 16})}}, fetches);
-    const Ran apart = RunGraph(graph, false, {{"x", Input({batch, 19, 17, 16})}}, fetches);
+    const Ran fused = RunGraph(graph, true, {{"x", InputTensor({batch, 19, 17, 16})}}, fetches);
+    const Ran apart = RunGraph(graph, false, {{"x", InputTensor({batch, 19, 17, 16})}}, fetches);
     for (size_t i = 0; i < fetches.size(); ++i) {
       INFO(fetches[i] << " batch " << batch);
       CheckClose(fused.values[i], apart.values[i]);
@@ -380,8 +379,8 @@ TEST_CASE("Keras' Dense on tokens fuses its bias and exact GELU into the MatMul 
     auto erfc = ops::Erfc(s.WithOpName("erfc"), ops::Mul(s, ops::Neg(s, y), ops::Const(s, 0.7071067811865476f)));
     ops::Mul(s.WithOpName("gelu"), ops::Mul(s, ops::Const(s, 0.5f), y), erfc);
   });
-  const Ran fused = RunGraph(graph, true, {{"x", Input({3, 5, 16})}}, {"gelu"});
-  const Ran apart = RunGraph(graph, false, {{"x", Input({3, 5, 16})}}, {"gelu"});
+  const Ran fused = RunGraph(graph, true, {{"x", InputTensor({3, 5, 16})}}, {"gelu"});
+  const Ran apart = RunGraph(graph, false, {{"x", InputTensor({3, 5, 16})}}, {"gelu"});
   REQUIRE(fused.values[0].size() == 3 * 5 * 24);
   CHECK(fused.values[0] == apart.values[0]);
   CHECK(Has(fused.ops, "_FusedMatMul:gelu"));
@@ -400,8 +399,8 @@ TEST_CASE("Keras' Dense on tokens fuses its bias and tanh GELU into the MatMul, 
     auto t = ops::Tanh(s.WithOpName("tanh"), ops::Mul(s, ops::Const(s, 0.7978845608028654f), inner));
     ops::Mul(s.WithOpName("gelu"), ops::Mul(s, ops::Const(s, 0.5f), y), ops::AddV2(s, ops::Const(s, 1.f), t));
   });
-  const Ran fused = RunGraph(graph, true, {{"x", Input({3, 5, 16})}}, {"gelu"});
-  const Ran apart = RunGraph(graph, false, {{"x", Input({3, 5, 16})}}, {"gelu"});
+  const Ran fused = RunGraph(graph, true, {{"x", InputTensor({3, 5, 16})}}, {"gelu"});
+  const Ran apart = RunGraph(graph, false, {{"x", InputTensor({3, 5, 16})}}, {"gelu"});
   REQUIRE(fused.values[0].size() == 3 * 5 * 24);
   CheckClose(fused.values[0], apart.values[0]);
   CHECK(Has(fused.ops, "_FusedMatMul:gelu"));
@@ -430,7 +429,7 @@ tensorflow::GraphDef KerasLayerNorm(float epsilon) {
 
 TEST_CASE("Keras' LayerNormalization fuses into one _MklLayerNorm, within float rounding") {
   const tensorflow::GraphDef graph = KerasLayerNorm(1e-6f);
-  Tensor x = Input({3, 5, 24});
+  Tensor x = InputTensor({3, 5, 24});
   const Ran fused = RunGraph(graph, true, {{"x", x}}, {"y"});
   const Ran apart = RunGraph(graph, false, {{"x", x}}, {"y"});
   CHECK(Has(fused.ops, "_MklLayerNorm:y"));
@@ -444,7 +443,7 @@ TEST_CASE("Keras' LayerNormalization fuses into one _MklLayerNorm, within float 
 TEST_CASE("a layer norm whose moments are used elsewhere is left alone") {
   // The mean also fetched: it must still be computed, so nothing fuses.
   const tensorflow::GraphDef graph = KerasLayerNorm(1e-3f);
-  const Ran ran = RunGraph(graph, true, {{"x", Input({2, 3, 24})}}, {"y", "mean"});
+  const Ran ran = RunGraph(graph, true, {{"x", InputTensor({2, 3, 24})}}, {"y", "mean"});
   CHECK(Has(ran.ops, "Mean:mean"));
   CHECK_FALSE(Has(ran.ops, "_MklLayerNorm:y"));
 }
@@ -466,7 +465,7 @@ tensorflow::GraphDef KerasAttention(bool masked) {
 
 TEST_CASE("Keras' attention (Einsum, scale, mask, Softmax, Einsum) fuses into _FusedAttention, within float rounding") {
   const std::vector<std::pair<std::string, Tensor>> feeds = {
-      {"q", Input({2, 5, 3, 4})}, {"k", Input({2, 7, 3, 4})}, {"v", Input({2, 7, 3, 4})}};
+      {"q", InputTensor({2, 5, 3, 4})}, {"k", InputTensor({2, 7, 3, 4})}, {"v", InputTensor({2, 7, 3, 4})}};
   const Ran fused = RunGraph(KerasAttention(false), true, feeds, {"attention"});
   const Ran apart = RunGraph(KerasAttention(false), false, feeds, {"attention"});
   CHECK(Has(fused.ops, "_FusedAttention:attention"));
@@ -494,15 +493,15 @@ TEST_CASE("a batch norm and Relu before any product (DenseNet's pre-activation) 
     auto shifted = ops::AddV2(s.WithOpName("shifted"), scaled, Filled(s, {8}, 0.3f));
     ops::Relu(s.WithOpName("y"), shifted);
   });
-  const Ran fused = RunGraph(graph, true, {{"x", Input({2, 4, 4, 8})}}, {"y"});
-  const Ran apart = RunGraph(graph, false, {{"x", Input({2, 4, 4, 8})}}, {"y"});
+  const Ran fused = RunGraph(graph, true, {{"x", InputTensor({2, 4, 4, 8})}}, {"y"});
+  const Ran apart = RunGraph(graph, false, {{"x", InputTensor({2, 4, 4, 8})}}, {"y"});
   CHECK(Has(fused.ops, "_FusedChannelSteps:y"));
   CHECK_FALSE(Has(fused.ops, "Mul:scaled"));
   CHECK(Has(apart.ops, "Mul:scaled"));
   REQUIRE(fused.values[0].size() == 2 * 4 * 4 * 8);
   CheckClose(fused.values[0], apart.values[0]);
   // The Mul's value fetched too: it stays; what follows it may still fuse.
-  const Ran fetched = RunGraph(graph, true, {{"x", Input({2, 4, 4, 8})}}, {"y", "scaled"});
+  const Ran fetched = RunGraph(graph, true, {{"x", InputTensor({2, 4, 4, 8})}}, {"y", "scaled"});
   CHECK(Has(fetched.ops, "Mul:scaled"));
   CheckClose(fetched.values[0], apart.values[0]);
 }
@@ -531,8 +530,8 @@ TEST_CASE("DenseNet's pre-activation and the 1x1 convolution after it fuse into 
   });
   const std::vector<std::string> fetches = {"layer", "transition", "wide", "shared_conv", "shared_too", "narrow"};
   for (int64_t batch : {1, 2}) {
-    const Ran fused = RunGraph(graph, true, {{"x", Input({batch, 9, 7, 48})}}, fetches);
-    const Ran apart = RunGraph(graph, false, {{"x", Input({batch, 9, 7, 48})}}, fetches);
+    const Ran fused = RunGraph(graph, true, {{"x", InputTensor({batch, 9, 7, 48})}}, fetches);
+    const Ran apart = RunGraph(graph, false, {{"x", InputTensor({batch, 9, 7, 48})}}, fetches);
     for (size_t i = 0; i < fetches.size(); ++i) {
       INFO(fetches[i] << " batch " << batch);
       CheckClose(fused.values[i], apart.values[i]);
@@ -553,7 +552,7 @@ TEST_CASE("concatenations of concatenations along one axis become one, and the i
     auto inner = ops::Concat(s.WithOpName("inner"), {ops::Concat(s.WithOpName("innermost"), {a, x}, 1), b}, 1);
     ops::Concat(s.WithOpName("outer"), {inner, c, ops::Concat(s.WithOpName("other_axis"), {y, y}, 0)}, 1);
   });
-  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", Input({2, 4})}, {"y", Input({1, 1})}};
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", InputTensor({2, 4})}, {"y", InputTensor({1, 1})}};
   const Ran fused = RunGraph(graph, true, feeds, {"outer"});
   const Ran apart = RunGraph(graph, false, feeds, {"outer"});
   CHECK(fused.values[0] == apart.values[0]);
@@ -594,7 +593,7 @@ TEST_CASE("a DenseNet block's concatenations are read in pieces by the layers: o
   const std::vector<std::string> fetches = {"transition", "block2_too"};
   for (int64_t batch : {1, 3}) {
     INFO("batch " << batch);
-    const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", Input({batch, 6, 5, 24})}};
+    const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", InputTensor({batch, 6, 5, 24})}};
     const Ran fused = RunGraph(DenseBlock(false), true, feeds, fetches);
     // block1 is read only by its layer, which takes its two pieces; block2 is fetched too, so
     // it is written (from its three pieces), and block3, flattened, is read by the transition.
@@ -642,7 +641,7 @@ TEST_CASE("a convolution's filter that changes between runs is used as it is now
                            Filled(s, {16}, 0.1f)));
   });
   auto session = testing::NewSessionWith(graph);
-  const Tensor x = Input({1, 6, 6, 16});
+  const Tensor x = InputTensor({1, 6, 6, 16});
   std::vector<Tensor> out;
   REQUIRE(session->Run({}, {}, {"init_w", "init_v"}, &out).ok());
   REQUIRE(session->Run({{"x", x}}, {"y_resource", "y_ref"}, {}, &out).ok());

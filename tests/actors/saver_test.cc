@@ -18,25 +18,25 @@
 namespace tensoract {
 namespace {
 
+using testing::RunTarget;
+
+using testing::Ok;
+
 namespace fs = std::filesystem;
 using testing::Values;
 
 using testing::TempDir;
 
-void Ok(const Status& s) {
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-}
 
 // w: a reference variable [2] float; v: a resource variable [3] int64; each with an
 // initialiser and an update, and a Saver of both.
-struct Model {
+struct SaverModel {
   Scope root = Scope::NewRootScope();
   Output w, v;
   std::unique_ptr<Saver> saver;
   tensorflow::GraphDef def;
 
-  explicit Model(SaverOptions options = {}) {
+  explicit SaverModel(SaverOptions options = {}) {
     w = ops::Variable(root.WithOpName("w"), PartialTensorShape({2}), tensorflow::DT_FLOAT);
     ops::Assign(root.WithOpName("w_init"), w, {1.f, 2.f});
     ops::AssignAdd(root.WithOpName("w_inc"), w, {10.f, 10.f});
@@ -54,9 +54,8 @@ struct Model {
 
 std::vector<int64_t> Int64s(const Tensor& t) { return std::vector<int64_t>(t.base<int64_t>(), t.base<int64_t>() + t.NumElements()); }
 
-void Run(Session& s, const std::string& target) { Ok(s.Run({}, {}, {target}, nullptr)); }
 
-std::vector<Tensor> Fetch(Session& s, const std::vector<std::string>& names) {
+std::vector<Tensor> FetchAll(Session& s, const std::vector<std::string>& names) {
   std::vector<Tensor> out;
   Ok(s.Run({}, names, {}, &out));
   return out;
@@ -64,12 +63,12 @@ std::vector<Tensor> Fetch(Session& s, const std::vector<std::string>& names) {
 
 TEST_CASE("a Saver saves ref and resource variables and restores them into a fresh server") {
   TempDir dir;
-  Model m;
+  SaverModel m;
   auto session = testing::NewSessionWith(m.def);
-  Run(*session, "w_init");
-  Run(*session, "v_init");
-  Run(*session, "w_inc");
-  Run(*session, "v_inc");
+  RunTarget(*session, "w_init");
+  RunTarget(*session, "v_init");
+  RunTarget(*session, "w_inc");
+  RunTarget(*session, "v_inc");
   auto path = m.saver->Save(*session, dir / "model.ckpt", 3);
   Ok(path.status());
   CHECK(*path == dir / "model.ckpt-3");
@@ -88,14 +87,14 @@ TEST_CASE("a Saver saves ref and resource variables and restores them into a fre
   Ok(fresh.status());
   Ok((*fresh)->Create(m.def));
   Ok(m.saver->Restore(**fresh, *path));
-  auto out = Fetch(**fresh, {"w_read", "v_read"});
+  auto out = FetchAll(**fresh, {"w_read", "v_read"});
   CHECK(Values(out[0]) == std::vector<float>{11, 12});
   CHECK(Int64s(out[1]) == std::vector<int64_t>{8, 9, 10});
 
   // Restoring an older checkpoint over changed values puts them back.
-  Run(**fresh, "w_inc");
+  RunTarget(**fresh, "w_inc");
   Ok(m.saver->Restore(**fresh, *path));
-  CHECK(Values(Fetch(**fresh, {"w_read"})[0]) == std::vector<float>{11, 12});
+  CHECK(Values(FetchAll(**fresh, {"w_read"})[0]) == std::vector<float>{11, 12});
 
   Status missing = m.saver->Restore(**fresh, dir / "nothing-here");
   CHECK(missing.code() == error::NOT_FOUND);
@@ -107,13 +106,13 @@ TEST_CASE("Save keeps max_to_keep checkpoints, lists them in the checkpoint file
   CHECK(LatestCheckpoint(dir.path.string()).status().code() == error::NOT_FOUND);
   SaverOptions options;
   options.max_to_keep = 2;
-  Model m(options);
+  SaverModel m(options);
   auto session = testing::NewSessionWith(m.def);
-  Run(*session, "w_init");
-  Run(*session, "v_init");
+  RunTarget(*session, "w_init");
+  RunTarget(*session, "v_init");
   const std::string prefix = dir / "model.ckpt";
   for (int step = 1; step <= 4; ++step) {
-    Run(*session, "w_inc");
+    RunTarget(*session, "w_inc");
     Ok(m.saver->Save(*session, prefix, step * 100).status());
   }
   CHECK(m.saver->last_checkpoints() == std::vector<std::string>{prefix + "-300", prefix + "-400"});
@@ -147,10 +146,10 @@ TEST_CASE("Save keeps max_to_keep checkpoints, lists them in the checkpoint file
   // The newest holds the last values: w was incremented four times.
   auto fresh = testing::NewSessionWith(m.def);
   Ok(m.saver->Restore(*fresh, *latest));
-  CHECK(Values(Fetch(*fresh, {"w_read"})[0]) == std::vector<float>{41, 42});
+  CHECK(Values(FetchAll(*fresh, {"w_read"})[0]) == std::vector<float>{41, 42});
 
   // A Saver of a restarted program adopts the kept checkpoints, so max_to_keep still holds.
-  Model restarted(options);
+  SaverModel restarted(options);
   Ok(restarted.saver->RecoverLastCheckpoints(dir.path.string()));
   CHECK(restarted.saver->last_checkpoints() == std::vector<std::string>{prefix + "-300", prefix + "-400"});
   auto again = testing::NewSessionWith(restarted.def);
@@ -174,7 +173,7 @@ TEST_CASE("a Saver added after Create works once the session is extended with it
   tensorflow::GraphDef first;
   Ok(root.ToGraphDef(&first));
   auto session = testing::NewSessionWith(first);
-  Run(*session, "w_init");
+  RunTarget(*session, "w_init");
 
   auto saver = Saver::New(root, {w});
   Ok(saver.status());
@@ -190,10 +189,10 @@ TEST_CASE("a Saver added after Create works once the session is extended with it
   auto path = saver->Save(*session, dir / "late");
   Ok(path.status());
   CHECK(*path == dir / "late");
-  Run(*session, "w_inc");
-  CHECK(Values(Fetch(*session, {"w_read"})[0]) == std::vector<float>{4, 5});
+  RunTarget(*session, "w_inc");
+  CHECK(Values(FetchAll(*session, {"w_read"})[0]) == std::vector<float>{4, 5});
   Ok(saver->Restore(*session, *path));
-  CHECK(Values(Fetch(*session, {"w_read"})[0]) == std::vector<float>{3, 4});
+  CHECK(Values(FetchAll(*session, {"w_read"})[0]) == std::vector<float>{3, 4});
 }
 
 TEST_CASE("Saver::New refuses what is not a variable, and repeats") {

@@ -35,6 +35,10 @@ REGISTER_OP("TestAsyncDouble")
 namespace tensoract {
 namespace {
 
+using testing::Has;
+
+using testing::FloatsOf;
+
 using testing::Values;
 
 class TestAsyncDoubleOp : public AsyncOpKernel {
@@ -199,9 +203,6 @@ std::vector<std::string> RegisteredOps(const GraphOptimizerOptions& optimizer) {
   return names;
 }
 
-bool Has(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
 
 TEST_CASE("the graph optimizer folds constants and merges duplicates; each pass switches off") {
   auto all = RegisteredOps(GraphOptimizerOptions());
@@ -362,7 +363,6 @@ const std::vector<std::vector<float>> kUniformDraws = {{0.40639675f, 0.8575996f,
                                                        {0.16840732f, 0.88910615f, 0.53549695f},
                                                        {0.49945498f, 0.06284702f, 0.46006584f}};
 
-std::vector<float> FloatsOf(const Tensor& t) { return {t.base<float>(), t.base<float>() + t.NumElements()}; }
 
 TEST_CASE("a stateful op keeps its state across a session's call signatures, as TensorFlow's OpSegment",
           "[session][random]") {

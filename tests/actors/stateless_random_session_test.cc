@@ -13,7 +13,8 @@
 namespace tensoract {
 namespace {
 
-std::vector<float> FloatsOf(const Tensor& t) { return {t.base<float>(), t.base<float>() + t.NumElements()}; }
+using testing::FloatsOf;
+
 
 TEST_CASE("a stateless random op gives TensorFlow's numbers in every run, session and server",
           "[session][random][stateless]") {

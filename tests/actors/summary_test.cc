@@ -42,7 +42,7 @@ tensorflow::Summary RunSummary(const Scope& root, const Output& summary, Status*
   return parsed;
 }
 
-std::vector<tensorflow::Event> Events(const std::string& path) {
+std::vector<tensorflow::Event> ReadEvents(const std::string& path) {
   std::vector<tensorflow::Event> events;
   Status s = ReadEventFile(path, &events);
   INFO(s.ToString());
@@ -136,7 +136,7 @@ TEST_CASE("a FileWriter's event file starts with the format and holds summaries,
   REQUIRE((*writer)->Close().ok());
   CHECK((*writer)->AddSummary(summary, 9).code() == error::FAILED_PRECONDITION);
 
-  std::vector<tensorflow::Event> events = Events(path);
+  std::vector<tensorflow::Event> events = ReadEvents(path);
   REQUIRE(events.size() == 4);
   CHECK(events[0].file_version() == kEventFileVersion);
   CHECK(events[0].wall_time() > 1.7e9);
@@ -185,7 +185,7 @@ TEST_CASE("a FileWriter flushes on its period: a process killed after it keeps i
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(logdir)) files.push_back(entry.path().string());
   REQUIRE(files.size() == 1);
-  std::vector<tensorflow::Event> events = Events(files[0]);
+  std::vector<tensorflow::Event> events = ReadEvents(files[0]);
   CHECK(events.size() == 4);  // the format and the three summaries
 }
 
@@ -213,7 +213,7 @@ TEST_CASE("SummarySaverHook writes the summary every N steps at the Run's global
   for (int i = 0; i < 5; ++i) REQUIRE((*monitored)->Run({}, {}, {"train"}, &out).ok());
   REQUIRE((*monitored)->Close().ok());
   REQUIRE((*writer)->Close().ok());
-  std::vector<tensorflow::Event> events = Events((*writer)->path());
+  std::vector<tensorflow::Event> events = ReadEvents((*writer)->path());
   REQUIRE(events.size() == 5);  // the format, START, steps 0, 2 and 4
   CHECK((events[1].session_log().status() == tensorflow::SessionLog::START && events[1].step() == 0));
   std::vector<int64_t> steps;

@@ -2,6 +2,7 @@
 #ifndef TENSORACT_TESTS_ACTORS_TEST_UTIL_H_
 #define TENSORACT_TESTS_ACTORS_TEST_UTIL_H_
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -87,6 +88,41 @@ inline tensorflow::GraphDef EndlessLoopGraph(std::string* fetch) {
   *fetch = "count";
   return CountingLoopGraph(1000000000);
 }
+
+// The CPU device i of the local task.
+inline std::string Cpu(int i) { return "/job:localhost/replica:0/task:0/device:CPU:" + std::to_string(i); }
+
+// A float tensor's elements, and an int32 scalar's value.
+inline std::vector<float> FloatsOf(const Tensor& t) { return {t.base<float>(), t.base<float>() + t.NumElements()}; }
+inline int32_t Int(const Tensor& t) { return t.base<int32_t>()[0]; }
+
+// Whether `names` holds `name`.
+inline bool Has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Fails the test, printing `s`, unless it is OK.
+inline void Ok(const Status& s) {
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+}
+
+// The GraphDef of tests/data/`name` (pbtxt).
+inline tensorflow::GraphDef Load(const std::string& name) {
+  tensorflow::GraphDef graph;
+  Ok(ReadTextProto(DataPath(name), &graph));
+  return graph;
+}
+
+// Runs `fetches` (and `targets`) with `feeds`; fails the test unless the step succeeds.
+inline std::vector<Tensor> MustRun(Session* session, const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                   const std::vector<std::string>& fetches, const std::vector<std::string>& targets = {}) {
+  std::vector<Tensor> out;
+  Ok(session->Run(feeds, fetches, targets, &out));
+  REQUIRE(out.size() == fetches.size());
+  return out;
+}
+inline void RunTarget(Session& s, const std::string& target) { Ok(s.Run({}, {}, {target}, nullptr)); }
 
 }  // namespace testing
 }  // namespace tensoract

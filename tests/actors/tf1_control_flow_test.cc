@@ -7,29 +7,17 @@
 namespace tensoract {
 namespace {
 
+using testing::Load;
+using testing::MustRun;
+
+using testing::Int;
+
 using testing::DataPath;
 using testing::NewSessionWith;
 using testing::Values;
 
-tensorflow::GraphDef Load(const std::string& name) {
-  tensorflow::GraphDef graph;
-  Status s = ReadTextProto(DataPath(name), &graph);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  return graph;
-}
 
-std::vector<Tensor> MustRun(Session* session, const std::vector<std::pair<std::string, Tensor>>& feeds,
-                            const std::vector<std::string>& fetches) {
-  std::vector<Tensor> out;
-  Status s = session->Run(feeds, fetches, {}, &out);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  REQUIRE(out.size() == fetches.size());
-  return out;
-}
 
-int32_t Int(const Tensor& t) { return t.base<int32_t>()[0]; }
 
 TEST_CASE("TF 1.x tf.cond GraphDef: each predicate takes its branch, Merge says which") {
   auto session = NewSessionWith(Load("tf1_cond.pbtxt"));

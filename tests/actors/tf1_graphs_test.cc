@@ -9,17 +9,13 @@
 namespace tensoract {
 namespace {
 
+using testing::Load;
+using testing::MustRun;
+
 using testing::DataPath;
 using testing::NewSessionWith;
 using testing::Values;
 
-tensorflow::GraphDef Load(const std::string& name) {
-  tensorflow::GraphDef graph;
-  Status s = ReadTextProto(DataPath(name), &graph);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  return graph;
-}
 
 template <class T>
 std::vector<T> ValuesOf(const Tensor& t) {
@@ -40,18 +36,8 @@ bool Names(const std::string& message, const std::string& name) {
   return false;
 }
 
-Tensor X() { return Tensor::FromVector<float>({1, 1, 2, 0}, TensorShape({2, 2})); }
+Tensor X22() { return Tensor::FromVector<float>({1, 1, 2, 0}, TensorShape({2, 2})); }
 
-// Runs and requires success; returns the fetched tensors.
-std::vector<Tensor> MustRun(Session* session, const std::vector<std::pair<std::string, Tensor>>& feeds,
-                            const std::vector<std::string>& fetches, const std::vector<std::string>& targets = {}) {
-  std::vector<Tensor> out;
-  Status s = session->Run(feeds, fetches, targets, &out);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  REQUIRE(out.size() == fetches.size());
-  return out;
-}
 
 TEST_CASE("TF 1.x ref variables: a step before the initialiser fails, naming the variable") {
   auto session = NewSessionWith(Load("tf1_variables.pbtxt"));
@@ -60,7 +46,7 @@ TEST_CASE("TF 1.x ref variables: a step before the initialiser fails, naming the
   CHECK(s.code() == error::FAILED_PRECONDITION);
   CHECK(Names(s.message(), "w"));
   INFO(s.message());
-  s = session->Run({{"x", X()}}, {"y"}, {}, &out);
+  s = session->Run({{"x", X22()}}, {"y"}, {}, &out);
   CHECK(s.code() == error::FAILED_PRECONDITION);
   CHECK((Names(s.message(), "w") || Names(s.message(), "b")));
   CHECK(ValuesOf<bool>(MustRun(session.get(), {}, {"IsVariableInitialized"})[0]) == std::vector<bool>{false});
@@ -72,7 +58,7 @@ TEST_CASE("TF 1.x ref variables: a step before the initialiser fails, naming the
 TEST_CASE("TF 1.x ref variables: after init, reads and y = x·w + b give TensorFlow's values") {
   auto session = NewSessionWith(Load("tf1_variables.pbtxt"));
   CHECK(MustRun(session.get(), {}, {}, {"init"}).empty());
-  auto out = MustRun(session.get(), {{"x", X()}},
+  auto out = MustRun(session.get(), {{"x", X22()}},
                      {"IsVariableInitialized:0", "w/read:0", "b/read", "w", "y", "z:0", "MatMul"});
   CHECK(ValuesOf<bool>(out[0]) == std::vector<bool>{true});
   CHECK(out[1].shape() == TensorShape({2, 2}));
@@ -91,7 +77,7 @@ TEST_CASE("TF 1.x ref variables: AssignAdd twice, each step sees the last one's 
   MustRun(session.get(), {}, {}, {"init"});
   CHECK(Values(MustRun(session.get(), {}, {"inc:0"})[0]) == std::vector<float>{2, 3, 4, 5});
   CHECK(Values(MustRun(session.get(), {}, {"inc"})[0]) == std::vector<float>{3, 4, 5, 6});
-  auto out = MustRun(session.get(), {{"x", X()}}, {"w:0", "y"});
+  auto out = MustRun(session.get(), {{"x", X22()}}, {"w:0", "y"});
   CHECK(Values(out[0]) == std::vector<float>{3, 4, 5, 6});
   CHECK(Values(out[1]) == std::vector<float>{8.5f, 9.5f, 6.5f, 7.5f});
   CHECK(Values(MustRun(session.get(), {}, {"dec:0"})[0]) == std::vector<float>{0.25f, -0.75f});
@@ -120,7 +106,7 @@ TEST_CASE("TF 1.x ref variables: any tensor can be fed, and a fed tensor's produ
   CHECK(Values(out[2]) == std::vector<float>{1, 2, 3, 4});
   // Feeds the fetches do not need are allowed and ignored, as in TensorFlow: x (MatMul is
   // fed) and the unused placeholder `unfed`.
-  out = MustRun(session.get(), {{"x", X()}, {"MatMul:0", product}, {"unfed", Tensor::Scalar<float>(3)}}, {"y"});
+  out = MustRun(session.get(), {{"x", X22()}, {"MatMul:0", product}, {"unfed", Tensor::Scalar<float>(3)}}, {"y"});
   CHECK(Values(out[0]) == std::vector<float>{1.5f, 1.5f});
   // Feeding and fetching the same tensor returns the fed value.
   Tensor nines = Tensor::FromVector<float>({9, 9}, TensorShape({1, 2}));
@@ -133,7 +119,7 @@ TEST_CASE("TF 1.x ref variables: pruning drops unused branches that would fail i
   auto session = NewSessionWith(Load("tf1_variables.pbtxt"));
   MustRun(session.get(), {}, {}, {"init"});
   // ghost is never initialised and unfed is never fed: neither is needed for z.
-  CHECK(Values(MustRun(session.get(), {{"x", X()}}, {"z"})[0]) == std::vector<float>{9, 11, 5, 7});
+  CHECK(Values(MustRun(session.get(), {{"x", X22()}}, {"z"})[0]) == std::vector<float>{9, 11, 5, 7});
   std::vector<Tensor> out;
   Status s = session->Run({}, {"unused_ghost"}, {}, &out);
   CHECK(s.code() == error::FAILED_PRECONDITION);
@@ -141,7 +127,7 @@ TEST_CASE("TF 1.x ref variables: pruning drops unused branches that would fail i
   s = session->Run({}, {}, {"unused_unfed"}, &out);
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK(Names(s.message(), "unfed"));
-  CHECK(Values(MustRun(session.get(), {{"x", X()}}, {"y"})[0]) == std::vector<float>{4.5f, 5.5f, 2.5f, 3.5f});
+  CHECK(Values(MustRun(session.get(), {{"x", X22()}}, {"y"})[0]) == std::vector<float>{4.5f, 5.5f, 2.5f, 3.5f});
 }
 
 TEST_CASE("variables belong to their session: a second session over the same graph starts uninitialised") {
@@ -160,7 +146,7 @@ TEST_CASE("variables belong to their session: a second session over the same gra
 TEST_CASE("TF 1.x resource variables: uninitialised reads fail naming the variable; updates accumulate") {
   auto session = NewSessionWith(Load("tf1_resource_variables.pbtxt"));
   std::vector<Tensor> out;
-  Status s = session->Run({{"x", X()}}, {"y"}, {}, &out);
+  Status s = session->Run({{"x", X22()}}, {"y"}, {}, &out);
   CHECK(s.code() == error::FAILED_PRECONDITION);
   CHECK(Names(s.message(), "v"));
   INFO(s.message());
@@ -168,7 +154,7 @@ TEST_CASE("TF 1.x resource variables: uninitialised reads fail naming the variab
         std::vector<bool>{false});
 
   MustRun(session.get(), {}, {}, {"init"});
-  out = MustRun(session.get(), {{"x", X()}},
+  out = MustRun(session.get(), {{"x", X22()}},
                 {"v/IsInitialized/VarIsInitializedOp:0", "v/Read/ReadVariableOp:0", "y", "count/Read/ReadVariableOp"});
   CHECK(ValuesOf<bool>(out[0]) == std::vector<bool>{true});
   CHECK(Values(out[1]) == std::vector<float>{1, 2, -3, 0.5f});
@@ -180,7 +166,7 @@ TEST_CASE("TF 1.x resource variables: uninitialised reads fail naming the variab
   MustRun(session.get(), {}, {}, {"inc", "tick"});
   MustRun(session.get(), {}, {}, {"tick"});
   MustRun(session.get(), {}, {}, {"tick"});
-  out = MustRun(session.get(), {{"x", X()}}, {"v/Read/ReadVariableOp", "y:0", "count/Read/ReadVariableOp:0"});
+  out = MustRun(session.get(), {{"x", X22()}}, {"v/Read/ReadVariableOp", "y:0", "count/Read/ReadVariableOp:0"});
   CHECK(Values(out[0]) == std::vector<float>{3, 4, -1, 2.5f});
   CHECK(Values(out[1]) == std::vector<float>{2, 6.5f, 6, 8});
   CHECK(ValuesOf<int64_t>(out[2]) == std::vector<int64_t>{3});
@@ -194,14 +180,14 @@ TEST_CASE("TF 1.x resource variables: feeds replace reads, and the unread ghost 
   auto session = NewSessionWith(Load("tf1_resource_variables.pbtxt"));
   // y's read of v is fed, so v need not be initialised.
   Tensor identity = Tensor::FromVector<float>({1, 0, 0, 1}, TensorShape({2, 2}));
-  auto out = MustRun(session.get(), {{"y/ReadVariableOp:0", identity}, {"x", X()}}, {"y"});
+  auto out = MustRun(session.get(), {{"y/ReadVariableOp:0", identity}, {"x", X22()}}, {"y"});
   CHECK(Values(out[0]) == std::vector<float>{1, 1, 2, 0});
   MustRun(session.get(), {}, {}, {"init"});
   std::vector<Tensor> none;
   Status s = session->Run({}, {"unused_ghost"}, {}, &none);
   CHECK(s.code() == error::FAILED_PRECONDITION);
   CHECK(Names(s.message(), "ghost"));
-  CHECK(Values(MustRun(session.get(), {{"x", X()}}, {"y"})[0]) == std::vector<float>{-2, 2.5f, 2, 4});
+  CHECK(Values(MustRun(session.get(), {{"x", X22()}}, {"y"})[0]) == std::vector<float>{-2, 2.5f, 2, 4});
 }
 
 TEST_CASE("the pre-V2 Variable op of old TF 1.x graphs holds state like VariableV2") {

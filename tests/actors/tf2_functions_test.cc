@@ -91,7 +91,7 @@ TEST_CASE("a function calling itself and a call with the wrong inputs are errors
 }
 
 // A node of a FunctionDef or GraphDef: op, inputs, and a type attr T (when `t` is set).
-tensorflow::NodeDef* AddNode(google::protobuf::RepeatedPtrField<tensorflow::NodeDef>* nodes, const std::string& name,
+tensorflow::NodeDef* AddNodeDef(google::protobuf::RepeatedPtrField<tensorflow::NodeDef>* nodes, const std::string& name,
                              const std::string& op, std::vector<std::string> inputs,
                              tensorflow::DataType t = tensorflow::DT_INVALID) {
   auto* n = nodes->Add();
@@ -104,7 +104,7 @@ tensorflow::NodeDef* AddNode(google::protobuf::RepeatedPtrField<tensorflow::Node
 
 tensorflow::NodeDef* AddConst(google::protobuf::RepeatedPtrField<tensorflow::NodeDef>* nodes, const std::string& name,
                               int32_t value) {
-  auto* c = AddNode(nodes, name, "Const", {});
+  auto* c = AddNodeDef(nodes, name, "Const", {});
   (*c->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
   Tensor::Scalar<int32_t>(value).AsProtoTensorContent((*c->mutable_attr())["value"].mutable_tensor());
   return c;
@@ -137,14 +137,14 @@ void SetTypes(tensorflow::NodeDef* n, const std::string& attr, int count) {
 }
 
 void AddIntPlaceholder(tensorflow::GraphDef* graph, const std::string& name) {
-  auto* p = AddNode(graph->mutable_node(), name, "Placeholder", {});
+  auto* p = AddNodeDef(graph->mutable_node(), name, "Placeholder", {});
   (*p->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
 }
 
 // StatelessWhile "loop" over int32 `inputs`, with the library's functions "cond" and "body".
 void AddLoop(tensorflow::GraphDef* graph, std::vector<std::string> inputs) {
   const int n = static_cast<int>(inputs.size());
-  auto* loop = AddNode(graph->mutable_node(), "loop", "StatelessWhile", std::move(inputs));
+  auto* loop = AddNodeDef(graph->mutable_node(), "loop", "StatelessWhile", std::move(inputs));
   SetTypes(loop, "T", n);
   (*loop->mutable_attr())["cond"].mutable_func()->set_name("cond");
   (*loop->mutable_attr())["body"].mutable_func()->set_name("body");
@@ -156,24 +156,24 @@ tensorflow::GraphDef FunctionalControlFlowGraph() {
   tensorflow::GraphDef graph;
   auto* cond = AddFunction(&graph, "cond", {"i", "x"}, {{"less", "less:z:0"}}, tensorflow::DT_BOOL);
   AddConst(cond->mutable_node_def(), "ten", 10);
-  AddNode(cond->mutable_node_def(), "less", "Less", {"i", "ten:output:0"}, tensorflow::DT_INT32);
+  AddNodeDef(cond->mutable_node_def(), "less", "Less", {"i", "ten:output:0"}, tensorflow::DT_INT32);
   auto* body = AddFunction(&graph, "body", {"i", "x"}, {{"i2", "add:z:0"}, {"x2", "mul:z:0"}});
   AddConst(body->mutable_node_def(), "three", 3);
   AddConst(body->mutable_node_def(), "two", 2);
-  AddNode(body->mutable_node_def(), "add", "AddV2", {"i", "three:output:0"}, tensorflow::DT_INT32);
-  AddNode(body->mutable_node_def(), "mul", "Mul", {"x", "two:output:0"}, tensorflow::DT_INT32);
+  AddNodeDef(body->mutable_node_def(), "add", "AddV2", {"i", "three:output:0"}, tensorflow::DT_INT32);
+  AddNodeDef(body->mutable_node_def(), "mul", "Mul", {"x", "two:output:0"}, tensorflow::DT_INT32);
   auto* then_f = AddFunction(&graph, "then", {"x"}, {{"y", "plus:z:0"}});
   AddConst(then_f->mutable_node_def(), "hundred", 100);
-  AddNode(then_f->mutable_node_def(), "plus", "AddV2", {"x", "hundred:output:0"}, tensorflow::DT_INT32);
+  AddNodeDef(then_f->mutable_node_def(), "plus", "AddV2", {"x", "hundred:output:0"}, tensorflow::DT_INT32);
   auto* else_f = AddFunction(&graph, "else", {"x"}, {{"y", "neg:y:0"}});
-  AddNode(else_f->mutable_node_def(), "neg", "Neg", {"x"}, tensorflow::DT_INT32);
+  AddNodeDef(else_f->mutable_node_def(), "neg", "Neg", {"x"}, tensorflow::DT_INT32);
 
   AddIntPlaceholder(&graph, "x");
   AddConst(graph.mutable_node(), "zero", 0);
   AddLoop(&graph, {"zero", "x"});
   AddConst(graph.mutable_node(), "limit", 10);
-  AddNode(graph.mutable_node(), "big", "Greater", {"loop", "limit"}, tensorflow::DT_INT32);
-  auto* branch = AddNode(graph.mutable_node(), "branch", "StatelessIf", {"big", "loop:1"});
+  AddNodeDef(graph.mutable_node(), "big", "Greater", {"loop", "limit"}, tensorflow::DT_INT32);
+  auto* branch = AddNodeDef(graph.mutable_node(), "branch", "StatelessIf", {"big", "loop:1"});
   (*branch->mutable_attr())["Tcond"].set_type(tensorflow::DT_BOOL);
   SetTypes(branch, "Tin", 1);
   SetTypes(branch, "Tout", 1);
@@ -217,13 +217,13 @@ tensorflow::GraphDef LoopWithInvariant(bool all_invariant) {
   tensorflow::GraphDef graph;
   auto* cond = AddFunction(&graph, "cond", {"i", "x", "k"}, {{"less", "less:z:0"}}, tensorflow::DT_BOOL);
   AddConst(cond->mutable_node_def(), "ten", 10);
-  AddNode(cond->mutable_node_def(), "less", "Less", {"i", "ten:output:0"}, tensorflow::DT_INT32);
+  AddNodeDef(cond->mutable_node_def(), "less", "Less", {"i", "ten:output:0"}, tensorflow::DT_INT32);
   auto* body = all_invariant ? AddFunction(&graph, "body", {"i", "x", "k"}, {{"i2", "i"}, {"x2", "x"}, {"k2", "k"}})
                              : AddFunction(&graph, "body", {"i", "x", "k"}, {{"i2", "add:z:0"}, {"x2", "mul:z:0"},
                                                                              {"k2", "k"}});
   AddConst(body->mutable_node_def(), "two", 2);
-  AddNode(body->mutable_node_def(), "add", "AddV2", {"i", "k"}, tensorflow::DT_INT32);
-  AddNode(body->mutable_node_def(), "mul", "Mul", {"x", "two:output:0"}, tensorflow::DT_INT32);
+  AddNodeDef(body->mutable_node_def(), "add", "AddV2", {"i", "k"}, tensorflow::DT_INT32);
+  AddNodeDef(body->mutable_node_def(), "mul", "Mul", {"x", "two:output:0"}, tensorflow::DT_INT32);
   for (const char* name : {"x", "k"}) AddIntPlaceholder(&graph, name);
   AddConst(graph.mutable_node(), "start", all_invariant ? 20 : 0);
   AddLoop(&graph, {"start", "x", "k"});
@@ -289,12 +289,12 @@ TEST_CASE("a While without loop variables and an If on a non-bool cond are refus
 void AddCaseBranches(tensorflow::GraphDef* graph) {
   auto* plus = AddFunction(graph, "plus_hundred", {"x"}, {{"y", "add:z:0"}});
   AddConst(plus->mutable_node_def(), "hundred", 100);
-  AddNode(plus->mutable_node_def(), "add", "AddV2", {"x", "hundred:output:0"}, tensorflow::DT_INT32);
+  AddNodeDef(plus->mutable_node_def(), "add", "AddV2", {"x", "hundred:output:0"}, tensorflow::DT_INT32);
   auto* neg = AddFunction(graph, "negate", {"x"}, {{"y", "neg:y:0"}});
-  AddNode(neg->mutable_node_def(), "neg", "Neg", {"x"}, tensorflow::DT_INT32);
+  AddNodeDef(neg->mutable_node_def(), "neg", "Neg", {"x"}, tensorflow::DT_INT32);
   auto* twice = AddFunction(graph, "twice", {"x"}, {{"y", "mul:z:0"}});
   AddConst(twice->mutable_node_def(), "two", 2);
-  AddNode(twice->mutable_node_def(), "mul", "Mul", {"x", "two:output:0"}, tensorflow::DT_INT32);
+  AddNodeDef(twice->mutable_node_def(), "mul", "Mul", {"x", "two:output:0"}, tensorflow::DT_INT32);
 }
 
 void SetCase(tensorflow::NodeDef* node) {
@@ -308,7 +308,7 @@ TEST_CASE("a functional Case runs the indexed branch, and the last one for an in
   tensorflow::GraphDef graph;
   AddCaseBranches(&graph);
   for (const char* name : {"x", "index"}) AddIntPlaceholder(&graph, name);
-  SetCase(AddNode(graph.mutable_node(), "case", "Case", {"index", "x"}));
+  SetCase(AddNodeDef(graph.mutable_node(), "case", "Case", {"index", "x"}));
   auto session = NewSessionWith(graph);
   for (const auto& [index, want] : std::vector<std::pair<int32_t, int32_t>>{{0, 105}, {1, -5}, {2, 10}, {7, 10}, {-3, 10}}) {
     INFO("index " << index);
@@ -336,11 +336,11 @@ TEST_CASE("a StatelessCase inside a While body picks a branch each iteration") {
   AddCaseBranches(&graph);
   auto* cond = AddFunction(&graph, "cond", {"i", "x"}, {{"less", "less:z:0"}}, tensorflow::DT_BOOL);
   AddConst(cond->mutable_node_def(), "three", 3);
-  AddNode(cond->mutable_node_def(), "less", "Less", {"i", "three:output:0"}, tensorflow::DT_INT32);
+  AddNodeDef(cond->mutable_node_def(), "less", "Less", {"i", "three:output:0"}, tensorflow::DT_INT32);
   auto* body = AddFunction(&graph, "body", {"i", "x"}, {{"i2", "add:z:0"}, {"x2", "case:output:0"}});
   AddConst(body->mutable_node_def(), "one", 1);
-  AddNode(body->mutable_node_def(), "add", "AddV2", {"i", "one:output:0"}, tensorflow::DT_INT32);
-  SetCase(AddNode(body->mutable_node_def(), "case", "StatelessCase", {"i", "x"}));
+  AddNodeDef(body->mutable_node_def(), "add", "AddV2", {"i", "one:output:0"}, tensorflow::DT_INT32);
+  SetCase(AddNodeDef(body->mutable_node_def(), "case", "StatelessCase", {"i", "x"}));
   AddIntPlaceholder(&graph, "x");
   AddConst(graph.mutable_node(), "zero", 0);
   AddLoop(&graph, {"zero", "x"});

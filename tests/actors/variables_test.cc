@@ -9,6 +9,8 @@
 namespace tensoract {
 namespace {
 
+using testing::RunTarget;
+
 using testing::Values;
 
 // v = VariableV2 [2] float; init: v = [1, 2]; read = Identity(v);
@@ -32,7 +34,7 @@ tensorflow::GraphDef RefVariableGraph(const std::string& container = "") {
   return def;
 }
 
-std::vector<float> Fetch(Session& s, const std::string& name) {
+std::vector<float> FetchFloats(Session& s, const std::string& name) {
   std::vector<Tensor> out;
   Status st = s.Run({}, {name}, {}, &out);
   INFO(st.ToString());
@@ -40,11 +42,6 @@ std::vector<float> Fetch(Session& s, const std::string& name) {
   return Values(out[0]);
 }
 
-void RunTarget(Session& s, const std::string& target) {
-  Status st = s.Run({}, {}, {target}, nullptr);
-  INFO(st.ToString());
-  REQUIRE(st.ok());
-}
 
 TEST_CASE("a reference variable is assigned, read, updated in place") {
   auto session = testing::NewSessionWith(RefVariableGraph());
@@ -57,17 +54,17 @@ TEST_CASE("a reference variable is assigned, read, updated in place") {
     CHECK(*out[0].base<bool>() == false);
     // The failed step left nothing behind: initialising now works.
     RunTarget(*session, "init");
-    CHECK(Fetch(*session, "read") == std::vector<float>{1, 2});
+    CHECK(FetchFloats(*session, "read") == std::vector<float>{1, 2});
   }
   SECTION("AssignAdd and AssignSub accumulate across steps") {
     RunTarget(*session, "init");
     RunTarget(*session, "inc");
     RunTarget(*session, "inc");
-    CHECK(Fetch(*session, "read") == std::vector<float>{21, 42});
+    CHECK(FetchFloats(*session, "read") == std::vector<float>{21, 42});
     RunTarget(*session, "dec");
-    CHECK(Fetch(*session, "read") == std::vector<float>{20, 41});
+    CHECK(FetchFloats(*session, "read") == std::vector<float>{20, 41});
     // Fetching the update's output reads the variable after the update.
-    CHECK(Fetch(*session, "inc") == std::vector<float>{30, 61});
+    CHECK(FetchFloats(*session, "inc") == std::vector<float>{30, 61});
   }
   SECTION("AssignAdd before initialisation fails naming the variable") {
     Status st = session->Run({}, {}, {"inc"}, nullptr);
@@ -80,7 +77,7 @@ TEST_CASE("a reference variable is assigned, read, updated in place") {
     CHECK(st.code() == error::INVALID_ARGUMENT);
     CHECK_THAT(st.message(), Catch::Contains("lhs shape= [2] rhs shape= [3]"));
     RunTarget(*session, "reshape");
-    CHECK(Fetch(*session, "read") == std::vector<float>{1, 2, 3});
+    CHECK(FetchFloats(*session, "read") == std::vector<float>{1, 2, 3});
   }
   SECTION("a variable can be fed like any tensor, which leaves it untouched") {
     RunTarget(*session, "init");
@@ -88,7 +85,7 @@ TEST_CASE("a reference variable is assigned, read, updated in place") {
     // Feeding the Identity's input replaces the read for this step only.
     REQUIRE(session->Run({{"read", Tensor::FromVector<float>({7, 8})}}, {"read"}, {}, &out).ok());
     CHECK(Values(out[0]) == std::vector<float>{7, 8});
-    CHECK(Fetch(*session, "read") == std::vector<float>{1, 2});
+    CHECK(FetchFloats(*session, "read") == std::vector<float>{1, 2});
   }
 }
 
@@ -125,7 +122,7 @@ TEST_CASE("a resource variable is assigned, read and updated; values already rea
   REQUIRE(session->Run({}, {"read"}, {}, &before).ok());
   RunTarget(*session, "inc");
   RunTarget(*session, "dec");
-  CHECK(Fetch(*session, "read") == std::vector<float>{10, 21});
+  CHECK(FetchFloats(*session, "read") == std::vector<float>{10, 21});
   CHECK(Values(before[0]) == std::vector<float>{1, 2});  // copy-on-write kept the old value
   REQUIRE(session->Run({}, {"shape", "shape64"}, {}, &out).ok());
   CHECK(out[0].dtype() == tensorflow::DT_INT32);
@@ -147,7 +144,7 @@ TEST_CASE("sessions of one server share variables; Reset clears the container an
   REQUIRE(b->Create(RefVariableGraph()).ok());
   RunTarget(*a, "init");
   RunTarget(*a, "inc");
-  CHECK(Fetch(*b, "read") == std::vector<float>{11, 22});  // b sees what a wrote
+  CHECK(FetchFloats(*b, "read") == std::vector<float>{11, 22});  // b sees what a wrote
 
   // A session of another server has its own worker and so its own variables.
   auto other = testing::NewSessionWith(RefVariableGraph());
@@ -181,8 +178,8 @@ TEST_CASE("named containers are separate and reset one at a time") {
   RunTarget(*a, "init");
   RunTarget(*a, "inc");
   RunTarget(*b, "init");
-  CHECK(Fetch(*a, "read") == std::vector<float>{11, 22});
-  CHECK(Fetch(*b, "read") == std::vector<float>{1, 2});
+  CHECK(FetchFloats(*a, "read") == std::vector<float>{11, 22});
+  CHECK(FetchFloats(*b, "read") == std::vector<float>{1, 2});
   CHECK_THAT(a->Inspect(), Catch::Contains("experiment_a/v"));
 
   REQUIRE(a->Reset({"experiment_a"}).ok());
@@ -191,7 +188,7 @@ TEST_CASE("named containers are separate and reset one at a time") {
   REQUIRE(a2->Create(RefVariableGraph("experiment_a")).ok());
   REQUIRE(b2->Create(RefVariableGraph("experiment_b")).ok());
   CHECK(a2->Run({}, {"read"}, {}, nullptr).code() == error::FAILED_PRECONDITION);
-  CHECK(Fetch(*b2, "read") == std::vector<float>{1, 2});  // the other container kept its value
+  CHECK(FetchFloats(*b2, "read") == std::vector<float>{1, 2});  // the other container kept its value
 }
 
 }  // namespace

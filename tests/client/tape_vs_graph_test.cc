@@ -25,7 +25,7 @@ using testing::NewContext;
 
 using LossFn = std::function<Output(const Scope& s, const Output& x)>;
 
-Tensor Values(const TensorShape& shape) {
+Tensor ShapedValues(const TensorShape& shape) {
   std::vector<float> v(shape.num_elements());
   for (size_t i = 0; i < v.size(); ++i) v[i] = 0.37f * static_cast<float>((i * 7) % 23) - 3.9f;
   return Tensor::FromVector<float>(v, shape);
@@ -40,7 +40,7 @@ Output ConstOf(const Scope& s, const Tensor& t) {
 
 void CheckSameGradient(const std::string& what, const TensorShape& shape, const LossFn& loss) {
   INFO(what);
-  Tensor x0 = Values(shape);
+  Tensor x0 = ShapedValues(shape);
   // Eagerly, with a tape.
   auto ctx = NewContext();
   Scope s = ctx->scope();
@@ -75,7 +75,7 @@ void CheckSameGradient(const std::string& what, const TensorShape& shape, const 
 
 TEST_CASE("a tape's gradients equal the graph's, op family by op family", "[tape]") {
   CheckSameGradient("conv, relu, max pool, mean", TensorShape({2, 6, 6, 2}), [](const Scope& s, const Output& x) {
-    Output filter = ops::Mul(s, ConstOf(s, Values(TensorShape({3, 3, 2, 4}))), 0.1f);
+    Output filter = ops::Mul(s, ConstOf(s, ShapedValues(TensorShape({3, 3, 2, 4}))), 0.1f);
     Output c = ops::Relu(s, ops::Conv2D(s, x, filter, {1, 1, 1, 1}, "SAME"));
     return ops::Mean(s, ops::MaxPool(s, c, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID"), {0, 1, 2, 3});
   });
@@ -103,7 +103,7 @@ TEST_CASE("a tape's gradients equal the graph's, op family by op family", "[tape
     return ops::Sum(s, ops::Sigmoid(s, p), {0, 1});
   });
   CheckSameGradient("matmul both ways, bias, broadcasting", TensorShape({3, 4}), [](const Scope& s, const Output& x) {
-    Output w = ops::Mul(s, ConstOf(s, Values(TensorShape({4, 3}))), 0.2f);
+    Output w = ops::Mul(s, ConstOf(s, ShapedValues(TensorShape({4, 3}))), 0.2f);
     Output h = ops::BiasAdd(s, ops::MatMul(s, x, w), ops::Const(s, {0.1f, -0.2f, 0.3f}));
     Output back = ops::MatMul(s, h, x, {true, false});  // [3,4]
     return ops::Mean(s, ops::Mul(s, ops::Add(s, back, ops::Const(s, {1.f, 2.f, 3.f, 4.f})), 0.5f), {0, 1});

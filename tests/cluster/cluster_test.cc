@@ -39,6 +39,9 @@
 namespace tensoract {
 namespace {
 
+using testing::kPs;
+using testing::kWorker1;
+
 using local_cluster::kTestToken;
 using local_cluster::Local;
 using local_cluster::NodeProcess;
@@ -46,8 +49,6 @@ using testing::Cluster;
 using testing::Connect;
 using testing::InspectNode;
 
-constexpr const char* kPs = "/job:ps/replica:0/task:0";
-constexpr const char* kWorker1 = "/job:worker/replica:0/task:1";
 
 tensorflow::TensorProto Proto(const Tensor& t) {
   tensorflow::TensorProto p;

@@ -2,6 +2,7 @@
 #ifndef TENSORACT_TESTS_CLUSTER_CLUSTER_TEST_UTIL_H_
 #define TENSORACT_TESTS_CLUSTER_CLUSTER_TEST_UTIL_H_
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,16 @@ tensorflow::GraphDef SpreadLoopGraph(bool spread, int n);
 
 std::string InspectNodeAt(const std::string& host, int port, int64_t timeout_ms = 5000,
                           const std::string& token = local_cluster::kTestToken);
+
+// The ps and the second worker of the test clusters, as devices name their tasks.
+inline constexpr const char* kPs = "/job:ps/replica:0/task:0";
+inline constexpr const char* kWorker1 = "/job:worker/replica:0/task:1";
+
+// The build folder (TENSORACT_BUILD_DIR, as ctest sets it; "build" otherwise).
+inline std::string BuildDir() {
+  const char* dir = std::getenv("TENSORACT_BUILD_DIR");
+  return dir ? dir : "build";
+}
 
 }  // namespace testing
 }  // namespace tensoract

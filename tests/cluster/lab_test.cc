@@ -27,13 +27,11 @@
 namespace tensoract {
 namespace {
 
+using testing::BuildDir;
+
 std::string SourceDir() {
   const char* data = std::getenv("TENSORACT_TEST_DATA");
   return data ? std::string(data) + "/../.." : ".";
-}
-std::string BuildDir() {
-  const char* build = std::getenv("TENSORACT_BUILD_DIR");
-  return build ? build : "build";
 }
 
 using cluster_lab::Shell;

@@ -24,16 +24,14 @@
 namespace tensoract {
 namespace {
 
+using testing::kPs;
+using testing::kWorker1;
+using testing::BuildDir;
+
 using testing::Cluster;
 using testing::Connect;
 
-constexpr const char* kPs = "/job:ps/replica:0/task:0";
-constexpr const char* kWorker1 = "/job:worker/replica:0/task:1";
 
-std::string BuildDir() {
-  const char* dir = std::getenv("TENSORACT_BUILD_DIR");
-  return dir ? dir : "build";
-}
 
 // Runs a command; its stdout and stderr.
 std::string Capture(const std::string& command) {

@@ -21,11 +21,12 @@
 namespace tensoract {
 namespace {
 
+using testing::kPs;
+using testing::kWorker1;
+
 using testing::Cluster;
 using testing::Connect;
 
-constexpr const char* kPs = "/job:ps/replica:0/task:0";
-constexpr const char* kWorker1 = "/job:worker/replica:0/task:1";
 
 // A FIFO queue of floats on the ps. "enqueue_from_w1" enqueues v + 0 computed on worker 1;
 // "got_on_w1" is a dequeued element used on worker 1; "enqueue_here" and "got_here" do

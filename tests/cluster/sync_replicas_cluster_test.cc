@@ -17,9 +17,10 @@
 namespace tensoract {
 namespace {
 
+using testing::kPs;
+
 using local_cluster::NodeProcess;
 
-constexpr const char* kPs = "/job:ps/replica:0/task:0";
 
 // Names of one replica's graph.
 struct Replica {

@@ -35,7 +35,7 @@ SessionOptions TlsClient(const std::string& target, const std::string& dir, cons
 }
 
 // The spread loop, 20 iterations: tensors cross both channels between all three processes.
-tensorflow::GraphDef SpreadLoop(bool spread) { return testing::SpreadLoopGraph(spread, 20); }
+tensorflow::GraphDef SpreadLoopDef(bool spread) { return testing::SpreadLoopGraph(spread, 20); }
 
 TEST_CASE("a cluster in TLS mode runs steps across its processes and refuses other CAs' certificates",
           "[cluster][trust][tls]") {
@@ -56,14 +56,14 @@ TEST_CASE("a cluster in TLS mode runs steps across its processes and refuses oth
   const std::string target = "tensoract://" + Local(worker0.port());
 
   auto local = Session::New().value();
-  REQUIRE(local->Create(SpreadLoop(false)).ok());
+  REQUIRE(local->Create(SpreadLoopDef(false)).ok());
   std::vector<Tensor> want;
   REQUIRE(local->Run({}, {"state"}, {}, &want).ok());
 
   auto session = Session::New(TlsClient(target, dir, "client"));
   INFO(session.status().ToString());
   REQUIRE(session.ok());
-  Status created = (*session)->Create(SpreadLoop(true));
+  Status created = (*session)->Create(SpreadLoopDef(true));
   INFO(created.ToString());
   REQUIRE(created.ok());
   std::vector<Tensor> got;
@@ -75,7 +75,7 @@ TEST_CASE("a cluster in TLS mode runs steps across its processes and refuses oth
   // A client whose certificate another CA signed gets nowhere.
   auto stranger = Session::New(TlsClient(target, dir + "/other", "stranger"));
   REQUIRE(stranger.ok());  // connecting is lazy: the first call finds out
-  Status refused = (*stranger)->Create(SpreadLoop(false));
+  Status refused = (*stranger)->Create(SpreadLoopDef(false));
   INFO(refused.ToString());
   CHECK_FALSE(refused.ok());
   CHECK(refused.code() == error::PERMISSION_DENIED);
@@ -104,7 +104,7 @@ TEST_CASE("a token client of a TLS-mode cluster is refused, and its actor system
   {
     auto with_token = Session::New(token_client);
     REQUIRE(with_token.ok());
-    CHECK_FALSE((*with_token)->Create(SpreadLoop(false)).ok());
+    CHECK_FALSE((*with_token)->Create(SpreadLoopDef(false)).ok());
   }  // the session's actor system stops here
   std::filesystem::remove_all(dir);
 }

@@ -14,12 +14,11 @@
 namespace tensoract {
 namespace {
 
+using testing::Inputs;
+
 namespace tf = ::tensorflow;
 using Catch::Matchers::Contains;
 
-std::vector<std::string> Inputs(const Node* n) {
-  return std::vector<std::string>(n->def().input().begin(), n->def().input().end());
-}
 
 std::vector<std::string> ColocationGroups(const Node* n) {
   std::vector<std::string> groups;

@@ -20,14 +20,13 @@
 namespace tensoract {
 namespace {
 
+using testing::Inputs;
+
 using Catch::Matchers::Contains;
 using google::protobuf::util::MessageDifferencer;
 namespace tf = ::tensorflow;
 
 
-std::vector<std::string> Inputs(const Node* n) {
-  return std::vector<std::string>(n->def().input().begin(), n->def().input().end());
-}
 
 bool HasControlEdge(const Node* src, const Node* dst) {
   for (const Edge* e : dst->in_edges()) {

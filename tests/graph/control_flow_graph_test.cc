@@ -16,8 +16,9 @@
 namespace tensoract {
 namespace {
 
+using testing::kScalar;
+
 namespace tf = ::tensorflow;
-const PartialTensorShape kScalar(std::vector<int64_t>{});
 std::string Cpu(int i) { return StrCat("/job:localhost/replica:0/task:0/device:CPU:", i); }
 
 std::map<std::string, const NodeDef*> ByName(const tf::GraphDef& def) {

@@ -10,11 +10,12 @@
 namespace tensoract {
 namespace {
 
+using testing::kCpu0;
+using testing::kCpu1;
+
 namespace tf = ::tensorflow;
 using testing::FromText;
 
-const char* const kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
-const char* const kCpu1 = "/job:localhost/replica:0/task:0/device:CPU:1";
 const char* const kGpu0 = "/job:localhost/replica:0/task:0/device:GPU:0";
 const char* const kRemote = "/job:worker/replica:0/task:1/device:CPU:0";
 

@@ -5,17 +5,16 @@
 
 #include "graph/builder/nn_depthwise_ops.h"
 #include "graph/builder/ops.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
 
-const DataType kFloat = tensorflow::DT_FLOAT;
+using testing::ShapeOf;
 
-PartialTensorShape ShapeOf(const Scope& root, const Output& y) {
-  INFO(root.status().ToString());
-  REQUIRE(root.status().ok());
-  return y.node->output_shape(y.index);
-}
+using testing::kFloat;
+
+
 
 TEST_CASE("DepthwiseConv2dNative's output shape: windowed rows and cols, in_depth * multiplier",
           "[depthwise][shape]") {
@@ -23,23 +22,23 @@ TEST_CASE("DepthwiseConv2dNative's output shape: windowed rows and cols, in_dept
   auto f = ops::Placeholder(root, kFloat, PartialTensorShape({3, 2, 3, 2}));
   auto y = ops::DepthwiseConv2dNative(root, ops::Placeholder(root, kFloat, PartialTensorShape({-1, 9, 7, -1})), f,
                                       {1, 2, 2, 1}, "VALID");
-  CHECK(ShapeOf(root, y).DebugString() == PartialTensorShape({-1, 4, 3, 6}).DebugString());
+  CHECK(ShapeOf(root, y) == PartialTensorShape({-1, 4, 3, 6}).DebugString());
   // Only the rows' window is unknown: SAME needs none, cols are known.
   auto y2 = ops::DepthwiseConv2dNative(root, ops::Placeholder(root, kFloat, PartialTensorShape({-1, -1, 7, 3})),
                                        ops::Placeholder(root, kFloat, PartialTensorShape({3, -1, 3, 2})),
                                        {1, 2, 2, 1}, "SAME");
-  CHECK(ShapeOf(root, y2).DebugString() == PartialTensorShape({-1, -1, 4, 6}).DebugString());
+  CHECK(ShapeOf(root, y2) == PartialTensorShape({-1, -1, 4, 6}).DebugString());
   ops::DepthwiseConv2dNativeAttrs nchw;
   nchw.data_format = "NCHW";
   nchw.explicit_paddings = {0, 0, 0, 0, 1, 2, 0, 3};
   auto y3 = ops::DepthwiseConv2dNative(root, ops::Placeholder(root, kFloat, PartialTensorShape({-1, 3, 9, 7})), f,
                                        {1, 1, 2, 2}, "EXPLICIT", nchw);
-  CHECK(ShapeOf(root, y3).DebugString() == PartialTensorShape({-1, 6, 5, 5}).DebugString());
+  CHECK(ShapeOf(root, y3) == PartialTensorShape({-1, 6, 5, 5}).DebugString());
   ops::DepthwiseConv2dNativeAttrs dilated;
   dilated.dilations = {1, 2, 3, 1};  // the kernel refuses them, the shape function counts them
   auto y4 = ops::DepthwiseConv2dNative(root, ops::Placeholder(root, kFloat, PartialTensorShape({-1, 9, 7, 3})), f,
                                        {1, 1, 1, 1}, "VALID", dilated);
-  CHECK(ShapeOf(root, y4).DebugString() == PartialTensorShape({-1, 5, 4, 6}).DebugString());
+  CHECK(ShapeOf(root, y4) == PartialTensorShape({-1, 5, 4, 6}).DebugString());
 }
 
 TEST_CASE("DepthwiseConv2dNative refuses at build time what TensorFlow's shape function refuses",
@@ -73,9 +72,9 @@ TEST_CASE("the depthwise gradients' shapes are their size inputs, of rank 4", "[
   auto f = ops::Placeholder(root, kFloat, PartialTensorShape({3, 3, 2, 2}));
   auto dy = ops::Placeholder(root, kFloat);
   auto gi = ops::DepthwiseConv2dNativeBackpropInput(root, ops::Const(root, {1, 4, 5, 2}), f, dy, {1, 2, 2, 1}, "SAME");
-  CHECK(ShapeOf(root, gi).DebugString() == PartialTensorShape({1, 4, 5, 2}).DebugString());
+  CHECK(ShapeOf(root, gi) == PartialTensorShape({1, 4, 5, 2}).DebugString());
   auto gf = ops::DepthwiseConv2dNativeBackpropFilter(root, dy, ops::Const(root, {3, 3, 2, 2}), dy, {1, 2, 2, 1}, "SAME");
-  CHECK(ShapeOf(root, gf).DebugString() == PartialTensorShape({3, 3, 2, 2}).DebugString());
+  CHECK(ShapeOf(root, gf) == PartialTensorShape({3, 3, 2, 2}).DebugString());
   Scope bad = Scope::NewRootScope();
   ops::DepthwiseConv2dNativeBackpropInput(bad, ops::Const(bad, {5, 5}), ops::Placeholder(bad, kFloat),
                                           ops::Placeholder(bad, kFloat), {1, 1, 1, 1}, "SAME");

@@ -15,9 +15,13 @@
 #include "graph/gradients/gradients.h"
 #include "graph/optimizer/constant_folding.h"
 #include "graph/shape_inference.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
+
+using testing::ShapeOf;
+using testing::ShapeText;
 
 namespace tf = tensorflow;
 
@@ -99,13 +103,7 @@ class ScopedEvaluator {
   const ConstantEvaluator* previous_;
 };
 
-std::string ShapeOf(const Scope& root, const Output& y) {
-  INFO(root.status().ToString());
-  REQUIRE(root.status().ok());
-  return y.node->output_shape(y.index).DebugString();
-}
 
-std::string Shape(std::vector<int64_t> dims) { return PartialTensorShape(std::move(dims)).DebugString(); }
 
 TEST_CASE("a shape computed from constants is known when the graph is built", "[shape][eval_const]") {
   Int32Evaluator evaluator;
@@ -113,14 +111,14 @@ TEST_CASE("a shape computed from constants is known when the graph is built", "[
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root, tf::DT_FLOAT, PartialTensorShape({6}));
   auto shape = ops::Concat(root, {ops::Const(root, {2}), ops::Const(root, {3})}, 0);
-  CHECK(ShapeOf(root, ops::Reshape(root, x, shape)) == Shape({2, 3}));
+  CHECK(ShapeOf(root, ops::Reshape(root, x, shape)) == ShapeText({2, 3}));
   CHECK(evaluator.evaluated == std::vector<std::string>{"ConcatV2"});
 
   // The Shape of a known shape needs no evaluator; Sub of it does.
   auto shape_of_x = ops::Shape(root, ops::Placeholder(root, tf::DT_FLOAT, PartialTensorShape({2, 3})));
-  CHECK(ShapeOf(root, ops::Reshape(root, x, shape_of_x)) == Shape({2, 3}));
+  CHECK(ShapeOf(root, ops::Reshape(root, x, shape_of_x)) == ShapeText({2, 3}));
   auto less = ops::Sub(root, shape_of_x, ops::Const(root, {1, 1}));
-  CHECK(ShapeOf(root, ops::Fill(root, less, 1.0f)) == Shape({1, 2}));
+  CHECK(ShapeOf(root, ops::Fill(root, less, 1.0f)) == ShapeText({1, 2}));
 
   // A wrong shape is now refused when the graph is built, as TensorFlow refuses it.
   auto wrong = ops::Concat(root, {ops::Const(root, {4}), ops::Const(root, {4})}, 0);
@@ -137,30 +135,30 @@ TEST_CASE("what is not computed from constants alone stays unknown", "[shape][ev
   // A fed part: nothing is evaluated, but the constant part is read (TensorFlow's
   // ConstantPartialShape): [2, ?], so [2, 3] for 6 elements.
   auto fed = ops::Placeholder(root, tf::DT_INT32, PartialTensorShape({1}));
-  CHECK(ShapeOf(root, ops::Reshape(root, x, ops::Concat(root, {ops::Const(root, {2}), fed}, 0))) == Shape({2, 3}));
+  CHECK(ShapeOf(root, ops::Reshape(root, x, ops::Concat(root, {ops::Const(root, {2}), fed}, 0))) == ShapeText({2, 3}));
   // The Shape of a partly known shape.
   auto partial = ops::Shape(root, ops::Placeholder(root, tf::DT_FLOAT, PartialTensorShape({-1, 3})));
-  CHECK(ShapeOf(root, ops::Reshape(root, x, ops::Sub(root, partial, ops::Const(root, {0, 0})))) == Shape({-1, -1}));
+  CHECK(ShapeOf(root, ops::Reshape(root, x, ops::Sub(root, partial, ops::Const(root, {0, 0})))) == ShapeText({-1, -1}));
   // A constant input larger than the bound.
   const int64_t n = shape_inference::kMaxEvaluatedElements + 1;
   auto big = ops::Const(root, Int32s({n}, std::vector<int64_t>(n, 1)));
   auto sliced = ops::Sub(root, big, big);
   CHECK(ShapeOf(root, ops::Fill(root, ops::Reshape(root, ops::Slice(root, sliced, {0}, {1}), {1}), 1.0f)) ==
-        Shape({-1}));
+        ShapeText({-1}));
   CHECK(evaluator.evaluated.empty());
   // With no evaluator installed, a Sum of constants is not evaluated (before this, always);
   // a Concat of constants is still read element by element, as TensorFlow reads it.
   ScopedEvaluator none(nullptr);
   auto summed = ops::Add(root, ops::Const(root, {2, 1}), ops::Const(root, {0, 2}));
-  CHECK(ShapeOf(root, ops::Reshape(root, x, summed)) == Shape({-1, -1}));
+  CHECK(ShapeOf(root, ops::Reshape(root, x, summed)) == ShapeText({-1, -1}));
   auto shape = ops::Concat(root, {ops::Const(root, {2}), ops::Const(root, {3})}, 0);
-  CHECK(ShapeOf(root, ops::Reshape(root, x, shape)) == Shape({2, 3}));
+  CHECK(ShapeOf(root, ops::Reshape(root, x, shape)) == ShapeText({2, 3}));
   CHECK(evaluator.evaluated.empty());
 }
 
 TEST_CASE("a shape made of the Shape of a partly known tensor and constants is read element by element",
           "[shape][eval_const]") {
-  // Keras' Dense on a rank-3 input reshapes its product by ConcatV2(GatherV2(Shape(x),
+  // Keras' Dense on a rank-3 input reshapes its product by ConcatV2(GatherV2(ShapeText(x),
   // [0, 1]), [units]): TensorFlow infers [?, ?, units], which the remapper needs to fuse the
   // Dense's bias and activation into its MatMul.
   Scope root = Scope::NewRootScope();
@@ -168,10 +166,10 @@ TEST_CASE("a shape made of the Shape of a partly known tensor and constants is r
   auto product = ops::Placeholder(root, tf::DT_FLOAT, PartialTensorShape({-1, 7}));
   auto leading = ops::GatherV2(root, ops::Shape(root, x), ops::Const(root, {0, 1}), ops::Const(root, 0));
   auto shape = ops::Concat(root, {leading, ops::Const(root, {7})}, 0);
-  CHECK(ShapeOf(root, ops::Reshape(root, product, shape)) == Shape({-1, -1, 7}));
+  CHECK(ShapeOf(root, ops::Reshape(root, product, shape)) == ShapeText({-1, -1, 7}));
   // A Pack of a constant and an unknown scalar.
   auto n = ops::Placeholder(root, tf::DT_INT32, PartialTensorShape(std::vector<int64_t>{}));
-  CHECK(ShapeOf(root, ops::Reshape(root, product, ops::Stack(root, {n, ops::Const(root, 7)}))) == Shape({-1, 7}));
+  CHECK(ShapeOf(root, ops::Reshape(root, product, ops::Stack(root, {n, ops::Const(root, 7)}))) == ShapeText({-1, 7}));
 }
 
 TEST_CASE("the Slice gradient with a negative padding is refused when it is built, as TensorFlow's",
@@ -184,9 +182,9 @@ TEST_CASE("the Slice gradient with a negative padding is refused when it is buil
   // In range: paddings [1, 1], computed when the gradient is built.
   auto inside = ops::Slice(root, x, {1}, {3});
   REQUIRE(AddSymbolicGradients(root, {inside}, {x}, &grads).ok());
-  CHECK(ShapeOf(root, grads[0]) == Shape({5}));
+  CHECK(ShapeOf(root, grads[0]) == ShapeText({5}));
   // Past the end: the forward Slice's shape function lets it through (its kernel refuses
-  // it), and the gradient's paddings Concat(begin, Shape(x) - Shape(y) - begin) are
+  // it), and the gradient's paddings Concat(begin, ShapeText(x) - ShapeText(y) - begin) are
   // [3, -1]: TensorFlow refuses the Pad ("Paddings must be non-negative") as the gradient
   // is built, an InvalidArgument.
   auto past = ops::Slice(root, x, {3}, {3});

@@ -9,14 +9,16 @@
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/scope.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
 
+using testing::Shape;
+
 namespace tf = ::tensorflow;
 using Catch::Contains;
 
-PartialTensorShape Shape(std::vector<int64_t> dims) { return PartialTensorShape(std::move(dims)); }
 
 // The shape `build` gives its result in a fresh graph, or the error it is refused with.
 std::string Inferred(const std::function<Output(const Scope&)>& build) {

@@ -18,10 +18,11 @@
 namespace tensoract {
 namespace {
 
+using testing::kScalar;
+
 namespace tf = ::tensorflow;
 using testing::Counter;
 
-const PartialTensorShape kScalar(std::vector<int64_t>{});
 std::string Cpu(int i) { return StrCat("/job:localhost/replica:0/task:0/device:CPU:", i); }
 
 // The graph `build` makes on a root scope placed on CPU:0, with every node placed there

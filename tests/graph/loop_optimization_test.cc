@@ -24,9 +24,10 @@
 namespace tensoract {
 namespace {
 
+using testing::kScalar;
+
 namespace tf = ::tensorflow;
 
-const PartialTensorShape kScalar(std::vector<int64_t>{});
 const char kFrame[] = "loop/while_context";  // the builder names a loop's frame so
 
 // The body's inputs, and x and v from outside the loop.

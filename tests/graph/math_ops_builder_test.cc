@@ -5,13 +5,15 @@
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/scope.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
 
+using testing::Shape;
+
 namespace tf = ::tensorflow;
 
-PartialTensorShape Shape(std::vector<int64_t> dims) { return PartialTensorShape(std::move(dims)); }
 
 
 TEST_CASE("binary math builders broadcast shapes and take T from x", "[cwise]") {

@@ -30,6 +30,8 @@ REGISTER_OP("OptimizerTestDouble").Input("x: float").Output("y: float");
 namespace tensoract {
 namespace {
 
+using testing::Import;
+
 namespace tf = ::tensorflow;
 using testing::FromText;
 
@@ -72,15 +74,10 @@ std::string Retval(const std::string& name, const std::string& input, int index)
                 "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'index' value { i: ", index, " } } }\n");
 }
 
-void Import(const std::string& text, Graph* graph) {
-  Status s = ImportGraphDef(FromText<tf::GraphDef>(text), graph);
-  INFO(s);
-  REQUIRE(s.ok());
-}
 
 // ---- reading the result ------------------------------------------------------------------
 
-const Node* Input(const Graph& graph, const std::string& node, int i) {
+const Node* InputNode(const Graph& graph, const std::string& node, int i) {
   const Node* n = graph.FindNode(node);
   REQUIRE(n != nullptr);
   REQUIRE(n->input_edge(i) != nullptr);
@@ -164,7 +161,7 @@ TEST_CASE("CSE merges nodes with the same op, inputs and attrs into the one with
   REQUIRE(EliminateCommonSubexpressions(&graph));
   CHECK(graph.FindNode("a1") != nullptr);
   CHECK(graph.FindNode("a2") == nullptr);
-  CHECK(Input(graph, "r2", 0)->name() == "a1");
+  CHECK(InputNode(graph, "r2", 0)->name() == "a1");
   CHECK(IsAcyclic(graph));
   CHECK_FALSE(EliminateCommonSubexpressions(&graph));  // nothing left to merge
 }
@@ -177,7 +174,7 @@ TEST_CASE("CSE matches a commutative op's inputs in either order, and no other o
          &graph);
   REQUIRE(EliminateCommonSubexpressions(&graph));
   CHECK(graph.FindNode("m2") == nullptr);  // Mul is commutative
-  CHECK(Input(graph, "r2", 0)->name() == "m1");
+  CHECK(InputNode(graph, "r2", 0)->name() == "m1");
   CHECK(graph.FindNode("s1") != nullptr);  // Add is not (it concatenates strings)
   CHECK(graph.FindNode("s2") != nullptr);
 }
@@ -226,7 +223,7 @@ TEST_CASE("CSE merges Consts of equal value, which is most of what folding leave
   Graph graph;
   Import(Const("c1", 3) + Const("c2", 3) + Retval("r1", "c1", 0) + Retval("r2", "c2", 1), &graph);
   REQUIRE(EliminateCommonSubexpressions(&graph));
-  CHECK(Input(graph, "r2", 0)->name() == "c1");
+  CHECK(InputNode(graph, "r2", 0)->name() == "c1");
 }
 
 TEST_CASE("CSE needs the same control inputs, in any order, and moves control consumers too") {
@@ -239,7 +236,7 @@ TEST_CASE("CSE needs the same control inputs, in any order, and moves control co
   REQUIRE(EliminateCommonSubexpressions(&graph));
   CHECK(graph.FindNode("a2") == nullptr);
   CHECK(graph.FindNode("a3") != nullptr);  // orders after i1 only: another computation
-  CHECK(Input(graph, "r2", 0)->name() == "a1");
+  CHECK(InputNode(graph, "r2", 0)->name() == "a1");
   CHECK(HasControlEdge(graph.FindNode("a1"), graph.FindNode("after_a2")));
   CHECK(IsAcyclic(graph));
 }
@@ -253,7 +250,7 @@ TEST_CASE("CSE collapses duplicated chains in one pass") {
   REQUIRE(EliminateCommonSubexpressions(&graph));
   CHECK(graph.FindNode("a2") == nullptr);
   CHECK(graph.FindNode("b2") == nullptr);
-  CHECK(Input(graph, "r2", 0)->name() == "b1");
+  CHECK(InputNode(graph, "r2", 0)->name() == "b1");
   CHECK(graph.num_op_nodes() == 6);
 }
 
@@ -266,7 +263,7 @@ TEST_CASE("folding replaces a subgraph of constants with one Const on the folded
              Op("Mul", "m", {"s", "c3"}, "device: '" + device + "'") + Retval("r", "m", 0),
          &graph);
   REQUIRE(Fold(&graph));
-  const Node* folded = Input(graph, "r", 0);
+  const Node* folded = InputNode(graph, "r", 0);
   CHECK(ConstValue(folded) == std::vector<float>{12});
   CHECK(folded->name().rfind("m/_", 0) == 0);  // "<node>/_<k>__cf__<n>", as TensorFlow names it
   CHECK(folded->name().find("__cf__") != std::string::npos);
@@ -288,8 +285,8 @@ TEST_CASE("folding leaves what depends on an _Arg, and folds the constant part f
   REQUIRE(ConstantFold(ConstantFoldingOptions(), evaluator, &graph));
   CHECK(evaluator.evaluated == std::vector<std::string>{"k"});
   CHECK(graph.FindNode("a") != nullptr);
-  CHECK(Input(graph, "a", 0)->name() == "x");
-  CHECK(ConstValue(Input(graph, "a", 1)) == std::vector<float>{10});
+  CHECK(InputNode(graph, "a", 0)->name() == "x");
+  CHECK(ConstValue(InputNode(graph, "a", 1)) == std::vector<float>{10});
   CHECK(graph.FindNode("k") == nullptr);
 }
 
@@ -302,11 +299,11 @@ TEST_CASE("an output larger than max_constant_size_in_bytes stays computed at ru
     Import(ConstTensor("c", {1, 2, 3, 4}, {4}) + Op("Add", "a", {"c", "c"}) + Retval("r", "a", 0), &graph);
     CHECK_FALSE(ConstantFold(options, evaluator, &graph));
     CHECK(evaluator.evaluated.empty());
-    CHECK(Input(graph, "r", 0)->name() == "a");
+    CHECK(InputNode(graph, "r", 0)->name() == "a");
     CHECK(graph.FindNode("c") != nullptr);
     options.max_constant_size_in_bytes = 16;
     REQUIRE(ConstantFold(options, evaluator, &graph));
-    CHECK(ConstValue(Input(graph, "r", 0)) == std::vector<float>{2, 4, 6, 8});
+    CHECK(ConstValue(InputNode(graph, "r", 0)) == std::vector<float>{2, 4, 6, 8});
   }
   SECTION("a size known only from the value: evaluated, then not made a Const") {
     Graph graph;
@@ -314,10 +311,10 @@ TEST_CASE("an output larger than max_constant_size_in_bytes stays computed at ru
            &graph);
     CHECK_FALSE(ConstantFold(options, evaluator, &graph));
     CHECK(evaluator.evaluated == std::vector<std::string>{"d"});
-    CHECK(Input(graph, "r", 0)->name() == "d");
+    CHECK(InputNode(graph, "r", 0)->name() == "d");
     options.max_constant_size_in_bytes = 16;
     REQUIRE(ConstantFold(options, evaluator, &graph));
-    CHECK(ConstValue(Input(graph, "r", 0)) == std::vector<float>{2, 4, 6, 8});
+    CHECK(ConstValue(InputNode(graph, "r", 0)) == std::vector<float>{2, 4, 6, 8});
   }
 }
 
@@ -330,9 +327,9 @@ TEST_CASE("a folded value keeps the control dependencies of everything it was co
          &graph);
   REQUIRE(Fold(&graph));
   const Node* gate = graph.FindNode("gate");
-  const Node* s = Input(graph, "r1", 0);
-  const Node* m = Input(graph, "r2", 0);
-  const Node* t = Input(graph, "r3", 0);
+  const Node* s = InputNode(graph, "r1", 0);
+  const Node* m = InputNode(graph, "r2", 0);
+  const Node* t = InputNode(graph, "r3", 0);
   CHECK(ConstValue(s) == std::vector<float>{3});
   CHECK(ConstValue(m) == std::vector<float>{4});
   CHECK(ConstValue(t) == std::vector<float>{4});
@@ -350,9 +347,9 @@ TEST_CASE("a node the evaluator fails on is left to run, and the rest still fold
              Op("Add", "s", {"c1", "c2"}) + Retval("r1", "mm", 0) + Retval("r2", "s", 1),
          &graph);
   REQUIRE(Fold(&graph));
-  CHECK(Input(graph, "r1", 0)->name() == "mm");
-  CHECK(Input(graph, "mm", 0)->name() == "m");
-  CHECK(ConstValue(Input(graph, "r2", 0)) == std::vector<float>{3});
+  CHECK(InputNode(graph, "r1", 0)->name() == "mm");
+  CHECK(InputNode(graph, "mm", 0)->name() == "m");
+  CHECK(ConstValue(InputNode(graph, "r2", 0)) == std::vector<float>{3});
 }
 
 TEST_CASE("folding never evaluates stateful ops, placeholders or call arguments") {
@@ -375,8 +372,8 @@ TEST_CASE("the consider function keeps nodes it rejects from being folded") {
   ConstantFoldingOptions options;
   options.consider = [](const Node* n) { return n->name() != "keep"; };
   REQUIRE(ConstantFold(options, evaluator, &graph));
-  CHECK(Input(graph, "r1", 0)->name() == "keep");
-  CHECK(ConstValue(Input(graph, "r2", 0)) == std::vector<float>{2});
+  CHECK(InputNode(graph, "r1", 0)->name() == "keep");
+  CHECK(ConstValue(InputNode(graph, "r2", 0)) == std::vector<float>{2});
 }
 
 // ---- OptimizeGraph -----------------------------------------------------------------------
@@ -397,10 +394,10 @@ TEST_CASE("OptimizeGraph folds and merges until nothing changes") {
   Import(MixedGraph(), &graph);
   FakeEvaluator evaluator;
   REQUIRE(OptimizeGraph(GraphOptimizerOptions(), &evaluator, &graph).ok());
-  CHECK(Input(graph, "r2", 0)->name() == "a1");
-  const Node* folded = Input(graph, "r3", 0);
+  CHECK(InputNode(graph, "r2", 0)->name() == "a1");
+  const Node* folded = InputNode(graph, "r3", 0);
   CHECK(ConstValue(folded) == std::vector<float>{3});
-  CHECK(Input(graph, "r4", 0) == folded);  // the two folded values were merged
+  CHECK(InputNode(graph, "r4", 0) == folded);  // the two folded values were merged
   CHECK(graph.num_op_nodes() == 8);        // x, y, a1, one Const, four _Retvals
   CHECK(IsAcyclic(graph));
 }
@@ -422,9 +419,9 @@ TEST_CASE("each optimizer option switches its pass off") {
     GraphOptimizerOptions options;
     options.do_common_subexpression_elimination = false;
     REQUIRE(OptimizeGraph(options, &evaluator, &graph).ok());
-    CHECK(Input(graph, "r2", 0)->name() == "a2");
-    CHECK(ConstValue(Input(graph, "r3", 0)) == std::vector<float>{3});
-    CHECK(Input(graph, "r4", 0) != Input(graph, "r3", 0));
+    CHECK(InputNode(graph, "r2", 0)->name() == "a2");
+    CHECK(ConstValue(InputNode(graph, "r3", 0)) == std::vector<float>{3});
+    CHECK(InputNode(graph, "r4", 0) != InputNode(graph, "r3", 0));
   }
   SECTION("no folding: merges, folds nothing") {
     Graph graph;
@@ -432,17 +429,17 @@ TEST_CASE("each optimizer option switches its pass off") {
     GraphOptimizerOptions options;
     options.do_constant_folding = false;
     REQUIRE(OptimizeGraph(options, &evaluator, &graph).ok());
-    CHECK(Input(graph, "r2", 0)->name() == "a1");
-    CHECK(Input(graph, "r3", 0)->name() == "s1");
-    CHECK(Input(graph, "r4", 0)->name() == "s2");
+    CHECK(InputNode(graph, "r2", 0)->name() == "a1");
+    CHECK(InputNode(graph, "r3", 0)->name() == "s1");
+    CHECK(InputNode(graph, "r4", 0)->name() == "s2");
     CHECK(evaluator.evaluated.empty());
   }
   SECTION("no evaluator: no folding whatever the options say") {
     Graph graph;
     Import(MixedGraph(), &graph);
     REQUIRE(OptimizeGraph(GraphOptimizerOptions(), nullptr, &graph).ok());
-    CHECK(Input(graph, "r3", 0)->name() == "s1");
-    CHECK(Input(graph, "r2", 0)->name() == "a1");
+    CHECK(InputNode(graph, "r3", 0)->name() == "s1");
+    CHECK(InputNode(graph, "r2", 0)->name() == "a1");
   }
 }
 

@@ -16,16 +16,18 @@
 namespace tensoract {
 namespace {
 
+using testing::kCpu0;
+using testing::kCpu1;
+using testing::Import;
+
 namespace tf = ::tensorflow;
 using Catch::Matchers::Contains;
 using Partitions = std::map<std::string, tf::GraphDef>;
 
-const std::string kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
-const std::string kCpu1 = "/job:localhost/replica:0/task:0/device:CPU:1";
 const std::string kCpu2 = "/job:localhost/replica:0/task:0/device:CPU:2";
 
 // GraphDef text for a node; `device` 0, 1, 2 is CPU:0, 1, 2.
-std::string Node(const std::string& name, const std::string& op, const std::vector<std::string>& inputs, int device,
+std::string NodeText(const std::string& name, const std::string& op, const std::vector<std::string>& inputs, int device,
                  const std::string& attrs = "attr { key: 'T' value { type: DT_FLOAT } }") {
   std::string text = "node { name: '" + name + "' op: '" + op + "' device: '" +
                      "/job:localhost/replica:0/task:0/device:CPU:" + std::to_string(device) + "' ";
@@ -34,22 +36,17 @@ std::string Node(const std::string& name, const std::string& op, const std::vect
 }
 
 std::string FloatConst(const std::string& name, int device) {
-  return Node(name, "Const", {}, device,
+  return NodeText(name, "Const", {}, device,
               "attr { key: 'dtype' value { type: DT_FLOAT } } "
               "attr { key: 'value' value { tensor { dtype: DT_FLOAT float_val: 1 } } }");
 }
 
 std::string IntConst(const std::string& name, int device) {
-  return Node(name, "Const", {}, device,
+  return NodeText(name, "Const", {}, device,
               "attr { key: 'dtype' value { type: DT_INT32 } } "
               "attr { key: 'value' value { tensor { dtype: DT_INT32 int_val: 1 } } }");
 }
 
-void Import(const std::string& text, Graph* graph) {
-  Status s = ImportGraphDef(testing::FromText<tf::GraphDef>(text), graph);
-  INFO(s);
-  REQUIRE(s.ok());
-}
 
 Partitions PartitionOf(const Graph& graph, const PartitionOptions& options = {}) {
   Partitions parts;
@@ -103,8 +100,8 @@ int EdgeId(const Graph& graph, const std::string& src, const std::string& dst) {
 TEST_CASE("a two-device graph is cut into two partitions joined by Send/Recv pairs", "[partition]") {
   //   CPU:0  x --> y = Neg(x)          CPU:1  z = Mul(x, y) --> w = Identity(z)
   Graph graph;
-  Import(FloatConst("x", 0) + Node("y", "Neg", {"x"}, 0) + Node("z", "Mul", {"x", "y"}, 1) +
-             Node("w", "Identity", {"z"}, 1),
+  Import(FloatConst("x", 0) + NodeText("y", "Neg", {"x"}, 0) + NodeText("z", "Mul", {"x", "y"}, 1) +
+             NodeText("w", "Identity", {"z"}, 1),
          &graph);
   PartitionOptions options;
   options.device_incarnations[kCpu0] = 42;
@@ -156,8 +153,8 @@ TEST_CASE("a two-device graph is cut into two partitions joined by Send/Recv pai
 
 TEST_CASE("a tensor crosses to a device once however many consumers it has there", "[partition]") {
   Graph graph;
-  Import(FloatConst("x", 0) + Node("a", "Neg", {"x"}, 1) + Node("b", "Square", {"x"}, 1) +
-             Node("c", "Identity", {"x"}, 1) + Node("d", "Neg", {"x"}, 2) + Node("e", "Neg", {"x"}, 2),
+  Import(FloatConst("x", 0) + NodeText("a", "Neg", {"x"}, 1) + NodeText("b", "Square", {"x"}, 1) +
+             NodeText("c", "Identity", {"x"}, 1) + NodeText("d", "Neg", {"x"}, 2) + NodeText("e", "Neg", {"x"}, 2),
          &graph);
   Partitions parts = PartitionOf(graph);
   REQUIRE(parts.size() == 3);
@@ -180,8 +177,8 @@ TEST_CASE("a tensor crosses to a device once however many consumers it has there
 TEST_CASE("a cross-device control edge is carried by an empty tensor", "[partition]") {
   //   CPU:0 x;   CPU:1 init after ^x and ^y (y on CPU:1 itself), twice over the same edge kind
   Graph graph;
-  Import(FloatConst("x", 0) + FloatConst("y", 1) + Node("init", "NoOp", {"^x", "^y"}, 1, "") +
-             Node("init2", "NoOp", {"^x"}, 1, ""),
+  Import(FloatConst("x", 0) + FloatConst("y", 1) + NodeText("init", "NoOp", {"^x", "^y"}, 1, "") +
+             NodeText("init2", "NoOp", {"^x"}, 1, ""),
          &graph);
   Partitions parts = PartitionOf(graph);
   const tf::GraphDef& p0 = parts.at(kCpu0);
@@ -205,11 +202,11 @@ TEST_CASE("a cross-device control edge is carried by an empty tensor", "[partiti
 
 TEST_CASE("_Arg and _Retval stay on their devices unchanged, private attrs are kept", "[partition]") {
   Graph graph;
-  Import(Node("arg", "_Arg", {}, 0,
+  Import(NodeText("arg", "_Arg", {}, 0,
               "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'index' value { i: 0 } } "
               "attr { key: '_mark' value { s: 'kept' } }") +
-             Node("n", "Neg", {"arg"}, 1) +
-             Node("ret", "_Retval", {"n"}, 1, "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'index' value { i: 0 } }"),
+             NodeText("n", "Neg", {"arg"}, 1) +
+             NodeText("ret", "_Retval", {"n"}, 1, "attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'index' value { i: 0 } }"),
          &graph);
   Partitions parts = PartitionOf(graph);
   const NodeDef* arg = Find(parts.at(kCpu0), "arg");
@@ -232,7 +229,7 @@ TEST_CASE("rendezvous keys are written in TensorFlow's format", "[partition]") {
 
   // The key both ends of a pair compute from their attrs is the same.
   Graph graph;
-  Import(FloatConst("x", 0) + Node("y", "Neg", {"x"}, 1), &graph);
+  Import(FloatConst("x", 0) + NodeText("y", "Neg", {"x"}, 1), &graph);
   Partitions parts = PartitionOf(graph);
   auto key_of = [](const NodeDef& n) {
     return RendezvousKey(S(n, "send_device"), n.attr().at("send_device_incarnation").i(), S(n, "recv_device"),
@@ -255,8 +252,8 @@ TEST_CASE("an op node without a device is an InvalidArgument naming it", "[parti
 
 TEST_CASE("lossy transfers cast float edges to bfloat16 across the boundary, and only them", "[partition]") {
   Graph graph;
-  Import(FloatConst("x", 0) + IntConst("i", 0) + Node("a", "Neg", {"x"}, 1) + Node("b", "Square", {"x"}, 1) +
-             Node("j", "Neg", {"i"}, 1, "attr { key: 'T' value { type: DT_INT32 } }"),
+  Import(FloatConst("x", 0) + IntConst("i", 0) + NodeText("a", "Neg", {"x"}, 1) + NodeText("b", "Square", {"x"}, 1) +
+             NodeText("j", "Neg", {"i"}, 1, "attr { key: 'T' value { type: DT_INT32 } }"),
          &graph);
   PartitionOptions options;
   options.lossy_float_transfers = true;
@@ -306,8 +303,8 @@ TEST_CASE("recv scheduling holds a Recv back until its late consumer is near", "
   //   CPU:0  x (ready at 1)
   //   CPU:1  c1 -> c2 -> c3 -> c4 -> m = Add(c4, x): m starts at 4, so x is needed at 4
   Graph graph;
-  Import(FloatConst("x", 0) + FloatConst("c1", 1) + Node("c2", "Neg", {"c1"}, 1) + Node("c3", "Neg", {"c2"}, 1) +
-             Node("c4", "Neg", {"c3"}, 1) + Node("m", "Add", {"c4", "x"}, 1),
+  Import(FloatConst("x", 0) + FloatConst("c1", 1) + NodeText("c2", "Neg", {"c1"}, 1) + NodeText("c3", "Neg", {"c2"}, 1) +
+             NodeText("c4", "Neg", {"c3"}, 1) + NodeText("m", "Add", {"c4", "x"}, 1),
          &graph);
   PartitionOptions options;
   options.schedule_recvs = true;
@@ -325,8 +322,8 @@ TEST_CASE("recv scheduling holds a Recv back until its late consumer is near", "
 TEST_CASE("recv scheduling adds nothing when the value is needed at once", "[partition][schedule]") {
   //   CPU:0  x -> y -> z (critical);   CPU:1  u (independent), m = Neg(z)
   Graph graph;
-  Import(FloatConst("x", 0) + Node("y", "Neg", {"x"}, 0) + Node("z", "Neg", {"y"}, 0) + FloatConst("u", 1) +
-             Node("m", "Neg", {"z"}, 1),
+  Import(FloatConst("x", 0) + NodeText("y", "Neg", {"x"}, 0) + NodeText("z", "Neg", {"y"}, 0) + FloatConst("u", 1) +
+             NodeText("m", "Neg", {"z"}, 1),
          &graph);
   PartitionOptions options;
   options.schedule_recvs = true;
@@ -342,8 +339,8 @@ TEST_CASE("recv scheduling never waits on a node that depends on the Recv", "[pa
   // x is needed by c at its ALAP start, 4.5. d finishes at 4, the latest by then, but it
   // reads the Recv: waiting on it would be a cycle. l1 (done at 2.5) is chosen instead.
   Graph graph;
-  Import(FloatConst("x", 0) + Node("c", "Neg", {"x"}, 1) + Node("d", "Neg", {"c"}, 1) + FloatConst("l1", 1) +
-             Node("l2", "Neg", {"l1"}, 1) + Node("l3", "Neg", {"l2"}, 1) + Node("e", "Add", {"d", "l3"}, 1),
+  Import(FloatConst("x", 0) + NodeText("c", "Neg", {"x"}, 1) + NodeText("d", "Neg", {"c"}, 1) + FloatConst("l1", 1) +
+             NodeText("l2", "Neg", {"l1"}, 1) + NodeText("l3", "Neg", {"l2"}, 1) + NodeText("e", "Add", {"d", "l3"}, 1),
          &graph);
   PartitionOptions options;
   options.schedule_recvs = true;
@@ -363,8 +360,8 @@ TEST_CASE("recv scheduling does not close a cycle through another device", "[par
   // reads x's Recv through CPU:0 (Recv -> c -> Send ... f ... Recv -> g): the Recv of x is
   // held back by l1 instead.
   Graph graph;
-  Import(FloatConst("x", 0) + Node("c", "Neg", {"x"}, 1) + Node("f", "Neg", {"c"}, 0) + Node("g", "Neg", {"f"}, 1) +
-             FloatConst("l1", 1) + Node("l2", "Neg", {"l1"}, 1) + Node("e", "Add", {"g", "l2"}, 1),
+  Import(FloatConst("x", 0) + NodeText("c", "Neg", {"x"}, 1) + NodeText("f", "Neg", {"c"}, 0) + NodeText("g", "Neg", {"f"}, 1) +
+             FloatConst("l1", 1) + NodeText("l2", "Neg", {"l1"}, 1) + NodeText("e", "Add", {"g", "l2"}, 1),
          &graph);
   PartitionOptions options;
   options.schedule_recvs = true;

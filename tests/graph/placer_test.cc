@@ -18,13 +18,15 @@
 namespace tensoract {
 namespace {
 
+using testing::kCpu0;
+using testing::kCpu1;
+using testing::Import;
+
 namespace tf = ::tensorflow;
 using Catch::Matchers::Contains;
 using testing::FromText;
 
 const std::string kTask = "/job:localhost/replica:0/task:0";
-const std::string kCpu0 = kTask + "/device:CPU:0";
-const std::string kCpu1 = kTask + "/device:CPU:1";
 const std::string kGpu0 = kTask + "/device:GPU:0";
 
 tf::DeviceAttributes Dev(const std::string& name, const std::string& type) {
@@ -41,11 +43,6 @@ std::vector<tf::DeviceAttributes> Cpus(int n) {
 
 const KernelSupportFn kAllKernels = [](const Node&, const std::string&) { return true; };
 
-void Import(const std::string& text, Graph* graph) {
-  Status s = ImportGraphDef(FromText<tf::GraphDef>(text), graph);
-  INFO(s);
-  REQUIRE(s.ok());
-}
 
 std::string DeviceOf(const Graph& g, const std::string& node) {
   Node* n = g.FindNode(node);

@@ -6,19 +6,18 @@
 #include "graph/builder/array_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/segment_ops.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
 
-const DataType kFloat = tensorflow::DT_FLOAT;
+using testing::kFloat;
+
+using testing::ShapeOf;
+using testing::ShapeText;
+
 const DataType kInt = tensorflow::DT_INT32;
 
-std::string ShapeOf(const Scope& root, const Output& y) {
-  INFO(root.status().ToString());
-  REQUIRE(root.status().ok());
-  return y.node->output_shape(y.index).DebugString();
-}
-std::string Shape(std::vector<int64_t> dims) { return PartialTensorShape(dims).DebugString(); }
 
 Output Ph(const Scope& s, DataType t, std::vector<int64_t> dims) {
   return ops::Placeholder(s, t, PartialTensorShape(dims));
@@ -27,13 +26,13 @@ Output Ph(const Scope& s, DataType t, std::vector<int64_t> dims) {
 TEST_CASE("segment reductions' shapes: [?] + data[1:] sorted, [num_segments] + data[ids rank:] unsorted",
           "[segment][shape]") {
   Scope root = Scope::NewRootScope();
-  CHECK(ShapeOf(root, ops::SegmentSum(root, Ph(root, kFloat, {4, 2}), Ph(root, kInt, {4}))) == Shape({-1, 2}));
+  CHECK(ShapeOf(root, ops::SegmentSum(root, Ph(root, kFloat, {4, 2}), Ph(root, kInt, {4}))) == ShapeText({-1, 2}));
   // The ids' length is the kernel's to check (TensorFlow's shape function does not merge it).
-  CHECK(ShapeOf(root, ops::SegmentMax(root, Ph(root, kFloat, {4}), Ph(root, kInt, {3}))) == Shape({-1}));
+  CHECK(ShapeOf(root, ops::SegmentMax(root, Ph(root, kFloat, {4}), Ph(root, kInt, {3}))) == ShapeText({-1}));
   CHECK(ShapeOf(root, ops::UnsortedSegmentMax(root, Ph(root, kFloat, {4, 3, 2}), Ph(root, kInt, {4, 3}), 7)) ==
-        Shape({7, 2}));
+        ShapeText({7, 2}));
   CHECK(ShapeOf(root, ops::UnsortedSegmentProd(root, Ph(root, kFloat, {4, 2}), Ph(root, kInt, {4}),
-                                               Ph(root, kInt, {}))) == Shape({-1, 2}));
+                                               Ph(root, kInt, {}))) == ShapeText({-1, 2}));
   CHECK(ShapeOf(root, ops::UnsortedSegmentSum(root, Ph(root, kFloat, {4, 2}),
                                               ops::Placeholder(root, kInt, PartialTensorShape()), 2)) ==
         PartialTensorShape().DebugString());
@@ -62,12 +61,12 @@ TEST_CASE("segment reductions refuse at build time what TensorFlow's shape funct
 TEST_CASE("Einsum's shapes: labels' sizes, ellipses broadcast", "[einsum][shape]") {
   Scope root = Scope::NewRootScope();
   CHECK(ShapeOf(root, ops::Einsum(root, {Ph(root, kFloat, {2, 3}), Ph(root, kFloat, {3, 4})}, "ij,jk->ik")) ==
-        Shape({2, 4}));
+        ShapeText({2, 4}));
   CHECK(ShapeOf(root, ops::Einsum(root, {Ph(root, kFloat, {5, 2, 3}), Ph(root, kFloat, {1, 3, 4})},
-                                  "...ij,...jk->...ik")) == Shape({5, 2, 4}));
-  CHECK(ShapeOf(root, ops::Einsum(root, {Ph(root, kFloat, {-1, 3})}, "ij->ji")) == Shape({3, -1}));
-  CHECK(ShapeOf(root, ops::Einsum(root, {Ph(root, kFloat, {4, -1})}, "ii->i")) == Shape({4}));
-  CHECK(ShapeOf(root, ops::Einsum(root, {Ph(root, kFloat, {3})}, "i->ii")) == Shape({3, 3}));
+                                  "...ij,...jk->...ik")) == ShapeText({5, 2, 4}));
+  CHECK(ShapeOf(root, ops::Einsum(root, {Ph(root, kFloat, {-1, 3})}, "ij->ji")) == ShapeText({3, -1}));
+  CHECK(ShapeOf(root, ops::Einsum(root, {Ph(root, kFloat, {4, -1})}, "ii->i")) == ShapeText({4}));
+  CHECK(ShapeOf(root, ops::Einsum(root, {Ph(root, kFloat, {3})}, "i->ii")) == ShapeText({3, 3}));
   CHECK(ShapeOf(root, ops::Einsum(root, {ops::Placeholder(root, kFloat, PartialTensorShape())}, "...i->...")) ==
         PartialTensorShape().DebugString());
 }

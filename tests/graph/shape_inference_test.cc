@@ -18,6 +18,8 @@
 namespace tensoract {
 namespace {
 
+using testing::ShapeOf;
+
 namespace tf = ::tensorflow;
 using Catch::Matchers::Contains;
 using shape_inference::InferenceContext;
@@ -59,18 +61,18 @@ struct Context {
   std::unique_ptr<InferenceContext> c;
 };
 
-const char* const kFloat = "attr { key: 'T' value { type: DT_FLOAT } }";
+const char* const kFloatAttr = "attr { key: 'T' value { type: DT_FLOAT } }";
 
 // The broadcast of two shapes, or the error's message.
 std::string Broadcast(const std::string& a, const std::string& b) {
-  Context ctx("Add", {S(a), S(b)}, kFloat);
+  Context ctx("Add", {S(a), S(b)}, kFloatAttr);
   Status s = shape_inference::BroadcastBinaryOpShape(ctx.c.get());
   return s.ok() ? ctx.c->output(0).DebugString() : "error: " + s.message();
 }
 
 std::string MatMul(const std::string& a, const std::string& b, bool ta = false, bool tb = false) {
   Context ctx("MatMul", {S(a), S(b)},
-              StrCat(kFloat, " attr { key: 'transpose_a' value { b: ", ta ? "true" : "false",
+              StrCat(kFloatAttr, " attr { key: 'transpose_a' value { b: ", ta ? "true" : "false",
                      " } } attr { key: 'transpose_b' value { b: ", tb ? "true" : "false", " } }"));
   Status s = shape_inference::MatMulShape(ctx.c.get());
   return s.ok() ? ctx.c->output(0).DebugString() : "error: " + s.message();
@@ -83,11 +85,6 @@ Graph* Imported(const std::string& text, Graph* graph) {
   return graph;
 }
 
-std::string ShapeOf(const Graph& graph, const std::string& node, int output = 0) {
-  const Node* n = graph.FindNode(node);
-  REQUIRE(n != nullptr);
-  return n->output_shape(output).DebugString();
-}
 
 std::string Placeholder(const std::string& name, const std::string& shape_attr = "") {
   return StrCat("node { name: '", name, "' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } ",
@@ -95,7 +92,7 @@ std::string Placeholder(const std::string& name, const std::string& shape_attr =
 }
 std::string Binary(const std::string& op, const std::string& name, const std::string& a, const std::string& b,
                    const std::string& extra = "") {
-  return StrCat("node { name: '", name, "' op: '", op, "' input: '", a, "' input: '", b, "' ", kFloat, " ", extra,
+  return StrCat("node { name: '", name, "' op: '", op, "' input: '", a, "' input: '", b, "' ", kFloatAttr, " ", extra,
                 " }\n");
 }
 std::string FloatConst(const std::string& name, const std::string& dims) {
@@ -106,7 +103,7 @@ std::string FloatConst(const std::string& name, const std::string& dims) {
 // ---- the context's helpers ------------------------------------------------------------
 
 TEST_CASE("Merge keeps the more specific of two compatible shapes, and names both when they are not") {
-  Context ctx("Identity", {S("?")}, kFloat);
+  Context ctx("Identity", {S("?")}, kFloatAttr);
   const InferenceContext& c = *ctx.c;
   PartialTensorShape out;
   REQUIRE(c.Merge(S("[?,3]"), S("[2,?]"), &out).ok());
@@ -130,7 +127,7 @@ TEST_CASE("Merge keeps the more specific of two compatible shapes, and names bot
 }
 
 TEST_CASE("WithRank turns an unknown rank into unknown dimensions and refuses another rank") {
-  Context ctx("Identity", {S("?")}, kFloat);
+  Context ctx("Identity", {S("?")}, kFloatAttr);
   const InferenceContext& c = *ctx.c;
   PartialTensorShape out;
   REQUIRE(c.WithRank(S("?"), 2, &out).ok());
@@ -148,7 +145,7 @@ TEST_CASE("WithRank turns an unknown rank into unknown dimensions and refuses an
 }
 
 TEST_CASE("Concatenate, Subshape and ReplaceDim slice shapes as Python does") {
-  Context ctx("Identity", {S("?")}, kFloat);
+  Context ctx("Identity", {S("?")}, kFloatAttr);
   const InferenceContext& c = *ctx.c;
   PartialTensorShape out;
   REQUIRE(c.Concatenate(S("[2,?]"), S("[5]"), &out).ok());
@@ -173,7 +170,7 @@ TEST_CASE("Concatenate, Subshape and ReplaceDim slice shapes as Python does") {
 }
 
 TEST_CASE("dimension arithmetic keeps unknowns unknown and refuses impossible results") {
-  Context ctx("Identity", {S("?")}, kFloat);
+  Context ctx("Identity", {S("?")}, kFloatAttr);
   const InferenceContext& c = *ctx.c;
   CHECK(InferenceContext::Add(2, 3) == 5);
   CHECK(InferenceContext::Add(2, kUnknownDim) == kUnknownDim);
@@ -216,23 +213,23 @@ TEST_CASE("a shape written as a constant tensor reads in every TensorFlow encodi
     const char* want;
   } cases[] = {{&listed, "[2,?,5]"}, {&repeated, "[7,7,7]"}, {&zeros, "[0,0]"}, {&content, "[4,9]"}};
   for (const Case& k : cases) {
-    Context ctx("Identity", {S("[?]")}, kFloat, {k.value});
+    Context ctx("Identity", {S("[?]")}, kFloatAttr, {k.value});
     PartialTensorShape out;
     Status s = ctx.c->MakeShapeFromShapeTensor(0, &out);
     INFO(k.value->ShortDebugString() << ": " << s);
     REQUIRE(s.ok());
     CHECK(out.DebugString() == k.want);
   }
-  Context unknown_value("Identity", {S("[3]")}, kFloat);
+  Context unknown_value("Identity", {S("[3]")}, kFloatAttr);
   PartialTensorShape out;
   REQUIRE(unknown_value.c->MakeShapeFromShapeTensor(0, &out).ok());
   CHECK(out.DebugString() == "[?,?,?]");
-  Context unknown_length("Identity", {S("[?]")}, kFloat);
+  Context unknown_length("Identity", {S("[?]")}, kFloatAttr);
   REQUIRE(unknown_length.c->MakeShapeFromShapeTensor(0, &out).ok());
   CHECK(out.unknown_rank());
-  Context negative("Identity", {S("[2]")}, kFloat, {&bad});
+  Context negative("Identity", {S("[2]")}, kFloatAttr, {&bad});
   CHECK_THAT(negative.c->MakeShapeFromShapeTensor(0, &out).message(), Contains("-3"));
-  Context matrix("Identity", {S("[2,2]")}, kFloat);
+  Context matrix("Identity", {S("[2,2]")}, kFloatAttr);
   CHECK_FALSE(matrix.c->MakeShapeFromShapeTensor(0, &out).ok());
 
   std::vector<int64_t> values;
@@ -279,7 +276,7 @@ TEST_CASE("partial shapes flow through a chain: [?,784] x [784,10] + [10] is [?,
   Imported(Placeholder("x", "dim { size: -1 } dim { size: 784 }") +
                FloatConst("w", "dim { size: 784 } dim { size: 10 }") + FloatConst("b", "dim { size: 10 }") +
                Binary("MatMul", "mm", "x", "w") + Binary("Add", "logits", "mm", "b") +
-               "node { name: 'out' op: 'Identity' input: 'logits' " + kFloat + " }\n" +
+               "node { name: 'out' op: 'Identity' input: 'logits' " + kFloatAttr + " }\n" +
                "versions { producer: 27 }",
            &graph);
   CHECK(ShapeOf(graph, "x") == "[?,784]");
@@ -415,7 +412,7 @@ TEST_CASE("a shape function reads the shapes of a list argument by its name") {
   Imported(Placeholder("a", "dim { size: -1 } dim { size: 3 }") + Placeholder("b", "dim { size: 2 } dim { size: -1 }") +
                Placeholder("e") +
                "node { name: 's' op: 'ShapeTestStack' input: 'a' input: 'b' input: 'a' input: 'e' "
-               "attr { key: 'N' value { i: 3 } } " + kFloat + " }\n",
+               "attr { key: 'N' value { i: 3 } } " + kFloatAttr + " }\n",
            &graph);
   CHECK(ShapeOf(graph, "s") == "[3,2,3]");
 }

@@ -9,19 +9,18 @@
 
 #include "graph/builder/array_ops.h"
 #include "graph/builder/ops.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
 
-const DataType kFloat = tensorflow::DT_FLOAT;
+using testing::kFloat;
 
-std::string ShapeOf(const Scope& root, const Output& y) {
-  INFO(root.status().ToString());
-  REQUIRE(root.status().ok());
-  return y.node->output_shape(y.index).DebugString();
-}
+using testing::ShapeOf;
+using testing::ShapeText;
 
-std::string Shape(std::vector<int64_t> dims) { return PartialTensorShape(std::move(dims)).DebugString(); }
+
+
 
 tensorflow::TensorProto Int16s(const std::vector<int>& values) {
   tensorflow::TensorProto p;
@@ -36,10 +35,10 @@ TEST_CASE("Slice beyond a known input is left to its kernel, as TensorFlow's sha
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root, kFloat, PartialTensorShape({5}));
   // begin + size past the end, and begin -1: TensorFlow's kernel refuses them when it runs.
-  CHECK(ShapeOf(root, ops::Slice(root, x, {3}, {3})) == Shape({3}));
-  CHECK(ShapeOf(root, ops::Slice(root, x, {-1}, {1})) == Shape({1}));
-  CHECK(ShapeOf(root, ops::Slice(root, x, {-1}, {-1})) == Shape({-1}));
-  CHECK(ShapeOf(root, ops::Slice(root, x, {2}, {-1})) == Shape({3}));
+  CHECK(ShapeOf(root, ops::Slice(root, x, {3}, {3})) == ShapeText({3}));
+  CHECK(ShapeOf(root, ops::Slice(root, x, {-1}, {1})) == ShapeText({1}));
+  CHECK(ShapeOf(root, ops::Slice(root, x, {-1}, {-1})) == ShapeText({-1}));
+  CHECK(ShapeOf(root, ops::Slice(root, x, {2}, {-1})) == ShapeText({3}));
 }
 
 TEST_CASE("Slice refuses when built what makes its shape impossible", "[shape][fidelity]") {
@@ -57,10 +56,10 @@ TEST_CASE("OneHot's axis past the indices' rank wraps when built; its kernel ref
   Scope root = Scope::NewRootScope();
   auto indices = ops::Placeholder(root, tensorflow::DT_INT32, PartialTensorShape({4}));
   // (axis + rank + 1) % (rank + 1), as TensorFlow's shape function computes it.
-  CHECK(ShapeOf(root, ops::OneHot(root, indices, 3, 1.0f, 0.0f, /*axis=*/3)) == Shape({4, 3}));
-  CHECK(ShapeOf(root, ops::OneHot(root, indices, 3, 1.0f, 0.0f, /*axis=*/2)) == Shape({3, 4}));
-  CHECK(ShapeOf(root, ops::OneHot(root, indices, 3, 1.0f, 0.0f, /*axis=*/0)) == Shape({3, 4}));
-  CHECK(ShapeOf(root, ops::OneHot(root, indices, 3, 1.0f, 0.0f)) == Shape({4, 3}));
+  CHECK(ShapeOf(root, ops::OneHot(root, indices, 3, 1.0f, 0.0f, /*axis=*/3)) == ShapeText({4, 3}));
+  CHECK(ShapeOf(root, ops::OneHot(root, indices, 3, 1.0f, 0.0f, /*axis=*/2)) == ShapeText({3, 4}));
+  CHECK(ShapeOf(root, ops::OneHot(root, indices, 3, 1.0f, 0.0f, /*axis=*/0)) == ShapeText({3, 4}));
+  CHECK(ShapeOf(root, ops::OneHot(root, indices, 3, 1.0f, 0.0f)) == ShapeText({4, 3}));
   Scope bad = Scope::NewRootScope();
   ops::OneHot(bad, ops::Placeholder(bad, tensorflow::DT_INT32, PartialTensorShape({4})), -3, 1.0f, 0.0f);
   CHECK(bad.status().code() == error::INVALID_ARGUMENT);  // a negative depth is refused when built
@@ -77,13 +76,13 @@ TEST_CASE("StridedSlice evaluates constant begin, end and strides when built", "
   masked.begin_mask = 2;
   masked.end_mask = 2;
   masked.new_axis_mask = 4;
-  CHECK(ShapeOf(root, slice(root, PartialTensorShape({10}), {1}, {8}, {2}, none)) == Shape({4}));
-  CHECK(ShapeOf(root, slice(root, PartialTensorShape({10, 3}), {-1}, {0}, {1}, shrink0)) == Shape({3}));
+  CHECK(ShapeOf(root, slice(root, PartialTensorShape({10}), {1}, {8}, {2}, none)) == ShapeText({4}));
+  CHECK(ShapeOf(root, slice(root, PartialTensorShape({10, 3}), {-1}, {0}, {1}, shrink0)) == ShapeText({3}));
   // Masked and new axes: x[1:3, :, tf.newaxis] on an unknown middle dimension.
   CHECK(ShapeOf(root, slice(root, PartialTensorShape({4, -1, 2}), {1, 0, 0}, {3, 0, 0}, {1, 1, 1}, masked)) ==
-        Shape({2, -1, 1, 2}));
+        ShapeText({2, -1, 1, 2}));
   // An index into an unknown dimension is not checked, as in TensorFlow.
-  CHECK(ShapeOf(root, slice(root, PartialTensorShape({-1}), {20}, {21}, {1}, shrink0)) == Shape({}));
+  CHECK(ShapeOf(root, slice(root, PartialTensorShape({-1}), {20}, {21}, {1}, shrink0)) == ShapeText({}));
 
   auto refused = [&](PartialTensorShape shape, std::initializer_list<int32_t> b, std::initializer_list<int32_t> e,
                      std::initializer_list<int32_t> s, ops::StridedSliceAttrs a) {
@@ -104,23 +103,23 @@ TEST_CASE("StridedSlice evaluates constant begin, end and strides when built", "
 TEST_CASE("int16 constant indices and axes are read when a graph is built", "[shape][fidelity]") {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root, kFloat, PartialTensorShape({10}));
-  CHECK(ShapeOf(root, ops::StridedSlice(root, x, Int16s({1}), Int16s({8}), Int16s({2}))) == Shape({4}));
+  CHECK(ShapeOf(root, ops::StridedSlice(root, x, Int16s({1}), Int16s({8}), Int16s({2}))) == ShapeText({4}));
   auto m = ops::Placeholder(root, kFloat, PartialTensorShape({17, 33}));
   tensorflow::TensorProto axis;
   axis.set_dtype(tensorflow::DT_INT16);
   axis.add_int_val(1);
-  CHECK(ShapeOf(root, ops::ArgMax(root, m, axis)) == Shape({17}));
+  CHECK(ShapeOf(root, ops::ArgMax(root, m, axis)) == ShapeText({17}));
 }
 
 TEST_CASE("Range with constant arguments has a known length, and refuses what its kernel would when built",
           "[shape][fidelity]") {
   Scope root = Scope::NewRootScope();
-  CHECK(ShapeOf(root, ops::Range(root, 0, 10, 3)) == Shape({4}));
-  CHECK(ShapeOf(root, ops::Range(root, 10, 0, -2)) == Shape({5}));
+  CHECK(ShapeOf(root, ops::Range(root, 0, 10, 3)) == ShapeText({4}));
+  CHECK(ShapeOf(root, ops::Range(root, 10, 0, -2)) == ShapeText({5}));
   // In float, as TensorFlow divides: 3 elements (in double there would be 4).
-  CHECK(ShapeOf(root, ops::Range(root, 0.0f, 0.3f, 0.1f)) == Shape({3}));
+  CHECK(ShapeOf(root, ops::Range(root, 0.0f, 0.3f, 0.1f)) == ShapeText({3}));
   // A NaN delta passes (TensorFlow's kernel refuses it when it runs).
-  CHECK(ShapeOf(root, ops::Range(root, 0.0f, 1.0f, std::numeric_limits<float>::quiet_NaN())) == Shape({-1}));
+  CHECK(ShapeOf(root, ops::Range(root, 0.0f, 1.0f, std::numeric_limits<float>::quiet_NaN())) == ShapeText({-1}));
   auto refused = [](auto start, auto limit, auto delta) {
     Scope r = Scope::NewRootScope();
     ops::Range(r, start, limit, delta);
@@ -142,7 +141,7 @@ TEST_CASE("Range with constant arguments has a known length, and refuses what it
   };
   CHECK(refused(bf16(0), bf16(1e30f), bf16(1e-30f)).code() == error::INVALID_ARGUMENT);
   Scope b = Scope::NewRootScope();
-  CHECK(ShapeOf(b, ops::Range(b, bf16(0), bf16(10), bf16(3))) == Shape({4}));
+  CHECK(ShapeOf(b, ops::Range(b, bf16(0), bf16(10), bf16(3))) == ShapeText({4}));
   CHECK(refused(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), int64_t{1}).code() ==
         error::INVALID_ARGUMENT);
 }
@@ -174,7 +173,7 @@ TEST_CASE("PadV2's constant_values is left to its kernel, as TensorFlow's shape 
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root, kFloat, PartialTensorShape({2, 3}));
   // Not a scalar: TensorFlow loads the graph and its kernel refuses the step.
-  CHECK(ShapeOf(root, ops::PadV2(root, x, {{1, 1}, {0, 2}}, {1.f, 2.f})) == Shape({4, 5}));
+  CHECK(ShapeOf(root, ops::PadV2(root, x, {{1, 1}, {0, 2}}, {1.f, 2.f})) == ShapeText({4, 5}));
 }
 
 }  // namespace

@@ -8,14 +8,16 @@
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/scope.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace {
 
+using testing::Shape;
+
 namespace tf = ::tensorflow;
 using Catch::Contains;
 
-PartialTensorShape Shape(std::vector<int64_t> dims) { return PartialTensorShape(std::move(dims)); }
 
 std::string Inferred(const std::function<Output(const Scope&)>& build) {
   Scope root = Scope::NewRootScope();

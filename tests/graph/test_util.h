@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "base/proto_io.h"
+#include "graph/graph.h"
 #include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
@@ -62,6 +63,42 @@ inline Output Counter(const Scope& root, const Output& n, const std::string& nam
       root, n, {ops::Const(root, 0)},
       [](const Scope& sc, const std::vector<Output>& v) { return std::vector<Output>{ops::Add(sc, v[0], 1)}; }, name,
       parallel_iterations)[0];
+}
+
+// The two CPUs of the local task, as the placer and partitioner name them.
+inline const std::string kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
+inline const std::string kCpu1 = "/job:localhost/replica:0/task:0/device:CPU:1";
+// float, the type most tests build with.
+inline constexpr DataType kFloat = tensorflow::DT_FLOAT;
+// A scalar's shape.
+inline const PartialTensorShape kScalar(std::vector<int64_t>{});
+
+// Imports the GraphDef written as `text` into `graph`; fails the test if it does not.
+inline void Import(const std::string& text, Graph* graph) {
+  Status s = ImportGraphDef(FromText<tensorflow::GraphDef>(text), graph);
+  INFO(s);
+  REQUIRE(s.ok());
+}
+
+// The shape `y` was inferred to have, as text ("[2,?]"); fails the test if building failed.
+inline std::string ShapeOf(const Scope& root, const Output& y) {
+  INFO(root.status().ToString());
+  REQUIRE(root.status().ok());
+  return y.node->output_shape(y.index).DebugString();
+}
+// The shape inferred for output `output` of `node`, as text.
+inline std::string ShapeOf(const Graph& graph, const std::string& node, int output = 0) {
+  const Node* n = graph.FindNode(node);
+  REQUIRE(n != nullptr);
+  return n->output_shape(output).DebugString();
+}
+// A partial shape, and the same as text.
+inline PartialTensorShape Shape(std::vector<int64_t> dims) { return PartialTensorShape(std::move(dims)); }
+inline std::string ShapeText(std::vector<int64_t> dims) { return PartialTensorShape(std::move(dims)).DebugString(); }
+
+// A node's inputs as its NodeDef names them.
+inline std::vector<std::string> Inputs(const Node* n) {
+  return std::vector<std::string>(n->def().input().begin(), n->def().input().end());
 }
 
 }  // namespace testing

@@ -15,6 +15,8 @@
 namespace tensoract {
 namespace {
 
+using testing::ShapeOf;
+
 namespace tf = ::tensorflow;
 using Catch::Matchers::Contains;
 using google::protobuf::util::MessageDifferencer;
@@ -83,11 +85,6 @@ Status Import(const std::string& text, Graph* graph) {
   return ImportGraphDef(testing::FromText<tf::GraphDef>(text), graph);
 }
 
-std::string ShapeOf(const Graph& graph, const std::string& node, int output = 0) {
-  const Node* n = graph.FindNode(node);
-  REQUIRE(n != nullptr);
-  return n->output_shape(output).DebugString();
-}
 
 TEST_CASE("a TensorFlow 1.x graph with both kinds of variables imports with the shapes TensorFlow inferred") {
   const tf::GraphDef def = testing::FromText<tf::GraphDef>(kTensorFlowVariablesGraph);

@@ -12,6 +12,11 @@
 namespace tensoract {
 namespace {
 
+using testing::Iota;
+
+using testing::IntA;
+using testing::TOf;
+
 namespace tf = ::tensorflow;
 
 using testing::Run;
@@ -19,17 +24,8 @@ using testing::RunOp;
 using testing::TypeA;
 using testing::Values;
 
-tf::AttrValue IntA(int64_t i) { tf::AttrValue v; v.set_i(i); return v; }
-template <class T>
-tf::AttrValue TOf() { return TypeA(DataTypeToEnum<T>::value); }
 tf::AttrValue I32() { return TypeA(tf::DT_INT32); }
 
-template <class T>
-std::vector<T> Iota(int n) {
-  std::vector<T> v(n);
-  for (int i = 0; i < n; ++i) v[i] = static_cast<T>(i);
-  return v;
-}
 
 TEST_CASE("Size, Rank and ShapeN describe their inputs", "[array2]") {
   Tensor x(tf::DT_FLOAT, TensorShape({2, 0, 5}));

@@ -11,6 +11,9 @@
 namespace tensoract {
 namespace {
 
+using testing::IntA;
+using testing::TOf;
+
 namespace tf = ::tensorflow;
 
 using testing::BoolA;
@@ -20,11 +23,8 @@ using testing::TypeA;
 using testing::Values;
 
 
-tf::AttrValue IntA(int64_t i) { tf::AttrValue v; v.set_i(i); return v; }
 tf::AttrValue IntsA(std::vector<int64_t> is) { tf::AttrValue v; for (auto i : is) v.mutable_list()->add_i(i); return v; }
 
-template <class T>
-tf::AttrValue TOf() { return TypeA(DataTypeToEnum<T>::value); }
 
 TEMPLATE_TEST_CASE("Reshape, ExpandDims and Squeeze keep the elements and change the shape", "[array]", float, double,
                    int32_t, int64_t) {

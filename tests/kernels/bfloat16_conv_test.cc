@@ -37,13 +37,13 @@ Tensor ToBfloat16(const Tensor& f) {
   return out;
 }
 
-Tensor ToFloat(const Tensor& b) {
+Tensor WidenToFloat(const Tensor& b) {
   Tensor out(tensorflow::DT_FLOAT, b.shape());
   for (int64_t i = 0; i < b.NumElements(); ++i) out.base<float>()[i] = static_cast<float>(b.base<bfloat16>()[i]);
   return out;
 }
 
-struct Case {
+struct ConvCase {
   std::string name;
   std::vector<int64_t> input, filter;
   std::vector<int64_t> strides;
@@ -52,7 +52,7 @@ struct Case {
 };
 
 TEST_CASE("_MklNativeFusedConv2D in bfloat16 gives the float convolution of its operands, rounded once") {
-  const std::vector<Case> cases = {
+  const std::vector<ConvCase> cases = {
       {"3x3 with bias and Relu", {2, 9, 9, 16}, {3, 3, 16, 32}, {1, 1, 1, 1}, "SAME", {"BiasAdd", "Relu"}},
       {"1x1 with a batch norm's scale and shift, a residual and Relu", {2, 7, 7, 64}, {1, 1, 64, 32},
        {1, 1, 1, 1}, "VALID", {"ChannelMul", "BiasAdd", "Add", "Relu"}},
@@ -64,12 +64,12 @@ TEST_CASE("_MklNativeFusedConv2D in bfloat16 gives the float convolution of its 
       // Too narrow for oneDNN here: the float kernel on widened copies, residual and all.
       {"a narrow 1x1 with a residual", {1, 5, 5, 4}, {1, 1, 4, 8}, {1, 1, 1, 1}, "SAME", {"BiasAdd", "Add"}},
   };
-  for (const Case& c : cases) {
+  for (const ConvCase& c : cases) {
     INFO(c.name);
     const int64_t out_depth = c.filter[3];
     // Operands that bfloat16 holds exactly, so that both kernels multiply the same values.
-    const Tensor x = ToFloat(ToBfloat16(testing::SinePattern(c.input, 0.37f)));
-    const Tensor w = ToFloat(ToBfloat16(testing::SinePattern(c.filter, 0.11f, 0.2f)));
+    const Tensor x = WidenToFloat(ToBfloat16(testing::SinePattern(c.input, 0.37f)));
+    const Tensor w = WidenToFloat(ToBfloat16(testing::SinePattern(c.filter, 0.11f, 0.2f)));
     std::vector<Tensor> args;
     std::vector<DataType> arg_types;
     for (const std::string& op : c.fused_ops) {
@@ -99,7 +99,7 @@ TEST_CASE("_MklNativeFusedConv2D in bfloat16 gives the float convolution of its 
       auto out_size = [&](int64_t in, int64_t k, int64_t stride) {
         return c.padding == "SAME" ? (in + stride - 1) / stride : (in - k) / stride + 1;
       };
-      addend = ToFloat(ToBfloat16(testing::SinePattern({c.input[0], out_size(c.input[1], c.filter[0], c.strides[1]),
+      addend = WidenToFloat(ToBfloat16(testing::SinePattern({c.input[0], out_size(c.input[1], c.filter[0], c.strides[1]),
                                                         out_size(c.input[2], c.filter[1], c.strides[2]), out_depth},
                                                        0.23f)));
       float_inputs.push_back(addend);

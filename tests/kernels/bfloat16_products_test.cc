@@ -35,7 +35,7 @@ uint16_t Rounded(float x) {
 }
 
 // x rounded to bfloat16, as a float.
-float ToBfloat16(float x) { return Bits(static_cast<uint32_t>(Rounded(x)) << 16); }
+float RoundedToBfloat16(float x) { return Bits(static_cast<uint32_t>(Rounded(x)) << 16); }
 
 Tensor Random(std::vector<int64_t> dims, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -117,7 +117,7 @@ TEST_CASE("MatMul with _bfloat16_products multiplies the rounded operands and su
       const auto ran = testing::RunOp("MatMul", {a, b}, attrs);
       REQUIRE(ran.status.ok());
       if (native) {
-        CheckNear(ran.outputs[0], Product(a, b, ta, tb, ToBfloat16), 1e-6);
+        CheckNear(ran.outputs[0], Product(a, b, ta, tb, RoundedToBfloat16), 1e-6);
       } else {
         CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 1e-6);
       }
@@ -139,7 +139,7 @@ TEST_CASE("_FusedMatMul with _bfloat16_products applies its bias and activation 
                 {"_bfloat16_products", BoolA(true)}};
   const auto ran = testing::RunOp("_FusedMatMul", {a, b, bias}, attrs);
   REQUIRE(ran.status.ok());
-  auto round = [](float x) { return NativeBfloat16Products() ? ToBfloat16(x) : x; };
+  auto round = [](float x) { return NativeBfloat16Products() ? RoundedToBfloat16(x) : x; };
   std::vector<double> want = Product(a, b, false, false, round);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + bias.base<float>()[j]);
@@ -177,7 +177,7 @@ TEST_CASE("Conv2D with _bfloat16_products convolves the rounded input and filter
   };
   const auto exact = [](float v) { return v; };
   if (NativeBfloat16Products()) {
-    CheckNear(ran.outputs[0], reference(ToBfloat16), 1e-6);
+    CheckNear(ran.outputs[0], reference(RoundedToBfloat16), 1e-6);
   } else {
     CheckNear(ran.outputs[0], reference(exact), 1e-6);
   }

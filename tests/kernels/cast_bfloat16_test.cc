@@ -59,14 +59,14 @@ Tensor ToFloat(const Tensor& x) {
   return r.outputs[0];
 }
 
-struct Case {
+struct CastCase {
   const char* what;
   uint32_t in;
   uint16_t truncated, rounded;
 };
 
 TEST_CASE("Cast float to bfloat16 truncates or rounds to nearest even, bit for bit", "[cast][bfloat16]") {
-  const std::vector<Case> cases = {
+  const std::vector<CastCase> cases = {
       {"1.0", 0x3F800000u, 0x3F80, 0x3F80},
       {"low half above a half", 0x3F8FFFFFu, 0x3F8F, 0x3F90},
       {"tie, kept half even", 0x3F808000u, 0x3F80, 0x3F80},
@@ -87,7 +87,7 @@ TEST_CASE("Cast float to bfloat16 truncates or rounds to nearest even, bit for b
       {"negative denormal tie", 0x80008000u, 0x8000, 0x8000},
   };
   std::vector<uint32_t> in;
-  for (const Case& c : cases) in.push_back(c.in);
+  for (const CastCase& c : cases) in.push_back(c.in);
   const Tensor x = FloatsFromBits(in);
   const std::vector<uint16_t> truncated = BitsOf<uint16_t>(ToBfloat16(x, true));
   const std::vector<uint16_t> rounded = BitsOf<uint16_t>(ToBfloat16(x, false));

@@ -12,19 +12,12 @@
 namespace tensoract {
 namespace {
 
+using testing::Ints;
+using testing::Str;
+
 using testing::RunOp;
 using testing::TypeA;
 
-tensorflow::AttrValue Ints(std::vector<int64_t> v) {
-  tensorflow::AttrValue a;
-  for (int64_t x : v) a.mutable_list()->add_i(x);
-  return a;
-}
-tensorflow::AttrValue Str(const std::string& s) {
-  tensorflow::AttrValue a;
-  a.set_s(s);
-  return a;
-}
 
 TEST_CASE("Conv3D sums each window's products; TensorFlow's CPU refusals") {
   // Ones through a 2x2x2 filter of ones over 2x3x3 (VALID): every output sums 8 inputs of 1

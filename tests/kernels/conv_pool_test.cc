@@ -15,6 +15,7 @@ namespace tensoract {
 namespace {
 
 using testing::Values;
+using testing::Make;
 using testing::AttrMap;
 using testing::Ints;
 using testing::RunMaybe;
@@ -27,11 +28,6 @@ std::vector<double> Pattern(int64_t n, double seed) {
   return v;
 }
 
-template <class T>
-Tensor Make(const std::vector<double>& values, const TensorShape& shape) {
-  std::vector<T> v(values.begin(), values.end());
-  return Tensor::FromVector(v, shape);
-}
 
 Tensor Sizes(const std::vector<int32_t>& v) { return Tensor::FromVector(v, TensorShape({static_cast<int64_t>(v.size())})); }
 

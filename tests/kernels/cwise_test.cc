@@ -15,6 +15,8 @@
 namespace tensoract {
 namespace {
 
+using testing::Values;
+
 namespace tf = ::tensorflow;
 
 Device* TestDevice() {
@@ -78,11 +80,6 @@ Tensor Out(const std::string& op, const std::vector<Tensor>& inputs, std::map<st
   return r.outputs[0];
 }
 
-template <class T>
-std::vector<T> Values(const Tensor& t) {
-  REQUIRE(t.dtype() == DataTypeToEnum<T>::value);
-  return std::vector<T>(t.base<T>(), t.base<T>() + t.NumElements());
-}
 
 // bool tensors read as ints, so a failing CHECK prints them.
 std::vector<int> Bools(const Tensor& t) {

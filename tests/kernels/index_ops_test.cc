@@ -14,6 +14,11 @@
 namespace tensoract {
 namespace {
 
+using testing::IntA;
+using testing::TOf;
+using testing::I32;
+using testing::Str;
+
 namespace tf = ::tensorflow;
 
 using Catch::Contains;
@@ -22,13 +27,9 @@ using testing::RunOp;
 using testing::TypeA;
 using testing::Values;
 
-tf::AttrValue IntA(int64_t i) { tf::AttrValue v; v.set_i(i); return v; }
-template <class T>
-tf::AttrValue TOf() { return TypeA(DataTypeToEnum<T>::value); }
 
 template <class T>
 Tensor T2(std::vector<T> v, TensorShape shape) { return Tensor::FromVector<T>(v, shape); }
-Tensor I32(std::vector<int32_t> v) { return Tensor::FromVector<int32_t>(v); }
 
 Run Where(const Tensor& x) { return RunOp("Where", {x}, {{"T", TypeA(x.dtype())}}); }
 
@@ -236,16 +237,15 @@ TEST_CASE("ConcatOffset refuses what TensorFlow refuses, in its words", "[index]
   CHECK_THAT(r.status.message(), Contains("input 1 should be a vector, but got shape [1,3]"));
 }
 
-tf::AttrValue StrA(const std::string& s) { tf::AttrValue v; v.set_s(s); return v; }
 
 Run GatherNd(const Tensor& params, const Tensor& indices, const std::string& policy = "") {
   return RunOp("GatherNd", {params, indices},
                {{"Tparams", TypeA(params.dtype())}, {"Tindices", TypeA(indices.dtype())},
-                {"bad_indices_policy", StrA(policy)}});
+                {"bad_indices_policy", Str(policy)}});
 }
 Run ScatterNd(const Tensor& indices, const Tensor& updates, std::vector<int32_t> shape, const std::string& policy = "") {
   return RunOp("ScatterNd", {indices, updates, I32(shape)},
-               {{"T", TypeA(updates.dtype())}, {"Tindices", TypeA(indices.dtype())}, {"bad_indices_policy", StrA(policy)}});
+               {{"T", TypeA(updates.dtype())}, {"Tindices", TypeA(indices.dtype())}, {"bad_indices_policy", Str(policy)}});
 }
 const Tensor kP32 = T2<float>({1, 2, 3, 4, 5, 6}, {3, 2});
 

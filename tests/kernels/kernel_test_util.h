@@ -49,6 +49,31 @@ inline tensorflow::AttrValue IntA(int64_t i) {
   a.set_i(i);
   return a;
 }
+// The type attr of T ("T": TOf<float>()).
+template <class T>
+tensorflow::AttrValue TOf() {
+  return TypeA(DataTypeToEnum<T>::value);
+}
+// A tensor of T of `shape` holding `values`.
+template <class T>
+Tensor Make(const std::vector<double>& values, const TensorShape& shape) {
+  std::vector<T> v;
+  for (double d : values) v.push_back(static_cast<T>(d));
+  return Tensor::FromVector(v, shape);
+}
+// first, first + 1, ..., n values.
+template <class T>
+std::vector<T> Iota(int n, T first = T(0)) {
+  std::vector<T> v(n);
+  for (int i = 0; i < n; ++i) v[i] = static_cast<T>(first + i);
+  return v;
+}
+// An int32 vector, as index and shape inputs are.
+inline Tensor I32(std::vector<int32_t> v) { return Tensor::FromVector<int32_t>(v); }
+// The 2 x 2 double matrix [[a, b], [c, d]].
+inline Tensor M2(double a, double b, double c, double d) {
+  return Tensor::FromVector<double>({a, b, c, d}, TensorShape({2, 2}));
+}
 
 // A float tensor of `dims` holding scale * sin(a * i + 0.3) at flat index i: values of both
 // signs, no two neighbours alike, the same on every run.
@@ -134,6 +159,7 @@ inline Status InferShapes(const std::string& op, const AttrMap& attrs, std::vect
 
 template <class T>
 std::vector<T> Values(const Tensor& t) {
+  REQUIRE(t.dtype() == DataTypeToEnum<T>::value);
   return std::vector<T>(t.base<T>(), t.base<T>() + t.NumElements());
 }
 

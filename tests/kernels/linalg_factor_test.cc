@@ -14,11 +14,12 @@
 namespace tensoract {
 namespace {
 
+using testing::M2;
+
 using testing::BoolA;
 using testing::RunOp;
 using testing::TypeA;
 
-Tensor M2(double a, double b, double c, double d) { return Tensor::FromVector<double>({a, b, c, d}, TensorShape({2, 2})); }
 
 // x (r x k) times y (k x c), row-major.
 std::vector<double> Times(const std::vector<double>& x, const std::vector<double>& y, int r, int k, int c) {

@@ -11,11 +11,12 @@
 namespace tensoract {
 namespace {
 
+using testing::M2;
+
 using testing::BoolA;
 using testing::RunOp;
 using testing::TypeA;
 
-Tensor M2(double a, double b, double c, double d) { return Tensor::FromVector<double>({a, b, c, d}, TensorShape({2, 2})); }
 Tensor Ones(TensorShape shape) { return Tensor::FromVector<double>(std::vector<double>(shape.num_elements(), 1.0), shape); }
 
 testing::AttrMap DoubleT() { return {{"T", TypeA(tensorflow::DT_DOUBLE)}}; }

@@ -13,6 +13,9 @@
 namespace tensoract {
 namespace {
 
+using testing::IntA;
+using testing::I32;
+
 namespace tf = ::tensorflow;
 
 using Catch::Contains;
@@ -20,12 +23,10 @@ using testing::Run;
 using testing::RunOp;
 using testing::TypeA;
 
-Tensor I32(std::vector<int32_t> v) { return Tensor::FromVector<int32_t>(v); }
 Tensor I64(std::vector<int64_t> v) { return Tensor::FromVector<int64_t>(v); }
 Tensor Shape(std::vector<int32_t> dims) { return Tensor::FromVector<int32_t>(dims); }
 Tensor UnknownRank() { return Tensor::Scalar<int32_t>(-1); }
 Tensor F32(std::vector<float> v, TensorShape shape) { return Tensor::FromVector<float>(v, shape); }
-tf::AttrValue IntA(int64_t i) { tf::AttrValue v; v.set_i(i); return v; }
 
 testing::AttrMap ListAttrs(DataType element = tf::DT_FLOAT) {
   return {{"element_dtype", TypeA(element)}, {"shape_type", TypeA(tf::DT_INT32)}};

@@ -14,6 +14,8 @@
 namespace tensoract {
 namespace {
 
+using testing::Iota;
+
 namespace tf = ::tensorflow;
 
 using testing::BoolA;
@@ -22,12 +24,6 @@ using testing::RunOp;
 using testing::TypeA;
 using testing::Values;
 
-template <class T>
-std::vector<T> Iota(int n) {
-  std::vector<T> v(n);
-  for (int i = 0; i < n; ++i) v[i] = static_cast<T>(i);
-  return v;
-}
 
 TEMPLATE_TEST_CASE("BatchMatMulV2 broadcasts batch dimensions", "[matrix]", float, double, int32_t, int64_t) {
   using T = TestType;

@@ -14,6 +14,11 @@
 namespace tensoract {
 namespace {
 
+using testing::Iota;
+
+using testing::TOf;
+using testing::Str;
+
 namespace tf = ::tensorflow;
 
 using Catch::Contains;
@@ -23,19 +28,10 @@ using testing::RunOp;
 using testing::TypeA;
 using testing::Values;
 
-template <class T>
-tf::AttrValue TOf() { return TypeA(DataTypeToEnum<T>::value); }
-tf::AttrValue StrA(const std::string& s) { tf::AttrValue v; v.set_s(s); return v; }
 
 template <class T>
 Tensor T2(std::vector<T> v, TensorShape shape) { return Tensor::FromVector<T>(v, shape); }
-template <class T>
-std::vector<T> Iota(int n, T first = T(0)) {
-  std::vector<T> v(n);
-  for (int i = 0; i < n; ++i) v[i] = static_cast<T>(first + i);
-  return v;
-}
-const Tensor kX = T2<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+const Tensor kScanX = T2<float>({1, 2, 3, 4, 5, 6}, {2, 3});
 
 Run Reverse(const Tensor& x, const Tensor& axis) {
   return RunOp("ReverseV2", {x, axis}, {{"T", TypeA(x.dtype())}, {"Tidx", TypeA(axis.dtype())}});
@@ -43,7 +39,7 @@ Run Reverse(const Tensor& x, const Tensor& axis) {
 
 TEST_CASE("ReverseV2 reverses the named axes, negative ones counted from the end", "[mirror]") {
   // tf.raw_ops.ReverseV2(tensor=x, axis=[-1]): [[3,2,1],[6,5,4]]
-  Run r = Reverse(kX, Tensor::FromVector<int32_t>({-1}));
+  Run r = Reverse(kScanX, Tensor::FromVector<int32_t>({-1}));
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{3, 2, 1, 6, 5, 4});
   // ReverseV2(tensor=tf.reshape(tf.range(24),[2,3,4]), axis=[0,2])
@@ -62,15 +58,15 @@ TEST_CASE("ReverseV2 reverses the named axes, negative ones counted from the end
 
 TEST_CASE("ReverseV2 refuses bad axes and ranks above 8 in TensorFlow's words", "[mirror]") {
   // ReverseV2(tensor=x, axis=[0,-2]): "axis 0 specified more than once."
-  CHECK_THAT(Reverse(kX, Tensor::FromVector<int32_t>({0, -2})).status.message(),
+  CHECK_THAT(Reverse(kScanX, Tensor::FromVector<int32_t>({0, -2})).status.message(),
              Contains("node 'n'") && Contains("axis 0 specified more than once."));
   // ReverseV2(tensor=x, axis=[2]): "'axis'[0] = 2 is out of valid range [0, 1" (sic)
-  CHECK_THAT(Reverse(kX, Tensor::FromVector<int32_t>({2})).status.message(),
+  CHECK_THAT(Reverse(kScanX, Tensor::FromVector<int32_t>({2})).status.message(),
              Contains("'axis'[0] = 2 is out of valid range [0, 1"));
-  CHECK_THAT(Reverse(kX, Tensor::FromVector<int32_t>({-3})).status.message(),
+  CHECK_THAT(Reverse(kScanX, Tensor::FromVector<int32_t>({-3})).status.message(),
              Contains("'axis'[0] = -3 is out of valid range [0, 1"));
   // ReverseV2(tensor=x, axis=[[0]]): "'dims' must be 1-dimension, not 2"
-  CHECK_THAT(Reverse(kX, T2<int32_t>({0}, {1, 1})).status.message(), Contains("'dims' must be 1-dimension, not 2"));
+  CHECK_THAT(Reverse(kScanX, T2<int32_t>({0}, {1, 1})).status.message(), Contains("'dims' must be 1-dimension, not 2"));
   // ReverseV2(tensor=tf.zeros([1]*9), axis=[0]): Unimplemented
   Run r = Reverse(Tensor(tf::DT_FLOAT, TensorShape(std::vector<int64_t>(9, 1))), Tensor::FromVector<int32_t>({0}));
   CHECK(r.status.code() == error::UNIMPLEMENTED);
@@ -78,19 +74,19 @@ TEST_CASE("ReverseV2 refuses bad axes and ranks above 8 in TensorFlow's words", 
 }
 
 Run MirrorPad(const char* op, const Tensor& x, const Tensor& paddings, const char* mode) {
-  return RunOp(op, {x, paddings}, {{"T", TypeA(x.dtype())}, {"Tpaddings", TypeA(paddings.dtype())}, {"mode", StrA(mode)}});
+  return RunOp(op, {x, paddings}, {{"T", TypeA(x.dtype())}, {"Tpaddings", TypeA(paddings.dtype())}, {"mode", Str(mode)}});
 }
 Tensor Paddings(std::vector<int32_t> v) { return T2<int32_t>(v, {static_cast<int64_t>(v.size() / 2), 2}); }
 
 TEST_CASE("MirrorPad reflects without the edge (REFLECT) or with it (SYMMETRIC)", "[mirror]") {
   // tf.raw_ops.MirrorPad(input=x, paddings=[[1,1],[2,2]], mode="REFLECT")
-  Run r = MirrorPad("MirrorPad", kX, Paddings({1, 1, 2, 2}), "REFLECT");
+  Run r = MirrorPad("MirrorPad", kScanX, Paddings({1, 1, 2, 2}), "REFLECT");
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({4, 7}));
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1,
                                                           6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1});
   // MirrorPad(input=x, paddings=[[1,2],[3,1]], mode="SYMMETRIC")
-  r = MirrorPad("MirrorPad", kX, Paddings({1, 2, 3, 1}), "SYMMETRIC");
+  r = MirrorPad("MirrorPad", kScanX, Paddings({1, 2, 3, 1}), "SYMMETRIC");
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({5, 7}));
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{3, 2, 1, 1, 2, 3, 3, 3, 2, 1, 1, 2, 3, 3, 6, 5, 4, 4,
@@ -115,16 +111,16 @@ TEST_CASE("MirrorPad reflects without the edge (REFLECT) or with it (SYMMETRIC)"
 
 TEST_CASE("MirrorPad refuses paddings its mode cannot mirror, in TensorFlow's words", "[mirror]") {
   // MirrorPad(input=x, paddings=[[1,2],[0,0]], mode="REFLECT")
-  CHECK_THAT(MirrorPad("MirrorPad", kX, Paddings({1, 2, 0, 0}), "REFLECT").status.message(),
+  CHECK_THAT(MirrorPad("MirrorPad", kScanX, Paddings({1, 2, 0, 0}), "REFLECT").status.message(),
              Contains("paddings must be less than the dimension size: 1, 2 not less than 2"));
   // MirrorPad(input=x, paddings=[[1,3],[0,0]], mode="SYMMETRIC")
-  CHECK_THAT(MirrorPad("MirrorPad", kX, Paddings({1, 3, 0, 0}), "SYMMETRIC").status.message(),
+  CHECK_THAT(MirrorPad("MirrorPad", kScanX, Paddings({1, 3, 0, 0}), "SYMMETRIC").status.message(),
              Contains("paddings must be no greater than the dimension size: 1, 3 greater than 2"));
-  CHECK_THAT(MirrorPad("MirrorPad", kX, Paddings({-1, 0, 0, 0}), "SYMMETRIC").status.message(),
+  CHECK_THAT(MirrorPad("MirrorPad", kScanX, Paddings({-1, 0, 0, 0}), "SYMMETRIC").status.message(),
              Contains("paddings must be non-negative: -1 0"));
-  CHECK_THAT(MirrorPad("MirrorPad", kX, Paddings({1, 0}), "SYMMETRIC").status.message(),
+  CHECK_THAT(MirrorPad("MirrorPad", kScanX, Paddings({1, 0}), "SYMMETRIC").status.message(),
              Contains("The first dimension of paddings must be the rank of inputs[1,2], [2,3]"));
-  CHECK_THAT(MirrorPad("MirrorPad", kX, T2<int32_t>({1, 0, 0, 0, 0, 0}, {2, 3}), "SYMMETRIC").status.message(),
+  CHECK_THAT(MirrorPad("MirrorPad", kScanX, T2<int32_t>({1, 0, 0, 0, 0, 0}, {2, 3}), "SYMMETRIC").status.message(),
              Contains("paddings must be a matrix with 2 columns: [2,3]"));
   Run r = MirrorPad("MirrorPad", Tensor(tf::DT_FLOAT, TensorShape(std::vector<int64_t>(6, 1))),
                     Tensor(tf::DT_INT32, TensorShape({6, 2})), "SYMMETRIC");
@@ -147,13 +143,13 @@ TEST_CASE("MirrorPadGrad adds each padded element's gradient onto the element it
 
 TEST_CASE("MirrorPadGrad refuses paddings that leave no output, in TensorFlow's words", "[mirror]") {
   // MirrorPadGrad(input=x, paddings=[[1,1],[0,0]], mode="REFLECT")
-  CHECK_THAT(MirrorPad("MirrorPadGrad", kX, Paddings({1, 1, 0, 0}), "REFLECT").status.message(),
+  CHECK_THAT(MirrorPad("MirrorPadGrad", kScanX, Paddings({1, 1, 0, 0}), "REFLECT").status.message(),
              Contains("Total paddings must be less than the input dimension size: 2 was not less than 2"));
   // MirrorPadGrad(input=tf.zeros([5,3]), paddings=[[2,1],[0,0]], mode="REFLECT")
   CHECK_THAT(MirrorPad("MirrorPadGrad", Tensor(tf::DT_FLOAT, TensorShape({5, 3})), Paddings({2, 1, 0, 0}), "REFLECT")
                  .status.message(),
              Contains("paddings must be less than the output dimension size: 2, 1 not less than 2"));
-  CHECK_THAT(MirrorPad("MirrorPadGrad", kX, Paddings({-1, 0, 0, 0}), "SYMMETRIC").status.message(),
+  CHECK_THAT(MirrorPad("MirrorPadGrad", kScanX, Paddings({-1, 0, 0, 0}), "SYMMETRIC").status.message(),
              Contains("Paddings must be non-negative: -1, 0"));
 }
 
@@ -181,10 +177,10 @@ TEST_CASE("Cumsum and Cumprod run along an axis, exclusive and reversed as asked
   };
   for (const Case& c : cases) {
     INFO("axis " << c.axis << " exclusive " << c.exclusive << " reverse " << c.reverse);
-    Run r = Scan("Cumsum", kX, c.axis, c.exclusive, c.reverse);
+    Run r = Scan("Cumsum", kScanX, c.axis, c.exclusive, c.reverse);
     REQUIRE(r.status.ok());
     CHECK(Values<float>(r.outputs[0]) == c.sum);
-    r = Scan("Cumprod", kX, c.axis, c.exclusive, c.reverse);
+    r = Scan("Cumprod", kScanX, c.axis, c.exclusive, c.reverse);
     REQUIRE(r.status.ok());
     CHECK(Values<float>(r.outputs[0]) == c.prod);
   }
@@ -226,11 +222,11 @@ TEST_CASE("Cumsum rounds as TensorFlow does: in order, in the element type; inte
 
 TEST_CASE("Cumsum refuses a bad axis in TensorFlow's words, naming the axis after adding the rank", "[scan]") {
   // Cumsum(x=x, axis=[0]): "ScanOp: axis must be a scalar, not [1]"
-  Run r = RunOp("Cumsum", {kX, Tensor::FromVector<int32_t>({0})}, {{"T", TOf<float>()}});
+  Run r = RunOp("Cumsum", {kScanX, Tensor::FromVector<int32_t>({0})}, {{"T", TOf<float>()}});
   CHECK_THAT(r.status.message(), Contains("ScanOp: axis must be a scalar, not [1]"));
   // Cumsum(x=x, axis=2) and axis=-3: "... in the range [-2, 2), but got 2" and "but got -1"
-  CHECK_THAT(Scan("Cumsum", kX, 2).status.message(), Contains("ScanOp: Expected scan axis in the range [-2, 2), but got 2"));
-  CHECK_THAT(Scan("Cumprod", kX, -3).status.message(),
+  CHECK_THAT(Scan("Cumsum", kScanX, 2).status.message(), Contains("ScanOp: Expected scan axis in the range [-2, 2), but got 2"));
+  CHECK_THAT(Scan("Cumprod", kScanX, -3).status.message(),
              Contains("ScanOp: Expected scan axis in the range [-2, 2), but got -1"));
   // Cumsum(x=tf.constant(2.), axis=0)
   CHECK_THAT(Scan("Cumsum", Tensor::Scalar<float>(2.f), 0).status.message(),
@@ -264,16 +260,16 @@ TEST_CASE("TopKV2 gives each row's k largest, largest first, equal ones by posit
   CHECK(Values<uint8_t>(r.outputs[0]) == std::vector<uint8_t>{255, 200, 3, 0});
   CHECK(Values<int32_t>(r.outputs[1]) == std::vector<int32_t>{2, 0, 1, 3});
   // TopKV2(input=x, k=0): shapes (2, 0)
-  r = TopK(kX, 0);
+  r = TopK(kScanX, 0);
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({2, 0}));
 }
 
 TEST_CASE("TopKV2 refuses what TensorFlow refuses, in its words", "[topk]") {
-  CHECK_THAT(TopK(kX, 5).status.message(), Contains("input must have at least k columns. Had 3, needed 5"));
-  CHECK_THAT(TopK(kX, -1).status.message(), Contains("Need k >= 0, got -1"));
+  CHECK_THAT(TopK(kScanX, 5).status.message(), Contains("input must have at least k columns. Had 3, needed 5"));
+  CHECK_THAT(TopK(kScanX, -1).status.message(), Contains("Need k >= 0, got -1"));
   CHECK_THAT(TopK(Tensor::Scalar<float>(1.f), 1).status.message(), Contains("input must be >= 1-D, got shape []"));
-  Run r = RunOp("TopKV2", {kX, Tensor::FromVector<int32_t>({1})}, {{"T", TOf<float>()}});
+  Run r = RunOp("TopKV2", {kScanX, Tensor::FromVector<int32_t>({1})}, {{"T", TOf<float>()}});
   CHECK_THAT(r.status.message(), Contains("k must be scalar, got shape [1]"));
 }
 
@@ -283,11 +279,11 @@ Run Clip(const Tensor& t, const Tensor& lo, const Tensor& hi) {
 
 TEST_CASE("ClipByValue clips to scalar or element-wise bounds, as TensorFlow's corner cases go", "[clip]") {
   // tf.raw_ops.ClipByValue(t=x, clip_value_min=2., clip_value_max=5.)
-  Run r = Clip(kX, Tensor::Scalar<float>(2), Tensor::Scalar<float>(5));
+  Run r = Clip(kScanX, Tensor::Scalar<float>(2), Tensor::Scalar<float>(5));
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{2, 2, 3, 4, 5, 5});
   // ClipByValue(t=x, clip_value_min=[[0.,3,3],[0,0,7]], clip_value_max=[[1.,4,4],[8,8,8]])
-  r = Clip(kX, T2<float>({0, 3, 3, 0, 0, 7}, {2, 3}), T2<float>({1, 4, 4, 8, 8, 8}, {2, 3}));
+  r = Clip(kScanX, T2<float>({0, 3, 3, 0, 0, 7}, {2, 3}), T2<float>({1, 4, 4, 8, 8, 8}, {2, 3}));
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{1, 3, 3, 4, 5, 7});
   // ClipByValue(t=[-5,0,5,10], clip_value_min=-1, clip_value_max=[1,2,3,4]): [-1,0,3,4]
@@ -296,7 +292,7 @@ TEST_CASE("ClipByValue clips to scalar or element-wise bounds, as TensorFlow's c
   REQUIRE(r.status.ok());
   CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{-1, 0, 3, 4});
   // A minimum above the maximum wins: ClipByValue(t=x, clip_value_min=5., clip_value_max=2.) is all 5.
-  r = Clip(kX, Tensor::Scalar<float>(5), Tensor::Scalar<float>(2));
+  r = Clip(kScanX, Tensor::Scalar<float>(5), Tensor::Scalar<float>(2));
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{5, 5, 5, 5, 5, 5});
   // ClipByValue(t=[1.,3.,6.,nan,-0.], clip_value_min=fill(nan), clip_value_max=fill(2.)): [1,2,2,nan,-0]
@@ -347,7 +343,7 @@ TEST_CASE("ClipByValue clips complex numbers part by part, as TensorFlow's CPU k
 
 TEST_CASE("ClipByValue refuses bounds of another shape than t's, in TensorFlow's words", "[clip]") {
   // ClipByValue(t=x, clip_value_min=[0.,1.], clip_value_max=3.)
-  Run r = Clip(kX, Tensor::FromVector<float>({0, 1}), Tensor::Scalar<float>(3));
+  Run r = Clip(kScanX, Tensor::FromVector<float>({0, 1}), Tensor::Scalar<float>(3));
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(r.status.message(),
              Contains("clip_value_min and clip_value_max must be either of the same shape as input, or a scalar. "

@@ -21,6 +21,8 @@
 namespace tensoract {
 namespace {
 
+using testing::Make;
+
 using testing::Values;
 using testing::AttrMap;
 using testing::InferShapes;
@@ -35,11 +37,6 @@ tensorflow::AttrValue Float(float f) {
   return a;
 }
 
-template <class T>
-Tensor Make(const std::vector<double>& values, const TensorShape& shape) {
-  std::vector<T> v(values.begin(), values.end());
-  return Tensor::FromVector(v, shape);
-}
 
 // Small integers: every sum of their products is exact in float, whatever the order.
 std::vector<double> SmallInts(int64_t n, int64_t seed) {

@@ -15,9 +15,12 @@
 #include "graph/graph.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/variable.h"
+#include "tests/kernels/kernel_test_util.h"
 
 namespace tensoract {
 namespace nn_test {
+
+using testing::Make;
 
 class KernelRunner {
  public:
@@ -68,12 +71,6 @@ std::vector<double> AsDoubles(const Tensor& t) {
   return out;
 }
 
-template <class T>
-Tensor Make(const std::vector<double>& values, const TensorShape& shape) {
-  std::vector<T> v;
-  for (double d : values) v.push_back(static_cast<T>(d));
-  return Tensor::FromVector(v, shape);
-}
 
 // Each element within `tol` (relative to max(1, |expected|)).
 inline void CheckClose(const std::vector<double>& got, const std::vector<double>& want, double tol) {

@@ -26,7 +26,7 @@ using testing::Strs;
 using testing::TypeA;
 using testing::Values;
 
-struct Case {
+struct PointwiseCase {
   int64_t batch, rows, cols, in_depth, expanded, window, stride;
   std::string padding;
   std::vector<int64_t> explicit_paddings;
@@ -42,7 +42,7 @@ AttrMap PointwiseAttrs() {
   return {{"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, 1, 1, 1})}, {"padding", Str("VALID")},
           {"fused_ops", Strs({"ChannelMul", "BiasAdd", "Relu6"})}, {"num_args", IntA(2)}, {"TArgs", targs}};
 }
-AttrMap DepthwiseAttrs(const Case& c) {
+AttrMap DepthwiseAttrs(const PointwiseCase& c) {
   AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, c.stride, c.stride, 1})},
                    {"padding", Str(c.padding)}, {"fused_ops", Strs({"ChannelMul", "BiasAdd", "Relu6"})},
                    {"num_args", IntA(2)}};
@@ -52,7 +52,7 @@ AttrMap DepthwiseAttrs(const Case& c) {
 
 // The projection: a Keras batch norm, no activation (a linear bottleneck), and the block's
 // input added where `residual`.
-AttrMap ProjectAttrs(const Case& c) {
+AttrMap ProjectAttrs(const PointwiseCase& c) {
   tensorflow::AttrValue targs;
   for (int i = 0; i < (c.residual ? 3 : 2); ++i) targs.mutable_list()->add_type(tensorflow::DT_FLOAT);
   return {{"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, 1, 1, 1})}, {"padding", Str("SAME")},
@@ -60,7 +60,7 @@ AttrMap ProjectAttrs(const Case& c) {
           {"num_args", IntA(c.residual ? 3 : 2)}, {"TArgs", targs}};
 }
 
-AttrMap FusedAttrs(const Case& c) {
+AttrMap FusedAttrs(const PointwiseCase& c) {
   AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)},
                    {"num_pointwise_args", IntA(2)},
                    {"num_depthwise_args", IntA(2)},
@@ -76,7 +76,7 @@ AttrMap FusedAttrs(const Case& c) {
   return attrs;
 }
 
-void CheckAgainstUnfused(const Case& c, bool bfloat16 = false) {
+void CheckAgainstUnfused(const PointwiseCase& c, bool bfloat16 = false) {
   INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.in_depth << " -> " << c.expanded
                 << ", window " << c.window << " stride " << c.stride << " " << c.padding);
   const Tensor x = SinePattern({c.batch, c.rows, c.cols, c.in_depth}, 0.37f);
@@ -112,7 +112,7 @@ void CheckAgainstUnfused(const Case& c, bool bfloat16 = false) {
   testing::CheckSameFloats(got.outputs[0], want.outputs[0]);
 }
 
-const Case kCases[] = {
+const PointwiseCase kCases[] = {
     {1, 17, 15, 8, 48, 3, 1, "SAME", {}},    // a batch of one: parts of its rows
     {3, 20, 20, 16, 32, 3, 2, "SAME", {}},   // stride 2
     {2, 9, 11, 5, 24, 5, 2, "EXPLICIT", {0, 0, 1, 2, 2, 1, 0, 0}},  // a folded Pad
@@ -126,15 +126,15 @@ const Case kCases[] = {
 };
 
 TEST_CASE("_FusedConv2DWithDepthwise gives the two convolutions' values, band by band") {
-  for (const Case& c : kCases) CheckAgainstUnfused(c);
+  for (const PointwiseCase& c : kCases) CheckAgainstUnfused(c);
 }
 
 TEST_CASE("_FusedConv2DWithDepthwise with products in bfloat16 gives the two convolutions' values") {
-  for (const Case& c : {kCases[0], kCases[4], kCases[6]}) CheckAgainstUnfused(c, /*bfloat16=*/true);
+  for (const PointwiseCase& c : {kCases[0], kCases[4], kCases[6]}) CheckAgainstUnfused(c, /*bfloat16=*/true);
 }
 
 TEST_CASE("_FusedConv2DWithDepthwise refuses a pointwise filter that does not match the input") {
-  const Case c = kCases[0];
+  const PointwiseCase c = kCases[0];
   auto r = testing::RunOp("_FusedConv2DWithDepthwise",
                           {SinePattern({1, 8, 8, 3}, 0.1f), SinePattern({1, 1, 4, 16}, 0.2f), SinePattern({16}, 0.3f),
                            SinePattern({16}, 0.4f), SinePattern({3, 3, 16, 1}, 0.5f), SinePattern({16}, 0.6f), SinePattern({16}, 0.7f)},

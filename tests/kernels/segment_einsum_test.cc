@@ -16,6 +16,9 @@
 namespace tensoract {
 namespace {
 
+using testing::IntA;
+using testing::Str;
+
 namespace tf = ::tensorflow;
 
 using testing::Run;
@@ -26,8 +29,6 @@ using testing::Values;
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
 
-tf::AttrValue StrA(const std::string& s) { tf::AttrValue v; v.set_s(s); return v; }
-tf::AttrValue IntA(int64_t i) { tf::AttrValue v; v.set_i(i); return v; }
 
 Run Sorted(const std::string& op, const Tensor& data, const Tensor& ids) {
   return RunOp(op, {data, ids}, {{"T", TypeA(data.dtype())}, {"Tindices", TypeA(ids.dtype())}});
@@ -38,7 +39,7 @@ Run Unsorted(const std::string& op, const Tensor& data, const Tensor& ids, const
 }
 Run Einsum(const std::string& equation, const std::vector<Tensor>& xs) {
   return RunOp("Einsum", xs,
-               {{"T", TypeA(xs[0].dtype())}, {"N", IntA(static_cast<int64_t>(xs.size()))}, {"equation", StrA(equation)}});
+               {{"T", TypeA(xs[0].dtype())}, {"N", IntA(static_cast<int64_t>(xs.size()))}, {"equation", Str(equation)}});
 }
 // Bitwise equality, NaN equal to NaN.
 bool SameFloats(const std::vector<float>& a, const std::vector<float>& b) {

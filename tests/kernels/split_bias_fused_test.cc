@@ -15,22 +15,15 @@
 namespace tensoract {
 namespace {
 
+using testing::IntA;
+using testing::Str;
+
 namespace tf = ::tensorflow;
 using testing::RunOp;
 using testing::Run;
 using testing::TypeA;
 using testing::Values;
 
-tf::AttrValue IntA(int64_t i) {
-  tf::AttrValue v;
-  v.set_i(i);
-  return v;
-}
-tf::AttrValue StrA(const std::string& s) {
-  tf::AttrValue v;
-  v.set_s(s);
-  return v;
-}
 
 TEST_CASE("SplitV with one output is its input, whose size it must name exactly", "[split]") {
   Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
@@ -63,7 +56,7 @@ TEST_CASE("SplitV with one output is its input, whose size it must name exactly"
 
 TEST_CASE("BiasAdd and BiasAddGrad in NCHW take a matrix's last dimension as its channels", "[bias]") {
   Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
-  tf::AttrValue nchw = StrA("NCHW");
+  tf::AttrValue nchw = Str("NCHW");
   Run r = RunOp("BiasAdd", {x, Tensor::FromVector<float>({10, 20, 30})},
                 {{"T", TypeA(tf::DT_FLOAT)}, {"data_format", nchw}});
   REQUIRE(r.status.ok());

@@ -24,7 +24,7 @@ using testing::Strs;
 using testing::TypeA;
 using testing::Values;
 
-struct Case {
+struct StepsCase {
   int64_t batch, rows, cols, depth, out_depth;
   bool fused;  // a _FusedConv2D with a batch norm and Relu, else a plain Conv2D
 };
@@ -34,7 +34,7 @@ AttrMap StepsAttrs() {
   return {{"T", TypeA(tensorflow::DT_FLOAT)}, {"fused_ops", Strs({"ChannelMul", "BiasAdd", "Relu"})},
           {"num_args", IntA(2)}};
 }
-AttrMap ConvAttrs(const Case& c) {
+AttrMap ConvAttrs(const StepsCase& c) {
   AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, 1, 1, 1})}, {"padding", Str("SAME")}};
   if (c.fused) {
     tensorflow::AttrValue targs;
@@ -47,7 +47,7 @@ AttrMap ConvAttrs(const Case& c) {
   return attrs;
 }
 
-void CheckAgainstUnfused(const Case& c, bool bfloat16) {
+void CheckAgainstUnfused(const StepsCase& c, bool bfloat16) {
   INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.depth << " -> " << c.out_depth
                 << (c.fused ? " fused" : " plain") << (bfloat16 ? " bfloat16" : ""));
   const std::string conv_op = c.fused ? "_FusedConv2D" : "Conv2D";
@@ -84,7 +84,7 @@ void CheckAgainstUnfused(const Case& c, bool bfloat16) {
 
 // The same with x in pieces along the channels (num_pieces): against the unfused kernels on
 // the pieces concatenated.
-void CheckPiecesAgainstUnfused(const Case& c, const std::vector<int64_t>& depths) {
+void CheckPiecesAgainstUnfused(const StepsCase& c, const std::vector<int64_t>& depths) {
   INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " in " << depths.size() << " pieces -> " << c.out_depth);
   std::vector<Tensor> pieces;
   std::vector<float> whole(c.batch * c.rows * c.cols * c.depth);
@@ -137,13 +137,13 @@ TEST_CASE("_FusedChannelStepsConv2D reads x in pieces along the channels, with t
 }
 
 TEST_CASE("_FusedChannelStepsConv2D gives the steps' and the convolution's values, band by band") {
-  const Case cases[] = {
+  const StepsCase cases[] = {
       {1, 28, 28, 64, 128, true},     // a batch of one in bands
       {3, 56, 56, 256, 128, true},    // images taller than a band (a DenseNet block's end)
       {2, 14, 14, 512, 256, false},   // a transition's plain Conv2D
       {5, 7, 9, 96, 32, true},        // small images, several a band's worth
   };
-  for (const Case& c : cases) CheckAgainstUnfused(c, /*bfloat16=*/false);
+  for (const StepsCase& c : cases) CheckAgainstUnfused(c, /*bfloat16=*/false);
   CheckAgainstUnfused(cases[1], /*bfloat16=*/true);
 }
 

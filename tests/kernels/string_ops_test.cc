@@ -22,6 +22,9 @@
 namespace tensoract {
 namespace {
 
+using testing::IntA;
+using testing::Str;
+
 namespace tf = ::tensorflow;
 
 using shape_inference::InferenceContext;
@@ -33,27 +36,25 @@ using testing::Values;
 
 using Strings = std::vector<std::string>;
 
-tf::AttrValue IntA(int64_t i) { tf::AttrValue v; v.set_i(i); return v; }
-tf::AttrValue StrA(const std::string& s) { tf::AttrValue v; v.set_s(s); return v; }
 const tf::AttrValue kString = TypeA(tf::DT_STRING);
 
-Tensor Str(const std::string& s) { return Tensor::Scalar<std::string>(s); }
-Tensor Strs(const Strings& v) { return Tensor::FromVector<std::string>(v); }
-Tensor Strs(const Strings& v, const TensorShape& shape) { return Tensor::FromVector<std::string>(v, shape); }
+Tensor StrT(const std::string& s) { return Tensor::Scalar<std::string>(s); }
+Tensor StrsT(const Strings& v) { return Tensor::FromVector<std::string>(v); }
+Tensor StrsT(const Strings& v, const TensorShape& shape) { return Tensor::FromVector<std::string>(v, shape); }
 
 Run Join(const std::vector<Tensor>& inputs, const std::string& separator = "") {
   return RunOp("StringJoin", inputs,
-               {{"N", IntA(static_cast<int64_t>(inputs.size()))}, {"separator", StrA(separator)}});
+               {{"N", IntA(static_cast<int64_t>(inputs.size()))}, {"separator", Str(separator)}});
 }
 
 TEST_CASE("StringJoin joins element by element, scalars standing for every element", "[string]") {
   // StringJoin(inputs=["a", ["x","y"], "b"], separator="-") -> [b'a-x-b', b'a-y-b']
-  Run r = Join({Str("a"), Strs({"x", "y"}), Str("b")}, "-");
+  Run r = Join({StrT("a"), StrsT({"x", "y"}), StrT("b")}, "-");
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({2}));
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"a-x-b", "a-y-b"});
   // StringJoin(inputs=[[["a","b"],["c","d"]], [["1","2"],["3","4"]]]) -> [[b'a1', b'b2'], [b'c3', b'd4']]
-  r = Join({Strs({"a", "b", "c", "d"}, TensorShape({2, 2})), Strs({"1", "2", "3", "4"}, TensorShape({2, 2}))});
+  r = Join({StrsT({"a", "b", "c", "d"}, TensorShape({2, 2})), StrsT({"1", "2", "3", "4"}, TensorShape({2, 2}))});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({2, 2}));
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"a1", "b2", "c3", "d4"});
@@ -61,7 +62,7 @@ TEST_CASE("StringJoin joins element by element, scalars standing for every eleme
 
 TEST_CASE("StringJoin of scalars is a scalar, of no inputs the empty string, with an empty input empty", "[string]") {
   // The TF 1.x Saver's StringJoin([prefix, "_temp/part"]).
-  Run r = Join({Str("/tmp/ckpt/model"), Str("_temp/part")});
+  Run r = Join({StrT("/tmp/ckpt/model"), StrT("_temp/part")});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape());
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"/tmp/ckpt/model_temp/part"});
@@ -71,18 +72,18 @@ TEST_CASE("StringJoin of scalars is a scalar, of no inputs the empty string, wit
   CHECK(r.outputs[0].shape() == TensorShape());
   CHECK(Values<std::string>(r.outputs[0]) == Strings{""});
   // StringJoin(inputs=["a", tf.zeros([0], tf.string)], separator=",") -> []
-  r = Join({Str("a"), Strs({})}, ",");
+  r = Join({StrT("a"), StrsT({})}, ",");
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({0}));
 }
 
 TEST_CASE("StringJoin refuses non-scalar inputs of different shapes, [1] against [3] included", "[string]") {
   // StringJoin(inputs=[["a"], ["x","y","z"]]) -> InvalidArgumentError: Input shapes do not match: [1] vs. [3]
-  Run r = Join({Strs({"a"}), Strs({"x", "y", "z"})});
+  Run r = Join({StrsT({"a"}), StrsT({"x", "y", "z"})});
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("Input shapes do not match: [1] vs. [3]"));
   // StringJoin(inputs=[[["a"],["b"]], ["x","y"]]) -> Input shapes do not match: [2,1] vs. [2]
-  r = Join({Strs({"a", "b"}, TensorShape({2, 1})), Strs({"x", "y"}), Str("s")});
+  r = Join({StrsT({"a", "b"}, TensorShape({2, 1})), StrsT({"x", "y"}), StrT("s")});
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(r.status.message(), Catch::Contains("Input shapes do not match: [2,1] vs. [2]"));
 }
@@ -110,7 +111,7 @@ TEST_CASE("the string ops' shape functions infer as TensorFlow's", "[string]") {
   CHECK(join({kUnknownRank, P({})}) == "<unknown>");
   CHECK(join({kUnknownRank, P({2})}) == "[2]");
   CHECK_THAT(join({P({2}), P({3})}), Catch::StartsWith("error:"));
-  CHECK(Inferred("StaticRegexFullMatch", {P({-1, 3})}, {{"pattern", StrA("a")}}) == "[?,3]");
+  CHECK(Inferred("StaticRegexFullMatch", {P({-1, 3})}, {{"pattern", Str("a")}}) == "[?,3]");
   CHECK(Inferred("RegexFullMatch", {P({-1, 3}), P({})}) == "[?,3]");
   // RegexFullMatch(input=["a"], pattern=["a"]) in a graph -> Shape must be rank 0 but is rank 1
   CHECK_THAT(Inferred("RegexFullMatch", {P({1}), P({1})}), Catch::StartsWith("error:"));
@@ -122,56 +123,56 @@ TEST_CASE("the string ops' shape functions infer as TensorFlow's", "[string]") {
 
 TEST_CASE("ShardedFilename and ShardedFilespec format as printf's %05d does", "[string]") {
   // ShardedFilename(basename="a/b", shard=1, num_shards=4) -> b'a/b-00001-of-00004'
-  Run r = RunOp("ShardedFilename", {Str("a/b"), Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(4)}, {});
+  Run r = RunOp("ShardedFilename", {StrT("a/b"), Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(4)}, {});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape());
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"a/b-00001-of-00004"});
   // ShardedFilename(basename="x", shard=123456, num_shards=-3) -> b'x-123456-of--0003'
-  r = RunOp("ShardedFilename", {Str("x"), Tensor::Scalar<int32_t>(123456), Tensor::Scalar<int32_t>(-3)}, {});
+  r = RunOp("ShardedFilename", {StrT("x"), Tensor::Scalar<int32_t>(123456), Tensor::Scalar<int32_t>(-3)}, {});
   REQUIRE(r.status.ok());
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"x-123456-of--0003"});
   // ShardedFilename(basename="x\0y", shard=1, num_shards=3) -> b'x-00001-of-00003' (cut at the NUL)
-  r = RunOp("ShardedFilename", {Str(std::string("x\0y", 3)), Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(3)},
+  r = RunOp("ShardedFilename", {StrT(std::string("x\0y", 3)), Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(3)},
             {});
   REQUIRE(r.status.ok());
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"x-00001-of-00003"});
   // ShardedFilespec(basename="a/b", num_shards=4) -> b'a/b-?????-of-00004'
-  r = RunOp("ShardedFilespec", {Str("a/b"), Tensor::Scalar<int32_t>(4)}, {});
+  r = RunOp("ShardedFilespec", {StrT("a/b"), Tensor::Scalar<int32_t>(4)}, {});
   REQUIRE(r.status.ok());
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"a/b-?????" "-of-00004"});  // split: "??-" would be a trigraph
 }
 
 TEST_CASE("ShardedFilename and ShardedFilespec take scalars only, naming the input that is not", "[string]") {
   // ShardedFilename(basename=["x"], shard=1, num_shards=3) -> basename must be a scalar, got shape [1]
-  Run r = RunOp("ShardedFilename", {Strs({"x"}), Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(3)}, {});
+  Run r = RunOp("ShardedFilename", {StrsT({"x"}), Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(3)}, {});
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(r.status.message(), Catch::Contains("basename must be a scalar, got shape [1]"));
-  r = RunOp("ShardedFilename", {Str("x"), Tensor::FromVector<int32_t>({1}), Tensor::Scalar<int32_t>(3)}, {});
+  r = RunOp("ShardedFilename", {StrT("x"), Tensor::FromVector<int32_t>({1}), Tensor::Scalar<int32_t>(3)}, {});
   CHECK_THAT(r.status.message(), Catch::Contains("shard must be a scalar, got shape [1]"));
   // ShardedFilespec(basename="a/b", num_shards=[4]) -> num_shards must be a scalar, got shape [1]
-  r = RunOp("ShardedFilespec", {Str("a/b"), Tensor::FromVector<int32_t>({4})}, {});
+  r = RunOp("ShardedFilespec", {StrT("a/b"), Tensor::FromVector<int32_t>({4})}, {});
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(r.status.message(), Catch::Contains("num_shards must be a scalar, got shape [1]"));
 }
 
 TEST_CASE("StaticRegexFullMatch matches whole strings, in RE2's UTF-8 syntax", "[string]") {
   // StaticRegexFullMatch(input=[["abc","ab"],["x",""]], pattern="a.*c|") -> [[True, False], [False, True]]
-  Run r = RunOp("StaticRegexFullMatch", {Strs({"abc", "ab", "x", ""}, TensorShape({2, 2}))},
-                {{"pattern", StrA("a.*c|")}});
+  Run r = RunOp("StaticRegexFullMatch", {StrsT({"abc", "ab", "x", ""}, TensorShape({2, 2}))},
+                {{"pattern", Str("a.*c|")}});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].dtype() == tf::DT_BOOL);
   CHECK(r.outputs[0].shape() == TensorShape({2, 2}));
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{true, false, false, true});
   // pattern="abc" on ["xabcx", "abc"] -> [False, True]: a match inside the string is not enough
-  r = RunOp("StaticRegexFullMatch", {Strs({"xabcx", "abc"})}, {{"pattern", StrA("abc")}});
+  r = RunOp("StaticRegexFullMatch", {StrsT({"xabcx", "abc"})}, {{"pattern", Str("abc")}});
   REQUIRE(r.status.ok());
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{false, true});
   // pattern="." on ["é" (UTF-8, two bytes), b"\xe9" (Latin-1)] -> [True, False]
-  r = RunOp("StaticRegexFullMatch", {Strs({"\xc3\xa9", "\xe9"})}, {{"pattern", StrA(".")}});
+  r = RunOp("StaticRegexFullMatch", {StrsT({"\xc3\xa9", "\xe9"})}, {{"pattern", Str(".")}});
   REQUIRE(r.status.ok());
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{true, false});
   // The TF 1.x Saver's test: StaticRegexFullMatch(prefix, "^s3://.*")
-  r = RunOp("StaticRegexFullMatch", {Str("s3://bucket/x")}, {{"pattern", StrA("^s3://.*")}});
+  r = RunOp("StaticRegexFullMatch", {StrT("s3://bucket/x")}, {{"pattern", Str("^s3://.*")}});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape());
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{true});
@@ -181,7 +182,7 @@ TEST_CASE("StaticRegexFullMatch refuses a pattern that does not compile when its
   NodeDef def;
   def.set_name("n");
   def.set_op("StaticRegexFullMatch");
-  (*def.mutable_attr())["pattern"] = StrA("a(b");
+  (*def.mutable_attr())["pattern"] = Str("a(b");
   auto op_def = OpRegistry::Global()->LookUp("StaticRegexFullMatch");
   REQUIRE(op_def.ok());
   std::unique_ptr<OpKernel> kernel;
@@ -200,7 +201,7 @@ TEST_CASE("RegexFullMatch takes its pattern as a scalar input, compiled when it 
   std::unique_ptr<OpKernel> kernel;
   REQUIRE(CreateOpKernel(TestDevice(), def, **op_def, &kernel).ok());
   auto run = [&](const Tensor& pattern) -> Run {
-    std::vector<Tensor> inputs = {Strs({"abc", "abd"}), pattern};
+    std::vector<Tensor> inputs = {StrsT({"abc", "abd"}), pattern};
     OpKernelContext::Params params;
     params.device = TestDevice();
     params.kernel = kernel.get();
@@ -210,49 +211,49 @@ TEST_CASE("RegexFullMatch takes its pattern as a scalar input, compiled when it 
     return {ctx.status(), ctx.status().ok() ? ctx.outputs() : std::vector<Tensor>{}};
   };
   // RegexFullMatch(input=["abc","abd"], pattern="ab[c]") -> [True, False]
-  Run r = run(Str("ab[c]"));
+  Run r = run(StrT("ab[c]"));
   REQUIRE(r.status.ok());
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{true, false});
-  r = run(Str("ab[c]"));
+  r = run(StrT("ab[c]"));
   REQUIRE(r.status.ok());
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{true, false});
-  r = run(Str("ab."));
+  r = run(StrT("ab."));
   REQUIRE(r.status.ok());
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{true, true});
   // RegexFullMatch(input=["abc"], pattern="[") -> Invalid pattern: [, error: missing ]: [
-  r = run(Str("["));
+  r = run(StrT("["));
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(r.status.message(), Catch::Contains("Invalid pattern: [, error: missing ]: ["));
   // RegexFullMatch(input=["abc"], pattern=["a"]) -> Pattern must be scalar, but received [1]
-  r = run(Strs({"a"}));
+  r = run(StrsT({"a"}));
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(r.status.message(), Catch::Contains("Pattern must be scalar, but received [1]"));
   // A good pattern after a bad one still matches.
-  r = run(Str("abd"));
+  r = run(StrT("abd"));
   REQUIRE(r.status.ok());
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{false, true});
 }
 
 TEST_CASE("Select and SelectV2 choose between strings", "[string]") {
   // Select(condition=[True,False], x=["a","b"], y=["c","d"]) -> [b'a', b'd']
-  Run r = RunOp("Select", {Tensor::FromVector<bool>({true, false}), Strs({"a", "b"}), Strs({"c", "d"})},
+  Run r = RunOp("Select", {Tensor::FromVector<bool>({true, false}), StrsT({"a", "b"}), StrsT({"c", "d"})},
                 {{"T", kString}});
   REQUIRE(r.status.ok());
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"a", "d"});
   // Select(condition=[True,False], x=[["a","b"],["c","d"]], y=[["e","f"],["g","h"]]) -> [[a, b], [g, h]]
   r = RunOp("Select",
-            {Tensor::FromVector<bool>({true, false}), Strs({"a", "b", "c", "d"}, TensorShape({2, 2})),
-             Strs({"e", "f", "g", "h"}, TensorShape({2, 2}))},
+            {Tensor::FromVector<bool>({true, false}), StrsT({"a", "b", "c", "d"}, TensorShape({2, 2})),
+             StrsT({"e", "f", "g", "h"}, TensorShape({2, 2}))},
             {{"T", kString}});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({2, 2}));
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"a", "b", "g", "h"});
   // The TF 1.x Saver's Select(is_s3, ".part", "_temp/part"), not on S3 -> b'_temp/part'
-  r = RunOp("Select", {Tensor::Scalar<bool>(false), Str(".part"), Str("_temp/part")}, {{"T", kString}});
+  r = RunOp("Select", {Tensor::Scalar<bool>(false), StrT(".part"), StrT("_temp/part")}, {{"T", kString}});
   REQUIRE(r.status.ok());
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"_temp/part"});
   // SelectV2(condition=[[True],[False]], t=["a","b"], e="z") -> [[b'a', b'b'], [b'z', b'z']]
-  r = RunOp("SelectV2", {Tensor::FromVector<bool>({true, false}, TensorShape({2, 1})), Strs({"a", "b"}), Str("z")},
+  r = RunOp("SelectV2", {Tensor::FromVector<bool>({true, false}, TensorShape({2, 1})), StrsT({"a", "b"}), StrT("z")},
             {{"T", kString}});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({2, 2}));
@@ -261,25 +262,25 @@ TEST_CASE("Select and SelectV2 choose between strings", "[string]") {
 
 TEST_CASE("Const, Identity, Pack, PlaceholderWithDefault and Placeholder work on strings", "[string]") {
   tf::AttrValue value;
-  Strs({"save/v", "save/w"}).AsProtoField(value.mutable_tensor());
+  StrsT({"save/v", "save/w"}).AsProtoField(value.mutable_tensor());
   Run r = RunOp("Const", {}, {{"dtype", kString}, {"value", value}});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].dtype() == tf::DT_STRING);
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"save/v", "save/w"});
 
-  r = RunOp("Identity", {Strs({"a", "b"})}, {{"T", kString}});
+  r = RunOp("Identity", {StrsT({"a", "b"})}, {{"T", kString}});
   REQUIRE(r.status.ok());
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"a", "b"});
 
   // Pack(values=[["a","b"],["c","d"]], axis=1) -> [[b'a', b'c'], [b'b', b'd']]
-  r = RunOp("Pack", {Strs({"a", "b"}), Strs({"c", "d"})}, {{"T", kString}, {"N", IntA(2)}, {"axis", IntA(1)}});
+  r = RunOp("Pack", {StrsT({"a", "b"}), StrsT({"c", "d"})}, {{"T", kString}, {"N", IntA(2)}, {"axis", IntA(1)}});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({2, 2}));
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"a", "c", "b", "d"});
 
   tf::AttrValue scalar;
   scalar.mutable_shape();
-  r = RunOp("PlaceholderWithDefault", {Str("model")}, {{"dtype", kString}, {"shape", scalar}});
+  r = RunOp("PlaceholderWithDefault", {StrT("model")}, {{"dtype", kString}, {"shape", scalar}});
   REQUIRE(r.status.ok());
   CHECK(Values<std::string>(r.outputs[0]) == Strings{"model"});
 

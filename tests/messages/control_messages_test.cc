@@ -33,6 +33,7 @@
 #include "messages/tensorflow_server.pb.h"
 #include "messages/worker.pb.h"
 #include "tests/messages/fixtures.h"
+#include "tests/messages/round_trip_util.h"
 
 // The fixtures set TensorFlow's deprecated fields too: they still travel on the wire.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -469,53 +470,6 @@ const char* const kControlProtoFiles[] = {
 };
 
 // ---------------------------------------------------------------------------------------
-
-void RequireRoundTrips(const Message& original) {
-  INFO("message type " << original.GetTypeName());
-  REQUIRE(original.ByteSizeLong() > 0);
-  std::string bytes;
-  REQUIRE(original.SerializeToString(&bytes));
-  std::unique_ptr<Message> from_bytes(original.New());
-  Status binary = ParseBinaryProto(bytes, from_bytes.get());
-  INFO(binary);
-  REQUIRE(binary.ok());
-  CHECK(MessageDifferencer::Equals(original, *from_bytes));
-  // Nothing parsed into unknown fields: every byte meant something to the schema.
-  CHECK(from_bytes->GetReflection()->GetUnknownFields(*from_bytes).empty());
-  std::string again;
-  REQUIRE(from_bytes->SerializeToString(&again));
-  CHECK(again.size() == bytes.size());
-
-  std::string text = ToTextProto(original);
-  std::unique_ptr<Message> from_text(original.New());
-  Status parsed = ParseTextProto(text, from_text.get());
-  INFO("text form:\n" << text << "\n" << parsed);
-  REQUIRE(parsed.ok());
-  CHECK(MessageDifferencer::Equals(original, *from_text));
-}
-
-void CollectSetFields(const Message& m, std::set<std::string>* seen) {
-  const auto* reflection = m.GetReflection();
-  std::vector<const FieldDescriptor*> fields;
-  reflection->ListFields(m, &fields);
-  for (const FieldDescriptor* f : fields) {
-    seen->insert(f->full_name());
-    if (f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
-    if (f->is_repeated()) {
-      for (int i = 0; i < reflection->FieldSize(m, f); ++i) {
-        CollectSetFields(reflection->GetRepeatedMessage(m, f, i), seen);
-      }
-    } else {
-      CollectSetFields(reflection->GetMessage(m, f), seen);
-    }
-  }
-}
-
-void CollectDeclaredFields(const Descriptor* d, std::vector<std::string>* out) {
-  if (d->options().map_entry()) return;
-  for (int i = 0; i < d->field_count(); ++i) out->push_back(d->field(i)->full_name());
-  for (int i = 0; i < d->nested_type_count(); ++i) CollectDeclaredFields(d->nested_type(i), out);
-}
 
 TEST_CASE("every control-protocol and session-config message round-trips through bytes and text") {
   for (const auto& [what, m] : ControlFixtures()) {

@@ -26,6 +26,7 @@
 #include "base/status.h"
 #include "base/types.h"
 #include "tests/messages/fixtures.h"
+#include "tests/messages/round_trip_util.h"
 #include "messages/attr_value.pb.h"
 #include "messages/device_attributes.pb.h"
 #include "messages/error_codes.pb.h"
@@ -56,27 +57,6 @@ namespace tf = ::tensorflow;
 
 // ---------------------------------------------------------------------------------------
 // Round-trip checks.
-
-// Bytes and text of `original` parse back into messages equal to it, field for field.
-void RequireRoundTrips(const Message& original) {
-  INFO("message type " << original.GetTypeName());
-  REQUIRE(original.ByteSizeLong() > 0);  // a default message would prove nothing
-
-  std::string bytes;
-  REQUIRE(original.SerializeToString(&bytes));
-  std::unique_ptr<Message> from_bytes(original.New());
-  Status binary = ParseBinaryProto(bytes, from_bytes.get());
-  REQUIRE(binary.ok());
-  CHECK(MessageDifferencer::Equals(original, *from_bytes));
-
-  std::string text = ToTextProto(original);
-  INFO("text form:\n" << text);
-  std::unique_ptr<Message> from_text(original.New());
-  Status parsed = ParseTextProto(text, from_text.get());
-  INFO(parsed);
-  REQUIRE(parsed.ok());
-  CHECK(MessageDifferencer::Equals(original, *from_text));
-}
 
 // Where each top-level field of serialized `bytes` ends. Cutting the bytes there leaves a
 // shorter but valid message; cutting anywhere else must fail.
@@ -120,30 +100,6 @@ void RequireDamagedFormsFail(const Message& original) {
   Status s = ParseTextProto("this is { not a " + type, m.get());
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(s.message(), Contains(type));
-}
-
-// Every field set anywhere inside `m`, as "tensorflow.Message.field".
-void CollectSetFields(const Message& m, std::set<std::string>* seen) {
-  const auto* reflection = m.GetReflection();
-  std::vector<const FieldDescriptor*> fields;
-  reflection->ListFields(m, &fields);
-  for (const FieldDescriptor* f : fields) {
-    seen->insert(f->full_name());
-    if (f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
-    if (f->is_repeated()) {
-      for (int i = 0; i < reflection->FieldSize(m, f); ++i) {
-        CollectSetFields(reflection->GetRepeatedMessage(m, f, i), seen);
-      }
-    } else {
-      CollectSetFields(reflection->GetMessage(m, f), seen);
-    }
-  }
-}
-
-void CollectDeclaredFields(const Descriptor* d, std::vector<std::string>* out) {
-  if (d->options().map_entry()) return;  // key and value: covered by the map field itself
-  for (int i = 0; i < d->field_count(); ++i) out->push_back(d->field(i)->full_name());
-  for (int i = 0; i < d->nested_type_count(); ++i) CollectDeclaredFields(d->nested_type(i), out);
 }
 
 const char* const kProtoFiles[] = {
