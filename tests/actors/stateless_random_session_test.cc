@@ -9,6 +9,7 @@
 #include "client/session.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/random_ops.h"
+#include "tests/actors/test_util.h"
 
 namespace tensoract {
 namespace {

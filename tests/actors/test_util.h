@@ -15,6 +15,7 @@
 #include "graph/builder/control_flow.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/ops.h"
+#include "tests/graph/test_util.h"
 
 namespace tensoract {
 namespace testing {
@@ -88,9 +89,6 @@ inline tensorflow::GraphDef EndlessLoopGraph(std::string* fetch) {
   *fetch = "count";
   return CountingLoopGraph(1000000000);
 }
-
-// The CPU device i of the local task.
-inline std::string Cpu(int i) { return "/job:localhost/replica:0/task:0/device:CPU:" + std::to_string(i); }
 
 // A float tensor's elements, and an int32 scalar's value.
 inline std::vector<float> FloatsOf(const Tensor& t) { return {t.base<float>(), t.base<float>() + t.NumElements()}; }

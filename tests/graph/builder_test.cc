@@ -20,6 +20,8 @@
 namespace tensoract {
 namespace {
 
+using testing::HasControlEdge;
+
 using testing::Inputs;
 
 using Catch::Matchers::Contains;
@@ -28,12 +30,6 @@ namespace tf = ::tensorflow;
 
 
 
-bool HasControlEdge(const Node* src, const Node* dst) {
-  for (const Edge* e : dst->in_edges()) {
-    if (e->IsControlEdge() && e->src == src) return true;
-  }
-  return false;
-}
 
 // The Const node feeding input `i` of `n`, required to be one.
 const Node* ConstInput(const Node* n, int i) {

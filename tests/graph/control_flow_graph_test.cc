@@ -16,10 +16,11 @@
 namespace tensoract {
 namespace {
 
+using testing::Cpu;
+
 using testing::kScalar;
 
 namespace tf = ::tensorflow;
-std::string Cpu(int i) { return StrCat("/job:localhost/replica:0/task:0/device:CPU:", i); }
 
 std::map<std::string, const NodeDef*> ByName(const tf::GraphDef& def) {
   std::map<std::string, const NodeDef*> out;

@@ -22,6 +22,8 @@
 namespace tensoract {
 namespace {
 
+using testing::HasControlEdge;
+
 using Catch::Matchers::Contains;
 using google::protobuf::util::MessageDifferencer;
 namespace tf = ::tensorflow;
@@ -68,12 +70,6 @@ Status ImportError(const std::string& text) {
   return s;
 }
 
-bool HasControlEdge(const Node* src, const Node* dst) {
-  for (const Edge* e : dst->in_edges()) {
-    if (e->IsControlEdge() && e->src == src) return true;
-  }
-  return false;
-}
 
 TEST_CASE("a well-formed GraphDef imports with its nodes, types, edges and versions") {
   Graph graph;

@@ -14,21 +14,16 @@
 namespace tensoract {
 namespace {
 
+using testing::Inferred;
+using testing::P;
+
 using testing::Shape;
 
 namespace tf = ::tensorflow;
 using Catch::Contains;
 
 
-// The shape `build` gives its result in a fresh graph, or the error it is refused with.
-std::string Inferred(const std::function<Output(const Scope&)>& build) {
-  Scope root = Scope::NewRootScope();
-  Output out = build(root);
-  if (!root.ok()) return "refused: " + root.status().ToString();
-  return out.shape().DebugString();
-}
 
-Output P(const Scope& s, PartialTensorShape shape, DataType t = tf::DT_FLOAT) { return ops::Placeholder(s, t, shape); }
 
 TEST_CASE("Where's shape is [?, rank]; Gather's is indices' shape then params' rest", "[index]") {
   // tf.raw_ops.Where(condition=placeholder([2,None,3])): (None, 3); of unknown rank: (None, None)

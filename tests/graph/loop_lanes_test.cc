@@ -18,12 +18,13 @@
 namespace tensoract {
 namespace {
 
+using testing::Cpu;
+
 using testing::kScalar;
 
 namespace tf = ::tensorflow;
 using testing::Counter;
 
-std::string Cpu(int i) { return StrCat("/job:localhost/replica:0/task:0/device:CPU:", i); }
 
 // The graph `build` makes on a root scope placed on CPU:0, with every node placed there
 // that the builder left unplaced (the placer's part).

@@ -30,6 +30,8 @@ REGISTER_OP("OptimizerTestDouble").Input("x: float").Output("y: float");
 namespace tensoract {
 namespace {
 
+using testing::HasControlEdge;
+
 using testing::Import;
 
 namespace tf = ::tensorflow;
@@ -84,12 +86,6 @@ const Node* InputNode(const Graph& graph, const std::string& node, int i) {
   return n->input_edge(i)->src;
 }
 
-bool HasControlEdge(const Node* src, const Node* dst) {
-  for (const Edge* e : dst->in_edges()) {
-    if (e->IsControlEdge() && e->src == src) return true;
-  }
-  return false;
-}
 
 std::vector<float> Floats(const tf::TensorProto& t) {
   int64_t n = 1;

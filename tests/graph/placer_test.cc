@@ -27,7 +27,7 @@ using Catch::Matchers::Contains;
 using testing::FromText;
 
 const std::string kTask = "/job:localhost/replica:0/task:0";
-const std::string kGpu0 = kTask + "/device:GPU:0";
+const std::string kPlacerGpu0 = kTask + "/device:GPU:0";
 
 tf::DeviceAttributes Dev(const std::string& name, const std::string& type) {
   tf::DeviceAttributes d;
@@ -142,7 +142,7 @@ TEST_CASE("a partial spec /device:CPU:* picks among the CPUs", "[placer]") {
   Import(Placeholder("x", 512, 512) + Placeholder("w", 512, 512) + MatMul("m1", "x", "w", "/device:CPU:*") +
              MatMul("m2", "x", "w", "/device:CPU:*"),
          &g);
-  std::vector<tf::DeviceAttributes> devices = {Dev(kGpu0, "GPU"), Dev(kCpu0, "CPU"), Dev(kCpu1, "CPU")};
+  std::vector<tf::DeviceAttributes> devices = {Dev(kPlacerGpu0, "GPU"), Dev(kCpu0, "CPU"), Dev(kCpu1, "CPU")};
   REQUIRE(Place(&g, devices).ok());
   std::set<std::string> used = {DeviceOf(g, "m1"), DeviceOf(g, "m2")};
   // Two independent heavy MatMuls: one on each CPU, none on the GPU.
@@ -297,12 +297,12 @@ const KernelSupportFn kNoGpuRelu = [](const Node& n, const std::string& type) {
 };
 
 TEST_CASE("a device type without the kernel is not feasible", "[placer]") {
-  std::vector<tf::DeviceAttributes> devices = {Dev(kCpu0, "CPU"), Dev(kGpu0, "GPU")};
+  std::vector<tf::DeviceAttributes> devices = {Dev(kCpu0, "CPU"), Dev(kPlacerGpu0, "GPU")};
   SECTION("unconstrained: the heavy MatMul goes to the GPU, the Relu to the CPU") {
     Graph g;
     Import(Chain("a", 1, 1024) + Unary("Relu", "r", "a1"), &g);
     REQUIRE(Place(&g, devices, {}, kNoGpuRelu).ok());
-    CHECK(DeviceOf(g, "a1") == kGpu0);
+    CHECK(DeviceOf(g, "a1") == kPlacerGpu0);
     CHECK(DeviceOf(g, "r") == kCpu0);
   }
   SECTION("asked onto the GPU: an error naming node, op and device; soft placement uses the CPU") {
@@ -399,17 +399,17 @@ TEST_CASE("measured step times from RecordStepStats change the decision", "[plac
     CHECK(DeviceOf(g2, "l") != DeviceOf(g2, "r"));  // now they run side by side
   }
   SECTION("a MatMul measured to be slow on the GPU moves to the CPU") {
-    std::vector<tf::DeviceAttributes> devices = {Dev(kCpu0, "CPU"), Dev(kGpu0, "GPU")};
+    std::vector<tf::DeviceAttributes> devices = {Dev(kCpu0, "CPU"), Dev(kPlacerGpu0, "GPU")};
     CostModel cost;
     PlacerOptions options;
     options.cost_model = &cost;
     Graph g;
     Import(Chain("a", 1, 1024), &g);
     REQUIRE(Place(&g, devices, options).ok());
-    CHECK(DeviceOf(g, "a1") == kGpu0);  // statically, the GPU is far faster at a MatMul
+    CHECK(DeviceOf(g, "a1") == kPlacerGpu0);  // statically, the GPU is far faster at a MatMul
 
     // Earlier steps ran a1 on both, and found the GPU's kernel very slow.
-    cost.RecordStepStats(OneNodeStats(kGpu0, "a1", 10000000));
+    cost.RecordStepStats(OneNodeStats(kPlacerGpu0, "a1", 10000000));
     cost.RecordStepStats(OneNodeStats(kCpu0, "a1", 20000));
     Graph g2;
     Import(Chain("a", 1, 1024), &g2);
@@ -478,13 +478,13 @@ TEST_CASE("nodes go to a GPU that has their kernels unless their device says oth
   Import(Placeholder("x", 4, 4) + Unary("Relu", "on_gpu", "x") + Unary("Relu", "pinned", "x", "/device:CPU:0") +
              Unary("Sigmoid", "no_gpu_kernel", "x"),
          &g);
-  std::vector<tf::DeviceAttributes> devices = {Dev(kCpu0, "CPU"), Dev(kGpu0, "GPU")};
+  std::vector<tf::DeviceAttributes> devices = {Dev(kCpu0, "CPU"), Dev(kPlacerGpu0, "GPU")};
   // Placeholders and Sigmoid have no GPU kernel here; everything has a CPU kernel.
   KernelSupportFn kernels = [](const Node& n, const std::string& type) {
     return type == "CPU" || (n.type_string() != "Placeholder" && n.type_string() != "Sigmoid");
   };
   REQUIRE(Place(&g, devices, {}, kernels).ok());
-  CHECK(DeviceOf(g, "on_gpu") == kGpu0);
+  CHECK(DeviceOf(g, "on_gpu") == kPlacerGpu0);
   CHECK(DeviceOf(g, "pinned") == kCpu0);
   CHECK(DeviceOf(g, "no_gpu_kernel") == kCpu0);
   CHECK(DeviceOf(g, "x") == kCpu0);

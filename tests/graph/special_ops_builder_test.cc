@@ -13,20 +13,16 @@
 namespace tensoract {
 namespace {
 
+using testing::Inferred;
+using testing::P;
+
 using testing::Shape;
 
 namespace tf = ::tensorflow;
 using Catch::Contains;
 
 
-std::string Inferred(const std::function<Output(const Scope&)>& build) {
-  Scope root = Scope::NewRootScope();
-  Output out = build(root);
-  if (!root.ok()) return "refused: " + root.status().ToString();
-  return out.shape().DebugString();
-}
 
-Output P(const Scope& s, PartialTensorShape shape, DataType t = tf::DT_FLOAT) { return ops::Placeholder(s, t, shape); }
 
 TEST_CASE("Atan2 and TruncateDiv broadcast; the unary ones keep their input's shape", "[special]") {
   // tf.raw_ops.Atan2(y=placeholder([2,1]), x=placeholder([None,3])): (2, 3)

@@ -23,7 +23,7 @@ namespace tf = ::tensorflow;
 //                           Add "a" --> Mul "b"
 //   c (Const) --------------+-----------^
 //   c --> Identity "unused";  NoOp "init" after "unused" (a target, when asked)
-const char* const kGraph = R"pb(
+const char* const kSubgraphGraph = R"pb(
   node {
     name: "x" op: "Placeholder"
     attr { key: "dtype" value { type: DT_FLOAT } }
@@ -42,7 +42,7 @@ const char* const kGraph = R"pb(
 
 void Import(Graph* graph) {
   tf::GraphDef def;
-  REQUIRE(ParseTextProto(kGraph, &def).ok());
+  REQUIRE(ParseTextProto(kSubgraphGraph, &def).ok());
   Status s = ImportGraphDef(def, graph);
   INFO(s);
   REQUIRE(s.ok());
@@ -62,7 +62,7 @@ std::vector<Node*> NodesOfOp(const Graph& graph, const std::string& op) {
   return out;
 }
 
-// Rewrites and prunes a fresh import of kGraph for `sig`, requiring success.
+// Rewrites and prunes a fresh import of kSubgraphGraph for `sig`, requiring success.
 void RewriteAndPrune(Graph* graph, CallSignature* sig) {
   Import(graph);
   Status s = RewriteForCall(graph, sig);

@@ -101,6 +101,29 @@ inline std::vector<std::string> Inputs(const Node* n) {
   return std::vector<std::string>(n->def().input().begin(), n->def().input().end());
 }
 
+// The CPU device i of the local task.
+inline std::string Cpu(int i) { return "/job:localhost/replica:0/task:0/device:CPU:" + std::to_string(i); }
+
+// Whether `dst` waits for `src` by a control edge.
+inline bool HasControlEdge(const Node* src, const Node* dst) {
+  for (const Edge* e : dst->in_edges()) {
+    if (e->IsControlEdge() && e->src == src) return true;
+  }
+  return false;
+}
+
+// The shape `build` gives its result in a fresh graph, or the error it is refused with.
+inline std::string Inferred(const std::function<Output(const Scope&)>& build) {
+  Scope root = Scope::NewRootScope();
+  Output out = build(root);
+  if (!root.ok()) return "refused: " + root.status().ToString();
+  return out.shape().DebugString();
+}
+// A placeholder of `shape` and type `t`.
+inline Output P(const Scope& s, PartialTensorShape shape, DataType t = tensorflow::DT_FLOAT) {
+  return ops::Placeholder(s, t, shape);
+}
+
 }  // namespace testing
 }  // namespace tensoract
 

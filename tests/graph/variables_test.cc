@@ -81,7 +81,7 @@ const char* const kTensorFlowVariablesGraph = R"pb(
     versions { producer: 2474 }
 )pb";
 
-Status Import(const std::string& text, Graph* graph) {
+Status ImportStatus(const std::string& text, Graph* graph) {
   return ImportGraphDef(testing::FromText<tf::GraphDef>(text), graph);
 }
 
@@ -128,7 +128,7 @@ TEST_CASE("TensorFlow's _class and _output_shapes attrs survive import and expor
   CHECK(differ.Compare(def, exported));
 }
 
-const char* const kRefVariable = R"pb(
+const char* const kRefVariableText = R"pb(
   node { name: "v" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } }
          attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }
   node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
@@ -144,7 +144,7 @@ std::string RefOp(const std::string& op, const std::string& name, const std::str
 
 TEST_CASE("Assign needs a value of the variable's shape unless validate_shape is false") {
   Graph ok;
-  Status s = Import(std::string(kRefVariable) + RefOp("Assign", "fits", "any") +
+  Status s = ImportStatus(std::string(kRefVariableText) + RefOp("Assign", "fits", "any") +
                         RefOp("Assign", "reshape", "p", "attr { key: 'validate_shape' value { b: false } }") +
                         RefOp("AssignAdd", "add", "any") + RefOp("AssignSub", "sub", "any") +
                         "node { name: 'init' op: 'IsVariableInitialized' input: 'v' "
@@ -160,7 +160,7 @@ TEST_CASE("Assign needs a value of the variable's shape unless validate_shape is
   for (const char* op : {"Assign", "AssignAdd", "AssignSub"}) {
     INFO(op);
     Graph bad;
-    Status refused = Import(std::string(kRefVariable) + RefOp(op, "update", "p"), &bad);
+    Status refused = ImportStatus(std::string(kRefVariableText) + RefOp(op, "update", "p"), &bad);
     CHECK(refused.code() == error::INVALID_ARGUMENT);
     CHECK_THAT(refused.message(), Contains("'update'") && Contains(op) && Contains("[2,3]") && Contains("[3,2]"));
   }
@@ -168,7 +168,7 @@ TEST_CASE("Assign needs a value of the variable's shape unless validate_shape is
 
 TEST_CASE("the legacy Variable op reads a scalar shape as unknown; VariableV2 as a scalar") {
   Graph graph;
-  REQUIRE(Import(R"pb(
+  REQUIRE(ImportStatus(R"pb(
     node { name: "old" op: "Variable" attr { key: "dtype" value { type: DT_FLOAT } }
            attr { key: "shape" value { shape {} } } }
     node { name: "new" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } }
@@ -201,7 +201,7 @@ std::string ResourceOp(const std::string& op, const std::string& name, const std
 
 TEST_CASE("a resource handle carries its variable's shape to reads, through Identity too") {
   Graph graph;
-  Status s = Import(std::string(kResourceVariable) + ResourceOp("ReadVariableOp", "read", "h") +
+  Status s = ImportStatus(std::string(kResourceVariable) + ResourceOp("ReadVariableOp", "read", "h") +
                         ResourceOp("ReadVariableOp", "read_again", "h_again") +
                         ResourceOp("ReadVariableOp", "read_fed", "fed") +
                         ResourceOp("AssignVariableOp", "assign", "h", "any") +
@@ -226,7 +226,7 @@ TEST_CASE("assigning a value of another shape to a resource variable is refused,
   for (const char* op : {"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"}) {
     INFO(op);
     Graph graph;
-    Status s = Import(std::string(kResourceVariable) + ResourceOp(op, "update", "h_again", "p"), &graph);
+    Status s = ImportStatus(std::string(kResourceVariable) + ResourceOp(op, "update", "h_again", "p"), &graph);
     CHECK(s.code() == error::INVALID_ARGUMENT);
     CHECK_THAT(s.message(), Contains("'update'") && Contains(op) && Contains("[2,3]") && Contains("[3,2]"));
   }
@@ -234,7 +234,7 @@ TEST_CASE("assigning a value of another shape to a resource variable is refused,
 
 TEST_CASE("reading a resource variable as another dtype is refused, naming both dtypes") {
   Graph graph;
-  Status s = Import(std::string(kResourceVariable) + ResourceOp("ReadVariableOp", "read", "h", "", "DT_INT32"), &graph);
+  Status s = ImportStatus(std::string(kResourceVariable) + ResourceOp("ReadVariableOp", "read", "h", "", "DT_INT32"), &graph);
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(s.message(), Contains("'read'") && Contains("float") && Contains("int32"));
 }

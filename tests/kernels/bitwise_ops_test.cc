@@ -11,13 +11,14 @@
 namespace tensoract {
 namespace {
 
+using testing::Unary;
+using testing::Binary;
+
 using testing::Run;
 using testing::RunOp;
 using testing::TypeA;
 using testing::Values;
 
-Run Unary(const char* op, const Tensor& x) { return RunOp(op, {x}, {{"T", TypeA(x.dtype())}}); }
-Run Binary(const char* op, const Tensor& x, const Tensor& y) { return RunOp(op, {x, y}, {{"T", TypeA(x.dtype())}}); }
 
 template <class T>
 std::vector<T> Computed(const Run& r) {

@@ -41,7 +41,7 @@ std::vector<Bits> BitsOf(const Tensor& t) {
   return out;
 }
 
-Tensor ToBfloat16(const Tensor& x, bool truncate) {
+Tensor CastToBfloat16(const Tensor& x, bool truncate) {
   testing::Run r = RunOp("Cast", {x}, {{"SrcT", TypeA(tf::DT_FLOAT)}, {"DstT", TypeA(tf::DT_BFLOAT16)},
                                        {"Truncate", BoolA(truncate)}});
   INFO(r.status);
@@ -89,8 +89,8 @@ TEST_CASE("Cast float to bfloat16 truncates or rounds to nearest even, bit for b
   std::vector<uint32_t> in;
   for (const CastCase& c : cases) in.push_back(c.in);
   const Tensor x = FloatsFromBits(in);
-  const std::vector<uint16_t> truncated = BitsOf<uint16_t>(ToBfloat16(x, true));
-  const std::vector<uint16_t> rounded = BitsOf<uint16_t>(ToBfloat16(x, false));
+  const std::vector<uint16_t> truncated = BitsOf<uint16_t>(CastToBfloat16(x, true));
+  const std::vector<uint16_t> rounded = BitsOf<uint16_t>(CastToBfloat16(x, false));
   for (size_t i = 0; i < cases.size(); ++i) {
     INFO(cases[i].what << ": 0x" << std::hex << cases[i].in);
     CHECK(truncated[i] == cases[i].truncated);
@@ -115,7 +115,7 @@ TEST_CASE("Cast bfloat16 to float puts zeros in the low 16 bits", "[cast][bfloat
 TEST_CASE("a float through truncation and back loses only its low mantissa half", "[cast][bfloat16]") {
   std::vector<uint32_t> in;
   for (uint32_t i = 0; i < 4096; ++i) in.push_back((0x3F800000u + i * 0x1357u) | (i % 2 ? 0x80000000u : 0u));
-  const std::vector<uint32_t> back = BitsOf<uint32_t>(ToFloat(ToBfloat16(FloatsFromBits(in), true)));
+  const std::vector<uint32_t> back = BitsOf<uint32_t>(ToFloat(CastToBfloat16(FloatsFromBits(in), true)));
   for (size_t i = 0; i < in.size(); ++i) {
     INFO(i);
     CHECK(back[i] == (in[i] & 0xFFFF0000u));
@@ -123,7 +123,7 @@ TEST_CASE("a float through truncation and back loses only its low mantissa half"
   // A large tensor takes the parallel path and gives the same bits.
   Tensor big(tf::DT_FLOAT, TensorShape({1 << 20}));
   for (int i = 0; i < (1 << 20); ++i) big.base<float>()[i] = static_cast<float>(i) * 1.001f;
-  const std::vector<uint32_t> big_back = BitsOf<uint32_t>(ToFloat(ToBfloat16(big, true)));
+  const std::vector<uint32_t> big_back = BitsOf<uint32_t>(ToFloat(CastToBfloat16(big, true)));
   const std::vector<uint32_t> big_in = BitsOf<uint32_t>(big);
   bool all_truncated = true;
   for (size_t i = 0; i < big_in.size(); ++i) all_truncated = all_truncated && big_back[i] == (big_in[i] & 0xFFFF0000u);
@@ -132,7 +132,7 @@ TEST_CASE("a float through truncation and back loses only its low mantissa half"
 
 // Through the lossy link: what a cross-device edge with lossy_float_transfers delivers.
 std::vector<float> Lossy(const std::vector<float>& v) {
-  const Tensor back = ToFloat(ToBfloat16(Tensor::FromVector(v), true));
+  const Tensor back = ToFloat(CastToBfloat16(Tensor::FromVector(v), true));
   return std::vector<float>(back.base<float>(), back.base<float>() + back.NumElements());
 }
 

@@ -122,7 +122,7 @@ const tf::OpDef& OpDefOf(const std::string& op) {
 }
 
 // A node "n" of `op` with T = `type` and the op's defaults, as Graph::AddNode leaves it.
-NodeDef Binary(const std::string& op, DataType type) {
+NodeDef FoldBinary(const std::string& op, DataType type) {
   NodeDef def;
   def.set_name("n");
   def.set_op(op);
@@ -132,7 +132,7 @@ NodeDef Binary(const std::string& op, DataType type) {
 }
 
 TEST_CASE("the CPU evaluator runs a kernel and writes its outputs as TensorProtos") {
-  NodeDef def = Binary("Mul", tf::DT_INT32);
+  NodeDef def = FoldBinary("Mul", tf::DT_INT32);
   tf::TensorProto a = Proto(Tensor::FromVector<int32_t>({1, 2, 3}));
   tf::TensorProto b = Proto(Tensor::Scalar<int32_t>(10));
   std::vector<tf::TensorProto> out;
@@ -149,7 +149,7 @@ TEST_CASE("the CPU evaluator runs a kernel and writes its outputs as TensorProto
 TEST_CASE("the CPU evaluator flushes denormals as the executor's kernels do", "[fidelity]") {
   // 1e-40 * 1: a denormal the executor's kernels read as 0 (flush-to-zero and
   // denormals-are-zero, as TensorFlow's); folding must give the fed graph's value.
-  NodeDef def = Binary("Mul", tf::DT_FLOAT);
+  NodeDef def = FoldBinary("Mul", tf::DT_FLOAT);
   tf::TensorProto a = Proto(Tensor::FromVector<float>({1e-40f, -3e-39f, 1.5f}));
   tf::TensorProto b = Proto(Tensor::Scalar<float>(1.f));
   std::vector<tf::TensorProto> out;
@@ -162,20 +162,20 @@ TEST_CASE("the CPU evaluator flushes denormals as the executor's kernels do", "[
 TEST_CASE("the CPU evaluator reports, and does not crash on, kernels it cannot run") {
   std::vector<tf::TensorProto> out;
   SECTION("no CPU kernel for the dtype") {
-    NodeDef def = Binary("MatMul", tf::DT_UINT8);  // the op allows uint8; no CPU kernel computes it
+    NodeDef def = FoldBinary("MatMul", tf::DT_UINT8);  // the op allows uint8; no CPU kernel computes it
     tf::TensorProto m = Proto(Tensor::FromVector<uint8_t>({1, 2, 3, 4}, TensorShape({2, 2})));
     Status s = CpuConstantEvaluator()->Evaluate(def, OpDefOf("MatMul"), {&m, &m}, &out);
     CHECK(s.code() == error::NOT_FOUND);
   }
   SECTION("the kernel fails on its inputs") {
-    NodeDef def = Binary("MatMul", tf::DT_FLOAT);
+    NodeDef def = FoldBinary("MatMul", tf::DT_FLOAT);
     tf::TensorProto a = Proto(Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3})));
     Status s = CpuConstantEvaluator()->Evaluate(def, OpDefOf("MatMul"), {&a, &a}, &out);
     CHECK(s.code() == error::INVALID_ARGUMENT);
     CHECK_THAT(s.message(), Catch::Matchers::Contains("constant folding node 'n'"));
   }
   SECTION("an input of the wrong dtype") {
-    NodeDef def = Binary("Add", tf::DT_FLOAT);
+    NodeDef def = FoldBinary("Add", tf::DT_FLOAT);
     tf::TensorProto i = Proto(Tensor::Scalar<int32_t>(1));
     Status s = CpuConstantEvaluator()->Evaluate(def, OpDefOf("Add"), {&i, &i}, &out);
     CHECK(s.code() == error::INVALID_ARGUMENT);

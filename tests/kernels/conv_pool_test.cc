@@ -14,6 +14,8 @@
 namespace tensoract {
 namespace {
 
+using testing::Sizes;
+
 using testing::Values;
 using testing::Make;
 using testing::AttrMap;
@@ -29,7 +31,6 @@ std::vector<double> Pattern(int64_t n, double seed) {
 }
 
 
-Tensor Sizes(const std::vector<int32_t>& v) { return Tensor::FromVector(v, TensorShape({static_cast<int64_t>(v.size())})); }
 
 template <class T>
 void ExpectClose(const Tensor& got, const std::vector<double>& want, double tol) {

@@ -12,6 +12,9 @@
 namespace tensoract {
 namespace {
 
+using testing::Unary;
+using testing::Binary;
+
 using testing::AttrMap;
 using testing::BoolA;
 using testing::Run;
@@ -21,8 +24,6 @@ using testing::Values;
 
 const float kInfF = std::numeric_limits<float>::infinity();
 
-Run Binary(const char* op, const Tensor& x, const Tensor& y) { return RunOp(op, {x, y}, {{"T", TypeA(x.dtype())}}); }
-Run Unary(const char* op, const Tensor& x) { return RunOp(op, {x}, {{"T", TypeA(x.dtype())}}); }
 
 TEST_CASE("complex Mul, Div and SquaredDifference give TensorFlow's values", "[complex]") {
   const Tensor x = Tensor::FromVector<complex128>({{1, 2}, {-3, 0.5}, {2.5, -1}});

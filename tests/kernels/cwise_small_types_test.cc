@@ -19,7 +19,7 @@ using testing::TypeA;
 using testing::Values;
 
 template <class T>
-Run Binary(const std::string& op, const std::vector<T>& x, const std::vector<T>& y, DataType dtype) {
+Run SmallBinary(const std::string& op, const std::vector<T>& x, const std::vector<T>& y, DataType dtype) {
   return RunOp(op, {Tensor::FromVector<T>(x), Tensor::FromVector<T>(y)}, {{"T", TypeA(dtype)}});
 }
 
@@ -33,13 +33,13 @@ std::vector<float> AsFloats(const Tensor& t) {
 bool SignBit(float f) { return std::signbit(f); }
 
 TEST_CASE("narrow and unsigned integer arithmetic wraps, as TensorFlow's", "[cwise][small-types]") {
-  Run r = Binary<int8_t>("AddV2", {127, -128, 5}, {1, -1, 6}, tensorflow::DT_INT8);
+  Run r = SmallBinary<int8_t>("AddV2", {127, -128, 5}, {1, -1, 6}, tensorflow::DT_INT8);
   REQUIRE(r.status.ok());
   CHECK(Values<int8_t>(r.outputs[0]) == std::vector<int8_t>{-128, 127, 11});
-  r = Binary<uint8_t>("Sub", {0, 10}, {1, 3}, tensorflow::DT_UINT8);
+  r = SmallBinary<uint8_t>("Sub", {0, 10}, {1, 3}, tensorflow::DT_UINT8);
   REQUIRE(r.status.ok());
   CHECK(Values<uint8_t>(r.outputs[0]) == std::vector<uint8_t>{255, 7});
-  r = Binary<int16_t>("Mul", {300, -7}, {300, 3}, tensorflow::DT_INT16);
+  r = SmallBinary<int16_t>("Mul", {300, -7}, {300, 3}, tensorflow::DT_INT16);
   REQUIRE(r.status.ok());
   CHECK(Values<int16_t>(r.outputs[0]) == std::vector<int16_t>{static_cast<int16_t>(90000), -21});
   r = RunOp("Abs", {Tensor::FromVector<int8_t>({-128, -3, 4})}, {{"T", TypeA(tensorflow::DT_INT8)}});
@@ -51,14 +51,14 @@ TEST_CASE("unsigned division by the largest value is a division, not a negation"
   const uint32_t max = std::numeric_limits<uint32_t>::max();
   for (const char* op : {"Div", "FloorDiv"}) {
     INFO(op);
-    Run r = Binary<uint32_t>(op, {7, max, 9}, {max, max, 2}, tensorflow::DT_UINT32);
+    Run r = SmallBinary<uint32_t>(op, {7, max, 9}, {max, max, 2}, tensorflow::DT_UINT32);
     REQUIRE(r.status.ok());
     CHECK(Values<uint32_t>(r.outputs[0]) == std::vector<uint32_t>{0, 1, 4});
   }
-  Run r = Binary<uint8_t>("FloorMod", {200, 255, 9}, {255, 255, 4}, tensorflow::DT_UINT8);
+  Run r = SmallBinary<uint8_t>("FloorMod", {200, 255, 9}, {255, 255, 4}, tensorflow::DT_UINT8);
   REQUIRE(r.status.ok());
   CHECK(Values<uint8_t>(r.outputs[0]) == std::vector<uint8_t>{200, 0, 1});
-  r = Binary<uint16_t>("Div", {1, 2}, {0, 1}, tensorflow::DT_UINT16);
+  r = SmallBinary<uint16_t>("Div", {1, 2}, {0, 1}, tensorflow::DT_UINT16);
   CHECK(r.status.code() == error::INVALID_ARGUMENT);  // integer division by zero
 }
 
@@ -66,23 +66,23 @@ TEST_CASE("half and bfloat16 compute in float and round once per TensorFlow step
   using half = Eigen::half;
   using bf16 = Eigen::bfloat16;
   // FloorDiv floors the rounded quotient: 25.75 / 1.984375 is 12.98, 13 in bfloat16.
-  Run r = Binary<bf16>("FloorDiv", {bf16(25.75f)}, {bf16(1.984375f)}, tensorflow::DT_BFLOAT16);
+  Run r = SmallBinary<bf16>("FloorDiv", {bf16(25.75f)}, {bf16(1.984375f)}, tensorflow::DT_BFLOAT16);
   REQUIRE(r.status.ok());
   CHECK(AsFloats<bf16>(r.outputs[0]) == std::vector<float>{13.0f});
   // A tiny negative quotient rounds to -0, whose floor is -0.
-  r = Binary<half>("FloorDiv", {half(1.1920929e-07f)}, {half(-20.0f)}, tensorflow::DT_HALF);
+  r = SmallBinary<half>("FloorDiv", {half(1.1920929e-07f)}, {half(-20.0f)}, tensorflow::DT_HALF);
   REQUIRE(r.status.ok());
   CHECK(AsFloats<half>(r.outputs[0])[0] == 0.0f);
   CHECK(SignBit(AsFloats<half>(r.outputs[0])[0]));
   // SquaredDifference rounds the difference first.
-  r = Binary<half>("SquaredDifference", {half(-100.0f)}, {half(3.140625f)}, tensorflow::DT_HALF);
+  r = SmallBinary<half>("SquaredDifference", {half(-100.0f)}, {half(3.140625f)}, tensorflow::DT_HALF);
   REQUIRE(r.status.ok());
   CHECK(AsFloats<half>(r.outputs[0]) == std::vector<float>{10632.0f});
-  r = Binary<bf16>("SquaredDifference", {bf16(-1.0f)}, {bf16(3.140625f)}, tensorflow::DT_BFLOAT16);
+  r = SmallBinary<bf16>("SquaredDifference", {bf16(-1.0f)}, {bf16(3.140625f)}, tensorflow::DT_BFLOAT16);
   REQUIRE(r.status.ok());
   CHECK(AsFloats<bf16>(r.outputs[0]) == std::vector<float>{17.0f});
   // One rounding: 1 + 2^-11 is a tie in half, kept even.
-  r = Binary<half>("AddV2", {half(1.0f), half(2048.0f)}, {half(0.00048828125f), half(1.0f)}, tensorflow::DT_HALF);
+  r = SmallBinary<half>("AddV2", {half(1.0f), half(2048.0f)}, {half(0.00048828125f), half(1.0f)}, tensorflow::DT_HALF);
   REQUIRE(r.status.ok());
   CHECK(AsFloats<half>(r.outputs[0]) == std::vector<float>{1.0f, 2048.0f});
 }
@@ -91,7 +91,7 @@ TEST_CASE("half Maximum and Minimum keep the first of two equal values", "[cwise
   using half = Eigen::half;
   for (const char* op : {"Maximum", "Minimum"}) {
     INFO(op);
-    Run r = Binary<half>(op, {half(0.0f), half(-0.0f), half(1.0f)},
+    Run r = SmallBinary<half>(op, {half(0.0f), half(-0.0f), half(1.0f)},
                          {half(-0.0f), half(0.0f), half(std::numeric_limits<float>::quiet_NaN())},
                          tensorflow::DT_HALF);
     REQUIRE(r.status.ok());
@@ -104,11 +104,11 @@ TEST_CASE("half Maximum and Minimum keep the first of two equal values", "[cwise
 
 TEST_CASE("half and bfloat16 compare as the floats they are", "[cwise][small-types]") {
   using bf16 = Eigen::bfloat16;
-  Run r = Binary<bf16>("Less", {bf16(1.0f), bf16(2.0f), bf16(-0.0f)}, {bf16(1.5f), bf16(2.0f), bf16(0.0f)},
+  Run r = SmallBinary<bf16>("Less", {bf16(1.0f), bf16(2.0f), bf16(-0.0f)}, {bf16(1.5f), bf16(2.0f), bf16(0.0f)},
                        tensorflow::DT_BFLOAT16);
   REQUIRE(r.status.ok());
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{true, false, false});
-  r = Binary<bf16>("Equal", {bf16(-0.0f)}, {bf16(0.0f)}, tensorflow::DT_BFLOAT16);
+  r = SmallBinary<bf16>("Equal", {bf16(-0.0f)}, {bf16(0.0f)}, tensorflow::DT_BFLOAT16);
   REQUIRE(r.status.ok());
   CHECK(Values<bool>(r.outputs[0]) == std::vector<bool>{true});
 }

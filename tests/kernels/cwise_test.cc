@@ -11,18 +11,17 @@
 #include "kernels/device.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/tensor.h"
+#include "tests/kernels/kernel_test_util.h"
 
 namespace tensoract {
 namespace {
+
+using testing::TestDevice;
 
 using testing::Values;
 
 namespace tf = ::tensorflow;
 
-Device* TestDevice() {
-  static Device* device = new Device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, 4);
-  return device;
-}
 
 struct Result {
   Status status;
@@ -42,7 +41,7 @@ AttrValue BoolAttr(bool b) {
 }
 
 // Runs one node of `op` on `inputs`; T is input `t_from`'s dtype unless `attrs` sets it.
-Result Run(const std::string& op, const std::vector<Tensor>& inputs, std::map<std::string, AttrValue> attrs = {},
+Result RunCwise(const std::string& op, const std::vector<Tensor>& inputs, std::map<std::string, AttrValue> attrs = {},
            int t_from = 0) {
   Result r;
   StatusOr<const tf::OpDef*> op_def = OpRegistry::Global()->LookUp(op);
@@ -73,7 +72,7 @@ Result Run(const std::string& op, const std::vector<Tensor>& inputs, std::map<st
 // The single output of a run that must succeed.
 Tensor Out(const std::string& op, const std::vector<Tensor>& inputs, std::map<std::string, AttrValue> attrs = {},
            int t_from = 0) {
-  Result r = Run(op, inputs, std::move(attrs), t_from);
+  Result r = RunCwise(op, inputs, std::move(attrs), t_from);
   INFO(op << ": " << r.status);
   REQUIRE(r.status.ok());
   REQUIRE(r.outputs.size() == 1);
@@ -108,7 +107,7 @@ void CheckClose(const Tensor& t, const std::vector<double>& expected) {
 }
 
 Status ErrorOf(const std::string& op, const std::vector<Tensor>& inputs, std::map<std::string, AttrValue> attrs = {}) {
-  return Run(op, inputs, std::move(attrs)).status;
+  return RunCwise(op, inputs, std::move(attrs)).status;
 }
 
 // ---- arithmetic ----------------------------------------------------------------------------
@@ -376,14 +375,14 @@ TEMPLATE_TEST_CASE("Select picks from t or e by a scalar, row or element-wise co
   CHECK(Values<T>(Out("Select", {V<bool>({false, true}), t, e}, {}, 1)) == std::vector<T>{0, 0, 1, 1});
   CHECK(Values<T>(Out("Select", {V<bool>({true, false, false, true}, {2, 2}), t, e}, {}, 1)) ==
         std::vector<T>{1, 0, 0, 1});
-  CHECK(Run("Select", {V<bool>({true, false, true}), t, e}, {}, 1).status.code() == error::INVALID_ARGUMENT);
-  CHECK(Run("Select", {V<bool>({true}), t, V<T>({0, 0})}, {}, 1).status.code() == error::INVALID_ARGUMENT);
+  CHECK(RunCwise("Select", {V<bool>({true, false, true}), t, e}, {}, 1).status.code() == error::INVALID_ARGUMENT);
+  CHECK(RunCwise("Select", {V<bool>({true}), t, V<T>({0, 0})}, {}, 1).status.code() == error::INVALID_ARGUMENT);
   // SelectV2 broadcasts all three: a [2,1] condition against a [2] t and a scalar e.
   Tensor r = Out("SelectV2", {V<bool>({true, false}, {2, 1}), V<T>({1, 0}), Tensor::Scalar<T>(1)}, {}, 1);
   CHECK(r.shape() == TensorShape({2, 2}));
   CHECK(Values<T>(r) == std::vector<T>{1, 0, 1, 1});
   CHECK(Values<T>(Out("SelectV2", {V<bool>({true, false}), t, e}, {}, 1)) == std::vector<T>{1, 0, 1, 0});
-  CHECK(Run("SelectV2", {V<bool>({true, false, true}), t, e}, {}, 1).status.code() == error::INVALID_ARGUMENT);
+  CHECK(RunCwise("SelectV2", {V<bool>({true, false, true}), t, e}, {}, 1).status.code() == error::INVALID_ARGUMENT);
   // A recurrent layer's mask: [3, 1, 1] against states [3, 2, 5] and [1, 2, 5], every row.
   std::vector<T> then_values(30), else_values(10), want(30);
   for (int i = 0; i < 30; ++i) then_values[i] = static_cast<T>(i % 2);

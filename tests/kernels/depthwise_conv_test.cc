@@ -14,41 +14,42 @@
 namespace tensoract {
 namespace {
 
+using testing::Sizes;
+
 using testing::Values;
 using testing::AttrMap;
 using testing::Ints;
 using testing::RunMaybe;
 using testing::Str;
 
-AttrMap Attrs(DataType t, std::vector<int64_t> strides, const std::string& padding) {
+AttrMap DepthwiseAttrs(DataType t, std::vector<int64_t> strides, const std::string& padding) {
   return {{"T", testing::TypeA(t)}, {"strides", Ints(strides)}, {"padding", Str(padding)}};
 }
 
 // ((i * a + b) % m - off) / div: small dyadic values, so every sum is exact.
-std::vector<float> Pattern(int64_t n, int a, int b, int m, int off, float div) {
+std::vector<float> DwPattern(int64_t n, int a, int b, int m, int off, float div) {
   std::vector<float> v(n);
   for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * a + b) % m - off) / div;
   return v;
 }
 
-Tensor X() { return Tensor::FromVector<float>(Pattern(40, 7, 1, 11, 5, 4.f), {1, 4, 5, 2}); }
-Tensor Filter() { return Tensor::FromVector<float>(Pattern(36, 5, 2, 7, 3, 2.f), {3, 3, 2, 2}); }
-Tensor Dy() { return Tensor::FromVector<float>(Pattern(24, 3, 1, 5, 2, 1.f), {1, 2, 3, 4}); }
-Tensor Sizes(std::vector<int32_t> v) { return Tensor::FromVector<int32_t>(v, {static_cast<int64_t>(v.size())}); }
+Tensor DepthwiseX() { return Tensor::FromVector<float>(DwPattern(40, 7, 1, 11, 5, 4.f), {1, 4, 5, 2}); }
+Tensor Filter() { return Tensor::FromVector<float>(DwPattern(36, 5, 2, 7, 3, 2.f), {3, 3, 2, 2}); }
+Tensor Dy() { return Tensor::FromVector<float>(DwPattern(24, 3, 1, 5, 2, 1.f), {1, 2, 3, 4}); }
 
 const DataType kFloat = tensorflow::DT_FLOAT;
 
 TEST_CASE("DepthwiseConv2dNative with a depth multiplier of 2, stride 2, SAME and EXPLICIT padding",
           "[depthwise]") {
-  testing::Run r = RunMaybe("DepthwiseConv2dNative", {X(), Filter()}, Attrs(kFloat, {1, 2, 2, 1}, "SAME"));
+  testing::Run r = RunMaybe("DepthwiseConv2dNative", {DepthwiseX(), Filter()}, DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME"));
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({1, 2, 3, 4}));
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{2.25,  -5.125, 2.125, -1.25, -3,     5.125, -4.125, 3,
                                                           -1,    -5.625, 0.375, -3.75, -0.25,  0.5,   0.5,    -0.25,
                                                           0.125, 2.25,   0.125, 2.75,  -3.875, 0.5,   -1.875, 1});
-  AttrMap explicit_pad = Attrs(kFloat, {1, 1, 1, 1}, "EXPLICIT");
+  AttrMap explicit_pad = DepthwiseAttrs(kFloat, {1, 1, 1, 1}, "EXPLICIT");
   explicit_pad["explicit_paddings"] = Ints({0, 0, 1, 0, 0, 2, 0, 0});
-  r = RunMaybe("DepthwiseConv2dNative", {X(), Filter()}, explicit_pad);
+  r = RunMaybe("DepthwiseConv2dNative", {DepthwiseX(), Filter()}, explicit_pad);
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({1, 3, 5, 4}));
   const std::vector<float> want = {
@@ -61,14 +62,14 @@ TEST_CASE("DepthwiseConv2dNative with a depth multiplier of 2, stride 2, SAME an
 
 TEST_CASE("the depthwise gradients with respect to input and filter, stride 2 SAME", "[depthwise]") {
   testing::Run r = RunMaybe("DepthwiseConv2dNativeBackpropInput", {Sizes({1, 4, 5, 2}), Filter(), Dy()},
-                            Attrs(kFloat, {1, 2, 2, 1}, "SAME"));
+                            DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME"));
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) ==
         std::vector<float>{4,    1,  4.5, 4,  -2.5, 1,  -3,   -1,   3.5, -1.5, -1, -3,  -0.5, -3,
                            1,    -2, -1.5, -5.5, -2, 4,  -5.5, 1,    2,   3,    -1, 0.5, -9,   -0.5,
                            3.5,  0,  0,   -2.5, 4,  -3, 2,    3.5,  0.5, 7,    -1, -3});
-  r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {X(), Sizes({3, 3, 2, 2}), Dy()},
-               Attrs(kFloat, {1, 2, 2, 1}, "SAME"));
+  r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {DepthwiseX(), Sizes({3, 3, 2, 2}), Dy()},
+               DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME"));
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) ==
         std::vector<float>{-5.25, 2.5,  -4.25, 2.25,  1.25,  -2.75, 0.5, -1.25, 2.5,  0.25,  2.25, 1.25,
@@ -83,7 +84,7 @@ TEST_CASE("half depthwise sums round to half after every tap, as TensorFlow's", 
   std::vector<Eigen::half> f(4, Eigen::half(1.f));
   testing::Run r = RunMaybe("DepthwiseConv2dNative",
                             {Tensor::FromVector<Eigen::half>(x, {1, 1, 4, 1}), Tensor::FromVector<Eigen::half>(f, {1, 4, 1, 1})},
-                            Attrs(tensorflow::DT_HALF, {1, 1, 1, 1}, "VALID"));
+                            DepthwiseAttrs(tensorflow::DT_HALF, {1, 1, 1, 1}, "VALID"));
   REQUIRE(r.status.ok());
   CHECK(static_cast<float>(r.outputs[0].base<Eigen::half>()[0]) == 1.f);
 }
@@ -94,7 +95,7 @@ TEST_CASE("a tap in the padding still multiplies the filter: an infinite filter 
   testing::Run r = RunMaybe("DepthwiseConv2dNative",
                             {Tensor::FromVector<float>({1, 1, 1}, {1, 1, 3, 1}),
                              Tensor::FromVector<float>({inf, 1, 1}, {1, 3, 1, 1})},
-                            Attrs(kFloat, {1, 1, 1, 1}, "SAME"));
+                            DepthwiseAttrs(kFloat, {1, 1, 1, 1}, "SAME"));
   REQUIRE(r.status.ok());
   const std::vector<float> y = Values<float>(r.outputs[0]);
   CHECK(std::isnan(y[0]));
@@ -104,7 +105,7 @@ TEST_CASE("a tap in the padding still multiplies the filter: an infinite filter 
 
 TEST_CASE("the depthwise kernels refuse what TensorFlow's CPU kernels refuse", "[depthwise]") {
   SECTION("NCHW, unless there is nothing to compute") {
-    AttrMap nchw = Attrs(kFloat, {1, 1, 1, 1}, "SAME");
+    AttrMap nchw = DepthwiseAttrs(kFloat, {1, 1, 1, 1}, "SAME");
     nchw["data_format"] = Str("NCHW");
     Tensor x = Tensor::FromVector<float>(std::vector<float>(50, 1.f), {1, 2, 5, 5});
     testing::Run r = RunMaybe("DepthwiseConv2dNative", {x, Filter()}, nchw);
@@ -118,12 +119,12 @@ TEST_CASE("the depthwise kernels refuse what TensorFlow's CPU kernels refuse", "
     CHECK(r.status.code() == error::UNIMPLEMENTED);
   }
   SECTION("dilations in the forward op; the gradients ignore them") {
-    AttrMap dilated = Attrs(kFloat, {1, 1, 1, 1}, "SAME");
+    AttrMap dilated = DepthwiseAttrs(kFloat, {1, 1, 1, 1}, "SAME");
     dilated["dilations"] = Ints({1, 2, 2, 1});
-    testing::Run r = RunMaybe("DepthwiseConv2dNative", {X(), Filter()}, dilated);
+    testing::Run r = RunMaybe("DepthwiseConv2dNative", {DepthwiseX(), Filter()}, dilated);
     CHECK(r.status.code() == error::UNIMPLEMENTED);
     CHECK(r.status.message().find("does not support dilations, received [1 2 2 1]") != std::string::npos);
-    AttrMap plain = Attrs(kFloat, {1, 2, 2, 1}, "SAME");
+    AttrMap plain = DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME");
     dilated["strides"] = Ints({1, 2, 2, 1});
     testing::Run a = RunMaybe("DepthwiseConv2dNativeBackpropInput", {Sizes({1, 4, 5, 2}), Filter(), Dy()}, dilated);
     testing::Run b = RunMaybe("DepthwiseConv2dNativeBackpropInput", {Sizes({1, 4, 5, 2}), Filter(), Dy()}, plain);
@@ -132,34 +133,34 @@ TEST_CASE("the depthwise kernels refuse what TensorFlow's CPU kernels refuse", "
     CHECK(Values<float>(a.outputs[0]) == Values<float>(b.outputs[0]));
   }
   SECTION("strides unequal in rows and columns, or in batch and depth") {
-    testing::Run r = RunMaybe("DepthwiseConv2dNative", {X(), Filter()}, Attrs(kFloat, {1, 1, 2, 1}, "SAME"));
+    testing::Run r = RunMaybe("DepthwiseConv2dNative", {DepthwiseX(), Filter()}, DepthwiseAttrs(kFloat, {1, 1, 2, 1}, "SAME"));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
-    r = RunMaybe("DepthwiseConv2dNative", {X(), Filter()}, Attrs(kFloat, {1, 1, 1, 2}, "SAME"));
+    r = RunMaybe("DepthwiseConv2dNative", {DepthwiseX(), Filter()}, DepthwiseAttrs(kFloat, {1, 1, 1, 2}, "SAME"));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
   }
   SECTION("mismatched depths and shapes") {
     Tensor f3 = Tensor::FromVector<float>(std::vector<float>(27, 1.f), {3, 3, 3, 1});
-    testing::Run r = RunMaybe("DepthwiseConv2dNative", {X(), f3}, Attrs(kFloat, {1, 1, 1, 1}, "SAME"));
+    testing::Run r = RunMaybe("DepthwiseConv2dNative", {DepthwiseX(), f3}, DepthwiseAttrs(kFloat, {1, 1, 1, 1}, "SAME"));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
     CHECK(r.status.message().find("input and filter must have the same depth: 2 vs 3") != std::string::npos);
     r = RunMaybe("DepthwiseConv2dNativeBackpropInput", {Sizes({1, 4, 4, 2}), Filter(), Dy()},
-                 Attrs(kFloat, {1, 2, 2, 1}, "SAME"));
+                 DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME"));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
     CHECK(r.status.message().find("Number of cols of out_backprop doesn't match computed: actual = 3, "
                                         "computed = 2") != std::string::npos);
-    r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {X(), Sizes({3, 3, 2, 1}), Dy()},
-                 Attrs(kFloat, {1, 2, 2, 1}, "SAME"));
+    r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {DepthwiseX(), Sizes({3, 3, 2, 1}), Dy()},
+                 DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME"));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
     CHECK(r.status.message().find("depth_multiplier * in_depth not equal to out_depth") != std::string::npos);
-    r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {X(), Sizes({3, -3, 2, 2}), Dy()},
-                 Attrs(kFloat, {1, 2, 2, 1}, "SAME"));
+    r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {DepthwiseX(), Sizes({3, -3, 2, 2}), Dy()},
+                 DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME"));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
   }
   SECTION("a window longer than the padded input") {
     testing::Run r = RunMaybe("DepthwiseConv2dNative",
                               {Tensor::FromVector<float>({1, 2, 3, 4}, {1, 2, 2, 1}),
                                Tensor::FromVector<float>(std::vector<float>(16, 1.f), {4, 4, 1, 1})},
-                              Attrs(kFloat, {1, 1, 1, 1}, "VALID"));
+                              DepthwiseAttrs(kFloat, {1, 1, 1, 1}, "VALID"));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
     CHECK(r.status.message().find("Computed output size would be negative: -1") != std::string::npos);
   }

@@ -298,7 +298,7 @@ TEST_CASE("kernels on every device thread evaluating Eigen in parallel finish", 
 }
 
 namespace {
-uint32_t Bits(float f) {
+uint32_t RegBits(float f) {
   uint32_t b;
   std::memcpy(&b, &f, sizeof b);
   return b;
@@ -321,7 +321,7 @@ TEST_CASE("Neg flips the sign bit: -(+0) is -0 and denormals keep their magnitud
     REQUIRE(r.status.ok());
     for (size_t i = 0; i < n; ++i) {
       const float want = i % 3 == 0 ? -0.0f : i % 3 == 1 ? -denormal : 0.0f;
-      CHECK(Bits(r.outputs[0].base<float>()[i]) == Bits(want));
+      CHECK(RegBits(r.outputs[0].base<float>()[i]) == RegBits(want));
     }
   }
 }
@@ -338,8 +338,8 @@ TEST_CASE("Maximum and Minimum give the second operand of two equal zeros and pr
     for (size_t i = 0; i < n; ++i) {
       const float a = max.outputs[0].base<float>()[i], b = min.outputs[0].base<float>()[i];
       switch (i % 5) {
-        case 0: CHECK((Bits(a) == Bits(0.0f) && Bits(b) == Bits(0.0f))); break;
-        case 1: CHECK((Bits(a) == Bits(-0.0f) && Bits(b) == Bits(-0.0f))); break;
+        case 0: CHECK((RegBits(a) == RegBits(0.0f) && RegBits(b) == RegBits(0.0f))); break;
+        case 1: CHECK((RegBits(a) == RegBits(-0.0f) && RegBits(b) == RegBits(-0.0f))); break;
         case 2: case 3: CHECK((std::isnan(a) && std::isnan(b))); break;
         case 4: CHECK((a == 4.0f && b == -3.0f)); break;
       }
@@ -354,7 +354,7 @@ TEST_CASE("Relu and Relu6 of -0 are +0, as TensorFlow's", "[fidelity]") {
       Run r = RunOp(op, {Floats(Repeat({-0.0f, -2.0f, 3.0f}, n))}, {{"T", TypeA(tensorflow::DT_FLOAT)}});
       REQUIRE(r.status.ok());
       for (size_t i = 0; i < n; ++i) {
-        CHECK(Bits(r.outputs[0].base<float>()[i]) == Bits(i % 3 == 2 ? 3.0f : 0.0f));
+        CHECK(RegBits(r.outputs[0].base<float>()[i]) == RegBits(i % 3 == 2 ? 3.0f : 0.0f));
       }
     }
   }

@@ -15,7 +15,7 @@ using testing::FloatA;
 using testing::TypeA;
 using testing::Values;
 
-Tensor Pattern(std::vector<int64_t> dims, float a) {
+Tensor AttnPattern(std::vector<int64_t> dims, float a) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   std::vector<float> v(n);
@@ -26,8 +26,8 @@ Tensor Pattern(std::vector<int64_t> dims, float a) {
 TEST_CASE("_FusedAttention is softmax(scale q k^T) v per batch element and head") {
   const int64_t b = 2, t = 300, s = 200, heads = 2, h = 8, hv = 5;
   const float scale = 0.35f;
-  const Tensor q = Pattern({b, t, heads, h}, 0.37f), k = Pattern({b, s, heads, h}, 0.71f),
-               v = Pattern({b, s, heads, hv}, 0.13f);
+  const Tensor q = AttnPattern({b, t, heads, h}, 0.37f), k = AttnPattern({b, s, heads, h}, 0.71f),
+               v = AttnPattern({b, s, heads, hv}, 0.13f);
   auto r = testing::RunOp("_FusedAttention", {q, k, v}, {{"T", TypeA(tensorflow::DT_FLOAT)}, {"scale", FloatA(scale)}});
   REQUIRE(r.status.ok());
   REQUIRE(r.outputs[0].shape() == TensorShape({b, t, heads, hv}));
@@ -58,7 +58,7 @@ TEST_CASE("_FusedAttention is softmax(scale q k^T) v per batch element and head"
 TEST_CASE("_FusedAttention adds a mask to the scaled scores: Keras' -1e9 leaves a key out") {
   // Two batch elements, one head broadcast: element 0 may not look at key 1, element 1 at
   // key 0; then each output is the one remaining key's value.
-  const Tensor q = Pattern({2, 1, 1, 3}, 0.5f), k = Pattern({2, 2, 1, 3}, 0.9f), v = Pattern({2, 2, 1, 2}, 0.3f);
+  const Tensor q = AttnPattern({2, 1, 1, 3}, 0.5f), k = AttnPattern({2, 2, 1, 3}, 0.9f), v = AttnPattern({2, 2, 1, 2}, 0.3f);
   const Tensor mask = Tensor::FromVector<float>({0.f, -1e9f, -1e9f, 0.f}, TensorShape({2, 1, 1, 2}));
   tensorflow::AttrValue one;
   one.set_i(1);
@@ -75,8 +75,8 @@ TEST_CASE("_FusedAttention adds a mask to the scaled scores: Keras' -1e9 leaves 
 }
 
 TEST_CASE("_FusedAttention refuses keys that do not match the query") {
-  auto r = testing::RunMaybe("_FusedAttention", {Pattern({1, 3, 2, 4}, 0.1f), Pattern({1, 5, 2, 3}, 0.2f),
-                                                  Pattern({1, 5, 2, 4}, 0.3f)},
+  auto r = testing::RunMaybe("_FusedAttention", {AttnPattern({1, 3, 2, 4}, 0.1f), AttnPattern({1, 5, 2, 3}, 0.2f),
+                                                  AttnPattern({1, 5, 2, 4}, 0.3f)},
                              {{"T", TypeA(tensorflow::DT_FLOAT)}});
   REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
   CHECK(r.status.message().find("node 'n'") != std::string::npos);

@@ -20,7 +20,7 @@ std::vector<double> Unary(const std::string& op, const std::vector<double>& x) {
   return testing::Values<double>(r.outputs[0]);
 }
 
-std::vector<double> Binary(const std::string& op, const std::vector<double>& a, const std::vector<double>& b) {
+std::vector<double> GammaBinary(const std::string& op, const std::vector<double>& a, const std::vector<double>& b) {
   auto r = RunOp(op, {Tensor::FromVector<double>(a), Tensor::FromVector<double>(b)},
                  {{"T", TypeA(tensorflow::DT_DOUBLE)}});
   REQUIRE(r.status.ok());
@@ -53,11 +53,11 @@ TEST_CASE("Lgamma, Digamma, Polygamma and Zeta match their closed forms") {
   const auto dg = Unary("Digamma", {1.0, 0.5});
   CHECK(dg[0] == Approx(-euler).epsilon(1e-14));
   CHECK(dg[1] == Approx(-euler - 2 * std::log(2.0)).epsilon(1e-14));
-  const auto pg = Binary("Polygamma", {0.0, 1.0, 2.0}, {1.0, 1.0, 1.0});
+  const auto pg = GammaBinary("Polygamma", {0.0, 1.0, 2.0}, {1.0, 1.0, 1.0});
   CHECK(pg[0] == Approx(-euler).epsilon(1e-14));
   CHECK(pg[1] == Approx(pi * pi / 6).epsilon(1e-13));
   CHECK(pg[2] == Approx(-2 * 1.2020569031595942).epsilon(1e-13));  // -2 zeta(3)
-  const auto z = Binary("Zeta", {2.0, 4.0}, {1.0, 1.0});
+  const auto z = GammaBinary("Zeta", {2.0, 4.0}, {1.0, 1.0});
   CHECK(z[0] == Approx(pi * pi / 6).epsilon(1e-13));
   CHECK(z[1] == Approx(std::pow(pi, 4) / 90).epsilon(1e-13));
 }
@@ -65,8 +65,8 @@ TEST_CASE("Lgamma, Digamma, Polygamma and Zeta match their closed forms") {
 TEST_CASE("Igamma and Igammac match their closed forms and sum to one; their derivatives agree with differences") {
   // P(1, x) = 1 - exp(-x), P(1/2, x) = erf(sqrt(x)).
   const std::vector<double> a = {1.0, 1.0, 0.5, 0.5, 3.0}, x = {0.3, 2.0, 0.7, 4.0, 2.5};
-  const auto p = Binary("Igamma", a, x);
-  const auto q = Binary("Igammac", a, x);
+  const auto p = GammaBinary("Igamma", a, x);
+  const auto q = GammaBinary("Igammac", a, x);
   CHECK(p[0] == Approx(1 - std::exp(-0.3)).epsilon(1e-13));
   CHECK(p[1] == Approx(1 - std::exp(-2.0)).epsilon(1e-13));
   CHECK(p[2] == Approx(std::erf(std::sqrt(0.7))).epsilon(1e-13));
@@ -77,16 +77,16 @@ TEST_CASE("Igamma and Igammac match their closed forms and sum to one; their der
 
   // d P / da against central differences of Igamma itself.
   const double h = 1e-6;
-  const auto da = Binary("IgammaGradA", {2.5, 0.8}, {1.5, 3.0});
-  const auto up = Binary("Igamma", {2.5 + h, 0.8 + h}, {1.5, 3.0});
-  const auto down = Binary("Igamma", {2.5 - h, 0.8 - h}, {1.5, 3.0});
+  const auto da = GammaBinary("IgammaGradA", {2.5, 0.8}, {1.5, 3.0});
+  const auto up = GammaBinary("Igamma", {2.5 + h, 0.8 + h}, {1.5, 3.0});
+  const auto down = GammaBinary("Igamma", {2.5 - h, 0.8 - h}, {1.5, 3.0});
   for (int i = 0; i < 2; ++i) CHECK(da[i] == Approx((up[i] - down[i]) / (2 * h)).epsilon(1e-6));
 
   // A Gamma(alpha) sample moves with alpha so that its CDF stays put:
   // d sample / d alpha = -(dP/dalpha) / (dP/dx), with dP/dx = x^(alpha-1) e^-x / Gamma(alpha).
   const double alpha = 2.5, sample = 1.5;
   const double density = std::exp((alpha - 1) * std::log(sample) - sample - std::lgamma(alpha));
-  const auto ds = Binary("RandomGammaGrad", {alpha}, {sample});
+  const auto ds = GammaBinary("RandomGammaGrad", {alpha}, {sample});
   CHECK(ds[0] == Approx(-da[0] / density).epsilon(1e-6));
 }
 

@@ -116,7 +116,7 @@ int64_t InputPixel(const conv::ConvDims& d, int64_t oh, int64_t ow, int64_t fr, 
   return ih < 0 || ih >= d.in_rows || iw < 0 || iw >= d.in_cols ? -1 : ih * d.in_cols + iw;
 }
 
-void ExpectClose(const std::vector<float>& got, const std::vector<double>& want, double tolerance,
+void ExpectCloseGemm(const std::vector<float>& got, const std::vector<double>& want, double tolerance,
                  const std::string& what) {
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) {
@@ -171,7 +171,7 @@ void CheckConvolution(const conv::ConvDims& d, std::mt19937* rng) {
     REQUIRE(gemm::ConvForward(d, input.data(), packed, 0, pixels / 2 + 1, y.data()));
     REQUIRE(gemm::ConvForward(d, input.data(), packed, pixels / 2 + 1, pixels, y.data()));
   }
-  ExpectClose(y, want_y, tolerance, "output");
+  ExpectCloseGemm(y, want_y, tolerance, "output");
 
   if (ci > 1) {
     conv::ConvDims as_conv;
@@ -180,7 +180,7 @@ void CheckConvolution(const conv::ConvDims& d, std::mt19937* rng) {
     gemm::PackFlippedFilter(d, filter.data(), &flipped);
     std::vector<float> dx(input.size(), -7.f);
     REQUIRE(gemm::ConvForward(as_conv, dy.data(), flipped, 0, d.batch * in_pixels, dx.data()));
-    ExpectClose(dx, want_dx, tolerance, "input gradient");
+    ExpectCloseGemm(dx, want_dx, tolerance, "input gradient");
   }
 
   // Added to what is there: start from ones.
@@ -192,8 +192,8 @@ void CheckConvolution(const conv::ConvDims& d, std::mt19937* rng) {
   } else {
     REQUIRE(gemm::ConvBackpropFilter(d, input.data(), dy.data(), 0, d.batch, dw.data(), db.data()));
   }
-  ExpectClose(dw, want_dw, tolerance, "filter gradient");
-  ExpectClose(db, want_db, tolerance, "bias gradient");
+  ExpectCloseGemm(dw, want_dw, tolerance, "filter gradient");
+  ExpectCloseGemm(db, want_db, tolerance, "bias gradient");
 }
 
 TEST_CASE("gemm's convolutions match naive loops for every tile shape and edge") {

@@ -16,7 +16,7 @@ using testing::FloatA;
 using testing::TypeA;
 using testing::Values;
 
-Tensor Pattern(std::vector<int64_t> dims, float a, float b) {
+Tensor LnPattern(std::vector<int64_t> dims, float a, float b) {
   int64_t n = 1;
   for (int64_t d : dims) n *= d;
   std::vector<float> v(n);
@@ -27,7 +27,7 @@ Tensor Pattern(std::vector<int64_t> dims, float a, float b) {
 TEST_CASE("_MklLayerNorm normalises each row over the last dimension, then scales and shifts it") {
   for (int64_t c : {1, 7, 16, 40, 768}) {
     INFO("rows of " << c);
-    const Tensor x = Pattern({3, 4, c}, 0.37f, 5.f), scale = Pattern({c}, 0.9f, 1.f), offset = Pattern({c}, 0.2f, 0.f);
+    const Tensor x = LnPattern({3, 4, c}, 0.37f, 5.f), scale = LnPattern({c}, 0.9f, 1.f), offset = LnPattern({c}, 0.2f, 0.f);
     const float epsilon = 1e-3f;
     auto r = testing::RunOp("_MklLayerNorm", {x, scale, offset},
                             {{"T", TypeA(tensorflow::DT_FLOAT)}, {"epsilon", FloatA(epsilon)}});
@@ -51,7 +51,7 @@ TEST_CASE("_MklLayerNorm normalises each row over the last dimension, then scale
 }
 
 TEST_CASE("_MklLayerNorm refuses a scale or offset that is not one value per element of the last dimension") {
-  auto r = testing::RunMaybe("_MklLayerNorm", {Pattern({2, 8}, 0.3f, 0.f), Pattern({7}, 0.1f, 1.f), Pattern({8}, 0.2f, 0.f)},
+  auto r = testing::RunMaybe("_MklLayerNorm", {LnPattern({2, 8}, 0.3f, 0.f), LnPattern({7}, 0.1f, 1.f), LnPattern({8}, 0.2f, 0.f)},
                              {{"T", TypeA(tensorflow::DT_FLOAT)}});
   REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
   CHECK(r.status.message().find("node 'n'") != std::string::npos);

@@ -30,7 +30,7 @@ std::vector<double> Times(const std::vector<double>& x, const std::vector<double
   return z;
 }
 
-void CheckClose(const std::vector<double>& got, const std::vector<double>& want) {
+void CheckCloseDoubles(const std::vector<double>& got, const std::vector<double>& want) {
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-14));
 }
@@ -39,9 +39,9 @@ TEST_CASE("Qr of [[3, 1], [4, 2]]: the reflection makes r[0][0] = -5; q r is the
   auto r = RunOp("Qr", {M2(3, 1, 4, 2)}, {{"T", TypeA(tensorflow::DT_DOUBLE)}, {"full_matrices", BoolA(false)}});
   REQUIRE(r.status.ok());
   const std::vector<double> q = testing::Values<double>(r.outputs[0]), rr = testing::Values<double>(r.outputs[1]);
-  CheckClose({q[0], q[2]}, {-0.6, -0.8});
-  CheckClose({rr[0], rr[1], rr[2]}, {-5, -2.2, 0});
-  CheckClose(Times(q, rr, 2, 2, 2), {3, 1, 4, 2});
+  CheckCloseDoubles({q[0], q[2]}, {-0.6, -0.8});
+  CheckCloseDoubles({rr[0], rr[1], rr[2]}, {-5, -2.2, 0});
+  CheckCloseDoubles(Times(q, rr, 2, 2, 2), {3, 1, 4, 2});
   // Thin and full of a 3x0 matrix: q is 3x0, or the 3x3 identity.
   const Tensor empty = Tensor::FromVector<double>({}, TensorShape({3, 0}));
   r = RunOp("Qr", {empty}, {{"T", TypeA(tensorflow::DT_DOUBLE)}, {"full_matrices", BoolA(false)}});
@@ -56,10 +56,10 @@ TEST_CASE("SelfAdjointEigV2 of [[2, 1], [1, 2]]: eigenvalues 1 and 3, ascending;
   auto r = RunOp("SelfAdjointEigV2", {M2(2, 100, 1, 2)},
                  {{"T", TypeA(tensorflow::DT_DOUBLE)}, {"compute_v", BoolA(true)}});
   REQUIRE(r.status.ok());
-  CheckClose(testing::Values<double>(r.outputs[0]), {1, 3});
+  CheckCloseDoubles(testing::Values<double>(r.outputs[0]), {1, 3});
   const std::vector<double> v = testing::Values<double>(r.outputs[1]);
   const double h = 1 / std::sqrt(2.0);
-  CheckClose({std::abs(v[0]), std::abs(v[1]), std::abs(v[2]), std::abs(v[3])}, {h, h, h, h});
+  CheckCloseDoubles({std::abs(v[0]), std::abs(v[1]), std::abs(v[2]), std::abs(v[3])}, {h, h, h, h});
   CHECK(v[0] * v[2] < 0);  // (1, -1) for eigenvalue 1
   CHECK(v[1] * v[3] > 0);  // (1, 1) for eigenvalue 3
   r = RunOp("SelfAdjointEigV2", {M2(2, 1, 1, 2)}, {{"T", TypeA(tensorflow::DT_DOUBLE)}, {"compute_v", BoolA(false)}});
@@ -77,11 +77,11 @@ TEST_CASE("Svd of [[3, 0], [0, -4]]: singular values 4 and 3; u diag(s) v^T is t
   auto r = RunOp("Svd", {M2(3, 0, 0, -4)}, attrs(false));
   REQUIRE(r.status.ok());
   const std::vector<double> s = testing::Values<double>(r.outputs[0]);
-  CheckClose(s, {4, 3});
+  CheckCloseDoubles(s, {4, 3});
   std::vector<double> u = testing::Values<double>(r.outputs[1]), v = testing::Values<double>(r.outputs[2]);
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) u[i * 2 + j] *= s[j];
-  CheckClose(Times(u, {v[0], v[2], v[1], v[3]}, 2, 2, 2), {3, 0, 0, -4});
+  CheckCloseDoubles(Times(u, {v[0], v[2], v[1], v[3]}, 2, 2, 2), {3, 0, 0, -4});
   // A 0x3 matrix: with full_matrices v is the 3x3 identity.
   r = RunOp("Svd", {Tensor::FromVector<double>({}, TensorShape({0, 3}))}, attrs(true));
   CHECK(r.outputs[0].shape() == TensorShape({0}));

@@ -46,7 +46,7 @@ const TensorList& ListOf(const Tensor& t) {
   return *list.value();
 }
 
-std::vector<float> Floats(const Tensor& t) { return std::vector<float>(t.base<float>(), t.base<float>() + t.NumElements()); }
+std::vector<float> ListFloats(const Tensor& t) { return std::vector<float>(t.base<float>(), t.base<float>() + t.NumElements()); }
 
 Tensor Push(const Tensor& list, const Tensor& item) {
   return Ok(RunOp("TensorListPushBack", {list, item}, ElementAttr(item.dtype())));
@@ -63,9 +63,9 @@ TEST_CASE("a list pushed to pops its elements last first, and an empty list refu
   CHECK(Ok(RunOp("TensorListLength", {two}, {})).base<int32_t>()[0] == 2);
 
   Run popped = RunOp("TensorListPopBack", {two, Shape({2})}, ElementAttr());
-  CHECK(Floats(Ok(popped, 1)) == std::vector<float>{3, 4});
+  CHECK(ListFloats(Ok(popped, 1)) == std::vector<float>{3, 4});
   Run again = RunOp("TensorListPopBack", {Ok(popped, 0), Shape({2})}, ElementAttr());
-  CHECK(Floats(Ok(again, 1)) == std::vector<float>{1, 2});
+  CHECK(ListFloats(Ok(again, 1)) == std::vector<float>{1, 2});
   Run empty = RunOp("TensorListPopBack", {Ok(again, 0), Shape({2})}, ElementAttr());
   CHECK(empty.status.code() == tf::error::INVALID_ARGUMENT);
   CHECK_THAT(empty.status.message(), Contains("Trying to pop from an empty list."));
@@ -93,14 +93,14 @@ TEST_CASE("a reserved list reads unset elements as zeros of the element shape, a
   // The op's element shape completes the list's ...
   Tensor zeros = Ok(RunOp("TensorListGetItem", {list, Tensor::Scalar<int32_t>(0), Shape({1, 2})}, ElementAttr()));
   CHECK(zeros.shape() == TensorShape({1, 2}));
-  CHECK(Floats(zeros) == std::vector<float>{0, 0});
+  CHECK(ListFloats(zeros) == std::vector<float>{0, 0});
   // ... and so does a set element.
   Tensor set = Ok(RunOp("TensorListSetItem", {list, Tensor::Scalar<int32_t>(1), F32({5, 6}, {1, 2})}, ElementAttr()));
   Tensor stacked = Ok(RunOp("TensorListStack", {set, UnknownRank()}, ElementAttr()));
   CHECK(stacked.shape() == TensorShape({3, 1, 2}));
-  CHECK(Floats(stacked) == std::vector<float>{0, 0, 5, 6, 0, 0});
+  CHECK(ListFloats(stacked) == std::vector<float>{0, 0, 5, 6, 0, 0});
   Tensor item = Ok(RunOp("TensorListGetItem", {set, Tensor::Scalar<int32_t>(1), UnknownRank()}, ElementAttr()));
-  CHECK(Floats(item) == std::vector<float>{5, 6});
+  CHECK(ListFloats(item) == std::vector<float>{5, 6});
 
   Run outside = RunOp("TensorListGetItem", {set, Tensor::Scalar<int32_t>(3), UnknownRank()}, ElementAttr());
   CHECK_THAT(outside.status.message(), Contains("Trying to access element 3 in a list with 3 elements."));
@@ -118,7 +118,7 @@ TEST_CASE("a list from a tensor holds its rows, and knows its element shape", "[
   Tensor list = Ok(RunOp("TensorListFromTensor", {F32({1, 2, 3, 4, 5, 6}, {3, 2}), Shape({-1})}, ListAttrs()));
   CHECK(ListOf(list).tensors.size() == 3);
   Tensor row = Ok(RunOp("TensorListGetItem", {list, Tensor::Scalar<int32_t>(2), UnknownRank()}, ElementAttr()));
-  CHECK(Floats(row) == std::vector<float>{5, 6});
+  CHECK(ListFloats(row) == std::vector<float>{5, 6});
   Tensor shape = Ok(RunOp("TensorListElementShape", {list}, {{"shape_type", TypeA(tf::DT_INT32)}}));
   CHECK(shape.shape() == TensorShape({1}));
   CHECK(shape.base<int32_t>()[0] == -1);
@@ -136,7 +136,7 @@ TEST_CASE("a list gathers elements by index, scatters rows into place and resize
   Tensor grown = Ok(RunOp("TensorListResize", {rows, Tensor::Scalar<int32_t>(4)}, {}));
   Tensor gathered = Ok(RunOp("TensorListGather", {grown, I32({2, 3, 0, 2}), Shape({2})}, ElementAttr()));
   CHECK(gathered.shape() == TensorShape({4, 2}));
-  CHECK(Floats(gathered) == std::vector<float>{5, 6, 0, 0, 1, 2, 5, 6});  // element 3 unset: zeros
+  CHECK(ListFloats(gathered) == std::vector<float>{5, 6, 0, 0, 1, 2, 5, 6});  // element 3 unset: zeros
   Run negative = RunOp("TensorListGather", {grown, I32({-1}), Shape({2})}, ElementAttr());
   CHECK_THAT(negative.status.message(), Contains("Trying to gather element -1 in a list with 4 elements."));
   Run cut = RunOp("TensorListResize", {grown, Tensor::Scalar<int32_t>(-1)}, {});
@@ -147,7 +147,7 @@ TEST_CASE("a list gathers elements by index, scatters rows into place and resize
                               ElementAttr()));
   CHECK(ListOf(scattered).tensors.size() == 4);  // index 3 grew the list
   Tensor stacked = Ok(RunOp("TensorListStack", {scattered, Shape({2})}, ElementAttr()));
-  CHECK(Floats(stacked) == std::vector<float>{9, 10, 0, 0, 0, 0, 7, 8});
+  CHECK(ListFloats(stacked) == std::vector<float>{9, 10, 0, 0, 0, 0, 7, 8});
   Run below = RunOp("TensorListScatterIntoExistingList", {reserved, F32({7, 8}, {1, 2}), I32({-2})}, ElementAttr());
   CHECK_THAT(below.status.message(), Contains("must all be non-negative"));
   Run rows_mismatch = RunOp("TensorListScatterIntoExistingList", {reserved, F32({7, 8}, {1, 2}), I32({0, 1})},
@@ -162,7 +162,7 @@ TEST_CASE("a tensor split into slices concatenates back, each slice's length bes
   CHECK(ListOf(split).tensors[1]->shape() == TensorShape({3, 2}));
   Run joined = RunOp("TensorListConcatV2", {split, Shape({-1, 2}), I64({})}, ListAttrs());
   CHECK(Ok(joined).shape() == TensorShape({5, 2}));
-  CHECK(Floats(Ok(joined)) == Floats(xs));
+  CHECK(ListFloats(Ok(joined)) == ListFloats(xs));
   Tensor lengths = Ok(joined, 1);
   CHECK(std::vector<int64_t>(lengths.base<int64_t>(), lengths.base<int64_t>() + 2) == std::vector<int64_t>{2, 3});
 
@@ -182,7 +182,7 @@ TEST_CASE("a concat reads an unset element as zeros of its leading_dims entry, a
   list = Ok(RunOp("TensorListSetItem", {list, Tensor::Scalar<int32_t>(1), F32({1, 2, 3, 4}, {2, 2})}, ElementAttr()));
   Run joined = RunOp("TensorListConcatV2", {list, Shape({-1, 2}), I64({1, 9, 2})}, ListAttrs());
   CHECK(Ok(joined).shape() == TensorShape({5, 2}));  // a set element's own length wins over leading_dims
-  CHECK(Floats(Ok(joined)) == std::vector<float>{0, 0, 1, 2, 3, 4, 0, 0, 0, 0});
+  CHECK(ListFloats(Ok(joined)) == std::vector<float>{0, 0, 1, 2, 3, 4, 0, 0, 0, 0});
   // Past leading_dims, the first dimension the set elements share (here 2) ...
   Run shared = RunOp("TensorListConcatV2", {list, Shape({-1, 2}), I64({1})}, ListAttrs());
   CHECK(Ok(shared).shape() == TensorShape({5, 2}));
@@ -228,7 +228,7 @@ TEST_CASE("a new list scattered from rows is as long as its largest index or num
                          ListAttrs()));
   REQUIRE(ListOf(list).tensors.size() == 4);
   CHECK(!ListOf(list).tensors[1]);
-  CHECK(Floats(*ListOf(list).tensors[3]) == std::vector<float>{1, 2});
+  CHECK(ListFloats(*ListOf(list).tensors[3]) == std::vector<float>{1, 2});
   Tensor longer = Ok(RunOp("TensorListScatterV2", {rows, I32({3, 0}), Shape({2}), Tensor::Scalar<int32_t>(6)},
                            ListAttrs()));
   CHECK(ListOf(longer).tensors.size() == 6);
@@ -257,8 +257,8 @@ TEST_CASE("vectors of lists: a push of each row onto its own list, and lists joi
                            ElementAttr()));
   REQUIRE(pushed.shape() == TensorShape({2}));
   CHECK(ListAt(pushed, 0).tensors.size() == 2);
-  CHECK(Floats(*ListAt(pushed, 0).tensors[1]) == std::vector<float>{3, 4});
-  CHECK(Floats(*ListAt(pushed, 1).tensors[0]) == std::vector<float>{5, 6});
+  CHECK(ListFloats(*ListAt(pushed, 0).tensors[1]) == std::vector<float>{3, 4});
+  CHECK(ListFloats(*ListAt(pushed, 1).tensors[0]) == std::vector<float>{5, 6});
   Run rows = RunOp("TensorListPushBackBatch", {ListVector({one, empty}), F32({3, 4}, {1, 2})}, ElementAttr());
   CHECK_THAT(rows.status.message(), Contains("Expected tensor.shape[0] == input_handles.size, but saw 1 vs. 2"));
 
@@ -294,11 +294,11 @@ TEST_CASE("gradients add lists element by element, an unset element as zeros, an
   Tensor b = Ok(RunOp("TensorListFromTensor", {F32({10, 20, 30, 40}, {2, 2}), Shape({2})}, ListAttrs()));
   Tensor sum = Ok(RunOp("AddN", {a, b, a}, {{"T", TypeA(tf::DT_VARIANT)}, {"N", IntA(3)}}));
   Tensor stacked = Ok(RunOp("TensorListStack", {sum, Shape({2})}, ElementAttr()));
-  CHECK(Floats(stacked) == std::vector<float>{12, 24, 30, 40});
+  CHECK(ListFloats(stacked) == std::vector<float>{12, 24, 30, 40});
   Tensor zeros = Ok(RunOp("ZerosLike", {a}, {{"T", TypeA(tf::DT_VARIANT)}}));
   CHECK(ListOf(zeros).tensors[0].has_value());
   CHECK_FALSE(ListOf(zeros).tensors[1].has_value());
-  CHECK(Floats(*ListOf(zeros).tensors[0]) == std::vector<float>{0, 0});
+  CHECK(ListFloats(*ListOf(zeros).tensors[0]) == std::vector<float>{0, 0});
   Tensor short_list = Ok(RunOp("TensorListReserve", {Shape({2}), Tensor::Scalar<int32_t>(1)}, ListAttrs()));
   Run lengths = RunOp("AddN", {a, short_list}, {{"T", TypeA(tf::DT_VARIANT)}, {"N", IntA(2)}});
   CHECK_THAT(lengths.status.message(), Contains("Trying to add two lists of tensors with different lengths"));
@@ -316,7 +316,7 @@ TEST_CASE("an optional gives back its components, and one without a value refuse
   shapes.mutable_list()->add_shape()->set_unknown_rank(true);
   shapes.mutable_list()->add_shape()->set_unknown_rank(true);
   Run got = RunOp("OptionalGetValue", {some}, {{"output_types", types}, {"output_shapes", shapes}});
-  CHECK(Floats(Ok(got, 0)) == std::vector<float>{1.5f});
+  CHECK(ListFloats(Ok(got, 0)) == std::vector<float>{1.5f});
   CHECK(Ok(got, 1).base<int32_t>()[0] == 7);
   Run empty = RunOp("OptionalGetValue", {none}, {{"output_types", types}, {"output_shapes", shapes}});
   CHECK(empty.status.code() == tf::error::INVALID_ARGUMENT);
@@ -356,7 +356,7 @@ TEST_CASE("variant values read TensorFlow's encoding and write it back byte for 
   CHECK(l.element_shape.DebugString() == "[?]");
   CHECK(l.max_num_elements == -1);
   REQUIRE(l.tensors.size() == 3);
-  CHECK(Floats(*l.tensors[1]) == std::vector<float>{3, 4});
+  CHECK(ListFloats(*l.tensors[1]) == std::vector<float>{3, 4});
   CHECK(!l.tensors[2]);
   // Our encoding of the value is TensorFlow's: the same bytes as the element of its
   // tensor_content (one length byte, then the VariantTensorDataProto).
@@ -403,7 +403,7 @@ TEST_CASE("a variant tensor round-trips through a TensorProto: lists of lists, u
   REQUIRE(l.tensors.size() == 3);
   CHECK(!l.tensors[1]);
   CHECK(ListOf(*l.tensors[0]).tensors.size() == 3);
-  CHECK(Floats(*ListOf(*l.tensors[0]).tensors[2]) == std::vector<float>{5, 6});
+  CHECK(ListFloats(*ListOf(*l.tensors[0]).tensors[2]) == std::vector<float>{5, 6});
   CHECK(back.value().DebugString() == outer.DebugString());
 }
 

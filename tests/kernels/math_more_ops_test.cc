@@ -23,7 +23,7 @@ using testing::Str;
 using testing::TypeA;
 using testing::Values;
 
-const float kInfF = std::numeric_limits<float>::infinity();
+const float kMoreInfF = std::numeric_limits<float>::infinity();
 const float kNanF = std::numeric_limits<float>::quiet_NaN();
 
 Run RunPart(const char* op, const Tensor& x, DataType part) {
@@ -32,19 +32,19 @@ Run RunPart(const char* op, const Tensor& x, DataType part) {
 
 TEST_CASE("Real, Imag and Conj take complex numbers apart exactly", "[complex]") {
   // Real/Imag/Conj(input=np.array([1.5-2j, -0.0+3j, np.inf-1j], np.complex64))
-  const Tensor x = Tensor::FromVector<complex64>({{1.5f, -2.f}, {-0.f, 3.f}, {kInfF, -1.f}});
+  const Tensor x = Tensor::FromVector<complex64>({{1.5f, -2.f}, {-0.f, 3.f}, {kMoreInfF, -1.f}});
   Run r = RunPart("Real", x, tensorflow::DT_FLOAT);
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].dtype() == tensorflow::DT_FLOAT);
   const std::vector<float> re = Values<float>(r.outputs[0]);
-  CHECK(re == std::vector<float>{1.5f, -0.f, kInfF});
+  CHECK(re == std::vector<float>{1.5f, -0.f, kMoreInfF});
   CHECK(std::signbit(re[1]));
   r = RunPart("Imag", x, tensorflow::DT_FLOAT);
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{-2.f, 3.f, -1.f});
   r = RunOp("Conj", {x}, {{"T", TypeA(tensorflow::DT_COMPLEX64)}});
   REQUIRE(r.status.ok());
-  CHECK(Values<complex64>(r.outputs[0]) == std::vector<complex64>{{1.5f, 2.f}, {-0.f, -3.f}, {kInfF, 1.f}});
+  CHECK(Values<complex64>(r.outputs[0]) == std::vector<complex64>{{1.5f, 2.f}, {-0.f, -3.f}, {kMoreInfF, 1.f}});
   // complex128 gives double parts.
   r = RunPart("Imag", Tensor::FromVector<complex128>({{0.25, -1e-300}}), tensorflow::DT_DOUBLE);
   REQUIRE(r.status.ok());
@@ -73,7 +73,7 @@ TEST_CASE("Mod and TruncateMod give the remainder with x's sign", "[mod]") {
     REQUIRE(r.status.ok());
     CHECK(Values<int64_t>(r.outputs[0]) == std::vector<int64_t>{-1, 1, -1, 1, 0});
     // Mod(x=np.array([-7.5,7.5,-0.0,3],np.float32), y=np.array([2,-2,5,np.inf],np.float32)): [-1.5,1.5,-0.,3.]
-    r = RunMod(op, Tensor::FromVector<float>({-7.5f, 7.5f, -0.f, 3.f}), Tensor::FromVector<float>({2, -2, 5, kInfF}));
+    r = RunMod(op, Tensor::FromVector<float>({-7.5f, 7.5f, -0.f, 3.f}), Tensor::FromVector<float>({2, -2, 5, kMoreInfF}));
     REQUIRE(r.status.ok());
     const std::vector<float> z = Values<float>(r.outputs[0]);
     CHECK(z == std::vector<float>{-1.5f, 1.5f, -0.f, 3.f});
@@ -139,12 +139,12 @@ TEST_CASE("CheckNumerics passes finite tensors and names what it found otherwise
     const char* v1;
     const char* v2;
   };
-  const std::vector<Want> wants = {{{1, kInfF}, "Inf", "+Inf"},
+  const std::vector<Want> wants = {{{1, kMoreInfF}, "Inf", "+Inf"},
                                    {{kNanF}, "NaN", "NaN"},
-                                   {{kInfF, kNanF}, "Inf and NaN", "+Inf and NaN"},
-                                   {{-kInfF}, "Inf", "-Inf"},
-                                   {{-kInfF, kInfF}, "Inf", "-Inf and +Inf"},
-                                   {{-kInfF, kNanF, kInfF}, "Inf and NaN", "-Inf, +Inf, and NaN"}};
+                                   {{kMoreInfF, kNanF}, "Inf and NaN", "+Inf and NaN"},
+                                   {{-kMoreInfF}, "Inf", "-Inf"},
+                                   {{-kMoreInfF, kMoreInfF}, "Inf", "-Inf and +Inf"},
+                                   {{-kMoreInfF, kNanF, kMoreInfF}, "Inf and NaN", "-Inf, +Inf, and NaN"}};
   for (const Want& w : wants) {
     r = RunCheck("CheckNumerics", Tensor::FromVector<float>(w.values));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
@@ -153,7 +153,7 @@ TEST_CASE("CheckNumerics passes finite tensors and names what it found otherwise
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
     CHECK_THAT(r.status.message(), Contains(std::string("msg : Tensor had ") + w.v2 + " values"));
   }
-  r = RunCheck("CheckNumerics", Tensor::FromVector<Eigen::half>({Eigen::half(1.f), Eigen::half(-kInfF)}));
+  r = RunCheck("CheckNumerics", Tensor::FromVector<Eigen::half>({Eigen::half(1.f), Eigen::half(-kMoreInfF)}));
   CHECK_THAT(r.status.message(), Contains("Tensor had Inf values"));
   r = RunCheck("CheckNumericsV2", Tensor::FromVector<Eigen::bfloat16>({Eigen::bfloat16(kNanF)}));
   CHECK_THAT(r.status.message(), Contains("Tensor had NaN values"));
@@ -180,7 +180,7 @@ TEST_CASE("EuclideanNorm is sqrt(sum(x * x)), squares and sums in T", "[euclidea
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{3, 4});
   r = RunNorm<float>({1e20f, -0.f}, TensorShape({2}), {});
   REQUIRE(r.status.ok());
-  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{kInfF, 0});
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{kMoreInfF, 0});
   CHECK_FALSE(std::signbit(Values<float>(r.outputs[0])[1]));
   // [[3, 4], [6, 8]] over axis 1 with keep_dims (double): [[5], [10]]; an empty reduction is 0
   r = RunNorm<double>({3, 4, 6, 8}, TensorShape({2, 2}), {1}, true);
@@ -236,7 +236,7 @@ TEST_CASE("EuclideanNorm of half sums in half, of bfloat16 in float, of complex 
   REQUIRE(r.status.ok());
   std::vector<C> got = Values<C>(r.outputs[0]);
   CHECK(got[0] == C(5.5677643f, 0));
-  CHECK(got[1] == C(kInfF, 0));
+  CHECK(got[1] == C(kMoreInfF, 0));
   // complex128, nothing reduced: [inf+0j, nan+1j] gives [inf+nanj, nan+nanj]
   using Z = std::complex<double>;
   r = RunNorm<Z>({Z(std::numeric_limits<double>::infinity(), 0), Z(std::nan(""), 1)}, TensorShape({2}), {});

@@ -104,7 +104,7 @@ TEST_CASE("BatchMatMulV3: one type throughout, or int8/uint8 sides with an int32
 
 // Doubles as T, and T's elements as doubles.
 template <class T>
-Tensor Small(const std::vector<double>& v, const TensorShape& shape) {
+Tensor SmallMatrix(const std::vector<double>& v, const TensorShape& shape) {
   std::vector<T> t;
   for (double d : v) t.push_back(static_cast<T>(d));
   return Tensor::FromVector<T>(t, shape);
@@ -124,8 +124,8 @@ TEMPLATE_TEST_CASE("BatchMatMul, V2 and V3 of half and bfloat16: TensorFlow's pr
   const bool half = std::is_same<T, Eigen::half>::value;
   const std::vector<double> xv = {1.0, 0.0078125, 0.1, 0.2, 3.0, -1.0, 1.0 / 3, 2.0 / 3};
   const std::vector<double> yv = {1.0, 2.0, 0.75, -0.3};
-  Tensor x = Small<T>(xv, TensorShape({2, 2, 2}));
-  Tensor y = Small<T>(yv, TensorShape({2, 2}));
+  Tensor x = SmallMatrix<T>(xv, TensorShape({2, 2, 2}));
+  Tensor y = SmallMatrix<T>(yv, TensorShape({2, 2}));
   const tf::DataType dt = DataTypeToEnum<T>::value;
   // tf.raw_ops.BatchMatMulV2(x=x, y=y) (y broadcast over the batch)
   const std::vector<double> v2 =
@@ -136,7 +136,7 @@ TEMPLATE_TEST_CASE("BatchMatMul, V2 and V3 of half and bfloat16: TensorFlow's pr
   REQUIRE(r.status.ok());
   CHECK(Doubles<T>(r.outputs[0]) == v2);
   // tf.raw_ops.BatchMatMul(x=x, y=[y, y], adj_x=True)
-  Tensor yy = Small<T>({1.0, 2.0, 0.75, -0.3, 1.0, 2.0, 0.75, -0.3}, TensorShape({2, 2, 2}));
+  Tensor yy = SmallMatrix<T>({1.0, 2.0, 0.75, -0.3, 1.0, 2.0, 0.75, -0.3}, TensorShape({2, 2, 2}));
   r = RunOp("BatchMatMul", {x, yy}, {{"T", TypeA(dt)}, {"adj_x", BoolA(true)}});
   REQUIRE(r.status.ok());
   CHECK(Doubles<T>(r.outputs[0]) ==

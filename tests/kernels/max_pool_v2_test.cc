@@ -25,7 +25,7 @@ Tensor Int32s(const std::vector<int32_t>& v) { return Tensor::FromVector(v, Tens
 
 // Distinct values, and (with `ties`) small integers with many equal taps.
 template <class T>
-Tensor Pattern(const TensorShape& shape, bool ties) {
+Tensor PoolPattern(const TensorShape& shape, bool ties) {
   std::vector<T> v(shape.num_elements());
   for (size_t i = 0; i < v.size(); ++i) {
     v[i] = ties ? static_cast<T>(static_cast<int>(i * 7 % 5) - 2) : static_cast<T>(std::sin(0.7 * i) * 100);
@@ -53,7 +53,7 @@ void CheckV2EqualsV1(DataType dtype) {
       v1["ksize"] = Ints(std::vector<int64_t>(w.ksize.begin(), w.ksize.end()));
       v1["strides"] = Ints(std::vector<int64_t>(w.strides.begin(), w.strides.end()));
       const Tensor ksize = Int32s(w.ksize), strides = Int32s(w.strides);
-      const Tensor x = Pattern<T>(TensorShape({2, 7, 6, 3}), ties);
+      const Tensor x = PoolPattern<T>(TensorShape({2, 7, 6, 3}), ties);
 
       auto y1 = RunOp("MaxPool", {x}, v1);
       auto y2 = RunOp("MaxPoolV2", {x, ksize, strides}, v2);
@@ -63,14 +63,14 @@ void CheckV2EqualsV1(DataType dtype) {
       CHECK(Values<T>(y2.outputs[0]) == Values<T>(y1.outputs[0]));
 
       const Tensor& y = y1.outputs[0];
-      const Tensor dy = Pattern<T>(y.shape(), false);
+      const Tensor dy = PoolPattern<T>(y.shape(), false);
       auto g1 = RunOp("MaxPoolGrad", {x, y, dy}, v1);
       auto g2 = RunOp("MaxPoolGradV2", {x, y, dy, ksize, strides}, v2);
       REQUIRE(g1.status.ok());
       REQUIRE(g2.status.ok());
       CHECK(Values<T>(g2.outputs[0]) == Values<T>(g1.outputs[0]));
 
-      const Tensor ddx = Pattern<T>(x.shape(), false);
+      const Tensor ddx = PoolPattern<T>(x.shape(), false);
       auto gg1 = RunOp("MaxPoolGradGrad", {x, y, ddx}, v1);
       auto gg2 = RunOp("MaxPoolGradGradV2", {x, y, ddx, ksize, strides}, v2);
       REQUIRE(gg1.status.ok());
@@ -88,7 +88,7 @@ TEST_CASE("MaxPoolV2 and its gradients equal the V1 ops on the same window", "[c
 // TensorFlow 2.21's kernels: "Sliding window ksize field must specify 4 dimensions"
 // (InvalidArgument), "Pooling is not yet supported on the batch dimension." (Unimplemented).
 TEST_CASE("the V2 max pools refuse windows as TensorFlow and V1 do", "[conv][max_pool_v2]") {
-  const Tensor x = Pattern<float>(TensorShape({2, 4, 4, 2}), false);
+  const Tensor x = PoolPattern<float>(TensorShape({2, 4, 4, 2}), false);
   const AttrMap attrs = {{"T", testing::TypeA(tensorflow::DT_FLOAT)}, {"padding", Str("VALID")}};
   const Tensor two = Int32s({1, 2, 2, 1});
   SECTION("ksize of 3 elements") {
@@ -107,7 +107,7 @@ TEST_CASE("the V2 max pools refuse windows as TensorFlow and V1 do", "[conv][max
     CHECK_THAT(r.status.message(), Catch::Contains("batch"));
   }
   SECTION("a window over the depth") {
-    const Tensor y = Pattern<float>(TensorShape({2, 2, 2, 2}), false);
+    const Tensor y = PoolPattern<float>(TensorShape({2, 2, 2, 2}), false);
     auto r = RunMaybe("MaxPoolGradV2", {x, y, y, Int32s({1, 2, 2, 2}), two}, attrs);
     REQUIRE(r.status.code() == error::UNIMPLEMENTED);
     CHECK_THAT(r.status.message(), Catch::Contains("depth"));

@@ -30,8 +30,8 @@ using testing::Values;
 
 
 template <class T>
-Tensor T2(std::vector<T> v, TensorShape shape) { return Tensor::FromVector<T>(v, shape); }
-const Tensor kScanX = T2<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+Tensor ScanT2(std::vector<T> v, TensorShape shape) { return Tensor::FromVector<T>(v, shape); }
+const Tensor kScanX = ScanT2<float>({1, 2, 3, 4, 5, 6}, {2, 3});
 
 Run Reverse(const Tensor& x, const Tensor& axis) {
   return RunOp("ReverseV2", {x, axis}, {{"T", TypeA(x.dtype())}, {"Tidx", TypeA(axis.dtype())}});
@@ -43,11 +43,11 @@ TEST_CASE("ReverseV2 reverses the named axes, negative ones counted from the end
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{3, 2, 1, 6, 5, 4});
   // ReverseV2(tensor=tf.reshape(tf.range(24),[2,3,4]), axis=[0,2])
-  r = Reverse(T2<int32_t>(Iota<int32_t>(24), {2, 3, 4}), Tensor::FromVector<int64_t>({0, 2}));
+  r = Reverse(ScanT2<int32_t>(Iota<int32_t>(24), {2, 3, 4}), Tensor::FromVector<int64_t>({0, 2}));
   REQUIRE(r.status.ok());
   CHECK(Values<int32_t>(r.outputs[0]) ==
         std::vector<int32_t>{15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8});
-  r = Reverse(T2<std::string>({"a", "b", "c", "d"}, {2, 2}), Tensor::FromVector<int32_t>({0}));
+  r = Reverse(ScanT2<std::string>({"a", "b", "c", "d"}, {2, 2}), Tensor::FromVector<int32_t>({0}));
   REQUIRE(r.status.ok());
   CHECK(Values<std::string>(r.outputs[0]) == std::vector<std::string>{"c", "d", "a", "b"});
   // ReverseV2(tensor=tf.constant(1.), axis=[0]): 1.0, the axes unread for a scalar
@@ -66,7 +66,7 @@ TEST_CASE("ReverseV2 refuses bad axes and ranks above 8 in TensorFlow's words", 
   CHECK_THAT(Reverse(kScanX, Tensor::FromVector<int32_t>({-3})).status.message(),
              Contains("'axis'[0] = -3 is out of valid range [0, 1"));
   // ReverseV2(tensor=x, axis=[[0]]): "'dims' must be 1-dimension, not 2"
-  CHECK_THAT(Reverse(kScanX, T2<int32_t>({0}, {1, 1})).status.message(), Contains("'dims' must be 1-dimension, not 2"));
+  CHECK_THAT(Reverse(kScanX, ScanT2<int32_t>({0}, {1, 1})).status.message(), Contains("'dims' must be 1-dimension, not 2"));
   // ReverseV2(tensor=tf.zeros([1]*9), axis=[0]): Unimplemented
   Run r = Reverse(Tensor(tf::DT_FLOAT, TensorShape(std::vector<int64_t>(9, 1))), Tensor::FromVector<int32_t>({0}));
   CHECK(r.status.code() == error::UNIMPLEMENTED);
@@ -76,7 +76,7 @@ TEST_CASE("ReverseV2 refuses bad axes and ranks above 8 in TensorFlow's words", 
 Run MirrorPad(const char* op, const Tensor& x, const Tensor& paddings, const char* mode) {
   return RunOp(op, {x, paddings}, {{"T", TypeA(x.dtype())}, {"Tpaddings", TypeA(paddings.dtype())}, {"mode", Str(mode)}});
 }
-Tensor Paddings(std::vector<int32_t> v) { return T2<int32_t>(v, {static_cast<int64_t>(v.size() / 2), 2}); }
+Tensor Paddings(std::vector<int32_t> v) { return ScanT2<int32_t>(v, {static_cast<int64_t>(v.size() / 2), 2}); }
 
 TEST_CASE("MirrorPad reflects without the edge (REFLECT) or with it (SYMMETRIC)", "[mirror]") {
   // tf.raw_ops.MirrorPad(input=x, paddings=[[1,1],[2,2]], mode="REFLECT")
@@ -92,14 +92,14 @@ TEST_CASE("MirrorPad reflects without the edge (REFLECT) or with it (SYMMETRIC)"
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{3, 2, 1, 1, 2, 3, 3, 3, 2, 1, 1, 2, 3, 3, 6, 5, 4, 4,
                                                           5, 6, 6, 6, 5, 4, 4, 5, 6, 6, 3, 2, 1, 1, 2, 3, 3});
   // MirrorPad(input=tf.reshape(tf.range(1,13),[2,3,2]), paddings=[[1,1],[0,2],[1,0]], mode="REFLECT")
-  r = MirrorPad("MirrorPad", T2<int32_t>(Iota<int32_t>(12, 1), {2, 3, 2}), Paddings({1, 1, 0, 2, 1, 0}), "REFLECT");
+  r = MirrorPad("MirrorPad", ScanT2<int32_t>(Iota<int32_t>(12, 1), {2, 3, 2}), Paddings({1, 1, 0, 2, 1, 0}), "REFLECT");
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({4, 5, 3}));
   CHECK(Values<int32_t>(r.outputs[0]) ==
         std::vector<int32_t>{8, 7, 8, 10, 9, 10, 12, 11, 12, 10, 9, 10, 8, 7, 8, 2, 1, 2, 4, 3, 4, 6, 5, 6, 4, 3, 4, 2, 1, 2,
                              8, 7, 8, 10, 9, 10, 12, 11, 12, 10, 9, 10, 8, 7, 8, 2, 1, 2, 4, 3, 4, 6, 5, 6, 4, 3, 4, 2, 1, 2});
   // MirrorPad(input=[["a","b","c"]], paddings=[[1,0],[2,3]], mode="SYMMETRIC")
-  r = MirrorPad("MirrorPad", T2<std::string>({"a", "b", "c"}, {1, 3}), Paddings({1, 0, 2, 3}), "SYMMETRIC");
+  r = MirrorPad("MirrorPad", ScanT2<std::string>({"a", "b", "c"}, {1, 3}), Paddings({1, 0, 2, 3}), "SYMMETRIC");
   REQUIRE(r.status.ok());
   CHECK(Values<std::string>(r.outputs[0]) ==
         std::vector<std::string>{"b", "a", "a", "b", "c", "c", "b", "a", "b", "a", "a", "b", "c", "c", "b", "a"});
@@ -120,7 +120,7 @@ TEST_CASE("MirrorPad refuses paddings its mode cannot mirror, in TensorFlow's wo
              Contains("paddings must be non-negative: -1 0"));
   CHECK_THAT(MirrorPad("MirrorPad", kScanX, Paddings({1, 0}), "SYMMETRIC").status.message(),
              Contains("The first dimension of paddings must be the rank of inputs[1,2], [2,3]"));
-  CHECK_THAT(MirrorPad("MirrorPad", kScanX, T2<int32_t>({1, 0, 0, 0, 0, 0}, {2, 3}), "SYMMETRIC").status.message(),
+  CHECK_THAT(MirrorPad("MirrorPad", kScanX, ScanT2<int32_t>({1, 0, 0, 0, 0, 0}, {2, 3}), "SYMMETRIC").status.message(),
              Contains("paddings must be a matrix with 2 columns: [2,3]"));
   Run r = MirrorPad("MirrorPad", Tensor(tf::DT_FLOAT, TensorShape(std::vector<int64_t>(6, 1))),
                     Tensor(tf::DT_INT32, TensorShape({6, 2})), "SYMMETRIC");
@@ -130,12 +130,12 @@ TEST_CASE("MirrorPad refuses paddings its mode cannot mirror, in TensorFlow's wo
 
 TEST_CASE("MirrorPadGrad adds each padded element's gradient onto the element it copied", "[mirror]") {
   // tf.raw_ops.MirrorPadGrad(input=tf.reshape(tf.range(1.,21.),[4,5]), paddings=[[1,1],[2,1]], mode="SYMMETRIC")
-  Run r = MirrorPad("MirrorPadGrad", T2<float>(Iota<float>(20, 1), {4, 5}), Paddings({1, 1, 2, 1}), "SYMMETRIC");
+  Run r = MirrorPad("MirrorPadGrad", ScanT2<float>(Iota<float>(20, 1), {4, 5}), Paddings({1, 1, 2, 1}), "SYMMETRIC");
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({2, 2}));
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{20, 35, 60, 95});
   // MirrorPadGrad(input=tf.reshape(tf.range(1.,29.),[4,7]), paddings=[[1,1],[2,2]], mode="REFLECT")
-  r = MirrorPad("MirrorPadGrad", T2<double>(Iota<double>(28, 1), {4, 7}), Paddings({1, 1, 2, 2}), "REFLECT");
+  r = MirrorPad("MirrorPadGrad", ScanT2<double>(Iota<double>(28, 1), {4, 7}), Paddings({1, 1, 2, 2}), "REFLECT");
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({2, 3}));
   CHECK(Values<double>(r.outputs[0]) == std::vector<double>{76, 108, 68, 48, 66, 40});
@@ -185,7 +185,7 @@ TEST_CASE("Cumsum and Cumprod run along an axis, exclusive and reversed as asked
     CHECK(Values<float>(r.outputs[0]) == c.prod);
   }
   // Cumsum(x=tf.reshape(tf.range(24),[2,3,4]), axis=1, reverse=True, exclusive=True)
-  Run r = Scan("Cumsum", T2<int32_t>(Iota<int32_t>(24), {2, 3, 4}), 1, true, true);
+  Run r = Scan("Cumsum", ScanT2<int32_t>(Iota<int32_t>(24), {2, 3, 4}), 1, true, true);
   REQUIRE(r.status.ok());
   CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{12, 14, 16, 18, 8, 9, 10, 11, 0, 0, 0, 0,
                                                               36, 38, 40, 42, 20, 21, 22, 23, 0, 0, 0, 0});
@@ -244,7 +244,7 @@ TEST_CASE("TopKV2 gives each row's k largest, largest first, equal ones by posit
   CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{3, 3, 3, 2});
   CHECK(Values<int32_t>(r.outputs[1]) == std::vector<int32_t>{0, 2, 4, 3});
   // TopKV2(input=[[0.5,-1,2.5,2.5,0],[3,3,-2,7,1]], k=3)
-  r = TopK(T2<float>({0.5f, -1, 2.5f, 2.5f, 0, 3, 3, -2, 7, 1}, {2, 5}), 3);
+  r = TopK(ScanT2<float>({0.5f, -1, 2.5f, 2.5f, 0, 3, 3, -2, 7, 1}, {2, 5}), 3);
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({2, 3}));
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{2.5f, 2.5f, 0.5f, 7, 3, 3});
@@ -255,7 +255,7 @@ TEST_CASE("TopKV2 gives each row's k largest, largest first, equal ones by posit
   CHECK(Values<int64_t>(r.outputs[0]) == std::vector<int64_t>{9, 5});
   CHECK(Values<int64_t>(r.outputs[1]) == std::vector<int64_t>{3, 0});
   // TopKV2(input=tf.constant([[200,3,255,0]], tf.uint8), k=4)
-  r = TopK(T2<uint8_t>({200, 3, 255, 0}, {1, 4}), 4);
+  r = TopK(ScanT2<uint8_t>({200, 3, 255, 0}, {1, 4}), 4);
   REQUIRE(r.status.ok());
   CHECK(Values<uint8_t>(r.outputs[0]) == std::vector<uint8_t>{255, 200, 3, 0});
   CHECK(Values<int32_t>(r.outputs[1]) == std::vector<int32_t>{2, 0, 1, 3});
@@ -283,7 +283,7 @@ TEST_CASE("ClipByValue clips to scalar or element-wise bounds, as TensorFlow's c
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{2, 2, 3, 4, 5, 5});
   // ClipByValue(t=x, clip_value_min=[[0.,3,3],[0,0,7]], clip_value_max=[[1.,4,4],[8,8,8]])
-  r = Clip(kScanX, T2<float>({0, 3, 3, 0, 0, 7}, {2, 3}), T2<float>({1, 4, 4, 8, 8, 8}, {2, 3}));
+  r = Clip(kScanX, ScanT2<float>({0, 3, 3, 0, 0, 7}, {2, 3}), ScanT2<float>({1, 4, 4, 8, 8, 8}, {2, 3}));
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{1, 3, 3, 4, 5, 7});
   // ClipByValue(t=[-5,0,5,10], clip_value_min=-1, clip_value_max=[1,2,3,4]): [-1,0,3,4]

@@ -255,7 +255,7 @@ TEST_CASE("a VALID window longer than its input is refused as the graph is built
 // ---- Element-wise gradients --------------------------------------------------------------
 
 template <class T>
-std::vector<T> RunGrad(const std::string& op, const std::vector<T>& a, const std::vector<T>& b) {
+std::vector<T> RunGradReg(const std::string& op, const std::vector<T>& a, const std::vector<T>& b) {
   const TensorShape shape({static_cast<int64_t>(a.size())});
   auto r = RunMaybe(op, {Tensor::FromVector(a, shape), Tensor::FromVector(b, shape)},
                     {{"T", testing::TypeA(DataTypeToEnum<T>::value)}});
@@ -268,18 +268,18 @@ TEST_CASE("ReluGrad and Relu6Grad multiply the gradient by 0 or 1, as TensorFlow
           "[nn_fidelity]") {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   // gradients, features
-  const auto relu = RunGrad<float>("ReluGrad", {nan, -0.0f, inf, 2.0f, -0.0f}, {-1.0f, 0.0f, -3.0f, 0.0f, 1.0f});
+  const auto relu = RunGradReg<float>("ReluGrad", {nan, -0.0f, inf, 2.0f, -0.0f}, {-1.0f, 0.0f, -3.0f, 0.0f, 1.0f});
   CHECK(std::isnan(relu[0]));                        // NaN * 0
   CHECK((relu[1] == 0.0f && std::signbit(relu[1])));  // -0 * 0
   CHECK(std::isnan(relu[2]));                        // inf * 0
   CHECK((relu[3] == 0.0f && !std::signbit(relu[3])));
   CHECK((relu[4] == 0.0f && std::signbit(relu[4])));  // -0 * 1
-  const auto relu6 = RunGrad<float>("Relu6Grad", {nan, -0.0f, 5.0f, 5.0f}, {7.0f, 6.0f, 3.0f, 6.0f});
+  const auto relu6 = RunGradReg<float>("Relu6Grad", {nan, -0.0f, 5.0f, 5.0f}, {7.0f, 6.0f, 3.0f, 6.0f});
   CHECK(std::isnan(relu6[0]));
   CHECK((relu6[1] == 0.0f && std::signbit(relu6[1])));
   CHECK(relu6[2] == 5.0f);
   CHECK(relu6[3] == 0.0f);
-  CHECK(RunGrad<int32_t>("ReluGrad", {5, -7, 9}, {1, 0, -2}) == std::vector<int32_t>{5, 0, 0});
+  CHECK(RunGradReg<int32_t>("ReluGrad", {5, -7, 9}, {1, 0, -2}) == std::vector<int32_t>{5, 0, 0});
 }
 
 TEST_CASE("SqrtGrad, RsqrtGrad and ReciprocalGrad are 0 wherever dy is 0, as TensorFlow's mul_no_nan",
@@ -288,9 +288,9 @@ TEST_CASE("SqrtGrad, RsqrtGrad and ReciprocalGrad are 0 wherever dy is 0, as Ten
   const float big = std::numeric_limits<float>::max();
   // (y, dy): y = 0, inf, NaN or huge with dy = 0 would be NaN as plain products.
   const std::vector<float> y = {0.0f, inf, nan, big, 0.0f}, dy = {0.0f, 0.0f, -0.0f, 0.0f, 1e-38f};
-  const auto sqrt_grad = RunGrad<float>("SqrtGrad", y, dy);
-  const auto rsqrt_grad = RunGrad<float>("RsqrtGrad", y, dy);
-  const auto reciprocal_grad = RunGrad<float>("ReciprocalGrad", y, dy);
+  const auto sqrt_grad = RunGradReg<float>("SqrtGrad", y, dy);
+  const auto rsqrt_grad = RunGradReg<float>("RsqrtGrad", y, dy);
+  const auto reciprocal_grad = RunGradReg<float>("ReciprocalGrad", y, dy);
   for (int i = 0; i < 4; ++i) {
     INFO("element " << i);
     CHECK((sqrt_grad[i] == 0.0f && !std::signbit(sqrt_grad[i])));
@@ -299,14 +299,14 @@ TEST_CASE("SqrtGrad, RsqrtGrad and ReciprocalGrad are 0 wherever dy is 0, as Ten
   }
   CHECK(sqrt_grad[4] == inf);  // (0.5 / 0) * dy, TensorFlow's vectorised order
   // SqrtGrad is (0.5 / y) * dy; RsqrtGrad (-0.5 * y * y) * (y * dy); ReciprocalGrad -(y * y) * dy.
-  CHECK(RunGrad<float>("SqrtGrad", {3.0f}, {0.7f})[0] == (0.5f / 3.0f) * 0.7f);
-  CHECK(RunGrad<float>("RsqrtGrad", {0.3f}, {1.7f})[0] == (-0.5f * (0.3f * 0.3f)) * (0.3f * 1.7f));
-  CHECK(RunGrad<float>("ReciprocalGrad", {0.3f}, {1.7f})[0] == -(0.3f * 0.3f) * 1.7f);
+  CHECK(RunGradReg<float>("SqrtGrad", {3.0f}, {0.7f})[0] == (0.5f / 3.0f) * 0.7f);
+  CHECK(RunGradReg<float>("RsqrtGrad", {0.3f}, {1.7f})[0] == (-0.5f * (0.3f * 0.3f)) * (0.3f * 1.7f));
+  CHECK(RunGradReg<float>("ReciprocalGrad", {0.3f}, {1.7f})[0] == -(0.3f * 0.3f) * 1.7f);
 }
 
 TEST_CASE("SigmoidGrad is dy * (y * (1 - y)): a huge dy does not overflow on the way", "[nn_fidelity]") {
   const float big = std::numeric_limits<float>::max();
-  const auto g = RunGrad<float>("SigmoidGrad", {1.5f, 0.25f}, {big, 0.3f});
+  const auto g = RunGradReg<float>("SigmoidGrad", {1.5f, 0.25f}, {big, 0.3f});
   CHECK(g[0] == big * (1.5f * (1.0f - 1.5f)));  // -0.75 * max, finite
   CHECK(std::isfinite(g[0]));
   CHECK(g[1] == 0.3f * (0.25f * 0.75f));

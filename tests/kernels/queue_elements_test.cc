@@ -21,7 +21,7 @@ QueueTuple Batch(int64_t rows, float base) {
   return {Tensor::FromVector<float>(values, TensorShape({rows, 2})), Tensor::FromVector<std::string>(names)};
 }
 
-std::vector<float> Floats(const Tensor& t) { return {t.base<float>(), t.base<float>() + t.NumElements()}; }
+std::vector<float> QueueFloats(const Tensor& t) { return {t.base<float>(), t.base<float>() + t.NumElements()}; }
 
 TEST_CASE("CompactElements packs the rows of a batch less than half present, and only those", "[queue]") {
   std::vector<QueueElement> big = SplitBatch(Batch(10, 0));
@@ -39,7 +39,7 @@ TEST_CASE("CompactElements packs the rows of a batch less than half present, and
   REQUIRE(queue.size() == 6);
   for (size_t i = 0; i < queue.size(); ++i) {
     const QueueTuple after = ElementTensors(queue[i]);
-    CHECK(Floats(after[0]) == Floats(before[i][0]));
+    CHECK(QueueFloats(after[0]) == QueueFloats(before[i][0]));
     CHECK(after[1].base<std::string>()[0] == before[i][1].base<std::string>()[0]);
   }
   // The first batch's three rows now share a batch of three rows.

@@ -27,7 +27,7 @@ using testing::TypeA;
 using testing::Values;
 
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
-const float kInf = std::numeric_limits<float>::infinity();
+const float kSegInf = std::numeric_limits<float>::infinity();
 
 
 Run Sorted(const std::string& op, const Tensor& data, const Tensor& ids) {
@@ -76,7 +76,7 @@ TEST_CASE("UnsortedSegmentMax keeps a NaN until a later number, and -inf alone g
   CHECK(SameFloats(Values<float>(r.outputs[0]), {kNaN, 3, lowest}));
   r = Unsorted("UnsortedSegmentMax", Tensor::FromVector<float>({kNaN, 1, 3, kNaN}), ids, n);
   CHECK(SameFloats(Values<float>(r.outputs[0]), {1, kNaN, lowest}));
-  r = Unsorted("UnsortedSegmentMax", Tensor::FromVector<float>({-kInf, -kInf, -kInf, 2}),
+  r = Unsorted("UnsortedSegmentMax", Tensor::FromVector<float>({-kSegInf, -kSegInf, -kSegInf, 2}),
                Tensor::FromVector<int32_t>({0, 0, 1, 2}), n);
   CHECK(SameFloats(Values<float>(r.outputs[0]), {lowest, lowest, 2}));
   r = Unsorted("UnsortedSegmentMin", Tensor::FromVector<float>({1, kNaN, 3, 2}), ids, n);
@@ -118,9 +118,9 @@ TEST_CASE("the sorted segment reductions fill the rows between ids with 0 (Prod:
   CHECK(Values<int32_t>(Sorted("SegmentMin", data, ids).outputs[0]) == std::vector<int32_t>{1, 0, 0, 3});
   CHECK(Values<int32_t>(Sorted("SegmentMean", data, ids).outputs[0]) == std::vector<int32_t>{1, 0, 0, 3});
   // SegmentMax([-inf,-inf,-inf,2], [0,0,1,2]) -> [-inf,-inf,2]: sorted segments start from -inf.
-  Run r = Sorted("SegmentMax", Tensor::FromVector<float>({-kInf, -kInf, -kInf, 2}),
+  Run r = Sorted("SegmentMax", Tensor::FromVector<float>({-kSegInf, -kSegInf, -kSegInf, 2}),
                  Tensor::FromVector<int32_t>({0, 0, 1, 2}));
-  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{-kInf, -kInf, 2});
+  CHECK(Values<float>(r.outputs[0]) == std::vector<float>{-kSegInf, -kSegInf, 2});
   // SegmentMean([1.5,2,2.5], [0,0,2]) -> [1.75, 0, 2.5]
   r = Sorted("SegmentMean", Tensor::FromVector<float>({1.5f, 2, 2.5f}), Tensor::FromVector<int32_t>({0, 0, 2}));
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{1.75f, 0, 2.5f});

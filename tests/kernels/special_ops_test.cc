@@ -16,14 +16,17 @@
 namespace tensoract {
 namespace {
 
+using testing::Unary;
+using testing::Binary;
+
 namespace tf = ::tensorflow;
 using testing::RunOp;
 using testing::Run;
 using testing::TypeA;
 using testing::Values;
 
-const float kInf = std::numeric_limits<float>::infinity();
-const float kNan = std::numeric_limits<float>::quiet_NaN();
+const float kSpecialInf = std::numeric_limits<float>::infinity();
+const float kSpecialNan = std::numeric_limits<float>::quiet_NaN();
 
 float FromBits(uint32_t b) {
   float f;
@@ -57,8 +60,6 @@ void CheckUlps(const std::vector<float>& got, const std::vector<float>& want, in
   }
 }
 
-Run Unary(const char* op, const Tensor& x) { return RunOp(op, {x}, {{"T", TypeA(x.dtype())}}); }
-Run Binary(const char* op, const Tensor& x, const Tensor& y) { return RunOp(op, {x, y}, {{"T", TypeA(x.dtype())}}); }
 tf::AttrValue Alpha(float a) {
   tf::AttrValue v;
   v.set_f(a);
@@ -66,14 +67,14 @@ tf::AttrValue Alpha(float a) {
 }
 
 TEST_CASE("Erf, Sin and Cos of float give TensorFlow's values", "[special]") {
-  Tensor x = Tensor::FromVector<float>({-3.5f, -1.0f, -0.0f, 0.0f, 0.5f, 2.0f, kInf, -kInf, kNan, 1e-20f, 4.0f});
+  Tensor x = Tensor::FromVector<float>({-3.5f, -1.0f, -0.0f, 0.0f, 0.5f, 2.0f, kSpecialInf, -kSpecialInf, kSpecialNan, 1e-20f, 4.0f});
   Run r = Unary("Erf", x);
   REQUIRE(r.status.ok());
   CheckUlps(Values<float>(r.outputs[0]),
             FromBits({0xbf7ffff6, 0xbf57bb3e, 0x80000000, 0x0, 0x3f053f7b, 0x3f7ecd72, 0x3f800000, 0xbf800000,
                       0x7fc00000, 0x1e552510, 0x3f800000}),
             2);
-  Tensor t = Tensor::FromVector<float>({-3.5f, -1.0f, -0.0f, 0.0f, 0.5f, 2.0f, kInf, -kInf, kNan, 1e4f, 1e30f});
+  Tensor t = Tensor::FromVector<float>({-3.5f, -1.0f, -0.0f, 0.0f, 0.5f, 2.0f, kSpecialInf, -kSpecialInf, kSpecialNan, 1e4f, 1e30f});
   r = Unary("Sin", t);
   REQUIRE(r.status.ok());
   CheckUlps(Values<float>(r.outputs[0]),
@@ -90,7 +91,7 @@ TEST_CASE("Erf, Sin and Cos of float give TensorFlow's values", "[special]") {
 
 TEST_CASE("Erfc of float and double gives TensorFlow's values, tails included", "[special]") {
   // erfc(4) and erfc(9) are 1.5e-8 and 4.1e-37: 1 - erf(x) would give 0 there.
-  Tensor x = Tensor::FromVector<float>({-3.5f, -1.0f, -0.0f, 0.0f, 0.5f, 2.0f, kInf, -kInf, kNan, 1e-20f, 4.0f, 9.0f});
+  Tensor x = Tensor::FromVector<float>({-3.5f, -1.0f, -0.0f, 0.0f, 0.5f, 2.0f, kSpecialInf, -kSpecialInf, kSpecialNan, 1e-20f, 4.0f, 9.0f});
   Run r = Unary("Erfc", x);
   REQUIRE(r.status.ok());
   CheckUlps(Values<float>(r.outputs[0]),
@@ -250,8 +251,8 @@ TEST_CASE("Sin and Cos of complex numbers", "[special]") {
 }
 
 TEST_CASE("Atan2 takes y first, keeps signed zeros and broadcasts", "[special]") {
-  Run r = Binary("Atan2", Tensor::FromVector<float>({1, -1, 0, -0.0f, 0, -0.0f, kInf, 1, kNan}),
-                 Tensor::FromVector<float>({1, -1, 0, 0, -0.0f, -0.0f, kInf, 0, 1}));
+  Run r = Binary("Atan2", Tensor::FromVector<float>({1, -1, 0, -0.0f, 0, -0.0f, kSpecialInf, 1, kSpecialNan}),
+                 Tensor::FromVector<float>({1, -1, 0, 0, -0.0f, -0.0f, kSpecialInf, 0, 1}));
   REQUIRE(r.status.ok());
   CheckUlps(Values<float>(r.outputs[0]),
             FromBits({0x3f490fda, 0xc016cbe4, 0x0, 0x80000000, 0x40490fdb, 0xc0490fdb, 0x3f490fda, 0x3fc90fdb,
@@ -288,7 +289,7 @@ TEST_CASE("TruncateDiv rounds toward zero, wraps the minimum over -1 and refuses
   r = Binary("TruncateDiv", Tensor::FromVector<float>({7, -7, 7, -7, 1, 0, -1}),
              Tensor::FromVector<float>({2, 2, -2, -2, 0, 0, 0}));
   REQUIRE(r.status.ok());
-  CheckUlps(Values<float>(r.outputs[0]), {3, -3, -3, 3, kInf, kNan, -kInf}, 0);
+  CheckUlps(Values<float>(r.outputs[0]), {3, -3, -3, 3, kSpecialInf, kSpecialNan, -kSpecialInf}, 0);
 
   // TensorFlow's words and class (Internal: its kernel does not expect TruncateDiv to fail).
   r = Binary("TruncateDiv", Tensor::FromVector<int32_t>({3, 4}), Tensor::Scalar<int32_t>(0));
@@ -300,7 +301,7 @@ TEST_CASE("TruncateDiv rounds toward zero, wraps the minimum over -1 and refuses
 }
 
 TEST_CASE("LeakyRelu and LeakyReluGrad select on the sign, with any alpha", "[special]") {
-  Tensor x = Tensor::FromVector<float>({-3.5f, -1.0f, -0.0f, 0.0f, 0.5f, 2.0f, kInf, -kInf, kNan});
+  Tensor x = Tensor::FromVector<float>({-3.5f, -1.0f, -0.0f, 0.0f, 0.5f, 2.0f, kSpecialInf, -kSpecialInf, kSpecialNan});
   Run r = RunOp("LeakyRelu", {x}, {{"T", TypeA(tf::DT_FLOAT)}});  // alpha's default, 0.2
   REQUIRE(r.status.ok());
   CheckUlps(Values<float>(r.outputs[0]),
@@ -326,7 +327,7 @@ TEST_CASE("LeakyRelu and LeakyReluGrad select on the sign, with any alpha", "[sp
 }
 
 TEST_CASE("Selu and SeluGrad give TensorFlow's values", "[special]") {
-  Tensor x = Tensor::FromVector<float>({-3.5f, -1.0f, -1e-3f, -1e-6f, 0.5f, 2.0f, -20.f, -88.f, kInf, kNan, -0.0f});
+  Tensor x = Tensor::FromVector<float>({-3.5f, -1.0f, -1e-3f, -1e-6f, 0.5f, 2.0f, -20.f, -88.f, kSpecialInf, kSpecialNan, -0.0f});
   Run r = Unary("Selu", x);
   REQUIRE(r.status.ok());
   // TensorFlow's values, except at -1e-3 and -1e-6: its exp(x) - 1 cancels there (0xbae65323

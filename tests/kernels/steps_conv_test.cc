@@ -30,11 +30,11 @@ struct StepsCase {
 };
 
 // DenseNet's pre-activation: a Keras batch norm (ChannelMul, BiasAdd) and Relu.
-AttrMap StepsAttrs() {
+AttrMap ChannelStepsAttrs() {
   return {{"T", TypeA(tensorflow::DT_FLOAT)}, {"fused_ops", Strs({"ChannelMul", "BiasAdd", "Relu"})},
           {"num_args", IntA(2)}};
 }
-AttrMap ConvAttrs(const StepsCase& c) {
+AttrMap StepsConvAttrs(const StepsCase& c) {
   AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, 1, 1, 1})}, {"padding", Str("SAME")}};
   if (c.fused) {
     tensorflow::AttrValue targs;
@@ -47,7 +47,7 @@ AttrMap ConvAttrs(const StepsCase& c) {
   return attrs;
 }
 
-void CheckAgainstUnfused(const StepsCase& c, bool bfloat16) {
+void CheckStepsAgainstUnfused(const StepsCase& c, bool bfloat16) {
   INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.depth << " -> " << c.out_depth
                 << (c.fused ? " fused" : " plain") << (bfloat16 ? " bfloat16" : ""));
   const std::string conv_op = c.fused ? "_FusedConv2D" : "Conv2D";
@@ -55,10 +55,10 @@ void CheckAgainstUnfused(const StepsCase& c, bool bfloat16) {
   const Tensor scale = SinePattern({c.depth}, 0.13f), shift = SinePattern({c.depth}, 0.29f, 0.5f);
   const Tensor filter = SinePattern({1, 1, c.depth, c.out_depth}, 0.71f, 0.3f);
   const Tensor conv_scale = SinePattern({c.out_depth}, 0.17f), conv_shift = SinePattern({c.out_depth}, 0.41f);
-  AttrMap conv_attrs = ConvAttrs(c);
+  AttrMap conv_attrs = StepsConvAttrs(c);
   if (bfloat16) conv_attrs[kBfloat16ProductsAttr] = testing::BoolA(true);
 
-  auto activated = testing::RunOp("_FusedChannelSteps", {x, scale, shift}, StepsAttrs());
+  auto activated = testing::RunOp("_FusedChannelSteps", {x, scale, shift}, ChannelStepsAttrs());
   REQUIRE(activated.status.ok());
   std::vector<Tensor> conv_inputs = {activated.outputs[0], filter};
   if (c.fused) conv_inputs.insert(conv_inputs.end(), {conv_scale, conv_shift});
@@ -70,8 +70,8 @@ void CheckAgainstUnfused(const StepsCase& c, bool bfloat16) {
                    {"num_args", IntA(c.fused ? 2 : 0)},
                    {"convolution", Str(conv_op)}};
   if (bfloat16) attrs[kBfloat16ProductsAttr] = testing::BoolA(true);
-  const NodeDef steps = testing::MakeDef("_FusedChannelSteps", StepsAttrs());
-  const NodeDef conv = testing::MakeDef(conv_op, ConvAttrs(c));
+  const NodeDef steps = testing::MakeDef("_FusedChannelSteps", ChannelStepsAttrs());
+  const NodeDef conv = testing::MakeDef(conv_op, StepsConvAttrs(c));
   for (auto& [name, value] : steps.attr()) attrs[kStepsAttrPrefix + name] = value;
   for (auto& [name, value] : conv.attr()) attrs[kConvAttrPrefix + name] = value;
   std::vector<Tensor> inputs = {x, scale, shift, filter};
@@ -101,9 +101,9 @@ void CheckPiecesAgainstUnfused(const StepsCase& c, const std::vector<int64_t>& d
   const Tensor x = Tensor::FromVector<float>(whole, TensorShape({c.batch, c.rows, c.cols, c.depth}));
   const Tensor scale = SinePattern({c.depth}, 0.13f), shift = SinePattern({c.depth}, 0.29f, 0.5f);
   const Tensor filter = SinePattern({1, 1, c.depth, c.out_depth}, 0.71f, 0.3f);
-  auto activated = testing::RunOp("_FusedChannelSteps", {x, scale, shift}, StepsAttrs());
+  auto activated = testing::RunOp("_FusedChannelSteps", {x, scale, shift}, ChannelStepsAttrs());
   REQUIRE(activated.status.ok());
-  auto want = testing::RunOp("Conv2D", {activated.outputs[0], filter}, ConvAttrs(c));
+  auto want = testing::RunOp("Conv2D", {activated.outputs[0], filter}, StepsConvAttrs(c));
   REQUIRE(want.status.ok());
 
   AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)},
@@ -111,8 +111,8 @@ void CheckPiecesAgainstUnfused(const StepsCase& c, const std::vector<int64_t>& d
                    {"num_step_args", IntA(2)},
                    {"num_args", IntA(0)},
                    {"convolution", Str("Conv2D")}};
-  const NodeDef steps = testing::MakeDef("_FusedChannelSteps", StepsAttrs());
-  const NodeDef conv = testing::MakeDef("Conv2D", ConvAttrs(c));
+  const NodeDef steps = testing::MakeDef("_FusedChannelSteps", ChannelStepsAttrs());
+  const NodeDef conv = testing::MakeDef("Conv2D", StepsConvAttrs(c));
   for (auto& [name, value] : steps.attr()) attrs[kStepsAttrPrefix + name] = value;
   for (auto& [name, value] : conv.attr()) attrs[kConvAttrPrefix + name] = value;
   std::vector<Tensor> inputs = pieces;
@@ -143,8 +143,8 @@ TEST_CASE("_FusedChannelStepsConv2D gives the steps' and the convolution's value
       {2, 14, 14, 512, 256, false},   // a transition's plain Conv2D
       {5, 7, 9, 96, 32, true},        // small images, several a band's worth
   };
-  for (const StepsCase& c : cases) CheckAgainstUnfused(c, /*bfloat16=*/false);
-  CheckAgainstUnfused(cases[1], /*bfloat16=*/true);
+  for (const StepsCase& c : cases) CheckStepsAgainstUnfused(c, /*bfloat16=*/false);
+  CheckStepsAgainstUnfused(cases[1], /*bfloat16=*/true);
 }
 
 }  // namespace

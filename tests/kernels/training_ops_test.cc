@@ -26,13 +26,13 @@ using nn_test::KernelRunner;
 using nn_test::Make;
 namespace tf = ::tensorflow;
 
-const TensorShape kShape({3});
+const TensorShape kTrainShape({3});
 const std::vector<double> kVar = {1, 2, 3}, kGrad = {0.1, -0.2, 0.3};
 
 template <class T>
 std::shared_ptr<Var> MakeVar(const std::string& name, const std::vector<double>& values) {
   auto v = std::make_shared<Var>(DataTypeToEnum<T>::value, name);
-  *v->tensor() = Make<T>(values, kShape);
+  *v->tensor() = Make<T>(values, kTrainShape);
   v->is_initialized = true;
   return v;
 }
@@ -79,7 +79,7 @@ TEMPLATE_TEST_CASE("ApplyGradientDescent and ResourceApplyGradientDescent: var -
   KernelRunner r;
   auto var = MakeVar<TestType>("var", kVar);
   const Tensor before = *var->tensor();  // shares the buffer: a ref update is seen through it
-  auto out = r.Run(ref, {Tensor(), S<TestType>(0.5), Make<TestType>(kGrad, kShape)}, {var, nullptr, nullptr});
+  auto out = r.Run(ref, {Tensor(), S<TestType>(0.5), Make<TestType>(kGrad, kTrainShape)}, {var, nullptr, nullptr});
   INFO(out.status());
   REQUIRE(out.ok());
   CheckClose(AsDoubles<TestType>(*var->tensor()), {0.95, 2.1, 2.85}, Tol<TestType>());
@@ -93,7 +93,7 @@ TEMPLATE_TEST_CASE("ApplyGradientDescent and ResourceApplyGradientDescent: var -
   KernelRunner rr;
   Tensor h = ResourceVar<TestType>(rr, "w", kVar);
   auto held = rr.device()->resource_manager()->Lookup<Var>(*h.base<ResourceHandle>()).value()->Read().value();
-  REQUIRE(rr.Run(Output(res), {h, S<TestType>(0.5), Make<TestType>(kGrad, kShape)}).ok());
+  REQUIRE(rr.Run(Output(res), {h, S<TestType>(0.5), Make<TestType>(kGrad, kTrainShape)}).ok());
   CheckClose(ResourceValue<TestType>(rr, "w"), {0.95, 2.1, 2.85}, Tol<TestType>());
   CheckClose(AsDoubles<TestType>(held), kVar, 0);  // copy-on-write: the reader's value is unchanged
 }
@@ -112,7 +112,7 @@ TEMPLATE_TEST_CASE("ApplyMomentum and ResourceApplyMomentum, with and without Ne
     REQUIRE(s.ok());
     KernelRunner r;
     auto var = MakeVar<TestType>("var", kVar), accum = MakeVar<TestType>("accum", {0.5, 0.5, 0.5});
-    auto out = r.Run(ref, {Tensor(), Tensor(), S<TestType>(0.1), Make<TestType>(kGrad, kShape), S<TestType>(0.9)},
+    auto out = r.Run(ref, {Tensor(), Tensor(), S<TestType>(0.1), Make<TestType>(kGrad, kTrainShape), S<TestType>(0.9)},
                      {var, accum, nullptr, nullptr, nullptr});
     INFO(out.status());
     REQUIRE(out.ok());
@@ -128,7 +128,7 @@ TEMPLATE_TEST_CASE("ApplyMomentum and ResourceApplyMomentum, with and without Ne
     // A reader holds accum's value: accum is updated out of place, var in place.
     auto held = rr.device()->resource_manager()->Lookup<Var>(*a.base<ResourceHandle>()).value()->Read().value();
     auto rout = rr.Run(Output(res), {ResourceVar<TestType>(rr, "w", kVar), a, S<TestType>(0.1),
-                                     Make<TestType>(kGrad, kShape), S<TestType>(0.9)});
+                                     Make<TestType>(kGrad, kTrainShape), S<TestType>(0.9)});
     INFO(rout.status());
     REQUIRE(rout.ok());
     CheckClose(ResourceValue<TestType>(rr, "w"), want, Tol<TestType>());
@@ -159,7 +159,7 @@ TEMPLATE_TEST_CASE("ApplyAdam and ResourceApplyAdam, with and without Nesterov",
     auto var = MakeVar<TestType>("var", kVar), m = MakeVar<TestType>("m", m0), vv = MakeVar<TestType>("v", v0);
     std::vector<Tensor> in = {Tensor(), Tensor(), Tensor()};
     for (const Tensor& t : scalars()) in.push_back(t);
-    in.push_back(Make<TestType>(kGrad, kShape));
+    in.push_back(Make<TestType>(kGrad, kTrainShape));
     std::vector<std::shared_ptr<Var>> refs(10);
     refs[0] = var;
     refs[1] = m;
@@ -178,7 +178,7 @@ TEMPLATE_TEST_CASE("ApplyAdam and ResourceApplyAdam, with and without Nesterov",
     std::vector<Tensor> rin = {ResourceVar<TestType>(rr, "w", kVar), ResourceVar<TestType>(rr, "m", m0),
                                ResourceVar<TestType>(rr, "v", v0)};
     for (const Tensor& t : scalars()) rin.push_back(t);
-    rin.push_back(Make<TestType>(kGrad, kShape));
+    rin.push_back(Make<TestType>(kGrad, kTrainShape));
     // Readers hold w's and m's values (a gradient product still using the weights): those
     // two are updated out of place, v in place, with the same results.
     auto read = [&](int i) {
@@ -218,7 +218,7 @@ TEMPLATE_TEST_CASE("the optimizer updates in half and bfloat16 match TensorFlow 
   Node* gd = ops::ResourceApplyGradientDescent(s, h(), p(), p());
   REQUIRE(s.ok());
   KernelRunner r0;
-  REQUIRE(r0.Run(Output(gd), {ResourceVar<T>(r0, "w", var0), scalar(0.1), Make<T>(grad, kShape)}).ok());
+  REQUIRE(r0.Run(Output(gd), {ResourceVar<T>(r0, "w", var0), scalar(0.1), Make<T>(grad, kTrainShape)}).ok());
   CheckClose(ResourceValue<T>(r0, "w"),
              ByType<T>({-2.86328125, 0.455322265625, 0.66552734375}, {-2.859375, 0.45703125, 0.66796875}), 0);
 
@@ -235,7 +235,7 @@ TEMPLATE_TEST_CASE("the optimizer updates in half and bfloat16 match TensorFlow 
     REQUIRE(s.ok());
     KernelRunner r;
     auto var = MakeVar<T>("var", var0), accum = MakeVar<T>("accum", accum0);
-    REQUIRE(r.Run(ref, {Tensor(), Tensor(), scalar(0.1), Make<T>(grad, kShape), scalar(0.9)},
+    REQUIRE(r.Run(ref, {Tensor(), Tensor(), scalar(0.1), Make<T>(grad, kTrainShape), scalar(0.9)},
                   {var, accum, nullptr, nullptr, nullptr})
                 .ok());
     CheckClose(AsDoubles<T>(*var->tensor()), var1, 0);
@@ -255,7 +255,7 @@ TEMPLATE_TEST_CASE("the optimizer updates in half and bfloat16 match TensorFlow 
     std::vector<Tensor> in = {ResourceVar<T>(ra, "w", var0), ResourceVar<T>(ra, "m", {0.0599, 0.0662, 0.0205}),
                               ResourceVar<T>(ra, "v", {0.00599, 0.00662, 0.00205})};
     for (double x : {0.81, 0.999 * 0.999, 0.01, 0.9, 0.999, 1e-3}) in.push_back(scalar(x));
-    in.push_back(Make<T>(grad, kShape));
+    in.push_back(Make<T>(grad, kTrainShape));
     auto out = ra.Run(Output(adam), in);
     INFO(out.status());
     REQUIRE(out.ok());
@@ -372,11 +372,11 @@ TEST_CASE("optimizer updates refuse wrong shapes, non-scalar rates and uninitial
   auto bad_shape = r.Run({Tensor(), S<float>(0.5), Make<float>({1, 2}, TensorShape({2}))}, {var, nullptr, nullptr});
   REQUIRE(bad_shape.status().code() == error::INVALID_ARGUMENT);
   CHECK_THAT(bad_shape.status().message(), Catch::Contains("var and delta do not have the same shape"));
-  auto bad_alpha = r.Run({Tensor(), Make<float>({1, 2, 3}, kShape), Make<float>(kGrad, kShape)}, {var, nullptr, nullptr});
+  auto bad_alpha = r.Run({Tensor(), Make<float>({1, 2, 3}, kTrainShape), Make<float>(kGrad, kTrainShape)}, {var, nullptr, nullptr});
   REQUIRE(bad_alpha.status().code() == error::INVALID_ARGUMENT);
   CHECK_THAT(bad_alpha.status().message(), Catch::Contains("alpha is not a scalar: [3]"));
   auto fresh = std::make_shared<Var>(dt, "fresh");
-  auto uninit = r.Run({Tensor(), S<float>(0.5), Make<float>(kGrad, kShape)}, {fresh, nullptr, nullptr});
+  auto uninit = r.Run({Tensor(), S<float>(0.5), Make<float>(kGrad, kTrainShape)}, {fresh, nullptr, nullptr});
   REQUIRE(uninit.status().code() == error::FAILED_PRECONDITION);
   CHECK_THAT(uninit.status().message(), Catch::Contains("Attempting to use uninitialized value fresh"));
 
@@ -385,7 +385,7 @@ TEST_CASE("optimizer updates refuse wrong shapes, non-scalar rates and uninitial
   KernelRunner rr;
   Tensor missing(tf::DT_RESOURCE, TensorShape());
   *missing.base<ResourceHandle>() = rr.device()->resource_manager()->MakeHandle<Var>("", "nowhere");
-  auto not_found = rr.Run(Output(res), {missing, S<float>(0.5), Make<float>(kGrad, kShape)});
+  auto not_found = rr.Run(Output(res), {missing, S<float>(0.5), Make<float>(kGrad, kTrainShape)});
   CHECK(not_found.status().code() == error::FAILED_PRECONDITION);
 }
 

@@ -1,5 +1,6 @@
 #include "tests/messages/round_trip_util.h"
 
+#include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/util/message_differencer.h>
 
 #include <catch2/catch.hpp>
