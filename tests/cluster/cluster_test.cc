@@ -209,7 +209,14 @@ void ExpectFailureNamingWorker1(Cluster& cluster, int sig, const std::function<v
     std::vector<Tensor> out;
     return session->Run({{"a", slow.input}}, {slow.fetch}, {}, &out);
   });
+  // Half a second in, and not before both workers run their shares: on a loaded machine the
+  // first step can still be registering its graphs then (the master's step table says when).
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto running_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (InspectNode(cluster.worker0.port()).find("waiting for 2 of 2 tasks") == std::string::npos &&
+         std::chrono::steady_clock::now() < running_by) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   cluster.worker1.Signal(sig);
   auto signalled = std::chrono::steady_clock::now();
   if (while_stuck) while_stuck();
