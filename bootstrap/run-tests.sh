@@ -6,8 +6,9 @@
 # Without --full (the quick tier, a newcomer's first run): every test runs, the two long
 # sweeps (the differential harness against TensorFlow, the Keras zoo) take a cross-section
 # of their cases (--quick), and the build leaves out what no test runs: the benchmarks
-# (`cmake --build build --target benchmarks` builds them) and, where no GPU is visible, the
-# CUDA kernels (--gpu builds them anyway).
+# (`cmake --build build --target benchmarks` builds them), gemm's tests on emulated AVX-512
+# vectors (gemm_wide_emulated_tests) and, where no GPU is visible, the CUDA kernels (--gpu
+# builds them anyway).
 # --full (what CI runs, .ci/run): everything is built, the CUDA kernels too where nvcc is
 # (they only run where a GPU is), so no part of the tree rots unbuilt, and the sweeps run
 # whole.
