@@ -365,10 +365,29 @@ void BlockedSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, c
   }
 }
 
+// c[MR, n] += a[MR, p : p + D] b[p : p + D, n]: each vector of c takes its D products in k's
+// order (one chain of fused multiply-adds per value, as a register tile's).
+template <int MR, int D>
+void RowStreamStep(int64_t n, int64_t p, const float* a, int64_t a_row, int64_t a_col, const float* b, int64_t ldb,
+                   float* c, int64_t ldc, int64_t full, Simd::Mask tail) {
+  Simd::V av[MR][D];
+  for (int i = 0; i < MR; ++i)
+    for (int q = 0; q < D; ++q) av[i][q] = Simd::Broadcast(a[i * a_row + (p + q) * a_col]);
+  const float* b0 = b + p * ldb;
+  for (int64_t j = 0; j < n; j += kL) {
+    const bool whole = j < full;
+    Simd::V bv[D];
+    for (int q = 0; q < D; ++q) bv[q] = LoadPart(b0 + q * ldb + j, tail, whole);
+    for (int i = 0; i < MR; ++i) {
+      Simd::V x = LoadPart(c + i * ldc + j, tail, whole);
+      for (int q = 0; q < D; ++q) x = Simd::Fma(av[i][q], bv[q], x);
+      StorePart(c + i * ldc + j, tail, whole, x);
+    }
+  }
+}
+
 // c[MR, n] (+)= a[MR, k] b[k, n] for a few rows, a's value (i, p) at a[i * a_row + p * a_col],
-// streaming B's rows in order, four at a time: each vector of c takes its four products in
-// k's order (one chain of fused multiply-adds per value, as a register tile's), then goes
-// back to c, which stays in L1.
+// streaming B's rows in order, four at a time (the last k % 4 one by one), so c stays in L1.
 template <int MR>
 void RowStreamSgemm(int64_t n, int64_t k, const float* a, int64_t a_row, int64_t a_col, const float* b, int64_t ldb,
                     float* c, int64_t ldc, bool accumulate) {
@@ -378,32 +397,8 @@ void RowStreamSgemm(int64_t n, int64_t k, const float* a, int64_t a_row, int64_t
   const int64_t full = n / kL * kL;
   const Simd::Mask tail = Simd::FirstLanes(n - full);
   int64_t p = 0;
-  for (; p + 4 <= k; p += 4) {
-    Simd::V av[MR][4];
-    for (int i = 0; i < MR; ++i)
-      for (int q = 0; q < 4; ++q) av[i][q] = Simd::Broadcast(a[i * a_row + (p + q) * a_col]);
-    const float* b0 = b + p * ldb;
-    for (int64_t j = 0; j < n; j += kL) {
-      const bool whole = j < full;
-      Simd::V bv[4];
-      for (int q = 0; q < 4; ++q) bv[q] = LoadPart(b0 + q * ldb + j, tail, whole);
-      for (int i = 0; i < MR; ++i) {
-        Simd::V x = LoadPart(c + i * ldc + j, tail, whole);
-        for (int q = 0; q < 4; ++q) x = Simd::Fma(av[i][q], bv[q], x);
-        StorePart(c + i * ldc + j, tail, whole, x);
-      }
-    }
-  }
-  for (; p < k; ++p) {
-    for (int64_t j = 0; j < n; j += kL) {
-      const bool whole = j < full;
-      const Simd::V bv = LoadPart(b + p * ldb + j, tail, whole);
-      for (int i = 0; i < MR; ++i) {
-        const Simd::V x = LoadPart(c + i * ldc + j, tail, whole);
-        StorePart(c + i * ldc + j, tail, whole, Simd::Fma(Simd::Broadcast(a[i * a_row + p * a_col]), bv, x));
-      }
-    }
-  }
+  for (; p + 4 <= k; p += 4) RowStreamStep<MR, 4>(n, p, a, a_row, a_col, b, ldb, c, ldc, full, tail);
+  for (; p < k; ++p) RowStreamStep<MR, 1>(n, p, a, a_row, a_col, b, ldb, c, ldc, full, tail);
 }
 
 }  // namespace
