@@ -14,8 +14,12 @@
 namespace tensoract {
 namespace testing {
 
+// Gradient checks run in double.
+inline constexpr DataType kDouble = tensorflow::DT_DOUBLE;
+inline constexpr double kTolerance = 1e-4;
+
 inline void CheckGradient(const Scope& root, const std::vector<Output>& xs, const std::vector<Tensor>& values,
-                          const Output& y, double tolerance = 1e-4) {
+                          const Output& y, double tolerance = kTolerance) {
   INFO(root.status().ToString());
   REQUIRE(root.ok());
   auto err = MaxGradientError(root, xs, values, y);
@@ -25,9 +29,6 @@ inline void CheckGradient(const Scope& root, const std::vector<Output>& xs, cons
   CHECK(err.value() < tolerance);
 }
 
-// Gradient checks run in double.
-inline constexpr DataType kDouble = tensorflow::DT_DOUBLE;
-inline constexpr double kTolerance = 1e-4;
 // A double tensor of `shape` holding `v`.
 inline Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
 

@@ -37,7 +37,6 @@ namespace {
 
 using testing::Has;
 
-using testing::FloatsOf;
 
 using testing::Values;
 
@@ -378,17 +377,17 @@ TEST_CASE("a stateful op keeps its state across a session's call signatures, as 
   std::vector<Tensor> out;
   // Three call signatures, three graphs registered with the worker: one generator.
   REQUIRE(session->Run({}, {"u"}, {}, &out).ok());
-  CHECK(FloatsOf(out[0]) == kUniformDraws[0]);
+  CHECK(Values(out[0]) == kUniformDraws[0]);
   REQUIRE(session->Run({}, {"u", "c"}, {}, &out).ok());
-  CHECK(FloatsOf(out[0]) == kUniformDraws[1]);
+  CHECK(Values(out[0]) == kUniformDraws[1]);
   REQUIRE(session->Run({}, {"d"}, {}, &out).ok());
-  CHECK(FloatsOf(out[0]) == kUniformDraws[2]);
+  CHECK(Values(out[0]) == kUniformDraws[2]);
 
   // Another session of the same server has kernels of its own: it starts from the start.
   auto other = Session::New(*server).value();
   REQUIRE(other->Create(graph).ok());
   REQUIRE(other->Run({}, {"u", "c"}, {}, &out).ok());
-  CHECK(FloatsOf(out[0]) == kUniformDraws[0]);
+  CHECK(Values(out[0]) == kUniformDraws[0]);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 namespace tensoract {
 namespace {
 
-using testing::FloatsOf;
+using testing::Values;
 
 
 TEST_CASE("a stateless random op gives TensorFlow's numbers in every run, session and server",
@@ -40,8 +40,8 @@ TEST_CASE("a stateless random op gives TensorFlow's numbers in every run, sessio
       for (int run = 0; run < 2; ++run) {
         std::vector<Tensor> out;
         REQUIRE(session->Run({}, {"u", "v1"}, {}, &out).ok());
-        CHECK(FloatsOf(out[0]) == want);
-        CHECK(FloatsOf(out[1]) == want);
+        CHECK(Values(out[0]) == want);
+        CHECK(Values(out[1]) == want);
       }
     }
   }

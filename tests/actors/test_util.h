@@ -90,8 +90,7 @@ inline tensorflow::GraphDef EndlessLoopGraph(std::string* fetch) {
   return CountingLoopGraph(1000000000);
 }
 
-// A float tensor's elements, and an int32 scalar's value.
-inline std::vector<float> FloatsOf(const Tensor& t) { return {t.base<float>(), t.base<float>() + t.NumElements()}; }
+// An int32 scalar's value.
 inline int32_t Int(const Tensor& t) { return t.base<int32_t>()[0]; }
 
 // Whether `names` holds `name`.

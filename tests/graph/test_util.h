@@ -65,9 +65,10 @@ inline Output Counter(const Scope& root, const Output& n, const std::string& nam
       parallel_iterations)[0];
 }
 
-// The two CPUs of the local task, as the placer and partitioner name them.
-inline const std::string kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
-inline const std::string kCpu1 = "/job:localhost/replica:0/task:0/device:CPU:1";
+// The CPU device i of the local task, and its first two, as the placer and partitioner name them.
+inline std::string Cpu(int i) { return "/job:localhost/replica:0/task:0/device:CPU:" + std::to_string(i); }
+inline const std::string kCpu0 = Cpu(0);
+inline const std::string kCpu1 = Cpu(1);
 // float, the type most tests build with.
 inline constexpr DataType kFloat = tensorflow::DT_FLOAT;
 // A scalar's shape.
@@ -100,9 +101,6 @@ inline std::string ShapeText(std::vector<int64_t> dims) { return PartialTensorSh
 inline std::vector<std::string> Inputs(const Node* n) {
   return std::vector<std::string>(n->def().input().begin(), n->def().input().end());
 }
-
-// The CPU device i of the local task.
-inline std::string Cpu(int i) { return "/job:localhost/replica:0/task:0/device:CPU:" + std::to_string(i); }
 
 // Whether `dst` waits for `src` by a control edge.
 inline bool HasControlEdge(const Node* src, const Node* dst) {

@@ -24,7 +24,7 @@ using testing::RunOp;
 using testing::TypeA;
 using testing::Values;
 
-tf::AttrValue I32() { return TypeA(tf::DT_INT32); }
+tf::AttrValue Int32A() { return TypeA(tf::DT_INT32); }
 
 
 TEST_CASE("Size, Rank and ShapeN describe their inputs", "[array2]") {
@@ -47,7 +47,7 @@ TEMPLATE_TEST_CASE("Slice takes a box; size -1 runs to the end", "[array2]", flo
   std::vector<T> v = {T(0), T(1), T(1), T(0), T(1), T(0)};
   Tensor x = Tensor::FromVector<T>(v, TensorShape({2, 3}));
   Run r = RunOp("Slice", {x, Tensor::FromVector<int32_t>({0, 1}), Tensor::FromVector<int32_t>({-1, 2})},
-                {{"T", TOf<T>()}, {"Index", I32()}});
+                {{"T", TOf<T>()}, {"Index", Int32A()}});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({2, 2}));
   CHECK(Values<T>(r.outputs[0]) == std::vector<T>{v[1], v[2], v[4], v[5]});
@@ -57,20 +57,20 @@ TEST_CASE("Slice rejects a box outside the input, naming the node", "[array2]") 
   Tensor x(tf::DT_FLOAT, TensorShape({2, 3}));
   // tf.slice(tf.zeros([2,3]), [1,1], [2,1]): "Expected size[0] in [0, 1], but got 2"
   Run r = RunOp("Slice", {x, Tensor::FromVector<int32_t>({1, 1}), Tensor::FromVector<int32_t>({2, 1})},
-                {{"T", TypeA(tf::DT_FLOAT)}, {"Index", I32()}});
+                {{"T", TypeA(tf::DT_FLOAT)}, {"Index", Int32A()}});
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("Expected size[0] in [0, 1], but got 2"));
   r = RunOp("Slice", {x, Tensor::FromVector<int32_t>({3, 0}), Tensor::FromVector<int32_t>({0, 1})},
-            {{"T", TypeA(tf::DT_FLOAT)}, {"Index", I32()}});
+            {{"T", TypeA(tf::DT_FLOAT)}, {"Index", Int32A()}});
   CHECK_THAT(r.status.message(), Catch::Contains("Expected begin[0] in [0, 2], but got 3"));
   r = RunOp("Slice", {x, Tensor::FromVector<int32_t>({0}), Tensor::FromVector<int32_t>({1, 1})},
-            {{"T", TypeA(tf::DT_FLOAT)}, {"Index", I32()}});
+            {{"T", TypeA(tf::DT_FLOAT)}, {"Index", Int32A()}});
   CHECK_THAT(r.status.message(), Catch::Contains("Expected begin and size arguments to be 1-D tensors of size 2"));
 }
 
 Run StridedSlice(const Tensor& x, std::vector<int32_t> b, std::vector<int32_t> e, std::vector<int32_t> s,
                  std::map<std::string, int64_t> masks = {}) {
-  std::map<std::string, tf::AttrValue> attrs{{"T", TypeA(x.dtype())}, {"Index", I32()}};
+  std::map<std::string, tf::AttrValue> attrs{{"T", TypeA(x.dtype())}, {"Index", Int32A()}};
   for (auto& [k, v] : masks) attrs[k] = IntA(v);
   return RunOp("StridedSlice", {x, Tensor::FromVector<int32_t>(b), Tensor::FromVector<int32_t>(e),
                                 Tensor::FromVector<int32_t>(s)},
@@ -115,7 +115,7 @@ TEST_CASE("StridedSliceGrad writes dy where StridedSlice read, zeros elsewhere",
   Run r = RunOp("StridedSliceGrad",
                 {Tensor::FromVector<int32_t>({3, 4}), Tensor::FromVector<int32_t>({0, 3}),
                  Tensor::FromVector<int32_t>({3, 0}), Tensor::FromVector<int32_t>({2, -2}), dy},
-                {{"T", TypeA(tf::DT_FLOAT)}, {"Index", I32()}});
+                {{"T", TypeA(tf::DT_FLOAT)}, {"Index", Int32A()}});
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{0, 2, 0, 1, 0, 0, 0, 0, 0, 4, 0, 3});
 }
@@ -196,7 +196,7 @@ TEMPLATE_TEST_CASE("GatherV2 along an axis, indices of any rank", "[array2]", fl
   Tensor params = Tensor::FromVector<T>(Iota<T>(12), TensorShape({3, 4}));
   Tensor indices = Tensor::FromVector<int32_t>({2, 0, 1, 1}, TensorShape({2, 2}));
   Run r = RunOp("GatherV2", {params, indices, Tensor::Scalar<int32_t>(1)},
-                {{"Tparams", TOf<T>()}, {"Tindices", I32()}, {"Taxis", I32()}});
+                {{"Tparams", TOf<T>()}, {"Tindices", Int32A()}, {"Taxis", Int32A()}});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({3, 2, 2}));
   CHECK(Values<T>(r.outputs[0]) == std::vector<T>{2, 0, 1, 1, 6, 4, 5, 5, 10, 8, 9, 9});
@@ -210,14 +210,14 @@ TEST_CASE("GatherV2 names an out-of-range index as TensorFlow does", "[array2]")
   // tf.gather(tf.range(5), [0, 7]): "indices[1] = 7 is not in [0, 5)"
   Run r = RunOp("GatherV2", {Tensor::FromVector<int32_t>({0, 1, 2, 3, 4}), Tensor::FromVector<int32_t>({0, 7}),
                              Tensor::Scalar<int32_t>(0)},
-                {{"Tparams", I32()}, {"Tindices", I32()}, {"Taxis", I32()}});
+                {{"Tparams", Int32A()}, {"Tindices", Int32A()}, {"Taxis", Int32A()}});
   CHECK(r.status.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("indices[1] = 7 is not in [0, 5)"));
   // tf.gather(tf.zeros([2, 0]), [7, 1]) -> shape [2, 0]: nothing is copied, nothing checked
   // (the segment ops' gradients gather such rows).
   r = RunOp("GatherV2", {Tensor(tf::DT_FLOAT, TensorShape({2, 0})), Tensor::FromVector<int32_t>({7, 1}),
                          Tensor::Scalar<int32_t>(0)},
-            {{"Tparams", TypeA(tf::DT_FLOAT)}, {"Tindices", I32()}, {"Taxis", I32()}});
+            {{"Tparams", TypeA(tf::DT_FLOAT)}, {"Tindices", Int32A()}, {"Taxis", Int32A()}});
   REQUIRE(r.status.ok());
   CHECK(r.outputs[0].shape() == TensorShape({2, 0}));
 }
@@ -232,7 +232,7 @@ TEST_CASE("OneHot puts on_value at each in-range index, along any axis", "[array
   CHECK(Values<float>(r.outputs[0]) == std::vector<float>{5, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1});
   r = RunOp("OneHot", {Tensor::FromVector<int32_t>({1, 0}), Tensor::Scalar<int32_t>(2), Tensor::Scalar<int32_t>(1),
                        Tensor::Scalar<int32_t>(0)},
-            {{"T", I32()}, {"TI", I32()}});
+            {{"T", Int32A()}, {"TI", Int32A()}});
   REQUIRE(r.status.ok());
   CHECK(Values<int32_t>(r.outputs[0]) == std::vector<int32_t>{0, 1, 1, 0});
   r = RunOp("OneHot", {Tensor::FromVector<int64_t>({0}), Tensor::Scalar<int32_t>(-1), Tensor::Scalar<float>(1),
@@ -277,11 +277,11 @@ TEST_CASE("UnsortedSegmentSum adds rows by id and drops negative ids", "[array2]
   // tf.math.unsorted_segment_sum([[1.,2],[3,4],[5,6]], [1,-1,1], 3) -> [[0,0],[6,8],[0,0]]
   Tensor data = Tensor::FromVector<double>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
   Run r = RunOp("UnsortedSegmentSum", {data, Tensor::FromVector<int32_t>({1, -1, 1}), Tensor::Scalar<int32_t>(3)},
-                {{"T", TypeA(tf::DT_DOUBLE)}, {"Tindices", I32()}});
+                {{"T", TypeA(tf::DT_DOUBLE)}, {"Tindices", Int32A()}});
   REQUIRE(r.status.ok());
   CHECK(Values<double>(r.outputs[0]) == std::vector<double>{0, 0, 6, 8, 0, 0});
   r = RunOp("UnsortedSegmentSum", {data, Tensor::FromVector<int32_t>({1, 3, 1}), Tensor::Scalar<int32_t>(3)},
-            {{"T", TypeA(tf::DT_DOUBLE)}, {"Tindices", I32()}});
+            {{"T", TypeA(tf::DT_DOUBLE)}, {"Tindices", Int32A()}});
   CHECK_THAT(r.status.message(), Catch::Contains("segment_ids[1] = 3 is out of range [0, 3)"));
 }
 

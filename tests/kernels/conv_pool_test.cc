@@ -14,7 +14,7 @@
 namespace tensoract {
 namespace {
 
-using testing::Sizes;
+using testing::I32;
 
 using testing::Values;
 using testing::Make;
@@ -220,7 +220,7 @@ void CheckConvConfigs(DataType dtype, double tol) {
     ExpectClose<T>(y.outputs[0], RefConv(g, x, f), tol);
 
     const std::vector<int32_t> in_sizes = {int32_t(g.n), int32_t(g.h), int32_t(g.w), int32_t(g.c)};
-    auto dx = testing::RunOp("Conv2DBackpropInput", {Sizes(in_sizes), Make<T>(f, g.FilterShape()), Make<T>(dy, g.OutShape())},
+    auto dx = testing::RunOp("Conv2DBackpropInput", {I32(in_sizes), Make<T>(f, g.FilterShape()), Make<T>(dy, g.OutShape())},
                              g.ConvAttrs(dtype));
     INFO(dx.status);
     REQUIRE(dx.status.ok());
@@ -228,7 +228,7 @@ void CheckConvConfigs(DataType dtype, double tol) {
     ExpectClose<T>(dx.outputs[0], RefBackpropInput(g, f, dy), tol);
 
     const std::vector<int32_t> f_sizes = {int32_t(g.kh), int32_t(g.kw), int32_t(g.c), int32_t(g.o)};
-    auto df = testing::RunOp("Conv2DBackpropFilter", {Make<T>(x, g.InShape()), Sizes(f_sizes), Make<T>(dy, g.OutShape())},
+    auto df = testing::RunOp("Conv2DBackpropFilter", {Make<T>(x, g.InShape()), I32(f_sizes), Make<T>(dy, g.OutShape())},
                              g.ConvAttrs(dtype));
     INFO(df.status);
     REQUIRE(df.status.ok());
@@ -238,7 +238,7 @@ void CheckConvConfigs(DataType dtype, double tol) {
     // The remapper's _Conv2DBackpropFilterWithBias: the same filter gradient to the bit, and
     // BiasAddGrad(dy) (summed in another order: close, not equal).
     auto fused = testing::RunOp("_Conv2DBackpropFilterWithBias",
-                                {Make<T>(x, g.InShape()), Sizes(f_sizes), Make<T>(dy, g.OutShape())}, g.ConvAttrs(dtype));
+                                {Make<T>(x, g.InShape()), I32(f_sizes), Make<T>(dy, g.OutShape())}, g.ConvAttrs(dtype));
     INFO(fused.status);
     REQUIRE(fused.status.ok());
     REQUIRE(fused.outputs.size() == 2);
@@ -334,7 +334,7 @@ TEST_CASE("Conv2D, its backprops and the pools give TensorFlow's values on an un
                                     3.585, 0.82, 1.16, 1.5, -0.415, -0.2, 0.0150001, -1.665, -1.32, -0.975, -1.945, -1.7,
                                     -1.455},
                      1e-5);
-  auto dx = testing::RunOp("Conv2DBackpropInput", {Sizes({1, 5, 5, 2}), w, dy}, conv);
+  auto dx = testing::RunOp("Conv2DBackpropInput", {I32({1, 5, 5, 2}), w, dy}, conv);
   REQUIRE(dx.status.ok());
   ExpectClose<float>(dx.outputs[0],
                      {0.38,  -0.7,  0.13,  -1.76, 0.29,  -0.52, -0.05, -1.4,  0.2,   -0.34, -6.1,  -7.18, -11.21,
@@ -342,7 +342,7 @@ TEST_CASE("Conv2D, its backprops and the pools give TensorFlow's values on an un
                       -0.59, -0.32, -0.07, 0.2,   -1.51, -1.78, -2.03, -2.3,  0.02,  0.02,  1.03,  1.3,   1.55,
                       1.82,  -0.16, 0.38,  -0.95, 0.4,   -0.25, 0.56,  -1.13, 0.76,  -0.34, 0.74},
                      1e-5);
-  auto dw = testing::RunOp("Conv2DBackpropFilter", {x, Sizes({2, 3, 2, 3}), dy}, conv);
+  auto dw = testing::RunOp("Conv2DBackpropFilter", {x, I32({2, 3, 2, 3}), dy}, conv);
   REQUIRE(dw.status.ok());
   ExpectClose<float>(dw.outputs[0], {4.08,  4.86,  5.64, -2.04, -2.43, -2.82, 4.59,  5.76,  6.93,  -2.295, -2.88, -3.465,
                                      1.74,  2.52,  3.3,  -0.87, -1.26, -1.65, -1.12, -0.6,  -0.08, 0.56,   0.3,   0.04,
@@ -410,7 +410,7 @@ TEST_CASE("Conv2D errors name the node and the shapes", "[conv]") {
   }
   SECTION("an out_backprop of the wrong shape") {
     auto r = RunMaybe("Conv2DBackpropInput",
-                      {Sizes({2, 4, 4, 3}), Make<float>(Pattern(27, 0), {3, 3, 3, 1}), Make<float>(Pattern(16, 0), {2, 2, 2, 2})},
+                      {I32({2, 4, 4, 3}), Make<float>(Pattern(27, 0), {3, 3, 3, 1}), Make<float>(Pattern(16, 0), {2, 2, 2, 2})},
                       attrs);
     REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
     CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("out_backprop"));
@@ -485,7 +485,7 @@ void CheckPoolConfigs(DataType dtype, double tol) {
       }
     }
     const std::vector<int32_t> sizes = {int32_t(g.n), int32_t(g.h), int32_t(g.w), int32_t(g.c)};
-    auto avg_grad = testing::RunOp("AvgPoolGrad", {Sizes(sizes), dyt}, g.PoolAttrs(dtype));
+    auto avg_grad = testing::RunOp("AvgPoolGrad", {I32(sizes), dyt}, g.PoolAttrs(dtype));
     INFO(avg_grad.status);
     REQUIRE(avg_grad.status.ok());
     ExpectClose<T>(avg_grad.outputs[0], ref.avg_grad, tol);
@@ -580,7 +580,7 @@ TEST_CASE("pool errors name the node", "[conv]") {
     CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("NHWC"));
   }
   SECTION("a gradient of the wrong shape") {
-    auto r = RunMaybe("AvgPoolGrad", {Sizes({2, 4, 4, 3}), Make<float>(Pattern(6, 0), {1, 2, 1, 3})}, attrs);
+    auto r = RunMaybe("AvgPoolGrad", {I32({2, 4, 4, 3}), Make<float>(Pattern(6, 0), {1, 2, 1, 3})}, attrs);
     REQUIRE(r.status.code() == error::INVALID_ARGUMENT);
     CHECK_THAT(r.status.message(), Catch::Contains("node 'n'") && Catch::Contains("[1,2,1,3]"));
   }

@@ -14,7 +14,7 @@
 namespace tensoract {
 namespace {
 
-using testing::Sizes;
+using testing::I32;
 
 using testing::Values;
 using testing::AttrMap;
@@ -61,14 +61,14 @@ TEST_CASE("DepthwiseConv2dNative with a depth multiplier of 2, stride 2, SAME an
 }
 
 TEST_CASE("the depthwise gradients with respect to input and filter, stride 2 SAME", "[depthwise]") {
-  testing::Run r = RunMaybe("DepthwiseConv2dNativeBackpropInput", {Sizes({1, 4, 5, 2}), Filter(), Dy()},
+  testing::Run r = RunMaybe("DepthwiseConv2dNativeBackpropInput", {I32({1, 4, 5, 2}), Filter(), Dy()},
                             DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME"));
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) ==
         std::vector<float>{4,    1,  4.5, 4,  -2.5, 1,  -3,   -1,   3.5, -1.5, -1, -3,  -0.5, -3,
                            1,    -2, -1.5, -5.5, -2, 4,  -5.5, 1,    2,   3,    -1, 0.5, -9,   -0.5,
                            3.5,  0,  0,   -2.5, 4,  -3, 2,    3.5,  0.5, 7,    -1, -3});
-  r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {DepthwiseX(), Sizes({3, 3, 2, 2}), Dy()},
+  r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {DepthwiseX(), I32({3, 3, 2, 2}), Dy()},
                DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME"));
   REQUIRE(r.status.ok());
   CHECK(Values<float>(r.outputs[0]) ==
@@ -115,7 +115,7 @@ TEST_CASE("the depthwise kernels refuse what TensorFlow's CPU kernels refuse", "
     REQUIRE(r.status.ok());
     CHECK(r.outputs[0].shape() == TensorShape({0, 4, 5, 5}));
     r = RunMaybe("DepthwiseConv2dNativeBackpropFilter",
-                 {x, Sizes({3, 3, 2, 2}), Tensor::FromVector<float>(std::vector<float>(100, 1.f), {1, 4, 5, 5})}, nchw);
+                 {x, I32({3, 3, 2, 2}), Tensor::FromVector<float>(std::vector<float>(100, 1.f), {1, 4, 5, 5})}, nchw);
     CHECK(r.status.code() == error::UNIMPLEMENTED);
   }
   SECTION("dilations in the forward op; the gradients ignore them") {
@@ -126,8 +126,8 @@ TEST_CASE("the depthwise kernels refuse what TensorFlow's CPU kernels refuse", "
     CHECK(r.status.message().find("does not support dilations, received [1 2 2 1]") != std::string::npos);
     AttrMap plain = DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME");
     dilated["strides"] = Ints({1, 2, 2, 1});
-    testing::Run a = RunMaybe("DepthwiseConv2dNativeBackpropInput", {Sizes({1, 4, 5, 2}), Filter(), Dy()}, dilated);
-    testing::Run b = RunMaybe("DepthwiseConv2dNativeBackpropInput", {Sizes({1, 4, 5, 2}), Filter(), Dy()}, plain);
+    testing::Run a = RunMaybe("DepthwiseConv2dNativeBackpropInput", {I32({1, 4, 5, 2}), Filter(), Dy()}, dilated);
+    testing::Run b = RunMaybe("DepthwiseConv2dNativeBackpropInput", {I32({1, 4, 5, 2}), Filter(), Dy()}, plain);
     REQUIRE(a.status.ok());
     REQUIRE(b.status.ok());
     CHECK(Values<float>(a.outputs[0]) == Values<float>(b.outputs[0]));
@@ -143,16 +143,16 @@ TEST_CASE("the depthwise kernels refuse what TensorFlow's CPU kernels refuse", "
     testing::Run r = RunMaybe("DepthwiseConv2dNative", {DepthwiseX(), f3}, DepthwiseAttrs(kFloat, {1, 1, 1, 1}, "SAME"));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
     CHECK(r.status.message().find("input and filter must have the same depth: 2 vs 3") != std::string::npos);
-    r = RunMaybe("DepthwiseConv2dNativeBackpropInput", {Sizes({1, 4, 4, 2}), Filter(), Dy()},
+    r = RunMaybe("DepthwiseConv2dNativeBackpropInput", {I32({1, 4, 4, 2}), Filter(), Dy()},
                  DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME"));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
     CHECK(r.status.message().find("Number of cols of out_backprop doesn't match computed: actual = 3, "
                                         "computed = 2") != std::string::npos);
-    r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {DepthwiseX(), Sizes({3, 3, 2, 1}), Dy()},
+    r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {DepthwiseX(), I32({3, 3, 2, 1}), Dy()},
                  DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME"));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
     CHECK(r.status.message().find("depth_multiplier * in_depth not equal to out_depth") != std::string::npos);
-    r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {DepthwiseX(), Sizes({3, -3, 2, 2}), Dy()},
+    r = RunMaybe("DepthwiseConv2dNativeBackpropFilter", {DepthwiseX(), I32({3, -3, 2, 2}), Dy()},
                  DepthwiseAttrs(kFloat, {1, 2, 2, 1}, "SAME"));
     CHECK(r.status.code() == error::INVALID_ARGUMENT);
   }

@@ -68,9 +68,7 @@ std::vector<T> Iota(int n, T first = T(0)) {
   for (int i = 0; i < n; ++i) v[i] = static_cast<T>(first + i);
   return v;
 }
-// A shape or size vector input.
-inline Tensor Sizes(const std::vector<int32_t>& v) { return Tensor::FromVector(v, TensorShape({static_cast<int64_t>(v.size())})); }
-// An int32 vector, as index and shape inputs are.
+// An int32 vector, as index, shape and size inputs are.
 inline Tensor I32(std::vector<int32_t> v) { return Tensor::FromVector<int32_t>(v); }
 // The 2 x 2 double matrix [[a, b], [c, d]].
 inline Tensor M2(double a, double b, double c, double d) {
@@ -132,10 +130,11 @@ inline Run RunOp(const std::string& op, const std::vector<Tensor>& inputs, AttrM
   return RunKernel(kernel.get(), inputs);
 }
 
-// As RunOp, but a kernel that refuses its attrs is a result too (its status, no outputs).
 // One-input and two-input elementwise ops of attr T (the first input's type).
 inline Run Unary(const char* op, const Tensor& x) { return RunOp(op, {x}, {{"T", TypeA(x.dtype())}}); }
 inline Run Binary(const char* op, const Tensor& x, const Tensor& y) { return RunOp(op, {x, y}, {{"T", TypeA(x.dtype())}}); }
+
+// As RunOp, but a kernel that refuses its attrs is a result too (its status, no outputs).
 inline Run RunMaybe(const std::string& op, const std::vector<Tensor>& inputs, const AttrMap& attrs) {
   std::unique_ptr<OpKernel> kernel;
   Status s = MakeKernel(op, attrs, &kernel);

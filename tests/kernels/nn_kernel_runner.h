@@ -71,7 +71,6 @@ std::vector<double> AsDoubles(const Tensor& t) {
   return out;
 }
 
-
 // Each element within `tol` (relative to max(1, |expected|)).
 inline void CheckClose(const std::vector<double>& got, const std::vector<double>& want, double tol) {
   REQUIRE(got.size() == want.size());
