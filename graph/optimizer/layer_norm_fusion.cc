@@ -28,14 +28,6 @@ bool IsLastAxisMean(const Node& n, const Node& like, int rank) {
          IsLastAxis(DataInput(n, 1), rank);
 }
 
-// The input of two-input `n` other than output 0 of `from`; {nullptr, 0} if `from` is neither.
-Source OtherInput(const Node& n, const Node& from) {
-  const Source a = DataInput(n, 0), b = DataInput(n, 1);
-  if (a.node == &from && a.port == 0) return b;
-  if (b.node == &from && b.port == 0) return a;
-  return {nullptr, 0};
-}
-
 }  // namespace
 
 bool TryFuseLayerNorm(Graph* graph, Node* mean) {

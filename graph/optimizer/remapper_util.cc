@@ -68,6 +68,8 @@ Node* ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vec
   std::vector<PartialTensorShape> shapes;
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (const Edge* e : outputs[i]->out_edges()) {
+      // A consumer among `nodes` (an output read inside the pattern too) goes with them.
+      if (std::find(nodes.begin(), nodes.end(), e->dst) != nodes.end()) continue;
       consumers.push_back({static_cast<int>(i), e->dst, e->IsControlEdge() ? Edge::kControlSlot : e->dst_input});
     }
     shapes.push_back(outputs[i]->output_shape(0));
@@ -95,6 +97,13 @@ Source DataInput(const Node& n, int input) {
   for (const Edge* e : n.in_edges()) {
     if (!e->IsControlEdge() && e->dst_input == input) return {e->src, e->src_output};
   }
+  return {nullptr, 0};
+}
+
+Source OtherInput(const Node& n, const Node& from) {
+  const Source a = DataInput(n, 0), b = DataInput(n, 1);
+  if (a.node == &from && a.port == 0) return b;
+  if (b.node == &from && b.port == 0) return a;
   return {nullptr, 0};
 }
 

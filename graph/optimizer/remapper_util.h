@@ -40,8 +40,8 @@ struct Source {
 
 // Replaces `nodes` by one node made from `def` (its op and attrs; name, device and inputs
 // are filled here): its data inputs are `data`, its control inputs everyone's from outside
-// `nodes`; output i of it takes over the consumers and inferred shape of output 0 of
-// `outputs[i]`, and it takes the name of outputs[0]. Returns it; nullptr when nothing changed.
+// `nodes`; output i of it takes over the consumers outside `nodes` and the inferred shape of
+// output 0 of `outputs[i]`, and it takes the name of outputs[0]. Returns it; nullptr when nothing changed.
 Node* ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vector<Node*>& outputs,
                    const std::vector<Source>& data, NodeDef def);
 
@@ -51,6 +51,9 @@ bool ReplaceChain(Graph* graph, const std::vector<Node*>& chain, const std::vect
 
 // Data input `input` of `n`; {nullptr, 0} when unconnected.
 Source DataInput(const Node& n, int input);
+
+// The input of two-input `n` other than output 0 of `from`; {nullptr, 0} if `from` is neither.
+Source OtherInput(const Node& n, const Node& from);
 
 // Copies the attrs `names` that `from` has into `def`.
 void CopyAttrs(const Node& from, const std::vector<std::string>& names, NodeDef* def);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "kernels/cpu/accurate_exp.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/ieee_sqrt.h"
 #include "kernels/denormal.h"
@@ -60,22 +61,6 @@ struct Rsqrt : CwiseFunctor {
   template <class A>
   auto operator()(const A& a) const { return a.unaryExpr(IeeeSqrt<typename A::Scalar>()).inverse(); }
 };
-// exp of a packet, for float with Eigen 3.4's generic pexp_float rather than its AVX-512
-// pexp<Packet16f>: that one reduces x by a single float ln2 (off by 1.9e-9 per multiple),
-// which grows to 4.5 ulps at |x| = 88 (TensorFlow: 1.2 ulps over the whole range;
-// tests/compat/accuracy_sweep.py), and clamps at 88.3763 where the true exp stays finite to
-// 88.7228. The generic one subtracts ln2 in two parts, clamps at 88.723 and scales by 2^m
-// in two steps, so it overflows exactly where exp does: within 1.3 ulps everywhere.
-template <class Packet>
-Packet AccurateExp(const Packet& x) {
-  namespace ei = Eigen::internal;
-  if constexpr (std::is_same_v<typename ei::unpacket_traits<Packet>::type, float>) {
-    return ei::pexp_float(x);
-  } else {
-    return ei::pexp(x);
-  }
-}
-
 struct FullRangeExp {
   template <class T>
   T operator()(const T& x) const { return Eigen::numext::exp(x); }
@@ -136,36 +121,6 @@ struct Tanh : CwiseFunctor {
   template <class A>
   auto operator()(const A& a) const { return a.tanh(); }
 };
-// The logistic function for float as 1 / (1 + e) for x >= 0 and e / (1 + e) below, with
-// e = exp(-|x|), which never overflows: Eigen 3.4's float logistic (a rational
-// approximation) was off by up to 8e-4 relative for x in [-11.5, -5], where TensorFlow's
-// is within 4e-7.
-struct AccurateLogistic {
-  template <class T>
-  T operator()(const T& x) const {
-    const T e = std::exp(-std::abs(x));
-    const T r = T(1) / (T(1) + e);
-    return x >= T(0) ? r : e * r;
-  }
-  template <class Packet>
-  Packet packetOp(const Packet& x) const {
-    namespace ei = Eigen::internal;
-    const Packet one = ei::pset1<Packet>(1);
-    const Packet e = AccurateExp(ei::pnegate(ei::pabs(x)));
-    const Packet r = ei::pdiv(one, ei::padd(one, e));
-    return ei::pselect(ei::pcmp_le(ei::pzero(x), x), r, ei::pmul(e, r));
-  }
-};
-}  // namespace
-}  // namespace tensoract
-
-template <>
-struct Eigen::internal::functor_traits<tensoract::AccurateLogistic> {
-  enum { Cost = 14, PacketAccess = packet_traits<float>::HasExp && packet_traits<float>::HasDiv };
-};
-
-namespace tensoract {
-namespace {
 
 struct Sigmoid : CwiseFunctor {
   static constexpr int kCost = 14;

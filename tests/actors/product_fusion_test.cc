@@ -6,11 +6,12 @@
 // fused ops replace the chains, and the values agree up to float rounding (the per-channel
 // steps compose into one multiply-add, oneDNN sums in its own order); Identity and IdentityN
 // in the way are seen through; Keras' LayerNormalization into _MklLayerNorm, its attention into
-// _FusedAttention, a batch norm and Relu on their own into _FusedChannelSteps (with the 1x1
-// convolution after them into _FusedChannelStepsConv2D), an inverted residual block's
-// convolutions into _FusedConv2DWithDepthwise, a scalar division after a BroadcastTo (the
-// gradient of Mean) before it. What must not fuse
-// (a Mul by a whole tensor, a batch norm in training) is left alone.
+// _FusedAttention, its LSTM cell's gates into _FusedLstmGates, a batch norm and Relu on their
+// own into _FusedChannelSteps (with the 1x1 convolution after them into
+// _FusedChannelStepsConv2D), an inverted residual block's convolutions into
+// _FusedConv2DWithDepthwise, a scalar division after a BroadcastTo (the gradient of Mean)
+// before it. What must not fuse (a Mul by a whole tensor, a batch norm in training, a value
+// read elsewhere) is left alone.
 //
 // Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
 // resource variable (copy-on-write) or in a ref variable (written in place), is used as it
@@ -446,6 +447,71 @@ TEST_CASE("a layer norm whose moments are used elsewhere is left alone") {
   const Ran ran = RunGraph(graph, true, {{"x", InputTensor({2, 3, 24})}}, {"y", "mean"});
   CHECK(Has(ran.ops, "Mean:mean"));
   CHECK_FALSE(Has(ran.ops, "_MklLayerNorm:y"));
+}
+
+// A Keras LSTM cell, on x [?, 6] and c_prev (of unknown shape, as a loop variable's), after its
+// products z [?, 4 * 5]: Split into
+// i, f, g, o; c = sigmoid(f) * c_prev + sigmoid(i) * tanh(g); h = sigmoid(o) * tanh(c).
+// `swapped` writes every Mul and the Add with their operands the other way round.
+tensorflow::GraphDef KerasLstmGates(bool swapped) {
+  return testing::BuildGraph([swapped](const Scope& s) {
+    // The products: x W + b, as in Keras' cell (known to be [?, 20]).
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 6}));
+    auto z = ops::BiasAdd(s, ops::MatMul(s, x, Filled(s, {6, 20}, 0.6f)), Filled(s, {20}, 0.2f));
+    auto c_prev = ops::Placeholder(s.WithOpName("c_prev"), tensorflow::DT_FLOAT, PartialTensorShape());
+    auto gates = ops::Split(s.WithOpName("split"), ops::Const(s, 1), z, 4);
+    auto i = ops::Sigmoid(s, gates[0]);
+    auto f = ops::Sigmoid(s.WithOpName("f"), gates[1]);
+    auto g = ops::Tanh(s, gates[2]);
+    auto o = ops::Sigmoid(s, gates[3]);
+    auto kept = swapped ? ops::Mul(s, c_prev, f) : ops::Mul(s, f, c_prev);
+    auto added = swapped ? ops::Mul(s, g, i) : ops::Mul(s, i, g);
+    auto c = swapped ? ops::AddV2(s.WithOpName("c"), added, kept) : ops::AddV2(s.WithOpName("c"), kept, added);
+    auto c_tanh = ops::Tanh(s, c);
+    if (swapped) ops::Mul(s.WithOpName("h"), c_tanh, o);
+    else ops::Mul(s.WithOpName("h"), o, c_tanh);
+  });
+}
+
+TEST_CASE("a Keras LSTM cell's gates fuse into one _FusedLstmGates, within float rounding") {
+  for (bool swapped : {false, true}) {
+    INFO("operands swapped: " << swapped);
+    // c_prev is the whole state, or one row or one column of it that the unfused Mul
+    // broadcasts (the kernel broadcasts it too).
+    for (const std::vector<int64_t>& c_shape : std::vector<std::vector<int64_t>>{{3, 5}, {1, 5}, {5}, {3, 1}}) {
+      INFO("c_prev of " << c_shape.size() << " dimensions, " << c_shape.front() << " first");
+      const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", InputTensor({3, 6})},
+                                                                 {"c_prev", InputTensor(c_shape)}};
+      const Ran fused = RunGraph(KerasLstmGates(swapped), true, feeds, {"c", "h"});
+      const Ran apart = RunGraph(KerasLstmGates(swapped), false, feeds, {"c", "h"});
+      CHECK(Has(fused.ops, "_FusedLstmGates:c"));
+      CHECK_FALSE(Has(fused.ops, "Split:split"));
+      CHECK(Has(apart.ops, "Split:split"));
+      REQUIRE(fused.values.size() == 2);
+      for (int k = 0; k < 2; ++k) {
+        REQUIRE(fused.values[k].size() == 3 * 5);
+        CheckClose(fused.values[k], apart.values[k]);
+      }
+    }
+  }
+}
+
+TEST_CASE("a fused LSTM cell refuses a c_prev that would widen its state, naming both shapes") {
+  // Unfused, a [2, 3, 5] c_prev would make c [2, 3, 5]; the fused kernel keeps [batch, units].
+  SessionOptions options;
+  auto session = testing::NewSessionWith(KerasLstmGates(false), options);
+  std::vector<Tensor> out;
+  const Status s = session->Run({{"x", InputTensor({3, 6})}, {"c_prev", InputTensor({2, 3, 5})}}, {"h"}, {}, &out);
+  CHECK(s.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(s.ToString(), Catch::Contains("c_prev of shape [2,3,5]") && Catch::Contains("[3,5]"));
+}
+
+TEST_CASE("an LSTM cell whose gate is read elsewhere is left alone") {
+  // The forget gate also fetched: it must still be computed, so nothing fuses.
+  const Ran ran = RunGraph(KerasLstmGates(false), true, {{"x", InputTensor({2, 6})}, {"c_prev", InputTensor({2, 5})}},
+                           {"h", "f"});
+  CHECK(Has(ran.ops, "Split:split"));
+  CHECK_FALSE(Has(ran.ops, "_FusedLstmGates:c"));
 }
 
 // Keras' MultiHeadAttention core on query [?, 5, 3, 4] and key, value [?, 7, 3, 4]: scores

@@ -1,0 +1,43 @@
+// The ops of recurrent cells. _FusedLstmGates is tensoract's own: only the remapper makes it
+// (graph/optimizer/lstm_gates_fusion.h), from the element-wise half of a Keras LSTM cell.
+#include "graph/op_registry.h"
+#include "graph/shape_inference.h"
+
+namespace tensoract {
+namespace {
+
+using shape_inference::InferenceContext;
+using shape_inference::kUnknownDim;
+
+// gates [batch, 4 * units] and c_prev [batch, units] give c and h of [batch, units].
+Status FusedLstmGatesShape(InferenceContext* c) {
+  PartialTensorShape gates, c_prev;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &gates));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 2, &c_prev));
+  int64_t batch = kUnknownDim, units = InferenceContext::Dim(c_prev, 1);
+  TA_RETURN_IF_ERROR(c->MergeDim(InferenceContext::Dim(gates, 0), InferenceContext::Dim(c_prev, 0), &batch));
+  const int64_t gate_width = InferenceContext::Dim(gates, 1);
+  if (gate_width != kUnknownDim) {
+    if (gate_width % 4 != 0) {
+      return errors::InvalidArgument("_FusedLstmGates: gates have ", gate_width,
+                                     " columns, not 4 gates of the same width");
+    }
+    TA_RETURN_IF_ERROR(c->MergeDim(units, gate_width / 4, &units));
+  }
+  c->set_output(0, InferenceContext::Matrix(batch, units));
+  c->set_output(1, InferenceContext::Matrix(batch, units));
+  return Status::OK();
+}
+
+}  // namespace
+}  // namespace tensoract
+
+// Keras' LSTM cell after its products: the gates z = x W + h U + b, four blocks of columns
+// (input, forget, cell, output), and the cell state before the step give
+//   c = sigmoid(z_f) * c_prev + sigmoid(z_i) * tanh(z_c),   h = sigmoid(z_o) * tanh(c).
+REGISTER_OP("_FusedLstmGates")
+    .Input("gates: T").Input("c_prev: T")
+    .Output("c: T").Output("h: T")
+    .Attr("T: {float}")
+    .SetShapeFn(tensoract::FusedLstmGatesShape)
+    .Doc("A Keras LSTM cell's gate activations and state update, from its gates' pre-activations.");
