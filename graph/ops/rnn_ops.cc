@@ -1,5 +1,6 @@
-// The ops of recurrent cells. _FusedLstmGates is tensoract's own: only the remapper makes it
-// (graph/optimizer/lstm_gates_fusion.h), from the element-wise half of a Keras LSTM cell.
+// The ops of recurrent cells. _FusedLstmGates and _FusedGruGates are tensoract's own: only the
+// remapper makes them (graph/optimizer/recurrent_gates_fusion.h), from the element-wise half
+// of a Keras LSTM or GRU cell.
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
 
@@ -29,6 +30,21 @@ Status FusedLstmGatesShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// x_gates and h_gates [batch, 3 * units] and h_prev [batch, units] give h of [batch, units].
+Status FusedGruGatesShape(InferenceContext* c) {
+  PartialTensorShape x_gates, h_gates;
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &x_gates));
+  TA_RETURN_IF_ERROR(c->WithRank(c->input(1), 2, &h_gates));
+  PartialTensorShape gates;
+  TA_RETURN_IF_ERROR(c->Merge(x_gates, h_gates, &gates));
+  const int64_t width = InferenceContext::Dim(gates, 1);
+  if (width != kUnknownDim && width % 3 != 0) {
+    return errors::InvalidArgument("_FusedGruGates: gates have ", width, " columns, not 3 gates of the same width");
+  }
+  c->set_output(0, InferenceContext::Matrix(InferenceContext::Dim(gates, 0), width == kUnknownDim ? width : width / 3));
+  return Status::OK();
+}
+
 }  // namespace
 }  // namespace tensoract
 
@@ -41,3 +57,15 @@ REGISTER_OP("_FusedLstmGates")
     .Attr("T: {float}")
     .SetShapeFn(tensoract::FusedLstmGatesShape)
     .Doc("A Keras LSTM cell's gate activations and state update, from its gates' pre-activations.");
+
+// Keras' GRU cell (reset_after, its default) after its products: x's gates x W + b_x and the
+// recurrent ones h_prev U + b_h, three blocks of columns each (update, reset, candidate),
+// and the state before the step give
+//   z = sigmoid(x_z + h_z), r = sigmoid(x_r + h_r), n = tanh(x_n + r * h_n),
+//   h = z * h_prev + (1 - z) * n.
+REGISTER_OP("_FusedGruGates")
+    .Input("x_gates: T").Input("h_gates: T").Input("h_prev: T")
+    .Output("h: T")
+    .Attr("T: {float}")
+    .SetShapeFn(tensoract::FusedGruGatesShape)
+    .Doc("A Keras GRU cell's gate activations and state update, from its gates' pre-activations.");

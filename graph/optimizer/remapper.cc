@@ -7,7 +7,7 @@
 #include "graph/optimizer/concat_flattening.h"
 #include "graph/optimizer/elementwise_fusion.h"
 #include "graph/optimizer/layer_norm_fusion.h"
-#include "graph/optimizer/lstm_gates_fusion.h"
+#include "graph/optimizer/recurrent_gates_fusion.h"
 #include "graph/optimizer/pad_folding.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
 #include "graph/optimizer/remapper_util.h"
@@ -566,7 +566,7 @@ int Remap(Graph* graph) {
          FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad) +
          FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad) +
          FuseEach(graph, {"Mean"}, TryFuseLayerNorm) + FuseEach(graph, {"Einsum"}, TryFuseAttention) +
-         FuseEach(graph, {"Split"}, TryFuseLstmGates) +
+         FuseEach(graph, {"Split"}, TryFuseLstmGates) + FuseEach(graph, {"Split"}, TryFuseGruGates) +
          FuseEach(graph, {"Mul", "Add", "AddV2", "BiasAdd", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"},
                   TryFuseChannelSteps) +
          FuseEach(graph, {"_FusedChannelSteps"}, TryFuseStepsIntoConvolution) +

@@ -28,8 +28,9 @@
 //     _FusedAttention, tensoract's op (graph/optimizer/attention_fusion.h): the scores stay
 //     in cache instead of four passes over them in memory.
 //   - a Keras LSTM cell's gates (Split into four, three Sigmoid and two Tanh, the products
-//     and the sum of the new cell state) into _FusedLstmGates, tensoract's op
-//     (graph/optimizer/lstm_gates_fusion.h): one kernel in each step of the loop, not ten.
+//     and the sum of the new cell state) into _FusedLstmGates, and a GRU cell's (fifteen
+//     nodes) into _FusedGruGates, tensoract's ops (graph/optimizer/recurrent_gates_fusion.h):
+//     one kernel in each step of the loop.
 //   - per-channel steps and an activation on a value no product feeds (a pre-activation
 //     batch norm and Relu) into _FusedChannelSteps, the same epilogue on its own; and that,
 //     where a 1x1 convolution alone reads it (DenseNet's), with the convolution into

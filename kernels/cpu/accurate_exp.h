@@ -1,6 +1,6 @@
 // The float exp and logistic function of the element-wise kernels, as Eigen functors with a
 // vectorised path: Exp and Sigmoid (kernels/cpu/cwise_unary.cc) and the fused LSTM gates
-// (kernels/cpu/lstm_gates_op.cc) compute with the same ones, so a fused graph's values are
+// (kernels/cpu/recurrent_gates_op.cc) compute with the same ones, so a fused graph's values are
 // the unfused graph's.
 #ifndef TENSORACT_KERNELS_CPU_ACCURATE_EXP_H_
 #define TENSORACT_KERNELS_CPU_ACCURATE_EXP_H_

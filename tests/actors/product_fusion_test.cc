@@ -6,7 +6,7 @@
 // fused ops replace the chains, and the values agree up to float rounding (the per-channel
 // steps compose into one multiply-add, oneDNN sums in its own order); Identity and IdentityN
 // in the way are seen through; Keras' LayerNormalization into _MklLayerNorm, its attention into
-// _FusedAttention, its LSTM cell's gates into _FusedLstmGates, a batch norm and Relu on their
+// _FusedAttention, its LSTM and GRU cells' gates into _FusedLstmGates and _FusedGruGates, a batch norm and Relu on their
 // own into _FusedChannelSteps (with the 1x1 convolution after them into
 // _FusedChannelStepsConv2D), an inverted residual block's convolutions into
 // _FusedConv2DWithDepthwise, a scalar division after a BroadcastTo (the gradient of Mean)
@@ -503,7 +503,57 @@ TEST_CASE("a fused LSTM cell refuses a c_prev that would widen its state, naming
   std::vector<Tensor> out;
   const Status s = session->Run({{"x", InputTensor({3, 6})}, {"c_prev", InputTensor({2, 3, 5})}}, {"h"}, {}, &out);
   CHECK(s.code() == error::INVALID_ARGUMENT);
-  CHECK_THAT(s.ToString(), Catch::Contains("c_prev of shape [2,3,5]") && Catch::Contains("[3,5]"));
+  CHECK_THAT(s.ToString(), Catch::Contains("of shape [2,3,5] does not broadcast into the gates' [3,5]"));
+}
+
+// A Keras GRU cell (reset_after), on x [?, 6] and h_prev (of unknown shape), after its
+// products: x's gates x W + b [?, 3 * 4] split in three, the recurrent ones q = h_prev U + b'
+// sliced in three as Keras slices them (the first from the start, the last to the end);
+// z = sigmoid(xz + hz), r = sigmoid(xr + hr), n = tanh(xn + r * hn), h = z * h_prev + (1 - z) * n.
+tensorflow::GraphDef KerasGruGates() {
+  return testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 6}));
+    auto h_prev = ops::Placeholder(s.WithOpName("h_prev"), tensorflow::DT_FLOAT, PartialTensorShape());
+    auto x_gates = ops::BiasAdd(s, ops::MatMul(s, x, Filled(s, {6, 12}, 0.6f)), Filled(s, {12}, 0.2f));
+    auto q = ops::BiasAdd(s, ops::MatMul(s, ops::Reshape(s, h_prev, ops::Const(s, {-1, 4})), Filled(s, {4, 12}, 0.5f)),
+                          Filled(s, {12}, 0.7f));
+    auto gates = ops::Split(s.WithOpName("split"), ops::Const(s, 1), x_gates, 3);
+    ops::StridedSliceAttrs first, middle, last;
+    first.begin_mask = 3;
+    first.end_mask = 1;
+    middle.begin_mask = 1;
+    middle.end_mask = 1;
+    last.begin_mask = 1;
+    last.end_mask = 3;
+    auto hz = ops::StridedSlice(s, q, ops::Const(s, {0, 0}), ops::Const(s, {0, 4}), ops::Const(s, {1, 1}), first);
+    auto hr = ops::StridedSlice(s, q, ops::Const(s, {0, 4}), ops::Const(s, {0, 8}), ops::Const(s, {1, 1}), middle);
+    auto hn = ops::StridedSlice(s, q, ops::Const(s, {0, 8}), ops::Const(s, {0, 0}), ops::Const(s, {1, 1}), last);
+    auto z = ops::Sigmoid(s.WithOpName("z"), ops::AddV2(s, gates[0], hz));
+    auto r = ops::Sigmoid(s, ops::AddV2(s, gates[1], hr));
+    auto n = ops::Tanh(s, ops::AddV2(s, gates[2], ops::Mul(s, r, hn)));
+    ops::AddV2(s.WithOpName("h"), ops::Mul(s, z, h_prev), ops::Mul(s, ops::Sub(s, ops::Const(s, 1.f), z), n));
+  });
+}
+
+TEST_CASE("a Keras GRU cell's gates fuse into one _FusedGruGates, within float rounding") {
+  for (const std::vector<int64_t>& h_shape : std::vector<std::vector<int64_t>>{{3, 4}, {1, 4}}) {
+    INFO("h_prev " << h_shape.front() << " x 4");
+    const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", InputTensor({3, 6})},
+                                                               {"h_prev", InputTensor(h_shape)}};
+    const Ran fused = RunGraph(KerasGruGates(), true, feeds, {"h"});
+    const Ran apart = RunGraph(KerasGruGates(), false, feeds, {"h"});
+    CHECK(Has(fused.ops, "_FusedGruGates:h"));
+    CHECK_FALSE(Has(fused.ops, "Split:split"));
+    CHECK(Has(apart.ops, "Split:split"));
+    REQUIRE(fused.values.size() == 1);
+    REQUIRE(fused.values[0].size() == 3 * 4);
+    CheckClose(fused.values[0], apart.values[0]);
+  }
+  // The update gate also fetched: nothing fuses.
+  const Ran kept = RunGraph(KerasGruGates(), true, {{"x", InputTensor({3, 6})}, {"h_prev", InputTensor({3, 4})}},
+                            {"h", "z"});
+  CHECK(Has(kept.ops, "Split:split"));
+  CHECK_FALSE(Has(kept.ops, "_FusedGruGates:h"));
 }
 
 TEST_CASE("an LSTM cell whose gate is read elsewhere is left alone") {

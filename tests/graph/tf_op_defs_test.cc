@@ -113,7 +113,8 @@ TEST_CASE("every op of the registry has its TensorFlow OpDef checked above and a
     static const std::set<std::string> kOwn = {"_MaxPoolGradWithReluGrad", "_Conv2DBackpropFilterWithBias",
                                                "_FusedAttention",          "_FusedChannelSteps",
                                                "_FusedConv2DWithDepthwise", "_FusedChannelStepsConv2D",
-                                               "_FusedElementwise",        "_FusedLstmGates"};
+                                               "_FusedElementwise",        "_FusedLstmGates",
+                                               "_FusedGruGates"};
     if (kOwn.count(name) == 0) CHECK(TensorFlowOpDefs().count(name) == 1);
   }
 }
