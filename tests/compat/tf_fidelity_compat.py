@@ -482,11 +482,21 @@ def variant(template, by_id, mode):
     return gd, feeds
 
 
-def subset(gd, ids):
+def nodes_by_case(gd):
+    """{case id: [(position in gd, node)]}: each case's nodes, found once per GraphDef (a
+    subset per import attempt scanned all of them again)."""
+    index = defaultdict(list)
+    for position, n in enumerate(gd.node):
+        index[case_of_node(n.name)].append((position, n))
+    return index
+
+
+def subset(gd, index, ids):
+    """The cases `ids` of `gd` (their nodes in gd's order); `index` is nodes_by_case(gd)."""
     out = tf1.GraphDef()
     out.versions.CopyFrom(gd.versions)
     out.library.CopyFrom(gd.library)
-    out.node.extend(n for n in gd.node if case_of_node(n.name) in ids)
+    out.node.extend(n for _, n in sorted((e for i in ids for e in index.get(i, ())), key=lambda e: e[0]))
     return out
 
 
@@ -525,11 +535,12 @@ def import_cases(gd, ids, outcomes):
     """A graph with the nodes of the cases `ids` that TensorFlow accepts; the refused ones get
     their outcome ("create"). Returns (graph, accepted ids)."""
     ids = set(ids)
+    index = nodes_by_case(gd)
     while ids:
         graph = tf.Graph()
         try:
             with graph.as_default():
-                tf.import_graph_def(subset(gd, ids), name="")
+                tf.import_graph_def(subset(gd, index, ids), name="")
             return graph, ids
         except (ValueError, tf.errors.OpError) as e:
             named = [int(m) for m in re.findall(r"\bc(\d+)/", str(e)) if int(m) in ids]
@@ -540,7 +551,7 @@ def import_cases(gd, ids, outcomes):
             for cid in list(ids):  # nothing names a case: import each alone
                 try:
                     with tf.Graph().as_default():
-                        tf.import_graph_def(subset(gd, {cid}), name="")
+                        tf.import_graph_def(subset(gd, index, {cid}), name="")
                 except (ValueError, tf.errors.OpError) as e1:
                     outcomes[cid] = tf_error_outcome(e1, "create")
                     ids.discard(cid)
