@@ -232,23 +232,41 @@ bool MatchGeluApproximate(const Node& x, const std::vector<const Edge*>& consume
   return true;
 }
 
-// Keras' Dense on inputs of rank 3 or more (a transformer's tokens, ConvNeXt's pixels)
-// writes Reshape(MatMul(Reshape(x), w)) and then its BiasAdd and activation: a MatMul's sole
-// consumer when it is a Reshape that keeps the channels (its output's last dimension, known,
-// is the product's): per-channel and element-wise steps read the same values in the same
-// order on either side of it.
+// A Squeeze of named dimensions of a value whose last dimension is `last` (its rank - 1),
+// none of them the last.
+bool SqueezesAllBut(const Node& n, int last) {
+  if (n.type_string() != "Squeeze" || last < 1) return false;
+  auto dims = n.def().attr().find("squeeze_dims");
+  if (dims == n.def().attr().end() || dims->second.list().i_size() == 0) return false;  // all size-1 dimensions
+  for (int64_t d : dims->second.list().i()) {
+    if (d == -1 || d == last || d < -(last + 1) || d > last) return false;
+  }
+  return true;
+}
+
+// What Keras writes between a product and its bias and activation, which keeps the channels
+// (its output's last dimension, known, is the product's): per-channel and element-wise steps
+// read the same values in the same order on either side of it. A MatMul's sole consumer when
+// it is a Reshape (Keras' Dense on inputs of rank 3 or more, a transformer's tokens or
+// ConvNeXt's pixels: Reshape(MatMul(Reshape(x), w))), a convolution's when it is a Squeeze of
+// other dimensions than the last (Keras' Conv1D: Squeeze(Conv2D(ExpandDims(x)), [-3])).
 Node* ChannelKeepingReshape(const Node& product, int64_t channels) {
   const Edge* to = SoleConsumer(product);
-  if (to == nullptr || to->dst_input != 0 || to->dst->type_string() != "Reshape") return nullptr;
+  if (to == nullptr || to->dst_input != 0) return nullptr;
   Node* reshape = to->dst;
+  const bool matmul = product.type_string() == "MatMul";
+  if (matmul ? reshape->type_string() != "Reshape" : !SqueezesAllBut(*reshape, product.output_shape(0).dims() - 1)) {
+    return nullptr;
+  }
   if (!OnCpu(*reshape) || reshape->requested_device() != product.requested_device()) return nullptr;
   const PartialTensorShape& shape = reshape->output_shape(0);
   if (shape.dims() < 1 || shape.dim_size(shape.dims() - 1) != channels) return nullptr;
   return reshape;
 }
 
-// Moves the data consumers of `fused` onto a new Reshape of it by `shape` (a copy of
-// `reshape_def`'s op and attrs), whose output takes `reshaped`'s inferred shape.
+// Moves the data consumers of `fused` onto a new Reshape of it by `shape` (or a Squeeze: no
+// shape; a copy of `reshape_def`'s op and attrs), whose output takes `reshaped`'s inferred
+// shape.
 bool ReshapeAfter(Graph* graph, Node* fused, const NodeDef& reshape_def, const Source& shape,
                   const PartialTensorShape& unreshaped, const PartialTensorShape& reshaped) {
   std::vector<const Edge*> out;
@@ -258,10 +276,12 @@ bool ReshapeAfter(Graph* graph, Node* fused, const NodeDef& reshape_def, const S
   NodeDef def;
   def.set_op(reshape_def.op());
   *def.mutable_attr() = reshape_def.attr();
-  def.set_name(StrCat(fused->name(), "/_Reshape"));
+  def.set_name(StrCat(fused->name(), "/_", reshape_def.op()));
   def.set_device(fused->requested_device());
   def.add_input(fused->name());
-  def.add_input(shape.port == 0 ? shape.node->name() : StrCat(shape.node->name(), ":", shape.port));
+  if (shape.node != nullptr) {
+    def.add_input(shape.port == 0 ? shape.node->name() : StrCat(shape.node->name(), ":", shape.port));
+  }
   StatusOr<Node*> added = graph->AddNode(def);
   if (!added.ok()) return false;
   Node* reshape = *added;
@@ -273,7 +293,7 @@ bool ReshapeAfter(Graph* graph, Node* fused, const NodeDef& reshape_def, const S
   for (const Edge* e : out) sinks.push_back({e->dst, e->dst_input});
   for (const Edge* e : out) graph->RemoveEdge(e);
   graph->AddEdge(fused, 0, reshape, 0);
-  graph->AddEdge(shape.node, shape.port, reshape, 1);
+  if (shape.node != nullptr) graph->AddEdge(shape.node, shape.port, reshape, 1);
   for (const Sink& s : sinks) graph->AddEdge(reshape, 0, s.node, s.input);
   fused->set_output_shape(0, unreshaped);
   reshape->set_output_shape(0, reshaped);
@@ -297,7 +317,7 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
   const int64_t channels = shape.dim_size(shape.dims() - 1);
   std::vector<Node*> nodes = {product};
   Node* last = product;
-  Node* reshape = op == "MatMul" ? ChannelKeepingReshape(*product, channels) : nullptr;
+  Node* reshape = ChannelKeepingReshape(*product, channels);
   if (reshape != nullptr) {
     nodes.push_back(reshape);
     last = reshape;
@@ -372,8 +392,8 @@ bool TryFuseProductEpilogue(Graph* graph, Node* product) {
   }
   if (reshape == nullptr) return ReplaceNodes(graph, nodes, {last}, data, std::move(def)) != nullptr;
   const NodeDef reshape_def = reshape->def();
-  const Source new_shape = DataInput(*reshape, 1);
-  if (new_shape.node == nullptr) return false;
+  const Source new_shape = DataInput(*reshape, 1);  // none for a Squeeze
+  if (reshape_def.op() == "Reshape" && new_shape.node == nullptr) return false;
   const PartialTensorShape reshaped = last->output_shape(0);
   Node* fused = ReplaceNodes(graph, nodes, {last}, data, std::move(def));
   return fused != nullptr && ReshapeAfter(graph, fused, reshape_def, new_shape, shape, reshaped);

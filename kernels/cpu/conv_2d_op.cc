@@ -56,7 +56,9 @@ class Conv2DOp : public OpKernel {
     const int64_t image_pixels = d.out_rows * d.out_cols;
     const T* ip = input.base<T>();
     if constexpr (std::is_same_v<T, float>) {
-      if (OnednnConv::Suits(d) && onednn_.Run(ctx, d, ip, filter, affine, epilogue_, op)) return;
+      if (OnednnConv::Suits(d, onednn_.bfloat16_products()) && onednn_.Run(ctx, d, ip, filter, affine, epilogue_, op)) {
+        return;
+      }
     }
     if (d.groups > 1) {
       ComputeGrouped(ctx, d, ip, filter.base<T>(), op);

@@ -40,7 +40,7 @@ class Bfloat16ConvOp : public ViaFloatOp<bfloat16> {
     if (!conv::ConvDimsFromShapes(*this, attrs_, input.shape(), filter.shape(), &d, /*allow_groups=*/true).ok()) {
       return false;
     }
-    if (!OnednnConv::Suits(d) || d.patch_size() == 0) return false;
+    if (!OnednnConv::Suits(d, /*bfloat16_products=*/true) || d.patch_size() == 0) return false;
     const TensorShape out_shape({d.batch, d.out_rows, d.out_cols, d.out_depth});
     if (out_shape.num_elements() == 0) return false;
     Tensor* out = nullptr;

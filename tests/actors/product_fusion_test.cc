@@ -390,6 +390,26 @@ TEST_CASE("Keras' Dense on tokens fuses its bias and exact GELU into the MatMul 
   CHECK(Has(apart.ops, "Erfc:erfc"));
 }
 
+TEST_CASE("Keras' Conv1D fuses its bias and Relu into the Conv2D across the Squeeze, within float rounding") {
+  // Conv1D(16, 3, activation="relu") on x [batch, 9, 8]: tf.nn.conv1d's
+  // Squeeze(Conv2D(ExpandDims(x, -3), ExpandDims(w, 0)), [-3]), then BiasAdd and Relu.
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Reshape(s, ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT), ops::Const(s, {-1, 9, 8}));
+    auto conv = ops::Conv2D(s.WithOpName("conv"), ops::ExpandDims(s, x, ops::Const(s, -3)), Filled(s, {1, 3, 8, 16}, 0.45f),
+                            {1, 1, 1, 1}, "VALID");
+    auto squeezed = ops::Squeeze(s.WithOpName("squeezed"), conv, {-3});
+    ops::Relu(s.WithOpName("relu"), ops::BiasAdd(s.WithOpName("biased"), squeezed, Filled(s, {16}, 0.3f)));
+  });
+  const Ran fused = RunGraph(graph, true, {{"x", InputTensor({2, 9, 8})}}, {"relu"});
+  const Ran apart = RunGraph(graph, false, {{"x", InputTensor({2, 9, 8})}}, {"relu"});
+  REQUIRE(fused.values[0].size() == 2 * 7 * 16);
+  CheckClose(fused.values[0], apart.values[0]);
+  CHECK(Has(fused.ops, "_FusedConv2D:relu"));
+  CHECK_FALSE(Has(fused.ops, "BiasAdd:biased"));
+  CHECK(Has(fused.ops, "Squeeze:relu/_Squeeze"));
+  CHECK(Has(apart.ops, "BiasAdd:biased"));
+}
+
 TEST_CASE("Keras' Dense on tokens fuses its bias and tanh GELU into the MatMul, within float rounding") {
   // tf.nn.gelu(y, approximate=True): 0.5 y (1 + tanh(0.7978846 (y + 0.044715 y^3))); the
   // fused epilogue writes it as y sigmoid(2u), without 1 + tanh(u)'s cancellation.
