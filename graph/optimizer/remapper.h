@@ -11,7 +11,9 @@
 //     as TensorFlow's grappler remapper does for its CPU kernels: the steps compose into one
 //     multiply-add per channel applied with the activation to each block of output right
 //     after it is computed (kernels/cpu/fused_epilogue.h, or oneDNN's post-ops), which saves
-//     a pass over the activations per step;
+//     a pass over the activations per step; a Reshape after a MatMul (Keras' Dense on tokens)
+//     or a Squeeze after a convolution (its Conv1D) that keeps the channels is seen through
+//     and moves after the fused node;
 //   - a pointwise _FusedConv2D that expands the channels and the _FusedDepthwiseConv2dNative
 //     it feeds into _FusedConv2DWithDepthwise, tensoract's op, which runs both a band of
 //     rows at a time (graph/optimizer/pointwise_depthwise_fusion.h);
