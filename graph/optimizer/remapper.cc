@@ -6,6 +6,7 @@
 #include "graph/optimizer/broadcast_reorder.h"
 #include "graph/optimizer/concat_flattening.h"
 #include "graph/optimizer/elementwise_fusion.h"
+#include "graph/optimizer/gather_mean_fusion.h"
 #include "graph/optimizer/layer_norm_fusion.h"
 #include "graph/optimizer/recurrent_gates_fusion.h"
 #include "graph/optimizer/pad_folding.h"
@@ -587,6 +588,7 @@ int Remap(Graph* graph) {
          FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad) +
          FuseEach(graph, {"Mean"}, TryFuseLayerNorm) + FuseEach(graph, {"Einsum"}, TryFuseAttention) +
          FuseEach(graph, {"Split"}, TryFuseLstmGates) + FuseEach(graph, {"Split"}, TryFuseGruGates) +
+         FuseEach(graph, {"Mean"}, TryFuseGatherMean) +
          FuseEach(graph, {"Mul", "Add", "AddV2", "BiasAdd", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"},
                   TryFuseChannelSteps) +
          FuseEach(graph, {"_FusedChannelSteps"}, TryFuseStepsIntoConvolution) +

@@ -33,6 +33,9 @@
 //     and the sum of the new cell state) into _FusedLstmGates, and a GRU cell's (fifteen
 //     nodes) into _FusedGruGates, tensoract's ops (graph/optimizer/recurrent_gates_fusion.h):
 //     one kernel in each step of the loop.
+//   - an embedding bag (Mean over axis 1 of a GatherV2 of a table) into _FusedGatherMean,
+//     tensoract's op (graph/optimizer/gather_mean_fusion.h): the gathered rows are summed,
+//     never written.
 //   - per-channel steps and an activation on a value no product feeds (a pre-activation
 //     batch norm and Relu) into _FusedChannelSteps, the same epilogue on its own; and that,
 //     where a 1x1 convolution alone reads it (DenseNet's), with the convolution into

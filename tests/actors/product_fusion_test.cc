@@ -6,12 +6,12 @@
 // fused ops replace the chains, and the values agree up to float rounding (the per-channel
 // steps compose into one multiply-add, oneDNN sums in its own order); Identity and IdentityN
 // in the way are seen through; Keras' LayerNormalization into _MklLayerNorm, its attention into
-// _FusedAttention, its LSTM and GRU cells' gates into _FusedLstmGates and _FusedGruGates, a batch norm and Relu on their
-// own into _FusedChannelSteps (with the 1x1 convolution after them into
-// _FusedChannelStepsConv2D), an inverted residual block's convolutions into
-// _FusedConv2DWithDepthwise, a scalar division after a BroadcastTo (the gradient of Mean)
-// before it. What must not fuse (a Mul by a whole tensor, a batch norm in training, a value
-// read elsewhere) is left alone.
+// _FusedAttention, its LSTM and GRU cells' gates into _FusedLstmGates and _FusedGruGates, its
+// embedding bag into _FusedGatherMean, a batch norm and Relu on their own into
+// _FusedChannelSteps (with the 1x1 convolution after them into _FusedChannelStepsConv2D), an
+// inverted residual block's convolutions into _FusedConv2DWithDepthwise, a scalar division
+// after a BroadcastTo (the gradient of Mean) before it. What must not fuse (a Mul by a whole
+// tensor, a batch norm in training, a value read elsewhere) is left alone.
 //
 // Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
 // resource variable (copy-on-write) or in a ref variable (written in place), is used as it
@@ -582,6 +582,35 @@ TEST_CASE("an LSTM cell whose gate is read elsewhere is left alone") {
                            {"h", "f"});
   CHECK(Has(ran.ops, "Split:split"));
   CHECK_FALSE(Has(ran.ops, "_FusedLstmGates:c"));
+}
+
+// Keras' Embedding(10, 8) then GlobalAveragePooling1D on ids [?, 5]: Mean(GatherV2(table,
+// ids, 0), 1) ("pooled").
+tensorflow::GraphDef KerasEmbeddingBag() {
+  return testing::BuildGraph([](const Scope& s) {
+    auto ids = ops::Reshape(s, ops::Placeholder(s.WithOpName("ids"), tensorflow::DT_INT32), ops::Const(s, {-1, 5}));
+    auto rows = ops::GatherV2(s.WithOpName("rows"), Filled(s, {10, 8}, 0.8f), ids, ops::Const(s, 0));
+    ops::Mean(s.WithOpName("pooled"), rows, ops::Const(s, {1}));
+  });
+}
+
+TEST_CASE("an embedding bag (GatherV2 then Mean over the tokens) fuses into one _FusedGatherMean, within float rounding") {
+  const Tensor ids = Tensor::FromVector<int32_t>({3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 0, 0, 0, 7, 9}, TensorShape({3, 5}));
+  const Ran fused = RunGraph(KerasEmbeddingBag(), true, {{"ids", ids}}, {"pooled"});
+  const Ran apart = RunGraph(KerasEmbeddingBag(), false, {{"ids", ids}}, {"pooled"});
+  CHECK(Has(fused.ops, "_FusedGatherMean:pooled"));
+  CHECK_FALSE(Has(fused.ops, "GatherV2:rows"));
+  CHECK(Has(apart.ops, "GatherV2:rows"));
+  REQUIRE(fused.values[0].size() == 3 * 8);
+  CheckClose(fused.values[0], apart.values[0]);
+  // An id past the table is refused as GatherV2 refuses it, naming where it is.
+  SessionOptions options;
+  auto session = testing::NewSessionWith(KerasEmbeddingBag(), options);
+  std::vector<Tensor> out;
+  const Status s = session->Run({{"ids", Tensor::FromVector<int32_t>({1, 2, 3, 4, 10}, TensorShape({1, 5}))}},
+                                {"pooled"}, {}, &out);
+  CHECK(s.code() == error::INVALID_ARGUMENT);
+  CHECK_THAT(s.ToString(), Catch::Contains("= 10 is not in [0, 10)"));
 }
 
 // Keras' MultiHeadAttention core on query [?, 5, 3, 4] and key, value [?, 7, 3, 4]: scores

@@ -114,7 +114,7 @@ TEST_CASE("every op of the registry has its TensorFlow OpDef checked above and a
                                                "_FusedAttention",          "_FusedChannelSteps",
                                                "_FusedConv2DWithDepthwise", "_FusedChannelStepsConv2D",
                                                "_FusedElementwise",        "_FusedLstmGates",
-                                               "_FusedGruGates"};
+                                               "_FusedGruGates",           "_FusedGatherMean"};
     if (kOwn.count(name) == 0) CHECK(TensorFlowOpDefs().count(name) == 1);
   }
 }
