@@ -581,22 +581,29 @@ int BypassIdentities(Graph* graph) {
 
 int Remap(Graph* graph) {
   BypassIdentities(graph);
-  return FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative"}, TryFoldPadIntoConvolution) +
-         FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue) +
-         FuseEach(graph, {"_FusedConv2D"}, TryFusePointwiseDepthwise) +
-         FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad) +
-         FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad) +
-         FuseEach(graph, {"Mean"}, TryFuseLayerNorm) + FuseEach(graph, {"Einsum"}, TryFuseAttention) +
-         FuseEach(graph, {"Split"}, TryFuseLstmGates) + FuseEach(graph, {"Split"}, TryFuseGruGates) +
-         FuseEach(graph, {"Mean"}, TryFuseGatherMean) +
-         FuseEach(graph, {"Mul", "Add", "AddV2", "BiasAdd", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"},
-                  TryFuseChannelSteps) +
-         FuseEach(graph, {"_FusedChannelSteps"}, TryFuseStepsIntoConvolution) +
-         FuseEach(graph, {"ConcatV2"}, TryFlattenConcat) +
-         FuseEach(graph, {"_FusedChannelStepsConv2D"}, TryFuseConcatIntoStepsConvolution) +
-         FuseEach(graph, {"RealDiv", "Mul"}, TryScaleBeforeBroadcast) + ShapesFromOperands(graph) +
-         FuseEach(graph, {"AddN", "Mul", "Add", "AddV2", "Sub", "RealDiv", "SquaredDifference", "Neg", "Sum", "Mean"},
-                  TryFuseElementwiseRegion);
+  // In this order: each pass sees what the ones before it made (one sum of the calls would
+  // leave their order to the compiler).
+  int fused = 0;
+  fused += FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative"}, TryFoldPadIntoConvolution);
+  fused += FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue);
+  fused += FuseEach(graph, {"_FusedConv2D"}, TryFusePointwiseDepthwise);
+  fused += FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad);
+  fused += FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad);
+  fused += FuseEach(graph, {"Mean"}, TryFuseLayerNorm);
+  fused += FuseEach(graph, {"Einsum"}, TryFuseAttention);
+  fused += FuseEach(graph, {"Split"}, TryFuseLstmGates);
+  fused += FuseEach(graph, {"Split"}, TryFuseGruGates);
+  fused += FuseEach(graph, {"Mean"}, TryFuseGatherMean);
+  fused += FuseEach(graph, {"Mul", "Add", "AddV2", "BiasAdd", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"},
+                    TryFuseChannelSteps);
+  fused += FuseEach(graph, {"_FusedChannelSteps"}, TryFuseStepsIntoConvolution);
+  fused += FuseEach(graph, {"ConcatV2"}, TryFlattenConcat);
+  fused += FuseEach(graph, {"_FusedChannelStepsConv2D"}, TryFuseConcatIntoStepsConvolution);
+  fused += FuseEach(graph, {"RealDiv", "Mul"}, TryScaleBeforeBroadcast);
+  fused += ShapesFromOperands(graph);
+  fused += FuseEach(graph, {"AddN", "Mul", "Add", "AddV2", "Sub", "RealDiv", "SquaredDifference", "Neg", "Sum", "Mean"},
+                    TryFuseElementwiseRegion);
+  return fused;
 }
 
 }  // namespace tensoract
