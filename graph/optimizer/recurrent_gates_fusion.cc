@@ -34,16 +34,6 @@ Node* SoleReaderOfPort(const Node& n, int port, const std::string& op) {
   return type == op || (op == "AddV2" && type == "Add") ? reader : nullptr;
 }
 
-// `s`, or what the constant Enter (a loop invariant) `s` passes into its loop.
-Source ThroughConstantEnter(Source s) {
-  while (s.node != nullptr && s.node->type_string() == "Enter") {
-    auto constant = s.node->def().attr().find("is_constant");
-    if (constant == s.node->def().attr().end() || !constant->second.b()) break;
-    s = DataInput(*s.node, 0);
-  }
-  return s;
-}
-
 // A Split into `parts` along the last axis of a rank-2 float value on the CPU, nothing read
 // but its outputs' values; *units = the value's columns / parts where known (-1 otherwise).
 bool IsGateSplit(const Node& split, int parts, int64_t* units) {

@@ -12,6 +12,7 @@
 #include "graph/optimizer/pad_folding.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
 #include "graph/optimizer/remapper_util.h"
+#include "graph/optimizer/select_broadcast.h"
 #include "graph/optimizer/steps_conv_fusion.h"
 
 #include <algorithm>
@@ -594,6 +595,7 @@ int Remap(Graph* graph) {
   fused += FuseEach(graph, {"Split"}, TryFuseLstmGates);
   fused += FuseEach(graph, {"Split"}, TryFuseGruGates);
   fused += FuseEach(graph, {"Mean"}, TryFuseGatherMean);
+  fused += FuseEach(graph, {"SelectV2"}, TryBroadcastSelectCondition);
   fused += FuseEach(graph, {"Mul", "Add", "AddV2", "BiasAdd", "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"},
                     TryFuseChannelSteps);
   fused += FuseEach(graph, {"_FusedChannelSteps"}, TryFuseStepsIntoConvolution);

@@ -33,6 +33,8 @@
 //     and the sum of the new cell state) into _FusedLstmGates, and a GRU cell's (fifteen
 //     nodes) into _FusedGruGates, tensoract's ops (graph/optimizer/recurrent_gates_fusion.h):
 //     one kernel in each step of the loop.
+//   - a Tile that only broadcasts a SelectV2's condition (a masked recurrent layer's) is
+//     dropped: SelectV2 broadcasts it (graph/optimizer/select_broadcast.h);
 //   - an embedding bag (Mean over axis 1 of a GatherV2 of a table) into _FusedGatherMean,
 //     tensoract's op (graph/optimizer/gather_mean_fusion.h): the gathered rows are summed,
 //     never written.

@@ -107,6 +107,15 @@ Source OtherInput(const Node& n, const Node& from) {
   return {nullptr, 0};
 }
 
+Source ThroughConstantEnter(Source s) {
+  while (s.node != nullptr && s.node->type_string() == "Enter") {
+    auto constant = s.node->def().attr().find("is_constant");
+    if (constant == s.node->def().attr().end() || !constant->second.b()) break;
+    s = DataInput(*s.node, 0);
+  }
+  return s;
+}
+
 void CopyAttrs(const Node& from, const std::vector<std::string>& names, NodeDef* def) {
   for (const std::string& name : names) {
     auto it = from.def().attr().find(name);

@@ -55,6 +55,10 @@ Source DataInput(const Node& n, int input);
 // The input of two-input `n` other than output 0 of `from`; {nullptr, 0} if `from` is neither.
 Source OtherInput(const Node& n, const Node& from);
 
+// `s`, or what the constant Enter (a loop invariant) `s` passes into its loop: a loop body's
+// constants, once the loop-invariant motion moved them out.
+Source ThroughConstantEnter(Source s);
+
 // Copies the attrs `names` that `from` has into `def`.
 void CopyAttrs(const Node& from, const std::vector<std::string>& names, NodeDef* def);
 

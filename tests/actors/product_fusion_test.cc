@@ -7,11 +7,12 @@
 // steps compose into one multiply-add, oneDNN sums in its own order); Identity and IdentityN
 // in the way are seen through; Keras' LayerNormalization into _MklLayerNorm, its attention into
 // _FusedAttention, its LSTM and GRU cells' gates into _FusedLstmGates and _FusedGruGates, its
-// embedding bag into _FusedGatherMean, a batch norm and Relu on their own into
-// _FusedChannelSteps (with the 1x1 convolution after them into _FusedChannelStepsConv2D), an
-// inverted residual block's convolutions into _FusedConv2DWithDepthwise, a scalar division
-// after a BroadcastTo (the gradient of Mean) before it. What must not fuse (a Mul by a whole
-// tensor, a batch norm in training, a value read elsewhere) is left alone.
+// embedding bag into _FusedGatherMean, a Tile before SelectV2's condition dropped, a batch
+// norm and Relu on their own into _FusedChannelSteps (with the 1x1 convolution after them
+// into _FusedChannelStepsConv2D), an inverted residual block's convolutions into
+// _FusedConv2DWithDepthwise, a scalar division after a BroadcastTo (the gradient of Mean)
+// before it. What must not fuse (a Mul by a whole tensor, a batch norm in training, a value
+// read elsewhere) is left alone.
 //
 // Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
 // resource variable (copy-on-write) or in a ref variable (written in place), is used as it
@@ -611,6 +612,41 @@ TEST_CASE("an embedding bag (GatherV2 then Mean over the tokens) fuses into one 
                                 {"pooled"}, {}, &out);
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(s.ToString(), Catch::Contains("= 10 is not in [0, 10)"));
+}
+
+// A masked recurrent layer's step: the mask [?, 1] tiled to [?, 4] picks the new state or
+// keeps the old one, twice (the new output and the carried state).
+tensorflow::GraphDef MaskedSelect(int64_t mask_width) {
+  return testing::BuildGraph([mask_width](const Scope& s) {
+    auto mask = ops::Reshape(s, ops::Placeholder(s.WithOpName("mask"), tensorflow::DT_BOOL),
+                             ops::Const(s, {int64_t{-1}, mask_width}));
+    auto fresh = ops::Reshape(s, ops::Placeholder(s.WithOpName("fresh"), tensorflow::DT_FLOAT), ops::Const(s, {-1, 4}));
+    auto old = ops::Placeholder(s.WithOpName("old"), tensorflow::DT_FLOAT);
+    auto tiled = ops::Tile(s.WithOpName("tiled"), mask, ops::Const(s, {int64_t{1}, 4 / mask_width}));
+    ops::SelectV2(s.WithOpName("output"), tiled, fresh, old);
+    ops::SelectV2(s.WithOpName("state"), tiled, fresh, old);
+  });
+}
+
+TEST_CASE("a Tile that only broadcasts SelectV2's condition is dropped, to the bit") {
+  const std::vector<std::pair<std::string, Tensor>> feeds = {
+      {"mask", Tensor::FromVector<bool>({true, false, true}, TensorShape({3, 1}))},
+      {"fresh", InputTensor({3, 4})},
+      {"old", Tensor::FromVector<float>(std::vector<float>(12, 7.f), TensorShape({3, 4}))}};
+  const Ran dropped = RunGraph(MaskedSelect(1), true, feeds, {"output", "state"});
+  const Ran apart = RunGraph(MaskedSelect(1), false, feeds, {"output", "state"});
+  CHECK_FALSE(Has(dropped.ops, "Tile:tiled"));
+  CHECK(Has(apart.ops, "Tile:tiled"));
+  REQUIRE(dropped.values.size() == 2);
+  CHECK(dropped.values[0] == apart.values[0]);
+  CHECK(dropped.values[1] == apart.values[1]);
+  // A mask two wide repeats a pattern, not a column: the Tile stays.
+  const Ran kept = RunGraph(MaskedSelect(2), true,
+                            {{"mask", Tensor::FromVector<bool>({true, false, false, true}, TensorShape({2, 2}))},
+                             {"fresh", InputTensor({2, 4})},
+                             {"old", Tensor::FromVector<float>(std::vector<float>(8, 7.f), TensorShape({2, 4}))}},
+                            {"output"});
+  CHECK(Has(kept.ops, "Tile:tiled"));
 }
 
 // Keras' MultiHeadAttention core on query [?, 5, 3, 4] and key, value [?, 7, 3, 4]: scores
