@@ -10,12 +10,6 @@ namespace {
 
 using namespace remapper;  // NOLINT: the remapper's graph-editing helpers
 
-// Attr `name` of `n` is the type `want`.
-bool TypeIs(const Node& n, const char* name, tensorflow::DataType want) {
-  auto a = n.def().attr().find(name);
-  return a != n.def().attr().end() && a->second.type() == want;
-}
-
 bool KnownRank(const Source& s, int rank) {
   return s.node != nullptr && s.node->output_shape(s.port).dims() == rank;
 }

@@ -19,8 +19,6 @@ bool IsLastAxis(const Source& axes, int rank) {
   return axis[0] == -1 || (rank > 0 && axis[0] == rank - 1);
 }
 
-bool SameSource(const Source& a, const Source& b) { return a.node == b.node && a.port == b.port; }
-
 // A float Mean over x's last axis that keeps it, on the device of `like`.
 bool IsLastAxisMean(const Node& n, const Node& like, int rank) {
   auto keep = n.def().attr().find("keep_dims");

@@ -13,13 +13,6 @@ namespace {
 
 using namespace remapper;  // NOLINT: the remapper's graph-editing helpers
 
-bool IsFloat(const Node& n) {
-  auto t = n.def().attr().find("T");
-  return t != n.def().attr().end() && t->second.type() == tensorflow::DT_FLOAT;
-}
-
-bool SameSource(const Source& a, const Source& b) { return a.node == b.node && a.port == b.port; }
-
 // The node that alone reads output `port` of `n`, of type `op` (AddV2 also matching Add) on
 // `n`'s device; nullptr where another node reads it too.
 Node* SoleReaderOfPort(const Node& n, int port, const std::string& op) {
@@ -38,7 +31,7 @@ Node* SoleReaderOfPort(const Node& n, int port, const std::string& op) {
 // but its outputs' values; *units = the value's columns / parts where known (-1 otherwise).
 bool IsGateSplit(const Node& split, int parts, int64_t* units) {
   auto num = split.def().attr().find("num_split");
-  if (!OnCpu(split) || !IsFloat(split) || num == split.def().attr().end() || num->second.i() != parts) return false;
+  if (!OnCpu(split) || !TypeIs(split, "T", tensorflow::DT_FLOAT) || num == split.def().attr().end() || num->second.i() != parts) return false;
   for (const Edge* e : split.out_edges()) {
     if (e->IsControlEdge()) return false;
   }
@@ -72,18 +65,10 @@ bool IsState(const Source& state, const Node& split, int64_t units) {
   return true;
 }
 
-// The input of two-input `n` other than output `port` of `from`; {nullptr, 0} if neither is.
-Source OtherThan(const Node& n, const Node& from, int port) {
-  const Source a = DataInput(n, 0), b = DataInput(n, 1);
-  if (a.node == &from && a.port == port) return b;
-  if (b.node == &from && b.port == port) return a;
-  return {nullptr, 0};
-}
-
 // A StridedSlice of every row and the columns [*begin, *end) of a rank-2 value (*end -1: to
 // the last column), as Keras' GRU slices its recurrent gates.
 bool IsColumnSlice(const Node& slice, int64_t* begin, int64_t* end) {
-  if (slice.type_string() != "StridedSlice" || !OnCpu(slice) || !IsFloat(slice)) return false;
+  if (slice.type_string() != "StridedSlice" || !OnCpu(slice) || !TypeIs(slice, "T", tensorflow::DT_FLOAT)) return false;
   const auto& attr = slice.def().attr();
   for (const char* mask : {"ellipsis_mask", "new_axis_mask", "shrink_axis_mask"}) {
     auto m = attr.find(mask);
@@ -150,7 +135,7 @@ bool TryFuseGruGates(Graph* graph, Node* split) {
   for (int k = 0; k < 3; ++k) {
     sum[k] = SoleReaderOfPort(*split, k, "AddV2");
     if (sum[k] == nullptr) return false;
-    const Source other = OtherThan(*sum[k], *split, k);
+    const Source other = OtherInput(*sum[k], *split, k);
     if (other.node == nullptr || other.port != 0) return false;
     slice[k] = other.node;  // the third is r * hn, its slice found below
   }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "graph/control_flow.h"
+
 namespace tensoract {
 namespace remapper {
 
@@ -100,19 +102,22 @@ Source DataInput(const Node& n, int input) {
   return {nullptr, 0};
 }
 
-Source OtherInput(const Node& n, const Node& from) {
+Source OtherInput(const Node& n, const Node& from, int port) {
   const Source a = DataInput(n, 0), b = DataInput(n, 1);
-  if (a.node == &from && a.port == 0) return b;
-  if (b.node == &from && b.port == 0) return a;
+  if (a.node == &from && a.port == port) return b;
+  if (b.node == &from && b.port == port) return a;
   return {nullptr, 0};
 }
 
+bool SameSource(const Source& a, const Source& b) { return a.node == b.node && a.port == b.port; }
+
+bool TypeIs(const Node& n, const char* name, tensorflow::DataType want) {
+  auto a = n.def().attr().find(name);
+  return a != n.def().attr().end() && a->second.type() == want;
+}
+
 Source ThroughConstantEnter(Source s) {
-  while (s.node != nullptr && s.node->type_string() == "Enter") {
-    auto constant = s.node->def().attr().find("is_constant");
-    if (constant == s.node->def().attr().end() || !constant->second.b()) break;
-    s = DataInput(*s.node, 0);
-  }
+  while (s.node != nullptr && IsConstantEnter(*s.node)) s = DataInput(*s.node, 0);
   return s;
 }
 

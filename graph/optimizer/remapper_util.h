@@ -52,8 +52,14 @@ bool ReplaceChain(Graph* graph, const std::vector<Node*>& chain, const std::vect
 // Data input `input` of `n`; {nullptr, 0} when unconnected.
 Source DataInput(const Node& n, int input);
 
-// The input of two-input `n` other than output 0 of `from`; {nullptr, 0} if `from` is neither.
-Source OtherInput(const Node& n, const Node& from);
+// The input of two-input `n` other than output `port` of `from`; {nullptr, 0} if neither is.
+Source OtherInput(const Node& n, const Node& from, int port = 0);
+
+// The same output of the same node.
+bool SameSource(const Source& a, const Source& b);
+
+// Attr `name` of `n` (its T, Tparams, ...) is the type `want`.
+bool TypeIs(const Node& n, const char* name, tensorflow::DataType want);
 
 // `s`, or what the constant Enter (a loop invariant) `s` passes into its loop: a loop body's
 // constants, once the loop-invariant motion moved them out.
