@@ -1,25 +1,25 @@
 // The remapper's fusion of a product with what real models put after it (graph/optimizer/
 // remapper.h, kernels/cpu/fused_epilogue.h): Keras 3's batch normalization (Mul and AddV2
 // of channel vectors), TensorFlow 1's FusedBatchNormV3 in inference, BiasAdd, a residual's
-// Add, and the activations (Relu6, swish, LeakyRelu), on Conv2D (oneDNN's kernel where it is built in),
-// DepthwiseConv2dNative and MatMul. Each graph runs with the remapper on and off: the
-// fused ops replace the chains, and the values agree up to float rounding (the per-channel
-// steps compose into one multiply-add, oneDNN sums in its own order); Identity and IdentityN
-// in the way are seen through; Keras' LayerNormalization into _MklLayerNorm, its attention into
-// _FusedAttention, its LSTM and GRU cells' gates into _FusedLstmGates and _FusedGruGates, its
-// embedding bag into _FusedGatherMean, a Tile before SelectV2's condition dropped, a batch
-// norm and Relu on their own into _FusedChannelSteps (with the 1x1 convolution after them
-// into _FusedChannelStepsConv2D), an inverted residual block's convolutions into
-// _FusedConv2DWithDepthwise, a scalar division after a BroadcastTo (the gradient of Mean)
-// before it. What must not fuse (a Mul by a whole tensor, a batch norm in training, a value
-// read elsewhere) is left alone.
+// Add, and the activations (Relu6, swish, LeakyRelu, GELU), on Conv2D (oneDNN's kernel where
+// it is built in), DepthwiseConv2dNative and MatMul, across a Dense layer's Reshape and a
+// Conv1D's Squeeze. Each graph runs with the remapper on and off: the fused ops replace the
+// chains, and the values agree up to float rounding (the per-channel steps compose into one
+// multiply-add, oneDNN sums in its own order); Identity and IdentityN in the way are seen
+// through; a batch norm and Relu on their own into _FusedChannelSteps (with the 1x1
+// convolution after them into _FusedChannelStepsConv2D), an inverted residual block's
+// convolutions into _FusedConv2DWithDepthwise, DenseNet's concatenations read in pieces, a
+// scalar division after a BroadcastTo (the gradient of Mean) before it, a batch norm's
+// training statistics into _FusedElementwise. What must not fuse (a Mul by a whole tensor, a
+// batch norm in training, a value read elsewhere) is left alone. The fusions of transformer,
+// recurrent and text layers are in sequence_fusion_test.cc.
 //
 // Then the cache of oneDNN's reordered filters: a filter that changes between runs, in a
 // resource variable (copy-on-write) or in a ref variable (written in place), is used as it
 // is now.
 #include <algorithm>
-#include <cmath>
-#include <map>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -29,69 +29,18 @@
 #include "graph/builder/nn_depthwise_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
-#include "graph/builder/segment_ops.h"
-#include "tests/actors/test_util.h"
+#include "tests/actors/fusion_test_util.h"
 
 namespace tensoract {
 namespace {
 
+using testing::CheckClose;
+using testing::Filled;
 using testing::Has;
-
+using testing::InputTensor;
+using testing::Ran;
+using testing::RunGraph;
 using testing::Values;
-
-Output Filled(const Scope& s, std::vector<int64_t> dims, float a, float b = 0.f) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = std::sin(a * static_cast<float>(i) + 0.3f) * 0.5f + b;
-  tensorflow::TensorProto proto;
-  Tensor::FromVector<float>(v, TensorShape(dims)).AsProtoTensorContent(&proto);
-  return ops::Const(s, proto);
-}
-
-struct Ran {
-  std::vector<std::vector<float>> values;
-  std::vector<std::string> ops;  // "op:name" of the partition graph
-  std::map<std::string, std::vector<std::string>> inputs;  // by node name
-};
-
-Ran RunGraph(const tensorflow::GraphDef& graph, bool remap, const std::vector<std::pair<std::string, Tensor>>& feeds,
-             const std::vector<std::string>& fetches) {
-  SessionOptions options;
-  options.optimizer.do_remapping = remap;
-  auto session = testing::NewSessionWith(graph, options);
-  RunOptions run;
-  run.output_partition_graphs = true;
-  RunMetadata metadata;
-  std::vector<Tensor> out;
-  Status s = session->Run(run, feeds, fetches, {}, &out, &metadata);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  Ran r;
-  for (const Tensor& t : out) r.values.push_back(Values(t));
-  for (const auto& n : metadata.partition_graphs.at(0).node()) {
-    r.ops.push_back(n.op() + ":" + n.name());
-    r.inputs[n.name()].assign(n.input().begin(), n.input().end());
-  }
-  return r;
-}
-
-
-void CheckClose(const std::vector<float>& got, const std::vector<float>& want) {
-  REQUIRE(got.size() == want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    INFO("element " << i);
-    CHECK(got[i] == Approx(want[i]).epsilon(1e-4).margin(1e-5));
-  }
-}
-
-Tensor InputTensor(std::vector<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = std::cos(0.37f * static_cast<float>(i)) * 2.f;
-  return Tensor::FromVector<float>(v, TensorShape(dims));
-}
 
 TEST_CASE("the remapper fuses batch norms, biases and activations into Conv2D, depthwise and MatMul, with the "
           "unfused values") {
@@ -430,257 +379,6 @@ TEST_CASE("Keras' Dense on tokens fuses its bias and tanh GELU into the MatMul, 
   CHECK_FALSE(Has(fused.ops, "Pow:cube"));
   CHECK_FALSE(Has(fused.ops, "BiasAdd:biased"));
   CHECK(Has(apart.ops, "Tanh:tanh"));
-}
-
-// Keras 3's LayerNormalization(axis=-1) as its TensorFlow backend writes it, on [?, ?, 24].
-tensorflow::GraphDef KerasLayerNorm(float epsilon) {
-  return testing::BuildGraph([epsilon](const Scope& s) {
-    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, -1, 24}));
-    ops::ReductionAttrs keep;
-    keep.keep_dims = true;
-    auto mean = ops::Mean(s.WithOpName("mean"), x, ops::Const(s, {-1}), keep);
-    auto variance = ops::Mean(s.WithOpName("variance"), ops::SquaredDifference(s, x, ops::StopGradient(s, mean)),
-                              ops::Const(s, {-1}), keep);
-    auto gamma = ops::Reshape(s, Filled(s, {24}, 0.4f, 1.f), ops::Const(s, {1, 1, 24}));
-    auto beta = ops::Reshape(s, Filled(s, {24}, 0.9f), ops::Const(s, {1, 1, 24}));
-    auto m = ops::Mul(s, ops::Rsqrt(s, ops::AddV2(s, variance, ops::Const(s, epsilon))), gamma);
-    auto shift = ops::AddV2(s, ops::Mul(s, ops::Neg(s, mean), m), beta);
-    ops::AddV2(s.WithOpName("y"), ops::Mul(s, x, m), shift);
-  });
-}
-
-TEST_CASE("Keras' LayerNormalization fuses into one _MklLayerNorm, within float rounding") {
-  const tensorflow::GraphDef graph = KerasLayerNorm(1e-6f);
-  Tensor x = InputTensor({3, 5, 24});
-  const Ran fused = RunGraph(graph, true, {{"x", x}}, {"y"});
-  const Ran apart = RunGraph(graph, false, {{"x", x}}, {"y"});
-  CHECK(Has(fused.ops, "_MklLayerNorm:y"));
-  CHECK_FALSE(Has(fused.ops, "Mean:mean"));
-  CHECK_FALSE(Has(fused.ops, "Mean:variance"));
-  CHECK(Has(apart.ops, "Mean:variance"));
-  REQUIRE(fused.values[0].size() == 3 * 5 * 24);
-  CheckClose(fused.values[0], apart.values[0]);
-}
-
-TEST_CASE("a layer norm whose moments are used elsewhere is left alone") {
-  // The mean also fetched: it must still be computed, so nothing fuses.
-  const tensorflow::GraphDef graph = KerasLayerNorm(1e-3f);
-  const Ran ran = RunGraph(graph, true, {{"x", InputTensor({2, 3, 24})}}, {"y", "mean"});
-  CHECK(Has(ran.ops, "Mean:mean"));
-  CHECK_FALSE(Has(ran.ops, "_MklLayerNorm:y"));
-}
-
-// A Keras LSTM cell, on x [?, 6] and c_prev (of unknown shape, as a loop variable's), after its
-// products z [?, 4 * 5]: Split into
-// i, f, g, o; c = sigmoid(f) * c_prev + sigmoid(i) * tanh(g); h = sigmoid(o) * tanh(c).
-// `swapped` writes every Mul and the Add with their operands the other way round.
-tensorflow::GraphDef KerasLstmGates(bool swapped) {
-  return testing::BuildGraph([swapped](const Scope& s) {
-    // The products: x W + b, as in Keras' cell (known to be [?, 20]).
-    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 6}));
-    auto z = ops::BiasAdd(s, ops::MatMul(s, x, Filled(s, {6, 20}, 0.6f)), Filled(s, {20}, 0.2f));
-    auto c_prev = ops::Placeholder(s.WithOpName("c_prev"), tensorflow::DT_FLOAT, PartialTensorShape());
-    auto gates = ops::Split(s.WithOpName("split"), ops::Const(s, 1), z, 4);
-    auto i = ops::Sigmoid(s, gates[0]);
-    auto f = ops::Sigmoid(s.WithOpName("f"), gates[1]);
-    auto g = ops::Tanh(s, gates[2]);
-    auto o = ops::Sigmoid(s, gates[3]);
-    auto kept = swapped ? ops::Mul(s, c_prev, f) : ops::Mul(s, f, c_prev);
-    auto added = swapped ? ops::Mul(s, g, i) : ops::Mul(s, i, g);
-    auto c = swapped ? ops::AddV2(s.WithOpName("c"), added, kept) : ops::AddV2(s.WithOpName("c"), kept, added);
-    auto c_tanh = ops::Tanh(s, c);
-    if (swapped) ops::Mul(s.WithOpName("h"), c_tanh, o);
-    else ops::Mul(s.WithOpName("h"), o, c_tanh);
-  });
-}
-
-TEST_CASE("a Keras LSTM cell's gates fuse into one _FusedLstmGates, within float rounding") {
-  for (bool swapped : {false, true}) {
-    INFO("operands swapped: " << swapped);
-    // c_prev is the whole state, or one row or one column of it that the unfused Mul
-    // broadcasts (the kernel broadcasts it too).
-    for (const std::vector<int64_t>& c_shape : std::vector<std::vector<int64_t>>{{3, 5}, {1, 5}, {5}, {3, 1}}) {
-      INFO("c_prev of " << c_shape.size() << " dimensions, " << c_shape.front() << " first");
-      const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", InputTensor({3, 6})},
-                                                                 {"c_prev", InputTensor(c_shape)}};
-      const Ran fused = RunGraph(KerasLstmGates(swapped), true, feeds, {"c", "h"});
-      const Ran apart = RunGraph(KerasLstmGates(swapped), false, feeds, {"c", "h"});
-      CHECK(Has(fused.ops, "_FusedLstmGates:c"));
-      CHECK_FALSE(Has(fused.ops, "Split:split"));
-      CHECK(Has(apart.ops, "Split:split"));
-      REQUIRE(fused.values.size() == 2);
-      for (int k = 0; k < 2; ++k) {
-        REQUIRE(fused.values[k].size() == 3 * 5);
-        CheckClose(fused.values[k], apart.values[k]);
-      }
-    }
-  }
-}
-
-TEST_CASE("a fused LSTM cell refuses a c_prev that would widen its state, naming both shapes") {
-  // Unfused, a [2, 3, 5] c_prev would make c [2, 3, 5]; the fused kernel keeps [batch, units].
-  SessionOptions options;
-  auto session = testing::NewSessionWith(KerasLstmGates(false), options);
-  std::vector<Tensor> out;
-  const Status s = session->Run({{"x", InputTensor({3, 6})}, {"c_prev", InputTensor({2, 3, 5})}}, {"h"}, {}, &out);
-  CHECK(s.code() == error::INVALID_ARGUMENT);
-  CHECK_THAT(s.ToString(), Catch::Contains("of shape [2,3,5] does not broadcast into the gates' [3,5]"));
-}
-
-// A Keras GRU cell (reset_after), on x [?, 6] and h_prev (of unknown shape), after its
-// products: x's gates x W + b [?, 3 * 4] split in three, the recurrent ones q = h_prev U + b'
-// sliced in three as Keras slices them (the first from the start, the last to the end);
-// z = sigmoid(xz + hz), r = sigmoid(xr + hr), n = tanh(xn + r * hn), h = z * h_prev + (1 - z) * n.
-tensorflow::GraphDef KerasGruGates() {
-  return testing::BuildGraph([](const Scope& s) {
-    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 6}));
-    auto h_prev = ops::Placeholder(s.WithOpName("h_prev"), tensorflow::DT_FLOAT, PartialTensorShape());
-    auto x_gates = ops::BiasAdd(s, ops::MatMul(s, x, Filled(s, {6, 12}, 0.6f)), Filled(s, {12}, 0.2f));
-    auto q = ops::BiasAdd(s, ops::MatMul(s, ops::Reshape(s, h_prev, ops::Const(s, {-1, 4})), Filled(s, {4, 12}, 0.5f)),
-                          Filled(s, {12}, 0.7f));
-    auto gates = ops::Split(s.WithOpName("split"), ops::Const(s, 1), x_gates, 3);
-    ops::StridedSliceAttrs first, middle, last;
-    first.begin_mask = 3;
-    first.end_mask = 1;
-    middle.begin_mask = 1;
-    middle.end_mask = 1;
-    last.begin_mask = 1;
-    last.end_mask = 3;
-    auto hz = ops::StridedSlice(s, q, ops::Const(s, {0, 0}), ops::Const(s, {0, 4}), ops::Const(s, {1, 1}), first);
-    auto hr = ops::StridedSlice(s, q, ops::Const(s, {0, 4}), ops::Const(s, {0, 8}), ops::Const(s, {1, 1}), middle);
-    auto hn = ops::StridedSlice(s, q, ops::Const(s, {0, 8}), ops::Const(s, {0, 0}), ops::Const(s, {1, 1}), last);
-    auto z = ops::Sigmoid(s.WithOpName("z"), ops::AddV2(s, gates[0], hz));
-    auto r = ops::Sigmoid(s, ops::AddV2(s, gates[1], hr));
-    auto n = ops::Tanh(s, ops::AddV2(s, gates[2], ops::Mul(s, r, hn)));
-    ops::AddV2(s.WithOpName("h"), ops::Mul(s, z, h_prev), ops::Mul(s, ops::Sub(s, ops::Const(s, 1.f), z), n));
-  });
-}
-
-TEST_CASE("a Keras GRU cell's gates fuse into one _FusedGruGates, within float rounding") {
-  for (const std::vector<int64_t>& h_shape : std::vector<std::vector<int64_t>>{{3, 4}, {1, 4}}) {
-    INFO("h_prev " << h_shape.front() << " x 4");
-    const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", InputTensor({3, 6})},
-                                                               {"h_prev", InputTensor(h_shape)}};
-    const Ran fused = RunGraph(KerasGruGates(), true, feeds, {"h"});
-    const Ran apart = RunGraph(KerasGruGates(), false, feeds, {"h"});
-    CHECK(Has(fused.ops, "_FusedGruGates:h"));
-    CHECK_FALSE(Has(fused.ops, "Split:split"));
-    CHECK(Has(apart.ops, "Split:split"));
-    REQUIRE(fused.values.size() == 1);
-    REQUIRE(fused.values[0].size() == 3 * 4);
-    CheckClose(fused.values[0], apart.values[0]);
-  }
-  // The update gate also fetched: nothing fuses.
-  const Ran kept = RunGraph(KerasGruGates(), true, {{"x", InputTensor({3, 6})}, {"h_prev", InputTensor({3, 4})}},
-                            {"h", "z"});
-  CHECK(Has(kept.ops, "Split:split"));
-  CHECK_FALSE(Has(kept.ops, "_FusedGruGates:h"));
-}
-
-TEST_CASE("an LSTM cell whose gate is read elsewhere is left alone") {
-  // The forget gate also fetched: it must still be computed, so nothing fuses.
-  const Ran ran = RunGraph(KerasLstmGates(false), true, {{"x", InputTensor({2, 6})}, {"c_prev", InputTensor({2, 5})}},
-                           {"h", "f"});
-  CHECK(Has(ran.ops, "Split:split"));
-  CHECK_FALSE(Has(ran.ops, "_FusedLstmGates:c"));
-}
-
-// Keras' Embedding(10, 8) then GlobalAveragePooling1D on ids [?, 5]: Mean(GatherV2(table,
-// ids, 0), 1) ("pooled").
-tensorflow::GraphDef KerasEmbeddingBag() {
-  return testing::BuildGraph([](const Scope& s) {
-    auto ids = ops::Reshape(s, ops::Placeholder(s.WithOpName("ids"), tensorflow::DT_INT32), ops::Const(s, {-1, 5}));
-    auto rows = ops::GatherV2(s.WithOpName("rows"), Filled(s, {10, 8}, 0.8f), ids, ops::Const(s, 0));
-    ops::Mean(s.WithOpName("pooled"), rows, ops::Const(s, {1}));
-  });
-}
-
-TEST_CASE("an embedding bag (GatherV2 then Mean over the tokens) fuses into one _FusedGatherMean, within float rounding") {
-  const Tensor ids = Tensor::FromVector<int32_t>({3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 0, 0, 0, 7, 9}, TensorShape({3, 5}));
-  const Ran fused = RunGraph(KerasEmbeddingBag(), true, {{"ids", ids}}, {"pooled"});
-  const Ran apart = RunGraph(KerasEmbeddingBag(), false, {{"ids", ids}}, {"pooled"});
-  CHECK(Has(fused.ops, "_FusedGatherMean:pooled"));
-  CHECK_FALSE(Has(fused.ops, "GatherV2:rows"));
-  CHECK(Has(apart.ops, "GatherV2:rows"));
-  REQUIRE(fused.values[0].size() == 3 * 8);
-  CheckClose(fused.values[0], apart.values[0]);
-  // An id past the table is refused as GatherV2 refuses it, naming where it is.
-  SessionOptions options;
-  auto session = testing::NewSessionWith(KerasEmbeddingBag(), options);
-  std::vector<Tensor> out;
-  const Status s = session->Run({{"ids", Tensor::FromVector<int32_t>({1, 2, 3, 4, 10}, TensorShape({1, 5}))}},
-                                {"pooled"}, {}, &out);
-  CHECK(s.code() == error::INVALID_ARGUMENT);
-  CHECK_THAT(s.ToString(), Catch::Contains("= 10 is not in [0, 10)"));
-}
-
-// A masked recurrent layer's step: the mask [?, 1] tiled to [?, 4] picks the new state or
-// keeps the old one, twice (the new output and the carried state).
-tensorflow::GraphDef MaskedSelect(int64_t mask_width) {
-  return testing::BuildGraph([mask_width](const Scope& s) {
-    auto mask = ops::Reshape(s, ops::Placeholder(s.WithOpName("mask"), tensorflow::DT_BOOL),
-                             ops::Const(s, {int64_t{-1}, mask_width}));
-    auto fresh = ops::Reshape(s, ops::Placeholder(s.WithOpName("fresh"), tensorflow::DT_FLOAT), ops::Const(s, {-1, 4}));
-    auto old = ops::Placeholder(s.WithOpName("old"), tensorflow::DT_FLOAT);
-    auto tiled = ops::Tile(s.WithOpName("tiled"), mask, ops::Const(s, {int64_t{1}, 4 / mask_width}));
-    ops::SelectV2(s.WithOpName("output"), tiled, fresh, old);
-    ops::SelectV2(s.WithOpName("state"), tiled, fresh, old);
-  });
-}
-
-TEST_CASE("a Tile that only broadcasts SelectV2's condition is dropped, to the bit") {
-  const std::vector<std::pair<std::string, Tensor>> feeds = {
-      {"mask", Tensor::FromVector<bool>({true, false, true}, TensorShape({3, 1}))},
-      {"fresh", InputTensor({3, 4})},
-      {"old", Tensor::FromVector<float>(std::vector<float>(12, 7.f), TensorShape({3, 4}))}};
-  const Ran dropped = RunGraph(MaskedSelect(1), true, feeds, {"output", "state"});
-  const Ran apart = RunGraph(MaskedSelect(1), false, feeds, {"output", "state"});
-  CHECK_FALSE(Has(dropped.ops, "Tile:tiled"));
-  CHECK(Has(apart.ops, "Tile:tiled"));
-  REQUIRE(dropped.values.size() == 2);
-  CHECK(dropped.values[0] == apart.values[0]);
-  CHECK(dropped.values[1] == apart.values[1]);
-  // A mask two wide repeats a pattern, not a column: the Tile stays.
-  const Ran kept = RunGraph(MaskedSelect(2), true,
-                            {{"mask", Tensor::FromVector<bool>({true, false, false, true}, TensorShape({2, 2}))},
-                             {"fresh", InputTensor({2, 4})},
-                             {"old", Tensor::FromVector<float>(std::vector<float>(8, 7.f), TensorShape({2, 4}))}},
-                            {"output"});
-  CHECK(Has(kept.ops, "Tile:tiled"));
-}
-
-// Keras' MultiHeadAttention core on query [?, 5, 3, 4] and key, value [?, 7, 3, 4]: scores
-// by one Einsum, scaled, Softmax, weighted sum by another; `masked` adds a [1, 1, 5, 7] mask
-// before the Softmax.
-tensorflow::GraphDef KerasAttention(bool masked) {
-  return testing::BuildGraph([masked](const Scope& s) {
-    auto q = ops::Placeholder(s.WithOpName("q"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 5, 3, 4}));
-    auto k = ops::Placeholder(s.WithOpName("k"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 7, 3, 4}));
-    auto v = ops::Placeholder(s.WithOpName("v"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 7, 3, 4}));
-    Output scores = ops::Mul(s.WithOpName("scaled"), ops::Einsum(s.WithOpName("scores"), {q, k}, "BTNH,BSNH->BNTS"),
-                             ops::Const(s, 0.5f));
-    if (masked) scores = ops::AddV2(s, scores, Filled(s, {1, 1, 5, 7}, 0.8f));
-    ops::Einsum(s.WithOpName("attention"), {ops::Softmax(s.WithOpName("probs"), scores), v}, "BNTS,BSNH->BTNH");
-  });
-}
-
-TEST_CASE("Keras' attention (Einsum, scale, mask, Softmax, Einsum) fuses into _FusedAttention, within float rounding") {
-  const std::vector<std::pair<std::string, Tensor>> feeds = {
-      {"q", InputTensor({2, 5, 3, 4})}, {"k", InputTensor({2, 7, 3, 4})}, {"v", InputTensor({2, 7, 3, 4})}};
-  const Ran fused = RunGraph(KerasAttention(false), true, feeds, {"attention"});
-  const Ran apart = RunGraph(KerasAttention(false), false, feeds, {"attention"});
-  CHECK(Has(fused.ops, "_FusedAttention:attention"));
-  CHECK_FALSE(Has(fused.ops, "Softmax:probs"));
-  CHECK(Has(apart.ops, "Softmax:probs"));
-  REQUIRE(fused.values[0].size() == 2 * 5 * 3 * 4);
-  CheckClose(fused.values[0], apart.values[0]);
-  // Keras' mask added before the Softmax, broadcast over batch and heads: fused too.
-  const Ran masked = RunGraph(KerasAttention(true), true, feeds, {"attention"});
-  const Ran masked_apart = RunGraph(KerasAttention(true), false, feeds, {"attention"});
-  CHECK(Has(masked.ops, "_FusedAttention:attention"));
-  CHECK_FALSE(Has(masked.ops, "Softmax:probs"));
-  CheckClose(masked.values[0], masked_apart.values[0]);
-  CHECK(masked.values[0] != fused.values[0]);  // the mask did change the weights
 }
 
 TEST_CASE("a batch norm and Relu before any product (DenseNet's pre-activation) fuse into _FusedChannelSteps") {
