@@ -8,7 +8,10 @@
 // logistic function for Sigmoid, Eigen's vectorised tanh for Tanh, so the values are the
 // unfused graph's up to float rounding (the compiler may contract a product and a sum into
 // one multiply-add, where the unfused Mul and AddV2 round each).
+#include <vector>
+
 #include "kernels/cpu/accurate_exp.h"
+#include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/kernel_registry.h"
 
@@ -26,16 +29,6 @@ ConstGate GateBlock(const float* gates, int64_t blocks, int64_t units, int index
   return ConstGate(gates + first * blocks * units + index * units, units, rows, Eigen::OuterStride<>(blocks * units));
 }
 
-// `from` (rank 2 at most) broadcasts into `to` (rank 2) without widening it.
-bool BroadcastsInto(const TensorShape& from, const TensorShape& to) {
-  if (from.dims() > 2) return false;
-  for (int d = 0; d < from.dims(); ++d) {
-    const int64_t have = from.dim_size(d), want = to.dim_size(2 - from.dims() + d);
-    if (have != 1 && have != want) return false;
-  }
-  return true;
-}
-
 // Input `index` as the unfused Add or Mul would broadcast it into `shape` (rank 2): the input
 // itself, or a copy written out whole; an error where it would widen `shape`.
 Status BroadcastInput(OpKernelContext* ctx, const OpKernel& kernel, int index, const char* what,
@@ -43,20 +36,18 @@ Status BroadcastInput(OpKernelContext* ctx, const OpKernel& kernel, int index, c
   const Tensor& given = ctx->input(index);
   *out = given;
   if (given.shape() == shape) return Status::OK();
-  if (!BroadcastsInto(given.shape(), shape)) {
+  const StatusOr<TensorShape> broadcast = BroadcastShape(given.shape(), shape);
+  if (!broadcast.ok() || *broadcast != shape) {
     return errors::InvalidArgument(CwiseNodeContext(kernel), ": ", what, " (input ", index, ") of shape ",
                                    given.shape().DebugString(), " does not broadcast into the gates' ",
                                    shape.DebugString());
   }
   *out = Tensor(tensorflow::DT_FLOAT, shape);
-  const int64_t rows = given.dims() == 2 ? given.dim_size(0) : 1;
-  const int64_t cols = given.dims() >= 1 ? given.dim_size(given.dims() - 1) : 1;
+  const std::vector<int64_t> strides = StridesIn(given.shape(), shape);  // 0 along a broadcast dimension
   const float* v = given.base<float>();
   float* to = out->base<float>();
   for (int64_t r = 0; r < shape.dim_size(0); ++r) {
-    for (int64_t u = 0; u < shape.dim_size(1); ++u) {
-      *to++ = v[(rows == 1 ? 0 : r) * cols + (cols == 1 ? 0 : u)];
-    }
+    for (int64_t u = 0; u < shape.dim_size(1); ++u) *to++ = v[r * strides[0] + u * strides[1]];
   }
   return Status::OK();
 }
