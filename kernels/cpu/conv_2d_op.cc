@@ -1,4 +1,6 @@
-// Conv2D and _FusedConv2D on the CPU, NHWC. Float layers of 16 channels or more in and out
+// Conv2D and _FusedConv2D on the CPU, NHWC. Float 3x3 layers of stride 1 and 16 channels or
+// more run Winograd's F(2x2, 3x3) where it wins (kernels/cpu/winograd_conv.h). Other float
+// layers of 16 channels or more in and out
 // (real networks', grouped ones too) go to oneDNN where it is built in (kernels/cpu/onednn_conv.h: faster on
 // every such shape measured, tests/bench/RESULTS.md), the fused epilogue as its post-ops;
 // in bfloat16 there where the session asked for it (kernels/cpu/bfloat16_products.h).
@@ -22,6 +24,7 @@
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/onednn_conv.h"
+#include "kernels/cpu/winograd_conv.h"
 
 namespace tensoract {
 namespace {
@@ -56,6 +59,10 @@ class Conv2DOp : public OpKernel {
     const int64_t image_pixels = d.out_rows * d.out_cols;
     const T* ip = input.base<T>();
     if constexpr (std::is_same_v<T, float>) {
+      if (!onednn_.bfloat16_products() && WinogradConv::Suits(d) &&
+          winograd_.Run(ctx, d, ip, filter, affine, epilogue_, op)) {
+        return;
+      }
       if (OnednnConv::Suits(d, onednn_.bfloat16_products()) && onednn_.Run(ctx, d, ip, filter, affine, epilogue_, op)) {
         return;
       }
@@ -162,6 +169,7 @@ class Conv2DOp : public OpKernel {
   conv::WindowAttrs attrs_;
   FusedEpilogue epilogue_;  // _FusedConv2D's per-channel steps and activation
   OnednnConv onednn_;
+  WinogradConv winograd_;  // 3x3 stride-1 float layers (kernels/cpu/winograd_conv.h)
 };
 
 REGISTER_KERNEL(Name("Conv2D").Device(DEVICE_CPU).TypeConstraint<float>("T"), Conv2DOp<float>);

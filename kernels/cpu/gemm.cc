@@ -155,11 +155,16 @@ void PackB(bool trans_b, const float* b, int64_t ldb, int64_t k, int64_t n, int6
 }  // namespace
 
 void PackFilter(const float* filter, int64_t k, int64_t n, PackedFilter* packed) {
-  std::free(packed->data);
+  const int64_t nr = ConvPanelWidth(n), floats = Panels(n, nr) * nr * k;
+  // A filter packed again at the same size (a training step's new weights) reuses the
+  // buffer, whose pages are already mapped.
+  if (packed->data == nullptr || Panels(packed->n, packed->nr) * packed->nr * packed->k != floats) {
+    std::free(packed->data);
+    packed->data = AlignedAlloc(floats);
+  }
   packed->k = k;
   packed->n = n;
-  packed->nr = ConvPanelWidth(n);
-  packed->data = AlignedAlloc(Panels(n, packed->nr) * packed->nr * k);
+  packed->nr = nr;
   PackB(false, filter, n, k, n, packed->nr, packed->data);
 }
 

@@ -86,7 +86,8 @@ void ConvForwardTiles(const conv::ConvDims& d, const float* input, const PackedF
   // 32, so the per-tap setup (pointers, loop entry) is paid a fifth as often. The copy is
   // made per image while the tiles reach it (a tile spans at most two images when an image
   // has MR pixels or more: two buffers); per-tap pointers otherwise.
-  const bool by_filter_rows = d.dilation_cols == 1 && out_pixels >= MR;
+  // (A filter one column wide reads runs of one pixel either way: no copy for it.)
+  const bool by_filter_rows = d.dilation_cols == 1 && out_pixels >= MR && d.filter_cols > 1;
   const int64_t taps = by_filter_rows ? d.filter_rows : d.filter_rows * d.filter_cols;
   const int64_t run = by_filter_rows ? d.filter_cols * depth : depth;
   int64_t padded_image[2] = {-1, -1};

@@ -9,6 +9,7 @@
 
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
+#include "kernels/cpu/winograd_conv.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace tensoract {
@@ -362,6 +363,116 @@ TEST_CASE("Conv2D, its backprops and the pools give TensorFlow's values on an un
   ExpectClose<float>(max.outputs[0], {0.7, -0.05, 0.9, -0.1, 1, -0.2, 1.7, -0.3, 1.9, -0.35, 2, -0.45, 2.2, -0.8, 2.4,
                                       -0.85, 2.5, -0.95},
                      1e-5);
+}
+
+// ---- Winograd's F(2x2, 3x3) path (kernels/cpu/winograd_conv.h) --------------------------
+
+// TENSORACT_WINOGRAD set for a scope (WinogradConv::Enabled reads it on each call), so the
+// path runs in builds where it is off by default, and the direct path can be compared.
+class WinogradSetting {
+ public:
+  explicit WinogradSetting(const char* value) { setenv("TENSORACT_WINOGRAD", value, 1); }
+  ~WinogradSetting() { unsetenv("TENSORACT_WINOGRAD"); }
+};
+
+conv::ConvDims DimsOf(const Geometry& g) {
+  conv::ConvDims d;
+  d.batch = g.n;
+  d.in_rows = g.h;
+  d.in_cols = g.w;
+  d.in_depth = g.c;
+  d.filter_rows = g.kh;
+  d.filter_cols = g.kw;
+  d.out_depth = g.o;
+  d.out_rows = g.oh;
+  d.out_cols = g.ow;
+  d.pad_top = g.pt;
+  d.pad_left = g.pl;
+  return d;
+}
+
+// A _FusedConv2D of `g` with a batch norm's factor and shift (ChannelMul, BiasAdd), a residual
+// Add and Relu; its inputs, attrs and the naive loops' answer.
+struct FusedCase {
+  std::vector<Tensor> inputs;
+  AttrMap attrs;
+  std::vector<double> want;
+};
+FusedCase FusedConvCase(const Geometry& g, double filter_seed, double scale_seed) {
+  const auto x = Pattern(g.InShape().num_elements(), 0.1);
+  const auto f = Pattern(g.FilterShape().num_elements(), filter_seed);
+  const auto scale = Pattern(g.o, scale_seed), shift = Pattern(g.o, 2.9);
+  const auto addend = Pattern(g.OutShape().num_elements(), 0.4);
+  FusedCase c;
+  c.inputs = {Make<float>(x, g.InShape()), Make<float>(f, g.FilterShape()), Make<float>(scale, TensorShape({g.o})),
+              Make<float>(shift, TensorShape({g.o})), Make<float>(addend, g.OutShape())};
+  c.attrs = g.ConvAttrs(tensorflow::DT_FLOAT);
+  c.attrs["fused_ops"] = testing::Strs({"ChannelMul", "BiasAdd", "Add", "Relu"});
+  c.attrs["num_args"] = testing::IntA(3);
+  tensorflow::AttrValue types;
+  for (int i = 0; i < 3; ++i) types.mutable_list()->add_type(tensorflow::DT_FLOAT);
+  c.attrs["TArgs"] = types;
+  c.want = RefConv(g, x, f);
+  for (size_t i = 0; i < c.want.size(); ++i) {
+    const size_t ch = i % static_cast<size_t>(g.o);
+    c.want[i] = std::max(c.want[i] * scale[ch] + shift[ch] + addend[i], 0.0);
+  }
+  return c;
+}
+
+TEST_CASE("3x3 stride-1 convolutions through Winograd match naive loops and the direct path", "[conv]") {
+  std::vector<Geometry> shapes;
+  auto add = [&](Geometry g) { shapes.push_back(g.Plan()); };
+  add({2, 13, 11, 16, 3, 3, 24});                     // odd sizes: the last tiles cut at both edges
+  add({3, 12, 10, 16, 3, 3, 24, 1, 1, 1, 1, "VALID"});  // no padding
+  add({3, 7, 7, 256, 3, 3, 160});  // slices of 128 and 32 channels, shared out; blocks across images
+  add({4, 19, 17, 32, 3, 3, 40});  // three blocks of 120 tiles, each across images; a partial panel
+  for (const Geometry& g : shapes) {
+    INFO("input " << g.InShape().DebugString() << " filter " << g.FilterShape().DebugString() << " " << g.padding);
+    const auto x = Pattern(g.InShape().num_elements(), 0.1);
+    const auto f = Pattern(g.FilterShape().num_elements(), 0.9);
+    const std::vector<Tensor> inputs = {Make<float>(x, g.InShape()), Make<float>(f, g.FilterShape())};
+    const std::vector<double> want = RefConv(g, x, f);
+    {
+      WinogradSetting on("1");
+      REQUIRE(WinogradConv::Suits(DimsOf(g)));
+      auto y = testing::RunOp("Conv2D", inputs, g.ConvAttrs(tensorflow::DT_FLOAT));
+      REQUIRE(y.status.ok());
+      REQUIRE(y.outputs[0].shape() == g.OutShape());
+      // Sums of up to 2,304 products in float; the transforms add a few roundings each.
+      ExpectClose<float>(y.outputs[0], want, 1e-4);
+    }
+    WinogradSetting off("0");
+    REQUIRE_FALSE(WinogradConv::Suits(DimsOf(g)));
+    auto direct = testing::RunOp("Conv2D", inputs, g.ConvAttrs(tensorflow::DT_FLOAT));
+    REQUIRE(direct.status.ok());
+    ExpectClose<float>(direct.outputs[0], want, 1e-4);
+  }
+
+  SECTION("the fused ops: the factor folded into the transformed filter, then shift, residual and Relu") {
+    WinogradSetting on("1");
+    for (const Geometry& g : {shapes[0], shapes[2]}) {
+      INFO("input " << g.InShape().DebugString() << " filter " << g.FilterShape().DebugString());
+      const FusedCase c = FusedConvCase(g, 0.9, 1.7);
+      auto y = testing::RunOp("_FusedConv2D", c.inputs, c.attrs);
+      INFO(y.status);
+      REQUIRE(y.status.ok());
+      ExpectClose<float>(y.outputs[0], c.want, 1e-4);
+    }
+  }
+
+  SECTION("one kernel kept: a new filter or a new factor is transformed again") {
+    WinogradSetting on("1");
+    const Geometry& g = shapes[2];
+    std::unique_ptr<OpKernel> kernel;
+    const FusedCase first = FusedConvCase(g, 0.9, 1.7);
+    REQUIRE(testing::MakeKernel("_FusedConv2D", first.attrs, &kernel).ok());
+    for (const FusedCase& c : {first, first, FusedConvCase(g, 0.3, 1.7), FusedConvCase(g, 0.3, 0.6)}) {
+      auto y = testing::RunKernel(kernel.get(), c.inputs);
+      REQUIRE(y.status.ok());
+      ExpectClose<float>(y.outputs[0], c.want, 1e-4);
+    }
+  }
 }
 
 TEST_CASE("Conv2D errors name the node and the shapes", "[conv]") {

@@ -1,0 +1,279 @@
+// Winograd's F(2x2, 3x3) convolution (see winograd_conv.h).
+//
+// With d a 4x4 input patch, g a 3x3 filter and Y the 2x2 output tile:
+//   Y = A^T [(G g G^T) . (B^T d B)] A      (. : element by element, per channel pair,
+//                                            summed over the input channels)
+//   B^T = | 1  0 -1  0 |    G = | 1    0    0  |    A^T = | 1  1  1  0 |
+//         | 0  1  1  0 |        | 1/2  1/2 1/2 |          | 0  1 -1 -1 |
+//         | 0 -1  1  0 |        | 1/2 -1/2 1/2 |
+//         | 0  1  0 -1 |        | 0    0    1  |
+// The sum over input channels of each of the 16 elements is a matrix product: V_k [tiles,
+// in_depth] (the transformed patches' element k) times U_k [in_depth, out_depth] (the
+// transformed filters' element k) gives M_k [tiles, out_depth]; A^T M A then gives the
+// outputs. The transforms run over the channels, which lie contiguous in NHWC.
+#include "kernels/cpu/winograd_conv.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/variable.h"
+
+namespace tensoract {
+namespace {
+
+constexpr int kTaps = 16;  // elements of a transformed 4x4 tile
+// A slice of the transformed filter (16 matrices of in_depth x its channels) fits the
+// core's second-level cache (1-2 MB on the CPUs measured), read once per block of tiles.
+constexpr int64_t kSliceBytes = int64_t{2} << 20;
+// A block of tiles' transformed input (16 x tiles x in_depth) stays in cache across its 16
+// products.
+constexpr int64_t kBlockBytes = int64_t{512} << 10;
+
+// The 16 transformed elements of one 4x4 patch, for every channel: rows[i * 4 + j] points
+// at the patch's pixel (i, j) (C floats, zeros outside the image); element k of channel c
+// goes to v[k * plane + c].
+void TransformPatch(const float* const* rows, int64_t channels, float* v, int64_t plane) {
+#pragma GCC ivdep
+  for (int64_t c = 0; c < channels; ++c) {
+    float t[4][4];  // B^T d
+    for (int j = 0; j < 4; ++j) {
+      const float d0 = rows[j][c], d1 = rows[4 + j][c], d2 = rows[8 + j][c], d3 = rows[12 + j][c];
+      t[0][j] = d0 - d2;
+      t[1][j] = d1 + d2;
+      t[2][j] = d2 - d1;
+      t[3][j] = d1 - d3;
+    }
+    for (int i = 0; i < 4; ++i) {  // (B^T d) B
+      float* e = v + i * 4 * plane + c;
+      e[0] = t[i][0] - t[i][2];
+      e[plane] = t[i][1] + t[i][2];
+      e[2 * plane] = t[i][2] - t[i][1];
+      e[3 * plane] = t[i][1] - t[i][3];
+    }
+  }
+}
+
+// A^T M A for one tile: element k of channel o at m[k * plane + o]; the output pixel (i, j)
+// of the tile to y[i * 2 + j] (channels contiguous).
+void TransformTile(const float* m, int64_t plane, int64_t channels, float* const* y) {
+#pragma GCC ivdep
+  for (int64_t o = 0; o < channels; ++o) {
+    float s[2][4];  // A^T M
+    for (int j = 0; j < 4; ++j) {
+      const float m0 = m[j * plane + o], m1 = m[(4 + j) * plane + o], m2 = m[(8 + j) * plane + o],
+                  m3 = m[(12 + j) * plane + o];
+      s[0][j] = m0 + m1 + m2;
+      s[1][j] = m1 - m2 - m3;
+    }
+    for (int i = 0; i < 2; ++i) {  // (A^T M) A
+      y[i * 2][o] = s[i][0] + s[i][1] + s[i][2];
+      y[i * 2 + 1][o] = s[i][1] - s[i][2] - s[i][3];
+    }
+  }
+}
+
+// G g G^T of the HWIO filter's channels [first, first + width) for every input channel,
+// times scale (nullptr: 1): element k of (input c, output o) to u[(k * in_depth + c) * width + o].
+void TransformFilter(const float* filter, int64_t in_depth, int64_t out_depth, const float* scale, int64_t first,
+                     int64_t width, float* u) {
+  for (int64_t c = 0; c < in_depth; ++c) {
+#pragma GCC ivdep
+    for (int64_t o = 0; o < width; ++o) {
+      const float factor = scale == nullptr ? 1.f : scale[first + o];
+      float g[3][3];
+      for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) g[i][j] = filter[((i * 3 + j) * in_depth + c) * out_depth + first + o] * factor;
+      }
+      float t[4][3];  // G g
+      for (int j = 0; j < 3; ++j) {
+        t[0][j] = g[0][j];
+        t[1][j] = 0.5f * (g[0][j] + g[1][j] + g[2][j]);
+        t[2][j] = 0.5f * (g[0][j] - g[1][j] + g[2][j]);
+        t[3][j] = g[2][j];
+      }
+      for (int i = 0; i < 4; ++i) {  // (G g) G^T
+        const float e[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]), 0.5f * (t[i][0] - t[i][1] + t[i][2]),
+                            t[i][2]};
+        for (int j = 0; j < 4; ++j) u[((i * 4 + j) * in_depth + c) * width + o] = e[j];
+      }
+    }
+  }
+}
+
+// A thread's scratch, kept between calls (its pages stay mapped).
+float* Scratch(std::vector<float>* v, int64_t floats) {
+  if (static_cast<int64_t>(v->size()) < floats) v->resize(floats);
+  return v->data();
+}
+
+}  // namespace
+
+struct WinogradConv::Transformed {
+  Tensor source;  // the filter it was made from
+  uint64_t epoch = 0;
+  std::vector<float> scale;  // folded in; empty: none
+  int64_t in_depth = 0, out_depth = 0;
+  struct Slice {
+    int64_t first = 0, width = 0;   // output channels
+    gemm::PackedFilter taps[kTaps];  // U_k [in_depth, width], packed for the micro-kernel
+  };
+  std::vector<std::unique_ptr<Slice>> slices;
+};
+
+WinogradConv::WinogradConv() = default;
+WinogradConv::~WinogradConv() = default;
+
+bool WinogradConv::Enabled() {
+  // The environment is read on each call (a lookup among a few dozen variables, against a
+  // convolution's milliseconds), so a test can turn the path on in a build where it is off.
+  if (const char* env = std::getenv("TENSORACT_WINOGRAD")) return std::strcmp(env, "0") != 0;
+#ifdef __AVX512F__
+  return false;
+#else
+  return gemm::HaveFastKernels();
+#endif
+}
+
+bool WinogradConv::Suits(const conv::ConvDims& d) {
+  return Enabled() && d.groups == 1 && d.filter_rows == 3 && d.filter_cols == 3 && d.stride_rows == 1 &&
+         d.stride_cols == 1 && d.dilation_rows == 1 && d.dilation_cols == 1 && d.in_depth >= 16 &&
+         d.out_depth >= 16 && d.out_rows >= 5 && d.out_cols >= 5 &&
+         d.batch * ((d.out_rows + 1) / 2) * ((d.out_cols + 1) / 2) >= 48;
+}
+
+std::shared_ptr<const WinogradConv::Transformed> WinogradConv::FilterFor(OpKernelContext* ctx,
+                                                                          const conv::ConvDims& d,
+                                                                          const Tensor& filter, const float* scale) {
+  const int64_t in_depth = d.in_depth, out_depth = d.out_depth;
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t epoch = RefVariableWriteEpoch();
+  const bool same_shape = kept_ != nullptr && kept_->in_depth == in_depth && kept_->out_depth == out_depth;
+  const bool same_scale = scale == nullptr ? kept_ != nullptr && kept_->scale.empty()
+                                           : kept_ != nullptr && static_cast<int64_t>(kept_->scale.size()) == out_depth &&
+                                                 std::memcmp(kept_->scale.data(), scale, out_depth * sizeof(float)) == 0;
+  if (same_shape && same_scale && kept_->source.SharesBufferWith(filter) && kept_->epoch == epoch) return kept_;
+  // A training step's new weights are transformed into the kept buffers where no call still
+  // reads them.
+  if (!same_shape || kept_.use_count() > 1) {
+    kept_ = std::make_shared<Transformed>();
+    kept_->in_depth = in_depth;
+    kept_->out_depth = out_depth;
+    // Slices of whole vectors' columns (multiples of 32) that fit kSliceBytes.
+    int64_t width = out_depth;
+    if (kTaps * in_depth * out_depth * int64_t{sizeof(float)} > kSliceBytes) {
+      width = std::max<int64_t>(32, kSliceBytes / (kTaps * in_depth * int64_t{sizeof(float)}) / 32 * 32);
+    }
+    for (int64_t first = 0; first < out_depth; first += width) {
+      auto slice = std::make_unique<Transformed::Slice>();
+      slice->first = first;
+      slice->width = std::min(width, out_depth - first);
+      kept_->slices.push_back(std::move(slice));
+    }
+  }
+  Transformed* t = kept_.get();
+  const float* f = filter.base<float>();
+  CwiseParallelFor(ctx, static_cast<int64_t>(t->slices.size()), kTaps * 9 * in_depth * out_depth,
+                   [&](int64_t begin, int64_t end) {
+                     std::vector<float> u;
+                     for (int64_t s = begin; s < end; ++s) {
+                       Transformed::Slice& slice = *t->slices[s];
+                       u.resize(kTaps * in_depth * slice.width);
+                       TransformFilter(f, in_depth, out_depth, scale, slice.first, slice.width, u.data());
+                       for (int k = 0; k < kTaps; ++k) {
+                         gemm::PackFilter(u.data() + k * in_depth * slice.width, in_depth, slice.width, &slice.taps[k]);
+                       }
+                     }
+                   });
+  t->source = filter;
+  t->epoch = epoch;
+  if (scale == nullptr) t->scale.clear();
+  else t->scale.assign(scale, scale + out_depth);
+  return kept_;
+}
+
+bool WinogradConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
+                       const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out) {
+  if (!gemm::HaveFastKernels()) return false;
+  const std::shared_ptr<const Transformed> t = FilterFor(ctx, d, filter, affine.scale);
+  const int64_t in_depth = d.in_depth, out_depth = d.out_depth;
+  const int64_t tile_rows = (d.out_rows + 1) / 2, tile_cols = (d.out_cols + 1) / 2;
+  const int64_t image_tiles = tile_rows * tile_cols, tiles = d.batch * image_tiles;
+  const int64_t slices = static_cast<int64_t>(t->slices.size());
+  // Blocks of tiles (across images) whose transformed input fits kBlockBytes, at least 16
+  // tiles (rows of the products); as even as the count allows.
+  const int64_t most = std::clamp<int64_t>(kBlockBytes / (kTaps * in_depth * int64_t{sizeof(float)}), 16, 128);
+  const int64_t blocks = (tiles + most - 1) / most;
+  const int64_t block = (tiles + blocks - 1) / blocks;
+  // Too few blocks for the threads (one small image): each block's slices are shared out
+  // in groups too, each group transforming the block's input again (a small share of the
+  // work: the products are out_depth / 4 times the transform's).
+  const int64_t want = 2 * static_cast<int64_t>(conv::NumThreads(ctx));
+  const int64_t groups = blocks >= want ? 1 : std::min(slices, (want + blocks - 1) / blocks);
+  // The scale is in the filter; the epilogue adds the rest.
+  ChannelAffine<float> rest;
+  rest.shift = affine.shift;
+  rest.addend = affine.addend;
+  rest.out = affine.out;
+  const int64_t widest = t->slices.front()->width;
+
+  CwiseParallelFor(ctx, blocks * groups, int64_t{1} << 30, [&](int64_t first_item, int64_t end_item) {
+    thread_local std::vector<float> transformed_input, products, zeros, discard;
+    float* v = Scratch(&transformed_input, kTaps * block * in_depth);
+    float* m = Scratch(&products, kTaps * block * widest);
+    const float* zero = Scratch(&zeros, in_depth);
+    std::fill(zeros.begin(), zeros.begin() + in_depth, 0.f);
+    float* nowhere = Scratch(&discard, widest);  // the outputs of a tile past the image's edge
+    for (int64_t item = first_item; item < end_item; ++item) {
+      const int64_t tile_begin = (item / groups) * block, group = item % groups;
+      const int64_t count = std::min(block, tiles - tile_begin);
+      const int64_t in_plane = count * in_depth;
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t tile = tile_begin + i, image = tile / image_tiles, within = tile % image_tiles;
+        const int64_t row0 = (within / tile_cols) * 2 - d.pad_top, col0 = (within % tile_cols) * 2 - d.pad_left;
+        const float* image_in = input + image * d.in_rows * d.in_cols * in_depth;
+        const float* rows[kTaps];
+        for (int r = 0; r < 4; ++r) {
+          for (int c = 0; c < 4; ++c) {
+            const int64_t ir = row0 + r, ic = col0 + c;
+            const bool inside = ir >= 0 && ir < d.in_rows && ic >= 0 && ic < d.in_cols;
+            rows[r * 4 + c] = inside ? image_in + (ir * d.in_cols + ic) * in_depth : zero;
+          }
+        }
+        TransformPatch(rows, in_depth, v + i * in_depth, in_plane);
+      }
+      for (int64_t s = group; s < slices; s += groups) {
+        const Transformed::Slice& slice = *t->slices[s];
+        const int64_t width = slice.width, out_plane = count * width;
+        const conv::ConvDims product = conv::PointwiseDims(1, count, in_depth, width);
+        for (int k = 0; k < kTaps; ++k) {
+          gemm::ConvForward(product, v + k * in_plane, slice.taps[k], 0, count, m + k * out_plane);
+        }
+        for (int64_t i = 0; i < count; ++i) {
+          const int64_t tile = tile_begin + i, image = tile / image_tiles, within = tile % image_tiles;
+          const int64_t row0 = (within / tile_cols) * 2, col0 = (within % tile_cols) * 2;
+          float* y[4];
+          for (int r = 0; r < 2; ++r) {
+            for (int c = 0; c < 2; ++c) {
+              const bool inside = row0 + r < d.out_rows && col0 + c < d.out_cols;
+              y[r * 2 + c] = inside ? out + ((image * d.out_rows + row0 + r) * d.out_cols + col0 + c) * out_depth +
+                                          slice.first
+                                    : nowhere;
+            }
+          }
+          TransformTile(m + i * width, out_plane, width, y);
+          const int64_t pixels = std::min<int64_t>(2, d.out_cols - col0);
+          for (int r = 0; r < 2 && row0 + r < d.out_rows; ++r) {
+            epilogue.Apply(y[r * 2], pixels, width, out_depth, rest, slice.first);
+          }
+        }
+      }
+    }
+  });
+  return true;
+}
+
+}  // namespace tensoract
