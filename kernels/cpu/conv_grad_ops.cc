@@ -14,7 +14,9 @@
 //
 // Float gradients of real networks' layers (a depth of 16 or more on both sides) run on
 // oneDNN's backward convolutions first (kernels/cpu/onednn_conv_grad.h), as the forward
-// convolution does (kernels/cpu/conv_2d_op.cc); ours run what oneDNN does not cover.
+// convolution does (kernels/cpu/conv_2d_op.cc); ours run what oneDNN does not cover. The
+// input gradient of a 3x3 stride-1 layer runs Winograd's F(2x2, 3x3) before that where the
+// forward one would (kernels/cpu/winograd_conv.h).
 //
 // _Conv2DBackpropFilterWithBias (the remapper's) is Conv2DBackpropFilter with BiasAddGrad of
 // out_backprop as a second output, summed by the fast kernels on their pass over it.
@@ -25,6 +27,7 @@
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/onednn_conv_grad.h"
+#include "kernels/cpu/winograd_conv.h"
 
 namespace tensoract {
 namespace {
@@ -81,6 +84,7 @@ class Conv2DBackpropInputOp : public OpKernel {
     }
     const T* gp = out_backprop.base<T>();
     if constexpr (std::is_same_v<T, float>) {
+      if (WinogradConv::SuitsBackpropInput(d) && winograd_.RunBackpropInput(ctx, d, gp, filter, ip)) return;
       if (UseOnednn(d) && onednn_.Run(ctx, d, filter.base<float>(), gp, ip)) return;
       conv::ConvDims as_conv;
       if (gemm::HaveFastKernels() && d.out_depth >= 8 && gemm::BackpropInputAsConv(d, &as_conv)) {
@@ -117,6 +121,7 @@ class Conv2DBackpropInputOp : public OpKernel {
  private:
   conv::WindowAttrs attrs_;
   OnednnConvBackpropInput onednn_;
+  WinogradConv winograd_;  // 3x3 stride-1 layers (kernels/cpu/winograd_conv.h)
 };
 
 // Adds each thread's partial sums into `result` (an empty partial adds nothing).

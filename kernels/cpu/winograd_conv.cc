@@ -76,17 +76,29 @@ void TransformTile(const float* m, int64_t plane, int64_t channels, float* const
   }
 }
 
-// G g G^T of the HWIO filter's channels [first, first + width) for every input channel,
-// times scale (nullptr: 1): element k of (input c, output o) to u[(k * in_depth + c) * width + o].
-void TransformFilter(const float* filter, int64_t in_depth, int64_t out_depth, const float* scale, int64_t first,
-                     int64_t width, float* u) {
+// Where the filter's element (row i, column j, input channel c, output channel o) of the
+// convolution computed lies: an HWIO filter as it is, or (`flipped`) the forward filter of a
+// gradient to the input, whose convolution reads it with rows and columns reversed and its
+// input and output channels swapped.
+struct FilterView {
+  const float* data;
+  int64_t tap_stride, c_stride, o_stride;
+  bool flipped;
+  const float* Tap(int i, int j) const { return data + (flipped ? (2 - i) * 3 + 2 - j : i * 3 + j) * tap_stride; }
+};
+
+// G g G^T of the filter's channels [first, first + width) for every input channel, times
+// scale (nullptr: 1): element k of (input c, output o) to u[(k * in_depth + c) * width + o].
+void TransformFilter(const FilterView& filter, int64_t in_depth, const float* scale, int64_t first, int64_t width,
+                     float* u) {
   for (int64_t c = 0; c < in_depth; ++c) {
 #pragma GCC ivdep
     for (int64_t o = 0; o < width; ++o) {
       const float factor = scale == nullptr ? 1.f : scale[first + o];
+      const int64_t at = c * filter.c_stride + (first + o) * filter.o_stride;
       float g[3][3];
       for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) g[i][j] = filter[((i * 3 + j) * in_depth + c) * out_depth + first + o] * factor;
+        for (int j = 0; j < 3; ++j) g[i][j] = filter.Tap(i, j)[at] * factor;
       }
       float t[4][3];  // G g
       for (int j = 0; j < 3; ++j) {
@@ -117,6 +129,7 @@ struct WinogradConv::Transformed {
   uint64_t epoch = 0;
   std::vector<float> scale;  // folded in; empty: none
   int64_t in_depth = 0, out_depth = 0;
+  bool flipped = false;  // a gradient to the input's filter (FilterView)
   struct Slice {
     int64_t first = 0, width = 0;   // output channels
     gemm::PackedFilter taps[kTaps];  // U_k [in_depth, width], packed for the micro-kernel
@@ -147,11 +160,13 @@ bool WinogradConv::Suits(const conv::ConvDims& d) {
 
 std::shared_ptr<const WinogradConv::Transformed> WinogradConv::FilterFor(OpKernelContext* ctx,
                                                                           const conv::ConvDims& d,
-                                                                          const Tensor& filter, const float* scale) {
+                                                                          const Tensor& filter, const float* scale,
+                                                                          bool flipped) {
   const int64_t in_depth = d.in_depth, out_depth = d.out_depth;
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t epoch = RefVariableWriteEpoch();
-  const bool same_shape = kept_ != nullptr && kept_->in_depth == in_depth && kept_->out_depth == out_depth;
+  const bool same_shape = kept_ != nullptr && kept_->in_depth == in_depth && kept_->out_depth == out_depth &&
+                          kept_->flipped == flipped;
   const bool same_scale = scale == nullptr ? kept_ != nullptr && kept_->scale.empty()
                                            : kept_ != nullptr && static_cast<int64_t>(kept_->scale.size()) == out_depth &&
                                                  std::memcmp(kept_->scale.data(), scale, out_depth * sizeof(float)) == 0;
@@ -162,6 +177,7 @@ std::shared_ptr<const WinogradConv::Transformed> WinogradConv::FilterFor(OpKerne
     kept_ = std::make_shared<Transformed>();
     kept_->in_depth = in_depth;
     kept_->out_depth = out_depth;
+    kept_->flipped = flipped;
     // Slices of whole vectors' columns (multiples of 32) that fit kSliceBytes.
     int64_t width = out_depth;
     if (kTaps * in_depth * out_depth * int64_t{sizeof(float)} > kSliceBytes) {
@@ -175,14 +191,15 @@ std::shared_ptr<const WinogradConv::Transformed> WinogradConv::FilterFor(OpKerne
     }
   }
   Transformed* t = kept_.get();
-  const float* f = filter.base<float>();
+  const FilterView view = flipped ? FilterView{filter.base<float>(), in_depth * out_depth, 1, in_depth, true}
+                                  : FilterView{filter.base<float>(), in_depth * out_depth, out_depth, 1, false};
   CwiseParallelFor(ctx, static_cast<int64_t>(t->slices.size()), kTaps * 9 * in_depth * out_depth,
                    [&](int64_t begin, int64_t end) {
                      std::vector<float> u;
                      for (int64_t s = begin; s < end; ++s) {
                        Transformed::Slice& slice = *t->slices[s];
                        u.resize(kTaps * in_depth * slice.width);
-                       TransformFilter(f, in_depth, out_depth, scale, slice.first, slice.width, u.data());
+                       TransformFilter(view, in_depth, scale, slice.first, slice.width, u.data());
                        for (int k = 0; k < kTaps; ++k) {
                          gemm::PackFilter(u.data() + k * in_depth * slice.width, in_depth, slice.width, &slice.taps[k]);
                        }
@@ -198,7 +215,28 @@ std::shared_ptr<const WinogradConv::Transformed> WinogradConv::FilterFor(OpKerne
 bool WinogradConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
                        const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out) {
   if (!gemm::HaveFastKernels()) return false;
-  const std::shared_ptr<const Transformed> t = FilterFor(ctx, d, filter, affine.scale);
+  Compute(ctx, d, input, *FilterFor(ctx, d, filter, affine.scale, /*flipped=*/false), affine, epilogue, out);
+  return true;
+}
+
+bool WinogradConv::SuitsBackpropInput(const conv::ConvDims& d) {
+  conv::ConvDims as_conv;
+  return gemm::BackpropInputAsConv(d, &as_conv) && Suits(as_conv);
+}
+
+bool WinogradConv::RunBackpropInput(OpKernelContext* ctx, const conv::ConvDims& d, const float* out_backprop,
+                                    const Tensor& filter, float* in_backprop) {
+  conv::ConvDims as_conv;
+  if (!gemm::HaveFastKernels() || !gemm::BackpropInputAsConv(d, &as_conv)) return false;
+  const FusedEpilogue none;
+  Compute(ctx, as_conv, out_backprop, *FilterFor(ctx, as_conv, filter, nullptr, /*flipped=*/true),
+          ChannelAffine<float>(), none, in_backprop);
+  return true;
+}
+
+void WinogradConv::Compute(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Transformed& f,
+                           const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out) {
+  const Transformed* t = &f;
   const int64_t in_depth = d.in_depth, out_depth = d.out_depth;
   const int64_t tile_rows = (d.out_rows + 1) / 2, tile_cols = (d.out_cols + 1) / 2;
   const int64_t image_tiles = tile_rows * tile_cols, tiles = d.batch * image_tiles;
@@ -273,7 +311,6 @@ bool WinogradConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const floa
       }
     }
   });
-  return true;
 }
 
 }  // namespace tensoract

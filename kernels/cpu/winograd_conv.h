@@ -42,8 +42,9 @@ class WinogradConv {
   // TENSORACT_WINOGRAD=1 or 0 forces it on or off.
   static bool Enabled();
   // Enabled() and a convolution it computes and wins on: 3x3, stride and dilation 1, not
-  // grouped, 16 or more channels in and out, an output of 5x5 or more (smaller images have
-  // too few tiles to pay for transforming a filter that changes every step in training) and
+  // grouped, 16 or more channels in and out, an output of 5x5 or more (ResNet50's 4x4 layers
+  // trained at 64x64, batch 32, ran no faster: transforming a filter that changes every
+  // step ate the gain) and
   // 48 tiles or more in the batch. The transformed filter is 16/9 the filter's size and each
   // step reads it whole: with fewer tiles the products wait on memory (ResNet50's last
   // stage at batch 1, 16 tiles of 7x7 images and 16 MB a layer, ran no faster than
@@ -55,12 +56,22 @@ class WinogradConv {
   bool Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
            const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out);
 
+  // The gradient to the input of the stride-1 convolution `d` (Conv2DBackpropInput) is a
+  // convolution of out_backprop with the filter reversed in rows and columns and its depths
+  // swapped (gemm::BackpropInputAsConv): where that one Suits, in_backprop = it.
+  static bool SuitsBackpropInput(const conv::ConvDims& d);
+  bool RunBackpropInput(OpKernelContext* ctx, const conv::ConvDims& d, const float* out_backprop,
+                        const Tensor& filter, float* in_backprop);
+
  private:
   struct Transformed;
-  // The filter, times `scale` per output channel (nullptr: none), transformed and packed;
-  // the kept one while it is still that.
+  // The filter (`flipped`: as a gradient to the input reads it), times `scale` per output
+  // channel (nullptr: none), transformed and packed; the kept one while it is still that.
   std::shared_ptr<const Transformed> FilterFor(OpKernelContext* ctx, const conv::ConvDims& d, const Tensor& filter,
-                                               const float* scale);
+                                               const float* scale, bool flipped);
+  // The convolution `d` with the transformed filter: tiles, products, epilogue.
+  static void Compute(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Transformed& f,
+                      const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out);
 
   std::mutex mu_;
   std::shared_ptr<Transformed> kept_;  // under mu_

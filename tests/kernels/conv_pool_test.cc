@@ -375,6 +375,20 @@ class WinogradSetting {
   ~WinogradSetting() { unsetenv("TENSORACT_WINOGRAD"); }
 };
 
+// Within tol of the largest value's magnitude: Winograd's transforms add and subtract up to
+// four values before each product, so an element's rounding error follows the layer's
+// scale (about 1e-6 of it in float, a few times a direct sum's), not its own value.
+void ExpectCloseToScale(const Tensor& got, const std::vector<double>& want, double tol) {
+  std::vector<float> g = Values<float>(got);
+  REQUIRE(g.size() == want.size());
+  double scale = 0;
+  for (double w : want) scale = std::max(scale, std::abs(w));
+  for (size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i << ": got " << g[i] << ", want " << want[i] << ", largest " << scale);
+    REQUIRE(std::abs(static_cast<double>(g[i]) - want[i]) <= tol * scale);
+  }
+}
+
 conv::ConvDims DimsOf(const Geometry& g) {
   conv::ConvDims d;
   d.batch = g.n;
@@ -420,7 +434,7 @@ FusedCase FusedConvCase(const Geometry& g, double filter_seed, double scale_seed
   return c;
 }
 
-TEST_CASE("3x3 stride-1 convolutions through Winograd match naive loops and the direct path", "[conv]") {
+TEST_CASE("3x3 stride-1 convolutions and input gradients through Winograd match naive loops and the direct path", "[conv]") {
   std::vector<Geometry> shapes;
   auto add = [&](Geometry g) { shapes.push_back(g.Plan()); };
   add({2, 13, 11, 16, 3, 3, 24});                     // odd sizes: the last tiles cut at both edges
@@ -439,8 +453,19 @@ TEST_CASE("3x3 stride-1 convolutions through Winograd match naive loops and the 
       auto y = testing::RunOp("Conv2D", inputs, g.ConvAttrs(tensorflow::DT_FLOAT));
       REQUIRE(y.status.ok());
       REQUIRE(y.outputs[0].shape() == g.OutShape());
-      // Sums of up to 2,304 products in float; the transforms add a few roundings each.
-      ExpectClose<float>(y.outputs[0], want, 1e-4);
+      ExpectCloseToScale(y.outputs[0], want, 1e-5);
+
+      // The gradient to the input: a convolution of out_backprop with the filter reversed.
+      REQUIRE(WinogradConv::SuitsBackpropInput(DimsOf(g)));
+      const auto dy = Pattern(g.OutShape().num_elements(), 2.3);
+      const std::vector<int32_t> in_sizes = {int32_t(g.n), int32_t(g.h), int32_t(g.w), int32_t(g.c)};
+      auto dx = testing::RunOp("Conv2DBackpropInput",
+                               {I32(in_sizes), Make<float>(f, g.FilterShape()), Make<float>(dy, g.OutShape())},
+                               g.ConvAttrs(tensorflow::DT_FLOAT));
+      INFO(dx.status);
+      REQUIRE(dx.status.ok());
+      REQUIRE(dx.outputs[0].shape() == g.InShape());
+      ExpectCloseToScale(dx.outputs[0], RefBackpropInput(g, f, dy), 1e-5);
     }
     WinogradSetting off("0");
     REQUIRE_FALSE(WinogradConv::Suits(DimsOf(g)));
@@ -457,7 +482,7 @@ TEST_CASE("3x3 stride-1 convolutions through Winograd match naive loops and the 
       auto y = testing::RunOp("_FusedConv2D", c.inputs, c.attrs);
       INFO(y.status);
       REQUIRE(y.status.ok());
-      ExpectClose<float>(y.outputs[0], c.want, 1e-4);
+      ExpectCloseToScale(y.outputs[0], c.want, 1e-5);
     }
   }
 
@@ -470,7 +495,7 @@ TEST_CASE("3x3 stride-1 convolutions through Winograd match naive loops and the 
     for (const FusedCase& c : {first, first, FusedConvCase(g, 0.3, 1.7), FusedConvCase(g, 0.3, 0.6)}) {
       auto y = testing::RunKernel(kernel.get(), c.inputs);
       REQUIRE(y.status.ok());
-      ExpectClose<float>(y.outputs[0], c.want, 1e-4);
+      ExpectCloseToScale(y.outputs[0], c.want, 1e-5);
     }
   }
 }
