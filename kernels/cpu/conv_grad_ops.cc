@@ -16,13 +16,15 @@
 // oneDNN's backward convolutions first (kernels/cpu/onednn_conv_grad.h), as the forward
 // convolution does (kernels/cpu/conv_2d_op.cc); ours run what oneDNN does not cover. The
 // input gradient of a 3x3 stride-1 layer runs Winograd's F(2x2, 3x3) before that where the
-// forward one would (kernels/cpu/winograd_conv.h).
+// forward one would (kernels/cpu/winograd_conv.h); both gradients of a layer on images of
+// 16 pixels or fewer are one product each over the batch's patches (conv_grad_small.h).
 //
 // _Conv2DBackpropFilterWithBias (the remapper's) is Conv2DBackpropFilter with BiasAddGrad of
 // out_backprop as a second output, summed by the fast kernels on their pass over it.
 #include <atomic>
 #include <type_traits>
 
+#include "kernels/cpu/conv_grad_small.h"
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/gemm.h"
@@ -85,6 +87,7 @@ class Conv2DBackpropInputOp : public OpKernel {
     const T* gp = out_backprop.base<T>();
     if constexpr (std::is_same_v<T, float>) {
       if (WinogradConv::SuitsBackpropInput(d) && winograd_.RunBackpropInput(ctx, d, gp, filter, ip)) return;
+      if (SmallImageGrads(d) && SmallImageInputGrad(ctx, d, filter.base<float>(), gp, ip)) return;
       if (UseOnednn(d) && onednn_.Run(ctx, d, filter.base<float>(), gp, ip)) return;
       conv::ConvDims as_conv;
       if (gemm::HaveFastKernels() && d.out_depth >= 8 && gemm::BackpropInputAsConv(d, &as_conv)) {
@@ -196,7 +199,8 @@ class Conv2DBackpropFilterOp : public OpKernel {
     const T* ip = input.base<T>();
     const T* gp = out_backprop.base<T>();
     if constexpr (std::is_same_v<T, float>) {
-      // oneDNN writes every element of both results (or leaves the ones below to do it all).
+      // These write every element of both results (or leave the ones below to do it all).
+      if (SmallImageGrads(d) && SmallImageFilterGrad(ctx, d, ip, gp, result, bias_grad)) return;
       if (UseOnednn(d) && rows > 0 && d.out_cols > 0 && onednn_.Run(ctx, d, ip, gp, result, bias_grad)) return;
     }
     if (bias_grad) std::fill(bias_grad, bias_grad + d.out_depth, T(0));
