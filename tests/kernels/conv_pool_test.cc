@@ -389,6 +389,7 @@ void ExpectCloseToScale(const Tensor& got, const std::vector<double>& want, doub
   }
 }
 
+// The kernels' geometry of `g` (what WinogradConv::Suits judges).
 conv::ConvDims DimsOf(const Geometry& g) {
   conv::ConvDims d;
   d.batch = g.n;
@@ -402,6 +403,10 @@ conv::ConvDims DimsOf(const Geometry& g) {
   d.out_cols = g.ow;
   d.pad_top = g.pt;
   d.pad_left = g.pl;
+  d.stride_rows = g.sh;
+  d.stride_cols = g.sw;
+  d.dilation_rows = g.dh;
+  d.dilation_cols = g.dw;
   return d;
 }
 
