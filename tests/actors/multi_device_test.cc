@@ -275,8 +275,10 @@ tensorflow::GraphDef LateConsumers() {
     for (int i = 0; i < 4; ++i) {
       big.push_back(ops::Fill(on0.WithOpName(StrCat("big", i)), {1 << 20}, ops::Add(on0, seed, float(i))));
     }
-    // The chain on CPU:1 starts only once all four exist (`gate`), so without scheduling
-    // all four copies are on CPU:1 before the first is used, however the threads run.
+    // The chain on CPU:1 starts only once all four exist on CPU:0 (`gate`), so without
+    // scheduling their copies reach CPU:1 before the first is used: all four at once when
+    // the machine is idle; under load (ctest -j on 2 cores) the last copy has landed after
+    // the first stage freed its own (3 at once, seen once).
     std::vector<Output> sums;
     for (const Output& b : big) sums.push_back(ops::Sum(on0, b, {0}));
     auto gate = ops::Mul(on0.WithOpName("gate"), ops::AddN(on0, sums), 0.f);
@@ -328,7 +330,7 @@ TEST_CASE("Recv scheduling holds Recvs back until their values are needed: lower
   }
   UNSCOPED_INFO("peak bytes on CPU:1 without scheduling " << peak[0] << ", with " << peak[1]);
   CHECK(peak[1] < peak[0]);
-  CHECK(peak[0] >= 4 * (4 << 20));  // all four copies at once
+  CHECK(peak[0] >= 2 * (4 << 20));  // several copies at once (four when idle), one with scheduling
   CHECK(out_values[0].base<float>()[0] == out_values[1].base<float>()[0]);
 }
 
