@@ -117,7 +117,7 @@ void TransformFilter(const FilterView& filter, int64_t in_depth, const float* sc
 }
 
 // A thread's scratch, kept between calls (its pages stay mapped).
-float* Scratch(std::vector<float>* v, int64_t floats) {
+float* ThreadScratch(std::vector<float>* v, int64_t floats) {
   if (static_cast<int64_t>(v->size()) < floats) v->resize(floats);
   return v->data();
 }
@@ -260,11 +260,11 @@ void WinogradConv::Compute(OpKernelContext* ctx, const conv::ConvDims& d, const 
 
   CwiseParallelFor(ctx, blocks * groups, int64_t{1} << 30, [&](int64_t first_item, int64_t end_item) {
     thread_local std::vector<float> transformed_input, products, zeros, discard;
-    float* v = Scratch(&transformed_input, kTaps * block * in_depth);
-    float* m = Scratch(&products, kTaps * block * widest);
-    const float* zero = Scratch(&zeros, in_depth);
+    float* v = ThreadScratch(&transformed_input, kTaps * block * in_depth);
+    float* m = ThreadScratch(&products, kTaps * block * widest);
+    const float* zero = ThreadScratch(&zeros, in_depth);
     std::fill(zeros.begin(), zeros.begin() + in_depth, 0.f);
-    float* nowhere = Scratch(&discard, widest);  // the outputs of a tile past the image's edge
+    float* nowhere = ThreadScratch(&discard, widest);  // the outputs of a tile past the image's edge
     for (int64_t item = first_item; item < end_item; ++item) {
       const int64_t tile_begin = (item / groups) * block, group = item % groups;
       const int64_t count = std::min(block, tiles - tile_begin);
