@@ -14,10 +14,10 @@
 //
 // Float gradients of real networks' layers (a depth of 16 or more on both sides) run on
 // oneDNN's backward convolutions first (kernels/cpu/onednn_conv_grad.h), as the forward
-// convolution does (kernels/cpu/conv_2d_op.cc); ours run what oneDNN does not cover. The
-// input gradient of a 3x3 stride-1 layer runs Winograd's F(2x2, 3x3) before that where the
-// forward one would (kernels/cpu/winograd_conv.h); both gradients of a layer on images of
-// 16 pixels or fewer are one product each over the batch's patches (conv_grad_small.h).
+// convolution does (kernels/cpu/conv_2d_op.cc); ours run what oneDNN does not cover. Both
+// gradients of a 3x3 stride-1 layer run Winograd's algorithm before that where the forward
+// one would (kernels/cpu/winograd_conv.h); both gradients of a layer on images of 16 pixels
+// or fewer are one product each over the batch's patches (conv_grad_small.h).
 //
 // _Conv2DBackpropFilterWithBias (the remapper's) is Conv2DBackpropFilter with BiasAddGrad of
 // out_backprop as a second output, summed by the fast kernels on their pass over it.
@@ -200,6 +200,7 @@ class Conv2DBackpropFilterOp : public OpKernel {
     const T* gp = out_backprop.base<T>();
     if constexpr (std::is_same_v<T, float>) {
       // These write every element of both results (or leave the ones below to do it all).
+      if (WinogradConv::Suits(d) && WinogradConv::RunBackpropFilter(ctx, d, ip, gp, result, bias_grad)) return;
       if (SmallImageGrads(d) && SmallImageFilterGrad(ctx, d, ip, gp, result, bias_grad)) return;
       if (UseOnednn(d) && rows > 0 && d.out_cols > 0 && onednn_.Run(ctx, d, ip, gp, result, bias_grad)) return;
     }

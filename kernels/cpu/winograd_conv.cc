@@ -116,6 +116,45 @@ void TransformFilter(const FilterView& filter, int64_t in_depth, const float* sc
   }
 }
 
+// A E A^T for one 2x2 tile of out_backprop, every channel: rows[i * 2 + j] points at its pixel
+// (i, j) (zeros past the edge); element k of channel o goes to z[k * plane + o]. A (4x2) is
+// A^T above transposed: rows (1, 0), (1, 1), (1, -1), (0, -1).
+void TransformGradientTile(const float* const* rows, int64_t channels, float* z, int64_t plane) {
+#pragma GCC ivdep
+  for (int64_t o = 0; o < channels; ++o) {
+    const float e00 = rows[0][o], e01 = rows[1][o], e10 = rows[2][o], e11 = rows[3][o];
+    const float t[4][2] = {{e00, e01}, {e00 + e10, e01 + e11}, {e00 - e10, e01 - e11}, {-e10, -e11}};  // A E
+    for (int i = 0; i < 4; ++i) {  // (A E) A^T
+      float* e = z + i * 4 * plane + o;
+      e[0] = t[i][0];
+      e[plane] = t[i][0] + t[i][1];
+      e[2 * plane] = t[i][0] - t[i][1];
+      e[3 * plane] = -t[i][1];
+    }
+  }
+}
+
+// G^T M G for input channel c's row of the 16 summed products (element k of output o at
+// m[k * plane + o]), into the HWIO gradient's rows of tap (i, j): grad + (i * 3 + j) * tap.
+void TransformGradient(const float* m, int64_t plane, int64_t channels, float* grad, int64_t tap) {
+#pragma GCC ivdep
+  for (int64_t o = 0; o < channels; ++o) {
+    float t[3][4];  // G^T M: rows (1, 1/2, 1/2, 0), (0, 1/2, -1/2, 0), (0, 1/2, 1/2, 1)
+    for (int j = 0; j < 4; ++j) {
+      const float m0 = m[j * plane + o], m1 = m[(4 + j) * plane + o], m2 = m[(8 + j) * plane + o],
+                  m3 = m[(12 + j) * plane + o];
+      t[0][j] = m0 + 0.5f * (m1 + m2);
+      t[1][j] = 0.5f * (m1 - m2);
+      t[2][j] = 0.5f * (m1 + m2) + m3;
+    }
+    for (int i = 0; i < 3; ++i) {  // (G^T M) G
+      grad[(i * 3) * tap + o] = t[i][0] + 0.5f * (t[i][1] + t[i][2]);
+      grad[(i * 3 + 1) * tap + o] = 0.5f * (t[i][1] - t[i][2]);
+      grad[(i * 3 + 2) * tap + o] = 0.5f * (t[i][1] + t[i][2]) + t[i][3];
+    }
+  }
+}
+
 // A thread's scratch, kept between calls (its pages stay mapped).
 float* ThreadScratch(std::vector<float>* v, int64_t floats) {
   if (static_cast<int64_t>(v->size()) < floats) v->resize(floats);
@@ -311,6 +350,83 @@ void WinogradConv::Compute(OpKernelContext* ctx, const conv::ConvDims& d, const 
       }
     }
   });
+}
+
+bool WinogradConv::RunBackpropFilter(OpKernelContext* ctx, const conv::ConvDims& d, const float* input,
+                                     const float* out_backprop, float* filter_grad, float* bias_grad) {
+  if (!gemm::HaveFastKernels()) return false;
+  const int64_t in_depth = d.in_depth, out_depth = d.out_depth;
+  const int64_t tile_rows = (d.out_rows + 1) / 2, tile_cols = (d.out_cols + 1) / 2;
+  const int64_t image_tiles = tile_rows * tile_cols, tiles = d.batch * image_tiles;
+  // Each thread owns a slice of the input channels (whole vectors of 8) and sums its
+  // products over every tile: no partial sums to add. out_backprop's tiles are transformed
+  // by each thread (out_depth values a tile, against its slice's products).
+  const int64_t threads = conv::NumThreads(ctx);
+  const int64_t slices = std::max<int64_t>(1, std::min<int64_t>(threads, in_depth / 8));
+  const int64_t slice_depth = (in_depth / slices + 7) / 8 * 8;
+  const int64_t tap = in_depth * out_depth;  // floats between taps of the HWIO gradient
+  CwiseParallelFor(ctx, slices, int64_t{1} << 30, [&](int64_t first_slice, int64_t end_slice) {
+    thread_local std::vector<float> transformed_input, transformed_grad, sums, zeros;
+    for (int64_t slice = first_slice; slice < end_slice; ++slice) {
+      const int64_t c0 = std::min(in_depth, slice * slice_depth);
+      const int64_t width = std::min(in_depth, c0 + slice_depth) - c0;
+      if (width <= 0) continue;
+      // Blocks of tiles whose two transforms stay within kBlockBytes.
+      const int64_t block =
+          std::clamp<int64_t>(kBlockBytes / (kTaps * (width + out_depth) * int64_t{sizeof(float)}), 16, 128);
+      float* v = ThreadScratch(&transformed_input, kTaps * block * width);
+      float* z = ThreadScratch(&transformed_grad, kTaps * block * out_depth);
+      float* m = ThreadScratch(&sums, kTaps * width * out_depth);
+      const float* zero = ThreadScratch(&zeros, std::max(in_depth, out_depth));
+      std::fill(zeros.begin(), zeros.begin() + std::max(in_depth, out_depth), 0.f);
+      for (int64_t tile_begin = 0; tile_begin < tiles; tile_begin += block) {
+        const int64_t count = std::min(block, tiles - tile_begin);
+        for (int64_t i = 0; i < count; ++i) {
+          const int64_t tile = tile_begin + i, image = tile / image_tiles, within = tile % image_tiles;
+          const int64_t out_row0 = (within / tile_cols) * 2, out_col0 = (within % tile_cols) * 2;
+          const int64_t row0 = out_row0 - d.pad_top, col0 = out_col0 - d.pad_left;
+          const float* image_in = input + image * d.in_rows * d.in_cols * in_depth + c0;
+          const float* rows[kTaps];
+          for (int r = 0; r < 4; ++r) {
+            for (int c = 0; c < 4; ++c) {
+              const int64_t ir = row0 + r, ic = col0 + c;
+              const bool inside = ir >= 0 && ir < d.in_rows && ic >= 0 && ic < d.in_cols;
+              rows[r * 4 + c] = inside ? image_in + (ir * d.in_cols + ic) * in_depth : zero;
+            }
+          }
+          TransformPatch(rows, width, v + i * width, count * width);
+          const float* image_grad = out_backprop + image * d.out_rows * d.out_cols * out_depth;
+          const float* grad_rows[4];
+          for (int r = 0; r < 2; ++r) {
+            for (int c = 0; c < 2; ++c) {
+              const bool inside = out_row0 + r < d.out_rows && out_col0 + c < d.out_cols;
+              grad_rows[r * 2 + c] =
+                  inside ? image_grad + ((out_row0 + r) * d.out_cols + out_col0 + c) * out_depth : zero;
+            }
+          }
+          TransformGradientTile(grad_rows, out_depth, z + i * out_depth, count * out_depth);
+        }
+        // M_k [width, out] (+)= V_k^T [width, count] x Z_k [count, out].
+        for (int k = 0; k < kTaps; ++k) {
+          gemm::Sgemm(/*trans_a=*/true, /*trans_b=*/false, width, out_depth, count, v + k * count * width, width,
+                      z + k * count * out_depth, out_depth, m + k * width * out_depth, out_depth,
+                      /*accumulate=*/tile_begin > 0);
+        }
+      }
+      for (int64_t c = 0; c < width; ++c) {
+        TransformGradient(m + c * out_depth, width * out_depth, out_depth, filter_grad + (c0 + c) * out_depth, tap);
+      }
+    }
+  });
+  if (bias_grad != nullptr) {
+    std::fill(bias_grad, bias_grad + out_depth, 0.f);
+    const int64_t pixels = d.batch * d.out_rows * d.out_cols;
+    for (int64_t p = 0; p < pixels; ++p) {
+      const float* row = out_backprop + p * out_depth;
+      for (int64_t o = 0; o < out_depth; ++o) bias_grad[o] += row[o];
+    }
+  }
+  return true;
 }
 
 }  // namespace tensoract

@@ -11,6 +11,8 @@
 //   WinogradConv wino;                                 // one per kernel instance
 //   if (WinogradConv::Suits(d) && wino.Run(ctx, d, input, filter, affine, epilogue, out)) return;
 //
+// Both gradients of such a layer too (Conv2DBackpropInput, Conv2DBackpropFilter: below).
+//
 // Input NHWC, filter HWIO, output NHWC; any padding (SAME or VALID), the fused epilogue
 // (kernels/cpu/fused_epilogue.h) applied to each tile's outputs while they are in cache, a
 // per-channel scale folded into the transformed filter.
@@ -62,6 +64,14 @@ class WinogradConv {
   static bool SuitsBackpropInput(const conv::ConvDims& d);
   bool RunBackpropInput(OpKernelContext* ctx, const conv::ConvDims& d, const float* out_backprop,
                         const Tensor& filter, float* in_backprop);
+
+  // The filter gradient of a convolution that Suits (Conv2DBackpropFilter) by the same
+  // algorithm turned around, F(3x3, 2x2): each 2x2 tile of out_backprop (E) and the 4x4 input
+  // patch under it (D) add G^T [(A E A^T) . (B^T D B)] G to the 3x3 gradient; the sums over
+  // tiles are 16 products V_k^T [in, tiles] x Z_k [tiles, out]. filter_grad [3, 3, in, out]
+  // and, when not null, bias_grad [out] (out_backprop summed) are written whole.
+  static bool RunBackpropFilter(OpKernelContext* ctx, const conv::ConvDims& d, const float* input,
+                                const float* out_backprop, float* filter_grad, float* bias_grad);
 
  private:
   struct Transformed;

@@ -439,7 +439,7 @@ FusedCase FusedConvCase(const Geometry& g, double filter_seed, double scale_seed
   return c;
 }
 
-TEST_CASE("3x3 stride-1 convolutions and input gradients through Winograd match naive loops and the direct path", "[conv]") {
+TEST_CASE("3x3 stride-1 convolutions and both gradients through Winograd match naive loops and the direct path", "[conv]") {
   std::vector<Geometry> shapes;
   auto add = [&](Geometry g) { shapes.push_back(g.Plan()); };
   add({2, 13, 11, 16, 3, 3, 24});                     // odd sizes: the last tiles cut at both edges
@@ -471,6 +471,19 @@ TEST_CASE("3x3 stride-1 convolutions and input gradients through Winograd match 
       REQUIRE(dx.status.ok());
       REQUIRE(dx.outputs[0].shape() == g.InShape());
       ExpectCloseToScale(dx.outputs[0], RefBackpropInput(g, f, dy), 1e-5);
+
+      // The gradient to the filter (and the bias), F(3x3, 2x2).
+      const std::vector<int32_t> f_sizes = {int32_t(g.kh), int32_t(g.kw), int32_t(g.c), int32_t(g.o)};
+      auto df = testing::RunOp("_Conv2DBackpropFilterWithBias",
+                               {Make<float>(x, g.InShape()), I32(f_sizes), Make<float>(dy, g.OutShape())},
+                               g.ConvAttrs(tensorflow::DT_FLOAT));
+      INFO(df.status);
+      REQUIRE(df.status.ok());
+      REQUIRE(df.outputs[0].shape() == g.FilterShape());
+      ExpectCloseToScale(df.outputs[0], RefBackpropFilter(g, x, dy), 1e-5);
+      std::vector<double> bias_grad(g.o, 0.0);
+      for (size_t i = 0; i < dy.size(); ++i) bias_grad[i % g.o] += dy[i];
+      ExpectClose<float>(df.outputs[1], bias_grad, 1e-4);
     }
     WinogradSetting off("0");
     REQUIRE_FALSE(WinogradConv::Suits(DimsOf(g)));
