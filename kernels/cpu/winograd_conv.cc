@@ -155,6 +155,20 @@ void TransformGradient(const float* m, int64_t plane, int64_t channels, float* g
   }
 }
 
+// The 16 pixels of the 4x4 input patch whose top left is (row0, col0) of the image at
+// image_in (in_depth floats apart, rows in_cols pixels apart): rows[r * 4 + c], `zero`
+// where the patch lies outside the image.
+void PatchPixels(const conv::ConvDims& d, const float* image_in, int64_t row0, int64_t col0, const float* zero,
+                 const float** rows) {
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 4; ++c) {
+      const int64_t ir = row0 + r, ic = col0 + c;
+      const bool inside = ir >= 0 && ir < d.in_rows && ic >= 0 && ic < d.in_cols;
+      rows[r * 4 + c] = inside ? image_in + (ir * d.in_cols + ic) * d.in_depth : zero;
+    }
+  }
+}
+
 // A thread's scratch, kept between calls (its pages stay mapped).
 float* ThreadScratch(std::vector<float>* v, int64_t floats) {
   if (static_cast<int64_t>(v->size()) < floats) v->resize(floats);
@@ -313,13 +327,7 @@ void WinogradConv::Compute(OpKernelContext* ctx, const conv::ConvDims& d, const 
         const int64_t row0 = (within / tile_cols) * 2 - d.pad_top, col0 = (within % tile_cols) * 2 - d.pad_left;
         const float* image_in = input + image * d.in_rows * d.in_cols * in_depth;
         const float* rows[kTaps];
-        for (int r = 0; r < 4; ++r) {
-          for (int c = 0; c < 4; ++c) {
-            const int64_t ir = row0 + r, ic = col0 + c;
-            const bool inside = ir >= 0 && ir < d.in_rows && ic >= 0 && ic < d.in_cols;
-            rows[r * 4 + c] = inside ? image_in + (ir * d.in_cols + ic) * in_depth : zero;
-          }
-        }
+        PatchPixels(d, image_in, row0, col0, zero, rows);
         TransformPatch(rows, in_depth, v + i * in_depth, in_plane);
       }
       for (int64_t s = group; s < slices; s += groups) {
@@ -387,13 +395,7 @@ bool WinogradConv::RunBackpropFilter(OpKernelContext* ctx, const conv::ConvDims&
           const int64_t row0 = out_row0 - d.pad_top, col0 = out_col0 - d.pad_left;
           const float* image_in = input + image * d.in_rows * d.in_cols * in_depth + c0;
           const float* rows[kTaps];
-          for (int r = 0; r < 4; ++r) {
-            for (int c = 0; c < 4; ++c) {
-              const int64_t ir = row0 + r, ic = col0 + c;
-              const bool inside = ir >= 0 && ir < d.in_rows && ic >= 0 && ic < d.in_cols;
-              rows[r * 4 + c] = inside ? image_in + (ir * d.in_cols + ic) * in_depth : zero;
-            }
-          }
+          PatchPixels(d, image_in, row0, col0, zero, rows);
           TransformPatch(rows, width, v + i * width, count * width);
           const float* image_grad = out_backprop + image * d.out_rows * d.out_cols * out_depth;
           const float* grad_rows[4];
