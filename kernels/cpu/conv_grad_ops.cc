@@ -214,9 +214,7 @@ class Conv2DBackpropFilterOp : public OpKernel {
     }
     if (bias_grad) {
       // The paths below make no pass of their own over out_backprop: sum it apart.
-      for (int64_t p = 0; p < rows * d.out_cols; ++p) {
-        for (int64_t j = 0; j < n; ++j) bias_grad[j] += gp[p * n + j];
-      }
+      conv::AddPixelSums(gp, rows * d.out_cols, n, bias_grad);
     }
     if (out->NumElements() == 0) return;
     const bool direct = IsDirect(d);

@@ -50,10 +50,7 @@ bool SmallImageFilterGrad(OpKernelContext* ctx, const conv::ConvDims& d, const f
                filter_grad, kNothingAfter);
   if (bias_grad != nullptr) {
     std::fill(bias_grad, bias_grad + n, 0.f);
-    for (int64_t p = 0; p < pixels; ++p) {
-      const float* row = out_backprop + p * n;
-      for (int64_t j = 0; j < n; ++j) bias_grad[j] += row[j];
-    }
+    conv::AddPixelSums(out_backprop, pixels, n, bias_grad);
   }
   return true;
 }

@@ -182,6 +182,15 @@ void Col2ImAdd(const ConvDims& d, const T* cols, int64_t image_begin, int64_t im
   }
 }
 
+// sums[j] += the sum over `pixels` rows of n values at data (out_backprop's pixels: a
+// bias's gradient).
+template <class T>
+void AddPixelSums(const T* data, int64_t pixels, int64_t n, T* sums) {
+  for (int64_t p = 0; p < pixels; ++p, data += n) {
+    for (int64_t j = 0; j < n; ++j) sums[j] += data[j];
+  }
+}
+
 // Rows of im2col matrix per block, so that a block's scratch stays near `bytes`.
 inline int64_t RowsPerBlock(int64_t row_elements, int64_t element_size, int64_t bytes = 4 << 20) {
   return std::max<int64_t>(1, bytes / std::max<int64_t>(1, row_elements * element_size));

@@ -220,9 +220,11 @@ std::shared_ptr<const WinogradConv::Transformed> WinogradConv::FilterFor(OpKerne
   const uint64_t epoch = RefVariableWriteEpoch();
   const bool same_shape = kept_ != nullptr && kept_->in_depth == in_depth && kept_->out_depth == out_depth &&
                           kept_->flipped == flipped;
-  const bool same_scale = scale == nullptr ? kept_ != nullptr && kept_->scale.empty()
-                                           : kept_ != nullptr && static_cast<int64_t>(kept_->scale.size()) == out_depth &&
-                                                 std::memcmp(kept_->scale.data(), scale, out_depth * sizeof(float)) == 0;
+  // A kept scale has out_depth values, or none.
+  const bool same_scale =
+      same_shape && (scale == nullptr ? kept_->scale.empty()
+                                      : !kept_->scale.empty() &&
+                                            std::memcmp(kept_->scale.data(), scale, out_depth * sizeof(float)) == 0);
   if (same_shape && same_scale && kept_->source.SharesBufferWith(filter) && kept_->epoch == epoch) return kept_;
   // A training step's new weights are transformed into the kept buffers where no call still
   // reads them.
@@ -289,11 +291,10 @@ bool WinogradConv::RunBackpropInput(OpKernelContext* ctx, const conv::ConvDims& 
 
 void WinogradConv::Compute(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Transformed& f,
                            const ChannelAffine<float>& affine, const FusedEpilogue& epilogue, float* out) {
-  const Transformed* t = &f;
   const int64_t in_depth = d.in_depth, out_depth = d.out_depth;
   const int64_t tile_rows = (d.out_rows + 1) / 2, tile_cols = (d.out_cols + 1) / 2;
   const int64_t image_tiles = tile_rows * tile_cols, tiles = d.batch * image_tiles;
-  const int64_t slices = static_cast<int64_t>(t->slices.size());
+  const int64_t slices = static_cast<int64_t>(f.slices.size());
   // Blocks of tiles (across images) whose transformed input fits kBlockBytes, at least 16
   // tiles (rows of the products); as even as the count allows.
   const int64_t most = std::clamp<int64_t>(kBlockBytes / (kTaps * in_depth * int64_t{sizeof(float)}), 16, 128);
@@ -309,7 +310,7 @@ void WinogradConv::Compute(OpKernelContext* ctx, const conv::ConvDims& d, const 
   rest.shift = affine.shift;
   rest.addend = affine.addend;
   rest.out = affine.out;
-  const int64_t widest = t->slices.front()->width;
+  const int64_t widest = f.slices.front()->width;
 
   CwiseParallelFor(ctx, blocks * groups, int64_t{1} << 30, [&](int64_t first_item, int64_t end_item) {
     thread_local std::vector<float> transformed_input, products, zeros, discard;
@@ -331,7 +332,7 @@ void WinogradConv::Compute(OpKernelContext* ctx, const conv::ConvDims& d, const 
         TransformPatch(rows, in_depth, v + i * in_depth, in_plane);
       }
       for (int64_t s = group; s < slices; s += groups) {
-        const Transformed::Slice& slice = *t->slices[s];
+        const Transformed::Slice& slice = *f.slices[s];
         const int64_t width = slice.width, out_plane = count * width;
         const conv::ConvDims product = conv::PointwiseDims(1, count, in_depth, width);
         for (int k = 0; k < kTaps; ++k) {
@@ -422,11 +423,7 @@ bool WinogradConv::RunBackpropFilter(OpKernelContext* ctx, const conv::ConvDims&
   });
   if (bias_grad != nullptr) {
     std::fill(bias_grad, bias_grad + out_depth, 0.f);
-    const int64_t pixels = d.batch * d.out_rows * d.out_cols;
-    for (int64_t p = 0; p < pixels; ++p) {
-      const float* row = out_backprop + p * out_depth;
-      for (int64_t o = 0; o < out_depth; ++o) bias_grad[o] += row[o];
-    }
+    conv::AddPixelSums(out_backprop, d.batch * d.out_rows * d.out_cols, out_depth, bias_grad);
   }
   return true;
 }
