@@ -160,6 +160,31 @@ tc_rate_bits() {
   esac
 }
 
+# Every node's and the bridge's neighbours, written once as permanent entries: the kernel's
+# ARP table is one for all namespaces, and learned entries count against its gc_thresh3
+# (1,024 by default). A lab of 32 nodes learns 32 x 32: past the limit, a node resolves no
+# new neighbour and its connections wait in SYN-SENT ("neighbor table overflow" in dmesg).
+# Permanent entries are exempt from that limit and leave with the namespaces and the bridge.
+permanent_neighbours() {
+  local macs=() i j
+  for i in $(seq 0 $(( nodes - 1 ))); do
+    macs+=("$(ip netns exec "$ns_prefix$i" cat /sys/class/net/eth0/address)")
+  done
+  local bridge_mac
+  bridge_mac=$(cat "/sys/class/net/$bridge/address")
+  for i in $(seq 0 $(( nodes - 1 ))); do
+    {
+      echo "neigh replace $subnet.254 lladdr $bridge_mac dev eth0 nud permanent"
+      for j in $(seq 0 $(( nodes - 1 ))); do
+        [ "$i" = "$j" ] || echo "neigh replace $(address "$j") lladdr ${macs[$j]} dev eth0 nud permanent"
+      done
+    } | ip -n "$ns_prefix$i" -batch -
+  done
+  for j in $(seq 0 $(( nodes - 1 ))); do
+    echo "neigh replace $(address "$j") lladdr ${macs[$j]} dev $bridge nud permanent"
+  done | ip -batch -
+}
+
 # Starts node $1; its pid (ip netns exec, then setsid and bash, exec the node in place) in
 # node-$1.pid.
 start_node() {
@@ -252,6 +277,7 @@ up() {
     shape "$v"                               # into the node
     shape eth0 ip netns exec "$ns"           # out of the node
   done
+  permanent_neighbours
 
   for i in $(seq 0 $(( nodes - 1 ))); do
     if [ "$i" -lt "$ps" ]; then job=ps task=$i; else job=worker task=$(( i - ps )); fi
