@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Synchronous training against the number of workers on the cluster lab: for each N, a lab
 # of one ps and N workers on links of RATE, and sync_train_scale in ps mode and all-reduce
-# mode, the latter twice: one client through worker 0, then a client per worker feeding its
-# own worker (allreduce-pw, as MultiWorkerMirroredStrategy's workers each run) (a wide MLP, so that its gradients cross the links: hidden 4096, 3.3M parameters,
+# mode, the latter twice: one client through worker 0, then a client per worker in that
+# worker's namespace feeding it there (allreduce-pw, as MultiWorkerMirroredStrategy's
+# workers each run) (a wide MLP, so that its gradients cross the links: hidden 4096, 3.3M parameters,
 # 13 MB of gradients a step). Prints examples/s, the time a step, the time the links
 # bound a step to (sync: the ps's link carries N copies of the weights out, then N of the
 # gradients in, one phase after the other; allreduce: each worker's link 2(N-1)/N of the
@@ -32,13 +33,27 @@ for n in ${counts//,/ }; do
   worker0=$(echo "$LAB_ADDRESSES" | awk '{print $2}')
   targets=$(echo "$LAB_ADDRESSES" | tr ' ' '\n' | tail -n +2 | sed 's|^|tensoract://|' | paste -sd,)
   for mode in sync allreduce allreduce-pw; do
-    per_worker=()
-    [ "$mode" = allreduce-pw ] && per_worker=(--targets "$targets")
-    line=$("$build/tests/bench/sync_train_scale" --target "tensoract://$worker0" --token-file "$LAB_TOKEN_FILE" \
-             --workers "$n" --mode "${mode%-pw}" --hidden "$hidden" --steps "$steps" "${per_worker[@]}" 2>/dev/null |
-             tail -1)
-    rate_eps=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) examples\/s.*/\1/p')
-    ms=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) ms a step.*/\1/p')
+    common=(--token-file "$LAB_TOKEN_FILE" --workers "$n" --mode "${mode%-pw}" --hidden "$hidden" --steps "$steps")
+    if [ "$mode" = allreduce-pw ]; then
+      # Replica i's client in worker i's namespace (lab node i + 1), as TensorFlow's workers
+      # run below: its feeds stay off the links. Examples/s: the replicas' sum; a step: the
+      # slowest replica's.
+      out=$(mktemp)
+      for i in $(seq 0 $((n - 1))); do
+        $lab exec --name $name $((i + 1)) "$build/tests/bench/sync_train_scale" "${common[@]}" \
+          --target "$(echo "$targets" | cut -d, -f$((i + 1)))" --targets "$targets" --replica "$i" 2>/dev/null |
+          tail -1 >> "$out" &
+      done
+      wait
+      rate_eps=$(sed -n 's/.*: \([0-9.]*\) examples\/s.*/\1/p' "$out" | awk -v n="$n" '{s += $1; k++} END {
+        if (k == n) printf "%.1f", s }')
+      ms=$(sed -n 's/.*(\([0-9.]*\) ms a step.*/\1/p' "$out" | sort -g | tail -1)
+      rm -f "$out"
+    else
+      line=$("$build/tests/bench/sync_train_scale" "${common[@]}" --target "tensoract://$worker0" 2>/dev/null | tail -1)
+      rate_eps=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) examples\/s.*/\1/p')
+      ms=$(echo "$line" | sed -n 's/.*(\([0-9.]*\) ms a step.*/\1/p')
+    fi
     bound=$(awk -v m="$mode" -v n="$n" -v g="$grad_bytes" -v b="$bytes_per_s" 'BEGIN {
       t = (m == "sync") ? 2 * n * g / b : 2 * (n - 1) / n * g / b; printf "%.0f", 1e3 * t }')
     of=$(awk -v t="$bound" -v ms="${ms:-0}" 'BEGIN { if (t > 0 && ms > 0) printf "%.0f%%", 100 * t / ms; else print "-" }')

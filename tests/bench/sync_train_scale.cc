@@ -6,12 +6,14 @@
 // gradients with CollectiveReduceV2). One client drives every task through worker 0's
 // master; or, with --targets (allreduce), one client per worker, each running its own
 // replica's graph through its own worker's master and feeding it there, as each
-// MultiWorkerMirroredStrategy worker does. Each tower gets `batch` Fashion-MNIST images
-// a step. Prints examples/s.
+// MultiWorkerMirroredStrategy worker does; with --replica R as well, this process is
+// replica R's client alone (run one in each worker's namespace, where it feeds its worker
+// without crossing a link, as each MWMS worker reads its own input). Each tower gets
+// `batch` Fashion-MNIST images a step. Prints examples/s.
 //
 //   sync_train_scale --target tensoract://10.77.3.2:2222 --token-file F --workers N
 //                    --mode sync|allreduce [--hidden 4096] [--batch 64] [--steps 20]
-//                    [--targets tensoract://A,tensoract://B,...]
+//                    [--targets tensoract://A,tensoract://B,... [--replica R]]
 //                    [--data-dir /usr/share/datasets/fashion-mnist]
 // The lab must have job ps (task 0) and job worker (tasks 0..N-1): cluster-lab.sh --ps 1.
 #include <cstdio>
@@ -50,7 +52,7 @@ Status WarmThenTime(const SessionOptions& options, const MlpGraph& graph, BatchS
 
 int Main(int argc, char** argv) {
   std::string target, targets, token_file, mode = "allreduce", data_dir = "/usr/share/datasets/fashion-mnist";
-  int workers = 1, hidden = 4096, batch = 64, steps = 20;
+  int workers = 1, hidden = 4096, batch = 64, steps = 20, only_replica = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--target") target = value;
@@ -61,6 +63,7 @@ int Main(int argc, char** argv) {
     else if (flag == "--hidden") hidden = std::stoi(value);
     else if (flag == "--batch") batch = std::stoi(value);
     else if (flag == "--steps") steps = std::stoi(value);
+    else if (flag == "--replica") only_replica = std::stoi(value);
     else if (flag == "--data-dir") data_dir = value;
     else {
       std::fprintf(stderr, "sync_train_scale: unknown flag %s\n", flag.c_str());
@@ -93,8 +96,12 @@ int Main(int argc, char** argv) {
     }
     std::vector<distributed_mnist::TrainStats> per(workers);
     std::vector<Status> statuses(workers);
+    if (only_replica >= workers) {
+      return fail(errors::InvalidArgument("--replica ", only_replica, " of ", workers, " workers"));
+    }
     std::vector<std::thread> threads;
     for (int r = 0; r < workers; ++r) {
+      if (only_replica >= 0 && r != only_replica) continue;
       threads.emplace_back([&, r] {
         statuses[r] = [&]() -> Status {
           TA_ASSIGN_OR_RETURN(MlpGraph graph, distributed_mnist::BuildAllReduceReplica(options, r, workers));
@@ -111,6 +118,7 @@ int Main(int argc, char** argv) {
       if (!s.ok()) return fail(s);
     }
     for (const auto& p : per) {
+      if (p.steps == 0) continue;  // another process's replica
       stats.examples += p.examples;
       stats.seconds = std::max(stats.seconds, p.seconds);
       stats.steps = p.steps;
