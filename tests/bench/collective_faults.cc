@@ -7,7 +7,12 @@
 // all N must succeed (a member still holding the group's old formation fails once, with
 // Aborted, and runs again). At the end, each node that was never restarted is compared
 // with itself before the faults: open descriptors, threads, and the rendezvous steps and
-// collective ops its worker still holds (tensoract-inspect).
+// collective ops its worker still holds (tensoract-inspect). Before that comparison,
+// training resumes from a checkpoint after a worker is replaced: one client trains every
+// worker's replica (bench::AllReduceTraining) under a TrainingLoop that checkpoints every 3
+// steps; after step 5 a random worker is killed and a replacement started, and at the end
+// every replica's weights must equal, bit for bit, those of the same training without the
+// fault.
 //
 //   collective_faults --env /tmp/tensoract-lab-NAME/env --lab bootstrap/cluster-lab.sh
 //                     --inspect build/bootstrap/tensoract-inspect [--bytes 1048576]
@@ -20,12 +25,15 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "client/saver.h"
 #include "client/session.h"
+#include "client/training_loop.h"
 #include "tests/bench/allreduce_graph.h"
 #include "tests/cluster/lab_env.h"
 
@@ -111,6 +119,50 @@ struct Members {
   }
 };
 
+// The training of bench::AllReduceTraining for `steps` steps on every task of the lab, one
+// client at task 0; with `victim` >= 0, under a TrainingLoop (checkpoints every 3 steps in
+// a fresh folder), the lab kills the victim after step 5 and starts a replacement. Every
+// replica's final weights into `weights`, the loop's recoveries into `recoveries`.
+Status TrainAllReduce(const Lab& lab, int n, int steps, int victim, int instance_key,
+                      std::vector<std::vector<float>>* weights, int* recoveries) {
+  bench::AllReduceTraining model(victim < 0 ? "plain" : "resumed", n, instance_key);
+  TA_ASSIGN_OR_RETURN(Saver saver, Saver::New(model.root, model.weights));
+  TA_RETURN_IF_ERROR(model.Finish());
+  SessionOptions options;
+  options.target = "tensoract://" + lab.addresses[0];
+  options.cluster_token = lab.token;
+  options.step_timeout_ms = 15000;
+  TA_ASSIGN_OR_RETURN(auto session, Session::New(options));
+  TA_RETURN_IF_ERROR(session->Create(model.def));
+  auto step_fn = [&](Session& s, int64_t step) { return s.Run(model.Feeds(step), {}, {model.train}, nullptr); };
+  if (victim < 0) {
+    TA_RETURN_IF_ERROR(session->Run({}, {}, {model.init}, nullptr));
+    for (int64_t step = 0; step < steps; ++step) TA_RETURN_IF_ERROR(step_fn(*session, step));
+    return model.Read(*session, weights);
+  }
+  char dir_template[] = "/tmp/tensoract_faults_ckpt_XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  TrainingLoopOptions loop_options;
+  loop_options.checkpoint_dir = dir;
+  loop_options.save_every_steps = 3;
+  loop_options.init_op = model.init;
+  TrainingLoop loop(*session, saver, loop_options);
+  Status status = loop.Start();
+  bool replaced = false;
+  while (status.ok() && loop.step() < steps) {
+    if (loop.step() == 5 && !replaced) {
+      lab.Run("kill", victim);
+      lab.Run("restart", victim);  // as a supervisor would
+      replaced = true;
+    }
+    status = loop.Step(step_fn);
+  }
+  *recoveries = loop.recoveries();
+  if (status.ok()) status = model.Read(*session, weights);
+  Shell(StrCat("rm -rf ", dir));
+  return status;
+}
+
 int Main(int argc, char** argv) {
   std::string env_path, script = "bootstrap/cluster-lab.sh", inspect = "build/bootstrap/tensoract-inspect";
   int64_t bytes = 1 << 20;
@@ -152,6 +204,17 @@ int Main(int argc, char** argv) {
   if (!members.Round(0, &retried, &error)) {
     std::fprintf(stderr, "collective_faults: the first round failed: %s\n", error.c_str());
     return 1;
+  }
+  // The training without a fault, before the snapshot: its client's paths (task 0 to every
+  // task) are then open on both sides, as the faulted run's will be.
+  constexpr int kSteps = 10;
+  std::vector<std::vector<float>> expected;
+  {
+    int ignored = 0;
+    if (Status s = TrainAllReduce(lab, n, kSteps, -1, /*instance_key=*/100, &expected, &ignored); !s.ok()) {
+      std::fprintf(stderr, "collective_faults: the training without a fault failed: %s\n", s.ToString().c_str());
+      return 1;
+    }
   }
   // Before the faults: what every node holds.
   std::vector<int> pids(n), fds(n), threads(n);
@@ -217,6 +280,25 @@ int Main(int argc, char** argv) {
                 slowest, recovered ? "yes" : "NO", retried);
     if (!sample.empty()) std::printf("#   an error not naming the victim: %s\n", sample.c_str());
     if (!recovered) std::printf("#   recovery: %s %s\n", reconnected.ToString().c_str(), error.c_str());
+    std::fflush(stdout);
+  }
+
+  // Training resumed from its checkpoint after a random worker (not task 0, whose master
+  // the client uses) is replaced.
+  {
+    std::mt19937 pick(std::random_device{}());
+    const int victim = 1 + static_cast<int>(pick() % (n - 1));
+    std::vector<std::vector<float>> resumed;
+    int recoveries = 0;
+    Status faulted = TrainAllReduce(lab, n, kSteps, victim, /*instance_key=*/200, &resumed, &recoveries);
+    restarted[victim] = true;
+    const bool equal = faulted.ok() && !expected.empty() && resumed == expected;
+    all_ok &= equal && recoveries >= 1;
+    std::printf("\n| training, %d steps, checkpoint every 3 | victim | recoveries | weights of every replica |\n", kSteps);
+    std::printf("|---|---|---|---|\n");
+    std::printf("| killed after step 5, replaced | task %d | %d | %s |\n", victim, recoveries,
+                equal ? "equal to the uninterrupted run's, bit for bit" : "DIFFER");
+    if (!faulted.ok()) std::printf("#   training: %s\n", faulted.ToString().c_str());
     std::fflush(stdout);
   }
 

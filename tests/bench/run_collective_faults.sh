@@ -3,8 +3,11 @@
 # links, heartbeats every 300 ms with a 1 s timeout; collective_faults kills one member,
 # freezes another and black-holes a third while the others wait in an all-reduce, checks
 # that every other member fails naming it within the heartbeat timeout and a second, that
-# the group recovers, and that the survivors hold no more descriptors, threads, rendezvous
-# entries or collective ops than before. Needs root; exit 77 (skipped) without it.
+# the group recovers, that training under a TrainingLoop resumes from its checkpoint after
+# a random worker is killed and replaced (every replica's weights then equal, bit for bit,
+# those of the run without the fault), and that the survivors hold no more descriptors,
+# threads, rendezvous entries or collective ops than before. Needs root; exit 77 (skipped)
+# without it.
 #   sudo tests/bench/run_collective_faults.sh [build_dir] [nodes]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -23,6 +23,7 @@
 #include "graph/builder/collective_ops.h"
 #include "graph/builder/ops.h"
 #include "tests/actors/test_util.h"
+#include "tests/bench/allreduce_graph.h"
 #include "tests/cluster/cluster_test_util.h"
 
 namespace tensoract {
@@ -291,82 +292,31 @@ namespace {
 // on worker i, its loss sum((w_i - x_i)^2) with x_i fed, the gradient averaged across
 // the workers by CollectiveReduceV2 and applied to each replica (gradient descent, 0.1).
 // One client drives every replica through worker 0's master.
-struct AllReduceModel {
-  Scope root = Scope::NewRootScope();
-  tensorflow::GraphDef def;
-  std::vector<Output> weights;
-  std::string train, init;
-
-  AllReduceModel(const std::string& prefix, int n, int instance_key) {
-    Scope s = root.NewSubScope(prefix);
-    std::vector<Output> updates;
-    std::vector<Variable> vars;
-    for (int i = 0; i < n; ++i) {
-      Scope on = s.NewSubScope(StrCat("replica_", i)).WithDevice(Task(i));
-      Variable w = NewVariable(on, "w", [](const Scope& c) {
-        return ops::Const(c, {0.5f, -1.0f, 2.0f, 0.25f, 1.5f, -0.5f, 3.0f, 1.0f});
-      });
-      Output x = ops::Placeholder(s.WithOpName(StrCat("x_", i)), tensorflow::DT_FLOAT, PartialTensorShape({8}));
-      Output grad = ops::Mul(on, ops::Sub(on, w.value, x), 2.0f);
-      Output mean = ops::CollectiveReduceV2(on, grad, n, /*group_key=*/1, instance_key, "Add", "Div");
-      updates.push_back(Output(ops::AssignSubVariableOp(on, w.handle, ops::Mul(on, mean, 0.1f))));
-      weights.push_back(w.handle);
-      vars.push_back(w);
-    }
-    train = ops::NoOp(s.WithOpName("train").WithControlDependencies(updates))->name();
-    init = GroupInitializers(s.WithOpName("init"), vars)->name();
-  }
-  void Finish() {
-    INFO(root.status().ToString());
-    REQUIRE(root.ToGraphDef(&def).ok());
-  }
-  // Step `step`'s inputs, the same whichever run asks.
-  std::vector<std::pair<std::string, Tensor>> Feeds(const std::string& prefix, int n, int64_t step) const {
-    std::vector<std::pair<std::string, Tensor>> feeds;
-    for (int i = 0; i < n; ++i) {
-      std::vector<float> x(8);
-      for (int j = 0; j < 8; ++j) x[j] = std::sin(static_cast<float>(step * 7 + i * 3 + j));
-      feeds.emplace_back(StrCat(prefix, "/x_", i), Tensor::FromVector<float>(x));
-    }
-    return feeds;
-  }
-  std::vector<std::vector<float>> Read(Session& session, const std::string& prefix, int n) const {
-    std::vector<std::string> names;
-    for (int i = 0; i < n; ++i) names.push_back(StrCat(prefix, "/replica_", i, "/w/Read/ReadVariableOp"));
-    std::vector<Tensor> out;
-    Status s = session.Run({}, names, {}, &out);
-    INFO(s.ToString());
-    REQUIRE(s.ok());
-    std::vector<std::vector<float>> values;
-    for (const Tensor& t : out) values.push_back(testing::Values(t));
-    return values;
-  }
-};
-
 TEST_CASE("all-reduce training resumes from its checkpoint after a worker is replaced, as if never interrupted",
           "[collective][cluster][faults]") {
   constexpr int kWorkers = 3, kSteps = 8;
   Workers workers(kWorkers);
   // The run without a fault, for the weights it ends with.
-  AllReduceModel plain("plain", kWorkers, /*instance_key=*/1);
-  plain.Finish();
+  bench::AllReduceTraining plain("plain", kWorkers, /*instance_key=*/1);
+  REQUIRE(plain.Finish().ok());
   auto session = testing::Connect(workers.target(0));
   REQUIRE(session->Create(plain.def).ok());
   REQUIRE(session->Run({}, {}, {plain.init}, nullptr).ok());
   for (int64_t step = 0; step < kSteps; ++step) {
-    Status s = session->Run(plain.Feeds("plain", kWorkers, step), {}, {plain.train}, nullptr);
+    Status s = session->Run(plain.Feeds(step), {}, {plain.train}, nullptr);
     INFO(s.ToString());
     REQUIRE(s.ok());
   }
-  const std::vector<std::vector<float>> expected = plain.Read(*session, "plain", kWorkers);
+  std::vector<std::vector<float>> expected, got;
+  REQUIRE(plain.Read(*session, &expected).ok());
   // The same training under a TrainingLoop checkpointing every 3 steps; after step 5,
   // worker 2 is killed and a replacement started on its port (its weights are gone). The
   // loop may recover more than once: the first steps after the restart can meet the
   // group's members still holding the old formation (each such step fails, Aborted, naming
   // why, and the group forms again), never wait out a deadline.
-  AllReduceModel model("resumed", kWorkers, /*instance_key=*/2);
+  bench::AllReduceTraining model("resumed", kWorkers, /*instance_key=*/2);
   Saver saver = Saver::New(model.root, model.weights).value();
-  model.Finish();
+  REQUIRE(model.Finish().ok());
   auto resumed = testing::Connect(workers.target(0), local_cluster::kTestToken, /*step_timeout_ms=*/15000);
   REQUIRE(resumed->Create(model.def).ok());
   char dir_template[] = "/tmp/tensoract_allreduce_loop_XXXXXX";
@@ -378,7 +328,7 @@ TEST_CASE("all-reduce training resumes from its checkpoint after a worker is rep
   TrainingLoop loop(*resumed, saver, options);
   REQUIRE(loop.Start().ok());
   auto step_fn = [&](Session& s, int64_t step) {
-    return s.Run(model.Feeds("resumed", kWorkers, step), {}, {model.train}, nullptr);
+    return s.Run(model.Feeds(step), {}, {model.train}, nullptr);
   };
   while (loop.step() < 5) REQUIRE(loop.Step(step_fn).ok());
   workers.Restart(2);
@@ -393,7 +343,8 @@ TEST_CASE("all-reduce training resumes from its checkpoint after a worker is rep
   CHECK(loop.recoveries() >= 1);
   // Steps 4 and 5 were replayed from the step-3 checkpoint, every replica (the replacement
   // too) restored: the weights are the uninterrupted run's, bit for bit.
-  CHECK(model.Read(*resumed, "resumed", kWorkers) == expected);
+  REQUIRE(model.Read(*resumed, &got).ok());
+  CHECK(got == expected);
   std::system(("rm -rf " + dir).c_str());
 }
 
