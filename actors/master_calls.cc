@@ -3,6 +3,8 @@
 // RunCallable, MakeCallable, PartialRunSetup.
 #include "actors/master_state.h"
 
+#include <utility>
+
 namespace tensoract {
 namespace master_internal {
 namespace {
@@ -156,6 +158,12 @@ void DropCallsOn(Self* self, int task) {
         if (tg.task != task) self->send(st.worker(tg.task), deregister_graph_atom::value, tg.handle);
       }
       it = session.calls.erase(it);
+      if (session.lost_state.ok()) {
+        session.lost_state = errors::Aborted(
+            "task ", st.membership->task(task).name,
+            " restarted and lost this session's state there (variables, queues and other resources); "
+            "restore a checkpoint or run the initializers again");
+      }
     }
   }
 }
@@ -170,6 +178,12 @@ caf::result<RunStepResponse> OnRunStep(Self* self, RunStepRequest& request) {
     return RunStepResponse{};  // to nobody: the request came without a sender
   }
   session->second.last_used = std::chrono::steady_clock::now();
+  if (!session->second.lost_state.ok()) {
+    RunStepResponse lost{std::exchange(session->second.lost_state, Status::OK()), {}, nullptr, {}};
+    if (!request.reply_to) return lost;
+    request.reply_to(std::move(lost));
+    return RunStepResponse{};
+  }
   // A promise takes over the reply: make it only on the paths that answer through it,
   // never before an early `return RunStepResponse{...}` (that reply would be lost).
   // A caller that gave reply_to sent no request to answer: no promise then.

@@ -44,6 +44,11 @@ struct SessionState {
   int64_t next_callable = 0;
   std::chrono::steady_clock::time_point last_used;  // the last request naming it
   int64_t feed_bytes_in_flight = 0;  // held by its running steps' feeds
+  // Set when a task holding graphs of this session restarted (its variables, queues and
+  // other state there are gone); the session's next step fails with it, once, as
+  // TensorFlow's step fails with "Graph handle is not found ... just restarted": a client
+  // learns to restore or initialize, and is not left computing on the new task's nothing.
+  Status lost_state;
 };
 
 // Where a step's reply goes: the RunStep request's response promise, or the callback a
@@ -146,6 +151,7 @@ void FailStepsOn(Self* self, int task, const Status& why);
 
 // Drops every cached call that has a graph on `task` (it restarted and forgot them), so
 // that the next step of its signature registers again; the other tasks forget theirs.
+// Their sessions' next step fails with Aborted (SessionState::lost_state).
 void DropCallsOn(Self* self, int task);
 // A RunStep: runs the session's cached call of its signature, or compiles it first.
 caf::result<RunStepResponse> OnRunStep(Self* self, RunStepRequest& request);
