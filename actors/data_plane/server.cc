@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -29,6 +30,12 @@ namespace tensoract {
 
 using data_plane::kChunkBytes;
 
+// Replies from this size on leave the node oldest first (data_plane::EgressOrder); smaller
+// ones go out as they come: they take less of the link than the reordering would save.
+constexpr size_t kOrderedBytes = size_t{512} << 10;
+constexpr size_t kOrderedUnsentBytes = size_t{256} << 10;
+constexpr size_t kAloneUnsentBytes = size_t{1} << 20;
+
 namespace {
 
 // One reply on its way out: the header's fields and the payload still to send.
@@ -51,6 +58,9 @@ struct Outgoing {
   size_t piece_bytes = 0;
   size_t piece_done = 0;
   bool in_piece = false;
+  // A large reply's place in its node's line (EgressOrder); none for a small one.
+  std::unique_ptr<data_plane::EgressOrder::Ticket> ticket;
+  int unsent_limit = 0;  // the TCP_NOTSENT_LOWAT its writer last set (0: not yet)
 
   bool finished() const { return header_sent && sent == bytes; }
 };
@@ -163,6 +173,35 @@ Status WritePiece(data_plane::Stream& stream, Outgoing& item, bool dontwait, boo
   return Status::OK();
 }
 
+// Writes `item`'s current piece when its turn comes (data_plane::EgressOrder): what the
+// socket takes without waiting, then, while the piece lasts, waits for the socket (at most
+// the send timeout) and for its turn again. `*done` as WritePiece's.
+Status WriteInTurn(data_plane::Stream& stream, Outgoing& item, bool* done) {
+  data_plane::EgressOrder::Ticket& ticket = *item.ticket;
+  for (;;) {
+    // The socket takes at most this much not yet sent (a send buffer of 8 MB would take a
+    // whole reply at once, and the kernel would share the link among every reply it
+    // holds): a reply counts as written when its bytes are on their way, and the next
+    // one's turn comes then. Less while others wait: the writer comes back sooner (every
+    // 128 KB sent), so a link of 100 Mbit/s keeps the order within EgressOrder's stall.
+    const int unsent = static_cast<int>(ticket.WaitTurn() ? kOrderedUnsentBytes : kAloneUnsentBytes);
+    if (unsent != item.unsent_limit) {
+      setsockopt(stream.fd(), IPPROTO_TCP, TCP_NOTSENT_LOWAT, &unsent, sizeof(unsent));
+      item.unsent_limit = unsent;
+    }
+    Status s = WritePiece(stream, item, /*dontwait=*/true, done);
+    if (!s.ok() || *done) break;
+    ticket.Polling();
+    s = stream.WaitWritable();
+    if (!s.ok()) {
+      ticket.Idle();
+      return s;
+    }
+  }
+  ticket.Idle();
+  return Status::OK();
+}
+
 std::string PeerOf(int fd) {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
@@ -198,7 +237,8 @@ struct DataPlaneServer::Connection {
     writing = true;
     lock.unlock();
     bool done = false;
-    Status s = WritePiece(stream, item, dontwait, &done);
+    Status s = item.ticket != nullptr && !dontwait ? WriteInTurn(stream, item, &done)
+                                                   : WritePiece(stream, item, dontwait, &done);
     lock.lock();
     writing = false;
     if (!s.ok()) CloseLocked();
@@ -212,7 +252,10 @@ struct DataPlaneServer::Connection {
     std::unique_lock<std::mutex> lock(mu);
     --outstanding;
     if (closed) return;  // the client is gone: nobody to tell
-    if (queue.empty() && !writing && item->bytes <= kChunkBytes) {
+    // A large reply takes its place in the node's line (a TLS stream's writes may need
+    // reads first: those go out as they come).
+    if (item->bytes >= kOrderedBytes && !stream.tls()) item->ticket = server->egress_->Join();
+    if (queue.empty() && !writing && item->ticket == nullptr && item->bytes <= kChunkBytes) {
       // The round-trip fast path: no hand-off to the writer unless the socket is full.
       if (WriteOwned(lock, *item, /*dontwait=*/true) && item->finished()) return;
       if (closed) return;

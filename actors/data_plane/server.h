@@ -4,7 +4,9 @@
 // dedicated TCP stream instead of CAF's serializer: a Cap'n Proto header
 // (messages/tensor_frame.capnp) followed by the raw element bytes, written with one
 // gathered sendmsg straight from the tensor's buffer. Payloads go out in 4 MiB pieces
-// interleaved across requests, so a 64 MB tensor does not hold up a 4-byte one. A
+// interleaved across requests, so a 64 MB tensor does not hold up a 4-byte one. Across
+// connections, replies of 512 KB and more leave oldest first (actors/data_plane/
+// egress_order.h: several peers pulling from one node each get theirs sooner). A
 // DT_FLOAT payload is truncated to the upper 16 bits of each element when the request
 // asks for lossy16 (the client widens it back).
 //
@@ -50,6 +52,7 @@
 #include <vector>
 
 #include "actors/cluster_credentials.h"
+#include "actors/data_plane/egress_order.h"
 #include "base/status.h"
 #include "kernels/tensor.h"
 
@@ -118,6 +121,12 @@ class DataPlaneServer {
   int listen_fd_;
   int port_;
   std::thread acceptor_;
+  // Large replies of all connections leave oldest first; a stalled one holds the others up
+  // for 50 ms at most (while others wait, each keeps at most 256 KB unsent and is refilled
+  // at half that, every 10 ms at 100 Mbit/s: a shared link that fast keeps the order; a
+  // peer behind a slower link of its own does not hold the others).
+  const std::shared_ptr<data_plane::EgressOrder> egress_ =
+      std::make_shared<data_plane::EgressOrder>(std::chrono::milliseconds(50));
   std::mutex mu_;
   bool stopped_ = false;
   uint64_t accepted_ = 0;

@@ -194,6 +194,12 @@ StatusOr<size_t> Stream::WriteNow(const struct iovec* iov, int iovcnt) {
   return total;
 }
 
+Status Stream::WaitWritable() {
+  Status ready = WaitForSocket(fd_, POLLOUT, send_timeout_ms_, "the peer took nothing");
+  if (ready.code() == error::DEADLINE_EXCEEDED) return errors::Unavailable("the peer stopped reading");
+  return ready;
+}
+
 Status Stream::WriteAll(struct iovec* iov, int iovcnt) {
   while (iovcnt > 0) {
     size_t put = 0;

@@ -56,7 +56,10 @@ class Stream {
   Status WriteAll(struct iovec* iov, int iovcnt);
   // As much of `iov` as goes without waiting; how much that was.
   StatusOr<size_t> WriteNow(const struct iovec* iov, int iovcnt);
-  // -1 (the default): WriteAll waits as long as it takes.
+  // Waits, at most the send timeout, for the socket to take more (after WriteNow took
+  // less than it was given): Unavailable when the peer took nothing for that long.
+  Status WaitWritable();
+  // -1 (the default): WriteAll and WaitWritable wait as long as it takes.
   void SetSendTimeout(int64_t ms);
 
  private:

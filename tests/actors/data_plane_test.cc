@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -18,6 +19,7 @@
 
 #include "actors/data_plane/data_plane.h"
 #include "actors/data_plane/auth.h"
+#include "actors/data_plane/egress_order.h"
 #include "kernels/tensor_list.h"
 #include "messages/tensor_frame.capnp.h"
 #include "tests/actors/test_util.h"
@@ -478,6 +480,84 @@ TEST_CASE("a client that never reads: replying to it never blocks the caller, an
     gone = (*server)->live_connections() == 0;
   }
   CHECK(gone);
+  close(fd);
+}
+
+TEST_CASE("EgressOrder: a reply waits for older ones at work, not for idle ones or ones stalled past the bound",
+          "[data_plane]") {
+  auto patient = std::make_shared<data_plane::EgressOrder>(std::chrono::seconds(60));
+  auto older = patient->Join();
+  auto younger = patient->Join();
+  CHECK(younger->WaitTurn());  // the older one is idle (queued behind another reply): no wait
+  younger->Idle();
+  CHECK(older->WaitTurn());
+  std::atomic<bool> went{false};
+  std::thread waiter([&] {
+    younger->WaitTurn();
+    went = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(went);  // the older one writes
+  older->Polling();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(went);  // the older one waits for its socket, well within the stall bound
+  older.reset();      // done: it leaves the line
+  waiter.join();
+  CHECK(went);
+  CHECK_FALSE(younger->WaitTurn());  // alone now
+
+  // An older reply whose peer takes nothing holds the others up for the stall bound only.
+  auto brief = std::make_shared<data_plane::EgressOrder>(std::chrono::milliseconds(50));
+  auto stalled = brief->Join();
+  auto next = brief->Join();
+  stalled->WaitTurn();
+  stalled->Polling();
+  CHECK(next->WaitTurn());
+}
+
+TEST_CASE("large replies to several peers at once all arrive whole", "[data_plane]") {
+  Store store;
+  auto server = StartServer(store);
+  constexpr int kPeers = 3;
+  std::vector<Tensor> tensors;
+  for (int i = 0; i < kPeers; ++i) {
+    tensors.push_back(Iota<float>(int64_t{2} << 20, TensorShape({int64_t{2} << 20})));
+    tensors.back().base<float>()[0] = static_cast<float>(i);
+    store.Put("big" + std::to_string(i), tensors.back());
+  }
+  std::vector<std::future<bool>> arrived;
+  for (int i = 0; i < kPeers; ++i) {
+    arrived.push_back(std::async(std::launch::async, [&, i] {
+      DataPlaneClient client(kToken);  // a connection of its own, as a peer's
+      auto got = client.RecvTensor(PeerOf(*server), 1, "big" + std::to_string(i), false, In(30000));
+      return got.ok() && SameBytes(got->value, tensors[i]);
+    }));
+  }
+  for (auto& a : arrived) CHECK(a.get());
+}
+
+TEST_CASE("a peer that stops reading its large reply holds another peer's up no longer than the stall bound",
+          "[data_plane]") {
+  Store store;
+  DataPlaneServer::Options options = TestOptions();
+  options.send_timeout_ms = 60000;  // the stalled peer stays connected throughout
+  auto server = DataPlaneServer::Start(store.provider(), options);
+  REQUIRE(server.ok());
+  Tensor big = Iota<float>(int64_t{8} << 20, TensorShape({int64_t{8} << 20}));  // 32 MB
+  store.Put("stalled", big);
+  store.Put("other", big);
+  int fd = HandshakenSocket(**server);
+  REQUIRE(fd >= 0);
+  int small = 1 << 12;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  const std::string request = RequestBytes(1, 1, "stalled");
+  REQUIRE(send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // its reply is first in line, and stuck
+  DataPlaneClient client(kToken);
+  auto got = client.RecvTensor(PeerOf(**server), 1, "other", false, In(20000));
+  INFO(got.status().ToString());
+  REQUIRE(got.ok());
+  CHECK(SameBytes(got->value, big));
   close(fd);
 }
 
