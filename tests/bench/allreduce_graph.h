@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "client/session.h"
+#include "client/training_loop.h"
 #include "graph/builder/array_ops.h"
 #include "graph/builder/collective_ops.h"
 #include "graph/builder/math_ops.h"
@@ -76,6 +77,15 @@ struct AllReduceTraining {
   Status Finish() {
     TA_RETURN_IF_ERROR(root.status());
     return root.ToGraphDef(&def);
+  }
+  // A TrainingLoop's options for this model: a checkpoint in `dir` every `every` steps, the
+  // initializers when there is none to restore.
+  TrainingLoopOptions LoopOptions(const std::string& dir, int64_t every) const {
+    TrainingLoopOptions options;
+    options.checkpoint_dir = dir;
+    options.save_every_steps = every;
+    options.init_op = init;
+    return options;
   }
   // Step `step`'s inputs, the same whichever run asks.
   std::vector<std::pair<std::string, Tensor>> Feeds(int64_t step) const {

@@ -33,7 +33,6 @@
 
 #include "client/saver.h"
 #include "client/session.h"
-#include "client/training_loop.h"
 #include "tests/bench/allreduce_graph.h"
 #include "tests/cluster/lab_env.h"
 
@@ -142,11 +141,7 @@ Status TrainAllReduce(const Lab& lab, int n, int steps, int victim, int instance
   }
   char dir_template[] = "/tmp/tensoract_faults_ckpt_XXXXXX";
   const std::string dir = mkdtemp(dir_template);
-  TrainingLoopOptions loop_options;
-  loop_options.checkpoint_dir = dir;
-  loop_options.save_every_steps = 3;
-  loop_options.init_op = model.init;
-  TrainingLoop loop(*session, saver, loop_options);
+  TrainingLoop loop(*session, saver, model.LoopOptions(dir, 3));
   Status status = loop.Start();
   bool replaced = false;
   while (status.ok() && loop.step() < steps) {

@@ -321,11 +321,7 @@ TEST_CASE("all-reduce training resumes from its checkpoint after a worker is rep
   REQUIRE(resumed->Create(model.def).ok());
   char dir_template[] = "/tmp/tensoract_allreduce_loop_XXXXXX";
   const std::string dir = mkdtemp(dir_template);
-  TrainingLoopOptions options;
-  options.checkpoint_dir = dir;
-  options.save_every_steps = 3;
-  options.init_op = model.init;
-  TrainingLoop loop(*resumed, saver, options);
+  TrainingLoop loop(*resumed, saver, model.LoopOptions(dir, 3));
   REQUIRE(loop.Start().ok());
   auto step_fn = [&](Session& s, int64_t step) {
     return s.Run(model.Feeds(step), {}, {model.train}, nullptr);
