@@ -7,20 +7,15 @@ namespace tensoract {
 
 bool UnchangedInputCache::Reuse(OpKernelContext* ctx, const Tensor& input) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!kept_ || !input_.SharesBufferWith(input) || input_.data() != input.data() || input_.shape() != input.shape() ||
-      input_.dtype() != input.dtype() || epoch_ != RefVariableWriteEpoch()) {
-    return false;
-  }
+  if (!input_.Matches(input, RefVariableWriteEpoch())) return false;
   ctx->set_output(0, output_);
   return true;
 }
 
 void UnchangedInputCache::Keep(const Tensor& input, const Tensor& output) {
   std::lock_guard<std::mutex> lock(mu_);
-  input_ = input;
+  input_.Record(input, RefVariableWriteEpoch());
   output_ = output;
-  epoch_ = RefVariableWriteEpoch();
-  kept_ = true;
 }
 
 }  // namespace tensoract

@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "kernels/op_kernel.h"
+#include "kernels/cpu/weights_version.h"
 #include "kernels/tensor.h"
 
 namespace tensoract {
@@ -28,9 +29,8 @@ class UnchangedInputCache {
 
  private:
   std::mutex mu_;
-  Tensor input_, output_;  // under mu_
-  uint64_t epoch_ = 0;
-  bool kept_ = false;
+  WeightsVersion input_;  // under mu_
+  Tensor output_;         // under mu_
 };
 
 }  // namespace tensoract

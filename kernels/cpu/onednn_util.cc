@@ -136,10 +136,7 @@ std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const
     slot->layout = layout;
     slot->user = user;
   }
-  const bool same_scale = scale == nullptr ? slot->scale.empty()
-                                           : static_cast<int64_t>(slot->scale.size()) == channels &&
-                                                 std::memcmp(slot->scale.data(), scale, channels * sizeof(float)) == 0;
-  if (slot->memory == nullptr || !slot->source.SharesBufferWith(source) || slot->epoch != epoch || !same_scale) {
+  if (slot->memory == nullptr || !slot->version.Matches(source, epoch, scale, channels)) {
     // Training changes the weights every step: their last layout is written over where no
     // call still reads it (its pages already faulted in: a fresh 9 MB buffer cost ResNet50's
     // 3x3x512x512 filter 6-8 ms a step).
@@ -149,7 +146,6 @@ std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const
     if (scale == nullptr) {
       OnednnReorderInPieces(ctx, dnnl::memory(user, OnednnEngine(), const_cast<void*>(source.data())),
                             *slot->memory);
-      slot->scale.clear();
     } else {
       // The filter times the scale, in float (a bfloat16 filter widened exactly), then
       // reordered (and rounded, for bfloat16 products) as without it.
@@ -165,10 +161,8 @@ std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const
       dnnl::memory::desc wide = user;
       wide.data.data_type = dnnl_f32;
       OnednnReorderInPieces(ctx, dnnl::memory(wide, OnednnEngine(), scaled.data()), *slot->memory);
-      slot->scale.assign(scale, scale + channels);
     }
-    slot->source = source;
-    slot->epoch = epoch;
+    slot->version.Record(source, epoch, scale, channels);
   }
   return slot->memory;
 }

@@ -16,6 +16,7 @@
 
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/weights_version.h"
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
 
@@ -103,9 +104,7 @@ class OnednnWeightCache {
  private:
   struct Slot {
     dnnl::memory::desc layout, user;
-    Tensor source;
-    uint64_t epoch = 0;
-    std::vector<float> scale;  // folded in; empty: none
+    WeightsVersion version;  // the source and scale `memory` was made from
     std::shared_ptr<dnnl::memory> memory;
   };
   // Layouts of one source: one or two (pieces of different shapes may block differently),

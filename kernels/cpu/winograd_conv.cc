@@ -20,6 +20,7 @@
 
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/weights_version.h"
 #include "kernels/variable.h"
 
 namespace tensoract {
@@ -178,9 +179,7 @@ float* ThreadScratch(std::vector<float>* v, int64_t floats) {
 }  // namespace
 
 struct WinogradConv::Transformed {
-  Tensor source;  // the filter it was made from
-  uint64_t epoch = 0;
-  std::vector<float> scale;  // folded in; empty: none
+  WeightsVersion version;  // the filter and scale it was made from
   int64_t in_depth = 0, out_depth = 0;
   bool flipped = false;  // a gradient to the input's filter (FilterView)
   struct Slice {
@@ -220,12 +219,7 @@ std::shared_ptr<const WinogradConv::Transformed> WinogradConv::FilterFor(OpKerne
   const uint64_t epoch = RefVariableWriteEpoch();
   const bool same_shape = kept_ != nullptr && kept_->in_depth == in_depth && kept_->out_depth == out_depth &&
                           kept_->flipped == flipped;
-  // A kept scale has out_depth values, or none.
-  const bool same_scale =
-      same_shape && (scale == nullptr ? kept_->scale.empty()
-                                      : !kept_->scale.empty() &&
-                                            std::memcmp(kept_->scale.data(), scale, out_depth * sizeof(float)) == 0);
-  if (same_shape && same_scale && kept_->source.SharesBufferWith(filter) && kept_->epoch == epoch) return kept_;
+  if (same_shape && kept_->version.Matches(filter, epoch, scale, out_depth)) return kept_;
   // A training step's new weights are transformed into the kept buffers where no call still
   // reads them.
   if (!same_shape || kept_.use_count() > 1) {
@@ -260,10 +254,7 @@ std::shared_ptr<const WinogradConv::Transformed> WinogradConv::FilterFor(OpKerne
                        }
                      }
                    });
-  t->source = filter;
-  t->epoch = epoch;
-  if (scale == nullptr) t->scale.clear();
-  else t->scale.assign(scale, scale + out_depth);
+  t->version.Record(filter, epoch, scale, out_depth);
   return kept_;
 }
 
