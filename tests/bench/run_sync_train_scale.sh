@@ -9,7 +9,9 @@
 # gradients in, one phase after the other; allreduce: each worker's link 2(N-1)/N of the
 # gradients each way at once), and the bound over the measured time; then TensorFlow's
 # MultiWorkerMirroredStrategy training the same MLP on the same workers' namespaces
-# (sync_train_tf.py; TENSORFLOW=0 skips it). Needs root.
+# (sync_train_tf.py; TENSORFLOW=0 skips it). MODES="allreduce-pw" (say) runs only those of
+# sync, allreduce and allreduce-pw (the ps mode's steps grow with N: 16 workers at 10 Mbit/s
+# take minutes each). Needs root.
 #   sudo tests/bench/run_sync_train_scale.sh [build_dir] [workers (1,2,4,8)] [rate (100mbit)]
 #        [hidden (4096)] [steps (10)]
 set -euo pipefail
@@ -32,7 +34,7 @@ for n in ${counts//,/ }; do
   . /tmp/tensoract-lab-$name/env
   worker0=$(echo "$LAB_ADDRESSES" | awk '{print $2}')
   targets=$(echo "$LAB_ADDRESSES" | tr ' ' '\n' | tail -n +2 | sed 's|^|tensoract://|' | paste -sd,)
-  for mode in sync allreduce allreduce-pw; do
+  for mode in ${MODES:-sync allreduce allreduce-pw}; do
     common=(--token-file "$LAB_TOKEN_FILE" --workers "$n" --mode "${mode%-pw}" --hidden "$hidden" --steps "$steps")
     if [ "$mode" = allreduce-pw ]; then
       # Replica i's client in worker i's namespace (lab node i + 1), as TensorFlow's workers
