@@ -11,7 +11,8 @@
 # MultiWorkerMirroredStrategy training the same MLP on the same workers' namespaces
 # (sync_train_tf.py; TENSORFLOW=0 skips it). MODES="allreduce-pw" (say) runs only those of
 # sync, allreduce and allreduce-pw (the ps mode's steps grow with N: 16 workers at 10 Mbit/s
-# take minutes each). Needs root.
+# take minutes each). NODE_FLAGS: more flags for every node (on slow links, say
+# "--heartbeat-timeout-ms 30000": heartbeats share the links with the tensors). Needs root.
 #   sudo tests/bench/run_sync_train_scale.sh [build_dir] [workers (1,2,4,8)] [rate (100mbit)]
 #        [hidden (4096)] [steps (10)]
 set -euo pipefail
@@ -29,7 +30,9 @@ printf '| workers | mode | examples/s | ms a step | links bound, ms | of the bou
 bytes_per_s=$(echo "$rate" | awk '/gbit/{print ($0+0) * 1e9 / 8} /mbit/{print ($0+0) * 1e6 / 8}')
 grad_bytes=$(( (784 * hidden + hidden + hidden * 10 + 10) * 4 ))
 for n in ${counts//,/ }; do
-  $lab up --name $name --ps 1 --nodes $((n + 1)) --rate "$rate" --node "$build/bootstrap/tensoract-node" >/dev/null
+  # shellcheck disable=SC2086
+  $lab up --name $name --ps 1 --nodes $((n + 1)) --rate "$rate" --node "$build/bootstrap/tensoract-node" \
+    ${NODE_FLAGS:+-- $NODE_FLAGS} >/dev/null
   # shellcheck disable=SC1091
   . /tmp/tensoract-lab-$name/env
   worker0=$(echo "$LAB_ADDRESSES" | awk '{print $2}')
