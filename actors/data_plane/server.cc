@@ -190,16 +190,14 @@ Status WriteInTurn(data_plane::Stream& stream, Outgoing& item, bool* done) {
       item.unsent_limit = unsent;
     }
     Status s = WritePiece(stream, item, /*dontwait=*/true, done);
-    if (!s.ok() || *done) break;
-    ticket.Polling();
-    s = stream.WaitWritable();
-    if (!s.ok()) {
-      ticket.Idle();
-      return s;
+    if (s.ok() && !*done) {
+      ticket.Polling();
+      s = stream.WaitWritable();
+      if (s.ok()) continue;
     }
+    ticket.Idle();
+    return s;  // the piece went out whole, or the socket failed (the connection closes)
   }
-  ticket.Idle();
-  return Status::OK();
 }
 
 std::string PeerOf(int fd) {
