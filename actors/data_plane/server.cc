@@ -60,7 +60,6 @@ struct Outgoing {
   bool in_piece = false;
   // A large reply's place in its node's line (EgressOrder); none for a small one.
   std::unique_ptr<data_plane::EgressOrder::Ticket> ticket;
-  int unsent_limit = 0;  // the TCP_NOTSENT_LOWAT its writer last set (0: not yet)
 
   bool finished() const { return header_sent && sent == bytes; }
 };
@@ -175,8 +174,9 @@ Status WritePiece(data_plane::Stream& stream, Outgoing& item, bool dontwait, boo
 
 // Writes `item`'s current piece when its turn comes (data_plane::EgressOrder): what the
 // socket takes without waiting, then, while the piece lasts, waits for the socket (at most
-// the send timeout) and for its turn again. `*done` as WritePiece's.
-Status WriteInTurn(data_plane::Stream& stream, Outgoing& item, bool* done) {
+// the send timeout) and for its turn again. `*done` as WritePiece's. `*unsent_limit`: the
+// socket's TCP_NOTSENT_LOWAT as last set (0: never).
+Status WriteInTurn(data_plane::Stream& stream, Outgoing& item, int* unsent_limit, bool* done) {
   data_plane::EgressOrder::Ticket& ticket = *item.ticket;
   for (;;) {
     // The socket takes at most this much not yet sent (a send buffer of 8 MB would take a
@@ -185,9 +185,9 @@ Status WriteInTurn(data_plane::Stream& stream, Outgoing& item, bool* done) {
     // one's turn comes then. Less while others wait: the writer comes back sooner (every
     // 128 KB sent), so a link of 100 Mbit/s keeps the order within EgressOrder's stall.
     const int unsent = static_cast<int>(ticket.WaitTurn() ? kOrderedUnsentBytes : kAloneUnsentBytes);
-    if (unsent != item.unsent_limit) {
+    if (unsent != *unsent_limit) {
       setsockopt(stream.fd(), IPPROTO_TCP, TCP_NOTSENT_LOWAT, &unsent, sizeof(unsent));
-      item.unsent_limit = unsent;
+      *unsent_limit = unsent;
     }
     Status s = WritePiece(stream, item, /*dontwait=*/true, done);
     if (s.ok() && !*done) {
@@ -235,7 +235,7 @@ struct DataPlaneServer::Connection {
     writing = true;
     lock.unlock();
     bool done = false;
-    Status s = item.ticket != nullptr && !dontwait ? WriteInTurn(stream, item, &done)
+    Status s = item.ticket != nullptr && !dontwait ? WriteInTurn(stream, item, &unsent_limit, &done)
                                                    : WritePiece(stream, item, dontwait, &done);
     lock.lock();
     writing = false;
@@ -364,6 +364,7 @@ struct DataPlaneServer::Connection {
   std::deque<std::unique_ptr<Outgoing>> queue;
   int outstanding = 0;     // requests handed to the provider and not yet answered
   bool writing = false;    // a thread is writing to the socket
+  int unsent_limit = 0;    // its TCP_NOTSENT_LOWAT (0: the system's), by the thread writing
   bool closed = false;
   bool fd_closed = false;  // reaped: the descriptor is gone
   std::atomic<int> threads_running{0};

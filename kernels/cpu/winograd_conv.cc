@@ -156,18 +156,25 @@ void TransformGradient(const float* m, int64_t plane, int64_t channels, float* g
   }
 }
 
-// The 16 pixels of the 4x4 input patch whose top left is (row0, col0) of the image at
-// image_in (in_depth floats apart, rows in_cols pixels apart): rows[r * 4 + c], `zero`
-// where the patch lies outside the image.
-void PatchPixels(const conv::ConvDims& d, const float* image_in, int64_t row0, int64_t col0, const float* zero,
-                 const float** rows) {
-  for (int r = 0; r < 4; ++r) {
-    for (int c = 0; c < 4; ++c) {
+// The size x size pixels whose top left is (row0, col0) of an image of height x width
+// pixels at `image` (`depth` floats apart): pixels[r * size + c], `zero` where they lie
+// outside the image (an input patch past the padding, an out_backprop tile past the edge).
+void TilePixels(const float* image, int64_t height, int64_t width, int64_t depth, int64_t row0, int64_t col0,
+                int size, const float* zero, const float** pixels) {
+  for (int r = 0; r < size; ++r) {
+    for (int c = 0; c < size; ++c) {
       const int64_t ir = row0 + r, ic = col0 + c;
-      const bool inside = ir >= 0 && ir < d.in_rows && ic >= 0 && ic < d.in_cols;
-      rows[r * 4 + c] = inside ? image_in + (ir * d.in_cols + ic) * d.in_depth : zero;
+      const bool inside = ir >= 0 && ir < height && ic >= 0 && ic < width;
+      pixels[r * size + c] = inside ? image + (ir * width + ic) * depth : zero;
     }
   }
+}
+
+// The 16 pixels of the 4x4 input patch whose top left is (row0, col0) of the image at
+// image_in.
+void PatchPixels(const conv::ConvDims& d, const float* image_in, int64_t row0, int64_t col0, const float* zero,
+                 const float** rows) {
+  TilePixels(image_in, d.in_rows, d.in_cols, d.in_depth, row0, col0, 4, zero, rows);
 }
 
 // A thread's scratch, kept between calls (its pages stay mapped).
@@ -391,13 +398,7 @@ bool WinogradConv::RunBackpropFilter(OpKernelContext* ctx, const conv::ConvDims&
           TransformPatch(rows, width, v + i * width, count * width);
           const float* image_grad = out_backprop + image * d.out_rows * d.out_cols * out_depth;
           const float* grad_rows[4];
-          for (int r = 0; r < 2; ++r) {
-            for (int c = 0; c < 2; ++c) {
-              const bool inside = out_row0 + r < d.out_rows && out_col0 + c < d.out_cols;
-              grad_rows[r * 2 + c] =
-                  inside ? image_grad + ((out_row0 + r) * d.out_cols + out_col0 + c) * out_depth : zero;
-            }
-          }
+          TilePixels(image_grad, d.out_rows, d.out_cols, out_depth, out_row0, out_col0, 2, zero, grad_rows);
           TransformGradientTile(grad_rows, out_depth, z + i * out_depth, count * out_depth);
         }
         // M_k [width, out] (+)= V_k^T [width, count] x Z_k [count, out].
