@@ -22,9 +22,10 @@ ClusterMembership::ClusterMembership(caf::event_based_actor* self, caf::actor lo
     TaskState t;
     t.name = address.name;
     t.address = StrCat(address.host, ":", address.port);
-    // Its steps there are aborted if no heartbeat renews the lease for one interval past
-    // the heartbeat timeout (this master froze or was cut off).
-    t.worker = SpawnRemoteWorker(self->system(), address, options.heartbeat_interval_ms + options.heartbeat_timeout_ms);
+    // Its steps there are aborted if no heartbeat renews the lease in time (this master
+    // froze or was cut off): HeartbeatLeaseMs, the longest two heartbeats can be apart.
+    t.worker = SpawnRemoteWorker(self->system(), address,
+                                 HeartbeatLeaseMs(options.heartbeat_interval_ms, options.heartbeat_timeout_ms));
     self->link_to(t.worker);
     t.last_error = errors::Unavailable("not contacted yet");
     tasks_.push_back(std::move(t));

@@ -77,10 +77,10 @@ void CloseSessionsOf(Self* self, const std::string& owner, const std::string& wh
   self->state.client_leases.erase(owner);
 }
 
-// Closes the sessions of every client whose lease lapsed while a step of theirs ran. A
-// client heartbeats only while a call waits, so a lease that lapsed between calls means
-// nothing; a step started less than a lease ago has not had its first heartbeat yet.
-void CheckClientLeases(Self* self) {
+// The clients whose lease lapsed while a step of theirs ran. A client heartbeats only
+// while a call waits, so a lease that lapsed between calls means nothing; a step started
+// less than a lease ago has not had its first heartbeat yet.
+std::vector<std::pair<std::string, int64_t>> LapsedClientLeases(Self* self) {
   auto& st = self->state;
   const auto now = std::chrono::steady_clock::now();
   std::vector<std::pair<std::string, int64_t>> lapsed;
@@ -104,7 +104,13 @@ void CheckClientLeases(Self* self) {
     }
     ++it;
   }
-  for (const auto& [owner, lease_ms] : lapsed) {
+  return lapsed;
+}
+
+// Closes the sessions of every client whose lease lapsed (lease_confirm_atom: after the
+// renewals queued before it).
+void CloseLapsedClients(Self* self) {
+  for (const auto& [owner, lease_ms] : LapsedClientLeases(self)) {
     CloseSessionsOf(self, owner, StrCat("sent no heartbeat for ", lease_ms, " ms while its step ran (it froze, died "
                                         "unseen or was cut off)"));
   }
@@ -287,12 +293,13 @@ caf::behavior master_actor(Self* self, caf::actor worker, MasterOptions options)
       [=](lease_check_atom) {
         auto& st = self->state;
         st.lease_check_scheduled = false;
-        CheckClientLeases(self);
+        if (!LapsedClientLeases(self).empty()) self->send(self, lease_confirm_atom::value);
         if (!st.client_leases.empty()) {
           st.lease_check_scheduled = true;
           self->delayed_send(self, std::chrono::milliseconds(kLeaseCheckMs), lease_check_atom::value);
         }
       },
+      [=](lease_confirm_atom) { CloseLapsedClients(self); },
       [=](heartbeat_tick_atom) { self->state.membership->Tick(); },
       [=](discovery_retry_atom, uint64_t id) { self->state.membership->Retry(id); },
       [=](heartbeat_deadline_atom) { self->state.membership->CheckDeadlines(); },

@@ -57,6 +57,11 @@ using client_lease_atom = caf::atom_constant<caf::atom("clilease")>;
 // `owner` renewed its lease (it sent a heartbeat); if it does not renew it within lease_ms,
 // the worker aborts its running steps (a frozen or cut-off master never "goes away").
 using master_lease_atom = caf::atom_constant<caf::atom("mastlease")>;
+// (lease_confirm_atom) a master or worker sends itself when its timer finds a lease
+// lapsed. It queues behind every message already in the mailbox, renewals that waited
+// there while the actor was busy among them, so only a lease still lapsed when it arrives
+// is acted on: a receiver slow to read its mailbox must not drop a live sender.
+using lease_confirm_atom = caf::atom_constant<caf::atom("leaseconf")>;
 using create_session_atom = caf::atom_constant<caf::atom("createsess")>;
 using run_step_atom = caf::atom_constant<caf::atom("runstep")>;
 using close_session_atom = caf::atom_constant<caf::atom("closesess")>;

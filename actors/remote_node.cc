@@ -96,7 +96,7 @@ void RemoteNode::Probe() {
   // Its lease: the master may close this client's sessions if no heartbeat renews it while
   // a step of theirs runs (this process froze, died unseen or was cut off).
   tensoract::HeartbeatRequest heartbeat;
-  heartbeat.set_client_lease_ms(address_.liveness_interval_ms + timeout_ms);
+  heartbeat.set_client_lease_ms(HeartbeatLeaseMs(address_.liveness_interval_ms, timeout_ms));
   self_->request(service_, std::chrono::milliseconds(timeout_ms), rpc_atom::value, std::string("Heartbeat"),
                  heartbeat.SerializeAsString())
       .then(

@@ -589,6 +589,16 @@ caf::behavior worker_actor(WorkerSelf* self, WorkerOptions options) {
           const Status why = StepDeadlineExceeded(step_id, step->timeout_ms);
           for (const caf::actor& e : step->executors) self->send(e, abort_atom::value, why);
         }
+        bool lapsed = false;
+        for (auto& [owner, lease] : st.leases) lapsed |= !lease.expired && now >= lease.until;
+        if (lapsed) self->send(self, lease_confirm_atom::value);
+        bool any_live_lease = false;
+        for (const auto& [owner, lease] : st.leases) any_live_lease |= !lease.expired;
+        if (!st.running.empty() || any_live_lease) ScheduleTick(self);
+      },
+      [=](lease_confirm_atom) {
+        auto& st = self->state;
+        const auto now = std::chrono::steady_clock::now();
         for (auto& [owner, lease] : st.leases) {
           if (lease.expired || now < lease.until) continue;
           lease.expired = true;
@@ -598,9 +608,6 @@ caf::behavior worker_actor(WorkerSelf* self, WorkerOptions options) {
                          errors::Aborted("the master that ran this step stopped renewing its lease (no heartbeat for ",
                                          lease.ms, " ms): it is frozen or cut off from this worker"));
         }
-        bool any_live_lease = false;
-        for (const auto& [owner, lease] : st.leases) any_live_lease |= !lease.expired;
-        if (!st.running.empty() || any_live_lease) ScheduleTick(self);
       },
       [=](cleanup_graph_atom, int64_t step_id) {
         for (auto it = self->state.awaiting_cleanup.begin(); it != self->state.awaiting_cleanup.end();) {

@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -19,14 +20,20 @@ namespace tensoract {
 namespace {
 
 constexpr int64_t kRequestSendTimeoutMs = 30000;
-// While one thread connects to a peer, the others wait up to this long before trying too.
-constexpr int64_t kConnectAttemptSpacingMs = 1000;
+// A connect attempt's TCP connect gives up after this long and a new one starts while
+// requests wait: SYNs a congested or briefly cut link dropped cost a second, not the
+// kernel's growing retransmission timeouts.
+constexpr int64_t kConnectAttemptMs = 1000;
+// The handshake after it (the server drops a stranger after its own handshake_timeout_ms).
+constexpr int64_t kHandshakeMs = 5000;
 
 }  // namespace
 
 struct DataPlaneClient::Request {
   uint64_t id = 0;
   std::string key;
+  int64_t step_id = 0;
+  bool ask_lossy16 = false;
   int64_t deadline_ms = 0;
   Allocator* allocator = nullptr;
   DoneCallback done;
@@ -249,6 +256,15 @@ struct DataPlaneClient::Connection {
   std::atomic<bool> finished{false};
 };
 
+struct DataPlaneClient::Connector {
+  explicit Connector(std::string peer) : peer(std::move(peer)) {}
+  const std::string peer;
+  std::vector<std::shared_ptr<Request>> waiting;  // guarded by the client's mu_
+  int handshaking_fd = -1;  // the socket in its handshake (mu_): the destructor shuts it down
+  std::thread thread;
+  std::atomic<bool> finished{false};
+};
+
 DataPlaneClient::DataPlaneClient(const std::string& token) : DataPlaneClient(ClusterCredentials::FromToken(token)) {}
 
 DataPlaneClient::DataPlaneClient(const ClusterCredentials& credentials)
@@ -266,6 +282,7 @@ DataPlaneClient::DataPlaneClient(const ClusterCredentials& credentials)
 
 DataPlaneClient::~DataPlaneClient() {
   std::vector<std::shared_ptr<Connection>> all;
+  std::vector<std::shared_ptr<Connector>> connectors;
   {
     std::lock_guard<std::mutex> lock(mu_);
     shutting_down_ = true;
@@ -273,9 +290,17 @@ DataPlaneClient::~DataPlaneClient() {
     all.insert(all.end(), retired_.begin(), retired_.end());
     connections_.clear();
     retired_.clear();
+    for (auto& [peer, connector] : connectors_) {
+      if (connector->handshaking_fd >= 0) shutdown(connector->handshaking_fd, SHUT_RDWR);
+      connectors.push_back(connector);
+    }
+    connectors.insert(connectors.end(), finished_connectors_.begin(), finished_connectors_.end());
+    connectors_.clear();
+    finished_connectors_.clear();
     timer_cv_.notify_all();
-    connected_cv_.notify_all();
   }
+  // Each fails the requests waiting for it with Cancelled, its connect over within a second.
+  for (auto& connector : connectors) connector->thread.join();
   for (auto& conn : all) {
     std::lock_guard<std::mutex> lock(conn->write_mu);
     shutdown(conn->fd, SHUT_RDWR);  // the reader wakes and fails what is in flight
@@ -300,61 +325,169 @@ bool DataPlaneClient::Retire(Connection* conn) {
   return false;
 }
 
-StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::GetConnection(const std::string& peer,
-                                                                                      int64_t deadline_ms) {
-  std::vector<std::shared_ptr<Connection>> done;
-  int64_t my_attempt = 0;
+void DataPlaneClient::RecvTensorAsync(const std::string& peer, int64_t step_id, const std::string& key,
+                                      bool lossy16, int64_t deadline_ms, Allocator* allocator,
+                                      DoneCallback done) {
+  auto request = std::make_shared<Request>();
+  request->key = key;
+  request->step_id = step_id;
+  request->ask_lossy16 = lossy16;
+  request->deadline_ms = deadline_ms;
+  request->allocator = allocator;
+  request->done = std::move(done);
+  std::shared_ptr<Connection> conn;
+  Status refused;
   {
-    std::unique_lock<std::mutex> lock(mu_);
-    // One connect per peer at a time, a new attempt at most every kConnectAttemptSpacingMs:
-    // the others wait for its connection (or, where it failed, try themselves).
-    for (;;) {
-      if (shutting_down_ || connections_.count(peer)) break;
-      auto attempt = connecting_.find(peer);
-      const int64_t now = data_plane::SteadyNowMs();
-      if (attempt == connecting_.end() || now - attempt->second >= kConnectAttemptSpacingMs) break;
-      if (now >= deadline_ms) return errors::DeadlineExceeded("connecting to data plane peer ", peer);
-      const int64_t wait = std::min(deadline_ms, attempt->second + kConnectAttemptSpacingMs) - now;
-      connected_cv_.wait_for(lock, std::chrono::milliseconds(wait));
+    std::lock_guard<std::mutex> lock(mu_);
+    request->id = next_request_id_++;
+    if (shutting_down_) {
+      refused = errors::Cancelled("the data plane client is shutting down (receiving key '", key, "')");
+    } else if (!setup_error_.ok()) {
+      refused = Status(setup_error_.code(), StrCat(setup_error_.message(), " (receiving key '", key, "')"));
+    } else if (auto it = connections_.find(peer); it != connections_.end()) {
+      conn = it->second;
+      if (!AddInFlight(conn, request)) refused = conn->Describe(errors::Unavailable("connection lost"), key);
+    } else {
+      // No connection yet: the request waits for the peer's connecting thread.
+      std::shared_ptr<Connector>& connector = connectors_[peer];
+      if (connector == nullptr) {
+        connector = std::make_shared<Connector>(peer);
+        connector->thread = std::thread([this, c = connector] { ConnectLoop(c); });
+      }
+      connector->waiting.push_back(request);
+      deadlines_.emplace(std::make_pair(deadline_ms, request->id), Waits{{}, peer});
+      timer_cv_.notify_one();
+      return;
     }
-    if (shutting_down_) return errors::Cancelled("the data plane client is shutting down");
-    auto it = connections_.find(peer);
-    if (it != connections_.end()) return it->second;
-    my_attempt = data_plane::SteadyNowMs();
-    connecting_[peer] = my_attempt;
-    // Broken connections whose reader has ended are joined here, off the hot path.
-    for (size_t i = 0; i < retired_.size();) {
-      if (retired_[i]->finished) {
-        done.push_back(std::move(retired_[i]));
+  }
+  if (!refused.ok()) {
+    request->done(refused, Tensor(), false);
+    return;
+  }
+  WriteRequest(*conn, *request);
+}
+
+bool DataPlaneClient::AddInFlight(const std::shared_ptr<Connection>& conn, const std::shared_ptr<Request>& request) {
+  {
+    std::lock_guard<std::mutex> lock(conn->mu);
+    if (conn->broken) return false;
+    conn->pending.emplace(request->id, request);
+  }
+  deadlines_[std::make_pair(request->deadline_ms, request->id)] = Waits{conn, conn->peer};
+  timer_cv_.notify_one();
+  return true;
+}
+
+void DataPlaneClient::WriteRequest(Connection& conn, const Request& request) {
+  capnp::MallocMessageBuilder message(64);
+  auto req = message.initRoot<RecvTensorRequest>();
+  req.setRequestId(request.id);
+  req.setStepId(request.step_id);
+  req.setKey(request.key);
+  req.setLossy16(request.ask_lossy16);
+  kj::Array<capnp::word> words = data_plane::Encode(message);
+  iovec iov{words.begin(), words.size() * sizeof(capnp::word)};
+  std::lock_guard<std::mutex> lock(conn.write_mu);
+  if (conn.fd < 0 || !conn.stream->WriteAll(&iov, 1).ok()) {
+    // The reader sees the shut-down socket and fails every request on it, this one too.
+    if (conn.fd >= 0) shutdown(conn.fd, SHUT_RDWR);
+  }
+}
+
+void DataPlaneClient::ConnectLoop(const std::shared_ptr<Connector>& connector) {
+  for (;;) {
+    // Broken connections and ended connecting threads are joined here, off every caller's path.
+    std::vector<std::shared_ptr<Connection>> broken;
+    std::vector<std::shared_ptr<Connector>> ended;
+    int64_t latest_deadline = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (size_t i = 0; i < retired_.size();) {
+        if (!retired_[i]->finished) {
+          ++i;
+          continue;
+        }
+        broken.push_back(std::move(retired_[i]));
         retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
-      } else {
-        ++i;
+      }
+      for (size_t i = 0; i < finished_connectors_.size();) {
+        if (!finished_connectors_[i]->finished) {
+          ++i;
+          continue;
+        }
+        ended.push_back(std::move(finished_connectors_[i]));
+        finished_connectors_.erase(finished_connectors_.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      if (!shutting_down_) {
+        for (const auto& request : connector->waiting) latest_deadline = std::max(latest_deadline, request->deadline_ms);
       }
     }
-  }
-  // However this connect ends, the peer's waiters are woken; the newest attempt's entry goes.
-  struct ConnectingDone {
-    DataPlaneClient* client;
-    const std::string& peer;
-    int64_t attempt;
-    ~ConnectingDone() {
-      std::lock_guard<std::mutex> lock(client->mu_);
-      auto it = client->connecting_.find(peer);
-      if (it != client->connecting_.end() && it->second == attempt) client->connecting_.erase(it);
-      client->connected_cv_.notify_all();
+    for (auto& conn : broken) {
+      conn->reader.join();
+      std::lock_guard<std::mutex> lock(conn->write_mu);
+      close(conn->fd);
+      conn->fd = -1;
     }
-  } connecting_done{this, peer, my_attempt};
-  for (auto& conn : done) {
-    conn->reader.join();
-    std::lock_guard<std::mutex> lock(conn->write_mu);
-    close(conn->fd);
-    conn->fd = -1;
+    for (auto& c : ended) c->thread.join();
+    const int64_t now = data_plane::SteadyNowMs();
+    StatusOr<std::shared_ptr<Connection>> conn = errors::Cancelled("the data plane client is shutting down");
+    if (latest_deadline > 0) {
+      conn = Connect(*connector, std::min(latest_deadline, now + kConnectAttemptMs),
+                     std::min(latest_deadline, now + kHandshakeMs));
+    }
+    std::vector<std::shared_ptr<Request>> ready, failed, lost;
+    Status why = conn.status();  // the failed ones'
+    bool over = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (shutting_down_) why = errors::Cancelled("the data plane client is shutting down");
+      if (conn.ok()) {
+        for (auto& request : connector->waiting) (AddInFlight(*conn, request) ? ready : lost).push_back(request);
+        connector->waiting.clear();
+      } else if (conn.status().code() == error::DEADLINE_EXCEEDED && !shutting_down_ &&
+                 std::any_of(connector->waiting.begin(), connector->waiting.end(),
+                             [](const auto& r) { return r->deadline_ms > data_plane::SteadyNowMs(); })) {
+        over = false;  // try again; the timer fails the requests whose deadlines pass
+      } else {
+        failed.swap(connector->waiting);
+        for (const auto& request : failed) deadlines_.erase(std::make_pair(request->deadline_ms, request->id));
+      }
+      if (over && !shutting_down_) {
+        // Requests made from now on start a connecting thread of their own.
+        auto it = connectors_.find(connector->peer);
+        if (it != connectors_.end() && it->second == connector) connectors_.erase(it);
+        finished_connectors_.push_back(connector);
+      }
+    }
+    for (const auto& request : ready) WriteRequest(**conn, *request);
+    for (const auto& request : lost) {
+      (*conn)->Finish(request, (*conn)->Describe(errors::Unavailable("connection lost"), request->key), Tensor(),
+                      false);
+    }
+    for (const auto& request : failed) {
+      request->done(Status(why.code(), StrCat(why.message(), " (receiving key '", request->key, "')")), Tensor(), false);
+    }
+    if (over) break;
   }
-  TA_RETURN_IF_ERROR(setup_error_);
-  // Connect outside the lock: other peers' requests need not wait for this one.
-  TA_ASSIGN_OR_RETURN(int fd, data_plane::ConnectTo(peer, deadline_ms));
+  connector->finished = true;
+}
+
+StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::Connect(Connector& connector,
+                                                                                int64_t connect_deadline_ms,
+                                                                                int64_t handshake_deadline_ms) {
+  const std::string& peer = connector.peer;
+  TA_ASSIGN_OR_RETURN(int fd, data_plane::ConnectTo(peer, connect_deadline_ms));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shutting_down_) {
+      close(fd);
+      return errors::Cancelled("the data plane client is shutting down");
+    }
+    connector.handshaking_fd = fd;
+  }
   // Both ends prove they belong to the cluster before any request goes out: the token's
   // handshake, or TLS with the cluster CA's certificates.
+  const int64_t deadline_ms = std::max(handshake_deadline_ms, connect_deadline_ms);
   std::unique_ptr<data_plane::Stream> stream;
   Status proven;
   if (tls_) {
@@ -364,72 +497,20 @@ StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::GetConne
     proven = data_plane::AuthenticateServer(fd, key_, deadline_ms, peer);
     stream = std::make_unique<data_plane::Stream>(fd);
   }
+  // A server that stops reading our requests fails them after this long, not never.
+  if (proven.ok()) stream->SetSendTimeout(kRequestSendTimeoutMs);
+  std::lock_guard<std::mutex> lock(mu_);
+  connector.handshaking_fd = -1;
+  if (proven.ok() && shutting_down_) proven = errors::Cancelled("the data plane client is shutting down");
   if (!proven.ok()) {
     stream.reset();
     close(fd);
     return proven;
   }
-  // A server that stops reading our requests fails them after this long, not never.
-  stream->SetSendTimeout(kRequestSendTimeoutMs);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (shutting_down_) {
-    close(fd);
-    return errors::Cancelled("the data plane client is shutting down");
-  }
-  auto it = connections_.find(peer);
-  if (it != connections_.end()) {  // another thread connected first
-    close(fd);
-    return it->second;
-  }
   auto conn = std::make_shared<Connection>(this, peer, fd, std::move(stream));
   conn->reader = std::thread([c = conn.get()] { c->ReaderLoop(); });
   connections_[peer] = conn;
   return conn;
-}
-
-void DataPlaneClient::RecvTensorAsync(const std::string& peer, int64_t step_id, const std::string& key,
-                                      bool lossy16, int64_t deadline_ms, Allocator* allocator,
-                                      DoneCallback done) {
-  auto conn = GetConnection(peer, deadline_ms);
-  if (!conn.ok()) {
-    const Status& s = conn.status();
-    done(Status(s.code(), StrCat(s.message(), " (receiving key '", key, "')")), Tensor(), false);
-    return;
-  }
-  auto request = std::make_shared<Request>();
-  request->key = key;
-  request->deadline_ms = deadline_ms;
-  request->allocator = allocator;
-  request->done = std::move(done);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    request->id = next_request_id_++;
-    deadlines_.emplace(std::make_pair(deadline_ms, request->id), *conn);
-    timer_cv_.notify_one();
-  }
-  bool broken;
-  {
-    std::lock_guard<std::mutex> lock((*conn)->mu);
-    broken = (*conn)->broken;
-    if (!broken) (*conn)->pending.emplace(request->id, request);
-  }
-  if (broken) {
-    (*conn)->Finish(request, (*conn)->Describe(errors::Unavailable("connection lost"), key), Tensor(), false);
-    return;
-  }
-  capnp::MallocMessageBuilder message(64);
-  auto req = message.initRoot<RecvTensorRequest>();
-  req.setRequestId(request->id);
-  req.setStepId(step_id);
-  req.setKey(key);
-  req.setLossy16(lossy16);
-  kj::Array<capnp::word> words = data_plane::Encode(message);
-  iovec iov{words.begin(), words.size() * sizeof(capnp::word)};
-  std::lock_guard<std::mutex> lock((*conn)->write_mu);
-  if ((*conn)->fd < 0 || !(*conn)->stream->WriteAll(&iov, 1).ok()) {
-    // The reader sees the shut-down socket and fails every request on it, this one too.
-    if ((*conn)->fd >= 0) shutdown((*conn)->fd, SHUT_RDWR);
-  }
 }
 
 StatusOr<DataPlaneClient::Received> DataPlaneClient::RecvTensor(const std::string& peer, int64_t step_id,
@@ -467,10 +548,27 @@ void DataPlaneClient::TimerLoop() {
       continue;
     }
     const uint64_t id = first->first.second;
-    std::shared_ptr<Connection> conn = first->second.lock();
+    const Waits waits = first->second;
     deadlines_.erase(first);
+    std::shared_ptr<Connection> conn = waits.connection.lock();
+    std::shared_ptr<Request> unconnected;  // still waiting for its peer's connection
+    if (conn == nullptr) {
+      auto connector = connectors_.find(waits.peer);
+      if (connector != connectors_.end()) {
+        auto& waiting = connector->second->waiting;
+        auto it = std::find_if(waiting.begin(), waiting.end(), [id](const auto& r) { return r->id == id; });
+        if (it != waiting.end()) {
+          unconnected = *it;
+          waiting.erase(it);
+        }
+      }
+    }
     lock.unlock();
-    if (conn != nullptr) {
+    if (unconnected != nullptr) {
+      unconnected->done(errors::DeadlineExceeded("data plane peer ", waits.peer, ", key '", unconnected->key,
+                                                 "': not connected before the deadline"),
+                        Tensor(), false);
+    } else if (conn != nullptr) {
       if (auto request = conn->Take(id)) {
         if (request->header_seen) {
           // The peer stalled midway through this tensor: the stream is out of step for

@@ -18,11 +18,16 @@
 // (data_plane::SteadyNowMs() + timeout).
 //
 // Threads: a reader thread per connection, which decodes replies and runs `done`; a timer
-// thread that fails requests past their deadline (running their `done`); and the caller,
-// which writes its request under the connection's write lock and, for the first request
-// to a peer, connects (waiting at most until the deadline). `done` may therefore run on
-// any of these threads, including the caller's (a refused connection); it must not block
-// for long, as it holds up the connection's other replies.
+// thread that fails requests past their deadline (running their `done`); a connecting
+// thread per peer while its connection is being made (it connects and proves itself, in
+// attempts of at most a second for the TCP connect and kHandshakeMs for the handshake,
+// again while requests wait, and then writes the requests that waited for it, or fails
+// them with what refused it); and the caller, which writes its request under the
+// connection's write lock when the connection is there. The caller never waits for a
+// connection: callers are actors, and a node's actors share a few scheduler threads that
+// a connect through a congested link (SYNs dropped: seconds) would stall, heartbeats and
+// all. `done` may run on any of these threads, including the caller's (a client shutting
+// down); it must not block for long, as it holds up the connection's other replies.
 // Thread-safety: every method may be called from any thread. The destructor fails the
 // requests still in flight with Cancelled and joins every thread; it must not run inside
 // a `done`.
@@ -79,10 +84,20 @@ class DataPlaneClient {
 
   struct Connection;  // one peer's socket and its requests in flight (client.cc)
   struct Request;     // one request in flight
+  struct Connector;   // one peer's connecting thread and the requests waiting for it
 
  private:
-  // The live connection to `peer`, connecting if there is none.
-  StatusOr<std::shared_ptr<Connection>> GetConnection(const std::string& peer, int64_t deadline_ms);
+  // Connects to `peer` while requests wait for it (the connecting thread's body).
+  void ConnectLoop(const std::shared_ptr<Connector>& connector);
+  // One attempt: the TCP connect by `connect_deadline_ms`, then the handshake by
+  // `handshake_deadline_ms`; on success the connection is the peer's live one.
+  StatusOr<std::shared_ptr<Connection>> Connect(Connector& connector, int64_t connect_deadline_ms,
+                                                int64_t handshake_deadline_ms);
+  // Puts `request` among `conn`'s requests in flight, under its deadline; mu_ held. False
+  // when the connection is broken already.
+  bool AddInFlight(const std::shared_ptr<Connection>& conn, const std::shared_ptr<Request>& request);
+  // Writes `request` on `conn` (AddInFlight first).
+  static void WriteRequest(Connection& conn, const Request& request);
   // A connection's reader calls this when its stream ends; true if the client is
   // shutting down (its requests are then Cancelled rather than Unavailable).
   bool Retire(Connection* conn);
@@ -96,18 +111,22 @@ class DataPlaneClient {
   bool shutting_down_ = false;
   uint64_t next_request_id_ = 1;
   std::unordered_map<std::string, std::shared_ptr<Connection>> connections_;
-  // Peers a thread is connecting to, with the steady-clock start of the newest attempt:
-  // the others wait for it (connected_cv_) rather than open connections of their own (a
-  // burst of first requests to a new peer would otherwise be a burst of handshakes, past the
-  // server's bound of unfinished ones per address), but a second or more after it began
-  // one of them tries afresh: an attempt stuck on a peer that drops packets must not hold
-  // back the requests made once it answers again.
-  std::unordered_map<std::string, int64_t> connecting_;
-  std::condition_variable connected_cv_;
-  // Broken connections whose reader thread has still to be joined.
+  // Peers being connected to, each by one thread, with the requests that wait for it: a
+  // burst of first requests to a new peer is one handshake, not a burst of them past the
+  // server's bound of unfinished ones per address. An attempt's TCP connect lasts at most
+  // a second: one stuck on a peer that dropped packets must not hold back the requests
+  // made once it answers again.
+  std::unordered_map<std::string, std::shared_ptr<Connector>> connectors_;
+  // Connecting threads that ended, to be joined; broken connections likewise.
+  std::vector<std::shared_ptr<Connector>> finished_connectors_;
   std::vector<std::shared_ptr<Connection>> retired_;
-  // Deadlines of the requests in flight: (deadline_ms, request id) -> connection.
-  std::map<std::pair<int64_t, uint64_t>, std::weak_ptr<Connection>> deadlines_;
+  // Deadlines of the requests, (deadline_ms, request id) -> where the request waits: its
+  // connection, or (none yet) its peer's connector.
+  struct Waits {
+    std::weak_ptr<Connection> connection;
+    std::string peer;
+  };
+  std::map<std::pair<int64_t, uint64_t>, Waits> deadlines_;
   std::thread timer_;
 };
 

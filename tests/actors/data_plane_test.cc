@@ -584,6 +584,43 @@ TEST_CASE("requests beyond a connection's bound are answered ResourceExhausted, 
   for (auto& w : waiting) CHECK(w.get().ok());
 }
 
+TEST_CASE("the first request to a peer that never answers the handshake returns at once and fails at its deadline",
+          "[data_plane]") {
+  // A socket that listens and never reads: the kernel completes TCP's handshake, nobody
+  // answers ours. The caller (an actor, in the runtime) must not wait for the connection.
+  int bound_port = 0;
+  auto listener = data_plane::ListenOn("127.0.0.1", 0, &bound_port);
+  REQUIRE(listener.ok());
+  const std::string peer = "127.0.0.1:" + std::to_string(bound_port);
+  auto client = std::make_unique<DataPlaneClient>(kToken);
+  auto start = std::chrono::steady_clock::now();
+  std::promise<Status> first;
+  client->RecvTensorAsync(peer, 1, "silent", false, In(600), cpu_allocator(),
+                          [&](const Status& s, const Tensor&, bool) { first.set_value(s); });
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(200));
+  auto failed = first.get_future();
+  REQUIRE(failed.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  Status s = failed.get();
+  CHECK(s.code() == error::DEADLINE_EXCEEDED);
+  CHECK_THAT(s.message(), Catch::Contains(peer) && Catch::Contains("silent"));
+  CHECK(waited >= std::chrono::milliseconds(590));
+  CHECK(waited < std::chrono::seconds(3));
+  // A client destroyed while it connects: the request waiting for it ends Cancelled, and
+  // the destructor does not wait out the handshake.
+  std::promise<Status> ended;
+  client->RecvTensorAsync(peer, 1, "never", false, In(60000), cpu_allocator(),
+                          [&](const Status& s, const Tensor&, bool) { ended.set_value(s); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  start = std::chrono::steady_clock::now();
+  client.reset();
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1500));
+  auto cancelled = ended.get_future();
+  REQUIRE(cancelled.wait_for(std::chrono::seconds(1)) == std::future_status::ready);
+  CHECK(cancelled.get().code() == error::CANCELLED);
+  close(*listener);
+}
+
 TEST_CASE("a burst of first requests to a new peer shares one connection", "[data_plane][trust]") {
   Store store;
   DataPlaneServer::Options options = TestOptions();

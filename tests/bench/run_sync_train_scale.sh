@@ -12,7 +12,9 @@
 # (sync_train_tf.py; TENSORFLOW=0 skips it). MODES="allreduce-pw" (say) runs only those of
 # sync, allreduce and allreduce-pw (the ps mode's steps grow with N: 16 workers at 10 Mbit/s
 # take minutes each). NODE_FLAGS: more flags for every node (on slow links, say
-# "--heartbeat-timeout-ms 30000": heartbeats share the links with the tensors). Needs root.
+# "--heartbeat-timeout-ms 30000": heartbeats share the links with the tensors);
+# CLIENT_FLAGS: more flags for sync_train_scale (say "--master-heartbeat-timeout-ms 30000"
+# where 16 nodes and 16 clients share 2 cores). Needs root.
 #   sudo tests/bench/run_sync_train_scale.sh [build_dir] [workers (1,2,4,8)] [rate (100mbit)]
 #        [hidden (4096)] [steps (10)]
 set -euo pipefail
@@ -38,7 +40,9 @@ for n in ${counts//,/ }; do
   worker0=$(echo "$LAB_ADDRESSES" | awk '{print $2}')
   targets=$(echo "$LAB_ADDRESSES" | tr ' ' '\n' | tail -n +2 | sed 's|^|tensoract://|' | paste -sd,)
   for mode in ${MODES:-sync allreduce allreduce-pw}; do
-    common=(--token-file "$LAB_TOKEN_FILE" --workers "$n" --mode "${mode%-pw}" --hidden "$hidden" --steps "$steps")
+    # shellcheck disable=SC2206
+    common=(--token-file "$LAB_TOKEN_FILE" --workers "$n" --mode "${mode%-pw}" --hidden "$hidden" --steps "$steps"
+      ${CLIENT_FLAGS:-})
     if [ "$mode" = allreduce-pw ]; then
       # Replica i's client in worker i's namespace (lab node i + 1), as TensorFlow's workers
       # run below: its feeds stay off the links. Examples/s: the replicas' sum; a step: the

@@ -15,6 +15,9 @@
 //                    --mode sync|allreduce [--hidden 4096] [--batch 64] [--steps 20]
 //                    [--targets tensoract://A,tensoract://B,... [--replica R]]
 //                    [--data-dir /usr/share/datasets/fashion-mnist]
+//                    [--master-heartbeat-timeout-ms 3000]
+// (The last is SessionOptions::master_heartbeat_timeout_ms: many clients and nodes on 2
+// cores, or slow links, may want more than the default.)
 // The lab must have job ps (task 0) and job worker (tasks 0..N-1): cluster-lab.sh --ps 1.
 #include <cstdio>
 #include <fstream>
@@ -53,6 +56,7 @@ Status WarmThenTime(const SessionOptions& options, const MlpGraph& graph, BatchS
 int Main(int argc, char** argv) {
   std::string target, targets, token_file, mode = "allreduce", data_dir = "/usr/share/datasets/fashion-mnist";
   int workers = 1, hidden = 4096, batch = 64, steps = 20, only_replica = -1;
+  int64_t master_heartbeat_timeout_ms = SessionOptions().master_heartbeat_timeout_ms;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--target") target = value;
@@ -65,6 +69,7 @@ int Main(int argc, char** argv) {
     else if (flag == "--steps") steps = std::stoi(value);
     else if (flag == "--replica") only_replica = std::stoi(value);
     else if (flag == "--data-dir") data_dir = value;
+    else if (flag == "--master-heartbeat-timeout-ms") master_heartbeat_timeout_ms = std::stoll(value);
     else {
       std::fprintf(stderr, "sync_train_scale: unknown flag %s\n", flag.c_str());
       return 2;
@@ -84,6 +89,7 @@ int Main(int argc, char** argv) {
   session_options.target = target;
   std::getline(std::ifstream(token_file), session_options.cluster_token);
   session_options.step_timeout_ms = 600000;
+  session_options.master_heartbeat_timeout_ms = master_heartbeat_timeout_ms;
   distributed_mnist::TrainStats stats;
   if (!targets.empty()) {
     // One client per worker: replica r's graph through worker r's master, fed there.
