@@ -5,16 +5,17 @@
 
 namespace tensoract {
 
-bool UnchangedInputCache::Reuse(OpKernelContext* ctx, const Tensor& input) {
+bool UnchangedInputCache::Reuse(OpKernelContext* ctx, const Tensor& input, uint64_t* epoch) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!input_.Matches(input, RefVariableWriteEpoch())) return false;
+  *epoch = RefVariableWriteEpoch();
+  if (!input_.Matches(input, *epoch)) return false;
   ctx->set_output(0, output_);
   return true;
 }
 
-void UnchangedInputCache::Keep(const Tensor& input, const Tensor& output) {
+void UnchangedInputCache::Keep(const Tensor& input, const Tensor& output, uint64_t epoch) {
   std::lock_guard<std::mutex> lock(mu_);
-  input_.Record(input, RefVariableWriteEpoch());
+  input_.Record(input, epoch);
   output_ = output;
 }
 

@@ -22,10 +22,12 @@ namespace tensoract {
 
 class UnchangedInputCache {
  public:
-  // True (and output 0 of ctx set) where `input` is the input kept, unchanged.
-  bool Reuse(OpKernelContext* ctx, const Tensor& input);
-  // Keeps `input` and the output computed from it.
-  void Keep(const Tensor& input, const Tensor& output);
+  // True (and output 0 of ctx set) where `input` is the input kept, unchanged. Otherwise
+  // `*epoch` is the ref variables' write epoch read before the caller derives anew.
+  bool Reuse(OpKernelContext* ctx, const Tensor& input, uint64_t* epoch);
+  // Keeps `input` and the output computed from it, at the `epoch` Reuse read before it was
+  // computed (an in-place write meanwhile makes the next step compute again).
+  void Keep(const Tensor& input, const Tensor& output, uint64_t epoch);
 
  private:
   std::mutex mu_;

@@ -48,10 +48,7 @@ bool SmallImageFilterGrad(OpKernelContext* ctx, const conv::ConvDims& d, const f
   }
   ParallelGemm(ctx, /*transpose_a=*/true, /*transpose_b=*/false, k, n, pixels, patches, k, out_backprop, n,
                filter_grad, kNothingAfter);
-  if (bias_grad != nullptr) {
-    std::fill(bias_grad, bias_grad + n, 0.f);
-    conv::AddPixelSums(out_backprop, pixels, n, bias_grad);
-  }
+  if (bias_grad != nullptr) conv::SetPixelSums(out_backprop, pixels, n, bias_grad);
   return true;
 }
 

@@ -191,6 +191,13 @@ void AddPixelSums(const T* data, int64_t pixels, int64_t n, T* sums) {
   }
 }
 
+// sums[j] = the same sums (a bias's gradient computed apart from the filter's).
+template <class T>
+void SetPixelSums(const T* data, int64_t pixels, int64_t n, T* sums) {
+  std::fill(sums, sums + n, T(0));
+  AddPixelSums(data, pixels, n, sums);
+}
+
 // Rows of im2col matrix per block, so that a block's scratch stays near `bytes`.
 inline int64_t RowsPerBlock(int64_t row_elements, int64_t element_size, int64_t bytes = 4 << 20) {
   return std::max<int64_t>(1, bytes / std::max<int64_t>(1, row_elements * element_size));

@@ -178,7 +178,8 @@ class CastOp : public OpKernel {
     if constexpr (std::is_same_v<Src, Dst>) {
       ctx->set_output(0, x);
     } else {
-      if (cache_ != nullptr && cache_->Reuse(ctx, x)) return;
+      uint64_t epoch = 0;
+      if (cache_ != nullptr && cache_->Reuse(ctx, x, &epoch)) return;
       Tensor* out = nullptr;
       OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
       const Src* xp = x.base<Src>();
@@ -194,7 +195,7 @@ class CastOp : public OpKernel {
           for (int64_t i = b; i < e; ++i) op[i] = Convert<Src, Dst>(xp[i], truncate);
         }
       });
-      if (cache_ != nullptr) cache_->Keep(x, *out);
+      if (cache_ != nullptr) cache_->Keep(x, *out, epoch);
     }
   }
 

@@ -413,10 +413,7 @@ bool WinogradConv::RunBackpropFilter(OpKernelContext* ctx, const conv::ConvDims&
       }
     }
   });
-  if (bias_grad != nullptr) {
-    std::fill(bias_grad, bias_grad + out_depth, 0.f);
-    conv::AddPixelSums(out_backprop, d.batch * d.out_rows * d.out_cols, out_depth, bias_grad);
-  }
+  if (bias_grad != nullptr) conv::SetPixelSums(out_backprop, d.batch * d.out_rows * d.out_cols, out_depth, bias_grad);
   return true;
 }
 
