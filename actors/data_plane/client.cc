@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <iterator>
 
 #include <capnp/serialize.h>
 
@@ -26,6 +27,14 @@ constexpr int64_t kRequestSendTimeoutMs = 30000;
 constexpr int64_t kConnectAttemptMs = 1000;
 // The handshake after it (the server drops a stranger after its own handshake_timeout_ms).
 constexpr int64_t kHandshakeMs = 5000;
+
+// Moves the entries of `from` whose thread has ended into `to`, to be joined.
+template <class T>
+void TakeFinished(std::vector<std::shared_ptr<T>>& from, std::vector<std::shared_ptr<T>>* to) {
+  auto ended = std::stable_partition(from.begin(), from.end(), [](const auto& x) { return !x->finished; });
+  std::move(ended, from.end(), std::back_inserter(*to));
+  from.erase(ended, from.end());
+}
 
 }  // namespace
 
@@ -402,22 +411,8 @@ void DataPlaneClient::ConnectLoop(const std::shared_ptr<Connector>& connector) {
     int64_t latest_deadline = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (size_t i = 0; i < retired_.size();) {
-        if (!retired_[i]->finished) {
-          ++i;
-          continue;
-        }
-        broken.push_back(std::move(retired_[i]));
-        retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
-      }
-      for (size_t i = 0; i < finished_connectors_.size();) {
-        if (!finished_connectors_[i]->finished) {
-          ++i;
-          continue;
-        }
-        ended.push_back(std::move(finished_connectors_[i]));
-        finished_connectors_.erase(finished_connectors_.begin() + static_cast<std::ptrdiff_t>(i));
-      }
+      TakeFinished(retired_, &broken);
+      TakeFinished(finished_connectors_, &ended);
       if (!shutting_down_) {
         for (const auto& request : connector->waiting) latest_deadline = std::max(latest_deadline, request->deadline_ms);
       }
