@@ -123,7 +123,8 @@ down() {
 }
 
 has_netem() {
-  ip link add "tlprobe$$" type dummy 2>/dev/null || return 1
+  # A veth pair, which the lab needs anyway (some kernels have netem but no dummy devices).
+  ip link add "tlprobe$$" type veth peer name "tlpeer$$" 2>/dev/null || return 1
   local ok=1
   tc qdisc add dev "tlprobe$$" root netem delay 1ms 2>/dev/null && ok=0
   ip link del "tlprobe$$" 2>/dev/null || true
