@@ -6,6 +6,7 @@
 //
 //   allreduce_bench --targets 10.77.3.1:2222,10.77.3.2:2222 --token-file F
 //                   [--sizes 4096,1048576] [--rounds 5] [--link-gbit 1]
+//                   [--master-heartbeat-timeout-ms 3000]
 //
 // The lab (bootstrap/cluster-lab.sh) gives the targets; run_allreduce_bench.sh drives it.
 #include <algorithm>
@@ -39,6 +40,7 @@ int Main(int argc, char** argv) {
   std::vector<int64_t> sizes = {4096, 65536, 1 << 20, 16 << 20, 64 << 20, 256 << 20};
   int rounds = 5;
   double link_gbit = 0;
+  int64_t master_heartbeat_timeout_ms = SessionOptions().master_heartbeat_timeout_ms;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--targets") {
@@ -52,6 +54,8 @@ int Main(int argc, char** argv) {
       rounds = std::stoi(value);
     } else if (flag == "--link-gbit") {
       link_gbit = std::stod(value);
+    } else if (flag == "--master-heartbeat-timeout-ms") {
+      master_heartbeat_timeout_ms = std::stoll(value);
     } else {
       std::fprintf(stderr, "allreduce_bench: unknown flag %s\n", flag.c_str());
       return 2;
@@ -75,6 +79,7 @@ int Main(int argc, char** argv) {
       options.target = "tensoract://" + targets[t];
       options.cluster_token = token;
       options.step_timeout_ms = 600000;
+      options.master_heartbeat_timeout_ms = master_heartbeat_timeout_ms;
       auto session = Session::New(options);
       if (!session.ok()) {
         std::fprintf(stderr, "allreduce_bench: %s\n", session.status().ToString().c_str());

@@ -7,6 +7,9 @@
 #   sudo tests/bench/run_allreduce_bench.sh [build_dir] [nodes (2,4,8)] [rates (1gbit,10gbit)]
 #        [sizes] [rounds]
 # TENSORFLOW=0 skips TensorFlow (its 2-core start-up alone takes ~5 s per task).
+# NODE_FLAGS: more flags for every node; CLIENT_FLAGS: for allreduce_bench (32 nodes on 2
+# cores and 10 Mbit/s links: NODE_FLAGS="--heartbeat-timeout-ms 30000"
+# CLIENT_FLAGS="--master-heartbeat-timeout-ms 30000").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../../build}" && pwd)
@@ -23,11 +26,14 @@ printf '|---|---|---|---|---|---|---|---|---|\n'
 for n in ${node_counts//,/ }; do
   for rate in ${rates//,/ }; do
     gbit=$(echo "$rate" | awk '/gbit/{print $0+0} /mbit/{print ($0+0)/1000}')
-    $lab up --name $name --nodes "$n" --rate "$rate" --node "$build/bootstrap/tensoract-node" >/dev/null
+    # shellcheck disable=SC2086
+    $lab up --name $name --nodes "$n" --rate "$rate" --node "$build/bootstrap/tensoract-node" \
+      ${NODE_FLAGS:+-- $NODE_FLAGS} >/dev/null
     # shellcheck disable=SC1091
     . /tmp/tensoract-lab-$name/env
     ours=$("$build/tests/bench/allreduce_bench" --targets "$(echo "$LAB_ADDRESSES" | tr ' ' ,)" \
-             --token-file "$LAB_TOKEN_FILE" --sizes "$sizes" --rounds "$rounds" --link-gbit "$gbit" | grep -v '^#\|bytes')
+             --token-file "$LAB_TOKEN_FILE" --sizes "$sizes" --rounds "$rounds" --link-gbit "$gbit" ${CLIENT_FLAGS:-} |
+             grep -v '^#\|bytes')
     tf=""
     if [ "${TENSORFLOW:-1}" != 0 ]; then
       tf_addresses=$(echo "$LAB_ADDRESSES" | tr ' ' '\n' | sed 's/:2222$/:2300/' | paste -sd,)
