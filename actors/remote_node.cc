@@ -14,9 +14,6 @@
 namespace tensoract {
 namespace {
 
-// How often a RemoteNode with calls in flight checks their deadlines.
-constexpr int64_t kTickMs = 100;
-
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -62,7 +59,7 @@ void RemoteNode::FailInFlight(const Status& why) {
 void RemoteNode::ScheduleTick() {
   if (tick_scheduled_) return;
   tick_scheduled_ = true;
-  self_->delayed_send(self_, std::chrono::milliseconds(kTickMs), remote_node_tick_atom::value);
+  self_->delayed_send(self_, std::chrono::milliseconds(kRemoteNodeTickMs), remote_node_tick_atom::value);
 }
 
 void RemoteNode::OnTick() {

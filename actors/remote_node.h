@@ -49,15 +49,18 @@ struct RemoteAddress {
   int64_t liveness_timeout_ms = 0;
 };
 
+// How often a RemoteNode with calls in flight checks their deadlines (remote_node_tick_atom).
+constexpr int64_t kRemoteNodeTickMs = 100;
+
 // How long the receiver of heartbeats sent every `interval_ms`, each failed when unanswered
 // after `timeout_ms`, waits for the next before it gives up on the sender (a lease). A
 // sender asks again only once the previous heartbeat is answered (up to timeout_ms after it
 // left) and an interval has passed, and that one may take up to timeout_ms to arrive: two
 // can reach the receiver interval + 2 x timeout apart while the sender finds it alive all
-// along (plus a tick of the sender's 100 ms timer). A shorter lease let a receiver on a
+// along (plus a tick of the sender's timer). A shorter lease let a receiver on a
 // loaded machine drop a live sender.
 constexpr int64_t HeartbeatLeaseMs(int64_t interval_ms, int64_t timeout_ms) {
-  return interval_ms + 2 * timeout_ms + 100;
+  return interval_ms + 2 * timeout_ms + kRemoteNodeTickMs;
 }
 
 // The RemoteNode's timer: while calls are in flight it arrives every 100 ms, and the actor

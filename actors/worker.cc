@@ -589,11 +589,13 @@ caf::behavior worker_actor(WorkerSelf* self, WorkerOptions options) {
           const Status why = StepDeadlineExceeded(step_id, step->timeout_ms);
           for (const caf::actor& e : step->executors) self->send(e, abort_atom::value, why);
         }
-        bool lapsed = false;
-        for (auto& [owner, lease] : st.leases) lapsed |= !lease.expired && now >= lease.until;
+        bool lapsed = false, any_live_lease = false;
+        for (const auto& [owner, lease] : st.leases) {
+          if (lease.expired) continue;
+          any_live_lease = true;
+          lapsed |= now >= lease.until;
+        }
         if (lapsed) self->send(self, lease_confirm_atom::value);
-        bool any_live_lease = false;
-        for (const auto& [owner, lease] : st.leases) any_live_lease |= !lease.expired;
         if (!st.running.empty() || any_live_lease) ScheduleTick(self);
       },
       [=](lease_confirm_atom) {

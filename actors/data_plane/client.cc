@@ -253,6 +253,14 @@ struct DataPlaneClient::Connection {
     finished = true;
   }
 
+  // Once the reader has ended or been woken (the socket shut down): joins it, closes the socket.
+  void JoinAndClose() {
+    reader.join();
+    std::lock_guard<std::mutex> lock(write_mu);
+    close(fd);
+    fd = -1;
+  }
+
   DataPlaneClient* const client;
   const std::string peer;
   std::mutex write_mu;  // one request written at a time; guards fd's closing
@@ -314,12 +322,7 @@ DataPlaneClient::~DataPlaneClient() {
     std::lock_guard<std::mutex> lock(conn->write_mu);
     shutdown(conn->fd, SHUT_RDWR);  // the reader wakes and fails what is in flight
   }
-  for (auto& conn : all) {
-    conn->reader.join();
-    std::lock_guard<std::mutex> lock(conn->write_mu);
-    close(conn->fd);
-    conn->fd = -1;
-  }
+  for (auto& conn : all) conn->JoinAndClose();
   timer_.join();
 }
 
@@ -417,15 +420,13 @@ void DataPlaneClient::ConnectLoop(const std::shared_ptr<Connector>& connector) {
         for (const auto& request : connector->waiting) latest_deadline = std::max(latest_deadline, request->deadline_ms);
       }
     }
-    for (auto& conn : broken) {
-      conn->reader.join();
-      std::lock_guard<std::mutex> lock(conn->write_mu);
-      close(conn->fd);
-      conn->fd = -1;
-    }
+    for (auto& conn : broken) conn->JoinAndClose();
     for (auto& c : ended) c->thread.join();
     const int64_t now = data_plane::SteadyNowMs();
-    StatusOr<std::shared_ptr<Connection>> conn = errors::Cancelled("the data plane client is shutting down");
+    // Nothing to connect for when no request waits (their deadlines passed) or the client
+    // shuts down (`why` below says so to the requests still waiting).
+    StatusOr<std::shared_ptr<Connection>> conn = errors::Cancelled("no request waits for data plane peer ",
+                                                                   connector->peer);
     if (latest_deadline > 0) {
       conn = Connect(*connector, std::min(latest_deadline, now + kConnectAttemptMs),
                      std::min(latest_deadline, now + kHandshakeMs));
@@ -482,14 +483,13 @@ StatusOr<std::shared_ptr<DataPlaneClient::Connection>> DataPlaneClient::Connect(
   }
   // Both ends prove they belong to the cluster before any request goes out: the token's
   // handshake, or TLS with the cluster CA's certificates.
-  const int64_t deadline_ms = std::max(handshake_deadline_ms, connect_deadline_ms);
   std::unique_ptr<data_plane::Stream> stream;
   Status proven;
   if (tls_) {
     stream = std::make_unique<data_plane::Stream>(fd, tls_.get(), /*server=*/false);
-    proven = stream->Handshake(deadline_ms, peer);
+    proven = stream->Handshake(handshake_deadline_ms, peer);
   } else {
-    proven = data_plane::AuthenticateServer(fd, key_, deadline_ms, peer);
+    proven = data_plane::AuthenticateServer(fd, key_, handshake_deadline_ms, peer);
     stream = std::make_unique<data_plane::Stream>(fd);
   }
   // A server that stops reading our requests fails them after this long, not never.
