@@ -4,6 +4,7 @@
 #include "graph/loop_lanes.h"
 #include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/remapper.h"
+#include "graph/optimizer/sequential_loops.h"
 #include "graph/partition.h"
 #include "graph/placer.h"
 #include "kernels/constant_evaluator.h"
@@ -87,6 +88,9 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
   if (options.optimizer.bfloat16_products || bfloat16_activations) MarkBfloat16Products(&graph);
   if (bfloat16_activations && NativeBfloat16Products()) {
     KeepActivationsInBfloat16(&graph, [](const NodeDef& def) { return KernelExists(def, DEVICE_CPU); });
+  }
+  if (options.optimizer.sequential_loops) {
+    FuseSequentialLoops(&graph, [](const Node& n) { return KernelExists(n.def(), DEVICE_CPU); });
   }
   PartitionOptions partition;
   for (const auto& d : devices) partition.device_incarnations[d.name()] = static_cast<int64_t>(d.incarnation());

@@ -133,6 +133,30 @@ REGISTER_OP("LoopCond")
     .SetShapeFn(tensoract::LoopCondShape)
     .Doc("A loop's termination condition: the predicate of its Switch nodes.");
 
+// A whole loop of one CPU device, its iterations run one after another by one kernel
+// (graph/optimizer/sequential_loops.h builds it from the primitives above). `body` is the
+// GraphDef of the loop's nodes other than its Enter, Merge, Switch, LoopCond, NextIteration
+// and Exit nodes; their inputs name loop variable k as "__var:k" and loop invariant j as
+// "__inv:j". Each iteration runs the nodes not in `gated` (the condition, and what only the
+// invariants feed), reads `pred`, and if it is true runs the `gated` nodes (the body) and
+// takes loop variable k's next value from `next[k]`. Output i is loop variable
+// exit_vars[i] once `pred` is false.
+REGISTER_OP("_SequentialLoop")
+    .Input("loop_vars: T")
+    .Input("invariants: Tinvariants")
+    .Output("exits: Texits")
+    .Attr("T: list(type) >= 0")
+    .Attr("Tinvariants: list(type) >= 0")
+    .Attr("Texits: list(type) >= 0")
+    .Attr("exit_vars: list(int) >= 0")
+    .Attr("body: string")
+    .Attr("pred: string")
+    .Attr("next: list(string) >= 0")
+    .Attr("gated: list(string) >= 0")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::shape_inference::UnknownShape)
+    .Doc("A CPU loop whose iterations one kernel runs in order, without the executor's frames.");
+
 REGISTER_OP("ControlTrigger")
     .SetShapeFn(tensoract::shape_inference::NoOutputs)
     .Doc("Does nothing, and runs even when its (control) inputs are dead.");

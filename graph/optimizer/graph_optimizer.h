@@ -53,6 +53,10 @@ struct GraphOptimizerOptions {
   // At partitioning: loops of one device that do not depend on each other run on executors
   // of their own, side by side (graph/loop_lanes.h: a bidirectional RNN's two directions).
   bool parallel_loops = true;
+  // After remapping: a loop of one CPU device whose body is plain computation runs as one
+  // kernel, its iterations one after another (graph/optimizer/sequential_loops.h: an LSTM's
+  // iteration without the executor's Merge, Switch and NextIteration nodes).
+  bool sequential_loops = true;
   // On the worker: a registered graph that runs again with the variables it only reads
   // unchanged takes their values as constants and folds what it computes from them, until
   // one of them changes (actors/frozen_variables.h: a Keras model's batch normalisation,
@@ -72,6 +76,7 @@ struct GraphOptimizerOptions {
     o.do_loop_optimization = false;
     o.do_remapping = false;
     o.parallel_loops = false;
+    o.sequential_loops = false;
     o.freeze_variables = false;
     return o;
   }

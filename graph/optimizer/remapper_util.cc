@@ -45,7 +45,7 @@ Node* SoleConsumerOfType(const Node& n, const std::string& op) {
 }
 
 Node* ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vector<Node*>& outputs,
-                  const std::vector<Source>& data, NodeDef def) {
+                  const std::vector<Source>& data, NodeDef def, const std::string& name) {
   for (const Source& s : data) {
     if (s.node == nullptr) return nullptr;  // an unconnected input: leave the graph alone
   }
@@ -57,7 +57,7 @@ Node* ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vec
       if (!inside && std::find(control.begin(), control.end(), e->src) == control.end()) control.push_back(e->src);
     }
   }
-  def.set_name(outputs.front()->name());
+  def.set_name(name.empty() ? outputs.front()->name() : name);
   def.set_device(outputs.front()->requested_device());
   for (const Source& s : data) def.add_input(s.port == 0 ? s.node->name() : StrCat(s.node->name(), ":", s.port));
   for (Node* c : control) def.add_input("^" + c->name());

@@ -41,9 +41,10 @@ struct Source {
 // Replaces `nodes` by one node made from `def` (its op and attrs; name, device and inputs
 // are filled here): its data inputs are `data`, its control inputs everyone's from outside
 // `nodes`; output i of it takes over the consumers outside `nodes` and the inferred shape of
-// output 0 of `outputs[i]`, and it takes the name of outputs[0]. Returns it; nullptr when nothing changed.
+// output 0 of `outputs[i]`, and it takes the name `name`, or outputs[0]'s where that is
+// empty. Returns it; nullptr when nothing changed.
 Node* ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vector<Node*>& outputs,
-                   const std::vector<Source>& data, NodeDef def);
+                   const std::vector<Source>& data, NodeDef def, const std::string& name = "");
 
 // A chain of nodes, each the sole consumer of the one before, replaced by one node that
 // takes over the last one's output.

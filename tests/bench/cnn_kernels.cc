@@ -11,6 +11,7 @@
 //       instead: the products of the model zoo's transformers (128 tokens) and ViT (197),
 //       4 heads of depth 16, batch 32 by default: _FusedAttention, the dense layers and
 //       exact GELU's Erfc
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "graph/op_registry.h"
+#include "graph/optimizer/pointwise_depthwise_fusion.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/kernel_registry.h"
 
@@ -86,14 +88,17 @@ void Time(Device* device, const std::string& label, const std::string& op, const
     }
   };
   run();
-  double best = 1e30;
+  std::vector<double> times;
   for (int r = 0; r < reps; ++r) {
     if (g_cold) EvictCaches();
     auto start = std::chrono::steady_clock::now();
     run();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  std::printf("%-34s %8.2f ms %7.1f GFLOP/s\n", label.c_str(), best * 1e3, flops / best * 1e-9);
+  std::sort(times.begin(), times.end());
+  const double best = times.front(), median = times[times.size() / 2];
+  std::printf("%-34s %8.2f ms %7.1f GFLOP/s (median %.2f ms)\n", label.c_str(), best * 1e3, flops / best * 1e-9,
+              median * 1e3);
 }
 
 // Conv2D of real networks' layers: [side, side, in] * [k, k, in, out], stride s, SAME.
@@ -152,12 +157,80 @@ void TokenProducts(int threads, int64_t b, int reps) {
   }
 }
 
+
+// MobileNetV2's inverted residual blocks as the remapper fuses them
+// (_FusedConv2DWithDepthwise: 1x1 expansion, 3x3 depthwise, 1x1 projection, each with its
+// batch norm folded in as ChannelMul and BiasAdd, Relu6 after the first two, the block's
+// input added where the shapes allow).
+void InvertedResiduals(int threads, int64_t b, int reps) {
+  Device device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, threads);
+  std::printf("MobileNetV2 blocks fused (%s), batch %lld, %d thread(s), best of %d\n", gemm::KernelIsa(),
+              static_cast<long long>(b), threads, reps);
+  struct Block {
+    const char* name;
+    int64_t side, in, expanded, stride, out;
+  };
+  const Block blocks[] = {{"block_1 112 16->96/2->24", 112, 16, 96, 2, 24},
+                          {"block_2 56 24->144->24 +", 56, 24, 144, 1, 24},
+                          {"block_3 56 24->144/2->32", 56, 24, 144, 2, 32},
+                          {"block_4 28 32->192->32 +", 28, 32, 192, 1, 32},
+                          {"block_7 14 64->384->64 +", 14, 64, 384, 1, 64},
+                          {"block_14 7 160->960->160 +", 7, 160, 960, 1, 160}};
+  auto list = [](std::vector<std::string> v) {
+    tensorflow::AttrValue a;
+    for (auto& s : v) a.mutable_list()->add_s(s);
+    return a;
+  };
+  auto int_attr = [](int64_t i) { tensorflow::AttrValue a; a.set_i(i); return a; };
+  auto types = [](int n) {
+    tensorflow::AttrValue a;
+    for (int i = 0; i < n; ++i) a.mutable_list()->add_type(tensorflow::DT_FLOAT);
+    return a;
+  };
+  for (const Block& k : blocks) {
+    const bool residual = k.stride == 1 && k.in == k.out;
+    const int64_t out_side = (k.side + k.stride - 1) / k.stride;
+    std::map<std::string, tensorflow::AttrValue> attrs = {
+        {"T", TypeA(tensorflow::DT_FLOAT)}, {"num_pointwise_args", int_attr(2)},
+        {"num_depthwise_args", int_attr(2)}, {"num_project_inputs", int_attr(residual ? 4 : 3)}};
+    // Each convolution's attrs, defaults filled in, under its prefix.
+    auto part = [&](const std::string& prefix, const std::string& op, int64_t stride, tensorflow::AttrValue fused,
+                    int args, bool targs) {
+      NodeDef def;
+      def.set_op(op);
+      auto& a = *def.mutable_attr();
+      a["T"] = TypeA(tensorflow::DT_FLOAT);
+      a["strides"] = IntsA({1, stride, stride, 1});
+      a["padding"] = StrA("SAME");
+      a["fused_ops"] = fused;
+      a["num_args"] = int_attr(args);
+      if (targs) a["TArgs"] = types(args);
+      AddDefaultsToNodeDef(**OpRegistry::Global()->LookUp(op), &def);
+      for (const auto& [name, value] : def.attr()) attrs[prefix + name] = value;
+    };
+    part(kPointwiseAttrPrefix, "_FusedConv2D", 1, list({"ChannelMul", "BiasAdd", "Relu6"}), 2, true);
+    part(kDepthwiseAttrPrefix, "_FusedDepthwiseConv2dNative", k.stride, list({"ChannelMul", "BiasAdd", "Relu6"}), 2,
+         false);
+    part(kProjectAttrPrefix, "_FusedConv2D", 1,
+         residual ? list({"ChannelMul", "BiasAdd", "Add"}) : list({"ChannelMul", "BiasAdd"}), residual ? 3 : 2, true);
+    std::vector<Tensor> inputs = {Random({b, k.side, k.side, k.in}), Random({1, 1, k.in, k.expanded}),
+                                  Random({k.expanded}), Random({k.expanded}), Random({3, 3, k.expanded, 1}),
+                                  Random({k.expanded}), Random({k.expanded}), Random({1, 1, k.expanded, k.out}),
+                                  Random({k.out}), Random({k.out})};
+    if (residual) inputs.push_back(inputs[0]);
+    const double flops = 2.0 * b *
+                         (k.side * k.side * k.in * k.expanded +
+                          out_side * out_side * k.expanded * (9 + k.out));
+    Time(&device, k.name, "_FusedConv2DWithDepthwise", inputs, attrs, flops, reps);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int threads = 1, reps = 10;
   int64_t b = 64;
-  bool real = false, tokens = false;
+  bool real = false, tokens = false, blocks = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--threads") threads = std::atoi(argv[i + 1]);
@@ -166,6 +239,13 @@ int main(int argc, char** argv) {
     else if (a == "--cold") g_cold = std::atoi(argv[i + 1]) != 0;
     else if (a == "--real") real = std::atoi(argv[i + 1]) != 0;
     else if (a == "--tokens") tokens = std::atoi(argv[i + 1]) != 0;
+    else if (a == "--blocks") blocks = std::atoi(argv[i + 1]) != 0;
+  }
+  if (blocks) {
+    bool batch_given = false;
+    for (int i = 1; i < argc; ++i) batch_given = batch_given || std::string(argv[i]) == "--batch";
+    InvertedResiduals(threads, batch_given ? b : 1, reps);
+    return 0;
   }
   if (tokens) {
     bool batch_given = false;

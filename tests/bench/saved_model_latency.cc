@@ -2,7 +2,8 @@
 // Run, no serving layer): the model zoo's tensoract side (run_model_zoo_bench.sh, issue 54).
 //
 //   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] [--bf16-activations]
-//                       [--one-lane] [--no-loop-optimization] [--no-freeze] [--threads N]
+//                       [--one-lane] [--no-loop-optimization] [--no-sequential-loops] [--no-freeze]
+//                       [--threads N]
 //
 // Feeds every input of the signature a tensor of its declared shape with the batch
 // dimension (and any other unknown one) set to BATCH: floats uniform in [0, 1), integers
@@ -21,7 +22,9 @@
 // With --one-lane independent loops share one executor (GraphOptimizerOptions::
 // parallel_loops off), to measure what their lanes (graph/loop_lanes.h) buy, and
 // --no-loop-optimization leaves loop bodies as written (GraphOptimizerOptions::
-// do_loop_optimization off: no loop-invariant motion). --no-freeze keeps reading the
+// do_loop_optimization off: no loop-invariant motion). --no-sequential-loops leaves loops to
+// the executor, node by node (GraphOptimizerOptions::sequential_loops off,
+// graph/optimizer/sequential_loops.h). --no-freeze keeps reading the
 // variables every step (GraphOptimizerOptions::freeze_variables off, actors/frozen_variables.h).
 // --threads N runs on N threads (SessionOptions::num_threads; default one per core).
 #include <algorithm>
@@ -94,13 +97,15 @@ int Main(int argc, char** argv) {
     }
     else if (std::string(argv[i]) == "--one-lane") session_options.optimizer.parallel_loops = false;
     else if (std::string(argv[i]) == "--no-loop-optimization") session_options.optimizer.do_loop_optimization = false;
+    else if (std::string(argv[i]) == "--no-sequential-loops") session_options.optimizer.sequential_loops = false;
     else if (std::string(argv[i]) == "--no-freeze") session_options.optimizer.freeze_variables = false;
     else if (std::string(argv[i]) == "--threads" && i + 1 < argc) session_options.num_threads = std::atoi(argv[++i]);
     else args.push_back(argv[i]);
   }
   if (args.size() < 2) {
     std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--nodes N] [--bf16] "
-                         "[--bf16-activations] [--one-lane] [--no-loop-optimization] [--no-freeze] [--threads N]\n");
+                         "[--bf16-activations] [--one-lane] [--no-loop-optimization] [--no-sequential-loops] [--no-freeze] "
+                         "[--threads N]\n");
     return 2;
   }
   const std::string dir = args[0];

@@ -1,0 +1,353 @@
+// _SequentialLoop on the CPU (graph/optimizer/sequential_loops.h): a whole loop's
+// iterations, one after another, each node of an iteration run straight after the one
+// before it by its own kernel, made once here from the body's NodeDefs.
+//
+// Values live in flat slots (one per node output) for the iteration; a slot's last reader
+// in the iteration takes its value rather than a copy, so a kernel that reuses its input's
+// buffer (a TensorList it appends to, an Add in place) still can.
+//
+// The kernel is asynchronous so that a long loop does not hold the executor's thread: it
+// runs iterations for up to kSliceMs, then goes on from the device's threads, checking the
+// step's cancellation between iterations (an abort or a deadline ends it with Cancelled, as
+// it would end the executor's own loop).
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "kernels/cancellation.h"
+#include "kernels/kernel_registry.h"
+#include "messages/graph.pb.h"
+
+namespace tensoract {
+namespace {
+
+constexpr auto kSliceMs = std::chrono::milliseconds(2);
+
+class SequentialLoopOp : public AsyncOpKernel {
+ public:
+  explicit SequentialLoopOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx) {
+    const auto& attr = ctx->def().attr();
+    for (const char* name : {"T", "Tinvariants", "exit_vars", "body", "pred", "next", "gated"}) {
+      OP_REQUIRES(ctx, attr.count(name) != 0,
+                  errors::InvalidArgument("node '", name_of(ctx), "' (op '_SequentialLoop') has no attr '", name, "'"));
+    }
+    num_vars_ = attr.at("T").list().type_size();
+    num_invariants_ = attr.at("Tinvariants").list().type_size();
+    for (int64_t v : attr.at("exit_vars").list().i()) {
+      OP_REQUIRES(ctx, v >= 0 && v < num_vars_,
+                  errors::InvalidArgument("node '", name_of(ctx), "': exit variable ", v, " of ", num_vars_));
+      exit_vars_.push_back(static_cast<int>(v));
+    }
+    tensorflow::GraphDef body;
+    OP_REQUIRES(ctx, body.ParseFromString(attr.at("body").s()),
+                errors::InvalidArgument("node '", name_of(ctx), "': its body is not a GraphDef"));
+    std::set<std::string> gated(attr.at("gated").list().s().begin(), attr.at("gated").list().s().end());
+    OP_REQUIRES_OK(ctx, Plan(ctx, body, gated));
+    OP_REQUIRES_OK(ctx, Read(attr.at("pred").s(), &pred_));
+    for (const std::string& next : attr.at("next").list().s()) {
+      Ref r;
+      OP_REQUIRES_OK(ctx, Read(next, &r));
+      next_.push_back(r);
+    }
+    OP_REQUIRES(ctx, static_cast<int>(next_.size()) == num_vars_,
+                errors::InvalidArgument("node '", name_of(ctx), "': ", next_.size(), " next values for ", num_vars_,
+                                        " loop variables"));
+    CountReaders();
+  }
+
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    auto run = std::make_shared<LoopRun>(this, ctx, std::move(done));
+    for (int i = 0; i < num_vars_; ++i) run->vars[i] = ctx->input(i);
+    for (int j = 0; j < num_invariants_; ++j) run->invariants[j] = ctx->input(num_vars_ + j);
+    Continue(run);
+  }
+
+  bool IsExpensive() const override { return true; }
+
+ private:
+  static std::string name_of(OpKernelConstruction* ctx) { return ctx->def().name(); }
+
+  // Where a value comes from: a loop variable, an invariant, or a node's output slot.
+  struct Ref {
+    enum Kind { kVar, kInvariant, kSlot } kind = kSlot;
+    int index = 0;
+  };
+  struct Step {
+    std::unique_ptr<OpKernel> kernel;
+    std::vector<Ref> inputs;
+    int first_slot = 0;
+    bool gated = false;
+    uint64_t outputs_required = 0;
+  };
+
+  // One run of the loop: its values, and where it is.
+  struct LoopRun {
+    LoopRun(const SequentialLoopOp* op, OpKernelContext* ctx, DoneCallback done)
+        : op(op), ctx(ctx), done(std::move(done)), vars(op->num_vars_), invariants(op->num_invariants_),
+          slots(op->num_slots_) {}
+    const SequentialLoopOp* op;
+    OpKernelContext* ctx;
+    DoneCallback done;
+    std::vector<Tensor> vars, invariants, slots;
+    std::vector<int> readers_left;  // by slot, then by variable, for this iteration
+    std::vector<Tensor> inputs, outputs;
+    int64_t iteration = 0;
+  };
+
+  Status Read(const std::string& name, Ref* ref) const {
+    TensorId id;
+    TA_RETURN_IF_ERROR(ParseTensorName(name, &id));
+    if (id.IsControl()) return errors::InvalidArgument("'", name, "' is a control input where a value is read");
+    if (id.node == "__var" || id.node == "__inv") {
+      const bool var = id.node == "__var";
+      if (id.index >= (var ? num_vars_ : num_invariants_)) {
+        return errors::InvalidArgument("'", name, "' names no ", var ? "loop variable" : "invariant");
+      }
+      *ref = {var ? Ref::kVar : Ref::kInvariant, id.index};
+      return Status::OK();
+    }
+    auto it = node_index_.find(id.node);
+    if (it == node_index_.end()) return errors::InvalidArgument("'", name, "' names no node of the loop's body");
+    const Step& step = steps_[it->second];
+    if (id.index >= step.kernel->num_outputs()) {
+      return errors::InvalidArgument("'", name, "': node '", id.node, "' has ", step.kernel->num_outputs(), " outputs");
+    }
+    *ref = {Ref::kSlot, step.first_slot + id.index};
+    return Status::OK();
+  }
+
+  // The body's kernels in an order each node's inputs come before it: first what runs in
+  // every iteration, then the gated body (no node outside it reads one inside it).
+  Status Plan(OpKernelConstruction* ctx, const tensorflow::GraphDef& body, const std::set<std::string>& gated) {
+    std::map<std::string, int> index;
+    for (int i = 0; i < body.node_size(); ++i) {
+      if (!index.emplace(body.node(i).name(), i).second) {
+        return errors::InvalidArgument("node '", name(), "': two body nodes are named '", body.node(i).name(), "'");
+      }
+    }
+    std::vector<int> order, state(body.node_size(), 0);  // 0 unseen, 1 on the path, 2 placed
+    for (bool gated_pass : {false, true}) {
+      for (int root = 0; root < body.node_size(); ++root) {
+        if ((gated.count(body.node(root).name()) != 0) != gated_pass || state[root] == 2) continue;
+        std::vector<std::pair<int, int>> stack = {{root, 0}};  // node, next input to visit
+        state[root] = 1;
+        while (!stack.empty()) {
+          auto& [n, next] = stack.back();
+          const NodeDef& def = body.node(n);
+          if (next < def.input_size()) {
+            const std::string input = NodeNameOf(def.input(next++));
+            auto it = index.find(input);
+            if (it == index.end()) continue;  // __var, __inv
+            if (state[it->second] == 1) {
+              return errors::InvalidArgument("node '", name(), "': the loop's body has a cycle through '", input, "'");
+            }
+            if (state[it->second] == 0) {
+              if ((gated.count(input) != 0) && !gated_pass) {
+                return errors::InvalidArgument("node '", name(), "': '", def.name(), "' runs every iteration but reads '",
+                                               input, "' of the gated body");
+              }
+              state[it->second] = 1;
+              stack.push_back({it->second, 0});
+            }
+            continue;
+          }
+          state[n] = 2;
+          order.push_back(n);
+          stack.pop_back();
+        }
+      }
+    }
+    int slots = 0;
+    for (int n : order) {
+      const NodeDef& def = body.node(n);
+      Step step;
+      auto op_def = OpRegistry::Global()->LookUp(def.op());
+      TA_RETURN_IF_ERROR(op_def.status());
+      TA_RETURN_IF_ERROR(CreateOpKernel(ctx->device(), def, **op_def, &step.kernel));
+      if (step.kernel->IsAsync()) {
+        return errors::InvalidArgument("node '", name(), "': body node '", def.name(), "' (op '", def.op(),
+                                       "') is asynchronous");
+      }
+      step.first_slot = slots;
+      step.gated = gated.count(def.name()) != 0;
+      slots += step.kernel->num_outputs();
+      node_index_[def.name()] = static_cast<int>(steps_.size());
+      steps_.push_back(std::move(step));
+    }
+    num_slots_ = slots;
+    for (size_t s = 0; s < order.size(); ++s) {
+      const NodeDef& def = body.node(order[s]);
+      for (const std::string& input : def.input()) {
+        if (!input.empty() && input[0] == '^') continue;  // the order keeps it
+        Ref r;
+        TA_RETURN_IF_ERROR(Read(input, &r));
+        steps_[s].inputs.push_back(r);
+      }
+      if (steps_[s].inputs.size() != steps_[s].kernel->input_types().size()) {
+        return errors::InvalidArgument("node '", name(), "': body node '", def.name(), "' has ",
+                                       steps_[s].inputs.size(), " inputs, its kernel takes ",
+                                       steps_[s].kernel->input_types().size());
+      }
+    }
+    return Status::OK();
+  }
+
+  // How many reads each slot and variable gets in an iteration that goes on: the last one
+  // takes the value. The condition's reads of a variable are not counted (they copy): in
+  // the last iteration the body does not run and the variable leaves through its Exit.
+  void CountReaders() {
+    readers_.assign(num_slots_ + num_vars_, 0);
+    auto count = [this](const Ref& r, bool counted_var) {
+      if (r.kind == Ref::kSlot) ++readers_[r.index];
+      else if (r.kind == Ref::kVar && counted_var) ++readers_[num_slots_ + r.index];
+    };
+    for (const Step& step : steps_) {
+      for (const Ref& r : step.inputs) count(r, step.gated);
+    }
+    count(pred_, false);
+    for (const Ref& r : next_) count(r, true);
+    for (Step& step : steps_) {
+      step.outputs_required = 0;
+      for (int i = 0; i < step.kernel->num_outputs() && i < 64; ++i) {
+        if (readers_[step.first_slot + i] > 0) step.outputs_required |= uint64_t{1} << i;
+      }
+      for (int i = 64; i < step.kernel->num_outputs(); ++i) step.outputs_required = ~uint64_t{0};
+    }
+  }
+
+  // The value `r` holds: taken by its last reader, copied before.
+  static Tensor Take(LoopRun& run, const Ref& r, bool counted) {
+    const SequentialLoopOp& op = *run.op;
+    switch (r.kind) {
+      case Ref::kInvariant:
+        return run.invariants[r.index];
+      case Ref::kVar: {
+        if (!counted) return run.vars[r.index];
+        int& left = run.readers_left[op.num_slots_ + r.index];
+        return --left == 0 ? std::move(run.vars[r.index]) : run.vars[r.index];
+      }
+      case Ref::kSlot:
+      default: {
+        int& left = run.readers_left[r.index];
+        return --left == 0 ? std::move(run.slots[r.index]) : run.slots[r.index];
+      }
+    }
+  }
+
+  Status RunStep(LoopRun& run, const Step& step) const {
+    run.inputs.clear();
+    for (const Ref& r : step.inputs) run.inputs.push_back(Take(run, r, step.gated));
+    run.outputs.clear();  // the context sizes it afresh: nothing of the step before stays
+    OpKernelContext::Params params;
+    params.device = run.ctx->device();
+    params.kernel = step.kernel.get();
+    params.inputs = &run.inputs;
+    params.step_id = run.ctx->step_id();
+    params.rendezvous = run.ctx->rendezvous();
+    params.output_storage = &run.outputs;
+    params.frame_id = run.ctx->frame_id();
+    params.iter_id = run.ctx->iter_id();
+    params.outputs_required = step.outputs_required;
+    params.cancellation = run.ctx->cancellation();
+    params.collectives = run.ctx->collectives();
+    params.on_caller_thread = run.ctx->on_caller_thread();
+    OpKernelContext ctx(params);
+    try {
+      step.kernel->Compute(&ctx);
+    } catch (const std::exception& e) {
+      ctx.SetStatus(errors::Internal("threw: ", e.what()));
+    }
+    const OpKernel& k = *step.kernel;
+    if (!ctx.status().ok()) {
+      const std::string& m = ctx.status().message();
+      const bool named = m.find("'" + k.name() + "'") != std::string::npos;
+      Status s = named ? ctx.status() : ctx.status().WithContext(StrCat("node '", k.name(), "' (op '", k.type_string(), "')"));
+      return s.WithContext(StrCat("iteration ", run.iteration, " of loop '", name(), "'"));
+    }
+    for (int i = 0; i < k.num_outputs(); ++i) {
+      Tensor& out = run.outputs[i];
+      if (out.IsInitialized() && out.dtype() == k.output_types()[i]) {
+        run.slots[step.first_slot + i] = std::move(out);
+      } else if (i >= 64 || ((step.outputs_required >> i) & 1)) {
+        return errors::Internal("node '", k.name(), "' (op '", k.type_string(), "') produced output ", i, " as ",
+                                out.IsInitialized() ? DataTypeString(out.dtype()) : "nothing", " but declares ",
+                                DataTypeString(k.output_types()[i]), " (iteration ", run.iteration, " of loop '",
+                                name(), "')");
+      }
+    }
+    return Status::OK();
+  }
+
+  // One iteration: the condition, then the body if it holds. *more: it held.
+  Status Iterate(LoopRun& run, bool* more) const {
+    run.readers_left = readers_;
+    size_t s = 0;
+    for (; s < steps_.size() && !steps_[s].gated; ++s) TA_RETURN_IF_ERROR(RunStep(run, steps_[s]));
+    const Tensor pred = Take(run, pred_, false);
+    if (pred.dtype() != tensorflow::DT_BOOL || pred.NumElements() != 1) {
+      return errors::InvalidArgument("loop '", name(), "': its condition is a ", DataTypeString(pred.dtype()),
+                                     " tensor of shape ", pred.shape().DebugString(), ", not a bool scalar");
+    }
+    *more = pred.base<bool>()[0];
+    if (*more) {
+      for (; s < steps_.size(); ++s) TA_RETURN_IF_ERROR(RunStep(run, steps_[s]));
+      std::vector<Tensor> next(num_vars_);
+      for (int k = 0; k < num_vars_; ++k) next[k] = Take(run, next_[k], true);
+      run.vars = std::move(next);
+      ++run.iteration;
+    }
+    for (Tensor& t : run.slots) t = Tensor();
+    return Status::OK();
+  }
+
+  // Iterations until the loop ends, fails or is cancelled, or its slice is over (then on
+  // from the device's threads).
+  static void Continue(const std::shared_ptr<LoopRun>& run) {
+    const SequentialLoopOp& op = *run->op;
+    OpKernelContext* ctx = run->ctx;
+    const auto start = std::chrono::steady_clock::now();
+    for (int n = 1;; ++n) {
+      CancellationManager* cancellation = ctx->cancellation();
+      if (cancellation != nullptr && cancellation->cancelled()) {
+        ctx->SetStatus(errors::Cancelled("loop '", op.name(), "' was cancelled in iteration ", run->iteration));
+        break;
+      }
+      bool more = false;
+      Status s = op.Iterate(*run, &more);
+      if (!s.ok()) {
+        ctx->SetStatus(s);
+        break;
+      }
+      if (!more) {
+        for (size_t i = 0; i < op.exit_vars_.size(); ++i) ctx->set_output(static_cast<int>(i), run->vars[op.exit_vars_[i]]);
+        break;
+      }
+      // Even on the caller's thread (RunOptions::inter_op_thread_pool -1): a loop that never
+      // ends must leave that thread for the step's deadline to reach it.
+      if (n % 8 == 0 && std::chrono::steady_clock::now() - start > kSliceMs) {
+        ctx->device()->Schedule([run] { Continue(run); });
+        return;
+      }
+    }
+    DoneCallback done = std::move(run->done);
+    done();
+  }
+
+  int num_vars_ = 0, num_invariants_ = 0, num_slots_ = 0;
+  std::vector<int> exit_vars_;
+  std::vector<Step> steps_;
+  std::map<std::string, int> node_index_;
+  Ref pred_;
+  std::vector<Ref> next_;
+  std::vector<int> readers_;  // by slot, then by variable
+};
+
+REGISTER_KERNEL(Name("_SequentialLoop").Device(DEVICE_CPU), SequentialLoopOp);
+
+}  // namespace
+}  // namespace tensoract
