@@ -82,18 +82,32 @@ class SequentialLoopOp : public AsyncOpKernel {
     std::vector<Ref> inputs;
     int first_slot = 0;
     bool gated = false;
+    bool skip = false;  // passes its inputs on (alias_), not run
     uint64_t outputs_required = 0;
   };
 
   // One run of the loop: its values, and where it is.
   struct LoopRun {
     LoopRun(const SequentialLoopOp* op, OpKernelContext* ctx, DoneCallback done)
-        : op(op), ctx(ctx), done(std::move(done)), vars(op->num_vars_), invariants(op->num_invariants_),
-          slots(op->num_slots_) {}
+        : op(op), ctx(ctx), done(std::move(done)), vars(op->num_vars_), next(op->num_vars_),
+          invariants(op->num_invariants_), slots(op->num_slots_) {
+      // What every step's context shares: the loop's own context's.
+      params.device = ctx->device();
+      params.step_id = ctx->step_id();
+      params.rendezvous = ctx->rendezvous();
+      params.output_storage = &outputs;
+      params.frame_id = ctx->frame_id();
+      params.iter_id = ctx->iter_id();
+      params.cancellation = ctx->cancellation();
+      params.collectives = ctx->collectives();
+      params.on_caller_thread = ctx->on_caller_thread();
+      params.inputs = &inputs;
+    }
     const SequentialLoopOp* op;
     OpKernelContext* ctx;
     DoneCallback done;
-    std::vector<Tensor> vars, invariants, slots;
+    std::vector<Tensor> vars, next, invariants, slots;
+    OpKernelContext::Params params;
     std::vector<int> readers_left;  // by slot, then by variable, for this iteration
     std::vector<Tensor> inputs, outputs;
     int64_t iteration = 0;
@@ -118,6 +132,8 @@ class SequentialLoopOp : public AsyncOpKernel {
       return errors::InvalidArgument("'", name, "': node '", id.node, "' has ", step.kernel->num_outputs(), " outputs");
     }
     *ref = {Ref::kSlot, step.first_slot + id.index};
+    auto alias = alias_.find(ref->index);
+    if (alias != alias_.end()) *ref = alias->second;
     return Status::OK();
   }
 
@@ -193,6 +209,12 @@ class SequentialLoopOp : public AsyncOpKernel {
                                        steps_[s].inputs.size(), " inputs, its kernel takes ",
                                        steps_[s].kernel->input_types().size());
       }
+      // What only passes its inputs on (the inlined calls' Identity and IdentityN, their
+      // NoOps) is not run: its readers read its inputs (a third of an LSTM's iteration).
+      if (def.op() == "Identity" || def.op() == "IdentityN" || def.op() == "NoOp") {
+        steps_[s].skip = true;
+        for (size_t i = 0; i < steps_[s].inputs.size(); ++i) alias_[steps_[s].first_slot + i] = steps_[s].inputs[i];
+      }
     }
     return Status::OK();
   }
@@ -207,6 +229,7 @@ class SequentialLoopOp : public AsyncOpKernel {
       else if (r.kind == Ref::kVar && counted_var) ++readers_[num_slots_ + r.index];
     };
     for (const Step& step : steps_) {
+      if (step.skip) continue;
       for (const Ref& r : step.inputs) count(r, step.gated);
     }
     count(pred_, false);
@@ -243,20 +266,9 @@ class SequentialLoopOp : public AsyncOpKernel {
     run.inputs.clear();
     for (const Ref& r : step.inputs) run.inputs.push_back(Take(run, r, step.gated));
     run.outputs.clear();  // the context sizes it afresh: nothing of the step before stays
-    OpKernelContext::Params params;
-    params.device = run.ctx->device();
-    params.kernel = step.kernel.get();
-    params.inputs = &run.inputs;
-    params.step_id = run.ctx->step_id();
-    params.rendezvous = run.ctx->rendezvous();
-    params.output_storage = &run.outputs;
-    params.frame_id = run.ctx->frame_id();
-    params.iter_id = run.ctx->iter_id();
-    params.outputs_required = step.outputs_required;
-    params.cancellation = run.ctx->cancellation();
-    params.collectives = run.ctx->collectives();
-    params.on_caller_thread = run.ctx->on_caller_thread();
-    OpKernelContext ctx(params);
+    run.params.kernel = step.kernel.get();
+    run.params.outputs_required = step.outputs_required;
+    OpKernelContext ctx(run.params);
     try {
       step.kernel->Compute(&ctx);
     } catch (const std::exception& e) {
@@ -287,7 +299,9 @@ class SequentialLoopOp : public AsyncOpKernel {
   Status Iterate(LoopRun& run, bool* more) const {
     run.readers_left = readers_;
     size_t s = 0;
-    for (; s < steps_.size() && !steps_[s].gated; ++s) TA_RETURN_IF_ERROR(RunStep(run, steps_[s]));
+    for (; s < steps_.size() && !steps_[s].gated; ++s) {
+      if (!steps_[s].skip) TA_RETURN_IF_ERROR(RunStep(run, steps_[s]));
+    }
     const Tensor pred = Take(run, pred_, false);
     if (pred.dtype() != tensorflow::DT_BOOL || pred.NumElements() != 1) {
       return errors::InvalidArgument("loop '", name(), "': its condition is a ", DataTypeString(pred.dtype()),
@@ -295,10 +309,12 @@ class SequentialLoopOp : public AsyncOpKernel {
     }
     *more = pred.base<bool>()[0];
     if (*more) {
-      for (; s < steps_.size(); ++s) TA_RETURN_IF_ERROR(RunStep(run, steps_[s]));
-      std::vector<Tensor> next(num_vars_);
-      for (int k = 0; k < num_vars_; ++k) next[k] = Take(run, next_[k], true);
-      run.vars = std::move(next);
+      for (; s < steps_.size(); ++s) {
+        if (!steps_[s].skip) TA_RETURN_IF_ERROR(RunStep(run, steps_[s]));
+      }
+      // All read before any is replaced: a variable's next value may be another's.
+      for (int k = 0; k < num_vars_; ++k) run.next[k] = Take(run, next_[k], true);
+      run.vars.swap(run.next);
       ++run.iteration;
     }
     for (Tensor& t : run.slots) t = Tensor();
@@ -345,6 +361,7 @@ class SequentialLoopOp : public AsyncOpKernel {
   Ref pred_;
   std::vector<Ref> next_;
   std::vector<int> readers_;  // by slot, then by variable
+  std::map<int, Ref> alias_;  // a skipped step's output slot -> what it passes on
 };
 
 REGISTER_KERNEL(Name("_SequentialLoop").Device(DEVICE_CPU), SequentialLoopOp);

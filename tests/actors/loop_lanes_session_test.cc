@@ -1,7 +1,8 @@
 // Lanes in a session (graph/loop_lanes.h): two loops that nothing orders run on executors
 // of their own, and the step is the same step: the same values as on one executor (with
 // GraphOptimizerOptions::parallel_loops off), one DeviceStepStats for the device, the cause
-// of an error in one lane, and later steps on the executors kept idle.
+// of an error in one lane, and later steps on the executors kept idle. (Sequential loops
+// are off here: they would leave no loop for lanes.)
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -91,6 +92,9 @@ SessionOptions Lanes(bool on) {
   SessionOptions options;
   options.num_threads = 2;
   options.optimizer.parallel_loops = on;
+  // Lanes are for the loops the executor runs: these would otherwise each become one node
+  // (graph/optimizer/sequential_loops.h).
+  options.optimizer.sequential_loops = false;
   return options;
 }
 

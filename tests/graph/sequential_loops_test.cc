@@ -13,6 +13,7 @@
 #include "graph/builder/math_ops.h"
 #include "graph/builder/random_ops.h"
 #include "graph/control_flow.h"
+#include "graph/loop_lanes.h"
 #include "graph/optimizer/sequential_loops.h"
 #include "tests/graph/test_util.h"
 
@@ -139,9 +140,16 @@ TEST_CASE("two loops side by side each become one node", "[optimizer][loops]") {
     ops::Identity(root.WithOpName("b"), testing::Counter(root, ops::Add(root, n, 2), "second"));
   }, &graph);
   CHECK(FuseAll(&graph) == 2);
-  int loops = 0;
-  for (Node* n : graph.op_nodes()) loops += n->type_string() == "_SequentialLoop";
-  CHECK(loops == 2);
+  std::vector<Node*> loops;
+  for (Node* n : graph.op_nodes()) {
+    if (n->type_string() == "_SequentialLoop") loops.push_back(n);
+  }
+  REQUIRE(loops.size() == 2);
+  // Nothing orders them: each gets a lane of its own (graph/loop_lanes.h), as the two
+  // directions of a bidirectional RNN did as frames.
+  std::vector<int> lanes;
+  REQUIRE(IndependentLoopLanes(graph, &lanes).ok());
+  CHECK(lanes[loops[0]->id()] != lanes[loops[1]->id()]);
 }
 
 }  // namespace
