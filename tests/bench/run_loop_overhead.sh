@@ -13,9 +13,12 @@ ours=$("$build/tests/bench/loop_overhead" "$iterations" "$steps" "$dir")
 peer=$(python3 "$here/loop_overhead_tf.py" "$iterations" "$steps" "$dir")
 echo "$ours"
 echo "$peer"
-for case in counter accumulate counter_p1; do
-  a=$(echo "$ours" | awk -v c="$case" '$2 == c {for (i=1;i<=NF;i++) if ($(i+1)=="us/iteration") print $i}')
-  b=$(echo "$peer" | awk -v c="$case" '$2 == c {for (i=1;i<=NF;i++) if ($(i+1)=="us/iteration") print $i}')
-  [ -n "$b" ] && awk -v c="$case" -v a="$a" -v b="$b" \
-    'BEGIN { printf "%s: tensoract takes %.2fx the time per iteration of TensorFlow\n", c, a / b }'
+# tensoract: the executor's frames; sequential: each loop one kernel (sequential_loops).
+for label in tensoract sequential; do
+  for case in counter accumulate counter_p1; do
+    a=$(echo "$ours" | awk -v l="$label" -v c="$case" '$1 == l && $2 == c {for (i=1;i<=NF;i++) if ($(i+1)=="us/iteration") print $i}')
+    b=$(echo "$peer" | awk -v c="$case" '$2 == c {for (i=1;i<=NF;i++) if ($(i+1)=="us/iteration") print $i}')
+    [ -n "$b" ] && awk -v l="$label" -v c="$case" -v a="$a" -v b="$b" \
+      'BEGIN { printf "%s (%s): takes %.2fx the time per iteration of TensorFlow\n", c, l, a / b }'
+  done
 done
