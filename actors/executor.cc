@@ -224,6 +224,19 @@ bool AnyReadyWorthAThread(const ExecutorState& st) {
   return false;
 }
 
+// Whether an expensive node (a kernel of its own, or a whole loop) waits in the ready queue:
+// an asynchronous kernel with long work then leaves this thread to it (a bidirectional
+// RNN's two loops run side by side).
+bool AnyReadyExpensive(const ExecutorState& st) {
+  constexpr size_t kScanned = 16;
+  size_t scanned = 0;
+  for (const TaggedNode& t : st.ready) {
+    if (++scanned > kScanned) break;
+    if (st.plan->nodes[t.node].is_expensive && !t.dead) return true;
+  }
+  return false;
+}
+
 void Process(ExecutorSelf* self) {
   auto& st = self->state;
   // Once for the nodes run here rather than per kernel (ExecutorPlan::RunNode relies on it):
@@ -263,6 +276,7 @@ void Process(ExecutorSelf* self) {
     st.scratch.tag = reinterpret_cast<intptr_t>(t.iter);
     st.scratch.on_caller_thread = st.on_caller_thread;
     if (item.is_async) {
+      st.scratch.work_waiting = st.device_threads > 1 && AnyReadyExpensive(st);
       ++st.in_flight;
       ++st.running[t.node];
       caf::actor me = caf::actor_cast<caf::actor>(self);

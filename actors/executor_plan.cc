@@ -35,6 +35,7 @@ OpKernelContext::Params MakeParams(const ExecutorPlan& plan, int node, const Nod
   params.frame_id = inputs.frame_id;
   params.iter_id = inputs.iter_id;
   params.on_caller_thread = inputs.on_caller_thread;
+  params.work_waiting = inputs.work_waiting;
   params.outputs_required = plan.nodes[node].outputs_required;
   return params;
 }

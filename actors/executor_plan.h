@@ -50,6 +50,7 @@ struct NodeInputs {
   int64_t iter_id = 0;
   intptr_t tag = 0;
   bool on_caller_thread = false;  // OpKernelContext::Params::on_caller_thread
+  bool work_waiting = false;      // OpKernelContext::Params::work_waiting
 };
 
 // A plan's nodes are grouped by the frame (loop) they run in (graph/control_flow.h). Each

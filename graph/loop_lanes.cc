@@ -25,9 +25,6 @@ std::vector<int> TopLevelFrames(const ControlFlowInfo& cf) {
   return top;
 }
 
-// A loop the sequential loops pass made one node (graph/optimizer/sequential_loops.h).
-bool IsSequentialLoop(const Node& n) { return n.type_string() == "_SequentialLoop"; }
-
 bool OnCpu(const std::string& device) {
   ParsedDeviceName parsed;
   return ParseDeviceName(device, &parsed) && parsed.has_type && parsed.type == "CPU";
@@ -40,7 +37,7 @@ Status IndependentLoopLanes(const Graph& graph, std::vector<int>* lanes) {
   bool has_loop = false;
   for (const Node* n : graph.op_nodes()) {
     if (n->type_string() == "StackV2" || n->type_string() == "Stack") return Status::OK();
-    has_loop = has_loop || IsEnter(*n) || IsSequentialLoop(*n);
+    has_loop = has_loop || IsEnter(*n);
   }
   if (!has_loop) return Status::OK();
   ControlFlowInfo cf;
@@ -58,11 +55,6 @@ Status IndependentLoopLanes(const Graph& graph, std::vector<int>* lanes) {
   std::vector<Loop> loops;
   for (const Node* n : graph.op_nodes()) {
     const int frame = cf.frame_of[n->id()];
-    if (frame == 0 && IsSequentialLoop(*n)) {  // a whole loop in one node
-      loop_of[n->id()] = static_cast<int>(loops.size());
-      loops.push_back(Loop{{n}, n->def().device(), OnCpu(n->def().device())});
-      continue;
-    }
     if (frame <= 0) continue;
     int& number = loop_number[top[frame]];
     if (number < 0) {
@@ -127,8 +119,8 @@ Status IndependentLoopLanes(const Graph& graph, std::vector<int>* lanes) {
   std::vector<Node*> order = StableTopologicalOrder(graph);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const Node* n = *it;
-    if (cf.frame_of[n->id()] != 0 || loop_of[n->id()] >= 0 || n->type_string() == "_Arg" ||
-        n->type_string() == "_Retval" || HasRefInputOrOutput(*n)) {
+    if (cf.frame_of[n->id()] != 0 || n->type_string() == "_Arg" || n->type_string() == "_Retval" ||
+        HasRefInputOrOutput(*n)) {
       continue;
     }
     int lane = -1;

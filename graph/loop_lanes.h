@@ -10,8 +10,7 @@
 // an executor of its own, on CAF's scheduler threads beside the first one.
 //
 // The unit is a top-level loop: a frame entered from the root frame, with every frame
-// nested in it, or a _SequentialLoop node (a whole loop run by one kernel,
-// graph/optimizer/sequential_loops.h), so only root-frame values cross between lanes (the loop's inputs at its
+// nested in it, so only root-frame values cross between lanes (the loop's inputs at its
 // Enters, its results at its Exits) and nothing crosses per iteration. Loops are taken in
 // node order; each one stays in lane 0 unless some loop already there is independent of it
 // (no path from either to the other), and then opens a lane of its own. A stacked

@@ -142,6 +142,9 @@ class OpKernelContext {
     // -1): an asynchronous kernel goes on with its work here when it can, rather than on
     // the device's threads.
     bool on_caller_thread = false;
+    // The executor has other expensive nodes ready to run: an asynchronous kernel with long
+    // work of its own (a whole loop) should leave the executor's thread to them.
+    bool work_waiting = false;
   };
   explicit OpKernelContext(const Params& params);
 
@@ -150,6 +153,7 @@ class OpKernelContext {
   CallFrame* call_frame() const { return params_.call_frame; }
   int64_t step_id() const { return params_.step_id; }
   bool on_caller_thread() const { return params_.on_caller_thread; }
+  bool work_waiting() const { return params_.work_waiting; }
   Rendezvous* rendezvous() const { return params_.rendezvous; }
   bool is_input_dead() const { return params_.is_input_dead; }
   int64_t frame_id() const { return params_.frame_id; }

