@@ -25,13 +25,8 @@ namespace tf = ::tensorflow;
 // variables (w = 0.25 and v = 0 after target "init"); fetched as "result".
 tf::GraphDef Loop(bool writes_variable) {
   return testing::BuildGraph([&](const Scope& root) {
-    auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
-    auto x = ops::Placeholder(root.WithOpName("x"), tf::DT_FLOAT, PartialTensorShape({2}));
-    Output w = ops::VarHandleOp(root.WithOpName("w"), tf::DT_FLOAT, kScalar);
-    Output v = ops::VarHandleOp(root.WithOpName("v"), tf::DT_FLOAT, kScalar);
-    Node* init_w = ops::AssignVariableOp(root, w, 0.25f);
-    Node* init_v = ops::AssignVariableOp(root, v, 0.f);
-    ops::NoOp(root.WithOpName("init").WithControlDependencies({init_w, init_v}));
+    const testing::LoopInputs inputs = testing::MakeLoopInputs(root);
+    const Output n = inputs.n, x = inputs.x, w = inputs.w, v = inputs.v;
     const std::vector<Output> out = testing::CountedLoop(
         root, n, {ops::Const(root, 0), ops::ZerosLike(root, x)}, [&](const Scope& sc, const std::vector<Output>& in) {
           Output acc = ops::Add(sc, ops::Mul(sc, in[1], 0.5f), ops::Mul(sc, x, 3.f));

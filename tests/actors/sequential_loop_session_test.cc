@@ -29,13 +29,8 @@ namespace tf = ::tensorflow;
 // variables ("init" sets w = 0.25, v = 0). Fetches "acc" and "stacked" (the list, n rows).
 tf::GraphDef SequentialLoopGraph() {
   return testing::BuildGraph([&](const Scope& root) {
-    auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
-    auto x = ops::Placeholder(root.WithOpName("x"), tf::DT_FLOAT, PartialTensorShape({2}));
-    Output w = ops::VarHandleOp(root.WithOpName("w"), tf::DT_FLOAT, kScalar);
-    Output v = ops::VarHandleOp(root.WithOpName("v"), tf::DT_FLOAT, kScalar);
-    Node* init_w = ops::AssignVariableOp(root, w, 0.25f);
-    Node* init_v = ops::AssignVariableOp(root, v, 0.f);
-    ops::NoOp(root.WithOpName("init").WithControlDependencies({init_w, init_v}));
+    const testing::LoopInputs inputs = testing::MakeLoopInputs(root);
+    const Output n = inputs.n, x = inputs.x, w = inputs.w, v = inputs.v;
     Output list = ops::TensorListReserve(root, ops::Const(root, {2}), n, tf::DT_FLOAT);
     const std::vector<Output> out = testing::CountedLoop(
         root, n, {ops::Const(root, 0), ops::ZerosLike(root, x), list},

@@ -60,6 +60,23 @@ inline std::unique_ptr<Session> NewSessionWith(const tensorflow::GraphDef& graph
   return std::move(session).value();
 }
 
+// What the loop tests' bodies read: placeholders "n" (an int32 scalar, the iterations) and
+// "x" (float [2]), and resource variables w and v, which the target "init" sets to 0.25 and 0.
+struct LoopInputs {
+  Output n, x, w, v;
+};
+inline LoopInputs MakeLoopInputs(const Scope& root) {
+  LoopInputs in;
+  in.n = ops::Placeholder(root.WithOpName("n"), tensorflow::DT_INT32, kScalar);
+  in.x = ops::Placeholder(root.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({2}));
+  in.w = ops::VarHandleOp(root.WithOpName("w"), tensorflow::DT_FLOAT, kScalar);
+  in.v = ops::VarHandleOp(root.WithOpName("v"), tensorflow::DT_FLOAT, kScalar);
+  Node* init_w = ops::AssignVariableOp(root, in.w, 0.25f);
+  Node* init_v = ops::AssignVariableOp(root, in.v, 0.f);
+  ops::NoOp(root.WithOpName("init").WithControlDependencies({init_w, init_v}));
+  return in;
+}
+
 // A while loop counting from 0 to `bound`, its body (an Add) on `body_device` ("": where
 // the placer likes); its result is the node "count".
 inline tensorflow::GraphDef CountingLoopGraph(int32_t bound, const std::string& body_device = "") {

@@ -11,6 +11,10 @@
 //       instead: the products of the model zoo's transformers (128 tokens) and ViT (197),
 //       4 heads of depth 16, batch 32 by default: _FusedAttention, the dense layers and
 //       exact GELU's Erfc
+//   cnn_kernels --blocks 1 [--threads N] [--batch N]
+//       instead: MobileNetV2's inverted residual blocks as the remapper fuses them
+//       (_FusedConv2DWithDepthwise), batch 1 by default
+// Each line: the best run's ms and GFLOP/s, and the median's ms.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -229,7 +233,7 @@ void InvertedResiduals(int threads, int64_t b, int reps) {
 
 int main(int argc, char** argv) {
   int threads = 1, reps = 10;
-  int64_t b = 64;
+  int64_t b = -1;  // -1: each mode's own default
   bool real = false, tokens = false, blocks = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
@@ -242,23 +246,18 @@ int main(int argc, char** argv) {
     else if (a == "--blocks") blocks = std::atoi(argv[i + 1]) != 0;
   }
   if (blocks) {
-    bool batch_given = false;
-    for (int i = 1; i < argc; ++i) batch_given = batch_given || std::string(argv[i]) == "--batch";
-    InvertedResiduals(threads, batch_given ? b : 1, reps);
+    InvertedResiduals(threads, b > 0 ? b : 1, reps);
     return 0;
   }
   if (tokens) {
-    bool batch_given = false;
-    for (int i = 1; i < argc; ++i) batch_given = batch_given || std::string(argv[i]) == "--batch";
-    TokenProducts(threads, batch_given ? b : 32, reps);
+    TokenProducts(threads, b > 0 ? b : 32, reps);
     return 0;
   }
   if (real) {
-    bool batch_given = false;
-    for (int i = 1; i < argc; ++i) batch_given = batch_given || std::string(argv[i]) == "--batch";
-    RealConvolutions(threads, batch_given ? b : 1, reps);
+    RealConvolutions(threads, b > 0 ? b : 1, reps);
     return 0;
   }
+  if (b <= 0) b = 64;
   Device device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, threads);
   std::printf("CNN kernels (%s), batch %lld, %d thread(s), best of %d%s\n", gemm::KernelIsa(),
               static_cast<long long>(b), threads, reps, g_cold ? ", caches evicted before each run" : "");

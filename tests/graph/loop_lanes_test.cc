@@ -26,21 +26,6 @@ namespace tf = ::tensorflow;
 using testing::Counter;
 
 
-// The graph `build` makes on a root scope placed on CPU:0, with every node placed there
-// that the builder left unplaced (the placer's part).
-void Build(const std::function<void(const Scope&)>& build, Graph* graph, const std::string& device = Cpu(0)) {
-  Scope root = Scope::NewRootScope().WithDevice(device);
-  build(root);
-  tf::GraphDef def;
-  REQUIRE(root.ToGraphDef(&def).ok());
-  Status s = ImportGraphDef(def, graph);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  for (Node* node : graph->op_nodes()) {
-    if (node->def().device().empty()) node->mutable_def()->set_device(device);
-  }
-}
-
 // Whether every consumer of `n` is in `lane`.
 bool OnlyFeedsLane(const Node& n, const std::vector<int>& lanes, int lane) {
   for (const Edge* e : n.out_edges()) {
@@ -75,7 +60,7 @@ std::map<std::string, int> LanesByFrame(const Graph& graph) {
 
 TEST_CASE("two loops that nothing orders get two lanes; the root frame stays in lane 0", "[lanes]") {
   Graph graph;
-  Build([](const Scope& root) {
+  testing::BuildPlaced([](const Scope& root) {
     auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
     ops::Add(root.WithOpName("sum"), Counter(root, n, "a"), Counter(root, n, "b"));
   }, &graph);
@@ -87,7 +72,7 @@ TEST_CASE("two loops that nothing orders get two lanes; the root frame stays in 
 
 TEST_CASE("what only a lane's loop reads goes to that lane; what both read stays in lane 0", "[lanes]") {
   Graph graph;
-  Build([](const Scope& root) {
+  testing::BuildPlaced([](const Scope& root) {
     auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
     Output a = Counter(root, n, "a");                          // first: lane 0
     auto limit = ops::Add(root.WithOpName("b_limit"), n, 1);  // read by loop b alone
@@ -105,7 +90,7 @@ TEST_CASE("what only a lane's loop reads goes to that lane; what both read stays
 
 TEST_CASE("a loop that reads another's result shares its lane", "[lanes]") {
   Graph graph;
-  Build([](const Scope& root) {
+  testing::BuildPlaced([](const Scope& root) {
     auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
     Counter(root, Counter(root, n, "first"), "second");
   }, &graph);
@@ -118,7 +103,7 @@ TEST_CASE("a loop that reads another's result shares its lane", "[lanes]") {
 TEST_CASE("a stacked bidirectional loop pair: each layer's second loop gets a lane of its own", "[lanes]") {
   // A and B read n; C and D read both of their results (a second bidirectional layer).
   Graph graph;
-  Build([](const Scope& root) {
+  testing::BuildPlaced([](const Scope& root) {
     auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
     // In this order (loops are taken in the order of their nodes).
     Output a = Counter(root, n, "A");
@@ -138,7 +123,7 @@ TEST_CASE("a stacked bidirectional loop pair: each layer's second loop gets a la
 TEST_CASE("loops stay in lane 0 off the CPU, and all of them where the graph has stacks", "[lanes]") {
   SECTION("on a GPU") {
     Graph graph;
-    Build([](const Scope& root) {
+    testing::BuildPlaced([](const Scope& root) {
       auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
       ops::Add(root, Counter(root, n, "a"), Counter(root, n, "b"));
     }, &graph, "/job:localhost/replica:0/task:0/device:GPU:0");
@@ -146,7 +131,7 @@ TEST_CASE("loops stay in lane 0 off the CPU, and all of them where the graph has
   }
   SECTION("beside a StackV2") {
     Graph graph;
-    Build([](const Scope& root) {
+    testing::BuildPlaced([](const Scope& root) {
       auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
       ops::Add(root, Counter(root, n, "a"), Counter(root, n, "b"));
       ops::StackV2(root, n, tf::DT_FLOAT);
@@ -157,7 +142,7 @@ TEST_CASE("loops stay in lane 0 off the CPU, and all of them where the graph has
 
 TEST_CASE("Partition cuts a device's lanes apart: same device at both ends, nothing narrowed", "[lanes][partition]") {
   Graph graph;
-  Build([](const Scope& root) {
+  testing::BuildPlaced([](const Scope& root) {
     auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
     auto x = ops::Placeholder(root.WithOpName("x"), tf::DT_FLOAT, kScalar);
     ops::Identity(root.WithOpName("count"), Counter(root, n, "counter"));  // first: lane 0

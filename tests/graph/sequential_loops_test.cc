@@ -23,20 +23,6 @@ using testing::Cpu;
 using testing::kScalar;
 namespace tf = ::tensorflow;
 
-// `build` on a root scope placed on `device`, every node placed there.
-void BuildPlacedLoop(const std::function<void(const Scope&)>& build, Graph* graph, const std::string& device = Cpu(0)) {
-  Scope root = Scope::NewRootScope().WithDevice(device);
-  build(root);
-  tf::GraphDef def;
-  REQUIRE(root.ToGraphDef(&def).ok());
-  Status s = ImportGraphDef(def, graph);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-  for (Node* node : graph->op_nodes()) {
-    if (node->def().device().empty()) node->mutable_def()->set_device(device);
-  }
-}
-
 int FuseAll(Graph* graph) {
   return FuseSequentialLoops(graph, [](const Node&) { return true; });
 }
@@ -53,7 +39,7 @@ void AccumulatingLoop(const Scope& root) {
   ops::Identity(root.WithOpName("result"), out[1]);
 }
 
-std::set<std::string> Ops(const Graph& graph) {
+std::set<std::string> OpTypesOf(const Graph& graph) {
   std::set<std::string> ops;
   for (Node* n : graph.op_nodes()) ops.insert(n->type_string());
   return ops;
@@ -61,9 +47,9 @@ std::set<std::string> Ops(const Graph& graph) {
 
 TEST_CASE("a plain CPU loop becomes one _SequentialLoop node", "[optimizer][loops]") {
   Graph graph;
-  BuildPlacedLoop(AccumulatingLoop, &graph);
+  testing::BuildPlaced(AccumulatingLoop, &graph);
   REQUIRE(FuseAll(&graph) == 1);
-  const std::set<std::string> ops = Ops(graph);
+  const std::set<std::string> ops = OpTypesOf(graph);
   for (const char* gone : {"Enter", "Merge", "Switch", "LoopCond", "NextIteration", "Exit"}) {
     INFO(gone);
     CHECK(ops.count(gone) == 0);
@@ -94,7 +80,7 @@ TEST_CASE("a plain CPU loop becomes one _SequentialLoop node", "[optimizer][loop
 TEST_CASE("loops the kernel cannot run alone stay with the executor", "[optimizer][loops]") {
   SECTION("a loop inside a loop") {
     Graph graph;
-    BuildPlacedLoop([](const Scope& root) {
+    testing::BuildPlaced([](const Scope& root) {
       auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
       auto out = testing::CountedLoop(root, n, {ops::Const(root, 0), ops::Const(root, 0)},
                                       [&](const Scope& sc, const std::vector<Output>& in) {
@@ -107,7 +93,7 @@ TEST_CASE("loops the kernel cannot run alone stay with the executor", "[optimize
   }
   SECTION("a random op, whose kernel keeps its state") {
     Graph graph;
-    BuildPlacedLoop([](const Scope& root) {
+    testing::BuildPlaced([](const Scope& root) {
       auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
       auto out = testing::CountedLoop(root, n, {ops::Const(root, 0), ops::Const(root, {0.f})},
                                       [&](const Scope& sc, const std::vector<Output>& in) {
@@ -120,20 +106,20 @@ TEST_CASE("loops the kernel cannot run alone stay with the executor", "[optimize
   }
   SECTION("a loop on a GPU") {
     Graph graph;
-    BuildPlacedLoop(AccumulatingLoop, &graph, "/job:localhost/replica:0/task:0/device:GPU:0");
+    testing::BuildPlaced(AccumulatingLoop, &graph, "/job:localhost/replica:0/task:0/device:GPU:0");
     CHECK(FuseAll(&graph) == 0);
   }
   SECTION("a node without a CPU kernel") {
     Graph graph;
-    BuildPlacedLoop(AccumulatingLoop, &graph);
+    testing::BuildPlaced(AccumulatingLoop, &graph);
     CHECK(FuseSequentialLoops(&graph, [](const Node& n) { return n.type_string() != "Mul"; }) == 0);
-    CHECK(Ops(graph).count("Merge") == 1);
+    CHECK(OpTypesOf(graph).count("Merge") == 1);
   }
 }
 
 TEST_CASE("two loops side by side each become one node", "[optimizer][loops]") {
   Graph graph;
-  BuildPlacedLoop([](const Scope& root) {
+  testing::BuildPlaced([](const Scope& root) {
     auto n = ops::Placeholder(root.WithOpName("n"), tf::DT_INT32, kScalar);
     ops::Identity(root.WithOpName("a"), testing::Counter(root, n, "first"));
     ops::Identity(root.WithOpName("b"), testing::Counter(root, ops::Add(root, n, 2), "second"));

@@ -74,6 +74,22 @@ inline constexpr DataType kFloat = tensorflow::DT_FLOAT;
 // A scalar's shape.
 inline const PartialTensorShape kScalar(std::vector<int64_t>{});
 
+// The graph `build` makes on a root scope placed on `device`, with every node placed there
+// that the builder left unplaced (the placer's part), imported into `graph`.
+inline void BuildPlaced(const std::function<void(const Scope&)>& build, Graph* graph,
+                        const std::string& device = Cpu(0)) {
+  Scope root = Scope::NewRootScope().WithDevice(device);
+  build(root);
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  Status s = ImportGraphDef(def, graph);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  for (Node* node : graph->op_nodes()) {
+    if (node->def().device().empty()) node->mutable_def()->set_device(device);
+  }
+}
+
 // Imports the GraphDef written as `text` into `graph`; fails the test if it does not.
 inline void Import(const std::string& text, Graph* graph) {
   Status s = ImportGraphDef(FromText<tensorflow::GraphDef>(text), graph);
