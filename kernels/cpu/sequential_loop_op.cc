@@ -324,6 +324,7 @@ class SequentialLoopOp : public AsyncOpKernel {
       // All read before any is replaced: a variable's next value may be another's.
       for (int k = 0; k < num_vars_; ++k) run.next[k] = Take(run, next_[k], true);
       run.vars.swap(run.next);
+      for (Tensor& t : run.next) t = Tensor();  // the values before: nothing holds them now
       ++run.iteration;
     }
     for (Tensor& t : run.slots) t = Tensor();
