@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/control_flow.h"
+#include "graph/optimizer/optimizer_util.h"
 #include "graph/optimizer/remapper_util.h"
 
 namespace tensoract {
@@ -20,16 +21,6 @@ bool StatefulAllowed(const std::string& op) {
   static const std::set<std::string> kAllowed = {"ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
                                                  "AssignSubVariableOp", "ResourceGather"};
   return kAllowed.count(op) != 0;
-}
-
-bool HasRef(const Node& n) {
-  for (DataType t : n.input_types()) {
-    if (IsRefType(t)) return true;
-  }
-  for (DataType t : n.output_types()) {
-    if (IsRefType(t)) return true;
-  }
-  return false;
 }
 
 std::string TensorName(const std::string& node, int port) { return port == 0 ? node : StrCat(node, ":", port); }
@@ -64,7 +55,7 @@ class LoopFusion {
     device_ = enters_[0]->requested_device();
     if (!remapper::OnCpu(*enters_[0])) return false;
     for (Node* e : enters_) {
-      if (e->requested_device() != device_ || HasRef(*e)) return false;
+      if (e->requested_device() != device_ || HasRefInputOrOutput(*e)) return false;
       role_[e] = kEnter;
     }
     for (Node* n : graph_->op_nodes()) {
@@ -90,7 +81,7 @@ class LoopFusion {
       } else if (IsControlFlow(*n)) {
         return false;  // an Enter of a loop inside, a ControlTrigger
       } else {
-        if (HasRef(*n) || (n->IsStateful() && !StatefulAllowed(n->type_string())) || !has_cpu_kernel_(*n)) {
+        if (HasRefInputOrOutput(*n) || (n->IsStateful() && !StatefulAllowed(n->type_string())) || !has_cpu_kernel_(*n)) {
           return false;
         }
         if (n->name() == "__var" || n->name() == "__inv") return false;  // the body's names for its inputs
