@@ -15,6 +15,7 @@
 #include "graph/control_flow.h"
 #include "kernels/denormal.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/kernel_status.h"
 
 namespace tensoract {
 namespace {
@@ -45,11 +46,7 @@ uint32_t ThisThreadId() { return static_cast<uint32_t>(std::hash<std::thread::id
 // Checks what a kernel left in its context and moves it into `done`.
 void CollectOutputs(const OpKernel& k, OpKernelContext& ctx, KernelDone* done) {
   if (!ctx.status().ok()) {
-    const std::string& m = ctx.status().message();
-    // Most kernel messages already name their node; the rest get it prefixed.
-    bool named = m.find("'" + k.name() + "'") != std::string::npos || m.find(" " + k.name()) != std::string::npos;
-    done->status = named ? ctx.status()
-                         : ctx.status().WithContext(StrCat("node '", k.name(), "' (op '", k.type_string(), "')"));
+    done->status = NamedKernelStatus(k, ctx.status());
     return;
   }
   // Switch and _Recv leave an output unset to make it dead; the others must set them all.

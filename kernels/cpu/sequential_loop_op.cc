@@ -22,6 +22,7 @@
 #include "graph/op_registry.h"
 #include "kernels/cancellation.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/kernel_status.h"
 #include "messages/graph.pb.h"
 
 namespace tensoract {
@@ -285,10 +286,7 @@ class SequentialLoopOp : public AsyncOpKernel {
     }
     const OpKernel& k = *step.kernel;
     if (!ctx.status().ok()) {
-      const std::string& m = ctx.status().message();
-      const bool named = m.find("'" + k.name() + "'") != std::string::npos;
-      Status s = named ? ctx.status() : ctx.status().WithContext(StrCat("node '", k.name(), "' (op '", k.type_string(), "')"));
-      return s.WithContext(StrCat("iteration ", run.iteration, " of loop '", name(), "'"));
+      return NamedKernelStatus(k, ctx.status()).WithContext(StrCat("iteration ", run.iteration, " of loop '", name(), "'"));
     }
     for (int i = 0; i < k.num_outputs(); ++i) {
       Tensor& out = run.outputs[i];
