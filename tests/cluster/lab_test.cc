@@ -89,6 +89,14 @@ TEST_CASE("the lab runs a collective on nodes in namespaces of their own and lea
   REQUIRE(up);
   auto env = lab.Env();
   REQUIRE(env.count("LAB_TARGET"));
+  // Each link shaped both ways: the switch's port a token bucket, the node's own NIC an htb
+  // whose first class takes packets under 256 bytes (acknowledgements, heartbeats).
+  CHECK(Shell("tc qdisc show dev tl" + lab.name + "0").out.find("tbf") != std::string::npos);
+  const std::string in_node = "ip netns exec talab-" + lab.name + "-0 ";
+  const std::string nic = Shell(in_node + "tc qdisc show dev eth0; " + in_node + "tc filter show dev eth0").out;
+  INFO(nic);
+  CHECK(nic.find("htb 1:") != std::string::npos);
+  CHECK(nic.find("flowid 1:10") != std::string::npos);
   std::ifstream token_file(env["LAB_TOKEN_FILE"]);
   std::string token;
   std::getline(token_file, token);
@@ -128,6 +136,14 @@ pid_t StartRun(const Lab& lab) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return pid;
+}
+
+TEST_CASE("the lab refuses a host queue it does not know, naming the flag", "[lab]") {
+  Lab lab("q");
+  auto [ok, out] = Shell(lab.Script("up") + " --nodes 2 --rate 10mbit --host-queue fq 2>&1");
+  CHECK(!ok);
+  CHECK(out.find("--host-queue 'fq': sparse or fifo") != std::string::npos);
+  CHECK(lab.Leftovers() == "");
 }
 
 TEST_CASE("an interrupted lab tears itself down; a killed one is torn down by name", "[lab]") {
