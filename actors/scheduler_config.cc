@@ -23,9 +23,13 @@ void ConfigureScheduler(caf::actor_system_config& config, int threads) {
   // plus the kernel's timer slack: Session::Run of a 3-node graph took 131-142 us, of
   // which ~100 were such waits. Polling without the sleeps, then waiting on the condition
   // variable: 24-52 us (tests/bench/step_overhead). The condition variable's timeout is
-  // also when an idle worker looks for work queued on a busy one: 1 ms, not 10.
+  // also when an idle worker looks for work queued on a busy one: 1 ms, not 10. With one
+  // worker there is no other to steal from, and the timeout only wakes it for nothing: a
+  // thousand times a second in each idle process (32 idle lab nodes took a core of the
+  // machine's two), so it sleeps until a message comes.
   config.set("work-stealing.moderate-sleep-duration", caf::timespan{0});
-  config.set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::milliseconds(1)});
+  const auto steal_wait = threads > 1 ? std::chrono::milliseconds(1) : std::chrono::milliseconds(1000);
+  config.set("work-stealing.relaxed-sleep-duration", caf::timespan{steal_wait});
 }
 
 }  // namespace tensoract

@@ -115,7 +115,11 @@ StatusOr<std::unique_ptr<LocalServer>> LocalServer::Connect(const SessionOptions
     auto loaded = MakeSslContext(credentials);  // a bad file is told here, not at the first call
     if (!loaded.ok()) return errors::FailedPrecondition("target ", target, ": ", loaded.status().message());
   }
-  auto owned = std::make_unique<OwnedSystem>(ThreadsFor(options), &credentials);
+  // A remote target's client runs no kernels, only the actors that talk to its master: one
+  // scheduler thread unless asked for more (every idle worker of a second one wakes a
+  // thousand times a second to look for work to steal; 32 clients of a lab on 2 cores).
+  const int threads = options.num_threads > 0 ? options.num_threads : 1;
+  auto owned = std::make_unique<OwnedSystem>(threads, &credentials);
   caf::actor_system& system = owned->system;
   RemoteAddress address{host, static_cast<uint16_t>(port), StrCat("master ", target), 5000};
   address.fail_calls_when_gone = true;

@@ -51,7 +51,8 @@ struct SessionOptions {
   ///@{
   std::string tls_cert_file, tls_key_file, tls_ca_file;
   ///@}
-  /// Threads of the actor scheduler and of the CPU devices' pools; 0: one per core.
+  /// Threads of the actor scheduler and of the CPU devices' pools; 0: one per core (one
+  /// scheduler thread for a remote target's client, which runs no kernels).
   int num_threads = 0;
   /// CPU devices of the worker (TensorFlow's ConfigProto.device_count["CPU"]); the threads
   /// are shared out among them. Nodes go where their device constraints say, or where the
