@@ -3,9 +3,7 @@
 #include <algorithm>
 
 #include "base/status.h"
-#ifdef TENSORACT_HAVE_CUDA
-#include "kernels/gpu/gpu_device.h"
-#endif
+#include "kernels/kernel_libraries.h"
 
 namespace tensoract {
 
@@ -19,9 +17,15 @@ std::vector<std::shared_ptr<Device>> MakeLocalDevices(const std::string& task_na
     int threads = std::max(1, cpu_threads / n + (i < cpu_threads % n ? 1 : 0));
     devices.push_back(std::make_shared<Device>(StrCat(task_name, "/device:CPU:", i), DEVICE_CPU, threads));
   }
-#ifdef TENSORACT_HAVE_CUDA
-  for (auto& device : gpu::MakeGpuDevices(task_name, gpu, notes)) devices.push_back(std::move(device));
-#endif
+  // No driver, no GPU: the GPU library (and CUDA's) is not even loaded (kernel_libraries.h).
+  if (gpu.visible_device_list != "none" && NvidiaDriverPresent()) {
+    std::string why;
+    if (MakeGpuDevicesFn make = LoadGpuKernelLibrary(&why)) {
+      for (auto& device : make(task_name, gpu, notes)) devices.push_back(std::move(device));
+    } else if (notes != nullptr && why.find("without CUDA") == std::string::npos) {
+      *notes += "no GPU device: " + why + "\n";
+    }
+  }
   return devices;
 }
 

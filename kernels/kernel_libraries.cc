@@ -1,6 +1,7 @@
 #include "kernels/kernel_libraries.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <mutex>
 
@@ -48,6 +49,32 @@ void LoadKernelLibrariesOnce() {
       }
     }
   });
+}
+
+bool NvidiaDriverPresent() { return access("/dev/nvidiactl", F_OK) == 0 || access("/proc/driver/nvidia", F_OK) == 0; }
+
+MakeGpuDevicesFn LoadGpuKernelLibrary(std::string* why) {
+#ifdef TENSORACT_GPU_KERNEL_LIBRARY
+  static std::once_flag once;
+  static MakeGpuDevicesFn make = nullptr;
+  static std::string* const error = new std::string;  // never destroyed, as the load state above
+  std::call_once(once, [] {
+    const std::string path = ThisLibraryFolder() + TENSORACT_GPU_KERNEL_LIBRARY;
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (handle == nullptr) {
+      const char* e = dlerror();
+      *error = std::string(TENSORACT_GPU_KERNEL_LIBRARY) + ": " + (e ? e : "not loaded");
+      return;
+    }
+    make = reinterpret_cast<MakeGpuDevicesFn>(dlsym(handle, "tensoract_MakeGpuDevices"));
+    if (make == nullptr) *error = std::string(TENSORACT_GPU_KERNEL_LIBRARY) + " has no tensoract_MakeGpuDevices";
+  });
+  if (make == nullptr && why != nullptr) *why = *error;
+  return make;
+#else
+  if (why != nullptr) *why = "this build has no GPU device (built without CUDA)";
+  return nullptr;
+#endif
 }
 
 std::string KernelLibraryLoadErrors() {

@@ -13,9 +13,14 @@
 #ifndef TENSORACT_KERNELS_KERNEL_LIBRARIES_H_
 #define TENSORACT_KERNELS_KERNEL_LIBRARIES_H_
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace tensoract {
+
+class Device;
+struct GpuDeviceOptions;
 
 // Loads every on-demand kernel library found beside libtensoract_kernels.so, once per process.
 void LoadKernelLibrariesOnce();
@@ -27,6 +32,21 @@ std::string KernelLibraryLoadErrors();
 // "\nkernel libraries that could not be loaded:\n  <errors>", or "" when all were: what a
 // "no kernel" error appends, since the kernel may exist in a library that did not load.
 std::string KernelLibraryLoadNote();
+
+// The GPU device and its kernels (kernels/gpu) are libtensoract_kernels_gpu.so, built where
+// CUDA is (TENSORACT_HAVE_CUDA), beside libtensoract_kernels.so and linked by nothing: cuBLAS
+// Lt inflates its kernels when it is loaded (~0.3 CPU-seconds and ~200 MB in every process
+// that links it, GPU or none). A worker loads it only where an NVIDIA driver is present.
+using MakeGpuDevicesFn = std::vector<std::shared_ptr<Device>> (*)(const std::string& task_name,
+                                                                  const GpuDeviceOptions& options, std::string* notes);
+
+// True where /dev/nvidiactl or /proc/driver/nvidia exists: a GPU may be there.
+bool NvidiaDriverPresent();
+
+// Loads libtensoract_kernels_gpu.so once (its kernels enter the registry) and returns its
+// MakeGpuDevices (kernels/gpu/gpu_device.h); nullptr, with *why saying so, in a build
+// without CUDA or where the library does not load.
+MakeGpuDevicesFn LoadGpuKernelLibrary(std::string* why);
 
 }  // namespace tensoract
 

@@ -88,3 +88,11 @@ std::vector<std::shared_ptr<Device>> MakeGpuDevices(const std::string& task_name
 
 }  // namespace gpu
 }  // namespace tensoract
+
+// What kernel_libraries.cc finds with dlsym (MakeGpuDevicesFn): this library is loaded on
+// demand, not linked.
+extern "C" __attribute__((visibility("default"))) std::vector<std::shared_ptr<tensoract::Device>>
+tensoract_MakeGpuDevices(const std::string& task_name, const tensoract::GpuDeviceOptions& options,
+                         std::string* notes) {
+  return tensoract::gpu::MakeGpuDevices(task_name, options, notes);
+}

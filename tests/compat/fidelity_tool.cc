@@ -69,6 +69,7 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/device.h"
+#include "kernels/kernel_libraries.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/tensor.h"
 #include "messages/master.pb.h"
@@ -144,6 +145,11 @@ void PrintKernelCombinations(const tensorflow::OpDef& op, const std::string& dev
 }
 
 int ListKernels(const std::string& device_type, const std::vector<std::string>& ops) {
+  // The GPU's kernels are in a library a worker loads only where a driver is: load it to list them.
+  if (device_type == DEVICE_GPU) {
+    std::string why;
+    if (LoadGpuKernelLibrary(&why) == nullptr) std::fprintf(stderr, "fidelity_tool: %s\n", why.c_str());
+  }
   std::vector<std::string> names = ops.empty() ? OpRegistry::Global()->ListOpNames() : ops;
   std::cout << "{";
   bool first = true;

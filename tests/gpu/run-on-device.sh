@@ -45,6 +45,9 @@ pack)
   for b in $bins; do ldd "$build/$b"; done | awk '/=> \// {print $3}' | sort -u |
     grep -v -E '/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux|libcuda|libcudart|libcublas|libcublasLt|libcudnn[a-z_]*)\.so' |
     xargs -I{} cp -L {} .devcarry/lib/
+  # The kernel libraries nothing links, loaded from beside libtensoract_kernels.so: the GPU
+  # device's and those loaded on demand (kernels/kernel_libraries.h).
+  cp -L "$build"/kernels/libtensoract_kernels_*.so .devcarry/lib/
   tar cf - -C .devcarry lib | xz -6 -T2 > .devcarry/lib.tar.xz && rm -rf .devcarry/lib
   if [ -f .devcarry/fidelity/manifest.txt ]; then
     tar cf - --exclude='*.jsonl' --exclude='*.json' .devcarry/fidelity | xz -6 -T2 > .devcarry/fidelity.tar.xz
