@@ -18,11 +18,11 @@ std::vector<std::shared_ptr<Device>> MakeLocalDevices(const std::string& task_na
     devices.push_back(std::make_shared<Device>(StrCat(task_name, "/device:CPU:", i), DEVICE_CPU, threads));
   }
   // No driver, no GPU: the GPU library (and CUDA's) is not even loaded (kernel_libraries.h).
-  if (gpu.visible_device_list != "none" && NvidiaDriverPresent()) {
+  if (gpu.visible_device_list != "none" && GpuKernelLibraryBuilt() && NvidiaDriverPresent()) {
     std::string why;
     if (MakeGpuDevicesFn make = LoadGpuKernelLibrary(&why)) {
       for (auto& device : make(task_name, gpu, notes)) devices.push_back(std::move(device));
-    } else if (notes != nullptr && why.find("without CUDA") == std::string::npos) {
+    } else if (notes != nullptr) {
       *notes += "no GPU device: " + why + "\n";
     }
   }

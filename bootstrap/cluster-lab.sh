@@ -154,10 +154,9 @@ shape() {
     bits=$(tc_rate_bits "$rate")
     local burst=$(( bits / 8 / 250 ))
     [ $burst -lt 65536 ] && burst=65536
-    if [ "$side" = host ] && [ "$host_queue" = sparse ] && host_qdisc "$bits" "$burst" "${netns_exec[@]}"; then
+    if [ "$side" = host ] && [ "$host_queue" = sparse ] && host_qdisc "$dev" "$bits" "$burst" "${netns_exec[@]}"; then
       return
     fi
-    "${netns_exec[@]}" tc qdisc del dev "$dev" root 2>/dev/null || true
     "${netns_exec[@]}" tc qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 100ms
   fi
 }
@@ -169,10 +168,10 @@ shape() {
 # the data it receives queued (and were dropped) behind the 190 KB it was sending, stalling
 # its neighbour's flow: a 4-node ring of 16 MB ran at 79-89% of the links' bound, 93% with
 # this queue. This kernel may lack fq_codel (and netem), so an htb of two classes and a u32
-# filter on the IP length stand for it. Fails (and the caller falls back to the FIFO) where
-# htb or u32 are missing.
+# filter on the IP length stand for it. Fails (and the caller replaces whatever it left
+# with the FIFO) where htb or u32 are missing.
 host_qdisc() {
-  local bits="$1" burst="$2" x=("${@:3}") dev=eth0
+  local dev="$1" bits="$2" burst="$3" x=("${@:4}")
   local small=$(( bits / 10 )) limit=$(( bits / 80 + burst ))
   "${x[@]}" tc qdisc del dev $dev root 2>/dev/null || true
   "${x[@]}" tc qdisc add dev $dev root handle 1: htb default 20 2>/dev/null &&

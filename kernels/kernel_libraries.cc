@@ -53,6 +53,14 @@ void LoadKernelLibrariesOnce() {
 
 bool NvidiaDriverPresent() { return access("/dev/nvidiactl", F_OK) == 0 || access("/proc/driver/nvidia", F_OK) == 0; }
 
+bool GpuKernelLibraryBuilt() {
+#ifdef TENSORACT_GPU_KERNEL_LIBRARY
+  return true;
+#else
+  return false;
+#endif
+}
+
 MakeGpuDevicesFn LoadGpuKernelLibrary(std::string* why) {
 #ifdef TENSORACT_GPU_KERNEL_LIBRARY
   static std::once_flag once;

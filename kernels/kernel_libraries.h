@@ -43,6 +43,9 @@ using MakeGpuDevicesFn = std::vector<std::shared_ptr<Device>> (*)(const std::str
 // True where /dev/nvidiactl or /proc/driver/nvidia exists: a GPU may be there.
 bool NvidiaDriverPresent();
 
+// True in a build with CUDA: libtensoract_kernels_gpu.so was built beside this library.
+bool GpuKernelLibraryBuilt();
+
 // Loads libtensoract_kernels_gpu.so once (its kernels enter the registry) and returns its
 // MakeGpuDevices (kernels/gpu/gpu_device.h); nullptr, with *why saying so, in a build
 // without CUDA or where the library does not load.
