@@ -1,6 +1,7 @@
 #include "actors/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include <caf/all.hpp>
@@ -67,6 +68,15 @@ class StepCallFrame : public CallFrame {
 constexpr int kNodesPerHandler = 2048;
 // With kernels in flight, the mailbox is looked at every this many nodes.
 constexpr int kNodesPerMailboxCheck = 64;
+// Kernels run inline share the scheduler's threads with every other actor of the process:
+// the worker that answers heartbeats, the rendezvous, the collectives. A handler that has
+// run kernels for this long hands the thread back (a message to itself resumes it), so that
+// they get in. A lab node has one scheduler thread and a device of one thread, which runs
+// every kernel inline: 16 workers' first steps on 2 cores held it for seconds, and the
+// master's heartbeats (3 s) failed. The clock is read after an expensive kernel and every
+// kNodesPerClockRead cheap ones (an LSTM's step is 25,000 nodes of ~0.3 us).
+constexpr auto kInlineSlice = std::chrono::milliseconds(20);
+constexpr int kNodesPerClockRead = 64;
 using resume_atom = caf::atom_constant<caf::atom("cfresume")>;
 
 // The step's bookkeeping (StepFrames: the plan, frames, ready nodes) and the actor's own.
@@ -244,6 +254,9 @@ void Process(ExecutorSelf* self) {
   ScopedFlushDenormal flush;
   int budget = kNodesPerHandler;
   int until_mailbox_check = kNodesPerMailboxCheck;
+  int until_clock_read = kNodesPerClockRead;
+  const auto slice_end = std::chrono::steady_clock::now() + kInlineSlice;
+  bool slice_over = false;
   while (!st.ready.empty() && !st.finished) {
     // A kernel handed off (or a Recv) may have answered meanwhile: what waits for it (the
     // next hand-off of a chain, a Send another lane waits for) should not wait for a loop's
@@ -253,11 +266,15 @@ void Process(ExecutorSelf* self) {
       until_mailbox_check = kNodesPerMailboxCheck;
       answered = !self->mailbox().empty();
     }
-    if ((st.plan->has_loops && --budget < 0) || answered) {
-      // Let the mailbox in (an abort, kernels done); a message to ourselves resumes.
+    if ((st.plan->has_loops && --budget < 0) || answered || slice_over) {
+      // Let the mailbox in (an abort, kernels done); a message to ourselves resumes. After
+      // a slice, the thread's other actors too: CAF runs an actor's messages until its
+      // mailbox is empty (no throughput limit), so the message comes through the clock's
+      // thread, and meanwhile the mailbox is empty and the thread free.
       if (!st.resume_sent) {
         st.resume_sent = true;
-        self->send(self, resume_atom::value);
+        if (slice_over) self->delayed_send(self, std::chrono::microseconds(0), resume_atom::value);
+        else self->send(self, resume_atom::value);
       }
       return;
     }
@@ -312,6 +329,11 @@ void Process(ExecutorSelf* self) {
     // Only a _Send stays dead for having run with a dead input (a recording push does not).
     if (t.dead && !item.is_transfer) st.done.input_dead = false;
     Complete(self, st.done, /*inline_run=*/true);
+    // (A step on its caller's thread shares that thread with no actor.)
+    if (!st.on_caller_thread && (item.is_expensive || --until_clock_read == 0)) {
+      until_clock_read = kNodesPerClockRead;
+      slice_over = std::chrono::steady_clock::now() >= slice_end;
+    }
   }
   if (st.finished || st.in_flight > 0) return;
   if (!st.held_args.empty()) return;  // a partial run's step, waiting for a feed
