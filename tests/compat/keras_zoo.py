@@ -114,6 +114,33 @@ def export(model, directory, how):
         raise ValueError(f"how must be 'export' or 'saved_model', not {how!r}")
 
 
+def float64_twin(m, model):
+    """`model` (built by m.build()) again in float64: Keras' floatx makes the weights float64
+    and the dtype policy the computation, with `model`'s weights widened. Its outputs are the
+    reference float32 runs are measured against where two float32 implementations part
+    (keras_zoo_compat.py's referee, keras_zoo_float64.py)."""
+    weights = model.get_weights()
+    keras.config.set_floatx("float64")
+    keras.config.set_dtype_policy("float64")
+    try:
+        wide = m.build()
+        wide.set_weights([w.astype(np.float64) for w in weights])
+    finally:
+        keras.config.set_floatx("float32")
+        keras.config.set_dtype_policy("float32")
+    return wide
+
+
+FLOOR = 1e-4  # outputs below this (probabilities near zero) have no meaningful relative error
+
+
+def relative_error(values, reference):
+    """The largest relative error of `values` against `reference` where |reference| > FLOOR."""
+    values, reference = np.asarray(values, np.float64), np.asarray(reference, np.float64)
+    big = np.abs(reference) > FLOOR
+    return float((np.abs(values - reference)[big] / np.abs(reference[big])).max()) if big.any() else 0.0
+
+
 def serving_keys(directory, signature="serving_default"):
     """(the signature's single input key, its output keys), read from saved_model.pb alone:
     the key differs between the two ways of exporting and between Keras versions

@@ -10,7 +10,8 @@ random inputs at batches 1 and 32, and every output must agree within 1e-4 relat
 absolute (1e-3 and 1e-4 for the deep keras.applications models: see RTOL). One line per
 (model, way, batch) says the largest differences, or the error that stopped the model
 here: a model that does not load is a failure, its message printed ("op type 'Erfc' is not
-registered").
+registered"). Where an application's outputs part by more than that, the model in float64
+decides (see REFEREE_FACTOR).
 
 --quick (the quick test tier of bootstrap/run-tests.sh; CI runs the whole set) leaves out the
 three applications that take longest to export (DenseNet121, EfficientNetB0, ConvNeXtTiny:
@@ -51,6 +52,13 @@ RTOL, ATOL = 1e-4, 1e-5
 # by as much, so 1e-4 against Eigen would fail TensorFlow with oneDNN. 1e-3 leaves the
 # ulp-level spread of float32 implementations in and still keeps real faults out.
 DEEP_RTOL, DEEP_ATOL = 1e-3, 1e-4
+# The deepest (ResNet152, EfficientNetB3 and B4 at batch 32) amplify them further: both
+# sides' float32 are up to 1e-2 off the float64 truth, and part from each other by as much.
+# Where an application's outputs part by more than the tolerance, the same model in float64
+# (keras_zoo.float64_twin) is the referee: ours passes when its largest relative error against
+# float64 is within REFEREE_FACTOR of TensorFlow's own float32 error (or within DEEP_RTOL).
+# A real fault is 1e-1 off float64 where TensorFlow is 1e-2.
+REFEREE_FACTOR = 2.0
 
 
 def tolerance(m):
@@ -76,7 +84,19 @@ def differences(ours, theirs, rtol, atol):
     return float(d.max(initial=0.0)), rel, bool(np.allclose(ours, theirs, rtol=rtol, atol=atol))
 
 
-def compare(run, m, how, model_dir, work):
+class Referee:
+    """The float64 outputs of one application, its float64 twin built on first use."""
+
+    def __init__(self, m, model):
+        self.m, self.model, self.wide = m, model, None
+
+    def __call__(self, x):
+        if self.wide is None:
+            self.wide = keras_zoo.float64_twin(self.m, self.model)
+        return np.asarray(self.wide(x.astype(np.float64), training=False), np.float64)
+
+
+def compare(run, m, how, model_dir, work, referee):
     key, output_keys = keras_zoo.serving_keys(model_dir)
     serve = tf.saved_model.load(model_dir).signatures["serving_default"]
     for batch in BATCHES:
@@ -95,7 +115,15 @@ def compare(run, m, how, model_dir, work):
             a, r, within = differences(got[k], want[k], *tolerance(m))
             worst_abs, worst_rel, ok = max(worst_abs, a), max(worst_rel, r), ok and within
         else:
-            check(ok, f"{what}: max abs {worst_abs:.3g} rel {worst_rel:.3g}")
+            verdict = f"{what}: max abs {worst_abs:.3g} rel {worst_rel:.3g}"
+            if not ok and m.name in keras_zoo.APPLICATIONS and len(output_keys) == 1:
+                truth = referee(x)
+                theirs_err = keras_zoo.relative_error(want[output_keys[0]], truth)
+                ours_err = keras_zoo.relative_error(got[output_keys[0]], truth)
+                ok = ours_err <= max(REFEREE_FACTOR * theirs_err, DEEP_RTOL)
+                verdict += (f"; against float64: TensorFlow {theirs_err:.3g}, tensoract {ours_err:.3g}"
+                            f" ({'within' if ok else 'beyond'} {REFEREE_FACTOR:g}x TensorFlow's)")
+            check(ok, verdict)
 
 
 def main():
@@ -117,10 +145,11 @@ def main():
     for m in keras_zoo.zoo(args.size, names):
         began = time.perf_counter()
         model = m.build()
+        referee = Referee(m, model)
         for how in keras_zoo.HOWS:
             model_dir = os.path.join(args.work, m.name, how)
             keras_zoo.export(model, model_dir, how)
-            compare(args.run, m, how, model_dir, args.work)
+            compare(args.run, m, how, model_dir, args.work, referee)
         if not args.keep:
             shutil.rmtree(os.path.join(args.work, m.name), ignore_errors=True)
         tf.keras.backend.clear_session()  # the next model's layer names and memory start afresh

@@ -27,14 +27,6 @@ with skip_without():
     import keras
     import keras_zoo
 
-FLOOR = 1e-4  # outputs below this (probabilities near zero) have no meaningful relative error
-
-
-def relative_error(values, reference):
-    values, reference = np.asarray(values, np.float64), np.asarray(reference, np.float64)
-    big = np.abs(reference) > FLOOR
-    return float((np.abs(values - reference)[big] / np.abs(reference[big])).max()) if big.any() else 0.0
-
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -56,14 +48,7 @@ def main():
         keras_zoo.export(model, model_dir, "export")
         key, output_keys = keras_zoo.serving_keys(model_dir)
         serve = tf.saved_model.load(model_dir).signatures["serving_default"]
-        weights = model.get_weights()
-        # Both: floatx makes the weights float64, the dtype policy the computation.
-        keras.config.set_floatx("float64")
-        keras.config.set_dtype_policy("float64")
-        wide = m.build()
-        wide.set_weights([w.astype(np.float64) for w in weights])
-        keras.config.set_floatx("float32")
-        keras.config.set_dtype_policy("float32")
+        wide = keras_zoo.float64_twin(m, model)
         for batch in batches:
             x = keras_zoo.sample_input(m, batch, seed=batch)
             theirs = {k: v.numpy() for k, v in serve(**{key: tf.constant(x)}).items()}
@@ -74,8 +59,8 @@ def main():
                 continue
             reference = np.asarray(wide(x.astype(np.float64), training=False), np.float64)
             k = output_keys[0]
-            print(f"{m.name} {batch}: {relative_error(theirs[k], reference):.3g} | "
-                  f"{relative_error(ours[k], reference):.3g}", flush=True)
+            print(f"{m.name} {batch}: {keras_zoo.relative_error(theirs[k], reference):.3g} | "
+                  f"{keras_zoo.relative_error(ours[k], reference):.3g}", flush=True)
         shutil.rmtree(model_dir, ignore_errors=True)
         tf.keras.backend.clear_session()
     return 0
