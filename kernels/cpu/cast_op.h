@@ -215,6 +215,24 @@ class CastOp : public OpKernel {
 #define TA_REGISTER_CAST(SRC, DST)                                                                         \
   REGISTER_KERNEL(Name("Cast").Device(DEVICE_CPU).TypeConstraint<SRC>("SrcT").TypeConstraint<DST>("DstT"), \
                   ::tensoract::cast::CastOp<SRC, DST>)
+// From SRC to each dtype graphs compute in (cwise_cast.cc's), and to each of the others.
+#define TA_REGISTER_CASTS_TO_COMMON(SRC)   \
+  TA_REGISTER_CAST(SRC, bool);             \
+  TA_REGISTER_CAST(SRC, uint8_t);          \
+  TA_REGISTER_CAST(SRC, int32_t);          \
+  TA_REGISTER_CAST(SRC, int64_t);          \
+  TA_REGISTER_CAST(SRC, Eigen::half);      \
+  TA_REGISTER_CAST(SRC, Eigen::bfloat16);  \
+  TA_REGISTER_CAST(SRC, float);            \
+  TA_REGISTER_CAST(SRC, double);
+#define TA_REGISTER_CASTS_TO_OTHERS(SRC)  \
+  TA_REGISTER_CAST(SRC, uint16_t);        \
+  TA_REGISTER_CAST(SRC, uint32_t);        \
+  TA_REGISTER_CAST(SRC, uint64_t);        \
+  TA_REGISTER_CAST(SRC, int8_t);          \
+  TA_REGISTER_CAST(SRC, int16_t);         \
+  TA_REGISTER_CAST(SRC, complex64);       \
+  TA_REGISTER_CAST(SRC, complex128);
 
 }  // namespace cast
 }  // namespace tensoract

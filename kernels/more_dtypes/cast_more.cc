@@ -6,167 +6,28 @@
 namespace tensoract {
 namespace {
 
-TA_REGISTER_CAST(bool, uint16_t);
-TA_REGISTER_CAST(bool, uint32_t);
-TA_REGISTER_CAST(bool, uint64_t);
-TA_REGISTER_CAST(bool, int8_t);
-TA_REGISTER_CAST(bool, int16_t);
-TA_REGISTER_CAST(bool, complex64);
-TA_REGISTER_CAST(bool, complex128);
-TA_REGISTER_CAST(uint8_t, uint16_t);
-TA_REGISTER_CAST(uint8_t, uint32_t);
-TA_REGISTER_CAST(uint8_t, uint64_t);
-TA_REGISTER_CAST(uint8_t, int8_t);
-TA_REGISTER_CAST(uint8_t, int16_t);
-TA_REGISTER_CAST(uint8_t, complex64);
-TA_REGISTER_CAST(uint8_t, complex128);
-TA_REGISTER_CAST(uint16_t, bool);
-TA_REGISTER_CAST(uint16_t, uint8_t);
-TA_REGISTER_CAST(uint16_t, uint16_t);
-TA_REGISTER_CAST(uint16_t, uint32_t);
-TA_REGISTER_CAST(uint16_t, uint64_t);
-TA_REGISTER_CAST(uint16_t, int8_t);
-TA_REGISTER_CAST(uint16_t, int16_t);
-TA_REGISTER_CAST(uint16_t, int32_t);
-TA_REGISTER_CAST(uint16_t, int64_t);
-TA_REGISTER_CAST(uint16_t, Eigen::half);
-TA_REGISTER_CAST(uint16_t, Eigen::bfloat16);
-TA_REGISTER_CAST(uint16_t, float);
-TA_REGISTER_CAST(uint16_t, double);
-TA_REGISTER_CAST(uint16_t, complex64);
-TA_REGISTER_CAST(uint16_t, complex128);
-TA_REGISTER_CAST(uint32_t, bool);
-TA_REGISTER_CAST(uint32_t, uint8_t);
-TA_REGISTER_CAST(uint32_t, uint16_t);
-TA_REGISTER_CAST(uint32_t, uint32_t);
-TA_REGISTER_CAST(uint32_t, uint64_t);
-TA_REGISTER_CAST(uint32_t, int8_t);
-TA_REGISTER_CAST(uint32_t, int16_t);
-TA_REGISTER_CAST(uint32_t, int32_t);
-TA_REGISTER_CAST(uint32_t, int64_t);
-TA_REGISTER_CAST(uint32_t, Eigen::half);
-TA_REGISTER_CAST(uint32_t, Eigen::bfloat16);
-TA_REGISTER_CAST(uint32_t, float);
-TA_REGISTER_CAST(uint32_t, double);
-TA_REGISTER_CAST(uint32_t, complex64);
-TA_REGISTER_CAST(uint32_t, complex128);
-TA_REGISTER_CAST(uint64_t, bool);
-TA_REGISTER_CAST(uint64_t, uint8_t);
-TA_REGISTER_CAST(uint64_t, uint16_t);
-TA_REGISTER_CAST(uint64_t, uint32_t);
-TA_REGISTER_CAST(uint64_t, uint64_t);
-TA_REGISTER_CAST(uint64_t, int8_t);
-TA_REGISTER_CAST(uint64_t, int16_t);
-TA_REGISTER_CAST(uint64_t, int32_t);
-TA_REGISTER_CAST(uint64_t, int64_t);
-TA_REGISTER_CAST(uint64_t, Eigen::half);
-TA_REGISTER_CAST(uint64_t, Eigen::bfloat16);
-TA_REGISTER_CAST(uint64_t, float);
-TA_REGISTER_CAST(uint64_t, double);
-TA_REGISTER_CAST(uint64_t, complex64);
-TA_REGISTER_CAST(uint64_t, complex128);
-TA_REGISTER_CAST(int8_t, bool);
-TA_REGISTER_CAST(int8_t, uint8_t);
-TA_REGISTER_CAST(int8_t, uint16_t);
-TA_REGISTER_CAST(int8_t, uint32_t);
-TA_REGISTER_CAST(int8_t, uint64_t);
-TA_REGISTER_CAST(int8_t, int8_t);
-TA_REGISTER_CAST(int8_t, int16_t);
-TA_REGISTER_CAST(int8_t, int32_t);
-TA_REGISTER_CAST(int8_t, int64_t);
-TA_REGISTER_CAST(int8_t, Eigen::half);
-TA_REGISTER_CAST(int8_t, Eigen::bfloat16);
-TA_REGISTER_CAST(int8_t, float);
-TA_REGISTER_CAST(int8_t, double);
-TA_REGISTER_CAST(int8_t, complex64);
-TA_REGISTER_CAST(int8_t, complex128);
-TA_REGISTER_CAST(int16_t, bool);
-TA_REGISTER_CAST(int16_t, uint8_t);
-TA_REGISTER_CAST(int16_t, uint16_t);
-TA_REGISTER_CAST(int16_t, uint32_t);
-TA_REGISTER_CAST(int16_t, uint64_t);
-TA_REGISTER_CAST(int16_t, int8_t);
-TA_REGISTER_CAST(int16_t, int16_t);
-TA_REGISTER_CAST(int16_t, int32_t);
-TA_REGISTER_CAST(int16_t, int64_t);
-TA_REGISTER_CAST(int16_t, Eigen::half);
-TA_REGISTER_CAST(int16_t, Eigen::bfloat16);
-TA_REGISTER_CAST(int16_t, float);
-TA_REGISTER_CAST(int16_t, double);
-TA_REGISTER_CAST(int16_t, complex64);
-TA_REGISTER_CAST(int16_t, complex128);
-TA_REGISTER_CAST(int32_t, uint16_t);
-TA_REGISTER_CAST(int32_t, uint32_t);
-TA_REGISTER_CAST(int32_t, uint64_t);
-TA_REGISTER_CAST(int32_t, int8_t);
-TA_REGISTER_CAST(int32_t, int16_t);
-TA_REGISTER_CAST(int32_t, complex64);
-TA_REGISTER_CAST(int32_t, complex128);
-TA_REGISTER_CAST(int64_t, uint16_t);
-TA_REGISTER_CAST(int64_t, uint32_t);
-TA_REGISTER_CAST(int64_t, uint64_t);
-TA_REGISTER_CAST(int64_t, int8_t);
-TA_REGISTER_CAST(int64_t, int16_t);
-TA_REGISTER_CAST(int64_t, complex64);
-TA_REGISTER_CAST(int64_t, complex128);
-TA_REGISTER_CAST(Eigen::half, uint16_t);
-TA_REGISTER_CAST(Eigen::half, uint32_t);
-TA_REGISTER_CAST(Eigen::half, uint64_t);
-TA_REGISTER_CAST(Eigen::half, int8_t);
-TA_REGISTER_CAST(Eigen::half, int16_t);
-TA_REGISTER_CAST(Eigen::half, complex64);
-TA_REGISTER_CAST(Eigen::half, complex128);
-TA_REGISTER_CAST(Eigen::bfloat16, uint16_t);
-TA_REGISTER_CAST(Eigen::bfloat16, uint32_t);
-TA_REGISTER_CAST(Eigen::bfloat16, uint64_t);
-TA_REGISTER_CAST(Eigen::bfloat16, int8_t);
-TA_REGISTER_CAST(Eigen::bfloat16, int16_t);
-TA_REGISTER_CAST(Eigen::bfloat16, complex64);
-TA_REGISTER_CAST(Eigen::bfloat16, complex128);
-TA_REGISTER_CAST(float, uint16_t);
-TA_REGISTER_CAST(float, uint32_t);
-TA_REGISTER_CAST(float, uint64_t);
-TA_REGISTER_CAST(float, int8_t);
-TA_REGISTER_CAST(float, int16_t);
-TA_REGISTER_CAST(float, complex64);
-TA_REGISTER_CAST(float, complex128);
-TA_REGISTER_CAST(double, uint16_t);
-TA_REGISTER_CAST(double, uint32_t);
-TA_REGISTER_CAST(double, uint64_t);
-TA_REGISTER_CAST(double, int8_t);
-TA_REGISTER_CAST(double, int16_t);
-TA_REGISTER_CAST(double, complex64);
-TA_REGISTER_CAST(double, complex128);
-TA_REGISTER_CAST(complex64, bool);
-TA_REGISTER_CAST(complex64, uint8_t);
-TA_REGISTER_CAST(complex64, uint16_t);
-TA_REGISTER_CAST(complex64, uint32_t);
-TA_REGISTER_CAST(complex64, uint64_t);
-TA_REGISTER_CAST(complex64, int8_t);
-TA_REGISTER_CAST(complex64, int16_t);
-TA_REGISTER_CAST(complex64, int32_t);
-TA_REGISTER_CAST(complex64, int64_t);
-TA_REGISTER_CAST(complex64, Eigen::half);
-TA_REGISTER_CAST(complex64, Eigen::bfloat16);
-TA_REGISTER_CAST(complex64, float);
-TA_REGISTER_CAST(complex64, double);
-TA_REGISTER_CAST(complex64, complex64);
-TA_REGISTER_CAST(complex64, complex128);
-TA_REGISTER_CAST(complex128, bool);
-TA_REGISTER_CAST(complex128, uint8_t);
-TA_REGISTER_CAST(complex128, uint16_t);
-TA_REGISTER_CAST(complex128, uint32_t);
-TA_REGISTER_CAST(complex128, uint64_t);
-TA_REGISTER_CAST(complex128, int8_t);
-TA_REGISTER_CAST(complex128, int16_t);
-TA_REGISTER_CAST(complex128, int32_t);
-TA_REGISTER_CAST(complex128, int64_t);
-TA_REGISTER_CAST(complex128, Eigen::half);
-TA_REGISTER_CAST(complex128, Eigen::bfloat16);
-TA_REGISTER_CAST(complex128, float);
-TA_REGISTER_CAST(complex128, double);
-TA_REGISTER_CAST(complex128, complex64);
-TA_REGISTER_CAST(complex128, complex128);
+TA_REGISTER_CASTS_TO_OTHERS(bool)
+TA_REGISTER_CASTS_TO_OTHERS(uint8_t)
+TA_REGISTER_CASTS_TO_OTHERS(int32_t)
+TA_REGISTER_CASTS_TO_OTHERS(int64_t)
+TA_REGISTER_CASTS_TO_OTHERS(Eigen::half)
+TA_REGISTER_CASTS_TO_OTHERS(Eigen::bfloat16)
+TA_REGISTER_CASTS_TO_OTHERS(float)
+TA_REGISTER_CASTS_TO_OTHERS(double)
+TA_REGISTER_CASTS_TO_COMMON(uint16_t)
+TA_REGISTER_CASTS_TO_OTHERS(uint16_t)
+TA_REGISTER_CASTS_TO_COMMON(uint32_t)
+TA_REGISTER_CASTS_TO_OTHERS(uint32_t)
+TA_REGISTER_CASTS_TO_COMMON(uint64_t)
+TA_REGISTER_CASTS_TO_OTHERS(uint64_t)
+TA_REGISTER_CASTS_TO_COMMON(int8_t)
+TA_REGISTER_CASTS_TO_OTHERS(int8_t)
+TA_REGISTER_CASTS_TO_COMMON(int16_t)
+TA_REGISTER_CASTS_TO_OTHERS(int16_t)
+TA_REGISTER_CASTS_TO_COMMON(complex64)
+TA_REGISTER_CASTS_TO_OTHERS(complex64)
+TA_REGISTER_CASTS_TO_COMMON(complex128)
+TA_REGISTER_CASTS_TO_OTHERS(complex128)
 
 }  // namespace
 }  // namespace tensoract
