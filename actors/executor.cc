@@ -70,12 +70,19 @@ constexpr int kNodesPerHandler = 2048;
 constexpr int kNodesPerMailboxCheck = 64;
 // Kernels run inline share the scheduler's threads with every other actor of the process:
 // the worker that answers heartbeats, the rendezvous, the collectives. A handler that has
-// run kernels for this long hands the thread back (a message to itself resumes it), so that
-// they get in. A lab node has one scheduler thread and a device of one thread, which runs
-// every kernel inline: 16 workers' first steps on 2 cores held it for seconds, and the
-// master's heartbeats (3 s) failed. The clock is read after an expensive kernel and every
-// kNodesPerClockRead cheap ones (an LSTM's step is 25,000 nodes of ~0.3 us).
+// run kernels for this long hands the thread back, so that they get in. A lab node has one
+// scheduler thread and a device of one thread, which runs every kernel inline: 16 workers'
+// first steps on 2 cores held it for seconds, and the master's heartbeats (3 s) failed. The
+// clock is read after an expensive kernel and every kNodesPerClockRead cheap ones (an
+// LSTM's step is 25,000 nodes of ~0.3 us).
+//
+// CAF runs an actor's messages until its mailbox is empty (no throughput limit), so a
+// message to itself would be taken at once. The resume comes from CAF's clock instead, after
+// kResumeDelay: by then the actor has let its thread go (a message that came sooner, while
+// it was still letting go, was taken at once too: seen under load with no delay), and it
+// queues behind what came meanwhile. Idle otherwise, a slice costs the delay (0.5%).
 constexpr auto kInlineSlice = std::chrono::milliseconds(20);
+constexpr auto kResumeDelay = std::chrono::microseconds(100);
 constexpr int kNodesPerClockRead = 64;
 using resume_atom = caf::atom_constant<caf::atom("cfresume")>;
 
@@ -268,12 +275,10 @@ void Process(ExecutorSelf* self) {
     }
     if ((st.plan->has_loops && --budget < 0) || answered || slice_over) {
       // Let the mailbox in (an abort, kernels done); a message to ourselves resumes. After
-      // a slice, the thread's other actors too: CAF runs an actor's messages until its
-      // mailbox is empty (no throughput limit), so the message comes through the clock's
-      // thread, and meanwhile the mailbox is empty and the thread free.
+      // a slice, the thread's other actors too (kInlineSlice).
       if (!st.resume_sent) {
         st.resume_sent = true;
-        if (slice_over) self->delayed_send(self, std::chrono::microseconds(0), resume_atom::value);
+        if (slice_over) self->delayed_send(self, kResumeDelay, resume_atom::value);
         else self->send(self, resume_atom::value);
       }
       return;
