@@ -203,11 +203,7 @@ bool WinogradConv::Enabled() {
   // The environment is read on each call (a lookup among a few dozen variables, against a
   // convolution's milliseconds), so a test can turn the path on in a build where it is off.
   if (const char* env = std::getenv("TENSORACT_WINOGRAD")) return std::strcmp(env, "0") != 0;
-#ifdef __AVX512F__
-  return false;
-#else
-  return gemm::HaveFastKernels();
-#endif
+  return false;  // opt-in: see the header
 }
 
 bool WinogradConv::Suits(const conv::ConvDims& d) {
