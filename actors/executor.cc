@@ -298,7 +298,10 @@ void Process(ExecutorSelf* self) {
     st.scratch.tag = reinterpret_cast<intptr_t>(t.iter);
     st.scratch.on_caller_thread = st.on_caller_thread;
     if (item.is_async) {
-      st.scratch.work_waiting = st.device_threads > 1 && AnyReadyExpensive(st);
+      // Kernels in flight count too: their completion may make the other direction of a
+      // bidirectional RNN ready, which a whole loop run here would keep waiting (its loop's
+      // input product, moved before the loop, was still running when this one's was done).
+      st.scratch.work_waiting = st.device_threads > 1 && (st.in_flight > 0 || AnyReadyExpensive(st));
       ++st.in_flight;
       ++st.running[t.node];
       caf::actor me = caf::actor_cast<caf::actor>(self);

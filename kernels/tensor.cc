@@ -32,6 +32,21 @@ class AllocatedBuffer : public TensorBuffer {
   size_t size_;
 };
 
+// Part of another buffer's bytes (Tensor::View), which it keeps alive.
+class ViewBuffer : public TensorBuffer {
+ public:
+  ViewBuffer(std::shared_ptr<TensorBuffer> whole, size_t offset, size_t size)
+      : whole_(std::move(whole)), offset_(offset), size_(size) {}
+  void* data() const override { return static_cast<unsigned char*>(whole_->data()) + offset_; }
+  size_t size() const override { return size_; }
+  Allocator* allocator() const override { return whole_->allocator(); }
+  bool IsView() const override { return true; }
+
+ private:
+  std::shared_ptr<TensorBuffer> whole_;
+  size_t offset_, size_;
+};
+
 // A small tensor's elements inside the buffer object itself: one heap block (the
 // shared_ptr's) instead of two, which matters for the many scalars of a small graph and
 // the small activations of a recurrent loop's body (a GRU's [1, 96] gates at batch 1).
@@ -307,6 +322,28 @@ StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
   }
   Tensor t = *this;
   t.shape_ = shape;
+  return t;
+}
+
+StatusOr<Tensor> Tensor::View(int64_t first, const TensorShape& shape) const {
+  const int64_t n = shape.num_elements();
+  if (first < 0 || n < 0 || first > NumElements() - n) {
+    return errors::InvalidArgument("elements [", first, ", ", first + n, ") are not all within a tensor of shape ",
+                                   shape_.DebugString());
+  }
+  if (dtype_ == tensorflow::DT_STRING || dtype_ == tensorflow::DT_VARIANT || dtype_ == tensorflow::DT_RESOURCE) {
+    return errors::Unimplemented("a view of a ", DataTypeString(dtype_), " tensor");
+  }
+  const size_t offset = static_cast<size_t>(first) * DataTypeSize(dtype_);
+  if (buf_ == nullptr || offset % kAllocatorAlignment != 0 ||
+      reinterpret_cast<uintptr_t>(buf_->data()) % kAllocatorAlignment != 0) {
+    return errors::FailedPrecondition("a view at element ", first, " of a ", DataTypeString(dtype_),
+                                      " tensor would not be aligned");
+  }
+  Tensor t;
+  t.dtype_ = dtype_;
+  t.shape_ = shape;
+  t.buf_ = std::make_shared<ViewBuffer>(buf_, offset, static_cast<size_t>(n) * DataTypeSize(dtype_));
   return t;
 }
 

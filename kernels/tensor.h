@@ -108,8 +108,10 @@ class TensorBuffer {
   virtual void* data() const = 0;
   virtual size_t size() const = 0;  // bytes
   // The allocator the tensor was made with (small tensors keep their bytes inline and
-  // never call it); nullptr when the buffer does not own its bytes.
+  // never call it; a view's is its parent's); nullptr when the buffer does not own its bytes.
   virtual Allocator* allocator() const = 0;
+  // Part of another buffer (Tensor::View): writing into it writes into that one.
+  virtual bool IsView() const { return false; }
 };
 
 class Tensor {
@@ -150,8 +152,9 @@ class Tensor {
   bool IsInitialized() const { return buf_ != nullptr || NumElements() == 0; }
   bool SharesBufferWith(const Tensor& other) const { return buf_ && buf_ == other.buf_; }
   // True when no other Tensor shares this one's buffer, so it may be updated in place
-  // without another holder seeing the change (copy-on-write of resource variables).
-  bool RefCountIsOne() const { return buf_ != nullptr && buf_.use_count() == 1; }
+  // without another holder seeing the change (copy-on-write of resource variables). Never
+  // for a view: the tensor it is part of may have other holders.
+  bool RefCountIsOne() const { return buf_ != nullptr && buf_.use_count() == 1 && !buf_->IsView(); }
 
   // Raw access to the elements. T must match dtype(); a mismatch aborts (a bug, not input).
   template <class T>
@@ -178,6 +181,12 @@ class Tensor {
 
   // The same elements under another shape with the same number of elements.
   StatusOr<Tensor> Reshaped(const TensorShape& shape) const;
+  // Elements [first, first + shape.num_elements()) as a tensor of `shape` that shares this
+  // one's bytes (TensorFlow's Tensor::Slice of rows; a TensorList's elements unstacked from
+  // a tensor): no copy. For fixed-size types only, and only where the part starts at
+  // kAllocatorAlignment bytes into the buffer, as kernels' aligned loads expect; an error
+  // otherwise (then copy).
+  StatusOr<Tensor> View(int64_t first, const TensorShape& shape) const;
   // A new buffer holding a copy of the elements.
   Tensor DeepCopy(Allocator* allocator = cpu_allocator()) const;
 

@@ -161,20 +161,7 @@ class Hoister {
     if (found != enters_.end()) return found->second;
     std::string name = StrCat(n->name(), "/loop_invariant", port == 0 ? "" : StrCat("_", port));
     for (int i = 1; graph_->FindNode(name) != nullptr; ++i) name = StrCat(n->name(), "/loop_invariant_", port, "_", i);
-    NodeDef def;
-    def.set_name(name);
-    def.set_op("Enter");
-    def.set_device(n->requested_device());
-    def.add_input(port == 0 ? n->name() : StrCat(n->name(), ":", port));
-    auto& attrs = *def.mutable_attr();
-    attrs["T"].set_type(n->output_type(port));
-    attrs["frame_name"].set_s(info_.frames[f].name);
-    attrs["is_constant"].set_b(true);
-    attrs["parallel_iterations"].set_i(info_.frames[f].parallel_iterations);
-    StatusOr<Node*> added = graph_->AddNode(def);
-    Node* enter = added.value();  // an Enter of a valid type: cannot fail
-    enter->set_output_shape(0, n->output_shape(port));
-    graph_->AddEdge(n, port, enter, 0);
+    Node* enter = AddConstantEnter(graph_, n, port, info_.frames[f].name, info_.frames[f].parallel_iterations, name);
     if (n->type_string() == "Const" && !n->def().attr().count("_class")) {
       // Kept beside its Enter: on its device and lane, and apart from equal constants of
       // other loops (CSE compares attrs), so the shape functions that need its value (a

@@ -52,4 +52,28 @@ bool HasRefInputOrOutput(const Node& node) {
   return false;
 }
 
+Node* AddConstantEnter(Graph* graph, Node* n, int port, const std::string& frame_name, int64_t parallel_iterations,
+                       const std::string& name) {
+  NodeDef def;
+  def.set_name(name);
+  def.set_op("Enter");
+  def.set_device(n->requested_device());
+  def.add_input(port == 0 ? n->name() : StrCat(n->name(), ":", port));
+  auto& attrs = *def.mutable_attr();
+  attrs["T"].set_type(n->output_type(port));
+  attrs["frame_name"].set_s(frame_name);
+  attrs["is_constant"].set_b(true);
+  attrs["parallel_iterations"].set_i(parallel_iterations);
+  Node* enter = graph->AddNode(def).value();  // an Enter of a valid type: cannot fail
+  enter->set_output_shape(0, n->output_shape(port));
+  graph->AddEdge(n, port, enter, 0);
+  return enter;
+}
+
+std::string UnusedNodeName(const Graph& graph, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; graph.FindNode(name) != nullptr; ++i) name = StrCat(base, "_", i);
+  return name;
+}
+
 }  // namespace tensoract

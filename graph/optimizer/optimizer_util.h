@@ -26,6 +26,15 @@ bool HasRefInputOrOutput(const Node& node);
 // (constant folding, shape inference's constant subgraphs) even when not marked stateful.
 bool IsNeverEvaluatedAhead(const std::string& op);
 
+// A new constant Enter named `name` (unused in `graph`) that carries output `port` of `n`
+// into the loop frame `frame_name` as a loop invariant, on `n`'s device, with `n`'s inferred
+// shape of that output.
+Node* AddConstantEnter(Graph* graph, Node* n, int port, const std::string& frame_name, int64_t parallel_iterations,
+                       const std::string& name);
+
+// `base` when no node of `graph` has that name, else the first free of base_1, base_2, ...
+std::string UnusedNodeName(const Graph& graph, const std::string& base);
+
 }  // namespace tensoract
 
 #endif  // TENSORACT_GRAPH_OPTIMIZER_OPTIMIZER_UTIL_H_

@@ -8,6 +8,7 @@
 #include "graph/optimizer/elementwise_fusion.h"
 #include "graph/optimizer/gather_mean_fusion.h"
 #include "graph/optimizer/layer_norm_fusion.h"
+#include "graph/optimizer/loop_input_products.h"
 #include "graph/optimizer/recurrent_gates_fusion.h"
 #include "graph/optimizer/pad_folding.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
@@ -584,7 +585,7 @@ int Remap(Graph* graph) {
   BypassIdentities(graph);
   // In this order: each pass sees what the ones before it made (one sum of the calls would
   // leave their order to the compiler).
-  int fused = 0;
+  int fused = HoistLoopInputProducts(graph);
   fused += FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative"}, TryFoldPadIntoConvolution);
   fused += FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue);
   fused += FuseEach(graph, {"_FusedConv2D"}, TryFusePointwiseDepthwise);

@@ -29,6 +29,9 @@
 //   - Keras' MultiHeadAttention core (Einsum, Mul by the scale, Softmax, Einsum) into
 //     _FusedAttention, tensoract's op (graph/optimizer/attention_fusion.h): the scores stay
 //     in cache instead of four passes over them in memory.
+//   - a recurrent layer's input projection (MatMul of a step read from a TensorList, and
+//     its BiasAdd) becomes one BatchMatMulV2 over all steps before the loop, each step
+//     reading its row (graph/optimizer/loop_input_products.h);
 //   - a Keras LSTM cell's gates (Split into four, three Sigmoid and two Tanh, the products
 //     and the sum of the new cell state) into _FusedLstmGates, and a GRU cell's (fifteen
 //     nodes) into _FusedGruGates, tensoract's ops (graph/optimizer/recurrent_gates_fusion.h):

@@ -10,7 +10,8 @@
 // runs iterations for up to kSliceMs, then goes on from the device's threads, checking the
 // step's cancellation between iterations (an abort or a deadline ends it with Cancelled, as
 // it would end the executor's own loop). Where the executor has other expensive nodes
-// ready, it starts on the device's threads.
+// ready or kernels running (whose completion may make the other direction of a
+// bidirectional RNN ready), it starts on the device's threads.
 #include <chrono>
 #include <map>
 #include <memory>

@@ -13,6 +13,8 @@
 #include <catch2/catch.hpp>
 
 #include "graph/builder/array_ops.h"
+#include "graph/builder/control_flow.h"
+#include "graph/builder/list_ops.h"
 #include "graph/builder/math_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
@@ -112,6 +114,95 @@ TEST_CASE("a Keras LSTM cell's gates fuse into one _FusedLstmGates, within float
         CheckClose(fused.values[k], apart.values[k]);
       }
     }
+  }
+}
+
+// A recurrent layer as Keras writes its loop: the sequence x [steps, batch, 6] unstacked
+// into a TensorList, and in each step h = Tanh(x_t W [+ b] + h U), with x_t the step read
+// from the list; "h" is the last state.
+tensorflow::GraphDef RecurrentLayer(bool bias) {
+  return testing::BuildGraph([bias](const Scope& s) {
+    namespace tf = ::tensorflow;
+    auto x = ops::Placeholder(s.WithOpName("x"), tf::DT_FLOAT, PartialTensorShape({-1, -1, 6}));
+    auto h0 = ops::Placeholder(s.WithOpName("h0"), tf::DT_FLOAT, PartialTensorShape({-1, 8}));
+    auto steps = ops::Placeholder(s.WithOpName("steps"), tf::DT_INT32, PartialTensorShape(std::vector<int64_t>{}));
+    auto w = Filled(s, {6, 8}, 0.3f), u = Filled(s, {8, 8}, 0.7f, 0.1f), b = Filled(s, {8}, 0.5f, 0.2f);
+    auto xs = ops::TensorListFromTensor(s, x, ops::Const(s, {-1, 6}));
+    std::vector<Output> out;
+    ops::WhileLoopOptions options;
+    options.name = "rnn";
+    Status built = ops::WhileLoop(
+        s, {ops::Const(s, 0), h0},
+        [&](const Scope& sc, const std::vector<Output>& in, Output* pred) {
+          *pred = ops::Less(sc, in[0], steps);
+          return sc.status();
+        },
+        [&](const Scope& sc, const std::vector<Output>& in, std::vector<Output>* next) {
+          auto x_t = ops::TensorListGetItem(sc, xs, in[0], ops::Const(sc, {-1, 6}), tf::DT_FLOAT);
+          Output z = ops::MatMul(sc.WithOpName("input_product"), x_t, w);
+          if (bias) z = ops::BiasAdd(sc, z, b);
+          auto h = ops::Tanh(sc, ops::AddV2(sc, z, ops::MatMul(sc, in[1], u)));
+          *next = {ops::Add(sc, in[0], 1), h};
+          return sc.status();
+        },
+        &out, options);
+    INFO(built.ToString());
+    REQUIRE(built.ok());
+    ops::Identity(s.WithOpName("h"), out[1]);
+  });
+}
+
+int CountOps(const Ran& ran, const std::string& op) {
+  int count = 0;
+  for (const std::string& o : ran.ops) count += o.rfind(op + ":", 0) == 0;
+  return count;
+}
+
+TEST_CASE("a recurrent layer's input product runs once for all steps, before its loop, within float rounding") {
+  for (bool bias : {false, true}) {
+    INFO("with a bias: " << bias);
+    for (int steps : {5, 0}) {
+      INFO(steps << " steps");
+      // Batch 1 and 2: a step of [1, 6] floats is 24 bytes, so the list copies its rows, and
+      // the products' [batch, 8] rows are views or copies by the batch.
+      for (int64_t batch : {1, 2}) {
+        INFO("batch " << batch);
+        const std::vector<std::pair<std::string, Tensor>> feeds = {
+            {"x", InputTensor({5, batch, 6})}, {"h0", InputTensor({batch, 8})}, {"steps", Tensor::Scalar<int32_t>(steps)}};
+        const Ran hoisted = RunGraph(RecurrentLayer(bias), true, feeds, {"h"});
+        const Ran apart = RunGraph(RecurrentLayer(bias), false, feeds, {"h"});
+        // Outside the loop (whose body is one _SequentialLoop node now): the product of
+        // all steps, and only its list; the sequence's own list went with its one reader.
+        CHECK(CountOps(hoisted, "BatchMatMulV2") == 1);
+        CHECK(CountOps(hoisted, "TensorListFromTensor") == 1);
+        CHECK(CountOps(apart, "BatchMatMulV2") == 0);
+        REQUIRE(hoisted.values.size() == 1);
+        REQUIRE(hoisted.values[0].size() == static_cast<size_t>(batch * 8));
+        CheckClose(hoisted.values[0], apart.values[0]);
+      }
+    }
+  }
+}
+
+TEST_CASE("a list's elements that share a tensor's bytes are never written in place") {
+  // TensorListFromTensor's elements are views of its tensor's rows (rows of 64 bytes here).
+  // The popped element is the only holder of its view once the list is gone, and Relu
+  // forwards a buffer its input alone holds: it must not write through the view into "neg",
+  // which is fetched too.
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({3, 16}));
+    auto neg = ops::Neg(s.WithOpName("neg"), x);
+    auto xs = ops::TensorListFromTensor(s, neg, ops::Const(s, {16}));
+    auto popped = ops::TensorListPopBack(s, xs, ops::Const(s, {16}), tensorflow::DT_FLOAT);
+    ops::Relu(s.WithOpName("relu"), popped[1]);
+  });
+  const Ran ran = RunGraph(graph, false, {{"x", InputTensor({3, 16})}}, {"relu", "neg"});
+  REQUIRE(ran.values.size() == 2);
+  const std::vector<float> x = Values(InputTensor({3, 16}));
+  for (int i = 0; i < 16; ++i) {
+    INFO("element " << i);
+    CHECK(ran.values[0][i] == std::max(0.f, -x[32 + i]));
+    CHECK(ran.values[1][32 + i] == -x[32 + i]);
   }
 }
 

@@ -568,6 +568,37 @@ TEST_CASE("Reshaped keeps the buffer and checks the element count", "[tensor]") 
   CHECK_THAT(bad.status().message(), Catch::Contains("6 elements") && Catch::Contains("8 elements"));
 }
 
+TEST_CASE("a View shares its rows' bytes, is never updated in place, and refuses what it cannot be", "[tensor]") {
+  std::vector<float> values(4 * 16);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  Tensor t = Tensor::FromVector<float>(values, TensorShape({4, 16}));
+  auto row = t.View(32, TensorShape({16}));  // row 2: 128 bytes in, aligned
+  REQUIRE(row.ok());
+  CHECK(row->shape() == TensorShape({16}));
+  CHECK(row->base<float>() == t.base<float>() + 32);
+  CHECK(row->base<float>()[3] == 35);
+  // The only holder of the view, but not of its bytes: kernels must not write into it.
+  CHECK_FALSE(row->RefCountIsOne());
+  CHECK(row->buffer_allocator() == t.buffer_allocator());
+  // The view keeps the whole alive.
+  const float* bytes = t.base<float>();
+  t = Tensor();
+  CHECK(row->base<float>() == bytes + 32);
+  CHECK(row->base<float>()[15] == 47);
+
+  Tensor u = Tensor::FromVector<float>(values, TensorShape({4, 16}));
+  auto misaligned = u.View(3, TensorShape({16}));
+  REQUIRE_FALSE(misaligned.ok());
+  CHECK_THAT(misaligned.status().message(), Catch::Contains("aligned"));
+  auto beyond = u.View(48, TensorShape({32}));
+  REQUIRE_FALSE(beyond.ok());
+  CHECK(errors::IsInvalidArgument(beyond.status()));
+  CHECK_THAT(beyond.status().message(), Catch::Contains("[48, 80)") && Catch::Contains("[4,16]"));
+  auto strings = Tensor::FromVector<std::string>({"a", "b"}).View(0, TensorShape({1}));
+  REQUIRE_FALSE(strings.ok());
+  CHECK(errors::IsUnimplemented(strings.status()));
+}
+
 TEST_CASE("a freed buffer of 64 KiB or more is handed out again for the same size", "[tensor]") {
   // Each training step asks for the same sizes again; fresh pages from the kernel cost a
   // page fault per 4 KiB (kernels/allocator.cc).
