@@ -3,7 +3,7 @@
 //
 //   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] [--bf16-activations]
 //                       [--one-lane] [--no-loop-optimization] [--no-sequential-loops] [--no-freeze]
-//                       [--threads N]
+//                       [--threads N] [--caller-thread]
 //
 // Feeds every input of the signature a tensor of its declared shape with the batch
 // dimension (and any other unknown one) set to BATCH: floats uniform in [0, 1), integers
@@ -27,6 +27,8 @@
 // graph/optimizer/sequential_loops.h). --no-freeze keeps reading the
 // variables every step (GraphOptimizerOptions::freeze_variables off, actors/frozen_variables.h).
 // --threads N runs on N threads (SessionOptions::num_threads; default one per core).
+// --caller-thread runs every kernel of the step on the calling thread
+// (RunOptions::inter_op_thread_pool -1), none handed to the device's threads.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -83,6 +85,7 @@ int Main(int argc, char** argv) {
   bool show_ops = false;
   int show_nodes = 0;  // --nodes N: the N nodes of longest kernel time, with --ops' tracing
   SessionOptions session_options;
+  RunOptions run_options;  // --caller-thread: every kernel on the calling thread
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--signature" && i + 1 < argc) signature = argv[++i];
     else if (std::string(argv[i]) == "--ops") show_ops = true;
@@ -98,6 +101,7 @@ int Main(int argc, char** argv) {
     else if (std::string(argv[i]) == "--one-lane") session_options.optimizer.parallel_loops = false;
     else if (std::string(argv[i]) == "--no-loop-optimization") session_options.optimizer.do_loop_optimization = false;
     else if (std::string(argv[i]) == "--no-sequential-loops") session_options.optimizer.sequential_loops = false;
+    else if (std::string(argv[i]) == "--caller-thread") run_options.inter_op_thread_pool = -1;
     else if (std::string(argv[i]) == "--no-freeze") session_options.optimizer.freeze_variables = false;
     else if (std::string(argv[i]) == "--threads" && i + 1 < argc) session_options.num_threads = std::atoi(argv[++i]);
     else args.push_back(argv[i]);
@@ -105,7 +109,7 @@ int Main(int argc, char** argv) {
   if (args.size() < 2) {
     std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--nodes N] [--bf16] "
                          "[--bf16-activations] [--one-lane] [--no-loop-optimization] [--no-sequential-loops] [--no-freeze] "
-                         "[--threads N]\n");
+                         "[--threads N] [--caller-thread]\n");
     return 2;
   }
   const std::string dir = args[0];
@@ -210,7 +214,7 @@ int Main(int argc, char** argv) {
                 step_micros > 0 ? 100 * busy_micros / step_micros : 0.0, step_micros / kTraced / 1e3);
   }
   for (int i = 0; i < 3; ++i) {
-    Status s = (*bundle)->Run(signature, feeds, &out);
+    Status s = (*bundle)->Run(signature, feeds, &out, {}, run_options);
     if (!s.ok()) {
       std::fprintf(stderr, "saved_model_latency: %s\n", s.ToString().c_str());
       return 1;
@@ -220,7 +224,7 @@ int Main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   while (ms.size() < 5 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds) {
     const auto t0 = std::chrono::steady_clock::now();
-    Status s = (*bundle)->Run(signature, feeds, &out);
+    Status s = (*bundle)->Run(signature, feeds, &out, {}, run_options);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     if (!s.ok()) {
       std::fprintf(stderr, "saved_model_latency: %s\n", s.ToString().c_str());
