@@ -88,12 +88,17 @@ class SequentialLoopOp : public AsyncOpKernel {
     enum Kind { kVar, kInvariant, kSlot } kind = kSlot;
     int index = 0;
   };
+  // The loop's own bookkeeping on int32 scalars (its counters and its condition: five of an
+  // LSTM's ten kernels an iteration), computed here without a kernel call where the values
+  // are such scalars.
+  enum class ScalarOp { kNone, kAdd, kLess, kLogicalAnd };
   struct Step {
     std::unique_ptr<OpKernel> kernel;
     std::vector<Ref> inputs;
     int first_slot = 0;
     bool gated = false;
     bool skip = false;  // passes its inputs on (alias_), not run
+    ScalarOp scalar = ScalarOp::kNone;
     uint64_t outputs_required = 0;
   };
 
@@ -202,6 +207,7 @@ class SequentialLoopOp : public AsyncOpKernel {
       }
       step.first_slot = slots;
       step.gated = gated.count(def.name()) != 0;
+      step.scalar = ScalarOpOf(def);
       slots += step.kernel->num_outputs();
       node_index_[def.name()] = static_cast<int>(steps_.size());
       steps_.push_back(std::move(step));
@@ -273,9 +279,46 @@ class SequentialLoopOp : public AsyncOpKernel {
     }
   }
 
+  static ScalarOp ScalarOpOf(const NodeDef& def) {
+    auto t = def.attr().find("T");
+    const bool int32 = t != def.attr().end() && t->second.type() == tensorflow::DT_INT32;
+    if ((def.op() == "Add" || def.op() == "AddV2") && int32) return ScalarOp::kAdd;
+    if (def.op() == "Less" && int32) return ScalarOp::kLess;
+    if (def.op() == "LogicalAnd") return ScalarOp::kLogicalAnd;
+    return ScalarOp::kNone;
+  }
+
+  // The step's one output where its inputs (in run.inputs) are scalars of its type, as its
+  // kernel would compute it (int32 sums wrap, as TensorFlow's do); false to run the kernel.
+  static bool ComputeScalar(LoopRun& run, const Step& step) {
+    const Tensor& a = run.inputs[0];
+    const Tensor& b = run.inputs[1];
+    if (a.dims() != 0 || b.dims() != 0 || a.dtype() != b.dtype()) return false;
+    Tensor& out = run.slots[step.first_slot];
+    switch (step.scalar) {
+      case ScalarOp::kAdd:
+        if (a.dtype() != tensorflow::DT_INT32) return false;
+        out = Tensor::Scalar<int32_t>(static_cast<int32_t>(static_cast<uint32_t>(*a.base<int32_t>()) +
+                                                           static_cast<uint32_t>(*b.base<int32_t>())));
+        return true;
+      case ScalarOp::kLess:
+        if (a.dtype() != tensorflow::DT_INT32) return false;
+        out = Tensor::Scalar<bool>(*a.base<int32_t>() < *b.base<int32_t>());
+        return true;
+      case ScalarOp::kLogicalAnd:
+        if (a.dtype() != tensorflow::DT_BOOL) return false;
+        out = Tensor::Scalar<bool>(*a.base<bool>() && *b.base<bool>());
+        return true;
+      case ScalarOp::kNone:
+      default:
+        return false;
+    }
+  }
+
   Status RunStep(LoopRun& run, const Step& step) const {
     run.inputs.clear();
     for (const Ref& r : step.inputs) run.inputs.push_back(Take(run, r, step.gated));
+    if (step.scalar != ScalarOp::kNone && ComputeScalar(run, step)) return Status::OK();
     run.outputs.clear();  // the context sizes it afresh: nothing of the step before stays
     run.params.kernel = step.kernel.get();
     run.params.outputs_required = step.outputs_required;
