@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "base/bfloat16_rounding.h"
 #include "graph/common_shape_fns.h"
 #include "graph/op_registry.h"
 
@@ -455,11 +456,9 @@ Status BroadcastToShape(InferenceContext* c) {
 
 // f rounded to the nearest bfloat16, ties to even (NaN stays NaN), as a float.
 float RoundToBfloat16(float f) {
-  if (std::isnan(f)) return f;
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
-  bits += 0x7fff + ((bits >> 16) & 1);
-  bits &= 0xffff0000u;
+  bits = static_cast<uint32_t>(RoundedBfloat16Bits(bits)) << 16;
   std::memcpy(&f, &bits, sizeof f);
   return f;
 }

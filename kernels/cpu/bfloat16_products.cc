@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "graph/optimizer/mixed_precision.h"
+#include "base/bfloat16_rounding.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/onednn_conv.h"
 #include "kernels/device.h"
@@ -36,15 +37,10 @@ bool WantsBfloat16Products(OpKernelConstruction* ctx) {
 }
 
 void RoundToBfloat16(const float* in, uint16_t* out, int64_t n) {
-  // Branch-free so that the compiler vectorises it: add 0x7fff plus the lowest kept bit, so
-  // that a tie rounds to the even neighbour, then keep the high half. A NaN's payload could
-  // round to infinity, so NaNs become the quiet NaN.
   for (int64_t i = 0; i < n; ++i) {
     uint32_t bits;
     std::memcpy(&bits, &in[i], sizeof bits);
-    const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
-    const bool nan = (bits & 0x7fffffffu) > 0x7f800000u;
-    out[i] = static_cast<uint16_t>(nan ? 0x7fc0u : rounded);
+    out[i] = RoundedBfloat16Bits(bits);
   }
 }
 

@@ -40,6 +40,7 @@
 #include <type_traits>
 
 #include "graph/optimizer/mixed_precision.h"
+#include "base/bfloat16_rounding.h"
 #include "kernels/cpu/cast_cache.h"
 #include "kernels/cpu/cwise_ops.h"
 
@@ -62,13 +63,8 @@ inline uint32_t FloatBits(float f) {
 
 inline uint16_t FloatToBfloat16Bits(float f, bool truncate) {
   const uint32_t bits = FloatBits(f);
-  if (std::isnan(f)) return static_cast<uint16_t>((bits >> 16) & 0x8000u) | 0x7FC0u;
-  if (truncate) return static_cast<uint16_t>(bits >> 16);
-  // Adding 0x7FFF rounds up exactly when the dropped half is above one half; the kept
-  // half's lowest bit breaks a tie toward even. An overflow carries into the exponent,
-  // which is right (the largest finite floats round to infinity).
-  const uint32_t rounding_bias = 0x7FFFu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>((bits + rounding_bias) >> 16);
+  if (truncate && !std::isnan(f)) return static_cast<uint16_t>(bits >> 16);
+  return RoundedBfloat16Bits(bits);
 }
 
 inline Eigen::bfloat16 ToBfloat16(float f, bool truncate) {

@@ -35,7 +35,8 @@ TEST_CASE("the GPU library, asked for, loads and gives its device maker (or says
   MakeGpuDevicesFn make = LoadGpuKernelLibrary(&why);
   if (make == nullptr) {
     INFO(why);
-    CHECK(why.find("without CUDA") != std::string::npos);  // a build with CUDA must load it
+    CHECK_FALSE(GpuKernelLibraryBuilt());  // a build with CUDA must load it
+    CHECK_FALSE(why.empty());
     return;
   }
   CHECK(GpuLibraryLoaded());
