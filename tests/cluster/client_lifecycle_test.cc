@@ -235,7 +235,10 @@ TEST_CASE("a closed or dead session's queues and readers leave the worker; a que
   } else {
     session = SessionWithQueues(target);
   }
-  std::string seen = InspectUntil(node.port(), [](const std::string& t) { return Has(t, "_private_q: FIFOQueue"); });
+  // All three: the step that makes them may still be running when the first shows.
+  std::string seen = InspectUntil(node.port(), [](const std::string& t) {
+    return Has(t, "_private_q: FIFOQueue") && Has(t, "/shared_q: FIFOQueue") && Has(t, "_lines: ");
+  });
   INFO(seen);
   // TensorFlow's names: a private resource is "_<id>_<node>", a shared one its shared_name.
   REQUIRE(std::regex_search(seen, std::regex("/_[0-9]+_private_q: FIFOQueue")));
