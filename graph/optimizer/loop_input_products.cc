@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "graph/control_flow.h"
+#include "graph/node_def_util.h"
 #include "graph/optimizer/optimizer_util.h"
 #include "graph/optimizer/remapper_util.h"
 
@@ -71,7 +72,7 @@ bool Find(const ControlFlowInfo& info, Node* matmul, Candidate* c) {
   return true;
 }
 
-std::string InputName(const Source& s) { return s.port == 0 ? s.node->name() : StrCat(s.node->name(), ":", s.port); }
+std::string InputName(const Source& s) { return TensorId{s.node->name(), s.port}.ToString(); }
 
 Node* Add(Graph* graph, NodeDef def, const std::vector<Source>& inputs) {
   for (const Source& s : inputs) def.add_input(InputName(s));
@@ -114,10 +115,7 @@ void Hoist(Graph* graph, const ControlFlowInfo& info, const Candidate& c) {
   const std::string& device = c.matmul->requested_device();
   const std::string base = last->name();
   const PartialTensorShape step_shape = last->output_shape(0);
-  const int frame = info.frame_of[c.matmul->id()];
-  const auto& frame_attrs = c.list_enter->def().attr();
-  const std::string frame_name = frame_attrs.at("frame_name").s();
-  const int64_t parallel_iterations = info.frames[frame].parallel_iterations;
+  const ControlFlowInfo::Frame& frame = info.frames[info.frame_of[c.matmul->id()]];
 
   // Before the loop: every step's product, as a list.
   NodeDef product = Def(*graph, base + "/all_steps", "BatchMatMulV2", device);
@@ -136,11 +134,11 @@ void Hoist(Graph* graph, const ControlFlowInfo& info, const Candidate& c) {
   Node* steps = Add(graph, list, {{all, 0}, {ElementShapeConst(graph, base + "/all_steps_element_shape", device, step_shape), 0}});
 
   // In the loop: this step's product, read from the list.
-  Node* list_in = AddConstantEnter(graph, steps, 0, frame_name, parallel_iterations,
+  Node* list_in = AddConstantEnter(graph, steps, 0, frame.name, frame.parallel_iterations,
                                    UnusedNodeName(*graph, base + "/all_steps_list/loop_invariant"));
   Node* element_shape = ElementShapeConst(graph, base + "/step_element_shape", device, step_shape);
   const std::string shape_enter_name = UnusedNodeName(*graph, element_shape->name() + "/loop_invariant");
-  Node* shape_in = AddConstantEnter(graph, element_shape, 0, frame_name, parallel_iterations, shape_enter_name);
+  Node* shape_in = AddConstantEnter(graph, element_shape, 0, frame.name, frame.parallel_iterations, shape_enter_name);
   // Kept beside its Enter, as the loop-invariant motion keeps the constants it moves, so
   // the GetItem's shape function finds its value through the Enter.
   (*element_shape->mutable_def()->mutable_attr())["_class"].mutable_list()->add_s(StrCat("loc:@", shape_enter_name));

@@ -39,8 +39,8 @@
 #include <memory>
 #include <type_traits>
 
-#include "graph/optimizer/mixed_precision.h"
 #include "base/bfloat16_rounding.h"
+#include "graph/optimizer/mixed_precision.h"
 #include "kernels/cpu/cast_cache.h"
 #include "kernels/cpu/cwise_ops.h"
 
