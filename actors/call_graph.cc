@@ -86,6 +86,7 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
   if (options.optimizer.do_remapping) Remap(&graph);
   const bool bfloat16_activations = options.optimizer.bfloat16_activations;
   if (options.optimizer.bfloat16_products || bfloat16_activations) MarkBfloat16Products(&graph);
+  if (options.optimizer.int8_products) MarkInt8Products(&graph);
   if (bfloat16_activations && NativeBfloat16Products()) {
     KeepActivationsInBfloat16(&graph, [](const NodeDef& def) { return KernelExists(def, DEVICE_CPU); });
   }

@@ -50,6 +50,12 @@ struct GraphOptimizerOptions {
   // (graph/optimizer/mixed_precision.h, KeepActivationsInBfloat16): half the bytes to move,
   // each layer's output rounded to bfloat16. Off by default.
   bool bfloat16_activations = false;
+  // After remapping: float convolutions on a CPU multiply in 8-bit integers, dynamically
+  // quantized (the filter per output channel, the input per call), where oneDNN has integer
+  // kernels for the CPU (graph/optimizer/mixed_precision.h, kernels/cpu/int8_products.h).
+  // An inference option, off by default: results differ from float's by about 1e-2
+  // relative per layer (tests/bench/RESULTS.md, issue 54).
+  bool int8_products = false;
   // At partitioning: loops of one device that do not depend on each other run on executors
   // of their own, side by side (graph/loop_lanes.h: a bidirectional RNN's two directions).
   bool parallel_loops = true;

@@ -43,6 +43,17 @@ int MarkBfloat16Products(Graph* graph) {
   return marked;
 }
 
+int MarkInt8Products(Graph* graph) {
+  int marked = 0;
+  for (Node* n : graph->op_nodes()) {
+    const std::string& op = n->type_string();
+    if ((op != "Conv2D" && op != "_FusedConv2D") || !OnCpu(*n) || !FloatT(*n)) continue;
+    (*n->mutable_def()->mutable_attr())[kInt8ProductsAttr].set_b(true);
+    ++marked;
+  }
+  return marked;
+}
+
 namespace {
 
 // Ops that only move or combine activations: bfloat16 where their input is.

@@ -23,14 +23,23 @@
 
 namespace tensoract {
 
-// The attr the kernels read.
+// The attrs the kernels read.
 inline constexpr char kBfloat16ProductsAttr[] = "_bfloat16_products";
+inline constexpr char kInt8ProductsAttr[] = "_int8_products";
 // On a Cast of a weight into a bfloat16 region: its output is kept while its input is
 // unchanged (kernels/cpu/cast_cache.h).
 inline constexpr char kReuseUnchangedInputAttr[] = "_reuse_while_input_unchanged";
 
 // Marks the nodes above; returns how many.
 int MarkBfloat16Products(Graph* graph);
+
+// Products in 8-bit integers, opted into per session (GraphOptimizerOptions::int8_products):
+// marks every float Conv2D and _FusedConv2D placed on a CPU with "_int8_products" = true.
+// Their kernels then quantize the filter per output channel and the input per call and
+// convolve on oneDNN's integer kernels where the CPU has them (AVX2 or later), the rest of
+// the node in float (kernels/cpu/int8_products.h). Grouped and depthwise convolutions, and
+// the fused convolution pairs, stay float. Returns how many nodes were marked.
+int MarkInt8Products(Graph* graph);
 
 // Activations in bfloat16 too (GraphOptimizerOptions::bfloat16_activations), after
 // MarkBfloat16Products: TensorFlow's auto_mixed_precision_onednn_bfloat16 rewrite, and

@@ -3,7 +3,8 @@
 // layers of 16 channels or more in and out
 // (real networks', grouped ones too) go to oneDNN where it is built in (kernels/cpu/onednn_conv.h: faster on
 // every such shape measured, tests/bench/RESULTS.md), the fused epilogue as its post-ops;
-// in bfloat16 there where the session asked for it (kernels/cpu/bfloat16_products.h).
+// in bfloat16 or 8-bit integers there where the session asked for it
+// (kernels/cpu/bfloat16_products.h, kernels/cpu/int8_products.h).
 // Otherwise float with the AVX-512 or AVX2 kernels (kernels/cpu/gemm.h): a 1-deep
 // input (grey images) through gemm::ConvForwardDepth1, a deeper one through
 // gemm::ConvForward, which reads each output pixel's input rows in place (no im2col); work
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "kernels/cpu/bfloat16_products.h"
+#include "kernels/cpu/int8_products.h"
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
@@ -35,7 +37,10 @@ class Conv2DOp : public OpKernel {
   explicit Conv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, conv::ReadWindowAttrs(ctx, /*has_dilations=*/true, /*has_ksize=*/false, &attrs_));
     OP_REQUIRES_OK(ctx, epilogue_.Init(ctx));
-    if constexpr (std::is_same_v<T, float>) onednn_.set_bfloat16_products(WantsBfloat16Products(ctx));
+    if constexpr (std::is_same_v<T, float>) {
+      onednn_.set_bfloat16_products(WantsBfloat16Products(ctx));
+      onednn_.set_int8_products(WantsInt8Products(ctx));
+    }
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -59,7 +64,7 @@ class Conv2DOp : public OpKernel {
     const int64_t image_pixels = d.out_rows * d.out_cols;
     const T* ip = input.base<T>();
     if constexpr (std::is_same_v<T, float>) {
-      if (!onednn_.bfloat16_products() && WinogradConv::Suits(d) &&
+      if (!onednn_.bfloat16_products() && !onednn_.int8_products() && WinogradConv::Suits(d) &&
           winograd_.Run(ctx, d, ip, filter, affine, epilogue_, op)) {
         return;
       }

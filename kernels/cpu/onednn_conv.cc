@@ -2,6 +2,7 @@
 #include "kernels/cpu/onednn_conv.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -10,6 +11,8 @@
 
 #include "kernels/cpu/bfloat16_products.h"
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/int8_products.h"
+#include "kernels/variable.h"
 
 #ifdef TENSORACT_HAVE_ONEDNN
 #include "kernels/cpu/onednn_util.h"
@@ -24,6 +27,16 @@ struct OnednnConv::Entry {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward primitive;
   dnnl::memory::desc user_weights;  // the HWIO filter, as oneDNN's dims with our strides
+};
+
+struct OnednnConv::Int8Call {
+  Int8Activations input;
+  std::vector<float> filter_scales;  // per output channel (FilterInt8Scales)
+  std::vector<float> output_scales;  // 1 / (input scale x filter scale), per output channel
+  // The bias divided by the output scale: oneDNN 2 adds it to the integer sums before
+  // scaling them back (a probe: 0.5 x (288 + 10) = 149, not 154).
+  std::vector<float> bias;
+  int input_type() const { return input.is_unsigned ? 1 : 2; }
 };
 
 struct OnednnConv::Piece {
@@ -79,7 +92,8 @@ OnednnConv::OnednnConv() : weights_(std::make_unique<OnednnWeightCache>()) {}
 OnednnConv::~OnednnConv() = default;
 
 void OnednnConv::Make(const conv::ConvDims& d, bool shifted, bool added, const FusedEpilogue& epilogue,
-                      bool bfloat16, bool bfloat16_activations, Entry* made) {
+                      bool bfloat16, bool bfloat16_activations, int int8_input,
+                      const std::vector<float>& output_scales, Entry* made) {
   using dnnl::memory;
   // With bfloat16 products the input and filter are rounded (the reorder into the blocked
   // layout rounds the filter) and the output stays float; with bfloat16 activations all
@@ -87,10 +101,14 @@ void OnednnConv::Make(const conv::ConvDims& d, bool shifted, bool added, const F
   const OnednnConvGeometry geometry(d, bfloat16_activations ? memory::data_type::bf16 : memory::data_type::f32);
   const memory::data_type operands =
       bfloat16 || bfloat16_activations ? memory::data_type::bf16 : memory::data_type::f32;
-  memory::desc any_weights(geometry.user_weights.dims(), operands, memory::format_tag::any);
+  const memory::data_type input_type = int8_input == 1   ? memory::data_type::u8
+                                       : int8_input == 2 ? memory::data_type::s8
+                                                         : operands;
+  memory::desc any_weights(geometry.user_weights.dims(), int8_input != 0 ? memory::data_type::s8 : operands,
+                           memory::format_tag::any);
   // A batch norm's scale is folded into the filter (OnednnWeightCache), its shift is the
   // bias: as per-channel binary post-ops they cost ResNet50 a third more time in bfloat16.
-  const auto src = OnednnNhwc(d.batch, d.in_depth, d.in_rows, d.in_cols, operands);
+  const auto src = OnednnNhwc(d.batch, d.in_depth, d.in_rows, d.in_cols, input_type);
   const auto desc =
       shifted ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                                 dnnl::algorithm::convolution_direct, src, any_weights,
@@ -108,6 +126,8 @@ void OnednnConv::Make(const conv::ConvDims& d, bool shifted, bool added, const F
   if (OnednnEltwise(epilogue, &alg, &alpha, &beta)) post.append_eltwise(1.f, alg, alpha, beta);
   dnnl::primitive_attr attr;
   attr.set_post_ops(post);
+  // Integer sums back to float, per output channel (dimension 1 of oneDNN's NCHW).
+  if (int8_input != 0) attr.set_output_scales(1 << 1, output_scales);
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per piece: pieces run at once
   dnnl::convolution_forward::primitive_desc pd(desc, attr, OnednnEngine());
   // On images of a few pixels (ResNet50's last stage trained at 64x64: 2x2) oneDNN's first
@@ -141,14 +161,48 @@ bool OnednnConv::Enabled() {
 }
 
 std::shared_ptr<OnednnConv::Entry> OnednnConv::EntryFor(const conv::ConvDims& d, bool shifted, bool added, const FusedEpilogue& epilogue,
-                                                        bool bfloat16_activations) {
+                                                        bool bfloat16_activations, const Int8Call* int8,
+                                                        int64_t first_channel) {
   // bfloat16_ is fixed for the kernel, so the key needs no field for it; a scale is in the
-  // weights, not the primitive.
+  // weights, not the primitive. Integer products' output scales are the primitive's.
+  std::vector<float> output_scales;
+  if (int8 != nullptr) {
+    output_scales.assign(int8->output_scales.begin() + first_channel,
+                         int8->output_scales.begin() + first_channel + d.out_depth);
+  }
+  const int int8_input = int8 != nullptr ? int8->input_type() : 0;
   const Key key{conv::DimsKey(d), shifted, added, static_cast<int>(epilogue.activation()),
-                epilogue.leakyrelu_alpha(), bfloat16_activations};
+                epilogue.leakyrelu_alpha(), bfloat16_activations, int8_input, output_scales};
   return cache_.Get(key, [&](Entry* made) {
-    Make(d, shifted, added, epilogue, bfloat16_, bfloat16_activations, made);
+    Make(d, shifted, added, epilogue, bfloat16_, bfloat16_activations, int8_input, output_scales, made);
   });
+}
+
+std::unique_ptr<OnednnConv::Int8Call> OnednnConv::PrepareInt8(OpKernelContext* ctx, const conv::ConvDims& d,
+                                                              const float* input, const Tensor& filter,
+                                                              const ChannelAffine<float>& affine) {
+  auto call = std::make_unique<Int8Call>();
+  std::vector<float> largest;
+  {
+    std::lock_guard<std::mutex> lock(int8_mu_);
+    const uint64_t epoch = RefVariableWriteEpoch();
+    if (!int8_filter_version_.Matches(filter, epoch)) {
+      int8_filter_largest_ = LargestAbsPerChannel(filter.base<float>(), filter.NumElements(), d.out_depth);
+      int8_filter_version_.Record(filter, epoch);
+    }
+    largest = int8_filter_largest_;
+  }
+  for (float l : largest) {
+    if (!std::isfinite(l)) return nullptr;  // a NaN or inf in the filter: float
+  }
+  if (!QuantizeActivations(ctx, input, d.batch * d.in_rows * d.in_cols * d.in_depth, &call->input)) return nullptr;
+  call->filter_scales = FilterInt8Scales(largest, affine.scale);
+  const float input_scale = call->input.scale();
+  for (size_t c = 0; c < largest.size(); ++c) {
+    call->output_scales.push_back(1.f / (input_scale * call->filter_scales[c]));
+    if (affine.shift != nullptr) call->bias.push_back(affine.shift[c] / call->output_scales.back());
+  }
+  return call;
 }
 
 bool OnednnConv::Run(OpKernelContext* ctx, const conv::ConvDims& d, const float* input, const Tensor& filter,
@@ -167,6 +221,13 @@ bool OnednnConv::RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const 
                            void* out, bool bfloat16_activations) {
   using dnnl::memory;
   const bool shifted = affine.shift != nullptr, added = addend != nullptr;
+  std::unique_ptr<Int8Call> int8;
+  if (int8_ && !bfloat16_activations && d.groups == 1) {
+    int8 = PrepareInt8(ctx, d, static_cast<const float*>(input), filter, affine);
+  }
+  // With int8 products the bias oneDNN adds is divided by the output scales (Int8Call).
+  ChannelAffine<float> run_affine = affine;
+  if (int8 != nullptr && shifted) run_affine.shift = int8->bias.data();
   const int64_t element = bfloat16_activations ? 2 : 4;  // bytes
   const auto at = [element](const void* base, int64_t offset) {
     return static_cast<char*>(const_cast<void*>(base)) + offset * element;
@@ -197,8 +258,8 @@ bool OnednnConv::RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const 
   std::vector<Part> pieces;
   try {
     if (channel_pieces > 1) {
-      return RunChannelPieces(ctx, d, input, filter, affine, addend, epilogue, out, bfloat16_activations,
-                              channel_pieces);
+      return RunChannelPieces(ctx, d, input, filter, run_affine, addend, epilogue, out, bfloat16_activations,
+                              channel_pieces, int8.get());
     }
     for (int64_t image = 0; image < d.batch; image += images_per_piece) {
       for (int64_t band = 0; band < bands; ++band) {
@@ -221,7 +282,7 @@ bool OnednnConv::RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const 
         Part p;
         p.in_offset = image * in_image + (bands > 1 ? begin * d.in_cols * d.in_depth : 0);
         p.out_offset = image * out_image + row_begin * d.out_cols * d.out_depth;
-        p.entry = EntryFor(part, shifted, added, epilogue, bfloat16_activations);
+        p.entry = EntryFor(part, shifted, added, epilogue, bfloat16_activations, int8.get());
         if (p.entry->unsupported) return false;
         pieces.push_back(std::move(p));
       }
@@ -229,16 +290,18 @@ bool OnednnConv::RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const 
     // Every piece's layout of the filter, before any piece runs.
     std::vector<std::shared_ptr<memory>> weights;
     for (const Part& p : pieces) {
-      weights.push_back(
-          weights_->Get(ctx, p.entry->pd.weights_desc(), p.entry->user_weights, filter, affine.scale, d.out_depth));
+      weights.push_back(weights_->Get(ctx, p.entry->pd.weights_desc(), p.entry->user_weights, filter, affine.scale,
+                                      d.out_depth, int8 != nullptr ? int8->filter_scales.data() : nullptr));
     }
     // With bfloat16 products, the whole float input rounded once (bands of rows overlap).
     Tensor rounded;
     void* operand;
-    if (!PrimitiveInput(ctx, bfloat16_ && !bfloat16_activations, input, d.batch * in_image, &rounded, &operand)) {
+    if (!PrimitiveInput(ctx, bfloat16_ && !bfloat16_activations && int8 == nullptr, input, d.batch * in_image,
+                        &rounded, &operand)) {
       return false;
     }
     auto source = [&](int64_t offset) -> void* {
+      if (int8 != nullptr) return static_cast<uint8_t*>(int8->input.data.data()) + offset;  // bytes
       return rounded.NumElements() > 0 ? static_cast<void*>(static_cast<uint16_t*>(operand) + offset)
                                        : at(operand, offset);
     };
@@ -247,7 +310,7 @@ bool OnednnConv::RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const 
     // all of out.
     return OnednnRunPieces(ctx, static_cast<int64_t>(pieces.size()), [&](int64_t i, dnnl::stream& stream) {
       const Part& p = pieces[i];
-      ExecutePiece(ctx, *p.entry, *weights[i], source(p.in_offset), at(out, p.out_offset), affine,
+      ExecutePiece(ctx, *p.entry, *weights[i], source(p.in_offset), at(out, p.out_offset), run_affine,
                    added ? at(addend, p.out_offset) : nullptr, stream);
     });
   } catch (const dnnl::error& e) {
@@ -275,13 +338,19 @@ int64_t OnednnConv::OutputChannelPieces(const conv::ConvDims& d, int64_t want) {
 bool OnednnConv::RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d, const void* input,
                                   const Tensor& filter, const ChannelAffine<float>& affine, const void* addend,
                                   const FusedEpilogue& epilogue, void* out, bool bfloat16_activations,
-                                  int64_t pieces) {
+                                  int64_t pieces, const Int8Call* int8) {
   using dnnl::memory;
   const int64_t element = bfloat16_activations ? 2 : 4;  // bytes
   conv::ConvDims part = d;
   part.out_depth = d.out_depth / pieces;
-  const auto entry = EntryFor(part, affine.shift != nullptr, addend != nullptr, epilogue, bfloat16_activations);
-  if (entry->unsupported) return false;
+  // One primitive for every slice; with int8 products one each, their output scales differ.
+  std::vector<std::shared_ptr<Entry>> entries;
+  for (int64_t i = 0; i < (int8 != nullptr ? pieces : 1); ++i) {
+    entries.push_back(EntryFor(part, affine.shift != nullptr, addend != nullptr, epilogue, bfloat16_activations, int8,
+                               i * part.out_depth));
+    if (entries.back()->unsupported) return false;
+  }
+  const auto entry_of = [&](int64_t i) -> const Entry& { return *entries[int8 != nullptr ? i : 0]; };
   // Each piece's slice of the HWIO filter (its channels, the whole filter's strides), in the
   // primitive's layout; kept per slice.
   const OnednnConvGeometry whole(d, bfloat16_activations ? memory::data_type::bf16 : memory::data_type::f32);
@@ -290,13 +359,16 @@ bool OnednnConv::RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d,
     memory::dims dims = whole.user_weights.dims(), offsets(dims.size(), 0);
     dims[0] = part.out_depth;
     offsets[0] = i * part.out_depth;
-    weights.push_back(weights_->Get(ctx, entry->pd.weights_desc(), whole.user_weights.submemory_desc(dims, offsets),
-                                    filter, affine.scale, d.out_depth));
+    weights.push_back(weights_->Get(ctx, entry_of(i).pd.weights_desc(),
+                                    whole.user_weights.submemory_desc(dims, offsets), filter, affine.scale,
+                                    d.out_depth, int8 != nullptr ? int8->filter_scales.data() + offsets[0] : nullptr));
   }
   Tensor rounded;
   void* source;
-  if (!PrimitiveInput(ctx, bfloat16_ && !bfloat16_activations, input, d.batch * d.in_rows * d.in_cols * d.in_depth,
-                      &rounded, &source)) {
+  if (int8 != nullptr) {
+    source = int8->input.data.data();
+  } else if (!PrimitiveInput(ctx, bfloat16_ && !bfloat16_activations,
+                             input, d.batch * d.in_rows * d.in_cols * d.in_depth, &rounded, &source)) {
     return false;
   }
   // A primitive writes its channels densely (oneDNN's fast kernels take no strided output):
@@ -305,7 +377,8 @@ bool OnednnConv::RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d,
   const int64_t stride_bytes = d.out_depth * element;
   return OnednnRunPieces(ctx, pieces, [&](int64_t i, dnnl::stream& stream) {
     Tensor own;
-    char* slice = static_cast<char*>(OnednnDeviceMemory(ctx, entry->pd.dst_desc(), &own).get_data_handle());
+    const Entry& entry = entry_of(i);
+    char* slice = static_cast<char*>(OnednnDeviceMemory(ctx, entry.pd.dst_desc(), &own).get_data_handle());
     const int64_t first = i * row_bytes;
     if (addend != nullptr) {
       const char* from = static_cast<const char*>(addend) + first;
@@ -313,7 +386,7 @@ bool OnednnConv::RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d,
     }
     ChannelAffine<float> mine = affine;
     if (affine.shift != nullptr) mine.shift = affine.shift + i * part.out_depth;
-    ExecutePiece(ctx, *entry, *weights[i], source, slice, mine, addend != nullptr ? slice : nullptr, stream);
+    ExecutePiece(ctx, entry, *weights[i], source, slice, mine, addend != nullptr ? slice : nullptr, stream);
     stream.wait();
     char* to = static_cast<char*>(out) + first;
     for (int64_t p = 0; p < pixels; ++p) std::memcpy(to + p * stride_bytes, slice + p * row_bytes, row_bytes);

@@ -25,6 +25,12 @@
 // graph/optimizer/mixed_precision.h): input, filter, addend and output are bfloat16, the
 // sums and the post-ops float, the output rounded once.
 //
+// With set_int8_products(true) (a node whose session asked for products in 8-bit
+// integers, kernels/cpu/int8_products.h) Run quantizes the input per call and the filter per
+// output channel and convolves on oneDNN's integer kernels, the scale back, bias, addend and
+// activation in float; grouped convolutions, a NaN or inf in the input or filter, and a
+// shape oneDNN has no integer kernel for run in float.
+//
 // Threads: the device's pool runs pieces of the convolution (images, or bands of rows),
 // each on one oneDNN thread; oneDNN's own OpenMP team (Debian's build) is not used.
 // Thread-safety: Run may be called concurrently (the executor runs a kernel for several
@@ -33,12 +39,14 @@
 #define TENSORACT_KERNELS_CPU_ONEDNN_CONV_H_
 
 #include <memory>
+#include <mutex>
 #include <tuple>
 #include <vector>
 
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/onednn_primitive_cache.h"
+#include "kernels/cpu/weights_version.h"
 
 namespace tensoract {
 
@@ -51,6 +59,8 @@ class OnednnConv {
 
   void set_bfloat16_products(bool on) { bfloat16_ = on; }
   bool bfloat16_products() const { return bfloat16_; }
+  void set_int8_products(bool on) { int8_ = on; }
+  bool int8_products() const { return int8_; }
 
   // Built with oneDNN and not turned off by the environment (TENSORACT_ONEDNN=0).
   static bool Enabled();
@@ -92,6 +102,10 @@ class OnednnConv {
 
  private:
   struct Entry;
+  // One call's integer operands and scales (int8 products); nullptr where the call is float.
+  struct Int8Call;
+  std::unique_ptr<Int8Call> PrepareInt8(OpKernelContext* ctx, const conv::ConvDims& d, const float* input,
+                                        const Tensor& filter, const ChannelAffine<float>& affine);
   // Run's and RunBfloat16's work: elements of 2 bytes (bfloat16 activations) or 4.
   bool RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const void* input, const Tensor& filter,
                  const ChannelAffine<float>& affine, const void* addend, const FusedEpilogue& epilogue, void* out,
@@ -102,15 +116,25 @@ class OnednnConv {
   // RunPieces' work in `pieces` slices of the output channels, each its own primitive run.
   bool RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d, const void* input, const Tensor& filter,
                         const ChannelAffine<float>& affine, const void* addend, const FusedEpilogue& epilogue,
-                        void* out, bool bfloat16_activations, int64_t pieces);
-  // The primitive of one piece's shape, made once (unsupported where oneDNN has none).
+                        void* out, bool bfloat16_activations, int64_t pieces, const Int8Call* int8);
+  // The primitive of one piece's shape, made once (unsupported where oneDNN has none). With
+  // `int8`, for its input's type and the output scales of channels [first_channel,
+  // first_channel + d.out_depth).
   std::shared_ptr<Entry> EntryFor(const conv::ConvDims& d, bool shifted, bool added, const FusedEpilogue& epilogue,
-                                  bool bfloat16_activations = false);
+                                  bool bfloat16_activations = false, const Int8Call* int8 = nullptr,
+                                  int64_t first_channel = 0);
   // Makes the primitive of one shape and epilogue; throws dnnl::error where oneDNN has none.
+  // int8_input: 0 float (or bfloat16), 1 uint8, 2 int8, with `output_scales` per channel.
   static void Make(const conv::ConvDims& d, bool shifted, bool added, const FusedEpilogue& epilogue, bool bfloat16,
-                   bool bfloat16_activations, Entry* made);
-  using Key = std::tuple<std::vector<int64_t>, bool, bool, int, float, bool>;
+                   bool bfloat16_activations, int int8_input, const std::vector<float>& output_scales, Entry* made);
+  // Shape, shift, addend, activation, its alpha, bfloat16 activations, int8 input, output scales.
+  using Key = std::tuple<std::vector<int64_t>, bool, bool, int, float, bool, int, std::vector<float>>;
   bool bfloat16_ = false;
+  bool int8_ = false;
+  // The filter's largest |w| per output channel, for int8 products; kept while it stands.
+  std::mutex int8_mu_;
+  WeightsVersion int8_filter_version_;   // under int8_mu_
+  std::vector<float> int8_filter_largest_;  // under int8_mu_
   OnednnPrimitiveCache<Key, Entry> cache_;
   std::unique_ptr<OnednnWeightCache> weights_;
 };

@@ -123,7 +123,8 @@ dnnl::memory OnednnDeviceMemory(OpKernelContext* ctx, const dnnl::memory::desc& 
 
 std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const dnnl::memory::desc& layout,
                                                      const dnnl::memory::desc& user, const Tensor& source,
-                                                     const float* scale, int64_t channels) {
+                                                     const float* scale, int64_t channels,
+                                                     const float* quantize) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t epoch = RefVariableWriteEpoch();
   std::shared_ptr<Slot> slot;
@@ -143,7 +144,27 @@ std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const
     if (slot->memory == nullptr || slot->memory.use_count() > 1) {
       slot->memory = std::make_shared<dnnl::memory>(layout, OnednnEngine());
     }
-    if (scale == nullptr) {
+    if (quantize != nullptr) {
+      // Per-channel factors go with the reorder's dimension-0 mask, so it runs whole (once per
+      // filter: an inference option).
+      std::vector<float> scaled;
+      const void* from = source.data();
+      if (scale != nullptr) {
+        const int64_t n = source.NumElements();
+        const float* w = source.base<float>();
+        scaled.resize(n);
+        for (int64_t i = 0; i < n; ++i) scaled[i] = w[i] * scale[i % channels];
+        from = scaled.data();
+      }
+      dnnl::primitive_attr attr;
+      attr.set_output_scales(1, std::vector<float>(quantize, quantize + user.dims()[0]));
+      const dnnl::memory in(user, OnednnEngine(), const_cast<void*>(from));
+      omp_set_num_threads(1);
+      dnnl::stream stream(OnednnEngine());
+      dnnl::reorder(dnnl::reorder::primitive_desc(in, *slot->memory, attr))
+          .execute(stream, const_cast<dnnl::memory&>(in), *slot->memory);
+      stream.wait();
+    } else if (scale == nullptr) {
       OnednnReorderInPieces(ctx, dnnl::memory(user, OnednnEngine(), const_cast<void*>(source.data())),
                             *slot->memory);
     } else {

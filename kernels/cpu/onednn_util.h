@@ -96,10 +96,14 @@ class OnednnWeightCache {
   // instead of a per-channel multiply of every output. Kept while the scale's values are
   // the same (a batch norm in inference recomputes it every step, always equal). `user` may
   // be a slice of the source (a submemory: some of a filter's output channels); `scale` and
-  // `channels` are then still the whole source's.
+  // `channels` are then still the whole source's. With `quantize` (one factor per output
+  // channel of `user`, its dimension 0) the weights (times `scale`) are multiplied by it and
+  // rounded into `layout`'s integers (int8 products, kernels/cpu/int8_products.h); the
+  // factors follow from the source and scale, so they need no version of their own.
   std::shared_ptr<dnnl::memory> Get(OpKernelContext* ctx, const dnnl::memory::desc& layout,
                                     const dnnl::memory::desc& user, const Tensor& source,
-                                    const float* scale = nullptr, int64_t channels = 0);
+                                    const float* scale = nullptr, int64_t channels = 0,
+                                    const float* quantize = nullptr);
 
  private:
   struct Slot {

@@ -4,7 +4,9 @@
 // the results stay within bfloat16's precision of the float session's. With
 // bfloat16_activations too, a ResNet block's convolutions, pool and the nodes between them
 // become bfloat16 nodes joined to the float graph by Casts, the weights' Casts marked to be
-// kept, and the results stay within a few bfloat16 steps.
+// kept, and the results stay within a few bfloat16 steps. A session that asks for products
+// in 8-bit integers (GraphOptimizerOptions::int8_products) marks its float convolutions
+// "_int8_products", not its MatMuls, and stays within the quantization's error.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -34,7 +36,7 @@ Output FilledInput(const Scope& s, std::vector<int64_t> dims, float a) {
 
 struct Outcome {
   std::vector<std::vector<float>> values;
-  std::map<std::string, bool> marked;  // node name -> has _bfloat16_products
+  std::map<std::string, bool> marked;  // node name -> has _bfloat16_products (_int8_products)
 };
 
 struct SeenNode {
@@ -44,9 +46,10 @@ struct SeenNode {
 };
 
 Outcome RunWithProducts(const tensorflow::GraphDef& graph, bool bfloat16, const std::vector<std::string>& fetches,
-        bool activations = false, std::map<std::string, SeenNode>* nodes = nullptr) {
+        bool activations = false, std::map<std::string, SeenNode>* nodes = nullptr, bool int8 = false) {
   SessionOptions options;
   options.optimizer.bfloat16_products = bfloat16;
+  options.optimizer.int8_products = int8;
   options.optimizer.bfloat16_activations = activations;
   auto session = testing::NewSessionWith(graph, options);
   std::vector<float> x(4 * 10 * 10 * 32);
@@ -62,7 +65,7 @@ Outcome RunWithProducts(const tensorflow::GraphDef& graph, bool bfloat16, const 
   Outcome r;
   for (const Tensor& t : out) r.values.push_back(testing::Values(t));
   for (const auto& n : metadata.partition_graphs.at(0).node()) {
-    auto it = n.attr().find("_bfloat16_products");
+    auto it = n.attr().find(int8 ? "_int8_products" : "_bfloat16_products");
     r.marked[n.name()] = it != n.attr().end() && it->second.b();
     if (nodes != nullptr) {
       SeenNode& node = (*nodes)[n.name()];
@@ -85,6 +88,27 @@ float RelativeError(const std::vector<float>& got, const std::vector<float>& wan
     worst = std::max(worst, std::fabs(got[j] - want[j]));
   }
   return worst / scale;
+}
+
+TEST_CASE("a session with int8 products marks its float convolutions, not its MatMuls, and stays within the "
+          "quantization's error") {
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({4, 10, 10, 32}));
+    auto conv = ops::Conv2D(s.WithOpName("conv"), x, FilledInput(s, {3, 3, 32, 32}, 0.7f), {1, 1, 1, 1}, "SAME");
+    ops::Relu(s.WithOpName("conv_relu"), ops::BiasAdd(s.WithOpName("conv_bias"), conv, FilledInput(s, {32}, 0.3f)));
+    tensorflow::TensorProto flat_shape;
+    Tensor::FromVector<int32_t>({40, 10 * 32}).AsProtoTensorContent(&flat_shape);
+    ops::MatMul(s.WithOpName("dense"), ops::Reshape(s, x, ops::Const(s, flat_shape)),
+                FilledInput(s, {10 * 32, 64}, 0.05f));
+  });
+  const std::vector<std::string> fetches = {"conv_relu", "dense"};
+  const Outcome f32 = RunWithProducts(graph, false, fetches, false, nullptr, /*int8=*/false);
+  const Outcome int8 = RunWithProducts(graph, false, fetches, false, nullptr, /*int8=*/true);
+  CHECK(int8.marked.at("conv_relu"));  // the _FusedConv2D, which took the Relu's name
+  CHECK_FALSE(int8.marked.at("dense"));
+  CHECK_FALSE(f32.marked.at("conv_relu"));
+  CHECK(RelativeError(int8.values[0], f32.values[0]) < 2e-2);
+  CHECK(int8.values[1] == f32.values[1]);
 }
 
 TEST_CASE("a session with bfloat16 products marks its float convolutions and MatMuls, and stays within bfloat16's "

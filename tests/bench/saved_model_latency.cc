@@ -1,7 +1,7 @@
 // Inference latency of a SavedModel's serving signature in this process (SavedModelBundle::
 // Run, no serving layer): the model zoo's tensoract side (run_model_zoo_bench.sh, issue 54).
 //
-//   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] [--bf16-activations]
+//   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] [--bf16-activations] [--int8]
 //                       [--one-lane] [--no-loop-optimization] [--no-sequential-loops] [--no-freeze]
 //                       [--threads N] [--caller-thread]
 //
@@ -18,7 +18,10 @@
 // its outputs are from the float session's on the same feeds:
 //   saved_model_latency: bfloat16 products: largest |bf16 - f32| / largest |f32| = E
 // --bf16-activations keeps the activations between convolutions in bfloat16 as well
-// (GraphOptimizerOptions::bfloat16_activations), and prints the same line.
+// (GraphOptimizerOptions::bfloat16_activations), and prints the same line. --int8 convolves
+// in 8-bit integers (GraphOptimizerOptions::int8_products) and prints
+//   saved_model_latency: int8 products: largest |int8 - f32| / largest |f32| = E, top-1 agreement A of R rows
+// (the rows of the first output of rank 2 whose largest element is at the float session's place).
 // With --one-lane independent loops share one executor (GraphOptimizerOptions::
 // parallel_loops off), to measure what their lanes (graph/loop_lanes.h) buy, and
 // --no-loop-optimization leaves loop bodies as written (GraphOptimizerOptions::
@@ -79,6 +82,25 @@ double RelativeDifference(const std::vector<Tensor>& a, const std::vector<Tensor
   return scale > 0 ? diff / scale : diff;
 }
 
+// Of the rows of the first float output of rank 2 in both, how many have their largest
+// element at the same place; *rows: how many rows there are (0: no such output).
+int64_t Top1Agreement(const std::vector<Tensor>& a, const std::vector<Tensor>& b, int64_t* rows) {
+  *rows = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i].dtype() != tensorflow::DT_FLOAT || a[i].dims() != 2 || a[i].shape() != b[i].shape()) continue;
+    const int64_t n = a[i].dim_size(0), width = a[i].dim_size(1);
+    int64_t same = 0;
+    for (int64_t r = 0; r < n && width > 0; ++r) {
+      const float* x = a[i].base<float>() + r * width;
+      const float* y = b[i].base<float>() + r * width;
+      same += std::max_element(x, x + width) - x == std::max_element(y, y + width) - y;
+    }
+    *rows = n;
+    return same;
+  }
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   std::vector<std::string> args;
   std::string signature = kDefaultServingSignatureDefKey;
@@ -98,6 +120,7 @@ int Main(int argc, char** argv) {
       session_options.optimizer.bfloat16_products = true;
       session_options.optimizer.bfloat16_activations = true;
     }
+    else if (std::string(argv[i]) == "--int8") session_options.optimizer.int8_products = true;
     else if (std::string(argv[i]) == "--one-lane") session_options.optimizer.parallel_loops = false;
     else if (std::string(argv[i]) == "--no-loop-optimization") session_options.optimizer.do_loop_optimization = false;
     else if (std::string(argv[i]) == "--no-sequential-loops") session_options.optimizer.sequential_loops = false;
@@ -108,7 +131,7 @@ int Main(int argc, char** argv) {
   }
   if (args.size() < 2) {
     std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--nodes N] [--bf16] "
-                         "[--bf16-activations] [--one-lane] [--no-loop-optimization] [--no-sequential-loops] [--no-freeze] "
+                         "[--bf16-activations] [--int8] [--one-lane] [--no-loop-optimization] [--no-sequential-loops] [--no-freeze] "
                          "[--threads N] [--caller-thread]\n");
     return 2;
   }
@@ -231,7 +254,7 @@ int Main(int argc, char** argv) {
       return 1;
     }
   }
-  if (session_options.optimizer.bfloat16_products) {
+  if (session_options.optimizer.bfloat16_products || session_options.optimizer.int8_products) {
     auto float_bundle = LoadSavedModel(dir);
     std::vector<std::pair<std::string, Tensor>> float_out;
     Status s = float_bundle.ok() ? (*float_bundle)->Run(signature, feeds, &float_out) : float_bundle.status();
@@ -242,8 +265,16 @@ int Main(int argc, char** argv) {
     std::vector<Tensor> mine, reference;
     for (const auto& [key, t] : out) mine.push_back(t);
     for (const auto& [key, t] : float_out) reference.push_back(t);
-    std::printf("saved_model_latency: bfloat16 products: largest |bf16 - f32| / largest |f32| = %.2g\n",
-                RelativeDifference(mine, reference));
+    if (session_options.optimizer.int8_products) {
+      int64_t rows = 0;
+      const int64_t same = Top1Agreement(mine, reference, &rows);
+      std::printf("saved_model_latency: int8 products: largest |int8 - f32| / largest |f32| = %.2g, top-1 agreement "
+                  "%lld of %lld rows\n",
+                  RelativeDifference(mine, reference), static_cast<long long>(same), static_cast<long long>(rows));
+    } else {
+      std::printf("saved_model_latency: bfloat16 products: largest |bf16 - f32| / largest |f32| = %.2g\n",
+                  RelativeDifference(mine, reference));
+    }
   }
   std::sort(ms.begin(), ms.end());
   std::printf("saved_model_latency: %s batch %lld: median %.3f ms, min %.3f ms over %zu runs\n", dir.c_str(),
