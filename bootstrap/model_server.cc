@@ -25,6 +25,7 @@ ServedModelOptions ServedModelOptionsFor(const ModelServerOptions& options) {
   served.enable_signature_method_name_check = options.enable_signature_method_name_check;
   served.bfloat16_products = options.bfloat16_products;
   served.bfloat16_activations = options.bfloat16_activations;
+  served.int8_products = options.int8_products;
   return served;
 }
 

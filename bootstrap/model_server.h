@@ -53,6 +53,9 @@ struct ModelServerOptions {
   // bfloat16_products and the activations between convolutions in bfloat16 too
   // (GraphOptimizerOptions::bfloat16_activations), as OpenVINO's bfloat16 keeps them.
   bool bfloat16_activations = false;
+  // Float convolutions multiply in 8-bit integers, dynamically quantized, where oneDNN has
+  // integer kernels for the CPU (GraphOptimizerOptions::int8_products).
+  bool int8_products = false;
   // TensorFlow Serving's gRPC API (its --port; bootstrap/serving_grpc.h) on rest_api_host:
   // -1 off, 0 any free port (grpc_port() says which). With a certificate and key: TLS.
   int grpc_port = -1;

@@ -15,6 +15,7 @@ SessionOptions SessionOptionsFor(const ServedModelOptions& options) {
   SessionOptions session;
   session.optimizer.bfloat16_products = options.bfloat16_products;
   session.optimizer.bfloat16_activations = options.bfloat16_activations;
+  session.optimizer.int8_products = options.int8_products;
   return session;
 }
 

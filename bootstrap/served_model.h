@@ -30,6 +30,7 @@ struct ServedModelOptions {
   bool enable_signature_method_name_check = false;
   bool bfloat16_products = false;     // GraphOptimizerOptions::bfloat16_products
   bool bfloat16_activations = false;  // GraphOptimizerOptions::bfloat16_activations
+  bool int8_products = false;         // GraphOptimizerOptions::int8_products
 };
 
 class ServedModel {

@@ -5,7 +5,7 @@
 //       [--rest_api_host 127.0.0.1] [--file_system_poll_wait_seconds 1]
 //       [--rest_api_num_threads N] [--rest_api_timeout_in_ms 30000]
 //       [--rest_api_max_request_bytes 67108864] [--enable_signature_method_name_check]
-//       [--bfloat16_products] [--bfloat16_activations]
+//       [--bfloat16_products] [--bfloat16_activations] [--int8_products]
 //       [--grpc_tls_cert PEM --grpc_tls_key PEM [--grpc_tls_ca PEM]]
 //
 // DIR holds numbered version directories (DIR/1, DIR/2, ...), each a SavedModel; the
@@ -35,7 +35,7 @@ const char kUsage[] =
     "           [--rest_api_host 127.0.0.1] [--file_system_poll_wait_seconds 1]\n"
     "           [--rest_api_num_threads N] [--rest_api_timeout_in_ms 30000]\n"
     "           [--rest_api_max_request_bytes BYTES] [--enable_signature_method_name_check]\n"
-    "           [--bfloat16_products] [--bfloat16_activations]\n"
+    "           [--bfloat16_products] [--bfloat16_activations] [--int8_products]\n"
     "Serves the newest numbered version under DIR over TensorFlow Serving's REST API\n"
     "(GET /v1/models/NAME[/metadata], POST /v1/models/NAME:predict|:classify|:regress).\n"
     "--port serves TensorFlow Serving's gRPC API too (PredictionService: Predict, Classify,\n"
@@ -69,9 +69,10 @@ bool ParseArgs(const std::vector<std::string>& args, tensoract::ModelServerOptio
       has_value = true;
     }
     if (flag == "enable_signature_method_name_check" || flag == "bfloat16_products" ||
-        flag == "bfloat16_activations") {
+        flag == "bfloat16_activations" || flag == "int8_products") {
       bool* on = flag == "bfloat16_products"      ? &options->bfloat16_products
                  : flag == "bfloat16_activations" ? &options->bfloat16_activations
+                 : flag == "int8_products"        ? &options->int8_products
                                                   : &options->enable_signature_method_name_check;
       if (!has_value || value == "true" || value == "1") {
         *on = true;
