@@ -34,11 +34,12 @@ inline constexpr char kReuseUnchangedInputAttr[] = "_reuse_while_input_unchanged
 int MarkBfloat16Products(Graph* graph);
 
 // Products in 8-bit integers, opted into per session (GraphOptimizerOptions::int8_products):
-// marks every float Conv2D and _FusedConv2D placed on a CPU with "_int8_products" = true.
-// Their kernels then quantize the filter per output channel and the input per call and
-// convolve on oneDNN's integer kernels where the CPU has them (AVX2 or later), the rest of
-// the node in float (kernels/cpu/int8_products.h). Grouped and depthwise convolutions, and
-// the fused convolution pairs, stay float. Returns how many nodes were marked.
+// marks every float Conv2D and _FusedConv2D placed on a CPU with "_int8_products" = true
+// (and _FusedConv2DWithDepthwise and _FusedChannelStepsConv2D, whose 1x1 convolutions then
+// take it). Their kernels then quantize the filter per output channel and the input per call
+// and convolve on oneDNN's integer kernels where the CPU has them (AVX2 or later), the rest
+// of the node in float (kernels/cpu/int8_products.h). Grouped and depthwise convolutions stay
+// float. Returns how many nodes were marked.
 int MarkInt8Products(Graph* graph);
 
 // Activations in bfloat16 too (GraphOptimizerOptions::bfloat16_activations), after

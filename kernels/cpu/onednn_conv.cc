@@ -43,6 +43,11 @@ struct OnednnConv::Piece {
   std::shared_ptr<Entry> entry;
   std::shared_ptr<dnnl::memory> weights;  // the filter in the primitive's layout
   int64_t input_elements = 0;             // rounded to bfloat16 first, with bfloat16 products
+  // For int8 products, which make their primitive per call (the input's scale): the
+  // piece's shape, its filter and the kernel's epilogue (it outlives the piece).
+  conv::ConvDims dims;
+  Tensor filter;
+  const FusedEpilogue* epilogue = nullptr;
 };
 
 namespace {
@@ -399,6 +404,9 @@ std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ct
   try {
     auto piece = std::make_shared<Piece>();
     piece->input_elements = d.batch * d.in_rows * d.in_cols * d.in_depth;
+    piece->dims = d;
+    piece->filter = filter;
+    piece->epilogue = &epilogue;
     piece->entry = EntryFor(d, affine.shift != nullptr, affine.addend != nullptr, epilogue);
     if (piece->entry->unsupported) return nullptr;
     piece->weights = weights_->Get(ctx, piece->entry->pd.weights_desc(), piece->entry->user_weights, filter,
@@ -412,6 +420,25 @@ std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ct
 
 bool OnednnConv::RunPiece(OpKernelContext* ctx, const Piece& piece, const float* input,
                           const ChannelAffine<float>& affine, float* out, const float* addend) {
+  if (int8_ && piece.dims.groups == 1) {
+    try {
+      if (auto int8 = PrepareInt8(ctx, piece.dims, input, piece.filter, affine)) {
+        const auto entry = EntryFor(piece.dims, affine.shift != nullptr, addend != nullptr, *piece.epilogue,
+                                    /*bfloat16_activations=*/false, int8.get());
+        if (!entry->unsupported) {
+          const auto weights = weights_->Get(ctx, entry->pd.weights_desc(), entry->user_weights, piece.filter,
+                                             affine.scale, piece.dims.out_depth, int8->filter_scales.data());
+          ChannelAffine<float> scaled = affine;
+          if (affine.shift != nullptr) scaled.shift = int8->bias.data();
+          return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
+            ExecutePiece(ctx, *entry, *weights, int8->input.data.data(), out, scaled, addend, stream);
+          });
+        }
+      }
+    } catch (const dnnl::error& e) {
+      return OnednnFellBack(ctx, e.what());
+    }
+  }
   Tensor rounded;
   void* source;
   if (!PrimitiveInput(ctx, bfloat16_, input, piece.input_elements, &rounded, &source)) return false;

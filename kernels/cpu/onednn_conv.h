@@ -92,8 +92,9 @@ class OnednnConv {
   // nullptr where oneDNN has no kernel for it or is not built in. RunPiece then runs it on the
   // calling thread, on one oneDNN thread: out = activation(conv(input) * affine.scale +
   // affine.shift + addend), the addend (where affine has one) the piece's own part, laid out
-  // as out; with bfloat16 products the piece's input is rounded first. False where oneDNN
-  // failed (said once on stderr).
+  // as out; with bfloat16 products the piece's input is rounded first, with int8 products
+  // quantized (its own scale: a primitive per scale met). False where oneDNN failed (said
+  // once on stderr).
   struct Piece;
   std::shared_ptr<const Piece> Prepare(OpKernelContext* ctx, const conv::ConvDims& d, const Tensor& filter,
                                        const ChannelAffine<float>& affine, const FusedEpilogue& epilogue);

@@ -27,6 +27,7 @@
 #include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
 #include "kernels/cpu/bfloat16_products.h"
+#include "kernels/cpu/int8_products.h"
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
@@ -58,6 +59,8 @@ class PointwiseDepthwiseOp : public OpKernel {
     }
     pointwise_onednn_.set_bfloat16_products(WantsBfloat16Products(ctx));
     project_onednn_.set_bfloat16_products(WantsBfloat16Products(ctx));
+    pointwise_onednn_.set_int8_products(WantsInt8Products(ctx));
+    project_onednn_.set_int8_products(WantsInt8Products(ctx));
     const NodeDef depthwise = SubNodeDef(ctx->def(), "_FusedDepthwiseConv2dNative", kDepthwiseAttrPrefix);
     OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, pointwise, &pointwise_, &pointwise_epilogue_));
     OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, depthwise, &depthwise_, &depthwise_epilogue_));

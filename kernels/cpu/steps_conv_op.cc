@@ -23,6 +23,7 @@
 #include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/steps_conv_fusion.h"
 #include "kernels/cpu/bfloat16_products.h"
+#include "kernels/cpu/int8_products.h"
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
@@ -52,6 +53,7 @@ class StepsConvOp : public OpKernel {
       (*conv.mutable_attr())[kBfloat16ProductsAttr] = ctx->def().attr().at(kBfloat16ProductsAttr);
     }
     onednn_.set_bfloat16_products(WantsBfloat16Products(ctx));
+    onednn_.set_int8_products(WantsInt8Products(ctx));
     OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, SubNodeDef(ctx->def(), "_FusedChannelSteps", kStepsAttrPrefix), &steps_,
                                       &steps_epilogue_));
     OP_REQUIRES_OK(ctx, MakeSubKernel(ctx, conv, &conv_, &conv_epilogue_));

@@ -9,10 +9,13 @@
 # products and the activations between its convolutions in bfloat16 (saved_model_latency
 # --bf16-activations: GraphOptimizerOptions::bfloat16_products and bfloat16_activations, as
 # OpenVINO's bfloat16 keeps them), printing its time, its outputs' distance from float's,
-# and OpenVINO's default precision (bfloat16 there) over it.
+# and OpenVINO's default precision (bfloat16 there) over it. With --int8, tensoract also runs
+# each model with its convolutions in 8-bit integers (saved_model_latency --int8:
+# GraphOptimizerOptions::int8_products, dynamic quantization), printing its time, its
+# distance from float and the peers' float times over it.
 #
 #   tests/bench/run_model_zoo_bench.sh [build_dir] [--size full|small] [--names A,B] [--batches 1,32]
-#                                      [--seconds S] [--runs N] [--engines E,...]
+#                                      [--seconds S] [--runs N] [--engines E,...] [--int8]
 #
 # Defaults: the representative set of tests/compat/keras_zoo.py at the sizes models are
 # served at (224x224 images), batches 1 and 32, 3 s of timed runs per model and batch here,
@@ -21,7 +24,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../../build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then build=$1; shift; fi
-size=full names="" batches=1,32 seconds=3 engines="" runs=20
+size=full names="" batches=1,32 seconds=3 engines="" runs=20 int8=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size=$2; shift 2 ;;
@@ -30,6 +33,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --engines) engines=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
+    --int8) int8=1; shift ;;
     *) echo "run_model_zoo_bench.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -69,6 +73,21 @@ for dir in "$work"/*/; do
       ratios+=$(awk -v p="$peer_ms" -v o="$ms" -v e="$engine" 'BEGIN { printf " %s %.2fx", e, p / o }')
     done < <(grep "^model_zoo: $model batch $b " "$work/peers.txt")
     echo "ratio $model batch $b (peer ms / tensoract ms):${ratios:- no peer}"
+    if [ "$int8" = 1 ]; then
+      out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" --int8 2>&1 | tail -2)
+      int8_ms=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
+      if [ -n "$int8_ms" ]; then
+        echo "model_zoo: $model batch $b tensoract-int8 $int8_ms ms ($(echo "$out" | sed -n 's/.*int8 products: //p'))"
+        ratios=""
+        while read -r _ _ _ _ engine peer_ms unit; do
+          [ "$unit" = ms ] || continue
+          ratios+=$(awk -v p="$peer_ms" -v o="$int8_ms" -v e="$engine" 'BEGIN { printf " %s %.2fx", e, p / o }')
+        done < <(grep "^model_zoo: $model batch $b " "$work/peers.txt")
+        echo "ratio $model batch $b int8 (peer ms / tensoract-int8 ms):${ratios:- no peer}"
+      else
+        echo "model_zoo: $model batch $b tensoract-int8 failed: $(echo "$out" | tail -1)"
+      fi
+    fi
     [ "$bf16" = 1 ] || continue
     out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" --bf16-activations 2>&1 | tail -2)
     bf16_ms=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')

@@ -2,8 +2,9 @@
 // fuses, run one after the other (with the projection after them, residual or not): the same
 // values to the last bit (each convolution runs on oneDNN as it would alone), for strides 1
 // and 2, windows 3 and 5, SAME, VALID and explicit padding, images taller than one band, a
-// batch of one split into parts of rows, products in bfloat16. Bad shapes are refused naming
-// the node.
+// batch of one split into parts of rows, products in bfloat16; with products in 8-bit
+// integers, within the quantization's error of the float values. Bad shapes are refused
+// naming the node.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 
 #include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
+#include "kernels/cpu/int8_products.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace tensoract {
@@ -131,6 +133,45 @@ TEST_CASE("_FusedConv2DWithDepthwise gives the two convolutions' values, band by
 
 TEST_CASE("_FusedConv2DWithDepthwise with products in bfloat16 gives the two convolutions' values") {
   for (const PointwiseCase& c : {kCases[0], kCases[4], kCases[6]}) CheckAgainstUnfused(c, /*bfloat16=*/true);
+}
+
+TEST_CASE("_FusedConv2DWithDepthwise with int8 products stays within the quantization's error") {
+  // MobileNetV2's blocks, projected back with and without the residual. The 1x1 filters
+  // positive, so that their sums do not cancel out.
+  for (const PointwiseCase& c : {kCases[0], kCases[6], kCases[7]}) {
+    INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.in_depth << " -> " << c.expanded);
+    const auto positive = [](Tensor t, float shift) {
+      for (int64_t i = 0; i < t.NumElements(); ++i) t.base<float>()[i] += shift;
+      return t;
+    };
+    std::vector<Tensor> inputs = {SinePattern({c.batch, c.rows, c.cols, c.in_depth}, 0.37f),
+                                  positive(SinePattern({1, 1, c.in_depth, c.expanded}, 0.71f, 0.2f), 0.3f),
+                                  SinePattern({c.expanded}, 0.13f, 0.5f),
+                                  SinePattern({c.expanded}, 0.29f),
+                                  SinePattern({c.window, c.window, c.expanded, 1}, 0.53f, 0.4f),
+                                  SinePattern({c.expanded}, 0.17f),
+                                  SinePattern({c.expanded}, 0.41f)};
+    if (c.projected > 0) {
+      inputs.push_back(positive(SinePattern({1, 1, c.expanded, c.projected}, 0.61f, 0.1f), 0.2f));
+      inputs.push_back(SinePattern({c.projected}, 0.23f));
+      inputs.push_back(SinePattern({c.projected}, 0.31f));
+      if (c.residual) inputs.push_back(inputs[0]);
+    }
+    AttrMap attrs = FusedAttrs(c);
+    auto want = testing::RunOp("_FusedConv2DWithDepthwise", inputs, attrs);
+    REQUIRE(want.status.ok());
+    attrs[kInt8ProductsAttr] = testing::BoolA(true);
+    auto got = testing::RunOp("_FusedConv2DWithDepthwise", inputs, attrs);
+    REQUIRE(got.status.ok());
+    double worst = 0, largest = 0;
+    for (int64_t i = 0; i < want.outputs[0].NumElements(); ++i) {
+      worst = std::max(worst, std::fabs(double{got.outputs[0].base<float>()[i]} - want.outputs[0].base<float>()[i]));
+      largest = std::max(largest, std::fabs(double{want.outputs[0].base<float>()[i]}));
+    }
+    INFO("largest difference / largest value = " << worst / largest);
+    CHECK(worst / largest < 2e-2);
+    if (NativeInt8Products()) CHECK(worst > 0);
+  }
 }
 
 TEST_CASE("_FusedConv2DWithDepthwise refuses a pointwise filter that does not match the input") {

@@ -1,7 +1,8 @@
 // _FusedChannelStepsConv2D (kernels/cpu/steps_conv_op.cc) against the two kernels it fuses,
 // _FusedChannelSteps then a 1x1 Conv2D or _FusedConv2D, run one after the other: the same
 // values to the last bit, for a batch of one cut into bands, images taller than one band,
-// a plain and a fused convolution, products in bfloat16.
+// a plain and a fused convolution, products in bfloat16; with products in 8-bit integers,
+// each band quantized on its own, within the quantization's error of the float values.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 
 #include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/steps_conv_fusion.h"
+#include "kernels/cpu/int8_products.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace tensoract {
@@ -145,6 +147,43 @@ TEST_CASE("_FusedChannelStepsConv2D gives the steps' and the convolution's value
   };
   for (const StepsCase& c : cases) CheckStepsAgainstUnfused(c, /*bfloat16=*/false);
   CheckStepsAgainstUnfused(cases[1], /*bfloat16=*/true);
+}
+
+TEST_CASE("_FusedChannelStepsConv2D with int8 products stays within the quantization's error, band by band") {
+  // Operands whose products do not cancel out: the steps' output is never negative (a
+  // ReLU), the filter positive.
+  for (const StepsCase& c : {StepsCase{1, 28, 28, 64, 128, true}, StepsCase{3, 14, 14, 256, 128, false}}) {
+    INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.depth << " -> " << c.out_depth);
+    const std::string conv_op = c.fused ? "_FusedConv2D" : "Conv2D";
+    const Tensor x = SinePattern({c.batch, c.rows, c.cols, c.depth}, 0.37f, 2.f);
+    const Tensor scale = SinePattern({c.depth}, 0.13f), shift = SinePattern({c.depth}, 0.29f, 0.5f);
+    Tensor filter = SinePattern({1, 1, c.depth, c.out_depth}, 0.71f, 0.1f);
+    for (int64_t i = 0; i < filter.NumElements(); ++i) filter.base<float>()[i] += 0.15f;
+    const Tensor conv_scale = SinePattern({c.out_depth}, 0.17f), conv_shift = SinePattern({c.out_depth}, 0.41f);
+    AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)},
+                     {"num_step_args", IntA(2)},
+                     {"num_args", IntA(c.fused ? 2 : 0)},
+                     {"convolution", Str(conv_op)}};
+    const NodeDef steps = testing::MakeDef("_FusedChannelSteps", ChannelStepsAttrs());
+    const NodeDef conv = testing::MakeDef(conv_op, StepsConvAttrs(c));
+    for (auto& [name, value] : steps.attr()) attrs[kStepsAttrPrefix + name] = value;
+    for (auto& [name, value] : conv.attr()) attrs[kConvAttrPrefix + name] = value;
+    std::vector<Tensor> inputs = {x, scale, shift, filter};
+    if (c.fused) inputs.insert(inputs.end(), {conv_scale, conv_shift});
+    auto want = testing::RunOp("_FusedChannelStepsConv2D", inputs, attrs);
+    REQUIRE(want.status.ok());
+    attrs[kInt8ProductsAttr] = testing::BoolA(true);
+    auto got = testing::RunOp("_FusedChannelStepsConv2D", inputs, attrs);
+    REQUIRE(got.status.ok());
+    double worst = 0, largest = 0;
+    for (int64_t i = 0; i < want.outputs[0].NumElements(); ++i) {
+      worst = std::max(worst, std::fabs(double{got.outputs[0].base<float>()[i]} - want.outputs[0].base<float>()[i]));
+      largest = std::max(largest, std::fabs(double{want.outputs[0].base<float>()[i]}));
+    }
+    INFO("largest difference / largest value = " << worst / largest);
+    CHECK(worst / largest < 1e-2);
+    if (NativeInt8Products()) CHECK(worst > 0);
+  }
 }
 
 }  // namespace
