@@ -47,10 +47,7 @@ int MarkInt8Products(Graph* graph) {
   int marked = 0;
   for (Node* n : graph->op_nodes()) {
     const std::string& op = n->type_string();
-    if (op != "Conv2D" && op != "_FusedConv2D" && op != "_FusedConv2DWithDepthwise" &&
-        op != "_FusedChannelStepsConv2D") {
-      continue;
-    }
+    if (op != "Conv2D" && op != "_FusedConv2D" && op != "_FusedChannelStepsConv2D") continue;
     if (!OnCpu(*n) || !FloatT(*n)) continue;
     (*n->mutable_def()->mutable_attr())[kInt8ProductsAttr].set_b(true);
     ++marked;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #ifdef __AVX2__
 #include <immintrin.h>
@@ -21,7 +22,7 @@ namespace tensoract {
 
 namespace {
 
-constexpr float kLevels = 127.f;  // the largest quantized magnitude, both signs (7 bits unsigned)
+constexpr float kLevels = 127.f;  // the largest quantized magnitude of a filter and a signed input
 
 // Blocks of the input each thread scans for its range.
 constexpr int64_t kRangeBlock = 1 << 14;
@@ -61,22 +62,23 @@ void Range(const float* in, int64_t n, float* low, float* high, bool* finite) {
   *finite = poison == 0.f;
 }
 
+// in[i] * scale rounded to nearest even and clamped to [low, high], as Q.
 template <class Q>
-void Quantize(const float* in, Q* out, int64_t n, float scale, float low) {
+void Quantize(const float* in, Q* out, int64_t n, float scale, float low, float high) {
   int64_t i = 0;
 #ifdef __AVX2__
   // Eight at a time: rounded to nearest even (the default rounding of cvtps), clamped, then
   // narrowed with saturation (values already in range).
-  const __m256 s = _mm256_set1_ps(scale), lo = _mm256_set1_ps(low), hi = _mm256_set1_ps(kLevels);
+  const __m256 s = _mm256_set1_ps(scale), lo = _mm256_set1_ps(low), hi = _mm256_set1_ps(high);
   for (; i + 8 <= n; i += 8) {
     const __m256 x = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_loadu_ps(in + i), s), lo), hi);
     const __m256i q = _mm256_cvtps_epi32(x);
     const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-    const __m128i bytes = _mm_packs_epi16(words, words);  // every value in [-127, 127]
+    const __m128i bytes = std::is_signed_v<Q> ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), bytes);
   }
 #endif
-  for (; i < n; ++i) out[i] = static_cast<Q>(std::nearbyint(std::clamp(in[i] * scale, low, kLevels)));
+  for (; i < n; ++i) out[i] = static_cast<Q>(std::nearbyint(std::clamp(in[i] * scale, low, high)));
 }
 
 }  // namespace
@@ -93,6 +95,22 @@ bool NativeInt8Products() {
   return native;
 #else
   return false;
+#endif
+}
+
+float Int8UnsignedLevels() {
+#ifdef TENSORACT_HAVE_ONEDNN
+  static const float levels = [] {
+    // oneDNN's ISAs are nested sets of features: AVX-512 VNNI's bits are in every later
+    // AVX-512 one; AVX2's VNNI (Alder Lake, Zen 5) is a set of its own.
+    const unsigned isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const unsigned vnni = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_vnni);
+    const unsigned avx2_vnni = static_cast<unsigned>(dnnl::cpu_isa::avx2_vnni);
+    return (isa & vnni) == vnni || (isa & avx2_vnni) == avx2_vnni ? 255.f : 127.f;
+  }();
+  return levels;
+#else
+  return 127.f;
 #endif
 }
 
@@ -125,8 +143,9 @@ bool QuantizeActivations(OpKernelContext* ctx, const float* in, int64_t n, Int8A
   }
   out->is_unsigned = low >= 0.f;
   const float largest = std::max(-low, high);
-  // The largest power of two whose step keeps every |x| within 127 steps.
-  out->exponent = largest > 0.f ? std::clamp(static_cast<int>(std::floor(std::log2(kLevels / largest))), -120, 120) : 0;
+  const float levels = out->is_unsigned ? Int8UnsignedLevels() : kLevels;
+  // The largest power of two whose step keeps every |x| within `levels` steps.
+  out->exponent = largest > 0.f ? std::clamp(static_cast<int>(std::floor(std::log2(levels / largest))), -120, 120) : 0;
   const float scale = out->scale();
   Allocator* allocator = ctx->device() != nullptr ? ctx->device()->allocator() : cpu_allocator();
   auto made = Tensor::Allocate(allocator, out->is_unsigned ? tensorflow::DT_UINT8 : tensorflow::DT_INT8,
@@ -135,10 +154,10 @@ bool QuantizeActivations(OpKernelContext* ctx, const float* in, int64_t n, Int8A
   out->data = std::move(made).value();
   if (out->is_unsigned) {
     uint8_t* q = static_cast<uint8_t*>(out->data.data());
-    CwiseParallelFor(ctx, n, 2, [&](int64_t b, int64_t e) { Quantize(in + b, q + b, e - b, scale, 0.f); });
+    CwiseParallelFor(ctx, n, 2, [&](int64_t b, int64_t e) { Quantize(in + b, q + b, e - b, scale, 0.f, levels); });
   } else {
     int8_t* q = static_cast<int8_t*>(out->data.data());
-    CwiseParallelFor(ctx, n, 2, [&](int64_t b, int64_t e) { Quantize(in + b, q + b, e - b, scale, -kLevels); });
+    CwiseParallelFor(ctx, n, 2, [&](int64_t b, int64_t e) { Quantize(in + b, q + b, e - b, scale, -kLevels, kLevels); });
   }
   return true;
 }

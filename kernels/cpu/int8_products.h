@@ -3,15 +3,16 @@
 // convolutions): dynamic quantization, as ONNX Runtime's and PyTorch's dynamic quantization
 // do it, needing no calibration data and no quantized model. A marked convolution's filter
 // is quantized once, per output channel, to int8 (scale 127 / the channel's largest |w|);
-// its input is quantized on every call, per tensor, to 7-bit unsigned values where it is
-// never negative (after a ReLU: [0, 127]) and to int8 [-127, 127] elsewhere. The input's
+// its input is quantized on every call, per tensor, to unsigned values where it is never
+// negative (after a ReLU: [0, 255] where the CPU has VNNI, [0, 127] elsewhere) and to int8
+// [-127, 127] elsewhere. The input's
 // scale is a power of two (2^k with 127 / 2^k just above the tensor's largest |x|), so a
 // layer needs a oneDNN primitive for each k it meets (a few), not one per call: oneDNN 2.6's
 // integer convolutions take their output scales when they are made. oneDNN's integer
 // kernels sum the products exactly in int32; the scale back, the bias, the residual add and
 // the activation are float (kernels/cpu/onednn_conv.h), as the output is.
 //
-// Why 7 bits: without VNNI (AVX2, AVX-512 before Cascade Lake) oneDNN multiplies u8 x s8 by
+// Why 7 bits without VNNI: there (AVX2, AVX-512 before Cascade Lake) oneDNN multiplies u8 x s8 by
 // vpmaddubsw, which saturates the sum of two products at 32767; 127 x 127 x 2 stays below
 // it (ONNX Runtime's reduce_range for the same reason). For a signed input oneDNN halves the
 // weights itself on such CPUs (it adds 128 to the input), so they keep 7 bits there.
@@ -35,11 +36,15 @@ namespace tensoract {
 // oneDNN is built in and enabled, and this CPU has its integer convolutions (AVX2 or later).
 bool NativeInt8Products();
 
+// The largest value a never-negative input is quantized to: 255 where the CPU has VNNI
+// (AVX-512 or AVX2's), whose products do not saturate; 127 elsewhere.
+float Int8UnsignedLevels();
+
 // The node's "_int8_products" attr is true and NativeInt8Products().
 bool WantsInt8Products(OpKernelConstruction* ctx);
 
 // An activation tensor quantized for the integer products: data[i] = round(x[i] * 2^exponent)
-// as uint8 in [0, 127] (is_unsigned) or int8 in [-127, 127].
+// as uint8 in [0, Int8UnsignedLevels()] (is_unsigned) or int8 in [-127, 127].
 struct Int8Activations {
   Tensor data;  // [n] of DT_UINT8 or DT_INT8, from the device's allocator
   bool is_unsigned = true;

@@ -3,7 +3,7 @@
 run_int8_accuracy.sh: a trained network on real data, on which products in 8-bit integers
 can be judged by accuracy (a random-weight model's near-uniform scores cannot).
 
-Usage: int8_fashion_mnist.py OUT_DIR [--epochs 2]
+Usage: int8_fashion_mnist.py OUT_DIR [--epochs 2] [--activation relu|swish]
 
 OUT_DIR/saved_model/      the SavedModel (model.export: serving_default, [batch, 28, 28, 1] -> [batch, 10])
 OUT_DIR/test_images.f32   the 10,000 test images, raw float32 in [0, 1], [10000, 28, 28, 1]
@@ -13,7 +13,8 @@ and prints TensorFlow's own test accuracy:
 
 The data is Debian's dataset-fashion-mnist. Five 3x3 convolutions of 32 to 128 channels,
 each with batch normalisation and a ReLU (so that inference folds them into _FusedConv2D),
-two max pools, global average pooling and a dense layer: 91-92% after two epochs.
+two max pools, global average pooling and a dense layer. With --activation swish the
+convolutions' inputs take both signs (quantized to int8, not 7-bit unsigned).
 """
 import argparse
 import gzip
@@ -38,6 +39,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("out")
     p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--activation", default="relu", choices=["relu", "swish"])
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     x_train = read("train-images-idx3-ubyte.gz", 16).reshape(-1, 28, 28, 1).astype(np.float32) / 255
@@ -49,7 +51,7 @@ def main():
     def block(x, channels):
         x = keras.layers.Conv2D(channels, 3, padding="same", use_bias=False)(x)
         x = keras.layers.BatchNormalization()(x)
-        return keras.layers.ReLU()(x)
+        return keras.layers.ReLU()(x) if args.activation == "relu" else keras.layers.Activation("swish")(x)
 
     inputs = keras.Input((28, 28, 1))
     x = block(inputs, 32)
@@ -71,7 +73,8 @@ def main():
     model.export(os.path.join(args.out, "saved_model"), verbose=False)
     x_test.tofile(os.path.join(args.out, "test_images.f32"))
     y_test.tofile(os.path.join(args.out, "test_labels.u8"))
-    print(f"int8_fashion_mnist: TensorFlow test accuracy {accuracy:.4f} after {args.epochs} epochs ({trained:.0f} s)")
+    print(f"int8_fashion_mnist: TensorFlow test accuracy {accuracy:.4f} after {args.epochs} epochs, "
+          f"{args.activation} ({trained:.0f} s)")
     return 0
 
 

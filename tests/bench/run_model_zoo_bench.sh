@@ -52,6 +52,15 @@ bf16=0
 grep -qw avx512_bf16 /proc/cpuinfo && bf16=1
 grep -qw amx_bf16 /proc/cpuinfo && bf16=1
 echo "tensoract ($(grep -q avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2) CPU, $(nproc) threads):"
+# " engine R" for each peer's time of MODEL at BATCH over MS, " no peer" where none ran.
+peer_ratios() {
+  local ratios="" engine peer_ms unit
+  while read -r _ _ _ _ engine peer_ms unit; do
+    [ "$unit" = ms ] || continue
+    ratios+=$(awk -v p="$peer_ms" -v o="$3" -v e="$engine" 'BEGIN { printf " %s %.2fx", e, p / o }')
+  done < <(grep "^model_zoo: $1 batch $2 " "$work/peers.txt")
+  echo "${ratios:- no peer}"
+}
 # Model by model, the peers and then tensoract, so that both run in the same minute: on a
 # shared VM the machine's speed drifts by 20-40% over minutes (RESULTS.md).
 for dir in "$work"/*/; do
@@ -67,23 +76,13 @@ for dir in "$work"/*/; do
       continue
     fi
     echo "model_zoo: $model batch $b tensoract $ms ms"
-    ratios=""
-    while read -r _ _ _ _ engine peer_ms unit; do
-      [ "$unit" = ms ] || continue
-      ratios+=$(awk -v p="$peer_ms" -v o="$ms" -v e="$engine" 'BEGIN { printf " %s %.2fx", e, p / o }')
-    done < <(grep "^model_zoo: $model batch $b " "$work/peers.txt")
-    echo "ratio $model batch $b (peer ms / tensoract ms):${ratios:- no peer}"
+    echo "ratio $model batch $b (peer ms / tensoract ms):$(peer_ratios "$model" "$b" "$ms")"
     if [ "$int8" = 1 ]; then
       out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" --int8 2>&1 | tail -2)
       int8_ms=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
       if [ -n "$int8_ms" ]; then
         echo "model_zoo: $model batch $b tensoract-int8 $int8_ms ms ($(echo "$out" | sed -n 's/.*int8 products: //p'))"
-        ratios=""
-        while read -r _ _ _ _ engine peer_ms unit; do
-          [ "$unit" = ms ] || continue
-          ratios+=$(awk -v p="$peer_ms" -v o="$int8_ms" -v e="$engine" 'BEGIN { printf " %s %.2fx", e, p / o }')
-        done < <(grep "^model_zoo: $model batch $b " "$work/peers.txt")
-        echo "ratio $model batch $b int8 (peer ms / tensoract-int8 ms):${ratios:- no peer}"
+        echo "ratio $model batch $b int8 (peer ms / tensoract-int8 ms):$(peer_ratios "$model" "$b" "$int8_ms")"
       else
         echo "model_zoo: $model batch $b tensoract-int8 failed: $(echo "$out" | tail -1)"
       fi

@@ -156,24 +156,10 @@ TEST_CASE("Conv2D with _bfloat16_products convolves the rounded input and filter
   const auto ran = testing::RunOp("Conv2D", {x, f}, attrs);
   REQUIRE(ran.status.ok());
   auto reference = [&](auto round) {
-    std::vector<double> want(batch * rows * cols * out, 0.0);
-    for (int64_t b = 0; b < batch; ++b)
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c)
-          for (int64_t o = 0; o < out; ++o) {
-            double sum = 0;
-            for (int64_t fr = 0; fr < 3; ++fr)
-              for (int64_t fc = 0; fc < 3; ++fc) {
-                const int64_t ir = r + fr - 1, ic = c + fc - 1;
-                if (ir < 0 || ir >= rows || ic < 0 || ic >= cols) continue;
-                for (int64_t i = 0; i < in; ++i) {
-                  sum += static_cast<double>(round(x.base<float>()[((b * rows + ir) * cols + ic) * in + i])) *
-                         round(f.base<float>()[((fr * 3 + fc) * in + i) * out + o]);
-                }
-              }
-            want[((b * rows + r) * cols + c) * out + o] = sum;
-          }
-    return want;
+    std::vector<double> xr(x.NumElements()), fr(f.NumElements());
+    for (size_t i = 0; i < xr.size(); ++i) xr[i] = round(x.base<float>()[i]);
+    for (size_t i = 0; i < fr.size(); ++i) fr[i] = round(f.base<float>()[i]);
+    return testing::ReferenceConv3x3Same(xr, fr, batch, rows, cols, in, out);
   };
   const auto exact = [](float v) { return v; };
   if (NativeBfloat16Products()) {

@@ -1,7 +1,7 @@
 // Products in 8-bit integers (kernels/cpu/int8_products.h): Conv2D and _FusedConv2D with
 // "_int8_products". Where oneDNN has integer kernels for the CPU, a never-negative input
-// gives exactly the convolution of the quantized operands (the input to 7 bits with a power
-// of two for its scale, the filter per output channel to 127 steps), scaled back in float;
+// gives exactly the convolution of the quantized operands (the input to 7 bits, 8 with VNNI,
+// with a power of two for its scale, the filter per output channel to 127 steps), scaled back in float;
 // a signed input, a bias, a residual and a ReLU stay within the quantization's error of the
 // float result; a NaN in the input makes the call float. Elsewhere the attr is ignored.
 #include <cmath>
@@ -21,53 +21,12 @@ using testing::Ints;
 using testing::Str;
 using testing::TypeA;
 
-// The largest |got - want| over the largest |want|.
-double Int8RelativeError(const Tensor& got, const Tensor& want) {
-  REQUIRE(got.NumElements() == want.NumElements());
-  double worst = 0, scale = 0;
-  for (int64_t i = 0; i < want.NumElements(); ++i) {
-    worst = std::max(worst, std::fabs(double{got.base<float>()[i]} - want.base<float>()[i]));
-    scale = std::max(scale, std::fabs(double{want.base<float>()[i]}));
-  }
-  return worst / scale;
-}
-
-// t + shift, elementwise: operands whose products do not cancel out, as a network's mostly do
-// not (a sum of many products of both signs that cancels to almost nothing keeps the
-// quantization's absolute error, which is then large against it).
-Tensor Int8Shifted(Tensor t, float shift) {
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.base<float>()[i] += shift;
-  return t;
-}
-
-// A 3x3 SAME convolution of x [batch, rows, cols, in] by f [3, 3, in, out], in double.
-std::vector<double> Int8ReferenceConv(const std::vector<double>& x, const std::vector<double>& f, int64_t batch,
-                                      int64_t rows, int64_t cols, int64_t in, int64_t out) {
-  std::vector<double> y(batch * rows * cols * out, 0.0);
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        for (int64_t o = 0; o < out; ++o) {
-          double sum = 0;
-          for (int64_t fr = 0; fr < 3; ++fr)
-            for (int64_t fc = 0; fc < 3; ++fc) {
-              const int64_t ir = r + fr - 1, ic = c + fc - 1;
-              if (ir < 0 || ir >= rows || ic < 0 || ic >= cols) continue;
-              for (int64_t i = 0; i < in; ++i) {
-                sum += x[((b * rows + ir) * cols + ic) * in + i] * f[((fr * 3 + fc) * in + i) * out + o];
-              }
-            }
-          y[((b * rows + r) * cols + c) * out + o] = sum;
-        }
-  return y;
-}
-
 TEST_CASE("Conv2D with _int8_products convolves the quantized operands where the CPU has integer kernels") {
   const int64_t batch = 2, rows = 9, cols = 7, in = 32, out = 32;
   // Never negative (a ReLU's output): quantized to [0, 127].
   Tensor x = testing::SinePattern({batch, rows, cols, in}, 0.37f, 3.f);
   for (int64_t i = 0; i < x.NumElements(); ++i) x.base<float>()[i] = std::fabs(x.base<float>()[i]);
-  const Tensor f = Int8Shifted(testing::SinePattern({3, 3, in, out}, 0.11f, 0.2f), 0.1f);
+  const Tensor f = testing::Shifted(testing::SinePattern({3, 3, in, out}, 0.11f, 0.2f), 0.1f);
   AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"strides", Ints({1, 1, 1, 1})}, {"padding", Str("SAME")}};
   const auto exact = testing::RunOp("Conv2D", {x, f}, attrs);
   REQUIRE(exact.status.ok());
@@ -75,29 +34,30 @@ TEST_CASE("Conv2D with _int8_products convolves the quantized operands where the
   const auto ran = testing::RunOp("Conv2D", {x, f}, attrs);
   REQUIRE(ran.status.ok());
   if (!NativeInt8Products()) {
-    CHECK(Int8RelativeError(ran.outputs[0], exact.outputs[0]) < 1e-6);
+    CHECK(testing::LargestRelativeDifference(ran.outputs[0], exact.outputs[0]) < 1e-6);
     return;
   }
   // The input's step: the largest power of two with 127 steps reaching its largest value.
   double largest = 0;
   for (int64_t i = 0; i < x.NumElements(); ++i) largest = std::max(largest, double{x.base<float>()[i]});
-  const double input_scale = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(127.0 / largest))));
+  const double levels = Int8UnsignedLevels();
+  const double input_scale = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(levels / largest))));
   std::vector<double> xq(x.NumElements()), fq(f.NumElements()), filter_scale(out, 0.0);
   for (int64_t i = 0; i < x.NumElements(); ++i) {
-    xq[i] = std::min(127.0, std::nearbyint(x.base<float>()[i] * input_scale));
+    xq[i] = std::min(levels, std::nearbyint(x.base<float>()[i] * input_scale));
   }
   for (int64_t i = 0; i < f.NumElements(); ++i) {
     filter_scale[i % out] = std::max(filter_scale[i % out], std::fabs(double{f.base<float>()[i]}));
   }
   for (double& s : filter_scale) s = 127.0 / s;
   for (int64_t i = 0; i < f.NumElements(); ++i) fq[i] = std::nearbyint(f.base<float>()[i] * filter_scale[i % out]);
-  std::vector<double> want = Int8ReferenceConv(xq, fq, batch, rows, cols, in, out);
+  std::vector<double> want = testing::ReferenceConv3x3Same(xq, fq, batch, rows, cols, in, out);
   for (size_t i = 0; i < want.size(); ++i) want[i] /= input_scale * filter_scale[i % out];
   Tensor reference(tensorflow::DT_FLOAT, exact.outputs[0].shape());
   for (size_t i = 0; i < want.size(); ++i) reference.base<float>()[i] = static_cast<float>(want[i]);
-  CHECK(Int8RelativeError(ran.outputs[0], reference) < 1e-5);
+  CHECK(testing::LargestRelativeDifference(ran.outputs[0], reference) < 1e-5);
   // And near the float convolution, but not it.
-  const double off = Int8RelativeError(ran.outputs[0], exact.outputs[0]);
+  const double off = testing::LargestRelativeDifference(ran.outputs[0], exact.outputs[0]);
   CHECK(off < 1e-2);
   CHECK(off > 0);
 }
@@ -116,8 +76,8 @@ TEST_CASE("_FusedConv2D with _int8_products keeps its bias, residual and ReLU wi
     INFO(c.name);
     const int64_t out = c.filter[3];
     // Signed input: int8 [-127, 127].
-    Tensor x = Int8Shifted(testing::SinePattern(c.input, 0.37f, 2.f), 1.f);
-    const Tensor f = Int8Shifted(testing::SinePattern(c.filter, 0.11f, 0.2f), 0.1f);
+    Tensor x = testing::Shifted(testing::SinePattern(c.input, 0.37f, 2.f), 1.f);
+    const Tensor f = testing::Shifted(testing::SinePattern(c.filter, 0.11f, 0.2f), 0.1f);
     const Tensor bias = testing::SinePattern({out}, 0.5f, 0.4f);
     const Tensor addend = testing::SinePattern({c.input[0], c.input[1], c.input[2], out}, 0.23f);
     tensorflow::AttrValue arg_types;
@@ -131,7 +91,7 @@ TEST_CASE("_FusedConv2D with _int8_products keeps its bias, residual and ReLU wi
     attrs["_int8_products"] = BoolA(true);
     const auto ran = testing::RunOp("_FusedConv2D", {x, f, bias, addend}, attrs);
     REQUIRE(ran.status.ok());
-    const double off = Int8RelativeError(ran.outputs[0], exact.outputs[0]);
+    const double off = testing::LargestRelativeDifference(ran.outputs[0], exact.outputs[0]);
     INFO("largest difference / largest value = " << off);
     if (NativeInt8Products()) {
       CHECK(off < 1e-2);

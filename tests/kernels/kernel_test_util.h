@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -175,6 +176,49 @@ inline void CheckSameFloats(const Tensor& got, const Tensor& want) {
   int64_t differ = 0;
   for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
   CHECK(differ == 0);
+}
+
+// t + shift, element by element (float): operands whose products do not cancel out, as a
+// network's mostly do not (a sum of many products of both signs that cancels to almost
+// nothing keeps a reduced precision's absolute error, which is then large against it).
+inline Tensor Shifted(Tensor t, float shift) {
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.base<float>()[i] += shift;
+  return t;
+}
+
+// The largest |got - want| over the largest |want|, float tensors of as many elements: how far
+// a kernel of reduced precision (bfloat16 or int8 products) lies from float.
+inline double LargestRelativeDifference(const Tensor& got, const Tensor& want) {
+  REQUIRE(got.NumElements() == want.NumElements());
+  double worst = 0, largest = 0;
+  for (int64_t i = 0; i < want.NumElements(); ++i) {
+    worst = std::max(worst, std::fabs(double{got.base<float>()[i]} - want.base<float>()[i]));
+    largest = std::max(largest, std::fabs(double{want.base<float>()[i]}));
+  }
+  return largest > 0 ? worst / largest : worst;
+}
+
+// A 3x3 convolution of stride 1 and SAME padding of x [batch, rows, cols, in] (NHWC) by an
+// HWIO filter f [3, 3, in, out], in double: the reference for operands a test has rounded.
+inline std::vector<double> ReferenceConv3x3Same(const std::vector<double>& x, const std::vector<double>& f,
+                                                int64_t batch, int64_t rows, int64_t cols, int64_t in, int64_t out) {
+  std::vector<double> y(batch * rows * cols * out, 0.0);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        for (int64_t o = 0; o < out; ++o) {
+          double sum = 0;
+          for (int64_t fr = 0; fr < 3; ++fr)
+            for (int64_t fc = 0; fc < 3; ++fc) {
+              const int64_t ir = r + fr - 1, ic = c + fc - 1;
+              if (ir < 0 || ir >= rows || ic < 0 || ic >= cols) continue;
+              for (int64_t i = 0; i < in; ++i) {
+                sum += x[((b * rows + ir) * cols + ic) * in + i] * f[((fr * 3 + fc) * in + i) * out + o];
+              }
+            }
+          y[((b * rows + r) * cols + c) * out + o] = sum;
+        }
+  return y;
 }
 
 }  // namespace testing

@@ -140,19 +140,15 @@ TEST_CASE("_FusedConv2DWithDepthwise with int8 products stays within the quantiz
   // positive, so that their sums do not cancel out.
   for (const PointwiseCase& c : {kCases[0], kCases[6], kCases[7]}) {
     INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.in_depth << " -> " << c.expanded);
-    const auto positive = [](Tensor t, float shift) {
-      for (int64_t i = 0; i < t.NumElements(); ++i) t.base<float>()[i] += shift;
-      return t;
-    };
     std::vector<Tensor> inputs = {SinePattern({c.batch, c.rows, c.cols, c.in_depth}, 0.37f),
-                                  positive(SinePattern({1, 1, c.in_depth, c.expanded}, 0.71f, 0.2f), 0.3f),
+                                  testing::Shifted(SinePattern({1, 1, c.in_depth, c.expanded}, 0.71f, 0.2f), 0.3f),
                                   SinePattern({c.expanded}, 0.13f, 0.5f),
                                   SinePattern({c.expanded}, 0.29f),
                                   SinePattern({c.window, c.window, c.expanded, 1}, 0.53f, 0.4f),
                                   SinePattern({c.expanded}, 0.17f),
                                   SinePattern({c.expanded}, 0.41f)};
     if (c.projected > 0) {
-      inputs.push_back(positive(SinePattern({1, 1, c.expanded, c.projected}, 0.61f, 0.1f), 0.2f));
+      inputs.push_back(testing::Shifted(SinePattern({1, 1, c.expanded, c.projected}, 0.61f, 0.1f), 0.2f));
       inputs.push_back(SinePattern({c.projected}, 0.23f));
       inputs.push_back(SinePattern({c.projected}, 0.31f));
       if (c.residual) inputs.push_back(inputs[0]);
@@ -163,14 +159,10 @@ TEST_CASE("_FusedConv2DWithDepthwise with int8 products stays within the quantiz
     attrs[kInt8ProductsAttr] = testing::BoolA(true);
     auto got = testing::RunOp("_FusedConv2DWithDepthwise", inputs, attrs);
     REQUIRE(got.status.ok());
-    double worst = 0, largest = 0;
-    for (int64_t i = 0; i < want.outputs[0].NumElements(); ++i) {
-      worst = std::max(worst, std::fabs(double{got.outputs[0].base<float>()[i]} - want.outputs[0].base<float>()[i]));
-      largest = std::max(largest, std::fabs(double{want.outputs[0].base<float>()[i]}));
-    }
-    INFO("largest difference / largest value = " << worst / largest);
-    CHECK(worst / largest < 2e-2);
-    if (NativeInt8Products()) CHECK(worst > 0);
+    const double off = testing::LargestRelativeDifference(got.outputs[0], want.outputs[0]);
+    INFO("largest difference / largest value = " << off);
+    CHECK(off < 2e-2);
+    if (NativeInt8Products()) CHECK(off > 0);
   }
 }
 

@@ -157,8 +157,7 @@ TEST_CASE("_FusedChannelStepsConv2D with int8 products stays within the quantiza
     const std::string conv_op = c.fused ? "_FusedConv2D" : "Conv2D";
     const Tensor x = SinePattern({c.batch, c.rows, c.cols, c.depth}, 0.37f, 2.f);
     const Tensor scale = SinePattern({c.depth}, 0.13f), shift = SinePattern({c.depth}, 0.29f, 0.5f);
-    Tensor filter = SinePattern({1, 1, c.depth, c.out_depth}, 0.71f, 0.1f);
-    for (int64_t i = 0; i < filter.NumElements(); ++i) filter.base<float>()[i] += 0.15f;
+    const Tensor filter = testing::Shifted(SinePattern({1, 1, c.depth, c.out_depth}, 0.71f, 0.1f), 0.15f);
     const Tensor conv_scale = SinePattern({c.out_depth}, 0.17f), conv_shift = SinePattern({c.out_depth}, 0.41f);
     AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)},
                      {"num_step_args", IntA(2)},
@@ -175,14 +174,10 @@ TEST_CASE("_FusedChannelStepsConv2D with int8 products stays within the quantiza
     attrs[kInt8ProductsAttr] = testing::BoolA(true);
     auto got = testing::RunOp("_FusedChannelStepsConv2D", inputs, attrs);
     REQUIRE(got.status.ok());
-    double worst = 0, largest = 0;
-    for (int64_t i = 0; i < want.outputs[0].NumElements(); ++i) {
-      worst = std::max(worst, std::fabs(double{got.outputs[0].base<float>()[i]} - want.outputs[0].base<float>()[i]));
-      largest = std::max(largest, std::fabs(double{want.outputs[0].base<float>()[i]}));
-    }
-    INFO("largest difference / largest value = " << worst / largest);
-    CHECK(worst / largest < 1e-2);
-    if (NativeInt8Products()) CHECK(worst > 0);
+    const double off = testing::LargestRelativeDifference(got.outputs[0], want.outputs[0]);
+    INFO("largest difference / largest value = " << off);
+    CHECK(off < 1e-2);
+    if (NativeInt8Products()) CHECK(off > 0);
   }
 }
 
