@@ -633,6 +633,31 @@ def bfloat16_checks(servers):
     server.stop()
 
 
+def int8_checks(servers):
+    # --int8_products: the convolutions multiply in 8-bit integers (dynamic quantization)
+    # where oneDNN has integer kernels for the CPU: predictions within the quantization's
+    # error of TensorFlow's; float's results elsewhere.
+    tf.keras.utils.set_random_seed(5)
+    model = tf.keras.Sequential([tf.keras.Input((8, 8, 4)),
+                                 tf.keras.layers.Conv2D(16, 3, padding="same", activation="relu"),
+                                 tf.keras.layers.Conv2D(32, 3, padding="same", activation="relu"),
+                                 tf.keras.layers.GlobalAveragePooling2D(), tf.keras.layers.Dense(4)])
+    base = os.path.join(WORK, "models", "cnn_int8")
+    save_version(model, base, 1)
+    d1 = os.path.join(base, "1")
+    key = next(iter(tf.saved_model.load(d1).signatures["serving_default"].structured_input_signature[1]))
+    x = rng.uniform(0, 1, (16, 8, 8, 4)).astype(np.float32)
+    want = serving_outputs(d1, "serving_default", {key: x})
+    (out_key,) = want.keys()
+    server = Server("cnn_int8", base, "--int8_products")
+    servers.append(server)
+    code, body = server.predict({"instances": x.tolist()})
+    scale = float(np.max(np.abs(want[out_key])))
+    check(code == 200 and close(body["predictions"], want[out_key], rtol=0, atol=3e-2 * scale),
+          f"--int8_products serves predictions within the quantization's error of TensorFlow's ({code})")
+    server.stop()
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
@@ -643,6 +668,7 @@ def main():
         tf1_checks(servers)
         tls_checks(servers)
         bfloat16_checks(servers)
+        int8_checks(servers)
     finally:
         for s in servers:
             s.kill()
