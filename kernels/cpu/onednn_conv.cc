@@ -197,8 +197,9 @@ std::unique_ptr<OnednnConv::Int8Call> OnednnConv::PrepareInt8(OpKernelContext* c
     }
     largest = int8_filter_largest_;
   }
-  for (float l : largest) {
-    if (!std::isfinite(l)) return nullptr;  // a NaN or inf in the filter: float
+  for (size_t c = 0; c < largest.size(); ++c) {
+    // A NaN or inf in the filter or the scale folded into it: float.
+    if (!std::isfinite(largest[c]) || (affine.scale != nullptr && !std::isfinite(affine.scale[c]))) return nullptr;
   }
   if (!QuantizeActivations(ctx, input, d.batch * d.in_rows * d.in_cols * d.in_depth, &call->input)) return nullptr;
   call->filter_scales = FilterInt8Scales(largest, affine.scale);
