@@ -90,39 +90,39 @@ float RelativeError(const std::vector<float>& got, const std::vector<float>& wan
   return worst / scale;
 }
 
-TEST_CASE("a session with int8 products marks its float convolutions, not its MatMuls, and stays within the "
-          "quantization's error") {
-  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
-    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({4, 10, 10, 32}));
-    auto conv = ops::Conv2D(s.WithOpName("conv"), x, FilledInput(s, {3, 3, 32, 32}, 0.7f), {1, 1, 1, 1}, "SAME");
-    ops::Relu(s.WithOpName("conv_relu"), ops::BiasAdd(s.WithOpName("conv_bias"), conv, FilledInput(s, {32}, 0.3f)));
-    tensorflow::TensorProto flat_shape;
-    Tensor::FromVector<int32_t>({40, 10 * 32}).AsProtoTensorContent(&flat_shape);
-    ops::MatMul(s.WithOpName("dense"), ops::Reshape(s, x, ops::Const(s, flat_shape)),
-                FilledInput(s, {10 * 32, 64}, 0.05f));
-  });
-  const std::vector<std::string> fetches = {"conv_relu", "dense"};
-  const Outcome f32 = RunWithProducts(graph, false, fetches, false, nullptr, /*int8=*/false);
-  const Outcome int8 = RunWithProducts(graph, false, fetches, false, nullptr, /*int8=*/true);
-  CHECK(int8.marked.at("conv_relu"));  // the _FusedConv2D, which took the Relu's name
-  CHECK_FALSE(int8.marked.at("dense"));
-  CHECK_FALSE(f32.marked.at("conv_relu"));
-  CHECK(RelativeError(int8.values[0], f32.values[0]) < 2e-2);
-  CHECK(int8.values[1] == f32.values[1]);
-}
-
-TEST_CASE("a session with bfloat16 products marks its float convolutions and MatMuls, and stays within bfloat16's "
-          "precision") {
-  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+// A convolution with its bias and Relu (fused into one _FusedConv2D named "conv_relu"), a
+// MatMul ("dense", 6.5M multiply-adds) and a Sum ("total") of the same input "x".
+tensorflow::GraphDef ConvDenseSumGraph() {
+  return testing::BuildGraph([](const Scope& s) {
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({4, 10, 10, 32}));
     auto conv = ops::Conv2D(s.WithOpName("conv"), x, FilledInput(s, {3, 3, 32, 32}, 0.7f), {1, 1, 1, 1}, "SAME");
     ops::Relu(s.WithOpName("conv_relu"), ops::BiasAdd(s.WithOpName("conv_bias"), conv, FilledInput(s, {32}, 0.3f)));
     tensorflow::TensorProto flat_shape;
     Tensor::FromVector<int32_t>({40, 10 * 32}).AsProtoTensorContent(&flat_shape);
     auto flat = ops::Reshape(s, x, ops::Const(s, flat_shape));
-    ops::MatMul(s.WithOpName("dense"), flat, FilledInput(s, {10 * 32, 512}, 0.05f));  // 6.5M multiply-adds
+    ops::MatMul(s.WithOpName("dense"), flat, FilledInput(s, {10 * 32, 512}, 0.05f));
     ops::Sum(s.WithOpName("total"), x, {1, 2});
   });
+}
+
+TEST_CASE("a session with int8 products marks its float convolutions, not its MatMuls, and stays within the "
+          "quantization's error") {
+  const tensorflow::GraphDef graph = ConvDenseSumGraph();
+  const std::vector<std::string> fetches = {"conv_relu", "dense", "total"};
+  const Outcome f32 = RunWithProducts(graph, false, fetches, false, nullptr, /*int8=*/false);
+  const Outcome int8 = RunWithProducts(graph, false, fetches, false, nullptr, /*int8=*/true);
+  CHECK(int8.marked.at("conv_relu"));  // the _FusedConv2D, which took the Relu's name
+  CHECK_FALSE(int8.marked.at("dense"));
+  CHECK_FALSE(int8.marked.at("total"));
+  CHECK_FALSE(f32.marked.at("conv_relu"));
+  CHECK(RelativeError(int8.values[0], f32.values[0]) < 2e-2);
+  CHECK(int8.values[1] == f32.values[1]);
+  CHECK(int8.values[2] == f32.values[2]);
+}
+
+TEST_CASE("a session with bfloat16 products marks its float convolutions and MatMuls, and stays within bfloat16's "
+          "precision") {
+  const tensorflow::GraphDef graph = ConvDenseSumGraph();
   const std::vector<std::string> fetches = {"conv_relu", "dense", "total"};
   const Outcome f32 = RunWithProducts(graph, false, fetches);
   const Outcome bf16 = RunWithProducts(graph, true, fetches);
