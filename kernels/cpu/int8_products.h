@@ -5,20 +5,21 @@
 // is quantized once, per output channel, to int8 (scale 127 / the channel's largest |w|);
 // its input is quantized on every call, per tensor, to unsigned values where it is never
 // negative (after a ReLU: [0, 255] where the CPU has VNNI, [0, 127] elsewhere) and to int8
-// [-127, 127] elsewhere. The input's
-// scale is a power of two (2^k with 127 / 2^k just above the tensor's largest |x|), so a
-// layer needs a oneDNN primitive for each k it meets (a few), not one per call: oneDNN 2.6's
-// integer convolutions take their output scales when they are made. oneDNN's integer
-// kernels sum the products exactly in int32; the scale back, the bias, the residual add and
-// the activation are float (kernels/cpu/onednn_conv.h), as the output is.
+// [-127, 127] elsewhere. The input's scale is a power of two: the largest 2^k that keeps
+// every |x| * 2^k within those levels. A layer then needs a oneDNN primitive for each k it
+// meets (a few), not one per call: oneDNN 2.6's integer convolutions take their output
+// scales when they are made. oneDNN's integer kernels sum the products exactly in int32;
+// the scale back, the bias, the residual add and the activation are float
+// (kernels/cpu/onednn_conv.h), as the output is.
 //
-// Why 7 bits without VNNI: there (AVX2, AVX-512 before Cascade Lake) oneDNN multiplies u8 x s8 by
-// vpmaddubsw, which saturates the sum of two products at 32767; 127 x 127 x 2 stays below
-// it (ONNX Runtime's reduce_range for the same reason). For a signed input oneDNN halves the
-// weights itself on such CPUs (it adds 128 to the input), so they keep 7 bits there.
+// Why 7 bits without VNNI: there (AVX2, AVX-512 before Cascade Lake) oneDNN multiplies
+// u8 x s8 by vpmaddubsw, which saturates the sum of two products at 32767; 127 x 127 x 2
+// stays below it (ONNX Runtime's reduce_range for the same reason). For a signed input
+// oneDNN halves the weights itself on such CPUs (it adds 128 to the input), so they keep 7
+// bits there.
 //
 // Accuracy: each quantized operand is within half a step of its value (a step of the
-// input 2^-k, up to 2/127 of its largest |x|; of the filter 1/127 of the channel's
+// input 2^-k, up to 2/levels of its largest |x|; of the filter 1/127 of the channel's
 // largest |w|); what that does to a network is stated in tests/bench/RESULTS.md (issue 54).
 // A tensor holding NaN or inf is not quantized: that call runs in float.
 #ifndef TENSORACT_KERNELS_CPU_INT8_PRODUCTS_H_
