@@ -13,6 +13,7 @@ namespace tensoract {
 namespace {
 
 using remapper::DataInput;
+using remapper::InputName;
 using remapper::Source;
 
 // One product found in a loop, and what it reads (see the header).
@@ -71,8 +72,6 @@ bool Find(const ControlFlowInfo& info, Node* matmul, Candidate* c) {
   }
   return true;
 }
-
-std::string InputName(const Source& s) { return TensorId{s.node->name(), s.port}.ToString(); }
 
 Node* Add(Graph* graph, NodeDef def, const std::vector<Source>& inputs) {
   for (const Source& s : inputs) def.add_input(InputName(s));

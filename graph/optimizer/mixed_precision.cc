@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "graph/node_def_util.h"
 #include "graph/optimizer/optimizer_util.h"
 #include "graph/optimizer/remapper_util.h"
 
@@ -110,7 +111,7 @@ Node* AddCast(Graph* graph, Node* from, int port, DataType src, DataType dst, co
                                          dst == tensorflow::DT_BFLOAT16 ? "/ToBfloat16" : "/FromBfloat16")));
   def.set_op("Cast");
   def.set_device(device);
-  def.add_input(port == 0 ? from->name() : StrCat(from->name(), ":", port));
+  def.add_input(TensorId{from->name(), port}.ToString());
   (*def.mutable_attr())["SrcT"].set_type(src);
   (*def.mutable_attr())["DstT"].set_type(dst);
   (*def.mutable_attr())["Truncate"].set_b(false);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "graph/control_flow.h"
+#include "graph/node_def_util.h"
 
 namespace tensoract {
 
@@ -58,7 +59,7 @@ Node* AddConstantEnter(Graph* graph, Node* n, int port, const std::string& frame
   def.set_name(name);
   def.set_op("Enter");
   def.set_device(n->requested_device());
-  def.add_input(port == 0 ? n->name() : StrCat(n->name(), ":", port));
+  def.add_input(TensorId{n->name(), port}.ToString());
   auto& attrs = *def.mutable_attr();
   attrs["T"].set_type(n->output_type(port));
   attrs["frame_name"].set_s(frame_name);

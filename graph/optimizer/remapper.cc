@@ -283,7 +283,7 @@ bool ReshapeAfter(Graph* graph, Node* fused, const NodeDef& reshape_def, const S
   def.set_device(fused->requested_device());
   def.add_input(fused->name());
   if (shape.node != nullptr) {
-    def.add_input(shape.port == 0 ? shape.node->name() : StrCat(shape.node->name(), ":", shape.port));
+    def.add_input(remapper::InputName(shape));
   }
   StatusOr<Node*> added = graph->AddNode(def);
   if (!added.ok()) return false;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "graph/control_flow.h"
+#include "graph/node_def_util.h"
 
 namespace tensoract {
 namespace remapper {
@@ -59,7 +60,7 @@ Node* ReplaceNodes(Graph* graph, const std::vector<Node*>& nodes, const std::vec
   }
   def.set_name(name.empty() ? outputs.front()->name() : name);
   def.set_device(outputs.front()->requested_device());
-  for (const Source& s : data) def.add_input(s.port == 0 ? s.node->name() : StrCat(s.node->name(), ":", s.port));
+  for (const Source& s : data) def.add_input(InputName(s));
   for (Node* c : control) def.add_input("^" + c->name());
   struct Sink {
     int output;
@@ -108,6 +109,8 @@ Source OtherInput(const Node& n, const Node& from, int port) {
   if (b.node == &from && b.port == port) return a;
   return {nullptr, 0};
 }
+
+std::string InputName(const Source& s) { return TensorId{s.node->name(), s.port}.ToString(); }
 
 bool SameSource(const Source& a, const Source& b) { return a.node == b.node && a.port == b.port; }
 

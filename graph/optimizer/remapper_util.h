@@ -38,6 +38,9 @@ struct Source {
   int port;
 };
 
+// The input name that reads `s`: "node", or "node:port" past port 0.
+std::string InputName(const Source& s);
+
 // Replaces `nodes` by one node made from `def` (its op and attrs; name, device and inputs
 // are filled here): its data inputs are `data`, its control inputs everyone's from outside
 // `nodes`; output i of it takes over the consumers outside `nodes` and the inferred shape of

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/control_flow.h"
+#include "graph/node_def_util.h"
 #include "graph/optimizer/optimizer_util.h"
 #include "graph/optimizer/remapper_util.h"
 
@@ -22,8 +23,6 @@ bool StatefulAllowed(const std::string& op) {
                                                  "AssignSubVariableOp", "ResourceGather"};
   return kAllowed.count(op) != 0;
 }
-
-std::string TensorName(const std::string& node, int port) { return port == 0 ? node : StrCat(node, ":", port); }
 
 // One loop (frame) of the graph, taken apart into what a _SequentialLoop needs; Fuse
 // replaces it, or returns false having changed nothing.
@@ -201,7 +200,7 @@ class LoopFusion {
   std::string BodyInput(const Node* src, int port) const {
     switch (RoleOf(src)) {
       case kCompute:
-        return TensorName(src->name(), port);
+        return TensorId{src->name(), port}.ToString();
       case kMerge:
         return port == 0 ? StrCat("__var:", var_of_.at(src)) : "";
       case kSwitch:
