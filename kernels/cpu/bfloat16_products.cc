@@ -10,21 +10,15 @@
 #include "kernels/device.h"
 
 #ifdef TENSORACT_HAVE_ONEDNN
-#include <oneapi/dnnl/dnnl.hpp>
+#include "kernels/cpu/onednn_util.h"
 #endif
 
 namespace tensoract {
 
 bool NativeBfloat16Products() {
 #ifdef TENSORACT_HAVE_ONEDNN
-  static const bool native = [] {
-    if (!OnednnConv::Enabled()) return false;
-    // oneDNN's ISAs are nested sets of features: each with bfloat16 arithmetic contains
-    // avx512_core_bf16's bits (AMX's too).
-    const unsigned isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-    const unsigned bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
-    return (isa & bf16) == bf16;
-  }();
+  // Every ISA with bfloat16 arithmetic (AMX's too) holds avx512_core_bf16's features.
+  static const bool native = OnednnConv::Enabled() && OnednnCpuHas(dnnl::cpu_isa::avx512_core_bf16);
   return native;
 #else
   return false;

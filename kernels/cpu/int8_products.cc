@@ -15,7 +15,7 @@
 #include "kernels/device.h"
 
 #ifdef TENSORACT_HAVE_ONEDNN
-#include <oneapi/dnnl/dnnl.hpp>
+#include "kernels/cpu/onednn_util.h"
 #endif
 
 namespace tensoract {
@@ -85,13 +85,7 @@ void Quantize(const float* in, Q* out, int64_t n, float scale, float low, float 
 
 bool NativeInt8Products() {
 #ifdef TENSORACT_HAVE_ONEDNN
-  static const bool native = [] {
-    if (!OnednnConv::Enabled()) return false;
-    // oneDNN's ISAs are nested sets of features: every later one contains avx2's bits.
-    const unsigned isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-    const unsigned avx2 = static_cast<unsigned>(dnnl::cpu_isa::avx2);
-    return (isa & avx2) == avx2;
-  }();
+  static const bool native = OnednnConv::Enabled() && OnednnCpuHas(dnnl::cpu_isa::avx2);
   return native;
 #else
   return false;
@@ -100,14 +94,9 @@ bool NativeInt8Products() {
 
 float Int8UnsignedLevels() {
 #ifdef TENSORACT_HAVE_ONEDNN
-  static const float levels = [] {
-    // oneDNN's ISAs are nested sets of features: AVX-512 VNNI's bits are in every later
-    // AVX-512 one; AVX2's VNNI (Alder Lake, Zen 5) is a set of its own.
-    const unsigned isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-    const unsigned vnni = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_vnni);
-    const unsigned avx2_vnni = static_cast<unsigned>(dnnl::cpu_isa::avx2_vnni);
-    return (isa & vnni) == vnni || (isa & avx2_vnni) == avx2_vnni ? 255.f : 127.f;
-  }();
+  // AVX-512's VNNI, or AVX2's (Alder Lake, Zen 5), a set of its own.
+  static const float levels =
+      OnednnCpuHas(dnnl::cpu_isa::avx512_core_vnni) || OnednnCpuHas(dnnl::cpu_isa::avx2_vnni) ? 255.f : 127.f;
   return levels;
 #else
   return 127.f;

@@ -77,17 +77,25 @@ void ExecutePiece(OpKernelContext* ctx, const Entry& entry, const dnnl::memory& 
   entry.primitive.execute(stream, args);
 }
 
-// The input as the primitives read it: with bfloat16 products on float activations
-// (`round`), its `elements` rounded once into `*rounded` (false where memory could not be
-// had); else `input` itself.
-bool PrimitiveInput(OpKernelContext* ctx, bool round, const void* input, int64_t elements, Tensor* rounded,
-                    void** source) {
-  *source = const_cast<void*>(input);
+// The input as the primitives read it, and the bytes of one of its elements: with int8
+// products (`quantized`, not null) the quantized input; with bfloat16 products on float
+// activations (`round`), its `elements` rounded once into `*rounded` (false where memory could
+// not be had); else `input` itself, of `element` bytes.
+bool PrimitiveInput(OpKernelContext* ctx, const Int8Activations* quantized, bool round, const void* input,
+                    int64_t elements, int64_t element, Tensor* rounded, char** source, int64_t* source_element) {
+  *source = static_cast<char*>(const_cast<void*>(input));
+  *source_element = element;
+  if (quantized != nullptr) {
+    *source = static_cast<char*>(const_cast<void*>(quantized->data.data()));
+    *source_element = 1;
+    return true;
+  }
   if (!round) return true;
   auto r = RoundedToBfloat16(ctx, static_cast<const float*>(input), elements);
   if (!r.ok()) return false;
   *rounded = std::move(r).value();
-  *source = rounded->data();
+  *source = static_cast<char*>(rounded->data());
+  *source_element = 2;
   return true;
 }
 
@@ -301,16 +309,13 @@ bool OnednnConv::RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const 
     }
     // With bfloat16 products, the whole float input rounded once (bands of rows overlap).
     Tensor rounded;
-    void* operand;
-    if (!PrimitiveInput(ctx, bfloat16_ && !bfloat16_activations && int8 == nullptr, input, d.batch * in_image,
-                        &rounded, &operand)) {
+    char* operand;
+    int64_t operand_element;
+    if (!PrimitiveInput(ctx, int8 != nullptr ? &int8->input : nullptr, bfloat16_ && !bfloat16_activations, input,
+                        d.batch * in_image, element, &rounded, &operand, &operand_element)) {
       return false;
     }
-    auto source = [&](int64_t offset) -> void* {
-      if (int8 != nullptr) return static_cast<uint8_t*>(int8->input.data.data()) + offset;  // bytes
-      return rounded.NumElements() > 0 ? static_cast<void*>(static_cast<uint16_t*>(operand) + offset)
-                                       : at(operand, offset);
-    };
+    auto source = [&](int64_t offset) { return operand + offset * operand_element; };
 
     // Memory oneDNN could not get, or a primitive that failed to run: our kernel computes
     // all of out.
@@ -370,11 +375,10 @@ bool OnednnConv::RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d,
                                     d.out_depth, int8 != nullptr ? int8->filter_scales.data() + offsets[0] : nullptr));
   }
   Tensor rounded;
-  void* source;
-  if (int8 != nullptr) {
-    source = int8->input.data.data();
-  } else if (!PrimitiveInput(ctx, bfloat16_ && !bfloat16_activations,
-                             input, d.batch * d.in_rows * d.in_cols * d.in_depth, &rounded, &source)) {
+  char* source;
+  int64_t source_element;
+  if (!PrimitiveInput(ctx, int8 != nullptr ? &int8->input : nullptr, bfloat16_ && !bfloat16_activations, input,
+                      d.batch * d.in_rows * d.in_cols * d.in_depth, element, &rounded, &source, &source_element)) {
     return false;
   }
   // A primitive writes its channels densely (oneDNN's fast kernels take no strided output):
@@ -421,31 +425,39 @@ std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ct
 
 bool OnednnConv::RunPiece(OpKernelContext* ctx, const Piece& piece, const float* input,
                           const ChannelAffine<float>& affine, float* out, const float* addend) {
-  if (int8_ && piece.dims.groups == 1) {
-    try {
-      if (auto int8 = PrepareInt8(ctx, piece.dims, input, piece.filter, affine)) {
-        const auto entry = EntryFor(piece.dims, affine.shift != nullptr, addend != nullptr, *piece.epilogue,
-                                    /*bfloat16_activations=*/false, int8.get());
-        if (!entry->unsupported) {
-          const auto weights = weights_->Get(ctx, entry->pd.weights_desc(), entry->user_weights, piece.filter,
-                                             affine.scale, piece.dims.out_depth, int8->filter_scales.data());
-          ChannelAffine<float> scaled = affine;
-          if (affine.shift != nullptr) scaled.shift = int8->bias.data();
-          return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
-            ExecutePiece(ctx, *entry, *weights, int8->input.data.data(), out, scaled, addend, stream);
-          });
-        }
+  try {
+    // The piece's own primitive and weights, or with int8 products those of this call's
+    // input scale (float where the call cannot be quantized or oneDNN has no kernel).
+    std::shared_ptr<Entry> entry = piece.entry;
+    std::shared_ptr<dnnl::memory> weights = piece.weights;
+    ChannelAffine<float> run_affine = affine;
+    std::unique_ptr<Int8Call> int8;
+    if (int8_ && piece.dims.groups == 1) int8 = PrepareInt8(ctx, piece.dims, input, piece.filter, affine);
+    if (int8 != nullptr) {
+      auto quantized = EntryFor(piece.dims, affine.shift != nullptr, addend != nullptr, *piece.epilogue,
+                                /*bfloat16_activations=*/false, int8.get());
+      if (quantized->unsupported) {
+        int8 = nullptr;
+      } else {
+        entry = std::move(quantized);
+        weights = weights_->Get(ctx, entry->pd.weights_desc(), entry->user_weights, piece.filter, affine.scale,
+                                piece.dims.out_depth, int8->filter_scales.data());
+        if (affine.shift != nullptr) run_affine.shift = int8->bias.data();
       }
-    } catch (const dnnl::error& e) {
-      return OnednnFellBack(ctx, e.what());
     }
+    Tensor rounded;
+    char* source;
+    int64_t source_element;
+    if (!PrimitiveInput(ctx, int8 != nullptr ? &int8->input : nullptr, bfloat16_, input, piece.input_elements,
+                        sizeof(float), &rounded, &source, &source_element)) {
+      return false;
+    }
+    return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
+      ExecutePiece(ctx, *entry, *weights, source, out, run_affine, addend, stream);
+    });
+  } catch (const dnnl::error& e) {
+    return OnednnFellBack(ctx, e.what());
   }
-  Tensor rounded;
-  void* source;
-  if (!PrimitiveInput(ctx, bfloat16_, input, piece.input_elements, &rounded, &source)) return false;
-  return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
-    ExecutePiece(ctx, *piece.entry, *piece.weights, source, out, affine, addend, stream);
-  });
 }
 
 #else  // !TENSORACT_HAVE_ONEDNN

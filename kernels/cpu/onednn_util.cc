@@ -54,6 +54,13 @@ void RefuseReference(const char* impl) {
   if (std::string(impl).rfind("ref", 0) == 0) throw dnnl::error(dnnl_unimplemented, "reference only");
 }
 
+bool OnednnCpuHas(dnnl::cpu_isa isa) {
+  // oneDNN's ISAs are nested sets of feature bits: a CPU has `isa` when its own ISA holds
+  // all of them.
+  const unsigned have = static_cast<unsigned>(dnnl::get_effective_cpu_isa()), want = static_cast<unsigned>(isa);
+  return (have & want) == want;
+}
+
 bool OnednnEltwise(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, float* beta) {
   *alpha = 0.f;
   *beta = 0.f;
@@ -144,34 +151,13 @@ std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const
     if (slot->memory == nullptr || slot->memory.use_count() > 1) {
       slot->memory = std::make_shared<dnnl::memory>(layout, OnednnEngine());
     }
-    if (quantize != nullptr) {
-      // Per-channel factors go with the reorder's dimension-0 mask, so it runs whole (once per
-      // filter: an inference option).
-      std::vector<float> scaled;
-      const void* from = source.data();
-      if (scale != nullptr) {
-        const int64_t n = source.NumElements();
-        const float* w = source.base<float>();
-        scaled.resize(n);
-        for (int64_t i = 0; i < n; ++i) scaled[i] = w[i] * scale[i % channels];
-        from = scaled.data();
-      }
-      dnnl::primitive_attr attr;
-      attr.set_output_scales(1, std::vector<float>(quantize, quantize + user.dims()[0]));
-      const dnnl::memory in(user, OnednnEngine(), const_cast<void*>(from));
-      omp_set_num_threads(1);
-      dnnl::stream stream(OnednnEngine());
-      dnnl::reorder(dnnl::reorder::primitive_desc(in, *slot->memory, attr))
-          .execute(stream, const_cast<dnnl::memory&>(in), *slot->memory);
-      stream.wait();
-    } else if (scale == nullptr) {
-      OnednnReorderInPieces(ctx, dnnl::memory(user, OnednnEngine(), const_cast<void*>(source.data())),
-                            *slot->memory);
-    } else {
-      // The filter times the scale, in float (a bfloat16 filter widened exactly), then
-      // reordered (and rounded, for bfloat16 products) as without it.
+    // With a scale, the filter times it in float (a bfloat16 filter widened exactly); then
+    // reordered (and rounded, for bfloat16 products) as without it.
+    std::vector<float> scaled;
+    dnnl::memory::desc from = user;
+    if (scale != nullptr) {
       const int64_t n = source.NumElements();
-      std::vector<float> scaled(n);
+      scaled.resize(n);
       if (source.dtype() == tensorflow::DT_BFLOAT16) {
         const Eigen::bfloat16* w = source.base<Eigen::bfloat16>();
         for (int64_t i = 0; i < n; ++i) scaled[i] = static_cast<float>(w[i]) * scale[i % channels];
@@ -179,9 +165,17 @@ std::shared_ptr<dnnl::memory> OnednnWeightCache::Get(OpKernelContext* ctx, const
         const float* w = source.base<float>();
         for (int64_t i = 0; i < n; ++i) scaled[i] = w[i] * scale[i % channels];
       }
-      dnnl::memory::desc wide = user;
-      wide.data.data_type = dnnl_f32;
-      OnednnReorderInPieces(ctx, dnnl::memory(wide, OnednnEngine(), scaled.data()), *slot->memory);
+      from.data.data_type = dnnl_f32;
+    }
+    const dnnl::memory in(from, OnednnEngine(), scale != nullptr ? scaled.data() : const_cast<void*>(source.data()));
+    if (quantize == nullptr) {
+      OnednnReorderInPieces(ctx, in, *slot->memory);
+    } else {
+      // Per-channel factors go with the reorder's dimension-0 mask, so it runs whole (once per
+      // filter: an inference option).
+      dnnl::primitive_attr attr;
+      attr.set_output_scales(1, std::vector<float>(quantize, quantize + user.dims()[0]));
+      OnednnReorder(in, *slot->memory, attr);
     }
     slot->version.Record(source, epoch, scale, channels);
   }
@@ -228,10 +222,11 @@ void OnednnReorderInPieces(OpKernelContext* ctx, const dnnl::memory& from, const
   if (!ran) throw dnnl::error(dnnl_runtime_error, "reorder");
 }
 
-void OnednnReorder(const dnnl::memory& from, const dnnl::memory& to) {
+void OnednnReorder(const dnnl::memory& from, const dnnl::memory& to, const dnnl::primitive_attr& attr) {
   omp_set_num_threads(1);
   dnnl::stream stream(OnednnEngine());
-  dnnl::reorder(from, to).execute(stream, const_cast<dnnl::memory&>(from), const_cast<dnnl::memory&>(to));
+  dnnl::reorder(dnnl::reorder::primitive_desc(from, to, attr))
+      .execute(stream, const_cast<dnnl::memory&>(from), const_cast<dnnl::memory&>(to));
   stream.wait();
 }
 

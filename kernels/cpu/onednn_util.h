@@ -44,6 +44,9 @@ struct OnednnConvGeometry {
 // they are slower than our kernels on every shape, so the caller runs its own.
 void RefuseReference(const char* impl);
 
+// Whether this CPU, as oneDNN sees it, has the features of `isa` (bfloat16 arithmetic, VNNI).
+bool OnednnCpuHas(dnnl::cpu_isa isa);
+
 // The activation of `e` as a oneDNN eltwise post-op; false for none.
 bool OnednnEltwise(const FusedEpilogue& e, dnnl::algorithm* alg, float* alpha, float* beta);
 
@@ -67,8 +70,9 @@ bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<v
 bool OnednnRunHere(OpKernelContext* ctx, const std::function<void(dnnl::stream&)>& run);
 
 // `from` reordered into `to` on the calling thread, with one oneDNN thread: oneDNN's own
-// OpenMP team would wait at its barrier for a core the device's other threads hold.
-void OnednnReorder(const dnnl::memory& from, const dnnl::memory& to);
+// OpenMP team would wait at its barrier for a core the device's other threads hold. `attr`
+// may scale it (output scales: a filter quantized to int8).
+void OnednnReorder(const dnnl::memory& from, const dnnl::memory& to, const dnnl::primitive_attr& attr = {});
 
 // The same, a weight tensor (dims [O, ...]) split in slices of its first dimension over the
 // device's threads: a training step reorders every filter (9 MB for ResNet50's largest) into
