@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the dependencies (once) and configures and builds tensoract in build/.
-#   bash bootstrap/build.sh [--target NAME]... [--no-python] [CMAKE_ARGS...]
+#   bash bootstrap/build.sh [--target NAME]... [--no-python | --debian] [CMAKE_ARGS...]
 # --target builds only NAME and what it needs (repeatable; default: everything);
-# --no-python installs only Debian's packages, not the PyPI references the tests use. The
+# --no-python installs only Debian's packages, not the PyPI references the tests use
+# (--debian: the tests' Debian packages too; run-tests.sh installs PyPI's meanwhile). The
 # other arguments go to CMake's configure step (e.g. -DTENSORACT_PORTABLE=ON, -DTENSORACT_CUDA=ON).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,7 @@ cmake_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) [ $# -ge 2 ] || { echo "build.sh: --target needs a name" >&2; exit 2; }; targets+=(--target "$2"); shift 2 ;;
-    --no-python) deps_args+=(--no-python); shift ;;
+    --no-python | --debian) deps_args+=("$1"); shift ;;
     *) cmake_args+=("$1"); shift ;;
   esac
 done

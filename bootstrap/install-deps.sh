@@ -6,17 +6,23 @@
 #   bootstrap/install-deps.sh            build deps, Fashion-MNIST, doxygen, tensorflow-cpu (the reference)
 #   bootstrap/install-deps.sh --no-python  only Debian's packages (the main job needs no
 #                                        PyPI package: bootstrap/run-main.sh)
+#   bootstrap/install-deps.sh --debian   every Debian package, the tests' doxygen too, no PyPI
+#   bootstrap/install-deps.sh --pypi     only PyPI's packages (after --debian: run-tests.sh
+#                                        installs them while it builds)
 #   bootstrap/install-deps.sh --peers    also the benchmark peers (PyPI torch: several GB;
 #                                        onnxruntime, tf2onnx, openvino)
 set -euo pipefail
 
 want_peers=0
 want_python=1
+want_debian=1
 for arg in "$@"; do
   case "$arg" in
     --peers) want_peers=1 ;;
     --no-python) want_python=0 ;;
-    *) echo "install-deps.sh: unknown option '$arg' (known: --peers, --no-python)" >&2; exit 2 ;;
+    --debian) want_python=2 ;;
+    --pypi) want_debian=0 ;;
+    *) echo "install-deps.sh: unknown option '$arg' (known: --peers, --no-python, --debian, --pypi)" >&2; exit 2 ;;
   esac
 done
 
@@ -39,17 +45,21 @@ packages=(
   iproute2
 )
 # Only the tests need these: the API reference's check (doxygen).
-if [ "$want_python" -eq 1 ]; then
+if [ "$want_python" -ne 0 ]; then
   packages+=(doxygen)
 fi
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
+if [ "$want_debian" -eq 1 ]; then
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+fi
+if [ "$want_debian" -eq 0 ]; then
+  :
+elif [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get update -q
   sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
@@ -57,7 +67,7 @@ else
   echo "install-deps: Debian packages already installed"
 fi
 
-if [ "$want_python" -eq 0 ]; then
+if [ "$want_python" -ne 1 ]; then
   echo "install-deps: done (Debian's packages only)"
   exit 0
 fi

@@ -25,7 +25,25 @@ for arg in "$@"; do
 done
 benchmarks=OFF
 [ "$tier" = full ] && benchmarks=ON
-bash bootstrap/build.sh -DTENSORACT_CUDA=$cuda -DTENSORACT_BUILD_BENCHMARKS=$benchmarks -DTENSORACT_TEST_TIER=$tier
+# Debian's packages first (the build needs them, and pip is one of them). The quick tier
+# installs PyPI's (TensorFlow, the tests' reference: ~1 minute on a fresh machine, mostly
+# download) while it builds; --full before, as the benchmarks' configure looks for
+# TensorFlow's C API in its wheel.
+if [ "$tier" = full ]; then
+  bash bootstrap/install-deps.sh
+  pip_pid=""
+else
+  bash bootstrap/install-deps.sh --debian
+  pip_log=$(mktemp)
+  bash bootstrap/install-deps.sh --pypi >"$pip_log" 2>&1 &
+  pip_pid=$!
+fi
+bash bootstrap/build.sh --debian -DTENSORACT_CUDA=$cuda -DTENSORACT_BUILD_BENCHMARKS=$benchmarks -DTENSORACT_TEST_TIER=$tier
+if [ -n "$pip_pid" ]; then
+  wait "$pip_pid" || echo "run-tests: installing PyPI's packages failed; the tests that need them say they are skipped" >&2
+  cat "$pip_log"
+  rm -f "$pip_log"
+fi
 cd build
 # Twice the cores: the tests of real processes on loopback mostly wait (heartbeat
 # timeouts, handshake deadlines), so a third and fourth test fill those waits.
