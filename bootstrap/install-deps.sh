@@ -78,11 +78,19 @@ py=$(command -v python3)
 pip_install() {
   "$py" -m pip install -q "$@" 2>/dev/null || "$py" -m pip install -q --break-system-packages "$@"
 }
-if "$py" -c 'import tensorflow' >/dev/null 2>&1; then
-  echo "install-deps: tensorflow already installed"
+# TensorFlow 2.21: the compatibility tests state its behaviour (its refusals, its messages),
+# so a newer release must not arrive unasked on a fresh machine.
+tf_version=2.21
+if tf_found=$("$py" -c 'import tensorflow as tf; print(tf.__version__)' 2>/dev/null); then
+  echo "install-deps: tensorflow $tf_found already installed"
+  case "$tf_found" in
+    "$tf_version".*) ;;
+    *) echo "install-deps: WARNING: the compatibility tests expect TensorFlow $tf_version, not $tf_found" >&2 ;;
+  esac
 else
-  echo "install-deps: installing tensorflow-cpu from PyPI (the compatibility reference)"
-  pip_install tensorflow-cpu || echo "install-deps: WARNING: tensorflow-cpu could not be installed; compatibility tests will say they are skipped" >&2
+  echo "install-deps: installing tensorflow-cpu $tf_version from PyPI (the compatibility reference)"
+  pip_install "tensorflow-cpu==$tf_version.*" ||
+    echo "install-deps: WARNING: tensorflow-cpu could not be installed; compatibility tests will say they are skipped" >&2
 fi
 # TensorFlow Serving's Python client (its gRPC stubs and messages) drives tensoract-serve's
 # gRPC API in the tests. Without its dependencies: they are TensorFlow's, already here, and
@@ -91,7 +99,7 @@ if "$py" -c 'import tensorflow_serving.apis.prediction_service_pb2_grpc' >/dev/n
   echo "install-deps: tensorflow-serving-api already installed"
 else
   echo "install-deps: installing tensorflow-serving-api from PyPI (TensorFlow Serving's gRPC client, in tests)"
-  pip_install --no-deps tensorflow-serving-api ||
+  pip_install --no-deps "tensorflow-serving-api==$tf_version.*" ||
     echo "install-deps: WARNING: tensorflow-serving-api could not be installed; the gRPC serving checks will say they are skipped" >&2
 fi
 # TensorBoard reads our event files in the tests (its reader and its HTTP server).

@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "graph/node_names.h"
+
 namespace tensoract {
 namespace {
 
@@ -38,13 +40,6 @@ StatusOr<Node*> AddCallNode(Graph* graph, const char* op, const std::string& nam
   return graph->AddNode(def);
 }
 
-// A name no node has yet: "_arg_x_0" or "_arg_x_0_1".
-std::string FreshName(const Graph& graph, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; graph.FindNode(name) != nullptr; ++i) name = StrCat(base, "_", i);
-  return name;
-}
-
 std::string Flatten(const std::string& tensor) {
   std::string out = tensor;
   for (char& c : out) if (c == ':' || c == '/') c = '_';
@@ -68,7 +63,7 @@ Status RewriteForCall(Graph* graph, CallSignature* sig) {
     DataType type = BaseType(node->output_type(port));
     PartialTensorShape shape;
     if (node->type_string() == "Placeholder") TA_RETURN_IF_ERROR(GetNodeAttr(node->def(), "shape", &shape));
-    TA_ASSIGN_OR_RETURN(Node * arg, AddCallNode(graph, "_Arg", FreshName(*graph, "_arg_" + Flatten(sig->feeds[i])),
+    TA_ASSIGN_OR_RETURN(Node * arg, AddCallNode(graph, "_Arg", UnusedNodeName(*graph, "_arg_" + Flatten(sig->feeds[i])),
                                                 type, static_cast<int>(i), shape));
     std::vector<const Edge*> consumers;
     // As TensorFlow does, a fed Placeholder's control edges move to its replacement too:
@@ -102,7 +97,7 @@ Status RewriteForCall(Graph* graph, CallSignature* sig) {
       port = 0;
     }
     TA_ASSIGN_OR_RETURN(Node * ret, AddCallNode(graph, "_Retval",
-                                                FreshName(*graph, "_retval_" + Flatten(sig->fetches[i])), type,
+                                                UnusedNodeName(*graph, "_retval_" + Flatten(sig->fetches[i])), type,
                                                 static_cast<int>(i)));
     graph->AddEdge(node, port, ret, 0);
     graph->AddControlEdge(ret, graph->sink_node());

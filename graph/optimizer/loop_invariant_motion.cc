@@ -159,8 +159,8 @@ class Hoister {
     auto key = std::make_pair(n, port);
     auto found = enters_.find(key);
     if (found != enters_.end()) return found->second;
-    std::string name = StrCat(n->name(), "/loop_invariant", port == 0 ? "" : StrCat("_", port));
-    for (int i = 1; graph_->FindNode(name) != nullptr; ++i) name = StrCat(n->name(), "/loop_invariant_", port, "_", i);
+    const std::string name =
+        UnusedNodeName(*graph_, StrCat(n->name(), "/loop_invariant", port == 0 ? "" : StrCat("_", port)));
     Node* enter = AddConstantEnter(graph_, n, port, info_.frames[f].name, info_.frames[f].parallel_iterations, name);
     if (n->type_string() == "Const" && !n->def().attr().count("_class")) {
       // Kept beside its Enter: on its device and lane, and apart from equal constants of

@@ -98,17 +98,11 @@ bool IsWeight(const Node& n) {
   return false;
 }
 
-std::string UniqueName(const Graph& graph, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; graph.FindNode(name) != nullptr; ++i) name = StrCat(base, "_", i);
-  return name;
-}
-
 // A Cast node of `from`:`port` from `src` to `dst`, on `device`, wired to its input.
 Node* AddCast(Graph* graph, Node* from, int port, DataType src, DataType dst, const std::string& device, bool reuse) {
   NodeDef def;
-  def.set_name(UniqueName(*graph, StrCat(from->name(), port == 0 ? "" : StrCat("_", port),
-                                         dst == tensorflow::DT_BFLOAT16 ? "/ToBfloat16" : "/FromBfloat16")));
+  def.set_name(UnusedNodeName(*graph, StrCat(from->name(), port == 0 ? "" : StrCat("_", port),
+                                             dst == tensorflow::DT_BFLOAT16 ? "/ToBfloat16" : "/FromBfloat16")));
   def.set_op("Cast");
   def.set_device(device);
   def.add_input(TensorId{from->name(), port}.ToString());

@@ -71,10 +71,4 @@ Node* AddConstantEnter(Graph* graph, Node* n, int port, const std::string& frame
   return enter;
 }
 
-std::string UnusedNodeName(const Graph& graph, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; graph.FindNode(name) != nullptr; ++i) name = StrCat(base, "_", i);
-  return name;
-}
-
 }  // namespace tensoract

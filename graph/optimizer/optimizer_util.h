@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/node_names.h"  // UnusedNodeName, for the passes
 
 namespace tensoract {
 
@@ -31,9 +32,6 @@ bool IsNeverEvaluatedAhead(const std::string& op);
 // shape of that output.
 Node* AddConstantEnter(Graph* graph, Node* n, int port, const std::string& frame_name, int64_t parallel_iterations,
                        const std::string& name);
-
-// `base` when no node of `graph` has that name, else the first free of base_1, base_2, ...
-std::string UnusedNodeName(const Graph& graph, const std::string& base);
 
 }  // namespace tensoract
 
