@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything tensoract builds and tests with, on a fresh Debian 12 machine.
-# Safe to run twice: apt and pip skip what is already there, and a marker file skips
-# `apt-get update` when every package is present.
+# Safe to run twice: apt and pip skip what is already there, and `apt-get update` runs only
+# when a Debian package is missing.
 #
 #   bootstrap/install-deps.sh            build deps, Fashion-MNIST, doxygen, tensorflow-cpu (the reference)
 #   bootstrap/install-deps.sh --no-python  only Debian's packages (the main job needs no
@@ -13,14 +13,15 @@
 #                                        onnxruntime, tf2onnx, openvino)
 set -euo pipefail
 
-want_peers=0
-want_python=1
-want_debian=1
+want_debian=1       # Debian's packages
+want_test_debian=1  # and those only the tests need
+want_pypi=1         # PyPI's references
+want_peers=0        # and the benchmark peers
 for arg in "$@"; do
   case "$arg" in
     --peers) want_peers=1 ;;
-    --no-python) want_python=0 ;;
-    --debian) want_python=2 ;;
+    --no-python) want_test_debian=0; want_pypi=0 ;;
+    --debian) want_pypi=0 ;;
     --pypi) want_debian=0 ;;
     *) echo "install-deps.sh: unknown option '$arg' (known: --peers, --no-python, --debian, --pypi)" >&2; exit 2 ;;
   esac
@@ -45,29 +46,27 @@ packages=(
   iproute2
 )
 # Only the tests need these: the API reference's check (doxygen).
-if [ "$want_python" -ne 0 ]; then
+if [ "$want_test_debian" -eq 1 ]; then
   packages+=(doxygen)
 fi
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-missing=()
 if [ "$want_debian" -eq 1 ]; then
+  missing=()
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
-fi
-if [ "$want_debian" -eq 0 ]; then
-  :
-elif [ ${#missing[@]} -gt 0 ]; then
-  echo "install-deps: installing ${missing[*]}"
-  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get update -q
-  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
-else
-  echo "install-deps: Debian packages already installed"
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "install-deps: installing ${missing[*]}"
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  else
+    echo "install-deps: Debian packages already installed"
+  fi
 fi
 
-if [ "$want_python" -ne 1 ]; then
+if [ "$want_pypi" -eq 0 ]; then
   echo "install-deps: done (Debian's packages only)"
   exit 0
 fi
