@@ -10,7 +10,8 @@ namespace {
 using shape_inference::InferenceContext;
 using shape_inference::kUnknownDim;
 
-// gates [batch, 4 * units] and c_prev [batch, units] give c and h of [batch, units].
+// gates [batch, 4 * units] and c_prev [batch, units] (and a bias [4 * units]) give c and h of
+// [batch, units].
 Status FusedLstmGatesShape(InferenceContext* c) {
   PartialTensorShape gates, c_prev;
   TA_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &gates));
@@ -24,6 +25,12 @@ Status FusedLstmGatesShape(InferenceContext* c) {
                                      " columns, not 4 gates of the same width");
     }
     TA_RETURN_IF_ERROR(c->MergeDim(units, gate_width / 4, &units));
+  }
+  if (c->num_inputs() > 2) {
+    PartialTensorShape bias;
+    TA_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &bias));
+    int64_t width = kUnknownDim;
+    TA_RETURN_IF_ERROR(c->MergeDim(gate_width, InferenceContext::Dim(bias, 0), &width));
   }
   c->set_output(0, InferenceContext::Matrix(batch, units));
   c->set_output(1, InferenceContext::Matrix(batch, units));
@@ -51,10 +58,12 @@ Status FusedGruGatesShape(InferenceContext* c) {
 // Keras' LSTM cell after its products: the gates z = x W + h U + b, four blocks of columns
 // (input, forget, cell, output), and the cell state before the step give
 //   c = sigmoid(z_f) * c_prev + sigmoid(z_i) * tanh(z_c),   h = sigmoid(z_o) * tanh(c).
+// With num_bias 1, `gates` is z without its bias, `bias` the vector [4 * units] added first.
 REGISTER_OP("_FusedLstmGates")
-    .Input("gates: T").Input("c_prev: T")
+    .Input("gates: T").Input("c_prev: T").Input("bias: num_bias * T")
     .Output("c: T").Output("h: T")
     .Attr("T: {float}")
+    .Attr("num_bias: int >= 0 = 0")
     .SetShapeFn(tensoract::FusedLstmGatesShape)
     .Doc("A Keras LSTM cell's gate activations and state update, from its gates' pre-activations.");
 

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/optimizer/remapper_util.h"
@@ -90,6 +91,35 @@ bool IsColumnSlice(const Node& slice, int64_t* begin, int64_t* end) {
   return *begin >= 0 && *end >= -1;
 }
 
+// The bias added to the LSTM's gates just before their Split (Keras' `z += b`: a BiasAdd, or
+// an Add of a vector of 4 * units), read by the Split alone: that node, with *gates and
+// *bias its operands; nullptr where there is none.
+Node* GateBias(const Node& split, int64_t units, Source* gates, Source* bias) {
+  const Source z = DataInput(split, 1);
+  if (z.node == nullptr || z.port != 0 || !SameCpuFloat(*z.node, split)) return nullptr;
+  const Edge* only = SoleConsumer(*z.node);
+  if (only == nullptr || only->dst != &split) return nullptr;
+  Node& add = *z.node;
+  // A BiasAdd refuses a bias of another length itself (so does the kernel, alike); an Add
+  // would broadcast a vector of one: its length must be known to be the gates' width.
+  const bool bias_add = add.type_string() == "BiasAdd";
+  const auto is_vector = [units, bias_add](const Source& v) {
+    if (v.node == nullptr) return false;
+    const PartialTensorShape& shape = v.node->output_shape(v.port);
+    return shape.dims() == 1 && (bias_add || (units > 0 && shape.dim_size(0) == 4 * units));
+  };
+  const auto is_matrix = [](const Source& v) { return v.node != nullptr && v.node->output_shape(v.port).dims() == 2; };
+  if (bias_add) {
+    if (AttrString(add, "data_format", "NHWC") != "NHWC") return nullptr;
+  } else if (add.type_string() != "AddV2" && add.type_string() != "Add") {
+    return nullptr;
+  }
+  *gates = DataInput(add, 0);
+  *bias = DataInput(add, 1);
+  if (!bias_add && is_vector(*gates)) std::swap(*gates, *bias);
+  return is_matrix(*gates) && is_vector(*bias) ? &add : nullptr;
+}
+
 }  // namespace
 
 bool TryFuseLstmGates(Graph* graph, Node* split) {
@@ -123,8 +153,17 @@ bool TryFuseLstmGates(Graph* graph, Node* split) {
   NodeDef def;
   def.set_op("_FusedLstmGates");
   (*def.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
-  const std::vector<Node*> nodes = {split, gate[0], gate[1], gate[2], gate[3], input_part, kept_part, c, c_tanh, h};
-  return ReplaceNodes(graph, nodes, {c, h}, {DataInput(*split, 1), c_prev}, std::move(def)) != nullptr;
+  std::vector<Node*> nodes = {split, gate[0], gate[1], gate[2], gate[3], input_part, kept_part, c, c_tanh, h};
+  std::vector<Source> data = {DataInput(*split, 1), c_prev};
+  // The gates' bias goes in too, added as each gate is read (the same sums): in a loop, a
+  // kernel fewer in every step.
+  Source gates{}, bias{};
+  if (Node* bias_add = GateBias(*split, units, &gates, &bias)) {
+    nodes.push_back(bias_add);
+    data = {gates, c_prev, bias};
+    (*def.mutable_attr())["num_bias"].set_i(1);
+  }
+  return ReplaceNodes(graph, nodes, {c, h}, data, std::move(def)) != nullptr;
 }
 
 bool TryFuseGruGates(Graph* graph, Node* split) {

@@ -6,6 +6,8 @@
 //         i, f, g, o = Split(1, z, num_split=4)
 //         c = Sigmoid(f) * c_prev + Sigmoid(i) * Tanh(g)
 //         h = Sigmoid(o) * Tanh(c)                              -> _FusedLstmGates(z, c_prev)
+//   (where z's last step is the bias, BiasAdd(z', b) or z' + b, read by the Split alone,
+//    _FusedLstmGates(z', c_prev, b) adds it as it reads each gate)
 //
 //   GRU (reset_after, Keras 3's default):
 //         xz, xr, xn = Split(1, x W + b_x, num_split=3)

@@ -70,6 +70,16 @@ class FusedLstmGatesOp : public OpKernel {
     const Tensor& gates = ctx->input(0);
     TensorShape state;
     OP_REQUIRES_OK(ctx, GatesShape(*this, gates, 4, &state));
+    // The bias the remapper took from a BiasAdd (or Add) before the gates: BiasAdd's check.
+    const float* bias = nullptr;
+    if (ctx->num_inputs() > 2) {
+      const Tensor& b = ctx->input(2);
+      OP_REQUIRES(ctx, b.dims() == 1 && b.dim_size(0) == gates.dim_size(1),
+                  errors::InvalidArgument(CwiseNodeContext(*this), ": the gates' bias must be a vector of ",
+                                          gates.dim_size(1), " values, one per column of the gates, got shape ",
+                                          b.shape().DebugString()));
+      bias = b.base<float>();
+    }
     Tensor c_prev;
     OP_REQUIRES_OK(ctx, BroadcastInput(ctx, *this, 1, "the previous state", state, &c_prev));
     Tensor *c = nullptr, *h = nullptr;
@@ -91,9 +101,30 @@ class FusedLstmGatesOp : public OpKernel {
       Gate c_after(c_out + first * units, units, rows, stride);
       Gate h_after(h_out + first * units, units, rows, stride);
       // c_out may be c_prev's buffer (forwarded): each element is read before it is written.
-      c_after = f.unaryExpr(AccurateLogistic()) * c_before + i.unaryExpr(AccurateLogistic()) * g.tanh();
-      h_after = o.unaryExpr(AccurateLogistic()) * c_after.tanh();
+      if (bias == nullptr) {
+        Update(i, f, g, o, c_before, c_after, h_after);
+        return;
+      }
+      // The range's gates plus the bias first, rounded as BiasAdd rounds them, into a buffer
+      // (added inside the activations' expression, Eigen evaluated them a value at a time).
+      const int64_t width = 4 * units;
+      Eigen::ArrayXXf biased(width, rows);
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* from = z + (first + r) * width;
+        float* to = biased.data() + r * width;
+        for (int64_t j = 0; j < width; ++j) to[j] = from[j] + bias[j];
+      }
+      Update(GateBlock(biased.data(), 4, units, 0, 0, rows), GateBlock(biased.data(), 4, units, 1, 0, rows),
+             GateBlock(biased.data(), 4, units, 2, 0, rows), GateBlock(biased.data(), 4, units, 3, 0, rows), c_before,
+             c_after, h_after);
     });
+  }
+
+ private:
+  static void Update(const ConstGate& i, const ConstGate& f, const ConstGate& g, const ConstGate& o,
+                     const ConstGate& c_before, Gate& c_after, Gate& h_after) {
+    c_after = f.unaryExpr(AccurateLogistic()) * c_before + i.unaryExpr(AccurateLogistic()) * g.tanh();
+    h_after = o.unaryExpr(AccurateLogistic()) * c_after.tanh();
   }
 };
 

@@ -73,12 +73,15 @@ TEST_CASE("a layer norm whose moments are used elsewhere is left alone") {
 // A Keras LSTM cell, on x [?, 6] and c_prev (of unknown shape, as a loop variable's), after its
 // products z [?, 4 * 5]: Split into
 // i, f, g, o; c = sigmoid(f) * c_prev + sigmoid(i) * tanh(g); h = sigmoid(o) * tanh(c).
-// `swapped` writes every Mul and the Add with their operands the other way round.
+// `swapped` writes every Mul and the Adds with their operands the other way round, and the
+// bias as an AddV2 of a vector rather than a BiasAdd.
 tensorflow::GraphDef KerasLstmGates(bool swapped) {
   return testing::BuildGraph([swapped](const Scope& s) {
     // The products: x W + b, as in Keras' cell (known to be [?, 20]).
     auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({-1, 6}));
-    auto z = ops::BiasAdd(s, ops::MatMul(s, x, Filled(s, {6, 20}, 0.6f)), Filled(s, {20}, 0.2f));
+    auto product = ops::MatMul(s, x, Filled(s, {6, 20}, 0.6f));
+    auto b = Filled(s, {20}, 0.2f, 0.05f);
+    Output z = swapped ? Output(ops::AddV2(s.WithOpName("z"), b, product)) : Output(ops::BiasAdd(s.WithOpName("z"), product, b));
     auto c_prev = ops::Placeholder(s.WithOpName("c_prev"), tensorflow::DT_FLOAT, PartialTensorShape());
     auto gates = ops::Split(s.WithOpName("split"), ops::Const(s, 1), z, 4);
     auto i = ops::Sigmoid(s, gates[0]);
@@ -108,6 +111,10 @@ TEST_CASE("a Keras LSTM cell's gates fuse into one _FusedLstmGates, within float
       CHECK(Has(fused.ops, "_FusedLstmGates:c"));
       CHECK_FALSE(Has(fused.ops, "Split:split"));
       CHECK(Has(apart.ops, "Split:split"));
+      // The bias is added in the fused kernel too.
+      const std::string bias_node = swapped ? "AddV2:z" : "BiasAdd:z";
+      CHECK_FALSE(Has(fused.ops, bias_node));
+      CHECK(Has(apart.ops, bias_node));
       REQUIRE(fused.values.size() == 2);
       for (int k = 0; k < 2; ++k) {
         REQUIRE(fused.values[k].size() == 3 * 5);
