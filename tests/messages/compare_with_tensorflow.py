@@ -41,9 +41,11 @@ installed (ctest's SKIP_RETURN_CODE).
 """
 
 import importlib
+import importlib.metadata
 import importlib.util
 import os
 import sys
+import types
 
 SKIP = 77
 
@@ -87,6 +89,8 @@ TF_OPTIONAL_MODULES = [
     # GraphDebugInfo lives in core/framework in new TF, core/protobuf before.
     "tensorflow.core.framework.graph_debug_info_pb2",
     "tensorflow.core.protobuf.graph_debug_info_pb2",
+    # CheckpointState (the `checkpoint` file), generated with TF's Python.
+    "tensorflow.python.training.checkpoint_state_pb2",
     # TensorFlow Serving's API (pip's tensorflow-serving-api), for messages/serving_apis.proto.
     "tensorflow_serving.apis.predict_pb2",
     "tensorflow_serving.apis.classification_pb2",
@@ -163,6 +167,11 @@ def load_tensorflow():
         print("SKIPPED: tensorflow is not installed "
               "(bootstrap/install-deps.sh installs tensorflow-cpu)")
         sys.exit(SKIP)
+    # TF's generated modules without TF's own __init__ (its runtime and every op's wrapper,
+    # ~6 s of a core): a bare package of TF's folder stands in for `tensorflow`.
+    package = types.ModuleType("tensorflow")
+    package.__path__ = list(importlib.util.find_spec("tensorflow").submodule_search_locations)
+    sys.modules["tensorflow"] = package
     try:
         mods = [importlib.import_module(m) for m in TF_FRAMEWORK_MODULES]
     except Exception as e:  # pylint: disable=broad-except
@@ -184,10 +193,13 @@ def load_tensorflow():
     if errmod is None:
         print("note: none of %s imports; tensorflow.error.Code is not checked"
               % ", ".join(TF_ERROR_CODES_MODULES))
-    import tensorflow  # already imported as the parent package above
-    version = getattr(tensorflow, "__version__", None)
-    if version is None:
-        version = getattr(getattr(tensorflow, "version", None), "VERSION", "?")
+    version = "?"
+    for distribution in ("tensorflow-cpu", "tensorflow", "tensorflow-intel"):
+        try:
+            version = importlib.metadata.version(distribution)
+            break
+        except importlib.metadata.PackageNotFoundError:
+            continue
     return version, mods[0].DESCRIPTOR.pool
 
 
