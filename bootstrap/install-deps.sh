@@ -133,14 +133,14 @@ else
   pip_install tensorboard || echo "install-deps: WARNING: tensorboard could not be installed; its tests will say they are skipped" >&2
 fi
 if [ "$want_peers" -eq 1 ]; then
-  if "$py" -c 'import torch' >/dev/null 2>&1; then
+  if dist_version torch >/dev/null; then
     echo "install-deps: torch already installed"
   else
     echo "install-deps: installing torch from PyPI (benchmark peer)"
     pip_install torch
   fi
   # The model zoo's inference peers (tests/bench/run_model_zoo_bench.sh).
-  if "$py" -c 'import onnxruntime, tf2onnx, openvino' >/dev/null 2>&1; then
+  if dist_version onnxruntime >/dev/null && dist_version tf2onnx >/dev/null && dist_version openvino >/dev/null; then
     echo "install-deps: onnxruntime, tf2onnx and openvino already installed"
   else
     echo "install-deps: installing onnxruntime, tf2onnx and openvino from PyPI (benchmark peers)"
