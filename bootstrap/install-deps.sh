@@ -102,12 +102,13 @@ if tf_found=$(dist_version tensorflow-cpu tensorflow tensorflow-intel); then
   esac
 else
   echo "install-deps: installing tensorflow-cpu $tf_version from PyPI (the compatibility reference)"
-  pip_install "tensorflow-cpu==$tf_version.*" ||
+  pip_install "tensorflow-cpu==$tf_version.*" "ml_dtypes==0.5.*" ||
     echo "install-deps: WARNING: tensorflow-cpu could not be installed; compatibility tests will say they are skipped" >&2
 fi
-# ml_dtypes (TensorFlow's extra numpy types) 0.5, within TensorFlow 2.21's range (>=0.5.1,
-# <1): importing 0.7 registers its ufunc loops in ~1.3 s of a core, 0.5 in 0.1 s, and every
-# test process that runs TensorFlow pays it (22 in the quick tier; same tensors written).
+# ml_dtypes (TensorFlow's extra numpy types) 0.5, installed with TensorFlow above or brought
+# back to it here, within TensorFlow 2.21's range (>=0.5.1, <1) and onnx's (>=0.5.4):
+# importing 0.7 registers its ufunc loops in ~1.3 s of a core, 0.5 in 0.1 s, and every test
+# process that runs TensorFlow pays it (20 in the quick tier; the same tensors written).
 if mld_found=$(dist_version ml_dtypes); then
   case "$mld_found" in
     0.5.*) ;;
