@@ -4,7 +4,6 @@
 
 #include <array>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "graph/optimizer/remapper_util.h"
@@ -91,33 +90,25 @@ bool IsColumnSlice(const Node& slice, int64_t* begin, int64_t* end) {
   return *begin >= 0 && *end >= -1;
 }
 
-// The bias added to the LSTM's gates just before their Split (Keras' `z += b`: a BiasAdd, or
-// an Add of a vector of 4 * units), read by the Split alone: that node, with *gates and
+// The bias added to the LSTM's gates just before their Split (Keras' `z += b`), read by the
+// Split alone: the remapper's per-channel add (AsChannelStep: a BiasAdd, or an Add of a
+// vector of the gates' width), a vector as the kernel takes it. That node, with *gates and
 // *bias its operands; nullptr where there is none.
 Node* GateBias(const Node& split, int64_t units, Source* gates, Source* bias) {
   const Source z = DataInput(split, 1);
   if (z.node == nullptr || z.port != 0 || !SameCpuFloat(*z.node, split)) return nullptr;
   const Edge* only = SoleConsumer(*z.node);
   if (only == nullptr || only->dst != &split) return nullptr;
-  Node& add = *z.node;
-  // A BiasAdd refuses a bias of another length itself (so does the kernel, alike); an Add
-  // would broadcast a vector of one: its length must be known to be the gates' width.
-  const bool bias_add = add.type_string() == "BiasAdd";
-  const auto is_vector = [units, bias_add](const Source& v) {
-    if (v.node == nullptr) return false;
-    const PartialTensorShape& shape = v.node->output_shape(v.port);
-    return shape.dims() == 1 && (bias_add || (units > 0 && shape.dim_size(0) == 4 * units));
-  };
-  const auto is_matrix = [](const Source& v) { return v.node != nullptr && v.node->output_shape(v.port).dims() == 2; };
-  if (bias_add) {
-    if (AttrString(add, "data_format", "NHWC") != "NHWC") return nullptr;
-  } else if (add.type_string() != "AddV2" && add.type_string() != "Add") {
-    return nullptr;
+  for (int input : {0, 1}) {
+    ChannelStep step;
+    if (!AsChannelStep(*z.node, input, 4 * units, 1, &step) || step.op != "BiasAdd") continue;
+    *gates = DataInput(*z.node, input);
+    *bias = step.args[0];
+    const bool matrix = gates->node != nullptr && gates->node->output_shape(gates->port).dims() == 2;
+    const bool vector = bias->node->output_shape(bias->port).dims() == 1;
+    return matrix && vector ? z.node : nullptr;
   }
-  *gates = DataInput(add, 0);
-  *bias = DataInput(add, 1);
-  if (!bias_add && is_vector(*gates)) std::swap(*gates, *bias);
-  return is_matrix(*gates) && is_vector(*bias) ? &add : nullptr;
+  return nullptr;
 }
 
 }  // namespace

@@ -225,6 +225,36 @@ bool IsChannelVector(const Source& s, int64_t channels, int max_rank) {
   return shape.dim_size(shape.dims() - 1) == channels;
 }
 
+bool AsChannelStep(const Node& n, int input, int64_t channels, int rank, ChannelStep* step) {
+  const std::string& op = n.type_string();
+  if (op == "BiasAdd" || op == "BiasAddV1") {
+    if (input != 0 || AttrString(n, "data_format", "NHWC") != "NHWC") return false;
+    *step = {"BiasAdd", {DataInput(n, 1)}};
+    return step->args[0].node != nullptr;
+  }
+  if (op == "Mul" || op == "Add" || op == "AddV2") {  // x * m, x + b, either side
+    const Source other = DataInput(n, 1 - input);
+    if (!IsChannelVector(other, channels, rank)) return false;
+    *step = {op == "Mul" ? "ChannelMul" : "BiasAdd", {other}};
+    return true;
+  }
+  if (op == "FusedBatchNorm" || op == "FusedBatchNormV2" || op == "FusedBatchNormV3") {
+    auto training = n.def().attr().find("is_training");
+    if (input != 0 || training == n.def().attr().end() || training->second.b() ||
+        AttrString(n, "data_format", "NHWC") != "NHWC") {
+      return false;
+    }
+    for (const Edge* e : n.out_edges()) {  // the batch statistics must be unused
+      if (!e->IsControlEdge() && e->src_output != 0) return false;
+    }
+    auto u = n.def().attr().find("U");  // V2/V3: the statistics' type, float for a float input
+    if (u != n.def().attr().end() && u->second.type() != n.def().attr().at("T").type()) return false;
+    *step = {"FusedBatchNorm", {DataInput(n, 1), DataInput(n, 2), DataInput(n, 3), DataInput(n, 4)}};
+    return true;
+  }
+  return false;
+}
+
 bool KnownShape4(const Node& n, int input, std::vector<int64_t>* dims) {
   const Source s = DataInput(n, input);
   if (s.node == nullptr) return false;

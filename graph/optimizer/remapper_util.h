@@ -88,6 +88,17 @@ bool IsScalarConst(const Source& s, float want);
 // [channels] or [1, ..., 1, channels] of known shape, no wider than the product's output.
 bool IsChannelVector(const Source& s, int64_t channels, int max_rank);
 
+// One per-channel step of an epilogue (kernels/cpu/fused_epilogue.h) and its args.
+struct ChannelStep {
+  std::string op;  // BiasAdd, ChannelMul or FusedBatchNorm
+  std::vector<Source> args;
+};
+
+// What `n`, reading the chain's value at input `input`, does to it per channel, if anything:
+// a BiasAdd (NHWC), or an Add or Mul of a channel vector (IsChannelVector, at most `rank`
+// dimensions) either side, or an inference FusedBatchNorm whose statistics go unused.
+bool AsChannelStep(const Node& n, int input, int64_t channels, int rank, ChannelStep* step);
+
 // The values of an int32 or int64 Const (of any shape), in *values; false for anything else.
 bool ConstInts(const Source& s, std::vector<int64_t>* values);
 

@@ -163,14 +163,15 @@ class Report:
 def load_tensorflow():
     """Imports TF's generated modules; returns (version, pool) or exits 77."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    if importlib.util.find_spec("tensorflow") is None:
+    spec = importlib.util.find_spec("tensorflow")
+    if spec is None:
         print("SKIPPED: tensorflow is not installed "
               "(bootstrap/install-deps.sh installs tensorflow-cpu)")
         sys.exit(SKIP)
     # TF's generated modules without TF's own __init__ (its runtime and every op's wrapper,
     # ~6 s of a core): a bare package of TF's folder stands in for `tensorflow`.
     package = types.ModuleType("tensorflow")
-    package.__path__ = list(importlib.util.find_spec("tensorflow").submodule_search_locations)
+    package.__path__ = list(spec.submodule_search_locations)
     sys.modules["tensorflow"] = package
     try:
         mods = [importlib.import_module(m) for m in TF_FRAMEWORK_MODULES]
