@@ -102,7 +102,11 @@ class Conv2DOp : public OpKernel {
         // them in cache: a thread's whole range (the batch, with one thread) would have to
         // come back from memory (conv2 at batch 512: 26 MB).
         const int64_t block = epilogue_.active() ? std::max<int64_t>(24, (32 << 10) / d.out_depth / 24 * 24) : pixels;
-        CwiseParallelFor(ctx, pixels, k * d.out_depth, [&](int64_t begin, int64_t end) {
+        // A convolution of fewer than gemm::kParallelMacs multiply-adds stays on this thread
+        // (at a cost of 1 a pixel CwiseParallelFor splits only tens of thousands of pixels):
+        // its multiply-adds are not the cycles CwiseParallelFor's cost counts.
+        const int64_t cost = pixels * k * d.out_depth < gemm::kParallelMacs ? 1 : k * d.out_depth;
+        CwiseParallelFor(ctx, pixels, cost, [&](int64_t begin, int64_t end) {
           for (int64_t b = begin; b < end; b += block) {
             const int64_t e = std::min(end, b + block);
             gemm::ConvForward(d, ip, packed, b, e, op);

@@ -43,7 +43,7 @@ void ParallelGemm(OpKernelContext* ctx, bool transpose_a, bool transpose_b, int6
   // holding the product up. (Fashion-MNIST's MLP fed from a pipeline on 2 vCPUs: 48.4k ->
   // 52.0k examples/s, medians of 16 alternations, faster in 11; fed: 51.3k -> 51.7k.)
   const int64_t per_thread_blocks = share_a ? 4 : 1;
-  const int64_t blocks = (m * n * k < (int64_t{1} << 18))
+  const int64_t blocks = (m * n * k < gemm::kParallelMacs)
                              ? 1
                              : std::min<int64_t>(per_thread_blocks * threads, share_a ? extent / 64 : extent);
   // Whole 64-column panels of the GEMM's tiles per block where there are enough.
