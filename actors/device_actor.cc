@@ -20,6 +20,9 @@ caf::behavior device_actor(caf::stateful_actor<DeviceState>* self, std::shared_p
       [=](launch_atom, KernelLaunch& launch) {
         ++self->state.launched;
         self->state.device->Schedule([launch = std::move(launch)]() mutable {
+          launch.plan->RecordHandoffNanos(
+              std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - launch.sent)
+                  .count());
           KernelDone done;
           launch.plan->RunNode(launch.node, launch.inputs, nullptr, launch.step_id, launch.timed, &done);
           // The inputs go before the executor hears: an output that took over an input's

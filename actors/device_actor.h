@@ -11,6 +11,7 @@
 #ifndef TENSORACT_ACTORS_DEVICE_ACTOR_H_
 #define TENSORACT_ACTORS_DEVICE_ACTOR_H_
 
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct KernelLaunch {
   // The unit of the caller whose thread ran the executor (actors/caller_unit.h), or null:
   // kernel_done goes back through it.
   CallerUnit* home = nullptr;
+  // When the executor sent it (steady clock): the pool thread records how long it waited
+  // (ExecutorPlan::RecordHandoffNanos).
+  std::chrono::steady_clock::time_point sent;
 };
 
 caf::actor SpawnDeviceActor(caf::actor_system& system, std::shared_ptr<Device> device);

@@ -81,6 +81,10 @@ constexpr size_t kInlineInputBytes = 16 * 1024;
 // Nor does a kernel measured to run in less than this (ExecutorPlan::KernelNanos): the
 // hand-off there and back would cost as much as running it here.
 constexpr int64_t kInlineKernelNanos = 20 * 1000;
+// Nor, up to this, one measured to run for less than twice what this plan's hand-offs
+// wait (ExecutorPlan::HandoffNanos): a thread's wake-up on a VM is tens of microseconds.
+// A longer wait is the queue of a busy pool, not a wake-up; the kernel still goes there.
+constexpr int64_t kMaxInlineKernelNanos = 100 * 1000;
 
 caf::actor SpawnExecutor(caf::actor_system& system, ExecutorArgs args);
 

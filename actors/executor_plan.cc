@@ -136,6 +136,11 @@ void ExecutorPlan::RecordKernelNanos(int node, int64_t ns) const {
   average.store(before == kNotYetRun ? ns : (before + ns) / 2, std::memory_order_relaxed);
 }
 
+void ExecutorPlan::RecordHandoffNanos(int64_t ns) const {
+  const int64_t before = handoff_ns_.load(std::memory_order_relaxed);
+  handoff_ns_.store(before == 0 ? ns : (before + ns) / 2, std::memory_order_relaxed);
+}
+
 void ExecutorPlan::RunNodeAsync(int node, NodeInputs inputs, int64_t step_id, bool timed,
                                 std::shared_ptr<CancellationManager> cancellation,
                                 std::function<void(KernelDone)> done) const {

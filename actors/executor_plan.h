@@ -151,6 +151,14 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   static constexpr int64_t kNotYetRun = -1;
   int64_t KernelNanos(int node) const { return kernel_ns_[node].load(std::memory_order_relaxed); }
 
+  // How long a kernel handed to the device's threads waited to start there (from the
+  // executor's send to the pool thread's start: the device actor's hop and the pool's
+  // wake-up), a moving average as KernelNanos's; 0 before the first hand-off. Its threads
+  // asleep between the steps of a small model at batch 1, it is tens of microseconds on a
+  // VM; busy with a training step's other kernels, a few.
+  int64_t HandoffNanos() const { return handoff_ns_.load(std::memory_order_relaxed); }
+  void RecordHandoffNanos(int64_t ns) const;
+
   // Runs node `node` on the calling thread: the one way a synchronous kernel runs, inline
   // in the executor or on a device thread. The result's status names the node; an output
   // of the wrong type is reported rather than passed on. `timed` fills start/end.
@@ -180,6 +188,7 @@ struct ExecutorPlan : std::enable_shared_from_this<ExecutorPlan> {
   void RecordKernelNanos(int node, int64_t ns) const;
   mutable std::unique_ptr<std::atomic<int64_t>[]> kernel_ns_;  // by node: KernelNanos
   mutable std::unique_ptr<std::atomic<uint32_t>[]> kernel_runs_;  // by node, to sample the clock
+  mutable std::atomic<int64_t> handoff_ns_{0};  // HandoffNanos
 };
 
 // Wall-clock nanoseconds, the time base of step statistics.
