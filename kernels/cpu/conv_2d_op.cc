@@ -102,17 +102,21 @@ class Conv2DOp : public OpKernel {
         // them in cache: a thread's whole range (the batch, with one thread) would have to
         // come back from memory (conv2 at batch 512: 26 MB).
         const int64_t block = epilogue_.active() ? std::max<int64_t>(24, (32 << 10) / d.out_depth / 24 * 24) : pixels;
-        // A convolution of fewer than gemm::kParallelMacs multiply-adds stays on this thread
-        // (at a cost of 1 a pixel CwiseParallelFor splits only tens of thousands of pixels):
-        // its multiply-adds are not the cycles CwiseParallelFor's cost counts.
-        const int64_t cost = pixels * k * d.out_depth < gemm::kParallelMacs ? 1 : k * d.out_depth;
-        CwiseParallelFor(ctx, pixels, cost, [&](int64_t begin, int64_t end) {
+        const auto convolve = [&](int64_t begin, int64_t end) {
           for (int64_t b = begin; b < end; b += block) {
             const int64_t e = std::min(end, b + block);
             gemm::ConvForward(d, ip, packed, b, e, op);
             epilogue_.Apply(op + b * d.out_depth, e - b, d.out_depth, d.out_depth, affine);
           }
-        });
+        };
+        // A convolution of fewer than gemm::kParallelMacs multiply-adds stays on this thread,
+        // as a MatMul of that size does: CwiseParallelFor's bar counts cycles, and a
+        // multiply-add costs a fraction of one.
+        if (pixels * k * d.out_depth < gemm::kParallelMacs) {
+          convolve(0, pixels);
+        } else {
+          CwiseParallelFor(ctx, pixels, k * d.out_depth, convolve);
+        }
         return;
       }
     }
