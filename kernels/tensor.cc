@@ -358,7 +358,7 @@ Tensor Tensor::DeepCopy(Allocator* allocator) const {
     auto* to = static_cast<ResourceHandle*>(t.data());
     for (int64_t i = 0; i < NumElements(); ++i) to[i] = from[i];
   } else if (dtype_ == tensorflow::DT_VARIANT) {
-    // Variant values are immutable: the copy shares them.
+    // The copy shares the variants' values (so a list op will not change them in place).
     const auto* from = static_cast<const Variant*>(data());
     auto* to = static_cast<Variant*>(t.data());
     for (int64_t i = 0; i < NumElements(); ++i) to[i] = from[i];

@@ -95,7 +95,9 @@ void TensorList::Encode(tensorflow::VariantTensorDataProto* data) const {
   data->set_metadata(metadata);
 }
 
-Variant TensorListVariant(TensorList list) { return Variant(std::make_shared<const TensorList>(std::move(list))); }
+// Made non-const: the list ops change a list in place where nothing else holds it
+// (Variant::get_if_sole_owner).
+Variant TensorListVariant(TensorList list) { return Variant(std::make_shared<TensorList>(std::move(list))); }
 
 Tensor TensorListTensor(TensorList list) {
   Tensor t(tensorflow::DT_VARIANT, TensorShape());

@@ -5,8 +5,9 @@
 // A list has an element dtype, an element shape that may be partly known (every element
 // must be compatible with it), an optional maximum length, and its elements; an element a
 // TensorListReserve made and nothing has set yet is absent (std::nullopt), and reads as
-// zeros of the element shape, as in TensorFlow. Lists are values: every op that changes
-// one makes a new list, whose elements share the old one's tensor buffers.
+// zeros of the element shape, as in TensorFlow. Lists are values: an op that changes one
+// makes a new list, whose elements share the old one's tensor buffers, or changes the list
+// in place where nothing else holds it (a loop's list: appending stays O(1)).
 #ifndef TENSORACT_KERNELS_TENSOR_LIST_H_
 #define TENSORACT_KERNELS_TENSOR_LIST_H_
 

@@ -4,9 +4,11 @@
 // tensors: a While's gradient reads the forward loop's intermediates from TensorLists
 // (kernels/tensor_list.h) that the forward loop pushed, and an If's gradient gets the
 // taken branch's intermediates as Optionals (kernels/cpu/optional_ops.cc). A Variant is a
-// shared, immutable value of some C++ type derived from VariantValue: copying a tensor
-// copies references, and an op that "modifies" a list makes a new one (a TensorList's
-// elements are Tensors, so a new list shares their buffers).
+// shared value of some C++ type derived from VariantValue, a value to its holders: copying
+// a tensor copies references, and an op that "modifies" a list makes a new one (a
+// TensorList's elements are Tensors, so a new list shares their buffers), unless nothing
+// else holds the list, neither its tensor nor its value: then it changes that one in place,
+// as TensorFlow's list ops do (get_if_sole_owner).
 //
 // Variants live on the host. They travel as TensorFlow encodes them: each value as a
 // VariantTensorDataProto (its type name, opaque metadata bytes and the tensors it holds),
@@ -49,6 +51,14 @@ class Variant {
   template <class T>
   const T* get() const {
     return dynamic_cast<const T*>(value_.get());
+  }
+  // The value to change in place when it is a T that no other Variant shares, else nullptr
+  // (then copy it). Only a value made non-const may be changed: TensorListVariant makes its
+  // lists so, for the list ops that update a list nothing else holds (kernels/cpu/list_ops.cc).
+  template <class T>
+  T* get_if_sole_owner() {
+    if (value_ == nullptr || value_.use_count() != 1) return nullptr;
+    return const_cast<T*>(dynamic_cast<const T*>(value_.get()));
   }
   std::string TypeName() const { return value_ ? value_->TypeName() : "empty"; }
   std::string DebugString() const { return value_ ? value_->DebugString() : "Variant<empty>"; }

@@ -19,6 +19,20 @@ const TensorList* ListInput(OpKernelContext* ctx, int i) {
   return list.value();
 }
 
+TensorList* ListToChange(OpKernelContext* ctx, int i, int o) {
+  const Tensor& in = ctx->input(i);
+  if (ctx->input_ref(i) == nullptr && in.RefCountIsOne()) {
+    if (TensorList* list = in.base<Variant>()->get_if_sole_owner<TensorList>()) {
+      ctx->set_output(o, in);
+      return list;
+    }
+  }
+  Tensor out = TensorListTensor(*in.base<Variant>()->get<TensorList>());
+  TensorList* list = out.base<Variant>()->get_if_sole_owner<TensorList>();
+  ctx->set_output(o, out);  // the tensor's handle: its value is still held once
+  return list;
+}
+
 Status CheckDtype(const OpKernel& op, DataType op_dtype, const TensorList& list) {
   if (op_dtype != list.element_dtype) {
     return errors::InvalidArgument("node '", op.name(), "': Invalid data types; op elements ", DataTypeString(op_dtype),

@@ -17,6 +17,13 @@ namespace list_kernels {
 // The list at input `i`; fails the kernel (and returns nullptr) when it is not one.
 const TensorList* ListInput(OpKernelContext* ctx, int i);
 
+// Output `o` as the list of input `i` (read by ListInput first) for the kernel to change:
+// that very list where nothing else holds it, neither its tensor nor its value (a loop's
+// list, read last by the op that appends to it; TensorFlow forwards it too), else a copy.
+// An update is then O(1) where the copy is O(length): a loop of n appends was O(n^2).
+// Check everything that can fail before: the list is changed where it lies.
+TensorList* ListToChange(OpKernelContext* ctx, int i, int o);
+
 // The op's element_dtype against the list's.
 Status CheckDtype(const OpKernel& op, DataType op_dtype, const TensorList& list);
 

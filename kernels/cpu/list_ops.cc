@@ -4,9 +4,8 @@
 // with TensorFlow's checks and messages. The ops between lists and tensors (stack, gather,
 // scatter, concat, split) are in kernels/cpu/list_tensor_ops.cc.
 //
-// A list "update" copies the vector of element handles, O(length): TensorFlow updates a
-// list in place when nothing else holds it. Loops here push a few thousand elements at most;
-// if a long loop shows this, forwarding a list held once is the fix.
+// An update (push, pop, set, resize) changes the input's list in place where nothing else
+// holds it, as TensorFlow's do, and a copy of it otherwise (ListToChange).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -71,9 +70,7 @@ class PushBackOp : public ElementTypedOp {
     OP_REQUIRES(ctx, in->max_num_elements < 0 || static_cast<int64_t>(in->tensors.size()) < in->max_num_elements,
                 errors::InvalidArgument("node '", name(), "': Tried to push item into a full list list size: ",
                                         in->tensors.size(), " max_num_elements: ", in->max_num_elements));
-    TensorList out = *in;
-    out.tensors.push_back(item);
-    ctx->set_output(0, TensorListTensor(std::move(out)));
+    ListToChange(ctx, 0, 0)->tensors.push_back(item);
   }
   bool IsExpensive() const override { return false; }
 };
@@ -88,9 +85,7 @@ class PopBackOp : public ElementTypedOp {
                 errors::InvalidArgument("node '", name(), "': Trying to pop from an empty list."));
     auto last = ElementOrZeros(*this, *in, static_cast<int64_t>(in->tensors.size()) - 1, ctx->input(1));
     OP_REQUIRES_OK(ctx, last.status());
-    TensorList out = *in;
-    out.tensors.pop_back();
-    ctx->set_output(0, TensorListTensor(std::move(out)));
+    ListToChange(ctx, 0, 0)->tensors.pop_back();
     ctx->set_output(1, last.value());
   }
   bool IsExpensive() const override { return false; }
@@ -113,10 +108,15 @@ class SetItemOp : public ElementTypedOp {
                                         " elements."));
     const Tensor& item = ctx->input(2);
     OP_REQUIRES_OK(ctx, CheckElementShape(*this, *in, item, "set"));
-    TensorList out = *in;
-    if (i >= size) OP_REQUIRES_OK(ctx, ResizeList(*this, &out, int64_t{i} + 1));
-    out.tensors[i] = item;
-    ctx->set_output(0, TensorListTensor(std::move(out)));
+    if (i >= size) {
+      // Resized in a copy: a size too large to allocate leaves the input as it was.
+      TensorList out = *in;
+      OP_REQUIRES_OK(ctx, ResizeList(*this, &out, int64_t{i} + 1));
+      out.tensors[i] = item;
+      ctx->set_output(0, TensorListTensor(std::move(out)));
+      return;
+    }
+    ListToChange(ctx, 0, 0)->tensors[i] = item;
   }
   bool IsExpensive() const override { return false; }
 

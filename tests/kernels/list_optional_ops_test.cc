@@ -71,6 +71,47 @@ TEST_CASE("a list pushed to pops its elements last first, and an empty list refu
   CHECK_THAT(empty.status.message(), Contains("Trying to pop from an empty list."));
 }
 
+TEST_CASE("a list nothing else holds is updated in place; a list held elsewhere is copied", "[list]") {
+  auto reserved = [] {
+    return Ok(RunOp("TensorListReserve", {Shape({2}), Tensor::Scalar<int32_t>(3)}, ListAttrs()));
+  };
+  // The kernel's input is the only holder (as a loop's list is for the op that reads it
+  // last): its output is the same list, changed.
+  std::vector<Tensor> inputs;
+  inputs.push_back(reserved());
+  inputs.push_back(Tensor::Scalar<int32_t>(1));
+  inputs.push_back(F32({5, 6}, {2}));
+  Run set = RunOp("TensorListSetItem", inputs, ElementAttr());
+  CHECK(Ok(set).SharesBufferWith(inputs[0]));
+  REQUIRE(ListOf(inputs[0]).tensors[1].has_value());
+  CHECK(ListFloats(*ListOf(inputs[0]).tensors[1]) == std::vector<float>{5, 6});
+
+  std::vector<Tensor> push_inputs;
+  push_inputs.push_back(Ok(set));
+  set = Run();
+  inputs.clear();
+  push_inputs.push_back(F32({7, 8}, {2}));
+  Run pushed = RunOp("TensorListPushBack", push_inputs, ElementAttr());
+  CHECK(Ok(pushed).SharesBufferWith(push_inputs[0]));
+  CHECK(ListOf(Ok(pushed)).tensors.size() == 4);
+
+  // Held here as well: the kernel makes a new list and this one stays as it was.
+  Tensor held = reserved();
+  Tensor changed = Ok(RunOp("TensorListSetItem", {held, Tensor::Scalar<int32_t>(0), F32({1, 2}, {2})}, ElementAttr()));
+  CHECK_FALSE(changed.SharesBufferWith(held));
+  CHECK_FALSE(ListOf(held).tensors[0].has_value());
+  CHECK(ListFloats(*ListOf(changed).tensors[0]) == std::vector<float>{1, 2});
+  // A tensor held once whose list another tensor's buffer shares (a deep copy copies the
+  // variant, not the list): copied too.
+  std::vector<Tensor> pop_inputs;
+  pop_inputs.push_back(changed.DeepCopy());
+  pop_inputs.push_back(Shape({2}));
+  Run popped = RunOp("TensorListPopBack", pop_inputs, ElementAttr());
+  CHECK(ListOf(Ok(popped)).tensors.size() == 2);
+  CHECK(ListOf(changed).tensors.size() == 3);
+  CHECK(ListOf(pop_inputs[0]).tensors.size() == 3);
+}
+
 TEST_CASE("a push checks the element's dtype, its shape and the list's maximum", "[list]") {
   Tensor list = Ok(RunOp("EmptyTensorList", {Shape({2}), Tensor::Scalar<int32_t>(1)}, ListAttrs()));
   Run wrong_type = RunOp("TensorListPushBack", {list, I32({1, 2})}, ElementAttr(tf::DT_INT32));
