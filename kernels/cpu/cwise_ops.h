@@ -23,6 +23,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/function_ref.h"
 #include "kernels/cpu/broadcast.h"
 #include "kernels/kernel_registry.h"
 
@@ -33,8 +34,9 @@ namespace tensoract {
 // range is done. The calling thread takes unclaimed ranges itself rather than waiting for a
 // pool thread, so it cannot deadlock when every pool thread is itself inside a kernel (an
 // Eigen ThreadPoolDevice::parallelFor would block there: our kernels already run on the pool).
+// `fn` is only referred to (FunctionRef): a lambda passed here is not copied or allocated.
 void CwiseParallelFor(OpKernelContext* ctx, int64_t n, int64_t cost_per_element,
-                      const std::function<void(int64_t, int64_t)>& fn);
+                      FunctionRef<void(int64_t, int64_t)> fn);
 
 // "node 'x' (op 'Sub')": the context errors of every cwise kernel carry.
 std::string CwiseNodeContext(const OpKernel& kernel);
@@ -135,9 +137,12 @@ class BinaryOp : public OpKernel {
   // evaluates f on two arrays, one Eigen loop to compile for each (T, F) instead of four
   // (array or constant on either side: seconds of compile time in the files that register
   // many), with the same values.
+  // The runs live on the stack (a heap buffer cost a malloc and a free at every call with a
+  // scalar operand: `h * 0.5` in a loop); T's here are plain values (numbers, bool).
   static constexpr int64_t kRun = 256;
   struct Runs {
-    std::unique_ptr<T[]> x, y;  // (not vectors: T may be bool)
+    alignas(64) T x[kRun];
+    alignas(64) T y[kRun];
   };
   // o[0, n) = f(x, y), where each side is n elements (`*_full`) or the one value it points to.
   static void Apply(const F& f, const T* x, bool x_full, const T* y, bool y_full, Out* o, int64_t n, Runs* runs) {
@@ -146,15 +151,11 @@ class BinaryOp : public OpKernel {
       return;
     }
     const int64_t first = std::min(n, kRun);
-    auto fill = [first](std::unique_ptr<T[]>* run, const T& value) {
-      if (*run == nullptr) run->reset(new T[kRun]);
-      std::fill(run->get(), run->get() + first, value);
-    };
-    if (!x_full) fill(&runs->x, *x);
-    if (!y_full) fill(&runs->y, *y);
+    if (!x_full) std::fill(runs->x, runs->x + first, *x);
+    if (!y_full) std::fill(runs->y, runs->y + first, *y);
     for (int64_t i = 0; i < n; i += kRun) {
       const int64_t len = std::min(kRun, n - i);
-      OutMap(o + i, len) = f(In(x_full ? x + i : runs->x.get(), len), In(y_full ? y + i : runs->y.get(), len));
+      OutMap(o + i, len) = f(In(x_full ? x + i : runs->x, len), In(y_full ? y + i : runs->y, len));
     }
   }
 

@@ -36,7 +36,7 @@ inline void CpuRelax() {
 // Shared with the pool tasks, which may start after the kernel has returned (they then find
 // no chunk left and touch nothing else).
 struct Work {
-  const std::function<void(int64_t, int64_t)>* fn = nullptr;
+  const FunctionRef<void(int64_t, int64_t)>* fn = nullptr;
   int64_t n = 0, chunk = 0, chunks = 0;
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> done{0};
@@ -75,7 +75,7 @@ struct Work {
 }  // namespace
 
 void CwiseParallelFor(OpKernelContext* ctx, int64_t n, int64_t cost_per_element,
-                      const std::function<void(int64_t, int64_t)>& fn) {
+                      FunctionRef<void(int64_t, int64_t)> fn) {
   if (n <= 0) return;
   Device* device = ctx->device();
   const int64_t cost = std::max<int64_t>(cost_per_element, 1);
