@@ -36,7 +36,9 @@ Status IndependentLoopLanes(const Graph& graph, std::vector<int>* lanes) {
   lanes->assign(graph.num_node_ids(), 0);
   bool has_loop = false;
   for (const Node* n : graph.op_nodes()) {
-    if (n->type_string() == "StackV2" || n->type_string() == "Stack") return Status::OK();
+    if (n->type_string() == "StackV2" || n->type_string() == "Stack" || n->type_string() == "TensorArrayV3") {
+      return Status::OK();
+    }
     has_loop = has_loop || IsEnter(*n);
   }
   if (!has_loop) return Status::OK();

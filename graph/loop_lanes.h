@@ -22,7 +22,8 @@
 //
 // A loop stays in lane 0 if it is not wholly on one CPU device, if a reference edge enters
 // or leaves it (a lane receives values, not references), and every loop does if the graph
-// has stacks (StackV2's per-step resources belong to the one executor that cleans them up).
+// has stacks or TensorFlow 1 TensorArrays (StackV2's and TensorArrayV3's per-step resources
+// belong to the one executor that cleans them up).
 #ifndef TENSORACT_GRAPH_LOOP_LANES_H_
 #define TENSORACT_GRAPH_LOOP_LANES_H_
 

@@ -258,6 +258,53 @@ def case_control_flow():
     return graph, steps, {"a:0", "outer/Exit_1:0", "cond_in_loop/Exit_1:0"}
 
 
+def case_tensor_arrays():
+    """TF 1.x TensorArrays (TensorArrayV3 and its ops), as tf.compat.v1's control flow builds
+    them: a dynamic_rnn-style loop (the sequence unstacked into an array, each step read,
+    each output written, the outputs stacked), a resizeable array grown by a loop, concat
+    and split of elements of different lengths, its size, and the errors of an index out of
+    range and of a second read of a cleared element."""
+    tf1.disable_control_flow_v2()
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf1.placeholder(tf.float32, [None, 3], name="x")
+        n = tf1.placeholder(tf.int32, [], name="n")
+        k = tf1.placeholder(tf.int32, [], name="k")
+        steps_n = tf1.shape(x)[0]
+        inputs = tf1.TensorArray(tf.float32, size=steps_n, clear_after_read=True).unstack(x)
+        outputs = tf1.TensorArray(tf.float32, size=steps_n)
+
+        def rnn_step(t, h, outputs):
+            h = tf1.tanh(h * 0.5 + inputs.read(t))
+            return t + 1, h, outputs.write(t, h)
+        _, h, outputs = tf1.while_loop(lambda t, h, o: t < steps_n, rnn_step, [0, tf1.zeros([3]), outputs],
+                                       name="rnn")
+        tf1.identity(outputs.stack(), name="stacked")
+        tf1.identity(h, name="h")
+        grown = tf1.TensorArray(tf.int32, size=0, dynamic_size=True)
+        _, grown = tf1.while_loop(lambda i, g: i < n, lambda i, g: (i + 1, g.write(i, i * i)), [0, grown],
+                                  name="grow")
+        tf1.identity(grown.stack(), name="grown")
+        tf1.identity(grown.size(), name="grown_size")
+        pieces = tf1.TensorArray(tf.float32, size=3, infer_shape=False).split(
+            tf1.reshape(x, [-1]), tf1.constant([2, 0, 1], tf.int64) * tf1.cast(steps_n, tf.int64))
+        tf1.identity(pieces.concat(), name="joined")
+        tf1.identity(pieces.read(2), name="third")
+        small = tf1.TensorArray(tf.float32, size=2, element_shape=[3])
+        tf1.identity(small.write(k, x[0]).read(k), name="written")
+        tf1.identity(small.read(1), name="unwritten")
+        once = tf1.TensorArray(tf.float32, size=1).write(0, x[0])
+        tf1.identity(once.read(0) + once.read(0), name="read_twice")
+    xv = np.array([[0.5, -2.0, 1.0], [0.25, 3.0, -1.5], [1.0, 0.0, 2.0]], np.float32)
+    feeds = {"x:0": xv, "n:0": np.int32(4), "k:0": np.int32(0)}
+    steps = [step(["stacked:0", "h:0", "grown:0", "grown_size:0", "joined:0", "third:0", "written:0",
+                   "unwritten:0"], feeds),
+             step(["grown_size:0"], {"n:0": np.int32(0)}),
+             step(["written:0"], {"x:0": xv, "k:0": np.int32(2)}),
+             step(["read_twice:0"], {"x:0": xv})]
+    return graph, steps, {"stacked:0", "h:0"}
+
+
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
 
 
@@ -634,7 +681,7 @@ CASES = [case_constants, case_ref_variables, case_resource_variables, case_funct
          case_hand_written_ref_variables, case_hand_written_resource_variables, case_control_flow,
          case_hand_written_cond, case_hand_written_while_loop, case_parse_example, case_gradient_ops,
          case_index_and_scan_ops, case_functional_control_flow, case_functional_control_flow_gradients,
-         case_conditional_accumulator]
+         case_conditional_accumulator, case_tensor_arrays]
 
 
 def run_tensorflow(graph, steps):
