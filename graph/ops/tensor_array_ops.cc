@@ -106,6 +106,13 @@ REGISTER_OP("TensorArraySplitV3")
     .SetShapeFn(tensoract::FlowOutShape)
     .Doc("Writes consecutive pieces of `value`, lengths[i] rows each, to elements 0, 1, ...");
 
+REGISTER_OP("TensorArrayGradV3")
+    .Input("handle: resource").Input("flow_in: float")
+    .Output("grad_handle: resource").Output("flow_out: float").Attr("source: string")
+    .SetIsStateful()
+    .SetShapeFn(tensoract::HandleAndFlowShape)
+    .Doc("The gradient array of the array for `source` (made on the first call): writes to it add up.");
+
 REGISTER_OP("TensorArraySizeV3")
     .Input("handle: resource").Input("flow_in: float").Output("size: int32")
     .SetIsStateful()

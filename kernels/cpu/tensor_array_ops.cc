@@ -2,14 +2,18 @@
 // container (StepContainerName), so it goes with the step or with TensorArrayCloseV3, as a
 // stack does (stack_ops.cc). Elements are written once and, where the array clears after
 // reads (TensorFlow's default), read once. Messages are TensorFlow's. Rows move with the
-// TensorList kernels' helpers (list_kernel_util.h). TensorArrayGradV3 (the gradients of
-// TensorFlow 1 loops over arrays) is not here.
+// TensorList kernels' helpers (list_kernel_util.h). A gradient array (TensorArrayGradV3, one
+// per forward array and gradient `source`) adds up the writes to an element, and reads an
+// element nothing wrote as zeros of the forward element's shape, as TensorFlow's does.
 #include <atomic>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu/list_kernel_util.h"
+#include "kernels/tensor_eigen.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/resource_input.h"
 #include "kernels/resource_mgr.h"
@@ -24,10 +28,25 @@ using list_kernels::RowOf;
 class TensorArray : public ResourceBase {
  public:
   TensorArray(std::string name, DataType dtype, PartialTensorShape element_shape, int32_t size, bool dynamic_size,
-              bool clear_after_read, bool identical_element_shapes)
+              bool clear_after_read, bool identical_element_shapes, bool aggregate_writes = false)
       : name_(std::move(name)), dtype_(dtype), element_shape_(std::move(element_shape)),
         dynamic_size_(dynamic_size), clear_after_read_(clear_after_read),
-        identical_element_shapes_(identical_element_shapes), elements_(size) {}
+        identical_element_shapes_(identical_element_shapes), aggregate_writes_(aggregate_writes), elements_(size) {}
+
+  // The gradient array for `source`, made (and registered in `container` under its own name)
+  // the first time: as long as this one, its elements' shapes this one's written ones.
+  StatusOr<std::string> GradientArray(ResourceMgr* rm, const std::string& container, const std::string& source) {
+    std::lock_guard<std::mutex> lock(mu_);
+    TA_RETURN_IF_ERROR(CheckOpen());
+    const std::string grad_name = StrCat(name_, "@", source);
+    if (grads_.insert(source).second) {
+      auto grad = std::make_shared<TensorArray>(grad_name, dtype_, element_shape_, size(), false, true,
+                                                identical_element_shapes_, true);
+      for (size_t i = 0; i < elements_.size(); ++i) grad->elements_[i].shape = elements_[i].shape;
+      TA_RETURN_IF_ERROR(rm->Create<TensorArray>(container, grad_name, grad));
+    }
+    return grad_name;
+  }
 
   Status Write(int32_t index, const Tensor& value) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -45,6 +64,7 @@ class TensorArray : public ResourceBase {
       elements_.resize(static_cast<size_t>(index) + 1);
     }
     Element& e = elements_[index];
+    if (e.written && aggregate_writes_) return Aggregate(index, e, value);
     if (e.written) {
       return errors::InvalidArgument("TensorArray ", name_, ": Could not write to TensorArray index ", index,
                                      " because it has already been written to.");
@@ -59,6 +79,7 @@ class TensorArray : public ResourceBase {
       element_shape_ = PartialTensorShape(value.shape().dim_sizes());
     }
     e.value = value;
+    e.shape = value.shape();
     e.written = true;
     return Status::OK();
   }
@@ -77,6 +98,7 @@ class TensorArray : public ResourceBase {
                                      " twice because it was cleared after a previous read (perhaps try setting "
                                      "clear_after_read = false?).");
     }
+    if (!e.written && e.shape) return ZerosTensor(dtype_, *e.shape);  // a gradient nothing reached
     if (!e.written) {
       if (!element_shape_.IsFullyDefined()) {
         return errors::InvalidArgument("TensorArray ", name_, ": Could not read from TensorArray index ", index,
@@ -128,8 +150,31 @@ class TensorArray : public ResourceBase {
  private:
   struct Element {
     std::optional<Tensor> value;
+    std::optional<TensorShape> shape;  // the written value's, kept after a read clears it
     bool written = false, cleared = false;
   };
+
+  // A gradient array's second write to an element: the sum of the two.
+  Status Aggregate(int32_t index, Element& e, const Tensor& value) {
+    if (!e.value || e.value->shape() != value.shape()) {
+      return errors::InvalidArgument("TensorArray ", name_, ": Could not aggregate to TensorArray index ", index,
+                                     e.value ? StrCat(" because the existing shape is ", e.value->shape().DebugString(),
+                                                      " but the new input shape is ", value.shape().DebugString())
+                                             : std::string(" because it was cleared after a read"),
+                                     ".");
+    }
+    Tensor sum(dtype_, value.shape());
+    switch (dtype_) {
+      case tensorflow::DT_FLOAT: sum.flat<float>() = e.value->flat<float>() + value.flat<float>(); break;
+      case tensorflow::DT_DOUBLE: sum.flat<double>() = e.value->flat<double>() + value.flat<double>(); break;
+      case tensorflow::DT_INT32: sum.flat<int32_t>() = e.value->flat<int32_t>() + value.flat<int32_t>(); break;
+      case tensorflow::DT_INT64: sum.flat<int64_t>() = e.value->flat<int64_t>() + value.flat<int64_t>(); break;
+      default:
+        return errors::Unimplemented("TensorArray ", name_, ": adding up writes of ", DataTypeString(dtype_));
+    }
+    e.value = std::move(sum);
+    return Status::OK();
+  }
   static std::vector<int64_t> DimsOf(const PartialTensorShape& s) {
     std::vector<int64_t> dims;
     for (int d = 0; d < s.dims(); ++d) dims.push_back(s.dim_size(d));
@@ -143,9 +188,10 @@ class TensorArray : public ResourceBase {
   const std::string name_;
   const DataType dtype_;
   PartialTensorShape element_shape_;
-  const bool dynamic_size_, clear_after_read_, identical_element_shapes_;
+  const bool dynamic_size_, clear_after_read_, identical_element_shapes_, aggregate_writes_;
   mutable std::mutex mu_;
   std::vector<Element> elements_;
+  std::set<std::string> grads_;  // the sources whose gradient arrays exist
   bool closed_ = false;
 };
 
@@ -413,6 +459,31 @@ class TensorArraySplitOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// TensorArrayGradV3: the gradient array of input 0's array for `source` (the same one on
+// every call with that source), and the flow passed on.
+class TensorArrayGradOp : public OpKernel {
+ public:
+  explicit TensorArrayGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("source", &source_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    auto array = TensorArrayInput(ctx);
+    OP_REQUIRES_OK(ctx, array.status());
+    const ResourceHandle& forward = *ctx->input(0).base<ResourceHandle>();
+    ResourceMgr* rm = ctx->resource_manager();
+    auto grad = array.value()->GradientArray(rm, forward.container(), source_);
+    OP_REQUIRES_OK(ctx, grad.status());
+    Tensor handle(tensorflow::DT_RESOURCE, TensorShape());
+    *handle.base<ResourceHandle>() = rm->MakeHandle<TensorArray>(forward.container(), grad.value());
+    ctx->set_output(0, handle);
+    ctx->set_output(1, ctx->input(1));
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  std::string source_;
+};
+
 class TensorArraySizeOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -445,6 +516,7 @@ REGISTER_KERNEL(Name("TensorArrayScatterV3").Device(DEVICE_CPU), TensorArrayScat
 REGISTER_KERNEL(Name("TensorArrayConcatV3").Device(DEVICE_CPU), TensorArrayConcatOp);
 REGISTER_KERNEL(Name("TensorArraySplitV3").Device(DEVICE_CPU), TensorArraySplitOp);
 REGISTER_KERNEL(Name("TensorArraySizeV3").Device(DEVICE_CPU), TensorArraySizeOp);
+REGISTER_KERNEL(Name("TensorArrayGradV3").Device(DEVICE_CPU), TensorArrayGradOp);
 REGISTER_KERNEL(Name("TensorArrayCloseV3").Device(DEVICE_CPU), TensorArrayCloseOp);
 
 }  // namespace

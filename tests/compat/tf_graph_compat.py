@@ -261,9 +261,9 @@ def case_control_flow():
 def case_tensor_arrays():
     """TF 1.x TensorArrays (TensorArrayV3 and its ops), as tf.compat.v1's control flow builds
     them: a dynamic_rnn-style loop (the sequence unstacked into an array, each step read,
-    each output written, the outputs stacked), a resizeable array grown by a loop, concat
-    and split of elements of different lengths, its size, and the errors of an index out of
-    range and of a second read of a cleared element."""
+    each output written, the outputs stacked) and its gradients, a resizeable array grown by
+    a loop, concat and split of elements of different lengths, its size, and the errors of an
+    index out of range and of a second read of a cleared element."""
     tf1.disable_control_flow_v2()
     graph = tf.Graph()
     with graph.as_default():
@@ -274,13 +274,21 @@ def case_tensor_arrays():
         inputs = tf1.TensorArray(tf.float32, size=steps_n, clear_after_read=True).unstack(x)
         outputs = tf1.TensorArray(tf.float32, size=steps_n)
 
+        w = tf1.placeholder(tf.float32, [3], name="w")
+
         def rnn_step(t, h, outputs):
-            h = tf1.tanh(h * 0.5 + inputs.read(t))
+            h = tf1.tanh(h * w + inputs.read(t))
             return t + 1, h, outputs.write(t, h)
         _, h, outputs = tf1.while_loop(lambda t, h, o: t < steps_n, rnn_step, [0, tf1.zeros([3]), outputs],
                                        name="rnn")
-        tf1.identity(outputs.stack(), name="stacked")
+        stacked = tf1.identity(outputs.stack(), name="stacked")
         tf1.identity(h, name="h")
+        # The gradients go back through the arrays (TensorArrayGradV3: writes to a gradient
+        # array add up; what nothing wrote reads as zeros).
+        loss = tf1.reduce_sum(stacked * stacked) + tf1.reduce_sum(h)
+        gx, gw = tf1.gradients(loss, [x, w])
+        tf1.identity(gx, name="gx")
+        tf1.identity(gw, name="gw")
         grown = tf1.TensorArray(tf.int32, size=0, dynamic_size=True)
         _, grown = tf1.while_loop(lambda i, g: i < n, lambda i, g: (i + 1, g.write(i, i * i)), [0, grown],
                                   name="grow")
@@ -296,13 +304,14 @@ def case_tensor_arrays():
         once = tf1.TensorArray(tf.float32, size=1).write(0, x[0])
         tf1.identity(once.read(0) + once.read(0), name="read_twice")
     xv = np.array([[0.5, -2.0, 1.0], [0.25, 3.0, -1.5], [1.0, 0.0, 2.0]], np.float32)
-    feeds = {"x:0": xv, "n:0": np.int32(4), "k:0": np.int32(0)}
+    wv = np.array([0.5, -0.25, 1.5], np.float32)
+    feeds = {"x:0": xv, "w:0": wv, "n:0": np.int32(4), "k:0": np.int32(0)}
     steps = [step(["stacked:0", "h:0", "grown:0", "grown_size:0", "joined:0", "third:0", "written:0",
-                   "unwritten:0"], feeds),
+                   "unwritten:0", "gx:0", "gw:0"], feeds),
              step(["grown_size:0"], {"n:0": np.int32(0)}),
              step(["written:0"], {"x:0": xv, "k:0": np.int32(2)}),
              step(["read_twice:0"], {"x:0": xv})]
-    return graph, steps, {"stacked:0", "h:0"}
+    return graph, steps, {"stacked:0", "h:0", "gx:0", "gw:0"}
 
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
