@@ -199,6 +199,19 @@ StatusOr<std::shared_ptr<TensorArray>> TensorArrayInput(OpKernelContext* ctx) {
   return LookupResourceInput<TensorArray>(ctx, 0, "TensorArray");
 }
 
+// Input 0's array for an op that reads elements out as its output 0's dtype; `verb` (Gather,
+// Concat) for an op that copies them into one tensor, which needs a dtype CopyElements moves.
+StatusOr<std::shared_ptr<TensorArray>> TensorArrayToRead(OpKernelContext* ctx, const char* verb = nullptr) {
+  TA_ASSIGN_OR_RETURN(std::shared_ptr<TensorArray> array, TensorArrayInput(ctx));
+  const DataType dtype = ctx->op_kernel().output_types()[0];
+  TA_RETURN_IF_ERROR(array->CheckDtype(dtype));
+  if (verb != nullptr && !CanCopyElements(dtype)) {
+    return errors::Unimplemented("node '", ctx->op_kernel().name(), "': ", verb, " a TensorArray of ",
+                                 DataTypeString(dtype));
+  }
+  return array;
+}
+
 StatusOr<int32_t> TensorArrayIndex(const OpKernel& op, const Tensor& t) {
   if (t.dtype() != tensorflow::DT_INT32 || t.dims() != 0) {
     return errors::InvalidArgument("node '", op.name(), "': index must be an int32 scalar, got a ",
@@ -269,9 +282,8 @@ class TensorArrayReadOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    auto array = TensorArrayInput(ctx);
+    auto array = TensorArrayToRead(ctx);
     OP_REQUIRES_OK(ctx, array.status());
-    OP_REQUIRES_OK(ctx, array.value()->CheckDtype(output_types()[0]));
     auto index = TensorArrayIndex(*this, ctx->input(1));
     OP_REQUIRES_OK(ctx, index.status());
     auto value = array.value()->Read(index.value());
@@ -299,12 +311,8 @@ class TensorArrayGatherOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("element_shape", &element_shape_));
   }
   void Compute(OpKernelContext* ctx) override {
-    auto array = TensorArrayInput(ctx);
+    auto array = TensorArrayToRead(ctx, "gathering");
     OP_REQUIRES_OK(ctx, array.status());
-    OP_REQUIRES_OK(ctx, array.value()->CheckDtype(output_types()[0]));
-    OP_REQUIRES(ctx, CanCopyElements(output_types()[0]),
-                errors::Unimplemented("node '", name(), "': gathering a TensorArray of ",
-                                      DataTypeString(output_types()[0])));
     auto indices = IndicesInput(*this, ctx->input(1));
     OP_REQUIRES_OK(ctx, indices.status());
     std::vector<Tensor> elements;
@@ -367,12 +375,8 @@ class TensorArrayConcatOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    auto array = TensorArrayInput(ctx);
+    auto array = TensorArrayToRead(ctx, "concatenating");
     OP_REQUIRES_OK(ctx, array.status());
-    OP_REQUIRES_OK(ctx, array.value()->CheckDtype(output_types()[0]));
-    OP_REQUIRES(ctx, CanCopyElements(output_types()[0]),
-                errors::Unimplemented("node '", name(), "': concatenating a TensorArray of ",
-                                      DataTypeString(output_types()[0])));
     const int32_t n = array.value()->Size();
     std::vector<Tensor> elements;
     Tensor lengths(tensorflow::DT_INT64, TensorShape({n}));
