@@ -4,10 +4,13 @@ timed there (run_list_loop_bench.sh times ours on the same exports):
             (signature serving_default);
   gradient: a training step through a loop of `length` iterations, whose gradient reads
             the forward iterations' values from lists the loop pushed them to and pops
-            them back (signature train_step).
+            them back (signature train_step);
+  tf1:      TensorFlow 1 control flow and TensorArrays (TensorArrayV3), a dynamic_rnn-style
+            loop over the rows of its [length, 8] input, as a TensorFlow 1 SavedModel
+            (signature serving_default), timed with tf.compat.v1.Session.run.
 
   python3 list_loop_tf.py export KIND DIR LENGTH   # writes DIR/saved_model
-  python3 list_loop_tf.py time KIND DIR RUNS       # prints "tensorflow ...: median X ms"
+  python3 list_loop_tf.py time KIND DIR LENGTH RUNS  # prints "tensorflow ...: median X ms"
 """
 import sys
 import time
@@ -15,7 +18,7 @@ import time
 import numpy as np
 import tensorflow as tf
 
-SIGNATURES = {"write": "serving_default", "gradient": "train_step"}
+SIGNATURES = {"write": "serving_default", "gradient": "train_step", "tf1": "serving_default"}
 
 
 class Write(tf.Module):
@@ -50,21 +53,67 @@ class Gradient(tf.Module):
         return {"loss": loss}
 
 
+def export_tf1(directory):
+    tf1 = tf.compat.v1
+    tf1.disable_eager_execution()
+    tf1.disable_control_flow_v2()
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf1.placeholder(tf.float32, [None, 8], name="x")
+        n = tf1.shape(x)[0]
+        inputs = tf1.TensorArray(tf.float32, size=n).unstack(x)
+        outputs = tf1.TensorArray(tf.float32, size=n)
+
+        def body(t, h, outputs):
+            h = tf1.tanh(h * 0.5 + inputs.read(t))
+            return t + 1, h, outputs.write(t, h)
+
+        _, _, outputs = tf1.while_loop(lambda t, h, o: t < n, body, [0, tf1.zeros([8]), outputs])
+        y = tf1.reduce_sum(outputs.stack(), 0)
+        with tf1.Session(graph=graph) as session:
+            builder = tf1.saved_model.Builder(directory + "/saved_model")
+            signature = tf1.saved_model.predict_signature_def({"x": x}, {"out": y})
+            builder.add_meta_graph_and_variables(session, ["serve"], signature_def_map={"serving_default": signature})
+            builder.save()
+
+
+def time_tf1(directory, length, runs):
+    tf1 = tf.compat.v1
+    tf1.disable_eager_execution()
+    with tf1.Session(graph=tf.Graph()) as session:
+        meta = tf1.saved_model.loader.load(session, ["serve"], directory + "/saved_model")
+        signature = meta.signature_def["serving_default"]
+        x, y = signature.inputs["x"].name, signature.outputs["out"].name
+        feed = {x: np.ones([length, 8], np.float32)}
+        return timed(lambda: session.run(y, feed), runs)
+
+
+def timed(call, runs):
+    for _ in range(3):
+        call()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def export(kind, directory, length):
+    if kind == "tf1":
+        export_tf1(directory)
+        return
     module = (Write if kind == "write" else Gradient)(length)
     tf.saved_model.save(module, directory + "/saved_model", signatures={SIGNATURES[kind]: module.serve})
 
 
-def time_it(kind, directory, runs):
-    serve = tf.saved_model.load(directory + "/saved_model").signatures[SIGNATURES[kind]]
-    x = tf.ones([1, 8])
-    for _ in range(3):
-        serve(x=x)
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        serve(x=x)
-        times.append(time.perf_counter() - start)
+def time_it(kind, directory, length, runs):
+    if kind == "tf1":
+        times = time_tf1(directory, length, runs)
+    else:
+        serve = tf.saved_model.load(directory + "/saved_model").signatures[SIGNATURES[kind]]
+        x = tf.ones([1, 8])
+        times = timed(lambda: serve(x=x), runs)
     print("tensorflow %s: median %.3f ms, min %.3f ms over %d runs" %
           (tf.__version__, np.median(times) * 1e3, min(times) * 1e3, runs))
 
@@ -73,4 +122,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "export":
         export(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:
-        time_it(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        time_it(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
