@@ -4,7 +4,7 @@
 // with TensorFlow's checks and messages. The ops between lists and tensors (stack, gather,
 // scatter, concat, split) are in kernels/cpu/list_tensor_ops.cc.
 //
-// An update (push, pop, set, resize) changes the input's list in place where nothing else
+// An update (push, pop, set) changes the input's list in place where nothing else
 // holds it, as TensorFlow's do, and a copy of it otherwise (ListToChange).
 #include <algorithm>
 #include <cstring>
