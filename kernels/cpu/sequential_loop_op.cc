@@ -264,23 +264,31 @@ class SequentialLoopOp : public AsyncOpKernel {
     }
   }
 
+  // Where the value `r` refers to lives.
+  static Tensor& Stored(LoopRun& run, const Ref& r) {
+    switch (r.kind) {
+      case Ref::kInvariant: return run.invariants[r.index];
+      case Ref::kVar: return run.vars[r.index];
+      case Ref::kSlot:
+      default: return run.slots[r.index];
+    }
+  }
+
+  // Counts a read of `r` (a variable's only where `counted`; never an invariant's): true for
+  // its last reader in the iteration, which may take the value.
+  static bool LastRead(LoopRun& run, const Ref& r, bool counted) {
+    switch (r.kind) {
+      case Ref::kInvariant: return false;
+      case Ref::kVar: return counted && --run.readers_left[run.op->num_slots_ + r.index] == 0;
+      case Ref::kSlot:
+      default: return --run.readers_left[r.index] == 0;
+    }
+  }
+
   // The value `r` holds: taken by its last reader, copied before.
   static Tensor Take(LoopRun& run, const Ref& r, bool counted) {
-    const SequentialLoopOp& op = *run.op;
-    switch (r.kind) {
-      case Ref::kInvariant:
-        return run.invariants[r.index];
-      case Ref::kVar: {
-        if (!counted) return run.vars[r.index];
-        int& left = run.readers_left[op.num_slots_ + r.index];
-        return --left == 0 ? std::move(run.vars[r.index]) : run.vars[r.index];
-      }
-      case Ref::kSlot:
-      default: {
-        int& left = run.readers_left[r.index];
-        return --left == 0 ? std::move(run.slots[r.index]) : run.slots[r.index];
-      }
-    }
+    Tensor& value = Stored(run, r);
+    return LastRead(run, r, counted) ? std::move(value) : value;
   }
 
   static ScalarOp ScalarOpOf(const NodeDef& def) {
@@ -292,7 +300,7 @@ class SequentialLoopOp : public AsyncOpKernel {
     return ScalarOp::kNone;
   }
 
-  // The step's one output where its inputs (in run.inputs) are scalars of its type, as its
+  // The step's one output where its inputs (a, b) are scalars of its type, as its
   // kernel would compute it (int32 sums wrap, as TensorFlow's do); false to run the kernel.
   static bool ComputeScalar(LoopRun& run, const Step& step, const Tensor& a, const Tensor& b) {
     if (a.dims() != 0 || b.dims() != 0 || a.dtype() != b.dtype()) return false;
@@ -317,38 +325,15 @@ class SequentialLoopOp : public AsyncOpKernel {
     }
   }
 
-  // The value `r` holds, read in place (Take's reads without the copy).
-  static const Tensor& Peek(const LoopRun& run, const Ref& r) {
-    switch (r.kind) {
-      case Ref::kInvariant: return run.invariants[r.index];
-      case Ref::kVar: return run.vars[r.index];
-      case Ref::kSlot:
-      default: return run.slots[r.index];
-    }
-  }
-
-  // A read of `r` done with (after Peek): its last reader lets the value go, as Take's would.
-  static void Release(LoopRun& run, const Ref& r, bool counted) {
-    const SequentialLoopOp& op = *run.op;
-    switch (r.kind) {
-      case Ref::kInvariant:
-        return;
-      case Ref::kVar:
-        if (counted && --run.readers_left[op.num_slots_ + r.index] == 0) run.vars[r.index] = Tensor();
-        return;
-      case Ref::kSlot:
-      default:
-        if (--run.readers_left[r.index] == 0) run.slots[r.index] = Tensor();
-        return;
-    }
-  }
-
   Status RunStep(LoopRun& run, const Step& step) const {
     // A scalar step reads its two values in place: no copies to count up and down (their
     // reference counts' atomics were a fifth of the loop's own time).
     if (step.scalar != ScalarOp::kNone && step.inputs.size() == 2 &&
-        ComputeScalar(run, step, Peek(run, step.inputs[0]), Peek(run, step.inputs[1]))) {
-      for (const Ref& r : step.inputs) Release(run, r, step.gated);
+        ComputeScalar(run, step, Stored(run, step.inputs[0]), Stored(run, step.inputs[1]))) {
+      // Its last reader lets a value go, as Take's would.
+      for (const Ref& r : step.inputs) {
+        if (LastRead(run, r, step.gated)) Stored(run, r) = Tensor();
+      }
       return Status::OK();
     }
     run.inputs.clear();
