@@ -5,6 +5,9 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+
+#include "kernels/dtype_dispatch.h"
 
 namespace tensoract {
 namespace list_kernels {
@@ -183,6 +186,41 @@ StatusOr<std::vector<int64_t>> IndicesInput(const OpKernel& op, const Tensor& in
   }
   const int32_t* v = indices.base<int32_t>();
   return std::vector<int64_t>(v, v + indices.NumElements());
+}
+
+StatusOr<Tensor> AddTensors(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) {
+    return errors::InvalidArgument("cannot add list elements of ", DataTypeString(a.dtype()), a.shape().DebugString(),
+                                   " and ", DataTypeString(b.dtype()), b.shape().DebugString());
+  }
+  TA_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(cpu_allocator(), a.dtype(), a.shape()));
+  Status s = Status::OK();
+  auto add = [&](auto* zero) {
+    using T = std::remove_pointer_t<decltype(zero)>;
+    const T* x = a.base<T>();
+    const T* y = b.base<T>();
+    T* z = out.base<T>();
+    for (int64_t i = 0; i < a.NumElements(); ++i) z[i] = static_cast<T>(x[i] + y[i]);
+  };
+  switch (a.dtype()) {
+    case tensorflow::DT_FLOAT: add(static_cast<float*>(nullptr)); break;
+    case tensorflow::DT_DOUBLE: add(static_cast<double*>(nullptr)); break;
+    case tensorflow::DT_HALF: add(static_cast<Eigen::half*>(nullptr)); break;
+    case tensorflow::DT_BFLOAT16: add(static_cast<Eigen::bfloat16*>(nullptr)); break;
+    case tensorflow::DT_INT32: add(static_cast<int32_t*>(nullptr)); break;
+    case tensorflow::DT_INT64: add(static_cast<int64_t*>(nullptr)); break;
+    case tensorflow::DT_INT8: add(static_cast<int8_t*>(nullptr)); break;
+    case tensorflow::DT_INT16: add(static_cast<int16_t*>(nullptr)); break;
+    case tensorflow::DT_UINT8: add(static_cast<uint8_t*>(nullptr)); break;
+    case tensorflow::DT_UINT16: add(static_cast<uint16_t*>(nullptr)); break;
+    case tensorflow::DT_UINT32: add(static_cast<uint32_t*>(nullptr)); break;
+    case tensorflow::DT_UINT64: add(static_cast<uint64_t*>(nullptr)); break;
+    case tensorflow::DT_COMPLEX64: add(static_cast<complex64*>(nullptr)); break;
+    case tensorflow::DT_COMPLEX128: add(static_cast<complex128*>(nullptr)); break;
+    default: s = errors::Unimplemented("adding lists of ", DataTypeString(a.dtype()));
+  }
+  TA_RETURN_IF_ERROR(s);
+  return out;
 }
 
 }  // namespace list_kernels

@@ -89,6 +89,11 @@ Status CheckRows(const OpKernel& op, const Tensor& t, TensorShape* row_shape);
 // Row k of `t`, of `row_shape`, as a tensor of its own.
 StatusOr<Tensor> RowOf(const Tensor& t, int64_t k, const TensorShape& row_shape);
 
+// a + b, element by element, for two tensors of one dtype and shape (InvalidArgument
+// otherwise; Unimplemented for a dtype without a sum): how two gradients of a list's or a
+// TensorArray's element meet.
+StatusOr<Tensor> AddTensors(const Tensor& a, const Tensor& b);
+
 // Gather's and Scatter's `indices`: an int32 vector.
 StatusOr<std::vector<int64_t>> IndicesInput(const OpKernel& op, const Tensor& indices);
 

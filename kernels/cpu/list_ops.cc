@@ -308,42 +308,6 @@ class ConcatListsOp : public ElementTypedOp {
   }
 };
 
-// a + b, element by element, for two tensors of one dtype and shape.
-StatusOr<Tensor> AddTensors(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.shape() != b.shape()) {
-    return errors::InvalidArgument("cannot add list elements of ", DataTypeString(a.dtype()), a.shape().DebugString(),
-                                   " and ", DataTypeString(b.dtype()), b.shape().DebugString());
-  }
-  TA_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(cpu_allocator(), a.dtype(), a.shape()));
-  Status s = Status::OK();
-  auto add = [&](auto* zero) {
-    using T = std::remove_pointer_t<decltype(zero)>;
-    const T* x = a.base<T>();
-    const T* y = b.base<T>();
-    T* z = out.base<T>();
-    for (int64_t i = 0; i < a.NumElements(); ++i) z[i] = static_cast<T>(x[i] + y[i]);
-  };
-  switch (a.dtype()) {
-    case tensorflow::DT_FLOAT: add(static_cast<float*>(nullptr)); break;
-    case tensorflow::DT_DOUBLE: add(static_cast<double*>(nullptr)); break;
-    case tensorflow::DT_HALF: add(static_cast<Eigen::half*>(nullptr)); break;
-    case tensorflow::DT_BFLOAT16: add(static_cast<Eigen::bfloat16*>(nullptr)); break;
-    case tensorflow::DT_INT32: add(static_cast<int32_t*>(nullptr)); break;
-    case tensorflow::DT_INT64: add(static_cast<int64_t*>(nullptr)); break;
-    case tensorflow::DT_INT8: add(static_cast<int8_t*>(nullptr)); break;
-    case tensorflow::DT_INT16: add(static_cast<int16_t*>(nullptr)); break;
-    case tensorflow::DT_UINT8: add(static_cast<uint8_t*>(nullptr)); break;
-    case tensorflow::DT_UINT16: add(static_cast<uint16_t*>(nullptr)); break;
-    case tensorflow::DT_UINT32: add(static_cast<uint32_t*>(nullptr)); break;
-    case tensorflow::DT_UINT64: add(static_cast<uint64_t*>(nullptr)); break;
-    case tensorflow::DT_COMPLEX64: add(static_cast<complex64*>(nullptr)); break;
-    case tensorflow::DT_COMPLEX128: add(static_cast<complex128*>(nullptr)); break;
-    default: s = errors::Unimplemented("adding lists of ", DataTypeString(a.dtype()));
-  }
-  TA_RETURN_IF_ERROR(s);
-  return out;
-}
-
 // The sum of two lists of one dtype and length, element by element; an unset element adds
 // as zeros (TensorFlow's TensorListBinaryAdd): how the gradients of two uses of a list
 // meet.

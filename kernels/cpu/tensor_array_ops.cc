@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "kernels/cpu/list_kernel_util.h"
-#include "kernels/tensor_eigen.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/resource_input.h"
 #include "kernels/resource_mgr.h"
@@ -21,9 +20,12 @@
 namespace tensoract {
 namespace {
 
+using list_kernels::AddTensors;
+using list_kernels::AsTensorShape;
 using list_kernels::CheckRows;
 using list_kernels::IndicesInput;
 using list_kernels::RowOf;
+using list_kernels::ScalarInt32;
 
 class TensorArray : public ResourceBase {
  public:
@@ -64,8 +66,8 @@ class TensorArray : public ResourceBase {
       elements_.resize(static_cast<size_t>(index) + 1);
     }
     Element& e = elements_[index];
-    if (e.written && aggregate_writes_) return Aggregate(index, e, value);
-    if (e.written) {
+    if (e.written() && aggregate_writes_) return Aggregate(index, e, value);
+    if (e.written()) {
       return errors::InvalidArgument("TensorArray ", name_, ": Could not write to TensorArray index ", index,
                                      " because it has already been written to.");
     }
@@ -80,7 +82,6 @@ class TensorArray : public ResourceBase {
     }
     e.value = value;
     e.shape = value.shape();
-    e.written = true;
     return Status::OK();
   }
 
@@ -98,8 +99,8 @@ class TensorArray : public ResourceBase {
                                      " twice because it was cleared after a previous read (perhaps try setting "
                                      "clear_after_read = false?).");
     }
-    if (!e.written && e.shape) return ZerosTensor(dtype_, *e.shape);  // a gradient nothing reached
-    if (!e.written) {
+    if (!e.written() && e.shape) return ZerosTensor(dtype_, *e.shape);  // a gradient nothing reached
+    if (!e.written()) {
       if (!element_shape_.IsFullyDefined()) {
         return errors::InvalidArgument("TensorArray ", name_, ": Could not read from TensorArray index ", index,
                                        ".  Furthermore, the element shape is not fully defined: ",
@@ -109,8 +110,7 @@ class TensorArray : public ResourceBase {
                                        "full element_shape property on the forward TensorArray, the proper all-zeros "
                                        "tensor will be returned instead of incurring this error.");
       }
-      return ZerosTensor(dtype_, TensorShape(element_shape_.dims() == 0 ? std::vector<int64_t>{}
-                                                                         : DimsOf(element_shape_)));
+      return ZerosTensor(dtype_, AsTensorShape(element_shape_));
     }
     Tensor value = *e.value;
     if (clear_after_read_) {
@@ -151,7 +151,8 @@ class TensorArray : public ResourceBase {
   struct Element {
     std::optional<Tensor> value;
     std::optional<TensorShape> shape;  // the written value's, kept after a read clears it
-    bool written = false, cleared = false;
+    bool cleared = false;
+    bool written() const { return value.has_value() || cleared; }
   };
 
   // A gradient array's second write to an element: the sum of the two.
@@ -163,22 +164,8 @@ class TensorArray : public ResourceBase {
                                              : std::string(" because it was cleared after a read"),
                                      ".");
     }
-    Tensor sum(dtype_, value.shape());
-    switch (dtype_) {
-      case tensorflow::DT_FLOAT: sum.flat<float>() = e.value->flat<float>() + value.flat<float>(); break;
-      case tensorflow::DT_DOUBLE: sum.flat<double>() = e.value->flat<double>() + value.flat<double>(); break;
-      case tensorflow::DT_INT32: sum.flat<int32_t>() = e.value->flat<int32_t>() + value.flat<int32_t>(); break;
-      case tensorflow::DT_INT64: sum.flat<int64_t>() = e.value->flat<int64_t>() + value.flat<int64_t>(); break;
-      default:
-        return errors::Unimplemented("TensorArray ", name_, ": adding up writes of ", DataTypeString(dtype_));
-    }
-    e.value = std::move(sum);
+    TA_ASSIGN_OR_RETURN(e.value, AddTensors(*e.value, value));
     return Status::OK();
-  }
-  static std::vector<int64_t> DimsOf(const PartialTensorShape& s) {
-    std::vector<int64_t> dims;
-    for (int d = 0; d < s.dims(); ++d) dims.push_back(s.dim_size(d));
-    return dims;
   }
   int32_t size() const { return static_cast<int32_t>(elements_.size()); }
   Status CheckOpen() const {
@@ -210,14 +197,6 @@ StatusOr<std::shared_ptr<TensorArray>> TensorArrayToRead(OpKernelContext* ctx, c
                                  DataTypeString(dtype));
   }
   return array;
-}
-
-StatusOr<int32_t> TensorArrayIndex(const OpKernel& op, const Tensor& t) {
-  if (t.dtype() != tensorflow::DT_INT32 || t.dims() != 0) {
-    return errors::InvalidArgument("node '", op.name(), "': index must be an int32 scalar, got a ",
-                                   DataTypeString(t.dtype()), " tensor of shape ", t.shape().DebugString());
-  }
-  return t.base<int32_t>()[0];
 }
 
 // The flow input passed on: it only orders the ops on one array.
@@ -270,7 +249,7 @@ class TensorArrayWriteOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     auto array = TensorArrayInput(ctx);
     OP_REQUIRES_OK(ctx, array.status());
-    auto index = TensorArrayIndex(*this, ctx->input(1));
+    auto index = ScalarInt32(*this, ctx->input(1), "index");
     OP_REQUIRES_OK(ctx, index.status());
     OP_REQUIRES_OK(ctx, array.value()->Write(index.value(), ctx->input(2)));
     PassTensorArrayFlow(ctx, 3);
@@ -284,7 +263,7 @@ class TensorArrayReadOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     auto array = TensorArrayToRead(ctx);
     OP_REQUIRES_OK(ctx, array.status());
-    auto index = TensorArrayIndex(*this, ctx->input(1));
+    auto index = ScalarInt32(*this, ctx->input(1), "index");
     OP_REQUIRES_OK(ctx, index.status());
     auto value = array.value()->Read(index.value());
     OP_REQUIRES_OK(ctx, value.status());
@@ -294,7 +273,7 @@ class TensorArrayReadOp : public OpKernel {
 };
 
 // Elements stacked (Gather) or joined (Concat) along a new or their first dimension into
-// output 0 of `shape`; each element `per` elements long.
+// output 0 of `shape`.
 void WriteTensorArrayElements(OpKernelContext* ctx, const std::vector<Tensor>& elements, const TensorShape& shape) {
   Tensor* out = nullptr;
   OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
