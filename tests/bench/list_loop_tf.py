@@ -13,10 +13,11 @@ timed there (run_list_loop_bench.sh times ours on the same exports):
   python3 list_loop_tf.py time KIND DIR LENGTH RUNS  # prints "tensorflow ...: median X ms"
 """
 import sys
-import time
 
 import numpy as np
 import tensorflow as tf
+
+from model_zoo_peers import timed  # the zoo's peers are timed the same way
 
 SIGNATURES = {"write": "serving_default", "gradient": "train_step", "tf1": "serving_default"}
 
@@ -85,18 +86,7 @@ def time_tf1(directory, length, runs):
         signature = meta.signature_def["serving_default"]
         x, y = signature.inputs["x"].name, signature.outputs["out"].name
         feed = {x: np.ones([length, 8], np.float32)}
-        return timed(lambda: session.run(y, feed), runs)
-
-
-def timed(call, runs):
-    for _ in range(3):
-        call()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return times
+        return timed(lambda: session.run(y, feed), runs, 3)
 
 
 def export(kind, directory, length):
@@ -109,13 +99,12 @@ def export(kind, directory, length):
 
 def time_it(kind, directory, length, runs):
     if kind == "tf1":
-        times = time_tf1(directory, length, runs)
+        median_ms = time_tf1(directory, length, runs)
     else:
         serve = tf.saved_model.load(directory + "/saved_model").signatures[SIGNATURES[kind]]
         x = tf.ones([1, 8])
-        times = timed(lambda: serve(x=x), runs)
-    print("tensorflow %s: median %.3f ms, min %.3f ms over %d runs" %
-          (tf.__version__, np.median(times) * 1e3, min(times) * 1e3, runs))
+        median_ms = timed(lambda: serve(x=x), runs, 3)
+    print("tensorflow %s: median %.3f ms over %d runs" % (tf.__version__, median_ms, runs))
 
 
 if __name__ == "__main__":
