@@ -20,11 +20,15 @@
 namespace tensoract {
 namespace {
 
+constexpr int kSide = 256;  // of the matrices multiplied
+
 // How node statistics name a thread (the executor's ThisThreadId).
 uint32_t IdOfThisThread() { return static_cast<uint32_t>(std::hash<std::thread::id>()(std::this_thread::get_id())); }
 
-// Two products of 128x128 matrices, each large enough to go to the device's pool while the
-// other is ready, then a chain of small kernels on their sum.
+// Two products of 256x256 matrices, each long enough to go to the device's pool while the
+// other is ready (hundreds of microseconds, past kMaxInlineKernelNanos on any machine: at
+// 128x128 a fast CPU measured them short enough to keep inline, and the test failed in CI),
+// then a chain of small kernels on their sum.
 tensorflow::GraphDef ProductsThenSmallOps() {
   Scope root = Scope::NewRootScope();
   auto a = ops::Placeholder(root.WithOpName("a"), tensorflow::DT_FLOAT);
@@ -56,14 +60,14 @@ RunOptions CallerThread(bool on) {
 
 // The thread id of each node of a traced run of ProductsThenSmallOps.
 std::map<std::string, uint32_t> ThreadsOfNodes(Session& session, RunOptions run) {
-  const Tensor m = Tensor::FromVector<float>(std::vector<float>(128 * 128, 0.5f), TensorShape({128, 128}));
+  const Tensor m = Tensor::FromVector<float>(std::vector<float>(kSide * kSide, 0.5f), TensorShape({kSide, kSide}));
   run.trace_level = RunOptions::FULL_TRACE;
   RunMetadata metadata;
   std::vector<Tensor> out;
   Status s = session.Run(run, {{"a", m}, {"b", m}}, {"out"}, {}, &out, &metadata);
   INFO(s.ToString());
   REQUIRE(s.ok());
-  CHECK(out[0].base<float>()[0] == -64.f);  // -(128 * 0.25 * 2)
+  CHECK(out[0].base<float>()[0] == -kSide * 0.25f * 2);
   std::map<std::string, uint32_t> threads;
   for (const auto& dev : metadata.step_stats.dev_stats()) {
     for (const auto& node : dev.node_stats()) threads[node.node_name()] = node.thread_id();
