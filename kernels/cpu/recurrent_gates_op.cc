@@ -7,12 +7,14 @@
 // The functions are the unfused kernels' (kernels/cpu/cwise_unary.cc): the accurate
 // logistic function for Sigmoid, Eigen's vectorised tanh for Tanh, so the values are the
 // unfused graph's up to float rounding (the compiler may contract a product and a sum into
-// one multiply-add, where the unfused Mul and AddV2 round each).
+// one multiply-add, where the unfused Mul and AddV2 round each). The LSTM's arithmetic is
+// kernels/cpu/lstm_gates.h's, which _SequentialLoop's fused step computes with too.
 #include <vector>
 
 #include "kernels/cpu/accurate_exp.h"
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/lstm_gates.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -93,38 +95,8 @@ class FusedLstmGatesOp : public OpKernel {
     float* h_out = h->base<float>();
     // About 40 cycles an element: three logistic functions and two tanh.
     CwiseParallelFor(ctx, state.dim_size(0), 40 * units, [&](int64_t first, int64_t last) {
-      const int64_t rows = last - first;
-      const Eigen::OuterStride<> stride(units);
-      const ConstGate i = GateBlock(z, 4, units, 0, first, rows), f = GateBlock(z, 4, units, 1, first, rows),
-                      g = GateBlock(z, 4, units, 2, first, rows), o = GateBlock(z, 4, units, 3, first, rows);
-      ConstGate c_before(c_in + first * units, units, rows, stride);
-      Gate c_after(c_out + first * units, units, rows, stride);
-      Gate h_after(h_out + first * units, units, rows, stride);
-      // c_out may be c_prev's buffer (forwarded): each element is read before it is written.
-      if (bias == nullptr) {
-        Update(i, f, g, o, c_before, c_after, h_after);
-        return;
-      }
-      // The range's gates plus the bias first, rounded as BiasAdd rounds them, into a buffer
-      // (added inside the activations' expression, Eigen evaluated them a value at a time).
-      const int64_t width = 4 * units;
-      Eigen::ArrayXXf biased(width, rows);
-      for (int64_t r = 0; r < rows; ++r) {
-        const float* from = z + (first + r) * width;
-        float* to = biased.data() + r * width;
-        for (int64_t j = 0; j < width; ++j) to[j] = from[j] + bias[j];
-      }
-      Update(GateBlock(biased.data(), 4, units, 0, 0, rows), GateBlock(biased.data(), 4, units, 1, 0, rows),
-             GateBlock(biased.data(), 4, units, 2, 0, rows), GateBlock(biased.data(), 4, units, 3, 0, rows), c_before,
-             c_after, h_after);
+      LstmGateRows(z, bias, c_in, c_out, h_out, units, first, last);
     });
-  }
-
- private:
-  static void Update(const ConstGate& i, const ConstGate& f, const ConstGate& g, const ConstGate& o,
-                     const ConstGate& c_before, Gate& c_after, Gate& h_after) {
-    c_after = f.unaryExpr(AccurateLogistic()) * c_before + i.unaryExpr(AccurateLogistic()) * g.tanh();
-    h_after = o.unaryExpr(AccurateLogistic()) * c_after.tanh();
   }
 };
 

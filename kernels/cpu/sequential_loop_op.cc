@@ -21,7 +21,9 @@
 
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
+#include "graph/optimizer/mixed_precision.h"
 #include "kernels/cancellation.h"
+#include "kernels/cpu/lstm_gates.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/kernel_status.h"
 #include "messages/graph.pb.h"
@@ -100,7 +102,14 @@ class SequentialLoopOp : public AsyncOpKernel {
     bool skip = false;  // passes its inputs on (alias_), not run
     ScalarOp scalar = ScalarOp::kNone;
     uint64_t outputs_required = 0;
+    // A Keras LSTM step run as one (FuseLstmSteps): this _FusedLstmGates step also computes
+    // the TensorListGetItem and _FusedMatMul steps before it, which are skipped; their
+    // operands and its own are `fused_inputs`, in LstmOperand order.
+    bool lstm = false;
+    int get_item = -1, product = -1;  // those two steps' indices
+    std::vector<Ref> fused_inputs;
   };
+  enum LstmOperand { kList, kIndex, kElementShape, kH, kU, kC, kBias };
 
   // One run of the loop: its values, and where it is.
   struct LoopRun {
@@ -126,6 +135,7 @@ class SequentialLoopOp : public AsyncOpKernel {
     OpKernelContext::Params params;
     std::vector<int> readers_left;  // by slot, then by variable, for this iteration
     std::vector<Tensor> inputs, outputs;
+    std::vector<float> gates;  // a fused LSTM step's product, reused from step to step
     int64_t iteration = 0;
   };
 
@@ -233,7 +243,79 @@ class SequentialLoopOp : public AsyncOpKernel {
         for (size_t i = 0; i < steps_[s].inputs.size(); ++i) alias_[steps_[s].first_slot + i] = steps_[s].inputs[i];
       }
     }
+    std::vector<const NodeDef*> defs;
+    for (int n : order) defs.push_back(&body.node(n));
+    FuseLstmSteps(defs);
     return Status::OK();
+  }
+
+  // Finds Keras' LSTM step in the planned body: TensorListGetItem (x, the step's row of the
+  // input product) -> _FusedMatMul (h U + x, fused_ops ["Add"]) -> _FusedLstmGates, each
+  // intermediate read by the next alone, and marks it to run as one
+  // (kernels/cpu/lstm_gates.h's RunLstmStep): three kernel calls, their contexts and two
+  // intermediate tensors fewer an iteration, a third of an LSTM's iteration at batch 1.
+  // `defs` are the steps' NodeDefs.
+  void FuseLstmSteps(const std::vector<const NodeDef*>& defs) {
+    std::vector<int> step_of_slot(num_slots_, -1), reads(num_slots_, 0);
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      for (int i = 0; i < steps_[s].kernel->num_outputs(); ++i) step_of_slot[steps_[s].first_slot + i] = static_cast<int>(s);
+    }
+    auto count = [&](const Ref& r) {
+      if (r.kind == Ref::kSlot) ++reads[r.index];
+    };
+    for (const Step& step : steps_) {
+      if (step.skip) continue;
+      for (const Ref& r : step.inputs) count(r);
+    }
+    count(pred_);
+    for (const Ref& r : next_) count(r);
+    // The step whose output 0, read by one step alone, `r` is.
+    auto producer = [&](const Ref& r) {
+      return r.kind == Ref::kSlot && reads[r.index] == 1 && step_of_slot[r.index] >= 0 &&
+                     steps_[step_of_slot[r.index]].first_slot == r.index && !steps_[step_of_slot[r.index]].skip
+                 ? step_of_slot[r.index]
+                 : -1;
+    };
+    auto attr = [](const NodeDef& def, const char* name) -> const tensorflow::AttrValue* {
+      auto it = def.attr().find(name);
+      return it == def.attr().end() ? nullptr : &it->second;
+    };
+    auto is_float = [&](const NodeDef& def, const char* name) {
+      const tensorflow::AttrValue* a = attr(def, name);
+      return a != nullptr && a->type() == tensorflow::DT_FLOAT;
+    };
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      Step& gates = steps_[s];
+      if (defs[s]->op() != "_FusedLstmGates" || !is_float(*defs[s], "T") || gates.inputs.size() < 2 ||
+          gates.inputs.size() > 3) {
+        continue;
+      }
+      const int p = producer(gates.inputs[0]);
+      if (p < 0 || defs[p]->op() != "_FusedMatMul" || !is_float(*defs[p], "T")) continue;
+      const NodeDef& product = *defs[p];
+      const tensorflow::AttrValue* fused = attr(product, "fused_ops");
+      const tensorflow::AttrValue* ta = attr(product, "transpose_a");
+      const tensorflow::AttrValue* tb = attr(product, "transpose_b");
+      const tensorflow::AttrValue* bf16 = attr(product, kBfloat16ProductsAttr);
+      if (fused == nullptr || fused->list().s_size() != 1 || fused->list().s(0) != "Add" || (ta && ta->b()) ||
+          (tb && tb->b()) || (bf16 && bf16->b()) || steps_[p].inputs.size() != 3) {
+        continue;
+      }
+      const int g = producer(steps_[p].inputs[2]);
+      if (g < 0 || defs[g]->op() != "TensorListGetItem" || !is_float(*defs[g], "element_dtype") ||
+          steps_[g].inputs.size() != 3) {
+        continue;
+      }
+      if (steps_[g].gated != gates.gated || steps_[p].gated != gates.gated) continue;
+      const std::vector<Ref>& get = steps_[g].inputs;
+      const std::vector<Ref>& mm = steps_[p].inputs;
+      gates.fused_inputs = {get[0], get[1], get[2], mm[0], mm[1], gates.inputs[1]};
+      if (gates.inputs.size() == 3) gates.fused_inputs.push_back(gates.inputs[2]);
+      gates.lstm = true;
+      gates.get_item = g;
+      gates.product = p;
+      steps_[g].skip = steps_[p].skip = true;
+    }
   }
 
   // How many reads each slot and variable gets in an iteration that goes on: the last one
@@ -247,7 +329,7 @@ class SequentialLoopOp : public AsyncOpKernel {
     };
     for (const Step& step : steps_) {
       if (step.skip) continue;
-      for (const Ref& r : step.inputs) count(r, step.gated);
+      for (const Ref& r : step.lstm ? step.fused_inputs : step.inputs) count(r, step.gated);
     }
     count(pred_, false);
     for (const Ref& r : next_) count(r, true);
@@ -325,7 +407,44 @@ class SequentialLoopOp : public AsyncOpKernel {
     }
   }
 
+  // Whether the next read of `r` (a variable's only where `counted`) is its last in the
+  // iteration, as LastRead would say, without counting it.
+  static bool IsLastRead(const LoopRun& run, const Ref& r, bool counted) {
+    switch (r.kind) {
+      case Ref::kInvariant: return false;
+      case Ref::kVar: return counted && run.readers_left[run.op->num_slots_ + r.index] == 1;
+      case Ref::kSlot:
+      default: return run.readers_left[r.index] == 1;
+    }
+  }
+
+  // A fused LSTM step (FuseLstmSteps): c and h computed at once from the operands where they
+  // lie; where RunLstmStep does not take them, the three kernels run, one after another.
+  Status RunLstm(LoopRun& run, const Step& step) const {
+    const std::vector<Ref>& in = step.fused_inputs;
+    LstmStepInputs values;
+    values.list = &Stored(run, in[kList]);
+    values.index = &Stored(run, in[kIndex]);
+    values.h = &Stored(run, in[kH]);
+    values.u = &Stored(run, in[kU]);
+    values.c = &Stored(run, in[kC]);
+    values.bias = in.size() > kBias ? &Stored(run, in[kBias]) : nullptr;
+    Tensor c, h;
+    if (!RunLstmStep(run.ctx, values, IsLastRead(run, in[kC], step.gated), &run.gates, &c, &h)) {
+      TA_RETURN_IF_ERROR(RunStep(run, steps_[step.get_item]));
+      TA_RETURN_IF_ERROR(RunStep(run, steps_[step.product]));
+      return RunKernel(run, step);
+    }
+    for (const Ref& r : in) {
+      if (LastRead(run, r, step.gated)) Stored(run, r) = Tensor();
+    }
+    run.slots[step.first_slot] = std::move(c);
+    run.slots[step.first_slot + 1] = std::move(h);
+    return Status::OK();
+  }
+
   Status RunStep(LoopRun& run, const Step& step) const {
+    if (step.lstm) return RunLstm(run, step);
     // A scalar step reads its two values in place: no copies to count up and down (their
     // reference counts' atomics were a fifth of the loop's own time).
     if (step.scalar != ScalarOp::kNone && step.inputs.size() == 2 &&
@@ -336,6 +455,11 @@ class SequentialLoopOp : public AsyncOpKernel {
       }
       return Status::OK();
     }
+    return RunKernel(run, step);
+  }
+
+  // The step's kernel on its inputs, its outputs into its slots.
+  Status RunKernel(LoopRun& run, const Step& step) const {
     run.inputs.clear();
     for (const Ref& r : step.inputs) run.inputs.push_back(Take(run, r, step.gated));
     run.outputs.clear();  // the context sizes it afresh: nothing of the step before stays

@@ -6,6 +6,7 @@
 // off: the fused op replaces the pattern and the values agree up to float rounding (to the
 // bit where only a Tile goes); what must not fuse (a value read elsewhere) is left alone, and
 // a fused kernel refuses bad input naming it.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -187,6 +188,105 @@ TEST_CASE("a recurrent layer's input product runs once for all steps, before its
         REQUIRE(hoisted.values[0].size() == static_cast<size_t>(batch * 8));
         CheckClose(hoisted.values[0], apart.values[0]);
       }
+    }
+  }
+}
+
+// A Keras LSTM layer's loop, as Keras 3 writes it: x [steps, batch, 6] unstacked into a
+// list; each step z = x_t W + h U + b, the cell of KerasLstmGates, and h written into the
+// outputs' list at the step's index. Fetches "outputs" (stacked), "h" and "c". c0 is fed:
+// [batch, units] or a row that broadcasts.
+tensorflow::GraphDef KerasLstmLayer(int64_t units) {
+  return testing::BuildGraph([units](const Scope& s) {
+    namespace tf = ::tensorflow;
+    auto x = ops::Placeholder(s.WithOpName("x"), tf::DT_FLOAT, PartialTensorShape({-1, -1, 6}));
+    auto h0 = ops::Placeholder(s.WithOpName("h0"), tf::DT_FLOAT, PartialTensorShape({-1, units}));
+    auto c0 = ops::Placeholder(s.WithOpName("c0"), tf::DT_FLOAT, PartialTensorShape());
+    auto steps = ops::Placeholder(s.WithOpName("steps"), tf::DT_INT32, PartialTensorShape(std::vector<int64_t>{}));
+    auto w = Filled(s, {6, 4 * units}, 0.3f), u = Filled(s, {units, 4 * units}, 0.7f, 0.05f);
+    auto b = Filled(s, {4 * units}, 0.5f, 0.2f);
+    auto xs = ops::TensorListFromTensor(s, x, ops::Const(s, {-1, 6}));
+    auto outputs = ops::TensorListReserve(s, ops::Const(s, {-1, static_cast<int>(units)}), steps, tf::DT_FLOAT);
+    std::vector<Output> out;
+    ops::WhileLoopOptions options;
+    options.name = "lstm";
+    Status built = ops::WhileLoop(
+        s, {ops::Const(s, 0), outputs, h0, c0},
+        [&](const Scope& sc, const std::vector<Output>& in, Output* pred) {
+          *pred = ops::Less(sc, in[0], steps);
+          return sc.status();
+        },
+        [&](const Scope& sc, const std::vector<Output>& in, std::vector<Output>* next) {
+          auto x_t = ops::TensorListGetItem(sc, xs, in[0], ops::Const(sc, {-1, 6}), tf::DT_FLOAT);
+          auto z = ops::BiasAdd(sc, ops::AddV2(sc, ops::MatMul(sc, x_t, w), ops::MatMul(sc, in[2], u)), b);
+          auto gates = ops::Split(sc, ops::Const(sc, 1), z, 4);
+          auto c = ops::AddV2(sc, ops::Mul(sc, ops::Sigmoid(sc, gates[1]), in[3]),
+                              ops::Mul(sc, ops::Sigmoid(sc, gates[0]), ops::Tanh(sc, gates[2])));
+          auto h = ops::Mul(sc, ops::Sigmoid(sc, gates[3]), ops::Tanh(sc, c));
+          *next = {ops::Add(sc, in[0], 1), ops::TensorListSetItem(sc, in[1], in[0], h), h, c};
+          return sc.status();
+        },
+        &out, options);
+    INFO(built.ToString());
+    REQUIRE(built.ok());
+    ops::TensorListStack(s.WithOpName("outputs"), out[1], ops::Const(s, {-1, static_cast<int>(units)}), tf::DT_FLOAT);
+    ops::Identity(s.WithOpName("h"), out[2]);
+    ops::Identity(s.WithOpName("c"), out[3]);
+  });
+}
+
+TEST_CASE("a Keras LSTM layer's step runs as one in its sequential loop, to the bit of its kernels one by one") {
+  // Batch 3 of 5 units: one thread; batch 64 of 64 units: the product and the gates split
+  // over the device's threads. A c0 row that broadcasts is left to the kernels (which
+  // broadcast it) in the first step; the second runs as one.
+  struct Shape {
+    int64_t batch, units;
+    std::vector<int64_t> c0;
+    int steps;
+  };
+  for (const Shape& shape : {Shape{3, 5, {3, 5}, 7}, Shape{64, 64, {64, 64}, 3}, Shape{3, 5, {1, 5}, 4},
+                             Shape{2, 3, {2, 3}, 1}}) {
+    INFO("batch " << shape.batch << ", " << shape.units << " units, " << shape.steps << " steps, c0 "
+                  << shape.c0.front() << " rows");
+    const std::vector<std::pair<std::string, Tensor>> feeds = {
+        {"x", InputTensor({shape.steps, shape.batch, 6})},
+        {"h0", InputTensor({shape.batch, shape.units})},
+        {"c0", InputTensor(shape.c0)},
+        {"steps", Tensor::Scalar<int32_t>(shape.steps)}};
+    std::vector<std::vector<float>> values[2];
+    for (bool sequential : {true, false}) {
+      SessionOptions options;
+      options.optimizer.sequential_loops = sequential;
+      auto session = testing::NewSessionWith(KerasLstmLayer(shape.units), options);
+      RunOptions run;
+      run.output_partition_graphs = true;
+      RunMetadata metadata;
+      std::vector<Tensor> out;
+      Status s = session->Run(run, feeds, {"outputs", "h", "c"}, {}, &out, &metadata);
+      INFO(s.ToString());
+      REQUIRE(s.ok());
+      // The loop is one _SequentialLoop node, whose body holds the fused cell, or the
+      // executor runs the same kernels node by node.
+      std::string loop_body;
+      for (const auto& n : metadata.partition_graphs.at(0).node()) {
+        if (n.op() == "_SequentialLoop") loop_body = n.attr().at("body").s();
+      }
+      REQUIRE(loop_body.empty() != sequential);
+      if (sequential) {
+        tensorflow::GraphDef body;
+        REQUIRE(body.ParseFromString(loop_body));
+        std::vector<std::string> ops;
+        for (const auto& n : body.node()) ops.push_back(n.op());
+        CHECK(std::count(ops.begin(), ops.end(), "_FusedMatMul") == 1);
+        CHECK(std::count(ops.begin(), ops.end(), "_FusedLstmGates") == 1);
+        CHECK(std::count(ops.begin(), ops.end(), "TensorListGetItem") == 1);
+      }
+      for (const Tensor& t : out) values[sequential].push_back(Values(t));
+    }
+    REQUIRE(values[0].size() == 3);
+    for (int k = 0; k < 3; ++k) {
+      INFO("fetch " << k);
+      CHECK(values[1][k] == values[0][k]);
     }
   }
 }

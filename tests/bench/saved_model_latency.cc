@@ -3,7 +3,7 @@
 //
 //   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] [--bf16-activations] [--int8]
 //                       [--one-lane] [--no-loop-optimization] [--no-sequential-loops] [--no-freeze]
-//                       [--threads N] [--caller-thread]
+//                       [--threads N] [--caller-thread] [--graphs FILE]
 //
 // Feeds every input of the signature a tensor of its declared shape with the batch
 // dimension (and any other unknown one) set to BATCH: floats uniform in [0, 1), integers
@@ -32,11 +32,15 @@
 // --threads N runs on N threads (SessionOptions::num_threads; default one per core).
 // --caller-thread runs every kernel of the step on the calling thread
 // (RunOptions::inter_op_thread_pool -1), none handed to the device's threads.
+// --graphs FILE (with --ops' tracing) writes the graphs the workers ran, after the
+// optimizer, as text GraphDefs one after another (RunOptions::output_partition_graphs): what
+// a loop's _SequentialLoop body holds, what fused and what did not.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <random>
 #include <string>
@@ -106,6 +110,7 @@ int Main(int argc, char** argv) {
   std::string signature = kDefaultServingSignatureDefKey;
   bool show_ops = false;
   int show_nodes = 0;  // --nodes N: the N nodes of longest kernel time, with --ops' tracing
+  std::string graphs_file;  // --graphs FILE: the partition graphs, with --ops' tracing
   SessionOptions session_options;
   RunOptions run_options;  // --caller-thread: every kernel on the calling thread
   for (int i = 1; i < argc; ++i) {
@@ -114,6 +119,10 @@ int Main(int argc, char** argv) {
     else if (std::string(argv[i]) == "--nodes" && i + 1 < argc) {
       show_ops = true;
       show_nodes = std::atoi(argv[++i]);
+    }
+    else if (std::string(argv[i]) == "--graphs" && i + 1 < argc) {
+      show_ops = true;
+      graphs_file = argv[++i];
     }
     else if (std::string(argv[i]) == "--bf16") session_options.optimizer.bfloat16_products = true;
     else if (std::string(argv[i]) == "--bf16-activations") {
@@ -132,7 +141,7 @@ int Main(int argc, char** argv) {
   if (args.size() < 2) {
     std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--nodes N] [--bf16] "
                          "[--bf16-activations] [--int8] [--one-lane] [--no-loop-optimization] [--no-sequential-loops] [--no-freeze] "
-                         "[--threads N] [--caller-thread]\n");
+                         "[--threads N] [--caller-thread] [--graphs FILE]\n");
     return 2;
   }
   const std::string dir = args[0];
@@ -166,6 +175,7 @@ int Main(int argc, char** argv) {
     for (const auto& [key, info] : (*sig)->outputs()) fetches.push_back(info.name());
     RunOptions options;
     options.trace_level = RunOptions::FULL_TRACE;
+    options.output_partition_graphs = !graphs_file.empty();
     std::map<std::string, int> counts;
     std::map<std::string, double> micros;  // kernel time per op, summed over the traced steps
     std::map<std::string, std::string> op_of;
@@ -190,6 +200,14 @@ int Main(int argc, char** argv) {
       if (!s.ok()) {
         std::fprintf(stderr, "saved_model_latency: %s\n", s.ToString().c_str());
         return 1;
+      }
+      if (i == 0 && !graphs_file.empty()) {
+        std::ofstream file(graphs_file);
+        for (const tensorflow::GraphDef& g : metadata.partition_graphs) file << g.DebugString() << "\n";
+        if (!file) {
+          std::fprintf(stderr, "saved_model_latency: cannot write '%s'\n", graphs_file.c_str());
+          return 1;
+        }
       }
       std::vector<std::pair<int64_t, int64_t>> spans;  // each kernel's [start, end) in us
       for (const auto& dev : metadata.step_stats.dev_stats()) {

@@ -1,0 +1,134 @@
+#include "kernels/cpu/lstm_gates.h"
+
+#include <Eigen/Core>
+#include <memory>
+
+#include "kernels/cpu/accurate_exp.h"
+#include "kernels/cpu/cwise_ops.h"
+#include "kernels/cpu/parallel_gemm.h"
+#include "kernels/device.h"
+#include "kernels/tensor_list.h"
+
+namespace tensoract {
+namespace {
+
+// Rows of a gate (or of a state) as an Eigen array: `units` values in each column, one column
+// a batch row, `stride` values from one row to the next.
+using ConstGate = Eigen::Map<const Eigen::ArrayXXf, Eigen::Unaligned, Eigen::OuterStride<>>;
+using Gate = Eigen::Map<Eigen::ArrayXXf, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+// The `index`-th block of `units` columns, `rows` rows from `z` on, of [rows, 4 * units] gates.
+ConstGate Block(const float* z, int64_t units, int index, int64_t rows) {
+  return ConstGate(z + index * units, units, rows, Eigen::OuterStride<>(4 * units));
+}
+
+void Update(const float* z, const float* c_prev, float* c_out, float* h_out, int64_t units, int64_t rows) {
+  const Eigen::OuterStride<> stride(units);
+  ConstGate c_before(c_prev, units, rows, stride);
+  Gate c_after(c_out, units, rows, stride);
+  Gate h_after(h_out, units, rows, stride);
+  c_after = Block(z, units, 1, rows).unaryExpr(AccurateLogistic()) * c_before +
+            Block(z, units, 0, rows).unaryExpr(AccurateLogistic()) * Block(z, units, 2, rows).tanh();
+  h_after = Block(z, units, 3, rows).unaryExpr(AccurateLogistic()) * c_after.tanh();
+}
+
+}  // namespace
+
+void LstmGateRows(const float* z, const float* bias, const float* c_prev, float* c_out, float* h_out, int64_t units,
+                  int64_t first, int64_t last) {
+  const int64_t width = 4 * units;
+  z += first * width;
+  c_prev += first * units;
+  c_out += first * units;
+  h_out += first * units;
+  if (bias == nullptr) {
+    Update(z, c_prev, c_out, h_out, units, last - first);
+    return;
+  }
+  // The gates plus the bias first, into a buffer (added inside the activations' expression,
+  // Eigen evaluated them a value at a time), a few rows at a time: on the stack, no
+  // allocation a step.
+  constexpr int64_t kBuffered = 2048;
+  float stack[kBuffered];
+  std::unique_ptr<float[]> heap;
+  float* biased = stack;
+  const int64_t rows_at_once = std::max<int64_t>(1, kBuffered / width);
+  if (width > kBuffered) {
+    heap.reset(new float[width]);
+    biased = heap.get();
+  }
+  for (int64_t r0 = first; r0 < last; r0 += rows_at_once) {
+    const int64_t rows = std::min(rows_at_once, last - r0);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* from = z + r * width;
+      float* to = biased + r * width;
+      for (int64_t j = 0; j < width; ++j) to[j] = from[j] + bias[j];
+    }
+    Update(biased, c_prev, c_out, h_out, units, rows);
+    z += rows * width;
+    c_prev += rows * units;
+    c_out += rows * units;
+    h_out += rows * units;
+  }
+}
+
+bool RunLstmStep(OpKernelContext* ctx, const LstmStepInputs& in, bool reuse_c, std::vector<float>* z, Tensor* c_out,
+                 Tensor* h_out) {
+  // TensorListGetItem's operands, as its kernel would take them without complaint.
+  if (in.list->dtype() != tensorflow::DT_VARIANT || in.list->dims() != 0) return false;
+  const TensorList* list = in.list->base<Variant>()->get<TensorList>();
+  if (list == nullptr || list->element_dtype != tensorflow::DT_FLOAT) return false;
+  if (in.index->dtype() != tensorflow::DT_INT32 || in.index->NumElements() != 1) return false;
+  const int32_t index = *in.index->base<int32_t>();
+  if (index < 0 || index >= static_cast<int64_t>(list->tensors.size()) || !list->tensors[index]) return false;
+  const Tensor& x = *list->tensors[index];
+  // The product's and the gates' operands, of the shapes they need no broadcast for.
+  const Tensor &h = *in.h, &u = *in.u, &c = *in.c;
+  if (h.dtype() != tensorflow::DT_FLOAT || u.dtype() != tensorflow::DT_FLOAT || c.dtype() != tensorflow::DT_FLOAT ||
+      x.dtype() != tensorflow::DT_FLOAT || h.dims() != 2 || u.dims() != 2) {
+    return false;
+  }
+  const int64_t batch = h.dim_size(0), units = h.dim_size(1), width = 4 * units;
+  if (units == 0 || batch == 0 || u.dim_size(0) != units || u.dim_size(1) != width ||
+      x.shape() != TensorShape({batch, width}) || c.shape() != TensorShape({batch, units})) {
+    return false;
+  }
+  const float* bias = nullptr;
+  if (in.bias != nullptr) {
+    if (in.bias->dtype() != tensorflow::DT_FLOAT || in.bias->shape() != TensorShape({width})) return false;
+    bias = in.bias->base<float>();
+  }
+  // z = h u + x: _FusedMatMul's product and its fused Add, block by block as it adds them.
+  z->resize(static_cast<size_t>(batch * width));
+  float* zp = z->data();
+  const float* xp = x.base<float>();
+  ParallelGemm(ctx, false, false, batch, width, units, h.base<float>(), units, u.base<float>(), width, zp,
+               [&](float* block, int64_t rows, int64_t cols, int64_t /*first_column*/) {
+                 const float* addend = xp + (block - zp);
+                 for (int64_t r = 0; r < rows; ++r, block += width, addend += width) {
+                   for (int64_t j = 0; j < cols; ++j) block[j] += addend[j];
+                 }
+               });
+  Allocator* allocator = ctx->device()->AllocatorFor(tensorflow::DT_FLOAT);
+  const TensorShape state({batch, units});
+  if (reuse_c && c.RefCountIsOne()) {
+    *c_out = c;
+  } else {
+    auto made = Tensor::Allocate(allocator, tensorflow::DT_FLOAT, state);
+    if (!made.ok()) return false;
+    *c_out = std::move(made).value();
+  }
+  auto made_h = Tensor::Allocate(allocator, tensorflow::DT_FLOAT, state);
+  if (!made_h.ok()) return false;
+  *h_out = std::move(made_h).value();
+  const float* c_prev = c.base<float>();
+  float* c_next = c_out->base<float>();
+  float* h_next = h_out->base<float>();
+  // About 40 cycles an element: three logistic functions and two tanh.
+  CwiseParallelFor(ctx, batch, 40 * units, [&](int64_t first, int64_t last) {
+    LstmGateRows(zp, bias, c_prev, c_next, h_next, units, first, last);
+  });
+  return true;
+}
+
+}  // namespace tensoract
