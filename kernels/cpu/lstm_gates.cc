@@ -98,17 +98,9 @@ bool RunLstmStep(OpKernelContext* ctx, const LstmStepInputs& in, bool reuse_c, s
     if (in.bias->dtype() != tensorflow::DT_FLOAT || in.bias->shape() != TensorShape({width})) return false;
     bias = in.bias->base<float>();
   }
-  // z = h u + x: _FusedMatMul's product and its fused Add, block by block as it adds them.
   z->resize(static_cast<size_t>(batch * width));
   float* zp = z->data();
   const float* xp = x.base<float>();
-  ParallelGemm(ctx, false, false, batch, width, units, h.base<float>(), units, u.base<float>(), width, zp,
-               [&](float* block, int64_t rows, int64_t cols, int64_t /*first_column*/) {
-                 const float* addend = xp + (block - zp);
-                 for (int64_t r = 0; r < rows; ++r, block += width, addend += width) {
-                   for (int64_t j = 0; j < cols; ++j) block[j] += addend[j];
-                 }
-               });
   Allocator* allocator = ctx->device()->AllocatorFor(tensorflow::DT_FLOAT);
   const TensorShape state({batch, units});
   if (reuse_c && c.RefCountIsOne()) {
@@ -121,12 +113,33 @@ bool RunLstmStep(OpKernelContext* ctx, const LstmStepInputs& in, bool reuse_c, s
   auto made_h = Tensor::Allocate(allocator, tensorflow::DT_FLOAT, state);
   if (!made_h.ok()) return false;
   *h_out = std::move(made_h).value();
+  const float* hp = h.base<float>();
+  const float* up = u.base<float>();
   const float* c_prev = c.base<float>();
   float* c_next = c_out->base<float>();
   float* h_next = h_out->base<float>();
-  // About 40 cycles an element: three logistic functions and two tanh.
-  CwiseParallelFor(ctx, batch, 40 * units, [&](int64_t first, int64_t last) {
+  // Rows [first, last) of the whole step: their product, plus x as _FusedMatMul's Add adds
+  // it, then their gates. Each row's values are the same however the rows are split.
+  auto rows = [&](int64_t first, int64_t last) {
+    float* zr = zp + first * width;
+    gemm::Gemm(false, false, last - first, width, units, hp + first * units, units, up, width, zr, width, false);
+    const float* addend = xp + first * width;
+    for (int64_t j = 0, n = (last - first) * width; j < n; ++j) zr[j] += addend[j];
     LstmGateRows(zp, bias, c_prev, c_next, h_next, units, first, last);
+  };
+  // A step of many rows goes to the device's threads in one block of rows each (one
+  // hand-off a step, not one for the product and one for the gates): about 2 cycles a
+  // multiply-add and 40 an element of the state.
+  const int threads = ctx->device()->num_threads();
+  const int64_t cycles = batch * units * (2 * width + 40);
+  const int64_t blocks = cycles < (int64_t{1} << 17) ? 1 : std::min<int64_t>(threads, batch / 8);
+  if (blocks <= 1) {
+    rows(0, batch);
+    return true;
+  }
+  const int64_t step = (batch + blocks - 1) / blocks;
+  CwiseParallelFor(ctx, blocks, int64_t{1} << 40, [&](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last; ++b) rows(b * step, std::min(batch, (b + 1) * step));
   });
   return true;
 }
