@@ -78,8 +78,7 @@ bool RunLstmStep(OpKernelContext* ctx, const LstmStepInputs& in, bool reuse_c, s
   if (in.list->dtype() != tensorflow::DT_VARIANT || in.list->dims() != 0) return false;
   const TensorList* list = in.list->base<Variant>()->get<TensorList>();
   if (list == nullptr || list->element_dtype != tensorflow::DT_FLOAT) return false;
-  if (in.index->dtype() != tensorflow::DT_INT32 || in.index->NumElements() != 1) return false;
-  const int32_t index = *in.index->base<int32_t>();
+  const int32_t index = in.index;
   if (index < 0 || index >= static_cast<int64_t>(list->tensors.size()) || !list->tensors[index]) return false;
   const Tensor& x = *list->tensors[index];
   // The product's and the gates' operands, of the shapes they need no broadcast for.

@@ -9,6 +9,7 @@
 #define TENSORACT_KERNELS_CPU_LSTM_GATES_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "kernels/op_kernel.h"
 #include "kernels/tensor.h"
@@ -24,12 +25,12 @@ void LstmGateRows(const float* z, const float* bias, const float* c_prev, float*
                   int64_t first, int64_t last);
 
 // The operands of one LSTM step inside a loop's body: `list` holds the step's row x of the
-// input product (TensorListGetItem's list, `index` its index), h [batch, units] the state
+// input product (TensorListGetItem's list, element `index`), h [batch, units] the state
 // before, u [units, 4 * units] the recurrent kernel, c [batch, units] the cell's state before
 // and `bias` (null: none) the gates' bias.
 struct LstmStepInputs {
   const Tensor* list = nullptr;
-  const Tensor* index = nullptr;
+  int32_t index = 0;
   const Tensor* h = nullptr;
   const Tensor* u = nullptr;
   const Tensor* c = nullptr;

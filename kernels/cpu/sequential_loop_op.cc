@@ -24,6 +24,7 @@
 #include "graph/optimizer/mixed_precision.h"
 #include "kernels/cancellation.h"
 #include "kernels/cpu/lstm_gates.h"
+#include "kernels/cpu/lstm_loop.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/kernel_status.h"
 #include "messages/graph.pb.h"
@@ -63,6 +64,7 @@ class SequentialLoopOp : public AsyncOpKernel {
                 errors::InvalidArgument("node '", name_of(ctx), "': ", next_.size(), " next values for ", num_vars_,
                                         " loop variables"));
     CountReaders();
+    PlanLstmLoop(attr.at("T").list(), attr.at("Tinvariants").list());
   }
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
@@ -90,10 +92,9 @@ class SequentialLoopOp : public AsyncOpKernel {
     enum Kind { kVar, kInvariant, kSlot } kind = kSlot;
     int index = 0;
   };
-  // The loop's own bookkeeping on int32 scalars (its counters and its condition: five of an
-  // LSTM's ten kernels an iteration), computed here without a kernel call where the values
-  // are such scalars.
-  enum class ScalarOp { kNone, kAdd, kLess, kLogicalAnd };
+  // The loop's own bookkeeping on int32 scalars (ScalarOp, kernels/cpu/lstm_loop.h: its
+  // counters and its condition, five of an LSTM's ten kernels an iteration) is computed here
+  // without a kernel call where the values are such scalars.
   struct Step {
     std::unique_ptr<OpKernel> kernel;
     std::vector<Ref> inputs;
@@ -108,6 +109,7 @@ class SequentialLoopOp : public AsyncOpKernel {
     bool lstm = false;
     int get_item = -1, product = -1;  // those two steps' indices
     std::vector<Ref> fused_inputs;
+    bool sets_float_item = false;  // a TensorListSetItem of float elements, never resizing
   };
   enum LstmOperand { kList, kIndex, kElementShape, kH, kU, kC, kBias };
 
@@ -218,6 +220,7 @@ class SequentialLoopOp : public AsyncOpKernel {
       step.first_slot = slots;
       step.gated = gated.count(def.name()) != 0;
       step.scalar = ScalarOpOf(def);
+      step.sets_float_item = IsFloatSetItem(def);
       slots += step.kernel->num_outputs();
       node_index_[def.name()] = static_cast<int>(steps_.size());
       steps_.push_back(std::move(step));
@@ -316,6 +319,122 @@ class SequentialLoopOp : public AsyncOpKernel {
       gates.product = p;
       steps_[g].skip = steps_[p].skip = true;
     }
+  }
+
+  static bool IsFloatSetItem(const NodeDef& def) {
+    if (def.op() != "TensorListSetItem") return false;
+    auto dtype = def.attr().find("element_dtype");
+    auto resize = def.attr().find("resize_if_index_out_of_bounds");
+    return dtype != def.attr().end() && dtype->second.type() == tensorflow::DT_FLOAT &&
+           (resize == def.attr().end() || !resize->second.b());
+  }
+
+  // The number of the value `r` refers to, as kernels/cpu/lstm_loop.h numbers them.
+  int ValueOf(const Ref& r) const {
+    switch (r.kind) {
+      case Ref::kVar: return r.index;
+      case Ref::kInvariant: return num_vars_ + r.index;
+      case Ref::kSlot:
+      default: return num_vars_ + num_invariants_ + r.index;
+    }
+  }
+
+  // The body as an LstmLoopPlan (kernels/cpu/lstm_loop.h) where it is Keras' LSTM layer's:
+  // only scalar steps on int32 and bool values, one fused LSTM step (FuseLstmSteps) on a
+  // list, a kernel and a bias that are invariants and an h and a c that are variables taking
+  // its outputs, and SetItems of its h into list variables taking theirs. `types` and
+  // `invariant_types`: the loop's T and Tinvariants.
+  void PlanLstmLoop(const tensorflow::AttrValue::ListValue& types,
+                    const tensorflow::AttrValue::ListValue& invariant_types) {
+    LstmLoopPlan p;
+    p.num_vars = num_vars_;
+    p.num_invariants = num_invariants_;
+    p.num_values = num_vars_ + num_invariants_ + num_slots_;
+    p.value_dtypes.assign(p.num_values, tensorflow::DT_INVALID);
+    auto is_register_type = [](DataType t) { return t == tensorflow::DT_INT32 || t == tensorflow::DT_BOOL; };
+    for (int k = 0; k < num_vars_; ++k) {
+      if (is_register_type(types.type(k))) p.value_dtypes[k] = types.type(k);
+    }
+    for (int j = 0; j < num_invariants_; ++j) {
+      if (is_register_type(invariant_types.type(j))) p.value_dtypes[num_vars_ + j] = invariant_types.type(j);
+    }
+    auto has_type = [&](const Ref& r, DataType t) { return p.value_dtypes[ValueOf(r)] == t; };
+    const Step* lstm = nullptr;
+    std::vector<const Step*> set_steps;
+    for (const Step& step : steps_) {
+      if (step.skip) continue;
+      if (step.lstm) {
+        if (lstm != nullptr || !step.gated) return;
+        lstm = &step;
+      } else if (step.scalar != ScalarOp::kNone && step.inputs.size() == 2) {
+        const DataType in = step.scalar == ScalarOp::kLogicalAnd ? tensorflow::DT_BOOL : tensorflow::DT_INT32;
+        if (!has_type(step.inputs[0], in) || !has_type(step.inputs[1], in)) return;
+        ScalarInstruction instruction{step.scalar, ValueOf(step.inputs[0]), ValueOf(step.inputs[1]),
+                                      ValueOf({Ref::kSlot, step.first_slot})};
+        p.value_dtypes[instruction.out] = step.scalar == ScalarOp::kAdd ? tensorflow::DT_INT32 : tensorflow::DT_BOOL;
+        (step.gated ? p.body : p.condition).push_back(instruction);
+      } else if (step.sets_float_item && step.gated && lstm != nullptr && step.inputs.size() == 3 &&
+                 step.inputs[0].kind == Ref::kVar && types.type(step.inputs[0].index) == tensorflow::DT_VARIANT &&
+                 has_type(step.inputs[1], tensorflow::DT_INT32) && step.inputs[2].kind == Ref::kSlot &&
+                 step.inputs[2].index == lstm->first_slot + 1) {
+        p.set_items.push_back({step.inputs[0].index, ValueOf(step.inputs[1])});
+        set_steps.push_back(&step);
+      } else {
+        return;  // any other step: the general loop
+      }
+    }
+    if (lstm == nullptr || !has_type(pred_, tensorflow::DT_BOOL)) return;
+    const std::vector<Ref>& in = lstm->fused_inputs;
+    auto is = [](const Ref& r, Ref::Kind kind) { return r.kind == kind; };
+    if (!is(in[kList], Ref::kInvariant) || !has_type(in[kIndex], tensorflow::DT_INT32) || !is(in[kH], Ref::kVar) ||
+        !is(in[kU], Ref::kInvariant) || !is(in[kC], Ref::kVar) || in[kH].index == in[kC].index ||
+        (in.size() > kBias && !is(in[kBias], Ref::kInvariant))) {
+      return;
+    }
+    p.list = ValueOf(in[kList]);
+    p.index = ValueOf(in[kIndex]);
+    p.h = in[kH].index;
+    p.u = ValueOf(in[kU]);
+    p.c = in[kC].index;
+    p.bias = in.size() > kBias ? ValueOf(in[kBias]) : -1;
+    p.pred = ValueOf(pred_);
+    // What each variable takes: h and c the step's, a list its SetItem's, a scalar a scalar
+    // of its type; any other stays as it is.
+    p.next.resize(num_vars_);
+    for (int k = 0; k < num_vars_; ++k) {
+      const Ref& r = next_[k];
+      p.next[k] = ValueOf(r);
+      const bool is_slot = r.kind == Ref::kSlot;
+      if (k == p.h) {
+        if (!is_slot || r.index != lstm->first_slot + 1) return;
+      } else if (k == p.c) {
+        if (!is_slot || r.index != lstm->first_slot) return;
+      } else if (p.value_dtypes[k] != tensorflow::DT_INVALID) {
+        if (!has_type(r, p.value_dtypes[k])) return;
+        p.register_vars.push_back(k);
+      } else {
+        bool set = false;
+        for (size_t i = 0; i < set_steps.size(); ++i) {
+          if (p.set_items[i].list_var == k) set = is_slot && r.index == set_steps[i]->first_slot;
+        }
+        if (!set && !(r.kind == Ref::kVar && r.index == k)) return;
+      }
+    }
+    // A list set here and not taking its SetItem's value (read elsewhere): the general loop.
+    for (const LstmLoopPlan::SetItem& set : p.set_items) {
+      if (next_[set.list_var].kind != Ref::kSlot) return;
+    }
+    // The invariants read as scalars (others of those types, an element shape, are not).
+    std::set<int> read = {p.pred, p.index};
+    for (const std::vector<ScalarInstruction>* part : {&p.condition, &p.body}) {
+      for (const ScalarInstruction& i : *part) read.insert({i.a, i.b});
+    }
+    for (const LstmLoopPlan::SetItem& set : p.set_items) read.insert(set.index);
+    for (int k : p.register_vars) read.insert(p.next[k]);
+    for (int value : read) {
+      if (value >= num_vars_ && value < num_vars_ + num_invariants_) p.register_invariants.push_back(value);
+    }
+    lstm_loop_ = std::make_unique<LstmLoopPlan>(std::move(p));
   }
 
   // How many reads each slot and variable gets in an iteration that goes on: the last one
@@ -456,7 +575,8 @@ class SequentialLoopOp : public AsyncOpKernel {
     const std::vector<Ref>& in = step.fused_inputs;
     LstmStepInputs values;
     values.list = &Stored(run, in[kList]);
-    values.index = &Stored(run, in[kIndex]);
+    const Tensor& index = Stored(run, in[kIndex]);
+    values.index = index.dtype() == tensorflow::DT_INT32 && index.dims() == 0 ? *index.base<int32_t>() : -1;
     values.h = &Stored(run, in[kH]);
     values.u = &Stored(run, in[kU]);
     values.c = &Stored(run, in[kC]);
@@ -556,6 +676,24 @@ class SequentialLoopOp : public AsyncOpKernel {
         ctx->SetStatus(errors::Cancelled("loop '", op.name(), "' was cancelled in iteration ", run->iteration));
         break;
       }
+      // An LSTM layer's loop runs on its own (kernels/cpu/lstm_loop.h); where it leaves
+      // operands to the general loop, an iteration runs here and it tries again.
+      if (op.lstm_loop_ != nullptr) {
+        const LstmLoopEnd end = RunLstmLoop(ctx, *op.lstm_loop_, &run->vars, run->invariants, &run->iteration,
+                                            &run->gates, start + kSliceMs);
+        if (end == LstmLoopEnd::kEnded) {
+          for (size_t i = 0; i < op.exit_vars_.size(); ++i) ctx->set_output(static_cast<int>(i), run->vars[op.exit_vars_[i]]);
+          break;
+        }
+        if (end == LstmLoopEnd::kCancelled) {
+          ctx->SetStatus(errors::Cancelled("loop '", op.name(), "' was cancelled in iteration ", run->iteration));
+          break;
+        }
+        if (end == LstmLoopEnd::kSliceOver) {
+          ctx->device()->Schedule([run] { Continue(run); });
+          return;
+        }
+      }
       bool more = false;
       Status s = op.Iterate(*run, &more);
       if (!s.ok()) {
@@ -586,6 +724,7 @@ class SequentialLoopOp : public AsyncOpKernel {
   std::vector<int> readers_;  // by slot, then by variable
   std::vector<int> unread_slots_;  // slots of outputs no step reads
   std::map<int, Ref> alias_;  // a skipped step's output slot -> what it passes on
+  std::unique_ptr<LstmLoopPlan> lstm_loop_;  // where the body is an LSTM layer's (PlanLstmLoop)
 };
 
 REGISTER_KERNEL(Name("_SequentialLoop").Device(DEVICE_CPU), SequentialLoopOp);

@@ -7,6 +7,7 @@
 // bit where only a Tile goes); what must not fuse (a value read elsewhere) is left alone, and
 // a fused kernel refuses bad input naming it.
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
@@ -288,6 +289,49 @@ TEST_CASE("a Keras LSTM layer's step runs as one in its sequential loop, to the 
       INFO("fetch " << k);
       CHECK(values[1][k] == values[0][k]);
     }
+  }
+}
+
+TEST_CASE("an LSTM layer's loop run on its own fails as its kernels do, takes turns with the thread and ends at the deadline") {
+  // More steps than x has: TensorListGetItem's error, in the iteration that reads past it,
+  // with the loop run as one and node by node.
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", InputTensor({3, 2, 6})},
+                                                             {"h0", InputTensor({2, 5})},
+                                                             {"c0", InputTensor({2, 5})},
+                                                             {"steps", Tensor::Scalar<int32_t>(5)}};
+  for (bool sequential : {true, false}) {
+    SessionOptions options;
+    options.optimizer.sequential_loops = sequential;
+    auto session = testing::NewSessionWith(KerasLstmLayer(5), options);
+    std::vector<Tensor> out;
+    Status s = session->Run(feeds, {"h"}, {}, &out);
+    INFO("sequential: " << sequential << ": " << s.ToString());
+    CHECK(s.code() == error::INVALID_ARGUMENT);
+    CHECK(s.message().find("Trying to access element 3 in a list with 3 elements") != std::string::npos);
+    if (sequential) CHECK(s.message().find("iteration 3") != std::string::npos);
+  }
+  // 400,000 steps (batch 1): the loop leaves its thread every 2 ms and takes up again, and
+  // a deadline ends it (or what runs before it), on the device's threads and on the caller's.
+  const int steps = 400000;
+  const std::vector<std::pair<std::string, Tensor>> long_feeds = {{"x", InputTensor({steps, 1, 6})},
+                                                                  {"h0", InputTensor({1, 5})},
+                                                                  {"c0", InputTensor({1, 5})},
+                                                                  {"steps", Tensor::Scalar<int32_t>(steps)}};
+  auto session = testing::NewSessionWith(KerasLstmLayer(5));
+  std::vector<Tensor> whole;
+  REQUIRE(session->Run(long_feeds, {"h"}, {}, &whole).ok());
+  CHECK(whole.at(0).NumElements() == 5);
+  for (int pool : {0, -1}) {
+    RunOptions run;
+    run.timeout_ms = 20;
+    run.inter_op_thread_pool = pool;
+    std::vector<Tensor> out;
+    const auto start = std::chrono::steady_clock::now();
+    Status s = session->Run(run, long_feeds, {"h"}, {}, &out, nullptr);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO("inter_op_thread_pool " << pool << ": " << s.ToString());
+    CHECK(s.code() == error::DEADLINE_EXCEEDED);
+    CHECK(seconds < 10);  // a bound against a hang, not a timing
   }
 }
 
