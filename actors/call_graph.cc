@@ -83,11 +83,14 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
   if (!placed.ok()) return Status(placed.code(), placed.message() + KernelLibraryLoadNote());
   // TensorFlow prints the placement of every node it compiles, on stderr.
   for (const std::string& line : placement_log) std::fprintf(stderr, "%s\n", line.c_str());
-  if (options.optimizer.do_remapping) Remap(&graph);
   const bool bfloat16_activations = options.optimizer.bfloat16_activations;
+  const bool keeps_bfloat16 = bfloat16_activations && NativeBfloat16Products();
+  RemapOptions remap;
+  remap.fuse_projected_blocks = !keeps_bfloat16;
+  if (options.optimizer.do_remapping) Remap(&graph, remap);
   if (options.optimizer.bfloat16_products || bfloat16_activations) MarkBfloat16Products(&graph);
   if (options.optimizer.int8_products) MarkInt8Products(&graph);
-  if (bfloat16_activations && NativeBfloat16Products()) {
+  if (keeps_bfloat16) {
     KeepActivationsInBfloat16(&graph, [](const NodeDef& def) { return KernelExists(def, DEVICE_CPU); });
   }
   if (options.optimizer.sequential_loops) {

@@ -16,6 +16,7 @@ namespace tensoract {
 
 using remapper::AttrString;
 using remapper::DataInput;
+using remapper::KnownShape4;
 using remapper::OnCpu;
 using remapper::ReplaceNodes;
 using remapper::Source;
@@ -71,12 +72,51 @@ bool MarkedForBfloat16(const Node& n) {
          AttrString(n, "data_format", "NHWC") == "NHWC";
 }
 
-// The node's def in bfloat16: T, and a _FusedConv2D as _MklNativeFusedConv2D, whose
-// per-channel args stay float while a fused Add's operand (an activation) is bfloat16.
+// A _FusedDepthwiseConv2dNative that can run as a grouped convolution: NHWC, no residual,
+// its filter's shape (in *filter_dims) known.
+bool DepthwiseAsGrouped(const Node& n, std::vector<int64_t>* filter_dims) {
+  if (n.type_string() != "_FusedDepthwiseConv2dNative" || AttrString(n, "data_format", "NHWC") != "NHWC") {
+    return false;
+  }
+  auto fused = n.def().attr().find("fused_ops");
+  if (fused != n.def().attr().end()) {
+    for (const std::string& op : fused->second.list().s()) if (op == "Add") return false;
+  }
+  return KnownShape4(n, 1, filter_dims);
+}
+
+// A depthwise convolution that joins a bfloat16 region as the grouped convolution it is
+// (one group per input channel): MobileNet's, between its pointwise convolutions. Only where
+// a pointwise convolution alone reads it: EfficientNet's squeeze-and-excitation (a Mean and
+// a Mul, float) would need its whole output cast back, and bfloat16's broadcasting Mul is
+// 5x float's (EfficientNetB0 batch 32: 74 against 15 ms a step). Its filter [rows, cols,
+// depth, multiplier] holds the same values in the same order as a grouped filter [rows,
+// cols, 1, depth * multiplier], so it is reshaped, not copied; its shape must be known.
+bool DepthwiseForBfloat16(const Node& n, std::vector<int64_t>* filter_dims) {
+  if (!DepthwiseAsGrouped(n, filter_dims)) return false;
+  int consumers = 0;
+  bool into_pointwise = true;
+  for (const Edge* e : n.out_edges()) {
+    if (e->IsControlEdge()) continue;
+    ++consumers;
+    into_pointwise = into_pointwise && MarkedForBfloat16(*e->dst);
+  }
+  return consumers == 1 && into_pointwise;
+}
+
+// The node's def in bfloat16: T, and a _FusedConv2D (or a depthwise convolution) as
+// _MklNativeFusedConv2D, whose per-channel args stay float while a fused Add's operand (an
+// activation) is bfloat16.
 NodeDef Bfloat16Def(const Node& n) {
   NodeDef def = n.def();
   auto& attrs = *def.mutable_attr();
   attrs["T"].set_type(tensorflow::DT_BFLOAT16);
+  if (n.type_string() == "_FusedDepthwiseConv2dNative") {
+    def.set_op("_MklNativeFusedConv2D");
+    auto* types = attrs["TArgs"].mutable_list();
+    types->clear_type();
+    for (int64_t i = 0; i < attrs["num_args"].i(); ++i) types->add_type(tensorflow::DT_FLOAT);
+  }
   if (n.type_string() == "_FusedConv2D") {
     def.set_op("_MklNativeFusedConv2D");
     bool adds = false;
@@ -91,7 +131,7 @@ NodeDef Bfloat16Def(const Node& n) {
 bool IsWeight(const Node& n) {
   const std::string& op = n.type_string();
   if (op == "Const" || op == "ReadVariableOp" || op == "VariableV2") return true;
-  if (op == "Identity") {
+  if (op == "Identity" || op == "Reshape") {
     Source in = DataInput(n, 0);
     return in.node != nullptr && IsWeight(*in.node);
   }
@@ -117,6 +157,38 @@ Node* AddCast(Graph* graph, Node* from, int port, DataType src, DataType dst, co
   return *added;
 }
 
+// A Reshape of `filter` to a grouped filter [rows, cols, 1, depth * multiplier] for the
+// depthwise convolution `n` (DepthwiseForBfloat16's dims); nullptr where it cannot be added.
+Node* AddGroupedFilter(Graph* graph, const Node& n, Source filter, const std::vector<int64_t>& dims) {
+  const std::string device = n.requested_device();
+  NodeDef shape;
+  shape.set_name(UnusedNodeName(*graph, StrCat(n.name(), "/GroupedFilterShape")));
+  shape.set_op("Const");
+  shape.set_device(device);
+  (*shape.mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+  tensorflow::TensorProto* value = (*shape.mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(tensorflow::DT_INT32);
+  value->mutable_tensor_shape()->add_dim()->set_size(4);
+  for (int64_t d : {dims[0], dims[1], int64_t{1}, dims[2] * dims[3]}) value->add_int_val(static_cast<int32_t>(d));
+  StatusOr<Node*> shape_node = graph->AddNode(shape);
+  if (!shape_node.ok()) return nullptr;
+  graph->AddControlEdge(graph->source_node(), *shape_node);
+  NodeDef reshape;
+  reshape.set_name(UnusedNodeName(*graph, StrCat(n.name(), "/GroupedFilter")));
+  reshape.set_op("Reshape");
+  reshape.set_device(device);
+  reshape.add_input(remapper::InputName(filter));
+  reshape.add_input((*shape_node)->name());
+  (*reshape.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+  (*reshape.mutable_attr())["Tshape"].set_type(tensorflow::DT_INT32);
+  StatusOr<Node*> added = graph->AddNode(reshape);
+  if (!added.ok()) return nullptr;
+  graph->AddEdge(filter.node, filter.port, *added, 0);
+  graph->AddEdge(*shape_node, 0, *added, 1);
+  (*added)->set_output_shape(0, PartialTensorShape({dims[0], dims[1], 1, dims[2] * dims[3]}));
+  return *added;
+}
+
 }  // namespace
 
 int KeepActivationsInBfloat16(Graph* graph, const std::function<bool(const NodeDef&)>& has_kernel) {
@@ -124,7 +196,8 @@ int KeepActivationsInBfloat16(Graph* graph, const std::function<bool(const NodeD
   std::set<std::string> region;
   for (Node* n : StableTopologicalOrder(*graph)) {
     if (!OnCpu(*n) || !FloatT(*n) || HasRefInputOrOutput(*n) || n->num_outputs() != 1) continue;
-    bool join = MarkedForBfloat16(*n);
+    std::vector<int64_t> filter_dims;
+    bool join = MarkedForBfloat16(*n) || DepthwiseForBfloat16(*n, &filter_dims);
     if (!join && FollowsItsInput(n->type_string())) {
       for (const Edge* e : n->in_edges()) {
         if (!e->IsControlEdge() && region.count(e->src->name()) > 0) join = true;
@@ -159,6 +232,15 @@ int KeepActivationsInBfloat16(Graph* graph, const std::function<bool(const NodeD
     Node* n = graph->FindNode(name);
     std::vector<Source> data;
     for (int i = 0; i < n->num_inputs(); ++i) data.push_back(DataInput(*n, i));
+    std::vector<int64_t> filter_dims;
+    if (DepthwiseAsGrouped(*n, &filter_dims)) {  // in the region: DepthwiseForBfloat16 let it join
+      Node* grouped = AddGroupedFilter(graph, *n, data[1], filter_dims);
+      if (grouped == nullptr) {
+        region.erase(name);
+        continue;
+      }
+      data[1] = Source{grouped, 0};
+    }
     NodeDef def = Bfloat16Def(*n);
     def.clear_input();
     Node* replaced = ReplaceNodes(graph, {n}, {n}, data, def);

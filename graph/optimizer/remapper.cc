@@ -542,16 +542,21 @@ int BypassIdentities(Graph* graph) {
   return removed;
 }
 
+bool FuseBlock(Graph* graph, Node* pointwise) { return TryFusePointwiseDepthwise(graph, pointwise); }
+bool FuseUnprojectedBlock(Graph* graph, Node* pointwise) {
+  return TryFusePointwiseDepthwise(graph, pointwise, /*fuse_projected=*/false);
+}
+
 }  // namespace
 
-int Remap(Graph* graph) {
+int Remap(Graph* graph, const RemapOptions& options) {
   BypassIdentities(graph);
   // In this order: each pass sees what the ones before it made (one sum of the calls would
   // leave their order to the compiler).
   int fused = HoistLoopInputProducts(graph);
   fused += FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative"}, TryFoldPadIntoConvolution);
   fused += FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue);
-  fused += FuseEach(graph, {"_FusedConv2D"}, TryFusePointwiseDepthwise);
+  fused += FuseEach(graph, {"_FusedConv2D"}, options.fuse_projected_blocks ? FuseBlock : FuseUnprojectedBlock);
   fused += FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad);
   fused += FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad);
   fused += FuseEach(graph, {"Mean"}, TryFuseLayerNorm);

@@ -66,8 +66,17 @@
 
 namespace tensoract {
 
+struct RemapOptions {
+  // Whether an inverted residual block whose depthwise output goes to its projection alone
+  // (MobileNetV2's) becomes one _FusedConv2DWithDepthwise. Off where the activations stay in
+  // bfloat16 (graph/optimizer/mixed_precision.h): there its three convolutions each run on
+  // oneDNN's bfloat16 kernels, reading and writing bfloat16, where the fused node's bands
+  // would be float. Blocks with a squeeze-and-excitation (EfficientNet's) are fused anyway.
+  bool fuse_projected_blocks = true;
+};
+
 // Every fusion above; returns the number of patterns fused.
-int Remap(Graph* graph);
+int Remap(Graph* graph, const RemapOptions& options = {});
 
 }  // namespace tensoract
 

@@ -4,7 +4,8 @@
 // the results stay within bfloat16's precision of the float session's. With
 // bfloat16_activations too, a ResNet block's convolutions, pool and the nodes between them
 // become bfloat16 nodes joined to the float graph by Casts, the weights' Casts marked to be
-// kept, and the results stay within a few bfloat16 steps. A session that asks for products
+// kept, and the results stay within a few bfloat16 steps; a MobileNet block's depthwise
+// convolution joins them as a grouped convolution. A session that asks for products
 // in 8-bit integers (GraphOptimizerOptions::int8_products) marks its float convolutions
 // "_int8_products", not its MatMuls, and stays within the quantization's error.
 #include <algorithm>
@@ -16,6 +17,7 @@
 
 #include "graph/builder/array_ops.h"
 #include "graph/builder/math_ops.h"
+#include "graph/builder/nn_depthwise_ops.h"
 #include "graph/builder/nn_ops.h"
 #include "graph/builder/ops.h"
 #include "kernels/cpu/bfloat16_products.h"
@@ -200,6 +202,79 @@ TEST_CASE("a session with bfloat16 activations keeps a ResNet block's activation
   for (size_t i = 0; i < fetches.size(); ++i) {
     INFO(fetches[i]);
     // Each layer's output rounded to bfloat16 (2^-9 relative), three layers deep.
+    CHECK(RelativeError(bf16.values[i], f32.values[i]) <= 2e-2f);
+  }
+}
+
+TEST_CASE("a session with bfloat16 activations keeps a MobileNet block in bfloat16 through its depthwise "
+          "convolutions") {
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({4, 10, 10, 32}));
+    // Keras' inverted residual block: expand (1x1, batch norm, Relu6), depthwise 3x3 (batch
+    // norm, Relu6), project (1x1, batch norm), + the block's input; then a second block's
+    // expansion, a strided depthwise convolution with a channel multiplier of 2 (batch
+    // norm, Relu) and its projection.
+    auto expand = ops::Conv2D(s.WithOpName("expand"), x, FilledInput(s, {1, 1, 32, 96}, 0.7f), {1, 1, 1, 1}, "SAME");
+    auto expand_bn = ops::AddV2(s, ops::Mul(s, expand, FilledInput(s, {1, 1, 1, 96}, 0.9f)),
+                                FilledInput(s, {1, 1, 1, 96}, 1.1f));
+    auto expand_relu = ops::Relu6(s.WithOpName("expand_relu"), expand_bn);
+    auto depthwise = ops::DepthwiseConv2dNative(s.WithOpName("depthwise"), expand_relu,
+                                                FilledInput(s, {3, 3, 96, 1}, 0.3f), {1, 1, 1, 1}, "SAME");
+    auto depthwise_bn = ops::AddV2(s, ops::Mul(s, depthwise, FilledInput(s, {1, 1, 1, 96}, 0.4f)),
+                                   FilledInput(s, {1, 1, 1, 96}, 0.2f));
+    auto depthwise_relu = ops::Relu6(s.WithOpName("depthwise_relu"), depthwise_bn);
+    auto project = ops::Conv2D(s.WithOpName("project"), depthwise_relu, FilledInput(s, {1, 1, 96, 32}, 0.5f),
+                               {1, 1, 1, 1}, "SAME");
+    auto project_bn = ops::AddV2(s, ops::Mul(s, project, FilledInput(s, {1, 1, 1, 32}, 0.6f)),
+                                 FilledInput(s, {1, 1, 1, 32}, 0.1f));
+    auto block = ops::AddV2(s.WithOpName("block"), project_bn, x);
+    auto expand2 = ops::Conv2D(s, block, FilledInput(s, {1, 1, 32, 64}, 0.2f), {1, 1, 1, 1}, "SAME");
+    auto expand2_relu = ops::Relu6(s, ops::AddV2(s, ops::Mul(s, expand2, FilledInput(s, {1, 1, 1, 64}, 0.5f)),
+                                                 FilledInput(s, {1, 1, 1, 64}, 0.3f)));
+    auto strided = ops::DepthwiseConv2dNative(s.WithOpName("strided"), expand2_relu,
+                                              FilledInput(s, {3, 3, 64, 2}, 0.8f), {1, 2, 2, 1}, "VALID");
+    auto strided_bn = ops::AddV2(s, ops::Mul(s, strided, FilledInput(s, {1, 1, 1, 128}, 0.6f)),
+                                 FilledInput(s, {1, 1, 1, 128}, 0.4f));
+    auto project2 = ops::Conv2D(s, ops::Relu(s, strided_bn), FilledInput(s, {1, 1, 128, 32}, 0.1f), {1, 1, 1, 1},
+                                "SAME");
+    auto project2_bn = ops::AddV2(s.WithOpName("project2"), ops::Mul(s, project2, FilledInput(s, {1, 1, 1, 32}, 0.3f)),
+                                  FilledInput(s, {1, 1, 1, 32}, 0.2f));
+    // A depthwise convolution read by no pointwise one (as EfficientNet's, read by its
+    // squeeze-and-excitation) stays float; project2 has two readers, so it is not fused
+    // with it.
+    auto head = ops::DepthwiseConv2dNative(s.WithOpName("head"), project2_bn, FilledInput(s, {3, 3, 32, 1}, 0.9f),
+                                           {1, 1, 1, 1}, "SAME");
+    auto head_bn = ops::AddV2(s.WithOpName("head_bn"), ops::Mul(s, head, FilledInput(s, {1, 1, 1, 32}, 0.7f)),
+                              FilledInput(s, {1, 1, 1, 32}, 0.5f));
+    ops::AddV2(s.WithOpName("features"), ops::Mean(s, head_bn, {1, 2}), ops::Mean(s, project2_bn, {1, 2}));
+  });
+  const std::vector<std::string> fetches = {"features", "block"};
+  const Outcome f32 = RunWithProducts(graph, false, fetches);
+  std::map<std::string, SeenNode> nodes;
+  const Outcome bf16 = RunWithProducts(graph, true, fetches, /*activations=*/true, &nodes);
+  int convolutions = 0, grouped_filters = 0;
+  for (const auto& [name, n] : nodes) {
+    INFO(name << " (" << n.op << ")");
+    if (n.op == "_MklNativeFusedConv2D") {
+      ++convolutions;
+      CHECK(n.t == tensorflow::DT_BFLOAT16);
+    }
+    if (n.op == "Reshape" && name.find("GroupedFilter") != std::string::npos) ++grouped_filters;
+    if (NativeBfloat16Products()) CHECK(n.op != "_FusedConv2DWithDepthwise");  // the blocks are not fused into one
+  }
+  if (NativeBfloat16Products()) {
+    CHECK(convolutions == 6);  // four 1x1 and two depthwise convolutions
+    CHECK(nodes.at("head_bn").op == "_FusedDepthwiseConv2dNative");
+    CHECK(nodes.at("head_bn").t == tensorflow::DT_FLOAT);
+    CHECK(grouped_filters == 2);
+    CHECK(nodes.at("block").t == tensorflow::DT_BFLOAT16);
+    CHECK(nodes.at("features").t == tensorflow::DT_FLOAT);
+  } else {
+    CHECK(convolutions == 0);
+    CHECK(grouped_filters == 0);
+  }
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    INFO(fetches[i]);
     CHECK(RelativeError(bf16.values[i], f32.values[i]) <= 2e-2f);
   }
 }
