@@ -1,6 +1,6 @@
 // Products in bfloat16, opted into per session (GraphOptimizerOptions::bfloat16_products):
-// marks every float Conv2D, _FusedConv2D, MatMul and _FusedMatMul placed on a CPU with the
-// attr "_bfloat16_products" = true (and _FusedConv2DWithDepthwise and
+// marks every float Conv2D, _FusedConv2D, MatMul and _FusedMatMul placed on a CPU (but an
+// LSTM cell's, read by its _FusedLstmGates) with the attr "_bfloat16_products" = true (and _FusedConv2DWithDepthwise and
 // _FusedChannelStepsConv2D, whose 1x1 convolutions then take it). Their kernels then round
 // both operands to bfloat16 and multiply on the CPU's bfloat16 units (AVX512-BF16, AMX) where
 // it has them, keeping the sums, the fused epilogue and every tensor in float

@@ -292,6 +292,42 @@ TEST_CASE("a Keras LSTM layer's step runs as one in its sequential loop, to the 
   }
 }
 
+TEST_CASE("an LSTM cell's product stays float in a session with bfloat16 products, its step still run as one") {
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", InputTensor({4, 2, 6})},
+                                                             {"h0", InputTensor({2, 5})},
+                                                             {"c0", InputTensor({2, 5})},
+                                                             {"steps", Tensor::Scalar<int32_t>(4)}};
+  std::vector<std::vector<float>> values[2];
+  for (bool bfloat16 : {false, true}) {
+    SessionOptions options;
+    options.optimizer.bfloat16_products = bfloat16;
+    auto session = testing::NewSessionWith(KerasLstmLayer(5), options);
+    RunOptions run;
+    run.output_partition_graphs = true;
+    RunMetadata metadata;
+    std::vector<Tensor> out;
+    Status s = session->Run(run, feeds, {"outputs", "h", "c"}, {}, &out, &metadata);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    std::string loop_body;
+    for (const auto& n : metadata.partition_graphs.at(0).node()) {
+      if (n.op() == "_SequentialLoop") loop_body = n.attr().at("body").s();
+    }
+    tensorflow::GraphDef body;
+    REQUIRE(body.ParseFromString(loop_body));
+    int products = 0;
+    for (const auto& n : body.node()) {
+      if (n.op() != "_FusedMatMul") continue;
+      ++products;
+      CHECK(n.attr().count("_bfloat16_products") == 0);
+    }
+    CHECK(products == 1);
+    for (const Tensor& t : out) values[bfloat16].push_back(Values(t));
+  }
+  REQUIRE(values[1].size() == 3);
+  for (int k = 0; k < 3; ++k) CHECK(values[1][k] == values[0][k]);
+}
+
 TEST_CASE("an LSTM layer's loop run on its own fails as its kernels do, takes turns with the thread and ends at the deadline") {
   // More steps than x has: TensorListGetItem's error, in the iteration that reads past it,
   // with the loop run as one and node by node.
