@@ -236,6 +236,28 @@ tensorflow::GraphDef KerasLstmLayer(int64_t units) {
   });
 }
 
+// The layer of KerasLstmLayer(units) run once with `options`: its outputs, h and c as
+// values, and the body of its _SequentialLoop in *loop_body (empty where none ran).
+std::vector<std::vector<float>> RunLstmLayer(int64_t units, const SessionOptions& options,
+                                             const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                             std::string* loop_body) {
+  auto session = testing::NewSessionWith(KerasLstmLayer(units), options);
+  RunOptions run;
+  run.output_partition_graphs = true;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  Status s = session->Run(run, feeds, {"outputs", "h", "c"}, {}, &out, &metadata);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  loop_body->clear();
+  for (const auto& n : metadata.partition_graphs.at(0).node()) {
+    if (n.op() == "_SequentialLoop") *loop_body = n.attr().at("body").s();
+  }
+  std::vector<std::vector<float>> values;
+  for (const Tensor& t : out) values.push_back(Values(t));
+  return values;
+}
+
 TEST_CASE("a Keras LSTM layer's step runs as one in its sequential loop, to the bit of its kernels one by one") {
   // Batch 3 of 5 units: one thread; batch 64 of 64 units: the product and the gates split
   // over the device's threads. A c0 row that broadcasts is left to the kernels (which
@@ -258,20 +280,10 @@ TEST_CASE("a Keras LSTM layer's step runs as one in its sequential loop, to the 
     for (bool sequential : {true, false}) {
       SessionOptions options;
       options.optimizer.sequential_loops = sequential;
-      auto session = testing::NewSessionWith(KerasLstmLayer(shape.units), options);
-      RunOptions run;
-      run.output_partition_graphs = true;
-      RunMetadata metadata;
-      std::vector<Tensor> out;
-      Status s = session->Run(run, feeds, {"outputs", "h", "c"}, {}, &out, &metadata);
-      INFO(s.ToString());
-      REQUIRE(s.ok());
       // The loop is one _SequentialLoop node, whose body holds the fused cell, or the
       // executor runs the same kernels node by node.
       std::string loop_body;
-      for (const auto& n : metadata.partition_graphs.at(0).node()) {
-        if (n.op() == "_SequentialLoop") loop_body = n.attr().at("body").s();
-      }
+      values[sequential] = RunLstmLayer(shape.units, options, feeds, &loop_body);
       REQUIRE(loop_body.empty() != sequential);
       if (sequential) {
         tensorflow::GraphDef body;
@@ -282,7 +294,6 @@ TEST_CASE("a Keras LSTM layer's step runs as one in its sequential loop, to the 
         CHECK(std::count(ops.begin(), ops.end(), "_FusedLstmGates") == 1);
         CHECK(std::count(ops.begin(), ops.end(), "TensorListGetItem") == 1);
       }
-      for (const Tensor& t : out) values[sequential].push_back(Values(t));
     }
     REQUIRE(values[0].size() == 3);
     for (int k = 0; k < 3; ++k) {
@@ -301,18 +312,8 @@ TEST_CASE("an LSTM cell's product stays float in a session with bfloat16 product
   for (bool bfloat16 : {false, true}) {
     SessionOptions options;
     options.optimizer.bfloat16_products = bfloat16;
-    auto session = testing::NewSessionWith(KerasLstmLayer(5), options);
-    RunOptions run;
-    run.output_partition_graphs = true;
-    RunMetadata metadata;
-    std::vector<Tensor> out;
-    Status s = session->Run(run, feeds, {"outputs", "h", "c"}, {}, &out, &metadata);
-    INFO(s.ToString());
-    REQUIRE(s.ok());
     std::string loop_body;
-    for (const auto& n : metadata.partition_graphs.at(0).node()) {
-      if (n.op() == "_SequentialLoop") loop_body = n.attr().at("body").s();
-    }
+    values[bfloat16] = RunLstmLayer(5, options, feeds, &loop_body);
     tensorflow::GraphDef body;
     REQUIRE(body.ParseFromString(loop_body));
     int products = 0;
@@ -322,7 +323,6 @@ TEST_CASE("an LSTM cell's product stays float in a session with bfloat16 product
       CHECK(n.attr().count("_bfloat16_products") == 0);
     }
     CHECK(products == 1);
-    for (const Tensor& t : out) values[bfloat16].push_back(Values(t));
   }
   REQUIRE(values[1].size() == 3);
   for (int k = 0; k < 3; ++k) CHECK(values[1][k] == values[0][k]);
