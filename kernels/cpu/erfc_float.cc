@@ -4,6 +4,7 @@
 #include <limits>
 
 #include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
 
 namespace tensoract {
 namespace {
@@ -76,6 +77,11 @@ void ErfcFloat(const float* x, float* y, int64_t n) {
     for (int g = 0; g < kGroup; ++g) Eigen::internal::pstore(values + g * kLanes, v[g]);
     for (int j = 0; j < len; ++j) y[i + j] = x[i + j] != x[i + j] ? x[i + j] : static_cast<float>(values[j]);
   }
+}
+
+void GeluExactFast(float* x, int64_t n) {
+  Eigen::Map<Eigen::ArrayXf> v(x, n);
+  v = 0.5f * v * (1.f + (v * 0.70710678118654752f).erf());
 }
 
 }  // namespace tensoract

@@ -193,10 +193,11 @@ class FusedEpilogue {
 
   // rows x n values at out (within affine.out), each row `ld` apart, channels
   // [first_channel, first_channel + n): out = out * scale + shift + addend, then the
-  // activation.
+  // activation. `rounded_products`: out is a product of operands rounded to bfloat16, where
+  // exact GELU is computed in float (GeluExactFast) rather than to the ulp.
   template <class T>
   void Apply(T* out, int64_t rows, int64_t n, int64_t ld, const ChannelAffine<T>& affine,
-             int64_t first_channel = 0) const {
+             int64_t first_channel = 0, bool rounded_products = false) const {
     if (!active_) return;
     const T* scale = affine.scale == nullptr ? nullptr : affine.scale + first_channel;
     const T* shift = affine.shift == nullptr ? nullptr : affine.shift + first_channel;
@@ -218,7 +219,8 @@ class FusedEpilogue {
           break;
         case kGeluExact:
           if constexpr (std::is_same_v<T, float>) {
-            GeluExactFloat(out, n);
+            if (rounded_products) GeluExactFast(out, n);
+            else GeluExactFloat(out, n);
             break;
           }
           [[fallthrough]];

@@ -79,8 +79,11 @@ class MatMulOp : public OpKernel {
       epilogue_.Apply(block, rows, cols, n, affine, first_column);
     };
     if constexpr (std::is_same_v<T, float>) {
+      auto after_rounded = [&](T* block, int64_t rows, int64_t cols, int64_t first_column) {
+        epilogue_.Apply(block, rows, cols, n, affine, first_column, /*rounded_products=*/true);
+      };
       if (bfloat16_ && m * n * k >= OnednnMatMul::kMinMultiplyAdds &&
-          bfloat16_matmul_.Run(ctx, transpose_a_, transpose_b_, m, n, k, ap, lda, b, cp, after)) {
+          bfloat16_matmul_.Run(ctx, transpose_a_, transpose_b_, m, n, k, ap, lda, b, cp, after_rounded)) {
         return;
       }
     }

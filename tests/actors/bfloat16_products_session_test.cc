@@ -279,5 +279,28 @@ TEST_CASE("a session with bfloat16 activations keeps a MobileNet block in bfloat
   }
 }
 
+TEST_CASE("a session with bfloat16 products computes a Dense layer's exact GELU in float, within bfloat16's "
+          "precision") {
+  // Keras' Dense(512, activation="gelu") on 40 rows of 320 (6.5M multiply-adds: oneDNN's
+  // bfloat16 kernels), then tf.nn.gelu's 0.5 x erfc(-x / sqrt 2): one _FusedMatMul, whose
+  // GELU after rounded products is GeluExactFast's.
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({4, 10, 10, 32}));
+    tensorflow::TensorProto flat_shape;
+    Tensor::FromVector<int32_t>({40, 10 * 32}).AsProtoTensorContent(&flat_shape);
+    auto product = ops::MatMul(s, ops::Reshape(s, x, ops::Const(s, flat_shape)), FilledInput(s, {320, 512}, 0.05f));
+    auto y = ops::BiasAdd(s, product, FilledInput(s, {512}, 0.3f));
+    auto erfc = ops::Erfc(s, ops::Mul(s, ops::Neg(s, y), ops::Const(s, 0.7071067811865476f)));
+    ops::Mul(s.WithOpName("gelu"), ops::Mul(s, ops::Const(s, 0.5f), y), erfc);
+  });
+  std::map<std::string, SeenNode> nodes;
+  const Outcome f32 = RunWithProducts(graph, false, {"gelu"});
+  const Outcome bf16 = RunWithProducts(graph, true, {"gelu"}, /*activations=*/false, &nodes);
+  CHECK(nodes.at("gelu").op == "_FusedMatMul");
+  CHECK(bf16.marked.at("gelu"));
+  CHECK(RelativeError(bf16.values[0], f32.values[0]) <= 1e-2f);
+  if (!NativeBfloat16Products()) CHECK(bf16.values[0] == f32.values[0]);  // nothing rounded
+}
+
 }  // namespace
 }  // namespace tensoract
