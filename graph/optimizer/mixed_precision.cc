@@ -165,7 +165,7 @@ Node* AddCast(Graph* graph, Node* from, int port, DataType src, DataType dst, co
 }
 
 // A Reshape of `filter` to a grouped filter [rows, cols, 1, depth * multiplier] for the
-// depthwise convolution `n` (DepthwiseForBfloat16's dims); nullptr where it cannot be added.
+// depthwise convolution `n` (DepthwiseAsGrouped's dims); nullptr where it cannot be added.
 Node* AddGroupedFilter(Graph* graph, const Node& n, Source filter, const std::vector<int64_t>& dims) {
   const std::string device = n.requested_device();
   NodeDef shape;
@@ -241,7 +241,8 @@ int KeepActivationsInBfloat16(Graph* graph, const std::function<bool(const NodeD
     for (int i = 0; i < n->num_inputs(); ++i) data.push_back(DataInput(*n, i));
     std::vector<int64_t> filter_dims;
     if (DepthwiseAsGrouped(*n, &filter_dims)) {  // in the region: DepthwiseForBfloat16 let it join
-      Node* grouped = AddGroupedFilter(graph, *n, data[1], filter_dims);
+      Node* grouped = data.size() > 1 && data[1].node != nullptr ? AddGroupedFilter(graph, *n, data[1], filter_dims)
+                                                                 : nullptr;
       if (grouped == nullptr) {
         region.erase(name);
         continue;
