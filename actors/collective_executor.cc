@@ -146,7 +146,6 @@ struct Op {
 struct GroupState {
   int group_key = 0;
   CollectiveOptions options;
-  std::shared_ptr<CollectiveFormations> formations;
   std::shared_ptr<ClusterRendezvous> rendezvous;
   caf::actor leader;
   // The formed group: its members in rank order and the leader's incarnation (0: none).
@@ -178,8 +177,6 @@ void Finish(GroupSelf* self, uint64_t id, Tensor result) {
   done(Status::OK(), result);
 }
 
-// Every op of the group here fails with `why`; their transfers are aborted (so members
-// fetching from here fail with the same cause) and the group must form again.
 // Every op of the group here fails with `why` and this task's members leave the group's
 // formation: their transfers are aborted, and every fetch of that formation from here,
 // waiting now or asked later (by a member that finished its op and has not heard), fails
@@ -198,9 +195,11 @@ void FailGroup(GroupSelf* self, const Status& why) {
   ++st.generation;
   st.last_error = why;
   const caf::actor& rdv = st.rendezvous->local().actor();
+  // First (one sender's messages arrive in order): a fetch reaching the rendezvous between
+  // this and the steps' cleanup is told the formation was left, not only that a step ended.
   if (left != 0) {
-    st.formations->Leave(st.group_key, left, why);
-    caf::anon_send(rdv, abort_matching_atom::value, CollectiveFormationPrefix(st.group_key, left), why);
+    caf::anon_send(rdv, abort_matching_atom::value, CollectiveFormationPrefix(st.group_key, left),
+                   LeftFormation(st.group_key, why));
   }
   for (auto& [id, op] : ops) {
     if (op.started) {
@@ -507,9 +506,8 @@ void OnAbandonedJoin(GroupSelf* self, const CollectiveJoined& joined) {
   Status why = errors::Aborted("collective group ", st.group_key, ": ", joined.device,
                                " gave up its join before the group formed (",
                                st.last_error.ok() ? "reset" : st.last_error.message(), ")");
-  st.formations->Leave(st.group_key, formation->incarnation, why);
   caf::anon_send(st.rendezvous->local().actor(), abort_matching_atom::value,
-                 CollectiveFormationPrefix(st.group_key, formation->incarnation), why);
+                 CollectiveFormationPrefix(st.group_key, formation->incarnation), LeftFormation(st.group_key, why));
 }
 
 void OnJoined(GroupSelf* self, CollectiveJoined& joined) {
@@ -611,11 +609,9 @@ void OnPiece(GroupSelf* self, CollectivePiece& piece) {
 }
 
 caf::behavior group_actor(GroupSelf* self, int group_key, CollectiveOptions options,
-                          std::shared_ptr<ClusterRendezvous> rendezvous, caf::actor leader,
-                          std::shared_ptr<CollectiveFormations> formations) {
+                          std::shared_ptr<ClusterRendezvous> rendezvous, caf::actor leader) {
   auto& st = self->state;
   st.group_key = group_key;
-  st.formations = std::move(formations);
   st.options = std::move(options);
   st.rendezvous = std::move(rendezvous);
   st.leader = std::move(leader);
@@ -684,13 +680,11 @@ caf::behavior group_actor(GroupSelf* self, int group_key, CollectiveOptions opti
 }  // namespace
 
 CollectiveService::CollectiveService(caf::actor_system& system, CollectiveOptions options,
-                                     std::shared_ptr<ClusterRendezvous> rendezvous, caf::actor leader,
-                                     std::shared_ptr<CollectiveFormations> formations)
+                                     std::shared_ptr<ClusterRendezvous> rendezvous, caf::actor leader)
     : system_(system),
       options_(std::move(options)),
       rendezvous_(std::move(rendezvous)),
-      leader_(std::move(leader)),
-      formations_(std::move(formations)) {}
+      leader_(std::move(leader)) {}
 
 CollectiveService::~CollectiveService() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -701,7 +695,7 @@ caf::actor CollectiveService::GroupActor(int group_key) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = groups_.find(group_key);
   if (it != groups_.end()) return it->second;
-  caf::actor actor = system_.spawn(group_actor, group_key, options_, rendezvous_, leader_, formations_);
+  caf::actor actor = system_.spawn(group_actor, group_key, options_, rendezvous_, leader_);
   groups_.emplace(group_key, actor);
   return actor;
 }

@@ -32,7 +32,8 @@
 // Faults: a fetch that fails (a member killed: its connection breaks; frozen: the op's
 // deadline; its own abort) fails every op of the group on this task with an error naming
 // the member, and this task's members leave the group's formation: every fetch of it from
-// here, waiting or asked later, fails with the same cause (CollectiveFormations), so the
+// here, waiting or asked later, fails with the same cause (the rendezvous remembers the
+// formation: abort_matching_atom), so the
 // other members leave it in turn, even one that had finished its op and only comes back
 // for the next. The group's next op joins again, and the leader forms it anew once every
 // member (a restarted one included) has asked. PeerDown (the master found a task unavailable or restarted, by its
@@ -71,7 +72,7 @@ struct CollectiveOptions {
 class CollectiveService : public CollectiveExecutor {
  public:
   CollectiveService(caf::actor_system& system, CollectiveOptions options, std::shared_ptr<ClusterRendezvous> rendezvous,
-                    caf::actor leader, std::shared_ptr<CollectiveFormations> formations);
+                    caf::actor leader);
   ~CollectiveService() override;  // stops every group actor
 
   void Run(const CollectiveParams& params, const Tensor& input, Done done) override;
@@ -89,7 +90,6 @@ class CollectiveService : public CollectiveExecutor {
   const CollectiveOptions options_;
   std::shared_ptr<ClusterRendezvous> rendezvous_;
   caf::actor leader_;
-  std::shared_ptr<CollectiveFormations> formations_;
   std::mutex mu_;
   std::map<int, caf::actor> groups_;  // guarded by mu_
 };

@@ -122,6 +122,10 @@ std::string CollectiveFormationPrefix(int group_key, uint64_t incarnation) {
   return StrCat("collective/", group_key, "/", incarnation, "/");
 }
 
+Status LeftFormation(int group_key, const Status& why) {
+  return errors::Aborted("the member here left that formation of collective group ", group_key, ": ", why.message());
+}
+
 std::string CollectiveJoinKey(int group_key, int group_size, uint64_t incarnation, const std::string& device) {
   return StrCat(kJoinPrefix, group_key, ";", group_size, ";", incarnation, ";", device);
 }
@@ -158,34 +162,6 @@ caf::actor SpawnCollectiveLeader(caf::actor_system& system, std::string task) {
 }
 
 bool IsCollectiveJoinKey(const std::string& key) { return key.rfind(kJoinPrefix, 0) == 0; }
-
-void CollectiveFormations::Leave(int group_key, uint64_t incarnation, const Status& why) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto& left = left_[group_key];
-  left.emplace_back(incarnation, why);
-  if (left.size() > kRemembered) left.pop_front();
-}
-
-Status CollectiveFormations::Check(const std::string& key) {
-  // "<from>;<n>;<to>;collective/<group>/<incarnation>/...": only collective transfers.
-  const size_t at = key.find(";collective/");
-  if (at == std::string::npos) return Status::OK();
-  const char* p = key.c_str() + at + sizeof(";collective/") - 1;
-  char* end = nullptr;
-  const long group = std::strtol(p, &end, 10);
-  if (end == p || *end != '/') return Status::OK();
-  const uint64_t incarnation = std::strtoull(end + 1, nullptr, 10);
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = left_.find(static_cast<int>(group));
-  if (it == left_.end()) return Status::OK();
-  for (const auto& [gone, why] : it->second) {
-    if (gone == incarnation) {
-      return errors::Aborted("the member here left that formation of collective group ", group, ": ",
-                             why.message());
-    }
-  }
-  return Status::OK();
-}
 
 void ServeCollectiveJoin(const caf::actor& leader, const std::string& key,
                          std::function<void(const Status&, const Tensor&, bool)> reply) {

@@ -1,7 +1,6 @@
 // How a collective group forms (actors/collective_executor.h runs its ops): the leader
 // that forms groups from joins, the join request and answer as they travel over the data
-// plane, the rank order of a group's devices, and the formations a task's members have
-// left.
+// plane, and the rank order of a group's devices.
 //
 // A member joins with a data-plane request whose key is CollectiveJoinKey (group, size,
 // its worker's incarnation, its device); the leader's data plane hands such keys to the
@@ -13,10 +12,8 @@
 #define TENSORACT_ACTORS_COLLECTIVE_GROUPS_H_
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,22 +25,6 @@
 #include "kernels/tensor.h"
 
 namespace tensoract {
-
-// The formations of groups this task's members have left (an op failed), remembered so
-// that a member still in one, fetching from here, is told at once rather than waiting:
-// the worker's data plane checks every collective fetch (Check) before its rendezvous
-// sees it. Thread-safety: every method may be called from any thread.
-class CollectiveFormations {
- public:
-  void Leave(int group_key, uint64_t incarnation, const Status& why);
-  // Aborted, naming why, for a key of a formation left here; OK for any other key.
-  Status Check(const std::string& key);
-
- private:
-  static constexpr size_t kRemembered = 16;  // per group: the formations left most recently
-  std::mutex mu_;
-  std::map<int, std::deque<std::pair<uint64_t, Status>>> left_;
-};
 
 // The leader's actor: forms groups from joins. Every worker has one (a task may become the
 // leader); only the leader's is asked.
@@ -69,6 +50,8 @@ StatusOr<CollectiveFormation> ParseCollectiveFormation(const Tensor& answer);
 // "collective/<group>/<formation incarnation>/": the part of every transfer key of that
 // formation (rendezvous tensor names), by which a left formation is recognised.
 std::string CollectiveFormationPrefix(int group_key, uint64_t incarnation);
+// The rendezvous' answer to a fetch of a formation this task's members have left.
+Status LeftFormation(int group_key, const Status& why);
 
 // Rank order of a group's devices: by job, replica, task, device type and index (numbers
 // compared as numbers).

@@ -3,6 +3,8 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -41,6 +43,12 @@ struct RendezvousState {
   std::map<int64_t, Status> finished;
   std::deque<int64_t> finished_order;
   static constexpr size_t kFinishedRemembered = 4096;
+  // Key parts aborted by abort_matching_atom, most recent last, with why: a Recv or Send of
+  // a key containing one, arriving later, is answered or dropped as if it had been there
+  // (a remote fetch may pass its asker's checks before the abort and reach this actor
+  // after it). Bounded, oldest forgotten first.
+  std::deque<std::pair<std::string, Status>> aborted_parts;
+  static constexpr size_t kAbortedPartsRemembered = 64;
   static inline const char* name = "tensoract.rendezvous";
 };
 
@@ -56,8 +64,17 @@ void DropIfEmpty(RendezvousSelf* self, int64_t step) {
   }
 }
 
+// The status of the remembered abort whose part `key` contains, or OK.
+Status AbortedPart(const RendezvousState& st, const std::string& key) {
+  for (const auto& [part, why] : st.aborted_parts) {
+    if (key.find(part) != std::string::npos) return why;
+  }
+  return Status::OK();
+}
+
 void Deliver(RendezvousSelf* self, int64_t step, const std::string& key, RendezvousValue value) {
   auto& st = self->state;
+  if (!st.aborted_parts.empty() && !AbortedPart(st, key).ok()) return;
   if (st.finished.count(step)) return;
   StepTable& table = st.steps[step];
   if (!table.aborted.ok()) return;
@@ -82,6 +99,10 @@ void Deliver(RendezvousSelf* self, int64_t step, const std::string& key, Rendezv
 
 void Receive(RendezvousSelf* self, int64_t step, const std::string& key, Waiter waiter) {
   auto& st = self->state;
+  // Before the step's own end: a formation's end names why its transfers stopped.
+  if (!st.aborted_parts.empty()) {
+    if (Status why = AbortedPart(st, key); !why.ok()) return waiter.Answer({why, {}, false});
+  }
   if (auto ended = st.finished.find(step); ended != st.finished.end()) {
     if (!ended->second.ok()) return waiter.Answer({ended->second, {}, false});
     return waiter.Answer({errors::Aborted("step ", step, " has ended; nothing more arrives for ", key), {}, false});
@@ -130,6 +151,8 @@ caf::behavior rendezvous_actor(RendezvousSelf* self, std::string owner) {
       },
       [=](abort_matching_atom, const std::string& part, const Status& why) {
         auto& st = self->state;
+        st.aborted_parts.emplace_back(part, why);
+        if (st.aborted_parts.size() > RendezvousState::kAbortedPartsRemembered) st.aborted_parts.pop_front();
         std::vector<int64_t> emptied;
         for (auto& [step, table] : st.steps) {
           for (auto it = table.sent.begin(); it != table.sent.end();) {

@@ -16,7 +16,9 @@
 //   (abort_matching_atom, std::string part, Status)                   -> nothing: in every
 //                     step, each Recv waiting for a key containing `part` fails with the
 //                     status, and each value sent under such a key is dropped (a collective
-//                     group's formation that ended: actors/collective_executor.h)
+//                     group's formation that ended: actors/collective_executor.h); the
+//                     part is remembered, so such a Recv or Send arriving later is
+//                     answered with the status or dropped too
 //   (inspect_atom) -> std::string: for each step, the keys waiting for a Send and those
 //                     sent but not yet received.
 //

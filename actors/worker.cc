@@ -95,7 +95,6 @@ struct WorkerState {
   // Collective ops' groups (actors/collective_executor.h), and the leader that forms them
   // when this task is the cluster's collective leader.
   caf::actor collective_leader;
-  std::shared_ptr<CollectiveFormations> collective_formations = std::make_shared<CollectiveFormations>();
   std::shared_ptr<CollectiveService> collectives;
   uint64_t incarnation = 0;  // tells this process's worker apart from a restarted one
   std::unique_ptr<DataPlaneServer> data_plane;  // with serve_data_plane
@@ -351,13 +350,12 @@ caf::behavior worker_actor(WorkerSelf* self, WorkerOptions options) {
   if (options.serve_data_plane) {
     caf::actor rdv = st.rendezvous_actor;
     caf::actor leader = st.collective_leader;
-    std::shared_ptr<CollectiveFormations> formations = st.collective_formations;
     // Another task's fetch is a Recv on this task's rendezvous, answered when the _Send
     // here has run (or with the step's abort status); a collective member's join goes to
-    // the collective leader, and a fetch of a group formation this task has left fails.
-    auto provider = [rdv, leader, formations](int64_t step, const std::string& key, DataPlaneServer::Reply reply) {
+    // the collective leader (a fetch of a group formation this task has left fails in
+    // the rendezvous, which remembers it).
+    auto provider = [rdv, leader](int64_t step, const std::string& key, DataPlaneServer::Reply reply) {
       if (IsCollectiveJoinKey(key)) return ServeCollectiveJoin(leader, key, std::move(reply));
-      if (Status left = formations->Check(key); !left.ok()) return reply(left, Tensor(), false);
       caf::anon_send(rdv, rdv_recv_atom::value, step, key,
                      RecvCallback{[reply](const Status& s, const Tensor& v, bool dead) { reply(s, v, dead); }});
     };
@@ -385,8 +383,7 @@ caf::behavior worker_actor(WorkerSelf* self, WorkerOptions options) {
   collective.leader_task = options.collective_leader;
   collective.default_timeout_ms = options.default_step_timeout_ms;
   collective.incarnation = st.incarnation;
-  st.collectives = std::make_shared<CollectiveService>(self->system(), collective, st.rendezvous, st.collective_leader,
-                                                       st.collective_formations);
+  st.collectives = std::make_shared<CollectiveService>(self->system(), collective, st.rendezvous, st.collective_leader);
   std::vector<std::shared_ptr<Device>> devices = options.devices;
   if (devices.empty()) {
     std::string gpu_notes;

@@ -93,6 +93,32 @@ TEST_CASE("aborting a step fails every waiting Recv and every later one with the
   caf::anon_send_exit(r.actor(), caf::exit_reason::user_shutdown);
 }
 
+// A collective formation's end (abort_matching_atom) reaches this actor by one path and a
+// member's fetch of that formation by another, in either order: one arriving after the
+// abort is answered by it, not parked until its deadline.
+TEST_CASE("a key part aborted earlier fails a later Recv of a matching key and drops its Send", "[rendezvous]") {
+  caf::actor_system_config cfg;
+  caf::actor_system system{cfg};
+  ActorRendezvous r(SpawnRendezvous(system, "test"));
+  auto waiting = Recv(r, -7, "a;0;b;collective/1/42/2/f;0:0");
+  caf::anon_send(r.actor(), abort_matching_atom::value, std::string("collective/1/42/"),
+                 errors::Aborted("member b left formation 42"));
+  CHECK_THAT(Get(waiting).status.message(), Catch::Contains("left formation 42"));
+  auto late = Recv(r, -8, "a;0;b;collective/1/42/3/d0;0:0");
+  Received got = Get(late);
+  CHECK(got.status.code() == error::ABORTED);
+  CHECK_THAT(got.status.message(), Catch::Contains("left formation 42"));
+  r.Send(-9, "b;0;a;collective/1/42/3/d0;0:0", Scalar(1), false);
+  // Another formation of the group, and other keys, go on as before.
+  r.Send(-9, "b;0;a;collective/1/43/3/d0;0:0", Scalar(2), false);
+  auto next = Recv(r, -9, "b;0;a;collective/1/43/3/d0;0:0");
+  got = Get(next);
+  REQUIRE(got.status.ok());
+  CHECK(got.value.base<float>()[0] == 2);
+  CHECK_THAT(InspectText(system, r.actor()), Catch::Contains("0 steps with entries"));
+  caf::anon_send_exit(r.actor(), caf::exit_reason::user_shutdown);
+}
+
 TEST_CASE("a step's entries are gone when it ends: nothing accumulates over thousands of steps", "[rendezvous]") {
   caf::actor_system_config cfg;
   caf::actor_system system{cfg};
