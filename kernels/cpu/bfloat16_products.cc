@@ -30,13 +30,7 @@ bool WantsBfloat16Products(OpKernelConstruction* ctx) {
   return it != ctx->def().attr().end() && it->second.b() && NativeBfloat16Products();
 }
 
-void RoundToBfloat16(const float* in, uint16_t* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &in[i], sizeof bits);
-    out[i] = RoundedBfloat16Bits(bits);
-  }
-}
+void RoundToBfloat16(const float* in, uint16_t* out, int64_t n) { NarrowToBfloat16(in, out, n); }
 
 StatusOr<Tensor> RoundedToBfloat16(OpKernelContext* ctx, const float* in, int64_t n) {
   Allocator* allocator = ctx->device() != nullptr ? ctx->device()->allocator() : cpu_allocator();

@@ -194,14 +194,8 @@ class CastOp : public OpKernel {
           // Fashion-MNIST batch on an AVX-512 Xeon).
           for (int64_t i = b; i < e; ++i) op[i] = static_cast<Dst>(xp[i]);
         } else if constexpr (std::is_same_v<Src, Eigen::bfloat16> && std::is_same_v<Dst, float>) {
-          // Exact: a bfloat16 is a float's high half. As bits, which the compiler vectorises
-          // (0.07 against 0.31 ns an element on a Zen 4: where a bfloat16 region of a graph
-          // hands its activations back to float).
-          const uint16_t* in = reinterpret_cast<const uint16_t*>(xp);
-          for (int64_t i = b; i < e; ++i) {
-            const uint32_t bits = static_cast<uint32_t>(in[i]) << 16;
-            std::memcpy(op + i, &bits, sizeof bits);
-          }
+          // Where a bfloat16 region of a graph hands its activations back to float.
+          WidenBfloat16(reinterpret_cast<const uint16_t*>(xp) + b, op + b, e - b);
         } else {
           for (int64_t i = b; i < e; ++i) op[i] = Convert<Src, Dst>(xp[i], truncate);
         }

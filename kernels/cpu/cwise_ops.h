@@ -21,8 +21,10 @@
 #include <functional>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "base/bfloat16_rounding.h"
 #include "base/function_ref.h"
 #include "kernels/cpu/broadcast.h"
 #include "kernels/kernel_registry.h"
@@ -49,6 +51,44 @@ struct CwiseFunctor {
   static constexpr int kCost = 1;              // rough cycles per element, for CwiseParallelFor
   static constexpr bool kNoZeroDivisor = false;  // integer y must have no zeros (Div, FloorDiv, FloorMod)
   static constexpr bool kNoNegativeExponent = false;  // integer y must have no negatives (Pow)
+};
+
+template <class F>
+struct InFloat;
+// Whether F computes half and bfloat16 in float (InFloat<G>, below).
+template <class F>
+struct IsInFloat : std::false_type {};
+template <class G>
+struct IsInFloat<InFloat<G>> : std::true_type {};
+
+// Evaluates an InFloat<G> functor on bfloat16 operands of n elements each (Args: pointers to
+// them) into `out`: widened to float kRun elements at a time, G computed on float arrays, the
+// results rounded to bfloat16. The same bits as Eigen's expression (an exact widening, G's
+// float arithmetic, one rounding to nearest even), without Eigen::bfloat16's conversions
+// one element at a time: a broadcasting Mul of squeeze-and-excitation's shape took five
+// times float's time through them.
+template <class F>
+struct WidenedBfloat16 {
+  static constexpr int64_t kRun = 256;
+  using Float = Eigen::Array<float, Eigen::Dynamic, 1>;
+  template <class... Args>
+  static void Eval(const F& f, Eigen::bfloat16* out, int64_t n, const Args*... in) {
+    EvalEach(f, out, n, std::index_sequence_for<Args...>{}, in...);
+  }
+
+ private:
+  template <size_t... I, class... Args>
+  static void EvalEach(const F& f, Eigen::bfloat16* out, int64_t n, std::index_sequence<I...>, const Args*... in) {
+    alignas(64) float widened[sizeof...(Args)][kRun];
+    alignas(64) float result[kRun];
+    const typename F::InFloatOf& g = f;
+    for (int64_t i = 0; i < n; i += kRun) {
+      const int64_t len = std::min(kRun, n - i);
+      (WidenBfloat16(reinterpret_cast<const uint16_t*>(in + i), widened[I], len), ...);
+      Eigen::Map<Float>(result, len) = g(Eigen::Map<const Float>(widened[I], len)...);
+      NarrowToBfloat16(result, reinterpret_cast<uint16_t*>(out + i), len);
+    }
+  }
 };
 
 template <class T, class F, class Out = T>
@@ -92,9 +132,7 @@ class BinaryOp : public OpKernel {
     }
     F f;
     if (x.NumElements() == n && y.NumElements() == n) {
-      CwiseParallelFor(ctx, n, F::kCost, [&](int64_t b, int64_t e) {
-        OutMap(op + b, e - b) = f(In(xp + b, e - b), In(yp + b, e - b));
-      });
+      CwiseParallelFor(ctx, n, F::kCost, [&](int64_t b, int64_t e) { Eval(f, xp + b, yp + b, op + b, e - b); });
     } else if (y.NumElements() == 1 || x.NumElements() == 1) {
       const bool x_full = y.NumElements() == 1;
       CwiseParallelFor(ctx, n, F::kCost, [&](int64_t b, int64_t e) {
@@ -114,8 +152,8 @@ class BinaryOp : public OpKernel {
       CwiseParallelFor(ctx, n, F::kCost, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e;) {
           const int64_t at = i % period, len = std::min(e - i, period - at);
-          if (side == 1) OutMap(op + i, len) = f(In(tiled.get() + at, len), In(yp + i, len));
-          else OutMap(op + i, len) = f(In(xp + i, len), In(tiled.get() + at, len));
+          if (side == 1) Eval(f, tiled.get() + at, yp + i, op + i, len);
+          else Eval(f, xp + i, tiled.get() + at, op + i, len);
           i += len;
         }
       });
@@ -133,6 +171,15 @@ class BinaryOp : public OpKernel {
   static Eigen::Map<const Array> In(const T* p, int64_t n) { return Eigen::Map<const Array>(p, n); }
   static Eigen::Map<OutArray> OutMap(Out* p, int64_t n) { return Eigen::Map<OutArray>(p, n); }
 
+  // o[0, n) = f(x[0, n), y[0, n)).
+  static void Eval(const F& f, const T* x, const T* y, Out* o, int64_t n) {
+    if constexpr (std::is_same_v<T, Eigen::bfloat16> && std::is_same_v<Out, T> && IsInFloat<F>::value) {
+      WidenedBfloat16<F>::Eval(f, o, n, x, y);
+    } else {
+      OutMap(o, n) = f(In(x, n), In(y, n));
+    }
+  }
+
   // A scalar operand is read as a run of copies of its value, kRun at a time: every path then
   // evaluates f on two arrays, one Eigen loop to compile for each (T, F) instead of four
   // (array or constant on either side: seconds of compile time in the files that register
@@ -146,16 +193,13 @@ class BinaryOp : public OpKernel {
   };
   // o[0, n) = f(x, y), where each side is n elements (`*_full`) or the one value it points to.
   static void Apply(const F& f, const T* x, bool x_full, const T* y, bool y_full, Out* o, int64_t n, Runs* runs) {
-    if (x_full && y_full) {
-      OutMap(o, n) = f(In(x, n), In(y, n));
-      return;
-    }
+    if (x_full && y_full) return Eval(f, x, y, o, n);
     const int64_t first = std::min(n, kRun);
     if (!x_full) std::fill(runs->x, runs->x + first, *x);
     if (!y_full) std::fill(runs->y, runs->y + first, *y);
     for (int64_t i = 0; i < n; i += kRun) {
       const int64_t len = std::min(kRun, n - i);
-      OutMap(o + i, len) = f(In(x_full ? x + i : runs->x, len), In(y_full ? y + i : runs->y, len));
+      Eval(f, x_full ? x + i : runs->x, y_full ? y + i : runs->y, o + i, len);
     }
   }
 
@@ -217,8 +261,12 @@ class UnaryOp : public OpKernel {
     Out* op = out->base<Out>();
     F f;
     CwiseParallelFor(ctx, x.NumElements(), F::kCost, [&](int64_t b, int64_t e) {
-      Eigen::Map<Eigen::Array<Out, Eigen::Dynamic, 1>>(op + b, e - b) =
-          f(Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(xp + b, e - b));
+      if constexpr (std::is_same_v<T, Eigen::bfloat16> && std::is_same_v<Out, T> && IsInFloat<F>::value) {
+        WidenedBfloat16<F>::Eval(f, op + b, e - b, xp + b);
+      } else {
+        Eigen::Map<Eigen::Array<Out, Eigen::Dynamic, 1>>(op + b, e - b) =
+            f(Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(xp + b, e - b));
+      }
     });
   }
 };
@@ -280,6 +328,7 @@ struct ScalarBinary : CwiseFunctor {
 // traits (cost, divisor checks) carry over.
 template <class F>
 struct InFloat : F {
+  using InFloatOf = F;
   template <class A>
   auto operator()(const A& a) const {
     return RoundTo<typename A::Scalar>(F::operator()(a.template cast<float>()));

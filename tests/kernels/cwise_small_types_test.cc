@@ -3,6 +3,7 @@
 // 2.21 gives where its
 // arithmetic differs from the obvious one: integers wrap, unsigned division by the largest
 // value is not a negation, and half and bfloat16 round each intermediate to their type.
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -85,6 +86,113 @@ TEST_CASE("half and bfloat16 compute in float and round once per TensorFlow step
   r = SmallBinary<half>("AddV2", {half(1.0f), half(2048.0f)}, {half(0.00048828125f), half(1.0f)}, tensorflow::DT_HALF);
   REQUIRE(r.status.ok());
   CHECK(AsFloats<half>(r.outputs[0]) == std::vector<float>{1.0f, 2048.0f});
+}
+
+// bfloat16 values over the whole range, NaNs and infinities, zeros of both signs and the
+// smallest normals among them, and ties of the rounding after a product or a sum.
+// (Denormals are left out: the kernels' threads treat them as zero, as TensorFlow's do.)
+std::vector<Eigen::bfloat16> Bfloat16Sample(int64_t n, uint32_t seed) {
+  std::vector<Eigen::bfloat16> out(n);
+  const uint16_t specials[] = {0x7FC0, 0xFFC1, 0x7F80, 0xFF80, 0x0000, 0x8000, 0x0080, 0x80FF, 0x3F80, 0x3F81};
+  for (int64_t i = 0; i < n; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    uint16_t bits = static_cast<uint16_t>(seed >> 16);
+    if (i % 7 == 3) bits = specials[(seed >> 8) % 10];
+    else if ((bits & 0x7F80) == 0) bits |= 0x0080;  // a denormal made normal
+    else if (i % 2 == 0) bits = static_cast<uint16_t>(0x3E00 + (seed >> 20) % 0x400);  // 0.125 to 4, many ties
+    std::memcpy(static_cast<void*>(&out[i]), &bits, sizeof bits);
+  }
+  return out;
+}
+
+uint16_t Bits(Eigen::bfloat16 v) {
+  uint16_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// A NaN's payload is not promised (the quiet NaN of its sign), and a denormal result may be
+// flushed to the zero of its sign (whichever thread computed it); every other result bit
+// for bit.
+bool SameBfloat16(Eigen::bfloat16 a, Eigen::bfloat16 b) {
+  const bool nan_a = (Bits(a) & 0x7FFF) > 0x7F80, nan_b = (Bits(b) & 0x7FFF) > 0x7F80;
+  if (nan_a || nan_b) return nan_a == nan_b;
+  auto flushed = [](uint16_t bits) { return (bits & 0x7F80) == 0 ? static_cast<uint16_t>(bits & 0x8000) : bits; };
+  return flushed(Bits(a)) == flushed(Bits(b));
+}
+
+TEST_CASE("bfloat16 Add and Mul are one float step rounded once, in every broadcast", "[cwise][small-types]") {
+  using bf16 = Eigen::bfloat16;
+  struct Shapes {
+    std::vector<int64_t> x, y;
+  };
+  // Equal; a scalar; squeeze-and-excitation's per-image channels; one channel row repeated;
+  // an outer broadcast; long enough to cross the 256-element blocks and the threads.
+  const std::vector<Shapes> cases = {{{1000}, {1000}},          {{3, 700}, {}},          {{}, {5, 300}},
+                                     {{2, 5, 6, 40}, {2, 1, 1, 40}}, {{1, 1, 1, 40}, {1, 7, 9, 40}},
+                                     {{4, 1, 300}, {1, 3, 1}},  {{64, 56, 56}, {64, 1, 56}}};
+  uint32_t seed = 11;
+  for (const char* op : {"AddV2", "Mul"}) {
+    for (const Shapes& c : cases) {
+      TensorShape xs(c.x), ys(c.y);
+      const auto xv = Bfloat16Sample(xs.num_elements(), seed++), yv = Bfloat16Sample(ys.num_elements(), seed++);
+      Run r = RunOp(op, {Tensor::FromVector<bf16>(xv, xs), Tensor::FromVector<bf16>(yv, ys)},
+                    {{"T", TypeA(tensorflow::DT_BFLOAT16)}});
+      REQUIRE(r.status.ok());
+      const std::vector<bf16> got = Values<bf16>(r.outputs[0]);
+      // The reference: NumPy's broadcast by hand (shapes padded to 4 dimensions), each
+      // element computed in float and rounded by Eigen::bfloat16's scalar conversion.
+      std::vector<int64_t> xd(4, 1), yd(4, 1), od(4);
+      std::copy(c.x.begin(), c.x.end(), xd.end() - c.x.size());
+      std::copy(c.y.begin(), c.y.end(), yd.end() - c.y.size());
+      for (int d = 0; d < 4; ++d) od[d] = std::max(xd[d], yd[d]);
+      REQUIRE(static_cast<int64_t>(got.size()) == od[0] * od[1] * od[2] * od[3]);
+      int64_t o = 0, mismatches = 0;
+      for (int64_t a = 0; a < od[0]; ++a)
+        for (int64_t b = 0; b < od[1]; ++b)
+          for (int64_t e = 0; e < od[2]; ++e)
+            for (int64_t f = 0; f < od[3]; ++f, ++o) {
+              auto at = [&](const std::vector<int64_t>& d) {
+                return (((a % d[0]) * d[1] + b % d[1]) * d[2] + e % d[2]) * d[3] + f % d[3];
+              };
+              const float xf = static_cast<float>(xv[at(xd)]), yf = static_cast<float>(yv[at(yd)]);
+              const float exact = std::string(op) == "Mul" ? xf * yf : xf + yf;
+              const bf16 want(exact);
+              // A denormal float result may be flushed before it is rounded.
+              const bool flushed = std::fpclassify(exact) == FP_SUBNORMAL && SameBfloat16(got[o], bf16(exact * 0.f));
+              if (!SameBfloat16(got[o], want) && !flushed && ++mismatches < 5) {
+                UNSCOPED_INFO(op << " element " << o << ": " << xf << ", " << yf << " gave bits " << Bits(got[o])
+                                 << ", want " << Bits(want));
+              }
+            }
+      INFO(op << " " << xs.DebugString() << " and " << ys.DebugString());
+      CHECK(mismatches == 0);
+    }
+  }
+}
+
+TEST_CASE("bfloat16 unary ops are their float kernels' results rounded once", "[cwise][small-types]") {
+  using bf16 = Eigen::bfloat16;
+  const auto xv = Bfloat16Sample(5000, 3);
+  std::vector<float> widened;
+  for (bf16 v : xv) widened.push_back(static_cast<float>(v));
+  for (const char* op : {"Neg", "Square", "Abs", "Sign", "Round", "Sqrt", "Rsqrt", "Exp", "Log", "Tanh", "Sigmoid",
+                         "Reciprocal", "Log1p", "Floor", "Ceil"}) {
+    Run r = Unary(op, Tensor::FromVector<bf16>(xv));
+    Run f = Unary(op, Tensor::FromVector<float>(widened));
+    REQUIRE(r.status.ok());
+    REQUIRE(f.status.ok());
+    const std::vector<bf16> got = Values<bf16>(r.outputs[0]);
+    const std::vector<float> in_float = Values<float>(f.outputs[0]);
+    int64_t mismatches = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (!SameBfloat16(got[i], bf16(in_float[i])) && ++mismatches < 5) {
+        UNSCOPED_INFO(op << "(" << widened[i] << ") gave bits " << Bits(got[i]) << ", want " << Bits(bf16(in_float[i])));
+      }
+    }
+    INFO(op);
+    CHECK(mismatches == 0);
+  }
 }
 
 TEST_CASE("half Maximum and Minimum keep the first of two equal values", "[cwise][small-types]") {
