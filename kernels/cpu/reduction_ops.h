@@ -17,6 +17,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/bfloat16_rounding.h"
+#include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/reduction_plan.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/tensor_eigen.h"
@@ -243,15 +245,32 @@ class ReductionOp : public OpKernel {
       Reduce(ctx, input, out->base<T>(), plan);
     } else {
       // Summed in a wider type, as TensorFlow sums int32 (a mean of large values must not
-      // wrap), then narrowed.
-      Tensor wide(DataTypeToEnum<Acc>::value, input.shape()), wide_out(DataTypeToEnum<Acc>::value, plan.out_shape);
+      // wrap), then narrowed. The widened copy comes from the device's allocator (which keeps
+      // large blocks: a fresh one faulted its pages in at every call) and is made on the
+      // device's threads; bfloat16 widens and narrows as bits (a squeeze-and-excitation Mean
+      // of [32, 56, 56, 144] took 41-55 ms through Eigen::bfloat16, one element at a time).
+      Allocator* allocator = ctx->device()->allocator();
+      auto wide = Tensor::Allocate(allocator, DataTypeToEnum<Acc>::value, input.shape());
+      OP_REQUIRES_OK(ctx, wide.status());
+      auto wide_out = Tensor::Allocate(allocator, DataTypeToEnum<Acc>::value, plan.out_shape);
+      OP_REQUIRES_OK(ctx, wide_out.status());
       const T* in = input.base<T>();
-      Acc* w = wide.base<Acc>();
-      for (int64_t i = 0; i < input.NumElements(); ++i) w[i] = static_cast<Acc>(in[i]);
-      Reduce(ctx, wide, wide_out.base<Acc>(), plan);
+      Acc* w = wide->template base<Acc>();
+      CwiseParallelFor(ctx, input.NumElements(), 1, [&](int64_t b, int64_t e) {
+        if constexpr (std::is_same_v<T, Eigen::bfloat16> && std::is_same_v<Acc, float>) {
+          WidenBfloat16(reinterpret_cast<const uint16_t*>(in) + b, w + b, e - b);
+        } else {
+          for (int64_t i = b; i < e; ++i) w[i] = static_cast<Acc>(in[i]);
+        }
+      });
+      Reduce(ctx, *wide, wide_out->template base<Acc>(), plan);
       T* o = out->base<T>();
-      const Acc* wo = wide_out.base<Acc>();
-      for (int64_t i = 0; i < out->NumElements(); ++i) o[i] = static_cast<T>(wo[i]);
+      const Acc* wo = wide_out->template base<Acc>();
+      if constexpr (std::is_same_v<T, Eigen::bfloat16> && std::is_same_v<Acc, float>) {
+        NarrowToBfloat16(wo, reinterpret_cast<uint16_t*>(o), out->NumElements());
+      } else {
+        for (int64_t i = 0; i < out->NumElements(); ++i) o[i] = static_cast<T>(wo[i]);
+      }
     }
   }
 
