@@ -1,5 +1,5 @@
-// _MklNativeFusedConv2D in bfloat16 on the CPU: the convolution a graph that keeps its
-// activations in bfloat16 runs (graph/optimizer/mixed_precision.h makes it of a marked
+// _MklNativeFusedConv2D and Conv2D in bfloat16 on the CPU: the convolution a graph that
+// keeps its activations in bfloat16 runs (graph/optimizer/mixed_precision.h makes it of a marked
 // _FusedConv2D; TensorFlow's oneDNN rewrite makes the same op). Its per-channel args stay
 // float, its input, filter, residual operand and output are bfloat16. oneDNN's bfloat16
 // kernels (AMX, AVX512-BF16) read the bfloat16 input and filter, sum in float, apply the per-channel steps, the residual and the activation in float, and
@@ -67,6 +67,8 @@ class Bfloat16ConvOp : public ViaFloatOp<bfloat16> {
 };
 
 REGISTER_KERNEL(Name("_MklNativeFusedConv2D").Device(DEVICE_CPU).TypeConstraint<bfloat16>("T"), Bfloat16ConvOp);
+// A graph in bfloat16 of its own (Keras' mixed_bfloat16 policy) holds plain Conv2Ds of it.
+REGISTER_KERNEL(Name("Conv2D").Device(DEVICE_CPU).TypeConstraint<bfloat16>("T"), Bfloat16ConvOp);
 
 }  // namespace
 }  // namespace tensoract

@@ -20,10 +20,13 @@
 // As TensorFlow's kernels: the forward op refuses dilations other than 1 (Unimplemented),
 // the gradients ignore the dilations attr, strides must be equal in rows and columns.
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "base/bfloat16_rounding.h"
 #include "kernels/cpu/conv_util.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
@@ -51,7 +54,16 @@ struct Arith<Eigen::half> {
 template <>
 struct Arith<Eigen::bfloat16> {
   using F = float;
-  static float Round(float v) { return static_cast<float>(Eigen::bfloat16(v)); }
+  // float(bfloat16(v)) on the bits, branch-free so that MulAdd's loop vectorises (through
+  // Eigen::bfloat16 it took MobileNetV2's 17 depthwise convolutions 27 ms at batch 1 under
+  // Keras' mixed_bfloat16 policy).
+  static float Round(float v) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    bits = static_cast<uint32_t>(RoundedBfloat16Bits(bits)) << 16;
+    std::memcpy(&v, &bits, sizeof bits);
+    return v;
+  }
 };
 
 // `t`'s values as F: the tensor's own buffer when F is T, else a converted copy in `copy`.
@@ -62,14 +74,22 @@ const F* AsArith(const Tensor& t, std::vector<F>* copy) {
   } else {
     const T* p = t.base<T>();
     copy->resize(t.NumElements());
-    for (int64_t i = 0; i < t.NumElements(); ++i) (*copy)[i] = static_cast<F>(p[i]);
+    if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+      WidenBfloat16(reinterpret_cast<const uint16_t*>(p), copy->data(), t.NumElements());
+    } else {
+      for (int64_t i = 0; i < t.NumElements(); ++i) (*copy)[i] = static_cast<F>(p[i]);
+    }
     return copy->data();
   }
 }
 
 template <class T, class F>
 void StoreAs(const F* from, int64_t n, T* to) {
-  for (int64_t i = 0; i < n; ++i) to[i] = static_cast<T>(from[i]);
+  if constexpr (std::is_same_v<T, Eigen::bfloat16> && std::is_same_v<F, float>) {
+    NarrowToBfloat16(from, reinterpret_cast<uint16_t*>(to), n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) to[i] = static_cast<T>(from[i]);
+  }
 }
 
 // The attrs of the three ops, checked as TensorFlow's kernel constructors check them.

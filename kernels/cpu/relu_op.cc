@@ -3,6 +3,7 @@
 // spread over the device's threads when the tensor is large (Eigen's cost model keeps small
 // ones on the calling thread).
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 
@@ -23,13 +24,30 @@ T HalfWidthRelu(T x, float cap) {
   return static_cast<T>(v < 0.f ? 0.f : (v > cap ? cap : v));
 }
 
+// HalfWidthRelu of a bfloat16, on its bits (the same results without a conversion either
+// way: MobileNetV2's Relu6s under Keras' mixed_bfloat16 policy took 29 ms at batch 1): a
+// NaN becomes the quiet NaN of its sign, a zero or denormal the zero of its sign, a negative
+// +0, and a positive above `cap_bits` (a positive bfloat16's bits order as its value) the cap.
+inline Eigen::bfloat16 Bfloat16Relu(Eigen::bfloat16 x, uint16_t cap_bits) {
+  const uint16_t b = Eigen::numext::bit_cast<uint16_t>(x);
+  uint16_t r = b;
+  if ((b & 0x7FFF) > 0x7F80) r = (b & 0x8000) | 0x7FC0;
+  else if ((b & 0x7F80) == 0) r = b & 0x8000;
+  else if (b & 0x8000) r = 0;
+  else if (b > cap_bits) r = cap_bits;
+  return Eigen::numext::bit_cast<Eigen::bfloat16>(r);
+}
+constexpr uint16_t kBfloat16Infinity = 0x7F80, kBfloat16Six = 0x40C0;
+
 template <class T>
 class ReluOp : public UnaryActivationOp<T> {
  public:
   using UnaryActivationOp<T>::UnaryActivationOp;
   void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat x,
                typename TTypes<T>::Flat y) const override {
-    if constexpr (kHalfWidth<T>) {
+    if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+      y.device(d) = x.unaryExpr([](T v) { return Bfloat16Relu(v, kBfloat16Infinity); });
+    } else if constexpr (kHalfWidth<T>) {
       y.device(d) = x.unaryExpr([](T v) { return HalfWidthRelu(v, std::numeric_limits<float>::infinity()); });
     } else {
       // + 0 turns Eigen 3.4's max(-0, 0) = -0 into TensorFlow's +0 (issue 32's harness).
@@ -44,7 +62,9 @@ class Relu6Op : public UnaryActivationOp<T> {
   using UnaryActivationOp<T>::UnaryActivationOp;
   void Operate(const Eigen::ThreadPoolDevice& d, typename TTypes<T>::Flat x,
                typename TTypes<T>::Flat y) const override {
-    if constexpr (kHalfWidth<T>) {
+    if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+      y.device(d) = x.unaryExpr([](T v) { return Bfloat16Relu(v, kBfloat16Six); });
+    } else if constexpr (kHalfWidth<T>) {
       y.device(d) = x.unaryExpr([](T v) { return HalfWidthRelu(v, 6.f); });
     } else {
       y.device(d) = x.cwiseMax(T(0)).cwiseMin(T(6)) + T(0);  // +0 for -0, as Relu
