@@ -1,7 +1,10 @@
 #include "actors/frozen_variables.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 #include <unordered_map>
 
 #include "graph/graph.h"
@@ -56,6 +59,31 @@ const NodeDef* HandleOf(const std::unordered_map<std::string, const NodeDef*>& h
   return it == handles.end() ? nullptr : it->second;
 }
 
+// The nodes of `graph` whose every data consumer is a Cast to bfloat16 or half (Keras' mixed
+// precision reading its float32 variables), by name; a node with no data consumer is not
+// listed. Freezing such a read, however large its variable, folds the cast into a Const of
+// the narrow type, instead of casting the weights at every step (ResNet50 under
+// mixed_bfloat16: 13 ms of a 61 ms step at batch 1).
+std::set<std::string> ReadOnlyNarrowed(const tensorflow::GraphDef& graph) {
+  std::map<std::string, bool> only_narrowed;
+  for (const NodeDef& node : graph.node()) {
+    tensorflow::DataType to = tensorflow::DT_INVALID;
+    const bool narrowing = node.op() == "Cast" && GetNodeAttr(node, "DstT", &to).ok() &&
+                           (to == tensorflow::DT_BFLOAT16 || to == tensorflow::DT_HALF);
+    for (const std::string& input : node.input()) {
+      TensorId id;
+      if (!ParseTensorName(input, &id).ok() || id.IsControl()) continue;
+      auto [it, fresh] = only_narrowed.emplace(std::string(id.node), narrowing);
+      if (!fresh) it->second = it->second && narrowing;
+    }
+  }
+  std::set<std::string> out;
+  for (const auto& [name, narrowed] : only_narrowed) {
+    if (narrowed) out.insert(name);
+  }
+  return out;
+}
+
 }  // namespace
 
 FrozenVariables FreezableVariables(const tensorflow::GraphDef& graph, const std::vector<std::shared_ptr<Device>>& devices) {
@@ -64,6 +92,7 @@ FrozenVariables FreezableVariables(const tensorflow::GraphDef& graph, const std:
   const auto handles = HandlesByName(graph);
   if (handles.empty()) return freezable;
   std::set<FrozenVariables::Key> read, other_use;
+  std::map<FrozenVariables::Key, std::vector<std::string>> reads;  // the plain reads of each
   for (const NodeDef& node : graph.node()) {
     for (const std::string& input : node.input()) {
       const NodeDef* handle = HandleOf(handles, input);
@@ -75,8 +104,10 @@ FrozenVariables FreezableVariables(const tensorflow::GraphDef& graph, const std:
                               (node.device().empty() ? devices[0]->name() : node.device()) == device &&
                               InRootFrame(*handle);
       (plain_read ? read : other_use).insert(HandleKey(*handle, device));
+      if (plain_read) reads[HandleKey(*handle, device)].push_back(node.name());
     }
   }
+  const std::set<std::string> narrowed = ReadOnlyNarrowed(graph);
   for (const FrozenVariables::Key& key : read) {
     if (other_use.count(key)) continue;
     auto device = std::find_if(devices.begin(), devices.end(),
@@ -86,10 +117,11 @@ FrozenVariables FreezableVariables(const tensorflow::GraphDef& graph, const std:
     if (!var.ok()) continue;
     const uint64_t version = var.value()->version();  // before the read: a write between shows
     auto value = var.value()->Read();
-    if (!value.ok() || !DataTypeIsFixedSize(value.value().dtype()) ||
-        static_cast<int64_t>(value.value().TotalBytes()) > kMaxFrozenVariableBytes) {
-      continue;
-    }
+    if (!value.ok() || !DataTypeIsFixedSize(value.value().dtype())) continue;
+    const std::vector<std::string>& its_reads = reads[key];
+    const bool only_narrowed = std::all_of(its_reads.begin(), its_reads.end(),
+                                           [&](const std::string& r) { return narrowed.count(r) > 0; });
+    if (static_cast<int64_t>(value.value().TotalBytes()) > kMaxFrozenVariableBytes && !only_narrowed) continue;
     freezable.Add(key, std::move(var).value(), version);
   }
   return freezable;
@@ -100,6 +132,7 @@ StatusOr<FrozenVariables> FreezeVariableReads(const FrozenVariables& freezable, 
   FrozenVariables frozen;
   const auto handles = HandlesByName(*part);
   tensorflow::GraphDef rewritten = *part;
+  std::set<std::string> frozen_reads;  // the Consts the reads became
   for (NodeDef& node : *rewritten.mutable_node()) {
     if (node.op() != "ReadVariableOp" || node.input_size() < 1) continue;
     const NodeDef* handle = HandleOf(handles, node.input(0));
@@ -124,6 +157,7 @@ StatusOr<FrozenVariables> FreezeVariableReads(const FrozenVariables& freezable, 
     (*constant.mutable_attr())["dtype"].set_type(value.dtype());
     value.AsProtoTensorContent((*constant.mutable_attr())["value"].mutable_tensor());
     node = std::move(constant);
+    frozen_reads.insert(node.name());
     frozen.Add(std::move(key), entry->var, entry->version);
   }
   if (frozen.empty()) return frozen;
@@ -131,6 +165,14 @@ StatusOr<FrozenVariables> FreezeVariableReads(const FrozenVariables& freezable, 
   Graph graph;
   TA_RETURN_IF_ERROR(ImportGraphDef(rewritten, &graph));
   ConstantFold(ConstantFoldingOptions(), *CpuConstantEvaluator(), &graph);
+  // A frozen read whose every consumer folded away (a narrowing Cast, now a Const of its
+  // own) would only hold a second copy of the variable.
+  for (Node* n : graph.op_nodes()) {
+    if (n->type_string() != "Const" || frozen_reads.count(n->name()) == 0) continue;
+    bool used = false;
+    for (const Edge* e : n->out_edges()) used |= e->dst != graph.sink_node();
+    if (!used) graph.RemoveNode(n);
+  }
   // Handles whose reads all became constants are left with nothing to do.
   for (Node* n : graph.op_nodes()) {
     if (n->type_string() != "VarHandleOp") continue;

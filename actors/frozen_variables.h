@@ -10,7 +10,9 @@
 //   1. At registration, FreezableVariables lists the variables the graph reads and never
 //      writes (no node but ReadVariableOp takes their handle), on CPU devices, initialized
 //      and small (kMaxFrozenVariableBytes: scales, shifts, biases, depthwise filters; a
-//      large filter gains nothing as a Const), with each one's version (Var::version()).
+//      large filter gains nothing as a Const) or read only through a Cast to bfloat16 or
+//      half (Keras' mixed precision: the cast folds into a Const of the narrow type, and the
+//      float Const is dropped), with each one's version (Var::version()).
 //   2. When the graph runs again and none of their versions moved, FreezeVariableReads
 //      turns each part's reads of them into Consts and constant-folds the part; the worker
 //      rebuilds the part's plan from it.

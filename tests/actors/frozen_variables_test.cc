@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "actors/frozen_variables.h"
 #include "graph/builder/ops.h"
 #include "tests/actors/test_util.h"
 
@@ -130,6 +131,41 @@ TEST_CASE("a graph that writes a variable never takes it as a constant") {
   const TracedStep second = FetchTraced(*session, "after_bump", {});
   CheckNearFloats(second.value, {1 / std::sqrt(31.f), 1 / std::sqrt(28.f), 1 / std::sqrt(23.f)});
   CHECK(second.nodes_run.count("read_after") == 1);
+}
+
+// Keras' mixed precision reads its float32 weights through a Cast to bfloat16 every step. A
+// variable over kMaxFrozenVariableBytes read only so is frozen too (the Cast folds into a
+// bfloat16 Const); one also read as float stays read at run time.
+TEST_CASE("a large variable read only through a Cast to bfloat16 is frozen, the cast folded") {
+  constexpr int64_t kElements = 2 * kMaxFrozenVariableBytes / sizeof(float);
+  Scope root = Scope::NewRootScope();
+  auto w = ops::VarHandleOp(root.WithOpName("w"), tensorflow::DT_FLOAT, PartialTensorShape({kElements}));
+  auto u = ops::VarHandleOp(root.WithOpName("u"), tensorflow::DT_FLOAT, PartialTensorShape({kElements}));
+  auto init_w = ops::AssignVariableOp(root.WithOpName("init_w"), w,
+                                      ops::Fill(root, {static_cast<int32_t>(kElements)}, 1.5f));
+  auto init_u = ops::AssignVariableOp(root.WithOpName("init_u"), u,
+                                      ops::Fill(root, {static_cast<int32_t>(kElements)}, 0.25f));
+  ops::NoOp(root.WithOpName("init").WithControlDependencies({init_w, init_u}));
+  auto read_w = ops::ReadVariableOp(root.WithOpName("read_w"), w, tensorflow::DT_FLOAT);
+  auto narrow_w = ops::Cast(root.WithOpName("narrow_w"), read_w, tensorflow::DT_BFLOAT16);
+  auto read_u = ops::ReadVariableOp(root.WithOpName("read_u"), u, tensorflow::DT_FLOAT);
+  auto narrow_u = ops::Cast(root.WithOpName("narrow_u"), read_u, tensorflow::DT_BFLOAT16);
+  auto wide = ops::Cast(root, ops::Add(root, narrow_w, narrow_u), tensorflow::DT_FLOAT);
+  auto total = ops::Add(root, ops::Sum(root, wide, {0}), ops::Sum(root, read_u, {0}));
+  ops::Identity(root.WithOpName("y"), total);
+  tensorflow::GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  auto session = testing::NewSessionWith(def);
+  RunTargetFed(*session, "init");
+  const float want = kElements * (1.75f + 0.25f);
+  const TracedStep first = FetchTraced(*session, "y", {});
+  REQUIRE(first.value.size() == 1);
+  CHECK(first.value[0] == Approx(want).epsilon(1e-5));
+  const TracedStep second = FetchTraced(*session, "y", {});
+  CHECK(second.value[0] == Approx(want).epsilon(1e-5));
+  CHECK(second.nodes_run.count("read_w") == 0);
+  CHECK(second.nodes_run.count("narrow_w") == 0);
+  CHECK(second.nodes_run.count("read_u") == 1);  // also read as float: too large to hold twice
 }
 
 TEST_CASE("freeze_variables off: a graph reads its variables every step") {
