@@ -66,20 +66,31 @@ struct Arith<Eigen::bfloat16> {
   }
 };
 
-// `t`'s values as F: the tensor's own buffer when F is T, else a converted copy in `copy`.
+// `t`'s values as F: the tensor's own buffer when F is T, else a converted copy in `copy`,
+// from the device's allocator (which keeps large blocks: a fresh vector faulted in its pages
+// at every call, 30% of EfficientNetB0's step at batch 32 under mixed_bfloat16), converted on
+// the device's threads; null (the status set) when memory could not be had.
 template <class T, class F = typename Arith<T>::F>
-const F* AsArith(const Tensor& t, std::vector<F>* copy) {
+const F* AsArith(OpKernelContext* ctx, const Tensor& t, Tensor* copy) {
   if constexpr (std::is_same_v<T, F>) {
     return t.base<T>();
   } else {
-    const T* p = t.base<T>();
-    copy->resize(t.NumElements());
-    if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
-      WidenBfloat16(reinterpret_cast<const uint16_t*>(p), copy->data(), t.NumElements());
-    } else {
-      for (int64_t i = 0; i < t.NumElements(); ++i) (*copy)[i] = static_cast<F>(p[i]);
+    auto wide = Tensor::Allocate(ctx->device()->allocator(), DataTypeToEnum<F>::value, t.shape());
+    if (!wide.ok()) {
+      ctx->SetStatus(wide.status());
+      return nullptr;
     }
-    return copy->data();
+    *copy = std::move(wide).value();
+    const T* p = t.base<T>();
+    F* to = copy->base<F>();
+    CwiseParallelFor(ctx, t.NumElements(), 1, [&](int64_t b, int64_t e) {
+      if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+        WidenBfloat16(reinterpret_cast<const uint16_t*>(p) + b, to + b, e - b);
+      } else {
+        for (int64_t i = b; i < e; ++i) to[i] = static_cast<F>(p[i]);
+      }
+    });
+    return to;
   }
 }
 
@@ -329,9 +340,10 @@ class DepthwiseConv2dNativeOp : public OpKernel {
       }
     }
 
-    std::vector<F> input_copy, filter_copy;
-    const F* in = AsArith<T>(input, &input_copy);
-    const F* f = AsArith<T>(filter, &filter_copy);
+    Tensor input_copy, filter_copy;
+    const F* in = AsArith<T>(ctx, input, &input_copy);
+    const F* f = AsArith<T>(ctx, filter, &filter_copy);
+    if (in == nullptr || f == nullptr) return;
     T* out = output->base<T>();
     const int64_t taps = d.filter_rows * d.filter_cols;
     // Global output rows (image * out_rows + row), whose outputs are contiguous.
@@ -388,9 +400,10 @@ class DepthwiseConv2dNativeBackpropInputOp : public OpKernel {
     if (output->NumElements() == 0) return;
     OP_REQUIRES_OK(ctx, RefuseNchw(attrs_.nchw));
 
-    std::vector<F> filter_copy, dy_copy;
-    const F* f = AsArith<T>(filter, &filter_copy);
-    const F* dy = AsArith<T>(out_backprop, &dy_copy);
+    Tensor filter_copy, dy_copy;
+    const F* f = AsArith<T>(ctx, filter, &filter_copy);
+    const F* dy = AsArith<T>(ctx, out_backprop, &dy_copy);
+    if (f == nullptr || dy == nullptr) return;
     T* out = output->base<T>();
     const int64_t taps = d.filter_rows * d.filter_cols, s = d.stride;
     CwiseParallelFor(ctx, d.batch * d.in_rows, 3 * d.in_cols * taps * d.out_depth, [&](int64_t begin, int64_t end) {
@@ -457,9 +470,10 @@ class DepthwiseConv2dNativeBackpropFilterOp : public OpKernel {
     if (out_backprop.NumElements() == 0 || size == 0) return;
     OP_REQUIRES_OK(ctx, RefuseNchw(attrs_.nchw));
 
-    std::vector<F> input_copy, dy_copy;
-    const F* in = AsArith<T>(input, &input_copy);
-    const F* dy = AsArith<T>(out_backprop, &dy_copy);
+    Tensor input_copy, dy_copy;
+    const F* in = AsArith<T>(ctx, input, &input_copy);
+    const F* dy = AsArith<T>(ctx, out_backprop, &dy_copy);
+    if (in == nullptr || dy == nullptr) return;
     // One partial gradient per image (TensorFlow's order: each image's sum, then the images
     // added in order), the images spread over the threads.
     std::vector<F> partial(d.batch * size);
