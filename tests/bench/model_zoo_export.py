@@ -3,7 +3,11 @@
 each model's SavedModel and the inputs to time it on.
 
 Usage: model_zoo_export.py OUT_DIR [--size small|full] [--all | --names A,B] [--how export|saved_model]
-                                   [--batches 1,32]
+                                   [--batches 1,32] [--policy mixed_bfloat16]
+
+--policy sets Keras' global dtype policy before each model is built: mixed_bfloat16 is Keras'
+documented way to use a CPU's bfloat16 units (float32 variables, every layer computing in
+bfloat16), and exports graphs whose convolutions, activations and gates are bfloat16.
 
 OUT_DIR/<model>/saved_model/       the SavedModel (serving_default takes one input)
 OUT_DIR/<model>/input_b<N>.npy     a random batch of N (keras_zoo.sample_input, seed N: the
@@ -34,7 +38,9 @@ def main():
     p.add_argument("--names", help="these models (comma-separated)")
     p.add_argument("--how", default="export", choices=keras_zoo.HOWS)
     p.add_argument("--batches", default="1,32")
+    p.add_argument("--policy", default="float32", help="Keras' global dtype policy (mixed_bfloat16)")
     args = p.parse_args()
+    keras.mixed_precision.set_global_policy(args.policy)
     names = args.names.split(",") if args.names else None if args.all else keras_zoo.REPRESENTATIVE
     for m in keras_zoo.zoo(args.size, names):
         start = time.perf_counter()
@@ -46,7 +52,7 @@ def main():
         for b in (int(b) for b in args.batches.split(",")):
             np.save(os.path.join(d, f"input_b{b}.npy"), keras_zoo.sample_input(m, b, seed=b))
         with open(os.path.join(d, "zoo.json"), "w") as f:
-            json.dump({"model": m.name, "size": args.size, "how": args.how, "input_key": key,
+            json.dump({"model": m.name, "size": args.size, "how": args.how, "policy": args.policy, "input_key": key,
                        "output_keys": outputs, "input_shape": list(m.input_shape),
                        "input_dtype": m.input_dtype}, f)
         keras.backend.clear_session()  # the next model's memory and layer names start afresh

@@ -12,10 +12,13 @@
 # and OpenVINO's default precision (bfloat16 there) over it. With --int8, tensoract also runs
 # each model with its convolutions in 8-bit integers (saved_model_latency --int8:
 # GraphOptimizerOptions::int8_products, dynamic quantization), printing its time, its
-# distance from float and the peers' float times over it.
+# distance from float and the peers' float times over it. With --policy mixed_bfloat16 the
+# models are exported under Keras' mixed_bfloat16 policy (their graphs compute in bfloat16
+# themselves), and every engine runs those graphs.
 #
 #   tests/bench/run_model_zoo_bench.sh [build_dir] [--size full|small] [--names A,B] [--batches 1,32]
 #                                      [--seconds S] [--runs N] [--engines E,...] [--int8]
+#                                      [--policy mixed_bfloat16]
 #
 # Defaults: the representative set of tests/compat/keras_zoo.py at the sizes models are
 # served at (224x224 images), batches 1 and 32, 3 s of timed runs per model and batch here,
@@ -24,7 +27,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../../build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then build=$1; shift; fi
-size=full names="" batches=1,32 seconds=3 engines="" runs=20 int8=0
+size=full names="" batches=1,32 seconds=3 engines="" runs=20 int8=0 policy=float32
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size=$2; shift 2 ;;
@@ -34,6 +37,7 @@ while [ $# -gt 0 ]; do
     --engines) engines=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --int8) int8=1; shift ;;
+    --policy) policy=$2; shift 2 ;;
     *) echo "run_model_zoo_bench.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -41,7 +45,7 @@ source "$here/bench_util.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-export_args=(--size "$size" --batches "$batches")
+export_args=(--size "$size" --batches "$batches" --policy "$policy")
 [ -n "$names" ] && export_args+=(--names "$names")
 python3 "$here/model_zoo_export.py" "$work" "${export_args[@]}" 2> /dev/null | grep '^model_zoo_export' || true
 
