@@ -81,25 +81,8 @@ const F* AsArith(OpKernelContext* ctx, const Tensor& t, Tensor* copy) {
       return nullptr;
     }
     *copy = std::move(wide).value();
-    const T* p = t.base<T>();
-    F* to = copy->base<F>();
-    CwiseParallelFor(ctx, t.NumElements(), 1, [&](int64_t b, int64_t e) {
-      if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
-        WidenBfloat16(reinterpret_cast<const uint16_t*>(p) + b, to + b, e - b);
-      } else {
-        for (int64_t i = b; i < e; ++i) to[i] = static_cast<F>(p[i]);
-      }
-    });
-    return to;
-  }
-}
-
-template <class T, class F>
-void StoreAs(const F* from, int64_t n, T* to) {
-  if constexpr (std::is_same_v<T, Eigen::bfloat16> && std::is_same_v<F, float>) {
-    NarrowToBfloat16(from, reinterpret_cast<uint16_t*>(to), n);
-  } else {
-    for (int64_t i = 0; i < n; ++i) to[i] = static_cast<T>(from[i]);
+    ConvertOnDevice(ctx, t.base<T>(), copy->base<F>(), t.NumElements());
+    return copy->base<F>();
   }
 }
 
@@ -365,7 +348,7 @@ class DepthwiseConv2dNativeOp : public OpKernel {
               MulAdd<T>(d.out_depth, f + (fr * d.filter_cols + fc) * d.out_depth, x, acc.data());
             }
           }
-          StoreAs(acc.data(), d.out_depth, out + (row * d.out_cols + out_c) * d.out_depth);
+          ConvertElements(acc.data(), out + (row * d.out_cols + out_c) * d.out_depth, d.out_depth);
         }
         epilogue_.Apply(out + row * d.out_cols * d.out_depth, d.out_cols, d.out_depth, d.out_depth, affine);
       }
@@ -425,7 +408,7 @@ class DepthwiseConv2dNativeBackpropInputOp : public OpKernel {
           }
           T* dst = out + (row * d.in_cols + in_c) * d.in_depth;
           if (d.multiplier == 1) {
-            StoreAs(acc.data(), d.in_depth, dst);
+            ConvertElements(acc.data(), dst, d.in_depth);
             continue;
           }
           // The multiplier's outputs of a channel, added in order from 0.
@@ -434,7 +417,7 @@ class DepthwiseConv2dNativeBackpropInputOp : public OpKernel {
             for (int64_t m = 0; m < d.multiplier; ++m) total = Arith<T>::Round(total + acc[ch * d.multiplier + m]);
             sum[ch] = total;
           }
-          StoreAs(sum.data(), d.in_depth, dst);
+          ConvertElements(sum.data(), dst, d.in_depth);
         }
       }
     });
@@ -506,7 +489,7 @@ class DepthwiseConv2dNativeBackpropFilterOp : public OpKernel {
       const F* p = partial.data() + b * size;
       for (int64_t i = 0; i < size; ++i) total[i] = Arith<T>::Round(total[i] + p[i]);
     }
-    StoreAs(total.data(), size, out);
+    ConvertElements(total.data(), out, size);
   }
 
  private:

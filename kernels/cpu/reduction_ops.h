@@ -17,7 +17,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "base/bfloat16_rounding.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/reduction_plan.h"
 #include "kernels/kernel_registry.h"
@@ -254,23 +253,9 @@ class ReductionOp : public OpKernel {
       OP_REQUIRES_OK(ctx, wide.status());
       auto wide_out = Tensor::Allocate(allocator, DataTypeToEnum<Acc>::value, plan.out_shape);
       OP_REQUIRES_OK(ctx, wide_out.status());
-      const T* in = input.base<T>();
-      Acc* w = wide->template base<Acc>();
-      CwiseParallelFor(ctx, input.NumElements(), 1, [&](int64_t b, int64_t e) {
-        if constexpr (std::is_same_v<T, Eigen::bfloat16> && std::is_same_v<Acc, float>) {
-          WidenBfloat16(reinterpret_cast<const uint16_t*>(in) + b, w + b, e - b);
-        } else {
-          for (int64_t i = b; i < e; ++i) w[i] = static_cast<Acc>(in[i]);
-        }
-      });
+      ConvertOnDevice(ctx, input.base<T>(), wide->template base<Acc>(), input.NumElements());
       Reduce(ctx, *wide, wide_out->template base<Acc>(), plan);
-      T* o = out->base<T>();
-      const Acc* wo = wide_out->template base<Acc>();
-      if constexpr (std::is_same_v<T, Eigen::bfloat16> && std::is_same_v<Acc, float>) {
-        NarrowToBfloat16(wo, reinterpret_cast<uint16_t*>(o), out->NumElements());
-      } else {
-        for (int64_t i = 0; i < out->NumElements(); ++i) o[i] = static_cast<T>(wo[i]);
-      }
+      ConvertElements(wide_out->template base<Acc>(), out->base<T>(), out->NumElements());
     }
   }
 

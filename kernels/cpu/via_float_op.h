@@ -13,7 +13,6 @@
 #include <Eigen/Core>
 #include <type_traits>
 
-#include "base/bfloat16_rounding.h"
 #include "graph/op_registry.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/kernel_registry.h"
@@ -48,15 +47,7 @@ class ViaFloatOp : public OpKernel {
       }
       auto wide = Tensor::Allocate(ctx->device()->allocator(), tensorflow::DT_FLOAT, t.shape());
       OP_REQUIRES_OK(ctx, wide.status());
-      const T* from = t.base<T>();
-      float* to = wide->base<float>();
-      CwiseParallelFor(ctx, t.NumElements(), 1, [&](int64_t b, int64_t e) {
-        if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
-          WidenBfloat16(reinterpret_cast<const uint16_t*>(from) + b, to + b, e - b);
-        } else {
-          for (int64_t j = b; j < e; ++j) to[j] = static_cast<float>(from[j]);
-        }
-      });
+      ConvertOnDevice(ctx, t.base<T>(), wide->base<float>(), t.NumElements());
       inputs.push_back(std::move(wide).value());
     }
     OpKernelContext::Params params;
@@ -70,15 +61,7 @@ class ViaFloatOp : public OpKernel {
     for (size_t k = 0; k < outs.size(); ++k) {
       Tensor* out = nullptr;
       OP_REQUIRES_OK(ctx, ctx->allocate_output(static_cast<int>(k), outs[k].shape(), &out));
-      const float* from = outs[k].base<float>();
-      T* to = out->base<T>();
-      CwiseParallelFor(ctx, out->NumElements(), 2, [&](int64_t b, int64_t e) {
-        if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
-          NarrowToBfloat16(from + b, reinterpret_cast<uint16_t*>(to) + b, e - b);
-        } else {
-          for (int64_t j = b; j < e; ++j) to[j] = static_cast<T>(from[j]);
-        }
-      });
+      ConvertOnDevice(ctx, outs[k].base<float>(), out->base<T>(), out->NumElements());
     }
   }
 

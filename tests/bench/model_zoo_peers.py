@@ -136,6 +136,17 @@ RUNNERS = {"tensorflow": tensorflow_runner, "onnxruntime": onnxruntime_runner,
            "openvino-f32": openvino_runner("f32"), "openvino-default": openvino_runner(None)}
 
 
+def as_float_array(np, output):
+    """An output as numpy numbers that compare and save: bfloat16 (ml_dtypes' type from
+    TensorFlow, a raw 2-byte void from other engines) widened to float32 exactly."""
+    a = np.asarray(output)
+    if a.dtype.name == "bfloat16":
+        return a.astype(np.float32)
+    if a.dtype.kind == "V" and a.dtype.itemsize == 2:
+        return (a.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return a
+
+
 def worker(engine, model_dir, batches, runs, warmup):
     """Times one engine on one exported model; prints its lines. Never fails."""
     import numpy as np
@@ -171,7 +182,7 @@ def worker(engine, model_dir, batches, runs, warmup):
         if engine == "openvino-default":
             label = f"{engine}({getattr(prepare, 'chosen', '?')})"
         line(name, b, label, f"{ms:.2f} ms")
-        outputs = [np.asarray(o) for o in outputs]
+        outputs = [as_float_array(np, o) for o in outputs]
         reference = os.path.join(d, f"tensorflow_b{b}.npz")
         if engine == "tensorflow":
             np.savez(reference, *outputs)
