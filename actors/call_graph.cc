@@ -86,7 +86,7 @@ Status BuildCallGraph(const tensorflow::GraphDef& session_graph, const std::vect
   const bool bfloat16_activations = options.optimizer.bfloat16_activations;
   const bool keeps_bfloat16 = bfloat16_activations && NativeBfloat16Products();
   RemapOptions remap;
-  remap.fuse_projected_blocks = !keeps_bfloat16;
+  remap.fuse_pointwise_depthwise = !keeps_bfloat16;
   if (options.optimizer.do_remapping) Remap(&graph, remap);
   if (options.optimizer.bfloat16_products || bfloat16_activations) MarkBfloat16Products(&graph);
   if (options.optimizer.int8_products) MarkInt8Products(&graph);

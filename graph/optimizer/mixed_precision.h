@@ -51,7 +51,8 @@ int MarkInt8Products(Graph* graph);
 // node (T = bfloat16: oneDNN reads and writes bfloat16, sums and post-ops in float,
 // kernels/cpu/conv_bfloat16_op.cc), and so does each node of the ops that only move or
 // combine activations between convolutions (Pad, MaxPool, AvgPool, Relu, Relu6, AddV2, Add,
-// Identity, ConcatV2) whose data input comes from a bfloat16 node. A
+// Identity, ConcatV2, and a squeeze-and-excitation's Mean, Reshape and Mul) whose data
+// input comes from a bfloat16 node. A
 // _FusedDepthwiseConv2dNative joins too, as the grouped convolution it is (its filter
 // reshaped, one group per channel), so that MobileNet's and EfficientNet's blocks stay in
 // bfloat16 from one pointwise convolution to the next (the remapper then leaves them unfused:

@@ -14,7 +14,7 @@ using remapper::PlainConvolution;
 using remapper::PointwiseConvolution;
 using remapper::Source;
 
-bool TryFusePointwiseDepthwise(Graph* graph, Node* pointwise, bool fuse_projected) {
+bool TryFusePointwiseDepthwise(Graph* graph, Node* pointwise) {
   if (!remapper::OnCpu(*pointwise) || !PlainConvolution(*pointwise) || !PointwiseConvolution(*pointwise, -1)) {
     return false;
   }
@@ -32,7 +32,6 @@ bool TryFusePointwiseDepthwise(Graph* graph, Node* pointwise, bool fuse_projecte
        !PointwiseConvolution(*project, dw[2]))) {
     project = nullptr;
   }
-  if (project != nullptr && !fuse_projected) return false;
 
   NodeDef def;
   def.set_op("_FusedConv2DWithDepthwise");

@@ -26,9 +26,8 @@ inline constexpr char kPointwiseAttrPrefix[] = "_pointwise_";
 inline constexpr char kDepthwiseAttrPrefix[] = "_depthwise_";
 inline constexpr char kProjectAttrPrefix[] = "_project_";
 
-// The fusion above, from `pointwise` (a _FusedConv2D): true when it fused. Without
-// `fuse_projected`, a block whose depthwise output goes to a projection alone is left apart.
-bool TryFusePointwiseDepthwise(Graph* graph, Node* pointwise, bool fuse_projected = true);
+// The fusion above, from `pointwise` (a _FusedConv2D): true when it fused.
+bool TryFusePointwiseDepthwise(Graph* graph, Node* pointwise);
 
 }  // namespace tensoract
 

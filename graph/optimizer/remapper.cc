@@ -542,10 +542,6 @@ int BypassIdentities(Graph* graph) {
   return removed;
 }
 
-bool FuseBlock(Graph* graph, Node* pointwise) { return TryFusePointwiseDepthwise(graph, pointwise); }
-bool FuseUnprojectedBlock(Graph* graph, Node* pointwise) {
-  return TryFusePointwiseDepthwise(graph, pointwise, /*fuse_projected=*/false);
-}
 
 }  // namespace
 
@@ -556,7 +552,7 @@ int Remap(Graph* graph, const RemapOptions& options) {
   int fused = HoistLoopInputProducts(graph);
   fused += FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative"}, TryFoldPadIntoConvolution);
   fused += FuseEach(graph, {"Conv2D", "DepthwiseConv2dNative", "MatMul"}, TryFuseProductEpilogue);
-  fused += FuseEach(graph, {"_FusedConv2D"}, options.fuse_projected_blocks ? FuseBlock : FuseUnprojectedBlock);
+  if (options.fuse_pointwise_depthwise) fused += FuseEach(graph, {"_FusedConv2D"}, TryFusePointwiseDepthwise);
   fused += FuseEach(graph, {"MaxPoolGrad"}, TryFuseMaxPoolGradAndReluGrad);
   fused += FuseEach(graph, {"BiasAddGrad"}, TryFuseConvFilterAndBiasGrad);
   fused += FuseEach(graph, {"Mean"}, TryFuseLayerNorm);

@@ -14,6 +14,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -181,6 +182,50 @@ void ReduceGroups(const Eigen::ThreadPoolDevice& d, const Tensor& input, T* out,
   }
 }
 
+// out[o, i] = the sum over r of in[o, r, i] (in float; T half or bfloat16), reading `in` as
+// it is. Each image's rows are cut into chunks summed on their own (spread over the
+// device's threads even at batch 1), the chunks' sums then added in order.
+template <class T>
+Status SumMiddleInFloat(OpKernelContext* ctx, const T* in, int64_t outer, int64_t reduced, int64_t inner,
+                        float* out) {
+  const int64_t chunk_rows = std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1));
+  const int64_t chunks = (reduced + chunk_rows - 1) / chunk_rows;
+  auto partial = Tensor::Allocate(ctx->device()->allocator(), tensorflow::DT_FLOAT, TensorShape({outer * chunks, inner}));
+  TA_RETURN_IF_ERROR(partial.status());
+  float* sums = partial->base<float>();
+  CwiseParallelFor(ctx, outer * chunks, chunk_rows * inner, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t o = task / chunks, first = (task % chunks) * chunk_rows;
+      const int64_t last = std::min(reduced, first + chunk_rows);
+      float* acc = sums + task * inner;
+      std::fill(acc, acc + inner, 0.f);
+      for (int64_t row = first; row < last; ++row) {
+        const T* x = in + (o * reduced + row) * inner;
+        if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+          const uint16_t* bits = reinterpret_cast<const uint16_t*>(x);
+          for (int64_t i = 0; i < inner; ++i) {
+            const uint32_t wide = static_cast<uint32_t>(bits[i]) << 16;
+            float v;
+            std::memcpy(&v, &wide, sizeof v);
+            acc[i] += v;
+          }
+        } else {
+          for (int64_t i = 0; i < inner; ++i) acc[i] += static_cast<float>(x[i]);
+        }
+      }
+    }
+  });
+  for (int64_t o = 0; o < outer; ++o) {
+    float* dst = out + o * inner;
+    std::copy(sums + o * chunks * inner, sums + (o * chunks + 1) * inner, dst);
+    for (int64_t k = 1; k < chunks; ++k) {
+      const float* src = sums + (o * chunks + k) * inner;
+      for (int64_t i = 0; i < inner; ++i) dst[i] += src[i];
+    }
+  }
+  return Status::OK();
+}
+
 // The floating reductions are instantiated once, in reduction_ops.cc, not again in each file
 // that registers a kernel reducing in float or double (half, bfloat16, EuclideanNorm):
 // Eigen's expressions for one type and reducer take seconds to compile.
@@ -249,17 +294,51 @@ class ReductionOp : public OpKernel {
       // device's threads; bfloat16 widens and narrows as bits (a squeeze-and-excitation Mean
       // of [32, 56, 56, 144] took 41-55 ms through Eigen::bfloat16, one element at a time).
       Allocator* allocator = ctx->device()->allocator();
-      auto wide = Tensor::Allocate(allocator, DataTypeToEnum<Acc>::value, input.shape());
-      OP_REQUIRES_OK(ctx, wide.status());
       auto wide_out = Tensor::Allocate(allocator, DataTypeToEnum<Acc>::value, plan.out_shape);
       OP_REQUIRES_OK(ctx, wide_out.status());
-      ConvertOnDevice(ctx, input.base<T>(), wide->template base<Acc>(), input.NumElements());
-      Reduce(ctx, *wide, wide_out->template base<Acc>(), plan);
+      int64_t outer = 1, reduced = 0, inner = 0;
+      if (SumOverMiddle(plan, &outer, &reduced, &inner)) {
+        if constexpr (kSumsNarrowInFloat) {
+          OP_REQUIRES_OK(ctx, SumMiddleInFloat(ctx, input.base<T>(), outer, reduced, inner,
+                                               wide_out->template base<Acc>()));
+          Finish()(*ctx->device()->eigen_cpu_device(), wide_out->template base<Acc>(),
+                   plan.out_shape.num_elements(), plan.reduced_count);
+        }
+      } else {
+        auto wide = Tensor::Allocate(allocator, DataTypeToEnum<Acc>::value, input.shape());
+        OP_REQUIRES_OK(ctx, wide.status());
+        ConvertOnDevice(ctx, input.base<T>(), wide->template base<Acc>(), input.NumElements());
+        Reduce(ctx, *wide, wide_out->template base<Acc>(), plan);
+      }
       ConvertElements(wide_out->template base<Acc>(), out->base<T>(), out->NumElements());
     }
   }
 
  private:
+  // Whether the plan sums [outer, reduced, inner] over its middle group (an image's rows and
+  // columns, NHWC: global pooling and squeeze-and-excitation) into float, from half or
+  // bfloat16: then SumMiddleInFloat reads the input as it is, with no widened copy of it.
+  static constexpr bool kSumsNarrowInFloat =
+      std::is_same_v<Reducer, Eigen::internal::SumReducer<float>> &&
+      (std::is_same_v<T, Eigen::bfloat16> || std::is_same_v<T, Eigen::half>);
+  static bool SumOverMiddle(const ReductionPlan& plan, int64_t* outer, int64_t* reduced, int64_t* inner) {
+    if constexpr (!kSumsNarrowInFloat) {
+      return false;
+    } else {
+      const auto& g = plan.groups;
+      const auto& r = plan.reduced;
+      if (g.size() == 2 && r[0] && !r[1]) {
+        *outer = 1, *reduced = g[0], *inner = g[1];
+        return true;
+      }
+      if (g.size() == 3 && !r[0] && r[1] && !r[2]) {
+        *outer = g[0], *reduced = g[1], *inner = g[2];
+        return true;
+      }
+      return false;
+    }
+  }
+
   // The passes over `input` (of Acc) into `out_data` (plan.out_shape's elements of Acc).
   void Reduce(OpKernelContext* ctx, const Tensor& input, Acc* out_data, const ReductionPlan& plan) {
     const Eigen::ThreadPoolDevice& d = *ctx->device()->eigen_cpu_device();

@@ -189,10 +189,10 @@ TEST_CASE("a session with bfloat16 activations keeps a ResNet block's activation
   }
   if (NativeBfloat16Products()) {
     CHECK(convolutions == 2);
-    CHECK(nodes.at("pool").t == tensorflow::DT_BFLOAT16);  // between the convolutions and the float Mean
-    CHECK(nodes.at("features").t == tensorflow::DT_FLOAT);
-    // Into the region: x and the two filters (kept); out of it: the pool to the Mean and
-    // the block (the residual's Relu, fused into conv2) to its fetch.
+    CHECK(nodes.at("pool").t == tensorflow::DT_BFLOAT16);
+    CHECK(nodes.at("features").t == tensorflow::DT_BFLOAT16);  // the global average reads bfloat16
+    // Into the region: x and the two filters (kept); out of it: the Mean and the block (the
+    // residual's Relu, fused into conv2) to their fetches.
     CHECK(kept_casts == 2);
     CHECK(casts == 5);
   } else {
@@ -239,14 +239,19 @@ TEST_CASE("a session with bfloat16 activations keeps a MobileNet block in bfloat
                                 "SAME");
     auto project2_bn = ops::AddV2(s.WithOpName("project2"), ops::Mul(s, project2, FilledInput(s, {1, 1, 1, 32}, 0.3f)),
                                   FilledInput(s, {1, 1, 1, 32}, 0.2f));
-    // A depthwise convolution read by no pointwise one (as EfficientNet's, read by its
-    // squeeze-and-excitation) stays float; project2 has two readers, so it is not fused
-    // with it.
+    // A depthwise convolution read by a Mean (as EfficientNet's, read by its
+    // squeeze-and-excitation) joins, and the Mean with it; one read by anything else (a Sub)
+    // stays float. project2 has several readers, so it is not fused with them.
     auto head = ops::DepthwiseConv2dNative(s.WithOpName("head"), project2_bn, FilledInput(s, {3, 3, 32, 1}, 0.9f),
                                            {1, 1, 1, 1}, "SAME");
     auto head_bn = ops::AddV2(s.WithOpName("head_bn"), ops::Mul(s, head, FilledInput(s, {1, 1, 1, 32}, 0.7f)),
                               FilledInput(s, {1, 1, 1, 32}, 0.5f));
-    ops::AddV2(s.WithOpName("features"), ops::Mean(s, head_bn, {1, 2}), ops::Mean(s, project2_bn, {1, 2}));
+    auto side = ops::DepthwiseConv2dNative(s.WithOpName("side"), project2_bn, FilledInput(s, {3, 3, 32, 1}, 0.2f),
+                                           {1, 1, 1, 1}, "SAME");
+    auto side_bn = ops::AddV2(s.WithOpName("side_bn"), ops::Mul(s, side, FilledInput(s, {1, 1, 1, 32}, 0.3f)),
+                              FilledInput(s, {1, 1, 1, 32}, 0.1f));
+    auto pooled = ops::AddV2(s, ops::Mean(s.WithOpName("head_mean"), head_bn, {1, 2}), ops::Mean(s, project2_bn, {1, 2}));
+    ops::AddV2(s.WithOpName("features"), pooled, ops::Mean(s, ops::Sub(s, side_bn, project2_bn), {1, 2}));
   });
   const std::vector<std::string> fetches = {"features", "block"};
   const Outcome f32 = RunWithProducts(graph, false, fetches);
@@ -263,11 +268,13 @@ TEST_CASE("a session with bfloat16 activations keeps a MobileNet block in bfloat
     if (NativeBfloat16Products()) CHECK(n.op != "_FusedConv2DWithDepthwise");  // the blocks are not fused into one
   }
   if (NativeBfloat16Products()) {
-    CHECK(convolutions == 6);  // four 1x1 and two depthwise convolutions
-    CHECK(nodes.at("head_bn").op == "_FusedDepthwiseConv2dNative");
-    CHECK(nodes.at("head_bn").t == tensorflow::DT_FLOAT);
-    CHECK(grouped_filters == 2);
+    CHECK(convolutions == 7);  // four 1x1 and three depthwise convolutions
+    CHECK(nodes.at("head_bn").t == tensorflow::DT_BFLOAT16);
+    CHECK(nodes.at("side_bn").op == "_FusedDepthwiseConv2dNative");
+    CHECK(nodes.at("side_bn").t == tensorflow::DT_FLOAT);
+    CHECK(grouped_filters == 3);
     CHECK(nodes.at("block").t == tensorflow::DT_BFLOAT16);
+    CHECK(nodes.at("head_mean").t == tensorflow::DT_BFLOAT16);
     CHECK(nodes.at("features").t == tensorflow::DT_FLOAT);
   } else {
     CHECK(convolutions == 0);

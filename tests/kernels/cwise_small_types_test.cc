@@ -130,7 +130,8 @@ TEST_CASE("bfloat16 Add and Mul are one float step rounded once, in every broadc
   // an outer broadcast; long enough to cross the 256-element blocks and the threads.
   const std::vector<Shapes> cases = {{{1000}, {1000}},          {{3, 700}, {}},          {{}, {5, 300}},
                                      {{2, 5, 6, 40}, {2, 1, 1, 40}}, {{1, 1, 1, 40}, {1, 7, 9, 40}},
-                                     {{4, 1, 300}, {1, 3, 1}},  {{64, 56, 56}, {64, 1, 56}}};
+                                     {{4, 1, 300}, {1, 3, 1}},  {{64, 56, 56}, {64, 1, 56}},
+                                     {{2, 1, 1, 300}, {2, 9, 7, 300}}, {{3, 40, 20, 96}, {3, 1, 1, 96}}};
   uint32_t seed = 11;
   for (const char* op : {"AddV2", "Mul"}) {
     for (const Shapes& c : cases) {

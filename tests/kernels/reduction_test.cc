@@ -5,7 +5,10 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#include <Eigen/Core>
 
 #include "tests/kernels/kernel_test_util.h"
 
@@ -147,6 +150,43 @@ TEST_CASE("batch norm's sums over N, H and W (rows of channels) match a double l
   Run r = Reduce<float>("Mean", tenths, Tensor::FromVector<int32_t>({0}));
   REQUIRE(r.status.ok());
   for (float mean : Values<float>(r.outputs[0])) CHECK(mean == Approx(0.1).epsilon(1e-5));
+}
+
+TEMPLATE_TEST_CASE("half and bfloat16 Sum and Mean over an image's rows and columns sum in float",
+                   "[reduction][small-types]", Eigen::bfloat16, Eigen::half) {
+  // Global pooling and squeeze-and-excitation: [n, h, w, c] over {1, 2}, and [rows, c] over
+  // rows, the rows long enough to be summed in several chunks. The sums are float's (of the
+  // exact values), rounded to T once: within one rounding of the double sum.
+  struct Case {
+    std::vector<int64_t> dims;
+    std::vector<int32_t> axes;
+  };
+  for (const Case& test : {Case{{3, 20, 30, 37}, {1, 2}}, Case{{1, 7, 7, 1280}, {1, 2}}, Case{{2000, 20}, {0}}}) {
+    const int64_t c = test.dims.back();
+    int64_t n = 1;
+    for (int64_t d : test.dims) n *= d;
+    const int64_t a = test.dims.size() == 4 ? test.dims[0] : 1, rows = n / a / c;
+    std::vector<TestType> values(n);
+    std::vector<double> sums(a * c, 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+      values[i] = TestType(0.5f + static_cast<float>((i * 7919) % 1001) / 1000.f);
+      sums[(i / (rows * c)) * c + i % c] += static_cast<float>(values[i]);
+    }
+    for (const char* op : {"Sum", "Mean"}) {
+      INFO(op << " of " << TensorShape(test.dims).DebugString());
+      Run r = Reduce<TestType>(op, Tensor::FromVector<TestType>(values, TensorShape(test.dims)),
+                               Tensor::FromVector<int32_t>(test.axes));
+      REQUIRE(r.status.ok());
+      const std::vector<TestType> got = Values<TestType>(r.outputs[0]);
+      REQUIRE(got.size() == sums.size());
+      const double eps = std::is_same_v<TestType, Eigen::half> ? 1.0 / 1024 : 1.0 / 128;
+      for (size_t i = 0; i < got.size(); ++i) {
+        const double want = std::string(op) == "Sum" ? sums[i] : sums[i] / rows;
+        if (std::is_same_v<TestType, Eigen::half> && want > 65504) continue;  // half's range
+        CHECK(static_cast<float>(got[i]) == Approx(want).epsilon(eps));
+      }
+    }
+  }
 }
 
 TEST_CASE("empty reductions give the reducer's identity (Max: -inf, Mean: NaN)", "[reduction]") {
