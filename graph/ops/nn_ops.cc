@@ -530,16 +530,19 @@ REGISTER_OP("_FusedChannelSteps")
 // (graph/optimizer/steps_conv_fusion.h): the two nodes' attrs are kept under the prefixes
 // _steps_ and _conv_; `convolution` is the second node's op.
 REGISTER_OP("_FusedChannelStepsConv2D")
-    .Input("x: num_pieces * T").Input("step_args: num_step_args * T").Input("filter: T").Input("args: num_args * T")
+    .Input("x: num_pieces * T").Input("step_args: num_step_args * Targs").Input("filter: T")
+    .Input("args: num_args * Targs")
     .Output("output: T")
-    .Attr("T: {float}")
+    .Attr("T: {float, bfloat16}")
+    .Attr("Targs: {float} = DT_FLOAT")
     .Attr("num_pieces: int >= 1 = 1")
     .Attr("num_step_args: int >= 0")
     .Attr("num_args: int >= 0")
     .Attr("convolution: {'Conv2D', '_FusedConv2D'}")
     .SetShapeFn(tensoract::StepsConvShape)
     .Doc("_FusedChannelSteps then a 1x1 Conv2D or _FusedConv2D of stride 1, a band of rows at a time; x is "
-         "the concatenation of its num_pieces pieces along the channels.");
+         "the concatenation of its num_pieces pieces along the channels. In bfloat16 (a graph keeping its "
+         "activations in bfloat16) the per-channel args stay float.");
 
 REGISTER_OP("LogSoftmax")
     .Input("logits: T").Output("logsoftmax: T")

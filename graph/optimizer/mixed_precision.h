@@ -49,7 +49,8 @@ int MarkInt8Products(Graph* graph);
 // MarkBfloat16Products: TensorFlow's auto_mixed_precision_onednn_bfloat16 rewrite, and
 // what OpenVINO's bfloat16 precision hint does. A marked _FusedConv2D becomes a bfloat16
 // node (T = bfloat16: oneDNN reads and writes bfloat16, sums and post-ops in float,
-// kernels/cpu/conv_bfloat16_op.cc), and so does each node of the ops that only move or
+// kernels/cpu/conv_bfloat16_op.cc), a marked _FusedChannelStepsConv2D too (DenseNet's
+// pre-activation in float on each band, kernels/cpu/steps_conv_op.cc), and so does each node of the ops that only move or
 // combine activations between convolutions (Pad, MaxPool, AvgPool, Relu, Relu6, AddV2, Add,
 // Identity, ConcatV2, and a squeeze-and-excitation's Mean, Reshape and Mul) whose data
 // input comes from a bfloat16 node. A

@@ -27,6 +27,7 @@ bool TryFuseStepsIntoConvolution(Graph* graph, Node* steps) {
   NodeDef def;
   def.set_op("_FusedChannelStepsConv2D");
   (*def.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+  (*def.mutable_attr())["Targs"].set_type(tensorflow::DT_FLOAT);
   const int64_t step_args = NumArgs(*steps), conv_args = NumArgs(*conv);
   (*def.mutable_attr())["num_pieces"].set_i(1);
   (*def.mutable_attr())["num_step_args"].set_i(step_args);

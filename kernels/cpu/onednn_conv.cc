@@ -405,14 +405,14 @@ bool OnednnConv::RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d,
 
 std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext* ctx, const conv::ConvDims& d,
                                                              const Tensor& filter, const ChannelAffine<float>& affine,
-                                                             const FusedEpilogue& epilogue) {
+                                                             const FusedEpilogue& epilogue, bool bfloat16_activations) {
   try {
     auto piece = std::make_shared<Piece>();
     piece->input_elements = d.batch * d.in_rows * d.in_cols * d.in_depth;
     piece->dims = d;
     piece->filter = filter;
     piece->epilogue = &epilogue;
-    piece->entry = EntryFor(d, affine.shift != nullptr, affine.addend != nullptr, epilogue);
+    piece->entry = EntryFor(d, affine.shift != nullptr, affine.addend != nullptr, epilogue, bfloat16_activations);
     if (piece->entry->unsupported) return nullptr;
     piece->weights = weights_->Get(ctx, piece->entry->pd.weights_desc(), piece->entry->user_weights, filter,
                                    affine.scale, d.out_depth);
@@ -460,6 +460,17 @@ bool OnednnConv::RunPiece(OpKernelContext* ctx, const Piece& piece, const float*
   }
 }
 
+bool OnednnConv::RunPieceBfloat16(OpKernelContext* ctx, const Piece& piece, const uint16_t* input,
+                                  const ChannelAffine<float>& affine, uint16_t* out) {
+  try {
+    return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
+      ExecutePiece(ctx, *piece.entry, *piece.weights, const_cast<uint16_t*>(input), out, affine, nullptr, stream);
+    });
+  } catch (const dnnl::error& e) {
+    return OnednnFellBack(ctx, e.what());
+  }
+}
+
 #else  // !TENSORACT_HAVE_ONEDNN
 
 struct OnednnConv::Entry {};
@@ -477,11 +488,15 @@ bool OnednnConv::RunBfloat16(OpKernelContext*, const conv::ConvDims&, const uint
   return false;
 }
 std::shared_ptr<const OnednnConv::Piece> OnednnConv::Prepare(OpKernelContext*, const conv::ConvDims&, const Tensor&,
-                                                             const ChannelAffine<float>&, const FusedEpilogue&) {
+                                                             const ChannelAffine<float>&, const FusedEpilogue&, bool) {
   return nullptr;
 }
 bool OnednnConv::RunPiece(OpKernelContext*, const Piece&, const float*, const ChannelAffine<float>&, float*,
                           const float*) {
+  return false;
+}
+bool OnednnConv::RunPieceBfloat16(OpKernelContext*, const Piece&, const uint16_t*, const ChannelAffine<float>&,
+                                  uint16_t*) {
   return false;
 }
 

@@ -94,12 +94,16 @@ class OnednnConv {
   // affine.shift + addend), the addend (where affine has one) the piece's own part, laid out
   // as out; with bfloat16 products the piece's input is rounded first, with int8 products
   // quantized (its own scale: a primitive per scale met). False where oneDNN failed (said
-  // once on stderr).
+  // once on stderr). With `bfloat16_activations` the piece reads and writes bfloat16 (a
+  // bfloat16 `filter`), as RunBfloat16 does, and runs by RunPieceBfloat16.
   struct Piece;
   std::shared_ptr<const Piece> Prepare(OpKernelContext* ctx, const conv::ConvDims& d, const Tensor& filter,
-                                       const ChannelAffine<float>& affine, const FusedEpilogue& epilogue);
+                                       const ChannelAffine<float>& affine, const FusedEpilogue& epilogue,
+                                       bool bfloat16_activations = false);
   bool RunPiece(OpKernelContext* ctx, const Piece& piece, const float* input, const ChannelAffine<float>& affine,
                 float* out, const float* addend = nullptr);
+  bool RunPieceBfloat16(OpKernelContext* ctx, const Piece& piece, const uint16_t* input,
+                        const ChannelAffine<float>& affine, uint16_t* out);
 
  private:
   struct Entry;

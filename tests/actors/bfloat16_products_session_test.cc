@@ -5,7 +5,8 @@
 // bfloat16_activations too, a ResNet block's convolutions, pool and the nodes between them
 // become bfloat16 nodes joined to the float graph by Casts, the weights' Casts marked to be
 // kept, and the results stay within a few bfloat16 steps; a MobileNet block's depthwise
-// convolution joins them as a grouped convolution. A session that asks for products
+// convolution joins them as a grouped convolution, a DenseNet block's pre-activated 1x1
+// convolutions (_FusedChannelStepsConv2D) and plain 3x3 ones as bfloat16 nodes. A session that asks for products
 // in 8-bit integers (GraphOptimizerOptions::int8_products) marks its float convolutions
 // "_int8_products", not its MatMuls, and stays within the quantization's error.
 #include <algorithm>
@@ -284,6 +285,52 @@ TEST_CASE("a session with bfloat16 activations keeps a MobileNet block in bfloat
     INFO(fetches[i]);
     CHECK(RelativeError(bf16.values[i], f32.values[i]) <= 2e-2f);
   }
+}
+
+TEST_CASE("a session with bfloat16 activations keeps a DenseNet block in bfloat16, its pre-activations "
+          "in float") {
+  // Keras' dense block of two layers on x: each a batch norm and Relu of the block so far,
+  // a 1x1 convolution (batch norm, Relu), a plain 3x3 convolution of 16 channels
+  // concatenated to the block; then a transition's batch norm, Relu and 1x1 convolution.
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({4, 10, 10, 32}));
+    auto pre_activated = [&](Output in, int64_t depth, float a) {
+      return ops::Relu(s, ops::AddV2(s, ops::Mul(s, in, FilledInput(s, {depth}, a)), FilledInput(s, {depth}, a + 0.1f)));
+    };
+    auto layer = [&](Output block, int64_t depth, float a, const std::string& name) {
+      auto bottleneck = ops::Conv2D(s, pre_activated(block, depth, a), FilledInput(s, {1, 1, depth, 64}, a + 0.2f),
+                                    {1, 1, 1, 1}, "SAME");
+      auto bottleneck_relu = ops::Relu(s, ops::AddV2(s, ops::Mul(s, bottleneck, FilledInput(s, {64}, a + 0.3f)),
+                                                     FilledInput(s, {64}, a + 0.4f)));
+      auto grown = ops::Conv2D(s.WithOpName(name), bottleneck_relu, FilledInput(s, {3, 3, 64, 16}, a + 0.5f),
+                               {1, 1, 1, 1}, "SAME");
+      return ops::Concat(s, {block, grown}, ops::Const(s, 3));
+    };
+    auto block = layer(layer(x, 32, 0.3f, "grown1"), 48, 0.5f, "grown2");
+    auto transition = ops::Conv2D(s.WithOpName("transition"), pre_activated(block, 64, 0.7f),
+                                  FilledInput(s, {1, 1, 64, 32}, 0.2f), {1, 1, 1, 1}, "SAME");
+    ops::AvgPool(s.WithOpName("features"), transition, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  });
+  const std::vector<std::string> fetches = {"features"};
+  const Outcome f32 = RunWithProducts(graph, false, fetches);
+  std::map<std::string, SeenNode> nodes;
+  const Outcome bf16 = RunWithProducts(graph, true, fetches, /*activations=*/true, &nodes);
+  int steps_convolutions = 0, bfloat16_steps_convolutions = 0;
+  for (const auto& [name, n] : nodes) {
+    if (n.op != "_FusedChannelStepsConv2D") continue;
+    ++steps_convolutions;
+    if (n.t == tensorflow::DT_BFLOAT16) ++bfloat16_steps_convolutions;
+  }
+  CHECK(steps_convolutions == 3);  // the two layers' bottlenecks and the transition
+  if (NativeBfloat16Products()) {
+    CHECK(bfloat16_steps_convolutions == 3);
+    CHECK(nodes.at("grown1").t == tensorflow::DT_BFLOAT16);
+    CHECK(nodes.at("grown2").t == tensorflow::DT_BFLOAT16);
+    CHECK(nodes.at("features").t == tensorflow::DT_BFLOAT16);
+  } else {
+    CHECK(bfloat16_steps_convolutions == 0);
+  }
+  CHECK(RelativeError(bf16.values[0], f32.values[0]) <= 2e-2f);
 }
 
 TEST_CASE("a session with bfloat16 products computes a Dense layer's exact GELU in float, within bfloat16's "

@@ -24,23 +24,13 @@ using testing::Str;
 using testing::Strs;
 using testing::TypeA;
 using bfloat16 = Eigen::bfloat16;
+using testing::ToBfloat16;
+using testing::WidenToFloat;
 
 tensorflow::AttrValue Types(const std::vector<DataType>& types) {
   tensorflow::AttrValue v;
   for (DataType t : types) v.mutable_list()->add_type(t);
   return v;
-}
-
-Tensor ToBfloat16(const Tensor& f) {
-  Tensor out(tensorflow::DT_BFLOAT16, f.shape());
-  for (int64_t i = 0; i < f.NumElements(); ++i) out.base<bfloat16>()[i] = bfloat16(f.base<float>()[i]);
-  return out;
-}
-
-Tensor WidenToFloat(const Tensor& b) {
-  Tensor out(tensorflow::DT_FLOAT, b.shape());
-  for (int64_t i = 0; i < b.NumElements(); ++i) out.base<float>()[i] = static_cast<float>(b.base<bfloat16>()[i]);
-  return out;
 }
 
 struct ConvCase {

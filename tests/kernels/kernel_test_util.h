@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "graph/graph.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
@@ -184,6 +186,18 @@ inline void CheckSameFloats(const Tensor& got, const Tensor& want) {
 inline Tensor Shifted(Tensor t, float shift) {
   for (int64_t i = 0; i < t.NumElements(); ++i) t.base<float>()[i] += shift;
   return t;
+}
+
+// A float tensor rounded to bfloat16 (to nearest even), and a bfloat16 one widened back.
+inline Tensor ToBfloat16(const Tensor& f) {
+  Tensor out(tensorflow::DT_BFLOAT16, f.shape());
+  for (int64_t i = 0; i < f.NumElements(); ++i) out.base<Eigen::bfloat16>()[i] = Eigen::bfloat16(f.base<float>()[i]);
+  return out;
+}
+inline Tensor WidenToFloat(const Tensor& b) {
+  Tensor out(tensorflow::DT_FLOAT, b.shape());
+  for (int64_t i = 0; i < b.NumElements(); ++i) out.base<float>()[i] = static_cast<float>(b.base<Eigen::bfloat16>()[i]);
+  return out;
 }
 
 // The largest |got - want| over the largest |want|, float tensors of as many elements: how far

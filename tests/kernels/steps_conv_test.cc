@@ -2,7 +2,9 @@
 // _FusedChannelSteps then a 1x1 Conv2D or _FusedConv2D, run one after the other: the same
 // values to the last bit, for a batch of one cut into bands, images taller than one band,
 // a plain and a fused convolution, products in bfloat16; with products in 8-bit integers,
-// each band quantized on its own, within the quantization's error of the float values.
+// each band quantized on its own, within the quantization's error of the float values; in
+// bfloat16 (x in pieces, the filter and the output bfloat16), the float kernel's values on
+// the same operands rounded once.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -178,6 +180,57 @@ TEST_CASE("_FusedChannelStepsConv2D with int8 products stays within the quantiza
     INFO("largest difference / largest value = " << off);
     CHECK(off < 1e-2);
     if (NativeInt8Products()) CHECK(off > 0);
+  }
+}
+
+TEST_CASE("_FusedChannelStepsConv2D in bfloat16 gives the float node's values, each rounded once") {
+  // DenseNet's layer with its activations in bfloat16: the block so far in pieces (two
+  // layers' outputs), a batch norm and Relu, a 1x1 convolution with its own batch norm and
+  // Relu. The reference: the float node on the same (exact) values with bfloat16 products
+  // (which round the activated band to bfloat16, as the bfloat16 node does), its output then
+  // rounded to bfloat16.
+  for (const StepsCase& c : {StepsCase{1, 28, 28, 96, 128, true}, StepsCase{2, 7, 7, 48, 32, false}}) {
+    INFO("batch " << c.batch << " " << c.rows << "x" << c.cols << " " << c.depth << " -> " << c.out_depth);
+    const std::string conv_op = c.fused ? "_FusedConv2D" : "Conv2D";
+    const int64_t half = c.depth / 2;
+    const Tensor p1 = testing::ToBfloat16(SinePattern({c.batch, c.rows, c.cols, half}, 0.37f, 2.f));
+    const Tensor p2 = testing::ToBfloat16(SinePattern({c.batch, c.rows, c.cols, c.depth - half}, 0.53f, 2.f));
+    const Tensor scale = SinePattern({c.depth}, 0.13f), shift = SinePattern({c.depth}, 0.29f, 0.5f);
+    const Tensor filter = testing::ToBfloat16(SinePattern({1, 1, c.depth, c.out_depth}, 0.71f, 0.3f));
+    const Tensor conv_scale = SinePattern({c.out_depth}, 0.17f), conv_shift = SinePattern({c.out_depth}, 0.41f);
+    AttrMap attrs = {{"T", TypeA(tensorflow::DT_FLOAT)},
+                     {"num_pieces", IntA(2)},
+                     {"num_step_args", IntA(2)},
+                     {"num_args", IntA(c.fused ? 2 : 0)},
+                     {"convolution", Str(conv_op)},
+                     {kBfloat16ProductsAttr, testing::BoolA(true)}};
+    const NodeDef steps = testing::MakeDef("_FusedChannelSteps", ChannelStepsAttrs());
+    const NodeDef conv = testing::MakeDef(conv_op, StepsConvAttrs(c));
+    for (auto& [name, value] : steps.attr()) attrs[kStepsAttrPrefix + name] = value;
+    for (auto& [name, value] : conv.attr()) attrs[kConvAttrPrefix + name] = value;
+    std::vector<Tensor> wide = {testing::WidenToFloat(p1), testing::WidenToFloat(p2), scale, shift,
+                                testing::WidenToFloat(filter)};
+    std::vector<Tensor> narrow = {p1, p2, scale, shift, filter};
+    if (c.fused) {
+      wide.insert(wide.end(), {conv_scale, conv_shift});
+      narrow.insert(narrow.end(), {conv_scale, conv_shift});
+    }
+    auto want = testing::RunOp("_FusedChannelStepsConv2D", wide, attrs);
+    REQUIRE(want.status.ok());
+    attrs["T"] = TypeA(tensorflow::DT_BFLOAT16);
+    auto got = testing::RunOp("_FusedChannelStepsConv2D", narrow, attrs);
+    INFO(got.status);
+    REQUIRE(got.status.ok());
+    REQUIRE(got.outputs[0].dtype() == tensorflow::DT_BFLOAT16);
+    const Tensor got_wide = testing::WidenToFloat(got.outputs[0]);
+    const Tensor want_rounded = testing::WidenToFloat(testing::ToBfloat16(want.outputs[0]));
+    // One rounding of the output: within a bfloat16 step of the largest value (and the sums'
+    // order, oneDNN's in both).
+    const double off = testing::LargestRelativeDifference(got_wide, want_rounded);
+    INFO("largest difference / largest value = " << off);
+    CHECK(off <= 1.0 / 128);
+    // Not the float node's output passed through: a bfloat16 tensor of bfloat16 values.
+    CHECK(testing::LargestRelativeDifference(got_wide, want.outputs[0]) > 0);
   }
 }
 
