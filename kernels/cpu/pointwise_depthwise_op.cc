@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "graph/optimizer/mixed_precision.h"
 #include "graph/optimizer/pointwise_depthwise_fusion.h"
 #include "kernels/cpu/bfloat16_products.h"
@@ -231,8 +233,9 @@ class PointwiseDepthwiseOp : public OpKernel {
     std::atomic<bool> failed{false};
     CwiseParallelFor(ctx, d.batch * parts, int64_t{1} << 30, [&](int64_t first, int64_t last) {
       // The thread's buffers, kept between calls: fresh ones of this size are pages mapped,
-      // faulted in and zeroed on every call.
-      thread_local std::vector<float> expanded, filtered;
+      // faulted in and zeroed on every call. Aligned to 64 bytes (a large std::vector's
+      // floats start 16 bytes into a page, and every vector load straddles two lines).
+      thread_local std::vector<float, Eigen::aligned_allocator<float>> expanded, filtered;
       const size_t expanded_floats = expanded_rows * row_floats;
       const size_t filtered_floats = projected ? filtered_rows * d.out_cols * d.out_depth : 0;
       if (expanded.size() < expanded_floats) expanded.resize(expanded_floats);
