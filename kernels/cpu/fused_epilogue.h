@@ -118,6 +118,8 @@ class FusedEpilogue {
   }
 
   bool active() const { return active_; }
+  // Whether the steps end with an Add of a tensor of the output's shape (its last arg).
+  bool adds() const { return !steps_.empty() && steps_.back() == kAdd; }
   int num_args() const { return num_args_; }
   Activation activation() const { return activation_; }
   float leakyrelu_alpha() const { return leakyrelu_alpha_; }

@@ -287,6 +287,37 @@ TEST_CASE("a session with bfloat16 activations keeps a MobileNet block in bfloat
   }
 }
 
+TEST_CASE("a session with bfloat16 activations adds a bottleneck's residual in place, with the float values") {
+  // ResNet's bottleneck: the block's input is read by its first convolution and, last, by
+  // the residual Add fused into the third, which then takes over its buffer (no one else
+  // reads it by then) as the output oneDNN's sum post-op adds to. Two blocks in a row, so
+  // the second's input is the first's output, itself computed in place.
+  const tensorflow::GraphDef graph = testing::BuildGraph([](const Scope& s) {
+    auto x = ops::Placeholder(s.WithOpName("x"), tensorflow::DT_FLOAT, PartialTensorShape({4, 10, 10, 32}));
+    auto stem = ops::Relu(s, ops::Conv2D(s, x, FilledInput(s, {1, 1, 32, 64}, 0.4f), {1, 1, 1, 1}, "SAME"));
+    auto bottleneck = [&](Output in, float a, const std::string& name) {
+      auto reduce = ops::Relu(s, ops::Conv2D(s, in, FilledInput(s, {1, 1, 64, 16}, a), {1, 1, 1, 1}, "SAME"));
+      auto middle = ops::Relu(s, ops::Conv2D(s, reduce, FilledInput(s, {3, 3, 16, 16}, a + 0.1f), {1, 1, 1, 1}, "SAME"));
+      auto expand = ops::Conv2D(s, middle, FilledInput(s, {1, 1, 16, 64}, a + 0.2f), {1, 1, 1, 1}, "SAME");
+      auto bn = ops::AddV2(s, ops::Mul(s, expand, FilledInput(s, {1, 1, 1, 64}, a + 0.3f)),
+                           FilledInput(s, {1, 1, 1, 64}, a + 0.4f));
+      return ops::Relu(s.WithOpName(name), ops::AddV2(s, bn, in));
+    };
+    auto block2 = bottleneck(bottleneck(stem, 0.3f, "block1"), 0.6f, "block2");
+    ops::Mean(s.WithOpName("features"), block2, {1, 2});
+  });
+  const std::vector<std::string> fetches = {"features"};
+  const Outcome f32 = RunWithProducts(graph, false, fetches);
+  std::map<std::string, SeenNode> nodes;
+  const Outcome bf16 = RunWithProducts(graph, true, fetches, /*activations=*/true, &nodes);
+  if (NativeBfloat16Products()) {
+    CHECK(nodes.at("block1").op == "_MklNativeFusedConv2D");
+    CHECK(nodes.at("block1").t == tensorflow::DT_BFLOAT16);
+    CHECK(nodes.at("block2").t == tensorflow::DT_BFLOAT16);
+  }
+  CHECK(RelativeError(bf16.values[0], f32.values[0]) <= 2e-2f);
+}
+
 TEST_CASE("a session with bfloat16 activations keeps a DenseNet block in bfloat16, its pre-activations "
           "in float") {
   // Keras' dense block of two layers on x: each a batch norm and Relu of the block so far,
