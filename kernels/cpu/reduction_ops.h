@@ -188,6 +188,10 @@ void ReduceGroups(const Eigen::ThreadPoolDevice& d, const Tensor& input, T* out,
 template <class T>
 Status SumMiddleInFloat(OpKernelContext* ctx, const T* in, int64_t outer, int64_t reduced, int64_t inner,
                         float* out) {
+  if (reduced == 0) {  // An empty sum is 0 (and a Mean's division by 0 then makes it NaN).
+    std::fill(out, out + outer * inner, 0.f);
+    return Status::OK();
+  }
   const int64_t chunk_rows = std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1));
   const int64_t chunks = (reduced + chunk_rows - 1) / chunk_rows;
   auto partial = Tensor::Allocate(ctx->device()->allocator(), tensorflow::DT_FLOAT, TensorShape({outer * chunks, inner}));

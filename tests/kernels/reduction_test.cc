@@ -205,6 +205,24 @@ TEST_CASE("empty reductions give the reducer's identity (Max: -inf, Mean: NaN)",
   CHECK(r.outputs[0].shape() == TensorShape({0}));
 }
 
+TEMPLATE_TEST_CASE("half and bfloat16 Sum and Mean over an empty axis: 0 and NaN", "[reduction][small-types]",
+                   Eigen::bfloat16, Eigen::half) {
+  // [0, 3] over axis 0 and [2, 0, 3] over axis 1: no rows to sum (the float path's chunks).
+  for (const TensorShape& shape : {TensorShape({0, 3}), TensorShape({2, 0, 3})}) {
+    INFO("shape " << shape.DebugString());
+    Tensor x(DataTypeToEnum<TestType>::value, shape);
+    const int32_t axis = shape.dims() == 2 ? 0 : 1;
+    const int64_t n = shape.dims() == 2 ? 3 : 6;
+    Run sum = Reduce<TestType>("Sum", x, Tensor::FromVector<int32_t>({axis}));
+    REQUIRE(sum.status.ok());
+    REQUIRE(sum.outputs[0].NumElements() == n);
+    for (int64_t i = 0; i < n; ++i) CHECK(static_cast<float>(sum.outputs[0].base<TestType>()[i]) == 0.f);
+    Run mean = Reduce<TestType>("Mean", x, Tensor::FromVector<int32_t>({axis}));
+    REQUIRE(mean.status.ok());
+    for (int64_t i = 0; i < n; ++i) CHECK(std::isnan(static_cast<float>(mean.outputs[0].base<TestType>()[i])));
+  }
+}
+
 TEST_CASE("All and Any", "[reduction]") {
   Tensor x = Tensor::FromVector<bool>({true, false, true, true}, TensorShape({2, 2}));
   auto run = [&](const std::string& op, std::vector<int32_t> axes) {
