@@ -22,7 +22,9 @@
 // The activations are those TensorFlow 2.21's CPU kernels fuse (its Eigen kernels: Relu,
 // Relu6, Elu, LeakyRelu with leakyrelu_alpha, Tanh, Sigmoid; its default oneDNN build also
 // GeluApproximate, GeluExact and _MklSwish: x * sigmoid(x), Keras' silu), each computed as
-// the unfused ops would be, element by element (the C library's exp, tanh and erfc).
+// the unfused ops would be: in float, Sigmoid, Swish and Tanh vectorised as TensorFlow's own
+// Sigmoid and Tanh kernels compute them (Eigen's logistic and tanh), the others element by
+// element (the C library's exp and erfc, or the vectorised erfc of erfc_float.h).
 #ifndef TENSORACT_KERNELS_CPU_FUSED_EPILOGUE_H_
 #define TENSORACT_KERNELS_CPU_FUSED_EPILOGUE_H_
 
@@ -35,6 +37,7 @@
 
 #include <Eigen/Core>
 
+#include "base/bfloat16_rounding.h"
 #include "kernels/cpu/erfc_float.h"
 #include "kernels/kernel_registry.h"
 
@@ -214,33 +217,66 @@ class FusedEpilogue {
         for (int64_t j = 0; j < n; ++j) out[j] += addend[j];
         addend += ld;
       }
-      switch (activation_) {
-        case kNone: break;
-        case kRelu:
-          for (int64_t j = 0; j < n; ++j) out[j] = std::max(out[j], T(0));
-          break;
-        case kGeluExact:
-          if constexpr (std::is_same_v<T, float>) {
-            if (rounded_products) GeluExactFast(out, n);
-            else GeluExactFloat(out, n);
-            break;
-          }
-          [[fallthrough]];
-        case kGeluApproximate:
-          if constexpr (std::is_same_v<T, float>) {
-            if (activation_ == kGeluApproximate) {
-              GeluApproximateFloat(out, n);
-              break;
-            }
-          }
-          [[fallthrough]];
-        default:
-          for (int64_t j = 0; j < n; ++j) out[j] = Activate(out[j]);
-      }
+      ActivateRow(out, n, rounded_products);
+    }
+  }
+
+  // The activation alone, on `count` contiguous values: what a oneDNN convolution leaves to
+  // the kernel (OnednnConv: oneDNN 2.6's exponential post-ops are slow). bfloat16, as bits,
+  // is widened a chunk at a time, activated in float and rounded once.
+  void ActivateFloat(float* x, int64_t count) const { ActivateRow(x, count, false); }
+  void ActivateBfloat16Bits(uint16_t* x, int64_t count) const {
+    constexpr int64_t kChunk = 1024;
+    alignas(64) float wide[kChunk];
+    for (int64_t i = 0; i < count; i += kChunk) {
+      const int64_t len = std::min(kChunk, count - i);
+      WidenBfloat16(x + i, wide, len);
+      ActivateRow(wide, len, false);
+      NarrowToBfloat16(wide, x + i, len);
     }
   }
 
  private:
+  template <class T>
+  void ActivateRow(T* out, int64_t n, bool rounded_products) const {
+    switch (activation_) {
+      case kNone: break;
+      case kRelu:
+        for (int64_t j = 0; j < n; ++j) out[j] = std::max(out[j], T(0));
+        break;
+      case kSigmoid:
+      case kSwish:
+      case kTanh:
+        if constexpr (std::is_same_v<T, float>) {
+          Eigen::Map<Eigen::ArrayXf> x(out, n);
+          if (activation_ == kSigmoid) x = x.logistic();
+          else if (activation_ == kSwish) x = x * x.logistic();
+          else x = x.tanh();
+          break;
+        }
+        [[fallthrough]];
+      case kGeluExact:
+        if constexpr (std::is_same_v<T, float>) {
+          if (activation_ == kGeluExact) {
+            if (rounded_products) GeluExactFast(out, n);
+            else GeluExactFloat(out, n);
+            break;
+          }
+        }
+        [[fallthrough]];
+      case kGeluApproximate:
+        if constexpr (std::is_same_v<T, float>) {
+          if (activation_ == kGeluApproximate) {
+            GeluApproximateFloat(out, n);
+            break;
+          }
+        }
+        [[fallthrough]];
+      default:
+        for (int64_t j = 0; j < n; ++j) out[j] = Activate(out[j]);
+    }
+  }
+
   enum Step { kBias, kMul, kBatchNorm, kAdd };
 
   // The activations other than Relu, one element (half types computed in float).

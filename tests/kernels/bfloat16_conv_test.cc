@@ -53,6 +53,14 @@ TEST_CASE("_MklNativeFusedConv2D in bfloat16 gives the float convolution of its 
        {"BiasAdd", "Add", "Relu"}},
       // Too narrow for oneDNN here: the float kernel on widened copies, residual and all.
       {"a narrow 1x1 with a residual", {1, 5, 5, 4}, {1, 1, 4, 8}, {1, 1, 1, 1}, "SAME", {"BiasAdd", "Add"}},
+      // Activations applied after oneDNN's primitive, on each piece's bfloat16 output
+      // (onednn_conv.cc, ActivatesAfter): bands of rows, slices of channels, whole images.
+      {"EfficientNet's 1x1 expansion with a batch norm and swish", {1, 12, 14, 16}, {1, 1, 16, 96}, {1, 1, 1, 1},
+       "SAME", {"FusedBatchNorm", "_MklSwish"}},
+      {"a deep 3x3 at batch 1 with a bias and Sigmoid", {1, 3, 3, 256}, {3, 3, 256, 128}, {1, 1, 1, 1}, "SAME",
+       {"BiasAdd", "Sigmoid"}},
+      {"a batch's 3x3 with a residual and Tanh", {4, 6, 6, 32}, {3, 3, 32, 48}, {1, 1, 1, 1}, "SAME",
+       {"BiasAdd", "Add", "Tanh"}},
   };
   for (const ConvCase& c : cases) {
     INFO(c.name);
@@ -99,8 +107,24 @@ TEST_CASE("_MklNativeFusedConv2D in bfloat16 gives the float convolution of its 
     AttrMap float_attrs = attrs;
     float_attrs["T"] = TypeA(tensorflow::DT_FLOAT);
     float_attrs["TArgs"] = Types(float_types);
-    const auto want = testing::RunOp("_FusedConv2D", float_inputs, float_attrs);
+    // Swish, Sigmoid and Tanh computed here, on the float kernel's output without them (both
+    // kernels apply them the same way, after oneDNN's primitive).
+    const std::string last = c.fused_ops.back();
+    const bool activated_here = last == "_MklSwish" || last == "Sigmoid" || last == "Tanh";
+    if (activated_here) {
+      float_attrs["fused_ops"] = Strs(std::vector<std::string>(c.fused_ops.begin(), c.fused_ops.end() - 1));
+    }
+    auto want = testing::RunOp("_FusedConv2D", float_inputs, float_attrs);
     REQUIRE(want.status.ok());
+    if (activated_here) {
+      float* v = want.outputs[0].base<float>();
+      for (int64_t i = 0; i < want.outputs[0].NumElements(); ++i) {
+        const double y = v[i];
+        v[i] = static_cast<float>(last == "_MklSwish" ? y / (1 + std::exp(-y))
+                                  : last == "Sigmoid" ? 1 / (1 + std::exp(-y))
+                                                      : std::tanh(y));
+      }
+    }
 
     std::vector<Tensor> inputs = {ToBfloat16(x), ToBfloat16(w)};
     for (const Tensor& a : args) inputs.push_back(a);

@@ -266,11 +266,23 @@ TEST_CASE("_FusedConv2D of a deep layer at batch 1 matches the naive loops and i
   struct Case {
     Geometry g;
     bool residual;
+    std::string activation;
   };
-  for (Case c : {Case{Geometry{1, 3, 3, 256, 3, 3, 128}.Plan(), true}, Case{Geometry{1, 2, 3, 512, 1, 1, 256}.Plan(), false},
-                 Case{Geometry{1, 4, 4, 128, 3, 3, 192}.Plan(), true}}) {
+  // Deep layers at batch 1 run in slices of output channels, a wide image in bands of rows,
+  // a batch by images (onednn_conv.cc); Swish, Sigmoid and Tanh are applied after oneDNN's
+  // primitive, on each piece (ActivatesAfter).
+  std::vector<Case> cases;
+  for (const char* activation : {"Relu", "_MklSwish", "Sigmoid", "Tanh"}) {
+    cases.push_back(Case{Geometry{1, 3, 3, 256, 3, 3, 128}.Plan(), true, activation});
+    cases.push_back(Case{Geometry{1, 12, 14, 16, 1, 1, 96}.Plan(), false, activation});
+    cases.push_back(Case{Geometry{4, 6, 6, 32, 3, 3, 48}.Plan(), true, activation});
+  }
+  cases.push_back(Case{Geometry{1, 2, 3, 512, 1, 1, 256}.Plan(), false, "Relu"});
+  cases.push_back(Case{Geometry{1, 4, 4, 128, 3, 3, 192}.Plan(), true, "Relu"});
+  for (const Case& c : cases) {
     const Geometry& g = c.g;
-    INFO("input " << g.InShape().DebugString() << " filter " << g.FilterShape().DebugString());
+    INFO("input " << g.InShape().DebugString() << " filter " << g.FilterShape().DebugString() << " "
+                  << c.activation);
     const auto x = Pattern(g.InShape().num_elements(), 0.1);
     const auto f = Pattern(g.FilterShape().num_elements(), 0.9);
     const auto scale = Pattern(g.o, 1.7), shift = Pattern(g.o, 2.9), addend = Pattern(g.OutShape().num_elements(), 0.4);
@@ -281,7 +293,7 @@ TEST_CASE("_FusedConv2D of a deep layer at batch 1 matches the naive loops and i
       inputs.push_back(Make<float>(addend, g.OutShape()));
       ops.push_back("Add");
     }
-    ops.push_back("Relu");
+    ops.push_back(c.activation);
     AttrMap attrs = g.ConvAttrs(tensorflow::DT_FLOAT);
     attrs["fused_ops"] = testing::Strs(ops);
     attrs["num_args"] = testing::IntA(static_cast<int64_t>(inputs.size() - 2));
@@ -295,7 +307,11 @@ TEST_CASE("_FusedConv2D of a deep layer at batch 1 matches the naive loops and i
     for (size_t i = 0; i < want.size(); ++i) {
       const size_t ch = i % static_cast<size_t>(g.o);
       want[i] = want[i] * scale[ch] + shift[ch] + (c.residual ? addend[i] : 0.0);
-      want[i] = std::max(want[i], 0.0);
+      const double v = want[i];
+      if (c.activation == "Relu") want[i] = std::max(v, 0.0);
+      if (c.activation == "_MklSwish") want[i] = v / (1 + std::exp(-v));
+      if (c.activation == "Sigmoid") want[i] = 1 / (1 + std::exp(-v));
+      if (c.activation == "Tanh") want[i] = std::tanh(v);
     }
     // Sums of up to 2,304 products in float.
     ExpectClose<float>(y.outputs[0], want, 5e-4);
