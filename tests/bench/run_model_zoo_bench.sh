@@ -3,7 +3,8 @@
 # batch 1 and 32, tensoract (SavedModelBundle::Run in process: saved_model_latency) against
 # TensorFlow 2.21 (oneDNN on, its default), ONNX Runtime (tf2onnx) and OpenVINO (float32 by
 # its precision hint, and its default precision), in one run, with each peer's time over
-# ours (above 1: tensoract is faster). The peers are PyPI packages
+# ours (above 1: tensoract is faster), every engine fed the same batch (the export's .npy;
+# saved_model_latency --input). The peers are PyPI packages
 # (`bootstrap/install-deps.sh --peers`); a missing one is reported as skipped. Where the CPU
 # has bfloat16 units (AVX512-BF16, AMX), tensoract runs each model a second time with its
 # products and the activations between its convolutions in bfloat16 (saved_model_latency
@@ -73,7 +74,11 @@ for dir in "$work"/*/; do
   python3 "$here/model_zoo_peers.py" "$work" "${peer_args[@]}" --models "$model" 2> /dev/null | tee -a "$work/peers.txt" |
     grep -v '^model_zoo_check' || true
   for b in ${batches//,/ }; do
-    line=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" 2>&1 | tail -1)
+    # The batch every peer is fed (model_zoo_export.py), so that the distances from float
+    # below are on the inputs the model was made for.
+    input=()
+    [ -f "$dir/input_b$b.npy" ] && input=(--input "$dir/input_b$b.npy")
+    line=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" "${input[@]}" 2>&1 | tail -1)
     ms=$(echo "$line" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
     if [ -z "$ms" ]; then
       echo "model_zoo: $model batch $b tensoract failed: $line"
@@ -82,7 +87,7 @@ for dir in "$work"/*/; do
     echo "model_zoo: $model batch $b tensoract $ms ms"
     echo "ratio $model batch $b (peer ms / tensoract ms):$(peer_ratios "$model" "$b" "$ms")"
     if [ "$int8" = 1 ]; then
-      out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" --int8 2>&1 | tail -2)
+      out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" "${input[@]}" --int8 2>&1 | tail -2)
       int8_ms=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
       if [ -n "$int8_ms" ]; then
         echo "model_zoo: $model batch $b tensoract-int8 $int8_ms ms ($(echo "$out" | sed -n 's/.*int8 products: //p'))"
@@ -92,7 +97,7 @@ for dir in "$work"/*/; do
       fi
     fi
     [ "$bf16" = 1 ] || continue
-    out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" --bf16-activations 2>&1 | tail -2)
+    out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" "${input[@]}" --bf16-activations 2>&1 | tail -2)
     bf16_ms=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
     error=$(echo "$out" | sed -n 's/.*largest |f32| = \(.*\)/\1/p')
     if [ -z "$bf16_ms" ]; then

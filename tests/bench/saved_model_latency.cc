@@ -3,11 +3,14 @@
 //
 //   saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--bf16] [--bf16-activations] [--int8]
 //                       [--one-lane] [--no-loop-optimization] [--no-sequential-loops] [--no-freeze]
-//                       [--threads N] [--caller-thread] [--graphs FILE]
+//                       [--threads N] [--caller-thread] [--graphs FILE] [--input FILE.npy]
 //
 // Feeds every input of the signature a tensor of its declared shape with the batch
 // dimension (and any other unknown one) set to BATCH: floats uniform in [0, 1), integers
-// (token ids) in [0, 50). Runs three warm-up steps, then steps for at least SECONDS (default
+// (token ids) in [0, 50). --input feeds a signature of one input the array in FILE.npy
+// instead (numpy's format, C order, float32, int32 or int64 little-endian, its first
+// dimension BATCH): the zoo's own batch (model_zoo_export.py), which every peer is fed, so
+// that the distances printed below are those of the inputs the model was made for. Runs three warm-up steps, then steps for at least SECONDS (default
 // 3, at least 5 steps), and prints
 //   saved_model_latency: DIR batch B: median M ms, min N ms over K runs
 // With --ops, first the ops of the graph a step runs (after the optimizer), with their count
@@ -40,7 +43,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -50,6 +55,55 @@
 
 namespace tensoract {
 namespace {
+
+// The array in a .npy file (numpy's format, versions 1-3): C order, '<f4', '<i4' or '<i8'.
+// Its header is checked before anything is allocated: a shape whose elements the file does
+// not hold is an error naming the file.
+StatusOr<Tensor> ReadNpy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return errors::NotFound("cannot open '", path, "'");
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto bad = [&](const std::string& why) { return errors::InvalidArgument("'", path, "' is not a .npy array this reads: ", why); };
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return bad("no \\x93NUMPY magic");
+  const int major = static_cast<unsigned char>(bytes[6]);
+  const size_t len_bytes = major == 1 ? 2 : 4;
+  if (major < 1 || major > 3 || bytes.size() < 8 + len_bytes) return bad("version " + std::to_string(major));
+  size_t header_len = 0;
+  for (size_t i = 0; i < len_bytes; ++i) header_len |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+  const size_t data_at = 8 + len_bytes + header_len;
+  if (data_at > bytes.size()) return bad("its header runs past the file's end");
+  const std::string header = bytes.substr(8 + len_bytes, header_len);
+  if (header.find("'fortran_order': False") == std::string::npos) return bad("not in C order");
+  DataType dtype;
+  size_t item = 4;
+  if (header.find("'descr': '<f4'") != std::string::npos) dtype = tensorflow::DT_FLOAT;
+  else if (header.find("'descr': '<i4'") != std::string::npos) dtype = tensorflow::DT_INT32;
+  else if (header.find("'descr': '<i8'") != std::string::npos) dtype = tensorflow::DT_INT64, item = 8;
+  else return bad("dtype other than float32, int32 or int64 (little-endian)");
+  const size_t open = header.find("'shape': ("), close = header.find(')', open);
+  if (open == std::string::npos || close == std::string::npos) return bad("no shape");
+  std::vector<int64_t> dims;
+  uint64_t elements = 1;
+  for (size_t at = open + 10; at < close;) {
+    const size_t comma = std::min(header.find(',', at), close);
+    const std::string dim = header.substr(at, comma - at);
+    if (dim.find_first_not_of(' ') != std::string::npos) {
+      const long long d = std::atoll(dim.c_str());
+      if (d < 0 || d > (int64_t{1} << 40)) return bad("dimension '" + dim + "'");
+      dims.push_back(d);
+      elements *= static_cast<uint64_t>(d);
+      if (elements > (uint64_t{1} << 40)) return bad("too many elements");
+    }
+    at = comma + 1;
+  }
+  if (bytes.size() - data_at != elements * item) {
+    return bad("its shape needs " + std::to_string(elements * item) + " bytes, it holds " +
+               std::to_string(bytes.size() - data_at));
+  }
+  Tensor t(dtype, TensorShape(dims));
+  std::memcpy(t.data(), bytes.data() + data_at, elements * item);
+  return t;
+}
 
 // A tensor of `dtype` and `shape` with random values (see above); unknown dimensions take
 // `batch`.
@@ -111,6 +165,7 @@ int Main(int argc, char** argv) {
   bool show_ops = false;
   int show_nodes = 0;  // --nodes N: the N nodes of longest kernel time, with --ops' tracing
   std::string graphs_file;  // --graphs FILE: the partition graphs, with --ops' tracing
+  std::string input_file;   // --input FILE.npy: the one input's values
   SessionOptions session_options;
   RunOptions run_options;  // --caller-thread: every kernel on the calling thread
   for (int i = 1; i < argc; ++i) {
@@ -136,12 +191,13 @@ int Main(int argc, char** argv) {
     else if (std::string(argv[i]) == "--caller-thread") run_options.inter_op_thread_pool = -1;
     else if (std::string(argv[i]) == "--no-freeze") session_options.optimizer.freeze_variables = false;
     else if (std::string(argv[i]) == "--threads" && i + 1 < argc) session_options.num_threads = std::atoi(argv[++i]);
+    else if (std::string(argv[i]) == "--input" && i + 1 < argc) input_file = argv[++i];
     else args.push_back(argv[i]);
   }
   if (args.size() < 2) {
     std::fprintf(stderr, "usage: saved_model_latency DIR BATCH [SECONDS] [--signature KEY] [--ops] [--nodes N] [--bf16] "
                          "[--bf16-activations] [--int8] [--one-lane] [--no-loop-optimization] [--no-sequential-loops] [--no-freeze] "
-                         "[--threads N] [--caller-thread] [--graphs FILE]\n");
+                         "[--threads N] [--caller-thread] [--graphs FILE] [--input FILE.npy]\n");
     return 2;
   }
   const std::string dir = args[0];
@@ -159,8 +215,18 @@ int Main(int argc, char** argv) {
   }
   std::mt19937 rng(1);
   std::vector<std::pair<std::string, Tensor>> feeds;
+  if (!input_file.empty() && (*sig)->inputs().size() != 1) {
+    std::fprintf(stderr, "saved_model_latency: --input feeds a signature of one input; '%s' has %zu\n",
+                 signature.c_str(), (*sig)->inputs().size());
+    return 2;
+  }
   for (const auto& [key, info] : (*sig)->inputs()) {
-    auto t = RandomInput(info.dtype(), info.tensor_shape(), batch, &rng);
+    auto t = input_file.empty() ? RandomInput(info.dtype(), info.tensor_shape(), batch, &rng) : ReadNpy(input_file);
+    if (t.ok() && !input_file.empty() && (t->dtype() != info.dtype() || t->dims() == 0 || t->dim_size(0) != batch)) {
+      t = errors::InvalidArgument("'", input_file, "' holds ", DataTypeString(t->dtype()), " ",
+                                  t->shape().DebugString(), "; the input takes ", DataTypeString(info.dtype()),
+                                  " with a first dimension of ", batch);
+    }
     if (!t.ok()) {
       std::fprintf(stderr, "saved_model_latency: input '%s': %s\n", key.c_str(), t.status().ToString().c_str());
       return 1;
