@@ -239,39 +239,25 @@ class FusedEpilogue {
  private:
   template <class T>
   void ActivateRow(T* out, int64_t n, bool rounded_products) const {
+    if constexpr (std::is_same_v<T, float>) {  // the activations float computes a row at a time
+      Eigen::Map<Eigen::ArrayXf> x(out, n);
+      switch (activation_) {
+        case kSigmoid: x = x.logistic(); return;
+        case kSwish: x = x * x.logistic(); return;
+        case kTanh: x = x.tanh(); return;
+        case kGeluExact:
+          if (rounded_products) GeluExactFast(out, n);
+          else GeluExactFloat(out, n);
+          return;
+        case kGeluApproximate: GeluApproximateFloat(out, n); return;
+        default: break;
+      }
+    }
     switch (activation_) {
-      case kNone: break;
+      case kNone: return;
       case kRelu:
         for (int64_t j = 0; j < n; ++j) out[j] = std::max(out[j], T(0));
-        break;
-      case kSigmoid:
-      case kSwish:
-      case kTanh:
-        if constexpr (std::is_same_v<T, float>) {
-          Eigen::Map<Eigen::ArrayXf> x(out, n);
-          if (activation_ == kSigmoid) x = x.logistic();
-          else if (activation_ == kSwish) x = x * x.logistic();
-          else x = x.tanh();
-          break;
-        }
-        [[fallthrough]];
-      case kGeluExact:
-        if constexpr (std::is_same_v<T, float>) {
-          if (activation_ == kGeluExact) {
-            if (rounded_products) GeluExactFast(out, n);
-            else GeluExactFloat(out, n);
-            break;
-          }
-        }
-        [[fallthrough]];
-      case kGeluApproximate:
-        if constexpr (std::is_same_v<T, float>) {
-          if (activation_ == kGeluApproximate) {
-            GeluApproximateFloat(out, n);
-            break;
-          }
-        }
-        [[fallthrough]];
+        return;
       default:
         for (int64_t j = 0; j < n; ++j) out[j] = Activate(out[j]);
     }

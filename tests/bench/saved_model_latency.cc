@@ -10,8 +10,9 @@
 // (token ids) in [0, 50). --input feeds a signature of one input the array in FILE.npy
 // instead (numpy's format, C order, float32, int32 or int64 little-endian, its first
 // dimension BATCH): the zoo's own batch (model_zoo_export.py), which every peer is fed, so
-// that the distances printed below are those of the inputs the model was made for. Runs three warm-up steps, then steps for at least SECONDS (default
-// 3, at least 5 steps), and prints
+// that the distances printed below are those of the inputs the model was made for.
+// Runs three warm-up steps, then steps for at least SECONDS (default 3, at least 5 steps),
+// and prints
 //   saved_model_latency: DIR batch B: median M ms, min N ms over K runs
 // With --ops, first the ops of the graph a step runs (after the optimizer), with their count
 // and kernel time per step (5 traced steps): what the remapper fused, what is left, where
@@ -45,24 +46,23 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "base/proto_io.h"
 #include "client/saved_model.h"
 
 namespace tensoract {
 namespace {
 
 // The array in a .npy file (numpy's format, versions 1-3): C order, '<f4', '<i4' or '<i8'.
-// Its header is checked before anything is allocated: a shape whose elements the file does
+// Its header is checked before the tensor is allocated: a shape whose elements the file does
 // not hold is an error naming the file.
 StatusOr<Tensor> ReadNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return errors::NotFound("cannot open '", path, "'");
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  TA_RETURN_IF_ERROR(ReadFileToString(path, &bytes));
   const auto bad = [&](const std::string& why) { return errors::InvalidArgument("'", path, "' is not a .npy array this reads: ", why); };
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return bad("no \\x93NUMPY magic");
   const int major = static_cast<unsigned char>(bytes[6]);
