@@ -39,6 +39,7 @@
 
 #include "base/bfloat16_rounding.h"
 #include "kernels/cpu/erfc_float.h"
+#include "kernels/cpu/logistic_bfloat16.h"
 #include "kernels/kernel_registry.h"
 
 namespace tensoract {
@@ -223,9 +224,11 @@ class FusedEpilogue {
 
   // The activation alone, on `count` contiguous values: what a oneDNN convolution leaves to
   // the kernel (OnednnConv: oneDNN 2.6's exponential post-ops are slow). bfloat16, as bits,
-  // is widened a chunk at a time, activated in float and rounded once.
+  // is widened a chunk at a time, activated in float and rounded once; Sigmoid and Swish in
+  // registers where the build has AVX-512 (logistic_bfloat16.h).
   void ActivateFloat(float* x, int64_t count) const { ActivateRow(x, count, false); }
   void ActivateBfloat16Bits(uint16_t* x, int64_t count) const {
+    if (activation_ == kSwish || activation_ == kSigmoid) return LogisticBfloat16Bits(x, count, activation_ == kSwish);
     constexpr int64_t kChunk = 1024;
     alignas(64) float wide[kChunk];
     for (int64_t i = 0; i < count; i += kChunk) {
