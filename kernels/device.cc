@@ -6,6 +6,7 @@
 #include <random>
 
 #include "kernels/denormal.h"
+#include "kernels/parallel_team.h"
 
 namespace tensoract {
 
@@ -73,5 +74,11 @@ std::string Device::DebugString() const {
 void Device::Schedule(std::function<void()> fn) { pool_->threads.Schedule(std::move(fn)); }
 
 const Eigen::ThreadPoolDevice* Device::eigen_cpu_device() const { return &pool_->eigen; }
+
+ParallelTeam* Device::parallel_team() {
+  if (num_threads_ < 2) return nullptr;
+  std::call_once(team_started_, [this] { team_ = std::make_unique<ParallelTeam>(num_threads_ - 1); });
+  return team_.get();
+}
 
 }  // namespace tensoract

@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "kernels/allocator.h"
@@ -31,6 +32,8 @@ struct ThreadPoolDevice;
 }  // namespace Eigen
 
 namespace tensoract {
+
+class ParallelTeam;
 
 constexpr char DEVICE_CPU[] = "CPU";
 constexpr char DEVICE_GPU[] = "GPU";
@@ -93,6 +96,9 @@ class Device {
   void Schedule(std::function<void()> fn);
   // For kernels that parallelise inside one op with Eigen.
   const Eigen::ThreadPoolDevice* eigen_cpu_device() const;
+  // The threads that join a kernel's parallel loop (CwiseParallelFor): num_threads() - 1 of
+  // them, started at the first call; null with one thread.
+  ParallelTeam* parallel_team();
 
  protected:
   // For devices with their own memory: `allocator` for device memory, `host_allocator`
@@ -110,6 +116,8 @@ class Device {
   ResourceMgr resource_mgr_;
   QueueMaker queue_maker_;
   std::unique_ptr<Pool> pool_;
+  std::once_flag team_started_;
+  std::unique_ptr<ParallelTeam> team_;
 };
 
 }  // namespace tensoract

@@ -5,11 +5,9 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
 
 #include "kernels/cpu/cwise_ops.h"
+#include "kernels/parallel_team.h"
 
 namespace tensoract {
 namespace {
@@ -23,18 +21,13 @@ constexpr int64_t kMinChunkCost = 16 * 1024;
 // chunks are even, so the helpers usually finish within microseconds of the caller; a
 // futex sleep and wake-up costs tens of microseconds on a VM, several times per training
 // step, where OpenMP-based peers spin. (MLP training at batch 512 on two dedicated cores:
-// 294 -> 328 steps/s, medians of 4 alternations. Idle pool threads polling for 1 ms as
-// well lost: 226, a poller took a CPU the step's working threads needed.)
+// 294 -> 328 steps/s, medians of 4 alternations. Every idle pool thread polling for 1 ms
+// as well lost: 226, pollers took CPUs the step's working threads needed; the device's
+// team, one helper fewer than the cores, polls between loops and gains: ParallelTeam.)
 constexpr auto kSpinBeforeSleep = std::chrono::microseconds(100);
 
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();  // yields the core's pipeline to a hyperthread sibling doing the work
-#endif
-}
-
-// Shared with the pool tasks, which may start after the kernel has returned (they then find
-// no chunk left and touch nothing else).
+// Shared with the helpers (the team's or the pool's), which may start after the kernel has
+// returned (they then find no chunk left and touch nothing else).
 struct Work {
   const FunctionRef<void(int64_t, int64_t)>* fn = nullptr;
   int64_t n = 0, chunk = 0, chunks = 0;
@@ -92,10 +85,16 @@ void CwiseParallelFor(OpKernelContext* ctx, int64_t n, int64_t cost_per_element,
   work->n = n;
   work->chunk = (n + chunks - 1) / chunks;
   work->chunks = (n + work->chunk - 1) / work->chunk;
-  const int helpers = static_cast<int>(std::min<int64_t>(threads, work->chunks) - 1);
-  for (int i = 0; i < helpers; ++i) device->Schedule([work] { work->RunChunks(); });
+  // The device's team when no other loop holds it, else its pool's threads.
+  ParallelTeam* team = device->parallel_team();
+  const bool posted = team != nullptr && team->TryPost([work] { work->RunChunks(); });
+  if (!posted) {
+    const int helpers = static_cast<int>(std::min<int64_t>(threads, work->chunks) - 1);
+    for (int i = 0; i < helpers; ++i) device->Schedule([work] { work->RunChunks(); });
+  }
   work->RunChunks();
   work->Wait();
+  if (posted) team->Done();
 }
 
 std::string CwiseNodeContext(const OpKernel& kernel) {
