@@ -12,6 +12,9 @@ namespace {
 // alternations, a Zen 4); MLP training at batch 512, 404-411 against 345-378 steps/s: a
 // helper polling beside kernels the executor runs on both cores did not cost them.
 constexpr auto kPollBeforeSleep = std::chrono::microseconds(300);
+// After this much of it, a poll also yields the core to whatever else the machine has ready
+// to run there (another process's kernels: a cluster lab of workers on two cores).
+constexpr auto kPollWithoutYield = std::chrono::microseconds(50);
 
 }  // namespace
 
@@ -48,10 +51,19 @@ void ParallelTeam::Work() {
   uint64_t seen = 0;
   for (;;) {
     // Poll, then sleep, until a loop newer than the last one run is posted.
-    const auto deadline = std::chrono::steady_clock::now() + kPollBeforeSleep;
+    const auto start = std::chrono::steady_clock::now();
+    bool yielding = false;
     for (int i = 1; posted_.load(std::memory_order_acquire) == seen; ++i) {
-      CpuRelax();
-      if (i % 64 == 0 && std::chrono::steady_clock::now() > deadline) break;
+      if (yielding) {
+        std::this_thread::yield();
+      } else {
+        CpuRelax();
+      }
+      if (yielding || i % 64 == 0) {  // a yield is a system call: the clock costs little beside it
+        const auto polled = std::chrono::steady_clock::now() - start;
+        if (polled > kPollBeforeSleep) break;
+        yielding = polled > kPollWithoutYield;
+      }
     }
     std::function<void()> share;
     {
