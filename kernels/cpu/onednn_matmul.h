@@ -10,7 +10,8 @@
 // Run returns false (having computed nothing) where oneDNN is not built in or has no
 // kernel for the shape. b, the weights, is rounded and reordered into oneDNN's blocked
 // layout once per tensor (OnednnWeightCache); a is rounded on each call. Rows of the output
-// are shared out among the device's threads, each block on one oneDNN thread.
+// are shared out among the device's threads (at small m, its columns), each block on one
+// oneDNN thread.
 // Thread-safe: the kernel may run for several steps at once.
 #ifndef TENSORACT_KERNELS_CPU_ONEDNN_MATMUL_H_
 #define TENSORACT_KERNELS_CPU_ONEDNN_MATMUL_H_
@@ -39,15 +40,18 @@ class OnednnMatMul {
 
   // c [m, n] = op(a) [m, k] x op(b) [k, n], as ParallelGemm (kernels/cpu/parallel_gemm.h):
   // a row-major with leading dimension lda ([k, m] when transposed), b a [k, n] matrix
-  // ([n, k] when transposed); then after(c_block, rows, n, 0) for each block of rows.
+  // ([n, k] when transposed); then after(c_block, rows, cols, first_column) for each block
+  // (rows n apart): blocks of rows, or at small m slices of the columns.
   bool Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const float* a,
            int64_t lda, const Tensor& b, float* c,
            const std::function<void(float*, int64_t, int64_t, int64_t)>& after);
 
  private:
   struct Entry;
-  std::shared_ptr<Entry> EntryFor(bool transpose_a, bool transpose_b, int64_t rows, int64_t n, int64_t k, int64_t lda);
-  using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t>;
+  // The primitive for `rows` rows and `cols` of the output's n columns.
+  std::shared_ptr<Entry> EntryFor(bool transpose_a, bool transpose_b, int64_t rows, int64_t cols, int64_t n, int64_t k,
+                                  int64_t lda);
+  using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t>;
   OnednnPrimitiveCache<Key, Entry> cache_;
   std::unique_ptr<OnednnWeightCache> weights_;
 };

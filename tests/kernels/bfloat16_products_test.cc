@@ -110,45 +110,55 @@ TEST_CASE("RoundToBfloat16 rounds to nearest with ties to even, keeps infinities
 TEST_CASE("MatMul with _bfloat16_products multiplies the rounded operands and sums in float") {
   if (!NativeBfloat16Products()) WARN("this CPU has no bfloat16 units: the kernels must compute in float");
   const bool native = NativeBfloat16Products();
-  for (const bool ta : {false, true}) {
-    for (const bool tb : {false, true}) {
-      INFO("transpose_a " << ta << ", transpose_b " << tb);
-      const int64_t m = 96, k = 160, n = 80;  // 1.2M multiply-adds: above OnednnMatMul's minimum
-      const Tensor a = Random(ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k}, 1);
-      const Tensor b = Random(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 2);
-      AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"transpose_a", BoolA(ta)}, {"transpose_b", BoolA(tb)},
-                    {"_bfloat16_products", BoolA(true)}};
-      const auto ran = testing::RunOp("MatMul", {a, b}, attrs);
-      REQUIRE(ran.status.ok());
-      if (native) {
-        CheckNear(ran.outputs[0], Product(a, b, ta, tb, RoundedToBfloat16), 1e-6);
-      } else {
-        CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 1e-6);
+  // Shapes above OnednnMatMul's minimum of multiply-adds: by blocks of rows (96 rows), and
+  // by slices of the columns where there are too few rows for the device's threads (a
+  // classifier at batch 1 and 3; 1000 columns in four uneven slices of 250, 520 in 130s).
+  const std::vector<std::vector<int64_t>> shapes = {{96, 160, 80}, {1, 1100, 1000}, {3, 1024, 520}};
+  for (const auto& shape : shapes) {
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        const int64_t m = shape[0], k = shape[1], n = shape[2];
+        INFO("m " << m << ", k " << k << ", n " << n << ", transpose_a " << ta << ", transpose_b " << tb);
+        const Tensor a = Random(ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k}, 1);
+        const Tensor b = Random(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 2);
+        AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"transpose_a", BoolA(ta)}, {"transpose_b", BoolA(tb)},
+                      {"_bfloat16_products", BoolA(true)}};
+        const auto ran = testing::RunOp("MatMul", {a, b}, attrs);
+        REQUIRE(ran.status.ok());
+        if (native) {
+          CheckNear(ran.outputs[0], Product(a, b, ta, tb, RoundedToBfloat16), 1e-6);
+        } else {
+          CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 1e-6);
+        }
+        // Either way within bfloat16's precision of the float product.
+        CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 2e-2);
       }
-      // Either way within bfloat16's precision of the float product.
-      CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 2e-2);
     }
   }
 }
 
 TEST_CASE("_FusedMatMul with _bfloat16_products applies its bias and activation to the rounded product") {
-  const int64_t m = 128, k = 128, n = 64;
-  const Tensor a = Random({m, k}, 3), b = Random({k, n}, 4), bias = Random({n}, 5);
-  tensorflow::AttrValue fused_ops;
-  fused_ops.mutable_list()->add_s("BiasAdd");
-  fused_ops.mutable_list()->add_s("Relu");
-  tensorflow::AttrValue num_args;
-  num_args.set_i(1);
-  AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"fused_ops", fused_ops}, {"num_args", num_args},
-                {"_bfloat16_products", BoolA(true)}};
-  const auto ran = testing::RunOp("_FusedMatMul", {a, b, bias}, attrs);
-  REQUIRE(ran.status.ok());
-  auto round = [](float x) { return NativeBfloat16Products() ? RoundedToBfloat16(x) : x; };
-  std::vector<double> want = Product(a, b, false, false, round);
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + bias.base<float>()[j]);
+  // By rows, and at batch 1 by slices of the columns (each slice's bias its own columns').
+  for (const auto& shape : std::vector<std::vector<int64_t>>{{128, 128, 64}, {1, 1280, 1000}}) {
+    const int64_t m = shape[0], k = shape[1], n = shape[2];
+    INFO("m " << m << ", k " << k << ", n " << n);
+    const Tensor a = Random({m, k}, 3), b = Random({k, n}, 4), bias = Random({n}, 5);
+    tensorflow::AttrValue fused_ops;
+    fused_ops.mutable_list()->add_s("BiasAdd");
+    fused_ops.mutable_list()->add_s("Relu");
+    tensorflow::AttrValue num_args;
+    num_args.set_i(1);
+    AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"fused_ops", fused_ops}, {"num_args", num_args},
+                  {"_bfloat16_products", BoolA(true)}};
+    const auto ran = testing::RunOp("_FusedMatMul", {a, b, bias}, attrs);
+    REQUIRE(ran.status.ok());
+    auto round = [](float x) { return NativeBfloat16Products() ? RoundedToBfloat16(x) : x; };
+    std::vector<double> want = Product(a, b, false, false, round);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + bias.base<float>()[j]);
+    }
+    CheckNear(ran.outputs[0], want, 1e-6);
   }
-  CheckNear(ran.outputs[0], want, 1e-6);
 }
 
 TEST_CASE("Conv2D with _bfloat16_products convolves the rounded input and filter, summing in float") {
