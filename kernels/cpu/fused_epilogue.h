@@ -228,7 +228,10 @@ class FusedEpilogue {
   // registers where the build has AVX-512 (logistic_bfloat16.h).
   void ActivateFloat(float* x, int64_t count) const { ActivateRow(x, count, false); }
   void ActivateBfloat16Bits(uint16_t* x, int64_t count) const {
-    if (activation_ == kSwish || activation_ == kSigmoid) return LogisticBfloat16Bits(x, count, activation_ == kSwish);
+    if ((activation_ == kSwish || activation_ == kSigmoid) &&
+        LogisticBfloat16Bits(x, count, activation_ == kSwish)) {
+      return;
+    }
     constexpr int64_t kChunk = 1024;
     alignas(64) float wide[kChunk];
     for (int64_t i = 0; i < count; i += kChunk) {

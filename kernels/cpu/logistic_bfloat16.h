@@ -18,9 +18,9 @@ namespace tensoract {
 // x[i] = sigmoid(x[i]), or x[i] * sigmoid(x[i]) with `times_input` (Swish), for n bfloat16
 // values given as bits, each rounded to the nearest bfloat16 (a tie to even). NaN stays NaN;
 // x below -87, whose sigmoid is under the smallest normal float, gets a sigmoid of at most
-// twice that (its Swish x times it). A build without AVX-512
-// widens a chunk at a time and takes Eigen's logistic.
-void LogisticBfloat16Bits(uint16_t* x, int64_t n, bool times_input);
+// twice that (its Swish x times it). False, computing nothing, in a build without AVX-512:
+// FusedEpilogue then widens a chunk at a time and takes Eigen's logistic, as for Tanh.
+bool LogisticBfloat16Bits(uint16_t* x, int64_t n, bool times_input);
 
 }  // namespace tensoract
 

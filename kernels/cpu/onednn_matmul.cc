@@ -70,7 +70,9 @@ bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b,
   };
   std::vector<Piece> pieces;
   for (int64_t row = 0; row < m; row += row_step) {
-    for (int64_t col = 0; col < n; col += col_step) pieces.push_back({row, std::min(row_step, m - row), col, std::min(col_step, n - col)});
+    for (int64_t col = 0; col < n; col += col_step) {
+      pieces.push_back({row, std::min(row_step, m - row), col, std::min(col_step, n - col)});
+    }
   }
   try {
     std::vector<std::shared_ptr<Entry>> entries;  // per piece (two shapes at most)

@@ -137,7 +137,10 @@ TEST_CASE("bfloat16 Sigmoid and Swish in registers round every bfloat16 input as
     std::vector<uint16_t> bits(65536);
     for (size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<uint16_t>(i);
     // An odd count, so that the masked tail runs as well.
-    LogisticBfloat16Bits(bits.data(), 65535, swish);
+    if (!LogisticBfloat16Bits(bits.data(), 65535, swish)) {
+      WARN("skipped: built without AVX-512, FusedEpilogue takes Eigen's logistic (bfloat16_conv_test)");
+      return;
+    }
     CHECK(bits[65535] == 65535);  // past the count: untouched
     int64_t exact = 0, compared = 0, off = 0;
     for (uint32_t i = 0; i < 65535; ++i) {
