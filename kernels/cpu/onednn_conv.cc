@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "kernels/cpu/bfloat16_products.h"
@@ -25,8 +24,10 @@ namespace tensoract {
 struct OnednnConv::Entry {
   bool unsupported = false;  // oneDNN has no implementation: our kernel runs this shape
   dnnl::convolution_forward::primitive_desc pd;
-  dnnl::convolution_forward primitive;
+  // The primitive, run on the source, destination and (where shifted) bias buffers.
+  std::unique_ptr<OnednnExecutable> exec;
   dnnl::memory::desc user_weights;  // the HWIO filter, as oneDNN's dims with our strides
+  size_t dst_bytes() const { return exec->bytes(1); }
 };
 
 struct OnednnConv::Int8Call {
@@ -60,21 +61,14 @@ namespace {
 // JIT ones (ResNet50's residual 1x1 convolutions at 57-128 GFLOP/s on AMX, against 250-430
 // for the 1x1 convolutions without a residual).
 template <class Entry>
-void ExecutePiece(OpKernelContext* ctx, const Entry& entry, const dnnl::memory& weights, void* source, void* out,
+void ExecutePiece(const Entry& entry, const dnnl::memory& weights, void* source, void* out,
                   const ChannelAffine<float>& affine, const void* addend, dnnl::stream& stream) {
-  using dnnl::memory;
-  const auto& pd = entry.pd;
-  Tensor scratch;
-  std::unordered_map<int, memory> args = {
-      {DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), source)},
-      {DNNL_ARG_WEIGHTS, weights},
-      {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), out)},
-      {DNNL_ARG_SCRATCHPAD, OnednnDeviceMemory(ctx, pd.scratchpad_desc(), &scratch)}};
+  if (addend != nullptr && addend != out) std::memcpy(out, addend, entry.dst_bytes());
   if (affine.shift != nullptr) {
-    args[DNNL_ARG_BIAS] = memory(pd.bias_desc(), OnednnEngine(), const_cast<float*>(affine.shift));
+    entry.exec->Run(stream, {source, out, const_cast<float*>(affine.shift)}, &weights);
+  } else {
+    entry.exec->Run(stream, {source, out}, &weights);
   }
-  if (addend != nullptr && addend != out) std::memcpy(out, addend, pd.dst_desc().get_size());
-  entry.primitive.execute(stream, args);
 }
 
 // Whether the kernel applies `e`'s activation itself, after the primitive, on the piece's
@@ -187,7 +181,9 @@ void OnednnConv::Make(const conv::ConvDims& d, bool shifted, bool added, const F
   // the reference loops at 0.1-0.4 ms each.)
   RefuseReference(pd.impl_info_str());
   made->pd = pd;
-  made->primitive = dnnl::convolution_forward(pd);
+  std::vector<int> args = {DNNL_ARG_SRC, DNNL_ARG_DST};
+  if (shifted) args.push_back(DNNL_ARG_BIAS);
+  made->exec = std::make_unique<OnednnExecutable>(pd, dnnl::convolution_forward(pd), std::move(args));
   made->user_weights = geometry.user_weights;
 }
 
@@ -347,9 +343,9 @@ bool OnednnConv::RunPieces(OpKernelContext* ctx, const conv::ConvDims& d, const 
     // all of out.
     return OnednnRunPieces(ctx, static_cast<int64_t>(pieces.size()), [&](int64_t i, dnnl::stream& stream) {
       const Part& p = pieces[i];
-      ExecutePiece(ctx, *p.entry, *weights[i], source(p.in_offset), at(out, p.out_offset), run_affine,
+      ExecutePiece(*p.entry, *weights[i], source(p.in_offset), at(out, p.out_offset), run_affine,
                    added ? at(addend, p.out_offset) : nullptr, stream);
-      ActivateAfter(epilogue, stream, at(out, p.out_offset), p.entry->pd.dst_desc().get_size(),
+      ActivateAfter(epilogue, stream, at(out, p.out_offset), p.entry->dst_bytes(),
                     bfloat16_activations);
     });
   } catch (const dnnl::error& e) {
@@ -424,9 +420,9 @@ bool OnednnConv::RunChannelPieces(OpKernelContext* ctx, const conv::ConvDims& d,
     }
     ChannelAffine<float> mine = affine;
     if (affine.shift != nullptr) mine.shift = affine.shift + i * part.out_depth;
-    ExecutePiece(ctx, entry, *weights[i], source, slice, mine, addend != nullptr ? slice : nullptr, stream);
+    ExecutePiece(entry, *weights[i], source, slice, mine, addend != nullptr ? slice : nullptr, stream);
     stream.wait();
-    ActivateAfter(epilogue, stream, slice, entry.pd.dst_desc().get_size(), bfloat16_activations);
+    ActivateAfter(epilogue, stream, slice, entry.dst_bytes(), bfloat16_activations);
     char* to = static_cast<char*>(out) + first;
     for (int64_t p = 0; p < pixels; ++p) std::memcpy(to + p * stride_bytes, slice + p * row_bytes, row_bytes);
   });
@@ -482,8 +478,8 @@ bool OnednnConv::RunPiece(OpKernelContext* ctx, const Piece& piece, const float*
       return false;
     }
     return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
-      ExecutePiece(ctx, *entry, *weights, source, out, run_affine, addend, stream);
-      ActivateAfter(*piece.epilogue, stream, out, entry->pd.dst_desc().get_size(), /*bfloat16=*/false);
+      ExecutePiece(*entry, *weights, source, out, run_affine, addend, stream);
+      ActivateAfter(*piece.epilogue, stream, out, entry->dst_bytes(), /*bfloat16=*/false);
     });
   } catch (const dnnl::error& e) {
     return OnednnFellBack(ctx, e.what());
@@ -494,8 +490,8 @@ bool OnednnConv::RunPieceBfloat16(OpKernelContext* ctx, const Piece& piece, cons
                                   const ChannelAffine<float>& affine, uint16_t* out) {
   try {
     return OnednnRunHere(ctx, [&](dnnl::stream& stream) {
-      ExecutePiece(ctx, *piece.entry, *piece.weights, const_cast<uint16_t*>(input), out, affine, nullptr, stream);
-      ActivateAfter(*piece.epilogue, stream, out, piece.entry->pd.dst_desc().get_size(), /*bfloat16=*/true);
+      ExecutePiece(*piece.entry, *piece.weights, const_cast<uint16_t*>(input), out, affine, nullptr, stream);
+      ActivateAfter(*piece.epilogue, stream, out, piece.entry->dst_bytes(), /*bfloat16=*/true);
     });
   } catch (const dnnl::error& e) {
     return OnednnFellBack(ctx, e.what());

@@ -21,6 +21,13 @@
 
 namespace tensoract {
 
+// Sets the calling thread's OpenMP team to one thread (kernels/cpu/onednn_util.cc). oneDNN's
+// kernels fix their thread count when their primitive is made, not when it runs: one made on
+// a thread that had never run a piece (two OpenMP threads by default, one per core) started
+// an OpenMP team of two inside every piece, whose second thread then spun for a core the
+// device's other threads held.
+void OnednnOneThread();
+
 template <class Key, class Entry>
 class OnednnPrimitiveCache {
  public:
@@ -32,6 +39,7 @@ class OnednnPrimitiveCache {
       if (it != entries_.end()) return it->second;
     }
     auto made = std::make_shared<Entry>();
+    OnednnOneThread();
     try {
       make(made.get());
     } catch (const std::exception&) {  // dnnl::error: oneDNN has no kernel for this shape

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <numeric>
@@ -18,6 +19,8 @@
 #include "kernels/variable.h"
 
 namespace tensoract {
+
+void OnednnOneThread() { omp_set_num_threads(1); }
 
 dnnl::engine& OnednnEngine() {
   static dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
@@ -97,7 +100,7 @@ bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<v
   CwiseParallelFor(ctx, pieces, int64_t{1} << 30, [&](int64_t first, int64_t last) {
     omp_set_num_threads(1);
     try {
-      dnnl::stream stream(OnednnEngine());
+      dnnl::stream& stream = OnednnThreadStream();
       for (int64_t i = first; i < last; ++i) run(i, stream);
       stream.wait();
     } catch (const dnnl::error& e) {
@@ -111,13 +114,95 @@ bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<v
 bool OnednnRunHere(OpKernelContext* ctx, const std::function<void(dnnl::stream&)>& run) {
   omp_set_num_threads(1);
   try {
-    dnnl::stream stream(OnednnEngine());
+    dnnl::stream& stream = OnednnThreadStream();
     run(stream);
     stream.wait();
     return true;
   } catch (const dnnl::error& e) {
     return OnednnFellBack(ctx, e.what());
   }
+}
+
+dnnl::stream& OnednnThreadStream() {
+  thread_local dnnl::stream stream(OnednnEngine());
+  return stream;
+}
+
+namespace {
+
+// The calling thread's scratchpad of at least `bytes`, 64-byte aligned; kept for its next
+// run (a thread runs one primitive at a time).
+void* ThreadScratchpad(size_t bytes) {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  thread_local std::unique_ptr<void, Free> buffer;
+  thread_local size_t size = 0;
+  if (bytes > size) {
+    const size_t rounded = (bytes + 4095) / 4096 * 4096;
+    buffer.reset(std::aligned_alloc(64, rounded));
+    if (buffer == nullptr) {
+      size = 0;
+      throw dnnl::error(dnnl_out_of_memory, "scratchpad");
+    }
+    size = rounded;
+  }
+  return buffer.get();
+}
+
+}  // namespace
+
+struct OnednnExecutable::Memories {
+  std::vector<dnnl::memory> memories;  // of ids_, then the scratchpad's
+};
+
+OnednnExecutable::OnednnExecutable(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive,
+                                   std::vector<int> ids)
+    : primitive_(std::move(primitive)), ids_(std::move(ids)), scratchpad_(pd.scratchpad_desc()) {
+  for (int id : ids_) descs_.push_back(pd.query_md(dnnl::query::exec_arg_md, id));
+}
+
+OnednnExecutable::~OnednnExecutable() = default;
+
+void OnednnExecutable::Run(dnnl::stream& stream, std::initializer_list<void*> data,
+                           const dnnl::memory* weights) const {
+  std::unique_ptr<Memories> set;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_.empty()) {
+      set = std::move(idle_.back());
+      idle_.pop_back();
+    }
+  }
+  if (set == nullptr) {
+    set = std::make_unique<Memories>();
+    for (const auto& desc : descs_) set->memories.emplace_back(desc, OnednnEngine(), nullptr);
+    if (scratchpad_.get_size() > 0) set->memories.emplace_back(scratchpad_, OnednnEngine(), nullptr);
+  }
+  constexpr size_t kMaxArgs = 8;
+  if (data.size() != ids_.size() || ids_.size() + 2 > kMaxArgs) {
+    throw dnnl::error(dnnl_invalid_arguments, "OnednnExecutable::Run: wrong number of buffers");
+  }
+  dnnl_exec_arg_t args[kMaxArgs];
+  size_t n = 0;
+  for (void* buffer : data) {
+    set->memories[n].set_data_handle(buffer, stream);
+    args[n] = {ids_[n], set->memories[n].get()};
+    ++n;
+  }
+  const size_t scratch_bytes = scratchpad_.get_size();
+  if (scratch_bytes > 0) {
+    set->memories.back().set_data_handle(ThreadScratchpad(scratch_bytes), stream);
+    args[n++] = {DNNL_ARG_SCRATCHPAD, set->memories.back().get()};
+  }
+  if (weights != nullptr) args[n++] = {DNNL_ARG_WEIGHTS, weights->get()};
+  const dnnl_status_t status =
+      dnnl_primitive_execute(primitive_.get(), stream.get(), static_cast<int>(n), args);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    idle_.push_back(std::move(set));
+  }
+  if (status != dnnl_success) throw dnnl::error(status, "could not execute a primitive");
 }
 
 dnnl::memory OnednnDeviceMemory(OpKernelContext* ctx, const dnnl::memory::desc& desc, Tensor* holder) {

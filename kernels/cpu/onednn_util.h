@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -79,6 +80,42 @@ void OnednnReorder(const dnnl::memory& from, const dnnl::memory& to, const dnnl:
 // the forward's layout and again into the input gradient's. Throws dnnl::error where a
 // slice failed.
 void OnednnReorderInPieces(OpKernelContext* ctx, const dnnl::memory& from, const dnnl::memory& to);
+
+// A primitive with the memory objects it runs on, made once: a call points them at its
+// buffers and runs it through oneDNN's C API. Made per call, as the C++ API has it, each
+// memory object was a heap block of over a kilobyte (glibc consolidated its free lists for
+// each), the arguments an unordered_map, the scratchpad a tensor: ~2 us a run, ~100 runs a
+// batch-1 MobileNetV2 step, where the step's time is per-call work the device's other
+// thread waits out. The scratchpad (a user scratchpad, scratchpad_mode::user) is the calling
+// thread's own buffer, grown to the largest asked for. Thread-safe: each concurrent run
+// takes its own set of memory objects.
+class OnednnExecutable {
+ public:
+  OnednnExecutable() = default;
+  // `primitive` (made from `pd`), run with buffers for the arguments `ids` (DNNL_ARG_SRC,
+  // ...; their layouts pd's).
+  OnednnExecutable(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive, std::vector<int> ids);
+  ~OnednnExecutable();
+
+  // Runs the primitive on `stream` (one oneDNN thread: OnednnRunPieces) with data[i] the
+  // buffer of ids[i], and `weights` (null: none) as DNNL_ARG_WEIGHTS. Throws dnnl::error.
+  void Run(dnnl::stream& stream, std::initializer_list<void*> data, const dnnl::memory* weights = nullptr) const;
+
+  const dnnl::memory::desc& desc(size_t i) const { return descs_[i]; }  // of ids[i]
+  size_t bytes(size_t i) const { return descs_[i].get_size(); }
+
+ private:
+  struct Memories;  // one run's memory objects
+  dnnl::primitive primitive_;
+  std::vector<int> ids_;
+  std::vector<dnnl::memory::desc> descs_;  // of ids_
+  dnnl::memory::desc scratchpad_;
+  mutable std::mutex mu_;
+  mutable std::vector<std::unique_ptr<Memories>> idle_;  // under mu_
+};
+
+// The calling thread's oneDNN stream on OnednnEngine(), made once.
+dnnl::stream& OnednnThreadStream();
 
 // Memory for `desc` (a primitive's scratchpad, a tensor in a blocked layout), held by
 // `holder`: from the device's allocator, which keeps large blocks for the next step (a fresh buffer each call would have its pages
