@@ -2,7 +2,6 @@
 #include "kernels/cpu/onednn_conv_grad.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/onednn_conv.h"
@@ -44,7 +43,7 @@ conv::ConvDims Images(const conv::ConvDims& d, int64_t count) {
 struct OnednnConvBackpropInput::Entry {
   bool unsupported = false;
   dnnl::convolution_backward_data::primitive_desc pd;
-  dnnl::convolution_backward_data primitive;
+  std::unique_ptr<OnednnExecutable> exec;  // run on the output's and the input's gradients
   memory::desc user_weights;
 };
 
@@ -73,7 +72,8 @@ bool OnednnConvBackpropInput::Run(OpKernelContext* ctx, const conv::ConvDims& d,
         made->pd = dnnl::convolution_backward_data::primitive_desc(desc, attr, OnednnEngine(),
                                                                     ForwardHint(g, any_weights));
         RefuseReference(made->pd.impl_info_str());
-        made->primitive = dnnl::convolution_backward_data(made->pd);
+        made->exec = std::make_unique<OnednnExecutable>(made->pd, dnnl::convolution_backward_data(made->pd),
+                                                        std::vector<int>{DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC});
         made->user_weights = g.user_weights;
       }));
       if (entries.back()->unsupported) return false;
@@ -93,14 +93,9 @@ bool OnednnConvBackpropInput::Run(OpKernelContext* ctx, const conv::ConvDims& d,
       OnednnReorderInPieces(ctx, hwio, weights.back());
     }
     return OnednnRunPieces(ctx, pieces, [&](int64_t i, dnnl::stream& s) {
-      const auto& pd = entries[i]->pd;
-      Tensor scratch;
-      entries[i]->primitive.execute(
-          s, {{DNNL_ARG_DIFF_DST, memory(pd.diff_dst_desc(), OnednnEngine(),
-                                         const_cast<float*>(out_backprop + i * per_piece * out_image))},
-              {DNNL_ARG_WEIGHTS, weights[i]},
-              {DNNL_ARG_DIFF_SRC, memory(pd.diff_src_desc(), OnednnEngine(), input_grad + i * per_piece * in_image)},
-              {DNNL_ARG_SCRATCHPAD, OnednnDeviceMemory(ctx, pd.scratchpad_desc(), &scratch)}});
+      entries[i]->exec->Run(s, {const_cast<float*>(out_backprop + i * per_piece * out_image),
+                                input_grad + i * per_piece * in_image},
+                            &weights[i]);
     });
   } catch (const dnnl::error& e) {
     return OnednnFellBack(ctx, e.what());
@@ -110,7 +105,10 @@ bool OnednnConvBackpropInput::Run(OpKernelContext* ctx, const conv::ConvDims& d,
 struct OnednnConvBackpropFilter::Entry {
   bool unsupported = false;
   dnnl::convolution_backward_weights::primitive_desc pd;
-  dnnl::convolution_backward_weights primitive;
+  // Run on the input, the output's gradient, the filter's in oneDNN's layout (and the
+  // bias'); then reordered into HWIO.
+  std::unique_ptr<OnednnExecutable> exec;
+  dnnl::reorder to_hwio;
   memory::desc user_weights;
 };
 
@@ -144,8 +142,13 @@ bool OnednnConvBackpropFilter::Run(OpKernelContext* ctx, const conv::ConvDims& d
         made->pd = dnnl::convolution_backward_weights::primitive_desc(desc, attr, OnednnEngine(),
                                                                        ForwardHint(g, any_weights));
         RefuseReference(made->pd.impl_info_str());
-        made->primitive = dnnl::convolution_backward_weights(made->pd);
+        std::vector<int> args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS};
+        if (bias_grad != nullptr) args.push_back(DNNL_ARG_DIFF_BIAS);
+        made->exec = std::make_unique<OnednnExecutable>(made->pd, dnnl::convolution_backward_weights(made->pd),
+                                                        std::move(args));
         made->user_weights = g.user_weights;
+        made->to_hwio = dnnl::reorder(dnnl::reorder::primitive_desc(OnednnEngine(), made->pd.diff_weights_desc(),
+                                                                    OnednnEngine(), g.user_weights));
       }));
       if (entries.back()->unsupported) return false;
     }
@@ -161,20 +164,19 @@ bool OnednnConvBackpropFilter::Run(OpKernelContext* ctx, const conv::ConvDims& d
     auto filter_dst = [&](int64_t p) { return p == 0 ? filter_grad : static_cast<float*>(partial_filter[p].data()); };
     auto bias_dst = [&](int64_t p) { return p == 0 ? bias_grad : static_cast<float*>(partial_bias[p].data()); };
     const bool ran = OnednnRunPieces(ctx, parts, [&](int64_t p, dnnl::stream& s) {
-      const auto& pd = entries[p]->pd;
-      Tensor blocked, scratch;
-      memory grad = OnednnDeviceMemory(ctx, pd.diff_weights_desc(), &blocked);
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), const_cast<float*>(input + first_image(p) * in_image))},
-          {DNNL_ARG_DIFF_DST, memory(pd.diff_dst_desc(), OnednnEngine(),
-                                     const_cast<float*>(out_backprop + first_image(p) * out_image))},
-          {DNNL_ARG_DIFF_WEIGHTS, grad},
-          {DNNL_ARG_SCRATCHPAD, OnednnDeviceMemory(ctx, pd.scratchpad_desc(), &scratch)}};
-      if (bias_grad != nullptr) args[DNNL_ARG_DIFF_BIAS] = memory(pd.diff_bias_desc(), OnednnEngine(), bias_dst(p));
-      entries[p]->primitive.execute(s, args);
+      const Entry& entry = *entries[p];
+      Tensor blocked;
+      memory grad = OnednnDeviceMemory(ctx, entry.pd.diff_weights_desc(), &blocked);
+      float* source = const_cast<float*>(input + first_image(p) * in_image);
+      float* backprop = const_cast<float*>(out_backprop + first_image(p) * out_image);
+      if (bias_grad != nullptr) {
+        entry.exec->Run(s, {source, backprop, grad.get_data_handle(), bias_dst(p)});
+      } else {
+        entry.exec->Run(s, {source, backprop, grad.get_data_handle()});
+      }
       // Out of the blocked layout into HWIO.
-      memory hwio(entries[p]->user_weights, OnednnEngine(), filter_dst(p));
-      dnnl::reorder(grad, hwio).execute(s, grad, hwio);
+      memory hwio(entry.user_weights, OnednnEngine(), filter_dst(p));
+      entry.to_hwio.execute(s, grad, hwio);
       s.wait();
     });
     if (!ran) return false;

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "kernels/cpu/bfloat16_products.h"
@@ -21,7 +20,7 @@ namespace tensoract {
 struct OnednnMatMul::Entry {
   bool unsupported = false;
   dnnl::matmul::primitive_desc pd;
-  dnnl::matmul primitive;
+  std::unique_ptr<OnednnExecutable> exec;  // run on the source and destination buffers
   dnnl::memory::desc user_weights;  // b as a float [k, n] with its strides
 };
 
@@ -45,7 +44,8 @@ std::shared_ptr<OnednnMatMul::Entry> OnednnMatMul::EntryFor(bool transpose_a, bo
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // one per block: blocks run at once
     made->pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, dst), attr, OnednnEngine());
     RefuseReference(made->pd.impl_info_str());  // its reference loops are slower than our float GEMM
-    made->primitive = dnnl::matmul(made->pd);
+    made->exec = std::make_unique<OnednnExecutable>(made->pd, dnnl::matmul(made->pd),
+                                                    std::vector<int>{DNNL_ARG_SRC, DNNL_ARG_DST});
   });
 }
 
@@ -89,15 +89,9 @@ bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b,
     if (!rounded.ok()) return false;
     return OnednnRunPieces(ctx, static_cast<int64_t>(pieces.size()), [&](int64_t i, dnnl::stream& stream) {
       const Piece& p = pieces[i];
-      const auto& pd = entries[i]->pd;
-      Tensor scratch;
       uint16_t* src = static_cast<uint16_t*>(rounded->data()) + (transpose_a ? p.row : p.row * lda);
       float* dst = c + p.row * n + p.col;
-      entries[i]->primitive.execute(
-          stream, {{DNNL_ARG_SRC, memory(pd.src_desc(), OnednnEngine(), src)},
-                   {DNNL_ARG_WEIGHTS, *weights[i]},
-                   {DNNL_ARG_DST, memory(pd.dst_desc(), OnednnEngine(), dst)},
-                   {DNNL_ARG_SCRATCHPAD, OnednnDeviceMemory(ctx, pd.scratchpad_desc(), &scratch)}});
+      entries[i]->exec->Run(stream, {src, dst}, weights[i].get());
       stream.wait();
       after(dst, p.rows, p.cols, p.col);
     });
