@@ -172,13 +172,9 @@ void BeginStep(ExecutorState& st, int64_t step_id, std::vector<Tensor> args, boo
   }
 }
 
-void Complete(ExecutorSelf* self, KernelDone& done, bool inline_run) {
-  auto& st = self->state;
-  if (!done.status.ok()) return Finish(self, done.status);
-  if (st.watch) {
-    Status watched = st.watch->OnNodeDone(done.node, done.outputs);
-    if (!watched.ok()) return Finish(self, watched);
-  }
+// A node's outputs to the step's watches, its run to the step's statistics.
+Status Observe(ExecutorState& st, const KernelDone& done, bool inline_run) {
+  if (st.watch) TA_RETURN_IF_ERROR(st.watch->OnNodeDone(done.node, done.outputs));
   if (st.collect_stats) {
     auto& names = *st.device_stats->mutable_thread_names();
     if (!names.count(done.thread_id)) {
@@ -187,7 +183,30 @@ void Complete(ExecutorSelf* self, KernelDone& done, bool inline_run) {
     }
     RecordNodeStats(*st.plan, done, st.scheduled_ns[done.node], st.device_stats);
   }
-  Status s = Propagate(st, done);
+  return Status::OK();
+}
+
+// The Consts the plan ran when it was built (ExecutorPlan::bound_constants), to a step that
+// watches or traces, as run when it starts.
+Status ObserveBoundConstants(ExecutorState& st) {
+  if (!st.watch && !st.collect_stats) return Status::OK();
+  KernelDone done;
+  done.thread_id = ThisThreadId();
+  for (const auto& [node, value] : st.plan->bound_constants) {
+    done.node = node;
+    done.outputs.assign(1, value);
+    done.start_ns = done.end_ns = NowNanos();
+    if (st.collect_stats) st.scheduled_ns[node] = done.start_ns;
+    TA_RETURN_IF_ERROR(Observe(st, done, /*inline_run=*/true));
+  }
+  return Status::OK();
+}
+
+void Complete(ExecutorSelf* self, KernelDone& done, bool inline_run) {
+  auto& st = self->state;
+  if (!done.status.ok()) return Finish(self, done.status);
+  Status s = Observe(st, done, inline_run);
+  if (s.ok()) s = Propagate(st, done);
   if (!s.ok()) Finish(self, s);
 }
 
@@ -410,6 +429,8 @@ caf::behavior executor_actor(ExecutorSelf* self, ExecutorArgs args) {
         if (static_cast<size_t>(index) >= given_args) st.held_args[index] = node;
       }
     }
+    Status observed = ObserveBoundConstants(st);
+    if (!observed.ok()) return Finish(self, observed);
     for (int root : st.plan->roots) {
       if (st.held_args.empty() || !IsHeldArg(st, root)) MakeReady(st, root, st.root, false);
     }

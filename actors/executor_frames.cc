@@ -23,6 +23,9 @@ std::unique_ptr<IterationState> NewIteration(StepFrames& st, FrameState* frame, 
     if (st.plan->has_ref_edges) it->ref_slots.resize(info.num_input_slots);
     it->pending = info.initial_pending;
   }
+  if (frame->info == 0) {
+    for (const auto& [slot, value] : st.plan->constant_inputs) it->slots[slot] = value;
+  }
   it->frame = frame;
   it->iter = iter;
   it->outstanding_ops = 0;
@@ -313,7 +316,7 @@ void StartRootFrame(StepFrames& st) {
   st.root_frame.iterations.push_back(NewIteration(st, &st.root_frame, 0));
   st.root = st.root_frame.iterations.front().get();
   st.ready.clear();
-  st.completed = 0;
+  st.completed = static_cast<int>(st.plan->bound_constants.size());  // done before the step starts
 }
 
 Status Propagate(StepFrames& st, KernelDone& done) {

@@ -82,6 +82,31 @@ TEST_CASE("targets run nodes for their effect and return nothing") {
   CHECK(out.empty());
 }
 
+TEST_CASE("a Const computed once, when its graph is registered, feeds every step the same value") {
+  // Its consumers get the value the plan holds (actors/executor_plan.h, constant_inputs):
+  // an Add that may write its output over an input it alone holds, a Neg, the fetch of the
+  // Const itself, and a NoOp that waits for it by a control edge.
+  Scope root = Scope::NewRootScope();
+  auto c = ops::Const(root.WithOpName("c"), {1.f, 2.f, 3.f});
+  auto x = ops::Placeholder(root.WithOpName("x"), tensorflow::DT_FLOAT);
+  ops::Add(root.WithOpName("y"), c, x);
+  ops::Neg(root.WithOpName("z"), c);
+  ops::NoOp(root.WithOpName("after").WithControlDependencies({c}));
+  tensorflow::GraphDef graph;
+  REQUIRE(root.ToGraphDef(&graph).ok());
+  auto session = NewSessionWith(graph);
+  for (float step = 1; step <= 3; ++step) {
+    std::vector<Tensor> out;
+    Status s = session->Run({{"x", Tensor::FromVector<float>({10 * step, 20 * step, 30 * step}, TensorShape({3}))}},
+                            {"y", "z", "c"}, {"after"}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    CHECK(Values(out[0]) == std::vector<float>{1 + 10 * step, 2 + 20 * step, 3 + 30 * step});
+    CHECK(Values(out[1]) == std::vector<float>{-1, -2, -3});
+    CHECK(Values(out[2]) == std::vector<float>{1, 2, 3});
+  }
+}
+
 TEST_CASE("large operands take the device's thread pool and give the same result") {
   const int n = 256;
   std::vector<float> a(n * n), b(n * n);
