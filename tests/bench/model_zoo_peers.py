@@ -3,7 +3,7 @@
 OpenVINO timing each model's serving signature, as written by model_zoo_export.py.
 
 Usage: model_zoo_peers.py ZOO_DIR [--models A,B] [--batches 1,32] [--engines E,...]
-                                  [--runs 20] [--warmup 5]
+                                  [--runs 20] [--seconds 0] [--warmup 5]
 
 Engines:
   tensorflow        the SavedModel's serving_default, TensorFlow's defaults (oneDNN on: the
@@ -15,7 +15,11 @@ Engines:
 
 Each engine runs in its own process (TensorFlow's oneDNN setting is fixed at import, and no
 engine's thread pools should slow another's) with every core this process may use. The
-time is the median of --runs calls after --warmup, inputs already in the engine's format,
+time is the median of the calls made over --seconds (at least --runs of them) after --warmup:
+run_model_zoo_bench.sh passes its own --seconds, the window tensoract's saved_model_latency
+times, so that a peer's median sees the machine's noisy moments as often as ours (on a
+shared VM, a burst of 10 calls landed in a quiet 20 ms where 3 s did not). Inputs are already
+in the engine's format,
 outputs fetched to host arrays. OpenVINO compiles the model with the batch fixed (its usual
 way of serving one shape); TensorFlow and ONNX Runtime keep the batch dimension open.
 
@@ -53,11 +57,12 @@ def line(model, batch, engine, what):
 
 # ------------------------------------------------------------------ one engine, one model
 
-def timed(call, runs, warmup):
+def timed(call, runs, warmup, seconds):
     for _ in range(warmup):
         call()
     times = []
-    for _ in range(runs):
+    end = time.perf_counter() + seconds
+    while len(times) < runs or time.perf_counter() < end:
         start = time.perf_counter()
         call()
         times.append(time.perf_counter() - start)
@@ -147,7 +152,7 @@ def as_float_array(np, output):
     return a
 
 
-def worker(engine, model_dir, batches, runs, warmup):
+def worker(engine, model_dir, batches, runs, warmup, seconds):
     """Times one engine on one exported model; prints its lines. Never fails."""
     import numpy as np
     d = os.path.dirname(model_dir)
@@ -174,7 +179,7 @@ def worker(engine, model_dir, batches, runs, warmup):
         try:
             call = prepare(x)
             outputs = call()
-            ms = timed(call, runs, warmup)
+            ms = timed(call, runs, warmup, seconds)
         except Exception as e:  # noqa: BLE001
             line(name, b, engine, f"skipped ({type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''})")
             continue
@@ -226,6 +231,7 @@ def main():
     p.add_argument("--batches", default="1,32")
     p.add_argument("--engines", default=",".join(ENGINES))
     p.add_argument("--runs", type=int, default=20)
+    p.add_argument("--seconds", type=float, default=0, help="time each engine for at least this long")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--timeout", type=int, default=1800, help="seconds for one engine on one model")
     args = p.parse_args()
@@ -242,7 +248,8 @@ def main():
     for model in models:
         model_dir = os.path.join(args.zoo, model, "saved_model")
         for engine in engines:
-            cmd = [sys.executable, HERE, "--worker", engine, model_dir, args.batches, str(args.runs), str(args.warmup)]
+            cmd = [sys.executable, HERE, "--worker", engine, model_dir, args.batches, str(args.runs), str(args.warmup),
+                   str(args.seconds)]
             try:
                 p = subprocess.run(cmd, env=env, stdout=sys.stdout, stderr=subprocess.PIPE, text=True,
                                    timeout=args.timeout)
@@ -257,8 +264,8 @@ def main():
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        engine, model_dir, batches, runs, warmup = sys.argv[2:7]
-        worker(engine, model_dir, [int(b) for b in batches.split(",")], int(runs), int(warmup))
+        engine, model_dir, batches, runs, warmup, seconds = sys.argv[2:8]
+        worker(engine, model_dir, [int(b) for b in batches.split(",")], int(runs), int(warmup), float(seconds))
     elif len(sys.argv) > 1 and sys.argv[1] == "--tf2onnx":
         tf2onnx_convert(sys.argv[2], sys.argv[3])
     else:

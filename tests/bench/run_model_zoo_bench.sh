@@ -22,8 +22,8 @@
 #                                      [--policy mixed_bfloat16]
 #
 # Defaults: the representative set of tests/compat/keras_zoo.py at the sizes models are
-# served at (224x224 images), batches 1 and 32, 3 s of timed runs per model and batch here,
-# the median of 20 runs for each peer (--runs).
+# served at (224x224 images), batches 1 and 32; every engine, ours and the peers, timed over
+# the same --seconds (3 s) per model and batch, and at least --runs (20) calls; the median.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../../build
@@ -50,7 +50,7 @@ export_args=(--size "$size" --batches "$batches" --policy "$policy")
 [ -n "$names" ] && export_args+=(--names "$names")
 python3 "$here/model_zoo_export.py" "$work" "${export_args[@]}" 2> /dev/null | grep '^model_zoo_export' || true
 
-peer_args=(--batches "$batches" --runs "$runs")
+peer_args=(--batches "$batches" --runs "$runs" --seconds "$seconds")
 [ -n "$engines" ] && peer_args+=(--engines "$engines")
 
 bf16=0
