@@ -2,8 +2,11 @@
 #include "kernels/cpu/onednn_matmul.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
+
+#include <Eigen/Core>
 
 #include "kernels/cpu/bfloat16_products.h"
 #include "kernels/cpu/cwise_ops.h"
@@ -23,6 +26,48 @@ struct OnednnMatMul::Entry {
   std::unique_ptr<OnednnExecutable> exec;  // run on the source and destination buffers
   dnnl::memory::desc user_weights;  // b as a float [k, n] with its strides
 };
+
+namespace {
+
+// c[r, j] = sum over i of a[r, i] w[i, j] for r < rows and j < cols: `a` holds the rows
+// [rows, k] already rounded to bfloat16 (as floats), `w` the bfloat16 weights' columns [k,
+// cols] (rows ldw apart), c's rows ldc apart. Four weight rows at a time into float sums
+// that stay in L1 (a row of 1,000 columns is 4 KB), each weight read once: the product is
+// as fast as its weights stream from memory.
+void FewRowsProduct(const float* a, int64_t rows, int64_t k, const uint16_t* w, int64_t ldw, int64_t cols, float* c,
+                    int64_t ldc) {
+  const auto widen = [](uint16_t bits) {
+    const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &wide, sizeof(f));
+    return f;
+  };
+  for (int64_t r = 0; r < rows; ++r) std::fill(c + r * ldc, c + r * ldc + cols, 0.f);
+  int64_t i = 0;
+  for (; i + 4 <= k; i += 4) {
+    const uint16_t* w0 = w + i * ldw;
+    const uint16_t* w1 = w0 + ldw;
+    const uint16_t* w2 = w1 + ldw;
+    const uint16_t* w3 = w2 + ldw;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float x0 = a[r * k + i], x1 = a[r * k + i + 1], x2 = a[r * k + i + 2], x3 = a[r * k + i + 3];
+      float* out = c + r * ldc;
+      for (int64_t j = 0; j < cols; ++j) {
+        out[j] += x0 * widen(w0[j]) + x1 * widen(w1[j]) + x2 * widen(w2[j]) + x3 * widen(w3[j]);
+      }
+    }
+  }
+  for (; i < k; ++i) {
+    const uint16_t* wi = w + i * ldw;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float x = a[r * k + i];
+      float* out = c + r * ldc;
+      for (int64_t j = 0; j < cols; ++j) out[j] += x * widen(wi[j]);
+    }
+  }
+}
+
+}  // namespace
 
 OnednnMatMul::OnednnMatMul() : weights_(std::make_unique<OnednnWeightCache>()) {}
 OnednnMatMul::~OnednnMatMul() = default;
@@ -61,6 +106,7 @@ bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b,
   // one thread streamed all of them (MobileNetV2's 1280 x 1000 at batch 1: 2.5 MB in
   // bfloat16, 0.29 ms a step).
   const int threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
+  if (m <= kFewRows && n >= 64) return RunFewRows(ctx, transpose_a, transpose_b, m, n, k, a, lda, b, c, after);
   const int64_t row_blocks = std::max<int64_t>(1, std::min<int64_t>(2 * threads, m / 16));
   const bool by_columns = row_blocks < threads && n >= 64 * threads;
   const int64_t row_step = by_columns ? m : (m + row_blocks - 1) / row_blocks;
@@ -95,6 +141,43 @@ bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b,
       stream.wait();
       after(dst, p.rows, p.cols, p.col);
     });
+  } catch (const dnnl::error& e) {
+    return OnednnFellBack(ctx, e.what());
+  }
+}
+
+bool OnednnMatMul::RunFewRows(OpKernelContext* ctx, bool transpose_a, bool transpose_b, int64_t m, int64_t n,
+                              int64_t k, const float* a, int64_t lda, const Tensor& b, float* c,
+                              const std::function<void(float*, int64_t, int64_t, int64_t)>& after) {
+  using dnnl::memory;
+  // oneDNN 2.6 multiplies one row by its gemm:jit kernel at ~9.5 GB/s of weights a thread
+  // (MobileNetV2's classifier at batch 1, half of 1280 x 1000 on each of two threads of a
+  // Zen 4: 0.135 ms, ONEDNN_VERBOSE); FewRowsProduct streams them at memory speed.
+  try {
+    // b rounded into a plain [k, n] bfloat16 copy, kept as oneDNN's layouts are.
+    const memory::desc user({k, n}, memory::data_type::f32, transpose_b ? memory::dims{1, k} : memory::dims{n, 1});
+    const memory::desc plain({k, n}, memory::data_type::bf16, memory::format_tag::ab);
+    const std::shared_ptr<memory> weights = weights_->Get(ctx, plain, user, b);
+    const uint16_t* w = static_cast<const uint16_t*>(weights->get_data_handle());
+    // a's rows, rounded to bfloat16 as oneDNN's product rounds them.
+    std::vector<float> rows(m * k);
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t i = 0; i < k; ++i) {
+        rows[r * k + i] = static_cast<float>(Eigen::bfloat16(transpose_a ? a[i * lda + r] : a[r * lda + i]));
+      }
+    }
+    // Slices of the columns, one a thread, whole vectors of 16.
+    const int threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
+    const int64_t step = std::max<int64_t>(16, (n / threads + 15) / 16 * 16);
+    const int64_t pieces = (n + step - 1) / step;
+    CwiseParallelFor(ctx, pieces, k * step, [&](int64_t first, int64_t last) {
+      for (int64_t p = first; p < last; ++p) {
+        const int64_t col = p * step, cols = std::min(step, n - col);
+        FewRowsProduct(rows.data(), m, k, w + col, n, cols, c + col, n);
+        after(c + col, m, cols, col);
+      }
+    });
+    return true;
   } catch (const dnnl::error& e) {
     return OnednnFellBack(ctx, e.what());
   }

@@ -11,7 +11,8 @@
 // kernel for the shape. b, the weights, is rounded and reordered into oneDNN's blocked
 // layout once per tensor (OnednnWeightCache); a is rounded on each call. Rows of the output
 // are shared out among the device's threads (at small m, its columns), each block on one
-// oneDNN thread.
+// oneDNN thread; up to kFewRows rows, a product of our own streams a plain bfloat16 copy of
+// b instead (RunFewRows).
 // Thread-safe: the kernel may run for several steps at once.
 #ifndef TENSORACT_KERNELS_CPU_ONEDNN_MATMUL_H_
 #define TENSORACT_KERNELS_CPU_ONEDNN_MATMUL_H_
@@ -37,6 +38,9 @@ class OnednnMatMul {
   // Products smaller than this (multiply-adds) stay on the float GEMM: oneDNN's call and the
   // rounding of a cost more than bfloat16 saves (an LSTM step's product of one token).
   static constexpr int64_t kMinMultiplyAdds = int64_t{1} << 20;
+  // Up to this many rows, Run streams the weights through a product of its own
+  // (RunFewRows): a classifier at batch 1.
+  static constexpr int64_t kFewRows = 4;
 
   // c [m, n] = op(a) [m, k] x op(b) [k, n], as ParallelGemm (kernels/cpu/parallel_gemm.h):
   // a row-major with leading dimension lda ([k, m] when transposed), b a [k, n] matrix
@@ -48,6 +52,11 @@ class OnednnMatMul {
 
  private:
   struct Entry;
+  // Run's work for m <= kFewRows: b rounded once into a plain bfloat16 copy (kept in
+  // weights_), each thread a slice of the columns.
+  bool RunFewRows(OpKernelContext* ctx, bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k,
+                  const float* a, int64_t lda, const Tensor& b, float* c,
+                  const std::function<void(float*, int64_t, int64_t, int64_t)>& after);
   // The primitive for `rows` rows and `cols` of the output's n columns.
   std::shared_ptr<Entry> EntryFor(bool transpose_a, bool transpose_b, int64_t rows, int64_t cols, int64_t n, int64_t k,
                                   int64_t lda);
