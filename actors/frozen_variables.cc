@@ -15,9 +15,14 @@
 namespace tensoract {
 
 bool FrozenVariables::Current() const {
+  // No variable anywhere changed since every one of these was last seen current.
+  const uint64_t epoch = VariableChangeEpoch();
+  if (seen_current_ && epoch == current_at_) return true;
   for (const auto& [key, entry] : vars_) {
     if (entry.var->version() != entry.version) return false;
   }
+  seen_current_ = true;
+  current_at_ = epoch;
   return true;
 }
 

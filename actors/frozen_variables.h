@@ -56,13 +56,24 @@ class FrozenVariables {
 
   bool empty() const { return vars_.empty(); }
   // Every variable still holds the value it had when listed: no write, no delete since.
+  // Compares each variable's version only when some variable changed since the last call
+  // that found them current (VariableChangeEpoch): a served model's 262 frozen variables
+  // (MobileNetV2) were 1% of its batch-1 step. Not thread-safe (the worker's handler).
   bool Current() const;
   const Entry* Find(const Key& key) const;
-  void Add(Key key, std::shared_ptr<Var> var, uint64_t version) { vars_[std::move(key)] = {std::move(var), version}; }
-  void Merge(const FrozenVariables& other) { vars_.insert(other.vars_.begin(), other.vars_.end()); }
+  void Add(Key key, std::shared_ptr<Var> var, uint64_t version) {
+    vars_[std::move(key)] = {std::move(var), version};
+    seen_current_ = false;
+  }
+  void Merge(const FrozenVariables& other) {
+    vars_.insert(other.vars_.begin(), other.vars_.end());
+    seen_current_ = false;
+  }
 
  private:
   std::map<Key, Entry> vars_;
+  mutable bool seen_current_ = false;  // Current() found them all current when the epoch was current_at_
+  mutable uint64_t current_at_ = 0;
 };
 
 // The variables `graph` (a worker's whole registered graph) only reads, on those of

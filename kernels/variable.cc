@@ -17,7 +17,11 @@ std::string Var::DebugString() const {
 
 namespace {
 std::atomic<uint64_t> ref_variable_writes{0};
+std::atomic<uint64_t> variable_changes{0};
 }  // namespace
+
+uint64_t VariableChangeEpoch() { return variable_changes.load(std::memory_order_acquire); }
+void NoteVariableChange() { variable_changes.fetch_add(1, std::memory_order_acq_rel); }
 
 uint64_t RefVariableWriteEpoch() { return ref_variable_writes.load(std::memory_order_acquire); }
 void NoteRefVariableWrite() { ref_variable_writes.fetch_add(1, std::memory_order_acq_rel); }

@@ -21,6 +21,12 @@
 
 namespace tensoract {
 
+// Moves whenever any variable's Var::version() does (after it): a check of many variables'
+// versions (actors/frozen_variables.h, before every step of a served model) first compares
+// this one count with the one it last saw.
+uint64_t VariableChangeEpoch();
+void NoteVariableChange();
+
 class Var : public ResourceBase {
  public:
   // `name` is what errors call it: the variable node's name or its shared name.
@@ -33,6 +39,7 @@ class Var : public ResourceBase {
   // as a change of value (version()).
   Tensor* tensor() {
     version_.fetch_add(1, std::memory_order_acq_rel);
+    NoteVariableChange();
     return &tensor_;
   }
   bool is_initialized = false;
@@ -41,7 +48,10 @@ class Var : public ResourceBase {
   // resource manager drops the variable (a new one of the same name is another value). A
   // graph that took the value as a constant (actors/frozen_variables.h) compares it.
   uint64_t version() const { return version_.load(std::memory_order_acquire); }
-  void Dropped() override { version_.fetch_add(1, std::memory_order_acq_rel); }
+  void Dropped() override {
+    version_.fetch_add(1, std::memory_order_acq_rel);
+    NoteVariableChange();
+  }
 
   // The current value, or FailedPrecondition "Attempting to use uninitialized value <name>"
   // (TensorFlow's words). Takes the lock.
