@@ -10,6 +10,7 @@
 #include "graph/graph.h"
 #include "graph/node_def_util.h"
 #include "graph/optimizer/constant_folding.h"
+#include "graph/optimizer/filter_scale_folding.h"
 #include "kernels/constant_evaluator.h"
 
 namespace tensoract {
@@ -169,7 +170,13 @@ StatusOr<FrozenVariables> FreezeVariableReads(const FrozenVariables& freezable, 
 
   Graph graph;
   TA_RETURN_IF_ERROR(ImportGraphDef(rewritten, &graph));
-  ConstantFold(ConstantFoldingOptions(), *CpuConstantEvaluator(), &graph);
+  const ConstantFoldingOptions folding;
+  ConstantFold(folding, *CpuConstantEvaluator(), &graph);
+  // A batch norm's scale, fused into a convolution whose filter is now a constant, goes into
+  // the filter (graph/optimizer/filter_scale_folding.h), folded once here.
+  if (FoldChannelMulIntoFilters(&graph, folding.max_constant_size_in_bytes) > 0) {
+    ConstantFold(folding, *CpuConstantEvaluator(), &graph);
+  }
   // A frozen read whose every consumer folded away (a narrowing Cast, now a Const of its
   // own) would only hold a second copy of the variable.
   for (Node* n : graph.op_nodes()) {
