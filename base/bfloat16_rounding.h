@@ -21,14 +21,19 @@ inline uint16_t RoundedBfloat16Bits(uint32_t bits) {
   return static_cast<uint16_t>(nan ? ((bits >> 16) & 0x8000u) | 0x7FC0u : rounded);
 }
 
-// out[i] = in[i] (bfloat16 bits) as a float: exact, a bfloat16 is a float's high half. As
-// bits, which the compiler vectorises (0.07 against 0.31 ns an element through
+// The float a bfloat16 (its bits) is: exact, a bfloat16 is a float's high half. As bits,
+// which the compiler vectorises in a loop (0.07 against 0.31 ns an element through
 // Eigen::bfloat16 on a Zen 4).
+inline float FloatOfBfloat16Bits(uint16_t in) {
+  const uint32_t bits = static_cast<uint32_t>(in) << 16;
+  float out;
+  std::memcpy(&out, &bits, sizeof bits);
+  return out;
+}
+
+// out[i] = in[i] (bfloat16 bits) as a float (FloatOfBfloat16Bits).
 inline void WidenBfloat16(const uint16_t* in, float* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    const uint32_t bits = static_cast<uint32_t>(in[i]) << 16;
-    std::memcpy(out + i, &bits, sizeof bits);
-  }
+  for (int64_t i = 0; i < n; ++i) out[i] = FloatOfBfloat16Bits(in[i]);
 }
 
 // out[i] = in[i] rounded to bfloat16 as RoundedBfloat16Bits rounds; vectorised likewise.

@@ -16,17 +16,19 @@ tensorflow::DataType AttrType(const Node& n, const std::string& name) {
   return it == n.def().attr().end() ? tensorflow::DT_INVALID : it->second.type();
 }
 
-// The Const's dtype and element count; false for anything else or a shape not known whole.
-bool ConstOf(const Source& s, tensorflow::DataType* dtype, int64_t* elements) {
+// The Const's dtype and (where asked) element count; false for anything else or a shape not
+// known whole.
+bool ConstOf(const Source& s, tensorflow::DataType* dtype, int64_t* elements = nullptr) {
   if (s.node == nullptr || s.node->type_string() != "Const" || s.port != 0) return false;
   auto value = s.node->def().attr().find("value");
   if (value == s.node->def().attr().end()) return false;
   *dtype = value->second.tensor().dtype();
-  *elements = 1;
+  int64_t count = 1;
   for (const auto& dim : value->second.tensor().tensor_shape().dim()) {
     if (dim.size() < 0) return false;
-    *elements *= dim.size();
+    count *= dim.size();
   }
+  if (elements != nullptr) *elements = count;
   return true;
 }
 
@@ -65,8 +67,8 @@ bool TryFold(Graph* graph, Node* conv, int64_t max_float_filter_bytes) {
   }
   const Source filter = DataInput(*conv, 1), scale = DataInput(*conv, 2);
   tensorflow::DataType filter_type, scale_type;
-  int64_t filter_elements, scale_elements;
-  if (!ConstOf(filter, &filter_type, &filter_elements) || !ConstOf(scale, &scale_type, &scale_elements)) return false;
+  int64_t filter_elements;
+  if (!ConstOf(filter, &filter_type, &filter_elements) || !ConstOf(scale, &scale_type)) return false;
   const tensorflow::DataType t = AttrType(*conv, "T");
   const bool narrow = t == tensorflow::DT_BFLOAT16 || t == tensorflow::DT_HALF;
   if (filter_type != t || (t != tensorflow::DT_FLOAT && !narrow) ||
@@ -74,8 +76,7 @@ bool TryFold(Graph* graph, Node* conv, int64_t max_float_filter_bytes) {
     return false;
   }
   std::vector<int64_t> dims;
-  if (!remapper::KnownShape4(*conv, 1, &dims) || scale_elements != dims[3] ||
-      !remapper::IsChannelVector(scale, dims[3], 4)) {
+  if (!remapper::KnownShape4(*conv, 1, &dims) || !remapper::IsChannelVector(scale, dims[3], 4)) {
     return false;
   }
   // filter' = Cast<T>(Cast<float>(filter) * Cast<float>(scale)); the scale broadcasts over

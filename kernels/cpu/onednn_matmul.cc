@@ -2,12 +2,10 @@
 #include "kernels/cpu/onednn_matmul.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
-#include <Eigen/Core>
-
+#include "base/bfloat16_rounding.h"
 #include "kernels/cpu/bfloat16_products.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/device.h"
@@ -36,12 +34,7 @@ namespace {
 // as fast as its weights stream from memory.
 void FewRowsProduct(const float* a, int64_t rows, int64_t k, const uint16_t* w, int64_t ldw, int64_t cols, float* c,
                     int64_t ldc) {
-  const auto widen = [](uint16_t bits) {
-    const uint32_t wide = static_cast<uint32_t>(bits) << 16;
-    float f;
-    std::memcpy(&f, &wide, sizeof(f));
-    return f;
-  };
+  const auto widen = FloatOfBfloat16Bits;
   for (int64_t r = 0; r < rows; ++r) std::fill(c + r * ldc, c + r * ldc + cols, 0.f);
   int64_t i = 0;
   for (; i + 4 <= k; i += 4) {
@@ -101,10 +94,10 @@ bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b,
   if (m == 0 || n == 0 || k == 0) return false;
   // Blocks of rows, two per thread where there are enough rows (claimed as threads come,
   // so one the OS takes off its core leaves its share to the others), at least 16 rows each.
-  // Too few rows for a block a thread (a classifier at batch 1), slices of the output's
-  // columns instead, one a thread, each multiplying by its own slice of the weights: by rows
-  // one thread streamed all of them (MobileNetV2's 1280 x 1000 at batch 1: 2.5 MB in
-  // bfloat16, 0.29 ms a step).
+  // Too few rows for a block a thread (but more than kFewRows: a classifier at batch 8),
+  // slices of the output's columns instead, one a thread, each multiplying by its own slice
+  // of the weights: by rows one thread streamed all of them (MobileNetV2's 1280 x 1000 at
+  // batch 1, before RunFewRows: 2.5 MB in bfloat16, 0.29 ms a step).
   const int threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
   if (m <= kFewRows && n >= 64) return RunFewRows(ctx, transpose_a, transpose_b, m, n, k, a, lda, b, c, after);
   const int64_t row_blocks = std::max<int64_t>(1, std::min<int64_t>(2 * threads, m / 16));
@@ -159,13 +152,14 @@ bool OnednnMatMul::RunFewRows(OpKernelContext* ctx, bool transpose_a, bool trans
     const memory::desc plain({k, n}, memory::data_type::bf16, memory::format_tag::ab);
     const std::shared_ptr<memory> weights = weights_->Get(ctx, plain, user, b);
     const uint16_t* w = static_cast<const uint16_t*>(weights->get_data_handle());
-    // a's rows, rounded to bfloat16 as oneDNN's product rounds them.
+    // a's rows, rounded to bfloat16 as Run rounds a for oneDNN's product (RoundToBfloat16).
     std::vector<float> rows(m * k);
     for (int64_t r = 0; r < m; ++r) {
-      for (int64_t i = 0; i < k; ++i) {
-        rows[r * k + i] = static_cast<float>(Eigen::bfloat16(transpose_a ? a[i * lda + r] : a[r * lda + i]));
-      }
+      for (int64_t i = 0; i < k; ++i) rows[r * k + i] = transpose_a ? a[i * lda + r] : a[r * lda + i];
     }
+    std::vector<uint16_t> rounded(m * k);
+    RoundToBfloat16(rows.data(), rounded.data(), m * k);
+    WidenBfloat16(rounded.data(), rows.data(), m * k);
     // Slices of the columns, one a thread, whole vectors of 16.
     const int threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
     const int64_t step = std::max<int64_t>(16, (n / threads + 15) / 16 * 16);

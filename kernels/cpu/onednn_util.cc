@@ -98,7 +98,7 @@ bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<v
   std::mutex mu;
   std::string failure;  // the first piece's error, under mu
   CwiseParallelFor(ctx, pieces, int64_t{1} << 30, [&](int64_t first, int64_t last) {
-    omp_set_num_threads(1);
+    OnednnOneThread();
     try {
       dnnl::stream& stream = OnednnThreadStream();
       for (int64_t i = first; i < last; ++i) run(i, stream);
@@ -112,7 +112,7 @@ bool OnednnRunPieces(OpKernelContext* ctx, int64_t pieces, const std::function<v
 }
 
 bool OnednnRunHere(OpKernelContext* ctx, const std::function<void(dnnl::stream&)>& run) {
-  omp_set_num_threads(1);
+  OnednnOneThread();
   try {
     dnnl::stream& stream = OnednnThreadStream();
     run(stream);
@@ -308,7 +308,7 @@ void OnednnReorderInPieces(OpKernelContext* ctx, const dnnl::memory& from, const
 }
 
 void OnednnReorder(const dnnl::memory& from, const dnnl::memory& to, const dnnl::primitive_attr& attr) {
-  omp_set_num_threads(1);
+  OnednnOneThread();
   dnnl::stream stream(OnednnEngine());
   dnnl::reorder(dnnl::reorder::primitive_desc(from, to, attr))
       .execute(stream, const_cast<dnnl::memory&>(from), const_cast<dnnl::memory&>(to));

@@ -110,10 +110,13 @@ TEST_CASE("RoundToBfloat16 rounds to nearest with ties to even, keeps infinities
 TEST_CASE("MatMul with _bfloat16_products multiplies the rounded operands and sums in float") {
   if (!NativeBfloat16Products()) WARN("this CPU has no bfloat16 units: the kernels must compute in float");
   const bool native = NativeBfloat16Products();
-  // Shapes above OnednnMatMul's minimum of multiply-adds: by blocks of rows (96 rows), and
-  // for a few rows (a classifier at batch 1 to 3) by its own product over slices of the
-  // columns; a depth of 1027 leaves that product a remainder of its four weight rows a step.
-  const std::vector<std::vector<int64_t>> shapes = {{96, 160, 80}, {1, 1100, 1000}, {3, 1024, 520}, {2, 1027, 520}};
+  // Shapes above OnednnMatMul's minimum of multiply-adds: by blocks of rows (96 rows); by
+  // slices of the columns where there are too few rows for a block a thread (8 rows, 520
+  // columns in four slices of 130); and for a few rows (a classifier at batch 1 to 3) by its
+  // own product over slices of the columns, where a depth of 1027 leaves a remainder of its
+  // four weight rows a step.
+  const std::vector<std::vector<int64_t>> shapes = {{96, 160, 80}, {8, 1024, 520}, {1, 1100, 1000}, {3, 1024, 520},
+                                                    {2, 1027, 520}};
   for (const auto& shape : shapes) {
     for (const bool ta : {false, true}) {
       for (const bool tb : {false, true}) {
@@ -138,8 +141,9 @@ TEST_CASE("MatMul with _bfloat16_products multiplies the rounded operands and su
 }
 
 TEST_CASE("_FusedMatMul with _bfloat16_products applies its bias and activation to the rounded product") {
-  // By rows, and at batch 1 by slices of the columns (each slice's bias its own columns').
-  for (const auto& shape : std::vector<std::vector<int64_t>>{{128, 128, 64}, {1, 1280, 1000}}) {
+  // By rows, and at batches 8 and 1 by slices of the columns (each slice's bias its own
+  // columns'): oneDNN's, then OnednnMatMul's own product.
+  for (const auto& shape : std::vector<std::vector<int64_t>>{{128, 128, 64}, {8, 1280, 1000}, {1, 1280, 1000}}) {
     const int64_t m = shape[0], k = shape[1], n = shape[2];
     INFO("m " << m << ", k " << k << ", n " << n);
     const Tensor a = Random({m, k}, 3), b = Random({k, n}, 4), bias = Random({n}, 5);
