@@ -33,12 +33,15 @@ bool HaveFastKernels();
 const char* KernelIsa();
 
 // Products of fewer multiply-adds than this run on the calling thread alone (MatMul's
-// ParallelGemm, the convolutions' GEMM path): ~2 MFLOP, 25-40 us on one core here, about
-// what waking a second thread and waiting for it cost on a VM. A Keras LSTM(32) at batch 1,
-// whose input projection is [128, 32] x [32, 128], ran at 0.85 ms median against 0.96 with
-// the former 2^18 (five alternations, AVX2 Zen 3); a text CNN's three convolutions of
-// 0.4-0.6M, split before (their multiply-adds counted as cycles), reach the one-thread minimum.
-constexpr int64_t kParallelMacs = int64_t{1} << 20;
+// ParallelGemm, the convolutions' GEMM path): ~0.5 MFLOP, 5-7 us on one core. The bar was
+// 2^20 while a split meant waking pool threads (25-40 us on a VM); since the device's team
+// polls between loops (kernels/parallel_team.h) a hand-off costs about a microsecond, and
+// the products of a small transformer at batch 1 ([128, 64] x [64, 64]: attention's
+// projections, 2^19) left the second core idle. Alternating 2^20 and 2^17 on a Zen 4
+// (saved_model_latency, 1-s runs): the zoo's transformer at batch 1 0.359 -> 0.318 ms
+// (minima; faster in 10 of 10 pairs), its ViT 0.741 -> 0.674, the text CNN's Conv1D layers
+// 0.053 -> 0.047 (2^18 against 2^20); the LSTM and GRU within the noise; 2^18 and 2^17 alike.
+constexpr int64_t kParallelMacs = int64_t{1} << 18;
 
 // c[m, n] = op(a)[m, k] * op(b)[k, n], or c += that product when `accumulate`. Row-major;
 // op(a) = a (a is [m, k], leading dimension lda) or a^T (a is [k, m]); likewise b.
