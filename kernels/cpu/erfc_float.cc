@@ -1,6 +1,7 @@
 #include "kernels/cpu/erfc_float.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include <Eigen/Core>
@@ -66,16 +67,30 @@ inline void ErfcPackets(Packet* v) {
 
 void ErfcFloat(const float* x, float* y, int64_t n) {
   constexpr int kStep = kLanes * kGroup;
+  alignas(64) float in[kStep], out[kStep];
   alignas(64) double values[kStep];
   for (int64_t i = 0; i < n; i += kStep) {
-    const int len = static_cast<int>(std::min<int64_t>(kStep, n - i));
-    for (int j = 0; j < len; ++j) values[j] = x[i + j];
-    for (int j = len; j < kStep; ++j) values[j] = 0.0;
+    const int64_t len = std::min<int64_t>(kStep, n - i);
+    if (len == kStep) {
+      std::memcpy(in, x + i, sizeof(in));
+    } else {
+      std::fill(in, in + kStep, 0.f);
+      std::memcpy(in, x + i, len * sizeof(float));
+    }
+    // Loops of a fixed count over local arrays (y may be x), which the compiler turns into
+    // vector conversions and selects: element by element, with a branch for NaN each, they
+    // made ErfcFloat 2.49 ns an element against 2.09 (a Zen 4 core, 256 floats a call). The
+    // values are the same bits (859 million floats compared, NaNs, infinities and short
+    // tails included): widening is exact, and narrowing rounds once either way.
+    for (int j = 0; j < kStep; ++j) values[j] = in[j];
     Packet v[kGroup];
     for (int g = 0; g < kGroup; ++g) v[g] = Eigen::internal::pload<Packet>(values + g * kLanes);
     ErfcPackets(v);
     for (int g = 0; g < kGroup; ++g) Eigen::internal::pstore(values + g * kLanes, v[g]);
-    for (int j = 0; j < len; ++j) y[i + j] = x[i + j] != x[i + j] ? x[i + j] : static_cast<float>(values[j]);
+    for (int j = 0; j < kStep; ++j) out[j] = static_cast<float>(values[j]);
+    for (int j = 0; j < kStep; ++j) out[j] = in[j] != in[j] ? in[j] : out[j];  // NaN stays the very NaN
+    if (len == kStep) std::memcpy(y + i, out, sizeof(out));
+    else std::memcpy(y + i, out, len * sizeof(float));
   }
 }
 

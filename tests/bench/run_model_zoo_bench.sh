@@ -106,7 +106,7 @@ for dir in "$work"/*/; do
     fi
     echo "model_zoo: $model batch $b tensoract-bf16 $bf16_ms ms (largest |bf16 - f32| / largest |f32| = $error)"
     # OpenVINO's default precision, "openvino-default(bf16)" where it chose bfloat16.
-    ov=$(grep "^model_zoo: $model batch $b openvino-default" "$work/peers.txt" | awk '$7 == "ms" { print $6 }')
+    ov=$(grep "^model_zoo: $model batch $b openvino-default" "$work/peers.txt" | awk '$7 == "ms" { print $6 }' || true)
     if [ -n "$ov" ]; then
       awk -v p="$ov" -v o="$bf16_ms" -v m="$model" -v b="$b" \
         'BEGIN { printf "ratio %s batch %s bf16 (openvino-default ms / tensoract-bf16 ms): %.2fx\n", m, b, p / o }'
