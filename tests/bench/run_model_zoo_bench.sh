@@ -19,16 +19,19 @@
 #
 #   tests/bench/run_model_zoo_bench.sh [build_dir] [--size full|small] [--names A,B] [--batches 1,32]
 #                                      [--seconds S] [--runs N] [--engines E,...] [--int8]
-#                                      [--policy mixed_bfloat16]
+#                                      [--policy mixed_bfloat16] [--rounds R]
 #
 # Defaults: the representative set of tests/compat/keras_zoo.py at the sizes models are
 # served at (224x224 images), batches 1 and 32; every engine, ours and the peers, timed over
 # the same --seconds (3 s) per model and batch, and at least --runs (20) calls; the median.
+# --rounds R measures each model R times over (the peers, then tensoract, each round) and
+# ends with each ratio's median over the rounds: on a VM whose speed swings by 25% between
+# minutes, one round's ratio at batch 1 moved from 0.83x to 1.25x between two runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../../build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then build=$1; shift; fi
-size=full names="" batches=1,32 seconds=3 engines="" runs=20 int8=0 policy=float32
+size=full names="" batches=1,32 seconds=3 engines="" runs=20 int8=0 policy=float32 rounds=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size=$2; shift 2 ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --int8) int8=1; shift ;;
     --policy) policy=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
     *) echo "run_model_zoo_bench.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -71,6 +75,9 @@ peer_ratios() {
 for dir in "$work"/*/; do
   model=$(basename "$dir")
   [ -d "$dir/saved_model" ] || continue
+  for round in $(seq "$rounds"); do
+  [ "$rounds" = 1 ] || echo "# $model: round $round of $rounds"
+  : > "$work/peers.txt"
   python3 "$here/model_zoo_peers.py" "$work" "${peer_args[@]}" --models "$model" 2> /dev/null | tee -a "$work/peers.txt" |
     grep -v '^model_zoo_check' || true
   for b in ${batches//,/ }; do
@@ -112,4 +119,24 @@ for dir in "$work"/*/; do
         'BEGIN { printf "ratio %s batch %s bf16 (openvino-default ms / tensoract-bf16 ms): %.2fx\n", m, b, p / o }'
     fi
   done
-done
+  done
+done | tee "$work/lines.txt"
+# Each ratio's median over the rounds, from the "ratio" lines above.
+[ "$rounds" = 1 ] || python3 - "$work/lines.txt" <<'PY'
+import re, statistics, sys
+seen = {}
+for ln in open(sys.argv[1]):
+    m = re.match(r"ratio (\S+) batch (\d+)( bf16| int8)? \((.*?)\):(.*)", ln)
+    if not m:
+        continue
+    words = m.group(5).split()
+    # "engine R" pairs, or one ratio over the engine the parenthesis names (bf16's line).
+    pairs = zip(words[0::2], words[1::2]) if len(words) > 1 else [(m.group(4).split(" ms")[0], words[0])]
+    for engine, r in pairs:
+        if r.endswith("x"):
+            seen.setdefault((m.group(1), m.group(2), (m.group(3) or "").strip(), engine), []).append(float(r[:-1]))
+for (model, b, kind, engine), rs in seen.items():
+    what = f"{kind} " if kind else ""
+    rounds = " ".join(f"{r:.2f}" for r in rs)
+    print(f"median ratio {model} batch {b} {what}{engine}: {statistics.median(rs):.2f}x (rounds: {rounds})")
+PY
