@@ -69,12 +69,14 @@ class OnednnConv {
   // (ResNet50's 7x7 on 224x224x3 took 12% of a batch-1 step on ours, 5% on oneDNN's), and
   // grouped convolutions (ConvNeXt's depthwise 7x7), which ours run group by group on
   // copies. A depth-1 input (grayscale: Fashion-MNIST) has a kernel of its own
-  // (kernels/cpu/conv_2d_op.cc, ConvForwardDepth1). With float products, images of one row
-  // (Keras' Conv1D: [batch, 1, steps, depth]) run faster on ours (the zoo's text CNN, three
-  // Conv1D of 32 channels on 128 tokens: 1.20-1.47 ms a batch of 32 against 1.68-1.80 on
-  // oneDNN's, on a Zen 3); bfloat16 products need oneDNN's.
+  // (kernels/cpu/conv_2d_op.cc, ConvForwardDepth1). Images of one row (Keras' Conv1D:
+  // [batch, 1, steps, depth]) in float run faster on ours in AVX2 builds (the zoo's text CNN,
+  // three Conv1D of 32 channels on 128 tokens: 1.20-1.47 ms a batch of 32 against 1.68-1.80
+  // on oneDNN's, on a Zen 3) and on oneDNN's in AVX-512 builds (a Zen 4, alternating: 0.87-1.16
+  // ms against 1.00-1.34 at batch 32, 0.048 against 0.052-0.069 at batch 1); bfloat16 products
+  // need oneDNN's.
   static bool Suits(const conv::ConvDims& d, bool bfloat16_products = false) {
-    return Enabled() && d.in_depth >= 3 && d.out_depth >= 16 && (d.in_rows > 1 || bfloat16_products);
+    return Enabled() && d.in_depth >= 3 && d.out_depth >= 16 && (d.in_rows > 1 || bfloat16_products || kOneRowImages);
   }
 
   // out = activation(conv(input, filter) * scale + shift + addend); see the header comment.
@@ -106,6 +108,11 @@ class OnednnConv {
                         const ChannelAffine<float>& affine, uint16_t* out);
 
  private:
+#if defined(__AVX512F__)
+  static constexpr bool kOneRowImages = true;  // float images of one row: see Suits
+#else
+  static constexpr bool kOneRowImages = false;
+#endif
   struct Entry;
   // One call's integer operands and scales (int8 products); nullptr where the call is float.
   struct Int8Call;
