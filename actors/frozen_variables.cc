@@ -10,6 +10,7 @@
 #include "graph/graph.h"
 #include "graph/node_def_util.h"
 #include "graph/optimizer/constant_folding.h"
+#include "graph/optimizer/constant_weights.h"
 #include "graph/optimizer/filter_scale_folding.h"
 #include "kernels/constant_evaluator.h"
 
@@ -177,6 +178,8 @@ StatusOr<FrozenVariables> FreezeVariableReads(const FrozenVariables& freezable, 
   if (FoldChannelMulIntoFilters(&graph, folding.max_constant_size_in_bytes) > 0) {
     ConstantFold(folding, *CpuConstantEvaluator(), &graph);
   }
+  // Products by frozen weights may keep them in oneDNN's layout (graph/optimizer/constant_weights.h).
+  MarkConstantWeights(&graph);
   // A frozen read whose every consumer folded away (a narrowing Cast, now a Const of its
   // own) would only hold a second copy of the variable.
   for (Node* n : graph.op_nodes()) {

@@ -3,13 +3,19 @@
 // rows (or columns) per device thread, each its own GEMM. int32 and int64 by loops that
 // wrap around as TensorFlow's; half and bfloat16 through a float GEMM; complex by Eigen's. A float product whose
 // session asked for products in bfloat16 runs on oneDNN's bfloat16 kernels
-// (kernels/cpu/onednn_matmul.h) where the CPU has them and the product is large enough.
+// (kernels/cpu/onednn_matmul.h) where the CPU has them and the product is large enough; one
+// by constant weights (graph/optimizer/constant_weights.h) on oneDNN's float kernels in
+// AVX-512 builds, where they beat our GEMM: on a Zen 4, alternating, ConvNeXtTiny (37 dense
+// layers of 2^23-2^26 multiply-adds at batch 1) 66.4 -> 63.8 ms a step at batch 1 (medians,
+// faster in 4 of 5), 1919 -> 1846 ms at batch 32 (3 of 3); the zoo's transformer and ViT
+// within the noise.
 #include <Eigen/Core>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/gemm.h"
 
+#include "graph/optimizer/constant_weights.h"
 #include "kernels/cpu/bfloat16_products.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/fused_epilogue.h"
@@ -51,7 +57,12 @@ class MatMulOp : public OpKernel {
     if (s.ok()) s = ctx->GetAttr("transpose_b", &transpose_b_);
     if (s.ok()) s = epilogue_.Init(ctx);
     if (!s.ok()) ctx->SetStatus(s);
-    if constexpr (std::is_same_v<T, float>) bfloat16_ = WantsBfloat16Products(ctx);
+    if constexpr (std::is_same_v<T, float>) {
+      bfloat16_ = WantsBfloat16Products(ctx);
+      const auto constant = ctx->def().attr().find(kConstantWeightsAttr);
+      float_onednn_ = kFloatOnOnednn && !bfloat16_ && constant != ctx->def().attr().end() && constant->second.b();
+      float_matmul_.set_float_products(true);
+    }
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -86,6 +97,10 @@ class MatMulOp : public OpKernel {
           bfloat16_matmul_.Run(ctx, transpose_a_, transpose_b_, m, n, k, ap, lda, b, cp, after_rounded)) {
         return;
       }
+      if (float_onednn_ && m * n * k >= OnednnMatMul::kMinMultiplyAdds &&
+          float_matmul_.Run(ctx, transpose_a_, transpose_b_, m, n, k, ap, lda, b, cp, after)) {
+        return;
+      }
     }
     ParallelGemm(ctx, transpose_a_, transpose_b_, m, n, k, ap, lda, bp, ldb, cp, after);
   }
@@ -95,6 +110,13 @@ class MatMulOp : public OpKernel {
   bool transpose_a_ = false, transpose_b_ = false;
   bool bfloat16_ = false;  // products in bfloat16 (kernels/cpu/bfloat16_products.h)
   OnednnMatMul bfloat16_matmul_;
+  bool float_onednn_ = false;  // constant weights, an AVX-512 build: float_matmul_
+  OnednnMatMul float_matmul_;
+#if defined(__AVX512F__)
+  static constexpr bool kFloatOnOnednn = true;
+#else
+  static constexpr bool kFloatOnOnednn = false;  // not measured against our AVX2 GEMM
+#endif
 };
 
 // A MatMul kernel's transpose_a and transpose_b, read once, and its product's output.

@@ -72,10 +72,11 @@ std::shared_ptr<OnednnMatMul::Entry> OnednnMatMul::EntryFor(bool transpose_a, bo
   return cache_.Get(key, [&](Entry* made) {
     // a's rows [lo, lo + rows) as a [rows, k] matrix in place: row-major with leading
     // dimension lda, or its transpose.
-    const memory::desc src({rows, k}, memory::data_type::bf16,
+    const auto operand = float_ ? memory::data_type::f32 : memory::data_type::bf16;
+    const memory::desc src({rows, k}, operand,
                            transpose_a ? memory::dims{1, lda} : memory::dims{lda, 1});
     made->user_weights = memory::desc({k, n}, memory::data_type::f32, transpose_b ? memory::dims{1, k} : memory::dims{n, 1});
-    const memory::desc weights({k, cols}, memory::data_type::bf16, memory::format_tag::any);
+    const memory::desc weights({k, cols}, operand, memory::format_tag::any);
     // `cols` of the output's n columns, rows n apart.
     const memory::desc dst({rows, cols}, memory::data_type::f32, memory::dims{n, 1});
     dnnl::primitive_attr attr;
@@ -99,9 +100,13 @@ bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b,
   // of the weights: by rows one thread streamed all of them (MobileNetV2's 1280 x 1000 at
   // batch 1, before RunFewRows: 2.5 MB in bfloat16, 0.29 ms a step).
   const int threads = ctx->device() == nullptr ? 1 : ctx->device()->num_threads();
+  // In float, only what was measured faster than our GEMM: a's rows in place, by blocks of
+  // rows (oneDNN's brgemm; for a transposed a and column slices it takes its older jit gemm).
+  if (float_ && (m <= kFewRows || transpose_a)) return false;
   if (m <= kFewRows && n >= 64) return RunFewRows(ctx, transpose_a, transpose_b, m, n, k, a, lda, b, c, after);
   const int64_t row_blocks = std::max<int64_t>(1, std::min<int64_t>(2 * threads, m / 16));
   const bool by_columns = row_blocks < threads && n >= 64 * threads;
+  if (float_ && by_columns) return false;
   const int64_t row_step = by_columns ? m : (m + row_blocks - 1) / row_blocks;
   const int64_t col_step = by_columns ? (n + threads - 1) / threads : n;
   struct Piece {
@@ -123,12 +128,15 @@ bool OnednnMatMul::Run(OpKernelContext* ctx, bool transpose_a, bool transpose_b,
       weights.push_back(weights_->Get(ctx, entries.back()->pd.weights_desc(),
                                       by_columns ? user.submemory_desc({k, p.cols}, {0, p.col}) : user, b));
     }
-    // a rounded as it lies (its rows, or its columns when transposed).
-    auto rounded = RoundedToBfloat16(ctx, a, transpose_a ? k * lda : m * lda);
+    // In bfloat16, a rounded as it lies (its rows, or its columns when transposed).
+    StatusOr<Tensor> rounded = Tensor();
+    if (!float_) rounded = RoundedToBfloat16(ctx, a, transpose_a ? k * lda : m * lda);
     if (!rounded.ok()) return false;
     return OnednnRunPieces(ctx, static_cast<int64_t>(pieces.size()), [&](int64_t i, dnnl::stream& stream) {
       const Piece& p = pieces[i];
-      uint16_t* src = static_cast<uint16_t*>(rounded->data()) + (transpose_a ? p.row : p.row * lda);
+      const int64_t first = transpose_a ? p.row : p.row * lda;  // elements into a
+      void* src = float_ ? static_cast<void*>(const_cast<float*>(a) + first)
+                         : static_cast<void*>(static_cast<uint16_t*>(rounded->data()) + first);
       float* dst = c + p.row * n + p.col;
       entries[i]->exec->Run(stream, {src, dst}, weights[i].get());
       stream.wait();

@@ -1,18 +1,21 @@
-// A float MatMul with its operands rounded to bfloat16, on oneDNN's bfloat16 matmul kernels
-// (brgemm on AVX512-BF16 and AMX): what MatMul and _FusedMatMul run when their session asked
-// for products in bfloat16 (kernels/cpu/bfloat16_products.h). Sums and the output are float;
-// the fused epilogue is ours, applied to each block of rows as it is done.
+// A float MatMul on oneDNN's matmul kernels (brgemm): with its operands rounded to bfloat16,
+// what MatMul and _FusedMatMul run when their session asked for products in bfloat16
+// (kernels/cpu/bfloat16_products.h, on AVX512-BF16 and AMX); or in float
+// (set_float_products), where the weights are constants of a served model
+// (graph/optimizer/constant_weights.h) and the build has AVX-512. Sums and the output are
+// float; the fused epilogue is ours, applied to each block of rows as it is done.
 //
 //   OnednnMatMul bf16;                            // one per kernel instance
 //   if (bf16.Run(ctx, ta, tb, m, n, k, a, lda, b, out, after)) return;
 //   ... the float GEMM ...
 //
 // Run returns false (having computed nothing) where oneDNN is not built in or has no
-// kernel for the shape. b, the weights, is rounded and reordered into oneDNN's blocked
-// layout once per tensor (OnednnWeightCache); a is rounded on each call. Rows of the output
-// are shared out among the device's threads (at small m, its columns), each block on one
-// oneDNN thread; up to kFewRows rows, a product of our own streams a plain bfloat16 copy of
-// b instead (RunFewRows).
+// kernel for the shape. b, the weights, is reordered (and rounded) into oneDNN's blocked
+// layout once per tensor (OnednnWeightCache); a is rounded on each call in bfloat16. Rows of
+// the output are shared out among the device's threads (at small m, its columns), each block
+// on one oneDNN thread; in bfloat16, up to kFewRows rows, a product of our own streams a plain
+// bfloat16 copy of b instead (RunFewRows). In float Run declines those, a transposed a and
+// slices of columns: our GEMM's.
 // Thread-safe: the kernel may run for several steps at once.
 #ifndef TENSORACT_KERNELS_CPU_ONEDNN_MATMUL_H_
 #define TENSORACT_KERNELS_CPU_ONEDNN_MATMUL_H_
@@ -34,6 +37,9 @@ class OnednnMatMul {
  public:
   OnednnMatMul();
   ~OnednnMatMul();
+
+  // Float operands multiplied as they are, instead of rounded to bfloat16.
+  void set_float_products(bool on) { float_ = on; }
 
   // Products smaller than this (multiply-adds) stay on the float GEMM: oneDNN's call and the
   // rounding of a cost more than bfloat16 saves (an LSTM step's product of one token).
@@ -63,6 +69,7 @@ class OnednnMatMul {
   using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t>;
   OnednnPrimitiveCache<Key, Entry> cache_;
   std::unique_ptr<OnednnWeightCache> weights_;
+  bool float_ = false;  // set_float_products
 };
 
 }  // namespace tensoract

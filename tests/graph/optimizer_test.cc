@@ -15,6 +15,7 @@
 #include "graph/graph.h"
 #include "graph/op_registry.h"
 #include "graph/optimizer/constant_folding.h"
+#include "graph/optimizer/constant_weights.h"
 #include "graph/optimizer/cse.h"
 #include "graph/optimizer/graph_optimizer.h"
 #include "tests/graph/test_util.h"
@@ -447,6 +448,36 @@ TEST_CASE("OptimizeGraph rejects a negative constant size limit") {
   CHECK(s.code() == error::INVALID_ARGUMENT);
   CHECK_THAT(s.message(), Catch::Matchers::Contains("max_constant_size_in_bytes"));
 }
+
+// ---- constant weights ---------------------------------------------------------------------
+
+
+TEST_CASE("MarkConstantWeights marks float products by a Const, not by a fed or computed right-hand side") {
+  Graph graph;
+  testing::BuildPlaced(
+      [](const Scope& root) {
+        auto x = ops::Placeholder(root.WithOpName("x"), testing::kFloat);
+        auto w = ops::Const(root.WithOpName("w"), {{1.f, 2.f}, {3.f, 4.f}});
+        ops::MatMul(root.WithOpName("by_const"), x, w);
+        ops::MatMul(root.WithOpName("by_fed"), w, x);
+        ops::MatMul(root.WithOpName("by_computed"), x, ops::Neg(root, w));
+        auto xd = ops::Placeholder(root.WithOpName("xd"), tensorflow::DT_DOUBLE);
+        ops::MatMul(root.WithOpName("double"), xd, ops::Const(root, {{1.0, 2.0}, {3.0, 4.0}}));
+      },
+      &graph);
+  CHECK(MarkConstantWeights(&graph) == 1);
+  auto marked = [&](const char* name) {
+    const Node* n = graph.FindNode(name);
+    REQUIRE(n != nullptr);
+    const auto it = n->def().attr().find(kConstantWeightsAttr);
+    return it != n->def().attr().end() && it->second.b();
+  };
+  CHECK(marked("by_const"));
+  CHECK_FALSE(marked("by_fed"));
+  CHECK_FALSE(marked("by_computed"));
+  CHECK_FALSE(marked("double"));
+}
+
 
 }  // namespace
 }  // namespace tensoract

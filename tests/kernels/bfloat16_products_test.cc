@@ -2,7 +2,8 @@
 // MatMul, _FusedMatMul and Conv2D with "_bfloat16_products" computing exactly the float sums
 // of the rounded operands' products (each product is exact in float; only the order of the
 // sums differs). Where the CPU has no bfloat16 units the attr is ignored, and the kernels
-// must give their float results.
+// must give their float results. Also MatMul with "_constant_weights", on oneDNN's float
+// kernels in AVX-512 builds.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -163,6 +164,50 @@ TEST_CASE("_FusedMatMul with _bfloat16_products applies its bias and activation 
     }
     CheckNear(ran.outputs[0], want, 1e-6);
   }
+}
+
+TEST_CASE("MatMul and _FusedMatMul with _constant_weights compute the float product") {
+  // Constant weights (graph/optimizer/constant_weights.h): in AVX-512 builds oneDNN's float
+  // matmul by blocks of rows where a is not transposed; at 8 rows (slices of columns), 2
+  // rows, a transposed a, and below OnednnMatMul's minimum of multiply-adds, our GEMM. Float
+  // sums either way, only their order differs.
+  // Also run with bfloat16 products asked for: those win, as where the attr is absent.
+  const std::vector<std::vector<int64_t>> shapes = {{96, 160, 80}, {8, 1024, 520}, {2, 1024, 520}, {16, 16, 16}};
+  for (const auto& shape : shapes) {
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        const int64_t m = shape[0], k = shape[1], n = shape[2];
+        INFO("m " << m << ", k " << k << ", n " << n << ", transpose_a " << ta << ", transpose_b " << tb);
+        const Tensor a = Random(ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k}, 11);
+        const Tensor b = Random(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 12);
+        AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"transpose_a", BoolA(ta)}, {"transpose_b", BoolA(tb)},
+                      {"_constant_weights", BoolA(true)}};
+        const auto ran = testing::RunOp("MatMul", {a, b}, attrs);
+        REQUIRE(ran.status.ok());
+        CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 1e-6);
+      }
+    }
+  }
+  const int64_t m = 64, k = 384, n = 192;
+  const Tensor a = Random({m, k}, 13), b = Random({k, n}, 14), bias = Random({n}, 15);
+  tensorflow::AttrValue fused_ops;
+  fused_ops.mutable_list()->add_s("BiasAdd");
+  fused_ops.mutable_list()->add_s("Relu");
+  tensorflow::AttrValue num_args;
+  num_args.set_i(1);
+  AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"fused_ops", fused_ops}, {"num_args", num_args},
+                {"_constant_weights", BoolA(true)}};
+  std::vector<double> want = Product(a, b, false, false, [](float x) { return x; });
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + bias.base<float>()[j]);
+  }
+  const auto ran = testing::RunOp("_FusedMatMul", {a, b, bias}, attrs);
+  REQUIRE(ran.status.ok());
+  CheckNear(ran.outputs[0], want, 1e-6);
+  attrs["_bfloat16_products"] = BoolA(true);
+  const auto rounded = testing::RunOp("_FusedMatMul", {a, b, bias}, attrs);
+  REQUIRE(rounded.status.ok());
+  CheckNear(rounded.outputs[0], want, 2e-2);
 }
 
 TEST_CASE("Conv2D with _bfloat16_products convolves the rounded input and filter, summing in float") {
