@@ -79,7 +79,7 @@ void ErfcFloat(const float* x, float* y, int64_t n) {
     }
     // Loops of a fixed count over local arrays (y may be x), which the compiler turns into
     // vector conversions and selects: element by element, with a branch for NaN each, they
-    // made ErfcFloat 2.49 ns an element against 2.09 (a Zen 4 core, 256 floats a call). The
+    // made ErfcFloat 2.31 ns an element against 2.08 (a Zen 4 core, 256 floats a call). The
     // values are the same bits (859 million floats compared, NaNs, infinities and short
     // tails included): widening is exact, and narrowing rounds once either way.
     for (int j = 0; j < kStep; ++j) values[j] = in[j];
