@@ -6,8 +6,7 @@ int MarkConstantWeights(Graph* graph) {
   int marked = 0;
   for (Node* n : graph->op_nodes()) {
     if (n->type_string() != "MatMul" && n->type_string() != "_FusedMatMul") continue;
-    const auto t = n->def().attr().find("T");
-    if (t == n->def().attr().end() || t->second.type() != tensorflow::DT_FLOAT) continue;
+    if (n->input_type(1) != tensorflow::DT_FLOAT) continue;
     const Edge* weights = n->input_edge(1);
     if (weights == nullptr || weights->src->type_string() != "Const") continue;
     (*n->mutable_def()->mutable_attr())[kConstantWeightsAttr].set_b(true);

@@ -60,8 +60,7 @@ class MatMulOp : public OpKernel {
     if constexpr (std::is_same_v<T, float>) {
       bfloat16_ = WantsBfloat16Products(ctx);
       const auto constant = ctx->def().attr().find(kConstantWeightsAttr);
-      float_onednn_ = kFloatOnOnednn && !bfloat16_ && constant != ctx->def().attr().end() && constant->second.b();
-      float_matmul_.set_float_products(true);
+      float_onednn_ = kOnednnFloatOverOurs && !bfloat16_ && constant != ctx->def().attr().end() && constant->second.b();
     }
   }
 
@@ -111,12 +110,7 @@ class MatMulOp : public OpKernel {
   bool bfloat16_ = false;  // products in bfloat16 (kernels/cpu/bfloat16_products.h)
   OnednnMatMul bfloat16_matmul_;
   bool float_onednn_ = false;  // constant weights, an AVX-512 build: float_matmul_
-  OnednnMatMul float_matmul_;
-#if defined(__AVX512F__)
-  static constexpr bool kFloatOnOnednn = true;
-#else
-  static constexpr bool kFloatOnOnednn = false;  // not measured against our AVX2 GEMM
-#endif
+  OnednnMatMul float_matmul_{/*float_products=*/true};
 };
 
 // A MatMul kernel's transpose_a and transpose_b, read once, and its product's output.

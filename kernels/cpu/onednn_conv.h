@@ -76,7 +76,8 @@ class OnednnConv {
   // ms against 1.00-1.34 at batch 32, 0.048 against 0.052-0.069 at batch 1); bfloat16 products
   // need oneDNN's.
   static bool Suits(const conv::ConvDims& d, bool bfloat16_products = false) {
-    return Enabled() && d.in_depth >= 3 && d.out_depth >= 16 && (d.in_rows > 1 || bfloat16_products || kOneRowImages);
+    return Enabled() && d.in_depth >= 3 && d.out_depth >= 16 &&
+           (d.in_rows > 1 || bfloat16_products || kOnednnFloatOverOurs);
   }
 
   // out = activation(conv(input, filter) * scale + shift + addend); see the header comment.
@@ -108,11 +109,6 @@ class OnednnConv {
                         const ChannelAffine<float>& affine, uint16_t* out);
 
  private:
-#if defined(__AVX512F__)
-  static constexpr bool kOneRowImages = true;  // float images of one row: see Suits
-#else
-  static constexpr bool kOneRowImages = false;
-#endif
   struct Entry;
   // One call's integer operands and scales (int8 products); nullptr where the call is float.
   struct Int8Call;

@@ -62,7 +62,8 @@ void FewRowsProduct(const float* a, int64_t rows, int64_t k, const uint16_t* w, 
 
 }  // namespace
 
-OnednnMatMul::OnednnMatMul() : weights_(std::make_unique<OnednnWeightCache>()) {}
+OnednnMatMul::OnednnMatMul(bool float_products)
+    : weights_(std::make_unique<OnednnWeightCache>()), float_(float_products) {}
 OnednnMatMul::~OnednnMatMul() = default;
 
 std::shared_ptr<OnednnMatMul::Entry> OnednnMatMul::EntryFor(bool transpose_a, bool transpose_b, int64_t rows,
@@ -189,7 +190,7 @@ bool OnednnMatMul::RunFewRows(OpKernelContext* ctx, bool transpose_a, bool trans
 
 struct OnednnMatMul::Entry {};
 class OnednnWeightCache {};
-OnednnMatMul::OnednnMatMul() = default;
+OnednnMatMul::OnednnMatMul(bool float_products) : float_(float_products) {}
 OnednnMatMul::~OnednnMatMul() = default;
 bool OnednnMatMul::Run(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t, const float*, int64_t, const Tensor&,
                        float*, const std::function<void(float*, int64_t, int64_t, int64_t)>&) {

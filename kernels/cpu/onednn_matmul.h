@@ -1,7 +1,7 @@
 // A float MatMul on oneDNN's matmul kernels (brgemm): with its operands rounded to bfloat16,
 // what MatMul and _FusedMatMul run when their session asked for products in bfloat16
 // (kernels/cpu/bfloat16_products.h, on AVX512-BF16 and AMX); or in float
-// (set_float_products), where the weights are constants of a served model
+// (OnednnMatMul(/*float_products=*/true)), where the weights are constants of a served model
 // (graph/optimizer/constant_weights.h) and the build has AVX-512. Sums and the output are
 // float; the fused epilogue is ours, applied to each block of rows as it is done.
 //
@@ -35,11 +35,9 @@ class OnednnWeightCache;
 
 class OnednnMatMul {
  public:
-  OnednnMatMul();
+  // float_products: the operands multiplied as they are, instead of rounded to bfloat16.
+  explicit OnednnMatMul(bool float_products = false);
   ~OnednnMatMul();
-
-  // Float operands multiplied as they are, instead of rounded to bfloat16.
-  void set_float_products(bool on) { float_ = on; }
 
   // Products smaller than this (multiply-adds) stay on the float GEMM: oneDNN's call and the
   // rounding of a cost more than bfloat16 saves (an LSTM step's product of one token).
@@ -69,7 +67,7 @@ class OnednnMatMul {
   using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t>;
   OnednnPrimitiveCache<Key, Entry> cache_;
   std::unique_ptr<OnednnWeightCache> weights_;
-  bool float_ = false;  // set_float_products
+  const bool float_;  // the constructor's float_products
 };
 
 }  // namespace tensoract

@@ -28,6 +28,15 @@ namespace tensoract {
 // device's other threads held.
 void OnednnOneThread();
 
+// Whether this build targets AVX-512, where oneDNN's float kernels beat ours on shapes ours
+// won on an AVX2 Zen 3: Keras' Conv1D (OnednnConv::Suits) and dense layers by constant
+// weights (kernels/cpu/matmul_op.cc), measured on a Zen 4. AVX2 builds keep our kernels.
+#if defined(__AVX512F__)
+inline constexpr bool kOnednnFloatOverOurs = true;
+#else
+inline constexpr bool kOnednnFloatOverOurs = false;
+#endif
+
 template <class Key, class Entry>
 class OnednnPrimitiveCache {
  public:

@@ -76,49 +76,49 @@ for dir in "$work"/*/; do
   model=$(basename "$dir")
   [ -d "$dir/saved_model" ] || continue
   for round in $(seq "$rounds"); do
-  [ "$rounds" = 1 ] || echo "# $model: round $round of $rounds"
-  : > "$work/peers.txt"
-  python3 "$here/model_zoo_peers.py" "$work" "${peer_args[@]}" --models "$model" 2> /dev/null | tee -a "$work/peers.txt" |
-    grep -v '^model_zoo_check' || true
-  for b in ${batches//,/ }; do
-    # The batch every peer is fed (model_zoo_export.py), so that the distances from float
-    # below are on the inputs the model was made for.
-    input=()
-    [ -f "$dir/input_b$b.npy" ] && input=(--input "$dir/input_b$b.npy")
-    line=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" "${input[@]}" 2>&1 | tail -1)
-    ms=$(echo "$line" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
-    if [ -z "$ms" ]; then
-      echo "model_zoo: $model batch $b tensoract failed: $line"
-      continue
-    fi
-    echo "model_zoo: $model batch $b tensoract $ms ms"
-    echo "ratio $model batch $b (peer ms / tensoract ms):$(peer_ratios "$model" "$b" "$ms")"
-    if [ "$int8" = 1 ]; then
-      out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" "${input[@]}" --int8 2>&1 | tail -2)
-      int8_ms=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
-      if [ -n "$int8_ms" ]; then
-        echo "model_zoo: $model batch $b tensoract-int8 $int8_ms ms ($(echo "$out" | sed -n 's/.*int8 products: //p'))"
-        echo "ratio $model batch $b int8 (peer ms / tensoract-int8 ms):$(peer_ratios "$model" "$b" "$int8_ms")"
-      else
-        echo "model_zoo: $model batch $b tensoract-int8 failed: $(echo "$out" | tail -1)"
+    [ "$rounds" = 1 ] || echo "# $model: round $round of $rounds"
+    : > "$work/peers.txt"
+    python3 "$here/model_zoo_peers.py" "$work" "${peer_args[@]}" --models "$model" 2> /dev/null | tee -a "$work/peers.txt" |
+      grep -v '^model_zoo_check' || true
+    for b in ${batches//,/ }; do
+      # The batch every peer is fed (model_zoo_export.py), so that the distances from float
+      # below are on the inputs the model was made for.
+      input=()
+      [ -f "$dir/input_b$b.npy" ] && input=(--input "$dir/input_b$b.npy")
+      line=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" "${input[@]}" 2>&1 | tail -1)
+      ms=$(echo "$line" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
+      if [ -z "$ms" ]; then
+        echo "model_zoo: $model batch $b tensoract failed: $line"
+        continue
       fi
-    fi
-    [ "$bf16" = 1 ] || continue
-    out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" "${input[@]}" --bf16-activations 2>&1 | tail -2)
-    bf16_ms=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
-    error=$(echo "$out" | sed -n 's/.*largest |f32| = \(.*\)/\1/p')
-    if [ -z "$bf16_ms" ]; then
-      echo "model_zoo: $model batch $b tensoract-bf16 failed: $(echo "$out" | tail -1)"
-      continue
-    fi
-    echo "model_zoo: $model batch $b tensoract-bf16 $bf16_ms ms (largest |bf16 - f32| / largest |f32| = $error)"
-    # OpenVINO's default precision, "openvino-default(bf16)" where it chose bfloat16.
-    ov=$(grep "^model_zoo: $model batch $b openvino-default" "$work/peers.txt" | awk '$7 == "ms" { print $6 }' || true)
-    if [ -n "$ov" ]; then
-      awk -v p="$ov" -v o="$bf16_ms" -v m="$model" -v b="$b" \
-        'BEGIN { printf "ratio %s batch %s bf16 (openvino-default ms / tensoract-bf16 ms): %.2fx\n", m, b, p / o }'
-    fi
-  done
+      echo "model_zoo: $model batch $b tensoract $ms ms"
+      echo "ratio $model batch $b (peer ms / tensoract ms):$(peer_ratios "$model" "$b" "$ms")"
+      if [ "$int8" = 1 ]; then
+        out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" "${input[@]}" --int8 2>&1 | tail -2)
+        int8_ms=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
+        if [ -n "$int8_ms" ]; then
+          echo "model_zoo: $model batch $b tensoract-int8 $int8_ms ms ($(echo "$out" | sed -n 's/.*int8 products: //p'))"
+          echo "ratio $model batch $b int8 (peer ms / tensoract-int8 ms):$(peer_ratios "$model" "$b" "$int8_ms")"
+        else
+          echo "model_zoo: $model batch $b tensoract-int8 failed: $(echo "$out" | tail -1)"
+        fi
+      fi
+      [ "$bf16" = 1 ] || continue
+      out=$(quiet_run "$build/tests/bench/saved_model_latency" "$dir/saved_model" "$b" "$seconds" "${input[@]}" --bf16-activations 2>&1 | tail -2)
+      bf16_ms=$(echo "$out" | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p')
+      error=$(echo "$out" | sed -n 's/.*largest |f32| = \(.*\)/\1/p')
+      if [ -z "$bf16_ms" ]; then
+        echo "model_zoo: $model batch $b tensoract-bf16 failed: $(echo "$out" | tail -1)"
+        continue
+      fi
+      echo "model_zoo: $model batch $b tensoract-bf16 $bf16_ms ms (largest |bf16 - f32| / largest |f32| = $error)"
+      # OpenVINO's default precision, "openvino-default(bf16)" where it chose bfloat16.
+      ov=$(grep "^model_zoo: $model batch $b openvino-default" "$work/peers.txt" | awk '$7 == "ms" { print $6 }' || true)
+      if [ -n "$ov" ]; then
+        awk -v p="$ov" -v o="$bf16_ms" -v m="$model" -v b="$b" \
+          'BEGIN { printf "ratio %s batch %s bf16 (openvino-default ms / tensoract-bf16 ms): %.2fx\n", m, b, p / o }'
+      fi
+    done
   done
 done | tee "$work/lines.txt"
 # Each ratio's median over the rounds, from the "ratio" lines above.

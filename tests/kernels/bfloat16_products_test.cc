@@ -82,6 +82,45 @@ std::vector<double> Product(const Tensor& a, const Tensor& b, bool ta, bool tb, 
   return c;
 }
 
+// For each [m, k, n] of `shapes` and each transpose of a and b: random operands laid out
+// for them (seeds `seed` and seed + 1) and MatMul's attrs with `attr` true, handed to
+// check(a, b, ta, tb, attrs).
+template <class Check>
+void ForEachMatMul(const std::vector<std::vector<int64_t>>& shapes, const char* attr, uint32_t seed,
+                   const Check& check) {
+  for (const auto& shape : shapes) {
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        const int64_t m = shape[0], k = shape[1], n = shape[2];
+        INFO("m " << m << ", k " << k << ", n " << n << ", transpose_a " << ta << ", transpose_b " << tb);
+        const Tensor a = Random(ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k}, seed);
+        const Tensor b = Random(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, seed + 1);
+        check(a, b, ta, tb,
+              AttrMap{{"T", TypeA(tensorflow::DT_FLOAT)}, {"transpose_a", BoolA(ta)}, {"transpose_b", BoolA(tb)},
+                      {attr, BoolA(true)}});
+      }
+    }
+  }
+}
+
+// _FusedMatMul's attrs for BiasAdd then Relu, with `attr` true.
+AttrMap BiasReluAttrs(const char* attr) {
+  tensorflow::AttrValue fused_ops;
+  fused_ops.mutable_list()->add_s("BiasAdd");
+  fused_ops.mutable_list()->add_s("Relu");
+  tensorflow::AttrValue num_args;
+  num_args.set_i(1);
+  return AttrMap{{"T", TypeA(tensorflow::DT_FLOAT)}, {"fused_ops", fused_ops}, {"num_args", num_args},
+                 {attr, BoolA(true)}};
+}
+
+// max(0, product + bias) for a product [m, n] (n = bias's size).
+std::vector<double> BiasRelu(std::vector<double> product, const Tensor& bias) {
+  const int64_t n = bias.NumElements();
+  for (size_t i = 0; i < product.size(); ++i) product[i] = std::max(0.0, product[i] + bias.base<float>()[i % n]);
+  return product;
+}
+
 TEST_CASE("RoundToBfloat16 rounds to nearest with ties to even, keeps infinities, and NaN stays NaN") {
   CHECK(Rounded(1.f) == 0x3f80);
   CHECK(Rounded(Bits(0x3f808000)) == 0x3f80);  // a tie: down to the even 0x3f80
@@ -118,27 +157,18 @@ TEST_CASE("MatMul with _bfloat16_products multiplies the rounded operands and su
   // four weight rows a step.
   const std::vector<std::vector<int64_t>> shapes = {{96, 160, 80}, {8, 1024, 520}, {1, 1100, 1000}, {3, 1024, 520},
                                                     {2, 1027, 520}};
-  for (const auto& shape : shapes) {
-    for (const bool ta : {false, true}) {
-      for (const bool tb : {false, true}) {
-        const int64_t m = shape[0], k = shape[1], n = shape[2];
-        INFO("m " << m << ", k " << k << ", n " << n << ", transpose_a " << ta << ", transpose_b " << tb);
-        const Tensor a = Random(ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k}, 1);
-        const Tensor b = Random(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 2);
-        AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"transpose_a", BoolA(ta)}, {"transpose_b", BoolA(tb)},
-                      {"_bfloat16_products", BoolA(true)}};
-        const auto ran = testing::RunOp("MatMul", {a, b}, attrs);
-        REQUIRE(ran.status.ok());
-        if (native) {
-          CheckNear(ran.outputs[0], Product(a, b, ta, tb, RoundedToBfloat16), 1e-6);
-        } else {
-          CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 1e-6);
-        }
-        // Either way within bfloat16's precision of the float product.
-        CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 2e-2);
-      }
+  ForEachMatMul(shapes, "_bfloat16_products", 1,
+                [&](const Tensor& a, const Tensor& b, bool ta, bool tb, const AttrMap& attrs) {
+    const auto ran = testing::RunOp("MatMul", {a, b}, attrs);
+    REQUIRE(ran.status.ok());
+    if (native) {
+      CheckNear(ran.outputs[0], Product(a, b, ta, tb, RoundedToBfloat16), 1e-6);
+    } else {
+      CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 1e-6);
     }
-  }
+    // Either way within bfloat16's precision of the float product.
+    CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 2e-2);
+  });
 }
 
 TEST_CASE("_FusedMatMul with _bfloat16_products applies its bias and activation to the rounded product") {
@@ -148,21 +178,10 @@ TEST_CASE("_FusedMatMul with _bfloat16_products applies its bias and activation 
     const int64_t m = shape[0], k = shape[1], n = shape[2];
     INFO("m " << m << ", k " << k << ", n " << n);
     const Tensor a = Random({m, k}, 3), b = Random({k, n}, 4), bias = Random({n}, 5);
-    tensorflow::AttrValue fused_ops;
-    fused_ops.mutable_list()->add_s("BiasAdd");
-    fused_ops.mutable_list()->add_s("Relu");
-    tensorflow::AttrValue num_args;
-    num_args.set_i(1);
-    AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"fused_ops", fused_ops}, {"num_args", num_args},
-                  {"_bfloat16_products", BoolA(true)}};
-    const auto ran = testing::RunOp("_FusedMatMul", {a, b, bias}, attrs);
+    const auto ran = testing::RunOp("_FusedMatMul", {a, b, bias}, BiasReluAttrs("_bfloat16_products"));
     REQUIRE(ran.status.ok());
     auto round = [](float x) { return NativeBfloat16Products() ? RoundedToBfloat16(x) : x; };
-    std::vector<double> want = Product(a, b, false, false, round);
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + bias.base<float>()[j]);
-    }
-    CheckNear(ran.outputs[0], want, 1e-6);
+    CheckNear(ran.outputs[0], BiasRelu(Product(a, b, false, false, round), bias), 1e-6);
   }
 }
 
@@ -173,34 +192,15 @@ TEST_CASE("MatMul and _FusedMatMul with _constant_weights compute the float prod
   // sums either way, only their order differs.
   // Also run with bfloat16 products asked for: those win, as where the attr is absent.
   const std::vector<std::vector<int64_t>> shapes = {{96, 160, 80}, {8, 1024, 520}, {2, 1024, 520}, {16, 16, 16}};
-  for (const auto& shape : shapes) {
-    for (const bool ta : {false, true}) {
-      for (const bool tb : {false, true}) {
-        const int64_t m = shape[0], k = shape[1], n = shape[2];
-        INFO("m " << m << ", k " << k << ", n " << n << ", transpose_a " << ta << ", transpose_b " << tb);
-        const Tensor a = Random(ta ? std::vector<int64_t>{k, m} : std::vector<int64_t>{m, k}, 11);
-        const Tensor b = Random(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 12);
-        AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"transpose_a", BoolA(ta)}, {"transpose_b", BoolA(tb)},
-                      {"_constant_weights", BoolA(true)}};
-        const auto ran = testing::RunOp("MatMul", {a, b}, attrs);
-        REQUIRE(ran.status.ok());
-        CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 1e-6);
-      }
-    }
-  }
+  ForEachMatMul(shapes, "_constant_weights", 11, [](const Tensor& a, const Tensor& b, bool ta, bool tb, const AttrMap& attrs) {
+    const auto ran = testing::RunOp("MatMul", {a, b}, attrs);
+    REQUIRE(ran.status.ok());
+    CheckNear(ran.outputs[0], Product(a, b, ta, tb, [](float x) { return x; }), 1e-6);
+  });
   const int64_t m = 64, k = 384, n = 192;
   const Tensor a = Random({m, k}, 13), b = Random({k, n}, 14), bias = Random({n}, 15);
-  tensorflow::AttrValue fused_ops;
-  fused_ops.mutable_list()->add_s("BiasAdd");
-  fused_ops.mutable_list()->add_s("Relu");
-  tensorflow::AttrValue num_args;
-  num_args.set_i(1);
-  AttrMap attrs{{"T", TypeA(tensorflow::DT_FLOAT)}, {"fused_ops", fused_ops}, {"num_args", num_args},
-                {"_constant_weights", BoolA(true)}};
-  std::vector<double> want = Product(a, b, false, false, [](float x) { return x; });
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(0.0, want[i * n + j] + bias.base<float>()[j]);
-  }
+  const std::vector<double> want = BiasRelu(Product(a, b, false, false, [](float x) { return x; }), bias);
+  AttrMap attrs = BiasReluAttrs("_constant_weights");
   const auto ran = testing::RunOp("_FusedMatMul", {a, b, bias}, attrs);
   REQUIRE(ran.status.ok());
   CheckNear(ran.outputs[0], want, 1e-6);
