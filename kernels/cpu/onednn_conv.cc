@@ -15,6 +15,8 @@
 
 #ifdef TENSORACT_HAVE_ONEDNN
 #include "kernels/cpu/onednn_util.h"
+#else
+#include "kernels/cpu/onednn_stub.h"
 #endif
 
 namespace tensoract {
@@ -502,7 +504,6 @@ bool OnednnConv::RunPieceBfloat16(OpKernelContext* ctx, const Piece& piece, cons
 
 struct OnednnConv::Entry {};
 struct OnednnConv::Piece {};
-class OnednnWeightCache {};
 OnednnConv::OnednnConv() = default;
 OnednnConv::~OnednnConv() = default;
 bool OnednnConv::Enabled() { return false; }

@@ -12,6 +12,8 @@
 
 #ifdef TENSORACT_HAVE_ONEDNN
 #include "kernels/cpu/onednn_util.h"
+#else
+#include "kernels/cpu/onednn_stub.h"
 #endif
 
 namespace tensoract {
@@ -189,7 +191,6 @@ bool OnednnMatMul::RunFewRows(OpKernelContext* ctx, bool transpose_a, bool trans
 #else  // !TENSORACT_HAVE_ONEDNN
 
 struct OnednnMatMul::Entry {};
-class OnednnWeightCache {};
 OnednnMatMul::OnednnMatMul(bool float_products) : float_(float_products) {}
 OnednnMatMul::~OnednnMatMul() = default;
 bool OnednnMatMul::Run(OpKernelContext*, bool, bool, int64_t, int64_t, int64_t, const float*, int64_t, const Tensor&,

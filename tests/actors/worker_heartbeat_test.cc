@@ -31,12 +31,15 @@ TEST_CASE("a worker on one thread answers a heartbeat while its step computes") 
   caf::actor worker = SpawnWorker(system, options);
   caf::scoped_actor self{system};
 
-  // 48 products of 512x512 matrices, one after another: 13 GFLOP, a quarter of a second
-  // and more on one thread of any machine here (the random input keeps it from being folded).
+  // 192 products of 512x512 matrices, one after another: 52 GFLOP, 0.4 s and more on one
+  // thread of any machine here (48 took only 0.11 s on an AVX-512 Zen 4, where a heartbeat
+  // answered 68 ms late under load failed the check below). The random input keeps the
+  // chain from being folded; its scale, 1/256 (a row of 512 averages 1), keeps the values
+  // near 1 all along the chain: no denormals.
   Scope root = Scope::NewRootScope();
-  Output x = ops::Mul(root, ops::RandomUniform(root, {512, 512}, tensorflow::DT_FLOAT), 0.002f);
+  Output x = ops::Mul(root, ops::RandomUniform(root, {512, 512}, tensorflow::DT_FLOAT), 1.0f / 256);
   Output y = x;
-  for (int i = 0; i < 48; ++i) y = ops::MatMul(root, y, x);
+  for (int i = 0; i < 192; ++i) y = ops::MatMul(root, y, x);
   auto graph = std::make_shared<tensorflow::GraphDef>();
   REQUIRE(root.ToGraphDef(graph.get()).ok());
 

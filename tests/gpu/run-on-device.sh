@@ -32,23 +32,16 @@
 # PEER_PROFILE=0 skips PyTorch's kernel timings.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/device_libs.sh
 mode=${1:-}
 case "$mode" in
 pack)
   build=${2:-build-gpu}
-  rm -rf .devcarry/bin .devcarry/lib .devcarry/lib.tar.xz .devcarry/fidelity.tar.xz
-  mkdir -p .devcarry/bin .devcarry/lib .devcarry/fmnist
+  rm -rf .devcarry/bin .devcarry/fidelity.tar.xz
+  mkdir -p .devcarry/bin .devcarry/fmnist
   bins="tests/gpu_tests tests/fidelity_tool tests/bench/train_step tests/bench/gpu_matmul examples/fashion_mnist"
   for b in $bins; do cp "$build/$b" .devcarry/bin/; done
-  # Every library they load except the C runtime and CUDA's (the GPU machine has its own),
-  # compressed (30 MB to 7): a call carries 64 MiB in all.
-  for b in $bins; do ldd "$build/$b"; done | awk '/=> \// {print $3}' | sort -u |
-    grep -v -E '/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux|libcuda|libcudart|libcublas|libcublasLt|libcudnn[a-z_]*)\.so' |
-    xargs -I{} cp -L {} .devcarry/lib/
-  # The kernel libraries nothing links, loaded from beside libtensoract_kernels.so: the GPU
-  # device's and those loaded on demand (kernels/kernel_libraries.h).
-  cp -L "$build"/kernels/libtensoract_kernels_*.so .devcarry/lib/
-  tar cf - -C .devcarry lib | xz -6 -T2 > .devcarry/lib.tar.xz && rm -rf .devcarry/lib
+  pack_libs "$build" .devcarry $(for b in $bins; do echo "$build/$b"; done)
   if [ -f .devcarry/fidelity/manifest.txt ]; then
     tar cf - --exclude='*.jsonl' --exclude='*.json' .devcarry/fidelity | xz -6 -T2 > .devcarry/fidelity.tar.xz
   fi
@@ -65,12 +58,12 @@ run)
   log="$out/gpu-run.log"
   exec > >(tee "$log") 2>&1
   # Unpack what pack compressed (with Python: the machine may lack xz).
+  unpack_libs .devcarry
   python3 - <<'PY'
 import lzma, os, shutil, tarfile
-for archive in (".devcarry/lib.tar.xz", ".devcarry/fidelity.tar.xz"):
-    if os.path.exists(archive):
-        with tarfile.open(archive) as t:
-            t.extractall(".devcarry" if archive.endswith("lib.tar.xz") else ".")
+if os.path.exists(".devcarry/fidelity.tar.xz"):
+    with tarfile.open(".devcarry/fidelity.tar.xz") as t:
+        t.extractall(".")
 images = ".devcarry/fmnist/train-images-idx3-ubyte"
 if os.path.exists(images + ".xz") and not os.path.exists(images + ".gz"):
     import gzip  # the PyTorch peer reads gzip only
