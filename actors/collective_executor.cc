@@ -74,14 +74,19 @@ const char* KindName(CollectiveKind kind) {
   return "collective";
 }
 
-// A piece of a flat buffer: `len` elements from `begin`, as a tensor of its own (the whole
-// tensor itself, flattened, when it is all of it).
-Tensor CopyRange(const Tensor& t, int64_t begin, int64_t len) {
-  if (begin == 0 && len == t.NumElements() && t.dims() == 1) return t;
+// A piece of a flat buffer: `len` elements from `begin`, copied into a tensor of its own
+// (for a member to merge into).
+Tensor CopyOf(const Tensor& t, int64_t begin, int64_t len) {
   Tensor out(t.dtype(), TensorShape({len}));
   const size_t es = DataTypeSize(t.dtype());
   if (len > 0) std::memcpy(out.data(), static_cast<const char*>(t.data()) + begin * es, len * es);
   return out;
+}
+
+// The same piece, read only: the whole tensor itself, flattened, when it is all of it.
+Tensor CopyRange(const Tensor& t, int64_t begin, int64_t len) {
+  if (begin == 0 && len == t.NumElements() && t.dims() == 1) return t;
+  return CopyOf(t, begin, len);
 }
 
 void Place(const Tensor& dst, int64_t begin, const Tensor& piece) {
@@ -265,9 +270,7 @@ void StartRing(GroupSelf* self, Op& op) {
   op.remaining = 2 * (n - 1) * op.pieces;
   for (int p = 0; p < op.pieces; ++p) {
     auto [b, len] = ChunkPiece(op, r, p, n);
-    Tensor own(op.params.dtype, TensorShape({len}));  // a copy: the next member merges into it
-    Place(own, 0, CopyRange(op.input, b, len));
-    Give(self, op, op.right, RingTag('r', 0, p), own);
+    Give(self, op, op.right, RingTag('r', 0, p), CopyOf(op.input, b, len));  // the next member merges into it
   }
   for (int s = 0; s + 1 < n; ++s) {
     for (int p = 0; p < op.pieces; ++p) {
