@@ -75,7 +75,7 @@ caf::behavior leader_actor(caf::stateful_actor<LeaderState>* self, std::string t
             return refuse(errors::ResourceExhausted("the collective leader ", st.task, " is forming ",
                                                     kMaxFormingGroups, " groups already"));
           }
-          it = st.forming.emplace(join.group_key, LeaderState::Forming{join.group_size, {}}).first;
+          it = st.forming.emplace(join.group_key, LeaderState::Forming{join.group_size, {}, {}}).first;
         }
         LeaderState::Forming& forming = it->second;
         if (forming.size != join.group_size) {

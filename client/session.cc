@@ -82,7 +82,7 @@ Status Session::Create(const tensorflow::GraphDef& graph) {
         if (r.status.ok()) graph_ = graph;
         return r.status;
       },
-      create_session_atom::value, CreateSessionRequest{std::make_shared<const tensorflow::GraphDef>(graph)});
+      create_session_atom::value, CreateSessionRequest{std::make_shared<const tensorflow::GraphDef>(graph), /*owner=*/""});
 }
 
 Status Session::Recreate() {

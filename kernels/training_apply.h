@@ -136,8 +136,8 @@ class ApplyOp : public OpKernel {
     for (int i = 0; i < A::kNumVars; ++i) {
       slots[i] = {tensors[i]->base<T>(), tensors[i]->base<T>()};
       // One variable in two roles gets one slot (and at most one fresh buffer).
-      const int first = static_cast<int>(std::find(tensors.begin(), tensors.end(), tensors[i]) - tensors.begin());
-      if (first < i) {
+      const size_t first = std::find(tensors.begin(), tensors.end(), tensors[i]) - tensors.begin();
+      if (first < static_cast<size_t>(i)) {
         slots[i] = slots[first];
         continue;
       }

@@ -508,7 +508,11 @@ TEST_CASE("an executor in the middle of an endless loop stops at an abort (cance
   INFO(plan.status().ToString());
   REQUIRE(plan.ok());
   caf::actor device_actor = SpawnDeviceActor(system, device);
-  caf::actor executor = SpawnExecutor(system, ExecutorArgs{plan.value(), device_actor, 7, {}, false});
+  ExecutorArgs args;
+  args.plan = plan.value();
+  args.device = device_actor;
+  args.step_id = 7;
+  caf::actor executor = SpawnExecutor(system, std::move(args));
   caf::scoped_actor self{system};
   auto started = std::chrono::steady_clock::now();
   std::thread canceller([executor] {

@@ -22,7 +22,11 @@ void RunSteps(const std::shared_ptr<const ExecutorPlan>& plan, const std::shared
   caf::actor device_actor = SpawnDeviceActor(system, device);
   caf::scoped_actor self{system};
   for (int step = 1; step <= steps; ++step) {
-    caf::actor executor = SpawnExecutor(system, ExecutorArgs{plan, device_actor, step, {}, false});
+    ExecutorArgs args;
+    args.plan = plan;
+    args.device = device_actor;
+    args.step_id = step;
+    caf::actor executor = SpawnExecutor(system, std::move(args));
     Status status;
     self->request(executor, std::chrono::seconds(30), start_atom::value)
         .receive([&](RunGraphResponse& reply) { status = reply.status; },

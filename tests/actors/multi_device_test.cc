@@ -47,7 +47,9 @@ TEST_CASE("a graph pinned over 4 CPU devices gives one device's results, one tra
   const std::vector<float> x = {1, 2, 3};
   std::vector<Tensor> single, multi;
   {
-    auto session = testing::NewSessionWith(FourDeviceChain(), SessionOptions{.num_threads = 1});
+    SessionOptions one_thread;
+    one_thread.num_threads = 1;
+    auto session = testing::NewSessionWith(FourDeviceChain(), one_thread);
     // One device: the constraints name devices it lacks, so it needs soft placement.
     Status s = session->Run({{"x", Tensor::FromVector<float>(x)}}, {"e"}, {}, &single);
     CHECK(s.code() == error::INVALID_ARGUMENT);
