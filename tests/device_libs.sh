@@ -18,14 +18,14 @@ pack_libs() {
   tar cf - -C "$dest" lib | xz -6 -T2 > "$dest/lib.tar.xz" && rm -rf "$dest/lib"
 }
 
-# `unpack_libs DEST`: there, DEST/lib.tar.xz into DEST/lib (with Python: the machine may
-# lack xz); the caller puts DEST/lib on LD_LIBRARY_PATH.
+# `unpack_libs DEST [INTO]`: there, DEST/lib.tar.xz into INTO/lib (INTO: DEST by default;
+# with Python: the machine may lack xz); the caller puts INTO/lib on LD_LIBRARY_PATH.
 unpack_libs() {
-  python3 - "$1" <<'PY'
+  python3 - "$1" "${2:-$1}" <<'PY'
 import os, sys, tarfile
-dest = sys.argv[1]
+dest, into = sys.argv[1], sys.argv[2]
 if os.path.exists(os.path.join(dest, "lib.tar.xz")):
     with tarfile.open(os.path.join(dest, "lib.tar.xz")) as t:
-        t.extractall(dest)
+        t.extractall(into)
 PY
 }

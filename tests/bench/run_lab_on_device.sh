@@ -8,7 +8,7 @@
 #
 # (BUILD: cmake -DTENSORACT_PORTABLE=ON -DTENSORACT_CUDA=OFF -DTENSORACT_WITH_ONEDNN=OFF,
 # targets tensoract-node allreduce_bench sync_train_scale master_scale) copies into .devlab/
-# (ignored by git; carry .devlab, ~15 MB) the binaries in BUILD's layout, the libraries they
+# (ignored by git; carry .devlab, 25 MB) the binaries in BUILD's layout, the libraries they
 # and iproute2's ip and tc need, and Fashion-MNIST's test set, also as the training split
 # (the benchmarks time steps, not accuracy). There, from the repository root:
 #
@@ -40,8 +40,10 @@ pack)
 run)
   out=${2:-${OUT:-/tmp}}
   exec > >(tee "$out/lab-run.log") 2>&1
-  unpack_libs .devlab
-  export LD_LIBRARY_PATH="$PWD/.devlab/lib" PATH="$PWD/.devlab/sbin:$PATH"
+  # The libraries unpack outside the checkout: 60 MB in .devlab would stop the next call
+  # from carrying it (64 MiB a call).
+  unpack_libs .devlab /tmp/tensoract-devlab
+  export LD_LIBRARY_PATH=/tmp/tensoract-devlab/lib PATH="$PWD/.devlab/sbin:$PATH"
   build=$PWD/.devlab/build
   echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), $(nproc) cores, $(free -g | awk '/Mem/{print $2}') GiB"
   parts=${PARTS:-allreduce train}
