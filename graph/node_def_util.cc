@@ -102,6 +102,11 @@ std::string AllowedString(const AttrValue& allowed) {
 
 }  // namespace
 
+bool AttrIsTrue(const NodeDef& node, const std::string& name) {
+  auto it = node.attr().find(name);
+  return it != node.attr().end() && it->second.b();  // b() is false for a value of another type
+}
+
 std::string AttrValueTypeName(const AttrValue& v) {
   switch (v.value_case()) {
     case AttrValue::kS: return "string";

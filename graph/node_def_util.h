@@ -46,6 +46,10 @@ Status GetNodeAttr(const NodeDef& node, const std::string& name, DataTypeVector*
 Status GetNodeAttr(const NodeDef& node, const std::string& name, std::vector<std::string>* value);
 Status GetNodeAttr(const NodeDef& node, const std::string& name, std::vector<PartialTensorShape>* value);
 
+// Whether the node has the bool attr `name` set to true: a missing attr is false (the
+// private marks optimizers set, such as "_constant_weights", and optional bools).
+bool AttrIsTrue(const NodeDef& node, const std::string& name);
+
 // The AttrValue type name of a value ("int", "list(type)", ...); "" for an empty oneof.
 std::string AttrValueTypeName(const AttrValue& value);
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/node_def_util.h"
 #include "graph/optimizer/remapper_util.h"
 
 namespace tensoract {
@@ -117,8 +118,7 @@ class Region {
     auto* constants = attr["constants"].mutable_list();
     for (float c : constants_) constants->add_f(c);
     attr["reduce"].set_s(!reduce_ ? "none" : root_->type_string() == "Mean" ? "mean" : "sum");
-    auto keep = root_->def().attr().find("keep_dims");
-    attr["keep_dims"].set_b(reduce_ && keep != root_->def().attr().end() && keep->second.b());
+    attr["keep_dims"].set_b(reduce_ && AttrIsTrue(root_->def(), "keep_dims"));
     std::vector<Source> data = full_;
     data.insert(data.end(), vectors_.begin(), vectors_.end());
     data.insert(data.end(), shapes_.begin(), shapes_.end());

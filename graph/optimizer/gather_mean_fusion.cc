@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "graph/node_def_util.h"
 #include "graph/optimizer/remapper_util.h"
 
 namespace tensoract {
@@ -18,8 +19,7 @@ bool KnownRank(const Source& s, int rank) {
 
 bool TryFuseGatherMean(Graph* graph, Node* mean) {
   if (!OnCpu(*mean) || !TypeIs(*mean, "T", tensorflow::DT_FLOAT)) return false;
-  auto keep = mean->def().attr().find("keep_dims");
-  if (keep != mean->def().attr().end() && keep->second.b()) return false;
+  if (AttrIsTrue(mean->def(), "keep_dims")) return false;
   std::vector<int64_t> axes;
   if (!ConstInts(DataInput(*mean, 1), &axes) || axes.size() != 1 || (axes[0] != 1 && axes[0] != -2)) return false;
   const Source gathered = DataInput(*mean, 0);

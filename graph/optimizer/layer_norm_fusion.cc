@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/node_def_util.h"
 #include "graph/optimizer/remapper_util.h"
 
 namespace tensoract {
@@ -21,8 +22,7 @@ bool IsLastAxis(const Source& axes, int rank) {
 
 // A float Mean over x's last axis that keeps it, on the device of `like`.
 bool IsLastAxisMean(const Node& n, const Node& like, int rank) {
-  auto keep = n.def().attr().find("keep_dims");
-  return n.type_string() == "Mean" && SameCpuFloat(like, n) && keep != n.def().attr().end() && keep->second.b() &&
+  return n.type_string() == "Mean" && SameCpuFloat(like, n) && AttrIsTrue(n.def(), "keep_dims") &&
          IsLastAxis(DataInput(n, 1), rank);
 }
 

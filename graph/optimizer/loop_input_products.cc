@@ -27,10 +27,6 @@ struct Candidate {
   Source weights, bias;         // outside the loop
 };
 
-bool AttrBool(const Node& n, const char* name) {
-  auto it = n.def().attr().find(name);
-  return it != n.def().attr().end() && it->second.b();
-}
 
 bool ElementTypeIsFloat(const Node& n) { return remapper::TypeIs(n, "element_dtype", tensorflow::DT_FLOAT); }
 
@@ -46,7 +42,7 @@ bool Find(const ControlFlowInfo& info, Node* matmul, Candidate* c) {
   const int frame = info.frame_of[matmul->id()];
   if (frame <= 0 || info.frames[frame].parent != 0) return false;
   if (!remapper::OnCpu(*matmul) || !remapper::TypeIs(*matmul, "T", tensorflow::DT_FLOAT) ||
-      AttrBool(*matmul, "transpose_a")) {
+      AttrIsTrue(matmul->def(), "transpose_a")) {
     return false;
   }
   c->matmul = matmul;
@@ -120,7 +116,7 @@ void Hoist(Graph* graph, const ControlFlowInfo& info, const Candidate& c) {
   NodeDef product = Def(*graph, base + "/all_steps", "BatchMatMulV2", device);
   (*product.mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
   (*product.mutable_attr())["adj_x"].set_b(false);
-  (*product.mutable_attr())["adj_y"].set_b(AttrBool(*c.matmul, "transpose_b"));
+  (*product.mutable_attr())["adj_y"].set_b(AttrIsTrue(c.matmul->def(), "transpose_b"));
   Node* all = Add(graph, product, {c.x, c.weights});
   if (c.bias_add != nullptr) {
     NodeDef bias = Def(*graph, base + "/all_steps_bias", "BiasAdd", device);

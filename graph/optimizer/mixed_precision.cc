@@ -77,10 +77,9 @@ bool FollowsItsInput(const std::string& op) {
 // fused (DenseNet's 3x3, whose batch norm is the next layer's pre-activation), or a
 // _FusedChannelStepsConv2D (that pre-activation and a 1x1 convolution, NHWC only).
 bool MarkedForBfloat16(const Node& n) {
-  auto it = n.def().attr().find(kBfloat16ProductsAttr);
   const std::string& op = n.type_string();
   return (op == "_FusedConv2D" || op == "Conv2D" || op == "_FusedChannelStepsConv2D") &&
-         it != n.def().attr().end() && it->second.b() && AttrString(n, "data_format", "NHWC") == "NHWC";
+         AttrIsTrue(n.def(), kBfloat16ProductsAttr) && AttrString(n, "data_format", "NHWC") == "NHWC";
 }
 
 // A _FusedDepthwiseConv2dNative that can run as a grouped convolution: NHWC, no residual,

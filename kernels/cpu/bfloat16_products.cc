@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "graph/node_def_util.h"
 #include "graph/optimizer/mixed_precision.h"
 #include "base/bfloat16_rounding.h"
 #include "kernels/cpu/cwise_ops.h"
@@ -26,8 +27,7 @@ bool NativeBfloat16Products() {
 }
 
 bool WantsBfloat16Products(OpKernelConstruction* ctx) {
-  auto it = ctx->def().attr().find(kBfloat16ProductsAttr);
-  return it != ctx->def().attr().end() && it->second.b() && NativeBfloat16Products();
+  return AttrIsTrue(ctx->def(), kBfloat16ProductsAttr) && NativeBfloat16Products();
 }
 
 void RoundToBfloat16(const float* in, uint16_t* out, int64_t n) { NarrowToBfloat16(in, out, n); }

@@ -40,6 +40,7 @@
 #include <type_traits>
 
 #include "base/bfloat16_rounding.h"
+#include "graph/node_def_util.h"
 #include "graph/optimizer/mixed_precision.h"
 #include "kernels/cpu/cast_cache.h"
 #include "kernels/cpu/cwise_ops.h"
@@ -171,8 +172,7 @@ class CastOp : public OpKernel {
  public:
   explicit CastOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("Truncate", &truncate_));
-    auto reuse = ctx->def().attr().find(kReuseUnchangedInputAttr);
-    if (reuse != ctx->def().attr().end() && reuse->second.b()) cache_ = std::make_unique<UnchangedInputCache>();
+    if (AttrIsTrue(ctx->def(), kReuseUnchangedInputAttr)) cache_ = std::make_unique<UnchangedInputCache>();
   }
 
   void Compute(OpKernelContext* ctx) override {

@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #endif
 
+#include "graph/node_def_util.h"
 #include "graph/optimizer/mixed_precision.h"
 #include "kernels/cpu/cwise_ops.h"
 #include "kernels/cpu/onednn_conv.h"
@@ -104,8 +105,7 @@ float Int8UnsignedLevels() {
 }
 
 bool WantsInt8Products(OpKernelConstruction* ctx) {
-  auto it = ctx->def().attr().find(kInt8ProductsAttr);
-  return it != ctx->def().attr().end() && it->second.b() && NativeInt8Products();
+  return AttrIsTrue(ctx->def(), kInt8ProductsAttr) && NativeInt8Products();
 }
 
 float Int8Activations::scale() const { return std::ldexp(1.f, exponent); }

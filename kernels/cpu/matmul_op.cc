@@ -15,6 +15,7 @@
 
 #include "kernels/cpu/gemm.h"
 
+#include "graph/node_def_util.h"
 #include "graph/optimizer/constant_weights.h"
 #include "kernels/cpu/bfloat16_products.h"
 #include "kernels/cpu/cwise_ops.h"
@@ -59,8 +60,7 @@ class MatMulOp : public OpKernel {
     if (!s.ok()) ctx->SetStatus(s);
     if constexpr (std::is_same_v<T, float>) {
       bfloat16_ = WantsBfloat16Products(ctx);
-      const auto constant = ctx->def().attr().find(kConstantWeightsAttr);
-      float_onednn_ = kOnednnFloatOverOurs && !bfloat16_ && constant != ctx->def().attr().end() && constant->second.b();
+      float_onednn_ = kOnednnFloatOverOurs && !bfloat16_ && AttrIsTrue(ctx->def(), kConstantWeightsAttr);
     }
   }
 

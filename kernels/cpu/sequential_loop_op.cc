@@ -324,9 +324,8 @@ class SequentialLoopOp : public AsyncOpKernel {
   static bool IsFloatSetItem(const NodeDef& def) {
     if (def.op() != "TensorListSetItem") return false;
     auto dtype = def.attr().find("element_dtype");
-    auto resize = def.attr().find("resize_if_index_out_of_bounds");
     return dtype != def.attr().end() && dtype->second.type() == tensorflow::DT_FLOAT &&
-           (resize == def.attr().end() || !resize->second.b());
+           !AttrIsTrue(def, "resize_if_index_out_of_bounds");
   }
 
   // The number of the value `r` refers to, as kernels/cpu/lstm_loop.h numbers them.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "graph/optimizer/constant_folding.h"
 #include "graph/optimizer/constant_weights.h"
@@ -451,7 +452,6 @@ TEST_CASE("OptimizeGraph rejects a negative constant size limit") {
 
 // ---- constant weights ---------------------------------------------------------------------
 
-
 TEST_CASE("MarkConstantWeights marks float products by a Const, not by a fed or computed right-hand side") {
   Graph graph;
   testing::BuildPlaced(
@@ -469,15 +469,13 @@ TEST_CASE("MarkConstantWeights marks float products by a Const, not by a fed or 
   auto marked = [&](const char* name) {
     const Node* n = graph.FindNode(name);
     REQUIRE(n != nullptr);
-    const auto it = n->def().attr().find(kConstantWeightsAttr);
-    return it != n->def().attr().end() && it->second.b();
+    return AttrIsTrue(n->def(), kConstantWeightsAttr);
   };
   CHECK(marked("by_const"));
   CHECK_FALSE(marked("by_fed"));
   CHECK_FALSE(marked("by_computed"));
   CHECK_FALSE(marked("double"));
 }
-
 
 }  // namespace
 }  // namespace tensoract
