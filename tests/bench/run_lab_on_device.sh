@@ -18,6 +18,8 @@
 # the build folder; default "16,32 1gbit,10gbit 4096,65536,1048576,16777216,67108864,268435456
 # 3") and TRAIN (run_sync_train_scale.sh's, allreduce-pw mode; default "8,16,32 100mbit 4096
 # 3"), each under a timeout (ALLREDUCE_S, TRAIN_S: 240 and 200 s), logging to OUT/lab-run.log.
+# TENSORFLOW=1 runs TensorFlow's side too, in the same run, where it is installed (not on the
+# lent machine).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/device_libs.sh
@@ -50,7 +52,7 @@ run)
   if [[ $parts == *allreduce* ]]; then
     echo "== all-reduce: ${ALLREDUCE:=16,32 1gbit,10gbit 4096,65536,1048576,16777216,67108864,268435456 3}"
     # shellcheck disable=SC2086
-    TENSORFLOW=0 timeout "${ALLREDUCE_S:-240}" bash tests/bench/run_allreduce_bench.sh "$build" $ALLREDUCE
+    TENSORFLOW=${TENSORFLOW:-0} timeout "${ALLREDUCE_S:-240}" bash tests/bench/run_allreduce_bench.sh "$build" $ALLREDUCE
     echo "exit $?"
     pkill -f tests/bench/allreduce_bench   # left running when the timeout ended its script
     bash bootstrap/cluster-lab.sh down --name arb > /dev/null 2>&1
@@ -58,7 +60,7 @@ run)
   if [[ $parts == *train* ]]; then
     echo "== synchronous training: ${TRAIN:=8,16,32 100mbit 4096 3}"
     # shellcheck disable=SC2086
-    MODES=allreduce-pw TENSORFLOW=0 CLIENT_FLAGS="--data-dir $PWD/.devlab/fmnist" timeout "${TRAIN_S:-200}" \
+    MODES=allreduce-pw TENSORFLOW=${TENSORFLOW:-0} CLIENT_FLAGS="--data-dir $PWD/.devlab/fmnist" timeout "${TRAIN_S:-200}" \
       bash tests/bench/run_sync_train_scale.sh "$build" $TRAIN
     echo "exit $?"
     pkill -f tests/bench/sync_train_scale
@@ -66,7 +68,7 @@ run)
   fi
   ;;
 *)
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
   ;;
 esac
